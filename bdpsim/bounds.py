@@ -1,0 +1,180 @@
+"""Theoretical BDPL bounds, calibration and accuracy formulas (SCIENCE.md §6–§7).
+
+All functions are pure. A bound that does not apply returns a :class:`Bound` with
+``value = nan`` and the reason in ``reason``; inputs that are not numbers of the right range
+raise :class:`~bdpsim.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ConfigError, check
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A bound's value, or ``nan`` with the reason it does not apply."""
+
+    name: str
+    value: float
+    reason: str = ""
+
+    @property
+    def applicable(self) -> bool:
+        return math.isfinite(self.value)
+
+
+def _pos(name: str, x: float) -> float:
+    x = float(x)
+    check(math.isfinite(x) and x > 0, name, x, "must be a finite number > 0")
+    return x
+
+
+def _m(m: int) -> int:
+    check(isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1, "m", m,
+          "must be an integer >= 1")
+    return int(m)
+
+
+def general_bound(epsilon: float, m: int) -> Bound:
+    """General bound ``BDPL <= m eps`` for at most ``m`` correlated records (paper Thm 4.3)."""
+    return Bound("general", _m(m) * _pos("epsilon", epsilon))
+
+
+def gaussian_factor(rho: float, m: int) -> float:
+    """Relative factor ``h = m^2 / (4 (1/rho - m + 2)) + 1`` of the Gaussian bound (Cor. 5.9).
+
+    Returns ``nan`` when ``rho (m - 2) >= 1`` (the bound does not apply); ``rho = 0`` gives 1.
+    """
+    rho = float(rho)
+    check(math.isfinite(rho) and 0 <= rho < 1, "rho", rho, "must be in [0, 1)")
+    m = _m(m)
+    if rho == 0:
+        return 1.0
+    if rho * (m - 2) >= 1:
+        return math.nan
+    return m * m / (4.0 * (1.0 / rho - m + 2.0)) + 1.0
+
+
+def gaussian_bound(epsilon: float, rho: float, m: int, distance: float | None = None) -> Bound:
+    """Gaussian bound (paper Thm 5.5/5.8) for the clipped, eps-DP Laplace sum.
+
+    ``BDPL <= (m^2 / (4 (1/rho - m + 2)) + 1) eps``, needs ``rho (m - 2) < 1``.
+    With ``distance`` given, ``epsilon`` is read as the l1-metric parameter ``eps'`` and the
+    target-dependent form ``(...) eps' |x - x'|`` is returned (Thm 5.5).
+    """
+    eps = _pos("epsilon", epsilon)
+    h = gaussian_factor(rho, m)
+    if math.isnan(h):
+        return Bound("gaussian", math.nan, f"needs rho (m - 2) < 1, got rho = {rho}, m = {m}")
+    scale = 1.0 if distance is None else abs(float(distance))
+    return Bound("gaussian", h * eps * scale)
+
+
+def transition_matrix(P) -> np.ndarray:
+    """Validate a transition matrix (square, finite, >= 0, rows summing to 1)."""
+    P = np.asarray(P, dtype=float)
+    check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
+          P.tolist() if P.size < 50 else P.shape, "must be a square matrix with >= 2 states")
+    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", P.tolist(),
+          "entries must be finite and >= 0")
+    rows = P.sum(axis=1)
+    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", P.tolist(),
+          f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
+    return P
+
+
+def gamma_of(P) -> float:
+    """``gamma = max P / min P`` (inf when some entry is 0)."""
+    P = transition_matrix(P)
+    return math.inf if P.min() == 0 else float(P.max() / P.min())
+
+
+def omega_of(P) -> float:
+    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio)."""
+    P = transition_matrix(P)
+    cmin, cmax = P.min(axis=0), P.max(axis=0)
+    if np.any(cmin == 0):
+        return math.inf
+    return float(np.max(cmax / cmin))
+
+
+def markov_bound(epsilon: float, P) -> Bound:
+    """Markov chain bound ``eps + 4 ln gamma`` (paper Thm 6.2), needs all ``P > 0`` (H1).
+
+    (H2), a stationary start, is a property of the data model and is checked by the caller.
+    """
+    eps = _pos("epsilon", epsilon)
+    g = gamma_of(P)
+    if not math.isfinite(g):
+        return Bound("markov", math.nan, "needs every transition probability > 0 (H1)")
+    return Bound("markov", eps + 4.0 * math.log(g))
+
+
+def zhao_bound(epsilon: float, P) -> Bound:
+    """Zhao et al.'s bound ``eps + 6 ln omega`` (thesis eq. 20), needs all ``P > 0``."""
+    eps = _pos("epsilon", epsilon)
+    w = omega_of(P)
+    if not math.isfinite(w):
+        return Bound("zhao", math.nan, "needs every transition probability > 0 (H1)")
+    return Bound("zhao", eps + 6.0 * math.log(w))
+
+
+def yang_bound(epsilon: float, n: int) -> Bound:
+    """Yang et al.'s ``n eps`` (Gaussian Markov random field, weakest adversary)."""
+    return Bound("yang", _m(n) * _pos("epsilon", epsilon))
+
+
+def symmetric_chain(gamma: float) -> np.ndarray:
+    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``."""
+    g = float(gamma)
+    check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
+    return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
+
+
+# ---------------------------------------------------------------- calibration and accuracy
+
+def calibrate_general(epsilon: float, m: int) -> float:
+    """DP parameter ``tau = eps / m`` that makes a Laplace mechanism eps-BDP (general bound)."""
+    return _pos("epsilon", epsilon) / _m(m)
+
+
+def calibrate_gaussian(epsilon: float, rho: float, m: int) -> float:
+    """``tau = eps / h`` with the Gaussian factor ``h`` (paper eq. (3)); nan if not applicable."""
+    return _pos("epsilon", epsilon) / gaussian_factor(rho, m)
+
+
+def calibrate_markov(epsilon: float, P) -> float:
+    """``tau = eps - 4 ln gamma``; nan when ``eps <= 4 ln gamma`` or some ``P = 0``."""
+    eps = _pos("epsilon", epsilon)
+    g = gamma_of(P)
+    tau = eps - 4.0 * math.log(g) if math.isfinite(g) else -math.inf
+    return tau if tau > 0 else math.nan
+
+
+def calibrate_zhao(epsilon: float, P) -> float:
+    """``tau = eps - 6 ln omega``; nan when ``eps <= 6 ln omega`` or some ``P = 0``."""
+    eps = _pos("epsilon", epsilon)
+    w = omega_of(P)
+    tau = eps - 6.0 * math.log(w) if math.isfinite(w) else -math.inf
+    return tau if tau > 0 else math.nan
+
+
+def laplace_alpha(epsilon: float, beta: float, sensitivity: float = 1.0) -> float:
+    """Tight accuracy of the Laplace mechanism: ``alpha = ln(1/beta) Delta / eps`` (Prop. 3.5)."""
+    beta = float(beta)
+    check(0 < beta < 1, "beta", beta, "must be in (0, 1)")
+    return math.log(1.0 / beta) * _pos("sensitivity", sensitivity) / _pos("epsilon", epsilon)
+
+
+def markov_factor(epsilon: float, gamma: float) -> float:
+    """Relative error factor ``h = eps / (eps - 4 ln gamma)`` (Cor. 6.3); nan if eps <= 4 ln gamma."""
+    eps = _pos("epsilon", epsilon)
+    g = float(gamma)
+    check(g >= 1, "gamma", gamma, "must be >= 1")
+    d = eps - 4.0 * math.log(g)
+    return eps / d if d > 0 else math.nan

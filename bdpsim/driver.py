@@ -1,0 +1,299 @@
+"""Batch driver: configuration points × adversary chunks → joblib tasks → per-point results.
+
+Seeds. One root seed per run. Adversary ``j`` of point ``p`` uses
+``SeedSequence(seed, spawn_key=(p.key, 0, j))`` — the same stream as
+``SeedSequence(seed).spawn(...)`` would give at that position of the spawn tree — split into
+three children (adversary draw, estimate, noise floor). Bootstrap resampling uses
+``spawn_key=(p.key, 1)``. ``p.key`` is derived from the point's content hash, so a point's numbers
+do not depend on the number of workers, the backend, the chunking, or which other points the
+config contains.
+
+Resume. A finished point is written atomically (``results.write_point``); re-running the same
+command skips finished points. Memory stays bounded: each task holds one adversary's samples at a
+time, and samples are generated in chunks (``run.chunk``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import results as R
+from .adversary import random_gaussian_adversary, random_markov_adversary
+from .config import ExperimentConfig, ExperimentPoint
+from .errors import ConfigError, NotAvailable
+from .estimators import ExactEstimator, adversary_bdpl
+from .estimators.exact import exhaustive_gaussian_sum, exhaustive_markov_count
+from .mechanisms import ClippedSum, LaplaceSum
+from .models import MarkovChainModel
+
+BACKENDS = ("loky", "dask")
+
+
+def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generator]:
+    """Three independent generators (draw, estimate, noise floor) for adversary ``j``."""
+    ss = np.random.SeedSequence(point.seed, spawn_key=(point.key, 0, j))
+    return [np.random.default_rng(s) for s in ss.spawn(3)]
+
+
+def bootstrap_stream(point: ExperimentPoint) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(point.seed, spawn_key=(point.key, 1)))
+
+
+def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
+    """One (model, adversary) draw for ``point`` (thesis §3.1.2 step 1; §6.4.1 for Gaussian)."""
+    model = point.model.draw(rng)
+    if isinstance(model, MarkovChainModel):
+        return model, random_markov_adversary(model, point.sizes, rng)
+    mech = point.mechanism
+    if isinstance(mech, LaplaceSum):
+        return model, random_gaussian_adversary(model, point.sizes, rng, "fixed", point.run["_targets"])
+    rng_targets = point.run.get("_targets") or point.model.mean_range
+    return model, random_gaussian_adversary(model, point.sizes, rng, point.run["targets"], rng_targets)
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    point_id: str
+    rows: list
+    seconds: float
+
+
+def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
+    """Estimate the adversaries ``indices`` of ``point`` (a joblib task)."""
+    t0 = time.perf_counter()
+    est = point.estimator()
+    mech = point.mechanism
+    nf = point.run["noise_floor_adversaries"]
+    want_exact = point.run["exact_reference"] or isinstance(est, ExactEstimator)
+    rows = []
+    for j in indices:
+        r_draw, r_est, r_null = adversary_streams(point, j)
+        model, adv = draw_adversary(point, r_draw)
+        e = est.estimate(model, mech, adv, r_est)
+        null = est.null_estimate(model, mech, adv, r_null).value if j < nf else math.nan
+        exact = math.nan
+        if isinstance(est, ExactEstimator):
+            exact = e.value
+        elif want_exact:
+            try:
+                exact = adversary_bdpl(model, mech, adv).value
+            except NotAvailable:
+                pass
+        rows.append({"point_id": point.id, "adversary": j, **adv.as_row(), "bdpl": e.value,
+                     "null_bdpl": null, "nonpositive_points": e.nonpositive, "argmax": e.argmax,
+                     "exact": exact})
+    return ChunkResult(point.id, rows, time.perf_counter() - t0)
+
+
+def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
+    """Exact BDPL of every adversary with target in ``targets`` (a joblib task)."""
+    t0 = time.perf_counter()
+    model, mech = point.model.fixed, point.mechanism
+    if isinstance(mech, LaplaceSum):
+        x, xp = point.run["_targets"]
+        res = exhaustive_gaussian_sum(model, mech, x, xp, point.sizes)
+        keep = np.isin(res.i, list(targets))
+        idx = np.flatnonzero(keep)
+    else:
+        res = exhaustive_markov_count(model, mech, point.sizes, targets=list(targets))
+        idx = np.arange(len(res))
+    fmt = (lambda v: str(int(v))) if isinstance(model, MarkovChainModel) else (lambda v: f"{v:.6g}")
+    rows = [{"point_id": point.id, "adversary": -1, "i": int(res.i[j]),
+             "known": ";".join(map(str, res.known[j])), "x_known": ";".join(fmt(v) for v in res.x_known[j]),
+             "x": fmt(res.x[j]), "x_prime": fmt(res.x_prime[j]), "bdpl": float(res.value[j]),
+             "null_bdpl": math.nan, "nonpositive_points": 0, "argmax": float(res.argmax[j]),
+             "exact": float(res.value[j])} for j in idx]
+    return ChunkResult(point.id, rows, time.perf_counter() - t0)
+
+
+def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
+    """Split a point into tasks; the split never changes the numbers."""
+    if point.run["adversaries"] == "all":
+        return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
+    A = point.run["adversaries"]
+    size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))
+    return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
+
+
+def _bootstrap_ci(values: np.ndarray, q: float, B: int, conf: float,
+                  rng: np.random.Generator) -> tuple[float, float]:
+    A = values.size
+    if B <= 0 or A < 2:
+        return math.nan, math.nan
+    stats = np.empty(B)
+    step = max(1, 20_000_000 // A)
+    for s in range(0, B, step):
+        m = min(step, B - s)
+        idx = rng.integers(0, A, size=(m, A))
+        stats[s:s + m] = np.percentile(values[idx], q, axis=1)
+    lo, hi = np.quantile(stats, [(1 - conf) / 2, (1 + conf) / 2])
+    return float(lo), float(hi)
+
+
+def summarize(point: ExperimentPoint, rows: list[dict], seconds: float) -> dict:
+    """Aggregate a point's adversary rows into its ``summary.csv`` row (SCIENCE.md §4 step 8)."""
+    run, mech, spec = point.run, point.mechanism, point.model
+    q = run["percentile"]
+    v = np.array([r["bdpl"] for r in rows], dtype=float)
+    ok = np.isfinite(v)
+    val = v[ok]
+    null = np.array([r["null_bdpl"] for r in rows], dtype=float)
+    null = null[np.isfinite(null)]
+    ex = np.array([r["exact"] for r in rows], dtype=float)
+    has_ex = np.isfinite(ex) & ok
+    exhaustive = run["adversaries"] == "all"
+    lo, hi = (math.nan, math.nan) if exhaustive else _bootstrap_ci(
+        val, q, run["bootstrap"], run["confidence"], bootstrap_stream(point))
+    best = rows[int(np.nanargmax(v))] if ok.any() else {}
+    bnd = point.bounds()
+    notes = sorted({b.reason for b in bnd.values() if b.reason and b.reason != "not applicable"})
+    pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
+    row = {
+        "point_id": point.id, "model": spec.kind, "n": spec.n, "epsilon": point.epsilon,
+        "rho": spec.max_rho if spec.kind == "gaussian" else math.nan,
+        "gamma": spec.gamma if spec.kind == "markov" else math.nan,
+        "clip_low": mech.clip[0] if isinstance(mech, ClippedSum) else math.nan,
+        "clip_high": mech.clip[1] if isinstance(mech, ClippedSum) else math.nan,
+        "noise_scale": getattr(mech, "noise_scale", math.nan),
+        "x": run["_targets"][0] if isinstance(mech, LaplaceSum) else math.nan,
+        "x_prime": run["_targets"][1] if isinstance(mech, LaplaceSum) else math.nan,
+        "mechanism": mech.kind, "estimator": run["estimator"],
+        "kde_backend": run["kde_backend"] if run["estimator"] == "kde" else "",
+        "known_sizes": run["known_sizes"] if isinstance(run["known_sizes"], str)
+        else ";".join(map(str, run["known_sizes"])),
+        "n_adversaries": len(rows), "n_samples": run["samples"] if run["estimator"] != "exact" else math.nan,
+        "percentile": q, "bdpl_p99": pct(val), "bdpl_p99_ci_low": lo, "bdpl_p99_ci_high": hi,
+        "bdpl_max": float(val.max()) if val.size else math.nan,
+        "bdpl_median": float(np.median(val)) if val.size else math.nan,
+        "noise_floor": pct(null), "noise_floor_max": float(null.max()) if null.size else math.nan,
+        "noise_floor_n": int(null.size),
+        "nonpositive_points": int(sum(r["nonpositive_points"] for r in rows)),
+        "failed_adversaries": int((~ok).sum()),
+        "bdpl_exact": float(ex[has_ex].max()) if has_ex.any() else math.nan,
+        "bdpl_exact_p99": pct(ex[has_ex]), "exact_n": int(has_ex.sum()),
+        "error_mean": float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else math.nan,
+        "error_max": float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else math.nan,
+        "argmax_i": best.get("i", ""), "argmax_known": best.get("known", ""),
+        "argmax_x_known": best.get("x_known", ""), "argmax_x": best.get("x", ""),
+        "argmax_x_prime": best.get("x_prime", ""),
+        "bound_general": bnd["general"].value, "bound_model": bnd["model"].value,
+        "bound_zhao": bnd["zhao"].value, "bound_note": "; ".join(notes),
+        "seed": point.seed, "seconds": round(seconds, 3),
+    }
+    return row
+
+
+def _check_bounds(row: dict, log: Callable[[str], None]) -> None:
+    """Exact values above an applicable bound are a bug or a counterexample: say so loudly."""
+    ex = row["bdpl_exact"]
+    for name in ("bound_general", "bound_model", "bound_zhao"):
+        b = row[name]
+        if isinstance(ex, float) and math.isfinite(ex) and math.isfinite(b) and ex > b * (1 + 1e-9) + 1e-9:
+            log(f"!!! EXACT BDPL {ex:.6g} EXCEEDS {name} {b:.6g} at point {row['point_id']} "
+                f"(adversary i={row['argmax_i']} K={row['argmax_known']}): a bug or a counterexample")
+
+
+def _stderr(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _parallel(jobs: int, backend: str, scheduler: str | None):
+    """A context manager yielding a joblib ``Parallel`` for the chosen backend."""
+    import contextlib
+
+    import joblib
+
+    @contextlib.contextmanager
+    def ctx():
+        if backend == "loky":
+            yield joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
+            return
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ConfigError("--backend", "dask", "needs dask[distributed] (pip install 'bdpsim[dask]')") from None
+        cluster = None
+        try:
+            if scheduler:
+                client = Client(scheduler, timeout="10s")
+            else:
+                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+                client = Client(cluster)
+        except (OSError, TimeoutError) as exc:
+            raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
+        try:
+            with joblib.parallel_config(backend="dask"):
+                yield joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return ctx()
+
+
+def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, backend: str = "loky",
+                   scheduler: str | None = None, progress: bool = True,
+                   log: Callable[[str], None] = _stderr) -> list[dict]:
+    """Run every unfinished point of ``config`` into ``out``; return all summary rows.
+
+    Finished points already in ``out`` (same config content and seed) are skipped.
+    """
+    from joblib import delayed
+    from tqdm.auto import tqdm
+
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError("--jobs", jobs, "must be an integer >= 1")
+    if backend not in BACKENDS:
+        raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError("--out", str(out), "exists and is not a directory")
+    ids = [p.id for p in config.points]
+    todo = [p for p in config.points if not R.point_done(out, p.id)]
+    out.mkdir(parents=True, exist_ok=True)
+    meta = R.metadata(config.raw, config.points, config.seed,
+                      {"source": config.source, "title": config.title, "started": R.now(),
+                       "status": "running", "argv": sys.argv, "jobs": jobs, "backend": backend})
+    R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+    if len(todo) < len(ids):
+        log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
+    tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
+    remaining = defaultdict(int)
+    for p, _, _ in tasks:
+        remaining[p.id] += 1
+    by_id = {p.id: p for p in todo}
+    collected: dict[str, list] = defaultdict(list)
+    secs: dict[str, float] = defaultdict(float)
+    bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
+    try:
+        if tasks:
+            with _parallel(jobs, backend, scheduler) as par:
+                for res in par(delayed(fn)(*args) for _, fn, args in tasks):
+                    collected[res.point_id].extend(res.rows)
+                    secs[res.point_id] += res.seconds
+                    remaining[res.point_id] -= 1
+                    bar.update(1)
+                    if remaining[res.point_id] == 0:
+                        p = by_id[res.point_id]
+                        rows = sorted(collected.pop(p.id), key=lambda r: (r["adversary"], r["i"], r["known"],
+                                                                         r["x_known"], r["x"], r["x_prime"]))
+                        summ = summarize(p, rows, secs[p.id])
+                        _check_bounds(summ, log)
+                        R.write_point(out, p.id, summ, rows)
+                        R.write_tables(out, ids)
+    finally:
+        bar.close()
+    rows = R.write_tables(out, ids)
+    meta.update(status="complete", finished=R.now())
+    R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+    return rows

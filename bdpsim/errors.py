@@ -1,0 +1,51 @@
+"""Error types of bdpsim.
+
+Every input check raises a :class:`BdpsimError` subclass (itself a ``ValueError``) whose
+message names the field, the offending value and the rule, so that the CLI can print it as a
+single line and exit with code 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class BdpsimError(ValueError):
+    """Base class of bdpsim's input errors (a ``ValueError``)."""
+
+
+class ConfigError(BdpsimError):
+    """A bad configuration or argument: ``field = value: rule``.
+
+    Parameters
+    ----------
+    field : str
+        Dotted name of the field, e.g. ``"model.rho"``.
+    value : Any
+        The offending value.
+    rule : str
+        The rule it breaks, phrased for a user.
+    """
+
+    def __init__(self, field: str, value: Any, rule: str) -> None:
+        self.field, self.value, self.rule = field, value, rule
+        super().__init__(f"{field} = {_short(value)}: {rule}")
+
+
+class NotAvailable(BdpsimError):
+    """An estimator or exact computation does not support a (model, mechanism) pair."""
+
+
+class EstimatorError(BdpsimError):
+    """An estimator cannot produce a value for its input (e.g. constant samples for a KDE)."""
+
+
+def check(condition: bool, field: str, value: Any, rule: str) -> None:
+    """Raise :class:`ConfigError` unless ``condition`` holds (never ``assert``)."""
+    if not condition:
+        raise ConfigError(field, value, rule)

@@ -1,0 +1,168 @@
+"""Mechanisms: a noiseless query plus Laplace noise (SCIENCE.md §3).
+
+Each mechanism knows its ``sensitivity`` and Laplace ``noise_scale`` ``b``; ``query(data)``
+maps a batch ``(N, n)`` of data tuples to ``(N,)`` noiseless answers, ``__call__(data, rng)``
+adds ``Lap(b)``. A user mechanism is any function ``(data, rng) -> (N,)``, wrapped in
+:class:`CustomMechanism`; only the KDE estimator can measure it (its noise law is unknown).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from .errors import ConfigError, check
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """A randomized algorithm on data batches (batch on the first axis)."""
+
+    kind: str
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+
+def _positive(field_name: str, x: float) -> float:
+    x = float(x)
+    check(math.isfinite(x) and x > 0, field_name, x, "must be a finite number > 0")
+    return x
+
+
+@dataclass(frozen=True)
+class LaplaceCount:
+    """``#{j : X_j in counted_states} + Lap(1/eps)``; sensitivity 1 (eps-DP)."""
+
+    epsilon: float
+    counted_states: tuple[int, ...] = (1,)
+    kind: str = field(default="count", init=False)
+
+    def __post_init__(self) -> None:
+        _positive("mechanism.epsilon", self.epsilon)
+        cs = tuple(int(c) for c in self.counted_states)
+        check(len(cs) >= 1 and len(set(cs)) == len(cs) and min(cs) >= 0,
+              "mechanism.counted_states", list(self.counted_states),
+              "must be a non-empty list of distinct states >= 0")
+        object.__setattr__(self, "counted_states", cs)
+
+    sensitivity = 1.0
+
+    @property
+    def noise_scale(self) -> float:
+        return 1.0 / self.epsilon
+
+    def query(self, data: np.ndarray) -> np.ndarray:
+        return np.isin(data, self.counted_states).sum(axis=1).astype(float)
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        q = self.query(data)
+        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
+
+
+@dataclass(frozen=True)
+class ClippedSum:
+    """``sum_j clip(X_j, a, b) + Lap((b - a)/eps)``: eps-DP and (eps/(b-a))-l1-metric private."""
+
+    epsilon: float
+    clip: tuple[float, float] = (0.0, 10.0)
+    kind: str = field(default="clipped_sum", init=False)
+
+    def __post_init__(self) -> None:
+        _positive("mechanism.epsilon", self.epsilon)
+        lo, hi = (float(v) for v in self.clip)
+        check(math.isfinite(lo) and math.isfinite(hi) and lo < hi, "mechanism.clip",
+              list(self.clip), "must be [low, high] with low < high")
+        object.__setattr__(self, "clip", (lo, hi))
+
+    @property
+    def sensitivity(self) -> float:
+        return self.clip[1] - self.clip[0]
+
+    @property
+    def noise_scale(self) -> float:
+        return self.sensitivity / self.epsilon
+
+    def query(self, data: np.ndarray) -> np.ndarray:
+        return np.clip(data, *self.clip).sum(axis=1)
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        q = self.query(data)
+        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
+
+
+@dataclass(frozen=True)
+class LaplaceSum:
+    """Unclipped ``sum_j X_j + Lap(beta)``: (1/beta)-l1-metric private, not DP (thesis Fig. 10)."""
+
+    noise_scale: float
+    kind: str = field(default="sum", init=False)
+
+    def __post_init__(self) -> None:
+        _positive("mechanism.noise_scale", self.noise_scale)
+
+    sensitivity = math.inf
+
+    @property
+    def metric_epsilon(self) -> float:
+        """The l1-metric parameter ``eps' = 1 / beta``."""
+        return 1.0 / self.noise_scale
+
+    def query(self, data: np.ndarray) -> np.ndarray:
+        return data.sum(axis=1)
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        q = self.query(data)
+        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
+
+
+@dataclass(frozen=True)
+class CustomMechanism:
+    """A user mechanism ``func(data: (N, n) array, rng) -> (N,) outputs``.
+
+    ``name`` is the import path ``"module:attribute"`` when it came from a config.
+    """
+
+    func: Callable[[np.ndarray, np.random.Generator], np.ndarray]
+    name: str = "custom"
+    epsilon: float | None = None
+    kind: str = field(default="python", init=False)
+
+    def __post_init__(self) -> None:
+        if not callable(self.func):
+            raise TypeError(f"mechanism.function = {self.func!r}: must be callable")
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        out = np.asarray(self.func(data, rng), dtype=float)
+        if out.shape != (data.shape[0],):
+            raise ConfigError("mechanism.function", self.name,
+                              f"must return shape ({data.shape[0]},), returned {out.shape}")
+        return out
+
+
+def import_function(path: str) -> Callable:
+    """Import ``"package.module:attribute"``; a clear :class:`ConfigError` otherwise."""
+    check(isinstance(path, str) and path.count(":") == 1, "mechanism.function", path,
+          "must be 'module:function'")
+    mod, attr = path.split(":")
+    try:
+        obj = getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError("mechanism.function", path, f"cannot be imported ({exc})") from None
+    check(callable(obj), "mechanism.function", path, "must name a callable")
+    return obj
+
+
+def has_laplace_noise(mech: object) -> bool:
+    """True when the mechanism is ``query + Lap(noise_scale)`` (mixture/exact estimators apply)."""
+    return isinstance(mech, (LaplaceCount, ClippedSum, LaplaceSum))
+
+
+def counted_states_valid(mech: LaplaceCount, states: int) -> None:
+    bad: Sequence[int] = [c for c in mech.counted_states if c >= states]
+    check(not bad, "mechanism.counted_states", list(mech.counted_states),
+          f"states must be in 0..{states - 1}")

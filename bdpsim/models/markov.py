@@ -1,0 +1,220 @@
+"""Markov chain data model (SCIENCE.md §2, paper Def. 6.1).
+
+Records ``X_1..X_n`` form a Markov chain on states ``{0..s-1}`` with transition matrix ``P`` and
+initial law ``w`` (default: the stationary law, hypothesis (H2) of the Markov bound).
+Conditioning on any set of known positions is exact: forward filtering computes
+``alpha_t(x) ∝ P(X_t = x, known up to t)`` once per condition, and backward sampling draws
+``X_t | X_{t+1} = y`` with probabilities ``∝ alpha_t(x) P[x, y]``, vectorised over the sample axis.
+The same recursion, extended by a count dimension, gives the exact law of a count query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..bounds import transition_matrix
+from ..errors import ConfigError, check
+
+
+def stationary_distribution(P: np.ndarray) -> np.ndarray:
+    """Solve ``w P = w``, ``sum w = 1`` (least squares; unique for irreducible chains)."""
+    s = P.shape[0]
+    A = np.vstack([P.T - np.eye(s), np.ones((1, s))])
+    b = np.zeros(s + 1)
+    b[-1] = 1.0
+    w, *_ = np.linalg.lstsq(A, b, rcond=None)
+    w = np.clip(w, 0.0, None)
+    return w / w.sum()
+
+
+def _known_arrays(known: Mapping[int, int], n: int, s: int) -> np.ndarray:
+    """Return an ``(n, s)`` 0/1 mask of allowed states per position."""
+    mask = np.ones((n, s))
+    for pos, val in known.items():
+        if not 0 <= int(pos) < n:
+            raise ConfigError("known position", pos, f"must be in 0..{n - 1}")
+        if not 0 <= int(val) < s:
+            raise ConfigError("known value", val, f"must be a state in 0..{s - 1}")
+        mask[int(pos)] = 0.0
+        mask[int(pos), int(val)] = 1.0
+    return mask
+
+
+@dataclass(frozen=True)
+class MarkovChainModel:
+    """A stationary-or-not finite Markov chain of ``n`` records.
+
+    Parameters
+    ----------
+    transition : array_like, shape (s, s)
+        Row-stochastic transition matrix ``P``.
+    n : int
+        Number of records (chain length), >= 2.
+    initial : array_like, shape (s,), optional
+        Law of ``X_1``; default the stationary law ``w P = w``.
+    """
+
+    transition: np.ndarray
+    n: int
+    initial: np.ndarray | None = None
+    kind: str = field(default="markov", init=False)
+
+    def __post_init__(self) -> None:
+        P = transition_matrix(self.transition)
+        check(isinstance(self.n, (int, np.integer)) and self.n >= 2, "model.n", self.n,
+              "must be an integer >= 2")
+        if self.initial is None:
+            w = stationary_distribution(P)
+        else:
+            w = np.asarray(self.initial, dtype=float)
+            check(w.shape == (P.shape[0],), "model.initial", w.tolist(),
+                  f"must have one probability per state ({P.shape[0]})")
+            check(bool(np.all(w >= 0)) and abs(w.sum() - 1) < 1e-8, "model.initial", w.tolist(),
+                  "must be probabilities summing to 1")
+        P.setflags(write=False)
+        w = np.array(w)
+        w.setflags(write=False)
+        object.__setattr__(self, "transition", P)
+        object.__setattr__(self, "initial", w)
+        object.__setattr__(self, "n", int(self.n))
+
+    @property
+    def states(self) -> int:
+        return self.transition.shape[0]
+
+    @property
+    def is_stationary(self) -> bool:
+        """(H2): the initial law is stationary."""
+        return bool(np.allclose(self.initial @ self.transition, self.initial, atol=1e-10))
+
+    @property
+    def is_independent(self) -> bool:
+        """All rows of ``P`` equal and start = row: the records are i.i.d."""
+        P = self.transition
+        return bool(np.allclose(P, P[0]) and np.allclose(self.initial, P[0]))
+
+    # ------------------------------------------------------------------ filtering
+    def _forward(self, known: Mapping[int, int]) -> tuple[np.ndarray, float]:
+        """Normalised filter ``alpha (n, s)`` and ``log P(known)``."""
+        P, n = self.transition, self.n
+        mask = _known_arrays(known, n, self.states)
+        alpha = np.empty((n, self.states))
+        a = self.initial * mask[0]
+        logz = 0.0
+        for t in range(n):
+            if t:
+                a = (alpha[t - 1] @ P) * mask[t]
+            z = a.sum()
+            if z <= 0:
+                raise ConfigError("known", dict(known), "conditioning event has probability zero")
+            alpha[t] = a / z
+            logz += np.log(z)
+        return alpha, logz
+
+    def log_evidence(self, known: Mapping[int, int]) -> float:
+        """``log P(X_K = x_K)`` for the known positions (``-inf`` if impossible)."""
+        try:
+            return self._forward(known)[1]
+        except ConfigError:
+            return -np.inf
+
+    def marginals(self, known: Mapping[int, int]) -> np.ndarray:
+        """Posterior marginals ``P(X_t = x | known)``, shape ``(n, s)`` (forward–backward)."""
+        alpha, _ = self._forward(known)
+        P, n = self.transition, self.n
+        mask = _known_arrays(known, n, self.states)
+        beta = np.ones((n, self.states))
+        for t in range(n - 2, -1, -1):
+            b = P @ (beta[t + 1] * mask[t + 1])
+            beta[t] = b / b.max()
+        post = alpha * beta
+        return post / post.sum(axis=1, keepdims=True)
+
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Unconditional draws, shape ``(size, n)``."""
+        return self.sample_conditional({}, size, rng)
+
+    def sample_conditional(self, known: Mapping[int, int], size: int,
+                           rng: np.random.Generator) -> np.ndarray:
+        """Exact draws of the chain given ``X_j = known[j]``, shape ``(size, n)``, dtype int16.
+
+        Forward filtering once, then backward sampling
+        ``P(X_t = x | X_{t+1} = y, known_{<=t}) ∝ alpha_t(x) P[x, y]``, vectorised over samples.
+        """
+        alpha, _ = self._forward(known)
+        P, n, s = self.transition, self.n, self.states
+        out = np.empty((size, n), dtype=np.int16)
+        u = rng.random((n, size))
+        cdf = np.cumsum(alpha[-1])
+        out[:, -1] = np.minimum((u[-1][:, None] >= cdf[None, :-1]).sum(axis=1), s - 1)
+        for t in range(n - 2, -1, -1):
+            q = alpha[t][None, :] * P.T  # q[y, x] ∝ alpha_t(x) P[x, y]
+            z = q.sum(axis=1, keepdims=True)
+            z[z == 0] = 1.0
+            cdf = np.cumsum(q / z, axis=1)[:, :-1]  # (s, s-1)
+            nxt = out[:, t + 1]
+            if s == 2:
+                out[:, t] = u[t] >= cdf[nxt, 0]
+            else:
+                out[:, t] = (u[t][:, None] >= cdf[nxt]).sum(axis=1)
+        return out
+
+    # ------------------------------------------------------------------ count law
+    def count_law(self, positions: Sequence[int], values: np.ndarray,
+                  counted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Exact law of ``C = #{t : X_t in counted}`` given ``X_positions = values``.
+
+        Forward recursion over (position, state, count) with the known positions clamped,
+        batched over rows of ``values`` (SCIENCE.md §5):
+        ``a_{t+1}(y, c + 1[y in S]) = sum_x a_t(x, c) P[x, y]`` restricted to allowed ``y``.
+
+        Parameters
+        ----------
+        positions : sequence of int, length k
+            Known positions (may be empty).
+        values : array_like of int, shape (B, k)
+            One row of known values per batch element.
+        counted : sequence of int
+            The counted states ``S``.
+
+        Returns
+        -------
+        law : ndarray, shape (B, n + 1)
+            ``P(C = c | X_positions = values)``; rows of impossible conditions are nan.
+        log_evidence : ndarray, shape (B,)
+            ``log P(X_positions = values)`` (``-inf`` when impossible).
+        """
+        P, n, s = self.transition, self.n, self.states
+        positions = [int(p) for p in positions]
+        values = np.asarray(values, dtype=np.int64).reshape(-1, len(positions))
+        B = values.shape[0]
+        is_counted = np.zeros(s, dtype=bool)
+        is_counted[list(counted)] = True
+        # allowed[b, t, x]
+        allowed = np.ones((B, n, s))
+        for j, p in enumerate(positions):
+            allowed[:, p, :] = 0.0
+            allowed[np.arange(B), p, values[:, j]] = 1.0
+        a = np.zeros((B, s, n + 1))
+        a[:, ~is_counted, 0] = self.initial[~is_counted]
+        a[:, is_counted, 1] = self.initial[is_counted]
+        a *= allowed[:, 0, :, None]
+        logz = np.zeros(B)
+        for t in range(1, n + 1):
+            z = a.sum(axis=(1, 2))
+            ok = z > 0
+            zz = np.where(ok, z, 1.0)
+            a /= zz[:, None, None]
+            logz += np.where(ok, np.log(zz), -np.inf)
+            if t == n:
+                break
+            nxt = np.einsum("bxc,xy->byc", a, P)
+            nxt[:, is_counted, 1:] = nxt[:, is_counted, :-1]
+            nxt[:, is_counted, 0] = 0.0
+            a = nxt * allowed[:, t, :, None]
+        law = a.sum(axis=1)
+        law[~np.isfinite(logz)] = np.nan
+        return law, logz

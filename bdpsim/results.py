@@ -1,0 +1,203 @@
+"""Result files: atomic writes, per-point records, ``summary.csv``, ``adversaries.csv.gz``,
+``metadata.json`` (config, seed, package versions, git revision).
+
+Layout of an output directory::
+
+    OUT/metadata.json                 run metadata (rewritten at start and end)
+    OUT/summary.csv                   one row per finished configuration point
+    OUT/adversaries.csv.gz            one row per adversary (all finished points)
+    OUT/points/<id>.json              a finished point's summary row (the "done" marker)
+    OUT/points/<id>.csv.gz            its adversary rows (written before the marker)
+
+Every file is written to a temporary name and renamed into place, so a crash never leaves a
+half-written file under a final name; a point counts as finished only once its ``.json`` exists.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import gzip
+import io
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+SUMMARY_COLUMNS = [
+    "point_id", "model", "n", "epsilon", "rho", "gamma", "clip_low", "clip_high", "noise_scale",
+    "x", "x_prime", "mechanism", "estimator", "kde_backend", "known_sizes", "n_adversaries",
+    "n_samples", "percentile", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max",
+    "bdpl_median", "noise_floor", "noise_floor_max", "noise_floor_n", "nonpositive_points",
+    "failed_adversaries", "bdpl_exact", "bdpl_exact_p99", "exact_n", "error_mean", "error_max",
+    "argmax_i", "argmax_known", "argmax_x_known", "argmax_x", "argmax_x_prime",
+    "bound_general", "bound_model", "bound_zhao", "bound_note", "seed", "seconds",
+]
+ADVERSARY_COLUMNS = ["point_id", "adversary", "i", "known", "x_known", "x", "x_prime",
+                     "bdpl", "null_bdpl", "nonpositive_points", "argmax", "exact"]
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def fmt(v) -> str:
+    """CSV cell: ``repr`` precision for floats (bit-identical round trip), empty for nan/None."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
+
+
+def csv_text(rows: Iterable[dict], columns: Sequence[str], header: bool = True) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if header:
+        w.writerow(columns)
+    for r in rows:
+        w.writerow([fmt(r.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+def _json_default(o):
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    if isinstance(o, tuple):
+        return list(o)
+    return str(o)
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, default=_json_default, allow_nan=True)
+
+
+def point_paths(out: Path, point_id: str) -> tuple[Path, Path]:
+    d = Path(out) / "points"
+    return d / f"{point_id}.json", d / f"{point_id}.csv.gz"
+
+
+def point_done(out: Path, point_id: str) -> bool:
+    js, gz = point_paths(out, point_id)
+    if not (js.is_file() and gz.is_file()):
+        return False
+    try:
+        json.loads(js.read_text())
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequence[dict]) -> None:
+    """Persist one finished point: adversary rows first, then the summary marker."""
+    js, gz = point_paths(out, point_id)
+    body = csv_text(adversary_rows, ADVERSARY_COLUMNS, header=False).encode()
+    atomic_write_bytes(gz, gzip.compress(body, compresslevel=6, mtime=0))
+    atomic_write_text(js, dumps(summary))
+
+
+def read_point(out: Path, point_id: str) -> dict:
+    return json.loads(point_paths(out, point_id)[0].read_text())
+
+
+def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
+    """(Re)build ``summary.csv`` and ``adversaries.csv.gz`` from the finished points, in config
+    order; returns the summary rows."""
+    out = Path(out)
+    done = [p for p in point_ids if point_done(out, p)]
+    rows = [read_point(out, p) for p in done]
+    atomic_write_text(out / "summary.csv", csv_text(rows, SUMMARY_COLUMNS))
+    members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS).encode(), mtime=0)]
+    members += [point_paths(out, p)[1].read_bytes() for p in done]
+    atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
+    return rows
+
+
+def read_summary(path: Path) -> list[dict]:
+    """Read a ``summary.csv`` (a directory holding one is accepted) into typed rows."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "summary.csv"
+    if not path.is_file():
+        from .errors import ConfigError
+        raise ConfigError("results", str(path), "no summary.csv found (run 'bdpsim run' first)")
+    rows = []
+    with path.open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            typed = {}
+            for k, v in r.items():
+                if v == "":
+                    typed[k] = math.nan
+                    continue
+                try:
+                    typed[k] = float(v)
+                except ValueError:
+                    typed[k] = v
+            rows.append(typed)
+    return rows
+
+
+def git_revision() -> str:
+    """Git revision of the bdpsim source tree (with ``-dirty``), or ``"unknown"``."""
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in ("bdpsim", "numpy", "scipy", "fastkde", "joblib", "matplotlib", "statsmodels",
+                 "tqdm", *extra):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def metadata(config_raw: dict, points: Sequence, seed: int, extra: dict | None = None) -> dict:
+    """The run's metadata: full config, seed, versions, git revision, expanded points."""
+    return {
+        "bdpsim_results": 1,
+        "config": config_raw,
+        "seed": seed,
+        "versions": package_versions(("dask", "distributed")),
+        "git_revision": git_revision(),
+        "points": [{"id": p.id, "params": p.params} for p in points],
+        **(extra or {}),
+    }
