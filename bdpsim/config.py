@@ -63,6 +63,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "sampling": Key("str", "auto"),
         "chunk": Key("int", 65_536),
         "exact_reference": Key("bool", True),
+        "adversary_rows": Key("any", "all", sweep=False),
     },
     "model": {
         "kind": Key("str", REQUIRED, sweep=False),
@@ -345,6 +346,9 @@ def _build_point(params: dict, present: dict[str, set]) -> ExperimentPoint:
     check(0 < run["confidence"] < 1, "run.confidence", run["confidence"], "must be in (0, 1)")
     check(run["sampling"] in SAMPLING_MODES, "run.sampling", run["sampling"], f"must be one of {list(SAMPLING_MODES)}")
     check(run["chunk"] >= 1000, "run.chunk", run["chunk"], "must be >= 1000")
+    ar = run["adversary_rows"]
+    check(ar == "all" or (isinstance(ar, int) and not isinstance(ar, bool) and ar >= 1),
+          "run.adversary_rows", ar, "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)")
     # ---- model
     kind = mp["kind"]
     check(kind in MODEL_KEYS, "model.kind", kind, "must be 'markov' or 'gaussian'")
@@ -461,18 +465,11 @@ def _build_point(params: dict, present: dict[str, set]) -> ExperimentPoint:
     return ExperimentPoint(run, spec, mech, flat, pid)
 
 
-def parse_config(raw: dict, source: str = "") -> ExperimentConfig:
-    """Validate a parsed TOML document and expand its sweeps into points."""
-    check(isinstance(raw, dict), "config", raw, "must be a TOML document")
-    for k in raw:
-        check(k in ("run", "model", "mechanism", "title"), k, raw[k],
-              "unknown table (allowed: title, [run], [model], [mechanism])")
-    title = raw.get("title", "")
-    check(isinstance(title, str), "title", title, "must be a string")
+def _expand(doc: dict, where: str) -> list[ExperimentPoint]:
     for sec in ("model", "mechanism"):
-        check(sec in raw, f"[{sec}]", None, "table is required")
-    sections = {s: _resolve_section(s, raw.get(s, {})) for s in SCHEMA}
-    present = {s: set(raw.get(s, {})) for s in SCHEMA}
+        check(sec in doc, f"{where}[{sec}]", None, "table is required")
+    sections = {s: _resolve_section(s, doc.get(s, {})) for s in SCHEMA}
+    present = {s: set(doc.get(s, {})) for s in SCHEMA}
     axes = [(s, k, vals) for s in SCHEMA for k, vals in sections[s].items()]
     count = math.prod(len(v) for _, _, v in axes)
     check(count <= 100_000, "config", count, "expands to more than 100000 points")
@@ -482,6 +479,33 @@ def parse_config(raw: dict, source: str = "") -> ExperimentConfig:
         for (s, k, _), v in zip(axes, combo):
             params[s][k] = v
         points.append(_build_point(params, present))
+    return points
+
+
+def parse_config(raw: dict, source: str = "") -> ExperimentConfig:
+    """Validate a parsed TOML document and expand its sweeps into points.
+
+    ``[[variants]]`` (optional): each entry overrides keys of ``[run]``/``[model]``/``[mechanism]``
+    (e.g. ``model = { n = 5, rho = {linspace = [0.03, 0.3, 10]} }``); the points are the union of
+    each variant's Cartesian product. Use it for sweeps whose range depends on another key.
+    """
+    check(isinstance(raw, dict), "config", raw, "must be a TOML document")
+    for k in raw:
+        check(k in ("run", "model", "mechanism", "title", "variants"), k, raw[k],
+              "unknown table (allowed: title, [run], [model], [mechanism], [[variants]])")
+    title = raw.get("title", "")
+    check(isinstance(title, str), "title", title, "must be a string")
+    variants = raw.get("variants", [{}])
+    check(isinstance(variants, list) and len(variants) >= 1 and all(isinstance(v, dict) for v in variants),
+          "variants", variants, "must be an array of tables ([[variants]])")
+    points = []
+    for j, var in enumerate(variants):
+        doc = {s: dict(raw.get(s, {})) for s in SCHEMA if s in raw or s in var}
+        for s, table in var.items():
+            check(s in SCHEMA and isinstance(table, dict), f"variants[{j}].{s}", table,
+                  "must be a table of run, model or mechanism keys")
+            doc.setdefault(s, {}).update(table)
+        points += _expand(doc, f"variants[{j}]." if "variants" in raw else "")
     ids = [p.id for p in points]
     check(len(set(ids)) == len(ids), "config", source, "contains duplicate configuration points")
     return ExperimentConfig(raw, tuple(points), title, source)

@@ -59,11 +59,30 @@ def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
     return model, random_gaussian_adversary(model, point.sizes, rng, point.run["targets"], rng_targets)
 
 
+STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points")
+
+
 @dataclass(frozen=True)
 class ChunkResult:
+    """A task's output: the full per-adversary statistics (``stats``, arrays in a fixed order),
+    the rows kept for ``adversaries.csv.gz`` and the task's compute time."""
+
     point_id: str
+    order: int
     rows: list
+    stats: dict
     seconds: float
+
+
+def _stats_of(rows: list[dict]) -> dict:
+    return {k: np.array([r[k] for r in rows], dtype=float) for k in STAT_KEYS}
+
+
+def _keep_rows(point: ExperimentPoint, rows: list[dict]) -> list[dict]:
+    keep = point.run["adversary_rows"]
+    if keep == "all" or len(rows) <= keep:
+        return rows
+    return sorted(rows, key=lambda r: -r["bdpl"] if np.isfinite(r["bdpl"]) else np.inf)[:keep]
 
 
 def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
@@ -90,7 +109,8 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
         rows.append({"point_id": point.id, "adversary": j, **adv.as_row(), "bdpl": e.value,
                      "null_bdpl": null, "nonpositive_points": e.nonpositive, "argmax": e.argmax,
                      "exact": exact})
-    return ChunkResult(point.id, rows, time.perf_counter() - t0)
+    return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
+                       time.perf_counter() - t0)
 
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
@@ -105,13 +125,17 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     else:
         res = exhaustive_markov_count(model, mech, point.sizes, targets=list(targets))
         idx = np.arange(len(res))
-    fmt = (lambda v: str(int(v))) if isinstance(model, MarkovChainModel) else (lambda v: f"{v:.6g}")
-    rows = [{"point_id": point.id, "adversary": -1, "i": int(res.i[j]),
-             "known": ";".join(map(str, res.known[j])), "x_known": ";".join(fmt(v) for v in res.x_known[j]),
-             "x": fmt(res.x[j]), "x_prime": fmt(res.x_prime[j]), "bdpl": float(res.value[j]),
-             "null_bdpl": math.nan, "nonpositive_points": 0, "argmax": float(res.argmax[j]),
-             "exact": float(res.value[j])} for j in idx]
-    return ChunkResult(point.id, rows, time.perf_counter() - t0)
+    keep = point.run["adversary_rows"]
+    sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
+    rows = []
+    for j in sel:
+        adv = res.adversary(j)
+        rows.append({"point_id": point.id, "adversary": -1, **adv.as_row(), "bdpl": float(res.value[j]),
+                     "null_bdpl": math.nan, "nonpositive_points": 0, "argmax": float(res.argmax[j]),
+                     "exact": float(res.value[j])})
+    v = res.value[idx]
+    stats = {"bdpl": v, "null_bdpl": np.full(v.size, np.nan), "exact": v, "nonpositive_points": np.zeros(v.size)}
+    return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
 
 
 def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
@@ -138,21 +162,22 @@ def _bootstrap_ci(values: np.ndarray, q: float, B: int, conf: float,
     return float(lo), float(hi)
 
 
-def summarize(point: ExperimentPoint, rows: list[dict], seconds: float) -> dict:
-    """Aggregate a point's adversary rows into its ``summary.csv`` row (SCIENCE.md §4 step 8)."""
+def summarize(point: ExperimentPoint, stats: dict, rows: list[dict], seconds: float) -> dict:
+    """Aggregate a point's adversary statistics into its ``summary.csv`` row (SCIENCE.md §4
+    step 8): percentile with a bootstrap CI, max, median, noise floor, exact comparison, bounds."""
     run, mech, spec = point.run, point.mechanism, point.model
     q = run["percentile"]
-    v = np.array([r["bdpl"] for r in rows], dtype=float)
+    v = stats["bdpl"]
     ok = np.isfinite(v)
     val = v[ok]
-    null = np.array([r["null_bdpl"] for r in rows], dtype=float)
-    null = null[np.isfinite(null)]
-    ex = np.array([r["exact"] for r in rows], dtype=float)
+    null = stats["null_bdpl"][np.isfinite(stats["null_bdpl"])]
+    ex = stats["exact"]
     has_ex = np.isfinite(ex) & ok
     exhaustive = run["adversaries"] == "all"
     lo, hi = (math.nan, math.nan) if exhaustive else _bootstrap_ci(
         val, q, run["bootstrap"], run["confidence"], bootstrap_stream(point))
-    best = rows[int(np.nanargmax(v))] if ok.any() else {}
+    finite_rows = [r for r in rows if np.isfinite(r["bdpl"])]
+    best = max(finite_rows, key=lambda r: r["bdpl"]) if finite_rows else {}
     bnd = point.bounds()
     notes = sorted({b.reason for b in bnd.values() if b.reason and b.reason != "not applicable"})
     pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
@@ -169,13 +194,13 @@ def summarize(point: ExperimentPoint, rows: list[dict], seconds: float) -> dict:
         "kde_backend": run["kde_backend"] if run["estimator"] == "kde" else "",
         "known_sizes": run["known_sizes"] if isinstance(run["known_sizes"], str)
         else ";".join(map(str, run["known_sizes"])),
-        "n_adversaries": len(rows), "n_samples": run["samples"] if run["estimator"] != "exact" else math.nan,
+        "n_adversaries": int(v.size), "n_samples": run["samples"] if run["estimator"] != "exact" else math.nan,
         "percentile": q, "bdpl_p99": pct(val), "bdpl_p99_ci_low": lo, "bdpl_p99_ci_high": hi,
         "bdpl_max": float(val.max()) if val.size else math.nan,
         "bdpl_median": float(np.median(val)) if val.size else math.nan,
         "noise_floor": pct(null), "noise_floor_max": float(null.max()) if null.size else math.nan,
         "noise_floor_n": int(null.size),
-        "nonpositive_points": int(sum(r["nonpositive_points"] for r in rows)),
+        "nonpositive_points": int(np.nansum(stats["nonpositive_points"])),
         "failed_adversaries": int((~ok).sum()),
         "bdpl_exact": float(ex[has_ex].max()) if has_ex.any() else math.nan,
         "bdpl_exact_p99": pct(ex[has_ex]), "exact_n": int(has_ex.sum()),
@@ -279,15 +304,17 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         if tasks:
             with _parallel(jobs, backend, scheduler) as par:
                 for res in par(delayed(fn)(*args) for _, fn, args in tasks):
-                    collected[res.point_id].extend(res.rows)
+                    collected[res.point_id].append(res)
                     secs[res.point_id] += res.seconds
                     remaining[res.point_id] -= 1
                     bar.update(1)
                     if remaining[res.point_id] == 0:
                         p = by_id[res.point_id]
-                        rows = sorted(collected.pop(p.id), key=lambda r: (r["adversary"], r["i"], r["known"],
-                                                                         r["x_known"], r["x"], r["x_prime"]))
-                        summ = summarize(p, rows, secs[p.id])
+                        parts = sorted(collected.pop(p.id), key=lambda c: c.order)
+                        stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
+                        rows = _keep_rows(p, [r for c in parts for r in c.rows])
+                        rows.sort(key=lambda r: (r["adversary"], r["i"], r["known"], r["x_known"], r["x"], r["x_prime"]))
+                        summ = summarize(p, stats, rows, secs[p.id])
                         _check_bounds(summ, log)
                         R.write_point(out, p.id, summ, rows)
                         R.write_tables(out, ids)

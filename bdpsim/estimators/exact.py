@@ -98,15 +98,20 @@ class ExactEstimator:
 
 @dataclass(frozen=True)
 class ExhaustiveResult:
-    """All adversaries of an exhaustive search, column-wise (one entry per adversary)."""
+    """All adversaries of an exhaustive search, column-wise (one entry per adversary).
+
+    ``pattern[j, t]`` describes record ``t`` for adversary ``j``: ``-2`` the target, ``-1``
+    unknown, ``>= 0`` known (the known value for Markov data; for Gaussian data the known values
+    are the prior means ``values``, since the BDPL does not depend on them).
+    """
 
     i: np.ndarray
-    known: list[tuple[int, ...]]
-    x_known: list[tuple]
+    pattern: np.ndarray
     x: np.ndarray
     x_prime: np.ndarray
     value: np.ndarray
     argmax: np.ndarray
+    values: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.value.size)
@@ -115,17 +120,24 @@ class ExhaustiveResult:
     def best(self) -> int:
         return int(np.argmax(self.value))
 
+    def known(self, j: int) -> tuple[int, ...]:
+        return tuple(int(t) for t in np.flatnonzero(self.pattern[j] >= 0))
+
+    def x_known(self, j: int) -> tuple:
+        k = np.flatnonzero(self.pattern[j] >= 0)
+        if self.values is None:
+            return tuple(int(v) for v in self.pattern[j, k])
+        return tuple(float(self.values[t]) for t in k)
+
     def adversary(self, j: int) -> Adversary:
-        return Adversary(int(self.i[j]), self.known[j], self.x_known[j],
+        return Adversary(int(self.i[j]), self.known(j), self.x_known(j),
                          self.x[j].item(), self.x_prime[j].item())
 
     @staticmethod
     def concat(parts: Sequence["ExhaustiveResult"]) -> "ExhaustiveResult":
-        return ExhaustiveResult(
-            np.concatenate([p.i for p in parts]), [k for p in parts for k in p.known],
-            [k for p in parts for k in p.x_known], np.concatenate([p.x for p in parts]),
-            np.concatenate([p.x_prime for p in parts]), np.concatenate([p.value for p in parts]),
-            np.concatenate([p.argmax for p in parts]))
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+        return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
+                                cat("argmax"), parts[0].values if parts else None)
 
 
 def _known_sets(n: int, i: int, sizes: Sequence[int]):
@@ -135,38 +147,47 @@ def _known_sets(n: int, i: int, sizes: Sequence[int]):
 
 
 def exhaustive_markov_count(model: MarkovChainModel, mech: LaplaceCount,
-                            sizes: Sequence[int], targets: Sequence[int] | None = None
-                            ) -> ExhaustiveResult:
+                            sizes: Sequence[int], targets: Sequence[int] | None = None,
+                            batch: int = 65_536) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes``.
 
-    For each ``(i, K)`` the count laws of all ``s^|K| * s`` conditions are computed in one batched
-    recursion; each unordered pair ``x < x'`` and each possible ``x_K`` is one adversary (the
-    value is symmetric in ``x, x'``). Conditions of probability zero are skipped. ``targets``
-    restricts the target indices ``i`` (for splitting the search across workers).
+    Each other record is either unknown or known with one of the ``s`` values, so for a target
+    ``i`` there are ``(s + 1)^(n - 1)`` (known set, known values) combinations; their count laws
+    under every ``x_i`` come from one batched clamped recursion
+    (:meth:`MarkovChainModel.count_law_masked`), processed in batches of ``batch`` combinations.
+    Each unordered pair ``x < x'`` is one adversary (the value is symmetric in ``x, x'``);
+    conditions of probability zero are skipped. ``targets`` restricts the target indices.
     """
     n, s, b = model.n, model.states, mech.noise_scale
     atoms = np.arange(n + 1.0)
+    sizes = set(int(k) for k in sizes)
+    codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
+    codes = codes[np.isin((codes >= 0).sum(axis=1), list(sizes))]
+    pairs = list(itertools.combinations(range(s), 2))
     parts = []
     for i in (range(n) if targets is None else targets):
-        for K in _known_sets(n, i, sizes):
-            k = len(K)
-            xk = np.array(list(itertools.product(range(s), repeat=k)), dtype=np.int64).reshape(s**k, k)
-            vals = np.concatenate([np.repeat(xk, s, axis=0),
-                                   np.tile(np.arange(s), xk.shape[0])[:, None]], axis=1)
-            law, logev = model.count_law(list(K) + [i], vals, mech.counted_states)
-            law = law.reshape(xk.shape[0], s, n + 1)
-            ok = np.isfinite(logev).reshape(xk.shape[0], s)
+        others = [j for j in range(n) if j != i]
+        for start in range(0, codes.shape[0], batch):
+            c = codes[start:start + batch]
+            m = c.shape[0]
+            allowed = np.empty((m, s, n, s))
+            cols = (c[:, :, None] == -1) | (c[:, :, None] == np.arange(s)[None, None, :])
+            allowed[:, :, others, :] = cols[:, None, :, :]
+            allowed[:, :, i, :] = np.eye(s)[None, :, :]
+            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.counted_states)
+            law = law.reshape(m, s, n + 1)
+            ok = np.isfinite(logev).reshape(m, s)
             with np.errstate(divide="ignore", invalid="ignore"):
                 lw = np.log(law)
-            for x, xp in itertools.combinations(range(s), 2):
+            for x, xp in pairs:
                 rows = np.flatnonzero(ok[:, x] & ok[:, xp])
                 if rows.size == 0:
                     continue
                 v, where = grid_mixture_sup(lw[rows, x], lw[rows, xp], atoms, b)
-                parts.append(ExhaustiveResult(
-                    np.full(rows.size, i), [K] * rows.size,
-                    [tuple(int(t) for t in r) for r in xk[rows]],
-                    np.full(rows.size, x), np.full(rows.size, xp), v, where))
+                pattern = np.full((rows.size, n), -2, dtype=np.int8)
+                pattern[:, others] = c[rows]
+                parts.append(ExhaustiveResult(np.full(rows.size, i), pattern, np.full(rows.size, x),
+                                              np.full(rows.size, xp), v, where))
     return ExhaustiveResult.concat(parts)
 
 
@@ -176,14 +197,16 @@ def exhaustive_gaussian_sum(model: GaussianModel, mech: LaplaceSum, x: float, x_
     ``x_K``, recorded as the prior means)."""
     if model.n > 14:
         raise NotAvailable(f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= 14")
-    rows = []
+    rows, pats = [], []
     for i in range(model.n):
         for K in _known_sets(model.n, i, sizes):
             a = gaussian_sum_coefficient(model, i, K)
-            rows.append((i, K, abs(a) * abs(x - x_prime) / mech.noise_scale))
+            pat = np.full(model.n, -1, dtype=np.int8)
+            pat[i] = -2
+            pat[list(K)] = 0
+            rows.append((i, abs(a) * abs(x - x_prime) / mech.noise_scale))
+            pats.append(pat)
     m = len(rows)
-    return ExhaustiveResult(
-        np.array([r[0] for r in rows]), [r[1] for r in rows],
-        [tuple(float(model.mean[j]) for j in r[1]) for r in rows],
-        np.full(m, float(x)), np.full(m, float(x_prime)), np.array([r[2] for r in rows]),
-        np.full(m, np.inf))
+    return ExhaustiveResult(np.array([r[0] for r in rows]), np.array(pats).reshape(m, model.n),
+                            np.full(m, float(x)), np.full(m, float(x_prime)),
+                            np.array([r[1] for r in rows]), np.full(m, np.inf), np.array(model.mean))

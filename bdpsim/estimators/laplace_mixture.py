@@ -91,6 +91,12 @@ def mixture_sup(atoms1, weights1, atoms2, weights2, b: float) -> MixtureSup:
     return MixtureSup(max(fwd, bwd), fwd, bwd, float(where[jf] if fwd >= bwd else where[jb]))
 
 
+def _lse(a: np.ndarray, axis: int) -> np.ndarray:
+    """Fast log-sum-exp along ``axis`` for arrays whose slices each hold a finite entry."""
+    m = np.max(a, axis=axis, keepdims=True)
+    return np.log(np.sum(np.exp(a - m), axis=axis)) + np.squeeze(m, axis=axis)
+
+
 def grid_mixture_sup(logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray,
                      b: float) -> tuple[np.ndarray, np.ndarray]:
     """Batched exact sup for mixtures on a shared atom grid.
@@ -112,11 +118,11 @@ def grid_mixture_sup(logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray,
     atoms = np.asarray(atoms, dtype=float)
     centre = float(np.median(atoms))
     K = -np.abs(atoms[:, None] - atoms[None, :]) / b  # K[y, j]
-    l1 = logsumexp(logw1[:, None, :] + K[None], axis=2)
-    l2 = logsumexp(logw2[:, None, :] + K[None], axis=2)
+    l1 = _lse(logw1[:, None, :] + K[None], axis=2)
+    l2 = _lse(logw2[:, None, :] + K[None], axis=2)
     s = (atoms - centre) / b
-    hi = logsumexp(logw1 + s, axis=1) - logsumexp(logw2 + s, axis=1)
-    lo = logsumexp(logw1 - s, axis=1) - logsumexp(logw2 - s, axis=1)
+    hi = _lse(logw1 + s, axis=1) - _lse(logw2 + s, axis=1)
+    lo = _lse(logw1 - s, axis=1) - _lse(logw2 - s, axis=1)
     d = np.concatenate([l1 - l2, hi[:, None], lo[:, None]], axis=1)
     where = np.concatenate([atoms, [np.inf, -np.inf]])
     a = np.abs(d)

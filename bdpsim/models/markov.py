@@ -187,17 +187,25 @@ class MarkovChainModel:
         log_evidence : ndarray, shape (B,)
             ``log P(X_positions = values)`` (``-inf`` when impossible).
         """
-        P, n, s = self.transition, self.n, self.states
+        n, s = self.n, self.states
         positions = [int(p) for p in positions]
-        values = np.asarray(values, dtype=np.int64).reshape(-1, len(positions))
+        values = np.atleast_2d(np.asarray(values, dtype=np.int64))
+        if values.shape[1] != len(positions):
+            raise ConfigError("values", values.shape, f"must have one column per known position ({len(positions)})")
         B = values.shape[0]
-        is_counted = np.zeros(s, dtype=bool)
-        is_counted[list(counted)] = True
-        # allowed[b, t, x]
         allowed = np.ones((B, n, s))
         for j, p in enumerate(positions):
             allowed[:, p, :] = 0.0
             allowed[np.arange(B), p, values[:, j]] = 1.0
+        return self.count_law_masked(allowed, counted)
+
+    def count_law_masked(self, allowed: np.ndarray, counted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`count_law` for a batch of 0/1 masks ``allowed[b, t, x]`` (state ``x`` allowed at
+        position ``t`` in condition ``b``): one batched recursion for many different known sets."""
+        P, n, s = self.transition, self.n, self.states
+        B = allowed.shape[0]
+        is_counted = np.zeros(s, dtype=bool)
+        is_counted[list(counted)] = True
         a = np.zeros((B, s, n + 1))
         a[:, ~is_counted, 0] = self.initial[~is_counted]
         a[:, is_counted, 1] = self.initial[is_counted]

@@ -1,0 +1,189 @@
+"""``bdpsim`` command line: parses arguments and calls library functions.
+
+Bad input (config or argument) prints one line ``bdpsim: error: FIELD = VALUE: RULE`` on stderr
+and exits with code 2, without a traceback and without writing results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from .errors import BdpsimError, ConfigError
+
+EPILOG_RUN = """\
+examples:
+  bdpsim run configs/quickstart.toml --out results/quickstart
+  bdpsim run configs/thesis_fig15.toml --out results/fig15 --jobs 2
+  bdpsim run configs/thesis_fig15.toml --out results/fig15 --backend dask --scheduler tcp://127.0.0.1:8786
+
+Re-running the same command resumes: finished configurations are skipped. Results for a given
+config and seed are identical for any --jobs and either backend (the 'seconds' column aside).
+Output: OUT/summary.csv (one row per configuration), OUT/adversaries.csv.gz (one row per
+adversary), OUT/metadata.json (config, seed, versions, git revision), OUT/points/ (resume state).
+"""
+
+EPILOG_BOUNDS = """\
+examples:
+  bdpsim bounds markov --transition "[[0.882,0.118],[0.305,0.695]]" --epsilon 1
+  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10
+  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1
+  bdpsim bounds general --m 10 --epsilon 0.5
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"bdpsim: error: {message} (see '{self.prog} --help')\n")
+
+
+def _json_matrix(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--transition = {text!r}: must be a JSON matrix like [[0.9,0.1],[0.3,0.7]]")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="bdpsim", description=(
+        "Measure the Bayesian differential privacy leakage (BDPL) of DP mechanisms on correlated "
+        "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
+        "values where the model allows, and the theoretical bounds."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
+                       description="Run every configuration point of CONFIG and write tidy results.",
+                       epilog=EPILOG_RUN, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("config", help="TOML config ([run], [model], [mechanism]); see configs/")
+    r.add_argument("--out", help="output directory (default: results/<config name>)")
+    r.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
+    r.add_argument("--backend", choices=["loky", "dask"], default="loky",
+                   help="joblib backend: local processes (loky) or a Dask cluster")
+    r.add_argument("--scheduler", help="address of an existing Dask scheduler (with --backend dask); "
+                                       "without it a local cluster of --jobs workers is started")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    v = sub.add_parser("validate", help="check a config and list its configuration points")
+    v.add_argument("config")
+
+    pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)")
+    pl.add_argument("results", help="directory holding summary.csv")
+    pl.add_argument("--x", help="column for the x-axis (default: the first varying of gamma, rho, epsilon, n)")
+    pl.add_argument("--group", help="column that separates curves")
+
+    b = sub.add_parser("bounds", help="print the theoretical BDPL bounds (SCIENCE.md §6)",
+                       epilog=EPILOG_BOUNDS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    bs = b.add_subparsers(dest="which", required=True, parser_class=_Parser)
+    bm = bs.add_parser("markov", help="Markov chain bound eps + 4 ln gamma and Zhao's eps + 6 ln omega")
+    g = bm.add_mutually_exclusive_group(required=True)
+    g.add_argument("--transition", type=_json_matrix, help="transition matrix as JSON")
+    g.add_argument("--gamma", type=float, help="symmetric chain of thesis Fig. 14 with this ratio")
+    bm.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
+    bm.add_argument("--n", type=int, help="number of records (adds the general bound n eps)")
+    bg = bs.add_parser("gaussian", help="Gaussian bound (m^2/(4(1/rho-m+2)) + 1) eps")
+    bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
+    bg.add_argument("--m", type=int, required=True, help="number of correlated records")
+    bg.add_argument("--epsilon", type=float, required=True)
+    bgen = bs.add_parser("general", help="general bound m eps")
+    bgen.add_argument("--m", type=int, required=True)
+    bgen.add_argument("--epsilon", type=float, required=True)
+    return p
+
+
+def _cmd_run(a) -> int:
+    from .config import load_config
+    from .driver import run_experiment
+
+    cfg = load_config(a.config)
+    if a.jobs < 1:
+        raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    if a.scheduler and a.backend != "dask":
+        raise ConfigError("--scheduler", a.scheduler, "needs --backend dask")
+    out = Path(a.out) if a.out else Path("results") / Path(a.config).stem
+    try:
+        rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,
+                              progress=not a.quiet and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
+              "re-run the same command to resume", file=sys.stderr)
+        return 130
+    print(f"{len(rows)} configurations -> {out}/summary.csv")
+    cols = ["n", "epsilon", "rho", "gamma", "bdpl_p99", "noise_floor", "bdpl_exact", "bound_general", "bound_model"]
+    print("  ".join(f"{c:>12}" for c in cols))
+    for r in rows[:50]:
+        print("  ".join(f"{r[c]:>12.4g}" if isinstance(r[c], (int, float)) else f"{str(r[c]):>12}" for c in cols))
+    return 0
+
+
+def _cmd_validate(a) -> int:
+    from .config import load_config
+
+    cfg = load_config(a.config)
+    print(f"{a.config}: valid, {len(cfg.points)} configuration points")
+    for p in cfg.points:
+        print(f"  {p.id}  model={p.model.kind} n={p.model.n} mechanism={p.mechanism.kind} "
+              f"eps={p.epsilon:g} estimator={p.run['estimator']} adversaries={p.run['adversaries']}")
+    return 0
+
+
+def _cmd_plot(a) -> int:
+    from .figures import plot_results
+
+    for path in plot_results(Path(a.results), a.x, a.group):
+        print(path)
+    return 0
+
+
+def _fmt_bound(b) -> str:
+    return f"{b.value:.4f}" if math.isfinite(b.value) else f"not applicable ({b.reason})"
+
+
+def _cmd_bounds(a) -> int:
+    from . import bounds as B
+
+    if a.which == "markov":
+        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(a.transition)
+        gam, om = B.gamma_of(P), B.omega_of(P)
+        print(f"transition     {P.tolist()}")
+        print(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
+        print(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
+        print(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
+        print(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
+        if a.n is not None:
+            print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
+        tau = B.calibrate_markov(a.epsilon, P)
+        print(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
+              else f"calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
+    elif a.which == "gaussian":
+        h = B.gaussian_factor(a.rho, a.m)
+        print(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
+              else "factor h       not applicable (needs rho (m - 2) < 1)")
+        print(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
+        print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    else:
+        print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    return 0
+
+
+COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _cmd_bounds}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    try:
+        return COMMANDS[a.command](a)
+    except BdpsimError as exc:
+        print(f"bdpsim: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Figures (the only module that imports matplotlib).
+
+Every plotting function takes and returns a matplotlib ``Axes``; :func:`save` writes PNG + PDF.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def _varying(rows: Sequence[dict], keys: Sequence[str]) -> list[str]:
+    out = []
+    for k in keys:
+        vals = {r.get(k) for r in rows if isinstance(r.get(k), float) and math.isfinite(r.get(k))}
+        if len(vals) > 1:
+            out.append(k)
+    return out
+
+
+def choose_axes(rows: Sequence[dict]) -> tuple[str, str | None]:
+    """Pick the x-axis (first varying of gamma, rho, epsilon, n) and the grouping key."""
+    var = _varying(rows, ["gamma", "rho", "epsilon", "n", "noise_scale"])
+    if not var:
+        return ("n", None)
+    x = var[0]
+    rest = [k for k in var[1:] if k != x]
+    return x, (rest[0] if rest else None)
+
+
+def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | None = None):
+    """Empirical BDPL (percentile with bootstrap CI), exact BDPL where known, and the bounds.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``summary.csv`` rows (:func:`bdpsim.results.read_summary`).
+    ax : matplotlib.axes.Axes
+    x, group : str, optional
+        Column for the x-axis and for separate curves (chosen automatically when omitted).
+    """
+    auto_x, auto_g = choose_axes(rows)
+    x = x or auto_x
+    group = group if group is not None else (auto_g if x == auto_x else None)
+    groups: dict = defaultdict(list)
+    for r in rows:
+        groups[r.get(group) if group else None].append(r)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for gi, (g, rs) in enumerate(sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0]))):
+        rs = sorted(rs, key=lambda r: r[x])
+        c = colors[gi % len(colors)]
+        label = f"{group} = {g:g}" if group else ""
+        xs = np.array([r[x] for r in rs])
+        p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
+        lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
+        hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
+        est = rs[0].get("estimator", "")
+        pc = rs[0].get("percentile", 99)
+        yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
+        yerr = np.where(np.isfinite(yerr), yerr, 0)
+        ax.errorbar(xs, p, yerr=yerr, fmt="x", color=c, capsize=3,
+                    label=f"{est} p{pc:g} {label}".strip())
+        ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
+        if np.isfinite(ex).any():
+            ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact max {label}".strip())
+        nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
+        if np.isfinite(nf).any():
+            ax.plot(xs, nf, ":", color=c, lw=1, label=f"noise floor {label}".strip())
+        bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
+        with np.errstate(all="ignore"):
+            tight = np.nanmin(np.where(np.isfinite(bounds), bounds, np.nan), axis=0)
+        if np.isfinite(tight).any():
+            ax.plot(xs, tight, "-", color=c, lw=1.5, label=f"min(general, model bound) {label}".strip())
+    ax.set_xlabel({"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
+                   "epsilon": "DP parameter ε", "n": "records n"}.get(x, x))
+    ax.set_ylabel("BDPL (nats)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def save(fig, stem: Path) -> list[Path]:
+    """Write ``stem.png`` and ``stem.pdf``; return the paths."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    plt.close(fig)
+    return paths
+
+
+def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
+                 title: str | None = None) -> list[Path]:
+    """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv``."""
+    from .results import read_summary
+
+    rows = read_summary(results_dir)
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    plot_summary(rows, ax, x, group)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return save(fig, Path(results_dir) / "bdpl")

@@ -1,0 +1,36 @@
+"""Brute-force references shared by the tests."""
+
+import itertools
+
+import numpy as np
+
+
+def markov_joint(model):
+    """All s^n tuples and their probabilities."""
+    P, w, n, s = model.transition, model.initial, model.n, model.states
+    tuples = np.array(list(itertools.product(range(s), repeat=n)))
+    prob = w[tuples[:, 0]].copy()
+    for t in range(1, n):
+        prob *= P[tuples[:, t - 1], tuples[:, t]]
+    return tuples, prob
+
+
+def brute_count_law(model, known: dict, counted):
+    tuples, prob = markov_joint(model)
+    ok = np.ones(len(tuples), bool)
+    for k, v in known.items():
+        ok &= tuples[:, k] == v
+    c = np.isin(tuples, counted).sum(1)
+    law = np.bincount(c[ok], weights=prob[ok], minlength=model.n + 1)
+    return law / law.sum()
+
+
+def brute_marginals(model, known: dict):
+    tuples, prob = markov_joint(model)
+    ok = np.ones(len(tuples), bool)
+    for k, v in known.items():
+        ok &= tuples[:, k] == v
+    out = np.zeros((model.n, model.states))
+    for t in range(model.n):
+        out[t] = np.bincount(tuples[ok, t], weights=prob[ok], minlength=model.states)
+    return out / out.sum(1, keepdims=True)
