@@ -67,8 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
                                        "without it a local cluster of --jobs workers is started")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    v = sub.add_parser("validate", help="check a config and list its configuration points")
-    v.add_argument("config")
+    v = sub.add_parser("validate", help="check a config and list its configuration points",
+                       description="Check CONFIG without running it: every key and value is validated "
+                                   "and the expanded configuration points (the Cartesian product of "
+                                   "all sweeps, per [[variants]] entry) are listed with their ids. "
+                                   "A bad config prints one line naming the field, value and rule, "
+                                   "and exits with code 2.")
+    v.add_argument("config", help="TOML config file")
 
     pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)")
     pl.add_argument("results", help="directory holding summary.csv")

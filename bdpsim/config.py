@@ -386,6 +386,9 @@ def _build_point(params: dict, present: dict[str, set]) -> ExperimentPoint:
                 check(len(mp["mean"]) == n, "model.mean", mp["mean"], f"must have n = {n} entries")
             mr = mp["mean_range"]
             if mr is None:
+                if mech_kind == "clipped_sum":
+                    check(len(kp["clip"]) == 2 and kp["clip"][0] < kp["clip"][1], "mechanism.clip",
+                          kp["clip"], "must be [low, high] with low < high")
                 mr = kp["clip"] if mech_kind == "clipped_sum" else sorted(kp["target_values"])
                 if mr[0] == mr[1]:
                     mr = [mr[0] - 1.0, mr[1] + 1.0]

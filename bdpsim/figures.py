@@ -54,31 +54,41 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     for r in rows:
         groups[r.get(group) if group else None].append(r)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for gi, (g, rs) in enumerate(sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0]))):
-        rs = sorted(rs, key=lambda r: r[x])
+    markers = {"kde": "x", "mixture": "+", "exact": "s"}
+    for gi, (g, rs_all) in enumerate(sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0]))):
         c = colors[gi % len(colors)]
         label = f"{group} = {g:g}" if group else ""
+        by_est: dict = defaultdict(list)
+        for r in rs_all:
+            by_est[r.get("estimator", "")].append(r)
+        for ei, (est, rs) in enumerate(sorted(by_est.items())):
+            ce = c if group else colors[(ei + 1) % len(colors)]
+            rs = sorted(rs, key=lambda r: r[x])
+            xs = np.array([r[x] for r in rs])
+            p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
+            lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
+            hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
+            pc = rs[0].get("percentile", 99)
+            yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
+            yerr = np.where(np.isfinite(yerr), yerr, 0)
+            what = "max" if est == "exact" else f"p{pc:g}"
+            ax.errorbar(xs, p if est != "exact" else np.array([r["bdpl_max"] for r in rs], dtype=float),
+                        yerr=None if est == "exact" else yerr, fmt=markers.get(est, "x"), color=ce,
+                        capsize=3, ms=7, label=f"{est} {what} {label}".strip())
+            nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
+            if est != "exact" and np.isfinite(nf).any() and np.nanmax(nf) > 0:
+                ax.plot(xs, nf, ":", color=ce, lw=1, label=f"{est} noise floor {label}".strip())
+        rs = sorted(rs_all, key=lambda r: r[x])
         xs = np.array([r[x] for r in rs])
-        p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
-        lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
-        hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
-        est = rs[0].get("estimator", "")
-        pc = rs[0].get("percentile", 99)
-        yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
-        yerr = np.where(np.isfinite(yerr), yerr, 0)
-        ax.errorbar(xs, p, yerr=yerr, fmt="x", color=c, capsize=3,
-                    label=f"{est} p{pc:g} {label}".strip())
         ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
-        if np.isfinite(ex).any():
-            ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact max {label}".strip())
-        nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
-        if np.isfinite(nf).any():
-            ax.plot(xs, nf, ":", color=c, lw=1, label=f"noise floor {label}".strip())
+        if np.isfinite(ex).any() and not all(r.get("estimator") == "exact" for r in rs):
+            ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact (same adversaries) {label}".strip())
         bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
         with np.errstate(all="ignore"):
             tight = np.nanmin(np.where(np.isfinite(bounds), bounds, np.nan), axis=0)
         if np.isfinite(tight).any():
-            ax.plot(xs, tight, "-", color=c, lw=1.5, label=f"min(general, model bound) {label}".strip())
+            ok = np.isfinite(tight)
+            ax.plot(xs[ok], tight[ok], "-", color=c, lw=1.5, label=f"min(general, model bound) {label}".strip())
     ax.set_xlabel({"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
                    "epsilon": "DP parameter ε", "n": "records n"}.get(x, x))
     ax.set_ylabel("BDPL (nats)")
@@ -106,6 +116,11 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     rows = read_summary(results_dir)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
+    if title is None:
+        import json
+
+        meta = Path(results_dir) / "metadata.json"
+        title = json.loads(meta.read_text()).get("title", "") if meta.is_file() else ""
     if title:
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=8)
     return save(fig, Path(results_dir) / "bdpl")
