@@ -42,16 +42,29 @@ def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chu
         done += m
 
 
-def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
-                 mode: str = "auto", chunk: int = 65_536) -> np.ndarray:
-    """``size`` noiseless query values ``f(X)`` with ``X ~ pi(. | known)``."""
+def sample_query_counts(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
+                        mode: str = "auto", chunk: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
+    """The empirical law of ``size`` noiseless query values: sorted distinct ``atoms`` and their
+    ``counts``. With an exact query law (``mode="auto"``) the counts are one multinomial draw,
+    which has exactly the law of counting ``size`` i.i.d. query values."""
     if mode == "auto":
         law = exact_query_law(model, mechanism, known)
         if law is not None:
             atoms, p = law
-            cdf = np.cumsum(p)
-            idx = np.searchsorted(cdf / cdf[-1], rng.random(size), side="right")
-            return atoms[np.minimum(idx, atoms.size - 1)]
+            counts = rng.multinomial(size, p / p.sum())
+            keep = counts > 0
+            return atoms[keep], counts[keep]
+    q = np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
+    return np.unique(q, return_counts=True)
+
+
+def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
+                 mode: str = "auto", chunk: int = 65_536) -> np.ndarray:
+    """``size`` noiseless query values ``f(X)`` with ``X ~ pi(. | known)`` (sorted when drawn
+    from an exact law; the order carries no information for i.i.d. draws)."""
+    if mode == "auto" and exact_query_law(model, mechanism, known) is not None:
+        atoms, counts = sample_query_counts(model, mechanism, known, size, rng, mode, chunk)
+        return np.repeat(atoms, counts)
     return np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
 
 

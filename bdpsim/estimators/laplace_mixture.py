@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
 
 @dataclass(frozen=True)
@@ -32,6 +31,14 @@ class MixtureSup:
     forward: float
     backward: float
     argmax: float
+
+
+def logsumexp(a: np.ndarray) -> float:
+    """``ln sum exp(a)`` of a 1-D array (``-inf`` when all entries are ``-inf``)."""
+    m = float(np.max(a))
+    if not math.isfinite(m):
+        return m
+    return m + math.log(float(np.sum(np.exp(a - m))))
 
 
 def _prepare(atoms, weights) -> tuple[np.ndarray, np.ndarray]:

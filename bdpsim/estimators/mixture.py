@@ -14,16 +14,15 @@ import numpy as np
 
 from ..errors import NotAvailable, check
 from ..mechanisms import has_laplace_noise
-from ..sampling import sample_query
+from ..sampling import sample_query_counts
 from .base import Estimate
 from .laplace_mixture import mixture_sup
 
 
-def empirical_sup(q1: np.ndarray, q2: np.ndarray, b: float) -> Estimate:
-    """Exact sup of ``|ln p1/p2|`` for the empirical Laplace mixtures of two query samples."""
-    a1, w1 = np.unique(q1, return_counts=True)
-    a2, w2 = np.unique(q2, return_counts=True)
-    s = mixture_sup(a1, w1, a2, w2, b)
+def empirical_sup(law1: tuple[np.ndarray, np.ndarray], law2: tuple[np.ndarray, np.ndarray],
+                  b: float) -> Estimate:
+    """Exact sup of ``|ln p1/p2|`` for two empirical Laplace mixtures given as (atoms, counts)."""
+    s = mixture_sup(*law1, *law2, b)
     return Estimate(s.value, 0, s.argmax)
 
 
@@ -45,7 +44,7 @@ class MixtureEstimator:
             "the mixture estimator needs a 'query + Laplace' mechanism (count, clipped_sum, sum)"
 
     def _query(self, model, mech, cond, rng):
-        return sample_query(model, mech, cond, self.samples, rng, self.sampling, self.chunk)
+        return sample_query_counts(model, mech, cond, self.samples, rng, self.sampling, self.chunk)
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
         if (why := self.supports(model, mechanism)) is not None:

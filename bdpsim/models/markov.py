@@ -206,23 +206,26 @@ class MarkovChainModel:
         B = allowed.shape[0]
         is_counted = np.zeros(s, dtype=bool)
         is_counted[list(counted)] = True
-        a = np.zeros((B, s, n + 1))
-        a[:, ~is_counted, 0] = self.initial[~is_counted]
-        a[:, is_counted, 1] = self.initial[is_counted]
-        a *= allowed[:, 0, :, None]
+        cnt = np.flatnonzero(is_counted)
+        # a[b, c, x] = P(count so far = c, X_t = x, known so far) / normaliser
+        a = np.zeros((B, n + 1, s))
+        a[:, 0, ~is_counted] = self.initial[~is_counted]
+        a[:, 1, is_counted] = self.initial[is_counted]
+        a *= allowed[:, 0, None, :]
         logz = np.zeros(B)
-        for t in range(1, n + 1):
-            z = a.sum(axis=(1, 2))
-            ok = z > 0
-            zz = np.where(ok, z, 1.0)
-            a /= zz[:, None, None]
-            logz += np.where(ok, np.log(zz), -np.inf)
-            if t == n:
-                break
-            nxt = np.einsum("bxc,xy->byc", a, P)
-            nxt[:, is_counted, 1:] = nxt[:, is_counted, :-1]
-            nxt[:, is_counted, 0] = 0.0
-            a = nxt * allowed[:, t, :, None]
-        law = a.sum(axis=1)
+        with np.errstate(divide="ignore"):
+            for t in range(1, n + 1):
+                z = a.sum(axis=(1, 2))
+                ok = z > 0
+                zz = np.where(ok, z, 1.0)
+                a /= zz[:, None, None]
+                logz += np.where(ok, np.log(zz), -np.inf)
+                if t == n:
+                    break
+                nxt = a @ P  # sum_x a[b, c, x] P[x, y]
+                nxt[:, 1:, cnt] = nxt[:, :-1, cnt]
+                nxt[:, 0, cnt] = 0.0
+                a = nxt * allowed[:, t, None, :]
+        law = a.sum(axis=2)
         law[~np.isfinite(logz)] = np.nan
         return law, logz
