@@ -97,6 +97,11 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     return ax
 
 
+def subplots(*args, **kwargs):
+    """``plt.subplots`` for modules that must not import matplotlib themselves."""
+    return plt.subplots(*args, **kwargs)
+
+
 def save(fig, stem: Path) -> list[Path]:
     """Write ``stem.png`` and ``stem.pdf``; return the paths."""
     stem = Path(stem)
