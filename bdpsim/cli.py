@@ -132,7 +132,31 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1)
     ac.add_argument("--jobs", type=int, default=1)
+    fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
+                        description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
+                                    "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
+                                    "(resumable, in OUT/runs/).",
+                        epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
+                               "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
+                               "ids: thesis-fig03 05 07 08 09 10 11 13 15 16, paper-fig1 2 3",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
+    fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
+    fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
+    fg.add_argument("--jobs", type=int, default=1)
+    fg.add_argument("--configs", help="directory of the bundled configs (default: the checkout's configs/)")
     return p
+
+
+def _cmd_figures(a) -> int:
+    from .gallery import make_figures
+
+    if a.jobs < 1:
+        raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
+                         configs=Path(a.configs) if a.configs else None, progress=sys.stderr.isatty())
+    print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
+    return 0
 
 
 def _cmd_accuracy(a) -> int:
@@ -256,7 +280,7 @@ def _cmd_bounds(a) -> int:
 
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _cmd_bounds,
-            "worst-case": _cmd_worst_case, "accuracy": _cmd_accuracy}
+            "worst-case": _cmd_worst_case, "accuracy": _cmd_accuracy, "figures": _cmd_figures}
 
 
 def main(argv: list[str] | None = None) -> int:

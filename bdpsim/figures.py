@@ -129,3 +129,197 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     if title:
         ax.set_title(title, fontsize=8)
     return save(fig, Path(results_dir) / "bdpl")
+
+
+# =============================================================================== figure registry
+# Each figure: compute(ctx) -> list of row dicts (the CSV), plot(rows, ax) -> ax.
+
+
+def _lines(ax, rows, x, y, key, fmt="{}", style="-", **kw):
+    for val in dict.fromkeys(r[key] for r in rows):
+        rs = [r for r in rows if r[key] == val]
+        ax.plot([r[x] for r in rs], [r[y] for r in rs], style, label=fmt.format(val), **kw)
+    return ax
+
+
+def plot_thesis_fig03(rows, ax):
+    ax.plot([r["epsilon"] for r in rows], [r["beta"] for r in rows], "-")
+    ax.set_xlabel("BDPL ε")
+    ax.set_ylabel("β = P(error > n/2)")
+    ax.set_title("ε-BDP Laplace count (general bound): probability of an error > n/2", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig05(rows, ax):
+    ax.plot([r["epsilon"] for r in rows], [r["beta_min"] for r in rows], "-")
+    ax.set_xlabel("ε (free-lunch privacy)")
+    ax.set_ylabel("minimum β")
+    ax.set_title("Minimum β of an (α, β)-accurate ε-free-lunch-private algorithm", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig07(rows, ax):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    combos = list(dict.fromkeys((r["epsilon"], r["m"]) for r in rows))
+    for k, (e, m) in enumerate(combos):
+        rs = [r for r in rows if r["epsilon"] == e and r["m"] == m]
+        c = colors[k % len(colors)]
+        ax.plot([r["beta"] for r in rs], [r["alpha_laplace"] for r in rs], "-", color=c, label=f"Laplace, ε={e:g}, m={m}")
+        ax.plot([r["beta"] for r in rs], [r["alpha_lower_bound"] for r in rs], "--", color=c, label=f"lower bound, ε={e:g}, m={m}")
+    ax.set_xlabel("β")
+    ax.set_ylabel("error α (records)")
+    ax.set_title("Genomic data: accuracy of an ε-BDP count vs the lower bound", fontsize=9)
+    ax.legend(fontsize=6)
+    return ax
+
+
+def plot_thesis_fig08(rows, ax):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, n in enumerate(dict.fromkeys(r["n"] for r in rows)):
+        rs = [r for r in rows if r["n"] == n]
+        ax.plot([r["rho"] for r in rs], [r["gaussian_bound"] for r in rs], "-", color=colors[k], label=f"Gaussian, n={n}")
+        ax.plot([r["rho"] for r in rs], [r["general_bound"] for r in rs], "--", color=colors[k], label=f"general, n={n}")
+    ax.set_xlabel("max. Pearson correlation ρ")
+    ax.set_ylabel("BDPL bound (1-DP)")
+    ax.set_yscale("log")
+    ax.set_title("General vs Gaussian bound", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def _region(rows, ax, x, y, key, feasible=None):
+    xs = np.array(sorted(dict.fromkeys(r[x] for r in rows)))
+    ys = np.array(sorted(dict.fromkeys(r[y] for r in rows)))
+    Z = np.full((ys.size, xs.size), np.nan)
+    xi = {v: i for i, v in enumerate(xs)}
+    yi = {v: i for i, v in enumerate(ys)}
+    for r in rows:
+        ok = r.get(feasible, 1) if feasible else 1
+        Z[yi[r[y]], xi[r[x]]] = r[key] if ok else np.nan
+    ax.contourf(xs, ys, Z, levels=[0.5, 1.5], colors=["tab:blue"], alpha=0.35)
+    ax.contour(xs, ys, np.nan_to_num(Z, nan=0.0), levels=[0.5], colors="tab:blue", linewidths=1)
+    return ax
+
+
+def plot_thesis_fig11(rows, ax):
+    _region(rows, ax, "omega", "gamma", "markov_better", "feasible")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("ω")
+    ax.set_ylabel("γ")
+    ax.set_title("Markov bound beats Zhao's bound (shaded; γ ≥ ω always)", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig13(rows, ax):
+    _region(rows, ax, "n", "gamma", "markov_better")
+    ax.set_yscale("log")
+    ax.set_xlabel("records n")
+    ax.set_ylabel("γ")
+    ax.set_title("Markov bound beats the general bound (shaded), ε = 0.5", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig16(rows, ax):
+    _lines(ax, rows, "h", "gamma_max", "epsilon", "ε = {:g}")
+    ax.set_yscale("log")
+    ax.set_xlabel("relative error factor h")
+    ax.set_ylabel("max. γ")
+    ax.set_title("Max. transition ratio γ for an ε-BDP error ≤ h × the ε-DP error", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_paper_fig1(rows, ax):
+    _lines(ax, rows, "rho", "h", "m", "m = {}")
+    ax.set_yscale("log")
+    ax.set_xlabel("max. Pearson correlation ρ")
+    ax.set_ylabel("relative accuracy h")
+    ax.set_title("Relative accuracy of ε-BDP vs ε-DP, multivariate Gaussian", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_paper_fig2(rows, ax):
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, p in enumerate(dict.fromkeys(r["p_ss"] for r in rows)):
+        rs = [r for r in rows if r["p_ss"] == p]
+        ax.plot([r["epsilon"] for r in rs], [r["alpha_markov_laplace"] for r in rs], "-", color=colors[k], label=f"ours (Markov bound), P_ss={p}")
+        ax.plot([r["epsilon"] for r in rs], [r["alpha_randomized_response"] for r in rs], "--", color=colors[k], label=f"Chakrabarti et al. RR, P_ss={p}")
+    ax.set_yscale("symlog", linthresh=0.1)
+    ax.set_xlabel("BDPL ε")
+    ax.set_ylabel("α at β = 5 % (records)")
+    ax.set_title("Markov-bound Laplace count vs randomized response, n = 700", fontsize=9)
+    ax.legend(fontsize=6)
+    return ax
+
+
+def plot_paper_fig3(rows, ax):
+    _lines(ax, rows, "gamma", "h", "epsilon", "ε = {:g}")
+    ax.set_yscale("log")
+    ax.set_xscale("log")
+    ax.set_xlabel("γ")
+    ax.set_ylabel("relative accuracy h")
+    ax.set_title("Relative accuracy of ε-BDP vs ε-DP, Markov chain", fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def _sim_rows(summary: list[dict], x: str, group: str, extra=()) -> list[dict]:
+    keep = [group, x, "estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max",
+            "noise_floor", "bdpl_exact", "bound_general", "bound_model", "bound_zhao", "n_adversaries",
+            "n_samples", *extra]
+    return [{k: r.get(k, math.nan) for k in keep} for r in summary]
+
+
+def plot_simulated(rows, ax, x: str, group: str, bound_label: str, exact_label: str = "exact (all adversaries)"):
+    """Empirical estimates (p99 with bootstrap CI), exact values and bounds per group."""
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    marks = {"kde": "x", "mixture": "+", "exact": "o", "kde-clipped": "x"}
+    for k, g in enumerate(sorted(dict.fromkeys(r[group] for r in rows))):
+        c = colors[k % len(colors)]
+        rs = [r for r in rows if r[group] == g]
+        for est in dict.fromkeys(r["estimator"] for r in rs):
+            e = sorted((r for r in rs if r["estimator"] == est), key=lambda r: r[x])
+            xs = np.array([r[x] for r in e])
+            if est == "exact":
+                ax.plot(xs, [r["bdpl_max"] for r in e], "o", mfc="none", color=c, label=f"{exact_label}, {group}={g:g}")
+                continue
+            p = np.array([r["bdpl_p99"] for r in e], dtype=float)
+            lo = np.array([r["bdpl_p99_ci_low"] for r in e], dtype=float)
+            hi = np.array([r["bdpl_p99_ci_high"] for r in e], dtype=float)
+            yerr = np.nan_to_num(np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)]))
+            ax.errorbar(xs, p, yerr=yerr, fmt=marks.get(est, "x"), color=c, capsize=2, ms=6,
+                        alpha=0.6 if est == "kde-clipped" else 1.0, label=f"{est} p99, {group}={g:g}")
+        b = sorted((r for r in rs if r["estimator"] != "kde-clipped"), key=lambda r: r[x])
+        xs = np.array([r[x] for r in b])
+        with np.errstate(all="ignore"):
+            bound = np.nanmin(np.array([[r["bound_general"], r["bound_model"]] for r in b], dtype=float), axis=1)
+        ok = np.isfinite(bound)
+        ax.plot(xs[ok], bound[ok], "-", color=c, lw=1.2, label=f"{bound_label}, {group}={g:g}")
+    ax.set_ylabel("BDPL (nats)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=5, ncol=2)
+    return ax
+
+
+def plot_thesis_fig09(rows, ax):
+    plot_simulated(rows, ax, "rho", "n", "min(general, Gaussian bound)", "exact")
+    ax.set_xlabel("max. Pearson correlation ρ")
+    ax.set_title("Empirical BDPL, Gaussian data, clipped sum [0, 10], ε = 1", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig10(rows, ax):
+    plot_simulated(rows, ax, "rho", "n", "Gaussian bound (Thm 6.2)", "exact max over adversaries")
+    ax.set_xlabel("max. Pearson correlation ρ")
+    ax.set_ylabel("target-dependent BDPL, x = 0, x' = 10")
+    ax.set_title("Unclipped sum (dots/circles) vs clipped (faint crosses), Gaussian data", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig15(rows, ax):
+    plot_simulated(rows, ax, "gamma", "epsilon", "min(Markov, general bound)")
+    ax.set_xlabel("transition ratio γ")
+    ax.set_title("Empirical vs exact BDPL, Markov chain n = 10, ε-DP count", fontsize=9)
+    return ax
