@@ -323,3 +323,66 @@ def plot_thesis_fig15(rows, ax):
     ax.set_xlabel("transition ratio γ")
     ax.set_title("Empirical vs exact BDPL, Markov chain n = 10, ε-DP count", fontsize=9)
     return ax
+
+
+# ------------------------------------------------------------------------------ utility figures
+_MECH_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-."}
+_MECH_MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d"}
+
+
+def plot_utility(rows, ax, metric: str = "alpha", group: str = "variant"):
+    """Theory lines and empirical markers per (dataset variant, mechanism), log y.
+
+    ``metric = "alpha"``: alpha at beta = 5 % (theory ``ln 20 b``) and the empirical 95 % quantile;
+    ``metric = "mse"``: MSE (theory ``2 b^2``) and the empirical MSE.
+    """
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    theory, emp = ("alpha_theory", "alpha_empirical") if metric == "alpha" else ("mse_theory", "mse")
+    keys = list(dict.fromkeys((r["dataset"], r[group]) for r in rows))
+    for k, (ds, var) in enumerate(keys):
+        c = colors[k % len(colors)]
+        for mech in dict.fromkeys(r["mechanism"] for r in rows):
+            rs = [r for r in rows if r["dataset"] == ds and r[group] == var and r["mechanism"] == mech]
+            rs = [r for r in rs if isinstance(r[theory], float) and math.isfinite(r[theory])]
+            if not rs:
+                continue
+            x = [r["epsilon"] for r in rs]
+            lab = f"{ds} {var}: {mech}" if len(keys) > 1 else mech
+            ax.plot(x, [r[theory] for r in rs], _MECH_STYLE.get(mech, "-"), color=c, lw=1.2, label=lab)
+            ax.plot(x, [r[emp] for r in rs], _MECH_MARK.get(mech, "o"), color=c, ms=3.5, mfc="none")
+    ax.set_yscale("log")
+    ax.set_xlabel("BDPL ε")
+    ax.set_ylabel("α at β = 5 % (lines: theory, markers: empirical 95 %)" if metric == "alpha" else "MSE (lines: 2b², markers: empirical)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=5, ncol=2)
+    return ax
+
+
+def plot_paper_fig4(rows, ax):
+    plot_utility(rows, ax, "alpha")
+    ax.set_title("Gaussian data: Galton, FamilyIQ, SyntheticIQ (sum query)", fontsize=9)
+    return ax
+
+
+def plot_paper_fig5(rows, ax):
+    plot_utility(rows, ax, "alpha")
+    ax.set_title("Markov data: Activity, Electricity (count query)", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig17(rows, ax):
+    plot_utility(rows, ax, "mse")
+    ax.set_title("MSE of the ε-BDP count on genomic data (synthetic pedigrees)", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig18(rows, ax):
+    plot_utility(rows, ax, "mse")
+    ax.set_title("MSE of the ε-BDP sum on Galton height data", fontsize=9)
+    return ax
+
+
+def plot_thesis_fig19(rows, ax):
+    plot_utility(rows, ax, "mse")
+    ax.set_title("MSE of the ε-BDP count on activity data: single days and complete data", fontsize=9)
+    return ax

@@ -32,6 +32,8 @@ class Context:
     jobs: int = 1
     overrides: dict = field(default_factory=dict)  # deep-merged into every config (tests)
     progress: bool = False
+    data_dir: Path | None = None
+    log: Callable[[str], None] = print
 
     def raw(self, name: str) -> dict:
         path = self.configs / name
@@ -77,6 +79,33 @@ def _fig15(ctx: Context) -> list[dict]:
     return rows + exact
 
 
+def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -> list[dict]:
+    """Run the bundled utility configs ``names`` (``--quick``: 200 runs); an optional dataset
+    whose file is missing is reported, not silently dropped."""
+    from .utility.datasets import DatasetError
+    from .utility.experiment import parse_utility, run_utility, write_utility
+
+    rows = []
+    for name in names:
+        raw = tomllib.loads((ctx.configs / name).read_text()) if (ctx.configs / name).is_file() else None
+        if raw is None:
+            raise ConfigError("--configs", str(ctx.configs), f"has no {name}")
+        if ctx.quick:
+            raw["utility"]["runs"] = 200
+        raw["utility"].update(ctx.overrides.get("utility", {}))
+        cfg = parse_utility(raw)
+        try:
+            r, vs = run_utility(cfg, ctx.data_dir)
+        except DatasetError as exc:
+            if name not in optional:
+                raise
+            ctx.log(f"  skipped {name}: {exc}")
+            continue
+        write_utility(ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name)
+        rows += r
+    return rows
+
+
 @dataclass(frozen=True)
 class Figure:
     title: str
@@ -99,6 +128,20 @@ FIGURES: dict[str, Figure] = {
     "paper-fig1": Figure("relative accuracy h vs ρ (Gaussian)", lambda c: D.paper_fig1_rows(), F.plot_paper_fig1),
     "paper-fig2": Figure("Markov-bound Laplace vs Chakrabarti et al. randomized response", lambda c: D.paper_fig2_rows(), F.plot_paper_fig2),
     "paper-fig3": Figure("relative accuracy h vs γ (Markov)", lambda c: D.paper_fig3_rows(), F.plot_paper_fig3),
+    "paper-fig4": Figure("utility on Gaussian data: Galton, FamilyIQ, SyntheticIQ",
+                         lambda c: _utility(c, ["utility_galton.toml", "utility_familyiq.toml", "utility_syntheticiq.toml"]),
+                         F.plot_paper_fig4, True),
+    "paper-fig5": Figure("utility on Markov data: Activity, Electricity 70/80/90 kWh",
+                         lambda c: [r for r in _utility(c, ["utility_activity.toml", "utility_electricity.toml"],
+                                                        optional=["utility_electricity.toml"])
+                                    if r["variant"] != "single days"],
+                         F.plot_paper_fig5, True),
+    "thesis-fig17": Figure("MSE of the BDP count on genomic data (synthetic pedigrees)",
+                           lambda c: _utility(c, ["utility_genomic.toml"]), F.plot_thesis_fig17, True),
+    "thesis-fig18": Figure("MSE of the BDP sum on Galton heights",
+                           lambda c: _utility(c, ["utility_galton.toml"]), F.plot_thesis_fig18, True),
+    "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
+                           lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True),
 }
 
 
@@ -108,14 +151,16 @@ def default_configs_dir() -> Path:
 
 def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, jobs: int = 1,
                  configs: Path | None = None, overrides: dict | None = None,
-                 progress: bool = False, log: Callable[[str], None] = print) -> list[Path]:
+                 progress: bool = False, log: Callable[[str], None] = print,
+                 data_dir: Path | None = None) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README."""
     ids = list(FIGURES) if not ids else list(ids)
     for i in ids:
         if i not in FIGURES:
             raise ConfigError("--only", i, f"unknown figure id (known: {', '.join(FIGURES)})")
     out = Path(out)
-    ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {}, progress)
+    ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {},
+                  progress, data_dir, log)
     written = []
     for i in ids:
         fig = FIGURES[i]

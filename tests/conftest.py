@@ -27,3 +27,4 @@ def cli_env():
 
 
 PY = sys.executable
+ROOT = ROOT

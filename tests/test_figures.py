@@ -91,3 +91,23 @@ def test_simulated_figures_tiny(tmp_path):
 def test_unknown_figure_id(tmp_path):
     with pytest.raises(ConfigError, match="unknown figure id"):
         make_figures(["thesis-fig99"], tmp_path)
+
+
+def test_utility_figures(tmp_path):
+    from .conftest import SHARED_DATA
+
+    if not (SHARED_DATA / "galton.csv").is_file():
+        pytest.skip("needs ../shared/data")
+    logs = []
+    ids = ["paper-fig4", "paper-fig5", "thesis-fig17", "thesis-fig18", "thesis-fig19"]
+    make_figures(ids, tmp_path, quick=True, data_dir=SHARED_DATA, log=logs.append,
+                 overrides={"utility": {"runs": 50, "epsilon": [2.0, 10.0, 20.0]}})
+    for i in ids:
+        for ext in ("png", "pdf", "csv"):
+            assert (tmp_path / f"{i}.{ext}").stat().st_size > 200
+    assert any("skipped utility_electricity.toml" in m for m in logs)  # AMPds not bundled: said, not hidden
+    rows = read(tmp_path / "paper-fig5.csv")
+    markov = [r for r in rows if r["mechanism"] == "markov"]
+    assert [r["note"].startswith("not reachable") for r in markov] == [True, False, False]
+    r = markov[1]
+    assert math.isclose(float(r["alpha_theory"]), math.log(20) / float(r["tau"]))

@@ -1,0 +1,1 @@
+"""Utility experiments on real data: datasets, model fitting, calibrated mechanisms (paper §7)."""
