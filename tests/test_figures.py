@@ -10,7 +10,7 @@ from bdpsim.errors import ConfigError
 from bdpsim.gallery import FIGURES, make_figures
 
 ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated]
-SIMULATED = [i for i, f in FIGURES.items() if f.simulated]
+SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
 
 TINY = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
         "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}]}
