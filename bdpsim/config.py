@@ -436,6 +436,14 @@ def _build_point(params: dict, present: dict[str, set]) -> ExperimentPoint:
     # ---- estimator compatibility
     resolve_known_sizes(run["known_sizes"], n)
     probe = spec.fixed if spec.fixed is not None else spec.draw(np.random.default_rng(0))
+    if isinstance(mech, CustomMechanism):  # try the user's function once on a tiny batch, up front
+        try:
+            mech(probe.sample(4, np.random.default_rng(0)), np.random.default_rng(0))
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise ConfigError("mechanism.function", kp["function"],
+                              f"fails on a test batch of shape (4, {n}) ({type(exc).__name__}: {exc})") from None
     if run["estimator"] == "mixture":
         why = MixtureEstimator.supports(probe, mech)
         check(why is None, "run.estimator", "mixture", why or "")

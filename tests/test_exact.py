@@ -136,3 +136,17 @@ def test_not_available_for_correlated_clipped_sum(rng):
     g = GaussianModel(np.zeros(3), limited_covariance(3, 0.5, 1.0, rng, draw="equicorrelated"))
     with pytest.raises(NotAvailable, match="mixture"):
         adversary_bdpl(g, ClippedSum(1.0), Adversary(0, (), (), 0.0, 10.0))
+
+
+@pytest.mark.slow
+def test_thesis_fig15_grid_exact_below_bounds():
+    """Opt-in (pytest -m slow): every (eps, gamma) of thesis Fig. 15, every adversary, n = 10."""
+    bad = []
+    for gamma in range(1, 11):
+        P = B.symmetric_chain(gamma)
+        for eps in (0.5, 1.0, 2.0):
+            v = exhaustive_markov_count(MarkovChainModel(P, 10), LaplaceCount(eps), range(10)).value.max()
+            for b in (B.general_bound(eps, 10), B.markov_bound(eps, P), B.zhao_bound(eps, P)):
+                if v > b.value + 1e-9:
+                    bad.append((gamma, eps, b.name, v, b.value))
+    assert not bad, f"EXACT BDPL ABOVE A BOUND: {bad}"
