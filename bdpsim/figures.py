@@ -220,24 +220,31 @@ def plot_thesis_fig13(rows, ax):
     return ax
 
 
-def plot_thesis_fig16(rows, ax):
-    _lines(ax, rows, "h", "gamma_max", "epsilon", "ε = {:g}")
-    ax.set_yscale("log")
-    ax.set_xlabel("relative error factor h")
-    ax.set_ylabel("max. γ")
-    ax.set_title("Max. transition ratio γ for an ε-BDP error ≤ h × the ε-DP error", fontsize=9)
-    ax.legend(fontsize=7)
-    return ax
+def _line_figure(x: str, y: str, key: str, fmt: str, xlabel: str, ylabel: str, title: str, *,
+                 xlog: bool = False, ylog: bool = True):
+    """A figure function ``(rows, ax) -> ax``: one line of ``y`` vs ``x`` per value of ``key``."""
+
+    def plot(rows, ax):
+        _lines(ax, rows, x, y, key, fmt)
+        if ylog:
+            ax.set_yscale("log")
+        if xlog:
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+        return ax
+
+    return plot
 
 
-def plot_paper_fig1(rows, ax):
-    _lines(ax, rows, "rho", "h", "m", "m = {}")
-    ax.set_yscale("log")
-    ax.set_xlabel("max. Pearson correlation ρ")
-    ax.set_ylabel("relative accuracy h")
-    ax.set_title("Relative accuracy of ε-BDP vs ε-DP, multivariate Gaussian", fontsize=9)
-    ax.legend(fontsize=7)
-    return ax
+plot_thesis_fig16 = _line_figure("h", "gamma_max", "epsilon", "ε = {:g}", "relative error factor h", "max. γ",
+                                 "Max. transition ratio γ for an ε-BDP error ≤ h × the ε-DP error")
+
+
+plot_paper_fig1 = _line_figure("rho", "h", "m", "m = {}", "max. Pearson correlation ρ", "relative accuracy h",
+                               "Relative accuracy of ε-BDP vs ε-DP, multivariate Gaussian")
 
 
 def plot_paper_fig2(rows, ax):
@@ -254,15 +261,8 @@ def plot_paper_fig2(rows, ax):
     return ax
 
 
-def plot_paper_fig3(rows, ax):
-    _lines(ax, rows, "gamma", "h", "epsilon", "ε = {:g}")
-    ax.set_yscale("log")
-    ax.set_xscale("log")
-    ax.set_xlabel("γ")
-    ax.set_ylabel("relative accuracy h")
-    ax.set_title("Relative accuracy of ε-BDP vs ε-DP, Markov chain", fontsize=9)
-    ax.legend(fontsize=7)
-    return ax
+plot_paper_fig3 = _line_figure("gamma", "h", "epsilon", "ε = {:g}", "γ", "relative accuracy h",
+                               "Relative accuracy of ε-BDP vs ε-DP, Markov chain", xlog=True)
 
 
 def _sim_rows(summary: list[dict], x: str, group: str, extra=()) -> list[dict]:
@@ -358,31 +358,19 @@ def plot_utility(rows, ax, metric: str = "alpha", group: str = "variant"):
     return ax
 
 
-def plot_paper_fig4(rows, ax):
-    plot_utility(rows, ax, "alpha")
-    ax.set_title("Gaussian data: Galton, FamilyIQ, SyntheticIQ (sum query)", fontsize=9)
-    return ax
+def _utility_figure(metric: str, title: str):
+    """A figure function ``(rows, ax) -> ax`` for :func:`plot_utility` with a fixed title."""
+
+    def plot(rows, ax):
+        plot_utility(rows, ax, metric)
+        ax.set_title(title, fontsize=9)
+        return ax
+
+    return plot
 
 
-def plot_paper_fig5(rows, ax):
-    plot_utility(rows, ax, "alpha")
-    ax.set_title("Markov data: Activity, Electricity (count query)", fontsize=9)
-    return ax
-
-
-def plot_thesis_fig17(rows, ax):
-    plot_utility(rows, ax, "mse")
-    ax.set_title("MSE of the ε-BDP count on genomic data (synthetic pedigrees)", fontsize=9)
-    return ax
-
-
-def plot_thesis_fig18(rows, ax):
-    plot_utility(rows, ax, "mse")
-    ax.set_title("MSE of the ε-BDP sum on Galton height data", fontsize=9)
-    return ax
-
-
-def plot_thesis_fig19(rows, ax):
-    plot_utility(rows, ax, "mse")
-    ax.set_title("MSE of the ε-BDP count on activity data: single days and complete data", fontsize=9)
-    return ax
+plot_paper_fig4 = _utility_figure("alpha", "Gaussian data: Galton, FamilyIQ, SyntheticIQ (sum query)")
+plot_paper_fig5 = _utility_figure("alpha", "Markov data: Activity, Electricity (count query)")
+plot_thesis_fig17 = _utility_figure("mse", "MSE of the ε-BDP count on genomic data (synthetic pedigrees)")
+plot_thesis_fig18 = _utility_figure("mse", "MSE of the ε-BDP sum on Galton height data")
+plot_thesis_fig19 = _utility_figure("mse", "MSE of the ε-BDP count on activity data: single days and complete data")

@@ -34,8 +34,16 @@ def _positive(field_name: str, x: float) -> float:
     return x
 
 
+class _LaplaceMechanism:
+    """``query(data) + Lap(noise_scale)``, one output per data tuple."""
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        q = self.query(data)
+        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
+
+
 @dataclass(frozen=True)
-class LaplaceCount:
+class LaplaceCount(_LaplaceMechanism):
     """``#{j : X_j in counted_states} + Lap(1/eps)``; sensitivity 1 (eps-DP)."""
 
     epsilon: float
@@ -59,13 +67,9 @@ class LaplaceCount:
     def query(self, data: np.ndarray) -> np.ndarray:
         return np.isin(data, self.counted_states).sum(axis=1).astype(float)
 
-    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        q = self.query(data)
-        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
-
 
 @dataclass(frozen=True)
-class ClippedSum:
+class ClippedSum(_LaplaceMechanism):
     """``sum_j clip(X_j, a, b) + Lap((b - a)/eps)``: eps-DP and (eps/(b-a))-l1-metric private."""
 
     epsilon: float
@@ -90,13 +94,9 @@ class ClippedSum:
     def query(self, data: np.ndarray) -> np.ndarray:
         return np.clip(data, *self.clip).sum(axis=1)
 
-    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        q = self.query(data)
-        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
-
 
 @dataclass(frozen=True)
-class LaplaceSum:
+class LaplaceSum(_LaplaceMechanism):
     """Unclipped ``sum_j X_j + Lap(beta)``: (1/beta)-l1-metric private, not DP (thesis Fig. 10)."""
 
     noise_scale: float
@@ -114,10 +114,6 @@ class LaplaceSum:
 
     def query(self, data: np.ndarray) -> np.ndarray:
         return data.sum(axis=1)
-
-    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        q = self.query(data)
-        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
 
 
 @dataclass(frozen=True)
@@ -159,7 +155,7 @@ def import_function(path: str) -> Callable:
 
 def has_laplace_noise(mech: object) -> bool:
     """True when the mechanism is ``query + Lap(noise_scale)`` (mixture/exact estimators apply)."""
-    return isinstance(mech, (LaplaceCount, ClippedSum, LaplaceSum))
+    return isinstance(mech, _LaplaceMechanism)
 
 
 def counted_states_valid(mech: LaplaceCount, states: int) -> None:

@@ -97,9 +97,15 @@ def test_bundled_configs_are_valid():
     from pathlib import Path
 
     from bdpsim.config import load_config
+    from bdpsim.utility.experiment import load_utility
 
-    for f in sorted((Path(__file__).parents[1] / "configs").glob("*.toml")):
-        assert load_config(f).points, f
+    files = sorted((Path(__file__).parents[1] / "configs").glob("*.toml"))
+    assert len(files) >= 11
+    for f in files:
+        if f.name.startswith("utility_"):
+            assert load_utility(f).epsilon, f
+        else:
+            assert load_config(f).points, f
 
 
 @pytest.mark.parametrize("content,needle", [
