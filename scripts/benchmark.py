@@ -9,7 +9,9 @@ per condition, thesis adversary sampler. Prints
    ``fastkde.pdf_at_points`` calls) vs bdpsim's ``kde`` path, and bdpsim's cost relative to its own
    two fastKDE calls (targets: <= 1.3x its fastKDE calls, >= 2.5x faster than straightforward);
 2. adversaries per second of ``kde``, ``mixture`` and ``exact`` (target: mixture and exact >= 50x kde);
-3. the exhaustive exact search at n = 10 (target: all adversaries < 60 s on 2 cores).
+3. the exhaustive exact search at n = 10 (target: all adversaries < 60 s on 2 cores);
+4. memory: peak traced allocation of drawing 10^6 outputs from simulated data tuples in chunks,
+   against holding the full (10^6, n) data matrix (bounded memory: the peak stays near one chunk).
 
 Usage: python scripts/benchmark.py [--adversaries 20] [--samples 100000]
 """
@@ -125,5 +127,26 @@ def main() -> None:
           f"max {res.value.max():.4f} at i={best.i} K={best.known} x_K={best.x_known}")
 
 
+def memory_section() -> None:
+    import tracemalloc
+
+    from bdpsim.mechanisms import ClippedSum
+    from bdpsim.models import GaussianModel, limited_covariance
+
+    n, N = 10, 1_000_000
+    rng = np.random.default_rng(0)
+    g = GaussianModel(np.full(n, 5.0), limited_covariance(n, 0.1, 1.0, rng))
+    mech = ClippedSum(1.0)
+    full = N * n * 8
+    for chunk in (65_536, 1_000_000):
+        tracemalloc.start()
+        sample_outputs(g, mech, {0: 1.0}, N, rng, "data", chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"memory: 10^6 outputs, Gaussian n=10, chunk {chunk:>9}: peak {peak / 2**20:7.1f} MiB "
+              f"({peak / full:.2f} x the full data matrix of {full / 2**20:.0f} MiB)")
+
+
 if __name__ == "__main__":
+    memory_section()
     main()

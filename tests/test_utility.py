@@ -105,13 +105,14 @@ def test_paper_constants_from_three_decimal_inputs():
 @pytest.mark.parametrize("dataset", ["galton", "kid_iq", "activity", "genomic", "synthetic_iq"])
 def test_empirical_quantiles_match_theory(dataset):
     """95 % quantile of |Lap(b)| over 1000 runs: SE = sqrt(0.05 0.95 / 1000) / (0.05 / b) = 0.138 b."""
+    extra = {"split": ["all", "days"]} if dataset == "activity" else {"split": ["all", "trios"]} if dataset == "galton" else {}
     cfg = parse_utility({"utility": {"dataset": dataset, "epsilon": {"linspace": [1, 20, 20]}, "runs": 1000,
-                                     "records": 2000}})
+                                     "records": 2000, **extra}})
     rows, _ = run_utility(cfg, SHARED_DATA)
     done = [r for r in rows if math.isfinite(r["alpha_theory"])]
     assert done
     for r in done:
-        se = math.sqrt(0.05 * 0.95 / (1000 * (r["n"] if r["variant"] == "single days" else 1))) / 0.05 * r["noise_scale"]
+        se = math.sqrt(0.05 * 0.95 / (1000 * r["databases"])) / 0.05 * r["noise_scale"]
         assert abs(r["alpha_empirical"] - r["alpha_theory"]) <= 4 * se, r
         assert r["alpha_theory"] == pytest.approx(math.log(20) * r["sensitivity"] / r["tau"])
     skipped = [r for r in rows if not math.isfinite(r["alpha_theory"])]

@@ -30,7 +30,7 @@ GAUSSIAN_SETS = ("galton", "kid_iq", "synthetic_iq")
 MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao")
 DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
                  "genomic": ["dp", "general"]}
-COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m",
+COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
            "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "runs", "note"]
 KEYS = {"dataset", "epsilon", "runs", "beta", "seed", "mechanisms", "threshold", "split", "records",
         "family_size", "clip"}
@@ -82,7 +82,9 @@ def parse_utility(raw: dict) -> UtilityConfig:
     check(all(isinstance(t, (int, float)) and t > 0 for t in thr), "utility.threshold", thr, "must be kWh > 0")
     split = u.get("split", "all")
     split = split if isinstance(split, list) else [split]
-    check(all(s in ("all", "days") for s in split), "utility.split", split, "must be 'all' and/or 'days'")
+    allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
+    check(split and all(s in allowed for s in split), "utility.split", split,
+          f"must be a subset of {list(allowed)} for {ds}")
     records = u.get("records", 20_000)
     check(isinstance(records, int) and records >= 10, "utility.records", records, "must be an integer >= 10")
     fam = u.get("family_size", [2, 3, 5, 10])
@@ -143,8 +145,14 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         d = DS.load(ds, data_dir)
         lo, hi = cfg.clip or (0.0, 100.0)  # inches: 0-100 in = 1-254 cm (paper Table 3)
         fit = fit_gaussian({"child": d["child"], "father": d["father"], "mother": d["mother"]}, 3)
-        truth = np.clip(d["child"], lo, hi).sum()
-        return [Variant(ds, "children (inches)", np.array([truth]), hi - lo, d["child"].size, 3, fit)]
+        c, f, m = (np.clip(d[k], lo, hi) for k in ("child", "father", "mother"))
+        out = []
+        for sp in cfg.split:
+            if sp == "all":  # one database: every child's height (paper Fig. 4)
+                out.append(Variant(ds, "children (inches)", np.array([c.sum()]), hi - lo, c.size, 3, fit))
+            else:  # one database of n = 3 per child: its trio with father and mother (thesis Fig. 18)
+                out.append(Variant(ds, "trios, n = 3 (inches)", c + f + m, hi - lo, 3, 3, fit))
+        return out
     if ds in ("kid_iq", "synthetic_iq"):
         d = DS.load(ds, data_dir) if ds == "kid_iq" else DS.synthetic_iq(
             cfg.records, rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(99,))))
@@ -215,7 +223,8 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
             for ei, eps in enumerate(cfg.epsilon):
                 tau, note = calibrate(mech, eps, v)
                 base = {"dataset": cfg.dataset, "variant": v.name, "mechanism": mech, "epsilon": eps, "tau": tau,
-                        "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "runs": cfg.runs, "note": note,
+                        "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
+                        "runs": cfg.runs, "note": note,
                         "true_value": float(v.truths.mean())}
                 if not math.isfinite(tau):
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
@@ -223,7 +232,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
                     continue
                 b = v.sensitivity / tau
                 rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(DATASETS.index(cfg.dataset), vi, mi, ei)))
-                noise = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))
+                noise = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
                 err = np.abs(noise)  # |(truth + noise) - truth|
                 with np.errstate(divide="ignore", invalid="ignore"):
                     rel = err / np.abs(v.truths)[:, None]
