@@ -256,10 +256,17 @@ def _cmd_run(a) -> int:
               "re-run the same command to resume", file=sys.stderr)
         return 130
     print(f"{len(rows)} configurations -> {out}/summary.csv")
-    cols = ["n", "epsilon", "rho", "gamma", "bdpl_p99", "noise_floor", "bdpl_exact", "bound_general", "bound_model"]
+    cols = ["estimator", "n", "epsilon", "rho", "gamma", "bdpl_p99", "noise_floor", "bdpl_exact", "bound_general", "bound_model"]
     print("  ".join(f"{c:>12}" for c in cols))
+    def cell(v) -> str:
+        if isinstance(v, float) and math.isnan(v):
+            return f"{'':>12}"
+        return f"{v:>12.4g}" if isinstance(v, (int, float)) else f"{str(v):>12}"
+
     for r in rows[:50]:
-        print("  ".join(f"{r[c]:>12.4g}" if isinstance(r[c], (int, float)) else f"{str(r[c]):>12}" for c in cols))
+        print("  ".join(cell(r[c]) for c in cols))
+    if len(rows) > 50:
+        print(f"... {len(rows) - 50} more rows in {out}/summary.csv")
     return 0
 
 

@@ -189,6 +189,9 @@ def _record_fidelity(out: Path, fig_id: str, level: str) -> None:
     fid = _fidelity(out)
     fid[fig_id] = level
     R.atomic_write_text(out / "fidelity.json", R.dumps(fid))
+    R.atomic_write_text(out / "metadata.json", R.dumps({
+        "figures": fid, "versions": R.package_versions(), "git_revision": R.git_revision(), "written": R.now(),
+        "quick_run_settings": QUICK, "runs": "each simulated figure's runs/<config>/metadata.json holds its config and seed"}))
 
 
 def write_gallery(out: Path) -> Path:
