@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError, check
+from .errors import check
 
 
 @dataclass(frozen=True)

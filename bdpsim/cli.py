@@ -223,7 +223,7 @@ def _cmd_worst_case(a) -> int:
         print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
         print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
         h = r.gaussian_factor
-        print(f"Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
+        print("Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
         print("worst correlation matrix:")
         print(np.array2string(r.correlation, precision=4, suppress_small=True))
     else:
@@ -308,7 +308,7 @@ def _cmd_bounds(a) -> int:
             print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
         tau = B.calibrate_markov(a.epsilon, P)
         print(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
-              else f"calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
+              else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
     elif a.which == "gaussian":
         h = B.gaussian_factor(a.rho, a.m)
         print(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)

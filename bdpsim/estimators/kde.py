@@ -110,15 +110,3 @@ class KdeEstimator:
         a = self._outputs(model, mechanism, cond, rng)
         b = self._outputs(model, mechanism, cond, rng)
         return max_log_ratio(a, b, rng, points=self.points, window=self.window, backend=self.backend)
-
-
-def fastkde_version() -> str:
-    """fastkde's installed version (``fastkde.__version__`` reads "editable")."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("fastkde")
-    except PackageNotFoundError:  # pragma: no cover
-        return "unknown"
-
-
