@@ -134,3 +134,18 @@ def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env):
     fresh = tmp_path / "fresh"
     assert subprocess.run([*cmd[:6], str(fresh), *cmd[7:]], env=cli_env).returncode == 0
     assert table(out) == table(fresh)
+
+
+def test_adversary_streams_are_the_spawn_tree(configs):
+    """SeedSequence(seed, spawn_key=(key, 0, j)) is child j of child 0 of child `key` of the root."""
+    import numpy as np
+
+    from bdpsim.driver import adversary_streams
+
+    p = load_config(configs / "markov.toml").points[0]
+    root = np.random.SeedSequence(p.seed)
+    node = root.spawn(p.key + 1)[p.key] if p.key < 4096 else np.random.SeedSequence(p.seed, spawn_key=(p.key,))
+    tree = node.spawn(1)[0].spawn(4)[3].spawn(3)
+    got = adversary_streams(p, 3)
+    for g, s in zip(got, tree):
+        assert g.random() == np.random.default_rng(s).random()
