@@ -15,6 +15,7 @@ time, and samples are generated in chunks (``run.chunk``).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
@@ -232,8 +233,6 @@ def _stderr(msg: str) -> None:
 
 def _parallel(jobs: int, backend: str, scheduler: str | None):
     """A context manager yielding a joblib ``Parallel`` for the chosen backend."""
-    import contextlib
-
     import joblib
 
     @contextlib.contextmanager
@@ -285,13 +284,6 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         raise ConfigError("--out", str(out), "exists and is not a directory")
     ids = [p.id for p in config.points]
     todo = [p for p in config.points if not R.point_done(out, p.id)]
-    out.mkdir(parents=True, exist_ok=True)
-    meta = R.metadata(config.raw, config.points, config.seed,
-                      {"source": config.source, "title": config.title, "started": R.now(),
-                       "status": "running", "argv": sys.argv, "jobs": jobs, "backend": backend})
-    R.atomic_write_text(out / "metadata.json", R.dumps(meta))
-    if len(todo) < len(ids):
-        log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
     tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
     remaining = defaultdict(int)
     for p, _, _ in tasks:
@@ -299,27 +291,34 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     by_id = {p.id: p for p in todo}
     collected: dict[str, list] = defaultdict(list)
     secs: dict[str, float] = defaultdict(float)
-    bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
-    try:
-        if tasks:
-            with _parallel(jobs, backend, scheduler) as par:
-                for res in par(delayed(fn)(*args) for _, fn, args in tasks):
-                    collected[res.point_id].append(res)
-                    secs[res.point_id] += res.seconds
-                    remaining[res.point_id] -= 1
-                    bar.update(1)
-                    if remaining[res.point_id] == 0:
-                        p = by_id[res.point_id]
-                        parts = sorted(collected.pop(p.id), key=lambda c: c.order)
-                        stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
-                        rows = _keep_rows(p, [r for c in parts for r in c.rows])
-                        rows.sort(key=lambda r: (r["adversary"], r["i"], r["known"], r["x_known"], r["x"], r["x_prime"]))
-                        summ = summarize(p, stats, rows, secs[p.id])
-                        _check_bounds(summ, log)
-                        R.write_point(out, p.id, summ, rows)
-                        R.write_tables(out, ids)
-    finally:
-        bar.close()
+    # connect to the backend first: an unreachable scheduler must not leave files behind
+    with (_parallel(jobs, backend, scheduler) if tasks else contextlib.nullcontext()) as par:
+        out.mkdir(parents=True, exist_ok=True)
+        meta = R.metadata(config.raw, config.points, config.seed,
+                          {"source": config.source, "title": config.title, "started": R.now(),
+                           "status": "running", "argv": sys.argv, "jobs": jobs, "backend": backend})
+        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+        if len(todo) < len(ids):
+            log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
+        bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
+        try:
+            for res in (par(delayed(fn)(*args) for _, fn, args in tasks) if tasks else ()):
+                collected[res.point_id].append(res)
+                secs[res.point_id] += res.seconds
+                remaining[res.point_id] -= 1
+                bar.update(1)
+                if remaining[res.point_id] == 0:
+                    p = by_id[res.point_id]
+                    parts = sorted(collected.pop(p.id), key=lambda c: c.order)
+                    stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
+                    rows = _keep_rows(p, [r for c in parts for r in c.rows])
+                    rows.sort(key=lambda r: (r["adversary"], r["i"], r["known"], r["x_known"], r["x"], r["x_prime"]))
+                    summ = summarize(p, stats, rows, secs[p.id])
+                    _check_bounds(summ, log)
+                    R.write_point(out, p.id, summ, rows)
+                    R.write_tables(out, ids)
+        finally:
+            bar.close()
     rows = R.write_tables(out, ids)
     meta.update(status="complete", finished=R.now())
     R.atomic_write_text(out / "metadata.json", R.dumps(meta))

@@ -131,6 +131,8 @@ def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, cli_env, conte
     (["bounds", "markov", "--transition", "[[1,2]", "--epsilon", "1"], "--transition"),
     (["bounds", "gaussian", "--rho", "0.3", "--m", "3", "--epsilon", "-1"], "epsilon"),
     (["plot", "/nonexistent/dir"], "summary.csv"),
+    (["run", "configs/quickstart.toml", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1",
+      "--out", "/tmp/bdpsim-test-nodask"], "cannot connect"),
 ])
 def test_cli_bad_arguments(tmp_path, cli_env, args, needle):
     from pathlib import Path
@@ -139,3 +141,4 @@ def test_cli_bad_arguments(tmp_path, cli_env, args, needle):
                        cwd=root)
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr and p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr
+    assert not Path("/tmp/bdpsim-test-nodask").exists()
