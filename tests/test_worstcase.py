@@ -46,3 +46,10 @@ def test_bad_arguments():
         worst_gaussian_sum(20, 0.1, np.random.default_rng(0))
     with pytest.raises(ConfigError):
         worst_markov_chain(0.5, 5, 1.0, np.random.default_rng(0))
+
+
+def test_markov_three_state_search_respects_ratio_and_bound():
+    r = worst_markov_chain(3.0, 4, 1.0, np.random.default_rng(1), states=3, starts=2, maxiter=40)
+    assert r.transition.shape == (3, 3) and np.allclose(r.transition.sum(1), 1)
+    assert B.gamma_of(r.transition) <= 3.0 + 1e-9
+    assert 1.0 <= r.bdpl <= r.markov_bound
