@@ -34,6 +34,7 @@ class Context:
     progress: bool = False
     data_dir: Path | None = None
     log: Callable[[str], None] = print
+    notes: list = field(default_factory=list)  # said in the gallery under the current figure
 
     def raw(self, name: str) -> dict:
         path = self.configs / name
@@ -100,6 +101,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
             if name not in optional:
                 raise
             ctx.log(f"  skipped {name}: {exc}")
+            ctx.notes.append(f"{name} skipped: {exc}")
             continue
         write_utility(ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name)
         rows += r
@@ -167,13 +169,14 @@ def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, j
     for i in ids:
         fig = FIGURES[i]
         log(f"{i}: {fig.title}")
+        ctx.notes = []
         rows = fig.compute(ctx)
         cols = list(dict.fromkeys(k for r in rows for k in r))
         R.atomic_write_text(out / f"{i}.csv", R.csv_text(rows, cols))
         f, ax = F.subplots(figsize=(6.4, 4.6))
         fig.plot(rows, ax)
         written += [out / f"{i}.csv", *F.save(f, out / i)]
-        _record_fidelity(out, i, "quick" if quick and fig.simulated else "full")
+        _record_fidelity(out, i, "quick" if quick and fig.simulated else "full", ctx.notes)
     write_gallery(out)
     return written
 
@@ -185,9 +188,10 @@ def _fidelity(out: Path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def _record_fidelity(out: Path, fig_id: str, level: str) -> None:
+def _record_fidelity(out: Path, fig_id: str, level: str, notes: Sequence[str] = ()) -> None:
     fid = _fidelity(out)
     fid[fig_id] = level
+    fid.setdefault("_notes", {})[fig_id] = list(notes)
     R.atomic_write_text(out / "fidelity.json", R.dumps(fid))
     R.atomic_write_text(out / "metadata.json", R.dumps({
         "figures": fid, "versions": R.package_versions(), "git_revision": R.git_revision(), "written": R.now(),
@@ -206,6 +210,9 @@ def write_gallery(out: Path) -> Path:
         cmd = f"bdpsim figures --only {i}" + (" --quick" if fid.get(i) == "quick" else "")
         lines += [f"## {i}: {fig.title}", "", f"![{i}]({i}.png)", "",
                   f"`{cmd}` — data: [{i}.csv]({i}.csv), vector: [{i}.pdf]({i}.pdf)", ""]
+        lines += [f"> Note: {n}" for n in fid.get("_notes", {}).get(i, [])]
+        if fid.get("_notes", {}).get(i):
+            lines.append("")
     path = out / "README.md"
     R.atomic_write_text(path, "\n".join(lines))
     return path

@@ -106,6 +106,7 @@ def test_utility_figures(tmp_path):
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / f"{i}.{ext}").stat().st_size > 200
     assert any("skipped utility_electricity.toml" in m for m in logs)  # AMPds not bundled: said, not hidden
+    assert "> Note: utility_electricity.toml skipped" in (tmp_path / "README.md").read_text()
     rows = read(tmp_path / "paper-fig5.csv")
     markov = [r for r in rows if r["mechanism"] == "markov"]
     assert [r["note"].startswith("not reachable") for r in markov] == [True, False, False]
