@@ -363,14 +363,15 @@ def _utility_figure(metric: str, title: str):
 
     def plot(rows, ax):
         plot_utility(rows, ax, metric)
-        ax.set_title(title, fontsize=9)
+        present = ", ".join(dict.fromkeys(f"{r['dataset']}" for r in rows))
+        ax.set_title(title.format(datasets=present), fontsize=9)
         return ax
 
     return plot
 
 
-plot_paper_fig4 = _utility_figure("alpha", "Gaussian data: Galton, FamilyIQ, SyntheticIQ (sum query)")
-plot_paper_fig5 = _utility_figure("alpha", "Markov data: Activity, Electricity (count query)")
+plot_paper_fig4 = _utility_figure("alpha", "Gaussian data: {datasets} (sum query)")
+plot_paper_fig5 = _utility_figure("alpha", "Markov data: {datasets} (count query)")
 plot_thesis_fig17 = _utility_figure("mse", "MSE of the ε-BDP count on genomic data (synthetic pedigrees)")
 plot_thesis_fig18 = _utility_figure("mse", "MSE of the ε-BDP sum on Galton height data")
 plot_thesis_fig19 = _utility_figure("mse", "MSE of the ε-BDP count on activity data: single days and complete data")
