@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Measure the Bayesian differential privacy leakage (BDPL) of DP mechanisms on correlated "
         "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
         "values where the model allows, and the theoretical bounds."),
+        epilog="start here:\n"
+               "  bdpsim run configs/quickstart.toml --out results/quickstart && bdpsim plot results/quickstart\n"
+               "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
+               "  bdpsim figures --quick --jobs 2\n"
+               "each command has its own --help with examples; bad input exits with code 2 and one line.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -111,14 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     wg.add_argument("--noise-scale", type=float, default=10.0, help="Laplace beta (default 10)")
     wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
     wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
-    wg.add_argument("--seed", type=int, default=1)
+    wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
     wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma")
     wm.add_argument("--gamma", type=float, required=True)
     wm.add_argument("--n", type=int, default=6, help="records (2..9; default 6)")
     wm.add_argument("--epsilon", type=float, required=True)
     wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
-    wm.add_argument("--starts", type=int, default=8)
-    wm.add_argument("--seed", type=int, default=1)
+    wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
+    wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
     ac = sub.add_parser("accuracy", help="error of the kde and mixture estimators against exact BDPL",
                         description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
                                     "with exact answers, the per-adversary error (bias, RMSE, max) of 'kde' "
@@ -130,8 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--out", default="results/accuracy", help="output directory (default results/accuracy)")
     ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
-    ac.add_argument("--seed", type=int, default=1)
-    ac.add_argument("--jobs", type=int, default=1)
+    ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
+    ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
     fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
                         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
                                     "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
@@ -143,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
     fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
-    fg.add_argument("--jobs", type=int, default=1)
+    fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
     fg.add_argument("--configs", help="directory of the bundled configs (default: the checkout's configs/)")
     fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
 
