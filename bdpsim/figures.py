@@ -142,22 +142,6 @@ def _lines(ax, rows, x, y, key, fmt="{}", style="-", **kw):
     return ax
 
 
-def plot_thesis_fig03(rows, ax):
-    ax.plot([r["epsilon"] for r in rows], [r["beta"] for r in rows], "-")
-    ax.set_xlabel("BDPL ε")
-    ax.set_ylabel("β = P(error > n/2)")
-    ax.set_title("ε-BDP Laplace count (general bound): probability of an error > n/2", fontsize=9)
-    return ax
-
-
-def plot_thesis_fig05(rows, ax):
-    ax.plot([r["epsilon"] for r in rows], [r["beta_min"] for r in rows], "-")
-    ax.set_xlabel("ε (free-lunch privacy)")
-    ax.set_ylabel("minimum β")
-    ax.set_title("Minimum β of an (α, β)-accurate ε-free-lunch-private algorithm", fontsize=9)
-    return ax
-
-
 def plot_thesis_fig07(rows, ax):
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     combos = list(dict.fromkeys((r["epsilon"], r["m"]) for r in rows))
@@ -220,12 +204,16 @@ def plot_thesis_fig13(rows, ax):
     return ax
 
 
-def _line_figure(x: str, y: str, key: str, fmt: str, xlabel: str, ylabel: str, title: str, *,
+def _line_figure(x: str, y: str, key: str | None, fmt: str, xlabel: str, ylabel: str, title: str, *,
                  xlog: bool = False, ylog: bool = True):
-    """A figure function ``(rows, ax) -> ax``: one line of ``y`` vs ``x`` per value of ``key``."""
+    """A figure function ``(rows, ax) -> ax``: one line of ``y`` vs ``x`` per value of ``key``
+    (a single line when ``key`` is None)."""
 
     def plot(rows, ax):
-        _lines(ax, rows, x, y, key, fmt)
+        if key is None:
+            ax.plot([r[x] for r in rows], [r[y] for r in rows], "-")
+        else:
+            _lines(ax, rows, x, y, key, fmt)
         if ylog:
             ax.set_yscale("log")
         if xlog:
@@ -233,12 +221,17 @@ def _line_figure(x: str, y: str, key: str, fmt: str, xlabel: str, ylabel: str, t
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=7)
+        if key is not None:
+            ax.legend(fontsize=7)
         return ax
 
     return plot
 
 
+plot_thesis_fig03 = _line_figure("epsilon", "beta", None, "", "BDPL ε", "β = P(error > n/2)",
+                                 "ε-BDP Laplace count (general bound): probability of an error > n/2", ylog=False)
+plot_thesis_fig05 = _line_figure("epsilon", "beta_min", None, "", "ε (free-lunch privacy)", "minimum β",
+                                 "Minimum β of an (α, β)-accurate ε-free-lunch-private algorithm", ylog=False)
 plot_thesis_fig16 = _line_figure("h", "gamma_max", "epsilon", "ε = {:g}", "relative error factor h", "max. γ",
                                  "Max. transition ratio γ for an ε-BDP error ≤ h × the ε-DP error")
 
