@@ -103,3 +103,16 @@ def test_limited_covariance_class(rng):
 def test_gaussian_bad_input(bad):
     with pytest.raises(ConfigError):
         GaussianModel(**bad)
+
+
+def test_count_law_long_chain_matches_marginals():
+    """n = 400 with small transition probabilities: no underflow; E[C] = sum of marginals."""
+    P = np.array([[0.99, 0.01], [0.02, 0.98]])
+    m = MarkovChainModel(P, 400)
+    known = {0: 1, 150: 0, 399: 1}
+    pos = sorted(known)
+    law, logev = m.count_law(pos, np.array([[known[p] for p in pos]]), [1])
+    assert np.isfinite(logev[0]) and law[0].sum() == pytest.approx(1.0, abs=1e-12)
+    mean = float(np.arange(401) @ law[0])
+    assert mean == pytest.approx(m.marginals(known)[:, 1].sum(), rel=1e-9)
+    assert logev[0] == pytest.approx(m.log_evidence(known), abs=1e-9)

@@ -215,11 +215,12 @@ class MarkovChainModel:
         logz = np.zeros(B)
         with np.errstate(divide="ignore"):
             for t in range(1, n + 1):
-                z = a.sum(axis=(1, 2))
-                ok = z > 0
-                zz = np.where(ok, z, 1.0)
-                a /= zz[:, None, None]
-                logz += np.where(ok, np.log(zz), -np.inf)
+                if t % 8 == 0 or t == n:  # rescale often enough that nothing underflows
+                    z = a.sum(axis=(1, 2))
+                    ok = z > 0
+                    zz = np.where(ok, z, 1.0)
+                    a /= zz[:, None, None]
+                    logz += np.where(ok, np.log(zz), -np.inf)
                 if t == n:
                     break
                 nxt = a @ P  # sum_x a[b, c, x] P[x, y]
