@@ -316,7 +316,10 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
                     summ = summarize(p, stats, rows, secs[p.id])
                     _check_bounds(summ, log)
                     R.write_point(out, p.id, summ, rows)
-                    R.write_tables(out, ids)
+                    R.write_summary(out, ids)  # adversaries.csv.gz is rebuilt once, at the end
+        except BaseException:  # Ctrl-C or a failure: leave consistent tables of what finished
+            R.write_tables(out, ids)
+            raise
         finally:
             bar.close()
     rows = R.write_tables(out, ids)

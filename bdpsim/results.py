@@ -125,13 +125,20 @@ def read_point(out: Path, point_id: str) -> dict:
     return json.loads(point_paths(out, point_id)[0].read_text())
 
 
-def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
-    """(Re)build ``summary.csv`` and ``adversaries.csv.gz`` from the finished points, in config
-    order; returns the summary rows."""
+def write_summary(out: Path, point_ids: Sequence[str]) -> list[dict]:
+    """(Re)build ``summary.csv`` from the finished points, in config order; return its rows."""
     out = Path(out)
-    done = [p for p in point_ids if point_done(out, p)]
-    rows = [read_point(out, p) for p in done]
+    rows = [read_point(out, p) for p in point_ids if point_done(out, p)]
     atomic_write_text(out / "summary.csv", csv_text(rows, SUMMARY_COLUMNS))
+    return rows
+
+
+def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
+    """(Re)build ``summary.csv`` and ``adversaries.csv.gz`` (concatenated gzip members of the
+    finished points) in config order; return the summary rows."""
+    out = Path(out)
+    rows = write_summary(out, point_ids)
+    done = [p for p in point_ids if point_done(out, p)]
     members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS).encode(), mtime=0)]
     members += [point_paths(out, p)[1].read_bytes() for p in done]
     atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))

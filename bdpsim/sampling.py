@@ -42,30 +42,37 @@ def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chu
         done += m
 
 
+def _multinomial(law: tuple[np.ndarray, np.ndarray], size: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    atoms, p = law
+    counts = rng.multinomial(size, p / p.sum())
+    keep = counts > 0
+    return atoms[keep], counts[keep]
+
+
+def _simulated(model, mechanism, known, size, rng, chunk) -> np.ndarray:
+    return np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
+
+
 def sample_query_counts(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
                         mode: str = "auto", chunk: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
     """The empirical law of ``size`` noiseless query values: sorted distinct ``atoms`` and their
     ``counts``. With an exact query law (``mode="auto"``) the counts are one multinomial draw,
     which has exactly the law of counting ``size`` i.i.d. query values."""
-    if mode == "auto":
-        law = exact_query_law(model, mechanism, known)
-        if law is not None:
-            atoms, p = law
-            counts = rng.multinomial(size, p / p.sum())
-            keep = counts > 0
-            return atoms[keep], counts[keep]
-    q = np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
-    return np.unique(q, return_counts=True)
+    law = exact_query_law(model, mechanism, known) if mode == "auto" else None
+    if law is not None:
+        return _multinomial(law, size, rng)
+    return np.unique(_simulated(model, mechanism, known, size, rng, chunk), return_counts=True)
 
 
 def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
                  mode: str = "auto", chunk: int = 65_536) -> np.ndarray:
     """``size`` noiseless query values ``f(X)`` with ``X ~ pi(. | known)`` (sorted when drawn
     from an exact law; the order carries no information for i.i.d. draws)."""
-    if mode == "auto" and exact_query_law(model, mechanism, known) is not None:
-        atoms, counts = sample_query_counts(model, mechanism, known, size, rng, mode, chunk)
-        return np.repeat(atoms, counts)
-    return np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
+    law = exact_query_law(model, mechanism, known) if mode == "auto" else None
+    if law is not None:
+        return np.repeat(*_multinomial(law, size, rng))
+    return _simulated(model, mechanism, known, size, rng, chunk)
 
 
 def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
