@@ -121,14 +121,18 @@ def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequenc
     atomic_write_text(js, dumps(summary))
 
 
-def read_point(out: Path, point_id: str) -> dict:
-    return json.loads(point_paths(out, point_id)[0].read_text())
-
-
 def write_summary(out: Path, point_ids: Sequence[str]) -> list[dict]:
     """(Re)build ``summary.csv`` from the finished points, in config order; return its rows."""
     out = Path(out)
-    rows = [read_point(out, p) for p in point_ids if point_done(out, p)]
+    rows = []
+    for p in point_ids:  # each finished point's marker is read once
+        js, gz = point_paths(out, p)
+        try:
+            row = json.loads(js.read_text())
+        except (OSError, ValueError):
+            continue
+        if gz.is_file():
+            rows.append(row)
     atomic_write_text(out / "summary.csv", csv_text(rows, SUMMARY_COLUMNS))
     return rows
 
@@ -138,9 +142,8 @@ def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
     finished points) in config order; return the summary rows."""
     out = Path(out)
     rows = write_summary(out, point_ids)
-    done = [p for p in point_ids if point_done(out, p)]
     members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS).encode(), mtime=0)]
-    members += [point_paths(out, p)[1].read_bytes() for p in done]
+    members += [point_paths(out, r["point_id"])[1].read_bytes() for r in rows]
     atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
     return rows
 
