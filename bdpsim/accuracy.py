@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import bounds as B
-from .adversary import random_gaussian_adversary, random_markov_adversary
+from .adversary import random_gaussian_adversary, random_discrete_adversary
 from .errors import check
 from .estimators import KdeEstimator, MixtureEstimator, adversary_bdpl
 from .mechanisms import ClippedSum, LaplaceCount, LaplaceSum
@@ -48,7 +48,7 @@ COLUMNS = ["case", "estimator", "samples", "n_adversaries", "mean_exact", "bias"
 def _draw(case: Case, rng: np.random.Generator):
     if case.kind == "markov":
         model = MarkovChainModel(B.symmetric_chain(case.param), case.n)
-        return model, LaplaceCount(case.epsilon), random_markov_adversary(model, range(case.n), rng)
+        return model, LaplaceCount(case.epsilon), random_discrete_adversary(model, range(case.n), rng)
     cov = limited_covariance(case.n, case.param, 1.0, rng)
     model = GaussianModel(rng.uniform(0, 10, case.n), cov)
     if case.kind == "gaussian_sum":

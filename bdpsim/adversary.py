@@ -7,13 +7,14 @@ argument and hold no state.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import ConfigError, check
-from .models import GaussianModel, MarkovChainModel
+from .models import GaussianModel
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,26 @@ def known_sizes(spec, n: int) -> tuple[int, ...]:
         return tuple(range(1, n))
     if spec == "all":
         return tuple(range(0, n))
-    if isinstance(spec, (list, tuple)) and spec:
+    if isinstance(spec, (list, tuple)) and spec and all(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in spec):
         sizes = tuple(sorted({int(k) for k in spec}))
         check(all(0 <= k <= n - 1 for k in sizes), "run.known_sizes", list(spec),
               f"sizes must be in 0..n-1 = 0..{n - 1}")
         return sizes
-    raise ConfigError("run.known_sizes", spec, "must be 'thesis', 'all' or a non-empty list of sizes")
+    raise ConfigError("run.known_sizes", spec, "must be 'thesis', 'all' or a non-empty list of integer sizes")
+
+
+def is_upward_closed(sizes: Sequence[int], n: int) -> bool:
+    """True when ``sizes`` is ``{k, ..., n-1}``: every superset of an allowed known set is then
+    allowed too (what the window reduction of exhaustive Markov searches needs)."""
+    return bool(sizes) and tuple(sizes) == tuple(range(sizes[0], n))
+
+
+def known_sets(n: int, i: int, sizes: Sequence[int]):
+    """Every known set ``K`` of ``[n] \\ {i}`` with ``|K|`` in ``sizes`` (exhaustive enumeration)."""
+    others = [j for j in range(n) if j != i]
+    for k in sizes:
+        yield from itertools.combinations(others, k)
 
 
 def _draw_known_set(n: int, sizes: Sequence[int], rng: np.random.Generator) -> tuple[int, tuple[int, ...]]:
@@ -67,11 +82,12 @@ def _draw_known_set(n: int, sizes: Sequence[int], rng: np.random.Generator) -> t
     return i, known
 
 
-def random_markov_adversary(model: MarkovChainModel, sizes: Sequence[int],
-                            rng: np.random.Generator, max_tries: int = 1000) -> Adversary:
-    """Uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
-    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the chain's marginal; redrawn when
-    either conditioning event has probability zero (possible only when ``P`` has zeros).
+def random_discrete_adversary(model, sizes: Sequence[int],
+                              rng: np.random.Generator, max_tries: int = 1000) -> Adversary:
+    """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
+    uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
+    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the model's marginal; redrawn when
+    either conditioning event has probability zero (possible only when the law has zeros).
     """
     s = model.states
     for _ in range(max_tries):
@@ -82,7 +98,7 @@ def random_markov_adversary(model: MarkovChainModel, sizes: Sequence[int],
         if np.isfinite(model.log_evidence(adv.condition(x))) and \
                 np.isfinite(model.log_evidence(adv.condition(xp))):
             return adv
-    raise ConfigError("model.transition", model.transition.tolist(),
+    raise ConfigError("model", getattr(model, "kind", "model"),
                       "no adversary with positive-probability conditions found")
 
 
@@ -106,3 +122,13 @@ def random_gaussian_adversary(model: GaussianModel, sizes: Sequence[int], rng: n
         raise ConfigError("run.targets", targets, "must be 'uniform' or 'endpoints'")
     xk = model.sample(1, rng)[0, list(known)] if known else np.zeros(0)
     return Adversary(i, known, tuple(float(v) for v in xk), x, xp)
+
+
+def draw_adversary(model, sizes: Sequence[int], rng: np.random.Generator, targets: str,
+                   target_range: tuple[float, float] | None) -> Adversary:
+    """One random adversary (thesis §3.1.2 step 1) for any data model: discrete models (with a
+    ``states`` attribute) draw a pair of distinct states; continuous ones draw ``x, x'`` by
+    ``targets`` on ``target_range`` (``"fixed"``: exactly ``target_range``)."""
+    if hasattr(model, "states"):
+        return random_discrete_adversary(model, sizes, rng)
+    return random_gaussian_adversary(model, sizes, rng, targets, target_range)

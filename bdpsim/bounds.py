@@ -1,8 +1,9 @@
-"""Theoretical BDPL bounds, calibration and accuracy formulas (SCIENCE.md §6–§7).
+"""Theoretical BDPL bounds, calibration and accuracy formulas (paper §4–§7, thesis §4–§7).
 
 All functions are pure. A bound that does not apply returns a :class:`Bound` with
 ``value = nan`` and the reason in ``reason``; inputs that are not numbers of the right range
-raise :class:`~bdpsim.errors.ConfigError`.
+raise :class:`~bdpsim.errors.ConfigError`. :func:`applicable_bounds` chooses the bounds of a
+configuration point and says why each one that does not apply does not.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import check
+from .models.markov import gamma_of, omega_of, symmetric_chain, transition_matrix
+
+__all__ = ["Bound", "applicable_bounds", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
+           "yang_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]
 
 
 @dataclass(frozen=True)
@@ -75,34 +80,6 @@ def gaussian_bound(epsilon: float, rho: float, m: int, distance: float | None = 
     return Bound("gaussian", h * eps * scale)
 
 
-def transition_matrix(P) -> np.ndarray:
-    """Validate a transition matrix (square, finite, >= 0, rows summing to 1)."""
-    P = np.asarray(P, dtype=float)
-    check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
-          P.tolist() if P.size < 50 else P.shape, "must be a square matrix with >= 2 states")
-    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", P.tolist(),
-          "entries must be finite and >= 0")
-    rows = P.sum(axis=1)
-    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", P.tolist(),
-          f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
-    return P
-
-
-def gamma_of(P) -> float:
-    """``gamma = max P / min P`` (inf when some entry is 0)."""
-    P = transition_matrix(P)
-    return math.inf if P.min() == 0 else float(P.max() / P.min())
-
-
-def omega_of(P) -> float:
-    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio)."""
-    P = transition_matrix(P)
-    cmin, cmax = P.min(axis=0), P.max(axis=0)
-    if np.any(cmin == 0):
-        return math.inf
-    return float(np.max(cmax / cmin))
-
-
 def markov_bound(epsilon: float, P) -> Bound:
     """Markov chain bound ``eps + 4 ln gamma`` (paper Thm 6.2), needs all ``P > 0`` (H1).
 
@@ -127,13 +104,6 @@ def zhao_bound(epsilon: float, P) -> Bound:
 def yang_bound(epsilon: float, n: int) -> Bound:
     """Yang et al.'s ``n eps`` (Gaussian Markov random field, weakest adversary)."""
     return Bound("yang", _m(n) * _pos("epsilon", epsilon))
-
-
-def symmetric_chain(gamma: float) -> np.ndarray:
-    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``."""
-    g = float(gamma)
-    check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
-    return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
 
 
 # ---------------------------------------------------------------- calibration and accuracy
@@ -178,3 +148,54 @@ def markov_factor(epsilon: float, gamma: float) -> float:
     check(g >= 1, "gamma", gamma, "must be >= 1")
     d = eps - 4.0 * math.log(g)
     return eps / d if d > 0 else math.nan
+
+
+# ---------------------------------------------------------------- selection per configuration
+
+def _na(name: str, reason: str) -> Bound:
+    return Bound(name, math.nan, f"{name}: not applicable ({reason})")
+
+
+def _gaussian_applicable(spec) -> str | None:
+    if spec.fixed is not None and spec.detail.get("explicit"):
+        d = np.diag(spec.fixed.cov)
+        if not np.allclose(d, d[0], rtol=1e-12, atol=0):
+            return "needs a limited covariance Sigma_rho with a constant diagonal"
+    return None
+
+
+def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
+    """The theoretical bounds of a configuration point, each applicable or with its reason.
+
+    Keys: ``general`` (``m eps``, paper Thm 4.3), ``model`` (Gaussian Thm 5.5/5.8 or Markov
+    Thm 6.2), ``zhao`` (thesis eq. 20), ``lower`` (a lower bound on the BDPL: ``eps`` for an
+    eps-DP mechanism, attained by an adversary that knows every other record). Markov and Zhao
+    bounds need (H1) every ``P > 0`` and (H2) a stationary start; the Gaussian bound needs a
+    constant diagonal and ``rho (m - 2) < 1``.
+    """
+    eps = getattr(mechanism, "epsilon", None)
+    eps = float(eps) if eps is not None else math.nan
+    dp = math.isfinite(eps)
+    why_dp = f"mechanism '{mechanism.kind}' is not eps-DP"
+    out = {"general": general_bound(eps, spec.m) if dp else _na("general", why_dp),
+           "model": Bound("model", math.nan), "zhao": Bound("zhao", math.nan),
+           "lower": Bound("lower", eps) if dp else _na("lower", why_dp)}
+    if spec.kind == "markov":
+        model = spec.fixed
+        if not dp:
+            out["model"], out["zhao"] = _na("markov", why_dp), _na("zhao", why_dp)
+        elif not model.is_stationary:
+            out["model"] = _na("markov", "needs a stationary start (H2)")
+            out["zhao"] = _na("zhao", "needs a stationary start (H2)")
+        else:
+            out["model"], out["zhao"] = markov_bound(eps, model.transition), zhao_bound(eps, model.transition)
+    elif spec.kind == "gaussian":
+        why = _gaussian_applicable(spec)
+        if why is not None:
+            out["model"] = _na("gaussian", why)
+        elif mechanism.kind == "clipped_sum":
+            out["model"] = gaussian_bound(eps, spec.rho, spec.m)
+        elif mechanism.kind == "sum":
+            x, xp = mechanism.target_values
+            out["model"] = gaussian_bound(mechanism.metric_epsilon, spec.rho, spec.m, distance=abs(x - xp))
+    return out

@@ -261,7 +261,8 @@ def _cmd_run(a) -> int:
               "re-run the same command to resume", file=sys.stderr)
         return 130
     print(f"{len(rows)} configurations -> {out}/summary.csv")
-    cols = ["estimator", "n", "epsilon", "rho", "gamma", "bdpl_p99", "noise_floor", "bdpl_exact", "bound_general", "bound_model"]
+    cols = ["estimator", "n", "epsilon", "rho", "gamma", f"bdpl_{cfg.percentile_label}", "noise_floor", "bdpl_exact",
+            "bound_general", "bound_model"]
     print("  ".join(f"{c:>12}" for c in cols))
     def cell(v) -> str:
         if isinstance(v, float) and math.isnan(v):
@@ -276,13 +277,16 @@ def _cmd_run(a) -> int:
 
 
 def _cmd_validate(a) -> int:
-    from .config import load_config
+    from .config import is_utility_config, load_config, load_toml
 
-    cfg = load_config(a.config)
-    print(f"{a.config}: valid, {len(cfg.points)} configuration points")
-    for p in cfg.points:
-        print(f"  {p.id}  model={p.model.kind} n={p.model.n} mechanism={p.mechanism.kind} "
-              f"eps={p.epsilon:g} estimator={p.run['estimator']} adversaries={p.run['adversaries']}")
+    if is_utility_config(load_toml(a.config)):
+        from .utility.experiment import describe_utility, load_utility
+
+        print("\n".join(describe_utility(load_utility(a.config), a.config)))
+        return 0
+    from .plan import describe
+
+    print("\n".join(describe(load_config(a.config))))
     return 0
 
 

@@ -27,13 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from . import results as R
-from .adversary import random_gaussian_adversary, random_markov_adversary
+from .adversary import draw_adversary as _draw
 from .config import ExperimentConfig, ExperimentPoint
 from .errors import ConfigError, NotAvailable
 from .estimators import ExactEstimator, adversary_bdpl
-from .estimators.exact import exhaustive_gaussian_sum, exhaustive_markov_count
-from .mechanisms import ClippedSum, LaplaceSum
-from .models import MarkovChainModel
+from .rows import AdversaryResult, SummaryRow
 
 BACKENDS = ("loky", "dask")
 
@@ -51,13 +49,7 @@ def bootstrap_stream(point: ExperimentPoint) -> np.random.Generator:
 def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
     """One (model, adversary) draw for ``point`` (thesis §3.1.2 step 1; §6.4.1 for Gaussian)."""
     model = point.model.draw(rng)
-    if isinstance(model, MarkovChainModel):
-        return model, random_markov_adversary(model, point.sizes, rng)
-    mech = point.mechanism
-    if isinstance(mech, LaplaceSum):
-        return model, random_gaussian_adversary(model, point.sizes, rng, "fixed", point.run["_targets"])
-    rng_targets = point.run.get("_targets") or point.model.mean_range
-    return model, random_gaussian_adversary(model, point.sizes, rng, point.run["targets"], rng_targets)
+    return model, _draw(model, point.sizes, rng, point.target_mode, point.target_range)
 
 
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points")
@@ -75,15 +67,16 @@ class ChunkResult:
     seconds: float
 
 
-def _stats_of(rows: list[dict]) -> dict:
-    return {k: np.array([r[k] for r in rows], dtype=float) for k in STAT_KEYS}
+def _stats_of(rows: list[AdversaryResult]) -> dict:
+    return {k: np.array([getattr(r, k) for r in rows], dtype=float)
+            for k in STAT_KEYS}
 
 
-def _keep_rows(point: ExperimentPoint, rows: list[dict]) -> list[dict]:
-    keep = point.run["adversary_rows"]
+def _keep_rows(point: ExperimentPoint, rows: list[AdversaryResult]) -> list[AdversaryResult]:
+    keep = point.settings.adversary_rows
     if keep == "all" or len(rows) <= keep:
         return rows
-    return sorted(rows, key=lambda r: -r["bdpl"] if np.isfinite(r["bdpl"]) else np.inf)[:keep]
+    return sorted(rows, key=lambda r: -r.bdpl if np.isfinite(r.bdpl) else np.inf)[:keep]
 
 
 def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
@@ -91,8 +84,8 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
     t0 = time.perf_counter()
     est = point.estimator()
     mech = point.mechanism
-    nf = point.run["noise_floor_adversaries"]
-    want_exact = point.run["exact_reference"] or isinstance(est, ExactEstimator)
+    nf = point.settings.noise_floor_adversaries
+    want_exact = point.settings.exact_reference or isinstance(est, ExactEstimator)
     rows = []
     for j in indices:
         r_draw, r_est, r_null = adversary_streams(point, j)
@@ -107,33 +100,23 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
                 exact = adversary_bdpl(model, mech, adv).value
             except NotAvailable:
                 pass
-        rows.append({"point_id": point.id, "adversary": j, **adv.as_row(), "bdpl": e.value,
-                     "null_bdpl": null, "nonpositive_points": e.nonpositive, "argmax": e.argmax,
-                     "exact": exact})
+        rows.append(AdversaryResult.of(point.id, j, adv, e.value, null_bdpl=null,
+                                       nonpositive_points=e.nonpositive, argmax=e.argmax, exact=exact))
     return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
                        time.perf_counter() - t0)
 
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
-    """Exact BDPL of every adversary with target in ``targets`` (a joblib task)."""
+    """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
+    exact engine (:data:`bdpsim.estimators.EXACT_ENGINES`)."""
     t0 = time.perf_counter()
     model, mech = point.model.fixed, point.mechanism
-    if isinstance(mech, LaplaceSum):
-        x, xp = point.run["_targets"]
-        res = exhaustive_gaussian_sum(model, mech, x, xp, point.sizes)
-        keep = np.isin(res.i, list(targets))
-        idx = np.flatnonzero(keep)
-    else:
-        res = exhaustive_markov_count(model, mech, point.sizes, targets=list(targets))
-        idx = np.arange(len(res))
-    keep = point.run["adversary_rows"]
+    res = point.exact_engine.exhaustive(model, mech, point.sizes, list(targets))
+    idx = np.arange(len(res))
+    keep = point.settings.adversary_rows
     sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
-    rows = []
-    for j in sel:
-        adv = res.adversary(j)
-        rows.append({"point_id": point.id, "adversary": -1, **adv.as_row(), "bdpl": float(res.value[j]),
-                     "null_bdpl": math.nan, "nonpositive_points": 0, "argmax": float(res.argmax[j]),
-                     "exact": float(res.value[j])})
+    rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
+                               exact=float(res.value[j])) for j in sel]
     v = res.value[idx]
     stats = {"bdpl": v, "null_bdpl": np.full(v.size, np.nan), "exact": v, "nonpositive_points": np.zeros(v.size)}
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
@@ -141,9 +124,9 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
 
 def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
-    if point.run["adversaries"] == "all":
+    if point.settings.exhaustive:
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
-    A = point.run["adversaries"]
+    A = point.settings.adversaries
     size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
@@ -163,65 +146,56 @@ def _bootstrap_ci(values: np.ndarray, q: float, B: int, conf: float,
     return float(lo), float(hi)
 
 
-def summarize(point: ExperimentPoint, stats: dict, rows: list[dict], seconds: float) -> dict:
-    """Aggregate a point's adversary statistics into its ``summary.csv`` row (SCIENCE.md §4
-    step 8): percentile with a bootstrap CI, max, median, noise floor, exact comparison, bounds."""
-    run, mech, spec = point.run, point.mechanism, point.model
-    q = run["percentile"]
+def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float) -> SummaryRow:
+    """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
+    step 8): percentile with a confidence interval, max, median, noise floor, exact comparison,
+    bounds."""
+    st, mech, spec = point.settings, point.mechanism, point.model
+    q = st.percentile
     v = stats["bdpl"]
     ok = np.isfinite(v)
     val = v[ok]
     null = stats["null_bdpl"][np.isfinite(stats["null_bdpl"])]
     ex = stats["exact"]
     has_ex = np.isfinite(ex) & ok
-    exhaustive = run["adversaries"] == "all"
-    lo, hi = (math.nan, math.nan) if exhaustive else _bootstrap_ci(
-        val, q, run["bootstrap"], run["confidence"], bootstrap_stream(point))
-    finite_rows = [r for r in rows if np.isfinite(r["bdpl"])]
-    best = max(finite_rows, key=lambda r: r["bdpl"]) if finite_rows else {}
+    lo, hi = (math.nan, math.nan) if st.exhaustive else _bootstrap_ci(
+        val, q, st.bootstrap, st.confidence, bootstrap_stream(point))
+    finite_rows = [r for r in rows if np.isfinite(r.bdpl)]
+    best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
-    notes = sorted({b.reason for b in bnd.values() if b.reason and b.reason != "not applicable"})
+    notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
-    row = {
-        "point_id": point.id, "model": spec.kind, "n": spec.n, "epsilon": point.epsilon,
-        "rho": spec.max_rho if spec.kind == "gaussian" else math.nan,
-        "gamma": spec.gamma if spec.kind == "markov" else math.nan,
-        "clip_low": mech.clip[0] if isinstance(mech, ClippedSum) else math.nan,
-        "clip_high": mech.clip[1] if isinstance(mech, ClippedSum) else math.nan,
-        "noise_scale": getattr(mech, "noise_scale", math.nan),
-        "x": run["_targets"][0] if isinstance(mech, LaplaceSum) else math.nan,
-        "x_prime": run["_targets"][1] if isinstance(mech, LaplaceSum) else math.nan,
-        "mechanism": mech.kind, "estimator": run["estimator"],
-        "kde_backend": run["kde_backend"] if run["estimator"] == "kde" else "",
-        "known_sizes": run["known_sizes"] if isinstance(run["known_sizes"], str)
-        else ";".join(map(str, run["known_sizes"])),
-        "n_adversaries": int(v.size), "n_samples": run["samples"] if run["estimator"] != "exact" else math.nan,
-        "percentile": q, "bdpl_p99": pct(val), "bdpl_p99_ci_low": lo, "bdpl_p99_ci_high": hi,
-        "bdpl_max": float(val.max()) if val.size else math.nan,
-        "bdpl_median": float(np.median(val)) if val.size else math.nan,
-        "noise_floor": pct(null), "noise_floor_max": float(null.max()) if null.size else math.nan,
-        "noise_floor_n": int(null.size),
-        "nonpositive_points": int(np.nansum(stats["nonpositive_points"])),
-        "failed_adversaries": int((~ok).sum()),
-        "bdpl_exact": float(ex[has_ex].max()) if has_ex.any() else math.nan,
-        "bdpl_exact_p99": pct(ex[has_ex]), "exact_n": int(has_ex.sum()),
-        "error_mean": float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else math.nan,
-        "error_max": float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else math.nan,
-        "argmax_i": best.get("i", ""), "argmax_known": best.get("known", ""),
-        "argmax_x_known": best.get("x_known", ""), "argmax_x": best.get("x", ""),
-        "argmax_x_prime": best.get("x_prime", ""),
-        "bound_general": bnd["general"].value, "bound_model": bnd["model"].value,
-        "bound_zhao": bnd["zhao"].value, "bound_note": "; ".join(notes),
-        "seed": point.seed, "seconds": round(seconds, 3),
-    }
-    return row
+    nan = math.nan
+    clip = getattr(mech, "clip", (nan, nan))
+    targets = getattr(mech, "target_values", (nan, nan))
+    return SummaryRow(
+        point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
+        clip_low=clip[0], clip_high=clip[1], noise_scale=getattr(mech, "noise_scale", nan),
+        x=targets[0], x_prime=targets[1], mechanism=mech.kind, estimator=st.estimator,
+        kde_backend=st.kde_backend if st.estimator == "kde" else "", known_sizes=st.known_size_text(),
+        n_adversaries=int(v.size), n_samples=st.samples if st.estimator != "exact" else nan,
+        percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
+        bdpl_max=float(val.max()) if val.size else nan,
+        bdpl_median=float(np.median(val)) if val.size else nan,
+        noise_floor=pct(null), noise_floor_max=float(null.max()) if null.size else nan,
+        noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
+        failed_adversaries=int((~ok).sum()),
+        bdpl_exact=float(ex[has_ex].max()) if has_ex.any() else nan,
+        bdpl_exact_pct=pct(ex[has_ex]), exact_n=int(has_ex.sum()),
+        error_mean=float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else nan,
+        error_max=float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else nan,
+        argmax_i=best.i if best else "", argmax_known=best.known if best else "",
+        argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
+        argmax_x_prime=best.x_prime if best else "",
+        bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
+        bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))
 
 
 def _check_bounds(row: dict, log: Callable[[str], None]) -> None:
     """Exact values above an applicable bound are a bug or a counterexample: say so loudly."""
     ex = row["bdpl_exact"]
     for name in ("bound_general", "bound_model", "bound_zhao"):
-        b = row[name]
+        b = row[name]  # nan for a bound that does not apply: never compared
         if isinstance(ex, float) and math.isfinite(ex) and math.isfinite(b) and ex > b * (1 + 1e-9) + 1e-9:
             log(f"!!! EXACT BDPL {ex:.6g} EXCEEDS {name} {b:.6g} at point {row['point_id']} "
                 f"(adversary i={row['argmax_i']} K={row['argmax_known']}): a bug or a counterexample")
@@ -283,6 +257,7 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     if out.exists() and not out.is_dir():
         raise ConfigError("--out", str(out), "exists and is not a directory")
     ids = [p.id for p in config.points]
+    label = config.percentile_label
     todo = [p for p in config.points if not R.point_done(out, p.id)]
     tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
     remaining = defaultdict(int)
@@ -312,17 +287,17 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
                     parts = sorted(collected.pop(p.id), key=lambda c: c.order)
                     stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
                     rows = _keep_rows(p, [r for c in parts for r in c.rows])
-                    rows.sort(key=lambda r: (r["adversary"], r["i"], r["known"], r["x_known"], r["x"], r["x_prime"]))
-                    summ = summarize(p, stats, rows, secs[p.id])
+                    rows.sort(key=AdversaryResult.sort_key)
+                    summ = summarize(p, stats, rows, secs[p.id]).as_row()
                     _check_bounds(summ, log)
-                    R.write_point(out, p.id, summ, rows)
-                    R.write_summary(out, ids)  # adversaries.csv.gz is rebuilt once, at the end
+                    R.write_point(out, p.id, summ, [r.as_row() for r in rows])
+                    R.write_summary(out, ids, label)  # adversaries.csv.gz is rebuilt once, at the end
         except BaseException:  # Ctrl-C or a failure: leave consistent tables of what finished
-            R.write_tables(out, ids)
+            R.write_tables(out, ids, label)
             raise
         finally:
             bar.close()
-    rows = R.write_tables(out, ids)
+    rows = R.write_tables(out, ids, label)
     meta.update(status="complete", finished=R.now())
     R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows

@@ -1,9 +1,11 @@
-"""Mechanisms: a noiseless query plus Laplace noise (SCIENCE.md §3).
+"""Mechanisms: a noiseless query plus Laplace noise (thesis §3, paper Def. 5.6).
 
 Each mechanism knows its ``sensitivity`` and Laplace ``noise_scale`` ``b``; ``query(data)``
 maps a batch ``(N, n)`` of data tuples to ``(N,)`` noiseless answers, ``__call__(data, rng)``
 adds ``Lap(b)``. A user mechanism is any function ``(data, rng) -> (N,)``, wrapped in
 :class:`CustomMechanism`; only the KDE estimator can measure it (its noise law is unknown).
+
+:data:`MECHANISM_KINDS` is the registry the config loader reads (keys and builder per kind).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import ConfigError, check
+from .schema import Key
 
 
 @runtime_checkable
@@ -26,6 +29,16 @@ class Mechanism(Protocol):
     kind: str
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@runtime_checkable
+class LaplaceMechanism(Mechanism, Protocol):
+    """``query(data) + Lap(noise_scale)``: the mixture and exact estimators apply."""
+
+    sensitivity: float
+    noise_scale: float
+
+    def query(self, data: np.ndarray) -> np.ndarray: ...
 
 
 def _positive(field_name: str, x: float) -> float:
@@ -97,13 +110,21 @@ class ClippedSum(_LaplaceMechanism):
 
 @dataclass(frozen=True)
 class LaplaceSum(_LaplaceMechanism):
-    """Unclipped ``sum_j X_j + Lap(beta)``: (1/beta)-l1-metric private, not DP (thesis Fig. 10)."""
+    """Unclipped ``sum_j X_j + Lap(beta)``: (1/beta)-l1-metric private, not DP (thesis Fig. 10).
+
+    ``target_values`` are the fixed pair ``(x, x')`` every adversary distinguishes.
+    """
 
     noise_scale: float
+    target_values: tuple[float, float] = (0.0, 10.0)
     kind: str = field(default="sum", init=False)
 
     def __post_init__(self) -> None:
         _positive("mechanism.noise_scale", self.noise_scale)
+        tv = tuple(float(v) for v in self.target_values)
+        check(len(tv) == 2 and tv[0] != tv[1] and all(map(math.isfinite, tv)), "mechanism.target_values",
+              list(self.target_values), "must be two different finite values [x, x']")
+        object.__setattr__(self, "target_values", tv)
 
     sensitivity = math.inf
 
@@ -131,6 +152,8 @@ class CustomMechanism:
     def __post_init__(self) -> None:
         if not callable(self.func):
             raise TypeError(f"mechanism.function = {self.func!r}: must be callable")
+        if self.epsilon is not None:
+            _positive("mechanism.epsilon", self.epsilon)
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out = np.asarray(self.func(data, rng), dtype=float)
@@ -162,3 +185,43 @@ def counted_states_valid(mech: LaplaceCount, states: int) -> None:
     bad: Sequence[int] = [c for c in mech.counted_states if c >= states]
     check(not bad, "mechanism.counted_states", list(mech.counted_states),
           f"states must be in 0..{states - 1}")
+
+
+# ---------------------------------------------------------------------------------- registry
+
+@dataclass(frozen=True)
+class MechanismKind:
+    """A registry entry: config keys and ``build(params) -> Mechanism``."""
+
+    name: str
+    keys: dict[str, Key]
+    build: Callable[[dict], object]
+    doc: str = ""
+
+
+def _epsilon(params: dict) -> float:
+    check(params["epsilon"] is not None, "mechanism.epsilon", None, "is required")
+    return params["epsilon"]
+
+
+_EPS = Key("float")
+MECHANISM_KINDS: dict[str, MechanismKind] = {k.name: k for k in (
+    MechanismKind("count", {"epsilon": _EPS, "counted_states": Key("int_vector", [1])},
+                  lambda p: LaplaceCount(_epsilon(p), tuple(p["counted_states"])),
+                  "count of records in counted_states + Lap(1/epsilon)"),
+    MechanismKind("clipped_sum", {"epsilon": _EPS, "clip": Key("vector", [0.0, 10.0])},
+                  lambda p: ClippedSum(_epsilon(p), tuple(p["clip"])),
+                  "sum of records clipped to clip + Lap((high - low)/epsilon)"),
+    MechanismKind("sum", {"noise_scale": Key("float"), "target_values": Key("vector", [0.0, 10.0])},
+                  lambda p: LaplaceSum(_required(p, "noise_scale"), tuple(p["target_values"])),
+                  "unclipped sum + Lap(noise_scale), fixed targets target_values"),
+    MechanismKind("python", {"function": Key("str"), "epsilon": _EPS},
+                  lambda p: CustomMechanism(import_function(_required(p, "function")), p["function"],
+                                            p["epsilon"]),
+                  "a user function 'module:function' (data, rng) -> outputs"),
+)}
+
+
+def _required(params: dict, key: str):
+    check(params[key] is not None, f"mechanism.{key}", None, "is required")
+    return params[key]

@@ -30,18 +30,8 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-SUMMARY_COLUMNS = [
-    "point_id", "model", "n", "epsilon", "rho", "gamma", "clip_low", "clip_high", "noise_scale",
-    "x", "x_prime", "mechanism", "estimator", "kde_backend", "known_sizes", "n_adversaries",
-    "n_samples", "percentile", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max",
-    "bdpl_median", "noise_floor", "noise_floor_max", "noise_floor_n", "nonpositive_points",
-    "failed_adversaries", "bdpl_exact", "bdpl_exact_p99", "exact_n", "error_mean", "error_max",
-    "argmax_i", "argmax_known", "argmax_x_known", "argmax_x", "argmax_x_prime",
-    "bound_general", "bound_model", "bound_zhao", "bound_note", "seed", "seconds",
-]
-ADVERSARY_COLUMNS = ["point_id", "adversary", "i", "known", "x_known", "x", "x_prime",
-                     "bdpl", "null_bdpl", "nonpositive_points", "argmax", "exact"]
-
+from .errors import ConfigError
+from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_columns, typed_rows
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
@@ -121,8 +111,9 @@ def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequenc
     atomic_write_text(js, dumps(summary))
 
 
-def write_summary(out: Path, point_ids: Sequence[str]) -> list[dict]:
-    """(Re)build ``summary.csv`` from the finished points, in config order; return its rows."""
+def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99") -> list[dict]:
+    """(Re)build ``summary.csv`` from the finished points, in config order; return its rows.
+    ``label`` names the percentile columns (``p99``)."""
     out = Path(out)
     rows = []
     for p in point_ids:  # each finished point's marker is read once
@@ -133,15 +124,15 @@ def write_summary(out: Path, point_ids: Sequence[str]) -> list[dict]:
             continue
         if gz.is_file():
             rows.append(row)
-    atomic_write_text(out / "summary.csv", csv_text(rows, SUMMARY_COLUMNS))
+    atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label)))
     return rows
 
 
-def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
+def write_tables(out: Path, point_ids: Sequence[str], label: str = "p99") -> list[dict]:
     """(Re)build ``summary.csv`` and ``adversaries.csv.gz`` (concatenated gzip members of the
     finished points) in config order; return the summary rows."""
     out = Path(out)
-    rows = write_summary(out, point_ids)
+    rows = write_summary(out, point_ids, label)
     members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS).encode(), mtime=0)]
     members += [point_paths(out, r["point_id"])[1].read_bytes() for r in rows]
     atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
@@ -149,27 +140,34 @@ def write_tables(out: Path, point_ids: Sequence[str]) -> list[dict]:
 
 
 def read_summary(path: Path) -> list[dict]:
-    """Read a ``summary.csv`` (a directory holding one is accepted) into typed rows."""
+    """Read a ``summary.csv`` (a directory holding one is accepted) into rows typed by
+    :data:`~bdpsim.rows.SUMMARY_SCHEMA`."""
     path = Path(path)
     if path.is_dir():
         path = path / "summary.csv"
     if not path.is_file():
-        from .errors import ConfigError
         raise ConfigError("results", str(path), "no summary.csv found (run 'bdpsim run' first)")
-    rows = []
-    with path.open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            typed = {}
-            for k, v in r.items():
-                if v == "":
-                    typed[k] = math.nan
-                    continue
-                try:
-                    typed[k] = float(v)
-                except ValueError:
-                    typed[k] = v
-            rows.append(typed)
-    return rows
+    return _read_table(path, SUMMARY_SCHEMA)
+
+
+def read_adversaries(path: Path) -> list[dict]:
+    """Read an ``adversaries.csv.gz`` (or a directory holding one) into typed rows."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "adversaries.csv.gz"
+    return _read_table(path, ADVERSARY_SCHEMA)
+
+
+def _read_table(path: Path, schema) -> list[dict]:
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
+        raise ConfigError("results", str(path), f"cannot be read as a bdpsim table ({type(exc).__name__})") from None
+    records = list(csv.reader(io.StringIO(text)))
+    if not records:
+        raise ConfigError("results", str(path), "is empty")
+    return typed_rows(records[0], records[1:], schema, str(path))
 
 
 def git_revision() -> str:

@@ -13,21 +13,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .mechanisms import LaplaceCount, has_laplace_noise
-from .models import GaussianModel, MarkovChainModel
+from .mechanisms import has_laplace_noise
+from .models import GaussianModel
 
 SAMPLING_MODES = ("auto", "data")
 
 
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None``."""
-    if isinstance(model, MarkovChainModel) and isinstance(mechanism, LaplaceCount):
-        pos = sorted(known)
-        law, _ = model.count_law(pos, np.array([[known[p] for p in pos]]), mechanism.counted_states)
-        if not np.all(np.isfinite(law)):
-            raise ValueError(f"known = {dict(known)}: conditioning event has probability zero")
-        return np.arange(model.n + 1, dtype=float), law[0]
-    return None
+    """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
+    model offers no exact law for this mechanism's query (:meth:`DataModel.query_law`)."""
+    law = getattr(model, "query_law", None)
+    return law(mechanism, known) if law is not None and has_laplace_noise(mechanism) else None
 
 
 def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chunk: int):

@@ -29,6 +29,11 @@ class Estimator(Protocol):
 
     name: str
 
+    @staticmethod
+    def supports(model, mechanism) -> str | None:
+        """``None`` if the estimator handles the (model, mechanism) pair, else the reason."""
+        ...
+
     def estimate(self, model, mechanism, adversary: Adversary,
                  rng: np.random.Generator) -> Estimate: ...
 

@@ -1,13 +1,18 @@
-"""Exact adversary-specific BDPL where the (model, mechanism) pair allows it (SCIENCE.md §5).
+"""Exact adversary-specific BDPL where the (model, mechanism) pair allows it (thesis §3, paper §5–6).
+
+:data:`EXACT_ENGINES` is the one table of (model, mechanism) pairs with an exact engine; config
+validation, the estimators and ``bdpsim validate`` read it.
+
 
 * Markov chain + Laplace count: ``P(C = c | x_K, x_i)`` by the clamped forward recursion
   (:meth:`MarkovChainModel.count_law`), then the exact Laplace-mixture supremum over outputs.
 * Gaussian + unclipped Laplace sum: ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` with
   ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (the log-density of ``N(0, v) * Lap(beta)`` is
   ``1/beta``-Lipschitz with slopes tending to ``±1/beta``: the sup is reached in the tails).
-* Gaussian + clipped sum when nothing unknown is correlated with the target (independent records,
-  or ``U`` empty): the remaining sum is bounded and independent of ``x_i``, so the sup is the tail
-  value ``|clip(x) - clip(x')| / b``.
+* Gaussian + clipped sum when no unknown record depends on the target given the known ones
+  (conditional gain ``S_UT S_TT^{-1} e_i = 0``; e.g. independent records, or ``U`` empty): the
+  remaining sum is bounded and its law does not depend on ``x_i``, so the sup is the tail value
+  ``|clip(x) - clip(x')| / b``.
 
 Anything else raises :class:`~bdpsim.errors.NotAvailable` (use the mixture estimator).
 """
@@ -15,30 +20,18 @@ Anything else raises :class:`~bdpsim.errors.NotAvailable` (use the mixture estim
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..adversary import Adversary
+from ..adversary import Adversary, known_sets
 from ..errors import NotAvailable
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel
 from .base import Estimate
 from .laplace_mixture import grid_mixture_sup
-
-
-def unavailable_reason(model, mechanism) -> str | None:
-    """Why no exact value exists for this pair in general (``None`` when one always does)."""
-    if isinstance(model, MarkovChainModel) and isinstance(mechanism, LaplaceCount):
-        return None
-    if isinstance(model, GaussianModel) and isinstance(mechanism, LaplaceSum):
-        return None
-    if isinstance(model, GaussianModel) and isinstance(mechanism, ClippedSum) and model.is_independent:
-        return None
-    return (f"no exact BDPL for model '{getattr(model, 'kind', model)}' with mechanism "
-            f"'{getattr(mechanism, 'kind', mechanism)}' (only markov+count, gaussian+sum, "
-            "independent gaussian+clipped_sum); use estimator = 'mixture'")
 
 
 def _markov_count(model: MarkovChainModel, mech: LaplaceCount, adv: Adversary) -> Estimate:
@@ -60,21 +53,95 @@ def gaussian_sum_coefficient(model: GaussianModel, i: int, known: Sequence[int])
     return 1.0 + float(cond.gain[:, col].sum())
 
 
+def _gaussian_sum(model: GaussianModel, mech: LaplaceSum, adv: Adversary) -> Estimate:
+    a = gaussian_sum_coefficient(model, adv.i, adv.known)
+    return Estimate(abs(a) * abs(adv.x - adv.x_prime) / mech.noise_scale, 0, np.inf)
+
+
+def _clipped_sum(model: GaussianModel, mech: ClippedSum, adv: Adversary) -> Estimate:
+    """Exact when the unknown records' conditional law does not depend on ``x_i``: the gain
+    ``S_UT S_TT^{-1} e_i`` is zero (``T = K ∪ {i}``). Then the output is ``clip(x_i)`` plus a
+    bounded term whose law is the same under ``x`` and ``x'``, plus ``Lap(b)``, and the sup is the
+    tail value ``|clip(x) - clip(x')| / b``."""
+    cond = model.conditional(adv.condition(0.0))
+    col = list(cond.known).index(adv.i)
+    if cond.unknown and np.any(np.abs(cond.gain[:, col]) > 1e-12):
+        raise NotAvailable(f"adversary {adv}: an unknown record depends on the target given the known "
+                           "ones (no closed form; use estimator = 'mixture')")
+    lo, hi = mech.clip
+    d = abs(np.clip(adv.x, lo, hi) - np.clip(adv.x_prime, lo, hi))
+    return Estimate(float(d / mech.noise_scale), 0, np.inf)
+
+
+def _independent(model, mechanism) -> str | None:
+    return None if model.is_independent else (
+        "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
+        "unknown records do not depend on the target); use estimator = 'mixture'")
+
+
+def _markov_limit(model: MarkovChainModel, sizes: Sequence[int]) -> str | None:
+    total = model.n * sum(math.comb(model.n - 1, k) * model.states ** k for k in sizes)
+    return None if total <= 5_000_000 else (
+        f"'all' would examine {total} adversaries (limit 5e6); lower n or restrict known_sizes")
+
+
+def _gaussian_limit(model: GaussianModel, sizes: Sequence[int]) -> str | None:
+    return None if model.n <= 14 else f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= 14"
+
+
+@dataclass(frozen=True)
+class ExactEngine:
+    """One row of the exact-engine table.
+
+    Parameters
+    ----------
+    model, mechanism : str
+        Registry kinds of the pair.
+    bdpl : callable
+        ``(model, mechanism, adversary) -> Estimate``: exact ``BDPL_(K,i)(x, x')``.
+    method : str
+        How (for the docs and ``bdpsim validate``).
+    requires : callable, optional
+        ``(model, mechanism) -> None | reason``: a condition on the pair beyond the kinds.
+    exhaustive : callable, optional
+        ``(model, mechanism, sizes, targets) -> ExhaustiveResult``: every adversary.
+    limit : callable, optional
+        ``(model, sizes) -> None | reason``: refuses an exhaustive search too large to finish.
+    """
+
+    model: str
+    mechanism: str
+    bdpl: Callable
+    method: str
+    requires: Callable | None = None
+    exhaustive: Callable | None = None
+    limit: Callable | None = None
+
+
+def engine_for(model, mechanism) -> ExactEngine | str:
+    """The exact engine of a (model, mechanism) pair, or the reason there is none."""
+    eng = EXACT_ENGINES.get((getattr(model, "kind", None), getattr(mechanism, "kind", None)))
+    if eng is None:
+        pairs = ", ".join(f"{m}+{k}" for m, k in EXACT_ENGINES)
+        return (f"no exact BDPL for model '{getattr(model, 'kind', model)}' with mechanism "
+                f"'{getattr(mechanism, 'kind', mechanism)}' (exact engines: {pairs}); use estimator = 'mixture'")
+    why = eng.requires(model, mechanism) if eng.requires else None
+    return eng if why is None else why
+
+
+def unavailable_reason(model, mechanism) -> str | None:
+    """Why no exact value exists for every adversary of this pair (``None`` when one does)."""
+    eng = engine_for(model, mechanism)
+    return eng if isinstance(eng, str) else None
+
+
 def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
-    """Exact ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` for one adversary."""
-    if isinstance(model, MarkovChainModel) and isinstance(mechanism, LaplaceCount):
-        return _markov_count(model, mechanism, adversary)
-    if isinstance(model, GaussianModel) and isinstance(mechanism, LaplaceSum):
-        a = gaussian_sum_coefficient(model, adversary.i, adversary.known)
-        d = abs(adversary.x - adversary.x_prime)
-        return Estimate(abs(a) * d / mechanism.noise_scale, 0, np.inf)
-    if isinstance(model, GaussianModel) and isinstance(mechanism, ClippedSum):
-        unknown = [j for j in range(model.n) if j != adversary.i and j not in adversary.known]
-        if model.is_independent or not unknown or np.all(model.cov[adversary.i, unknown] == 0):
-            lo, hi = mechanism.clip
-            d = abs(np.clip(adversary.x, lo, hi) - np.clip(adversary.x_prime, lo, hi))
-            return Estimate(float(d / mechanism.noise_scale), 0, np.inf)
-    raise NotAvailable(unavailable_reason(model, mechanism) or "no exact value for this adversary")
+    """Exact ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` for one adversary (raises
+    :class:`NotAvailable` where the pair, or this adversary, has no exact value)."""
+    eng = EXACT_ENGINES.get((getattr(model, "kind", None), getattr(mechanism, "kind", None)))
+    if eng is None:
+        raise NotAvailable(unavailable_reason(model, mechanism))
+    return eng.bdpl(model, mechanism, adversary)
 
 
 @dataclass(frozen=True)
@@ -82,6 +149,10 @@ class ExactEstimator:
     """Exact per-adversary BDPL; noise floor 0 by construction."""
 
     name: str = field(default="exact", init=False)
+
+    @classmethod
+    def from_settings(cls, settings) -> "ExactEstimator":
+        return cls()
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
@@ -140,12 +211,6 @@ class ExhaustiveResult:
                                 cat("argmax"), parts[0].values if parts else None)
 
 
-def _known_sets(n: int, i: int, sizes: Sequence[int]):
-    others = [j for j in range(n) if j != i]
-    for k in sizes:
-        yield from itertools.combinations(others, k)
-
-
 def exhaustive_markov_count(model: MarkovChainModel, mech: LaplaceCount,
                             sizes: Sequence[int], targets: Sequence[int] | None = None,
                             batch: int = 65_536) -> ExhaustiveResult:
@@ -191,15 +256,16 @@ def exhaustive_markov_count(model: MarkovChainModel, mech: LaplaceCount,
     return ExhaustiveResult.concat(parts)
 
 
-def exhaustive_gaussian_sum(model: GaussianModel, mech: LaplaceSum, x: float, x_prime: float,
-                            sizes: Sequence[int]) -> ExhaustiveResult:
-    """Exact ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` for every ``(i, K)`` (independent of
-    ``x_K``, recorded as the prior means)."""
-    if model.n > 14:
-        raise NotAvailable(f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= 14")
+def exhaustive_gaussian_sum(model: GaussianModel, mech: LaplaceSum, sizes: Sequence[int],
+                            targets: Sequence[int] | None = None) -> ExhaustiveResult:
+    """Exact ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` for every ``(i, K)`` with the mechanism's
+    ``target_values`` ``(x, x')`` (independent of ``x_K``, recorded as the prior means)."""
+    if (why := _gaussian_limit(model, sizes)) is not None:
+        raise NotAvailable(why)
+    x, x_prime = mech.target_values
     rows, pats = [], []
-    for i in range(model.n):
-        for K in _known_sets(model.n, i, sizes):
+    for i in (range(model.n) if targets is None else targets):
+        for K in known_sets(model.n, i, sizes):
             a = gaussian_sum_coefficient(model, i, K)
             pat = np.full(model.n, -1, dtype=np.int8)
             pat[i] = -2
@@ -210,3 +276,16 @@ def exhaustive_gaussian_sum(model: GaussianModel, mech: LaplaceSum, x: float, x_
     return ExhaustiveResult(np.array([r[0] for r in rows]), np.array(pats).reshape(m, model.n),
                             np.full(m, float(x)), np.full(m, float(x_prime)),
                             np.array([r[1] for r in rows]), np.full(m, np.inf), np.array(model.mean))
+
+
+EXACT_ENGINES: dict[tuple[str, str], ExactEngine] = {(e.model, e.mechanism): e for e in (
+    ExactEngine("markov", "count", _markov_count,
+                "clamped forward recursion over (position, state, count), then the exact sup of two "
+                "Laplace mixtures", exhaustive=exhaustive_markov_count, limit=_markov_limit),
+    ExactEngine("gaussian", "sum", _gaussian_sum,
+                "closed form |a| |x - x'| / beta, a = 1 + 1^T S_UT S_TT^-1 e_i",
+                exhaustive=exhaustive_gaussian_sum, limit=_gaussian_limit),
+    ExactEngine("gaussian", "clipped_sum", _clipped_sum,
+                "tail value |clip(x) - clip(x')| / b when no unknown record depends on the target",
+                requires=_independent),
+)}

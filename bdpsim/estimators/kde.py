@@ -97,6 +97,16 @@ class KdeEstimator:
         if not (0 <= lo < hi <= 100):
             raise ConfigError("run.window", list(self.window), "must be [low, high] with 0 <= low < high <= 100")
 
+    @classmethod
+    def from_settings(cls, settings) -> "KdeEstimator":
+        return cls(settings.samples, settings.eval_points, tuple(settings.window), settings.kde_backend,
+                   settings.sampling, settings.chunk)
+
+    @staticmethod
+    def supports(model, mechanism) -> str | None:
+        """Any mechanism that can be run on data batches."""
+        return None
+
     def _outputs(self, model, mech, cond, rng):
         return sample_outputs(model, mech, cond, self.samples, rng, self.sampling, self.chunk)
 

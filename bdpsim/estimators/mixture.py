@@ -38,6 +38,10 @@ class MixtureEstimator:
     def __post_init__(self) -> None:
         check(self.samples >= 1, "run.samples", self.samples, "must be >= 1")
 
+    @classmethod
+    def from_settings(cls, settings) -> "MixtureEstimator":
+        return cls(settings.samples, settings.sampling, settings.chunk)
+
     @staticmethod
     def supports(model, mechanism) -> str | None:
         return None if has_laplace_noise(mechanism) else \

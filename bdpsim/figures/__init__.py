@@ -116,7 +116,7 @@ def save(fig, stem: Path) -> list[Path]:
 def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
                  title: str | None = None) -> list[Path]:
     """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv``."""
-    from .results import read_summary
+    from ..results import read_summary
 
     rows = read_summary(results_dir)
     fig, ax = plt.subplots(figsize=(6.4, 4.4))

@@ -1,6 +1,16 @@
-"""Data models: correlated record distributions with exact conditional sampling."""
+"""Data models: correlated record distributions with exact conditional sampling.
 
-from .gaussian import GaussianModel, limited_covariance
-from .markov import MarkovChainModel
+:data:`MODEL_KINDS` is the registry the config loader reads: adding a data model means one new
+module (the model, its config keys and its builder) and one entry here.
+"""
 
-__all__ = ["GaussianModel", "MarkovChainModel", "limited_covariance"]
+from . import gaussian, markov
+from .base import DataModel, ModelKind, ModelSpec
+from .gaussian import GaussianClass, GaussianModel, limited_covariance
+from .markov import MarkovChainModel, gamma_of, omega_of, symmetric_chain, transition_matrix
+
+MODEL_KINDS: dict[str, ModelKind] = {k.name: k for k in (markov.KIND, gaussian.KIND)}
+
+__all__ = ["MODEL_KINDS", "DataModel", "GaussianClass", "GaussianModel", "MarkovChainModel",
+           "ModelKind", "ModelSpec", "gamma_of", "limited_covariance", "omega_of", "symmetric_chain",
+           "transition_matrix"]

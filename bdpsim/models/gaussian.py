@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check
+from ..schema import Key
+from .base import ModelKind, ModelSpec
 
 
 @dataclass(frozen=True)
@@ -154,3 +156,98 @@ def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generato
             break
     raise ConfigError("model.rho", rho,
                       f"no positive definite {draw} Sigma_rho found for n = {n}; lower rho")
+
+
+@dataclass(frozen=True)
+class GaussianClass:
+    """The limited-covariance class ``Sigma_rho`` from which each adversary draws its model
+    (thesis §6.4.1): mean uniform on ``mean_range`` (or fixed ``mean``), covariance
+    :func:`limited_covariance`. Our reading: the thesis does not say how it drew them."""
+
+    n: int
+    rho: float
+    sigma: float = 1.0
+    block: int | None = None
+    cov_draw: str = "uniform"
+    mean_range: tuple[float, float] = (0.0, 10.0)
+    mean: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        lo, hi = self.mean_range
+        check(math.isfinite(lo) and math.isfinite(hi) and lo < hi, "model.mean_range", list(self.mean_range),
+              "must be [low, high] with low < high")
+        if self.mean is not None:
+            check(len(self.mean) == self.n, "model.mean", list(self.mean), f"must have n = {self.n} entries")
+        # every check of n, rho, sigma, block and cov_draw lives in limited_covariance: draw once
+        limited_covariance(self.n, self.rho, self.sigma, np.random.default_rng(0), block=self.block,
+                           draw=self.cov_draw, max_tries=2000)
+
+    def draw(self, rng: np.random.Generator) -> GaussianModel:
+        lo, hi = self.mean_range
+        mean = np.array(self.mean) if self.mean is not None else rng.uniform(lo, hi, size=self.n)
+        return GaussianModel(mean, limited_covariance(self.n, self.rho, self.sigma, rng, block=self.block,
+                                                      draw=self.cov_draw))
+
+    def equicorrelated(self) -> GaussianModel:
+        """The one model of an ``equicorrelated`` class (mean: ``mean`` or the range's midpoint)."""
+        mean = self.mean or [0.5 * (self.mean_range[0] + self.mean_range[1])] * self.n
+        return GaussianModel(mean, limited_covariance(self.n, self.rho, self.sigma, np.random.default_rng(0),
+                                                      block=self.block, draw="equicorrelated"))
+
+
+def max_correlation(cov: np.ndarray) -> float:
+    """Largest ``|Sigma_jk| / sqrt(Sigma_jj Sigma_kk)`` over ``j != k``."""
+    S = np.asarray(cov, dtype=float)
+    d = np.sqrt(np.diag(S))
+    R = S / np.outer(d, d)
+    return float(np.max(np.abs(R - np.eye(S.shape[0]))))
+
+
+# ---------------------------------------------------------------------------------- registry
+
+KEYS = {
+    "n": Key("int"),
+    "rho": Key("float"),
+    "sigma": Key("float", 1.0),
+    "block": Key("int"),
+    "cov_draw": Key("str", "uniform"),
+    "mean_range": Key("vector"),
+    "mean": Key("vector"),
+    "cov": Key("matrix"),
+}
+
+
+def build(params: dict, present: set, mechanism) -> ModelSpec:
+    """Config ``[model] kind = "gaussian"``: an explicit ``mean`` and ``cov``, or the class
+    ``Sigma_rho`` (``rho``, ``sigma``, ``block``, ``cov_draw``, ``mean_range`` defaulting to the
+    mechanism's clip range or target values)."""
+    n = params["n"]
+    check(n is not None, "model.n", None, "is required")
+    check(n >= 2, "model.n", n, "must be an integer >= 2")
+    if "cov" in present or ("mean" in present and "rho" not in present):
+        check("cov" in present and "mean" in present, "model.cov", params["cov"],
+              "an explicit Gaussian needs both mean and cov")
+        check("rho" not in present, "model.rho", params["rho"], "give rho or an explicit cov, not both")
+        check(len(params["mean"]) == n, "model.mean", params["mean"], f"must have n = {n} entries")
+        model = GaussianModel(params["mean"], params["cov"])
+        block = params["block"]
+        if block is not None:
+            check(1 <= block <= n, "model.block", block, f"must be in 1..n ({n})")
+        return ModelSpec("gaussian", n, block or n, fixed=model, rho=max_correlation(model.cov),
+                         detail={"explicit": True, "block": block})
+    check(params["rho"] is not None, "model.rho", None, "a Gaussian model needs rho (or mean and cov)")
+    mr = params["mean_range"]
+    if mr is None:
+        mr = list(getattr(mechanism, "clip", None) or sorted(getattr(mechanism, "target_values", (0.0, 10.0))))
+        if mr[0] == mr[1]:
+            mr = [mr[0] - 1.0, mr[1] + 1.0]
+    check(len(mr) == 2, "model.mean_range", mr, "must be [low, high] with low < high")
+    family = GaussianClass(n, params["rho"], params["sigma"], params["block"], params["cov_draw"],
+                           (float(mr[0]), float(mr[1])), None if params["mean"] is None else tuple(params["mean"]))
+    fixed = family.equicorrelated() if family.cov_draw == "equicorrelated" else None
+    return ModelSpec("gaussian", n, family.block or n, fixed=fixed, family=family, rho=family.rho,
+                     detail={"explicit": False, "block": family.block})
+
+
+KIND = ModelKind("gaussian", KEYS, ("clipped_sum", "sum", "python"), build,
+                 "multivariate Gaussian (explicit mean/cov, or the Sigma_rho class drawn per adversary)")

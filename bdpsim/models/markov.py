@@ -10,13 +10,50 @@ The same recursion, extended by a count dimension, gives the exact law of a coun
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bounds import transition_matrix
 from ..errors import ConfigError, check
+from ..schema import Key
+from .base import ModelKind, ModelSpec
+
+
+def transition_matrix(P) -> np.ndarray:
+    """Validate a transition matrix (square, finite, >= 0, rows summing to 1)."""
+    P = np.asarray(P, dtype=float)
+    check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
+          P.tolist() if P.size < 50 else P.shape, "must be a square matrix with >= 2 states")
+    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", P.tolist(),
+          "entries must be finite and >= 0")
+    rows = P.sum(axis=1)
+    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", P.tolist(),
+          f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
+    return P
+
+
+def gamma_of(P) -> float:
+    """``gamma = max P / min P`` (inf when some entry is 0), the Markov bound's parameter."""
+    P = transition_matrix(P)
+    return math.inf if P.min() == 0 else float(P.max() / P.min())
+
+
+def omega_of(P) -> float:
+    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio)."""
+    P = transition_matrix(P)
+    cmin, cmax = P.min(axis=0), P.max(axis=0)
+    if np.any(cmin == 0):
+        return math.inf
+    return float(np.max(cmax / cmin))
+
+
+def symmetric_chain(gamma: float) -> np.ndarray:
+    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``."""
+    g = float(gamma)
+    check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
+    return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
 
 
 def stationary_distribution(P: np.ndarray) -> np.ndarray:
@@ -162,6 +199,18 @@ class MarkovChainModel:
                 out[:, t] = (u[t][:, None] >= cdf[nxt]).sum(axis=1)
         return out
 
+    def query_law(self, mechanism, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact law ``(atoms, probabilities)`` of the mechanism's noiseless query given ``known``,
+        or ``None`` when the query is not an additive count (see :meth:`count_law`)."""
+        counted = getattr(mechanism, "counted_states", None)
+        if counted is None:
+            return None
+        pos = sorted(known)
+        law, _ = self.count_law(pos, np.array([[known[p] for p in pos]]), counted)
+        if not np.all(np.isfinite(law)):
+            raise ConfigError("known", dict(known), "conditioning event has probability zero")
+        return np.arange(self.n + 1, dtype=float), law[0]
+
     # ------------------------------------------------------------------ count law
     def count_law(self, positions: Sequence[int], values: np.ndarray,
                   counted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -230,3 +279,29 @@ class MarkovChainModel:
         law = a.sum(axis=2)
         law[~np.isfinite(logz)] = np.nan
         return law, logz
+
+
+# ---------------------------------------------------------------------------------- registry
+
+KEYS = {
+    "n": Key("int"),
+    "transition": Key("matrix"),
+    "gamma": Key("float"),
+    "initial": Key("vector"),
+}
+
+
+def build(params: dict, present: set, mechanism: dict) -> ModelSpec:
+    """Config ``[model] kind = "markov"``: ``transition`` or ``gamma`` (thesis Fig. 14 chain),
+    optional ``initial`` (default: the stationary law)."""
+    has_t, has_g = "transition" in present, "gamma" in present
+    check(has_t != has_g, "model.transition", params["transition"], "give exactly one of transition or gamma")
+    check(params["n"] is not None, "model.n", None, "is required")
+    P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
+    model = MarkovChainModel(P, params["n"], params["initial"])
+    return ModelSpec("markov", model.n, model.n, fixed=model,
+                     gamma=params["gamma"] if has_g else gamma_of(P))
+
+
+KIND = ModelKind("markov", KEYS, ("count", "python"), build,
+                 "finite Markov chain (transition or gamma, optional initial law)")

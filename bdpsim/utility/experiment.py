@@ -12,7 +12,6 @@ theory ``ln(1/beta) b``, the MAPE and the MSE (theory ``2 b^2``). A bound that c
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +19,8 @@ import numpy as np
 
 from .. import bounds as B
 from .. import results as R
-from ..config import _sweep_table
+from ..config import load_toml
+from ..schema import sweep_table as _sweep_table
 from ..errors import ConfigError, check
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
@@ -98,15 +98,16 @@ def parse_utility(raw: dict) -> UtilityConfig:
                          tuple(split), records, tuple(fam), None if clip is None else tuple(clip), raw)
 
 
+def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
+    """Lines for ``bdpsim validate`` on a utility config."""
+    return [f"{source or 'config'}: valid utility config, dataset {cfg.dataset}",
+            f"  epsilon = [{', '.join(f'{e:g}' for e in cfg.epsilon)}]",
+            f"  mechanisms = {list(cfg.mechanisms)}, runs = {cfg.runs}, split = {list(cfg.split)}, seed = {cfg.seed}"]
+
+
 def load_utility(path) -> UtilityConfig:
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError("config", str(path), "file not found")
-    try:
-        raw = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("config", str(path), f"is not valid TOML ({exc})") from None
-    return parse_utility(raw)
+    """Read and validate a utility config file (the same TOML loader as run configs)."""
+    return parse_utility(load_toml(path))
 
 
 # ------------------------------------------------------------------------------- variants

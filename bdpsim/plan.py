@@ -1,0 +1,61 @@
+"""What a config will do, before it runs: its points, what is swept, which engine and bounds apply.
+
+``bdpsim validate`` prints :func:`describe`; it reads the same registries as the run itself
+(estimators, exact-engine table, bounds), so what it says is what will happen.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .config import ExperimentConfig
+
+
+def swept_keys(cfg: ExperimentConfig) -> dict[str, list[Any]]:
+    """``section.key -> distinct values`` for every key that differs between points."""
+    out: dict[str, list[Any]] = {}
+    for sec in ("run", "model", "mechanism"):
+        keys = {k for p in cfg.points for k in p.params[sec]}
+        for k in sorted(keys):
+            vals = []
+            for p in cfg.points:
+                v = p.params[sec].get(k)
+                if v not in vals:
+                    vals.append(v)
+            if len(vals) > 1:
+                out[f"{sec}.{k}"] = vals
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
+    """Lines for ``bdpsim validate``: a header, the swept keys, one line per point (``limit``)."""
+    sw = swept_keys(cfg)
+    n_pts = len(cfg.points)
+    lines = [f"{cfg.source or 'config'}: valid, {n_pts} configuration point{'s' * (n_pts != 1)}"]
+    for k, vals in sw.items():
+        lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
+    for p in cfg.points[:limit]:
+        st = p.settings
+        cells = [f"model={p.model.kind}", f"n={p.model.n}", f"mechanism={p.mechanism.kind}"]
+        if math.isfinite(p.epsilon):
+            cells.append(f"eps={p.epsilon:g}")
+        elif hasattr(p.mechanism, "noise_scale"):
+            cells.append(f"noise_scale={p.mechanism.noise_scale:g}")
+        cells += [f"estimator={st.estimator}", f"adversaries={st.adversaries}"]
+        for k in sw:
+            sec, key = k.split(".", 1)
+            if key not in ("estimator", "epsilon", "n", "adversaries", "noise_scale"):
+                cells.append(f"{key}={_fmt(p.params[sec].get(key))}")
+        eng = p.exact_engine
+        cells.append("exact=" + ("yes" if not isinstance(eng, str) else "no"))
+        lines.append(f"  {p.id}  " + " ".join(cells))
+    if n_pts > limit:
+        lines.append(f"  ... {n_pts - limit} more points")
+    return lines

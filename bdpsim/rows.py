@@ -1,0 +1,189 @@
+"""Typed result rows and the column schema that drives writing *and* reading result tables.
+
+``summary.csv`` has one :class:`SummaryRow` per configuration point, ``adversaries.csv.gz`` one
+:class:`AdversaryResult` per examined adversary. Each column has a name, a dtype and a meaning
+(:data:`SUMMARY_SCHEMA`, :data:`ADVERSARY_SCHEMA`); the README's column list is checked against
+them by a test. The percentile columns are named after the run's percentile: ``bdpl_p99`` for
+``percentile = 99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, make_dataclass
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``name`` (``{q}`` stands for the percentile label), ``dtype`` (``str``, ``int``
+    or ``float``) and its meaning for a reader of the table."""
+
+    name: str
+    dtype: type
+    meaning: str
+
+    def header(self, label: str) -> str:
+        return self.name.replace("{q}", label)
+
+
+def _c(name: str, dtype: type, meaning: str) -> Column:
+    return Column(name, dtype, meaning)
+
+
+SUMMARY_SCHEMA: tuple[Column, ...] = (
+    _c("point_id", str, "content hash of the configuration point (16 hex digits)"),
+    _c("model", str, "data model kind"),
+    _c("n", int, "number of records"),
+    _c("epsilon", float, "DP parameter of the mechanism (empty if not eps-DP)"),
+    _c("rho", float, "Gaussian correlation level (class rho, or the largest |correlation|)"),
+    _c("gamma", float, "Markov chain max P / min P"),
+    _c("clip_low", float, "clipped sum: lower clip"),
+    _c("clip_high", float, "clipped sum: upper clip"),
+    _c("noise_scale", float, "Laplace scale b"),
+    _c("x", float, "unclipped sum: target value x"),
+    _c("x_prime", float, "unclipped sum: target value x'"),
+    _c("mechanism", str, "mechanism kind"),
+    _c("estimator", str, "kde | mixture | exact"),
+    _c("kde_backend", str, "KDE backend (kde estimator only)"),
+    _c("known_sizes", str, "allowed known-set sizes"),
+    _c("n_adversaries", int, "adversaries examined"),
+    _c("n_samples", int, "samples per condition per adversary (empty for exact)"),
+    _c("percentile", float, "the percentile over adversaries reported in bdpl_p{q}"),
+    _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates"),
+    _c("bdpl_{q}_ci_low", float, "lower end of its confidence interval"),
+    _c("bdpl_{q}_ci_high", float, "upper end of its confidence interval"),
+    _c("bdpl_max", float, "largest adversary estimate"),
+    _c("bdpl_median", float, "median adversary estimate"),
+    _c("noise_floor", float, "the same percentile of the null estimates (true value 0)"),
+    _c("noise_floor_max", float, "largest null estimate"),
+    _c("noise_floor_n", int, "null estimates computed"),
+    _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
+    _c("failed_adversaries", int, "adversaries without a finite estimate"),
+    _c("bdpl_exact", float, "exact BDPL: max over the examined adversaries' exact values"),
+    _c("bdpl_exact_{q}", float, "the percentile of the exact values"),
+    _c("exact_n", int, "adversaries with an exact value"),
+    _c("error_mean", float, "mean of estimate - exact"),
+    _c("error_max", float, "largest |estimate - exact|"),
+    _c("argmax_i", int, "most leaking adversary: target"),
+    _c("argmax_known", str, "its known positions (;-separated)"),
+    _c("argmax_x_known", str, "their values"),
+    _c("argmax_x", str, "its x"),
+    _c("argmax_x_prime", str, "its x'"),
+    _c("bound_general", float, "general bound m eps"),
+    _c("bound_model", float, "model bound (Gaussian or Markov)"),
+    _c("bound_zhao", float, "Zhao et al.'s bound"),
+    _c("bound_note", str, "why a bound does not apply"),
+    _c("seed", int, "root seed"),
+    _c("seconds", float, "compute time (the only column that varies between identical runs)"),
+)
+
+ADVERSARY_SCHEMA: tuple[Column, ...] = (
+    _c("point_id", str, "configuration point"),
+    _c("adversary", int, "adversary index (-1 in exhaustive searches)"),
+    _c("i", int, "target record"),
+    _c("known", str, "known positions (;-separated)"),
+    _c("x_known", str, "their values"),
+    _c("x", str, "target value x"),
+    _c("x_prime", str, "target value x'"),
+    _c("bdpl", float, "the estimator's value"),
+    _c("null_bdpl", float, "null estimate (same condition twice; true value 0)"),
+    _c("nonpositive_points", int, "KDE points dropped"),
+    _c("argmax", float, "output where the supremum was found (+-inf: a tail)"),
+    _c("exact", float, "exact value of this adversary, where one exists"),
+)
+
+
+def summary_columns(label: str = "p99") -> list[str]:
+    """``summary.csv``'s header for percentile label ``label``."""
+    return [c.header(label) for c in SUMMARY_SCHEMA]
+
+
+ADVERSARY_COLUMNS = [c.name for c in ADVERSARY_SCHEMA]
+
+
+@dataclass(frozen=True)
+class AdversaryResult:
+    """One examined adversary: who it is (``i, known, x_known, x, x_prime`` as text) and its
+    estimate, null estimate and exact value."""
+
+    point_id: str
+    adversary: int
+    i: int
+    known: str
+    x_known: str
+    x: str
+    x_prime: str
+    bdpl: float
+    null_bdpl: float = math.nan
+    nonpositive_points: int = 0
+    argmax: float = math.nan
+    exact: float = math.nan
+
+    @classmethod
+    def of(cls, point_id: str, index: int, adversary, bdpl: float, **kw) -> "AdversaryResult":
+        return cls(point_id, index, **adversary.as_row(), bdpl=bdpl, **kw)
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+    def sort_key(self) -> tuple:
+        return (self.adversary, self.i, self.known, self.x_known, self.x, self.x_prime)
+
+
+_PCT = re.compile(r"^(bdpl|bdpl_exact)_p(\d+(?:\.\d+)?)(_ci_low|_ci_high)?$")
+
+
+def _schema_of(header: list[str], schema: tuple[Column, ...], where: str) -> list[Column]:
+    by_name = {c.name: c for c in schema}
+    cols = []
+    for h in header:
+        m = _PCT.match(h)
+        col = by_name.get(h) or (by_name.get(f"{m.group(1)}_{{q}}{m.group(3) or ''}") if m else None)
+        if col is None:
+            raise ConfigError(where, h, "is not a bdpsim result column (a foreign or damaged table?)")
+        cols.append(col)
+    return cols
+
+
+def parse_cell(text: str, col: Column):
+    """A CSV cell as its column's type: ``str`` stays text (``"1234e5"`` is an id, not a number),
+    empty numeric cells are ``nan``."""
+    if col.dtype is str:
+        return text
+    if text == "":
+        return math.nan
+    try:
+        return int(text) if col.dtype is int else float(text)
+    except ValueError:
+        raise ConfigError(col.name, text, f"must be {col.dtype.__name__} (a damaged table?)") from None
+
+
+def typed_rows(header: list[str], records, schema: tuple[Column, ...], where: str) -> list[dict]:
+    """Rows of a CSV (``header`` + raw string ``records``) typed by ``schema``."""
+    cols = _schema_of(header, schema, where)
+    out = []
+    for rec in records:
+        if len(rec) != len(cols):
+            raise ConfigError(where, len(rec), f"row has {len(rec)} cells, the header {len(cols)}")
+        out.append({h: parse_cell(v, c) for h, v, c in zip(header, rec, cols)})
+    return out
+
+
+def _field(column: Column) -> str:
+    return column.name.replace("{q}", "pct")
+
+
+def _summary_as_row(self) -> dict:
+    """The row as ``summary.csv`` writes it, with percentile-named columns."""
+    label = f"p{self.percentile:g}"
+    return {c.header(label): getattr(self, _field(c)) for c in SUMMARY_SCHEMA}
+
+
+SummaryRow = make_dataclass(
+    "SummaryRow", [(_field(c), c.dtype) for c in SUMMARY_SCHEMA], frozen=True,
+    namespace={"as_row": _summary_as_row,
+               "__doc__": "One configuration point's summary (fields as SUMMARY_SCHEMA, with 'pct' "
+                          "for the percentile label); as_row() names the columns after the percentile."})
