@@ -114,8 +114,7 @@ def write_report(out: Path, rows: list[dict], meta: dict) -> list[Path]:
 
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
-    R.atomic_write_text(out / "accuracy.json", R.dumps({**meta, "versions": R.package_versions(),
-                                                          "git_revision": R.git_revision()}))
+    R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"))))
     fig, axes = subplots(1, 2, figsize=(11, 4.2))
     plot_accuracy(rows, axes)
     return [out / "accuracy.csv", out / "accuracy.json", *save(fig, out / "accuracy")]

@@ -269,9 +269,9 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     # connect to the backend first: an unreachable scheduler must not leave files behind
     with (_parallel(jobs, backend, scheduler) if tasks else contextlib.nullcontext()) as par:
         out.mkdir(parents=True, exist_ok=True)
-        meta = R.metadata(config.raw, config.points, config.seed,
-                          {"source": config.source, "title": config.title, "started": R.now(),
-                           "status": "running", "argv": sys.argv, "jobs": jobs, "backend": backend})
+        meta = R.metadata("run", config.raw, config.seed, points=[{"id": p.id, "params": p.params} for p in config.points],
+                          source=config.source, title=config.title, started=R.now(), status="running",
+                          argv=sys.argv, jobs=jobs, backend=backend)
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")

@@ -198,14 +198,17 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def metadata(config_raw: dict, points: Sequence, seed: int, extra: dict | None = None) -> dict:
-    """The run's metadata: full config, seed, versions, git revision, expanded points."""
+def metadata(kind: str, config: dict | None = None, seed: int | None = None, **extra) -> dict:
+    """The one metadata record of every bdpsim output (run, accuracy, figures, utility):
+    what made it (``kind``), its full config and seed, package versions, git revision and time.
+    ``extra`` adds kind-specific entries (e.g. the expanded points of a run)."""
     return {
         "bdpsim_results": 1,
-        "config": config_raw,
+        "kind": kind,
+        "config": config,
         "seed": seed,
         "versions": package_versions(("dask", "distributed")),
         "git_revision": git_revision(),
-        "points": [{"id": p.id, "params": p.params} for p in points],
-        **(extra or {}),
+        "written": now(),
+        **extra,
     }

@@ -187,3 +187,12 @@ SummaryRow = make_dataclass(
     namespace={"as_row": _summary_as_row,
                "__doc__": "One configuration point's summary (fields as SUMMARY_SCHEMA, with 'pct' "
                           "for the percentile label); as_row() names the columns after the percentile."})
+
+
+def markdown_columns() -> str:
+    """The README's column list, generated from the schemas (a test keeps the README in sync)."""
+    lines = ["| file | column | type | meaning |", "|---|---|---|---|"]
+    for fname, schema in (("summary.csv", SUMMARY_SCHEMA), ("adversaries.csv.gz", ADVERSARY_SCHEMA)):
+        for c in schema:
+            lines.append(f"| {fname} | `{c.header('p99')}` | {c.dtype.__name__} | {c.meaning} |")
+    return "\n".join(lines)

@@ -233,6 +233,9 @@ def build(params: dict, present: set, mechanism) -> ModelSpec:
         block = params["block"]
         if block is not None:
             check(1 <= block <= n, "model.block", block, f"must be in 1..n ({n})")
+            same = (np.arange(n)[:, None] // block) == (np.arange(n)[None, :] // block)
+            check(bool(np.all(model.cov[~same] == 0)), "model.block", block,
+                  f"the cov correlates records of different blocks of {block} consecutive records")
         return ModelSpec("gaussian", n, block or n, fixed=model, rho=max_correlation(model.cov),
                          detail={"explicit": True, "block": block})
     check(params["rho"] is not None, "model.rho", None, "a Gaussian model needs rho (or mean and cov)")

@@ -247,9 +247,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
 
 def write_utility(out: Path, cfg: UtilityConfig, rows: list[dict], vs: list[Variant], source: str = "") -> list[Path]:
     out = Path(out)
-    meta = {"bdpsim_utility": 1, "config": cfg.raw, "source": source, "seed": cfg.seed,
-            "versions": R.package_versions(), "git_revision": R.git_revision(),
-            "fitted": {v.name: v.model for v in vs}}
+    meta = R.metadata("utility", cfg.raw, cfg.seed, source=source, fitted={v.name: v.model for v in vs})
     R.atomic_write_text(out / "utility.csv", R.csv_text(rows, COLUMNS))
     R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return [out / "utility.csv", out / "metadata.json"]
