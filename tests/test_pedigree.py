@@ -314,3 +314,38 @@ def test_compositions_and_limits():
         exhaustive_pedigree_count(PedigreeModel.nuclear(4), LaplaceSum(1.0))
     with pytest.raises(ConfigError, match="cells"):
         exhaustive_pedigree_count(PedigreeModel.nuclear(200), LaplaceCount(1.0, (0,)))
+
+
+# ---------------------------------------------------------------------------------- integration
+
+def test_estimators_sample_pedigrees_through_the_model(rng):
+    """The sampling layer of the kde/mixture estimators draws data tuples from
+    ``sample_conditional``: the resulting counts follow the exact count law (5 SE, N = 100 000)."""
+    from bdpsim.sampling import sample_query_counts
+    model, mech = PedigreeModel.three_generation(7, 0.3), LaplaceCount(1.0, genotype_states(["BB"]))
+    known = {2: 0, 6: 1}
+    N = 100_000
+    atoms, counts = sample_query_counts(model, mech, known, N, rng)
+    obs = np.zeros(model.n + 1)
+    obs[atoms.astype(int)] = counts
+    p = model.count_law(known, ["BB"])
+    assert np.all(np.abs(obs - N * p) <= 5 * np.sqrt(N * p * (1 - p)) + 1e-9)
+
+
+def test_studies_rows_and_figures():
+    from bdpsim.figures import subplots
+    from bdpsim.figures.pedigree import plot_family_size, plot_generations
+    from bdpsim.genomic_study import family_size_study, generation_study
+    rows = family_size_study(sizes=[3, 6], epsilons=[1.0], allele_bs=[0.3])
+    small, big = rows
+    assert (small["worst_role"], small["worst_known_size"], small["worst_x"]) == ("child", 0, "BB")
+    assert small["bdpl"] > small["lower_bound"] == small["bdpl_thesis_sampler"] == 2.0
+    assert big["bdpl"] == pytest.approx(big["lower_bound"]) and big["worst_role"] == "founder"
+    assert big["general_bound"] == 6.0 and big["worst_known"] == "1=BB"
+    gen = generation_study(sizes=[6], epsilons=[1.0], allele_bs=[0.3])
+    (g,) = gen
+    assert g["core_size"] == 4 and g["worst_role"] == "child+parent"
+    assert g["bdpl_nuclear_core_size"] < g["bdpl"] < g["bdpl_nuclear_same_size"]
+    fig, axs = subplots(1, 2)
+    assert plot_family_size(rows, axs[0]) is axs[0] and plot_generations(gen, axs[1]) is axs[1]
+    assert len(axs[0].lines) > 4 and len(axs[1].lines) == 6
