@@ -2,8 +2,8 @@
 
 **One adversary.** ``P(C = c | x_K, x_i)`` is exact (:meth:`PedigreeModel.count_law`), the output
 law is the Laplace mixture ``sum_c P(C = c | .) Lap(c, 1/eps)``, and the supremum over outputs of
-the log-ratio of two such mixtures is attained at an atom or in a tail (paper §5, exact in
-:func:`~bdpsim.estimators.laplace_mixture.grid_mixture_sup`).
+the log-ratio of two such mixtures is attained at an atom or in a tail (between atoms the ratio is
+monotone), computed exactly by :func:`~bdpsim.estimators.laplace_mixture.grid_mixture_sup`.
 
 **All adversaries, by exchangeability.** Childless people with the same parents (a *leaf group*;
 e.g. the children of a nuclear family) are exchangeable: permuting them is an automorphism of the
@@ -11,18 +11,18 @@ pedigree that leaves the count unchanged, so an adversary's BDPL depends on a le
 through its *composition* ``(u, k_BB, k_Bb, k_bb)`` — how many members are unknown and how many
 are known with each genotype. Adversary classes are therefore (target, pattern of the core
 members in {BB, Bb, bb, unknown}, one composition per leaf group): ``4^|C| prod_j C(m_j + 3, 3)``
-classes instead of ``3 n 4^(n-1)`` adversaries (nuclear family of 12: 4 576 classes instead of
-1.5e8 adversaries). Their joint laws ``P(X_K = x_K, C = c)`` all come from one tensor: the core
+classes instead of ``3 n 4^(n-1)`` adversaries (nuclear family of 12: 3 744 classes of positive
+probability stand for its 3.4e7 possible adversaries, out of 1.5e8 patterns). Their joint laws ``P(X_K = x_K, C = c)`` all come from one tensor: the core
 configurations' prior times the generating polynomial of each leaf group per composition
 (:func:`~bdpsim.models.pedigree.leaf_group_polynomial`), then along each core axis the sum over
 that member's genotype is appended as a fourth value "unknown" (a zeta transform), so every
 marginal is computed once. A leaf target is a known member of its group whose value changes
 between ``x`` and ``x'`` (composition ``k + e_x`` vs ``k + e_x'``).
 
-The separation argument of paper §5 / SCIENCE §5.1 (known records that cut the target's
-component leave an independent additive term, so ``BDPL_(K,i) <= BDPL_(K*,i)``) is not needed to
-prune here; it is checked in the tests instead: the worst class has its unknowns connected to the
-target through unknowns in the moral graph.
+The separation argument (as for the window reduction on Markov chains, it holds for any graphical
+model: unknown records cut off from the target by known ones add a term independent of ``x_i``,
+a common-weight mixture, so ``BDPL_(K,i) <= BDPL_(K*,i)`` with them known) is not needed to prune here; it is checked in the tests instead: a worst class has its
+unknowns connected to the target through unknowns in the moral graph.
 
 **Bounds.** ``genomic_lower_bound(m, eps) = (m - 1) eps`` (thesis Cor. 5.2) and the general bound
 ``m eps`` (paper Thm 4.3) for a family of ``m`` people.
@@ -42,7 +42,7 @@ from .estimators.base import Estimate
 from .estimators.exact import ExhaustiveResult
 from .estimators.laplace_mixture import grid_mixture_sup
 from .mechanisms import LaplaceCount
-from .models.pedigree import PedigreeModel, genotype_states, leaf_group_polynomial, polymul
+from .models.pedigree import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 30_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): ~240 MB
 
@@ -92,7 +92,8 @@ def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Est
 
 
 def adversary_bdpl(model: PedigreeModel, mechanism, adversary: Adversary) -> float:
-    """Exact ``BDPL_(K,i)(x, x') = sup_y |ln p(y | x_K, x) / p(y | x_K, x')|`` (paper Def. 3.3)."""
+    """Exact target-dependent ``BDPL_(K,i)(x, x') = sup_{y} |ln p(y | x_K, x) / p(y | x_K, x')|``
+    for the adversary's known values ``x_K`` (paper Def. 5.2)."""
     return exact_estimate(model, mechanism, adversary).value
 
 

@@ -25,20 +25,20 @@ def timed(model, label):
 timed(PedigreeModel.nuclear(12, 0.3), "nuclear family of 12")
 timed(PedigreeModel.three_generation(10, 0.3), "three-generation family of 10")
 
-t0 = time.perf_counter()
-rows = family_size_study()
-print(f"\nfamily_size_study: {len(rows)} rows in {time.perf_counter() - t0:.1f} s")
-print("m  eps  q    BDPL     (m-1)eps  |K|>=1   worst target, K, x -> x'")
-for r in rows:
-    print(f"{r['m']:<2} {r['epsilon']:<4} {r['allele_b']:<4} {r['bdpl']:<8.4f} {r['lower_bound']:<9.2f} "
-          f"{r['bdpl_thesis_sampler']:<8.4f} {r['worst_role']} {r['worst_i']}, K={{{r['worst_known']}}}, "
-          f"{r['worst_x']} -> {r['worst_x_prime']}")
 
-t0 = time.perf_counter()
-rows = generation_study()
-print(f"\ngeneration_study: {len(rows)} rows in {time.perf_counter() - t0:.1f} s")
-print("m  l  eps  q    3-gen    nuclear(m)  nuclear(l)  l*eps  worst (3-gen)")
-for r in rows:
-    print(f"{r['m']:<2} {r['core_size']:<2} {r['epsilon']:<4} {r['allele_b']:<4} {r['bdpl']:<8.4f} "
-          f"{r['bdpl_nuclear_same_size']:<11.4f} {r['bdpl_nuclear_core_size']:<11.4f} {r['core_bound']:<6.2f} "
-          f"{r['worst_role']} {r['worst_i']}, K={{{r['worst_known']}}}, {r['worst_x']} -> {r['worst_x_prime']}")
+def table(name, study, header, fmt):
+    t0 = time.perf_counter()
+    rows = study()
+    print(f"\n{name}: {len(rows)} rows in {time.perf_counter() - t0:.1f} s\n{header}")
+    for r in rows:
+        print(fmt.format(**r) + f" {r['worst_role']} {r['worst_i']}, K={{{r['worst_known']}}}, "
+              f"{r['worst_x']} -> {r['worst_x_prime']}")
+
+
+table("family_size_study", family_size_study,
+      "m  eps  q    BDPL     (m-1)eps  |K|>=1   worst target, K, x -> x'",
+      "{m:<2} {epsilon:<4} {allele_b:<4} {bdpl:<8.4f} {lower_bound:<9.2f} {bdpl_thesis_sampler:<8.4f}")
+table("generation_study", generation_study,
+      "m  l  eps  q    3-gen    nuclear(m)  nuclear(l)  l*eps  worst (3-gen)",
+      "{m:<2} {core_size:<2} {epsilon:<4} {allele_b:<4} {bdpl:<8.4f} {bdpl_nuclear_same_size:<11.4f} "
+      "{bdpl_nuclear_core_size:<11.4f} {core_bound:<6.2f}")

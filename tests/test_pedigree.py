@@ -279,8 +279,8 @@ def test_worst_adversary_small_family_targets_a_child_knowing_nothing():
 
 
 def test_worst_class_obeys_the_separation_argument():
-    """Paper §5 / window reduction on pedigrees: some worst adversary has every unknown person
-    connected to the target through unknown people in the moral graph."""
+    """Separation argument on pedigrees (as the Markov window reduction): some worst adversary
+    has every unknown person connected to the target through unknown people in the moral graph."""
     model = PedigreeModel.three_generation(8, 0.3)
     res = exhaustive_pedigree_count(model, LaplaceCount(1.0, (0,)))
     adj = {j: set() for j in range(model.n)}

@@ -252,12 +252,17 @@ class PedigreeModel:
             out[int(pos)] = genotype_state(val, "known value")
         return out
 
-    def _posterior(self, known: dict[int, int]) -> np.ndarray:
-        """Unnormalised ``P(g_C, X_K = x_K)`` over core configurations (leaves summed out)."""
+    def _core_weights(self, known: dict[int, int]) -> np.ndarray:
+        """``P(g_C)`` restricted to the configurations that agree with the known core members."""
         w = self._prior.copy()
         for a, c in enumerate(self._core):
             if c in known:
                 w *= self._configs[:, a] == known[c]
+        return w
+
+    def _posterior(self, known: dict[int, int]) -> np.ndarray:
+        """Unnormalised ``P(g_C, X_K = x_K)`` over core configurations (leaves summed out)."""
+        w = self._core_weights(known)
         for par, members in self._groups:
             vals = [known[j] for j in members if j in known]
             if vals:
@@ -318,13 +323,9 @@ class PedigreeModel:
     def count_polynomials(self, known: dict[int, int], counted: tuple[int, ...]) -> np.ndarray:
         """``P(g_C, X_K = x_K, C = c)`` per core configuration, shape ``(3^|C|, n + 1)``."""
         mask = np.isin(np.arange(3), counted)
-        configs = self._configs
-        w = self._prior.copy()
-        for a, c in enumerate(self._core):
-            if c in known:
-                w *= configs[:, a] == known[c]
+        w = self._core_weights(known)
         poly = np.zeros((w.size, len(self._core) + 1))
-        poly[np.arange(w.size), mask[configs].sum(axis=1)] = w
+        poly[np.arange(w.size), mask[self._configs].sum(axis=1)] = w
         for par, members in self._groups:
             vals = [known[j] for j in members if j in known]
             comp = np.array([[len(members) - len(vals)] + [vals.count(s) for s in range(3)]])
