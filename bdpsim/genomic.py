@@ -44,7 +44,7 @@ from .estimators.laplace_mixture import grid_mixture_sup
 from .mechanisms import LaplaceCount
 from .models.pedigree import PedigreeModel, leaf_group_polynomial, polymul
 
-MAX_CELLS = 30_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): ~240 MB
+MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
 
 
 def genomic_lower_bound(m: int, epsilon: float) -> float:
@@ -135,8 +135,9 @@ def _class_tensor(model: PedigreeModel, counted: tuple[int, ...]):
     cells = class_tensor_cells(model)
     if cells > MAX_CELLS:
         raise ConfigError("model.size", model.n,
-                          f"the exhaustive search over all adversaries needs {cells:.3g} cells "
-                          f"(> {MAX_CELLS:.0e}); nuclear families up to ~30 people fit")
+                          f"the exhaustive search over all adversary classes needs {cells:.3g} cells "
+                          f"(4^core x prod_groups C(size + 3, 3) x (n + 1)), more than the limit "
+                          f"{MAX_CELLS:.0e} (nuclear families up to 52 people fit)")
     mask = np.isin(np.arange(3), counted)
     nc, ng = len(model.core), len(model.leaf_groups)
     configs = model._configs
