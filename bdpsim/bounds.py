@@ -17,7 +17,7 @@ from .errors import check
 from .models.markov import gamma_of, omega_of, symmetric_chain, transition_matrix
 
 __all__ = ["Bound", "applicable_bounds", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
-           "yang_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]
+           "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,12 @@ def zhao_bound(epsilon: float, P) -> Bound:
     if not math.isfinite(w):
         return Bound("zhao", math.nan, "needs every transition probability > 0 (H1)")
     return Bound("zhao", eps + 6.0 * math.log(w))
+
+
+def genomic_lower_bound(m: int, epsilon: float) -> float:
+    """``BDPL >= (m - 1) eps`` for the eps-DP Laplace count of BB in a family of two parents and
+    ``m - 2`` children (thesis Cor. 5.2: the adversary knows one parent BB and targets the other)."""
+    return (_m(m) - 1) * _pos("epsilon", epsilon)
 
 
 def yang_bound(epsilon: float, n: int) -> Bound:
@@ -189,6 +195,9 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
             out["zhao"] = _na("zhao", "needs a stationary start (H2)")
         else:
             out["model"], out["zhao"] = markov_bound(eps, model.transition), zhao_bound(eps, model.transition)
+    elif spec.kind == "pedigree" and dp:
+        if spec.detail.get("family") == "nuclear" and tuple(getattr(mechanism, "counted_states", ())) == (0,):
+            out["lower"] = Bound("lower", genomic_lower_bound(spec.n, eps))
     elif spec.kind == "gaussian":
         why = _gaussian_applicable(spec)
         if why is not None:

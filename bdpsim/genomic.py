@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .adversary import Adversary
+from .bounds import genomic_lower_bound  # noqa: F401  (re-exported: thesis Cor. 5.2)
 from .errors import ConfigError, NotAvailable, check
 from .estimators.base import Estimate
 from .estimators.exact import ExhaustiveResult
@@ -45,16 +46,6 @@ from .mechanisms import LaplaceCount
 from .models.pedigree import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
-
-
-def genomic_lower_bound(m: int, epsilon: float) -> float:
-    """``BDPL >= (m - 1) eps`` for the eps-DP Laplace count of BB on a family of two parents and
-    ``m - 2`` children (thesis Cor. 5.2; attained by the adversary knowing one parent BB and
-    targeting the other, bb vs BB)."""
-    ok = isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1
-    check(ok, "m", m, "must be an integer >= 1")
-    check(math.isfinite(epsilon) and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
-    return (int(m) - 1) * float(epsilon)
 
 
 def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
@@ -259,3 +250,19 @@ def worst_adversary(res: PedigreeExhaustiveResult, rtol: float = 1e-9) -> int:
     top = res.value.max()
     tied = np.flatnonzero(res.value >= top - rtol * max(1.0, abs(top)))
     return int(tied[np.argmin(res.known_size[tied])])
+
+
+def exhaustive_limit(model: PedigreeModel, sizes: Sequence[int]) -> str | None:
+    """Why an exhaustive search of ``model`` would be refused (``None`` if it fits)."""
+    cells = class_tensor_cells(model)
+    return None if cells <= MAX_CELLS else (
+        f"the exhaustive pedigree search needs {cells:.2e} tensor cells (limit {MAX_CELLS:.0e}); "
+        "use fewer people")
+
+
+def exhaustive_for_driver(model: PedigreeModel, mechanism, sizes: Sequence[int],
+                          targets: Sequence[int] | None) -> PedigreeExhaustiveResult:
+    """The exact-engine interface ``(model, mechanism, sizes, targets)`` of the driver: every
+    adversary class with ``|K|`` in ``sizes`` (rows are classes of exchangeable children; the
+    supremum is over all adversaries)."""
+    return exhaustive_pedigree_count(model, mechanism, sizes, targets)

@@ -206,8 +206,8 @@ def _epsilon(params: dict) -> float:
 
 _EPS = Key("float")
 MECHANISM_KINDS: dict[str, MechanismKind] = {k.name: k for k in (
-    MechanismKind("count", {"epsilon": _EPS, "counted_states": Key("int_vector", [1])},
-                  lambda p: LaplaceCount(_epsilon(p), tuple(p["counted_states"])),
+    MechanismKind("count", {"epsilon": _EPS, "counted_states": Key("state_vector", [1])},
+                  lambda p: LaplaceCount(_epsilon(p), state_codes(p["counted_states"])),
                   "count of records in counted_states + Lap(1/epsilon)"),
     MechanismKind("clipped_sum", {"epsilon": _EPS, "clip": Key("vector", [0.0, 10.0])},
                   lambda p: ClippedSum(_epsilon(p), tuple(p["clip"])),
@@ -220,6 +220,14 @@ MECHANISM_KINDS: dict[str, MechanismKind] = {k.name: k for k in (
                                             p["epsilon"]),
                   "a user function 'module:function' (data, rng) -> outputs"),
 )}
+
+
+def state_codes(values) -> tuple[int, ...]:
+    """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2."""
+    if any(isinstance(v, str) for v in values):
+        from .models.pedigree import genotype_states
+        return genotype_states(list(values))
+    return tuple(values)
 
 
 def _required(params: dict, key: str):

@@ -37,7 +37,7 @@ class Key:
     Parameters
     ----------
     type : str
-        ``int float str bool vector int_vector matrix any`` (``any``: checked by its owner).
+        ``int float str bool vector int_vector state_vector matrix any`` (``any``: checked by its owner).
     default : Any
         Value when absent; :data:`REQUIRED` if it must be given.
     sweep : bool
@@ -92,7 +92,7 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
     if isinstance(v, dict):
         check(key.sweep and key.type in ("int", "float"), name, v, "cannot be swept with a table")
         return sweep_table(name, v)
-    base = {"vector": 1, "int_vector": 1, "matrix": 2}.get(key.type, 0)
+    base = {"vector": 1, "int_vector": 1, "state_vector": 1, "matrix": 2}.get(key.type, 0)
     if key.type == "any":
         return [v]
     if isinstance(v, list) and _depth(v) > base:
@@ -127,6 +127,11 @@ def coerce(name: str, key: Key, v: Any) -> Any:
             check(all(float(x).is_integer() for x in v), name, v, "must be a list of integers")
             return [int(x) for x in v]
         return [float(x) for x in v]
+    if t == "state_vector":
+        check(isinstance(v, list) and len(v) >= 1 and all(
+            isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v), name, v,
+            "must be a non-empty list of states (integers, or genotype names BB, Bb, bb)")
+        return list(v)
     if t == "matrix":
         check(isinstance(v, list) and len(v) >= 1 and all(
             isinstance(r, list) and len(r) == len(v[0]) and all(_isnum(x) for x in r) for r in v),

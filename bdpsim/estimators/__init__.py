@@ -5,7 +5,8 @@
 """
 
 from .base import Estimate, Estimator
-from .exact import EXACT_ENGINES, ExactEngine, ExactEstimator, adversary_bdpl, engine_for, unavailable_reason
+from .engines import EXACT_ENGINES, ExactEstimator, adversary_bdpl, engine_for, unavailable_reason
+from .exact import ExactEngine
 from .kde import KDE_BACKENDS, KdeEstimator
 from .laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
 from .mixture import MixtureEstimator
