@@ -6,8 +6,8 @@ ends). Given ``x_l, x_r`` the records outside ``[l, r]`` are independent of thos
 their unknown part adds to ``Y`` a term whose law does not depend on ``x_i``; the output law of
 ``(K, i)`` is a common-weight mixture of shifted output laws of ``K* = K ∪ ([n] \\ [l, r])``, and
 ``BDPL_(K,i) <= BDPL_(K*,i)``. **The worst adversary knows everything outside a window ``(l, r)``
-around its target and nothing inside** (paper Def. 6.1 chain; BDPL as in paper Def. 3.x / thesis
-§2). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set sizes
+around its target and nothing inside** (chain: paper Def. 6.1; adversary-specific BDPL: paper
+Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set sizes
 ``{min_known .. n-1}``; other size families (e.g. only ``|K| = 3``) need the full enumeration
 :func:`bdpsim.estimators.exact.exhaustive_markov_count`.
 
@@ -230,8 +230,9 @@ def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float
                  window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE):
     """Worst value per window cell (:func:`bdpsim.window_kernel.scan`) plus the search context.
 
-    Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is in query units of
-    ``Y``'s log-density ratio (it is scale-free), ``kl``/``kr`` = 0 known boundary, 1 chain end.
+    Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
+    windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
+    record (``kl``/``kr`` = 0) or the chain end (1); ``-inf`` where no such adversary exists.
     """
     b, T, lim = _validated(model, noise_scale, min_known, targets, window_limit, tolerance)
     f = np.asarray(values, dtype=float)
@@ -302,6 +303,8 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: floa
     cells, ctx = window_cells(model, values, noise_scale, min_known=min_known, targets=targets,
                               window_limit=window_limit, tolerance=tolerance)
     v = cells["value"]
+    check(bool(np.isfinite(v).any()), "model", "deterministic",
+          "no adversary has two target values of positive probability: nothing to distinguish")
     idx = np.unravel_index(int(np.argmax(v)), v.shape)
     kl, L, kr, R = (int(t) for t in idx)
     n = ctx["n"]

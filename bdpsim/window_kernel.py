@@ -5,7 +5,7 @@ values lie on an integer lattice ``g(x) in {0..Delta}`` (after an affine change 
 window adversary with ``L`` unknown records left of the target and ``R`` right of it sees the
 window sum ``S = sum_{t=l+1}^{r-1} g(X_t)``. Its law given the left boundary (a known value ``a``
 at ``l``, or the chain start), ``X_i = x`` and the right boundary (a known value ``c`` at ``r``,
-or the chain end) comes from two clamped forward recursions (thesis §5.3 style, paper Def. 6.1):
+or the chain end) comes from two clamped forward recursions on the chain of paper Def. 6.1:
 
 * left:  ``F_0 = e_a P`` (known) or ``w`` (start);
   ``F_{L+1}(y, s) = sum_x F_L(x, s - g(x)) P[x, y]``;
@@ -15,8 +15,9 @@ or the chain end) comes from two clamped forward recursions (thesis §5.3 style,
 All of this depends on ``(L, R, a, c, x)`` only, never on the position of the window; the
 position enters only through which boundary values are reachable (:func:`feasible_cells`).
 The supremum over outputs of ``|ln p(y | x) / p(y | x')|`` for ``Y = S + Lap(b)`` is attained
-at a lattice point inside the union of the two supports (the tails equal the extreme atoms,
-paper/thesis Laplace-mixture argument), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
+at a lattice point inside the union of the two supports (between atoms the ratio of two Laplace
+mixtures is monotone and beyond the extreme atoms constant, see
+:mod:`bdpsim.estimators.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
 two first-order linear recursions (``scipy.signal.lfilter``), exact up to rounding.
 """
 
@@ -122,11 +123,12 @@ def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.n
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d = np.log(den[0] / den[1])
     bad = np.zeros(B, dtype=bool)
+    dmax = dmin = d
     if min(den[0].min(), den[1].min()) < _TINY:
         small = (den[0] < _TINY) | (den[1] < _TINY)
         bad = np.any(small & ((W1 > 0) | (W2 > 0)), axis=1)
-        d[small] = 0.0
-    jf, jb = np.argmax(d, axis=1), np.argmin(d, axis=1)
+        dmax, dmin = np.where(small, -np.inf, d), np.where(small, np.inf, d)
+    jf, jb = np.argmax(dmax, axis=1), np.argmin(dmin, axis=1)
     r = np.arange(B)
     fwd, bwd = d[r, jf] - shift, d[r, jb] - shift
     val = np.where(fwd >= -bwd, fwd, bwd)
