@@ -1,0 +1,199 @@
+"""Laplace scales that make an additive query on a Markov chain eps-BDP, and their exact BDPL.
+
+Every method answers: which scale ``b`` should ``Y = sum_t f(X_t) + Lap(b)`` use so that its
+BDPL is at most ``eps``? — and reports the exact BDPL over all adversaries of the mechanism it
+prescribes (:func:`bdpsim.window.window_search`).
+
+* ``exact``: the smallest ``b`` with exact ``BDPL(b) <= eps``. ``Lap(b2) = Lap(b1) + W`` for
+  ``b2 > b1`` (``W = 0`` w.p. ``(b1/b2)^2``, else ``Lap(b2)``: the characteristic functions give
+  ``(1 + b1^2 t^2)/(1 + b2^2 t^2)``), so adding noise is post-processing and ``BDPL(b)`` is
+  non-increasing: a bracketing root search (Illinois regula falsi on ``ln BDPL`` vs ``ln b``)
+  to relative ``1e-9``, between ``Delta/eps`` (the DP adversary ``K = [n] \\ {i}`` alone leaks
+  ``Delta/b``) and ``n Delta/eps`` (general bound, paper Thm 4.3).
+* ``general``: ``b = Delta n / eps`` (paper Thm 4.3 with ``m = n`` correlated records).
+* ``markov``: ``b = Delta / (eps - 4 ln gamma)``, needs (H1) ``P > 0``, (H2) stationary start and
+  ``eps > 4 ln gamma`` (paper Thm 6.2).
+* ``zhao``: ``b = Delta / (eps - 6 ln omega)`` (thesis eq. 20), same conditions.
+
+``Delta = max f - min f`` is the query's sensitivity. Other mechanisms register a function
+``(CalibrationProblem) -> Calibration`` in :data:`CALIBRATION_METHODS`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import bounds as B
+from .errors import ConfigError, check
+from .models import MarkovChainModel
+from .window import query_values, window_search
+
+RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A method's Laplace scale for eps-BDP (``None`` if it cannot give one) and the exact BDPL
+    of the mechanism it prescribes; ``reason`` says how the scale was obtained or why not."""
+
+    method: str
+    epsilon: float
+    n: int
+    scale: float | None
+    bdpl: float | None
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
+                "bdpl": self.bdpl, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class CalibrationProblem:
+    """Chain, per-state query values ``f``, target ``epsilon`` and window-search options."""
+
+    model: MarkovChainModel
+    values: np.ndarray
+    epsilon: float
+    search: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check(isinstance(self.model, MarkovChainModel), "model", type(self.model).__name__,
+              "must be a MarkovChainModel")
+        eps = self.epsilon
+        check(isinstance(eps, (int, float, np.number)) and not isinstance(eps, bool)
+              and math.isfinite(eps) and eps > 0, "epsilon", eps, "must be a finite number > 0")
+        check(self.sensitivity > 0, "state_values", np.asarray(self.values).tolist(),
+              "the query is constant (sensitivity 0): it needs no noise")
+
+    @property
+    def sensitivity(self) -> float:
+        """``Delta = max f - min f``."""
+        return float(np.max(self.values) - np.min(self.values))
+
+    def bdpl(self, scale: float) -> tuple[float, float]:
+        """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)``."""
+        res = window_search(self.model, self.values, scale, **self.search)
+        return res.bdpl, res.tolerance
+
+    def result(self, method: str, scale: float, reason: str) -> Calibration:
+        return Calibration(method, float(self.epsilon), self.model.n, float(scale),
+                           self.bdpl(scale)[0], reason)
+
+    def not_applicable(self, method: str, why: str) -> Calibration:
+        return Calibration(method, float(self.epsilon), self.model.n, None, None,
+                           f"not applicable: {why}")
+
+
+def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None:
+    """Smallest ``b`` with ``BDPL(b) + tolerance <= eps``, to relative ``rtol`` (returned from the
+    safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP."""
+    eps = problem.epsilon
+
+    def h(t: float) -> float:  # > 0 iff the scale e^t leaks more than eps
+        v, tol = problem.bdpl(math.exp(t))
+        return math.log(max(v + tol, 1e-300)) - math.log(eps)
+
+    lo = math.log(problem.sensitivity / eps)
+    hi = math.log(problem.sensitivity * problem.model.n / eps)
+    f_lo, f_hi = h(lo), h(hi)
+    for _ in range(60):  # an unreachable extreme state can make the DP adversary leak less
+        if f_lo > 0:
+            break
+        lo -= math.log(2.0)
+        f_lo = h(lo)
+    else:
+        return None
+    for _ in range(60):  # only rounding or the truncation tolerance can put BDPL(hi) above eps
+        if f_hi <= 0:
+            break
+        hi += math.log(2.0)
+        f_hi = h(hi)
+    else:
+        raise RuntimeError(f"no scale below {math.exp(hi):g} reaches eps = {eps:g}")
+    width, side = math.log1p(rtol), 0
+    while hi - lo > width:
+        t = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        t = min(max(t, lo + width / 2), hi - width / 2)  # the bracket shrinks every step
+        f = h(t)
+        if f > 0:
+            lo, f_lo = t, f
+            f_hi, side = (f_hi / 2, -1) if side == -1 else (f_hi, -1)
+        else:
+            hi, f_hi = t, f
+            f_lo, side = (f_lo / 2, 1) if side == 1 else (f_lo, 1)
+    return math.exp(hi)
+
+
+def _exact(p: CalibrationProblem) -> Calibration:
+    scale = exact_scale(p)
+    if scale is None:
+        return p.not_applicable("exact", "BDPL <= eps at every scale (no target values are "
+                                "distinguishable): no noise is needed")
+    return p.result("exact", scale,
+                    f"smallest scale with exact BDPL <= eps (bracketing search, relative {RTOL:g})")
+
+
+def _general(p: CalibrationProblem) -> Calibration:
+    n = p.model.n
+    return p.result("general", p.sensitivity * n / p.epsilon,
+                    f"scale = sensitivity * m / eps with m = n = {n} (general bound)")
+
+
+def _bound_method(name: str, quantity: str, factor: float, value_of: Callable) -> Callable:
+    def method(p: CalibrationProblem) -> Calibration:
+        P = p.model.transition
+        if P.min() <= 0:
+            return p.not_applicable(name, "needs every transition probability > 0 (H1)")
+        if not p.model.is_stationary:
+            return p.not_applicable(name, "needs a stationary start w P = w (H2)")
+        floor = factor * math.log(value_of(P))
+        tau = p.epsilon - floor
+        if tau <= 0:
+            return p.not_applicable(name, f"needs eps > {factor:g} ln {quantity} = {floor:.3g}")
+        return p.result(name, p.sensitivity / tau,
+                        f"scale = sensitivity / (eps - {factor:g} ln {quantity}), "
+                        f"{quantity} = {value_of(P):.6g}")
+    method.__doc__ = f"``{name}`` calibration: DP parameter ``eps - {factor:g} ln {quantity}``."
+    return method
+
+
+CalibrationMethod = Callable[[CalibrationProblem], Calibration]
+CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
+    "exact": _exact,
+    "general": _general,
+    "markov": _bound_method("markov", "gamma", 4.0, B.gamma_of),
+    "zhao": _bound_method("zhao", "omega", 6.0, B.omega_of),
+}
+
+
+def calibrate(model: MarkovChainModel, epsilon: float, *,
+              counted_states: Sequence[int] | None = None,
+              state_values: Sequence[float] | None = None, method: str = "exact",
+              **search) -> Calibration:
+    """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
+    exact BDPL over all adversaries of the mechanism it prescribes.
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+    epsilon : float
+        Target BDPL.
+    counted_states, state_values
+        The query: count of a state set (default state 1) or sum of per-state values
+        (:func:`bdpsim.window.query_values`).
+    method : str
+        ``exact`` (default), ``general``, ``markov``, ``zhao`` or a registered name.
+    **search
+        Options of :func:`bdpsim.window.window_search` (``min_known``, ``window_limit``, ...).
+    """
+    if method not in CALIBRATION_METHODS:
+        raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
+    check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
+          "must be a MarkovChainModel")
+    f = query_values(model.states, counted_states, state_values)
+    return CALIBRATION_METHODS[method](CalibrationProblem(model, f, epsilon, dict(search)))

@@ -1,0 +1,41 @@
+"""Heat map of the exact leakage by prior knowledge (:func:`bdpsim.knowledge.leakage_by_knowledge`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..knowledge import knowledge_matrix
+
+
+def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
+                           right_end: str = "known", annotate: bool = True):
+    """Worst BDPL per (unknown records left, unknown records right) of the target.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        :func:`~bdpsim.knowledge.leakage_by_knowledge` rows (or the CSV read back).
+    ax : matplotlib.axes.Axes
+    left_end, right_end : {"known", "chain end"}
+        Which window ends to show: a known record bounds that side, or the chain ends there.
+    annotate : bool
+        Mark the worst cell and write its value.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    M = knowledge_matrix(rows, left_end, right_end)
+    im = ax.imshow(np.ma.masked_invalid(M), origin="lower", aspect="auto", cmap="viridis",
+                   interpolation="nearest")
+    ax.figure.colorbar(im, ax=ax, label="worst BDPL")
+    ax.set_xlabel(f"unknown records right of the target (then: {right_end})")
+    ax.set_ylabel(f"unknown records left of the target (then: {left_end})")
+    if annotate and np.isfinite(M).any():
+        L, R = np.unravel_index(int(np.nanargmax(M)), M.shape)
+        ax.plot([R], [L], marker="*", color="white", ms=12, mec="black")
+        ax.annotate(f"{M[L, R]:.4g}", (R, L), xytext=(4, 4), textcoords="offset points",
+                    color="white")
+    return ax

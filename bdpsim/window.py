@@ -1,0 +1,329 @@
+"""Exact BDPL over all adversaries of a Markov chain in polynomial time: window reduction.
+
+Query ``Y = sum_t f(X_t) + Lap(b)`` on a Markov chain (any number of states, any start law).
+Take an adversary ``(K, i)`` and let ``l < i < r`` be its nearest known records (or the chain
+ends). Given ``x_l, x_r`` the records outside ``[l, r]`` are independent of those inside, so
+their unknown part adds to ``Y`` a term whose law does not depend on ``x_i``; the output law of
+``(K, i)`` is a common-weight mixture of shifted output laws of ``K* = K ∪ ([n] \\ [l, r])``, and
+``BDPL_(K,i) <= BDPL_(K*,i)``. **The worst adversary knows everything outside a window ``(l, r)``
+around its target and nothing inside** (chain: paper Def. 6.1; adversary-specific BDPL: paper
+Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set sizes
+``{min_known .. n-1}``; other size families (e.g. only ``|K| = 3``) need the full enumeration
+:func:`bdpsim.estimators.exact.exhaustive_markov_count`.
+
+A window's value depends only on ``(L, R)`` (unknowns left/right), the boundary values and the
+target values — the chain start enters through ``i = L`` for a window reaching it, and positions
+only decide which boundary values are reachable. See :mod:`bdpsim.window_kernel`.
+
+**Truncation.** Let ``D_d = max_{x,x'} osc_z ln(P^d[z,x] / P^d[z,x'])`` and
+``E_d = max_{x,x'} osc_z ln(P^d[x,z] / P^d[x',z])`` (``osc = max - min``). Splitting a window
+with ``L' >= d`` left unknowns at ``m = i - d``: ``p(y | x) = sum_z pi_x(z) q(y | z, x)`` with
+``pi_x(z) = P(X_m = z | x_l, x)`` and ``q`` the law given ``X_m = z``, itself a common-weight
+mixture of shifted laws of the window with ``d - 1`` left unknowns and known ``z``. As
+``|ln pi_x(z)/pi_x'(z)| <= D_d``, ``BDPL(L') <= BDPL(d - 1, known z) + D_d``; likewise on the
+right with ``E_d``. Searching only ``L, R <= window_limit = d - 1`` therefore returns ``v`` with
+``v <= BDPL <= v + D_d + E_d`` (``tolerance``); ``D_d, E_d ~ |lambda_2|^d`` for a primitive
+chain. ``window_limit="auto"`` picks the least ``d`` with ``D_d + E_d <= tolerance``.
+
+**Query values.** ``f`` is the indicator of ``counted_states`` or ``state_values``; values must
+lie on a common lattice ``f = f_min + delta * g``, ``g`` integers ``0..Delta`` with ``Delta <=``
+:data:`MAX_LATTICE_STEPS` (integers, halves, 0.1-multiples, ...); others raise ConfigError.
+Laws are computed in floating point with positive terms only (no cancellation); probabilities
+below ~1e-308 underflow to zero (as in :meth:`MarkovChainModel.count_law`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from . import window_kernel as wk
+from .adversary import Adversary
+from .errors import ConfigError, check
+from .models import MarkovChainModel
+
+MAX_LATTICE_STEPS = 1000
+DEFAULT_TOLERANCE = 1e-13
+
+
+def query_values(states: int, counted_states: Sequence[int] | None = None,
+                 state_values: Sequence[float] | None = None) -> np.ndarray:
+    """Per-state query values ``f(x)``: indicator of ``counted_states`` or ``state_values``.
+
+    With neither given, the count of state 1 (as :class:`~bdpsim.mechanisms.LaplaceCount`).
+    """
+    check(isinstance(states, (int, np.integer)) and states >= 2, "states", states,
+          "must be an integer >= 2")
+    if counted_states is not None and state_values is not None:
+        raise ConfigError("state_values", list(state_values), "give counted_states or state_values, not both")
+    if state_values is not None:
+        f = np.asarray(state_values, dtype=float)
+        check(f.shape == (states,) and bool(np.all(np.isfinite(f))), "state_values",
+              np.asarray(state_values).tolist(), f"must be {states} finite numbers (one per state)")
+        return f
+    cs = [1] if counted_states is None else list(counted_states)
+    ok = len(cs) >= 1 and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+                              and 0 <= c < states for c in cs) and len(set(cs)) == len(cs)
+    check(ok, "counted_states", cs, f"must be a non-empty list of distinct states in 0..{states - 1}")
+    f = np.zeros(states)
+    f[cs] = 1.0
+    return f
+
+
+def lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``(g, delta, f_min)`` with ``values = f_min + delta * g`` and ``g`` integers ``>= 0``."""
+    f = np.asarray(values, dtype=float)
+    d = f - f.min()
+    top = float(d.max())
+    if top == 0:
+        return np.zeros(f.size, dtype=np.int64), 1.0, float(f.min())
+    fr = [Fraction(float(v / top)).limit_denominator(MAX_LATTICE_STEPS) for v in d]
+    check(all(abs(float(q) - v / top) <= 1e-9 for q, v in zip(fr, d)), "state_values", f.tolist(),
+          f"must lie on a common grid f_min + delta * k with at most {MAX_LATTICE_STEPS} steps")
+    Q = math.lcm(*(q.denominator for q in fr))
+    ints = [int(q * Q) for q in fr]
+    G = math.gcd(*ints)
+    g = np.array([k // G for k in ints], dtype=np.int64)
+    check(int(g.max()) <= MAX_LATTICE_STEPS, "state_values", f.tolist(),
+          f"needs {int(g.max())} grid steps between min and max (at most {MAX_LATTICE_STEPS})")
+    return g, top / int(g.max()), float(f.min())
+
+
+def truncation_bound(P: np.ndarray, d: int) -> float:
+    """``D_d + E_d``: error bound of searching only windows with ``<= d - 1`` unknowns per side."""
+    Pd = np.linalg.matrix_power(np.asarray(P, dtype=float), int(d))
+    return _osc(Pd) + _osc(Pd.T)
+
+
+def _osc(M: np.ndarray) -> float:
+    """``max_{x,x'} osc_z ln(M[z, x] / M[z, x'])`` over ``z`` where either entry is positive."""
+    worst = 0.0
+    for x in range(M.shape[1]):
+        for xp in range(x + 1, M.shape[1]):
+            a, b = M[:, x], M[:, xp]
+            use = (a > 0) | (b > 0)
+            if np.any((a[use] == 0) | (b[use] == 0)):
+                return math.inf
+            r = np.log(a[use]) - np.log(b[use])
+            worst = max(worst, float(r.max() - r.min()))
+    return worst
+
+
+def auto_window_limit(P: np.ndarray, n: int, tolerance: float) -> int | None:
+    """Least ``d - 1`` with ``D_d + E_d <= tolerance`` (``None`` if none below ``n - 1``)."""
+    P = np.asarray(P, dtype=float)
+    Pd = np.eye(P.shape[0])
+    for d in range(1, n):
+        Pd = Pd @ P
+        if _osc(Pd) + _osc(Pd.T) <= tolerance:
+            return d - 1
+    return None
+
+
+@dataclass(frozen=True)
+class WindowAdversary:
+    """The worst adversary: knows every record outside ``(l, r)``, nothing inside but its target.
+
+    ``left``/``right`` unknown records left/right of target ``i`` (so ``l = i - left - 1``,
+    ``r = i + right + 1``); ``left_value``/``right_value`` the known ``x_l``/``x_r`` (``None`` at
+    a chain end); ``x_known`` the values at ``K = [n] \\ (l, r)`` in position order — the boundary
+    values plus a positive-probability completion (only the boundaries matter). ``argmax`` is the
+    output ``y`` where ``ln p(y | x_K, x) / p(y | x_K, x') = bdpl`` for these ``x_K``.
+    """
+
+    n: int
+    i: int
+    left: int
+    right: int
+    left_value: int | None
+    right_value: int | None
+    x: int
+    x_prime: int
+    bdpl: float
+    argmax: float
+    x_known: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        check(0 <= self.i < self.n and self.left >= 0 and self.right >= 0
+              and self.l >= -1 and self.r <= self.n, "window", (self.i, self.left, self.right),
+              f"must fit in a chain of n = {self.n}")
+        check(len(self.x_known) == len(self.known), "x_known", len(self.x_known),
+              f"needs one value per known record ({len(self.known)})")
+
+    @property
+    def l(self) -> int:  # noqa: E743 - the paper's name for the left boundary
+        return self.i - self.left - 1
+
+    @property
+    def r(self) -> int:
+        return self.i + self.right + 1
+
+    @property
+    def known(self) -> tuple[int, ...]:
+        return tuple(range(0, self.l + 1)) + tuple(range(self.r, self.n))
+
+    def adversary(self) -> Adversary:
+        """As an :class:`~bdpsim.adversary.Adversary` (for :func:`bdpsim.estimators.adversary_bdpl`)."""
+        return Adversary(self.i, self.known, self.x_known, self.x, self.x_prime)
+
+    def as_row(self) -> dict:
+        end = lambda v: "chain end" if v is None else v  # noqa: E731
+        return {"i": self.i, "l": self.l, "r": self.r, "unknown_left": self.left,
+                "unknown_right": self.right, "left_value": end(self.left_value),
+                "right_value": end(self.right_value), "x": self.x, "x_prime": self.x_prime,
+                "bdpl": self.bdpl, "argmax": self.argmax}
+
+
+@dataclass(frozen=True)
+class WindowSearch:
+    """Result of :func:`window_search`: ``bdpl <= true BDPL <= bdpl + tolerance``.
+
+    ``window_limit`` is the most unknowns per side searched (``None``: all, ``tolerance = 0``);
+    ``n_windows`` the number of (target, window) geometries searched; ``n_evaluations`` the
+    number of (window law pair) suprema computed.
+    """
+
+    bdpl: float
+    worst: WindowAdversary
+    window_limit: int | None
+    tolerance: float
+    n_windows: int
+    n_evaluations: int
+    min_known: int
+
+
+def _validated(model, noise_scale, min_known, targets, window_limit, tolerance):
+    check(isinstance(model, MarkovChainModel), "model", type(model).__name__, "must be a MarkovChainModel")
+    b = float(noise_scale) if isinstance(noise_scale, (int, float, np.number)) else math.nan
+    check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")
+    n = model.n
+    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
+          min_known, f"must be an integer in 0..n-1 = 0..{n - 1}")
+    T = np.ones(n, dtype=bool)
+    if targets is not None:
+        tl = list(targets)
+        check(len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < n for t in tl),
+              "targets", tl, f"must be a non-empty list of positions in 0..{n - 1}")
+        T[:] = False
+        T[tl] = True
+    check(isinstance(tolerance, (int, float)) and 0 < tolerance < 1, "tolerance", tolerance,
+          "must be a number in (0, 1)")
+    if window_limit == "auto":
+        lim = auto_window_limit(model.transition, n, tolerance)
+    elif window_limit is None:
+        lim = None
+    else:
+        check(isinstance(window_limit, (int, np.integer)) and window_limit >= 0, "window_limit",
+              window_limit, "must be 'auto', None or an integer >= 0")
+        lim = int(window_limit)
+    if lim is not None and lim >= n - 1:
+        lim = None
+    return b, T, lim
+
+
+def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
+                 min_known: int = 0, targets: Sequence[int] | None = None,
+                 window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE):
+    """Worst value per window cell (:func:`bdpsim.window_kernel.scan`) plus the search context.
+
+    Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
+    windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
+    record (``kl``/``kr`` = 0) or the chain end (1); ``-inf`` where no such adversary exists.
+    """
+    b, T, lim = _validated(model, noise_scale, min_known, targets, window_limit, tolerance)
+    f = np.asarray(values, dtype=float)
+    check(f.shape == (model.states,) and bool(np.all(np.isfinite(f))), "values", f.tolist(),
+          f"must be {model.states} finite query values (see query_values)")
+    g, delta, fmin = lattice(f)
+    n = model.n
+    lmax = n - 1 if lim is None else lim
+    supp = wk.reachable(model)
+    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))
+    cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
+    tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
+    ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
+               delta=delta, fmin=fmin, f=f, ok=ok)
+    return cells, ctx
+
+
+def _completion(model, supp, a, l, c, r) -> tuple[int, ...]:
+    """Positive-probability values for ``0..l`` ending in ``a`` and ``r..n-1`` starting at ``c``."""
+    P = model.transition
+    left = []
+    if a is not None:
+        left = [a]
+        for t in range(l, 0, -1):
+            left.append(int(np.argmax(np.where(supp[t - 1], P[:, left[-1]], -1.0))))
+        left.reverse()
+    right = []
+    if c is not None:
+        right = [c]
+        for _ in range(r + 1, model.n):
+            right.append(int(np.argmax(P[right[-1]])))
+    return tuple(left + right)
+
+
+def _count_windows(n: int, ok: np.ndarray, targets: np.ndarray) -> int:
+    """Number of (target, l, r) geometries in the searched cells."""
+    s = ok.shape[2] - 1
+    cum = np.concatenate([[0], np.cumsum(targets)])
+    L, R = np.meshgrid(np.arange(ok.shape[0]), np.arange(ok.shape[1]), indexing="ij")
+    inner = cum[np.clip(n - 1 - R, 0, n)] - cum[np.clip(L + 1, 0, n)]  # targets in [L+1, n-2-R]
+    return int(ok[:, :, s].any(axis=-1).sum() + ok[:, :, :s, s].any(axis=-1).sum()
+               + np.where(ok[:, :, :s, :s].any(axis=(2, 3)), inner, 0).sum())
+
+
+def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
+                  min_known: int = 0, targets: Sequence[int] | None = None,
+                  window_limit: int | str | None = "auto",
+                  tolerance: float = DEFAULT_TOLERANCE) -> WindowSearch:
+    """Exact ``BDPL = sup_{K, i, x_K, x, x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of
+    ``Y = sum_t values[X_t] + Lap(noise_scale)`` over all adversaries with ``|K| >= min_known``.
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+    values : ndarray, shape (s,)
+        Query value per state (:func:`query_values`).
+    noise_scale : float
+        Laplace scale ``b`` (in the units of ``values``).
+    min_known : int
+        Least size of the known set (0: all adversaries; 1: the thesis' sampler, ``|K| >= 1``).
+    targets : sequence of int, optional
+        Restrict the target positions.
+    window_limit : "auto", int or None
+        Most unknown records per side searched (see the module docstring); ``None`` searches all.
+    tolerance : float
+        Truncation error allowed by ``"auto"``.
+    """
+    cells, ctx = window_cells(model, values, noise_scale, min_known=min_known, targets=targets,
+                              window_limit=window_limit, tolerance=tolerance)
+    v = cells["value"]
+    check(bool(np.isfinite(v).any()), "model", "deterministic",
+          "no adversary has two target values of positive probability: nothing to distinguish")
+    idx = np.unravel_index(int(np.argmax(v)), v.shape)
+    kl, L, kr, R = (int(t) for t in idx)
+    n = ctx["n"]
+    a = None if kl == wk.END else int(cells["a"][idx])
+    c = None if kr == wk.END else int(cells["c"][idx])
+    i = wk.first_target(n, L, R, a, c is None, ctx["supp"], ctx["targets"])
+    xk = _completion(model, ctx["supp"], a, i - L - 1, c, i + R + 1)
+    known_sum = float(sum(ctx["f"][list(xk)])) if xk else 0.0
+    y = ctx["delta"] * float(cells["atom"][idx]) + ctx["fmin"] * (L + R + 1) + known_sum
+    worst = WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
+                            float(v[idx]), y, xk)
+    return WindowSearch(float(v[idx]), worst, ctx["limit"], ctx["tolerance"],
+                        _count_windows(n, ctx["ok"], ctx["targets"]), int(cells["evaluated"]),
+                        int(min_known))
+
+
+def markov_bdpl(model: MarkovChainModel, noise_scale: float,
+                counted_states: Sequence[int] | None = None,
+                state_values: Sequence[float] | None = None, **kw) -> float:
+    """Exact BDPL over all adversaries of a Laplace count/sum on a chain (:func:`window_search`)."""
+    f = query_values(model.states, counted_states, state_values)
+    return window_search(model, f, noise_scale, **kw).bdpl
