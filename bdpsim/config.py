@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import bounds as B
+from .adversary import is_upward_closed
 from .adversary import known_sizes as resolve_known_sizes
 from .errors import ConfigError, check
 from .estimators import ESTIMATORS, engine_for, make_estimator
@@ -100,6 +101,11 @@ class ExperimentPoint:
         return B.applicable_bounds(self.model, self.mechanism)
 
     @property
+    def exhaustive_method(self) -> str:
+        """How ``adversaries = "all"`` is searched (:func:`exhaustive_method`)."""
+        return exhaustive_method(self.settings, self.model, self.mechanism)
+
+    @property
     def exact_engine(self):
         """The exact engine for every adversary of this point, or the reason there is none."""
         return engine_for(self.model.probe(), self.mechanism)
@@ -151,13 +157,32 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech, function: str | No
     if settings.exhaustive:
         check(settings.estimator == "exact", "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
         check(spec.fixed is not None, "run.adversaries", "all",
-              "'all' needs a fixed model (markov, or gaussian with an explicit cov or cov_draw = 'equicorrelated')")
+              "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
+              "cov_draw = 'equicorrelated')")
+        if exhaustive_method(settings, spec, mech) == "window":
+            return
         eng = engine_for(probe, mech)
-        check(not isinstance(eng, str) and eng.exhaustive is not None, "run.adversaries", "all",
-              f"no exhaustive search for {spec.kind}+{mech.kind}")
+        check(eng.exhaustive is not None, "run.adversaries", "all",
+              f"no enumeration of every adversary for {spec.kind}+{mech.kind}")
         why = eng.limit(probe, resolve_known_sizes(settings.known_sizes, n)) if eng.limit else None
         check(why is None, "model.n" if spec.kind == "gaussian" else "run.adversaries",
               n if spec.kind == "gaussian" else "all", why or "")
+
+
+def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
+    """``"window"`` (window reduction, paper-scale chains) or ``"enumerate"`` (every known set):
+    ``run.exhaustive_method = "auto"`` takes the window search where the engine has one and the
+    known-set sizes are upward closed (``{k..n-1}``: the reduction's condition)."""
+    eng = engine_for(spec.probe(), mech)
+    check(not isinstance(eng, str), "run.adversaries", "all", eng if isinstance(eng, str) else "")
+    sizes = resolve_known_sizes(settings.known_sizes, spec.n)
+    can = eng.window is not None and is_upward_closed(sizes, spec.n)
+    want = settings.exhaustive_method
+    if want == "window":
+        check(eng.window is not None, "run.exhaustive_method", want, f"no window search for {spec.kind}+{mech.kind}")
+        check(can, "run.exhaustive_method", want,
+              "the window reduction needs known_sizes = 'all', 'thesis' or {k..n-1} (upward closed)")
+    return "window" if can and want != "enumerate" else "enumerate"
 
 
 def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]]) -> ExperimentPoint:

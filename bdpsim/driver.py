@@ -122,9 +122,31 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
 
 
+def run_window(point: ExperimentPoint) -> ChunkResult:
+    """Exact BDPL of every adversary by the window reduction (one task): rows are the window
+    cells (target, unknowns left/right, boundary values or chain ends, x, x'), the most leaking
+    first; ``known`` is written as ranges ``0..l;r..n-1`` and ``x_known`` as the boundary values
+    (given them, the records beyond are independent of the window and do not change the BDPL)."""
+    t0 = time.perf_counter()
+    keep = point.settings.adversary_rows
+    _, advs, values = point.exact_engine.window(point.model.fixed, point.mechanism, point.sizes[0],
+                                                None if keep == "all" else keep)
+    rows = []
+    for w in advs:
+        known = ";".join(r for r in (f"0..{w.l}" if w.l >= 0 else "", f"{w.r}..{w.n - 1}" if w.r < w.n else "") if r)
+        ends = ";".join(f"{k}={'chain end' if v is None else v}" for k, v in (("x_l", w.left_value), ("x_r", w.right_value)))
+        rows.append(AdversaryResult(point.id, -1, w.i, known, ends, str(w.x), str(w.x_prime), w.bdpl,
+                                    argmax=w.argmax, exact=w.bdpl))
+    stats = {"bdpl": values, "null_bdpl": np.full(values.size, np.nan), "exact": values,
+             "nonpositive_points": np.zeros(values.size)}
+    return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
+
+
 def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
     if point.settings.exhaustive:
+        if point.exhaustive_method == "window":
+            return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
     A = point.settings.adversaries
     size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))

@@ -138,6 +138,38 @@ class LaplaceSum(_LaplaceMechanism):
 
 
 @dataclass(frozen=True)
+class LaplaceStateSum(_LaplaceMechanism):
+    """``sum_t f(X_t) + Lap(b)`` on a model with discrete states: ``f = state_values`` per state.
+
+    Sensitivity ``max f - min f``; ``b = sensitivity / epsilon`` (eps-DP) or a given ``noise_scale``.
+    """
+
+    state_values: tuple[float, ...]
+    epsilon: float | None = None
+    noise_scale: float | None = None
+    kind: str = field(default="sum", init=False)
+
+    def __post_init__(self) -> None:
+        f = tuple(float(v) for v in self.state_values)
+        check(len(f) >= 2 and all(map(math.isfinite, f)) and max(f) > min(f), "mechanism.state_values",
+              list(self.state_values), "must be >= 2 finite values per state, not all equal")
+        object.__setattr__(self, "state_values", f)
+        check((self.epsilon is None) != (self.noise_scale is None), "mechanism.epsilon", self.epsilon,
+              "a state sum takes exactly one of epsilon (eps-DP) or noise_scale")
+        if self.epsilon is not None:
+            object.__setattr__(self, "noise_scale", self.sensitivity / _positive("mechanism.epsilon", self.epsilon))
+        else:
+            _positive("mechanism.noise_scale", self.noise_scale)
+
+    @property
+    def sensitivity(self) -> float:
+        return max(self.state_values) - min(self.state_values)
+
+    def query(self, data: np.ndarray) -> np.ndarray:
+        return np.asarray(self.state_values)[np.asarray(data, dtype=np.int64)].sum(axis=1)
+
+
+@dataclass(frozen=True)
 class CustomMechanism:
     """A user mechanism ``func(data: (N, n) array, rng) -> (N,) outputs``.
 
@@ -212,14 +244,24 @@ MECHANISM_KINDS: dict[str, MechanismKind] = {k.name: k for k in (
     MechanismKind("clipped_sum", {"epsilon": _EPS, "clip": Key("vector", [0.0, 10.0])},
                   lambda p: ClippedSum(_epsilon(p), tuple(p["clip"])),
                   "sum of records clipped to clip + Lap((high - low)/epsilon)"),
-    MechanismKind("sum", {"noise_scale": Key("float"), "target_values": Key("vector", [0.0, 10.0])},
-                  lambda p: LaplaceSum(_required(p, "noise_scale"), tuple(p["target_values"])),
-                  "unclipped sum + Lap(noise_scale), fixed targets target_values"),
+    MechanismKind("sum", {"noise_scale": Key("float"), "target_values": Key("vector", [0.0, 10.0]),
+                          "state_values": Key("vector", hashed=False), "epsilon": _EPS},
+                  lambda p: _sum(p),
+                  "Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
+                  "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)"),
     MechanismKind("python", {"function": Key("str"), "epsilon": _EPS},
                   lambda p: CustomMechanism(import_function(_required(p, "function")), p["function"],
                                             p["epsilon"]),
                   "a user function 'module:function' (data, rng) -> outputs"),
 )}
+
+
+def _sum(p: dict):
+    if p.get("state_values") is not None:
+        return LaplaceStateSum(tuple(p["state_values"]), p["epsilon"], p["noise_scale"])
+    check(p["epsilon"] is None, "mechanism.epsilon", p["epsilon"],
+          "an unclipped sum is not eps-DP: give noise_scale (or state_values for a discrete model)")
+    return LaplaceSum(_required(p, "noise_scale"), tuple(p["target_values"]))
 
 
 def state_codes(values) -> tuple[int, ...]:

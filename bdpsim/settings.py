@@ -32,7 +32,10 @@ RUN_KEYS: dict[str, Key] = {
     "chunk": Key("int", 65_536),
     "exact_reference": Key("bool", True),
     "adversary_rows": Key("any", "all", sweep=False),
+    "exhaustive_method": Key("str", "auto", hashed=False),
 }
+
+EXHAUSTIVE_METHODS = ("auto", "window", "enumerate")
 
 
 def _count(v: Any) -> bool:
@@ -65,6 +68,7 @@ class RunSettings:
     chunk: int = 65_536
     exact_reference: bool = True
     adversary_rows: int | str = "all"
+    exhaustive_method: str = "auto"
 
     def __post_init__(self) -> None:
         from .estimators import ESTIMATORS, KDE_BACKENDS
@@ -101,6 +105,8 @@ class RunSettings:
         check(self.sampling in SAMPLING_MODES, "run.sampling", self.sampling,
               f"must be one of {list(SAMPLING_MODES)}")
         check(isinstance(self.chunk, int) and self.chunk >= 1000, "run.chunk", self.chunk, "must be >= 1000")
+        check(self.exhaustive_method in EXHAUSTIVE_METHODS, "run.exhaustive_method", self.exhaustive_method,
+              f"must be one of {list(EXHAUSTIVE_METHODS)}")
         ar = self.adversary_rows
         check(ar == "all" or _count(ar), "run.adversary_rows", ar,
               "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)")

@@ -300,12 +300,11 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: floa
     tolerance : float
         Truncation error allowed by ``"auto"``.
     """
-    cells, ctx = window_cells(model, values, noise_scale, min_known=min_known, targets=targets,
-                              window_limit=window_limit, tolerance=tolerance)
-    v = cells["value"]
-    check(bool(np.isfinite(v).any()), "model", "deterministic",
-          "no adversary has two target values of positive probability: nothing to distinguish")
-    idx = np.unravel_index(int(np.argmax(v)), v.shape)
+    return window_table(model, values, noise_scale, min_known=min_known, targets=targets,
+                        window_limit=window_limit, tolerance=tolerance, top=1)[0]
+
+
+def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -> WindowAdversary:
     kl, L, kr, R = (int(t) for t in idx)
     n = ctx["n"]
     a = None if kl == wk.END else int(cells["a"][idx])
@@ -314,11 +313,28 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: floa
     xk = _completion(model, ctx["supp"], a, i - L - 1, c, i + R + 1)
     known_sum = float(sum(ctx["f"][list(xk)])) if xk else 0.0
     y = ctx["delta"] * float(cells["atom"][idx]) + ctx["fmin"] * (L + R + 1) + known_sum
-    worst = WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
-                            float(v[idx]), y, xk)
-    return WindowSearch(float(v[idx]), worst, ctx["limit"], ctx["tolerance"],
-                        _count_windows(n, ctx["ok"], ctx["targets"]), int(cells["evaluated"]),
-                        int(min_known))
+    return WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
+                           float(cells["value"][idx]), y, xk)
+
+
+def window_table(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
+                 top: int | None = None, **kw) -> tuple[WindowSearch, list[WindowAdversary], np.ndarray]:
+    """:func:`window_search` plus the ``top`` most leaking window cells as adversaries (all when
+    ``None``) and the finite values of every searched cell (one per window geometry class)."""
+    cells, ctx = window_cells(model, values, noise_scale, **kw)
+    v = cells["value"]
+    check(bool(np.isfinite(v).any()), "model", "deterministic",
+          "no adversary has two target values of positive probability: nothing to distinguish")
+    flat = np.flatnonzero(np.isfinite(v.ravel()))
+    order = flat[np.argsort(-v.ravel()[flat], kind="stable")]
+    if top is not None:
+        order = order[:top]
+    advs = [_adversary_at(model, cells, ctx, np.unravel_index(int(j), v.shape)) for j in order]
+    worst = advs[0]
+    res = WindowSearch(worst.bdpl, worst, ctx["limit"], ctx["tolerance"],
+                       _count_windows(ctx["n"], ctx["ok"], ctx["targets"]), int(cells["evaluated"]),
+                       int(kw.get("min_known", 0)))
+    return res, advs, v.ravel()[flat]
 
 
 def markov_bdpl(model: MarkovChainModel, noise_scale: float,

@@ -14,7 +14,7 @@ from ..errors import NotAvailable
 from .. import genomic
 from .base import Estimate
 from .exact import (ExactEngine, _clipped_sum, _gaussian_limit, _gaussian_sum, _independent, _markov_count,
-                    _markov_limit, exhaustive_gaussian_sum, exhaustive_markov_count)
+                    _markov_limit, _markov_window, exhaustive_gaussian_sum, exhaustive_markov_count)
 
 
 def engine_for(model, mechanism) -> ExactEngine | str:
@@ -69,7 +69,11 @@ class ExactEstimator:
 EXACT_ENGINES: dict[tuple[str, str], ExactEngine] = {(e.model, e.mechanism): e for e in (
     ExactEngine("markov", "count", _markov_count,
                 "clamped forward recursion over (position, state, count), then the exact sup of two "
-                "Laplace mixtures", exhaustive=exhaustive_markov_count, limit=_markov_limit),
+                "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)",
+                exhaustive=exhaustive_markov_count, limit=_markov_limit, window=_markov_window),
+    ExactEngine("markov", "sum", _markov_count,
+                "forward recursion over (position, state, lattice sum of state_values); all adversaries "
+                "by the window reduction", window=_markov_window),
     ExactEngine("gaussian", "sum", _gaussian_sum,
                 "closed form |a| |x - x'| / beta, a = 1 + 1^T S_UT S_TT^-1 e_i",
                 exhaustive=exhaustive_gaussian_sum, limit=_gaussian_limit),

@@ -29,19 +29,28 @@ from ..adversary import Adversary, known_sets
 from ..errors import NotAvailable
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel
+from ..models.markov import additive_lattice
 from .base import Estimate
 from .laplace_mixture import grid_mixture_sup
 
 
-def _markov_count(model: MarkovChainModel, mech: LaplaceCount, adv: Adversary) -> Estimate:
+def _markov_count(model: MarkovChainModel, mech, adv: Adversary) -> Estimate:
+    """Exact ``BDPL_(K,i)(x, x')`` of an additive query (count or state sum) on a chain: both laws
+    by the clamped forward recursion, then the exact sup of two Laplace mixtures."""
     pos = list(adv.known) + [adv.i]
     vals = np.array([list(adv.x_known) + [adv.x], list(adv.x_known) + [adv.x_prime]])
-    law, logev = model.count_law(pos, vals, mech.counted_states)
+    g, delta, fmin = additive_lattice(mech, model.states)
+    allowed = np.ones((2, model.n, model.states))
+    for j, p in enumerate(pos):
+        allowed[:, p, :] = 0.0
+        allowed[np.arange(2), p, vals[:, j]] = 1.0
+    law, logev = model.additive_law_masked(allowed, g)
     if not np.all(np.isfinite(logev)):
         raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero")
     with np.errstate(divide="ignore"):
         lw = np.log(law)
-    v, where = grid_mixture_sup(lw[:1], lw[1:], np.arange(model.n + 1.0), mech.noise_scale)
+    atoms = model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
+    v, where = grid_mixture_sup(lw[:1], lw[1:], atoms, mech.noise_scale)
     return Estimate(float(v[0]), 0, float(where[0]))
 
 
@@ -84,6 +93,15 @@ def _markov_limit(model: MarkovChainModel, sizes: Sequence[int]) -> str | None:
         f"'all' would examine {total} adversaries (limit 5e6); lower n or restrict known_sizes")
 
 
+def _markov_window(model: MarkovChainModel, mech, min_known: int, top: int | None):
+    """Window-reduced search over every adversary of an additive query on a chain."""
+    from ..window import query_values, window_table
+
+    values = getattr(mech, "state_values", None)
+    f = query_values(model.states, getattr(mech, "counted_states", None) if values is None else None, values)
+    return window_table(model, f, mech.noise_scale, min_known=min_known, top=top)
+
+
 def _gaussian_limit(model: GaussianModel, sizes: Sequence[int]) -> str | None:
     return None if model.n <= 14 else f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= 14"
 
@@ -106,6 +124,10 @@ class ExactEngine:
         ``(model, mechanism, sizes, targets) -> ExhaustiveResult``: every adversary.
     limit : callable, optional
         ``(model, sizes) -> None | reason``: refuses an exhaustive search too large to finish.
+    window : callable, optional
+        ``(model, mechanism, min_known, top) -> (WindowSearch, adversaries, cell values)``: the
+        supremum over all adversaries with ``|K| >= min_known`` by the window reduction (paper
+        data at full scale; :mod:`bdpsim.window`).
     """
 
     model: str
@@ -115,6 +137,7 @@ class ExactEngine:
     requires: Callable | None = None
     exhaustive: Callable | None = None
     limit: Callable | None = None
+    window: Callable | None = None
 
 
 # ---------------------------------------------------------------------------------- exhaustive

@@ -223,6 +223,8 @@ def build(params: dict, present: set, mechanism) -> ModelSpec:
     mechanism's clip range or target values)."""
     n = params["n"]
     check(n is not None, "model.n", None, "is required")
+    check(getattr(mechanism, "state_values", None) is None, "mechanism.state_values",
+          getattr(mechanism, "state_values", None), "is for discrete models (Markov chains, pedigrees)")
     check(n >= 2, "model.n", n, "must be an integer >= 2")
     if "cov" in present or ("mean" in present and "rho" not in present):
         check("cov" in present and "mean" in present, "model.cov", params["cov"],

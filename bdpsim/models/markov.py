@@ -56,6 +56,23 @@ def symmetric_chain(gamma: float) -> np.ndarray:
     return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
 
 
+def additive_lattice(mechanism, states: int) -> tuple[np.ndarray, float, float] | None:
+    """``(g, delta, f_min)`` with per-state query values ``f = f_min + delta g`` (``g`` integers
+    >= 0) for a count (``f`` = indicator of ``counted_states``) or a state sum; ``None`` when the
+    mechanism's query is not additive over records."""
+    counted = getattr(mechanism, "counted_states", None)
+    if counted is not None:
+        g = np.zeros(states, dtype=np.int64)
+        g[list(counted)] = 1
+        return g, 1.0, 0.0
+    values = getattr(mechanism, "state_values", None)
+    if values is None:
+        return None
+    from ..window import lattice
+
+    return lattice(np.asarray(values, dtype=float))
+
+
 def stationary_distribution(P: np.ndarray) -> np.ndarray:
     """Solve ``w P = w``, ``sum w = 1`` (least squares; unique for irreducible chains)."""
     s = P.shape[0]
@@ -200,16 +217,14 @@ class MarkovChainModel:
         return out
 
     def query_law(self, mechanism, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact law ``(atoms, probabilities)`` of the mechanism's noiseless query given ``known``,
-        or ``None`` when the query is not an additive count (see :meth:`count_law`)."""
-        counted = getattr(mechanism, "counted_states", None)
-        if counted is None:
+        """Exact law ``(atoms, probabilities)`` of an additive query ``sum_t f(X_t)`` (a count of
+        ``counted_states`` or a sum of ``state_values``) given ``known``; ``None`` otherwise."""
+        lat = additive_lattice(mechanism, self.states)
+        if lat is None:
             return None
-        pos = sorted(known)
-        law, _ = self.count_law(pos, np.array([[known[p] for p in pos]]), counted)
-        if not np.all(np.isfinite(law)):
-            raise ConfigError("known", dict(known), "conditioning event has probability zero")
-        return np.arange(self.n + 1, dtype=float), law[0]
+        g, delta, fmin = lat
+        law = self.additive_law(known, g)
+        return self.n * fmin + delta * np.arange(law.size, dtype=float), law
 
     # ------------------------------------------------------------------ count law
     def count_law(self, positions: Sequence[int], values: np.ndarray,
@@ -251,16 +266,27 @@ class MarkovChainModel:
     def count_law_masked(self, allowed: np.ndarray, counted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`count_law` for a batch of 0/1 masks ``allowed[b, t, x]`` (state ``x`` allowed at
         position ``t`` in condition ``b``): one batched recursion for many different known sets."""
-        P, n, s = self.transition, self.n, self.states
+        g = np.zeros(self.states, dtype=np.int64)
+        g[list(counted)] = 1
+        return self.additive_law_masked(allowed, g)
+
+    def additive_law_masked(self, allowed: np.ndarray, increments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact law of ``S = sum_t g(X_t)`` (``g`` non-negative integers per state) for a batch of
+        masks ``allowed[b, t, x]``: the forward recursion over (position, state, partial sum)
+        ``a_{t+1}(y, k + g(y)) = sum_x a_t(x, k) P[x, y]`` restricted to allowed ``y``.
+
+        Returns ``law`` of shape ``(B, n max(g) + 1)`` (nan rows for impossible conditions) and
+        ``log P(condition)``.
+        """
+        P, n = self.transition, self.n
+        g = np.asarray(increments, dtype=np.int64)
         B = allowed.shape[0]
-        is_counted = np.zeros(s, dtype=bool)
-        is_counted[list(counted)] = True
-        cnt = np.flatnonzero(is_counted)
-        # a[b, c, x] = P(count so far = c, X_t = x, known so far) / normaliser
-        a = np.zeros((B, n + 1, s))
-        a[:, 0, ~is_counted] = self.initial[~is_counted]
-        a[:, 1, is_counted] = self.initial[is_counted]
+        K = n * int(g.max()) + 1
+        a = np.zeros((B, K, self.states))
+        for y in range(self.states):
+            a[:, g[y], y] = self.initial[y]
         a *= allowed[:, 0, None, :]
+        shifted = [(y, int(g[y])) for y in range(self.states) if g[y] > 0]
         logz = np.zeros(B)
         with np.errstate(divide="ignore"):
             for t in range(1, n + 1):
@@ -272,13 +298,23 @@ class MarkovChainModel:
                     logz += np.where(ok, np.log(zz), -np.inf)
                 if t == n:
                     break
-                nxt = a @ P  # sum_x a[b, c, x] P[x, y]
-                nxt[:, 1:, cnt] = nxt[:, :-1, cnt]
-                nxt[:, 0, cnt] = 0.0
+                nxt = a @ P  # sum_x a[b, k, x] P[x, y]
+                for y, d in shifted:
+                    nxt[:, d:, y] = nxt[:, :-d, y]
+                    nxt[:, :d, y] = 0.0
                 a = nxt * allowed[:, t, None, :]
         law = a.sum(axis=2)
         law[~np.isfinite(logz)] = np.nan
         return law, logz
+
+    def additive_law(self, known: Mapping[int, int], increments: np.ndarray) -> np.ndarray:
+        """``P(S = k | known)``, ``S = sum_t g(X_t)``, ``k = 0..n max(g)`` (see
+        :meth:`additive_law_masked`); ConfigError for a probability-zero condition."""
+        mask = _known_arrays(known, self.n, self.states)
+        law, _ = self.additive_law_masked(mask[None], increments)
+        if not np.all(np.isfinite(law)):
+            raise ConfigError("known", dict(known), "conditioning event has probability zero")
+        return law[0]
 
 
 # ---------------------------------------------------------------------------------- registry
@@ -299,9 +335,15 @@ def build(params: dict, present: set, mechanism: dict) -> ModelSpec:
     check(params["n"] is not None, "model.n", None, "is required")
     P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
     model = MarkovChainModel(P, params["n"], params["initial"])
+    values = getattr(mechanism, "state_values", None)
+    if getattr(mechanism, "kind", None) == "sum":
+        check(values is not None, "mechanism.state_values", None,
+              "a sum on a Markov chain needs state_values (one query value per state)")
+        check(len(values) == model.states, "mechanism.state_values", list(values),
+              f"must have one value per state ({model.states})")
     return ModelSpec("markov", model.n, model.n, fixed=model,
                      gamma=params["gamma"] if has_g else gamma_of(P))
 
 
-KIND = ModelKind("markov", KEYS, ("count", "python"), build,
+KIND = ModelKind("markov", KEYS, ("count", "sum", "python"), build,
                  "finite Markov chain (transition or gamma, optional initial law)")
