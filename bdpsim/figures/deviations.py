@@ -102,7 +102,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "paper: Activity n = 17 568 (Table 3), γ = 7.54; Electricity 731 days, 70/80/90 kWh, γ = 3.29/4.49/8.43. "
         "utility_experiment.py: Activity NA dropped (n = 15 264 in the general bound); Electricity = daily energy "
         "of the sum of every meter column (24-h mean × 24 h), state = above the threshold",
-        "Activity complete data n = m = 15 264; Electricity preprocessed as the script (utility.meters = "
+        "Activity complete data n = m = 15 264; DP, general, Markov and (bdpsim's addition) Zhao bounds; "
+        "Electricity preprocessed as the script (utility.meters = "
         "'all'; 'WHE' = whole-house meter only); the Electricity panels need Electricity_P.csv (no pinned "
         "download) — until it is supplied the figure is 'partial: electricity missing'",
         "the script's n is the data the mechanism ran on. Summing every column counts the house's consumption "
