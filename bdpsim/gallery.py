@@ -3,12 +3,19 @@
 Each figure id maps to a ``compute(ctx) -> rows`` (the CSV beside the figure) and a plotting
 function of :mod:`bdpsim.figures`. Simulated figures run the bundled configs (``configs/``) through
 the ordinary driver into ``OUT/runs/<config>[-quick]/`` — so they resume and are reused between
-figures — at thesis fidelity by default, or with ``--quick`` at 100 adversaries × 10^4 samples.
+figures — at thesis fidelity by default, or with ``--quick`` at 100 adversaries × 10^4 samples
+(the figure then says so across its top). :func:`replot` redraws figures from their CSVs.
+
+``OUT/fidelity.json`` records each figure's fidelity: ``full``, ``quick``, or ``partial: <dataset>
+missing`` when an optional data file was not supplied; the gallery README lists it, the notes, and
+every deviation from the sources (:mod:`bdpsim.figures.deviations`).
 """
 
 from __future__ import annotations
 
 import copy
+import csv
+import json
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +27,10 @@ from . import results as R
 from .config import parse_config
 from .driver import run_experiment
 from .errors import ConfigError
+from .figures.deviations import DEVIATIONS, DISAGREEMENTS
 
 QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20, "bootstrap": 300}
+QUICK_UTILITY_RUNS = 200
 
 
 @dataclass
@@ -35,6 +44,7 @@ class Context:
     data_dir: Path | None = None
     log: Callable[[str], None] = print
     notes: list = field(default_factory=list)  # said in the gallery under the current figure
+    missing: list = field(default_factory=list)  # optional datasets not supplied (current figure)
 
     def raw(self, name: str) -> dict:
         path = self.configs / name
@@ -82,7 +92,7 @@ def _fig15(ctx: Context) -> list[dict]:
 
 def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -> list[dict]:
     """Run the bundled utility configs ``names`` (``--quick``: 200 runs); an optional dataset
-    whose file is missing is reported, not silently dropped."""
+    whose file is missing is reported (log, note, fidelity "partial"), not silently dropped."""
     from .utility.datasets import DatasetError
     from .utility.experiment import parse_utility, run_utility, write_utility
 
@@ -92,7 +102,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
         if raw is None:
             raise ConfigError("--configs", str(ctx.configs), f"has no {name}")
         if ctx.quick:
-            raw["utility"]["runs"] = 200
+            raw["utility"]["runs"] = QUICK_UTILITY_RUNS
         raw["utility"].update(ctx.overrides.get("utility", {}))
         cfg = parse_utility(raw)
         try:
@@ -101,7 +111,8 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
             if name not in optional:
                 raise
             ctx.log(f"  skipped {name}: {exc}")
-            ctx.notes.append(f"{name} skipped: {exc}")
+            ctx.notes.append(f"{name} skipped: {exc.public}")
+            ctx.missing.append(cfg.dataset)
             continue
         write_utility(ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name)
         rows += r
@@ -110,10 +121,20 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
 
 @dataclass(frozen=True)
 class Figure:
+    """A gallery entry: ``compute(ctx) -> rows`` and ``plot(rows, ax)``; with ``panels`` other
+    than 1 (a count, or a function of the rows) ``plot`` gets a list of axes, laid out in a
+    ``"row"`` or a ``"column"``."""
+
     title: str
     compute: Callable[[Context], list[dict]]
     plot: Callable
     simulated: bool = False
+    panels: int | Callable[[list[dict]], int] = 1
+    layout: str = "row"
+
+
+def _n_utility_panels(rows: list[dict]) -> int:
+    return len(F.utility_panels(rows))
 
 
 FIGURES: dict[str, Figure] = {
@@ -124,28 +145,30 @@ FIGURES: dict[str, Figure] = {
     "thesis-fig09": Figure("empirical BDPL, Gaussian, clipped sum", _fig09, F.plot_thesis_fig09, True),
     "thesis-fig10": Figure("target-dependent BDPL, unclipped sum, x = 0, x' = 10", _fig10, F.plot_thesis_fig10, True),
     "thesis-fig11": Figure("Markov vs Zhao bound region in (ω, γ)", lambda c: D.thesis_fig11_rows(), F.plot_thesis_fig11),
-    "thesis-fig13": Figure("Markov vs general bound region in (n, γ), ε = 0.5", lambda c: D.thesis_fig13_rows(), F.plot_thesis_fig13),
+    "thesis-fig13": Figure("Markov vs general bound regions in (n, γ), ε ∈ {0.5, 1, 2}", lambda c: D.thesis_fig13_rows(), F.plot_thesis_fig13),
     "thesis-fig15": Figure("empirical and exact BDPL, Markov chain n = 10", _fig15, F.plot_thesis_fig15, True),
     "thesis-fig16": Figure("max γ for a relative error factor h", lambda c: D.thesis_fig16_rows(), F.plot_thesis_fig16),
-    "paper-fig1": Figure("relative accuracy h vs ρ (Gaussian)", lambda c: D.paper_fig1_rows(), F.plot_paper_fig1),
-    "paper-fig2": Figure("Markov-bound Laplace vs Chakrabarti et al. randomized response", lambda c: D.paper_fig2_rows(), F.plot_paper_fig2),
-    "paper-fig3": Figure("relative accuracy h vs γ (Markov)", lambda c: D.paper_fig3_rows(), F.plot_paper_fig3),
+    "paper-fig1": Figure("relative accuracy h vs ρ (Gaussian), m ∈ {3, 6, 12, 24}", lambda c: D.paper_fig1_rows(), F.plot_paper_fig1),
+    "paper-fig2": Figure("Markov-bound Laplace vs Chakrabarti et al. randomized response (paper and authors' variant)",
+                         lambda c: D.paper_fig2_rows() + D.paper_fig2_authors_rows(), F.plot_paper_fig2,
+                         panels=2, layout="column"),
+    "paper-fig3": Figure("relative accuracy h vs γ (Markov), ε ∈ {0.5, 1, 2, 5, 10, 20}", lambda c: D.paper_fig3_rows(), F.plot_paper_fig3),
     "paper-fig4": Figure("utility on Gaussian data: Galton, FamilyIQ, SyntheticIQ",
                          lambda c: [r for r in _utility(c, ["utility_galton.toml", "utility_familyiq.toml",
                                                             "utility_syntheticiq.toml"]) if not r["variant"].startswith("trios")],
-                         F.plot_paper_fig4, True),
+                         F.plot_paper_fig4, True, panels=_n_utility_panels),
     "paper-fig5": Figure("utility on Markov data: Activity, Electricity 70/80/90 kWh",
                          lambda c: [r for r in _utility(c, ["utility_activity.toml", "utility_electricity.toml"],
                                                         optional=["utility_electricity.toml"])
                                     if r["variant"] != "single days"],
-                         F.plot_paper_fig5, True),
+                         F.plot_paper_fig5, True, panels=_n_utility_panels),
     "thesis-fig17": Figure("MSE of the BDP count on genomic data (synthetic pedigrees)",
                            lambda c: _utility(c, ["utility_genomic.toml"]), F.plot_thesis_fig17, True),
-    "thesis-fig18": Figure("MSE of the BDP sum on Galton heights (trios, n = 3)",
+    "thesis-fig18": Figure("MSE of the BDP sum on Galton heights (trios, n = 3, clip 60–80 in)",
                            lambda c: [r for r in _utility(c, ["utility_galton.toml"]) if r["variant"].startswith("trios")],
                            F.plot_thesis_fig18, True),
     "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
-                           lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True),
+                           lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
 }
 
 
@@ -153,37 +176,94 @@ def default_configs_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "configs"
 
 
+def render(fig_id: str, rows: list[dict], fidelity: str = "full"):
+    """The matplotlib ``Figure`` of ``fig_id`` drawn from ``rows``; a ``quick`` fidelity is
+    written across its top."""
+    spec = FIGURES[fig_id]
+    k = spec.panels(rows) if callable(spec.panels) else spec.panels
+    if k == 1 and not callable(spec.panels):
+        fig, ax = F.subplots(figsize=(8.4, 4.8))
+        spec.plot(rows, ax)
+    else:
+        shape, size = ((k, 1), (7.2, 4.0 * k)) if spec.layout == "column" else ((1, k), (4.0 * k + 3.0, 4.4))
+        fig, axes = F.subplots(*shape, figsize=size, squeeze=False)
+        spec.plot(rows, list(axes.ravel()))
+    if fidelity.startswith("quick"):
+        F.stamp(fig, "QUICK PREVIEW (bdpsim figures --quick: reduced runs) — not the sources' fidelity")
+    return fig
+
+
+def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) -> str:
+    """``full``, ``quick`` or ``partial: <dataset> missing`` (``quick; partial: ...`` for both)."""
+    parts = ["quick"] if quick and simulated else []
+    if missing:
+        parts.append("partial: " + ", ".join(f"{m} missing" for m in dict.fromkeys(missing)))
+    return "; ".join(parts) or "full"
+
+
 def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, jobs: int = 1,
                  configs: Path | None = None, overrides: dict | None = None,
                  progress: bool = False, log: Callable[[str], None] = print,
                  data_dir: Path | None = None) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README."""
-    ids = list(FIGURES) if not ids else list(ids)
-    for i in ids:
-        if i not in FIGURES:
-            raise ConfigError("--only", i, f"unknown figure id (known: {', '.join(FIGURES)})")
+    ids = _check_ids(ids)
     out = Path(out)
     ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {},
                   progress, data_dir, log)
     written = []
     for i in ids:
-        fig = FIGURES[i]
-        log(f"{i}: {fig.title}")
-        ctx.notes = []
-        rows = fig.compute(ctx)
+        spec = FIGURES[i]
+        log(f"{i}: {spec.title}")
+        ctx.notes, ctx.missing = [], []
+        rows = spec.compute(ctx)
         cols = list(dict.fromkeys(k for r in rows for k in r))
         R.atomic_write_text(out / f"{i}.csv", R.csv_text(rows, cols))
-        f, ax = F.subplots(figsize=(6.4, 4.6))
-        fig.plot(rows, ax)
-        written += [out / f"{i}.csv", *F.save(f, out / i)]
-        _record_fidelity(out, i, "quick" if quick and fig.simulated else "full", ctx.notes)
+        level = fidelity_level(quick, spec.simulated, ctx.missing)
+        written += [out / f"{i}.csv", *F.save(render(i, rows, level), out / i)]
+        _record_fidelity(out, i, level, ctx.notes)
     write_gallery(out)
     return written
 
 
-def _fidelity(out: Path) -> dict:
-    import json
+def read_rows(path: Path) -> list[dict]:
+    """A figure CSV back as rows: integers, floats (empty = nan) and strings."""
+    def parse(v: str):
+        if v == "":
+            return float("nan")
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v
 
+    with open(path, newline="") as fh:
+        return [{k: parse(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+
+
+def replot(ids: Sequence[str] | None, out: Path) -> list[Path]:
+    """Redraw figures from their CSVs in ``out`` (no computation; fidelity and notes kept)."""
+    ids = _check_ids(ids)
+    out = Path(out)
+    fid = _fidelity(out)
+    written = []
+    for i in ids:
+        if not (out / f"{i}.csv").is_file():
+            raise ConfigError("--only", i, f"has no {i}.csv in {out} to redraw")
+        written += F.save(render(i, read_rows(out / f"{i}.csv"), fid.get(i, "full")), out / i)
+    write_gallery(out)
+    return written
+
+
+def _check_ids(ids: Sequence[str] | None) -> list[str]:
+    ids = list(FIGURES) if not ids else list(ids)
+    for i in ids:
+        if i not in FIGURES:
+            raise ConfigError("--only", i, f"unknown figure id (known: {', '.join(FIGURES)})")
+    return ids
+
+
+def _fidelity(out: Path) -> dict:
     path = out / "fidelity.json"
     return json.loads(path.read_text()) if path.is_file() else {}
 
@@ -195,20 +275,45 @@ def _record_fidelity(out: Path, fig_id: str, level: str, notes: Sequence[str] = 
     R.atomic_write_text(out / "fidelity.json", R.dumps(fid))
     R.atomic_write_text(out / "metadata.json", R.dumps({
         "figures": fid, "versions": R.package_versions(), "git_revision": R.git_revision(), "written": R.now(),
-        "quick_run_settings": QUICK, "runs": "each simulated figure's runs/<config>/metadata.json holds its config and seed"}))
+        "quick_run_settings": {**QUICK, "utility_runs": QUICK_UTILITY_RUNS},
+        "runs": "each simulated figure's runs/<config>/metadata.json holds its config and seed"}))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def deviation_table() -> list[str]:
+    """The gallery's table: figure | source's parameters | bdpsim's | why they differ."""
+    lines = ["| figure | source's parameters | bdpsim's | why they differ |", "|---|---|---|---|"]
+    for i in FIGURES:
+        d = DEVIATIONS[i]
+        lines.append(f"| [{i}](#{i}) | {_cell(d.source)} | {_cell(d.ours)} | {_cell(d.why)} |")
+    return lines
 
 
 def write_gallery(out: Path) -> Path:
+    """Rewrite ``out/README.md``: the deviation table, then each figure present with its fidelity."""
+    out = Path(out)
     lines = ["# bdpsim figure gallery", "",
              "Regenerated by `bdpsim figures` (all) or `bdpsim figures --only ID`; `--quick` gives a",
-             "reduced-fidelity preview (100 adversaries × 10^4 samples). Each figure has its plotted",
-             "numbers in a CSV beside it; simulated figures keep their full runs in `runs/`.", ""]
+             "reduced-fidelity preview (100 adversaries × 10^4 samples, 200 utility runs) that says so",
+             "across its top. Each figure has its plotted numbers in a CSV beside it; simulated figures",
+             "keep their full runs in `runs/`. Fidelity: `full`, `quick`, or `partial: <dataset> missing`",
+             "when a data file was not supplied.", "",
+             "## Deviations from the sources", "",
+             "Sources: thesis = Lange, *Utility of Semantic Privacy Notions for Correlated Data* (2024);",
+             "paper = Lange et al., PVLDB 18(11) 2025; authors' scripts = the public repository",
+             "lange-martin/privacy-utility-bdp (`plots_for_paper.py`, `BDP_RR/*.py`, `plots/mle_accu.py`,",
+             "`utility_experiment.py`).", "", *deviation_table(), "",
+             "### Where the sources' own numbers disagree", "", *[f"- {d}" for d in DISAGREEMENTS], ""]
     fid = _fidelity(out)
-    for i, fig in FIGURES.items():
+    for i, spec in FIGURES.items():
         if not (out / f"{i}.png").is_file():
             continue
-        cmd = f"bdpsim figures --only {i}" + (" --quick" if fid.get(i) == "quick" else "")
-        lines += [f"## {i}: {fig.title}", "", f"![{i}]({i}.png)", "",
+        level = fid.get(i, "full")
+        cmd = f"bdpsim figures --only {i}" + (" --quick" if level.startswith("quick") else "")
+        lines += [f"## {i}", "", f"**{spec.title}** — fidelity: `{level}`", "", f"![{i}]({i}.png)", "",
                   f"`{cmd}` — data: [{i}.csv]({i}.csv), vector: [{i}.pdf]({i}.pdf)", ""]
         lines += [f"> Note: {n}" for n in fid.get("_notes", {}).get(i, [])]
         if fid.get("_notes", {}).get(i):

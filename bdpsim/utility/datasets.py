@@ -22,11 +22,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BdpsimError
+from ..errors import BdpsimError, check
 
 
 class DatasetError(BdpsimError):
-    """A dataset file is missing, corrupt, unreachable or malformed."""
+    """A dataset file is missing, corrupt, unreachable or malformed.
+
+    ``public`` is the same message without any path of the machine (for records that are
+    committed or shared, e.g. the figure gallery); it defaults to the message itself.
+    """
+
+    def __init__(self, message: str, public: str | None = None) -> None:
+        super().__init__(message)
+        self.public = public or message
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,8 @@ def _verify(src: Source, path: Path) -> Path:
         got = _sha256(path)
         if got != src.sha256:
             raise DatasetError(f"dataset {src.name}: {path} fails its checksum (sha256 {got[:12]}..., "
+                               f"expected {src.sha256[:12]}...); re-download it from {src.url}",
+                               f"dataset {src.name}: {src.filename} fails its checksum (sha256 {got[:12]}..., "
                                f"expected {src.sha256[:12]}...); re-download it from {src.url}")
     return path
 
@@ -97,10 +107,12 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
     if local:
         path = Path(local) / src.filename
         if not path.is_file():
-            raise DatasetError(f"dataset {name}: {path} not found; get {src.filename} from {src.url}")
+            raise DatasetError(f"dataset {name}: {path} not found; get {src.filename} from {src.url}",
+                               f"dataset {name}: {src.filename} not supplied; get it from {src.url} "
+                               f"and pass --data-dir DIR")
         return _verify(src, path)
     if src.sha256 is None:
-        raise DatasetError(f"dataset {name}: no pinned download; {src.doc}")
+        raise DatasetError(f"dataset {name}: {src.filename} not supplied and there is no pinned download; {src.doc}")
     cached = cache_dir() / src.filename
     if cached.is_file():
         try:
@@ -170,33 +182,59 @@ def load_activity(path: Path) -> dict:
         with zipfile.ZipFile(path) as z:
             text = z.read("activity.csv").decode("utf-8")
     except (zipfile.BadZipFile, KeyError) as exc:
-        raise DatasetError(f"dataset activity: {path} is not a zip holding activity.csv ({exc})") from None
+        raise DatasetError(f"dataset activity: {path} is not a zip holding activity.csv ({exc})",
+                           f"dataset activity: activity.zip is not a zip holding activity.csv ({exc})") from None
     rows = _rows(text, "activity", ["steps", "date", "interval"])
     return {"steps": _floats(rows, "steps", "activity", allow_na=True), "date": [r["date"] for r in rows],
             "interval": _floats(rows, "interval", "activity")}
 
 
-def load_electricity(path: Path) -> dict:
-    """AMPds ``Electricity_P.csv``: ``UNIX_TS`` (s) and whole-house power ``WHE`` (W), per minute.
-    Returns daily energy totals in kWh (complete days only)."""
+METERS = ("all", "WHE")
+ELECTRICITY_PREPROCESSING = {
+    "all": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the sum of every meter column "
+           "of Electricity_P.csv (WHE and all sub-meters), as the authors' utility_experiment.py; UTC days; "
+           "a day with any reading counts",
+    "WHE": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the whole-house meter WHE only; "
+           "UTC days; a day with any reading counts",
+}
+
+
+def load_electricity(path: Path, meters: str = "all") -> dict:
+    """AMPds ``Electricity_P.csv`` (``UNIX_TS`` in s, one column of real power in W per meter, one
+    row a minute) as daily energy totals.
+
+    ``meters = "all"`` follows the authors' ``utility_experiment.py``: the power of a minute is the
+    sum of *every* meter column, averaged over each UTC day's readings and multiplied by 24 h
+    (pandas ``resample('24H').mean() * 24``; days without readings dropped). ``WHE`` is the
+    whole-house meter and the other columns meter circuits inside the house (sub-meters), so this
+    sum counts the house's consumption more than once; ``meters = "WHE"`` uses the whole-house
+    meter alone. Both daily series are returned (``kwh`` the selected one, ``kwh_whe`` and
+    ``kwh_all`` each), with ``readings`` per day and the ``columns`` summed.
+    """
+    check(meters in METERS, "meters", meters, f"must be one of {list(METERS)}")
     with open(path, encoding="utf-8", errors="replace") as fh:
-        header = fh.readline().strip().split(",")
+        header = fh.readline().strip().lstrip("\ufeff").split(",")
         if "UNIX_TS" not in header or "WHE" not in header:
             raise DatasetError(f"dataset electricity: {path} is not AMPds Electricity_P.csv "
-                               f"(needs columns UNIX_TS and WHE, has {header[:6]})")
+                               f"(needs columns UNIX_TS and WHE, has {header[:6]})",
+                               f"dataset electricity: Electricity_P.csv is not AMPds' (needs UNIX_TS and WHE, "
+                               f"has {header[:6]})")
         try:
-            data = np.loadtxt(fh, delimiter=",", usecols=(header.index("UNIX_TS"), header.index("WHE")), ndmin=2)
+            data = np.loadtxt(fh, delimiter=",", ndmin=2)
         except ValueError as exc:
             raise DatasetError(f"dataset electricity: malformed CSV ({str(exc).splitlines()[0]})") from None
-    ts, watts = data[:, 0], data[:, 1]
-    day = np.floor(ts / 86400.0).astype(np.int64)
-    days, inv, counts = np.unique(day, return_inverse=True, return_counts=True)
-    kwh = np.bincount(inv, weights=watts) / 60.0 / 1000.0  # W-minutes -> kWh
-    full = counts >= 1380  # >= 23 h of minute readings
-    if not full.any():
-        raise DatasetError(f"dataset electricity: {path} holds no complete day of minute readings")
-    scale = 1440.0 / counts[full]
-    return {"day": days[full], "kwh": kwh[full] * scale}
+    if data.shape[0] == 0 or data.shape[1] != len(header):
+        raise DatasetError(f"dataset electricity: {path} holds no rows of {len(header)} columns",
+                           f"dataset electricity: Electricity_P.csv holds no rows of {len(header)} columns")
+    ts = data[:, header.index("UNIX_TS")]
+    cols = [c for c in header if c != "UNIX_TS"]
+    total = data[:, [header.index(c) for c in cols]].sum(axis=1)
+    whe = data[:, header.index("WHE")]
+    days, inv, counts = np.unique(np.floor(ts / 86400.0).astype(np.int64), return_inverse=True, return_counts=True)
+    kwh_all = np.bincount(inv, weights=total) / counts * 24.0 / 1000.0
+    kwh_whe = np.bincount(inv, weights=whe) / counts * 24.0 / 1000.0
+    return {"day": days, "kwh": kwh_all if meters == "all" else kwh_whe, "kwh_all": kwh_all, "kwh_whe": kwh_whe,
+            "readings": counts, "meters": meters, "columns": cols if meters == "all" else ["WHE"]}
 
 
 LOADERS = {"galton": load_galton, "kid_iq": load_kid_iq, "activity": load_activity, "electricity": load_electricity}

@@ -31,9 +31,13 @@ MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao")
 DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
                  "genomic": ["dp", "general"]}
 COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
-           "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "runs", "note"]
+           "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
+           "note"]
 KEYS = {"dataset", "epsilon", "runs", "beta", "seed", "mechanisms", "threshold", "split", "records",
-        "family_size", "clip"}
+        "family_size", "clip", "meters"}
+CLIPS = {"galton/all": (0.0, 100.0), "galton/trios": (60.0, 80.0), "iq": (40.0, 160.0)}
+"""Default clip ranges: Galton 0-100 in (paper Table 3), Galton trios 60-80 in (thesis §8.2),
+IQ 40-160 (paper §7.1.1)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class UtilityConfig:
     records: int = 20_000
     family_size: tuple[int, ...] = (2, 3, 5, 10)
     clip: tuple[float, float] | None = None
+    meters: str = "all"
     raw: dict | None = None
 
 
@@ -94,8 +99,10 @@ def parse_utility(raw: dict) -> UtilityConfig:
     if clip is not None:
         check(isinstance(clip, list) and len(clip) == 2 and clip[0] < clip[1], "utility.clip", clip,
               "must be [low, high] with low < high")
+    meters = u.get("meters", "all")
+    check(meters in DS.METERS, "utility.meters", meters, f"must be one of {list(DS.METERS)}")
     return UtilityConfig(ds, tuple(float(e) for e in eps), runs, beta, seed, tuple(mechs), tuple(float(t) for t in thr),
-                         tuple(split), records, tuple(fam), None if clip is None else tuple(clip), raw)
+                         tuple(split), records, tuple(fam), None if clip is None else tuple(clip), meters, raw)
 
 
 def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
@@ -124,6 +131,12 @@ class Variant:
     n: int
     m: int
     model: dict                 # fitted parameters (for metadata and calibration)
+    raw_truths: np.ndarray | None = None  # the query on unclipped records (None: nothing clipped)
+
+    def clip_bias_mse(self) -> float:
+        """Mean squared clipping bias ``mean((f(clip(D)) - f(D))^2)`` over the databases: what an
+        MSE against the unclipped query adds to the noise's ``2 b^2`` (0 without clipping)."""
+        return 0.0 if self.raw_truths is None else float(np.mean((self.truths - self.raw_truths) ** 2))
 
 
 def mendelian_population(families: int, m: int, rng: np.random.Generator, p_b: float = 0.3) -> np.ndarray:
@@ -144,23 +157,26 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
     ds = cfg.dataset
     if ds == "galton":
         d = DS.load(ds, data_dir)
-        lo, hi = cfg.clip or (0.0, 100.0)  # inches: 0-100 in = 1-254 cm (paper Table 3)
         fit = fit_gaussian({"child": d["child"], "father": d["father"], "mother": d["mother"]}, 3)
-        c, f, m = (np.clip(d[k], lo, hi) for k in ("child", "father", "mother"))
         out = []
         for sp in cfg.split:
+            lo, hi = cfg.clip or CLIPS[f"galton/{sp}"]
+            c, f, m = (np.clip(d[k], lo, hi) for k in ("child", "father", "mother"))
             if sp == "all":  # one database: every child's height (paper Fig. 4)
-                out.append(Variant(ds, "children (inches)", np.array([c.sum()]), hi - lo, c.size, 3, fit))
+                out.append(Variant(ds, "children (inches)", np.array([c.sum()]), hi - lo, c.size, 3,
+                                   {**fit, "clip": [lo, hi]}, np.array([d["child"].sum()])))
             else:  # one database of n = 3 per child: its trio with father and mother (thesis Fig. 18)
-                out.append(Variant(ds, "trios, n = 3 (inches)", c + f + m, hi - lo, 3, 3, fit))
+                out.append(Variant(ds, f"trios, clip {lo:g}-{hi:g} in", c + f + m, hi - lo, 3, 3,
+                                   {**fit, "clip": [lo, hi]}, d["child"] + d["father"] + d["mother"]))
         return out
     if ds in ("kid_iq", "synthetic_iq"):
         d = DS.load(ds, data_dir) if ds == "kid_iq" else DS.synthetic_iq(
             cfg.records, rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(99,))))
-        lo, hi = cfg.clip or (40.0, 160.0)
+        lo, hi = cfg.clip or CLIPS["iq"]
         fit = fit_gaussian({"kid": d["kid"], "mom": d["mom"]}, 2)
         truth = np.clip(d["kid"], lo, hi).sum() + np.clip(d["mom"], lo, hi).sum()
-        return [Variant(ds, "kids and mothers", np.array([truth]), hi - lo, 2 * d["kid"].size, 2, fit)]
+        return [Variant(ds, "kids and mothers", np.array([truth]), hi - lo, 2 * d["kid"].size, 2,
+                        {**fit, "clip": [lo, hi]}, np.array([d["kid"].sum() + d["mom"].sum()]))]
     if ds == "activity":
         d = DS.load(ds, data_dir)
         s = d["steps"]
@@ -170,23 +186,16 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         fit.update(active=int(np.nansum(state)), records=int(np.isfinite(state).sum()), days=days.shape[0])
         out = []
         for sp in cfg.split:
-            if sp == "all":
-                out.append(Variant(ds, "complete data", np.array([np.nansum(state)]), 1.0, state.size, state.size, fit))
+            if sp == "all":  # n = m = the records counted (NA dropped, as the authors' script does)
+                out.append(Variant(ds, "complete data", np.array([np.nansum(state)]), 1.0, fit["records"],
+                                   fit["records"], fit))
             else:
                 good = days[~np.isnan(days).any(axis=1)]
                 out.append(Variant(ds, "single days", good.sum(axis=1), 1.0, 288, 288,
                                    {**fit, "complete_days": int(good.shape[0])}))
         return out
     if ds == "electricity":
-        d = DS.load(ds, data_dir)
-        out = []
-        for t in cfg.threshold:
-            state = (d["kwh"] > t).astype(float)
-            contiguous = np.split(state, np.flatnonzero(np.diff(d["day"]) != 1) + 1)
-            fit = fit_markov(contiguous)
-            fit.update(threshold_kwh=t, days=int(state.size), high_days=int(state.sum()))
-            out.append(Variant(ds, f"{t:g} kWh", np.array([state.sum()]), 1.0, state.size, state.size, fit))
-        return out
+        return electricity_variants(DS.load_electricity(DS.fetch(ds, data_dir), cfg.meters), cfg.threshold)
     # genomic: synthetic pedigrees, count of genotype bb
     out = []
     for m in cfg.family_size:
@@ -194,6 +203,24 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         g = mendelian_population(max(1, cfg.records // m), m, rng)
         out.append(Variant(ds, f"family size m = {m}", np.array([float((g == 2).sum())]), 1.0, g.size, m,
                            {"family_size": m, "people": int(g.size), "allele_frequency_b": 0.3}))
+    return out
+
+
+def electricity_variants(d: dict, thresholds) -> list[Variant]:
+    """One variant per threshold: state 1 = a day whose energy exceeds the threshold (kWh), the
+    days in order as one chain, transitions counted between consecutive retained days (the
+    authors' ``utility_experiment.py``: across a missing day too; how many is recorded)."""
+    out = []
+    pos = d["kwh_whe"] > 0
+    for t in thresholds:
+        state = (d["kwh"] > t).astype(float)
+        fit = fit_markov([state])
+        fit.update(threshold_kwh=t, days=int(state.size), high_days=int(state.sum()), meters=d["meters"],
+                   gaps_bridged=int(np.sum(np.diff(d["day"]) != 1)), partial_days=int(np.sum(d["readings"] < 1440)),
+                   median_ratio_all_meters_to_whe=float(np.median(d["kwh_all"][pos] / d["kwh_whe"][pos])) if pos.any()
+                   else math.nan,
+                   preprocessing=DS.ELECTRICITY_PREPROCESSING[d["meters"]])
+        out.append(Variant("electricity", f"{t:g} kWh", np.array([state.sum()]), 1.0, state.size, state.size, fit))
     return out
 
 
@@ -225,7 +252,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
                 tau, note = calibrate(mech, eps, v)
                 base = {"dataset": cfg.dataset, "variant": v.name, "mechanism": mech, "epsilon": eps, "tau": tau,
                         "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
-                        "runs": cfg.runs, "note": note,
+                        "runs": cfg.runs, "note": note, "clip_bias_mse": v.clip_bias_mse(),
                         "true_value": float(v.truths.mean())}
                 if not math.isfinite(tau):
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
