@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from . import bounds
 from .adversary import Adversary
 from .api import ExactResult, exact_bdpl, load_results, run
+from .calibration import Calibration, calibrate
 from .bounds import (applicable_bounds, gaussian_bound, general_bound, markov_bound, yang_bound,
                      zhao_bound)
 from .config import ExperimentConfig, load_config, parse_config
@@ -31,7 +32,7 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+source"
 
-__all__ = ["Adversary", "BdpsimError", "ClippedSum", "ConfigError", "CustomMechanism", "ExactEstimator",
+__all__ = ["Calibration", "calibrate", "Adversary", "BdpsimError", "ClippedSum", "ConfigError", "CustomMechanism", "ExactEstimator",
            "ExactResult", "ExperimentConfig", "GaussianModel", "KdeEstimator", "LaplaceCount", "LaplaceSum",
            "MarkovChainModel", "MixtureEstimator", "NotAvailable", "RunSettings", "__version__",
            "adversary_bdpl", "applicable_bounds", "bounds", "exact_bdpl", "gamma_of", "gaussian_bound",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .adversary import Adversary, known_sizes
+from .adversary import Adversary, is_upward_closed, known_sizes
 from .config import ExperimentConfig, load_config, parse_config
 from .errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
@@ -75,7 +75,8 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
 
 @dataclass(frozen=True)
 class ExactResult:
-    """The exact BDPL ``sup`` over the examined adversaries and the adversary attaining it."""
+    """The exact BDPL ``sup`` over the examined adversaries and the adversary attaining it;
+    ``adversaries`` counts the adversaries (or, for the window search, the window classes) examined."""
 
     bdpl: float
     adversary: Adversary
@@ -96,9 +97,12 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     eng = engine_for(model, mechanism)
     if isinstance(eng, str):
         raise NotAvailable(eng)
+    ks = known_sizes(sizes, model.n)
+    if eng.window is not None and is_upward_closed(ks, model.n):
+        search, advs, values = eng.window(model, mechanism, ks[0], 1)
+        return ExactResult(search.bdpl, advs[0].adversary(), int(values.size))
     if eng.exhaustive is None:
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
-    ks = known_sizes(sizes, model.n)
     if eng.limit is not None and (why := eng.limit(model, ks)) is not None:
         raise ConfigError("sizes", sizes, why)
     res = eng.exhaustive(model, mechanism, ks, None)

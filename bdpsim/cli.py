@@ -166,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     ut.add_argument("config", help="TOML with a [utility] table (configs/utility_*.toml)")
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
     ut.add_argument("--out", help="output directory (default results/<config name>)")
+    from . import cli_calibrate
+    cli_calibrate.add_parser(sub, _Parser)
     return p
 
 
@@ -331,7 +333,7 @@ def _cmd_bounds(a) -> int:
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _cmd_bounds,
             "worst-case": _cmd_worst_case, "accuracy": _cmd_accuracy, "figures": _cmd_figures,
-            "utility": _cmd_utility}
+            "utility": _cmd_utility, "calibrate": lambda a: __import__("bdpsim.cli_calibrate").cli_calibrate.command(a)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -273,10 +273,9 @@ def _record_fidelity(out: Path, fig_id: str, level: str, notes: Sequence[str] = 
     fid[fig_id] = level
     fid.setdefault("_notes", {})[fig_id] = list(notes)
     R.atomic_write_text(out / "fidelity.json", R.dumps(fid))
-    R.atomic_write_text(out / "metadata.json", R.dumps({
-        "figures": fid, "versions": R.package_versions(), "git_revision": R.git_revision(), "written": R.now(),
-        "quick_run_settings": {**QUICK, "utility_runs": QUICK_UTILITY_RUNS},
-        "runs": "each simulated figure's runs/<config>/metadata.json holds its config and seed"}))
+    R.atomic_write_text(out / "metadata.json", R.dumps(R.metadata(
+        "figures", figures=fid, quick_run_settings={**QUICK, "utility_runs": QUICK_UTILITY_RUNS},
+        runs="each simulated figure's runs/<config>/metadata.json holds its config and seed")))
 
 
 def _cell(text: str) -> str:

@@ -180,7 +180,10 @@ class ExhaustiveResult:
                          self.x[j].item(), self.x_prime[j].item())
 
     @staticmethod
-    def concat(parts: Sequence["ExhaustiveResult"]) -> "ExhaustiveResult":
+    def concat(parts: Sequence["ExhaustiveResult"], n: int = 0) -> "ExhaustiveResult":
+        if not parts:  # no adversary with two positive-probability target values
+            e = np.zeros(0)
+            return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
         cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
         return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
                                 cat("argmax"), parts[0].values if parts else None)
@@ -228,7 +231,7 @@ def exhaustive_markov_count(model: MarkovChainModel, mech: LaplaceCount,
                 pattern[:, others] = c[rows]
                 parts.append(ExhaustiveResult(np.full(rows.size, i), pattern, np.full(rows.size, x),
                                               np.full(rows.size, xp), v, where))
-    return ExhaustiveResult.concat(parts)
+    return ExhaustiveResult.concat(parts, n)
 
 
 def exhaustive_gaussian_sum(model: GaussianModel, mech: LaplaceSum, sizes: Sequence[int],
