@@ -23,11 +23,16 @@ from pathlib import Path
 
 from . import figdata as D
 from . import figures as F
+from . import genomic_study as G
+from . import studies as S
 from . import results as R
 from .config import parse_config
 from .driver import run_experiment
 from .errors import ConfigError
+from .figures.calibration import plot_calibration
 from .figures.deviations import DEVIATIONS, DISAGREEMENTS
+from .figures.knowledge import plot_knowledge_panels
+from .figures.pedigree import plot_family_size, plot_generations
 
 QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20, "bootstrap": 300}
 QUICK_UTILITY_RUNS = 200
@@ -169,6 +174,14 @@ FIGURES: dict[str, Figure] = {
                            F.plot_thesis_fig18, True),
     "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
                            lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
+    "bdpsim-calibration": Figure("Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
+                                 lambda c: S.calibration_rows(), plot_calibration, panels=4),
+    "bdpsim-knowledge": Figure("exact leakage by prior knowledge: activity count, b = 1, n = 288",
+                               lambda c: S.knowledge_rows(), plot_knowledge_panels, panels=2),
+    "bdpsim-pedigree": Figure("exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
+                              lambda c: G.family_size_study(), plot_family_size),
+    "bdpsim-generations": Figure("thesis §5.3: three-generation family vs core families, exact BDPL",
+                                 lambda c: G.generation_study(), plot_generations),
 }
 
 

@@ -74,8 +74,26 @@ def _sim_rows(group, x, groups, xs, estimators):
             for g in groups for v in xs for est in estimators]
 
 
+def _small_rows(fig_id):
+    """bdpsim's own figures on small inputs (their full compute takes minutes)."""
+    from bdpsim import genomic_study as G
+    from bdpsim import studies as S
+    from bdpsim.models import symmetric_chain
+
+    if fig_id == "bdpsim-calibration":
+        chains = [(f"chain {g}", symmetric_chain(g), 6) for g in (2.0, 3.0, 5.0, 10.0)]
+        return S.calibration_rows(epsilons=(1.0, 10.0), chains=chains)
+    if fig_id == "bdpsim-knowledge":
+        return S.knowledge_rows(n=30, max_unknown=4)
+    if fig_id == "bdpsim-pedigree":
+        return G.family_size_study(sizes=(3, 4, 6), epsilons=(1.0,), allele_bs=(0.3,))
+    return G.generation_study(sizes=(5, 6), epsilons=(1.0,), allele_bs=(0.3,))
+
+
 def rows_for(fig_id):
     spec = FIGURES[fig_id]
+    if fig_id.startswith("bdpsim-"):
+        return _small_rows(fig_id)
     if not spec.simulated:
         return spec.compute(None)
     if fig_id == "thesis-fig09":

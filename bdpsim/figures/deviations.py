@@ -130,6 +130,26 @@ DEVIATIONS: dict[str, Deviation] = {
         "(a) the 53 complete days (mean count 80.2), (b) n = m = 15 264; DP, general, Markov and Zhao",
         "days without readings cannot be counted; the thesis' own averages (80 per day, 4 250 in all) are "
         "those of 53 days and 15 264 records"),
+    "bdpsim-calibration": Deviation(
+        "not in the sources (issue 10): the paper calibrates by bounds only (§5.2, §6.1, §7.3)",
+        "activity chain (n = 288, 17 568) and the Fig. 15 chains (γ = 3, 10; n = 10), ε ∈ {0.5, 1, 2, 5, 10, 20}; "
+        "exact = smallest scale with exact BDPL ≤ ε over all adversaries (window reduction)",
+        "new figure: what an ε-BDP Laplace count needs for these data models, against the bound calibrations"),
+    "bdpsim-knowledge": Deviation(
+        "not in the sources; the question of prior differential privacy (Li et al., papers/001)",
+        "activity chain, count + Lap(1), n = 288: worst leakage per number of unknown records left/right of "
+        "the target, ending in a known record or the chain start",
+        "new figure"),
+    "bdpsim-pedigree": Deviation(
+        "thesis §5 (Cor. 5.2: BDPL ≥ (m − 1)ε; Thm 4.3: ≤ mε) states bounds only, no exact values",
+        "exact BDPL over all adversaries of the Laplace BB count, nuclear families m = 3…12, "
+        "ε ∈ {0.5, 1, 2}, allele-b frequency ∈ {0.1, 0.3, 0.5}, Hardy–Weinberg founders",
+        "new figure"),
+    "bdpsim-generations": Deviation(
+        "thesis §5.3 asks whether core family size matters more than family size (open question)",
+        "exact BDPL of three-generation families (m = 5…10) vs nuclear families of size m and of their "
+        "largest core family",
+        "new figure answering the question with numbers"),
 }
 
 DISAGREEMENTS: list[str] = [

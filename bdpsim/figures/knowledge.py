@@ -39,3 +39,13 @@ def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
         ax.annotate(f"{M[L, R]:.4g}", (R, L), xytext=(4, 4), textcoords="offset points",
                     color="white")
     return ax
+
+
+def plot_knowledge_panels(rows: Sequence[dict], axes):
+    """Two heat maps: windows bounded by known records on both sides, and by the chain's start
+    on the left (the target near the first record)."""
+    axes = list(np.atleast_1d(axes))
+    for ax, (le, re) in zip(axes, (("known", "known"), ("chain end", "known"))):
+        plot_knowledge_heatmap(rows, ax, left_end=le, right_end=re)
+        ax.set_title(f"left: {le}, right: {re}", fontsize=9)
+    return axes

@@ -55,7 +55,9 @@ def plot_family_size(rows: Sequence[dict], ax):
         handles.append(Line2D([], [], ls="", marker=marker, color="0.2",
                               mfc="none" if "K = {}" in name else "0.2"))
         labels.append(name)
-    ax.legend(handles, labels, fontsize=6, ncol=2)
+    from . import legend
+
+    legend(ax, handles, labels)
     ax.set_xlabel("family size m (2 parents + m - 2 children)")
     ax.set_ylabel("exact BDPL / eps (Laplace count of BB)")
     ax.set_title("Nuclear family: exact BDPL vs the genomic bounds")
@@ -80,7 +82,9 @@ def plot_generations(rows: Sequence[dict], ax, epsilon: float | None = None,
         ax.plot(m, [r[key] / epsilon for r in rs], "-" + marker, color=colors[k], label=label, ms=4)
     ax.plot(m, [r["core_size"] for r in rs], ":", color=colors[2], lw=1, label="l eps (core size)")
     _bound_lines(ax, m, {"(m - 1) eps": -1, "m eps": 0})
-    ax.legend(fontsize=7)
+    from . import legend
+
+    legend(ax)
     ax.set_xlabel("family size m")
     ax.set_ylabel("exact BDPL / eps")
     ax.set_title(f"Generations vs core family (eps = {epsilon:g}, q = {allele_b:g})")

@@ -14,9 +14,10 @@ from matplotlib.ticker import NullFormatter
 from . import colors, legend, proxy
 
 MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
-              "markov": "Markov bound", "zhao": "Zhao et al. bound"}
-_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-."}
-_MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d"}
+              "markov": "Markov bound", "zhao": "Zhao et al. bound",
+              "exact": "exact calibration (smallest ε-BDP scale)"}
+_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.", "exact": "-"}
+_MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d", "exact": "*"}
 _METRIC = {"alpha": ("alpha_theory", "alpha_empirical", "α at β = 5 %"),
            "mse": ("mse_theory", "mse", "MSE")}
 _DATASET = {"galton": "Galton", "kid_iq": "FamilyIQ", "synthetic_iq": "SyntheticIQ", "activity": "Activity",

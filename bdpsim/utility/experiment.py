@@ -11,6 +11,7 @@ theory ``ln(1/beta) b``, the MAPE and the MSE (theory ``2 b^2``). A bound that c
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +28,11 @@ from .fitting import fit_gaussian, fit_markov
 
 DATASETS = ("galton", "kid_iq", "synthetic_iq", "activity", "electricity", "genomic")
 GAUSSIAN_SETS = ("galton", "kid_iq", "synthetic_iq")
-MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao")
+MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact")
 DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
                  "genomic": ["dp", "general"]}
+# Mechanisms a config may ask for beyond the sources' defaults (bdpsim additions).
+ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact"]}
 COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
            "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
            "note"]
@@ -80,8 +83,8 @@ def parse_utility(raw: dict) -> UtilityConfig:
     check(isinstance(seed, int) and seed >= 0, "utility.seed", seed, "must be an integer >= 0")
     kind = "gaussian" if ds in GAUSSIAN_SETS else ("genomic" if ds == "genomic" else "markov")
     mechs = u.get("mechanisms", DEFAULT_MECHS[kind])
-    check(isinstance(mechs, list) and mechs and all(m in DEFAULT_MECHS[kind] for m in mechs),
-          "utility.mechanisms", mechs, f"must be a non-empty subset of {DEFAULT_MECHS[kind]} for {ds}")
+    check(isinstance(mechs, list) and mechs and all(m in ALLOWED_MECHS[kind] for m in mechs),
+          "utility.mechanisms", mechs, f"must be a non-empty subset of {ALLOWED_MECHS[kind]} for {ds}")
     thr = u.get("threshold", [70.0, 80.0, 90.0])
     thr = thr if isinstance(thr, list) else [thr]
     check(all(isinstance(t, (int, float)) and t > 0 for t in thr), "utility.threshold", thr, "must be kWh > 0")
@@ -224,6 +227,16 @@ def electricity_variants(d: dict, thresholds) -> list[Variant]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _exact_scale(P: tuple, n: int, eps: float) -> tuple[float | None, float, str]:
+    """Exact calibration of one fitted chain, cached: variants and figures share chains."""
+    from ..calibration import calibrate as exact_calibration
+    from ..models import MarkovChainModel
+
+    c = exact_calibration(MarkovChainModel(np.asarray(P, dtype=float), n), eps, method="exact")
+    return c.scale, c.bdpl, c.reason
+
+
 def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
     """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason."""
     if mech == "dp":
@@ -234,6 +247,12 @@ def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
         tau = B.calibrate_gaussian(eps, v.model["rho"], v.m)
         return tau, "" if math.isfinite(tau) else v.model["condition"]
     P = v.model["transition"]
+    if mech == "exact":
+        scale, bdpl, reason = _exact_scale(tuple(map(tuple, np.asarray(P, dtype=float))), v.n, float(eps))
+        if scale is None:
+            return math.nan, reason
+        return v.sensitivity / scale, (f"exact calibration: smallest scale with exact BDPL <= eps over all "
+                                       f"adversaries of the fitted chain (n = {v.n}), exact BDPL {bdpl:.6g}")
     if mech == "markov":
         tau = B.calibrate_markov(eps, P)
         return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
