@@ -1,34 +1,49 @@
-"""Estimator accuracy report: per-adversary error of ``kde`` and ``mixture`` against ``exact``.
+"""Estimator accuracy report: per-adversary error of ``kde`` and ``mixture`` against exact values.
 
 On a fixed grid of cases with an exact answer (Markov chain + count; Gaussian + unclipped sum;
-independent Gaussian + clipped sum), ``adversaries`` random adversaries per case (K = {} allowed)
-are estimated at each sample size; the error ``estimate - exact`` is summarised as bias, RMSE and
-max |error|. Every (case, adversary, samples, estimator) has its own seed-tree branch.
+independent Gaussian + clipped sum), ``adversaries`` random adversaries per case (``K = {}``
+allowed) are estimated by
+
+* ``kde`` (the thesis' estimator, bdpsim's defaults: signed ratio, unshifted fastKDE) at each
+  sample size, against the exact *one-sided* value of its ordered pair;
+* ``mixture`` at each sample size with a fixed sample (``target_se = 0``), and once with the
+  adaptive sample size (``target_se``, from the size nearest 10^5, up to ``max_samples``),
+  against the exact two-sided value.
+
+Every (case, adversary) draws the adversary from one seed-tree branch, so all estimators examine
+the same adversaries; each (case, adversary, variant) estimates from its own branch. A row
+summarises the error ``estimate - exact`` (bias, RMSE, max), the estimates' own standard errors
+(mixture: mean, max; the share of adversaries within 2 and 3 of them) and the samples used.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import bounds as B
-from .adversary import random_gaussian_adversary, random_discrete_adversary
+from .adversary import random_discrete_adversary, random_gaussian_adversary
 from .errors import check
-from .estimators import KdeEstimator, MixtureEstimator, adversary_bdpl
+from .estimators import KdeEstimator, MixtureEstimator
+from .estimators.reference import exact_reference
 from .mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from .models import GaussianModel, MarkovChainModel, limited_covariance
 
 
 @dataclass(frozen=True)
 class Case:
+    """``param`` is gamma (Markov) or rho (Gaussian); ``epsilon`` is 1/beta for the unclipped sum."""
+
     name: str
     kind: str
     n: int
     param: float
     epsilon: float
+    sigma: float = 1.0
 
 
 GRID = (
@@ -39,17 +54,20 @@ GRID = (
     Case("gaussian sum n=3 rho=0.5 beta=10", "gaussian_sum", 3, 0.5, 0.1),
     Case("gaussian sum n=5 rho=0.2 beta=10", "gaussian_sum", 5, 0.2, 0.1),
     Case("gaussian clipped n=5 rho=0 eps=1", "gaussian_clipped", 5, 0.0, 1.0),
+    Case("markov n=10 gamma=8 eps=2 (rare counts)", "markov", 10, 8.0, 2.0),
+    Case("gaussian sum n=5 rho=0.2 sigma=2 beta=2", "gaussian_sum", 5, 0.2, 0.5, 2.0),
 )
 ESTIMATORS = ("kde", "mixture")
-COLUMNS = ["case", "estimator", "samples", "n_adversaries", "mean_exact", "bias", "rmse",
-           "max_abs_error", "seconds"]
+COLUMNS = ["case", "estimator", "samples", "target_se", "n_adversaries", "mean_exact", "bias", "rmse",
+           "max_abs_error", "mean_se", "max_se", "within_2se", "within_3se", "at_cap", "mean_samples",
+           "max_samples", "seconds"]
 
 
 def _draw(case: Case, rng: np.random.Generator):
     if case.kind == "markov":
         model = MarkovChainModel(B.symmetric_chain(case.param), case.n)
         return model, LaplaceCount(case.epsilon), random_discrete_adversary(model, range(case.n), rng)
-    cov = limited_covariance(case.n, case.param, 1.0, rng)
+    cov = limited_covariance(case.n, case.param, case.sigma, rng)
     model = GaussianModel(rng.uniform(0, 10, case.n), cov)
     if case.kind == "gaussian_sum":
         mech = LaplaceSum(1.0 / case.epsilon)
@@ -57,54 +75,91 @@ def _draw(case: Case, rng: np.random.Generator):
     return model, ClippedSum(case.epsilon), random_gaussian_adversary(model, range(case.n), rng, "endpoints", (0.0, 10.0))
 
 
-def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int, seed: int) -> list[dict]:
-    import time
-
-    out = []
-    for si, N in enumerate(samples):
-        for ei, est_name in enumerate(ESTIMATORS):
-            est = KdeEstimator(N) if est_name == "kde" else MixtureEstimator(N)
-            t0 = time.perf_counter()
-            errs, exact = [], []
-            for j in range(adversaries):
-                draw = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j)))
-                model, mech, adv = _draw(case, draw)
-                ex = adversary_bdpl(model, mech, adv).value
-                r = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j, si, ei)))
-                errs.append(est.estimate(model, mech, adv, r).value - ex)
-                exact.append(ex)
-            e = np.array(errs)
-            e = e[np.isfinite(e)]
-            out.append({"case": case.name, "estimator": est_name, "samples": N, "n_adversaries": int(e.size),
-                        "mean_exact": float(np.mean(exact)), "bias": float(e.mean()),
-                        "rmse": float(math.sqrt(np.mean(e**2))), "max_abs_error": float(np.abs(e).max()),
-                        "seconds": round(time.perf_counter() - t0, 2)})
+def _variants(samples: tuple[int, ...], target_se: float, max_samples: int) -> list[tuple[str, int, float, object]]:
+    """``(estimator, samples, target_se, instance)``: kde and fixed-size mixture at every size,
+    then the adaptive mixture from the size nearest 10^5."""
+    out = [("kde", N, 0.0, KdeEstimator(N)) for N in samples]
+    out += [("mixture", N, 0.0, MixtureEstimator(N, target_se=0.0)) for N in samples]
+    if target_se > 0:
+        base = min(samples, key=lambda s: abs(math.log(s / 100_000)))
+        out.append(("mixture", base, target_se, MixtureEstimator(base, target_se=target_se, max_samples=max_samples)))
     return out
 
 
-def accuracy_table(samples=(10_000, 100_000, 1_000_000), adversaries: int = 20, seed: int = 1,
-                   jobs: int = 1, cases=GRID) -> list[dict]:
-    """Rows of :data:`COLUMNS`, one per (case, estimator, samples)."""
+def _row(case: Case, name: str, N: int, tse: float, cap: int, est: list, exact: list, secs: float) -> dict:
+    e = np.array([x.value for x in est]) - np.array(exact)
+    ok = np.isfinite(e)
+    se = np.array([x.se for x in est])
+    used = np.array([x.samples for x in est], dtype=float)
+    has_se = np.isfinite(se) & ok
+    err, s = np.abs(e[has_se]), se[has_se]
+    z = np.divide(err, s, out=np.where(err < 1e-9, 0.0, np.inf), where=s > 0)  # se = 0: exact estimate
+    nan = math.nan
+    return {"case": case.name, "estimator": name, "samples": N, "target_se": tse, "n_adversaries": int(ok.sum()),
+            "mean_exact": float(np.mean(exact)), "bias": float(e[ok].mean()),
+            "rmse": float(math.sqrt(np.mean(e[ok] ** 2))), "max_abs_error": float(np.abs(e[ok]).max()),
+            "mean_se": float(se[has_se].mean()) if has_se.any() else nan,
+            "max_se": float(se[has_se].max()) if has_se.any() else nan,
+            "within_2se": float(np.mean(z <= 2)) if z.size else nan,
+            "within_3se": float(np.mean(z <= 3)) if z.size else nan,
+            "at_cap": int(np.sum((used >= cap) & (se > tse))) if tse > 0 else 0,
+            "mean_samples": float(used.mean()), "max_samples": int(used.max()), "seconds": round(secs, 2)}
+
+
+def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int, seed: int,
+                 target_se: float, max_samples: int) -> list[dict]:
+    variants = _variants(samples, target_se, max_samples)
+    est = [[] for _ in variants]
+    ref = [[] for _ in variants]
+    secs = [0.0] * len(variants)
+    for j in range(adversaries):
+        model, mech, adv = _draw(case, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j))))
+        exact = {s: exact_reference(model, mech, adv, signed=s).value for s in (True, False)}
+        for v, (name, N, tse, e) in enumerate(variants):
+            r = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j, 1 + v)))
+            t0 = time.perf_counter()
+            est[v].append(e.estimate(model, mech, adv, r))
+            secs[v] += time.perf_counter() - t0
+            ref[v].append(exact[name == "kde" and e.ratio == "signed"])
+    return [_row(case, name, N, tse, max(N, max_samples), est[v], ref[v], secs[v])
+            for v, (name, N, tse, _) in enumerate(variants)]
+
+
+def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int = 1,
+                   jobs: int = 1, cases=GRID, target_se: float = 0.01, max_samples: int = 1_600_000) -> list[dict]:
+    """Rows of :data:`COLUMNS`, one per (case, estimator, samples, target_se)."""
     from joblib import Parallel, delayed
 
     check(adversaries >= 1, "--adversaries", adversaries, "must be >= 1")
     check(all(int(s) >= 100 for s in samples), "--samples", list(samples), "each must be >= 100")
-    parts = Parallel(n_jobs=jobs)(delayed(_case_errors)(ci, c, tuple(int(s) for s in samples), adversaries, seed)
+    check(target_se >= 0, "target_se", target_se, "must be >= 0")
+    for c in cases:
+        if c.kind == "gaussian_clipped":
+            check(c.param == 0, "case", c.name, "a clipped sum has exact values only for independent records")
+    samples = tuple(int(s) for s in samples)
+    parts = Parallel(n_jobs=jobs)(delayed(_case_errors)(ci, c, samples, adversaries, seed, target_se, max_samples)
                                   for ci, c in enumerate(cases))
     return [r for p in parts for r in p]
 
 
 def plot_accuracy(rows: list[dict], axes):
-    """RMSE vs samples (log-log), one panel per estimator; returns the axes."""
+    """RMSE vs samples (log-log), one panel per estimator (adaptive mixture: stars at its mean
+    sample size); returns the axes."""
     for ax, est in zip(axes, ESTIMATORS):
-        for case in dict.fromkeys(r["case"] for r in rows):
-            rs = sorted((r for r in rows if r["case"] == case and r["estimator"] == est), key=lambda r: r["samples"])
-            ax.loglog([r["samples"] for r in rs], [max(r["rmse"], 1e-6) for r in rs], "o-", label=case)
-        ax.set_title(f"{est}: error vs exact BDPL", fontsize=9)
+        for k, case in enumerate(dict.fromkeys(r["case"] for r in rows)):
+            colour = f"C{k % 10}"
+            rs = sorted((r for r in rows if r["case"] == case and r["estimator"] == est and not r["target_se"]),
+                        key=lambda r: r["samples"])
+            ax.loglog([r["samples"] for r in rs], [max(r["rmse"], 1e-6) for r in rs], "o-", color=colour, label=case)
+            for r in rows:
+                if r["case"] == case and r["estimator"] == est and r["target_se"]:
+                    ax.loglog([r["mean_samples"]], [max(r["rmse"], 1e-6)], "*", ms=11, color=colour)
+        ax.set_title("kde: error vs exact one-sided BDPL" if est == "kde" else
+                     "mixture: error vs exact BDPL (*: adaptive, se target)", fontsize=9)
         ax.set_xlabel("samples per condition")
         ax.set_ylabel("RMSE of per-adversary estimate (nats)")
         ax.grid(alpha=0.3, which="both")
-    axes[-1].legend(fontsize=6)
+    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return axes
 
 
@@ -115,6 +170,8 @@ def write_report(out: Path, rows: list[dict], meta: dict) -> list[Path]:
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
     R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"))))
-    fig, axes = subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = subplots(1, 2, figsize=(15, 4.6))
     plot_accuracy(rows, axes)
+    fig.subplots_adjust(right=0.72, wspace=0.25)
     return [out / "accuracy.csv", out / "accuracy.json", *save(fig, out / "accuracy")]
+

@@ -1,12 +1,19 @@
 """Batch driver: configuration points × adversary chunks → joblib tasks → per-point results.
 
-Seeds. One root seed per run. Adversary ``j`` of point ``p`` uses
-``SeedSequence(seed, spawn_key=(p.key, 0, j))`` — the same stream as
-``SeedSequence(seed).spawn(...)`` would give at that position of the spawn tree — split into
-three children (adversary draw, estimate, noise floor). Bootstrap resampling uses
-``spawn_key=(p.key, 1)``. ``p.key`` is derived from the point's content hash, so a point's numbers
-do not depend on the number of workers, the backend, the chunking, or which other points the
-config contains.
+Seeds. One root seed per run; every stream is a node ``SeedSequence(seed, spawn_key=...)`` of its
+spawn tree (the stream ``SeedSequence(seed).spawn(...)`` would give at that position).
+
+* Adversary ``j`` is drawn from ``spawn_key=(population_key(p), 2, j)``. The population key
+  hashes only what defines the adversary population — the model, the mechanism, ``known_sizes``
+  and ``targets`` — so the points of one config that differ only in how they estimate
+  (``estimator``, ``samples``, KDE and mixture options, ...) examine the **same adversaries**
+  (common random numbers): their differences are estimator error, not different draws.
+* Its estimate and noise floor use the two children of ``spawn_key=(p.key, 0, j)``, ``p.key``
+  being derived from the point's content hash.
+
+So a point's numbers do not depend on the number of workers, the backend, the chunking, or which
+other points the config contains. The percentile's confidence interval is distribution-free
+(:func:`bdpsim.stats.percentile_ci`) and draws no random numbers.
 
 Resume. A finished point is written atomically (``results.write_point``); re-running the same
 command skips finished points. Memory stays bounded: each task holds one adversary's samples at a
@@ -16,6 +23,8 @@ time, and samples are generated in chunks (``run.chunk``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import math
 import sys
 import time
@@ -32,18 +41,28 @@ from .config import ExperimentConfig, ExperimentPoint
 from .errors import ConfigError, NotAvailable
 from .estimators import ExactEstimator, adversary_bdpl
 from .rows import AdversaryResult, SummaryRow
+from .stats import percentile_ci
 
 BACKENDS = ("loky", "dask")
 
 
+def population_key(point: ExperimentPoint) -> int:
+    """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
+    ``known_sizes`` and ``targets`` (nothing about how the adversaries are estimated)."""
+    st = point.settings
+    pop = {"model": point.params["model"], "mechanism": point.params["mechanism"],
+           "known_sizes": st.known_size_text(), "targets": st.targets}
+    text = json.dumps(pop, sort_keys=True, separators=(",", ":"), default=str)
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
 def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generator]:
-    """Three independent generators (draw, estimate, noise floor) for adversary ``j``."""
-    ss = np.random.SeedSequence(point.seed, spawn_key=(point.key, 0, j))
-    return [np.random.default_rng(s) for s in ss.spawn(3)]
-
-
-def bootstrap_stream(point: ExperimentPoint) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(point.seed, spawn_key=(point.key, 1)))
+    """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
+    from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
+    children of ``spawn_key=(point.key, 0, j)``."""
+    draw = np.random.SeedSequence(point.seed, spawn_key=(population_key(point), 2, j))
+    est = np.random.SeedSequence(point.seed, spawn_key=(point.key, 0, j))
+    return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
 
 
 def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
@@ -52,7 +71,7 @@ def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
     return model, _draw(model, point.sizes, rng, point.target_mode, point.target_range)
 
 
-STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points")
+STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")
 
 
 @dataclass(frozen=True)
@@ -67,8 +86,14 @@ class ChunkResult:
     seconds: float
 
 
-def _stats_of(rows: list[AdversaryResult]) -> dict:
-    return {k: np.array([getattr(r, k) for r in rows], dtype=float)
+def _stats_of(rows: list[AdversaryResult] | None = None, **arrays) -> dict:
+    """The per-adversary statistics of :data:`STAT_KEYS`, from ``rows`` or from the given arrays
+    (missing ones filled with ``nan``; ``nonpositive_points`` with 0)."""
+    if rows is not None:
+        return {k: np.array([getattr(r, k) for r in rows], dtype=float) for k in STAT_KEYS}
+    size = len(arrays["bdpl"])
+    fill = {"nonpositive_points": 0.0}
+    return {k: np.asarray(arrays[k], dtype=float) if k in arrays else np.full(size, fill.get(k, math.nan))
             for k in STAT_KEYS}
 
 
@@ -86,6 +111,8 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
     mech = point.mechanism
     nf = point.settings.noise_floor_adversaries
     want_exact = point.settings.exact_reference or isinstance(est, ExactEstimator)
+    is_exact = isinstance(est, ExactEstimator)
+    reference = getattr(est, "reference", None) or (lambda m, k, a: adversary_bdpl(m, k, a))
     rows = []
     for j in indices:
         r_draw, r_est, r_null = adversary_streams(point, j)
@@ -93,15 +120,16 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
         e = est.estimate(model, mech, adv, r_est)
         null = est.null_estimate(model, mech, adv, r_null).value if j < nf else math.nan
         exact = math.nan
-        if isinstance(est, ExactEstimator):
+        if is_exact:
             exact = e.value
         elif want_exact:
-            try:
-                exact = adversary_bdpl(model, mech, adv).value
+            try:  # the exact value of what this estimator estimates (one- or two-sided)
+                exact = reference(model, mech, adv).value
             except NotAvailable:
                 pass
-        rows.append(AdversaryResult.of(point.id, j, adv, e.value, null_bdpl=null,
-                                       nonpositive_points=e.nonpositive, argmax=e.argmax, exact=exact))
+        rows.append(AdversaryResult.of(
+            point.id, j, adv, e.value, null_bdpl=null, nonpositive_points=e.nonpositive, argmax=e.argmax,
+            exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan))
     return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
                        time.perf_counter() - t0)
 
@@ -118,7 +146,7 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
                                exact=float(res.value[j])) for j in sel]
     v = res.value[idx]
-    stats = {"bdpl": v, "null_bdpl": np.full(v.size, np.nan), "exact": v, "nonpositive_points": np.zeros(v.size)}
+    stats = _stats_of(bdpl=v, exact=v, bdpl_se=np.zeros(v.size))
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
 
 
@@ -137,8 +165,7 @@ def run_window(point: ExperimentPoint) -> ChunkResult:
         ends = ";".join(f"{k}={'chain end' if v is None else v}" for k, v in (("x_l", w.left_value), ("x_r", w.right_value)))
         rows.append(AdversaryResult(point.id, -1, w.i, known, ends, str(w.x), str(w.x_prime), w.bdpl,
                                     argmax=w.argmax, exact=w.bdpl))
-    stats = {"bdpl": values, "null_bdpl": np.full(values.size, np.nan), "exact": values,
-             "nonpositive_points": np.zeros(values.size)}
+    stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 
 
@@ -153,25 +180,15 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
 
-def _bootstrap_ci(values: np.ndarray, q: float, B: int, conf: float,
-                  rng: np.random.Generator) -> tuple[float, float]:
-    A = values.size
-    if B <= 0 or A < 2:
-        return math.nan, math.nan
-    stats = np.empty(B)
-    step = max(1, 20_000_000 // A)
-    for s in range(0, B, step):
-        m = min(step, B - s)
-        idx = rng.integers(0, A, size=(m, A))
-        stats[s:s + m] = np.percentile(values[idx], q, axis=1)
-    lo, hi = np.quantile(stats, [(1 - conf) / 2, (1 + conf) / 2])
-    return float(lo), float(hi)
-
-
 def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float) -> SummaryRow:
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
-    step 8): percentile with a confidence interval, max, median, noise floor, exact comparison,
-    bounds."""
+    step 8): percentile with its distribution-free confidence interval, max, median, standard
+    errors, noise floor, exact comparison, bounds.
+
+    ``bdpl_exact`` (and its percentile) is the exact BDPL of the examined adversaries only when
+    every one of them has an exact value; otherwise the max over those that do is reported as
+    ``bdpl_exact_partial_max`` (with ``exact_n``), a lower bound, never as the point's exact BDPL.
+    """
     st, mech, spec = point.settings, point.mechanism, point.model
     q = st.percentile
     v = stats["bdpl"]
@@ -180,8 +197,12 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     null = stats["null_bdpl"][np.isfinite(stats["null_bdpl"])]
     ex = stats["exact"]
     has_ex = np.isfinite(ex) & ok
-    lo, hi = (math.nan, math.nan) if st.exhaustive else _bootstrap_ci(
-        val, q, st.bootstrap, st.confidence, bootstrap_stream(point))
+    every_ex = bool(v.size) and bool(np.isfinite(ex).all())  # else bdpl_exact would pose as the point's
+    lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
+    se, used = stats["bdpl_se"], stats["samples"]
+    se_ok = se[np.isfinite(se)]
+    missed = int(np.sum(se > st.mixture_target_se)) if st.estimator == "mixture" and st.mixture_target_se > 0 \
+        else math.nan
     finite_rows = [r for r in rows if np.isfinite(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
@@ -194,22 +215,30 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
         clip_low=clip[0], clip_high=clip[1], noise_scale=getattr(mech, "noise_scale", nan),
         x=targets[0], x_prime=targets[1], mechanism=mech.kind, estimator=st.estimator,
-        kde_backend=st.kde_backend if st.estimator == "kde" else "", known_sizes=st.known_size_text(),
+        kde_backend=st.kde_backend if st.estimator == "kde" else "",
+        kde_ratio=st.kde_ratio if st.estimator == "kde" else "",
+        kde_positive_shift=str(st.kde_positive_shift).lower() if st.estimator == "kde" else "",
+        known_sizes=st.known_size_text(),
         n_adversaries=int(v.size), n_samples=st.samples if st.estimator != "exact" else nan,
         percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
         bdpl_max=float(val.max()) if val.size else nan,
         bdpl_median=float(np.median(val)) if val.size else nan,
+        bdpl_se_max=float(se_ok.max()) if se_ok.size else nan,
+        bdpl_se_mean=float(se_ok.mean()) if se_ok.size else nan, se_target_missed=missed,
+        samples_max=int(np.nanmax(used)) if np.isfinite(used).any() else nan,
         noise_floor=pct(null), noise_floor_max=float(null.max()) if null.size else nan,
         noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
         failed_adversaries=int((~ok).sum()),
-        bdpl_exact=float(ex[has_ex].max()) if has_ex.any() else nan,
-        bdpl_exact_pct=pct(ex[has_ex]), exact_n=int(has_ex.sum()),
+        bdpl_exact=float(ex.max()) if every_ex else nan,
+        bdpl_exact_partial_max=float(np.nanmax(ex)) if np.isfinite(ex).any() and not every_ex else nan,
+        bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(np.isfinite(ex).sum()),
         error_mean=float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else nan,
         error_max=float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else nan,
         argmax_i=best.i if best else "", argmax_known=best.known if best else "",
         argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
         argmax_x_prime=best.x_prime if best else "",
         bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
+        bound_lower=bnd["lower"].value,
         bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))
 
 

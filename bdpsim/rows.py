@@ -48,25 +48,37 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("mechanism", str, "mechanism kind"),
     _c("estimator", str, "kde | mixture | exact"),
     _c("kde_backend", str, "KDE backend (kde estimator only)"),
+    _c("kde_ratio", str, "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)"),
+    _c("kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"),
     _c("known_sizes", str, "allowed known-set sizes"),
     _c("n_adversaries", int, "adversaries examined"),
     _c("n_samples", int, "samples per condition per adversary (empty for exact)"),
     _c("percentile", float, "the percentile over adversaries reported in bdpl_p{q}"),
     _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates"),
-    _c("bdpl_{q}_ci_low", float, "lower end of its confidence interval"),
-    _c("bdpl_{q}_ci_high", float, "upper end of its confidence interval"),
+    _c("bdpl_{q}_ci_low", float, "lower end of its distribution-free (order-statistic) confidence interval "
+                                 "over the adversary draw (-inf: unbounded)"),
+    _c("bdpl_{q}_ci_high", float, "upper end of that interval (inf: too few adversaries to bound the percentile)"),
     _c("bdpl_max", float, "largest adversary estimate"),
     _c("bdpl_median", float, "median adversary estimate"),
+    _c("bdpl_se_max", float, "largest standard error of an adversary estimate (mixture; 0 for exact; "
+                             "empty for kde: unknown)"),
+    _c("bdpl_se_mean", float, "mean standard error of the adversary estimates"),
+    _c("se_target_missed", int, "mixture: adversaries whose standard error stayed above "
+                                "mixture_target_se at the mixture_max_samples cap"),
+    _c("samples_max", int, "largest number of samples per condition an adversary used (empty for exact)"),
     _c("noise_floor", float, "the same percentile of the null estimates (true value 0)"),
     _c("noise_floor_max", float, "largest null estimate"),
     _c("noise_floor_n", int, "null estimates computed"),
     _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
     _c("failed_adversaries", int, "adversaries without a finite estimate"),
-    _c("bdpl_exact", float, "exact BDPL: max over the examined adversaries' exact values"),
-    _c("bdpl_exact_{q}", float, "the percentile of the exact values"),
+    _c("bdpl_exact", float, "exact BDPL of the examined adversaries (max of their exact values); empty "
+                            "unless every examined adversary has an exact value"),
+    _c("bdpl_exact_partial_max", float, "when only some adversaries have an exact value: the max over "
+                                        "those exact_n (a lower bound on the BDPL, not the BDPL)"),
+    _c("bdpl_exact_{q}", float, "the percentile of the exact values (empty unless every adversary has one)"),
     _c("exact_n", int, "adversaries with an exact value"),
-    _c("error_mean", float, "mean of estimate - exact"),
-    _c("error_max", float, "largest |estimate - exact|"),
+    _c("error_mean", float, "mean of estimate - exact over the adversaries with an exact value"),
+    _c("error_max", float, "largest |estimate - exact| over them"),
     _c("argmax_i", int, "most leaking adversary: target"),
     _c("argmax_known", str, "its known positions (;-separated)"),
     _c("argmax_x_known", str, "their values"),
@@ -75,6 +87,8 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("bound_general", float, "general bound m eps"),
     _c("bound_model", float, "model bound (Gaussian or Markov)"),
     _c("bound_zhao", float, "Zhao et al.'s bound"),
+    _c("bound_lower", float, "lower bound on the BDPL: eps for an eps-DP mechanism (the adversary "
+                             "knowing every other record); estimates below it missed that adversary"),
     _c("bound_note", str, "why a bound does not apply"),
     _c("seed", int, "root seed"),
     _c("seconds", float, "compute time (the only column that varies between identical runs)"),
@@ -88,11 +102,15 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
     _c("x_known", str, "their values"),
     _c("x", str, "target value x"),
     _c("x_prime", str, "target value x'"),
-    _c("bdpl", float, "the estimator's value"),
+    _c("bdpl", float, "the estimator's value (kde, kde_ratio = 'signed': one-sided, for the drawn order "
+                      "of x, x'; otherwise two-sided)"),
+    _c("bdpl_se", float, "its standard error (mixture: delta method; exact: 0; kde: empty, unknown)"),
+    _c("samples", int, "samples per condition it used (mixture: after the adaptive doubling; empty for exact)"),
     _c("null_bdpl", float, "null estimate (same condition twice; true value 0)"),
     _c("nonpositive_points", int, "KDE points dropped"),
     _c("argmax", float, "output where the supremum was found (+-inf: a tail)"),
-    _c("exact", float, "exact value of this adversary, where one exists"),
+    _c("exact", float, "exact value of what the estimator estimates for this adversary (one- or "
+                       "two-sided as bdpl), where one exists"),
 )
 
 
@@ -117,6 +135,8 @@ class AdversaryResult:
     x: str
     x_prime: str
     bdpl: float
+    bdpl_se: float = math.nan
+    samples: int = 0
     null_bdpl: float = math.nan
     nonpositive_points: int = 0
     argmax: float = math.nan

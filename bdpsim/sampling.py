@@ -50,15 +50,31 @@ def _simulated(model, mechanism, known, size, rng, chunk) -> np.ndarray:
     return np.concatenate([mechanism.query(d) for d in _data_chunks(model, known, size, rng, chunk)])
 
 
+def merge_laws(*laws: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The empirical law of the union of samples given as ``(atoms, counts)`` laws: sorted
+    distinct atoms and their summed counts."""
+    atoms = np.concatenate([a for a, _ in laws])
+    counts = np.concatenate([c for _, c in laws])
+    order = np.argsort(atoms, kind="stable")
+    atoms, counts = atoms[order], counts[order]
+    if atoms.size == 0:
+        return atoms, counts
+    start = np.flatnonzero(np.concatenate([[True], atoms[1:] != atoms[:-1]]))
+    return atoms[start], np.add.reduceat(counts, start)
+
+
 def sample_query_counts(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
                         mode: str = "auto", chunk: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
     """The empirical law of ``size`` noiseless query values: sorted distinct ``atoms`` and their
     ``counts``. With an exact query law (``mode="auto"``) the counts are one multinomial draw,
-    which has exactly the law of counting ``size`` i.i.d. query values."""
+    which has exactly the law of counting ``size`` i.i.d. query values. Otherwise data tuples are
+    simulated chunk by chunk and each chunk is reduced to its law at once, so memory holds one
+    chunk of tuples plus the distinct query values (``n + 1`` of them for a count)."""
     law = exact_query_law(model, mechanism, known) if mode == "auto" else None
     if law is not None:
         return _multinomial(law, size, rng)
-    return np.unique(_simulated(model, mechanism, known, size, rng, chunk), return_counts=True)
+    return merge_laws(*(np.unique(mechanism.query(d), return_counts=True)
+                        for d in _data_chunks(model, known, size, rng, chunk)))
 
 
 def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,

@@ -6,6 +6,7 @@ turns TOML into keyword arguments.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,6 +34,10 @@ RUN_KEYS: dict[str, Key] = {
     "exact_reference": Key("bool", True),
     "adversary_rows": Key("any", "all", sweep=False),
     "exhaustive_method": Key("str", "auto", hashed=False),
+    "kde_ratio": Key("str", "signed", hashed=False),
+    "kde_positive_shift": Key("bool", False, hashed=False),
+    "mixture_target_se": Key("float", 0.01, hashed=False),
+    "mixture_max_samples": Key("int", 1_600_000, hashed=False),
 }
 
 EXHAUSTIVE_METHODS = ("auto", "window", "enumerate")
@@ -49,6 +54,12 @@ class RunSettings:
     ``adversaries`` is a count or ``"all"`` (exhaustive, exact estimator); ``known_sizes`` is
     ``"thesis"`` (1..n-1), ``"all"`` (0..n-1) or a list of sizes; ``percentile`` names the summary
     columns (``bdpl_p99`` for 99); ``targets`` is how Gaussian adversaries draw ``x, x'``.
+    ``confidence`` is the level of the percentile's order-statistic interval; ``bootstrap`` is
+    accepted for old configs and unused (the interval is distribution-free, not resampled).
+    ``kde_ratio`` (``"signed"``: thesis §3.1.2 step 6; ``"symmetric"``: ``|ln ratio|``) and
+    ``kde_positive_shift`` (fastKDE's density shift; off in the thesis' reading) configure the
+    ``kde`` estimator; ``mixture_target_se`` (0: off) and ``mixture_max_samples`` its adaptive
+    sample size for the ``mixture`` estimator.
     """
 
     seed: int = 1
@@ -69,9 +80,14 @@ class RunSettings:
     exact_reference: bool = True
     adversary_rows: int | str = "all"
     exhaustive_method: str = "auto"
+    kde_ratio: str = "signed"
+    kde_positive_shift: bool = False
+    mixture_target_se: float = 0.01
+    mixture_max_samples: int = 1_600_000
 
     def __post_init__(self) -> None:
         from .estimators import ESTIMATORS, KDE_BACKENDS
+        from .estimators.kde import KDE_RATIOS
         from .sampling import SAMPLING_MODES
 
         check(isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < 2**63,
@@ -107,6 +123,16 @@ class RunSettings:
         check(isinstance(self.chunk, int) and self.chunk >= 1000, "run.chunk", self.chunk, "must be >= 1000")
         check(self.exhaustive_method in EXHAUSTIVE_METHODS, "run.exhaustive_method", self.exhaustive_method,
               f"must be one of {list(EXHAUSTIVE_METHODS)}")
+        check(self.kde_ratio in KDE_RATIOS, "run.kde_ratio", self.kde_ratio, f"must be one of {list(KDE_RATIOS)}")
+        check(isinstance(self.kde_positive_shift, bool), "run.kde_positive_shift", self.kde_positive_shift,
+              "must be true or false")
+        check(not (self.kde_positive_shift and self.kde_backend == "fastkde_points"), "run.kde_positive_shift",
+              True, "fastkde.pdf_at_points has no positive shift (use kde_backend = 'fastkde')")
+        tse = self.mixture_target_se
+        check(isinstance(tse, (int, float)) and not isinstance(tse, bool) and 0 <= tse < math.inf,
+              "run.mixture_target_se", tse, "must be a finite number >= 0 (0: no adaptive sample size)")
+        check(_count(self.mixture_max_samples), "run.mixture_max_samples", self.mixture_max_samples,
+              "must be an integer >= 1 (samples per condition never exceed max(samples, this))")
         ar = self.adversary_rows
         check(ar == "all" or _count(ar), "run.adversary_rows", ar,
               "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)")

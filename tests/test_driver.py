@@ -137,15 +137,16 @@ def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env):
 
 
 def test_adversary_streams_are_the_spawn_tree(configs):
-    """SeedSequence(seed, spawn_key=(key, 0, j)) is child j of child 0 of child `key` of the root."""
+    """The draw of adversary j is SeedSequence(seed, spawn_key=(population_key, 2, j)), child j of
+    child 2 of child `population_key` of the root; its estimate and noise floor are the two
+    children of spawn_key=(key, 0, j)."""
     import numpy as np
 
-    from bdpsim.driver import adversary_streams
+    from bdpsim.driver import adversary_streams, population_key
 
     p = load_config(configs / "markov.toml").points[0]
-    root = np.random.SeedSequence(p.seed)
-    node = root.spawn(p.key + 1)[p.key] if p.key < 4096 else np.random.SeedSequence(p.seed, spawn_key=(p.key,))
-    tree = node.spawn(1)[0].spawn(4)[3].spawn(3)
+    node = lambda k: np.random.SeedSequence(p.seed, spawn_key=(k,))  # noqa: E731
+    tree = [node(population_key(p)).spawn(3)[2].spawn(4)[3], *node(p.key).spawn(1)[0].spawn(4)[3].spawn(2)]
     got = adversary_streams(p, 3)
     for g, s in zip(got, tree):
         assert g.random() == np.random.default_rng(s).random()

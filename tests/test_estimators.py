@@ -22,19 +22,30 @@ def _run(doc, tmp_path):
     return run_experiment(parse_config(doc), tmp_path, jobs=2, progress=False)
 
 
+def _check_independent(r, estimator):
+    """BDPL = eps = 1. The mixture's p99 sits within its noise floor plus the lower half-width of
+    its order-statistic interval (the sampling error of a p99 over 200 adversaries; the upper
+    limit is infinite: 200 adversaries cannot bound a 99th percentile from above). The KDE's
+    median does too, but its p99 overshoots by more than its noise floor: the noise floor measures
+    the KDE's variance, not its upward bias (README, "Estimators")."""
+    assert r["bdpl_exact"] == pytest.approx(1.0, abs=1e-12)
+    assert math.isinf(r["bdpl_p99_ci_high"]) and r["bdpl_p99_ci_low"] <= r["bdpl_p99"]
+    if estimator == "mixture":
+        margin = r["noise_floor"] + (r["bdpl_p99"] - r["bdpl_p99_ci_low"])
+        assert abs(r["bdpl_p99"] - 1.0) <= margin, r
+    else:
+        assert abs(r["bdpl_median"] - 1.0) <= r["noise_floor"], r
+        assert r["bdpl_p99"] - 1.0 > r["noise_floor"], r
+
+
 @pytest.mark.parametrize("estimator", ["kde", "mixture"])
 def test_independent_markov_gives_epsilon_within_noise_floor(tmp_path, estimator):
-    """Rows of P all equal (3 states): BDPL = eps. The estimate must sit within the noise floor the
-    run reports, plus the width of its own bootstrap CI (the sampling error of a p99 over 200
-    adversaries)."""
+    """Rows of P all equal (3 states)."""
     doc = {"run": {"adversaries": 200, "samples": 20000, "estimator": estimator, "known_sizes": "all",
                    "noise_floor_adversaries": 200, "seed": 3},
            "model": {"kind": "markov", "n": 5, "transition": IID3},
            "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [0]}}
-    (r,) = _run(doc, tmp_path)
-    assert r["bdpl_exact"] == pytest.approx(1.0, abs=1e-12)
-    margin = r["noise_floor"] + (r["bdpl_p99_ci_high"] - r["bdpl_p99_ci_low"])
-    assert abs(r["bdpl_p99"] - 1.0) <= margin, r
+    _check_independent(_run(doc, tmp_path)[0], estimator)
 
 
 @pytest.mark.parametrize("estimator", ["kde", "mixture"])
@@ -43,10 +54,7 @@ def test_independent_gaussian_gives_epsilon_within_noise_floor(tmp_path, estimat
                    "noise_floor_adversaries": 200, "seed": 3},
            "model": {"kind": "gaussian", "n": 3, "rho": 0.0},
            "mechanism": {"kind": "clipped_sum", "epsilon": 1.0, "clip": [0.0, 10.0]}}
-    (r,) = _run(doc, tmp_path)
-    assert r["bdpl_exact"] == pytest.approx(1.0, abs=1e-12)
-    margin = r["noise_floor"] + (r["bdpl_p99_ci_high"] - r["bdpl_p99_ci_low"])
-    assert abs(r["bdpl_p99"] - 1.0) <= margin, r
+    _check_independent(_run(doc, tmp_path)[0], estimator)
 
 
 def test_mixture_converges_like_inverse_sqrt_n():
@@ -56,7 +64,7 @@ def test_mixture_converges_like_inverse_sqrt_n():
     exact = adversary_bdpl(model, mech, adv).value
     rmse = {}
     for N in (1_000, 100_000):
-        errs = [MixtureEstimator(N).estimate(model, mech, adv, np.random.default_rng(s)).value - exact
+        errs = [MixtureEstimator(N, target_se=0).estimate(model, mech, adv, np.random.default_rng(s)).value - exact
                 for s in range(30)]
         rmse[N] = math.sqrt(np.mean(np.square(errs)))
     ratio = rmse[1_000] / rmse[100_000]
@@ -65,18 +73,21 @@ def test_mixture_converges_like_inverse_sqrt_n():
 
 
 def test_mixture_close_to_exact_on_fig15_adversaries():
-    """Typical adversaries: within 0.05 nats at 10^5 samples. The worst adversary of the setting
-    attains its sup at count 10, an event of small probability, so its empirical mixture needs
-    10^6 samples for ~0.1 nats (measured: 0.03-0.44 at 10^5; documented in the README)."""
+    """Each mixture estimate carries its accuracy: within 4 of its own standard errors of the exact
+    value, and the default adaptive sample size brings that error to <= 0.01 nats or to the cap.
+    The worst adversary of the setting attains its sup at count 10, an event of small
+    probability: it needs many more samples than typical ones."""
     rng = np.random.default_rng(7)
     model = MarkovChainModel(B.symmetric_chain(10.0), 10)
     mech = LaplaceCount(2.0)
-    for adv in [Adversary(0, (), (), 0, 1), Adversary(3, (2, 4), (1, 0), 1, 0)]:
-        est = MixtureEstimator(100_000).estimate(model, mech, adv, rng).value
-        assert est == pytest.approx(adversary_bdpl(model, mech, adv).value, abs=0.05)
-    worst = Adversary(5, (1, 9), (0, 0), 0, 1)
-    est = MixtureEstimator(1_000_000).estimate(model, mech, worst, rng).value
-    assert est == pytest.approx(adversary_bdpl(model, mech, worst).value, abs=0.15)
+    est = MixtureEstimator(100_000)
+    used = {}
+    for adv in [Adversary(0, (), (), 0, 1), Adversary(3, (2, 4), (1, 0), 1, 0), Adversary(5, (1, 9), (0, 0), 0, 1)]:
+        e = est.estimate(model, mech, adv, rng)
+        assert abs(e.value - adversary_bdpl(model, mech, adv).value) <= 4 * e.se
+        assert e.se <= 0.01 or e.samples == est.cap
+        used[adv.i] = e.samples
+    assert used[5] > used[0]
 
 
 def test_sampling_modes_agree_in_law():

@@ -13,15 +13,20 @@ from ..adversary import Adversary
 
 @dataclass(frozen=True)
 class Estimate:
-    """One adversary's BDPL estimate ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|``.
+    """One adversary's BDPL estimate (``sup_s ln p(s | x_K, x) / p(s | x_K, x')``, one- or
+    two-sided as the estimator says).
 
     ``nonpositive`` counts KDE evaluation points where a density estimate was <= 0 (those points
-    are excluded, never turned into inf/nan); ``argmax`` is the output where the sup was found.
+    are excluded, never turned into inf/nan); ``argmax`` is the output where the sup was found;
+    ``se`` is the estimate's standard error where the estimator derives one (``nan``: unknown);
+    ``samples`` the samples per condition it used (``0``: none, e.g. exact).
     """
 
     value: float
     nonpositive: int = 0
     argmax: float = math.nan
+    se: float = math.nan
+    samples: int = 0
 
 
 class Estimator(Protocol):
@@ -36,6 +41,11 @@ class Estimator(Protocol):
 
     def estimate(self, model, mechanism, adversary: Adversary,
                  rng: np.random.Generator) -> Estimate: ...
+
+    def reference(self, model, mechanism, adversary: Adversary) -> Estimate:
+        """The exact value of the quantity :meth:`estimate` estimates (raises
+        :class:`~bdpsim.errors.NotAvailable` where there is none)."""
+        ...
 
     def null_estimate(self, model, mechanism, adversary: Adversary,
                       rng: np.random.Generator) -> Estimate:
