@@ -142,36 +142,15 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
     return [r for p in parts for r in p]
 
 
-def plot_accuracy(rows: list[dict], axes):
-    """RMSE vs samples (log-log), one panel per estimator (adaptive mixture: stars at its mean
-    sample size); returns the axes."""
-    for ax, est in zip(axes, ESTIMATORS):
-        for k, case in enumerate(dict.fromkeys(r["case"] for r in rows)):
-            colour = f"C{k % 10}"
-            rs = sorted((r for r in rows if r["case"] == case and r["estimator"] == est and not r["target_se"]),
-                        key=lambda r: r["samples"])
-            ax.loglog([r["samples"] for r in rs], [max(r["rmse"], 1e-6) for r in rs], "o-", color=colour, label=case)
-            for r in rows:
-                if r["case"] == case and r["estimator"] == est and r["target_se"]:
-                    ax.loglog([r["mean_samples"]], [max(r["rmse"], 1e-6)], "*", ms=11, color=colour)
-        ax.set_title("kde: error vs exact one-sided BDPL" if est == "kde" else
-                     "mixture: error vs exact BDPL (*: adaptive, se target)", fontsize=9)
-        ax.set_xlabel("samples per condition")
-        ax.set_ylabel("RMSE of per-adversary estimate (nats)")
-        ax.grid(alpha=0.3, which="both")
-    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
-    return axes
-
-
 def write_report(out: Path, rows: list[dict], meta: dict) -> list[Path]:
     from . import results as R
     from .figures import save, subplots
+    from .figures.accuracy import plot_accuracy
 
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
     R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"))))
     fig, axes = subplots(1, 2, figsize=(15, 4.6))
     plot_accuracy(rows, axes)
-    fig.subplots_adjust(right=0.72, wspace=0.25)
     return [out / "accuracy.csv", out / "accuracy.json", *save(fig, out / "accuracy")]
 
