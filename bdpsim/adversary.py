@@ -1,4 +1,4 @@
-"""Adversaries ``(i, K, x_K, x, x')`` (SCIENCE.md §1, thesis §3.1.2 step 1).
+"""Adversaries ``(i, K, x_K, x, x')`` (thesis §3.1, paper §3; drawn as in thesis §3.1.2 step 1).
 
 An adversary targets record ``i``, knows the records ``K`` exactly (values ``x_K``) and
 distinguishes ``X_i = x`` from ``X_i = x'``. Samplers take the ``numpy.random.Generator`` as an

@@ -1,4 +1,5 @@
-"""The Python API for notebooks: run a config, load results, exact BDPL of a model and mechanism.
+"""The Python API for notebooks: run a config, load results, exact BDPL of a model and
+mechanism, and the worst-case searches over a model class.
 
 Everything here is a thin layer over the library (:mod:`bdpsim.config`, :mod:`bdpsim.driver`,
 :mod:`bdpsim.estimators`); the CLI calls the same functions.
@@ -16,6 +17,7 @@ from .config import ExperimentConfig, load_config, parse_config
 from .errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
 from .results import read_summary
+from .worstcase import GaussianWorstCase, MarkovWorstCase
 
 
 def _table(rows: list[dict]):
@@ -30,8 +32,19 @@ def _table(rows: list[dict]):
 def load_results(path: str | Path, *, as_frame: bool = True):
     """Read a run's ``summary.csv`` (or its directory) with the column types of the schema.
 
-    Returns a pandas ``DataFrame`` when pandas is installed and ``as_frame`` is true, else a list
-    of dicts (one per configuration point).
+    Parameters
+    ----------
+    path : str or Path
+        A results directory (``bdpsim run --out``) or its ``summary.csv``.
+    as_frame : bool, optional
+        Return a pandas ``DataFrame`` when pandas is installed (default); pandas is optional.
+
+    Returns
+    -------
+    DataFrame or list of dict
+        One row per configuration point: its parameters, the empirical BDPL ``bdpl_p99`` (the
+        99th percentile over adversaries of ``sup_s ln p(s | x_K, x) / p(s | x_K, x')``,
+        thesis §3.1.2), ``bdpl_exact`` where known, and the bounds.
     """
     rows = read_summary(Path(path))
     return _table(rows) if as_frame else rows
@@ -50,10 +63,16 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
     jobs, backend, progress
         As for ``bdpsim run``.
 
+    as_frame : bool, optional
+        Return a pandas ``DataFrame`` when pandas is installed (default), else a list of dicts.
+
     Returns
     -------
     DataFrame or list of dict
-        One row per configuration point (the ``summary.csv`` columns).
+        One row per configuration point (the ``summary.csv`` columns): the empirical BDPL
+        ``bdpl_p99``, the 99th percentile over the adversaries of each one's estimate of
+        ``sup_s ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1.2), with its interval, the exact
+        value where known and the bounds (paper Thm 4.3, 5.5/5.8, 6.2).
     """
     from .driver import run_experiment
 
@@ -90,7 +109,27 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
 
     ``BDPL = sup_{K,i} sup_{x, x', x_K, s} ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1,
     paper §3); the engine is the one of :data:`bdpsim.estimators.EXACT_ENGINES` for the pair.
-    Raises :class:`~bdpsim.errors.NotAvailable` when the pair has no exact engine.
+
+    Parameters
+    ----------
+    model : DataModel
+        E.g. ``MarkovChainModel(P, n)`` or ``GaussianModel(mu, cov)``.
+    mechanism : Mechanism
+        E.g. ``LaplaceCount(epsilon)``.
+    adversary : Adversary, optional
+        One adversary ``(i, K, x_K, x, x')``; omitted: the supremum over all of them.
+    sizes : "all" or tuple of int, optional
+        Sizes ``|K|`` searched when ``adversary`` is omitted (``"all"``: 0..n-1).
+
+    Returns
+    -------
+    ExactResult
+        ``bdpl``, the adversary attaining it, and how many were examined.
+
+    Raises
+    ------
+    NotAvailable
+        When the pair has no exact engine (or no exhaustive search).
     """
     if adversary is not None:
         return ExactResult(adversary_bdpl(model, mechanism, adversary).value, adversary, 1)
@@ -108,3 +147,76 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     res = eng.exhaustive(model, mechanism, ks, None)
     j = res.best
     return ExactResult(float(res.value[j]), res.adversary(j), len(res))
+
+
+def worst_case_markov(gamma: float, n: int, epsilon: float, *, states: int = 2, starts: int = 8,
+                      seed: int = 1, maxiter: int = 150) -> MarkovWorstCase:
+    """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL of the
+    eps-DP Laplace count (every adversary, ``K = {}`` included), as ``bdpsim worst-case markov``.
+
+    Maximises ``BDPL(P) = sup_{K,i} sup_{x,x',x_K,s} ln p(s | x_K, x) / p(s | x_K, x')`` over the
+    transition matrices ``P`` of the class bounded by the Markov bound ``eps + 4 ln gamma``
+    (paper Thm 6.2), by Nelder-Mead from the symmetric chain of thesis Fig. 14 and random starts.
+
+    Parameters
+    ----------
+    gamma : float
+        Largest ratio ``max P / min P`` (>= 1).
+    n : int
+        Records (2..9; every evaluation is an exhaustive search).
+    epsilon : float
+        DP parameter of the count.
+    states : int, optional
+        2 or 3; the last state is counted.
+    starts, maxiter : int, optional
+        Optimiser starts and iterations per start.
+    seed : int, optional
+        Seed of the random starts.
+
+    Returns
+    -------
+    MarkovWorstCase
+        ``bdpl`` and ``transition`` of the worst chain found, the symmetric chain's value
+        ``symmetric_bdpl`` and the ``markov_bound``.
+    """
+    import numpy as np
+
+    from .worstcase import worst_markov_chain
+
+    return worst_markov_chain(gamma, n, epsilon, np.random.default_rng(seed), states=states, starts=starts,
+                              maxiter=maxiter)
+
+
+def worst_case_gaussian(n: int, rho: float, *, starts: int = 40, seed: int = 1) -> GaussianWorstCase:
+    """Search the limited-covariance class ``Sigma_rho`` (paper Def. 5.4) and the adversaries
+    ``(i, K)`` for the largest slope ``|a|`` of the unclipped Laplace sum, as
+    ``bdpsim worst-case gaussian``.
+
+    With ``Lap(beta)`` noise the target-dependent BDPL is exactly
+    ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta``, ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (``T = K ∪ {i}``,
+    ``U`` the unknown records), maximised by L-BFGS-B from sign vertices, the equicorrelated
+    matrix and random interior starts.
+
+    Parameters
+    ----------
+    n : int
+        Records (2..12).
+    rho : float
+        Largest absolute correlation, in [0, 1).
+    starts : int, optional
+        Optimiser starts per known-set size.
+    seed : int, optional
+        Seed of the random starts.
+
+    Returns
+    -------
+    GaussianWorstCase
+        ``slope``, the worst ``correlation`` matrix and ``known_size``, with the equicorrelated
+        slope ``1 + (n - 1) rho`` and the Gaussian bound's factor for reference; its
+        ``bdpl(distance, beta)`` gives ``|a| |x - x'| / beta``.
+    """
+    import numpy as np
+
+    from .worstcase import worst_gaussian_sum
+
+    return worst_gaussian_sum(n, rho, np.random.default_rng(seed), starts=starts)

@@ -46,7 +46,20 @@ def _m(m: int) -> int:
 
 
 def general_bound(epsilon: float, m: int) -> Bound:
-    """General bound ``BDPL <= m eps`` for at most ``m`` correlated records (paper Thm 4.3)."""
+    """General bound ``BDPL <= m eps`` for at most ``m`` correlated records (paper Thm 4.3).
+
+    Parameters
+    ----------
+    epsilon : float
+        DP parameter of the mechanism (> 0).
+    m : int
+        Largest number of mutually correlated records (>= 1).
+
+    Returns
+    -------
+    Bound
+        ``m eps``.
+    """
     return Bound("general", _m(m) * _pos("epsilon", epsilon))
 
 
@@ -71,6 +84,22 @@ def gaussian_bound(epsilon: float, rho: float, m: int, distance: float | None = 
     ``BDPL <= (m^2 / (4 (1/rho - m + 2)) + 1) eps``, needs ``rho (m - 2) < 1``.
     With ``distance`` given, ``epsilon`` is read as the l1-metric parameter ``eps'`` and the
     target-dependent form ``(...) eps' |x - x'|`` is returned (Thm 5.5).
+
+    Parameters
+    ----------
+    epsilon : float
+        DP parameter of the clipped sum (or the l1-metric parameter with ``distance``).
+    rho : float
+        Largest absolute correlation of the limited covariance ``Sigma_rho``, in [0, 1).
+    m : int
+        Number of correlated records.
+    distance : float, optional
+        ``|x - x'|`` for the target-dependent form.
+
+    Returns
+    -------
+    Bound
+        The bound, or ``nan`` with the reason when ``rho (m - 2) >= 1``.
     """
     eps = _pos("epsilon", epsilon)
     h = gaussian_factor(rho, m)
@@ -84,6 +113,18 @@ def markov_bound(epsilon: float, P) -> Bound:
     """Markov chain bound ``eps + 4 ln gamma`` (paper Thm 6.2), needs all ``P > 0`` (H1).
 
     (H2), a stationary start, is a property of the data model and is checked by the caller.
+
+    Parameters
+    ----------
+    epsilon : float
+        DP parameter of the mechanism (> 0).
+    P : array_like
+        Transition matrix (rows sum to 1); ``gamma = max P / min P``.
+
+    Returns
+    -------
+    Bound
+        ``eps + 4 ln gamma``, or ``nan`` with the reason when some ``P = 0``.
     """
     eps = _pos("epsilon", epsilon)
     g = gamma_of(P)
@@ -93,7 +134,20 @@ def markov_bound(epsilon: float, P) -> Bound:
 
 
 def zhao_bound(epsilon: float, P) -> Bound:
-    """Zhao et al.'s bound ``eps + 6 ln omega`` (thesis eq. 20), needs all ``P > 0``."""
+    """Zhao et al.'s bound ``eps + 6 ln omega`` (thesis eq. 20), needs all ``P > 0``.
+
+    Parameters
+    ----------
+    epsilon : float
+        DP parameter of the mechanism (> 0).
+    P : array_like
+        Transition matrix; ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}``.
+
+    Returns
+    -------
+    Bound
+        ``eps + 6 ln omega``, or ``nan`` with the reason when some ``P = 0``.
+    """
     eps = _pos("epsilon", epsilon)
     w = omega_of(P)
     if not math.isfinite(w):
@@ -103,12 +157,27 @@ def zhao_bound(epsilon: float, P) -> Bound:
 
 def genomic_lower_bound(m: int, epsilon: float) -> float:
     """``BDPL >= (m - 1) eps`` for the eps-DP Laplace count of BB in a family of two parents and
-    ``m - 2`` children (thesis Cor. 5.2: the adversary knows one parent BB and targets the other)."""
+    ``m - 2`` children (thesis Cor. 5.2: the adversary knows one parent BB and targets the other,
+    BB against bb); the count of bb likewise, with the alleles' roles swapped."""
     return (_m(m) - 1) * _pos("epsilon", epsilon)
 
 
 def yang_bound(epsilon: float, n: int) -> Bound:
-    """Yang et al.'s ``n eps`` (Gaussian Markov random field, weakest adversary)."""
+    """Yang et al.'s ``n eps`` (Gaussian Markov random field, weakest adversary); it coincides
+    with the general bound (paper Thm 4.3) for ``m = n``.
+
+    Parameters
+    ----------
+    epsilon : float
+        DP parameter of the mechanism (> 0).
+    n : int
+        Number of records.
+
+    Returns
+    -------
+    Bound
+        ``n eps``.
+    """
     return Bound("yang", _m(n) * _pos("epsilon", epsilon))
 
 
@@ -178,6 +247,19 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
     eps-DP mechanism, attained by an adversary that knows every other record). Markov and Zhao
     bounds need (H1) every ``P > 0`` and (H2) a stationary start; the Gaussian bound needs a
     constant diagonal and ``rho (m - 2) < 1``.
+
+    Parameters
+    ----------
+    spec : ModelSpec
+        The configuration point's data model (``ExperimentPoint.model``).
+    mechanism : Mechanism
+        Its mechanism; the bounds need an eps-DP one (``mechanism.epsilon``).
+
+    Returns
+    -------
+    dict of str to Bound
+        ``general``, ``model``, ``zhao`` and ``lower``; an inapplicable bound is ``nan`` with
+        its reason.
     """
     eps = getattr(mechanism, "epsilon", None)
     eps = float(eps) if eps is not None else math.nan
@@ -196,7 +278,7 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
         else:
             out["model"], out["zhao"] = markov_bound(eps, model.transition), zhao_bound(eps, model.transition)
     elif spec.kind == "pedigree" and dp:
-        if spec.detail.get("family") == "nuclear" and tuple(getattr(mechanism, "counted_states", ())) == (0,):
+        if spec.detail.get("family") == "nuclear" and tuple(getattr(mechanism, "counted_states", ())) in ((0,), (2,)):
             out["lower"] = Bound("lower", genomic_lower_bound(spec.n, eps))
     elif spec.kind == "gaussian":
         why = _gaussian_applicable(spec)

@@ -14,6 +14,16 @@ prescribes (:func:`bdpsim.window.window_search`).
 * ``markov``: ``b = Delta / (eps - 4 ln gamma)``, needs (H1) ``P > 0``, (H2) stationary start and
   ``eps > 4 ln gamma`` (paper Thm 6.2).
 * ``zhao``: ``b = Delta / (eps - 6 ln omega)`` (thesis eq. 20), same conditions.
+* ``markov-quilt-approx`` / ``markov-quilt-exact``: ``b = Delta sigma`` with ``sigma`` the Markov
+  Quilt mechanism's scale for eps-Pufferfish privacy of a 1-Lipschitz query, as the authors'
+  MATLAB code computes it (:mod:`bdpsim.quilt`; MQMExact uses the model's start law for 2 states
+  and the authors' worst-case marginals for more).
+* ``wasserstein``: ``b = W / eps``, ``W`` the sup over records and value pairs of the
+  infinity-Wasserstein distance between the query's conditional laws (:mod:`bdpsim.wasserstein`).
+* ``group``: group differential privacy with one group of ``m = n`` records (every record of an
+  irreducible chain is correlated with every other), ``b = Delta n / eps`` — the same scale as
+  ``general`` (the general bound *is* group privacy; the authors' ``run_realData.m`` uses the
+  chain length too).
 
 ``Delta = max f - min f`` is the query's sensitivity. Other mechanisms register a function
 ``(CalibrationProblem) -> Calibration`` in :data:`CALIBRATION_METHODS`.
@@ -28,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import bounds as B
-from .errors import ConfigError, check
+from .errors import ConfigError, NotAvailable, check
 from .models import MarkovChainModel
 from .window import query_values, window_search
 
@@ -162,12 +172,61 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable) -
     return method
 
 
+def _quilt(name: str, variant: str) -> Callable:
+    def method(p: CalibrationProblem) -> Calibration:
+        from .quilt import mqm_approx, mqm_exact
+
+        P, n = p.model.transition, p.model.n
+        try:
+            if variant == "approx":
+                q = mqm_approx(P, n, p.epsilon)
+                how = (f"MQMApprox (k_findBest_2dir.m, search from the middle node), pi_min = "
+                       f"{q.parameters['pi_min']:.6g}, eigengap = {q.parameters['eigengap']:.6g}")
+            else:
+                if n < 3:
+                    return p.not_applicable(name, "the authors' MQMExact searches nodes 2..n-1: n >= 3")
+                q = mqm_exact(P, n, p.epsilon, initial=p.model.initial)
+                how = ("MQMExact (k_findBest_2dir_exact.m, node marginals from the model's start law)"
+                       if p.model.states == 2 else
+                       "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)")
+        except ConfigError as exc:
+            return p.not_applicable(name, exc.rule)
+        return p.result(name, p.sensitivity * q.sigma,
+                        f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by {how}; "
+                        f"worst node {q.node} (1-indexed, as the authors), quilt {q.quilt} (eps-Pufferfish)")
+    method.__doc__ = f"``{name}``: the Markov Quilt mechanism's scale ({variant} max-influence)."
+    return method
+
+
+def _wasserstein(p: CalibrationProblem) -> Calibration:
+    from .wasserstein import markov_laws, _sup_over_pairs
+
+    try:
+        w = _sup_over_pairs(markov_laws(p.model, p.values), p.model.n)
+    except NotAvailable as exc:
+        return p.not_applicable("wasserstein", str(exc))
+    return p.result("wasserstein", w.W / p.epsilon,
+                    f"scale = W / eps, W = {w.W:.6g} = W_inf of the query's laws given record {w.i} "
+                    f"(0-indexed) = {w.x} vs {w.x_prime} (sup over records and value pairs; eps-Pufferfish)")
+
+
+def _group(p: CalibrationProblem) -> Calibration:
+    n = p.model.n
+    return p.result("group", p.sensitivity * n / p.epsilon,
+                    f"scale = sensitivity * m / eps, group DP with m = n = {n} (all records of an "
+                    "irreducible chain are correlated)")
+
+
 CalibrationMethod = Callable[[CalibrationProblem], Calibration]
 CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
     "exact": _exact,
     "general": _general,
     "markov": _bound_method("markov", "gamma", 4.0, B.gamma_of),
     "zhao": _bound_method("zhao", "omega", 6.0, B.omega_of),
+    "markov-quilt-approx": _quilt("markov-quilt-approx", "approx"),
+    "markov-quilt-exact": _quilt("markov-quilt-exact", "exact"),
+    "wasserstein": _wasserstein,
+    "group": _group,
 }
 
 
@@ -187,7 +246,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         The query: count of a state set (default state 1) or sum of per-state values
         (:func:`bdpsim.window.query_values`).
     method : str
-        ``exact`` (default), ``general``, ``markov``, ``zhao`` or a registered name.
+        ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
+        ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
     **search
         Options of :func:`bdpsim.window.window_search` (``min_known``, ``window_limit``, ...).
     """

@@ -35,6 +35,17 @@ examples:
 """
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the line breaks of descriptions and epilogs (example lines stay as written) and wraps
+    lines longer than the terminal."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return "\n".join(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
+                         if len(line) + len(indent) > width else indent + line for line in text.splitlines())
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2
         self.exit(2, f"bdpsim: error: {message} (see '{self.prog} --help')\n")
@@ -47,6 +58,20 @@ def _json_matrix(text: str):
         raise argparse.ArgumentTypeError(f"--transition = {text!r}: must be a JSON matrix like [[0.9,0.1],[0.3,0.7]]")
 
 
+def _limit_options(parser) -> None:
+    parser.add_argument("--max-memory-gib", type=float, default=8.0, metavar="GIB",
+                        help="refuse a config whose estimated peak memory exceeds this (default 8)")
+    parser.add_argument("--max-work", type=float, default=1e13, metavar="UNITS",
+                        help="refuse a config whose estimated work exceeds this many units "
+                             "(default 1e13, about a day of one core; 'bdpsim validate' prints the estimate)")
+
+
+def _limits(a):
+    from .cost import Limits
+
+    return Limits(a.max_memory_gib, a.max_work)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="bdpsim", description=(
         "Measure the Bayesian differential privacy leakage (BDPL) of DP mechanisms on correlated "
@@ -57,12 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
                "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
                "  bdpsim figures --quick --jobs 2\n"
                "each command has its own --help with examples; bad input exits with code 2 and one line.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=_Formatter)
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"bdpsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
                        description="Run every configuration point of CONFIG and write tidy results.",
-                       epilog=EPILOG_RUN, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=EPILOG_RUN, formatter_class=_Formatter)
     r.add_argument("config", help="TOML config ([run], [model], [mechanism]); see configs/")
     r.add_argument("--out", help="output directory (default: results/<config name>)")
     r.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
@@ -70,35 +98,72 @@ def build_parser() -> argparse.ArgumentParser:
                    help="joblib backend: local processes (loky) or a Dask cluster")
     r.add_argument("--scheduler", help="address of an existing Dask scheduler (with --backend dask); "
                                        "without it a local cluster of --jobs workers is started")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, "
+                                                         "the progress line every 10 s)")
+    r.add_argument("--force", action="store_true", help="write into --out even if it holds files "
+                                                        "another tool wrote")
+    _limit_options(r)
 
     v = sub.add_parser("validate", help="check a config and list its configuration points",
                        description="Check CONFIG without running it: every key and value is validated "
                                    "and the expanded configuration points (the Cartesian product of "
                                    "all sweeps, per [[variants]] entry) are listed with their ids. "
                                    "A bad config prints one line naming the field, value and rule, "
-                                   "and exits with code 2.")
+                                   "and exits with code 2.",
+                       epilog="examples:\n  bdpsim validate configs/quickstart.toml\n"
+                              "  bdpsim validate configs/utility_galton.toml   (a [utility] config)",
+                       formatter_class=_Formatter)
     v.add_argument("config", help="TOML config file")
+    _limit_options(v)
 
-    pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)")
+    pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)",
+                        description="Plot a finished run (RESULTS/summary.csv): each estimator's BDPL "
+                                    "percentile with its confidence interval, the exact BDPL where known and "
+                                    "min(general, model bound), into RESULTS/bdpl.png and bdpl.pdf. --x must be "
+                                    "a numeric column and --group a column of summary.csv; by default the x-axis "
+                                    "is the first varying of gamma, rho, epsilon, n, noise_scale and the curves "
+                                    "are the next varying one that is not a function of it.",
+                        epilog="examples:\n  bdpsim plot results/quickstart\n"
+                               "  bdpsim plot results/fig15 --x epsilon --group gamma\n"
+                               "  bdpsim plot results/quickstart --group estimator",
+                        formatter_class=_Formatter)
     pl.add_argument("results", help="directory holding summary.csv")
     pl.add_argument("--x", help="column for the x-axis (default: the first varying of gamma, rho, epsilon, n)")
     pl.add_argument("--group", help="column that separates curves")
 
-    b = sub.add_parser("bounds", help="print the theoretical BDPL bounds (SCIENCE.md §6)",
-                       epilog=EPILOG_BOUNDS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    b = sub.add_parser("bounds", help="print the theoretical BDPL bounds (paper §4-§6)",
+                       description="Print the theoretical upper bounds on the BDPL of an eps-DP Laplace "
+                                   "mechanism and the Laplace calibration for eps-BDP: general m eps (paper "
+                                   "Thm 4.3), Gaussian (Thm 5.5/5.8), Markov eps + 4 ln gamma (Thm 6.2) and "
+                                   "Zhao et al.'s eps + 6 ln omega (thesis eq. 20).",
+                       epilog=EPILOG_BOUNDS, formatter_class=_Formatter)
     bs = b.add_subparsers(dest="which", required=True, parser_class=_Parser)
-    bm = bs.add_parser("markov", help="Markov chain bound eps + 4 ln gamma and Zhao's eps + 6 ln omega")
+    bm = bs.add_parser("markov", help="Markov chain bound eps + 4 ln gamma and Zhao's eps + 6 ln omega",
+                       description="Markov chain bound eps + 4 ln gamma (paper Thm 6.2) and Zhao et al.'s "
+                                   "eps + 6 ln omega (thesis eq. 20) of a transition matrix (needs every "
+                                   "P > 0 and a stationary start), with the calibration for eps-BDP.",
+                       epilog="examples:\n  bdpsim bounds markov --transition \"[[0.882,0.118],[0.305,0.695]]\" --epsilon 1\n"
+                              "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10",
+                       formatter_class=_Formatter)
     g = bm.add_mutually_exclusive_group(required=True)
     g.add_argument("--transition", type=_json_matrix, help="transition matrix as JSON")
     g.add_argument("--gamma", type=float, help="symmetric chain of thesis Fig. 14 with this ratio")
     bm.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
     bm.add_argument("--n", type=int, help="number of records (adds the general bound n eps)")
-    bg = bs.add_parser("gaussian", help="Gaussian bound (m^2/(4(1/rho-m+2)) + 1) eps")
+    bg = bs.add_parser("gaussian", help="Gaussian bound (m^2/(4(1/rho-m+2)) + 1) eps",
+                       description="Gaussian bound (m^2 / (4 (1/rho - m + 2)) + 1) eps of the clipped Laplace "
+                                   "sum on m records with max. Pearson correlation rho (paper Thm 5.5/5.8; "
+                                   "needs rho (m - 2) < 1), beside the general bound m eps.",
+                       epilog="example:\n  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1",
+                       formatter_class=_Formatter)
     bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
     bg.add_argument("--m", type=int, required=True, help="number of correlated records")
     bg.add_argument("--epsilon", type=float, required=True)
-    bgen = bs.add_parser("general", help="general bound m eps")
+    bgen = bs.add_parser("general", help="general bound m eps",
+                         description="General bound m eps on the BDPL of an eps-DP mechanism when at most "
+                                     "m records are correlated (paper Thm 4.3).",
+                         epilog="example:\n  bdpsim bounds general --m 10 --epsilon 0.5",
+                         formatter_class=_Formatter)
     bgen.add_argument("--m", type=int, required=True)
     bgen.add_argument("--epsilon", type=float, required=True)
     w = sub.add_parser("worst-case", help="search the model class for the largest exact BDPL",
@@ -108,16 +173,28 @@ def build_parser() -> argparse.ArgumentParser:
                                    "exact BDPL of the eps-DP count (every adversary, K = {} included).",
                        epilog="examples:\n  bdpsim worst-case gaussian --n 5 --rho 0.3\n"
                               "  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=_Formatter)
     ws = w.add_subparsers(dest="which", required=True, parser_class=_Parser)
-    wg = ws.add_parser("gaussian", help="worst Sigma_rho for the unclipped Laplace sum")
+    wg = ws.add_parser("gaussian", help="worst Sigma_rho for the unclipped Laplace sum",
+                       description="Maximise the slope |a| of the unclipped Laplace sum's BDPL |a| |x - x'| / beta "
+                                   "over correlation matrices with |off-diagonal| <= rho and over adversaries "
+                                   "(i, K), by L-BFGS-B from many starts; prints the worst matrix and the "
+                                   "equicorrelated and Gaussian-bound references.",
+                       epilog="example:\n  bdpsim worst-case gaussian --n 5 --rho 0.3",
+                       formatter_class=_Formatter)
     wg.add_argument("--n", type=int, required=True, help="records (2..12)")
     wg.add_argument("--rho", type=float, required=True, help="max. |correlation|, in [0, 1)")
     wg.add_argument("--noise-scale", type=float, default=10.0, help="Laplace beta (default 10)")
     wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
     wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
     wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
-    wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma")
+    wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma",
+                       description="Search stationary chains with max P / min P <= gamma for the largest exact "
+                                   "BDPL of the eps-DP Laplace count (every adversary, K = {} included), by "
+                                   "Nelder-Mead from random starts; compares with the symmetric chain of "
+                                   "thesis Fig. 14 and the Markov bound.",
+                       epilog="example:\n  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
+                       formatter_class=_Formatter)
     wm.add_argument("--gamma", type=float, required=True)
     wm.add_argument("--n", type=int, default=6, help="records (2..9; default 6)")
     wm.add_argument("--epsilon", type=float, required=True)
@@ -131,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "accuracy.png/.pdf.",
                         epilog="example:\n  bdpsim accuracy --out results/accuracy --jobs 2\n"
                                "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        formatter_class=_Formatter)
     ac.add_argument("--out", default="results/accuracy", help="output directory (default results/accuracy)")
     ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
@@ -144,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
                                "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
                                "ids: thesis-fig03 05 07 08 09 10 11 13 15 16 17 18 19, paper-fig1 2 3 4 5",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        formatter_class=_Formatter)
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
     fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
@@ -162,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "  bdpsim utility configs/utility_electricity.toml --data-dir ~/data/ampds\n"
                                "datasets are downloaded from commit-pinned URLs and verified by sha256 "
                                "(cache: $BDPSIM_CACHE_DIR); --data-dir or $BDPSIM_DATA_DIR uses local files.",
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        formatter_class=_Formatter)
     ut.add_argument("config", help="TOML with a [utility] table (configs/utility_*.toml)")
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
     ut.add_argument("--out", help="output directory (default results/<config name>)")
@@ -227,6 +304,9 @@ def _cmd_worst_case(a) -> int:
         r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts)
         print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
         print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
+        if r.capped:
+            print(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
+                  f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
         print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
         print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
         h = r.gaussian_factor
@@ -249,15 +329,18 @@ def _cmd_run(a) -> int:
     from .config import load_config
     from .driver import run_experiment
 
-    cfg = load_config(a.config)
+    limits = _limits(a)
+    cfg = _quietly(load_config, a.config, limits)
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     if a.scheduler and a.backend != "dask":
         raise ConfigError("--scheduler", a.scheduler, "needs --backend dask")
-    out = Path(a.out) if a.out else Path("results") / Path(a.config).stem
+    out = Path(a.out) if a.out is not None else Path("results") / Path(a.config).stem
+    tty = sys.stderr.isatty()
     try:
         rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,
-                              progress=not a.quiet and sys.stderr.isatty())
+                              progress=not a.quiet and tty, heartbeat=0.0 if a.quiet or tty else 10.0,
+                              force=a.force, limits=limits)
     except KeyboardInterrupt:
         print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
               "re-run the same command to resume", file=sys.stderr)
@@ -286,10 +369,26 @@ def _cmd_validate(a) -> int:
 
         print("\n".join(describe_utility(load_utility(a.config), a.config)))
         return 0
+    from .cost import check_limits
     from .plan import describe
 
-    print("\n".join(describe(load_config(a.config))))
+    limits = _limits(a)
+    cfg = _quietly(load_config, a.config, limits)
+    check_limits(cfg, limits)
+    print("\n".join(describe(cfg)))
     return 0
+
+
+def _quietly(fn, *args):
+    """Call ``fn``; warnings it raises are shown only after it succeeded (never before an error)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    for w in caught:
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return result
 
 
 def _cmd_plot(a) -> int:

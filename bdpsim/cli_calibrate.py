@@ -16,12 +16,19 @@ examples:
   bdpsim calibrate markov --gamma 10 --n 100 --epsilon 2 --method all
   bdpsim calibrate markov --transition "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]" --n 50 \\
       --state-values 0 1 3 --epsilon 1 --method markov
+  bdpsim calibrate markov --transition "[[0.75,0.25],[0.25,0.75]]" --n 100 --epsilon 1 \\
+      --method markov-quilt-exact --json
 
 Methods: exact (the smallest scale whose exact BDPL over all adversaries is <= eps, by a bracketing
 search to relative 1e-9), general (n Delta/eps), markov (Delta/(eps - 4 ln gamma)), zhao
-(Delta/(eps - 6 ln omega)) and any registered mechanism calibration; 'all' prints every one. For
-every method the exact BDPL of the mechanism it prescribes is computed by the window reduction.
-A method that cannot reach eps says why, with scale = null (exit code 0).
+(Delta/(eps - 6 ln omega)), markov-quilt-approx and markov-quilt-exact (Delta sigma, the Markov
+Quilt mechanism's scale for eps-Pufferfish privacy as the authors' MATLAB code computes it),
+wasserstein (W/eps, W the largest infinity-Wasserstein distance between the query's laws given
+two values of one record; n <= ~2000), group (group DP with the whole chain as the group,
+n Delta/eps: the same scale as general) and any registered mechanism calibration; 'all' prints
+every one. For every method the exact BDPL of the mechanism it prescribes is computed by the
+window reduction, so a method whose noise is not eps-BDP is flagged. A method that cannot reach
+eps says why, with scale = null (exit code 0).
 """
 
 

@@ -26,9 +26,10 @@ import numpy as np
 from . import bounds as B
 from .adversary import is_upward_closed
 from .adversary import known_sizes as resolve_known_sizes
+from .cost import Limits, model_setup
 from .errors import ConfigError, check
 from .estimators import ESTIMATORS, engine_for, make_estimator
-from .mechanisms import MECHANISM_KINDS, CustomMechanism, counted_states_valid
+from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, CustomMechanism, counted_states_valid
 from .models import MODEL_KINDS, ModelSpec
 from .schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from .settings import RUN_KEYS, RunSettings
@@ -185,7 +186,22 @@ def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
     return "window" if can and want != "enumerate" else "enumerate"
 
 
-def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]]) -> ExperimentPoint:
+MAX_MAGNITUDE = 1e12  # model and mechanism numbers: beyond it, squares and sums overflow
+
+
+def _check_magnitude(name: str, value: Any) -> None:
+    """Numbers of the model and mechanism must be at most :data:`MAX_MAGNITUDE` in absolute value."""
+    flat = value if isinstance(value, list) else [value]
+    for v in flat:
+        if isinstance(v, list):
+            _check_magnitude(name, v)
+        elif isinstance(v, float) and abs(v) > MAX_MAGNITUDE:
+            raise ConfigError(name, value, f"numbers must be at most {MAX_MAGNITUDE:g} in absolute value "
+                                           "(larger ones overflow)")
+
+
+def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]],
+                 limits: Limits) -> ExperimentPoint:
     settings = RunSettings(**params["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
@@ -198,7 +214,11 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
         raise ConfigError(f"mechanism.{k}", kp[k], f"is not a key of a '{mk}' mechanism")
     check(mk in model_kind.mechanisms, "mechanism.kind", mk,
           f"a {kind} model takes {' or '.join(model_kind.mechanisms)}")
+    for sec in ("model", "mechanism"):
+        for k in sorted(present[sec]):
+            _check_magnitude(f"{sec}.{k}", params[sec][k])
     mech = MECHANISM_KINDS[mk].build(kp)
+    model_setup(kind, mp, limits)  # building some models is itself costly: refuse before
     spec = model_kind.build(mp, present["model"], mech)
     _check_pair(settings, spec, mech, kp.get("function"))
     flat = _hashed(params, present, secs)
@@ -206,7 +226,7 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
     return ExperimentPoint(settings, spec, mech, flat, pid)
 
 
-def _expand(doc: dict, where: str) -> list[ExperimentPoint]:
+def _expand(doc: dict, where: str, limits: Limits) -> list[ExperimentPoint]:
     for sec in ("model", "mechanism"):
         check(sec in doc, f"{where}[{sec}]", None, "table is required")
     secs = sections()
@@ -220,17 +240,33 @@ def _expand(doc: dict, where: str) -> list[ExperimentPoint]:
         params: dict = {s: {} for s in secs}
         for (s, k, _), v in zip(axes, combo):
             params[s][k] = v
-        points.append(_build_point(params, present, secs))
+        points.append(_build_point(params, present, secs, limits))
     return points
 
 
-def parse_config(raw: dict, source: str = "") -> ExperimentConfig:
+def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> ExperimentConfig:
     """Validate a parsed TOML document and expand its sweeps into points.
 
     ``[[variants]]`` (optional): each entry overrides keys of ``[run]``/``[model]``/``[mechanism]``
     (e.g. ``model = { n = 5, rho = {linspace = [0.03, 0.3, 10]} }``); the points are the union of
     each variant's Cartesian product. Use it for sweeps whose range depends on another key.
+
+    Parameters
+    ----------
+    raw : dict
+        The document: ``{"run": {...}, "model": {...}, "mechanism": {...}}`` (+ ``title``,
+        ``variants``), as in the TOML files of ``configs/``.
+    source : str, optional
+        Where it came from, for messages.
+    limits : Limits, optional
+        Refuse models whose construction alone exceeds them (default :class:`~bdpsim.cost.Limits`).
+
+    Returns
+    -------
+    ExperimentConfig
+        The validated settings and the expanded configuration points.
     """
+    limits = limits or Limits()
     check(isinstance(raw, dict), "config", raw, "must be a TOML document")
     for k in raw:
         check(k in ("run", "model", "mechanism", "title", "variants"), k, raw[k],
@@ -249,7 +285,7 @@ def parse_config(raw: dict, source: str = "") -> ExperimentConfig:
             check(s in ("run", "model", "mechanism") and isinstance(table, dict), f"variants[{j}].{s}", table,
                   "must be a table of run, model or mechanism keys")
             doc.setdefault(s, {}).update(table)
-        points += _expand(doc, f"variants[{j}]." if "variants" in raw else "")
+        points += _expand(doc, f"variants[{j}]." if "variants" in raw else "", limits)
         check(len(points) <= MAX_SWEEP, "config", len(points), f"expands to more than {MAX_SWEEP} points")
     ids = [p.id for p in points]
     check(len(set(ids)) == len(ids), "config", source, "contains duplicate configuration points")
@@ -277,8 +313,25 @@ def is_utility_config(raw: dict) -> bool:
     return isinstance(raw, dict) and "utility" in raw
 
 
-def load_config(path: str | Path) -> ExperimentConfig:
-    """Read and validate a TOML run config file."""
+def load_config(path: str | Path, limits: Limits | None = None) -> ExperimentConfig:
+    """Read and validate a TOML run config file (see :func:`parse_config`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file.
+    limits : Limits, optional
+        See :func:`parse_config`.
+
+    Returns
+    -------
+    ExperimentConfig
+        The validated settings and the expanded configuration points.
+    """
     raw = load_toml(path)
     check(not is_utility_config(raw), "config", str(path), "is a utility config: use 'bdpsim utility'")
-    return parse_config(raw, str(Path(path)))
+    token = CONFIG_DIR.set(str(Path(path).resolve().parent))  # user modules beside the config
+    try:
+        return parse_config(raw, str(Path(path)), limits)
+    finally:
+        CONFIG_DIR.reset(token)

@@ -26,7 +26,9 @@ import contextlib
 import hashlib
 import json
 import math
+import re
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -38,7 +40,8 @@ import numpy as np
 from . import results as R
 from .adversary import draw_adversary as _draw
 from .config import ExperimentConfig, ExperimentPoint
-from .errors import ConfigError, NotAvailable
+from .cost import Limits, check_limits
+from .errors import ConfigError, NotAvailable, check
 from .estimators import ExactEstimator, adversary_bdpl
 from .rows import AdversaryResult, SummaryRow
 from .stats import percentile_ci
@@ -256,6 +259,16 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):([0-9]{1,5})/?")
+
+
+def check_scheduler(address: str) -> None:
+    """A Dask scheduler address must be ``[tcp|tls|ws|wss://]HOST:PORT``."""
+    m = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
+    check(m is not None and 0 < int(m.group(3)) < 65536, "--scheduler", address,
+          "must be a Dask scheduler address like tcp://HOST:PORT (schemes tcp, tls, ws, wss)")
+
+
 def _parallel(jobs: int, backend: str, scheduler: str | None):
     """A context manager yielding a joblib ``Parallel`` for the chosen backend."""
     import joblib
@@ -277,7 +290,7 @@ def _parallel(jobs: int, backend: str, scheduler: str | None):
                 cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                        host="127.0.0.1", dashboard_address=None)
                 client = Client(cluster)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
         try:
             with joblib.parallel_config(backend="dask"):
@@ -292,10 +305,18 @@ def _parallel(jobs: int, backend: str, scheduler: str | None):
 
 def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, backend: str = "loky",
                    scheduler: str | None = None, progress: bool = True,
-                   log: Callable[[str], None] = _stderr) -> list[dict]:
+                   log: Callable[[str], None] = _stderr, heartbeat: float = 0.0, force: bool = False,
+                   limits: Limits | None = None) -> list[dict]:
     """Run every unfinished point of ``config`` into ``out``; return all summary rows.
 
-    Finished points already in ``out`` (same config content and seed) are skipped.
+    Finished points already in ``out`` (same config content and seed, records intact) are
+    skipped; damaged ones are recomputed. ``heartbeat > 0`` logs a one-line progress report
+    every ``heartbeat`` seconds (for logs, where a progress bar is useless). ``force`` allows an
+    ``out`` holding other files. ``limits`` (default :class:`~bdpsim.cost.Limits`) caps the
+    estimated memory and work (:func:`bdpsim.cost.check_limits`), before anything is written.
+    Concurrent runs into one ``out`` are serialised by a lock. A failure mid-run removes the
+    partial ``summary.csv``/``adversaries.csv.gz`` and marks ``metadata.json`` ``failed``;
+    Ctrl-C keeps the tables of what finished and marks it ``interrupted``.
     """
     from joblib import delayed
     from tqdm.auto import tqdm
@@ -304,51 +325,100 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         raise ConfigError("--jobs", jobs, "must be an integer >= 1")
     if backend not in BACKENDS:
         raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError("--out", str(out), "exists and is not a directory")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+    check_limits(config, limits or Limits(), jobs)
+    out = R.check_out_dir(out, force)
     ids = [p.id for p in config.points]
     label = config.percentile_label
     todo = [p for p in config.points if not R.point_done(out, p.id)]
-    tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
-    remaining = defaultdict(int)
-    for p, _, _ in tasks:
-        remaining[p.id] += 1
-    by_id = {p.id: p for p in todo}
-    collected: dict[str, list] = defaultdict(list)
-    secs: dict[str, float] = defaultdict(float)
     # connect to the backend first: an unreachable scheduler must not leave files behind
-    with (_parallel(jobs, backend, scheduler) if tasks else contextlib.nullcontext()) as par:
+    with contextlib.ExitStack() as stack:
+        par = stack.enter_context(_parallel(jobs, backend, scheduler)) if todo else None
         out.mkdir(parents=True, exist_ok=True)
-        meta = R.metadata("run", config.raw, config.seed, points=[{"id": p.id, "params": p.params} for p in config.points],
+        stack.enter_context(R.run_lock(out, log))
+        problems = {p.id: R.point_problem(out, p.id) for p in config.points}  # again: we may have waited
+        todo = [p for p in config.points if problems[p.id] is not None]
+        for p in todo:
+            if problems[p.id] != "missing":
+                log(f"recomputing configuration {p.id}: {problems[p.id]}")
+        if todo and par is None:
+            par = stack.enter_context(_parallel(jobs, backend, scheduler))
+        meta = R.metadata("run", config.raw, config.seed,
+                          points=[{"id": p.id, "params": p.params} for p in config.points],
                           source=config.source, title=config.title, started=R.now(), status="running",
                           argv=sys.argv, jobs=jobs, backend=backend)
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
-        bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
-        try:
-            for res in (par(delayed(fn)(*args) for _, fn, args in tasks) if tasks else ()):
-                collected[res.point_id].append(res)
-                secs[res.point_id] += res.seconds
-                remaining[res.point_id] -= 1
-                bar.update(1)
-                if remaining[res.point_id] == 0:
-                    p = by_id[res.point_id]
-                    parts = sorted(collected.pop(p.id), key=lambda c: c.order)
-                    stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
-                    rows = _keep_rows(p, [r for c in parts for r in c.rows])
-                    rows.sort(key=AdversaryResult.sort_key)
-                    summ = summarize(p, stats, rows, secs[p.id]).as_row()
-                    _check_bounds(summ, log)
-                    R.write_point(out, p.id, summ, [r.as_row() for r in rows])
-                    R.write_summary(out, ids, label)  # adversaries.csv.gz is rebuilt once, at the end
-        except BaseException:  # Ctrl-C or a failure: leave consistent tables of what finished
-            R.write_tables(out, ids, label)
-            raise
-        finally:
-            bar.close()
-    rows = R.write_tables(out, ids, label)
-    meta.update(status="complete", finished=R.now())
-    R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+        _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, tqdm, delayed)
+        rows = R.write_tables(out, ids, label)
+        meta.update(status="complete", finished=R.now())
+        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows
+
+
+def _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, tqdm, delayed) -> None:
+    """Run the tasks of the points ``todo``, writing each point as it finishes."""
+    tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
+    remaining: dict[str, int] = defaultdict(int)
+    for p, _, _ in tasks:
+        remaining[p.id] += 1
+    by_id = {p.id: p for p in todo}
+    collected: dict[str, list] = defaultdict(list)
+    secs: dict[str, float] = defaultdict(float)
+    state = {"tasks": 0, "points": 0}
+    bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
+    beat = _Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
+                                               f"{state['points']}/{len(todo)} configurations")
+    try:
+        for res in (par(delayed(fn)(*args) for _, fn, args in tasks) if tasks else ()):
+            collected[res.point_id].append(res)
+            secs[res.point_id] += res.seconds
+            remaining[res.point_id] -= 1
+            state["tasks"] += 1
+            bar.update(1)
+            if remaining[res.point_id] == 0:
+                p = by_id[res.point_id]
+                parts = sorted(collected.pop(p.id), key=lambda c: c.order)
+                stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
+                rows = _keep_rows(p, [r for c in parts for r in c.rows])
+                rows.sort(key=AdversaryResult.sort_key)
+                summ = summarize(p, stats, rows, secs[p.id]).as_row()
+                _check_bounds(summ, log)
+                R.write_point(out, p.id, summ, [r.as_row() for r in rows])
+                R.write_summary(out, ids, label)  # adversaries.csv.gz is rebuilt once, at the end
+                state["points"] += 1
+    except KeyboardInterrupt:  # Ctrl-C: leave consistent tables of what finished
+        R.write_tables(out, ids, label)
+        meta.update(status="interrupted", finished=R.now())
+        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+        raise
+    except BaseException as exc:  # a failure: no partial tables; finished points stay for a resume
+        R.remove_tables(out)
+        meta.update(status="failed", finished=R.now(), error=f"{type(exc).__name__}: {exc}")
+        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
+        raise
+    finally:
+        beat.stop()
+        bar.close()
+
+
+class _Heartbeat:
+    """Log ``text()`` every ``every`` seconds from a daemon thread (off when ``every <= 0``)."""
+
+    def __init__(self, every: float, log: Callable[[str], None], text: Callable[[], str]) -> None:
+        self._stop = threading.Event()
+        self._t0 = time.monotonic()
+        self._thread = None
+        if every > 0:
+            def loop() -> None:
+                while not self._stop.wait(every):
+                    log(f"{text()}, {time.monotonic() - self._t0:.0f} s elapsed")
+            self._thread = threading.Thread(target=loop, daemon=True, name="bdpsim-heartbeat")
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1)

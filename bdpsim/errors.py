@@ -36,6 +36,22 @@ class ConfigError(BdpsimError):
         self.field, self.value, self.rule = field, value, rule
         super().__init__(f"{field} = {_short(value)}: {rule}")
 
+    def __reduce__(self):  # survives pickling (raised in a worker process, re-raised here)
+        value = self.value
+        try:
+            import pickle
+            pickle.dumps(value)
+        except Exception:
+            value = _short(value)
+        return (_rebuild, (type(self), self.field, value, self.rule, str(self)))
+
+
+def _rebuild(cls, field: str, value: Any, rule: str, message: str) -> ConfigError:
+    err = cls.__new__(cls)
+    err.field, err.value, err.rule = field, value, rule
+    err.args = (message,)
+    return err
+
 
 class NotAvailable(BdpsimError):
     """An estimator or exact computation does not support a (model, mechanism) pair."""

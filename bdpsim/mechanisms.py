@@ -10,8 +10,11 @@ adds ``Lap(b)``. A user mechanism is any function ``(data, rng) -> (N,)``, wrapp
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -169,16 +172,24 @@ class LaplaceStateSum(_LaplaceMechanism):
         return np.asarray(self.state_values)[np.asarray(data, dtype=np.int64)].sum(axis=1)
 
 
+#: directory of the config being loaded: ``kind = "python"`` modules beside it are importable
+CONFIG_DIR: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim_config_dir", default=None)
+
+
 @dataclass(frozen=True)
 class CustomMechanism:
     """A user mechanism ``func(data: (N, n) array, rng) -> (N,) outputs``.
 
-    ``name`` is the import path ``"module:attribute"`` when it came from a config.
+    ``name`` is the import path ``"module:attribute"`` when it came from a config, and
+    ``search_dir`` the config's directory, where the module is also looked for (in worker
+    processes too: the mechanism pickles as its import path). A call that raises, or returns the
+    wrong shape or a non-finite value, raises :class:`~bdpsim.errors.ConfigError` naming it.
     """
 
     func: Callable[[np.ndarray, np.random.Generator], np.ndarray]
     name: str = "custom"
     epsilon: float | None = None
+    search_dir: str | None = None
     kind: str = field(default="python", init=False)
 
     def __post_init__(self) -> None:
@@ -187,23 +198,67 @@ class CustomMechanism:
         if self.epsilon is not None:
             _positive("mechanism.epsilon", self.epsilon)
 
+    def __reduce__(self):
+        if ":" in self.name:  # re-imported by path in the worker (the config's directory included)
+            return (_rebuild_custom, (self.name, self.epsilon, self.search_dir))
+        return (CustomMechanism, (self.func, self.name, self.epsilon, self.search_dir))
+
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(self.func(data, rng), dtype=float)
-        if out.shape != (data.shape[0],):
+        shape = tuple(np.shape(data))
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(self.func(data, rng), dtype=float)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise ConfigError("mechanism.function", self.name, f"fails on a batch of shape {shape} "
+                              f"({type(exc).__name__}: {_one_line(exc)})") from None
+        if out.shape != (shape[0],):
             raise ConfigError("mechanism.function", self.name,
-                              f"must return shape ({data.shape[0]},), returned {out.shape}")
+                              f"must return shape ({shape[0]},), returned {out.shape}")
+        if not np.isfinite(out).all():
+            bad = int((~np.isfinite(out)).sum())
+            raise ConfigError("mechanism.function", self.name,
+                              f"must return finite numbers, returned {bad} NaN/inf of {out.size} "
+                              f"on a batch of shape {shape}")
         return out
 
 
-def import_function(path: str) -> Callable:
-    """Import ``"package.module:attribute"``; a clear :class:`ConfigError` otherwise."""
-    check(isinstance(path, str) and path.count(":") == 1, "mechanism.function", path,
-          "must be 'module:function'")
+def _one_line(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _rebuild_custom(name: str, epsilon: float | None, search_dir: str | None) -> CustomMechanism:
+    return CustomMechanism(import_function(name, search_dir), name, epsilon, search_dir)
+
+
+def import_function(path: str, search_dir: str | None = None) -> Callable:
+    """Import ``"package.module:attribute"``; a clear :class:`ConfigError` otherwise.
+
+    ``search_dir`` (default: the directory of the config being loaded, :data:`CONFIG_DIR`) is
+    searched first, so a module beside the config needs no ``PYTHONPATH``."""
+    check(isinstance(path, str) and path.count(":") == 1 and all(path.split(":")), "mechanism.function",
+          path, "must be 'module:function'")
     mod, attr = path.split(":")
+    where = search_dir if search_dir is not None else CONFIG_DIR.get()
+    added = where is not None and where not in sys.path
+    if added:
+        sys.path.insert(0, where)
     try:
         obj = getattr(importlib.import_module(mod), attr)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError("mechanism.function", path, f"cannot be imported ({exc})") from None
+        raise ConfigError("mechanism.function", path, f"cannot be imported ({_one_line(exc)})") from None
+    except SyntaxError as exc:
+        raise ConfigError("mechanism.function", path,
+                          f"cannot be imported: syntax error in {exc.filename} line {exc.lineno}") from None
+    except Exception as exc:  # the module raised while being imported
+        raise ConfigError("mechanism.function", path,
+                          f"cannot be imported ({type(exc).__name__}: {_one_line(exc)})") from None
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(where)
     check(callable(obj), "mechanism.function", path, "must name a callable")
     return obj
 
@@ -251,7 +306,7 @@ MECHANISM_KINDS: dict[str, MechanismKind] = {k.name: k for k in (
                   "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)"),
     MechanismKind("python", {"function": Key("str"), "epsilon": _EPS},
                   lambda p: CustomMechanism(import_function(_required(p, "function")), p["function"],
-                                            p["epsilon"]),
+                                            p["epsilon"], CONFIG_DIR.get()),
                   "a user function 'module:function' (data, rng) -> outputs"),
 )}
 

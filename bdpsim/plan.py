@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
+from .cost import UNITS_PER_SECOND, estimate_config, fmt_bytes, fmt_seconds
 
 
 def swept_keys(cfg: ExperimentConfig) -> dict[str, list[Any]]:
@@ -39,6 +40,9 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     sw = swept_keys(cfg)
     n_pts = len(cfg.points)
     lines = [f"{cfg.source or 'config'}: valid, {n_pts} configuration point{'s' * (n_pts != 1)}"]
+    peak, work, _ = estimate_config(cfg)
+    lines.append(f"  estimate: peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's), "
+                 f"work ~{work:.2g} units (~{fmt_seconds(work / UNITS_PER_SECOND)} of one core)")
     for k, vals in sw.items():
         lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
     for p in cfg.points[:limit]:

@@ -15,9 +15,11 @@ half-written file under a final name; a point counts as finished only once its `
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import gzip
+import hashlib
 import io
 import json
 import math
@@ -26,11 +28,12 @@ import platform
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from .errors import ConfigError
+from .errors import ConfigError, check
 from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_columns, typed_rows
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -39,6 +42,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give the file the usual mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -50,6 +54,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -93,22 +103,51 @@ def point_paths(out: Path, point_id: str) -> tuple[Path, Path]:
 
 
 def point_done(out: Path, point_id: str) -> bool:
+    """True when ``point_id`` has a complete, readable record in ``out`` (see :func:`point_problem`)."""
+    return point_problem(out, point_id) is None
+
+
+def point_problem(out: Path, point_id: str) -> str | None:
+    """Why the record of ``point_id`` in ``out`` cannot be reused (``None``: it can).
+
+    A record is reused only when its marker is this point's summary row, its adversary file
+    decompresses completely, and (for records written since the check was added) the file's
+    length and sha256 are those the marker recorded; anything else (missing, truncated, empty,
+    foreign) is recomputed."""
     js, gz = point_paths(out, point_id)
-    if not (js.is_file() and gz.is_file()):
-        return False
+    if not js.is_file():
+        return "missing"
     try:
-        json.loads(js.read_text())
+        row = json.loads(js.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return True
+        return "its marker is not readable JSON"
+    if not isinstance(row, dict) or row.get("point_id") != point_id:
+        return "its marker is not this point's summary row"
+    if not gz.is_file():
+        return "its adversary file is missing"
+    try:
+        data = gz.read_bytes()
+        body = gzip.decompress(data)
+        body.decode("utf-8")
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError, zlib.error):
+        return "its adversary file is truncated or not gzip"
+    want = row.get("_adversaries_sha256")
+    if want is not None and (hashlib.sha256(data).hexdigest() != want
+                             or body.count(b"\n") != row.get("_adversary_rows")):
+        return "its adversary file does not match its marker"
+    return None
 
 
 def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequence[dict]) -> None:
-    """Persist one finished point: adversary rows first, then the summary marker."""
+    """Persist one finished point: adversary rows first, then the summary marker (which records
+    the adversary file's sha256 and row count, checked on resume)."""
     js, gz = point_paths(out, point_id)
     body = csv_text(adversary_rows, ADVERSARY_COLUMNS, header=False).encode()
-    atomic_write_bytes(gz, gzip.compress(body, compresslevel=6, mtime=0))
-    atomic_write_text(js, dumps(summary))
+    data = gzip.compress(body, compresslevel=6, mtime=0)
+    atomic_write_bytes(gz, data)
+    marker = {**summary, "_adversaries_sha256": hashlib.sha256(data).hexdigest(),
+              "_adversary_rows": body.count(b"\n")}
+    atomic_write_text(js, dumps(marker))
 
 
 def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99") -> list[dict]:
@@ -122,8 +161,8 @@ def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99") -> li
             row = json.loads(js.read_text())
         except (OSError, ValueError):
             continue
-        if gz.is_file():
-            rows.append(row)
+        if isinstance(row, dict) and row.get("point_id") == p and gz.is_file():
+            rows.append({k: v for k, v in row.items() if not k.startswith("_")})
     atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label)))
     return rows
 
@@ -212,3 +251,75 @@ def metadata(kind: str, config: dict | None = None, seed: int | None = None, **e
         "written": now(),
         **extra,
     }
+
+
+# ------------------------------------------------------------------------- output directories
+
+#: names a run directory may hold besides its metadata (a directory holding others is foreign)
+LOCK_NAME = ".bdpsim.lock"
+OWN_NAMES = ("metadata.json", "summary.csv", "adversaries.csv.gz", "points", LOCK_NAME)
+
+
+def is_run_metadata(path: Path) -> bool:
+    """True when ``path`` is a ``metadata.json`` written by ``bdpsim run``."""
+    try:
+        meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("bdpsim_results") == 1 and meta.get("kind") == "run"
+
+
+def check_out_dir(out: str | Path, force: bool = False) -> Path:
+    """Check (writing nothing) that ``out`` can take a run's results; return it as a Path.
+
+    It must be a non-empty path whose nearest existing ancestor is a writable directory. An
+    existing non-empty directory must be a bdpsim run directory (its ``metadata.json``) unless
+    ``force``: another tool's files are never overwritten by accident."""
+    text = str(out)
+    check(text.strip() != "", "--out", text, "must be a directory path, not empty")
+    p = Path(text)
+    if p.exists():
+        check(p.is_dir(), "--out", text, "exists and is not a directory")
+    anc = p
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    check(anc.is_dir(), "--out", text, f"{anc} is a file, not a directory")
+    check(os.access(anc, os.W_OK | os.X_OK), "--out", text, f"{anc} is not writable")
+    if p.is_dir() and not force:
+        entries = sorted(e.name for e in p.iterdir() if not (e.name.startswith(".") and e.name.endswith(".tmp")))
+        foreign = [e for e in entries if e not in OWN_NAMES and not e.startswith("bdpl.")]
+        ours = is_run_metadata(p / "metadata.json")
+        check(ours or not (set(entries) - {LOCK_NAME}), "--out", text,
+              f"holds files not written by 'bdpsim run' ({', '.join(foreign or entries)[:80]}); "
+              "use another directory or --force")
+    return p
+
+
+@contextlib.contextmanager
+def run_lock(out: Path, log=None):
+    """Hold an exclusive lock on ``out`` (``out/.bdpsim.lock``): concurrent runs into one directory
+    run one after the other (the second waits, then resumes what the first finished)."""
+    import fcntl
+
+    path = Path(out) / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+            if log is not None:
+                log(f"waiting for another bdpsim run (pid {holder}) writing to {out}")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield path
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def remove_tables(out: Path) -> None:
+    """Remove ``summary.csv`` and ``adversaries.csv.gz`` (a failed run leaves no partial tables)."""
+    for name in ("summary.csv", "adversaries.csv.gz"):
+        with contextlib.suppress(FileNotFoundError):
+            (Path(out) / name).unlink()

@@ -1,7 +1,7 @@
 """Worst-case searches over data models (issue: exact leakage, items 4–5).
 
 * :func:`worst_gaussian_sum` — for the unclipped Laplace sum, ``BDPL_(K,i)(x, x') =
-  |a| |x - x'| / beta`` with ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (SCIENCE.md §5). The slope ``a`` is
+  |a| |x - x'| / beta`` with ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (conditional law of paper Def. 5.4). The slope ``a`` is
   invariant to ``sigma`` and, by permuting records, WLOG ``i = 0`` and ``K = {1..k}``; we maximise
   ``|a|`` over the ``Sigma_rho`` class (unit diagonal, |off-diagonal| <= rho, positive definite)
   with L-BFGS-B from many starts: sign vertices ``±rho``, the equicorrelated matrix and random
@@ -58,6 +58,12 @@ class GaussianWorstCase:
     equicorrelated: float
     gaussian_factor: float
     starts: int
+    requested_starts: int = 0
+
+    @property
+    def capped(self) -> bool:
+        """True when fewer positive definite starts were found than requested (draws are capped)."""
+        return self.starts < self.requested_starts
 
     def bdpl(self, distance: float, beta: float) -> float:
         """Worst target-dependent BDPL ``|a| |x - x'| / beta`` found."""
@@ -84,7 +90,9 @@ def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int
         th = rho * rng.choice([-1.0, 1.0], size=m)
         if np.linalg.eigvalsh(_corr(th, n))[0] > 1e-9:
             inits.append(th)
-    while len(inits) < starts:
+    tries = 0
+    while len(inits) < starts and tries < 50 * starts:  # capped: for large n * rho few draws are PD
+        tries += 1
         th = rng.uniform(-rho, rho, m)
         if np.linalg.eigvalsh(_corr(th, n))[0] > 1e-9:
             inits.append(th)
@@ -96,7 +104,8 @@ def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int
             if -res.fun > best[0] and res.fun < 1e5:
                 best = (-res.fun, k, _corr(res.x, n))
     equi = 1.0 + (n - 1) * rho
-    return GaussianWorstCase(n, rho, best[0], best[1], best[2], equi, B.gaussian_factor(rho, n), len(inits))
+    return GaussianWorstCase(n, rho, best[0], best[1], best[2], equi, B.gaussian_factor(rho, n), len(inits),
+                             starts)
 
 
 def _feasible(P: np.ndarray, gamma: float) -> np.ndarray:
@@ -118,6 +127,10 @@ def _matrix(z: np.ndarray, s: int, gamma: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class MarkovWorstCase:
+    """Largest exact BDPL found over chains with ``max P / min P <= gamma`` (``bdpl``, attained
+    by ``transition``), the symmetric chain's exact BDPL, the Markov bound ``eps + 4 ln gamma``
+    (paper Thm 6.2) of the worst chain, and the number of exact evaluations."""
+
     gamma: float
     n: int
     epsilon: float

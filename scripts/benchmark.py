@@ -13,19 +13,26 @@ per condition, thesis adversary sampler. Prints
 4. memory: peak traced allocation of drawing 10^6 outputs from simulated data tuples in chunks,
    against holding the full (10^6, n) data matrix (bounded memory: the peak stays near one chunk).
 
-Usage: python scripts/benchmark.py [--adversaries 20] [--samples 100000]
+Writes every measured number to ``--json`` (default ``results/benchmarks/benchmark.json``), which
+``scripts/readme_numbers.py`` reads for the README's speed table.
+
+Usage: python scripts/benchmark.py [--adversaries 20] [--samples 100000] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import time
+from datetime import datetime, timezone
+from pathlib import Path
 
 import fastkde
 import numpy as np
 
 from bdpsim import bounds as B
-from bdpsim.adversary import random_markov_adversary
+from bdpsim.adversary import random_discrete_adversary
 from bdpsim.estimators import ExactEstimator, KdeEstimator, MixtureEstimator
 from bdpsim.estimators.exact import exhaustive_markov_count
 from bdpsim.estimators.kde import fastkde_backend
@@ -66,7 +73,7 @@ def straightforward_estimate(model, mech, adv, N, rng, points=1000):
     p1 = fastkde.pdf_at_points(out[0], list_of_points=t)
     p2 = fastkde.pdf_at_points(out[1], list_of_points=t)
     ok = (p1 > 0) & (p2 > 0)
-    return float(np.max(np.abs(np.log(p1[ok] / p2[ok]))))
+    return float(np.max(np.log(p1[ok] / p2[ok])))  # the thesis: signed, for the drawn order
 
 
 def timeit(fn, advs):
@@ -75,18 +82,17 @@ def timeit(fn, advs):
     return (time.perf_counter() - t0) / len(advs), vals
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--adversaries", type=int, default=20)
-    ap.add_argument("--samples", type=int, default=100_000)
-    a = ap.parse_args()
+RECORD: dict = {}
+
+
+def main(a) -> None:
     N = a.samples
     model = MarkovChainModel(B.symmetric_chain(5.0), 10)
     mech = LaplaceCount(1.0)
     rng = np.random.default_rng(0)
-    advs = [random_markov_adversary(model, range(1, 10), rng) for _ in range(a.adversaries)]
+    advs = [random_discrete_adversary(model, range(1, 10), rng) for _ in range(a.adversaries)]
     kde, mix, exact = KdeEstimator(N), MixtureEstimator(N), ExactEstimator()
-    fastkde_backend(rng.laplace(size=N))  # warm-up (imports, FFT plans)
+    fastkde_backend(rng.laplace(size=N), np.zeros(1))  # warm-up (imports, FFT plans)
     straightforward_estimate(model, mech, advs[0], N, rng)
 
     # time spent inside fastKDE during bdpsim's kde path, measured by wrapping the backend
@@ -95,10 +101,10 @@ def main() -> None:
     inside = [0.0]
     original = kde_mod.KDE_BACKENDS["fastkde"]
 
-    def timed_backend(x):
+    def timed_backend(*args):
         t = time.perf_counter()
         try:
-            return original(x)
+            return original(*args)
         finally:
             inside[0] += time.perf_counter() - t
 
@@ -125,6 +131,10 @@ def main() -> None:
     best = res.adversary(res.best)
     print(f"exhaustive exact, n=10, gamma=10, eps=2: {len(res)} adversaries in {dt:.2f} s (1 core; target < 60 s); "
           f"max {res.value.max():.4f} at i={best.i} K={best.known} x_K={best.x_known}")
+    RECORD.update(samples=N, adversaries=len(advs), ms_straightforward=1e3 * t_sf, ms_kde=1e3 * t_kde,
+                  ms_kde_fastkde=1e3 * t_fastkde, ms_mixture=1e3 * t_mix, ms_exact=1e3 * t_ex,
+                  exhaustive_adversaries=len(res), exhaustive_seconds=dt,
+                  exhaustive_max=float(res.value.max()))
 
 
 def memory_section() -> None:
@@ -145,8 +155,23 @@ def memory_section() -> None:
         tracemalloc.stop()
         print(f"memory: 10^6 outputs, Gaussian n=10, chunk {chunk:>9}: peak {peak / 2**20:7.1f} MiB "
               f"({peak / full:.2f} x the full data matrix of {full / 2**20:.0f} MiB)")
+        RECORD[f"memory_mib_chunk_{chunk}"] = peak / 2**20
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--adversaries", type=int, default=20)
+    ap.add_argument("--samples", type=int, default=100_000)
+    ap.add_argument("--json", type=Path, default=Path("results/benchmarks/benchmark.json"),
+                    help="where to write the measured numbers (default: %(default)s)")
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
     memory_section()
-    main()
+    main(args)
+    RECORD.update(command="python scripts/benchmark.py" + (f" --adversaries {args.adversaries}" if args.adversaries != 20 else "")
+                  + (f" --samples {args.samples}" if args.samples != 100_000 else ""),
+                  load_average_before=load, load_average_after=os.getloadavg()[0], cpus=os.cpu_count(),
+                  written=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(RECORD, indent=2) + "\n")
+    print(f"wrote {args.json}")

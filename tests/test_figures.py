@@ -93,14 +93,10 @@ def test_unknown_figure_id(tmp_path):
         make_figures(["thesis-fig99"], tmp_path)
 
 
-def test_utility_figures(tmp_path):
-    from .conftest import SHARED_DATA
-
-    if not (SHARED_DATA / "galton.csv").is_file():
-        pytest.skip("needs ../shared/data")
+def test_utility_figures(tmp_path, data_dir):
     logs = []
     ids = ["paper-fig4", "paper-fig5", "thesis-fig17", "thesis-fig18", "thesis-fig19"]
-    make_figures(ids, tmp_path, quick=True, data_dir=SHARED_DATA, log=logs.append,
+    make_figures(ids, tmp_path, quick=True, data_dir=data_dir, log=logs.append,
                  overrides={"utility": {"runs": 50, "epsilon": [2.0, 10.0, 20.0]}})
     for i in ids:
         for ext in ("png", "pdf", "csv"):

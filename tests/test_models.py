@@ -16,6 +16,16 @@ def test_stationary_start_is_default():
     assert np.allclose(m.initial @ P3, m.initial) and m.is_stationary
 
 
+def test_stationary_law_is_exactly_zero_on_transient_states():
+    """Least squares leaves ~1e-17 on a transient state; that would make it look reachable."""
+    m = MarkovChainModel([[1.0, 0.0], [0.3, 0.7]], 5)
+    assert m.initial.tolist() == [1.0, 0.0]
+    m = MarkovChainModel([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5], [0.0, 0.0, 1.0]], 5)
+    assert m.initial.tolist() == [0.0, 0.0, 1.0] and m.is_stationary
+    from bdpsim.models.markov import transient_states
+    assert not transient_states(P3).any()
+
+
 def test_marginals_equal_brute_force():
     m = MarkovChainModel(P3, 6)
     known = {0: 2, 3: 0, 5: 1}

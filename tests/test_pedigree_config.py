@@ -70,3 +70,15 @@ def test_mixture_estimator_runs_on_pedigrees(tmp_path):
     r = rows[0]
     assert r["exact_n"] == 30 and math.isfinite(r["error_max"])
     assert r["error_max"] < 0.15   # 2e4 samples per condition; mixture error ~ 1/sqrt(N)
+
+
+@pytest.mark.parametrize("counted,lower", [(["BB"], 4.0), (["bb"], 4.0), (["Bb"], 1.0), (["BB", "bb"], 1.0)])
+def test_lower_bound_is_cor_5_2_for_a_homozygous_count_only(counted, lower, tmp_path):
+    """(m - 1) eps for the count of BB or of bb (alleles swapped); the other counts keep eps.
+    The exact BDPL over every adversary is never below the bound reported."""
+    d = doc(size=5)
+    d["mechanism"]["counted_states"] = counted
+    p = parse_config(d).points[0]
+    assert p.bounds()["lower"].value == lower
+    rows = run_experiment(parse_config(d), tmp_path, progress=False)
+    assert rows[0]["bound_lower"] == lower and rows[0]["bdpl_exact"] >= lower - 1e-9

@@ -1,10 +1,16 @@
-"""Utility experiments on real data: datasets (download path on 127.0.0.1), fits, calibration."""
+"""Utility experiments on data: datasets (download path on 127.0.0.1), fits, calibration.
 
+Every file read here ships in tests/data (see its README.md): the real Galton file and generated
+kid_iq.csv / activity.zip in the real files' formats. Nothing here reads outside the repository.
+"""
+
+import csv
 import functools
 import math
 import shutil
 import subprocess
 import threading
+import zipfile
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -16,16 +22,14 @@ from bdpsim.utility import datasets as DS
 from bdpsim.utility.experiment import parse_utility, run_utility, write_utility
 from bdpsim.utility.fitting import fit_markov
 
-from .conftest import PY, ROOT, SHARED_DATA
-
-pytestmark = pytest.mark.skipif(not (SHARED_DATA / "galton.csv").is_file(), reason="needs ../shared/data")
+from .conftest import PY, ROOT, TEST_DATA
 
 
 @pytest.fixture
-def server(tmp_path, monkeypatch):
-    """Serve a copy of shared/data on 127.0.0.1 and point bdpsim's downloads at it."""
+def server(tmp_path, monkeypatch, data_dir):
+    """Serve a copy of tests/data on 127.0.0.1 and point bdpsim's downloads at it."""
     root = tmp_path / "served"
-    shutil.copytree(SHARED_DATA, root)
+    shutil.copytree(data_dir, root)
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -76,22 +80,50 @@ def test_local_dir_missing_corrupt_malformed(tmp_path):
         DS.load_galton(tmp_path / "bad2.csv")
 
 
-def test_real_data_fits():
+def test_fixture_files_are_what_the_readme_says():
+    """galton.csv is the pinned real file; the generated ones are reproduced by make_fixtures.py."""
+    assert DS._sha256(TEST_DATA / "galton.csv") == DS.REGISTRY["galton"].sha256
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fixtures", TEST_DATA / "make_fixtures.py")
+    mk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mk)
+    assert mk.activity_zip() == (TEST_DATA / "activity.zip").read_bytes()
+    assert mk.kid_iq_csv() == (TEST_DATA / "kid_iq.csv").read_bytes()
+
+
+def _activity_states():
+    """0/1/nan per 5-minute interval, parsed independently of bdpsim's loader."""
+    with zipfile.ZipFile(TEST_DATA / "activity.zip") as z:
+        rows = list(csv.DictReader(z.read("activity.csv").decode().splitlines()))
+    return np.array([np.nan if r["steps"] == "NA" else float(int(r["steps"]) > 0) for r in rows])
+
+
+def test_data_fits(data_dir):
     cfg = parse_utility({"utility": {"dataset": "activity", "split": ["all", "days"], "epsilon": [10.0], "runs": 100}})
-    rows, vs = run_utility(cfg, SHARED_DATA)
+    rows, vs = run_utility(cfg, data_dir)
     fit = vs[0].model
-    P = np.round(np.array(fit["transition"]), 3)
-    assert P.tolist() == [[0.882, 0.118], [0.305, 0.695]]
-    assert fit["active"] == 4250 and fit["records"] == 15264 and fit["days"] == 61
+    state = _activity_states()
+    a, b = state[:-1], state[1:]
+    ok = np.isfinite(a) & np.isfinite(b)
+    C = np.array([[np.sum(ok & (a == i) & (b == j)) for j in (0, 1)] for i in (0, 1)])
+    assert fit["counts"] == C.tolist()
+    assert np.allclose(fit["transition"], C / C.sum(1, keepdims=True))
+    # the fixture's generating chain is the paper's fitted one; 15 000 transitions pin it to ~0.01
+    assert np.allclose(fit["transition"], [[0.882, 0.118], [0.305, 0.695]], atol=0.02)
+    assert fit["active"] == int(np.nansum(state)) and fit["records"] == 15264 and fit["days"] == 61
     assert vs[1].truths.size == 53  # days without NA
-    g = DS.load_galton(SHARED_DATA / "galton.csv")
+    # Galton is the real file: the paper's correlations (§7.1.1)
+    g = DS.load_galton(data_dir / "galton.csv")
     from bdpsim.utility.fitting import fit_gaussian
 
     gf = fit_gaussian({"child": g["child"], "father": g["father"], "mother": g["mother"]}, 3)["pearson"]
     assert round(gf["child-father"], 3) == 0.275 and round(gf["child-mother"], 3) == 0.202
     assert round(gf["father-mother"], 3) == 0.074
-    k = DS.load_kid_iq(SHARED_DATA / "kid_iq.csv")
-    assert round(float(np.corrcoef(k["kid"], k["mom"])[0, 1]), 4) == 0.4483
+    k = DS.load_kid_iq(data_dir / "kid_iq.csv")
+    raw = np.genfromtxt(data_dir / "kid_iq.csv", delimiter=",", skip_header=1, encoding="utf-8-sig")
+    assert np.array_equal(k["kid"], raw[:, 1]) and np.array_equal(k["mom"], raw[:, 3]) and k["kid"].size == 434
+    assert 0.35 < float(np.corrcoef(k["kid"], k["mom"])[0, 1]) < 0.55  # generated with rho = 0.44
 
 
 def test_paper_constants_from_three_decimal_inputs():
@@ -103,12 +135,12 @@ def test_paper_constants_from_three_decimal_inputs():
 
 
 @pytest.mark.parametrize("dataset", ["galton", "kid_iq", "activity", "genomic", "synthetic_iq"])
-def test_empirical_quantiles_match_theory(dataset):
+def test_empirical_quantiles_match_theory(dataset, data_dir):
     """95 % quantile of |Lap(b)| over 1000 runs: SE = sqrt(0.05 0.95 / 1000) / (0.05 / b) = 0.138 b."""
     extra = {"split": ["all", "days"]} if dataset == "activity" else {"split": ["all", "trios"]} if dataset == "galton" else {}
     cfg = parse_utility({"utility": {"dataset": dataset, "epsilon": {"linspace": [1, 20, 20]}, "runs": 1000,
                                      "records": 2000, **extra}})
-    rows, _ = run_utility(cfg, SHARED_DATA)
+    rows, _ = run_utility(cfg, data_dir)
     done = [r for r in rows if math.isfinite(r["alpha_theory"])]
     assert done
     for r in done:
@@ -166,7 +198,7 @@ def test_bad_utility_config(bad, field):
 def test_cli_utility(tmp_path, cli_env):
     out = tmp_path / "u"
     p = subprocess.run([PY, "-m", "bdpsim.cli", "utility", str(ROOT / "configs" / "utility_galton.toml"),
-                        "--data-dir", str(SHARED_DATA), "--out", str(out)], capture_output=True, text=True, env=cli_env)
+                        "--data-dir", str(TEST_DATA), "--out", str(out)], capture_output=True, text=True, env=cli_env)
     assert p.returncode == 0, p.stderr
     import json
 

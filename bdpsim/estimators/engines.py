@@ -36,7 +36,25 @@ def unavailable_reason(model, mechanism) -> str | None:
 
 def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
     """Exact ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` for one adversary (raises
-    :class:`NotAvailable` where the pair, or this adversary, has no exact value)."""
+    :class:`NotAvailable` where the pair, or this adversary, has no exact value).
+
+    ``p(s | x_K, x) = E_{x_U ~ pi(x_U | x_K, x)} p_M(s | x_K, x, x_U)`` integrates the unknown
+    records out under the conditional data law (thesis §3.1, paper §3).
+
+    Parameters
+    ----------
+    model : DataModel
+        E.g. :class:`~bdpsim.models.MarkovChainModel` or :class:`~bdpsim.models.GaussianModel`.
+    mechanism : Mechanism
+        E.g. :class:`~bdpsim.mechanisms.LaplaceCount`.
+    adversary : Adversary
+        ``(i, K, x_K, x, x')``.
+
+    Returns
+    -------
+    Estimate
+        ``value`` is the adversary's exact BDPL.
+    """
     eng = EXACT_ENGINES.get((getattr(model, "kind", None), getattr(mechanism, "kind", None)))
     if eng is None:
         raise NotAvailable(unavailable_reason(model, mechanism))

@@ -1,4 +1,4 @@
-"""Exact supremum of the log-ratio of two Laplace mixtures (SCIENCE.md §5).
+"""Exact supremum of the log-ratio of two Laplace mixtures (the Laplace mechanism of paper §3).
 
 For ``Y = C + Lap(b)`` with discrete ``C`` (atoms ``c_j``, weights ``w_j``)::
 

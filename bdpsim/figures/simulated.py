@@ -12,7 +12,10 @@ import numpy as np
 from . import colors, legend, proxy
 
 KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
-        "bdpl_exact", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples"]
+        "bdpl_exact", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",
+        # which estimator variant made the numbers, and its own diagnostics
+        "kde_ratio", "kde_positive_shift", "nonpositive_points", "failed_adversaries",
+        "bdpl_se_max", "se_target_missed", "samples_max"]
 
 SYMBOLS = {"epsilon": "ε", "rho": "ρ", "gamma": "γ"}
 DEFAULT_STYLES = {
@@ -42,6 +45,7 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
     cyc = colors()
     groups = sorted(dict.fromkeys(r[group] for r in rows))
     seen = []
+    unbounded = False
     for k, g in enumerate(groups):
         c = cyc[k % len(cyc)]
         rs = [r for r in rows if r[group] == g]
@@ -56,8 +60,12 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
                 ax.plot(xs, _arr(e, "bdpl_max"), **mk)
                 continue
             p, lo, hi = _arr(e, "bdpl_p99"), _arr(e, "bdpl_p99_ci_low"), _arr(e, "bdpl_p99_ci_high")
-            yerr = np.nan_to_num(np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)]))
-            ax.errorbar(xs, p, yerr=yerr, capsize=2, elinewidth=0.8, **mk)
+            open_hi = ~np.isfinite(hi)  # too few adversaries to bound the percentile from above
+            yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(np.where(open_hi, p, hi) - p, 0, None)])
+            ax.errorbar(xs, p, yerr=np.nan_to_num(yerr), capsize=2, elinewidth=0.8, **mk)
+            if open_hi.any():
+                ax.plot(xs[open_hi], p[open_hi], marker="^", color=c, linestyle="none", ms=4)
+                unbounded = True
         b = sorted((r for r in rs if r["estimator"] in ("kde", "mixture", "exact")), key=lambda r: r[x])
         xs = _arr(b, x)
         with np.errstate(all="ignore"):
@@ -70,6 +78,8 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
         st = styles.get(est, {"marker": "x", "label": est})
         handles.append(proxy(st["label"], marker=st["marker"], mfc=st.get("mfc", "k"), ms=st.get("ms", 6)))
     handles.append(proxy(bound_label, linestyle="-"))
+    if unbounded:
+        handles.append(proxy("interval unbounded above (too few adversaries)", marker="^", ms=4))
     legend(ax, handles)
     ax.set_ylabel("BDPL (nats)")
     ax.grid(alpha=0.3)

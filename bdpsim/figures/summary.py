@@ -13,95 +13,206 @@ import numpy as np
 from . import colors, legend, save, subplots
 
 AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
-               "epsilon": "DP parameter ε", "n": "records n"}
+               "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "Laplace scale β"}
+AXIS_CANDIDATES = ("gamma", "rho", "epsilon", "n", "noise_scale")
+"""Columns :func:`choose_axes` considers, in order of preference, for the x-axis and the groups."""
+
+
+def _number(v) -> float | None:
+    """``v`` as a finite float, or None (strings, booleans, missing and non-finite values)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def _key(v):
+    """A group's value: a finite number, a non-empty string, or None (missing / NaN)."""
+    num = _number(v)
+    if num is not None:
+        return num
+    return v if isinstance(v, str) and v != "" else None
 
 
 def _varying(rows: Sequence[dict], keys: Sequence[str]) -> list[str]:
     out = []
     for k in keys:
-        vals = {r.get(k) for r in rows if isinstance(r.get(k), float) and math.isfinite(r.get(k))}
+        vals = {_number(r.get(k)) for r in rows} - {None}
         if len(vals) > 1:
             out.append(k)
     return out
 
 
+def _function_of(rows: Sequence[dict], g: str, x: str) -> bool:
+    """Whether column ``g`` takes one value per value of ``x`` (e.g. ``noise_scale = 1/epsilon``
+    in a sweep of ``epsilon``): grouping by it would draw one-point series."""
+    seen: dict = {}
+    for r in rows:
+        xv = _number(r.get(x))
+        if xv is None:
+            continue
+        if seen.setdefault(xv, _key(r.get(g))) != _key(r.get(g)):
+            return False
+    return True
+
+
 def choose_axes(rows: Sequence[dict]) -> tuple[str, str | None]:
-    """Pick the x-axis (first varying of gamma, rho, epsilon, n) and the grouping key."""
-    var = _varying(rows, ["gamma", "rho", "epsilon", "n", "noise_scale"])
+    """Pick the x-axis and the grouping column of a run's summary rows.
+
+    The x-axis is the first of :data:`AXIS_CANDIDATES` that varies; the group is the next one
+    that varies and is not a function of the x-axis (a derived column such as ``noise_scale``,
+    ``sensitivity / epsilon``, in an ``epsilon`` sweep is never a group).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``summary.csv`` rows (:func:`bdpsim.results.read_summary`).
+
+    Returns
+    -------
+    x : str
+        Column for the x-axis (``"n"`` when nothing varies).
+    group : str or None
+        Column that separates curves, or None.
+    """
+    var = _varying(rows, AXIS_CANDIDATES)
     if not var:
         return ("n", None)
     x = var[0]
-    rest = [k for k in var[1:] if k != x]
+    rest = [k for k in var[1:] if not _function_of(rows, k, x)]
     return x, (rest[0] if rest else None)
+
+
+def check_axes(rows: Sequence[dict], x: str | None, group: str | None) -> None:
+    """Raise :class:`~bdpsim.errors.ConfigError` unless ``x`` is a numeric column of ``rows``
+    (with at least one finite value) and ``group`` a column of ``rows`` (None: chosen
+    automatically).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``summary.csv`` rows.
+    x, group : str or None
+        The requested x-axis and grouping columns.
+    """
+    from ..errors import ConfigError
+
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    numeric = [k for k in columns if any(_number(r.get(k)) is not None for r in rows)]
+    if x is not None and x not in numeric:
+        what = "not a numeric column" if x in columns else "not a column"
+        raise ConfigError("x", x, f"{what} of summary.csv; numeric columns: {', '.join(numeric)}")
+    if group is not None and group not in columns:
+        raise ConfigError("group", group, f"not a column of summary.csv; columns: {', '.join(columns)}")
+
+
+def _label(group: str | None, g) -> str:
+    if not group:
+        return ""
+    return f"{group} = {g:g}" if isinstance(g, float) else f"{group} = {g if g is not None else 'n/a'}"
 
 
 def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | None = None):
     """Empirical BDPL (percentile with its confidence interval), exact BDPL where known, and the
     tighter of the general and the model bound.
 
+    Per point the y-value is the empirical ``p``-th percentile of the adversaries' BDPL estimates
+    ``BDPL_(K,i)(x, x') = sup_s ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1.2; ``bdpl_max``
+    for the exact estimator), and the bound line is ``min(m eps, model bound)`` (paper Thm 4.3,
+    Thm 5.5/5.8 or Thm 6.2).
+
     Parameters
     ----------
     rows : sequence of dict
         ``summary.csv`` rows (:func:`bdpsim.results.read_summary`).
     ax : matplotlib.axes.Axes
+        Where to draw.
     x, group : str, optional
-        Column for the x-axis and for separate curves (chosen automatically when omitted).
+        Column for the x-axis (numeric) and for separate curves (any column); chosen by
+        :func:`choose_axes` when omitted. Rows without a finite ``x`` are not drawn.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
     """
+    check_axes(rows, x, group)
     auto_x, auto_g = choose_axes(rows)
     x = x or auto_x
-    group = group if group is not None else (auto_g if x == auto_x else None)
+    if group is None:
+        group = auto_g if x == auto_x else next(
+            (k for k in _varying(rows, AXIS_CANDIDATES) if k != x and not _function_of(rows, k, x)), None)
+    rows = [r for r in rows if _number(r.get(x)) is not None]
     groups: dict = defaultdict(list)
     for r in rows:
-        groups[r.get(group) if group else None].append(r)
+        groups[_key(r.get(group)) if group else None].append(r)
     cyc = colors()
     markers = {"kde": "x", "mixture": "+", "exact": "s"}
-    for gi, (g, rs_all) in enumerate(sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0]))):
+    order = sorted(groups.items(), key=lambda kv: (kv[0] is None, isinstance(kv[0], str),
+                                                   kv[0] if kv[0] is not None else 0))
+    for gi, (g, rs_all) in enumerate(order):
         c = cyc[gi % len(cyc)]
-        label = f"{group} = {g:g}" if group else ""
+        label = _label(group, g)
         by_est: dict = defaultdict(list)
         for r in rs_all:
-            by_est[r.get("estimator", "")].append(r)
+            by_est[str(r.get("estimator") or "")].append(r)
         for ei, (est, rs) in enumerate(sorted(by_est.items())):
             ce = c if group else cyc[(ei + 1) % len(cyc)]
             rs = sorted(rs, key=lambda r: r[x])
-            xs = np.array([r[x] for r in rs])
+            xs = np.array([r[x] for r in rs], dtype=float)
             p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
             lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
             hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
             pc = rs[0].get("percentile", 99)
-            yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
+            with np.errstate(invalid="ignore"):
+                yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
             yerr = np.where(np.isfinite(yerr), yerr, 0)
             what = "max" if est == "exact" else f"p{pc:g}"
             ax.errorbar(xs, p if est != "exact" else np.array([r["bdpl_max"] for r in rs], dtype=float),
                         yerr=None if est == "exact" else yerr, fmt=markers.get(est, "x"), color=ce,
                         capsize=3, ms=7, label=f"{est} {what} {label}".strip())
             nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
-            if est != "exact" and np.isfinite(nf).any() and np.nanmax(nf) > 0:
+            if est != "exact" and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
                 ax.plot(xs, nf, ":", color=ce, lw=1, label=f"{est} noise floor {label}".strip())
         rs = sorted(rs_all, key=lambda r: r[x])
-        xs = np.array([r[x] for r in rs])
+        xs = np.array([r[x] for r in rs], dtype=float)
         ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
         if np.isfinite(ex).any() and not all(r.get("estimator") == "exact" for r in rs):
             ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact (same adversaries) {label}".strip())
         bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
-        with np.errstate(all="ignore"):
-            tight = np.nanmin(np.where(np.isfinite(bounds), bounds, np.nan), axis=0)
-        if np.isfinite(tight).any():
-            ok = np.isfinite(tight)
+        tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
+        ok = np.isfinite(tight)
+        if ok.any():
             ax.plot(xs[ok], tight[ok], "-", color=c, lw=1.5, label=f"min(general, model bound) {label}".strip())
     ax.set_xlabel(AXIS_LABELS.get(x, x))
     ax.set_ylabel("BDPL (nats)")
     ax.grid(alpha=0.3)
-    legend(ax)
+    if ax.get_legend_handles_labels()[0]:
+        legend(ax)
     return ax
 
 
 def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
                  title: str | None = None) -> list[Path]:
-    """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv``."""
+    """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv`` (see :func:`plot_summary`).
+
+    Parameters
+    ----------
+    results_dir : Path
+        A finished run's directory (holding ``summary.csv``).
+    x, group : str, optional
+        Columns for the x-axis and the curves (checked before anything is written).
+    title : str, optional
+        Figure title (default: the run's ``metadata.json`` title).
+
+    Returns
+    -------
+    list of Path
+        The PNG and PDF written.
+    """
     from ..results import read_summary
 
     rows = read_summary(results_dir)
+    check_axes(rows, x, group)
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
     if title is None:

@@ -1,4 +1,4 @@
-"""Multivariate Gaussian data model (SCIENCE.md §2, paper Def. 5.4).
+"""Multivariate Gaussian data model (paper Def. 4.2 and Def. 5.4).
 
 Conditioning on the known set ``T`` is exact (Schur complement)::
 
@@ -118,6 +118,13 @@ class GaussianModel:
         return self.sample_conditional({}, size, rng)
 
 
+def block_size(block, n: int) -> int:
+    """The block size ``m`` of "at most m correlated" records (paper Def. 4.2): ``block`` or ``n``."""
+    m = n if block is None else int(block)
+    check(1 <= m <= n, "model.block", block, f"must be in 1..n ({n})")
+    return m
+
+
 def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generator, *,
                        block: int | None = None, draw: str = "uniform",
                        max_tries: int = 10_000) -> np.ndarray:
@@ -137,8 +144,7 @@ def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generato
     check(math.isfinite(sigma) and sigma > 0, "model.sigma", sigma, "must be > 0")
     check(draw in ("uniform", "positive", "equicorrelated"), "model.cov_draw", draw,
           "must be 'uniform', 'positive' or 'equicorrelated'")
-    m = n if block is None else int(block)
-    check(1 <= m <= n, "model.block", block, f"must be in 1..n ({n})")
+    m = block_size(block, n)
     same_block = (np.arange(n)[:, None] // m) == (np.arange(n)[None, :] // m)
     off = same_block & ~np.eye(n, dtype=bool)
     for _ in range(max_tries):
@@ -234,7 +240,7 @@ def build(params: dict, present: set, mechanism) -> ModelSpec:
         model = GaussianModel(params["mean"], params["cov"])
         block = params["block"]
         if block is not None:
-            check(1 <= block <= n, "model.block", block, f"must be in 1..n ({n})")
+            block_size(block, n)
             same = (np.arange(n)[:, None] // block) == (np.arange(n)[None, :] // block)
             check(bool(np.all(model.cov[~same] == 0)), "model.block", block,
                   f"the cov correlates records of different blocks of {block} consecutive records")

@@ -1,4 +1,4 @@
-"""Markov chain data model (SCIENCE.md §2, paper Def. 6.1).
+"""Markov chain data model (paper Def. 6.1; thesis Fig. 14).
 
 Records ``X_1..X_n`` form a Markov chain on states ``{0..s-1}`` with transition matrix ``P`` and
 initial law ``w`` (default: the stationary law, hypothesis (H2) of the Markov bound).
@@ -35,13 +35,37 @@ def transition_matrix(P) -> np.ndarray:
 
 
 def gamma_of(P) -> float:
-    """``gamma = max P / min P`` (inf when some entry is 0), the Markov bound's parameter."""
+    """``gamma = max P / min P`` (inf when some entry is 0), the Markov bound's parameter
+    (paper Thm 6.2).
+
+    Parameters
+    ----------
+    P : array_like
+        Transition matrix (rows sum to 1).
+
+    Returns
+    -------
+    float
+        ``max_{x,y} P_xy / min_{x,y} P_xy``.
+    """
     P = transition_matrix(P)
     return math.inf if P.min() == 0 else float(P.max() / P.min())
 
 
 def omega_of(P) -> float:
-    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio)."""
+    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio;
+    thesis eq. 20).
+
+    Parameters
+    ----------
+    P : array_like
+        Transition matrix (rows sum to 1).
+
+    Returns
+    -------
+    float
+        ``omega`` (inf when some entry is 0).
+    """
     P = transition_matrix(P)
     cmin, cmax = P.min(axis=0), P.max(axis=0)
     if np.any(cmin == 0):
@@ -50,7 +74,18 @@ def omega_of(P) -> float:
 
 
 def symmetric_chain(gamma: float) -> np.ndarray:
-    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``."""
+    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``.
+
+    Parameters
+    ----------
+    gamma : float
+        The ratio ``g = max P / min P`` (>= 1; 1 gives independent records).
+
+    Returns
+    -------
+    numpy.ndarray
+        The 2 x 2 transition matrix.
+    """
     g = float(gamma)
     check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
     return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
@@ -73,14 +108,30 @@ def additive_lattice(mechanism, states: int) -> tuple[np.ndarray, float, float] 
     return lattice(np.asarray(values, dtype=float))
 
 
+def transient_states(P: np.ndarray) -> np.ndarray:
+    """``True`` for the transient states of ``P``: some state reachable from them cannot reach
+    them back. Every stationary law puts mass 0 on them."""
+    reach = np.asarray(P) > 0
+    while True:  # transitive closure (paths of length >= 1)
+        nxt = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if np.array_equal(nxt, reach):
+            break
+        reach = nxt
+    return np.any(reach & ~reach.T, axis=1)
+
+
 def stationary_distribution(P: np.ndarray) -> np.ndarray:
-    """Solve ``w P = w``, ``sum w = 1`` (least squares; unique for irreducible chains)."""
+    """Solve ``w P = w``, ``sum w = 1`` (least squares; unique for irreducible chains).
+
+    Transient states get exactly 0 (least squares alone leaves rounding residue such as 6e-17,
+    which would make an unreachable state look possible)."""
     s = P.shape[0]
     A = np.vstack([P.T - np.eye(s), np.ones((1, s))])
     b = np.zeros(s + 1)
     b[-1] = 1.0
     w, *_ = np.linalg.lstsq(A, b, rcond=None)
     w = np.clip(w, 0.0, None)
+    w[transient_states(P)] = 0.0
     return w / w.sum()
 
 
@@ -232,7 +283,7 @@ class MarkovChainModel:
         """Exact law of ``C = #{t : X_t in counted}`` given ``X_positions = values``.
 
         Forward recursion over (position, state, count) with the known positions clamped,
-        batched over rows of ``values`` (SCIENCE.md §5):
+        batched over rows of ``values``:
         ``a_{t+1}(y, c + 1[y in S]) = sum_x a_t(x, c) P[x, y]`` restricted to allowed ``y``.
 
         Parameters

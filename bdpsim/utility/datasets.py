@@ -3,7 +3,7 @@
 Resolution order for a file: ``data_dir`` argument, then ``$BDPSIM_DATA_DIR``, then the cache
 (``$BDPSIM_CACHE_DIR`` or the platform cache dir), downloading on a miss. Every file, local or
 downloaded, is verified against its sha256 before use. ``$BDPSIM_DATA_URL`` replaces the base of
-every URL (a mirror; the tests serve ``shared/data`` on 127.0.0.1 this way). Any failure is a
+every URL (a mirror; the tests serve their fixtures on 127.0.0.1 this way). Any failure is a
 one-line :class:`DatasetError` that says where to get the file.
 
 Why pooch: it is the well-kept standard for "URL + checksum + cache" downloads in the scientific
@@ -99,7 +99,25 @@ def _verify(src: Source, path: Path) -> Path:
 
 
 def fetch(name: str, data_dir: str | Path | None = None) -> Path:
-    """Path of a verified local copy of dataset ``name`` (downloading into the cache if needed)."""
+    """Path of a verified local copy of dataset ``name`` (downloading into the cache if needed).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY` (``galton``, ``kid_iq``, ``activity``, ``electricity``).
+    data_dir : str or Path, optional
+        Directory holding the file; default ``$BDPSIM_DATA_DIR``, else the download cache.
+
+    Returns
+    -------
+    Path
+        The file, verified against its pinned sha256.
+
+    Raises
+    ------
+    DatasetError
+        Unknown, missing, unreachable or failing its checksum (one line, saying where to get it).
+    """
     if name not in REGISTRY:
         raise DatasetError(f"dataset = {name!r}: unknown (known: {', '.join(REGISTRY)})")
     src = REGISTRY[name]
@@ -241,6 +259,20 @@ LOADERS = {"galton": load_galton, "kid_iq": load_kid_iq, "activity": load_activi
 
 
 def load(name: str, data_dir=None) -> dict:
+    """Fetch (:func:`fetch`) and parse dataset ``name`` with its loader (:data:`LOADERS`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY`.
+    data_dir : str or Path, optional
+        As for :func:`fetch`.
+
+    Returns
+    -------
+    dict
+        The loader's columns as arrays (e.g. ``father``, ``mother``, ``child`` for ``galton``).
+    """
     return LOADERS[name](fetch(name, data_dir))
 
 
@@ -248,7 +280,7 @@ def synthetic_iq(records: int = 20_000, rho: float = 0.45, mean: float = 100.0, 
                  rng: np.random.Generator | None = None) -> dict:
     """SyntheticIQ: ``records/2`` parent-child pairs, bivariate normal with correlation ``rho``.
 
-    Note: paper §7.1.1 writes "sigma^2 = 15"; SCIENCE.md §9 and the IQ convention say sd 15. We
+    Note: paper §7.1.1 writes "sigma^2 = 15"; the IQ convention (mean 100, sd 15) says sd 15. We
     follow sd = 15 (the calibration depends only on rho and the clip range, not on sd)."""
     rng = rng or np.random.default_rng(0)
     pairs = records // 2

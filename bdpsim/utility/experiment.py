@@ -1,7 +1,7 @@
 """The utility experiment (paper §7, thesis §8): calibrated Laplace mechanisms on real data.
 
 For each dataset variant, mechanism and target BDPL ``eps``, the DP parameter ``tau`` comes from
-the bound (SCIENCE.md §6): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
+the bound (paper §5.2, §6.1, §7.3): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
 ``gaussian`` (``eps/h``), ``markov`` (``eps - 4 ln gamma``), ``zhao`` (``eps - 6 ln omega``).
 The Laplace mechanism with scale ``b = Delta/tau`` runs ``runs`` times on the true query value;
 we report the empirical 95 % quantile of the absolute error (alpha at beta = 5 %) against the

@@ -1,0 +1,99 @@
+"""``bdpsim plot``: argument checks, group labels, automatic axes, no leaked warnings."""
+
+import math
+import subprocess
+import warnings
+
+import pytest
+
+import bdpsim
+from bdpsim.errors import ConfigError
+from bdpsim.figures import choose_axes, plot_summary, subplots
+from bdpsim.figures.summary import check_axes
+
+from .conftest import PY
+
+EPS = [0.5, 1.0, 1.5, 2.0]
+
+
+@pytest.fixture(scope="module")
+def eps_run(tmp_path_factory):
+    """A finished run: an epsilon-only sweep (noise_scale = 1/epsilon varies with it), two estimators."""
+    out = tmp_path_factory.mktemp("eps")
+    bdpsim.run({"run": {"adversaries": 8, "samples": 2000, "estimator": ["exact", "mixture"]},
+                "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+                "mechanism": {"kind": "count", "epsilon": EPS}}, out, as_frame=False)
+    return out
+
+
+def _row(**kw):
+    base = {"estimator": "exact", "bdpl_p99": 1.0, "bdpl_max": 1.0, "percentile": 99.0, "bound_general": 2.0,
+            "bound_model": 3.0, "noise_floor": math.nan, "bdpl_exact": math.nan, "rho": math.nan}
+    return {**base, **kw}
+
+
+def _labels(ax):
+    return ax.get_legend_handles_labels()[1]
+
+
+def _plot(rows, **kw):
+    fig, ax = subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing may leak: All-NaN slice, format warnings, ...
+        plot_summary(rows, ax, **kw)
+    return ax
+
+
+def test_derived_column_is_not_a_group():
+    eps_only = [_row(epsilon=e, noise_scale=1 / e, gamma=3.0, n=4) for e in EPS]
+    assert choose_axes(eps_only) == ("epsilon", None)
+    ax = _plot(eps_only)
+    assert not any("noise_scale" in lab for lab in _labels(ax))
+    assert len(ax.lines) >= 1 and all(len(line.get_xdata()) in (0, len(EPS)) for line in ax.lines)
+    grid = [_row(epsilon=e, noise_scale=1 / e, gamma=g, n=4) for g in (2.0, 5.0) for e in EPS]
+    assert choose_axes(grid) == ("gamma", "epsilon")  # a swept column, not the derived one
+    # an explicit x of the derived column: epsilon is a function of it, so not a group either
+    assert _plot(grid, x="noise_scale") is not None
+    assert {lab for lab in _labels(_plot(grid, x="noise_scale")) if "=" in lab} == {
+        f"min(general, model bound) gamma = {g:g}" for g in (2.0, 5.0)} | {
+        f"exact max gamma = {g:g}" for g in (2.0, 5.0)}
+
+
+def test_string_group_labels_and_no_warning_when_bounds_are_missing():
+    rows = [_row(epsilon=e, estimator=est, bdpl_p99=e, bdpl_max=e, bound_general=math.nan, bound_model=math.nan,
+                 noise_floor=0.1 if est == "mixture" else math.nan)
+            for e in EPS for est in ("exact", "mixture")]
+    ax = _plot(rows, group="estimator")
+    labels = _labels(ax)
+    assert "exact max estimator = exact" in labels and "mixture p99 estimator = mixture" in labels
+    assert not any("bound" in lab for lab in labels)  # every bound NaN: no line, no warning
+    # a group column with missing values on some rows: labelled, not formatted as a number
+    rows = [_row(epsilon=e, rho=(0.3 if e > 1 else math.nan)) for e in EPS]
+    assert "exact max rho = n/a" in _labels(_plot(rows, group="rho"))
+
+
+@pytest.mark.parametrize("kw,match", [({"x": "foo"}, "x = 'foo': not a column of summary.csv"),
+                                      ({"x": "estimator"}, "x = 'estimator': not a numeric column"),
+                                      ({"group": "foo"}, "group = 'foo': not a column")])
+def test_check_axes_rejects(kw, match):
+    rows = [_row(epsilon=e) for e in EPS]
+    with pytest.raises(ConfigError, match=match) as err:
+        check_axes(rows, kw.get("x"), kw.get("group"))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("args,ok", [(["--x", "foo"], False), (["--group", "foo"], False),
+                                     (["--x", "estimator"], False), (["--group", "estimator"], True),
+                                     ([], True)])
+def test_cli_plot(eps_run, cli_env, args, ok):
+    for f in eps_run.glob("bdpl.*"):
+        f.unlink()
+    p = subprocess.run([PY, "-W", "error::RuntimeWarning", "-m", "bdpsim.cli", "plot", str(eps_run), *args],
+                       capture_output=True, text=True, env=cli_env)
+    if ok:
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        assert (eps_run / "bdpl.png").stat().st_size > 1000 and (eps_run / "bdpl.pdf").is_file()
+    else:
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+        assert p.stderr.startswith("bdpsim: error: ") and repr(args[1]) in p.stderr
+        assert not list(eps_run.glob("bdpl.*"))  # nothing written
