@@ -23,6 +23,7 @@ from .. import results as R
 from ..config import load_toml
 from ..schema import sweep_table as _sweep_table
 from ..errors import ConfigError, check
+from ..models.pedigree import PedigreeModel
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 
@@ -142,20 +143,6 @@ class Variant:
         return 0.0 if self.raw_truths is None else float(np.mean((self.truths - self.raw_truths) ** 2))
 
 
-def mendelian_population(families: int, m: int, rng: np.random.Generator, p_b: float = 0.3) -> np.ndarray:
-    """Genotypes (0 = BB, 1 = Bb, 2 = bb) of families of 2 founders + ``m - 2`` children.
-
-    Founders are in Hardy–Weinberg equilibrium with allele frequency ``p_b``; each child inherits
-    one allele of each parent uniformly (thesis Table 3, Mendelian law)."""
-    alleles = (rng.random((families, 2, 2)) < p_b).astype(int)  # founder alleles (1 = b)
-    kids = []
-    for _ in range(m - 2):
-        pick = rng.integers(0, 2, size=(families, 2))
-        kids.append(alleles[np.arange(families)[:, None], np.arange(2)[None, :], pick].sum(axis=1))
-    geno = [alleles.sum(axis=2)[:, 0], alleles.sum(axis=2)[:, 1], *kids]
-    return np.stack(geno, axis=1).ravel()
-
-
 def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
     ds = cfg.dataset
     if ds == "galton":
@@ -203,7 +190,8 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
     out = []
     for m in cfg.family_size:
         rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(98, m)))
-        g = mendelian_population(max(1, cfg.records // m), m, rng)
+        # thesis Def. 5.1 / Table 3: two Hardy–Weinberg founders + m - 2 children per family
+        g = PedigreeModel.nuclear(m, 0.3).sample(max(1, cfg.records // m), rng).ravel()
         out.append(Variant(ds, f"family size m = {m}", np.array([float((g == 2).sum())]), 1.0, g.size, m,
                            {"family_size": m, "people": int(g.size), "allele_frequency_b": 0.3}))
     return out
