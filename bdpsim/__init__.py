@@ -25,6 +25,9 @@ from . import bounds
 from .adversary import Adversary
 from .api import ExactResult, exact_bdpl, load_results, run, worst_case_gaussian, worst_case_markov
 from .calibration import Calibration, calibrate
+from .quilt import mqm_approx, mqm_exact
+from .randomized_response import randomized_response_bdpl
+from .wasserstein import w_infinity, wasserstein_scale
 from .bounds import (applicable_bounds, gaussian_bound, general_bound, markov_bound, yang_bound,
                      zhao_bound)
 from .config import ExperimentConfig, load_config, parse_config
@@ -41,7 +44,8 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+source"
 
-__all__ = ["Calibration", "calibrate", "Adversary", "BdpsimError", "ClippedSum", "ConfigError", "CustomMechanism", "ExactEstimator",
+__all__ = ["Calibration", "calibrate", "mqm_approx", "mqm_exact", "randomized_response_bdpl",
+           "w_infinity", "wasserstein_scale", "Adversary", "BdpsimError", "ClippedSum", "ConfigError", "CustomMechanism", "ExactEstimator",
            "ExactResult", "ExperimentConfig", "GaussianModel", "GaussianWorstCase", "KdeEstimator", "LaplaceCount",
            "LaplaceStateSum", "LaplaceSum", "MarkovChainModel", "MarkovWorstCase", "MixtureEstimator",
            "NotAvailable", "PedigreeModel", "RunSettings", "__version__",

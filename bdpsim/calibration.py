@@ -70,6 +70,10 @@ class CalibrationProblem:
     values: np.ndarray
     epsilon: float
     search: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
+    so problems for several ``epsilon`` of one chain and query may share one cache (the exact
+    search then starts from the tightest bracket in it)."""
 
     def __post_init__(self) -> None:
         check(isinstance(self.model, MarkovChainModel), "model", type(self.model).__name__,
@@ -87,8 +91,11 @@ class CalibrationProblem:
 
     def bdpl(self, scale: float) -> tuple[float, float]:
         """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)``."""
-        res = window_search(self.model, self.values, scale, **self.search)
-        return res.bdpl, res.tolerance
+        scale = float(scale)
+        if scale not in self.cache:
+            res = window_search(self.model, self.values, scale, **self.search)
+            self.cache[scale] = (res.bdpl, res.tolerance)
+        return self.cache[scale]
 
     def result(self, method: str, scale: float, reason: str) -> Calibration:
         return Calibration(method, float(self.epsilon), self.model.n, float(scale),
@@ -104,13 +111,25 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
     safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP."""
     eps = problem.epsilon
 
-    def h(t: float) -> float:  # > 0 iff the scale e^t leaks more than eps
-        v, tol = problem.bdpl(math.exp(t))
+    def h(t: float, scale: float | None = None) -> float:  # > 0 iff the scale e^t leaks more than eps
+        v, tol = problem.bdpl(math.exp(t) if scale is None else scale)
         return math.log(max(v + tol, 1e-300)) - math.log(eps)
 
-    lo = math.log(problem.sensitivity / eps)
-    hi = math.log(problem.sensitivity * problem.model.n / eps)
-    f_lo, f_hi = h(lo), h(hi)
+    lo, s_lo = math.log(problem.sensitivity / eps), None
+    hi, s_hi = math.log(problem.sensitivity * problem.model.n / eps), None
+    # scales already evaluated (other methods, other eps) narrow the bracket
+    above = [b for b, (v, tol) in problem.cache.items() if v + tol > eps]
+    below = [b for b, (v, tol) in problem.cache.items() if v + tol <= eps]
+    if above and math.log(max(above)) > lo:
+        s_lo = max(above)
+        lo = math.log(s_lo)
+    if below and math.log(min(below)) < hi:
+        s_hi = min(below)
+        hi = math.log(s_hi)
+    if lo >= hi:  # cached values inconsistent with monotonicity (rounding): the default bracket
+        lo, s_lo = math.log(problem.sensitivity / eps), None
+        hi, s_hi = math.log(problem.sensitivity * problem.model.n / eps), None
+    f_lo, f_hi = h(lo, s_lo), h(hi, s_hi)
     for _ in range(60):  # an unreachable extreme state can make the DP adversary leak less
         if f_lo > 0:
             break
@@ -121,7 +140,7 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
     for _ in range(60):  # only rounding or the truncation tolerance can put BDPL(hi) above eps
         if f_hi <= 0:
             break
-        hi += math.log(2.0)
+        hi, s_hi = hi + math.log(2.0), None
         f_hi = h(hi)
     else:
         raise RuntimeError(f"no scale below {math.exp(hi):g} reaches eps = {eps:g}")
@@ -134,9 +153,9 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
             lo, f_lo = t, f
             f_hi, side = (f_hi / 2, -1) if side == -1 else (f_hi, -1)
         else:
-            hi, f_hi = t, f
+            hi, f_hi, s_hi = t, f, None
             f_lo, side = (f_lo / 2, 1) if side == 1 else (f_lo, 1)
-    return math.exp(hi)
+    return math.exp(hi) if s_hi is None else s_hi  # a scale whose BDPL was computed
 
 
 def _exact(p: CalibrationProblem) -> Calibration:

@@ -52,10 +52,21 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _json_matrix(text: str):
+    """``--transition``: a JSON matrix (checked when the command runs: one ``field = value: rule`` line)."""
     try:
         return json.loads(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--transition = {text!r}: must be a JSON matrix like [[0.9,0.1],[0.3,0.7]]")
+        return text
+
+
+def _check_matrix(value) -> list:
+    ok = (isinstance(value, list) and len(value) >= 1 and all(
+        isinstance(r, list) and len(r) == len(value[0]) and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in r)
+        for r in value))
+    if not ok:
+        raise ConfigError("--transition", value, "must be a JSON matrix of numbers like [[0.9,0.1],[0.3,0.7]]")
+    return value
 
 
 def _limit_options(parser) -> None:
@@ -335,6 +346,8 @@ def _cmd_run(a) -> int:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     if a.scheduler and a.backend != "dask":
         raise ConfigError("--scheduler", a.scheduler, "needs --backend dask")
+    if a.out is not None and not a.out.strip():
+        raise ConfigError("--out", a.out, "must be a directory path, not empty")
     out = Path(a.out) if a.out is not None else Path("results") / Path(a.config).stem
     tty = sys.stderr.isatty()
     try:
@@ -406,27 +419,29 @@ def _fmt_bound(b) -> str:
 def _cmd_bounds(a) -> int:
     from . import bounds as B
 
+    lines: list[str] = []  # printed only once every value is computed: no results before an error
     if a.which == "markov":
-        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(a.transition)
+        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
         gam, om = B.gamma_of(P), B.omega_of(P)
-        print(f"transition     {P.tolist()}")
-        print(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
-        print(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
-        print(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
-        print(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
+        lines.append(f"transition     {P.tolist()}")
+        lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
+        lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
+        lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
+        lines.append(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
         if a.n is not None:
-            print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
+            lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
         tau = B.calibrate_markov(a.epsilon, P)
-        print(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
-              else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
+        lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
+                     else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
     elif a.which == "gaussian":
         h = B.gaussian_factor(a.rho, a.m)
-        print(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
-              else "factor h       not applicable (needs rho (m - 2) < 1)")
-        print(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
-        print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+        lines.append(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
+                     else "factor h       not applicable (needs rho (m - 2) < 1)")
+        lines.append(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
+        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
     else:
-        print(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    print("\n".join(lines))
     return 0
 
 

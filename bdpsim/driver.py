@@ -16,8 +16,13 @@ other points the config contains. The percentile's confidence interval is distri
 (:func:`bdpsim.stats.percentile_ci`) and draws no random numbers.
 
 Resume. A finished point is written atomically (``results.write_point``); re-running the same
-command skips finished points. Memory stays bounded: each task holds one adversary's samples at a
-time, and samples are generated in chunks (``run.chunk``).
+command skips finished points whose records are intact and recomputes damaged ones
+(``results.point_problem``). A lock serialises runs into one directory; a failure marks
+``metadata.json`` ``failed`` and removes the partial tables, Ctrl-C marks it ``interrupted``.
+Memory stays bounded: each task holds one adversary's samples at a time, samples are generated in
+chunks (``run.chunk``), and configs whose estimated memory or work exceed the limits
+(:mod:`bdpsim.cost`) are refused before anything runs. Tasks carry their point pickled and load it
+themselves (:func:`run_task`): a worker that cannot load it reports an error instead of hanging.
 """
 
 from __future__ import annotations
@@ -26,9 +31,8 @@ import contextlib
 import hashlib
 import json
 import math
-import re
+import pickle
 import sys
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -37,17 +41,20 @@ from pathlib import Path
 
 import numpy as np
 
+try:  # joblib's process pool (loky) depends on cloudpickle; older joblib vendors it
+    import cloudpickle
+except ImportError:  # pragma: no cover
+    from joblib.externals import cloudpickle
+
 from . import results as R
 from .adversary import draw_adversary as _draw
+from .backends import BACKENDS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
-from .errors import ConfigError, NotAvailable, check
+from .errors import BdpsimError, ConfigError, NotAvailable
 from .estimators import ExactEstimator, adversary_bdpl
 from .rows import AdversaryResult, SummaryRow
 from .stats import percentile_ci
-
-BACKENDS = ("loky", "dask")
-
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
@@ -172,6 +179,20 @@ def run_window(point: ExperimentPoint) -> ChunkResult:
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 
 
+def run_task(fn: Callable, point_blob: bytes, *args) -> ChunkResult:
+    """Run ``fn(point, *args)`` on a worker, the point arriving pickled: a point the worker cannot
+    load (e.g. the user's mechanism module is missing there) raises a one-line
+    :class:`~bdpsim.errors.ConfigError` instead of breaking the pool or hanging the client."""
+    try:
+        point = pickle.loads(point_blob)
+    except BdpsimError:
+        raise
+    except Exception as exc:
+        raise ConfigError("--backend", "worker", f"cannot load the task on a worker ({type(exc).__name__}: "
+                          f"{' '.join(str(exc).split())[:160]})") from None
+    return fn(point, *args)
+
+
 def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
     if point.settings.exhaustive:
@@ -259,50 +280,6 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):([0-9]{1,5})/?")
-
-
-def check_scheduler(address: str) -> None:
-    """A Dask scheduler address must be ``[tcp|tls|ws|wss://]HOST:PORT``."""
-    m = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
-    check(m is not None and 0 < int(m.group(3)) < 65536, "--scheduler", address,
-          "must be a Dask scheduler address like tcp://HOST:PORT (schemes tcp, tls, ws, wss)")
-
-
-def _parallel(jobs: int, backend: str, scheduler: str | None):
-    """A context manager yielding a joblib ``Parallel`` for the chosen backend."""
-    import joblib
-
-    @contextlib.contextmanager
-    def ctx():
-        if backend == "loky":
-            yield joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
-            return
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError:
-            raise ConfigError("--backend", "dask", "needs dask[distributed] (pip install 'bdpsim[dask]')") from None
-        cluster = None
-        try:
-            if scheduler:
-                client = Client(scheduler, timeout="10s")
-            else:
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
-                client = Client(cluster)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
-        try:
-            with joblib.parallel_config(backend="dask"):
-                yield joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-    return ctx()
-
-
 def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, backend: str = "loky",
                    scheduler: str | None = None, progress: bool = True,
                    log: Callable[[str], None] = _stderr, heartbeat: float = 0.0, force: bool = False,
@@ -334,16 +311,19 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     todo = [p for p in config.points if not R.point_done(out, p.id)]
     # connect to the backend first: an unreachable scheduler must not leave files behind
     with contextlib.ExitStack() as stack:
-        par = stack.enter_context(_parallel(jobs, backend, scheduler)) if todo else None
-        out.mkdir(parents=True, exist_ok=True)
-        stack.enter_context(R.run_lock(out, log))
+        par = stack.enter_context(parallel(jobs, backend, scheduler)) if todo else None
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(R.run_lock(out, log))
+        except OSError as exc:
+            raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
         problems = {p.id: R.point_problem(out, p.id) for p in config.points}  # again: we may have waited
         todo = [p for p in config.points if problems[p.id] is not None]
         for p in todo:
             if problems[p.id] != "missing":
                 log(f"recomputing configuration {p.id}: {problems[p.id]}")
         if todo and par is None:
-            par = stack.enter_context(_parallel(jobs, backend, scheduler))
+            par = stack.enter_context(parallel(jobs, backend, scheduler))
         meta = R.metadata("run", config.raw, config.seed,
                           points=[{"id": p.id, "params": p.params} for p in config.points],
                           source=config.source, title=config.title, started=R.now(), status="running",
@@ -369,10 +349,12 @@ def _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, t
     secs: dict[str, float] = defaultdict(float)
     state = {"tasks": 0, "points": 0}
     bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
-    beat = _Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
+    beat = Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
                                                f"{state['points']}/{len(todo)} configurations")
     try:
-        for res in (par(delayed(fn)(*args) for _, fn, args in tasks) if tasks else ()):
+        blobs = {p.id: cloudpickle.dumps(p) for p in todo}  # each point pickled once, loaded in the task
+        calls = (delayed(run_task)(fn, blobs[p.id], *args[1:]) for p, fn, args in tasks)
+        for res in (par(calls) if tasks else ()):
             collected[res.point_id].append(res)
             secs[res.point_id] += res.seconds
             remaining[res.point_id] -= 1
@@ -402,23 +384,3 @@ def _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, t
     finally:
         beat.stop()
         bar.close()
-
-
-class _Heartbeat:
-    """Log ``text()`` every ``every`` seconds from a daemon thread (off when ``every <= 0``)."""
-
-    def __init__(self, every: float, log: Callable[[str], None], text: Callable[[], str]) -> None:
-        self._stop = threading.Event()
-        self._t0 = time.monotonic()
-        self._thread = None
-        if every > 0:
-            def loop() -> None:
-                while not self._stop.wait(every):
-                    log(f"{text()}, {time.monotonic() - self._t0:.0f} s elapsed")
-            self._thread = threading.Thread(target=loop, daemon=True, name="bdpsim-heartbeat")
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=1)

@@ -30,6 +30,7 @@ from .config import parse_config
 from .driver import run_experiment
 from .errors import ConfigError
 from .figures.calibration import plot_calibration
+from .figures.competition import competition_panels, plot_competition
 from .figures.deviations import DEVIATIONS, DISAGREEMENTS
 from .figures.knowledge import plot_knowledge_panels
 from .figures.pedigree import plot_family_size, plot_generations
@@ -124,11 +125,20 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
     return rows
 
 
+def _competition(ctx: Context) -> list[dict]:
+    from .competition import competition_rows
+
+    ctx.notes.append("exact BDPL of every mechanism over all adversaries (window search, truncation "
+                     "tolerance 1e-10); randomized response only on the symmetric chains, with the "
+                     "Laplace scale of equal standard deviation")
+    return competition_rows(log=ctx.log, jobs=ctx.jobs)
+
+
 @dataclass(frozen=True)
 class Figure:
     """A gallery entry: ``compute(ctx) -> rows`` and ``plot(rows, ax)``; with ``panels`` other
     than 1 (a count, or a function of the rows) ``plot`` gets a list of axes, laid out in a
-    ``"row"`` or a ``"column"``."""
+    ``"row"``, a ``"column"`` or a grid of ``N`` columns (``"gridN"``, row-major)."""
 
     title: str
     compute: Callable[[Context], list[dict]]
@@ -176,6 +186,10 @@ FIGURES: dict[str, Figure] = {
                            lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
     "bdpsim-calibration": Figure("Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
                                  lambda c: S.calibration_rows(), plot_calibration, panels=4),
+    "bdpsim-competition": Figure("competing mechanisms under BDP: noise scale and exact BDPL of general, group, "
+                                 "Markov, Zhao, Markov Quilt, Wasserstein, randomized response, exact",
+                                 _competition, plot_competition, panels=competition_panels,
+                                 layout="grid3"),
     "bdpsim-knowledge": Figure("exact leakage by prior knowledge: activity count, b = 1, n = 288",
                                lambda c: S.knowledge_rows(), plot_knowledge_panels, panels=2),
     "bdpsim-pedigree": Figure("exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
@@ -198,7 +212,12 @@ def render(fig_id: str, rows: list[dict], fidelity: str = "full"):
         fig, ax = F.subplots(figsize=(8.4, 4.8))
         spec.plot(rows, ax)
     else:
-        shape, size = ((k, 1), (7.2, 4.0 * k)) if spec.layout == "column" else ((1, k), (4.0 * k + 3.0, 4.4))
+        if spec.layout.startswith("grid"):
+            cols = int(spec.layout[4:])
+            rows_ = -(-k // cols)
+            shape, size = (rows_, cols), (4.2 * cols + 3.0, 3.6 * rows_)
+        else:
+            shape, size = ((k, 1), (7.2, 4.0 * k)) if spec.layout == "column" else ((1, k), (4.0 * k + 3.0, 4.4))
         fig, axes = F.subplots(*shape, figsize=size, squeeze=False)
         spec.plot(rows, list(axes.ravel()))
     if fidelity.startswith("quick"):

@@ -408,6 +408,58 @@ def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversar
     return float(r.max())
 
 
+def rr_target_laws(model: MarkovChainModel, rho: float) -> dict:
+    """``{(i, x): P(Z = . | X_i = x)}`` for every record and value of positive probability: the
+    output laws seen by an adversary who knows no record (left part from the start law, right part
+    given ``X_i = x``, convolved; positive terms only)."""
+    _check(model, rho)
+    T, P, w = model.n, model.transition, model.initial
+    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
+    K = T + 1
+    left = np.zeros((T, 2, K))  # left[i](x, k) ∝ P(X_i = x, flips of 0..i-1 = k)
+    a = np.zeros((2, K))
+    a[:, 0] = w
+    for t in range(T):
+        left[t] = a / a.sum()
+        nxt = np.zeros_like(a)
+        for y in range(2):
+            for z in range(2):
+                nxt[:, z:] += np.outer(P[y], a[y, : K - z] * e[y, z])
+        a = nxt
+    right = np.zeros((T, 2, K))  # right[j](x, k) = P(flips of the next j records = k | X_i = x)
+    b = np.zeros((2, K))
+    b[:, 0] = 1.0
+    for j in range(T):
+        right[j] = b
+        own = np.zeros_like(b)  # the next record's own flip: own[y, k] = sum_z e[y, z] b[y, k - z]
+        for y in range(2):
+            for z in range(2):
+                own[y, z:] += e[y, z] * b[y, : K - z]
+        b = P @ own
+    out = {}
+    for i in range(T):
+        for x in range(2):
+            lx = left[i, x]
+            if lx.sum() <= 0:
+                continue
+            law = np.convolve(np.convolve(lx / lx.sum(), e[x]), right[T - 1 - i, x])[:K]
+            out[i, x] = law / law.sum()
+    return out
+
+
+def rr_no_knowledge_bdpl(model: MarkovChainModel, rho: float) -> float:
+    """Leakage to the adversaries who know no record (``K = {}``; Pufferfish's adversary for the
+    secrets ``X_i = x``): ``max_{i, x, x', z} ln P(Z = z | X_i = x) / P(Z = z | X_i = x')``."""
+    laws = rr_target_laws(model, rho)
+    best = -math.inf
+    for i in range(model.n):
+        if (i, 0) in laws and (i, 1) in laws:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.abs(np.log(laws[i, 0]) - np.log(laws[i, 1]))
+            best = max(best, float(np.nanmax(r)))
+    return best
+
+
 def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
     """Exact BDPL: the window search when ``P > 0`` and the start law is positive, else the
     brute force (``T <= 12``)."""

@@ -91,3 +91,23 @@ def test_sum_without_state_values_on_a_chain_is_refused():
            "mechanism": {"kind": "sum", "noise_scale": 1.0}}
     with pytest.raises(bdpsim.ConfigError, match="mechanism.state_values"):
         parse_config(doc)
+
+
+@pytest.mark.parametrize("method,scale", [("markov-quilt-approx", 18.983096), ("markov-quilt-exact", 9.337396),
+                                          ("wasserstein", 4.0), ("group", 100.0)])
+def test_competing_methods_json(method, scale, cli_env):
+    p = cli("calibrate", "markov", "--transition", "[[0.75,0.25],[0.25,0.75]]", "--n", "100", "--epsilon", "1",
+            "--method", method, "--json", env=cli_env)
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["method"] == method and obj["scale"] == pytest.approx(scale, abs=1e-6)
+    chain = bdpsim.MarkovChainModel([[0.75, 0.25], [0.25, 0.75]], 100)
+    assert obj["bdpl"] == pytest.approx(bdpsim.exact_bdpl(chain, bdpsim.LaplaceCount(1 / obj["scale"])).bdpl, abs=1e-12)
+
+
+def test_not_eps_bdp_is_flagged(cli_env):
+    p = cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10",
+            "--method", "markov-quilt-exact", env=cli_env)
+    assert p.returncode == 0, p.stderr
+    line = p.stdout.splitlines()[1]
+    assert line.startswith("markov-quilt-exact") and "NOT eps-BDP" in line

@@ -71,7 +71,7 @@ def _brute_influence(P, w, T, i, a, b):
     for s in range(k):
         for t in range(k):
             if s != t:
-                with np.errstate(divide="ignore"):
+                with np.errstate(divide="ignore", invalid="ignore"):
                     r = np.where(tab[s] > 0, np.log(tab[s]) - np.log(tab[t]), -np.inf)
                 best = max(best, float(r.max()))
     return best

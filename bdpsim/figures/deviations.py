@@ -135,6 +135,13 @@ DEVIATIONS: dict[str, Deviation] = {
         "activity chain (n = 288, 17 568) and the Fig. 15 chains (γ = 3, 10; n = 10), ε ∈ {0.5, 1, 2, 5, 10, 20}; "
         "exact = smallest scale with exact BDPL ≤ ε over all adversaries (window reduction)",
         "new figure: what an ε-BDP Laplace count needs for these data models, against the bound calibrations"),
+    "bdpsim-competition": Deviation(
+        "not in the sources (issue 12): the Markov Quilt and Wasserstein mechanisms (papers/002, the authors' "
+        "MATLAB code shs037/pufferfish) and Chakrabarti et al.'s randomized response (paper §6.2) are never "
+        "measured under BDP there",
+        "activity chain and the Fig. 15 chains (γ = 3, 10), T = 100 and 288, ε ∈ {0.5, 1, 2, 5, 10}; count of "
+        "state 1; exact BDPL over all adversaries of every prescribed mechanism (window search)",
+        "new figure: noise and real leakage of each competing mechanism under BDP's adversary model"),
     "bdpsim-knowledge": Deviation(
         "not in the sources; the question of prior differential privacy (Li et al., papers/001)",
         "activity chain, count + Lap(1), n = 288: worst leakage per number of unknown records left/right of "

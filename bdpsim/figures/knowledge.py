@@ -36,8 +36,13 @@ def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
     if annotate and np.isfinite(M).any():
         L, R = np.unravel_index(int(np.nanargmax(M)), M.shape)
         ax.plot([R], [L], marker="*", color="white", ms=12, mec="black")
-        ax.annotate(f"{M[L, R]:.4g}", (R, L), xytext=(4, 4), textcoords="offset points",
-                    color="white")
+        # inside the axes whatever the cell (top row / right column: label below / left of it),
+        # dark on a light box: readable on the bright end of viridis
+        dx = -6 if R >= M.shape[1] - 2 else 6
+        dy = -6 if L >= M.shape[0] - 2 else 6
+        ax.annotate(f"{M[L, R]:.4g}", (R, L), xytext=(dx, dy), textcoords="offset points",
+                    ha="right" if dx < 0 else "left", va="top" if dy < 0 else "bottom", color="black",
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.8, lw=0))
     return ax
 
 

@@ -61,6 +61,13 @@ class UtilityConfig:
     raw: dict | None = None
 
 
+MAX_RUNS, MAX_RECORDS, MAX_FAMILY = 10**6, 10**7, 1000  # beyond: hours and gigabytes per variant
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def parse_utility(raw: dict) -> UtilityConfig:
     """Validate a ``[utility]`` table (see configs/utility_*.toml)."""
     for k in raw:
@@ -74,35 +81,39 @@ def parse_utility(raw: dict) -> UtilityConfig:
     eps = u.get("epsilon", {"linspace": [1, 20, 20]})
     eps = _sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps
     eps = eps if isinstance(eps, list) else [eps]
-    check(all(isinstance(e, (int, float)) and not isinstance(e, bool) and e > 0 for e in eps) and eps,
-          "utility.epsilon", eps, "must be numbers > 0 (a list or a linspace/range table)")
+    check(all(isinstance(e, (int, float)) and not isinstance(e, bool) and 0 < e < math.inf for e in eps) and eps,
+          "utility.epsilon", eps, "must be finite numbers > 0 (a list or a linspace/range table)")
     runs = u.get("runs", 1000)
-    check(isinstance(runs, int) and runs >= 20, "utility.runs", runs, "must be an integer >= 20")
+    check(_int(runs) and 20 <= runs <= MAX_RUNS, "utility.runs", runs, f"must be an integer in 20..{MAX_RUNS:.0e}")
     beta = u.get("beta", 0.05)
     check(isinstance(beta, float) and 0 < beta < 1, "utility.beta", beta, "must be in (0, 1)")
     seed = u.get("seed", 1)
-    check(isinstance(seed, int) and seed >= 0, "utility.seed", seed, "must be an integer >= 0")
+    check(_int(seed) and 0 <= seed < 2**63, "utility.seed", seed, "must be an integer in 0..2^63-1")
     kind = "gaussian" if ds in GAUSSIAN_SETS else ("genomic" if ds == "genomic" else "markov")
     mechs = u.get("mechanisms", DEFAULT_MECHS[kind])
     check(isinstance(mechs, list) and mechs and all(m in ALLOWED_MECHS[kind] for m in mechs),
           "utility.mechanisms", mechs, f"must be a non-empty subset of {ALLOWED_MECHS[kind]} for {ds}")
     thr = u.get("threshold", [70.0, 80.0, 90.0])
     thr = thr if isinstance(thr, list) else [thr]
-    check(all(isinstance(t, (int, float)) and t > 0 for t in thr), "utility.threshold", thr, "must be kWh > 0")
+    check(thr and all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < math.inf for t in thr),
+          "utility.threshold", thr, "must be kWh > 0")
     split = u.get("split", "all")
     split = split if isinstance(split, list) else [split]
     allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
     check(split and all(s in allowed for s in split), "utility.split", split,
           f"must be a subset of {list(allowed)} for {ds}")
     records = u.get("records", 20_000)
-    check(isinstance(records, int) and records >= 10, "utility.records", records, "must be an integer >= 10")
+    check(_int(records) and 10 <= records <= MAX_RECORDS, "utility.records", records,
+          f"must be an integer in 10..{MAX_RECORDS:.0e}")
     fam = u.get("family_size", [2, 3, 5, 10])
     fam = fam if isinstance(fam, list) else [fam]
-    check(all(isinstance(f, int) and f >= 2 for f in fam), "utility.family_size", fam, "must be integers >= 2")
+    check(fam and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam), "utility.family_size", fam,
+          f"must be integers in 2..{min(records, MAX_FAMILY)} (at most records and {MAX_FAMILY})")
     clip = u.get("clip")
     if clip is not None:
-        check(isinstance(clip, list) and len(clip) == 2 and clip[0] < clip[1], "utility.clip", clip,
-              "must be [low, high] with low < high")
+        check(isinstance(clip, list) and len(clip) == 2 and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) <= 1e12 for c in clip)
+            and clip[0] < clip[1], "utility.clip", clip, "must be [low, high] with low < high, |values| <= 1e12")
     meters = u.get("meters", "all")
     check(meters in DS.METERS, "utility.meters", meters, f"must be one of {list(DS.METERS)}")
     return UtilityConfig(ds, tuple(float(e) for e in eps), runs, beta, seed, tuple(mechs), tuple(float(t) for t in thr),

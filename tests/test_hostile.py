@@ -1,0 +1,382 @@
+"""Hostile input and hostile environments (issue 13): one line, exit 2, nothing written; no hang,
+no memory blow-up; output directories that resume only what is intact, refuse foreign files and
+serialise concurrent runs."""
+
+import gzip
+import json
+import os
+import pickle
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bdpsim import results as R
+from bdpsim.cli import main
+from bdpsim.config import load_config
+from bdpsim.driver import run_experiment
+from bdpsim.errors import ConfigError
+
+from .conftest import PY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RUN = '[run]\nseed = 3\nadversaries = 6\nsamples = 1000\nestimator = "mixture"\nnoise_floor_adversaries = 2\n'
+MARKOV = '[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
+COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
+GAUSS = '[model]\nkind = "gaussian"\nn = 4\nrho = 0.3\n'
+CLIPPED = '[mechanism]\nkind = "clipped_sum"\nepsilon = 1.0\nclip = [0.0, 1.0]\n'
+OK = RUN + MARKOV + COUNT
+
+
+def cli(capsys, *args):
+    try:
+        rc = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse
+        rc = exc.code
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def one_line_error(rc, err, *words):
+    assert rc == 2, err
+    assert err.startswith("bdpsim: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+
+
+def toml(tmp_path, text, name="c.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+# ------------------------------------------------------------------ 5. one line, exit 2, nothing written
+
+BAD_CONFIGS = {
+    "section not a table": ("model = 5\n" + RUN + COUNT, "model = 5"),
+    "list of strings": (RUN + 'known_sizes = ["a"]\n' + MARKOV + COUNT, "run.known_sizes"),
+    "nested list": (RUN + "known_sizes = [[1]]\n" + MARKOV + COUNT, "run.known_sizes"),
+    "float in int list": (RUN + "known_sizes = [1.5]\n" + MARKOV + COUNT, "run.known_sizes"),
+    "bool in int list": (RUN + "known_sizes = [true]\n" + MARKOV + COUNT, "run.known_sizes"),
+    "huge range sweep": (RUN + MARKOV + COUNT.replace("epsilon = 1.0", "epsilon = {range = [1, 1e12, 1]}"),
+                         "range has"),
+    "sigma overflow": (RUN + GAUSS + "sigma = 1e200\n" + CLIPPED, "model.sigma"),
+    "clip overflow": (RUN + GAUSS + CLIPPED.replace("[0.0, 1.0]", "[-1e308, 1e308]"), "mechanism.clip"),
+    "huge Gaussian n": (RUN + GAUSS.replace("n = 4", "n = 5000") + CLIPPED, "--max-work"),
+    "huge Markov n": (RUN + MARKOV.replace("n = 4", "n = 1000000") + COUNT, "--max-memory-gib"),
+    "10^9 adversaries": (RUN.replace("adversaries = 6", "adversaries = 1000000000") + MARKOV + COUNT,
+                         "run.adversaries"),
+    "10^12 Gaussian samples": (RUN.replace("samples = 1000", "samples = 1000000000000") + GAUSS + CLIPPED,
+                               "run.samples"),
+    "10^9 kde samples": (RUN.replace("samples = 1000", "samples = 1000000000").replace('"mixture"', '"kde"')
+                         + MARKOV + COUNT, "--max-memory-gib"),
+    "1e9-member family": (RUN + '[model]\nkind = "pedigree"\nfamily = "nuclear"\nsize = 1000000000\n'
+                          + COUNT.replace("[1]", '["BB"]'), "model.size"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_one_line_nothing_written(tmp_path, capsys, case):
+    text, word = BAD_CONFIGS[case]
+    cfg = toml(tmp_path, text)
+    t0 = time.perf_counter()
+    rc, out, err = cli(capsys, "validate", cfg)
+    one_line_error(rc, err, word)
+    assert out == ""
+    rc, out, err = cli(capsys, "run", cfg, "--out", tmp_path / "out")
+    one_line_error(rc, err, word)
+    assert not (tmp_path / "out").exists()
+    assert time.perf_counter() - t0 < 10  # refused up front, not after building or running
+
+
+def test_limit_names_estimate_and_option_and_can_be_raised(tmp_path, capsys):
+    cfg = toml(tmp_path, OK)
+    rc, out, _ = cli(capsys, "validate", cfg)
+    assert rc == 0 and "estimate: peak memory" in out and "work" in out
+    rc, _, err = cli(capsys, "validate", cfg, "--max-memory-gib", "1e-9")
+    one_line_error(rc, err, "of memory", "--max-memory-gib")
+    rc, _, err = cli(capsys, "run", cfg, "--out", tmp_path / "o", "--max-work", "10")
+    one_line_error(rc, err, "work units", "--max-work")
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_arguments_one_line(tmp_path, capsys):
+    cfg = toml(tmp_path, OK)
+    (tmp_path / "afile").write_text("x")
+    cases = [
+        (["run", cfg, "--out", tmp_path / "o", "--backend", "dask", "--scheduler", "garbage"], "--scheduler"),
+        (["run", cfg, "--out", tmp_path / "o", "--backend", "dask", "--scheduler", "http://127.0.0.1:8786"],
+         "--scheduler"),
+        (["run", cfg, "--out", tmp_path / "afile" / "sub"], "is a file"),
+        (["run", cfg, "--out", ""], "--out"),
+        (["run", cfg, "--out", "/proc/bdpsim-test/sub"], "--out"),
+        (["bounds", "markov", "--transition", "abc", "--epsilon", "1"], "--transition"),
+        (["bounds", "markov", "--transition", "[[0.5,0.5],[0.5]]", "--epsilon", "1"], "--transition"),
+    ]
+    for args, word in cases:
+        rc, out, err = cli(capsys, *args)
+        one_line_error(rc, err, word)
+        assert out == ""
+    assert not (tmp_path / "o").exists()
+
+
+def test_unwritable_out_directory(tmp_path, capsys):
+    if os.geteuid() == 0:
+        pytest.skip("root can write anywhere")
+    locked = tmp_path / "ro"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", locked / "o")
+        one_line_error(rc, err, "not writable")
+    finally:
+        locked.chmod(0o700)
+
+
+def test_bounds_prints_nothing_before_failing(capsys):
+    rc, out, err = cli(capsys, "bounds", "markov", "--gamma", "5", "--epsilon", "-1", "--n", "3")
+    one_line_error(rc, err, "epsilon")
+    assert out == ""
+
+
+def test_binary_utility_config_and_foreign_summaries(tmp_path, capsys):
+    binary = tmp_path / "u.toml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    for cmd in ("utility", "validate"):
+        rc, _, err = cli(capsys, cmd, binary)
+        one_line_error(rc, err, "config")
+    for name, data in (("binary", bytes(range(256)) * 4), ("foreign", b"a,b\n1,2\n"), ("empty", b""),
+                       ("gzip", gzip.compress(b"point_id\n"))):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "summary.csv").write_bytes(data)
+        rc, _, err = cli(capsys, "plot", d)
+        one_line_error(rc, err)
+        assert not list(d.glob("bdpl.*"))
+
+
+def test_config_error_survives_pickling():
+    e = ConfigError("model.rho", lambda: 0, "must be in [0, 1)")
+    f = pickle.loads(pickle.dumps(e))
+    assert type(f) is ConfigError and str(f) == str(e) and f.field == "model.rho"
+
+
+# ------------------------------------------------------------------------- user mechanism modules
+
+MECH = """
+import numpy as np
+
+def ok(data, rng):
+    return (data == 1).sum(axis=1) + rng.laplace(0.0, 1.0, size=data.shape[0])
+
+def nan(data, rng):
+    return np.full(data.shape[0], np.nan)
+
+def big(data, rng):
+    if data.shape[0] > 100:
+        raise RuntimeError("too big")
+    return ok(data, rng)
+"""
+
+
+def python_config(tmp_path, func: str) -> Path:
+    return toml(tmp_path, RUN.replace('"mixture"', '"kde"') + "exact_reference = false\n" + MARKOV
+                + f'[mechanism]\nkind = "python"\nfunction = "{func}"\n')
+
+
+def test_user_module_beside_config(tmp_path, capsys, monkeypatch):
+    mod = f"hostile_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{mod}.py").write_text(MECH)
+    (tmp_path / f"{mod}_broken.py").write_text("def f(:\n")
+    monkeypatch.chdir(ROOT)  # not the config's directory, and no PYTHONPATH
+    rc, _, err = cli(capsys, "run", python_config(tmp_path, f"{mod}:ok"), "--out", tmp_path / "ok", "--quiet")
+    assert rc == 0, err
+    for func, word in ((f"{mod}:nan", "finite"), (f"{mod}_broken:f", "syntax error")):
+        rc, _, err = cli(capsys, "run", python_config(tmp_path, func), "--out", tmp_path / "bad")
+        one_line_error(rc, err, word)
+        assert not (tmp_path / "bad").exists()
+
+
+def test_failure_mid_run_in_a_worker(tmp_path, capsys):
+    """Raised in a loky worker: still the one-line ConfigError; no partial tables; status failed."""
+    mod = f"hostile_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{mod}.py").write_text(MECH)
+    out = tmp_path / "o"
+    rc, _, err = cli(capsys, "run", python_config(tmp_path, f"{mod}:big"), "--out", out, "--jobs", "2", "--quiet")
+    one_line_error(rc, err, "too big")
+    assert not (out / "summary.csv").exists() and not (out / "adversaries.csv.gz").exists()
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "failed" and "too big" in meta["error"]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_worker_that_cannot_load_the_task(tmp_path, monkeypatch, backend):
+    """The user's module importable here but not on the workers: an error, not a broken pool
+    (loky) or a client waiting forever (Dask)."""
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    mod = f"hostile_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{mod}_impl.py").write_text(MECH)
+    (tmp_path / f"{mod}.py").write_text(
+        "import os\nif os.environ.get('HOSTILE_PID') != str(os.getpid()):\n"
+        "    raise ImportError('only importable in the client')\n"
+        f"from {mod}_impl import ok\n")
+    monkeypatch.setenv("HOSTILE_PID", str(os.getpid()))
+    cfg = load_config(python_config(tmp_path, f"{mod}:ok"))
+    with pytest.raises(ConfigError, match="only importable in the client"):
+        run_experiment(cfg, tmp_path / "o", jobs=2, backend=backend, progress=False, log=lambda m: None)
+    assert json.loads((tmp_path / "o" / "metadata.json").read_text())["status"] == "failed"
+
+
+# --------------------------------------------------------------------- 6. no hang: worst-case search
+
+def test_worst_case_gaussian_is_capped():
+    from bdpsim.worstcase import worst_gaussian_sum
+
+    t0 = time.perf_counter()  # n = 12, rho = 0.5 looped forever; this case too, and is quicker
+    r = worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2)
+    assert time.perf_counter() - t0 < 20
+    assert r.capped and r.starts >= 1 and r.slope >= r.equicorrelated - 1e-9
+
+
+# --------------------------------------------------------------------------- 7. output directories
+
+def test_files_follow_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        run_experiment(load_config(toml(tmp_path, OK)), tmp_path / "o", progress=False, log=lambda m: None)
+    finally:
+        os.umask(old)
+    for name in ("summary.csv", "adversaries.csv.gz", "metadata.json"):
+        assert (tmp_path / "o" / name).stat().st_mode & 0o777 == 0o640
+
+
+def test_resume_recomputes_damaged_points(tmp_path):
+    cfg = load_config(toml(tmp_path, OK.replace("gamma = 2.0", "gamma = [1.5, 2.0, 3.0]")))
+    out = tmp_path / "o"
+    first = run_experiment(cfg, out, progress=False, log=lambda m: None)
+    rows = gzip.decompress((out / "adversaries.csv.gz").read_bytes()).decode().splitlines()
+    a, b, c = (R.point_paths(out, p.id) for p in cfg.points)
+    a[1].write_bytes(a[1].read_bytes()[:20])  # truncated gzip
+    b[0].write_text('{"point_id": "someone-else"}')  # foreign marker
+    c[1].write_bytes(gzip.compress(b"", mtime=0))  # empty (rows missing), still valid gzip
+    log: list[str] = []
+    again = run_experiment(cfg, out, progress=False, log=log.append)
+    assert sum("recomputing" in m for m in log) == 3, log
+    assert not any("resuming" in m for m in log)
+    strip = (lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows])
+    assert strip(again) == strip(first)
+    assert gzip.decompress((out / "adversaries.csv.gz").read_bytes()).decode().splitlines() == rows
+
+
+def test_foreign_directory_needs_force(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "thesis.tex").write_text("mine")
+    cfg = toml(tmp_path, OK)
+    rc, _, err = cli(capsys, "run", cfg, "--out", out, "--quiet")
+    one_line_error(rc, err, "--force")
+    assert sorted(p.name for p in out.iterdir()) == ["thesis.tex"]
+    rc, _, err = cli(capsys, "run", cfg, "--out", out, "--quiet", "--force")
+    assert rc == 0, err
+    assert (out / "thesis.tex").read_text() == "mine" and (out / "summary.csv").is_file()
+
+
+def test_concurrent_runs_are_serialised(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    cfg = load_config(toml(tmp_path, OK))
+    held, release = threading.Event(), threading.Event()
+
+    def other_run():
+        with R.run_lock(out):
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=other_run)
+    t.start()
+    held.wait(5)
+    log: list[str] = []
+    timer = threading.Timer(1.0, release.set)
+    timer.start()
+    t0 = time.perf_counter()
+    run_experiment(cfg, out, progress=False, log=log.append)
+    assert time.perf_counter() - t0 >= 0.9
+    assert any("waiting for another bdpsim run" in m for m in log), log
+    t.join()
+
+
+def test_heartbeat_lines_without_a_terminal(tmp_path):
+    slow = OK.replace("adversaries = 6", "adversaries = 60").replace('"mixture"', '"kde"')
+    log: list[str] = []
+    run_experiment(load_config(toml(tmp_path, slow)), tmp_path / "o", progress=False, log=log.append,
+                   heartbeat=0.2)
+    beats = [m for m in log if m.startswith("bdpsim run: ")]
+    assert beats and all("tasks" in m and "s elapsed" in m for m in beats), log
+
+
+def test_ctrl_c_marks_metadata_interrupted(tmp_path, cli_env):
+    slow = OK.replace("adversaries = 6", "adversaries = 400").replace('"mixture"', '"kde"') \
+        .replace("samples = 1000", "samples = 20000")
+    cfg = toml(tmp_path, slow)
+    out = tmp_path / "o"
+    proc = subprocess.Popen([PY, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--quiet"],
+                            env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    meta = out / "metadata.json"
+    deadline = time.time() + 30
+    while time.time() < deadline and not meta.is_file():
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert json.loads(meta.read_text())["status"] == "interrupted"
+    assert "re-run the same command to resume" in err
+
+
+def test_validate_lists_sweeps_and_accepts_utility_configs(tmp_path, capsys):
+    cfg = toml(tmp_path, RUN + MARKOV.replace("gamma = 2.0", "gamma = [1.5, 3.0]")
+               + '[mechanism]\nkind = "sum"\nstate_values = [0.0, 2.0]\nnoise_scale = 1.0\n')
+    rc, out, err = cli(capsys, "validate", cfg)
+    assert rc == 0, err
+    assert "2 configuration points" in out and "sweep model.gamma = [1.5, 3]" in out
+    assert "nan" not in out
+    rc, out, err = cli(capsys, "validate", ROOT / "configs" / "utility_galton.toml")
+    assert rc == 0 and "utility" in out, err
+
+
+def test_warnings_never_precede_the_error(capsys):
+    import warnings
+
+    from bdpsim.cli import _quietly
+
+    def warns_then_fails():
+        warnings.warn("overflow somewhere", RuntimeWarning)
+        raise ConfigError("model.sigma", 1e200, "too large")
+
+    with pytest.raises(ConfigError):
+        _quietly(warns_then_fails)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("line,word", [
+    ("family_size = [1000000000]", "utility.family_size"),
+    ("records = 1000000000000", "utility.records"),
+    ("runs = 1000000000000", "utility.runs"),
+    ("seed = true", "utility.seed"),
+    ("epsilon = [inf]", "utility.epsilon"),
+])
+def test_hostile_utility_configs(tmp_path, capsys, line, word):
+    cfg = toml(tmp_path, f'[utility]\ndataset = "genomic"\n{line}\n')
+    t0 = time.perf_counter()
+    for cmd in ("validate", "utility"):
+        rc, out, err = cli(capsys, cmd, cfg, *(["--out", tmp_path / "o"] if cmd == "utility" else []))
+        one_line_error(rc, err, word)
+    assert not (tmp_path / "o").exists() and time.perf_counter() - t0 < 5
