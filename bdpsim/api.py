@@ -51,7 +51,8 @@ def load_results(path: str | Path, *, as_frame: bool = True):
 
 
 def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None = None, *, jobs: int = 1,
-        backend: str = "loky", progress: bool = False, as_frame: bool = True):
+        backend: str = "loky", progress: bool = False, as_frame: bool = True, force: bool = False,
+        limits=None):
     """Run a config (a dict shaped like the TOML file, a path to one, or a parsed config).
 
     Parameters
@@ -65,6 +66,10 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
 
     as_frame : bool, optional
         Return a pandas ``DataFrame`` when pandas is installed (default), else a list of dicts.
+    force : bool, optional
+        Allow an ``out`` that holds files of another tool (as ``bdpsim run --force``).
+    limits : bdpsim.cost.Limits, optional
+        Caps on the estimated memory and work (as ``--max-memory-gib`` / ``--max-work``).
 
     Returns
     -------
@@ -86,9 +91,11 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
         raise TypeError(f"config = {config!r}: must be a dict, a TOML path or an ExperimentConfig")
     if out is None:
         with tempfile.TemporaryDirectory(prefix="bdpsim-") as tmp:
-            rows = run_experiment(cfg, tmp, jobs=jobs, backend=backend, progress=progress, log=lambda m: None)
+            rows = run_experiment(cfg, tmp, jobs=jobs, backend=backend, progress=progress, log=lambda m: None,
+                                  limits=limits)
     else:
-        rows = run_experiment(cfg, out, jobs=jobs, backend=backend, progress=progress)
+        rows = run_experiment(cfg, out, jobs=jobs, backend=backend, progress=progress, force=force,
+                              limits=limits)
     return _table(rows) if as_frame else rows
 
 

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .adversary import Adversary
-from .bounds import genomic_lower_bound  # noqa: F401  (re-exported: thesis Cor. 5.2)
 from .errors import ConfigError, NotAvailable, check
 from .estimators.base import Estimate
 from .estimators.exact import ExhaustiveResult

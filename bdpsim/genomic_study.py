@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from .genomic import exhaustive_pedigree_count, genomic_lower_bound, worst_adversary
+from .bounds import genomic_lower_bound
+from .genomic import exhaustive_pedigree_count, worst_adversary
 from .mechanisms import LaplaceCount
 from .models.pedigree import GENOTYPES, PedigreeModel, genotype_states
 

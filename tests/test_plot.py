@@ -97,3 +97,17 @@ def test_cli_plot(eps_run, cli_env, args, ok):
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
         assert p.stderr.startswith("bdpsim: error: ") and repr(args[1]) in p.stderr
         assert not list(eps_run.glob("bdpl.*"))  # nothing written
+
+
+def test_plot_ignores_a_foreign_metadata_file(tmp_path):
+    """A binary or non-JSON metadata.json beside a valid summary.csv costs only the title."""
+    from bdpsim.figures.summary import _metadata_title
+
+    p = tmp_path / "metadata.json"
+    p.write_bytes(b"\x00\xff\xfe garbage")
+    assert _metadata_title(p) == ""
+    p.write_text("[1, 2]")
+    assert _metadata_title(p) == ""
+    p.write_text('{"title": "ok"}')
+    assert _metadata_title(p) == "ok"
+    assert _metadata_title(tmp_path / "missing.json") == ""

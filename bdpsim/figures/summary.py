@@ -191,6 +191,17 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     return ax
 
 
+def _metadata_title(path: Path) -> str:
+    """The run's title from ``metadata.json``; ``""`` when the file is missing or not bdpsim's
+    (unreadable, not JSON, no title): the title is decoration, never a reason to fail."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return ""
+    title = meta.get("title", "") if isinstance(meta, dict) else ""
+    return title if isinstance(title, str) else ""
+
+
 def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
                  title: str | None = None) -> list[Path]:
     """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv`` (see :func:`plot_summary`).
@@ -216,8 +227,7 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
     if title is None:
-        meta = Path(results_dir) / "metadata.json"
-        title = json.loads(meta.read_text()).get("title", "") if meta.is_file() else ""
+        title = _metadata_title(Path(results_dir) / "metadata.json")
     if title:
         ax.set_title(title, fontsize=8)
     return save(fig, Path(results_dir) / "bdpl")

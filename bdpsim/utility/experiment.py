@@ -22,7 +22,7 @@ from .. import bounds as B
 from .. import results as R
 from ..config import load_toml
 from ..schema import sweep_table as _sweep_table
-from ..errors import ConfigError, check
+from ..errors import check
 from ..models.pedigree import PedigreeModel
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov

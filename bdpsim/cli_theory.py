@@ -1,0 +1,178 @@
+"""``bdpsim bounds`` and ``bdpsim worst-case``: argument parsing and printing for the
+theoretical bounds (paper Thm 4.3, 5.5/5.8, 6.2; thesis eq. 20) and the worst-case searches."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .errors import ConfigError
+
+EPILOG_BOUNDS = """\
+examples:
+  bdpsim bounds markov --transition "[[0.882,0.118],[0.305,0.695]]" --epsilon 1
+  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10
+  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1
+  bdpsim bounds general --m 10 --epsilon 0.5
+"""
+
+
+
+def _json_matrix(text: str):
+    """``--transition``: a JSON matrix (checked when the command runs: one ``field = value: rule`` line)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _check_matrix(value) -> list:
+    ok = (isinstance(value, list) and len(value) >= 1 and all(
+        isinstance(r, list) and len(r) == len(value[0]) and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in r)
+        for r in value))
+    if not ok:
+        raise ConfigError("--transition", value, "must be a JSON matrix of numbers like [[0.9,0.1],[0.3,0.7]]")
+    return value
+
+
+def add_parsers(sub, parser_class, formatter_class) -> None:
+    """Add the ``bounds`` and ``worst-case`` subcommands (parsers of ``parser_class``, help laid
+    out by ``formatter_class``) to the subparsers ``sub``."""
+    _Parser, _Formatter = parser_class, formatter_class
+    b = sub.add_parser("bounds", help="print the theoretical BDPL bounds (paper §4-§6)",
+                       description="Print the theoretical upper bounds on the BDPL of an eps-DP Laplace "
+                                   "mechanism and the Laplace calibration for eps-BDP: general m eps (paper "
+                                   "Thm 4.3), Gaussian (Thm 5.5/5.8), Markov eps + 4 ln gamma (Thm 6.2) and "
+                                   "Zhao et al.'s eps + 6 ln omega (thesis eq. 20).",
+                       epilog=EPILOG_BOUNDS, formatter_class=_Formatter)
+    bs = b.add_subparsers(dest="which", required=True, parser_class=_Parser)
+    bm = bs.add_parser("markov", help="Markov chain bound eps + 4 ln gamma and Zhao's eps + 6 ln omega",
+                       description="Markov chain bound eps + 4 ln gamma (paper Thm 6.2) and Zhao et al.'s "
+                                   "eps + 6 ln omega (thesis eq. 20) of a transition matrix (needs every "
+                                   "P > 0 and a stationary start), with the calibration for eps-BDP.",
+                       epilog="examples:\n  bdpsim bounds markov --transition \"[[0.882,0.118],[0.305,0.695]]\" --epsilon 1\n"
+                              "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10",
+                       formatter_class=_Formatter)
+    g = bm.add_mutually_exclusive_group(required=True)
+    g.add_argument("--transition", type=_json_matrix, help="transition matrix as JSON")
+    g.add_argument("--gamma", type=float, help="symmetric chain of thesis Fig. 14 with this ratio")
+    bm.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
+    bm.add_argument("--n", type=int, help="number of records (adds the general bound n eps)")
+    bg = bs.add_parser("gaussian", help="Gaussian bound (m^2/(4(1/rho-m+2)) + 1) eps",
+                       description="Gaussian bound (m^2 / (4 (1/rho - m + 2)) + 1) eps of the clipped Laplace "
+                                   "sum on m records with max. Pearson correlation rho (paper Thm 5.5/5.8; "
+                                   "needs rho (m - 2) < 1), beside the general bound m eps.",
+                       epilog="example:\n  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1",
+                       formatter_class=_Formatter)
+    bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
+    bg.add_argument("--m", type=int, required=True, help="number of correlated records")
+    bg.add_argument("--epsilon", type=float, required=True)
+    bgen = bs.add_parser("general", help="general bound m eps",
+                         description="General bound m eps on the BDPL of an eps-DP mechanism when at most "
+                                     "m records are correlated (paper Thm 4.3).",
+                         epilog="example:\n  bdpsim bounds general --m 10 --epsilon 0.5",
+                         formatter_class=_Formatter)
+    bgen.add_argument("--m", type=int, required=True)
+    bgen.add_argument("--epsilon", type=float, required=True)
+    w = sub.add_parser("worst-case", help="search the model class for the largest exact BDPL",
+                       description="Worst-case searches (exact objective, many local starts).\n"
+                                   "gaussian: max over Sigma_rho and (i, K) of the unclipped-sum slope |a|;\n"
+                                   "markov: max over stationary chains with max P / min P <= gamma of the\n"
+                                   "exact BDPL of the eps-DP count (every adversary, K = {} included).",
+                       epilog="examples:\n  bdpsim worst-case gaussian --n 5 --rho 0.3\n"
+                              "  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
+                       formatter_class=_Formatter)
+    ws = w.add_subparsers(dest="which", required=True, parser_class=_Parser)
+    wg = ws.add_parser("gaussian", help="worst Sigma_rho for the unclipped Laplace sum",
+                       description="Maximise the slope |a| of the unclipped Laplace sum's BDPL |a| |x - x'| / beta "
+                                   "over correlation matrices with |off-diagonal| <= rho and over adversaries "
+                                   "(i, K), by L-BFGS-B from many starts; prints the worst matrix and the "
+                                   "equicorrelated and Gaussian-bound references.",
+                       epilog="example:\n  bdpsim worst-case gaussian --n 5 --rho 0.3",
+                       formatter_class=_Formatter)
+    wg.add_argument("--n", type=int, required=True, help="records (2..12)")
+    wg.add_argument("--rho", type=float, required=True, help="max. |correlation|, in [0, 1)")
+    wg.add_argument("--noise-scale", type=float, default=10.0, help="Laplace beta (default 10)")
+    wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
+    wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
+    wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
+    wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma",
+                       description="Search stationary chains with max P / min P <= gamma for the largest exact "
+                                   "BDPL of the eps-DP Laplace count (every adversary, K = {} included), by "
+                                   "Nelder-Mead from random starts; compares with the symmetric chain of "
+                                   "thesis Fig. 14 and the Markov bound.",
+                       epilog="example:\n  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
+                       formatter_class=_Formatter)
+    wm.add_argument("--gamma", type=float, required=True)
+    wm.add_argument("--n", type=int, default=6, help="records (2..9; default 6)")
+    wm.add_argument("--epsilon", type=float, required=True)
+    wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
+    wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
+    wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
+
+
+def _fmt_bound(b) -> str:
+    return f"{b.value:.4f}" if math.isfinite(b.value) else f"not applicable ({b.reason})"
+
+
+def command_bounds(a) -> int:
+    from . import bounds as B
+
+    lines: list[str] = []  # printed only once every value is computed: no results before an error
+    if a.which == "markov":
+        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+        gam, om = B.gamma_of(P), B.omega_of(P)
+        lines.append(f"transition     {P.tolist()}")
+        lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
+        lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
+        lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
+        lines.append(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
+        if a.n is not None:
+            lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
+        tau = B.calibrate_markov(a.epsilon, P)
+        lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
+                     else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
+    elif a.which == "gaussian":
+        h = B.gaussian_factor(a.rho, a.m)
+        lines.append(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
+                     else "factor h       not applicable (needs rho (m - 2) < 1)")
+        lines.append(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
+        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    else:
+        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    print("\n".join(lines))
+    return 0
+
+
+def command_worst_case(a) -> int:
+    import numpy as np
+
+    from . import worstcase as W
+
+    rng = np.random.default_rng(a.seed)
+    if a.which == "gaussian":
+        if not (a.noise_scale > 0):
+            raise ConfigError("--noise-scale", a.noise_scale, "must be > 0")
+        r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts)
+        print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
+        print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
+        if r.capped:
+            print(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
+                  f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
+        print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
+        print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
+        h = r.gaussian_factor
+        print("Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
+        print("worst correlation matrix:")
+        print(np.array2string(r.correlation, precision=4, suppress_small=True))
+    else:
+        r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts)
+        print(f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}")
+        print(f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)")
+        if math.isfinite(r.symmetric_bdpl):
+            print(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
+        print(f"Markov bound             {r.markov_bound:.6f}")
+        print("worst transition matrix:")
+        print(np.array2string(r.transition, precision=4))
+    return 0
