@@ -51,10 +51,12 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("kde_ratio", str, "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)"),
     _c("kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"),
     _c("known_sizes", str, "allowed known-set sizes"),
-    _c("n_adversaries", int, "adversaries examined"),
+    _c("n_adversaries", int, "adversaries examined (window search: window classes, each the worst over its "
+                             "targets, boundary values and x, x')"),
     _c("n_samples", int, "samples per condition per adversary (empty for exact)"),
     _c("percentile", float, "the percentile over adversaries reported in bdpl_p{q}"),
-    _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates"),
+    _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates (window search: of "
+                        "the window classes' worst values)"),
     _c("bdpl_{q}_ci_low", float, "lower end of its distribution-free (order-statistic) confidence interval "
                                  "over the adversary draw (-inf: unbounded)"),
     _c("bdpl_{q}_ci_high", float, "upper end of that interval (inf: too few adversaries to bound the percentile)"),
@@ -80,15 +82,17 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("error_mean", float, "mean of estimate - exact over the adversaries with an exact value"),
     _c("error_max", float, "largest |estimate - exact| over them"),
     _c("argmax_i", int, "most leaking adversary: target"),
-    _c("argmax_known", str, "its known positions (;-separated)"),
-    _c("argmax_x_known", str, "their values"),
+    _c("argmax_known", str, "its known positions (;-separated; a..b: the range a to b)"),
+    _c("argmax_x_known", str, "their values (window search: only the window's boundary values matter, "
+                              "x_l=v;x_r=v, 'chain end' where the window reaches it)"),
     _c("argmax_x", str, "its x"),
     _c("argmax_x_prime", str, "its x'"),
     _c("bound_general", float, "general bound m eps"),
     _c("bound_model", float, "model bound (Gaussian or Markov)"),
     _c("bound_zhao", float, "Zhao et al.'s bound"),
     _c("bound_lower", float, "lower bound on the BDPL: eps for an eps-DP mechanism (the adversary "
-                             "knowing every other record); estimates below it missed that adversary"),
+                             "knowing every other record); (m - 1) eps for a count of BB or bb on a nuclear "
+                             "pedigree of m (thesis Cor. 5.2); estimates below it missed that adversary"),
     _c("bound_note", str, "why a bound does not apply"),
     _c("seed", int, "root seed"),
     _c("seconds", float, "compute time (the only column that varies between identical runs)"),
