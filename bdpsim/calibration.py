@@ -218,10 +218,10 @@ def _quilt(name: str, variant: str) -> Callable:
 
 
 def _wasserstein(p: CalibrationProblem) -> Calibration:
-    from .wasserstein import markov_laws, _sup_over_pairs
+    from .wasserstein import markov_laws, sup_over_secret_pairs
 
     try:
-        w = _sup_over_pairs(markov_laws(p.model, p.values), p.model.n)
+        w = sup_over_secret_pairs(markov_laws(p.model, p.values), p.model.n)
     except NotAvailable as exc:
         return p.not_applicable("wasserstein", str(exc))
     return p.result("wasserstein", w.W / p.epsilon,

@@ -44,6 +44,11 @@ The mechanism releases ``F(D) + sigma Lap(1)`` for a 1-Lipschitz ``F`` (a count)
 7. ``lambda = eps - e`` equal to 0 gives an infinite score; below 0 ``nan`` (MATLAB's ``min``
    ignores ``nan``); ties between quilts go to the first in MATLAB's column-major order
    (``a`` outer, ``b`` inner), which only affects the reported ``(a, b)``.
+
+One addition that does not change any result: the MATLAB scores the full ``i x (T - i + 1)`` quilt
+grid of a node; :func:`_scores` builds it only up to the quilt size that can still win
+(``card <= eps * best``, since ``e >= 0``), which gives the same minimum and the same first
+minimising cell and makes ``T = 17 568`` (the whole activity data) take seconds.
 """
 
 from __future__ import annotations
@@ -389,7 +394,26 @@ def mqm_exact_search_multi(downstream, upstream1, upstream2, epsilon: float, T: 
 def mqm_approx(P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: float | None = None) -> QuiltResult:
     """MQMApprox ``sigma`` for a chain ``P`` of length ``T`` as the authors' scripts set it up:
     ``pi_min`` = min of the first row of ``P^100`` (unless given), eigengap per
-    :func:`authors_eigengap`, then :func:`mqm_approx_search`."""
+    :func:`authors_eigengap`, then :func:`mqm_approx_search`.
+
+    Parameters
+    ----------
+    P : array_like, shape (s, s)
+        Transition matrix.
+    T : int
+        Chain length (``run_realData.m`` passes a search range instead, see the module docstring).
+    epsilon : float
+        Pufferfish privacy parameter.
+    eigengap : {"auto", "chain", "reversal"}
+        Eigengap definition (:func:`authors_eigengap`).
+    pi_min : float, optional
+        Override the smallest stationary probability.
+
+    Returns
+    -------
+    QuiltResult
+        ``sigma`` (Laplace scale of a 1-Lipschitz query) and the worst node's best quilt.
+    """
     P = transition_matrix(P)
     pm = float(authors_stationary(P).min()) if pi_min is None else float(pi_min)
     g = authors_eigengap(P, eigengap)
@@ -404,10 +428,26 @@ def mqm_approx(P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: flo
 def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto") -> QuiltResult:
     """MQMExact ``sigma`` for a chain ``P`` of length ``T``.
 
-    ``variant="binary"`` (default for 2 states, ``run_synthetic.m``): node marginals of the chain
-    started at ``initial`` (default: the first row of ``P^100``, as the authors);
-    ``variant="multi"`` (default for more states, ``run_realData.m``): worst-case marginals over
-    start laws (``initial`` is not used).
+    Parameters
+    ----------
+    P : array_like, shape (s, s)
+        Transition matrix.
+    T : int
+        Chain length (>= 3; the authors' search covers the nodes ``2..T-1``).
+    epsilon : float
+        Pufferfish privacy parameter.
+    initial : array_like, optional
+        Start law for the node marginals of the binary variant (default: the first row of
+        ``P^100``, as the authors).
+    variant : {"auto", "binary", "multi"}
+        ``binary`` (default for 2 states, ``run_synthetic.m``): node marginals of the chain started
+        at ``initial``; ``multi`` (default for more states, ``run_realData.m``): worst-case
+        marginals over start laws (``initial`` is not used).
+
+    Returns
+    -------
+    QuiltResult
+        ``sigma`` (Laplace scale of a 1-Lipschitz query) and the worst node's best quilt.
     """
     P = transition_matrix(P)
     if variant == "auto":

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
-from .errors import ConfigError, NotAvailable, check
+from .errors import NotAvailable, check
 from .figdata import rr_flip_probability
 from .models import MarkovChainModel
 
@@ -461,12 +461,22 @@ def rr_no_knowledge_bdpl(model: MarkovChainModel, rho: float) -> float:
 
 
 def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
-    """Exact BDPL: the window search when ``P > 0`` and the start law is positive, else the
-    brute force (``T <= 12``)."""
+    """Exact BDPL over all adversaries of randomized response (debiased count) on a binary chain.
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+        A binary chain.
+    rho : float
+        Flip probability in (0, 1/2) (e.g. :func:`flip_for_chain`).
+
+    Returns
+    -------
+    RRResult
+        The BDPL and a worst adversary: by the window search when ``P > 0`` and the start law is
+        positive, else by brute force (``T <= 12``).
+    """
     _check(model, rho)
     if model.transition.min() > 0 and model.initial.min() > 0:
         return rr_bdpl(model, rho)
     return rr_bdpl_bruteforce(model, rho)
-
-
-

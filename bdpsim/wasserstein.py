@@ -22,7 +22,6 @@ tail levels keep their relative precision; levels equal to relative ``1e-12`` co
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,7 +69,20 @@ def _reach(x_mu, F_mu, S_mu, F_lev, S_lev) -> np.ndarray:
 
 
 def w_infinity(atoms_mu, probs_mu, atoms_nu, probs_nu) -> float:
-    """``W_inf(mu, nu) = sup_u |Q_mu(u) - Q_nu(u)|`` of two finite laws on the real line."""
+    """``W_inf(mu, nu) = sup_u |Q_mu(u) - Q_nu(u)|`` of two finite laws on the real line.
+
+    Parameters
+    ----------
+    atoms_mu, probs_mu : array_like
+        Atoms and (non-negative, not necessarily normalised) probabilities of ``mu``.
+    atoms_nu, probs_nu : array_like
+        The same for ``nu``.
+
+    Returns
+    -------
+    float
+        The infinity-Wasserstein distance (exact, see the module docstring).
+    """
     xm, _, Fm, Sm = _law(atoms_mu, probs_mu)
     xn, _, Fn, Sn = _law(atoms_nu, probs_nu)
     up = np.max(_reach(xm, Fm, Sm, Fn, Sn) - xn)   # sup (Q_mu - Q_nu), at the levels F_nu(y)
@@ -100,7 +112,9 @@ class WassersteinResult:
         return self.W / float(epsilon)
 
 
-def _sup_over_pairs(laws: dict, n: int) -> WassersteinResult:
+def sup_over_secret_pairs(laws: dict, n: int) -> WassersteinResult:
+    """``W = max`` over records ``i < n`` and value pairs ``x < x'`` present in ``laws`` (``{(i, x):
+    (atoms, probs)}``) of :func:`w_infinity`."""
     best, arg, pairs = -1.0, (0, 0, 0), 0
     for i in range(n):
         vals = sorted(v for (j, v) in laws if j == i)
@@ -190,26 +204,36 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
                       state_values: Sequence[float] | None = None) -> WassersteinResult:
     """``W`` for a count (or, on a Markov chain, a state sum) on a Markov chain or a pedigree.
 
-    The mechanism for eps-Pufferfish privacy adds ``Lap(W / eps)``
-    (:meth:`WassersteinResult.scale`).
+    Parameters
+    ----------
+    model : MarkovChainModel or PedigreeModel
+    counted_states : sequence, optional
+        Counted states (chain default: state 1; pedigree default: ``["BB"]``).
+    state_values : sequence of float, optional
+        Per-state query values (Markov chains only).
+
+    Returns
+    -------
+    WassersteinResult
+        ``W`` and the secret pair attaining it; the mechanism for eps-Pufferfish privacy adds
+        ``Lap(W / eps)`` (:meth:`WassersteinResult.scale`).
     """
     from .models import MarkovChainModel
 
     if isinstance(model, MarkovChainModel):
         from .window import query_values
 
-        return _sup_over_pairs(markov_laws(model, query_values(model.states, counted_states, state_values)), model.n)
+        values = query_values(model.states, counted_states, state_values)
+        return sup_over_secret_pairs(markov_laws(model, values), model.n)
     if getattr(model, "kind", None) == "pedigree":
         if state_values is not None:
             raise ConfigError("state_values", list(state_values), "pedigrees take a count (counted_states)")
         from .models.pedigree import genotype_states
 
         counted = genotype_states(list(counted_states) if counted_states is not None else ["BB"])
-        return _sup_over_pairs(pedigree_laws(model, counted), model.n)
+        return sup_over_secret_pairs(pedigree_laws(model, counted), model.n)
     raise ConfigError("model", type(model).__name__, "must be a MarkovChainModel or a PedigreeModel")
 
 
-__all__ = ["WassersteinResult", "markov_laws", "pedigree_laws", "quantile", "w_infinity",
-           "wasserstein_scale"]
-
-
+__all__ = ["WassersteinResult", "markov_laws", "pedigree_laws", "quantile", "sup_over_secret_pairs",
+           "w_infinity", "wasserstein_scale"]

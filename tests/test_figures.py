@@ -9,7 +9,8 @@ from bdpsim import figdata as D
 from bdpsim.errors import ConfigError
 from bdpsim.gallery import FIGURES, make_figures
 
-ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated]
+# bdpsim-competition (minutes of exact window searches at T = 288) is rendered in tests/test_competition.py
+ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i != "bdpsim-competition"]
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
 
 TINY = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},

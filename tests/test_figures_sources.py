@@ -85,6 +85,10 @@ def _small_rows(fig_id):
         return S.calibration_rows(epsilons=(1.0, 10.0), chains=chains)
     if fig_id == "bdpsim-knowledge":
         return S.knowledge_rows(n=30, max_unknown=4)
+    if fig_id == "bdpsim-competition":
+        from bdpsim.competition import competition_chains, competition_rows
+
+        return competition_rows(competition_chains(), lengths=(8, 9), epsilons=(1.0, 10.0))
     if fig_id == "bdpsim-pedigree":
         return G.family_size_study(sizes=(3, 4, 6), epsilons=(1.0,), allele_bs=(0.3,))
     return G.generation_study(sizes=(5, 6), epsilons=(1.0,), allele_bs=(0.3,))

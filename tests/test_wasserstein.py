@@ -130,3 +130,19 @@ def test_pedigree_wasserstein():
     assert res.W == direct == 5.0   # a BB child vs a bb child: count 5 (all BB) vs at most 2
     with pytest.raises(ConfigError):
         wasserstein_scale(fam, state_values=[0, 1, 2])
+
+
+@pytest.mark.parametrize("size", [3, 5])
+def test_pedigree_wasserstein_mechanism_is_pufferfish_private(size):
+    """Lap(W/eps) on a nuclear family's BB count: the adversary who knows no record (Pufferfish's)
+    leaks at most eps (the paper's Thm 3.2); every adversary's exact BDPL is computed too."""
+    from bdpsim import Adversary, LaplaceCount, exact_bdpl
+
+    fam = PedigreeModel.nuclear(size)
+    w = wasserstein_scale(fam)
+    for eps in (1.0, 5.0):
+        mech = LaplaceCount(eps / w.W, (0,))
+        none = max(exact_bdpl(fam, mech, Adversary(i, (), (), x, xp)).bdpl
+                   for i in range(fam.n) for x, xp in ((0, 1), (0, 2), (1, 2)))
+        assert none <= eps + 1e-12
+        assert none <= exact_bdpl(fam, mech).bdpl <= eps + 1e-12
