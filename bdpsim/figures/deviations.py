@@ -20,7 +20,11 @@ class Deviation:
 
 _KDE = ("The committed run was made with bdpsim's earlier KDE variant (|log-ratio|, fastKDE's default "
         "positive shift), not the thesis' signed ratio of unshifted densities (issue 9 §1); it is to be "
-        "regenerated, and its p99 sits above the thesis estimator's.")
+        "regenerated (`bdpsim figures --only thesis-fig09 thesis-fig10`), and its p99 sits above the thesis "
+        "estimator's.")
+_KDE_THESIS = ("KDE as the thesis describes it (signed ln(p_x/p_x') of the drawn ordered pair, fastKDE densities "
+               "without the positive shift); the thesis does not say what it did where a density estimate is ≤ 0 "
+               "— bdpsim drops those evaluation points and counts them (CSV column nonpositive_points).")
 
 DEVIATIONS: dict[str, Deviation] = {
     "thesis-fig03": Deviation(
@@ -66,7 +70,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "10⁵ samples, crosses; bound = min(Markov, general)",
         "same; plus the exact BDPL over every adversary (open circles), K = ∅ included",
         "ground truth added (the thesis' sampler never draws K = ∅, the worst adversary in several settings). "
-        + _KDE),
+        + _KDE_THESIS),
     "thesis-fig16": Deviation(
         "γ = exp(ε (h − 1)/(4h)), h ∈ [1, 10], log y ∈ [1, 100] (plots_for_paper.py: markov_utility); the ε of "
         "the thesis figure are not in the script (the function is not called)",

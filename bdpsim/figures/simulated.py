@@ -12,7 +12,7 @@ import numpy as np
 from . import colors, legend, proxy
 
 KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
-        "bdpl_exact", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",
+        "bdpl_exact", "bdpl_exact_p99", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",
         # which estimator variant made the numbers, and its own diagnostics
         "kde_ratio", "kde_positive_shift", "nonpositive_points", "failed_adversaries",
         "bdpl_se_max", "se_target_missed", "samples_max"]
