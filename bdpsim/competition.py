@@ -113,7 +113,8 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
 def rr_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS) -> list[dict]:
     """Chakrabarti et al.'s randomized response (debiased count) and its exact BDPL."""
     from .errors import ConfigError
-    from .randomized_response import flip_for_chain, rr_bdpl, rr_no_knowledge_bdpl, rr_noise_std
+    from .randomized_response import flip_for_chain, rr_bdpl, rr_noise_std
+    from .rr_direct import rr_no_knowledge_bdpl
 
     model = MarkovChainModel(P, T)
     rows = []

@@ -11,7 +11,8 @@ from bdpsim.competition import (LAPLACE_METHODS, competition_rows, laplace_rows,
 from bdpsim.estimators.exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel, symmetric_chain
-from bdpsim.randomized_response import flip_for_chain, rr_bdpl_bruteforce
+from bdpsim.randomized_response import flip_for_chain
+from bdpsim.rr_direct import rr_bdpl_bruteforce
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 NEW = ("markov-quilt-approx", "markov-quilt-exact", "wasserstein", "group")

@@ -12,8 +12,8 @@ from scipy import stats
 from bdpsim.adversary import Adversary
 from bdpsim.errors import ConfigError, NotAvailable
 from bdpsim.estimators.laplace_mixture import mixture_sup
-from bdpsim.genomic import (adversary_bdpl, compositions, exhaustive_pedigree_count,
-                            genomic_lower_bound, worst_adversary)
+from bdpsim.bounds import genomic_lower_bound
+from bdpsim.genomic import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
 from bdpsim.mechanisms import LaplaceCount, LaplaceSum
 from bdpsim.models.pedigree import (TRANSMISSION, PedigreeModel, genotype_states, hardy_weinberg)
 

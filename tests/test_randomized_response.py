@@ -10,9 +10,9 @@ from bdpsim.errors import ConfigError, NotAvailable
 from bdpsim.figdata import rr_flip_probability
 from bdpsim.models import MarkovChainModel, symmetric_chain
 from bdpsim.randomized_response import (END, START, RRAdversary, _evaluate, _realise,
-                                        debiased_count, flip_for_chain, flipped_count_laws,
-                                        randomized_response_bdpl, rr_adversary_bdpl, rr_bdpl,
-                                        rr_bdpl_bruteforce, rr_noise_std)
+                                        debiased_count, flip_for_chain, randomized_response_bdpl,
+                                        rr_adversary_bdpl, rr_bdpl, rr_noise_std)
+from bdpsim.rr_direct import flipped_count_laws, rr_bdpl_bruteforce
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
@@ -116,7 +116,7 @@ def test_zero_transitions_use_the_brute_force():
 
 @pytest.mark.parametrize("P,T,rho,w", CASES[:6])
 def test_no_knowledge_leakage_against_the_recursion(P, T, rho, w):
-    from bdpsim.randomized_response import rr_no_knowledge_bdpl
+    from bdpsim.rr_direct import rr_no_knowledge_bdpl
 
     model = MarkovChainModel(P, T, w)
     ref = max(rr_adversary_bdpl(model, rho, RRAdversary(i, (), (), x, 1 - x, 0)) for i in range(T) for x in (0, 1))
