@@ -127,16 +127,18 @@ def test_bad_arguments_one_line(tmp_path, capsys):
 
 
 def test_unwritable_out_directory(tmp_path, capsys):
-    if os.geteuid() == 0:
-        pytest.skip("root can write anywhere")
-    locked = tmp_path / "ro"
-    locked.mkdir()
-    locked.chmod(0o500)
+    """An existing directory that cannot be written: a read-only one, or (as root, who may write
+    any ordinary directory) /proc/self, which nobody can create files in."""
+    locked = Path("/proc/self") if os.geteuid() == 0 else tmp_path / "ro"
+    if locked != Path("/proc/self"):
+        locked.mkdir()
+        locked.chmod(0o500)
     try:
         rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", locked / "o")
         one_line_error(rc, err, "not writable")
     finally:
-        locked.chmod(0o700)
+        if locked != Path("/proc/self"):
+            locked.chmod(0o700)
 
 
 def test_bounds_prints_nothing_before_failing(capsys):
