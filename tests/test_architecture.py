@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment

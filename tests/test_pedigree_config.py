@@ -9,7 +9,6 @@ from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.genomic import exhaustive_pedigree_count
 from bdpsim.mechanisms import LaplaceCount
-from bdpsim.models import PedigreeModel
 
 
 def doc(**model):
