@@ -164,8 +164,8 @@ def b_quickstart() -> str:
         above_txt += f" (above it at γ = {', '.join(g(x) for x in sorted(above))})"
     return (f"\n*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
             f"{A} adversaries × {thousands(N)} samples, K = ∅ allowed) the thesis' KDE estimator (×, 99th percentile "
-            f"over adversaries; bar: the lower end of its 95 % interval — with {A} adversaries no order statistic "
-            f"bounds a 99th percentile from above) lies above the exact BDPL (○) {'at every γ' if every else 'at some γ'}, "
+            f"over adversaries; its bar reaches down to the lower end of the 95 % interval — with {A} adversaries no "
+            f"order statistic bounds a 99th percentile from above) lies above the exact BDPL (○) {'at every γ' if every else 'at some γ'}, "
             f"by up to {f(ratio[worst])}× (γ = {g(worst)}: {f(w['bdpl_p99'])} vs {f(w['bdpl_exact'])}), "
             f"{above_txt}; the mixture estimator's (+) 99th percentile is within {f(mix_err)} of the exact values.*\n")
 

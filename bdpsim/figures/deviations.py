@@ -20,8 +20,8 @@ class Deviation:
 
 _KDE = ("The committed run was made with bdpsim's earlier KDE variant (|log-ratio|, fastKDE's default "
         "positive shift), not the thesis' signed ratio of unshifted densities (issue 9 §1); it is to be "
-        "regenerated (`bdpsim figures --only thesis-fig09 thesis-fig10`), and its p99 sits above the thesis "
-        "estimator's.")
+        "regenerated (`bdpsim figures --only thesis-fig10`; its crosses are Fig. 9's run, regenerated), and its "
+        "p99 sits above the thesis estimator's.")
 _KDE_THESIS = ("KDE as the thesis describes it (signed ln(p_x/p_x') of the drawn ordered pair, fastKDE densities "
                "without the positive shift); the thesis does not say what it did where a density estimate is ≤ 0 "
                "— bdpsim drops those evaluation points and counts them (CSV column nonpositive_points).")
@@ -48,7 +48,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "thesis §6.4: ε = 1, clip [0, 10], n ∈ {3, 5, 7}, 10 values of ρ ∈ (0, 1/(n − 2)), fresh μ and Σ_ρ per "
         "adversary, 1 000 adversaries × 10⁵ samples, fastKDE, 99th percentile over adversaries",
         "same grid (ρ_k = k/(11(n − 2))) and sizes; KDE and bdpsim's mixture estimator, p99 with a 95 % CI",
-        "the mixture estimate is bdpsim's addition. " + _KDE),
+        "the mixture estimate is bdpsim's addition. " + _KDE_THESIS),
     "thesis-fig10": Deviation(
         "thesis §6.4.3: Fig. 9's grid without clipping, target-dependent BDPL for x = 0, x' = 10; dots = "
         "unclipped, crosses = Fig. 9's clipped results; solid line = the target-dependent Gaussian bound "
