@@ -18,10 +18,6 @@ class Deviation:
     why: str
 
 
-_KDE = ("The committed run was made with bdpsim's earlier KDE variant (|log-ratio|, fastKDE's default "
-        "positive shift), not the thesis' signed ratio of unshifted densities (issue 9 §1); it is to be "
-        "regenerated (`bdpsim figures --only thesis-fig10`; its crosses are Fig. 9's run, regenerated), and its "
-        "p99 sits above the thesis estimator's.")
 _KDE_THESIS = ("KDE as the thesis describes it (signed ln(p_x/p_x') of the drawn ordered pair, fastKDE densities "
                "without the positive shift); the thesis does not say what it did where a density estimate is ≤ 0 "
                "— bdpsim drops those evaluation points and counts them (CSV column nonpositive_points).")
@@ -56,7 +52,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "dots = unclipped KDE p99, crosses = clipped KDE p99 (Fig. 9's run), open squares = exact maximum over "
         "the same adversaries; the bound labelled 'Gaussian bound (Thm 5.5)'",
         "exact values added as ground truth; the paper's theorem number is used because the paper's Thm 6.2 is "
-        "the Markov bound. " + _KDE),
+        "the Markov bound. " + _KDE_THESIS),
     "thesis-fig11": Deviation(
         "region 4 ln γ < 6 ln ω in (ω, γ), log–log, 'dotted region'; ranges not stated, no script",
         "ω ∈ [1, 100], γ ∈ [1, 1 000], shaded; γ < ω (impossible) left blank",
