@@ -77,13 +77,13 @@ class Context:
 def _fig09(ctx: Context) -> list[dict]:
     raw = ctx.raw("thesis_fig9.toml")
     raw["run"]["estimator"] = ["kde", "mixture"]
-    return F._sim_rows(ctx.run("thesis_fig9.toml", raw), "rho", "n")
+    return F.sim_rows(ctx.run("thesis_fig9.toml", raw), "rho", "n")
 
 
 def _fig10(ctx: Context) -> list[dict]:
     raw = ctx.raw("thesis_fig10.toml")
     raw["run"]["estimator"] = ["kde", "exact"]
-    rows = F._sim_rows(ctx.run("thesis_fig10.toml", raw), "rho", "n")
+    rows = F.sim_rows(ctx.run("thesis_fig10.toml", raw), "rho", "n")
     clipped = [r for r in _fig09(ctx) if r["estimator"] == "kde"]
     for r in clipped:
         r.update(estimator="kde-clipped", bound_general=float("nan"), bound_model=float("nan"))
@@ -91,8 +91,8 @@ def _fig10(ctx: Context) -> list[dict]:
 
 
 def _fig15(ctx: Context) -> list[dict]:
-    rows = F._sim_rows(ctx.run("thesis_fig15.toml", ctx.raw("thesis_fig15.toml")), "gamma", "epsilon")
-    exact = F._sim_rows(ctx.run("thesis_fig15_exact.toml", ctx.raw("thesis_fig15_exact.toml")), "gamma", "epsilon")
+    rows = F.sim_rows(ctx.run("thesis_fig15.toml", ctx.raw("thesis_fig15.toml")), "gamma", "epsilon")
+    exact = F.sim_rows(ctx.run("thesis_fig15_exact.toml", ctx.raw("thesis_fig15_exact.toml")), "gamma", "epsilon")
     return rows + exact
 
 

@@ -79,7 +79,7 @@ from .analytic import (  # noqa: E402  (re-exported; these modules use the helpe
     plot_thesis_fig16,
 )
 from .simulated import (  # noqa: E402
-    _sim_rows,
+    sim_rows,
     plot_simulated,
     plot_thesis_fig09,
     plot_thesis_fig10,

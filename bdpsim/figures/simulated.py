@@ -25,7 +25,7 @@ DEFAULT_STYLES = {
 }
 
 
-def _sim_rows(summary: list[dict], x: str, group: str, extra=()) -> list[dict]:
+def sim_rows(summary: list[dict], x: str, group: str, extra=()) -> list[dict]:
     """The columns of ``summary.csv`` rows that a simulated figure plots (its CSV)."""
     keep = [group, x, *KEEP, *extra]
     return [{k: r.get(k, math.nan) for k in keep} for r in summary]
