@@ -60,7 +60,7 @@ def competition_chains() -> list[tuple[str, np.ndarray]]:
 def laplace_no_knowledge_bdpl(laws: dict, scale: float) -> float:
     """``max_{i, x, x'} sup_y |ln p(y | X_i = x) / p(y | X_i = x')|`` of ``query + Lap(scale)``
     from the conditional laws of :func:`bdpsim.wasserstein.markov_laws` (exact Laplace-mixture sup)."""
-    from .estimators.laplace_mixture import mixture_sup
+    from .kernels.laplace_mixture import mixture_sup
 
     best = -math.inf
     targets = sorted({i for i, _ in laws})

@@ -13,7 +13,7 @@ spawn tree (the stream ``SeedSequence(seed).spawn(...)`` would give at that posi
 
 So a point's numbers do not depend on the number of workers, the backend, the chunking, or which
 other points the config contains. The percentile's confidence interval is distribution-free
-(:func:`bdpsim.stats.percentile_ci`) and draws no random numbers.
+(:func:`bdpsim.kernels.stats.percentile_ci`) and draws no random numbers.
 
 Resume. A finished point is written atomically (``results.write_point``); re-running the same
 command skips finished points whose records are intact and recomputes damaged ones
@@ -54,7 +54,7 @@ from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .estimators import ExactEstimator, adversary_bdpl
 from .rows import AdversaryResult, SummaryRow
-from .stats import percentile_ci
+from .kernels.stats import percentile_ci
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population: a hash of its model and mechanism tables,

@@ -3,7 +3,7 @@
 **One adversary.** ``P(C = c | x_K, x_i)`` is exact (:meth:`PedigreeModel.count_law`), the output
 law is the Laplace mixture ``sum_c P(C = c | .) Lap(c, 1/eps)``, and the supremum over outputs of
 the log-ratio of two such mixtures is attained at an atom or in a tail (between atoms the ratio is
-monotone), computed exactly by :func:`~bdpsim.estimators.laplace_mixture.grid_mixture_sup`.
+monotone), computed exactly by :func:`~bdpsim.kernels.laplace_mixture.grid_mixture_sup`.
 
 **All adversaries, by exchangeability.** Childless people with the same parents (a *leaf group*;
 e.g. the children of a nuclear family) are exchangeable: permuting them is an automorphism of the
@@ -40,7 +40,7 @@ from .adversary import Adversary
 from .errors import ConfigError, NotAvailable, check
 from .estimators.base import Estimate
 from .estimators.exact import ExhaustiveResult
-from .estimators.laplace_mixture import grid_mixture_sup
+from .kernels.laplace_mixture import grid_mixture_sup
 from .mechanisms import LaplaceCount
 from .models.pedigree import PedigreeModel, leaf_group_polynomial, polymul
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import window_kernel as wk
+from .kernels import window_scan as wk
 from .errors import check
 from .models import MarkovChainModel
 from .window import window_cells

@@ -140,7 +140,7 @@ def markov_laws(model, values: np.ndarray, targets: Sequence[int] | None = None)
     ``right_j(x, k) = P(sum_{u=1..j} g(X_{i+u}) = k | X_i = x)`` from one backward recursion,
     ``O(n^2 s^2)``, then one direct convolution per ``(i, x)`` (positive terms only).
     """
-    from .window import lattice
+    from .kernels.lattice import lattice
 
     g, delta, fmin = lattice(np.asarray(values, dtype=float))
     n, s = model.n, model.states

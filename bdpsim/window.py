@@ -13,7 +13,7 @@ Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upwar
 
 A window's value depends only on ``(L, R)`` (unknowns left/right), the boundary values and the
 target values — the chain start enters through ``i = L`` for a window reaching it, and positions
-only decide which boundary values are reachable. See :mod:`bdpsim.window_kernel`.
+only decide which boundary values are reachable. See :mod:`bdpsim.kernels.window_scan`.
 
 **Truncation.** Let ``D_d = max_{x,x'} osc_z ln(P^d[z,x] / P^d[z,x'])`` and
 ``E_d = max_{x,x'} osc_z ln(P^d[x,z] / P^d[x',z])`` (``osc = max - min``). Splitting a window
@@ -37,60 +37,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
-from . import window_kernel as wk
+from .kernels import window_scan as wk
+from .kernels.lattice import MAX_LATTICE_STEPS, lattice, query_values  # noqa: F401 (re-exported)
 from .adversary import Adversary
 from .errors import ConfigError, check
 from .models import MarkovChainModel
 
-MAX_LATTICE_STEPS = 1000
 DEFAULT_TOLERANCE = 1e-13
-
-
-def query_values(states: int, counted_states: Sequence[int] | None = None,
-                 state_values: Sequence[float] | None = None) -> np.ndarray:
-    """Per-state query values ``f(x)``: indicator of ``counted_states`` or ``state_values``.
-
-    With neither given, the count of state 1 (as :class:`~bdpsim.mechanisms.LaplaceCount`).
-    """
-    check(isinstance(states, (int, np.integer)) and states >= 2, "states", states,
-          "must be an integer >= 2")
-    if counted_states is not None and state_values is not None:
-        raise ConfigError("state_values", list(state_values), "give counted_states or state_values, not both")
-    if state_values is not None:
-        f = np.asarray(state_values, dtype=float)
-        check(f.shape == (states,) and bool(np.all(np.isfinite(f))), "state_values",
-              np.asarray(state_values).tolist(), f"must be {states} finite numbers (one per state)")
-        return f
-    cs = [1] if counted_states is None else list(counted_states)
-    ok = len(cs) >= 1 and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
-                              and 0 <= c < states for c in cs) and len(set(cs)) == len(cs)
-    check(ok, "counted_states", cs, f"must be a non-empty list of distinct states in 0..{states - 1}")
-    f = np.zeros(states)
-    f[cs] = 1.0
-    return f
-
-
-def lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """``(g, delta, f_min)`` with ``values = f_min + delta * g`` and ``g`` integers ``>= 0``."""
-    f = np.asarray(values, dtype=float)
-    d = f - f.min()
-    top = float(d.max())
-    if top == 0:
-        return np.zeros(f.size, dtype=np.int64), 1.0, float(f.min())
-    fr = [Fraction(float(v / top)).limit_denominator(MAX_LATTICE_STEPS) for v in d]
-    check(all(abs(float(q) - v / top) <= 1e-9 for q, v in zip(fr, d)), "state_values", f.tolist(),
-          f"must lie on a common grid f_min + delta * k with at most {MAX_LATTICE_STEPS} steps")
-    Q = math.lcm(*(q.denominator for q in fr))
-    ints = [int(q * Q) for q in fr]
-    G = math.gcd(*ints)
-    g = np.array([k // G for k in ints], dtype=np.int64)
-    check(int(g.max()) <= MAX_LATTICE_STEPS, "state_values", f.tolist(),
-          f"needs {int(g.max())} grid steps between min and max (at most {MAX_LATTICE_STEPS})")
-    return g, top / int(g.max()), float(f.min())
 
 
 def truncation_bound(P: np.ndarray, d: int) -> float:
@@ -228,7 +184,7 @@ def _validated(model, noise_scale, min_known, targets, window_limit, tolerance):
 def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
                  min_known: int = 0, targets: Sequence[int] | None = None,
                  window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE):
-    """Worst value per window cell (:func:`bdpsim.window_kernel.scan`) plus the search context.
+    """Worst value per window cell (:func:`bdpsim.kernels.window_scan.scan`) plus the search context.
 
     Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
     windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known

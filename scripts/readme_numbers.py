@@ -507,7 +507,7 @@ def _ci_threshold() -> str:
     """The fewest adversaries whose order statistics bound a 99th percentile from above at 95 %."""
     import numpy as np
 
-    from bdpsim.stats import percentile_ci
+    from bdpsim.kernels.stats import percentile_ci
 
     A = 1
     while not math.isfinite(percentile_ci(np.arange(float(A)), 99.0, 0.95)[1]):

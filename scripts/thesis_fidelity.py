@@ -34,7 +34,7 @@ from bdpsim.estimators.reference import exact_reference
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.sampling import sample_outputs
-from bdpsim.stats import percentile_ci
+from bdpsim.kernels.stats import percentile_ci
 
 VARIANTS = {  # name: (backend, positive_shift, ratio)
     "signed / no shift (default)": ("fastkde", False, "signed"),

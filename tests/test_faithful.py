@@ -14,7 +14,7 @@ from bdpsim.driver import adversary_streams, draw_adversary, population_key, run
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import KdeEstimator
 from bdpsim.estimators.reference import exact_reference
-from bdpsim.stats import interval_coverage, order_statistic_ranks, percentile_ci
+from bdpsim.kernels.stats import interval_coverage, order_statistic_ranks, percentile_ci
 
 FIG15 = {"run": {"adversaries": 4, "samples": 20_000, "estimator": "kde", "sampling": "data",
                  "noise_floor_adversaries": 0, "exact_reference": False, "seed": 9},

@@ -11,7 +11,7 @@ from scipy import stats
 
 from bdpsim.adversary import Adversary
 from bdpsim.errors import ConfigError, NotAvailable
-from bdpsim.estimators.laplace_mixture import mixture_sup
+from bdpsim.kernels.laplace_mixture import mixture_sup
 from bdpsim.bounds import genomic_lower_bound
 from bdpsim.genomic import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
 from bdpsim.mechanisms import LaplaceCount, LaplaceSum

@@ -10,7 +10,7 @@ import pytest
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, mixture_sup
 from bdpsim.estimators.exact import exhaustive_markov_count
-from bdpsim.estimators.laplace_mixture import log_mixture_pdf
+from bdpsim.kernels.laplace_mixture import log_mixture_pdf
 from bdpsim.knowledge import knowledge_matrix, leakage_by_knowledge, write_knowledge_csv
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel

@@ -8,7 +8,7 @@ from .base import Estimate, Estimator
 from .engines import EXACT_ENGINES, ExactEstimator, adversary_bdpl, engine_for, unavailable_reason
 from .exact import ExactEngine
 from .kde import KDE_BACKENDS, KdeEstimator
-from .laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
+from ..kernels.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
 from .mixture import MixtureEstimator
 
 ESTIMATORS: dict[str, type] = {"kde": KdeEstimator, "mixture": MixtureEstimator, "exact": ExactEstimator}

@@ -31,7 +31,7 @@ from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel
 from ..models.markov import additive_lattice
 from .base import Estimate
-from .laplace_mixture import grid_mixture_sup
+from ..kernels.laplace_mixture import grid_mixture_sup
 
 
 def _markov_count(model: MarkovChainModel, mech, adv: Adversary) -> Estimate:

@@ -36,7 +36,7 @@ from ..mechanisms import has_laplace_noise
 from ..sampling import merge_laws, sample_query_counts
 from .base import Estimate
 from .engines import adversary_bdpl
-from .laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 
 
 def _log_relative_kernel(atoms: np.ndarray, counts: np.ndarray, y: float, b: float,

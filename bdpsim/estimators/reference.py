@@ -8,7 +8,7 @@ the two-sided ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` (both orders of the 
 * Two-sided: :func:`~bdpsim.estimators.adversary_bdpl`.
 * One-sided, a model with an exact query law (Markov chain + count): the forward supremum of the
   two exact Laplace mixtures ``p_x(y) = sum_c P(C = c | x_K, x) e^{-|y - c|/b} / 2b``
-  (:func:`~bdpsim.estimators.laplace_mixture.mixture_sup`, ``forward``).
+  (:func:`~bdpsim.kernels.laplace_mixture.mixture_sup`, ``forward``).
 * One-sided, Gaussian + sum / clipped sum: where these engines are exact the output is a location
   family ``q(y - a x)`` (resp. ``q(y - clip(x))``) of a ``1/b``-log-Lipschitz density ``q`` whose
   log-slopes tend to ``∓1/b`` in the tails, so both one-sided suprema equal the two-sided value
@@ -21,7 +21,7 @@ from ..errors import NotAvailable
 from ..sampling import exact_query_law
 from .base import Estimate
 from .engines import adversary_bdpl
-from .laplace_mixture import mixture_sup
+from ..kernels.laplace_mixture import mixture_sup
 
 DIRECTION_FREE = {("gaussian", "sum"), ("gaussian", "clipped_sum")}
 

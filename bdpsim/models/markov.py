@@ -103,7 +103,7 @@ def additive_lattice(mechanism, states: int) -> tuple[np.ndarray, float, float] 
     values = getattr(mechanism, "state_values", None)
     if values is None:
         return None
-    from ..window import lattice
+    from ..kernels.lattice import lattice
 
     return lattice(np.asarray(values, dtype=float))
 

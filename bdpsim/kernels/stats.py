@@ -24,7 +24,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from .errors import check
+from ..errors import check
 
 
 def order_statistic_ranks(size: int, q: float, confidence: float = 0.95) -> tuple[int, int]:

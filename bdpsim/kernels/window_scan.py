@@ -17,7 +17,7 @@ position enters only through which boundary values are reachable (:func:`feasibl
 The supremum over outputs of ``|ln p(y | x) / p(y | x')|`` for ``Y = S + Lap(b)`` is attained
 at a lattice point inside the union of the two supports (between atoms the ratio of two Laplace
 mixtures is monotone and beyond the extreme atoms constant, see
-:mod:`bdpsim.estimators.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
+:mod:`bdpsim.kernels.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
 two first-order linear recursions (``scipy.signal.lfilter``), exact up to rounding.
 """
 
@@ -28,7 +28,7 @@ import itertools
 import numpy as np
 from scipy.signal import lfilter
 
-from .estimators.laplace_mixture import mixture_sup
+from .laplace_mixture import mixture_sup
 
 # cells are indexed [left kind, L, right kind, R]; kind 0 = known boundary value, 1 = chain end
 KNOWN, END = 0, 1
@@ -112,7 +112,7 @@ def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.n
     q^{j-k}``, ``q = e^{-1/b}``. Between atoms the ratio is monotone and beyond the extreme atoms
     constant (equal to the tail limits), so lattice points where both densities are normal floats
     suffice; a row where a density at one of its atoms is below ``1e-300`` falls back to the
-    log-space :func:`~bdpsim.estimators.laplace_mixture.mixture_sup`.
+    log-space :func:`~bdpsim.kernels.laplace_mixture.mixture_sup`.
     Returns the signed log-ratio of largest magnitude per row and its atom.
     """
     B, J = W1.shape
