@@ -36,6 +36,7 @@ RUN_KEYS: dict[str, Key] = {
     "exhaustive_method": Key("str", "auto", hashed=False),
     "kde_ratio": Key("str", "signed", hashed=False),
     "kde_positive_shift": Key("bool", False, hashed=False),
+    "kde_points": Key("str", "uniform", hashed=False),
     "mixture_target_se": Key("float", 0.01, hashed=False),
     "mixture_max_samples": Key("int", 1_600_000, hashed=False),
 }
@@ -82,12 +83,13 @@ class RunSettings:
     exhaustive_method: str = "auto"
     kde_ratio: str = "signed"
     kde_positive_shift: bool = False
+    kde_points: str = "uniform"
     mixture_target_se: float = 0.01
     mixture_max_samples: int = 1_600_000
 
     def __post_init__(self) -> None:
         from .estimators import ESTIMATORS, KDE_BACKENDS
-        from .estimators.kde import KDE_RATIOS
+        from .estimators.kde import KDE_POINTS, KDE_RATIOS
         from .sampling import SAMPLING_MODES
 
         check(isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < 2**63,
@@ -124,6 +126,7 @@ class RunSettings:
         check(self.exhaustive_method in EXHAUSTIVE_METHODS, "run.exhaustive_method", self.exhaustive_method,
               f"must be one of {list(EXHAUSTIVE_METHODS)}")
         check(self.kde_ratio in KDE_RATIOS, "run.kde_ratio", self.kde_ratio, f"must be one of {list(KDE_RATIOS)}")
+        check(self.kde_points in KDE_POINTS, "run.kde_points", self.kde_points, f"must be one of {list(KDE_POINTS)}")
         check(isinstance(self.kde_positive_shift, bool), "run.kde_positive_shift", self.kde_positive_shift,
               "must be true or false")
         check(not (self.kde_positive_shift and self.kde_backend == "fastkde_points"), "run.kde_positive_shift",

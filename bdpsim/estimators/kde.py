@@ -46,6 +46,7 @@ from ..sampling import sample_outputs
 from .base import Estimate
 
 KDE_RATIOS = ("signed", "symmetric")
+KDE_POINTS = ("uniform", "outputs")
 
 
 def fastkde_backend(sample: np.ndarray, points: np.ndarray, positive_shift: bool = False) -> np.ndarray:
@@ -100,20 +101,31 @@ def log_ratio(p_x: np.ndarray, p_x_prime: np.ndarray, ratio: str = "signed") -> 
 
 def max_log_ratio(out_x: np.ndarray, out_xp: np.ndarray, rng: np.random.Generator, *,
                   points: int = 1000, window: tuple[float, float] = (0.5, 99.5),
-                  backend: str = "fastkde", ratio: str = "signed", positive_shift: bool = False) -> Estimate:
-    """Thesis steps 4–7: ``max_t ln(p_x(t)/p_x'(t))`` over ``points`` uniform ``t`` in the window
-    of the pooled outputs (``ratio = "symmetric"``: ``max_t |ln p_x(t) - ln p_x'(t)|``).
+                  backend: str = "fastkde", ratio: str = "signed", positive_shift: bool = False,
+                  point_mode: str = "uniform") -> Estimate:
+    """Thesis steps 4–7: ``max_t ln(p_x(t)/p_x'(t))`` over ``points`` evaluation points ``t`` in
+    the window of the pooled outputs (``ratio = "symmetric"``: ``max_t |ln p_x(t) - ln p_x'(t)|``).
+
+    ``point_mode = "uniform"`` (default): ``t`` uniform between the window's quantiles;
+    ``"outputs"``: ``t`` drawn without replacement from the pooled outputs that lie in the window
+    (the other reading of "1 000 random samples t" in thesis §3.1.2 step 5).
 
     ``out_x`` are the outputs under ``X_i = x``, ``out_xp`` under ``X_i = x'``. Returns an
     :class:`Estimate` with the number of excluded (non-positive density) points.
     """
     check(ratio in KDE_RATIOS, "run.kde_ratio", ratio, f"must be one of {list(KDE_RATIOS)}")
-    lo, hi = np.percentile(np.concatenate([out_x, out_xp]), window)
-    t = rng.uniform(lo, hi, size=points)
+    check(point_mode in KDE_POINTS, "run.kde_points", point_mode, f"must be one of {list(KDE_POINTS)}")
+    pooled = np.concatenate([out_x, out_xp])
+    lo, hi = np.percentile(pooled, window)
+    if point_mode == "uniform":
+        t = rng.uniform(lo, hi, size=points)
+    else:
+        inside = pooled[(pooled >= lo) & (pooled <= hi)]
+        t = rng.choice(inside, size=min(points, inside.size), replace=False)
     p1 = density_at(out_x, t, backend, positive_shift)
     p2 = density_at(out_xp, t, backend, positive_shift)
     ok = (p1 > 0) & (p2 > 0)
-    bad = int(points - ok.sum())
+    bad = int(t.size - ok.sum())
     if not ok.any():
         return Estimate(math.nan, bad)
     r = log_ratio(p1[ok], p2[ok], ratio)
@@ -133,6 +145,7 @@ class KdeEstimator:
     chunk: int = 65_536
     ratio: str = "signed"
     positive_shift: bool = False
+    point_mode: str = "uniform"
     name: str = field(default="kde", init=False)
 
     def __post_init__(self) -> None:
@@ -146,11 +159,13 @@ class KdeEstimator:
         check(self.ratio in KDE_RATIOS, "run.kde_ratio", self.ratio, f"must be one of {list(KDE_RATIOS)}")
         check(not (self.positive_shift and self.backend == "fastkde_points"), "run.kde_positive_shift", True,
               "fastkde.pdf_at_points has no positive shift (use kde_backend = 'fastkde')")
+        check(self.point_mode in KDE_POINTS, "run.kde_points", self.point_mode, f"must be one of {list(KDE_POINTS)}")
 
     @classmethod
     def from_settings(cls, settings) -> "KdeEstimator":
         return cls(settings.samples, settings.eval_points, tuple(settings.window), settings.kde_backend,
-                   settings.sampling, settings.chunk, settings.kde_ratio, settings.kde_positive_shift)
+                   settings.sampling, settings.chunk, settings.kde_ratio, settings.kde_positive_shift,
+                   settings.kde_points)
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
@@ -170,7 +185,7 @@ class KdeEstimator:
 
     def _max(self, a, b, rng) -> Estimate:
         est = max_log_ratio(a, b, rng, points=self.points, window=self.window, backend=self.backend,
-                            ratio=self.ratio, positive_shift=self.positive_shift)
+                            ratio=self.ratio, positive_shift=self.positive_shift, point_mode=self.point_mode)
         return replace(est, samples=self.samples)
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
