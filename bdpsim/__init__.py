@@ -12,44 +12,59 @@ it, and the theoretical bounds of the literature (paper §4–§6). Quick start:
 
 Names: data models (:class:`MarkovChainModel`, :class:`GaussianModel`, :class:`PedigreeModel`),
 mechanisms (:class:`LaplaceCount`, :class:`LaplaceStateSum`, :class:`LaplaceSum`,
-:class:`ClippedSum`, :class:`CustomMechanism`), exact leakage (:func:`exact_bdpl`,
-:func:`adversary_bdpl`) and worst-case searches (:func:`worst_case_markov`,
+:class:`ClippedSum`, :class:`CustomMechanism`, :class:`RandomizedResponse`), exact leakage
+(:func:`exact_bdpl`, :func:`adversary_bdpl`) and worst-case searches (:func:`worst_case_markov`,
 :func:`worst_case_gaussian`), estimators, bounds (:func:`general_bound`, :func:`gaussian_bound`,
 :func:`markov_bound`, :func:`zhao_bound`), calibration (:func:`calibrate`), and runs
 (:func:`run`, :func:`load_results`, :func:`parse_config`, :func:`load_config`).
+
+The names are loaded on first use (``import bdpsim`` itself imports nothing heavy).
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from . import bounds
-from .adversary import Adversary
-from .api import ExactResult, exact_bdpl, load_results, run, worst_case_gaussian, worst_case_markov
-from .calibration import Calibration, calibrate
-from .quilt import mqm_approx, mqm_exact
-from .randomized_response import randomized_response_bdpl
-from .wasserstein import w_infinity, wasserstein_scale
-from .bounds import (applicable_bounds, gaussian_bound, general_bound, markov_bound, yang_bound,
-                     zhao_bound)
-from .config import ExperimentConfig, load_config, parse_config
-from .errors import BdpsimError, ConfigError, NotAvailable
-from .estimators import ExactEstimator, KdeEstimator, MixtureEstimator, adversary_bdpl
-from .mechanisms import ClippedSum, CustomMechanism, LaplaceCount, LaplaceStateSum, LaplaceSum
-from .models import (GaussianModel, MarkovChainModel, PedigreeModel, gamma_of, limited_covariance, omega_of,
-                     symmetric_chain)
-from .worstcase import GaussianWorstCase, MarkovWorstCase
-from .settings import RunSettings
 
 try:
     __version__ = version("bdpsim")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+source"
 
-__all__ = ["Calibration", "calibrate", "mqm_approx", "mqm_exact", "randomized_response_bdpl",
-           "w_infinity", "wasserstein_scale", "Adversary", "BdpsimError", "ClippedSum", "ConfigError", "CustomMechanism", "ExactEstimator",
-           "ExactResult", "ExperimentConfig", "GaussianModel", "GaussianWorstCase", "KdeEstimator", "LaplaceCount",
-           "LaplaceStateSum", "LaplaceSum", "MarkovChainModel", "MarkovWorstCase", "MixtureEstimator",
-           "NotAvailable", "PedigreeModel", "RunSettings", "__version__",
-           "adversary_bdpl", "applicable_bounds", "bounds", "exact_bdpl", "gamma_of", "gaussian_bound",
-           "general_bound", "limited_covariance", "load_config", "load_results", "markov_bound", "omega_of",
-           "parse_config", "run", "symmetric_chain", "worst_case_gaussian", "worst_case_markov", "yang_bound",
-           "zhao_bound"]
+#: public name -> module that defines it
+_EXPORTS = {
+    "Adversary": "adversary", "Estimate": "adversary",
+    "ExactResult": "api", "exact_bdpl": "api", "load_adversaries": "api", "load_results": "api", "run": "api",
+    "worst_case_gaussian": "api", "worst_case_markov": "api",
+    "Calibration": "calibration", "calibrate": "calibration", "mqm_approx": "calibration", "mqm_exact": "calibration",
+    "w_infinity": "calibration", "wasserstein_scale": "calibration",
+    "applicable_bounds": "bounds", "gaussian_bound": "bounds", "general_bound": "bounds", "markov_bound": "bounds",
+    "yang_bound": "bounds", "zhao_bound": "bounds",
+    "ExperimentConfig": "config", "load_config": "config", "parse_config": "config",
+    "BdpsimError": "errors", "ConfigError": "errors", "NotAvailable": "errors",
+    "ExactEstimator": "estimators", "KdeEstimator": "estimators", "MixtureEstimator": "estimators",
+    "adversary_bdpl": "estimators",
+    "ClippedSum": "mechanisms", "CustomMechanism": "mechanisms", "LaplaceCount": "mechanisms",
+    "LaplaceStateSum": "mechanisms", "LaplaceSum": "mechanisms", "RandomizedResponse": "mechanisms",
+    "randomized_response_bdpl": "mechanisms",
+    "GaussianModel": "models", "MarkovChainModel": "models", "PedigreeModel": "models", "gamma_of": "models",
+    "limited_covariance": "models", "omega_of": "models", "symmetric_chain": "models",
+    "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
+    "RunSettings": "settings",
+}
+_MODULES = ("bounds",)
+
+__all__ = sorted([*_EXPORTS, *_MODULES, "__version__"])
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _MODULES:
+        value = import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'bdpsim' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

@@ -1,20 +1,40 @@
-"""Adversaries ``(i, K, x_K, x, x')`` (thesis §3.1, paper §3; drawn as in thesis §3.1.2 step 1).
+"""Adversaries ``(i, K, x_K, x, x')`` (thesis §3.1, paper §3) and their known sets.
 
 An adversary targets record ``i``, knows the records ``K`` exactly (values ``x_K``) and
-distinguishes ``X_i = x`` from ``X_i = x'``. Samplers take the ``numpy.random.Generator`` as an
-argument and hold no state.
+distinguishes ``X_i = x`` from ``X_i = x'``. How an adversary's values are drawn depends on the
+data model, so each model kind draws its own (:meth:`bdpsim.models.base.ModelKind.draw_adversary`);
+this module holds what they share. Samplers take the ``numpy.random.Generator`` as an argument
+and hold no state.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import ConfigError, check
-from .models import GaussianModel
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One adversary's BDPL value — an estimate, or exact (``sup_s ln p(s | x_K, x) / p(s | x_K, x')``,
+    one- or two-sided as its producer says).
+
+    ``nonpositive`` counts KDE evaluation points where a density estimate was <= 0 (those points
+    are excluded, never turned into inf/nan); ``argmax`` is the output where the sup was found;
+    ``se`` is the estimate's standard error where the estimator derives one (``nan``: unknown);
+    ``samples`` the samples per condition it used (``0``: none, e.g. exact).
+    """
+
+    value: float
+    nonpositive: int = 0
+    argmax: float = math.nan
+    se: float = math.nan
+    samples: int = 0
 
 
 @dataclass(frozen=True)
@@ -74,61 +94,11 @@ def known_sets(n: int, i: int, sizes: Sequence[int]):
         yield from itertools.combinations(others, k)
 
 
-def _draw_known_set(n: int, sizes: Sequence[int], rng: np.random.Generator) -> tuple[int, tuple[int, ...]]:
+def draw_known_set(n: int, sizes: Sequence[int], rng: np.random.Generator) -> tuple[int, tuple[int, ...]]:
+    """Thesis §3.1.2 step 1: a uniform target ``i``, a size ``k`` uniform in ``sizes`` and a
+    uniform known set ``K`` of that size among the other records."""
     i = int(rng.integers(n))
     k = int(sizes[rng.integers(len(sizes))])
     others = np.delete(np.arange(n), i)
     known = tuple(sorted(int(j) for j in rng.choice(others, size=k, replace=False)))
     return i, known
-
-
-def random_discrete_adversary(model, sizes: Sequence[int],
-                              rng: np.random.Generator, max_tries: int = 1000) -> Adversary:
-    """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
-    uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
-    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the model's marginal; redrawn when
-    either conditioning event has probability zero (possible only when the law has zeros).
-    """
-    s = model.states
-    for _ in range(max_tries):
-        i, known = _draw_known_set(model.n, sizes, rng)
-        x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
-        x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
-        adv = Adversary(i, known, x_known, x, xp)
-        if np.isfinite(model.log_evidence(adv.condition(x))) and \
-                np.isfinite(model.log_evidence(adv.condition(xp))):
-            return adv
-    raise ConfigError("model", getattr(model, "kind", "model"),
-                      "no adversary with positive-probability conditions found")
-
-
-def random_gaussian_adversary(model: GaussianModel, sizes: Sequence[int], rng: np.random.Generator,
-                              targets: str, target_range: tuple[float, float]) -> Adversary:
-    """Gaussian adversary: ``x_K ~ N(mu_K, S_KK)`` (the model's marginal) and targets
-
-    ``"uniform"``: ``x, x'`` independent uniform on ``target_range``;
-    ``"endpoints"``: ``{x, x'} = {low, high}`` in random order;
-    ``"fixed"``: ``x, x' = target_range`` (the unclipped sum's ``target_values``).
-    """
-    i, known = _draw_known_set(model.n, sizes, rng)
-    lo, hi = target_range
-    if targets == "uniform":
-        x, xp = (float(v) for v in rng.uniform(lo, hi, size=2))
-    elif targets == "endpoints":
-        x, xp = (lo, hi) if rng.random() < 0.5 else (hi, lo)
-    elif targets == "fixed":
-        x, xp = float(lo), float(hi)
-    else:
-        raise ConfigError("run.targets", targets, "must be 'uniform' or 'endpoints'")
-    xk = model.sample(1, rng)[0, list(known)] if known else np.zeros(0)
-    return Adversary(i, known, tuple(float(v) for v in xk), x, xp)
-
-
-def draw_adversary(model, sizes: Sequence[int], rng: np.random.Generator, targets: str,
-                   target_range: tuple[float, float] | None) -> Adversary:
-    """One random adversary (thesis §3.1.2 step 1) for any data model: discrete models (with a
-    ``states`` attribute) draw a pair of distinct states; continuous ones draw ``x, x'`` by
-    ``targets`` on ``target_range`` (``"fixed"``: exactly ``target_range``)."""
-    if hasattr(model, "states"):
-        return random_discrete_adversary(model, sizes, rng)
-    return random_gaussian_adversary(model, sizes, rng, targets, target_range)

@@ -16,8 +16,8 @@ from .adversary import Adversary, is_upward_closed, known_sizes
 from .config import ExperimentConfig, load_config, parse_config
 from .errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
-from .results import read_summary
-from .worstcase import GaussianWorstCase, MarkovWorstCase
+from .results import read_adversaries, read_summary
+from .studies.worstcase import GaussianWorstCase, MarkovWorstCase
 
 
 def _table(rows: list[dict]):
@@ -47,6 +47,55 @@ def load_results(path: str | Path, *, as_frame: bool = True):
         thesis §3.1.2), ``bdpl_exact`` where known, and the bounds.
     """
     rows = read_summary(Path(path))
+    return _table(rows) if as_frame else rows
+
+
+def _number(text: str):
+    """``"3"`` -> 3, ``"0.5"`` -> 0.5; other text (e.g. ``"x_l=1"``) stays text."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def _positions(text: str) -> tuple[int, ...]:
+    """``"0;2;5"`` -> (0, 2, 5); a window row's ranges ``"0..3;9..11"`` are expanded."""
+    out: list[int] = []
+    for part in filter(None, text.split(";")):
+        lo, _, hi = part.partition("..")
+        out.extend(range(int(lo), int(hi) + 1) if hi else [int(lo)])
+    return tuple(out)
+
+
+def load_adversaries(path: str | Path, *, as_frame: bool = True):
+    """Read a run's ``adversaries.csv.gz`` (or its directory) with proper types.
+
+    ``known`` becomes a tuple of record indices (a window row's ranges ``a..b`` expanded),
+    ``x_known`` a tuple of values (numbers; a window row's boundary descriptions ``x_l=v`` stay
+    text: given the boundaries, the other known values do not change the BDPL), ``x`` and
+    ``x_prime`` numbers; the numeric columns are typed by the schema (an empty cell is ``nan``).
+
+    Parameters
+    ----------
+    path : str or Path
+        A results directory (``bdpsim run --out``) or its ``adversaries.csv.gz``.
+    as_frame : bool, optional
+        A pandas ``DataFrame`` when pandas is installed (default), else a list of dicts.
+
+    Returns
+    -------
+    DataFrame or list of dict
+        One row per examined adversary ``(i, K, x_K, x, x')`` with its estimate ``bdpl`` of
+        ``sup_s ln p(s | x_K, x) / p(s | x_K, x')``, standard error, null estimate and exact value.
+    """
+    rows = read_adversaries(Path(path))
+    for r in rows:
+        r["known"] = _positions(r["known"])
+        r["x_known"] = tuple(_number(v) for v in filter(None, r["x_known"].split(";")))
+        r["x"], r["x_prime"] = _number(r["x"]), _number(r["x_prime"])
     return _table(rows) if as_frame else rows
 
 
@@ -115,7 +164,7 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     adversary ``(i, K, x_K, x, x')`` with ``|K|`` in ``sizes`` (``"all"``: 0..n-1).
 
     ``BDPL = sup_{K,i} sup_{x, x', x_K, s} ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1,
-    paper §3); the engine is the one of :data:`bdpsim.estimators.EXACT_ENGINES` for the pair.
+    paper §3); the engine is the model kind's for the pair (:func:`bdpsim.estimators.engine_for`).
 
     Parameters
     ----------
@@ -145,13 +194,13 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
         raise NotAvailable(eng)
     ks = known_sizes(sizes, model.n)
     if eng.window is not None and is_upward_closed(ks, model.n):
-        search, advs, values = eng.window(model, mechanism, ks[0], 1)
+        search, advs, values = eng.window(ks[0], 1)
         return ExactResult(search.bdpl, advs[0].adversary(), int(values.size))
     if eng.exhaustive is None:
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
-    if eng.limit is not None and (why := eng.limit(model, ks)) is not None:
+    if eng.limit is not None and (why := eng.limit(ks)) is not None:
         raise ConfigError("sizes", sizes, why)
-    res = eng.exhaustive(model, mechanism, ks, None)
+    res = eng.exhaustive(ks, None)
     j = res.best
     return ExactResult(float(res.value[j]), res.adversary(j), len(res))
 
@@ -188,7 +237,7 @@ def worst_case_markov(gamma: float, n: int, epsilon: float, *, states: int = 2, 
     """
     import numpy as np
 
-    from .worstcase import worst_markov_chain
+    from .studies.worstcase import worst_markov_chain
 
     return worst_markov_chain(gamma, n, epsilon, np.random.default_rng(seed), states=states, starts=starts,
                               maxiter=maxiter)
@@ -224,6 +273,6 @@ def worst_case_gaussian(n: int, rho: float, *, starts: int = 40, seed: int = 1) 
     """
     import numpy as np
 
-    from .worstcase import worst_gaussian_sum
+    from .studies.worstcase import worst_gaussian_sum
 
     return worst_gaussian_sum(n, rho, np.random.default_rng(seed), starts=starts)

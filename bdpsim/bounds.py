@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import check
-from .models.markov import gamma_of, omega_of, symmetric_chain, transition_matrix
+from .kernels.chains import gamma_of, omega_of, symmetric_chain, transition_matrix
 
-__all__ = ["Bound", "applicable_bounds", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
+__all__ = ["Bound", "applicable_bounds", "not_applicable", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
            "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]
 
 
@@ -227,26 +227,24 @@ def markov_factor(epsilon: float, gamma: float) -> float:
 
 # ---------------------------------------------------------------- selection per configuration
 
-def _na(name: str, reason: str) -> Bound:
+def not_applicable(name: str, reason: str) -> Bound:
+    """A bound that does not apply: ``nan`` and ``"name: not applicable (reason)"``."""
     return Bound(name, math.nan, f"{name}: not applicable ({reason})")
 
 
-def _gaussian_applicable(spec) -> str | None:
-    if spec.fixed is not None and spec.detail.get("explicit"):
-        d = np.diag(spec.fixed.cov)
-        if not np.allclose(d, d[0], rtol=1e-12, atol=0):
-            return "needs a limited covariance Sigma_rho with a constant diagonal"
-    return None
+def not_dp_reason(mechanism) -> str:
+    return f"mechanism '{mechanism.kind}' is not eps-DP"
 
 
 def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
     """The theoretical bounds of a configuration point, each applicable or with its reason.
 
-    Keys: ``general`` (``m eps``, paper Thm 4.3), ``model`` (Gaussian Thm 5.5/5.8 or Markov
-    Thm 6.2), ``zhao`` (thesis eq. 20), ``lower`` (a lower bound on the BDPL: ``eps`` for an
-    eps-DP mechanism, attained by an adversary that knows every other record). Markov and Zhao
-    bounds need (H1) every ``P > 0`` and (H2) a stationary start; the Gaussian bound needs a
-    constant diagonal and ``rho (m - 2) < 1``.
+    Keys: ``general`` (``m eps``, paper Thm 4.3), ``model`` (the model kind's own bound, e.g.
+    Gaussian Thm 5.5/5.8 or Markov Thm 6.2), ``zhao`` (thesis eq. 20), ``lower`` (a lower bound on
+    the BDPL: ``eps`` for an eps-DP mechanism, attained by an adversary that knows every other
+    record; a model kind may raise it, e.g. thesis Cor. 5.2 on pedigrees). ``general`` and
+    ``lower`` need an eps-DP mechanism; the model kind (``spec.owner``,
+    :meth:`~bdpsim.models.base.ModelKind.bounds`) says which of the others apply and why not.
 
     Parameters
     ----------
@@ -261,32 +259,13 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
         ``general``, ``model``, ``zhao`` and ``lower``; an inapplicable bound is ``nan`` with
         its reason.
     """
-    eps = getattr(mechanism, "epsilon", None)
+    eps = mechanism.epsilon
     eps = float(eps) if eps is not None else math.nan
     dp = math.isfinite(eps)
-    why_dp = f"mechanism '{mechanism.kind}' is not eps-DP"
-    out = {"general": general_bound(eps, spec.m) if dp else _na("general", why_dp),
+    why_dp = not_dp_reason(mechanism)
+    out = {"general": general_bound(eps, spec.m) if dp else not_applicable("general", why_dp),
            "model": Bound("model", math.nan), "zhao": Bound("zhao", math.nan),
-           "lower": Bound("lower", eps) if dp else _na("lower", why_dp)}
-    if spec.kind == "markov":
-        model = spec.fixed
-        if not dp:
-            out["model"], out["zhao"] = _na("markov", why_dp), _na("zhao", why_dp)
-        elif not model.is_stationary:
-            out["model"] = _na("markov", "needs a stationary start (H2)")
-            out["zhao"] = _na("zhao", "needs a stationary start (H2)")
-        else:
-            out["model"], out["zhao"] = markov_bound(eps, model.transition), zhao_bound(eps, model.transition)
-    elif spec.kind == "pedigree" and dp:
-        if spec.detail.get("family") == "nuclear" and tuple(getattr(mechanism, "counted_states", ())) in ((0,), (2,)):
-            out["lower"] = Bound("lower", genomic_lower_bound(spec.n, eps))
-    elif spec.kind == "gaussian":
-        why = _gaussian_applicable(spec)
-        if why is not None:
-            out["model"] = _na("gaussian", why)
-        elif mechanism.kind == "clipped_sum":
-            out["model"] = gaussian_bound(eps, spec.rho, spec.m)
-        elif mechanism.kind == "sum":
-            x, xp = mechanism.target_values
-            out["model"] = gaussian_bound(mechanism.metric_epsilon, spec.rho, spec.m, distance=abs(x - xp))
+           "lower": Bound("lower", eps) if dp else not_applicable("lower", why_dp)}
+    if spec.owner is not None:
+        out.update(spec.owner.bounds(spec, mechanism, eps))
     return out

@@ -17,22 +17,23 @@ import itertools
 import json
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import bounds as B
+from . import calibration as _calibration  # noqa: F401  (registers the calibrated mechanism kinds)
 from .adversary import is_upward_closed
 from .adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
 from .errors import ConfigError, check
-from .estimators import ESTIMATORS, engine_for, make_estimator
-from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, CustomMechanism, counted_states_valid
+from .estimators import ESTIMATORS, engine_for
+from .mechanisms import CONFIG_DIR, MECHANISM_KINDS
 from .models import MODEL_KINDS, ModelSpec
 from .schema import MAX_SWEEP, REQUIRED, Key, resolve_table
-from .settings import RUN_KEYS, RunSettings
+from .settings import RunSettings, run_keys
 
 
 def _union(kinds) -> dict[str, Key]:
@@ -45,7 +46,7 @@ def _union(kinds) -> dict[str, Key]:
 
 def sections() -> dict[str, dict[str, Key]]:
     """The keys of each config table (read from the registries, so new kinds appear here)."""
-    return {"run": RUN_KEYS, "model": _union(MODEL_KINDS), "mechanism": _union(MECHANISM_KINDS)}
+    return {"run": run_keys(), "model": _union(MODEL_KINDS), "mechanism": _union(MECHANISM_KINDS)}
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class ExperimentPoint:
         return int(self.id[:8], 16)
 
     def estimator(self):
-        return make_estimator(self.settings)
+        return self.settings.make_estimator()
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -78,24 +79,17 @@ class ExperimentPoint:
 
     @property
     def epsilon(self) -> float:
-        return getattr(self.mechanism, "epsilon", None) or math.nan
+        return self.mechanism.epsilon or math.nan
 
-    @property
-    def target_mode(self) -> str:
-        """How continuous adversaries draw ``x, x'``: ``fixed`` for the unclipped sum's
-        ``target_values``, otherwise ``run.targets``."""
-        return "fixed" if hasattr(self.mechanism, "target_values") else self.settings.targets
-
-    @property
-    def target_range(self) -> tuple[float, float] | None:
-        """Targets of continuous adversaries: the sum's ``target_values``, the clip range, or
-        the Gaussian class's mean range."""
-        mech = self.mechanism
-        for attr in ("target_values", "clip"):
-            if hasattr(mech, attr):
-                return tuple(getattr(mech, attr))
-        fam = self.model.family
-        return getattr(fam, "mean_range", None)
+    def draw_adversary(self, rng: np.random.Generator):
+        """One ``(model, adversary)`` draw (thesis §3.1.2 step 1; §6.4.1: a fresh model per
+        adversary for a model family), by the model kind; the mechanism says how real-valued
+        targets are drawn."""
+        model = self.model.draw(rng)
+        mode, target_range = self.mechanism.adversary_targets(self.settings.targets)
+        adv = self.model.owner.draw_adversary(model, self.sizes, rng, targets=mode, target_range=target_range,
+                                              spec=self.model)
+        return model, adv
 
     def bounds(self) -> dict[str, B.Bound]:
         """The theoretical bounds of this point (:func:`bdpsim.bounds.applicable_bounds`)."""
@@ -138,25 +132,16 @@ def _hashed(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key
     return {s: {k: v for k, v in params[s].items() if secs[s][k].hashed or k in present[s]} for s in secs}
 
 
-def _check_pair(settings: RunSettings, spec: ModelSpec, mech, function: str | None) -> None:
-    """Checks that need the model and the mechanism together."""
+def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
+    """Checks that need the model, the mechanism and the estimator together."""
     n = spec.n
     resolve_known_sizes(settings.known_sizes, n)
     probe = spec.probe()
-    if hasattr(mech, "counted_states") and hasattr(probe, "states"):
-        counted_states_valid(mech, probe.states)
-    if isinstance(mech, CustomMechanism):  # try the user's function once on a tiny batch, up front
-        try:
-            mech(probe.sample(4, np.random.default_rng(0)), np.random.default_rng(0))
-        except ConfigError:
-            raise
-        except Exception as exc:
-            raise ConfigError("mechanism.function", function,
-                              f"fails on a test batch of shape (4, {n}) ({type(exc).__name__}: {exc})") from None
-    why = ESTIMATORS[settings.estimator].supports(probe, mech)
+    est = ESTIMATORS[settings.estimator]
+    why = est.supports(probe, mech)
     check(why is None, "run.estimator", settings.estimator, why or "")
     if settings.exhaustive:
-        check(settings.estimator == "exact", "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
+        check(est.exact, "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
         check(spec.fixed is not None, "run.adversaries", "all",
               "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
               "cov_draw = 'equicorrelated')")
@@ -165,9 +150,9 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech, function: str | No
         eng = engine_for(probe, mech)
         check(eng.exhaustive is not None, "run.adversaries", "all",
               f"no enumeration of every adversary for {spec.kind}+{mech.kind}")
-        why = eng.limit(probe, resolve_known_sizes(settings.known_sizes, n)) if eng.limit else None
-        check(why is None, "model.n" if spec.kind == "gaussian" else "run.adversaries",
-              n if spec.kind == "gaussian" else "all", why or "")
+        why = eng.limit(resolve_known_sizes(settings.known_sizes, n)) if eng.limit else None
+        field = eng.limit_field
+        check(why is None, field, n if field == "model.n" else "all", why or "")
 
 
 def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
@@ -202,7 +187,7 @@ def _check_magnitude(name: str, value: Any) -> None:
 
 def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]],
                  limits: Limits) -> ExperimentPoint:
-    settings = RunSettings(**params["run"])
+    settings = RunSettings.from_table(params["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
     check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}")
@@ -210,17 +195,20 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
     for k in sorted(present["model"] - set(model_kind.keys) - {"kind"}):
         raise ConfigError(f"model.{k}", mp[k], f"is not a key of a {kind} model")
     check(mk in MECHANISM_KINDS, "mechanism.kind", mk, f"must be one of {list(MECHANISM_KINDS)}")
-    for k in sorted(present["mechanism"] - set(MECHANISM_KINDS[mk].keys) - {"kind"}):
+    mech_kind = MECHANISM_KINDS[mk]
+    for k in sorted(present["mechanism"] - set(mech_kind.keys) - {"kind"}):
         raise ConfigError(f"mechanism.{k}", kp[k], f"is not a key of a '{mk}' mechanism")
-    check(mk in model_kind.mechanisms, "mechanism.kind", mk,
-          f"a {kind} model takes {' or '.join(model_kind.mechanisms)}")
+    why = model_kind.accepts(mech_kind)
+    check(why is None, "mechanism.kind", mk, why or "")
     for sec in ("model", "mechanism"):
         for k in sorted(present[sec]):
             _check_magnitude(f"{sec}.{k}", params[sec][k])
-    mech = MECHANISM_KINDS[mk].build(kp)
-    model_setup(kind, mp, limits)  # building some models is itself costly: refuse before
-    spec = model_kind.build(mp, present["model"], mech)
-    _check_pair(settings, spec, mech, kp.get("function"))
+    model_setup(model_kind, mp, limits)  # building some models is itself costly: refuse before
+    spec = model_kind.build(mp, present["model"], mech_kind.hints(kp))
+    if spec.owner is None:
+        spec = replace(spec, owner=model_kind)
+    mech = mech_kind.build(kp, spec)
+    _check_pair(settings, spec, mech)
     flat = _hashed(params, present, secs)
     pid = hashlib.sha256(_canonical(flat).encode()).hexdigest()[:16]
     return ExperimentPoint(settings, spec, mech, flat, pid)

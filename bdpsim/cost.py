@@ -23,11 +23,12 @@ import math
 from dataclasses import dataclass
 
 from .errors import ConfigError, check
+from .estimators.base import CostContext
+from .queries import LaplaceQuery
 
 GIB = 2.0 ** 30
 UNITS_PER_SECOND = 1e8  # rough single-core throughput, for the time shown beside the work
 ROW_BYTES = 400.0  # one adversary's statistics and kept row in the driver
-GAUSSIAN_TRIES = 2000  # rejection draws a Sigma_rho class tries when it is built
 
 
 @dataclass(frozen=True)
@@ -73,63 +74,44 @@ def fmt_seconds(s: float) -> str:
     return f"{s:.2g} s"
 
 
-def model_setup(kind: str, params: dict, limits: Limits) -> None:
-    """Check, before a model is built, that building it is affordable: a ``Sigma_rho`` class
-    draws (up to :data:`GAUSSIAN_TRIES` times) an ``n x n`` matrix and its eigenvalues."""
-    n = params.get("n")
-    if kind != "gaussian" or not isinstance(n, int) or params.get("cov") is not None:
+def model_setup(model_kind, params: dict, limits: Limits) -> None:
+    """Check, before a model is built, that building it is affordable (the model kind's
+    :meth:`~bdpsim.models.base.ModelKind.setup_cost`; e.g. a ``Sigma_rho`` class draws up to 2000
+    ``n x n`` matrices and their eigenvalues)."""
+    cost = model_kind.setup_cost(params)
+    if cost is None:
         return
-    work = GAUSSIAN_TRIES * float(n) ** 3
-    mem = 6.0 * 8 * float(n) ** 2
-    _refuse("model.n", n, Estimate(mem, 0.0, work), limits, mem, "building its covariance class needs")
+    mem, work, field = cost
+    _refuse(field, params.get(field.split(".")[-1]), Estimate(mem, 0.0, work), limits, mem,
+            "building its covariance class needs" if field == "model.n" else "building the model needs")
 
 
 def estimate_point(point) -> Estimate:
-    """The :class:`Estimate` of one configuration point (see the module docstring)."""
+    """The :class:`Estimate` of one configuration point (see the module docstring): the model
+    kind's sampling and exact costs (:meth:`~bdpsim.models.base.ModelKind.cost`) and the
+    estimator's own (:meth:`~bdpsim.estimators.base.Estimator.cost`)."""
     st, spec, mech = point.settings, point.model, point.mechanism
-    n = float(spec.n)
     if st.exhaustive:
         keep = 0.0 if st.adversary_rows == "all" else float(st.adversary_rows)
         return Estimate(0.0, keep * ROW_BYTES, 0.0)
     A = float(st.adversaries)
-    probe = spec.probe()
-    states = float(getattr(probe, "states", 1) or 1)
-    gaussian = spec.kind == "gaussian"
-    S = float(st.samples)
-    if st.estimator == "mixture" and st.mixture_target_se > 0:
-        S = max(S, float(st.mixture_max_samples))
-    exact_law = (st.sampling == "auto" and hasattr(probe, "query_law") and hasattr(mech, "noise_scale")
-                 and not gaussian)
-    conditions = 2.0 + 2.0 * min(A, float(st.noise_floor_adversaries)) / A
-    chunk = min(float(st.chunk), S)
-    per_sample = n * n if gaussian else n  # a conditional Gaussian draw is a matrix product
-    mem = 4 * 8 * n * n if gaussian else 0.0
-    work = 0.0
-    if gaussian and spec.fixed is None:
-        work += A * n ** 3  # the adversary's covariance draw
-    if st.estimator == "exact" or st.exact_reference:
-        if spec.kind == "markov" or spec.kind == "pedigree":
-            work += A * n * n * states * states
-            mem += 8 * 4 * n * n * states if spec.kind == "markov" else 0.0
-        elif gaussian:
-            work += A * n ** 3
-    if st.estimator == "exact":
+    mc = spec.owner.cost(spec)
+    est = point.estimator()
+    work = A * mc.draw
+    mem = mc.model_bytes
+    if est.exact or st.exact_reference:  # an exact value per adversary (estimate or reference)
+        work += A * mc.exact
+        mem += mc.exact_bytes
+    if est.exact:
         return Estimate(mem, A * ROW_BYTES, work)
-    if exact_law:  # the count's law once per condition, then a multinomial draw
-        work += A * conditions * (n * n * states * states + n)
-        mem += 8 * 4 * n * n * states
-    else:
-        work += A * conditions * S * per_sample
-        mem += 2 * chunk * n * 8 + chunk * 8 * 2
-    continuous = not exact_law and not (spec.kind in ("markov", "pedigree") and hasattr(mech, "noise_scale"))
-    if st.estimator == "kde":
-        mem += 2 * S * 8 * 4 + 16 * 2 ** 20  # every output of both conditions, copies, fastKDE grid
-        work += A * conditions * (S * 20 + float(st.eval_points) * 10)
-    elif st.estimator == "mixture":
-        atoms = S if continuous else n + 1
-        mem += 2 * atoms * 8 * 6  # distinct query values (and counts, sort buffers) per condition
-        work += A * conditions * S * 10
-    return Estimate(mem, A * ROW_BYTES, work)
+    discrete = spec.owner.domain == "discrete"
+    exact_law = st.sampling == "auto" and discrete and isinstance(mech, LaplaceQuery)
+    n, s = float(spec.n), float(spec.probe().states) if discrete else 1.0
+    ctx = CostContext(adversaries=A, conditions=2.0 + 2.0 * min(A, float(st.noise_floor_adversaries)) / A,
+                      n=n, per_sample=mc.per_sample, law=mc.exact if exact_law else None,
+                      law_bytes=8 * 4 * n * n * s, chunk=float(st.chunk), continuous=not discrete)
+    w, m = est.cost(ctx)
+    return Estimate(mem + m, A * ROW_BYTES, work + w)
 
 
 def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
@@ -156,7 +138,7 @@ def _culprit(point) -> tuple[str, object]:
     if st.exhaustive:
         return "model.n", point.model.n
     ratios = [(point.model.n / 10, "model.n", point.model.n), (st.adversaries / 1000, "run.adversaries", st.adversaries)]
-    if st.estimator != "exact":
+    if not point.estimator().exact:
         ratios.append((st.samples / 100_000, "run.samples", st.samples))
     _, field, value = max(ratios, key=lambda t: t[0])
     return field, value

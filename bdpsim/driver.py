@@ -47,14 +47,12 @@ except ImportError:  # pragma: no cover
     from joblib.externals import cloudpickle
 
 from . import results as R
-from .adversary import draw_adversary as _draw
 from .backends import BACKENDS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
-from .estimators import ExactEstimator, adversary_bdpl
-from .rows import AdversaryResult, SummaryRow
 from .kernels.stats import percentile_ci
+from .rows import ESTIMATOR_CELLS, AdversaryResult, SummaryRow
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
@@ -73,12 +71,6 @@ def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generato
     draw = np.random.SeedSequence(point.seed, spawn_key=(population_key(point), 2, j))
     est = np.random.SeedSequence(point.seed, spawn_key=(point.key, 0, j))
     return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
-
-
-def draw_adversary(point: ExperimentPoint, rng: np.random.Generator):
-    """One (model, adversary) draw for ``point`` (thesis §3.1.2 step 1; §6.4.1 for Gaussian)."""
-    model = point.model.draw(rng)
-    return model, _draw(model, point.sizes, rng, point.target_mode, point.target_range)
 
 
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")
@@ -120,13 +112,12 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
     est = point.estimator()
     mech = point.mechanism
     nf = point.settings.noise_floor_adversaries
-    want_exact = point.settings.exact_reference or isinstance(est, ExactEstimator)
-    is_exact = isinstance(est, ExactEstimator)
-    reference = getattr(est, "reference", None) or (lambda m, k, a: adversary_bdpl(m, k, a))
+    is_exact = est.exact
+    want_exact = point.settings.exact_reference or is_exact
     rows = []
     for j in indices:
         r_draw, r_est, r_null = adversary_streams(point, j)
-        model, adv = draw_adversary(point, r_draw)
+        model, adv = point.draw_adversary(r_draw)
         e = est.estimate(model, mech, adv, r_est)
         null = est.null_estimate(model, mech, adv, r_null).value if j < nf else math.nan
         exact = math.nan
@@ -134,7 +125,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
             exact = e.value
         elif want_exact:
             try:  # the exact value of what this estimator estimates (one- or two-sided)
-                exact = reference(model, mech, adv).value
+                exact = est.reference(model, mech, adv).value
             except NotAvailable:
                 pass
         rows.append(AdversaryResult.of(
@@ -148,8 +139,7 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
     exact engine (:data:`bdpsim.estimators.EXACT_ENGINES`)."""
     t0 = time.perf_counter()
-    model, mech = point.model.fixed, point.mechanism
-    res = point.exact_engine.exhaustive(model, mech, point.sizes, list(targets))
+    res = point.exact_engine.exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
     sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
@@ -167,8 +157,7 @@ def run_window(point: ExperimentPoint) -> ChunkResult:
     (given them, the records beyond are independent of the window and do not change the BDPL)."""
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
-    _, advs, values = point.exact_engine.window(point.model.fixed, point.mechanism, point.sizes[0],
-                                                None if keep == "all" else keep)
+    _, advs, values = point.exact_engine.window(point.sizes[0], None if keep == "all" else keep)
     rows = []
     for w in advs:
         known = ";".join(r for r in (f"0..{w.l}" if w.l >= 0 else "", f"{w.r}..{w.n - 1}" if w.r < w.n else "") if r)
@@ -225,30 +214,22 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
     se, used = stats["bdpl_se"], stats["samples"]
     se_ok = se[np.isfinite(se)]
-    missed = int(np.sum(se > st.mixture_target_se)) if st.estimator == "mixture" and st.mixture_target_se > 0 \
-        else math.nan
     finite_rows = [r for r in rows if np.isfinite(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
     notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
     nan = math.nan
-    clip = getattr(mech, "clip", (nan, nan))
-    targets = getattr(mech, "target_values", (nan, nan))
+    owned = {**ESTIMATOR_CELLS, **point.estimator().summary(stats)}  # the estimator's cells
     return SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
-        clip_low=clip[0], clip_high=clip[1], noise_scale=getattr(mech, "noise_scale", nan),
-        x=targets[0], x_prime=targets[1], mechanism=mech.kind, estimator=st.estimator,
-        kde_backend=st.kde_backend if st.estimator == "kde" else "",
-        kde_ratio=st.kde_ratio if st.estimator == "kde" else "",
-        kde_positive_shift=str(st.kde_positive_shift).lower() if st.estimator == "kde" else "",
-        known_sizes=st.known_size_text(),
-        n_adversaries=int(v.size), n_samples=st.samples if st.estimator != "exact" else nan,
+        **mech.columns(), mechanism=mech.kind, estimator=st.estimator, **owned,
+        known_sizes=st.known_size_text(), n_adversaries=int(v.size),
         percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
         bdpl_max=float(val.max()) if val.size else nan,
         bdpl_median=float(np.median(val)) if val.size else nan,
         bdpl_se_max=float(se_ok.max()) if se_ok.size else nan,
-        bdpl_se_mean=float(se_ok.mean()) if se_ok.size else nan, se_target_missed=missed,
+        bdpl_se_mean=float(se_ok.mean()) if se_ok.size else nan,
         samples_max=int(np.nanmax(used)) if np.isfinite(used).any() else nan,
         noise_floor=pct(null), noise_floor_max=float(null.max()) if null.size else nan,
         noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),

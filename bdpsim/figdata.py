@@ -14,6 +14,7 @@ import numpy as np
 from scipy.stats import binom
 
 from . import bounds as B
+from .mechanisms.rr_core import rr_flip_probability
 
 
 def thesis_fig03_rows(eps=np.linspace(0.0, 5.0, 201)) -> list[dict]:
@@ -108,14 +109,6 @@ def paper_fig3_rows(eps=(0.5, 1.0, 2.0, 5.0, 10.0, 20.0), gammas=np.logspace(0, 
 
 
 # ------------------------------------------------------------------ paper Fig. 2: randomized response
-
-def rr_flip_probability(t: float, epsilon: float) -> float:
-    """Chakrabarti et al.'s flip probability for a lazy symmetric binary chain with switch prob. t:
-    ``rho = [4 + t(t e^eps - 2) - sqrt(t^2 e^eps (4 + t(t e^eps - 4)))] / [8 + 2t(t e^eps + t - 4)]``."""
-    E = math.exp(epsilon)
-    num = 4 + t * (t * E - 2) - math.sqrt(t * t * E * (4 + t * (t * E - 4)))
-    return num / (8 + 2 * t * (t * E + t - 4))
-
 
 def rr_alpha(n: int, count: int, rho: float, beta: float = 0.05) -> float:
     """Exact alpha at level beta of the debiased randomized-response count

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from . import figdata as D
 from . import figures as F
-from . import genomic_study as G
-from . import studies as S
+from .studies import chains as S
+from .studies import genomic_study as G
 from . import results as R
 from .config import parse_config
 from .driver import run_experiment
@@ -126,7 +126,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
 
 
 def _competition(ctx: Context) -> list[dict]:
-    from .competition import competition_rows
+    from .studies.competition import competition_rows
 
     ctx.notes.append("exact BDPL of every mechanism over all adversaries (window search, truncation "
                      "tolerance 1e-10); randomized response only on the symmetric chains, with the "

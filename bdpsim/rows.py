@@ -118,6 +118,11 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
 )
 
 
+#: cells an estimator fills (:meth:`bdpsim.estimators.base.Estimator.summary`), empty unless it does
+ESTIMATOR_CELLS = {"kde_backend": "", "kde_ratio": "", "kde_positive_shift": "", "se_target_missed": math.nan,
+                   "n_samples": math.nan}
+
+
 def summary_columns(label: str = "p99") -> list[str]:
     """``summary.csv``'s header for percentile label ``label``."""
     return [c.header(label) for c in SUMMARY_SCHEMA]

@@ -15,6 +15,7 @@ import numpy as np
 
 from .mechanisms import has_laplace_noise
 from .models import GaussianModel
+from .queries import LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
 
@@ -22,8 +23,8 @@ SAMPLING_MODES = ("auto", "data")
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
     model offers no exact law for this mechanism's query (:meth:`DataModel.query_law`)."""
-    law = getattr(model, "query_law", None)
-    return law(mechanism, known) if law is not None and has_laplace_noise(mechanism) else None
+    law = getattr(model, "query_law", None)  # optional in the DataModel protocol
+    return law(mechanism.query_function, known) if law is not None and isinstance(mechanism, LaplaceQuery) else None
 
 
 def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chunk: int):

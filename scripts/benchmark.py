@@ -32,9 +32,9 @@ import fastkde
 import numpy as np
 
 from bdpsim import bounds as B
-from bdpsim.adversary import random_discrete_adversary
+from bdpsim.models.base import random_discrete_adversary
 from bdpsim.estimators import ExactEstimator, KdeEstimator, MixtureEstimator
-from bdpsim.estimators.exact import exhaustive_markov_count
+from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.estimators.kde import fastkde_backend
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel

@@ -29,10 +29,11 @@ import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bdpsim.estimators.exact import exhaustive_markov_count
+from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.window import query_values, window_search
+from bdpsim.kernels.lattice import query_values
+from bdpsim.models.markov_window import window_search
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 F = query_values(2, [1])

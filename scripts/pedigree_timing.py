@@ -17,8 +17,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bdpsim.genomic import exhaustive_pedigree_count, worst_adversary
-from bdpsim.genomic_study import family_size_study, generation_study
+from bdpsim.models.pedigree_exact import exhaustive_pedigree_count, worst_adversary
+from bdpsim.studies.genomic_study import family_size_study, generation_study
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models.pedigree import PedigreeModel
 

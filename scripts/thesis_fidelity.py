@@ -28,9 +28,9 @@ import time
 import numpy as np
 
 from bdpsim import bounds as B
-from bdpsim.adversary import random_discrete_adversary
+from bdpsim.models.base import random_discrete_adversary
 from bdpsim.estimators.kde import density_at, log_ratio
-from bdpsim.estimators.reference import exact_reference
+from bdpsim.estimators import exact_reference
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.sampling import sample_outputs

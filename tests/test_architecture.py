@@ -11,9 +11,9 @@ from bdpsim.adversary import Adversary
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError, NotAvailable
-from bdpsim.estimators import EXACT_ENGINES, MixtureEstimator, adversary_bdpl
+from bdpsim.estimators import MixtureEstimator, adversary_bdpl, register_estimator
 from bdpsim.mechanisms import ClippedSum
-from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec
+from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec, register_model_kind
 from bdpsim.results import csv_text, read_summary
 from bdpsim.rows import SUMMARY_SCHEMA, markdown_columns, summary_columns
 from bdpsim.schema import Key
@@ -94,14 +94,29 @@ class IidCategorical:
         return out
 
 
-def _build_iid(params, present, mechanism):
-    model = IidCategorical(tuple(params["probs"]), params["n"])
-    return ModelSpec("iid", model.n, model.n, fixed=model)
+class IidKind(ModelKind):
+    """A toy model kind defined in this test module: keys, builder, and (inherited) defaults."""
+
+    name = "iid"
+    doc = "independent categorical records"
+    keys = {"n": Key("int"), "probs": Key("vector", hashed=False)}
+    domain = "discrete"
+
+    def build(self, params, present, hints=None):
+        model = IidCategorical(tuple(params["probs"]), params["n"])
+        return ModelSpec(self.name, model.n, model.n, fixed=model, owner=self)
 
 
-def test_a_new_model_is_one_registry_entry(monkeypatch, tmp_path):
-    kind = ModelKind("iid", {"n": Key("int"), "probs": Key("vector", hashed=False)}, ("count",), _build_iid)
-    monkeypatch.setitem(MODEL_KINDS, "iid", kind)
+@pytest.fixture
+def iid_kind():
+    kind = register_model_kind(IidKind())
+    yield kind
+    MODEL_KINDS.pop("iid", None)
+
+
+def test_a_new_model_is_one_registry_entry(iid_kind, tmp_path):
+    """A model kind registered from a test module runs a config end to end (no package file
+    touched): validation, adversaries, estimator, bounds, summary."""
     doc = {"run": {"adversaries": 8, "samples": 20000, "estimator": "mixture", "known_sizes": "all",
                    "noise_floor_adversaries": 0, "bootstrap": 0},
            "model": {"kind": "iid", "n": 4, "probs": [0.2, 0.3, 0.5]},
@@ -109,20 +124,54 @@ def test_a_new_model_is_one_registry_entry(monkeypatch, tmp_path):
     rows = run_experiment(parse_config(doc), tmp_path, progress=False)
     # independent records: the BDPL is the DP epsilon (mixture estimator, 2e4 samples per condition)
     assert rows[0]["bdpl_max"] == pytest.approx(1.0, abs=0.08)
+    assert rows[0]["bound_general"] == 4.0 and rows[0]["bound_lower"] == 1.0
     bad = {**doc, "model": {**doc["model"], "gamma": 2.0}}
     with pytest.raises(ConfigError, match="model.gamma.*not a key of a iid model"):
         parse_config(bad)
+    with pytest.raises(ConfigError, match="mechanism.counted_states.*0..2"):
+        parse_config({**doc, "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [3]}})
+    with pytest.raises(ConfigError, match="mechanism.kind.*discrete records"):
+        parse_config({**doc, "mechanism": {"kind": "clipped_sum", "epsilon": 1.0}})
+    with pytest.raises(ConfigError, match="run.estimator.*no exact BDPL for model 'iid'"):
+        parse_config({**doc, "run": {**doc["run"], "estimator": "exact"}})
 
 
-def test_adding_a_key_keeps_existing_point_ids(monkeypatch):
+def test_an_incomplete_kind_fails_when_it_registers():
+    class NoBuild(ModelKind):
+        name = "nobuild"
+
+    with pytest.raises(TypeError):
+        register_model_kind(NoBuild())
+    half = IidKind()
+    half.draw_adversary = None
+    with pytest.raises(TypeError, match="lacks draw_adversary"):
+        register_model_kind(half)
+    assert "nobuild" not in MODEL_KINDS and "iid" not in MODEL_KINDS
+
+    class NoSummary:
+        name, keys, exact = "half", {}, False
+
+        @classmethod
+        def from_settings(cls, settings):
+            return cls()
+
+    with pytest.raises(TypeError, match="lacks"):
+        register_estimator(NoSummary)
+    with pytest.raises(TypeError, match="does not implement the DataModel protocol"):
+        ModelSpec("x", 3, 3, fixed=object())
+
+
+def test_adding_a_key_keeps_existing_point_ids(iid_kind):
+    before_kind = MODEL_KINDS.pop("iid")
     before = parse_config(MARKOV).points[0].id
-    kind = ModelKind("iid", {"n": Key("int"), "probs": Key("vector", hashed=False)}, ("count",), _build_iid)
-    monkeypatch.setitem(MODEL_KINDS, "iid", kind)
+    MODEL_KINDS["iid"] = before_kind
     assert parse_config(MARKOV).points[0].id == before
 
 
-def test_exact_engine_table_drives_validation():
-    assert ("markov", "count") in EXACT_ENGINES and ("gaussian", "sum") in EXACT_ENGINES
+def test_exact_engines_come_from_the_model_kinds():
+    chain = parse_config(MARKOV).points[0]
+    eng = chain.exact_engine
+    assert eng.window is not None and eng.exhaustive is not None and "forward recursion" in eng.method
     doc = {**MARKOV, "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}}
     assert len(parse_config(doc).points) == 1
     gauss = {"run": {"adversaries": "all", "estimator": "exact"},

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from bdpsim.calibration import CALIBRATION_METHODS, calibrate
-from bdpsim.competition import (LAPLACE_METHODS, competition_rows, laplace_rows, not_eps_bdp,
+from bdpsim.studies.competition import (LAPLACE_METHODS, competition_rows, laplace_rows, not_eps_bdp,
                                 rr_rows)
-from bdpsim.estimators.exact import exhaustive_markov_count
+from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel, symmetric_chain
-from bdpsim.randomized_response import flip_for_chain
-from bdpsim.rr_direct import rr_bdpl_bruteforce
+from bdpsim.mechanisms.rr_core import flip_for_chain
+from bdpsim.mechanisms.rr_direct import rr_bdpl_bruteforce
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 NEW = ("markov-quilt-approx", "markov-quilt-exact", "wasserstein", "group")

@@ -10,8 +10,8 @@ from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
 from bdpsim.errors import NotAvailable
 from bdpsim.estimators import adversary_bdpl, mixture_sup
-from bdpsim.estimators.exact import (exhaustive_gaussian_sum, exhaustive_markov_count,
-                                     gaussian_sum_coefficient)
+from bdpsim.models.gaussian_exact import exhaustive_gaussian_sum, gaussian_sum_coefficient
+from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from bdpsim.models import GaussianModel, MarkovChainModel, limited_covariance
 
@@ -111,7 +111,7 @@ def test_equicorrelated_empty_known_set():
     n, rho = 5, 0.2
     g = GaussianModel(np.zeros(n), limited_covariance(n, rho, 1.0, np.random.default_rng(0), draw="equicorrelated"))
     assert gaussian_sum_coefficient(g, 0, ()) == pytest.approx(1 + (n - 1) * rho)
-    res = exhaustive_gaussian_sum(g, LaplaceSum(10.0, (0.0, 10.0)), range(n))
+    res = exhaustive_gaussian_sum(g, 10.0, (0.0, 10.0), range(n))
     assert res.value.max() == pytest.approx(1 + (n - 1) * rho)
 
 
@@ -125,7 +125,7 @@ def test_exact_never_exceeds_applicable_bounds():
                 violations.append((gamma, eps, b.name, res.value.max(), b.value, res.adversary(res.best)))
     for g in (0.0, 0.1, 0.2, 0.3):
         S = limited_covariance(4, g, 1.0, np.random.default_rng(0), draw="equicorrelated")
-        res = exhaustive_gaussian_sum(GaussianModel(np.zeros(4), S), LaplaceSum(10.0, (0.0, 10.0)), range(4))
+        res = exhaustive_gaussian_sum(GaussianModel(np.zeros(4), S), 10.0, (0.0, 10.0), range(4))
         b = B.gaussian_bound(0.1, g, 4, distance=10.0)
         if b.applicable and res.value.max() > b.value + 1e-9:
             violations.append(("gaussian", g, res.value.max(), b.value))

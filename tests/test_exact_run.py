@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bdpsim.accuracy import GRID, accuracy_table, write_report
+from bdpsim.studies.accuracy import GRID, accuracy_table, write_report
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 

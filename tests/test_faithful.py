@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from bdpsim.config import parse_config
-from bdpsim.driver import adversary_streams, draw_adversary, population_key, run_chunk, run_experiment
+from bdpsim.driver import adversary_streams, population_key, run_chunk, run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import KdeEstimator
-from bdpsim.estimators.reference import exact_reference
+from bdpsim.estimators import exact_reference
 from bdpsim.kernels.stats import interval_coverage, order_statistic_ranks, percentile_ci
 
 FIG15 = {"run": {"adversaries": 4, "samples": 20_000, "estimator": "kde", "sampling": "data",
@@ -51,7 +51,7 @@ def test_default_kde_is_the_thesis_method_on_identical_samples():
     mech = point.mechanism
     for j in range(4):
         r_draw, r_est, _ = adversary_streams(point, j)
-        model, adv = draw_adversary(point, r_draw)
+        model, adv = point.draw_adversary(r_draw)
         ref = thesis_method(model, mech, adv, 20_000, r_est)
         assert res.stats["bdpl"][j] == pytest.approx(ref, rel=1e-12, abs=1e-12)
 
@@ -59,7 +59,7 @@ def test_default_kde_is_the_thesis_method_on_identical_samples():
 @pytest.mark.parametrize("shift,signed", [(True, True), (False, False), (True, False)])
 def test_variants_are_what_they_say(shift, signed):
     point = parse_config(FIG15).points[0]
-    model, adv = draw_adversary(point, np.random.default_rng(3))
+    model, adv = point.draw_adversary(np.random.default_rng(3))
     est = KdeEstimator(20_000, sampling="data", ratio="signed" if signed else "symmetric", positive_shift=shift)
     got = est.estimate(model, point.mechanism, adv, np.random.default_rng(4)).value
     ref = thesis_method(model, point.mechanism, adv, 20_000, np.random.default_rng(4), shift=shift, signed=signed)
@@ -124,7 +124,7 @@ def test_kde_rows_compare_with_the_one_sided_exact_value(tmp_path):
     mix = {int(r["adversary"]): float(r["exact"]) for r in rows if r["point_id"] == cfg.points[1].id}
     assert all(kde[j] <= mix[j] + 1e-12 for j in kde) and any(kde[j] < mix[j] - 0.1 for j in kde)
     p = cfg.points[0]
-    model, adv = draw_adversary(p, adversary_streams(p, 0)[0])
+    model, adv = p.draw_adversary(adversary_streams(p, 0)[0])
     assert kde[0] == pytest.approx(exact_reference(model, p.mechanism, adv, signed=True).value, abs=1e-12)
 
 

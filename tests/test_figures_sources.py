@@ -76,8 +76,8 @@ def _sim_rows(group, x, groups, xs, estimators):
 
 def _small_rows(fig_id):
     """bdpsim's own figures on small inputs (their full compute takes minutes)."""
-    from bdpsim import genomic_study as G
-    from bdpsim import studies as S
+    from bdpsim.studies import chains as S
+    from bdpsim.studies import genomic_study as G
     from bdpsim.models import symmetric_chain
 
     if fig_id == "bdpsim-calibration":
@@ -86,7 +86,7 @@ def _small_rows(fig_id):
     if fig_id == "bdpsim-knowledge":
         return S.knowledge_rows(n=30, max_unknown=4)
     if fig_id == "bdpsim-competition":
-        from bdpsim.competition import competition_chains, competition_rows
+        from bdpsim.studies.competition import competition_chains, competition_rows
 
         return competition_rows(competition_chains(), lengths=(8, 9), epsilons=(1.0, 10.0))
     if fig_id == "bdpsim-pedigree":

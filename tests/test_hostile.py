@@ -240,7 +240,7 @@ def test_worker_that_cannot_load_the_task(tmp_path, monkeypatch, backend):
 # --------------------------------------------------------------------- 6. no hang: worst-case search
 
 def test_worst_case_gaussian_is_capped():
-    from bdpsim.worstcase import worst_gaussian_sum
+    from bdpsim.studies.worstcase import worst_gaussian_sum
 
     t0 = time.perf_counter()  # n = 12, rho = 0.5 looped forever; this case too, and is quicker
     r = worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2)

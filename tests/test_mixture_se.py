@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim.adversary import random_discrete_adversary
+from bdpsim.models.base import random_discrete_adversary
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.estimators import MixtureEstimator, adversary_bdpl

@@ -13,7 +13,7 @@ from bdpsim.adversary import Adversary
 from bdpsim.errors import ConfigError, NotAvailable
 from bdpsim.kernels.laplace_mixture import mixture_sup
 from bdpsim.bounds import genomic_lower_bound
-from bdpsim.genomic import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
+from bdpsim.models.pedigree_exact import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
 from bdpsim.mechanisms import LaplaceCount, LaplaceSum
 from bdpsim.models.pedigree import (TRANSMISSION, PedigreeModel, genotype_states, hardy_weinberg)
 
@@ -335,7 +335,7 @@ def test_estimators_sample_pedigrees_through_the_model(rng):
 def test_studies_rows_and_figures():
     from bdpsim.figures import subplots
     from bdpsim.figures.pedigree import plot_family_size, plot_generations
-    from bdpsim.genomic_study import family_size_study, generation_study
+    from bdpsim.studies.genomic_study import family_size_study, generation_study
     rows = family_size_study(sizes=[3, 6], epsilons=[1.0], allele_bs=[0.3])
     small, big = rows
     assert (small["worst_role"], small["worst_known_size"], small["worst_x"]) == ("child", 0, "BB")

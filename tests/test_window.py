@@ -9,13 +9,13 @@ import pytest
 
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, mixture_sup
-from bdpsim.estimators.exact import exhaustive_markov_count
+from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.kernels.laplace_mixture import log_mixture_pdf
-from bdpsim.knowledge import knowledge_matrix, leakage_by_knowledge, write_knowledge_csv
+from bdpsim.studies.knowledge import knowledge_matrix, leakage_by_knowledge, write_knowledge_csv
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.window import (lattice, markov_bdpl, query_values, truncation_bound,
-                           window_search)
+from bdpsim.kernels.lattice import lattice, query_values
+from bdpsim.models.markov_window import markov_bdpl, truncation_bound, window_search
 
 from .helpers import brute_count_law, markov_joint
 

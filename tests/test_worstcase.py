@@ -6,8 +6,8 @@ import pytest
 from bdpsim import bounds as B
 from bdpsim.errors import ConfigError
 from bdpsim.models import GaussianModel
-from bdpsim.estimators.exact import gaussian_sum_coefficient
-from bdpsim.worstcase import sum_slope, worst_gaussian_sum, worst_markov_chain
+from bdpsim.models.gaussian_exact import gaussian_sum_coefficient
+from bdpsim.studies.worstcase import sum_slope, worst_gaussian_sum, worst_markov_chain
 
 
 def test_sum_slope_matches_model_coefficient(rng):

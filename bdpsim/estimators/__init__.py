@@ -1,17 +1,17 @@
 """BDPL estimators: ``kde`` (the thesis'), ``mixture`` (Rao–Blackwellised) and ``exact``.
 
-:data:`ESTIMATORS` is the registry: each class has ``from_settings(RunSettings)``,
-``supports(model, mechanism) -> None | reason``, ``estimate`` and ``null_estimate``.
+:data:`ESTIMATORS` is the registry: each class owns its ``[run]`` keys and has
+``from_settings(RunSettings)``, ``supports(model, mechanism) -> None | reason``, ``estimate``,
+``reference``, ``null_estimate``, ``cost`` and ``summary``.
 """
 
-from .base import Estimate, Estimator
-from .engines import EXACT_ENGINES, ExactEstimator, adversary_bdpl, engine_for, unavailable_reason
-from .exact import ExactEngine
-from .kde import KDE_BACKENDS, KdeEstimator
+from ..adversary import Estimate
 from ..kernels.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
+from .base import ESTIMATORS, CostContext, Estimator, register_estimator
+from .exact import (ExactEstimator, adversary_bdpl, engine_for, exact_engine, exact_reference,
+                    unavailable_reason)
+from .kde import KDE_BACKENDS, KdeEstimator
 from .mixture import MixtureEstimator
-
-ESTIMATORS: dict[str, type] = {"kde": KdeEstimator, "mixture": MixtureEstimator, "exact": ExactEstimator}
 
 
 def make_estimator(settings) -> Estimator:
@@ -19,6 +19,6 @@ def make_estimator(settings) -> Estimator:
     return ESTIMATORS[settings.estimator].from_settings(settings)
 
 
-__all__ = ["ESTIMATORS", "EXACT_ENGINES", "KDE_BACKENDS", "Estimate", "Estimator", "ExactEngine",
-           "ExactEstimator", "KdeEstimator", "MixtureEstimator", "MixtureSup", "adversary_bdpl",
-           "engine_for", "grid_mixture_sup", "make_estimator", "mixture_sup", "unavailable_reason"]
+__all__ = ["ESTIMATORS", "KDE_BACKENDS", "CostContext", "Estimate", "Estimator", "ExactEstimator", "KdeEstimator",
+           "MixtureEstimator", "MixtureSup", "adversary_bdpl", "engine_for", "exact_engine", "exact_reference",
+           "grid_mixture_sup", "make_estimator", "mixture_sup", "register_estimator", "unavailable_reason"]

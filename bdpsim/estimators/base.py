@@ -1,54 +1,105 @@
-"""The estimator interface and its per-adversary result."""
+"""The estimator interface, its registry, and what the cost model tells an estimator.
+
+An estimator class *is* its kind: it owns its ``[run]`` keys (:attr:`Estimator.keys`, validated by
+its own ``__post_init__``), says which (model, mechanism) pairs it handles (``supports``), what one
+adversary costs it (``cost``), and which ``summary.csv`` cells it fills (``summary``).
+:func:`register_estimator` checks an estimator class when it registers.
+"""
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
-from ..adversary import Adversary
+from ..adversary import Adversary, Estimate
+from ..schema import Key
+
+__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "register_estimator"]
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """One adversary's BDPL estimate (``sup_s ln p(s | x_K, x) / p(s | x_K, x')``, one- or
-    two-sided as the estimator says).
+class CostContext:
+    """What one adversary of a configuration point costs before estimation (see
+    :mod:`bdpsim.cost`; units: elementary operations on records, bytes).
 
-    ``nonpositive`` counts KDE evaluation points where a density estimate was <= 0 (those points
-    are excluded, never turned into inf/nan); ``argmax`` is the output where the sup was found;
-    ``se`` is the estimate's standard error where the estimator derives one (``nan``: unknown);
-    ``samples`` the samples per condition it used (``0``: none, e.g. exact).
+    ``conditions`` is the number of conditional samples drawn per adversary on average (2, plus 2
+    for the noise floor's share); ``per_sample`` the work of one sampled data tuple; ``law`` the work
+    of one exact query law (``None``: the model has none for this query, tuples are simulated);
+    ``law_bytes`` its tables; ``chunk`` the sampling chunk; ``continuous`` whether query values are
+    continuous (one distinct value per sample).
     """
 
-    value: float
-    nonpositive: int = 0
-    argmax: float = math.nan
-    se: float = math.nan
-    samples: int = 0
+    adversaries: float
+    conditions: float
+    n: float
+    per_sample: float
+    law: float | None
+    law_bytes: float
+    chunk: float
+    continuous: bool
+
+    def sampling(self, samples: float) -> tuple[float, float]:
+        """``(work, bytes)`` of drawing ``samples`` query values per condition for every adversary."""
+        A, c = self.adversaries, self.conditions
+        if self.law is not None:  # the query's law once per condition, then a multinomial draw
+            return A * c * (self.law + self.n), self.law_bytes
+        chunk = min(self.chunk, samples)
+        return A * c * samples * self.per_sample, 2 * chunk * self.n * 8 + chunk * 8 * 2
 
 
 class Estimator(Protocol):
     """Estimates the adversary-specific target-dependent BDPL of one adversary."""
 
-    name: str
+    name: ClassVar[str]
+    keys: ClassVar[Mapping[str, Key]]
+    exact: ClassVar[bool]
+
+    @classmethod
+    def from_settings(cls, settings) -> "Estimator":
+        """The estimator a :class:`~bdpsim.settings.RunSettings` asks for (validates its keys)."""
+        ...
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
         """``None`` if the estimator handles the (model, mechanism) pair, else the reason."""
         ...
 
-    def estimate(self, model, mechanism, adversary: Adversary,
-                 rng: np.random.Generator) -> Estimate: ...
+    def estimate(self, model, mechanism, adversary: Adversary, rng: np.random.Generator) -> Estimate: ...
 
     def reference(self, model, mechanism, adversary: Adversary) -> Estimate:
         """The exact value of the quantity :meth:`estimate` estimates (raises
         :class:`~bdpsim.errors.NotAvailable` where there is none)."""
         ...
 
-    def null_estimate(self, model, mechanism, adversary: Adversary,
-                      rng: np.random.Generator) -> Estimate:
+    def null_estimate(self, model, mechanism, adversary: Adversary, rng: np.random.Generator) -> Estimate:
         """The same estimate between two independent sample sets drawn under the *same*
         condition ``X_i = x`` (true value 0): the estimator's noise floor."""
         ...
+
+    def cost(self, ctx: CostContext) -> tuple[float, float]:
+        """``(work, bytes per task)`` of estimating every adversary of a point."""
+        ...
+
+    def summary(self, stats: Mapping[str, np.ndarray]) -> dict:
+        """The ``summary.csv`` cells this estimator fills from the per-adversary statistics."""
+        ...
+
+
+ESTIMATORS: dict[str, type] = {}
+_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary")
+
+
+def register_estimator(cls: type) -> type:
+    """Add an estimator class to :data:`ESTIMATORS` after checking it is complete."""
+    missing = [m for m in _REQUIRED if not callable(getattr(cls, m, None))]
+    if missing:
+        raise TypeError(f"estimator {getattr(cls, 'name', cls)!r} lacks {', '.join(missing)}")
+    if not (isinstance(getattr(cls, "name", None), str) and isinstance(getattr(cls, "keys", None), Mapping)
+            and isinstance(getattr(cls, "exact", None), bool)):
+        raise TypeError(f"estimator {cls!r}: needs a name, keys (str to Key) and exact (bool)")
+    ESTIMATORS[cls.name] = cls
+    return cls
+

@@ -37,13 +37,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import EstimatorError, check
 from ..sampling import sample_outputs
-from .base import Estimate
+from ..schema import Key
+from .base import CostContext, Estimate, register_estimator
+from .exact import exact_reference
 
 KDE_RATIOS = ("signed", "symmetric")
 KDE_POINTS = ("uniform", "outputs")
@@ -135,7 +138,11 @@ def max_log_ratio(out_x: np.ndarray, out_xp: np.ndarray, rng: np.random.Generato
 
 @dataclass(frozen=True)
 class KdeEstimator:
-    """Thesis-faithful KDE estimator (see module docstring)."""
+    """Thesis-faithful KDE estimator (see module docstring).
+
+    Its ``[run]`` keys: ``eval_points`` (``points``), ``window``, ``kde_backend``, ``kde_ratio``,
+    ``kde_positive_shift``, ``kde_points`` (``point_mode``); ``samples`` per condition.
+    """
 
     samples: int = 100_000
     points: int = 1000
@@ -146,38 +153,60 @@ class KdeEstimator:
     ratio: str = "signed"
     positive_shift: bool = False
     point_mode: str = "uniform"
-    name: str = field(default="kde", init=False)
+    name: ClassVar[str] = "kde"
+    exact: ClassVar[bool] = False
+    keys: ClassVar[dict[str, Key]] = {
+        "eval_points": Key("int", 1000),
+        "window": Key("vector", [0.5, 99.5]),
+        "kde_backend": Key("str", "fastkde"),
+        "kde_ratio": Key("str", "signed", hashed=False),
+        "kde_positive_shift": Key("bool", False, hashed=False),
+        "kde_points": Key("str", "uniform", hashed=False),
+    }
 
     def __post_init__(self) -> None:
         check(self.backend in KDE_BACKENDS, "run.kde_backend", self.backend,
               f"must be one of {sorted(KDE_BACKENDS)}")
-        check(self.samples >= 100, "run.samples", self.samples, "must be >= 100")
-        check(self.points >= 1, "run.eval_points", self.points, "must be >= 1")
-        lo, hi = self.window
-        check(0 <= lo < hi <= 100, "run.window", list(self.window),
-              "must be [low, high] with 0 <= low < high <= 100")
+        check(isinstance(self.samples, int) and self.samples >= 100, "run.samples", self.samples,
+              "must be an integer >= 100")
+        check(isinstance(self.points, int) and not isinstance(self.points, bool) and self.points >= 1,
+              "run.eval_points", self.points, "must be >= 1")
+        w = tuple(self.window)
+        check(len(w) == 2 and 0 <= w[0] < w[1] <= 100, "run.window", list(w),
+              "must be [low, high] percentiles with 0 <= low < high <= 100")
+        object.__setattr__(self, "window", (float(w[0]), float(w[1])))
         check(self.ratio in KDE_RATIOS, "run.kde_ratio", self.ratio, f"must be one of {list(KDE_RATIOS)}")
+        check(isinstance(self.positive_shift, bool), "run.kde_positive_shift", self.positive_shift,
+              "must be true or false")
         check(not (self.positive_shift and self.backend == "fastkde_points"), "run.kde_positive_shift", True,
               "fastkde.pdf_at_points has no positive shift (use kde_backend = 'fastkde')")
         check(self.point_mode in KDE_POINTS, "run.kde_points", self.point_mode, f"must be one of {list(KDE_POINTS)}")
 
     @classmethod
     def from_settings(cls, settings) -> "KdeEstimator":
-        return cls(settings.samples, settings.eval_points, tuple(settings.window), settings.kde_backend,
-                   settings.sampling, settings.chunk, settings.kde_ratio, settings.kde_positive_shift,
-                   settings.kde_points)
+        o = settings.option
+        return cls(settings.samples, o("eval_points"), tuple(o("window")), o("kde_backend"), settings.sampling,
+                   settings.chunk, o("kde_ratio"), o("kde_positive_shift"), o("kde_points"))
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
         """Any mechanism that can be run on data batches."""
         return None
 
+    def cost(self, ctx: CostContext) -> tuple[float, float]:
+        """Every output of both conditions at once (fastKDE needs them), copies and the grid."""
+        w, m = ctx.sampling(self.samples)
+        return (w + ctx.adversaries * ctx.conditions * (self.samples * 20 + self.points * 10),
+                m + 2 * self.samples * 8 * 4 + 16 * 2 ** 20)
+
+    def summary(self, stats) -> dict:
+        return {"kde_backend": self.backend, "kde_ratio": self.ratio,
+                "kde_positive_shift": str(self.positive_shift).lower(), "n_samples": self.samples}
+
     def reference(self, model, mechanism, adversary) -> Estimate:
         """The exact value of what this estimator estimates for ``adversary``: the one-sided
         ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` for ``"signed"``, the two-sided BDPL otherwise
-        (:func:`bdpsim.estimators.reference.exact_reference`)."""
-        from .reference import exact_reference
-
+        (:func:`bdpsim.estimators.exact.exact_reference`)."""
         return exact_reference(model, mechanism, adversary, signed=self.ratio == "signed")
 
     def _outputs(self, model, mech, cond, rng):
@@ -198,3 +227,6 @@ class KdeEstimator:
         a = self._outputs(model, mechanism, cond, rng)
         b = self._outputs(model, mechanism, cond, rng)
         return self._max(a, b, rng)
+
+
+register_estimator(KdeEstimator)

@@ -27,16 +27,18 @@ only) until ``se <= target_se`` or ``max_samples`` per condition are used.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import NotAvailable, check
+from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..mechanisms import has_laplace_noise
 from ..sampling import merge_laws, sample_query_counts
-from .base import Estimate
-from .engines import adversary_bdpl
-from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..schema import Key
+from .base import CostContext, Estimate, register_estimator
+from .exact import adversary_bdpl
 
 
 def _log_relative_kernel(atoms: np.ndarray, counts: np.ndarray, y: float, b: float,
@@ -71,25 +73,50 @@ def empirical_sup(law1: tuple[np.ndarray, np.ndarray], law2: tuple[np.ndarray, n
 
 @dataclass(frozen=True)
 class MixtureEstimator:
-    """See module docstring. ``target_se = 0`` turns the adaptive sample size off."""
+    """See module docstring. ``target_se = 0`` turns the adaptive sample size off.
+
+    Its ``[run]`` keys: ``mixture_target_se`` (``target_se``), ``mixture_max_samples``
+    (``max_samples``); ``samples`` per condition to start from.
+    """
 
     samples: int = 100_000
     sampling: str = "auto"
     chunk: int = 65_536
     target_se: float = 0.01
     max_samples: int = 1_600_000
-    name: str = field(default="mixture", init=False)
+    name: ClassVar[str] = "mixture"
+    exact: ClassVar[bool] = False
+    keys: ClassVar[dict[str, Key]] = {
+        "mixture_target_se": Key("float", 0.01, hashed=False),
+        "mixture_max_samples": Key("int", 1_600_000, hashed=False),
+    }
 
     def __post_init__(self) -> None:
-        check(self.samples >= 1, "run.samples", self.samples, "must be >= 1")
-        check(math.isfinite(self.target_se) and self.target_se >= 0, "run.mixture_target_se", self.target_se,
-              "must be a finite number >= 0 (0: no adaptive sample size)")
-        check(self.max_samples >= 1, "run.mixture_max_samples", self.max_samples, "must be >= 1")
+        check(isinstance(self.samples, int) and self.samples >= 1, "run.samples", self.samples, "must be >= 1")
+        tse = self.target_se
+        check(isinstance(tse, (int, float)) and not isinstance(tse, bool) and math.isfinite(tse) and tse >= 0,
+              "run.mixture_target_se", tse, "must be a finite number >= 0 (0: no adaptive sample size)")
+        check(isinstance(self.max_samples, int) and not isinstance(self.max_samples, bool) and self.max_samples >= 1,
+              "run.mixture_max_samples", self.max_samples,
+              "must be an integer >= 1 (samples per condition never exceed max(samples, this))")
 
     @classmethod
     def from_settings(cls, settings) -> "MixtureEstimator":
-        return cls(settings.samples, settings.sampling, settings.chunk, settings.mixture_target_se,
-                   settings.mixture_max_samples)
+        return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
+                   settings.option("mixture_max_samples"))
+
+    def cost(self, ctx: CostContext) -> tuple[float, float]:
+        """Up to the cap of samples per condition; memory holds the distinct query values (``n + 1``
+        for a count, one per sample for a continuous query) with their counts and sort buffers."""
+        S = float(max(self.samples, self.max_samples) if self.target_se > 0 else self.samples)
+        w, m = ctx.sampling(S)
+        atoms = S if ctx.continuous else ctx.n + 1
+        return w + ctx.adversaries * ctx.conditions * S * 10, m + 2 * atoms * 8 * 6
+
+    def summary(self, stats) -> dict:
+        se = stats["bdpl_se"]
+        missed = int(np.sum(se > self.target_se)) if self.target_se > 0 else math.nan
+        return {"se_target_missed": missed, "n_samples": self.samples}
 
     @property
     def cap(self) -> int:
@@ -129,3 +156,6 @@ class MixtureEstimator:
     def null_estimate(self, model, mechanism, adversary, rng) -> Estimate:
         cond = adversary.condition(adversary.x)
         return self._adaptive(model, mechanism, cond, cond, rng)
+
+
+register_estimator(MixtureEstimator)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..knowledge import knowledge_matrix
+from ..studies.knowledge import knowledge_matrix
 
 
 def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",

@@ -1,17 +1,21 @@
 """Data models: correlated record distributions with exact conditional sampling.
 
-:data:`MODEL_KINDS` is the registry the config loader reads: adding a data model means one new
-module (the model, its config keys and its builder) and one entry here.
+:data:`MODEL_KINDS` is the registry the config loader reads: a new data model is one module with
+its model and a :class:`ModelKind` (config keys, builder, bounds, cost, adversaries, exact
+engines) and one :func:`register_model_kind` call.
 """
 
-from . import gaussian, markov, pedigree
-from .base import DataModel, ModelKind, ModelSpec
+# registration order (markov, gaussian, pedigree) is the order of the [model] keys in sweeps
+from . import markov_kind as _markov_kind  # noqa: F401, I001
+from . import gaussian_kind as _gaussian_kind  # noqa: F401
+from . import pedigree_kind as _pedigree_kind  # noqa: F401
+from ..kernels.chains import gamma_of, omega_of, symmetric_chain, transition_matrix
+from .base import (MODEL_KINDS, DataModel, DiscreteModel, ExactEngine, ExhaustiveResult, ModelKind, ModelSpec,
+                   SampleCost, register_model_kind)
 from .gaussian import GaussianClass, GaussianModel, limited_covariance
+from .markov import MarkovChainModel
 from .pedigree import PedigreeModel
-from .markov import MarkovChainModel, gamma_of, omega_of, symmetric_chain, transition_matrix
 
-MODEL_KINDS: dict[str, ModelKind] = {k.name: k for k in (markov.KIND, gaussian.KIND, pedigree.KIND)}
-
-__all__ = ["MODEL_KINDS", "DataModel", "GaussianClass", "GaussianModel", "MarkovChainModel",
-           "ModelKind", "ModelSpec", "PedigreeModel", "gamma_of", "limited_covariance", "omega_of", "symmetric_chain",
-           "transition_matrix"]
+__all__ = ["MODEL_KINDS", "DataModel", "DiscreteModel", "ExactEngine", "ExhaustiveResult", "GaussianClass",
+           "GaussianModel", "MarkovChainModel", "ModelKind", "ModelSpec", "PedigreeModel", "SampleCost", "gamma_of",
+           "limited_covariance", "omega_of", "register_model_kind", "symmetric_chain", "transition_matrix"]

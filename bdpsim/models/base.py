@@ -1,24 +1,34 @@
-"""The data-model interface and the config registry entry of a model kind.
+"""The data-model interface, the model *kind* that owns a model's behaviour, and its registry.
 
 A data model is a law ``pi`` of ``X = (X_1..X_n)`` with exact conditional sampling given any set
-of known records (thesis §3.1.2 step 2). A model whose additive queries have a computable exact
-law also offers :meth:`DataModel.query_law`; the mixture estimator then draws query values from
-that law, and the exact engines (:mod:`bdpsim.estimators.exact`) use it.
+of known records (thesis §3.1.2 step 2). A config point holds a :class:`ModelSpec`: either one
+fixed model, or a *family* that draws a fresh model per adversary (the Gaussian ``Sigma_rho``
+class of thesis §6.4.1).
 
-A config point holds a :class:`ModelSpec`: either one fixed model, or a *family* that draws a
-fresh model per adversary (the Gaussian ``Sigma_rho`` class of thesis §6.4.1).
+A :class:`ModelKind` is everything bdpsim knows about one kind of model, in one object: its
+config keys and their validation (``build``), which mechanisms it takes, the bounds that apply to
+it (with the reason when one does not), the cost of sampling from it and of its exact values,
+how an adversary is drawn, and its exact engines. The driver, the config loader, the cost model
+and the bounds dispatch only through these objects. :func:`register_model_kind` checks a kind
+when it registers: a kind missing a method fails at import of its module, not mid-run.
 """
 
 from __future__ import annotations
 
+import abc
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..adversary import Adversary, draw_known_set
+from ..errors import ConfigError, check
 from ..schema import Key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bounds import Bound
 
 
 @runtime_checkable
@@ -30,9 +40,26 @@ class DataModel(Protocol):
     @property
     def n(self) -> int: ...
 
+    def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` unconditional draws, shape ``(size, n)``."""
+        ...
+
     def sample_conditional(self, known: Mapping[int, Any], size: int,
                            rng: np.random.Generator) -> np.ndarray:
         """``size`` exact draws of ``X`` given ``X_j = known[j]``, shape ``(size, n)``."""
+        ...
+
+
+@runtime_checkable
+class DiscreteModel(DataModel, Protocol):
+    """A data model on the states ``0..states-1``: adversaries pick two states, and a condition of
+    probability zero is recognised by ``log_evidence = -inf``."""
+
+    @property
+    def states(self) -> int: ...
+
+    def log_evidence(self, known: Mapping[int, int]) -> float:
+        """``log P(X_K = x_K)`` (``-inf`` if impossible)."""
         ...
 
 
@@ -61,6 +88,10 @@ class ModelSpec:
     rho, gamma : float
         Summary columns: the correlation level of a Gaussian class and the ``max P / min P`` of
         a chain (``nan`` where they do not apply).
+    detail : mapping
+        Kind-specific facts the kind's own methods read (e.g. a pedigree's family shape).
+    owner : ModelKind
+        The kind that built this spec (set by the config loader; its methods answer for it).
     """
 
     kind: str
@@ -71,6 +102,14 @@ class ModelSpec:
     rho: float = math.nan
     gamma: float = math.nan
     detail: Mapping[str, Any] = field(default_factory=dict)
+    owner: Any = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        check(self.fixed is not None or self.family is not None, "model", self.kind,
+              "a model spec needs a fixed model or a family to draw from")
+        if self.fixed is not None and not isinstance(self.fixed, DataModel):
+            raise TypeError(f"model kind {self.kind!r}: {type(self.fixed).__name__} does not implement "
+                            "the DataModel protocol (n, sample, sample_conditional)")
 
     @property
     def random(self) -> bool:
@@ -85,13 +124,202 @@ class ModelSpec:
         return self.fixed if self.fixed is not None else self.family.draw(np.random.default_rng(0))
 
 
-@dataclass(frozen=True)
-class ModelKind:
-    """A registry entry: the config keys of a model kind, the mechanisms it takes, and the
-    builder ``build(model_params, present_keys, mechanism_params) -> ModelSpec``."""
+# ---------------------------------------------------------------------------------- exact engines
 
-    name: str
-    keys: dict[str, Key]
-    mechanisms: tuple[str, ...]
-    build: Callable[[dict, set, dict], ModelSpec]
+@dataclass(frozen=True)
+class ExactEngine:
+    """How a model kind computes the exact BDPL of one mechanism on it.
+
+    Parameters
+    ----------
+    bdpl : callable
+        ``(adversary) -> Estimate``: exact two-sided ``BDPL_(K,i)(x, x')``.
+    method : str
+        How (for the docs and ``bdpsim validate``).
+    one_sided : callable, optional
+        ``(adversary) -> Estimate``: exact one-sided ``sup_s ln p(s | x_K, x)/p(s | x_K, x')``
+        (what the thesis' signed estimator estimates); ``None``: not available.
+    exhaustive : callable, optional
+        ``(sizes, targets) -> ExhaustiveResult``: every adversary with ``|K|`` in ``sizes``.
+    limit : callable, optional
+        ``(sizes) -> None | reason``: refuses an exhaustive search too large to finish.
+    limit_field : str
+        The config field a refusal of ``limit`` names.
+    window : callable, optional
+        ``(min_known, top) -> (search, window adversaries, cell values)``: the supremum over every
+        adversary with ``|K| >= min_known`` by the window reduction (paper data at full scale).
+    incomplete : str, optional
+        Set when only *some* adversaries have an exact value (``bdpl`` raises
+        :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
+        whole. Such an engine serves exact references, not ``estimator = "exact"``.
+    """
+
+    bdpl: Callable
+    method: str
+    one_sided: Callable | None = None
+    exhaustive: Callable | None = None
+    limit: Callable | None = None
+    limit_field: str = "run.adversaries"
+    window: Callable | None = None
+    incomplete: str | None = None
+
+
+@dataclass(frozen=True)
+class ExhaustiveResult:
+    """All adversaries of an exhaustive search, column-wise (one entry per adversary).
+
+    ``pattern[j, t]`` describes record ``t`` for adversary ``j``: ``-2`` the target, ``-1``
+    unknown, ``>= 0`` known (the known value for discrete data; for Gaussian data the known values
+    are the prior means ``values``, since the BDPL does not depend on them).
+    """
+
+    i: np.ndarray
+    pattern: np.ndarray
+    x: np.ndarray
+    x_prime: np.ndarray
+    value: np.ndarray
+    argmax: np.ndarray
+    values: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.value.size)
+
+    @property
+    def best(self) -> int:
+        return int(np.argmax(self.value))
+
+    def known(self, j: int) -> tuple[int, ...]:
+        return tuple(int(t) for t in np.flatnonzero(self.pattern[j] >= 0))
+
+    def x_known(self, j: int) -> tuple:
+        k = np.flatnonzero(self.pattern[j] >= 0)
+        if self.values is None:
+            return tuple(int(v) for v in self.pattern[j, k])
+        return tuple(float(self.values[t]) for t in k)
+
+    def adversary(self, j: int) -> Adversary:
+        return Adversary(int(self.i[j]), self.known(j), self.x_known(j),
+                         self.x[j].item(), self.x_prime[j].item())
+
+    @staticmethod
+    def concat(parts: Sequence["ExhaustiveResult"], n: int = 0) -> "ExhaustiveResult":
+        if not parts:  # no adversary with two positive-probability target values
+            e = np.zeros(0)
+            return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+        return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
+                                cat("argmax"), parts[0].values if parts else None)
+
+
+# ---------------------------------------------------------------------------------- model kinds
+
+@dataclass(frozen=True)
+class SampleCost:
+    """What one adversary of a model costs (units: elementary operations on records; see
+    :mod:`bdpsim.cost`): per sampled data tuple, per exact value / exact query law, per model drawn
+    from a family, and the bytes the model's tables hold."""
+
+    per_sample: float
+    exact: float
+    model_bytes: float = 0.0
+    exact_bytes: float = 0.0
+    draw: float = 0.0
+
+
+class ModelKind(abc.ABC):
+    """A data-model kind: config keys, validation, bounds, cost, adversaries, exact engines.
+
+    Subclasses set :attr:`name`, :attr:`doc`, :attr:`keys`, :attr:`domain` and implement
+    :meth:`build`; every other method has a documented default. Register an instance with
+    :func:`register_model_kind` (one registry entry).
+    """
+
+    name: str = ""
     doc: str = ""
+    keys: Mapping[str, Key] = {}
+    #: ``"discrete"`` (records take states ``0..s-1``) or ``"real"`` (real-valued records)
+    domain: str = "discrete"
+
+    @abc.abstractmethod
+    def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
+        """The :class:`ModelSpec` of one configuration point from its ``[model]`` values
+        (``present``: the keys the config gave; ``hints``: what the mechanism kind tells the model,
+        e.g. ``value_range``, the range its records' values matter on); raises
+        :class:`~bdpsim.errors.ConfigError`. Set ``owner=self`` on the spec."""
+
+    def setup_cost(self, params: dict) -> tuple[float, float, str] | None:
+        """``(bytes, work, field)`` of building the model from ``params``, checked before it is
+        built (``None``: negligible)."""
+        return None
+
+    def cost(self, spec: ModelSpec) -> SampleCost:
+        """Cost of one adversary's sampling and exact values (default: a chain-like model,
+        ``n`` per sample and ``n^2 s^2`` per exact query law)."""
+        s = float(getattr(spec.probe(), "states", 1) or 1)
+        n = float(spec.n)
+        return SampleCost(n, n * n * s * s)
+
+    def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, "Bound"]:
+        """The model-specific bounds of an ``epsilon``-DP mechanism (``epsilon = nan``: not DP):
+        any of ``model``, ``zhao``, ``lower`` (default: none beyond the general ones)."""
+        return {}
+
+    def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,
+                       targets: str = "uniform", target_range: tuple[float, float] | None = None,
+                       spec: ModelSpec | None = None) -> Adversary:
+        """One random adversary (thesis §3.1.2 step 1) with ``|K|`` in ``sizes``; ``targets`` and
+        ``target_range`` say how real-valued targets are drawn (the mechanism's
+        ``adversary_targets``). Default: a discrete model (:func:`random_discrete_adversary`)."""
+        return random_discrete_adversary(model, sizes, rng)
+
+    def exact(self, model, mechanism) -> ExactEngine | str:
+        """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
+        return f"no exact BDPL for model '{self.name}' with mechanism '{getattr(mechanism, 'kind', mechanism)}'"
+
+    def accepts(self, mechanism_kind) -> str | None:
+        """``None`` if this model takes a mechanism of ``mechanism_kind`` (by its ``domain``:
+        ``"discrete"``, ``"real"`` or ``"any"``), else the reason."""
+        dom = getattr(mechanism_kind, "domain", "any")
+        if dom in ("any", self.domain):
+            return None
+        return f"a {self.name} model has {self.domain} records; mechanism '{mechanism_kind.name}' needs {dom} records"
+
+
+def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Generator,
+                              max_tries: int = 1000) -> Adversary:
+    """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
+    uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
+    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the model's marginal; redrawn when
+    either conditioning event has probability zero (possible only when the law has zeros).
+    """
+    s = model.states
+    for _ in range(max_tries):
+        i, known = draw_known_set(model.n, sizes, rng)
+        x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
+        x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
+        adv = Adversary(i, known, x_known, x, xp)
+        if np.isfinite(model.log_evidence(adv.condition(x))) and \
+                np.isfinite(model.log_evidence(adv.condition(xp))):
+            return adv
+    raise ConfigError("model", getattr(model, "kind", "model"),
+                      "no adversary with positive-probability conditions found")
+
+
+MODEL_KINDS: dict[str, ModelKind] = {}
+
+_REQUIRED = ("build", "setup_cost", "cost", "bounds", "draw_adversary", "exact", "accepts")
+
+
+def register_model_kind(kind: ModelKind) -> ModelKind:
+    """Add ``kind`` to :data:`MODEL_KINDS` after checking it is complete (a ``TypeError`` at
+    registration names what is missing); returns it."""
+    missing = [m for m in _REQUIRED if not callable(getattr(kind, m, None))]
+    if missing:
+        raise TypeError(f"model kind {getattr(kind, 'name', kind)!r} lacks {', '.join(missing)}")
+    if not (isinstance(kind.name, str) and kind.name and isinstance(kind.keys, Mapping)
+            and all(isinstance(k, Key) for k in kind.keys.values())):
+        raise TypeError(f"model kind {kind!r}: needs a name and keys (a mapping of str to Key)")
+    if kind.domain not in ("discrete", "real"):
+        raise TypeError(f"model kind {kind.name!r}: domain must be 'discrete' or 'real'")
+    MODEL_KINDS[kind.name] = kind
+    return kind

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check
-from ..schema import Key
-from .base import ModelKind, ModelSpec
 
 
 @dataclass(frozen=True)
@@ -207,58 +205,3 @@ def max_correlation(cov: np.ndarray) -> float:
     d = np.sqrt(np.diag(S))
     R = S / np.outer(d, d)
     return float(np.max(np.abs(R - np.eye(S.shape[0]))))
-
-
-# ---------------------------------------------------------------------------------- registry
-
-KEYS = {
-    "n": Key("int"),
-    "rho": Key("float"),
-    "sigma": Key("float", 1.0),
-    "block": Key("int"),
-    "cov_draw": Key("str", "uniform"),
-    "mean_range": Key("vector"),
-    "mean": Key("vector"),
-    "cov": Key("matrix"),
-}
-
-
-def build(params: dict, present: set, mechanism) -> ModelSpec:
-    """Config ``[model] kind = "gaussian"``: an explicit ``mean`` and ``cov``, or the class
-    ``Sigma_rho`` (``rho``, ``sigma``, ``block``, ``cov_draw``, ``mean_range`` defaulting to the
-    mechanism's clip range or target values)."""
-    n = params["n"]
-    check(n is not None, "model.n", None, "is required")
-    check(getattr(mechanism, "state_values", None) is None, "mechanism.state_values",
-          getattr(mechanism, "state_values", None), "is for discrete models (Markov chains, pedigrees)")
-    check(n >= 2, "model.n", n, "must be an integer >= 2")
-    if "cov" in present or ("mean" in present and "rho" not in present):
-        check("cov" in present and "mean" in present, "model.cov", params["cov"],
-              "an explicit Gaussian needs both mean and cov")
-        check("rho" not in present, "model.rho", params["rho"], "give rho or an explicit cov, not both")
-        check(len(params["mean"]) == n, "model.mean", params["mean"], f"must have n = {n} entries")
-        model = GaussianModel(params["mean"], params["cov"])
-        block = params["block"]
-        if block is not None:
-            block_size(block, n)
-            same = (np.arange(n)[:, None] // block) == (np.arange(n)[None, :] // block)
-            check(bool(np.all(model.cov[~same] == 0)), "model.block", block,
-                  f"the cov correlates records of different blocks of {block} consecutive records")
-        return ModelSpec("gaussian", n, block or n, fixed=model, rho=max_correlation(model.cov),
-                         detail={"explicit": True, "block": block})
-    check(params["rho"] is not None, "model.rho", None, "a Gaussian model needs rho (or mean and cov)")
-    mr = params["mean_range"]
-    if mr is None:
-        mr = list(getattr(mechanism, "clip", None) or sorted(getattr(mechanism, "target_values", (0.0, 10.0))))
-        if mr[0] == mr[1]:
-            mr = [mr[0] - 1.0, mr[1] + 1.0]
-    check(len(mr) == 2, "model.mean_range", mr, "must be [low, high] with low < high")
-    family = GaussianClass(n, params["rho"], params["sigma"], params["block"], params["cov_draw"],
-                           (float(mr[0]), float(mr[1])), None if params["mean"] is None else tuple(params["mean"]))
-    fixed = family.equicorrelated() if family.cov_draw == "equicorrelated" else None
-    return ModelSpec("gaussian", n, family.block or n, fixed=fixed, family=family, rho=family.rho,
-                     detail={"explicit": False, "block": family.block})
-
-
-KIND = ModelKind("gaussian", KEYS, ("clipped_sum", "sum", "python"), build,
-                 "multivariate Gaussian (explicit mean/cov, or the Sigma_rho class drawn per adversary)")

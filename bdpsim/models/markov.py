@@ -17,122 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check
-from ..schema import Key
-from .base import ModelKind, ModelSpec
-
-
-def transition_matrix(P) -> np.ndarray:
-    """Validate a transition matrix (square, finite, >= 0, rows summing to 1)."""
-    P = np.asarray(P, dtype=float)
-    check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
-          P.tolist() if P.size < 50 else P.shape, "must be a square matrix with >= 2 states")
-    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", P.tolist(),
-          "entries must be finite and >= 0")
-    rows = P.sum(axis=1)
-    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", P.tolist(),
-          f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
-    return P
-
-
-def gamma_of(P) -> float:
-    """``gamma = max P / min P`` (inf when some entry is 0), the Markov bound's parameter
-    (paper Thm 6.2).
-
-    Parameters
-    ----------
-    P : array_like
-        Transition matrix (rows sum to 1).
-
-    Returns
-    -------
-    float
-        ``max_{x,y} P_xy / min_{x,y} P_xy``.
-    """
-    P = transition_matrix(P)
-    return math.inf if P.min() == 0 else float(P.max() / P.min())
-
-
-def omega_of(P) -> float:
-    """Zhao et al.'s ``omega = max_{x,y,y'} P_{y,x} / P_{y',x}`` (column-wise max/min ratio;
-    thesis eq. 20).
-
-    Parameters
-    ----------
-    P : array_like
-        Transition matrix (rows sum to 1).
-
-    Returns
-    -------
-    float
-        ``omega`` (inf when some entry is 0).
-    """
-    P = transition_matrix(P)
-    cmin, cmax = P.min(axis=0), P.max(axis=0)
-    if np.any(cmin == 0):
-        return math.inf
-    return float(np.max(cmax / cmin))
-
-
-def symmetric_chain(gamma: float) -> np.ndarray:
-    """Thesis Figure 14 chain ``[[g, 1], [1, g]] / (1 + g)`` with max/min ratio ``gamma``.
-
-    Parameters
-    ----------
-    gamma : float
-        The ratio ``g = max P / min P`` (>= 1; 1 gives independent records).
-
-    Returns
-    -------
-    numpy.ndarray
-        The 2 x 2 transition matrix.
-    """
-    g = float(gamma)
-    check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
-    return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
-
-
-def additive_lattice(mechanism, states: int) -> tuple[np.ndarray, float, float] | None:
-    """``(g, delta, f_min)`` with per-state query values ``f = f_min + delta g`` (``g`` integers
-    >= 0) for a count (``f`` = indicator of ``counted_states``) or a state sum; ``None`` when the
-    mechanism's query is not additive over records."""
-    counted = getattr(mechanism, "counted_states", None)
-    if counted is not None:
-        g = np.zeros(states, dtype=np.int64)
-        g[list(counted)] = 1
-        return g, 1.0, 0.0
-    values = getattr(mechanism, "state_values", None)
-    if values is None:
-        return None
-    from ..kernels.lattice import lattice
-
-    return lattice(np.asarray(values, dtype=float))
-
-
-def transient_states(P: np.ndarray) -> np.ndarray:
-    """``True`` for the transient states of ``P``: some state reachable from them cannot reach
-    them back. Every stationary law puts mass 0 on them."""
-    reach = np.asarray(P) > 0
-    while True:  # transitive closure (paths of length >= 1)
-        nxt = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
-        if np.array_equal(nxt, reach):
-            break
-        reach = nxt
-    return np.any(reach & ~reach.T, axis=1)
-
-
-def stationary_distribution(P: np.ndarray) -> np.ndarray:
-    """Solve ``w P = w``, ``sum w = 1`` (least squares; unique for irreducible chains).
-
-    Transient states get exactly 0 (least squares alone leaves rounding residue such as 6e-17,
-    which would make an unreachable state look possible)."""
-    s = P.shape[0]
-    A = np.vstack([P.T - np.eye(s), np.ones((1, s))])
-    b = np.zeros(s + 1)
-    b[-1] = 1.0
-    w, *_ = np.linalg.lstsq(A, b, rcond=None)
-    w = np.clip(w, 0.0, None)
-    w[transient_states(P)] = 0.0
-    return w / w.sum()
+from ..kernels.chains import stationary_distribution, transition_matrix
+from ..kernels.lattice import lattice
+from ..queries import AdditiveQuery
 
 
 def _known_arrays(known: Mapping[int, int], n: int, s: int) -> np.ndarray:
@@ -267,13 +154,13 @@ class MarkovChainModel:
                 out[:, t] = (u[t][:, None] >= cdf[nxt]).sum(axis=1)
         return out
 
-    def query_law(self, mechanism, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+    def query_law(self, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
         """Exact law ``(atoms, probabilities)`` of an additive query ``sum_t f(X_t)`` (a count of
-        ``counted_states`` or a sum of ``state_values``) given ``known``; ``None`` otherwise."""
-        lat = additive_lattice(mechanism, self.states)
-        if lat is None:
+        ``counted_states`` or a sum of ``state_values``, :class:`~bdpsim.queries.AdditiveQuery`)
+        given ``known``; ``None`` for other queries."""
+        if not isinstance(query, AdditiveQuery):
             return None
-        g, delta, fmin = lat
+        g, delta, fmin = lattice(query.per_state(self.states))
         law = self.additive_law(known, g)
         return self.n * fmin + delta * np.arange(law.size, dtype=float), law
 
@@ -366,35 +253,3 @@ class MarkovChainModel:
         if not np.all(np.isfinite(law)):
             raise ConfigError("known", dict(known), "conditioning event has probability zero")
         return law[0]
-
-
-# ---------------------------------------------------------------------------------- registry
-
-KEYS = {
-    "n": Key("int"),
-    "transition": Key("matrix"),
-    "gamma": Key("float"),
-    "initial": Key("vector"),
-}
-
-
-def build(params: dict, present: set, mechanism: dict) -> ModelSpec:
-    """Config ``[model] kind = "markov"``: ``transition`` or ``gamma`` (thesis Fig. 14 chain),
-    optional ``initial`` (default: the stationary law)."""
-    has_t, has_g = "transition" in present, "gamma" in present
-    check(has_t != has_g, "model.transition", params["transition"], "give exactly one of transition or gamma")
-    check(params["n"] is not None, "model.n", None, "is required")
-    P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
-    model = MarkovChainModel(P, params["n"], params["initial"])
-    values = getattr(mechanism, "state_values", None)
-    if getattr(mechanism, "kind", None) == "sum":
-        check(values is not None, "mechanism.state_values", None,
-              "a sum on a Markov chain needs state_values (one query value per state)")
-        check(len(values) == model.states, "mechanism.state_values", list(values),
-              f"must have one value per state ({model.states})")
-    return ModelSpec("markov", model.n, model.n, fixed=model,
-                     gamma=params["gamma"] if has_g else gamma_of(P))
-
-
-KIND = ModelKind("markov", KEYS, ("count", "sum", "python"), build,
-                 "finite Markov chain (transition or gamma, optional initial law)")

@@ -35,8 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check
-from ..schema import Key
-from .base import ModelKind, ModelSpec
+from ..queries import CountQuery
 
 GENOTYPES = ("BB", "Bb", "bb")
 MAX_MEMBERS = 1000   # people in one pedigree
@@ -307,12 +306,12 @@ class PedigreeModel:
                 out[:, unknown] = (u[:, :, None] >= c[:, None, :]).sum(axis=2)
         return out
 
-    def query_law(self, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact law ``(atoms, probabilities)`` of a count query given ``known`` (else ``None``)."""
-        counted = getattr(mechanism, "counted_states", None)
-        if counted is None:
+    def query_law(self, query, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact law ``(atoms, probabilities)`` of a count query (:class:`~bdpsim.queries.CountQuery`)
+        given ``known`` (else ``None``)."""
+        if not isinstance(query, CountQuery):
             return None
-        return np.arange(self.n + 1, dtype=float), self.count_law(known, counted)
+        return np.arange(self.n + 1, dtype=float), self.count_law(known, query.counted_states)
 
     # ------------------------------------------------------------------ count law
     def count_law(self, known: Mapping, counted: Sequence) -> np.ndarray:
@@ -389,37 +388,3 @@ def leaf_group_polynomial(t: np.ndarray, comps: np.ndarray, counted_mask: np.nda
     for r in range(comps.shape[0]):  # shift by the known counted members
         out[:, r, kc[r]:] = bino[:, r, : m + 1 - kc[r]]
     return out * lik[:, :, None]
-
-
-# ---------------------------------------------------------------------------------- registry
-
-FAMILIES = ("nuclear", "three_generation")
-KEYS = {
-    "family": Key("str", hashed=False),
-    "size": Key("int", hashed=False),
-    "allele_b": Key("float", 0.3, hashed=False),
-    "parents": Key("any", hashed=False),
-    "founder_law": Key("vector", hashed=False),
-}
-
-
-def build(params: dict, present: set, mechanism) -> ModelSpec:
-    """Config ``[model] kind = "pedigree"``: ``family = "nuclear" | "three_generation"`` with
-    ``size``, or an explicit ``parents`` list; ``allele_b`` (Hardy–Weinberg founders) or
-    ``founder_law``."""
-    fam, law = params["family"], params["founder_law"]
-    if "parents" in present:
-        check("family" not in present and "size" not in present, "model.parents", params["parents"],
-              "give parents or family + size, not both")
-        model = PedigreeModel(params["parents"], params["allele_b"], law)
-    else:
-        check(fam in FAMILIES, "model.family", fam, f"must be one of {list(FAMILIES)} (or give parents)")
-        check(params["size"] is not None, "model.size", None, "is required with family")
-        make = PedigreeModel.nuclear if fam == "nuclear" else PedigreeModel.three_generation
-        model = make(params["size"], params["allele_b"], law)
-    return ModelSpec("pedigree", model.n, model.n, fixed=model,
-                     detail={"family": fam if "parents" not in present else "explicit"})
-
-
-KIND = ModelKind("pedigree", KEYS, ("count", "python"), build,
-                 "Mendelian pedigree (nuclear or three-generation family, or explicit parents)")

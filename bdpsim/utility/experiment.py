@@ -23,6 +23,8 @@ from .. import results as R
 from ..config import load_toml
 from ..schema import sweep_table as _sweep_table
 from ..errors import check
+from ..calibration import calibrate as exact_calibration
+from ..models import MarkovChainModel
 from ..models.pedigree import PedigreeModel
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
@@ -229,34 +231,52 @@ def electricity_variants(d: dict, thresholds) -> list[Variant]:
 @functools.lru_cache(maxsize=256)
 def _exact_scale(P: tuple, n: int, eps: float) -> tuple[float | None, float, str]:
     """Exact calibration of one fitted chain, cached: variants and figures share chains."""
-    from ..calibration import calibrate as exact_calibration
-    from ..models import MarkovChainModel
-
     c = exact_calibration(MarkovChainModel(np.asarray(P, dtype=float), n), eps, method="exact")
     return c.scale, c.bdpl, c.reason
 
 
+def _dp(eps: float, v: Variant) -> tuple[float, str]:
+    return eps, "DP baseline: not BDP under correlation"
+
+
+def _general(eps: float, v: Variant) -> tuple[float, str]:
+    return B.calibrate_general(eps, v.m), ""
+
+
+def _gaussian(eps: float, v: Variant) -> tuple[float, str]:
+    tau = B.calibrate_gaussian(eps, v.model["rho"], v.m)
+    return tau, "" if math.isfinite(tau) else v.model["condition"]
+
+
+def _exact(eps: float, v: Variant) -> tuple[float, str]:
+    P = v.model["transition"]
+    scale, bdpl, reason = _exact_scale(tuple(map(tuple, np.asarray(P, dtype=float))), v.n, float(eps))
+    if scale is None:
+        return math.nan, reason
+    return v.sensitivity / scale, (f"exact calibration: smallest scale with exact BDPL <= eps over all "
+                                   f"adversaries of the fitted chain (n = {v.n}), exact BDPL {bdpl:.6g}")
+
+
+def _markov(eps: float, v: Variant) -> tuple[float, str]:
+    tau = B.calibrate_markov(eps, v.model["transition"])
+    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
+
+
+def _zhao(eps: float, v: Variant) -> tuple[float, str]:
+    tau = B.calibrate_zhao(eps, v.model["transition"])
+    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}"
+
+
+#: utility mechanism -> its DP parameter for a target BDPL: the bound formulas of
+#: :mod:`bdpsim.bounds` (the calibration layer's bound methods use the same) and the exact
+#: calibration of :func:`bdpsim.calibration.calibrate`
+CALIBRATIONS = {"dp": _dp, "general": _general, "gaussian": _gaussian, "markov": _markov, "zhao": _zhao,
+                "exact": _exact}
+
+
 def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
     """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason."""
-    if mech == "dp":
-        return eps, "DP baseline: not BDP under correlation"
-    if mech == "general":
-        return B.calibrate_general(eps, v.m), ""
-    if mech == "gaussian":
-        tau = B.calibrate_gaussian(eps, v.model["rho"], v.m)
-        return tau, "" if math.isfinite(tau) else v.model["condition"]
-    P = v.model["transition"]
-    if mech == "exact":
-        scale, bdpl, reason = _exact_scale(tuple(map(tuple, np.asarray(P, dtype=float))), v.n, float(eps))
-        if scale is None:
-            return math.nan, reason
-        return v.sensitivity / scale, (f"exact calibration: smallest scale with exact BDPL <= eps over all "
-                                       f"adversaries of the fitted chain (n = {v.n}), exact BDPL {bdpl:.6g}")
-    if mech == "markov":
-        tau = B.calibrate_markov(eps, P)
-        return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
-    tau = B.calibrate_zhao(eps, P)
-    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}"
+    return CALIBRATIONS[mech](eps, v)
 
 
 def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Variant]]:

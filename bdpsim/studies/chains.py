@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .calibration import calibrate
+from ..calibration import calibrate
+from ..kernels.chains import ACTIVITY
+from ..kernels.lattice import query_values
+from ..models import MarkovChainModel, symmetric_chain
 from .knowledge import leakage_by_knowledge
-from .models import MarkovChainModel, symmetric_chain
-from .window import query_values
 
-ACTIVITY = ((0.882, 0.118), (0.305, 0.695))
 """The activity chain fitted to the paper's Activity data (paper Table 3; thesis §8)."""
 
 

@@ -1,4 +1,5 @@
-"""Randomized response on a binary Markov chain and its exact BDPL (Chakrabarti et al.; paper §6.2).
+"""Exact BDPL of randomized response on a binary Markov chain by the window search (Chakrabarti et
+al.; paper §6.2).
 
 Chakrabarti et al.'s mechanism: every record ``X_t in {0, 1}`` is flipped independently with
 probability ``rho`` (their :func:`rr_flip_probability` for a lazy symmetric chain with switch
@@ -15,7 +16,7 @@ flips of *known* records are still random (the adversary knows data, not coins).
 included) with ``Z_out`` independent of ``Z_in`` and of ``x_i``. Writing the law of ``Z_out``
 given ``x_K`` as a mixture over the unknown outside values, the output law of ``(K, i)`` is a
 common-weight mixture of the output laws of ``K* = K ∪ ([n] \\ [l, r])`` for each completion,
-so ``BDPL_(K,i) <= BDPL_(K*,i)`` exactly as for Laplace noise (:mod:`bdpsim.window`). For ``K*``,
+so ``BDPL_(K,i) <= BDPL_(K*,i)`` exactly as for Laplace noise (:mod:`bdpsim.models.markov_window`). For ``K*``,
 ``Z_out ~ Bin(m1, 1 - rho) + Bin(m - m1, rho)`` where ``m = T - L - R - 1`` is the number of
 outside records (boundaries included) and ``m1`` the number of ones among them. Unlike a Laplace
 mechanism, the window's value depends on ``m1`` (the known records' flips are noise, and how
@@ -32,7 +33,7 @@ remaining upper value exceeds the current best. Cost: ``O(T^3)`` for all inside 
 few exact evaluations (``T = 288`` takes seconds).
 
 Requires every transition probability and every start probability > 0 (so every outside
-composition ``m1`` and every window is feasible); otherwise use :func:`bdpsim.rr_direct.rr_bdpl_bruteforce`
+composition ``m1`` and every window is feasible); otherwise use :func:`bdpsim.mechanisms.rr_direct.rr_bdpl_bruteforce`
 (exhaustive over every data tuple and every known set, ``T <= 12``). Laws are computed in
 floating point with per-step rescaling; a probability that underflows to 0 raises an error
 rather than giving a wrong supremum.
@@ -47,71 +48,9 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
-from .errors import NotAvailable, check
-from .figdata import rr_flip_probability
-from .models import MarkovChainModel
-
-BRUTE_FORCE_MAX_T = 12
-START = "start"
-END = "end"
-
-
-def flip_for_chain(P, epsilon: float) -> float:
-    """Chakrabarti et al.'s ``rho`` for the lazy symmetric chain ``P = [[1-t, t], [t, 1-t]]``."""
-    P = np.asarray(P, dtype=float)
-    check(P.shape == (2, 2) and abs(P[0, 1] - P[1, 0]) < 1e-12, "transition", P.tolist(),
-          "Chakrabarti et al.'s flip probability is for a symmetric binary chain [[1-t, t], [t, 1-t]]")
-    return rr_flip_probability(float(P[0, 1]), float(epsilon))
-
-
-def debiased_count(flipped_count, T: int, rho: float):
-    """The released value ``(Z - T rho)/(1 - 2 rho)``."""
-    return (np.asarray(flipped_count, dtype=float) - T * rho) / (1 - 2 * rho)
-
-
-def rr_noise_std(T: int, rho: float) -> float:
-    """Standard deviation of the debiased count's error for a data set of ``T`` records
-    (the same for every data set: ``sqrt(T rho (1 - rho)) / (1 - 2 rho)``)."""
-    return math.sqrt(T * rho * (1 - rho)) / (1 - 2 * rho)
-
-
-def _check(model: MarkovChainModel, rho: float) -> None:
-    check(isinstance(model, MarkovChainModel) and model.states == 2, "model", getattr(model, "states", model),
-          "randomized response needs a binary MarkovChainModel")
-    check(isinstance(rho, (int, float, np.floating)) and 0 < rho < 0.5, "rho", rho,
-          "the flip probability must be in (0, 1/2)")
-
-
-@dataclass(frozen=True)
-class RRAdversary:
-    """The worst adversary found: target ``i`` (0-indexed), known set ``known`` with values
-    ``x_known``, target values ``x`` (numerator) and ``x_prime``, output ``z`` (flipped count)."""
-
-    i: int
-    known: tuple[int, ...]
-    x_known: tuple[int, ...]
-    x: int
-    x_prime: int
-    z: int
-
-
-@dataclass(frozen=True)
-class RRResult:
-    """Exact BDPL of randomized response with flip probability ``rho`` and its worst adversary.
-
-    ``windows`` is the number of window classes searched (0 for the brute force);
-    ``exact_evaluations`` how many needed the full ``m1`` search; ``outside_ones`` the worst ``m1``.
-    """
-
-    bdpl: float
-    rho: float
-    T: int
-    worst: RRAdversary
-    method: str
-    windows: int = 0
-    exact_evaluations: int = 0
-    outside_ones: int | None = None
-
+from ..errors import NotAvailable
+from ..models.markov import MarkovChainModel
+from .rr_core import END, START, RRAdversary, RRResult, check_rr
 
 # ---------------------------------------------------------------------------------- window search
 
@@ -213,7 +152,7 @@ def _exact_window(lq0: np.ndarray, lq1: np.ndarray, m: int, lo: int, hi: int, rh
 def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
     """Exact BDPL over all adversaries of randomized response with flip probability ``rho`` on a
     binary chain with ``P > 0`` and a positive start law (window search, module docstring)."""
-    _check(model, rho)
+    check_rr(model, rho)
     T, P = model.n, model.transition
     if P.min() <= 0 or model.initial.min() <= 0:
         raise NotAvailable("the window search for randomized response needs every transition and "
@@ -330,7 +269,7 @@ def _realise(model, kl, L, kr, R, m1, x, z) -> RRAdversary:
 def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversary) -> float:
     """``max_z ln P(Z = z | x_K, x) / P(Z = z | x_K, x')`` of one adversary (forward recursion
     over (position, state, flipped count) with the known records clamped)."""
-    _check(model, rho)
+    check_rr(model, rho)
     T, P = model.n, model.transition
     e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     laws = []
@@ -356,27 +295,3 @@ def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversar
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(laws[0] > 0, np.log(laws[0]) - np.log(laws[1]), -np.inf)
     return float(r.max())
-
-
-def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
-    """Exact BDPL over all adversaries of randomized response (debiased count) on a binary chain.
-
-    Parameters
-    ----------
-    model : MarkovChainModel
-        A binary chain.
-    rho : float
-        Flip probability in (0, 1/2) (e.g. :func:`flip_for_chain`).
-
-    Returns
-    -------
-    RRResult
-        The BDPL and a worst adversary: by the window search when ``P > 0`` and the start law is
-        positive, else by brute force (``T <= 12``).
-    """
-    _check(model, rho)
-    if model.transition.min() > 0 and model.initial.min() > 0:
-        return rr_bdpl(model, rho)
-    from .rr_direct import rr_bdpl_bruteforce
-
-    return rr_bdpl_bruteforce(model, rho)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from .bounds import genomic_lower_bound
-from .genomic import exhaustive_pedigree_count, worst_adversary
-from .mechanisms import LaplaceCount
-from .models.pedigree import GENOTYPES, PedigreeModel, genotype_states
+from ..bounds import genomic_lower_bound
+from ..mechanisms import LaplaceCount
+from ..models.pedigree import GENOTYPES, PedigreeModel, genotype_states
+from ..models.pedigree_exact import exhaustive_pedigree_count, worst_adversary
 
 
 def role(model: PedigreeModel, i: int) -> str:

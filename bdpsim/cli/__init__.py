@@ -11,7 +11,7 @@ import math
 import sys
 from pathlib import Path
 
-from .errors import BdpsimError, ConfigError
+from ..errors import BdpsimError, ConfigError
 
 EPILOG_RUN = """\
 examples:
@@ -50,7 +50,7 @@ def _limit_options(parser) -> None:
 
 
 def _limits(a):
-    from .cost import Limits
+    from ..cost import Limits
 
     return Limits(a.max_memory_gib, a.max_work)
 
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  bdpsim figures --quick --jobs 2\n"
                "each command has its own --help with examples; bad input exits with code 2 and one line.",
         formatter_class=_Formatter)
-    from . import __version__
+    from .. import __version__
 
     p.add_argument("--version", action="version", version=f"bdpsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--x", help="column for the x-axis (default: the first varying of gamma, rho, epsilon, n)")
     pl.add_argument("--group", help="column that separates curves")
 
-    from . import cli_theory
+    from . import theory as cli_theory
     cli_theory.add_parsers(sub, _Parser, _Formatter)
     ac = sub.add_parser("accuracy", help="error of the kde and mixture estimators against exact BDPL",
                         description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
@@ -158,13 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     ut.add_argument("config", help="TOML with a [utility] table (configs/utility_*.toml)")
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
     ut.add_argument("--out", help="output directory (default results/<config name>)")
-    from . import cli_calibrate
+    from . import calibrate as cli_calibrate
     cli_calibrate.add_parser(sub, _Parser)
     return p
 
 
 def _cmd_utility(a) -> int:
-    from .utility.experiment import load_utility, run_utility, write_utility
+    from ..utility.experiment import load_utility, run_utility, write_utility
 
     cfg = load_utility(a.config)
     rows, vs = run_utility(cfg, a.data_dir)
@@ -181,7 +181,7 @@ def _cmd_utility(a) -> int:
 
 
 def _cmd_figures(a) -> int:
-    from .gallery import make_figures
+    from ..gallery import make_figures
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
@@ -193,7 +193,7 @@ def _cmd_figures(a) -> int:
 
 
 def _cmd_accuracy(a) -> int:
-    from .accuracy import accuracy_table, write_report
+    from ..studies.accuracy import accuracy_table, write_report
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
@@ -208,8 +208,8 @@ def _cmd_accuracy(a) -> int:
 
 
 def _cmd_run(a) -> int:
-    from .config import load_config
-    from .driver import run_experiment
+    from ..config import load_config
+    from ..driver import run_experiment
 
     limits = _limits(a)
     cfg = _quietly(load_config, a.config, limits)
@@ -246,15 +246,15 @@ def _cmd_run(a) -> int:
 
 
 def _cmd_validate(a) -> int:
-    from .config import is_utility_config, load_config, load_toml
+    from ..config import is_utility_config, load_config, load_toml
 
     if is_utility_config(load_toml(a.config)):
-        from .utility.experiment import describe_utility, load_utility
+        from ..utility.experiment import describe_utility, load_utility
 
         print("\n".join(describe_utility(load_utility(a.config), a.config)))
         return 0
-    from .cost import check_limits
-    from .plan import describe
+    from ..cost import check_limits
+    from ..plan import describe
 
     limits = _limits(a)
     cfg = _quietly(load_config, a.config, limits)
@@ -276,7 +276,7 @@ def _quietly(fn, *args):
 
 
 def _cmd_plot(a) -> int:
-    from .figures import plot_results
+    from ..figures import plot_results
 
     for path in plot_results(Path(a.results), a.x, a.group):
         print(path)
@@ -285,7 +285,7 @@ def _cmd_plot(a) -> int:
 
 def _theory(name: str):
     def command(a) -> int:
-        from . import cli_theory
+        from . import theory as cli_theory
 
         return getattr(cli_theory, f"command_{name}")(a)
     return command
@@ -293,7 +293,13 @@ def _theory(name: str):
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
             "worst-case": _theory("worst_case"), "accuracy": _cmd_accuracy, "figures": _cmd_figures,
-            "utility": _cmd_utility, "calibrate": lambda a: __import__("bdpsim.cli_calibrate").cli_calibrate.command(a)}
+            "utility": _cmd_utility, "calibrate": lambda a: _calibrate(a)}
+
+
+def _calibrate(a) -> int:
+    from . import calibrate as cli_calibrate
+
+    return cli_calibrate.command(a)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bounds as B
-from .adversary import random_discrete_adversary, random_gaussian_adversary
-from .errors import check
-from .estimators import KdeEstimator, MixtureEstimator
-from .estimators.reference import exact_reference
-from .mechanisms import ClippedSum, LaplaceCount, LaplaceSum
-from .models import GaussianModel, MarkovChainModel, limited_covariance
+from .. import bounds as B
+from ..models.base import random_discrete_adversary
+from ..models.gaussian_kind import random_gaussian_adversary
+from ..errors import check
+from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
+from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
+from ..models import GaussianModel, MarkovChainModel, limited_covariance
 
 
 @dataclass(frozen=True)
@@ -143,9 +143,9 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
 
 
 def write_report(out: Path, rows: list[dict], meta: dict) -> list[Path]:
-    from . import results as R
-    from .figures import save, subplots
-    from .figures.accuracy import plot_accuracy
+    from .. import results as R
+    from ..figures import save, subplots
+    from ..figures.accuracy import plot_accuracy
 
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))

@@ -18,13 +18,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
-from . import bounds as B
-from .errors import check
-from .estimators.exact import exhaustive_markov_count
-from .mechanisms import LaplaceCount
-from .models import MarkovChainModel
+from .. import bounds as B
+from ..errors import check
+from ..mechanisms import LaplaceCount
+from ..models import MarkovChainModel
+from ..models.markov_exact import exhaustive_markov_count
 
 
 def sum_slope(R: np.ndarray, k: int) -> float:
@@ -72,6 +71,8 @@ class GaussianWorstCase:
 
 def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int = 40) -> GaussianWorstCase:
     """Maximise ``|a|`` over ``Sigma_rho`` and over ``(i, K)`` (see module docstring)."""
+    from scipy.optimize import minimize  # heavy: only where searched
+
     check(isinstance(n, int) and 2 <= n <= 12, "n", n, "must be an integer in 2..12")
     check(0 <= rho < 1, "rho", rho, "must be in [0, 1)")
     m = n * (n - 1) // 2
@@ -150,6 +151,8 @@ def markov_exact_bdpl(P: np.ndarray, n: int, epsilon: float, counted=(1,)) -> fl
 def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Generator, *,
                        states: int = 2, starts: int = 12, maxiter: int = 150) -> MarkovWorstCase:
     """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL."""
+    from scipy.optimize import minimize  # heavy: only where searched
+
     check(gamma >= 1, "gamma", gamma, "must be >= 1")
     check(2 <= n <= 9, "n", n, "must be in 2..9 (each evaluation is an exhaustive search)")
     check(2 <= states <= 3, "states", states, "must be 2 or 3")

@@ -28,11 +28,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .calibration import CALIBRATION_METHODS, CalibrationProblem
-from .models import MarkovChainModel, symmetric_chain
-from .window import query_values
+from ..errors import ConfigError
+from ..calibration import CALIBRATION_METHODS, CalibrationProblem
+from ..calibration.wasserstein import markov_laws
+from ..kernels.chains import ACTIVITY
+from ..kernels.laplace_mixture import mixture_sup
+from ..kernels.lattice import query_values
+from ..mechanisms.rr_core import flip_for_chain, rr_noise_std
+from ..mechanisms.rr_direct import rr_no_knowledge_bdpl
+from ..mechanisms.rr_window import rr_bdpl
+from ..models import MarkovChainModel, symmetric_chain
 
-ACTIVITY = ((0.882, 0.118), (0.305, 0.695))
 SEARCH_TOLERANCE = 1e-10
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 LENGTHS = (100, 288)
@@ -60,7 +66,6 @@ def competition_chains() -> list[tuple[str, np.ndarray]]:
 def laplace_no_knowledge_bdpl(laws: dict, scale: float) -> float:
     """``max_{i, x, x'} sup_y |ln p(y | X_i = x) / p(y | X_i = x')|`` of ``query + Lap(scale)``
     from the conditional laws of :func:`bdpsim.wasserstein.markov_laws` (exact Laplace-mixture sup)."""
-    from .kernels.laplace_mixture import mixture_sup
 
     best = -math.inf
     targets = sorted({i for i, _ in laws})
@@ -90,7 +95,6 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
                  methods: Sequence[str] = LAPLACE_METHODS, tolerance: float = SEARCH_TOLERANCE) -> list[dict]:
     """Every Laplace calibration of the count of state 1 and its exact BDPL (one shared cache of
     window searches per chain, so the exact search starts from the other methods' points)."""
-    from .wasserstein import markov_laws
 
     model = MarkovChainModel(P, T)
     f = query_values(model.states)
@@ -112,9 +116,6 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
 
 def rr_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS) -> list[dict]:
     """Chakrabarti et al.'s randomized response (debiased count) and its exact BDPL."""
-    from .errors import ConfigError
-    from .randomized_response import flip_for_chain, rr_bdpl, rr_noise_std
-    from .rr_direct import rr_no_knowledge_bdpl
 
     model = MarkovChainModel(P, T)
     rows = []

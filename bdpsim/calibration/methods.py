@@ -2,7 +2,7 @@
 
 Every method answers: which scale ``b`` should ``Y = sum_t f(X_t) + Lap(b)`` use so that its
 BDPL is at most ``eps``? — and reports the exact BDPL over all adversaries of the mechanism it
-prescribes (:func:`bdpsim.window.window_search`).
+prescribes (:func:`bdpsim.models.markov_window.window_search`).
 
 * ``exact``: the smallest ``b`` with exact ``BDPL(b) <= eps``. ``Lap(b2) = Lap(b1) + W`` for
   ``b2 > b1`` (``W = 0`` w.p. ``(b1/b2)^2``, else ``Lap(b2)``: the characteristic functions give
@@ -16,10 +16,10 @@ prescribes (:func:`bdpsim.window.window_search`).
 * ``zhao``: ``b = Delta / (eps - 6 ln omega)`` (thesis eq. 20), same conditions.
 * ``markov-quilt-approx`` / ``markov-quilt-exact``: ``b = Delta sigma`` with ``sigma`` the Markov
   Quilt mechanism's scale for eps-Pufferfish privacy of a 1-Lipschitz query, as the authors'
-  MATLAB code computes it (:mod:`bdpsim.quilt`; MQMExact uses the model's start law for 2 states
+  MATLAB code computes it (:mod:`bdpsim.calibration.quilt`; MQMExact uses the model's start law for 2 states
   and the authors' worst-case marginals for more).
 * ``wasserstein``: ``b = W / eps``, ``W`` the sup over records and value pairs of the
-  infinity-Wasserstein distance between the query's conditional laws (:mod:`bdpsim.wasserstein`).
+  infinity-Wasserstein distance between the query's conditional laws (:mod:`bdpsim.calibration.wasserstein`).
 * ``group``: group differential privacy with one group of ``m = n`` records (every record of an
   irreducible chain is correlated with every other), ``b = Delta n / eps`` — the same scale as
   ``general`` (the general bound *is* group privacy; the authors' ``run_realData.m`` uses the
@@ -37,10 +37,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import bounds as B
-from .errors import ConfigError, NotAvailable, check
-from .models import MarkovChainModel
-from .window import query_values, window_search
+from .. import bounds as B
+from ..errors import ConfigError, NotAvailable, check
+from ..kernels.lattice import query_values
+from ..models.markov import MarkovChainModel
+from ..models.markov_window import window_search
+from .quilt import mqm_approx, mqm_exact
+from .wasserstein import markov_laws, sup_over_secret_pairs
 
 RTOL = 1e-9
 
@@ -71,6 +74,9 @@ class CalibrationProblem:
     epsilon: float
     search: dict = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    evaluate: bool = True
+    """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
+    needs its scale skips it)."""
     """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
     so problems for several ``epsilon`` of one chain and query may share one cache (the exact
     search then starts from the tightest bracket in it)."""
@@ -99,7 +105,7 @@ class CalibrationProblem:
 
     def result(self, method: str, scale: float, reason: str) -> Calibration:
         return Calibration(method, float(self.epsilon), self.model.n, float(scale),
-                           self.bdpl(scale)[0], reason)
+                           self.bdpl(scale)[0] if self.evaluate else None, reason)
 
     def not_applicable(self, method: str, why: str) -> Calibration:
         return Calibration(method, float(self.epsilon), self.model.n, None, None,
@@ -173,7 +179,7 @@ def _general(p: CalibrationProblem) -> Calibration:
                     f"scale = sensitivity * m / eps with m = n = {n} (general bound)")
 
 
-def _bound_method(name: str, quantity: str, factor: float, value_of: Callable) -> Callable:
+def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, tau_of: Callable) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
         P = p.model.transition
         if P.min() <= 0:
@@ -181,8 +187,8 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable) -
         if not p.model.is_stationary:
             return p.not_applicable(name, "needs a stationary start w P = w (H2)")
         floor = factor * math.log(value_of(P))
-        tau = p.epsilon - floor
-        if tau <= 0:
+        tau = tau_of(p.epsilon, P)  # the bound's DP parameter (bdpsim.bounds), nan when unreachable
+        if not tau > 0:
             return p.not_applicable(name, f"needs eps > {factor:g} ln {quantity} = {floor:.3g}")
         return p.result(name, p.sensitivity / tau,
                         f"scale = sensitivity / (eps - {factor:g} ln {quantity}), "
@@ -193,8 +199,6 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable) -
 
 def _quilt(name: str, variant: str) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
-        from .quilt import mqm_approx, mqm_exact
-
         P, n = p.model.transition, p.model.n
         try:
             if variant == "approx":
@@ -204,22 +208,24 @@ def _quilt(name: str, variant: str) -> Callable:
             else:
                 if n < 3:
                     return p.not_applicable(name, "the authors' MQMExact searches nodes 2..n-1: n >= 3")
-                q = mqm_exact(P, n, p.epsilon, initial=p.model.initial)
-                how = ("MQMExact (k_findBest_2dir_exact.m, node marginals from the model's start law)"
-                       if p.model.states == 2 else
+                # the authors' start law (first row of P^100) for a stationary chain, as mqm_exact's
+                # default; a chain that starts elsewhere is protected for its own start law
+                ini = None if p.model.is_stationary else p.model.initial
+                q = mqm_exact(P, n, p.epsilon, initial=ini)
+                how = (("MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of P^100, as the "
+                        "authors)" if ini is None else "MQMExact (k_findBest_2dir_exact.m, node marginals from "
+                        "the model's start law)") if p.model.states == 2 else
                        "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)")
         except ConfigError as exc:
             return p.not_applicable(name, exc.rule)
         return p.result(name, p.sensitivity * q.sigma,
                         f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by {how}; "
-                        f"worst node {q.node} (1-indexed, as the authors), quilt {q.quilt} (eps-Pufferfish)")
+                        f"worst node {q.node - 1} (0-indexed), quilt {q.quilt} (eps-Pufferfish)")
     method.__doc__ = f"``{name}``: the Markov Quilt mechanism's scale ({variant} max-influence)."
     return method
 
 
 def _wasserstein(p: CalibrationProblem) -> Calibration:
-    from .wasserstein import markov_laws, sup_over_secret_pairs
-
     try:
         w = sup_over_secret_pairs(markov_laws(p.model, p.values), p.model.n)
     except NotAvailable as exc:
@@ -240,8 +246,8 @@ CalibrationMethod = Callable[[CalibrationProblem], Calibration]
 CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
     "exact": _exact,
     "general": _general,
-    "markov": _bound_method("markov", "gamma", 4.0, B.gamma_of),
-    "zhao": _bound_method("zhao", "omega", 6.0, B.omega_of),
+    "markov": _bound_method("markov", "gamma", 4.0, B.gamma_of, B.calibrate_markov),
+    "zhao": _bound_method("zhao", "omega", 6.0, B.omega_of, B.calibrate_zhao),
     "markov-quilt-approx": _quilt("markov-quilt-approx", "approx"),
     "markov-quilt-exact": _quilt("markov-quilt-exact", "exact"),
     "wasserstein": _wasserstein,
@@ -251,7 +257,7 @@ CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
 
 def calibrate(model: MarkovChainModel, epsilon: float, *,
               counted_states: Sequence[int] | None = None,
-              state_values: Sequence[float] | None = None, method: str = "exact",
+              state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
               **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes.
@@ -263,16 +269,18 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         Target BDPL.
     counted_states, state_values
         The query: count of a state set (default state 1) or sum of per-state values
-        (:func:`bdpsim.window.query_values`).
+        (:func:`bdpsim.kernels.lattice.query_values`).
     method : str
         ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
         ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
+    evaluate : bool, optional
+        Also compute the exact BDPL of the prescribed scale (default; ``False``: the scale only).
     **search
-        Options of :func:`bdpsim.window.window_search` (``min_known``, ``window_limit``, ...).
+        Options of :func:`bdpsim.models.markov_window.window_search` (``min_known``, ``window_limit``, ...).
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
     check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
           "must be a MarkovChainModel")
     f = query_values(model.states, counted_states, state_values)
-    return CALIBRATION_METHODS[method](CalibrationProblem(model, f, epsilon, dict(search)))
+    return CALIBRATION_METHODS[method](CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate))

@@ -1,5 +1,5 @@
 """Randomized response on a binary chain, computed directly (checks and baselines for
-:mod:`bdpsim.randomized_response`): the exact BDPL by brute force over every data tuple and every
+:mod:`bdpsim.mechanisms.rr_window`): the exact BDPL by brute force over every data tuple and every
 known set (``T <= 12``), and the output laws of the adversary who knows no record — Pufferfish's
 adversary for the secrets ``X_i = x`` (Chakrabarti et al.; paper §6.2)."""
 
@@ -11,9 +11,9 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from .errors import NotAvailable
-from .models import MarkovChainModel
-from .randomized_response import BRUTE_FORCE_MAX_T, RRAdversary, RRResult, _check
+from ..errors import NotAvailable
+from ..models.markov import MarkovChainModel
+from .rr_core import BRUTE_FORCE_MAX_T, RRAdversary, RRResult, check_rr
 
 
 def flipped_count_laws(T: int, rho: float) -> np.ndarray:
@@ -28,7 +28,7 @@ def flipped_count_laws(T: int, rho: float) -> np.ndarray:
 def rr_bdpl_bruteforce(model: MarkovChainModel, rho: float) -> RRResult:
     """Exact BDPL by brute force: every data tuple (``2^T``), every target, every known set, every
     known-value assignment (``T <= 12``)."""
-    _check(model, rho)
+    check_rr(model, rho)
     T, P, w = model.n, model.transition, model.initial
     if T > BRUTE_FORCE_MAX_T:
         raise NotAvailable(f"the brute force enumerates 2^T tuples and every known set: T <= {BRUTE_FORCE_MAX_T}")
@@ -67,7 +67,7 @@ def rr_target_laws(model: MarkovChainModel, rho: float) -> dict:
     """``{(i, x): P(Z = . | X_i = x)}`` for every record and value of positive probability: the
     output laws seen by an adversary who knows no record (left part from the start law, right part
     given ``X_i = x``, convolved; positive terms only)."""
-    _check(model, rho)
+    check_rr(model, rho)
     T, P, w = model.n, model.transition, model.initial
     e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     K = T + 1

@@ -40,11 +40,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels import window_scan as wk
-from .kernels.lattice import MAX_LATTICE_STEPS, lattice, query_values  # noqa: F401 (re-exported)
-from .adversary import Adversary
-from .errors import ConfigError, check
-from .models import MarkovChainModel
+from ..adversary import Adversary
+from ..errors import check
+from ..kernels import window_scan as wk
+from ..kernels.lattice import lattice, query_values
+from .markov import MarkovChainModel
 
 DEFAULT_TOLERANCE = 1e-13
 

@@ -36,25 +36,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .adversary import Adversary
-from .errors import ConfigError, NotAvailable, check
-from .estimators.base import Estimate
-from .estimators.exact import ExhaustiveResult
-from .kernels.laplace_mixture import grid_mixture_sup
-from .mechanisms import LaplaceCount
-from .models.pedigree import PedigreeModel, leaf_group_polynomial, polymul
+from ..adversary import Adversary, Estimate
+from ..errors import ConfigError, NotAvailable, check
+from ..kernels.laplace_mixture import grid_mixture_sup
+from ..queries import CountQuery, LaplaceQuery
+from .base import ExhaustiveResult
+from .pedigree import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
 
 
 def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
-    if not isinstance(mechanism, LaplaceCount):
+    if not (isinstance(mechanism, LaplaceQuery) and isinstance(mechanism.query_function, CountQuery)):
         raise NotAvailable(f"no exact BDPL for model 'pedigree' with mechanism "
                            f"'{getattr(mechanism, 'kind', mechanism)}' (only 'count')")
-    bad = [c for c in mechanism.counted_states if c > 2]
-    check(not bad, "mechanism.counted_states", list(mechanism.counted_states),
+    counted = mechanism.query_function.counted_states
+    bad = [c for c in counted if c > 2]
+    check(not bad, "mechanism.counted_states", list(counted),
           "genotypes must be in 0..2 (BB, Bb, bb)")
-    return tuple(mechanism.counted_states)
+    return tuple(counted)
 
 
 def _sup(law_x: np.ndarray, law_xp: np.ndarray, b: float, chunk: int = 20_000):

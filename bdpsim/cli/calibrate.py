@@ -44,7 +44,7 @@ def _matrix(text: str):
 
 def add_parser(sub, parser_class) -> None:
     """Register ``calibrate markov`` on the top-level subparsers ``sub``."""
-    from .calibration import CALIBRATION_METHODS
+    from ..calibration import CALIBRATION_METHODS
 
     c = sub.add_parser("calibrate", help="Laplace scale for eps-BDP per method, with each one's exact BDPL",
                        description="Calibrate a Laplace mechanism for eps-BDP on a data model and "
@@ -74,9 +74,9 @@ def add_parser(sub, parser_class) -> None:
 
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``; one line per method or JSON."""
-    from .calibration import CALIBRATION_METHODS, calibrate
-    from .errors import ConfigError
-    from .models import MarkovChainModel, symmetric_chain
+    from ..calibration import CALIBRATION_METHODS, calibrate
+    from ..errors import ConfigError
+    from ..models import MarkovChainModel, symmetric_chain
 
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .kernels import window_scan as wk
-from .errors import check
-from .models import MarkovChainModel
-from .window import window_cells
+from ..errors import check
+from ..kernels import window_scan as wk
+from ..models import MarkovChainModel
+from ..models.markov_window import window_cells
 
 KNOWLEDGE_COLUMNS = ("unknown_left", "unknown_right", "left_end", "right_end", "bdpl",
                      "left_value", "right_value", "x", "x_prime")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 EPILOG_BOUNDS = """\
 examples:
@@ -117,7 +117,7 @@ def _fmt_bound(b) -> str:
 
 
 def command_bounds(a) -> int:
-    from . import bounds as B
+    from .. import bounds as B
 
     lines: list[str] = []  # printed only once every value is computed: no results before an error
     if a.which == "markov":
@@ -148,7 +148,7 @@ def command_bounds(a) -> int:
 def command_worst_case(a) -> int:
     import numpy as np
 
-    from . import worstcase as W
+    from ..studies import worstcase as W
 
     rng = np.random.default_rng(a.seed)
     if a.which == "gaussian":

@@ -58,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError, check
-from .models.markov import transition_matrix
+from ..errors import ConfigError, check
+from ..kernels.chains import transition_matrix
 
 AUTHORS_POWER = 100      # pi = M^100; pi = pi(1, :)   (run_synthetic.m, run_realData.m)
 REVERSAL_POWER = 4096    # pi = p^4096                 (reversibleChain_reverse.m)

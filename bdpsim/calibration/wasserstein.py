@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError, NotAvailable, check
+from ..errors import ConfigError, NotAvailable, check
+from ..kernels.lattice import lattice, query_values
+from ..models.markov import MarkovChainModel
+from ..models.pedigree import PedigreeModel, genotype_states
 
 LEVEL_RTOL = 1e-12
 MAX_LAW_CELLS = 10_000_000  # n * s * (n max g + 1) doubles per table of conditional laws
@@ -140,8 +143,6 @@ def markov_laws(model, values: np.ndarray, targets: Sequence[int] | None = None)
     ``right_j(x, k) = P(sum_{u=1..j} g(X_{i+u}) = k | X_i = x)`` from one backward recursion,
     ``O(n^2 s^2)``, then one direct convolution per ``(i, x)`` (positive terms only).
     """
-    from .kernels.lattice import lattice
-
     g, delta, fmin = lattice(np.asarray(values, dtype=float))
     n, s = model.n, model.states
     P, w = np.asarray(model.transition), np.asarray(model.initial)
@@ -218,18 +219,12 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
         ``W`` and the secret pair attaining it; the mechanism for eps-Pufferfish privacy adds
         ``Lap(W / eps)`` (:meth:`WassersteinResult.scale`).
     """
-    from .models import MarkovChainModel
-
     if isinstance(model, MarkovChainModel):
-        from .window import query_values
-
         values = query_values(model.states, counted_states, state_values)
         return sup_over_secret_pairs(markov_laws(model, values), model.n)
-    if getattr(model, "kind", None) == "pedigree":
+    if isinstance(model, PedigreeModel):
         if state_values is not None:
             raise ConfigError("state_values", list(state_values), "pedigrees take a count (counted_states)")
-        from .models.pedigree import genotype_states
-
         counted = genotype_states(list(counted_states) if counted_states is not None else ["BB"])
         return sup_over_secret_pairs(pedigree_laws(model, counted), model.n)
     raise ConfigError("model", type(model).__name__, "must be a MarkovChainModel or a PedigreeModel")

@@ -1,0 +1,18 @@
+"""One calibration layer: the noise each method prescribes for a target eps, and what it leaks.
+
+:func:`calibrate` (``bdpsim calibrate markov``, the utility experiment, the competition table and
+the calibrated mechanism kinds all call it) with the methods of :data:`CALIBRATION_METHODS`:
+``exact`` (the smallest eps-BDP scale, by the exact engine), the bounds (``general``, ``markov``,
+``zhao``), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
+:mod:`.quilt`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
+mechanism kinds of a config.
+"""
+
+from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
+from .kinds import CalibratedLaplace
+from .methods import CALIBRATION_METHODS, Calibration, CalibrationProblem, calibrate, exact_scale
+from .quilt import mqm_approx, mqm_exact
+from .wasserstein import w_infinity, wasserstein_scale
+
+__all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "calibrate",
+           "exact_scale", "mqm_approx", "mqm_exact", "w_infinity", "wasserstein_scale"]

@@ -1,0 +1,17 @@
+"""Mechanisms: a noiseless query plus noise, or any user function (thesis §3, paper Def. 5.6).
+
+:data:`MECHANISM_KINDS` is the registry the config loader reads; a new mechanism kind is one
+module with a :class:`MechanismKind` and one :func:`register_mechanism_kind` call.
+"""
+
+from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
+from . import randomized_response as _rr  # noqa: F401, I001
+from .base import MECHANISM_KINDS, Mechanism, MechanismKind, register_mechanism_kind
+from .custom import CONFIG_DIR, CustomMechanism, import_function
+from .kinds import state_codes
+from .randomized_response import RandomizedResponse, randomized_response_bdpl
+from .laplace import ClippedSum, LaplaceCount, LaplaceMechanism, LaplaceStateSum, LaplaceSum, has_laplace_noise
+
+__all__ = ["CONFIG_DIR", "MECHANISM_KINDS", "ClippedSum", "CustomMechanism", "LaplaceCount", "LaplaceMechanism",
+           "LaplaceStateSum", "LaplaceSum", "Mechanism", "MechanismKind", "RandomizedResponse", "randomized_response_bdpl", "has_laplace_noise", "import_function",
+           "register_mechanism_kind", "state_codes"]

@@ -1,0 +1,116 @@
+"""User mechanisms: any function ``(data, rng) -> outputs`` (``[mechanism] kind = "python"``).
+
+Only estimators that treat the mechanism as a black box can measure it (its noise law is
+unknown): the thesis' KDE estimator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigError, check
+from .base import NO_COLUMNS, positive
+
+
+#: directory of the config being loaded: ``kind = "python"`` modules beside it are importable
+CONFIG_DIR: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim_config_dir", default=None)
+
+
+@dataclass(frozen=True)
+class CustomMechanism:
+    """A user mechanism ``func(data: (N, n) array, rng) -> (N,) outputs``.
+
+    ``name`` is the import path ``"module:attribute"`` when it came from a config, and
+    ``search_dir`` the config's directory, where the module is also looked for (in worker
+    processes too: the mechanism pickles as its import path). A call that raises, or returns the
+    wrong shape or a non-finite value, raises :class:`~bdpsim.errors.ConfigError` naming it.
+    """
+
+    func: Callable[[np.ndarray, np.random.Generator], np.ndarray]
+    name: str = "custom"
+    epsilon: float | None = None
+    search_dir: str | None = None
+    kind: str = field(default="python", init=False)
+
+    def __post_init__(self) -> None:
+        if not callable(self.func):
+            raise TypeError(f"mechanism.function = {self.func!r}: must be callable")
+        if self.epsilon is not None:
+            positive("mechanism.epsilon", self.epsilon)
+
+    def columns(self) -> dict:
+        return dict(NO_COLUMNS)
+
+    def adversary_targets(self, targets: str) -> tuple[str, tuple[float, float] | None]:
+        return targets, None
+
+    def __reduce__(self):
+        if ":" in self.name:  # re-imported by path in the worker (the config's directory included)
+            return (_rebuild_custom, (self.name, self.epsilon, self.search_dir))
+        return (CustomMechanism, (self.func, self.name, self.epsilon, self.search_dir))
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        shape = tuple(np.shape(data))
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(self.func(data, rng), dtype=float)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise ConfigError("mechanism.function", self.name, f"fails on a batch of shape {shape} "
+                              f"({type(exc).__name__}: {_one_line(exc)})") from None
+        if out.shape != (shape[0],):
+            raise ConfigError("mechanism.function", self.name,
+                              f"must return shape ({shape[0]},), returned {out.shape}")
+        if not np.isfinite(out).all():
+            bad = int((~np.isfinite(out)).sum())
+            raise ConfigError("mechanism.function", self.name,
+                              f"must return finite numbers, returned {bad} NaN/inf of {out.size} "
+                              f"on a batch of shape {shape}")
+        return out
+
+
+def _one_line(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _rebuild_custom(name: str, epsilon: float | None, search_dir: str | None) -> CustomMechanism:
+    return CustomMechanism(import_function(name, search_dir), name, epsilon, search_dir)
+
+
+def import_function(path: str, search_dir: str | None = None) -> Callable:
+    """Import ``"package.module:attribute"``; a clear :class:`ConfigError` otherwise.
+
+    ``search_dir`` (default: the directory of the config being loaded, :data:`CONFIG_DIR`) is
+    searched first, so a module beside the config needs no ``PYTHONPATH``."""
+    check(isinstance(path, str) and path.count(":") == 1 and all(path.split(":")), "mechanism.function",
+          path, "must be 'module:function'")
+    mod, attr = path.split(":")
+    where = search_dir if search_dir is not None else CONFIG_DIR.get()
+    added = where is not None and where not in sys.path
+    if added:
+        sys.path.insert(0, where)
+    try:
+        obj = getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError("mechanism.function", path, f"cannot be imported ({_one_line(exc)})") from None
+    except SyntaxError as exc:
+        raise ConfigError("mechanism.function", path,
+                          f"cannot be imported: syntax error in {exc.filename} line {exc.lineno}") from None
+    except Exception as exc:  # the module raised while being imported
+        raise ConfigError("mechanism.function", path,
+                          f"cannot be imported ({type(exc).__name__}: {_one_line(exc)})") from None
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(where)
+    check(callable(obj), "mechanism.function", path, "must name a callable")
+    return obj
