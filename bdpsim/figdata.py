@@ -16,6 +16,8 @@ from scipy.stats import binom
 from . import bounds as B
 from .mechanisms.rr_core import rr_flip_probability
 
+RR_CURVE = "randomized_response"  # paper Fig. 2: the curve of Chakrabarti et al.'s mechanism
+
 
 def thesis_fig03_rows(eps=np.linspace(0.0, 5.0, 201)) -> list[dict]:
     """beta = P(|Lap(n/eps)| > n/2) = exp(-eps/2): eps-BDP count via the general bound, m = n
@@ -172,6 +174,6 @@ def paper_fig2_authors_rows(n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.
     rows = [{**common, "curve": "markov_laplace", "theta": math.nan, "tau": tau, "rr_flip": math.nan,
              "alpha": float(a), "beta": math.exp(-a * n * tau)} for a in alphas]
     for th in thetas:
-        rows += [{**common, "curve": "randomized_response", "theta": th, "tau": math.nan, "rr_flip": rho,
+        rows += [{**common, "curve": RR_CURVE, "theta": th, "tau": math.nan, "rr_flip": rho,
                   "alpha": float(a), "beta": float(b)} for a, b in zip(alphas, rr_beta_iid(alphas, n, th, rho))]
     return rows

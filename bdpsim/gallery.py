@@ -29,6 +29,7 @@ from . import results as R
 from .config import parse_config
 from .driver import run_experiment
 from .errors import ConfigError
+from .estimators import KdeEstimator
 from .figures.calibration import plot_calibration
 from .figures.competition import competition_panels, plot_competition
 from .figures.deviations import DEVIATIONS, DISAGREEMENTS
@@ -84,7 +85,7 @@ def _fig10(ctx: Context) -> list[dict]:
     raw = ctx.raw("thesis_fig10.toml")
     raw["run"]["estimator"] = ["kde", "exact"]
     rows = F.sim_rows(ctx.run("thesis_fig10.toml", raw), "rho", "n")
-    clipped = [r for r in _fig09(ctx) if r["estimator"] == "kde"]
+    clipped = [r for r in _fig09(ctx) if r["estimator"] == KdeEstimator.name]
     for r in clipped:
         r.update(estimator="kde-clipped", bound_general=float("nan"), bound_model=float("nan"))
     return rows + clipped

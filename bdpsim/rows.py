@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, make_dataclass
+from dataclasses import dataclass, make_dataclass
 
 from .errors import ConfigError
 
@@ -156,7 +156,7 @@ class AdversaryResult:
         return cls(point_id, index, **adversary.as_row(), bdpl=bdpl, **kw)
 
     def as_row(self) -> dict:
-        return asdict(self)
+        return {name: getattr(self, name) for name in ADVERSARY_COLUMNS}  # shallow: no deepcopy per row
 
     def sort_key(self) -> tuple:
         return (self.adversary, self.i, self.known, self.x_known, self.x, self.x_prime)

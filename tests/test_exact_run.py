@@ -55,7 +55,9 @@ def test_exact_random_adversaries_and_gaussian_sum(tmp_path):
 
 def test_accuracy_report_quick(tmp_path):
     rows = accuracy_table(samples=(1_000, 30_000), adversaries=3, jobs=1, cases=GRID[1:2] + GRID[4:5])
-    paths = write_report(tmp_path, rows, {"test": True})
+    from bdpsim.figures.accuracy import save_accuracy
+
+    paths = write_report(tmp_path, rows, {"test": True}) + save_accuracy(rows, tmp_path)
     assert all(p.is_file() for p in paths)
     mix = {r["samples"]: r for r in rows if r["estimator"] == "mixture" and r["case"] == GRID[1].name}
     assert mix[30_000]["rmse"] < mix[1_000]["rmse"]

@@ -87,10 +87,12 @@ class MarkovQuiltKind(_CalibratedKind):
     doc = "the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx')"
     keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False)}
 
+    VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
+
     def method(self, params: dict) -> str:
-        check(params["variant"] in ("exact", "approx"), "mechanism.variant", params["variant"],
+        check(params["variant"] in self.VARIANTS, "mechanism.variant", params["variant"],
               "must be 'exact' (MQMExact) or 'approx' (MQMApprox)")
-        return f"markov-quilt-{params['variant']}"
+        return self.VARIANTS[params["variant"]]
 
 
 class WassersteinKind(_CalibratedKind):

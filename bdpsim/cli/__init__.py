@@ -198,7 +198,10 @@ def _cmd_accuracy(a) -> int:
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs)
+    from ..figures.accuracy import save_accuracy
+
     paths = write_report(Path(a.out), rows, {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed})
+    paths += save_accuracy(rows, Path(a.out))
     print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
     for r in rows:
         print(f"{r['case']:36} {r['estimator']:9} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} {r['max_abs_error']:8.4f}")

@@ -75,6 +75,7 @@ def add_parser(sub, parser_class) -> None:
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``; one line per method or JSON."""
     from ..calibration import CALIBRATION_METHODS, calibrate
+    from ..calibration.methods import EXACT_METHOD
     from ..errors import ConfigError
     from ..models import MarkovChainModel, symmetric_chain
 
@@ -89,7 +90,7 @@ def command(a) -> int:
         model = MarkovChainModel(P, a.n, a.initial)
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
-    methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != "exact", k)) if a.method == "all" else [a.method]
+    methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     out = [calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values, method=k,
                      min_known=a.min_known) for k in methods]
     if a.json:

@@ -54,6 +54,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                        epilog="examples:\n  bdpsim bounds markov --transition \"[[0.882,0.118],[0.305,0.695]]\" --epsilon 1\n"
                               "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10",
                        formatter_class=_Formatter)
+    bm.set_defaults(action=_bounds_markov)
     g = bm.add_mutually_exclusive_group(required=True)
     g.add_argument("--transition", type=_json_matrix, help="transition matrix as JSON")
     g.add_argument("--gamma", type=float, help="symmetric chain of thesis Fig. 14 with this ratio")
@@ -65,6 +66,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                                    "needs rho (m - 2) < 1), beside the general bound m eps.",
                        epilog="example:\n  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1",
                        formatter_class=_Formatter)
+    bg.set_defaults(action=_bounds_gaussian)
     bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
     bg.add_argument("--m", type=int, required=True, help="number of correlated records")
     bg.add_argument("--epsilon", type=float, required=True)
@@ -73,6 +75,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                                      "m records are correlated (paper Thm 4.3).",
                          epilog="example:\n  bdpsim bounds general --m 10 --epsilon 0.5",
                          formatter_class=_Formatter)
+    bgen.set_defaults(action=_bounds_general)
     bgen.add_argument("--m", type=int, required=True)
     bgen.add_argument("--epsilon", type=float, required=True)
     w = sub.add_parser("worst-case", help="search the model class for the largest exact BDPL",
@@ -91,6 +94,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                                    "equicorrelated and Gaussian-bound references.",
                        epilog="example:\n  bdpsim worst-case gaussian --n 5 --rho 0.3",
                        formatter_class=_Formatter)
+    wg.set_defaults(action=_worst_gaussian)
     wg.add_argument("--n", type=int, required=True, help="records (2..12)")
     wg.add_argument("--rho", type=float, required=True, help="max. |correlation|, in [0, 1)")
     wg.add_argument("--noise-scale", type=float, default=10.0, help="Laplace beta (default 10)")
@@ -104,6 +108,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                                    "thesis Fig. 14 and the Markov bound.",
                        epilog="example:\n  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
                        formatter_class=_Formatter)
+    wm.set_defaults(action=_worst_markov)
     wm.add_argument("--gamma", type=float, required=True)
     wm.add_argument("--n", type=int, default=6, help="records (2..9; default 6)")
     wm.add_argument("--epsilon", type=float, required=True)
@@ -117,32 +122,45 @@ def _fmt_bound(b) -> str:
 
 
 def command_bounds(a) -> int:
+    print("\n".join(a.action(a)))  # printed only once every value is computed: no results before an error
+    return 0
+
+
+def _bounds_markov(a) -> list[str]:
     from .. import bounds as B
 
-    lines: list[str] = []  # printed only once every value is computed: no results before an error
-    if a.which == "markov":
-        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
-        gam, om = B.gamma_of(P), B.omega_of(P)
-        lines.append(f"transition     {P.tolist()}")
-        lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
-        lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
-        lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
-        lines.append(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
-        if a.n is not None:
-            lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
-        tau = B.calibrate_markov(a.epsilon, P)
-        lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
-                     else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
-    elif a.which == "gaussian":
-        h = B.gaussian_factor(a.rho, a.m)
-        lines.append(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
-                     else "factor h       not applicable (needs rho (m - 2) < 1)")
-        lines.append(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
-        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
-    else:
-        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
-    print("\n".join(lines))
-    return 0
+    lines: list[str] = []
+    P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+    gam, om = B.gamma_of(P), B.omega_of(P)
+    lines.append(f"transition     {P.tolist()}")
+    lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
+    lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
+    lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
+    lines.append(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
+    if a.n is not None:
+        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
+    tau = B.calibrate_markov(a.epsilon, P)
+    lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
+                 else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
+    return lines
+
+
+def _bounds_gaussian(a) -> list[str]:
+    from .. import bounds as B
+
+    lines: list[str] = []
+    h = B.gaussian_factor(a.rho, a.m)
+    lines.append(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
+                 else "factor h       not applicable (needs rho (m - 2) < 1)")
+    lines.append(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
+    lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
+    return lines
+
+
+def _bounds_general(a) -> list[str]:
+    from .. import bounds as B
+
+    return [f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}"]
 
 
 def command_worst_case(a) -> int:
@@ -150,29 +168,37 @@ def command_worst_case(a) -> int:
 
     from ..studies import worstcase as W
 
-    rng = np.random.default_rng(a.seed)
-    if a.which == "gaussian":
-        if not (a.noise_scale > 0):
-            raise ConfigError("--noise-scale", a.noise_scale, "must be > 0")
-        r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts)
-        print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
-        print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
-        if r.capped:
-            print(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
-                  f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
-        print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
-        print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
-        h = r.gaussian_factor
-        print("Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
-        print("worst correlation matrix:")
-        print(np.array2string(r.correlation, precision=4, suppress_small=True))
-    else:
-        r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts)
-        print(f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}")
-        print(f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)")
-        if math.isfinite(r.symmetric_bdpl):
-            print(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
-        print(f"Markov bound             {r.markov_bound:.6f}")
-        print("worst transition matrix:")
-        print(np.array2string(r.transition, precision=4))
+    a.action(a, np.random.default_rng(a.seed), W)
     return 0
+
+
+def _worst_gaussian(a, rng, W) -> None:
+    import numpy as np
+
+    if not (a.noise_scale > 0):
+        raise ConfigError("--noise-scale", a.noise_scale, "must be > 0")
+    r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts)
+    print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
+    print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
+    if r.capped:
+        print(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
+              f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
+    print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
+    print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
+    h = r.gaussian_factor
+    print("Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
+    print("worst correlation matrix:")
+    print(np.array2string(r.correlation, precision=4, suppress_small=True))
+
+
+def _worst_markov(a, rng, W) -> None:
+    import numpy as np
+
+    r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts)
+    print(f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}")
+    print(f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)")
+    if math.isfinite(r.symmetric_bdpl):
+        print(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
+    print(f"Markov bound             {r.markov_bound:.6f}")
+    print("worst transition matrix:")
+    print(np.array2string(r.transition, precision=4))

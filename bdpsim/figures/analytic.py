@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import figdata as D
 from . import colors, legend, proxy
 
 HATCHES = ["||", "//", "--", "\\\\"]
@@ -174,7 +175,7 @@ def _paper_fig2a(rows, ax):
 def _paper_fig2b(rows, ax):
     cyc = colors()
     lap = [r for r in rows if r["curve"] == "markov_laplace"]
-    rr = [r for r in rows if r["curve"] == "randomized_response"]
+    rr = [r for r in rows if r["curve"] == D.RR_CURVE]
     for k, (th, rs) in enumerate(_by(rr, "theta").items()):
         ax.plot(_col(rs, "alpha"), _col(rs, "beta"), "-", color=cyc[(k + 3) % len(cyc)], lw=1.6,
                 label=f"BDP RR, θ = {th:g}")

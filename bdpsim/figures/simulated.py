@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..estimators import ESTIMATORS
 from . import colors, legend, proxy
 
 KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
@@ -23,6 +24,11 @@ DEFAULT_STYLES = {
     "mixture": {"marker": "+", "label": "mixture estimate, p99 (95 % CI)"},
     "exact": {"marker": "o", "mfc": "none", "label": "exact, max over adversaries"},
 }
+
+
+def _is_exact(estimator: str) -> bool:
+    """Whether the rows of ``estimator`` are exact values (drawn as their max, without a percentile)."""
+    return estimator in ESTIMATORS and ESTIMATORS[estimator].exact
 
 
 def sim_rows(summary: list[dict], x: str, group: str, extra=()) -> list[dict]:
@@ -56,7 +62,7 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
             if est not in seen:
                 seen.append(est)
             mk = dict(marker=st["marker"], mfc=st.get("mfc", c), ms=st.get("ms", 6), color=c, linestyle="none")
-            if est == "exact":
+            if _is_exact(est):
                 ax.plot(xs, _arr(e, "bdpl_max"), **mk)
                 continue
             p, lo, hi = _arr(e, "bdpl_p99"), _arr(e, "bdpl_p99_ci_low"), _arr(e, "bdpl_p99_ci_high")
@@ -66,7 +72,7 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
             if open_hi.any():
                 ax.plot(xs[open_hi], p[open_hi], marker="^", color=c, linestyle="none", ms=4)
                 unbounded = True
-        b = sorted((r for r in rs if r["estimator"] in ("kde", "mixture", "exact")), key=lambda r: r[x])
+        b = sorted((r for r in rs if r["estimator"] in ESTIMATORS), key=lambda r: r[x])
         xs = _arr(b, x)
         with np.errstate(all="ignore"):
             bound = np.nanmin(np.array([[r["bound_general"], r["bound_model"]] for r in b], dtype=float), axis=1)

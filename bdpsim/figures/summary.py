@@ -10,12 +10,18 @@ from pathlib import Path
 
 import numpy as np
 
+from ..estimators import ESTIMATORS
 from . import colors, legend, save, subplots
 
 AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
                "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "Laplace scale β"}
 AXIS_CANDIDATES = ("gamma", "rho", "epsilon", "n", "noise_scale")
 """Columns :func:`choose_axes` considers, in order of preference, for the x-axis and the groups."""
+
+
+def _is_exact(estimator: str) -> bool:
+    """Whether rows of ``estimator`` are exact values (drawn as their max, without a percentile)."""
+    return estimator in ESTIMATORS and ESTIMATORS[estimator].exact
 
 
 def _number(v) -> float | None:
@@ -166,17 +172,18 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
             with np.errstate(invalid="ignore"):
                 yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
             yerr = np.where(np.isfinite(yerr), yerr, 0)
-            what = "max" if est == "exact" else f"p{pc:g}"
-            ax.errorbar(xs, p if est != "exact" else np.array([r["bdpl_max"] for r in rs], dtype=float),
-                        yerr=None if est == "exact" else yerr, fmt=markers.get(est, "x"), color=ce,
+            exact = _is_exact(est)
+            what = "max" if exact else f"p{pc:g}"
+            ax.errorbar(xs, p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float),
+                        yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
                         capsize=3, ms=7, label=f"{est} {what} {label}".strip())
             nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
-            if est != "exact" and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
+            if not exact and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
                 ax.plot(xs, nf, ":", color=ce, lw=1, label=f"{est} noise floor {label}".strip())
         rs = sorted(rs_all, key=lambda r: r[x])
         xs = np.array([r[x] for r in rs], dtype=float)
         ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
-        if np.isfinite(ex).any() and not all(r.get("estimator") == "exact" for r in rs):
+        if np.isfinite(ex).any() and not all(_is_exact(r.get("estimator", "")) for r in rs):
             ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact (same adversaries) {label}".strip())
         bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
         tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning

@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from ..errors import check
 
@@ -30,6 +29,7 @@ from ..errors import check
 def order_statistic_ranks(size: int, q: float, confidence: float = 0.95) -> tuple[int, int]:
     """1-based ranks ``(l, u)`` of the interval ``[X_(l), X_(u)]`` for the ``q``-th percentile
     (``q`` in percent); ``l = 0`` means ``-inf``, ``u = size + 1`` means ``+inf``."""
+    from scipy.stats import binom  # lazy: scipy is heavy to import
     check(isinstance(size, (int, np.integer)) and size >= 1, "size", size, "must be an integer >= 1")
     check(0 < q <= 100, "percentile", q, "must be in (0, 100]")
     check(0 < confidence < 1, "run.confidence", confidence, "must be in (0, 1)")
@@ -59,6 +59,7 @@ def percentile_ci(values: np.ndarray, q: float, confidence: float = 0.95) -> tup
 def interval_coverage(size: int, q: float, confidence: float = 0.95) -> float:
     """Exact coverage ``P(l <= B <= u - 1)`` of :func:`percentile_ci` for a continuous law (the
     guaranteed minimum for any law: at least ``confidence``)."""
+    from scipy.stats import binom  # lazy: scipy is heavy to import
     low, high = order_statistic_ranks(size, q, confidence)
     p = q / 100.0
     upper = binom.cdf(high - 1, size, p) if high <= size else 1.0

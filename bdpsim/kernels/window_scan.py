@@ -18,7 +18,7 @@ The supremum over outputs of ``|ln p(y | x) / p(y | x')|`` for ``Y = S + Lap(b)`
 at a lattice point inside the union of the two supports (between atoms the ratio of two Laplace
 mixtures is monotone and beyond the extreme atoms constant, see
 :mod:`bdpsim.kernels.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
-two first-order linear recursions (``scipy.signal.lfilter``), exact up to rounding.
+two first-order linear recursions (:func:`_forward`, :func:`_backward`), exact up to rounding.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.signal import lfilter
 
 from .laplace_mixture import mixture_sup
 
@@ -103,6 +102,29 @@ def _advance(A: np.ndarray, cur: int, g: np.ndarray, P: np.ndarray) -> np.ndarra
 _TINY = 1e-300  # below this a density may be subnormal: such rows use the log-space path
 
 
+def _forward(W: np.ndarray, q: float) -> np.ndarray:
+    """``Lf(k) = W(k) + q Lf(k - 1)`` along axis 1 (the recursion of ``lfilter([1], [1, -q])``,
+    operation for operation)."""
+    Wt = np.ascontiguousarray(W.T, dtype=float)
+    out = np.empty_like(Wt)
+    acc = out[0] = Wt[0]
+    for k in range(1, Wt.shape[0]):
+        acc = out[k] = Wt[k] + q * acc
+    return out.T
+
+
+def _backward(W: np.ndarray, q: float) -> np.ndarray:
+    """``Rb(k) = q W(k + 1) + q Rb(k + 1)``, ``Rb(J - 1) = 0`` (``lfilter([0, q], [1, -q])`` on the
+    reversed rows, operation for operation)."""
+    Wt = np.ascontiguousarray(W.T[::-1], dtype=float)
+    out = np.empty_like(Wt)
+    out[0] = 0.0
+    acc = out[0]
+    for k in range(1, Wt.shape[0]):
+        acc = out[k] = q * Wt[k - 1] + q * acc
+    return out[::-1].T
+
+
 def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``sup_y ln p1(y)/p2(y)`` (signed, largest in magnitude) for Laplace mixtures with
     atoms on ``0..J-1``, non-negative weights ``W1, W2`` (shape ``(B, J)``, rows normalised here)
@@ -117,8 +139,7 @@ def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.n
     """
     B, J = W1.shape
     q = float(np.exp(-1.0 / b))
-    den = [lfilter([1.0], [1.0, -q], W, axis=1)
-           + lfilter([0.0, q], [1.0, -q], W[:, ::-1], axis=1)[:, ::-1] for W in (W1, W2)]
+    den = [_forward(W, q) + _backward(W, q) for W in (W1, W2)]
     shift = np.log(W1.sum(axis=1) / W2.sum(axis=1))  # normalisation, applied after the argmax
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         d = np.log(den[0] / den[1])

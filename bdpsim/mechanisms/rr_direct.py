@@ -9,7 +9,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from ..errors import NotAvailable
 from ..models.markov import MarkovChainModel
@@ -18,6 +17,7 @@ from .rr_core import BRUTE_FORCE_MAX_T, RRAdversary, RRResult, check_rr
 
 def flipped_count_laws(T: int, rho: float) -> np.ndarray:
     """``L[m1, z] = P(Z = z)`` for a data tuple with ``m1`` ones: ``Bin(m1, 1-rho) * Bin(T-m1, rho)``."""
+    from scipy.stats import binom  # lazy: scipy is heavy to import
     out = np.zeros((T + 1, T + 1))
     for m1 in range(T + 1):
         out[m1] = np.convolve(binom.pmf(np.arange(m1 + 1), m1, 1 - rho),

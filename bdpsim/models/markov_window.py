@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -86,9 +86,11 @@ class WindowAdversary:
 
     ``left``/``right`` unknown records left/right of target ``i`` (so ``l = i - left - 1``,
     ``r = i + right + 1``); ``left_value``/``right_value`` the known ``x_l``/``x_r`` (``None`` at
-    a chain end); ``x_known`` the values at ``K = [n] \\ (l, r)`` in position order — the boundary
-    values plus a positive-probability completion (only the boundaries matter). ``argmax`` is the
-    output ``y`` where ``ln p(y | x_K, x) / p(y | x_K, x') = bdpl`` for these ``x_K``.
+    a chain end). Only the boundaries matter; :meth:`completion` gives the values at every known
+    record ``K = [n] \\ (l, r)`` in position order — the boundary values plus a
+    positive-probability completion (each step the most likely neighbour), computed on demand
+    (``O(n)``) from ``model``. ``argmax`` is the output ``y`` where
+    ``ln p(y | x_K, x) / p(y | x_K, x') = bdpl`` for that completion.
     """
 
     n: int
@@ -101,14 +103,20 @@ class WindowAdversary:
     x_prime: int
     bdpl: float
     argmax: float
-    x_known: tuple[int, ...]
+    model: MarkovChainModel = field(repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         check(0 <= self.i < self.n and self.left >= 0 and self.right >= 0
               and self.l >= -1 and self.r <= self.n, "window", (self.i, self.left, self.right),
               f"must fit in a chain of n = {self.n}")
-        check(len(self.x_known) == len(self.known), "x_known", len(self.x_known),
-              f"needs one value per known record ({len(self.known)})")
+
+    def completion(self) -> tuple[int, ...]:
+        """The known values ``x_K``: the boundary values and a positive-probability completion."""
+        return _completion(self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r)
+
+    @property
+    def x_known(self) -> tuple[int, ...]:
+        return self.completion()
 
     @property
     def l(self) -> int:  # noqa: E743 - the paper's name for the left boundary
@@ -124,7 +132,7 @@ class WindowAdversary:
 
     def adversary(self) -> Adversary:
         """As an :class:`~bdpsim.adversary.Adversary` (for :func:`bdpsim.estimators.adversary_bdpl`)."""
-        return Adversary(self.i, self.known, self.x_known, self.x, self.x_prime)
+        return Adversary(self.i, self.known, self.completion(), self.x, self.x_prime)
 
     def as_row(self) -> dict:
         end = lambda v: "chain end" if v is None else v  # noqa: E731
@@ -202,8 +210,26 @@ def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float
     cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
     tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
     ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
-               delta=delta, fmin=fmin, f=f, ok=ok)
+               delta=delta, fmin=fmin, f=f, ok=ok, sums=_completion_sums(model, supp, f))
     return cells, ctx
+
+
+def _completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(S_left[l, a], S_right[r, c])``: the query value of :func:`_completion`'s values on
+    ``0..l`` ending in ``a`` and on ``r..n-1`` starting at ``c`` — for every ``l``, ``r`` at once
+    (``O(n s^2)``, so a window table needs no ``O(n)`` completion per window)."""
+    P, n, s = model.transition, model.n, model.states
+    left = np.zeros((n, s))
+    left[0] = f
+    for t in range(1, n):  # the predecessor of a at t is the likeliest reachable state at t - 1
+        prev = np.argmax(np.where(supp[t - 1][:, None], P, -1.0), axis=0)
+        left[t] = f + left[t - 1][prev]
+    right = np.zeros((n, s))
+    right[n - 1] = f
+    nxt = np.argmax(P, axis=1)
+    for t in range(n - 2, -1, -1):
+        right[t] = f + right[t + 1][nxt]
+    return left, right
 
 
 def _completion(model, supp, a, l, c, r) -> tuple[int, ...]:
@@ -266,11 +292,11 @@ def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -
     a = None if kl == wk.END else int(cells["a"][idx])
     c = None if kr == wk.END else int(cells["c"][idx])
     i = wk.first_target(n, L, R, a, c is None, ctx["supp"], ctx["targets"])
-    xk = _completion(model, ctx["supp"], a, i - L - 1, c, i + R + 1)
-    known_sum = float(sum(ctx["f"][list(xk)])) if xk else 0.0
+    left, right = ctx["sums"]
+    known_sum = (0.0 if a is None else float(left[i - L - 1, a])) + (0.0 if c is None else float(right[i + R + 1, c]))
     y = ctx["delta"] * float(cells["atom"][idx]) + ctx["fmin"] * (L + R + 1) + known_sum
     return WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
-                           float(cells["value"][idx]), y, xk)
+                           float(cells["value"][idx]), y, model)
 
 
 def window_table(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,

@@ -1,0 +1,154 @@
+"""The package's shape: layers without back arrows, no import cycle (deferred imports count), no
+kind name compared as a string outside its own module, and a light ``import bdpsim``."""
+
+import ast
+import inspect
+import re
+import subprocess
+import sys
+
+import pytest
+
+from bdpsim.estimators import ESTIMATORS
+from bdpsim.mechanisms import MECHANISM_KINDS
+from bdpsim.models import MODEL_KINDS
+
+from .conftest import ROOT
+
+PKG = ROOT / "bdpsim"
+
+#: lowest layer first; a module may import its own layer or lower ones only
+LAYERS = [
+    ("errors", "schema"),
+    ("kernels",),
+    ("adversary", "queries", "bounds"),
+    ("models",),
+    ("mechanisms",),
+    ("sampling", "estimators", "calibration"),
+    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan"),
+    ("studies", "utility", "api"),
+    ("figdata", "figures", "gallery"),
+    ("cli",),
+]
+
+
+def _module_name(path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    rel = ROOT.joinpath(*name.split("."))
+    return rel.with_suffix(".py").is_file() or (rel / "__init__.py").is_file()
+
+
+def _imports(path) -> set[str]:
+    """Every bdpsim module ``path`` imports, at the top or deferred inside a function."""
+    mod = _module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("bdpsim")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                src = ".".join(base + ([node.module] if node.module else []))
+            else:
+                src = node.module or ""
+            if not src.startswith("bdpsim"):
+                continue
+            for a in node.names:
+                sub = f"{src}.{a.name}"
+                out.add(sub if _is_module(sub) else src)
+    out.discard(mod)
+    return out
+
+
+GRAPH = {_module_name(p): _imports(p) for p in PKG.rglob("*.py")}
+
+
+def _layer(mod: str) -> int:
+    top = mod.split(".")[1] if "." in mod else ""
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise AssertionError(f"module {mod} is in no layer of tests/test_layers.py")
+
+
+def test_every_module_has_a_layer_and_imports_only_downwards():
+    back = [f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
+            for m, targets in GRAPH.items() if m != "bdpsim" for t in targets if t != "bdpsim"
+            and _layer(t) > _layer(m)]
+    assert not back, "\n".join(sorted(back))
+
+
+def test_no_import_cycle():
+    """Tarjan's strongly connected components of the import graph (deferred imports included)."""
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in GRAPH.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    sys.setrecursionlimit(10_000)
+    for v in GRAPH:
+        if v not in index:
+            visit(v)
+    assert not cycles, cycles
+
+
+def _kinds():
+    """(name, defining file) of every registered model kind, mechanism kind and estimator."""
+    out = []
+    for kind in [*MODEL_KINDS.values(), *MECHANISM_KINDS.values()]:
+        out.append((kind.name, inspect.getsourcefile(type(kind))))
+    for cls in ESTIMATORS.values():
+        out.append((cls.name, inspect.getsourcefile(cls)))
+    return out
+
+
+def test_no_kind_name_compared_as_a_string_outside_its_module():
+    """A kind's behaviour lives in its own module: nothing else dispatches on its name."""
+    hits = []
+    for name, home in _kinds():
+        q = rf"""["']{re.escape(name)}["']"""
+        pattern = re.compile(rf"""(==|!=)\s*{q}|{q}\s*(==|!=)|\bin\s*[(\[{{][^)\]}}]*{q}""")
+        for path in PKG.rglob("*.py"):
+            if str(path) == home:
+                continue
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line):
+                    hits.append(f"{path.relative_to(ROOT)}:{i}: {name!r}: {line.strip()}")
+    assert not hits, "\n".join(hits)
+
+
+@pytest.mark.parametrize("code", ["import bdpsim", "import bdpsim.cli; bdpsim.cli.build_parser()"])
+def test_import_is_light(code, cli_env):
+    heavy = ["scipy.signal", "scipy.optimize", "scipy.stats", "matplotlib", "pandas", "dask", "fastkde",
+             "statsmodels", "joblib"]
+    probe = f"import sys; {code}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
