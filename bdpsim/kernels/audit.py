@@ -125,26 +125,28 @@ def _counts(k, n):
 
 def clopper_pearson_lower(k, n, a):
     """Exact one-sided lower bound ``p_low`` with ``P(Bin(n, p_low) >= k) = a``:
-    ``Beta.ppf(a; k, n - k + 1)``, and 0 for ``k = 0``. Vectorised; real-valued ``k`` allowed
-    (the continuous extension, used for predictions)."""
-    from scipy.stats import beta
+    ``Beta.ppf(a; k, n - k + 1)`` (``scipy.special.betaincinv``, the function behind
+    ``scipy.stats.beta.ppf``), and 0 for ``k = 0``. Vectorised; real-valued ``k`` allowed (the
+    continuous extension, used for predictions)."""
+    from scipy.special import betaincinv
 
     k, n = _counts(k, n)
     a = _check_alpha(a, "a")
     with np.errstate(invalid="ignore"):
-        out = np.where(k > 0, beta.ppf(a, np.maximum(k, 1e-300), n - k + 1), 0.0)
+        out = np.where(k > 0, betaincinv(np.maximum(k, 1e-300), n - k + 1, a), 0.0)
     return out if out.ndim else float(out)
 
 
 def clopper_pearson_upper(k, n, a):
     """Exact one-sided upper bound ``q_high`` with ``P(Bin(n, q_high) <= k) = a``:
-    ``Beta.ppf(1 - a; k + 1, n - k)``, and 1 for ``k = n``."""
-    from scipy.stats import beta
+    ``Beta.ppf(1 - a; k + 1, n - k)`` (computed as ``Beta.isf(a)`` with
+    ``scipy.special.betainccinv``, exact also for tiny ``a``), and 1 for ``k = n``."""
+    from scipy.special import betainccinv
 
     k, n = _counts(k, n)
     a = _check_alpha(a, "a")
     with np.errstate(invalid="ignore"):
-        out = np.where(k < n, beta.isf(a, k + 1, np.maximum(n - k, 1e-300)), 1.0)
+        out = np.where(k < n, betainccinv(k + 1, np.maximum(n - k, 1e-300), a), 1.0)
     return out if out.ndim else float(out)
 
 

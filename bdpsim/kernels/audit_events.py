@@ -169,6 +169,15 @@ def candidates(s_x: np.ndarray, s_xp: np.ndarray, discrete: bool):
     return lo, hi, count(sx), count(sxp)
 
 
+def _pareto(k_num: np.ndarray, k_den: np.ndarray) -> np.ndarray:
+    """Indices of the candidates not dominated by another with ``k_num >=`` and ``k_den <=`` (one
+    representative per distinct pair)."""
+    order = np.lexsort((-k_num, k_den))  # by k_den ascending, then k_num descending
+    best = np.maximum.accumulate(k_num[order])
+    prev = np.concatenate([[-1], best[:-1]])
+    return order[k_num[order] > prev]
+
+
 @dataclass(frozen=True, eq=False)
 class Selection:
     """The event chosen on a selection sample, with its selection counts (in the event's
@@ -218,6 +227,11 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     nnum = np.concatenate([np.full(kx.size, nx), np.full(kx.size, nxp)])
     nden = np.concatenate([np.full(kx.size, nxp), np.full(kx.size, nx)])
     direction = np.concatenate([np.ones(kx.size, dtype=int), -np.ones(kx.size, dtype=int)])
+    # every rule's score grows with k_num and falls with k_den at fixed (n_num, n_den): only the
+    # Pareto front of (k_num, k_den) within each direction can win (exact pruning, for speed)
+    keep = np.concatenate([np.flatnonzero(direction == d)[_pareto(knum[direction == d], kden[direction == d])]
+                           for d in (1, -1)])
+    lo2, hi2, knum, kden, nnum, nden, direction = (a[keep] for a in (lo2, hi2, knum, kden, nnum, nden, direction))
     if rule == "plugin":
         score = np.log((knum + 0.5) / nnum) - np.log((kden + 0.5) / nden)
     else:
