@@ -4,16 +4,16 @@ An event is ``S = {y : lo <= s(y) <= hi}`` for a score ``s`` — the output itse
 a fitted linear log-likelihood-ratio score for vector outputs — and a direction: ``+1`` bounds
 ``ln P(S | x) / P(S | x')``, ``-1`` the reverse. Candidates:
 
-* scalar outputs: thresholds ``{y >= t}``, ``{y <= t}`` at order statistics of the pooled selection
+* scalar outputs: thresholds ``{y >= t}``, ``{y <= t}`` at order statistics of either selection
   sample (every one of the 50 extreme ranks at each end, then geometrically spaced ranks and 200
-  quantiles), and intervals ``[t_a, t_b]`` between 41 pooled quantiles (interior suprema);
+  quantiles), and intervals ``[t_a, t_b]`` between 21 quantiles of each sample (interior suprema);
 * discrete outputs (few distinct values): every single output ``{y = v}``, every threshold at a
   distinct value, and intervals between up to 60 distinct values;
 * vector outputs ``(N, d)``: a logistic regression of the label (``x`` vs ``x'``) on the
   standardised outputs, fitted by Newton's method with a small ridge, gives the score
   ``s(y) = beta^T y`` (the log-likelihood-ratio when the two laws are an exponential family in
-  ``y``, e.g. Gaussian noise with a common covariance; a monotone proxy otherwise); its values are
-  then thresholded like a scalar output.
+  ``y``, e.g. Gaussian noise with a common covariance; a monotone proxy otherwise), fitted on at
+  most 200 000 selection points per side; its values are then thresholded like a scalar output.
 
 Selection rule (all on the SELECTION sample only, so that certification on fresh samples stays
 valid). ``rule="predicted"`` (default): replace the selection counts by conservative probabilities
@@ -39,6 +39,7 @@ _GEOM_RANKS = 150
 _QUANTILES = 200
 _INTERVAL_GRID = 41
 _DISCRETE_MAX = 60
+_FIT_MAX = 200_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,14 +98,21 @@ def check_outputs(y, size: int | None = None, name: str = "mechanism output") ->
     return a
 
 
+def _distinct_sorted(s: np.ndarray) -> np.ndarray:
+    return s[np.concatenate([[True], s[1:] != s[:-1]])] if s.size else s
+
+
 def output_kind(y_x: np.ndarray, y_xp: np.ndarray) -> str:
     """``"vector"`` for ``d > 1``; ``"discrete"`` when the pooled sample has at most half as many
     distinct values as points (and at most 10 000); else ``"continuous"``."""
     if y_x.ndim == 2:
         return "vector"
-    z = np.concatenate([y_x, y_xp])
-    distinct = np.unique(z).size
-    return "discrete" if distinct <= min(10_000, max(1, z.size // 2)) else "continuous"
+    return _kind_sorted(np.sort(y_x), np.sort(y_xp))
+
+
+def _kind_sorted(sx: np.ndarray, sxp: np.ndarray) -> str:
+    distinct = np.union1d(_distinct_sorted(sx), _distinct_sorted(sxp)).size
+    return "discrete" if distinct <= min(10_000, max(1, (sx.size + sxp.size) // 2)) else "continuous"
 
 
 def fit_score(y_x: np.ndarray, y_xp: np.ndarray, ridge: float = 1e-6, steps: int = 25):
@@ -143,22 +151,21 @@ def _rank_grid(n: int) -> np.ndarray:
     return np.unique(np.concatenate([lo, n - 1 - lo, mid]))
 
 
-def candidates(s_x: np.ndarray, s_xp: np.ndarray, discrete: bool):
-    """Candidate intervals ``(lo, hi)`` and their counts ``(k_x, k_xp)`` in both samples."""
-    sx, sxp = np.sort(s_x), np.sort(s_xp)
-    z = np.sort(np.concatenate([s_x, s_xp]))
+def candidates(sx: np.ndarray, sxp: np.ndarray, discrete: bool):
+    """Candidate intervals ``(lo, hi)`` and their counts ``(k_x, k_xp)``, from the two SORTED
+    selection samples (no pooled copy: thresholds are order statistics of either sample)."""
     inf = np.inf
     if discrete:
-        vals = np.unique(z)
+        vals = np.union1d(_distinct_sorted(sx), _distinct_sorted(sxp))
         pick = vals if vals.size <= _DISCRETE_MAX else vals[np.unique(
             np.linspace(0, vals.size - 1, _DISCRETE_MAX).astype(np.int64))]
-        t = vals
         a, b = np.triu_indices(pick.size)
-        lo = np.concatenate([vals, t, np.full(t.size, -inf), pick[a]])
-        hi = np.concatenate([vals, np.full(t.size, inf), t, pick[b]])
+        lo = np.concatenate([vals, vals, np.full(vals.size, -inf), pick[a]])
+        hi = np.concatenate([vals, np.full(vals.size, inf), vals, pick[b]])
     else:
-        t = z[_rank_grid(z.size)]
-        q = np.quantile(z, np.linspace(0, 1, _INTERVAL_GRID))
+        t = np.union1d(sx[_rank_grid(sx.size)], sxp[_rank_grid(sxp.size)])
+        grid = np.linspace(0, 1, (_INTERVAL_GRID + 1) // 2)
+        q = np.union1d(sx[(grid * (sx.size - 1)).astype(np.int64)], sxp[(grid * (sxp.size - 1)).astype(np.int64)])
         a, b = np.triu_indices(q.size, 1)
         lo = np.concatenate([t, np.full(t.size, -inf), q[a]])
         hi = np.concatenate([np.full(t.size, inf), t, q[b]])
@@ -210,14 +217,15 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     yx, yxp = check_outputs(y_x), check_outputs(y_xp)
     check(yx.ndim == yxp.ndim and yx.shape[1:] == yxp.shape[1:], "mechanism output", yxp.shape,
           f"both samples need the same output shape (got {yx.shape} and {yxp.shape})")
-    kind = output_kind(yx, yxp) if kind == "auto" else kind
     coef = center = scale = None
     if kind == "vector" or yx.ndim == 2:
         kind = "vector"
-        coef, center, scale = fit_score(yx, yxp)
-        sx, sxp = ((yx - center) / scale) @ coef, ((yxp - center) / scale) @ coef
+        m = _FIT_MAX  # the fit needs a direction, not all points: the first m of each i.i.d. sample
+        coef, center, scale = fit_score(yx[:m], yxp[:m])
+        sx, sxp = np.sort(((yx - center) / scale) @ coef), np.sort(((yxp - center) / scale) @ coef)
     else:
-        sx, sxp = yx, yxp
+        sx, sxp = np.sort(yx), np.sort(yxp)
+        kind = _kind_sorted(sx, sxp) if kind == "auto" else kind
     lo, hi, kx, kxp = candidates(sx, sxp, discrete=(kind == "discrete"))
     nx, nxp = sx.size, sxp.size
     # both directions
