@@ -214,7 +214,10 @@ def test_gaussian_sup_is_infinite_unless_extreme_atoms_coincide():
     assert np.isfinite(val[1])
     c = np.arange(3.0)
     w1, w2 = W1[1] / W1[1].sum(), W2[1] / W2[1].sum()
-    h = lambda y: float(np.log(np.exp(law.log_density(y - c)) @ w1 / (np.exp(law.log_density(y - c)) @ w2)))  # noqa: E731
+    def h(y):
+        k = np.exp(law.log_density(y - c))
+        return float(np.log(k @ w1 / (k @ w2)))
+
     ys = np.linspace(-15, 17, 64001)
     hs = np.array([h(y) for y in ys])
     best = []
@@ -288,7 +291,8 @@ def test_protocol_and_sampling_matches_density(law):
 
 @pytest.mark.parametrize("law,Delta,expected", [
     (LaplaceNoise(0.5), 1.0, 2.0), (LaplaceNoise(2.0), 3.0, 1.5),
-    (GeometricNoise(0.7, 1.0), 1.0, 0.7), (GeometricNoise(0.7, 0.5), 1.5, 2.1), (GeometricNoise(0.7, 2.0), 1.0, math.inf),
+    (GeometricNoise(0.7, 1.0), 1.0, 0.7), (GeometricNoise(0.7, 0.5), 1.5, 2.1),
+    (GeometricNoise(0.7, 2.0), 1.0, math.inf),
     (StaircaseNoise(1.2), 1.0, 1.2), (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 2.0, 1.2),
     (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 1.0, 1.2), (StaircaseNoise(1.2, sensitivity=1.0), 2.5, 3.6),
     (GaussianNoise(1.0), 1.0, math.inf)])
@@ -321,7 +325,8 @@ def test_bad_parameters_name_the_field():
                         (lambda: LaplaceNoise(1.0).grid_delta([[1, 1]], [[0, 0]], 1.0, 0.0), "W2"),
                         (lambda: GeometricNoise(1.0).grid_delta([[1, 1]], [[1, 1, 1]], 1.0, 0.0), "W2"),
                         (lambda: StaircaseNoise(1.0).grid_sup([[1, 1]], [[1, 1]], 0.0), "delta"),
-                        (lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")), "epsilon_profile")):
+                        (lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")),
+                         "epsilon_profile")):
         with pytest.raises(ConfigError) as err:
             make()
         assert str(err.value).startswith(field + " = ") and "\n" not in str(err.value)

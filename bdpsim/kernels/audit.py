@@ -1,4 +1,4 @@
-"""Certified lower bounds on the BDPL of a black-box mechanism (SCIENCE.md §11).
+"""Certified lower bounds on the BDPL of a black-box mechanism (DP-Sniper-style two-sample audit).
 
 For an adversary ``(i, K, x_K, x, x')`` and any output event ``S``,
 ``BDPL_adv >= ln P(S | x_K, x) / P(S | x_K, x')``. With ``N`` fresh conditional samples per side
@@ -46,7 +46,7 @@ predicted (1e-3), 50/50      2.944 (0.061)   3.298 (0.050)   3.453 (0.035)
 predicted (0.05), 20/80      2.986 (0.122)   3.347 (0.079)   3.446 (0.079)
 ===========================  ==============  ==============  ==============
 
-The plug-in overfits as SCIENCE.md §11 warns (it certifies *less* with a larger selection part:
+The plug-in overfits (it certifies *less* with a larger selection part:
 more thresholds where the ``x'`` count came out low). Scoring by a strict Clopper–Pearson level
 (``conservative``) or by the predicted certified bound (``predicted``) are equivalent within
 noise; a 20/80 split is as good as or better than 50/50 from 1e6 calls on. Default:

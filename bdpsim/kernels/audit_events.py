@@ -1,4 +1,4 @@
-"""Output events for the black-box audit (SCIENCE.md §11): candidates, counts and selection.
+"""Output events for the black-box audit : candidates, counts and selection.
 
 An event is ``S = {y : lo <= s(y) <= hi}`` for a score ``s`` — the output itself for scalar outputs,
 a fitted linear log-likelihood-ratio score for vector outputs — and a direction: ``+1`` bounds
@@ -21,7 +21,7 @@ valid). ``rule="predicted"`` (default): replace the selection counts by conserva
 candidate by the bound it would certify with ``N`` fresh samples per side, counts ``p_c N`` and
 ``q_c N``: ``ln CP_lower(p_c N, N, alpha/2) / CP_upper(q_c N, N, alpha/2)``. ``rule="conservative"``
 scores by ``ln p_c / q_c`` alone, ``rule="plugin"`` by ``ln (k + 1/2)/(k' + 1/2)``. The plug-in
-overfits (it picks thresholds where the ``x'`` count came out low, SCIENCE.md §11); see
+overfits (it picks thresholds where the ``x'`` count came out low); see
 :mod:`.audit` for the measured comparison.
 """
 

@@ -11,7 +11,7 @@ so that the (unnormalised) density at an atom is ``L_j + R_j`` and, on ``z = z_j
 
     p(z_j + tau) ∝ L_j e^{-tau} + R'_j e^{-(g_j - tau)},        R'_j = w_{j+1} + R_{j+1}.        (1)
 
-Two consequences (SCIENCE.md §5, §5.4):
+Two consequences (as in :mod:`.laplace_mixture`):
 
 * the ratio of two such mixtures is monotone on every gap and constant beyond the extreme atoms,
   so ``sup ln p1/p2`` is attained at an atom (the tail limits equal the values at the extreme atoms);
