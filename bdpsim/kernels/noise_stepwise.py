@@ -32,7 +32,7 @@ class GeometricNoise:
     ``sup ln p1/p2`` is a max over the atoms (``+inf`` where one mixture has no mass in a class the
     other has), and ``delta`` is a sum over atoms plus closed-form geometric series over the gaps
     and tails (:func:`.exp_kernels.geometric_delta`). Calibration parameter: ``epsilon`` (more noise as
-    it decreases; BDPL and ``delta`` non-increasing then, proved in the module docstring).
+    it decreases; BDPL and ``delta`` non-increasing then; proof in :mod:`.noise`).
     """
 
     epsilon: float
@@ -137,7 +137,7 @@ class StaircaseNoise:
     Exact functions: piecewise-constant ratio with breakpoints ``c_j ± (k + gamma) Delta``, periodic
     with period ``Delta`` beyond the extreme atoms — one period past each end covers the tails
     (:mod:`.staircase`). Calibration parameter: ``epsilon`` (more noise as it decreases; monotonicity
-    of the BDPL checked numerically only, see the module docstring).
+    of the BDPL checked numerically only, see :mod:`.noise`).
     """
 
     epsilon: float
