@@ -67,13 +67,18 @@ class HistogramSup:
     argmax: tuple
 
 
-def kernel_matrix(values, b: float) -> np.ndarray:
-    """Rows ``-inf, values..., +inf``, columns ``values``: the per-coordinate kernel at the
-    vertices (all entries in ``(0, 1]``, common factors of the infinite rows removed)."""
+def log_kernel_matrix(values, b: float) -> np.ndarray:
+    """Rows ``-inf, values..., +inf``, columns ``values``: the log of the per-coordinate kernel at
+    the vertices (all entries ``<= 0``, common factors of the infinite rows removed)."""
     v = np.asarray(values, dtype=float)
     lo = -(v - v[0]) / b
     hi = -(v[-1] - v) / b
-    return np.exp(np.vstack([lo, -np.abs(v[:, None] - v[None, :]) / b, hi]))
+    return np.vstack([lo, -np.abs(v[:, None] - v[None, :]) / b, hi])
+
+
+def kernel_matrix(values, b: float) -> np.ndarray:
+    """``exp`` of :func:`log_kernel_matrix` (entries in ``[0, 1]``)."""
+    return np.exp(log_kernel_matrix(values, b))
 
 
 def _check_size(shape, extra: int = 1) -> None:
@@ -109,16 +114,15 @@ def vertex_log_density(W, b: float, values=None, batch: int = 0) -> np.ndarray:
     flat_L = L.reshape((-1,) + L.shape[batch:])
     for j in range(flat_W.shape[0]):
         if not flat_L[j].min() > math.log(_TINY):
-            flat_L[j] = _vertex_log_density_logspace(flat_W[j], E)
+            flat_L[j] = _vertex_log_density_logspace(flat_W[j], [log_kernel_matrix(v, b) for v in values])
     return flat_L.reshape(L.shape)
 
 
-def _vertex_log_density_logspace(W: np.ndarray, E: list) -> np.ndarray:
+def _vertex_log_density_logspace(W: np.ndarray, logE: list) -> np.ndarray:
     """The same contraction in log space (for very small ``b`` or weights)."""
     with np.errstate(divide="ignore"):
         L = np.log(W)
-    for ax, Ek in enumerate(E):
-        lE = np.log(Ek)
+    for ax, lE in enumerate(logE):
         Lm = np.moveaxis(L, ax, 0)                       # (n, rest)
         _check_size(lE.shape + Lm.shape[1:])
         t = lE.reshape(lE.shape + (1,) * (Lm.ndim - 1)) + Lm[None]   # (n + 2, n, rest)
@@ -260,9 +264,14 @@ def _reachable(P: np.ndarray, q: np.ndarray, T: int) -> np.ndarray:
 
 
 def _right_kinds(left: str, L: int, R: int, T: int) -> list[str]:
-    """Which right boundaries a window ``(left, L, R)`` can have in a chain of length ``T``."""
-    used = L + R + 1 + (left != "start")
-    return (["end"] if used == T else []) + (["known"] if used + 1 <= T else [])
+    """Which right boundaries a window ``(left, L, R)`` can have in a chain of length ``T``: from
+    the chain start the window is ``0..L+R``; after a known record at any ``l >= 0`` it is
+    ``l+1..l+L+R+1`` (the caller checks that ``X_l = a`` is reachable at a fitting ``l``)."""
+    if left == "start":
+        used = L + R + 1
+        return (["end"] if used == T else []) + (["known"] if used + 1 <= T else [])
+    used = L + R + 2
+    return (["end"] if used <= T else []) + (["known"] if used + 1 <= T else [])
 
 
 def chain_histogram_bdpl(P, q, T: int, scales) -> list[ChainHistogramBDPL]:
