@@ -33,6 +33,7 @@ def test_generated_chain_meets_the_papers_constraints(seed):
     assert np.allclose(pi @ P, pi) and pi.min() >= 0.05 - 1e-12                    # pi_min >= pi_gen
     ev = np.sort(np.abs(np.linalg.eigvals(P)))[::-1]
     assert ev[0] == pytest.approx(1) and 1 - ev[1] >= 0.1 and PF.eigengap(P) == pytest.approx(1 - ev[1])
+    assert (1 - ev[1] ** 2) / 2 >= 0.1                                                 # run_realData.m's gap
     assert q.shape == (5,) and q.min() > 0 and q.sum() == pytest.approx(1)
 
 

@@ -22,9 +22,12 @@ a coordinate sent to ``+inf`` (``-inf``) leaves the limit ratio of the mixtures 
 ``w_c e^{c_k/b}`` (``w_c e^{-c_k/b}``) and the remaining coordinates' kernels, which has the same
 form, so the argument continues in the remaining coordinates. After ``k`` moves ``y`` is a vertex
 of the extended grid ``(V_1 u {+-inf}) x ... x (V_k u {+-inf})`` (infinite coordinates as limits)
-and the ratio there is at least the one at the start; every vertex value is itself a value or a
-limit of values of the ratio. Hence **sup_y ln p1/p2 = max over the extended grid's vertices**
-(the same holds for any superset of ``V_k``, e.g. every integer ``0..N`` for count vectors).
+and the ratio there is at least the one at the start. Conversely every vertex value is a value
+of the ratio: beyond the extreme point of ``V_k`` every atom's kernel in coordinate ``k`` is
+``e^{-+(y_k - c_k)/b}``, a factor common to the whole mixture, so the ratio does not depend on
+``y_k`` there and the "limit" is attained at any ``y_k`` past the extreme atom. Hence
+**sup_y ln p1/p2 = max over the extended grid's vertices**, a maximum (the same holds for any
+superset of ``V_k``, e.g. every integer ``0..N`` for count vectors).
 
 **Vertex values.** At a vertex, coordinate ``k``'s kernel is ``e^{-|v - c_k|/b}`` for finite
 ``v`` and, after removing the factor common to every mixture, ``e^{-(c_k - min V_k)/b}`` at
