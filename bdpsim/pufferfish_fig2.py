@@ -102,7 +102,7 @@ def eigengap(P) -> float:
 
 
 def generate_chain(rng: np.random.Generator, k: int = 5, pi_gen: float = 0.05, g_gen: float = 0.1,
-                   max_tries: int = 100_000) -> tuple[np.ndarray, np.ndarray, int]:
+                   max_tries: int = 20_000) -> tuple[np.ndarray, np.ndarray, int]:
     """A ``k``-state transition matrix with ``pi_min >= pi_gen`` and eigengap ``>= g_gen`` that is
     aperiodic, irreducible and reversible, and an initial law uniform on the simplex.
 

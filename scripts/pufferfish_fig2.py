@@ -3,10 +3,11 @@
 with bdpsim's panel (d), the exact BDPL of the same release at small T.
 
 Writes ``OUT/pufferfish-fig2.{png,pdf,csv,json}`` (default ``results/figures``). Full fidelity:
-100 runs per cell (paper §5) and the exact BDPL for T = 2..8 (about 5 minutes on one core);
-``--quick``: 20 runs, exact BDPL for T = 2..5, stamped "QUICK PREVIEW".
+100 runs per cell (paper §5) and the exact BDPL for T = 2..8 (3-4 minutes on one core, almost
+all of it the exact BDPL); ``--quick``: 20 runs, exact BDPL for T = 2..5, stamped "QUICK PREVIEW".
 
-Usage: python scripts/pufferfish_fig2.py [--quick] [--out results/figures] [--seed 20160313]
+Usage (from a checkout, bdpsim importable, e.g. ``PYTHONPATH=.``):
+       python scripts/pufferfish_fig2.py [--quick] [--out results/figures] [--seed 20160313]
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ def test_generated_chain_meets_the_papers_constraints(seed):
 
 def test_tight_generation_constraints_and_sampling():
     rng = np.random.default_rng(5)
-    P, q, _ = PF.generate_chain(rng, 5, 0.19, 0.5)
-    assert PF.stationary(P).min() >= 0.19 - 1e-12 and PF.eigengap(P) >= 0.5
+    P, q, _ = PF.generate_chain(rng, 5, 0.19, 0.3)
+    assert PF.stationary(P).min() >= 0.19 - 1e-12 and PF.eigengap(P) >= 0.3
     x = PF.sample_chain(rng, P, q, 200_000)
     assert x.min() >= 0 and x.max() <= 4
     trans = np.zeros((5, 5))
@@ -240,6 +240,13 @@ def test_window_search_equals_every_adversary(s, T, zeros):
     got = chain_histogram_bdpl(P, q, T, scales)
     for r, b in zip(got, scales):
         assert r.value == pytest.approx(_brute_bdpl(P, q, T, b), abs=1e-12)
+
+
+def test_window_search_on_the_figures_chain():
+    chain_ss, _ = np.random.SeedSequence(PF.SEED).spawn(2)
+    P, q, _ = PF.generate_chain(np.random.default_rng(chain_ss), 5, 0.05, 0.1)
+    got = chain_histogram_bdpl(P, q, 3, [6.0, 0.2])
+    assert [r.value for r in got] == pytest.approx([_brute_bdpl(P, q, 3, b) for b in (6.0, 0.2)], abs=1e-12)
 
 
 def test_window_law_is_a_probability_law():
