@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from bdpsim import figures as F
-from bdpsim import pufferfish_fig2 as PF
+from bdpsim.studies import pufferfish_fig2 as PF
 from bdpsim.figures.pufferfish import plot_pufferfish_fig2
 
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from bdpsim import pufferfish_fig2 as PF
+from bdpsim.studies import pufferfish_fig2 as PF
 from bdpsim.kernels.histogram_sup import (chain_histogram_bdpl, histogram_sup, lattice_sup,
                                           vertex_log_density, window_laws)
 from bdpsim.kernels.laplace_mixture import mixture_sup
-from bdpsim.quilt import mqm_approx_search
+from bdpsim.calibration.quilt import mqm_approx_search
 
 TINY = {"runs": 3, "epsilons": [0.5, 2.0], "exact_T": [2, 3],
         "panels": {"a": {"vary": "pi_est", "values": [0.02, 0.05], "fixed": {"g_est": 0.1, "T": 300}},

@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .kernels.histogram_sup import chain_histogram_bdpl
-from .quilt import authors_eigengap, mqm_approx_search
+from ..kernels.histogram_sup import chain_histogram_bdpl
+from ..calibration.quilt import authors_eigengap, mqm_approx_search
 
 GALLERY_ENTRY = {
     "id": "pufferfish-fig2",
@@ -269,7 +269,7 @@ COLUMNS = ["panel", "parameter", "value", "mechanism", "pi_est", "g_est", "T", "
 def write_rows(rows: list[dict], stem, extra: dict, seed: int = SEED) -> list[Path]:
     """``stem.csv`` (the rows, :data:`COLUMNS`) and ``stem.json`` (config, seed, chain, package
     versions, git revision, time)."""
-    from . import results as R
+    from .. import results as R
 
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
