@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,7 +27,8 @@ class Estimate:
     ``nonpositive`` counts KDE evaluation points where a density estimate was <= 0 (those points
     are excluded, never turned into inf/nan); ``argmax`` is the output where the sup was found;
     ``se`` is the estimate's standard error where the estimator derives one (``nan``: unknown);
-    ``samples`` the samples per condition it used (``0``: none, e.g. exact).
+    ``samples`` the samples per condition it used (``0``: none, e.g. exact); ``extra`` more
+    per-adversary cells an estimator declares (:attr:`~bdpsim.estimators.base.Estimator.adversary_extras`).
     """
 
     value: float
@@ -35,6 +36,7 @@ class Estimate:
     argmax: float = math.nan
     se: float = math.nan
     samples: int = 0
+    extra: Mapping = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .kernels.stats import percentile_ci
-from .rows import ESTIMATOR_CELLS, AdversaryResult, SummaryRow
+from .rows import ESTIMATOR_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow, ordered_extras
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
@@ -73,7 +73,19 @@ def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generato
     return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
 
 
+SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")
+
+
+def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
+    """The extra ``summary.csv`` and ``adversaries.csv.gz`` columns the config's points fill
+    (:func:`bdpsim.rows.register_columns`), in registration order."""
+    summ, adv = set(), set()
+    for p in config.points:
+        est = p.estimator()
+        summ |= {*est.summary_extras, *p.mechanism.summary_extras}
+        adv |= set(est.adversary_extras)
+    return ordered_extras("summary", summ), ordered_extras("adversaries", adv)
 
 
 @dataclass(frozen=True)
@@ -89,10 +101,14 @@ class ChunkResult:
 
 
 def _stats_of(rows: list[AdversaryResult] | None = None, **arrays) -> dict:
-    """The per-adversary statistics of :data:`STAT_KEYS`, from ``rows`` or from the given arrays
-    (missing ones filled with ``nan``; ``nonpositive_points`` with 0)."""
+    """The per-adversary statistics of :data:`STAT_KEYS` (and the rows' numeric extras), from
+    ``rows`` or from the given arrays (missing ones filled with ``nan``; ``nonpositive_points``
+    with 0)."""
     if rows is not None:
-        return {k: np.array([getattr(r, k) for r in rows], dtype=float) for k in STAT_KEYS}
+        stats = {k: np.array([getattr(r, k) for r in rows], dtype=float) for k in STAT_KEYS}
+        for k in dict.fromkeys(k for r in rows for k, v in r.extras.items() if isinstance(v, (int, float))):
+            stats[k] = np.array([r.extras.get(k, math.nan) for r in rows], dtype=float)
+        return stats
     size = len(arrays["bdpl"])
     fill = {"nonpositive_points": 0.0}
     return {k: np.asarray(arrays[k], dtype=float) if k in arrays else np.full(size, fill.get(k, math.nan))
@@ -130,7 +146,8 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
                 pass
         rows.append(AdversaryResult.of(
             point.id, j, adv, e.value, null_bdpl=null, nonpositive_points=e.nonpositive, argmax=e.argmax,
-            exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan))
+            exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan,
+            extras=dict(e.extra)))
     return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
                        time.perf_counter() - t0)
 
@@ -193,7 +210,8 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
 
-def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float) -> SummaryRow:
+def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
+              finished: dict | None = None) -> SummaryRow:
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
     step 8): percentile with its distribution-free confidence interval, max, median, standard
     errors, noise floor, exact comparison, bounds.
@@ -220,10 +238,11 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
     nan = math.nan
-    owned = {**ESTIMATOR_CELLS, **point.estimator().summary(stats)}  # the estimator's cells
+    cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
+    base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
     return SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
-        **mech.columns(), mechanism=mech.kind, estimator=st.estimator, **owned,
+        mechanism=mech.kind, estimator=st.estimator, **base, extras={k: v for k, v in cells.items() if k not in base},
         known_sizes=st.known_size_text(), n_adversaries=int(v.size),
         percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
         bdpl_max=float(val.max()) if val.size else nan,
@@ -289,6 +308,7 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     out = R.check_out_dir(out, force)
     ids = [p.id for p in config.points]
     label = config.percentile_label
+    extras = extra_columns(config)
     todo = [p for p in config.points if not R.point_done(out, p.id)]
     # connect to the backend first: an unreachable scheduler must not leave files behind
     with contextlib.ExitStack() as stack:
@@ -312,15 +332,17 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
-        _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, tqdm, delayed)
-        rows = R.write_tables(out, ids, label)
+        _execute(par, todo, ids, (label, extras), out, jobs, meta, log, progress, heartbeat, tqdm, delayed)
+        rows = R.write_tables(out, ids, label, extras)
         meta.update(status="complete", finished=R.now())
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows
 
 
-def _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, tqdm, delayed) -> None:
-    """Run the tasks of the points ``todo``, writing each point as it finishes."""
+def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat, tqdm, delayed) -> None:
+    """Run the tasks of the points ``todo``, writing each point as it finishes (``columns``: the
+    percentile label and the config's extra columns)."""
+    label, extras = columns
     tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
     remaining: dict[str, int] = defaultdict(int)
     for p, _, _ in tasks:
@@ -347,13 +369,14 @@ def _execute(par, todo, ids, label, out, jobs, meta, log, progress, heartbeat, t
                 stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
                 rows = _keep_rows(p, [r for c in parts for r in c.rows])
                 rows.sort(key=AdversaryResult.sort_key)
-                summ = summarize(p, stats, rows, secs[p.id]).as_row()
+                finished = p.estimator().finish(p, stats, rows)  # configuration-level work, if any
+                summ = summarize(p, stats, rows, secs[p.id], finished).as_row()
                 _check_bounds(summ, log)
-                R.write_point(out, p.id, summ, [r.as_row() for r in rows])
-                R.write_summary(out, ids, label)  # adversaries.csv.gz is rebuilt once, at the end
+                R.write_point(out, p.id, summ, [r.as_row() for r in rows], extras[1])
+                R.write_summary(out, ids, label, extras[0])  # adversaries.csv.gz is rebuilt once, at the end
                 state["points"] += 1
     except KeyboardInterrupt:  # Ctrl-C: leave consistent tables of what finished
-        R.write_tables(out, ids, label)
+        R.write_tables(out, ids, label, extras)
         meta.update(status="interrupted", finished=R.now())
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         raise

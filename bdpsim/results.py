@@ -33,6 +33,9 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from . import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
+from . import estimators as _estimators  # noqa: F401
+from . import mechanisms as _mechanisms  # noqa: F401
 from .errors import ConfigError, check
 from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_columns, typed_rows
 
@@ -138,11 +141,13 @@ def point_problem(out: Path, point_id: str) -> str | None:
     return None
 
 
-def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequence[dict]) -> None:
-    """Persist one finished point: adversary rows first, then the summary marker (which records
-    the adversary file's sha256 and row count, checked on resume)."""
+def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequence[dict],
+                extras: Sequence[str] = ()) -> None:
+    """Persist one finished point: adversary rows first (the base columns, then the config's extra
+    columns ``extras``), then the summary marker (which records the adversary file's sha256 and row
+    count, checked on resume)."""
     js, gz = point_paths(out, point_id)
-    body = csv_text(adversary_rows, ADVERSARY_COLUMNS, header=False).encode()
+    body = csv_text(adversary_rows, ADVERSARY_COLUMNS + list(extras), header=False).encode()
     data = gzip.compress(body, compresslevel=6, mtime=0)
     atomic_write_bytes(gz, data)
     marker = {**summary, "_adversaries_sha256": hashlib.sha256(data).hexdigest(),
@@ -150,9 +155,10 @@ def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequenc
     atomic_write_text(js, dumps(marker))
 
 
-def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99") -> list[dict]:
+def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99",
+                  extras: Sequence[str] = ()) -> list[dict]:
     """(Re)build ``summary.csv`` from the finished points, in config order; return its rows.
-    ``label`` names the percentile columns (``p99``)."""
+    ``label`` names the percentile columns (``p99``); ``extras`` are the config's extra columns."""
     out = Path(out)
     rows = []
     for p in point_ids:  # each finished point's marker is read once
@@ -163,16 +169,18 @@ def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99") -> li
             continue
         if isinstance(row, dict) and row.get("point_id") == p and gz.is_file():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
-    atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label)))
+    atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label, extras)))
     return rows
 
 
-def write_tables(out: Path, point_ids: Sequence[str], label: str = "p99") -> list[dict]:
+def write_tables(out: Path, point_ids: Sequence[str], label: str = "p99",
+                 extras: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[dict]:
     """(Re)build ``summary.csv`` and ``adversaries.csv.gz`` (concatenated gzip members of the
-    finished points) in config order; return the summary rows."""
+    finished points) in config order; return the summary rows. ``extras``: the config's extra
+    summary and adversary columns."""
     out = Path(out)
-    rows = write_summary(out, point_ids, label)
-    members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS).encode(), mtime=0)]
+    rows = write_summary(out, point_ids, label, extras[0])
+    members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS + list(extras[1])).encode(), mtime=0)]
     members += [point_paths(out, r["point_id"])[1].read_bytes() for r in rows]
     atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
     return rows

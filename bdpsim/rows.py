@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, make_dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, make_dataclass
 
 from .errors import ConfigError
 
@@ -123,12 +124,35 @@ ESTIMATOR_CELLS = {"kde_backend": "", "kde_ratio": "", "kde_positive_shift": "",
                    "n_samples": math.nan}
 
 
-def summary_columns(label: str = "p99") -> list[str]:
-    """``summary.csv``'s header for percentile label ``label``."""
-    return [c.header(label) for c in SUMMARY_SCHEMA]
+#: columns a kind adds to a table only where it is used (e.g. an estimator's certified bound, a
+#: noise law's parameter): ``"summary"`` / ``"adversaries"`` -> name -> Column
+EXTRA_COLUMNS: dict[str, dict[str, Column]] = {"summary": {}, "adversaries": {}}
+
+
+def register_columns(table: str, *columns: Column) -> tuple[Column, ...]:
+    """Declare extra columns of ``table`` (``"summary"`` or ``"adversaries"``) a kind may fill;
+    a table written by a run has them only when one of its points uses the kind (so tables of
+    configs that do not are unchanged), and every reader types them. Returns ``columns``."""
+    base = {c.name for c in (SUMMARY_SCHEMA if table == "summary" else ADVERSARY_SCHEMA)}
+    for c in columns:
+        if c.name in base:
+            raise TypeError(f"column {c.name!r} is already a base column of {table}")
+        EXTRA_COLUMNS[table][c.name] = c
+    return columns
+
+
+def summary_columns(label: str = "p99", extras: Sequence[str] = ()) -> list[str]:
+    """``summary.csv``'s header for percentile label ``label``, then the ``extras`` used."""
+    return [c.header(label) for c in SUMMARY_SCHEMA] + list(extras)
 
 
 ADVERSARY_COLUMNS = [c.name for c in ADVERSARY_SCHEMA]
+
+
+def ordered_extras(table: str, names) -> list[str]:
+    """The extra column ``names`` in registration order (a run's header is reproducible)."""
+    names = set(names)
+    return [n for n in EXTRA_COLUMNS[table] if n in names]
 
 
 @dataclass(frozen=True)
@@ -150,13 +174,16 @@ class AdversaryResult:
     nonpositive_points: int = 0
     argmax: float = math.nan
     exact: float = math.nan
+    extras: dict = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, point_id: str, index: int, adversary, bdpl: float, **kw) -> "AdversaryResult":
         return cls(point_id, index, **adversary.as_row(), bdpl=bdpl, **kw)
 
     def as_row(self) -> dict:
-        return {name: getattr(self, name) for name in ADVERSARY_COLUMNS}  # shallow: no deepcopy per row
+        row = {name: getattr(self, name) for name in ADVERSARY_COLUMNS}  # shallow: no deepcopy per row
+        row.update(self.extras)
+        return row
 
     def sort_key(self) -> tuple:
         return (self.adversary, self.i, self.known, self.x_known, self.x, self.x_prime)
@@ -166,7 +193,8 @@ _PCT = re.compile(r"^(bdpl|bdpl_exact)_p(\d+(?:\.\d+)?)(_ci_low|_ci_high)?$")
 
 
 def _schema_of(header: list[str], schema: tuple[Column, ...], where: str) -> list[Column]:
-    by_name = {c.name: c for c in schema}
+    table = "summary" if schema is SUMMARY_SCHEMA else "adversaries"
+    by_name = {**EXTRA_COLUMNS[table], **{c.name: c for c in schema}}
     cols = []
     for h in header:
         m = _PCT.match(h)
@@ -206,13 +234,14 @@ def _field(column: Column) -> str:
 
 
 def _summary_as_row(self) -> dict:
-    """The row as ``summary.csv`` writes it, with percentile-named columns."""
+    """The row as ``summary.csv`` writes it, with percentile-named columns (and its extras)."""
     label = f"p{self.percentile:g}"
-    return {c.header(label): getattr(self, _field(c)) for c in SUMMARY_SCHEMA}
+    return {**{c.header(label): getattr(self, _field(c)) for c in SUMMARY_SCHEMA}, **self.extras}
 
 
 SummaryRow = make_dataclass(
-    "SummaryRow", [(_field(c), c.dtype) for c in SUMMARY_SCHEMA], frozen=True,
+    "SummaryRow", [(_field(c), c.dtype) for c in SUMMARY_SCHEMA]
+    + [("extras", dict, field(default_factory=dict, compare=False))], frozen=True,
     namespace={"as_row": _summary_as_row,
                "__doc__": "One configuration point's summary (fields as SUMMARY_SCHEMA, with 'pct' "
                           "for the percentile label); as_row() names the columns after the percentile."})
@@ -221,7 +250,10 @@ SummaryRow = make_dataclass(
 def markdown_columns() -> str:
     """The README's column list, generated from the schemas (a test keeps the README in sync)."""
     lines = ["| file | column | type | meaning |", "|---|---|---|---|"]
-    for fname, schema in (("summary.csv", SUMMARY_SCHEMA), ("adversaries.csv.gz", ADVERSARY_SCHEMA)):
+    for fname, schema, table in (("summary.csv", SUMMARY_SCHEMA, "summary"),
+                                 ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
         for c in schema:
             lines.append(f"| {fname} | `{c.header('p99')}` | {c.dtype.__name__} | {c.meaning} |")
+        for c in EXTRA_COLUMNS[table].values():
+            lines.append(f"| {fname} | `{c.name}` | {c.dtype.__name__} | (only when used) {c.meaning} |")
     return "\n".join(lines)

@@ -56,6 +56,8 @@ class Estimator(Protocol):
     name: ClassVar[str]
     keys: ClassVar[Mapping[str, Key]]
     exact: ClassVar[bool]
+    summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.rows)
+    adversary_extras: ClassVar[tuple[str, ...]]
 
     @classmethod
     def from_settings(cls, settings) -> "Estimator":
@@ -84,12 +86,18 @@ class Estimator(Protocol):
         ...
 
     def summary(self, stats: Mapping[str, np.ndarray]) -> dict:
-        """The ``summary.csv`` cells this estimator fills from the per-adversary statistics."""
+        """The ``summary.csv`` cells this estimator fills from the per-adversary statistics
+        (base cells of :data:`bdpsim.rows.ESTIMATOR_CELLS` and its :attr:`summary_extras`)."""
+        ...
+
+    def finish(self, point, stats: Mapping[str, np.ndarray], rows) -> dict:
+        """Configuration-level work once every adversary is done (e.g. certifying the most leaking
+        adversary on fresh samples); returns more ``summary.csv`` cells (``{}``: none)."""
         ...
 
 
 ESTIMATORS: dict[str, type] = {}
-_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary")
+_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary", "finish")
 
 
 def register_estimator(cls: type) -> type:

@@ -106,6 +106,8 @@ class ExactEstimator:
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
     keys: ClassVar[dict[str, Key]] = {}
+    summary_extras: ClassVar[tuple[str, ...]] = ()
+    adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":
@@ -129,6 +131,10 @@ class ExactEstimator:
 
     def summary(self, stats) -> dict:
         return {"n_samples": math.nan}
+
+    def finish(self, point, stats, rows) -> dict:
+        """No configuration-level work: every cell comes from the per-adversary statistics."""
+        return {}
 
 
 register_estimator(ExactEstimator)

@@ -163,6 +163,8 @@ class KdeEstimator:
         "kde_positive_shift": Key("bool", False, hashed=False),
         "kde_points": Key("str", "uniform", hashed=False),
     }
+    summary_extras: ClassVar[tuple[str, ...]] = ()
+    adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         check(self.backend in KDE_BACKENDS, "run.kde_backend", self.backend,
@@ -202,6 +204,10 @@ class KdeEstimator:
     def summary(self, stats) -> dict:
         return {"kde_backend": self.backend, "kde_ratio": self.ratio,
                 "kde_positive_shift": str(self.positive_shift).lower(), "n_samples": self.samples}
+
+    def finish(self, point, stats, rows) -> dict:
+        """No configuration-level work: every cell comes from the per-adversary statistics."""
+        return {}
 
     def reference(self, model, mechanism, adversary) -> Estimate:
         """The exact value of what this estimator estimates for ``adversary``: the one-sided

@@ -90,6 +90,8 @@ class MixtureEstimator:
         "mixture_target_se": Key("float", 0.01, hashed=False),
         "mixture_max_samples": Key("int", 1_600_000, hashed=False),
     }
+    summary_extras: ClassVar[tuple[str, ...]] = ()
+    adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         check(isinstance(self.samples, int) and self.samples >= 1, "run.samples", self.samples, "must be >= 1")
@@ -117,6 +119,10 @@ class MixtureEstimator:
         se = stats["bdpl_se"]
         missed = int(np.sum(se > self.target_se)) if self.target_se > 0 else math.nan
         return {"se_target_missed": missed, "n_samples": self.samples}
+
+    def finish(self, point, stats, rows) -> dict:
+        """No configuration-level work: every cell comes from the per-adversary statistics."""
+        return {}
 
     @property
     def cap(self) -> int:

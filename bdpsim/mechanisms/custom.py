@@ -11,6 +11,7 @@ import contextvars
 import importlib
 import sys
 from collections.abc import Callable
+from typing import ClassVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,8 @@ class CustomMechanism:
             raise TypeError(f"mechanism.function = {self.func!r}: must be callable")
         if self.epsilon is not None:
             positive("mechanism.epsilon", self.epsilon)
+
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)

@@ -10,6 +10,7 @@ mechanism here (:func:`has_laplace_noise`).
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +32,8 @@ class LaplaceMechanism:
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         q = self.query(data)
         return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
+
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
 
     def columns(self) -> dict:
         return {**NO_COLUMNS, "noise_scale": self.noise_scale}

@@ -13,6 +13,7 @@ window search of :mod:`.rr_window` (brute force, :mod:`.rr_direct`, where the ch
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,6 +72,8 @@ class RandomizedResponse:
         flips = rng.random(data.shape) < self.flip
         z = np.where(flips, 1 - data, data).sum(axis=1)
         return debiased_count(z, data.shape[1], self.flip)
+
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)
