@@ -112,12 +112,20 @@ class JunctionTree:
             m = math.prod(self.cards[v] for v in new)
             rows = t.reshape(-1, m)
             z = rows.sum(axis=1, keepdims=True)
-            cdf = np.cumsum(rows / np.where(z > 0, z, 1.0), axis=1)
-            idx = (np.ravel_multi_index(tuple(vals[v] for v in S), tuple(self.cards[v] for v in S))
-                   if S else np.zeros(size, dtype=np.int64))
+            cdf = np.cumsum(rows / np.where(z > 0, z, 1.0), axis=1)[:, :-1]
+            if len(S) == 1:
+                idx = vals[S[0]]
+            elif S:
+                idx = np.ravel_multi_index(tuple(vals[v] for v in S), tuple(self.cards[v] for v in S))
+            else:
+                idx = np.zeros(size, dtype=np.intp)
             u = rng.random(size)
-            k = np.minimum((u[:, None] >= cdf[idx][:, :-1]).sum(axis=1), m - 1)
-            for v, x in zip(new, np.unravel_index(k, tuple(self.cards[v] for v in new))):
+            if m == 2:
+                k = (u >= cdf[idx, 0]).astype(np.intp)
+            else:
+                k = (u[:, None] >= cdf[idx]).sum(axis=1)
+            parts = (k,) if len(new) == 1 else np.unravel_index(k, tuple(self.cards[v] for v in new))
+            for v, x in zip(new, parts):
                 vals[v] = x
                 out[:, columns[v]] = x
 
