@@ -97,9 +97,9 @@ def test_random_networks_every_adversary_equals_brute_force(seed):
         assert brute_adversary(m, [g[r] for r in range(m.n)], b, w.i, known) == pytest.approx(res.bdpl, abs=1e-9)
 
 
-def test_eight_binary_records_with_hidden_nodes_every_adversary():
+def test_seven_binary_records_with_hidden_nodes_every_adversary():
     rng = np.random.default_rng(61)
-    m = random_network(rng, nodes=10, records=8, max_states=2, max_parents=3)
+    m = random_network(rng, nodes=9, records=7, max_states=2, max_parents=3)
     g = _increments(m, rng, top=1)
     ref = brute_all(m, [g[r, :2] for r in range(m.n)], 0.7)
     assert region_search(m, g, laplace_score(0.7)).bdpl == pytest.approx(ref, abs=1e-9)
