@@ -15,15 +15,19 @@ score, ``sigma = max_i sigma_i``; release ``F(D) + sigma Lap(1)`` for 1-Lipschit
 (with variables ``V_i``). Each tree edge leaving ``T_i`` starts a *branch*; give each branch a depth
 ``d = 0 .. H`` (``H``: its number of levels) and let ``T_N`` be ``T_i`` plus the branch cliques
 within ``d`` steps. ``X_Q`` = the separators of the edges leaving ``T_N`` (for ``d = 0`` the entry
-separator, for ``d = H`` none), ``X_N`` = variables of ``T_N`` minus ``X_Q``. The separators of a
-junction tree separate its two sides in the triangulated (hence the moral) graph, so every member is
-a Markov quilt. On a chain (cliques ``{t, t+1}``) this is exactly the authors' family
-``{X_{i-a}, X_{i+b}}``, one-sided and trivial (``a = d_left + 1``, ``b = d_right + 1``): the
-same ``sigma`` as :func:`bdpsim.quilt.mqm_exact` (binary variant, same node marginals). All depth
-combinations are searched when their number is at most ``max_quilts`` per record; otherwise one
-common depth for all branches ("common depth"). Depths are grown by doubling until no deeper quilt
-can win (``card >= eps sigma_i`` bounds the score from below; ``card`` is non-decreasing in each
-depth).
+separator, for ``d = H`` none), ``X_N`` = variables of ``T_N`` minus ``X_Q``. One more choice per
+branch, the *rim* (``d = H + 1``): the whole branch, with the private variables of its leaf cliques
+as quilt nodes and nothing remote behind them. The separators of a junction tree separate its two
+sides in the triangulated (hence the moral) graph, so every member is a Markov quilt (the rim
+trivially: its remote part is empty). On a chain (cliques ``{t, t+1}``) this is exactly the
+authors' family ``{X_{i-a}, X_{i+b}}``, one-sided and trivial (``a = d_left + 1``,
+``b = d_right + 1``; the rim is the quilt node ``X_1`` or ``X_T`` itself): the same ``sigma`` as
+:func:`bdpsim.quilt.mqm_exact` (binary variant, same node marginals). All depth combinations are
+searched when their number is at most ``max_quilts`` per record; otherwise one common depth for all
+branches ("common depth"). Quilts whose joint table with ``X_i`` would exceed :data:`MAX_TABLE`
+cells (e.g. the rim of an HMM's observations) are not searched. Depths are grown by doubling until
+no deeper quilt can win (``card >= eps sigma_i`` bounds the score from below; ``card`` is
+non-decreasing in each depth).
 
 **Computing ``P(X_i, X_Q)``.** With calibrated clique beliefs ``beta``, the joint of ``V_i`` is
 ``prod_{C in T_i} beta_C / prod_{S inside} mu_S``; a branch's quilt law given its entry separator,
@@ -48,6 +52,7 @@ from .quilt import (QuiltResult, _scores, approx_max_influence, authors_eigengap
                     authors_stationary, mqm_approx_search)
 
 MAX_QUILTS = 200_000   # depth combinations scored per record before falling back to a common depth
+MAX_TABLE = 1_000_000  # largest joint table of X_i, X_Q (and the clique variables around X_i) computed
 FAMILY = "junction-tree quilts: separators at a chosen depth in each branch around the cliques of X_i"
 
 
@@ -77,7 +82,8 @@ class _Branch:
     """One branch of the junction tree leaving ``T_i`` through clique edge ``(entry, root)``:
     its levels (breadth first), and per depth ``k`` (lazily) the quilt part ``Q(k)``, the
     variables ``B(k)`` of levels ``1..k``, the change ``delta(k)`` of ``card(X_N)`` relative to
-    the records of ``V_i`` and the kernel ``K_k``."""
+    the records of ``V_i`` and the kernel ``K_k``. Depth ``H + 1`` ("rim") is the whole branch
+    with the private variables of its leaf cliques as quilt nodes (nothing remote behind them)."""
 
     def __init__(self, jt, nbrs, entry, root, S, V, rec):
         self.jt, self.nbrs, self.V, self.rec = jt, nbrs, V, rec
@@ -87,8 +93,12 @@ class _Branch:
             self.levels.append(prev)
             prev = [(d, c) for c, f in prev for d in nbrs[c] if d != f]
         self.vars = self.S.union(*(jt.cliques[c] for lev in self.levels for c, _ in lev))
+        self.leaf = {c for lev in self.levels for c, f in lev if all(d == f for d in nbrs[c])}
+        self.rim = frozenset().union(*(frozenset(jt.cliques[c]) - _sep(jt, c, f)
+                                       for lev in self.levels for c, f in lev if c in self.leaf))
         self._Q, self._B = [self.S], [frozenset()]
         self.K = [Factor(tuple(sorted(self.S)), np.ones((1,) + tuple(jt.cards[v] for v in sorted(self.S)) + (1,)))]
+        self.K_rim = None
         self.r: dict[int, np.ndarray] = {}
 
     @property
@@ -96,8 +106,8 @@ class _Branch:
         return len(self.levels)
 
     def Q(self, k: int) -> frozenset:
-        if k == self.height:
-            return frozenset()
+        if k >= self.height:
+            return self.rim if k > self.height else frozenset()
         while len(self._Q) <= k:
             j = len(self._Q)
             self._Q.append(frozenset().union(*(_sep(self.jt, c, d) for c, f in self.levels[j - 1]
@@ -105,21 +115,35 @@ class _Branch:
         return self._Q[k]
 
     def B(self, k: int) -> frozenset:
-        if k == self.height:
+        if k >= self.height:
             return self.vars - self.S
         while len(self._B) <= k:
             j = len(self._B)
             self._B.append(self._B[-1].union(*(self.jt.cliques[c] for c, _ in self.levels[j - 1])))
         return self._B[k]
 
+    def cells(self, k: int) -> int:
+        """Entries of the kernel table ``K_k`` (over ``S ∪ Q(k)``)."""
+        return math.prod(self.jt.cards[v] for v in self.S | self.Q(k))
+
     def delta(self, k: int) -> int:
         Q = self.Q(k)
         return len(self.rec & ((self.B(k) - self.V) - Q)) - len(self.rec & self.V & Q)
 
-    def kernel(self, k: int, step) -> Factor:
+    def kernel(self, k: int, step, leaf_step) -> Factor:
         """``K_k(x_S, x_Q(k)) = P(X_Q(k) | X_S)`` (``k = H``: no quilt nodes, ones over ``S``)."""
         if k == self.height:
             return self.K[0]
+        if k > self.height:
+            if self.K_rim is None:
+                K, kept = self.K[0], self.S
+                for j, lev in enumerate(self.levels, start=1):
+                    kept = kept | frozenset().union(*(frozenset(self.jt.cliques[c]) for c, _ in lev
+                                                      if c in self.leaf)) & self.rim
+                    parts = [K] + [leaf_step(c, f) if c in self.leaf else step(c, f) for c, f in lev]
+                    K = marginalize(product(parts), tuple(kept | self.Q(j)))
+                self.K_rim = K
+            return self.K_rim
         while len(self.K) <= k:
             j = len(self.K)
             parts = [self.K[-1]] + [step(c, f) for c, f in self.levels[j - 1]]
@@ -197,6 +221,13 @@ class _Context:
                                       marginalize(jt.beliefs[e], tuple(S)))
         return self.cache[e, f]
 
+    def leaf_step(self, e: int, f: int) -> Factor:
+        """``P(X_{C_e} | X_{S_ef})``: a leaf clique's private variables given its separator."""
+        if (e, f, "leaf") not in self.cache:
+            b = self.jt.beliefs[e]
+            self.cache[e, f, "leaf"] = divide(b, marginalize(b, tuple(_sep(self.jt, e, f))))
+        return self.cache[e, f, "leaf"]
+
     def node(self, node: int) -> "_Node":
         return _Node(self, node)
 
@@ -234,7 +265,8 @@ class _Node:
 
     def influences(self, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Max-influence ``e`` and ``card(X_N)`` of each depth combination (rows of ``combos``)."""
-        node, s, step, off = self.node, self.s, self.ctx.step, ~np.eye(self.s, dtype=bool)
+        node, s, off = self.node, self.s, ~np.eye(self.s, dtype=bool)
+        kern = lambda b, d: b.kernel(int(d), self.ctx.step, self.ctx.leaf_step)  # noqa: E731
         if self.separable:
             total = np.zeros((len(combos), s, s))
             card = np.full(len(combos), float(self.base))
@@ -243,7 +275,7 @@ class _Node:
                 for d in keys:
                     if d not in b.r:
                         PvS = marginalize(self.P_V, tuple({node} | b.S))
-                        J = marginalize(product([PvS, b.kernel(int(d), step)]), tuple({node} | b.Q(int(d))))
+                        J = marginalize(product([PvS, kern(b, d)]), tuple({node} | b.Q(int(d))))
                         b.r[d] = _ratio_matrix(J, node, s)
                 pos = np.searchsorted(keys, combos[:, j])
                 total += np.stack([b.r[int(d)] for d in keys])[pos]
@@ -252,10 +284,13 @@ class _Node:
         e, card = np.zeros(len(combos)), np.zeros(len(combos))
         for k, row in enumerate(combos):
             Q, N = self.quilt(row)
-            J = marginalize(product([self.P_V] + [b.kernel(int(d), step) for b, d in zip(self.branches, row)]),
+            card[k] = len(self.ctx.rec & N)
+            if math.prod(self.ctx.jt.cards[u] for u in self.V | Q) > MAX_TABLE:
+                e[k] = math.inf  # too large to compute: not searched
+                continue
+            J = marginalize(product([self.P_V] + [kern(b, d) for b, d in zip(self.branches, row)]),
                             tuple({node} | Q))
             e[k] = max(0.0, float(_ratio_matrix(J, node, s)[off].max()))
-            card[k] = len(self.ctx.rec & N)
         return e, card
 
     def sigma(self, eps: float, max_quilts: int):
@@ -267,13 +302,18 @@ class _Node:
         best = (self.component / eps, (), self.component, 0.0)
         L, scored, family = 8, 0, "per-branch depths"
         while True:
-            avail = [sorted(set(range(min(L, b.height) + 1)) | {b.height}) for b in br]
+            lb0 = self.base + sum(b.delta(0) for b in br)
+            rim = [lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0] for b in br]
+            avail = [sorted(d for d in set(range(min(L, b.height) + 1)) | {b.height} | ({b.height + 1} if ok else set())
+                            if b.cells(d) <= MAX_TABLE) for b, ok in zip(br, rim)]
             if math.prod(len(a) for a in avail) <= max_quilts:
                 combos = (np.stack(np.meshgrid(*[np.array(a) for a in avail], indexing="ij"), -1).reshape(-1, m)
                           if m else np.zeros((1, 0), dtype=int))
             else:
                 family = "common depth"
-                combos = np.array([[min(d, b.height) for b in br] for d in range(min(L, max(b.height for b in br)) + 1)])
+                combos = np.array([[min(d, b.height) if min(d, b.height) in a else b.height for b, a in zip(br, avail)]
+                                   for d in range(min(L, max(b.height for b in br)) + 1)]
+                                  + [[b.height + 1 if b.height + 1 in a else b.height for b, a in zip(br, avail)]])
             e, card = self.influences(combos)
             with np.errstate(divide="ignore", invalid="ignore"):
                 lam = eps - e
@@ -283,8 +323,9 @@ class _Node:
                 k = int(np.nanargmin(score))
                 if score[k] < best[0]:
                     best = (float(score[k]), tuple(sorted(self.quilt(combos[k])[0])), int(card[k]), float(e[k]))
-            lb0 = self.base + sum(b.delta(0) for b in br)
-            if not any(L + 1 < b.height and lb0 - b.delta(0) + b.delta(L + 1) <= eps * best[0] for b in br):
+            if not any((L + 1 < b.height and lb0 - b.delta(0) + b.delta(L + 1) <= eps * best[0])
+                       or (not ok and lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0])
+                       for b, ok in zip(br, rim)):
                 return best + (family, scored)
             L *= 2
 
@@ -297,7 +338,8 @@ def quilt_family(model: BayesNetModel, record: int) -> list[dict]:
           f"must be a record in 0..{model.n - 1}")
     nd = _Context(model).node(model.records[int(record)])
     m = len(nd.branches)
-    combos = (np.stack(np.meshgrid(*[np.arange(b.height + 1) for b in nd.branches], indexing="ij"), -1)
+    depths = [[d for d in range(b.height + 2) if b.cells(d) <= MAX_TABLE] for b in nd.branches]
+    combos = (np.stack(np.meshgrid(*[np.array(d) for d in depths], indexing="ij"), -1)
               .reshape(-1, m) if m else np.zeros((1, 0), dtype=int))
     e, card = nd.influences(combos)
     out = []
