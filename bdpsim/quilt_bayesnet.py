@@ -163,14 +163,15 @@ def _ratio_matrix(J: Factor, v: int, s: int) -> np.ndarray:
     tab = _align(J, order)[0, ..., 0].reshape(s, -1)
     pa = tab.sum(axis=1)
     ok = pa > 0
-    c = np.where(ok[:, None], tab / np.where(ok, pa, 1.0)[:, None], 0.0)
+    c = tab[ok] / pa[ok, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         lc = np.log(c)
-        D = np.where(c[:, None, :] > 0, lc[:, None, :] - lc[None, :, :], -np.inf).max(axis=2)
-    D[~ok, :] = -np.inf
-    D[:, ~ok] = -np.inf
-    np.fill_diagonal(D, -np.inf)
-    return D
+        D = lc[:, None, :] - lc[None, :, :]
+    D[np.broadcast_to(c[:, None, :] == 0, D.shape)] = -np.inf
+    r = np.full((s, s), -np.inf)
+    r[np.ix_(ok, ok)] = D.max(axis=2)
+    np.fill_diagonal(r, -np.inf)
+    return r
 
 
 def _components_without(adj: dict, v: int) -> dict:
@@ -303,7 +304,7 @@ class _Node:
         L, scored, family = 8, 0, "per-branch depths"
         while True:
             lb0 = self.base + sum(b.delta(0) for b in br)
-            rim = [lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0] for b in br]
+            rim = [scored > 0 and lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0] for b in br]
             avail = [sorted(d for d in set(range(min(L, b.height) + 1)) | {b.height} | ({b.height + 1} if ok else set())
                             if b.cells(d) <= MAX_TABLE) for b, ok in zip(br, rim)]
             if math.prod(len(a) for a in avail) <= max_quilts:

@@ -98,7 +98,7 @@ def main() -> None:
     from bdpsim.quilt import authors_stationary, mqm_exact
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
-    res, t = timed(lambda: mqm_bayesnet(chain, 1.0, nodes=range(1, 287)), args.repeat)
+    res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)
     print(f"general Markov Quilt mechanism, activity chain T = 288: sigma = {res.sigma:.9f} "
           f"(chain MQMExact {mqm_exact(A, 288, 1.0).sigma:.9f}) in {t:.3f} s")
 
