@@ -101,11 +101,11 @@ class JunctionTree:
         """``P(X_v = . | evidence)`` from a calibrated tree."""
         return marginalize(self.beliefs[self.home[v]], (v,)).table[0, :, 0]
 
-    def sample(self, size: int, rng: np.random.Generator, columns: dict[int, int],
-               out: np.ndarray) -> None:
-        """Draw every variable of the tree into ``out[:, columns[v]]`` (``size`` rows)."""
+    def sample(self, size: int, rng: np.random.Generator) -> dict[int, np.ndarray]:
+        """Draw every variable of the tree: ``{variable: values (size,)}`` (see module docstring)."""
         vals: dict[int, np.ndarray] = {}
-        for c in self.preorder:
+        U = rng.random((len(self.preorder), size))
+        for u, c in zip(U, self.preorder):
             C, S = self.cliques[c], self.separator[c] if self.parent[c] >= 0 else ()
             new = tuple(v for v in C if v not in S)
             t = _ordered(self.beliefs[c], S + new).table[0, ..., 0]
@@ -119,15 +119,13 @@ class JunctionTree:
                 idx = np.ravel_multi_index(tuple(vals[v] for v in S), tuple(self.cards[v] for v in S))
             else:
                 idx = np.zeros(size, dtype=np.intp)
-            u = rng.random(size)
             if m == 2:
-                k = (u >= cdf[idx, 0]).astype(np.intp)
+                k = (u >= cdf[:, 0][idx]).astype(np.intp)
             else:
                 k = (u[:, None] >= cdf[idx]).sum(axis=1)
             parts = (k,) if len(new) == 1 else np.unravel_index(k, tuple(self.cards[v] for v in new))
-            for v, x in zip(new, parts):
-                vals[v] = x
-                out[:, columns[v]] = x
+            vals.update(zip(new, parts))
+        return vals
 
     assigned_constants: list[int] = field(default_factory=list)
 

@@ -325,8 +325,9 @@ class BayesNetModel:
         if not known:
             return self.sample(size, rng)
         jt = self.junction_tree(known)
-        x = np.zeros((size, self.size), dtype=np.int16)
-        for v, val in self._evidence(known).items():
-            x[:, v] = val[0]
-        jt.sample(size, rng, {v: v for v in range(self.size)}, x)
-        return x[:, list(self.records)]
+        ev = self._evidence(known)
+        vals = jt.sample(size, rng)
+        out = np.empty((self.n, size), dtype=np.int16)
+        for r, v in enumerate(self.records):
+            out[r] = ev[v][0] if v in ev else vals[v]
+        return np.ascontiguousarray(out.T)
