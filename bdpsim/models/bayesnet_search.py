@@ -241,15 +241,20 @@ def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int]
         stack.append((R | {v}, X, (F | adj[v]) - R - {v} - X))
 
 
-def region_laws(model: BayesNetModel, node: int, R: frozenset, boundary: frozenset,
-                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS):
-    """``P(X_node = x, S_R = q | x_∂R)`` for every boundary assignment (rows; column ``k`` of
-    the returned ``grid`` is the assignment of ``sorted(boundary)``) from the tables of ``R`` and
-    its children only, plus a mask of the assignments of positive probability."""
-    children = [[] for _ in range(model.size)]
+def _children(model: BayesNetModel) -> list[list[int]]:
+    children: list[list[int]] = [[] for _ in range(model.size)]
     for j, pa in enumerate(model.parents):
         for p in pa:
             children[p].append(j)
+    return children
+
+
+def region_laws(model: BayesNetModel, node: int, R: frozenset, boundary: frozenset,
+                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS, children=None):
+    """``P(X_node = x, S_R = q | x_∂R)`` for every boundary assignment (rows; column ``k`` of
+    the returned ``grid`` is the assignment of ``sorted(boundary)``) from the tables of ``R`` and
+    its children only, plus a mask of the assignments of positive probability."""
+    children = _children(model) if children is None else children
     local = sorted(set(R).union(*(children[v] for v in R)))
     bnodes = sorted(boundary)
     cards = [model.node_states[v] for v in bnodes]
@@ -274,7 +279,7 @@ def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, ta
     check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
           min_known, f"must be an integer in 0..{n - 1}")
     inc = model.increments(increments)
-    adj = model.moral_graph()
+    adj, children = model.moral_graph(), _children(model)
     rec = set(model.records)
     best, evals, count = None, 0, 0
     for i in T:
@@ -284,7 +289,7 @@ def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, ta
             if n - inside < min_known:
                 continue
             count += 1
-            tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations)
+            tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations, children)
             ok = (tab.sum(axis=2) > 0) & feas[:, None]
             v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
             evals += cnt
