@@ -1,0 +1,338 @@
+"""Exact BDPL of an additive query on a Bayesian network: one adversary, and over all adversaries.
+
+Query ``Y = sum_r g_r(X_r) + noise`` with ``g_r`` non-negative integers (a count, or a sum of
+state values on a lattice, in lattice units). For an adversary ``(K, i)`` the output law given
+``(x_K, x_i)`` is the noise kernel mixed over the exact law of ``S``; its leakage is
+``score(law(x_K, x), law(x_K, x'))`` for a ``grid_score(W1, W2) -> (signed value, atom)`` batched
+over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.window_scan.grid_sup` for Laplace
+noise, :func:`laplace_score`). One elimination keeping ``X_i`` gives ``P(X_i = x, S = q | x_K)``
+for every ``x`` at once (:mod:`bdpsim.kernels.elimination`, ``O(N s^(w+1) Q)``).
+
+**Reduction (SCIENCE.md §5.1, generalised).** If the unknown records ``X_B`` satisfy
+``X_B ⊥ X_i | X_K``, then ``p(y | x_K, x_i) = sum_{x_B} P(x_B | x_K) p(y | x_K, x_B, x_i)`` is a
+mixture with weights that do not depend on ``x_i``, and a ratio of two such mixtures is at most
+the largest ratio of their parts: ``BDPL_(K,i) <= max_{x_B} BDPL_(K ∪ B, i)`` — for *any*
+mechanism, additive or not. We take the independence from **separation in the moral graph of the
+whole network** (hidden nodes included; it implies the conditional independence by the global
+Markov property of the factorisation ``prod_j P(x_j | x_pa(j))``): the records outside the
+connected component ``R`` of ``i`` in (moral graph minus ``K``) can all be made known. Since
+``K`` holds records only, ``R`` contains every hidden node it touches. So **the worst adversary
+knows every record outside a region ``R`` and no record inside but its target**, where ``R`` runs
+over the connected node sets containing ``i`` whose outer boundary ``∂R`` consists of records only.
+Given ``x_∂R`` the region's law uses only the tables of ``R`` and its children
+(``O(|R| s^(w+1) Q)``), batched over the boundary values. On a chain the regions are the windows of
+:func:`bdpsim.window.window_search`. The reduction prunes nothing when hidden nodes connect every
+record (an HMM: every known set is closed) — the result says so. d-separation (moral graph of
+the ancestral set) would prune more (e.g. co-parents of an unobserved child); not used here.
+Known-set sizes stay upward closed (``|K| >= min_known``), as the reduction only adds records.
+
+**Exhaustive search** (small networks, the cross-check): the joint law of the records with ``S``
+folded in, ``J[x, q] = P(X = x) 1[S(x) = q]``, zeta-transformed along every record axis but the
+target's (index ``s_r`` = "unknown" = sum over the axis) holds ``P(x_K, x_i, S = q)`` for every
+``(K, x_K)`` at once: ``prod_r (s_r + 1) Q`` cells per target value (refused above ``max_cells``).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError, NotAvailable, check
+from .bayesnet import MAX_OPERATIONS, BayesNetModel
+
+MAX_REGIONS = 200_000   # regions per target
+MAX_CELLS = 1e7         # exhaustive: cells of the zeta tensors of one target
+GridScore = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+FAMILY = ("connected node sets R ∋ target of the moral graph whose outer boundary is records only; "
+          "the adversary knows every record outside R, none inside")
+
+
+def laplace_score(noise_scale: float, delta: float = 1.0) -> GridScore:
+    """``grid_score`` of Laplace noise of scale ``noise_scale`` for a lattice step ``delta``."""
+    from ..kernels.window_scan import grid_sup
+
+    b = float(noise_scale) / float(delta)
+    check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")
+    return functools.partial(grid_sup, b=b)
+
+
+@dataclass(frozen=True)
+class WorstAdversary:
+    """Target record ``i``, known records ``known`` with values ``x_known``, the ordered pair
+    ``(x, x')`` with ``ln p(y | x_K, x)/p(y | x_K, x') = bdpl`` at ``atom`` (value of ``S`` in
+    lattice units, known records included); ``region``: the unknown nodes (region search)."""
+
+    i: int
+    known: tuple[int, ...]
+    x_known: tuple[int, ...]
+    x: int
+    x_prime: int
+    bdpl: float
+    atom: float
+    region: tuple[int, ...] | None = None
+
+    def adversary(self):
+        """As a :class:`bdpsim.adversary.Adversary`."""
+        from ..adversary import Adversary
+
+        return Adversary(self.i, self.known, self.x_known, self.x, self.x_prime)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """``bdpl`` = the largest leakage over the searched adversaries (exact).
+
+    ``method``: ``"exhaustive"`` or ``"regions"``; ``reduced``: whether the region family is
+    smaller than the set of known sets (the reduction pruned something); ``family``: what was
+    searched; ``n_candidates``: known sets (exhaustive) or regions searched; ``n_known_sets``:
+    the ``(i, K)`` pairs an exhaustive search enumerates; ``n_evaluations``: law pairs scored.
+    """
+
+    bdpl: float
+    worst: WorstAdversary
+    method: str
+    reduced: bool
+    family: str
+    n_candidates: int
+    n_known_sets: int
+    n_evaluations: int
+
+
+def _targets(model: BayesNetModel, targets) -> list[int]:
+    if targets is None:
+        return list(range(model.n))
+    tl = list(targets)
+    check(len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < model.n for t in tl),
+          "targets", tl, f"must be a non-empty list of records in 0..{model.n - 1}")
+    return [int(t) for t in tl]
+
+
+def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: int = 20_000):
+    """Best ``|score|`` over rows and ordered pairs of ``W`` (rows, s, Q) where ``ok`` (rows, s).
+
+    Returns ``(value, row, x, x', atom, evaluations)`` (value ``-inf`` when nothing is scored)."""
+    best = (-math.inf, -1, 0, 0, math.nan, 0)
+    count = 0
+    for x, xp in itertools.combinations(range(W.shape[1]), 2):
+        rows = np.flatnonzero(ok[:, x] & ok[:, xp])
+        for s in range(0, rows.size, chunk):
+            r = rows[s:s + chunk]
+            val, atom = grid_score(W[r, x], W[r, xp])
+            count += r.size
+            k = int(np.argmax(np.abs(val)))
+            if abs(val[k]) > best[0]:
+                a, b = (x, xp) if val[k] >= 0 else (xp, x)
+                best = (float(abs(val[k])), int(r[k]), a, b, float(atom[k]), 0)
+    return best[:5] + (count,)
+
+
+def adversary_bdpl(model: BayesNetModel, known: Mapping[int, int], target: int, increments,
+                   grid_score: GridScore, max_operations: float = MAX_OPERATIONS) -> WorstAdversary:
+    """Exact ``BDPL_(K,i)(x_K) = max_{x != x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of one
+    adversary (known records ``known``, target record ``target``), over the target pairs of
+    positive probability. One elimination: ``O(N s^(w+1) Q)``, refused above ``max_operations``."""
+    (i,) = _targets(model, [target])
+    check(i not in known, "known", dict(known), f"must not contain the target {i}")
+    ev = model._evidence(known)
+    inc = model.increments(increments)
+    shift = sum(int(inc[v][int(x[0])]) for v, x in ev.items() if v in inc)
+    inc = {v: g for v, g in inc.items() if v not in ev}
+    node = model.records[i]
+    tab, _ = model.law(model.factors(ev, inc), keep=(node,), what="adversary",
+                       max_operations=max_operations)
+    ok = tab.sum(axis=2) > 0
+    if ok.sum() < 2:
+        raise NotAvailable(f"target {i} has fewer than two values of positive probability given {dict(known)}")
+    v, _, x, xp, atom, _ = _score_pairs(tab, ok, grid_score)
+    keys = tuple(sorted(int(k) for k in known))
+    return WorstAdversary(i, keys, tuple(int(known[k]) for k in keys), x, xp, v, atom + shift)
+
+
+# ---------------------------------------------------------------------------------- exhaustive
+
+def n_known_sets(n: int, targets: Sequence[int], min_known: int) -> int:
+    """``(i, K)`` pairs with ``|K| >= min_known``."""
+    return len(targets) * sum(math.comb(n - 1, k) for k in range(min_known, n))
+
+
+def exhaustive_cells(model: BayesNetModel, increments) -> float:
+    """Cells of the largest per-target zeta tensor set of :func:`exhaustive_search`."""
+    inc = model.increments(increments)
+    Q = 1 + sum(int(g.max()) for g in inc.values())
+    cards = model.record_states
+    return max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards)) * Q
+
+
+def exhaustive_search(model: BayesNetModel, increments, grid_score: GridScore, *, targets=None,
+                      min_known: int = 0, max_cells: float = MAX_CELLS) -> SearchResult:
+    """Every target, known set, known values and target pair (module docstring)."""
+    T = _targets(model, targets)
+    n, cards = model.n, model.record_states
+    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
+          min_known, f"must be an integer in 0..{n - 1}")
+    cells = exhaustive_cells(model, increments)
+    if cells > max_cells:
+        raise ConfigError("model", f"{n} records", f"the exhaustive search needs {cells:.3g} cells "
+                          f"(prod (states + 1) x sums per target), more than {max_cells:.3g}")
+    inc = model.increments(increments)
+    g = [inc.get(v, np.zeros(model.node_states[v], dtype=np.int64)) for v in model.records]
+    Q = 1 + sum(int(x.max()) for x in g)
+    tab, _ = model.law(model.factors(), keep=model.records, what="exhaustive search")
+    P = tab[0, ..., 0] / tab.sum()
+    S = functools.reduce(np.add.outer, g)
+    J = np.zeros(P.shape + (Q,))
+    J.reshape(-1, Q)[np.arange(P.size), S.ravel()] = P.ravel()
+    best, evals = None, 0
+    for i in T:
+        Z = []
+        for x in range(cards[i]):
+            z = np.take(J, x, axis=i)
+            for a in range(n - 1):
+                z = np.concatenate([z, z.sum(axis=a, keepdims=True)], axis=a)
+            Z.append(z.reshape(-1, Q))
+        other = [d for k, d in enumerate(cards) if k != i]
+        idx = np.indices([d + 1 for d in other]).reshape(n - 1, -1)
+        ksize = (idx < np.array(other)[:, None]).sum(axis=0)
+        W = np.stack(Z, axis=1)
+        ok = (W.sum(axis=2) > 0) & (ksize >= min_known)[:, None]
+        v, row, x, xp, atom, cnt = _score_pairs(W, ok, grid_score)
+        evals += cnt
+        if row >= 0 and (best is None or v > best.bdpl):
+            recs = [k for k in range(n) if k != i]
+            kn = tuple((recs[a], int(idx[a, row])) for a in range(n - 1) if idx[a, row] < other[a])
+            best = WorstAdversary(i, tuple(k for k, _ in kn), tuple(val for _, val in kn), x, xp, v, atom)
+    if best is None:
+        raise NotAvailable("no adversary has two target values of positive probability")
+    nk = n_known_sets(n, T, min_known)
+    return SearchResult(best.bdpl, best, "exhaustive", False, "every known set", nk, nk, evals)
+
+
+# ---------------------------------------------------------------------------------- regions
+
+def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int], bool],
+                   limit: int = MAX_REGIONS):
+    """Every connected node set ``R ∋ start`` whose outer boundary ``∂R`` has records only, as
+    ``(R, ∂R)`` — binary branching on the smallest frontier record (include / exclude for good),
+    hidden frontier nodes always included; each region is produced once."""
+    stack = [(frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
+    count = 0
+    while stack:
+        R, X, F = stack.pop()
+        hidden = [v for v in F if not is_record(v)]
+        while hidden:
+            R = R | set(hidden)
+            F = (F.union(*(adj[v] for v in hidden))) - R - X
+            hidden = [v for v in F if not is_record(v)]
+        if not F:
+            count += 1
+            if count > limit:
+                raise ConfigError("regions", f"> {limit} for node {start}",
+                                  "too many separated regions to search (raise max_regions or use a "
+                                  "smaller network)")
+            yield R, X
+            continue
+        v = min(F)
+        stack.append((R, X | {v}, F - {v}))
+        stack.append((R | {v}, X, (F | adj[v]) - R - {v} - X))
+
+
+def _children(model: BayesNetModel) -> list[list[int]]:
+    children: list[list[int]] = [[] for _ in range(model.size)]
+    for j, pa in enumerate(model.parents):
+        for p in pa:
+            children[p].append(j)
+    return children
+
+
+def region_laws(model: BayesNetModel, node: int, R: frozenset, boundary: frozenset,
+                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS, children=None):
+    """``P(X_node = x, S_R = q | x_∂R)`` for every boundary assignment (rows; column ``k`` of
+    the returned ``grid`` is the assignment of ``sorted(boundary)``) from the tables of ``R`` and
+    its children only, plus a mask of the assignments of positive probability."""
+    children = _children(model) if children is None else children
+    local = sorted(set(R).union(*(children[v] for v in R)))
+    bnodes = sorted(boundary)
+    cards = [model.node_states[v] for v in bnodes]
+    grid = np.indices(cards).reshape(len(cards), -1) if bnodes else np.zeros((0, 1), dtype=np.int64)
+    ev = {v: grid[k] for k, v in enumerate(bnodes)}
+    fs = model.factors(ev, {v: g for v, g in inc.items() if v in R}, nodes=local)
+    tab, _ = model.law(fs, keep=(node,), batch=grid.shape[1], what="region", max_operations=max_operations)
+    feasible = np.ones(grid.shape[1], dtype=bool)
+    if not model.is_positive and bnodes:
+        full, _ = model.law(model.factors(ev), batch=grid.shape[1], what="region", max_operations=max_operations)
+        feasible = np.broadcast_to(full.reshape(full.shape[0], -1).sum(axis=1) > 0, feasible.shape)
+    return np.broadcast_to(tab, (grid.shape[1],) + tab.shape[1:]), grid, bnodes, feasible
+
+
+def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, targets=None,
+                  min_known: int = 0, max_regions: int = MAX_REGIONS,
+                  max_operations: float = MAX_OPERATIONS) -> SearchResult:
+    """Exact BDPL over all adversaries with ``|K| >= min_known`` by the separated-region
+    reduction (module docstring): one batched elimination per (target, region)."""
+    T = _targets(model, targets)
+    n = model.n
+    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
+          min_known, f"must be an integer in 0..{n - 1}")
+    inc = model.increments(increments)
+    adj, children = model.moral_graph(), _children(model)
+    rec = set(model.records)
+    best, evals, count = None, 0, 0
+    for i in T:
+        node = model.records[i]
+        for R, bnd in closed_regions(adj, node, rec.__contains__, max_regions):
+            inside = len(rec & R)
+            if n - inside < min_known:
+                continue
+            count += 1
+            tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations, children)
+            ok = (tab.sum(axis=2) > 0) & feas[:, None]
+            v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
+            evals += cnt
+            if row >= 0 and (best is None or v > best[0]):
+                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist())), x, xp, atom)
+    if best is None:
+        raise NotAvailable("no adversary has two target values of positive probability")
+    worst = _complete(model, inc, *best)
+    nk = n_known_sets(n, T, min_known)
+    return SearchResult(worst.bdpl, worst, "regions", count < nk, FAMILY, count, nk, evals)
+
+
+def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
+    """The worst region adversary with a positive-probability completion of the records outside
+    ``R`` (only the boundary values matter); ``atom`` in units of the full ``S``."""
+    rec_of = {node: r for r, node in enumerate(model.records)}
+    cond = {rec_of[b]: val for b, val in bvals.items()}
+    cond[i] = x
+    draw = model.sample_conditional(cond, 1, np.random.default_rng(0))[0]
+    known = tuple(r for r, node in enumerate(model.records) if node not in R)
+    xk = tuple(int(draw[r]) for r in known)
+    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk) if model.records[r] in inc)
+    return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
+
+
+def bdpl_search(model: BayesNetModel, increments, grid_score: GridScore, *, method: str = "auto",
+                targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
+                max_cells: float = MAX_CELLS) -> SearchResult:
+    """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
+    ``"exhaustive"``, or ``"auto"``: regions when they prune the known sets, else the exhaustive
+    search when it fits in ``max_cells``, else regions (``reduced = False`` then says that the
+    reduction did not apply)."""
+    check(method in ("auto", "regions", "exhaustive"), "method", method,
+          "must be 'auto', 'regions' or 'exhaustive'")
+    if method == "exhaustive":
+        return exhaustive_search(model, increments, grid_score, targets=targets, min_known=min_known,
+                                 max_cells=max_cells)
+    if method == "auto":
+        T = _targets(model, targets)
+        adj, rec = model.moral_graph(), set(model.records)
+        regions = sum(1 for i in T for _ in closed_regions(adj, model.records[i], rec.__contains__, max_regions))
+        if regions >= n_known_sets(model.n, T, 0) and exhaustive_cells(model, increments) <= max_cells:
+            return exhaustive_search(model, increments, grid_score, targets=targets,
+                                     min_known=min_known, max_cells=max_cells)
+    return region_search(model, increments, grid_score, targets=targets, min_known=min_known,
+                         max_regions=max_regions)
