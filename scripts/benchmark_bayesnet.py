@@ -91,11 +91,11 @@ def main() -> None:
     print(f"  exact conditional sampling, 10^4 draws: {t:.3f} s")
 
     try:
-        from bdpsim.quilt_bayesnet import mqm_bayesnet
+        from bdpsim.calibration.quilt_bayesnet import mqm_bayesnet
     except ImportError:
         return
     from bdpsim.models import MarkovChainModel
-    from bdpsim.quilt import authors_stationary, mqm_exact
+    from bdpsim.calibration.quilt import authors_stationary, mqm_exact
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
     res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)

@@ -230,10 +230,10 @@ def test_hmm_records_are_the_observations():
 
 
 def test_query_law_follows_the_markov_contract():
-    from bdpsim.mechanisms import LaplaceCount
+    from bdpsim.queries import CountQuery
 
     m = build(DIAMOND)
-    atoms, law = m.query_law(LaplaceCount(1.0, (1,)), {0: 1})
+    atoms, law = m.query_law(CountQuery((1,)), {0: 1})
     assert atoms.tolist() == [0, 1, 2, 3, 4, 5] and law == pytest.approx(m.additive_law({0: 1}, [0, 1]))
 
 

@@ -135,7 +135,7 @@ def test_ten_records_sampled_adversaries_and_both_searches(seed):
     ([[0.5, 0.5, 0.0], [0.1, 0.6, 0.3], [0.3, 0.0, 0.7]], 7, [0.2, 0.5, 0.3], [1, 0, 1], 0.8),
 ])
 def test_chain_regions_are_the_windows(P, n, initial, values, b):
-    from bdpsim.window import window_search
+    from bdpsim.models.markov_window import window_search
 
     mc = MarkovChainModel(np.array(P), n, None if initial is None else np.array(initial))
     ref = window_search(mc, np.array(values, float), b, window_limit=None).bdpl
@@ -154,7 +154,7 @@ def test_chain_regions_are_the_windows(P, n, initial, values, b):
     (PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4), (2,)),
 ])
 def test_pedigree_equals_the_genomic_engine(ped, counted):
-    from bdpsim.genomic import exhaustive_pedigree_count
+    from bdpsim.models.pedigree_exact import exhaustive_pedigree_count
 
     mech = LaplaceCount(1.0, counted)
     ref = float(exhaustive_pedigree_count(ped, mech).value.max())

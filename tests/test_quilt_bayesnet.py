@@ -10,9 +10,9 @@ from bdpsim.errors import ConfigError
 from bdpsim.models import MarkovChainModel
 from bdpsim.models.bayesnet import BayesNetModel
 from bdpsim.models.bayesnet_build import build
-from bdpsim.quilt import (authors_eigengap, authors_stationary, exact_ratios_multi, mqm_approx,
+from bdpsim.calibration.quilt import (authors_eigengap, authors_stationary, exact_ratios_multi, mqm_approx,
                           mqm_approx_search, mqm_exact, mqm_exact_search_multi, node_probabilities)
-from bdpsim.quilt_bayesnet import _Context, mqm_bayesnet, mqm_estimated, quilt_family
+from bdpsim.calibration.quilt_bayesnet import _Context, mqm_bayesnet, mqm_estimated, quilt_family
 
 from .test_bayesnet import DIAMOND, full_joint, random_network
 

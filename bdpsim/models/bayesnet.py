@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, check
+from ..kernels.chains import stationary_distribution, transition_matrix
 from ..kernels.elimination import Factor, clamp, eliminate, plan
+from ..kernels.lattice import lattice
+from ..queries import AdditiveQuery
 from ..kernels.junction import junction_tree
 from .bayesnet_check import check_network, check_records
 
@@ -97,8 +100,6 @@ class BayesNetModel:
         """Hidden chain ``H_0 -> H_1 -> ...`` (``transition``, start law ``initial``, default
         stationary) with one observed record ``O_t ~ emission[H_t]`` per step; node ``2t`` is
         ``H_t``, node ``2t + 1`` is ``O_t``, and the records are the observations."""
-        from .markov import stationary_distribution, transition_matrix
-
         P = transition_matrix(transition)
         E = np.asarray(emission, dtype=float)
         check(E.ndim == 2 and E.shape[0] == P.shape[0] and E.shape[1] >= 2, "model.hmm.emission",
@@ -273,15 +274,13 @@ class BayesNetModel:
         out[~(z > 0)] = np.nan
         return np.pad(out, ((0, 0), (0, top + 1 - out.shape[1]))), logz
 
-    def query_law(self, mechanism, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact law ``(atoms, probabilities)`` of an additive query (count of
-        ``counted_states`` or sum of ``state_values``) given ``known``; ``None`` otherwise."""
-        from .markov import additive_lattice
-
-        lat = additive_lattice(mechanism, self.states)
-        if lat is None:
+    def query_law(self, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact law ``(atoms, probabilities)`` of an additive query (a count of
+        ``counted_states`` or a sum of ``state_values``, :class:`~bdpsim.queries.AdditiveQuery`)
+        given ``known``; ``None`` for other queries."""
+        if not isinstance(query, AdditiveQuery):
             return None
-        g, delta, fmin = lat
+        g, delta, fmin = lattice(query.per_state(self.states))
         law = self.additive_law(known, g)
         return self.n * fmin + delta * np.arange(law.size, dtype=float), law
 

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from .kernels.elimination import Factor, _align, product
-from .kernels.junction import divide, marginalize
-from .models.bayesnet import BayesNetModel
+from ..kernels.elimination import Factor, _align, product
+from ..kernels.junction import divide, marginalize
+from ..models.bayesnet import BayesNetModel
 
 MAX_TABLE = 1_000_000  # largest joint table of X_i, X_Q (and the clique variables around X_i) computed
 

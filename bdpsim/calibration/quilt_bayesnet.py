@@ -44,8 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError, check
-from .models.bayesnet import BayesNetModel
+from ..errors import ConfigError, check
+from ..models.bayesnet import BayesNetModel
 from .quilt import (QuiltResult, _scores, approx_max_influence, authors_eigengap,
                     authors_stationary, mqm_approx_search)
 from .quilt_family import MAX_TABLE, _Context  # noqa: F401 (MAX_TABLE re-exported)
