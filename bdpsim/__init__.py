@@ -45,7 +45,7 @@ _EXPORTS = {
     "ClippedSum": "mechanisms", "CustomMechanism": "mechanisms", "LaplaceCount": "mechanisms",
     "LaplaceStateSum": "mechanisms", "LaplaceSum": "mechanisms", "RandomizedResponse": "mechanisms",
     "randomized_response_bdpl": "mechanisms",
-    "GaussianModel": "models", "MarkovChainModel": "models", "PedigreeModel": "models", "gamma_of": "models",
+    "BayesNetModel": "models", "GaussianModel": "models", "MarkovChainModel": "models", "PedigreeModel": "models", "gamma_of": "models",
     "limited_covariance": "models", "omega_of": "models", "symmetric_chain": "models",
     "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
     "RunSettings": "settings",

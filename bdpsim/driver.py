@@ -175,12 +175,8 @@ def run_window(point: ExperimentPoint) -> ChunkResult:
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
     _, advs, values = point.exact_engine.window(point.sizes[0], None if keep == "all" else keep)
-    rows = []
-    for w in advs:
-        known = ";".join(r for r in (f"0..{w.l}" if w.l >= 0 else "", f"{w.r}..{w.n - 1}" if w.r < w.n else "") if r)
-        ends = ";".join(f"{k}={'chain end' if v is None else v}" for k, v in (("x_l", w.left_value), ("x_r", w.right_value)))
-        rows.append(AdversaryResult(point.id, -1, w.i, known, ends, str(w.x), str(w.x_prime), w.bdpl,
-                                    argmax=w.argmax, exact=w.bdpl))
+    rows = [AdversaryResult(point.id, -1, **w.table_row(), bdpl=w.bdpl, argmax=w.argmax, exact=w.bdpl)
+            for w in advs]
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 

@@ -9,13 +9,15 @@ engines) and one :func:`register_model_kind` call.
 from . import markov_kind as _markov_kind  # noqa: F401, I001
 from . import gaussian_kind as _gaussian_kind  # noqa: F401
 from . import pedigree_kind as _pedigree_kind  # noqa: F401
+from . import bayesnet_kind as _bayesnet_kind  # noqa: F401
 from ..kernels.chains import gamma_of, omega_of, symmetric_chain, transition_matrix
+from .bayesnet import BayesNetModel
 from .base import (MODEL_KINDS, DataModel, DiscreteModel, ExactEngine, ExhaustiveResult, ModelKind, ModelSpec,
                    SampleCost, register_model_kind)
 from .gaussian import GaussianClass, GaussianModel, limited_covariance
 from .markov import MarkovChainModel
 from .pedigree import PedigreeModel
 
-__all__ = ["MODEL_KINDS", "DataModel", "DiscreteModel", "ExactEngine", "ExhaustiveResult", "GaussianClass",
+__all__ = ["BayesNetModel", "MODEL_KINDS", "DataModel", "DiscreteModel", "ExactEngine", "ExhaustiveResult", "GaussianClass",
            "GaussianModel", "MarkovChainModel", "ModelKind", "ModelSpec", "PedigreeModel", "SampleCost", "gamma_of",
            "limited_covariance", "omega_of", "register_model_kind", "symmetric_chain", "transition_matrix"]

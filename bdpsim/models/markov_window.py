@@ -134,6 +134,15 @@ class WindowAdversary:
         """As an :class:`~bdpsim.adversary.Adversary` (for :func:`bdpsim.estimators.adversary_bdpl`)."""
         return Adversary(self.i, self.known, self.completion(), self.x, self.x_prime)
 
+    def table_row(self) -> dict:
+        """The adversary columns of ``adversaries.csv.gz``, compactly: ``known`` as the ranges
+        ``0..l;r..n-1`` and ``x_known`` as the boundary values (the rest does not matter)."""
+        known = ";".join(r for r in (f"0..{self.l}" if self.l >= 0 else "",
+                                     f"{self.r}..{self.n - 1}" if self.r < self.n else "") if r)
+        ends = ";".join(f"{k}={'chain end' if v is None else v}"
+                        for k, v in (("x_l", self.left_value), ("x_r", self.right_value)))
+        return {"i": self.i, "known": known, "x_known": ends, "x": str(self.x), "x_prime": str(self.x_prime)}
+
     def as_row(self) -> dict:
         end = lambda v: "chain end" if v is None else v  # noqa: E731
         return {"i": self.i, "l": self.l, "r": self.r, "unknown_left": self.left,
