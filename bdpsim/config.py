@@ -140,6 +140,7 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
     est = ESTIMATORS[settings.estimator]
     why = est.supports(probe, mech)
     check(why is None, "run.estimator", settings.estimator, why or "")
+    settings.make_estimator().check(probe, mech)
     if settings.exhaustive:
         check(est.exact, "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
         check(spec.fixed is not None, "run.adversaries", "all",

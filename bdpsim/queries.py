@@ -112,6 +112,23 @@ class SumQuery:
 
 
 @runtime_checkable
+class NoisyQuery(Protocol):
+    """A mechanism ``query_function(D) + noise`` with a known noise law (a
+    :class:`~bdpsim.kernels.noise.NoiseLaw`): what exact engines need of a mechanism to compute
+    its output laws exactly."""
+
+    query_function: Any
+    noise: Any
+
+
+def additive_noisy(mechanism) -> tuple[AdditiveQuery, Any] | None:
+    """``(query, noise law)`` when ``mechanism`` is an additive query on discrete records plus noise."""
+    if isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, AdditiveQuery):
+        return mechanism.query_function, mechanism.noise
+    return None
+
+
+@runtime_checkable
 class LaplaceQuery(Protocol):
     """A mechanism ``query_function(D) + Lap(noise_scale)`` — what exact engines and the mixture
     estimator need to know of a mechanism (models read this protocol, never mechanism classes)."""

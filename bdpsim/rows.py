@@ -14,20 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, make_dataclass
 
+from .columns import EXTRA_COLUMNS, Column, register_columns  # noqa: F401 (register_columns re-exported)
 from .errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: ``name`` (``{q}`` stands for the percentile label), ``dtype`` (``str``, ``int``
-    or ``float``) and its meaning for a reader of the table."""
-
-    name: str
-    dtype: type
-    meaning: str
-
-    def header(self, label: str) -> str:
-        return self.name.replace("{q}", label)
 
 
 def _c(name: str, dtype: type, meaning: str) -> Column:
@@ -122,23 +110,6 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
 #: cells an estimator fills (:meth:`bdpsim.estimators.base.Estimator.summary`), empty unless it does
 ESTIMATOR_CELLS = {"kde_backend": "", "kde_ratio": "", "kde_positive_shift": "", "se_target_missed": math.nan,
                    "n_samples": math.nan}
-
-
-#: columns a kind adds to a table only where it is used (e.g. an estimator's certified bound, a
-#: noise law's parameter): ``"summary"`` / ``"adversaries"`` -> name -> Column
-EXTRA_COLUMNS: dict[str, dict[str, Column]] = {"summary": {}, "adversaries": {}}
-
-
-def register_columns(table: str, *columns: Column) -> tuple[Column, ...]:
-    """Declare extra columns of ``table`` (``"summary"`` or ``"adversaries"``) a kind may fill;
-    a table written by a run has them only when one of its points uses the kind (so tables of
-    configs that do not are unchanged), and every reader types them. Returns ``columns``."""
-    base = {c.name for c in (SUMMARY_SCHEMA if table == "summary" else ADVERSARY_SCHEMA)}
-    for c in columns:
-        if c.name in base:
-            raise TypeError(f"column {c.name!r} is already a base column of {table}")
-        EXTRA_COLUMNS[table][c.name] = c
-    return columns
 
 
 def summary_columns(label: str = "p99", extras: Sequence[str] = ()) -> list[str]:

@@ -90,6 +90,11 @@ class Estimator(Protocol):
         (base cells of :data:`bdpsim.rows.ESTIMATOR_CELLS` and its :attr:`summary_extras`)."""
         ...
 
+    def check(self, model, mechanism) -> None:
+        """Checks of the pair that depend on this estimator's own settings (raises
+        :class:`~bdpsim.errors.ConfigError`; run before anything runs)."""
+        ...
+
     def finish(self, point, stats: Mapping[str, np.ndarray], rows) -> dict:
         """Configuration-level work once every adversary is done (e.g. certifying the most leaking
         adversary on fresh samples); returns more ``summary.csv`` cells (``{}``: none)."""
@@ -97,7 +102,7 @@ class Estimator(Protocol):
 
 
 ESTIMATORS: dict[str, type] = {}
-_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary", "finish")
+_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary", "check", "finish")
 
 
 def register_estimator(cls: type) -> type:

@@ -11,11 +11,14 @@ estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+import numpy as np
+
 from ..adversary import Adversary, Estimate
-from ..errors import NotAvailable
+from ..columns import Column, register_columns
+from ..errors import ConfigError, NotAvailable, check
 from ..models import MODEL_KINDS, ExactEngine
 from ..schema import Key
 from .base import CostContext, register_estimator
@@ -99,26 +102,64 @@ def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False
     return eng.one_sided(adversary)
 
 
+PROFILE_COLUMNS = register_columns(
+    "summary",
+    Column("epsilon_profile", float, "exact estimator: the eps of the privacy profile delta(eps) (run.epsilon_profile)"),
+    Column("bdp_delta", float, "delta(eps) = sup over the adversaries of max(integral (p(y|x_K,x) - e^eps "
+                               "p(y|x_K,x'))^+ dy, the same with x, x' swapped): the hockey-stick divergence, exact"))
+PROFILE_ADVERSARY = register_columns(
+    "adversaries", Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"))
+
+
 @dataclass(frozen=True)
 class ExactEstimator:
-    """Exact per-adversary BDPL; noise floor 0 by construction."""
+    """Exact per-adversary BDPL; noise floor 0 by construction.
 
+    ``epsilon_profile`` (``[run] epsilon_profile``, optional): also the privacy profile
+    ``delta(eps) = sup_adv max(∫ (p(y | x_K, x) - e^eps p(y | x_K, x'))^+ dy, swapped)`` at that
+    ``eps`` — the only finite summary of a Gaussian mechanism, whose pure BDPL is infinite (its
+    output densities' ratio is unbounded in the tails).
+    """
+
+    epsilon_profile: float | None = None
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
-    keys: ClassVar[dict[str, Key]] = {}
-    summary_extras: ClassVar[tuple[str, ...]] = ()
+    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key("float", hashed=False)}
     adversary_extras: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        e = self.epsilon_profile
+        if e is not None:
+            check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e >= 0,
+                  "run.epsilon_profile", e, "must be a finite number >= 0")
+
+    @property
+    def summary_extras(self) -> tuple[str, ...]:
+        return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_COLUMNS)
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":
-        return cls()
+        return cls(settings.option("epsilon_profile"))
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
         return unavailable_reason(model, mechanism)
 
+    def check(self, model, mechanism) -> None:
+        """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
+        eng = engine_for(model, mechanism)
+        if self.epsilon_profile is None and not isinstance(eng, str) and mechanism.epsilon is None \
+                and eng.profile is not None:
+            raise ConfigError("run.epsilon_profile", None, f"mechanism '{mechanism.kind}' has no pure DP: its exact BDPL "
+                              "is infinite; set run.epsilon_profile = eps to report its privacy profile delta(eps) "
+                              "(column bdp_delta)")
+
     def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
-        return adversary_bdpl(model, mechanism, adversary)
+        est = adversary_bdpl(model, mechanism, adversary)
+        if self.epsilon_profile is None:
+            return est
+        eng = exact_engine(model, mechanism)
+        return replace(est, extra={"bdp_delta": eng.profile(adversary, self.epsilon_profile)})
 
     def reference(self, model, mechanism, adversary) -> Estimate:
         return adversary_bdpl(model, mechanism, adversary)
@@ -133,8 +174,20 @@ class ExactEstimator:
         return {"n_samples": math.nan}
 
     def finish(self, point, stats, rows) -> dict:
-        """No configuration-level work: every cell comes from the per-adversary statistics."""
-        return {}
+        """The privacy profile's supremum over the adversaries: over the examined ones, or over every
+        adversary by the engine's reduced search (``adversaries = "all"``)."""
+        if self.epsilon_profile is None:
+            return {}
+        eps = self.epsilon_profile
+        if point.settings.exhaustive:
+            eng = point.exact_engine
+            check(eng.window_profile is not None, "run.epsilon_profile", eps,
+                  f"no privacy-profile search over every adversary for {point.model.kind}+{point.mechanism.kind}")
+            delta = eng.window_profile(point.sizes[0], eps)
+        else:
+            d = stats.get("bdp_delta", np.zeros(0))
+            delta = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan
+        return {"epsilon_profile": float(eps), "bdp_delta": float(delta)}
 
 
 register_estimator(ExactEstimator)

@@ -205,6 +205,9 @@ class KdeEstimator:
         return {"kde_backend": self.backend, "kde_ratio": self.ratio,
                 "kde_positive_shift": str(self.positive_shift).lower(), "n_samples": self.samples}
 
+    def check(self, model, mechanism) -> None:
+        """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
+
     def finish(self, point, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}

@@ -120,6 +120,9 @@ class MixtureEstimator:
         missed = int(np.sum(se > self.target_se)) if self.target_se > 0 else math.nan
         return {"se_target_missed": missed, "n_samples": self.samples}
 
+    def check(self, model, mechanism) -> None:
+        """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
+
     def finish(self, point, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}

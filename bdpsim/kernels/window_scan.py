@@ -164,7 +164,7 @@ def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.n
 
 
 def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
-         ok: np.ndarray) -> dict[str, np.ndarray]:
+         ok: np.ndarray, score=None) -> dict[str, np.ndarray]:
     """Worst window adversary per cell ``[left kind, L, right kind, R]`` for ``L, R <= lmax``.
 
     Parameters
@@ -179,6 +179,11 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
         Largest number of unknown records searched on either side.
     ok : ndarray of bool, shape (lmax + 1, lmax + 1, s + 1, s + 1)
         :func:`feasible_cells`.
+    score : callable, optional
+        ``(W1, W2) -> (signed value, atom)`` per row of two laws on the lattice: the leakage of
+        the pair (largest magnitude, positive for the ``W1`` over ``W2`` direction). Default:
+        Laplace noise of scale ``b``, :func:`grid_sup`; any noise law's ``grid_sup`` or a
+        privacy-profile score plugs in (the window reduction does not depend on the noise).
 
     Returns
     -------
@@ -188,6 +193,9 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
         worst output) and ``atom`` (worst window sum, lattice units); plus ``evaluated``.
     """
     s, D = P.shape[0], int(g.max())
+    if score is None:
+        def score(W1, W2):
+            return grid_sup(W1, W2, b)
     shape = (2, lmax + 1, 2, lmax + 1)
     out = {"value": np.full(shape, -np.inf), "atom": np.zeros(shape)}
     for key in ("a", "c", "x", "x_prime"):
@@ -216,7 +224,7 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
             if later.size == 0:
                 break
             G = G[:later[-1] + 1]  # rows (L) with no window at any R' >= R are dropped for good
-            _score_step(G[..., :cur], pairs, b, ok[L0:L0 + G.shape[0], R], L0, R, out)
+            _score_step(G[..., :cur], pairs, score, ok[L0:L0 + G.shape[0], R], L0, R, out)
             if R < lmax:
                 G = _advance(G, cur, g, P)
                 cur += D
@@ -225,7 +233,7 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
     return out
 
 
-def _score_step(G: np.ndarray, pairs: np.ndarray, b: float, ok: np.ndarray, L0: int, R: int,
+def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int, R: int,
                 out: dict) -> None:
     """Score the feasible (L, k, c) rows of every target pair at right length ``R``; keep each
     cell's best. ``G`` has axes (L, k, x, next state, sigma)."""
@@ -243,7 +251,7 @@ def _score_step(G: np.ndarray, pairs: np.ndarray, b: float, ok: np.ndarray, L0: 
         live = (W[0].sum(axis=1) > 0) & (W[1].sum(axis=1) > 0)
         rows = np.flatnonzero(sel)[live]
         if rows.size:
-            v, a = grid_sup(W[0][live], W[1][live], b)
+            v, a = score(W[0][live], W[1][live])
             vals[j, rows], atoms[j, rows] = v, a
             out["evaluated"] += rows.size
     kinds = [(KNOWN, slice(0, s)), (END, slice(s, s + 1))]

@@ -7,12 +7,44 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from ..schema import Key
-from ..queries import ClippedSumQuery
+from ..kernels.lattice import lattice
+from ..kernels.noise import NOISE_LAWS, LaplaceNoise, noise_from_params
+from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
+from .noisy import NoisyQueryMechanism
+
 
 EPSILON = Key("float")
+#: the noise law of a query mechanism (keys added after bdpsim 0.1: hashed only when set)
+NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False), "sigma": Key("float", hashed=False),
+              "staircase_gamma": Key("float", hashed=False)}
+
+
+def _noisy(params: dict, query, kind: str, step: float | None):
+    """``query + noise`` for a noise law other than Laplace (``step``: the query's lattice step, or
+    ``None`` for a continuous query, which geometric noise cannot serve)."""
+    name = params["noise"]
+    if name == "geometric":
+        check(step is not None, "mechanism.noise", name, f"geometric noise needs a lattice-valued query, not {kind}")
+    noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
+                              sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
+                              step=step or 1.0)
+    return NoisyQueryMechanism(query, noise, kind)
+
+
+def _laplace(params: dict) -> bool:
+    """Whether the mechanism adds Laplace noise (the classes of :mod:`.laplace`); an unknown noise
+    law is a one-line error."""
+    law = NOISE_LAWS.get(params["noise"])
+    check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
+    if law is not LaplaceNoise:
+        return False
+    for k in ("sigma", "staircase_gamma"):
+        check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of another noise law "
+              "than laplace (set mechanism.noise)")
+    return True
 
 
 def _discrete_states(spec) -> int | None:
@@ -31,11 +63,14 @@ def state_codes(values) -> tuple[int, ...]:
 class CountKind(MechanismKind):
     name = "count"
     doc = "count of records in counted_states + Lap(1/epsilon)"
-    keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1])}
+    keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1]), **NOISE_KEYS}
     domain = "discrete"
 
-    def build(self, params: dict, spec) -> LaplaceCount:
-        mech = LaplaceCount(required(params, "epsilon"), state_codes(params["counted_states"]))
+    def build(self, params: dict, spec):
+        if not _laplace(params):
+            mech = _noisy(params, CountQuery(state_codes(params["counted_states"])), self.name, 1.0)
+        else:
+            mech = LaplaceCount(required(params, "epsilon"), state_codes(params["counted_states"]))
         if (s := _discrete_states(spec)) is not None:
             mech.query_function.check_states(s)
         return mech
@@ -44,13 +79,15 @@ class CountKind(MechanismKind):
 class ClippedSumKind(MechanismKind):
     name = "clipped_sum"
     doc = "sum of records clipped to clip + Lap((high - low)/epsilon)"
-    keys = {"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0])}
+    keys = {"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0]), **NOISE_KEYS}
     domain = "real"
 
     def hints(self, params: dict) -> dict:
         return {"value_range": ClippedSumQuery(tuple(params["clip"])).clip}  # validated here, first
 
-    def build(self, params: dict, spec) -> ClippedSum:
+    def build(self, params: dict, spec):
+        if not _laplace(params):
+            return _noisy(params, ClippedSumQuery(tuple(params["clip"])), self.name, None)
         return ClippedSum(required(params, "epsilon"), tuple(params["clip"]))
 
 
@@ -59,7 +96,7 @@ class SumKind(MechanismKind):
     doc = ("Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
            "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)")
     keys = {"noise_scale": Key("float"), "target_values": Key("vector", [0.0, 10.0]),
-            "state_values": Key("vector", hashed=False), "epsilon": EPSILON}
+            "state_values": Key("vector", hashed=False), "epsilon": EPSILON, **NOISE_KEYS}
     domain = "any"
 
     def hints(self, params: dict) -> dict:
@@ -71,11 +108,17 @@ class SumKind(MechanismKind):
         if states is not None:
             check(values is not None, "mechanism.state_values", None,
                   f"a sum on a {spec.kind} model needs state_values (one query value per state)")
+            if not _laplace(params):
+                query = StateSumQuery(tuple(values))
+                query.check_states(states)
+                return _noisy(params, query, self.name, lattice(query.per_state(states))[1])
             mech = LaplaceStateSum(tuple(values), params["epsilon"], params["noise_scale"])
             mech.query_function.check_states(states)
             return mech
         check(values is None, "mechanism.state_values", values,
               "is for discrete models (Markov chains, pedigrees)")
+        check(_laplace(params), "mechanism.noise", params["noise"],
+              "an unclipped sum takes laplace noise (noise_scale) only")
         check(params["epsilon"] is None, "mechanism.epsilon", params["epsilon"],
               "an unclipped sum is not eps-DP: give noise_scale (or state_values for a discrete model)")
         return LaplaceSum(required(params, "noise_scale"), tuple(params["target_values"]))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check
+from ..kernels.noise import LaplaceNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
 from .base import NO_COLUMNS, positive
 
@@ -28,6 +29,11 @@ class LaplaceMechanism:
     def query(self, data: np.ndarray) -> np.ndarray:
         """The noiseless answers ``f(D)``, shape ``(N,)``."""
         return self.query_function(data)
+
+    @property
+    def noise(self) -> LaplaceNoise:
+        """The noise law ``Lap(noise_scale)`` (:mod:`bdpsim.kernels.noise`)."""
+        return LaplaceNoise(self.noise_scale)
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         q = self.query(data)

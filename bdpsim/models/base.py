@@ -148,6 +148,11 @@ class ExactEngine:
     window : callable, optional
         ``(min_known, top) -> (search, window adversaries, cell values)``: the supremum over every
         adversary with ``|K| >= min_known`` by the window reduction (paper data at full scale).
+    profile : callable, optional
+        ``(adversary, eps) -> delta``: the adversary's privacy profile
+        ``max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)`` (hockey-stick divergence).
+    window_profile : callable, optional
+        ``(min_known, eps) -> delta``: its supremum over every adversary (window reduction).
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
         :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
@@ -161,6 +166,8 @@ class ExactEngine:
     limit: Callable | None = None
     limit_field: str = "run.adversaries"
     window: Callable | None = None
+    profile: Callable | None = None
+    window_profile: Callable | None = None
     incomplete: str | None = None
 
 

@@ -11,19 +11,19 @@ separated-region search (exhaustive where the regions do not prune).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..adversary import Adversary, Estimate
+from ..adversary import Adversary
 from ..errors import ConfigError, NotAvailable
 from ..kernels.lattice import lattice
-from ..queries import additive_laplace
+from ..queries import additive_noisy
 from ..schema import Key
 from . import bayesnet_search as BS
 from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .bayesnet import BayesNetModel
 from .bayesnet_build import build
+from .markov_window import pair_score
+from .noisy import noisy_bdpl, noisy_profile
 
 
 def correlated_records(model: BayesNetModel) -> int:
@@ -47,30 +47,16 @@ def correlated_records(model: BayesNetModel) -> int:
     return max(best, 1)
 
 
-def _laws(model: BayesNetModel, g: np.ndarray, adv: Adversary) -> tuple[np.ndarray, np.ndarray]:
+def _laws(model: BayesNetModel, query, adv: Adversary):
+    """``(law under x, law under x', lattice step, atoms)`` of ``S`` by variable elimination."""
+    g, delta, fmin = lattice(query.per_state(model.states))
     laws = []
     for v in (adv.x, adv.x_prime):
         try:
             laws.append(model.additive_law(adv.condition(v), g))
         except ConfigError:
             raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero") from None
-    return laws[0][None], laws[1][None]
-
-
-def additive_bdpl(model: BayesNetModel, query, b: float, adv: Adversary, signed: bool = False) -> Estimate:
-    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws of ``S`` by variable
-    elimination, then the exact sup of two Laplace mixtures on the lattice (two-sided, or the
-    ``x`` over ``x'`` direction when ``signed``)."""
-    g, delta, fmin = lattice(query.per_state(model.states))
-    W1, W2 = _laws(model, g, adv)
-    if signed:
-        from ..kernels.laplace_mixture import mixture_sup
-
-        atoms = model.n * fmin + delta * np.arange(W1.shape[1], dtype=float)
-        s = mixture_sup(atoms, W1[0], atoms, W2[0], b)
-        return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
-    v, atom = BS.laplace_score(b, delta)(W1, W2)
-    return Estimate(float(abs(v[0])), 0, model.n * fmin + delta * float(atom[0]))
+    return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
 
 
 class _Row:
@@ -88,9 +74,9 @@ class _Row:
         return self.worst.adversary()
 
 
-def _search(model: BayesNetModel, query, b: float, min_known: int, top):
+def _search(model: BayesNetModel, query, noise, min_known: int, profile: float | None = None):
     g, delta, fmin = lattice(query.per_state(model.states))
-    res = BS.bdpl_search(model, g, BS.laplace_score(b, delta), min_known=min_known)
+    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known)
     y = model.n * fmin + delta * res.worst.atom
     return res, [_Row(res.worst, y)], np.array([res.bdpl])
 
@@ -113,17 +99,19 @@ class BayesNetKind(ModelKind):
         return SampleCost(size * s, size * s * s * spec.n)
 
     def exact(self, model, mechanism) -> ExactEngine | str:
-        qb = additive_laplace(mechanism)
-        if qb is None:
-            return super().exact(model, mechanism) + " (exact engines: count and state sums with Laplace noise)"
-        query, b = qb
+        qn = additive_noisy(mechanism)
+        if qn is None:
+            return super().exact(model, mechanism) + " (exact engines: count and state sums plus noise)"
+        query, noise = qn
         return ExactEngine(
-            bdpl=lambda adv: additive_bdpl(model, query, b, adv),
-            one_sided=lambda adv: additive_bdpl(model, query, b, adv, signed=True),
-            method=("variable elimination over (clique, running query value), then the exact sup of two "
-                    "Laplace mixtures; all adversaries by the separated-region search (exhaustive where the "
+            bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
+            one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
+            profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
+            method=("variable elimination over (clique, running query value), then the noise law's exact sup "
+                    "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
                     "known records separate nothing, e.g. a hidden Markov model)"),
-            window=lambda min_known, top: _search(model, query, b, min_known, top))
+            window=lambda min_known, top: _search(model, query, noise, min_known),
+            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl)
 
 
 KIND = register_model_kind(BayesNetKind())

@@ -19,17 +19,19 @@ from ..adversary import Adversary, Estimate
 from ..errors import NotAvailable
 from ..kernels.laplace_mixture import grid_mixture_sup, mixture_sup
 from ..kernels.lattice import lattice
+from ..kernels.noise import LaplaceNoise
 from ..queries import AdditiveQuery, CountQuery
 from .base import ExactEngine, ExhaustiveResult
 from .markov import MarkovChainModel
 from .markov_window import window_table
+from .noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 
 EXHAUSTIVE_LIMIT = 5_000_000
 
 
-def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: Adversary) -> Estimate:
-    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws by the clamped forward
-    recursion, then the exact sup of two Laplace mixtures."""
+def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
+    """``(law under x, law under x', lattice step, atoms)`` of ``S = sum_t f(X_t)`` by the clamped
+    forward recursion."""
     pos = list(adv.known) + [adv.i]
     vals = np.array([list(adv.x_known) + [adv.x], list(adv.x_known) + [adv.x_prime]])
     g, delta, fmin = lattice(query.per_state(model.states))
@@ -40,21 +42,16 @@ def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: 
     law, logev = model.additive_law_masked(allowed, g)
     if not np.all(np.isfinite(logev)):
         raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero")
+    return law[:1], law[1:], delta, model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
+
+
+def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: Adversary) -> Estimate:
+    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws by the clamped forward
+    recursion, then the exact sup of two Laplace mixtures (log space)."""
+    W1, W2, _, atoms = _laws(model, query, adv)
     with np.errstate(divide="ignore"):
-        lw = np.log(law)
-    atoms = model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
-    v, where = grid_mixture_sup(lw[:1], lw[1:], atoms, b)
+        v, where = grid_mixture_sup(np.log(W1), np.log(W2), atoms, b)
     return Estimate(float(v[0]), 0, float(where[0]))
-
-
-def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
-    """Exact one-sided ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` from the model's exact query laws
-    (:meth:`query_law`): the forward supremum of the two Laplace mixtures."""
-    laws = [model.query_law(query, adv.condition(v)) for v in (adv.x, adv.x_prime)]
-    if any(law is None for law in laws):
-        raise NotAvailable(f"no exact query law for {model.kind} with {type(query).__name__}")
-    s = mixture_sup(*laws[0], *laws[1], b)
-    return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
 
 
 def exhaustive_limit(model: MarkovChainModel, sizes: Sequence[int]) -> str | None:
@@ -108,12 +105,23 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     return ExhaustiveResult.concat(parts, n)
 
 
-def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, b: float) -> ExactEngine:
-    """The exact engine of ``query + Lap(b)`` on ``model``: per adversary, every adversary by the
-    window reduction, and (counts only) enumeration of every known set."""
+def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> ExactEngine:
+    """The exact engine of ``query + noise`` on ``model``: per adversary, every adversary by the
+    window reduction, the privacy profile; and (Laplace counts only) enumeration of every known set."""
     f = query.per_state(model.states)
+    profile = dict(profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
+                   window_profile=lambda min_known, eps: window_table(model, f, noise, min_known=min_known,
+                                                                       top=1, profile=eps)[0].bdpl)
+    if not isinstance(noise, LaplaceNoise):
+        return ExactEngine(
+            bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
+            one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
+            method=f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
+                   "mixtures; all adversaries by the window reduction",
+            window=lambda min_known, top: window_table(model, f, noise, min_known=min_known, top=top), **profile)
+    b = noise.scale
     count = isinstance(query, CountQuery)
-    return ExactEngine(
+    return ExactEngine(**profile,
         bdpl=lambda adv: additive_bdpl(model, query, b, adv),
         one_sided=lambda adv: one_sided_from_laws(model, query, b, adv),
         method=("clamped forward recursion over (position, state, count), then the exact sup of two "

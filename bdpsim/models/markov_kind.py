@@ -12,7 +12,7 @@ import math
 from .. import bounds as B
 from ..errors import check
 from ..kernels.chains import gamma_of, symmetric_chain, transition_matrix
-from ..queries import additive_laplace
+from ..queries import additive_noisy
 from ..schema import Key
 from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .markov import MarkovChainModel
@@ -51,10 +51,10 @@ class MarkovKind(ModelKind):
         return {"model": B.markov_bound(epsilon, model.transition), "zhao": B.zhao_bound(epsilon, model.transition)}
 
     def exact(self, model, mechanism) -> ExactEngine | str:
-        qb = additive_laplace(mechanism)
-        if qb is None:
-            return super().exact(model, mechanism) + " (exact engines: count and state sums with Laplace noise)"
-        return markov_engine(model, mechanism, *qb)
+        qn = additive_noisy(mechanism)
+        if qn is None:
+            return super().exact(model, mechanism) + " (exact engines: count and state sums plus noise)"
+        return markov_engine(model, mechanism, *qn)
 
 
 KIND = register_model_kind(MarkovKind())

@@ -44,6 +44,7 @@ from ..adversary import Adversary
 from ..errors import check
 from ..kernels import window_scan as wk
 from ..kernels.lattice import lattice, query_values
+from ..kernels.noise import LaplaceNoise, NoiseLaw
 from .markov import MarkovChainModel
 
 DEFAULT_TOLERANCE = 1e-13
@@ -171,8 +172,11 @@ class WindowSearch:
 
 def _validated(model, noise_scale, min_known, targets, window_limit, tolerance):
     check(isinstance(model, MarkovChainModel), "model", type(model).__name__, "must be a MarkovChainModel")
-    b = float(noise_scale) if isinstance(noise_scale, (int, float, np.number)) else math.nan
-    check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")
+    if isinstance(noise_scale, NoiseLaw):
+        b = math.nan  # any noise law: scored by its own grid functions
+    else:
+        b = float(noise_scale) if isinstance(noise_scale, (int, float, np.number)) else math.nan
+        check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")
     n = model.n
     check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
           min_known, f"must be an integer in 0..n-1 = 0..{n - 1}")
@@ -198,10 +202,30 @@ def _validated(model, noise_scale, min_known, targets, window_limit, tolerance):
     return b, T, lim
 
 
-def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
+def pair_score(noise, delta: float, profile: float | None = None):
+    """The window scan's score of two laws on a lattice of step ``delta`` for a noise law: its
+    exact ``grid_sup``, or with ``profile = eps`` the privacy profile
+    ``delta(eps) = max(∫ (p1 - e^eps p2)^+, ∫ (p2 - e^eps p1)^+)`` (signed by the direction)."""
+    if profile is None:
+        return lambda W1, W2: noise.grid_sup(W1, W2, delta)
+
+    def score(W1, W2):
+        fwd, bwd = noise.grid_delta(W1, W2, delta, profile), noise.grid_delta(W2, W1, delta, profile)
+        return np.where(fwd >= bwd, fwd, -bwd), np.zeros(fwd.shape)
+    return score
+
+
+def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
                  min_known: int = 0, targets: Sequence[int] | None = None,
-                 window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE):
+                 window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE,
+                 profile: float | None = None):
     """Worst value per window cell (:func:`bdpsim.kernels.window_scan.scan`) plus the search context.
+
+    ``noise_scale`` is the Laplace scale ``b`` or any noise law (:mod:`bdpsim.kernels.noise`; the
+    window reduction holds for every additive noise kernel). With ``profile = eps`` the cells hold
+    the privacy profile ``delta(eps)`` instead of the BDPL (the hockey-stick divergence is jointly
+    convex and shift-invariant, so the reduction holds for it too; a truncated search then bounds
+    ``delta(eps) <= delta_searched(eps - tolerance)``).
 
     Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
     windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
@@ -216,7 +240,12 @@ def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale: float
     lmax = n - 1 if lim is None else lim
     supp = wk.reachable(model)
     ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))
-    cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
+    if isinstance(noise_scale, NoiseLaw) or profile is not None:
+        noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
+        cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok,
+                        score=pair_score(noise, delta, profile))
+    else:
+        cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
     tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
     ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
                delta=delta, fmin=fmin, f=f, ok=ok, sums=_completion_sums(model, supp, f))
@@ -314,9 +343,9 @@ def window_table(model: MarkovChainModel, values: np.ndarray, noise_scale: float
     ``None``) and the finite values of every searched cell (one per window geometry class)."""
     cells, ctx = window_cells(model, values, noise_scale, **kw)
     v = cells["value"]
-    check(bool(np.isfinite(v).any()), "model", "deterministic",
+    check(bool((v > -np.inf).any()), "model", "deterministic",
           "no adversary has two target values of positive probability: nothing to distinguish")
-    flat = np.flatnonzero(np.isfinite(v.ravel()))
+    flat = np.flatnonzero(v.ravel() > -np.inf)
     order = flat[np.argsort(-v.ravel()[flat], kind="stable")]
     if top is not None:
         order = order[:top]

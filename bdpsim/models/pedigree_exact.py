@@ -39,7 +39,8 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..errors import ConfigError, NotAvailable, check
 from ..kernels.laplace_mixture import grid_mixture_sup
-from ..queries import CountQuery, LaplaceQuery
+from ..kernels.noise import LaplaceNoise
+from ..queries import CountQuery, NoisyQuery
 from .base import ExhaustiveResult
 from .pedigree import PedigreeModel, leaf_group_polynomial, polymul
 
@@ -47,7 +48,7 @@ MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) 
 
 
 def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
-    if not (isinstance(mechanism, LaplaceQuery) and isinstance(mechanism.query_function, CountQuery)):
+    if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
         raise NotAvailable(f"no exact BDPL for model 'pedigree' with mechanism "
                            f"'{getattr(mechanism, 'kind', mechanism)}' (only 'count')")
     counted = mechanism.query_function.counted_states
@@ -57,15 +58,34 @@ def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
     return tuple(counted)
 
 
-def _sup(law_x: np.ndarray, law_xp: np.ndarray, b: float, chunk: int = 20_000):
-    """Exact ``sup_y |ln p_x(y) / p_x'(y)|`` per row of two normalised count laws ``(B, n + 1)``."""
+def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
+    """Exact ``sup_y |ln p_x(y) / p_x'(y)|`` per row of two normalised count laws ``(B, n + 1)``
+    plus noise (a noise law; Laplace: the log-space sup of two Laplace mixtures)."""
     atoms = np.arange(law_x.shape[1], dtype=float)
     vals, where = np.empty(law_x.shape[0]), np.empty(law_x.shape[0])
     with np.errstate(divide="ignore"):
         for s in range(0, law_x.shape[0], chunk):
-            v, w = grid_mixture_sup(np.log(law_x[s:s + chunk]), np.log(law_xp[s:s + chunk]), atoms, b)
+            A, B = law_x[s:s + chunk], law_xp[s:s + chunk]
+            if isinstance(noise, LaplaceNoise):
+                v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
+            else:
+                v, w = noise.grid_sup(A, B, 1.0)
+                v = np.abs(v)
             vals[s:s + chunk], where[s:s + chunk] = v, w
     return vals, where
+
+
+def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
+    """``(law under x, law under x', 1, atoms)`` of the count (the contract of the noise-law
+    engines, :func:`bdpsim.models.markov_exact.noisy_bdpl`)."""
+    counted = _counted(model, mechanism)
+    laws = []
+    for target in (adversary.x, adversary.x_prime):
+        try:
+            laws.append(model.count_law(adversary.condition(target), counted))
+        except ConfigError:
+            raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero") from None
+    return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
 
 
 def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Estimate:
@@ -77,7 +97,7 @@ def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Est
             laws.append(model.count_law(adversary.condition(target), counted))
         except ConfigError:
             raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero") from None
-    v, where = _sup(laws[0][None], laws[1][None], mechanism.noise_scale)
+    v, where = _sup(laws[0][None], laws[1][None], mechanism.noise)
     return Estimate(float(v[0]), 0, float(where[0]))
 
 
@@ -197,7 +217,7 @@ def exhaustive_pedigree_count(model: PedigreeModel, mechanism, sizes: Sequence[i
     """
     counted = _counted(model, mechanism)
     E, comps = _class_tensor(model, counted)
-    n, b = model.n, mechanism.noise_scale
+    n, b = model.n, mechanism.noise
     if targets is None:
         targets, representative = list(model.core) + [mem[0] for _, mem in model.leaf_groups], True
     else:

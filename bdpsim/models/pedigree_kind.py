@@ -10,11 +10,11 @@ import math
 
 from .. import bounds as B
 from ..errors import check
-from ..queries import CountQuery, LaplaceQuery
+from ..queries import CountQuery, LaplaceQuery, NoisyQuery
 from ..schema import Key
 from . import pedigree_exact as PE
 from .base import ExactEngine, ModelKind, ModelSpec, register_model_kind
-from .markov_exact import one_sided_from_laws
+from .markov_exact import noisy_bdpl, noisy_profile
 from .pedigree import PedigreeModel
 
 FAMILIES = ("nuclear", "three_generation")
@@ -54,12 +54,17 @@ class PedigreeKind(ModelKind):
         return {}
 
     def exact(self, model, mechanism) -> ExactEngine | str:
-        if not (isinstance(mechanism, LaplaceQuery) and isinstance(mechanism.query_function, CountQuery)):
-            return super().exact(model, mechanism) + " (exact engine: count with Laplace noise)"
-        q, b = mechanism.query_function, mechanism.noise_scale
+        if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
+            return super().exact(model, mechanism) + " (exact engine: a count plus noise)"
+        q, noise = mechanism.query_function, mechanism.noise
+
+        def laws(model_, query, adv):
+            return PE.count_laws(model_, mechanism, adv)
+
         return ExactEngine(
             bdpl=lambda adv: PE.exact_estimate(model, mechanism, adv),
-            one_sided=lambda adv: one_sided_from_laws(model, q, b, adv),
+            one_sided=lambda adv: noisy_bdpl(model, laws, q, noise, adv, signed=True),
+            profile=lambda adv, eps: noisy_profile(model, laws, q, noise, adv, eps),
             method=("enumeration of the genotypes of people with children, binomial counts of their "
                     "children; exhaustive over adversary classes of exchangeable children"),
             exhaustive=lambda sizes, targets: PE.exhaustive_pedigree_count(model, mechanism, sizes, targets),
