@@ -206,6 +206,21 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
 
+def _percentile(a: np.ndarray, q: float) -> float:
+    """``np.percentile`` (linear) that is ``+inf`` when it interpolates towards an infinite value."""
+    if not a.size:
+        return math.nan
+    if not np.isposinf(a).any():
+        return float(np.percentile(a, q))
+    s = np.sort(a)
+    pos = (s.size - 1) * q / 100.0
+    lo, hi = int(math.floor(pos)), int(math.ceil(pos))
+    frac = pos - lo
+    if np.isinf(s[lo]) or (frac > 0 and np.isinf(s[hi])):
+        return math.inf
+    return float(s[lo] + frac * (s[hi] - s[lo]))
+
+
 def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
               finished: dict | None = None) -> SummaryRow:
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
@@ -219,20 +234,21 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     st, mech, spec = point.settings, point.mechanism, point.model
     q = st.percentile
     v = stats["bdpl"]
-    ok = np.isfinite(v)
+    ok = ~np.isnan(v)  # +inf is a value (e.g. Gaussian noise: no pure DP), nan a failed adversary
     val = v[ok]
     null = stats["null_bdpl"][np.isfinite(stats["null_bdpl"])]
     ex = stats["exact"]
-    has_ex = np.isfinite(ex) & ok
-    every_ex = bool(v.size) and bool(np.isfinite(ex).all())  # else bdpl_exact would pose as the point's
+    known_ex = ~np.isnan(ex)  # an exact value may be +inf (no pure DP)
+    has_ex = known_ex & ok
+    every_ex = bool(v.size) and bool(known_ex.all())  # else bdpl_exact would pose as the point's
     lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
     se, used = stats["bdpl_se"], stats["samples"]
     se_ok = se[np.isfinite(se)]
-    finite_rows = [r for r in rows if np.isfinite(r.bdpl)]
+    finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
     notes = sorted({b.reason for b in bnd.values() if b.reason})
-    pct = (lambda a: float(np.percentile(a, q)) if a.size else math.nan)
+    pct = (lambda a: _percentile(a, q))
     nan = math.nan
     cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
@@ -250,8 +266,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
         failed_adversaries=int((~ok).sum()),
         bdpl_exact=float(ex.max()) if every_ex else nan,
-        bdpl_exact_partial_max=float(np.nanmax(ex)) if np.isfinite(ex).any() and not every_ex else nan,
-        bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(np.isfinite(ex).sum()),
+        bdpl_exact_partial_max=float(np.nanmax(ex)) if known_ex.any() and not every_ex else nan,
+        bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
         error_mean=float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else nan,
         error_max=float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else nan,
         argmax_i=best.i if best else "", argmax_known=best.known if best else "",

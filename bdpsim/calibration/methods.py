@@ -42,6 +42,8 @@ from ..errors import ConfigError, NotAvailable, check
 from ..kernels.lattice import query_values
 from ..models.markov import MarkovChainModel
 from ..models.markov_window import window_search
+from ..kernels.lattice import lattice
+from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 
@@ -60,15 +62,28 @@ class Calibration:
     scale: float | None
     bdpl: float | None
     reason: str
+    noise: str = "laplace"
+    parameter: float | None = None
+    delta: float | None = None
 
     def as_dict(self) -> dict:
-        return {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
-                "bdpl": self.bdpl, "reason": self.reason}
+        d = {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
+             "bdpl": self.bdpl, "reason": self.reason}
+        if self.parameter is not None:  # another noise law than Laplace: its own parameter
+            d.update(noise=self.noise, parameter=self.parameter, delta=self.delta)
+        return d
 
 
 @dataclass(frozen=True)
 class CalibrationProblem:
-    """Chain, per-state query values ``f``, target ``epsilon`` and window-search options."""
+    """Chain, per-state query values ``f``, target ``epsilon`` and window-search options.
+
+    ``noise`` (default Laplace) is the noise law to calibrate (:mod:`bdpsim.kernels.noise`): its
+    amount ``s`` is the Laplace scale ``b``, the Gaussian ``sigma``, or ``Delta / s`` is the DP
+    epsilon of geometric and staircase noise (so the DP adversary leaks ``Delta / s`` for every
+    pure law, and more ``s`` means more noise). For Gaussian noise, whose pure BDPL is infinite,
+    the target is the privacy profile: ``delta(epsilon) <= delta``.
+    """
 
     model: MarkovChainModel
     values: np.ndarray
@@ -76,6 +91,9 @@ class CalibrationProblem:
     search: dict = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     evaluate: bool = True
+    noise: str = "laplace"
+    delta: float | None = None
+    staircase_gamma: float | None = None
     """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
     needs its scale skips it)."""
     """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
@@ -90,6 +108,33 @@ class CalibrationProblem:
               and math.isfinite(eps) and eps > 0, "epsilon", eps, "must be a finite number > 0")
         check(self.sensitivity > 0, "state_values", np.asarray(self.values).tolist(),
               "the query is constant (sensitivity 0): it needs no noise")
+        check(self.noise in NOISE_LAWS, "noise", self.noise, f"must be one of {list(NOISE_LAWS)}")
+        if self.profile:
+            d = self.delta
+            check(isinstance(d, (int, float)) and not isinstance(d, bool) and 0 < d < 1, "delta", d,
+                  "gaussian noise has no pure DP: give a target delta in (0, 1) for delta(epsilon) <= delta")
+
+    @property
+    def profile(self) -> bool:
+        """Whether the target is the privacy profile (noise without pure DP: Gaussian)."""
+        return not math.isfinite(self.noise_at(1.0).dp_epsilon(1.0))
+
+    def noise_at(self, amount: float):
+        """The noise law with ``amount`` of noise (see the class docstring)."""
+        d = self.sensitivity
+        if NOISE_LAWS[self.noise] is GaussianNoise:
+            return GaussianNoise(amount)
+        return noise_from_params(self.noise, epsilon=d / amount, sensitivity=d, scale=None,
+                                 staircase_gamma=self.staircase_gamma, step=self.step)
+
+    @property
+    def step(self) -> float:
+        """The lattice step of the query values (geometric noise lives on it)."""
+        return float(lattice(np.asarray(self.values, dtype=float))[1])
+
+    @property
+    def target(self) -> float:
+        return float(self.delta) if self.profile else float(self.epsilon)
 
     @property
     def sensitivity(self) -> float:
@@ -97,16 +142,28 @@ class CalibrationProblem:
         return float(np.max(self.values) - np.min(self.values))
 
     def bdpl(self, scale: float) -> tuple[float, float]:
-        """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)``."""
+        """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)`` (for a
+        law without pure DP: the privacy profile ``delta(epsilon)``)."""
         scale = float(scale)
         if scale not in self.cache:
-            res = window_search(self.model, self.values, scale, **self.search)
+            if NOISE_LAWS[self.noise] is LaplaceNoise:  # the Laplace scale itself (the default)
+                res = window_search(self.model, self.values, scale, **self.search)
+            elif self.profile:
+                res = window_search(self.model, self.values, self.noise_at(scale), profile=self.epsilon,
+                                    **self.search)
+            else:
+                res = window_search(self.model, self.values, self.noise_at(scale), **self.search)
             self.cache[scale] = (res.bdpl, res.tolerance)
         return self.cache[scale]
 
     def result(self, method: str, scale: float, reason: str) -> Calibration:
+        value = self.bdpl(scale)[0] if self.evaluate else None
+        if NOISE_LAWS[self.noise] is LaplaceNoise:
+            return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason)
+        law = self.noise_at(scale)
         return Calibration(method, float(self.epsilon), self.model.n, float(scale),
-                           self.bdpl(scale)[0] if self.evaluate else None, reason)
+                           None if self.profile else value, reason, self.noise, float(law.parameter),
+                           value if self.profile else None)
 
     def not_applicable(self, method: str, why: str) -> Calibration:
         return Calibration(method, float(self.epsilon), self.model.n, None, None,
@@ -115,18 +172,24 @@ class CalibrationProblem:
 
 def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None:
     """Smallest ``b`` with ``BDPL(b) + tolerance <= eps``, to relative ``rtol`` (returned from the
-    safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP."""
-    eps = problem.epsilon
+    safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP.
 
-    def h(t: float, scale: float | None = None) -> float:  # > 0 iff the scale e^t leaks more than eps
+    For a noise law the search runs over its amount (:class:`CalibrationProblem`; the BDPL is
+    non-increasing in it for Laplace, Gaussian and geometric noise, and for staircase noise with a
+    fixed gamma — checked numerically, see :mod:`bdpsim.kernels.noise`); for Gaussian noise the
+    target is ``delta(eps) <= problem.delta``."""
+    eps = problem.epsilon
+    target = problem.target
+
+    def h(t: float, scale: float | None = None) -> float:  # > 0 iff the scale e^t leaks more than the target
         v, tol = problem.bdpl(math.exp(t) if scale is None else scale)
-        return math.log(max(v + tol, 1e-300)) - math.log(eps)
+        return math.log(max(v + tol, 1e-300)) - math.log(target)
 
     lo, s_lo = math.log(problem.sensitivity / eps), None
     hi, s_hi = math.log(problem.sensitivity * problem.model.n / eps), None
     # scales already evaluated (other methods, other eps) narrow the bracket
-    above = [b for b, (v, tol) in problem.cache.items() if v + tol > eps]
-    below = [b for b, (v, tol) in problem.cache.items() if v + tol <= eps]
+    above = [b for b, (v, tol) in problem.cache.items() if v + tol > target]
+    below = [b for b, (v, tol) in problem.cache.items() if v + tol <= target]
     if above and math.log(max(above)) > lo:
         s_lo = max(above)
         lo = math.log(s_lo)
@@ -259,9 +322,11 @@ CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
 def calibrate(model: MarkovChainModel, epsilon: float, *,
               counted_states: Sequence[int] | None = None,
               state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
+              noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
               **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
-    exact BDPL over all adversaries of the mechanism it prescribes.
+    exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
+    noise of another law that is eps-BDP (``method = "exact"``).
 
     Parameters
     ----------
@@ -276,6 +341,12 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
     evaluate : bool, optional
         Also compute the exact BDPL of the prescribed scale (default; ``False``: the scale only).
+    noise : str, optional
+        ``laplace`` (default), ``geometric``, ``staircase`` (with ``staircase_gamma``, default
+        ``gamma*`` of the DP epsilon) or ``gaussian`` (the least ``sigma`` with
+        ``delta(epsilon) <= delta``); the bound-based and competing methods calibrate Laplace noise.
+    delta : float, optional
+        Target of the Gaussian privacy profile.
     **search
         Options of :func:`bdpsim.models.markov_window.window_search` (``min_known``, ``window_limit``, ...).
     """
@@ -284,4 +355,9 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
           "must be a MarkovChainModel")
     f = query_values(model.states, counted_states, state_values)
-    return CALIBRATION_METHODS[method](CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate))
+    problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
+                                 staircase_gamma=staircase_gamma)
+    if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
+        return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
+                                              "method = 'exact'")
+    return CALIBRATION_METHODS[method](problem)

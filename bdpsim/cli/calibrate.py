@@ -69,6 +69,12 @@ def add_parser(sub, parser_class) -> None:
                    help="calibration method (default exact; 'all' for every method)")
     m.add_argument("--min-known", type=int, default=0,
                    help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
+    m.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase", "gaussian"],
+                   help="noise law (default laplace); another law is calibrated by the exact method: the least "
+                        "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)")
+    m.add_argument("--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps")
+    m.add_argument("--staircase-gamma", type=float,
+                   help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)")
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
 
 
@@ -91,10 +97,27 @@ def command(a) -> int:
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
-    out = [calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values, method=k,
-                     min_known=a.min_known) for k in methods]
+    if a.delta is not None and a.noise != "gaussian":
+        raise ConfigError("--delta", a.delta, "is the target of gaussian noise (--noise gaussian)")
+    try:
+        out = [calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values, method=k,
+                         min_known=a.min_known, noise=a.noise, delta=a.delta, staircase_gamma=a.staircase_gamma)
+               for k in methods]
+    except ConfigError as exc:
+        if exc.field in ("delta", "noise"):
+            raise ConfigError(f"--{exc.field}", exc.value, exc.rule) from None
+        raise
     if a.json:
         print(json.dumps(out[0].as_dict() if len(out) == 1 else [c.as_dict() for c in out]))
+        return 0
+    if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
+        what = "sigma" if out[0].delta is not None else "epsilon"
+        print(f"{'method':<22} {'noise':>10} {what:>12} {'exact BDPL':>12} {'delta(eps)':>12}  note")
+        for c in out:
+            par = "n/a" if c.parameter is None else f"{c.parameter:.6g}"
+            bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
+            dl = "" if c.delta is None else f"{c.delta:.6g}"
+            print(f"{c.method:<22} {c.noise:>10} {par:>12} {bdpl:>12} {dl:>12}  {c.reason}")
         return 0
     print(f"{'method':<22} {'scale':>12} {'exact BDPL':>12}  note")
     for c in out:

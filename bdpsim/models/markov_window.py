@@ -297,10 +297,10 @@ def _count_windows(n: int, ok: np.ndarray, targets: np.ndarray) -> int:
                + np.where(ok[:, :, :s, :s].any(axis=(2, 3)), inner, 0).sum())
 
 
-def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
+def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
                   min_known: int = 0, targets: Sequence[int] | None = None,
                   window_limit: int | str | None = "auto",
-                  tolerance: float = DEFAULT_TOLERANCE) -> WindowSearch:
+                  tolerance: float = DEFAULT_TOLERANCE, profile: float | None = None) -> WindowSearch:
     """Exact ``BDPL = sup_{K, i, x_K, x, x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of
     ``Y = sum_t values[X_t] + Lap(noise_scale)`` over all adversaries with ``|K| >= min_known``.
 
@@ -309,8 +309,8 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: floa
     model : MarkovChainModel
     values : ndarray, shape (s,)
         Query value per state (:func:`query_values`).
-    noise_scale : float
-        Laplace scale ``b`` (in the units of ``values``).
+    noise_scale : float or NoiseLaw
+        Laplace scale ``b`` (in the units of ``values``), or any noise law.
     min_known : int
         Least size of the known set (0: all adversaries; 1: the thesis' sampler, ``|K| >= 1``).
     targets : sequence of int, optional
@@ -319,9 +319,11 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale: floa
         Most unknown records per side searched (see the module docstring); ``None`` searches all.
     tolerance : float
         Truncation error allowed by ``"auto"``.
+    profile : float, optional
+        Search the privacy profile ``delta(profile)`` instead (:func:`window_cells`).
     """
     return window_table(model, values, noise_scale, min_known=min_known, targets=targets,
-                        window_limit=window_limit, tolerance=tolerance, top=1)[0]
+                        window_limit=window_limit, tolerance=tolerance, top=1, profile=profile)[0]
 
 
 def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -> WindowAdversary:
