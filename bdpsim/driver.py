@@ -244,6 +244,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
     se, used = stats["bdpl_se"], stats["samples"]
     se_ok = se[np.isfinite(se)]
+    both = has_ex & np.isfinite(v) & np.isfinite(ex)  # an estimate's error against a finite exact value
+    err = v[both] - ex[both]
     finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
@@ -268,8 +270,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         bdpl_exact=float(ex.max()) if every_ex else nan,
         bdpl_exact_partial_max=float(np.nanmax(ex)) if known_ex.any() and not every_ex else nan,
         bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
-        error_mean=float(np.mean(v[has_ex] - ex[has_ex])) if has_ex.any() else nan,
-        error_max=float(np.max(np.abs(v[has_ex] - ex[has_ex]))) if has_ex.any() else nan,
+        error_mean=float(np.mean(err)) if err.size else nan,
+        error_max=float(np.max(np.abs(err))) if err.size else nan,
         argmax_i=best.i if best else "", argmax_known=best.known if best else "",
         argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
         argmax_x_prime=best.x_prime if best else "",
