@@ -89,12 +89,12 @@ def sweep_table(name: str, v: dict) -> list:
 
 def sweep_values(name: str, key: Key, v: Any) -> list:
     """The list of values a key takes (one element if not swept)."""
+    if key.type == "any":  # checked by its owner (may be a table, e.g. a hidden Markov model's)
+        return [v]
     if isinstance(v, dict):
         check(key.sweep and key.type in ("int", "float"), name, v, "cannot be swept with a table")
         return sweep_table(name, v)
     base = {"vector": 1, "int_vector": 1, "state_vector": 1, "matrix": 2}.get(key.type, 0)
-    if key.type == "any":
-        return [v]
     if isinstance(v, list) and _depth(v) > base:
         check(key.sweep, name, v, "cannot be swept (give one value)")
         check(len(v) >= 1, name, v, "a sweep list must not be empty")

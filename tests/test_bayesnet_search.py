@@ -213,3 +213,20 @@ def test_refusals_are_one_line_with_the_estimate():
         laplace_score(0)
     with pytest.raises(ConfigError, match=r"^targets = \[10\]: must be a non-empty list"):
         region_search(m, np.ones(3, int), laplace_score(1.0), targets=[10])
+
+
+def test_bdpsim_run_of_the_issue_example_is_the_brute_force_value(tmp_path):
+    """``bdpsim run configs/bayesnet_example.toml`` (every adversary, exact): the brute force over
+    every data tuple and every adversary (Laplace sup by mixture_sup)."""
+    from bdpsim.cli import main
+    from bdpsim.results import read_summary
+
+    from .conftest import ROOT
+
+    assert main(["run", str(ROOT / "configs" / "bayesnet_example.toml"), "--out", str(tmp_path), "--quiet"]) == 0
+    rows = read_summary(tmp_path)
+    model = build(DIAMOND)
+    assert [r["epsilon"] for r in rows] == [0.5, 1.0, 2.0]
+    for row in rows:
+        ref = brute_all(model, [np.array([0, 1])] * 5, 1.0 / row["epsilon"])
+        assert row["bdpl_exact"] == pytest.approx(ref, abs=1e-9)

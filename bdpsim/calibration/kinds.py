@@ -12,15 +12,29 @@ the mechanism's own DP parameter ``sensitivity / scale`` is what the bounds read
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from ..columns import Column, register_columns
 from ..errors import check
 from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
+from ..models.bayesnet import BayesNetModel
+from ..models.bayesnet import BayesNetModel
 from ..models.markov import MarkovChainModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 from ..schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
+from .quilt_bayesnet import mqm_bayesnet
+from .quilt_bayesnet import mqm_bayesnet
+
+
+COLUMNS = register_columns(
+    "summary",
+    Column("calibration", str, "calibrated mechanisms: the method that chose the Laplace scale (exact, general, "
+                               "markov, zhao, markov-quilt-*, wasserstein, group)"),
+    Column("target_epsilon", float, "calibrated mechanisms: the eps the method aimed at (eps-BDP, or eps-Pufferfish "
+                                    "for the Markov Quilt and Wasserstein mechanisms); epsilon is the DP parameter"))
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,10 @@ class CalibratedLaplace(LaplaceMechanism):
     target_epsilon: float
     reason: str = ""
     kind: str = field(default="calibrated")
+    summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in COLUMNS)
+
+    def columns(self) -> dict:
+        return {**super().columns(), "calibration": self.method, "target_epsilon": self.target_epsilon}
 
     @property
     def sensitivity(self) -> float:
@@ -84,10 +102,25 @@ class CalibratedKind(_CalibratedKind):
 
 class MarkovQuiltKind(_CalibratedKind):
     name = "markov_quilt"
-    doc = "the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx')"
+    doc = ("the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx'); on "
+           "a Bayesian network the general mechanism of Pufferfish §4 (exact max-influence)")
     keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False)}
 
     VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
+
+    def build(self, params: dict, spec) -> CalibratedLaplace:
+        if not isinstance(spec.fixed, BayesNetModel):
+            return super().build(params, spec)
+        eps = required(params, "epsilon")
+        check(self.method(params) == self.VARIANTS["exact"], "mechanism.variant", params["variant"],
+              "a Bayesian network takes the exact max-influence (variant = 'exact')")
+        query = _query(params)
+        query.check_states(spec.fixed.states)
+        q = mqm_bayesnet(spec.fixed, eps)
+        reason = (f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "
+                  f"(worst record {q.record}, quilt {list(q.quilt)}, card(X_N) = {q.nearby}; eps-Pufferfish)")
+        return CalibratedLaplace(query, float(query.sensitivity * q.sigma), "markov-quilt-general", float(eps),
+                                 reason, self.name)
 
     def method(self, params: dict) -> str:
         check(params["variant"] in self.VARIANTS, "mechanism.variant", params["variant"],
