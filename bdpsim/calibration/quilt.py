@@ -59,10 +59,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, check
-from ..kernels.chains import transition_matrix
-
-AUTHORS_POWER = 100      # pi = M^100; pi = pi(1, :)   (run_synthetic.m, run_realData.m)
-REVERSAL_POWER = 4096    # pi = p^4096                 (reversibleChain_reverse.m)
+from ..kernels.chains import stationary_distribution, transition_matrix
+from .quilt_setup import (  # noqa: F401 (re-exported: the authors' set-up)
+    AUTHORS_POWER, REVERSAL_POWER, authors_eigengap, authors_search_length, authors_stationary,
+    exact_ratios_binary, exact_ratios_multi, node_probabilities, time_reversal)
 
 
 @dataclass(frozen=True)
@@ -87,135 +87,15 @@ class QuiltResult:
 
     @property
     def quilt(self) -> str:
-        """The best quilt of ``node`` in words."""
+        """The best quilt of ``node`` in words, records 0-indexed as everywhere in bdpsim
+        (``node``, ``a``, ``b`` keep the authors' 1-indexed convention)."""
         left, right = self.a < self.node, self.b < self.T - self.node + 1
-        parts = ([f"X_{self.node - self.a}"] if left else []) + ([f"X_{self.node + self.b}"] if right else [])
+        i = self.node - 1
+        parts = ([f"X_{i - self.a}"] if left else []) + ([f"X_{i + self.b}"] if right else [])
         return "{" + ", ".join(parts) + "}" + ("" if parts else " (trivial)")
 
 
 # ---------------------------------------------------------------------------------- set-up
-
-def authors_stationary(P) -> np.ndarray:
-    """First row of ``P^100``: the authors' (approximate) stationary law."""
-    P = transition_matrix(P)
-    return np.linalg.matrix_power(P, AUTHORS_POWER)[0].copy()
-
-
-def time_reversal(P) -> np.ndarray:
-    """``reversibleChain_reverse.m``: ``P*_ij = pi_j P_ji / pi_i`` with ``pi`` = first row of ``P^4096``."""
-    P = transition_matrix(P)
-    pi = np.linalg.matrix_power(P, REVERSAL_POWER)[0]
-    return (pi[:, None] * P / pi[None, :]).T
-
-
-def _second_modulus(M: np.ndarray) -> float:
-    ev = np.sort(np.abs(np.linalg.eigvals(M)))[::-1]
-    return float(ev[1])
-
-
-def authors_eigengap(P, kind: str = "auto") -> float:
-    """Eigengap as the authors' scripts compute it.
-
-    ``"chain"`` (``run_synthetic.m``): ``1 - |lambda_2(P)|``; ``"reversal"`` (``run_realData.m``):
-    ``(1 - |lambda_2(P P*)|)/2`` with :func:`time_reversal`; ``"auto"``: ``chain`` for 2 states,
-    ``reversal`` otherwise (as the two scripts are used).
-    """
-    P = transition_matrix(P)
-    if kind == "auto":
-        kind = "chain" if P.shape[0] == 2 else "reversal"
-    if kind == "chain":
-        return 1.0 - _second_modulus(P)
-    if kind == "reversal":
-        return (1.0 - _second_modulus(P @ time_reversal(P))) / 2.0
-    raise ConfigError("eigengap", kind, "must be 'auto', 'chain' or 'reversal'")
-
-
-def authors_search_length(pi_min: float, eig_gap: float, epsilon: float) -> int:
-    """``run_realData.m``'s quilt search range ``l`` (passed there as the chain length ``T``)."""
-    e6 = math.exp(epsilon / 6)
-    return int(2 * 2 * 2 * math.ceil(math.log((e6 + 1) / (e6 - 1) / pi_min) / (2 * eig_gap)))
-
-
-def node_probabilities(T: int, P, initial) -> np.ndarray:
-    """``computeProbability.m``: ``c[t] = P(X_{t+1} = .)`` for a chain started at ``initial``,
-    shape ``(T, s)`` (the MATLAB returns the columns ``c0, c1``)."""
-    P = transition_matrix(P)
-    c = np.zeros((T, P.shape[0]))
-    c[0] = np.asarray(initial, dtype=float)
-    for t in range(1, T):
-        c[t] = c[t - 1] @ P
-    return c
-
-
-def _powers(P: np.ndarray, T: int) -> np.ndarray:
-    """``Mpower(:,:,k) = M^k`` for ``k = 1..T-1`` as an array ``(T-1, s, s)`` (index ``k-1``)."""
-    out = np.zeros((max(T - 1, 0),) + P.shape)
-    for k in range(T - 1):
-        out[k] = P if k == 0 else P @ out[k - 1]
-    return out
-
-
-def exact_ratios_binary(P, T: int, c0=None, c1=None):
-    """``exactRatioBinaryGenerate.m``: ``(downstream, upstream1, upstream2)``.
-
-    ``downstream[b-1] = [max_x, min_x] (P^b)[0, x] / (P^b)[1, x]``,
-    ``upstream1[a-1] = [max_x, min_x] (P^a)[x, 0] / (P^a)[x, 1]`` (``b, a = 1..T-1``);
-    ``upstream2[i-1, :] = P(X_i = 1)/P(X_i = 0)`` given the node marginals ``c0, c1`` (length
-    ``T``), or without them (the MATLAB's ``nargin == 2``) the worst case
-    ``[1/upstream1[i-2, 1], 1/upstream1[i-2, 0]]`` with a ``nan`` first row.
-    """
-    P = transition_matrix(P)
-    if P.shape[0] != 2:
-        raise ConfigError("transition", P.tolist(), "this handles 2 by 2 transition matrix only")
-    Mp = _powers(P, T)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = Mp[:, 0, :] / Mp[:, 1, :]
-        u = Mp[:, :, 0] / Mp[:, :, 1]
-    downstream = np.stack([d.max(axis=1), d.min(axis=1)], axis=1)
-    upstream1 = np.stack([u.max(axis=1), u.min(axis=1)], axis=1)
-    if c0 is not None and c1 is not None:
-        r = np.asarray(c1, dtype=float) / np.asarray(c0, dtype=float)
-        upstream2 = np.stack([r, r], axis=1)
-    elif c0 is None and c1 is None:
-        upstream2 = np.vstack([[np.nan, np.nan], np.stack([1 / upstream1[:, 1], 1 / upstream1[:, 0]], axis=1)])
-    else:
-        raise ConfigError("c0, c1", None, "exactRatioBinaryGenerate input formate error")
-    return downstream, upstream1, upstream2
-
-
-def exact_ratios_multi(P, T: int):
-    """``exactRatioMultiGenerate.m`` with two arguments (as ``run_realData.m`` calls it).
-
-    Columns ``j = s*k + t`` (0-indexed ``s, t``) hold, for ``b, a = 1..T-1``:
-    ``downstream[b-1, j] = max_x (P^b)[s, x] / (P^b)[t, x]``,
-    ``upstream1[a-1, j] = max_x (P^a)[x, s] / (P^a)[x, t]`` (1 on the diagonal ``s = t``) and
-    ``upstream2[i-1, j] = max_x (P^{i-1})[x, t] / (P^{i-1})[x, s]`` (first row ``nan``): the
-    worst case over start laws of ``P(X_i = t)/P(X_i = s)``.
-    """
-    P = transition_matrix(P)
-    k = P.shape[0]
-    Mp = _powers(P, T)
-    n = Mp.shape[0]
-    downstream = np.ones((n, k * k))
-    upstream1 = np.ones((n, k * k))
-    upstream2 = np.ones((n, k * k))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for s in range(k):
-            upstream1[:, s * k + s] = 1.0
-            for t in range(s + 1, k):
-                d = Mp[:, s, :] / Mp[:, t, :]
-                downstream[:, s * k + t] = d.max(axis=1)
-                downstream[:, t * k + s] = 1 / d.min(axis=1)
-                u = Mp[:, :, s] / Mp[:, :, t]
-                upstream1[:, s * k + t] = u.max(axis=1)
-                upstream1[:, t * k + s] = 1 / u.min(axis=1)
-                upstream2[:, s * k + t] = upstream1[:, t * k + s]
-                upstream2[:, t * k + s] = upstream1[:, s * k + t]
-    upstream2 = np.vstack([np.full((1, k * k), np.nan), upstream2])
-    return downstream, upstream1, upstream2
-
-
-# ---------------------------------------------------------------------------------- searches
 
 def _axes(i: int, T: int, limit: int | None):
     """The quilt grid's ``a`` values (columns: ``1..i-1`` then ``i`` = no left node) and ``b``
@@ -436,9 +316,12 @@ def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto")
         Chain length (>= 3; the authors' search covers the nodes ``2..T-1``).
     epsilon : float
         Pufferfish privacy parameter.
-    initial : array_like, optional
-        Start law for the node marginals of the binary variant (default: the first row of
-        ``P^100``, as the authors).
+    initial : array_like or "stationary", optional
+        Start law for the node marginals of the binary variant: by default the first row of
+        ``P^100``, as the authors (``run_synthetic.m``; the one default everywhere — ``bdpsim
+        calibrate`` uses it for a stationary chain); ``"stationary"`` solves ``w P = w`` exactly
+        (differs from the authors' in the last digits, e.g. sigma 1.7033613150923705 vs
+        1.7033613167630903 for ``symmetric_chain(10)``, T = 100, eps = 5); or any law.
     variant : {"auto", "binary", "multi"}
         ``binary`` (default for 2 states, ``run_synthetic.m``): node marginals of the chain started
         at ``initial``; ``multi`` (default for more states, ``run_realData.m``): worst-case
@@ -453,7 +336,11 @@ def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto")
     if variant == "auto":
         variant = "binary" if P.shape[0] == 2 else "multi"
     if variant == "binary":
-        ini = authors_stationary(P) if initial is None else np.asarray(initial, dtype=float)
+        if isinstance(initial, str):
+            check(initial == "stationary", "initial", initial, "must be a start law or 'stationary'")
+            ini = stationary_distribution(P)
+        else:
+            ini = authors_stationary(P) if initial is None else np.asarray(initial, dtype=float)
         c = node_probabilities(T, P, ini)
         res = mqm_exact_search_binary(*exact_ratios_binary(P, T, c[:, 0], c[:, 1]), epsilon, T)
         res.parameters["initial"] = ini.tolist()
