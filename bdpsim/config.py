@@ -30,7 +30,7 @@ from .adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
 from .errors import ConfigError, check
 from .estimators import ESTIMATORS, engine_for
-from .mechanisms import CONFIG_DIR, MECHANISM_KINDS
+from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from .models import MODEL_KINDS, ModelSpec
 from .schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from .settings import RunSettings, run_keys
@@ -57,7 +57,7 @@ class ExperimentPoint:
 
     settings: RunSettings
     model: ModelSpec
-    mechanism: Any
+    mechanism: Mechanism
     params: dict
     id: str
 
@@ -209,6 +209,9 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
     if spec.owner is None:
         spec = replace(spec, owner=model_kind)
     mech = mech_kind.build(kp, spec)
+    if not isinstance(mech, Mechanism):
+        raise TypeError(f"mechanism kind {mk!r} built a {type(mech).__name__}, which does not implement the "
+                        "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)")
     _check_pair(settings, spec, mech)
     flat = _hashed(params, present, secs)
     pid = hashlib.sha256(_canonical(flat).encode()).hexdigest()[:16]

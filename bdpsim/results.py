@@ -37,7 +37,7 @@ from . import calibration as _calibration  # noqa: F401  (the kinds register the
 from . import estimators as _estimators  # noqa: F401
 from . import mechanisms as _mechanisms  # noqa: F401
 from .errors import ConfigError, check
-from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_columns, typed_rows
+from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA, summary_columns, typed_rows
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
@@ -331,3 +331,16 @@ def remove_tables(out: Path) -> None:
     for name in ("summary.csv", "adversaries.csv.gz"):
         with contextlib.suppress(FileNotFoundError):
             (Path(out) / name).unlink()
+
+
+def markdown_columns() -> str:
+    """The README's column list, generated from the schemas and every registered kind's extra columns
+    (a test keeps the README in sync)."""
+    lines = ["| file | column | type | meaning |", "|---|---|---|---|"]
+    for fname, schema, table in (("summary.csv", SUMMARY_SCHEMA, "summary"),
+                                 ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
+        for c in schema:
+            lines.append(f"| {fname} | `{c.header('p99')}` | {c.dtype.__name__} | {c.meaning} |")
+        for c in EXTRA_COLUMNS[table].values():
+            lines.append(f"| {fname} | `{c.name}` | {c.dtype.__name__} | (only when used) {c.meaning} |")
+    return "\n".join(lines)

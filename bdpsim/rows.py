@@ -216,15 +216,3 @@ SummaryRow = make_dataclass(
     namespace={"as_row": _summary_as_row,
                "__doc__": "One configuration point's summary (fields as SUMMARY_SCHEMA, with 'pct' "
                           "for the percentile label); as_row() names the columns after the percentile."})
-
-
-def markdown_columns() -> str:
-    """The README's column list, generated from the schemas (a test keeps the README in sync)."""
-    lines = ["| file | column | type | meaning |", "|---|---|---|---|"]
-    for fname, schema, table in (("summary.csv", SUMMARY_SCHEMA, "summary"),
-                                 ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
-        for c in schema:
-            lines.append(f"| {fname} | `{c.header('p99')}` | {c.dtype.__name__} | {c.meaning} |")
-        for c in EXTRA_COLUMNS[table].values():
-            lines.append(f"| {fname} | `{c.name}` | {c.dtype.__name__} | (only when used) {c.meaning} |")
-    return "\n".join(lines)

@@ -15,7 +15,8 @@ from bdpsim.estimators import MixtureEstimator, adversary_bdpl, register_estimat
 from bdpsim.mechanisms import ClippedSum
 from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec, register_model_kind
 from bdpsim.results import csv_text, read_summary
-from bdpsim.rows import SUMMARY_SCHEMA, markdown_columns, summary_columns
+from bdpsim.results import markdown_columns
+from bdpsim.rows import SUMMARY_SCHEMA, summary_columns
 from bdpsim.schema import Key
 
 from .conftest import PY, ROOT

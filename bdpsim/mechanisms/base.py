@@ -33,6 +33,7 @@ class Mechanism(Protocol):
 
     kind: str
     epsilon: float | None
+    summary_extras: tuple[str, ...]
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
 
