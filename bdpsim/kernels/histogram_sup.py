@@ -36,7 +36,7 @@ multilinear contraction ``W x_1 E_1 x_2 ... x_k E_k`` of the dense weight tensor
 grid with the ``(|V_k| + 2) x |V_k|`` kernel matrices ``E_k`` (one matrix product per axis),
 exact up to rounding; a log-space contraction takes over where a vertex value would underflow.
 
-**Markov chains, all adversaries.** The window reduction of SCIENCE.md §5.1 holds for vector
+**Markov chains, all adversaries.** The window reduction (:mod:`bdpsim.models.markov_window`) holds for vector
 additive queries: given the target's nearest known records ``l < i < r``, the unknown records
 outside ``(l, r)`` add to ``h(X)`` an independent vector whose law does not depend on ``x_i``, and
 a ratio of two mixtures with common weights is at most the largest ratio of its parts. So the

@@ -8,7 +8,7 @@ over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.window_scan.grid_s
 noise, :func:`laplace_score`). One elimination keeping ``X_i`` gives ``P(X_i = x, S = q | x_K)``
 for every ``x`` at once (:mod:`bdpsim.kernels.elimination`, ``O(N s^(w+1) Q)``).
 
-**Reduction (SCIENCE.md §5.1, generalised).** If the unknown records ``X_B`` satisfy
+**Reduction (the window reduction of :mod:`bdpsim.models.markov_window`, generalised).** If the unknown records ``X_B`` satisfy
 ``X_B ⊥ X_i | X_K``, then ``p(y | x_K, x_i) = sum_{x_B} P(x_B | x_K) p(y | x_K, x_B, x_i)`` is a
 mixture with weights that do not depend on ``x_i``, and a ratio of two such mixtures is at most
 the largest ratio of their parts: ``BDPL_(K,i) <= max_{x_B} BDPL_(K ∪ B, i)`` — for *any*
