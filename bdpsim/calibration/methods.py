@@ -109,6 +109,8 @@ class CalibrationProblem:
         check(self.sensitivity > 0, "state_values", np.asarray(self.values).tolist(),
               "the query is constant (sensitivity 0): it needs no noise")
         check(self.noise in NOISE_LAWS, "noise", self.noise, f"must be one of {list(NOISE_LAWS)}")
+        check(self.profile or self.delta is None, "delta", self.delta,
+              f"is the target of a noise law without pure DP (gaussian), not of {self.noise} noise")
         if self.profile:
             d = self.delta
             check(isinstance(d, (int, float)) and not isinstance(d, bool) and 0 < d < 1, "delta", d,

@@ -97,8 +97,6 @@ def command(a) -> int:
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
-    if a.delta is not None and a.noise != "gaussian":
-        raise ConfigError("--delta", a.delta, "is the target of gaussian noise (--noise gaussian)")
     try:
         out = [calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values, method=k,
                          min_known=a.min_known, noise=a.noise, delta=a.delta, staircase_gamma=a.staircase_gamma)
