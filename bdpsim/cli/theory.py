@@ -130,9 +130,17 @@ def _bounds_markov(a) -> list[str]:
     from .. import bounds as B
 
     lines: list[str] = []
-    P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+    try:
+        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc.field.lstrip('-')}", exc.value, exc.rule) from None
     gam, om = B.gamma_of(P), B.omega_of(P)
     lines.append(f"transition     {P.tolist()}")
+    from ..kernels.chains import chain_structure
+
+    what = chain_structure(P)
+    if what is not None:
+        lines.append(f"chain          {what}: the Markov and Zhao bounds do not apply")
     lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
     lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
     lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
