@@ -120,3 +120,168 @@ def test_pedigree_parent_after_child_message(capsys):  # 18
     with pytest.raises(ConfigError) as e:
         PedigreeModel([[], [], [0, 3], [0, 2]])
     assert "indices in 0..1" in str(e.value) and "cycle" in str(e.value)
+
+
+# ------------------------------------------------------------------ 3. bundled configs
+def test_bundled_config_runs_by_name_from_any_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli(capsys, "validate", "quickstart")
+    assert rc == 0 and "valid, 8 configuration points" in out, err
+    rc, out, err = cli(capsys, "validate", "utility_galton.toml")
+    assert rc == 0, err
+    rc, out, err = cli(capsys, "run", "configs/quickstart.toml", "--out", tmp_path / "o")
+    one_line_error(rc, err, "file not found", "bundled configs: ", "quickstart", "bdpsim configs --copy DIR")
+    assert not (tmp_path / "o").exists()
+
+
+def test_configs_lists_and_copies(tmp_path, capsys):
+    from bdpsim import bundled
+
+    rc, out, _ = cli(capsys, "configs")
+    assert rc == 0
+    names = [line.split()[0] for line in out.splitlines()[:-1]]
+    assert names == bundled.config_names() and "quickstart" in names
+    rc, out, _ = cli(capsys, "configs", "--copy", tmp_path / "mine")
+    assert rc == 0 and sorted(p.name for p in (tmp_path / "mine").iterdir()) == [f"{n}.toml" for n in names]
+    (tmp_path / "mine" / "quickstart.toml").write_text("# edited")
+    rc, _, err = cli(capsys, "configs", "--copy", tmp_path / "mine")
+    one_line_error(rc, err, "--copy", "already holds", "nothing copied")
+    assert (tmp_path / "mine" / "quickstart.toml").read_text() == "# edited"
+
+
+def test_one_copy_of_each_config_and_it_is_package_data():
+    """configs/ is a link to bdpsim/configs/ (no duplicate), and the wheel's package data covers
+    every bundled config and data file (checked on the declaration: building a wheel needs the
+    network for its build requirements)."""
+    import fnmatch
+    import tomllib
+
+    from bdpsim import bundled
+
+    from .conftest import ROOT
+
+    assert (ROOT / "configs").resolve() == bundled.CONFIG_DIR
+    assert (ROOT / "tests" / "data" / "galton.csv").resolve() == bundled.DATA_DIR / "galton.csv"
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bdpsim"]
+    shipped = [p.relative_to(bundled.HERE).as_posix() for d in (bundled.CONFIG_DIR, bundled.DATA_DIR)
+               for p in d.iterdir()]
+    assert shipped and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in shipped), shipped
+
+
+def test_directory_as_config_says_so(tmp_path, capsys):  # 18
+    (tmp_path / "a.toml").write_text("")
+    for cmd in ("run", "validate", "utility"):
+        rc, _, err = cli(capsys, cmd, tmp_path)
+        one_line_error(rc, err, "is a directory, not a config file", "a.toml")
+
+
+def test_api_run_takes_a_bundled_name(monkeypatch):
+    import bdpsim
+    from bdpsim import api
+
+    seen = {}
+    monkeypatch.setattr(api, "load_config", lambda p: seen.setdefault("path", p) and (_ for _ in ()).throw(KeyError))
+    with pytest.raises(KeyError):
+        bdpsim.run("quickstart")
+    assert seen["path"].name == "quickstart.toml" and seen["path"].is_file()
+
+
+# ------------------------------------------------------------------ 4 (data), 16: utility
+def test_galton_ships_with_the_package_and_is_used_offline(tmp_path, monkeypatch, capsys):
+    from bdpsim.utility import datasets as DS
+
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")  # any download would fail
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    assert DS.fetch("galton") == DS.data_file("galton.csv")
+    assert DS._sha256(DS.fetch("galton")) == DS.REGISTRY["galton"].sha256
+    rc, out, err = cli(capsys, "utility", "utility_galton", "--out", tmp_path / "u")
+    assert rc == 0 and (tmp_path / "u" / "utility.csv").is_file(), err
+    assert not (tmp_path / "cache").exists()
+
+
+def test_shipped_galton_is_checksum_verified(tmp_path, monkeypatch):
+    from bdpsim.utility import datasets as DS
+
+    bad = tmp_path / "galton.csv"
+    bad.write_text("family,father,mother,height\n1,70,60,65\n")
+    monkeypatch.setattr(DS, "data_file", lambda name: bad)
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    with pytest.raises(DS.DatasetError, match="fails its checksum"):
+        DS.fetch("galton")
+
+
+def test_utility_over_several_configs_goes_past_missing_data(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    rc, out, err = cli(capsys, "utility", "utility_electricity", "utility_galton", "utility_familyiq",
+                       "--out", tmp_path / "u")
+    assert rc == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and all(x.startswith("bdpsim: error: dataset ") for x in lines), err
+    assert "(skipped utility_electricity;" in lines[0] and "(skipped utility_familyiq;" in lines[1]
+    assert "Traceback" not in err and "Downloading" not in err
+    assert (tmp_path / "u" / "utility_galton" / "utility.csv").is_file()
+    assert sorted(p.name for p in (tmp_path / "u").iterdir()) == ["utility_galton"]
+
+
+def test_utility_out_is_a_file(tmp_path, capsys):  # 16
+    f = tmp_path / "f"
+    f.write_text("x")
+    rc, _, err = cli(capsys, "utility", "utility_galton", "--out", f)
+    one_line_error(rc, err, "--out", "exists and is not a directory")
+    rc, _, err = cli(capsys, "utility", "utility_galton", "--out", f / "sub")
+    one_line_error(rc, err, "--out", "is a file, not a directory")
+    assert f.read_text() == "x"
+
+
+def test_header_only_electricity_file_one_line(tmp_path, capsys):  # 16
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "Electricity_P.csv").write_text("UNIX_TS,WHE,RSE\n")
+    rc, _, err = cli(capsys, "utility", "utility_electricity", "--data-dir", d, "--out", tmp_path / "u")
+    one_line_error(rc, err, "holds no rows")
+    assert "Warning" not in err and not (tmp_path / "u").exists()
+
+
+# ------------------------------------------------------------------ 12. help text
+def _help(capsys, monkeypatch, *args, columns=80):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    with pytest.raises(SystemExit):
+        from bdpsim.cli import main
+
+        main([*args, "--help"])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["validate"], ["plot"], ["figures"], ["utility"], ["configs"], []])
+def test_help_examples_are_never_broken(capsys, monkeypatch, cmd):
+    text = _help(capsys, monkeypatch, *cmd)
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("bdpsim ") and line.startswith("  "):  # an example command
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            assert not (nxt and not nxt.startswith(" ") and nxt[0] == "-"), (line, nxt)
+    assert not any(line.startswith("--") for line in lines), text  # no option wrapped to column 0
+
+
+def test_figures_help_lists_every_gallery_id(capsys, monkeypatch):
+    from bdpsim.gallery import FIGURES
+
+    text = _help(capsys, monkeypatch, "figures", columns=200)
+    ids = set(text.split("ids:")[1].replace(",", " ").split())
+    for fid in FIGURES:
+        head, _, tail = fid.rpartition("fig")
+        assert fid in ids or (head and tail in ids), fid
+
+
+def test_plot_help_one_default_axis_list(capsys, monkeypatch):
+    from bdpsim.cli import PLOT_AXES
+    from bdpsim.figures.summary import AXIS_CANDIDATES
+
+    assert PLOT_AXES == AXIS_CANDIDATES
+    text = " ".join(_help(capsys, monkeypatch, "plot", columns=400).split())
+    assert text.count(", ".join(AXIS_CANDIDATES)) == 2

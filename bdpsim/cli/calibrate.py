@@ -98,7 +98,9 @@ def command(a) -> int:
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
-    if a.delta is not None and a.noise != "gaussian":
+    from ..kernels.noise import NOISE_LAWS, GaussianNoise
+
+    if a.delta is not None and NOISE_LAWS.get(a.noise) is not GaussianNoise:
         raise ConfigError("--delta", a.delta, "is the target of gaussian noise (--noise gaussian)")
     try:
         out = [calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values, method=k,
