@@ -312,3 +312,121 @@ def test_readme_quickstart_writes_outside_the_committed_results(capsys):
     assert f"bdpsim plot {out}" in first
     rc, text, err = cli(capsys, "validate", args[2])
     assert rc == 0, err
+
+
+# ------------------------------------------------------------------ 5. progress and Ctrl-C of the long commands
+@pytest.fixture
+def fast_beat(monkeypatch):
+    from bdpsim.cli import progress
+
+    monkeypatch.setattr(progress, "EVERY", 0.05)
+
+
+def test_worst_case_reports_progress_without_a_terminal(capsys, fast_beat, monkeypatch):
+    from bdpsim.studies import worstcase as W
+
+    real = W.worst_markov_chain
+
+    def slow(*args, progress=None, **kw):  # a search long enough for a heartbeat
+        import time
+
+        progress(0, 2)
+        time.sleep(0.3)
+        return real(*args, progress=progress, **kw)
+
+    monkeypatch.setattr(W, "worst_markov_chain", slow)
+    rc, out, err = cli(capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2")
+    assert rc == 0 and "worst exact BDPL found" in out
+    beats = [x for x in err.splitlines() if x.startswith("bdpsim worst-case: ")]
+    assert beats and all("/2 searches" in x and "s elapsed" in x for x in beats), err
+    rc, out, err = cli(capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2",
+                       "--quiet")
+    assert rc == 0 and err == ""
+
+
+@pytest.mark.parametrize("args,field", [
+    (["gaussian", "--n", "4", "--rho", "0.3", "--distance", "nan"], "--distance"),
+    (["gaussian", "--n", "4", "--rho", "0.3", "--starts", "0"], "--starts"),
+    (["gaussian", "--n", "4", "--rho", "nan"], "--rho"),
+    (["gaussian", "--n", "4", "--rho", "0.3", "--noise-scale", "inf"], "--noise-scale"),
+    (["markov", "--gamma", "3", "--epsilon", "1", "--starts", "-1"], "--starts"),
+    (["markov", "--gamma", "inf", "--epsilon", "1"], "--gamma"),
+    (["markov", "--gamma", "3", "--epsilon", "nan"], "--epsilon"),
+])
+def test_worst_case_bad_arguments(capsys, args, field):  # 16
+    rc, out, err = cli(capsys, "worst-case", *args)
+    one_line_error(rc, err, field)
+    assert out == ""
+
+
+def _tiny_accuracy(monkeypatch, calls, interrupt=True):
+    """Three cases of the accuracy grid; with ``interrupt``, Ctrl-C while case 1 first runs."""
+    from bdpsim.studies import accuracy as A
+
+    cases = A.GRID[:3]
+    monkeypatch.setattr(A, "GRID", cases)
+    real = A.accuracy_table
+    monkeypatch.setattr(A, "accuracy_table", lambda *a, **k: real(*a, cases=cases, **k))
+    orig = A._case_errors
+
+    def counted(ci, *args):
+        calls.append(ci)
+        if interrupt and ci == 1 and calls.count(1) == 1:
+            raise KeyboardInterrupt
+        return orig(ci, *args)
+
+    monkeypatch.setattr(A, "_case_errors", counted)
+
+
+def test_accuracy_ctrl_c_keeps_finished_cases_and_resumes(tmp_path, capsys, monkeypatch):
+    import json as _json
+
+    calls: list[int] = []
+    _tiny_accuracy(monkeypatch, calls)
+    out = tmp_path / "acc"
+    args = ["accuracy", "--samples", "200", "--adversaries", "2", "--out", out, "--quiet"]
+    rc, _, err = cli(capsys, *args)
+    assert rc == 130 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "1 of 3 cases are saved" in err and "resume" in err
+    assert _json.loads((out / "accuracy.json").read_text())["status"] == "interrupted"
+    assert len((out / "accuracy.csv").read_text().splitlines()) > 1  # case 0's rows
+    rc, stdout, err = cli(capsys, *args)
+    assert rc == 0, err
+    assert calls == [0, 1, 1, 2]  # case 0 was not recomputed
+    assert _json.loads((out / "accuracy.json").read_text())["status"] == "complete"
+
+
+def test_accuracy_heartbeat(tmp_path, capsys, monkeypatch, fast_beat):
+    from bdpsim.studies import accuracy as A
+
+    calls: list[int] = []
+    _tiny_accuracy(monkeypatch, calls, interrupt=False)
+    real = A._case_errors
+
+    def slow(ci, *args):
+        import time
+
+        time.sleep(0.2)
+        return real(ci, *args)
+
+    monkeypatch.setattr(A, "_case_errors", slow)
+    rc, _, err = cli(capsys, "accuracy", "--samples", "200", "--adversaries", "1", "--out", tmp_path / "a")
+    assert rc == 0
+    assert any(x.startswith("bdpsim accuracy: ") and "/3 cases" in x for x in err.splitlines()), err
+
+
+def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_beat):
+    from bdpsim import gallery
+
+    def fake(ids, out, log=print, **kw):
+        import time
+
+        log("thesis-fig03: a figure")
+        time.sleep(0.3)
+        log("  a detail")
+        return []
+
+    monkeypatch.setattr(gallery, "make_figures", fake)
+    rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
+    assert rc == 0
+    assert any(x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()), err

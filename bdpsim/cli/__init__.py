@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
                                     "with exact answers, the per-adversary error (bias, RMSE, max) of 'kde' "
                                     "and 'mixture' at several sample sizes -> accuracy.csv, accuracy.json, "
-                                    "accuracy.png/.pdf.",
+                                    "accuracy.png/.pdf. Each case is saved as it finishes (OUT/cases/): "
+                                    "Ctrl-C keeps them and the same command resumes.",
                         epilog="example:\n  bdpsim accuracy --out results/accuracy --jobs 2\n"
                                "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
                         formatter_class=_Formatter)
@@ -166,6 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
+    ac.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
     fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
                         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
                                     "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
@@ -179,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
     fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
     fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
-    fg.add_argument("--configs", help="directory of the bundled configs (default: the checkout's configs/)")
+    fg.add_argument("--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')")
+    fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
     fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
 
     ut = sub.add_parser("utility", help="utility of calibrated BDP mechanisms on real data (paper §7)",
@@ -287,26 +292,58 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
 
 
 def _cmd_figures(a) -> int:
-    from ..gallery import make_figures
+    from ..bundled import CONFIG_DIR
+    from ..gallery import FIGURES, make_figures
+    from .progress import Progress
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
-    paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
-                         configs=Path(a.configs) if a.configs else None, progress=sys.stderr.isatty(),
-                         data_dir=Path(a.data_dir) if a.data_dir else None)
+    tty = sys.stderr.isatty()
+    # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
+    bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
+    total = len(a.only) if a.only else len(FIGURES)
+    started: list[str] = []
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+        if not line.startswith(" "):  # "ID: title" starts a figure
+            started.append(line.split(":", 1)[0])
+            bar.desc = f"bdpsim figures (making {started[-1]})"
+            bar(len(started) - 1, total)
+
+    try:
+        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
+                             configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
+                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log)
+    finally:
+        bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
     return 0
 
 
 def _cmd_accuracy(a) -> int:
-    from ..studies.accuracy import accuracy_table, write_report
+    from ..studies.accuracy import GRID, accuracy_table, write_report
+    from .progress import Progress
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
-    rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs)
+    out = Path(a.out)
+    _check_writable_dir(out)
+    meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
+    finished: dict = {}
+    try:
+        with Progress("bdpsim accuracy", "cases", quiet=a.quiet) as bar:
+            rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar,
+                                  finished=finished)
+    except KeyboardInterrupt:  # as 'bdpsim run': keep what finished, resumable
+        part = [r for ci in sorted(finished) for r in finished[ci]]
+        write_report(out, part, meta, status="interrupted")
+        print(f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
+              "re-run the same command to resume", file=sys.stderr)
+        return 130
     from ..figures.accuracy import save_accuracy
 
-    paths = write_report(Path(a.out), rows, {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed})
+    paths = write_report(out, rows, meta)
     paths += save_accuracy(rows, Path(a.out))
     print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
     for r in rows:
