@@ -430,3 +430,22 @@ def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_
     rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
     assert rc == 0
     assert any(x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()), err
+
+
+# ------------------------------------------------------------------ 10. a reader for adversaries.csv.gz
+def test_load_adversaries_types(tmp_path, capsys):
+    import bdpsim
+
+    out = tmp_path / "o"
+    rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
+    assert rc == 0, err
+    rows = bdpsim.load_adversaries(out, as_frame=False)
+    assert len(rows) == 6
+    for r in rows:
+        assert isinstance(r["known"], tuple) and all(isinstance(k, int) for k in r["known"])
+        assert isinstance(r["x_known"], tuple) and all(isinstance(v, int) for v in r["x_known"])
+        assert len(r["known"]) == len(r["x_known"])
+        assert isinstance(r["x"], int) and isinstance(r["x_prime"], int) and isinstance(r["bdpl"], float)
+    pd = pytest.importorskip("pandas")
+    frame = bdpsim.load_adversaries(out / "adversaries.csv.gz")
+    assert isinstance(frame, pd.DataFrame) and frame["x_known"].map(type).eq(tuple).all()
