@@ -173,12 +173,33 @@ def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[Estimate]
 def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
     """Refuse (:class:`~bdpsim.errors.ConfigError`) a config whose estimated peak memory or total
     work exceeds ``limits``; return :func:`estimate_config`."""
+    check_resolution(config)
     peak, work, ests = estimate_config(config, jobs)
     worst = max(range(len(ests)), key=lambda i: ests[i].task_bytes + ests[i].driver_bytes)
     p = config.points[worst]
     field, value = _culprit(p)
     _refuse(field, value, Estimate(peak, 0.0, work), limits, peak, "the run needs", jobs)
     return peak, work, ests
+
+
+def check_resolution(config) -> None:
+    """Refuse a sampling estimator on a point whose leakage is below floating-point resolution
+    (every value it could return is rounding: e.g. ``epsilon = 1e-300`` makes the noise ~1e300,
+    which a KDE cannot even grid). The exact estimator still runs there, its result flagged
+    (:mod:`bdpsim.flags`)."""
+    from .flags import RESOLUTION
+
+    for p in config.points:
+        if p.settings.exhaustive or p.estimator().exact:
+            continue
+        applicable = {k: b.value for k, b in p.bounds().items()
+                      if k != "lower" and math.isfinite(b.value)}
+        if applicable and min(applicable.values()) < RESOLUTION:
+            name, v = min(applicable.items(), key=lambda kv: kv[1])
+            field, value = ("mechanism.epsilon", p.epsilon) if math.isfinite(p.epsilon) else ("mechanism", p.mechanism.kind)
+            raise ConfigError(field, value, f"the leakage is at most bound_{name} = {v:.3g} < {RESOLUTION:g} nats, "
+                                            f"below floating-point resolution: estimator '{p.settings.estimator}' "
+                                            "cannot measure it (the exact estimator can, where the model allows)")
 
 
 def _culprit(point) -> tuple[str, object]:

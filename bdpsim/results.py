@@ -35,6 +35,7 @@ from pathlib import Path
 
 from . import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
 from . import estimators as _estimators  # noqa: F401
+from . import flags as _flags  # noqa: F401  (registers the flags column)
 from . import mechanisms as _mechanisms  # noqa: F401
 from .errors import ConfigError, check
 from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_columns, typed_rows
@@ -169,6 +170,8 @@ def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99",
             continue
         if isinstance(row, dict) and row.get("point_id") == p and gz.is_file():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
+    if any(r.get(_flags.FLAGS) for r in rows) and _flags.FLAGS not in extras:  # only a flagged run has it
+        extras = [*extras, _flags.FLAGS]
     atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label, extras)))
     return rows
 
