@@ -107,7 +107,8 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
     Parameters
     ----------
     config : dict, str, Path or ExperimentConfig
-        E.g. ``{"run": {...}, "model": {...}, "mechanism": {...}}``.
+        E.g. ``{"run": {...}, "model": {...}, "mechanism": {...}}``, or a bundled config's name
+        (``"quickstart"``, see ``bdpsim configs``).
     out : str or Path, optional
         Output directory (resumable, as ``bdpsim run --out``); a temporary one when omitted.
     jobs, backend, progress
@@ -135,7 +136,9 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
     elif isinstance(config, Mapping):
         cfg = parse_config(dict(config), "<dict>")
     elif isinstance(config, (str, Path)):
-        cfg = load_config(config)
+        from .bundled import resolve_config
+
+        cfg = load_config(resolve_config(config))  # a file, or a bundled config's name ("quickstart")
     else:
         raise TypeError(f"config = {config!r}: must be a dict, a TOML path or an ExperimentConfig")
     if out is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -12,6 +13,9 @@ from collections.abc import Callable
 from .errors import ConfigError, check
 
 BACKENDS = ("loky", "dask")
+#: seconds allowed to each step of reaching a Dask cluster (handshake, connection, a worker, the
+#: workers' import of bdpsim): a bad --scheduler fails within about 30 s, never hangs
+DASK_STEP_SECONDS = 8.0
 
 _ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):([0-9]{1,5})/?")
 
@@ -39,7 +43,7 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
         cluster = None
         try:
             if scheduler:
-                client = Client(scheduler, timeout="10s")
+                client = connect_scheduler(scheduler)
             else:
                 cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                        host="127.0.0.1", dashboard_address=None)
@@ -47,6 +51,8 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
         except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
         try:
+            if scheduler:
+                check_workers(client, scheduler)
             with joblib.parallel_config(backend="dask"):
                 yield joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
         finally:
@@ -55,6 +61,80 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
                 cluster.close()
 
     return ctx()
+
+
+def probe_scheduler(address: str, seconds: float = DASK_STEP_SECONDS) -> None:
+    """Check that a ``tcp://`` address answers as a Dask scheduler does: it speaks first (its
+    handshake) as soon as a connection is accepted. Another service (an HTTP server, say) stays
+    silent, on which ``distributed.Client`` would wait forever. Other schemes are not probed."""
+    m = _ADDRESS.fullmatch(address)
+    if m is None or (m.group(1) or "tcp") != "tcp":
+        return
+    host, port = m.group(2).strip("[]"), int(m.group(3))
+    try:
+        with socket.create_connection((host, port), timeout=seconds) as conn:
+            conn.settimeout(seconds)
+            first = conn.recv(1)
+    except TimeoutError:
+        raise ConfigError("--scheduler", address, f"is not a Dask scheduler (no Dask handshake within {seconds:g} s: "
+                                                  "another service on that port?)") from None
+    except OSError as exc:
+        raise ConfigError("--scheduler", address, f"cannot connect to the Dask scheduler ({exc.strerror or exc})") from None
+    if not first:
+        raise ConfigError("--scheduler", address, "is not a Dask scheduler (it closed the connection without a "
+                                                  "Dask handshake)")
+
+
+def connect_scheduler(address: str, seconds: float = DASK_STEP_SECONDS):
+    """A ``distributed.Client`` of the scheduler at ``address``, or a one-line
+    :class:`~bdpsim.errors.ConfigError` within about ``2 * seconds`` (the connection is made in a
+    daemon thread with a deadline: ``Client``'s own timeout does not cover every hang)."""
+    from dask.distributed import Client
+
+    probe_scheduler(address, seconds)
+    box: dict = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = Client(address, timeout=f"{seconds:g}s")
+        except BaseException as exc:  # handed to the caller
+            box["error"] = exc
+
+    t = threading.Thread(target=connect, daemon=True, name="bdpsim-dask-connect")
+    t.start()
+    t.join(seconds + 5.0)
+    if t.is_alive():
+        raise ConfigError("--scheduler", address, f"no answer from the Dask scheduler within {seconds + 5:g} s")
+    if "error" in box:
+        exc = box["error"]
+        raise ConfigError("--scheduler", address, f"cannot connect to the Dask scheduler ({type(exc).__name__}: "
+                                                  f"{' '.join(str(exc).split())[:160]})") from None
+    return box["client"]
+
+
+def check_workers(client, address: str, seconds: float = DASK_STEP_SECONDS) -> None:
+    """The cluster has a worker (waiting up to ``seconds``) and every worker imports bdpsim; else
+    a one-line :class:`~bdpsim.errors.ConfigError` (with the client closed)."""
+    try:
+        try:
+            client.wait_for_workers(1, timeout=seconds)
+        except (TimeoutError, OSError):
+            raise ConfigError("--scheduler", address, f"has no worker after {seconds:g} s (start one: "
+                                                      f"dask worker {address})") from None
+        try:  # exec is a builtin: it reaches a worker without bdpsim, which then reports the import error
+            answers = client.run(exec, "import bdpsim.driver", on_error="return", wait=True)
+        except Exception as exc:
+            raise ConfigError("--scheduler", address, f"cannot run on its workers ({type(exc).__name__}: "
+                                                      f"{' '.join(str(exc).split())[:120]})") from None
+        bad = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
+        if bad:
+            w, exc = next(iter(bad.items()))
+            raise ConfigError("--scheduler", address, f"{len(bad)} of {len(answers)} workers cannot import bdpsim "
+                                                      f"({w}: {type(exc).__name__}: {' '.join(str(exc).split())[:100]}); "
+                                                      "install bdpsim on every worker")
+    except ConfigError:
+        client.close()
+        raise
 
 
 class Heartbeat:

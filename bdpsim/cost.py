@@ -15,6 +15,16 @@ are deliberately simple upper-end models of what the run holds and does:
   second on one core; the default limit 10^13 is about a day of one core.
 
 Exhaustive runs (``adversaries = "all"``) are limited by their exact engine's own checks.
+
+**Time.** The units are an upper-end model, not a clock: measured runs take from 0.002× (the
+mixture estimator, whose model assumes the adaptive doubling to its cap) to 5× (the KDE) of
+``work / 10^8`` seconds, plus ~1 ms of Python per adversary that the units do not count. So the
+time is shown as a range, ``seconds = factor × work / 10^8 + adversaries × overhead`` with
+``factor`` per estimator (:data:`SPEED`) and ``overhead`` (:data:`OVERHEAD`) fitted to the
+measured runs (``results/benchmarks/benchmark.json``: per-adversary times at 10^5 samples;
+``results/quickstart/summary.csv``'s ``seconds``; ``results/benchmarks/figures.json``: thesis
+Fig. 9 and 15 at full fidelity, on 2 shared cores). The refusal limits stay on the raw units
+(conservative: a limit of 10^13 units refuses nothing that would take less than about a day).
 """
 
 from __future__ import annotations
@@ -29,6 +39,21 @@ from .queries import LaplaceQuery
 GIB = 2.0 ** 30
 UNITS_PER_SECOND = 1e8  # rough single-core throughput, for the time shown beside the work
 ROW_BYTES = 400.0  # one adversary's statistics and kept row in the driver
+#: bytes per evaluation point of an estimator that evaluates densities at points (the KDE's
+#: ``eval_points``: the points, both densities, their logs, the ratio and masks, ~8 float arrays)
+POINT_BYTES = 64.0
+
+#: measured seconds per estimated second (``work / UNITS_PER_SECOND``), ``(low, high)``, per
+#: estimator (its ``name``); measured on 2 shared cores (module docstring). kde: quickstart 2.0-2.3,
+#: Fig. 9 2.1, benchmark 4.1, Fig. 15 5.0; mixture: quickstart 0.005, benchmark 0.013 (overhead
+#: included); exact: its units are ~0 beside the per-adversary overhead. An estimator may carry its
+#: own ``seconds_per_unit`` pair instead (preferred: the estimator owns its cost).
+SPEED = {"kde": (1.8, 5.0), "mixture": (0.002, 0.015), "exact": (1.0, 3.0)}
+#: any other estimator: wide
+SPEED_UNKNOWN = (0.5, 10.0)
+#: seconds of Python per examined adversary (draw, conditioning, bookkeeping) beside the units:
+#: the exact estimator's 1.2 ms per adversary (benchmark), mixture's ~2 ms (quickstart)
+OVERHEAD = (0.5e-3, 3e-3)
 
 
 @dataclass(frozen=True)
@@ -54,10 +79,25 @@ class Estimate:
     task_bytes: float
     driver_bytes: float
     work: float
+    seconds: tuple[float, float] = (0.0, 0.0)
 
     def text(self) -> str:
         return (f"memory {fmt_bytes(self.task_bytes)} per task + {fmt_bytes(self.driver_bytes)}, "
-                f"work {self.work:.2g} units (~{fmt_seconds(self.work / UNITS_PER_SECOND)})")
+                f"work {self.work:.2g} units (~{fmt_range(*self.seconds)})")
+
+
+def seconds_range(estimator, work: float, adversaries: float) -> tuple[float, float]:
+    """``(low, high)`` seconds of one core for ``work`` units by ``estimator`` over
+    ``adversaries`` adversaries (:data:`SPEED`, :data:`OVERHEAD`)."""
+    lo, hi = getattr(estimator, "seconds_per_unit", None) or SPEED.get(getattr(estimator, "name", ""), SPEED_UNKNOWN)
+    base = work / UNITS_PER_SECOND
+    return lo * base + adversaries * OVERHEAD[0], hi * base + adversaries * OVERHEAD[1]
+
+
+def fmt_range(low: float, high: float) -> str:
+    """``"8 s - 24 s"``; one value when both ends print alike."""
+    a, b = fmt_seconds(low), fmt_seconds(high)
+    return a if a == b else f"{a} - {b}"
 
 
 def fmt_bytes(b: float) -> str:
@@ -91,9 +131,9 @@ def estimate_point(point) -> Estimate:
     kind's sampling and exact costs (:meth:`~bdpsim.models.base.ModelKind.cost`) and the
     estimator's own (:meth:`~bdpsim.estimators.base.Estimator.cost`)."""
     st, spec, mech = point.settings, point.model, point.mechanism
-    if st.exhaustive:
+    if st.exhaustive:  # limited and timed by its exact engine's own checks
         keep = 0.0 if st.adversary_rows == "all" else float(st.adversary_rows)
-        return Estimate(0.0, keep * ROW_BYTES, 0.0)
+        return Estimate(0.0, keep * ROW_BYTES, 0.0, (math.nan, math.nan))
     A = float(st.adversaries)
     mc = spec.owner.cost(spec)
     est = point.estimator()
@@ -103,7 +143,7 @@ def estimate_point(point) -> Estimate:
         work += A * mc.exact
         mem += mc.exact_bytes
     if est.exact:
-        return Estimate(mem, A * ROW_BYTES, work)
+        return Estimate(mem, A * ROW_BYTES, work, seconds_range(est, work, A))
     discrete = spec.owner.domain == "discrete"
     exact_law = st.sampling == "auto" and discrete and isinstance(mech, LaplaceQuery)
     n, s = float(spec.n), float(spec.probe().states) if discrete else 1.0
@@ -111,7 +151,16 @@ def estimate_point(point) -> Estimate:
                       n=n, per_sample=mc.per_sample, law=mc.exact if exact_law else None,
                       law_bytes=8 * 4 * n * n * s, chunk=float(st.chunk), continuous=not discrete)
     w, m = est.cost(ctx)
-    return Estimate(mem + m, A * ROW_BYTES, work + w)
+    m += float(getattr(est, "points", 0) or 0) * POINT_BYTES  # eval_points arrays (missing from est.cost)
+    return Estimate(mem + m, A * ROW_BYTES, work + w, seconds_range(est, work + w, A))
+
+
+def config_seconds(ests: list[Estimate]) -> tuple[float, float]:
+    """``(low, high)`` seconds of one core for the points' estimates (``nan`` ends: an exhaustive
+    point, timed by its engine, counts 0)."""
+    lo = sum(e.seconds[0] for e in ests if math.isfinite(e.seconds[0]))
+    hi = sum(e.seconds[1] for e in ests if math.isfinite(e.seconds[1]))
+    return lo, hi
 
 
 def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
@@ -124,12 +173,33 @@ def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[Estimate]
 def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
     """Refuse (:class:`~bdpsim.errors.ConfigError`) a config whose estimated peak memory or total
     work exceeds ``limits``; return :func:`estimate_config`."""
+    check_resolution(config)
     peak, work, ests = estimate_config(config, jobs)
     worst = max(range(len(ests)), key=lambda i: ests[i].task_bytes + ests[i].driver_bytes)
     p = config.points[worst]
     field, value = _culprit(p)
     _refuse(field, value, Estimate(peak, 0.0, work), limits, peak, "the run needs", jobs)
     return peak, work, ests
+
+
+def check_resolution(config) -> None:
+    """Refuse a sampling estimator on a point whose leakage is below floating-point resolution
+    (every value it could return is rounding: e.g. ``epsilon = 1e-300`` makes the noise ~1e300,
+    which a KDE cannot even grid). The exact estimator still runs there, its result flagged
+    (:mod:`bdpsim.flags`)."""
+    from .flags import RESOLUTION
+
+    for p in config.points:
+        if p.settings.exhaustive or p.estimator().exact:
+            continue
+        applicable = {k: b.value for k, b in p.bounds().items()
+                      if k != "lower" and math.isfinite(b.value)}
+        if applicable and min(applicable.values()) < RESOLUTION:
+            name, v = min(applicable.items(), key=lambda kv: kv[1])
+            field, value = ("mechanism.epsilon", p.epsilon) if math.isfinite(p.epsilon) else ("mechanism", p.mechanism.kind)
+            raise ConfigError(field, value, f"the leakage is at most bound_{name} = {v:.3g} < {RESOLUTION:g} nats, "
+                                            f"below floating-point resolution: estimator '{p.settings.estimator}' "
+                                            "cannot measure it (the exact estimator can, where the model allows)")
 
 
 def _culprit(point) -> tuple[str, object]:

@@ -51,6 +51,7 @@ from .backends import BACKENDS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
+from .flags import FLAGS, flags, warning_line
 from .kernels.stats import percentile_ci
 from .rows import ESTIMATOR_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow, ordered_extras
 
@@ -254,7 +255,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     nan = math.nan
     cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
-    return SummaryRow(
+    row = SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
         mechanism=mech.kind, estimator=st.estimator, **base, extras={k: v for k, v in cells.items() if k not in base},
         known_sizes=st.known_size_text(), n_adversaries=int(v.size),
@@ -278,6 +279,10 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
         bound_lower=bnd["lower"].value,
         bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))
+    found = flags(point, row.as_row())  # suspicious numbers: the flags column and one warning line
+    if found:
+        row.extras[FLAGS] = "; ".join(found)
+    return row
 
 
 def _check_bounds(row: dict, log: Callable[[str], None]) -> None:
@@ -386,6 +391,8 @@ def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat,
                 finished = p.estimator().finish(p, stats, rows)  # configuration-level work, if any
                 summ = summarize(p, stats, rows, secs[p.id], finished).as_row()
                 _check_bounds(summ, log)
+                if summ.get(FLAGS):
+                    log(warning_line(summ, [summ[FLAGS]]))
                 R.write_point(out, p.id, summ, [r.as_row() for r in rows], extras[1])
                 R.write_summary(out, ids, label, extras[0])  # adversaries.csv.gz is rebuilt once, at the end
                 state["points"] += 1

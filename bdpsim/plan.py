@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
-from .cost import UNITS_PER_SECOND, estimate_config, fmt_bytes, fmt_seconds
+from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
 
 def swept_keys(cfg: ExperimentConfig) -> dict[str, list[Any]]:
@@ -40,9 +40,16 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     sw = swept_keys(cfg)
     n_pts = len(cfg.points)
     lines = [f"{cfg.source or 'config'}: valid, {n_pts} configuration point{'s' * (n_pts != 1)}"]
-    peak, work, _ = estimate_config(cfg)
+    peak, work, ests = estimate_config(cfg)
+    lo, hi = config_seconds(ests)
+    n_ex = sum(1 for e in ests if not math.isfinite(e.seconds[0]))
+    when = (f"~{fmt_range(lo, hi)} of one core (calibrated on measured runs)"
+            if lo or hi or not n_ex else "")
+    if n_ex:
+        when += (" + " if when else "") + (f"{n_ex} exhaustive point{'s' * (n_ex != 1)} timed by its exact engine "
+                                          "(refused up front if too large)")
     lines.append(f"  estimate: peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's), "
-                 f"work ~{work:.2g} units (~{fmt_seconds(work / UNITS_PER_SECOND)} of one core)")
+                 f"work ~{work:.2g} units, {when}")
     for k, vals in sw.items():
         lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
     for p in cfg.points[:limit]:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from . import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
 from . import estimators as _estimators  # noqa: F401
+from . import flags as _flags  # noqa: F401  (registers the flags column)
 from . import mechanisms as _mechanisms  # noqa: F401
 from .errors import ConfigError, check
 from .rows import ADVERSARY_COLUMNS, ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA, summary_columns, typed_rows
@@ -169,6 +170,8 @@ def write_summary(out: Path, point_ids: Sequence[str], label: str = "p99",
             continue
         if isinstance(row, dict) and row.get("point_id") == p and gz.is_file():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
+    if any(r.get(_flags.FLAGS) for r in rows) and _flags.FLAGS not in extras:  # only a flagged run has it
+        extras = [*extras, _flags.FLAGS]
     atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label, extras)))
     return rows
 
@@ -306,23 +309,43 @@ def check_out_dir(out: str | Path, force: bool = False) -> Path:
 @contextlib.contextmanager
 def run_lock(out: Path, log=None):
     """Hold an exclusive lock on ``out`` (``out/.bdpsim.lock``): concurrent runs into one directory
-    run one after the other (the second waits, then resumes what the first finished)."""
+    run one after the other (the second waits, then resumes what the first finished).
+
+    The lock file is removed when the run ends (only a killed run leaves it, and the next run
+    takes it over). A waiter whose file was removed meanwhile (its inode is no longer the path's)
+    opens the path again, so two runs never hold locks on different files."""
     import fcntl
 
     path = Path(out) / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
-    try:
+    waited = False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
-            if log is not None:
-                log(f"waiting for another bdpsim run (pid {holder}) writing to {out}")
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+                if log is not None and not waited:
+                    log(f"waiting for another bdpsim run (pid {holder}) writing to {out}")
+                waited = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)  # the holder removed the file we waited on: lock the current one
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield path
     finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # still holding the lock: nobody else holds this file's lock
         os.close(fd)  # releases the lock
 
 

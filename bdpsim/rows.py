@@ -62,7 +62,8 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("noise_floor_n", int, "null estimates computed"),
     _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
     _c("failed_adversaries", int, "adversaries without a finite estimate"),
-    _c("bdpl_exact", float, "exact BDPL of the examined adversaries (max of their exact values); empty "
+    _c("bdpl_exact", float, "exact BDPL of the examined adversaries (max of their exact values: over the "
+                            "sampled adversaries, the BDPL itself only with adversaries = 'all'); empty "
                             "unless every examined adversary has an exact value"),
     _c("bdpl_exact_partial_max", float, "when only some adversaries have an exact value: the max over "
                                         "those exact_n (a lower bound on the BDPL, not the BDPL)"),

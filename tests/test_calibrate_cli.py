@@ -49,7 +49,7 @@ def test_h1_violating_chain_still_calibrates_exactly(cli_env):
     (["--gamma", "5", "--n", "1", "--epsilon", "1"], "--n"),
     (["--gamma", "5", "--n", "5", "--epsilon", "-1"], "--epsilon"),
     (["--gamma", "5", "--n", "5", "--epsilon", "1", "--method", "magic"], "--method"),
-    (["--gamma", "5", "--n", "5", "--epsilon", "1", "--counted", "7"], "counted_states"),
+    (["--gamma", "5", "--n", "5", "--epsilon", "1", "--counted", "7"], "--counted"),
 ])
 def test_bad_arguments_one_line_exit_2(args, field, cli_env):
     p = cli("calibrate", "markov", *args, env=cli_env)

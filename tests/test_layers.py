@@ -19,13 +19,13 @@ PKG = ROOT / "bdpsim"
 
 #: lowest layer first; a module may import its own layer or lower ones only
 LAYERS = [
-    ("errors", "schema", "columns"),
+    ("errors", "schema", "columns", "bundled"),
     ("kernels",),
     ("adversary", "queries", "bounds"),
     ("models",),
     ("mechanisms",),
     ("sampling", "estimators", "calibration"),
-    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan"),
+    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags"),
     ("studies", "utility", "api"),
     ("figdata", "figures", "gallery"),
     ("cli",),

@@ -44,10 +44,10 @@ def server(tmp_path, monkeypatch, data_dir):
 
 
 def test_download_verify_and_cache(server, tmp_path):
-    p = DS.fetch("galton")
-    assert p.parent == tmp_path / "cache" and DS._sha256(p) == DS.REGISTRY["galton"].sha256
-    (server / "galton.csv").unlink()  # second call is served from the cache
-    assert DS.fetch("galton") == p
+    p = DS.fetch("kid_iq")  # galton ships with the package: kid_iq takes the download path
+    assert p.parent == tmp_path / "cache" and DS._sha256(p) == DS.REGISTRY["kid_iq"].sha256
+    (server / "kid_iq.csv").unlink()  # second call is served from the cache
+    assert DS.fetch("kid_iq") == p
     assert len(DS.load("activity")["steps"]) == 17568
 
 
@@ -63,12 +63,13 @@ def test_unreachable_url(monkeypatch, tmp_path):
     monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
     with pytest.raises(DS.DatasetError, match="cannot download .* --data-dir"):
-        DS.fetch("galton")
+        DS.fetch("kid_iq")
+    assert DS.fetch("galton") == DS.data_file("galton.csv")  # shipped with the package: offline
 
 
 def test_local_dir_missing_corrupt_malformed(tmp_path):
-    with pytest.raises(DS.DatasetError, match="not found; get galton.csv from https://"):
-        DS.fetch("galton", tmp_path)
+    with pytest.raises(DS.DatasetError, match="not found; get kid_iq.csv from https://"):
+        DS.fetch("kid_iq", tmp_path)
     (tmp_path / "galton.csv").write_text("a,b\n1,2\n")
     with pytest.raises(DS.DatasetError, match="fails its checksum"):
         DS.fetch("galton", tmp_path)
@@ -206,7 +207,7 @@ def test_cli_utility(tmp_path, cli_env):
     assert meta["fitted"]["children (inches)"]["pearson"]["child-father"] == pytest.approx(0.2754, abs=1e-4)
     bad = tmp_path / "empty"
     bad.mkdir()
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "utility", str(ROOT / "configs" / "utility_galton.toml"),
+    p = subprocess.run([PY, "-m", "bdpsim.cli", "utility", str(ROOT / "configs" / "utility_familyiq.toml"),
                         "--data-dir", str(bad), "--out", str(tmp_path / "v")], capture_output=True, text=True, env=cli_env)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not found" in p.stderr
     assert not (tmp_path / "v").exists()

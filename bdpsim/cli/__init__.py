@@ -15,9 +15,9 @@ from ..errors import BdpsimError, ConfigError
 
 EPILOG_RUN = """\
 examples:
-  bdpsim run configs/quickstart.toml --out results/quickstart
+  bdpsim run quickstart --out results/my-quickstart     # a bundled config ('bdpsim configs')
   bdpsim run configs/thesis_fig15.toml --out results/fig15 --jobs 2
-  bdpsim run configs/thesis_fig15.toml --out results/fig15 --backend dask --scheduler tcp://127.0.0.1:8786
+  bdpsim run thesis_fig15 --out results/fig15 --backend dask --scheduler tcp://127.0.0.1:8786
 
 Re-running the same command resumes: finished configurations are skipped. Results for a given
 config and seed are identical for any --jobs and either backend (the 'seconds' column aside).
@@ -26,14 +26,40 @@ adversary), OUT/metadata.json (config, seed, versions, git revision), OUT/points
 """
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the line breaks of descriptions and epilogs (example lines stay as written) and wraps
-    lines longer than the terminal."""
+    """Descriptions and epilogs: indented lines (examples) and headings (``examples:``) stay exactly
+    as written, never wrapped; the lines of a prose paragraph are joined and filled to the terminal
+    (a prose line ending in ``.``, ``:`` or ``;`` ends its paragraph)."""
 
     def _fill_text(self, text, width, indent):
         import textwrap
 
-        return "\n".join(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
-                         if len(line) + len(indent) > width else indent + line for line in text.splitlines())
+        out: list[str] = []
+        prose: list[str] = []
+
+        def flush() -> None:
+            if prose:
+                out.extend(textwrap.fill(" ".join(prose), max(width, 20), initial_indent=indent,
+                                         subsequent_indent=indent).splitlines())
+                prose.clear()
+
+        for line in text.splitlines():
+            if not line.strip() or line[0].isspace():
+                flush()
+                out.append(indent + line if line.strip() else "")
+            else:
+                prose.append(line.strip())
+                if line.rstrip().endswith((".", ":", ";")):
+                    flush()
+        flush()
+        return "\n".join(out)
+
+
+#: the default x-axis candidates of ``bdpsim plot`` (bdpsim.figures.summary.AXIS_CANDIDATES; a test
+#: keeps them equal without importing matplotlib here)
+PLOT_AXES = ("gamma", "rho", "epsilon", "n", "noise_scale")
+#: the gallery's own figures (bdpsim.gallery.FIGURES; a test keeps the list complete)
+BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
+                  "bdpsim-generations")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
         "values where the model allows, and the theoretical bounds."),
         epilog="start here:\n"
-               "  bdpsim run configs/quickstart.toml --out results/quickstart && bdpsim plot results/quickstart\n"
+               "  bdpsim run quickstart --out results/my-quickstart && bdpsim plot results/my-quickstart\n"
+               "  bdpsim configs                      (the bundled configs; --copy DIR copies them)\n"
                "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
                "  bdpsim figures --quick --jobs 2\n"
                "each command has its own --help with examples; bad input exits with code 2 and one line.",
@@ -74,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
                        description="Run every configuration point of CONFIG and write tidy results.",
                        epilog=EPILOG_RUN, formatter_class=_Formatter)
-    r.add_argument("config", help="TOML config ([run], [model], [mechanism]); see configs/")
+    r.add_argument("config", help="TOML config ([run], [model], [mechanism]) or a bundled config's name "
+                                  "('bdpsim configs' lists them)")
     r.add_argument("--out", help="output directory (default: results/<config name>)")
     r.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
     r.add_argument("--backend", choices=["loky", "dask"], default="loky",
@@ -93,10 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "all sweeps, per [[variants]] entry) are listed with their ids. "
                                    "A bad config prints one line naming the field, value and rule, "
                                    "and exits with code 2.",
-                       epilog="examples:\n  bdpsim validate configs/quickstart.toml\n"
+                       epilog="examples:\n  bdpsim validate quickstart\n"
                               "  bdpsim validate configs/utility_galton.toml   (a [utility] config)",
                        formatter_class=_Formatter)
-    v.add_argument("config", help="TOML config file")
+    v.add_argument("config", help="TOML config file or a bundled config's name")
     _limit_options(v)
 
     pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)",
@@ -104,15 +132,24 @@ def build_parser() -> argparse.ArgumentParser:
                                     "percentile with its confidence interval, the exact BDPL where known and "
                                     "min(general, model bound), into RESULTS/bdpl.png and bdpl.pdf. --x must be "
                                     "a numeric column and --group a column of summary.csv; by default the x-axis "
-                                    "is the first varying of gamma, rho, epsilon, n, noise_scale and the curves "
+                                    f"is the first varying of {', '.join(PLOT_AXES)} and the curves "
                                     "are the next varying one that is not a function of it.",
                         epilog="examples:\n  bdpsim plot results/quickstart\n"
                                "  bdpsim plot results/fig15 --x epsilon --group gamma\n"
                                "  bdpsim plot results/quickstart --group estimator",
                         formatter_class=_Formatter)
     pl.add_argument("results", help="directory holding summary.csv")
-    pl.add_argument("--x", help="column for the x-axis (default: the first varying of gamma, rho, epsilon, n)")
+    pl.add_argument("--x", help="numeric column for the x-axis (default: the first varying of "
+                                + ", ".join(PLOT_AXES) + ")")
     pl.add_argument("--group", help="column that separates curves")
+
+    cf = sub.add_parser("configs", help="list the bundled example configs (--copy DIR copies them)",
+                        description="The example configs shipped with bdpsim. Run one by name from any "
+                                    "directory ('bdpsim run quickstart'), or copy them to edit your own.",
+                        epilog="examples:\n  bdpsim configs\n  bdpsim configs --copy my-configs\n"
+                               "  bdpsim run quickstart --out results/my-quickstart",
+                        formatter_class=_Formatter)
+    cf.add_argument("--copy", metavar="DIR", help="copy every bundled config into DIR (never overwrites a file)")
 
     from . import theory as cli_theory
     cli_theory.add_parsers(sub, _Parser, _Formatter)
@@ -120,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
                                     "with exact answers, the per-adversary error (bias, RMSE, max) of 'kde' "
                                     "and 'mixture' at several sample sizes -> accuracy.csv, accuracy.json, "
-                                    "accuracy.png/.pdf.",
+                                    "accuracy.png/.pdf. Each case is saved as it finishes (OUT/cases/): "
+                                    "Ctrl-C keeps them and the same command resumes.",
                         epilog="example:\n  bdpsim accuracy --out results/accuracy --jobs 2\n"
                                "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
                         formatter_class=_Formatter)
@@ -129,19 +167,24 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
+    ac.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
     fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
                         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
                                     "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
                                     "(resumable, in OUT/runs/).",
                         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
                                "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
-                               "ids: thesis-fig03 05 07 08 09 10 11 13 15 16 17 18 19, paper-fig1 2 3 4 5",
+                               "ids: thesis-fig03 05 07 08 09 10 11 13 15 16 17 18 19, paper-fig1 2 3 4 5,\n"
+                               "     " + " ".join(BDPSIM_FIGURES),
                         formatter_class=_Formatter)
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
     fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
     fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
-    fg.add_argument("--configs", help="directory of the bundled configs (default: the checkout's configs/)")
+    fg.add_argument("--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')")
+    fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
     fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
 
     ut = sub.add_parser("utility", help="utility of calibrated BDP mechanisms on real data (paper §7)",
@@ -150,26 +193,95 @@ def build_parser() -> argparse.ArgumentParser:
                                     "that are eps-BDP by the general, Gaussian, Markov and Zhao bounds (and "
                                     "the eps-DP baseline), run each 'runs' times and report the empirical 95 % "
                                     "error quantile against the theory ln(20) b, MAPE and MSE.",
-                        epilog="examples:\n  bdpsim utility configs/utility_galton.toml\n"
+                        epilog="examples:\n  bdpsim utility utility_galton          (Galton's heights ship with bdpsim)\n"
+                               "  bdpsim utility utility_galton utility_familyiq utility_activity\n"
                                "  bdpsim utility configs/utility_electricity.toml --data-dir ~/data/ampds\n"
                                "datasets are downloaded from commit-pinned URLs and verified by sha256 "
                                "(cache: $BDPSIM_CACHE_DIR); --data-dir or $BDPSIM_DATA_DIR uses local files.",
                         formatter_class=_Formatter)
-    ut.add_argument("config", help="TOML with a [utility] table (configs/utility_*.toml)")
+    ut.add_argument("config", nargs="+", help="TOML with a [utility] table (configs/utility_*.toml) or a bundled "
+                                             "config's name; several run one after the other, and one whose data "
+                                             "is missing is skipped (one line, exit code 2 at the end)")
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
-    ut.add_argument("--out", help="output directory (default results/<config name>)")
+    ut.add_argument("--out", help="output directory (default results/<config name>; with several configs "
+                                  "OUT/<config name>)")
     from . import calibrate as cli_calibrate
     cli_calibrate.add_parser(sub, _Parser)
     return p
 
 
-def _cmd_utility(a) -> int:
-    from ..utility.experiment import load_utility, run_utility, write_utility
+def _cmd_configs(a) -> int:
+    from .. import bundled
+    from ..config import load_toml
 
-    cfg = load_utility(a.config)
+    if a.copy is not None:
+        for p in bundled.copy_configs(a.copy):
+            print(p)
+        return 0
+    for name in bundled.config_names():
+        raw = load_toml(bundled.CONFIG_DIR / f"{name}.toml")
+        title = raw.get("title") or raw.get("utility", {}).get("title") or ""
+        print(f"{name:22} {title}".rstrip())
+    print(f"(in {bundled.CONFIG_DIR}; run one by name: bdpsim run quickstart --out results/my-quickstart)")
+    return 0
+
+
+def _config_path(a) -> Path:
+    """``a.config`` as a file: the path itself, or the bundled config of that name (one line otherwise)."""
+    from ..bundled import resolve_config
+
+    return resolve_config(a.config)
+
+
+def _cmd_utility(a) -> int:
+    """Every config in turn; a config whose data set cannot be had (missing, unreachable, failing its
+    checksum) is skipped with one line and the others still run (exit code 2 if any was skipped)."""
+    from ..bundled import resolve_config
+    from ..utility.datasets import DatasetError
+    from ..utility.experiment import load_utility
+
+    if a.out is not None and not a.out.strip():
+        raise ConfigError("--out", a.out, "must be a directory path, not empty")
+    paths = [resolve_config(c) for c in a.config]  # every config is checked before any runs
+    cfgs = [load_utility(p) for p in paths]
+    outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
+            for p in paths]
+    for out in outs:
+        _check_writable_dir(out)
+    skipped = 0
+    for path, cfg, out in zip(paths, cfgs, outs):
+        try:
+            _utility_one(a, path, cfg, out)
+        except DatasetError as exc:
+            if len(paths) == 1:
+                raise
+            skipped += 1
+            print(f"bdpsim: error: {exc} (skipped {path.stem}; the other configs go on)", file=sys.stderr, flush=True)
+    return 2 if skipped else 0
+
+
+def _check_writable_dir(out: Path) -> None:
+    """``--out`` must be (or become) a directory: not a file, nor below one."""
+    if out.exists():
+        if not out.is_dir():
+            raise ConfigError("--out", str(out), "exists and is not a directory")
+        return
+    anc = out
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    if not anc.is_dir():
+        raise ConfigError("--out", str(out), f"{anc} is a file, not a directory")
+
+
+def _utility_one(a, path: Path, cfg, out: Path) -> None:
+    from ..utility.experiment import run_utility, write_utility
+
     rows, vs = run_utility(cfg, a.data_dir)
-    out = Path(a.out) if a.out else Path("results") / Path(a.config).stem
-    for p in write_utility(out, cfg, rows, vs, a.config):
+    try:
+        written = write_utility(out, cfg, rows, vs, str(path))
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
+    for p in written:
         print(p)
     for v in vs:
         fit = {k: v.model[k] for k in ("rho", "gamma", "omega", "four_ln_gamma") if k in v.model}
@@ -177,30 +289,61 @@ def _cmd_utility(a) -> int:
     unreachable = sorted({r["note"] for r in rows if r["note"].startswith("not reachable")})
     for note in unreachable:
         print(f"note: {note}")
-    return 0
 
 
 def _cmd_figures(a) -> int:
-    from ..gallery import make_figures
+    from ..bundled import CONFIG_DIR
+    from ..gallery import FIGURES, make_figures
+    from .progress import Progress
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
-    paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
-                         configs=Path(a.configs) if a.configs else None, progress=sys.stderr.isatty(),
-                         data_dir=Path(a.data_dir) if a.data_dir else None)
+    tty = sys.stderr.isatty()
+    # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
+    bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
+    total = len(a.only) if a.only else len(FIGURES)
+    started: list[str] = []
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+        if not line.startswith(" "):  # "ID: title" starts a figure
+            started.append(line.split(":", 1)[0])
+            bar.desc = f"bdpsim figures (making {started[-1]})"
+            bar(len(started) - 1, total)
+
+    try:
+        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
+                             configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
+                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log)
+    finally:
+        bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
     return 0
 
 
 def _cmd_accuracy(a) -> int:
-    from ..studies.accuracy import accuracy_table, write_report
+    from ..studies.accuracy import GRID, accuracy_table, write_report
+    from .progress import Progress
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
-    rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs)
+    out = Path(a.out)
+    _check_writable_dir(out)
+    meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
+    finished: dict = {}
+    try:
+        with Progress("bdpsim accuracy", "cases", quiet=a.quiet) as bar:
+            rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar,
+                                  finished=finished)
+    except KeyboardInterrupt:  # as 'bdpsim run': keep what finished, resumable
+        part = [r for ci in sorted(finished) for r in finished[ci]]
+        write_report(out, part, meta, status="interrupted")
+        print(f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
+              "re-run the same command to resume", file=sys.stderr)
+        return 130
     from ..figures.accuracy import save_accuracy
 
-    paths = write_report(Path(a.out), rows, {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed})
+    paths = write_report(out, rows, meta)
     paths += save_accuracy(rows, Path(a.out))
     print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
     for r in rows:
@@ -215,14 +358,15 @@ def _cmd_run(a) -> int:
     from ..driver import run_experiment
 
     limits = _limits(a)
-    cfg = _quietly(load_config, a.config, limits)
+    path = _config_path(a)
+    cfg = _quietly(load_config, path, limits)
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     if a.scheduler and a.backend != "dask":
         raise ConfigError("--scheduler", a.scheduler, "needs --backend dask")
     if a.out is not None and not a.out.strip():
         raise ConfigError("--out", a.out, "must be a directory path, not empty")
-    out = Path(a.out) if a.out is not None else Path("results") / Path(a.config).stem
+    out = Path(a.out) if a.out is not None else Path("results") / path.stem
     tty = sys.stderr.isatty()
     try:
         rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,
@@ -251,16 +395,17 @@ def _cmd_run(a) -> int:
 def _cmd_validate(a) -> int:
     from ..config import is_utility_config, load_config, load_toml
 
-    if is_utility_config(load_toml(a.config)):
+    path = _config_path(a)
+    if is_utility_config(load_toml(path)):
         from ..utility.experiment import describe_utility, load_utility
 
-        print("\n".join(describe_utility(load_utility(a.config), a.config)))
+        print("\n".join(describe_utility(load_utility(path), str(path))))
         return 0
     from ..cost import check_limits
     from ..plan import describe
 
     limits = _limits(a)
-    cfg = _quietly(load_config, a.config, limits)
+    cfg = _quietly(load_config, path, limits)
     check_limits(cfg, limits)
     print("\n".join(describe(cfg)))
     return 0
@@ -296,7 +441,7 @@ def _theory(name: str):
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
             "worst-case": _theory("worst_case"), "accuracy": _cmd_accuracy, "figures": _cmd_figures,
-            "utility": _cmd_utility, "calibrate": lambda a: _calibrate(a)}
+            "utility": _cmd_utility, "configs": _cmd_configs, "calibrate": lambda a: _calibrate(a)}
 
 
 def _calibrate(a) -> int:

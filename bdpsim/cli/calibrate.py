@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 
 EPILOG = """\
 examples:
@@ -102,12 +103,19 @@ def command(a) -> int:
                          min_known=a.min_known, noise=a.noise, delta=a.delta, staircase_gamma=a.staircase_gamma)
                for k in methods]
     except ConfigError as exc:
-        if exc.field in ("delta", "noise"):
-            raise ConfigError(f"--{exc.field}", exc.value, exc.rule) from None
+        flag = {"delta": "--delta", "noise": "--noise", "counted_states": "--counted",
+                "state_values": "--state-values"}.get(exc.field)
+        if flag:
+            raise ConfigError(flag, exc.value, exc.rule) from None
         raise
+    note = _chain_note(model, a.initial is None)
+    if note and a.json:
+        print(note, file=sys.stderr)
     if a.json:
         print(json.dumps(out[0].as_dict() if len(out) == 1 else [c.as_dict() for c in out]))
         return 0
+    if note:
+        print(note)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = "sigma" if out[0].delta is not None else "epsilon"
         print(f"{'method':<22} {'noise':>10} {what:>12} {'exact BDPL':>12} {'delta(eps)':>12}  note")
@@ -124,3 +132,18 @@ def command(a) -> int:
         flag = "" if c.bdpl is None or c.bdpl <= a.epsilon * (1 + 1e-9) else "  NOT eps-BDP"
         print(f"{c.method:<22} {scale:>12} {bdpl:>12}  {c.reason}{flag}")
     return 0
+
+
+def _chain_note(model, stationary_default: bool) -> str | None:
+    """One line saying what is unusual about the chain (reducible) and what follows for the
+    bounds and the initial law; ``None`` for an irreducible chain."""
+    from ..kernels.chains import chain_structure
+
+    what = chain_structure(model.transition)
+    if what is None:
+        return None
+    law = ", ".join(f"{w:.4g}" for w in model.initial)
+    start = (f"; initial law [{law}] is one of several stationary laws (set --initial)" if stationary_default
+             else f"; initial law [{law}]")
+    return (f"note: the chain is {what}: the Markov and Zhao bounds do not apply (they need every P > 0)"
+            f"{start}")

@@ -101,6 +101,8 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
     wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
     wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
+    wg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
     wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma",
                        description="Search stationary chains with max P / min P <= gamma for the largest exact "
                                    "BDPL of the eps-DP Laplace count (every adversary, K = {} included), by "
@@ -115,6 +117,8 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
     wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
     wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
+    wm.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
+                                                         "progress line every 10 s)")
 
 
 def _fmt_bound(b) -> str:
@@ -130,9 +134,17 @@ def _bounds_markov(a) -> list[str]:
     from .. import bounds as B
 
     lines: list[str] = []
-    P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+    try:
+        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc.field.lstrip('-')}", exc.value, exc.rule) from None
     gam, om = B.gamma_of(P), B.omega_of(P)
     lines.append(f"transition     {P.tolist()}")
+    from ..kernels.chains import chain_structure
+
+    what = chain_structure(P)
+    if what is not None:
+        lines.append(f"chain          {what}: the Markov and Zhao bounds do not apply")
     lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
     lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
     lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
@@ -163,21 +175,43 @@ def _bounds_general(a) -> list[str]:
     return [f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}"]
 
 
+def _finite(flag: str, value: float, rule: str, ok) -> None:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and ok(value)):
+        raise ConfigError(flag, value, rule)
+
+
+def _check_worst_case(a) -> None:
+    """Every argument of ``worst-case`` checked before any search (one line, exit 2)."""
+    _finite("--starts", a.starts, "must be an integer >= 1", lambda v: v >= 1)
+    if a.which == "gaussian":
+        _finite("--n", a.n, "must be an integer in 2..12", lambda v: 2 <= v <= 12)
+        _finite("--rho", a.rho, "must be a finite number in [0, 1)", lambda v: 0 <= v < 1)
+        _finite("--noise-scale", a.noise_scale, "must be a finite number > 0", lambda v: v > 0)
+        _finite("--distance", a.distance, "must be a finite number > 0 (|x - x'|)", lambda v: v > 0)
+    else:
+        _finite("--gamma", a.gamma, "must be a finite number >= 1", lambda v: v >= 1)
+        _finite("--epsilon", a.epsilon, "must be a finite number > 0", lambda v: v > 0)
+        _finite("--n", a.n, "must be an integer in 2..9 (each evaluation is an exhaustive search)",
+                lambda v: 2 <= v <= 9)
+        _finite("--states", a.states, "must be 2 or 3", lambda v: v in (2, 3))
+
+
 def command_worst_case(a) -> int:
     import numpy as np
 
     from ..studies import worstcase as W
+    from .progress import Progress
 
-    a.action(a, np.random.default_rng(a.seed), W)
+    _check_worst_case(a)
+    with Progress("bdpsim worst-case", "searches", quiet=a.quiet) as bar:
+        a.action(a, np.random.default_rng(a.seed), W, bar)
     return 0
 
 
-def _worst_gaussian(a, rng, W) -> None:
+def _worst_gaussian(a, rng, W, progress=None) -> None:
     import numpy as np
 
-    if not (a.noise_scale > 0):
-        raise ConfigError("--noise-scale", a.noise_scale, "must be > 0")
-    r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts)
+    r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts, progress=progress)
     print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
     print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
     if r.capped:
@@ -191,10 +225,10 @@ def _worst_gaussian(a, rng, W) -> None:
     print(np.array2string(r.correlation, precision=4, suppress_small=True))
 
 
-def _worst_markov(a, rng, W) -> None:
+def _worst_markov(a, rng, W, progress=None) -> None:
     import numpy as np
 
-    r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts)
+    r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts, progress=progress)
     print(f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}")
     print(f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)")
     if math.isfinite(r.symmetric_bdpl):

@@ -17,17 +17,72 @@ from ..errors import check
 ACTIVITY = ((0.882, 0.118), (0.305, 0.695))
 
 
+def _has_non_number(value) -> bool:
+    """True when a nested list holds a bool or a non-number (``true`` is not a probability)."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "iuf"
+    if isinstance(value, (list, tuple)):
+        return any(_has_non_number(v) for v in value)
+    return isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
+
+
 def transition_matrix(P) -> np.ndarray:
-    """Validate a transition matrix (square, finite, >= 0, rows summing to 1)."""
+    """Validate a transition matrix (square, numbers, finite, >= 0, no subnormal entry, rows
+    summing to 1).
+
+    A subnormal entry (``0 < P_xy < 2.2e-308``) is refused: ratios such as ``gamma = max P /
+    min P`` overflow and the chain's bounds would be computed from ``inf``, not from its value."""
+    shown = (lambda M: M.tolist() if M.size < 50 else M.shape)
+    check(not _has_non_number(P), "transition", P if np.size(P) < 50 else np.shape(P),
+          "entries must be numbers (not booleans or strings)")
     P = np.asarray(P, dtype=float)
     check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
-          P.tolist() if P.size < 50 else P.shape, "must be a square matrix with >= 2 states")
-    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", P.tolist(),
+          shown(P), "must be a square matrix with >= 2 states")
+    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", shown(P),
           "entries must be finite and >= 0")
+    tiny = np.finfo(float).tiny
+    sub = np.argwhere((P > 0) & (P < tiny))
+    if sub.size:
+        x, y = (int(v) for v in sub[0])
+        check(False, "transition", shown(P), f"entry P[{x}][{y}] = {P[x, y]:.3g} is subnormal (below {tiny:.3g}): "
+              "floating point cannot compute with it; use 0 or a value >= 1e-300")
     rows = P.sum(axis=1)
-    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", P.tolist(),
+    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", shown(P),
           f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
     return P
+
+
+def communicating_classes(P) -> tuple[list[list[int]], list[bool]]:
+    """The communicating classes of ``P`` (states that reach each other), in order of their
+    smallest state, and whether each is closed (no transition leaves it)."""
+    reach = np.asarray(P) > 0
+    reach = reach | np.eye(reach.shape[0], dtype=bool)
+    while True:  # reflexive transitive closure
+        nxt = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if np.array_equal(nxt, reach):
+            break
+        reach = nxt
+    both = reach & reach.T
+    classes, seen = [], set()
+    for x in range(reach.shape[0]):
+        if x not in seen:
+            c = [int(y) for y in np.flatnonzero(both[x])]
+            seen |= set(c)
+            classes.append(c)
+    closed = [not bool(np.any(reach[c][:, [y for y in range(reach.shape[0]) if y not in c]])) for c in classes]
+    return classes, closed
+
+
+def chain_structure(P) -> str | None:
+    """What is unusual about the chain ``P`` in words (``None`` for an irreducible chain):
+    reducible (its classes, which are closed) — the stationary law is then not unique, or puts
+    mass 0 on transient states, and correlations need not reach every record."""
+    classes, closed = communicating_classes(transition_matrix(P))
+    if len(classes) == 1:
+        return None
+    text = ", ".join("{" + ", ".join(map(str, c)) + "}" + ("" if k else " (transient)")
+                     for c, k in zip(classes, closed))
+    return f"reducible: {len(classes)} communicating classes {text}"
 
 
 def gamma_of(P) -> float:

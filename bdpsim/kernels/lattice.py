@@ -38,6 +38,8 @@ def query_values(states: int, counted_states: Sequence[int] | None = None,
     ok = len(cs) >= 1 and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
                               and 0 <= c < states for c in cs) and len(set(cs)) == len(cs)
     check(ok, "counted_states", cs, f"must be a non-empty list of distinct states in 0..{states - 1}")
+    check(len(cs) < states, "counted_states", cs, f"counts every one of the {states} states: the count is "
+          "always n (sensitivity 0) and needs no noise; count a proper subset of the states")
     f = np.zeros(states)
     f[cs] = 1.0
     return f

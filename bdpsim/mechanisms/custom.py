@@ -20,6 +20,10 @@ from ..errors import ConfigError, check
 from .base import NO_COLUMNS, positive
 
 
+#: a batch at least this large whose outputs are all equal is a mechanism without noise (a
+#: randomised one repeats one value 100 times with negligible probability)
+CONSTANT_BATCH = 100
+
 #: directory of the config being loaded: ``kind = "python"`` modules beside it are importable
 CONFIG_DIR: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim_config_dir", default=None)
 
@@ -31,7 +35,8 @@ class CustomMechanism:
     ``name`` is the import path ``"module:attribute"`` when it came from a config, and
     ``search_dir`` the config's directory, where the module is also looked for (in worker
     processes too: the mechanism pickles as its import path). A call that raises, or returns the
-    wrong shape or a non-finite value, raises :class:`~bdpsim.errors.ConfigError` naming it.
+    wrong shape, a non-finite value or one constant for a whole batch (no noise), raises
+    :class:`~bdpsim.errors.ConfigError` naming it.
     """
 
     func: Callable[[np.ndarray, np.random.Generator], np.ndarray]
@@ -77,6 +82,11 @@ class CustomMechanism:
             raise ConfigError("mechanism.function", self.name,
                               f"must return finite numbers, returned {bad} NaN/inf of {out.size} "
                               f"on a batch of shape {shape}")
+        if out.size >= CONSTANT_BATCH and out.min() == out.max():
+            raise ConfigError("mechanism.function", self.name,
+                              f"returned the same value ({out[0]:g}) for all {out.size} data sets of a batch: "
+                              "it adds no noise, so its output has no density to estimate (a mechanism must be "
+                              "randomised)")
         return out
 
 

@@ -105,8 +105,10 @@ def _check_parents(parents) -> tuple[tuple[int, ...], ...]:
             check(isinstance(p, (int, np.integer)) and not isinstance(p, bool), "model.parents",
                   list(entry), f"person {j}: parent indices must be integers")
             check(p != j, "model.parents", list(entry), f"person {j}: cannot be their own parent")
+            where = (f"indices in 0..{j - 1}" if j else "person 0 comes first and can only be a founder, []")
             check(0 <= p < j, "model.parents", list(entry),
-                  f"person {j}: parents must precede their children (indices in 0..{j - 1})")
+                  f"person {j}: parents must precede their children ({where}); a parent listed after "
+                  "the child, or a cycle of parents, is not a pedigree")
         check(len(set(entry)) == len(entry), "model.parents", list(entry),
               f"person {j}: the two parents must be different people")
         out.append(tuple(sorted(int(p) for p in entry)))

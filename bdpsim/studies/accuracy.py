@@ -128,9 +128,36 @@ def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int
             for v, (name, N, tse, _) in enumerate(variants)]
 
 
+def _case_key(case: Case, samples: tuple[int, ...], adversaries: int, seed: int, target_se: float,
+              max_samples: int) -> str:
+    """Content hash of one case's task: a saved case is reused only for the same inputs."""
+    import hashlib
+    import json
+
+    text = json.dumps([case.__dict__, list(samples), adversaries, seed, target_se, max_samples], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _case_path(out: Path, ci: int, key: str) -> Path:
+    return Path(out) / "cases" / f"{ci:02d}-{key}.json"
+
+
+def _case_task(ci: int, *args) -> tuple[int, list[dict]]:
+    return ci, _case_errors(ci, *args)
+
+
 def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int = 1,
-                   jobs: int = 1, cases=GRID, target_se: float = 0.01, max_samples: int = 1_600_000) -> list[dict]:
-    """Rows of :data:`COLUMNS`, one per (case, estimator, samples, target_se)."""
+                   jobs: int = 1, cases=GRID, target_se: float = 0.01, max_samples: int = 1_600_000,
+                   out: Path | None = None, progress=None, finished: dict | None = None) -> list[dict]:
+    """Rows of :data:`COLUMNS`, one per (case, estimator, samples, target_se).
+
+    With ``out``, each finished case is saved at once (``out/cases/``, atomically) and a case
+    already saved for the same inputs is reused: an interrupted report resumes where it stopped.
+    ``progress(done, total)`` is called as cases finish; ``finished`` (a dict, filled as cases
+    finish: case index -> rows) lets a caller keep what finished when interrupted.
+    """
+    import json
+
     from joblib import Parallel, delayed
 
     check(adversaries >= 1, "--adversaries", adversaries, "must be >= 1")
@@ -140,15 +167,34 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
         if c.family == "gaussian_clipped":
             check(c.param == 0, "case", c.name, "a clipped sum has exact values only for independent records")
     samples = tuple(int(s) for s in samples)
-    parts = Parallel(n_jobs=jobs)(delayed(_case_errors)(ci, c, samples, adversaries, seed, target_se, max_samples)
-                                  for ci, c in enumerate(cases))
-    return [r for p in parts for r in p]
+    args = (samples, adversaries, seed, target_se, max_samples)
+    keys = [_case_key(c, *args) for c in cases]
+    done: dict[int, list[dict]] = {} if finished is None else finished
+    if out is not None:
+        for ci, key in enumerate(keys):
+            try:
+                done[ci] = json.loads(_case_path(out, ci, key).read_text())
+            except (OSError, ValueError):
+                pass
+    todo = [ci for ci in range(len(cases)) if ci not in done]
+    if progress is not None:
+        progress(len(done), len(cases))
+    if todo:
+        calls = (delayed(_case_task)(ci, cases[ci], *args) for ci in todo)
+        for ci, rows in Parallel(n_jobs=jobs, return_as="generator_unordered")(calls):
+            if out is not None:
+                R.atomic_write_text(_case_path(out, ci, keys[ci]), R.dumps(rows))
+            done[ci] = rows
+            if progress is not None:
+                progress(len(done), len(cases))
+    return [r for ci in sorted(done) for r in done[ci]]
 
 
-def write_report(out: Path, rows: list[dict], meta: dict) -> list[Path]:
-    """``accuracy.csv`` and ``accuracy.json`` (the figure: :func:`bdpsim.figures.accuracy.save_accuracy`)."""
+def write_report(out: Path, rows: list[dict], meta: dict, status: str = "complete") -> list[Path]:
+    """``accuracy.csv`` and ``accuracy.json`` (the figure: :func:`bdpsim.figures.accuracy.save_accuracy`);
+    ``status`` is ``complete`` or ``interrupted`` (the rows of the finished cases only)."""
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
-    R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"))))
+    R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"), status=status)))
     return [out / "accuracy.csv", out / "accuracy.json"]
 

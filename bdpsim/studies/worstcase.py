@@ -69,8 +69,11 @@ class GaussianWorstCase:
         return self.slope * abs(distance) / beta
 
 
-def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int = 40) -> GaussianWorstCase:
-    """Maximise ``|a|`` over ``Sigma_rho`` and over ``(i, K)`` (see module docstring)."""
+def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int = 40,
+                       progress=None) -> GaussianWorstCase:
+    """Maximise ``|a|`` over ``Sigma_rho`` and over ``(i, K)`` (see module docstring).
+
+    ``progress(done, total)``, if given, is called after each local search."""
     from scipy.optimize import minimize  # heavy: only where searched
 
     check(isinstance(n, int) and 2 <= n <= 12, "n", n, "must be an integer in 2..12")
@@ -97,6 +100,8 @@ def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int
         th = rng.uniform(-rho, rho, m)
         if np.linalg.eigvalsh(_corr(th, n))[0] > 1e-9:
             inits.append(th)
+    total = (n - 1) * len(inits) if rho else 0
+    done = 0
     for k in range(0, n - 1):
         for th0 in inits:
             if rho == 0:
@@ -104,6 +109,9 @@ def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int
             res = minimize(objective, th0, args=(k,), method="L-BFGS-B", bounds=[(-rho, rho)] * m)
             if -res.fun > best[0] and res.fun < 1e5:
                 best = (-res.fun, k, _corr(res.x, n))
+            done += 1
+            if progress is not None:
+                progress(done, total)
     equi = 1.0 + (n - 1) * rho
     return GaussianWorstCase(n, rho, best[0], best[1], best[2], equi, B.gaussian_factor(rho, n), len(inits),
                              starts)
@@ -149,8 +157,10 @@ def markov_exact_bdpl(P: np.ndarray, n: int, epsilon: float, counted=(1,)) -> fl
 
 
 def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Generator, *,
-                       states: int = 2, starts: int = 12, maxiter: int = 150) -> MarkovWorstCase:
-    """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL."""
+                       states: int = 2, starts: int = 12, maxiter: int = 150, progress=None) -> MarkovWorstCase:
+    """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL.
+
+    ``progress(done, total)``, if given, is called after each Nelder-Mead start."""
     from scipy.optimize import minimize  # heavy: only where searched
 
     check(gamma >= 1, "gamma", gamma, "must be >= 1")
@@ -173,10 +183,12 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
     lg = math.log(gamma) if gamma > 1 else 0.0
     inits = [np.log(sym).ravel()] if sym is not None else []
     inits += [rng.uniform(-lg, lg, states * states) * 1.5 for _ in range(starts - len(inits))]
-    for z0 in inits:
+    for j, z0 in enumerate(inits):
         res = minimize(f, z0, method="Nelder-Mead", options={"maxiter": maxiter, "xatol": 1e-4, "fatol": 1e-7})
         if -res.fun > best_val:
             best_val, best_P = -res.fun, _matrix(res.x, states, gamma)
+        if progress is not None:
+            progress(j + 1, len(inits))
     sym_val = markov_exact_bdpl(sym, n, epsilon, counted) if sym is not None else math.nan
     return MarkovWorstCase(gamma, n, epsilon, best_val, best_P, sym_val,
                            B.markov_bound(epsilon, best_P).value, evals[0])
