@@ -26,7 +26,7 @@ import math
 from .columns import Column, register_columns
 
 FLAGS = "flags"
-register_columns("summary", Column(FLAGS, str, "(only when some point is flagged) why the point's numbers are "
+register_columns("summary", Column(FLAGS, str, "why the point's numbers are "
                                                "suspicious, '; '-separated: an estimate above an applicable bound "
                                                "or below bound_lower, dropped KDE points, failed adversaries, an "
                                                "exact value above a bound, floating-point noise"))

@@ -258,13 +258,13 @@ def _pgmpy_diamond():
 def test_from_pgmpy_and_bif(tmp_path):
     net = _pgmpy_diamond()
     ref = build(DIAMOND)
-    m = BayesNetModel.from_pgmpy(net)
+    m = from_pgmpy(net)
     assert m.names == ("A", "B", "C", "D", "E") and m.parents == ref.parents
     assert all(np.allclose(a, b) for a, b in zip(m.cpt, ref.cpt))
     from pgmpy.readwrite import BIFWriter
 
     BIFWriter(net).write(str(tmp_path / "d.bif"))
-    b = BayesNetModel.from_bif(tmp_path / "d.bif", records=["B", "D"])
+    b = from_bif(tmp_path / "d.bif", records=["B", "D"])
     assert b.records == (1, 3) and b.additive_law({}, [0, 1]) == pytest.approx(
         BayesNetModel(ref.parents, ref.cpt, records=(1, 3)).additive_law({}, [0, 1]), abs=1e-12)
     assert build({"bif": str(tmp_path / "d.bif")}).additive_law({0: 1}, [0, 1]) == pytest.approx(

@@ -183,7 +183,7 @@ def _finite(flag: str, value: float, rule: str, ok) -> None:
 def _check_worst_case(a) -> None:
     """Every argument of ``worst-case`` checked before any search (one line, exit 2)."""
     _finite("--starts", a.starts, "must be an integer >= 1", lambda v: v >= 1)
-    if a.which == "gaussian":
+    if a.action is _worst_gaussian:
         _finite("--n", a.n, "must be an integer in 2..12", lambda v: 2 <= v <= 12)
         _finite("--rho", a.rho, "must be a finite number in [0, 1)", lambda v: 0 <= v < 1)
         _finite("--noise-scale", a.noise_scale, "must be a finite number > 0", lambda v: v > 0)

@@ -12,7 +12,8 @@ Exact computations go through :mod:`bdpsim.kernels.elimination` (laws of additiv
 for induced width ``w``; refused up front with the estimate when infeasible) and
 :mod:`bdpsim.kernels.junction` (evidence, marginals and exact conditional sampling by a
 calibrated junction tree, ``O(N s^(w+1))``). Evidence is clamped, so both are exact for any known
-set. Config reading (``build``), pgmpy and BIF import are in :mod:`.bayesnet_build`.
+set. Config reading (``build``), pgmpy and BIF import (``from_pgmpy``, ``from_bif``) are in
+:mod:`.bayesnet_build`.
 """
 
 from __future__ import annotations
@@ -113,20 +114,6 @@ class BayesNetModel:
             parents += [(2 * t - 2,) if t else (), (2 * t,)]
             cpt += [P if t else w, E]
         return cls(tuple(parents), tuple(cpt), records=tuple(range(1, 2 * int(n), 2)))
-
-    @classmethod
-    def from_pgmpy(cls, model, records=None) -> "BayesNetModel":
-        """From a pgmpy ``DiscreteBayesianNetwork`` (optional dependency)."""
-        from .bayesnet_build import from_pgmpy
-
-        return from_pgmpy(model, records)
-
-    @classmethod
-    def from_bif(cls, path, records=None) -> "BayesNetModel":
-        """From a BIF file, read with pgmpy (optional dependency)."""
-        from .bayesnet_build import from_bif
-
-        return from_bif(path, records)
 
     # ------------------------------------------------------------------ structure
     @property
