@@ -1,4 +1,5 @@
-"""The command line end to end: run, plot, bounds, validate, --help."""
+"""The command line: run, plot, bounds, validate, --help. ``bdpsim`` runs in-process (``bdpsim_cli``)
+except in the end-to-end smoke test, which starts ``python -m bdpsim.cli`` as a user would."""
 
 import subprocess
 from pathlib import Path
@@ -14,25 +15,26 @@ def bdpsim(*args, env, cwd=ROOT):
     return subprocess.run([PY, "-m", "bdpsim.cli", *args], capture_output=True, text=True, env=env, cwd=cwd)
 
 
-def test_bounds_markov_activity(cli_env):
-    p = bdpsim("bounds", "markov", "--transition", "[[0.882,0.118],[0.305,0.695]]", "--epsilon", "1", env=cli_env)
+def test_bounds_markov_activity(bdpsim_cli):
+    p = bdpsim_cli("bounds", "markov", "--transition", "[[0.882,0.118],[0.305,0.695]]", "--epsilon", "1")
     assert p.returncode == 0
     assert "4 ln gamma = 8.0460" in p.stdout and "6 ln omega = 10.6394" in p.stdout
     assert "needs eps > 4 ln gamma" in p.stdout
 
 
-def test_bounds_gaussian_galton(cli_env):
-    p = bdpsim("bounds", "gaussian", "--rho", "0.275", "--m", "3", "--epsilon", "1", env=cli_env)
+def test_bounds_gaussian_galton(bdpsim_cli):
+    p = bdpsim_cli("bounds", "gaussian", "--rho", "0.275", "--m", "3", "--epsilon", "1")
     assert p.returncode == 0 and "1.8534" in p.stdout
 
 
 @pytest.mark.parametrize("cmd", [[], ["run"], ["plot"], ["bounds"], ["bounds", "markov"], ["validate"]])
-def test_help_teaches(cli_env, cmd):
-    p = bdpsim(*cmd, "--help", env=cli_env)
+def test_help_teaches(bdpsim_cli, cmd):
+    p = bdpsim_cli(*cmd, "--help")
     assert p.returncode == 0 and "usage:" in p.stdout and len(p.stdout) > 200
 
 
 def test_run_then_plot(tmp_path, cli_env):
+    """End to end, in fresh processes: run (in parallel), plot, validate."""
     cfg = tmp_path / "c.toml"
     cfg.write_text("""
 [run]
