@@ -85,14 +85,13 @@ BAD_CONFIGS = {
 def test_bad_config_one_line_nothing_written(tmp_path, capsys, case):
     text, word = BAD_CONFIGS[case]
     cfg = toml(tmp_path, text)
-    t0 = time.perf_counter()
     rc, out, err = cli(capsys, "validate", cfg)
     one_line_error(rc, err, word)
     assert out == ""
     rc, out, err = cli(capsys, "run", cfg, "--out", tmp_path / "out")
     one_line_error(rc, err, word)
-    assert not (tmp_path / "out").exists()
-    assert time.perf_counter() - t0 < 10  # refused up front, not after building or running
+    assert not (tmp_path / "out").exists()  # refused up front, not after building or running
+    # how quickly: scripts/benchmark_limits.py (a wall-clock assert is flaky on a loaded machine)
 
 
 def test_limit_names_estimate_and_option_and_can_be_raised(tmp_path, capsys):
@@ -239,12 +238,12 @@ def test_worker_that_cannot_load_the_task(tmp_path, monkeypatch, backend):
 
 # --------------------------------------------------------------------- 6. no hang: worst-case search
 
+@pytest.mark.timeout(120)  # a hang guard, not a speed check (seconds here; how quickly: scripts/benchmark_limits.py)
 def test_worst_case_gaussian_is_capped():
     from bdpsim.studies.worstcase import worst_gaussian_sum
 
-    t0 = time.perf_counter()  # n = 12, rho = 0.5 looped forever; this case too, and is quicker
+    # n = 12, rho = 0.5 looped forever; this case too, and is quicker
     r = worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2)
-    assert time.perf_counter() - t0 < 20
     assert r.capped and r.starts >= 1 and r.slope >= r.equicorrelated - 1e-9
 
 
@@ -377,8 +376,7 @@ def test_warnings_never_precede_the_error(capsys):
 ])
 def test_hostile_utility_configs(tmp_path, capsys, line, word):
     cfg = toml(tmp_path, f'[utility]\ndataset = "genomic"\n{line}\n')
-    t0 = time.perf_counter()
     for cmd in ("validate", "utility"):
         rc, out, err = cli(capsys, cmd, cfg, *(["--out", tmp_path / "o"] if cmd == "utility" else []))
         one_line_error(rc, err, word)
-    assert not (tmp_path / "o").exists() and time.perf_counter() - t0 < 5
+    assert not (tmp_path / "o").exists()  # how quickly: scripts/benchmark_limits.py
