@@ -33,8 +33,9 @@ def test_help_teaches(bdpsim_cli, cmd):
     assert p.returncode == 0 and "usage:" in p.stdout and len(p.stdout) > 200
 
 
-def test_run_then_plot(tmp_path, cli_env):
-    """End to end, in fresh processes: run (in parallel), plot, validate."""
+def test_run_then_plot(tmp_path, cli_env, bdpsim_cli):
+    """End to end, as a user runs it: ``python -m bdpsim.cli run``, then ``plot`` (fresh processes);
+    then ``validate`` of the same config (in-process). ``--jobs 2`` through the CLI: tests/test_hostile.py."""
     cfg = tmp_path / "c.toml"
     cfg.write_text("""
 [run]
@@ -52,7 +53,7 @@ kind = "count"
 epsilon = 1.0
 """)
     out = tmp_path / "res"
-    p = bdpsim("run", str(cfg), "--out", str(out), "--jobs", "2", env=cli_env)
+    p = bdpsim("run", str(cfg), "--out", str(out), "--jobs", "1", env=cli_env)
     assert p.returncode == 0, p.stderr
     assert "2 configurations" in p.stdout
     p = bdpsim("plot", str(out), env=cli_env)
@@ -60,5 +61,5 @@ epsilon = 1.0
     for ext in ("png", "pdf"):
         f = out / f"bdpl.{ext}"
         assert f.is_file() and f.stat().st_size > 5000
-    p = bdpsim("validate", str(cfg), env=cli_env)
+    p = bdpsim_cli("validate", cfg)
     assert p.returncode == 0 and "2 configuration points" in p.stdout
