@@ -1,7 +1,9 @@
 import dataclasses
 import os
 import sys
+import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -43,6 +45,48 @@ def cli_env():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+class CliResult(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+# the warning filters of a fresh interpreter without -W (Python's defaults, in their order)
+_DEFAULT_IGNORED = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+@pytest.fixture
+def bdpsim_cli(capsys):
+    """``bdpsim ARGS`` in this process, with what a subprocess would have given: exit code, stdout, stderr.
+
+    ``bdpsim.cli.main`` returns the exit code; argparse's exits (bad arguments, ``--help``,
+    ``--version``) raise ``SystemExit`` and give its code. Warnings are filtered as in a fresh
+    interpreter and put at the front of stderr as Python prints them, so a check that stderr is
+    exactly one ``bdpsim: error:`` line still fails on a stray warning. ``errors`` are warning
+    categories turned into exceptions, like ``python -W error::RuntimeWarning``. Any other
+    exception propagates (the subprocess would have printed a traceback and exited 1).
+    """
+    from bdpsim.cli import main
+
+    def call(*args, errors=()) -> CliResult:
+        capsys.readouterr()  # only this command's output
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.resetwarnings()
+            for category in _DEFAULT_IGNORED:
+                warnings.filterwarnings("ignore", category=category, append=True)
+            for category in errors:
+                warnings.simplefilter("error", category)
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:
+                code = exc.code
+        cap = capsys.readouterr()
+        shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
+        return CliResult(0 if code is None else code, cap.out, shown + cap.err)
+
+    return call
 
 
 PY = sys.executable

@@ -235,23 +235,23 @@ def test_clipped_sum_exact_uses_the_conditional_gain():
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("*.toml")))
-def test_validate_accepts_every_bundled_config(name, cli_env):
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "validate", str(ROOT / "configs" / name)],
-                       capture_output=True, text=True, env=cli_env, timeout=120)
+def test_validate_accepts_every_bundled_config(name, bdpsim_cli):
+    p = bdpsim_cli("validate", ROOT / "configs" / name)
     assert p.returncode == 0, p.stderr
     assert "valid" in p.stdout
 
 
-def test_validate_prints_swept_values(cli_env, tmp_path):
+def test_validate_prints_swept_values(bdpsim_cli, tmp_path):
     cfg = tmp_path / "c.toml"
     cfg.write_text('[run]\nadversaries = 5\n[model]\nkind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n'
                    '[mechanism]\nkind = "count"\nepsilon = [0.5, 1.0]\n')
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "validate", str(cfg)], capture_output=True, text=True, env=cli_env)
+    p = bdpsim_cli("validate", cfg)
     assert p.returncode == 0 and "4 configuration points" in p.stdout
     assert "sweep model.gamma = [2, 3]" in p.stdout and "sweep mechanism.epsilon = [0.5, 1]" in p.stdout
 
 
 def test_no_import_side_effect_on_matplotlib_backend(cli_env):
+    """In a fresh interpreter: importing bdpsim must not pick a matplotlib backend."""
     code = ("import matplotlib; matplotlib.use('pdf'); import bdpsim, bdpsim.cli, bdpsim.driver; "
             "print(matplotlib.get_backend())")
     p = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=cli_env)

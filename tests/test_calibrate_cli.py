@@ -1,7 +1,6 @@
 """``bdpsim calibrate``: JSON object, every method, one-line errors; the window engine in runs."""
 
 import json
-import subprocess
 
 import pytest
 
@@ -9,34 +8,28 @@ import bdpsim
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 
-from .conftest import PY
-
 ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
 
 
-def cli(*args, env=None):
-    return subprocess.run([PY, "-m", "bdpsim.cli", *args], capture_output=True, text=True, env=env, timeout=120)
-
-
-def test_json_object_exact(cli_env):
-    p = cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "40", "--epsilon", "1", "--json", env=cli_env)
+def test_json_object_exact(bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "40", "--epsilon", "1", "--json")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
     assert obj["method"] == "exact" and obj["n"] == 40 and obj["epsilon"] == 1.0
     assert obj["bdpl"] == pytest.approx(1.0, abs=1e-8) and 3.9 < obj["scale"] < 4.1
 
 
-def test_unreachable_method_says_so_with_null_scale(cli_env):
-    p = cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "40", "--epsilon", "1", "--method", "markov",
-            "--json", env=cli_env)
+def test_unreachable_method_says_so_with_null_scale(bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "40", "--epsilon", "1", "--method", "markov",
+                   "--json")
     assert p.returncode == 0
     obj = json.loads(p.stdout)
     assert obj["scale"] is None and obj["bdpl"] is None and "4 ln gamma" in obj["reason"]
 
 
-def test_h1_violating_chain_still_calibrates_exactly(cli_env):
-    p = cli("calibrate", "markov", "--transition", "[[0.9,0.1],[0.0,1.0]]", "--initial", "1", "0", "--n", "12",
-            "--epsilon", "1", "--method", "all", "--json", env=cli_env)
+def test_h1_violating_chain_still_calibrates_exactly(bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", "--transition", "[[0.9,0.1],[0.0,1.0]]", "--initial", "1", "0", "--n", "12",
+                   "--epsilon", "1", "--method", "all", "--json")
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in json.loads(p.stdout)}
     assert rows["exact"]["scale"] is not None and rows["exact"]["bdpl"] <= 1 + 1e-9
@@ -51,8 +44,8 @@ def test_h1_violating_chain_still_calibrates_exactly(cli_env):
     (["--gamma", "5", "--n", "5", "--epsilon", "1", "--method", "magic"], "--method"),
     (["--gamma", "5", "--n", "5", "--epsilon", "1", "--counted", "7"], "--counted"),
 ])
-def test_bad_arguments_one_line_exit_2(args, field, cli_env):
-    p = cli("calibrate", "markov", *args, env=cli_env)
+def test_bad_arguments_one_line_exit_2(args, field, bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", *args)
     assert p.returncode == 2 and field in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert "Traceback" not in p.stderr and p.stdout == ""
 
@@ -95,9 +88,9 @@ def test_sum_without_state_values_on_a_chain_is_refused():
 
 @pytest.mark.parametrize("method,scale", [("markov-quilt-approx", 18.983096), ("markov-quilt-exact", 9.337396),
                                           ("wasserstein", 4.0), ("group", 100.0)])
-def test_competing_methods_json(method, scale, cli_env):
-    p = cli("calibrate", "markov", "--transition", "[[0.75,0.25],[0.25,0.75]]", "--n", "100", "--epsilon", "1",
-            "--method", method, "--json", env=cli_env)
+def test_competing_methods_json(method, scale, bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", "--transition", "[[0.75,0.25],[0.25,0.75]]", "--n", "100", "--epsilon", "1",
+                   "--method", method, "--json")
     assert p.returncode == 0, p.stderr
     obj = json.loads(p.stdout)
     assert obj["method"] == method and obj["scale"] == pytest.approx(scale, abs=1e-6)
@@ -105,9 +98,9 @@ def test_competing_methods_json(method, scale, cli_env):
     assert obj["bdpl"] == pytest.approx(bdpsim.exact_bdpl(chain, bdpsim.LaplaceCount(1 / obj["scale"])).bdpl, abs=1e-12)
 
 
-def test_not_eps_bdp_is_flagged(cli_env):
-    p = cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10",
-            "--method", "markov-quilt-exact", env=cli_env)
+def test_not_eps_bdp_is_flagged(bdpsim_cli):
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10",
+                   "--method", "markov-quilt-exact")
     assert p.returncode == 0, p.stderr
     line = p.stdout.splitlines()[1]
     assert line.startswith("markov-quilt-exact") and "NOT eps-BDP" in line

@@ -1,14 +1,14 @@
 """Config validation: every bad input is one ConfigError naming field, value and rule; the CLI
 prints one line, exits 2, writes nothing."""
 
-import subprocess
+from pathlib import Path
 
 import pytest
 
 from bdpsim.config import parse_config
 from bdpsim.errors import ConfigError
 
-from .conftest import PY
+from .conftest import ROOT
 
 BASE_MARKOV = {"run": {"adversaries": 5, "samples": 1000}, "model": {"kind": "markov", "n": 4, "gamma": 2.0},
                "mechanism": {"kind": "count", "epsilon": 1.0}}
@@ -94,8 +94,6 @@ def test_variants_union():
 
 
 def test_bundled_configs_are_valid():
-    from pathlib import Path
-
     from bdpsim.config import load_config
     from bdpsim.utility.experiment import load_utility
 
@@ -113,12 +111,11 @@ def test_bundled_configs_are_valid():
     ("this is not toml = = \n", "not valid TOML"),
     ("[model]\nkind='markov'\nn=3\ntransition=[[0.5,0.6],[0.5,0.5]]\n[mechanism]\nkind='count'\nepsilon=1.0\n", "row must sum to 1"),
 ])
-def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, cli_env, content, needle):
+def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, bdpsim_cli, content, needle):
     cfg = tmp_path / "bad.toml"
     cfg.write_text(content)
     out = tmp_path / "out"
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out)], capture_output=True,
-                       text=True, env=cli_env)
+    p = bdpsim_cli("run", cfg, "--out", out)
     assert p.returncode == 2
     assert needle in p.stderr and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
     assert not out.exists()
@@ -134,11 +131,9 @@ def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, cli_env, conte
     (["run", "configs/quickstart.toml", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1",
       "--out", "/tmp/bdpsim-test-nodask"], "cannot connect"),
 ])
-def test_cli_bad_arguments(tmp_path, cli_env, args, needle):
-    from pathlib import Path
-    root = Path(__file__).parents[1]
-    p = subprocess.run([PY, "-m", "bdpsim.cli", *args], capture_output=True, text=True, env=cli_env,
-                       cwd=root)
+def test_cli_bad_arguments(tmp_path, bdpsim_cli, monkeypatch, args, needle):
+    monkeypatch.chdir(ROOT)  # the arguments name configs/ relative to the checkout
+    p = bdpsim_cli(*args)
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr and p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr
     assert not Path("/tmp/bdpsim-test-nodask").exists()

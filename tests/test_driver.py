@@ -109,7 +109,8 @@ def test_metadata_records_config_seed_versions_revision(tmp_path, configs):
         assert col in header
 
 
-def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env):
+def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env, bdpsim_cli):
+    """``bdpsim run`` killed (SIGKILL, a fresh process), then the same command resumes (in-process)."""
     cfg = tmp_path / "kill.toml"
     cfg.write_text(CONFIG.replace("adversaries = 12", "adversaries = 40").replace("samples = 4000", "samples = 20000")
                    .replace('gamma = [2.0, 6.0]', 'gamma = [2.0, 4.0, 6.0]'))
@@ -128,11 +129,11 @@ def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env):
     done_before = len(list((out / "points").glob("*.json")))
     assert 1 <= done_before < 6
     assert json.loads((out / "metadata.json").read_text())["status"] == "running"
-    again = subprocess.run(cmd, env=cli_env, capture_output=True, text=True)
+    again = bdpsim_cli(*cmd[3:])
     assert again.returncode == 0, again.stderr
     assert f"resuming: {done_before} of 6" in again.stderr
     fresh = tmp_path / "fresh"
-    assert subprocess.run([*cmd[:6], str(fresh), *cmd[7:]], env=cli_env).returncode == 0
+    assert bdpsim_cli(*cmd[3:6], fresh, *cmd[7:]).returncode == 0
     assert table(out) == table(fresh)
 
 

@@ -1,7 +1,6 @@
 """``bdpsim plot``: argument checks, group labels, automatic axes, no leaked warnings."""
 
 import math
-import subprocess
 import warnings
 
 import pytest
@@ -10,8 +9,6 @@ import bdpsim
 from bdpsim.errors import ConfigError
 from bdpsim.figures import choose_axes, plot_summary, subplots
 from bdpsim.figures.summary import check_axes
-
-from .conftest import PY
 
 EPS = [0.5, 1.0, 1.5, 2.0]
 
@@ -85,11 +82,10 @@ def test_check_axes_rejects(kw, match):
 @pytest.mark.parametrize("args,ok", [(["--x", "foo"], False), (["--group", "foo"], False),
                                      (["--x", "estimator"], False), (["--group", "estimator"], True),
                                      ([], True)])
-def test_cli_plot(eps_run, cli_env, args, ok):
+def test_cli_plot(eps_run, bdpsim_cli, args, ok):
     for f in eps_run.glob("bdpl.*"):
         f.unlink()
-    p = subprocess.run([PY, "-W", "error::RuntimeWarning", "-m", "bdpsim.cli", "plot", str(eps_run), *args],
-                       capture_output=True, text=True, env=cli_env)
+    p = bdpsim_cli("plot", eps_run, *args, errors=(RuntimeWarning,))  # python -W error::RuntimeWarning
     if ok:
         assert p.returncode == 0 and p.stderr == "", p.stderr
         assert (eps_run / "bdpl.png").stat().st_size > 1000 and (eps_run / "bdpl.pdf").is_file()

@@ -8,7 +8,6 @@ import csv
 import functools
 import math
 import shutil
-import subprocess
 import threading
 import zipfile
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -22,7 +21,7 @@ from bdpsim.utility import datasets as DS
 from bdpsim.utility.experiment import parse_utility, run_utility, write_utility
 from bdpsim.utility.fitting import fit_markov
 
-from .conftest import PY, ROOT, TEST_DATA
+from .conftest import ROOT, TEST_DATA
 
 
 @pytest.fixture
@@ -196,10 +195,9 @@ def test_bad_utility_config(bad, field):
         parse_utility({"utility": bad})
 
 
-def test_cli_utility(tmp_path, cli_env):
+def test_cli_utility(tmp_path, bdpsim_cli):
     out = tmp_path / "u"
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "utility", str(ROOT / "configs" / "utility_galton.toml"),
-                        "--data-dir", str(TEST_DATA), "--out", str(out)], capture_output=True, text=True, env=cli_env)
+    p = bdpsim_cli("utility", ROOT / "configs" / "utility_galton.toml", "--data-dir", TEST_DATA, "--out", out)
     assert p.returncode == 0, p.stderr
     import json
 
@@ -207,8 +205,7 @@ def test_cli_utility(tmp_path, cli_env):
     assert meta["fitted"]["children (inches)"]["pearson"]["child-father"] == pytest.approx(0.2754, abs=1e-4)
     bad = tmp_path / "empty"
     bad.mkdir()
-    p = subprocess.run([PY, "-m", "bdpsim.cli", "utility", str(ROOT / "configs" / "utility_familyiq.toml"),
-                        "--data-dir", str(bad), "--out", str(tmp_path / "v")], capture_output=True, text=True, env=cli_env)
+    p = bdpsim_cli("utility", ROOT / "configs" / "utility_familyiq.toml", "--data-dir", bad, "--out", tmp_path / "v")
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not found" in p.stderr
     assert not (tmp_path / "v").exists()
 
