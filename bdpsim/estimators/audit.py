@@ -132,6 +132,26 @@ def _samplers(model, mechanism, adv, chunk: int):
             output_sampler(model, mechanism, adv.condition(adv.x_prime), chunk))
 
 
+@dataclass(frozen=True, eq=False)
+class ConfigurationCertificate:
+    """A configuration's audit: ``lower`` holds at level ``1 - alpha`` for the configuration's BDPL;
+    ``estimate`` ± ``se`` the certified event's log-ratio; ``calls`` used in all; ``index``, ``model``
+    and ``adversary`` the certified adversary (``-1``/``None``: none), ``event`` its event (a
+    :class:`~bdpsim.kernels.audit_events.Event`), ``exact`` its exact BDPL where known, ``note``
+    why ``lower`` is 0 when it is."""
+
+    lower: float
+    estimate: float
+    se: float
+    calls: int
+    index: int
+    event: object
+    model: object
+    adversary: object
+    exact: float
+    note: str = ""
+
+
 def _fraction(name: str, v) -> None:
     check(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1, name, v, "must be in (0, 1)")
 
@@ -235,9 +255,10 @@ class AuditEstimator:
         return adversary_bdpl(model, mechanism, adversary)
 
     # ----------------------------------------------------------------- per configuration
-    def finish(self, point, stats, rows) -> dict:
+    def configuration_audit(self, point, stats) -> "ConfigurationCertificate":
         """Successive halving among the best-ranked adversaries on fresh selection samples, then
-        the ``top`` survivors certified on fresh samples at ``alpha / top`` each (module docstring)."""
+        the ``top`` survivors certified on fresh samples at ``alpha / top`` each (module docstring):
+        the work of :meth:`finish`, with the certificate's event and adversary."""
         A = int(stats["bdpl"].size)
         used = int(np.nansum(stats.get("audit_calls", np.zeros(0))))
         left = max(0, self.budget - used)
@@ -246,7 +267,6 @@ class AuditEstimator:
         a = self.alpha / max(m, 1)
         sel_budget = int(SELECTION_FRACTION * left)
         n_plan = (left - sel_budget) // (2 * max(m, 1))
-        base = {"audit_alpha": self.alpha, "audit_budget": int(self.budget)}
         score = np.nan_to_num(np.asarray(stats.get("audit_score", np.full(A, math.nan)), dtype=float),
                               nan=-math.inf)
         order = [int(j) for j in np.argsort(-score, kind="stable")[:R]]
@@ -256,10 +276,9 @@ class AuditEstimator:
         survivors, spent = successive_halving([samplers[j] for j in order], sel_budget, max(1, n_plan), a, rng,
                                               keep=m, min_selection=MIN_SELECTION) if A and n_plan >= 1 else ([], 0)
         if not survivors:
-            return {**base, "bdpl_lower": 0.0, "bdpl_audit": math.nan, "bdpl_audit_se": math.nan,
-                    "audit_calls": used, "audit_adversary": -1, "audit_event": "", "audit_exact": math.nan,
-                    "audit_note": f"audit_budget {self.budget} too small to select and certify after the "
-                                  f"search of {A} adversaries (epsilon_lower = 0)"}
+            return ConfigurationCertificate(0.0, math.nan, math.nan, used, -1, None, None, None, math.nan,
+                                            f"audit_budget {self.budget} too small to select and certify after "
+                                            f"the search of {A} adversaries (epsilon_lower = 0)")
         used += spent
         n_max = max(1, (self.budget - used) // (2 * len(survivors)))
         certs = []
@@ -269,18 +288,25 @@ class AuditEstimator:
             certs.append((certify(c.selection.event, *samplers[j], n, a, rng), j))
             used += 2 * n
         cert, j = max(certs, key=lambda t: t[0].lower)
+        model, adv = drawn[j]
         exact = math.nan
         if point.settings.exact_reference:
             try:
-                exact = adversary_bdpl(drawn[j][0], point.mechanism, drawn[j][1]).value
+                exact = adversary_bdpl(model, point.mechanism, adv).value
             except NotAvailable:
                 pass
         note = "" if cert.lower > 0 else (f"nothing certified: the selected event's ratio is not distinguishable "
                                           f"from 1 with {n_max} calls per side (epsilon_lower = 0)")
-        return {**base, "bdpl_lower": float(cert.lower), "bdpl_audit": float(cert.estimate),
-                "bdpl_audit_se": float(cert.se), "audit_calls": int(used), "audit_adversary": j,
-                "audit_event": cert.event.describe() if cert.event is not None else "", "audit_exact": float(exact),
-                "audit_note": note}
+        return ConfigurationCertificate(float(cert.lower), float(cert.estimate), float(cert.se), int(used), j,
+                                        cert.event, model, adv, float(exact), note)
+
+    def finish(self, point, stats, rows) -> dict:
+        """The configuration's ``summary.csv`` cells (:meth:`configuration_audit`)."""
+        c = self.configuration_audit(point, stats)
+        return {"audit_alpha": self.alpha, "audit_budget": int(self.budget), "bdpl_lower": c.lower,
+                "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
+                "audit_adversary": c.index, "audit_event": c.event.describe() if c.event is not None else "",
+                "audit_exact": c.exact, "audit_note": c.note}
 
     # ----------------------------------------------------------------- cost, summary
     def cost(self, ctx: CostContext) -> tuple[float, float]:
