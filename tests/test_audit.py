@@ -353,3 +353,27 @@ def test_histogram_is_refused_where_it_cannot_be_estimated():
     with pytest.raises(ConfigError, match=r"^run\.adversaries = 'all'"):
         parse_config({"run": {"estimator": "exact", "adversaries": "all"}, "model": big, "mechanism": mech})
     assert math.isfinite(AuditEstimator().alpha)
+
+
+# ----------------------------------------------------------------------------- figure
+
+def test_audit_figure_rows_and_plot(tmp_path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    from bdpsim.figures import LEGEND_PT, subplots
+    from bdpsim.figures.audit import plot_audit
+    from bdpsim.studies.audit_study import budget_rows
+
+    rows = budget_rows(budgets=(2e4, 2e5), adversaries=4, n=40, kde_samples=(2_000,))
+    assert [r["estimator"] for r in rows] == ["audit", "audit", "kde"]
+    assert all(r["bdpl_exact"] == pytest.approx(3.4749, abs=1e-4) for r in rows)
+    assert all(r["lower"] <= r["bdpl_exact"] for r in rows if r["estimator"] == "audit")
+    fig, ax = subplots(figsize=(8.4, 4.8))
+    plot_audit(rows, ax)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    leg = ax.get_legend()
+    box, area = leg.get_window_extent(canvas.get_renderer()), ax.get_window_extent(canvas.get_renderer())
+    assert Bbox.intersection(box, area) is None and all(t.get_fontsize() >= LEGEND_PT for t in leg.get_texts())
+    assert "n = 40" in ax.get_title() and "4 window adversaries" in ax.get_title()

@@ -39,7 +39,8 @@ select and certify gives ``bdpl_lower = 0`` and says so in ``audit_note`` — ne
 **Adversaries.** Any adversary's certified bound is a valid lower bound, so the family is free:
 ``run.adversary_family = "random"`` (the thesis' random known sets) or ``"windows"`` (know
 everything outside a random window around the target, where the worst adversary of an additive
-query on a chain is, SCIENCE.md §5.1; the Markov kind offers it). On the activity chain the
+query on a chain is, by the window reduction of :mod:`bdpsim.models.markov_window`; the Markov
+kind offers it). On the activity chain the
 thesis sampler essentially never draws the worst adversary (7 unknown records each side, all others
 known); windows find it and its neighbours, which leak within 0.01 nats of it.
 
@@ -166,7 +167,7 @@ class AuditEstimator:
 
     Its ``[run]`` keys: ``audit_alpha`` (``alpha``, default 0.05), ``audit_budget`` (``budget``:
     mechanism calls per configuration, default 10^7 — enough to certify about 3.3 nats of a
-    tail event and to reach within 0.05–0.1 of a BDPL up to ~3 on the thesis' chains (SCIENCE.md §11,
+    tail event and to reach within 0.05–0.1 of a BDPL up to ~3 on the thesis' chains (measured:
     :data:`bdpsim.kernels.audit.SELECTION_STUDY`), at seconds to a minute of one core per
     configuration for n up to a few hundred), ``audit_search`` (``search``: the share spent auditing
     every drawn adversary, default 0.2), ``audit_candidates`` (adversaries re-selected on fresh

@@ -289,7 +289,7 @@ class ModelKind(abc.ABC):
                          spec: ModelSpec | None = None) -> Adversary:
         """One adversary that knows every record outside a random window around its target and
         nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
-        (SCIENCE.md §5.1), and a valid family for a black-box audit whatever the mechanism (any
+        (the window reduction, :mod:`bdpsim.models.markov_window`), and a valid family for a black-box audit whatever the mechanism (any
         adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
         this and :meth:`windows`."""
         raise ConfigError("run.adversary_family", "windows", self.windows(spec) or "not offered")

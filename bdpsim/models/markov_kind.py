@@ -65,7 +65,7 @@ class MarkovKind(ModelKind):
     def window_half_length(model: MarkovChainModel) -> int:
         """Largest number of unknown records per side of a window adversary: the least ``d - 1``
         with ``D_d + E_d <= WINDOW_TOLERANCE`` (the records further away change an additive query's
-        BDPL by less, SCIENCE.md §5.1), at most ``n - 1``."""
+        BDPL by less, :mod:`bdpsim.models.markov_window`), at most ``n - 1``."""
         h = auto_window_limit(model.transition, model.n, WINDOW_TOLERANCE)
         return model.n - 1 if h is None else min(int(h), model.n - 1)
 

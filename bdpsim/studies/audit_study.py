@@ -30,6 +30,7 @@ import numpy as np
 from ..adversary import Adversary
 from ..config import parse_config
 from ..driver import run_chunk, run_experiment
+from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import RandomizedResponse, randomized_response_bdpl
 from ..mechanisms.rr_core import debiased_count
 from ..queries import CountQuery, LaplaceQuery, NoisyQuery
@@ -110,7 +111,7 @@ def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
     mech, chain = point.mechanism, point.model.fixed
     if isinstance(mech, RandomizedResponse):
         return float(randomized_response_bdpl(chain, mech.flip).bdpl)
-    return float(point.exact_engine.window(0, 1)[0].bdpl)
+    return float(np.max(point.exact_engine.window(0, 1)[2]))
 
 
 def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: int = 8, alpha: float = 0.05,
@@ -183,9 +184,10 @@ def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: in
                           run={"adversary_family": "windows", "exact_reference": False, "adversary_rows": 5})
             t = time.perf_counter()
             r = run_experiment(parse_config(doc), root / f"audit-{int(b)}", jobs=jobs, progress=False)[0]
-            rows.append({"estimator": "audit", "calls": int(r["audit_calls"]), "budget": int(b),
+            rows.append({"estimator": AuditEstimator.name, "calls": int(r["audit_calls"]), "budget": int(b),
                          "lower": r["bdpl_lower"], "estimate": r["bdpl_audit"], "se": r["bdpl_audit_se"],
-                         "value": r["bdpl_audit"], "bdpl_exact": exact, "seconds": time.perf_counter() - t})
+                         "value": r["bdpl_audit"], "bdpl_exact": exact, "n": n, "adversaries": adversaries,
+                         "seconds": time.perf_counter() - t})
             if log:
                 log(f"  audit {b:.0e}: lower {r['bdpl_lower']:.3f}, estimate {r['bdpl_audit']:.3f}")
         for s in kde_samples:
@@ -195,9 +197,9 @@ def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: in
                                "adversary_rows": 5})
             t = time.perf_counter()
             r = run_experiment(parse_config(doc), root / f"kde-{int(s)}", jobs=jobs, progress=False)[0]
-            rows.append({"estimator": "kde", "calls": 2 * adversaries * int(s), "budget": 2 * adversaries * int(s),
+            rows.append({"estimator": KdeEstimator.name, "calls": 2 * adversaries * int(s), "budget": 2 * adversaries * int(s),
                          "lower": math.nan, "estimate": r["bdpl_p99"], "se": math.nan, "value": r["bdpl_max"],
-                         "bdpl_exact": exact, "seconds": time.perf_counter() - t})
+                         "bdpl_exact": exact, "n": n, "adversaries": adversaries, "seconds": time.perf_counter() - t})
             if log:
                 log(f"  kde {s}: p99 {r['bdpl_p99']:.3f}, max {r['bdpl_max']:.3f}")
     return rows
