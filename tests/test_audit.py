@@ -365,7 +365,7 @@ def test_audit_figure_rows_and_plot(tmp_path):
     from bdpsim.figures.audit import plot_audit
     from bdpsim.studies.audit_study import budget_rows
 
-    rows = budget_rows(budgets=(2e4, 2e5), adversaries=4, n=40, kde_samples=(2_000,))
+    rows = budget_rows(budgets=(1e4, 5e4), adversaries=4, n=40, kde_samples=(1_000,))
     assert [r["estimator"] for r in rows] == ["audit", "audit", "kde"]
     assert all(r["bdpl_exact"] == pytest.approx(3.4749, abs=1e-4) for r in rows)
     assert all(r["lower"] <= r["bdpl_exact"] for r in rows if r["estimator"] == "audit")

@@ -24,25 +24,33 @@ for vector outputs; :mod:`bdpsim.kernels.audit_events`), then on the other 80 %,
 
 **Per configuration** (``summary.csv``, :meth:`AuditEstimator.finish`): ``bdpl_lower``, a lower
 bound on the configuration's BDPL that holds at level ``1 - audit_alpha`` *as a whole*. Everything
-adaptive happens on samples that are never reused: (1) the per-adversary audits above rank the
-adversaries; (2) the ``audit_candidates`` best get fresh selection samples (20 % of the remaining
-budget, split evenly) on which each chooses its event again and predicts its certified bound;
-(3) the ``audit_top`` best of those are certified on fresh samples (the rest of the budget), each at
-``audit_alpha / audit_top`` (Bonferroni), and ``bdpl_lower`` is the largest certified bound. The
-certification size is planned from the selection counts (no more calls than improve the bound by
-0.01 nats), so a rare tail gets all the budget it needs and an easy case stops early;
-``audit_calls`` is what was used, at most ``audit_budget``. ``bdpl_audit`` ± ``bdpl_audit_se`` is
-that certificate's point estimate (the certified event's log-ratio, as above), ``audit_adversary``
-its index and ``audit_exact`` its exact BDPL where an exact engine exists. A budget too small to
-select and certify gives ``bdpl_lower = 0`` and says so in ``audit_note`` — never an error.
+adaptive happens on samples that are never used to certify: (1) the per-adversary audits above
+rank the adversaries (``audit_score``); (2) successive halving
+(:mod:`bdpsim.kernels.audit_search`) spends 20 % of the remaining budget on the
+``audit_candidates`` best: each round gives every remaining candidate fresh samples (pooled with
+its earlier ones), lets it choose its event on the pool and predict the bound it would certify,
+and keeps the better half, until ``audit_top`` remain; (3) those are certified on fresh samples
+(the rest of the budget), each at ``audit_alpha / audit_top`` (Bonferroni), and ``bdpl_lower`` is
+the largest certified bound. The certification size is planned from the selection counts (no more
+calls than improve the bound by 0.01 nats), so a rare tail gets the budget it needs and an easy
+case stops early; ``audit_calls`` is what was used, at most ``audit_budget``. ``bdpl_audit`` ±
+``bdpl_audit_se`` is that certificate's point estimate (the certified event's log-ratio, as
+above), ``audit_adversary`` its index and ``audit_exact`` its exact BDPL where an exact engine
+exists. A budget too small to select and certify gives ``bdpl_lower = 0`` and says so in
+``audit_note`` — never an error. Same config and seed, same numbers for any ``--jobs``: the
+per-adversary audits use the adversaries' own streams, the configuration's work a stream of its
+own (:meth:`bdpsim.config.ExperimentPoint.stream`).
 
 **Adversaries.** Any adversary's certified bound is a valid lower bound, so the family is free:
 ``run.adversary_family = "random"`` (the thesis' random known sets) or ``"windows"`` (know
 everything outside a random window around the target, where the worst adversary of an additive
 query on a chain is, by the window reduction of :mod:`bdpsim.models.markov_window`; the Markov
-kind offers it). On the activity chain the
-thesis sampler essentially never draws the worst adversary (7 unknown records each side, all others
-known); windows find it and its neighbours, which leak within 0.01 nats of it.
+kind offers it). On the activity chain (n = 288, count + Lap(1), exact BDPL 3.4749, attained with 7
+unknown records each side and everything else known) the thesis' random known sets do draw
+adversaries whose *exact* BDPL is close (up to 3.466 among 60), but with unknown records scattered
+along the chain their leakage sits in far tails that no affordable sample certifies; window
+adversaries have a short unknown segment, and the audit certifies 3.37 of 3.47 within 10^8 calls in
+all (``scripts/benchmark_audit.py``, ``results/benchmarks/audit.md``).
 
 **What bdpsim does differently from the literature** (details and sources in
 :mod:`bdpsim.kernels.audit`). DP-Sniper (Bichsel et al. 2021), Google's ``dp_auditorium`` and
@@ -170,8 +178,8 @@ class AuditEstimator:
     tail event and to reach within 0.05–0.1 of a BDPL up to ~3 on the thesis' chains (measured:
     :data:`bdpsim.kernels.audit.SELECTION_STUDY`), at seconds to a minute of one core per
     configuration for n up to a few hundred), ``audit_search`` (``search``: the share spent auditing
-    every drawn adversary, default 0.2), ``audit_candidates`` (adversaries re-selected on fresh
-    samples, default 4) and ``audit_top`` (adversaries certified, each at ``alpha / top``,
+    every drawn adversary, default 0.2), ``audit_candidates`` (adversaries in the successive halving on
+    fresh selection samples, default 8) and ``audit_top`` (adversaries certified, each at ``alpha / top``,
     default 1). ``adversaries`` come from ``run.adversaries``.
     """
 
@@ -312,10 +320,11 @@ class AuditEstimator:
     # ----------------------------------------------------------------- cost, summary
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Every call samples one data tuple and runs the mechanism once (about three passes over
-        its records); memory: a chunk of tuples and outputs, and the largest selection sample."""
+        its records); memory: a chunk of tuples (int16) with a temporary of the mechanism, an
+        adversary's selection sample and the configuration's selection pools (at most
+        ``SELECTION_FRACTION * budget`` outputs)."""
         work = self.budget * ctx.per_sample * 3.0
-        sel = max(self.per_adversary * 0.2, SELECTION_FRACTION * self.budget / max(1, self.candidates)) / 2
-        return work, ctx.chunk * ctx.n * 8 * 3 + 2 * sel * 8 * 4
+        return work, ctx.chunk * ctx.n * 10 + 8 * 0.2 * self.per_adversary + 8 * SELECTION_FRACTION * self.budget
 
     def summary(self, stats) -> dict:
         return {"n_samples": self.per_adversary // 2}
