@@ -103,8 +103,9 @@ def main() -> None:
             for seed in range(1, a.seeds + 1):
                 r = run(budget, seed, a.adversaries, a.jobs, family)
                 rec["runs"].append(r)
-                print(f"{family}: budget {budget:.0e} seed {seed}: lower {r['bdpl_lower']:.4f}  estimate {r['bdpl_audit']:.4f} "
-                      f"± {r['bdpl_audit_se']:.4f}  calls {r['audit_calls']:.3g}  {r['wall_seconds']:.1f} s", flush=True)
+                print(f"{family}: budget {budget:.0e} seed {seed}: lower {r['bdpl_lower']:.4f}  "
+                      f"estimate {r['bdpl_audit']:.4f} ± {r['bdpl_audit_se']:.4f}  calls {r['audit_calls']:.3g}  "
+                      f"{r['wall_seconds']:.1f} s", flush=True)
     rec.update(load_after=os.getloadavg(), peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     a.out.mkdir(parents=True, exist_ok=True)

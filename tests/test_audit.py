@@ -201,8 +201,7 @@ def test_new_keys_keep_point_ids():
     base = {"run": {"estimator": "kde", "adversaries": 3, "samples": 1000}, "model": CHAIN, "mechanism": COUNT}
     a = parse_config(base).points[0]
     b = parse_config({**base, "run": {**base["run"], "adversary_family": "random"}}).points[0]
-    assert a.id != b.id or True  # an explicitly set key is hashed; its absence never is
-    assert a.population_key == parse_config(base).points[0].population_key
+    assert a.id != b.id and a.population_key == b.population_key  # set keys are hashed; same adversaries
     w = parse_config({**base, "run": {**base["run"], "adversary_family": "windows"}}).points[0]
     assert w.population_key != a.population_key  # another adversary population
     assert "audit_alpha" not in str(a.params) and "adversary_family" not in str(a.params)

@@ -101,9 +101,9 @@ SUMMARY_COLUMNS = register_columns(
                                 "whole (the largest certified bound of the audit_top adversaries selected on "
                                 "earlier samples and certified on fresh ones at audit_alpha / audit_top each); "
                                 "0 when nothing could be certified"),
-    Column("bdpl_audit", float, "audit: point estimate of ln P(S|x_K,x)/P(S|x_K,x') for the certified event S "
-                                "on the certification samples (<= that adversary's BDPL; equal when the "
-                                "supremum over outputs is attained on S)"),
+    Column("bdpl_audit", float, "audit: point estimate of the log-ratio ln P(S ; x_K, x) / P(S ; x_K, x') of "
+                                "the certified event S on the certification samples (<= that adversary's BDPL; "
+                                "equal when the supremum over outputs is attained on S)"),
     Column("bdpl_audit_se", float, "audit: its standard error (delta method)"),
     Column("audit_alpha", float, "audit: the level's alpha (run.audit_alpha)"),
     Column("audit_budget", int, "audit: mechanism calls allowed for the configuration (run.audit_budget)"),

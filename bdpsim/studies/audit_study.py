@@ -197,7 +197,8 @@ def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: in
                                "adversary_rows": 5})
             t = time.perf_counter()
             r = run_experiment(parse_config(doc), root / f"kde-{int(s)}", jobs=jobs, progress=False)[0]
-            rows.append({"estimator": KdeEstimator.name, "calls": 2 * adversaries * int(s), "budget": 2 * adversaries * int(s),
+            calls = 2 * adversaries * int(s)
+            rows.append({"estimator": KdeEstimator.name, "calls": calls, "budget": calls,
                          "lower": math.nan, "estimate": r["bdpl_p99"], "se": math.nan, "value": r["bdpl_max"],
                          "bdpl_exact": exact, "n": n, "adversaries": adversaries, "seconds": time.perf_counter() - t})
             if log:
