@@ -8,15 +8,6 @@ import math
 
 from ..estimators import AuditEstimator, KdeEstimator
 from . import colors, legend, proxy
-from .deviations import Deviation
-
-#: the gallery's deviation row for ``bdpsim-audit`` (:data:`bdpsim.figures.deviations.DEVIATIONS`)
-DEVIATION = Deviation(
-    "not in the sources: the thesis' estimator has neither a bound nor an error bar (issue 17)",
-    "activity chain, count + Lap(1), n = 288, 40 window adversaries: the audit's certified 95 % lower bound and "
-    "point estimate at 10^5…10^8 mechanism calls in all (adversary search included), the KDE (thesis) at "
-    "10^4 and 10^5 samples per condition on the same adversaries, the exact BDPL (window search)",
-    "new figure")
 
 TITLE = ("black-box audit vs budget: activity chain, Laplace count b = 1, n = {n}\n"
          "{adversaries} window adversaries, 95 % certified lower bound (search included in the budget)")

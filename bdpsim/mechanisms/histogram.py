@@ -16,9 +16,11 @@ refuse it; ``estimator = "audit"`` scores it with a fitted likelihood-ratio scor
 
 **Limits.** The grid has ``(n + 3)^s`` vertices, refused above 4e7 entries
 (:data:`bdpsim.kernels.histogram_sup.LIMIT`): one adversary is exact for two states up to
-``n ~ 6 000`` and for three states up to ``n ~ 300`` (seconds each); the search over every
-adversary costs about ``n^(s+2)`` (two states: ``n = 288`` in minutes; five states: ``n = 10`` in
-about a minute, refused above ``n = 16``).
+``n ~ 6 000`` and for three states up to ``n ~ 330`` (measured: two states, ``n = 1 000``, 1.6 s;
+three states, ``n = 60``, 0.2 s); the search over every
+adversary costs about ``n^(s+2)`` and is refused above :data:`EXHAUSTIVE_MAX_N` (measured on one
+shared core: two states ``n = 40`` in 4 s, ``n = 80`` in 77 s, limit 100; three states ``n = 12`` in
+0.8 s, ``n = 20`` in 6 s, limit 30; five states ``n = 10`` in 30–60 s, limit 12).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from ..schema import Key
 from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
-EXHAUSTIVE_MAX_N = {2: 400, 3: 40, 4: 20, 5: 16}
+EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:
