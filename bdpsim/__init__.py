@@ -12,7 +12,8 @@ it, and the theoretical bounds of the literature (paper §4–§6). Quick start:
 
 Names: data models (:class:`MarkovChainModel`, :class:`GaussianModel`, :class:`PedigreeModel`),
 mechanisms (:class:`LaplaceCount`, :class:`LaplaceStateSum`, :class:`LaplaceSum`,
-:class:`ClippedSum`, :class:`CustomMechanism`, :class:`RandomizedResponse`), exact leakage
+:class:`ClippedSum`, :class:`CustomMechanism`, :class:`RandomizedResponse`,
+:class:`HistogramMechanism`), exact leakage
 (:func:`exact_bdpl`, :func:`adversary_bdpl`) and worst-case searches (:func:`worst_case_markov`,
 :func:`worst_case_gaussian`), estimators, bounds (:func:`general_bound`, :func:`gaussian_bound`,
 :func:`markov_bound`, :func:`zhao_bound`), calibration (:func:`calibrate`), and runs
@@ -40,9 +41,10 @@ _EXPORTS = {
     "yang_bound": "bounds", "zhao_bound": "bounds",
     "ExperimentConfig": "config", "load_config": "config", "parse_config": "config",
     "BdpsimError": "errors", "ConfigError": "errors", "NotAvailable": "errors",
-    "ExactEstimator": "estimators", "KdeEstimator": "estimators", "MixtureEstimator": "estimators",
+    "AuditEstimator": "estimators", "ExactEstimator": "estimators", "KdeEstimator": "estimators", "MixtureEstimator": "estimators",
     "adversary_bdpl": "estimators",
-    "ClippedSum": "mechanisms", "CustomMechanism": "mechanisms", "LaplaceCount": "mechanisms",
+    "ClippedSum": "mechanisms", "CustomMechanism": "mechanisms", "HistogramMechanism": "mechanisms",
+    "LaplaceCount": "mechanisms",
     "LaplaceStateSum": "mechanisms", "LaplaceSum": "mechanisms", "RandomizedResponse": "mechanisms",
     "randomized_response_bdpl": "mechanisms",
     "BayesNetModel": "models", "GaussianModel": "models", "MarkovChainModel": "models", "PedigreeModel": "models", "gamma_of": "models",

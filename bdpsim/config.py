@@ -84,12 +84,45 @@ class ExperimentPoint:
     def draw_adversary(self, rng: np.random.Generator):
         """One ``(model, adversary)`` draw (thesis §3.1.2 step 1; §6.4.1: a fresh model per
         adversary for a model family), by the model kind; the mechanism says how real-valued
-        targets are drawn."""
+        targets are drawn. ``run.adversary_family = "windows"``: the kind's window adversaries."""
         model = self.model.draw(rng)
+        if self.settings.adversary_family == "windows":
+            return model, self.model.owner.window_adversary(model, self.sizes, rng, spec=self.model)
         mode, target_range = self.mechanism.adversary_targets(self.settings.targets)
         adv = self.model.owner.draw_adversary(model, self.sizes, rng, targets=mode, target_range=target_range,
                                               spec=self.model)
         return model, adv
+
+    @property
+    def population_key(self) -> int:
+        """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
+        ``known_sizes``, ``targets`` and (when not the default) ``adversary_family`` — nothing about
+        how the adversaries are estimated."""
+        st = self.settings
+        pop = {"model": self.params["model"], "mechanism": self.params["mechanism"],
+               "known_sizes": st.known_size_text(), "targets": st.targets}
+        if st.adversary_family != "random":
+            pop["adversary_family"] = st.adversary_family
+        text = json.dumps(pop, sort_keys=True, separators=(",", ":"), default=str)
+        return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+    def adversary_streams(self, j: int) -> list[np.random.Generator]:
+        """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
+        from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
+        children of ``spawn_key=(key, 0, j)``."""
+        draw = np.random.SeedSequence(self.seed, spawn_key=(self.population_key, 2, j))
+        est = np.random.SeedSequence(self.seed, spawn_key=(self.key, 0, j))
+        return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
+
+    def adversary(self, j: int):
+        """``(model, adversary)`` number ``j`` of this point, as the driver draws it (for work an
+        estimator does once every adversary is done, e.g. certifying the most leaking ones)."""
+        return self.draw_adversary(self.adversary_streams(j)[0])
+
+    def stream(self, *path: int) -> np.random.Generator:
+        """A generator for configuration-level work: ``spawn_key=(key, 1, *path)`` of the point's
+        seed tree (independent of every adversary's streams and of the number of workers)."""
+        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(self.key, 1, *path)))
 
     def bounds(self) -> dict[str, B.Bound]:
         """The theoretical bounds of this point (:func:`bdpsim.bounds.applicable_bounds`)."""
@@ -141,6 +174,9 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
     why = est.supports(probe, mech)
     check(why is None, "run.estimator", settings.estimator, why or "")
     settings.make_estimator().check(probe, mech)
+    if settings.adversary_family == "windows":
+        why = spec.owner.windows(spec)
+        check(why is None, "run.adversary_family", "windows", why or "")
     if settings.exhaustive:
         check(est.exact, "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
         check(spec.fixed is not None, "run.adversaries", "all",

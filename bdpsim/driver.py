@@ -28,8 +28,6 @@ themselves (:func:`run_task`): a worker that cannot load it reports an error ins
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import math
 import pickle
 import sys
@@ -56,22 +54,17 @@ from .kernels.stats import percentile_ci
 from .rows import ESTIMATOR_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow, ordered_extras
 
 def population_key(point: ExperimentPoint) -> int:
-    """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
-    ``known_sizes`` and ``targets`` (nothing about how the adversaries are estimated)."""
-    st = point.settings
-    pop = {"model": point.params["model"], "mechanism": point.params["mechanism"],
-           "known_sizes": st.known_size_text(), "targets": st.targets}
-    text = json.dumps(pop, sort_keys=True, separators=(",", ":"), default=str)
-    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+    """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
+    a hash of its model and mechanism tables, ``known_sizes`` and ``targets`` (nothing about how
+    the adversaries are estimated)."""
+    return point.population_key
 
 
 def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generator]:
-    """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
-    from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
-    children of ``spawn_key=(point.key, 0, j)``."""
-    draw = np.random.SeedSequence(point.seed, spawn_key=(population_key(point), 2, j))
-    est = np.random.SeedSequence(point.seed, spawn_key=(point.key, 0, j))
-    return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
+    """Three independent generators (draw, estimate, noise floor) for adversary ``j``
+    (:meth:`ExperimentPoint.adversary_streams`): the draw from ``spawn_key=(population_key, 2, j)``
+    (common to every estimator), the other two the children of ``spawn_key=(point.key, 0, j)``."""
+    return point.adversary_streams(j)
 
 
 SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
@@ -114,6 +107,15 @@ def _stats_of(rows: list[AdversaryResult] | None = None, **arrays) -> dict:
     fill = {"nonpositive_points": 0.0}
     return {k: np.asarray(arrays[k], dtype=float) if k in arrays else np.full(size, fill.get(k, math.nan))
             for k in STAT_KEYS}
+
+
+def _concat_stats(parts: list[ChunkResult]) -> dict:
+    """A point's per-adversary statistics from its chunks, in adversary order: :data:`STAT_KEYS`
+    and the estimator's numeric extras (``nan`` where a chunk has none), for ``finish``."""
+    keys = dict.fromkeys([*STAT_KEYS, *(k for c in parts for k in c.stats)])
+    size = [len(c.stats["bdpl"]) for c in parts]
+    return {k: np.concatenate([np.asarray(c.stats.get(k, np.full(m, math.nan)), dtype=float)
+                               for c, m in zip(parts, size)]) for k in keys}
 
 
 def _keep_rows(point: ExperimentPoint, rows: list[AdversaryResult]) -> list[AdversaryResult]:
@@ -385,7 +387,7 @@ def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat,
             if remaining[res.point_id] == 0:
                 p = by_id[res.point_id]
                 parts = sorted(collected.pop(p.id), key=lambda c: c.order)
-                stats = {k: np.concatenate([c.stats[k] for c in parts]) for k in STAT_KEYS}
+                stats = _concat_stats(parts)
                 rows = _keep_rows(p, [r for c in parts for r in c.rows])
                 rows.sort(key=AdversaryResult.sort_key)
                 finished = p.estimator().finish(p, stats, rows)  # configuration-level work, if any

@@ -19,6 +19,9 @@ from .sampling import SAMPLING_MODES
 from .schema import Key
 
 TARGET_MODES = ("uniform", "endpoints")
+#: how adversaries are drawn: the thesis' random known sets, or (where the model kind offers them)
+#: window adversaries that know every record outside a random window around the target
+ADVERSARY_FAMILIES = ("random", "windows")
 
 GENERIC_KEYS: dict[str, Key] = {
     "seed": Key("int", 1, sweep=False),
@@ -36,6 +39,7 @@ GENERIC_KEYS: dict[str, Key] = {
     "exact_reference": Key("bool", True),
     "adversary_rows": Key("any", "all", sweep=False),
     "exhaustive_method": Key("str", "auto", hashed=False),
+    "adversary_family": Key("str", "random", hashed=False),
 }
 
 
@@ -63,6 +67,8 @@ class RunSettings:
     ``adversaries`` is a count or ``"all"`` (exhaustive, exact estimator); ``known_sizes`` is
     ``"thesis"`` (1..n-1), ``"all"`` (0..n-1) or a list of sizes; ``percentile`` names the summary
     columns (``bdpl_p99`` for 99); ``targets`` is how Gaussian adversaries draw ``x, x'``.
+    ``adversary_family`` is ``"random"`` (the thesis' known sets, default) or ``"windows"`` (the
+    model kind's window adversaries, :meth:`bdpsim.models.base.ModelKind.window_adversary`).
     ``confidence`` is the level of the percentile's order-statistic interval; ``bootstrap`` is
     accepted for old configs and unused (the interval is distribution-free, not resampled).
     ``options`` holds the keys the estimators own (e.g. ``kde_ratio``, ``mixture_target_se``;
@@ -84,6 +90,7 @@ class RunSettings:
     exact_reference: bool = True
     adversary_rows: int | str = "all"
     exhaustive_method: str = "auto"
+    adversary_family: str = "random"
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -113,6 +120,10 @@ class RunSettings:
         check(isinstance(self.chunk, int) and self.chunk >= 1000, "run.chunk", self.chunk, "must be >= 1000")
         check(self.exhaustive_method in EXHAUSTIVE_METHODS, "run.exhaustive_method", self.exhaustive_method,
               f"must be one of {list(EXHAUSTIVE_METHODS)}")
+        check(self.adversary_family in ADVERSARY_FAMILIES, "run.adversary_family", self.adversary_family,
+              f"must be one of {list(ADVERSARY_FAMILIES)}")
+        check(self.adversary_family == "random" or not self.exhaustive, "run.adversary_family",
+              self.adversary_family, "adversaries = 'all' examines every adversary; a family draws some")
         ar = self.adversary_rows
         check(ar == "all" or _count(ar), "run.adversary_rows", ar,
               "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)")

@@ -1,4 +1,5 @@
-"""BDPL estimators: ``kde`` (the thesis'), ``mixture`` (Rao–Blackwellised) and ``exact``.
+"""BDPL estimators: ``kde`` (the thesis'), ``mixture`` (Rao–Blackwellised), ``exact`` and ``audit``
+(certified lower bounds for black-box mechanisms).
 
 :data:`ESTIMATORS` is the registry: each class owns its ``[run]`` keys and has
 ``from_settings(RunSettings)``, ``supports(model, mechanism) -> None | reason``, ``estimate``,
@@ -12,6 +13,7 @@ from .exact import (ExactEstimator, adversary_bdpl, engine_for, exact_engine, ex
                     unavailable_reason)
 from .kde import KDE_BACKENDS, KdeEstimator
 from .mixture import MixtureEstimator
+from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' estimators)
 
 
 def make_estimator(settings) -> Estimator:
@@ -19,6 +21,6 @@ def make_estimator(settings) -> Estimator:
     return ESTIMATORS[settings.estimator].from_settings(settings)
 
 
-__all__ = ["ESTIMATORS", "KDE_BACKENDS", "CostContext", "Estimate", "Estimator", "ExactEstimator", "KdeEstimator",
+__all__ = ["AuditEstimator", "ESTIMATORS", "KDE_BACKENDS", "CostContext", "Estimate", "Estimator", "ExactEstimator", "KdeEstimator",
            "MixtureEstimator", "MixtureSup", "adversary_bdpl", "engine_for", "exact_engine", "exact_reference",
            "grid_mixture_sup", "make_estimator", "mixture_sup", "register_estimator", "unavailable_reason"]

@@ -192,7 +192,11 @@ class KdeEstimator:
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
-        """Any mechanism that can be run on data batches."""
+        """Any mechanism with scalar outputs that can be run on data batches (the KDE is 1-D)."""
+        d = int(getattr(mechanism, "output_dim", 1))
+        if d > 1:
+            return (f"the KDE estimator is one-dimensional; mechanism '{mechanism.kind}' releases vectors of {d} "
+                    "values per data tuple: use estimator = 'audit' (any output) or 'exact'")
         return None
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, check
+from .binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
 
 _EXTREME_RANKS = 50
 _GEOM_RANKS = 150
@@ -208,8 +209,6 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     See the module docstring for candidates and rules. ``n_cert`` (fresh samples per side planned
     for certification) enters ``rule="predicted"`` and the reported ``predicted`` bound.
     """
-    from .audit import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
-
     check(rule in ("predicted", "conservative", "plugin"), "audit.rule", rule,
           "must be 'predicted', 'conservative' or 'plugin'")
     check(kind in ("auto", "continuous", "discrete", "vector"), "audit.output_kind", kind,

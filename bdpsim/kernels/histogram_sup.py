@@ -282,14 +282,15 @@ def _right_kinds(left: str, L: int, R: int, T: int) -> list[str]:
     return (["end"] if used <= T else []) + (["known"] if used + 1 <= T else [])
 
 
-def chain_histogram_bdpl(P, q, T: int, scales) -> list[ChainHistogramBDPL]:
+def chain_histogram_bdpl(P, q, T: int, scales, min_known: int = 0) -> list[ChainHistogramBDPL]:
     """Exact BDPL over all adversaries ``(K, i)`` of ``Y = histogram(X) + Lap(b)^s`` for the chain
     ``(P, q)`` of length ``T``, one result per ``b`` in ``scales`` (window reduction, see the module
     docstring; pairs ``x, x'`` of zero probability given a window's boundaries are skipped).
 
     For each left boundary (the chain start, or a known value ``a`` at some reachable position)
     and ``L``, the recursion runs once over ``R = 0, 1, ...``, emitting the window law for every
-    right boundary the chain's length allows.
+    right boundary the chain's length allows. ``min_known``: only adversaries that know at least
+    that many records (a window of ``L + R + 1`` records leaves ``T - L - R - 1`` known).
     """
     P, q = np.asarray(P, dtype=float), np.asarray(q, dtype=float)
     s = P.shape[0]
@@ -313,6 +314,8 @@ def chain_histogram_bdpl(P, q, T: int, scales) -> list[ChainHistogramBDPL]:
                 if R:
                     H = _step(H, P)
                 N = L + R + 1
+                if N > T - min_known:
+                    break
                 Hn = H[(slice(None),) + (slice(0, N + 1),) * s]
                 laws = []
                 for rk in _right_kinds(kind, L, R, T):

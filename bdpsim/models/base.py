@@ -279,6 +279,21 @@ class ModelKind(abc.ABC):
         ``adversary_targets``). Default: a discrete model (:func:`random_discrete_adversary`)."""
         return random_discrete_adversary(model, sizes, rng)
 
+    def windows(self, spec: ModelSpec) -> str | None:
+        """``None`` if this kind draws window adversaries (``[run] adversary_family = "windows"``,
+        :meth:`window_adversary`), else the reason (default: it does not)."""
+        return (f"model kind '{self.name}' has no window adversaries (they need a chain-like model whose "
+                "known records split it into independent parts); use adversary_family = 'random'")
+
+    def window_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,
+                         spec: ModelSpec | None = None) -> Adversary:
+        """One adversary that knows every record outside a random window around its target and
+        nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
+        (the window reduction, :mod:`bdpsim.models.markov_window`), and a valid family for a black-box audit whatever the mechanism (any
+        adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
+        this and :meth:`windows`."""
+        raise ConfigError("run.adversary_family", "windows", self.windows(spec) or "not offered")
+
     def exact(self, model, mechanism) -> ExactEngine | str:
         """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
         return f"no exact BDPL for model '{self.name}' with mechanism '{getattr(mechanism, 'kind', mechanism)}'"

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import bounds as B
-from ..errors import check
+from ..adversary import Adversary
+from ..errors import ConfigError, check
 from ..kernels.chains import gamma_of, symmetric_chain, transition_matrix
 from ..queries import additive_noisy
 from ..schema import Key
 from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .markov import MarkovChainModel
 from .markov_exact import markov_engine
+from .markov_window import auto_window_limit
+
+#: window adversaries: unknowns per side up to the least ``d - 1`` whose truncation bound
+#: ``D_d + E_d`` (:func:`~bdpsim.models.markov_window.truncation_bound`) is at most this
+WINDOW_TOLERANCE = 0.01
 
 
 class MarkovKind(ModelKind):
@@ -49,6 +57,38 @@ class MarkovKind(ModelKind):
             return {"model": B.not_applicable("markov", "needs a stationary start (H2)"),
                     "zhao": B.not_applicable("zhao", "needs a stationary start (H2)")}
         return {"model": B.markov_bound(epsilon, model.transition), "zhao": B.zhao_bound(epsilon, model.transition)}
+
+    def windows(self, spec: ModelSpec) -> str | None:
+        return None
+
+    @staticmethod
+    def window_half_length(model: MarkovChainModel) -> int:
+        """Largest number of unknown records per side of a window adversary: the least ``d - 1``
+        with ``D_d + E_d <= WINDOW_TOLERANCE`` (the records further away change an additive query's
+        BDPL by less, :mod:`bdpsim.models.markov_window`), at most ``n - 1``."""
+        h = auto_window_limit(model.transition, model.n, WINDOW_TOLERANCE)
+        return model.n - 1 if h is None else min(int(h), model.n - 1)
+
+    def window_adversary(self, model, sizes, rng, *, spec=None):
+        """Target ``i`` uniform, ``L`` and ``R`` unknowns on its left and right each uniform in
+        ``0..window_half_length`` (cut at the chain's ends), every other record known with values
+        from the chain's marginal law (as the thesis draws ``x_K``), an ordered pair of distinct
+        states ``(x, x')``; redrawn until ``|K|`` is in ``sizes`` and both conditions are possible."""
+        n, s, h = model.n, model.states, self.window_half_length(model)
+        allowed = set(int(k) for k in sizes)
+        for _ in range(1000):
+            i = int(rng.integers(n))
+            L, R = (int(v) for v in rng.integers(0, h + 1, size=2))
+            known = tuple(j for j in range(n) if j < i - L or j > i + R)
+            x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
+            if len(known) not in allowed:
+                continue
+            x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
+            adv = Adversary(i, known, x_known, x, xp)
+            if np.isfinite(model.log_evidence(adv.condition(x))) and np.isfinite(model.log_evidence(adv.condition(xp))):
+                return adv
+        raise ConfigError("run.adversary_family", "windows", f"no window adversary with |K| in known_sizes and "
+                          f"positive-probability conditions found (windows of up to {h} unknowns per side)")
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         qn = additive_noisy(mechanism)
