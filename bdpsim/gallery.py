@@ -187,17 +187,18 @@ FIGURES: dict[str, Figure] = {
     "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
                            lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
     "bdpsim-calibration": Figure("Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
-                                 lambda c: S.calibration_rows(), plot_calibration, panels=4),
+                                 lambda c: S.calibration_rows(), plot_calibration, panels=4, layout="grid2"),
     "bdpsim-competition": Figure("competing mechanisms under BDP: noise scale and exact BDPL of general, group, "
                                  "Markov, Zhao, Markov Quilt, Wasserstein, randomized response, exact",
                                  _competition, plot_competition, panels=competition_panels,
-                                 layout="grid3"),
+                                 layout="grid3"),  # 2 rows x 3 chains
     "bdpsim-knowledge": Figure("exact leakage by prior knowledge: activity count, b = 1, n = 288",
                                lambda c: S.knowledge_rows(), plot_knowledge_panels, panels=2),
     "bdpsim-pedigree": Figure("exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
-                              lambda c: G.family_size_study(), plot_family_size),
+                              lambda c: G.family_size_study(), plot_family_size, panels=2),
     "bdpsim-generations": Figure("thesis §5.3: three-generation family vs core families, exact BDPL",
-                                 lambda c: G.generation_study(), plot_generations),
+                                 lambda c: G.generation_study(), plot_generations,
+                                 panels=lambda rows: len({r["allele_b"] for r in rows})),
 }
 
 

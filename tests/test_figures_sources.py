@@ -196,7 +196,10 @@ def test_thesis_fig13_grid(analytic):
         assert below < r["n"] * r["epsilon"] < above
     ax = render("thesis-fig13", rows).axes[0]
     assert ax.get_yscale() == "log" and ax.get_ylim() == (1.0, 1e4) and ax.get_xlim() == (0.0, 100.0)
-    assert len(ax.collections) == 3 and all(c.get_hatch() for c in ax.collections)
+    # nested regions as translucent fills (no hatches: three nested hatches were unreadable), one
+    # boundary line per eps
+    assert len(ax.collections) == 3 and not any(c.get_hatch() for c in ax.collections)
+    assert len([ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]) == 3
     # the thesis' two examples (§7.2): eps = 0.5, n = 80, gamma = 10^4 better; n = 20, gamma = 100 not
     gmax = {(r["epsilon"], r["n"]): r["gamma_max"] for r in rows}
     assert gmax[(0.5, 80)] > 1e4 and gmax[(0.5, 20)] < 100
