@@ -32,7 +32,7 @@ from .errors import ConfigError
 from .figures.calibration import plot_calibration
 from .figures.competition import competition_panels, plot_competition
 from .figures.diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
-from .figures.deviations import DEVIATIONS, DISAGREEMENTS
+from .figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
 from .figures.knowledge import plot_knowledge_panels
 from .figures.pedigree import plot_family_size, plot_generations
 
@@ -348,6 +348,9 @@ def write_gallery(out: Path) -> Path:
              "paper = Lange et al., PVLDB 18(11) 2025; authors' scripts = the public repository",
              "lange-martin/privacy-utility-bdp (`plots_for_paper.py`, `BDP_RR/*.py`, `plots/mle_accu.py`,",
              "`utility_experiment.py`).", "", *deviation_table(), "",
+             "### Not drawn", "",
+             "Every figure of the paper (Figs. 1–5) and of the thesis (Figs. 3–19) has an entry above, except:", "",
+             *[f"- {k}: {v}." for k, v in NOT_REPRODUCED.items()], "",
              "### Where the sources' own numbers disagree", "", *[f"- {d}" for d in DISAGREEMENTS], ""]
     fid = _fidelity(out)
     for i, spec in FIGURES.items():
