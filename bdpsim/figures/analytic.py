@@ -125,7 +125,8 @@ def plot_thesis_fig11(rows, ax):
     ax.fill_between(w, 1.0, w, facecolor="0.85", edgecolor="none", label="impossible (γ < ω)")
     for (om, ga), txt in (((2.0, 9.0), "Fig. 12 left\n(ω = 2, γ = 9)"), ((8.0, 9.0), "Fig. 12 right\n(ω = 8, γ = 9)")):
         ax.plot([om], [ga], "o", color="k", ms=5)
-        ax.annotate(txt, (om, ga), xytext=(6, -4), textcoords="offset points", ha="left", va="top", fontsize=8)
+        ax.annotate(txt, (om, ga), xytext=(6, -4), textcoords="offset points", ha="left", va="top", fontsize=8,
+                    bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.85, lw=0))
     legend(ax)
     return _finish(ax, "ω = max P_yx / P_y'x (same target state x)", "γ = max P / min P",
                    "Thesis Fig. 11: where the Markov bound ε + 4 ln γ beats Zhao's bound ε + 6 ln ω (dotted)",
