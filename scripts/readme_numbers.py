@@ -236,7 +236,7 @@ def b_fidelity_readings() -> str:
     default = "uniform|False|signed"
     eps = sorted({e for _, e in pts})
     head = re.search(r"(\d+) adversaries x (\d+) samples", txt)
-    secs = re.search(r"; (\d+) s \(([\d.]+) h\) on one core", txt)
+    secs = re.search(r"; (\d+) s \(([\d.]+) h\) wall time", txt)
     lines = ["| adversaries (step 1: K, x_K) | KDE p99 ≤ bound, of " + str(len(pts)) + " points: default reading | "
              "range over the " + str(len(readings)) + " readings | KDE p99 at γ = 1, ε = "
              + " / ".join(g(e) for e in eps) + " (range over readings) | exact at the same points, γ = 1 |",
@@ -261,7 +261,8 @@ def b_fidelity_readings() -> str:
             f"{every} of them stay below the bound at every point; the best reach {best} of {len(pts)} "
             f"({n_best} reading{'s' if n_best > 1 else ''}); the largest excess is "
             f"{f(worst['kde_p99'] - worst['bound'])} (γ = {g(worst['gamma'])}, ε = {g(worst['epsilon'])}). "
-            f"Measured: {float(secs.group(2)):.1f} h on one core.\n\n") if head and secs else "\n\n"
+            f"Measured run time: {float(secs.group(2)):.1f} h wall time of one process (`nice`, one core) on the "
+            f"shared 2-core machine.\n\n") if head and secs else "\n\n"
     return "\n\n" + "\n".join(lines) + tail
 
 

@@ -275,7 +275,8 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
     lines = [f"$ {argv}",
              f"Thesis Fig. 15 grid: Markov n={p0['n']}, symmetric chain gamma = 1..10, eps in {{0.5, 1, 2}} "
              f"({npts} points), count + Lap(1/eps); {p0['adversaries']} adversaries x {p0['samples']} samples per "
-             f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s ({total / 3600:.2f} h) on one core",
+             f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s ({total / 3600:.2f} h) wall time "
+             f"of one process on a shared 2-core machine",
              "bound = min(Markov eps + 4 ln gamma, general n eps); 'below' = KDE p99 over the adversaries <= bound; "
              "exact@pts = the same max of the exact log-ratio at the same evaluation points (p99)",
              ""]
