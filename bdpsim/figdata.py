@@ -177,3 +177,80 @@ def paper_fig2_authors_rows(n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.
         rows += [{**common, "curve": RR_CURVE, "theta": th, "tau": math.nan, "rr_flip": rho,
                   "alpha": float(a), "beta": float(b)} for a, b in zip(alphas, rr_beta_iid(alphas, n, th, rho))]
     return rows
+
+
+# ------------------------------------------------------------------ schematic figures (thesis Figs. 4, 6, 12, 14)
+
+def thesis_fig04_rows(f_d: float = 0.0, f_d_prime: float = 10.0, alpha: float = 4.0) -> list[dict]:
+    """The sets of thesis eqs. (70)–(71) (Fig. 4) for an illustrative ``f(D)``, ``f(D')`` and
+    ``alpha <= |f(D) - f(D')|/2``: the interval ``(f(D) - alpha, f(D) + alpha)`` and the complement
+    ``R \\ (f(D') - alpha, f(D') + alpha)`` (two rays), which contains it. Values are illustrative
+    (the thesis' figure is a schematic; its image is missing from our copy)."""
+    if not alpha <= abs(f_d - f_d_prime) / 2:
+        raise ValueError("alpha must be at most half the distance between f(D) and f(D')")
+    return [{"set": "(f(D) - α, f(D) + α)", "low": f_d - alpha, "high": f_d + alpha, "f_d": f_d,
+             "f_d_prime": f_d_prime, "alpha": alpha},
+            {"set": "R \\ (f(D') - α, f(D') + α)", "low": -math.inf, "high": f_d_prime - alpha, "f_d": f_d,
+             "f_d_prime": f_d_prime, "alpha": alpha},
+            {"set": "R \\ (f(D') - α, f(D') + α)", "low": f_d_prime + alpha, "high": math.inf, "f_d": f_d,
+             "f_d_prime": f_d_prime, "alpha": alpha}]
+
+
+def thesis_fig06_rows(allele_b: float = 0.3) -> list[dict]:
+    """Thesis Fig. 6 / Def. 5.1: the allele pair at one position, one allele from each parent; the
+    three genotypes with their Hardy–Weinberg frequencies (founder law of
+    :class:`~bdpsim.models.PedigreeModel`, minor-allele frequency ``allele_b``)."""
+    from .models.pedigree import GENOTYPES, hardy_weinberg
+
+    law = hardy_weinberg(allele_b)
+    names = {0: "homozygous-major", 1: "heterozygous", 2: "homozygous-minor"}
+    return [{"genotype": GENOTYPES[g], "code": g, "kind": names[g], "allele_b": allele_b,
+             "hardy_weinberg": float(law[g])} for g in range(3)]
+
+
+FIG12_CHAINS = {"left": ((0.9, 0.1), (0.8, 0.2)), "right": ((0.9, 0.1), (0.2, 0.8))}
+"""Two 2-state chains with gamma = 9 and omega = 2 (left) / 8 (right), the values thesis Fig. 12's
+caption states (its image, and so its exact chains, are missing from our copy)."""
+
+
+def chain_rows(label: str, model, symbols: dict | None = None) -> list[dict]:
+    """One row per transition ``x -> y`` of a :class:`~bdpsim.models.MarkovChainModel`: the
+    probability, the chain's gamma and omega and its Markov / Zhao bound offsets ``4 ln gamma``,
+    ``6 ln omega`` (the bounds are eps + offset). ``symbols[(x, y)]`` is an optional label drawn
+    instead of the number (thesis Fig. 14's ``γ/(1 + γ)``)."""
+    P = np.asarray(model.transition, dtype=float)
+    g, w = B.gamma_of(P), B.omega_of(P)
+    return [{"chain": label, "from": x, "to": y, "probability": float(P[x, y]),
+             "label": (symbols or {}).get((x, y), f"{P[x, y]:g}"), "gamma": g, "omega": w,
+             "markov_offset": 4 * math.log(g), "zhao_offset": 6 * math.log(w),
+             "stationary": "; ".join(f"{v:.6g}" for v in model.initial)}
+            for x in range(P.shape[0]) for y in range(P.shape[1])]
+
+
+def thesis_fig12_rows() -> list[dict]:
+    """Thesis Fig. 12's two example chains (:data:`FIG12_CHAINS`), from the chain models."""
+    from .models import MarkovChainModel
+
+    rows = []
+    for side, P in FIG12_CHAINS.items():
+        rows += chain_rows(side, MarkovChainModel(np.array(P), 2))
+    return rows
+
+
+def thesis_fig14_rows(gammas=(1.0, 2.0, 3.0, 5.0, 10.0)) -> list[dict]:
+    """Thesis Fig. 14: the symmetric 2-state chain used for Fig. 15, ``P = [[γ, 1], [1, γ]]/(1 + γ)``
+    (:func:`bdpsim.models.symmetric_chain`), with symbolic labels and, per gamma, the numbers
+    (each checked against the symbol)."""
+    from .models import MarkovChainModel
+
+    sym = {(0, 0): "γ/(1 + γ)", (1, 1): "γ/(1 + γ)", (0, 1): "1/(1 + γ)", (1, 0): "1/(1 + γ)"}
+    rows = []
+    for g in gammas:
+        model = MarkovChainModel(B.symmetric_chain(g), 2)
+        rs = chain_rows(f"gamma = {g:g}", model, sym)
+        for r in rs:  # the symbol is the model's number
+            want = g / (1 + g) if r["from"] == r["to"] else 1 / (1 + g)
+            if not math.isclose(r["probability"], want, rel_tol=1e-12):
+                raise AssertionError(f"symmetric_chain({g}) is not the chain of thesis Fig. 14")
+        rows += [{**r, "gamma_parameter": g} for r in rs]
+    return rows

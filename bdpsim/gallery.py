@@ -32,7 +32,8 @@ from .errors import ConfigError
 from .estimators import KdeEstimator
 from .figures.calibration import plot_calibration
 from .figures.competition import competition_panels, plot_competition
-from .figures.deviations import DEVIATIONS, DISAGREEMENTS
+from .figures.diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
+from .figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
 from .figures.knowledge import plot_knowledge_panels
 from .figures.pedigree import plot_family_size, plot_generations
 
@@ -155,13 +156,22 @@ def _n_utility_panels(rows: list[dict]) -> int:
 
 FIGURES: dict[str, Figure] = {
     "thesis-fig03": Figure("β of an error n/2 for an ε-BDP count (general bound)", lambda c: D.thesis_fig03_rows(), F.plot_thesis_fig03),
+    "thesis-fig04": Figure("the sets of thesis eqs. (70)–(71) (schematic)", lambda c: D.thesis_fig04_rows(), plot_thesis_fig04),
     "thesis-fig05": Figure("minimum β of an ε-free-lunch-private algorithm", lambda c: D.thesis_fig05_rows(), F.plot_thesis_fig05),
+    "thesis-fig06": Figure("an allele pair at one position (schematic, thesis Def. 5.1)", lambda c: D.thesis_fig06_rows(),
+                           plot_thesis_fig06),
     "thesis-fig07": Figure("genomic count: α vs β, Laplace and lower bound", lambda c: D.thesis_fig07_rows(), F.plot_thesis_fig07),
     "thesis-fig08": Figure("general vs Gaussian bound, n ∈ {3, 5, 7}", lambda c: D.thesis_fig08_rows(), F.plot_thesis_fig08),
-    "thesis-fig09": Figure("empirical BDPL, Gaussian, clipped sum", _fig09, F.plot_thesis_fig09, True),
-    "thesis-fig10": Figure("target-dependent BDPL, unclipped sum, x = 0, x' = 10", _fig10, F.plot_thesis_fig10, True),
+    "thesis-fig09": Figure("empirical BDPL, Gaussian, clipped sum", _fig09, F.plot_thesis_fig09, True,
+                           panels=lambda rows: len({r["n"] for r in rows})),
+    "thesis-fig10": Figure("target-dependent BDPL, unclipped sum, x = 0, x' = 10", _fig10, F.plot_thesis_fig10, True,
+                           panels=lambda rows: len({r["n"] for r in rows})),
     "thesis-fig11": Figure("Markov vs Zhao bound region in (ω, γ)", lambda c: D.thesis_fig11_rows(), F.plot_thesis_fig11),
+    "thesis-fig12": Figure("two example Markov chains, γ = 9 with ω = 2 and ω = 8 (from the chain models)",
+                           lambda c: D.thesis_fig12_rows(), plot_thesis_fig12, panels=2),
     "thesis-fig13": Figure("Markov vs general bound regions in (n, γ), ε ∈ {0.5, 1, 2}", lambda c: D.thesis_fig13_rows(), F.plot_thesis_fig13),
+    "thesis-fig14": Figure("the Markov chain of the Fig. 15 simulations (from the chain model)",
+                           lambda c: D.thesis_fig14_rows(), plot_thesis_fig14),
     "thesis-fig15": Figure("empirical and exact BDPL, Markov chain n = 10", _fig15, F.plot_thesis_fig15, True),
     "thesis-fig16": Figure("max γ for a relative error factor h", lambda c: D.thesis_fig16_rows(), F.plot_thesis_fig16),
     "paper-fig1": Figure("relative accuracy h vs ρ (Gaussian), m ∈ {3, 6, 12, 24}", lambda c: D.paper_fig1_rows(), F.plot_paper_fig1),
@@ -178,25 +188,26 @@ FIGURES: dict[str, Figure] = {
                                                         optional=["utility_electricity.toml"])
                                     if r["variant"] != "single days"],
                          F.plot_paper_fig5, True, panels=_n_utility_panels),
-    "thesis-fig17": Figure("MSE of the BDP count on genomic data (synthetic pedigrees)",
-                           lambda c: _utility(c, ["utility_genomic.toml"]), F.plot_thesis_fig17, True),
+    "thesis-fig17": Figure("MSE of the BDP count on genomic data (thesis design: 1 000 synthetic data sets × 2 504 people)",
+                           lambda c: G.thesis_fig17_rows(), F.plot_thesis_fig17),
     "thesis-fig18": Figure("MSE of the BDP sum on Galton heights (trios, n = 3, clip 60–80 in)",
                            lambda c: [r for r in _utility(c, ["utility_galton.toml"]) if r["variant"].startswith("trios")],
                            F.plot_thesis_fig18, True),
     "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
                            lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
     "bdpsim-calibration": Figure("Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
-                                 lambda c: S.calibration_rows(), plot_calibration, panels=4),
+                                 lambda c: S.calibration_rows(), plot_calibration, panels=4, layout="grid2"),
     "bdpsim-competition": Figure("competing mechanisms under BDP: noise scale and exact BDPL of general, group, "
                                  "Markov, Zhao, Markov Quilt, Wasserstein, randomized response, exact",
                                  _competition, plot_competition, panels=competition_panels,
-                                 layout="grid3"),
+                                 layout="grid3"),  # 2 rows x 3 chains
     "bdpsim-knowledge": Figure("exact leakage by prior knowledge: activity count, b = 1, n = 288",
                                lambda c: S.knowledge_rows(), plot_knowledge_panels, panels=2),
     "bdpsim-pedigree": Figure("exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
-                              lambda c: G.family_size_study(), plot_family_size),
+                              lambda c: G.family_size_study(), plot_family_size, panels=2),
     "bdpsim-generations": Figure("thesis §5.3: three-generation family vs core families, exact BDPL",
-                                 lambda c: G.generation_study(), plot_generations),
+                                 lambda c: G.generation_study(), plot_generations,
+                                 panels=lambda rows: len({r["allele_b"] for r in rows})),
 }
 
 
@@ -338,6 +349,9 @@ def write_gallery(out: Path) -> Path:
              "paper = Lange et al., PVLDB 18(11) 2025; authors' scripts = the public repository",
              "lange-martin/privacy-utility-bdp (`plots_for_paper.py`, `BDP_RR/*.py`, `plots/mle_accu.py`,",
              "`utility_experiment.py`).", "", *deviation_table(), "",
+             "### Not drawn", "",
+             "Every figure of the paper (Figs. 1–5) and of the thesis (Figs. 3–19) has an entry above, except:", "",
+             *[f"- {k}: {v}." for k, v in NOT_REPRODUCED.items()], "",
              "### Where the sources' own numbers disagree", "", *[f"- {d}" for d in DISAGREEMENTS], ""]
     fid = _fidelity(out)
     for i, spec in FIGURES.items():

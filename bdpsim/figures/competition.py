@@ -18,59 +18,86 @@ STYLE = {
     "wasserstein": ("tab:purple", "D", "-"),
     "randomized-response": ("tab:pink", "P", "--"),
 }
-LABEL = {"randomized-response": "randomized response (std-equivalent scale)",
-         "group": "group DP (m = T; = general)"}
+LABEL = {"exact": "exact calibration (smallest ε-BDP scale)",
+         "general": "general bound (m = T)", "group": "group DP (one group of T records)",
+         "markov": "Markov bound", "zhao": "Zhao et al. bound",
+         "markov-quilt-approx": "Markov Quilt (MQMApprox)", "markov-quilt-exact": "Markov Quilt (MQMExact)",
+         "wasserstein": "Wasserstein mechanism",
+         "randomized-response": "randomized response (Laplace scale of equal std)"}
 
 
 def competition_panels(rows: Sequence[dict]) -> int:
-    """Two panels (scale, exact BDPL) per (chain, T)."""
-    return 2 * len({(r["chain"], r["T"]) for r in rows})
+    """Two panels (noise scale, exact BDPL / ε) per chain."""
+    return 2 * len({r["chain"] for r in rows})
+
+
+def _series(rows, method):
+    pts = sorted((r["epsilon"], r["scale"], r["bdpl"]) for r in rows if r["method"] == method)
+    return (np.array(v, dtype=float) for v in zip(*pts)) if pts else (np.array([]),) * 3
 
 
 def plot_competition(rows: Sequence[dict], axes):
-    """Per chain (columns) and length T: a row of Laplace scale vs eps and a row of exact BDPL vs
-    eps (log-log, the diagonal BDPL = eps dotted); red rings mark noise that is not eps-BDP.
-    Expects ``2 * len(T values)`` rows of ``len(chains)`` axes, row-major."""
+    """One column per chain: the Laplace scale each method prescribes (top) and the exact BDPL of
+    that noise over all adversaries in units of ε (bottom; above 1 = not ε-BDP, shaded), at the
+    largest T (one day, T = 288). Only the general bound (= group DP, the same scale) and randomized
+    response change with T; their values at the smaller T are drawn as thin lines without markers.
+    Expects 2 rows of ``len(chains)`` axes, row-major."""
     from . import legend, proxy
 
     chains = list(dict.fromkeys(r["chain"] for r in rows))
-    lengths = list(dict.fromkeys(r["T"] for r in rows))
+    lengths = sorted({r["T"] for r in rows})
+    T, others = lengths[-1], lengths[:-1]
     axes = list(np.atleast_1d(axes))
-    try:  # columns of the grid the axes were laid out on (one per chain)
-        k = axes[0].get_subplotspec().get_gridspec().ncols
-    except AttributeError:
-        k = len(chains)
+    k = len(chains)
     handles = {}
-    for ti, T in enumerate(lengths):
-        for ci, chain in enumerate(chains):
-            ax_s, ax_b = axes[(2 * ti) * k + ci], axes[(2 * ti + 1) * k + ci]
-            rs = [r for r in rows if r["chain"] == chain and r["T"] == T]
-            eps_all = sorted({r["epsilon"] for r in rs})
-            for method in dict.fromkeys(r["method"] for r in rs):
-                pts = sorted((r["epsilon"], r["scale"], r["bdpl"]) for r in rs if r["method"] == method)
-                e, s, b = (np.array(v, dtype=float) for v in zip(*pts))
-                ok = np.isfinite(s) & np.isfinite(b)
-                if not ok.any():
+    for ci, chain in enumerate(chains):
+        ax_s, ax_b = axes[ci], axes[k + ci]
+        rs = [r for r in rows if r["chain"] == chain and r["T"] == T]
+        methods = list(dict.fromkeys(r["method"] for r in rs))
+        e_g, s_g, _ = _series(rs, "general")
+        e_q, s_q, _ = _series(rs, "group")
+        merged = "group" in methods and "general" in methods and s_g.size == s_q.size and np.allclose(s_g, s_q)
+        for method in methods:
+            if method == "group" and merged:
+                continue  # the same scale as the general bound: one curve, one legend entry
+            e, s, b = _series(rs, method)
+            ok = np.isfinite(s) & np.isfinite(b)
+            if not ok.any():
+                continue
+            color, marker, ls = STYLE.get(method, ("tab:gray", "*", "-"))
+            label = "general bound = group DP (m = T)" if (method == "general" and merged) else LABEL.get(method, method)
+            (h,) = ax_s.plot(e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=label, markersize=5)
+            ax_b.plot(e[ok], b[ok] / e[ok], color=color, marker=marker, linestyle=ls, markersize=5)
+            handles.setdefault(label, h)
+            for T2 in others:
+                if method not in ("general", "randomized-response"):
                     continue
-                color, marker, ls = STYLE.get(method, ("tab:gray", "*", "-"))
-                label = LABEL.get(method, method)
-                (h,) = ax_s.plot(e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=label, markersize=5)
-                ax_b.plot(e[ok], b[ok], color=color, marker=marker, linestyle=ls, markersize=5)
-                handles.setdefault(label, h)
-                bad = ok & (b > e * (1 + 1e-9))
-                for ax, y in ((ax_s, s), (ax_b, b)):
-                    if bad.any():
-                        ax.plot(e[bad], y[bad], linestyle="none", marker="o", markersize=11,
-                                markerfacecolor="none", markeredgecolor="red")
-            ax_b.plot(eps_all, eps_all, color="0.5", linestyle=":", linewidth=1)
-            for ax, what in ((ax_s, "noise scale b"), (ax_b, "exact BDPL")):
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-                ax.set_xlabel("target ε")
-                ax.set_ylabel(what)
-                ax.set_title(f"{chain}, T = {T}: {what}", fontsize=9)
-                ax.grid(alpha=0.3, which="both")
-    extra = [proxy("not ε-BDP (exact BDPL > ε)", color="red", marker="o", markerfacecolor="none", markersize=9),
-             proxy("BDPL = ε", color="0.5", linestyle=":")]
+                e2, s2, b2 = _series([r for r in rows if r["chain"] == chain and r["T"] == T2], method)
+                ok2 = np.isfinite(s2) & np.isfinite(b2)
+                ax_s.plot(e2[ok2], s2[ok2], color=color, linestyle=ls, lw=0.8, alpha=0.7)
+                ax_b.plot(e2[ok2], b2[ok2] / e2[ok2], color=color, linestyle=ls, lw=0.8, alpha=0.7)
+        ratios = np.concatenate([ln.get_ydata() for ln in ax_b.get_lines()] or [np.ones(1)])
+        ratios = ratios[np.isfinite(ratios) & (ratios > 0)]
+        lo, hi = ratios.min() / 1.6, max(1.6, ratios.max() * 1.3)
+        ax_b.axhspan(1.0, hi, color="red", alpha=0.08, lw=0)
+        ax_b.axhline(1.0, color="0.3", lw=1)
+        ax_b.set_yscale("log")
+        ax_b.set_ylim(lo, hi)
+        for ax, what in ((ax_s, "Laplace scale b"), (ax_b, "exact BDPL / ε")):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("target ε")
+            ax.set_ylabel(what)
+            ax.grid(alpha=0.3, which="both")
+        name = chain.replace("gamma =", "Fig. 15 chain, γ =") + (" chain" if chain == "activity" else "")
+        ax_s.set_title(f"({chr(97 + ci)}) {name}, T = {T}: noise scale", fontsize=9)
+        ax_b.set_title(f"({chr(97 + k + ci)}) {name}, T = {T}: exact BDPL of that noise", fontsize=9)
+    extra = [proxy("exact BDPL = ε; shaded: not ε-BDP", color="0.3", linestyle="-")]
+    if others:
+        extra.append(proxy(f"thin line: the same at T = {', '.join(str(t) for t in others)}", color="0.3",
+                           linestyle="-", lw=0.8))
     legend(axes[k - 1], list(handles.values()) + extra, list(handles) + [h.get_label() for h in extra])
+    axes[0].figure.suptitle("Competing mechanisms for the count of state 1 on a Markov chain, every adversary "
+                            "(exact window search): the noise each prescribes for a target ε and its real leakage",
+                            fontsize=10)
     return axes

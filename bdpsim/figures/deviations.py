@@ -27,40 +27,81 @@ DEVIATIONS: dict[str, Deviation] = {
         "β = e^(−ε/2); ε ∈ [0, 5] (1 000 points), linear axes, β ∈ [0, 1] "
         "(plots_for_paper.py: arbitrary_prob_error_greater_than_half_dataset)",
         "same formula and axes, 201 points", "none (point count only)"),
+    "thesis-fig04": Deviation(
+        "thesis §4.2 (proof of Thm 4.6): a schematic of the sets in eqs. (70)–(71); the image is missing from "
+        "our copy",
+        "the two sets on a number line for illustrative f(D) = 0, f(D') = 10, α = 4 (α ≤ |f(D) − f(D')|/2)",
+        "a schematic: drawn from the equations, not from the thesis' image"),
     "thesis-fig05": Deviation(
         "β = 1/(e^ε + 1); ε ∈ [0, 5], log y ∈ [10⁻³, 1] (plots_for_paper.py: arbitrary_utility)",
         "same formula and axes, 201 points", "none (point count only)"),
+    "thesis-fig06": Deviation(
+        "thesis §5 (before Def. 5.1): a schematic of an allele pair at one position; the image is missing from "
+        "our copy",
+        "two chromosomes with one allele each at the same position, and the three genotypes BB, Bb, bb with the "
+        "Hardy–Weinberg frequencies of bdpsim's PedigreeModel founder law (b-allele frequency 0.3)",
+        "a schematic: drawn from Def. 5.1, not from the thesis' image; the frequencies are bdpsim's addition"),
     "thesis-fig07": Deviation(
         "Laplace α = ln(1/β) m/ε vs the lower bound (m − 1)/2 (thesis Cor. 4.4, 5.3); the plotted ε and m "
         "are not stated in the text and no script is published",
-        "ε ∈ {1, 2}, m ∈ {3, 10}, β ∈ [0.005, 0.5]; the lower bound drawn where it holds, β < 1/(e^ε + 1)",
+        "ε ∈ {1, 2}, m ∈ {3, 10}, β ∈ [0.005, 0.5]; the lower bound (m − 1)/2 (the same for every ε) drawn once "
+        "per m, its end β = 1/(e^ε + 1) marked per ε",
         "the source's parameters are not recoverable (the figure image is missing from our copy)"),
     "thesis-fig08": Deviation(
-        "Gaussian (solid) vs general (dotted) bound of a 1-DP sum, n ∈ {3, 5, 7}, ρ ∈ [0, 1/(n − 2)] "
-        "(1 000 points), x ∈ [0, 1], linear y ∈ [0, 10] (plots_for_paper.py: gaussian_bounds)",
-        "same, ρ in the open interval (0, 1/(n − 2)), 200 points",
+        "Gaussian (solid) vs general bound of a 1-DP sum — dashed in the thesis' caption, dotted in "
+        "plots_for_paper.py: gaussian_bounds — n ∈ {3, 5, 7}, ρ ∈ [0, 1/(n − 2)] (1 000 points), x ∈ [0, 1], "
+        "linear y ∈ [0, 10]",
+        "same, general bound dashed (the caption), ρ in the open interval (0, 1/(n − 2)), 200 points",
         "the Gaussian bound is undefined at ρ = 1/(n − 2)"),
     "thesis-fig09": Deviation(
         "thesis §6.4: ε = 1, clip [0, 10], n ∈ {3, 5, 7}, 10 values of ρ ∈ (0, 1/(n − 2)), fresh μ and Σ_ρ per "
         "adversary, 1 000 adversaries × 10⁵ samples, fastKDE, 99th percentile over adversaries",
-        "same grid (ρ_k = k/(11(n − 2))) and sizes; KDE and bdpsim's mixture estimator, p99 with a 95 % CI",
-        "the mixture estimate is bdpsim's addition. " + _KDE_THESIS),
+        "same grid (ρ_k = k/(11(n − 2))) and sizes; KDE and bdpsim's mixture estimator, p99 with a 95 % CI; one "
+        "panel per n; the bound drawn as the analytic curve min(nε, Gaussian bound) over ρ ∈ (0, 1/(n − 2))",
+        "the mixture estimate is bdpsim's addition; one panel per n (the thesis draws one) so the error bars of "
+        "the interleaved ρ grids stay apart. " + _KDE_THESIS),
     "thesis-fig10": Deviation(
         "thesis §6.4.3: Fig. 9's grid without clipping, target-dependent BDPL for x = 0, x' = 10; dots = "
         "unclipped, crosses = Fig. 9's clipped results; solid line = the target-dependent Gaussian bound "
         "(thesis Thm 6.2)",
         "dots = unclipped KDE p99, crosses = clipped KDE p99 (Fig. 9's run), open squares = exact maximum over "
-        "the same adversaries; the bound labelled 'Gaussian bound (Thm 5.5)'",
+        "the same adversaries; the bound labelled 'Gaussian bound (Thm 5.5)', drawn analytically; one panel per "
+        "n, the y-axis scaled to the estimates (the bound leaves the plot, the panel title says where)",
         "exact values added as ground truth; the paper's theorem number is used because the paper's Thm 6.2 is "
-        "the Markov bound. " + _KDE_THESIS),
+        "the Markov bound. Not as the thesis reads its figure: (1) the unclipped KDE p99 lies ABOVE the "
+        "Gaussian bound at 4 low-ρ points (the whole 95 % interval at 3 of them) — n = 3, ρ = 0.091: 1.457 vs 1.225 (CI from 1.436); n = 3, "
+        "ρ = 0.18: 1.512 vs 1.500 (CI from 1.454); n = 5, ρ = 0.03: 1.452 vs 1.208 (CI from 1.413); n = 7, "
+        "ρ = 0.018: 1.400 vs 1.245 (CI from 1.384) — while the exact maximum over the same adversaries is "
+        "below it (1.092, 1.204, 1.078, 1.056): KDE bias, not a failure of the bound; (2) the unclipped KDE "
+        "p99 exceeds the clipped one by 0.30–1.06 nats (27–77 %) where the thesis says 'marginally greater'. "
+        + _KDE_THESIS),
     "thesis-fig11": Deviation(
         "region 4 ln γ < 6 ln ω in (ω, γ), log–log, 'dotted region'; ranges not stated, no script",
-        "ω ∈ [1, 100], γ ∈ [1, 1 000], shaded; γ < ω (impossible) left blank",
+        "ω ∈ [1, 100], γ ∈ [1, 1 000]; the region ω ≤ γ < ω^(3/2) drawn from its analytic boundaries, dotted "
+        "(the CSV keeps the 81 × 121 grid it was checked on); γ < ω (impossible) grey; thesis Fig. 12's two "
+        "chains marked",
         "the source's ranges are not recoverable"),
+    "thesis-fig12": Deviation(
+        "thesis §7.2: 'two examples of a Markov chain … on the left γ = 9 and ω = 2 (Zhao's bound smaller), on "
+        "the right γ = 9 and ω = 8 (Markov bound smaller)'; the image (and so the chains) is missing from our "
+        "copy",
+        "two 2-state chains with exactly these γ and ω, drawn from their models: left P = [[0.9, 0.1], "
+        "[0.8, 0.2]], right P = [[0.9, 0.1], [0.2, 0.8]]; the titles give both bounds",
+        "the thesis' chains are not recoverable (it may use other probabilities or more states)"),
     "thesis-fig13": Deviation(
         "hatched regions γ < exp((n − 1) ε/4) for ε ∈ {0.5, 1, 2}, n ∈ [1, 100] (1 000 points), log y ∈ "
         "[1, 10⁴] (plots_for_paper.py: markov_new_bound_better)",
-        "same regions and axes, n = 1, 2, …, 100", "n is a number of records (integers)"),
+        "same regions and axes, n = 1, 2, …, 100; the nested regions as translucent fills (darker where the Markov "
+        "bound wins for more ε) with each ε's boundary drawn, instead of three overlapping hatches",
+        "n is a number of records (integers); three nested hatches were unreadable"),
+    "thesis-fig14": Deviation(
+        "thesis §7.3.1: 'Markov chain used in the simulations. For any γ ≥ 1, this Markov chain has maximum "
+        "transition probability ratio γ'; the image is missing from our copy",
+        "the chain bdpsim simulates, drawn from its model (bdpsim.models.symmetric_chain(γ), "
+        "P = [[γ, 1], [1, γ]]/(1 + γ)): symbolic probabilities, checked against the model's numbers, which are "
+        "tabled for γ = 1, 2, 3, 5, 10",
+        "our reading of the caption (SCIENCE.md §2): the only 2-state chain family with ratio γ that is "
+        "symmetric; the thesis' image may label it differently"),
     "thesis-fig15": Deviation(
         "thesis §7.3: chain of thesis Fig. 14, n = 10, ε ∈ {0.5, 1, 2}, γ ∈ {1, …, 10}, 1 000 adversaries × "
         "10⁵ samples, crosses; bound = min(Markov, general)",
@@ -102,19 +143,35 @@ DEVIATIONS: dict[str, Deviation] = {
         "paper: Activity n = 17 568 (Table 3), γ = 7.54; Electricity 731 days, 70/80/90 kWh, γ = 3.29/4.49/8.43. "
         "utility_experiment.py: Activity NA dropped (n = 15 264 in the general bound); Electricity = daily energy "
         "of the sum of every meter column (24-h mean × 24 h), state = above the threshold",
-        "Activity complete data n = m = 15 264; DP, general, Markov and (bdpsim's addition) Zhao bounds; "
+        "Activity complete data n = m = 15 264; DP, general, Markov and (bdpsim's additions) Zhao bounds and the "
+        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain); "
         "Electricity preprocessed as the script (utility.meters = "
         "'all'; 'WHE' = whole-house meter only); the Electricity panels need Electricity_P.csv (no pinned "
         "download) — until it is supplied the figure is 'partial: electricity missing'",
         "the script's n is the data the mechanism ran on. Summing every column counts the house's consumption "
         "more than once (WHE is the whole-house meter, the other columns its sub-meters), so a threshold on "
-        "the sum is a much lower whole-house energy; the run's metadata records both daily series' median ratio"),
+        "the sum is a much lower whole-house energy; the run's metadata records both daily series' median ratio. "
+        "The paper's 'in the Activity dataset the general bound results in a 10^5 times larger error than … "
+        "our Markov chain bound' is not what this figure measures at any ε: at equal ε the ratio of the two "
+        "α is n(ε − 4 ln γ)/ε, 1.6·10³ at ε = 9 to 9.1·10³ at ε = 20 (empirical 95 % quantiles 1.6·10³–8.4·10³; "
+        "with the paper's n = 17 568 1.9·10³–1.0·10⁴), below n for every ε. 10^5 matches neither that nor the MSE ratio (its square, 2.5·10⁶–8.3·10⁷); it is "
+        "the span of the plot: the general bound's α at ε = 1 (4.6·10⁴) over the Markov bound's at ε = 20 "
+        "(0.25), 1.8·10⁵"),
     "thesis-fig17": Deviation(
         "thesis §8: 1000 Genomes phase 3, chromosome 22, first 1 000 allele pairs → 1 000 data sets × 2 504 "
-        "persons; count of BB; general bound for several family sizes m; MSE",
-        "one synthetic Mendelian population of 2 520 records (2 founders + m − 2 children, allele frequency "
-        "0.3), m ∈ {2, 3, 5, 10}, 1 000 runs",
-        "the genome extract is not available here; the Laplace MSE 2(m/ε)² does not depend on the data"),
+        "persons; count of BB ('homozygous-major'), average true count 40.29; general bound (scale m/ε) for "
+        "several largest-family sizes m (not named in the text; the image is missing); error averaged over the "
+        "data sets (§8.3: one run each); MSE",
+        "the thesis' design on synthetic data: 1 000 data sets × 2 504 persons, each an independent draw at "
+        "one position; persons in nuclear families of m (2 Hardy–Weinberg founders + m − 2 Mendelian children) "
+        "and 2 504 mod m unrelated founders; P(B) = √(40.29/2 504) = 0.127, so E[count of BB] = 40.29 (measured "
+        "means 40.17–40.53); m ∈ {2, 3, 5, 10}; one Laplace run per data set; the DP baseline (scale 1/ε, "
+        "bdpsim's addition, not BDP) drawn once",
+        "what remains different: the genotypes are synthetic (the genome extract is not available here), so the "
+        "spread of the true counts between data sets (11–78; wider for larger m) and their family structure are bdpsim's; the m "
+        "values are not the thesis'; B is the rarer allele, since a count of 40.29 of 2 504 cannot be "
+        "'homozygous-major' (see the list below); the MSE itself, 2(m/ε)², does not depend on the data. "
+        "`bdpsim utility configs/utility_genomic.toml` still runs one population of 2 520 records"),
     "thesis-fig18": Deviation(
         "thesis §8.2, §8.4.2: 897 trios (child, father, mother), n = m = 3, clipped to 60–80 in, ρ = 0.275 "
         "(ε ≈ 1.853 τ) vs general (ε = 3τ); the thesis' script measures the MSE against the unclipped sum",
@@ -127,7 +184,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "thesis §8.2, §8.4.3: (a) '61' single days of n = 288, (b) complete data n = 17 568; general, Markov "
         "(τ + 8.05) and Zhao (τ + 10.64) bounds; MSE. The thesis' script drops NA (53 days, n = 15 264) and "
         "draws the DP query, not Zhao",
-        "(a) the 53 complete days (mean count 80.2), (b) n = m = 15 264; DP, general, Markov and Zhao",
+        "(a) the 53 complete days (mean count 80.2), (b) n = m = 15 264; DP, general, Markov and Zhao; plus the "
+        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain), bdpsim's addition",
         "days without readings cannot be counted; the thesis' own averages (80 per day, 4 250 in all) are "
         "those of 53 days and 15 264 records"),
     "bdpsim-calibration": Deviation(
@@ -159,6 +217,16 @@ DEVIATIONS: dict[str, Deviation] = {
         "new figure answering the question with numbers"),
 }
 
+NOT_REPRODUCED: dict[str, str] = {
+    "thesis Fig. 1": "the introduction's illustration of posterior-to-posterior vs prior-to-posterior belief "
+                     "change (an adversary's belief about one person's income as three hand-drawn "
+                     "distributions): no model, data or formula behind it",
+    "thesis Fig. 2": "the introduction's social-network example (Caroline, Peter and their friends as a graph, "
+                     "Example 1): an illustration of correlated edges, no model, data or formula behind it",
+}
+"""Source figures ``bdpsim figures`` does not draw, and why (every other thesis and paper figure
+has a gallery entry)."""
+
 DISAGREEMENTS: list[str] = [
     "Paper, IQ datasets: Table 3 gives m = 2, but §7.3.1 calibrates the general / state-of-the-art "
     "mechanism with τ = ε/3. The claim that at ε = 1 the error falls 'by more than 400 units for both IQ "
@@ -179,6 +247,13 @@ DISAGREEMENTS: list[str] = [
     "sd 15 (the calibration depends only on ρ and the clip range).",
     "Clip ranges: the paper clips IQ to 40–160 (Δ = 120, Table 3), the script to 0–200; Galton is clipped "
     "to 0–100 in in the paper and 60–80 in in the thesis (different experiments: children vs trios).",
+    "Thesis §8.2 / §8.4.1, genomic count: the query counts 'homozygous-major, i.e. BB', but the average true "
+    "count is 40.29 of 2 504 persons (1.6 %); a homozygous-major genotype has frequency ≥ 25 % (the major "
+    "allele has frequency ≥ 1/2), so the count is of the rarer homozygote. bdpsim's Fig. 17 counts BB with B "
+    "the rarer allele (P(B) = 0.127).",
+    "Paper §7.4, Activity: 'the general bound results in a 10^5 times larger error than … our Markov chain "
+    "bound' — the ratio of their α at equal ε is n(ε − 4 ln γ)/ε < n = 15 264 (17 568 with the NA rows) for "
+    "every ε: 1.6·10³–9.1·10³ on ε ∈ [9, 20] (paper-fig5 row above).",
     "Theorem numbers: the thesis' Gaussian bound is its Thm 6.2 / Prop. 6.4, the paper's Thm 5.5 / 5.8; "
     "the paper's Thm 6.2 is the Markov bound. bdpsim labels use the paper's numbers.",
 ]

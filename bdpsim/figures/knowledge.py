@@ -50,7 +50,18 @@ def plot_knowledge_panels(rows: Sequence[dict], axes):
     """Two heat maps: windows bounded by known records on both sides, and by the chain's start
     on the left (the target near the first record)."""
     axes = list(np.atleast_1d(axes))
+    titles = {("known", "known"): "(a) unknown records between two known ones",
+              ("chain end", "known"): "(b) unknown records reaching back to the chain's start"}
     for ax, (le, re) in zip(axes, (("known", "known"), ("chain end", "known"))):
         plot_knowledge_heatmap(rows, ax, left_end=le, right_end=re)
-        ax.set_title(f"left: {le}, right: {re}", fontsize=9)
+        ax.set_title(titles[(le, re)], fontsize=9)
+    from ..studies import ACTIVITY
+
+    r0 = rows[0] if rows else {}
+    n, b = r0.get("n", "?"), r0.get("noise_scale", "?")
+    P = ", ".join("[" + ", ".join(f"{v:g}" for v in row) + "]" for row in ACTIVITY)
+    axes[0].figure.suptitle(
+        f"Worst exact BDPL by prior knowledge: activity chain P = [{P}], count of "
+        f"active records + Lap({b:g}) (1-DP), n = {n};\nthe adversary knows every record except the unknown ones "
+        f"left and right of its target", fontsize=10)
     return axes

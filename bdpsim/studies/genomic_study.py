@@ -101,3 +101,68 @@ def generation_study(sizes: Iterable[int] = range(5, 11), epsilons: Sequence[flo
                     "lower_bound": genomic_lower_bound(m, eps), "general_bound": m * eps,
                     "core_bound": core * eps})
     return rows
+
+
+# ------------------------------------------------------------------ thesis Fig. 17: the thesis' design
+
+FIG17_MEAN_COUNT = 40.29
+"""Thesis §8.4.1: the average true count of BB over its 1 000 data sets."""
+FIG17_PEOPLE = 2504
+"""Thesis §8.2: persons per data set (1000 Genomes phase 3)."""
+
+
+def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Iterable[float] = range(1, 21),
+                      datasets: int = 1000, people: int = FIG17_PEOPLE, mean_count: float = FIG17_MEAN_COUNT,
+                      beta: float = 0.05, seed: int = 17) -> list[dict]:
+    """Thesis §8.3–8.4.1's design on synthetic data: ``datasets`` data sets of ``people`` persons
+    (one data set = one position of the genome, drawn independently), the count of BB, the
+    Laplace mechanism calibrated by the general bound for families of at most ``m`` people
+    (scale ``m/eps``) and the DP baseline (scale ``1/eps``, once: it does not depend on m); **one
+    mechanism run per data set**, the MSE averaged over the data sets (thesis §8.3).
+
+    The persons form nuclear families of ``m`` (2 Hardy–Weinberg founders + ``m - 2`` Mendelian
+    children, :meth:`PedigreeModel.nuclear`) and ``people mod m`` unrelated founders, so the largest
+    family has ``m`` people, the thesis' meaning of m. The frequency of allele B is chosen so the
+    expected count of BB is ``mean_count``: ``P(BB) = (1 - q)^2 = mean_count / people`` (Mendelian
+    inheritance keeps the founders' Hardy–Weinberg frequencies). Rows have the columns of
+    :mod:`bdpsim.utility.experiment` (``databases`` = data sets, ``runs`` = 1 per data set,
+    ``true_value`` = the mean true count).
+    """
+    import numpy as np
+
+    p_major = math.sqrt(mean_count / people)  # P(allele B); BB = both alleles B
+    allele_b = 1.0 - p_major
+    eps = [float(e) for e in epsilons]
+    ss = np.random.SeedSequence(seed)
+    truths = {}
+    for m in family_sizes:
+        rng = np.random.default_rng(ss.spawn(1)[0])
+        fam, rest = divmod(people, m)
+        g = PedigreeModel.nuclear(m, allele_b).sample(fam * datasets, rng).reshape(datasets, fam * m)
+        count = (g == 0).sum(axis=1)
+        if rest:  # unrelated founders (Hardy–Weinberg)
+            count = count + rng.binomial(rest, p_major ** 2, size=datasets)
+        truths[m] = count.astype(float)
+    common = {"dataset": "genomic", "sensitivity": 1.0, "n": people, "databases": datasets, "runs": 1,
+              "clip_bias_mse": 0.0}
+    rows = []
+    q = 1 - beta
+    cases = [("dp", 1, "any family size (DP baseline)")] + [("general", m, f"family size m = {m}")
+                                                            for m in family_sizes]
+    for mi, (mech, m, variant) in enumerate(cases):
+        truth = truths[family_sizes[0] if mech == "dp" else m]
+        for ei, e in enumerate(eps):
+            tau = e if mech == "dp" else e / m
+            b = 1.0 / tau
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(17, mi, ei)))
+            err = np.abs(rng.laplace(0.0, b, size=datasets))  # one run per data set
+            rel = err[truth > 0] / truth[truth > 0]
+            rows.append({**common, "variant": variant, "mechanism": mech, "epsilon": e, "tau": tau, "m": m,
+                         "noise_scale": b, "true_value": float(truth.mean()), "true_value_min": float(truth.min()),
+                         "true_value_max": float(truth.max()), "allele_B": p_major,
+                         "alpha_theory": math.log(1 / beta) * b, "alpha_empirical": float(np.quantile(err, q)),
+                         "mape": float(100 * rel.mean()) if rel.size else math.nan,
+                         "mse": float(np.mean(err ** 2)), "mse_theory": 2 * b * b,
+                         "note": "DP baseline: not BDP under correlation; drawn once (its scale 1/eps does not "
+                                 "depend on m)" if mech == "dp" else ""})
+    return rows
