@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..estimators import KdeEstimator, MixtureEstimator
-from . import legend, save, subplots
+from .style import legend, save, subplots
 
 TITLES = {KdeEstimator.name: "kde: error vs exact one-sided BDPL",
           MixtureEstimator.name: "mixture: error vs exact BDPL (*: adaptive, se target)"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figdata as D
-from . import colors, legend, proxy
+from .style import colors, legend, proxy
 
 
 

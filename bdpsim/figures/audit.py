@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ..estimators import AuditEstimator, KdeEstimator
-from . import colors, legend, proxy
+from .style import colors, legend, proxy
 
 TITLE = ("black-box audit vs budget: activity chain, Laplace count b = 1, n = {n}\n"
          "{adversaries} window adversaries, 95 % certified lower bound (search included in the budget)")

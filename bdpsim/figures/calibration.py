@@ -16,7 +16,7 @@ def plot_calibration(rows: Sequence[dict], axes):
     """One panel per chain: scale vs eps (log y) per method; red rings where the method's
     mechanism is not eps-BDP (its exact BDPL exceeds eps); one legend for all panels. Returns the
     axes."""
-    from . import legend, proxy
+    from .style import legend, proxy
 
     chains = list(dict.fromkeys(r["chain"] for r in rows))
     axes = list(np.atleast_1d(axes))

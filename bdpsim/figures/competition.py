@@ -42,7 +42,7 @@ def plot_competition(rows: Sequence[dict], axes):
     largest T (one day, T = 288). Only the general bound (= group DP, the same scale) and randomized
     response change with T; their values at the smaller T are drawn as thin lines without markers.
     Expects 2 rows of ``len(chains)`` axes, row-major."""
-    from . import legend, proxy
+    from .style import legend, proxy
 
     chains = list(dict.fromkeys(r["chain"] for r in rows))
     lengths = sorted({r["T"] for r in rows})

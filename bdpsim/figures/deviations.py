@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..studies.pufferfish_fig2 import GALLERY_ENTRY as _PF2
+
 
 @dataclass(frozen=True)
 class Deviation:
@@ -210,6 +212,13 @@ DEVIATIONS: dict[str, Deviation] = {
         "exact BDPL over all adversaries of the Laplace BB count, nuclear families m = 3…12, "
         "ε ∈ {0.5, 1, 2}, allele-b frequency ∈ {0.1, 0.3, 0.5}, Hardy–Weinberg founders",
         "new figure"),
+    "pufferfish-fig2": Deviation(**_PF2["deviation"]),
+    "bdpsim-audit": Deviation(
+        "no source: the thesis and the paper estimate BDPL by KDE only (thesis §3.1.2), with no error bar",
+        "activity chain (Lange's 2-state chain), n = 288, Laplace count b = 1, 40 window adversaries, seed 1; "
+        "audit budgets 1e5…1e8 mechanism calls (the mechanism run as a black box), KDE at 1e4 and 1e5 "
+        "samples per condition over the same adversaries; exact BDPL by the window search",
+        "new figure (issue 17: a certified lower bound instead of the KDE's biased guess)"),
     "bdpsim-generations": Deviation(
         "thesis §5.3 asks whether core family size matters more than family size (open question)",
         "exact BDPL of three-generation families (m = 5…10) vs nuclear families of size m and of their "

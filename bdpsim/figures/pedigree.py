@@ -41,7 +41,7 @@ def plot_family_size(rows: Sequence[dict], axes):
     Every ``(eps, allele_b)`` case is drawn, its points side by side around each ``m`` (colour =
     ``allele_b``, marker = ``eps``) so cases with equal values stay visible; hollow where the worst
     adversary knows nothing (``K = {}``, never drawn by the thesis' sampler)."""
-    from . import legend
+    from .style import legend
 
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     curves: dict = defaultdict(list)
@@ -100,7 +100,7 @@ def plot_generations(rows: Sequence[dict], axes):
     family of ``m`` people (blue), a nuclear family of the same size (orange) and a nuclear family
     of its core size ``l`` (green); marker = eps, the eps side by side around each ``m``.
     References: ``m - 1`` (dashed), ``m`` (dotted) and ``l`` (green dotted)."""
-    from . import legend
+    from .style import legend
 
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     qs = sorted({r["allele_b"] for r in rows})

@@ -33,7 +33,7 @@ def _fmt(v: float) -> str:
 
 
 def _l1_panel(rows: Sequence[dict], ax):
-    from . import colors, legend, proxy
+    from .style import colors, legend, proxy
 
     cyc = colors()
     mqm = [r for r in rows if r["mechanism"] == MQM]
@@ -70,7 +70,7 @@ def _l1_panel(rows: Sequence[dict], ax):
 
 
 def _bdpl_panel(rows: Sequence[dict], ax):
-    from . import colors, legend, proxy
+    from .style import colors, legend, proxy
 
     cyc = colors()
     Ts = sorted({int(_num(r["T"])) for r in rows})

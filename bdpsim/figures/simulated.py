@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..estimators import ESTIMATORS
-from . import colors, legend, proxy
+from .style import colors, legend, proxy
 
 KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
         "bdpl_exact", "bdpl_exact_p99", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",

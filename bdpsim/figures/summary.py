@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..estimators import ESTIMATORS
-from . import colors, legend, save, subplots
+from .style import colors, legend, save, subplots
 
 AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
                "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "Laplace scale β"}

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import colors, legend, proxy
+from .style import colors, legend, proxy
 
 MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
               "markov": "Markov bound", "zhao": "Zhao et al. bound",

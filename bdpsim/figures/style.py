@@ -1,0 +1,58 @@
+"""Shared look of every figure: colours, figure creation without pyplot, legends outside the data
+area (>= :data:`LEGEND_PT` pt), legend proxies, the ``--quick`` stamp and PNG + PDF saving."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+LEGEND_PT = 8
+"""Smallest font size (pt) of any legend text."""
+
+
+def colors() -> list[str]:
+    """The colour cycle of the current matplotlib style."""
+    return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+def subplots(nrows: int = 1, ncols: int = 1, figsize: tuple[float, float] = (6.4, 4.6),
+             layout: str | None = "constrained", **kwargs):
+    """``(Figure, axes)`` like ``pyplot.subplots`` but without pyplot (no backend is touched); the
+    constrained layout keeps legends placed outside the axes inside the figure."""
+    fig = Figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(nrows, ncols, **kwargs)
+
+
+def legend(ax, handles: Sequence | None = None, labels: Sequence[str] | None = None, *,
+           ncol: int = 1, title: str | None = None, fontsize: float = LEGEND_PT):
+    """A legend to the right of ``ax``, outside its data area, in ``fontsize`` >= 8 pt."""
+    kw = dict(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, title=title,
+              fontsize=max(fontsize, LEGEND_PT), title_fontsize=max(fontsize, LEGEND_PT), frameon=False)
+    if handles is None:
+        return ax.legend(**kw)
+    return ax.legend(handles, labels if labels is not None else [h.get_label() for h in handles], **kw)
+
+
+def proxy(label: str, color: str = "k", marker: str = "", linestyle: str = "", **kw) -> Line2D:
+    """A legend entry that stands for a marker or line style (not drawn on the axes)."""
+    return Line2D([], [], color=color, marker=marker, linestyle=linestyle or "none", label=label, **kw)
+
+
+def stamp(fig, text: str, color: str = "crimson") -> None:
+    """Write ``text`` across the top of the figure (e.g. that it is a ``--quick`` preview)."""
+    fig.text(0.5, 1.0, text, ha="center", va="bottom", color=color, fontsize=9, weight="bold")
+
+
+def save(fig, stem: Path) -> list[Path]:
+    """Write ``stem.png`` (150 dpi) and ``stem.pdf``, cropped to the figure's content (legends
+    outside the axes included); return the paths."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    return paths
