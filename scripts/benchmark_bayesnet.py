@@ -6,13 +6,16 @@
 * exact conditional sampling (10^4 draws) and junction-tree marginals on both;
 * the general Markov Quilt mechanism on a chain of 288 nodes.
 
-Run: ``python scripts/benchmark_bayesnet.py`` (add ``--repeat 3`` for the best of 3).
+Run: ``python scripts/benchmark_bayesnet.py`` (add ``--repeat 3`` for the best of 3); ``--out FILE``
+also records every measurement in a JSON file (the README reads ``results/benchmarks/bayesnet.json``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -53,7 +56,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--out", type=Path, help="also write the measurements as JSON to this file")
     args = ap.parse_args()
+    rec: dict = {}
+    try:
+        _measure(args, rec)
+    finally:
+        if args.out:
+            from bdpsim import results as R
+
+            meta = R.metadata("benchmark", config={"repeat": args.repeat}, seed=args.seed,
+                              command="python scripts/benchmark_bayesnet.py --repeat "
+                                      f"{args.repeat} --seed {args.seed}", measurements=rec)
+            R.atomic_write_text(args.out, json.dumps(meta, indent=1))
+
+
+def _measure(args, rec: dict) -> None:
     rng = np.random.default_rng(args.seed)
     score = laplace_score(1.0)
 
@@ -67,13 +85,17 @@ def main() -> None:
     draw = net.sample(1, rng)[0]
     known = {r: int(draw[r]) for r in known}
     res, t = timed(lambda: adversary_bdpl(net, known, target, np.array([0, 1]), score), args.repeat)
+    rec["network"] = {"nodes": 1000, "states": 2, "width": p.width, "known": 500, "bdpl": res.bdpl, "seconds": t}
     print(f"random 3-tree network, 1000 nodes, 2 states (built in {t_build:.2f} s; min-fill induced "
           f"width {p.width}): one adversary (|K| = 500) exact BDPL = {res.bdpl:.6f} in {t:.3f} s")
     res, t = timed(lambda: adversary_bdpl(net, {}, 500, np.array([0, 1]), score), args.repeat)
+    rec["network_empty"] = {"bdpl": res.bdpl, "seconds": t}
     print(f"  same network, K = {{}}: BDPL = {res.bdpl:.6f} in {t:.3f} s")
     _, t = timed(lambda: net.sample_conditional(known, 10_000, rng), args.repeat)
+    rec["network_sampling_1e4"] = t
     print(f"  exact conditional sampling, 10^4 draws given |K| = 500: {t:.3f} s")
     _, t = timed(lambda: net.marginals(known), args.repeat)
+    rec["network_marginals"] = t
     print(f"  junction-tree marginals given |K| = 500: {t:.3f} s")
 
     P = np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]])
@@ -83,11 +105,14 @@ def main() -> None:
     ks = rng.choice(1000, 500, replace=False)
     known = {int(r): int(obs[r]) for r in ks if r != 500}
     res, t = timed(lambda: adversary_bdpl(hmm, known, 500, np.array([0, 1]), score), args.repeat)
+    rec["hmm"] = {"hidden_states": 3, "n": 1000, "known": len(known), "bdpl": res.bdpl, "seconds": t}
     print(f"HMM, 3 hidden states, n = 1000 observations: one adversary (|K| = {len(known)}) exact "
           f"BDPL = {res.bdpl:.6f} in {t:.3f} s")
     res, t = timed(lambda: adversary_bdpl(hmm, {}, 500, np.array([0, 1]), score), args.repeat)
+    rec["hmm_empty"] = {"bdpl": res.bdpl, "seconds": t}
     print(f"  same HMM, K = {{}}: BDPL = {res.bdpl:.6f} in {t:.3f} s")
     _, t = timed(lambda: hmm.sample_conditional(known, 10_000, rng), args.repeat)
+    rec["hmm_sampling_1e4"] = t
     print(f"  exact conditional sampling, 10^4 draws: {t:.3f} s")
 
     try:
@@ -99,6 +124,7 @@ def main() -> None:
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
     res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)
+    rec["mqm_chain_288"] = {"sigma": res.sigma, "sigma_chain_mqm_exact": mqm_exact(A, 288, 1.0).sigma, "seconds": t}
     print(f"general Markov Quilt mechanism, activity chain T = 288: sigma = {res.sigma:.9f} "
           f"(chain MQMExact {mqm_exact(A, 288, 1.0).sigma:.9f}) in {t:.3f} s")
 

@@ -574,8 +574,10 @@ sys.modules.setdefault("readme_numbers", sys.modules[__name__])
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_findings import BLOCKS as _FINDINGS  # noqa: E402
+from readme_any import BLOCKS as _ANY  # noqa: E402  (issues 17, 18)
 
 BLOCKS.update(_FINDINGS)
+BLOCKS.update(_ANY)
 
 
 def _api_value() -> str:

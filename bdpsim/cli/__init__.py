@@ -380,6 +380,10 @@ def _cmd_run(a) -> int:
     print(f"{len(rows)} configurations -> {out}/summary.csv")
     cols = ["estimator", "n", "epsilon", "rho", "gamma", f"bdpl_{cfg.percentile_label}", "noise_floor", "bdpl_exact",
             "bound_general", "bound_model"]
+    # the headline columns of estimators and noise laws that have their own (audit's certified bound
+    # and estimate, the privacy profile's delta), when any row holds a value
+    cols += [c for c in ("bdpl_lower", "bdpl_audit", "bdp_delta")
+             if any(isinstance(r.get(c), (int, float)) and not math.isnan(r[c]) for r in rows)]
     print("  ".join(f"{c:>12}" for c in cols))
     def cell(v) -> str:
         if isinstance(v, float) and math.isnan(v):

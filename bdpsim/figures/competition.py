@@ -1,4 +1,4 @@
-"""Competing mechanisms under BDP (:func:`bdpsim.competition.competition_rows`): the noise each
+"""Competing mechanisms under BDP (:func:`bdpsim.studies.competition.competition_rows`): the noise each
 method prescribes for a count on a chain and the exact BDPL of what it prescribes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Heat map of the exact leakage by prior knowledge (:func:`bdpsim.knowledge.leakage_by_knowledge`)."""
+"""Heat map of the exact leakage by prior knowledge (:func:`bdpsim.studies.knowledge.leakage_by_knowledge`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
     Parameters
     ----------
     rows : sequence of dict
-        :func:`~bdpsim.knowledge.leakage_by_knowledge` rows (or the CSV read back).
+        :func:`~bdpsim.studies.knowledge.leakage_by_knowledge` rows (or the CSV read back).
     ax : matplotlib.axes.Axes
     left_end, right_end : {"known", "chain end"}
         Which window ends to show: a known record bounds that side, or the chain ends there.

@@ -1,6 +1,6 @@
 """Pedigree figures (thesis §5): exact BDPL vs family size, and generations vs core families.
 
-Both take the tidy rows of :mod:`bdpsim.genomic_study` and an ``Axes``, and return the ``Axes``.
+Both take the tidy rows of :mod:`bdpsim.studies.genomic_study` and an ``Axes``, and return the ``Axes``.
 Values are shown in units of ``eps`` (``BDPL / eps``), so the bounds ``(m - 1) eps`` (thesis
 Cor. 5.2) and ``m eps`` (paper Thm 4.3) are the same two lines for every ``eps``.
 """
