@@ -15,7 +15,7 @@ from bdpsim import figdata as D
 from bdpsim.estimators.kde import max_log_ratio
 from bdpsim.figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
 from bdpsim.gallery import FIGURES, render, write_gallery
-from bdpsim.genomic_study import thesis_fig17_rows
+from bdpsim.studies.genomic_study import thesis_fig17_rows
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 

@@ -99,7 +99,7 @@ def rows_for(fig_id):
     if fig_id.startswith("bdpsim-"):
         return _small_rows(fig_id)
     if fig_id == "thesis-fig17":
-        from bdpsim.genomic_study import thesis_fig17_rows
+        from bdpsim.studies.genomic_study import thesis_fig17_rows
 
         return thesis_fig17_rows(epsilons=(1.0, 10.0, 20.0), datasets=50)
     if not spec.simulated:
