@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Callable
 
-from readme_numbers import ROOT, f, need, rows
+from readme_common import ROOT, f, need, rows
 
 
 def _bench(name: str) -> dict:
@@ -111,10 +111,15 @@ def b_bayesnet_mqm() -> str:
     return head + "\n".join(out) + tail
 
 
+def _own_lines(fn: Callable[[], str]) -> Callable[[], str]:
+    """A block whose markers stand on their own lines: its text starts and ends with a newline."""
+    return lambda: "\n" + fn() + "\n"
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
-    "audit-budget": b_audit_budget,
-    "audit-coverage": b_audit_coverage,
-    "audit-side-by-side": b_side_by_side,
+    "audit-budget": _own_lines(b_audit_budget),
+    "audit-coverage": _own_lines(b_audit_coverage),
+    "audit-side-by-side": _own_lines(b_side_by_side),
     "bayesnet-speed": b_bayesnet_speed,
-    "bayesnet-mqm": b_bayesnet_mqm,
+    "bayesnet-mqm": _own_lines(b_bayesnet_mqm),
 }

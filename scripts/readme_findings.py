@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable
 
-from readme_numbers import ROOT, f, figure, g, need, span, thousands
+from readme_common import ROOT, f, figure, g, need, span, thousands
 
 # ---------------------------------------------------------------------------------------------
 # helpers
