@@ -1,0 +1,145 @@
+"""``bdpsim configs``, ``utility``, ``figures`` and ``accuracy``: the commands that list bundled
+configs or regenerate studies (parse nothing; call library functions and print what they wrote)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError
+
+
+def _cmd_configs(a) -> int:
+    from .. import bundled
+    from ..config import load_toml
+
+    if a.copy is not None:
+        for p in bundled.copy_configs(a.copy):
+            print(p)
+        return 0
+    for name in bundled.config_names():
+        raw = load_toml(bundled.CONFIG_DIR / f"{name}.toml")
+        title = raw.get("title") or raw.get("utility", {}).get("title") or ""
+        print(f"{name:22} {title}".rstrip())
+    print(f"(in {bundled.CONFIG_DIR}; run one by name: bdpsim run quickstart --out results/my-quickstart)")
+    return 0
+
+
+def _cmd_utility(a) -> int:
+    """Every config in turn; a config whose data set cannot be had (missing, unreachable, failing its
+    checksum) is skipped with one line and the others still run (exit code 2 if any was skipped)."""
+    from ..bundled import resolve_config
+    from ..utility.datasets import DatasetError
+    from ..utility.experiment import load_utility
+
+    if a.out is not None and not a.out.strip():
+        raise ConfigError("--out", a.out, "must be a directory path, not empty")
+    paths = [resolve_config(c) for c in a.config]  # every config is checked before any runs
+    cfgs = [load_utility(p) for p in paths]
+    outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
+            for p in paths]
+    for out in outs:
+        _check_writable_dir(out)
+    skipped = 0
+    for path, cfg, out in zip(paths, cfgs, outs):
+        try:
+            _utility_one(a, path, cfg, out)
+        except DatasetError as exc:
+            if len(paths) == 1:
+                raise
+            skipped += 1
+            print(f"bdpsim: error: {exc} (skipped {path.stem}; the other configs go on)", file=sys.stderr, flush=True)
+    return 2 if skipped else 0
+
+
+def _check_writable_dir(out: Path) -> None:
+    """``--out`` must be (or become) a directory: not a file, nor below one."""
+    if out.exists():
+        if not out.is_dir():
+            raise ConfigError("--out", str(out), "exists and is not a directory")
+        return
+    anc = out
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    if not anc.is_dir():
+        raise ConfigError("--out", str(out), f"{anc} is a file, not a directory")
+
+
+def _utility_one(a, path: Path, cfg, out: Path) -> None:
+    from ..utility.experiment import run_utility, write_utility
+
+    rows, vs = run_utility(cfg, a.data_dir)
+    try:
+        written = write_utility(out, cfg, rows, vs, str(path))
+    except OSError as exc:
+        raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
+    for p in written:
+        print(p)
+    for v in vs:
+        fit = {k: v.model[k] for k in ("rho", "gamma", "omega", "four_ln_gamma") if k in v.model}
+        print(f"{v.dataset} [{v.name}] n = {v.n}, m = {v.m}, fitted: " + ", ".join(f"{k} = {x:.4g}" for k, x in fit.items()))
+    unreachable = sorted({r["note"] for r in rows if r["note"].startswith("not reachable")})
+    for note in unreachable:
+        print(f"note: {note}")
+
+
+def _cmd_figures(a) -> int:
+    from ..bundled import CONFIG_DIR
+    from ..gallery import FIGURES, make_figures
+    from .progress import Progress
+
+    if a.jobs < 1:
+        raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    tty = sys.stderr.isatty()
+    # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
+    bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
+    total = len(a.only) if a.only else len(FIGURES)
+    started: list[str] = []
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+        if not line.startswith(" "):  # "ID: title" starts a figure
+            started.append(line.split(":", 1)[0])
+            bar.desc = f"bdpsim figures (making {started[-1]})"
+            bar(len(started) - 1, total)
+
+    try:
+        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
+                             configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
+                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log)
+    finally:
+        bar.close()
+    print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
+    return 0
+
+
+def _cmd_accuracy(a) -> int:
+    from ..studies.accuracy import GRID, accuracy_table, write_report
+    from .progress import Progress
+
+    if a.jobs < 1:
+        raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    out = Path(a.out)
+    _check_writable_dir(out)
+    meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
+    finished: dict = {}
+    try:
+        with Progress("bdpsim accuracy", "cases", quiet=a.quiet) as bar:
+            rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar,
+                                  finished=finished)
+    except KeyboardInterrupt:  # as 'bdpsim run': keep what finished, resumable
+        part = [r for ci in sorted(finished) for r in finished[ci]]
+        write_report(out, part, meta, status="interrupted")
+        print(f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
+              "re-run the same command to resume", file=sys.stderr)
+        return 130
+    from ..figures.accuracy import save_accuracy
+
+    paths = write_report(out, rows, meta)
+    paths += save_accuracy(rows, Path(a.out))
+    print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
+    for r in rows:
+        print(f"{r['case']:36} {r['estimator']:9} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} {r['max_abs_error']:8.4f}")
+    for p in paths:
+        print(p)
+    return 0
