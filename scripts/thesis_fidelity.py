@@ -186,8 +186,8 @@ def readings_of_adversary(model, mech, adv, N: int, rng: np.random.Generator, po
     fits = {sh: (_fastkde(a, sh), _fastkde(b, sh)) for sh in SHIFTS}
     grid_x = fits[False][0][0]
     pts = evaluation_points(a, b, grid_x, {"uniform": r_u, "outputs": r_o, "one condition": r_c}, points)
-    law_x = model.query_law(mech.query, adv.condition(adv.x))
-    law_xp = model.query_law(mech.query, adv.condition(adv.x_prime))
+    law_x = model.query_law(mech.query_function, adv.condition(adv.x))
+    law_xp = model.query_law(mech.query_function, adv.condition(adv.x_prime))
     out = {}
     for mode in POINT_MODES:
         t = pts[mode]
