@@ -18,6 +18,9 @@ STYLE = {
     "wasserstein": ("tab:purple", "D", "-"),
     "randomized-response": ("tab:pink", "P", "--"),
 }
+#: the rows' method labels of the general bound and of group DP, which prescribe the same scale
+_SAME_SCALE = ("general", "group")
+
 LABEL = {"exact": "exact calibration (smallest ε-BDP scale)",
          "general": "general bound (m = T)", "group": "group DP (one group of T records)",
          "markov": "Markov bound", "zhao": "Zhao et al. bound",
@@ -54,18 +57,20 @@ def plot_competition(rows: Sequence[dict], axes):
         ax_s, ax_b = axes[ci], axes[k + ci]
         rs = [r for r in rows if r["chain"] == chain and r["T"] == T]
         methods = list(dict.fromkeys(r["method"] for r in rs))
-        e_g, s_g, _ = _series(rs, "general")
-        e_q, s_q, _ = _series(rs, "group")
-        merged = "group" in methods and "general" in methods and s_g.size == s_q.size and np.allclose(s_g, s_q)
+        # group DP (m = T) prescribes the general bound's scale: one curve, one legend entry
+        general, group = _SAME_SCALE
+        e_g, s_g, _ = _series(rs, general)
+        e_q, s_q, _ = _series(rs, group)
+        merged = {general, group} <= set(methods) and s_g.size == s_q.size and np.allclose(s_g, s_q)
         for method in methods:
-            if method == "group" and merged:
-                continue  # the same scale as the general bound: one curve, one legend entry
+            if merged and method == group:
+                continue
             e, s, b = _series(rs, method)
             ok = np.isfinite(s) & np.isfinite(b)
             if not ok.any():
                 continue
             color, marker, ls = STYLE.get(method, ("tab:gray", "*", "-"))
-            label = "general bound = group DP (m = T)" if (method == "general" and merged) else LABEL.get(method, method)
+            label = "general bound = group DP (m = T)" if (merged and method == general) else LABEL.get(method, method)
             (h,) = ax_s.plot(e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=label, markersize=5)
             ax_b.plot(e[ok], b[ok] / e[ok], color=color, marker=marker, linestyle=ls, markersize=5)
             handles.setdefault(label, h)

@@ -25,6 +25,8 @@ import numpy as np
 
 from ..adversary import Adversary, draw_known_set
 from ..errors import ConfigError, check
+from ..kernels.lattice import lattice
+from ..queries import AdditiveQuery
 from ..schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -345,3 +347,16 @@ def register_model_kind(kind: ModelKind) -> ModelKind:
         raise TypeError(f"model kind {kind.name!r}: domain must be 'discrete' or 'real'")
     MODEL_KINDS[kind.name] = kind
     return kind
+
+
+def additive_query_law(model, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact law ``(atoms, probabilities)`` of an additive query ``sum_r f(X_r)`` (a count of
+    ``counted_states`` or a sum of ``state_values``, :class:`~bdpsim.queries.AdditiveQuery`) given
+    ``known``, for a model with ``states``, ``n`` and ``additive_law(known, g)`` (the law of
+    ``sum_r g(X_r)`` for integer per-state steps ``g``): ``f = fmin + delta g`` on the lattice, so the
+    atoms are ``n fmin + delta k``. ``None`` for other queries."""
+    if not isinstance(query, AdditiveQuery):
+        return None
+    g, delta, fmin = lattice(query.per_state(model.states))
+    law = model.additive_law(known, g)
+    return model.n * fmin + delta * np.arange(law.size, dtype=float), law

@@ -27,8 +27,7 @@ import numpy as np
 from ..errors import ConfigError, check
 from ..kernels.chains import stationary_distribution, transition_matrix
 from ..kernels.elimination import Factor, clamp, eliminate, plan
-from ..kernels.lattice import lattice
-from ..queries import AdditiveQuery
+from .base import additive_query_law
 from ..kernels.junction import junction_tree
 from .bayesnet_check import check_network, check_records
 
@@ -262,14 +261,9 @@ class BayesNetModel:
         return np.pad(out, ((0, 0), (0, top + 1 - out.shape[1]))), logz
 
     def query_law(self, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact law ``(atoms, probabilities)`` of an additive query (a count of
-        ``counted_states`` or a sum of ``state_values``, :class:`~bdpsim.queries.AdditiveQuery`)
-        given ``known``; ``None`` for other queries."""
-        if not isinstance(query, AdditiveQuery):
-            return None
-        g, delta, fmin = lattice(query.per_state(self.states))
-        law = self.additive_law(known, g)
-        return self.n * fmin + delta * np.arange(law.size, dtype=float), law
+        """Exact law ``(atoms, probabilities)`` of an additive query given ``known``
+        (:func:`~bdpsim.models.base.additive_query_law`); ``None`` for other queries."""
+        return additive_query_law(self, query, known)
 
     # ------------------------------------------------------------------ junction tree
     def junction_tree(self, known: Mapping[int, int] | None = None):

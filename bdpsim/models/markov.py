@@ -18,8 +18,7 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from ..kernels.chains import stationary_distribution, transition_matrix
-from ..kernels.lattice import lattice
-from ..queries import AdditiveQuery
+from .base import additive_query_law
 
 #: chains this long or longer sample given known records by bridges (:meth:`MarkovChainModel.sample_conditional`)
 BRIDGE_MIN_N = 64
@@ -205,14 +204,9 @@ class MarkovChainModel:
         return out
 
     def query_law(self, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """Exact law ``(atoms, probabilities)`` of an additive query ``sum_t f(X_t)`` (a count of
-        ``counted_states`` or a sum of ``state_values``, :class:`~bdpsim.queries.AdditiveQuery`)
-        given ``known``; ``None`` for other queries."""
-        if not isinstance(query, AdditiveQuery):
-            return None
-        g, delta, fmin = lattice(query.per_state(self.states))
-        law = self.additive_law(known, g)
-        return self.n * fmin + delta * np.arange(law.size, dtype=float), law
+        """Exact law ``(atoms, probabilities)`` of an additive query given ``known``
+        (:func:`~bdpsim.models.base.additive_query_law`); ``None`` for other queries."""
+        return additive_query_law(self, query, known)
 
     # ------------------------------------------------------------------ count law
     def count_law(self, positions: Sequence[int], values: np.ndarray,

@@ -78,6 +78,12 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
 def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
     """``(law under x, law under x', 1, atoms)`` of the count (the contract of the noise-law
     engines, :func:`bdpsim.models.markov_exact.noisy_bdpl`)."""
+    laws = _target_laws(model, mechanism, adversary)
+    return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
+
+
+def _target_laws(model: PedigreeModel, mechanism, adversary: Adversary) -> list[np.ndarray]:
+    """The count's law given ``x_K`` and the target at ``x``, then at ``x'``."""
     counted = _counted(model, mechanism)
     laws = []
     for target in (adversary.x, adversary.x_prime):
@@ -85,18 +91,12 @@ def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
             laws.append(model.count_law(adversary.condition(target), counted))
         except ConfigError:
             raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero") from None
-    return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
+    return laws
 
 
 def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Estimate:
     """:func:`adversary_bdpl` as an :class:`~bdpsim.estimators.base.Estimate` (with its argmax)."""
-    counted = _counted(model, mechanism)
-    laws = []
-    for target in (adversary.x, adversary.x_prime):
-        try:
-            laws.append(model.count_law(adversary.condition(target), counted))
-        except ConfigError:
-            raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero") from None
+    laws = _target_laws(model, mechanism, adversary)
     v, where = _sup(laws[0][None], laws[1][None], mechanism.noise)
     return Estimate(float(v[0]), 0, float(where[0]))
 
