@@ -102,7 +102,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "the chain bdpsim simulates, drawn from its model (bdpsim.models.symmetric_chain(γ), "
         "P = [[γ, 1], [1, γ]]/(1 + γ)): symbolic probabilities, checked against the model's numbers, which are "
         "tabled for γ = 1, 2, 3, 5, 10",
-        "our reading of the caption (SCIENCE.md §2): the only 2-state chain family with ratio γ that is "
+        "our reading of the caption (thesis §7.3.1): the only 2-state chain family with ratio γ that is "
         "symmetric; the thesis' image may label it differently"),
     "thesis-fig15": Deviation(
         "thesis §7.3: chain of thesis Fig. 14, n = 10, ε ∈ {0.5, 1, 2}, γ ∈ {1, …, 10}, 1 000 adversaries × "
