@@ -13,6 +13,21 @@ TEST_DATA = ROOT / "tests" / "data"  # shipped fixtures; see tests/data/README.m
 GENERATED_DATA = ("kid_iq", "activity")  # generated in the real files' formats (not the real bytes)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads -n
+def pytest_cmdline_main(config):
+    """Run on 2 workers (pytest-xdist, ``--dist worksteal``) unless told otherwise: ``-n N`` (``-n 0``:
+    in this process), ``-p no:xdist``, or pytest-xdist not installed. Why: pyproject.toml."""
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or config.option.numprocesses is not None or config.option.collectonly
+            or config.getoption("usepdb", False)):
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores >= 2:
+        config.option.numprocesses = 2
+        if config.option.dist == "no":
+            config.option.dist = "worksteal"
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261121)
