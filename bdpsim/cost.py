@@ -72,7 +72,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class PointCost:
     """Cost of one configuration point: peak bytes of one task, bytes held by the driver, and
     work units."""
 
@@ -122,18 +122,18 @@ def model_setup(model_kind, params: dict, limits: Limits) -> None:
     if cost is None:
         return
     mem, work, field = cost
-    _refuse(field, params.get(field.split(".")[-1]), Estimate(mem, 0.0, work), limits, mem,
+    _refuse(field, params.get(field.split(".")[-1]), PointCost(mem, 0.0, work), limits, mem,
             "building its covariance class needs" if field == "model.n" else "building the model needs")
 
 
-def estimate_point(point) -> Estimate:
-    """The :class:`Estimate` of one configuration point (see the module docstring): the model
+def estimate_point(point) -> PointCost:
+    """The :class:`PointCost` of one configuration point (see the module docstring): the model
     kind's sampling and exact costs (:meth:`~bdpsim.models.base.ModelKind.cost`) and the
     estimator's own (:meth:`~bdpsim.estimators.base.Estimator.cost`)."""
     st, spec, mech = point.settings, point.model, point.mechanism
     if st.exhaustive:  # limited and timed by its exact engine's own checks
         keep = 0.0 if st.adversary_rows == "all" else float(st.adversary_rows)
-        return Estimate(0.0, keep * ROW_BYTES, 0.0, (math.nan, math.nan))
+        return PointCost(0.0, keep * ROW_BYTES, 0.0, (math.nan, math.nan))
     A = float(st.adversaries)
     mc = spec.owner.cost(spec)
     est = point.estimator()
@@ -143,7 +143,7 @@ def estimate_point(point) -> Estimate:
         work += A * mc.exact
         mem += mc.exact_bytes
     if est.exact:
-        return Estimate(mem, A * ROW_BYTES, work, seconds_range(est, work, A))
+        return PointCost(mem, A * ROW_BYTES, work, seconds_range(est, work, A))
     discrete = spec.owner.domain == "discrete"
     exact_law = st.sampling == "auto" and discrete and isinstance(mech, LaplaceQuery)
     n, s = float(spec.n), float(spec.probe().states) if discrete else 1.0
@@ -152,10 +152,10 @@ def estimate_point(point) -> Estimate:
                       law_bytes=8 * 4 * n * n * s, chunk=float(st.chunk), continuous=not discrete)
     w, m = est.cost(ctx)
     m += float(getattr(est, "points", 0) or 0) * POINT_BYTES  # eval_points arrays (missing from est.cost)
-    return Estimate(mem + m, A * ROW_BYTES, work + w, seconds_range(est, work + w, A))
+    return PointCost(mem + m, A * ROW_BYTES, work + w, seconds_range(est, work + w, A))
 
 
-def config_seconds(ests: list[Estimate]) -> tuple[float, float]:
+def config_seconds(ests: list[PointCost]) -> tuple[float, float]:
     """``(low, high)`` seconds of one core for the points' estimates (``nan`` ends: an exhaustive
     point, timed by its engine, counts 0)."""
     lo = sum(e.seconds[0] for e in ests if math.isfinite(e.seconds[0]))
@@ -163,14 +163,14 @@ def config_seconds(ests: list[Estimate]) -> tuple[float, float]:
     return lo, hi
 
 
-def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
+def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[PointCost]]:
     """``(peak bytes, total work, per-point estimates)`` of a config run with ``jobs`` workers."""
     ests = [estimate_point(p) for p in config.points]
     peak = max(e.task_bytes for e in ests) * jobs + max(e.driver_bytes for e in ests)
     return peak, sum(e.work for e in ests), ests
 
 
-def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, list[Estimate]]:
+def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, list[PointCost]]:
     """Refuse (:class:`~bdpsim.errors.ConfigError`) a config whose estimated peak memory or total
     work exceeds ``limits``; return :func:`estimate_config`."""
     check_resolution(config)
@@ -178,7 +178,7 @@ def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, l
     worst = max(range(len(ests)), key=lambda i: ests[i].task_bytes + ests[i].driver_bytes)
     p = config.points[worst]
     field, value = _culprit(p)
-    _refuse(field, value, Estimate(peak, 0.0, work), limits, peak, "the run needs", jobs)
+    _refuse(field, value, PointCost(peak, 0.0, work), limits, peak, "the run needs", jobs)
     return peak, work, ests
 
 
@@ -214,7 +214,7 @@ def _culprit(point) -> tuple[str, object]:
     return field, value
 
 
-def _refuse(field: str, value, est: Estimate, limits: Limits, mem: float, what: str, jobs: int = 1) -> None:
+def _refuse(field: str, value, est: PointCost, limits: Limits, mem: float, what: str, jobs: int = 1) -> None:
     per = f" with --jobs {jobs}" if jobs > 1 else ""
     if mem > limits.max_memory_gib * GIB:
         raise ConfigError(field, value, f"{what} ~{fmt_bytes(mem)} of memory{per} (limit "

@@ -32,6 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY
 from bdpsim import LaplaceCount, MarkovChainModel  # noqa: E402
 from bdpsim.config import parse_config  # noqa: E402
 from bdpsim.driver import run_experiment  # noqa: E402
@@ -39,7 +40,7 @@ from bdpsim.mechanisms.custom import CONFIG_DIR  # noqa: E402
 from bdpsim.models.markov_window import window_search  # noqa: E402
 from bdpsim.kernels.lattice import query_values  # noqa: E402
 
-ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
+ACTIVITY = [list(row) for row in _ACTIVITY]
 N = 288
 
 

@@ -29,13 +29,14 @@ import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
 
+from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY
 from bdpsim.models.markov_exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.kernels.lattice import query_values
 from bdpsim.models.markov_window import window_search
 
-ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
+ACTIVITY = [list(row) for row in _ACTIVITY]
 F = query_values(2, [1])
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..kernels.chains import ACTIVITY as _ACTIVITY
 from ..adversary import Adversary
 from ..config import parse_config
 from ..driver import run_chunk, run_experiment
@@ -42,7 +43,7 @@ CASES: dict[str, dict] = {
     "geometric count": {"kind": "count", "epsilon": 1.0, "noise": "geometric"},
     "randomized response": {"kind": "randomized_response", "flip": 0.25},
 }
-ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
+ACTIVITY = [list(row) for row in _ACTIVITY]  # Lange's activity chain, as a config table
 
 
 def _event_probability(atoms: np.ndarray, w: np.ndarray, noise, lo: float, hi: float) -> float:
