@@ -488,7 +488,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "quickstart": b_quickstart,
     "fidelity-table": b_fidelity_table,
     "fidelity-notes": b_fidelity_notes,
-    # "fidelity-readings": b_fidelity_readings,  (back when results/accuracy/thesis_fidelity_readings.csv lands)
+    "fidelity-readings": b_fidelity_readings,
     "fig15": b_fig15,
     "fig09": b_fig9,
     "fig10": b_fig10,
