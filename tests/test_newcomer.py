@@ -574,3 +574,12 @@ def test_calibrated_range_holds_the_recorded_figure_runs():
     for fig, name in (("thesis-fig15", "thesis_fig15"), ("thesis-fig09", "thesis_fig9")):
         lo, hi = config_seconds(estimate_config(load_config(ROOT / "configs" / f"{name}.toml"))[2])
         assert lo <= rec[fig]["compute_seconds"] <= hi, (fig, lo, rec[fig]["compute_seconds"], hi)
+
+
+def test_plot_of_a_header_only_summary_is_refused(tmp_path, bdpsim_cli):  # 16
+    from bdpsim.rows import summary_columns
+
+    (tmp_path / "summary.csv").write_text(",".join(summary_columns()) + "\n")
+    p = bdpsim_cli("plot", tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "has no rows" in p.stderr, p.stderr
+    assert not (tmp_path / "bdpl.png").exists() and not (tmp_path / "bdpl.pdf").exists()

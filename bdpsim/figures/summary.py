@@ -230,6 +230,11 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     from ..results import read_summary
 
     rows = read_summary(results_dir)
+    if not rows:
+        from ..errors import ConfigError
+
+        raise ConfigError("results", str(Path(results_dir)), "summary.csv has no rows: nothing to plot "
+                          "(a run that finished no configuration; re-run 'bdpsim run' to resume it)")
     check_axes(rows, x, group)
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
