@@ -41,7 +41,7 @@ class TooSlow(ConfigError):
 
 def duration(seconds: float) -> str:
     """``seconds`` for a reader: ``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"20 days"``."""
-    if seconds < 90:
+    if seconds < 600:
         return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
