@@ -234,3 +234,68 @@ def test_knowledge_heatmap(tmp_path):
     assert ax.images and ax.images[0].get_array().shape == (9, 9)
     fig.savefig(tmp_path / "k.png")
     plt.close(fig)
+
+
+def _support_cases():
+    """Periodic chains, a transient start, zeros: supports that settle late or cycle."""
+    rng = np.random.default_rng(11)
+    cases = [([[0, 1, 0, 0], [0, 0, 1, 0], [0.5, 0, 0, 0.5], [1, 0, 0, 0]], [1, 0, 0, 0]),
+             ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], [0.5, 0.5, 0]),
+             ([[0.0, 1.0, 0.0], [0.3, 0.0, 0.7], [0.5, 0.25, 0.25]], [1, 0, 0])]
+    for _ in range(3):
+        s = int(rng.integers(2, 6))
+        P = rng.random((s, s)) * (rng.random((s, s)) < 0.6)
+        P[np.arange(s), rng.integers(0, s, s)] += 0.3
+        w = rng.random(s) * (rng.random(s) < 0.5)
+        w[0] += 0.1
+        cases.append((P / P.sum(axis=1, keepdims=True), w / w.sum()))
+    return cases, rng
+
+
+def test_support_cycle_and_lazy_completion_sums_match_the_tables():
+    """``Support`` (transient + repeating rows) == the step-by-step propagation; ``feasible_cells``
+    from it == from the full array; ``CompletionSums`` == ``_completion_sums`` bit for bit (integer,
+    random and 0.1-step query values: the exact-integer and the term-by-term path)."""
+    from bdpsim.kernels import window_scan as wk
+    from bdpsim.models.markov_window import CompletionSums, _completion_sums
+
+    cases, rng = _support_cases()
+    for P, w in cases:
+        P = np.asarray(P, dtype=float)
+        s = P.shape[0]
+        for n in (2, 3, 9, 157):
+            model = MarkovChainModel(P, n, w)
+            ref = np.zeros((n, s), dtype=bool)
+            ref[0] = np.asarray(w) > 0
+            for t in range(1, n):
+                ref[t] = (ref[t - 1].astype(np.int64) @ (P > 0)) > 0
+            sp = wk.support(model)
+            assert sp.rows.shape[0] <= n and np.array_equal(sp.full(), ref)
+            assert np.array_equal(wk.reachable(model), ref)
+            for lmax in sorted({0, 1, min(n - 1, 6), n - 1}):
+                for mk in (0, 1, n // 2):
+                    T = np.ones(n, dtype=bool)
+                    assert np.array_equal(wk.feasible_cells(n, lmax, sp, T, mk),
+                                          wk.feasible_cells(n, lmax, ref, T, mk))
+            T = rng.random(n) < 0.5
+            T[0] = True
+            assert np.array_equal(wk.feasible_cells(n, min(n - 1, 4), sp, T, 0),
+                                  wk.feasible_cells(n, min(n - 1, 4), ref, T, 0))
+            for f in (np.arange(s, dtype=float), rng.random(s), np.round(rng.random(s) * 10, 1)):
+                left, right = _completion_sums(model, ref, f)
+                lazy = CompletionSums(model, sp, f)
+                got_l = [[lazy.left(t, a) for a in range(s)] for t in range(n)]
+                got_r = [[lazy.right(t, a) for a in range(s)] for t in range(n)]
+                assert np.array_equal(np.array(got_l), left) and np.array_equal(np.array(got_r), right)
+
+
+def test_exact_search_does_not_grow_with_n():
+    """A chain of ten million records: the support settles at once, so the search takes seconds."""
+    import time
+
+    model = MarkovChainModel([[2 / 3, 1 / 3], [1 / 3, 2 / 3]], 10_000_000)
+    t0 = time.perf_counter()
+    res = window_search(model, query_values(2, [1]), 2.0)
+    assert time.perf_counter() - t0 < 30
+    small = window_search(MarkovChainModel(model.transition, 10_000), query_values(2, [1]), 2.0)
+    assert res.bdpl == small.bdpl and res.worst.left == small.worst.left

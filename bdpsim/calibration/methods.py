@@ -44,6 +44,7 @@ from ..models.markov import MarkovChainModel
 from ..models.markov_window import window_search
 from ..kernels.lattice import lattice
 from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
+from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 
@@ -94,11 +95,15 @@ class CalibrationProblem:
     noise: str = "laplace"
     delta: float | None = None
     staircase_gamma: float | None = None
+    budget: float | None = None
     """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
     needs its scale skips it)."""
     """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
     so problems for several ``epsilon`` of one chain and query may share one cache (the exact
     search then starts from the tightest bracket in it)."""
+    """``budget``: estimated seconds a method may take (:mod:`bdpsim.calibration.budget`; ``None``:
+    no limit): a costlier search raises :class:`~bdpsim.calibration.budget.TooSlow`, and an exact
+    BDPL costlier than the budget is not computed (``bdpl = None``, said in the reason)."""
 
     def __post_init__(self) -> None:
         check(isinstance(self.model, MarkovChainModel), "model", type(self.model).__name__,
@@ -159,7 +164,17 @@ class CalibrationProblem:
         return self.cache[scale]
 
     def result(self, method: str, scale: float, reason: str) -> Calibration:
-        value = self.bdpl(scale)[0] if self.evaluate else None
+        value = None
+        if self.evaluate and self.budget is not None and float(scale) not in self.cache:
+            est, why = scan_seconds(self.model, self.values, self.search)
+            if est > self.budget:
+                reason = f"{reason}; exact BDPL not computed: it needs ~{duration(est)} ({why})"
+                return self._with(method, scale, None, reason)
+        if self.evaluate:
+            value = self.bdpl(scale)[0]
+        return self._with(method, scale, value, reason)
+
+    def _with(self, method: str, scale: float, value: float | None, reason: str) -> Calibration:
         if NOISE_LAWS[self.noise] is LaplaceNoise:
             return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason)
         law = self.noise_at(scale)
@@ -231,6 +246,7 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
 
 
 def _exact(p: CalibrationProblem) -> Calibration:
+    check_exact(p.model, p.values, p.search, p.budget)
     scale = exact_scale(p)
     if scale is None:
         return p.not_applicable("exact", "BDPL <= eps at every scale (no target values are "
@@ -266,6 +282,7 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, t
 def _quilt(name: str, variant: str) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
         P, n = p.model.transition, p.model.n
+        deadline = check_mqm_exact(p.model.states, n, p.budget) if variant == "exact" and n >= 3 else None
         try:
             if variant == "approx":
                 q = mqm_approx(P, n, p.epsilon)
@@ -277,11 +294,13 @@ def _quilt(name: str, variant: str) -> Callable:
                 # the authors' start law (first row of P^100) for a stationary chain, as mqm_exact's
                 # default; a chain that starts elsewhere is protected for its own start law
                 ini = None if p.model.is_stationary else p.model.initial
-                q = mqm_exact(P, n, p.epsilon, initial=ini)
+                q = mqm_exact(P, n, p.epsilon, initial=ini, deadline=deadline)
                 how = (("MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of P^100, as the "
                         "authors)" if ini is None else "MQMExact (k_findBest_2dir_exact.m, node marginals from "
                         "the model's start law)") if p.model.states == 2 else
                        "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)")
+        except TooSlow:
+            raise
         except ConfigError as exc:
             return p.not_applicable(name, exc.rule)
         return p.result(name, p.sensitivity * q.sigma,
@@ -325,7 +344,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
               counted_states: Sequence[int] | None = None,
               state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
               noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              **search) -> Calibration:
+              budget: float | None = None, **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
@@ -349,6 +368,11 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         ``delta(epsilon) <= delta``); the bound-based and competing methods calibrate Laplace noise.
     delta : float, optional
         Target of the Gaussian privacy profile.
+    budget : float, optional
+        Estimated seconds the method may take (default: no limit). A costlier exact search or
+        MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a ConfigError naming the
+        field to change, with the estimate) before it starts; a costlier exact BDPL of the
+        prescribed scale is left out (``bdpl = None``).
     **search
         Options of :func:`bdpsim.models.markov_window.window_search` (``min_known``, ``window_limit``, ...).
     """
@@ -358,7 +382,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
           "must be a MarkovChainModel")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
-                                 staircase_gamma=staircase_gamma)
+                                 staircase_gamma=staircase_gamma, budget=budget)
     if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")

@@ -54,12 +54,14 @@ minimising cell and makes ``T = 17 568`` (the whole activity data) take seconds.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError, check
 from ..kernels.chains import stationary_distribution, transition_matrix
+from .budget import TooSlow
 from .quilt_setup import (  # noqa: F401 (re-exported: the authors' set-up)
     AUTHORS_POWER, REVERSAL_POWER, authors_eigengap, authors_search_length, authors_stationary,
     exact_ratios_binary, exact_ratios_multi, node_probabilities, time_reversal)
@@ -238,13 +240,19 @@ def exact_max_influence_multi(downstream, upstream1, upstream2, i: int, T: int, 
         return np.log(delta)
 
 
-def _exact_search(grid, epsilon: float, T: int, method: str, params: dict) -> QuiltResult:
+def _exact_search(grid, epsilon: float, T: int, method: str, params: dict, deadline=None) -> QuiltResult:
     T = int(T)
     check(T >= 3, "T", T, "must be >= 3 (the authors' MQMExact searches the nodes 2..T-1)")
     check(math.isfinite(epsilon) and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     noise = np.full(T, np.nan)
     cur_max, cur, best = -1.0, 2, (1, 1)
+    t0 = time.monotonic()
     for i in range(2, T):
+        if deadline is not None and time.monotonic() > deadline:
+            done = (time.monotonic() - t0) / max(i - 2, 1)
+            raise TooSlow("--n", T, f"markov-quilt-exact stopped at node {i} of {T} after "
+                                    f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
+                                    f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)")
         nm, a, b = _scores(lambda A, B: grid(i, A, B), i, T, epsilon)
         noise[i - 1] = nm
         if nm > cur_max:
@@ -257,16 +265,18 @@ def _exact_search(grid, epsilon: float, T: int, method: str, params: dict) -> Qu
                        tuple(range(2, T)), params)
 
 
-def mqm_exact_search_binary(downstream, upstream1, upstream2, epsilon: float, T: int) -> QuiltResult:
-    """``k_findBest_2dir_exact.m``: MQMExact for binary chains over the nodes ``2..T-1``."""
+def mqm_exact_search_binary(downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None) -> QuiltResult:
+    """``k_findBest_2dir_exact.m``: MQMExact for binary chains over the nodes ``2..T-1`` (past
+    ``deadline``, a ``time.monotonic()`` value, :class:`~bdpsim.calibration.budget.TooSlow`)."""
     return _exact_search(lambda i, A, B: exact_max_influence_binary(downstream, upstream1, upstream2, i, T, A, B),
-                         epsilon, T, "markov-quilt-exact", {"variant": "binary"})
+                         epsilon, T, "markov-quilt-exact", {"variant": "binary"}, deadline)
 
 
-def mqm_exact_search_multi(downstream, upstream1, upstream2, epsilon: float, T: int) -> QuiltResult:
-    """``k_findBest_2dir_exact_multi.m``: MQMExact for any number of states over nodes ``2..T-1``."""
+def mqm_exact_search_multi(downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None) -> QuiltResult:
+    """``k_findBest_2dir_exact_multi.m``: MQMExact for any number of states over nodes ``2..T-1``
+    (``deadline`` as :func:`mqm_exact_search_binary`)."""
     return _exact_search(lambda i, A, B: exact_max_influence_multi(downstream, upstream1, upstream2, i, T, A, B),
-                         epsilon, T, "markov-quilt-exact", {"variant": "multi"})
+                         epsilon, T, "markov-quilt-exact", {"variant": "multi"}, deadline)
 
 
 # ---------------------------------------------------------------------------------- front ends
@@ -305,7 +315,7 @@ def mqm_approx(P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: flo
     return res
 
 
-def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto") -> QuiltResult:
+def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto", deadline=None) -> QuiltResult:
     """MQMExact ``sigma`` for a chain ``P`` of length ``T``.
 
     Parameters
@@ -326,6 +336,9 @@ def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto")
         ``binary`` (default for 2 states, ``run_synthetic.m``): node marginals of the chain started
         at ``initial``; ``multi`` (default for more states, ``run_realData.m``): worst-case
         marginals over start laws (``initial`` is not used).
+    deadline : float, optional
+        A ``time.monotonic()`` value: the search raises
+        :class:`~bdpsim.calibration.budget.TooSlow` when it is still running then.
 
     Returns
     -------
@@ -342,9 +355,9 @@ def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto")
         else:
             ini = authors_stationary(P) if initial is None else np.asarray(initial, dtype=float)
         c = node_probabilities(T, P, ini)
-        res = mqm_exact_search_binary(*exact_ratios_binary(P, T, c[:, 0], c[:, 1]), epsilon, T)
+        res = mqm_exact_search_binary(*exact_ratios_binary(P, T, c[:, 0], c[:, 1]), epsilon, T, deadline)
         res.parameters["initial"] = ini.tolist()
         return res
     if variant == "multi":
-        return mqm_exact_search_multi(*exact_ratios_multi(P, T), epsilon, T)
+        return mqm_exact_search_multi(*exact_ratios_multi(P, T), epsilon, T, deadline)
     raise ConfigError("variant", variant, "must be 'auto', 'binary' or 'multi'")

@@ -34,22 +34,86 @@ KNOWN, END = 0, 1
 _BUDGET = 3_000_000  # doubles per block of the right recursion (keeps memory in the 100 MB range)
 
 
-def reachable(model) -> np.ndarray:
-    """``supp[t, a] = P(X_t = a) > 0``, by boolean propagation (no underflow), shape ``(n, s)``."""
-    step = model.transition > 0
-    supp = np.zeros((model.n, model.states), dtype=bool)
-    supp[0] = model.initial > 0
+class Support:
+    """``supp[t, a] = P(X_t = a) > 0`` for ``t = 0..n-1`` without an ``(n, s)`` array.
+
+    The support of ``X_t`` is a function of the support of ``X_{t-1}`` alone, so the sequence
+    repeats as soon as one support recurs: rows ``0..start-1`` are a transient, then the rows
+    ``start..start+period-1`` repeat (period 1 for an aperiodic chain). Only those
+    ``start + period`` rows are stored (``rows``); indexing ``supp[t]``, ``supp[t, a]`` and
+    ``supp[array_of_t]`` behaves as on the full array (:meth:`full`).
+
+    Parameters
+    ----------
+    rows : ndarray of bool, shape (m, s)
+        The distinct leading rows (``m = start + period``, ``m <= n``).
+    start : int
+        First row of the repeating block.
+    n : int
+        Chain length.
+    """
+
+    def __init__(self, rows: np.ndarray, start: int, n: int) -> None:
+        self.rows, self.start, self.n = rows, int(start), int(n)
+        self.period = rows.shape[0] - self.start
+        self._cumany = np.logical_or.accumulate(rows, axis=0)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.rows.shape[1])
+
+    def index(self, t):
+        """Row of :attr:`rows` holding position ``t`` (an int or an integer array)."""
+        t = np.asarray(t)
+        k = np.where(t < self.start, t, self.start + (t - self.start) % self.period)
+        return int(k) if k.ndim == 0 else k
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            return self.rows[(self.index(key[0]),) + key[1:]]
+        return self.rows[self.index(key)]
+
+    def any_upto(self, t):
+        """``supp[0..t].any(axis=0)`` (``t`` an int or an integer array of positions ``>= 0``)."""
+        return self._cumany[np.minimum(np.asarray(t), self.rows.shape[0] - 1)]
+
+    def full(self) -> np.ndarray:
+        """The ``(n, s)`` array."""
+        return self.rows[self.index(np.arange(self.n))]
+
+
+def support(model) -> Support:
+    """:class:`Support` of the chain: boolean propagation (no underflow) until a support recurs
+    (at most ``n`` steps; typically a few)."""
+    step = (model.transition > 0).astype(np.int64)
+    cur = np.asarray(model.initial) > 0
+    rows, seen = [cur], {cur.tobytes(): 0}
     for t in range(1, model.n):
-        supp[t] = (supp[t - 1].astype(np.int64) @ step) > 0
-    return supp
+        cur = (cur.astype(np.int64) @ step) > 0
+        k = seen.get(cur.tobytes())
+        if k is not None:
+            return Support(np.array(rows), k, model.n)
+        seen[cur.tobytes()] = t
+        rows.append(cur)
+    return Support(np.array(rows), model.n - 1, model.n)
+
+
+def reachable(model) -> np.ndarray:
+    """``supp[t, a] = P(X_t = a) > 0``, by boolean propagation (no underflow), shape ``(n, s)``
+    (:func:`support` without materialising is ``O(1)`` in ``n``)."""
+    return support(model).full()
 
 
 def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray,
                    min_known: int) -> np.ndarray:
     """``ok[L, R, k, c]``: some window with ``L``/``R`` unknowns, left kind ``k`` (a state, or
     ``s`` = chain start) and right kind ``c`` (a state, or ``s`` = chain end) exists with an
-    allowed target, ``|K| = n - 1 - L - R >= min_known`` and ``X_l = k`` reachable."""
+    allowed target, ``|K| = n - 1 - L - R >= min_known`` and ``X_l = k`` reachable.
+
+    ``supp`` is the ``(n, s)`` array of :func:`reachable` or a :class:`Support`; with a
+    :class:`Support` and every position a target the work does not depend on ``n``."""
     s = supp.shape[1]
+    every = bool(targets.all())
     ok = np.zeros((lmax + 1, lmax + 1, s + 1, s + 1), dtype=bool)
     R = np.arange(lmax + 1)
     for L in range(lmax + 1):
@@ -64,6 +128,11 @@ def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray,
         ok[L, good, :s, s] = supp[lpos[good]] & targets[i_end[good], None]
         # known left and right: i in [L + 1, n - 2 - R], l = i - L - 1
         if n - 2 - L - 1 < 0:
+            continue
+        if every and isinstance(supp, Support):  # some l in [0, n - 3 - R - L] with X_l = a
+            hi = n - 3 - R - L
+            good = (hi >= 0) & size_ok
+            ok[L, good, :s, :s] = supp.any_upto(hi[good])[:, :, None]
             continue
         i = np.arange(L + 1, n)
         arr = targets[i, None] & supp[i - L - 1]  # (len, s)

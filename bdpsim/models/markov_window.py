@@ -34,9 +34,12 @@ below ~1e-308 underflow to zero (as in :meth:`MarkovChainModel.count_law`).
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
@@ -231,31 +234,55 @@ def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
     windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
     record (``kl``/``kr`` = 0) or the chain end (1); ``-inf`` where no such adversary exists.
     """
-    b, T, lim = _validated(model, noise_scale, min_known, targets, window_limit, tolerance)
-    f = np.asarray(values, dtype=float)
-    check(f.shape == (model.states,) and bool(np.all(np.isfinite(f))), "values", f.tolist(),
-          f"must be {model.states} finite query values (see query_values)")
-    g, delta, fmin = lattice(f)
-    n = model.n
-    lmax = n - 1 if lim is None else lim
-    supp = wk.reachable(model)
-    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))
+    b, ctx = _context(model, values, noise_scale, min_known, targets, window_limit, tolerance)
+    g, delta, lmax, ok = ctx["g"], ctx["delta"], ctx["lmax"], ctx["ok"]
     if isinstance(noise_scale, NoiseLaw) or profile is not None:
         noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
         cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok,
                         score=pair_score(noise, delta, profile))
     else:
         cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
+    return cells, ctx
+
+
+_CONTEXTS: OrderedDict = OrderedDict()  # the scale-free part of recent searches (calibration repeats them)
+_CONTEXTS_KEPT = 4
+
+
+def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, window_limit,
+             tolerance) -> tuple[float, dict]:
+    """The noise scale ``b`` and everything of a search that does not depend on the noise:
+    window limit, support, feasible cells, completion sums (cached for the last few chains,
+    queries and search options, so a bracketing search over the scale computes them once)."""
+    b, T, lim = _validated(model, noise_scale, min_known, targets, window_limit, tolerance)
+    f = np.asarray(values, dtype=float)
+    check(f.shape == (model.states,) and bool(np.all(np.isfinite(f))), "values", f.tolist(),
+          f"must be {model.states} finite query values (see query_values)")
+    key = (model.transition.tobytes(), model.transition.shape, np.asarray(model.initial, dtype=float).tobytes(),
+           model.n, f.tobytes(), int(min_known), None if targets is None else hashlib.blake2b(T.tobytes()).hexdigest(), lim)
+    ctx = _CONTEXTS.get(key)
+    if ctx is not None:
+        _CONTEXTS.move_to_end(key)
+        return b, ctx
+    g, delta, fmin = lattice(f)
+    n = model.n
+    lmax = n - 1 if lim is None else lim
+    supp = wk.support(model)
+    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))
     tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
     ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
-               delta=delta, fmin=fmin, f=f, ok=ok, sums=_completion_sums(model, supp, f))
-    return cells, ctx
+               delta=delta, fmin=fmin, f=f, ok=ok, sums=CompletionSums(model, supp, f),
+               windows=_count_windows(n, ok, T))
+    _CONTEXTS[key] = ctx
+    while len(_CONTEXTS) > _CONTEXTS_KEPT:
+        _CONTEXTS.popitem(last=False)
+    return b, ctx
 
 
 def _completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(S_left[l, a], S_right[r, c])``: the query value of :func:`_completion`'s values on
     ``0..l`` ending in ``a`` and on ``r..n-1`` starting at ``c`` — for every ``l``, ``r`` at once
-    (``O(n s^2)``, so a window table needs no ``O(n)`` completion per window)."""
+    (``O(n s^2)``; the reference for :class:`CompletionSums`, which the search uses)."""
     P, n, s = model.transition, model.n, model.states
     left = np.zeros((n, s))
     left[0] = f
@@ -268,6 +295,121 @@ def _completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -
     for t in range(n - 2, -1, -1):
         right[t] = f + right[t + 1][nxt]
     return left, right
+
+
+class CompletionSums:
+    """The query value of :func:`_completion`'s values, on demand: ``left(l, a)`` on ``0..l``
+    ending in ``a``, ``right(r, c)`` on ``r..n-1`` starting at ``c`` — the entries
+    ``S_left[l, a]``, ``S_right[r, c]`` of :func:`_completion_sums`, bit for bit, without its
+    ``O(n s^2)`` tables.
+
+    The completion walks from the boundary outwards by fixed maps: to the right the likeliest
+    next state ``nxt``, to the left the likeliest reachable predecessor, which depends on the
+    position only through the support of the previous record (:class:`~bdpsim.kernels.window_scan.Support`,
+    periodic after a transient). So the walk on (support row, state) recurs after at most
+    ``(transient + period) s`` steps and the values repeat: the sum is taken term by term in
+    the same order as the tables (from the far chain end towards the boundary) over the
+    repeated values, or, when every partial sum is an exactly representable float (integer or
+    dyadic query values, e.g. a count), from the term counts in exact integer arithmetic.
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+    supp : Support
+        Of ``model`` (:func:`bdpsim.kernels.window_scan.support`).
+    f : ndarray, shape (s,)
+        Query value per state.
+    """
+
+    def __init__(self, model: MarkovChainModel, supp: wk.Support, f: np.ndarray) -> None:
+        P = model.transition
+        self.n, self.f, self.supp = model.n, np.asarray(f, dtype=float), supp
+        # prev[k, a]: the likeliest predecessor of a given the support row k of the previous record
+        self.prev = np.array([np.argmax(np.where(row[:, None], P, -1.0), axis=0) for row in supp.rows])
+        self.nxt = np.argmax(P, axis=1)
+        self._memo: dict = {}
+
+    def left(self, l: int, a: int) -> float:
+        """Query value of the completion on ``0..l`` ending in ``X_l = a``."""
+        key = ("l", int(l), int(a))
+        if key not in self._memo:
+            idx = self.supp.index
+            start = self.supp.start
+            walk, seen, u, st = [], {}, int(l), int(a)  # walk[k]: state at position l - k
+            cyc = None
+            while True:
+                walk.append(st)
+                if u == 0:
+                    break
+                k = idx(u - 1)
+                if u - 1 >= start:
+                    j = seen.setdefault((k, st), len(walk) - 1)
+                    if j != len(walk) - 1:  # positions l - j .. u + 1 repeat down to `start`
+                        walk.pop()
+                        cyc = (j, l - j - start + 1)
+                        break
+                st = int(self.prev[k, st])
+                u -= 1
+            if cyc is None:
+                seq = [(np.asarray(walk), 1)]
+            else:
+                j, count = cyc
+                cycle = np.asarray(walk[j:])
+                per = _repeat(cycle, count)
+                st = int(cycle[(count - 1) % cycle.size])  # the state at position `start`
+                tail, u = [], start
+                while u > 0:
+                    st = int(self.prev[idx(u - 1), st])
+                    tail.append(st)
+                    u -= 1
+                seq = [(np.asarray(walk[:j]), 1)] + per + [(np.asarray(tail, dtype=np.int64), 1)]
+            self._memo[key] = _far_to_near_sum(self.f, seq)
+        return self._memo[key]
+
+    def right(self, r: int, c: int) -> float:
+        """Query value of the completion on ``r..n-1`` starting at ``X_r = c``."""
+        key = ("r", int(r), int(c))
+        if key not in self._memo:
+            walk, seen, st, left_over = [], {}, int(c), self.n - int(r)  # walk[k]: state at r + k
+            cyc = None
+            while left_over > 0:
+                j = seen.setdefault(st, len(walk))
+                if j != len(walk):
+                    cyc = (j, left_over)
+                    break
+                walk.append(st)
+                st = int(self.nxt[st])
+                left_over -= 1
+            if cyc is None:
+                seq = [(np.asarray(walk), 1)]
+            else:
+                j, count = cyc
+                seq = [(np.asarray(walk), 1)] + _repeat(np.asarray(walk[j:]), count)
+            self._memo[key] = _far_to_near_sum(self.f, seq)
+        return self._memo[key]
+
+
+def _repeat(cycle: np.ndarray, count: int) -> list:
+    """``count`` states of the repeated ``cycle`` as ``[(cycle, times), (partial, 1)]``."""
+    q, rem = divmod(int(count), cycle.size)
+    return [(cycle, q), (cycle[:rem], 1)]
+
+
+def _far_to_near_sum(f: np.ndarray, seq: list) -> float:
+    """``f`` summed over the states ``seq`` (pieces ``(states, times)`` in walk order, nearest
+    first), as the recursion of :func:`_completion_sums` does: starting at the far end, one term at
+    a time. Exactly in integers when every partial sum is an exactly representable float."""
+    counts = np.zeros(f.size, dtype=object)
+    for states, times in seq:
+        if states.size and times:
+            counts += np.bincount(states, minlength=f.size).astype(object) * int(times)
+    exact = [Fraction(float(v)) for v in f]
+    den = max(q.denominator for q in exact)
+    total_abs = sum(int(c) * abs(q.numerator) * (den // q.denominator) for c, q in zip(counts, exact))
+    if total_abs <= 2 ** 53:  # every partial sum is an integer multiple of 1/den below 2^53/den
+        return float(Fraction(sum(int(c) * q.numerator * (den // q.denominator) for c, q in zip(counts, exact)), den))
+    terms = np.concatenate([np.tile(states, times) for states, times in seq if states.size and times])
+    return float(np.add.accumulate(f[terms[::-1]])[-1])
 
 
 def _completion(model, supp, a, l, c, r) -> tuple[int, ...]:
@@ -290,9 +432,12 @@ def _completion(model, supp, a, l, c, r) -> tuple[int, ...]:
 def _count_windows(n: int, ok: np.ndarray, targets: np.ndarray) -> int:
     """Number of (target, l, r) geometries in the searched cells."""
     s = ok.shape[2] - 1
-    cum = np.concatenate([[0], np.cumsum(targets)])
     L, R = np.meshgrid(np.arange(ok.shape[0]), np.arange(ok.shape[1]), indexing="ij")
-    inner = cum[np.clip(n - 1 - R, 0, n)] - cum[np.clip(L + 1, 0, n)]  # targets in [L+1, n-2-R]
+    if targets.all():  # targets before position k: k
+        inner = np.clip(n - 1 - R, 0, n) - np.clip(L + 1, 0, n)
+    else:
+        cum = np.concatenate([[0], np.cumsum(targets)])
+        inner = cum[np.clip(n - 1 - R, 0, n)] - cum[np.clip(L + 1, 0, n)]  # targets in [L+1, n-2-R]
     return int(ok[:, :, s].any(axis=-1).sum() + ok[:, :, :s, s].any(axis=-1).sum()
                + np.where(ok[:, :, :s, :s].any(axis=(2, 3)), inner, 0).sum())
 
@@ -332,8 +477,8 @@ def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -
     a = None if kl == wk.END else int(cells["a"][idx])
     c = None if kr == wk.END else int(cells["c"][idx])
     i = wk.first_target(n, L, R, a, c is None, ctx["supp"], ctx["targets"])
-    left, right = ctx["sums"]
-    known_sum = (0.0 if a is None else float(left[i - L - 1, a])) + (0.0 if c is None else float(right[i + R + 1, c]))
+    sums = ctx["sums"]
+    known_sum = (0.0 if a is None else sums.left(i - L - 1, a)) + (0.0 if c is None else sums.right(i + R + 1, c))
     y = ctx["delta"] * float(cells["atom"][idx]) + ctx["fmin"] * (L + R + 1) + known_sum
     return WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
                            float(cells["value"][idx]), y, model)
@@ -354,7 +499,7 @@ def window_table(model: MarkovChainModel, values: np.ndarray, noise_scale: float
     advs = [_adversary_at(model, cells, ctx, np.unravel_index(int(j), v.shape)) for j in order]
     worst = advs[0]
     res = WindowSearch(worst.bdpl, worst, ctx["limit"], ctx["tolerance"],
-                       _count_windows(ctx["n"], ctx["ok"], ctx["targets"]), int(cells["evaluated"]),
+                       ctx["windows"], int(cells["evaluated"]),
                        int(kw.get("min_known", 0)))
     return res, advs, v.ravel()[flat]
 
