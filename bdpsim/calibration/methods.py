@@ -282,9 +282,10 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, t
 def _quilt(name: str, variant: str) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
         P, n = p.model.transition, p.model.n
-        deadline = check_mqm_exact(p.model.states, n, p.budget) if variant == "exact" and n >= 3 else None
+        approx = variant == "approx"  # else the authors' MQMExact
+        deadline = None if approx or n < 3 else check_mqm_exact(p.model.states, n, p.budget)
         try:
-            if variant == "approx":
+            if approx:
                 q = mqm_approx(P, n, p.epsilon)
                 how = (f"MQMApprox (k_findBest_2dir.m, search from the middle node), pi_min = "
                        f"{q.parameters['pi_min']:.6g}, eigengap = {q.parameters['eigengap']:.6g}")
