@@ -176,9 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(resumable, in OUT/runs/).",
                         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
                                "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
-                               "ids: thesis-fig03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19, paper-fig1 2 3 4 "
-                               "5,\n     " + " ".join(BDPSIM_FIGURES) + "\n"
-                               "not drawn: thesis Figs. 1 and 2 (introductory illustrations, no model or data)",
+                               "ids: thesis-fig03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19,\n"
+                               "     paper-fig1 2 3 4 5,\n"
+                               + "".join(f"     {i}\n" for i in BDPSIM_FIGURES)
+                               + "not drawn: thesis Figs. 1 and 2 (introductory illustrations, no model\n"
+                               "or data)",
                         formatter_class=_Formatter)
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
