@@ -51,6 +51,7 @@ _EXPORTS = {
     "limited_covariance": "models", "omega_of": "models", "symmetric_chain": "models",
     "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
     "RunSettings": "settings",
+    "from_bif": "models.bayesnet_build", "from_pgmpy": "models.bayesnet_build",  # Bayesian networks
 }
 _MODULES = ("bounds",)
 
