@@ -67,10 +67,20 @@ def _pgmpy():
 
 
 def from_pgmpy(model, records=None) -> BayesNetModel:
-    """A pgmpy ``DiscreteBayesianNetwork`` (nodes in topological order, ties by name order of
-    ``model.nodes()``; states in each CPD's ``state_names`` order of the node's own CPD).
+    """A :class:`BayesNetModel` from a pgmpy ``DiscreteBayesianNetwork`` (nodes in topological
+    order, ties by name; states in the ``state_names`` order of the node's own CPD). The joint law
+    is the same product ``P(x) = prod_v P(x_v | x_pa(v))`` of the CPDs.
 
-    ``records``: node names or indices (default all nodes).
+    Parameters
+    ----------
+    model : pgmpy.models.DiscreteBayesianNetwork
+        The network (pgmpy is an optional dependency: ``pip install "bdpsim[bayesnet]"``).
+    records : sequence of str or int, optional
+        The nodes that are the database's records, by name or index (default: every node).
+
+    Returns
+    -------
+    BayesNetModel
     """
     _pgmpy()
     import networkx as nx
@@ -115,7 +125,20 @@ def from_pgmpy(model, records=None) -> BayesNetModel:
 
 
 def from_bif(path, records=None) -> BayesNetModel:
-    """A BIF file read with pgmpy's ``BIFReader``."""
+    """A :class:`BayesNetModel` from a BIF file, read with pgmpy's ``BIFReader`` (see
+    :func:`from_pgmpy`).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.bif`` file.
+    records : sequence of str or int, optional
+        The record nodes, by name or index (default: every node).
+
+    Returns
+    -------
+    BayesNetModel
+    """
     check(isinstance(path, (str, Path)), "model.bif", path, "must be a path to a .bif file")
     check(Path(path).is_file(), "model.bif", str(path), "file not found")
     _pgmpy()
