@@ -1,10 +1,13 @@
 #!/usr/bin/env python
 """Regenerate Figure 2 of the Pufferfish paper (Wang, Song & Chaudhuri, arXiv:1603.03977v1, §5)
-with bdpsim's panel (d), the exact BDPL of the same release at small T.
+with bdpsim's panel (d), the exact BDPL of the same release at small T, and panel (e), its BDPL at
+T = 5000: the black-box audit's certified 95 % lower bound and the exact BDPL over short windows.
 
 Writes ``OUT/pufferfish-fig2.{png,pdf,csv,json}`` (default ``results/figures``). Full fidelity:
 100 runs per cell (paper §5) and the exact BDPL for T = 2..8 (3-4 minutes on one core, almost
-all of it the exact BDPL); ``--quick``: 20 runs, exact BDPL for T = 2..5, stamped "QUICK PREVIEW".
+all of it the exact BDPL), the audit at T = 5000 and T = 8 with 10^6 mechanism calls per ε (about 7
+minutes); ``--quick``: 20 runs, exact BDPL for T = 2..5, the audit for ε = 2, 10 at 2·10^5 calls
+(check at T = 5), stamped "QUICK PREVIEW".
 
 Usage (from a checkout, bdpsim importable, e.g. ``PYTHONPATH=.``):
        python scripts/pufferfish_fig2.py [--quick] [--out results/figures] [--seed 20160313]
@@ -23,7 +26,7 @@ from bdpsim.figures.pufferfish import plot_pufferfish_fig2
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="20 runs, exact BDPL for T <= 5")
+    ap.add_argument("--quick", action="store_true", help="20 runs, exact BDPL for T <= 5, small audit")
     ap.add_argument("--out", type=Path, default=Path("results/figures"))
     ap.add_argument("--seed", type=int, default=PF.SEED)
     args = ap.parse_args(argv)
@@ -35,10 +38,10 @@ def main(argv=None) -> int:
     stem = args.out / GALLERY_ID
     written = PF.write_rows(rows, stem, extra, seed=args.seed)
 
-    fig, axes = F.subplots(2, 2, figsize=(11.4, 7.6), squeeze=False)
+    fig, axes = F.subplots(3, 2, figsize=(11.4, 10.8), squeeze=False)  # the gallery's grid2 of 5 panels
     plot_pufferfish_fig2(rows, list(axes.ravel()))
     if args.quick:
-        F.stamp(fig, "QUICK PREVIEW (--quick: 20 runs, exact BDPL for T <= 5) — not the paper's fidelity")
+        F.stamp(fig, "QUICK PREVIEW (--quick: 20 runs, exact BDPL for T <= 5, small audit) — not the paper's fidelity")
     written += F.save(fig, stem)
     print(f"{extra['seconds_total']:.1f} s; wrote " + ", ".join(str(p) for p in written))
     return 0

@@ -16,7 +16,9 @@ from bdpsim.calibration.quilt import mqm_approx_search
 TINY = {"runs": 3, "epsilons": [0.5, 2.0], "exact_T": [2, 3],
         "panels": {"a": {"vary": "pi_est", "values": [0.02, 0.05], "fixed": {"g_est": 0.1, "T": 300}},
                    "b": {"vary": "g_est", "values": [0.05, 0.1], "fixed": {"pi_est": 0.05, "T": 300}},
-                   "c": {"vary": "T", "values": [200, 300], "fixed": {"pi_est": 0.05, "g_est": 0.1}}}}
+                   "c": {"vary": "T", "values": [200, 300], "fixed": {"pi_est": 0.05, "g_est": 0.1}}},
+        "audit": {"T": 300, "small_T": 3, "epsilons": [2.0], "budget": 20_000, "small_budget": 20_000,
+                  "adversaries": 2, "window_n": 3}}
 
 
 # ------------------------------------------------------------------------------ the chain
@@ -268,6 +270,10 @@ def test_panel_d_rows_and_the_figure(tmp_path):
     rows, extra = PF.figure_rows(TINY, seed=1)
     d = [r for r in rows if r["panel"] == "d"]
     assert len(d) == 2 * 2 * 2
+    e = [r for r in rows if r["panel"] == "e"]
+    assert sorted(r["T"] for r in e) == [3, 300] and "seconds_audit" in extra
+    assert [r["bdpl_exact"] for r in e if r["T"] == 3] == [
+        r["bdpl_exact"] for r in d if r["T"] == 3 and r["epsilon"] == 2.0 and r["mechanism"] == "markov-quilt-approx"]
     for r in d:
         # MQM at T <= 3 is the trivial quilt: sigma = T/eps, i.e. group DP, so BDPL <= eps
         if r["mechanism"] == "markov-quilt-approx":
@@ -277,7 +283,8 @@ def test_panel_d_rows_and_the_figure(tmp_path):
     paths = PF.write_rows(rows, tmp_path / "pufferfish-fig2", extra, seed=1)
     back = read_rows(paths[0])
     assert len(back) == len(rows) and back[0]["panel"] == "a"
-    fig, axes = subplots(2, 2, squeeze=False)
+    fig, axes = subplots(3, 2, figsize=(11.4, 10.8), squeeze=False)
     out = plot_pufferfish_fig2(back, list(axes.ravel()))
-    assert len(out) == 4 and all(ax.get_legend() is not None for ax in out)
+    assert len(out) == 6 and all(ax.get_legend() is not None for ax in out[:4] + out[5:])
+    assert out[4].get_visible() and out[4].get_title().startswith("(e)") and not out[5].axison
     fig.savefig(tmp_path / "f.png")

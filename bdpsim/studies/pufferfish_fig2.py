@@ -1,7 +1,9 @@
 """Figure 2 of the Pufferfish paper, regenerated: the L1 error of the Markov Quilt mechanism's
 private histogram of a 5-state chain vs log ε (Wang, Song & Chaudhuri, *Privacy-preserving
 Analysis of Correlated Data*, arXiv:1603.03977v1, §5; ``papers/002...``), plus the exact BDPL of
-the same release at small T (bdpsim's addition).
+the same release at small T (panel (d)) and, at the figure's T = 5000, the black-box audit's
+certified 95 % lower bound and the exact BDPL of the short-window adversaries (panel (e),
+:mod:`bdpsim.studies.pufferfish_audit`) (bdpsim's additions).
 
 Parameter for parameter (paper §5 and the Fig. 2 caption unless said):
 
@@ -41,16 +43,18 @@ import numpy as np
 
 from ..kernels.histogram_sup import chain_histogram_bdpl
 from ..calibration.quilt import authors_eigengap, mqm_approx_search
+from .pufferfish_audit import AUDIT, QUICK_AUDIT, audit_rows
 
 GALLERY_ENTRY = {
     "id": "pufferfish-fig2",
     "title": "Pufferfish paper Fig. 2: L1 error of the Markov Quilt mechanism's private histogram vs ε, "
-             "varying (a) π_est, (b) g_est, (c) T; (d) exact BDPL of the release at small T",
+             "varying (a) π_est, (b) g_est, (c) T; (d) exact BDPL of the release at small T; "
+             "(e) its BDPL at T = 5000: certified 95 % lower bound (audit) and exact over short windows",
     "source": "Wang, Song & Chaudhuri, Privacy-preserving Analysis of Correlated Data (arXiv:1603.03977v1), "
               "§5 and Fig. 2; authors' code shs037/pufferfish (k_findBest_2dir.m, plotHistNoise.m)",
     "compute": "bdpsim.pufferfish_fig2:gallery_rows",
     "plot": "bdpsim.figures.pufferfish:plot_pufferfish_fig2",
-    "panels": 4,
+    "panels": 5,
     "layout": "grid2",
     "deviation": {
         "source": "k = 5 states, π_gen = 0.05, g_gen = 0.1, P and q fixed, new sample per run, 100 runs, "
@@ -65,10 +69,15 @@ GALLERY_ENTRY = {
                 "(1 − |λ₂(PP*)|)/2 ≥ g_gen (the paper's and the authors' run_realData.m eigengap); "
                 "q ~ Dirichlet(1); seed 20160313; log–log axes. Added: the expectation 2kσ/T beside the Monte "
                 "Carlo mean, group DP (σ = T/ε) for reference, and (d) the exact BDPL of the same release "
-                "(and of the ε-DP Laplace histogram, b = 2/ε) over all adversaries for T ≤ 8",
+                "(and of the ε-DP Laplace histogram, b = 2/ε) over all adversaries for T ≤ 8; (e) at T = 5000, "
+                "where the exact value is out of reach, the black-box audit's certified 95 % lower bound "
+                "(24 window adversaries, 10^6 mechanism calls per ε; checked against the exact value at "
+                "T = 8) and the exact BDPL over the adversaries whose unknown records form a window of "
+                "≤ 8 records (itself a lower bound on the BDPL)",
         "why": "the source's value sets and generator are not recoverable; the L1 error does not depend on the "
                "chain (the noise is data-independent), so the generator cannot change panels (a)–(c). The exact "
-               "BDPL is feasible only for small T (grid of (T + 3)^5 output vertices per window)",
+               "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output vertices per window); "
+               "at T = 5000 only lower bounds are available",
     },
 }
 
@@ -83,8 +92,9 @@ CONFIG = {
         "c": {"vary": "T", "values": [500, 1000, 2000, 5000, 10000], "fixed": {"pi_est": 0.05, "g_est": 0.1}},
     },
     "exact_T": [2, 3, 4, 5, 6, 7, 8],                                      # panel (d), bdpsim's addition
+    "audit": AUDIT,                                                        # panel (e), bdpsim's addition
 }
-QUICK = {"runs": 20, "exact_T": [2, 3, 4, 5]}
+QUICK = {"runs": 20, "exact_T": [2, 3, 4, 5], "audit": QUICK_AUDIT}
 
 
 # ------------------------------------------------------------------------------- data model
@@ -245,15 +255,25 @@ def bdpl_rows(P, q, T_values, epsilons, pi_est: float = 0.05, g_est: float = 0.1
 
 
 def figure_rows(config: dict | None = None, seed: int = SEED, log=None) -> tuple[list[dict], dict]:
-    """All four panels' rows and the metadata extras (chain, timings)."""
+    """All five panels' rows and the metadata extras (chain, timings); panel (e) only when
+    ``config["audit"]`` is set (:func:`bdpsim.studies.pufferfish_audit.audit_rows`, seeded with
+    ``seed``, its small-T exact values taken from panel (d) where there)."""
     cfg = {**CONFIG, **(config or {})}
     t0 = time.perf_counter()
     rows, chain = l1_rows(cfg, seed)
     t1 = time.perf_counter()
     if log:
         log(f"  panels (a)-(c): {t1 - t0:.1f} s")
-    rows += bdpl_rows(np.array(chain["P"]), np.array(chain["q"]), cfg["exact_T"], cfg["epsilons"], log=log)
-    return rows, {"chain": chain, "config": cfg, "seconds_l1": t1 - t0, "seconds_exact": time.perf_counter() - t1}
+    P, q = np.array(chain["P"]), np.array(chain["q"])
+    d = bdpl_rows(P, q, cfg["exact_T"], cfg["epsilons"], log=log)
+    rows += d
+    t2 = time.perf_counter()
+    extra = {"chain": chain, "config": cfg, "seconds_l1": t1 - t0, "seconds_exact": t2 - t1}
+    if cfg.get("audit"):
+        exact = {(r["T"], r["epsilon"]): r["bdpl_exact"] for r in d if r["mechanism"] == "markov-quilt-approx"}
+        rows += audit_rows(P, q, cfg["audit"], seed=seed, exact=exact, sigma=mqm_sigma, log=log)
+        extra["seconds_audit"] = time.perf_counter() - t2
+    return rows, extra
 
 
 def gallery_rows(ctx) -> list[dict]:
@@ -263,7 +283,9 @@ def gallery_rows(ctx) -> list[dict]:
 
 COLUMNS = ["panel", "parameter", "value", "mechanism", "pi_est", "g_est", "T", "epsilon", "sigma",
            "l1_error_mean", "l1_error_se", "l1_error_expected", "runs", "laplace_scale_counts", "bdpl_exact",
-           "worst_window", "windows", "seconds"]
+           "worst_window", "windows", "seconds", "bdpl_lower", "bdpl_audit", "bdpl_audit_se", "audit_calls",
+           "audit_budget", "audit_alpha", "audit_exact", "audit_adversary", "audit_event", "audit_note",
+           "bdpl_exact_windows", "window_n", "seconds_exact_windows"]
 
 
 def write_rows(rows: list[dict], stem, extra: dict, seed: int = SEED) -> list[Path]:
