@@ -36,6 +36,7 @@ import numpy as np
 
 from ..config import parse_config
 from ..driver import run_chunk
+from ..calibration.quilt import mqm_approx_search
 from ..kernels.histogram_sup import chain_histogram_bdpl
 
 MECHANISM = "markov-quilt-approx (audit lower bound)"
@@ -98,6 +99,11 @@ def window_exact(P, q, window_n: int, scales) -> tuple[list, float]:
     return res, time.perf_counter() - t0
 
 
+def _mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
+    """MQMApprox ``sigma_max`` (as :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`)."""
+    return float(mqm_approx_search(pi_est, g_est, epsilon, int(T)).sigma)
+
+
 def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: dict | None = None,
                sigma: Callable[[float, float, float, int], float] | None = None,
                log: Callable[[str], None] | None = None) -> list[dict]:
@@ -107,7 +113,7 @@ def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: di
     rows, else computed). ``sigma(pi_est, g_est, ε, T)`` defaults to
     :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`."""
     if sigma is None:
-        from .pufferfish_fig2 import mqm_sigma as sigma
+        sigma = _mqm_sigma
     cfg = {**AUDIT, **(config or {})}
     P, q = np.asarray(P, dtype=float), np.asarray(q, dtype=float)
     pi_est, g_est, eps_list = cfg["pi_est"], cfg["g_est"], list(cfg["epsilons"])

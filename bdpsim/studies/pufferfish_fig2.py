@@ -42,8 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from ..kernels.histogram_sup import chain_histogram_bdpl
-from ..calibration.quilt import authors_eigengap, mqm_approx_search
-from .pufferfish_audit import AUDIT, QUICK_AUDIT, audit_rows
+from ..calibration.quilt import authors_eigengap
+from .pufferfish_audit import AUDIT, QUICK_AUDIT, _mqm_sigma, audit_rows
 
 GALLERY_ENTRY = {
     "id": "pufferfish-fig2",
@@ -160,7 +160,7 @@ def frequencies(x, k: int) -> np.ndarray:
 
 def mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
     """MQMApprox ``sigma_max`` for a 1-Lipschitz query (``k_findBest_2dir.m``)."""
-    return float(mqm_approx_search(pi_est, g_est, epsilon, int(T)).sigma)
+    return _mqm_sigma(pi_est, g_est, epsilon, T)
 
 
 def private_histogram(rng: np.random.Generator, freq, sigma: float, T: int) -> np.ndarray:
