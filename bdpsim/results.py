@@ -364,6 +364,6 @@ def markdown_columns() -> str:
                                  ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
         for c in schema:
             lines.append(f"| {fname} | `{c.header('p99')}` | {c.dtype.__name__} | {c.meaning} |")
-        for c in EXTRA_COLUMNS[table].values():
+        for c in sorted(EXTRA_COLUMNS[table].values(), key=lambda c: c.name):  # not import order
             lines.append(f"| {fname} | `{c.name}` | {c.dtype.__name__} | (only when used) {c.meaning} |")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ LAYERS = [
     ("models",),
     ("mechanisms",),
     ("sampling", "estimators", "calibration"),
-    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags"),
+    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags", "summarize"),
     ("studies", "utility", "api"),
     ("figdata", "figures", "gallery"),
     ("cli",),

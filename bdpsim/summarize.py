@@ -1,0 +1,105 @@
+"""One configuration's summary row (``summary.csv``) from its adversaries' statistics: the
+percentile with its order-statistic interval, the maximum, the exact reference, the bounds, the
+estimator's own cells and the flags (:mod:`bdpsim.flags`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .config import ExperimentPoint
+from .flags import FLAGS, flags
+from .kernels.stats import percentile_ci
+from .rows import ESTIMATOR_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow
+
+SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
+
+
+def _percentile(a: np.ndarray, q: float) -> float:
+    """``np.percentile`` (linear) that is ``+inf`` when it interpolates towards an infinite value."""
+    if not a.size:
+        return math.nan
+    if not np.isposinf(a).any():
+        return float(np.percentile(a, q))
+    s = np.sort(a)
+    pos = (s.size - 1) * q / 100.0
+    lo, hi = int(math.floor(pos)), int(math.ceil(pos))
+    frac = pos - lo
+    if np.isinf(s[lo]) or (frac > 0 and np.isinf(s[hi])):
+        return math.inf
+    return float(s[lo] + frac * (s[hi] - s[lo]))
+
+
+def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
+              finished: dict | None = None) -> SummaryRow:
+    """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
+    step 8): percentile with its distribution-free confidence interval, max, median, standard
+    errors, noise floor, exact comparison, bounds.
+
+    ``bdpl_exact`` (and its percentile) is the exact BDPL of the examined adversaries only when
+    every one of them has an exact value; otherwise the max over those that do is reported as
+    ``bdpl_exact_partial_max`` (with ``exact_n``), a lower bound, never as the point's exact BDPL.
+    """
+    st, mech, spec = point.settings, point.mechanism, point.model
+    q = st.percentile
+    v = stats["bdpl"]
+    ok = ~np.isnan(v)  # +inf is a value (e.g. Gaussian noise: no pure DP), nan a failed adversary
+    val = v[ok]
+    null = stats["null_bdpl"][np.isfinite(stats["null_bdpl"])]
+    ex = stats["exact"]
+    known_ex = ~np.isnan(ex)  # an exact value may be +inf (no pure DP)
+    has_ex = known_ex & ok
+    every_ex = bool(v.size) and bool(known_ex.all())  # else bdpl_exact would pose as the point's
+    lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
+    se, used = stats["bdpl_se"], stats["samples"]
+    se_ok = se[np.isfinite(se)]
+    both = has_ex & np.isfinite(v) & np.isfinite(ex)  # an estimate's error against a finite exact value
+    err = v[both] - ex[both]
+    finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
+    best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
+    bnd = point.bounds()
+    notes = sorted({b.reason for b in bnd.values() if b.reason})
+    pct = (lambda a: _percentile(a, q))
+    nan = math.nan
+    cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
+    base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
+    row = SummaryRow(
+        point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
+        mechanism=mech.kind, estimator=st.estimator, **base, extras={k: v for k, v in cells.items() if k not in base},
+        known_sizes=st.known_size_text(), n_adversaries=int(v.size),
+        percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
+        bdpl_max=float(val.max()) if val.size else nan,
+        bdpl_median=float(np.median(val)) if val.size else nan,
+        bdpl_se_max=float(se_ok.max()) if se_ok.size else nan,
+        bdpl_se_mean=float(se_ok.mean()) if se_ok.size else nan,
+        samples_max=int(np.nanmax(used)) if np.isfinite(used).any() else nan,
+        noise_floor=pct(null), noise_floor_max=float(null.max()) if null.size else nan,
+        noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
+        failed_adversaries=int((~ok).sum()),
+        bdpl_exact=float(ex.max()) if every_ex else nan,
+        bdpl_exact_partial_max=float(np.nanmax(ex)) if known_ex.any() and not every_ex else nan,
+        bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
+        error_mean=float(np.mean(err)) if err.size else nan,
+        error_max=float(np.max(np.abs(err))) if err.size else nan,
+        argmax_i=best.i if best else "", argmax_known=best.known if best else "",
+        argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
+        argmax_x_prime=best.x_prime if best else "",
+        bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
+        bound_lower=bnd["lower"].value,
+        bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))
+    found = flags(point, row.as_row())  # suspicious numbers: the flags column and one warning line
+    if found:
+        row.extras[FLAGS] = "; ".join(found)
+    return row
+
+
+def _check_bounds(row: dict, log: Callable[[str], None]) -> None:
+    """Exact values above an applicable bound are a bug or a counterexample: say so loudly."""
+    ex = row["bdpl_exact"]
+    for name in ("bound_general", "bound_model", "bound_zhao"):
+        b = row[name]  # nan for a bound that does not apply: never compared
+        if isinstance(ex, float) and math.isfinite(ex) and math.isfinite(b) and ex > b * (1 + 1e-9) + 1e-9:
+            log(f"!!! EXACT BDPL {ex:.6g} EXCEEDS {name} {b:.6g} at point {row['point_id']} "
+                f"(adversary i={row['argmax_i']} K={row['argmax_known']}): a bug or a counterexample")
