@@ -7,7 +7,6 @@ once from the settings). The config loader only turns TOML into keyword argument
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType

@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY
+from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY  # noqa: E402
 from bdpsim import LaplaceCount, MarkovChainModel  # noqa: E402
 from bdpsim.config import parse_config  # noqa: E402
 from bdpsim.driver import run_experiment  # noqa: E402

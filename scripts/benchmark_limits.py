@@ -70,7 +70,7 @@ def bad_configs(tmp: Path) -> list[dict]:
         cfg = tmp / f"bad{i}.toml"
         cfg.write_text(BAD_CONFIGS[case][0])
         dest = tmp / f"out{i}"
-        out.append(timed(f"config: {case}", 10.0, lambda: cli("validate", cfg) == 2
+        out.append(timed(f"config: {case}", 10.0, lambda cfg=cfg, dest=dest: cli("validate", cfg) == 2
                          and cli("run", cfg, "--out", dest) == 2 and not dest.exists()))
     return out
 
@@ -88,7 +88,7 @@ def utility_configs(tmp: Path) -> list[dict]:
         cfg = tmp / f"utility{i}.toml"
         cfg.write_text(f'[utility]\ndataset = "genomic"\n{line}\n')
         dest = tmp / f"u{i}"
-        out.append(timed(f"utility: {line}", 5.0, lambda: cli("validate", cfg) == 2
+        out.append(timed(f"utility: {line}", 5.0, lambda cfg=cfg, dest=dest: cli("validate", cfg) == 2
                          and cli("utility", cfg, "--out", dest) == 2 and not dest.exists()))
     return out
 

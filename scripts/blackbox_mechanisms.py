@@ -5,7 +5,6 @@ scale. ``scripts/benchmark_audit.py`` and ``scripts/compare_estimators.py`` load
 ``function = "blackbox_mechanisms:<name>"`` (the config's directory is on the import path).
 """
 
-import numpy as np
 
 
 def laplace_count(data, rng):

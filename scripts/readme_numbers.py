@@ -22,7 +22,6 @@ the result it comes from.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import re

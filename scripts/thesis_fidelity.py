@@ -315,7 +315,7 @@ def _reach_fraction(points: list[dict]):
     key = "uniform|False|signed"
     for p in points:
         if p["gamma"] == 1.0:
-            s = p["sets"][f"k~U{{1..n-1}} | x_K chain"]
+            s = p["sets"]["k~U{1..n-1} | x_K chain"]
             ex = np.asarray(s["exact_at_points"][key])
             yield p["epsilon"], float(np.mean(ex >= p["epsilon"] - 1e-9))
 

@@ -181,7 +181,7 @@ def test_readings_reproduce_the_estimator_and_gamma1_reaches_eps():
         assert out[(mode, False, "signed")][0] == pytest.approx(est.value, abs=1e-12)
     bound = min(B.markov_bound(2.0, model.transition).value, B.general_bound(2.0, 10).value)
     assert bound == pytest.approx(2.0)
-    for key, (kde, exact, dropped, npts) in out.items():
+    for _kde, exact, _dropped, npts in out.values():
         assert exact <= 2.0 + 1e-9 and npts > 0
     # an adversary who knows every other record (drawn by every reading of step 1 with k = n - 1):
     # with independent records the exact log-ratio is eps on a half-line inside the window, so the

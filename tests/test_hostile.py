@@ -362,7 +362,7 @@ def test_warnings_never_precede_the_error(capsys):
     from bdpsim.cli import _quietly
 
     def warns_then_fails():
-        warnings.warn("overflow somewhere", RuntimeWarning)
+        warnings.warn("overflow somewhere", RuntimeWarning, stacklevel=2)
         raise ConfigError("model.sigma", 1e200, "too large")
 
     with pytest.raises(ConfigError):

@@ -86,7 +86,7 @@ def test_laplace_arbitrary_atoms():
     assert law.sup_log_ratio(a1, w1, a2, w2).value == pytest.approx(max(d.max(), -d.min()), abs=1e-12)
     for eps in (0.0, 0.4):
         ee = math.exp(eps)
-        f = lambda y: max(0.0, float(np.exp(law.log_density(y - a1)) @ (w1 / w1.sum())  # noqa: E731
+        f = lambda y, ee=ee: max(0.0, float(np.exp(law.log_density(y - a1)) @ (w1 / w1.sum())  # noqa: E731
                                      - ee * np.exp(law.log_density(y - a2)) @ (w2 / w2.sum())))
         edges = [-np.inf, *c, np.inf]
         ref = sum(quad(f, a, b, limit=400, epsabs=1e-14)[0] for a, b in zip(edges[:-1], edges[1:]))
@@ -224,7 +224,7 @@ def test_gaussian_sup_is_infinite_unless_extreme_atoms_coincide():
     for sgn in (1, -1):
         i = int(np.argmax(sgn * hs))
         if 0 < i < ys.size - 1:
-            r = minimize_scalar(lambda y: -sgn * h(y), bounds=(ys[i - 1], ys[i + 1]), method="bounded",
+            r = minimize_scalar(lambda y, sgn=sgn: -sgn * h(y), bounds=(ys[i - 1], ys[i + 1]), method="bounded",
                                 options={"xatol": 1e-11})
             best.append(-r.fun)
         else:
@@ -374,7 +374,7 @@ def test_monotone_in_noise_parameter():
     assert np.max(np.diff(gauss, axis=0)) <= tol
     for gamma in (0.0, 0.3, 1.0):
         for delta in (1.0, 0.5, 0.37):
-            assert max(_study(lambda e: StaircaseNoise(e, gamma=gamma), down, W1, W2, delta)) <= tol
+            assert max(_study(lambda e, gamma=gamma: StaircaseNoise(e, gamma=gamma), down, W1, W2, delta)) <= tol
     # gamma* is not monotone: this pair gains 0.36 nats when epsilon drops from 2.228 to 2.131
     w1 = np.array([0.0459, 0.0359, 0.7536, 0.0, 0.0, 0.1646])
     w2 = np.array([0.1705, 0.0421, 0.1128, 0.3464, 0.259, 0.0692])

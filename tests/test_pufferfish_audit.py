@@ -1,7 +1,6 @@
 """Panel (e) of pufferfish-fig2 (bdpsim.studies.pufferfish_audit): the black-box audit's certified
 lower bound on the BDPL of the MQM histogram release, checked against the exact BDPL at small T."""
 
-import math
 
 import numpy as np
 import pytest

@@ -20,12 +20,10 @@ from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet import BayesNetModel
-from ..models.bayesnet import BayesNetModel
 from ..models.markov import MarkovChainModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 from ..schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
-from .quilt_bayesnet import mqm_bayesnet
 from .quilt_bayesnet import mqm_bayesnet
 
 

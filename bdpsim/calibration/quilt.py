@@ -182,7 +182,7 @@ def mqm_approx_search(pi_min: float, eig_gap: float, epsilon: float, T: int) -> 
     visited = []
     while True:
         check(1 <= i <= T, "T", T, "the search left the chain (cannot happen for eps > 0)")
-        nm, a, b = _scores(lambda A, B: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon)
+        nm, a, b = _scores(lambda A, B, i=i: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon)
         noise[i - 1] = nm
         best[i] = (a, b)
         visited.append(i)
@@ -253,7 +253,7 @@ def _exact_search(grid, epsilon: float, T: int, method: str, params: dict, deadl
             raise TooSlow("--n", T, f"markov-quilt-exact stopped at node {i} of {T} after "
                                     f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
                                     f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)")
-        nm, a, b = _scores(lambda A, B: grid(i, A, B), i, T, epsilon)
+        nm, a, b = _scores(lambda A, B, i=i: grid(i, A, B), i, T, epsilon)
         noise[i - 1] = nm
         if nm > cur_max:
             cur_max, cur, best = nm, i, (a, b)

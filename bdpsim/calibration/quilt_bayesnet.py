@@ -161,7 +161,7 @@ def mqm_estimated(T: int, epsilon: float, pi_est: float, g_est: float, *, transi
         check(math.isfinite(eps) and eps > 0, "epsilon", epsilon, "must be a finite number > 0")
         noise, best = np.full(T, np.nan), (-1.0, 1, 1, 1)
         for i in range(1, T + 1):
-            nm, a, b = _scores(lambda A, B: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps)
+            nm, a, b = _scores(lambda A, B, i=i: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps)
             if math.isnan(nm):
                 raise ConfigError("epsilon", epsilon, "cannot find valid a/b. epsilon should be larger")
             noise[i - 1] = nm

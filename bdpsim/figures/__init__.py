@@ -25,7 +25,7 @@ from .analytic import (  # re-exported
     plot_thesis_fig16,
 )
 from .simulated import (
-    sim_rows,
+    sim_rows as sim_rows,
     plot_simulated,
     plot_thesis_fig09,
     plot_thesis_fig10,

@@ -66,7 +66,7 @@ def _by_chain(rows):
 def plot_thesis_fig12(rows, axes):
     """Two example chains with the same gamma and different omega: which bound is smaller."""
     axes = list(np.atleast_1d(axes))
-    for k, (ax, (side, rs)) in enumerate(zip(axes, _by_chain(rows).items())):
+    for ax, (side, rs) in zip(axes, _by_chain(rows).items()):
         draw_chain(ax, rs, STATE_NAMES.get(2))
         r0 = rs[0]
         better = "Zhao's bound smaller" if r0["zhao_offset"] < r0["markov_offset"] else "Markov bound smaller"
@@ -108,7 +108,7 @@ def plot_thesis_fig04(rows, ax):
         ax.text(x, -0.18, name, ha="center", va="top", fontsize=10)
     inner = [r for r in rows if math.isfinite(r["low"]) and math.isfinite(r["high"])][0]
     ax.add_patch(Rectangle((inner["low"], 0.25), inner["high"] - inner["low"], 0.22, color="tab:blue", alpha=0.6))
-    ax.text(fd, 0.55, f"(f(D) − α, f(D) + α)   [eq. (71)]", ha="center", va="bottom", fontsize=9, color="tab:blue")
+    ax.text(fd, 0.55, "(f(D) − α, f(D) + α)   [eq. (71)]", ha="center", va="bottom", fontsize=9, color="tab:blue")
     for r in rows:
         if r is inner:
             continue
@@ -131,7 +131,7 @@ def plot_thesis_fig04(rows, ax):
 
 def plot_thesis_fig06(rows, ax):
     """Thesis Def. 5.1: one allele per parent at the same position; the three genotypes."""
-    for k, (x, who, allele) in enumerate(((1.0, "from the mother", "B"), (2.4, "from the father", "b"))):
+    for x, who, allele in ((1.0, "from the mother", "B"), (2.4, "from the father", "b")):
         ax.add_patch(FancyBboxPatch((x - 0.22, 0.4), 0.44, 3.6, boxstyle="round,pad=0.02,rounding_size=0.2",
                                     facecolor="0.88", edgecolor="0.3", lw=1.2))
         ax.add_patch(Rectangle((x - 0.22, 2.5), 0.44, 0.35, facecolor="tab:orange", edgecolor="0.3", lw=1))

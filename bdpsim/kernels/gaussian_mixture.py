@@ -104,7 +104,7 @@ def gauss_sup_row(w1: np.ndarray, w2: np.ndarray, c: np.ndarray, sigma: float):
         if inner.size > 64:
             inner = inner[np.argsort(v[inner])[-64:]]
         for i in inner:
-            f = lambda x: -sign * _h(np.array([x]), I1, I2, c)[0]  # noqa: E731
+            f = lambda x, sign=sign: -sign * _h(np.array([x]), I1, I2, c)[0]  # noqa: E731
             r = minimize_scalar(f, bounds=(s[i - 1], s[i + 1]), method="bounded",
                                 options={"xatol": 1e-12 * (1.0 + abs(s[i]))})
             val = max(-float(r.fun), float(v[i]))

@@ -42,7 +42,6 @@ rather than giving a wrong supremum.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 

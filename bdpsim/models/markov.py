@@ -10,7 +10,6 @@ The same recursion, extended by a count dimension, gives the exact law of a coun
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 

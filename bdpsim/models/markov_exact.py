@@ -17,7 +17,7 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..errors import NotAvailable
-from ..kernels.laplace_mixture import grid_mixture_sup, mixture_sup
+from ..kernels.laplace_mixture import grid_mixture_sup
 from ..kernels.lattice import lattice
 from ..kernels.noise import LaplaceNoise
 from ..queries import AdditiveQuery, CountQuery

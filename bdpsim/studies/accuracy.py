@@ -118,7 +118,7 @@ def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int
     for j in range(adversaries):
         model, mech, adv = _draw(case, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j))))
         exact = {s: exact_reference(model, mech, adv, signed=s).value for s in (True, False)}
-        for v, (name, N, tse, e) in enumerate(variants):
+        for v, (_name, _N, _tse, e) in enumerate(variants):
             r = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j, 1 + v)))
             t0 = time.perf_counter()
             est[v].append(e.estimate(model, mech, adv, r))

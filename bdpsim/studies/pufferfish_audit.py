@@ -28,7 +28,6 @@ does, with probability at least 95 % per configuration by construction).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 
