@@ -37,7 +37,8 @@ from .settings import RunSettings, run_keys
 
 
 def _union(kinds) -> dict[str, Key]:
-    keys: dict[str, Key] = {"kind": Key("str", REQUIRED, sweep=False)}
+    keys: dict[str, Key] = {"kind": Key("str", REQUIRED, sweep=False, doc="the registered kind",
+                                                rule="a registered kind name")}
     for kind in kinds.values():
         for k, key in kind.keys.items():
             keys.setdefault(k, key)

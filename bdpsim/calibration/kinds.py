@@ -70,8 +70,11 @@ def _query(params: dict) -> AdditiveQuery:
 
 class _CalibratedKind(MechanismKind):
     domain = "discrete"
-    base_keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1]),
-                 "state_values": Key("vector", hashed=False)}
+    base_keys = {"epsilon": EPSILON,
+                 "counted_states": Key("state_vector", [1], doc="the states the query counts",
+                                       rule="distinct states of the model"),
+                 "state_values": Key("vector", hashed=False, doc="each state's value (the query sums them)",
+                                     rule="one finite number per state")}
 
     def method(self, params: dict) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -90,8 +93,10 @@ class _CalibratedKind(MechanismKind):
 
 class CalibratedKind(_CalibratedKind):
     name = "calibrated"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "method": "general"}}
     doc = "Laplace noise for eps-BDP by method = 'exact' (smallest scale), 'general', 'markov' or 'zhao'"
-    keys = {**_CalibratedKind.base_keys, "method": Key("str", "exact", hashed=False)}
+    keys = {**_CalibratedKind.base_keys, "method": Key("str", "exact", hashed=False, doc="how the Laplace scale is chosen",
+                                                       rule="a calibration method")}
     METHODS = ("exact", "general", "markov", "zhao")
 
     def method(self, params: dict) -> str:
@@ -102,9 +107,11 @@ class CalibratedKind(_CalibratedKind):
 
 class MarkovQuiltKind(_CalibratedKind):
     name = "markov_quilt"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "variant": "approx"}}
     doc = ("the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx'); on "
            "a Bayesian network the general mechanism of Pufferfish §4 (exact max-influence)")
-    keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False)}
+    keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False, doc="the Markov Quilt score used",
+                                                        rule="'exact' or 'approx'")}
 
     VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
 
@@ -130,6 +137,7 @@ class MarkovQuiltKind(_CalibratedKind):
 
 class WassersteinKind(_CalibratedKind):
     name = "wasserstein"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0}}
     doc = "the Wasserstein mechanism's Laplace noise W / eps for eps-Pufferfish"
     keys = dict(_CalibratedKind.base_keys)
 
@@ -139,6 +147,7 @@ class WassersteinKind(_CalibratedKind):
 
 class GroupKind(_CalibratedKind):
     name = "group"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0}}
     doc = "group DP with one group of all n records: Laplace noise n * sensitivity / eps"
     keys = dict(_CalibratedKind.base_keys)
 

@@ -193,11 +193,11 @@ class AuditEstimator:
     name: ClassVar[str] = "audit"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "audit_alpha": Key("float", 0.05, hashed=False),
-        "audit_budget": Key("int", 10_000_000, hashed=False),
-        "audit_search": Key("float", 0.2, hashed=False),
-        "audit_candidates": Key("int", 8, hashed=False),
-        "audit_top": Key("int", 1, hashed=False),
+        "audit_alpha": Key("float", 0.05, hashed=False, doc="the audit's error probability", rule="in (0, 1)"),
+        "audit_budget": Key("int", 10_000_000, hashed=False, doc="mechanism calls per adversary", rule=">= 1000"),
+        "audit_search": Key("float", 0.2, hashed=False, doc="share of the budget spent searching events", rule="in (0, 1)"),
+        "audit_candidates": Key("int", 8, hashed=False, doc="candidate events certified", rule=">= 1"),
+        "audit_top": Key("int", 1, hashed=False, doc="adversaries re-certified at the end", rule=">= 1"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in SUMMARY_COLUMNS)
     adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in ADVERSARY_COLUMNS)

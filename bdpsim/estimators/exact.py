@@ -124,7 +124,9 @@ class ExactEstimator:
     epsilon_profile: float | None = None
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
-    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key("float", hashed=False)}
+    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
+        "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
+        rule=">= 0")}
     adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:

@@ -156,12 +156,17 @@ class KdeEstimator:
     name: ClassVar[str] = "kde"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "eval_points": Key("int", 1000),
-        "window": Key("vector", [0.5, 99.5]),
-        "kde_backend": Key("str", "fastkde"),
-        "kde_ratio": Key("str", "signed", hashed=False),
-        "kde_positive_shift": Key("bool", False, hashed=False),
-        "kde_points": Key("str", "uniform", hashed=False),
+        "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 10"),
+        "window": Key("vector", [0.5, 99.5], doc="percentiles of the outputs the ratio is taken on",
+                      rule="[low, high], 0 <= low < high <= 100"),
+        "kde_backend": Key("str", "fastkde", doc="the density estimator",
+                           rule="'fastkde', 'fastkde_points' or 'statsmodels'"),
+        "kde_ratio": Key("str", "signed", hashed=False, doc="one-sided (thesis) or two-sided ratio",
+                         rule="'signed' or 'symmetric'"),
+        "kde_positive_shift": Key("bool", False, hashed=False, doc="shift outputs positive (fastKDE)",
+                                  rule="true or false"),
+        "kde_points": Key("str", "uniform", hashed=False, doc="where the densities are compared",
+                          rule="'uniform' or 'outputs'"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = ()
     adversary_extras: ClassVar[tuple[str, ...]] = ()

@@ -87,8 +87,10 @@ class MixtureEstimator:
     name: ClassVar[str] = "mixture"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "mixture_target_se": Key("float", 0.01, hashed=False),
-        "mixture_max_samples": Key("int", 1_600_000, hashed=False),
+        "mixture_target_se": Key("float", 0.01, hashed=False, doc="standard error to stop at (0: fixed sample)",
+                                 rule=">= 0"),
+        "mixture_max_samples": Key("int", 1_600_000, hashed=False, doc="samples per condition at most",
+                                   rule=">= run.samples"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = ()
     adversary_extras: ClassVar[tuple[str, ...]] = ()

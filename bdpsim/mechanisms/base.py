@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -65,6 +65,9 @@ class MechanismKind(abc.ABC):
     doc: str = ""
     keys: Mapping[str, Key] = {}
     domain: str = "any"
+    #: ``{"model": {...}, "mechanism": {...}}``: a small configuration using this kind (the
+    #: contract tests, tests/test_contracts.py, build and run it)
+    example: Mapping[str, Any] | None = None
 
     def hints(self, params: dict) -> dict:
         """What the model may want to know of this mechanism before it is built (e.g.

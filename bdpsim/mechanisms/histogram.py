@@ -181,8 +181,9 @@ class HistogramMechanism:
 
 class HistogramKind(MechanismKind):
     name = "histogram"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
     doc = "histogram of the states + Lap(2/epsilon) per cell (L1 sensitivity 2); vector output"
-    keys = {"epsilon": Key("float")}
+    keys = {"epsilon": Key("float", doc="the DP parameter of the histogram's Laplace noise", rule="> 0")}
     domain = "discrete"
 
     def build(self, params: dict, spec) -> HistogramMechanism:

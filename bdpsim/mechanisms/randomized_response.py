@@ -103,9 +103,12 @@ class RandomizedResponse:
 
 class RandomizedResponseKind(MechanismKind):
     name = "randomized_response"
+    example = {"model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.2, 0.8]]},
+               "mechanism": {"flip": 0.2}}
     doc = ("flip each binary record with probability flip (or Chakrabarti et al.'s flip for epsilon on a "
            "symmetric chain), release the debiased count")
-    keys = {"flip": Key("float", hashed=False), "epsilon": Key("float")}
+    keys = {"flip": Key("float", hashed=False, doc="the probability a record is flipped", rule="in (0, 1/2]; exactly one of flip, epsilon"),
+            "epsilon": Key("float", doc="the DP parameter (flip = 1/(1+e^eps))", rule="> 0; exactly one of flip, epsilon")}
     domain = "discrete"
 
     def build(self, params: dict, spec) -> RandomizedResponse:

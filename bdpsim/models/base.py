@@ -248,6 +248,9 @@ class ModelKind(abc.ABC):
     keys: Mapping[str, Key] = {}
     #: ``"discrete"`` (records take states ``0..s-1``) or ``"real"`` (real-valued records)
     domain: str = "discrete"
+    #: the ``[model]`` values of a small model of this kind (a few records): the contract tests
+    #: (tests/test_contracts.py) build it and check the kind against its exact law
+    example: Mapping[str, Any] | None = None
 
     @abc.abstractmethod
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
