@@ -27,14 +27,15 @@ from bdpsim.estimators import ESTIMATORS, MixtureEstimator
 from bdpsim.kernels.noise import NOISE_LAWS, NoiseLaw, noise_from_params
 from bdpsim.mechanisms import MECHANISM_KINDS, Mechanism
 from bdpsim.mechanisms.base import NO_COLUMNS
-from bdpsim.models import MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainModel, ModelSpec
+from bdpsim.models import (MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainModel, ModelSpec,
+                           register_model_kind)
 from bdpsim.models.base import SampleCost
-from bdpsim.models.protocols import HasGaussianConditional, HasQueryLaw
+from bdpsim.models.protocols import HasGaussianConditional
 from bdpsim.rows import EXTRA_COLUMNS
 from bdpsim.schema import REQUIRED, Key, coerce
 from bdpsim.settings import GENERIC_KEYS
 
-from .test_architecture import iid_kind  # noqa: F401  (the fixture registering the toy kind)
+from .test_architecture import IidCategorical, IidKind
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -118,7 +119,7 @@ def _exact_conditional(model, known: dict) -> tuple[list[tuple], np.ndarray]:
     base = model.log_evidence(known)
     tuples, probs = [], []
     for vals in itertools.product(range(model.states), repeat=len(free)):
-        full = dict(known) | dict(zip(free, vals))
+        full = dict(known) | dict(zip(free, vals, strict=True))
         tuples.append(tuple(full[j] for j in range(model.n)))
         probs.append(math.exp(model.log_evidence(full) - base))
     return tuples, np.array(probs)
@@ -162,7 +163,7 @@ def test_model_kind_conditional_sampling_matches_its_exact_law(name):
             assert probs.sum() == pytest.approx(1.0, abs=1e-9)
             index = {t: k for k, t in enumerate(tuples)}
             counts = np.zeros(len(tuples))
-            for row, c in zip(*np.unique(draws.astype(int), axis=0, return_counts=True)):
+            for row, c in zip(*np.unique(draws.astype(int), axis=0, return_counts=True), strict=True):
                 counts[index[tuple(int(v) for v in row)]] += c
             assert _chi_square_p(counts, probs) > 1e-4, f"{name}: conditional draws do not follow the exact law"
             checked += 1
@@ -438,7 +439,15 @@ def test_calibration_method_contract(method):
 
 # ------------------------------------------------------------------ a kind registered from a test
 
-def test_a_kind_registered_from_a_test_passes_the_model_contract(iid_kind):
+@pytest.fixture
+def toy_kind():
+    """The toy model kind of tests/test_architecture.py, registered for one test."""
+    kind = register_model_kind(IidKind())
+    yield kind
+    MODEL_KINDS.pop(kind.name, None)
+
+
+def test_a_kind_registered_from_a_test_passes_the_model_contract(toy_kind):
     """The toy model kind of tests/test_architecture.py (one class, one registry entry) passes the
     same contract checks as the built-in kinds."""
     assert "iid" in MODEL_KINDS
@@ -448,10 +457,8 @@ def test_a_kind_registered_from_a_test_passes_the_model_contract(iid_kind):
     test_model_kind_cost_bounds_and_answers("iid")
 
 
-def test_a_broken_kind_fails_the_contract(iid_kind, monkeypatch):
+def test_a_broken_kind_fails_the_contract(toy_kind, monkeypatch):
     """The contract can fail: a kind whose conditional sampler ignores the condition's law."""
-    from .test_architecture import IidCategorical
-
     def biased(self, known, size, rng):
         out = rng.choice(self.states, size=(size, self.n)).astype(np.int16)  # uniform, not probs
         for j, v in known.items():
