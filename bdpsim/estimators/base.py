@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..adversary import Adversary, Estimate
+from ..registry import Registry
 from ..schema import Key
 
 __all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "register_estimator"]
@@ -50,6 +51,7 @@ class CostContext:
         return A * c * samples * self.per_sample, 2 * chunk * self.n * 8 + chunk * 8 * 2
 
 
+@runtime_checkable
 class Estimator(Protocol):
     """Estimates the adversary-specific target-dependent BDPL of one adversary."""
 
@@ -101,18 +103,15 @@ class Estimator(Protocol):
         ...
 
 
-ESTIMATORS: dict[str, type] = {}
-_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary", "check", "finish")
+def _exact_flag(cls) -> str | None:
+    return None if isinstance(cls.exact, bool) else "exact must be a bool"
+
+
+ESTIMATORS: Registry = Registry("estimator", Estimator, _exact_flag)
 
 
 def register_estimator(cls: type) -> type:
-    """Add an estimator class to :data:`ESTIMATORS` after checking it is complete."""
-    missing = [m for m in _REQUIRED if not callable(getattr(cls, m, None))]
-    if missing:
-        raise TypeError(f"estimator {getattr(cls, 'name', cls)!r} lacks {', '.join(missing)}")
-    if not (isinstance(getattr(cls, "name", None), str) and isinstance(getattr(cls, "keys", None), Mapping)
-            and isinstance(getattr(cls, "exact", None), bool)):
-        raise TypeError(f"estimator {cls!r}: needs a name, keys (str to Key) and exact (bool)")
-    ESTIMATORS[cls.name] = cls
-    return cls
+    """Add an estimator class to :data:`ESTIMATORS` after checking it is complete (the class object
+    against the :class:`Estimator` protocol)."""
+    return ESTIMATORS.register(cls)
 

@@ -27,6 +27,7 @@ from ..adversary import Adversary, draw_known_set
 from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
+from ..registry import Registry
 from ..schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -332,24 +333,41 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
                       "no adversary with positive-probability conditions found")
 
 
-MODEL_KINDS: dict[str, ModelKind] = {}
+@runtime_checkable
+class ModelKindContract(Protocol):
+    """What :func:`register_model_kind` checks a model kind has (:class:`ModelKind` gives defaults
+    for all but ``build``)."""
 
-_REQUIRED = ("build", "setup_cost", "cost", "bounds", "draw_adversary", "exact", "accepts")
+    name: str
+    keys: Mapping[str, Key]
+    domain: str
+
+    def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec: ...
+
+    def setup_cost(self, params: dict) -> tuple[float, float, str] | None: ...
+
+    def cost(self, spec: ModelSpec) -> SampleCost: ...
+
+    def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict: ...
+
+    def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, **kw) -> Adversary: ...
+
+    def exact(self, model, mechanism) -> ExactEngine | str: ...
+
+    def accepts(self, mechanism_kind) -> str | None: ...
+
+
+def _domain(kind) -> str | None:
+    return None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'"
+
+
+MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)
 
 
 def register_model_kind(kind: ModelKind) -> ModelKind:
     """Add ``kind`` to :data:`MODEL_KINDS` after checking it is complete (a ``TypeError`` at
     registration names what is missing); returns it."""
-    missing = [m for m in _REQUIRED if not callable(getattr(kind, m, None))]
-    if missing:
-        raise TypeError(f"model kind {getattr(kind, 'name', kind)!r} lacks {', '.join(missing)}")
-    if not (isinstance(kind.name, str) and kind.name and isinstance(kind.keys, Mapping)
-            and all(isinstance(k, Key) for k in kind.keys.values())):
-        raise TypeError(f"model kind {kind!r}: needs a name and keys (a mapping of str to Key)")
-    if kind.domain not in ("discrete", "real"):
-        raise TypeError(f"model kind {kind.name!r}: domain must be 'discrete' or 'real'")
-    MODEL_KINDS[kind.name] = kind
-    return kind
+    return MODEL_KINDS.register(kind)
 
 
 def additive_query_law(model, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
