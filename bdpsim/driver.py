@@ -51,7 +51,7 @@ from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import AdversaryResult, ordered_extras
-from .summarize import _check_bounds, summarize
+from .summarize import check_bounds, summarize
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
@@ -303,7 +303,7 @@ def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat,
                 rows.sort(key=AdversaryResult.sort_key)
                 finished = p.estimator().finish(p, stats, rows)  # configuration-level work, if any
                 summ = summarize(p, stats, rows, secs[p.id], finished).as_row()
-                _check_bounds(summ, log)
+                check_bounds(summ, log)
                 if summ.get(FLAGS):
                     log(warning_line(summ, [summ[FLAGS]]))
                 R.write_point(out, p.id, summ, [r.as_row() for r in rows], extras[1])

@@ -22,7 +22,7 @@ def _members(protocol: type) -> list[str]:
     """The attributes a protocol declares (methods, properties and annotated data)."""
     names: list[str] = []
     for base in reversed(protocol.__mro__[:-1]):
-        if base.__name__ in ("Protocol", "Generic") or not getattr(base, "_is_protocol", False):
+        if base.__name__ in ("Protocol", "Generic") or not base.__dict__.get("_is_protocol", False):
             continue
         names += [n for n in (*base.__dict__.get("__annotations__", {}), *base.__dict__)
                   if not n.startswith("_") and n not in names]

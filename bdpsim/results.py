@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
+
 from . import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
 from . import estimators as _estimators  # noqa: F401
 from . import flags as _flags  # noqa: F401  (registers the flags column)
@@ -90,7 +92,7 @@ def csv_text(rows: Iterable[dict], columns: Sequence[str], header: bool = True) 
 
 
 def _json_default(o):
-    if hasattr(o, "tolist"):
+    if isinstance(o, (np.ndarray, np.generic)):
         return o.tolist()
     if isinstance(o, tuple):
         return list(o)

@@ -21,12 +21,12 @@ from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet import BayesNetModel
 from ..models.bayesnet import BayesNetModel
-from ..models.markov import MarkovChainModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 from ..schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
 from .quilt_bayesnet import mqm_bayesnet
 from .quilt_bayesnet import mqm_bayesnet
+from ..models.protocols import MarkovChain
 
 
 COLUMNS = register_columns(
@@ -81,7 +81,7 @@ class _CalibratedKind(MechanismKind):
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         eps = required(params, "epsilon")
-        check(isinstance(spec.fixed, MarkovChainModel), "mechanism.kind", self.name,
+        check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
               "a calibrated mechanism needs a Markov chain model (kind = 'markov')")
         query = _query(params)
         method = self.method(params)

@@ -19,13 +19,14 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..columns import Column, register_columns
 from ..errors import ConfigError, NotAvailable, check
-from ..models import MODEL_KINDS, ExactEngine
+from ..mechanisms.protocols import HasExactMechanism
+from ..models import MODEL_KINDS, DataModel, ExactEngine
 from ..schema import Key
 from .base import CostContext, register_estimator
 
 
 def _kind_of(model):
-    kind = MODEL_KINDS.get(getattr(model, "kind", None))
+    kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
     if kind is None:
         raise NotAvailable(f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})")
     return kind
@@ -36,9 +37,8 @@ def exact_engine(model, mechanism) -> ExactEngine | str:
     adversaries (``incomplete``) — or the reason there is none. A mechanism with an engine of its
     own (``mechanism.exact(model)``, e.g. randomized response) answers first; otherwise the model
     kind's engine for "query + noise" mechanisms."""
-    own = getattr(mechanism, "exact", None)
-    if callable(own):
-        return own(model)
+    if isinstance(mechanism, HasExactMechanism):
+        return mechanism.exact(model)
     try:
         return _kind_of(model).exact(model, mechanism)
     except NotAvailable as exc:

@@ -47,6 +47,7 @@ from ..sampling import sample_outputs
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import exact_reference
+from ..mechanisms.protocols import HasOutputDim
 
 KDE_RATIOS = ("signed", "symmetric")
 KDE_POINTS = ("uniform", "outputs")
@@ -198,7 +199,7 @@ class KdeEstimator:
     @staticmethod
     def supports(model, mechanism) -> str | None:
         """Any mechanism with scalar outputs that can be run on data batches (the KDE is 1-D)."""
-        d = int(getattr(mechanism, "output_dim", 1))
+        d = int(mechanism.output_dim) if isinstance(mechanism, HasOutputDim) else 1
         if d > 1:
             return (f"the KDE estimator is one-dimensional; mechanism '{mechanism.kind}' releases vectors of {d} "
                     "values per data tuple: use estimator = 'audit' (any output) or 'exact'")

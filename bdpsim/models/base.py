@@ -28,6 +28,7 @@ from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
 from ..registry import Registry
+from .protocols import HasStates
 from ..schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -268,7 +269,8 @@ class ModelKind(abc.ABC):
     def cost(self, spec: ModelSpec) -> SampleCost:
         """Cost of one adversary's sampling and exact values (default: a chain-like model,
         ``n`` per sample and ``n^2 s^2`` per exact query law)."""
-        s = float(getattr(spec.probe(), "states", 1) or 1)
+        probe = spec.probe()
+        s = float(probe.states if isinstance(probe, HasStates) else 1)
         n = float(spec.n)
         return SampleCost(n, n * n * s * s)
 
@@ -302,12 +304,12 @@ class ModelKind(abc.ABC):
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
-        return f"no exact BDPL for model '{self.name}' with mechanism '{getattr(mechanism, 'kind', mechanism)}'"
+        return f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
 
     def accepts(self, mechanism_kind) -> str | None:
         """``None`` if this model takes a mechanism of ``mechanism_kind`` (by its ``domain``:
         ``"discrete"``, ``"real"`` or ``"any"``), else the reason."""
-        dom = getattr(mechanism_kind, "domain", "any")
+        dom = mechanism_kind.domain  # checked when the mechanism kind registered
         if dom in ("any", self.domain):
             return None
         return f"a {self.name} model has {self.domain} records; mechanism '{mechanism_kind.name}' needs {dom} records"
@@ -329,7 +331,7 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
         if np.isfinite(model.log_evidence(adv.condition(x))) and \
                 np.isfinite(model.log_evidence(adv.condition(xp))):
             return adv
-    raise ConfigError("model", getattr(model, "kind", "model"),
+    raise ConfigError("model", model.kind,
                       "no adversary with positive-probability conditions found")
 
 

@@ -53,3 +53,32 @@ class HasAdditiveLaw(Protocol):
 
 
 __all__ = ["HasAdditiveLaw", "HasGaussianConditional", "HasQueryLaw", "HasStates"]
+
+
+@runtime_checkable
+class MarkovChain(Protocol):
+    """A (time-homogeneous) Markov chain of ``n`` records: ``transition``, start law ``initial``
+    (``None``: stationary), ``is_stationary``; the calibration methods and randomized response
+    work on these."""
+
+    transition: np.ndarray
+    initial: np.ndarray | None
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def states(self) -> int: ...
+
+    @property
+    def is_stationary(self) -> bool: ...
+
+
+@runtime_checkable
+class HasCountLaw(Protocol):
+    """The exact law of the count of ``counted`` states given known records (a pedigree's)."""
+
+    def count_law(self, known: Mapping, counted) -> np.ndarray: ...
+
+
+__all__ += ["HasCountLaw", "MarkovChain"]

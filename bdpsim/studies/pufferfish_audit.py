@@ -99,7 +99,7 @@ def window_exact(P, q, window_n: int, scales) -> tuple[list, float]:
     return res, time.perf_counter() - t0
 
 
-def _mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
+def mqm_release_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
     """MQMApprox ``sigma_max`` (as :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`)."""
     return float(mqm_approx_search(pi_est, g_est, epsilon, int(T)).sigma)
 
@@ -113,7 +113,7 @@ def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: di
     rows, else computed). ``sigma(pi_est, g_est, ε, T)`` defaults to
     :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`."""
     if sigma is None:
-        sigma = _mqm_sigma
+        sigma = mqm_release_sigma
     cfg = {**AUDIT, **(config or {})}
     P, q = np.asarray(P, dtype=float), np.asarray(q, dtype=float)
     pi_est, g_est, eps_list = cfg["pi_est"], cfg["g_est"], list(cfg["epsilons"])
