@@ -8,9 +8,9 @@ adversary costs it (``cost``), and which ``summary.csv`` cells it fills (``summa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..adversary import Adversary, Estimate
 from ..registry import Registry
 from ..schema import Key
 
-__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "register_estimator"]
+__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "FinishContext", "register_estimator"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,25 @@ class CostContext:
             return A * c * (self.law + self.n), self.law_bytes
         chunk = min(self.chunk, samples)
         return A * c * samples * self.per_sample, 2 * chunk * self.n * 8 + chunk * 8 * 2
+
+
+@dataclass(frozen=True)
+class FinishContext:
+    """What an estimator's configuration-level work (:meth:`Estimator.finish`) may use of a point.
+
+    ``adversary(j)`` is ``(model, adversary)`` number ``j`` as the driver drew it; ``stream(*path)``
+    a configuration-level generator (independent of every adversary's); ``engine()`` the point's
+    exact engine (or the reason there is none); ``pair`` names the model and mechanism kinds.
+    """
+
+    mechanism: Any
+    adversary: Callable[[int], tuple]
+    stream: Callable[..., np.random.Generator]
+    exact_reference: bool
+    exhaustive: bool
+    sizes: tuple[int, ...]
+    engine: Callable[[], Any]
+    pair: str
 
 
 @runtime_checkable
@@ -97,7 +116,7 @@ class Estimator(Protocol):
         :class:`~bdpsim.errors.ConfigError`; run before anything runs)."""
         ...
 
-    def finish(self, point, stats: Mapping[str, np.ndarray], rows) -> dict:
+    def finish(self, ctx: FinishContext, stats: Mapping[str, np.ndarray], rows) -> dict:
         """Configuration-level work once every adversary is done (e.g. certifying the most leaking
         adversary on fresh samples); returns more ``summary.csv`` cells (``{}``: none)."""
         ...

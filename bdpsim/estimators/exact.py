@@ -175,17 +175,17 @@ class ExactEstimator:
     def summary(self, stats) -> dict:
         return {"n_samples": math.nan}
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """The privacy profile's supremum over the adversaries: over the examined ones, or over every
         adversary by the engine's reduced search (``adversaries = "all"``)."""
         if self.epsilon_profile is None:
             return {}
         eps = self.epsilon_profile
-        if point.settings.exhaustive:
-            eng = point.exact_engine
+        if ctx.exhaustive:
+            eng = ctx.engine()
             check(eng.window_profile is not None, "run.epsilon_profile", eps,
-                  f"no privacy-profile search over every adversary for {point.model.kind}+{point.mechanism.kind}")
-            delta = eng.window_profile(point.sizes[0], eps)
+                  f"no privacy-profile search over every adversary for {ctx.pair}")
+            delta = eng.window_profile(ctx.sizes[0], eps)
         else:
             d = stats.get("bdp_delta", np.zeros(0))
             delta = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan

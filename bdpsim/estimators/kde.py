@@ -218,7 +218,7 @@ class KdeEstimator:
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}
 

@@ -130,7 +130,7 @@ def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: i
         point = cfg.points[0]
         chunk = run_chunk(point, list(range(adversaries)))
         est = point.estimator()
-        c = est.configuration_audit(point, chunk.stats)
+        c = est.configuration_audit(point.finish_context(), chunk.stats)
         target = (exact_event_log_ratio(c.model, point.mechanism, c.adversary, c.event)
                   if c.event is not None else math.nan)
         lo, ex = chunk.stats["bdpl_lower"], chunk.stats["exact"]

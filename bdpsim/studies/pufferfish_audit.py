@@ -83,7 +83,7 @@ def run_audit(P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: 
     t0 = time.perf_counter()
     point = parse_config(audit_document(P, q, T, sigma, budget, adversaries, alpha, seed, chunk)).points[0]
     chunk_result = run_chunk(point, list(range(adversaries)))
-    c = point.estimator().configuration_audit(point, chunk_result.stats)
+    c = point.estimator().configuration_audit(point.finish_context(), chunk_result.stats)
     return {"bdpl_lower": c.lower, "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
             "audit_budget": int(budget), "audit_alpha": alpha, "audit_exact": c.exact,
             "audit_adversary": describe_adversary(c.adversary, T),
