@@ -30,6 +30,7 @@ from .adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
 from .errors import ConfigError, check
 from .estimators import ESTIMATORS, engine_for
+from .estimators.base import FinishContext
 from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from .models import MODEL_KINDS, ModelSpec
 from .schema import MAX_SWEEP, REQUIRED, Key, resolve_table
@@ -37,7 +38,8 @@ from .settings import RunSettings, run_keys
 
 
 def _union(kinds) -> dict[str, Key]:
-    keys: dict[str, Key] = {"kind": Key("str", REQUIRED, sweep=False)}
+    keys: dict[str, Key] = {"kind": Key("str", REQUIRED, sweep=False, doc="the registered kind",
+                                                rule="a registered kind name")}
     for kind in kinds.values():
         for k, key in kind.keys.items():
             keys.setdefault(k, key)
@@ -71,7 +73,23 @@ class ExperimentPoint:
         return int(self.id[:8], 16)
 
     def estimator(self):
-        return self.settings.make_estimator()
+        """The point's estimator, built once (the same object for every call, and in every task:
+        it travels with the pickled point)."""
+        est = self.__dict__.get("_estimator")
+        if est is None:
+            est = self.settings.make_estimator()
+            object.__setattr__(self, "_estimator", est)
+        return est
+
+    def finish_context(self) -> FinishContext:
+        """What :meth:`Estimator.finish <bdpsim.estimators.base.Estimator.finish>` may use of this
+        point: its mechanism, its adversaries as the driver drew them, configuration-level streams
+        and its exact engine — not the whole point."""
+        st = self.settings
+        return FinishContext(mechanism=self.mechanism, adversary=self.adversary, stream=self.stream,
+                             exact_reference=st.exact_reference, exhaustive=st.exhaustive, sizes=self.sizes,
+                             engine=lambda: self.exact_engine,
+                             pair=f"{self.model.kind}+{self.mechanism.kind}")
 
     @property
     def sizes(self) -> tuple[int, ...]:

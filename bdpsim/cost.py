@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from .errors import ConfigError, check
 from .estimators.base import CostContext
+from .estimators.protocols import HasEvalPoints, HasSpeed
 from .queries import LaplaceQuery
 
 GIB = 2.0 ** 30
@@ -89,7 +90,8 @@ class PointCost:
 def seconds_range(estimator, work: float, adversaries: float) -> tuple[float, float]:
     """``(low, high)`` seconds of one core for ``work`` units by ``estimator`` over
     ``adversaries`` adversaries (:data:`SPEED`, :data:`OVERHEAD`)."""
-    lo, hi = getattr(estimator, "seconds_per_unit", None) or SPEED.get(getattr(estimator, "name", ""), SPEED_UNKNOWN)
+    own = estimator.seconds_per_unit if isinstance(estimator, HasSpeed) else None
+    lo, hi = own or SPEED.get(estimator.name, SPEED_UNKNOWN)
     base = work / UNITS_PER_SECOND
     return lo * base + adversaries * OVERHEAD[0], hi * base + adversaries * OVERHEAD[1]
 
@@ -151,7 +153,7 @@ def estimate_point(point) -> PointCost:
                       n=n, per_sample=mc.per_sample, law=mc.exact if exact_law else None,
                       law_bytes=8 * 4 * n * n * s, chunk=float(st.chunk), continuous=not discrete)
     w, m = est.cost(ctx)
-    m += float(getattr(est, "points", 0) or 0) * POINT_BYTES  # eval_points arrays (missing from est.cost)
+    m += float(est.points if isinstance(est, HasEvalPoints) else 0) * POINT_BYTES  # eval_points arrays
     return PointCost(mem + m, A * ROW_BYTES, work + w, seconds_range(est, work + w, A))
 
 

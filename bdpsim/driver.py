@@ -51,7 +51,7 @@ from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import AdversaryResult, ordered_extras
-from .summarize import _check_bounds, summarize
+from .summarize import check_bounds, summarize
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
@@ -227,9 +227,6 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     partial ``summary.csv``/``adversaries.csv.gz`` and marks ``metadata.json`` ``failed``;
     Ctrl-C keeps the tables of what finished and marks it ``interrupted``.
     """
-    from joblib import delayed
-    from tqdm.auto import tqdm
-
     if not isinstance(jobs, int) or jobs < 1:
         raise ConfigError("--jobs", jobs, "must be an integer >= 1")
     if backend not in BACKENDS:
@@ -264,17 +261,38 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
-        _execute(par, todo, ids, (label, extras), out, jobs, meta, log, progress, heartbeat, tqdm, delayed)
+        summary = R.SummaryLog(out, ids, label, extras[0])  # finished points, once; then appended
+        _execute(_Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat)
         rows = R.write_tables(out, ids, label, extras)
         meta.update(status="complete", finished=R.now())
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows
 
 
-def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat, tqdm, delayed) -> None:
-    """Run the tasks of the points ``todo``, writing each point as it finishes (``columns``: the
-    percentile label and the config's extra columns)."""
-    label, extras = columns
+@dataclass
+class _Run:
+    """One run's state for :func:`_execute`: the backend, the points to do, every point id (config
+    order), the percentile label and extra columns, the output directory, the metadata record and
+    the ``summary.csv`` being appended."""
+
+    par: object
+    todo: list
+    ids: list
+    columns: tuple
+    out: Path
+    jobs: int
+    meta: dict
+    summary: R.SummaryLog
+
+
+def _execute(run: _Run, log, progress: bool, heartbeat: float) -> None:
+    """Run the tasks of the points ``run.todo``, writing each point as it finishes: its record,
+    then one line of ``summary.csv``."""
+    from joblib import delayed
+    from tqdm.auto import tqdm
+
+    par, todo, ids, out, jobs, meta = run.par, run.todo, run.ids, run.out, run.jobs, run.meta
+    label, extras = run.columns
     tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
     remaining: dict[str, int] = defaultdict(int)
     for p, _, _ in tasks:
@@ -301,13 +319,13 @@ def _execute(par, todo, ids, columns, out, jobs, meta, log, progress, heartbeat,
                 stats = _concat_stats(parts)
                 rows = _keep_rows(p, [r for c in parts for r in c.rows])
                 rows.sort(key=AdversaryResult.sort_key)
-                finished = p.estimator().finish(p, stats, rows)  # configuration-level work, if any
+                finished = p.estimator().finish(p.finish_context(), stats, rows)  # configuration-level work
                 summ = summarize(p, stats, rows, secs[p.id], finished).as_row()
-                _check_bounds(summ, log)
+                check_bounds(summ, log)
                 if summ.get(FLAGS):
                     log(warning_line(summ, [summ[FLAGS]]))
                 R.write_point(out, p.id, summ, [r.as_row() for r in rows], extras[1])
-                R.write_summary(out, ids, label, extras[0])  # adversaries.csv.gz is rebuilt once, at the end
+                run.summary.append(summ)  # one line; both tables are rebuilt once, at the end
                 state["points"] += 1
     except KeyboardInterrupt:  # Ctrl-C: leave consistent tables of what finished
         R.write_tables(out, ids, label, extras)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from .columns import Column, register_columns
+from .estimators.protocols import HasEvalPoints
 
 FLAGS = "flags"
 register_columns("summary", Column(FLAGS, str, "why the point's numbers are "
@@ -83,7 +84,7 @@ def flags(point, row: dict) -> list[str]:
     if math.isfinite(pct) and math.isfinite(lower) and pct < lower * (1 - MARGIN) - SES * se - RESOLUTION:
         out.append(f"bdpl_{label} {pct:.4g} < bound_lower {lower:.4g} (no examined adversary reached the DP "
                    "adversary's leakage: the worst adversaries were not sampled)")
-    points = _num(getattr(est, "points", math.nan))
+    points = _num(est.points if isinstance(est, HasEvalPoints) else math.nan)
     dropped = _num(row.get("nonpositive_points"))
     n_adv = _num(row.get("n_adversaries"))
     if math.isfinite(points) and dropped > 0 and n_adv > 0:

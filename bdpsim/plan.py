@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
+from .mechanisms.protocols import HasNoiseScale
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
 
@@ -57,7 +58,7 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
         cells = [f"model={p.model.kind}", f"n={p.model.n}", f"mechanism={p.mechanism.kind}"]
         if math.isfinite(p.epsilon):
             cells.append(f"eps={p.epsilon:g}")
-        elif hasattr(p.mechanism, "noise_scale"):
+        elif isinstance(p.mechanism, HasNoiseScale):
             cells.append(f"noise_scale={p.mechanism.noise_scale:g}")
         cells += [f"estimator={st.estimator}", f"adversaries={st.adversaries}"]
         for k in sw:

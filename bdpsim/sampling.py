@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .mechanisms import has_laplace_noise
-from .models import GaussianModel
+from .models.protocols import HasGaussianConditional, HasQueryLaw
 from .queries import LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
@@ -23,12 +23,13 @@ SAMPLING_MODES = ("auto", "data")
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
     model offers no exact law for this mechanism's query (:meth:`DataModel.query_law`)."""
-    law = getattr(model, "query_law", None)  # optional in the DataModel protocol
-    return law(mechanism.query_function, known) if law is not None and isinstance(mechanism, LaplaceQuery) else None
+    if isinstance(model, HasQueryLaw) and isinstance(mechanism, LaplaceQuery):  # optional capabilities
+        return model.query_law(mechanism.query_function, known)
+    return None
 
 
 def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chunk: int):
-    cond = model.conditional(known) if isinstance(model, GaussianModel) else None
+    cond = model.conditional(known) if isinstance(model, HasGaussianConditional) else None
     done = 0
     while done < size:
         m = min(chunk, size - done)

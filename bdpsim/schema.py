@@ -12,7 +12,7 @@ keys with a list of matrices. A sweep's length is checked *before* any array is 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,12 +46,19 @@ class Key:
         Whether the key enters a point's content hash when it is absent (its default). Keys
         added after bdpsim 0.1 are hashed only when set, so adding a key never changes the id
         (and the seeds) of existing configuration points.
+    doc : str
+        What the key means, and what its absence (a ``None`` default) means.
+    rule : str
+        The constraint a value must meet, in words (the owner's validation enforces it and names
+        the field in its error).
     """
 
     type: str
     default: Any = None
     sweep: bool = True
     hashed: bool = True
+    doc: str = field(default="", compare=False)
+    rule: str = field(default="", compare=False)
 
 
 def _isnum(x: Any) -> bool:

@@ -95,7 +95,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     return row
 
 
-def _check_bounds(row: dict, log: Callable[[str], None]) -> None:
+def check_bounds(row: dict, log: Callable[[str], None]) -> None:
     """Exact values above an applicable bound are a bug or a counterexample: say so loudly."""
     ex = row["bdpl_exact"]
     for name in ("bound_general", "bound_model", "bound_zhao"):

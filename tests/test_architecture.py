@@ -100,8 +100,10 @@ class IidKind(ModelKind):
 
     name = "iid"
     doc = "independent categorical records"
-    keys = {"n": Key("int"), "probs": Key("vector", hashed=False)}
+    keys = {"n": Key("int", doc="number of records", rule="integer >= 1"),
+            "probs": Key("vector", hashed=False, doc="the law of every record", rule="a probability vector")}
     domain = "discrete"
+    example = {"n": 3, "probs": [0.2, 0.3, 0.5]}
 
     def build(self, params, present, hints=None):
         model = IidCategorical(tuple(params["probs"]), params["n"])

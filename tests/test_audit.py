@@ -73,7 +73,7 @@ def test_end_to_end_columns_and_certified_semantics(tmp_path):
     assert row["audit_note"] == "" and row["audit_event"].startswith("S = {")
     # the point estimate estimates the certified event's log-ratio: within 4 of its own se
     point = cfg.points[0]
-    c = point.estimator().configuration_audit(point, run_chunk(point, list(range(8))).stats)
+    c = point.estimator().configuration_audit(point.finish_context(), run_chunk(point, list(range(8))).stats)
     target = exact_event_log_ratio(c.model, point.mechanism, c.adversary, c.event)
     assert c.lower == row["bdpl_lower"] and abs(c.estimate - target) <= 4 * c.se
     advs = read_adversaries(tmp_path / "o")

@@ -19,7 +19,7 @@ PKG = ROOT / "bdpsim"
 
 #: lowest layer first; a module may import its own layer or lower ones only
 LAYERS = [
-    ("errors", "schema", "columns", "bundled"),
+    ("errors", "schema", "registry", "columns", "bundled"),
     ("kernels",),
     ("adversary", "queries", "bounds"),
     ("models",),

@@ -12,7 +12,7 @@ from bdpsim.models.bayesnet import BayesNetModel
 from bdpsim.models.bayesnet_build import build
 from bdpsim.calibration.quilt import (authors_eigengap, authors_stationary, exact_ratios_multi, mqm_approx,
                           mqm_approx_search, mqm_exact, mqm_exact_search_multi, node_probabilities)
-from bdpsim.calibration.quilt_bayesnet import _Context, mqm_bayesnet, mqm_estimated, quilt_family
+from bdpsim.calibration.quilt_bayesnet import QuiltContext, mqm_bayesnet, mqm_estimated, quilt_family
 
 from .test_bayesnet import DIAMOND, full_joint, random_network
 
@@ -137,7 +137,7 @@ def test_every_quilt_is_a_markov_quilt_with_the_brute_force_influence(kind):
     else:
         m = random_network(rng, nodes=8, records=6, zeros=0.15 if kind == "random-zeros" else 0.0)
     xs, pr = full_joint(m)
-    ctx = _Context(m)
+    ctx = QuiltContext(m)
     seen_separable = set()
     for r in range(m.n):
         node = m.records[r]

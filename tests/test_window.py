@@ -254,10 +254,10 @@ def _support_cases():
 
 def test_support_cycle_and_lazy_completion_sums_match_the_tables():
     """``Support`` (transient + repeating rows) == the step-by-step propagation; ``feasible_cells``
-    from it == from the full array; ``CompletionSums`` == ``_completion_sums`` bit for bit (integer,
+    from it == from the full array; ``CompletionSums`` == ``window_completion_sums`` bit for bit (integer,
     random and 0.1-step query values: the exact-integer and the term-by-term path)."""
     from bdpsim.kernels import window_scan as wk
-    from bdpsim.models.markov_window import CompletionSums, _completion_sums
+    from bdpsim.models.markov_window import CompletionSums, window_completion_sums
 
     cases, rng = _support_cases()
     for P, w in cases:
@@ -282,7 +282,7 @@ def test_support_cycle_and_lazy_completion_sums_match_the_tables():
             assert np.array_equal(wk.feasible_cells(n, min(n - 1, 4), sp, T, 0),
                                   wk.feasible_cells(n, min(n - 1, 4), ref, T, 0))
             for f in (np.arange(s, dtype=float), rng.random(s), np.round(rng.random(s) * 10, 1)):
-                left, right = _completion_sums(model, ref, f)
+                left, right = window_completion_sums(model, ref, f)
                 lazy = CompletionSums(model, sp, f)
                 got_l = [[lazy.left(t, a) for a in range(s)] for t in range(n)]
                 got_r = [[lazy.right(t, a) for a in range(s)] for t in range(n)]

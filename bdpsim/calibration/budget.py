@@ -60,9 +60,9 @@ def scan_seconds(model, values, search: dict) -> tuple[float, str]:
     why : str
         e.g. ``"window scan over 50 states, <= 17 unknowns per side"``.
     """
-    from ..models.markov_window import DEFAULT_TOLERANCE, _validated
+    from ..models.markov_window import DEFAULT_TOLERANCE, validated_search
 
-    _, _, lim = _validated(model, 1.0, int(search.get("min_known", 0)), search.get("targets"),
+    _, _, lim = validated_search(model, 1.0, int(search.get("min_known", 0)), search.get("targets"),
                            search.get("window_limit", "auto"), search.get("tolerance", DEFAULT_TOLERANCE))
     s, n = model.states, model.n
     lmax = n - 1 if lim is None else lim

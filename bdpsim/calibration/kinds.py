@@ -20,11 +20,11 @@ from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet import BayesNetModel
-from ..models.markov import MarkovChainModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 from ..schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
 from .quilt_bayesnet import mqm_bayesnet
+from ..models.protocols import MarkovChain
 
 
 COLUMNS = register_columns(
@@ -68,15 +68,18 @@ def _query(params: dict) -> AdditiveQuery:
 
 class _CalibratedKind(MechanismKind):
     domain = "discrete"
-    base_keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1]),
-                 "state_values": Key("vector", hashed=False)}
+    base_keys = {"epsilon": EPSILON,
+                 "counted_states": Key("state_vector", [1], doc="the states the query counts",
+                                       rule="distinct states of the model"),
+                 "state_values": Key("vector", hashed=False, doc="each state's value (the query sums them)",
+                                     rule="one finite number per state")}
 
     def method(self, params: dict) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         eps = required(params, "epsilon")
-        check(isinstance(spec.fixed, MarkovChainModel), "mechanism.kind", self.name,
+        check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
               "a calibrated mechanism needs a Markov chain model (kind = 'markov')")
         query = _query(params)
         method = self.method(params)
@@ -88,8 +91,10 @@ class _CalibratedKind(MechanismKind):
 
 class CalibratedKind(_CalibratedKind):
     name = "calibrated"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "method": "general"}}
     doc = "Laplace noise for eps-BDP by method = 'exact' (smallest scale), 'general', 'markov' or 'zhao'"
-    keys = {**_CalibratedKind.base_keys, "method": Key("str", "exact", hashed=False)}
+    keys = {**_CalibratedKind.base_keys, "method": Key("str", "exact", hashed=False, doc="how the Laplace scale is chosen",
+                                                       rule="a calibration method")}
     METHODS = ("exact", "general", "markov", "zhao")
 
     def method(self, params: dict) -> str:
@@ -100,9 +105,11 @@ class CalibratedKind(_CalibratedKind):
 
 class MarkovQuiltKind(_CalibratedKind):
     name = "markov_quilt"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "variant": "approx"}}
     doc = ("the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx'); on "
            "a Bayesian network the general mechanism of Pufferfish §4 (exact max-influence)")
-    keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False)}
+    keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False, doc="the Markov Quilt score used",
+                                                        rule="'exact' or 'approx'")}
 
     VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
 
@@ -128,6 +135,7 @@ class MarkovQuiltKind(_CalibratedKind):
 
 class WassersteinKind(_CalibratedKind):
     name = "wasserstein"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0}}
     doc = "the Wasserstein mechanism's Laplace noise W / eps for eps-Pufferfish"
     keys = dict(_CalibratedKind.base_keys)
 
@@ -137,6 +145,7 @@ class WassersteinKind(_CalibratedKind):
 
 class GroupKind(_CalibratedKind):
     name = "group"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0}}
     doc = "group DP with one group of all n records: Laplace noise n * sensitivity / eps"
     keys = dict(_CalibratedKind.base_keys)
 

@@ -47,6 +47,7 @@ from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
+from ..models.protocols import MarkovChain
 
 RTOL = 1e-9
 EXACT_METHOD = "exact"  # the method that needs no bound: the exact engine's smallest eps-BDP scale
@@ -106,8 +107,8 @@ class CalibrationProblem:
     BDPL costlier than the budget is not computed (``bdpl = None``, said in the reason)."""
 
     def __post_init__(self) -> None:
-        check(isinstance(self.model, MarkovChainModel), "model", type(self.model).__name__,
-              "must be a MarkovChainModel")
+        check(isinstance(self.model, MarkovChain), "model", type(self.model).__name__,
+              "must be a Markov chain (MarkovChainModel)")
         eps = self.epsilon
         check(isinstance(eps, (int, float, np.number)) and not isinstance(eps, bool)
               and math.isfinite(eps) and eps > 0, "epsilon", eps, "must be a finite number > 0")
@@ -379,8 +380,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
-    check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
-          "must be a MarkovChainModel")
+    check(isinstance(model, MarkovChain), "model", type(model).__name__,
+          "must be a Markov chain (MarkovChainModel)")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
                                  staircase_gamma=staircase_gamma, budget=budget)

@@ -46,7 +46,7 @@ The mechanism releases ``F(D) + sigma Lap(1)`` for a 1-Lipschitz ``F`` (a count)
    (``a`` outer, ``b`` inner), which only affects the reported ``(a, b)``.
 
 One addition that does not change any result: the MATLAB scores the full ``i x (T - i + 1)`` quilt
-grid of a node; :func:`_scores` builds it only up to the quilt size that can still win
+grid of a node; :func:`quilt_scores` builds it only up to the quilt size that can still win
 (``card <= eps * best``, since ``e >= 0``), which gives the same minimum and the same first
 minimising cell and makes ``T = 17 568`` (the whole activity data) take seconds.
 """
@@ -114,7 +114,7 @@ def _axes(i: int, T: int, limit: int | None):
     return a, b
 
 
-def _scores(delta_of, i: int, T: int, epsilon: float):
+def quilt_scores(delta_of, i: int, T: int, epsilon: float):
     """Noise of node ``i``'s best quilt, ``min (a + b - 1)/(eps - delta)`` over the ``(b, a)``
     grid (MATLAB: ``lambda < 0`` is ``nan``, ``min`` ignores ``nan``, the first minimum in
     column-major order wins), as ``(noise, a, b)``.
@@ -182,7 +182,7 @@ def mqm_approx_search(pi_min: float, eig_gap: float, epsilon: float, T: int) -> 
     visited = []
     while True:
         check(1 <= i <= T, "T", T, "the search left the chain (cannot happen for eps > 0)")
-        nm, a, b = _scores(lambda A, B, i=i: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon)
+        nm, a, b = quilt_scores(lambda A, B, i=i: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon)
         noise[i - 1] = nm
         best[i] = (a, b)
         visited.append(i)
@@ -253,7 +253,7 @@ def _exact_search(grid, epsilon: float, T: int, method: str, params: dict, deadl
             raise TooSlow("--n", T, f"markov-quilt-exact stopped at node {i} of {T} after "
                                     f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
                                     f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)")
-        nm, a, b = _scores(lambda A, B, i=i: grid(i, A, B), i, T, epsilon)
+        nm, a, b = quilt_scores(lambda A, B, i=i: grid(i, A, B), i, T, epsilon)
         noise[i - 1] = nm
         if nm > cur_max:
             cur_max, cur, best = nm, i, (a, b)

@@ -46,9 +46,9 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from ..models.bayesnet import BayesNetModel
-from .quilt import (QuiltResult, _scores, approx_max_influence, authors_eigengap,
+from .quilt import (QuiltResult, quilt_scores, approx_max_influence, authors_eigengap,
                     authors_stationary, mqm_approx_search)
-from .quilt_family import MAX_TABLE, _Context  # noqa: F401 (MAX_TABLE re-exported)
+from .quilt_family import MAX_TABLE, QuiltContext  # noqa: F401 (MAX_TABLE re-exported)
 
 MAX_QUILTS = 200_000   # depth combinations scored per record before falling back to a common depth
 
@@ -81,7 +81,7 @@ def quilt_family(model: BayesNetModel, record: int) -> list[dict]:
     (``X_R``), ``card`` (records in ``X_N``) and ``influence`` (``e``)."""
     check(isinstance(record, (int, np.integer)) and 0 <= record < model.n, "record", record,
           f"must be a record in 0..{model.n - 1}")
-    nd = _Context(model).node(model.records[int(record)])
+    nd = QuiltContext(model).node(model.records[int(record)])
     m = len(nd.branches)
     depths = [[d for d in range(b.height + 2) if b.cells(d) <= MAX_TABLE] for b in nd.branches]
     combos = (np.stack(np.meshgrid(*[np.array(d) for d in depths], indexing="ij"), -1)
@@ -116,7 +116,7 @@ def mqm_bayesnet(model: BayesNetModel, epsilon: float, *, records=None,
     recs = list(range(model.n)) if records is None else [int(r) for r in records]
     check(len(recs) > 0 and all(0 <= r < model.n for r in recs), "records", recs,
           f"must be a non-empty list of records in 0..{model.n - 1}")
-    ctx = _Context(model)
+    ctx = QuiltContext(model)
     sig = np.full(model.n, np.nan)
     out, fam, total = None, {}, 0
     for r in recs:
@@ -161,7 +161,7 @@ def mqm_estimated(T: int, epsilon: float, pi_est: float, g_est: float, *, transi
         check(math.isfinite(eps) and eps > 0, "epsilon", epsilon, "must be a finite number > 0")
         noise, best = np.full(T, np.nan), (-1.0, 1, 1, 1)
         for i in range(1, T + 1):
-            nm, a, b = _scores(lambda A, B, i=i: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps)
+            nm, a, b = quilt_scores(lambda A, B, i=i: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps)
             if math.isnan(nm):
                 raise ConfigError("epsilon", epsilon, "cannot find valid a/b. epsilon should be larger")
             noise[i - 1] = nm

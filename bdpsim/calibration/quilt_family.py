@@ -130,7 +130,7 @@ def _components_without(adj: dict, v: int) -> dict:
     return comp
 
 
-class _Context:
+class QuiltContext:
     """The calibrated junction tree of the prior and what every record's search shares."""
 
     def __init__(self, model: BayesNetModel):
@@ -175,7 +175,7 @@ class _Context:
 class _Node:
     """The branches around one record node and the influence / card of depth combinations."""
 
-    def __init__(self, ctx: _Context, node: int):
+    def __init__(self, ctx: QuiltContext, node: int):
         jt, nbrs = ctx.jt, ctx.nbrs
         self.ctx, self.node, self.s = ctx, node, ctx.model.node_states[node]
         Ti = [c for c, C in enumerate(jt.cliques) if node in C]

@@ -29,8 +29,8 @@ import numpy as np
 
 from ..errors import ConfigError, NotAvailable, check
 from ..kernels.lattice import lattice, query_values
-from ..models.markov import MarkovChainModel
-from ..models.pedigree import PedigreeModel, genotype_states
+from ..models.pedigree import genotype_states
+from ..models.protocols import HasCountLaw, MarkovChain
 
 LEVEL_RTOL = 1e-12
 MAX_LAW_CELLS = 10_000_000  # n * s * (n max g + 1) doubles per table of conditional laws
@@ -219,10 +219,10 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
         ``W`` and the secret pair attaining it; the mechanism for eps-Pufferfish privacy adds
         ``Lap(W / eps)`` (:meth:`WassersteinResult.scale`).
     """
-    if isinstance(model, MarkovChainModel):
+    if isinstance(model, MarkovChain):
         values = query_values(model.states, counted_states, state_values)
         return sup_over_secret_pairs(markov_laws(model, values), model.n)
-    if isinstance(model, PedigreeModel):
+    if isinstance(model, HasCountLaw):  # a pedigree
         if state_values is not None:
             raise ConfigError("state_values", list(state_values), "pedigrees take a count (counted_states)")
         counted = genotype_states(list(counted_states) if counted_states is not None else ["BB"])

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ..errors import BdpsimError, ConfigError
-from .studies import _cmd_accuracy, _cmd_configs, _cmd_figures, _cmd_utility
+from .studies import cmd_accuracy, cmd_configs, cmd_figures, cmd_utility
 
 EPILOG_RUN = """\
 examples:
@@ -312,8 +312,8 @@ def _theory(name: str):
 
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
-            "worst-case": _theory("worst_case"), "accuracy": _cmd_accuracy, "figures": _cmd_figures,
-            "utility": _cmd_utility, "configs": _cmd_configs, "calibrate": lambda a: _calibrate(a)}
+            "worst-case": _theory("worst_case"), "accuracy": cmd_accuracy, "figures": cmd_figures,
+            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a)}
 
 
 def _calibrate(a) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import ConfigError
 
 
-def _cmd_configs(a) -> int:
+def cmd_configs(a) -> int:
     from .. import bundled
     from ..config import load_toml
 
@@ -25,7 +25,7 @@ def _cmd_configs(a) -> int:
     return 0
 
 
-def _cmd_utility(a) -> int:
+def cmd_utility(a) -> int:
     """Every config in turn; a config whose data set cannot be had (missing, unreachable, failing its
     checksum) is skipped with one line and the others still run (exit code 2 if any was skipped)."""
     from ..bundled import resolve_config
@@ -83,7 +83,7 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
         print(f"note: {note}")
 
 
-def _cmd_figures(a) -> int:
+def cmd_figures(a) -> int:
     from ..bundled import CONFIG_DIR
     from ..gallery import FIGURES, make_figures
     from .progress import Progress
@@ -113,7 +113,7 @@ def _cmd_figures(a) -> int:
     return 0
 
 
-def _cmd_accuracy(a) -> int:
+def cmd_accuracy(a) -> int:
     from ..studies.accuracy import GRID, accuracy_table, write_report
     from .progress import Progress
 

@@ -193,11 +193,11 @@ class AuditEstimator:
     name: ClassVar[str] = "audit"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "audit_alpha": Key("float", 0.05, hashed=False),
-        "audit_budget": Key("int", 10_000_000, hashed=False),
-        "audit_search": Key("float", 0.2, hashed=False),
-        "audit_candidates": Key("int", 8, hashed=False),
-        "audit_top": Key("int", 1, hashed=False),
+        "audit_alpha": Key("float", 0.05, hashed=False, doc="the audit's error probability", rule="in (0, 1)"),
+        "audit_budget": Key("int", 10_000_000, hashed=False, doc="mechanism calls per adversary", rule=">= 1000"),
+        "audit_search": Key("float", 0.2, hashed=False, doc="share of the budget spent searching events", rule="in (0, 1)"),
+        "audit_candidates": Key("int", 8, hashed=False, doc="candidate events certified", rule=">= 1"),
+        "audit_top": Key("int", 1, hashed=False, doc="adversaries re-certified at the end", rule=">= 1"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in SUMMARY_COLUMNS)
     adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in ADVERSARY_COLUMNS)
@@ -264,7 +264,7 @@ class AuditEstimator:
         return adversary_bdpl(model, mechanism, adversary)
 
     # ----------------------------------------------------------------- per configuration
-    def configuration_audit(self, point, stats) -> "ConfigurationCertificate":
+    def configuration_audit(self, ctx, stats) -> "ConfigurationCertificate":
         """Successive halving among the best-ranked adversaries on fresh selection samples, then
         the ``top`` survivors certified on fresh samples at ``alpha / top`` each (module docstring):
         the work of :meth:`finish`, with the certificate's event and adversary."""
@@ -279,9 +279,9 @@ class AuditEstimator:
         score = np.nan_to_num(np.asarray(stats.get("audit_score", np.full(A, math.nan)), dtype=float),
                               nan=-math.inf)
         order = [int(j) for j in np.argsort(-score, kind="stable")[:R]]
-        rng = point.stream(0)
-        drawn = {j: point.adversary(j) for j in order}
-        samplers = {j: _samplers(model, point.mechanism, adv, self.chunk) for j, (model, adv) in drawn.items()}
+        rng = ctx.stream(0)
+        drawn = {j: ctx.adversary(j) for j in order}
+        samplers = {j: _samplers(model, ctx.mechanism, adv, self.chunk) for j, (model, adv) in drawn.items()}
         survivors, spent = successive_halving([samplers[j] for j in order], sel_budget, max(1, n_plan), a, rng,
                                               keep=m, min_selection=MIN_SELECTION) if A and n_plan >= 1 else ([], 0)
         if not survivors:
@@ -299,9 +299,9 @@ class AuditEstimator:
         cert, j = max(certs, key=lambda t: t[0].lower)
         model, adv = drawn[j]
         exact = math.nan
-        if point.settings.exact_reference:
+        if ctx.exact_reference:
             try:
-                exact = adversary_bdpl(model, point.mechanism, adv).value
+                exact = adversary_bdpl(model, ctx.mechanism, adv).value
             except NotAvailable:
                 pass
         note = "" if cert.lower > 0 else (f"nothing certified: the selected event's ratio is not distinguishable "
@@ -309,9 +309,9 @@ class AuditEstimator:
         return ConfigurationCertificate(float(cert.lower), float(cert.estimate), float(cert.se), int(used), j,
                                         cert.event, model, adv, float(exact), note)
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """The configuration's ``summary.csv`` cells (:meth:`configuration_audit`)."""
-        c = self.configuration_audit(point, stats)
+        c = self.configuration_audit(ctx, stats)
         return {"audit_alpha": self.alpha, "audit_budget": int(self.budget), "bdpl_lower": c.lower,
                 "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
                 "audit_adversary": c.index, "audit_event": c.event.describe() if c.event is not None else "",

@@ -8,16 +8,17 @@ adversary costs it (``cost``), and which ``summary.csv`` cells it fills (``summa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..adversary import Adversary, Estimate
+from ..registry import Registry
 from ..schema import Key
 
-__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "register_estimator"]
+__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "FinishContext", "register_estimator"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,26 @@ class CostContext:
         return A * c * samples * self.per_sample, 2 * chunk * self.n * 8 + chunk * 8 * 2
 
 
+@dataclass(frozen=True)
+class FinishContext:
+    """What an estimator's configuration-level work (:meth:`Estimator.finish`) may use of a point.
+
+    ``adversary(j)`` is ``(model, adversary)`` number ``j`` as the driver drew it; ``stream(*path)``
+    a configuration-level generator (independent of every adversary's); ``engine()`` the point's
+    exact engine (or the reason there is none); ``pair`` names the model and mechanism kinds.
+    """
+
+    mechanism: Any
+    adversary: Callable[[int], tuple]
+    stream: Callable[..., np.random.Generator]
+    exact_reference: bool
+    exhaustive: bool
+    sizes: tuple[int, ...]
+    engine: Callable[[], Any]
+    pair: str
+
+
+@runtime_checkable
 class Estimator(Protocol):
     """Estimates the adversary-specific target-dependent BDPL of one adversary."""
 
@@ -95,24 +116,21 @@ class Estimator(Protocol):
         :class:`~bdpsim.errors.ConfigError`; run before anything runs)."""
         ...
 
-    def finish(self, point, stats: Mapping[str, np.ndarray], rows) -> dict:
+    def finish(self, ctx: FinishContext, stats: Mapping[str, np.ndarray], rows) -> dict:
         """Configuration-level work once every adversary is done (e.g. certifying the most leaking
         adversary on fresh samples); returns more ``summary.csv`` cells (``{}``: none)."""
         ...
 
 
-ESTIMATORS: dict[str, type] = {}
-_REQUIRED = ("from_settings", "supports", "estimate", "reference", "null_estimate", "cost", "summary", "check", "finish")
+def _exact_flag(cls) -> str | None:
+    return None if isinstance(cls.exact, bool) else "exact must be a bool"
+
+
+ESTIMATORS: Registry = Registry("estimator", Estimator, _exact_flag)
 
 
 def register_estimator(cls: type) -> type:
-    """Add an estimator class to :data:`ESTIMATORS` after checking it is complete."""
-    missing = [m for m in _REQUIRED if not callable(getattr(cls, m, None))]
-    if missing:
-        raise TypeError(f"estimator {getattr(cls, 'name', cls)!r} lacks {', '.join(missing)}")
-    if not (isinstance(getattr(cls, "name", None), str) and isinstance(getattr(cls, "keys", None), Mapping)
-            and isinstance(getattr(cls, "exact", None), bool)):
-        raise TypeError(f"estimator {cls!r}: needs a name, keys (str to Key) and exact (bool)")
-    ESTIMATORS[cls.name] = cls
-    return cls
+    """Add an estimator class to :data:`ESTIMATORS` after checking it is complete (the class object
+    against the :class:`Estimator` protocol)."""
+    return ESTIMATORS.register(cls)
 

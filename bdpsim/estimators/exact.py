@@ -19,13 +19,14 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..columns import Column, register_columns
 from ..errors import ConfigError, NotAvailable, check
-from ..models import MODEL_KINDS, ExactEngine
+from ..mechanisms.protocols import HasExactMechanism
+from ..models import MODEL_KINDS, DataModel, ExactEngine
 from ..schema import Key
 from .base import CostContext, register_estimator
 
 
 def _kind_of(model):
-    kind = MODEL_KINDS.get(getattr(model, "kind", None))
+    kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
     if kind is None:
         raise NotAvailable(f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})")
     return kind
@@ -36,9 +37,8 @@ def exact_engine(model, mechanism) -> ExactEngine | str:
     adversaries (``incomplete``) — or the reason there is none. A mechanism with an engine of its
     own (``mechanism.exact(model)``, e.g. randomized response) answers first; otherwise the model
     kind's engine for "query + noise" mechanisms."""
-    own = getattr(mechanism, "exact", None)
-    if callable(own):
-        return own(model)
+    if isinstance(mechanism, HasExactMechanism):
+        return mechanism.exact(model)
     try:
         return _kind_of(model).exact(model, mechanism)
     except NotAvailable as exc:
@@ -124,7 +124,9 @@ class ExactEstimator:
     epsilon_profile: float | None = None
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
-    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key("float", hashed=False)}
+    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
+        "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
+        rule=">= 0")}
     adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
@@ -173,17 +175,17 @@ class ExactEstimator:
     def summary(self, stats) -> dict:
         return {"n_samples": math.nan}
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """The privacy profile's supremum over the adversaries: over the examined ones, or over every
         adversary by the engine's reduced search (``adversaries = "all"``)."""
         if self.epsilon_profile is None:
             return {}
         eps = self.epsilon_profile
-        if point.settings.exhaustive:
-            eng = point.exact_engine
+        if ctx.exhaustive:
+            eng = ctx.engine()
             check(eng.window_profile is not None, "run.epsilon_profile", eps,
-                  f"no privacy-profile search over every adversary for {point.model.kind}+{point.mechanism.kind}")
-            delta = eng.window_profile(point.sizes[0], eps)
+                  f"no privacy-profile search over every adversary for {ctx.pair}")
+            delta = eng.window_profile(ctx.sizes[0], eps)
         else:
             d = stats.get("bdp_delta", np.zeros(0))
             delta = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan

@@ -47,6 +47,7 @@ from ..sampling import sample_outputs
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import exact_reference
+from ..mechanisms.protocols import HasOutputDim
 
 KDE_RATIOS = ("signed", "symmetric")
 KDE_POINTS = ("uniform", "outputs")
@@ -156,12 +157,17 @@ class KdeEstimator:
     name: ClassVar[str] = "kde"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "eval_points": Key("int", 1000),
-        "window": Key("vector", [0.5, 99.5]),
-        "kde_backend": Key("str", "fastkde"),
-        "kde_ratio": Key("str", "signed", hashed=False),
-        "kde_positive_shift": Key("bool", False, hashed=False),
-        "kde_points": Key("str", "uniform", hashed=False),
+        "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 10"),
+        "window": Key("vector", [0.5, 99.5], doc="percentiles of the outputs the ratio is taken on",
+                      rule="[low, high], 0 <= low < high <= 100"),
+        "kde_backend": Key("str", "fastkde", doc="the density estimator",
+                           rule="'fastkde', 'fastkde_points' or 'statsmodels'"),
+        "kde_ratio": Key("str", "signed", hashed=False, doc="one-sided (thesis) or two-sided ratio",
+                         rule="'signed' or 'symmetric'"),
+        "kde_positive_shift": Key("bool", False, hashed=False, doc="shift outputs positive (fastKDE)",
+                                  rule="true or false"),
+        "kde_points": Key("str", "uniform", hashed=False, doc="where the densities are compared",
+                          rule="'uniform' or 'outputs'"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = ()
     adversary_extras: ClassVar[tuple[str, ...]] = ()
@@ -193,7 +199,7 @@ class KdeEstimator:
     @staticmethod
     def supports(model, mechanism) -> str | None:
         """Any mechanism with scalar outputs that can be run on data batches (the KDE is 1-D)."""
-        d = int(getattr(mechanism, "output_dim", 1))
+        d = int(mechanism.output_dim) if isinstance(mechanism, HasOutputDim) else 1
         if d > 1:
             return (f"the KDE estimator is one-dimensional; mechanism '{mechanism.kind}' releases vectors of {d} "
                     "values per data tuple: use estimator = 'audit' (any output) or 'exact'")
@@ -212,7 +218,7 @@ class KdeEstimator:
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}
 

@@ -87,8 +87,10 @@ class MixtureEstimator:
     name: ClassVar[str] = "mixture"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "mixture_target_se": Key("float", 0.01, hashed=False),
-        "mixture_max_samples": Key("int", 1_600_000, hashed=False),
+        "mixture_target_se": Key("float", 0.01, hashed=False, doc="standard error to stop at (0: fixed sample)",
+                                 rule=">= 0"),
+        "mixture_max_samples": Key("int", 1_600_000, hashed=False, doc="samples per condition at most",
+                                   rule=">= run.samples"),
     }
     summary_extras: ClassVar[tuple[str, ...]] = ()
     adversary_extras: ClassVar[tuple[str, ...]] = ()
@@ -123,7 +125,7 @@ class MixtureEstimator:
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
 
-    def finish(self, point, stats, rows) -> dict:
+    def finish(self, ctx, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}
 

@@ -92,7 +92,7 @@ import numpy as np
 
 from ..errors import check
 from .audit_events import Event, Selection, check_outputs, select_event
-from .binomial import (_check_alpha, certified_log_ratio, clopper_pearson_lower,  # noqa: F401 (re-exported)
+from .binomial import (check_alpha, certified_log_ratio, clopper_pearson_lower,  # noqa: F401 (re-exported)
                        clopper_pearson_upper, predicted_bound)
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -210,7 +210,7 @@ def _check_budget(budget, fraction, alpha) -> None:
     ok = isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget >= 0
     check(ok, "audit_budget", budget, "must be an integer >= 0 (mechanism calls)")
     check(0 < fraction < 1, "audit.selection_fraction", fraction, "must be in (0, 1)")
-    _check_alpha(alpha)
+    check_alpha(alpha)
 
 
 def audit_adversary(draw_x: Sampler, draw_xp: Sampler, budget: int, alpha: float,
@@ -264,7 +264,7 @@ def certify_top(selections: Sequence[Selection], samplers: Sequence[tuple[Sample
     check(isinstance(top, int) and top >= 1, "audit.top", top, "must be an integer >= 1")
     pred = np.array([s.predicted for s in selections])
     order = np.argsort(-pred, kind="stable")[:min(top, len(selections))]
-    a = float(_check_alpha(alpha)) / len(order)
+    a = float(check_alpha(alpha)) / len(order)
     certs = []
     for i in order:
         dx, dxp = samplers[int(i)]

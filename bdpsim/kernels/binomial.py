@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import check
 
 
-def _check_alpha(a, name: str = "audit_alpha") -> np.ndarray:
+def check_alpha(a, name: str = "audit_alpha") -> np.ndarray:
     arr = np.asarray(a, dtype=float)
     check(bool(np.all(np.isfinite(arr) & (arr > 0) & (arr < 1))), name, a, "must be in (0, 1)")
     return arr
@@ -29,7 +29,7 @@ def clopper_pearson_lower(k, n, a):
     from scipy.special import betaincinv
 
     k, n = _counts(k, n)
-    a = _check_alpha(a, "a")
+    a = check_alpha(a, "a")
     with np.errstate(invalid="ignore"):
         out = np.where(k > 0, betaincinv(np.maximum(k, 1e-300), n - k + 1, a), 0.0)
     return out if out.ndim else float(out)
@@ -42,7 +42,7 @@ def clopper_pearson_upper(k, n, a):
     from scipy.special import betainccinv
 
     k, n = _counts(k, n)
-    a = _check_alpha(a, "a")
+    a = check_alpha(a, "a")
     with np.errstate(invalid="ignore"):
         out = np.where(k < n, betainccinv(k + 1, np.maximum(n - k, 1e-300), a), 1.0)
     return out if out.ndim else float(out)
@@ -51,7 +51,7 @@ def clopper_pearson_upper(k, n, a):
 def certified_log_ratio(k1, n1, k2, n2, alpha):
     """``max(0, ln CP_lower(k1, n1, alpha/2) / CP_upper(k2, n2, alpha/2))``: a lower bound on
     ``ln p1/p2`` at level ``1 - alpha`` for counts ``k1 ~ Bin(n1, p1)``, ``k2 ~ Bin(n2, p2)``."""
-    al = _check_alpha(alpha) / 2.0
+    al = check_alpha(alpha) / 2.0
     p = clopper_pearson_lower(k1, n1, al)
     q = clopper_pearson_upper(k2, n2, al)
     with np.errstate(divide="ignore"):

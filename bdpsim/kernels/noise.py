@@ -54,6 +54,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import ConfigError, check
+from ..registry import Registry
 from . import exp_kernels as ek
 from . import gaussian_mixture as gm
 from .laplace_mixture import MixtureSup, mixture_sup
@@ -227,6 +228,7 @@ class GaussianNoise:
 
 NOISE_LAWS: dict[str, type] = {"laplace": LaplaceNoise, "geometric": GeometricNoise,
                                "staircase": StaircaseNoise, "gaussian": GaussianNoise}
+NOISE_LAWS = Registry("noise law", NoiseLaw, entries=NOISE_LAWS)  # each law checked against NoiseLaw
 
 
 def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigma=None,

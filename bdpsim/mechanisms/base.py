@@ -14,11 +14,12 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import check
+from ..registry import Registry
 from ..schema import Key
 
 
@@ -65,6 +66,9 @@ class MechanismKind(abc.ABC):
     doc: str = ""
     keys: Mapping[str, Key] = {}
     domain: str = "any"
+    #: ``{"model": {...}, "mechanism": {...}}``: a small configuration using this kind (the
+    #: contract tests, tests/test_contracts.py, build and run it)
+    example: Mapping[str, Any] | None = None
 
     def hints(self, params: dict) -> dict:
         """What the model may want to know of this mechanism before it is built (e.g.
@@ -78,20 +82,29 @@ class MechanismKind(abc.ABC):
         :class:`~bdpsim.errors.ConfigError`."""
 
 
-MECHANISM_KINDS: dict[str, MechanismKind] = {}
+@runtime_checkable
+class MechanismKindContract(Protocol):
+    """What :func:`register_mechanism_kind` checks a mechanism kind has."""
+
+    name: str
+    keys: Mapping[str, Key]
+    domain: str
+
+    def hints(self, params: dict) -> dict: ...
+
+    def build(self, params: dict, spec) -> Mechanism: ...
+
+
+def _domain(kind) -> str | None:
+    return None if kind.domain in ("discrete", "real", "any") else "domain must be 'discrete', 'real' or 'any'"
+
+
+MECHANISM_KINDS: Registry = Registry("mechanism kind", MechanismKindContract, _domain)
 
 
 def register_mechanism_kind(kind: MechanismKind) -> MechanismKind:
     """Add ``kind`` to :data:`MECHANISM_KINDS` after checking it is complete; returns it."""
-    if not callable(getattr(kind, "build", None)):
-        raise TypeError(f"mechanism kind {getattr(kind, 'name', kind)!r} lacks build")
-    if not (isinstance(kind.name, str) and kind.name and isinstance(kind.keys, Mapping)
-            and all(isinstance(k, Key) for k in kind.keys.values())):
-        raise TypeError(f"mechanism kind {kind!r}: needs a name and keys (a mapping of str to Key)")
-    if kind.domain not in ("discrete", "real", "any"):
-        raise TypeError(f"mechanism kind {kind.name!r}: domain must be 'discrete', 'real' or 'any'")
-    MECHANISM_KINDS[kind.name] = kind
-    return kind
+    return MECHANISM_KINDS.register(kind)
 
 
 def required(params: dict, key: str):

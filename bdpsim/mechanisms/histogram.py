@@ -39,6 +39,7 @@ from ..models.markov import MarkovChainModel
 from ..models.markov_window import WindowAdversary
 from ..schema import Key
 from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
+from ..models.protocols import MarkovChain
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
@@ -154,7 +155,7 @@ class HistogramMechanism:
 
     def exact(self, model) -> ExactEngine | str:
         """Its own exact engine on a Markov chain (module docstring)."""
-        if not isinstance(model, MarkovChainModel):
+        if not isinstance(model, MarkovChain):
             return "the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'"
         n, s, b = model.n, model.states, self.noise_scale
         if (n + 3) ** s > LIMIT:
@@ -181,8 +182,9 @@ class HistogramMechanism:
 
 class HistogramKind(MechanismKind):
     name = "histogram"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
     doc = "histogram of the states + Lap(2/epsilon) per cell (L1 sensitivity 2); vector output"
-    keys = {"epsilon": Key("float")}
+    keys = {"epsilon": Key("float", doc="the DP parameter of the histogram's Laplace noise", rule="> 0")}
     domain = "discrete"
 
     def build(self, params: dict, spec) -> HistogramMechanism:

@@ -16,10 +16,13 @@ from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
 from .noisy import NoisyQueryMechanism
 
 
-EPSILON = Key("float")
+EPSILON = Key("float", doc="the DP parameter of the mechanism", rule="> 0")
 #: the noise law of a query mechanism (keys added after bdpsim 0.1: hashed only when set)
-NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False), "sigma": Key("float", hashed=False),
-              "staircase_gamma": Key("float", hashed=False)}
+NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False, doc="the additive noise law",
+                          rule="a registered noise law (bdpsim.kernels.noise.NOISE_LAWS)"),
+              "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0"),
+              "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)",
+                                     rule="in [0, 1]")}
 
 
 def _noisy(params: dict, query, kind: str, step: float | None):
@@ -62,8 +65,9 @@ def state_codes(values) -> tuple[int, ...]:
 
 class CountKind(MechanismKind):
     name = "count"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
     doc = "count of records in counted_states + Lap(1/epsilon)"
-    keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1]), **NOISE_KEYS}
+    keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1], doc="the states the query counts", rule="distinct states of the model"), **NOISE_KEYS}
     domain = "discrete"
 
     def build(self, params: dict, spec):
@@ -78,8 +82,9 @@ class CountKind(MechanismKind):
 
 class ClippedSumKind(MechanismKind):
     name = "clipped_sum"
+    example = {"model": {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism": {"epsilon": 1.0}}
     doc = "sum of records clipped to clip + Lap((high - low)/epsilon)"
-    keys = {"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0]), **NOISE_KEYS}
+    keys = {"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0], doc="the clip range [low, high] of each record", rule="two numbers, low < high"), **NOISE_KEYS}
     domain = "real"
 
     def hints(self, params: dict) -> dict:
@@ -93,10 +98,15 @@ class ClippedSumKind(MechanismKind):
 
 class SumKind(MechanismKind):
     name = "sum"
+    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0, "state_values": [0.0, 2.5]}}
     doc = ("Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
            "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)")
-    keys = {"noise_scale": Key("float"), "target_values": Key("vector", [0.0, 10.0]),
-            "state_values": Key("vector", hashed=False), "epsilon": EPSILON, **NOISE_KEYS}
+    keys = {"noise_scale": Key("float", doc="the noise scale (absent: from epsilon)", rule="> 0"),
+            "target_values": Key("vector", [0.0, 10.0], doc="the range real-valued targets x, x' take",
+                                 rule="two numbers, low < high"),
+            "state_values": Key("vector", hashed=False, doc="on a chain: each state's value (the query sums them)",
+                                rule="one finite number per state"),
+            "epsilon": EPSILON, **NOISE_KEYS}
     domain = "any"
 
     def hints(self, params: dict) -> dict:
@@ -127,7 +137,7 @@ class SumKind(MechanismKind):
 class PythonKind(MechanismKind):
     name = "python"
     doc = "a user function 'module:function' (data, rng) -> outputs"
-    keys = {"function": Key("str"), "epsilon": EPSILON}
+    keys = {"function": Key("str", doc="the mechanism, 'module:function' taking (data, rng)", rule="an importable callable"), "epsilon": EPSILON}
     domain = "any"
 
     def build(self, params: dict, spec) -> CustomMechanism:

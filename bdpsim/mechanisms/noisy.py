@@ -18,6 +18,8 @@ import numpy as np
 
 from ..columns import Column, register_columns
 from .base import NO_COLUMNS
+from ..kernels.noise_protocols import HasStaircaseGamma
+from .protocols import HasClip
 
 COLUMNS = register_columns(
     "summary",
@@ -64,9 +66,9 @@ class NoisyQueryMechanism:
         return q + self.noise.sample(q.shape[0], rng)
 
     def columns(self) -> dict:
-        gamma = getattr(self.noise, "g", math.nan)
+        gamma = self.noise.g if isinstance(self.noise, HasStaircaseGamma) else math.nan
         return {**NO_COLUMNS, "noise": self.noise.name, "noise_parameter": float(self.noise.parameter),
                 "staircase_gamma": float(gamma)}
 
     def adversary_targets(self, targets: str) -> tuple[str, tuple[float, float] | None]:
-        return targets, getattr(self.query_function, "clip", None)
+        return targets, self.query_function.clip if isinstance(self.query_function, HasClip) else None

@@ -27,6 +27,7 @@ from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 from .rr_core import RRResult, check_rr, debiased_count, flip_for_chain
 from .rr_direct import rr_bdpl_bruteforce
 from .rr_window import rr_adversary_bdpl, rr_bdpl
+from ..models.protocols import MarkovChain
 
 
 def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
@@ -84,7 +85,7 @@ class RandomizedResponse:
     def exact(self, model) -> ExactEngine | str:
         """The mechanism's own exact engine on a binary Markov chain (the output law is that of the
         flipped count ``Z``: the debiasing is a bijection)."""
-        if not (isinstance(model, MarkovChainModel) and model.states == 2):
+        if not (isinstance(model, MarkovChain) and model.states == 2):
             return "randomized response has an exact BDPL on binary Markov chains only"
         rho = self.flip
 
@@ -103,13 +104,16 @@ class RandomizedResponse:
 
 class RandomizedResponseKind(MechanismKind):
     name = "randomized_response"
+    example = {"model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.2, 0.8]]},
+               "mechanism": {"flip": 0.2}}
     doc = ("flip each binary record with probability flip (or Chakrabarti et al.'s flip for epsilon on a "
            "symmetric chain), release the debiased count")
-    keys = {"flip": Key("float", hashed=False), "epsilon": Key("float")}
+    keys = {"flip": Key("float", hashed=False, doc="the probability a record is flipped", rule="in (0, 1/2]; exactly one of flip, epsilon"),
+            "epsilon": Key("float", doc="the DP parameter (flip = 1/(1+e^eps))", rule="> 0; exactly one of flip, epsilon")}
     domain = "discrete"
 
     def build(self, params: dict, spec) -> RandomizedResponse:
-        check(isinstance(spec.fixed, MarkovChainModel) and spec.fixed.states == 2, "mechanism.kind", self.name,
+        check(isinstance(spec.fixed, MarkovChain) and spec.fixed.states == 2, "mechanism.kind", self.name,
               "randomized response needs a binary Markov chain (kind = 'markov', 2 states)")
         flip, eps = params.get("flip"), params.get("epsilon")
         check((flip is None) != (eps is None), "mechanism.flip", flip, "give exactly one of flip or epsilon")

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import check
 from ..models.markov import MarkovChainModel
+from ..models.protocols import MarkovChain
 
 
 def rr_flip_probability(t: float, epsilon: float) -> float:
@@ -50,7 +51,8 @@ def rr_noise_std(T: int, rho: float) -> float:
 
 def check_rr(model: MarkovChainModel, rho: float) -> None:
     """A binary chain and a flip probability in (0, 1/2), or a one-line error."""
-    check(isinstance(model, MarkovChainModel) and model.states == 2, "model", getattr(model, "states", model),
+    chain = isinstance(model, MarkovChain)
+    check(chain and model.states == 2, "model", model.states if chain else type(model).__name__,
           "randomized response needs a binary MarkovChainModel")
     check(isinstance(rho, (int, float, np.floating)) and 0 < rho < 0.5, "rho", rho,
           "the flip probability must be in (0, 1/2)")

@@ -27,6 +27,8 @@ from ..adversary import Adversary, draw_known_set
 from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
+from ..registry import Registry
+from .protocols import HasStates
 from ..schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -248,6 +250,9 @@ class ModelKind(abc.ABC):
     keys: Mapping[str, Key] = {}
     #: ``"discrete"`` (records take states ``0..s-1``) or ``"real"`` (real-valued records)
     domain: str = "discrete"
+    #: the ``[model]`` values of a small model of this kind (a few records): the contract tests
+    #: (tests/test_contracts.py) build it and check the kind against its exact law
+    example: Mapping[str, Any] | None = None
 
     @abc.abstractmethod
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
@@ -264,7 +269,8 @@ class ModelKind(abc.ABC):
     def cost(self, spec: ModelSpec) -> SampleCost:
         """Cost of one adversary's sampling and exact values (default: a chain-like model,
         ``n`` per sample and ``n^2 s^2`` per exact query law)."""
-        s = float(getattr(spec.probe(), "states", 1) or 1)
+        probe = spec.probe()
+        s = float(probe.states if isinstance(probe, HasStates) else 1)
         n = float(spec.n)
         return SampleCost(n, n * n * s * s)
 
@@ -298,12 +304,12 @@ class ModelKind(abc.ABC):
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
-        return f"no exact BDPL for model '{self.name}' with mechanism '{getattr(mechanism, 'kind', mechanism)}'"
+        return f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
 
     def accepts(self, mechanism_kind) -> str | None:
         """``None`` if this model takes a mechanism of ``mechanism_kind`` (by its ``domain``:
         ``"discrete"``, ``"real"`` or ``"any"``), else the reason."""
-        dom = getattr(mechanism_kind, "domain", "any")
+        dom = mechanism_kind.domain  # checked when the mechanism kind registered
         if dom in ("any", self.domain):
             return None
         return f"a {self.name} model has {self.domain} records; mechanism '{mechanism_kind.name}' needs {dom} records"
@@ -325,28 +331,45 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
         if np.isfinite(model.log_evidence(adv.condition(x))) and \
                 np.isfinite(model.log_evidence(adv.condition(xp))):
             return adv
-    raise ConfigError("model", getattr(model, "kind", "model"),
+    raise ConfigError("model", model.kind,
                       "no adversary with positive-probability conditions found")
 
 
-MODEL_KINDS: dict[str, ModelKind] = {}
+@runtime_checkable
+class ModelKindContract(Protocol):
+    """What :func:`register_model_kind` checks a model kind has (:class:`ModelKind` gives defaults
+    for all but ``build``)."""
 
-_REQUIRED = ("build", "setup_cost", "cost", "bounds", "draw_adversary", "exact", "accepts")
+    name: str
+    keys: Mapping[str, Key]
+    domain: str
+
+    def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec: ...
+
+    def setup_cost(self, params: dict) -> tuple[float, float, str] | None: ...
+
+    def cost(self, spec: ModelSpec) -> SampleCost: ...
+
+    def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict: ...
+
+    def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, **kw) -> Adversary: ...
+
+    def exact(self, model, mechanism) -> ExactEngine | str: ...
+
+    def accepts(self, mechanism_kind) -> str | None: ...
+
+
+def _domain(kind) -> str | None:
+    return None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'"
+
+
+MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)
 
 
 def register_model_kind(kind: ModelKind) -> ModelKind:
     """Add ``kind`` to :data:`MODEL_KINDS` after checking it is complete (a ``TypeError`` at
     registration names what is missing); returns it."""
-    missing = [m for m in _REQUIRED if not callable(getattr(kind, m, None))]
-    if missing:
-        raise TypeError(f"model kind {getattr(kind, 'name', kind)!r} lacks {', '.join(missing)}")
-    if not (isinstance(kind.name, str) and kind.name and isinstance(kind.keys, Mapping)
-            and all(isinstance(k, Key) for k in kind.keys.values())):
-        raise TypeError(f"model kind {kind!r}: needs a name and keys (a mapping of str to Key)")
-    if kind.domain not in ("discrete", "real"):
-        raise TypeError(f"model kind {kind.name!r}: domain must be 'discrete' or 'real'")
-    MODEL_KINDS[kind.name] = kind
-    return kind
+    return MODEL_KINDS.register(kind)
 
 
 def additive_query_law(model, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:

@@ -84,9 +84,21 @@ def _search(model: BayesNetModel, query, noise, min_known: int, profile: float |
 class BayesNetKind(ModelKind):
     name = "bayesnet"
     doc = "discrete Bayesian network (states, parents, cpt[, records]; or hmm = {...}; or bif = 'path')"
-    keys = {"states": Key("any", hashed=False, sweep=False), "parents": Key("any", hashed=False, sweep=False),
-            "cpt": Key("any", hashed=False, sweep=False), "records": Key("any", hashed=False, sweep=False),
-            "hmm": Key("any", hashed=False, sweep=False), "bif": Key("str", hashed=False)}
+    example = {"states": 2, "parents": [[], [0], [0], [1, 2]],
+               "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
+                       [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
+    keys = {"states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
+                          rule="integers >= 2"),
+            "parents": Key("any", hashed=False, sweep=False, doc="each node's parents (a DAG in topological order)",
+                           rule="a list of lists of earlier node indices"),
+            "cpt": Key("any", hashed=False, sweep=False, doc="per node, its law given its parents' states",
+                       rule="rows are probability vectors"),
+            "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
+                           rule="distinct node indices"),
+            "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
+                       rule="a table; exclusive with parents/cpt and bif"),
+            "bif": Key("str", hashed=False, doc="a BIF network file read with pgmpy",
+                       rule="a readable .bif path; exclusive with parents/cpt and hmm")}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:

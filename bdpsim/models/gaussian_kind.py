@@ -52,9 +52,19 @@ def random_gaussian_adversary(model: GaussianModel, sizes: Sequence[int], rng: n
 class GaussianKind(ModelKind):
     name = "gaussian"
     doc = "multivariate Gaussian (explicit mean/cov, or the Sigma_rho class drawn per adversary)"
-    keys = {"n": Key("int"), "rho": Key("float"), "sigma": Key("float", 1.0), "block": Key("int"),
-            "cov_draw": Key("str", "uniform"), "mean_range": Key("vector"), "mean": Key("vector"),
-            "cov": Key("matrix")}
+    example = {"n": 3, "rho": 0.3}
+    keys = {"n": Key("int", doc="number of records", rule="integer >= 2"),
+            "rho": Key("float", doc="correlation level of the class Sigma_rho (absent: explicit cov)",
+                       rule="in [0, 1); exactly one of rho, cov"),
+            "sigma": Key("float", 1.0, doc="standard deviation of every record of Sigma_rho", rule="> 0"),
+            "block": Key("int", doc="records per correlated block m (absent: n)", rule="divides n"),
+            "cov_draw": Key("str", "uniform", doc="how a Sigma_rho is drawn per adversary",
+                            rule="'uniform', 'positive' or 'equicorrelated'"),
+            "mean_range": Key("vector", doc="range the mean is drawn from (absent: the clip range)",
+                              rule="[a, b] with a <= b"),
+            "mean": Key("vector", doc="fixed mean (with cov; absent: drawn)", rule="n finite numbers"),
+            "cov": Key("matrix", doc="fixed covariance (absent: drawn from Sigma_rho)",
+                       rule="n x n symmetric positive definite")}
     domain = "real"
 
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:

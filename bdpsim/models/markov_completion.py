@@ -1,7 +1,7 @@
 """Completions of a window adversary's known records (the rest of the chain outside the window,
 at the likeliest positive-probability values) and their query sums, for the rows that
 :mod:`bdpsim.models.markov_window` reports: :class:`CompletionSums` computes a sum only when an
-adversary is reported, bit for bit equal to the full tables of :func:`_completion_sums` (kept as
+adversary is reported, bit for bit equal to the full tables of :func:`window_completion_sums` (kept as
 the reference)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from ..kernels import window_scan as wk
 from .markov import MarkovChainModel
 
 
-def _completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(S_left[l, a], S_right[r, c])``: the query value of :func:`_completion`'s values on
+def window_completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(S_left[l, a], S_right[r, c])``: the query value of :func:`window_completion`'s values on
     ``0..l`` ending in ``a`` and on ``r..n-1`` starting at ``c`` — for every ``l``, ``r`` at once
     (``O(n s^2)``; the reference for :class:`CompletionSums`, which the search uses)."""
     P, n, s = model.transition, model.n, model.states
@@ -33,9 +33,9 @@ def _completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -
 
 
 class CompletionSums:
-    """The query value of :func:`_completion`'s values, on demand: ``left(l, a)`` on ``0..l``
+    """The query value of :func:`window_completion`'s values, on demand: ``left(l, a)`` on ``0..l``
     ending in ``a``, ``right(r, c)`` on ``r..n-1`` starting at ``c`` — the entries
-    ``S_left[l, a]``, ``S_right[r, c]`` of :func:`_completion_sums`, bit for bit, without its
+    ``S_left[l, a]``, ``S_right[r, c]`` of :func:`window_completion_sums`, bit for bit, without its
     ``O(n s^2)`` tables.
 
     The completion walks from the boundary outwards by fixed maps: to the right the likeliest
@@ -132,7 +132,7 @@ def _repeat(cycle: np.ndarray, count: int) -> list:
 
 def _far_to_near_sum(f: np.ndarray, seq: list) -> float:
     """``f`` summed over the states ``seq`` (pieces ``(states, times)`` in walk order, nearest
-    first), as the recursion of :func:`_completion_sums` does: starting at the far end, one term at
+    first), as the recursion of :func:`window_completion_sums` does: starting at the far end, one term at
     a time. Exactly in integers when every partial sum is an exactly representable float."""
     counts = np.zeros(f.size, dtype=object)
     for states, times in seq:
@@ -147,7 +147,7 @@ def _far_to_near_sum(f: np.ndarray, seq: list) -> float:
     return float(np.add.accumulate(f[terms[::-1]])[-1])
 
 
-def _completion(model, supp, a, l, c, r) -> tuple[int, ...]:
+def window_completion(model, supp, a, l, c, r) -> tuple[int, ...]:
     """Positive-probability values for ``0..l`` ending in ``a`` and ``r..n-1`` starting at ``c``."""
     P = model.transition
     left = []

@@ -30,7 +30,14 @@ WINDOW_TOLERANCE = 0.01
 class MarkovKind(ModelKind):
     name = "markov"
     doc = "finite Markov chain (transition or gamma, optional initial law)"
-    keys = {"n": Key("int"), "transition": Key("matrix"), "gamma": Key("float"), "initial": Key("vector")}
+    example = {"n": 4, "gamma": 3.0}
+    keys = {"n": Key("int", doc="number of records (the chain's length)", rule="integer >= 2"),
+            "transition": Key("matrix", doc="transition matrix P (absent: gamma's 3-state chain)",
+                              rule="square, rows are probability vectors; exactly one of transition, gamma"),
+            "gamma": Key("float", doc="max P / min P of the chain of thesis Fig. 14 (absent: transition)",
+                         rule="finite number >= 1; exactly one of transition, gamma"),
+            "initial": Key("vector", doc="law of X_1 (absent: the stationary law)",
+                           rule="a probability vector over the chain's states")}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:

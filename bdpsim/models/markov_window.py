@@ -48,7 +48,7 @@ from ..kernels import window_scan as wk
 from ..kernels.lattice import lattice, query_values
 from ..kernels.noise import LaplaceNoise, NoiseLaw
 from .markov import MarkovChainModel
-from .markov_completion import CompletionSums, _completion, _completion_sums  # noqa: F401 (re-exported)
+from .markov_completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
 
 DEFAULT_TOLERANCE = 1e-13
 
@@ -116,7 +116,7 @@ class WindowAdversary:
 
     def completion(self) -> tuple[int, ...]:
         """The known values ``x_K``: the boundary values and a positive-probability completion."""
-        return _completion(self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r)
+        return window_completion(self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r)
 
     @property
     def x_known(self) -> tuple[int, ...]:
@@ -173,7 +173,7 @@ class WindowSearch:
     min_known: int
 
 
-def _validated(model, noise_scale, min_known, targets, window_limit, tolerance):
+def validated_search(model, noise_scale, min_known, targets, window_limit, tolerance):
     check(isinstance(model, MarkovChainModel), "model", type(model).__name__, "must be a MarkovChainModel")
     if isinstance(noise_scale, NoiseLaw):
         b = math.nan  # any noise law: scored by its own grid functions
@@ -254,7 +254,7 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     """The noise scale ``b`` and everything of a search that does not depend on the noise:
     window limit, support, feasible cells, completion sums (cached for the last few chains,
     queries and search options, so a bracketing search over the scale computes them once)."""
-    b, T, lim = _validated(model, noise_scale, min_known, targets, window_limit, tolerance)
+    b, T, lim = validated_search(model, noise_scale, min_known, targets, window_limit, tolerance)
     f = np.asarray(values, dtype=float)
     check(f.shape == (model.states,) and bool(np.all(np.isfinite(f))), "values", f.tolist(),
           f"must be {model.states} finite query values (see query_values)")

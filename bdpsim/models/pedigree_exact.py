@@ -50,7 +50,7 @@ MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) 
 def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
     if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
         raise NotAvailable(f"no exact BDPL for model 'pedigree' with mechanism "
-                           f"'{getattr(mechanism, 'kind', mechanism)}' (only 'count')")
+                           f"'{mechanism.kind}' (only 'count')")
     counted = mechanism.query_function.counted_states
     bad = [c for c in counted if c > 2]
     check(not bad, "mechanism.counted_states", list(counted),

@@ -23,9 +23,16 @@ FAMILIES = ("nuclear", "three_generation")
 class PedigreeKind(ModelKind):
     name = "pedigree"
     doc = "Mendelian pedigree (nuclear or three-generation family, or explicit parents)"
-    keys = {"family": Key("str", hashed=False), "size": Key("int", hashed=False),
-            "allele_b": Key("float", 0.3, hashed=False), "parents": Key("any", hashed=False),
-            "founder_law": Key("vector", hashed=False)}
+    example = {"family": "nuclear", "size": 4}
+    keys = {"family": Key("str", hashed=False, doc="a bundled family shape (absent: parents)",
+                          rule="'nuclear' or 'three_generation'; exactly one of family, parents"),
+            "size": Key("int", hashed=False, doc="number of people of a bundled family", rule="integer >= 3"),
+            "allele_b": Key("float", 0.3, hashed=False, doc="frequency of allele b (Hardy-Weinberg founders)",
+                            rule="in (0, 1)"),
+            "parents": Key("any", hashed=False, doc="each person's parents, earlier people (absent: family)",
+                           rule="a list of lists with 0 or 2 earlier indices each"),
+            "founder_law": Key("vector", hashed=False, doc="founders' law [pBB, pBb, pbb] (absent: allele_b)",
+                               rule="a probability vector of length 3")}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:

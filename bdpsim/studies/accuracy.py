@@ -33,6 +33,7 @@ from ..errors import check
 from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel, limited_covariance
+from ..estimators.protocols import HasRatioMode
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int
             t0 = time.perf_counter()
             est[v].append(e.estimate(model, mech, adv, r))
             secs[v] += time.perf_counter() - t0
-            ref[v].append(exact[isinstance(e, KdeEstimator) and e.ratio == "signed"])
+            ref[v].append(exact[isinstance(e, HasRatioMode) and e.ratio == "signed"])
     return [_row(case, name, N, tse, max(N, max_samples), est[v], ref[v], secs[v])
             for v, (name, N, tse, _) in enumerate(variants)]
 

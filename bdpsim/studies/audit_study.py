@@ -35,6 +35,7 @@ from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import RandomizedResponse, randomized_response_bdpl
 from ..mechanisms.rr_core import debiased_count
 from ..queries import CountQuery, LaplaceQuery, NoisyQuery
+from ..mechanisms.protocols import HasFlip
 
 #: the coverage cases: a binary symmetric chain (thesis Fig. 14, gamma = 4), n = 6, every known size
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
@@ -80,7 +81,7 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
     the audit's point estimate estimates."""
     def prob(target) -> float:
         known = adversary.condition(target)
-        if isinstance(mechanism, RandomizedResponse):
+        if isinstance(mechanism, HasFlip):  # randomized response
             return _rr_probability(model, mechanism, known, event.lo, event.hi)
         if isinstance(mechanism, LaplaceQuery):
             from ..kernels.noise import LaplaceNoise
@@ -110,7 +111,7 @@ def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
            "model": copy.deepcopy(model or CHAIN), "mechanism": dict(mechanism)}
     point = parse_config(doc).points[0]
     mech, chain = point.mechanism, point.model.fixed
-    if isinstance(mech, RandomizedResponse):
+    if isinstance(mech, HasFlip):  # randomized response
         return float(randomized_response_bdpl(chain, mech.flip).bdpl)
     return float(np.max(point.exact_engine.window(0, 1)[2]))
 
@@ -129,7 +130,7 @@ def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: i
         point = cfg.points[0]
         chunk = run_chunk(point, list(range(adversaries)))
         est = point.estimator()
-        c = est.configuration_audit(point, chunk.stats)
+        c = est.configuration_audit(point.finish_context(), chunk.stats)
         target = (exact_event_log_ratio(c.model, point.mechanism, c.adversary, c.event)
                   if c.event is not None else math.nan)
         lo, ex = chunk.stats["bdpl_lower"], chunk.stats["exact"]

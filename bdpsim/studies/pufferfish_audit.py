@@ -82,7 +82,7 @@ def run_audit(P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: 
     t0 = time.perf_counter()
     point = parse_config(audit_document(P, q, T, sigma, budget, adversaries, alpha, seed, chunk)).points[0]
     chunk_result = run_chunk(point, list(range(adversaries)))
-    c = point.estimator().configuration_audit(point, chunk_result.stats)
+    c = point.estimator().configuration_audit(point.finish_context(), chunk_result.stats)
     return {"bdpl_lower": c.lower, "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
             "audit_budget": int(budget), "audit_alpha": alpha, "audit_exact": c.exact,
             "audit_adversary": describe_adversary(c.adversary, T),
@@ -98,7 +98,7 @@ def window_exact(P, q, window_n: int, scales) -> tuple[list, float]:
     return res, time.perf_counter() - t0
 
 
-def _mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
+def mqm_release_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
     """MQMApprox ``sigma_max`` (as :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`)."""
     return float(mqm_approx_search(pi_est, g_est, epsilon, int(T)).sigma)
 
@@ -112,7 +112,7 @@ def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: di
     rows, else computed). ``sigma(pi_est, g_est, ε, T)`` defaults to
     :func:`bdpsim.studies.pufferfish_fig2.mqm_sigma`."""
     if sigma is None:
-        sigma = _mqm_sigma
+        sigma = mqm_release_sigma
     cfg = {**AUDIT, **(config or {})}
     P, q = np.asarray(P, dtype=float), np.asarray(q, dtype=float)
     pi_est, g_est, eps_list = cfg["pi_est"], cfg["g_est"], list(cfg["epsilons"])

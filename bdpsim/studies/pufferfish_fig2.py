@@ -43,7 +43,7 @@ import numpy as np
 
 from ..kernels.histogram_sup import chain_histogram_bdpl
 from ..calibration.quilt import authors_eigengap
-from .pufferfish_audit import AUDIT, QUICK_AUDIT, _mqm_sigma, audit_rows
+from .pufferfish_audit import AUDIT, QUICK_AUDIT, mqm_release_sigma, audit_rows
 
 GALLERY_ENTRY = {
     "id": "pufferfish-fig2",
@@ -160,7 +160,7 @@ def frequencies(x, k: int) -> np.ndarray:
 
 def mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
     """MQMApprox ``sigma_max`` for a 1-Lipschitz query (``k_findBest_2dir.m``)."""
-    return _mqm_sigma(pi_est, g_est, epsilon, T)
+    return mqm_release_sigma(pi_est, g_est, epsilon, T)
 
 
 def private_histogram(rng: np.random.Generator, freq, sigma: float, T: int) -> np.ndarray:
@@ -277,8 +277,8 @@ def figure_rows(config: dict | None = None, seed: int = SEED, log=None) -> tuple
 
 
 def gallery_rows(ctx) -> list[dict]:
-    """``compute(ctx)`` for the gallery (``ctx.quick``: :data:`QUICK`)."""
-    return figure_rows(QUICK if getattr(ctx, "quick", False) else None, log=getattr(ctx, "log", None))[0]
+    """``compute(ctx)`` for the gallery (:class:`bdpsim.gallery.Context`; ``ctx.quick``: :data:`QUICK`)."""
+    return figure_rows(QUICK if ctx.quick else None, log=ctx.log)[0]
 
 
 COLUMNS = ["panel", "parameter", "value", "mechanism", "pi_est", "g_est", "T", "epsilon", "sigma",

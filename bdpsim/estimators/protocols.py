@@ -1,0 +1,31 @@
+"""Optional capabilities of an estimator, as runtime-checkable protocols (asked with
+``isinstance(estimator, HasX)``, never a ``getattr`` probe or a concrete class)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasEvalPoints(Protocol):
+    """An estimator evaluating densities at ``points`` points per adversary (its arrays count in
+    the memory estimate; a few of them dropped is a flag, :mod:`bdpsim.flags`)."""
+
+    points: int
+
+
+@runtime_checkable
+class HasSpeed(Protocol):
+    """The estimator's own ``(low, high)`` seconds per unit of work (:mod:`bdpsim.cost`)."""
+
+    seconds_per_unit: tuple[float, float]
+
+
+@runtime_checkable
+class HasRatioMode(Protocol):
+    """An estimator of a one-sided (``"signed"``) or two-sided (``"symmetric"``) log-ratio."""
+
+    ratio: str
+
+
+__all__ = ["HasEvalPoints", "HasRatioMode", "HasSpeed"]

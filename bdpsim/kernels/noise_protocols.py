@@ -1,0 +1,24 @@
+"""Optional capabilities of a noise law (:class:`bdpsim.kernels.noise.NoiseLaw`), as
+runtime-checkable protocols."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasStaircaseGamma(Protocol):
+    """A staircase law's ``gamma`` (reported in the ``staircase_gamma`` column)."""
+
+    @property
+    def g(self) -> float: ...
+
+
+@runtime_checkable
+class HasStep(Protocol):
+    """A lattice law on ``step * Z``."""
+
+    step: float
+
+
+__all__ = ["HasStaircaseGamma", "HasStep"]

@@ -1,0 +1,49 @@
+"""Optional capabilities of a mechanism, as runtime-checkable protocols.
+
+Every mechanism satisfies :class:`~bdpsim.mechanisms.base.Mechanism`; what else a caller may use is
+asked with ``isinstance(mechanism, HasX)`` — never a ``getattr`` probe or a concrete class — so a
+mechanism from anywhere (a user module, a test) gets the same treatment by implementing it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HasExactMechanism(Protocol):
+    """The mechanism's own exact engine on a model (``ExactEngine``) or the reason it has none
+    (e.g. randomized response, the histogram); it answers before the model kind's engine."""
+
+    def exact(self, model): ...
+
+
+@runtime_checkable
+class HasOutputDim(Protocol):
+    """Outputs of more than one value per data tuple (shape ``(N, output_dim)``)."""
+
+    output_dim: int
+
+
+@runtime_checkable
+class HasNoiseScale(Protocol):
+    """An additive mechanism's noise scale (the Laplace ``b``)."""
+
+    noise_scale: float
+
+
+@runtime_checkable
+class HasFlip(Protocol):
+    """Randomized response: each record flipped with probability ``flip``."""
+
+    flip: float
+
+
+@runtime_checkable
+class HasClip(Protocol):
+    """A query that clips each record to ``clip = (low, high)`` (real-valued targets are drawn in it)."""
+
+    clip: tuple[float, float]
+
+
+__all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasNoiseScale", "HasOutputDim"]

@@ -1,0 +1,84 @@
+"""Optional capabilities of a data model, as runtime-checkable protocols.
+
+A data model must satisfy :class:`~bdpsim.models.base.DataModel`; everything else a caller may use
+is one of these capabilities, asked for with ``isinstance(model, HasX)`` (never ``getattr`` or a
+concrete class): a model kind registered from anywhere gets the fast paths by implementing the
+method, and :func:`~bdpsim.models.base.register_model_kind` checks the kind's ``example`` model
+against what the kind declares (:attr:`~bdpsim.models.base.ModelKind.capabilities`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class HasQueryLaw(Protocol):
+    """The exact law ``(atoms, probabilities)`` of a query's value given known records
+    (``None`` for a query it has no law for)."""
+
+    def query_law(self, query, known: Mapping[int, Any]) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+
+@runtime_checkable
+class HasGaussianConditional(Protocol):
+    """A multivariate normal law: its conditional given known records in closed form
+    (``mean``, ``cov``, ``unknown``, ``known``, ``chol``, ``gain``), reusable across chunks."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+
+    def conditional(self, known: Mapping[int, float]): ...
+
+    def sample_conditional(self, known: Mapping[int, float], size: int, rng: np.random.Generator,
+                           cond=None) -> np.ndarray: ...
+
+
+@runtime_checkable
+class HasStates(Protocol):
+    """Records on the states ``0..states-1``."""
+
+    @property
+    def states(self) -> int: ...
+
+
+@runtime_checkable
+class HasAdditiveLaw(Protocol):
+    """The law of ``sum_r g(X_r)`` for integer per-state steps ``g`` given known records."""
+
+    def additive_law(self, known: Mapping[int, int], g) -> np.ndarray: ...
+
+
+__all__ = ["HasAdditiveLaw", "HasGaussianConditional", "HasQueryLaw", "HasStates"]
+
+
+@runtime_checkable
+class MarkovChain(Protocol):
+    """A (time-homogeneous) Markov chain of ``n`` records: ``transition``, start law ``initial``
+    (``None``: stationary), ``is_stationary``; the calibration methods and randomized response
+    work on these."""
+
+    transition: np.ndarray
+    initial: np.ndarray | None
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def states(self) -> int: ...
+
+    @property
+    def is_stationary(self) -> bool: ...
+
+
+@runtime_checkable
+class HasCountLaw(Protocol):
+    """The exact law of the count of ``counted`` states given known records (a pedigree's)."""
+
+    def count_law(self, known: Mapping, counted) -> np.ndarray: ...
+
+
+__all__ += ["HasCountLaw", "MarkovChain"]

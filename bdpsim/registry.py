@@ -1,0 +1,92 @@
+"""One registration style for every plug-in type: a :class:`Registry` checks each entry against its
+contract (a runtime-checkable :class:`typing.Protocol`, plus the entry's declared name, keys and
+domain) when it registers, so an incomplete kind fails at import of its module, not mid-run.
+
+The four plug-in registries are :data:`bdpsim.models.MODEL_KINDS`,
+:data:`bdpsim.mechanisms.MECHANISM_KINDS`, :data:`bdpsim.kernels.noise.NOISE_LAWS` and
+:data:`bdpsim.estimators.ESTIMATORS` (and the calibration methods,
+:data:`bdpsim.calibration.methods.CALIBRATION_METHODS`). A registry is a ``dict`` from name to
+entry, so reading it is plain dictionary access.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .schema import Key
+
+
+def _members(protocol: type) -> list[str]:
+    """The attributes a protocol declares (methods, properties and annotated data)."""
+    names: list[str] = []
+    for base in reversed(protocol.__mro__[:-1]):
+        if base.__name__ in ("Protocol", "Generic") or not base.__dict__.get("_is_protocol", False):
+            continue
+        names += [n for n in (*base.__dict__.get("__annotations__", {}), *base.__dict__)
+                  if not n.startswith("_") and n not in names]
+    return names
+
+
+def missing_members(obj: Any, protocol: type) -> list[str]:
+    """The members of ``protocol`` that ``obj`` lacks (a method set to ``None`` counts as lacking)."""
+    out = []
+    for name in _members(protocol):
+        try:
+            value = inspect.getattr_static(obj, name)
+        except AttributeError:
+            out.append(name)
+            continue
+        if value is None and callable(inspect.getattr_static(protocol, name, None)):
+            out.append(name)
+    return out
+
+
+class Registry(dict):
+    """Name -> entry, each entry checked against ``protocol`` when it registers.
+
+    Parameters
+    ----------
+    what : str
+        What an entry is, for messages (``"model kind"``).
+    protocol : type
+        The runtime-checkable protocol every entry satisfies (for classes registered as kinds,
+        the class object itself is checked: its methods and class attributes).
+    check : callable, optional
+        ``(entry) -> None | reason``: further checks (e.g. a domain among the allowed ones).
+    entries : iterable of (name, entry), optional
+        Entries to register now.
+    """
+
+    def __init__(self, what: str, protocol: type, check: Callable[[Any], str | None] | None = None,
+                 entries: Iterable[tuple[str, Any]] | Mapping[str, Any] = ()):
+        super().__init__()
+        self.what, self.protocol, self._check = what, protocol, check
+        for name, entry in dict(entries).items():
+            self.register(entry, name)
+
+    def register(self, entry: Any, name: str | None = None) -> Any:
+        """Check ``entry`` against the contract and add it under ``name`` (default: its ``name``);
+        a :class:`TypeError` says what is missing. Returns ``entry`` (usable as a decorator)."""
+        lacks = missing_members(entry, self.protocol)
+        label = name or inspect.getattr_static(entry, "name", entry)
+        if lacks:
+            raise TypeError(f"{self.what} {label!r} lacks {', '.join(lacks)}")
+        key = name if name is not None else entry.name
+        if not (isinstance(key, str) and key):
+            raise TypeError(f"{self.what} {entry!r}: needs a name (a non-empty string)")
+        keys = inspect.getattr_static(entry, "keys", {})
+        if not (isinstance(keys, Mapping) and all(isinstance(k, Key) for k in keys.values())):
+            raise TypeError(f"{self.what} {key!r}: needs keys (a mapping of str to Key)")
+        why = self._check(entry) if self._check is not None else None
+        if why:
+            raise TypeError(f"{self.what} {key!r}: {why}")
+        self[key] = entry
+        return entry
+
+    def __reduce__(self):  # a registry pickles as its entries (workers import the kinds anyway)
+        return dict, (dict(self),)
+
+
+__all__ = ["Registry", "missing_members"]

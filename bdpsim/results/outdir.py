@@ -1,0 +1,94 @@
+"""Output directories: what a run directory may hold, the check before writing, the run lock."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from ..errors import check
+from .atomic import umask
+
+
+#: names a run directory may hold besides its metadata (a directory holding others is foreign)
+LOCK_NAME = ".bdpsim.lock"
+OWN_NAMES = ("metadata.json", "summary.csv", "adversaries.csv.gz", "points", LOCK_NAME)
+
+
+def is_run_metadata(path: Path) -> bool:
+    """True when ``path`` is a ``metadata.json`` written by ``bdpsim run``."""
+    try:
+        meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("bdpsim_results") == 1 and meta.get("kind") == "run"
+
+
+def check_out_dir(out: str | Path, force: bool = False) -> Path:
+    """Check (writing nothing) that ``out`` can take a run's results; return it as a Path.
+
+    It must be a non-empty path whose nearest existing ancestor is a writable directory. An
+    existing non-empty directory must be a bdpsim run directory (its ``metadata.json``) unless
+    ``force``: another tool's files are never overwritten by accident."""
+    text = str(out)
+    check(text.strip() != "", "--out", text, "must be a directory path, not empty")
+    p = Path(text)
+    if p.exists():
+        check(p.is_dir(), "--out", text, "exists and is not a directory")
+    anc = p
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    check(anc.is_dir(), "--out", text, f"{anc} is a file, not a directory")
+    check(os.access(anc, os.W_OK | os.X_OK), "--out", text, f"{anc} is not writable")
+    if p.is_dir() and not force:
+        entries = sorted(e.name for e in p.iterdir() if not (e.name.startswith(".") and e.name.endswith(".tmp")))
+        foreign = [e for e in entries if e not in OWN_NAMES and not e.startswith("bdpl.")]
+        ours = is_run_metadata(p / "metadata.json")
+        check(ours or not (set(entries) - {LOCK_NAME}), "--out", text,
+              f"holds files not written by 'bdpsim run' ({', '.join(foreign or entries)[:80]}); "
+              "use another directory or --force")
+    return p
+
+
+@contextlib.contextmanager
+def run_lock(out: Path, log=None):
+    """Hold an exclusive lock on ``out`` (``out/.bdpsim.lock``): concurrent runs into one directory
+    run one after the other (the second waits, then resumes what the first finished).
+
+    The lock file is removed when the run ends (only a killed run leaves it, and the next run
+    takes it over). A waiter whose file was removed meanwhile (its inode is no longer the path's)
+    opens the path again, so two runs never hold locks on different files."""
+    import fcntl
+
+    path = Path(out) / LOCK_NAME
+    waited = False
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+                if log is not None and not waited:
+                    log(f"waiting for another bdpsim run (pid {holder}) writing to {out}")
+                waited = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)  # the holder removed the file we waited on: lock the current one
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # still holding the lock: nobody else holds this file's lock
+        os.close(fd)  # releases the lock

@@ -1,0 +1,115 @@
+"""Count the probes a plug-in contract replaces (issue 28): concrete-class ``isinstance`` outside
+``models/``, ``getattr``/``hasattr`` outside ``cli/`` and ``figures/``, and imports of ``_private``
+names across modules. ``tests/test_contracts.py`` holds the counts to their targets.
+
+Usage::
+
+    python scripts/architecture_counts.py [--list]
+
+Definitions (AST, so comments and strings never count):
+
+* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` whose
+  ``C`` (or a member of a tuple ``C``) is a class defined in a plug-in package (``models/``,
+  ``mechanisms/``, ``estimators/``, ``calibration/``) that is not a ``typing.Protocol``, in a module
+  other than the one defining ``C`` (a class checking its own values is validation, not a probe).
+  ``isinstance_any`` counts every bdpsim class checked outside its own module, for reference.
+* *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/`` and
+  ``figures/`` (``getattr_literal``: those naming the attribute as a string literal, the
+  capability probes proper; the others read a field whose name is data).
+* *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
+  the importing one (relative or absolute).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "bdpsim"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in sorted(PKG.rglob("*.py")):
+        parts = list(p.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = p
+    return out
+
+
+PLUGIN = ("models/", "mechanisms/", "estimators/", "calibration/")
+
+
+def _concrete_classes(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Class name -> the files (relative to bdpsim/) defining it, for classes that are not
+    Protocols (bases named ``Protocol``)."""
+    where: dict[str, set[str]] = {}
+    protocols = set()
+    for p in mods.values():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases}
+                if "Protocol" in bases:
+                    protocols.add(node.name)
+                else:
+                    where.setdefault(node.name, set()).add(_rel(p))
+    return {k: v for k, v in where.items() if k not in protocols}
+
+
+def _rel(p: Path) -> str:
+    return str(p.relative_to(PKG))
+
+
+def counts(listing: bool = False) -> dict[str, list[str]]:
+    mods = _modules()
+    concrete = _concrete_classes(mods)
+    found: dict[str, list[str]] = {"isinstance": [], "isinstance_any": [], "getattr": [], "getattr_literal": [],
+                                   "private_imports": []}
+    for mod, p in mods.items():
+        rel = _rel(p)
+        package = mod if p.name == "__init__.py" else mod.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith("models/"):
+                    arg = node.args[1]
+                    elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
+                    names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
+                             if isinstance(e, (ast.Name, ast.Attribute))]
+                    other = [c for c in names if c in concrete and rel not in concrete[c]]
+                    plugin = [c for c in other if any(f.startswith(PLUGIN) for f in concrete[c])]
+                    if other:
+                        found["isinstance_any"].append(f"{rel}:{node.lineno} {','.join(other)}")
+                    if plugin:
+                        found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
+                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/")):
+                    found["getattr"].append(f"{rel}:{node.lineno} {node.func.id}")
+                    if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+                        found["getattr_literal"].append(f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})")
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    src = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    src = node.module or ""
+                if not src.startswith("bdpsim") or src == mod:
+                    continue
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__") and f"{src}.{a.name}" not in mods:
+                        found["private_imports"].append(f"{rel}:{node.lineno} {src}.{a.name}")
+    return found
+
+
+TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 5}  # issue 28
+
+if __name__ == "__main__":
+    res = counts()
+    for k, v in res.items():
+        print(f"{k:16s} {len(v):4d}" + (f"  (target <= {TARGETS[k]})" if k in TARGETS else ""))
+        if "--list" in sys.argv:
+            for line in v:
+                print("    " + line)
