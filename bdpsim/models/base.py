@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, draw_known_set
+from ..columns import Column, register_columns
 from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
@@ -313,12 +314,14 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
                               max_tries: int = 1000) -> Adversary:
     """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
     uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
-    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the model's marginal; redrawn when
-    either conditioning event has probability zero (possible only when the law has zeros).
+    ordered pair of distinct states ``(x, x')`` of the target (its own states when records differ:
+    ``record_states``) and ``x_K`` from the model's marginal; redrawn when either conditioning
+    event has probability zero (possible only when the law has zeros).
     """
-    s = model.states
+    per_record = getattr(model, "record_states", None)
     for _ in range(max_tries):
         i, known = draw_known_set(model.n, sizes, rng)
+        s = per_record[i] if per_record is not None else model.states
         x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
         x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
         adv = Adversary(i, known, x_known, x, xp)
@@ -327,6 +330,34 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
             return adv
     raise ConfigError("model", getattr(model, "kind", "model"),
                       "no adversary with positive-probability conditions found")
+
+
+#: node names of an adversary, for models whose nodes have names (networks, Markov random fields)
+NAME_COLUMNS = register_columns(
+    "adversaries", Column("i_name", str, "the target record's node name (models with named nodes)"),
+    Column("known_names", str, "the known records' node names (;-separated; cut at 1000 characters)"))
+ARGMAX_NAME_COLUMNS = register_columns(
+    "summary", Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
+    Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"))
+MAX_NAMES_TEXT = 1000
+
+
+def record_names(model) -> tuple[str, ...] | None:
+    """The records' node names of a model whose nodes have names, else ``None``."""
+    get = getattr(model, "record_names", None)
+    return get() if callable(get) else None
+
+
+def adversary_names(model, i: int, known) -> dict:
+    """``{"i_name": ..., "known_names": ...}`` of adversary ``(i, known)`` on a model with named
+    records (:data:`NAME_COLUMNS`), else ``{}``."""
+    names = record_names(model)
+    if not names:
+        return {}
+    text = ";".join(names[int(k)] for k in known)
+    if len(text) > MAX_NAMES_TEXT:
+        text = text[:MAX_NAMES_TEXT - 3] + "..."
+    return {"i_name": names[int(i)], "known_names": text}
 
 
 MODEL_KINDS: dict[str, ModelKind] = {}

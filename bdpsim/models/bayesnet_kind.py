@@ -19,17 +19,17 @@ from ..kernels.lattice import lattice
 from ..queries import additive_noisy
 from ..schema import Key
 from . import bayesnet_search as BS
-from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
-from .bayesnet import BayesNetModel
+from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, adversary_names, register_model_kind
 from .bayesnet_build import build
+from .factor_model import FactorModel
 from .markov_window import pair_score
 from .noisy import noisy_bdpl, noisy_profile
 
 
-def correlated_records(model: BayesNetModel) -> int:
-    """Records in the largest connected component of the moral graph: no record is correlated
-    with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
-    adj, records = model.moral_graph(), set(model.records)
+def correlated_records(model: FactorModel) -> int:
+    """Records in the largest connected component of the moral (interaction) graph: no record
+    is correlated with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
+    adj, records = model.interaction_graph(), set(model.records)
     seen: set[int] = set()
     best = 0
     for start in adj:
@@ -47,7 +47,7 @@ def correlated_records(model: BayesNetModel) -> int:
     return max(best, 1)
 
 
-def _laws(model: BayesNetModel, query, adv: Adversary):
+def _laws(model: FactorModel, query, adv: Adversary):
     """``(law under x, law under x', lattice step, atoms)`` of ``S`` by variable elimination."""
     g, delta, fmin = lattice(query.per_state(model.states))
     laws = []
@@ -55,30 +55,32 @@ def _laws(model: BayesNetModel, query, adv: Adversary):
         try:
             laws.append(model.additive_law(adv.condition(v), g))
         except ConfigError:
-            raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero") from None
+            raise NotAvailable(f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
+                               "conditioning event has probability zero") from None
     return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
 
 
 class _Row:
     """The worst adversary of a search as a table row (``adversaries.csv.gz``)."""
 
-    def __init__(self, worst: BS.WorstAdversary, y: float) -> None:
+    def __init__(self, worst: BS.WorstAdversary, y: float, model: FactorModel) -> None:
         self.worst, self.i, self.bdpl, self.argmax = worst, worst.i, worst.bdpl, y
+        self.names = adversary_names(model, worst.i, worst.known)
 
     def table_row(self) -> dict:
         w = self.worst
         return {"i": w.i, "known": ";".join(map(str, w.known)), "x_known": ";".join(map(str, w.x_known)),
-                "x": str(w.x), "x_prime": str(w.x_prime)}
+                "x": str(w.x), "x_prime": str(w.x_prime), "extras": dict(self.names)}
 
     def adversary(self) -> Adversary:
         return self.worst.adversary()
 
 
-def _search(model: BayesNetModel, query, noise, min_known: int, profile: float | None = None):
+def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None):
     g, delta, fmin = lattice(query.per_state(model.states))
     res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known)
     y = model.n * fmin + delta * res.worst.atom
-    return res, [_Row(res.worst, y)], np.array([res.bdpl])
+    return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
 
 
 class BayesNetKind(ModelKind):
@@ -86,12 +88,14 @@ class BayesNetKind(ModelKind):
     doc = "discrete Bayesian network (states, parents, cpt[, records]; or hmm = {...}; or bif = 'path')"
     keys = {"states": Key("any", hashed=False, sweep=False), "parents": Key("any", hashed=False, sweep=False),
             "cpt": Key("any", hashed=False, sweep=False), "records": Key("any", hashed=False, sweep=False),
+            "names": Key("any", hashed=False, sweep=False), "table_tolerance": Key("float", hashed=False, sweep=False),
             "hmm": Key("any", hashed=False, sweep=False), "bif": Key("str", hashed=False)}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         model = build({k: params[k] for k in self.keys if k in present})
-        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self)
+        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
+                         detail={"notes": model.notes} if model.notes else {})
 
     def cost(self, spec: ModelSpec) -> SampleCost:
         model = spec.fixed
