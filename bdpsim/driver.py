@@ -173,14 +173,18 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
 
 
-def run_window(point: ExperimentPoint) -> ChunkResult:
+def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> ChunkResult:
     """Exact BDPL of every adversary by the window reduction (one task): rows are the window
     cells (target, unknowns left/right, boundary values or chain ends, x, x'), the most leaking
     first; ``known`` is written as ranges ``0..l;r..n-1`` and ``x_known`` as the boundary values
     (given them, the records beyond are independent of the window and do not change the BDPL)."""
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
-    _, advs, values = point.exact_engine.window(point.sizes[0], None if keep == "all" else keep)
+    top = None if keep == "all" else keep
+    if targets is None:
+        _, advs, values = point.exact_engine.window(point.sizes[0], top)
+    else:  # one part of a search split by target (ExactEngine.window_parts)
+        _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
     rows = [AdversaryResult(point.id, -1, **w.table_row(), bdpl=w.bdpl, argmax=w.argmax, exact=w.bdpl)
             for w in advs]
     stats = _stats_of(bdpl=values, exact=values)
@@ -205,6 +209,9 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
     if point.settings.exhaustive:
         if point.exhaustive_method == "window":
+            parts = point.exact_engine.window_parts
+            if parts is not None:  # one task per part: the progress bar counts them
+                return [(run_window, (point, part)) for part in parts()]
             return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
     A = point.settings.adversaries

@@ -156,6 +156,13 @@ class ExactEngine:
         ``max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)`` (hockey-stick divergence).
     window_profile : callable, optional
         ``(min_known, eps) -> delta``: its supremum over every adversary (window reduction).
+    window_limit : callable, optional
+        ``(min_known) -> None | reason``: refuses a window search too large to finish (checked
+        up front with the config, field ``run.adversaries``).
+    window_parts : callable, optional
+        ``() -> list of target lists``: the window search runs as one task per part (progress
+        per part), calling ``window(min_known, top, targets=part)``; each part's value is the
+        worst over its targets.
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
         :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
@@ -172,6 +179,8 @@ class ExactEngine:
     profile: Callable | None = None
     window_profile: Callable | None = None
     incomplete: str | None = None
+    window_limit: Callable | None = None
+    window_parts: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,22 @@ class _Row:
         return self.worst.adversary()
 
 
-def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None):
+def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None, targets=None):
     g, delta, fmin = lattice(query.per_state(model.states))
-    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known)
+    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets)
     y = model.n * fmin + delta * res.worst.atom
     return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
+
+
+def _search_limit(model: FactorModel, query) -> str | None:
+    """``None`` if the all-adversary search fits its up-front estimate
+    (:func:`~bdpsim.models.bayesnet_search.search_plan`), else the refusal with the estimate."""
+    g, _, _ = lattice(query.per_state(model.states))
+    try:
+        BS.search_plan(model, g)
+    except ConfigError as err:
+        return err.rule
+    return None
 
 
 class BayesNetKind(ModelKind):
@@ -114,8 +125,10 @@ class BayesNetKind(ModelKind):
             method=("variable elimination over (clique, running query value), then the noise law's exact sup "
                     "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
                     "known records separate nothing, e.g. a hidden Markov model)"),
-            window=lambda min_known, top: _search(model, query, noise, min_known),
-            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl)
+            window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
+            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
+            window_limit=lambda min_known: _search_limit(model, query),
+            window_parts=lambda: [[i] for i in range(model.n)])
 
 
 KIND = register_model_kind(BayesNetKind())

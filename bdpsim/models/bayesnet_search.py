@@ -307,6 +307,82 @@ def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
     return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
 
 
+# ---------------------------------------------------------------------------------- cost
+
+#: seconds per region of the separated-region search besides its arithmetic (Python, planning)
+REGION_OVERHEAD = 2e-3
+#: elementary operations per second of the batched eliminations and scores
+OPS_PER_SECOND = 1e8
+#: refusal threshold of the up-front estimate (seconds of one core)
+MAX_SEARCH_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """The up-front estimate of :func:`bdpl_search`: the ``method`` ``"auto"`` picks, the
+    ``regions`` counted (every target), the ``known_sets`` an exhaustive search enumerates, its
+    ``cells`` and the estimated ``seconds`` of one core (refused above ``max_seconds``)."""
+
+    method: str
+    regions: int
+    known_sets: int
+    cells: float
+    seconds: float
+
+    def text(self) -> str:
+        what = (f"{self.regions} separated regions" if self.method == "regions"
+                else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells")
+        return f"exact search over every adversary: {what}, ~{self.seconds:.3g} s of one core"
+
+
+def search_plan(model: FactorModel, increments, *, targets=None, max_regions: int = MAX_REGIONS,
+                max_cells: float = MAX_CELLS, max_seconds: float = MAX_SEARCH_SECONDS) -> SearchPlan:
+    """Count the separated regions (at most ``max_regions`` in all, a fraction of the search's
+    own cost) and estimate the time of both searches before any arithmetic:
+
+    * regions: ``sum_R [REGION_OVERHEAD + B_R (|R| + |∂R|) s^(w+1) Q / 1e8]`` with ``B_R`` the
+      boundary assignments (the batch), ``w`` the model's induced width, ``s`` the largest
+      number of states and ``Q`` the number of query values;
+    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus the joint table.
+
+    Picks as :func:`bdpl_search`'s ``"auto"``; raises a one-line :class:`ConfigError` (field
+    ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
+    cells above ``max_cells``, or more than ``max_seconds``)."""
+    T = _targets(model, targets)
+    inc = model.increments(increments)
+    Q = 1 + sum(int(g.max()) for g in inc.values())
+    smax = max(model.node_states)
+    width = model.elimination_plan().width
+    adj, rec = model.interaction_graph(), set(model.records)
+    cards = model.node_states
+    count, secs, over = 0, 0.0, False
+    for i in T:
+        for R, bnd in closed_regions(adj, model.records[i], rec.__contains__, limit=math.inf):
+            count += 1
+            batch = math.prod(cards[v] for v in bnd)
+            secs += REGION_OVERHEAD + batch * (len(R) + len(bnd)) * float(smax) ** (width + 1) * Q / OPS_PER_SECOND
+            if count > max_regions:
+                over = True
+                break
+        if over:
+            break
+    nk = n_known_sets(model.n, T, 0)
+    cells = exhaustive_cells(model, increments)
+    ex_secs = len(T) * cells * max(1, smax * (smax - 1) // 2) * 20 / OPS_PER_SECOND
+    use_ex = cells <= max_cells and (over or count >= nk)
+    if use_ex and ex_secs <= max_seconds:
+        return SearchPlan("exhaustive", count, nk, cells, ex_secs)
+    if not over and secs <= max_seconds:
+        return SearchPlan("regions", count, nk, cells, secs)
+    regions = f"more than {max_regions} separated regions" if over else \
+        f"{count} separated regions (~{secs:.3g} s)"
+    raise ConfigError("run.adversaries", "all",
+                      f"the exact search over every adversary is refused up front: {regions}, and the "
+                      f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nk:.3g} known "
+                      f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
+                      "(run.adversaries = 100) or fewer records")
+
+
 def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method: str = "auto",
                 targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
                 max_cells: float = MAX_CELLS) -> SearchResult:
@@ -320,10 +396,8 @@ def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method
         return exhaustive_search(model, increments, grid_score, targets=targets, min_known=min_known,
                                  max_cells=max_cells)
     if method == "auto":
-        T = _targets(model, targets)
-        adj, rec = model.interaction_graph(), set(model.records)
-        regions = sum(1 for i in T for _ in closed_regions(adj, model.records[i], rec.__contains__, max_regions))
-        if regions >= n_known_sets(model.n, T, 0) and exhaustive_cells(model, increments) <= max_cells:
+        if search_plan(model, increments, targets=targets, max_regions=max_regions * len(_targets(model, targets)),
+                       max_cells=max_cells, max_seconds=math.inf).method == "exhaustive":
             return exhaustive_search(model, increments, grid_score, targets=targets,
                                      min_known=min_known, max_cells=max_cells)
     return region_search(model, increments, grid_score, targets=targets, min_known=min_known,

@@ -259,17 +259,25 @@ class FactorModel:
         return additive_query_law(self, query, known)
 
     # ------------------------------------------------------------------ junction tree
+    def check_tractable(self, field: str = "junction tree", scopes=None):
+        """The min-fill plan of a junction tree of the model (the cost of exact conditional
+        sampling, marginals and the Markov Quilt), refused in one line naming ``field`` when
+        its largest clique table exceeds :data:`MAX_CLIQUE_CELLS` cells."""
+        scopes = self._scopes if scopes is None else scopes
+        p = plan(scopes, dict(enumerate(self.node_states)), [1] * len(scopes))
+        if p.max_cells > MAX_CLIQUE_CELLS:
+            raise ConfigError(field, f"{self.size} nodes, induced width {p.width}",
+                              f"infeasible: exact conditional sampling needs a junction tree with a clique "
+                              f"table of {p.max_cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
+                              "O(N s^(w+1)) for treewidth w)")
+        return p
+
     def junction_tree(self, known: Mapping[int, int] | None = None, what: str = "junction tree"):
         """Calibrated junction tree of ``P(. | known)`` (:mod:`bdpsim.kernels.junction`),
         refused in one line when its largest clique table exceeds :data:`MAX_CLIQUE_CELLS`."""
         fs = self.factors(self.evidence(known or {}))
-        cards = dict(enumerate(self.node_states))
-        p = plan([f.vars for f in fs], cards, [1] * len(fs))
-        if p.max_cells > MAX_CLIQUE_CELLS:
-            raise ConfigError(what, f"{self.size} nodes, induced width {p.width}",
-                              f"infeasible: a clique table of {p.max_cells:.3g} cells (limit "
-                              f"{MAX_CLIQUE_CELLS:.3g}); the cost is O(N s^(w+1)) for treewidth w")
-        jt = junction_tree(fs, cards, p.order).calibrate(fs)
+        p = self.check_tractable(what, [f.vars for f in fs])
+        jt = junction_tree(fs, dict(enumerate(self.node_states)), p.order).calibrate(fs)
         if not jt.log_evidence > -math.inf:
             raise ConfigError("known", brief(dict(known or {})), "conditioning event has probability zero")
         return jt
