@@ -201,6 +201,9 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
               "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
               "cov_draw = 'equicorrelated')")
         if exhaustive_method(settings, spec, mech) == "window":
+            eng = engine_for(probe, mech)
+            why = eng.window_limit(resolve_known_sizes(settings.known_sizes, n)[0]) if eng.window_limit else None
+            check(why is None, "run.adversaries", "all", why or "")
             return
         eng = engine_for(probe, mech)
         check(eng.exhaustive is not None, "run.adversaries", "all",

@@ -51,6 +51,7 @@ from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import AdversaryResult, ordered_extras
+from .models.base import ARGMAX_NAME_COLUMNS, NAME_COLUMNS, adversary_names, record_names
 from .summarize import check_bounds, summarize
 
 def population_key(point: ExperimentPoint) -> int:
@@ -78,6 +79,9 @@ def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
         est = p.estimator()
         summ |= {*est.summary_extras, *p.mechanism.summary_extras}
         adv |= set(est.adversary_extras)
+        if record_names(p.model.fixed):  # named nodes (networks): names beside the indices
+            summ |= {c.name for c in ARGMAX_NAME_COLUMNS}
+            adv |= {c.name for c in NAME_COLUMNS}
     return ordered_extras("summary", summ), ordered_extras("adversaries", adv)
 
 
@@ -149,7 +153,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
         rows.append(AdversaryResult.of(
             point.id, j, adv, e.value, null_bdpl=null, nonpositive_points=e.nonpositive, argmax=e.argmax,
             exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan,
-            extras=dict(e.extra)))
+            extras={**e.extra, **adversary_names(model, adv.i, adv.known)}))
     return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
                        time.perf_counter() - t0)
 
@@ -169,14 +173,18 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
 
 
-def run_window(point: ExperimentPoint) -> ChunkResult:
+def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> ChunkResult:
     """Exact BDPL of every adversary by the window reduction (one task): rows are the window
     cells (target, unknowns left/right, boundary values or chain ends, x, x'), the most leaking
     first; ``known`` is written as ranges ``0..l;r..n-1`` and ``x_known`` as the boundary values
     (given them, the records beyond are independent of the window and do not change the BDPL)."""
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
-    _, advs, values = point.exact_engine.window(point.sizes[0], None if keep == "all" else keep)
+    top = None if keep == "all" else keep
+    if targets is None:
+        _, advs, values = point.exact_engine.window(point.sizes[0], top)
+    else:  # one part of a search split by target (ExactEngine.window_parts)
+        _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
     rows = [AdversaryResult(point.id, -1, **w.table_row(), bdpl=w.bdpl, argmax=w.argmax, exact=w.bdpl)
             for w in advs]
     stats = _stats_of(bdpl=values, exact=values)
@@ -201,6 +209,9 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
     if point.settings.exhaustive:
         if point.exhaustive_method == "window":
+            parts = point.exact_engine.window_parts
+            if parts is not None:  # one task per part: the progress bar counts them
+                return [(run_window, (point, part)) for part in parts()]
             return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
     A = point.settings.adversaries
@@ -255,7 +266,9 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         if todo and par is None:
             par = stack.enter_context(parallel(jobs, backend, scheduler))
         meta = R.metadata("run", config.raw, config.seed,
-                          points=[{"id": p.id, "params": p.params} for p in config.points],
+                          points=[{"id": p.id, "params": p.params,
+                                   **({"model_notes": list(p.model.detail["notes"])}
+                                      if p.model.detail.get("notes") else {})} for p in config.points],
                           source=config.source, title=config.title, started=R.now(), status="running",
                           argv=sys.argv, jobs=jobs, backend=backend)
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))

@@ -64,6 +64,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
     cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
+    if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
+        cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
     row = SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,

@@ -122,6 +122,18 @@ def product(factors: Sequence[Factor]) -> Factor:
     return out
 
 
+def scaled_product(factors: Sequence[Factor]) -> tuple[Factor, np.ndarray]:
+    """:func:`product` rescaled after every step (row maximum 1) and the log of the scale
+    removed, per batch row: a product of thousands of factors (a long chain cut by evidence
+    into independent parts) neither overflows nor underflows."""
+    fs = sorted(factors, key=lambda f: f.table.shape[-1])
+    out, ls = fs[0], np.zeros(1)
+    for f in fs[1:]:
+        out, step = rescale(multiply(out, f))
+        ls = ls + step
+    return out, ls
+
+
 # ---------------------------------------------------------------------------------- ordering
 
 def interaction_graph(scopes: Iterable[Sequence[int]]) -> dict[int, set[int]]:
@@ -263,8 +275,9 @@ def eliminate(factors: Sequence[Factor], order: Sequence[int],
         if not ids:
             continue
         fs = [live.pop(j) for j in sorted(ids)]
-        msg, ls = rescale(sum_out(product(fs), v))
-        log_scale = log_scale + ls
+        prod, ls0 = scaled_product(fs)
+        msg, ls = rescale(sum_out(prod, v))
+        log_scale = log_scale + ls0 + ls
         for u in msg.vars:
             by_var[u] -= ids
             by_var[u].add(nxt)
@@ -274,8 +287,7 @@ def eliminate(factors: Sequence[Factor], order: Sequence[int],
     if left:
         raise ValueError(f"variables {sorted(left)} are neither eliminated nor kept")
     keep = tuple(keep)
-    final = product(list(live.values())) if live else Factor((), np.ones((1, 1)))
+    final, ls = scaled_product(list(live.values())) if live else (Factor((), np.ones((1, 1))), np.zeros(1))
     if set(final.vars) != set(keep):
         raise ValueError(f"kept variables {keep} do not match the remaining scope {final.vars}")
-    final, ls = rescale(final)
     return _align(final, keep), log_scale + ls

@@ -10,6 +10,7 @@ from . import markov_kind as _markov_kind  # noqa: F401, I001
 from . import gaussian_kind as _gaussian_kind  # noqa: F401
 from . import pedigree_kind as _pedigree_kind  # noqa: F401
 from . import bayesnet_kind as _bayesnet_kind  # noqa: F401
+from . import mrf as _mrf  # noqa: F401
 from ..kernels.chains import gamma_of, omega_of, symmetric_chain, transition_matrix
 from .bayesnet import BayesNetModel
 from .base import (MODEL_KINDS, DataModel, DiscreteModel, ExactEngine, ExhaustiveResult, ModelKind, ModelSpec,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, draw_known_set
+from ..columns import Column, register_columns
 from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
@@ -157,6 +158,13 @@ class ExactEngine:
         ``max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)`` (hockey-stick divergence).
     window_profile : callable, optional
         ``(min_known, eps) -> delta``: its supremum over every adversary (window reduction).
+    window_limit : callable, optional
+        ``(min_known) -> None | reason``: refuses a window search too large to finish (checked
+        up front with the config, field ``run.adversaries``).
+    window_parts : callable, optional
+        ``() -> list of target lists``: the window search runs as one task per part (progress
+        per part), calling ``window(min_known, top, targets=part)``; each part's value is the
+        worst over its targets.
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
         :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
@@ -173,6 +181,8 @@ class ExactEngine:
     profile: Callable | None = None
     window_profile: Callable | None = None
     incomplete: str | None = None
+    window_limit: Callable | None = None
+    window_parts: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -319,12 +329,14 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
                               max_tries: int = 1000) -> Adversary:
     """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
     uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
-    ordered pair of distinct states ``(x, x')`` and ``x_K`` from the model's marginal; redrawn when
-    either conditioning event has probability zero (possible only when the law has zeros).
+    ordered pair of distinct states ``(x, x')`` of the target (its own states when records differ:
+    ``record_states``) and ``x_K`` from the model's marginal; redrawn when either conditioning
+    event has probability zero (possible only when the law has zeros).
     """
-    s = model.states
+    per_record = getattr(model, "record_states", None)
     for _ in range(max_tries):
         i, known = draw_known_set(model.n, sizes, rng)
+        s = per_record[i] if per_record is not None else model.states
         x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
         x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
         adv = Adversary(i, known, x_known, x, xp)
@@ -333,6 +345,34 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
             return adv
     raise ConfigError("model", model.kind,
                       "no adversary with positive-probability conditions found")
+
+
+#: node names of an adversary, for models whose nodes have names (networks, Markov random fields)
+NAME_COLUMNS = register_columns(
+    "adversaries", Column("i_name", str, "the target record's node name (models with named nodes)"),
+    Column("known_names", str, "the known records' node names (;-separated; cut at 1000 characters)"))
+ARGMAX_NAME_COLUMNS = register_columns(
+    "summary", Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
+    Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"))
+MAX_NAMES_TEXT = 1000
+
+
+def record_names(model) -> tuple[str, ...] | None:
+    """The records' node names of a model whose nodes have names, else ``None``."""
+    get = getattr(model, "record_names", None)
+    return get() if callable(get) else None
+
+
+def adversary_names(model, i: int, known) -> dict:
+    """``{"i_name": ..., "known_names": ...}`` of adversary ``(i, known)`` on a model with named
+    records (:data:`NAME_COLUMNS`), else ``{}``."""
+    names = record_names(model)
+    if not names:
+        return {}
+    text = ";".join(names[int(k)] for k in known)
+    if len(text) > MAX_NAMES_TEXT:
+        text = text[:MAX_NAMES_TEXT - 3] + "..."
+    return {"i_name": names[int(i)], "known_names": text}
 
 
 @runtime_checkable

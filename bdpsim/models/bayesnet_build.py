@@ -7,6 +7,11 @@ Config (``[model] kind = "bayesnet"``), exactly one of:
   whose records are the ``n`` observations (``initial`` optional, default stationary);
 * ``bif = "path"``: a BIF file read with pgmpy (optional ``records`` as node names or indices).
 
+Optional with any of them: ``table_tolerance`` (default 1e-6: rows of a table summing to 1 within
+it are renormalised, with a note in ``metadata.json``); with ``parents``: ``names`` (one distinct
+name per node, used in messages and the result tables' name columns; ``records`` may then be
+names).
+
 pgmpy is an optional dependency (``pip install bdpsim[bayesnet]``); without it the pgmpy/BIF
 paths raise a one-line :class:`~bdpsim.errors.ConfigError` saying so.
 """
@@ -19,8 +24,9 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from .bayesnet import BayesNetModel
+from .bayesnet_check import TABLE_TOLERANCE, check_tolerance
 
-KEYS = ("states", "parents", "cpt", "records", "hmm", "bif")
+KEYS = ("states", "parents", "cpt", "records", "names", "table_tolerance", "hmm", "bif")
 HMM_KEYS = ("transition", "emission", "n", "initial")
 INSTALL = "pip install bdpsim[bayesnet]"
 
@@ -35,10 +41,12 @@ def build(params: dict) -> BayesNetModel:
     check(len(ways) == 1, "model", sorted(given),
           "give exactly one of parents + cpt, hmm = {...} or bif = \"path\"")
     way = ways[0]
+    tol = check_tolerance(given.get("table_tolerance", TABLE_TOLERANCE))
     if way == "parents":
         check("cpt" in given, "model.cpt", None, "is required with parents (one table per node)")
-        return BayesNetModel(given["parents"], given["cpt"], given.get("states"), given.get("records"))
-    for k in ("cpt", "states"):
+        return BayesNetModel(given["parents"], given["cpt"], given.get("states"), given.get("records"),
+                             given.get("names"), tol)
+    for k in ("cpt", "states", "names"):
         check(k not in given, f"model.{k}", given.get(k), f"only with parents (not with {way})")
     if way == "hmm":
         h = given["hmm"]
@@ -50,12 +58,12 @@ def build(params: dict) -> BayesNetModel:
         check("records" not in given, "model.records", given.get("records"),
               "an hmm's records are its observations (no records key)")
         try:
-            return BayesNetModel.hmm(h["transition"], h["emission"], h["n"], h.get("initial"))
+            return BayesNetModel.hmm(h["transition"], h["emission"], h["n"], h.get("initial"), tol)
         except ConfigError as err:
             if err.field.startswith("model."):
                 raise
             raise ConfigError(f"model.hmm.{err.field}", err.value, err.rule) from None
-    return from_bif(given["bif"], given.get("records"))
+    return from_bif(given["bif"], given.get("records"), tol)
 
 
 def _pgmpy():
@@ -66,7 +74,7 @@ def _pgmpy():
                           f"reading pgmpy models and BIF files needs pgmpy: {INSTALL}") from None
 
 
-def from_pgmpy(model, records=None) -> BayesNetModel:
+def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
     """A :class:`BayesNetModel` from a pgmpy ``DiscreteBayesianNetwork`` (nodes in topological
     order, ties by name; states in the ``state_names`` order of the node's own CPD). The joint law
     is the same product ``P(x) = prod_v P(x_v | x_pa(v))`` of the CPDs.
@@ -77,6 +85,8 @@ def from_pgmpy(model, records=None) -> BayesNetModel:
         The network (pgmpy is an optional dependency: ``pip install "bdpsim[bayesnet]"``).
     records : sequence of str or int, optional
         The nodes that are the database's records, by name or index (default: every node).
+    table_tolerance : float
+        Rows summing to 1 within it are renormalised (published networks are rounded).
 
     Returns
     -------
@@ -121,10 +131,11 @@ def from_pgmpy(model, records=None) -> BayesNetModel:
             else:
                 recs.append(r)
         records = recs
-    return BayesNetModel(tuple(parents), tuple(tables), records=records, names=tuple(map(str, order)))
+    return BayesNetModel(tuple(parents), tuple(tables), records=records, names=tuple(map(str, order)),
+                         table_tolerance=table_tolerance)
 
 
-def from_bif(path, records=None) -> BayesNetModel:
+def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
     """A :class:`BayesNetModel` from a BIF file, read with pgmpy's ``BIFReader`` (see
     :func:`from_pgmpy`).
 
@@ -134,6 +145,8 @@ def from_bif(path, records=None) -> BayesNetModel:
         The ``.bif`` file.
     records : sequence of str or int, optional
         The record nodes, by name or index (default: every node).
+    table_tolerance : float
+        Rows summing to 1 within it are renormalised.
 
     Returns
     -------
@@ -148,4 +161,4 @@ def from_bif(path, records=None) -> BayesNetModel:
         net = BIFReader(str(path)).get_model()
     except Exception as err:  # pgmpy raises many types for a malformed file
         raise ConfigError("model.bif", str(path), f"not a readable BIF file ({type(err).__name__})") from None
-    return from_pgmpy(net, records)
+    return from_pgmpy(net, records, table_tolerance)

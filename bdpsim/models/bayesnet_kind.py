@@ -19,17 +19,17 @@ from ..kernels.lattice import lattice
 from ..queries import additive_noisy
 from ..schema import Key
 from . import bayesnet_search as BS
-from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
-from .bayesnet import BayesNetModel
+from .base import ExactEngine, ModelKind, ModelSpec, SampleCost, adversary_names, register_model_kind
 from .bayesnet_build import build
+from .factor_model import FactorModel
 from .markov_window import pair_score
 from .noisy import noisy_bdpl, noisy_profile
 
 
-def correlated_records(model: BayesNetModel) -> int:
-    """Records in the largest connected component of the moral graph: no record is correlated
-    with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
-    adj, records = model.moral_graph(), set(model.records)
+def correlated_records(model: FactorModel) -> int:
+    """Records in the largest connected component of the moral (interaction) graph: no record
+    is correlated with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
+    adj, records = model.interaction_graph(), set(model.records)
     seen: set[int] = set()
     best = 0
     for start in adj:
@@ -47,7 +47,7 @@ def correlated_records(model: BayesNetModel) -> int:
     return max(best, 1)
 
 
-def _laws(model: BayesNetModel, query, adv: Adversary):
+def _laws(model: FactorModel, query, adv: Adversary):
     """``(law under x, law under x', lattice step, atoms)`` of ``S`` by variable elimination."""
     g, delta, fmin = lattice(query.per_state(model.states))
     laws = []
@@ -55,30 +55,43 @@ def _laws(model: BayesNetModel, query, adv: Adversary):
         try:
             laws.append(model.additive_law(adv.condition(v), g))
         except ConfigError:
-            raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero") from None
+            raise NotAvailable(f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
+                               "conditioning event has probability zero") from None
     return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
 
 
 class _Row:
     """The worst adversary of a search as a table row (``adversaries.csv.gz``)."""
 
-    def __init__(self, worst: BS.WorstAdversary, y: float) -> None:
+    def __init__(self, worst: BS.WorstAdversary, y: float, model: FactorModel) -> None:
         self.worst, self.i, self.bdpl, self.argmax = worst, worst.i, worst.bdpl, y
+        self.names = adversary_names(model, worst.i, worst.known)
 
     def table_row(self) -> dict:
         w = self.worst
         return {"i": w.i, "known": ";".join(map(str, w.known)), "x_known": ";".join(map(str, w.x_known)),
-                "x": str(w.x), "x_prime": str(w.x_prime)}
+                "x": str(w.x), "x_prime": str(w.x_prime), "extras": dict(self.names)}
 
     def adversary(self) -> Adversary:
         return self.worst.adversary()
 
 
-def _search(model: BayesNetModel, query, noise, min_known: int, profile: float | None = None):
+def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None, targets=None):
     g, delta, fmin = lattice(query.per_state(model.states))
-    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known)
+    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets)
     y = model.n * fmin + delta * res.worst.atom
-    return res, [_Row(res.worst, y)], np.array([res.bdpl])
+    return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
+
+
+def _search_limit(model: FactorModel, query) -> str | None:
+    """``None`` if the all-adversary search fits its up-front estimate
+    (:func:`~bdpsim.models.bayesnet_search.search_plan`), else the refusal with the estimate."""
+    g, _, _ = lattice(query.per_state(model.states))
+    try:
+        BS.search_plan(model, g)
+    except ConfigError as err:
+        return err.rule
+    return None
 
 
 class BayesNetKind(ModelKind):
@@ -95,6 +108,11 @@ class BayesNetKind(ModelKind):
                        rule="rows are probability vectors"),
             "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
                            rule="distinct node indices"),
+            "names": Key("any", hashed=False, sweep=False, doc="node names (absent: from the BIF file, else n0, n1, ...)",
+                         rule="distinct strings, one per node"),
+            "table_tolerance": Key("float", hashed=False, sweep=False,
+                                   doc="how far a table row may sum from 1 and still be renormalised",
+                                   rule="a number in [0, 0.01]"),
             "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
                        rule="a table; exclusive with parents/cpt and bif"),
             "bif": Key("str", hashed=False, doc="a BIF network file read with pgmpy",
@@ -103,7 +121,8 @@ class BayesNetKind(ModelKind):
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         model = build({k: params[k] for k in self.keys if k in present})
-        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self)
+        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
+                         detail={"notes": model.notes} if model.notes else {})
 
     def cost(self, spec: ModelSpec) -> SampleCost:
         model = spec.fixed
@@ -122,8 +141,10 @@ class BayesNetKind(ModelKind):
             method=("variable elimination over (clique, running query value), then the noise law's exact sup "
                     "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
                     "known records separate nothing, e.g. a hidden Markov model)"),
-            window=lambda min_known, top: _search(model, query, noise, min_known),
-            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl)
+            window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
+            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
+            window_limit=lambda min_known: _search_limit(model, query),
+            window_parts=lambda: [[i] for i in range(model.n)])
 
 
 KIND = register_model_kind(BayesNetKind())

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, NotAvailable, check
-from .bayesnet import MAX_OPERATIONS, BayesNetModel
+from .factor_model import MAX_OPERATIONS, FactorModel
 
 MAX_REGIONS = 200_000   # regions per target
 MAX_CELLS = 1e7         # exhaustive: cells of the zeta tensors of one target
@@ -103,7 +103,7 @@ class SearchResult:
     n_evaluations: int
 
 
-def _targets(model: BayesNetModel, targets) -> list[int]:
+def _targets(model: FactorModel, targets) -> list[int]:
     if targets is None:
         return list(range(model.n))
     tl = list(targets)
@@ -131,14 +131,14 @@ def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: in
     return best[:5] + (count,)
 
 
-def adversary_bdpl(model: BayesNetModel, known: Mapping[int, int], target: int, increments,
+def adversary_bdpl(model: FactorModel, known: Mapping[int, int], target: int, increments,
                    grid_score: GridScore, max_operations: float = MAX_OPERATIONS) -> WorstAdversary:
     """Exact ``BDPL_(K,i)(x_K) = max_{x != x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of one
     adversary (known records ``known``, target record ``target``), over the target pairs of
     positive probability. One elimination: ``O(N s^(w+1) Q)``, refused above ``max_operations``."""
     (i,) = _targets(model, [target])
     check(i not in known, "known", dict(known), f"must not contain the target {i}")
-    ev = model._evidence(known)
+    ev = model.evidence(known)
     inc = model.increments(increments)
     shift = sum(int(inc[v][int(x[0])]) for v, x in ev.items() if v in inc)
     inc = {v: g for v, g in inc.items() if v not in ev}
@@ -160,7 +160,7 @@ def n_known_sets(n: int, targets: Sequence[int], min_known: int) -> int:
     return len(targets) * sum(math.comb(n - 1, k) for k in range(min_known, n))
 
 
-def exhaustive_cells(model: BayesNetModel, increments) -> float:
+def exhaustive_cells(model: FactorModel, increments) -> float:
     """Cells of the largest per-target zeta tensor set of :func:`exhaustive_search`."""
     inc = model.increments(increments)
     Q = 1 + sum(int(g.max()) for g in inc.values())
@@ -168,7 +168,7 @@ def exhaustive_cells(model: BayesNetModel, increments) -> float:
     return max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards)) * Q
 
 
-def exhaustive_search(model: BayesNetModel, increments, grid_score: GridScore, *, targets=None,
+def exhaustive_search(model: FactorModel, increments, grid_score: GridScore, *, targets=None,
                       min_known: int = 0, max_cells: float = MAX_CELLS) -> SearchResult:
     """Every target, known set, known values and target pair (module docstring)."""
     T = _targets(model, targets)
@@ -241,26 +241,18 @@ def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int]
         stack.append((R | {v}, X, (F | adj[v]) - R - {v} - X))
 
 
-def _children(model: BayesNetModel) -> list[list[int]]:
-    children: list[list[int]] = [[] for _ in range(model.size)]
-    for j, pa in enumerate(model.parents):
-        for p in pa:
-            children[p].append(j)
-    return children
-
-
-def region_laws(model: BayesNetModel, node: int, R: frozenset, boundary: frozenset,
-                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS, children=None):
+def region_laws(model: FactorModel, node: int, R: frozenset, boundary: frozenset,
+                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS):
     """``P(X_node = x, S_R = q | x_∂R)`` for every boundary assignment (rows; column ``k`` of
-    the returned ``grid`` is the assignment of ``sorted(boundary)``) from the tables of ``R`` and
-    its children only, plus a mask of the assignments of positive probability."""
-    children = _children(model) if children is None else children
-    local = sorted(set(R).union(*(children[v] for v in R)))
+    the returned ``grid`` is the assignment of ``sorted(boundary)``) from the factors meeting
+    ``R`` only (on a network: the tables of ``R`` and its children), plus a mask of the
+    assignments of positive probability."""
+    local = model.factors_touching(R)
     bnodes = sorted(boundary)
     cards = [model.node_states[v] for v in bnodes]
     grid = np.indices(cards).reshape(len(cards), -1) if bnodes else np.zeros((0, 1), dtype=np.int64)
     ev = {v: grid[k] for k, v in enumerate(bnodes)}
-    fs = model.factors(ev, {v: g for v, g in inc.items() if v in R}, nodes=local)
+    fs = model.factors(ev, {v: g for v, g in inc.items() if v in R}, which=local)
     tab, _ = model.law(fs, keep=(node,), batch=grid.shape[1], what="region", max_operations=max_operations)
     feasible = np.ones(grid.shape[1], dtype=bool)
     if not model.is_positive and bnodes:
@@ -269,7 +261,7 @@ def region_laws(model: BayesNetModel, node: int, R: frozenset, boundary: frozens
     return np.broadcast_to(tab, (grid.shape[1],) + tab.shape[1:]), grid, bnodes, feasible
 
 
-def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, targets=None,
+def region_search(model: FactorModel, increments, grid_score: GridScore, *, targets=None,
                   min_known: int = 0, max_regions: int = MAX_REGIONS,
                   max_operations: float = MAX_OPERATIONS) -> SearchResult:
     """Exact BDPL over all adversaries with ``|K| >= min_known`` by the separated-region
@@ -279,7 +271,7 @@ def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, ta
     check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
           min_known, f"must be an integer in 0..{n - 1}")
     inc = model.increments(increments)
-    adj, children = model.moral_graph(), _children(model)
+    adj = model.interaction_graph()
     rec = set(model.records)
     best, evals, count = None, 0, 0
     for i in T:
@@ -289,7 +281,7 @@ def region_search(model: BayesNetModel, increments, grid_score: GridScore, *, ta
             if n - inside < min_known:
                 continue
             count += 1
-            tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations, children)
+            tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations)
             ok = (tab.sum(axis=2) > 0) & feas[:, None]
             v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
             evals += cnt
@@ -315,7 +307,83 @@ def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
     return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
 
 
-def bdpl_search(model: BayesNetModel, increments, grid_score: GridScore, *, method: str = "auto",
+# ---------------------------------------------------------------------------------- cost
+
+#: seconds per region of the separated-region search besides its arithmetic (Python, planning)
+REGION_OVERHEAD = 2e-3
+#: elementary operations per second of the batched eliminations and scores
+OPS_PER_SECOND = 1e8
+#: refusal threshold of the up-front estimate (seconds of one core)
+MAX_SEARCH_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """The up-front estimate of :func:`bdpl_search`: the ``method`` ``"auto"`` picks, the
+    ``regions`` counted (every target), the ``known_sets`` an exhaustive search enumerates, its
+    ``cells`` and the estimated ``seconds`` of one core (refused above ``max_seconds``)."""
+
+    method: str
+    regions: int
+    known_sets: int
+    cells: float
+    seconds: float
+
+    def text(self) -> str:
+        what = (f"{self.regions} separated regions" if self.method == "regions"
+                else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells")
+        return f"exact search over every adversary: {what}, ~{self.seconds:.3g} s of one core"
+
+
+def search_plan(model: FactorModel, increments, *, targets=None, max_regions: int = MAX_REGIONS,
+                max_cells: float = MAX_CELLS, max_seconds: float = MAX_SEARCH_SECONDS) -> SearchPlan:
+    """Count the separated regions (at most ``max_regions`` in all, a fraction of the search's
+    own cost) and estimate the time of both searches before any arithmetic:
+
+    * regions: ``sum_R [REGION_OVERHEAD + B_R (|R| + |∂R|) s^(w+1) Q / 1e8]`` with ``B_R`` the
+      boundary assignments (the batch), ``w`` the model's induced width, ``s`` the largest
+      number of states and ``Q`` the number of query values;
+    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus the joint table.
+
+    Picks as :func:`bdpl_search`'s ``"auto"``; raises a one-line :class:`ConfigError` (field
+    ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
+    cells above ``max_cells``, or more than ``max_seconds``)."""
+    T = _targets(model, targets)
+    inc = model.increments(increments)
+    Q = 1 + sum(int(g.max()) for g in inc.values())
+    smax = max(model.node_states)
+    width = model.elimination_plan().width
+    adj, rec = model.interaction_graph(), set(model.records)
+    cards = model.node_states
+    count, secs, over = 0, 0.0, False
+    for i in T:
+        for R, bnd in closed_regions(adj, model.records[i], rec.__contains__, limit=math.inf):
+            count += 1
+            batch = math.prod(cards[v] for v in bnd)
+            secs += REGION_OVERHEAD + batch * (len(R) + len(bnd)) * float(smax) ** (width + 1) * Q / OPS_PER_SECOND
+            if count > max_regions:
+                over = True
+                break
+        if over:
+            break
+    nk = n_known_sets(model.n, T, 0)
+    cells = exhaustive_cells(model, increments)
+    ex_secs = len(T) * cells * max(1, smax * (smax - 1) // 2) * 20 / OPS_PER_SECOND
+    use_ex = cells <= max_cells and (over or count >= nk)
+    if use_ex and ex_secs <= max_seconds:
+        return SearchPlan("exhaustive", count, nk, cells, ex_secs)
+    if not over and secs <= max_seconds:
+        return SearchPlan("regions", count, nk, cells, secs)
+    regions = f"more than {max_regions} separated regions" if over else \
+        f"{count} separated regions (~{secs:.3g} s)"
+    raise ConfigError("run.adversaries", "all",
+                      f"the exact search over every adversary is refused up front: {regions}, and the "
+                      f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nk:.3g} known "
+                      f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
+                      "(run.adversaries = 100) or fewer records")
+
+
+def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method: str = "auto",
                 targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
                 max_cells: float = MAX_CELLS) -> SearchResult:
     """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
@@ -328,10 +396,8 @@ def bdpl_search(model: BayesNetModel, increments, grid_score: GridScore, *, meth
         return exhaustive_search(model, increments, grid_score, targets=targets, min_known=min_known,
                                  max_cells=max_cells)
     if method == "auto":
-        T = _targets(model, targets)
-        adj, rec = model.moral_graph(), set(model.records)
-        regions = sum(1 for i in T for _ in closed_regions(adj, model.records[i], rec.__contains__, max_regions))
-        if regions >= n_known_sets(model.n, T, 0) and exhaustive_cells(model, increments) <= max_cells:
+        if search_plan(model, increments, targets=targets, max_regions=max_regions * len(_targets(model, targets)),
+                       max_cells=max_cells, max_seconds=math.inf).method == "exhaustive":
             return exhaustive_search(model, increments, grid_score, targets=targets,
                                      min_known=min_known, max_cells=max_cells)
     return region_search(model, increments, grid_score, targets=targets, min_known=min_known,

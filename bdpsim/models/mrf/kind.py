@@ -1,0 +1,69 @@
+"""``[model] kind = "mrf"``: a pairwise Potts Markov random field (:class:`.model.MRFModel`).
+
+Keys: ``states`` (default 2), exactly one of ``edges = [[i, j], ...]`` or ``graph = "karate"``
+(Zachary's karate club from networkx, an optional dependency: ``pip install bdpsim[mrf]``),
+``coupling`` (scalar or one per edge, default 0), ``field`` (one value per state or one row per
+node), ``nodes`` (with ``edges``: isolated nodes), ``node_potentials``, ``edge_potentials``,
+``records`` and ``names``. The model is checked up front: normalisable, and a junction tree small
+enough for exact conditional sampling (else one line with the induced width).
+
+Bounds, cost, adversaries and the exact engines are those of a Bayesian network
+(:class:`~bdpsim.models.bayesnet_kind.BayesNetKind`), which depend only on the factor-model
+interface: exact BDPL of counts and state sums plus any noise law by variable elimination, and
+every adversary by the separated-region search over the graph.
+"""
+
+from __future__ import annotations
+
+from ...errors import check
+from ...schema import Key
+from ..base import ModelSpec, register_model_kind
+from ..bayesnet_check import brief
+from ..bayesnet_kind import BayesNetKind, correlated_records
+from .check import named_graph
+from .model import MRFModel
+
+KEYS = ("states", "edges", "graph", "nodes", "coupling", "field", "node_potentials", "edge_potentials",
+        "records", "names")
+
+
+def build(params: dict) -> MRFModel:
+    """The model of a ``[model] kind = "mrf"`` table (keys with value ``None`` are absent)."""
+    check(isinstance(params, dict), "model", brief(params), "must be a table")
+    given = {k: v for k, v in params.items() if v is not None and k != "kind"}
+    for k in given:
+        check(k in KEYS, f"model.{k}", brief(given[k]), f"not a key of an mrf model (keys: {', '.join(KEYS)})")
+    ways = [w for w in ("edges", "graph") if w in given]
+    check(len(ways) == 1, "model", sorted(given), "give exactly one of edges = [[i, j], ...] or graph = \"karate\"")
+    nodes = given.get("nodes")
+    if "graph" in given:
+        check(nodes is None, "model.nodes", nodes, "only with edges (a named graph has its own nodes)")
+        nodes, edges = named_graph(given["graph"])
+    else:
+        edges = given["edges"]
+    model = MRFModel(edges, given.get("states", 2), given.get("coupling", 0.0), given.get("field"), nodes,
+                     given.get("node_potentials"), given.get("edge_potentials"), given.get("records"),
+                     given.get("names"))
+    model.check_tractable("model.edges")
+    model.check_normalisable()
+    return model
+
+
+class MRFKind(BayesNetKind):
+    name = "mrf"
+    doc = ("pairwise Potts Markov random field on a graph (states, edges or graph = 'karate', coupling, "
+           "field[, node_potentials, edge_potentials, records, names])")
+    keys = {"states": Key("any", hashed=False, sweep=False), "edges": Key("any", hashed=False, sweep=False),
+            "graph": Key("str", hashed=False), "nodes": Key("int", hashed=False),
+            "coupling": Key("any", hashed=False), "field": Key("any", hashed=False, sweep=False),
+            "node_potentials": Key("any", hashed=False, sweep=False),
+            "edge_potentials": Key("any", hashed=False, sweep=False),
+            "records": Key("any", hashed=False, sweep=False), "names": Key("any", hashed=False, sweep=False)}
+    domain = "discrete"
+
+    def build(self, params: dict, present: set, hints=None) -> ModelSpec:
+        model = build({k: params[k] for k in self.keys if k in present})
+        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self)
+
+
+KIND = register_model_kind(MRFKind())
