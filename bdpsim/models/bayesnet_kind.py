@@ -112,7 +112,7 @@ class BayesNetKind(ModelKind):
                          rule="distinct strings, one per node"),
             "table_tolerance": Key("float", hashed=False, sweep=False,
                                    doc="how far a table row may sum from 1 and still be renormalised",
-                                   rule="a number in [0, 0.01]"),
+                                   rule="a number in [0, 0.1)"),
             "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
                        rule="a table; exclusive with parents/cpt and bif"),
             "bif": Key("str", hashed=False, doc="a BIF network file read with pgmpy",

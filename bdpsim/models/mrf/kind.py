@@ -53,12 +53,27 @@ class MRFKind(BayesNetKind):
     name = "mrf"
     doc = ("pairwise Potts Markov random field on a graph (states, edges or graph = 'karate', coupling, "
            "field[, node_potentials, edge_potentials, records, names])")
-    keys = {"states": Key("any", hashed=False, sweep=False), "edges": Key("any", hashed=False, sweep=False),
-            "graph": Key("str", hashed=False), "nodes": Key("int", hashed=False),
-            "coupling": Key("any", hashed=False), "field": Key("any", hashed=False, sweep=False),
-            "node_potentials": Key("any", hashed=False, sweep=False),
-            "edge_potentials": Key("any", hashed=False, sweep=False),
-            "records": Key("any", hashed=False, sweep=False), "names": Key("any", hashed=False, sweep=False)}
+    example = {"states": 2, "edges": [[0, 1], [1, 2], [2, 0], [2, 3]], "coupling": 0.5}
+    keys = {"states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
+                          rule="integers >= 2"),
+            "edges": Key("any", hashed=False, sweep=False, doc="the graph's edges [[i, j], ...]",
+                         rule="pairs of distinct node indices; exclusive with graph"),
+            "graph": Key("str", hashed=False, doc="a named graph ('karate': Zachary's karate club, networkx)",
+                         rule="'karate'; exclusive with edges"),
+            "nodes": Key("int", hashed=False, doc="number of nodes (with edges: counts isolated nodes)",
+                         rule="an integer >= the largest node index + 1"),
+            "coupling": Key("any", hashed=False, doc="Potts coupling: weight of each edge whose ends agree",
+                            rule="a finite number or one per edge"),
+            "field": Key("any", hashed=False, sweep=False, doc="per-state log-potential of every node",
+                         rule="one value per state, or one row per node"),
+            "node_potentials": Key("any", hashed=False, sweep=False, doc="explicit per-node potentials",
+                                   rule="one row of positive numbers per node"),
+            "edge_potentials": Key("any", hashed=False, sweep=False, doc="explicit per-edge potential tables",
+                                   rule="one s_i x s_j table of positive numbers per edge"),
+            "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
+                           rule="distinct node indices"),
+            "names": Key("any", hashed=False, sweep=False, doc="node names (absent: from the graph, else n0, ...)",
+                         rule="distinct strings, one per node")}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
