@@ -16,9 +16,10 @@ from .studies import _cmd_accuracy, _cmd_configs, _cmd_figures, _cmd_utility
 
 EPILOG_RUN = """\
 examples:
-  bdpsim run quickstart --out results/my-quickstart     # a bundled config ('bdpsim configs')
+  bdpsim run quickstart --out results/my-quickstart   # a bundled config
   bdpsim run configs/thesis_fig15.toml --out results/fig15 --jobs 2
-  bdpsim run thesis_fig15 --out results/fig15 --backend dask --scheduler tcp://127.0.0.1:8786
+  bdpsim run thesis_fig15 --out results/fig15 --backend dask \\
+      --scheduler tcp://127.0.0.1:8786
 
 Re-running the same command resumes: finished configurations are skipped. Results for a given
 config and seed are identical for any --jobs and either backend (the 'seconds' column aside).
@@ -88,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
         "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
         "values where the model allows, and the theoretical bounds."),
         epilog="start here:\n"
-               "  bdpsim run quickstart --out results/my-quickstart && bdpsim plot results/my-quickstart\n"
-               "  bdpsim configs                      (the bundled configs; --copy DIR copies them)\n"
+               "  bdpsim run quickstart --out results/my-quickstart\n"
+               "  bdpsim plot results/my-quickstart\n"
+               "  bdpsim configs                (the bundled configs; --copy DIR copies them)\n"
                "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
                "  bdpsim figures --quick --jobs 2\n"
                "each command has its own --help with examples; bad input exits with code 2 and one line.",
@@ -97,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"bdpsim {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
                        description="Run every configuration point of CONFIG and write tidy results.",
@@ -164,7 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
                         formatter_class=_Formatter)
     ac.add_argument("--out", default="results/accuracy", help="output directory (default results/accuracy)")
-    ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000], metavar="N",
+                    help="sample sizes of kde and the fixed-size mixture (default 10000 100000 1000000); "
+                         "the adaptive mixture starts from the one nearest 10^5")
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
@@ -210,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     ut.add_argument("--out", help="output directory (default results/<config name>; with several configs "
                                   "OUT/<config name>)")
     from . import calibrate as cli_calibrate
-    cli_calibrate.add_parser(sub, _Parser)
+    cli_calibrate.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -244,23 +248,12 @@ def _cmd_run(a) -> int:
         print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
               "re-run the same command to resume", file=sys.stderr)
         return 130
-    print(f"{len(rows)} configurations -> {out}/summary.csv")
-    cols = ["estimator", "n", "epsilon", "rho", "gamma", f"bdpl_{cfg.percentile_label}", "noise_floor", "bdpl_exact",
-            "bound_general", "bound_model"]
-    # the headline columns of estimators and noise laws that have their own (audit's certified bound
-    # and estimate, the privacy profile's delta), when any row holds a value
-    cols += [c for c in ("bdpl_lower", "bdpl_audit", "bdp_delta")
-             if any(isinstance(r.get(c), (int, float)) and not math.isnan(r[c]) for r in rows)]
-    print("  ".join(f"{c:>12}" for c in cols))
-    def cell(v) -> str:
-        if isinstance(v, float) and math.isnan(v):
-            return f"{'':>12}"
-        return f"{v:>12.4g}" if isinstance(v, (int, float)) else f"{str(v):>12}"
+    from .table import MAX_ROWS, configurations, console_table
 
-    for r in rows[:50]:
-        print("  ".join(cell(r[c]) for c in cols))
-    if len(rows) > 50:
-        print(f"... {len(rows) - 50} more rows in {out}/summary.csv")
+    print(f"{configurations(len(rows))} -> {out}/summary.csv")
+    print("\n".join(console_table(rows, cfg.percentile_label)))
+    if len(rows) > MAX_ROWS:
+        print(f"... {len(rows) - MAX_ROWS} more rows in {out}/summary.csv")
     return 0
 
 

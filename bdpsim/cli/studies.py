@@ -137,9 +137,13 @@ def _cmd_accuracy(a) -> int:
 
     paths = write_report(out, rows, meta)
     paths += save_accuracy(rows, Path(a.out))
-    print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
-    for r in rows:
-        print(f"{r['case']:36} {r['estimator']:9} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} {r['max_abs_error']:8.4f}")
+    # the adaptive mixture run (target_se > 0) is labelled by its target: no two rows look alike
+    label = [r["estimator"] + (f" se<={r['target_se']:g}" if r.get("target_se") else "") for r in rows]
+    wc, we = max([4, *(len(r["case"]) for r in rows)]), max([9, *map(len, label)])
+    print(f"{'case':{wc}} {'estimator':{we}} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
+    for r, est in zip(rows, label):
+        print(f"{r['case']:{wc}} {est:{we}} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} "
+              f"{r['max_abs_error']:8.4f}")
     for p in paths:
         print(p)
     return 0
