@@ -34,6 +34,7 @@ def _cmd_utility(a) -> int:
 
     if a.out is not None and not a.out.strip():
         raise ConfigError("--out", a.out, "must be a directory path, not empty")
+    _check_data_dir(a.data_dir)
     paths = [resolve_config(c) for c in a.config]  # every config is checked before any runs
     cfgs = [load_utility(p) for p in paths]
     outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
@@ -50,6 +51,13 @@ def _cmd_utility(a) -> int:
             skipped += 1
             print(f"bdpsim: error: {exc} (skipped {path.stem}; the other configs go on)", file=sys.stderr, flush=True)
     return 2 if skipped else 0
+
+
+def _check_data_dir(data_dir: str | None) -> None:
+    """``--data-dir`` must name a directory: a typo would otherwise silently use the bundled or
+    downloaded copies instead of the user's files."""
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise ConfigError("--data-dir", data_dir, "is not a directory (the directory holding the dataset files)")
 
 
 def _check_writable_dir(out: Path) -> None:
@@ -90,6 +98,7 @@ def _cmd_figures(a) -> int:
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    _check_data_dir(a.data_dir)
     tty = sys.stderr.isatty()
     # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
     bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
@@ -103,13 +112,19 @@ def _cmd_figures(a) -> int:
             bar.desc = f"bdpsim figures (making {started[-1]})"
             bar(len(started) - 1, total)
 
+    skipped: list[str] = []
     try:
         paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
                              configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
-                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log)
+                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log, skipped=skipped)
     finally:
         bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
+    if skipped:  # as 'bdpsim utility' with several configs: the others are drawn, exit code 2 at the end
+        print(f"bdpsim: error: {len(skipped)} figure{'s' * (len(skipped) != 1)} skipped, their data cannot be "
+              f"had ({', '.join(skipped)}): see the 'skipped' lines above; --data-dir DIR uses local files",
+              file=sys.stderr)
+        return 2
     return 0
 
 
