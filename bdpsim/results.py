@@ -367,3 +367,33 @@ def markdown_columns() -> str:
         for c in sorted(EXTRA_COLUMNS[table].values(), key=lambda c: c.name):  # not import order
             lines.append(f"| {fname} | `{c.name}` | {c.dtype.__name__} | (only when used) {c.meaning} |")
     return "\n".join(lines)
+
+
+def committed_files(path: str | Path) -> list[str]:
+    """The files at or under ``path`` that git tracks (a checkout's committed reference results);
+    ``[]`` when ``path`` does not exist, is outside a git checkout, or git is not installed."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    where = p if p.is_dir() else p.parent
+    try:
+        got = subprocess.run(["git", "-C", str(where), "ls-files", "-z", "--", str(p.resolve())],
+                             capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if got.returncode != 0:
+        return []
+    return [f for f in got.stdout.decode(errors="replace").split("\0") if f]
+
+
+def check_not_committed(path: str | Path, option: str = "--out") -> None:
+    """Refuse (one line) to write into ``path`` when it holds files committed to git: run inside
+    the checkout, the default output directories (``results/quickstart``, ``results/figures``,
+    ...) are the repository's reference results, which a preview or an edited config must not
+    silently replace. ``--overwrite`` (the caller skips this check) regenerates them on purpose."""
+    files = committed_files(path)
+    if files:
+        more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+        raise ConfigError(option, str(path), f"holds files committed to git ({files[0]}{more}: the "
+                                             "repository's reference results); write elsewhere "
+                                             f"(another {option}) or pass --overwrite to regenerate them")

@@ -77,6 +77,20 @@ def _limit_options(parser) -> None:
                              "(default 1e13, about a day of one core; 'bdpsim validate' prints the estimate)")
 
 
+def _overwrite_option(parser) -> None:
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output directory that holds files committed to git (the "
+                             "checkout's reference results under results/; refused without it)")
+
+
+def _check_out(a, out) -> None:
+    """The output directory must not hold committed files, unless ``--overwrite``."""
+    from ..results import check_not_committed
+
+    if not a.overwrite:
+        check_not_committed(out)
+
+
 def _limits(a):
     from ..cost import Limits
 
@@ -116,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                          "the progress line every 10 s)")
     r.add_argument("--force", action="store_true", help="write into --out even if it holds files "
                                                         "another tool wrote")
+    _overwrite_option(r)
     _limit_options(r)
 
     v = sub.add_parser("validate", help="check a config and list its configuration points",
@@ -174,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
     ac.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
+    _overwrite_option(ac)
     fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
                         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
                                     "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
@@ -194,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
     fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
+    _overwrite_option(fg)
 
     ut = sub.add_parser("utility", help="utility of calibrated BDP mechanisms on real data (paper §7)",
                         description="Fit the correlation model of a dataset (Pearson coefficients, or the "
@@ -213,6 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
     ut.add_argument("--out", help="output directory (default results/<config name>; with several configs "
                                   "OUT/<config name>)")
+    _overwrite_option(ut)
     from . import calibrate as cli_calibrate
     cli_calibrate.add_parser(sub, _Parser, _Formatter)
     return p
@@ -239,6 +257,7 @@ def _cmd_run(a) -> int:
     if a.out is not None and not a.out.strip():
         raise ConfigError("--out", a.out, "must be a directory path, not empty")
     out = Path(a.out) if a.out is not None else Path("results") / path.stem
+    _check_out(a, out)
     tty = sys.stderr.isatty()
     try:
         rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,

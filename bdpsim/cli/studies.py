@@ -40,7 +40,7 @@ def _cmd_utility(a) -> int:
     outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
             for p in paths]
     for out in outs:
-        _check_writable_dir(out)
+        _check_writable_dir(out, a.overwrite)
     skipped = 0
     for path, cfg, out in zip(paths, cfgs, outs):
         try:
@@ -60,8 +60,13 @@ def _check_data_dir(data_dir: str | None) -> None:
         raise ConfigError("--data-dir", data_dir, "is not a directory (the directory holding the dataset files)")
 
 
-def _check_writable_dir(out: Path) -> None:
-    """``--out`` must be (or become) a directory: not a file, nor below one."""
+def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
+    """``--out`` must be (or become) a directory: not a file, nor below one; nor, without
+    ``--overwrite``, one holding files committed to git (:func:`bdpsim.results.check_not_committed`)."""
+    from ..results import check_not_committed
+
+    if not overwrite:
+        check_not_committed(out)
     if out.exists():
         if not out.is_dir():
             raise ConfigError("--out", str(out), "exists and is not a directory")
@@ -99,6 +104,7 @@ def _cmd_figures(a) -> int:
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     _check_data_dir(a.data_dir)
+    _check_writable_dir(Path(a.out), a.overwrite)
     tty = sys.stderr.isatty()
     # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
     bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
@@ -135,7 +141,7 @@ def _cmd_accuracy(a) -> int:
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     out = Path(a.out)
-    _check_writable_dir(out)
+    _check_writable_dir(out, a.overwrite)
     meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
     finished: dict = {}
     try:
