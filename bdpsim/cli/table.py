@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+from ..rows import mechanism_label
+
 #: rows printed at most; the rest are only in summary.csv
 MAX_ROWS = 50
 WIDTH = 12
@@ -23,14 +25,6 @@ OWN = ("bdpl_lower", "bdpl_audit", "bdp_delta")
 
 def _has(v) -> bool:
     return v is not None and v != "" and not (isinstance(v, float) and math.isnan(v))
-
-
-def mechanism_label(row: dict) -> str:
-    """``mechanism`` with its noise law and calibration method: ``count``, ``count/geometric``,
-    ``calibrated/general``."""
-    parts = [str(row.get("mechanism", ""))]
-    parts += [str(row[k]) for k in ("noise", "calibration") if _has(row.get(k))]
-    return "/".join(parts)
 
 
 def console_table(rows: list[dict], label: str) -> list[str]:
