@@ -44,23 +44,64 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
         try:
             if scheduler:
                 client = connect_scheduler(scheduler)
-            else:
-                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
+            else:  # a task whose worker dies fails at once (KilledWorker), never retried on new workers
+                import dask
+
+                with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                    # its scheduler's HTTP server on a free port (no "port 8787 in use" warning) and
+                    # its logs silenced: what fails reaches the user as bdpsim's one line
+                    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=":0", silence_logs=50)
                 client = Client(cluster)
         except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
         try:
             if scheduler:
                 check_workers(client, scheduler)
-            with joblib.parallel_config(backend="dask"):
+            with joblib.parallel_config(backend=dask_backend()):
                 yield joblib.Parallel(n_jobs=-1, return_as="generator_unordered")
         finally:
+            import gc
+
+            gc.collect()  # a stray Client (of a failed batch) is closed while the loop still runs
             client.close()
             if cluster is not None:
                 cluster.close()
 
     return ctx()
+
+
+def dask_backend() -> str:
+    """The name of joblib's Dask backend with one fix: a task that fails outside the task's own
+    code (its worker died: ``KilledWorker``) fails the ``Parallel`` call. joblib's backend (1.6)
+    then sets the exception of its future without calling the batch's callback, on which
+    ``Parallel(return_as="generator_unordered")`` waits for ever. Falls back to ``"dask"`` when
+    joblib's internals differ."""
+    import asyncio
+
+    import joblib
+    from joblib._dask import DaskDistributedBackend
+
+    if not all(hasattr(DaskDistributedBackend, a) for a in ("_collect", "start_call")):  # pragma: no cover
+        return "dask"
+
+    class Backend(DaskDistributedBackend):
+        async def _collect(self):  # joblib's, with the callback also called on an error
+            while self._continue:
+                async for future, result in self.waiting_futures:
+                    cf_future = self._results.pop(future)
+                    callback = self._callbacks.pop(future)
+                    if future.status == "error":
+                        exc = result[1]
+                        cf_future.set_exception(exc)
+                        callback(exc)  # joblib raises it in the caller: the run stops
+                    else:
+                        cf_future.set_result(result)
+                        callback(result)
+                await asyncio.sleep(0.01)
+
+    joblib.register_parallel_backend("bdpsim-dask", Backend)
+    return "bdpsim-dask"
 
 
 def probe_scheduler(address: str, seconds: float = DASK_STEP_SECONDS) -> None:

@@ -275,11 +275,39 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
         summary = R.SummaryLog(out, ids, label, extras[0])  # finished points, once; then appended
-        _execute(_Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat)
+        try:
+            _execute(_Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat)
+        except Exception as exc:
+            if type(exc).__name__ not in WORKER_DEATHS:
+                raise
+            raise worker_died(todo, exc, jobs) from None
         rows = R.write_tables(out, ids, label, extras)
         meta.update(status="complete", finished=R.now())
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows
+
+
+#: what joblib (loky) and Dask raise when a worker process dies mid-task (killed, out of memory,
+#: user code ending its process): a one-line error, not their tracebacks
+WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker")
+
+
+def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int) -> ConfigError:
+    """The one-line error of a worker process that died: an error of ``mechanism.function`` when a
+    point runs user code (the likely culprit), else of ``--jobs`` (killed from outside, out of
+    memory)."""
+    import re
+
+    from .mechanisms.custom import CustomMechanism
+
+    codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
+    how = f"exit codes {codes.group(1)}" if codes else type(exc).__name__
+    user = next((p.mechanism.name for p in points if isinstance(p.mechanism, CustomMechanism)), None)
+    if user is not None:
+        return ConfigError("mechanism.function", user, f"a worker process died while running it ({how}): a "
+                                                       "mechanism must return its outputs, not end or kill its process")
+    return ConfigError("--jobs", jobs, f"a worker process died ({how}; killed from outside or out of memory?): "
+                                       "finished configurations are saved; re-run to resume, or lower --jobs")
 
 
 @dataclass

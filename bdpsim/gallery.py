@@ -264,8 +264,14 @@ def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) ->
 def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, jobs: int = 1,
                  configs: Path | None = None, overrides: dict | None = None,
                  progress: bool = False, log: Callable[[str], None] = print,
-                 data_dir: Path | None = None) -> list[Path]:
-    """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README."""
+                 data_dir: Path | None = None, skipped: list | None = None) -> list[Path]:
+    """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
+
+    A figure whose data set cannot be had (not supplied, offline, failing its checksum:
+    :class:`~bdpsim.utility.datasets.DatasetError`) is skipped with one logged line saying how to
+    get it, its id appended to ``skipped``; the other figures are drawn."""
+    from .utility.datasets import DatasetError
+
     ids = _check_ids(ids)
     out = Path(out)
     ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {},
@@ -275,7 +281,13 @@ def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, j
         spec = FIGURES[i]
         log(f"{i}: {spec.title}")
         ctx.notes, ctx.missing = [], []
-        rows = spec.compute(ctx)
+        try:
+            rows = spec.compute(ctx)
+        except DatasetError as exc:
+            log(f"  skipped {i}: {exc}")
+            if skipped is not None:
+                skipped.append(i)
+            continue
         cols = list(dict.fromkeys(k for r in rows for k in r))
         R.atomic_write_text(out / f"{i}.csv", R.csv_text(rows, cols))
         level = fidelity_level(quick, spec.simulated, ctx.missing)

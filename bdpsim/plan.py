@@ -30,10 +30,20 @@ def swept_keys(cfg: ExperimentConfig) -> dict[str, list[Any]]:
     return out
 
 
+#: characters of a value ``bdpsim validate`` prints in full; a longer one (a CPT, a transition
+#: matrix) is cut, and in the point lines named by its place in the sweep (``cpt=#2``)
+LONG_VALUE = 40
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:g}"
     return str(v)
+
+
+def _short(v: Any) -> str:
+    text = _fmt(v)
+    return text if len(text) <= LONG_VALUE else text[: LONG_VALUE - 3] + "..."
 
 
 def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
@@ -49,22 +59,36 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     if n_ex:
         when += (" + " if when else "") + (f"{n_ex} exhaustive point{'s' * (n_ex != 1)} timed by its exact engine "
                                           "(refused up front if too large)")
-    lines.append(f"  estimate: peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's), "
-                 f"work ~{work:.2g} units, {when}")
+    # exhaustive points have no sampling estimate: no "~0 B, ~0 units" for them
+    parts = ([f"peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's)"] if peak > 0 else [])
+    parts += [f"work ~{work:.2g} units"] if work > 0 else []
+    lines.append("  estimate: " + ", ".join([*parts, when] if when else parts or ["nothing to sample"]))
+    long = {k for k, vals in sw.items() if any(len(_fmt(v)) > LONG_VALUE for v in vals)}
     for k, vals in sw.items():
-        lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
+        if k in long:
+            lines.append(f"  sweep {k} = {len(vals)} values: "
+                         + ", ".join(f"#{j} {_short(v)}" for j, v in enumerate(vals, 1)))
+        else:
+            lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
     for p in cfg.points[:limit]:
         st = p.settings
         cells = [f"model={p.model.kind}", f"n={p.model.n}", f"mechanism={p.mechanism.kind}"]
+        target = getattr(p.mechanism, "target_epsilon", None)  # a calibrated mechanism's aim
+        if target is not None:
+            cells.append(f"target_epsilon={target:g}")
         if math.isfinite(p.epsilon):
-            cells.append(f"eps={p.epsilon:g}")
+            cells.append(f"{'dp_' if target is not None else ''}eps={p.epsilon:g}")
         elif isinstance(p.mechanism, HasNoiseScale):
             cells.append(f"noise_scale={p.mechanism.noise_scale:g}")
         cells += [f"estimator={st.estimator}", f"adversaries={st.adversaries}"]
         for k in sw:
             sec, key = k.split(".", 1)
             if key not in ("estimator", "epsilon", "n", "adversaries", "noise_scale"):
-                cells.append(f"{key}={_fmt(p.params[sec].get(key))}")
+                v = p.params[sec].get(key)
+                if k in long:  # its place in the sweep line
+                    cells.append(f"{key}=#{next((j for j, w in enumerate(sw[k], 1) if w == v), '?')}")
+                else:
+                    cells.append(f"{key}={_fmt(v)}")
         eng = p.exact_engine
         cells.append("exact=" + ("yes" if not isinstance(eng, str) else "no"))
         lines.append(f"  {p.id}  " + " ".join(cells))

@@ -121,6 +121,16 @@ def summary_columns(label: str = "p99", extras: Sequence[str] = ()) -> list[str]
 ADVERSARY_COLUMNS = [c.name for c in ADVERSARY_SCHEMA]
 
 
+def mechanism_label(row: dict) -> str:
+    """A summary row's mechanism with its noise law and calibration method when it has them
+    (``count``, ``count/geometric``, ``calibrated/general``): what tells a config's mechanism
+    variants apart in the console table and in ``bdpsim plot``."""
+    def given(v) -> bool:
+        return isinstance(v, str) and v != ""
+
+    return "/".join([str(row.get("mechanism", ""))] + [row[k] for k in ("noise", "calibration") if given(row.get(k))])
+
+
 def ordered_extras(table: str, names) -> list[str]:
     """The extra column ``names`` in registration order (a run's header is reproducible)."""
     names = set(names)

@@ -15,7 +15,8 @@ state 1, Laplace scale ``b = 1``, every adversary (``|K| = 0..n-1``). Prints
 Writes every measured number to ``--json`` (default ``results/benchmarks/window.json``), with the
 load average before and after (timings on a shared machine vary with it; CPU seconds less so).
 
-Usage: python scripts/benchmark_window.py [--skip-untruncated] [--json PATH]
+Usage: python scripts/benchmark_window.py [--skip-untruncated] [--json PATH] [--overwrite]
+(a --json that is committed to git is refused unless --overwrite)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import sys
 import time
 import tracemalloc
 from datetime import datetime, timezone
@@ -68,7 +70,18 @@ def main() -> None:
     ap.add_argument("--skip-untruncated", action="store_true", help="skip the untruncated n = 288 run")
     ap.add_argument("--json", type=Path, default=Path("results/benchmarks/window.json"),
                     help="where to write every measured number (default: %(default)s)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="replace --json even when it is a committed file (the repository's reference numbers)")
     args = ap.parse_args()
+    if not args.overwrite:  # before any timing: minutes of work must not end in a refusal
+        from bdpsim.errors import ConfigError
+        from bdpsim.results import check_not_committed
+
+        try:
+            check_not_committed(args.json, "--json")
+        except ConfigError as exc:
+            print(f"benchmark_window.py: error: {exc}", file=sys.stderr)
+            sys.exit(2)
     load = os.getloadavg()[0]
     rec: dict = {"command": "python scripts/benchmark_window.py", "chain": ACTIVITY, "noise_scale": 1.0,
                  "counted_states": [1]}

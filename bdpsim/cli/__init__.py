@@ -16,9 +16,10 @@ from .studies import cmd_accuracy, cmd_configs, cmd_figures, cmd_utility
 
 EPILOG_RUN = """\
 examples:
-  bdpsim run quickstart --out results/my-quickstart     # a bundled config ('bdpsim configs')
+  bdpsim run quickstart --out results/my-quickstart   # a bundled config
   bdpsim run configs/thesis_fig15.toml --out results/fig15 --jobs 2
-  bdpsim run thesis_fig15 --out results/fig15 --backend dask --scheduler tcp://127.0.0.1:8786
+  bdpsim run thesis_fig15 --out results/fig15 --backend dask \\
+      --scheduler tcp://127.0.0.1:8786
 
 Re-running the same command resumes: finished configurations are skipped. Results for a given
 config and seed are identical for any --jobs and either backend (the 'seconds' column aside).
@@ -76,6 +77,20 @@ def _limit_options(parser) -> None:
                              "(default 1e13, about a day of one core; 'bdpsim validate' prints the estimate)")
 
 
+def _overwrite_option(parser) -> None:
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output directory that holds files committed to git (the "
+                             "checkout's reference results under results/; refused without it)")
+
+
+def _check_out(a, out) -> None:
+    """The output directory must not hold committed files, unless ``--overwrite``."""
+    from ..results import check_not_committed
+
+    if not a.overwrite:
+        check_not_committed(out)
+
+
 def _limits(a):
     from ..cost import Limits
 
@@ -88,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
         "values where the model allows, and the theoretical bounds."),
         epilog="start here:\n"
-               "  bdpsim run quickstart --out results/my-quickstart && bdpsim plot results/my-quickstart\n"
-               "  bdpsim configs                      (the bundled configs; --copy DIR copies them)\n"
+               "  bdpsim run quickstart --out results/my-quickstart\n"
+               "  bdpsim plot results/my-quickstart\n"
+               "  bdpsim configs                (the bundled configs; --copy DIR copies them)\n"
                "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
                "  bdpsim figures --quick --jobs 2\n"
                "each command has its own --help with examples; bad input exits with code 2 and one line.",
@@ -97,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"bdpsim {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
                        description="Run every configuration point of CONFIG and write tidy results.",
@@ -114,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                          "the progress line every 10 s)")
     r.add_argument("--force", action="store_true", help="write into --out even if it holds files "
                                                         "another tool wrote")
+    _overwrite_option(r)
     _limit_options(r)
 
     v = sub.add_parser("validate", help="check a config and list its configuration points",
@@ -164,12 +181,15 @@ def build_parser() -> argparse.ArgumentParser:
                                "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
                         formatter_class=_Formatter)
     ac.add_argument("--out", default="results/accuracy", help="output directory (default results/accuracy)")
-    ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000], metavar="N",
+                    help="sample sizes of kde and the fixed-size mixture (default 10000 100000 1000000); "
+                         "the adaptive mixture starts from the one nearest 10^5")
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
     ac.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
+    _overwrite_option(ac)
     fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
                         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
                                     "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
@@ -190,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
     fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
+    _overwrite_option(fg)
 
     ut = sub.add_parser("utility", help="utility of calibrated BDP mechanisms on real data (paper §7)",
                         description="Fit the correlation model of a dataset (Pearson coefficients, or the "
@@ -209,8 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
     ut.add_argument("--out", help="output directory (default results/<config name>; with several configs "
                                   "OUT/<config name>)")
+    _overwrite_option(ut)
     from . import calibrate as cli_calibrate
-    cli_calibrate.add_parser(sub, _Parser)
+    cli_calibrate.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -235,6 +257,7 @@ def _cmd_run(a) -> int:
     if a.out is not None and not a.out.strip():
         raise ConfigError("--out", a.out, "must be a directory path, not empty")
     out = Path(a.out) if a.out is not None else Path("results") / path.stem
+    _check_out(a, out)
     tty = sys.stderr.isatty()
     try:
         rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,
@@ -244,23 +267,12 @@ def _cmd_run(a) -> int:
         print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
               "re-run the same command to resume", file=sys.stderr)
         return 130
-    print(f"{len(rows)} configurations -> {out}/summary.csv")
-    cols = ["estimator", "n", "epsilon", "rho", "gamma", f"bdpl_{cfg.percentile_label}", "noise_floor", "bdpl_exact",
-            "bound_general", "bound_model"]
-    # the headline columns of estimators and noise laws that have their own (audit's certified bound
-    # and estimate, the privacy profile's delta), when any row holds a value
-    cols += [c for c in ("bdpl_lower", "bdpl_audit", "bdp_delta")
-             if any(isinstance(r.get(c), (int, float)) and not math.isnan(r[c]) for r in rows)]
-    print("  ".join(f"{c:>12}" for c in cols))
-    def cell(v) -> str:
-        if isinstance(v, float) and math.isnan(v):
-            return f"{'':>12}"
-        return f"{v:>12.4g}" if isinstance(v, (int, float)) else f"{str(v):>12}"
+    from .table import MAX_ROWS, configurations, console_table
 
-    for r in rows[:50]:
-        print("  ".join(cell(r[c]) for c in cols))
-    if len(rows) > 50:
-        print(f"... {len(rows) - 50} more rows in {out}/summary.csv")
+    print(f"{configurations(len(rows))} -> {out}/summary.csv")
+    print("\n".join(console_table(rows, cfg.percentile_label)))
+    if len(rows) > MAX_ROWS:
+        print(f"... {len(rows) - MAX_ROWS} more rows in {out}/summary.csv")
     return 0
 
 

@@ -13,13 +13,16 @@ import time
 
 EPILOG = """\
 examples:
-  bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" --n 288 --epsilon 1
-  bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" --n 17568 --epsilon 1 --json
+  bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
+      --n 288 --epsilon 1
+  bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
+      --n 17568 --epsilon 1 --json
   bdpsim calibrate markov --gamma 10 --n 100 --epsilon 2 --method all
-  bdpsim calibrate markov --transition "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]" --n 50 \\
+  bdpsim calibrate markov \\
+      --transition "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]" --n 50 \\
       --state-values 0 1 3 --epsilon 1 --method markov
-  bdpsim calibrate markov --transition "[[0.75,0.25],[0.25,0.75]]" --n 100 --epsilon 1 \\
-      --method markov-quilt-exact --json
+  bdpsim calibrate markov --transition "[[0.75,0.25],[0.25,0.75]]" --n 100 \\
+      --epsilon 1 --method markov-quilt-exact --json
 
 Methods: exact (the smallest scale whose exact BDPL over all adversaries is <= eps, by a bracketing
 search to relative 1e-9), general (n Delta/eps), markov (Delta/(eps - 4 ln gamma)), zhao
@@ -29,7 +32,8 @@ wasserstein (W/eps, W the largest infinity-Wasserstein distance between the quer
 two values of one record; n <= ~2000), group (group DP with the whole chain as the group,
 n Delta/eps: the same scale as general) and any registered mechanism calibration; 'all' prints
 every one. For every method the exact BDPL of the mechanism it prescribes is computed by the
-window reduction, so a method whose noise is not eps-BDP is flagged. A method that cannot reach
+window reduction, so a method whose noise is not eps-BDP is flagged
+(column eps-BDP?: yes, NOT eps-BDP, unknown; JSON key is_bdp: true, false, null). A method that cannot reach
 eps says why, with scale = null (exit code 0).
 
 Run time: the exact search does not grow with n (seconds for a 2-state chain of 10^7 records) but
@@ -50,20 +54,21 @@ def _matrix(text: str):
     return m
 
 
-def add_parser(sub, parser_class) -> None:
-    """Register ``calibrate markov`` on the top-level subparsers ``sub``."""
+def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
+    """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
+    CLI's, which fills prose to the terminal and keeps the examples as written)."""
     from ..calibration import CALIBRATION_METHODS
 
     c = sub.add_parser("calibrate", help="Laplace scale for eps-BDP per method, with each one's exact BDPL",
                        description="Calibrate a Laplace mechanism for eps-BDP on a data model and "
                                    "report the exact BDPL (over all adversaries) of what each method "
                                    "prescribes.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class)
+                       epilog=EPILOG, formatter_class=formatter_class)
+    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
     m = cs.add_parser("markov", help="an additive query (count or state sum) on a Markov chain",
-                      description="Calibrate a count (or sum of per-state values) + Laplace noise on a "
-                                  "Markov chain of n records.",
-                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                      description="Calibrate the noise of a count (or sum of per-state values) on a "
+                                  "Markov chain of n records: Laplace noise, or the law --noise names.",
+                      epilog=EPILOG, formatter_class=formatter_class)
     g = m.add_mutually_exclusive_group(required=True)
     g.add_argument("--transition", type=_matrix, help="transition matrix as JSON, e.g. \"[[0.9,0.1],[0.3,0.7]]\"")
     g.add_argument("--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma")
@@ -73,8 +78,9 @@ def add_parser(sub, parser_class) -> None:
     q = m.add_mutually_exclusive_group()
     q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
     q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    m.add_argument("--method", default="exact", choices=sorted(CALIBRATION_METHODS) + ["all"],
-                   help="calibration method (default exact; 'all' for every method)")
+    m.add_argument("--method", default="exact", choices=sorted(CALIBRATION_METHODS) + ["all"], metavar="METHOD",
+                   help="calibration method: " + ", ".join(sorted(CALIBRATION_METHODS))
+                        + " (default exact; 'all' for every method)")
     m.add_argument("--min-known", type=int, default=0,
                    help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
     m.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase", "gaussian"],
@@ -127,27 +133,54 @@ def command(a) -> int:
     note = _chain_note(model, a.initial is None)
     if note and a.json:
         print(note, file=sys.stderr)
-    if a.json:
-        print(json.dumps(out[0].as_dict() if len(out) == 1 else [c.as_dict() for c in out]))
+    if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
+        rows = [{**c.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
+        print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
     if note:
         print(note)
+    # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = "sigma" if out[0].delta is not None else "epsilon"
-        print(f"{'method':<22} {'noise':>10} {what:>12} {'exact BDPL':>12} {'delta(eps)':>12}  note")
+        print(f"{'method':<20} {'noise':>9} {what:>10} {'exact BDPL':>10} {'delta(eps)':>10}  eps-BDP?")
         for c in out:
             par = "n/a" if c.parameter is None else f"{c.parameter:.6g}"
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
-            print(f"{c.method:<22} {c.noise:>10} {par:>12} {bdpl:>12} {dl:>12}  {c.reason}")
+            print(f"{c.method:<20} {c.noise:>9} {par:>10} {bdpl:>10} {dl:>10}  "
+                  f"{_verdict(c, a)}")
+            print(_note(c.reason))
         return 0
-    print(f"{'method':<22} {'scale':>12} {'exact BDPL':>12}  note")
+    print(f"{'method':<20} {'scale':>12} {'exact BDPL':>12}  eps-BDP?")
     for c in out:
         scale = "n/a" if c.scale is None else f"{c.scale:.6g}"
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        flag = "" if c.bdpl is None or c.bdpl <= a.epsilon * (1 + 1e-9) else "  NOT eps-BDP"
-        print(f"{c.method:<22} {scale:>12} {bdpl:>12}  {c.reason}{flag}")
+        print(f"{c.method:<20} {scale:>12} {bdpl:>12}  {_verdict(c, a)}")
+        print(_note(c.reason))
     return 0
+
+
+def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
+    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
+    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
+    was not computed (or the method gave no noise)."""
+    if c.delta is not None and delta is not None:
+        return bool(c.delta <= delta * (1 + 1e-9))
+    if c.bdpl is None:
+        return None
+    return bool(c.bdpl <= epsilon * (1 + 1e-9))
+
+
+def _verdict(c, a) -> str:
+    if c.scale is None and c.parameter is None:
+        return "n/a"
+    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, a.epsilon, a.delta)]
+
+
+def _note(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 80, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
 
 
 def _chain_note(model, stationary_default: bool) -> str | None:

@@ -34,12 +34,13 @@ def cmd_utility(a) -> int:
 
     if a.out is not None and not a.out.strip():
         raise ConfigError("--out", a.out, "must be a directory path, not empty")
+    _check_data_dir(a.data_dir)
     paths = [resolve_config(c) for c in a.config]  # every config is checked before any runs
     cfgs = [load_utility(p) for p in paths]
     outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
             for p in paths]
     for out in outs:
-        _check_writable_dir(out)
+        _check_writable_dir(out, a.overwrite)
     skipped = 0
     for path, cfg, out in zip(paths, cfgs, outs):
         try:
@@ -52,8 +53,20 @@ def cmd_utility(a) -> int:
     return 2 if skipped else 0
 
 
-def _check_writable_dir(out: Path) -> None:
-    """``--out`` must be (or become) a directory: not a file, nor below one."""
+def _check_data_dir(data_dir: str | None) -> None:
+    """``--data-dir`` must name a directory: a typo would otherwise silently use the bundled or
+    downloaded copies instead of the user's files."""
+    if data_dir is not None and not Path(data_dir).is_dir():
+        raise ConfigError("--data-dir", data_dir, "is not a directory (the directory holding the dataset files)")
+
+
+def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
+    """``--out`` must be (or become) a directory: not a file, nor below one; nor, without
+    ``--overwrite``, one holding files committed to git (:func:`bdpsim.results.check_not_committed`)."""
+    from ..results import check_not_committed
+
+    if not overwrite:
+        check_not_committed(out)
     if out.exists():
         if not out.is_dir():
             raise ConfigError("--out", str(out), "exists and is not a directory")
@@ -90,6 +103,8 @@ def cmd_figures(a) -> int:
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
+    _check_data_dir(a.data_dir)
+    _check_writable_dir(Path(a.out), a.overwrite)
     tty = sys.stderr.isatty()
     # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
     bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
@@ -103,13 +118,19 @@ def cmd_figures(a) -> int:
             bar.desc = f"bdpsim figures (making {started[-1]})"
             bar(len(started) - 1, total)
 
+    skipped: list[str] = []
     try:
         paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
                              configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
-                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log)
+                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log, skipped=skipped)
     finally:
         bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
+    if skipped:  # as 'bdpsim utility' with several configs: the others are drawn, exit code 2 at the end
+        print(f"bdpsim: error: {len(skipped)} figure{'s' * (len(skipped) != 1)} skipped, their data cannot be "
+              f"had ({', '.join(skipped)}): see the 'skipped' lines above; --data-dir DIR uses local files",
+              file=sys.stderr)
+        return 2
     return 0
 
 
@@ -120,7 +141,7 @@ def cmd_accuracy(a) -> int:
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     out = Path(a.out)
-    _check_writable_dir(out)
+    _check_writable_dir(out, a.overwrite)
     meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
     finished: dict = {}
     try:
@@ -137,9 +158,13 @@ def cmd_accuracy(a) -> int:
 
     paths = write_report(out, rows, meta)
     paths += save_accuracy(rows, Path(a.out))
-    print(f"{'case':36} {'estimator':9} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
-    for r in rows:
-        print(f"{r['case']:36} {r['estimator']:9} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} {r['max_abs_error']:8.4f}")
+    # the adaptive mixture run (target_se > 0) is labelled by its target: no two rows look alike
+    label = [r["estimator"] + (f" se<={r['target_se']:g}" if r.get("target_se") else "") for r in rows]
+    wc, we = max([4, *(len(r["case"]) for r in rows)]), max([9, *map(len, label)])
+    print(f"{'case':{wc}} {'estimator':{we}} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
+    for r, est in zip(rows, label):
+        print(f"{r['case']:{wc}} {est:{we}} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} "
+              f"{r['max_abs_error']:8.4f}")
     for p in paths:
         print(p)
     return 0

@@ -69,15 +69,15 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     bg.set_defaults(action=_bounds_gaussian)
     bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
     bg.add_argument("--m", type=int, required=True, help="number of correlated records")
-    bg.add_argument("--epsilon", type=float, required=True)
+    bg.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
     bgen = bs.add_parser("general", help="general bound m eps",
                          description="General bound m eps on the BDPL of an eps-DP mechanism when at most "
                                      "m records are correlated (paper Thm 4.3).",
                          epilog="example:\n  bdpsim bounds general --m 10 --epsilon 0.5",
                          formatter_class=_Formatter)
     bgen.set_defaults(action=_bounds_general)
-    bgen.add_argument("--m", type=int, required=True)
-    bgen.add_argument("--epsilon", type=float, required=True)
+    bgen.add_argument("--m", type=int, required=True, help="number of correlated records")
+    bgen.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
     w = sub.add_parser("worst-case", help="search the model class for the largest exact BDPL",
                        description="Worst-case searches (exact objective, many local starts).\n"
                                    "gaussian: max over Sigma_rho and (i, K) of the unclipped-sum slope |a|;\n"
@@ -111,9 +111,11 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
                        epilog="example:\n  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
                        formatter_class=_Formatter)
     wm.set_defaults(action=_worst_markov)
-    wm.add_argument("--gamma", type=float, required=True)
+    wm.add_argument("--gamma", type=float, required=True,
+                    help="max / min transition probability of the chains searched (>= 1)")
     wm.add_argument("--n", type=int, default=6, help="records (2..9; default 6)")
-    wm.add_argument("--epsilon", type=float, required=True)
+    wm.add_argument("--epsilon", type=float, required=True,
+                    help="DP parameter of the Laplace count (noise scale 1/eps)")
     wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
     wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
     wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")

@@ -11,10 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from ..estimators import ESTIMATORS
+from ..rows import mechanism_label
 from .style import colors, legend, save, subplots
 
 AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
-               "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "Laplace scale β"}
+               "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "noise scale β (sensitivity / ε)",
+               "mechanism": "mechanism (noise law)"}
+#: the x "column" of a run whose points differ only by mechanism: one tick per mechanism variant
+MECHANISM_AXIS = "mechanism"
 AXIS_CANDIDATES = ("gamma", "rho", "epsilon", "n", "noise_scale")
 """Columns :func:`choose_axes` considers, in order of preference, for the x-axis and the groups."""
 
@@ -143,6 +147,18 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     """
     check_axes(rows, x, group)
     auto_x, auto_g = choose_axes(rows)
+    # mechanism variants (another noise law, a histogram, a calibration method) are told apart: by
+    # the x-axis when nothing else is swept (one tick each; a geometric count has no noise_scale and
+    # would not be drawn at all), else as curves
+    labels = list(dict.fromkeys(mechanism_label(r) for r in rows))
+    ticks = None
+    if x is None and len(labels) > 1 and _per_mechanism(rows, auto_x):
+        ticks = labels
+        rows = [dict(r, **{MECHANISM_AXIS: float(labels.index(mechanism_label(r)))}) for r in rows]
+        x, auto_x, auto_g = MECHANISM_AXIS, MECHANISM_AXIS, None
+    elif len(labels) > 1 and group is None:
+        rows = [dict(r, **{MECHANISM_AXIS: mechanism_label(r)}) for r in rows]
+        group = MECHANISM_AXIS
     x = x or auto_x
     if group is None:
         group = auto_g if x == auto_x else next(
@@ -173,6 +189,15 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
                 yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
             yerr = np.where(np.isfinite(yerr), yerr, 0)
             exact = _is_exact(est)
+            lower = np.array([_number(r.get("bdpl_lower")) or np.nan for r in rs], dtype=float)
+            if np.isfinite(lower).any():  # a black-box audit: its certified bound and its estimate
+                alpha = _number(rs[0].get("audit_alpha")) or 0.05
+                ax.plot(xs, lower, "^", color=ce, ms=7,
+                        label=f"{est} certified lower bound ({100 * (1 - alpha):g} %) {label}".strip())
+                est_v = np.array([_number(r.get("bdpl_audit")) or np.nan for r in rs], dtype=float)
+                if np.isfinite(est_v).any():
+                    ax.plot(xs, est_v, "d", mfc="none", color=ce, ms=6, label=f"{est} estimate {label}".strip())
+                continue
             what = "max" if exact else f"p{pc:g}"
             ax.errorbar(xs, p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float),
                         yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
@@ -189,13 +214,26 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
         tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
         ok = np.isfinite(tight)
         if ok.any():
-            ax.plot(xs[ok], tight[ok], "-", color=c, lw=1.5, label=f"min(general, model bound) {label}".strip())
+            ax.plot(xs[ok], tight[ok], "-" if ticks is None else "_", color=c, lw=1.5, ms=30,  # categories: no line
+                    label=f"min(general, model bound) {label}".strip())
     ax.set_xlabel(AXIS_LABELS.get(x, x))
+    if ticks is not None:
+        ax.set_xticks(range(len(ticks)), ticks)
+        ax.set_xlim(-0.5, len(ticks) - 0.5)
     ax.set_ylabel("BDPL (nats)")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         legend(ax)
     return ax
+
+
+def _per_mechanism(rows: Sequence[dict], x: str) -> bool:
+    """Whether the x-axis ``x`` chosen for ``rows`` only follows their mechanism variants (each
+    variant one value of ``x``, or none): then nothing is swept but the mechanism."""
+    seen: dict = {}
+    for r in rows:
+        seen.setdefault(mechanism_label(r), set()).add(_number(r.get(x)))
+    return all(len(v) == 1 for v in seen.values())
 
 
 def _metadata_title(path: Path) -> str:

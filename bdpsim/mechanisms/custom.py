@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import ClassVar
@@ -67,10 +68,17 @@ class CustomMechanism:
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         shape = tuple(np.shape(data))
         try:
-            with np.errstate(all="ignore"):
-                out = np.asarray(self.func(data, rng), dtype=float)
+            with np.errstate(all="ignore"), no_exit():
+                raw = self.func(data, rng)
+            if np.iscomplexobj(raw):
+                raise ConfigError("mechanism.function", self.name, f"must return real numbers, returned "
+                                  f"complex ones ({np.asarray(raw).dtype}) on a batch of shape {shape}")
+            out = np.asarray(raw, dtype=float)
         except ConfigError:
             raise
+        except (SystemExit, ExitCalled) as exc:
+            raise ConfigError("mechanism.function", self.name, f"ends the process ({exit_call(exc)}) on a batch of "
+                              f"shape {shape}: a mechanism must return its outputs, not exit") from None
         except Exception as exc:
             raise ConfigError("mechanism.function", self.name, f"fails on a batch of shape {shape} "
                               f"({type(exc).__name__}: {_one_line(exc)})") from None
@@ -88,6 +96,36 @@ class CustomMechanism:
                               "it adds no noise, so its output has no density to estimate (a mechanism must be "
                               "randomised)")
         return out
+
+
+class ExitCalled(BaseException):
+    """``os._exit(code)`` called by user code while :func:`no_exit` is in force."""
+
+    def __init__(self, code) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def exit_call(exc: BaseException) -> str:
+    """``sys.exit(7)`` or ``os._exit(0)``: what user code called to end the process."""
+    return f"{'os._exit' if isinstance(exc, ExitCalled) else 'sys.exit'}({getattr(exc, 'code', None)!r})"
+
+
+@contextlib.contextmanager
+def no_exit():
+    """Run user code with ``os._exit`` raising :class:`ExitCalled` instead of ending the process
+    at once (no message, no results, exit code 0 for a batch script); ``sys.exit`` raises
+    ``SystemExit``, which the callers catch as well."""
+    real = os._exit
+
+    def refuse(code=0):
+        raise ExitCalled(code)
+
+    os._exit = refuse
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 def _one_line(exc: BaseException, limit: int = 160) -> str:
@@ -112,7 +150,11 @@ def import_function(path: str, search_dir: str | None = None) -> Callable:
     if added:
         sys.path.insert(0, where)
     try:
-        obj = getattr(importlib.import_module(mod), attr)
+        with no_exit():
+            obj = getattr(importlib.import_module(mod), attr)
+    except (SystemExit, ExitCalled) as exc:  # the module ends the process while being imported
+        raise ConfigError("mechanism.function", path, f"ends the process while being imported ({exit_call(exc)}): "
+                          "a mechanism module must define its function, not exit") from None
     except (ImportError, AttributeError) as exc:
         raise ConfigError("mechanism.function", path, f"cannot be imported ({_one_line(exc)})") from None
     except SyntaxError as exc:

@@ -16,7 +16,7 @@ half-written file under a final name; a point counts as finished only once its `
 from __future__ import annotations
 
 from .atomic import append_line, atomic_write_bytes, atomic_write_text
-from .outdir import LOCK_NAME, OWN_NAMES, check_out_dir, is_run_metadata, run_lock
+from .outdir import LOCK_NAME, OWN_NAMES, check_not_committed, check_out_dir, committed_files, is_run_metadata, run_lock
 from .points import (SummaryLog, point_done, point_paths, point_problem, remove_tables, write_point, write_summary,
                      write_tables)
 from .provenance import git_revision, metadata, now, package_versions
@@ -24,6 +24,6 @@ from .readme import markdown_columns
 from .tables import csv_text, dumps, fmt, read_adversaries, read_summary
 
 __all__ = ["LOCK_NAME", "OWN_NAMES", "SummaryLog", "append_line", "atomic_write_bytes", "atomic_write_text",
-           "check_out_dir", "csv_text", "dumps", "fmt", "git_revision", "is_run_metadata", "markdown_columns",
+           "check_not_committed", "check_out_dir", "committed_files", "csv_text", "dumps", "fmt", "git_revision", "is_run_metadata", "markdown_columns",
            "metadata", "now", "package_versions", "point_done", "point_paths", "point_problem", "read_adversaries",
            "read_summary", "remove_tables", "run_lock", "write_point", "write_summary", "write_tables"]

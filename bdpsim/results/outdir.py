@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 from pathlib import Path
 
-from ..errors import check
+from ..errors import ConfigError, check
 from .atomic import umask
 
 
@@ -92,3 +93,33 @@ def run_lock(out: Path, log=None):
         with contextlib.suppress(OSError):
             os.unlink(path)  # still holding the lock: nobody else holds this file's lock
         os.close(fd)  # releases the lock
+
+
+def committed_files(path: str | Path) -> list[str]:
+    """The files at or under ``path`` that git tracks (a checkout's committed reference results);
+    ``[]`` when ``path`` does not exist, is outside a git checkout, or git is not installed."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    where = p if p.is_dir() else p.parent
+    try:
+        got = subprocess.run(["git", "-C", str(where), "ls-files", "-z", "--", str(p.resolve())],
+                             capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if got.returncode != 0:
+        return []
+    return [f for f in got.stdout.decode(errors="replace").split("\0") if f]
+
+
+def check_not_committed(path: str | Path, option: str = "--out") -> None:
+    """Refuse (one line) to write into ``path`` when it holds files committed to git: run inside
+    the checkout, the default output directories (``results/quickstart``, ``results/figures``,
+    ...) are the repository's reference results, which a preview or an edited config must not
+    silently replace. ``--overwrite`` (the caller skips this check) regenerates them on purpose."""
+    files = committed_files(path)
+    if files:
+        more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+        raise ConfigError(option, str(path), f"holds files committed to git ({files[0]}{more}: the "
+                                             "repository's reference results); write elsewhere "
+                                             f"(another {option}) or pass --overwrite to regenerate them")

@@ -127,6 +127,9 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
     local = data_dir or os.environ.get("BDPSIM_DATA_DIR")
     shipped = data_file(src.filename) if src.sha256 is not None else None  # bdpsim/data/, public domain
     if local:
+        if not Path(local).is_dir():  # a typo must not silently fall back on the shipped copy
+            raise DatasetError(f"data_dir = {str(local)!r}: is not a directory (the directory holding "
+                               f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)")
         path = Path(local) / src.filename
         if not path.is_file() and shipped is not None:
             return _verify(src, shipped)
