@@ -60,6 +60,7 @@ from . import gaussian_mixture as gm
 from .laplace_mixture import MixtureSup, mixture_sup
 from .noise_checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
 from .noise_stepwise import GeometricNoise, StaircaseNoise
+from .noise_table import TableNoise, table_from_params
 
 
 @runtime_checkable
@@ -228,20 +229,26 @@ class GaussianNoise:
 
 NOISE_LAWS: dict[str, type] = {"laplace": LaplaceNoise, "geometric": GeometricNoise,
                                "staircase": StaircaseNoise, "gaussian": GaussianNoise}
+NOISE_LAWS["table"] = TableNoise  # a user pmf with geometric tails (issue 30): see table_from_params
 NOISE_LAWS = Registry("noise law", NoiseLaw, entries=NOISE_LAWS)  # each law checked against NoiseLaw
 
 
 def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigma=None,
-                      staircase_gamma=None, step=1.0) -> NoiseLaw:
+                      staircase_gamma=None, step=1.0, table=None) -> NoiseLaw:
     """Build a noise law from config-style parameters (errors name the ``mechanism.*`` field).
 
     * ``laplace``: ``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon``;
     * ``geometric``: ``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the
       per-step rate is ``epsilon * step / sensitivity``;
     * ``staircase``: ``epsilon``, ``staircase_gamma`` (default ``gamma*``), ``sensitivity``;
-    * ``gaussian``: ``sigma``.
+    * ``gaussian``: ``sigma``;
+    * ``table``: ``table``, a :class:`TableNoise` (built by :func:`.noise_table.table_from_params`).
     """
     check(name in NOISE_LAWS, "mechanism.noise", name, f"must be one of {sorted(NOISE_LAWS)}")
+    if name == "table":
+        check(isinstance(table, TableNoise), "mechanism.noise_pmf", None,
+              "table noise needs mechanism.noise_table (a JSON file) or mechanism.noise_pmf")
+        return table
     sens = positive("mechanism.sensitivity", sensitivity)
     unused = {"laplace": ("sigma", "staircase_gamma"), "geometric": ("scale", "sigma", "staircase_gamma"),
               "staircase": ("scale", "sigma"), "gaussian": ("epsilon", "scale", "staircase_gamma")}[name]
@@ -268,5 +275,5 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
     return GaussianNoise(sigma)
 
 
-__all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise",
+__all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
            "NOISE_LAWS", "noise_from_params", "ConfigError", "MixtureSup"]

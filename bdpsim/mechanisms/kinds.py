@@ -9,6 +9,7 @@ from ..errors import ConfigError, check
 from ..schema import Key
 from ..kernels.lattice import lattice
 from ..kernels.noise import NOISE_LAWS, LaplaceNoise, noise_from_params
+from ..kernels.noise_table import table_from_params
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
@@ -23,6 +24,16 @@ NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False, doc="the additive noi
               "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0"),
               "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)",
                                      rule="in [0, 1]")}
+TABLE_KEYS = ("noise_table", "noise_pmf", "noise_offset", "noise_tail_ratio")  # noise = "table" (issue 30)
+NOISE_KEYS.update({
+    "noise_table": Key("str", hashed=False, doc="table noise: a JSON file {offset, pmf, tail_ratio}",
+                       rule="a readable JSON file; exclusive with noise_pmf"),
+    "noise_pmf": Key("vector", sweep=False, hashed=False, doc="table noise: masses at offset, offset + 1, ...",
+                     rule="non-negative numbers; with the tails they sum to 1"),
+    "noise_offset": Key("int", hashed=False, doc="table noise: the integer where noise_pmf starts",
+                        rule="an integer (default 0)"),
+    "noise_tail_ratio": Key("float", hashed=False, doc="table noise: geometric ratio of both tails (default 0)",
+                            rule="in [0, 1)")})
 
 
 def _noisy(params: dict, query, kind: str, step: float | None):
@@ -31,9 +42,17 @@ def _noisy(params: dict, query, kind: str, step: float | None):
     name = params["noise"]
     if name == "geometric":
         check(step is not None, "mechanism.noise", name, f"geometric noise needs a lattice-valued query, not {kind}")
+    table = None
+    if name == "table":
+        check(step is not None, "mechanism.noise", name, f"table noise needs a lattice-valued query, not {kind}")
+        table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
+    else:
+        for k in TABLE_KEYS:
+            check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of table noise "
+                  "(set mechanism.noise = \"table\")")
     noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
                               sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
-                              step=step or 1.0)
+                              step=step or 1.0, table=table)
     return NoisyQueryMechanism(query, noise, kind)
 
 
@@ -44,7 +63,7 @@ def _laplace(params: dict) -> bool:
     check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
     if law is not LaplaceNoise:
         return False
-    for k in ("sigma", "staircase_gamma"):
+    for k in ("sigma", "staircase_gamma") + TABLE_KEYS:
         check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of another noise law "
               "than laplace (set mechanism.noise)")
     return True

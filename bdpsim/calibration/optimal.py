@@ -1,0 +1,211 @@
+"""The utility frontier: the least noise any additive integer mechanism needs to be eps-BDP (issue 30).
+
+For an integer-valued additive query ``S = sum_t f(X_t)`` on a Markov chain (a count, or a state
+sum whose values lie on an integer lattice) and an integer noise ``Z`` with pmf ``f``, the output
+law given an adversary's knowledge is ``p(s | x_K, x) = sum_c P(S = c | x_K, x) f(s - c)``, so every
+BDP condition ``p(s | x_K, x) <= e^eps p(s | x_K, x')`` is linear in ``f``. Minimising ``E|Z|``
+(or ``E Z^2``) over ``f`` is a linear program: :mod:`bdpsim.kernels.optimal_lp` (finite
+parametrisation with geometric tails, the finite set of outputs, constraint generation, HiGHS).
+
+**Which conditions.** The window reduction (SCIENCE.md §5.1) holds for every additive noise
+kernel: the output law of any adversary ``(K, i)`` is a common-weight mixture of shifted output
+laws of a *window* adversary (knows everything outside ``(l, r)``, nothing inside but ``x_i``).
+If ``f`` satisfies the conditions of every window pair, it satisfies them for every adversary
+(a ratio of mixtures with common weights is at most the largest ratio of its parts). The window
+pairs are exactly the law pairs the exact engine scores (:func:`bdpsim.kernels.window_scan.scan`);
+they are collected once, normalised and deduplicated (pairs equal to 13 digits, either order).
+With ``window_limit = "auto"`` windows longer than the truncation length are left out; the
+module docstring of :mod:`bdpsim.models.markov_window` bounds what they add by
+``tolerance = D_d + E_d`` for *any* noise, so the LP targets ``eps - tolerance``.
+
+**Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise_table.TableNoise`
+and its exact BDPL over all adversaries is computed by the exact engine
+(:func:`bdpsim.models.markov_window.window_search`), independently of the LP. The LP targets
+``eps - margin`` (``margin`` starting at ``1e-9``, for the solver's relative feasibility
+tolerance); if the verified BDPL plus the truncation tolerance exceeds ``eps``, the margin grows
+tenfold and the LP is solved again (at most 4 times), so the returned noise is eps-BDP by the exact
+engine, not by the solver's word.
+
+**The tail ratio.** With ``r`` fixed the problem is an LP; ``r`` must be at least the least ratio
+whose far-tail conditions hold (:func:`~bdpsim.kernels.optimal_lp.min_tail_ratio`). ``r = "auto"``
+tries a few ratios from that least one up (a geometric tail decaying as slowly as allowed and a
+few slower) and keeps the best; with ``M`` large the tails carry little mass and ``r`` matters
+little. ``M = "auto"`` takes ``M = ceil(12 / -ln r_min)`` (the tails then start beyond 12 decay
+lengths), clipped to ``[8, 400]``.
+
+**Symmetry.** If the set of law pairs is closed under the mirror ``c -> -c`` (e.g. a count on a
+chain whose two states are exchangeable), the mirror of a feasible ``f`` is feasible with the same
+objective and so is their average: a symmetric optimum exists, and ``symmetric = None`` (auto)
+imposes ``f(k) = f(-k)`` then. ``symmetric = True`` imposes it anyway (a restriction, possibly
+costly); ``False`` never.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import check
+from ..kernels import optimal_lp as lp
+from ..kernels import window_scan as wk
+from ..kernels.noise_table import TableNoise
+from ..models.markov import MarkovChainModel
+from ..models.markov_window import DEFAULT_TOLERANCE, _context, window_search
+
+MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
+
+
+@dataclass(frozen=True)
+class OptimalNoise:
+    """The optimal noise found and its verification.
+
+    ``noise`` the table law; ``mean_abs``, ``variance`` (``E Z^2 - (E Z)^2``), ``mean`` exactly
+    (table plus tail series); ``bdpl`` its exact BDPL over all adversaries by the exact engine,
+    with ``tolerance`` the engine's truncation tolerance (``bdpl <= true BDPL <= bdpl +
+    tolerance``); ``lp_objective`` the LP optimum (a lower bound for this ``M`` and ``r``, up to the
+    margin); ``M``, ``tail_ratio``, ``tail_ratio_min``; ``pairs`` the law pairs after
+    deduplication, ``conditions`` the working set's size, ``rounds`` the generation rounds;
+    ``symmetric`` whether ``f(k) = f(-k)`` was imposed; ``margin`` the LP's target
+    ``eps - tolerance - margin``."""
+
+    noise: TableNoise
+    epsilon: float
+    objective: str
+    mean: float
+    mean_abs: float
+    variance: float
+    bdpl: float
+    tolerance: float
+    lp_objective: float
+    M: int
+    tail_ratio: float
+    tail_ratio_min: float
+    pairs: int
+    conditions: int
+    rounds: int
+    symmetric: bool
+    margin: float
+    seconds: float
+    tried: tuple = field(default=(), repr=False)
+
+    def as_dict(self) -> dict:
+        return {"mean_abs": self.mean_abs, "variance": self.variance, "mean": self.mean, "bdpl": self.bdpl,
+                "noise": self.noise.as_dict(), "objective": self.objective, "M": self.M,
+                "tail_ratio_min": self.tail_ratio_min, "truncation_tolerance": self.tolerance,
+                "pairs": self.pairs, "conditions": self.conditions, "rounds": self.rounds,
+                "symmetric": self.symmetric}
+
+
+def law_pairs(model: MarkovChainModel, values, *, min_known: int = 0, window_limit="auto",
+              tolerance: float = DEFAULT_TOLERANCE) -> tuple[lp.LawPairs, float]:
+    """Every window law pair the exact engine scores (module docstring), normalised and deduplicated,
+    on the integer lattice of the query; and the truncation tolerance of the window search."""
+    _, ctx = _context(model, np.asarray(values, dtype=float), 1.0, min_known, None, window_limit, tolerance)
+    delta = float(ctx["delta"])
+    check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
+          np.asarray(values).tolist(), "optimal integer noise needs integer query values (a count, or "
+          "integer state values)")
+    got = []
+
+    def record(W1, W2):
+        got.append((np.array(W1, dtype=float), np.array(W2, dtype=float)))
+        return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
+
+    wk.scan(model.transition, np.asarray(model.initial), ctx["g"], math.nan, ctx["lmax"], ctx["ok"], score=record)
+    J = max(a.shape[1] for a, _ in got)
+    pad = [np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in got]),
+           np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in got])]
+    last = np.flatnonzero(((pad[0] > 0) | (pad[1] > 0)).any(axis=0))[-1]
+    W1, W2 = lp.dedupe(pad[0][:, :last + 1], pad[1][:, :last + 1])
+    return lp.LawPairs(W1, W2, int(round(delta))), float(ctx["tolerance"])
+
+
+def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
+    """Whether the pair set is closed under ``c -> -c`` (each pair's mirror, up to a common shift, is
+    a pair of the set, in either order)."""
+    def keys(W1, W2):
+        out = set()
+        for a, b in zip(W1, W2):
+            nz = np.flatnonzero((a > 0) | (b > 0))
+            a, b = np.round(a[nz[0]:nz[-1] + 1], digits), np.round(b[nz[0]:nz[-1] + 1], digits)
+            out.add(tuple(sorted([a.tobytes(), b.tobytes()])))
+        return out
+    return keys(pairs.W1, pairs.W2) == keys(pairs.W1[:, ::-1], pairs.W2[:, ::-1])
+
+
+def _table(sol: lp.LPSolution) -> TableNoise:
+    off, pmf, r = lp.noise_table(sol.f, sol.M, sol.tail_ratio)
+    return TableNoise(tuple(pmf), off, r)
+
+
+def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective: str = "mean_abs",
+                  M="auto", tail_ratio="auto", symmetric: bool | None = None, min_known: int = 0,
+                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None) -> OptimalNoise:
+    """The integer noise of least ``E|Z|`` (``objective = "variance"``: least ``E Z^2``) whose
+    mechanism ``sum_t values[X_t] + Z`` is eps-BDP over every adversary, verified by the exact engine
+    (module docstring).
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+    epsilon : float
+        Target BDPL.
+    values : array of shape (states,)
+        Query value per state (integers up to a common shift, :func:`bdpsim.kernels.lattice.query_values`).
+    objective : {"mean_abs", "variance"}
+    M : int or "auto"
+        Half-width of the free masses.
+    tail_ratio : float or "auto"
+        Ratio of the geometric tails (at least the least admissible one).
+    symmetric : bool or None
+        Impose ``f(k) = f(-k)`` (``None``: when the pair set is mirror-closed).
+    min_known, window_limit, tolerance
+        Adversary family and window truncation, as :func:`~bdpsim.models.markov_window.window_search`.
+    """
+    t0 = time.monotonic()
+    check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
+          and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
+    check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
+    pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
+    check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
+    sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
+    r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
+    if M == "auto":
+        M = int(min(400, max(8, math.ceil(12.0 / -math.log(r_min)))))
+    check(isinstance(M, (int, np.integer)) and not isinstance(M, bool) and M >= 1, "M", M,
+          "must be 'auto' or an integer >= 1")
+    if tail_ratio == "auto":
+        lam = -math.log(r_min)
+        ratios = [r_min * (1 + 1e-9)] + [math.exp(-lam * t) for t in (0.9, 0.75, 0.5)]
+    else:
+        r = float(tail_ratio)
+        check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
+              "far-tail conditions hold)")
+        ratios = [r]
+    best, tried, warm = None, [], ()
+    for margin in MARGINS:
+        target = epsilon - trunc - margin
+        for r in ratios:
+            sol = lp.solve(pairs, target, int(M), r, objective=objective, symmetric=sym, start=warm,
+                           progress=progress)
+            warm = sol.working
+            tried.append((r, sol.objective))
+            if best is None or sol.objective < best[0].objective:
+                best = (sol, margin)
+        sol, margin = best
+        noise = _table(sol)
+        res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
+                            tolerance=tolerance)
+        if res.bdpl + res.tolerance <= epsilon:
+            break
+        best = None
+    else:
+        raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
+                           f"BDPL {res.bdpl!r} > eps {epsilon!r}")
+    mean, mabs, sq = noise.moments()
+    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, res.bdpl, res.tolerance,
+                        sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
+                        sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))

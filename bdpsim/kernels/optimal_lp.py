@@ -1,0 +1,304 @@
+"""The least noise of any shape: a linear program over integer noise pmfs (issue 30).
+
+Numerics only (no models): given the pairs of output laws of an additive query ``S`` that an
+adversary must not tell apart — rows ``w, w'`` on integer atoms ``c_j`` — find the pmf ``f`` of an
+integer noise ``Z`` minimising ``E|Z|`` (or ``E Z^2``) subject to, for every pair, both directions
+and every integer output ``s``::
+
+    sum_j w_j f(s - c_j) <= e^eps sum_j w'_j f(s - c_j)                       (1)
+
+Each condition is linear in ``f``, so this is a linear program; the rest makes it finite and exact.
+
+**Finite parametrisation.** ``f`` has free masses on ``[-M, M]`` and geometric tails of a fixed
+ratio ``r``: ``f(-M - k) = f(-M) r^k``, ``f(M + k) = f(M) r^k`` (the :class:`TableNoise`
+shape, :mod:`.noise_table`). Then ``f(z)`` for any ``z`` is one variable times a constant, every
+condition (1) is a row over the ``2M + 1`` variables, and the objective and the total mass are
+linear: ``sum_{k>=1} (M + k) r^k = M r/(1-r) + r/(1-r)^2`` and
+``sum_{k>=1} (M + k)^2 r^k = M^2 r/(1-r) + 2 M r/(1-r)^2 + r(1+r)/(1-r)^3``.
+
+**Finitely many outputs.** For ``s <= c_min - M`` every ``s - c_j <= -M`` lies in the left tail,
+so (1) reads ``f(-M) r^{-M-s} (sum_j w_j r^{c_j} - e^eps sum_j w'_j r^{c_j}) <= 0``: the same
+condition for all such ``s``, namely the one at ``s = c_min - M``. Likewise every
+``s >= c_max + M`` gives the condition at ``s = c_max + M``. So (1) over all integers is (1) over
+the window ``s in [c_min - M, c_max + M]`` — ``2M + 1 + c_max - c_min`` conditions per pair and
+direction, exactly. (With ``r`` below the least ratio :func:`min_tail_ratio` the two extreme
+conditions force ``f(-M) = 0`` or ``f(M) = 0``; the search sweeps ``r`` above it.)
+
+**Constraint generation.** The conditions are far too many to hand to the solver at once (pairs x
+outputs x 2), and nearly all are slack. :func:`solve` solves on a working set, evaluates every
+condition for the current ``f`` by the direct sums of :func:`.noise_table.class_laws` (the exact
+table-noise engine), adds the most violated ones and repeats until none is violated by more than
+``tol`` in log-ratio; the optimum of the working set is a lower bound, and once feasible for every
+condition it is the optimum. HiGHS (``scipy.optimize.linprog``) solves each LP.
+
+**Scaling.** The conditions at outputs far from the centre involve masses like ``1e-15``; the
+solver's absolute feasibility tolerance would make them meaningless. Variables are therefore
+``x_k = f(k) / r^{|k|}`` (``O(1)`` for a geometric-like pmf) and each row is divided by the sum of
+its absolute coefficients: a row residual ``tau`` is then a *relative* error ``~tau`` of the two
+densities at ``s``, i.e. an error ``~tau`` in the log-ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.special import logsumexp
+
+from .noise_table import class_laws
+
+OBJECTIVES = ("mean_abs", "variance")
+
+
+@dataclass(frozen=True)
+class LawPairs:
+    """Rows ``W1, W2`` (shape ``(P, J)``, each normalised) of output laws on atoms ``c_j = delta * j``
+    (``delta`` a positive integer). Every pair is constrained in both directions."""
+
+    W1: np.ndarray
+    W2: np.ndarray
+    delta: int = 1
+
+    @property
+    def atoms(self) -> np.ndarray:
+        return np.arange(self.W1.shape[1], dtype=np.int64) * int(self.delta)
+
+
+def dedupe(W1: np.ndarray, W2: np.ndarray, digits: int = 13) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised rows, with pairs equal (either order) to ``digits`` significant digits kept once
+    (both directions are constrained anyway)."""
+    W1 = W1 / W1.sum(axis=1, keepdims=True)
+    W2 = W2 / W2.sum(axis=1, keepdims=True)
+    a, b = np.round(W1, digits), np.round(W2, digits)
+    swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b)], dtype=bool)
+    key = np.where(swap[:, None], np.hstack([b, a]), np.hstack([a, b]))
+    _, keep = np.unique(key, axis=0, return_index=True)
+    keep = np.sort(keep)
+    return W1[keep], W2[keep]
+
+
+def tail_log_ratio(pairs: LawPairs, r: float) -> float:
+    """Largest ``|ln sum_j w_j r^{±c_j} / sum_j w'_j r^{±c_j}|``: the log-ratio of the two output laws
+    far out in either tail (where it is constant) when the noise has tail ratio ``r``."""
+    c = pairs.atoms.astype(float)
+    worst = 0.0
+    with np.errstate(divide="ignore"):
+        l1, l2 = np.log(pairs.W1), np.log(pairs.W2)
+        for sign in (1.0, -1.0):
+            e = sign * c * math.log(r)
+            a, b = logsumexp(l1 + e, axis=1), logsumexp(l2 + e, axis=1)
+            with np.errstate(invalid="ignore"):
+                d = np.abs(a - b)
+            worst = max(worst, float(np.nanmax(np.where(np.isnan(d), np.inf, d))))
+    return worst
+
+
+def min_tail_ratio(pairs: LawPairs, epsilon: float, rtol: float = 1e-12) -> float:
+    """Least tail ratio ``r`` whose tail conditions hold (:func:`tail_log_ratio` ``<= epsilon``), by
+    bisection (the tail log-ratio falls to 0 as ``r -> 1``); below it a geometric tail is not
+    eps-BDP."""
+    lo, hi = 0.0, 1.0 - 1e-12
+    if tail_log_ratio(pairs, hi) > epsilon:
+        raise ValueError(f"no tail ratio below 1 satisfies the tail conditions at eps = {epsilon}")
+    while hi - lo > rtol:
+        mid = 0.5 * (lo + hi)
+        if mid > 0 and tail_log_ratio(pairs, mid) <= epsilon:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def objective_vector(M: int, r: float, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(cost, mass)`` over ``f(-M..M)``: ``E|Z|`` or ``E Z^2`` and the total mass, tails included."""
+    k = np.arange(-M, M + 1, dtype=float)
+    s0 = r / (1 - r)
+    s1 = r / (1 - r) ** 2
+    s2 = r * (1 + r) / (1 - r) ** 3
+    mass = np.ones(2 * M + 1)
+    mass[0] += s0
+    mass[-1] += s0
+    if objective == "mean_abs":
+        cost = np.abs(k)
+        tail = M * s0 + s1
+    elif objective == "variance":
+        cost = k * k
+        tail = M * M * s0 + 2 * M * s1 + s2
+    else:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    cost[0] += tail
+    cost[-1] += tail
+    return cost, mass
+
+
+def noise_table(f: np.ndarray, M: int, r: float) -> tuple[int, np.ndarray, float]:
+    """``(offset, pmf, tail_ratio)`` of the noise with masses ``f`` on ``[-M, M]``, normalised."""
+    _, mass = objective_vector(M, r, "mean_abs")
+    f = np.maximum(np.asarray(f, dtype=float), 0.0)
+    return -M, f / float(mass @ f), r
+
+
+def condition_scores(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float, chunk: int = 4000):
+    """For every pair and direction, the worst output: ``(score, s)`` arrays of shape ``(P, 2)``;
+    ``score = ln p1(s)/p2(s) - eps`` (direction 0: ``w`` over ``w'``; 1: the reverse; ``+inf`` where
+    one density vanishes and the other does not); ``s`` the output (atom units of ``c``)."""
+    P = pairs.W1.shape[0]
+    score = np.full((P, 2), -np.inf)
+    where = np.zeros((P, 2), dtype=np.int64)
+    c = pairs.atoms
+    pmf = np.maximum(np.asarray(f, dtype=float), 0.0)
+    for a in range(0, P, chunk):
+        b = min(P, a + chunk)
+        l1, l2, s0 = class_laws(pairs.W1[a:b], pairs.W2[a:b], c, -M, pmf, r)
+        both = np.isneginf(l1) & np.isneginf(l2)
+        with np.errstate(invalid="ignore"):
+            d = l1 - l2
+        for dirn, v in enumerate((d, -d)):
+            v = np.where(both, -np.inf, v)
+            j = np.argmax(v, axis=1)
+            score[a:b, dirn] = v[np.arange(b - a), j] - epsilon
+            where[a:b, dirn] = s0 + j
+    return score, where
+
+
+def condition_row(w: np.ndarray, wp: np.ndarray, c: np.ndarray, s: int, M: int, r: float,
+                  epsilon: float) -> np.ndarray:
+    """Coefficients over ``f(-M..M)`` of ``sum_j w_j f(s - c_j) - e^eps sum_j w'_j f(s - c_j)`` (the
+    condition (1) is ``row @ f <= 0``; tails folded onto ``f(-M)``, ``f(M)``)."""
+    a = w - math.exp(epsilon) * wp
+    nz = np.flatnonzero((w > 0) | (wp > 0))
+    z = s - c[nz]
+    k = np.clip(z, -M, M) + M
+    fac = np.ones(z.size)
+    if r > 0:
+        fac = np.where(z < -M, r ** np.maximum(-M - z, 0).astype(float), fac)
+        fac = np.where(z > M, r ** np.maximum(z - M, 0).astype(float), fac)
+    else:
+        fac = np.where((z < -M) | (z > M), 0.0, fac)
+    row = np.zeros(2 * M + 1)
+    np.add.at(row, k, a[nz] * fac)
+    return row
+
+
+@dataclass(frozen=True)
+class LPSolution:
+    """Result of :func:`solve`: masses ``f`` on ``[-M, M]`` (normalised with the tails), the LP
+    objective, the worst log-ratio excess over ``epsilon`` of any condition (``<= tol``), the
+    number of conditions in the final working set and of generation rounds; ``working`` the working
+    set's ``(pair, direction, output)`` keys (a warm start for another ``r``)."""
+
+    f: np.ndarray
+    M: int
+    tail_ratio: float
+    objective: float
+    excess: float
+    conditions: int
+    rounds: int
+    working: tuple = ()
+
+
+def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
+          symmetric: bool = False, tol: float = 1e-9, add: int = 400, max_rounds: int = 200,
+          feasibility: float = 1e-10, start=(), progress=None) -> LPSolution:
+    """Minimise the objective over ``f`` on ``[-M, M]`` with tails of ratio ``r`` subject to every
+    condition (1) of every pair, by constraint generation (module docstring).
+
+    Parameters
+    ----------
+    pairs : LawPairs
+    epsilon : float
+        Target log-ratio of every condition.
+    M : int
+        Half-width of the free masses.
+    r : float
+        Tail ratio in ``(0, 1)``.
+    objective : {"mean_abs", "variance"}
+        ``E|Z|`` or ``E Z^2``.
+    symmetric : bool
+        Impose ``f(k) = f(-k)``.
+    tol : float
+        Stop when no condition exceeds ``epsilon`` by more than ``tol`` in log-ratio.
+    add : int
+        Most conditions added per round (the most violated first, one per pair and direction).
+    start : iterable of (pair, direction, output)
+        A first working set (e.g. :attr:`LPSolution.working` of a solve with another ``r``).
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    cost, mass = objective_vector(M, r, objective)
+    sigma = r ** np.abs(np.arange(-M, M + 1, dtype=float))  # x_k = f(k) / sigma_k
+    c = pairs.atoms
+    A_eq, b_eq = [mass * sigma], [1.0]
+    if symmetric:
+        for k in range(1, M + 1):
+            e = np.zeros(2 * M + 1)
+            e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
+            A_eq.append(e)
+            b_eq.append(0.0)
+    rows, seen = [], []
+
+    def put(key) -> bool:
+        p, dirn, s = key
+        w, wp = (pairs.W1[p], pairs.W2[p]) if dirn == 0 else (pairs.W2[p], pairs.W1[p])
+        row = condition_row(w, wp, c, s, M, r, epsilon) * sigma
+        norm = np.abs(row).sum()
+        seen.append(key)
+        if norm > 0:
+            rows.append(row / norm)
+        return norm > 0
+
+    for key in start:
+        put(key)
+    have = set(seen)
+    f = sigma * 0.0
+    f[M] = 1.0  # an LP without conditions puts all mass at 0
+    for rnd in range(1, max_rounds + 1):
+        if rnd > 1 or not rows:
+            score, where = condition_scores(pairs, f, M, r, epsilon)
+            excess = float(score.max())
+            if rounds_done := (excess <= tol and rnd > 1):
+                break
+            flat = np.argsort(-score, axis=None)[: 4 * add]
+            new = 0
+            for idx in flat:
+                p, dirn = divmod(int(idx), 2)
+                if score[p, dirn] <= tol:
+                    break
+                key = (p, dirn, int(where[p, dirn]))
+                if key in have:
+                    continue
+                have.add(key)
+                new += put(key)
+                if new >= add:
+                    break
+            if new == 0:  # every violated condition is in the working set: solver tolerance
+                break
+        res = linprog(cost * sigma, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq),
+                      b_eq=np.array(b_eq), bounds=(0, None), method="highs",
+                      options={"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10})
+        if res.status != 0:
+            raise RuntimeError(f"the LP failed at round {rnd} ({res.message}); M = {M}, r = {r}")
+        f = np.maximum(res.x, 0.0) * sigma
+        f = f / float(mass @ f)
+        if progress is not None:
+            progress(rnd, len(rows), excess, float(cost @ f))
+    else:
+        rounds_done = False
+    if not rounds_done:
+        score, _ = condition_scores(pairs, f, M, r, epsilon)
+        excess = float(score.max())
+    return LPSolution(f, M, r, float(cost @ f), excess, len(rows), rnd, tuple(seen))
+
+
+def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.ndarray:
+    """Every condition (1) of every pair, both directions, over the whole output window (for tests
+    and tiny problems): rows over ``f(-M..M)``."""
+    c = pairs.atoms
+    out = []
+    for p in range(pairs.W1.shape[0]):
+        for w, wp in ((pairs.W1[p], pairs.W2[p]), (pairs.W2[p], pairs.W1[p])):
+            for s in range(int(c.min()) - M, int(c.max()) + M + 1):
+                out.append(condition_row(w, wp, c, s, M, r, epsilon))
+    return np.array(out)
