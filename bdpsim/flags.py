@@ -10,6 +10,8 @@ A point is flagged when
   adversary reached it, so the worst ones were not sampled;
 * many KDE evaluation points were dropped (a density <= 0 there; more than 1 %), or some
   adversaries have no estimate at all;
+* some mixture adversaries' confidence intervals stayed wider than ``mixture_target_width`` when
+  the sample budget ended (issue 25);
 * its exact value exceeds an applicable bound (also printed as ``!!! EXACT BDPL ... EXCEEDS``);
 * every applicable upper bound is below floating-point resolution (e.g. ``epsilon = 1e-300``):
   the values, ~1e-16, are rounding noise, not leakage.
@@ -93,6 +95,11 @@ def flags(point, row: dict) -> list[str]:
     failed = _num(row.get("failed_adversaries"))
     if failed > 0:
         out.append(f"{int(failed)} of {int(n_adv)} adversaries without an estimate")
+    missed = _num(row.get("width_target_missed"))
+    if missed > 0:
+        out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
+                   "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
+                   "samples: read bdpl_ci_low/high)")
     ex = _num(row.get("bdpl_exact"))
     for b, v in applicable.items():
         if math.isfinite(ex) and ex > v * (1 + 1e-9) + 1e-9:

@@ -9,13 +9,17 @@ cost. ``mode="data"`` always simulates full data tuples (chunk by chunk).
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from .mechanisms import has_laplace_noise
 from .models import GaussianModel
-from .queries import LaplaceQuery
+from .kernels.lattice import lattice
+from .kernels.mixture_interval import cells
+from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
 
@@ -95,3 +99,33 @@ def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.G
         q = sample_query(model, mechanism, known, size, rng, mode, chunk)
         return q + rng.laplace(0.0, mechanism.noise_scale, size=size)
     return np.concatenate([mechanism(d, rng) for d in _data_chunks(model, known, size, rng, chunk)])
+
+
+@functools.lru_cache(maxsize=64)
+def _lattice(values: tuple[float, ...]) -> tuple[np.ndarray, float, float]:
+    return lattice(np.asarray(values))
+
+
+def query_support(model, mechanism, known: Mapping) -> tuple[np.ndarray, float] | None:
+    """Every value the noiseless query can take given ``known`` — ``(support, slack)`` — or
+    ``None`` when the query is unbounded (an unclipped sum) or of a kind not known here.
+
+    An additive query on discrete records (a count, a sum of per-state values) takes values on
+    its lattice ``n f_min + delta k`` (:func:`~bdpsim.kernels.lattice.lattice`) between the known
+    records' sum plus ``|U| min f`` and plus ``|U| max f`` (``slack = 0``); a clipped sum of real
+    records lies in ``[sum clip(x_K), + |U| a, ... + |U| b]``, covered by cells of width
+    ``w <= b / 100`` (``slack = w / b``, :func:`~bdpsim.kernels.mixture_interval.cells`).
+    """
+    q = getattr(mechanism, "query_function", None)
+    b = float(getattr(mechanism, "noise_scale", math.nan))
+    unknown = model.n - len(known)
+    if isinstance(q, AdditiveQuery) and hasattr(model, "states"):
+        g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
+        k0 = sum(int(g[int(v)]) for v in known.values())
+        ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
+        return model.n * fmin + delta * ks, 0.0
+    if isinstance(q, ClippedSumQuery) and math.isfinite(b):
+        a, c = q.clip
+        fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))
+        return cells(fixed + unknown * a, fixed + unknown * c, b)
+    return None
