@@ -18,7 +18,6 @@ import numpy as np
 from .mechanisms import has_laplace_noise
 from .models import GaussianModel
 from .kernels.lattice import lattice
-from .kernels.mixture_interval import cells
 from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
@@ -106,26 +105,25 @@ def _lattice(values: tuple[float, ...]) -> tuple[np.ndarray, float, float]:
     return lattice(np.asarray(values))
 
 
-def query_support(model, mechanism, known: Mapping) -> tuple[np.ndarray, float] | None:
-    """Every value the noiseless query can take given ``known`` — ``(support, slack)`` — or
-    ``None`` when the query is unbounded (an unclipped sum) or of a kind not known here.
+def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None:
+    """Where the noiseless query's values lie given ``known``: ``("lattice", atoms)`` (every value
+    it can take), ``("range", (lo, hi))`` (an interval holding them), or ``None`` when the query is
+    unbounded (an unclipped sum) or of a kind not known here.
 
     An additive query on discrete records (a count, a sum of per-state values) takes values on
     its lattice ``n f_min + delta k`` (:func:`~bdpsim.kernels.lattice.lattice`) between the known
-    records' sum plus ``|U| min f`` and plus ``|U| max f`` (``slack = 0``); a clipped sum of real
-    records lies in ``[sum clip(x_K), + |U| a, ... + |U| b]``, covered by cells of width
-    ``w <= b / 100`` (``slack = w / b``, :func:`~bdpsim.kernels.mixture_interval.cells`).
+    records' sum plus ``|U| min f`` and plus ``|U| max f``; a clipped sum of real records lies in
+    ``[sum clip(x_K) + |U| a, sum clip(x_K) + |U| b]``.
     """
     q = getattr(mechanism, "query_function", None)
-    b = float(getattr(mechanism, "noise_scale", math.nan))
     unknown = model.n - len(known)
     if isinstance(q, AdditiveQuery) and hasattr(model, "states"):
         g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
-        return model.n * fmin + delta * ks, 0.0
-    if isinstance(q, ClippedSumQuery) and math.isfinite(b):
+        return "lattice", model.n * fmin + delta * ks
+    if isinstance(q, ClippedSumQuery):
         a, c = q.clip
         fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))
-        return cells(fixed + unknown * a, fixed + unknown * c, b)
+        return "range", (fixed + unknown * a, fixed + unknown * c)
     return None

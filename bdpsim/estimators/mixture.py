@@ -22,11 +22,12 @@ is invisible. Validated by simulation against exact values (``tests/test_mixture
 Confidence interval (issue 25): ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
 itself — the supremum, not the value at one selected output — with probability ``>= confidence``.
 Simultaneous Clopper–Pearson bounds on the weights of every value the query can take
-(:func:`~bdpsim.sampling.query_support`: the lattice of a count or state sum, cells of a clipped
-sum) give a box of plausible laws; the supremum over outputs of the two mixtures with numerator
-weights low and denominator weights high is a certified lower end, the reverse an upper end, both
-computed exactly (:mod:`bdpsim.kernels.mixture_interval`). An unbounded query (unclipped sum) has
-the interval ``[0, inf]``.
+(:func:`~bdpsim.sampling.query_support`: the lattice of a count or state sum) give a box of
+plausible laws; the supremum over outputs of the two mixtures with numerator weights low and
+denominator weights high is a certified lower end, the reverse an upper end, both computed exactly
+(:mod:`bdpsim.kernels.mixture_interval`). A clipped sum of real records (a known range, no lattice)
+gets its interval from a DKW band on the two CDFs; an unbounded query (unclipped sum) has the
+interval ``[0, inf]``.
 
 Adaptive sample size: after the first ``samples`` per condition, the sample is doubled (new draws
 merged into the empirical laws; memory holds the distinct query values only) until the interval
@@ -51,7 +52,7 @@ from ..errors import NotAvailable, check
 from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.stats import interval_percentile_ci
 from ..mechanisms import has_laplace_noise
-from ..kernels.mixture_interval import on_support, sup_interval
+from ..kernels.mixture_interval import band_interval, on_support, sup_interval
 from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
 from ..columns import Column, register_columns
 from ..schema import Key
@@ -215,11 +216,14 @@ class MixtureEstimator:
         """The ``confidence`` interval of the supremum from the empirical ``laws`` of ``conds``
         (module docstring); ``(0, inf)`` for an unbounded query."""
         sup = [query_support(model, mech, c) for c in conds]
+        alpha, b = 1.0 - self.confidence, mech.noise_scale
         if any(s is None for s in sup):
             return 0.0, math.inf
-        on = [on_support(a, c, s) for (a, c), (s, _) in zip(laws, sup)]
-        return sup_interval(sup[0][0], on[0], sup[1][0], on[1], mech.noise_scale, 1.0 - self.confidence,
-                            max(sup[0][1], sup[1][1]))
+        if all(kind == "lattice" for kind, _ in sup):
+            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup)]
+            return sup_interval(sup[0][1], on[0], sup[1][1], on[1], b, alpha)
+        ranges = [(float(s[0]), float(s[-1])) if kind == "lattice" else s for kind, s in sup]
+        return band_interval(laws[0], ranges[0], laws[1], ranges[1], b, alpha)
 
     def _exact(self, model, mech, conds, N: int) -> Estimate | None:
         """The estimate from the model's exact conditional laws of the query (``None``: none)."""
