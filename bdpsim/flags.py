@@ -10,6 +10,10 @@ A point is flagged when
   adversary reached it, so the worst ones were not sampled;
 * many KDE evaluation points were dropped (a density <= 0 there; more than 1 %), or some
   adversaries have no estimate at all;
+* KDE estimates lie above or below the exact values of the same adversaries (the KDE has no
+  interval; issue 25);
+* some mixture adversaries' confidence intervals stayed wider than ``mixture_target_width`` when
+  the sample budget ended (issue 25);
 * its exact value exceeds an applicable bound (also printed as ``!!! EXACT BDPL ... EXCEEDS``);
 * every applicable upper bound is below floating-point resolution (e.g. ``epsilon = 1e-300``):
   the values, ~1e-16, are rounding noise, not leakage.
@@ -94,6 +98,15 @@ def flags(point, row: dict) -> list[str]:
     failed = _num(row.get("failed_adversaries"))
     if failed > 0:
         out.append(f"{int(failed)} of {int(n_adv)} adversaries without an estimate")
+    above, below = _num(row.get("kde_above_n")), _num(row.get("kde_below_n"))
+    if above > 0 or below > 0:
+        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
+                   f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})")
+    missed = _num(row.get("width_target_missed"))
+    if missed > 0:
+        out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
+                   "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
+                   "samples: read bdpl_ci_low/high)")
     ex = _num(row.get("bdpl_exact"))
     for b, v in applicable.items():
         if math.isfinite(ex) and ex > v * (1 + 1e-9) + 1e-9:

@@ -9,13 +9,16 @@ cost. ``mode="data"`` always simulates full data tuples (chunk by chunk).
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Mapping
 
 import numpy as np
 
 from .mechanisms import has_laplace_noise
+from .kernels.lattice import lattice
 from .models.protocols import HasGaussianConditional, HasQueryLaw
-from .queries import LaplaceQuery
+from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
 
@@ -96,3 +99,32 @@ def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.G
         q = sample_query(model, mechanism, known, size, rng, mode, chunk)
         return q + rng.laplace(0.0, mechanism.noise_scale, size=size)
     return np.concatenate([mechanism(d, rng) for d in _data_chunks(model, known, size, rng, chunk)])
+
+
+@functools.lru_cache(maxsize=64)
+def _lattice(values: tuple[float, ...]) -> tuple[np.ndarray, float, float]:
+    return lattice(np.asarray(values))
+
+
+def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None:
+    """Where the noiseless query's values lie given ``known``: ``("lattice", atoms)`` (every value
+    it can take), ``("range", (lo, hi))`` (an interval holding them), or ``None`` when the query is
+    unbounded (an unclipped sum) or of a kind not known here.
+
+    An additive query on discrete records (a count, a sum of per-state values) takes values on
+    its lattice ``n f_min + delta k`` (:func:`~bdpsim.kernels.lattice.lattice`) between the known
+    records' sum plus ``|U| min f`` and plus ``|U| max f``; a clipped sum of real records lies in
+    ``[sum clip(x_K) + |U| a, sum clip(x_K) + |U| b]``.
+    """
+    q = getattr(mechanism, "query_function", None)
+    unknown = model.n - len(known)
+    if isinstance(q, AdditiveQuery) and hasattr(model, "states"):
+        g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
+        k0 = sum(int(g[int(v)]) for v in known.values())
+        ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
+        return "lattice", model.n * fmin + delta * ks
+    if isinstance(q, ClippedSumQuery):
+        a, c = q.clip
+        fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))
+        return "range", (fixed + unknown * a, fixed + unknown * c)
+    return None

@@ -92,7 +92,8 @@ def test_streamed_law_equals_the_law_of_all_samples():
 
 def test_summary_reports_standard_errors_and_the_cap(tmp_path):
     doc = {"run": {"adversaries": 12, "samples": 1000, "estimator": ["mixture", "kde"], "known_sizes": "all",
-                   "noise_floor_adversaries": 0, "mixture_target_se": 0.02, "mixture_max_samples": 8000},
+                   "noise_floor_adversaries": 0, "mixture_target_se": 0.02, "mixture_max_samples": 8000,
+                   "mixture_exact_law": "never"},
            "model": {"kind": "markov", "n": 10, "gamma": 8.0}, "mechanism": {"kind": "count", "epsilon": 2.0}}
     mix, kde = run_experiment(parse_config(doc), tmp_path, progress=False)
     assert 0 < mix["bdpl_se_mean"] <= mix["bdpl_se_max"]

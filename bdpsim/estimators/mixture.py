@@ -19,23 +19,42 @@ maximum over noisy values) and cannot see atoms the sample never drew: an estima
 sits at a rare query value is as uncertain as the count of that value says, and an unseen value
 is invisible. Validated by simulation against exact values (``tests/test_mixture_se.py``).
 
-Adaptive sample size (``target_se > 0``): after the first ``samples`` per condition, the sample
-is doubled (new draws merged into the empirical laws; memory holds the distinct query values
-only) until ``se <= target_se`` or ``max_samples`` per condition are used.
+Confidence interval (issue 25): ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
+itself — the supremum, not the value at one selected output — with probability ``>= confidence``.
+Simultaneous Clopper–Pearson bounds on the weights of every value the query can take
+(:func:`~bdpsim.sampling.query_support`: the lattice of a count or state sum) give a box of
+plausible laws; the supremum over outputs of the two mixtures with numerator weights low and
+denominator weights high is a certified lower end, the reverse an upper end, both computed exactly
+(:mod:`bdpsim.kernels.mixture_interval`). A clipped sum of real records (a known range, no lattice)
+gets its interval from a DKW band on the two CDFs; an unbounded query (unclipped sum) has the
+interval ``[0, inf]``.
+
+Adaptive sample size: after the first ``samples`` per condition, the sample is doubled (new draws
+merged into the empirical laws; memory holds the distinct query values only) until the interval
+is at most ``target_width`` wide and ``se <= target_se`` (either 0: that rule off), or
+``max_samples`` per condition are used. When the interval is still wider than ``target_width`` at
+the cap — or cannot get there, at the ``1/sqrt(N)`` rate at best — and the model gives the query's
+exact conditional law (``exact_law = "fallback"``), that law replaces the sample: the value is then
+exact (interval of width 0; ``mixture_law = "exact"`` in ``adversaries.csv.gz``). Otherwise the
+row is counted in ``width_target_missed`` and the point flagged. ``exact_law = "always"`` uses the
+exact law wherever there is one (no sampling), ``"never"`` only samples.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
 from ..errors import NotAvailable, check
 from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..kernels.stats import interval_percentile_ci
 from ..mechanisms import has_laplace_noise
-from ..sampling import merge_laws, sample_query_counts
+from ..kernels.mixture_interval import band_interval, on_support, sup_interval
+from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
+from ..columns import Column, register_columns
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
@@ -71,12 +90,42 @@ def empirical_sup(law1: tuple[np.ndarray, np.ndarray], law2: tuple[np.ndarray, n
     return Estimate(s.value, 0, s.argmax, math.sqrt(var), n)
 
 
+#: default mixture_target_width (nats)
+TARGET_WIDTH = 0.2
+EXACT_LAW_MODES = ("fallback", "never", "always")
+
+INTERVAL_ADVERSARY = register_columns(
+    "adversaries",
+    Column("bdpl_ci_low", float, "mixture: lower end of the confidence interval (level run.confidence) for "
+                                 "the adversary's BDPL itself, the supremum over outputs: simultaneous "
+                                 "Clopper-Pearson bounds on the query's value weights, numerator low and "
+                                 "denominator high, exact supremum (kde: empty, its error has no known law)"),
+    Column("bdpl_ci_high", float, "mixture: upper end of that interval (numerator weights high, denominator "
+                                  "low; inf for an unbounded query)"),
+    Column("mixture_law", str, "mixture: 'sampled' (the estimate and interval come from the samples) or "
+                               "'exact' (the samples could not pin the interval down to mixture_target_width "
+                               "within mixture_max_samples and the model's exact conditional law of the query "
+                               "was used: the value is exact, interval of width 0)"))
+INTERVAL_SUMMARY = register_columns(
+    "summary",
+    Column("width_target_missed", int, "mixture: adversaries whose interval stayed wider than "
+                                       "mixture_target_width at the mixture_max_samples cap (flagged)"),
+    Column("exact_law_n", int, "mixture: adversaries whose value came from the model's exact conditional law "
+                               "(mixture_exact_law) instead of the samples"),
+    Column("bdpl_ci_width_median", float, "mixture: median width of the adversaries' intervals"),
+    Column("bdpl_median_ci_low", float, "mixture: lower end of the median's confidence interval, from the "
+                                        "adversaries' lower ends (accounts for their own error)"),
+    Column("bdpl_median_ci_high", float, "mixture: upper end of the median's interval, from their upper ends"))
+
+
 @dataclass(frozen=True)
 class MixtureEstimator:
-    """See module docstring. ``target_se = 0`` turns the adaptive sample size off.
+    """See module docstring. ``target_se = 0`` and ``target_width = 0`` turn the adaptive sample
+    size off.
 
-    Its ``[run]`` keys: ``mixture_target_se`` (``target_se``), ``mixture_max_samples``
-    (``max_samples``); ``samples`` per condition to start from.
+    Its ``[run]`` keys: ``mixture_target_width`` (``target_width``), ``mixture_target_se``
+    (``target_se``), ``mixture_max_samples`` (``max_samples``), ``mixture_exact_law``
+    (``exact_law``); ``samples`` per condition to start from; ``confidence`` the intervals' level.
     """
 
     samples: int = 100_000
@@ -84,6 +133,9 @@ class MixtureEstimator:
     chunk: int = 65_536
     target_se: float = 0.01
     max_samples: int = 1_600_000
+    target_width: float = 0.0
+    exact_law: str = "never"
+    confidence: float = 0.95
     name: ClassVar[str] = "mixture"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
@@ -91,28 +143,38 @@ class MixtureEstimator:
                                  rule=">= 0"),
         "mixture_max_samples": Key("int", 1_600_000, hashed=False, doc="samples per condition at most",
                                    rule=">= run.samples"),
+        "mixture_target_width": Key("float", TARGET_WIDTH, hashed=False,
+                                    doc="width of the per-adversary interval to stop sampling at (nats)",
+                                    rule="> 0"),
+        "mixture_exact_law": Key("str", "fallback", hashed=False,
+                                 doc="when to use the model's exact conditional law of the query",
+                                 rule="'fallback' | 'never' | 'always'"),
     }
-    summary_extras: ClassVar[tuple[str, ...]] = ()
-    adversary_extras: ClassVar[tuple[str, ...]] = ()
+    summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_SUMMARY)
+    adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_ADVERSARY)
 
     def __post_init__(self) -> None:
         check(isinstance(self.samples, int) and self.samples >= 1, "run.samples", self.samples, "must be >= 1")
-        tse = self.target_se
-        check(isinstance(tse, (int, float)) and not isinstance(tse, bool) and math.isfinite(tse) and tse >= 0,
-              "run.mixture_target_se", tse, "must be a finite number >= 0 (0: no adaptive sample size)")
+        for key, v in (("run.mixture_target_se", self.target_se), ("run.mixture_target_width", self.target_width)):
+            check(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
+                  key, v, "must be a finite number >= 0 (0: that rule of the adaptive sample size off)")
         check(isinstance(self.max_samples, int) and not isinstance(self.max_samples, bool) and self.max_samples >= 1,
               "run.mixture_max_samples", self.max_samples,
               "must be an integer >= 1 (samples per condition never exceed max(samples, this))")
+        check(self.exact_law in EXACT_LAW_MODES, "run.mixture_exact_law", self.exact_law,
+              f"must be one of {list(EXACT_LAW_MODES)}")
 
     @classmethod
     def from_settings(cls, settings) -> "MixtureEstimator":
         return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
-                   settings.option("mixture_max_samples"))
+                   settings.option("mixture_max_samples"), settings.option("mixture_target_width"),
+                   settings.option("mixture_exact_law"), settings.confidence)
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Up to the cap of samples per condition; memory holds the distinct query values (``n + 1``
         for a count, one per sample for a continuous query) with their counts and sort buffers."""
-        S = float(max(self.samples, self.max_samples) if self.target_se > 0 else self.samples)
+        adaptive = self.target_se > 0 or self.target_width > 0
+        S = float(max(self.samples, self.max_samples) if adaptive else self.samples)
         w, m = ctx.sampling(S)
         atoms = S if ctx.continuous else ctx.n + 1
         return w + ctx.adversaries * ctx.conditions * S * 10, m + 2 * atoms * 8 * 6
@@ -120,7 +182,17 @@ class MixtureEstimator:
     def summary(self, stats) -> dict:
         se = stats["bdpl_se"]
         missed = int(np.sum(se > self.target_se)) if self.target_se > 0 else math.nan
-        return {"se_target_missed": missed, "n_samples": self.samples}
+        out = {"se_target_missed": missed, "n_samples": self.samples}
+        lo, hi = stats.get("bdpl_ci_low"), stats.get("bdpl_ci_high")
+        if lo is None or hi is None or not lo.size:
+            return out
+        ok = ~np.isnan(lo) & ~np.isnan(hi)
+        width = hi[ok] - lo[ok]
+        mlo, mhi = interval_percentile_ci(lo[ok], hi[ok], 50.0, self.confidence)
+        return {**out, "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
+                "exact_law_n": int(np.nansum(stats.get("exact_law", np.zeros(0)))),
+                "bdpl_ci_width_median": float(np.median(width)) if width.size else math.nan,
+                "bdpl_median_ci_low": mlo, "bdpl_median_ci_high": mhi}
 
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
@@ -146,17 +218,53 @@ class MixtureEstimator:
     def _query(self, model, mech, cond, size, rng):
         return sample_query_counts(model, mech, cond, size, rng, self.sampling, self.chunk)
 
+    def interval(self, model, mech, conds, laws) -> tuple[float, float]:
+        """The ``confidence`` interval of the supremum from the empirical ``laws`` of ``conds``
+        (module docstring); ``(0, inf)`` for an unbounded query."""
+        sup = [query_support(model, mech, c) for c in conds]
+        alpha, b = 1.0 - self.confidence, mech.noise_scale
+        if any(s is None for s in sup):
+            return 0.0, math.inf
+        if all(kind == "lattice" for kind, _ in sup):
+            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup)]
+            return sup_interval(sup[0][1], on[0], sup[1][1], on[1], b, alpha)
+        ranges = [(float(s[0]), float(s[-1])) if kind == "lattice" else s for kind, s in sup]
+        return band_interval(laws[0], ranges[0], laws[1], ranges[1], b, alpha)
+
+    def _exact(self, model, mech, conds, N: int) -> Estimate | None:
+        """The estimate from the model's exact conditional laws of the query (``None``: none)."""
+        laws = [exact_query_law(model, mech, c) for c in conds]
+        if any(law is None for law in laws):
+            return None
+        s = mixture_sup(*laws[0], *laws[1], mech.noise_scale)
+        return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
+                                                        "mixture_law": "exact", "exact_law": 1.0,
+                                                        "width_missed": 0.0})
+
     def _adaptive(self, model, mech, cond1, cond2, rng) -> Estimate:
-        """Estimate from ``samples`` per condition, doubled until ``se <= target_se`` or the cap."""
+        """Estimate from ``samples`` per condition, doubled until the interval is narrower than
+        ``target_width`` and ``se <= target_se``, or the cap (module docstring)."""
+        conds = (cond1, cond2)
+        if self.exact_law == "always" and (ex := self._exact(model, mech, conds, 0)) is not None:
+            return ex
         N = self.samples
-        laws = [self._query(model, mech, c, N, rng) for c in (cond1, cond2)]
+        laws = [self._query(model, mech, c, N, rng) for c in conds]
         while True:
             est = empirical_sup(*laws, mech.noise_scale)
-            if self.target_se <= 0 or est.se <= self.target_se or N >= self.cap:
-                return est
+            se_ok = self.target_se <= 0 or est.se <= self.target_se
+            if se_ok or N >= self.cap or N == self.samples:  # the interval decides (first round: can it?)
+                low, high = self.interval(model, mech, conds, laws)
+            width_ok = self.target_width <= 0 or high - low <= self.target_width
+            hopeless = not width_ok and (high - low) * math.sqrt(N / self.cap) > self.target_width
+            if (width_ok and se_ok) or N >= self.cap or (hopeless and self.exact_law == "fallback"):
+                break
             m = min(N, self.cap - N)
-            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, (cond1, cond2))]
+            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds)]
             N += m
+        if not width_ok and self.exact_law == "fallback" and (ex := self._exact(model, mech, conds, N)) is not None:
+            return ex
+        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "mixture_law": "sampled",
+                                   "exact_law": 0.0, "width_missed": float(not width_ok)})
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
         if (why := self.supports(model, mechanism)) is not None:

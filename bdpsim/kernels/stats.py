@@ -65,3 +65,36 @@ def interval_coverage(size: int, q: float, confidence: float = 0.95) -> float:
     upper = binom.cdf(high - 1, size, p) if high <= size else 1.0
     lower = binom.cdf(low - 1, size, p) if low >= 1 else 0.0
     return float(upper - lower)
+
+
+def interval_percentile_ci(lows: np.ndarray, highs: np.ndarray, q: float, confidence: float = 0.95,
+                           own: float | None = None) -> tuple[float, float]:
+    """Distribution-free ``confidence`` interval for the ``q``-th percentile ``xi`` of the law of
+    the adversaries' *true* values ``theta_j``, when each is known only through an interval
+    ``[L_j, U_j]`` that holds with probability ``>= own`` (default ``confidence``).
+
+    ``P(L_j <= xi) >= P(theta_j <= xi, L_j <= theta_j) >= p - (1 - own)/2`` and
+    ``P(U_j < xi) <= p + (1 - own)/2`` (one-sided failures of the adversaries' intervals), with
+    ``p = q/100``; the ``L_j`` (``U_j``) are i.i.d., so the order-statistic argument of
+    :func:`percentile_ci` holds for the lower ends with ``p`` lowered and for the upper ends with
+    ``p`` raised by ``(1 - own)/2``: ``[L_(l), U_(u)]`` covers ``xi`` with probability
+    ``>= confidence``, the adversary draw *and* each estimate's own error accounted for (with
+    exact values, ``L_j = U_j = theta_j``, it is :func:`percentile_ci`'s interval at ``p +- 0``
+    only when ``own = 1``).
+    """
+    lo = np.sort(np.asarray(lows, dtype=float).ravel())
+    hi = np.sort(np.asarray(highs, dtype=float).ravel())
+    if lo.size == 0:
+        return math.nan, math.nan
+    shift = 50.0 * (1.0 - (confidence if own is None else own))  # (1 - own)/2 in percent
+    low = math.nan
+    if q - shift > 0:
+        l_rank, _ = order_statistic_ranks(int(lo.size), q - shift, confidence)
+        low = float(lo[l_rank - 1]) if l_rank >= 1 else -math.inf
+    else:
+        low = -math.inf
+    high = math.inf
+    if q + shift <= 100:
+        _, u_rank = order_statistic_ranks(int(hi.size), q + shift, confidence)
+        high = float(hi[u_rank - 1]) if u_rank <= hi.size else math.inf
+    return low, high
