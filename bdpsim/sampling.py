@@ -22,7 +22,7 @@ SAMPLING_MODES = ("auto", "data")
 
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
-    model offers no exact law for this mechanism's query (:meth:`DataModel.query_law`)."""
+    model offers no exact law for this mechanism's query (its ``query_law``)."""
     law = getattr(model, "query_law", None)  # optional in the DataModel protocol
     return law(mechanism.query_function, known) if law is not None and isinstance(mechanism, LaplaceQuery) else None
 

@@ -1,7 +1,7 @@
 """Completions of a window adversary's known records (the rest of the chain outside the window,
 at the likeliest positive-probability values) and their query sums, for the rows that
 :mod:`bdpsim.models.markov_window` reports: :class:`CompletionSums` computes a sum only when an
-adversary is reported, bit for bit equal to the full tables of :func:`_completion_sums` (kept as
+adversary is reported, bit for bit equal to the full tables of ``_completion_sums`` (kept as
 the reference)."""
 
 from __future__ import annotations
