@@ -73,7 +73,7 @@ STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "sam
 
 def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
     """The extra ``summary.csv`` and ``adversaries.csv.gz`` columns the config's points fill
-    (:func:`bdpsim.rows.register_columns`), in registration order."""
+    (:func:`bdpsim.columns.register_columns`), in registration order."""
     summ, adv = set(), set()
     for p in config.points:
         est = p.estimator()
@@ -160,7 +160,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
     """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
-    exact engine (:data:`bdpsim.estimators.EXACT_ENGINES`)."""
+    exact engine (:func:`bdpsim.estimators.exact.engine_for`)."""
     t0 = time.perf_counter()
     res = point.exact_engine.exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))

@@ -20,7 +20,7 @@ RR_CURVE = "randomized_response"  # paper Fig. 2: the curve of Chakrabarti et al
 
 
 def thesis_fig03_rows(eps=np.linspace(0.0, 5.0, 201)) -> list[dict]:
-    """beta = P(|Lap(n/eps)| > n/2) = exp(-eps/2): eps-BDP count via the general bound, m = n
+    """``beta = P(|Lap(n/eps)| > n/2) = exp(-eps/2)``: eps-BDP count via the general bound, m = n
     (thesis Cor. 4.4, Fig. 3)."""
     return [{"epsilon": float(e), "beta": math.exp(-e / 2)} for e in eps]
 

@@ -59,7 +59,7 @@ def flags(point, row: dict) -> list[str]:
         The configuration point (its estimator tells whether it is exact and how many points a
         KDE evaluates).
     row : dict
-        Its ``summary.csv`` row (:meth:`~bdpsim.rows.SummaryRow.as_row`).
+        Its ``summary.csv`` row (``SummaryRow.as_row`` of :mod:`bdpsim.rows`).
 
     Returns
     -------

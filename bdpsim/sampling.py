@@ -25,7 +25,7 @@ SAMPLING_MODES = ("auto", "data")
 
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
-    model offers no exact law for this mechanism's query (:meth:`DataModel.query_law`)."""
+    model offers no exact law for this mechanism's query (its ``query_law``, :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
     if isinstance(model, HasQueryLaw) and isinstance(mechanism, LaplaceQuery):  # optional capabilities
         return model.query_law(mechanism.query_function, known)
     return None

@@ -131,7 +131,7 @@ def b_knowledge() -> str:
     lead = (f"an adversary with {kl} unknown records on each side" if kl == kr
             else f"an adversary with {kl} unknown records before and {kr} after the target")
     return (f"**Who leaks the most: {lead}.** Leakage by prior knowledge (activity chain, n = {n}, b = {g(b)}; "
-            f"`bdpsim-knowledge` in the [gallery](results/figures/README.md)): knowing both neighbours gives the DP "
+            f"`bdpsim-knowledge` in the [gallery](/gallery.md)): knowing both neighbours gives the DP "
             f"value {f(inner[(0, 0)])}; one unknown neighbour on each side {f(inner[(1, 1)])}; 3 | 3 unknown (before | after) "
             f"{f(inner[(3, 3)])}; {kl} | {kr} the maximum {f(top['bdpl'], 3)}; {big} | {big} "
             f"{f(inner[(big, big)], 3)} (more ignorance hides the target again); a target near the chain's start, "
@@ -149,7 +149,7 @@ def b_exact_speed() -> str:
     nuc, tri = p["nuclear_12"], p["three_generation_10"]
     return ("\n"
             f"Exact search over every adversary of the activity chain (`{w['command']}`, "
-            f"[results/benchmarks/window.json](results/benchmarks/window.json); wall / CPU, shared {w['cpus']}-core "
+            f"`results/benchmarks/window.json`; wall / CPU, shared {w['cpus']}-core "
             f"machine, load {w['load_average_before']:.1f}–{w['load_average_after']:.1f}): n = 10, enumeration of "
             f"every known set {_s(w['n10_enumeration_seconds'])} s / {_s(w['cpu_seconds_old10'])} s, window search "
             f"{_s(w['n10_window_seconds'])} s / {_s(w['cpu_seconds_full10'])} s (**{w['n10_speedup']:.0f}×** wall, "
@@ -160,7 +160,7 @@ def b_exact_speed() -> str:
             f"against the untruncated search ({_s(w['n288_untruncated_seconds'], 3)} s); peak traced memory "
             f"{w['memory_mib_n17568']:.1f} MiB at n = {thousands(17568)} (process RSS {w['max_rss_mib']:.0f} MiB; "
             f"target < 1 GiB). Pedigrees (`{p['command']}`, "
-            f"[results/benchmarks/pedigree.json](results/benchmarks/pedigree.json), load "
+            f"`results/benchmarks/pedigree.json`, load "
             f"{p['load_average_before']:.1f}): every adversary of a nuclear family of {nuc['people']} "
             f"({_sci(nuc['adversaries'])} adversaries, {thousands(nuc['classes'])} classes of exchangeable children) "
             f"in {_s(nuc['seconds'])} s, of a three-generation family of {tri['people']} ({_sci(tri['adversaries'])} "
@@ -199,7 +199,7 @@ def b_pedigree() -> str:
     n_small = sum(1 for r in rs if r["m"] < m0)
     return (f"**Genomic leakage is exactly the thesis' lower bound from {m0} people on.** Laplace count of BB on a "
             f"nuclear family (2 parents, m − 2 children, m = {ms[0]}…{ms[-1]}), every adversary, exact "
-            f"(`bdpsim-pedigree` in the [gallery](results/figures/README.md)): for m ≥ {m0}, every ε ∈ "
+            f"(`bdpsim-pedigree` in the [gallery](/gallery.md)): for m ≥ {m0}, every ε ∈ "
             f"{_set(r['epsilon'] for r in rs)} and allele frequency q ∈ {_set(r['allele_b'] for r in rs)} the BDPL is "
             f"**(m − 1)ε exactly** (thesis Cor. 5.2's adversary: knows one parent is BB, targets the other, BB "
             f"against bb); the general bound mε is never reached. For m < {m0} an adversary who knows **nothing** and "
@@ -233,7 +233,7 @@ def b_generations() -> str:
     return (f"**§5.3's question: a three-generation family leaks less than a core family of the same size, more "
             f"than a core family of its largest core size.** Three-generation families of m = {lo}…{hi} people "
             f"(grandparents, their children, one child's spouse and children; largest core family l = "
-            f"{ls[0]}…{ls[-1]}; `bdpsim-generations` in the [gallery](results/figures/README.md)): exact BDPL "
+            f"{ls[0]}…{ls[-1]}; `bdpsim-generations` in the [gallery](/gallery.md)): exact BDPL "
             f"{sp(by(lo, 'bdpl'))}ε at m = {lo} and {sp(by(hi, 'bdpl'))}ε at m = {hi}, below the nuclear family of m "
             f"({sp(by(lo, 'bdpl_nuclear_same_size'))}ε, {sp(by(hi, 'bdpl_nuclear_same_size'))}ε) and above the "
             f"nuclear family of l ({sp(by(lo, 'bdpl_nuclear_core_size'))}ε, {sp(by(hi, 'bdpl_nuclear_core_size'))}ε), "

@@ -1,7 +1,8 @@
 #!/usr/bin/env python
-"""Every result number the README quotes, computed from committed results (issue 9 §6).
+"""Every result number the README and the documentation quote, computed from committed results.
 
-The README carries the numbers in generated blocks::
+The pages (README.md and the Markdown pages under docs/: the findings, the user guide) carry the
+numbers in generated blocks::
 
     <!-- numbers:NAME -->...<!-- /numbers:NAME -->
 
@@ -12,7 +13,7 @@ exact values, from a deterministic computation of well under a second (no simula
 checks numbers that cannot carry a marker (inside code blocks) against the same sources.
 
     python scripts/readme_numbers.py --check   # exit 1 and list every stale or missing block
-    python scripts/readme_numbers.py --write   # rewrite the README's blocks in place
+    python scripts/readme_numbers.py --write   # rewrite the blocks of every page in place
     python scripts/readme_numbers.py --show    # print every block's text
 
 A block whose source file is missing is an error, not silently kept: a number stands only beside
@@ -26,6 +27,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -104,12 +106,14 @@ def b_quickstart() -> str:
                  if worst in above else "below the theoretical bound")
     if above and worst not in above:
         above_txt += f" (above it at γ = {', '.join(g(x) for x in sorted(above))})"
-    return (f"\n*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
+    return "\n" + textwrap.fill(  # the README's prose stays within 100 columns; "20 000" stays one word
+        re.sub(r"(\d) (\d{3})\b", "\\1\u00a0\\2", f"*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
             f"{A} adversaries × {thousands(N)} samples, K = ∅ allowed) the thesis' KDE estimator (×, 99th percentile "
             f"over adversaries; its bar reaches down to the lower end of the 95 % interval — with {A} adversaries no "
             f"order statistic bounds a 99th percentile from above) lies above the exact BDPL (○) {'at every γ' if every else 'at some γ'}, "
             f"by up to {f(ratio[worst])}× (γ = {g(worst)}: {f(w['bdpl_p99'])} vs {f(w['bdpl_exact'])}), "
-            f"{above_txt}; the mixture estimator's (+) 99th percentile is within {f(mix_err)} of the exact values.*\n")
+            f"{above_txt}; the mixture estimator's (+) 99th percentile is within {f(mix_err)} of the exact values.*"),
+        100, break_on_hyphens=False) + "\n"
 
 
 def b_fidelity_table() -> str:
@@ -250,7 +254,7 @@ def b_fig15() -> str:
     A, N = int(ind["n_adversaries"]), int(ind["n_samples"])
     count = lambda ks: "every point" if len(ks) == len(pts) else f"{len(ks)} of {len(pts)} points"
     return (f"At thesis fidelity on thesis Fig. 15's own setting ({thousands(A)} adversaries × 10^{round(math.log10(N))} "
-            f"samples; [gallery](results/figures/README.md), `thesis-fig15`) the KDE's 99th percentile lies above the "
+            f"samples; [gallery](/gallery.md), `thesis-fig15`) the KDE's 99th percentile lies above the "
             f"99th percentile of the same adversaries' exact values at {count(same)} (by {span(ratio)}×), above the "
             f"exact BDPL over all adversaries at {count(above_exact)}, and above the theoretical bound min(Markov, "
             f"general) at {len(above_bound)} of {len(pts)} ({where or 'none'}): {f(ind['bdpl_p99'])} for "
@@ -323,7 +327,7 @@ def b_worst_gaussian() -> str:
         len([k for k in known.split(",") if k.strip()])
     return (f"For the unclipped sum with n = {n}, ρ = {rho} the equicorrelated matrix with K = ∅ gives slope "
             f"1 + (n − 1)ρ = {f(equi)}; mixed signs with |K| = {size} give {f(worst)} (`bdpsim worst-case gaussian "
-            f"--n {n} --rho {rho}`, output in [results/worstcase](results/worstcase/)). Still far below the Gaussian "
+            f"--n {n} --rho {rho}`, output in `results/worstcase`). Still far below the Gaussian "
             f"bound ({f(gb)}).")
 
 
@@ -342,7 +346,7 @@ def b_worst_markov() -> str:
             f"**The symmetric chain of thesis Fig. 14 is the worst 2-state chain in {len(same)} of {len(cases)} "
             f"cases searched** (a chain found leaking {f(worse, 4)} more)")
     return (f"{head} (`bdpsim worst-case markov`: n = {vals(1)}; γ = {vals(0)}; ε = {vals(2)}; {len(cases)} cases, "
-            f"output in [results/worstcase](results/worstcase/markov.txt))"
+            f"output in `results/worstcase`)"
             + (" — the thesis' claim holds there." if len(same) == len(cases) else "."))
 
 
@@ -462,7 +466,7 @@ def b_speed() -> str:
              f"chunked vs {b['memory_mib_chunk_1000000']:.0f} MiB unchunked | |", "",
              f"Measured {b['written'][:10]} on a shared {b['cpus']}-core machine (load average "
              f"{b['load_average_before']:.1f} before, {b['load_average_after']:.1f} after; output "
-             f"[results/benchmarks/benchmark.json](results/benchmarks/benchmark.json)). Absolute timings vary with "
+             f"`results/benchmarks/benchmark.json`). Absolute timings vary with "
              f"the load; the ratios come from one run."]
     return "\n\n" + "\n".join(lines) + "\n\n"
 
@@ -480,7 +484,7 @@ def b_figure_times() -> str:
     parts = [f"`{fid}` {v['wall_seconds'] / 60:.0f} min wall, {v['compute_seconds'] / 3600:.1f} h of compute"
              for fid, v in sorted(t["runs"].items())]
     return (f"measured with `--jobs {t['jobs']}` on {t['cores']} cores shared with other work: " + "; ".join(parts)
-            + " — [results/benchmarks/figures.json](results/benchmarks/figures.json)")
+            + " — `results/benchmarks/figures.json`")
 
 
 BLOCKS: dict[str, Callable[[], str]] = {
@@ -549,17 +553,28 @@ def compute() -> tuple[dict[str, str], dict[str, str]]:
     return texts, errors
 
 
-def update(text: str) -> tuple[str, list[str]]:
-    """``text`` with every block rewritten, and the problems: stale, missing or unknown blocks,
-    blocks that could not be computed, and pinned numbers that disagree."""
-    texts, errors = compute()
+def pages() -> list[Path]:
+    """The files that may carry number blocks: the README (its landing-page figure caption) and
+    every Markdown page of the documentation site (docs/, build output aside)."""
+    skip = {"_build", "generated", "auto_examples"}
+    docs = [q for q in sorted((ROOT / "docs").rglob("*.md")) if not skip & set(q.relative_to(ROOT / "docs").parts)]
+    return [ROOT / "README.md", *docs]
+
+
+def update(text: str, texts: dict[str, str] | None = None,
+           errors: dict[str, str] | None = None) -> tuple[str, list[str], set[str]]:
+    """``text`` with every block rewritten; the problems (stale, unknown or uncomputable blocks);
+    and the names of the blocks it holds."""
+    if texts is None:
+        texts, errors = compute()
+    errors = errors or {}
     problems, found = [], set()
 
     def sub(m: re.Match) -> str:
         name = m.group("name")
         found.add(name)
         if name not in BLOCKS:
-            problems.append(f"{name}: unknown block in README (known: {', '.join(BLOCKS)})")
+            problems.append(f"{name}: unknown block (known: {', '.join(BLOCKS)})")
             return m.group(0)
         if name in errors:
             problems.append(f"{name}: cannot compute: {errors[name]}")
@@ -570,46 +585,62 @@ def update(text: str) -> tuple[str, list[str]]:
             problems.append(f"{name}: stale at ...{old[max(0, k - 40):k + 60]!r}\n    results give ...{new_[max(0, k - 40):k + 60]!r}")
         return f"<!-- numbers:{name} -->{texts[name]}<!-- /numbers:{name} -->"
 
-    new = MARK.sub(sub, text)
-    problems += [f"{name}: no <!-- numbers:{name} --> block in README" for name in BLOCKS if name not in found]
+    return MARK.sub(sub, text), problems, found
+
+
+def pinned_problems(text: str) -> list[str]:
+    """Numbers that cannot carry a marker (in code blocks), checked in ``text`` (all pages joined)."""
+    problems = []
     for desc, pattern, expected in PINNED:
-        m = re.search(pattern, new)
+        m = re.search(pattern, text)
         want = expected()
         if m is None:
-            problems.append(f"pinned '{desc}': pattern {pattern!r} not found in README")
+            problems.append(f"pinned '{desc}': pattern {pattern!r} not found in the README or docs")
         elif m.group(1) != want:
-            problems.append(f"pinned '{desc}': README has {m.group(1)!r}, results give {want!r} (edit by hand)")
-    return new, problems
+            problems.append(f"pinned '{desc}': the page has {m.group(1)!r}, results give {want!r} (edit by hand)")
+    return problems
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 1 listing stale numbers")
-    mode.add_argument("--write", action="store_true", help="rewrite the README's blocks in place")
+    mode.add_argument("--write", action="store_true", help="rewrite the pages' blocks in place")
     mode.add_argument("--show", action="store_true", help="print every block")
-    ap.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    ap.add_argument("--file", type=Path, action="append", dest="files",
+                    help="check or write only this page (repeatable; default: the README and every docs page, "
+                         "and every block must appear in one of them)")
     a = ap.parse_args(argv)
+    texts, errors = compute()
     if a.show:
-        texts, errors = compute()
         for name in BLOCKS:
             print(f"--- {name}\n{texts.get(name, 'ERROR ' + errors.get(name, ''))}\n")
         return 1 if errors else 0
-    text = a.readme.read_text()
-    new, problems = update(text)
+    files = a.files or pages()
+    problems, found, joined = [], set(), []
+    for path in files:
+        text = path.read_text()
+        new, probs, names = update(text, texts, errors)
+        found |= names
+        joined.append(new)
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        problems += [f"{rel}: {p}" for p in probs]
+        if a.write and new != text:
+            path.write_text(new)
+            print(f"{rel}: rewritten")
+    if not a.files:
+        problems += [f"{name}: no <!-- numbers:{name} --> block in the README or docs" for name in BLOCKS
+                     if name not in found]
+        problems += pinned_problems("\n".join(joined))
     if a.write:
-        if new != text:
-            a.readme.write_text(new)
         rest = [p for p in problems if ": stale" not in p]
         for p in rest:
             print(p, file=sys.stderr)
-        print(f"{a.readme}: {'rewritten' if new != text else 'up to date'}"
-              + (f"; {len(rest)} problem(s) left" if rest else ""))
         return 1 if rest else 0
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} README number block(s) out of date: python scripts/readme_numbers.py --write")
+        print(f"{len(problems)} number block(s) out of date: python scripts/readme_numbers.py --write")
     return 1 if problems else 0
 
 

@@ -15,8 +15,7 @@ from bdpsim.estimators import MixtureEstimator, adversary_bdpl, register_estimat
 from bdpsim.mechanisms import ClippedSum
 from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec, register_model_kind
 from bdpsim.results import csv_text, read_summary
-from bdpsim.results import markdown_columns
-from bdpsim.rows import SUMMARY_SCHEMA, summary_columns
+from bdpsim.rows import summary_columns
 from bdpsim.schema import Key
 
 from .conftest import PY, ROOT
@@ -59,13 +58,6 @@ def test_percentile_cannot_vary_within_a_config():
     doc = {**MARKOV, "run": {**MARKOV["run"], "percentile": [95, 99]}}
     with pytest.raises(ConfigError, match="run.percentile"):
         parse_config(doc)
-
-
-def test_readme_column_list_is_the_schema():
-    text = (ROOT / "README.md").read_text()
-    block = text.split("<!-- columns:start -->\n", 1)[1].split("\n<!-- columns:end -->", 1)[0]
-    assert block == markdown_columns()
-    assert len(SUMMARY_SCHEMA) == len(summary_columns())
 
 
 # ----------------------------------------------------------------- one module + one registry entry

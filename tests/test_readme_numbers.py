@@ -1,7 +1,8 @@
-"""Every result number in the README comes from a committed result (issue 9 §6).
+"""Every result number in the README and the documentation comes from a committed result.
 
-``scripts/readme_numbers.py --check`` recomputes each generated block of the README from the
-committed files under ``results/`` (no simulation) and fails listing the stale ones; fix with
+``scripts/readme_numbers.py --check`` recomputes each generated block of the README and of the
+docs pages (docs/**/*.md: the findings, the user guide) from the committed files under
+``results/`` (no simulation) and fails listing the stale ones; fix with
 ``python scripts/readme_numbers.py --write``.
 """
 
@@ -32,31 +33,47 @@ def rn():
 def test_readme_numbers_match_committed_results(rn, capsys):
     code = rn.main(["--check"])
     out = capsys.readouterr().out
-    assert code == 0, "README numbers out of date (python scripts/readme_numbers.py --write):\n" + out
+    assert code == 0, "numbers out of date (python scripts/readme_numbers.py --write):\n" + out
 
 
-def test_every_block_is_in_the_readme_once_or_more(rn):
-    text = (ROOT / "README.md").read_text()
-    names = {m.group("name") for m in rn.MARK.finditer(text)}
+def _all_pages(rn) -> str:
+    return "\n".join(p.read_text() for p in rn.pages())
+
+
+def test_every_block_is_on_a_page(rn):
+    names = {m.group("name") for m in rn.MARK.finditer(_all_pages(rn))}
     assert names == set(rn.BLOCKS)
+    assert ROOT / "docs" / "findings.md" in rn.pages() and ROOT / "README.md" in rn.pages()
 
 
-def test_stale_number_is_reported_and_rewritten(rn, tmp_path, capsys):
-    text = (ROOT / "README.md").read_text()
+def test_a_block_missing_from_every_page_is_reported(rn, capsys, monkeypatch):
+    pages = rn.pages()
+    monkeypatch.setattr(rn, "pages", lambda: [p for p in pages if p.name != "findings.md"])
+    assert rn.main(["--check"]) == 1
+    assert "fig15: no <!-- numbers:fig15 --> block" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/findings.md"])
+def test_stale_number_is_reported_and_rewritten(rn, tmp_path, capsys, page):
+    text = (ROOT / page).read_text()
     m = next(rn.MARK.finditer(text))
     broken = text.replace(m.group(0), f"<!-- numbers:{m.group('name')} -->3.4×<!-- /numbers:{m.group('name')} -->", 1)
-    path = tmp_path / "README.md"
+    path = tmp_path / "page.md"
     path.write_text(broken)
-    assert rn.main(["--check", "--readme", str(path)]) == 1
+    assert rn.main(["--check", "--file", str(path)]) == 1
     assert f"{m.group('name')}: stale" in capsys.readouterr().out
-    assert rn.main(["--write", "--readme", str(path)]) == 0
+    assert rn.main(["--write", "--file", str(path)]) == 0
     assert path.read_text() == text
 
 
 def test_markers_do_not_start_a_markdown_line_before_inline_text(rn):
     """A line beginning with '<!--' is an HTML block: text on that line would not render as Markdown.
     So a marker begins a line only when nothing else is on that line."""
-    text = (ROOT / "README.md").read_text()
+    for page in rn.pages():
+        _check_markers(rn, page.read_text())
+
+
+def _check_markers(rn, text):
     for m in rn.MARK.finditer(text):
         body, name = m.group("body"), m.group("name")
         if m.start() == 0 or text[m.start() - 1] == "\n":

@@ -22,9 +22,9 @@ sides in the triangulated (hence the moral) graph, so every member is a Markov q
 trivially: its remote part is empty). On a chain (cliques ``{t, t+1}``) this is exactly the
 authors' family ``{X_{i-a}, X_{i+b}}``, one-sided and trivial (``a = d_left + 1``,
 ``b = d_right + 1``; the rim is the quilt node ``X_1`` or ``X_T`` itself): the same ``sigma`` as
-:func:`bdpsim.quilt.mqm_exact` (binary variant, same node marginals). All depth combinations are
+:func:`bdpsim.calibration.quilt.mqm_exact` (binary variant, same node marginals). All depth combinations are
 searched when their number is at most ``max_quilts`` per record; otherwise one common depth for all
-branches ("common depth"). Quilts whose joint table with ``X_i`` would exceed :data:`~bdpsim.quilt_family.MAX_TABLE`
+branches ("common depth"). Quilts whose joint table with ``X_i`` would exceed :data:`~bdpsim.calibration.quilt_family.MAX_TABLE`
 cells (e.g. the rim of an HMM's observations) are not searched. Depths are grown by doubling until
 no deeper quilt can win (``card >= eps sigma_i`` bounds the score from below; ``card`` is
 non-decreasing in each depth).
@@ -136,10 +136,10 @@ def mqm_estimated(T: int, epsilon: float, pi_est: float, g_est: float, *, transi
     """Chain MQMApprox with *estimated* parameters, as the paper's §5 runs it: the mechanism knows
     only ``pi_est <= pi_min`` and ``g_est <= eigengap``, plugged into the approximate max-influence
     ``2 ln((1+D_a)/(1-D_a)) + ln((1+D_b)/(1-D_b))``, ``D_t = e^{-g_est t}/pi_est``
-    (:func:`bdpsim.quilt.approx_max_influence`).
+    (:func:`bdpsim.calibration.quilt.approx_max_influence`).
 
     ``transition`` (optional): the true chain; then ``pi_est`` and ``g_est`` must not exceed its
-    ``pi_min`` (first row of ``P^100``) and eigengap (:func:`bdpsim.quilt.authors_eigengap`,
+    ``pi_min`` (first row of ``P^100``) and eigengap (:func:`bdpsim.calibration.quilt_setup.authors_eigengap`,
     ``eigengap`` kind), as the paper enforces. ``search = "authors"``: the authors' walk from the
     middle node (``k_findBest_2dir.m``); ``"all"``: every node ``1..T`` (paper Algorithm 1).
     """

@@ -1,7 +1,7 @@
-"""The quilt search of :mod:`bdpsim.quilt_bayesnet`: junction-tree branches around a record,
+"""The quilt search of :mod:`bdpsim.calibration.quilt_bayesnet`: junction-tree branches around a record,
 their quilts per depth, and the max-influence / ``card(X_N)`` of depth combinations.
 
-See :mod:`bdpsim.quilt_bayesnet` for the family and the formulas. Internal module.
+See :mod:`bdpsim.calibration.quilt_bayesnet` for the family and the formulas. Internal module.
 """
 
 from __future__ import annotations

@@ -4,4 +4,5 @@ import sys
 
 from . import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (e.g. the API docs) runs nothing
+    sys.exit(main())

@@ -98,7 +98,7 @@ def plot_thesis_fig14(rows, ax):
 
 def plot_thesis_fig04(rows, ax):
     """Thesis eqs. (70)–(71): the interval around f(D) lies in the complement of the one around
-    f(D') whenever α ≤ |f(D) − f(D')|/2 (illustrative values)."""
+    f(D') whenever ``α ≤ |f(D) − f(D')|/2`` (illustrative values)."""
     r0 = rows[0]
     fd, fdp, a = r0["f_d"], r0["f_d_prime"], r0["alpha"]
     lo, hi = min(fd, fdp) - 2.2 * a, max(fd, fdp) + 2.2 * a

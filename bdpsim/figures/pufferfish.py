@@ -1,4 +1,4 @@
-"""The Pufferfish paper's Figure 2 (:mod:`bdpsim.pufferfish_fig2`): L1 error of the Markov Quilt
+"""The Pufferfish paper's Figure 2 (:mod:`bdpsim.studies.pufferfish_fig2`): L1 error of the Markov Quilt
 mechanism's private histogram vs ε, the exact BDPL of the same release at small T, and its BDPL at
 T = 5000: the audit's certified lower bound and the exact value over short windows."""
 

@@ -22,7 +22,7 @@ candidate by the bound it would certify with ``N`` fresh samples per side, count
 ``q_c N``: ``ln CP_lower(p_c N, N, alpha/2) / CP_upper(q_c N, N, alpha/2)``. ``rule="conservative"``
 scores by ``ln p_c / q_c`` alone, ``rule="plugin"`` by ``ln (k + 1/2)/(k' + 1/2)``. The plug-in
 overfits (it picks thresholds where the ``x'`` count came out low); see
-:mod:`.audit` for the measured comparison.
+:mod:`bdpsim.kernels.audit` for the measured comparison.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Exact binomial confidence bounds (Clopper–Pearson) and the certified log-ratio of two binomial
-proportions: the numerics under the black-box audit (:mod:`.audit`, :mod:`.audit_events`)."""
+proportions: the numerics under the black-box audit (:mod:`bdpsim.kernels.audit`, :mod:`bdpsim.kernels.audit_events`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Numerical kernel of the window-reduced exhaustive search (see :mod:`bdpsim.window`).
+"""Numerical kernel of the window-reduced exhaustive search (see :mod:`bdpsim.models.markov_window`).
 
 For a Markov chain with transition ``P``, start law ``w`` and an additive query whose per-state
 values lie on an integer lattice ``g(x) in {0..Delta}`` (after an affine change of units), the
@@ -63,7 +63,7 @@ class Support:
         return (self.n, self.rows.shape[1])
 
     def index(self, t):
-        """Row of :attr:`rows` holding position ``t`` (an int or an integer array)."""
+        """Row of ``rows`` holding position ``t`` (an int or an integer array)."""
         t = np.asarray(t)
         k = np.where(t < self.start, t, self.start + (t - self.start) % self.period)
         return int(k) if k.ndim == 0 else k

@@ -21,7 +21,7 @@ knows every record outside a region ``R`` and no record inside but its target**,
 over the connected node sets containing ``i`` whose outer boundary ``∂R`` consists of records only.
 Given ``x_∂R`` the region's law uses only the tables of ``R`` and its children
 (``O(|R| s^(w+1) Q)``), batched over the boundary values. On a chain the regions are the windows of
-:func:`bdpsim.window.window_search`. The reduction prunes nothing when hidden nodes connect every
+:func:`bdpsim.models.markov_window.window_search`. The reduction prunes nothing when hidden nodes connect every
 record (an HMM: every known set is closed) — the result says so. d-separation (moral graph of
 the ancestral set) would prune more (e.g. co-parents of an unobserved child); not used here.
 Known-set sizes stay upward closed (``|K| >= min_known``), as the reduction only adds records.

@@ -9,7 +9,7 @@ their unknown part adds to ``Y`` a term whose law does not depend on ``x_i``; th
 around its target and nothing inside** (chain: paper Def. 6.1; adversary-specific BDPL: paper
 Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set sizes
 ``{min_known .. n-1}``; other size families (e.g. only ``|K| = 3``) need the full enumeration
-:func:`bdpsim.estimators.exact.exhaustive_markov_count`.
+:func:`bdpsim.models.markov_exact.exhaustive_markov_count`.
 
 A window's value depends only on ``(L, R)`` (unknowns left/right), the boundary values and the
 target values — the chain start enters through ``i = L`` for a window reaching it, and positions

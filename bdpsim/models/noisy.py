@@ -39,7 +39,7 @@ def noisy_profile(model, laws, query, noise, adv: Adversary, epsilon: float) -> 
 
 def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
     """Exact one-sided ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` from the model's exact query laws
-    (:meth:`query_law`): the forward supremum of the two Laplace mixtures."""
+    (the model's ``query_law``): the forward supremum of the two Laplace mixtures."""
     laws = [model.query_law(query, adv.condition(v)) for v in (adv.x, adv.x_prime)]
     if any(law is None for law in laws):
         raise NotAvailable(f"no exact query law for {model.kind} with {type(query).__name__}")

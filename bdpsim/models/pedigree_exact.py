@@ -77,7 +77,7 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
 
 def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
     """``(law under x, law under x', 1, atoms)`` of the count (the contract of the noise-law
-    engines, :func:`bdpsim.models.markov_exact.noisy_bdpl`)."""
+    engines, :func:`bdpsim.models.noisy.noisy_bdpl`)."""
     laws = _target_laws(model, mechanism, adversary)
     return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
 

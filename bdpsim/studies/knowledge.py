@@ -1,6 +1,6 @@
 """Leakage by prior knowledge: which knowledge hurts most (prior differential privacy, Li et al.).
 
-By the window reduction (:mod:`bdpsim.window`) the worst adversary of an additive query on a
+By the window reduction (:mod:`bdpsim.models.markov_window`) the worst adversary of an additive query on a
 Markov chain knows everything outside a window around its target. Its prior knowledge is then
 described by four things: how many records left/right of the target it does not know, and
 whether each side of the window ends at a known record or at the chain's end (nothing known
@@ -36,13 +36,13 @@ def leakage_by_knowledge(model: MarkovChainModel, values: np.ndarray, noise_scal
     ----------
     model : MarkovChainModel
     values : ndarray, shape (s,)
-        Query value per state (:func:`bdpsim.window.query_values`).
+        Query value per state (:func:`bdpsim.kernels.lattice.query_values`).
     noise_scale : float
         Laplace scale ``b`` of ``Y = sum_t values[X_t] + Lap(b)``.
     max_unknown : int
         Largest number of unknown records per side tabulated.
     min_known, targets
-        As in :func:`bdpsim.window.window_search`.
+        As in :func:`bdpsim.models.markov_window.window_search`.
 
     Returns
     -------

@@ -22,7 +22,7 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def fit_gaussian(columns: dict[str, np.ndarray], m: int) -> dict:
-    """Pairwise Pearson coefficients of the given columns, their max |rho| and the Gaussian-bound
+    """Pairwise Pearson coefficients of the given columns, their max ``|rho|`` and the Gaussian-bound
     condition ``rho (m - 2) < 1`` (paper Thm 5.8)."""
     names = list(columns)
     pairs = {f"{a}-{b}": pearson(columns[a], columns[b]) for i, a in enumerate(names) for b in names[i + 1:]}
