@@ -194,6 +194,11 @@ class TableNoise:
         object.__setattr__(self, "offset", int(off))
         object.__setattr__(self, "tail_ratio", r)
 
+    @classmethod
+    def example(cls) -> "TableNoise":
+        """A small symmetric table with geometric tails (the contract tests' instance)."""
+        return cls((0.1, 0.15, 0.3, 0.15, 0.1), offset=-2, tail_ratio=0.5)
+
     @property
     def p(self) -> np.ndarray:
         return np.asarray(self.pmf, dtype=float)
@@ -203,6 +208,10 @@ class TableNoise:
         return self.tail_ratio
 
     def with_parameter(self, value: float) -> "TableNoise":
+        """The same table for its own ``tail_ratio``; any other value is refused (a table is one
+        fixed law, not a family to calibrate)."""
+        if value == self.tail_ratio:
+            return self
         raise ConfigError("mechanism.noise", "table", "a table noise is one fixed law: it has no amount "
                           "to calibrate (bdpsim calibrate --method optimal computes the best table)")
 
