@@ -207,7 +207,7 @@ def _split(budget: int, fraction: float) -> tuple[int, int]:
 
 
 def _check_budget(budget, fraction, alpha) -> None:
-    ok = isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget >= 0
+    ok = bool(isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget >= 0)
     check(ok, "audit_budget", budget, "must be an integer >= 0 (mechanism calls)")
     check(0 < fraction < 1, "audit.selection_fraction", fraction, "must be in (0, 1)")
     check_alpha(alpha)

@@ -56,6 +56,7 @@ figure at T = 4, to 1e-15).
 from __future__ import annotations
 
 import math
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -298,7 +299,7 @@ def chain_histogram_bdpl(P, q, T: int, scales, min_known: int = 0) -> list[Chain
     supp = _reachable(P, q, T)
     best: list = [None] * len(scales)
     count = 0
-    lefts = [("start", ("start", q))] + [(a, np.eye(s)[a]) for a in range(s)]
+    lefts: list[tuple[Any, Any]] = [("start", ("start", q))] + [(a, np.eye(s)[a]) for a in range(s)]
     for a, start in lefts:
         kind = "start" if a == "start" else "known"
         for L in range(T - (kind == "known")):
@@ -317,7 +318,7 @@ def chain_histogram_bdpl(P, q, T: int, scales, min_known: int = 0) -> list[Chain
                 if N > T - min_known:
                     break
                 Hn = H[(slice(None),) + (slice(0, N + 1),) * s]
-                laws = []
+                laws: list[tuple[Any, Any]] = []
                 for rk in _right_kinds(kind, L, R, T):
                     if kind == "known" and not (supp[T - 2 - L - R, a] if rk == "end"
                                                 else int(ls[0]) <= T - 3 - L - R):

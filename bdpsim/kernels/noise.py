@@ -67,10 +67,17 @@ from .noise_table import TableNoise, table_from_params
 class NoiseLaw(Protocol):
     """What an additive noise law provides (see the module docstring)."""
 
-    name: str
-    discrete: bool
-    parameter_name: str
-    noise_grows_with_parameter: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def discrete(self) -> bool: ...
+
+    @property
+    def parameter_name(self) -> str: ...
+
+    @property
+    def noise_grows_with_parameter(self) -> bool: ...
 
     @property
     def parameter(self) -> float: ...

@@ -284,7 +284,7 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
             Fs.append(np.pad(F, ((0, 0), (0, 0), (0, (L1 - L) * D))))
         Fb = np.stack(Fs)  # (nb, s+1, s, L1*D + 1)
         JL = Fb.shape[-1]
-        G = np.zeros(Fb.shape[:3] + (s, JL + D))  # (L, k, x, next state, sigma)
+        G: np.ndarray = np.zeros(Fb.shape[:3] + (s, JL + D))  # (L, k, x, next state, sigma)
         for x, gx in enumerate(g):
             G[:, :, x, :, gx:gx + JL] = Fb[:, :, x, None, :] * P[x][:, None]
         cur = JL + D

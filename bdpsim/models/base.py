@@ -310,7 +310,8 @@ class ModelKind(abc.ABC):
         (the window reduction, :mod:`bdpsim.models.markov_window`), and a valid family for a black-box audit whatever the mechanism (any
         adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
         this and :meth:`windows`."""
-        raise ConfigError("run.adversary_family", "windows", self.windows(spec) or "not offered")
+        why = self.windows(spec) if spec is not None else None
+        raise ConfigError("run.adversary_family", "windows", why or "not offered")
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
