@@ -194,7 +194,7 @@ class AuditEstimator:
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "audit_alpha": Key("float", 0.05, hashed=False),
-        "audit_budget": Key("int", 10_000_000, hashed=False),
+        "audit_budget": Key("count", 10_000_000, hashed=False),
         "audit_search": Key("float", 0.2, hashed=False),
         "audit_candidates": Key("int", 8, hashed=False),
         "audit_top": Key("int", 1, hashed=False),
@@ -328,6 +328,11 @@ class AuditEstimator:
 
     def summary(self, stats) -> dict:
         return {"n_samples": self.per_adversary // 2}
+
+    def cost_culprit(self) -> tuple[float, str, int]:
+        """``(ratio to its default, field, value)`` of the key that sets the audit's cost, for a
+        refusal to name (:func:`bdpsim.cost._culprit`): the budget, not ``run.samples``."""
+        return self.budget / 10_000_000, "run.audit_budget", self.budget
 
 
 register_estimator(AuditEstimator)
