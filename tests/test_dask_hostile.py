@@ -3,7 +3,6 @@ started here: a scheduler without workers, a worker that cannot import bdpsim, a
 a Dask scheduler. Each: one line, exit code 2, within ~30 s, nothing written."""
 
 import functools
-import os
 import subprocess
 import sys
 import threading

@@ -7,7 +7,6 @@ and exits with code 2, without a traceback and without writing results.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 

@@ -194,7 +194,7 @@ class AuditEstimator:
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "audit_alpha": Key("float", 0.05, hashed=False),
-        "audit_budget": Key("count", 10_000_000, hashed=False),
+        "audit_budget": Key("strict_int", 10_000_000, hashed=False),
         "audit_search": Key("float", 0.2, hashed=False),
         "audit_candidates": Key("int", 8, hashed=False),
         "audit_top": Key("int", 1, hashed=False),

@@ -55,7 +55,7 @@ def save(fig, stem: Path) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    for path, dpi in zip(paths, (150, "figure")):  # via a temporary name: a full disk leaves no half file
+    for path, dpi in zip(paths, (150, "figure"), strict=True):  # via a temporary name: a full disk leaves no half file
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
         try:
             fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=path.suffix[1:])
