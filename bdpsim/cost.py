@@ -210,7 +210,10 @@ def _culprit(point) -> tuple[str, object]:
     if st.exhaustive:
         return "model.n", point.model.n
     ratios = [(point.model.n / 10, "model.n", point.model.n), (st.adversaries / 1000, "run.adversaries", st.adversaries)]
-    if not point.estimator().exact:
+    est = point.estimator()
+    if hasattr(est, "cost_culprit"):  # an estimator whose cost another key sets (audit: its budget)
+        ratios.append(est.cost_culprit())
+    elif not est.exact:
         ratios.append((st.samples / 100_000, "run.samples", st.samples))
     _, field, value = max(ratios, key=lambda t: t[0])
     return field, value

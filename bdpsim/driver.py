@@ -277,6 +277,10 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         summary = R.SummaryLog(out, ids, label, extras[0])  # finished points, once; then appended
         try:
             _execute(_Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat)
+        except OSError as exc:  # a full disk, the directory removed or made read-only mid-run
+            raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc}"
+                                                 f"{': ' + str(exc.filename) if exc.filename else ''}); "
+                                                 "finished configurations are kept: free space and re-run to resume") from None
         except Exception as exc:
             if type(exc).__name__ not in WORKER_DEATHS:
                 raise

@@ -37,7 +37,8 @@ class Key:
     Parameters
     ----------
     type : str
-        ``int float str bool vector int_vector state_vector matrix any`` (``any``: checked by its owner).
+        ``int float str bool vector int_vector state_vector matrix any`` (``any``: checked by its owner;
+        ``strict_int``: an ``int`` that must be written as a TOML integer, a float such as 1e6 refused).
     default : Any
         Value when absent; :data:`REQUIRED` if it must be given.
     sweep : bool
@@ -99,7 +100,7 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
     if key.type == "any":  # checked by its owner (may be a table, e.g. a hidden Markov model's)
         return [v]
     if isinstance(v, dict):
-        check(key.sweep and key.type in ("int", "float"), name, v, "cannot be swept with a table")
+        check(key.sweep and key.type in ("int", "float", "strict_int"), name, v, "cannot be swept with a table")
         return sweep_table(name, v)
     base = {"vector": 1, "int_vector": 1, "state_vector": 1, "matrix": 2}.get(key.type, 0)
     if isinstance(v, list) and _depth(v) > base:
@@ -113,6 +114,10 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
 def coerce(name: str, key: Key, v: Any) -> Any:
     """Check one (non-swept) value against its key's type; return it normalised."""
     t = key.type
+    if t == "strict_int":  # a number of calls: a TOML integer, never a float (1e6 is the float 1000000.0)
+        check(isinstance(v, int) and not isinstance(v, bool), name, v,
+              "must be an integer, not a float (write 1_000_000, not 1e6)")
+        return v
     if t == "int":
         check((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
               name, v, "must be an integer")

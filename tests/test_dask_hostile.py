@@ -3,7 +3,6 @@ started here: a scheduler without workers, a worker that cannot import bdpsim, a
 a Dask scheduler. Each: one line, exit code 2, within ~30 s, nothing written."""
 
 import functools
-import os
 import subprocess
 import sys
 import threading
@@ -71,13 +70,20 @@ def test_scheduler_without_workers(capsys, tmp_path, scheduler):
     _run_fails(capsys, tmp_path, scheduler, "has no worker after")
 
 
+#: a dask worker in an interpreter where ``import bdpsim`` fails, as on a machine without it: bdpsim
+#: is installed here (the README's ``pip install -e``), so the worker blocks the import itself
+#: (``sys.modules["bdpsim"] = None`` makes every ``import bdpsim...`` raise ImportError)
+WORKER_WITHOUT_BDPSIM = ("import sys; sys.modules['bdpsim'] = None; sys.argv[0] = 'dask-worker'; "
+                         "from distributed.cli.dask_worker import main; main()")
+
+
 def test_worker_that_cannot_import_bdpsim(capsys, tmp_path, scheduler):
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # bdpsim runs from the tree, not installed
-    probe = subprocess.run([sys.executable, "-c", "import bdpsim"], cwd=tmp_path, env=env, capture_output=True)
-    if probe.returncode == 0:
-        pytest.skip("bdpsim is installed in this interpreter: every worker can import it")
-    worker = _spawn(["distributed.cli.dask_worker", scheduler, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
-                    tmp_path, env)
+    probe = subprocess.run([sys.executable, "-c", WORKER_WITHOUT_BDPSIM.split("; sys.argv")[0] + "; import bdpsim"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert probe.returncode != 0 and "import of bdpsim halted" in probe.stderr  # the worker's interpreter cannot import it
+    worker = subprocess.Popen([sys.executable, "-c", WORKER_WITHOUT_BDPSIM, scheduler, "--nthreads", "1",
+                               "--no-nanny", "--no-dashboard"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
     try:
         _wait_for(worker, "Registered to")
         threading.Thread(target=worker.stderr.read, daemon=True).start()

@@ -7,7 +7,6 @@ and exits with code 2, without a traceback and without writing results.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -310,7 +309,12 @@ def _quietly(fn, *args):
 def _cmd_plot(a) -> int:
     from ..figures import plot_results
 
-    for path in plot_results(Path(a.results), a.x, a.group):
+    try:
+        paths = plot_results(Path(a.results), a.x, a.group)
+    except OSError as exc:  # read-only directory, full disk, ...: nothing half-written is left as final
+        raise ConfigError("results", a.results, f"cannot write the plot there ({exc.strerror or exc}"
+                                                f"{': ' + str(exc.filename) if exc.filename else ''})") from None
+    for path in paths:
         print(path)
     return 0
 
@@ -345,6 +349,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a read-only or missing directory, a directory where a file goes
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"bdpsim: error: {where}{exc.strerror or exc} (cannot read or write it)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C before or between the commands' own handlers (loading, calibrating)
+        print("bdpsim: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

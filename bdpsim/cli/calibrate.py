@@ -59,10 +59,10 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
     from ..calibration import CALIBRATION_METHODS
 
-    c = sub.add_parser("calibrate", help="Laplace scale for eps-BDP per method, with each one's exact BDPL",
-                       description="Calibrate a Laplace mechanism for eps-BDP on a data model and "
-                                   "report the exact BDPL (over all adversaries) of what each method "
-                                   "prescribes.",
+    c = sub.add_parser("calibrate", help="noise for eps-BDP per method, with each one's exact BDPL",
+                       description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
+                                   "names) for eps-BDP on a data model and report the exact BDPL (over "
+                                   "all adversaries) of what each method prescribes.",
                        epilog=EPILOG, formatter_class=formatter_class)
     cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
     m = cs.add_parser("markov", help="an additive query (count or state sum) on a Markov chain",

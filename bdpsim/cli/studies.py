@@ -162,7 +162,7 @@ def cmd_accuracy(a) -> int:
     label = [r["estimator"] + (f" se<={r['target_se']:g}" if r.get("target_se") else "") for r in rows]
     wc, we = max([4, *(len(r["case"]) for r in rows)]), max([9, *map(len, label)])
     print(f"{'case':{wc}} {'estimator':{we}} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
-    for r, est in zip(rows, label):
+    for r, est in zip(rows, label, strict=True):
         print(f"{r['case']:{wc}} {est:{we}} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} "
               f"{r['max_abs_error']:8.4f}")
     for p in paths:

@@ -52,8 +52,8 @@ def console_table(rows: list[dict], label: str) -> list[str]:
 
     cells = [[cell(r.get(k)) for k, _ in cols] for r in rows[:MAX_ROWS]]
     widths = [max([WIDTH, len(h)] + [len(c[j]) for c in cells]) for j, (_, h) in enumerate(cols)]
-    lines = ["  ".join(f"{h:>{w}}" for (_, h), w in zip(cols, widths))]
-    lines += ["  ".join(f"{c:>{w}}" for c, w in zip(line, widths)) for line in cells]
+    lines = ["  ".join(f"{h:>{w}}" for (_, h), w in zip(cols, widths, strict=True))]
+    lines += ["  ".join(f"{c:>{w}}" for c, w in zip(line, widths, strict=True)) for line in cells]
     return [line.rstrip() for line in lines]
 
 

@@ -194,7 +194,8 @@ class AuditEstimator:
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "audit_alpha": Key("float", 0.05, hashed=False, doc="the audit's error probability", rule="in (0, 1)"),
-        "audit_budget": Key("int", 10_000_000, hashed=False, doc="mechanism calls per adversary", rule=">= 1000"),
+        "audit_budget": Key("strict_int", 10_000_000, hashed=False, doc="mechanism calls per adversary",
+                            rule="an integer >= 0 (a TOML integer, not 1e6)"),
         "audit_search": Key("float", 0.2, hashed=False, doc="share of the budget spent searching events", rule="in (0, 1)"),
         "audit_candidates": Key("int", 8, hashed=False, doc="candidate events certified", rule=">= 1"),
         "audit_top": Key("int", 1, hashed=False, doc="adversaries re-certified at the end", rule=">= 1"),
@@ -328,6 +329,11 @@ class AuditEstimator:
 
     def summary(self, stats) -> dict:
         return {"n_samples": self.per_adversary // 2}
+
+    def cost_culprit(self) -> tuple[float, str, int]:
+        """``(ratio to its default, field, value)`` of the key that sets the audit's cost, for a
+        refusal to name (:func:`bdpsim.cost._culprit`): the budget, not ``run.samples``."""
+        return self.budget / 10_000_000, "run.audit_budget", self.budget
 
 
 register_estimator(AuditEstimator)

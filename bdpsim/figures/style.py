@@ -50,9 +50,17 @@ def stamp(fig, text: str, color: str = "crimson") -> None:
 def save(fig, stem: Path) -> list[Path]:
     """Write ``stem.png`` (150 dpi) and ``stem.pdf``, cropped to the figure's content (legends
     outside the axes included); return the paths."""
+    import os
+
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight")
+    for path, dpi in zip(paths, (150, "figure"), strict=True):  # via a temporary name: a full disk leaves no half file
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
+        try:
+            fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=path.suffix[1:])
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
     return paths

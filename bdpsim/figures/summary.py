@@ -274,6 +274,13 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
         raise ConfigError("results", str(Path(results_dir)), "summary.csv has no rows: nothing to plot "
                           "(a run that finished no configuration; re-run 'bdpsim run' to resume it)")
     check_axes(rows, x, group)
+    for suffix in (".png", ".pdf"):  # checked before drawing: nothing written when one cannot be
+        target = Path(results_dir) / f"bdpl{suffix}"
+        if target.exists() and not target.is_file():
+            from ..errors import ConfigError
+
+            raise ConfigError("results", str(Path(results_dir)), f"{target.name} exists and is not a file "
+                              "(the plot is written there): remove or rename it")
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
     if title is None:
