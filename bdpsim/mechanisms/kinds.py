@@ -29,8 +29,9 @@ def _noisy(params: dict, query, kind: str, step: float | None):
     """``query + noise`` for a noise law other than Laplace (``step``: the query's lattice step, or
     ``None`` for a continuous query, which geometric noise cannot serve)."""
     name = params["noise"]
-    if name == "geometric":
-        check(step is not None, "mechanism.noise", name, f"geometric noise needs a lattice-valued query, not {kind}")
+    law = NOISE_LAWS.get(name)
+    if law is not None and law.discrete:  # a lattice law (geometric) serves lattice-valued queries only
+        check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
     noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
                               sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
                               step=step or 1.0)
