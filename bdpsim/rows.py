@@ -108,6 +108,9 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
 )
 
 
+#: cells a model kind fills (:meth:`bdpsim.models.base.ModelKind.summary_cells`), empty unless it does
+MODEL_CELLS = {"rho": math.nan, "gamma": math.nan}
+
 #: cells an estimator fills (:meth:`bdpsim.estimators.base.Estimator.summary`), empty unless it does
 ESTIMATOR_CELLS = {"kde_backend": "", "kde_ratio": "", "kde_positive_shift": "", "se_target_missed": math.nan,
                    "n_samples": math.nan}

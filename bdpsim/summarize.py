@@ -12,7 +12,7 @@ import numpy as np
 from .config import ExperimentPoint
 from .flags import FLAGS, flags
 from .kernels.stats import interval_percentile_ci, percentile_ci
-from .rows import ESTIMATOR_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow
+from .rows import ESTIMATOR_CELLS, MODEL_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow
 
 SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
 
@@ -65,12 +65,13 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
-    cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
+    cells = {**MODEL_CELLS, **spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
+             **point.estimator().summary(stats), **(finished or {})}
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
     row = SummaryRow(
-        point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
+        point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon,
         mechanism=mech.kind, estimator=st.estimator, **base, extras={k: v for k, v in cells.items() if k not in base},
         known_sizes=st.known_size_text(), n_adversaries=int(v.size),
         percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,

@@ -75,7 +75,7 @@ def test_sweeps_expand_cartesian():
                 run__estimator=["kde", "mixture"])
     cfg = parse_config(doc)
     assert len(cfg.points) == 3 * 2 * 2
-    assert sorted({p.model.gamma for p in cfg.points}) == [1, 2, 3]
+    assert sorted({p.model.detail["gamma"] for p in cfg.points}) == [1, 2, 3]
     assert len({p.id for p in cfg.points}) == 12
 
 
@@ -90,7 +90,7 @@ def test_variants_union():
     doc = dict(BASE_GAUSS)
     doc["variants"] = [{"model": {"n": 3, "rho": [0.1, 0.5]}}, {"model": {"n": 5, "rho": [0.1]}}]
     cfg = parse_config(doc)
-    assert [(p.model.n, p.model.rho) for p in cfg.points] == [(3, 0.1), (3, 0.5), (5, 0.1)]
+    assert [(p.model.n, p.model.detail["rho"]) for p in cfg.points] == [(3, 0.1), (3, 0.5), (5, 0.1)]
 
 
 def test_bundled_configs_are_valid():

@@ -245,6 +245,10 @@ def test_model_kind_cost_bounds_and_answers(name):
     for est in ESTIMATORS.values():
         why = est.supports(spec.probe(), point.mechanism)
         assert why is None or (isinstance(why, str) and why.strip()), f"{name}/{est.name}: {why!r}"
+    from bdpsim.rows import summary_columns
+
+    for cell in kind.summary_cells(spec):  # base columns it owns, or extra columns it registered
+        assert cell in summary_columns() or cell in EXTRA_COLUMNS["summary"], f"{name}: cell {cell!r}"
     bounds = kind.bounds(spec, point.mechanism, point.epsilon)
     assert set(bounds) <= {"model", "zhao", "lower"}
     for b in bounds.values():
@@ -492,3 +496,13 @@ def test_probe_counts_stay_within_issue_28_targets():
     found = mod.counts()
     for name, limit in mod.TARGETS.items():
         assert len(found[name]) <= limit, (name, found[name])
+
+
+def test_generated_counts_table_is_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("architecture_counts",
+                                                  Path(__file__).resolve().parents[1] / "scripts" / "architecture_counts.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.GENERATED.read_text() == mod.markdown(), "run: python scripts/architecture_counts.py --write"

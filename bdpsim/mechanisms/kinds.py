@@ -9,7 +9,7 @@ from ..errors import ConfigError, check
 from ..schema import Key
 from ..kernels.lattice import lattice
 from ..kernels.noise import NOISE_LAWS, LaplaceNoise, noise_from_params
-from ..kernels.noise_table import table_from_params
+from ..kernels.noise_table import TableNoise, table_from_params
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
@@ -40,11 +40,11 @@ def _noisy(params: dict, query, kind: str, step: float | None):
     """``query + noise`` for a noise law other than Laplace (``step``: the query's lattice step, or
     ``None`` for a continuous query, which geometric noise cannot serve)."""
     name = params["noise"]
-    if name == "geometric":
-        check(step is not None, "mechanism.noise", name, f"geometric noise needs a lattice-valued query, not {kind}")
+    law = NOISE_LAWS.get(name)
+    if law is not None and law.discrete:  # a lattice law (geometric, table) serves lattice-valued queries only
+        check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
     table = None
-    if name == "table":
-        check(step is not None, "mechanism.noise", name, f"table noise needs a lattice-valued query, not {kind}")
+    if law is TableNoise:  # a user's pmf, read from its own keys
         table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
     else:
         for k in TABLE_KEYS:

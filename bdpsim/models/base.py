@@ -16,7 +16,6 @@ when it registers: a kind missing a method fails at import of its module, not mi
 from __future__ import annotations
 
 import abc
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -90,11 +89,10 @@ class ModelSpec:
         The model, when it is the same for every adversary.
     family : ModelFamily or None
         Otherwise the class a fresh model is drawn from, per adversary.
-    rho, gamma : float
-        Summary columns: the correlation level of a Gaussian class and the ``max P / min P`` of
-        a chain (``nan`` where they do not apply).
     detail : mapping
-        Kind-specific facts the kind's own methods read (e.g. a pedigree's family shape).
+        Kind-specific facts the kind's own methods read (e.g. a pedigree's family shape, a Gaussian
+        class's ``rho``, a chain's ``gamma``); the kind reports any of them in ``summary.csv`` by
+        :meth:`ModelKind.summary_cells`.
     owner : ModelKind
         The kind that built this spec (set by the config loader; its methods answer for it).
     """
@@ -104,8 +102,6 @@ class ModelSpec:
     m: int
     fixed: Any = None
     family: Any = None
-    rho: float = math.nan
-    gamma: float = math.nan
     detail: Mapping[str, Any] = field(default_factory=dict)
     owner: Any = field(default=None, compare=False)
 
@@ -296,6 +292,12 @@ class ModelKind(abc.ABC):
         ``target_range`` say how real-valued targets are drawn (the mechanism's
         ``adversary_targets``). Default: a discrete model (:func:`random_discrete_adversary`)."""
         return random_discrete_adversary(model, sizes, rng)
+
+    def summary_cells(self, spec: ModelSpec) -> dict:
+        """The ``summary.csv`` cells this kind fills for ``spec``: base columns it owns (``rho``,
+        ``gamma``) or extra columns it registered (:func:`bdpsim.columns.register_columns`).
+        Default: none."""
+        return {}
 
     def windows(self, spec: ModelSpec) -> str | None:
         """``None`` if this kind draws window adversaries (``[run] adversary_family = "windows"``,

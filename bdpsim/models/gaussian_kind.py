@@ -87,8 +87,9 @@ class GaussianKind(ModelKind):
                 same = (np.arange(n)[:, None] // block) == (np.arange(n)[None, :] // block)
                 check(bool(np.all(model.cov[~same] == 0)), "model.block", block,
                       f"the cov correlates records of different blocks of {block} consecutive records")
-            return ModelSpec(self.name, n, block or n, fixed=model, rho=max_correlation(model.cov), owner=self,
-                             detail={"explicit": True, "block": block, "value_range": tuple(vr)})
+            return ModelSpec(self.name, n, block or n, fixed=model, owner=self,
+                             detail={"explicit": True, "block": block, "value_range": tuple(vr),
+                                     "rho": max_correlation(model.cov)})
         check(params["rho"] is not None, "model.rho", None, "a Gaussian model needs rho (or mean and cov)")
         mr = params["mean_range"]
         if mr is None:
@@ -99,8 +100,9 @@ class GaussianKind(ModelKind):
         family = GaussianClass(n, params["rho"], params["sigma"], params["block"], params["cov_draw"],
                                (float(mr[0]), float(mr[1])), None if params["mean"] is None else tuple(params["mean"]))
         fixed = family.equicorrelated() if family.cov_draw == "equicorrelated" else None
-        return ModelSpec(self.name, n, family.block or n, fixed=fixed, family=family, rho=family.rho, owner=self,
-                         detail={"explicit": False, "block": family.block, "value_range": family.mean_range})
+        return ModelSpec(self.name, n, family.block or n, fixed=fixed, family=family, owner=self,
+                         detail={"explicit": False, "block": family.block, "value_range": family.mean_range,
+                                 "rho": family.rho})
 
     def setup_cost(self, params: dict) -> tuple[float, float, str] | None:
         """A ``Sigma_rho`` class draws (up to :data:`GAUSSIAN_TRIES` times) an ``n x n`` matrix and
@@ -114,6 +116,10 @@ class GaussianKind(ModelKind):
         n = float(spec.n)  # a conditional draw is a matrix product; a covariance draw n^3
         return SampleCost(n * n, n ** 3, model_bytes=4 * 8 * n * n, draw=0.0 if spec.fixed is not None else n ** 3)
 
+    def summary_cells(self, spec: ModelSpec) -> dict:
+        """``rho``: the class's correlation level, or an explicit cov's largest |correlation|."""
+        return {"rho": spec.detail["rho"]}
+
     def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, B.Bound]:
         """The Gaussian bound needs a limited covariance (constant diagonal) and ``rho (m - 2) < 1``;
         eps form for the clipped sum (Thm 5.8), target-dependent metric form for the unclipped sum
@@ -125,10 +131,10 @@ class GaussianKind(ModelKind):
                                                               "constant diagonal")}
         query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
         if isinstance(query, ClippedSumQuery) and math.isfinite(epsilon):
-            return {"model": B.gaussian_bound(epsilon, spec.rho, spec.m)}
+            return {"model": B.gaussian_bound(epsilon, spec.detail["rho"], spec.m)}
         if isinstance(query, SumQuery):
             x, xp = mechanism.target_values
-            return {"model": B.gaussian_bound(mechanism.metric_epsilon, spec.rho, spec.m, distance=abs(x - xp))}
+            return {"model": B.gaussian_bound(mechanism.metric_epsilon, spec.detail["rho"], spec.m, distance=abs(x - xp))}
         return {}
 
     def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,

@@ -49,7 +49,11 @@ class MarkovKind(ModelKind):
         P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
         model = MarkovChainModel(P, params["n"], params["initial"])
         return ModelSpec(self.name, model.n, model.n, fixed=model,
-                         gamma=params["gamma"] if has_g else gamma_of(P), owner=self)
+                         detail={"gamma": params["gamma"] if has_g else gamma_of(P)}, owner=self)
+
+    def summary_cells(self, spec: ModelSpec) -> dict:
+        """``gamma``: the chain's ``max P / min P`` (given, or of its transition matrix)."""
+        return {"gamma": spec.detail["gamma"]}
 
     def cost(self, spec: ModelSpec) -> SampleCost:
         n, s = float(spec.n), float(spec.fixed.states)
