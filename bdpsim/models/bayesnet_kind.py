@@ -105,6 +105,7 @@ class BayesNetKind(ModelKind):
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         model = build({k: params[k] for k in self.keys if k in present})
+        model.check_tractable("model.bif" if "bif" in present else "model.parents")  # exact conditional sampling
         return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
                          detail={"notes": model.notes} if model.notes else {})
 

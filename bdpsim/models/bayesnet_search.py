@@ -345,7 +345,8 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
       number of states and ``Q`` the number of query values;
     * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus the joint table.
 
-    Picks as :func:`bdpl_search`'s ``"auto"``; raises a one-line :class:`ConfigError` (field
+    Picks the exhaustive search when it fits and the regions do not prune or cost more (the
+    choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError` (field
     ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
     cells above ``max_cells``, or more than ``max_seconds``)."""
     T = _targets(model, targets)
@@ -369,7 +370,7 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
     nk = n_known_sets(model.n, T, 0)
     cells = exhaustive_cells(model, increments)
     ex_secs = len(T) * cells * max(1, smax * (smax - 1) // 2) * 20 / OPS_PER_SECOND
-    use_ex = cells <= max_cells and (over or count >= nk)
+    use_ex = cells <= max_cells and (over or count >= nk or ex_secs <= secs)
     if use_ex and ex_secs <= max_seconds:
         return SearchPlan("exhaustive", count, nk, cells, ex_secs)
     if not over and secs <= max_seconds:
@@ -387,9 +388,9 @@ def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method
                 targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
                 max_cells: float = MAX_CELLS) -> SearchResult:
     """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
-    ``"exhaustive"``, or ``"auto"``: regions when they prune the known sets, else the exhaustive
-    search when it fits in ``max_cells``, else regions (``reduced = False`` then says that the
-    reduction did not apply)."""
+    ``"exhaustive"``, or ``"auto"``: the cheaper by the up-front estimate (:func:`search_plan`;
+    the exhaustive search only when it fits in ``max_cells``); ``reduced = False`` on a region
+    search says that the reduction did not apply."""
     check(method in ("auto", "regions", "exhaustive"), "method", method,
           "must be 'auto', 'regions' or 'exhaustive'")
     if method == "exhaustive":

@@ -211,7 +211,8 @@ class FactorModel:
         """``ln Z = ln sum_x prod_k phi_k(x)`` (0 for a Bayesian network)."""
         if "log_partition" not in self._cache:
             tab, ls = self.law(self.factors(), what="partition function")
-            self._cache["log_partition"] = float(ls[0]) + math.log(float(tab.sum()))
+            z = float(tab.sum())
+            self._cache["log_partition"] = float(ls[0]) + math.log(z) if z > 0 else -math.inf
         return self._cache["log_partition"]
 
     # ------------------------------------------------------------------ exact laws

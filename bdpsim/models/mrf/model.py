@@ -111,6 +111,6 @@ class MRFModel(FactorModel):
             for v in sc:
                 shape[v] = self.node_states[v]
             with np.errstate(divide="ignore"):
-                logp = logp + np.log(t).reshape(shape)
+                logp = logp + np.log(t).transpose(np.argsort(sc)).reshape(shape)
         p = np.exp(logp - logp.max())
         return p / p.sum()
