@@ -110,9 +110,12 @@ class BayesNetKind(ModelKind):
                          detail={"notes": model.notes} if model.notes else {})
 
     def cost(self, spec: ModelSpec) -> SampleCost:
+        """Per sample: the junction tree's clique tables (exact conditional sampling); per exact
+        value: the planned operations of eliminating the model with a count on every record
+        (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`, both laws of an adversary)."""
         model = spec.fixed
-        size, s = float(model.size), float(max(model.node_states))
-        return SampleCost(size * s, size * s * s * spec.n)
+        sample, exact, cells = model.exact_cost()
+        return SampleCost(sample, exact, exact_bytes=8.0 * cells)
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         qn = additive_noisy(mechanism)
