@@ -139,7 +139,7 @@ def markdown(rows: list[dict]) -> str:
             "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
-        num = lambda k: _fmt(float(r[k])) if r[k] not in ("", None) else ""  # noqa: E731
+        num = lambda k, r=r: _fmt(float(r[k])) if r[k] not in ("", None) else ""  # noqa: E731
         lines.append(f"| {r['network']} | {r['model']} | {r['nodes']} | {r['states']} | {r['induced_width']} | "
                      f"{num('load_seconds')} | {r['renormalised']} | {num('bdpl_known_empty')} | "
                      f"{num('bdpl_worst_sampled')} | {num('audit_lower')} | {num('seconds')} | "

@@ -2,17 +2,13 @@
 from its CSV, and its numbers are consistent (audit lower bound <= exact worst, exact values
 within the general bound nodes x eps)."""
 
-import importlib.util
 import math
 
-from .conftest import ROOT
+from .helpers import load_script
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("network_table", ROOT / "scripts" / "network_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("network_table")
 
 
 def test_markdown_is_generated_from_the_csv():

@@ -398,7 +398,7 @@ def test_long_chain_network_has_no_overflow_and_short_messages():
     n = 4000
     P = np.array([[0.9, 0.1], [0.2, 0.8]])
     m = BayesNetModel([[]] + [[t - 1] for t in range(1, n)], [[0.5, 0.5]] + [P] * (n - 1))
-    known = {k: int(v) for k, v in zip(range(0, n, 2), m.sample(1, np.random.default_rng(0))[0, ::2])}
+    known = {k: int(v) for k, v in zip(range(0, n, 2), m.sample(1, np.random.default_rng(0))[0, ::2], strict=True)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         law = m.additive_law(known, [0, 1])

@@ -18,8 +18,6 @@ set. Config reading (``build``), pgmpy and BIF import (``from_pgmpy``, ``from_bi
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -83,6 +83,9 @@ def _search(model: FactorModel, query, noise, min_known: int, profile: float | N
     return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
 
 
+MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)
+
+
 def _search_limit(model: FactorModel, query) -> str | None:
     """``None`` if the all-adversary search fits its up-front estimate
     (:func:`~bdpsim.models.bayesnet_search.search_plan`), else the refusal with the estimate."""
@@ -132,7 +135,7 @@ class BayesNetKind(ModelKind):
             window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
             window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
             window_limit=lambda min_known: _search_limit(model, query),
-            window_parts=lambda: [[i] for i in range(model.n)])
+            window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])
 
 
 KIND = register_model_kind(BayesNetKind())

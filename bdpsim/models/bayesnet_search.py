@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, NotAvailable, check
+from .bayesnet_check import brief
 from .factor_model import MAX_OPERATIONS, FactorModel
 
 MAX_REGIONS = 200_000   # regions per target
@@ -147,7 +148,8 @@ def adversary_bdpl(model: FactorModel, known: Mapping[int, int], target: int, in
                        max_operations=max_operations)
     ok = tab.sum(axis=2) > 0
     if ok.sum() < 2:
-        raise NotAvailable(f"target {i} has fewer than two values of positive probability given {dict(known)}")
+        raise NotAvailable(f"target {model.record_label(i)} has fewer than two values of positive probability "
+                           f"given its {len(known)} known records ({brief(dict(known))})")
     v, _, x, xp, atom, _ = _score_pairs(tab, ok, grid_score)
     keys = tuple(sorted(int(k) for k in known))
     return WorstAdversary(i, keys, tuple(int(known[k]) for k in keys), x, xp, v, atom + shift)
@@ -286,7 +288,7 @@ def region_search(model: FactorModel, increments, grid_score: GridScore, *, targ
             v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
             evals += cnt
             if row >= 0 and (best is None or v > best[0]):
-                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist())), x, xp, atom)
+                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist(), strict=True)), x, xp, atom)
     if best is None:
         raise NotAvailable("no adversary has two target values of positive probability")
     worst = _complete(model, inc, *best)
@@ -303,7 +305,7 @@ def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
     draw = model.sample_conditional(cond, 1, np.random.default_rng(0))[0]
     known = tuple(r for r, node in enumerate(model.records) if node not in R)
     xk = tuple(int(draw[r]) for r in known)
-    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk) if model.records[r] in inc)
+    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk, strict=True) if model.records[r] in inc)
     return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
 
 
