@@ -89,12 +89,16 @@ MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progr
 def _search_limit(model: FactorModel, query) -> str | None:
     """``None`` if the all-adversary search fits its up-front estimate
     (:func:`~bdpsim.models.bayesnet_search.search_plan`), else the refusal with the estimate."""
-    g, _, _ = lattice(query.per_state(model.states))
     try:
-        BS.search_plan(model, g)
+        _search_plan(model, query)
     except ConfigError as err:
         return err.rule
     return None
+
+
+def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
+    g, _, _ = lattice(query.per_state(model.states))
+    return BS.search_plan(model, g)
 
 
 class BayesNetKind(ModelKind):
@@ -135,6 +139,7 @@ class BayesNetKind(ModelKind):
             window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
             window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
             window_limit=lambda min_known: _search_limit(model, query),
+            window_estimate=lambda min_known: _search_plan(model, query).text(),
             window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])
 
 

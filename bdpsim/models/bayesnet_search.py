@@ -334,7 +334,7 @@ class SearchPlan:
     def text(self) -> str:
         what = (f"{self.regions} separated regions" if self.method == "regions"
                 else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells")
-        return f"exact search over every adversary: {what}, ~{self.seconds:.3g} s of one core"
+        return f"exact search over every adversary: {what}, ~{self.seconds:.2g} s of one core (estimate)"
 
 
 def search_plan(model: FactorModel, increments, *, targets=None, max_regions: int = MAX_REGIONS,
@@ -345,7 +345,8 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
     * regions: ``sum_R [REGION_OVERHEAD + B_R (|R| + |∂R|) s^(w+1) Q / 1e8]`` with ``B_R`` the
       boundary assignments (the batch), ``w`` the model's induced width, ``s`` the largest
       number of states and ``Q`` the number of query values;
-    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus the joint table.
+    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus, per target, the joint
+      table's elimination (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`).
 
     Picks the exhaustive search when it fits and the regions do not prune or cost more (the
     choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError` (field
@@ -371,7 +372,7 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
             break
     nk = n_known_sets(model.n, T, 0)
     cells = exhaustive_cells(model, increments)
-    ex_secs = len(T) * cells * max(1, smax * (smax - 1) // 2) * 20 / OPS_PER_SECOND
+    ex_secs = len(T) * (cells * max(1, smax * (smax - 1) // 2) * 20 + model.exact_cost()[1]) / OPS_PER_SECOND
     use_ex = cells <= max_cells and (over or count >= nk or ex_secs <= secs)
     if use_ex and ex_secs <= max_seconds:
         return SearchPlan("exhaustive", count, nk, cells, ex_secs)
