@@ -15,6 +15,8 @@ Writes ``results/networks/networks.csv`` and the generated ``results/networks/ne
     python scripts/network_table.py                 # every network, ~10-30 min on 2 shared cores
     python scripts/network_table.py --only asia alarm karate-0.5
     python scripts/network_table.py --markdown      # rewrite the markdown from the CSV only
+    python scripts/network_table.py --only munin --csv part.csv   # a part, in parallel
+    python scripts/network_table.py --merge part.csv                # then merged into the table
 """
 
 from __future__ import annotations
@@ -153,16 +155,19 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def write(rows: list[dict]) -> None:
+def write(rows: list[dict], csv_path: Path | None = None) -> None:
+    """The CSV (atomically) and, for the main CSV, its markdown."""
     OUT.mkdir(parents=True, exist_ok=True)
-    tmp = OUT / "networks.csv.tmp"
+    path = csv_path or OUT / "networks.csv"
+    tmp = path.with_suffix(".tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, COLUMNS, lineterminator="\n")
         w.writeheader()
         for r in rows:
             w.writerow({k: r.get(k, "") for k in COLUMNS})
-    tmp.replace(OUT / "networks.csv")
-    (OUT / "networks.md").write_text(markdown(read_csv(OUT / "networks.csv")), encoding="utf-8")
+    tmp.replace(path)
+    if csv_path is None:
+        (OUT / "networks.md").write_text(markdown(read_csv(path)), encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -170,6 +175,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", help="networks (pgmpy names, karate-<coupling>)")
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per network (default 300)")
     ap.add_argument("--markdown", action="store_true", help="rewrite the markdown from the CSV")
+    ap.add_argument("--csv", type=Path, help="write the rows to this CSV instead (a part run in parallel)")
+    ap.add_argument("--merge", type=Path, nargs="+", help="merge these part CSVs into the table")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
@@ -180,7 +187,13 @@ def main(argv=None) -> int:
         return 0
     order = NETWORKS[:-BIG] + [f"karate-{c:g}" for c in COUPLINGS] + NETWORKS[-BIG:]
     names = a.only or order
-    done = {r["network"]: r for r in read_csv(OUT / "networks.csv")} if (OUT / "networks.csv").is_file() else {}
+    main_csv = OUT / "networks.csv"
+    done = {r["network"]: r for r in read_csv(main_csv)} if main_csv.is_file() and not a.csv else {}
+    if a.merge:
+        for part in a.merge:
+            done.update({r["network"]: r for r in read_csv(part)})
+        write([done[k] for k in order if k in done] + [done[k] for k in done if k not in order])
+        return 0
     for name in names:
         t0 = time.perf_counter()
         try:
@@ -194,7 +207,7 @@ def main(argv=None) -> int:
         except subprocess.TimeoutExpired:
             row = {"network": name, "status": f"timed out after {time.perf_counter() - t0:.0f} s"}
         done[name] = row
-        write([done[k] for k in order if k in done] + [done[k] for k in done if k not in order])
+        write([done[k] for k in order if k in done] + [done[k] for k in done if k not in order], a.csv)
         print(f"{name}: {row.get('status')} ({time.perf_counter() - t0:.0f} s)", flush=True)
     return 0
 
