@@ -52,6 +52,7 @@ _EXPORTS = {
     "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
     "RunSettings": "settings",
     "from_bif": "models.bayesnet_build", "from_pgmpy": "models.bayesnet_build",  # Bayesian networks
+    "MRFModel": "models.mrf",  # pairwise Markov random fields
 }
 _MODULES = ("bounds",)
 

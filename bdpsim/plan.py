@@ -92,6 +92,9 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
         eng = p.exact_engine
         cells.append("exact=" + ("yes" if not isinstance(eng, str) else "no"))
         lines.append(f"  {p.id}  " + " ".join(cells))
+        if st.exhaustive and not isinstance(eng, str) and eng.window_estimate is not None \
+                and p.exhaustive_method == "window":  # the engine's own up-front estimate
+            lines.append(f"    {eng.window_estimate(p.sizes[0])}")
     if n_pts > limit:
         lines.append(f"  ... {n_pts - limit} more points")
     return lines

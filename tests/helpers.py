@@ -34,3 +34,15 @@ def brute_marginals(model, known: dict):
     for t in range(model.n):
         out[t] = np.bincount(tuples[ok, t], weights=prob[ok], minlength=model.states)
     return out / out.sum(1, keepdims=True)
+
+
+def load_script(name: str):
+    """``scripts/<name>.py`` as a module (scripts are not a package)."""
+    import importlib.util
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

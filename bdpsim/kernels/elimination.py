@@ -122,15 +122,23 @@ def product(factors: Sequence[Factor]) -> Factor:
     return out
 
 
+#: :func:`scaled_product` rescales a row when its maximum leaves [1/SCALE_AT, SCALE_AT]
+SCALE_AT = 1e150
+
+
 def scaled_product(factors: Sequence[Factor]) -> tuple[Factor, np.ndarray]:
-    """:func:`product` rescaled after every step (row maximum 1) and the log of the scale
-    removed, per batch row: a product of thousands of factors (a long chain cut by evidence
-    into independent parts) neither overflows nor underflows."""
+    """:func:`product` with every batch row rescaled to maximum 1 whenever its maximum leaves
+    ``[1/SCALE_AT, SCALE_AT]`` (the log of the scale returned per row): a product of thousands of
+    factors (a long chain cut by evidence into independent parts) neither overflows nor
+    underflows, and the division is paid only when needed."""
     fs = sorted(factors, key=lambda f: f.table.shape[-1])
     out, ls = fs[0], np.zeros(1)
     for f in fs[1:]:
-        out, step = rescale(multiply(out, f))
-        ls = ls + step
+        out = multiply(out, f)
+        m = out.table.reshape(out.table.shape[0], -1).max(axis=1)
+        if np.any((m > SCALE_AT) | ((m < 1 / SCALE_AT) & (m > 0))):
+            out, step = rescale(out)
+            ls = ls + step
     return out, ls
 
 

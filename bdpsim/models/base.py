@@ -157,6 +157,8 @@ class ExactEngine:
     window_limit : callable, optional
         ``(min_known) -> None | reason``: refuses a window search too large to finish (checked
         up front with the config, field ``run.adversaries``).
+    window_estimate : callable, optional
+        ``(min_known) -> str``: the up-front estimate of the window search (``bdpsim validate``).
     window_parts : callable, optional
         ``() -> list of target lists``: the window search runs as one task per part (progress
         per part), calling ``window(min_known, top, targets=part)``; each part's value is the
@@ -178,6 +180,7 @@ class ExactEngine:
     window_profile: Callable | None = None
     incomplete: str | None = None
     window_limit: Callable | None = None
+    window_estimate: Callable | None = None
     window_parts: Callable | None = None
 
 

@@ -7,6 +7,9 @@ Nodes ``0..N-1`` in topological order, node ``j`` with ``s_j >= 2`` states, pare
 model). Markov chains, pedigrees and HMMs are special cases (:meth:`BayesNetModel.from_markov`,
 :meth:`~BayesNetModel.from_pedigree`, :meth:`~BayesNetModel.hmm`).
 
+The network is a :class:`~bdpsim.models.factor_model.FactorModel` with one factor per node (its
+table; ``Z = 1``), and everything exact is the factor model's (shared with the Markov random
+fields of :mod:`bdpsim.models.mrf`); only ancestral sampling is the network's own.
 Exact computations go through :mod:`bdpsim.kernels.elimination` (laws of additive queries
 ``S = sum_r g_r(X_r)`` by variable elimination over (clique, running sum), ``O(N s^(w+1) Q)``
 for induced width ``w``; refused up front with the estimate when infeasible) and
@@ -18,8 +21,6 @@ set. Config reading (``build``), pgmpy and BIF import (``from_pgmpy``, ``from_bi
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np

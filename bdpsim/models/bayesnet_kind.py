@@ -83,15 +83,22 @@ def _search(model: FactorModel, query, noise, min_known: int, profile: float | N
     return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
 
 
+MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)
+
+
 def _search_limit(model: FactorModel, query) -> str | None:
     """``None`` if the all-adversary search fits its up-front estimate
     (:func:`~bdpsim.models.bayesnet_search.search_plan`), else the refusal with the estimate."""
-    g, _, _ = lattice(query.per_state(model.states))
     try:
-        BS.search_plan(model, g)
+        _search_plan(model, query)
     except ConfigError as err:
         return err.rule
     return None
+
+
+def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
+    g, _, _ = lattice(query.per_state(model.states))
+    return BS.search_plan(model, g)
 
 
 class BayesNetKind(ModelKind):
@@ -121,13 +128,17 @@ class BayesNetKind(ModelKind):
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         model = build({k: params[k] for k in self.keys if k in present})
+        model.check_tractable("model.bif" if "bif" in present else "model.parents")  # exact conditional sampling
         return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
                          detail={"notes": model.notes} if model.notes else {})
 
     def cost(self, spec: ModelSpec) -> SampleCost:
+        """Per sample: the junction tree's clique tables (exact conditional sampling); per exact
+        value: the planned operations of eliminating the model with a count on every record
+        (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`, both laws of an adversary)."""
         model = spec.fixed
-        size, s = float(model.size), float(max(model.node_states))
-        return SampleCost(size * s, size * s * s * spec.n)
+        sample, exact, cells = model.exact_cost()
+        return SampleCost(sample, exact, exact_bytes=8.0 * cells)
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         qn = additive_noisy(mechanism)
@@ -144,7 +155,8 @@ class BayesNetKind(ModelKind):
             window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
             window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
             window_limit=lambda min_known: _search_limit(model, query),
-            window_parts=lambda: [[i] for i in range(model.n)])
+            window_estimate=lambda min_known: _search_plan(model, query).text(),
+            window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])
 
 
 KIND = register_model_kind(BayesNetKind())

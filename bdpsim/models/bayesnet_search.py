@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, NotAvailable, check
+from .bayesnet_check import brief
 from .factor_model import MAX_OPERATIONS, FactorModel
 
 MAX_REGIONS = 200_000   # regions per target
@@ -147,7 +148,8 @@ def adversary_bdpl(model: FactorModel, known: Mapping[int, int], target: int, in
                        max_operations=max_operations)
     ok = tab.sum(axis=2) > 0
     if ok.sum() < 2:
-        raise NotAvailable(f"target {i} has fewer than two values of positive probability given {dict(known)}")
+        raise NotAvailable(f"target {model.record_label(i)} has fewer than two values of positive probability "
+                           f"given its {len(known)} known records ({brief(dict(known))})")
     v, _, x, xp, atom, _ = _score_pairs(tab, ok, grid_score)
     keys = tuple(sorted(int(k) for k in known))
     return WorstAdversary(i, keys, tuple(int(known[k]) for k in keys), x, xp, v, atom + shift)
@@ -286,7 +288,7 @@ def region_search(model: FactorModel, increments, grid_score: GridScore, *, targ
             v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
             evals += cnt
             if row >= 0 and (best is None or v > best[0]):
-                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist())), x, xp, atom)
+                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist(), strict=True)), x, xp, atom)
     if best is None:
         raise NotAvailable("no adversary has two target values of positive probability")
     worst = _complete(model, inc, *best)
@@ -303,7 +305,7 @@ def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
     draw = model.sample_conditional(cond, 1, np.random.default_rng(0))[0]
     known = tuple(r for r, node in enumerate(model.records) if node not in R)
     xk = tuple(int(draw[r]) for r in known)
-    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk) if model.records[r] in inc)
+    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk, strict=True) if model.records[r] in inc)
     return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
 
 
@@ -332,7 +334,7 @@ class SearchPlan:
     def text(self) -> str:
         what = (f"{self.regions} separated regions" if self.method == "regions"
                 else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells")
-        return f"exact search over every adversary: {what}, ~{self.seconds:.3g} s of one core"
+        return f"exact search over every adversary: {what}, ~{self.seconds:.2g} s of one core (estimate)"
 
 
 def search_plan(model: FactorModel, increments, *, targets=None, max_regions: int = MAX_REGIONS,
@@ -343,9 +345,11 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
     * regions: ``sum_R [REGION_OVERHEAD + B_R (|R| + |∂R|) s^(w+1) Q / 1e8]`` with ``B_R`` the
       boundary assignments (the batch), ``w`` the model's induced width, ``s`` the largest
       number of states and ``Q`` the number of query values;
-    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus the joint table.
+    * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus, per target, the joint
+      table's elimination (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`).
 
-    Picks as :func:`bdpl_search`'s ``"auto"``; raises a one-line :class:`ConfigError` (field
+    Picks the exhaustive search when it fits and the regions do not prune or cost more (the
+    choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError` (field
     ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
     cells above ``max_cells``, or more than ``max_seconds``)."""
     T = _targets(model, targets)
@@ -368,8 +372,8 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
             break
     nk = n_known_sets(model.n, T, 0)
     cells = exhaustive_cells(model, increments)
-    ex_secs = len(T) * cells * max(1, smax * (smax - 1) // 2) * 20 / OPS_PER_SECOND
-    use_ex = cells <= max_cells and (over or count >= nk)
+    ex_secs = len(T) * (cells * max(1, smax * (smax - 1) // 2) * 20 + model.exact_cost()[1]) / OPS_PER_SECOND
+    use_ex = cells <= max_cells and (over or count >= nk or ex_secs <= secs)
     if use_ex and ex_secs <= max_seconds:
         return SearchPlan("exhaustive", count, nk, cells, ex_secs)
     if not over and secs <= max_seconds:
@@ -387,9 +391,9 @@ def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method
                 targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
                 max_cells: float = MAX_CELLS) -> SearchResult:
     """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
-    ``"exhaustive"``, or ``"auto"``: regions when they prune the known sets, else the exhaustive
-    search when it fits in ``max_cells``, else regions (``reduced = False`` then says that the
-    reduction did not apply)."""
+    ``"exhaustive"``, or ``"auto"``: the cheaper by the up-front estimate (:func:`search_plan`;
+    the exhaustive search only when it fits in ``max_cells``); ``reduced = False`` on a region
+    search says that the reduction did not apply."""
     check(method in ("auto", "regions", "exhaustive"), "method", method,
           "must be 'auto', 'regions' or 'exhaustive'")
     if method == "exhaustive":

@@ -142,5 +142,5 @@ def check_potentials(node_potentials, edge_potentials, cards, edges):
         check(isinstance(edge_potentials, (list, tuple)) and len(edge_potentials) == len(edges),
               "model.edge_potentials", brief(edge_potentials), f"must be a list of one table per edge ({len(edges)})")
         pairs = [_table(p, (cards[i], cards[j]), f"model.edge_potentials[{k}]")
-                 for k, (p, (i, j)) in enumerate(zip(edge_potentials, edges))]
+                 for k, (p, (i, j)) in enumerate(zip(edge_potentials, edges, strict=True))]
     return nodes, pairs

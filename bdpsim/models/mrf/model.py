@@ -106,11 +106,11 @@ class MRFModel(FactorModel):
         check(np.prod([float(s) for s in self.node_states]) <= 1e7, "model", f"{self.size} nodes",
               "joint_table needs at most 1e7 joint states")
         logp = np.zeros(self.node_states)
-        for sc, t in zip(self.scopes, self._tables):
+        for sc, t in zip(self.scopes, self._tables, strict=True):
             shape = [1] * self.size
             for v in sc:
                 shape[v] = self.node_states[v]
             with np.errstate(divide="ignore"):
-                logp = logp + np.log(t).reshape(shape)
+                logp = logp + np.log(t).transpose(np.argsort(sc)).reshape(shape)
         p = np.exp(logp - logp.max())
         return p / p.sum()
