@@ -135,6 +135,10 @@ def grid_cells(quick: bool):
             yield ("network5", NETWORK, 2, 5, e, query, "random")
 
 
+def _key(r: dict) -> tuple:
+    return (r["cell"], float(r["epsilon"]), r["query"], r["family"])
+
+
 def write_csv(path: Path, rows: list[dict], fields=FIELDS) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -210,6 +214,7 @@ def main(argv=None) -> int:
     ap.add_argument("--table", action="store_true", help="only rewrite coverage.md from the CSVs")
     ap.add_argument("--quick", action="store_true", help="a small grid (smoke test)")
     ap.add_argument("--adversaries", type=int, default=100)
+    ap.add_argument("--only", nargs="+", metavar="CELL", help="only these cells (e.g. sym2-n100 network5)")
     ap.add_argument("--max-samples", type=int, default=320_000)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -230,15 +235,25 @@ def main(argv=None) -> int:
                 print(r, flush=True)
                 rows.append(r)
         write_csv(out / "issue.csv", rows)
-    elif not args.table:
-        rows = []
-        for k, (name, model, states, n, eps, query, family) in enumerate(grid_cells(args.quick)):
+    elif not args.table:  # each finished cell is kept (a rerun resumes), then the table in grid order
+        part = out / "coverage.partial.csv"
+        done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
+        cells = list(grid_cells(args.quick))
+        for k, (name, model, states, n, eps, query, family) in enumerate(cells):
+            if (args.only and name not in args.only) or _key({"cell": name, "epsilon": eps, "query": query,
+                                                              "family": family}) in done:
+                continue
             r = run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 100 + k,
                          args.max_samples)
             print(f"{r['cell']} eps={eps} {query} {family}: coverage {r['coverage']} (need "
                   f"{r['coverage_required']}), median width {r['width_median']}, {r['seconds']} s", flush=True)
-            rows.append(r)
-        write_csv(out / "coverage.csv", rows)
+            done = {_key(x): x for x in read_csv(part)} if part.is_file() else {}  # other processes' cells
+            done[_key(r)] = {k: str(v) for k, v in r.items()}
+            write_csv(part, list(done.values()))
+        order = [_key({"cell": c[0], "epsilon": c[4], "query": c[5], "family": c[6]}) for c in cells]
+        if all(key in done for key in order):
+            write_csv(out / "coverage.csv", [done[key] for key in order])
+            part.unlink()
     grid = read_csv(out / "coverage.csv") if (out / "coverage.csv").is_file() else []
     issue = read_csv(out / "issue.csv") if (out / "issue.csv").is_file() else []
     kde = read_csv(out / "kde.csv") if (out / "kde.csv").is_file() else []

@@ -50,9 +50,9 @@ import numpy as np
 
 from ..errors import NotAvailable, check
 from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
-from ..kernels.stats import interval_percentile_ci
+from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise
-from ..kernels.mixture_interval import band_interval, on_support, sup_interval
+from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
 from ..columns import Column, register_columns
 from ..schema import Key
@@ -136,6 +136,7 @@ class MixtureEstimator:
     target_width: float = 0.0
     exact_law: str = "never"
     confidence: float = 0.95
+    percentile: float = 99.0
     name: ClassVar[str] = "mixture"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
@@ -162,7 +163,7 @@ class MixtureEstimator:
     def from_settings(cls, settings) -> "MixtureEstimator":
         return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
                    settings.option("mixture_max_samples"), settings.option("mixture_target_width"),
-                   settings.option("mixture_exact_law"), settings.confidence)
+                   settings.option("mixture_exact_law"), settings.confidence, settings.percentile)
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Up to the cap of samples per condition; memory holds the distinct query values (``n + 1``
@@ -212,18 +213,18 @@ class MixtureEstimator:
     def _query(self, model, mech, cond, size, rng):
         return sample_query_counts(model, mech, cond, size, rng, self.sampling, self.chunk)
 
-    def interval(self, model, mech, conds, laws) -> tuple[float, float]:
-        """The ``confidence`` interval of the supremum from the empirical ``laws`` of ``conds``
-        (module docstring); ``(0, inf)`` for an unbounded query."""
+    def interval(self, model, mech, conds, laws, *levels: float) -> list[tuple[float, float]]:
+        """The intervals (levels ``confidence``, or ``levels``) of the supremum from the empirical
+        ``laws`` of ``conds`` (module docstring); ``(0, inf)`` for an unbounded query."""
         sup = [query_support(model, mech, c) for c in conds]
-        alpha, b = 1.0 - self.confidence, mech.noise_scale
+        alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise_scale
         if any(s is None for s in sup):
-            return 0.0, math.inf
+            return [(0.0, math.inf)] * len(alphas)
         if all(kind == "lattice" for kind, _ in sup):
-            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup)]
-            return sup_interval(sup[0][1], on[0], sup[1][1], on[1], b, alpha)
+            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup, strict=True)]
+            return sup_intervals(sup[0][1], on[0], sup[1][1], on[1], b, alphas)
         ranges = [(float(s[0]), float(s[-1])) if kind == "lattice" else s for kind, s in sup]
-        return band_interval(laws[0], ranges[0], laws[1], ranges[1], b, alpha)
+        return [band_interval(laws[0], ranges[0], laws[1], ranges[1], b, a) for a in alphas]
 
     def _exact(self, model, mech, conds, N: int) -> Estimate | None:
         """The estimate from the model's exact conditional laws of the query (``None``: none)."""
@@ -232,10 +233,11 @@ class MixtureEstimator:
             return None
         s = mixture_sup(*laws[0], *laws[1], mech.noise_scale)
         return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
+                                                        "pct_ci_low": s.value, "pct_ci_high": s.value,
                                                         "mixture_law": "exact", "exact_law": 1.0,
                                                         "width_missed": 0.0})
 
-    def _adaptive(self, model, mech, cond1, cond2, rng) -> Estimate:
+    def _adaptive(self, model, mech, cond1, cond2, rng, for_summary: bool = True) -> Estimate:
         """Estimate from ``samples`` per condition, doubled until the interval is narrower than
         ``target_width`` and ``se <= target_se``, or the cap (module docstring)."""
         conds = (cond1, cond2)
@@ -243,22 +245,31 @@ class MixtureEstimator:
             return ex
         N = self.samples
         laws = [self._query(model, mech, c, N, rng) for c in conds]
+        try_exact = self.exact_law == "fallback"
         while True:
             est = empirical_sup(*laws, mech.noise_scale)
             se_ok = self.target_se <= 0 or est.se <= self.target_se
-            if se_ok or N >= self.cap or N == self.samples:  # the interval decides (first round: can it?)
-                low, high = self.interval(model, mech, conds, laws)
-            width_ok = self.target_width <= 0 or high - low <= self.target_width
-            hopeless = not width_ok and (high - low) * math.sqrt(N / self.cap) > self.target_width
-            if (width_ok and se_ok) or N >= self.cap or (hopeless and self.exact_law == "fallback"):
-                break
+            if se_ok or N >= self.cap:  # the interval decides (and, for the summary, its own-level twin)
+                own = own_level(self.percentile, self.confidence) if for_summary else self.confidence
+                res = self.interval(model, mech, conds, laws, *dict.fromkeys((self.confidence, own)))
+                (low, high), (plo, phi) = res[0], res[-1]
+                width_ok = self.target_width <= 0 or high - low <= self.target_width
+                if width_ok or N >= self.cap:
+                    break
+                reach = (high - low) * math.sqrt(N / self.cap)  # the width at the cap, at the 1/sqrt(N) rate
+            else:  # a 95 % interval is at least ~4 se wide: the same forecast, without computing it
+                reach = 4.0 * est.se * math.sqrt(N / self.cap)
+            if try_exact and self.target_width > 0 and reach > self.target_width:
+                if (ex := self._exact(model, mech, conds, N)) is not None:
+                    return ex  # the samples cannot get there: the model's exact law answers
+                try_exact = False  # no exact law: sample on
             m = min(N, self.cap - N)
-            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds)]
+            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds, strict=True)]
             N += m
-        if not width_ok and self.exact_law == "fallback" and (ex := self._exact(model, mech, conds, N)) is not None:
+        if not width_ok and try_exact and (ex := self._exact(model, mech, conds, N)) is not None:
             return ex
-        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "mixture_law": "sampled",
-                                   "exact_law": 0.0, "width_missed": float(not width_ok)})
+        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "pct_ci_low": plo, "pct_ci_high": phi,
+                                   "mixture_law": "sampled", "exact_law": 0.0, "width_missed": float(not width_ok)})
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
         if (why := self.supports(model, mechanism)) is not None:
@@ -268,7 +279,7 @@ class MixtureEstimator:
 
     def null_estimate(self, model, mechanism, adversary, rng) -> Estimate:
         cond = adversary.condition(adversary.x)
-        return self._adaptive(model, mechanism, cond, cond, rng)
+        return self._adaptive(model, mechanism, cond, cond, rng, for_summary=False)
 
 
 register_estimator(MixtureEstimator)
