@@ -19,7 +19,8 @@ Output: ``results/coverage/coverage.csv`` (``issue.csv`` for ``--issue``) and th
 ``results/coverage/coverage.md`` generated from them (``--table`` regenerates it from the CSVs;
 ``tests/test_intervals.py`` checks it is current).
 
-    python scripts/coverage_study.py                 # the committed grid (~15 min of one core)
+    python scripts/coverage_study.py                 # the committed grid (47 min of wall time in two
+                                                     # processes on a shared 2-core machine at load ~16)
     python scripts/coverage_study.py --issue         # the issue's two cases (~1 min)
     python scripts/coverage_study.py --kde           # the KDE against exact values (~3 min)
     python scripts/coverage_study.py --table         # rewrite coverage.md from the CSVs

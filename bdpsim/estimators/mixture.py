@@ -48,13 +48,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..columns import Column, register_columns
 from ..errors import NotAvailable, check
 from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise
-from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
-from ..columns import Column, register_columns
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
@@ -105,7 +105,8 @@ INTERVAL_ADVERSARY = register_columns(
     Column("mixture_law", str, "mixture: 'sampled' (the estimate and interval come from the samples) or "
                                "'exact' (the samples could not pin the interval down to mixture_target_width "
                                "within mixture_max_samples and the model's exact conditional law of the query "
-                               "was used: the value is exact, interval of width 0)"))
+                               "was used: the value is exact, interval of width 0, bdpl_se 0; samples counts "
+                               "what was drawn before)"))
 INTERVAL_SUMMARY = register_columns(
     "summary",
     Column("width_target_missed", int, "mixture: adversaries whose interval stayed wider than "
@@ -192,7 +193,8 @@ class MixtureEstimator:
         mlo, mhi = interval_percentile_ci(lo[ok], hi[ok], 50.0, self.confidence)
         xlo, xhi = stats.get("max_ci_low", lo)[ok], stats.get("max_ci_high", hi)[ok]
         return {**out, "bdpl_max_ci_low": float(np.max(xlo)) if xlo.size else math.nan,
-                "bdpl_max_ci_high": float(np.max(xhi)) if xhi.size else math.nan, "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
+                "bdpl_max_ci_high": float(np.max(xhi)) if xhi.size else math.nan,
+                "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
                 "exact_law_n": int(np.nansum(stats.get("exact_law", np.zeros(0)))),
                 "bdpl_ci_width_median": float(np.median(width)) if width.size else math.nan,
                 "bdpl_median_ci_low": mlo, "bdpl_median_ci_high": mhi}
