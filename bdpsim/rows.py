@@ -47,8 +47,10 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates (window search: of "
                         "the window classes' worst values)"),
     _c("bdpl_{q}_ci_low", float, "lower end of its distribution-free (order-statistic) confidence interval "
-                                 "over the adversary draw (-inf: unbounded)"),
-    _c("bdpl_{q}_ci_high", float, "upper end of that interval (inf: too few adversaries to bound the percentile)"),
+                                 "over the adversary draw (-inf: unbounded); mixture: an order statistic of "
+                                 "the adversaries' own lower bounds, so each estimate's error is accounted for"),
+    _c("bdpl_{q}_ci_high", float, "upper end of that interval (inf: too few adversaries to bound the percentile; "
+                                  "mixture: from the adversaries' upper bounds)"),
     _c("bdpl_max", float, "largest adversary estimate"),
     _c("bdpl_median", float, "median adversary estimate"),
     _c("bdpl_se_max", float, "largest standard error of an adversary estimate (mixture; 0 for exact; "

@@ -10,7 +10,6 @@ cost. ``mode="data"`` always simulates full data tuples (chunk by chunk).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 
 import numpy as np

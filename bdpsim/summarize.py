@@ -11,7 +11,7 @@ import numpy as np
 
 from .config import ExperimentPoint
 from .flags import FLAGS, flags
-from .kernels.stats import interval_percentile_ci, percentile_ci
+from .kernels.stats import interval_percentile_ci, own_level, percentile_ci
 from .rows import ESTIMATOR_CELLS, MODEL_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow
 
 SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
@@ -53,8 +53,9 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     has_ex = known_ex & ok
     every_ex = bool(v.size) and bool(known_ex.all())  # else bdpl_exact would pose as the point's
     lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
-    if not st.exhaustive and "bdpl_ci_low" in stats and "bdpl_ci_high" in stats:  # each estimate's own error
-        lo, hi = interval_percentile_ci(stats["bdpl_ci_low"][ok], stats["bdpl_ci_high"][ok], q, st.confidence)
+    if not st.exhaustive and "pct_ci_low" in stats and "pct_ci_high" in stats:  # each estimate's own error
+        lo, hi = interval_percentile_ci(stats["pct_ci_low"][ok], stats["pct_ci_high"][ok], q, st.confidence,
+                                        own_level(q, st.confidence))
     se, used = stats["bdpl_se"], stats["samples"]
     se_ok = se[np.isfinite(se)]
     both = has_ex & np.isfinite(v) & np.isfinite(ex)  # an estimate's error against a finite exact value

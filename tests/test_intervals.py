@@ -136,6 +136,7 @@ def test_issue_25_hard_cases(tmp_path, T, n, eps):
     assert covered.mean() >= 0.93
     assert summ["bdpl_p99_ci_low"] <= summ["bdpl_exact_p99"] + 1e-9 <= summ["bdpl_p99_ci_high"] + 2e-9
     assert (adv.bdpl_ci_high - adv.bdpl_ci_low).median() <= 1.0
+    assert summ["bdpl_max_ci_low"] <= summ["bdpl_exact"] + 1e-9 <= summ["bdpl_max_ci_high"] + 2e-9
     assert summ["width_target_missed"] == 0 and summ["exact_law_n"] > 0
 
 
@@ -158,7 +159,8 @@ def test_committed_coverage_table_is_current():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = ROOT / "results" / "coverage"
-    grid, issue, kde = (mod.read_csv(out / f) for f in ("coverage.csv", "issue.csv", "kde.csv"))
+    grid = mod.load_grid(out)
+    issue, kde = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv"))
     assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde)
     assert grid and all(r["passes"] == "True" for r in grid)
     assert all(float(r["coverage"]) >= 0.93 and r["p99_contained"] == "True" for r in issue if r["mode"] == "fallback")

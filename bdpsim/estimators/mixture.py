@@ -48,13 +48,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..columns import Column, register_columns
 from ..errors import NotAvailable, check
 from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
-from ..kernels.stats import interval_percentile_ci
+from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
+from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise
-from ..kernels.mixture_interval import band_interval, on_support, sup_interval
 from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
-from ..columns import Column, register_columns
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
@@ -105,7 +105,8 @@ INTERVAL_ADVERSARY = register_columns(
     Column("mixture_law", str, "mixture: 'sampled' (the estimate and interval come from the samples) or "
                                "'exact' (the samples could not pin the interval down to mixture_target_width "
                                "within mixture_max_samples and the model's exact conditional law of the query "
-                               "was used: the value is exact, interval of width 0)"))
+                               "was used: the value is exact, interval of width 0, bdpl_se 0; samples counts "
+                               "what was drawn before)"))
 INTERVAL_SUMMARY = register_columns(
     "summary",
     Column("width_target_missed", int, "mixture: adversaries whose interval stayed wider than "
@@ -115,7 +116,11 @@ INTERVAL_SUMMARY = register_columns(
     Column("bdpl_ci_width_median", float, "mixture: median width of the adversaries' intervals"),
     Column("bdpl_median_ci_low", float, "mixture: lower end of the median's confidence interval, from the "
                                         "adversaries' lower ends (accounts for their own error)"),
-    Column("bdpl_median_ci_high", float, "mixture: upper end of the median's interval, from their upper ends"))
+    Column("bdpl_median_ci_high", float, "mixture: upper end of the median's interval, from their upper ends"),
+    Column("bdpl_max_ci_low", float, "mixture: lower end of a confidence interval for the largest BDPL among the "
+                                     "examined adversaries: the largest of their lower ends at level "
+                                     "1 - (1 - confidence)/adversaries (Bonferroni: all hold together)"),
+    Column("bdpl_max_ci_high", float, "mixture: upper end of that interval: the largest of their upper ends"))
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,8 @@ class MixtureEstimator:
     target_width: float = 0.0
     exact_law: str = "never"
     confidence: float = 0.95
+    percentile: float = 99.0
+    adversaries: int = 1
     name: ClassVar[str] = "mixture"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
@@ -168,7 +175,8 @@ class MixtureEstimator:
     def from_settings(cls, settings) -> "MixtureEstimator":
         return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
                    settings.option("mixture_max_samples"), settings.option("mixture_target_width"),
-                   settings.option("mixture_exact_law"), settings.confidence)
+                   settings.option("mixture_exact_law"), settings.confidence, settings.percentile,
+                   settings.adversaries if isinstance(settings.adversaries, int) else 1)
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Up to the cap of samples per condition; memory holds the distinct query values (``n + 1``
@@ -189,7 +197,10 @@ class MixtureEstimator:
         ok = ~np.isnan(lo) & ~np.isnan(hi)
         width = hi[ok] - lo[ok]
         mlo, mhi = interval_percentile_ci(lo[ok], hi[ok], 50.0, self.confidence)
-        return {**out, "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
+        xlo, xhi = stats.get("max_ci_low", lo)[ok], stats.get("max_ci_high", hi)[ok]
+        return {**out, "bdpl_max_ci_low": float(np.max(xlo)) if xlo.size else math.nan,
+                "bdpl_max_ci_high": float(np.max(xhi)) if xhi.size else math.nan,
+                "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
                 "exact_law_n": int(np.nansum(stats.get("exact_law", np.zeros(0)))),
                 "bdpl_ci_width_median": float(np.median(width)) if width.size else math.nan,
                 "bdpl_median_ci_low": mlo, "bdpl_median_ci_high": mhi}
@@ -200,6 +211,11 @@ class MixtureEstimator:
     def finish(self, ctx, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}
+
+    @property
+    def max_level(self) -> float:
+        """Level of the adversaries' intervals behind the maximum's (Bonferroni over them)."""
+        return 1.0 - (1.0 - self.confidence) / max(1, self.adversaries)
 
     @property
     def cap(self) -> int:
@@ -218,18 +234,18 @@ class MixtureEstimator:
     def _query(self, model, mech, cond, size, rng):
         return sample_query_counts(model, mech, cond, size, rng, self.sampling, self.chunk)
 
-    def interval(self, model, mech, conds, laws) -> tuple[float, float]:
-        """The ``confidence`` interval of the supremum from the empirical ``laws`` of ``conds``
-        (module docstring); ``(0, inf)`` for an unbounded query."""
+    def interval(self, model, mech, conds, laws, *levels: float) -> list[tuple[float, float]]:
+        """The intervals (levels ``confidence``, or ``levels``) of the supremum from the empirical
+        ``laws`` of ``conds`` (module docstring); ``(0, inf)`` for an unbounded query."""
         sup = [query_support(model, mech, c) for c in conds]
-        alpha, b = 1.0 - self.confidence, mech.noise_scale
+        alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise_scale
         if any(s is None for s in sup):
-            return 0.0, math.inf
+            return [(0.0, math.inf)] * len(alphas)
         if all(kind == "lattice" for kind, _ in sup):
-            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup)]
-            return sup_interval(sup[0][1], on[0], sup[1][1], on[1], b, alpha)
+            on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup, strict=True)]
+            return sup_intervals(sup[0][1], on[0], sup[1][1], on[1], b, alphas)
         ranges = [(float(s[0]), float(s[-1])) if kind == "lattice" else s for kind, s in sup]
-        return band_interval(laws[0], ranges[0], laws[1], ranges[1], b, alpha)
+        return [band_interval(laws[0], ranges[0], laws[1], ranges[1], b, a) for a in alphas]
 
     def _exact(self, model, mech, conds, N: int) -> Estimate | None:
         """The estimate from the model's exact conditional laws of the query (``None``: none)."""
@@ -238,10 +254,12 @@ class MixtureEstimator:
             return None
         s = mixture_sup(*laws[0], *laws[1], mech.noise_scale)
         return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
+                                                        "pct_ci_low": s.value, "pct_ci_high": s.value,
+                                                        "max_ci_low": s.value, "max_ci_high": s.value,
                                                         "mixture_law": "exact", "exact_law": 1.0,
                                                         "width_missed": 0.0})
 
-    def _adaptive(self, model, mech, cond1, cond2, rng) -> Estimate:
+    def _adaptive(self, model, mech, cond1, cond2, rng, for_summary: bool = True) -> Estimate:
         """Estimate from ``samples`` per condition, doubled until the interval is narrower than
         ``target_width`` and ``se <= target_se``, or the cap (module docstring)."""
         conds = (cond1, cond2)
@@ -249,21 +267,33 @@ class MixtureEstimator:
             return ex
         N = self.samples
         laws = [self._query(model, mech, c, N, rng) for c in conds]
+        try_exact = self.exact_law == "fallback"
         while True:
             est = empirical_sup(*laws, mech.noise_scale)
             se_ok = self.target_se <= 0 or est.se <= self.target_se
-            if se_ok or N >= self.cap or N == self.samples:  # the interval decides (first round: can it?)
-                low, high = self.interval(model, mech, conds, laws)
-            width_ok = self.target_width <= 0 or high - low <= self.target_width
-            hopeless = not width_ok and (high - low) * math.sqrt(N / self.cap) > self.target_width
-            if (width_ok and se_ok) or N >= self.cap or (hopeless and self.exact_law == "fallback"):
-                break
+            if se_ok or N >= self.cap:  # the interval decides (and, for the summary, its own-level twin)
+                levels = (self.confidence, own_level(self.percentile, self.confidence), self.max_level) \
+                    if for_summary else (self.confidence,)
+                res = dict(zip(dict.fromkeys(levels), self.interval(model, mech, conds, laws, *dict.fromkeys(levels)),
+                               strict=True))
+                (low, high), (plo, phi), (xlo, xhi) = (res[v] for v in (levels * 3)[:3])
+                width_ok = self.target_width <= 0 or high - low <= self.target_width
+                if width_ok or N >= self.cap:
+                    break
+                reach = (high - low) * math.sqrt(N / self.cap)  # the width at the cap, at the 1/sqrt(N) rate
+            else:  # a 95 % interval is at least ~4 se wide: the same forecast, without computing it
+                reach = 4.0 * est.se * math.sqrt(N / self.cap)
+            if try_exact and self.target_width > 0 and reach > self.target_width:
+                if (ex := self._exact(model, mech, conds, N)) is not None:
+                    return ex  # the samples cannot get there: the model's exact law answers
+                try_exact = False  # no exact law: sample on
             m = min(N, self.cap - N)
-            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds)]
+            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds, strict=True)]
             N += m
-        if not width_ok and self.exact_law == "fallback" and (ex := self._exact(model, mech, conds, N)) is not None:
+        if not width_ok and try_exact and (ex := self._exact(model, mech, conds, N)) is not None:
             return ex
-        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "mixture_law": "sampled",
+        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "pct_ci_low": plo, "pct_ci_high": phi,
+                                   "max_ci_low": xlo, "max_ci_high": xhi, "mixture_law": "sampled",
                                    "exact_law": 0.0, "width_missed": float(not width_ok)})
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
@@ -274,7 +304,7 @@ class MixtureEstimator:
 
     def null_estimate(self, model, mechanism, adversary, rng) -> Estimate:
         cond = adversary.condition(adversary.x)
-        return self._adaptive(model, mechanism, cond, cond, rng)
+        return self._adaptive(model, mechanism, cond, cond, rng, for_summary=False)
 
 
 register_estimator(MixtureEstimator)

@@ -37,7 +37,6 @@ import math
 
 import numpy as np
 
-from .binomial import clopper_pearson_lower, clopper_pearson_upper
 from .laplace_mixture import log_mixture_pdf, mixture_sup
 
 #: grid points per Laplace scale for a query without a lattice (the upper end's slack is 2/GRID nats)
@@ -59,10 +58,16 @@ def unnormalised_sups(atoms1, w1, atoms2, w2, b: float) -> tuple[float, float]:
 
 
 def weight_box(counts: np.ndarray, total: int, a: float) -> tuple[np.ndarray, np.ndarray]:
-    """Clopper–Pearson ``(lo, hi)`` for each atom's weight at one-sided level ``a`` each."""
+    """Clopper–Pearson ``(lo, hi)`` for each atom's weight at one-sided level ``a`` each
+    (:func:`~bdpsim.kernels.binomial.clopper_pearson_lower` / ``_upper``, without their input
+    checks: counts here are sample counts, ``0 <= k <= total``)."""
+    from scipy.special import betaincinv, betainccinv
+
     k = np.asarray(counts, dtype=float)
-    return (np.asarray(clopper_pearson_lower(k, total, a), dtype=float),
-            np.asarray(clopper_pearson_upper(k, total, a), dtype=float))
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, betaincinv(np.maximum(k, 1e-300), total - k + 1, a), 0.0)
+        hi = np.where(k < total, betainccinv(k + 1, np.maximum(total - k, 1e-300), a), 1.0)
+    return lo, hi
 
 
 def sup_interval(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray, counts2: np.ndarray,
@@ -72,7 +77,7 @@ def sup_interval(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray
     Parameters
     ----------
     support1, support2 : ndarray
-        Every atom each law can put mass on (a lattice of query values).
+        Every atom each law can put mass on (sorted values of one lattice).
     counts1, counts2 : ndarray of int
         Sample counts per atom (aligned with the supports); their sums are ``N``, ``N'``.
     b : float
@@ -80,13 +85,50 @@ def sup_interval(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray
     alpha : float
         ``1 -`` the confidence level.
     """
+    return sup_intervals(support1, counts1, support2, counts2, b, (alpha,))[0]
+
+
+def sup_intervals(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray, counts2: np.ndarray,
+                  b: float, alphas) -> list[tuple[float, float]]:
+    """:func:`sup_interval` at several levels ``1 - alpha`` at once (one pass over the lattice)."""
     n1, n2 = int(np.sum(counts1)), int(np.sum(counts2))
-    a = alpha / (2.0 * (len(support1) + len(support2)))
-    lo1, hi1 = weight_box(counts1, n1, a)
-    lo2, hi2 = weight_box(counts2, n2, a)
-    f_lo, b_lo = unnormalised_sups(support1, lo1, support2, hi2, b)   # sup ln lo1/hi2, sup ln hi2/lo1
-    f_hi, b_hi = unnormalised_sups(support1, hi1, support2, lo2, b)   # sup ln hi1/lo2, sup ln lo2/hi1
-    return max(0.0, f_lo, b_hi), max(f_hi, b_lo)
+    J = len(support1) + len(support2)
+    grid = np.union1d(support1, support2)
+    i1, i2 = np.searchsorted(grid, support1), np.searchsorted(grid, support2)
+    W = np.zeros((4 * len(alphas), grid.size))  # per level, rows: lo1, hi1, lo2, hi2 on the common lattice
+    for k, alpha in enumerate(alphas):
+        a = alpha / (2.0 * J)
+        W[4 * k:4 * k + 2, i1] = weight_box(counts1, n1, a)
+        W[4 * k + 2:4 * k + 4, i2] = weight_box(counts2, n2, a)
+    lp, tail_hi, tail_lo = _log_pdfs(grid, W, b)
+    out = []
+    for k in range(len(alphas)):
+        f_lo, b_lo = _row_sups(lp, tail_hi, tail_lo, W, 4 * k, 4 * k + 3)      # lo1 / hi2
+        f_hi, b_hi = _row_sups(lp, tail_hi, tail_lo, W, 4 * k + 1, 4 * k + 2)  # hi1 / lo2
+        out.append((max(0.0, f_lo, b_hi), max(f_hi, b_lo)))
+    return out
+
+
+def _row_sups(lp, tail_hi, tail_lo, W, r1: int, r2: int) -> tuple[float, float]:
+    """``(sup ln P_r1/P_r2, sup ln P_r2/P_r1)`` from the rows' log-densities and tails."""
+    s1, s2 = float(W[r1].sum()), float(W[r2].sum())
+    if s1 <= 0 or s2 <= 0:
+        return (math.inf if s1 > 0 else -math.inf), (math.inf if s2 > 0 else -math.inf)
+    d = np.concatenate([lp[r1] - lp[r2], [tail_hi[r1] - tail_hi[r2], tail_lo[r1] - tail_lo[r2]]])
+    return float(np.max(d)), float(-np.min(d))
+
+
+def _log_pdfs(grid: np.ndarray, W: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of weights ``W`` (on the sorted ``grid``): ``ln`` of the unnormalised mixture at
+    every grid point (up to the common ``ln 2b`` and centring), and its two tail constants
+    ``ln sum w e^{±c/b}`` — prefix and suffix log-sum-exps, as :func:`log_mixture_pdf`."""
+    c = (grid - grid[grid.size // 2]) / b
+    with np.errstate(divide="ignore"):
+        lw = np.log(W)
+    left = np.logaddexp.accumulate(lw + c, axis=1)
+    right = np.logaddexp.accumulate((lw - c)[:, ::-1], axis=1)[:, ::-1]
+    right_after = np.concatenate([right[:, 1:], np.full((W.shape[0], 1), -np.inf)], axis=1)
+    return np.logaddexp(left - c, right_after + c), left[:, -1], right[:, 0]
 
 
 def on_support(atoms: np.ndarray, counts: np.ndarray, support: np.ndarray) -> np.ndarray:
@@ -95,9 +137,7 @@ def on_support(atoms: np.ndarray, counts: np.ndarray, support: np.ndarray) -> np
     idx = np.clip(np.searchsorted(support, atoms), 0, support.size - 1)
     left = np.clip(idx - 1, 0, support.size - 1)
     idx = np.where(np.abs(support[left] - atoms) < np.abs(support[idx] - atoms), left, idx)
-    out = np.zeros(support.size, dtype=np.int64)
-    np.add.at(out, idx, np.asarray(counts, dtype=np.int64))
-    return out
+    return np.bincount(idx, weights=np.asarray(counts, dtype=float), minlength=support.size)
 
 
 def _kernel(d, b: float):

@@ -98,3 +98,11 @@ def interval_percentile_ci(lows: np.ndarray, highs: np.ndarray, q: float, confid
         _, u_rank = order_statistic_ranks(int(hi.size), q + shift, confidence)
         high = float(hi[u_rank - 1]) if u_rank <= hi.size else math.inf
     return low, high
+
+
+def own_level(q: float, confidence: float = 0.95) -> float:
+    """The level of the per-adversary intervals :func:`interval_percentile_ci` reads for the
+    ``q``-th percentile: their one-sided failures shift the percentile by ``(1 - own)/2``, here a
+    tenth of the distance to the nearer end (``0.1`` points for the 99th percentile), and never
+    less than ``confidence``."""
+    return max(confidence, 1.0 - min(q, 100.0 - q) / 100.0 / 5.0)
