@@ -179,19 +179,19 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
           "must be 'auto' or an integer >= 1")
     if tail_ratio == "auto":
         lam = -math.log(r_min)
-        ratios = [r_min * (1 + 1e-9)] + [math.exp(-lam * t) for t in (0.9, 0.75, 0.5)]
+        ratios = [r_min * (1 + 1e-9), math.exp(-0.75 * lam)]
     else:
         r = float(tail_ratio)
         check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
               "far-tail conditions hold)")
         ratios = [r]
-    best, tried, warm = None, [], ()
+    best, tried, warm = None, [], None
     for margin in MARGINS:
         target = epsilon - trunc - margin
         for r in ratios:
             sol = lp.solve(pairs, target, int(M), r, objective=objective, symmetric=sym, start=warm,
                            progress=progress)
-            warm = sol.working
+            warm = sol.working  # a warm start for the next ratio
             tried.append((r, sol.objective))
             if best is None or sol.objective < best[0].objective:
                 best = (sol, margin)
