@@ -32,14 +32,13 @@ table-noise engine), adds the most violated ones and repeats until none is viola
 condition it is the optimum. HiGHS (``scipy.optimize.linprog``) solves each LP.
 
 **Scaling.** The conditions at outputs far from the centre involve masses like ``1e-15``; the
-solver's absolute feasibility tolerance would make them meaningless. Variables are therefore
-``x_k = f(k) / rho^{|k|}`` with ``rho = sqrt(r e^{-eps/Delta})``: the conditions of the DP
-adversary (who knows every other record; they are in the first working set) allow no decay faster
-than ``e^{-eps/Delta}`` per step, and the pmf decays no slower than about ``r`` (it has at most the
-tails' mass), so ``x`` spans a range of about ``(r e^{eps/Delta})^{M/2}`` instead of its square, and
-no mass vanishes below the solver's tolerance. Each row is divided by the sum of
-its absolute coefficients: a row residual ``tau`` is then a *relative* error ``~tau`` of the two
-densities at ``s``, i.e. an error ``~tau`` in the log-ratio.
+solver's absolute feasibility tolerance would make them meaningless. Each LP's variables are
+``x_k = f(k) / sigma_k`` with ``sigma`` the previous round's pmf, floored by the decay
+``e^{-eps/Delta}`` per step from its mode (the DP adversary's conditions — who knows every other
+record; they are in the first working set — allow no faster decay), so ``x ~ 1`` near the
+solution, and each row is divided by the sum of its absolute coefficients: a row residual ``tau``
+is then a *relative* error ``~tau`` of the two densities at ``s``.
+The exact engine checks the result anyway (:mod:`bdpsim.calibration.optimal`).
 """
 
 from __future__ import annotations
@@ -253,30 +252,40 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     cost, mass = objective_vector(M, r, objective)
-    # x_k = f(k) / sigma_k, sigma_k = rho^|k| between the fastest decay the DP adversary allows
-    # (e^{-eps/Delta} per step) and the tails' (r): x stays within a modest range (module docstring)
-    rho = math.sqrt(r * math.exp(-epsilon / pairs.delta))
-    sigma = rho ** np.abs(np.arange(-M, M + 1, dtype=float))
     c = pairs.atoms
-    A_eq, b_eq = [mass * sigma], [1.0]
-    if symmetric:
-        for k in range(1, M + 1):
-            e = np.zeros(2 * M + 1)
-            e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
-            A_eq.append(e)
-            b_eq.append(0.0)
+    k_all = np.arange(-M, M + 1, dtype=float)
+
+    def scales(f: np.ndarray) -> np.ndarray:
+        """``sigma_k``: the current pmf, floored by the decay ``e^{-eps/Delta}`` per step from its
+        mode (the DP adversary's conditions allow no faster decay, so the floor is a lower bound
+        of every feasible pmf up to a factor)."""
+        j = int(np.argmax(f))
+        floor = f[j] * np.exp(-epsilon / pairs.delta * np.abs(k_all - k_all[j]))
+        return np.maximum(f, floor)
+
+    sigma = scales(np.exp(-epsilon / pairs.delta * np.abs(k_all)))
+
+    def equalities(sigma):
+        A_eq, b_eq = [mass * sigma], [1.0]
+        if symmetric:
+            for k in range(1, M + 1):
+                e = np.zeros(2 * M + 1)
+                e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
+                A_eq.append(e)
+                b_eq.append(0.0)
+        return np.array(A_eq), np.array(b_eq)
+
     rows, keys_in, have = [], [], set()
 
     def put(key) -> bool:
         have.add(key)
         p, dirn, s = key
         w, wp = (pairs.W1[p], pairs.W2[p]) if dirn == 0 else (pairs.W2[p], pairs.W1[p])
-        row = condition_row(w, wp, c, s, M, r, epsilon) * sigma
-        norm = np.abs(row).sum()
-        if norm > 0:
-            rows.append(row / norm)
+        row = condition_row(w, wp, c, s, M, r, epsilon)
+        if np.any(row != 0):
+            rows.append(row)
             keys_in.append(key)
-        return norm > 0
+        return bool(np.any(row != 0))
 
     if start is None:  # every condition of the pairs on <= 2 atoms (the DP adversary knowing all other
         # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass
@@ -303,18 +312,20 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
                         break
             if new == 0:  # every violated condition is in the working set: solver tolerance
                 break
-        A = np.array(rows)
-        res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq),
-                      b_eq=np.array(b_eq), bounds=(0, None), method="highs",
-                      options={"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10})
+        A = np.array(rows) * sigma[None, :]  # variables x_k = f(k) / sigma_k, rows relative
+        A /= np.abs(A).sum(axis=1, keepdims=True)
+        A_eq, b_eq = equalities(sigma)
+        opts = {"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10}
+        res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                      method="highs", options=opts)
         if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
-            res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq),
-                          b_eq=np.array(b_eq), bounds=(0, None), method="highs-ipm",
-                          options={"primal_feasibility_tolerance": feasibility})
+            res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                          method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
         if res.status != 0:
             raise RuntimeError(f"the LP failed at round {rnd} ({res.message}); M = {M}, r = {r}")
         f = np.maximum(res.x, 0.0) * sigma
         f = f / float(mass @ f)
+        sigma = scales(f)  # the next LP's scaling: x_k ~ 1 near the current solution
         if len(rows) > keep:  # drop conditions that are slack and carry no dual weight (re-added if violated)
             slack = -(A @ res.x)
             marg = np.asarray(res.ineqlin.marginals)
