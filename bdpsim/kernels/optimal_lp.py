@@ -55,6 +55,11 @@ from .noise_table import class_laws
 OBJECTIVES = ("mean_abs", "variance")
 
 
+class Infeasible(ValueError):
+    """No pmf of the given shape (``M``, ``r``) satisfies the working set's conditions (or the solver
+    failed on it)."""
+
+
 @dataclass(frozen=True)
 class LawPairs:
     """Rows ``W1, W2`` (shape ``(P, J)``, each normalised) of output laws on atoms ``c_j = delta * j``
@@ -220,7 +225,7 @@ class LPSolution:
 
 def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
           symmetric: bool = False, tol: float = 1e-9, add: int = 1000, keep: int = 3000, max_rounds: int = 300,
-          feasibility: float = 1e-10, start=None, progress=None) -> LPSolution:
+          feasibility: float = 1e-10, start=None, f0=None, progress=None) -> LPSolution:
     """Minimise the objective over ``f`` on ``[-M, M]`` with tails of ratio ``r`` subject to every
     condition (1) of every pair, by constraint generation (module docstring).
 
@@ -248,6 +253,9 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
     start : iterable of (pair, direction, output), optional
         A first working set (e.g. :attr:`LPSolution.working` of a solve with another ``r``); default:
         every condition of the pairs on at most 2 atoms.
+    f0 : array of shape (2M + 1,), optional
+        A pmf close to the solution (e.g. a solution for a smaller ``M``, :func:`extend`): the first
+        LP's scaling and the first conditions checked.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -263,7 +271,7 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         floor = f[j] * np.exp(-epsilon / pairs.delta * np.abs(k_all - k_all[j]))
         return np.maximum(f, floor)
 
-    sigma = scales(np.exp(-epsilon / pairs.delta * np.abs(k_all)))
+    sigma = scales(np.exp(-epsilon / pairs.delta * np.abs(k_all)) if f0 is None else np.asarray(f0, dtype=float))
 
     def equalities(sigma):
         A_eq, b_eq = [mass * sigma], [1.0]
@@ -296,11 +304,14 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
     for key in start:
         put(tuple(key))
     fixed = len(rows)  # the first working set is never dropped
-    f = sigma * 0.0
-    f[M] = 1.0  # an LP without conditions puts all mass at 0
+    if f0 is None:
+        f = sigma * 0.0
+        f[M] = 1.0  # an LP without conditions puts all mass at 0
+    else:
+        f = np.asarray(f0, dtype=float)
     excess, dropped = math.inf, 0
     for rnd in range(1, max_rounds + 1):
-        if rnd > 1 or not rows:
+        if rnd > 1 or not rows or f0 is not None:
             excess, cand, _ = violations(pairs, f, M, r, epsilon, tol=tol)
             if excess <= tol and rnd > 1:
                 break
@@ -310,7 +321,7 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
                     new += put(key)
                     if new >= add:
                         break
-            if new == 0:  # every violated condition is in the working set: solver tolerance
+            if new == 0 and rnd > 1:  # every violated condition is in the working set: solver tolerance
                 break
         A = np.array(rows) * sigma[None, :]  # variables x_k = f(k) / sigma_k, rows relative
         A /= np.abs(A).sum(axis=1, keepdims=True)
@@ -321,8 +332,11 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
             res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
                           method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
+        if res.status == 2:
+            raise Infeasible(f"no noise on [-{M}, {M}] with tails of ratio {r:.6g} meets the conditions")
         if res.status != 0:
-            raise RuntimeError(f"the LP failed at round {rnd} ({res.message}); M = {M}, r = {r}")
+            raise Infeasible(f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
+                             "(numerics: try a smaller M)")
         f = np.maximum(res.x, 0.0) * sigma
         f = f / float(mass @ f)
         sigma = scales(f)  # the next LP's scaling: x_k ~ 1 near the current solution
@@ -341,6 +355,14 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
     else:
         excess = violations(pairs, f, M, r, epsilon, tol=tol)[0]
     return LPSolution(f, M, r, float(cost @ f), excess, len(rows), rnd, tuple(keys_in))
+
+
+def extend(f: np.ndarray, M: int, M_new: int, r: float) -> np.ndarray:
+    """Masses on ``[-M_new, M_new]`` of the noise with masses ``f`` on ``[-M, M]`` and tails of ratio
+    ``r`` (the same law, ``M_new >= M``)."""
+    k = np.arange(M + 1, M_new + 1) - M
+    tail = r ** k.astype(float)
+    return np.concatenate([f[0] * tail[::-1], f, f[-1] * tail])
 
 
 def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.ndarray:
