@@ -134,7 +134,7 @@ def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
     a pair of the set, in either order)."""
     def keys(W1, W2):
         out = set()
-        for a, b in zip(W1, W2):
+        for a, b in zip(W1, W2, strict=True):
             nz = np.flatnonzero((a > 0) | (b > 0))
             a, b = np.round(a[nz[0]:nz[-1] + 1], digits), np.round(b[nz[0]:nz[-1] + 1], digits)
             out.add(tuple(sorted([a.tobytes(), b.tobytes()])))
@@ -226,7 +226,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
                         sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))
 
 
-def calibrate_optimal(p) -> "Calibration":
+def calibrate_optimal(p):
     """Method ``optimal`` of :data:`bdpsim.calibration.CALIBRATION_METHODS`: the least-``E|Z|`` (or
     ``E Z^2``, ``p.objective``) integer noise that is eps-BDP, verified by the exact engine. The
     row has no Laplace ``scale``; its JSON adds ``mean_abs``, ``variance``, ``noise = {"offset",

@@ -80,7 +80,7 @@ def dedupe(W1: np.ndarray, W2: np.ndarray, digits: int = 13) -> tuple[np.ndarray
     W1 = W1 / W1.sum(axis=1, keepdims=True)
     W2 = W2 / W2.sum(axis=1, keepdims=True)
     a, b = np.round(W1, digits), np.round(W2, digits)
-    swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b)], dtype=bool)
+    swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b, strict=True)], dtype=bool)
     key = np.where(swap[:, None], np.hstack([b, a]), np.hstack([a, b]))
     _, keep = np.unique(key, axis=0, return_index=True)
     keep = np.sort(keep)
@@ -347,8 +347,8 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
             live[:fixed] = True
             for j in np.flatnonzero(~live):
                 have.discard(keys_in[j])
-            rows = [rw for rw, ok in zip(rows, live) if ok]
-            keys_in = [k for k, ok in zip(keys_in, live) if ok]
+            rows = [rw for rw, ok in zip(rows, live, strict=True) if ok]
+            keys_in = [k for k, ok in zip(keys_in, live, strict=True) if ok]
             dropped += int((~live).sum())
         if progress is not None:
             progress(rnd, len(rows), excess, float(cost @ f))
