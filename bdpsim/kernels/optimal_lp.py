@@ -47,7 +47,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.special import logsumexp
 
 from .noise_table import class_laws
@@ -257,6 +256,8 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         A pmf close to the solution (e.g. a solution for a smaller ``M``, :func:`extend`): the first
         LP's scaling and the first conditions checked.
     """
+    from scipy.optimize import linprog  # imported when used: the CLI's parser stays light
+
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     cost, mass = objective_vector(M, r, objective)
@@ -383,21 +384,22 @@ def mean_abs(law) -> float:
     ``2 sum_k a e^{-eps k} [((k+g)^2 - k^2) + e^{-eps} ((k+1)^2 - (k+g)^2)] Delta^2 / 2`` (the density
     ``a e^{-eps k}`` on ``[k, k+g) Delta`` and ``a e^{-eps(k+1)}`` on ``[k+g, k+1) Delta``), summed
     until the terms are below ``1e-300``."""
-    name = law.name
-    if name == "laplace":
+    from .noise import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise, TableNoise
+
+    if isinstance(law, LaplaceNoise):
         return float(law.scale)
-    if name == "gaussian":
+    if isinstance(law, GaussianNoise):
         return float(law.sigma) * math.sqrt(2.0 / math.pi)
-    if name == "geometric":
+    if isinstance(law, GeometricNoise):
         q = math.exp(-law.epsilon)
         return float(law.step) * 2.0 * q / (1.0 - q * q)
-    if name == "table":
+    if isinstance(law, TableNoise):
         return float(law.moments()[1])
-    if name == "staircase":
+    if isinstance(law, StaircaseNoise):
         from .staircase import log_a
 
         eps, g, D = law.epsilon, law.g, law.sensitivity
         k = np.arange(int(700.0 / eps) + 2, dtype=float)
         inner = ((k + g) ** 2 - k**2) + math.exp(-eps) * ((k + 1) ** 2 - (k + g) ** 2)
         return float(math.exp(log_a(eps, g, D)) * D * D * np.sum(np.exp(-eps * k) * inner))
-    raise ValueError(f"no E|Z| for noise law {name!r}")
+    raise ValueError(f"no E|Z| for noise law {type(law).__name__}")
