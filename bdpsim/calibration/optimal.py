@@ -7,7 +7,7 @@ BDP condition ``p(s | x_K, x) <= e^eps p(s | x_K, x')`` is linear in ``f``. Mini
 (or ``E Z^2``) over ``f`` is a linear program: :mod:`bdpsim.kernels.optimal_lp` (finite
 parametrisation with geometric tails, the finite set of outputs, constraint generation, HiGHS).
 
-**Which conditions.** The window reduction (SCIENCE.md §5.1) holds for every additive noise
+**Which conditions.** The window reduction (:mod:`bdpsim.models.markov_window`) holds for every additive noise
 kernel: the output law of any adversary ``(K, i)`` is a common-weight mixture of shifted output
 laws of a *window* adversary (knows everything outside ``(l, r)``, nothing inside but ``x_i``).
 If ``f`` satisfies the conditions of every window pair, it satisfies them for every adversary
