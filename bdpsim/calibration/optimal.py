@@ -172,6 +172,9 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Adversary family and window truncation, as :func:`~bdpsim.models.markov_window.window_search`.
     """
     t0 = time.monotonic()
+    check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
+          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs); "
+          "pedigrees and Bayesian networks take a given table noise (noise = 'table') in their exact engines")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
