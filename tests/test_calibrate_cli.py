@@ -122,6 +122,10 @@ def test_optimal_method_json_and_all(bdpsim_cli):
     assert var["objective"] == "variance" and var["variance"] <= obj["variance"] + 1e-9
     p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "6", "--epsilon", "1", "--method", "all",
                    "--json")
-    rows = {r["method"]: r for r in json.loads(p.stdout)}
+    rows = {(r["method"], r.get("noise", "laplace") if r["method"] != "optimal" else "table"): r
+            for r in json.loads(p.stdout)}
     ok = [r["mean_abs"] for r in rows.values() if r.get("mean_abs") is not None and r["bdpl"] <= 1 + 1e-9]
-    assert rows["optimal"]["mean_abs"] == min(ok) and rows["exact"]["mean_abs"] == rows["exact"]["scale"]
+    assert rows[("optimal", "table")]["mean_abs"] == min(ok)
+    assert rows[("exact", "laplace")]["mean_abs"] == rows[("exact", "laplace")]["scale"]
+    assert rows[("exact", "geometric")]["mean_abs"] == pytest.approx(3.0662, abs=1e-4)  # issue 30's number
+    assert ("exact", "staircase") in rows
