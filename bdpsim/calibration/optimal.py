@@ -223,8 +223,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     else:
         raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
                            f"BDPL {res.bdpl!r} > eps {epsilon!r}")
-    mean, mabs, sq = noise.moments()
-    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, res.bdpl, res.tolerance,
+    mean, mabs, sq = (float(v) for v in noise.moments())
+    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, float(res.bdpl), res.tolerance,
                         sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
                         sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))
 

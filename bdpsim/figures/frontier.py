@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
 from .style import colors, legend, proxy
 
 SERIES = (("optimal", "table", "optimal integer noise (LP, verified)", "o", "-"),
@@ -34,6 +36,10 @@ def plot_frontier(rows: list[dict], axes):
             handles.append(proxy(label, c[j], marker, ls))
     ax.set_xscale("log")
     ax.set_yscale("log")
+    eps_values = sorted({float(r["epsilon"]) for r in fr})
+    ax.set_xticks(eps_values)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("ε (target BDPL)")
     ax.set_ylabel("E|Z| (noise magnitude)")
     ax.set_title(f"(a) least noise for ε-BDP: {chain} chain, count, n = {n}", fontsize=9)

@@ -227,7 +227,7 @@ class TableNoise:
                 mean += v * (a * s0 + sign * s1)
                 sq += v * (a * a * s0 + 2 * a * sign * s1 + s2)
                 mabs += v * _abs_series(a, sign, r)
-        return mean, mabs, sq
+        return float(mean), float(mabs), float(sq)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         p, r, o = self.p, self.tail_ratio, self.offset
