@@ -104,3 +104,28 @@ def test_not_eps_bdp_is_flagged(bdpsim_cli):
     assert p.returncode == 0, p.stderr
     line = p.stdout.splitlines()[1]
     assert line.startswith("markov-quilt-exact") and "NOT eps-BDP" in line
+
+
+def test_optimal_method_json_and_all(bdpsim_cli):
+    """Issue 30: --method optimal prints mean_abs, variance, bdpl and the noise table; --method all
+    gives every row its E|Z|, the optimal one the least among the eps-BDP ones."""
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "6", "--epsilon", "1", "--method",
+                   "optimal", "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert obj["method"] == "optimal" and obj["scale"] is None and obj["bdpl"] <= 1.0
+    assert set(obj["noise"]) == {"offset", "pmf", "tail_ratio"} and 2.8 < obj["mean_abs"] < 2.9
+    assert obj["variance"] > 0
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "6", "--epsilon", "1", "--method",
+                   "optimal", "--objective", "variance", "--json")
+    var = json.loads(p.stdout)
+    assert var["objective"] == "variance" and var["variance"] <= obj["variance"] + 1e-9
+    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "6", "--epsilon", "1", "--method", "all",
+                   "--json")
+    rows = {(r["method"], r.get("noise", "laplace") if r["method"] != "optimal" else "table"): r
+            for r in json.loads(p.stdout)}
+    ok = [r["mean_abs"] for r in rows.values() if r.get("mean_abs") is not None and r["bdpl"] <= 1 + 1e-9]
+    assert rows[("optimal", "table")]["mean_abs"] == min(ok)
+    assert rows[("exact", "laplace")]["mean_abs"] == rows[("exact", "laplace")]["scale"]
+    assert rows[("exact", "geometric")]["mean_abs"] == pytest.approx(3.0662, abs=1e-4)  # issue 30's number
+    assert ("exact", "staircase") in rows

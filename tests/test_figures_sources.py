@@ -96,7 +96,7 @@ def _small_rows(fig_id):
 
 def rows_for(fig_id):
     spec = FIGURES[fig_id]
-    if fig_id in ("pufferfish-fig2", "bdpsim-audit"):  # minutes of compute: the committed rows
+    if fig_id in ("pufferfish-fig2", "bdpsim-audit", "bdpsim-frontier"):  # minutes of compute: the committed rows
         return read_rows(ROOT / "results" / "figures" / f"{fig_id}.csv")
     if fig_id.startswith("bdpsim-"):
         return _small_rows(fig_id)

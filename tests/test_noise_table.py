@@ -91,7 +91,7 @@ def test_one_adversary_equals_brute_force():
         i = next(j for j in range(5) if j not in K)
         xk = tuple(int(v) for v in rng.integers(0, 2, len(K)))
         adv = Adversary(i, K, xk, 0, 1)
-        laws = [brute_count_law(model, {**dict(zip(K, xk)), i: v}, [1]) for v in (0, 1)]
+        laws = [brute_count_law(model, {**dict(zip(K, xk, strict=True)), i: v}, [1]) for v in (0, 1)]
         sup, delta = _brute(TABLE, *laws, 0.5)
         assert eng.bdpl(adv).value == pytest.approx(sup, rel=1e-10)
         assert eng.profile(adv, 0.5) == pytest.approx(delta, abs=1e-12)
@@ -106,7 +106,7 @@ def test_window_search_equals_every_adversary():
         for k in range(5):
             for K in itertools.combinations(others, k):
                 for xk in itertools.product(range(2), repeat=k):
-                    laws = [brute_count_law(model, {**dict(zip(K, xk)), i: v}, [1]) for v in (0, 1)]
+                    laws = [brute_count_law(model, {**dict(zip(K, xk, strict=True)), i: v}, [1]) for v in (0, 1)]
                     sup, delta = _brute(TABLE, *laws, 0.3)
                     best, best_delta = max(best, sup), max(best_delta, delta)
     assert eng.window(0, 1)[0].bdpl == pytest.approx(best, rel=1e-10)

@@ -11,8 +11,12 @@ mechanism kinds of a config.
 from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
 from .kinds import CalibratedLaplace
 from .methods import CALIBRATION_METHODS, Calibration, CalibrationProblem, calibrate, exact_scale
+from .optimal import calibrate_optimal, optimal_noise
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale
 
+CALIBRATION_METHODS["optimal"] = calibrate_optimal  # issue 30: the least noise of any integer shape
+
 __all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "calibrate",
+           "calibrate_optimal", "optimal_noise",
            "exact_scale", "mqm_approx", "mqm_exact", "w_infinity", "wasserstein_scale"]

@@ -44,6 +44,7 @@ from ..models.markov import MarkovChainModel
 from ..models.markov_window import window_search
 from ..kernels.lattice import lattice
 from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
+from ..kernels.optimal_lp import mean_abs
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
@@ -67,12 +68,17 @@ class Calibration:
     noise: str = "laplace"
     parameter: float | None = None
     delta: float | None = None
+    mean_abs: float | None = None  # E|Z| of the prescribed noise (issue 30: the utility a method pays)
+    extra: dict | None = None  # further JSON fields of a method (optimal: the noise table, its variance, ...)
 
     def as_dict(self) -> dict:
         d = {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
              "bdpl": self.bdpl, "reason": self.reason}
         if self.parameter is not None:  # another noise law than Laplace: its own parameter
             d.update(noise=self.noise, parameter=self.parameter, delta=self.delta)
+        if self.mean_abs is not None:
+            d["mean_abs"] = self.mean_abs
+        d.update(self.extra or {})
         return d
 
 
@@ -97,6 +103,7 @@ class CalibrationProblem:
     delta: float | None = None
     staircase_gamma: float | None = None
     budget: float | None = None
+    objective: str = "mean_abs"  # what method "optimal" minimises: E|Z| or E Z^2 ("variance")
     """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
     needs its scale skips it)."""
     """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
@@ -179,11 +186,12 @@ class CalibrationProblem:
 
     def _with(self, method: str, scale: float, value: float | None, reason: str) -> Calibration:
         if NOISE_LAWS[self.noise] is LaplaceNoise:
-            return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason)
+            return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason,
+                               mean_abs=float(scale))
         law = self.noise_at(scale)
         return Calibration(method, float(self.epsilon), self.model.n, float(scale),
                            None if self.profile else value, reason, self.noise, float(law.parameter),
-                           value if self.profile else None)
+                           value if self.profile else None, mean_abs=mean_abs(law))
 
     def not_applicable(self, method: str, why: str) -> Calibration:
         return Calibration(method, float(self.epsilon), self.model.n, None, None,
@@ -348,7 +356,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
               counted_states: Sequence[int] | None = None,
               state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
               noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              budget: float | None = None, **search) -> Calibration:
+              budget: float | None = None, objective: str = "mean_abs", **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
@@ -372,6 +380,9 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         ``delta(epsilon) <= delta``); the bound-based and competing methods calibrate Laplace noise.
     delta : float, optional
         Target of the Gaussian privacy profile.
+    objective : str, optional
+        What ``method = "optimal"`` minimises: ``mean_abs`` (``E|Z|``, default) or ``variance``
+        (``E Z^2``) (:mod:`bdpsim.calibration.optimal`).
     budget : float, optional
         Estimated seconds the method may take (default: no limit). A costlier exact search or
         MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a ConfigError naming the
@@ -386,7 +397,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
           "must be a Markov chain (MarkovChainModel)")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
-                                 staircase_gamma=staircase_gamma, budget=budget)
+                                 staircase_gamma=staircase_gamma, budget=budget, objective=objective)
     if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")

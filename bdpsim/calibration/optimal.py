@@ -28,10 +28,15 @@ engine, not by the solver's word.
 
 **The tail ratio.** With ``r`` fixed the problem is an LP; ``r`` must be at least the least ratio
 whose far-tail conditions hold (:func:`~bdpsim.kernels.optimal_lp.min_tail_ratio`). ``r = "auto"``
-tries a few ratios from that least one up (a geometric tail decaying as slowly as allowed and a
+tries a few ratios from that least one up (the fastest geometric decay allowed, and a
 few slower) and keeps the best; with ``M`` large the tails carry little mass and ``r`` matters
-little. ``M = "auto"`` takes ``M = ceil(12 / -ln r_min)`` (the tails then start beyond 12 decay
-lengths), clipped to ``[8, 400]``.
+little. ``M = "auto"`` takes ``M = ceil(min(12 / -ln r_min, ln(1e10) / (eps/Delta + ln r_min)))``,
+clipped to ``[8, 400]``: the tails start beyond 12 decay lengths, unless a pmf decaying at the
+fastest rate the DP adversary allows (``e^{-eps/Delta}`` per step) and one decaying at ``r_min``
+would then differ by more than ``1e10`` at ``M`` (the LP's scaled variables then span too wide a
+range for the solver; measured: HiGHS fails beyond about ``1e11``). A larger ``M`` can only lower
+``E|Z|`` (the smaller window's pmfs are among its own); at n = 6 on the activity chain ``M = 30``
+and ``M = 38`` differ by 3e-5 relative.
 
 **Symmetry.** If the set of law pairs is closed under the mirror ``c -> -c`` (e.g. a count on a
 chain whose two states are exchangeable), the mirror of a feasible ``f`` is feasible with the same
@@ -56,6 +61,7 @@ from ..models.markov import MarkovChainModel
 from ..models.markov_window import DEFAULT_TOLERANCE, _context, window_search
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
+RANGE = 1e10  # most ratio between the fastest (e^{-eps/Delta} per step) and slowest (r) decays over M
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,7 @@ def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
     a pair of the set, in either order)."""
     def keys(W1, W2):
         out = set()
-        for a, b in zip(W1, W2):
+        for a, b in zip(W1, W2, strict=True):
             nz = np.flatnonzero((a > 0) | (b > 0))
             a, b = np.round(a[nz[0]:nz[-1] + 1], digits), np.round(b[nz[0]:nz[-1] + 1], digits)
             out.add(tuple(sorted([a.tobytes(), b.tobytes()])))
@@ -166,6 +172,9 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Adversary family and window truncation, as :func:`~bdpsim.models.markov_window.window_search`.
     """
     t0 = time.monotonic()
+    check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
+          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs); "
+          "pedigrees and Bayesian networks take a given table noise (noise = 'table') in their exact engines")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
@@ -174,27 +183,36 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
     if M == "auto":
-        M = int(min(400, max(8, math.ceil(12.0 / -math.log(r_min)))))
+        lam = -math.log(r_min)
+        span = math.log(RANGE) / max(epsilon / pairs.delta - lam, 1e-9)
+        M = int(min(400, max(8, math.ceil(min(12.0 / lam, span)))))
     check(isinstance(M, (int, np.integer)) and not isinstance(M, bool) and M >= 1, "M", M,
           "must be 'auto' or an integer >= 1")
     if tail_ratio == "auto":
         lam = -math.log(r_min)
-        ratios = [r_min * (1 + 1e-9)] + [math.exp(-lam * t) for t in (0.9, 0.75, 0.5)]
+        ratios = [r_min * (1 + 1e-9), math.exp(-0.75 * lam), math.exp(-0.5 * lam)]
     else:
         r = float(tail_ratio)
         check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
               "far-tail conditions hold)")
         ratios = [r]
-    best, tried, warm = None, [], ()
+    best, tried, warm = None, [], None
     for margin in MARGINS:
         target = epsilon - trunc - margin
         for r in ratios:
-            sol = lp.solve(pairs, target, int(M), r, objective=objective, symmetric=sym, start=warm,
-                           progress=progress)
-            warm = sol.working
+            try:
+                sol = lp.solve(pairs, target, int(M), r, objective=objective, symmetric=sym, start=warm,
+                               progress=progress)
+            except lp.Infeasible:
+                tried.append((r, math.inf))
+                continue
+            warm = sol.working  # a warm start for the next ratio
             tried.append((r, sol.objective))
             if best is None or sol.objective < best[0].objective:
                 best = (sol, margin)
+        if best is None:
+            raise lp.Infeasible(f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
+                                f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
         sol, margin = best
         noise = _table(sol)
         res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
@@ -205,7 +223,43 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     else:
         raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
                            f"BDPL {res.bdpl!r} > eps {epsilon!r}")
-    mean, mabs, sq = noise.moments()
-    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, res.bdpl, res.tolerance,
+    mean, mabs, sq = (float(v) for v in noise.moments())
+    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, float(res.bdpl), res.tolerance,
                         sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
                         sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))
+
+
+def calibrate_optimal(p):
+    """Method ``optimal`` of :data:`bdpsim.calibration.CALIBRATION_METHODS`: the least-``E|Z|`` (or
+    ``E Z^2``, ``p.objective``) integer noise that is eps-BDP, verified by the exact engine. The
+    row has no Laplace ``scale``; its JSON adds ``mean_abs``, ``variance``, ``noise = {"offset",
+    "pmf", "tail_ratio"}`` and the LP's size."""
+    from ..errors import ConfigError
+    from .budget import TooSlow, duration, scan_seconds
+    from .methods import Calibration
+
+    search = {k: v for k, v in p.search.items() if k in ("min_known", "window_limit", "tolerance")}
+    if p.budget is not None:
+        est, why = scan_seconds(p.model, p.values, p.search)
+        est *= SCANS_PER_OPTIMUM
+        if est > p.budget:
+            raise TooSlow("--n", p.model.n, f"optimal needs ~{duration(est)} (~{SCANS_PER_OPTIMUM} x a "
+                          f"{why}); at most ~{duration(p.budget)} allowed (use a smaller --n)")
+    try:
+        opt = optimal_noise(p.model, p.epsilon, p.values, objective=p.objective, **search)
+    except ConfigError as exc:
+        if exc.field != "state_values":
+            raise
+        return p.not_applicable("optimal", exc.rule)
+    except lp.Infeasible as exc:
+        return p.not_applicable("optimal", str(exc))
+    extra = {k: v for k, v in opt.as_dict().items() if k != "bdpl"}
+    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over every "
+              f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
+              f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)")
+    return Calibration("optimal", float(p.epsilon), p.model.n, None, opt.bdpl, reason, "table",
+                       mean_abs=opt.mean_abs, extra=extra)
+
+
+#: the optimal search costs about this many window scans (measured: activity chain, n = 288)
+SCANS_PER_OPTIMUM = 40

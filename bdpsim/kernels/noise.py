@@ -283,4 +283,4 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
-           "NOISE_LAWS", "noise_from_params", "ConfigError", "MixtureSup"]
+           "NOISE_LAWS", "noise_from_params", "table_from_params", "ConfigError", "MixtureSup"]

@@ -62,14 +62,10 @@ def table_pmf_at(k, offset: int, pmf: np.ndarray, r: float) -> np.ndarray:
 
 
 def _window(W: np.ndarray, ext: np.ndarray, span: int, width: int) -> np.ndarray:
-    """``p(t) = sum_j W[:, j] ext[span + t - j]`` for ``t = 0..width-1`` (direct sum)."""
-    out = np.zeros((W.shape[0], width))
-    for j in range(W.shape[1]):
-        col = W[:, j]
-        if not col.any():
-            continue
-        out += col[:, None] * ext[None, span - j:span - j + width]
-    return out
+    """``p(t) = sum_j W[:, j] ext[span + t - j]`` for ``t = 0..width-1``: a product with the Toeplitz
+    matrix ``T[j, t] = ext[span + t - j]`` (sums of non-negative terms: no cancellation)."""
+    T = np.lib.stride_tricks.sliding_window_view(ext, width)[span::-1][:W.shape[1]]
+    return W @ T
 
 
 def _log_window(W: np.ndarray, lext: np.ndarray, span: int, width: int) -> np.ndarray:
@@ -101,8 +97,15 @@ def class_laws(W1: np.ndarray, W2: np.ndarray, k: np.ndarray, offset: int, pmf: 
     p = [_window(D, ext, span, width) for D in (D1, D2)]
     with np.errstate(divide="ignore"):
         lp = [np.log(v) for v in p]
-    small = ((p[0] < _TINY) & (p[1] > 0)) | ((p[1] < _TINY) & (p[0] > 0))
-    bad = np.flatnonzero(small.any(axis=1)) if r > 0 else np.zeros(0, dtype=int)
+    bad = np.zeros(0, dtype=int)
+    if r > 0 and min(p[0].min(), p[1].min()) < _TINY:  # underflow, or exact zeros of the table?
+        mid = (z >= offset) & (z < offset + m)
+        epos = np.where(mid, table_pmf_at(z, offset, pmf, 0.0) > 0, np.where(z < offset, pmf[0] > 0, pmf[-1] > 0))
+        small = np.zeros(D1.shape[0], dtype=bool)
+        for h, D in enumerate((D1, D2)):
+            pos = _window((D > 0).astype(float), epos.astype(float), span, width) > 0  # exact: some term > 0
+            small |= np.any(pos & (p[h] < _TINY), axis=1)
+        bad = np.flatnonzero(small)
     if bad.size:
         with np.errstate(divide="ignore"):
             lext = np.log(pmf[0]) + np.log(r) * np.maximum(offset - z, 0)
@@ -233,7 +236,7 @@ class TableNoise:
                 mean += v * (a * s0 + sign * s1)
                 sq += v * (a * a * s0 + 2 * a * sign * s1 + s2)
                 mabs += v * _abs_series(a, sign, r)
-        return mean, mabs, sq
+        return float(mean), float(mabs), float(sq)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
         p, r, o = self.p, self.tail_ratio, self.offset

@@ -32,10 +32,13 @@ table-noise engine), adds the most violated ones and repeats until none is viola
 condition it is the optimum. HiGHS (``scipy.optimize.linprog``) solves each LP.
 
 **Scaling.** The conditions at outputs far from the centre involve masses like ``1e-15``; the
-solver's absolute feasibility tolerance would make them meaningless. Variables are therefore
-``x_k = f(k) / r^{|k|}`` (``O(1)`` for a geometric-like pmf) and each row is divided by the sum of
-its absolute coefficients: a row residual ``tau`` is then a *relative* error ``~tau`` of the two
-densities at ``s``, i.e. an error ``~tau`` in the log-ratio.
+solver's absolute feasibility tolerance would make them meaningless. Each LP's variables are
+``x_k = f(k) / sigma_k`` with ``sigma`` the previous round's pmf, floored by the decay
+``e^{-eps/Delta}`` per step from its mode (the DP adversary's conditions — who knows every other
+record; they are in the first working set — allow no faster decay), so ``x ~ 1`` near the
+solution, and each row is divided by the sum of its absolute coefficients: a row residual ``tau``
+is then a *relative* error ``~tau`` of the two densities at ``s``.
+The exact engine checks the result anyway (:mod:`bdpsim.calibration.optimal`).
 """
 
 from __future__ import annotations
@@ -44,12 +47,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.special import logsumexp
 
 from .noise_table import class_laws
 
 OBJECTIVES = ("mean_abs", "variance")
+
+
+class Infeasible(ValueError):
+    """No pmf of the given shape (``M``, ``r``) satisfies the working set's conditions (or the solver
+    failed on it)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ def dedupe(W1: np.ndarray, W2: np.ndarray, digits: int = 13) -> tuple[np.ndarray
     W1 = W1 / W1.sum(axis=1, keepdims=True)
     W2 = W2 / W2.sum(axis=1, keepdims=True)
     a, b = np.round(W1, digits), np.round(W2, digits)
-    swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b)], dtype=bool)
+    swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b, strict=True)], dtype=bool)
     key = np.where(swap[:, None], np.hstack([b, a]), np.hstack([a, b]))
     _, keep = np.unique(key, axis=0, return_index=True)
     keep = np.sort(keep)
@@ -95,20 +102,24 @@ def tail_log_ratio(pairs: LawPairs, r: float) -> float:
     return worst
 
 
-def min_tail_ratio(pairs: LawPairs, epsilon: float, rtol: float = 1e-12) -> float:
+def min_tail_ratio(pairs: LawPairs, epsilon: float, xtol: float = 1e-13) -> float:
     """Least tail ratio ``r`` whose tail conditions hold (:func:`tail_log_ratio` ``<= epsilon``), by
-    bisection (the tail log-ratio falls to 0 as ``r -> 1``); below it a geometric tail is not
-    eps-BDP."""
-    lo, hi = 0.0, 1.0 - 1e-12
+    Brent's method on ``r`` (the tail log-ratio falls to 0 as ``r -> 1``), returned from above; below
+    it a geometric tail is not eps-BDP."""
+    from scipy.optimize import brentq
+
+    hi = 1.0 - 1e-12
     if tail_log_ratio(pairs, hi) > epsilon:
         raise ValueError(f"no tail ratio below 1 satisfies the tail conditions at eps = {epsilon}")
-    while hi - lo > rtol:
-        mid = 0.5 * (lo + hi)
-        if mid > 0 and tail_log_ratio(pairs, mid) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    lo = 1e-3
+    while tail_log_ratio(pairs, lo) <= epsilon:
+        lo *= 1e-3
+        if lo < 1e-300:
+            return lo
+    r = brentq(lambda x: tail_log_ratio(pairs, x) - epsilon, lo, hi, xtol=xtol)
+    while tail_log_ratio(pairs, r) > epsilon:
+        r += xtol
+    return r
 
 
 def objective_vector(M: int, r: float, objective: str) -> tuple[np.ndarray, np.ndarray]:
@@ -140,15 +151,20 @@ def noise_table(f: np.ndarray, M: int, r: float) -> tuple[int, np.ndarray, float
     return -M, f / float(mass @ f), r
 
 
-def condition_scores(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float, chunk: int = 4000):
-    """For every pair and direction, the worst output: ``(score, s)`` arrays of shape ``(P, 2)``;
-    ``score = ln p1(s)/p2(s) - eps`` (direction 0: ``w`` over ``w'``; 1: the reverse; ``+inf`` where
-    one density vanishes and the other does not); ``s`` the output (atom units of ``c``)."""
+def violations(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float, *, tol: float = 0.0,
+               per_pair: int = 4, chunk: int = 4000):
+    """Every condition (1) evaluated for the noise ``f`` (masses on ``[-M, M]``, tails of ratio ``r``)
+    by the exact table-noise sums (:func:`.noise_table.class_laws`).
+
+    Returns ``(excess, keys, scores)``: ``excess = max ln p1(s)/p2(s) - eps`` over every pair,
+    direction (0: ``w`` over ``w'``; 1: the reverse) and output (``+inf`` where one density vanishes
+    and the other does not), and the ``(pair, direction, output)`` keys of at most ``per_pair``
+    worst outputs per pair and direction whose excess is ``> tol``, with their excesses, worst
+    first."""
     P = pairs.W1.shape[0]
-    score = np.full((P, 2), -np.inf)
-    where = np.zeros((P, 2), dtype=np.int64)
     c = pairs.atoms
     pmf = np.maximum(np.asarray(f, dtype=float), 0.0)
+    excess, keys, scores = -np.inf, [], []
     for a in range(0, P, chunk):
         b = min(P, a + chunk)
         l1, l2, s0 = class_laws(pairs.W1[a:b], pairs.W2[a:b], c, -M, pmf, r)
@@ -156,11 +172,18 @@ def condition_scores(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: 
         with np.errstate(invalid="ignore"):
             d = l1 - l2
         for dirn, v in enumerate((d, -d)):
-            v = np.where(both, -np.inf, v)
-            j = np.argmax(v, axis=1)
-            score[a:b, dirn] = v[np.arange(b - a), j] - epsilon
-            where[a:b, dirn] = s0 + j
-    return score, where
+            v = np.where(both, -np.inf, v) - epsilon
+            excess = max(excess, float(v.max()))
+            k = min(per_pair, v.shape[1])
+            top = np.argpartition(-v, k - 1, axis=1)[:, :k]
+            tv = np.take_along_axis(v, top, axis=1)
+            rr, cc = np.nonzero(tv > tol)
+            keys.append(np.column_stack([a + rr, np.full(rr.size, dirn), s0 + top[rr, cc]]))
+            scores.append(tv[rr, cc])
+    keys = np.vstack(keys) if keys else np.zeros((0, 3), dtype=np.int64)
+    scores = np.concatenate(scores) if scores else np.zeros(0)
+    order = np.argsort(-scores, kind="stable")
+    return excess, keys[order], scores[order]
 
 
 def condition_row(w: np.ndarray, wp: np.ndarray, c: np.ndarray, s: int, M: int, r: float,
@@ -200,8 +223,8 @@ class LPSolution:
 
 
 def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
-          symmetric: bool = False, tol: float = 1e-9, add: int = 400, max_rounds: int = 200,
-          feasibility: float = 1e-10, start=(), progress=None) -> LPSolution:
+          symmetric: bool = False, tol: float = 1e-9, add: int = 1000, keep: int = 3000, max_rounds: int = 300,
+          feasibility: float = 1e-10, start=None, f0=None, progress=None) -> LPSolution:
     """Minimise the objective over ``f`` on ``[-M, M]`` with tails of ratio ``r`` subject to every
     condition (1) of every pair, by constraint generation (module docstring).
 
@@ -221,75 +244,126 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
     tol : float
         Stop when no condition exceeds ``epsilon`` by more than ``tol`` in log-ratio.
     add : int
-        Most conditions added per round (the most violated first, one per pair and direction).
-    start : iterable of (pair, direction, output)
-        A first working set (e.g. :attr:`LPSolution.working` of a solve with another ``r``).
+        Most conditions added per round (the most violated first, at most 4 outputs per pair and
+        direction).
+    keep : int
+        Above this many conditions, those slack at the current solution and without dual weight are
+        dropped (and re-added if violated again).
+    start : iterable of (pair, direction, output), optional
+        A first working set (e.g. :attr:`LPSolution.working` of a solve with another ``r``); default:
+        every condition of the pairs on at most 2 atoms.
+    f0 : array of shape (2M + 1,), optional
+        A pmf close to the solution (e.g. a solution for a smaller ``M``, :func:`extend`): the first
+        LP's scaling and the first conditions checked.
     """
+    from scipy.optimize import linprog  # imported when used: the CLI's parser stays light
+
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     cost, mass = objective_vector(M, r, objective)
-    sigma = r ** np.abs(np.arange(-M, M + 1, dtype=float))  # x_k = f(k) / sigma_k
     c = pairs.atoms
-    A_eq, b_eq = [mass * sigma], [1.0]
-    if symmetric:
-        for k in range(1, M + 1):
-            e = np.zeros(2 * M + 1)
-            e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
-            A_eq.append(e)
-            b_eq.append(0.0)
-    rows, seen = [], []
+    k_all = np.arange(-M, M + 1, dtype=float)
+
+    def scales(f: np.ndarray) -> np.ndarray:
+        """``sigma_k``: the current pmf, floored by the decay ``e^{-eps/Delta}`` per step from its
+        mode (the DP adversary's conditions allow no faster decay, so the floor is a lower bound
+        of every feasible pmf up to a factor)."""
+        j = int(np.argmax(f))
+        floor = f[j] * np.exp(-epsilon / pairs.delta * np.abs(k_all - k_all[j]))
+        return np.maximum(f, floor)
+
+    sigma = scales(np.exp(-epsilon / pairs.delta * np.abs(k_all)) if f0 is None else np.asarray(f0, dtype=float))
+
+    def equalities(sigma):
+        A_eq, b_eq = [mass * sigma], [1.0]
+        if symmetric:
+            for k in range(1, M + 1):
+                e = np.zeros(2 * M + 1)
+                e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
+                A_eq.append(e)
+                b_eq.append(0.0)
+        return np.array(A_eq), np.array(b_eq)
+
+    rows, keys_in, have = [], [], set()
 
     def put(key) -> bool:
+        have.add(key)
         p, dirn, s = key
         w, wp = (pairs.W1[p], pairs.W2[p]) if dirn == 0 else (pairs.W2[p], pairs.W1[p])
-        row = condition_row(w, wp, c, s, M, r, epsilon) * sigma
-        norm = np.abs(row).sum()
-        seen.append(key)
-        if norm > 0:
-            rows.append(row / norm)
-        return norm > 0
+        row = condition_row(w, wp, c, s, M, r, epsilon)
+        if np.any(row != 0):
+            rows.append(row)
+            keys_in.append(key)
+        return bool(np.any(row != 0))
 
+    if start is None:  # every condition of the pairs on <= 2 atoms (the DP adversary knowing all other
+        # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass
+        narrow = np.flatnonzero(((pairs.W1 > 0) | (pairs.W2 > 0)).sum(axis=1) <= 2)
+        start = [(int(p), d, s) for p in narrow for d in (0, 1)
+                 for s in range(int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
+                                int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1)]
     for key in start:
-        put(key)
-    have = set(seen)
-    f = sigma * 0.0
-    f[M] = 1.0  # an LP without conditions puts all mass at 0
+        put(tuple(key))
+    fixed = len(rows)  # the first working set is never dropped
+    if f0 is None:
+        f = sigma * 0.0
+        f[M] = 1.0  # an LP without conditions puts all mass at 0
+    else:
+        f = np.asarray(f0, dtype=float)
+    excess, dropped = math.inf, 0
     for rnd in range(1, max_rounds + 1):
-        if rnd > 1 or not rows:
-            score, where = condition_scores(pairs, f, M, r, epsilon)
-            excess = float(score.max())
-            if rounds_done := (excess <= tol and rnd > 1):
+        if rnd > 1 or not rows or f0 is not None:
+            excess, cand, _ = violations(pairs, f, M, r, epsilon, tol=tol)
+            if excess <= tol and rnd > 1:
                 break
-            flat = np.argsort(-score, axis=None)[: 4 * add]
             new = 0
-            for idx in flat:
-                p, dirn = divmod(int(idx), 2)
-                if score[p, dirn] <= tol:
-                    break
-                key = (p, dirn, int(where[p, dirn]))
-                if key in have:
-                    continue
-                have.add(key)
-                new += put(key)
-                if new >= add:
-                    break
-            if new == 0:  # every violated condition is in the working set: solver tolerance
+            for key in map(tuple, cand.tolist()):
+                if key not in have:
+                    new += put(key)
+                    if new >= add:
+                        break
+            if new == 0 and rnd > 1:  # every violated condition is in the working set: solver tolerance
                 break
-        res = linprog(cost * sigma, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq),
-                      b_eq=np.array(b_eq), bounds=(0, None), method="highs",
-                      options={"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10})
+        A = np.array(rows) * sigma[None, :]  # variables x_k = f(k) / sigma_k, rows relative
+        A /= np.abs(A).sum(axis=1, keepdims=True)
+        A_eq, b_eq = equalities(sigma)
+        opts = {"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10}
+        res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                      method="highs", options=opts)
+        if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
+            res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                          method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
+        if res.status == 2:
+            raise Infeasible(f"no noise on [-{M}, {M}] with tails of ratio {r:.6g} meets the conditions")
         if res.status != 0:
-            raise RuntimeError(f"the LP failed at round {rnd} ({res.message}); M = {M}, r = {r}")
+            raise Infeasible(f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
+                             "(numerics: try a smaller M)")
         f = np.maximum(res.x, 0.0) * sigma
         f = f / float(mass @ f)
+        sigma = scales(f)  # the next LP's scaling: x_k ~ 1 near the current solution
+        if len(rows) > keep:  # drop conditions that are slack and carry no dual weight (re-added if violated)
+            slack = -(A @ res.x)
+            marg = np.asarray(res.ineqlin.marginals)
+            live = (np.abs(marg) > 0) | (slack <= 1e-9 * max(1.0, float(np.abs(res.x).max())))
+            live[:fixed] = True
+            for j in np.flatnonzero(~live):
+                have.discard(keys_in[j])
+            rows = [rw for rw, ok in zip(rows, live, strict=True) if ok]
+            keys_in = [k for k, ok in zip(keys_in, live, strict=True) if ok]
+            dropped += int((~live).sum())
         if progress is not None:
             progress(rnd, len(rows), excess, float(cost @ f))
     else:
-        rounds_done = False
-    if not rounds_done:
-        score, _ = condition_scores(pairs, f, M, r, epsilon)
-        excess = float(score.max())
-    return LPSolution(f, M, r, float(cost @ f), excess, len(rows), rnd, tuple(seen))
+        excess = violations(pairs, f, M, r, epsilon, tol=tol)[0]
+    return LPSolution(f, M, r, float(cost @ f), excess, len(rows), rnd, tuple(keys_in))
+
+
+def extend(f: np.ndarray, M: int, M_new: int, r: float) -> np.ndarray:
+    """Masses on ``[-M_new, M_new]`` of the noise with masses ``f`` on ``[-M, M]`` and tails of ratio
+    ``r`` (the same law, ``M_new >= M``)."""
+    k = np.arange(M + 1, M_new + 1) - M
+    tail = r ** k.astype(float)
+    return np.concatenate([f[0] * tail[::-1], f, f[-1] * tail])
 
 
 def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.ndarray:
@@ -302,3 +376,30 @@ def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.nda
             for s in range(int(c.min()) - M, int(c.max()) + M + 1):
                 out.append(condition_row(w, wp, c, s, M, r, epsilon))
     return np.array(out)
+
+
+def mean_abs(law) -> float:
+    """``E|Z|`` of a noise law of :mod:`.noise` in closed form: Laplace ``b``; Gaussian
+    ``sigma sqrt(2/pi)``; geometric ``step 2q/(1 - q^2)``; table by its moments; staircase
+    ``2 sum_k a e^{-eps k} [((k+g)^2 - k^2) + e^{-eps} ((k+1)^2 - (k+g)^2)] Delta^2 / 2`` (the density
+    ``a e^{-eps k}`` on ``[k, k+g) Delta`` and ``a e^{-eps(k+1)}`` on ``[k+g, k+1) Delta``), summed
+    until the terms are below ``1e-300``."""
+    from .noise import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise, TableNoise
+
+    if isinstance(law, LaplaceNoise):
+        return float(law.scale)
+    if isinstance(law, GaussianNoise):
+        return float(law.sigma) * math.sqrt(2.0 / math.pi)
+    if isinstance(law, GeometricNoise):
+        q = math.exp(-law.epsilon)
+        return float(law.step) * 2.0 * q / (1.0 - q * q)
+    if isinstance(law, TableNoise):
+        return float(law.moments()[1])
+    if isinstance(law, StaircaseNoise):
+        from .staircase import log_a
+
+        eps, g, D = law.epsilon, law.g, law.sensitivity
+        k = np.arange(int(700.0 / eps) + 2, dtype=float)
+        inner = ((k + g) ** 2 - k**2) + math.exp(-eps) * ((k + 1) ** 2 - (k + g) ** 2)
+        return float(math.exp(log_a(eps, g, D)) * D * D * np.sum(np.exp(-eps * k) * inner))
+    raise ValueError(f"no E|Z| for noise law {type(law).__name__}")
