@@ -18,7 +18,7 @@ noise kernel over the SAME atoms ``c_j = j * delta`` (``j = 0..J-1``; rows ``W1,
   sets (one pair, not batched).
 
 How each law computes them is in its class docstring and in :mod:`.exp_kernels`,
-:mod:`.staircase` and :mod:`.gaussian_mixture`.
+:mod:`.staircase` and :mod:`.gaussian_certified`.
 
 **Monotonicity in the noise parameter** (used by calibration by bisection). If noise ``N2`` is
 ``N1 + W`` with ``W`` independent, both output laws given the adversary's knowledge become mixtures
@@ -55,7 +55,7 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from . import exp_kernels as ek
-from . import gaussian_mixture as gm
+from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup
 from .noise_checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
 from .noise_stepwise import GeometricNoise, StaircaseNoise
@@ -161,11 +161,13 @@ class LaplaceNoise:
 class GaussianNoise:
     """``N(0, sigma^2)``. Not pure DP for any ``sigma`` (``dp_epsilon = inf`` for a sensitivity > 0).
 
-    Exact functions (:mod:`.gaussian_mixture`): the pure sup is ``+inf`` unless the two mixtures
-    have the same lowest and highest atom with positive weight (the normal tails make the ratio
-    diverge otherwise); when they do, it is finite and found by a grid plus Brent's method.
-    ``delta(eps)`` uses ``brentq`` for the crossings of ``ln p1/p2 = eps`` and normal CDFs between
-    them. Calibration parameter: ``sigma`` (more noise as it grows; ``delta`` non-increasing).
+    Exact functions (:mod:`.gaussian_certified`, all rows at once): the pure sup is ``+inf``
+    unless the lowest and highest atoms of ``p1`` lie within those of ``p2`` (the normal tails
+    make the ratio diverge otherwise); then it is finite and found by a branch and bound with a
+    certified bound per cell (to ``1e-11`` relative). ``delta(eps)`` splits the line into cells
+    certified above, below or monotone across ``eps`` (crossings by safeguarded Newton) and adds
+    normal-CDF masses: exact to ~1e-14. Calibration parameter: ``sigma`` (more noise as it grows;
+    ``delta`` non-increasing).
     """
 
     sigma: float
@@ -199,28 +201,23 @@ class GaussianNoise:
     def dp_epsilon(self, sensitivity: float) -> float:
         return math.inf if check_sensitivity(sensitivity) > 0 else 0.0
 
-    def _sup(self, A, B, c):
-        res = [gm.gauss_sup_row(A[i], B[i], c, self.sigma) for i in range(A.shape[0])]
-        return tuple(np.array(v, dtype=float) for v in zip(*res))
-
     def grid_sup(self, W1, W2, delta: float):
         A, B = rows(W1, W2)
-        fwd, bwd, wf, wb = self._sup(A, B, lattice(delta, A.shape[1]))
+        fwd, bwd, wf, wb = gc.gauss_sup(A, B, lattice(delta, A.shape[1]), self.sigma)
         return signed(fwd, bwd, wf / float(delta), wb / float(delta))
 
     def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
         A, B = rows(W1, W2)
-        c, e = lattice(delta, A.shape[1]), profile_eps(epsilon)
-        return np.array([gm.gauss_delta_row(A[i], B[i], c, self.sigma, e) for i in range(A.shape[0])])
+        return gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon))
 
     def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
         c, A, B = pair(atoms1, w1, atoms2, w2)
-        fwd, bwd, wf, wb = gm.gauss_sup_row(A[0], B[0], c, self.sigma)
+        fwd, bwd, wf, wb = (float(v[0]) for v in gc.gauss_sup(A, B, c, self.sigma))
         return sup_result(fwd, bwd, wf, wb)
 
     def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
         c, A, B = pair(atoms1, w1, atoms2, w2)
-        return gm.gauss_delta_row(A[0], B[0], c, self.sigma, profile_eps(epsilon))
+        return float(gc.gauss_delta(A, B, c, self.sigma, profile_eps(epsilon))[0])
 
 
 # ----------------------------------------------------------------------------- registry
