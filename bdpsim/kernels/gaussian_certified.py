@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 MARGIN = 40.0       # nats: beyond [U_lo, U_hi] the extreme line of each mixture dominates by this
-TAIL = 40.0         # sigmas beyond the extreme atoms: mass below Phi(-40), zero in double
+TAIL = 9.0          # sigmas beyond the extreme atoms: positive part below 2 Phi(-9) = 2e-19 there
 DISJOINT = 80.0     # atom gap / sigma from which the components do not overlap (delta in closed form)
 RTOL = 1e-11        # sup: v <= sup <= v + RTOL (1 + |v|)
 DTOL = 1e-14        # delta: a cell within DTOL of eps is decided by the nearer sign
@@ -63,6 +63,7 @@ HUGE = 1e150        # |z| beyond this: (u - z)^2 would overflow
 _ULP = 2.0 ** -48   # rounding of h relative to the magnitude of the log-densities
 _CHUNK = 1_000_000  # points x atoms per evaluation block
 _LEVELS = 200       # bisection levels at most (each halves the undecided cells)
+_DELTA_CELL = 2.0   # initial cell width (sigmas) of the hockey-stick search
 
 
 def _logs(W: np.ndarray) -> np.ndarray:
@@ -82,37 +83,50 @@ def _ends(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pos.argmax(axis=1), L.shape[1] - 1 - pos[:, ::-1].argmax(axis=1)
 
 
-def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u: np.ndarray):
-    """``h, m1, m2, err`` at points ``u`` of rows ``row`` (``err``: rounding bound of ``h``).
+def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u: np.ndarray,
+              second: bool = False):
+    """``h, m1, m2, err`` at points ``u`` of rows ``row`` (``err``: rounding bound of ``h``), and
+    with ``second`` also ``h'' = v1 - v2`` (posterior variances).
 
     Each log-density is taken relative to its dominant line ``k``:
-    ``G = L_k - q_k + ln sum_j e^{d_j}``, ``d_j = L_j - L_k - (z_k - z_j)(2u - z_j - z_k)/2``,
-    and ``q_k1 - q_k2 = (z_k2 - z_k1)(2u - z_k1 - z_k2)/2`` in product form, so the common
+    ``G = L_k - q_k + ln sum_j e^{d_j}``, ``d_j = L_j - L_k - (z_k - z_j)(u - (z_j + z_k)/2)``,
+    and ``q_k1 - q_k2 = (z_k2 - z_k1)(u - (z_k1 + z_k2)/2)`` in product form, so the common
     ``(u - z_k)^2 / 2`` cancels exactly and ``h`` is accurate to a few ulps of ``|h|`` and the
-    log-weights, also far in the tails."""
+    log-weights, also far in the tails (the ``d_j`` errors are weighted by
+    ``E|z - z_k| <= sqrt(E (z - z_k)^2)``)."""
     n = u.size
     h, m1, m2, err = (np.empty(n) for _ in range(4))
+    hpp = np.empty(n) if second else None
     step = max(1, _CHUNK // z.size)
     zmax = float(np.max(np.abs(z))) if z.size else 0.0
+    z2 = z * z
     for s in range(0, n, step):
         r, uu = row[s:s + step], u[s:s + step]
+        q = uu[:, None] - z[None, :]
+        q *= q
+        q *= 0.5
+        half = uu[:, None] - 0.5 * z[None, :]
         out = []
         for L in (L1, L2):
             Lr = L[r]
-            k = np.argmax(Lr - 0.5 * (uu[:, None] - z[None, :]) ** 2, axis=1)
+            k = np.argmax(Lr - q, axis=1)
             Lk, zk = Lr[np.arange(r.size), k], z[k]
-            d = Lr - Lk[:, None] - 0.5 * (zk[:, None] - z[None, :]) * (2.0 * uu[:, None] - z[None, :] - zk[:, None])
-            e = np.exp(d)
+            d = (Lr - Lk[:, None]) - (zk[:, None] - z[None, :]) * (half - 0.5 * zk[:, None])
+            e = np.exp(d, out=d)
             S = e.sum(axis=1)
-            spread = np.einsum("ij,ij->i", e, np.abs(z[None, :] - zk[:, None])) / S  # weights the d_j errors
-            out.append((Lk, zk, np.log(S), (e @ z) / S, spread))
-        (L1k, z1, l1, a1, f1), (L2k, z2, l2, a2, f2) = out
-        dq = 0.5 * (z2 - z1) * (2.0 * uu - z1 - z2)
+            m = (e @ z) / S
+            mom2 = (e @ z2) / S
+            spread = np.sqrt(np.maximum(mom2 - 2.0 * zk * m + zk * zk, 0.0))
+            out.append((Lk, zk, np.log(S), m, spread, mom2 - m * m))
+        (L1k, z1, l1, a1, f1, v1), (L2k, z2k, l2, a2, f2, v2) = out
+        dq = (z2k - z1) * (uu - 0.5 * (z1 + z2k))
         h[s:s + step] = (L1k - L2k) - dq + (l1 - l2)
         m1[s:s + step], m2[s:s + step] = a1, a2
         err[s:s + step] = _ULP * (np.abs(L1k) + np.abs(L2k) + np.abs(dq) + z.size
                                   + (np.abs(uu) + zmax) * (f1 + f2))
-    return h, m1, m2, err
+        if second:
+            hpp[s:s + step] = v1 - v2
+    return (h, m1, m2, err, hpp) if second else (h, m1, m2, err)
 
 
 def _upper(ha, hb, dlo, dhi, w):
@@ -134,26 +148,26 @@ class _Cells:
 
     @classmethod
     def grid(cls, L1, L2, z, rows, lo, hi, count):
-        """``count[i]`` equal cells on ``[lo[i], hi[i]]`` of row ``rows[i]``."""
+        """``count[i]`` equal cells on ``[lo[i], hi[i]]`` of row ``rows[i]`` (rows of ``L1, L2``)."""
         k = count + 1
         idx = np.repeat(np.arange(rows.size), k)
         j = np.arange(idx.size) - np.repeat(np.cumsum(k) - k, k)
         u = lo[idx] + (hi - lo)[idx] * (j / count[idx])
-        u[j == count[idx]] = hi[idx][j == count[idx]]
-        h, m1, m2, e = _evaluate(L1, L2, z, rows[idx], u)
-        left = j < count[idx]
-        right = np.flatnonzero(left) + 1
-        left = np.flatnonzero(left)
+        u[j == count[idx]] = hi[idx][j == count[idx]]  # exact right ends
+        idx = rows[idx]
+        h, m1, m2, e = _evaluate(L1, L2, z, idx, u)
+        left = np.flatnonzero(j < np.repeat(count, k))
+        right = left + 1
         return cls(row=idx[left], a=u[left], b=u[right], ha=h[left], hb=h[right], m1a=m1[left],
                    m1b=m1[right], m2a=m2[left], m2b=m2[right], ea=e[left], eb=e[right]), (idx, u, h)
 
     def take(self, sel) -> "_Cells":
         return _Cells(**{k: getattr(self, k)[sel] for k in self.KEYS})
 
-    def split(self, L1, L2, z, rows):
+    def split(self, L1, L2, z):
         """Both halves of every cell (the midpoints evaluated) and the midpoints ``(u, h)``."""
         mid = 0.5 * (self.a + self.b)
-        h, m1, m2, e = _evaluate(L1, L2, z, rows[self.row], mid)
+        h, m1, m2, e = _evaluate(L1, L2, z, self.row, mid)
         cat = np.concatenate
         halves = _Cells(row=cat([self.row, self.row]), a=cat([self.a, mid]), b=cat([mid, self.b]),
                         ha=cat([self.ha, h]), hb=cat([h, self.hb]), m1a=cat([self.m1a, m1]),
@@ -250,7 +264,7 @@ def _branch_and_bound(A, B, z, lo, hi, floor):
         keep &= ~cells.narrow
         if not keep.any():
             break
-        cells, mid, hm = cells.take(keep).split(A, B, z, local)
+        cells, mid, hm = cells.take(keep).split(A, B, z)
         record(cells.row[:mid.size], mid, hm)
     return best, where
 
@@ -278,42 +292,43 @@ def gauss_sup(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float):
     return val[:R], val[R:], y[:R], y[R:]
 
 
-def _mass(W: np.ndarray, z: np.ndarray, row: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``sum_j w_j P(a < N(z_j, 1) < b)`` per interval, the upper tail where it is the accurate one."""
+def _masses(W1, W2, z, row, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_j w_kj P(a < N(z_j, 1) < b)`` per interval for both mixtures (one normal-CDF
+    difference per interval and atom, the upper tail where it is the accurate one)."""
     from scipy.special import ndtr
 
-    out = np.empty(a.size)
+    P1, P2 = np.empty(a.size), np.empty(a.size)
     step = max(1, _CHUNK // z.size)
     for s in range(0, a.size, step):
-        za = a[s:s + step, None] - z[None, :]
-        zb = b[s:s + step, None] - z[None, :]
+        sl = slice(s, s + step)
+        za, zb = a[sl, None] - z[None, :], b[sl, None] - z[None, :]
         m = np.where(za > 0, ndtr(-za) - ndtr(-zb), ndtr(zb) - ndtr(za))
-        out[s:s + step] = np.einsum("ij,ij->i", W[row[s:s + step]], m)
-    return out
+        P1[sl] = np.einsum("ij,ij->i", W1[row[sl]], m)
+        P2[sl] = np.einsum("ij,ij->i", W2[row[sl]], m)
+    return P1, P2
 
 
-def _roots(A, B, z, cells: "_Cells", eps: float) -> np.ndarray:
-    """The crossing of ``h = eps`` in each monotone cell with a sign change: safeguarded Newton
-    (a Newton step when it stays inside the bracket and at least halves the previous step,
-    else bisection), all cells at once."""
-    a, b = cells.a.copy(), cells.b.copy()
-    fa = cells.ha - eps
-    x = a - fa * (b - a) / (cells.hb - eps - fa)
-    x = np.where((x > a) & (x < b), x, 0.5 * (a + b))
+def _roots(A, B, z, row, a, b, fa, x, target) -> np.ndarray:
+    """The one crossing of ``h = target`` in each bracket ``[a, b]`` (``fa``: the sign of
+    ``h - target`` at ``a``, the opposite at ``b``), from the start ``x``: safeguarded Halley
+    steps (``h'`` and ``h''`` are the posterior means' and variances' differences), kept when
+    inside the bracket and at most half the previous step, bisection otherwise; all at once."""
+    a, b, fa, x = a.copy(), b.copy(), np.sign(fa), x.copy()
     last = b - a
     act = np.arange(a.size)
     for _ in range(_LEVELS):
         if act.size == 0:
             break
         xa = x[act]
-        h, m1, m2, e = _evaluate(A, B, z, cells.row[act], xa)
-        f = h - eps
-        same = np.sign(f) == np.sign(fa[act])
-        a[act], fa[act] = np.where(same, xa, a[act]), np.where(same, f, fa[act])
+        h, m1, m2, e, d2 = _evaluate(A, B, z, row[act], xa, second=True)
+        f = h - target[act]
+        same = np.sign(f) == fa[act]
+        a[act] = np.where(same, xa, a[act])
         b[act] = np.where(same, b[act], xa)
         done = (np.abs(f) <= e) | (b[act] - a[act] <= 4e-16 * (1.0 + np.abs(xa)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nx = xa - f / (m1 - m2)
+        d1 = m1 - m2
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            nx = xa - 2.0 * f * d1 / (2.0 * d1 * d1 - f * d2)
         ok = np.isfinite(nx) & (nx > a[act]) & (nx < b[act]) & (np.abs(nx - xa) <= 0.5 * last[act])
         nx = np.where(ok, nx, 0.5 * (a[act] + b[act]))
         last[act] = np.abs(nx - xa)
@@ -322,62 +337,134 @@ def _roots(A, B, z, cells: "_Cells", eps: float) -> np.ndarray:
     return x
 
 
-def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float) -> np.ndarray:
+def _classify(cells: "_Cells", lb, ub, mono, sign: float, eps: float):
+    """For the region ``sign * h >= eps``: cells wholly inside it (``take``), monotone cells
+    with one crossing (``cross``) and cells to split (``split``). A cell within
+    ``max(DTOL, rounding)`` of the level, or too narrow to split, takes the nearer side."""
+    if sign < 0:
+        lb, ub = -ub, -lb
+    fa, fb = sign * cells.ha - eps, sign * cells.hb - eps
+    slack = cells.ea + cells.eb
+    pos = (lb - slack >= eps) | (mono & (fa >= 0) & (fb >= 0))
+    neg = ~pos & ((ub + slack <= eps) | (mono & (fa <= 0) & (fb <= 0)))
+    cross = ~pos & ~neg & mono
+    rest = ~(pos | neg | cross)
+    near = np.maximum(DTOL, 2.0 * slack)
+    near_neg = rest & (ub - eps <= near)
+    near_pos = rest & ~near_neg & (eps - lb <= near)
+    tiny = rest & ~near_neg & ~near_pos & cells.narrow
+    take = pos | near_pos | (tiny & (fa + fb >= 0))
+    return take, cross, rest & ~near_neg & ~near_pos & ~tiny
+
+
+def _merge(job, row, a, b):
+    """Adjacent intervals of the same (job, row) joined (the masses need one CDF pair each)."""
+    if a.size == 0:
+        return job, row, a, b
+    o = np.lexsort((a, row, job))
+    job, row, a, b = job[o], row[o], a[o], b[o]
+    new = np.ones(a.size, dtype=bool)
+    new[1:] = (job[1:] != job[:-1]) | (row[1:] != row[:-1]) | (a[1:] != b[:-1])
+    start = np.flatnonzero(new)
+    end = np.append(start[1:], a.size) - 1
+    return job[start], row[start], a[start], b[end]
+
+
+def _sign_changes(C: np.ndarray, scale: np.ndarray):
+    """Per row of coefficients ``C``: the number of sign changes (exact zeros skipped), whether an
+    entry is too close to zero (relative to ``scale``) for its sign to be trusted, the sign of the
+    first non-zero entry and the two entries around the first change."""
+    s = np.sign(C)
+    doubt = np.any((s != 0) & (np.abs(C) <= 1e-13 * scale), axis=1)
+    idx = np.where(s != 0, np.arange(C.shape[1]), -1)
+    prev = np.concatenate([np.full((C.shape[0], 1), -1), np.maximum.accumulate(idx, axis=1)[:, :-1]], axis=1)
+    before = np.take_along_axis(s, np.maximum(prev, 0), axis=1)
+    change = (s != 0) & (prev >= 0) & (s != before)
+    j1 = change.argmax(axis=1)
+    j0 = np.maximum(prev[np.arange(C.shape[0]), j1], 0)
+    first = s[np.arange(C.shape[0]), (s != 0).argmax(axis=1)]
+    return change.sum(axis=1), doubt, first, j0, j1
+
+
+def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.ndarray:
+    """``delta(eps)`` of ``p1`` over ``p2`` per row, and with ``both`` also of ``p2`` over
+    ``p1`` (region ``h <= -eps``, same cells): shape ``(1 or 2, R)``.
+
+    Fast path: ``p1 - e^eps p2 = sum_j (w1_j - e^eps w2_j) phi(u - z_j)`` changes sign at most as
+    often as its coefficients do (the Gaussian kernel is totally positive: variation
+    diminishing), so a row whose coefficients change sign at most once has at most one crossing,
+    solved on the whole line; the other rows go through the cells."""
     R = L1.shape[0]
     ee = math.exp(eps)
+    signs = (1.0, -1.0) if both else (1.0,)
+    pairs = ((W1, W2), (W2, W1))[:len(signs)]
     if gap >= DISJOINT:
-        return np.clip(np.maximum(W1 - ee * W2, 0.0).sum(axis=1), 0.0, 1.0)
+        return np.array([np.clip(np.maximum(A - ee * B, 0.0).sum(axis=1), 0.0, 1.0) for A, B in pairs])
     f1, t1 = _ends(L1)
     f2, t2 = _ends(L2)
     lo, hi = z[np.minimum(f1, f2)] - TAIL, z[np.maximum(t1, t2)] + TAIL
-    count = np.clip(np.ceil(hi - lo), 16, 512).astype(np.int64)
-    rows = np.arange(R)
-    cells, _ = _Cells.grid(L1, L2, z, rows, lo, hi, count)
-    pieces, crossing = [], []  # (row, a, b) intervals where p1 - e^eps p2 >= 0; cells with a crossing
-    for level in range(_LEVELS):
-        if cells.row.size == 0:
-            break
-        lb, ub, dlo, dhi = cells.bounds()
-        slack = cells.ea + cells.eb
-        fa, fb = cells.ha - eps, cells.hb - eps
-        mono = (dlo > 0) | (dhi < 0)
-        pos = (lb - slack >= eps) | (mono & (fa >= 0) & (fb >= 0))
-        neg = ~pos & ((ub + slack <= eps) | (mono & (fa <= 0) & (fb <= 0)))
-        cross = ~pos & ~neg & mono
-        rest = ~(pos | neg | cross)
-        # undecided within DTOL of eps, or too narrow to split: the nearer sign
-        near = np.maximum(DTOL, 2.0 * slack)
-        near_neg = rest & (ub - eps <= near)
-        near_pos = rest & ~near_neg & (eps - lb <= near)
-        tiny = rest & ~near_neg & ~near_pos & cells.narrow
-        mid_pos = tiny & (0.5 * (fa + fb) >= 0)
-        take = pos | near_pos | mid_pos
-        pieces.append((cells.row[take], cells.a[take], cells.b[take]))
-        if cross.any():
-            crossing.append(cells.take(cross))
-        split = rest & ~near_neg & ~near_pos & ~tiny
-        if not split.any():
-            break
-        cells, _, _ = cells.take(split).split(L1, L2, z, rows)
+    pieces, crossing = [], []  # (job, row, a, b) regions; (job, row, a, b, sign at a, start, whole)
+    pending = np.ones((R, len(signs)), dtype=bool)
+    for k, (A, B) in enumerate(pairs):
+        n, doubt, first, j0, j1 = _sign_changes(A - ee * B, A + ee * B)
+        n = np.where(doubt, 2, n)
+        pending[:, k] = n >= 2
+        whole = np.flatnonzero((n == 0) & (first > 0))
+        pieces.append((np.full(whole.size, k), whole, np.full(whole.size, -np.inf), np.full(whole.size, np.inf)))
+        one = np.flatnonzero(n == 1)  # exactly one crossing on the line (the extreme signs differ)
+        if one.size:
+            crossing.append((np.full(one.size, k), one, lo[one], hi[one], first[one],
+                             0.5 * (z[j0[one]] + z[j1[one]]), np.ones(one.size, dtype=bool)))
+    busy = np.flatnonzero(pending.any(axis=1))
+    if busy.size:
+        count = np.clip(np.ceil((hi[busy] - lo[busy]) / _DELTA_CELL), 8, 512).astype(np.int64)
+        cells, _ = _Cells.grid(L1, L2, z, busy, lo[busy], hi[busy], count)
+        todo = pending[cells.row]
+        for _ in range(_LEVELS):
+            if cells.row.size == 0:
+                break
+            lb, ub, dlo, dhi = cells.bounds()
+            mono = (dlo > 0) | (dhi < 0)
+            again = np.zeros_like(todo)
+            for k, sign in enumerate(signs):
+                take, cross, more = (m & todo[:, k] for m in _classify(cells, lb, ub, mono, sign, eps))
+                pieces.append((np.full(int(take.sum()), k), cells.row[take], cells.a[take], cells.b[take]))
+                if cross.any():
+                    cc = cells.take(cross)
+                    fa, fb = sign * cc.ha - eps, sign * cc.hb - eps
+                    x0 = np.clip(cc.a - fa * (cc.b - cc.a) / (fb - fa), cc.a, cc.b)
+                    crossing.append((np.full(cc.row.size, k), cc.row, cc.a, cc.b, np.sign(fa), x0,
+                                     np.zeros(cc.row.size, dtype=bool)))
+                again[:, k] = more
+            split = again.any(axis=1)
+            if not split.any():
+                break
+            cells, _, _ = cells.take(split).split(L1, L2, z)
+            todo = np.vstack([again[split], again[split]])
     if crossing:
-        cc = _Cells(**{k: np.concatenate([getattr(c, k) for c in crossing]) for k in _Cells.KEYS})
-        x = _roots(L1, L2, z, cc, eps)
-        rising = cc.hb > eps
-        pieces.append((cc.row, np.where(rising, x, cc.a), np.where(rising, cc.b, x)))
-    row = np.concatenate([p[0] for p in pieces])
-    a = np.concatenate([p[1] for p in pieces])
-    b = np.concatenate([p[2] for p in pieces])
-    part = _mass(W1, z, row, a, b) - ee * _mass(W2, z, row, a, b)
-    out = np.bincount(row, weights=part, minlength=R)
+        job, row, a, b, sa, x0, whole = (np.concatenate([c[i] for c in crossing]) for i in range(7))
+        sign = np.asarray(signs)[job]
+        x = _roots(L1, L2, z, row, a, b, sign * sa, x0, sign * eps)  # sign of h - sign*eps at a
+        upper = sa < 0  # the region (sign * h > eps) is the bracket's upper part
+        a = np.where(whole, -np.inf, a)  # one crossing on the line: the region runs to infinity
+        b = np.where(whole, np.inf, b)
+        pieces.append((job, row, np.where(upper, x, a), np.where(upper, b, x)))
+    job, row, a, b = _merge(*(np.concatenate([p[i] for p in pieces]) for i in range(4)))
+    P1, P2 = _masses(W1, W2, z, row, a, b)
+    part = np.where(job == 0, P1 - ee * P2, P2 - ee * P1)
+    out = np.bincount(job * R + row, weights=part, minlength=len(signs) * R).reshape(len(signs), R)
     return np.clip(out, 0.0, 1.0)
 
 
-def gauss_delta(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float, eps: float) -> np.ndarray:
+def gauss_delta(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float, eps: float,
+                both: bool = False) -> np.ndarray:
     """``delta(eps) = ∫ max(0, p1 - e^eps p2) dy`` per row of two mixtures of ``N(c_j, sigma^2)``
-    (normalised weights ``W1, W2`` of shape ``(B, J)`` on sorted atoms ``c``), exact to ~1e-14."""
+    (normalised weights ``W1, W2`` of shape ``(B, J)`` on sorted atoms ``c``), exact to ~1e-14;
+    with ``both``, shape ``(2, B)``: also ``∫ max(0, p2 - e^eps p1) dy`` (on the same cells)."""
     c = np.asarray(c, dtype=float)
     c0 = 0.5 * (float(c[0]) + float(c[-1]))
     with np.errstate(over="ignore"):
         z = (c - c0) / sigma
     W1, W2 = np.asarray(W1, dtype=float), np.asarray(W2, dtype=float)
-    return _delta_rows(W1, W2, _logs(W1), _logs(W2), z, _gap(c, sigma), float(eps))
+    out = _delta_rows(W1, W2, _logs(W1), _logs(W2), z, _gap(c, sigma), float(eps), both)
+    return out if both else out[0]

@@ -210,6 +210,12 @@ class GaussianNoise:
         A, B = rows(W1, W2)
         return gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon))
 
+    def grid_delta_both(self, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(grid_delta(W1, W2), grid_delta(W2, W1))`` on one set of cells (half the work)."""
+        A, B = rows(W1, W2)
+        fwd, bwd = gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon), both=True)
+        return fwd, bwd
+
     def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
         c, A, B = pair(atoms1, w1, atoms2, w2)
         fwd, bwd, wf, wb = (float(v[0]) for v in gc.gauss_sup(A, B, c, self.sigma))
@@ -221,6 +227,15 @@ class GaussianNoise:
 
 
 # ----------------------------------------------------------------------------- registry
+
+def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(noise.grid_delta(W1, W2, ...), noise.grid_delta(W2, W1, ...))``: both directions of the
+    privacy profile, in one pass where the law offers it (``grid_delta_both``, Gaussian noise)."""
+    both = getattr(noise, "grid_delta_both", None)
+    if both is not None:
+        return both(W1, W2, delta, epsilon)
+    return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
+
 
 NOISE_LAWS: dict[str, type] = {"laplace": LaplaceNoise, "geometric": GeometricNoise,
                                "staircase": StaircaseNoise, "gaussian": GaussianNoise}
@@ -264,4 +279,4 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise",
-           "NOISE_LAWS", "noise_from_params", "ConfigError", "MixtureSup"]
+           "NOISE_LAWS", "noise_from_params", "grid_delta_pair", "ConfigError", "MixtureSup"]
