@@ -63,7 +63,12 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
-    cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats), **(finished or {})}
+    who = dict(argmax_i=best.i if best else "", argmax_known=best.known if best else "",
+               argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
+               argmax_x_prime=best.x_prime if best else "")
+    who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
+    cells = {**ESTIMATOR_CELLS, **mech.columns(), **point.estimator().summary(stats),
+             **{k: v for k, v in (finished or {}).items() if k not in who}}
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
     row = SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon, rho=spec.rho, gamma=spec.gamma,
@@ -83,9 +88,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
         error_mean=float(np.mean(err)) if err.size else nan,
         error_max=float(np.max(np.abs(err))) if err.size else nan,
-        argmax_i=best.i if best else "", argmax_known=best.known if best else "",
-        argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
-        argmax_x_prime=best.x_prime if best else "",
+        **who,
         bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
         bound_lower=bnd["lower"].value,
         bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))

@@ -91,6 +91,7 @@ def command(a) -> int:
     from ..calibration import CALIBRATION_METHODS, Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD
+    from .progress import Progress
     from ..errors import ConfigError
     from ..models import MarkovChainModel, symmetric_chain
 
@@ -107,23 +108,26 @@ def command(a) -> int:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     start, out = time.monotonic(), []
+    bar = Progress("bdpsim calibrate", "window searches")
     try:
         for k in methods:  # the estimated cost of every method fits in what is left of CLI_BUDGET
             left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
                 out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
                                      method=k, min_known=a.min_known, noise=a.noise, delta=a.delta,
-                                     staircase_gamma=a.staircase_gamma, budget=left))
+                                     staircase_gamma=a.staircase_gamma, budget=left, progress=bar))
             except TooSlow as exc:
                 if len(methods) == 1:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}"))
     except ConfigError as exc:
-        flag = {"delta": "--delta", "noise": "--noise", "counted_states": "--counted",
+        flag = {"delta": "--delta", "noise": "--noise", "epsilon": "--epsilon", "counted_states": "--counted",
                 "state_values": "--state-values"}.get(exc.field)
         if flag:
             raise ConfigError(flag, exc.value, exc.rule) from None
         raise
+    finally:
+        bar.close()
     note = _chain_note(model, a.initial is None)
     if note and a.json:
         print(note, file=sys.stderr)

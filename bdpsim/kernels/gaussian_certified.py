@@ -102,14 +102,12 @@ def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u:
     z2 = z * z
     for s in range(0, n, step):
         r, uu = row[s:s + step], u[s:s + step]
-        q = uu[:, None] - z[None, :]
-        q *= q
-        q *= 0.5
         half = uu[:, None] - 0.5 * z[None, :]
+        lin = half * z[None, :]  # ln w_j - (u - z_j)^2 / 2 = ln w_j + z_j (u - z_j / 2) - u^2 / 2
         out = []
         for L in (L1, L2):
             Lr = L[r]
-            k = np.argmax(Lr - q, axis=1)
+            k = np.argmax(Lr + lin, axis=1)
             Lk, zk = Lr[np.arange(r.size), k], z[k]
             d = (Lr - Lk[:, None]) - (zk[:, None] - z[None, :]) * (half - 0.5 * zk[:, None])
             e = np.exp(d, out=d)
@@ -228,8 +226,8 @@ def _sup_rows(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, gap: float) -> tupl
     lim_lo = np.where(f1 == f2, L1[np.arange(R), f1] - L2[np.arange(R), f1], -np.inf)
     if rows.size:
         A, B = L1[rows], L2[rows]
-        lo = np.minimum(_edge(A, z, False), _edge(B, z, False)) - 1.0
-        hi = np.maximum(_edge(A, z, True), _edge(B, z, True)) + 1.0
+        lo = np.maximum(np.minimum(_edge(A, z, False), _edge(B, z, False)) - 1.0, -HUGE)
+        hi = np.minimum(np.maximum(_edge(A, z, True), _edge(B, z, True)) + 1.0, HUGE)
         best, bu = _branch_and_bound(A, B, z, lo, hi, np.maximum(lim_hi[rows], lim_lo[rows]))
         val[rows], where[rows] = best, bu
     # tail limits: a tail within the tolerance of the interior maximum is reported as the place
@@ -289,6 +287,10 @@ def gauss_sup(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float):
     val, where = _sup_rows(np.vstack([L1, L2]), np.vstack([L2, L1]), z, _gap(c, sigma))
     with np.errstate(over="ignore", invalid="ignore"):
         y = np.where(np.isfinite(where), where * sigma + c0, where)
+    lone = np.isnan(y)  # sigma -> 0 (``|c / sigma| > HUGE``): an atom of the numerator alone
+    if lone.any():
+        num, den = np.vstack([L1, L2])[lone], np.vstack([L2, L1])[lone]
+        y[lone] = c[np.argmax(np.isfinite(num) & ~np.isfinite(den), axis=1)]
     return val[:R], val[R:], y[:R], y[R:]
 
 

@@ -155,6 +155,10 @@ class ExactEngine:
         ``max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)`` (hockey-stick divergence).
     window_profile : callable, optional
         ``(min_known, eps) -> delta``: its supremum over every adversary (window reduction).
+    profile_window : callable, optional
+        ``(min_known, eps, top) -> (search, adversaries, cell values)``: that search as ``window``
+        gives it (the ``top`` adversaries with the largest ``delta(eps)`` first; ``search.bdpl`` is
+        the supremum): who attains the profile.
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
         :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
@@ -170,6 +174,7 @@ class ExactEngine:
     window: Callable | None = None
     profile: Callable | None = None
     window_profile: Callable | None = None
+    profile_window: Callable | None = None
     incomplete: str | None = None
 
 

@@ -111,7 +111,8 @@ class BayesNetKind(ModelKind):
                     "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
                     "known records separate nothing, e.g. a hidden Markov model)"),
             window=lambda min_known, top: _search(model, query, noise, min_known),
-            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl)
+            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
+            profile_window=lambda min_known, eps, top: _search(model, query, noise, min_known, eps))
 
 
 KIND = register_model_kind(BayesNetKind())
