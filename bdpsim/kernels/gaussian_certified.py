@@ -327,8 +327,11 @@ def _roots(A, B, z, row, a, b, fa, x, target) -> np.ndarray:
         same = np.sign(f) == fa[act]
         a[act] = np.where(same, xa, a[act])
         b[act] = np.where(same, b[act], xa)
-        done = (np.abs(f) <= e) | (b[act] - a[act] <= 4e-16 * (1.0 + np.abs(xa)))
         d1 = m1 - m2
+        # a root off by f / h' moves delta by at most f^2 / (2 sqrt(2 pi) |h'|) (the integrand
+        # vanishes at the root and its density factor is at most 1 / sqrt(2 pi)): below 1e-17
+        done = ((np.abs(f) <= e) | (f * f <= 5e-17 * np.abs(d1))
+                | (b[act] - a[act] <= 4e-16 * (1.0 + np.abs(xa))))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             nx = xa - 2.0 * f * d1 / (2.0 * d1 * d1 - f * d2)
         ok = np.isfinite(nx) & (nx > a[act]) & (nx < b[act]) & (np.abs(nx - xa) <= 0.5 * last[act])
