@@ -185,8 +185,9 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
         _, advs, values = point.exact_engine.window(point.sizes[0], top)
     else:  # one part of a search split by target (ExactEngine.window_parts)
         _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
-    rows = [AdversaryResult(point.id, -1, **w.table_row(), bdpl=w.bdpl, argmax=w.argmax, exact=w.bdpl)
-            for w in advs]
+    table = getattr(point.estimator(), "window_rows", None)  # the exact estimator's (privacy profile)
+    found = table(point, advs, values) if table else [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
+    rows = [AdversaryResult(point.id, -1, **who, bdpl=v, argmax=y, exact=v, extras=x) for who, v, y, x in found]
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 

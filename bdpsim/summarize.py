@@ -66,8 +66,12 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     notes = sorted({b.reason for b in bnd.values() if b.reason})
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
+    who = dict(argmax_i=best.i if best else "", argmax_known=best.known if best else "",
+               argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
+               argmax_x_prime=best.x_prime if best else "")
+    who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
     cells = {**MODEL_CELLS, **spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
-             **point.estimator().summary(stats), **(finished or {})}
+             **point.estimator().summary(stats), **{k: v for k, v in (finished or {}).items() if k not in who}}
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
     base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
@@ -89,9 +93,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
         error_mean=float(np.mean(err)) if err.size else nan,
         error_max=float(np.max(np.abs(err))) if err.size else nan,
-        argmax_i=best.i if best else "", argmax_known=best.known if best else "",
-        argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
-        argmax_x_prime=best.x_prime if best else "",
+        **who,
         bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
         bound_lower=bnd["lower"].value,
         bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))

@@ -45,12 +45,14 @@ from ..models.markov_window import window_search
 from ..kernels.lattice import lattice
 from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
 from ..kernels.optimal_lp import mean_abs
+from ..kernels.noise_checks import MAX_PROFILE_EPSILON
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
 from .quilt import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 from ..models.protocols import MarkovChain
 
 RTOL = 1e-9
+MIN_DELTA = 1e-10  # smallest target of the privacy profile: delta(eps) is exact to ~1e-14 absolute
 EXACT_METHOD = "exact"  # the method that needs no bound: the exact engine's smallest eps-BDP scale
 
 
@@ -104,6 +106,7 @@ class CalibrationProblem:
     staircase_gamma: float | None = None
     budget: float | None = None
     objective: str = "mean_abs"  # what method "optimal" minimises: E|Z| or E Z^2 ("variance")
+    progress: Callable | None = field(default=None, repr=False, compare=False)
     """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
     needs its scale skips it)."""
     """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
@@ -127,14 +130,19 @@ class CalibrationProblem:
         check(self.profile or self.delta is None, "delta", self.delta,
               f"is the target of a noise law without pure DP (gaussian), not of {self.noise} noise")
         if self.profile:
+            check(eps <= MAX_PROFILE_EPSILON, "epsilon", eps, f"must be at most {MAX_PROFILE_EPSILON:g} for the "
+                  f"privacy profile of {self.noise} noise (delta(eps) is 0 to double precision long before)")
             d = self.delta
-            check(isinstance(d, (int, float)) and not isinstance(d, bool) and 0 < d < 1, "delta", d,
-                  "gaussian noise has no pure DP: give a target delta in (0, 1) for delta(epsilon) <= delta")
+            check(isinstance(d, (int, float)) and not isinstance(d, bool) and MIN_DELTA <= d < 1, "delta", d,
+                  f"{self.noise} noise has no pure DP: give a target delta in [{MIN_DELTA:g}, 1) for "
+                  "delta(epsilon) <= delta (the privacy profile is exact to ~1e-14)")
 
     @property
     def profile(self) -> bool:
-        """Whether the target is the privacy profile (noise without pure DP: Gaussian)."""
-        return not math.isfinite(self.noise_at(1.0).dp_epsilon(1.0))
+        """Whether the target is the privacy profile (noise without pure DP: Gaussian). Asked of
+        the law calibrated for this query's sensitivity (geometric noise on a lattice of step 2
+        is pure DP for a sensitivity of 2, not of 1)."""
+        return not math.isfinite(self.noise_at(1.0).dp_epsilon(self.sensitivity))
 
     def noise_at(self, amount: float):
         """The noise law with ``amount`` of noise (see the class docstring)."""
@@ -171,6 +179,8 @@ class CalibrationProblem:
             else:
                 res = window_search(self.model, self.values, self.noise_at(scale), **self.search)
             self.cache[scale] = (res.bdpl, res.tolerance)
+            if self.progress is not None:
+                self.progress(len(self.cache), None)
         return self.cache[scale]
 
     def result(self, method: str, scale: float, reason: str) -> Calibration:
@@ -257,7 +267,7 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
 
 
 def _exact(p: CalibrationProblem) -> Calibration:
-    check_exact(p.model, p.values, p.search, p.budget)
+    check_exact(p.model, p.values, p.search, p.budget, noise=p.noise)
     scale = exact_scale(p)
     if scale is None:
         return p.not_applicable("exact", "BDPL <= eps at every scale (no target values are "
@@ -356,7 +366,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
               counted_states: Sequence[int] | None = None,
               state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
               noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              budget: float | None = None, objective: str = "mean_abs", **search) -> Calibration:
+              budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
+              **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
@@ -388,6 +399,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a ConfigError naming the
         field to change, with the estimate) before it starts; a costlier exact BDPL of the
         prescribed scale is left out (``bdpl = None``).
+    progress : callable, optional
+        ``progress(done, None)`` after each window search (e.g. :class:`bdpsim.cli.progress.Progress`).
     **search
         Options of :func:`bdpsim.models.markov_window.window_search` (``min_known``, ``window_limit``, ...).
     """
@@ -397,7 +410,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
           "must be a Markov chain (MarkovChainModel)")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
-                                 staircase_gamma=staircase_gamma, budget=budget, objective=objective)
+                                 staircase_gamma=staircase_gamma, budget=budget, objective=objective,
+                                 progress=progress)
     if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")

@@ -103,6 +103,7 @@ def command(a) -> int:
     from ..calibration import CALIBRATION_METHODS, Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD
+    from .progress import Progress
     from ..errors import ConfigError
     from ..models import MarkovChainModel, symmetric_chain
 
@@ -122,23 +123,27 @@ def command(a) -> int:
     if a.method == "all" and a.noise == "laplace":  # the other pure noise laws' least amounts beside (E|Z|)
         runs += [(EXACT_METHOD, law) for law in ("geometric", "staircase")]
     start, out = time.monotonic(), []
+    bar = Progress("bdpsim calibrate", "window searches")
     try:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
             left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
                 out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
                                      method=k, min_known=a.min_known, noise=law, delta=a.delta,
-                                     staircase_gamma=a.staircase_gamma, budget=left, objective=a.objective))
+                                     staircase_gamma=a.staircase_gamma, budget=left, objective=a.objective,
+                                     progress=bar))
             except TooSlow as exc:
                 if len(methods) == 1:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}", law))
     except ConfigError as exc:
-        flag = {"delta": "--delta", "noise": "--noise", "counted_states": "--counted",
+        flag = {"delta": "--delta", "noise": "--noise", "epsilon": "--epsilon", "counted_states": "--counted",
                 "state_values": "--state-values"}.get(exc.field)
         if flag:
             raise ConfigError(flag, exc.value, exc.rule) from None
         raise
+    finally:
+        bar.close()
     note = _chain_note(model, a.initial is None)
     if note and a.json:
         print(note, file=sys.stderr)

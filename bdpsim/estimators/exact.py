@@ -19,6 +19,7 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..columns import Column, register_columns
 from ..errors import ConfigError, NotAvailable, check
+from ..kernels.noise_checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
 from ..models import MODEL_KINDS, DataModel, ExactEngine
 from ..schema import Key
@@ -126,18 +127,42 @@ class ExactEstimator:
     exact: ClassVar[bool] = True
     keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
         "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
-        rule=">= 0")}
-    adversary_extras: ClassVar[tuple[str, ...]] = ()
+        rule="a finite number in [0, 100]")}
 
     def __post_init__(self) -> None:
         e = self.epsilon_profile
         if e is not None:
-            check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e >= 0,
-                  "run.epsilon_profile", e, "must be a finite number >= 0")
+            check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e)
+                  and 0 <= e <= MAX_PROFILE_EPSILON, "run.epsilon_profile", e,
+                  f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}] (delta(eps) is 0 long before)")
 
     @property
     def summary_extras(self) -> tuple[str, ...]:
         return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_COLUMNS)
+
+    @property
+    def adversary_extras(self) -> tuple[str, ...]:
+        """``bdp_delta`` per adversary with a privacy profile."""
+        return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_ADVERSARY)
+
+    def window_rows(self, point, advs, values) -> list[tuple[dict, float, float, dict]]:
+        """``(adversary columns, bdpl, argmax, extras)`` of the rows of a window search (``advs``,
+        ``values``: the engine's ``window``). With a privacy profile every row also gets its
+        ``bdp_delta``; when the largest BDPL is infinite (no pure DP: the BDPL cannot rank the
+        adversaries) the rows are those of the profile's search instead, the largest
+        ``delta(eps)`` first, each with its own exact BDPL."""
+        if self.epsilon_profile is None:
+            return [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
+        eng, eps = point.exact_engine, self.epsilon_profile
+        if np.size(values) and np.isposinf(np.max(values)) and eng.profile_window is not None:
+            keep = point.settings.adversary_rows
+            _, top, _ = eng.profile_window(point.sizes[0], eps, None if keep == "all" else keep)
+            out = []
+            for w in top:
+                pure = eng.bdpl(w.adversary())
+                out.append((w.table_row(), pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
+            return out
+        return [(w.table_row(), w.bdpl, w.argmax, {"bdp_delta": eng.profile(w.adversary(), eps)}) for w in advs]
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":
@@ -177,19 +202,31 @@ class ExactEstimator:
 
     def finish(self, ctx, stats, rows) -> dict:
         """The privacy profile's supremum over the adversaries: over the examined ones, or over every
-        adversary by the engine's reduced search (``adversaries = "all"``)."""
+        adversary by the engine's reduced search (``adversaries = "all"``). When the largest BDPL is
+        infinite (no pure DP), the ``argmax_*`` cells name the adversary attaining ``bdp_delta``."""
         if self.epsilon_profile is None:
             return {}
         eps = self.epsilon_profile
+        who = None  # the adversary attaining the profile (its adversaries.csv.gz columns)
         if ctx.exhaustive:
             eng = ctx.engine()
             check(eng.window_profile is not None, "run.epsilon_profile", eps,
                   f"no privacy-profile search over every adversary for {ctx.pair}")
-            delta = eng.window_profile(ctx.sizes[0], eps)
+            if eng.profile_window is not None:
+                res, top, _ = eng.profile_window(ctx.sizes[0], eps, 1)
+                delta, who = res.bdpl, top[0].table_row()
+            else:
+                delta = eng.window_profile(ctx.sizes[0], eps)
         else:
             d = stats.get("bdp_delta", np.zeros(0))
             delta = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan
-        return {"epsilon_profile": float(eps), "bdp_delta": float(delta)}
+            hit = [r for r in rows if r.extras.get("bdp_delta") == delta]
+            who = hit[0].as_row() if hit else None
+        out = {"epsilon_profile": float(eps), "bdp_delta": float(delta)}
+        v = stats.get("bdpl", np.zeros(0))
+        if who is not None and v.size and np.isposinf(np.nanmax(v)):  # no pure DP: name the profile's adversary
+            out.update({f"argmax_{k}": who[k] for k in ("i", "known", "x_known", "x", "x_prime")})
+        return out
 
 
 register_estimator(ExactEstimator)

@@ -18,7 +18,7 @@ noise kernel over the SAME atoms ``c_j = j * delta`` (``j = 0..J-1``; rows ``W1,
   sets (one pair, not batched).
 
 How each law computes them is in its class docstring and in :mod:`.exp_kernels`,
-:mod:`.staircase` and :mod:`.gaussian_mixture`.
+:mod:`.staircase` and :mod:`.gaussian_certified`.
 
 **Monotonicity in the noise parameter** (used by calibration by bisection). If noise ``N2`` is
 ``N1 + W`` with ``W`` independent, both output laws given the adversary's knowledge become mixtures
@@ -56,7 +56,7 @@ import numpy as np
 from ..errors import ConfigError, check
 from ..registry import Registry
 from . import exp_kernels as ek
-from . import gaussian_mixture as gm
+from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup
 from .noise_checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
 from .noise_stepwise import GeometricNoise, StaircaseNoise
@@ -170,11 +170,13 @@ class LaplaceNoise:
 class GaussianNoise:
     """``N(0, sigma^2)``. Not pure DP for any ``sigma`` (``dp_epsilon = inf`` for a sensitivity > 0).
 
-    Exact functions (:mod:`.gaussian_mixture`): the pure sup is ``+inf`` unless the two mixtures
-    have the same lowest and highest atom with positive weight (the normal tails make the ratio
-    diverge otherwise); when they do, it is finite and found by a grid plus Brent's method.
-    ``delta(eps)`` uses ``brentq`` for the crossings of ``ln p1/p2 = eps`` and normal CDFs between
-    them. Calibration parameter: ``sigma`` (more noise as it grows; ``delta`` non-increasing).
+    Exact functions (:mod:`.gaussian_certified`, all rows at once): the pure sup is ``+inf``
+    unless the lowest and highest atoms of ``p1`` lie within those of ``p2`` (the normal tails
+    make the ratio diverge otherwise); then it is finite and found by a branch and bound with a
+    certified bound per cell (to ``1e-11`` relative). ``delta(eps)`` splits the line into cells
+    certified above, below or monotone across ``eps`` (crossings by safeguarded Newton) and adds
+    normal-CDF masses: exact to ~1e-14. Calibration parameter: ``sigma`` (more noise as it grows;
+    ``delta`` non-increasing).
     """
 
     sigma: float
@@ -208,31 +210,41 @@ class GaussianNoise:
     def dp_epsilon(self, sensitivity: float) -> float:
         return math.inf if check_sensitivity(sensitivity) > 0 else 0.0
 
-    def _sup(self, A, B, c):
-        res = [gm.gauss_sup_row(A[i], B[i], c, self.sigma) for i in range(A.shape[0])]
-        return tuple(np.array(v, dtype=float) for v in zip(*res))
-
     def grid_sup(self, W1, W2, delta: float):
         A, B = rows(W1, W2)
-        fwd, bwd, wf, wb = self._sup(A, B, lattice(delta, A.shape[1]))
+        fwd, bwd, wf, wb = gc.gauss_sup(A, B, lattice(delta, A.shape[1]), self.sigma)
         return signed(fwd, bwd, wf / float(delta), wb / float(delta))
 
     def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
         A, B = rows(W1, W2)
-        c, e = lattice(delta, A.shape[1]), profile_eps(epsilon)
-        return np.array([gm.gauss_delta_row(A[i], B[i], c, self.sigma, e) for i in range(A.shape[0])])
+        return gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon))
+
+    def grid_delta_both(self, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(grid_delta(W1, W2), grid_delta(W2, W1))`` on one set of cells (half the work)."""
+        A, B = rows(W1, W2)
+        fwd, bwd = gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon), both=True)
+        return fwd, bwd
 
     def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
         c, A, B = pair(atoms1, w1, atoms2, w2)
-        fwd, bwd, wf, wb = gm.gauss_sup_row(A[0], B[0], c, self.sigma)
+        fwd, bwd, wf, wb = (float(v[0]) for v in gc.gauss_sup(A, B, c, self.sigma))
         return sup_result(fwd, bwd, wf, wb)
 
     def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
         c, A, B = pair(atoms1, w1, atoms2, w2)
-        return gm.gauss_delta_row(A[0], B[0], c, self.sigma, profile_eps(epsilon))
+        return float(gc.gauss_delta(A, B, c, self.sigma, profile_eps(epsilon))[0])
 
 
 # ----------------------------------------------------------------------------- registry
+
+def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(noise.grid_delta(W1, W2, ...), noise.grid_delta(W2, W1, ...))``: both directions of the
+    privacy profile, in one pass where the law offers it (``grid_delta_both``, Gaussian noise)."""
+    both = getattr(noise, "grid_delta_both", None)
+    if both is not None:
+        return both(W1, W2, delta, epsilon)
+    return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
+
 
 NOISE_LAWS: dict[str, type] = {"laplace": LaplaceNoise, "geometric": GeometricNoise,
                                "staircase": StaircaseNoise, "gaussian": GaussianNoise}
@@ -283,4 +295,4 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
-           "NOISE_LAWS", "noise_from_params", "table_from_params", "ConfigError", "MixtureSup"]
+           "NOISE_LAWS", "noise_from_params", "table_from_params", "grid_delta_pair", "ConfigError", "MixtureSup"]

@@ -41,10 +41,17 @@ def lattice(delta: float, J: int) -> np.ndarray:
     return np.arange(J, dtype=float) * positive("delta", delta)
 
 
+#: largest ``|eps|`` of a privacy profile: ``e^eps`` stays far from overflow, and ``delta(eps)`` of
+#: any mechanism worth asking about is 0 to double precision long before
+MAX_PROFILE_EPSILON = 100.0
+
+
 def profile_eps(epsilon) -> float:
-    """The ``eps`` of a privacy profile ``delta(eps)``: any finite number."""
+    """The ``eps`` of a privacy profile ``delta(eps)``: a finite number with
+    ``|eps| <= MAX_PROFILE_EPSILON``."""
     ok = isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool)
-    check(ok and math.isfinite(float(epsilon)), "epsilon_profile", epsilon, "must be a finite number")
+    check(ok and math.isfinite(float(epsilon)) and abs(float(epsilon)) <= MAX_PROFILE_EPSILON, "epsilon_profile",
+          epsilon, f"must be a finite number in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}]")
     return float(epsilon)
 
 

@@ -163,6 +163,10 @@ class ExactEngine:
         ``() -> list of target lists``: the window search runs as one task per part (progress
         per part), calling ``window(min_known, top, targets=part)``; each part's value is the
         worst over its targets.
+    profile_window : callable, optional
+        ``(min_known, eps, top) -> (search, adversaries, cell values)``: that search as ``window``
+        gives it (the ``top`` adversaries with the largest ``delta(eps)`` first; ``search.bdpl`` is
+        the supremum): who attains the profile.
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
         :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
@@ -178,6 +182,7 @@ class ExactEngine:
     window: Callable | None = None
     profile: Callable | None = None
     window_profile: Callable | None = None
+    profile_window: Callable | None = None
     incomplete: str | None = None
     window_limit: Callable | None = None
     window_estimate: Callable | None = None

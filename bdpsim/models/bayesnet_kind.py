@@ -154,6 +154,7 @@ class BayesNetKind(ModelKind):
                     "known records separate nothing, e.g. a hidden Markov model)"),
             window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
             window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
+            profile_window=lambda min_known, eps, top: _search(model, query, noise, min_known, eps),
             window_limit=lambda min_known: _search_limit(model, query),
             window_estimate=lambda min_known: _search_plan(model, query).text(),
             window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])

@@ -111,7 +111,9 @@ def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) ->
     f = query.per_state(model.states)
     profile = dict(profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
                    window_profile=lambda min_known, eps: window_table(model, f, noise, min_known=min_known,
-                                                                       top=1, profile=eps)[0].bdpl)
+                                                                       top=1, profile=eps)[0].bdpl,
+                   profile_window=lambda min_known, eps, top: window_table(model, f, noise, min_known=min_known,
+                                                                           top=top, profile=eps))
     if not isinstance(noise, LaplaceNoise):
         return ExactEngine(
             bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),

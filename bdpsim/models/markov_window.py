@@ -46,7 +46,7 @@ from ..adversary import Adversary
 from ..errors import check
 from ..kernels import window_scan as wk
 from ..kernels.lattice import lattice, query_values
-from ..kernels.noise import LaplaceNoise, NoiseLaw
+from ..kernels.noise import LaplaceNoise, NoiseLaw, grid_delta_pair
 from .markov import MarkovChainModel
 from .markov_completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
 
@@ -213,7 +213,7 @@ def pair_score(noise, delta: float, profile: float | None = None):
         return lambda W1, W2: noise.grid_sup(W1, W2, delta)
 
     def score(W1, W2):
-        fwd, bwd = noise.grid_delta(W1, W2, delta, profile), noise.grid_delta(W2, W1, delta, profile)
+        fwd, bwd = grid_delta_pair(noise, W1, W2, delta, profile)
         return np.where(fwd >= bwd, fwd, -bwd), np.zeros(fwd.shape)
     return score
 

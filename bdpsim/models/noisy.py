@@ -16,6 +16,7 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..errors import NotAvailable
 from ..kernels.laplace_mixture import mixture_sup
+from ..kernels.noise import grid_delta_pair
 
 
 def noisy_bdpl(model, laws, query, noise, adv: Adversary, signed: bool = False) -> Estimate:
@@ -34,7 +35,8 @@ def noisy_profile(model, laws, query, noise, adv: Adversary, epsilon: float) -> 
     """The adversary's privacy profile ``max(delta(x || x'), delta(x' || x))`` at ``epsilon``
     (the hockey-stick divergence of the two exact output laws)."""
     W1, W2, delta, _ = laws(model, query, adv)
-    return float(max(noise.grid_delta(W1, W2, delta, epsilon)[0], noise.grid_delta(W2, W1, delta, epsilon)[0]))
+    fwd, bwd = grid_delta_pair(noise, W1, W2, delta, epsilon)
+    return float(max(fwd[0], bwd[0]))
 
 
 def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
