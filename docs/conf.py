@@ -98,13 +98,14 @@ sphinx_gallery_conf = {
 
 # ----------------------------------------------------------------------------- HTML
 html_theme = "pydata_sphinx_theme"
-html_title = f"bdpsim {release}"
+html_title = "bdpsim"
 html_static_path = ["_static"]
 html_css_files = ["bdpsim.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "header_links_before_dropdown": 7,
+    "header_links_before_dropdown": 6,
+    "navbar_align": "left",
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
