@@ -110,5 +110,6 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # MathJax: the site loads it from its usual CDN; scripts/docs_screenshot.sh points it at a local copy
-if os.environ.get("BDPSIM_DOCS_MATHJAX"):
+if os.environ.get("BDPSIM_DOCS_MATHJAX"):  # Debian's libjs-mathjax (MathJax 2), for offline screenshots
     mathjax_path = os.environ["BDPSIM_DOCS_MATHJAX"]
+    mathjax2_config = {"tex2jax": {"processClass": "math|tex2jax_process", "ignoreClass": "tex2jax_ignore"}}
