@@ -28,7 +28,7 @@ for page in index getting-started user/estimators reference/config-keys referenc
             reference/generated/bdpsim.models.markov_window changelog citing; do
   name=$(echo "$page" | tr / -)
   "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars --allow-file-access-from-files \
-    --virtual-time-budget=8000 --window-size=1280,2000 \
+    --virtual-time-budget=30000 --window-size=1280,2000 \
     --screenshot="$OUT/$name.png" "file://$PWD/$HTML/$page.html" >/dev/null 2>&1
   echo "$OUT/$name.png"
 done

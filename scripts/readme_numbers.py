@@ -106,8 +106,8 @@ def b_quickstart() -> str:
                  if worst in above else "below the theoretical bound")
     if above and worst not in above:
         above_txt += f" (above it at γ = {', '.join(g(x) for x in sorted(above))})"
-    return "\n" + textwrap.fill(  # the README's prose stays within 100 columns; "20 000" stays one word
-        re.sub(r"(\d) (\d{3})\b", "\\1\u00a0\\2", f"*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
+    return "\n" + textwrap.fill(  # the README's prose stays within 100 columns; "20 000", "γ = 8" stay one word
+        re.sub(r"(\d) (\d{3})\b| = ", lambda m: f"{m[1]}\u00a0{m[2]}" if m[1] else "\u00a0=\u00a0", f"*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
             f"{A} adversaries × {thousands(N)} samples, K = ∅ allowed) the thesis' KDE estimator (×, 99th percentile "
             f"over adversaries; its bar reaches down to the lower end of the 95 % interval — with {A} adversaries no "
             f"order statistic bounds a 99th percentile from above) lies above the exact BDPL (○) {'at every γ' if every else 'at some γ'}, "

@@ -87,15 +87,72 @@ def _default(key) -> str:
                  else str(key.default).lower())
 
 
-def _key_rows(keys: dict) -> list[list[str]]:
-    out = []
-    for name, key in keys.items():
-        out.append([f"``{name}``", _code(key.type), _default(key), "yes" if key.sweep else "no",
-                    _cell(getattr(key, "doc", "")), _cell(getattr(key, "rule", ""))])
+def _render_message(node, namespace: dict) -> str | None:
+    """The text of a rule argument: a string, or an f-string whose parts are evaluated in the
+    module's namespace (``{list(ESTIMATORS)}``); ``None`` if a part needs a local variable."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(str(v.value))
+            continue
+        try:
+            value = eval(compile(ast.Expression(v.value), "<rule>", "eval"), dict(namespace))  # noqa: S307
+        except Exception:  # noqa: BLE001 - a local name: not a rule we can state on its own
+            return None
+        parts.append(format(value, ast.unparse(v.format_spec)[2:-1] if v.format_spec else ""))
+    return "".join(parts)
+
+
+def validation_rules() -> dict[str, list[str]]:
+    """``"section.key"`` -> the rules the code checks it against: the message of every
+    ``check(condition, "section.key", value, rule)`` and ``ConfigError("section.key", value,
+    rule)`` in the package, read from the source (so it follows the code)."""
+    import ast
+    import importlib
+    import pkgutil
+    import re
+
+    import bdpsim
+
+    field = re.compile(r"^(run|model|mechanism)\.\w+$")
+    out: dict[str, list[str]] = {}
+    for info in pkgutil.walk_packages(bdpsim.__path__, "bdpsim."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+            tree = ast.parse(Path(module.__file__).read_text())
+        except Exception:  # noqa: BLE001 - an optional dependency missing: skip that module
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            at = {"check": (1, 3), "ConfigError": (0, 2)}.get(name)
+            if at is None or len(node.args) <= at[1]:
+                continue
+            key = node.args[at[0]]
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and field.match(key.value)):
+                continue
+            rule = _render_message(node.args[at[1]], vars(module))
+            if rule and rule not in out.setdefault(key.value, []):
+                out[key.value].append(rule)
     return out
 
 
-HEADER = ["key", "type", "default", "sweeps", "meaning", "rule"]
+def _key_rows(section: str, keys: dict, rules: dict, with_doc: bool) -> list[list[str]]:
+    out = []
+    for name, key in keys.items():
+        rule = getattr(key, "rule", "") or "; ".join(rules.get(f"{section}.{name}", []))
+        row = [f"``{name}``", _code(key.type), _default(key), "yes" if key.sweep else "no"]
+        out.append(row + ([_cell(getattr(key, "doc", ""))] if with_doc else []) + [_cell(rule)])
+    return out
 
 
 def config_key_lines() -> list[str]:
@@ -106,30 +163,33 @@ def config_key_lines() -> list[str]:
     from bdpsim.settings import GENERIC_KEYS
 
     L: list[str] = []
+    rules = validation_rules()
+    every = [*GENERIC_KEYS.values(), *(k for e in ESTIMATORS.values() for k in e.keys.values()),
+             *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values())]
+    with_doc = any(getattr(k, "doc", "") for k in every)  # the meaning column, once keys carry docs
+    header = ["key", "type", "default", "sweeps", *(["meaning"] if with_doc else []), "rule (as the code checks it)"]
+    widths = "18 8 12 6 30 26" if with_doc else "20 8 14 6 52"
 
     def section(title: str, char: str) -> None:
         L.extend([title, char * len(title), ""])
 
+    def table(sec: str, keys: dict) -> None:
+        L.extend(list_table("", header, _key_rows(sec, keys, rules, with_doc), widths))
+
     section("[run]", "-")
     L += ["Keys of every run, whatever the estimator (:class:`bdpsim.settings.RunSettings`).", ""]
-    L += list_table("", HEADER, _key_rows(GENERIC_KEYS), "18 8 12 6 36 20")
+    table("run", GENERIC_KEYS)
     for name, est in ESTIMATORS.items():
-        if not est.keys:
-            continue
-        section(f"[run] keys of estimator = \"{name}\"", "~")
-        L += list_table("", HEADER, _key_rows(est.keys), "18 8 12 6 36 20")
-    section("[model]", "-")
-    L += ["``kind`` (required) names the model kind; the other keys belong to that kind.", ""]
-    for name, kind in MODEL_KINDS.items():
-        section(f"kind = \"{name}\"", "~")
-        L += [_cell(getattr(kind, "doc", "")), ""]
-        L += list_table("", HEADER, _key_rows(kind.keys), "18 8 12 6 36 20")
-    section("[mechanism]", "-")
-    L += ["``kind`` (required) names the mechanism kind; the other keys belong to that kind.", ""]
-    for name, kind in MECHANISM_KINDS.items():
-        section(f"kind = \"{name}\"", "~")
-        L += [_cell(getattr(kind, "doc", "")), ""]
-        L += list_table("", HEADER, _key_rows(kind.keys), "18 8 12 6 36 20")
+        if est.keys:
+            section(f"[run] keys of estimator = \"{name}\"", "~")
+            table("run", est.keys)
+    for sec, registry in (("model", MODEL_KINDS), ("mechanism", MECHANISM_KINDS)):
+        section(f"[{sec}]", "-")
+        L += [f"``kind`` (required) names the {sec} kind; the other keys belong to that kind.", ""]
+        for name, kind in registry.items():
+            section(f"kind = \"{name}\"", "~")
+            L += [_cell(getattr(kind, "doc", "")), ""]
+            table(sec, kind.keys)
     return L
 
 

@@ -25,7 +25,7 @@ for m, s in scales.items():
     print(m.ljust(8), " ".join(f"{v:8.3f}" for v in s))
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
-for m, marker in zip(scales, "os^"):
+for m, marker in zip(scales, "os^", strict=True):
     ax.plot(epsilons, scales[m], marker + "-", label=m)
 ax.set_xscale("log")
 ax.set_yscale("log")
