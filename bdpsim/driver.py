@@ -187,7 +187,11 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
         _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
     table = getattr(point.estimator(), "window_rows", None)  # the exact estimator's (privacy profile)
     found = table(point, advs, values) if table else [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
-    rows = [AdversaryResult(point.id, -1, **who, bdpl=v, argmax=y, exact=v, extras=x) for who, v, y, x in found]
+    rows = []
+    for who, v, y, x in found:
+        cols = dict(who)
+        more = {**cols.pop("extras", {}), **x}  # node names (networks) and the estimator's extras
+        rows.append(AdversaryResult(point.id, -1, **cols, bdpl=v, argmax=y, exact=v, extras=more))
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 

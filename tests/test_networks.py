@@ -311,7 +311,7 @@ MIXED = {"kind": "bayesnet", "parents": [[], [0], [0], [1, 2]],
 def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
     import gzip
 
-    from bdpsim.results import typed_rows
+    from bdpsim.rows import typed_rows
     from bdpsim.rows import ADVERSARY_SCHEMA
 
     doc = {"run": {"adversaries": 30, "estimator": ["exact", "mixture"], "samples": 2000, "known_sizes": "all",
