@@ -412,6 +412,9 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
                                  staircase_gamma=staircase_gamma, budget=budget, objective=objective,
                                  progress=progress)
+    if NOISE_LAWS[noise] is not LaplaceNoise and method == "optimal":  # issue 30
+        return problem.not_applicable(method, f"optimal chooses the noise law itself (an integer table): "
+                                              f"noise = {noise!r} does not apply")
     if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")

@@ -261,5 +261,7 @@ def calibrate_optimal(p):
                        mean_abs=opt.mean_abs, extra=extra)
 
 
-#: the optimal search costs about this many window scans (measured: activity chain, n = 288)
-SCANS_PER_OPTIMUM = 40
+#: the optimal search costs about this many window scans' estimated time (measured: activity chain,
+#: n = 288, eps = 1: 110 s on a machine loaded ~4x, estimate 0.36 s per scan; smaller eps, with a
+#: wider M, take longer: 284 s at eps = 0.5)
+SCANS_PER_OPTIMUM = 100
