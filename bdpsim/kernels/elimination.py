@@ -235,8 +235,9 @@ def plan(scopes: Sequence[Sequence[int]], cards: dict[int, int], sums: Sequence[
         for v in sc:
             by_var.setdefault(v, set()).add(j)
     ops, cells_max, width, nxt = 0.0, 0.0, 0, len(scopes)
-    for v in list(order) + [None]:
-        ids = set(live) if v is None else by_var.pop(v, set())
+    steps: list[int | None] = [*order, None]
+    for e in steps:  # the variable eliminated (None: the last product)
+        ids = set(live) if e is None else by_var.pop(e, set())
         if not ids:
             continue
         parts = sorted((live.pop(j) for j in ids), key=lambda p: p[1])
@@ -249,11 +250,11 @@ def plan(scopes: Sequence[Sequence[int]], cards: dict[int, int], sums: Sequence[
             q += qj - 1
         ops += cells * q
         cells_max = max(cells_max, cells * q)
-        if v is None:
+        if e is None:
             break
-        new = scope - {v}
+        new = scope - {e}
         for u in scope:
-            if u != v:
+            if u != e:
                 by_var[u] -= ids
                 by_var[u].add(nxt)
         live[nxt] = (new, q)

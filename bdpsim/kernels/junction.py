@@ -17,6 +17,7 @@ All factors here are plain (batch 1, no running sum).
 from __future__ import annotations
 
 import math
+from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -74,7 +75,7 @@ class JunctionTree:
         consts = [factors[j] for j in self.assigned_constants]
         log_z = sum(float(np.log(f.table.sum())) if f.table.sum() > 0 else -math.inf for f in consts)
         children = self.children
-        up: list[Factor | None] = [None] * len(self.cliques)
+        up: list[Any] = [None] * len(self.cliques)  # Factor, filled leaves first
         for c in reversed(self.preorder):
             f = product([pot[c]] + [up[d] for d in children[c]])
             if self.parent[c] >= 0:
@@ -84,7 +85,7 @@ class JunctionTree:
                 z = float(f.table.sum())
                 log_z += math.log(z) if z > 0 else -math.inf
                 pot[c] = f  # the root's belief (unnormalised)
-        beliefs: list[Factor | None] = [None] * len(self.cliques)
+        beliefs: list[Any] = [None] * len(self.cliques)  # Factor, filled root first
         for c in self.preorder:
             if self.parent[c] < 0:
                 b = pot[c]
@@ -143,7 +144,8 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
         order = min_fill_order(adj, list(adj))
     pos = {v: k for k, v in enumerate(order)}
     g = {v: set(nb) for v, nb in adj.items()}
-    clique, par = {}, {}
+    clique: dict[int, frozenset] = {}
+    par: dict[int, int | None] = {}
     for v in order:
         nb = g.pop(v)
         clique[v] = frozenset(nb | {v})
@@ -154,8 +156,9 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
     rep = {v: v for v in order}  # clique that absorbed C_v
     kids: dict[int, list[int]] = {v: [] for v in order}
     for v in order:
-        if par[v] is not None:
-            kids[par[v]].append(v)
+        pv = par[v]
+        if pv is not None:
+            kids[pv].append(v)
     changed = True
     while changed:
         changed = False
@@ -185,7 +188,7 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
         return v
 
     cliques = [tuple(sorted(clique[v], key=pos.__getitem__)) for v in alive]
-    parent = [cid[par[v]] if par[v] is not None else -1 for v in alive]
+    parent = [cid[p] if (p := par[v]) is not None else -1 for v in alive]
     separator = [tuple(u for u in cliques[c] if parent[c] >= 0 and u in clique[alive[parent[c]]])
                  for c in range(len(alive))]
     home = {v: cid[find(v)] for v in order}

@@ -89,8 +89,8 @@ def class_laws(W1: np.ndarray, W2: np.ndarray, k: np.ndarray, offset: int, pmf: 
     m = pmf.size
     D1 = np.zeros((W1.shape[0], span + 1))
     D2 = np.zeros_like(D1)
-    np.add.at(D1, (slice(None), k - kmin), W1)
-    np.add.at(D2, (slice(None), k - kmin), W2)
+    np.add.at(D1.T, k - kmin, W1.T)  # D[:, k - kmin] += W, repeated atoms accumulated
+    np.add.at(D2.T, k - kmin, W2.T)
     z = np.arange(offset - span, offset + m + span)
     ext = table_pmf_at(z, offset, pmf, r)
     width = span + m

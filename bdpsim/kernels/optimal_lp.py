@@ -180,10 +180,10 @@ def violations(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float,
             rr, cc = np.nonzero(tv > tol)
             keys.append(np.column_stack([a + rr, np.full(rr.size, dirn), s0 + top[rr, cc]]))
             scores.append(tv[rr, cc])
-    keys = np.vstack(keys) if keys else np.zeros((0, 3), dtype=np.int64)
-    scores = np.concatenate(scores) if scores else np.zeros(0)
-    order = np.argsort(-scores, kind="stable")
-    return excess, keys[order], scores[order]
+    key_arr = np.vstack(keys) if keys else np.zeros((0, 3), dtype=np.int64)
+    score_arr = np.concatenate(scores) if scores else np.zeros(0)
+    order = np.argsort(-score_arr, kind="stable")
+    return excess, key_arr[order], score_arr[order]
 
 
 def condition_row(w: np.ndarray, wp: np.ndarray, c: np.ndarray, s: int, M: int, r: float,

@@ -46,6 +46,19 @@ class FactorModel:
     and tables; the rest is shared. ``states`` is the largest number of states of a record (the
     width of per-state tables); ``node_states`` keeps one count per node."""
 
+    # what _init_factors sets (declared for type checkers; a subclass's dataclass fields are its own)
+    node_states: tuple[int, ...]
+    records: tuple[int, ...]
+    states: int
+    _scopes: tuple[tuple[int, ...], ...]
+    _tables: tuple[np.ndarray, ...]
+    _home: tuple[int, ...]
+    _home_node: dict[int, int]
+    _touching: tuple[tuple[int, ...], ...]
+    _record_of: dict[int, int]
+    _positive: bool
+    _cache: dict
+
     # ------------------------------------------------------------------ set-up
     def _init_factors(self, node_states: Sequence[int], records: Sequence[int], scopes: Sequence[tuple],
                       tables: Sequence[np.ndarray], home: Sequence[int], names=None,
@@ -107,7 +120,7 @@ class FactorModel:
 
     def interaction_graph(self) -> dict[int, set[int]]:
         """Undirected graph joining nodes that share a factor (the moral graph of a network)."""
-        adj = {v: set() for v in range(self.size)}
+        adj: dict[int, set[int]] = {v: set() for v in range(self.size)}
         for sc in self._scopes:
             for a in sc:
                 adj[a].update(b for b in sc if b != a)
