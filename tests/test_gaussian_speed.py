@@ -222,7 +222,7 @@ def test_gaussian_calibration_is_budgeted_and_reports_progress():
     small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 6)
     c = calibrate(small, 1.0, noise="gaussian", delta=1e-2, progress=lambda done, total: seen.append(done))
     assert seen == list(range(1, len(seen) + 1)) and len(seen) >= 3
-    assert c.delta <= 1e-2 and c.parameter == pytest.approx(4.805575274052335, rel=1e-12)  # as on main
+    assert c.delta <= 1e-2 and c.parameter == pytest.approx(4.805575274052335, rel=2e-9)  # as on main (rtol 1e-9)
 
 
 def test_extreme_sigma_and_profile_epsilon_in_configs(tmp_path, bdpsim_cli):
