@@ -32,18 +32,29 @@ midpoint) discards a cell once its certified bound is below the best value found
 tolerance. Returned: a value ``v`` attained by ``h`` (or its tail limit) with
 **``v <= sup h <= v + 1e-11 (1 + |v|)``** (up to the rounding of ``h``, about ``2^-48`` times the
 magnitude of the log-densities), and where it is attained (``+-inf`` for a tail limit that ties
-with the interior maximum to that tolerance — the semantics of the reference kernel).
+with the interior maximum to that tolerance — the semantics of the reference kernel). Identical
+mixtures give 0 at once; a row whose log-ratio is flat to the bounds' slack over more than
+``_CROWDED`` cells (nearly identical mixtures) stops refining with ``v`` still attained. Atoms at
+least ``80 sigma`` apart with the numerator's atoms among the denominator's: the largest ratio of
+weights (the components do not overlap); ``|c / sigma| > 1e150`` otherwise: ``+inf`` (the sup
+exceeds ``1e299`` nats).
 
-Hockey-stick divergence (:func:`gauss_delta`), ``delta = ∫ max(0, p1 - e^eps p2) dy``: outside
-``[z_min - 40, z_max + 40]`` both densities carry less than ``Phi(-40) ~ 4e-350`` (zero in double
-precision). Inside, cells are split until each is certified **positive** (lower bound >= eps),
-**negative** (upper bound <= eps), **monotone** (one crossing at most: the crossing is found by a
-vectorised safeguarded Newton search on ``h - eps`` with the bracket kept), or undecided within
-``DTOL = 1e-14`` of ``eps`` (counted as the closer sign: an error below ``1e-14`` times the
-cell's mass). Between crossings the masses are exact normal-CDF differences
-``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate). No crossing can be
-missed: ``delta`` is exact to about ``1e-14`` absolute. When the atoms are at least ``80 sigma``
-apart (``DISJOINT``) the mixtures' components do not overlap in double precision and
+Hockey-stick divergence (:func:`gauss_delta`), ``delta = ∫ max(0, p1 - e^eps p2) dy``. Outside
+``[z_min - 9, z_max + 9]`` the positive part carries less than ``2 Phi(-9) ~ 2e-19``. **Fast
+path:** ``p1 - e^eps p2 = sum_j (w1_j - e^eps w2_j) phi(u - z_j)`` and the Gaussian kernel is
+totally positive (variation diminishing): it changes sign at most as often as its coefficients
+do. A row whose coefficients change sign once has exactly one crossing (the extreme coefficients
+give its side), found by safeguarded Halley steps (``h'`` and ``h'' = v_1 - v_2``, the posterior
+variances) from the coefficients' sign change, inside ``[z_min - 9, z_max + 9]``; no change: one
+sign everywhere. **Other rows:** cells are split until each is certified **positive** (lower
+bound >= eps), **negative** (upper bound <= eps), **monotone** (one crossing at most, solved the
+same way), or undecided within ``DTOL = 1e-14`` of ``eps`` (counted as the nearer sign: an error
+below ``1e-14`` times the cell's mass). A root is accepted when the error it leaves in ``delta``
+is below ``1e-17``. Between crossings the masses are exact normal-CDF differences
+``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate), adjacent pieces merged.
+No crossing can be missed: ``delta`` is exact to about ``1e-14`` absolute. With ``both`` the two
+directions share the cells (region ``h >= eps`` and region ``h <= -eps``). When the atoms are at
+least ``80 sigma`` apart (``DISJOINT``) the components do not overlap in double precision and
 ``delta = sum_j (w1_j - e^eps w2_j)^+`` exactly (error below ``J (1 + e^eps) Phi(-40)``); this
 also covers a ``sigma`` so small that ``c / sigma`` overflows.
 """
