@@ -49,7 +49,9 @@ variances) from the coefficients' sign change, inside ``[z_min - 9, z_max + 9]``
 sign everywhere. **Other rows:** cells are split until each is certified **positive** (lower
 bound >= eps), **negative** (upper bound <= eps), **monotone** (one crossing at most, solved the
 same way), or undecided within ``DTOL = 1e-14`` of ``eps`` (counted as the nearer sign: an error
-below ``1e-14`` times the cell's mass). A root is accepted when the error it leaves in ``delta``
+below ``1e-14`` times the cell's mass; a row with more than ``_CROWDED`` such cells — ``h`` within
+the bounds' slack of ``eps`` over a long stretch, nearly identical mixtures — decides them by
+their ends' mean, an error below their bound's distance to ``eps`` times their mass). A root is accepted when the error it leaves in ``delta``
 is below ``1e-17``. Between crossings the masses are exact normal-CDF differences
 ``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate), adjacent pieces merged.
 No crossing can be missed: ``delta`` is exact to about ``1e-14`` absolute. With ``both`` the two
@@ -453,6 +455,10 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
             again = np.zeros_like(todo)
             for k, sign in enumerate(signs):
                 take, cross, more = (m & todo[:, k] for m in _classify(cells, lb, ub, mono, sign, eps))
+                crowded = (np.bincount(cells.row[more], minlength=R) > _CROWDED)[cells.row] & more
+                if crowded.any():  # h within the bounds' slack of eps over a long stretch: nearer side
+                    take |= crowded & (sign * (cells.ha + cells.hb) >= 2.0 * eps)
+                    more &= ~crowded
                 pieces.append((np.full(int(take.sum()), k), cells.row[take], cells.a[take], cells.b[take]))
                 if cross.any():
                     cc = cells.take(cross)
