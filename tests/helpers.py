@@ -46,3 +46,15 @@ def load_script(name: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def every_binary_adversary(n: int):
+    """Every adversary ``(i, K, x_K, 0, 1)`` of a binary chain of ``n`` records (for brute force)."""
+    from bdpsim.adversary import Adversary
+
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k in range(n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(range(2), repeat=k):
+                    yield Adversary(i, K, xk, 0, 1)

@@ -5,7 +5,6 @@ progress and refusals; geometric calibration with state values 0 2; extreme sigm
 
 import csv
 import gzip
-import itertools
 import json
 import math
 
@@ -23,6 +22,8 @@ from bdpsim.kernels.noise import GaussianNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism
 from bdpsim.models import MarkovChainModel
 from bdpsim.queries import CountQuery
+
+from .helpers import every_binary_adversary
 
 # pinned mixtures: rows of weights on the atoms 0, 0.7, 1.4, 2.1 (seed 27; row 2 without atom 0)
 W1 = np.array([[0.5387291194750147, 0.07390667089614059, 0.2168414160034337, 0.17052279362541115],
@@ -125,13 +126,7 @@ def test_extreme_sigma_gives_an_answer():
 def test_window_search_of_the_gaussian_profile_equals_every_adversary():
     model = MarkovChainModel(np.array([[0.7, 0.3], [0.4, 0.6]]), 5)
     eng = exact_engine(model, NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(0.7)))
-    best = 0.0
-    for i in range(5):
-        others = [j for j in range(5) if j != i]
-        for k in range(5):
-            for K in itertools.combinations(others, k):
-                for xk in itertools.product(range(2), repeat=k):
-                    best = max(best, eng.profile(Adversary(i, K, xk, 0, 1), 0.3))
+    best = max(eng.profile(adv, 0.3) for adv in every_binary_adversary(5))
     assert eng.window_profile(0, 0.3) == pytest.approx(best, rel=1e-12)
     assert best == pytest.approx(0.5203394419683056, rel=1e-12)  # the reference kernel gives the same
 
@@ -178,7 +173,7 @@ def test_profile_names_the_adversary_attaining_bdp_delta(tmp_path, bdpsim_cli, a
     r = bdpsim_cli("run", cfg, "--out", tmp_path / "out", "--quiet")
     assert r.returncode == 0, r.stderr
     summary, rows = _tables(tmp_path / "out")
-    assert summary["bdpl_exact"] == "inf" if adversaries == '"all"' else True
+    assert summary["bdpl_max"] == "inf"  # no pure DP: the BDPL cannot name the worst adversary
     delta = float(summary["bdp_delta"])
     assert all("bdp_delta" in row for row in rows)
     assert max(float(row["bdp_delta"]) for row in rows) == pytest.approx(delta, rel=1e-12)
@@ -227,7 +222,7 @@ def test_gaussian_calibration_is_budgeted_and_reports_progress():
     small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 6)
     c = calibrate(small, 1.0, noise="gaussian", delta=1e-2, progress=lambda done, total: seen.append(done))
     assert seen == list(range(1, len(seen) + 1)) and len(seen) >= 3
-    assert c.delta <= 1e-2 and c.parameter == pytest.approx(4.805575274052335, rel=1e-12)  # as on main
+    assert c.delta <= 1e-2 and c.parameter == pytest.approx(4.805575274052335, rel=2e-9)  # as on main (rtol 1e-9)
 
 
 def test_extreme_sigma_and_profile_epsilon_in_configs(tmp_path, bdpsim_cli):

@@ -32,18 +32,31 @@ midpoint) discards a cell once its certified bound is below the best value found
 tolerance. Returned: a value ``v`` attained by ``h`` (or its tail limit) with
 **``v <= sup h <= v + 1e-11 (1 + |v|)``** (up to the rounding of ``h``, about ``2^-48`` times the
 magnitude of the log-densities), and where it is attained (``+-inf`` for a tail limit that ties
-with the interior maximum to that tolerance — the semantics of the reference kernel).
+with the interior maximum to that tolerance — the semantics of the reference kernel). Identical
+mixtures give 0 at once; a row whose log-ratio is flat to the bounds' slack over more than
+``_CROWDED`` cells (nearly identical mixtures) stops refining with ``v`` still attained. Atoms at
+least ``80 sigma`` apart with the numerator's atoms among the denominator's: the largest ratio of
+weights (the components do not overlap); ``|c / sigma| > 1e150`` otherwise: ``+inf`` (the sup
+exceeds ``1e299`` nats).
 
-Hockey-stick divergence (:func:`gauss_delta`), ``delta = ∫ max(0, p1 - e^eps p2) dy``: outside
-``[z_min - 40, z_max + 40]`` both densities carry less than ``Phi(-40) ~ 4e-350`` (zero in double
-precision). Inside, cells are split until each is certified **positive** (lower bound >= eps),
-**negative** (upper bound <= eps), **monotone** (one crossing at most: the crossing is found by a
-vectorised safeguarded Newton search on ``h - eps`` with the bracket kept), or undecided within
-``DTOL = 1e-14`` of ``eps`` (counted as the closer sign: an error below ``1e-14`` times the
-cell's mass). Between crossings the masses are exact normal-CDF differences
-``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate). No crossing can be
-missed: ``delta`` is exact to about ``1e-14`` absolute. When the atoms are at least ``80 sigma``
-apart (``DISJOINT``) the mixtures' components do not overlap in double precision and
+Hockey-stick divergence (:func:`gauss_delta`), ``delta = ∫ max(0, p1 - e^eps p2) dy``. Outside
+``[z_min - 9, z_max + 9]`` the positive part carries less than ``2 Phi(-9) ~ 2e-19``. **Fast
+path:** ``p1 - e^eps p2 = sum_j (w1_j - e^eps w2_j) phi(u - z_j)`` and the Gaussian kernel is
+totally positive (variation diminishing): it changes sign at most as often as its coefficients
+do. A row whose coefficients change sign once has exactly one crossing (the extreme coefficients
+give its side), found by safeguarded Halley steps (``h'`` and ``h'' = v_1 - v_2``, the posterior
+variances) from the coefficients' sign change, inside ``[z_min - 9, z_max + 9]``; no change: one
+sign everywhere. **Other rows:** cells are split until each is certified **positive** (lower
+bound >= eps), **negative** (upper bound <= eps), **monotone** (one crossing at most, solved the
+same way), or undecided within ``DTOL = 1e-14`` of ``eps`` (counted as the nearer sign: an error
+below ``1e-14`` times the cell's mass; a row with more than ``_CROWDED`` such cells — ``h`` within
+the bounds' slack of ``eps`` over a long stretch, nearly identical mixtures — decides them by
+their ends' mean, an error below their bound's distance to ``eps`` times their mass). A root is accepted when the error it leaves in ``delta``
+is below ``1e-17``. Between crossings the masses are exact normal-CDF differences
+``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate), adjacent pieces merged.
+No crossing can be missed: ``delta`` is exact to about ``1e-14`` absolute. With ``both`` the two
+directions share the cells (region ``h >= eps`` and region ``h <= -eps``). When the atoms are at
+least ``80 sigma`` apart (``DISJOINT``) the components do not overlap in double precision and
 ``delta = sum_j (w1_j - e^eps w2_j)^+`` exactly (error below ``J (1 + e^eps) Phi(-40)``); this
 also covers a ``sigma`` so small that ``c / sigma`` overflows.
 """
@@ -64,6 +77,7 @@ _ULP = 2.0 ** -48   # rounding of h relative to the magnitude of the log-densiti
 _CHUNK = 1_000_000  # points x atoms per evaluation block
 _LEVELS = 200       # bisection levels at most (each halves the undecided cells)
 _DELTA_CELL = 2.0   # initial cell width (sigmas) of the hockey-stick search
+_CROWDED = 1024     # open cells of one row beyond which its branch and bound stops
 
 
 def _logs(W: np.ndarray) -> np.ndarray:
@@ -210,7 +224,9 @@ def _sup_rows(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, gap: float) -> tupl
     up, down = t1 > t2, f1 < f2
     val[up | down] = np.inf
     where[up | down] = np.where(up, np.inf, -np.inf)[up | down]
-    rows = np.flatnonzero(~(up | down))
+    same = ~(up | down) & np.all(L1 == L2, axis=1)  # identical mixtures: h = 0 everywhere
+    val[same] = 0.0
+    rows = np.flatnonzero(~(up | down | same))
     if rows.size and gap >= DISJOINT:  # components do not overlap: inside the common support, the ratio at an atom
         inside = ~np.any(np.isfinite(L1[rows]) & ~np.isfinite(L2[rows]), axis=1)
         closed = rows[inside]
@@ -241,7 +257,10 @@ def _sup_rows(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, gap: float) -> tupl
 
 def _branch_and_bound(A, B, z, lo, hi, floor):
     """Interior maximum of ``h`` on ``[lo, hi]`` per row to ``RTOL``: the best value found and
-    where; cells whose certified bound is below ``max(best, floor) + tol`` are dropped."""
+    where; cells whose certified bound is below ``max(best, floor) + tol`` are dropped. A row
+    with more than ``_CROWDED`` cells still open (a log-ratio flat to the bounds' slack over a
+    long stretch: nearly identical mixtures) stops refining: its value is still attained, within
+    the slack of its open cells (``(v1 + v2) w^2 / 4`` for a cell of width ``w``) of the sup."""
     n = A.shape[0]
     local = np.arange(n)
     count = np.clip(np.ceil((hi - lo) / 2.0), 8, 64).astype(np.int64)
@@ -260,6 +279,9 @@ def _branch_and_bound(A, B, z, lo, hi, floor):
         tol = np.maximum(RTOL * (1.0 + np.abs(top[cells.row])), 2.0 * (cells.ea + cells.eb))
         keep = ub > top[cells.row] + tol
         keep &= ~cells.narrow
+        crowded = np.bincount(cells.row[keep], minlength=n) > _CROWDED
+        if crowded.any():  # h within the bounds' slack of its maximum almost everywhere: stop there
+            keep &= ~crowded[cells.row]
         if not keep.any():
             break
         cells, mid, hm = cells.take(keep).split(A, B, z)
@@ -433,6 +455,10 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
             again = np.zeros_like(todo)
             for k, sign in enumerate(signs):
                 take, cross, more = (m & todo[:, k] for m in _classify(cells, lb, ub, mono, sign, eps))
+                crowded = (np.bincount(cells.row[more], minlength=R) > _CROWDED)[cells.row] & more
+                if crowded.any():  # h within the bounds' slack of eps over a long stretch: nearer side
+                    take |= crowded & (sign * (cells.ha + cells.hb) >= 2.0 * eps)
+                    more &= ~crowded
                 pieces.append((np.full(int(take.sum()), k), cells.row[take], cells.a[take], cells.b[take]))
                 if cross.any():
                     cc = cells.take(cross)
