@@ -110,7 +110,7 @@ def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u:
     ``E|z - z_k| <= sqrt(E (z - z_k)^2)``)."""
     n = u.size
     h, m1, m2, err = (np.empty(n) for _ in range(4))
-    hpp = np.empty(n) if second else None
+    hpp = np.empty(n if second else 0)  # h'' only when asked for
     step = max(1, _CHUNK // z.size)
     zmax = float(np.max(np.abs(z))) if z.size else 0.0
     z2 = z * z
@@ -154,6 +154,17 @@ class _Cells:
     """Cells ``[a, b]`` of rows ``row`` with ``h, m1, m2, err`` at both ends (column arrays)."""
 
     KEYS = ("row", "a", "b", "ha", "hb", "m1a", "m1b", "m2a", "m2b", "ea", "eb")
+    row: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    ha: np.ndarray
+    hb: np.ndarray
+    m1a: np.ndarray
+    m1b: np.ndarray
+    m2a: np.ndarray
+    m2b: np.ndarray
+    ea: np.ndarray
+    eb: np.ndarray
 
     def __init__(self, **cols):
         self.__dict__.update(cols)
