@@ -430,7 +430,7 @@ def b_accuracy_text() -> str:
     cap_worst = max(ad, key=lambda r: r["at_cap"])
     total = sum(int(r["n_adversaries"]) for r in ad)
     all_up = all(r["bias"] > 0 for r in kde)
-    return (f"the KDE's error is an upward bias ({'in every case' if all_up else 'in most cases'}) "
+    return (f"the KDE's error is an upward bias ({'in every case of this study' if all_up else 'in most cases of this study'}) "
             f"that shrinks slowly with N and reaches several nats for counts with narrow noise. The mixture "
             f"estimator's error is sampling noise, and its standard error (`bdpl_se`, delta method) is calibrated: "
             f"in every case the error is within 2 of its own se for {span([r['within_2se'] for r in mix], pct)} % of "
