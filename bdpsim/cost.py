@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from .errors import ConfigError, check
 from .estimators.base import CostContext
-from .estimators.protocols import HasEvalPoints, HasSpeed
+from .estimators.protocols import HasCostCulprit, HasEvalPoints, HasSpeed
 from .queries import LaplaceQuery
 
 GIB = 2.0 ** 30
@@ -211,7 +211,7 @@ def _culprit(point) -> tuple[str, object]:
         return "model.n", point.model.n
     ratios = [(point.model.n / 10, "model.n", point.model.n), (st.adversaries / 1000, "run.adversaries", st.adversaries)]
     est = point.estimator()
-    if hasattr(est, "cost_culprit"):  # an estimator whose cost another key sets (audit: its budget)
+    if isinstance(est, HasCostCulprit):  # an estimator whose cost another key sets (audit: its budget)
         ratios.append(est.cost_culprit())
     elif not est.exact:
         ratios.append((st.samples / 100_000, "run.samples", st.samples))

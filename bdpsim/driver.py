@@ -52,6 +52,7 @@ from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import AdversaryResult, ordered_extras
 from .models.base import ARGMAX_NAME_COLUMNS, NAME_COLUMNS, adversary_names, record_names
+from .estimators.protocols import HasWindowRows
 from .summarize import check_bounds, summarize
 
 def population_key(point: ExperimentPoint) -> int:
@@ -185,8 +186,8 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
         _, advs, values = point.exact_engine.window(point.sizes[0], top)
     else:  # one part of a search split by target (ExactEngine.window_parts)
         _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
-    table = getattr(point.estimator(), "window_rows", None)  # the exact estimator's (privacy profile)
-    found = table(point, advs, values) if table else [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
+    est = point.estimator()  # the exact estimator shapes them (privacy profile)
+    found = est.window_rows(point, advs, values) if isinstance(est, HasWindowRows) else [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
     rows = []
     for who, v, y, x in found:
         cols = dict(who)
@@ -307,11 +308,11 @@ def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int
     memory)."""
     import re
 
-    from .mechanisms.custom import CustomMechanism
+    from .mechanisms.protocols import RunsUserCode
 
     codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
     how = f"exit codes {codes.group(1)}" if codes else type(exc).__name__
-    user = next((p.mechanism.name for p in points if isinstance(p.mechanism, CustomMechanism)), None)
+    user = next((p.mechanism.name for p in points if isinstance(p.mechanism, RunsUserCode)), None)
     if user is not None:
         return ConfigError("mechanism.function", user, f"a worker process died while running it ({how}): a "
                                                        "mechanism must return its outputs, not end or kill its process")

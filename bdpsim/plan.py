@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
-from .mechanisms.protocols import HasNoiseScale
+from .mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
 
@@ -73,7 +73,7 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     for p in cfg.points[:limit]:
         st = p.settings
         cells = [f"model={p.model.kind}", f"n={p.model.n}", f"mechanism={p.mechanism.kind}"]
-        target = getattr(p.mechanism, "target_epsilon", None)  # a calibrated mechanism's aim
+        target = p.mechanism.target_epsilon if isinstance(p.mechanism, HasTargetEpsilon) else None
         if target is not None:
             cells.append(f"target_epsilon={target:g}")
         if math.isfinite(p.epsilon):

@@ -16,7 +16,8 @@ import numpy as np
 
 from .mechanisms import has_laplace_noise
 from .kernels.lattice import lattice
-from .models.protocols import HasGaussianConditional, HasQueryLaw
+from .mechanisms.protocols import HasQueryFunction
+from .models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
 from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
@@ -115,9 +116,9 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
     records' sum plus ``|U| min f`` and plus ``|U| max f``; a clipped sum of real records lies in
     ``[sum clip(x_K) + |U| a, sum clip(x_K) + |U| b]``.
     """
-    q = getattr(mechanism, "query_function", None)
+    q = mechanism.query_function if isinstance(mechanism, HasQueryFunction) else None
     unknown = model.n - len(known)
-    if isinstance(q, AdditiveQuery) and hasattr(model, "states"):
+    if isinstance(q, AdditiveQuery) and isinstance(model, HasStates):
         g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)

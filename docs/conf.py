@@ -41,7 +41,8 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples/README.rst", "**/README.md"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples/README.rst", "**/README.md",
+                    "generated/**"]  # generated tables: included by the pages that show them
 templates_path = ["_templates"]
 
 # ----------------------------------------------------------------------------- references

@@ -58,6 +58,7 @@ from ..kernels import optimal_lp as lp
 from ..kernels import window_scan as wk
 from ..kernels.noise_table import TableNoise
 from ..models.markov import MarkovChainModel
+from ..models.protocols import MarkovChain
 from ..models.markov_window import DEFAULT_TOLERANCE, _context, window_search
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
@@ -172,7 +173,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Adversary family and window truncation, as :func:`~bdpsim.models.markov_window.window_search`.
     """
     t0 = time.monotonic()
-    check(isinstance(model, MarkovChainModel), "model", type(model).__name__,
+    check(isinstance(model, MarkovChain), "model", type(model).__name__,
           "the optimal noise is computed for Markov chains (from the window adversaries' law pairs); "
           "pedigrees and Bayesian networks take a given table noise (noise = 'table') in their exact engines")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)

@@ -29,3 +29,22 @@ class HasRatioMode(Protocol):
 
 
 __all__ = ["HasEvalPoints", "HasRatioMode", "HasSpeed"]
+
+
+@runtime_checkable
+class HasCostCulprit(Protocol):
+    """An estimator whose cost another key sets (the audit: its budget): ``cost_culprit()`` gives
+    ``(ratio, field, value)`` for the refusal message."""
+
+    def cost_culprit(self) -> tuple: ...
+
+
+@runtime_checkable
+class HasWindowRows(Protocol):
+    """An estimator that shapes the rows of an all-adversary window search (the exact estimator's
+    privacy profile): ``window_rows(point, advs, values)``."""
+
+    def window_rows(self, point, advs, values) -> list: ...
+
+
+__all__ += ["HasCostCulprit", "HasWindowRows"]

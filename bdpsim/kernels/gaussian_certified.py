@@ -185,7 +185,7 @@ class _Cells:
                    m1b=m1[right], m2a=m2[left], m2b=m2[right], ea=e[left], eb=e[right]), (idx, u, h)
 
     def take(self, sel) -> "_Cells":
-        return _Cells(**{k: getattr(self, k)[sel] for k in self.KEYS})
+        return _Cells(**{k: self.__dict__[k][sel] for k in self.KEYS})
 
     def split(self, L1, L2, z):
         """Both halves of every cell (the midpoints evaluated) and the midpoints ``(u, h)``."""

@@ -58,6 +58,7 @@ from ..registry import Registry
 from . import exp_kernels as ek
 from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup
+from .noise_protocols import HasBothDeltas
 from .noise_checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
 from .noise_stepwise import GeometricNoise, StaircaseNoise
 from .noise_table import TableNoise, table_from_params
@@ -240,9 +241,8 @@ class GaussianNoise:
 def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """``(noise.grid_delta(W1, W2, ...), noise.grid_delta(W2, W1, ...))``: both directions of the
     privacy profile, in one pass where the law offers it (``grid_delta_both``, Gaussian noise)."""
-    both = getattr(noise, "grid_delta_both", None)
-    if both is not None:
-        return both(W1, W2, delta, epsilon)
+    if isinstance(noise, HasBothDeltas):
+        return noise.grid_delta_both(W1, W2, delta, epsilon)
     return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
 
 

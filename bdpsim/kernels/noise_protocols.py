@@ -22,3 +22,13 @@ class HasStep(Protocol):
 
 
 __all__ = ["HasStaircaseGamma", "HasStep"]
+
+
+@runtime_checkable
+class HasBothDeltas(Protocol):
+    """Both directions of the privacy profile in one pass (Gaussian noise)."""
+
+    def grid_delta_both(self, W1, W2, delta: float, epsilon: float): ...
+
+
+__all__ += ["HasBothDeltas"]

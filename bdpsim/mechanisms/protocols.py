@@ -47,3 +47,29 @@ class HasClip(Protocol):
 
 
 __all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasNoiseScale", "HasOutputDim"]
+
+
+@runtime_checkable
+class HasTargetEpsilon(Protocol):
+    """A calibrated mechanism: the BDP epsilon its noise was chosen for."""
+
+    target_epsilon: float
+
+
+@runtime_checkable
+class HasQueryFunction(Protocol):
+    """A query-plus-noise mechanism: the noiseless query it adds noise to."""
+
+    query_function: object
+
+
+@runtime_checkable
+class RunsUserCode(Protocol):
+    """A mechanism that runs a user's function (``kind = "python"``): a worker process that dies
+    under it is an error of ``mechanism.function``."""
+
+    func: object
+    search_dir: str | None
+
+
+__all__ += ["HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]

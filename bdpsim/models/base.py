@@ -28,7 +28,7 @@ from ..errors import ConfigError, check
 from ..kernels.lattice import lattice
 from ..queries import AdditiveQuery
 from ..registry import Registry
-from .protocols import HasStates
+from .protocols import HasRecordNames, HasRecordStates, HasStates
 from ..schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -344,7 +344,7 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
     ``record_states``) and ``x_K`` from the model's marginal; redrawn when either conditioning
     event has probability zero (possible only when the law has zeros).
     """
-    per_record = getattr(model, "record_states", None)
+    per_record = model.record_states if isinstance(model, HasRecordStates) else None
     for _ in range(max_tries):
         i, known = draw_known_set(model.n, sizes, rng)
         s = per_record[i] if per_record is not None else model.states
@@ -370,8 +370,7 @@ MAX_NAMES_TEXT = 1000
 
 def record_names(model) -> tuple[str, ...] | None:
     """The records' node names of a model whose nodes have names, else ``None``."""
-    get = getattr(model, "record_names", None)
-    return get() if callable(get) else None
+    return model.record_names() if isinstance(model, HasRecordNames) else None
 
 
 def adversary_names(model, i: int, known) -> dict:

@@ -58,6 +58,7 @@ class FactorModel:
     _record_of: dict[int, int]
     _positive: bool
     _cache: dict
+    names: tuple[str, ...] | None = None  # node names (a subclass's field)
 
     # ------------------------------------------------------------------ set-up
     def _init_factors(self, node_states: Sequence[int], records: Sequence[int], scopes: Sequence[tuple],
@@ -131,12 +132,12 @@ class FactorModel:
 
     def record_label(self, record: int) -> str:
         """``record`` as a user knows it: ``"3 ('HYPOVOLEMIA')"`` or ``"3"``."""
-        names = getattr(self, "names", None)
+        names = self.names
         return f"{record} ({names[self.records[record]]!r})" if names else str(record)
 
     def record_names(self) -> tuple[str, ...] | None:
         """The records' node names (``None`` if the nodes have none)."""
-        names = getattr(self, "names", None)
+        names = self.names
         return tuple(names[v] for v in self.records) if names else None
 
     # ------------------------------------------------------------------ factors

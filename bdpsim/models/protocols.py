@@ -82,3 +82,21 @@ class HasCountLaw(Protocol):
 
 
 __all__ += ["HasCountLaw", "MarkovChain"]
+
+
+@runtime_checkable
+class HasRecordStates(Protocol):
+    """Records with their own numbers of states (``record_states[r]``; a network of mixed
+    cardinalities): adversaries draw ``x, x'`` among the target's own states."""
+
+    record_states: tuple[int, ...]
+
+
+@runtime_checkable
+class HasRecordNames(Protocol):
+    """Records with names (network nodes): ``record_names()`` or ``None`` when they have none."""
+
+    def record_names(self) -> tuple[str, ...] | None: ...
+
+
+__all__ += ["HasRecordNames", "HasRecordStates"]
