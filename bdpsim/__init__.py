@@ -51,7 +51,7 @@ _EXPORTS = {
     "limited_covariance": "models", "omega_of": "models", "symmetric_chain": "models",
     "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
     "RunSettings": "settings",
-    "from_bif": "models.bayesnet_build", "from_pgmpy": "models.bayesnet_build",  # Bayesian networks
+    "from_bif": "models.bayesnet.build", "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
 }
 _MODULES = ("bounds",)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import check
-from .kernels.chains import gamma_of, omega_of, symmetric_chain, transition_matrix
+from .kernels.chains.transition import gamma_of, omega_of, symmetric_chain, transition_matrix
 
 __all__ = ["Bound", "applicable_bounds", "not_applicable", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
            "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]

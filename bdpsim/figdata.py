@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import binom
 
 from . import bounds as B
-from .mechanisms.rr_core import rr_flip_probability
+from .mechanisms.randomized_response.core import rr_flip_probability
 
 RR_CURVE = "randomized_response"  # paper Fig. 2: the curve of Chakrabarti et al.'s mechanism
 
@@ -200,7 +200,7 @@ def thesis_fig06_rows(allele_b: float = 0.3) -> list[dict]:
     """Thesis Fig. 6 / Def. 5.1: the allele pair at one position, one allele from each parent; the
     three genotypes with their Hardy–Weinberg frequencies (founder law of
     :class:`~bdpsim.models.PedigreeModel`, minor-allele frequency ``allele_b``)."""
-    from .models.pedigree import GENOTYPES, hardy_weinberg
+    from .models.pedigree.model import GENOTYPES, hardy_weinberg
 
     law = hardy_weinberg(allele_b)
     names = {0: "homozygous-major", 1: "heterozygous", 2: "homozygous-minor"}

@@ -114,7 +114,7 @@ class SumQuery:
 @runtime_checkable
 class NoisyQuery(Protocol):
     """A mechanism ``query_function(D) + noise`` with a known noise law (a
-    :class:`~bdpsim.kernels.noise.NoiseLaw`): what exact engines need of a mechanism to compute
+    :class:`~bdpsim.kernels.noise.laws.NoiseLaw`): what exact engines need of a mechanism to compute
     its output laws exactly."""
 
     query_function: Any

@@ -3,7 +3,7 @@ contract (a runtime-checkable :class:`typing.Protocol`, plus the entry's declare
 domain) when it registers, so an incomplete kind fails at import of its module, not mid-run.
 
 The four plug-in registries are :data:`bdpsim.models.MODEL_KINDS`,
-:data:`bdpsim.mechanisms.MECHANISM_KINDS`, :data:`bdpsim.kernels.noise.NOISE_LAWS` and
+:data:`bdpsim.mechanisms.MECHANISM_KINDS`, :data:`bdpsim.kernels.noise.laws.NOISE_LAWS` and
 :data:`bdpsim.estimators.ESTIMATORS` (and the calibration methods,
 :data:`bdpsim.calibration.methods.CALIBRATION_METHODS`). A registry is a ``dict`` from name to
 entry, so reading it is plain dictionary access.

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .mechanisms import has_laplace_noise
-from .kernels.lattice import lattice
+from .kernels.chains.lattice import lattice
 from .mechanisms.protocols import HasQueryFunction
 from .models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
 from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
@@ -112,7 +112,7 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
     unbounded (an unclipped sum) or of a kind not known here.
 
     An additive query on discrete records (a count, a sum of per-state values) takes values on
-    its lattice ``n f_min + delta k`` (:func:`~bdpsim.kernels.lattice.lattice`) between the known
+    its lattice ``n f_min + delta k`` (:func:`~bdpsim.kernels.chains.lattice.lattice`) between the known
     records' sum plus ``|U| min f`` and plus ``|U| max f``; a clipped sum of real records lies in
     ``[sum clip(x_K) + |U| a, sum clip(x_K) + |U| b]``.
     """

@@ -34,7 +34,7 @@ import numpy as np
 from bdpsim import bounds as B
 from bdpsim.models.base import random_discrete_adversary
 from bdpsim.estimators import ExactEstimator, KdeEstimator, MixtureEstimator
-from bdpsim.models.markov_exact import exhaustive_markov_count
+from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.estimators.kde import fastkde_backend
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel

@@ -32,13 +32,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY  # noqa: E402
+from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY  # noqa: E402
 from bdpsim import LaplaceCount, MarkovChainModel  # noqa: E402
 from bdpsim.config import parse_config  # noqa: E402
 from bdpsim.driver import run_experiment  # noqa: E402
 from bdpsim.mechanisms.custom import CONFIG_DIR  # noqa: E402
-from bdpsim.models.markov_window import window_search  # noqa: E402
-from bdpsim.kernels.lattice import query_values  # noqa: E402
+from bdpsim.models.markov.window import window_search  # noqa: E402
+from bdpsim.kernels.chains.lattice import query_values  # noqa: E402
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
 N = 288

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bdpsim.models.bayesnet import BayesNetModel
-from bdpsim.models.bayesnet_search import adversary_bdpl, laplace_score
+from bdpsim.models.bayesnet.model import BayesNetModel
+from bdpsim.models.bayesnet.search import adversary_bdpl, laplace_score
 
 
 def random_ktree_network(size: int, k: int, states: int, rng: np.random.Generator) -> BayesNetModel:
@@ -76,7 +76,7 @@ def _measure(args, rec: dict) -> None:
     score = laplace_score(1.0)
 
     net, t_build = timed(lambda: random_ktree_network(1000, 3, 2, rng), 1)
-    from bdpsim.kernels.elimination import plan
+    from bdpsim.kernels.graphical.elimination import plan
     p = plan([f.vars for f in net.factors()], dict(enumerate(net.node_states)),
              [1] * net.size)
     known = {int(r): int(v) for r, v in zip(rng.choice(net.n, 500, replace=False),
@@ -116,11 +116,11 @@ def _measure(args, rec: dict) -> None:
     print(f"  exact conditional sampling, 10^4 draws: {t:.3f} s")
 
     try:
-        from bdpsim.calibration.quilt_bayesnet import mqm_bayesnet
+        from bdpsim.calibration.quilt.bayesnet import mqm_bayesnet
     except ImportError:
         return
     from bdpsim.models import MarkovChainModel
-    from bdpsim.calibration.quilt import authors_stationary, mqm_exact
+    from bdpsim.calibration.quilt.chain import authors_stationary, mqm_exact
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
     res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)

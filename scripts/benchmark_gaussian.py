@@ -8,7 +8,7 @@ Usage (from the tree root)::
 Each command is a fresh process (``python -m bdpsim.cli ...``); the table gives its exit code,
 wall seconds and CPU seconds (user + system of the child: the fair measure on a shared machine),
 then the ratios measured in this run: Gaussian / Laplace, and with ``--old`` the per-row reference
-kernel (:mod:`bdpsim.kernels.gaussian_mixture`, the kernel before the vectorised one, patched in for
+kernel (:mod:`bdpsim.kernels.noise.gaussian_mixture`, the kernel before the vectorised one, patched in for
 that process only) / the vectorised certified kernel. ``--old-calibration`` also times the
 calibration with the old kernel (more than 25 minutes on a 2-core machine: on main be71edc it was
 killed after 1500 s).
@@ -52,8 +52,8 @@ OLD_KERNEL = """
 import sys
 import numpy as np
 from bdpsim.kernels import gaussian_mixture as gm
-from bdpsim.kernels.noise import GaussianNoise
-from bdpsim.kernels.noise_checks import lattice, profile_eps, rows, signed
+from bdpsim.kernels.noise.laws import GaussianNoise
+from bdpsim.kernels.noise.checks import lattice, profile_eps, rows, signed
 
 def grid_sup(self, W1, W2, delta):
     A, B = rows(W1, W2)

@@ -94,7 +94,7 @@ def utility_configs(tmp: Path) -> list[dict]:
 
 
 def pedigrees() -> list[dict]:
-    from bdpsim.models.pedigree import PedigreeModel
+    from bdpsim.models.pedigree.model import PedigreeModel
 
     def refused(make) -> bool:
         try:

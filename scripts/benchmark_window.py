@@ -31,12 +31,12 @@ import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bdpsim.kernels.chains import ACTIVITY as _ACTIVITY
-from bdpsim.models.markov_exact import exhaustive_markov_count
+from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY
+from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.kernels.lattice import query_values
-from bdpsim.models.markov_window import window_search
+from bdpsim.kernels.chains.lattice import query_values
+from bdpsim.models.markov.window import window_search
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
 F = query_values(2, [1])

@@ -45,7 +45,7 @@ def table_text(rows) -> str:
 def main(argv=None) -> int:
     from bdpsim import results as R
     from bdpsim.gallery import read_rows
-    from bdpsim.kernels.chains import ACTIVITY
+    from bdpsim.kernels.chains.transition import ACTIVITY
     from bdpsim.studies.frontier import EPSILONS, frontier_rows
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

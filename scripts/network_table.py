@@ -58,7 +58,7 @@ def _model(name: str):
     from pgmpy.readwrite import BIFWriter
     from pgmpy.utils import get_example_model
 
-    from bdpsim.models.bayesnet_build import from_bif
+    from bdpsim.models.bayesnet.build import from_bif
 
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f".{name}.bif"
@@ -81,7 +81,7 @@ def one(name: str, budget: float) -> dict:
     from bdpsim.cost import estimate_point
     from bdpsim.driver import run_experiment
     from bdpsim.errors import BdpsimError
-    from bdpsim.models.bayesnet_search import adversary_bdpl, laplace_score
+    from bdpsim.models.bayesnet.search import adversary_bdpl, laplace_score
 
     t_all = time.perf_counter()
     row = dict.fromkeys(COLUMNS, "")

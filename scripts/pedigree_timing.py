@@ -17,10 +17,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bdpsim.models.pedigree_exact import exhaustive_pedigree_count, worst_adversary
+from bdpsim.models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
 from bdpsim.studies.genomic_study import family_size_study, generation_study
 from bdpsim.mechanisms import LaplaceCount
-from bdpsim.models.pedigree import PedigreeModel
+from bdpsim.models.pedigree.model import PedigreeModel
 
 
 def timed(model, label) -> dict:

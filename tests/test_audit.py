@@ -19,8 +19,8 @@ from bdpsim.errors import ConfigError
 from bdpsim.estimators import AuditEstimator, adversary_bdpl
 from bdpsim.mechanisms.histogram import EXHAUSTIVE_MAX_N, HistogramMechanism, count_vector_law
 from bdpsim.models import MarkovChainModel
-from bdpsim.models.markov import BRIDGE_MIN_N
-from bdpsim.models.markov_kind import KIND as MARKOV_KIND
+from bdpsim.models.markov.model import BRIDGE_MIN_N
+from bdpsim.models.markov.kind import KIND as MARKOV_KIND
 from bdpsim.studies.audit_study import CASES, configuration_exact, coverage, exact_event_log_ratio
 
 from .helpers import markov_joint

@@ -1,4 +1,4 @@
-"""Black-box audit kernels (bdpsim.kernels.audit): Clopper–Pearson, validity by simulation, errors."""
+"""Black-box audit kernels (bdpsim.kernels.audit.certificates): Clopper–Pearson, validity by simulation, errors."""
 
 import math
 
@@ -7,12 +7,12 @@ import pytest
 from scipy import stats
 
 from bdpsim.errors import ConfigError
-from bdpsim.kernels.audit import (audit_adversary, audit_configuration, certified_log_ratio, certify_top,
-                                  clopper_pearson_lower, clopper_pearson_upper, plan_certification,
-                                  point_estimate, predicted_bound)
-from bdpsim.kernels.audit_events import Event, check_outputs, output_kind, select_event
-from bdpsim.kernels.laplace_mixture import mixture_sup
-from bdpsim.kernels.noise import GeometricNoise, LaplaceNoise
+from bdpsim.kernels.audit.certificates import (audit_adversary, audit_configuration, certified_log_ratio, certify_top,
+                                          clopper_pearson_lower, clopper_pearson_upper, plan_certification,
+                                          point_estimate, predicted_bound)
+from bdpsim.kernels.audit.events import Event, check_outputs, output_kind, select_event
+from bdpsim.kernels.noise.laplace_mixture import mixture_sup
+from bdpsim.kernels.noise.laws import GeometricNoise, LaplaceNoise
 
 ALPHA = 0.05
 REPEATS = 200

@@ -9,10 +9,10 @@ import pytest
 from scipy import stats
 
 from bdpsim.errors import ConfigError
-from bdpsim.kernels.elimination import Factor, convolve_last, eliminate, min_fill_order, plan
+from bdpsim.kernels.graphical.elimination import Factor, convolve_last, eliminate, min_fill_order, plan
 from bdpsim.models import MarkovChainModel, PedigreeModel
-from bdpsim.models.bayesnet import BayesNetModel
-from bdpsim.models.bayesnet_build import build, from_bif, from_pgmpy
+from bdpsim.models.bayesnet.model import BayesNetModel
+from bdpsim.models.bayesnet.build import build, from_bif, from_pgmpy
 
 DIAMOND = dict(kind="bayesnet", states=2, parents=[[], [0], [0], [1, 2], [3]],
                cpt=[[0.6, 0.4],

@@ -1,5 +1,5 @@
 """Exact BDPL on Bayesian networks: one adversary, exhaustive and separated-region searches, against
-brute force over every data tuple (Laplace sup by bdpsim.kernels.laplace_mixture.mixture_sup)."""
+brute force over every data tuple (Laplace sup by bdpsim.kernels.noise.laplace_mixture.mixture_sup)."""
 
 import functools
 import itertools
@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from bdpsim.errors import ConfigError, NotAvailable
-from bdpsim.kernels.laplace_mixture import mixture_sup
-from bdpsim.kernels.window_scan import grid_sup
+from bdpsim.kernels.noise.laplace_mixture import mixture_sup
+from bdpsim.kernels.chains.window_scan import grid_sup
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel, PedigreeModel
-from bdpsim.models.bayesnet import BayesNetModel
-from bdpsim.models.bayesnet_build import build
-from bdpsim.models.bayesnet_search import (adversary_bdpl, bdpl_search, closed_regions,
-                                           exhaustive_search, laplace_score, region_search)
+from bdpsim.models.bayesnet.model import BayesNetModel
+from bdpsim.models.bayesnet.build import build
+from bdpsim.models.bayesnet.search import (adversary_bdpl, bdpl_search, closed_regions, exhaustive_search,
+                                           laplace_score, region_search)
 
 from .test_bayesnet import DIAMOND, random_network, record_joint
 
@@ -135,7 +135,7 @@ def test_ten_records_sampled_adversaries_and_both_searches(seed):
     ([[0.5, 0.5, 0.0], [0.1, 0.6, 0.3], [0.3, 0.0, 0.7]], 7, [0.2, 0.5, 0.3], [1, 0, 1], 0.8),
 ])
 def test_chain_regions_are_the_windows(P, n, initial, values, b):
-    from bdpsim.models.markov_window import window_search
+    from bdpsim.models.markov.window import window_search
 
     mc = MarkovChainModel(np.array(P), n, None if initial is None else np.array(initial))
     ref = window_search(mc, np.array(values, float), b, window_limit=None).bdpl
@@ -154,7 +154,7 @@ def test_chain_regions_are_the_windows(P, n, initial, values, b):
     (PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4), (2,)),
 ])
 def test_pedigree_equals_the_genomic_engine(ped, counted):
-    from bdpsim.models.pedigree_exact import exhaustive_pedigree_count
+    from bdpsim.models.pedigree.exact import exhaustive_pedigree_count
 
     mech = LaplaceCount(1.0, counted)
     ref = float(exhaustive_pedigree_count(ped, mech).value.max())

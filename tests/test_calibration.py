@@ -9,7 +9,7 @@ from bdpsim import bounds as B
 from bdpsim.calibration import CALIBRATION_METHODS, Calibration, calibrate
 from bdpsim.errors import ConfigError
 from bdpsim.models import MarkovChainModel
-from bdpsim.models.markov_window import markov_bdpl
+from bdpsim.models.markov.window import markov_bdpl
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 

@@ -8,11 +8,11 @@ import pytest
 from bdpsim.calibration import CALIBRATION_METHODS, calibrate
 from bdpsim.studies.competition import (LAPLACE_METHODS, competition_rows, laplace_rows, not_eps_bdp,
                                 rr_rows)
-from bdpsim.models.markov_exact import exhaustive_markov_count
+from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel, symmetric_chain
-from bdpsim.mechanisms.rr_core import flip_for_chain
-from bdpsim.mechanisms.rr_direct import rr_bdpl_bruteforce
+from bdpsim.mechanisms.randomized_response.core import flip_for_chain
+from bdpsim.mechanisms.randomized_response.direct import rr_bdpl_bruteforce
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 NEW = ("markov-quilt-approx", "markov-quilt-exact", "wasserstein", "group")

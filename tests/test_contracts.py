@@ -24,7 +24,7 @@ from bdpsim.calibration.methods import CALIBRATION_METHODS, calibrate
 from bdpsim.config import parse_config
 from bdpsim.errors import ConfigError, NotAvailable
 from bdpsim.estimators import ESTIMATORS, MixtureEstimator
-from bdpsim.kernels.noise import NOISE_LAWS, NoiseLaw, noise_from_params
+from bdpsim.kernels.noise.laws import NOISE_LAWS, NoiseLaw, noise_from_params
 from bdpsim.mechanisms import MECHANISM_KINDS, Mechanism
 from bdpsim.mechanisms.base import NO_COLUMNS
 from bdpsim.models import (MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainModel, ModelSpec,

@@ -76,7 +76,7 @@ def _build(tmp_path, page: str) -> tuple[int, str]:
 PAGE = """Page
 ====
 
-.. py:function:: bdpsim.models.markov_window.window_search(model, values, noise_scale)
+.. py:function:: bdpsim.models.markov.window.window_search(model, values, noise_scale)
 
 .. py:module:: bdpsim.models.base
 
@@ -85,7 +85,7 @@ See :func:`{ref}`.
 
 
 def test_a_current_reference_builds(tmp_path):
-    code, warnings = _build(tmp_path, PAGE.format(ref="bdpsim.models.markov_window.window_search"))
+    code, warnings = _build(tmp_path, PAGE.format(ref="bdpsim.models.markov.window.window_search"))
     assert code == 0, warnings
 
 
@@ -98,7 +98,7 @@ def test_a_stale_reference_fails_the_build(tmp_path, stale):
 
 def test_short_references_resolve_to_the_one_object_they_name(tmp_path):
     page = PAGE.format(ref="window_search") + ("\nAnd :data:`MODEL_KINDS`, :data:`bdpsim.models.MODEL_KINDS`, "
-                                               ":func:`bdpsim.kernels.window_scan._forward`.\n")
+                                               ":func:`bdpsim.kernels.chains.window_scan._forward`.\n")
     code, warnings = _build(tmp_path, page)
     assert code == 0, warnings
     (tmp_path / "x").mkdir()

@@ -10,8 +10,8 @@ from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
 from bdpsim.errors import NotAvailable
 from bdpsim.estimators import adversary_bdpl, mixture_sup
-from bdpsim.models.gaussian_exact import exhaustive_gaussian_sum, gaussian_sum_coefficient
-from bdpsim.models.markov_exact import exhaustive_markov_count
+from bdpsim.models.gaussian.exact import exhaustive_gaussian_sum, gaussian_sum_coefficient
+from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from bdpsim.models import GaussianModel, MarkovChainModel, limited_covariance
 

@@ -16,9 +16,9 @@ from bdpsim.calibration import calibrate
 from bdpsim.calibration.budget import TooSlow
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import exact_engine
-from bdpsim.kernels import gaussian_certified as gc
-from bdpsim.kernels import gaussian_mixture as gm
-from bdpsim.kernels.noise import GaussianNoise
+from bdpsim.kernels.noise import gaussian_certified as gc
+from bdpsim.kernels.noise import gaussian_mixture as gm
+from bdpsim.kernels.noise.laws import GaussianNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism
 from bdpsim.models import MarkovChainModel
 from bdpsim.queries import CountQuery

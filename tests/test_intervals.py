@@ -12,7 +12,7 @@ import bdpsim
 from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
 from bdpsim.estimators import MixtureEstimator, adversary_bdpl
-from bdpsim.kernels.laplace_mixture import mixture_sup
+from bdpsim.kernels.noise.laplace_mixture import mixture_sup
 from bdpsim.kernels.mixture_interval import sup_interval, unnormalised_sups
 from bdpsim.kernels.stats import interval_percentile_ci
 from bdpsim.mechanisms import ClippedSum, LaplaceCount

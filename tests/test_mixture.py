@@ -5,7 +5,7 @@ import pytest
 from scipy.special import logsumexp
 
 from bdpsim.estimators import grid_mixture_sup, mixture_sup
-from bdpsim.kernels.laplace_mixture import log_mixture_pdf
+from bdpsim.kernels.noise.laplace_mixture import log_mixture_pdf
 
 
 def dense_log_pdf(y, atoms, w, b):

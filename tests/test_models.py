@@ -22,7 +22,7 @@ def test_stationary_law_is_exactly_zero_on_transient_states():
     assert m.initial.tolist() == [1.0, 0.0]
     m = MarkovChainModel([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5], [0.0, 0.0, 1.0]], 5)
     assert m.initial.tolist() == [0.0, 0.0, 1.0] and m.is_stationary
-    from bdpsim.kernels.chains import transient_states
+    from bdpsim.kernels.chains.transition import transient_states
     assert not transient_states(P3).any()
 
 

@@ -14,9 +14,9 @@ from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.models import MODEL_KINDS
-from bdpsim.models.bayesnet import BayesNetModel
-from bdpsim.models.bayesnet_build import build as build_bn
-from bdpsim.models.bayesnet_search import bdpl_search, laplace_score, search_plan
+from bdpsim.models.bayesnet.model import BayesNetModel
+from bdpsim.models.bayesnet.build import build as build_bn
+from bdpsim.models.bayesnet.search import bdpl_search, laplace_score, search_plan
 from bdpsim.models.mrf import MRFModel
 from bdpsim.models.mrf import build as build_mrf
 from bdpsim.results import read_summary

@@ -98,7 +98,7 @@ def test_reducible_chain_is_described_and_bounds_do_not_apply(capsys):  # 15
 
 
 def test_transient_class_is_named():
-    from bdpsim.kernels.chains import chain_structure
+    from bdpsim.kernels.chains.transition import chain_structure
 
     assert chain_structure([[0.5, 0.5], [0.0, 1.0]]) == "reducible: 2 communicating classes {0} (transient), {1}"
     assert chain_structure([[0.0, 1.0], [1.0, 0.0]]) is None  # periodic but irreducible
@@ -112,7 +112,7 @@ def test_one_indexing_convention_in_calibrate(capsys):  # 11
 
 def test_pedigree_parent_after_child_message(capsys):  # 18
     from bdpsim.errors import ConfigError
-    from bdpsim.models.pedigree import PedigreeModel
+    from bdpsim.models.pedigree.model import PedigreeModel
 
     with pytest.raises(ConfigError) as e:
         PedigreeModel([[1, 2], [], []])

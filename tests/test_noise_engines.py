@@ -14,10 +14,10 @@ from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, exact_engine
-from bdpsim.kernels.noise import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise
+from bdpsim.kernels.noise.laws import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism
 from bdpsim.models import MarkovChainModel, PedigreeModel
-from bdpsim.models.pedigree import TRANSMISSION
+from bdpsim.models.pedigree.model import TRANSMISSION
 from bdpsim.queries import CountQuery
 
 from .helpers import brute_count_law

@@ -1,4 +1,4 @@
-"""Noise laws (bdpsim.kernels.noise): exact sup and hockey-stick divergence against brute force."""
+"""Noise laws (bdpsim.kernels.noise.laws): exact sup and hockey-stick divergence against brute force."""
 
 import math
 
@@ -9,9 +9,9 @@ from scipy.integrate import quad
 from scipy.optimize import minimize_scalar
 
 from bdpsim.errors import ConfigError
-from bdpsim.kernels import window_scan
-from bdpsim.kernels.noise import (NOISE_LAWS, GaussianNoise, GeometricNoise, LaplaceNoise, NoiseLaw,
-                                  StaircaseNoise, noise_from_params)
+from bdpsim.kernels.chains import window_scan
+from bdpsim.kernels.noise.laws import (NOISE_LAWS, GaussianNoise, GeometricNoise, LaplaceNoise, NoiseLaw,
+                                       StaircaseNoise, noise_from_params)
 
 
 def _weights(rng, B, J, zeros=0.25):

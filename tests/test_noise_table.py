@@ -13,7 +13,7 @@ from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, exact_engine
-from bdpsim.kernels.noise import NOISE_LAWS, GeometricNoise, NoiseLaw, TableNoise
+from bdpsim.kernels.noise.laws import NOISE_LAWS, GeometricNoise, NoiseLaw, TableNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism
 from bdpsim.models import MarkovChainModel, PedigreeModel
 from bdpsim.queries import CountQuery

@@ -11,8 +11,8 @@ from scipy.optimize import linprog
 
 from bdpsim.calibration import calibrate
 from bdpsim.calibration.optimal import law_pairs, mirror_closed, optimal_noise
-from bdpsim.kernels import optimal_lp as lp
-from bdpsim.kernels.chains import ACTIVITY
+from bdpsim.kernels.noise import optimal_lp as lp
+from bdpsim.kernels.chains.transition import ACTIVITY
 from bdpsim.models import MarkovChainModel, symmetric_chain
 
 from .helpers import markov_joint

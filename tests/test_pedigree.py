@@ -10,11 +10,11 @@ from scipy import stats
 
 from bdpsim.adversary import Adversary
 from bdpsim.errors import ConfigError, NotAvailable
-from bdpsim.kernels.laplace_mixture import mixture_sup
+from bdpsim.kernels.noise.laplace_mixture import mixture_sup
 from bdpsim.bounds import genomic_lower_bound
-from bdpsim.models.pedigree_exact import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
+from bdpsim.models.pedigree.exact import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
 from bdpsim.mechanisms import LaplaceCount, LaplaceSum
-from bdpsim.models.pedigree import (TRANSMISSION, PedigreeModel, genotype_states, hardy_weinberg)
+from bdpsim.models.pedigree.model import TRANSMISSION, PedigreeModel, genotype_states, hardy_weinberg
 
 # thesis Table 3, typed in from the thesis: rows X_j, columns X_k, cells (BB, Bb, bb)
 TABLE3 = {(0, 0): (1, 0, 0), (0, 1): (.5, .5, 0), (0, 2): (0, 1, 0),

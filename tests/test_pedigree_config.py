@@ -7,7 +7,7 @@ import pytest
 from bdpsim.config import parse_config
 from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
-from bdpsim.models.pedigree_exact import exhaustive_pedigree_count
+from bdpsim.models.pedigree.exact import exhaustive_pedigree_count
 from bdpsim.mechanisms import LaplaceCount
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from bdpsim.studies import pufferfish_audit as PA
 from bdpsim.studies import pufferfish_fig2 as PF
-from bdpsim.kernels.histogram_sup import chain_histogram_bdpl
+from bdpsim.kernels.chains.histogram_sup import chain_histogram_bdpl
 
 TINY_AUDIT = {"T": 300, "small_T": 4, "epsilons": [1.0, 10.0], "budget": 40_000, "small_budget": 100_000,
               "adversaries": 4, "window_n": 4, "chunk": 2000}

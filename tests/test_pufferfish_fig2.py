@@ -1,5 +1,5 @@
 """Pufferfish paper Fig. 2 (bdpsim.pufferfish_fig2) and the exact histogram sup kernel
-(bdpsim.kernels.histogram_sup)."""
+(bdpsim.kernels.chains.histogram_sup)."""
 
 import itertools
 import math
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from bdpsim.studies import pufferfish_fig2 as PF
-from bdpsim.kernels.histogram_sup import (chain_histogram_bdpl, histogram_sup, lattice_sup,
-                                          vertex_log_density, window_laws)
-from bdpsim.kernels.laplace_mixture import mixture_sup
-from bdpsim.calibration.quilt import mqm_approx_search
+from bdpsim.kernels.chains.histogram_sup import (chain_histogram_bdpl, histogram_sup, lattice_sup,
+                                                 vertex_log_density, window_laws)
+from bdpsim.kernels.noise.laplace_mixture import mixture_sup
+from bdpsim.calibration.quilt.chain import mqm_approx_search
 
 TINY = {"runs": 3, "epsilons": [0.5, 2.0], "exact_T": [2, 3],
         "panels": {"a": {"vary": "pi_est", "values": [0.02, 0.05], "fixed": {"g_est": 0.1, "T": 300}},

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from bdpsim.errors import ConfigError
-from bdpsim.calibration.quilt import (authors_eigengap, authors_stationary, exact_max_influence_binary,
-                          exact_max_influence_multi, exact_ratios_binary, exact_ratios_multi,
-                          mqm_approx, mqm_approx_search, mqm_exact, node_probabilities,
-                          time_reversal)
+from bdpsim.calibration.quilt.chain import (authors_eigengap, authors_stationary, exact_max_influence_binary,
+                                            exact_max_influence_multi, exact_ratios_binary, exact_ratios_multi,
+                                            mqm_approx, mqm_approx_search, mqm_exact, node_probabilities,
+                                            time_reversal)
 
 SYM = [[0.75, 0.25], [0.25, 0.75]]
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]

@@ -8,11 +8,12 @@ import pytest
 
 from bdpsim.errors import ConfigError
 from bdpsim.models import MarkovChainModel
-from bdpsim.models.bayesnet import BayesNetModel
-from bdpsim.models.bayesnet_build import build
-from bdpsim.calibration.quilt import (authors_eigengap, authors_stationary, exact_ratios_multi, mqm_approx,
-                          mqm_approx_search, mqm_exact, mqm_exact_search_multi, node_probabilities)
-from bdpsim.calibration.quilt_bayesnet import QuiltContext, mqm_bayesnet, mqm_estimated, quilt_family
+from bdpsim.models.bayesnet.model import BayesNetModel
+from bdpsim.models.bayesnet.build import build
+from bdpsim.calibration.quilt.chain import (authors_eigengap, authors_stationary, exact_ratios_multi, mqm_approx,
+                                            mqm_approx_search, mqm_exact, mqm_exact_search_multi,
+                                            node_probabilities)
+from bdpsim.calibration.quilt.bayesnet import QuiltContext, mqm_bayesnet, mqm_estimated, quilt_family
 
 from .test_bayesnet import DIAMOND, full_joint, random_network
 

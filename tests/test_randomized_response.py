@@ -7,12 +7,13 @@ import pytest
 from scipy.stats import binom
 
 from bdpsim.errors import ConfigError, NotAvailable
-from bdpsim.mechanisms.rr_core import rr_flip_probability
+from bdpsim.mechanisms.randomized_response.core import rr_flip_probability
 from bdpsim.models import MarkovChainModel, symmetric_chain
-from bdpsim.mechanisms.randomized_response import randomized_response_bdpl
-from bdpsim.mechanisms.rr_core import END, START, RRAdversary, debiased_count, flip_for_chain, rr_noise_std
-from bdpsim.mechanisms.rr_window import _evaluate, _realise, rr_adversary_bdpl, rr_bdpl
-from bdpsim.mechanisms.rr_direct import flipped_count_laws, rr_bdpl_bruteforce
+from bdpsim.mechanisms.randomized_response.mechanism import randomized_response_bdpl
+from bdpsim.mechanisms.randomized_response.core import (END, START, RRAdversary, debiased_count, flip_for_chain,
+                                                        rr_noise_std)
+from bdpsim.mechanisms.randomized_response.window import _evaluate, _realise, rr_adversary_bdpl, rr_bdpl
+from bdpsim.mechanisms.randomized_response.direct import flipped_count_laws, rr_bdpl_bruteforce
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
@@ -116,7 +117,7 @@ def test_zero_transitions_use_the_brute_force():
 
 @pytest.mark.parametrize("P,T,rho,w", CASES[:6])
 def test_no_knowledge_leakage_against_the_recursion(P, T, rho, w):
-    from bdpsim.mechanisms.rr_direct import rr_no_knowledge_bdpl
+    from bdpsim.mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 
     model = MarkovChainModel(P, T, w)
     ref = max(rr_adversary_bdpl(model, rho, RRAdversary(i, (), (), x, 1 - x, 0)) for i in range(T) for x in (0, 1))

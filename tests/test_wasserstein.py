@@ -8,9 +8,9 @@ import pytest
 
 from bdpsim.errors import ConfigError
 from bdpsim.models import MarkovChainModel, symmetric_chain
-from bdpsim.models.pedigree import PedigreeModel
+from bdpsim.models.pedigree.model import PedigreeModel
 from bdpsim.calibration.wasserstein import markov_laws, quantile, w_infinity, wasserstein_scale
-from bdpsim.kernels.lattice import lattice
+from bdpsim.kernels.chains.lattice import lattice
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 

@@ -9,13 +9,13 @@ import pytest
 
 from bdpsim.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, mixture_sup
-from bdpsim.models.markov_exact import exhaustive_markov_count
-from bdpsim.kernels.laplace_mixture import log_mixture_pdf
+from bdpsim.models.markov.exact import exhaustive_markov_count
+from bdpsim.kernels.noise.laplace_mixture import log_mixture_pdf
 from bdpsim.studies.knowledge import knowledge_matrix, leakage_by_knowledge, write_knowledge_csv
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.kernels.lattice import lattice, query_values
-from bdpsim.models.markov_window import markov_bdpl, truncation_bound, window_search
+from bdpsim.kernels.chains.lattice import lattice, query_values
+from bdpsim.models.markov.window import markov_bdpl, truncation_bound, window_search
 
 from .helpers import brute_count_law, markov_joint
 
@@ -256,8 +256,8 @@ def test_support_cycle_and_lazy_completion_sums_match_the_tables():
     """``Support`` (transient + repeating rows) == the step-by-step propagation; ``feasible_cells``
     from it == from the full array; ``CompletionSums`` == ``window_completion_sums`` bit for bit (integer,
     random and 0.1-step query values: the exact-integer and the term-by-term path)."""
-    from bdpsim.kernels import window_scan as wk
-    from bdpsim.models.markov_window import CompletionSums, window_completion_sums
+    from bdpsim.kernels.chains import window_scan as wk
+    from bdpsim.models.markov.window import CompletionSums, window_completion_sums
 
     cases, rng = _support_cases()
     for P, w in cases:

@@ -6,7 +6,7 @@ import pytest
 from bdpsim import bounds as B
 from bdpsim.errors import ConfigError
 from bdpsim.models import GaussianModel
-from bdpsim.models.gaussian_exact import gaussian_sum_coefficient
+from bdpsim.models.gaussian.exact import gaussian_sum_coefficient
 from bdpsim.studies.worstcase import sum_slope, worst_gaussian_sum, worst_markov_chain
 
 

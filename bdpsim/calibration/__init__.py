@@ -4,7 +4,7 @@
 the calibrated mechanism kinds all call it) with the methods of :data:`CALIBRATION_METHODS`:
 ``exact`` (the smallest eps-BDP scale, by the exact engine), the bounds (``general``, ``markov``,
 ``zhao``), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
-:mod:`.quilt`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
+:mod:`bdpsim.calibration.quilt.chain`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
 mechanism kinds of a config.
 """
 
@@ -12,7 +12,7 @@ from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism
 from .kinds import CalibratedLaplace
 from .methods import CALIBRATION_METHODS, Calibration, CalibrationProblem, calibrate, exact_scale
 from .optimal import calibrate_optimal, optimal_noise
-from .quilt import mqm_approx, mqm_exact
+from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale
 
 CALIBRATION_METHODS["optimal"] = calibrate_optimal  # issue 30: the least noise of any integer shape

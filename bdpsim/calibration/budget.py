@@ -1,6 +1,6 @@
 """Up-front run-time estimates of the calibration's costly steps, and the refusal they allow.
 
-Two steps can take long: the exact engine's window scan (:func:`bdpsim.kernels.window_scan.scan`;
+Two steps can take long: the exact engine's window scan (:func:`bdpsim.kernels.chains.window_scan.scan`;
 its cost does not depend on ``n`` but grows like ``s^4 (lmax + 1)^3``: 50 states or a slowly
 mixing chain take minutes per scan, and the exact calibration runs about
 :data:`EXACT_SEARCHES` of them) and MQMExact (the authors' node-by-node search, linear in ``n``
@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..errors import ConfigError
-from ..kernels.lattice import lattice
+from ..kernels.chains.lattice import lattice
 
 #: seconds per unit of window-scan work (law rows times lattice length, see :func:`scan_seconds`)
 SCAN_SECONDS_PER_UNIT = 1.0e-7
@@ -55,7 +55,7 @@ def duration(seconds: float) -> str:
 
 
 def scan_seconds(model, values, search: dict) -> tuple[float, str]:
-    """Estimated seconds of one window search (:func:`bdpsim.models.markov_window.window_search`)
+    """Estimated seconds of one window search (:func:`bdpsim.models.markov.window.window_search`)
     of ``model`` and the query ``values`` with the options ``search``, and what it depends on.
 
     Returns
@@ -64,7 +64,7 @@ def scan_seconds(model, values, search: dict) -> tuple[float, str]:
     why : str
         e.g. ``"window scan over 50 states, <= 17 unknowns per side"``.
     """
-    from ..models.markov_window import DEFAULT_TOLERANCE, validated_search
+    from ..models.markov.window import DEFAULT_TOLERANCE, validated_search
 
     _, _, lim = validated_search(model, 1.0, int(search.get("min_known", 0)), search.get("targets"),
                            search.get("window_limit", "auto"), search.get("tolerance", DEFAULT_TOLERANCE))
@@ -96,7 +96,7 @@ def check_exact(model, values, search: dict, budget: float | None, searches: int
 
 
 def mqm_exact_seconds(states: int, T: int) -> float:
-    """Estimated seconds of MQMExact (:func:`bdpsim.calibration.quilt.mqm_exact`) on a chain of
+    """Estimated seconds of MQMExact (:func:`bdpsim.calibration.quilt.chain.mqm_exact`) on a chain of
     ``states`` states and length ``T``."""
     return max(T - 2, 0) * _mqm_node_seconds(states)
 

@@ -19,11 +19,11 @@ from ..errors import check
 from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
-from ..models.bayesnet import BayesNetModel
+from ..models.bayesnet.model import BayesNetModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 from ..schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
-from .quilt_bayesnet import mqm_bayesnet
+from .quilt.bayesnet import mqm_bayesnet
 from ..models.protocols import MarkovChain
 
 

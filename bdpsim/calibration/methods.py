@@ -2,7 +2,7 @@
 
 Every method answers: which scale ``b`` should ``Y = sum_t f(X_t) + Lap(b)`` use so that its
 BDPL is at most ``eps``? — and reports the exact BDPL over all adversaries of the mechanism it
-prescribes (:func:`bdpsim.models.markov_window.window_search`).
+prescribes (:func:`bdpsim.models.markov.window.window_search`).
 
 * ``exact``: the smallest ``b`` with exact ``BDPL(b) <= eps``. ``Lap(b2) = Lap(b1) + W`` for
   ``b2 > b1`` (``W = 0`` w.p. ``(b1/b2)^2``, else ``Lap(b2)``: the characteristic functions give
@@ -16,7 +16,7 @@ prescribes (:func:`bdpsim.models.markov_window.window_search`).
 * ``zhao``: ``b = Delta / (eps - 6 ln omega)`` (thesis eq. 20), same conditions.
 * ``markov-quilt-approx`` / ``markov-quilt-exact``: ``b = Delta sigma`` with ``sigma`` the Markov
   Quilt mechanism's scale for eps-Pufferfish privacy of a 1-Lipschitz query, as the authors'
-  MATLAB code computes it (:mod:`bdpsim.calibration.quilt`; MQMExact uses the model's start law for 2 states
+  MATLAB code computes it (:mod:`bdpsim.calibration.quilt.chain`; MQMExact uses the model's start law for 2 states
   and the authors' worst-case marginals for more).
 * ``wasserstein``: ``b = W / eps``, ``W`` the sup over records and value pairs of the
   infinity-Wasserstein distance between the query's conditional laws (:mod:`bdpsim.calibration.wasserstein`).
@@ -39,15 +39,15 @@ import numpy as np
 
 from .. import bounds as B
 from ..errors import ConfigError, NotAvailable, check
-from ..kernels.lattice import query_values
-from ..models.markov import MarkovChainModel
-from ..models.markov_window import window_search
-from ..kernels.lattice import lattice
-from ..kernels.noise import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
-from ..kernels.optimal_lp import mean_abs
-from ..kernels.noise_checks import MAX_PROFILE_EPSILON
+from ..kernels.chains.lattice import query_values
+from ..models.markov.model import MarkovChainModel
+from ..models.markov.window import window_search
+from ..kernels.chains.lattice import lattice
+from ..kernels.noise.laws import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
+from ..kernels.noise.optimal_lp import mean_abs
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
-from .quilt import mqm_approx, mqm_exact
+from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 from ..models.protocols import MarkovChain
 
@@ -88,7 +88,7 @@ class Calibration:
 class CalibrationProblem:
     """Chain, per-state query values ``f``, target ``epsilon`` and window-search options.
 
-    ``noise`` (default Laplace) is the noise law to calibrate (:mod:`bdpsim.kernels.noise`): its
+    ``noise`` (default Laplace) is the noise law to calibrate (:mod:`bdpsim.kernels.noise.laws`): its
     amount ``s`` is the Laplace scale ``b``, the Gaussian ``sigma``, or ``Delta / s`` is the DP
     epsilon of geometric and staircase noise (so the DP adversary leaks ``Delta / s`` for every
     pure law, and more ``s`` means more noise). For Gaussian noise, whose pure BDPL is infinite,
@@ -214,7 +214,7 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
 
     For a noise law the search runs over its amount (:class:`CalibrationProblem`; the BDPL is
     non-increasing in it for Laplace, Gaussian and geometric noise, and for staircase noise with a
-    fixed gamma — checked numerically, see :mod:`bdpsim.kernels.noise`); for Gaussian noise the
+    fixed gamma — checked numerically, see :mod:`bdpsim.kernels.noise.laws`); for Gaussian noise the
     target is ``delta(eps) <= problem.delta``."""
     from scipy.special import ndtri
 
@@ -383,7 +383,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         Target BDPL.
     counted_states, state_values
         The query: count of a state set (default state 1) or sum of per-state values
-        (:func:`bdpsim.kernels.lattice.query_values`).
+        (:func:`bdpsim.kernels.chains.lattice.query_values`).
     method : str
         ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
         ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
@@ -406,7 +406,7 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     progress : callable, optional
         ``progress(done, None)`` after each window search (e.g. :class:`bdpsim.cli.progress.Progress`).
     **search
-        Options of :func:`bdpsim.models.markov_window.window_search` (``min_known``, ``window_limit``, ...).
+        Options of :func:`bdpsim.models.markov.window.window_search` (``min_known``, ``window_limit``, ...).
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")

@@ -4,30 +4,30 @@ For an integer-valued additive query ``S = sum_t f(X_t)`` on a Markov chain (a c
 sum whose values lie on an integer lattice) and an integer noise ``Z`` with pmf ``f``, the output
 law given an adversary's knowledge is ``p(s | x_K, x) = sum_c P(S = c | x_K, x) f(s - c)``, so every
 BDP condition ``p(s | x_K, x) <= e^eps p(s | x_K, x')`` is linear in ``f``. Minimising ``E|Z|``
-(or ``E Z^2``) over ``f`` is a linear program: :mod:`bdpsim.kernels.optimal_lp` (finite
+(or ``E Z^2``) over ``f`` is a linear program: :mod:`bdpsim.kernels.noise.optimal_lp` (finite
 parametrisation with geometric tails, the finite set of outputs, constraint generation, HiGHS).
 
-**Which conditions.** The window reduction (:mod:`bdpsim.models.markov_window`) holds for every additive noise
+**Which conditions.** The window reduction (:mod:`bdpsim.models.markov.window`) holds for every additive noise
 kernel: the output law of any adversary ``(K, i)`` is a common-weight mixture of shifted output
 laws of a *window* adversary (knows everything outside ``(l, r)``, nothing inside but ``x_i``).
 If ``f`` satisfies the conditions of every window pair, it satisfies them for every adversary
 (a ratio of mixtures with common weights is at most the largest ratio of its parts). The window
-pairs are exactly the law pairs the exact engine scores (:func:`bdpsim.kernels.window_scan.scan`);
+pairs are exactly the law pairs the exact engine scores (:func:`bdpsim.kernels.chains.window_scan.scan`);
 they are collected once, normalised and deduplicated (pairs equal to 13 digits, either order).
 With ``window_limit = "auto"`` windows longer than the truncation length are left out; the
-module docstring of :mod:`bdpsim.models.markov_window` bounds what they add by
+module docstring of :mod:`bdpsim.models.markov.window` bounds what they add by
 ``tolerance = D_d + E_d`` for *any* noise, so the LP targets ``eps - tolerance``.
 
-**Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise_table.TableNoise`
+**Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise.table.TableNoise`
 and its exact BDPL over all adversaries is computed by the exact engine
-(:func:`bdpsim.models.markov_window.window_search`), independently of the LP. The LP targets
+(:func:`bdpsim.models.markov.window.window_search`), independently of the LP. The LP targets
 ``eps - margin`` (``margin`` starting at ``1e-9``, for the solver's relative feasibility
 tolerance); if the verified BDPL plus the truncation tolerance exceeds ``eps``, the margin grows
 tenfold and the LP is solved again (at most 4 times), so the returned noise is eps-BDP by the exact
 engine, not by the solver's word.
 
 **The tail ratio.** With ``r`` fixed the problem is an LP; ``r`` must be at least the least ratio
-whose far-tail conditions hold (:func:`~bdpsim.kernels.optimal_lp.min_tail_ratio`). ``r = "auto"``
+whose far-tail conditions hold (:func:`~bdpsim.kernels.noise.optimal_lp.min_tail_ratio`). ``r = "auto"``
 tries a few ratios from that least one up (the fastest geometric decay allowed, and a
 few slower) and keeps the best; with ``M`` large the tails carry little mass and ``r`` matters
 little. ``M = "auto"`` takes ``M = ceil(min(12 / -ln r_min, ln(1e10) / (eps/Delta + ln r_min)))``,
@@ -54,12 +54,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check
-from ..kernels import optimal_lp as lp
-from ..kernels import window_scan as wk
-from ..kernels.noise_table import TableNoise
-from ..models.markov import MarkovChainModel
+from ..kernels.noise import optimal_lp as lp
+from ..kernels.chains import window_scan as wk
+from ..kernels.noise.table import TableNoise
+from ..models.markov.model import MarkovChainModel
 from ..models.protocols import MarkovChain
-from ..models.markov_window import DEFAULT_TOLERANCE, _context, window_search
+from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
 RANGE = 1e10  # most ratio between the fastest (e^{-eps/Delta} per step) and slowest (r) decays over M
@@ -161,7 +161,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
-        Query value per state (integers up to a common shift, :func:`bdpsim.kernels.lattice.query_values`).
+        Query value per state (integers up to a common shift, :func:`bdpsim.kernels.chains.lattice.query_values`).
     objective : {"mean_abs", "variance"}
     M : int or "auto"
         Half-width of the free masses.
@@ -170,7 +170,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     symmetric : bool or None
         Impose ``f(k) = f(-k)`` (``None``: when the pair set is mirror-closed).
     min_known, window_limit, tolerance
-        Adversary family and window truncation, as :func:`~bdpsim.models.markov_window.window_search`.
+        Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
     """
     t0 = time.monotonic()
     check(isinstance(model, MarkovChain), "model", type(model).__name__,

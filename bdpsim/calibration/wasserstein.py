@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError, NotAvailable, check
-from ..kernels.lattice import lattice, query_values
-from ..models.pedigree import genotype_states
+from ..kernels.chains.lattice import lattice, query_values
+from ..models.pedigree.model import genotype_states
 from ..models.protocols import HasCountLaw, MarkovChain
 
 LEVEL_RTOL = 1e-12

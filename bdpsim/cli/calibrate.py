@@ -208,7 +208,7 @@ def _abs(c) -> str:
 def _chain_note(model, stationary_default: bool) -> str | None:
     """One line saying what is unusual about the chain (reducible) and what follows for the
     bounds and the initial law; ``None`` for an irreducible chain."""
-    from ..kernels.chains import chain_structure
+    from ..kernels.chains.transition import chain_structure
 
     what = chain_structure(model.transition)
     if what is None:

@@ -142,7 +142,7 @@ def _bounds_markov(a) -> list[str]:
         raise ConfigError(f"--{exc.field.lstrip('-')}", exc.value, exc.rule) from None
     gam, om = B.gamma_of(P), B.omega_of(P)
     lines.append(f"transition     {P.tolist()}")
-    from ..kernels.chains import chain_structure
+    from ..kernels.chains.transition import chain_structure
 
     what = chain_structure(P)
     if what is not None:

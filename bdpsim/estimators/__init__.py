@@ -7,7 +7,7 @@
 """
 
 from ..adversary import Estimate
-from ..kernels.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
+from ..kernels.noise.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
 from .base import ESTIMATORS, CostContext, Estimator, register_estimator
 from .exact import (ExactEstimator, adversary_bdpl, engine_for, exact_engine, exact_reference,
                     unavailable_reason)

@@ -9,7 +9,7 @@ vector output, a user's ``kind = "python"`` function. What it reports:
 **Per adversary** (``adversaries.csv.gz``), from ``audit_search * audit_budget / adversaries``
 calls: an event ``S`` of outputs chosen on 20 % of the calls (thresholds ``{y >= t}``, ``{y <= t}``
 and intervals for scalar outputs, single values for discrete ones, a fitted likelihood-ratio score
-for vector outputs; :mod:`bdpsim.kernels.audit_events`), then on the other 80 %, fresh,
+for vector outputs; :mod:`bdpsim.kernels.audit.events`), then on the other 80 %, fresh,
 
 * ``bdpl_lower``: ``ln(p_low / q_high)`` with exact Clopper–Pearson bounds at ``audit_alpha / 2``
   each — a lower bound on *this adversary's* (two-sided) BDPL at level ``1 - audit_alpha``;
@@ -26,7 +26,7 @@ for vector outputs; :mod:`bdpsim.kernels.audit_events`), then on the other 80 %,
 bound on the configuration's BDPL that holds at level ``1 - audit_alpha`` *as a whole*. Everything
 adaptive happens on samples that are never used to certify: (1) the per-adversary audits above
 rank the adversaries (``audit_score``); (2) successive halving
-(:mod:`bdpsim.kernels.audit_search`) spends 20 % of the remaining budget on the
+(:mod:`bdpsim.kernels.audit.search`) spends 20 % of the remaining budget on the
 ``audit_candidates`` best: each round gives every remaining candidate fresh samples (pooled with
 its earlier ones), lets it choose its event on the pool and predict the bound it would certify,
 and keeps the better half, until ``audit_top`` remain; (3) those are certified on fresh samples
@@ -44,7 +44,7 @@ own (:meth:`bdpsim.config.ExperimentPoint.stream`).
 **Adversaries.** Any adversary's certified bound is a valid lower bound, so the family is free:
 ``run.adversary_family = "random"`` (the thesis' random known sets) or ``"windows"`` (know
 everything outside a random window around the target, where the worst adversary of an additive
-query on a chain is, by the window reduction of :mod:`bdpsim.models.markov_window`; the Markov
+query on a chain is, by the window reduction of :mod:`bdpsim.models.markov.window`; the Markov
 kind offers it). On the activity chain (n = 288, count + Lap(1), exact BDPL 3.4749, attained with 7
 unknown records each side and everything else known) the thesis' random known sets do draw
 adversaries whose *exact* BDPL is close (up to 3.466 among 60), but with unknown records scattered
@@ -53,7 +53,7 @@ adversaries have a short unknown segment, and the audit certifies 3.37 of 3.47 w
 all (``scripts/benchmark_audit.py``, ``results/benchmarks/audit.md``).
 
 **What bdpsim does differently from the literature** (details and sources in
-:mod:`bdpsim.kernels.audit`). DP-Sniper (Bichsel et al. 2021), Google's ``dp_auditorium`` and
+:mod:`bdpsim.kernels.audit.certificates`). DP-Sniper (Bichsel et al. 2021), Google's ``dp_auditorium`` and
 Steinke, Nasr & Jagielski (2023) audit *differential privacy*: neighbouring datasets of
 independent records, with the output laws of two fixed inputs (DP-Sniper, dp_auditorium) or of
 randomly included canaries (Steinke et al.). bdpsim audits *Bayesian* DP on correlated data: the
@@ -79,16 +79,17 @@ import numpy as np
 
 from ..columns import Column, register_columns
 from ..errors import NotAvailable, check
-from ..kernels.audit import audit_adversary, certify, plan_certification
-from ..kernels.audit_events import check_outputs
-from ..kernels.audit_search import successive_halving
-from ..kernels.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
+from ..kernels.audit.certificates import audit_adversary, plan_certification
+from ..kernels.audit import certify
+from ..kernels.audit.events import check_outputs
+from ..kernels.audit.search import successive_halving
+from ..kernels.audit.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
 from ..schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 
 #: share of the budget left after the per-adversary search that chooses the final events (the
-#: kernels' measured 20/80 selection/certification split, :data:`bdpsim.kernels.audit.SELECTION_STUDY`)
+#: kernels' measured 20/80 selection/certification split, :data:`bdpsim.kernels.audit.certificates.SELECTION_STUDY`)
 SELECTION_FRACTION = 0.2
 #: least selection samples per side before anything is chosen (below: nothing certified)
 MIN_SELECTION = 20
@@ -146,7 +147,7 @@ class ConfigurationCertificate:
     """A configuration's audit: ``lower`` holds at level ``1 - alpha`` for the configuration's BDPL;
     ``estimate`` ± ``se`` the certified event's log-ratio; ``calls`` used in all; ``index``, ``model``
     and ``adversary`` the certified adversary (``-1``/``None``: none), ``event`` its event (a
-    :class:`~bdpsim.kernels.audit_events.Event`), ``exact`` its exact BDPL where known, ``note``
+    :class:`~bdpsim.kernels.audit.events.Event`), ``exact`` its exact BDPL where known, ``note``
     why ``lower`` is 0 when it is."""
 
     lower: float
@@ -176,7 +177,7 @@ class AuditEstimator:
     Its ``[run]`` keys: ``audit_alpha`` (``alpha``, default 0.05), ``audit_budget`` (``budget``:
     mechanism calls per configuration, default 10^7 — enough to certify about 3.3 nats of a
     tail event and to reach within 0.05–0.1 of a BDPL up to ~3 on the thesis' chains (measured:
-    :data:`bdpsim.kernels.audit.SELECTION_STUDY`), at seconds to a minute of one core per
+    :data:`bdpsim.kernels.audit.certificates.SELECTION_STUDY`), at seconds to a minute of one core per
     configuration for n up to a few hundred), ``audit_search`` (``search``: the share spent auditing
     every drawn adversary, default 0.2), ``audit_candidates`` (adversaries in the successive halving on
     fresh selection samples, default 8) and ``audit_top`` (adversaries certified, each at ``alpha / top``,

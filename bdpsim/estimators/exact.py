@@ -19,7 +19,7 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..columns import Column, register_columns
 from ..errors import ConfigError, NotAvailable, check
-from ..kernels.noise_checks import MAX_PROFILE_EPSILON
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
 from ..models import MODEL_KINDS, DataModel, ExactEngine
 from ..schema import Key

@@ -60,7 +60,7 @@ KDE_CHECK = register_columns(
                                "estimates (the KDE has no interval: its error has no known law, so it is "
                                "compared with the exact values where the run has them; flagged)"),
     Column("kde_below_n", int, "kde: adversaries whose estimate lies below that exact value (flagged)"))
-#: |estimate - exact| below this is agreement (floating point), not a deviation
+#: ``|estimate - exact|`` below this is agreement (floating point), not a deviation
 KDE_TOLERANCE = 1e-9
 KDE_POINTS = ("uniform", "outputs")
 

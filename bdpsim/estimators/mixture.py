@@ -50,7 +50,7 @@ import numpy as np
 
 from ..columns import Column, register_columns
 from ..errors import NotAvailable, check
-from ..kernels.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise

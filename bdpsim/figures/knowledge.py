@@ -55,7 +55,7 @@ def plot_knowledge_panels(rows: Sequence[dict], axes):
     for ax, (le, re) in zip(axes, (("known", "known"), ("chain end", "known"))):
         plot_knowledge_heatmap(rows, ax, left_end=le, right_end=re)
         ax.set_title(titles[(le, re)], fontsize=9)
-    from ..kernels.chains import ACTIVITY
+    from ..kernels.chains.transition import ACTIVITY
 
     r0 = rows[0] if rows else {}
     n, b = r0.get("n", "?"), r0.get("noise_scale", "?")

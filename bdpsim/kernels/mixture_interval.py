@@ -19,7 +19,7 @@ every ``y``, ``sum lo_u k(y-u) <= p(y) <= sum hi_u k(y-u)`` (the same for ``q``)
     U = max(sup_y ln (sum hi_u k)/(sum lo'_u k), sup_y ln (sum hi'_u k)/(sum lo_u k)) >= V,
 
 and each supremum is one of two *unnormalised* Laplace mixtures, computed exactly (atoms and
-tails, :func:`~bdpsim.kernels.laplace_mixture.mixture_sup`, plus the log of the ratio of total
+tails, :func:`~bdpsim.kernels.noise.laplace_mixture.mixture_sup`, plus the log of the ratio of total
 masses).
 
 A query without a lattice but with a known range (a clipped sum of real records) gets its
@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .laplace_mixture import log_mixture_pdf, mixture_sup
+from .noise.laplace_mixture import log_mixture_pdf, mixture_sup
 
 #: grid points per Laplace scale for a query without a lattice (the upper end's slack is 2/GRID nats)
 GRID = 200
@@ -59,7 +59,7 @@ def unnormalised_sups(atoms1, w1, atoms2, w2, b: float) -> tuple[float, float]:
 
 def weight_box(counts: np.ndarray, total: int, a: float) -> tuple[np.ndarray, np.ndarray]:
     """Clopper–Pearson ``(lo, hi)`` for each atom's weight at one-sided level ``a`` each
-    (:func:`~bdpsim.kernels.binomial.clopper_pearson_lower` / ``_upper``, without their input
+    (:func:`~bdpsim.kernels.audit.binomial.clopper_pearson_lower` / ``_upper``, without their input
     checks: counts here are sample counts, ``0 <= k <= total``)."""
     from scipy.special import betaincinv, betainccinv
 

@@ -5,17 +5,17 @@ record moves one count down and another up, so the L1 sensitivity is 2 and the r
 ``epsilon``-DP (as the Pufferfish paper's histogram, ``papers/002``). The output is a vector, shape
 ``(N, s)``: the thesis' KDE estimator (1-D) and the mixture estimator (scalar Laplace mixtures)
 refuse it; ``estimator = "audit"`` scores it with a fitted likelihood-ratio score
-(:mod:`bdpsim.kernels.audit_events`); ``estimator = "exact"`` has it on Markov chains:
+(:mod:`bdpsim.kernels.audit.events`); ``estimator = "exact"`` has it on Markov chains:
 
 * one adversary: the exact law of the count vector given ``(x_K, x_i)`` by a clamped forward
   recursion over (position, state, counts of the states ``0..s-2``) — the last count is ``n``
   minus the others — then the exact supremum of the two product-Laplace mixtures at the vertices
-  of the extended grid of count values (:func:`bdpsim.kernels.histogram_sup.histogram_sup`);
+  of the extended grid of count values (:func:`bdpsim.kernels.chains.histogram_sup.histogram_sup`);
 * every adversary (``adversaries = "all"``, ``known_sizes = "all"``): the window reduction with
-  the window's count-vector law (:func:`bdpsim.kernels.histogram_sup.chain_histogram_bdpl`).
+  the window's count-vector law (:func:`bdpsim.kernels.chains.histogram_sup.chain_histogram_bdpl`).
 
 **Limits.** The grid has ``(n + 3)^s`` vertices, refused above 4e7 entries
-(:data:`bdpsim.kernels.histogram_sup.LIMIT`): one adversary is exact for two states up to
+(:data:`bdpsim.kernels.chains.histogram_sup.LIMIT`): one adversary is exact for two states up to
 ``n ~ 6 000`` and for three states up to ``n ~ 330`` (measured: two states, ``n = 1 000``, 1.6 s;
 three states, ``n = 60``, 0.2 s); the search over every
 adversary costs about ``n^(s+2)`` and is refused above :data:`EXHAUSTIVE_MAX_N` (measured on one
@@ -33,10 +33,10 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..errors import NotAvailable, check
-from ..kernels.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
+from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
 from ..models.base import ExactEngine
-from ..models.markov import MarkovChainModel
-from ..models.markov_window import WindowAdversary
+from ..models.markov.model import MarkovChainModel
+from ..models.markov.window import WindowAdversary
 from ..schema import Key
 from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 from ..models.protocols import MarkovChain

@@ -7,9 +7,9 @@ import numpy as np
 
 from ..errors import ConfigError, check
 from ..schema import Key
-from ..kernels.lattice import lattice
-from ..kernels.noise import NOISE_LAWS, LaplaceNoise, noise_from_params
-from ..kernels.noise_table import TableNoise, table_from_params
+from ..kernels.chains.lattice import lattice
+from ..kernels.noise.laws import NOISE_LAWS, LaplaceNoise, noise_from_params
+from ..kernels.noise.table import TableNoise, table_from_params
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
@@ -20,7 +20,7 @@ from .noisy import NoisyQueryMechanism
 EPSILON = Key("float", doc="the DP parameter of the mechanism", rule="> 0")
 #: the noise law of a query mechanism (keys added after bdpsim 0.1: hashed only when set)
 NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False, doc="the additive noise law",
-                          rule="a registered noise law (bdpsim.kernels.noise.NOISE_LAWS)"),
+                          rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)"),
               "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0"),
               "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)",
                                      rule="in [0, 1]")}
@@ -77,7 +77,7 @@ def _discrete_states(spec) -> int | None:
 def state_codes(values) -> tuple[int, ...]:
     """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2."""
     if any(isinstance(v, str) for v in values):
-        from ..models.pedigree import genotype_states
+        from ..models.pedigree.model import genotype_states
         return genotype_states(list(values))
     return tuple(values)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check
-from ..kernels.noise import LaplaceNoise
+from ..kernels.noise.laws import LaplaceNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
 from .base import NO_COLUMNS, positive
 
@@ -32,7 +32,7 @@ class LaplaceMechanism:
 
     @property
     def noise(self) -> LaplaceNoise:
-        """The noise law ``Lap(noise_scale)`` (:mod:`bdpsim.kernels.noise`)."""
+        """The noise law ``Lap(noise_scale)`` (:mod:`bdpsim.kernels.noise.laws`)."""
         return LaplaceNoise(self.noise_scale)
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:

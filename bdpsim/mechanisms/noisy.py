@@ -1,4 +1,4 @@
-"""A query plus any noise law of :mod:`bdpsim.kernels.noise` (``[mechanism] noise = "geometric" |
+"""A query plus any noise law of :mod:`bdpsim.kernels.noise.laws` (``[mechanism] noise = "geometric" |
 "staircase" | "gaussian"``; Laplace noise keeps the classes of :mod:`.laplace`).
 
 ``query(D) + Z`` with ``Z`` geometric (integer multiples of a step, ``P(k) ∝ e^{-eps |k|}``),
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..columns import Column, register_columns
 from .base import NO_COLUMNS
-from ..kernels.noise_protocols import HasStaircaseGamma
+from ..kernels.noise.protocols import HasStaircaseGamma
 from .protocols import HasClip
 
 COLUMNS = register_columns(
@@ -38,7 +38,7 @@ class NoisyQueryMechanism:
     query_function : query
         E.g. :class:`~bdpsim.queries.CountQuery` (:mod:`bdpsim.queries`).
     noise : NoiseLaw
-        E.g. :class:`~bdpsim.kernels.noise.GaussianNoise`.
+        E.g. :class:`~bdpsim.kernels.noise.laws.GaussianNoise`.
     kind : str
         The mechanism kind it was built as (``count``, ``sum``, ``clipped_sum``).
     """

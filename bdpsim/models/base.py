@@ -25,7 +25,7 @@ import numpy as np
 from ..adversary import Adversary, draw_known_set
 from ..columns import Column, register_columns
 from ..errors import ConfigError, check
-from ..kernels.lattice import lattice
+from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
 from ..registry import Registry
 from .protocols import HasRecordNames, HasRecordStates, HasStates
@@ -317,7 +317,7 @@ class ModelKind(abc.ABC):
                          spec: ModelSpec | None = None) -> Adversary:
         """One adversary that knows every record outside a random window around its target and
         nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
-        (the window reduction, :mod:`bdpsim.models.markov_window`), and a valid family for a black-box audit whatever the mechanism (any
+        (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box audit whatever the mechanism (any
         adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
         this and :meth:`windows`."""
         why = self.windows(spec) if spec is not None else None

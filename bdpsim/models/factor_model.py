@@ -8,13 +8,13 @@ A Bayesian network has one factor per node (its conditional table, ``Z = 1``); a
 Markov random field has one factor per node (its potential) and one per edge (``Z`` computed
 once by elimination). Each node's query increment ``z^{g(x_v)}`` is attached to one factor
 holding it (its *home*, factor ``v`` for both), so the running sum of
-:mod:`bdpsim.kernels.elimination` counts every record once.
+:mod:`bdpsim.kernels.graphical.elimination` counts every record once.
 
 Everything exact here goes through variable elimination and junction trees on the factors
 alone, never through the graph's direction: evidence (clamping), ``log P(x_K)``, laws of
 additive queries ``S = sum_r g_r(X_r)`` given evidence or a batch of masks, marginals and exact
 conditional sampling. The exact BDPL engines and the all-adversary search
-(:mod:`bdpsim.models.bayesnet_search`) depend on this interface only. Every exact computation
+(:mod:`bdpsim.models.bayesnet.search`) depend on this interface only. Every exact computation
 is planned first and refused in one line with its estimate when too large (a junction tree
 above :data:`MAX_CLIQUE_CELLS` cells, an elimination above its operation limit).
 """
@@ -27,10 +27,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import ConfigError, check
-from ..kernels.elimination import Factor, clamp, eliminate, plan
-from ..kernels.junction import junction_tree
+from ..kernels.graphical.elimination import Factor, clamp, eliminate, plan
+from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law
-from .bayesnet_check import brief
+from .bayesnet.check import brief
 
 MAX_OPERATIONS = 1e10
 MAX_CLIQUE_CELLS = 5e7   # junction tree: largest clique table (states product)
@@ -160,7 +160,7 @@ class FactorModel:
         return out
 
     def potential(self, k: int, g: np.ndarray | None = None) -> Factor:
-        """Factor ``k`` as a :class:`~bdpsim.kernels.elimination.Factor` (batch 1), with
+        """Factor ``k`` as a :class:`~bdpsim.kernels.graphical.elimination.Factor` (batch 1), with
         ``z^{g(x_v)}`` attached for its home node ``v`` when ``g`` is given."""
         sc, t = self._scopes[k], self._tables[k]
         if g is None:
@@ -212,14 +212,14 @@ class FactorModel:
             what: str = "model", max_operations: float = MAX_OPERATIONS):
         """Eliminate everything but ``keep`` (min-fill order, refused with the estimate when too
         expensive): ``(table (B, *cards(keep), Q), log_scale (B,))``, see
-        :func:`~bdpsim.kernels.elimination.eliminate`."""
+        :func:`~bdpsim.kernels.graphical.elimination.eliminate`."""
         p = plan([f.vars for f in factors], dict(enumerate(self.node_states)),
                  [f.table.shape[-1] for f in factors], keep, batch)
         p.check(what, max_operations)
         return eliminate(factors, p.order, keep)
 
     def elimination_plan(self, keep: Sequence[int] = (), sums: int = 1):
-        """The :class:`~bdpsim.kernels.elimination.Plan` of eliminating the whole model (its
+        """The :class:`~bdpsim.kernels.graphical.elimination.Plan` of eliminating the whole model (its
         induced width and cost), with one running sum of ``sums`` values on the first factor."""
         return plan(self._scopes, dict(enumerate(self.node_states)),
                     [sums] + [1] * (len(self._scopes) - 1), keep)
@@ -307,7 +307,7 @@ class FactorModel:
         return p
 
     def junction_tree(self, known: Mapping[int, int] | None = None, what: str = "junction tree"):
-        """Calibrated junction tree of ``P(. | known)`` (:mod:`bdpsim.kernels.junction`),
+        """Calibrated junction tree of ``P(. | known)`` (:mod:`bdpsim.kernels.graphical.junction`),
         refused in one line when its largest clique table exceeds :data:`MAX_CLIQUE_CELLS`."""
         fs = self.factors(self.evidence(known or {}))
         p = self.check_tractable(what, [f.vars for f in fs])
@@ -336,7 +336,7 @@ class FactorModel:
                            rng: np.random.Generator) -> np.ndarray:
         """Exact draws of the records given ``X_r = known[r]``, shape ``(size, n)``, int16:
         junction tree of the clamped model, then cliques drawn root first given their
-        separators (:meth:`bdpsim.kernels.junction.JunctionTree.sample`)."""
+        separators (:meth:`bdpsim.kernels.graphical.junction.JunctionTree.sample`)."""
         if not known:
             return self.sample(size, rng)
         return self._draw(known, size, rng)

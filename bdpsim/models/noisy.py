@@ -2,7 +2,7 @@
 
 A model's exact engine computes the laws ``P(S = s | x_K, x)`` and ``P(S = s | x_K, x')`` of an
 additive query on a lattice (a count, a sum of per-state values); the output laws are those
-mixed with the noise kernel, and the noise law's exact functions (:mod:`bdpsim.kernels.noise`)
+mixed with the noise kernel, and the noise law's exact functions (:mod:`bdpsim.kernels.noise.laws`)
 give the supremum of their log-ratio and their privacy profile. ``laws(model, query, adversary)``
 returns ``(W1, W2, step, atoms)`` (rows of shape ``(1, J)``).
 """
@@ -15,8 +15,8 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..errors import NotAvailable
-from ..kernels.laplace_mixture import mixture_sup
-from ..kernels.noise import grid_delta_pair
+from ..kernels.noise.laplace_mixture import mixture_sup
+from ..kernels.noise.laws import grid_delta_pair
 
 
 def noisy_bdpl(model, laws, query, noise, adv: Adversary, signed: bool = False) -> Estimate:

@@ -28,7 +28,7 @@ import numpy as np
 from .. import bounds as B
 from .. import results as R
 from ..models.base import random_discrete_adversary
-from ..models.gaussian_kind import random_gaussian_adversary
+from ..models.gaussian.kind import random_gaussian_adversary
 from ..errors import check
 from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum

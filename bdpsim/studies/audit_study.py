@@ -27,13 +27,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..kernels.chains import ACTIVITY as _ACTIVITY
+from ..kernels.chains.transition import ACTIVITY as _ACTIVITY
 from ..adversary import Adversary
 from ..config import parse_config
 from ..driver import run_chunk, run_experiment
 from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import RandomizedResponse, randomized_response_bdpl
-from ..mechanisms.rr_core import debiased_count
+from ..mechanisms.randomized_response.core import debiased_count
 from ..queries import CountQuery, LaplaceQuery, NoisyQuery
 from ..mechanisms.protocols import HasFlip
 
@@ -84,7 +84,7 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
         if isinstance(mechanism, HasFlip):  # randomized response
             return _rr_probability(model, mechanism, known, event.lo, event.hi)
         if isinstance(mechanism, LaplaceQuery):
-            from ..kernels.noise import LaplaceNoise
+            from ..kernels.noise.laws import LaplaceNoise
             noise = LaplaceNoise(mechanism.noise_scale)
         elif isinstance(mechanism, NoisyQuery):
             noise = mechanism.noise
@@ -171,9 +171,9 @@ def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: in
     import tempfile
     from pathlib import Path
 
-    from ..kernels.lattice import query_values
+    from ..kernels.chains.lattice import query_values
     from ..models import MarkovChainModel
-    from ..models.markov_window import window_search
+    from ..models.markov.window import window_search
 
     model = {"kind": "markov", "n": n, "transition": ACTIVITY}
     mech = {"kind": "count", "epsilon": 1.0}

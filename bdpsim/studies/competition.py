@@ -7,9 +7,9 @@ state 1, and bdpsim computes the **exact BDPL over all adversaries** of what it 
   ``general``, ``markov``, ``zhao``, the Pufferfish mechanisms ``markov-quilt-approx``,
   ``markov-quilt-exact``, ``wasserstein`` and the ``group`` DP baseline
   (:data:`bdpsim.calibration.CALIBRATION_METHODS`); their BDPL by the window search
-  (:func:`bdpsim.models.markov_window.window_search`, truncation tolerance :data:`SEARCH_TOLERANCE`).
+  (:func:`bdpsim.models.markov.window.window_search`, truncation tolerance :data:`SEARCH_TOLERANCE`).
 * ``randomized-response``: Chakrabarti et al.'s flip probability for the symmetric chains
-  (:mod:`bdpsim.mechanisms.randomized_response`; not defined for the asymmetric activity chain); its exact
+  (:mod:`bdpsim.mechanisms.randomized_response.mechanism`; not defined for the asymmetric activity chain); its exact
   BDPL by the window search over windows and outside compositions. Its noise is not Laplace:
   ``noise_std`` is the standard deviation of the debiased count's error and ``scale`` the Laplace
   scale with that standard deviation (``noise_std / sqrt 2``), flagged in ``scale_kind``.
@@ -31,12 +31,12 @@ import numpy as np
 from ..errors import ConfigError
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.wasserstein import markov_laws
-from ..kernels.chains import ACTIVITY
-from ..kernels.laplace_mixture import mixture_sup
-from ..kernels.lattice import query_values
-from ..mechanisms.rr_core import flip_for_chain, rr_noise_std
-from ..mechanisms.rr_direct import rr_no_knowledge_bdpl
-from ..mechanisms.rr_window import rr_bdpl
+from ..kernels.chains.transition import ACTIVITY
+from ..kernels.noise.laplace_mixture import mixture_sup
+from ..kernels.chains.lattice import query_values
+from ..mechanisms.randomized_response.core import flip_for_chain, rr_noise_std
+from ..mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
+from ..mechanisms.randomized_response.window import rr_bdpl
 from ..models import MarkovChainModel, symmetric_chain
 
 SEARCH_TOLERANCE = 1e-10

@@ -24,8 +24,8 @@ import numpy as np
 
 from ..calibration import calibrate
 from ..calibration.optimal import optimal_noise
-from ..kernels.chains import ACTIVITY
-from ..kernels.noise import GeometricNoise
+from ..kernels.chains.transition import ACTIVITY
+from ..kernels.noise.laws import GeometricNoise
 from ..models import MarkovChainModel
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0)

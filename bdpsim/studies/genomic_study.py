@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 
 from ..bounds import genomic_lower_bound
 from ..mechanisms import LaplaceCount
-from ..models.pedigree import GENOTYPES, PedigreeModel, genotype_states
-from ..models.pedigree_exact import exhaustive_pedigree_count, worst_adversary
+from ..models.pedigree.model import GENOTYPES, PedigreeModel, genotype_states
+from ..models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
 
 
 def role(model: PedigreeModel, i: int) -> str:

@@ -1,6 +1,6 @@
 """Leakage by prior knowledge: which knowledge hurts most (prior differential privacy, Li et al.).
 
-By the window reduction (:mod:`bdpsim.models.markov_window`) the worst adversary of an additive query on a
+By the window reduction (:mod:`bdpsim.models.markov.window`) the worst adversary of an additive query on a
 Markov chain knows everything outside a window around its target. Its prior knowledge is then
 described by four things: how many records left/right of the target it does not know, and
 whether each side of the window ends at a known record or at the chain's end (nothing known
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import check
-from ..kernels import window_scan as wk
+from ..kernels.chains import window_scan as wk
 from ..models import MarkovChainModel
-from ..models.markov_window import window_cells
+from ..models.markov.window import window_cells
 
 KNOWLEDGE_COLUMNS = ("unknown_left", "unknown_right", "left_end", "right_end", "bdpl",
                      "left_value", "right_value", "x", "x_prime")
@@ -36,13 +36,13 @@ def leakage_by_knowledge(model: MarkovChainModel, values: np.ndarray, noise_scal
     ----------
     model : MarkovChainModel
     values : ndarray, shape (s,)
-        Query value per state (:func:`bdpsim.kernels.lattice.query_values`).
+        Query value per state (:func:`bdpsim.kernels.chains.lattice.query_values`).
     noise_scale : float
         Laplace scale ``b`` of ``Y = sum_t values[X_t] + Lap(b)``.
     max_unknown : int
         Largest number of unknown records per side tabulated.
     min_known, targets
-        As in :func:`bdpsim.models.markov_window.window_search`.
+        As in :func:`bdpsim.models.markov.window.window_search`.
 
     Returns
     -------

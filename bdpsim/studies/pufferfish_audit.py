@@ -15,7 +15,7 @@ chain ``(P, q)`` as ``[model] kind = "markov"`` with ``n = T``. Two numbers per 
   estimate ``bdpl_audit`` ± ``bdpl_audit_se`` is the certified event's log-ratio;
 * **exact BDPL of a sub-family** (``bdpl_exact_windows``): the exact supremum over every adversary
   whose unknown records form a window of at most ``window_n - 1`` records with at least one known
-  record beside it (:func:`~bdpsim.kernels.histogram_sup.chain_histogram_bdpl` on a chain of
+  record beside it (:func:`~bdpsim.kernels.chains.histogram_sup.chain_histogram_bdpl` on a chain of
   ``window_n`` records, ``min_known = 1``). Given its known boundary value(s) such a window's law
   does not depend on the records beyond (Markov property), and the known records' counts only shift
   the release (the noise is translation invariant), so each of these adversaries exists with the
@@ -35,8 +35,8 @@ import numpy as np
 
 from ..config import parse_config
 from ..driver import run_chunk
-from ..calibration.quilt import mqm_approx_search
-from ..kernels.histogram_sup import chain_histogram_bdpl
+from ..calibration.quilt.chain import mqm_approx_search
+from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 
 MECHANISM = "markov-quilt-approx (audit lower bound)"
 

@@ -14,7 +14,7 @@ Parameter for parameter (paper §5 and the Fig. 2 caption unless said):
 * ``F`` = the histogram of states as *frequencies*, 2/T-Lipschitz in L1 (§5), released as
   ``F + (2 sigma / T) Lap(1)`` per cell with ``sigma`` = MQMApprox's ``sigma_max`` for a 1-Lipschitz
   query computed from the estimates ``pi_est <= pi_gen``, ``g_est <= g_gen`` (§4.3 Lemma 4.7,
-  App. B.2's FastMarkovQuiltMechanism = ``k_findBest_2dir.m`` = :func:`bdpsim.calibration.quilt.mqm_approx_search`).
+  App. B.2's FastMarkovQuiltMechanism = ``k_findBest_2dir.m`` = :func:`bdpsim.calibration.quilt.chain.mqm_approx_search`).
   The authors' ``plotHistNoise.m`` adds ``Lap(2 sigma)`` to each count and reports
   ``mean(sum|noise|)/T``: the same thing;
 * utility = L1 distance between private and exact frequencies, averaged over 100 runs (§5);
@@ -41,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..kernels.histogram_sup import chain_histogram_bdpl
-from ..calibration.quilt import authors_eigengap
+from ..kernels.chains.histogram_sup import chain_histogram_bdpl
+from ..calibration.quilt.chain import authors_eigengap
 from .pufferfish_audit import AUDIT, QUICK_AUDIT, mqm_release_sigma, audit_rows
 
 GALLERY_ENTRY = {

@@ -23,7 +23,7 @@ from .. import bounds as B
 from ..errors import check
 from ..mechanisms import LaplaceCount
 from ..models import MarkovChainModel
-from ..models.markov_exact import exhaustive_markov_count
+from ..models.markov.exact import exhaustive_markov_count
 
 
 def sum_slope(R: np.ndarray, k: int) -> float:

@@ -25,7 +25,7 @@ from ..schema import sweep_table as _sweep_table
 from ..errors import check
 from ..calibration import calibrate as exact_calibration
 from ..models import MarkovChainModel
-from ..models.pedigree import PedigreeModel
+from ..models.pedigree.model import PedigreeModel
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 

@@ -8,7 +8,7 @@ node), ``nodes`` (with ``edges``: isolated nodes), ``node_potentials``, ``edge_p
 enough for exact conditional sampling (else one line with the induced width).
 
 Bounds, cost, adversaries and the exact engines are those of a Bayesian network
-(:class:`~bdpsim.models.bayesnet_kind.BayesNetKind`), which depend only on the factor-model
+(:class:`~bdpsim.models.bayesnet.kind.BayesNetKind`), which depend only on the factor-model
 interface: exact BDPL of counts and state sums plus any noise law by variable elimination, and
 every adversary by the separated-region search over the graph.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 from ...errors import check
 from ...schema import Key
 from ..base import ModelSpec, register_model_kind
-from ..bayesnet_check import brief
-from ..bayesnet_kind import BayesNetKind, correlated_records
+from ..bayesnet.check import brief
+from ..bayesnet.kind import BayesNetKind, correlated_records
 from .check import named_graph
 from .model import MRFModel
 

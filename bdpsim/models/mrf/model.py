@@ -21,7 +21,7 @@ from dataclasses import field as dc_field
 import numpy as np
 
 from ...errors import ConfigError, check
-from ..bayesnet_check import check_names, check_records
+from ..bayesnet.check import check_names, check_records
 from ..factor_model import FactorModel
 from .check import check_coupling, check_edges, check_field, check_potentials, check_states
 

@@ -1,0 +1,1 @@
+"""Graphical-model kernels: variable elimination and junction trees."""

@@ -1,0 +1,125 @@
+"""Randomized response as a mechanism kind (``[mechanism] kind = "randomized_response"``) with its
+own exact engine on binary Markov chains (Chakrabarti et al.; paper §6.2).
+
+Every record is flipped independently with probability ``rho`` — given as ``flip``, or by
+Chakrabarti et al.'s rule for a target ``epsilon`` on a symmetric binary chain
+(:func:`~bdpsim.mechanisms.randomized_response.core.flip_for_chain`) — and the debiased count
+``(Z - T rho)/(1 - 2 rho)`` is released. Each record's flip is ``eps0``-DP with
+``eps0 = ln((1 - rho)/rho)`` and the count is a post-processing of the flips, so the mechanism is
+``eps0``-DP: that is its ``epsilon`` for the bounds. Its exact BDPL over all adversaries is the
+window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute force, :mod:`bdpsim.mechanisms.randomized_response.direct`, where the chain has zeros).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...adversary import Adversary, Estimate
+from ...errors import check
+from ...models.base import ExactEngine
+from ...models.markov.model import MarkovChainModel
+from ...schema import Key
+from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
+from .core import RRResult, check_rr, debiased_count, flip_for_chain
+from .direct import rr_bdpl_bruteforce
+from .window import rr_adversary_bdpl, rr_bdpl
+from ...models.protocols import MarkovChain
+
+
+def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
+    """Exact BDPL over all adversaries of randomized response (debiased count) on a binary chain.
+
+    Parameters
+    ----------
+    model : MarkovChainModel
+        A binary chain.
+    rho : float
+        Flip probability in (0, 1/2) (e.g. :func:`~bdpsim.mechanisms.randomized_response.core.flip_for_chain`).
+
+    Returns
+    -------
+    RRResult
+        The BDPL and a worst adversary: by the window search when ``P > 0`` and the start law is
+        positive, else by brute force (``T <= 12``).
+    """
+    check_rr(model, rho)
+    if model.transition.min() > 0 and model.initial.min() > 0:
+        return rr_bdpl(model, rho)
+    return rr_bdpl_bruteforce(model, rho)
+
+
+@dataclass(frozen=True)
+class RandomizedResponse:
+    """Flip every record of a binary data tuple with probability ``flip``; release the debiased
+    count of ones ``(Z - n rho)/(1 - 2 rho)``."""
+
+    flip: float
+    kind: str = field(default="randomized_response", init=False)
+
+    def __post_init__(self) -> None:
+        check(isinstance(self.flip, (int, float)) and not isinstance(self.flip, bool) and 0 < self.flip < 0.5,
+              "mechanism.flip", self.flip, "the flip probability must be in (0, 1/2)")
+
+    @property
+    def epsilon(self) -> float:
+        """``ln((1 - rho)/rho)``: each record's flip is that DP, the count post-processes them."""
+        return math.log((1 - self.flip) / self.flip)
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        flips = rng.random(data.shape) < self.flip
+        z = np.where(flips, 1 - data, data).sum(axis=1)
+        return debiased_count(z, data.shape[1], self.flip)
+
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
+
+    def columns(self) -> dict:
+        return dict(NO_COLUMNS)
+
+    def adversary_targets(self, targets: str):
+        return targets, None
+
+    def exact(self, model) -> ExactEngine | str:
+        """The mechanism's own exact engine on a binary Markov chain (the output law is that of the
+        flipped count ``Z``: the debiasing is a bijection)."""
+        if not (isinstance(model, MarkovChain) and model.states == 2):
+            return "randomized response has an exact BDPL on binary Markov chains only"
+        rho = self.flip
+
+        def two_sided(adv: Adversary) -> Estimate:
+            fwd = rr_adversary_bdpl(model, rho, adv)
+            bwd = rr_adversary_bdpl(model, rho, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
+            return Estimate(max(fwd, bwd))
+
+        def one_sided(adv: Adversary) -> Estimate:
+            return Estimate(rr_adversary_bdpl(model, rho, adv))
+
+        return ExactEngine(bdpl=two_sided, one_sided=one_sided,
+                           method="forward recursion over (position, state, flipped count); all adversaries by "
+                                  "the window search with the outside ones as one more parameter")
+
+
+class RandomizedResponseKind(MechanismKind):
+    name = "randomized_response"
+    example = {"model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.2, 0.8]]},
+               "mechanism": {"flip": 0.2}}
+    doc = ("flip each binary record with probability flip (or Chakrabarti et al.'s flip for epsilon on a "
+           "symmetric chain), release the debiased count")
+    keys = {"flip": Key("float", hashed=False, doc="the probability a record is flipped", rule="in (0, 1/2]; exactly one of flip, epsilon"),
+            "epsilon": Key("float", doc="the DP parameter (flip = 1/(1+e^eps))", rule="> 0; exactly one of flip, epsilon")}
+    domain = "discrete"
+
+    def build(self, params: dict, spec) -> RandomizedResponse:
+        check(isinstance(spec.fixed, MarkovChain) and spec.fixed.states == 2, "mechanism.kind", self.name,
+              "randomized response needs a binary Markov chain (kind = 'markov', 2 states)")
+        flip, eps = params.get("flip"), params.get("epsilon")
+        check((flip is None) != (eps is None), "mechanism.flip", flip, "give exactly one of flip or epsilon")
+        if eps is not None:
+            flip = flip_for_chain(spec.fixed.transition, eps)
+        return RandomizedResponse(float(flip))
+
+
+register_mechanism_kind(RandomizedResponseKind())

@@ -1,0 +1,227 @@
+"""Validation of a Bayesian network's structure and tables: one-line errors naming the field.
+
+Every check raises :class:`~bdpsim.errors.ConfigError` as ``field = value: rule``, with the node
+in the field (``model.parents[3]``, ``model.cpt[3]``, ``model.states[2]``; by name when the nodes
+have names: ``model.cpt['HYPOVOLEMIA']``) and messages of bounded length.
+
+**Rounded tables.** A row of a conditional table (a root's table is one row) must sum to 1 within
+``table_tolerance`` (default :data:`TABLE_TOLERANCE` = 1e-6, the rounding of published networks
+such as pgmpy's ALARM, written to 7 digits): such rows are renormalised (divided by their sum) and
+the model keeps a note of it (``BayesNetModel.notes``, written to ``metadata.json``); a row beyond
+the tolerance is refused naming the node, the row and its sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import check
+
+MAX_NODES = 100_000
+MAX_TABLE = 1_000_000   # entries of one conditional table
+TABLE_TOLERANCE = 1e-6  # |row sum - 1| renormalised silently up to this (with a note), refused beyond
+NOTE_ABOVE = 1e-12      # deviations above this (not floating-point rounding) are noted
+MAX_MESSAGE = 200       # characters of a value or a name list quoted in a message
+
+
+def brief(value, limit: int = MAX_MESSAGE):
+    """``value`` itself when short, else a text of at most ``limit`` characters (arrays by
+    shape, long lists and mappings cut): what a one-line message quotes."""
+    if isinstance(value, np.ndarray):
+        if value.size > 20:
+            return f"array of shape {value.shape}"
+        value = value.tolist()
+    text = repr(value)
+    return value if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def node_label(j: int, names=None) -> str:
+    """``3`` or ``'HYPOVOLEMIA'`` (the name when the nodes have names)."""
+    return repr(str(names[j])) if names is not None else str(j)
+
+
+def check_tolerance(tolerance) -> float:
+    """``table_tolerance``: a number in [0, 0.1)."""
+    ok = isinstance(tolerance, (int, float, np.floating)) and not isinstance(tolerance, bool) \
+        and np.isfinite(tolerance) and 0 <= tolerance < 0.1
+    check(ok, "model.table_tolerance", tolerance, "must be a number in [0, 0.1) (rows of a table must sum "
+          "to 1 within it; they are then renormalised)")
+    return float(tolerance)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _find_cycle(parents) -> list[int] | None:
+    """A directed cycle of the graph ``parent -> child`` (``None`` if acyclic)."""
+    n = len(parents)
+    children = [[] for _ in range(n)]
+    for j, pa in enumerate(parents):
+        for p in pa:
+            if 0 <= p < n:
+                children[p].append(j)
+    colour = [0] * n
+    for s in range(n):
+        if colour[s]:
+            continue
+        stack, path = [(s, iter(children[s]))], [s]
+        colour[s] = 1
+        while stack:
+            v, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                colour[v] = 2
+                stack.pop()
+                path.pop()
+            elif colour[nxt] == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif colour[nxt] == 0:
+                colour[nxt] = 1
+                stack.append((nxt, iter(children[nxt])))
+                path.append(nxt)
+    return None
+
+
+def check_parents(parents) -> tuple[tuple[int, ...], ...]:
+    """Lists of earlier, distinct parent indices; a cycle or a later parent is named."""
+    check(isinstance(parents, (list, tuple)) and len(parents) >= 1, "model.parents", parents,
+          "must be a non-empty list with one parent list per node ([] for a root)")
+    check(len(parents) <= MAX_NODES, "model.parents", f"{len(parents)} nodes", f"at most {MAX_NODES} nodes")
+    n = len(parents)
+    for j, pa in enumerate(parents):
+        check(isinstance(pa, (list, tuple)), f"model.parents[{j}]", pa,
+              "must be a list of parent node indices ([] for a root)")
+        for p in pa:
+            check(_is_int(p) and 0 <= p < n, f"model.parents[{j}]", list(pa),
+                  f"parent indices must be integers in 0..{n - 1}")
+        check(j not in pa, f"model.parents[{j}]", list(pa), f"node {j} cannot be its own parent")
+        check(len(set(pa)) == len(pa), f"model.parents[{j}]", list(pa), "parents must be distinct")
+    cycle = _find_cycle(parents)
+    check(cycle is None, "model.parents", " -> ".join(map(str, cycle or [])),
+          "the graph has a directed cycle (a Bayesian network must be acyclic)")
+    for j, pa in enumerate(parents):
+        check(all(p < j for p in pa), f"model.parents[{j}]", list(pa),
+              f"parents must be earlier nodes (indices < {j}): list the nodes in topological order")
+    return tuple(tuple(int(p) for p in pa) for pa in parents)
+
+
+def _depth(x) -> int:
+    d = 0
+    while isinstance(x, (list, tuple)) and x:
+        x = x[0]
+        d += 1
+    return d + (x.ndim if isinstance(x, np.ndarray) else 0)
+
+
+def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, names=None,
+                tolerance: float = TABLE_TOLERANCE) -> tuple[np.ndarray, float]:
+    """One conditional table: nesting depth, shape, finite entries >= 0, rows (the whole table
+    of a root) summing to 1 within ``tolerance``; returns the table with its rows renormalised
+    and the largest ``|row sum - 1|`` found."""
+    label = node_label(j, names)
+    name = f"model.cpt[{label}]"
+    k = len(parent_cards)
+    want = f"one level per parent ({k}), then the node's own states"
+    try:
+        t = np.array(table, dtype=float)
+    except (ValueError, TypeError):
+        depth = _depth(table)
+        check(depth == k + 1, name, brief(table), f"must be nested {k + 1} deep ({want}), got depth {depth}")
+        check(False, name, brief(table), "ragged: every row at a level must have the same length")
+    table = brief(t)
+    check(t.ndim == k + 1, name, table, f"must be nested {k + 1} deep ({want}), got depth {t.ndim}")
+    check(t.size <= MAX_TABLE, name, f"{t.size} entries", f"at most {MAX_TABLE} entries per table")
+    check(tuple(t.shape[:-1]) == tuple(parent_cards), name, table,
+          f"must have shape {tuple(parent_cards) + (card or t.shape[-1],)} (parents' states, then "
+          f"the node's), got {t.shape}")
+    if card is not None:
+        check(t.shape[-1] == card, name, table, f"rows must have {card} entries (states of node {label}),"
+              f" got {t.shape[-1]}")
+    check(t.shape[-1] >= 2, name, table, f"node {label} needs at least 2 states (rows of >= 2 entries)")
+    check(bool(np.all(np.isfinite(t))), name, table, "entries must be finite numbers")
+    check(bool(np.all(t >= 0)), name, table, "entries must be >= 0")
+    rows = np.atleast_1d(t.sum(axis=-1))  # a root's table is one row (0-d sum)
+    dev = np.abs(rows - 1)
+    bad = np.argwhere(dev > tolerance)
+    if bad.size:
+        idx = tuple(int(i) for i in bad[0])[:t.ndim - 1]
+        where = f"row {idx}" if idx else "the root's table"
+        check(False, name, table, f"rows must sum to 1 ({where} sums to {rows[tuple(bad[0])]:.12g}; "
+              f"model.table_tolerance = {tolerance:g})")
+    worst = float(dev.max()) if dev.size else 0.0
+    if worst > 0:
+        t = t / t.sum(axis=-1, keepdims=True)
+    t.setflags(write=False)
+    return t, worst
+
+
+def check_names(names, n: int) -> tuple[str, ...] | None:
+    """One distinct non-empty name per node (``None``: unnamed)."""
+    if names is None:
+        return None
+    check(isinstance(names, (list, tuple)) and len(names) == n, "model.names", brief(names),
+          f"must be a list of one name per node ({n})")
+    out = tuple(str(s) for s in names)
+    check(all(isinstance(s, (str, int, np.integer)) and str(s) for s in names), "model.names", brief(names),
+          "names must be non-empty strings")
+    dup = sorted({s for s in out if out.count(s) > 1}) if len(set(out)) < n else []
+    check(not dup, "model.names", brief(dup), "names must be distinct")
+    return out
+
+
+def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOLERANCE
+                  ) -> tuple[tuple, tuple, tuple[int, ...], tuple[str, ...]]:
+    """Validated ``(parents, tables, node_states, notes)``; ``notes`` says which tables were
+    renormalised (rows within ``tolerance`` of 1, see the module docstring)."""
+    parents = check_parents(parents)
+    n = len(parents)
+    names = check_names(names, n)
+    tolerance = check_tolerance(tolerance)
+    check(isinstance(cpt, (list, tuple)) and len(cpt) == n, "model.cpt",
+          f"{len(cpt)} tables" if isinstance(cpt, (list, tuple)) else cpt,
+          f"must be a list of one table per node ({n})")
+    if states is None:
+        cards = [None] * n
+    elif _is_int(states):
+        check(states >= 2, "model.states", states, "must be an integer >= 2 (or a list, one per node)")
+        cards = [int(states)] * n
+    else:
+        check(isinstance(states, (list, tuple)) and len(states) == n, "model.states", states,
+              f"must be an integer >= 2 or a list of one per node ({n})")
+        for j, s in enumerate(states):
+            check(_is_int(s) and s >= 2, f"model.states[{node_label(j, names)}]", s, "must be an integer >= 2")
+        cards = [int(s) for s in states]
+    tables, node_states, fixed = [], [], []
+    for j in range(n):
+        t, dev = check_table(j, cpt[j], tuple(node_states[p] for p in parents[j]), cards[j], names, tolerance)
+        tables.append(t)
+        node_states.append(t.shape[-1])
+        if dev > NOTE_ABOVE:
+            fixed.append((dev, j))
+    notes = ()
+    if fixed:
+        dev, j = max(fixed)
+        notes = (f"{len(fixed)} conditional table(s) renormalised (rows summing to 1 within "
+                 f"model.table_tolerance = {tolerance:g}; largest deviation {dev:.3g}, at node "
+                 f"{node_label(j, names)})",)
+    return parents, tuple(tables), tuple(node_states), notes
+
+
+def check_records(records, n: int, names=None) -> tuple[int, ...]:
+    """Distinct node indices, or node names when the nodes have ``names`` (default: every node)."""
+    if records is None:
+        return tuple(range(n))
+    check(isinstance(records, (list, tuple, np.ndarray)) and len(records) >= 1, "model.records",
+          brief(records), "must be a non-empty list of node indices" + (" or names" if names else ""))
+    index = {s: k for k, s in enumerate(names or ())}
+    out = []
+    for r in records:
+        if isinstance(r, str) and r in index:
+            r = index[r]
+        check(_is_int(r) and 0 <= r < n, "model.records", brief(r),
+              f"entries must be nodes in 0..{n - 1}" + (" or node names" if names else ""))
+        out.append(int(r))
+    check(len(set(out)) == len(out), "model.records", brief(list(records)), "nodes must be distinct")
+    return tuple(out)
+

@@ -1,0 +1,163 @@
+"""``[model] kind = "bayesnet"``: discrete Bayesian networks — chains, pedigrees, hidden Markov
+models and any other DAG of conditional probability tables (issue 18; Pufferfish paper §4).
+
+Owns the network's config keys (``states``, ``parents``, ``cpt``, ``records``; or ``hmm = {...}``;
+or ``bif = "path"`` via pgmpy), the number of correlated records for the general bound (records of
+the largest connected component of the moral graph), the cost of sampling and of exact laws, and
+the exact engine of an additive query plus noise (:mod:`bdpsim.models.bayesnet.search`): one
+adversary by variable elimination over (clique, running query value), every adversary by the
+separated-region search (exhaustive where the regions do not prune).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...adversary import Adversary
+from ...errors import ConfigError, NotAvailable
+from ...kernels.chains.lattice import lattice
+from ...queries import additive_noisy
+from ...schema import Key
+from . import search as BS
+from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, adversary_names, register_model_kind
+from .build import build
+from ..factor_model import FactorModel
+from ..markov.window import pair_score
+from ..noisy import noisy_bdpl, noisy_profile
+
+
+def correlated_records(model: FactorModel) -> int:
+    """Records in the largest connected component of the moral (interaction) graph: no record
+    is correlated with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
+    adj, records = model.interaction_graph(), set(model.records)
+    seen: set[int] = set()
+    best = 0
+    for start in adj:
+        if start in seen:
+            continue
+        comp, stack = set(), [start]
+        while stack:
+            v = stack.pop()
+            if v in comp:
+                continue
+            comp.add(v)
+            stack.extend(adj[v] - comp)
+        seen |= comp
+        best = max(best, len(comp & records))
+    return max(best, 1)
+
+
+def _laws(model: FactorModel, query, adv: Adversary):
+    """``(law under x, law under x', lattice step, atoms)`` of ``S`` by variable elimination."""
+    g, delta, fmin = lattice(query.per_state(model.states))
+    laws = []
+    for v in (adv.x, adv.x_prime):
+        try:
+            laws.append(model.additive_law(adv.condition(v), g))
+        except ConfigError:
+            raise NotAvailable(f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
+                               "conditioning event has probability zero") from None
+    return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
+
+
+class _Row:
+    """The worst adversary of a search as a table row (``adversaries.csv.gz``)."""
+
+    def __init__(self, worst: BS.WorstAdversary, y: float, model: FactorModel) -> None:
+        self.worst, self.i, self.bdpl, self.argmax = worst, worst.i, worst.bdpl, y
+        self.names = adversary_names(model, worst.i, worst.known)
+
+    def table_row(self) -> dict:
+        w = self.worst
+        return {"i": w.i, "known": ";".join(map(str, w.known)), "x_known": ";".join(map(str, w.x_known)),
+                "x": str(w.x), "x_prime": str(w.x_prime), "extras": dict(self.names)}
+
+    def adversary(self) -> Adversary:
+        return self.worst.adversary()
+
+
+def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None, targets=None):
+    g, delta, fmin = lattice(query.per_state(model.states))
+    res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets)
+    y = model.n * fmin + delta * res.worst.atom
+    return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
+
+
+MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)
+
+
+def _search_limit(model: FactorModel, query) -> str | None:
+    """``None`` if the all-adversary search fits its up-front estimate
+    (:func:`~bdpsim.models.bayesnet.search.search_plan`), else the refusal with the estimate."""
+    try:
+        _search_plan(model, query)
+    except ConfigError as err:
+        return err.rule
+    return None
+
+
+def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
+    g, _, _ = lattice(query.per_state(model.states))
+    return BS.search_plan(model, g)
+
+
+class BayesNetKind(ModelKind):
+    name = "bayesnet"
+    doc = "discrete Bayesian network (states, parents, cpt[, records]; or hmm = {...}; or bif = 'path')"
+    example = {"states": 2, "parents": [[], [0], [0], [1, 2]],
+               "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
+                       [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
+    keys = {"states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
+                          rule="integers >= 2"),
+            "parents": Key("any", hashed=False, sweep=False, doc="each node's parents (a DAG in topological order)",
+                           rule="a list of lists of earlier node indices"),
+            "cpt": Key("any", hashed=False, sweep=False, doc="per node, its law given its parents' states",
+                       rule="rows are probability vectors"),
+            "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
+                           rule="distinct node indices"),
+            "names": Key("any", hashed=False, sweep=False, doc="node names (absent: from the BIF file, else n0, n1, ...)",
+                         rule="distinct strings, one per node"),
+            "table_tolerance": Key("float", hashed=False, sweep=False,
+                                   doc="how far a table row may sum from 1 and still be renormalised",
+                                   rule="a number in [0, 0.1)"),
+            "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
+                       rule="a table; exclusive with parents/cpt and bif"),
+            "bif": Key("str", hashed=False, doc="a BIF network file read with pgmpy",
+                       rule="a readable .bif path; exclusive with parents/cpt and hmm")}
+    domain = "discrete"
+
+    def build(self, params: dict, present: set, hints=None) -> ModelSpec:
+        model = build({k: params[k] for k in self.keys if k in present})
+        model.check_tractable("model.bif" if "bif" in present else "model.parents")  # exact conditional sampling
+        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
+                         detail={"notes": model.notes} if model.notes else {})
+
+    def cost(self, spec: ModelSpec) -> SampleCost:
+        """Per sample: the junction tree's clique tables (exact conditional sampling); per exact
+        value: the planned operations of eliminating the model with a count on every record
+        (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`, both laws of an adversary)."""
+        model = spec.fixed
+        sample, exact, cells = model.exact_cost()
+        return SampleCost(sample, exact, exact_bytes=8.0 * cells)
+
+    def exact(self, model, mechanism) -> ExactEngine | str:
+        qn = additive_noisy(mechanism)
+        if qn is None:
+            return super().exact(model, mechanism) + " (exact engines: count and state sums plus noise)"
+        query, noise = qn
+        return ExactEngine(
+            bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
+            one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
+            profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
+            method=("variable elimination over (clique, running query value), then the noise law's exact sup "
+                    "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
+                    "known records separate nothing, e.g. a hidden Markov model)"),
+            window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
+            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
+            profile_window=lambda min_known, eps, top: _search(model, query, noise, min_known, eps),
+            window_limit=lambda min_known: _search_limit(model, query),
+            window_estimate=lambda min_known: _search_plan(model, query).text(),
+            window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])
+
+
+KIND = register_model_kind(BayesNetKind())

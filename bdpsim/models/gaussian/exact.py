@@ -1,0 +1,78 @@
+"""Exact BDPL of Laplace sums on a Gaussian model (thesis §6.4, paper §5).
+
+* Unclipped sum + ``Lap(beta)``: ``Y | x_K, x_i = const + a x_i + N(0, v) + Lap(beta)`` with
+  ``a = 1 + 1^T S_UT S_TT^{-1} e_i``; the log-density of ``N * Lap`` is ``1/beta``-Lipschitz with
+  slopes tending to ``±1/beta``, so ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` **exactly** (the sup
+  is reached in the tails), and both one-sided suprema equal it.
+* Clipped sum, when no unknown record depends on the target given the known ones (conditional gain
+  ``S_UT S_TT^{-1} e_i = 0``; e.g. independent records, or ``U`` empty): the remaining sum is
+  bounded and its law does not depend on ``x_i``, so the sup is the tail value
+  ``|clip(x) - clip(x')| / b`` (one-sided alike).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...adversary import Adversary, Estimate, known_sets
+from ...errors import NotAvailable
+from ..base import ExhaustiveResult
+from .model import GaussianModel
+
+EXHAUSTIVE_MAX_N = 14
+
+
+def gaussian_sum_coefficient(model: GaussianModel, i: int, known: Sequence[int]) -> float:
+    """``a = 1 + 1^T S_UT S_TT^{-1} e_i``: the slope of ``E[sum X | x_K, x_i]`` in ``x_i``."""
+    cond = model.conditional({k: 0.0 for k in (*known, i)})
+    col = list(cond.known).index(i)
+    return 1.0 + float(cond.gain[:, col].sum())
+
+
+def sum_bdpl(model: GaussianModel, beta: float, adv: Adversary) -> Estimate:
+    """``|a| |x - x'| / beta`` for the unclipped sum + ``Lap(beta)``."""
+    a = gaussian_sum_coefficient(model, adv.i, adv.known)
+    return Estimate(abs(a) * abs(adv.x - adv.x_prime) / beta, 0, np.inf)
+
+
+def clipped_sum_bdpl(model: GaussianModel, clip: tuple[float, float], b: float, adv: Adversary) -> Estimate:
+    """Exact when the unknown records' conditional law does not depend on ``x_i``: the output is
+    ``clip(x_i)`` plus a bounded term whose law is the same under ``x`` and ``x'``, plus ``Lap(b)``,
+    and the sup is the tail value ``|clip(x) - clip(x')| / b``; else :class:`NotAvailable`."""
+    cond = model.conditional(adv.condition(0.0))
+    col = list(cond.known).index(adv.i)
+    if cond.unknown and np.any(np.abs(cond.gain[:, col]) > 1e-12):
+        raise NotAvailable(f"adversary {adv}: an unknown record depends on the target given the known "
+                           "ones (no closed form; use estimator = 'mixture')")
+    lo, hi = clip
+    d = abs(np.clip(adv.x, lo, hi) - np.clip(adv.x_prime, lo, hi))
+    return Estimate(float(d / b), 0, np.inf)
+
+
+def exhaustive_limit(model: GaussianModel, sizes: Sequence[int]) -> str | None:
+    return None if model.n <= EXHAUSTIVE_MAX_N else \
+        f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= {EXHAUSTIVE_MAX_N}"
+
+
+def exhaustive_gaussian_sum(model: GaussianModel, beta: float, target_values: tuple[float, float],
+                            sizes: Sequence[int], targets: Sequence[int] | None = None) -> ExhaustiveResult:
+    """Exact ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` for every ``(i, K)`` with the fixed target
+    values ``(x, x')`` (independent of ``x_K``, recorded as the prior means)."""
+    if (why := exhaustive_limit(model, sizes)) is not None:
+        raise NotAvailable(why)
+    x, x_prime = target_values
+    rows, pats = [], []
+    for i in (range(model.n) if targets is None else targets):
+        for K in known_sets(model.n, i, sizes):
+            a = gaussian_sum_coefficient(model, i, K)
+            pat = np.full(model.n, -1, dtype=np.int8)
+            pat[i] = -2
+            pat[list(K)] = 0
+            rows.append((i, abs(a) * abs(x - x_prime) / beta))
+            pats.append(pat)
+    m = len(rows)
+    return ExhaustiveResult(np.array([r[0] for r in rows]), np.array(pats).reshape(m, model.n),
+                            np.full(m, float(x)), np.full(m, float(x_prime)),
+                            np.array([r[1] for r in rows]), np.full(m, np.inf), np.array(model.mean))

@@ -1,0 +1,287 @@
+"""Exact BDPL of a Laplace count on Mendelian pedigrees (thesis §5), over every adversary.
+
+**One adversary.** ``P(C = c | x_K, x_i)`` is exact (:meth:`PedigreeModel.count_law`), the output
+law is the Laplace mixture ``sum_c P(C = c | .) Lap(c, 1/eps)``, and the supremum over outputs of
+the log-ratio of two such mixtures is attained at an atom or in a tail (between atoms the ratio is
+monotone), computed exactly by :func:`~bdpsim.kernels.noise.laplace_mixture.grid_mixture_sup`.
+
+**All adversaries, by exchangeability.** Childless people with the same parents (a *leaf group*;
+e.g. the children of a nuclear family) are exchangeable: permuting them is an automorphism of the
+pedigree that leaves the count unchanged, so an adversary's BDPL depends on a leaf group only
+through its *composition* ``(u, k_BB, k_Bb, k_bb)`` — how many members are unknown and how many
+are known with each genotype. Adversary classes are therefore (target, pattern of the core
+members in {BB, Bb, bb, unknown}, one composition per leaf group): ``4^|C| prod_j C(m_j + 3, 3)``
+classes instead of ``3 n 4^(n-1)`` adversaries (nuclear family of 12: 3 744 classes of positive
+probability stand for its 3.4e7 possible adversaries, out of 1.5e8 patterns). Their joint laws ``P(X_K = x_K, C = c)`` all come from one tensor: the core
+configurations' prior times the generating polynomial of each leaf group per composition
+(:func:`~bdpsim.models.pedigree.model.leaf_group_polynomial`), then along each core axis the sum over
+that member's genotype is appended as a fourth value "unknown" (a zeta transform), so every
+marginal is computed once. A leaf target is a known member of its group whose value changes
+between ``x`` and ``x'`` (composition ``k + e_x`` vs ``k + e_x'``).
+
+The separation argument (as for the window reduction on Markov chains, it holds for any graphical
+model: unknown records cut off from the target by known ones add a term independent of ``x_i``,
+a common-weight mixture, so ``BDPL_(K,i) <= BDPL_(K*,i)`` with them known) is not needed to prune here; it is checked in the tests instead: a worst class has its
+unknowns connected to the target through unknowns in the moral graph.
+
+**Bounds.** ``genomic_lower_bound(m, eps) = (m - 1) eps`` (thesis Cor. 5.2) and the general bound
+``m eps`` (paper Thm 4.3) for a family of ``m`` people.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...adversary import Adversary, Estimate
+from ...errors import ConfigError, NotAvailable, check
+from ...kernels.noise.laplace_mixture import grid_mixture_sup
+from ...kernels.noise.laws import LaplaceNoise
+from ...queries import CountQuery, NoisyQuery
+from ..base import ExhaustiveResult
+from .model import PedigreeModel, leaf_group_polynomial, polymul
+
+MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
+
+
+def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
+    if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
+        raise NotAvailable(f"no exact BDPL for model 'pedigree' with mechanism "
+                           f"'{mechanism.kind}' (only 'count')")
+    counted = mechanism.query_function.counted_states
+    bad = [c for c in counted if c > 2]
+    check(not bad, "mechanism.counted_states", list(counted),
+          "genotypes must be in 0..2 (BB, Bb, bb)")
+    return tuple(counted)
+
+
+def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
+    """Exact ``sup_y |ln p_x(y) / p_x'(y)|`` per row of two normalised count laws ``(B, n + 1)``
+    plus noise (a noise law; Laplace: the log-space sup of two Laplace mixtures)."""
+    atoms = np.arange(law_x.shape[1], dtype=float)
+    vals, where = np.empty(law_x.shape[0]), np.empty(law_x.shape[0])
+    with np.errstate(divide="ignore"):
+        for s in range(0, law_x.shape[0], chunk):
+            A, B = law_x[s:s + chunk], law_xp[s:s + chunk]
+            if isinstance(noise, LaplaceNoise):
+                v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
+            else:
+                v, w = noise.grid_sup(A, B, 1.0)
+                v = np.abs(v)
+            vals[s:s + chunk], where[s:s + chunk] = v, w
+    return vals, where
+
+
+def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
+    """``(law under x, law under x', 1, atoms)`` of the count (the contract of the noise-law
+    engines, :func:`bdpsim.models.noisy.noisy_bdpl`)."""
+    laws = _target_laws(model, mechanism, adversary)
+    return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
+
+
+def _target_laws(model: PedigreeModel, mechanism, adversary: Adversary) -> list[np.ndarray]:
+    """The count's law given ``x_K`` and the target at ``x``, then at ``x'``."""
+    counted = _counted(model, mechanism)
+    laws = []
+    for target in (adversary.x, adversary.x_prime):
+        try:
+            laws.append(model.count_law(adversary.condition(target), counted))
+        except ConfigError:
+            raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero") from None
+    return laws
+
+
+def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Estimate:
+    """:func:`adversary_bdpl` as an :class:`~bdpsim.estimators.base.Estimate` (with its argmax)."""
+    laws = _target_laws(model, mechanism, adversary)
+    v, where = _sup(laws[0][None], laws[1][None], mechanism.noise)
+    return Estimate(float(v[0]), 0, float(where[0]))
+
+
+def adversary_bdpl(model: PedigreeModel, mechanism, adversary: Adversary) -> float:
+    """Exact target-dependent ``BDPL_(K,i)(x, x') = sup_{y} |ln p(y | x_K, x) / p(y | x_K, x')|``
+    for the adversary's known values ``x_K`` (paper Def. 5.2)."""
+    return exact_estimate(model, mechanism, adversary).value
+
+
+# ---------------------------------------------------------------------------------- exhaustive
+
+def compositions(m: int) -> np.ndarray:
+    """All ``(u, k_BB, k_Bb, k_bb) >= 0`` with sum ``m``, shape ``(C(m + 3, 3), 4)``."""
+    rows = [(m - a - b - c, a, b, c) for a in range(m + 1) for b in range(m + 1 - a)
+            for c in range(m + 1 - a - b)]
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def _assignment(comps: np.ndarray) -> np.ndarray:
+    """Representative values of a group's members per composition: ``k_BB`` BB first, then
+    ``k_Bb`` Bb, ``k_bb`` bb, then ``u`` unknown (-1). Shape ``(M, m)``."""
+    m = int(comps[0].sum()) if comps.size else 0
+    out = np.full((comps.shape[0], m), -1, dtype=np.int8)
+    for r, (_, a, b, c) in enumerate(comps):
+        out[r, :a], out[r, a:a + b], out[r, a + b:a + b + c] = 0, 1, 2
+    return out
+
+
+def _multinomial(comps: np.ndarray) -> np.ndarray:
+    m = comps.sum(axis=1)
+    return np.array([math.factorial(int(t)) // math.prod(math.factorial(int(k)) for k in r)
+                     for t, r in zip(m, comps)], dtype=float)
+
+
+def class_tensor_cells(model: PedigreeModel) -> int:
+    """Size of the class tensor of :func:`exhaustive_pedigree_count`."""
+    cells = 4 ** len(model.core) * (model.n + 1)
+    for _, members in model.leaf_groups:
+        cells *= math.comb(len(members) + 3, 3)
+    return cells
+
+
+def _class_tensor(model: PedigreeModel, counted: tuple[int, ...]):
+    """``E[core pattern (4,)*|C|, comp_1, ..., comp_m, c] = P(X_K = x_K, C = c)`` (see module doc)."""
+    cells = class_tensor_cells(model)
+    if cells > MAX_CELLS:
+        raise ConfigError("model.size", model.n,
+                          f"the exhaustive search over all adversary classes needs {cells:.3g} cells "
+                          f"(4^core x prod_groups C(size + 3, 3) x (n + 1)), more than the limit "
+                          f"{MAX_CELLS:.0e} (nuclear families up to 52 people fit)")
+    mask = np.isin(np.arange(3), counted)
+    nc, ng = len(model.core), len(model.leaf_groups)
+    configs = model._configs
+    E = np.zeros((configs.shape[0],) + (1,) * ng + (nc + 1,))
+    E[(np.arange(configs.shape[0]),) + (0,) * ng + (mask[configs].sum(axis=1),)] = model._prior
+    comps = []
+    for j, (par, members) in enumerate(model.leaf_groups):
+        cj = compositions(len(members))
+        F = leaf_group_polynomial(model.leaf_laws(par), cj, mask)
+        shape = [F.shape[0]] + [1] * ng + [F.shape[2]]
+        shape[1 + j] = cj.shape[0]
+        E = polymul(E, F.reshape(shape))
+        comps.append(cj)
+    E = E.reshape((3,) * nc + E.shape[1:])
+    for a in range(nc):  # zeta transform: index 3 = "unknown" = sum over the genotype
+        E = np.concatenate([E, E.sum(axis=a, keepdims=True)], axis=a)
+    return E, comps
+
+
+@dataclass(frozen=True)
+class PedigreeExhaustiveResult(ExhaustiveResult):
+    """:class:`ExhaustiveResult` with one row per adversary *class*: the row's adversary is a
+    representative, ``multiplicity[j]`` the number of adversaries ``(i, K, x_K, {x, x'})`` it
+    stands for (all with the same BDPL), ``known_size[j] = |K|``."""
+
+    multiplicity: np.ndarray | None = None
+    known_size: np.ndarray | None = None
+
+    @staticmethod
+    def concat(parts):
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+        return PedigreeExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
+                                        cat("argmax"), None, cat("multiplicity"), cat("known_size"))
+
+
+def _target_view(model, E, comps, target: int, representative: bool):
+    """Axes of ``E`` for one target: the (x-indexed) slicer and per-axis row descriptors."""
+    nc = len(model.core)
+    axes = [("core", c) for c in model.core] + [("group", j) for j in range(len(comps))]
+    if target in model.core:
+        a = model.core.index(target)
+        take = lambda x: np.take(E, x, axis=a)  # noqa: E731
+        return take, axes[:a] + axes[a + 1:], None, 1
+    j = next(g for g, (_, mem) in enumerate(model.leaf_groups) if target in mem)
+    others = compositions(len(model.leaf_groups[j][1]) - 1)
+    full = {tuple(r): k for k, r in enumerate(comps[j])}
+    index = [np.array([full[(r[0],) + tuple(r[1:] + np.eye(3, dtype=np.int64)[x])] for r in others])
+             for x in range(3)]
+    take = lambda x: np.take(E, index[x], axis=nc + j)  # noqa: E731
+    factor = len(model.leaf_groups[j][1]) if representative else 1
+    return take, axes, (j, others), factor
+
+
+def exhaustive_pedigree_count(model: PedigreeModel, mechanism, sizes: Sequence[int] | None = None,
+                              targets: Sequence[int] | None = None,
+                              min_known: int = 0) -> PedigreeExhaustiveResult:
+    """Exact BDPL of every adversary class ``(i, K, x_K, {x, x'})`` (see module docstring).
+
+    Parameters
+    ----------
+    sizes : sequence of int, optional
+        Allowed ``|K|`` (default all); ``min_known`` further requires ``|K| >= min_known``
+        (``1`` = the thesis' sampler, which never draws ``K = {}``).
+    targets : sequence of int, optional
+        Targets to search. By default every core member and one representative per leaf group
+        (multiplicities count all its members); listed leaf targets are searched individually.
+    """
+    counted = _counted(model, mechanism)
+    E, comps = _class_tensor(model, counted)
+    n, b = model.n, mechanism.noise
+    if targets is None:
+        targets, representative = list(model.core) + [mem[0] for _, mem in model.leaf_groups], True
+    else:
+        targets, representative = [int(t) for t in targets], False
+    allowed = set(range(n)) if sizes is None else {int(k) for k in sizes}
+    parts = []
+    for i in targets:
+        check(0 <= i < n, "targets", i, f"must be in 0..{n - 1}")
+        take, axes, tgroup, factor = _target_view(model, E, comps, i, representative)
+        lead = take(0).shape[:-1]
+        idx = np.indices(lead).reshape(len(lead), -1)
+        rows = idx.shape[1]
+        pattern = np.full((rows, n), -1, dtype=np.int8)
+        pattern[:, i] = -2
+        ksize = np.zeros(rows, dtype=np.int64)
+        mult = np.full(rows, float(factor))
+        for a, (kind, ref) in enumerate(axes):
+            if kind == "core":
+                pattern[:, ref] = np.where(idx[a] == 3, -1, idx[a])
+                ksize += idx[a] != 3
+                continue
+            members = list(model.leaf_groups[ref][1])
+            cj = comps[ref]
+            if tgroup is not None and tgroup[0] == ref:
+                cj = tgroup[1]
+                members.remove(i)
+            if members:
+                pattern[:, members] = _assignment(cj)[idx[a]]
+            ksize += cj[idx[a], 1:].sum(axis=1)
+            mult *= _multinomial(cj)[idx[a]]
+        keep = np.isin(ksize, list(allowed)) & (ksize >= min_known)
+        for x, xp in ((0, 1), (0, 2), (1, 2)):
+            A, B = take(x).reshape(rows, n + 1), take(xp).reshape(rows, n + 1)
+            za, zb = A.sum(axis=1), B.sum(axis=1)
+            ok = np.flatnonzero(keep & (za > 0) & (zb > 0))
+            if ok.size == 0:
+                continue
+            v, where = _sup(A[ok] / za[ok, None], B[ok] / zb[ok, None], b)
+            parts.append(PedigreeExhaustiveResult(
+                np.full(ok.size, i), pattern[ok], np.full(ok.size, x), np.full(ok.size, xp), v, where,
+                None, mult[ok], ksize[ok]))
+    if not parts:
+        raise NotAvailable("no adversary with positive-probability conditions matches the filters")
+    return PedigreeExhaustiveResult.concat(parts)
+
+
+def worst_adversary(res: PedigreeExhaustiveResult, rtol: float = 1e-9) -> int:
+    """Row of the largest BDPL; among ties (within ``rtol``) the smallest ``|K|``, then first."""
+    top = res.value.max()
+    tied = np.flatnonzero(res.value >= top - rtol * max(1.0, abs(top)))
+    return int(tied[np.argmin(res.known_size[tied])])
+
+
+def exhaustive_limit(model: PedigreeModel, sizes: Sequence[int]) -> str | None:
+    """Why an exhaustive search of ``model`` would be refused (``None`` if it fits)."""
+    cells = class_tensor_cells(model)
+    return None if cells <= MAX_CELLS else (
+        f"the exhaustive pedigree search needs {cells:.2e} tensor cells (limit {MAX_CELLS:.0e}); "
+        "use fewer people")
+
+
+def exhaustive_for_driver(model: PedigreeModel, mechanism, sizes: Sequence[int],
+                          targets: Sequence[int] | None) -> PedigreeExhaustiveResult:
+    """The exact-engine interface ``(model, mechanism, sizes, targets)`` of the driver: every
+    adversary class with ``|K|`` in ``sizes`` (rows are classes of exchangeable children; the
+    supremum is over all adversaries)."""
+    return exhaustive_pedigree_count(model, mechanism, sizes, targets)
