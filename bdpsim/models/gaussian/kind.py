@@ -117,7 +117,7 @@ class GaussianKind(ModelKind):
         return SampleCost(n * n, n ** 3, model_bytes=4 * 8 * n * n, draw=0.0 if spec.fixed is not None else n ** 3)
 
     def summary_cells(self, spec: ModelSpec) -> dict:
-        """``rho``: the class's correlation level, or an explicit cov's largest |correlation|."""
+        """``rho``: the class's correlation level, or an explicit cov's largest ``|correlation|``."""
         return {"rho": spec.detail["rho"]}
 
     def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, B.Bound]:
