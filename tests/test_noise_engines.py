@@ -20,7 +20,7 @@ from bdpsim.models import MarkovChainModel, PedigreeModel
 from bdpsim.models.pedigree.model import TRANSMISSION
 from bdpsim.queries import CountQuery
 
-from .helpers import brute_count_law
+from .helpers import brute_count_law, every_binary_adversary
 
 LAWS = {"laplace": LaplaceNoise(0.8), "geometric": GeometricNoise(1.1), "staircase": StaircaseNoise(1.3),
         "gaussian": GaussianNoise(0.7)}
@@ -80,14 +80,9 @@ def test_window_search_equals_every_adversary(name):
     noise = LAWS[name]
     eng = exact_engine(model, NoisyQueryMechanism(CountQuery((1,)), noise))
     best, best_delta = 0.0, 0.0
-    for i in range(5):
-        others = [j for j in range(5) if j != i]
-        for k in range(5):
-            for K in itertools.combinations(others, k):
-                for xk in itertools.product(range(2), repeat=k):
-                    adv = Adversary(i, K, xk, 0, 1)
-                    best = max(best, eng.bdpl(adv).value)
-                    best_delta = max(best_delta, eng.profile(adv, 0.3))
+    for adv in every_binary_adversary(5):
+        best = max(best, eng.bdpl(adv).value)
+        best_delta = max(best_delta, eng.profile(adv, 0.3))
     assert eng.window(0, 1)[0].bdpl == pytest.approx(best, rel=1e-9)
     assert eng.window_profile(0, 0.3) == pytest.approx(best_delta, rel=1e-9, abs=1e-12)
 

@@ -101,22 +101,30 @@ def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
     return BS.search_plan(model, g)
 
 
+#: the keys every factor-model kind shares (networks, Markov random fields)
+NODE_KEYS = {
+    "states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
+                  rule="integers >= 2"),
+    "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
+                   rule="distinct node indices"),
+    "names": Key("any", hashed=False, sweep=False,
+                 doc="node names (absent: those of the BIF file or named graph, if any)",
+                 rule="distinct strings, one per node"),
+}
+
+
 class BayesNetKind(ModelKind):
     name = "bayesnet"
     doc = "discrete Bayesian network (states, parents, cpt[, records]; or hmm = {...}; or bif = 'path')"
     example = {"states": 2, "parents": [[], [0], [0], [1, 2]],
                "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
                        [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
-    keys = {"states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
-                          rule="integers >= 2"),
+    keys = {"states": NODE_KEYS["states"],
             "parents": Key("any", hashed=False, sweep=False, doc="each node's parents (a DAG in topological order)",
                            rule="a list of lists of earlier node indices"),
             "cpt": Key("any", hashed=False, sweep=False, doc="per node, its law given its parents' states",
                        rule="rows are probability vectors"),
-            "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
-                           rule="distinct node indices"),
-            "names": Key("any", hashed=False, sweep=False, doc="node names (absent: from the BIF file, else n0, n1, ...)",
-                         rule="distinct strings, one per node"),
+            "records": NODE_KEYS["records"], "names": NODE_KEYS["names"],
             "table_tolerance": Key("float", hashed=False, sweep=False,
                                    doc="how far a table row may sum from 1 and still be renormalised",
                                    rule="a number in [0, 0.1)"),

@@ -19,7 +19,7 @@ from ...errors import check
 from ...schema import Key
 from ..base import ModelSpec, register_model_kind
 from ..bayesnet.check import brief
-from ..bayesnet.kind import BayesNetKind, correlated_records
+from ..bayesnet.kind import NODE_KEYS, BayesNetKind, correlated_records
 from .check import named_graph
 from .model import MRFModel
 
@@ -54,8 +54,7 @@ class MRFKind(BayesNetKind):
     doc = ("pairwise Potts Markov random field on a graph (states, edges or graph = 'karate', coupling, "
            "field[, node_potentials, edge_potentials, records, names])")
     example = {"states": 2, "edges": [[0, 1], [1, 2], [2, 0], [2, 3]], "coupling": 0.5}
-    keys = {"states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
-                          rule="integers >= 2"),
+    keys = {"states": NODE_KEYS["states"],
             "edges": Key("any", hashed=False, sweep=False, doc="the graph's edges [[i, j], ...]",
                          rule="pairs of distinct node indices; exclusive with graph"),
             "graph": Key("str", hashed=False, doc="a named graph ('karate': Zachary's karate club, networkx)",
@@ -70,10 +69,7 @@ class MRFKind(BayesNetKind):
                                    rule="one row of positive numbers per node"),
             "edge_potentials": Key("any", hashed=False, sweep=False, doc="explicit per-edge potential tables",
                                    rule="one s_i x s_j table of positive numbers per edge"),
-            "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
-                           rule="distinct node indices"),
-            "names": Key("any", hashed=False, sweep=False, doc="node names (absent: from the graph, else n0, ...)",
-                         rule="distinct strings, one per node")}
+            "records": NODE_KEYS["records"], "names": NODE_KEYS["names"]}
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
