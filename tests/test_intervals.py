@@ -160,8 +160,13 @@ def test_committed_coverage_table_is_current():
     spec.loader.exec_module(mod)
     out = ROOT / "results" / "coverage"
     grid = mod.load_grid(out)
-    issue, kde = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv"))
-    assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde)
+    issue, kde, nets, gauss = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv", "networks.csv", "gauss.csv"))
+    assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde, nets, gauss)
+    # random networks with mixed cardinalities (exact engine) and Gaussian clipped sums (a long reference run)
+    assert len(nets) == len(list(mod.network_cells())) and len(gauss) == len(mod.GAUSS_CASES)
+    assert all(r["passes"] == "True" and r["p99_contained"] == "True" for r in nets)
+    assert {int(r["n"]) for r in nets} == {n for _, n, _ in mod.NET_CASES}
+    assert all(r["passes"] == "True" and float(r["coverage"]) >= float(r["coverage_required"]) for r in gauss)
     assert grid and all(r["passes"] == "True" for r in grid)
     assert all(float(r["coverage"]) >= 0.93 and r["p99_contained"] == "True" for r in issue if r["mode"] == "fallback")
 
