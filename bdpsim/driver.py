@@ -329,8 +329,8 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
     """After the run's points finish: each KDE point's estimates against the mixture's per-adversary
     intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both kept),
     :func:`bdpsim.estimators.kde.outside_mixture`; the counts go into the KDE point's record
-    (``kde_above_mixture_n``, ``kde_below_mixture_n``), its flags are recomputed and a newly
-    flagged point gets one warning line. Configs without such a pair are untouched."""
+    (``kde_above_mixture_n``, ``kde_below_mixture_n``), its flags are recomputed and a point
+    flagged only by this gets its one warning line (a point flagged already printed its line). Configs without such a pair are untouched."""
     import json
 
     columns = [*ADVERSARY_COLUMNS, *adversary_columns]
@@ -346,13 +346,14 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
         marker = json.loads(js.read_text(encoding="utf-8"))
         new = {"kde_above_mixture_n": above, "kde_below_mixture_n": below}
         changed = any(marker.get(k) != v for k, v in new.items())
+        was_flagged = bool(marker.get(FLAGS))  # its warning line was printed when it finished
         marker.update(new)
         marker.pop(FLAGS, None)
         found = _flags_of(kp, marker)
         if found:
             marker[FLAGS] = "; ".join(found)
         R.atomic_write_text(js, R.dumps(marker))
-        if changed and (above or below):
+        if changed and (above or below) and not was_flagged:  # one warning line per flagged point
             log(warning_line(marker, [f"kde: {above} of {len(both)} estimates above the mixture's interval "
                                       f"of the same adversary (point {mp.id}), {below} below"]))
 
