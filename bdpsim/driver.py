@@ -50,10 +50,12 @@ from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
-from .rows import AdversaryResult, ordered_extras
+from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
 from .models.base import ARGMAX_NAME_COLUMNS, NAME_COLUMNS, adversary_names, record_names
-from .estimators.protocols import HasWindowRows
+from .estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from .summarize import check_bounds, summarize
+from .estimators.kde import KDE_MIXTURE_CHECK
+from .flags import flags as _flags_of
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
@@ -83,6 +85,8 @@ def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
         if record_names(p.model.fixed):  # named nodes (networks): names beside the indices
             summ |= {c.name for c in ARGMAX_NAME_COLUMNS}
             adv |= {c.name for c in NAME_COLUMNS}
+    if kde_mixture_pairs(config):
+        summ |= {c.name for c in KDE_MIXTURE_CHECK}
     return ordered_extras("summary", summ), ordered_extras("adversaries", adv)
 
 
@@ -291,10 +295,67 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
             if type(exc).__name__ not in WORKER_DEATHS:
                 raise
             raise worker_died(todo, exc, jobs) from None
+        compare_kde_with_mixture(config, out, extras[1], log)
         rows = R.write_tables(out, ids, label, extras)
         meta.update(status="complete", finished=R.now())
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
     return rows
+
+
+def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, ExperimentPoint]]:
+    """Each KDE point (:class:`~bdpsim.estimators.protocols.ComparedWithIntervals`) of ``config``
+    with the first mixture point (:class:`~bdpsim.estimators.protocols.HasAdversaryIntervals`)
+    examining the same adversaries (same :attr:`~ExperimentPoint.population_key`: same model,
+    mechanism, known sizes and targets)."""
+    mixtures = {}
+    for p in config.points:
+        if isinstance(p.estimator(), HasAdversaryIntervals):
+            mixtures.setdefault(p.population_key, p)
+    return [(p, mixtures[p.population_key]) for p in config.points
+            if isinstance(p.estimator(), ComparedWithIntervals) and p.population_key in mixtures]
+
+
+def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, dict]:
+    import csv
+    import gzip
+    import io
+
+    body = gzip.decompress(R.point_paths(out, point_id)[1].read_bytes()).decode()
+    return {int(r["adversary"]): r for r in csv.DictReader(io.StringIO(body), fieldnames=list(columns))}
+
+
+def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_columns: Sequence[str],
+                             log: Callable[[str], None]) -> None:
+    """After the run's points finish: each KDE point's estimates against the mixture's per-adversary
+    intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both kept),
+    :func:`bdpsim.estimators.kde.outside_mixture`; the counts go into the KDE point's record
+    (``kde_above_mixture_n``, ``kde_below_mixture_n``), its flags are recomputed and a point
+    flagged only by this gets its one warning line (a point flagged already printed its line). Configs without such a pair are untouched."""
+    import json
+
+    columns = [*ADVERSARY_COLUMNS, *adversary_columns]
+    for kp, mp in kde_mixture_pairs(config):
+        if not (R.point_done(out, kp.id) and R.point_done(out, mp.id)):
+            continue
+        kr, mr = _point_rows(out, kp.id, columns), _point_rows(out, mp.id, columns)
+        both = sorted(set(kr) & set(mr))
+        kde, low, high = (np.array([float(rows[j][k] or "nan") for j in both])
+                          for rows, k in ((kr, "bdpl"), (mr, "bdpl_ci_low"), (mr, "bdpl_ci_high")))
+        above, below = kp.estimator().outside_intervals(kde, low, high)
+        js = R.point_paths(out, kp.id)[0]
+        marker = json.loads(js.read_text(encoding="utf-8"))
+        new = {"kde_above_mixture_n": above, "kde_below_mixture_n": below}
+        changed = any(marker.get(k) != v for k, v in new.items())
+        was_flagged = bool(marker.get(FLAGS))  # its warning line was printed when it finished
+        marker.update(new)
+        marker.pop(FLAGS, None)
+        found = _flags_of(kp, marker)
+        if found:
+            marker[FLAGS] = "; ".join(found)
+        R.atomic_write_text(js, R.dumps(marker))
+        if changed and (above or below) and not was_flagged:  # one warning line per flagged point
+            log(warning_line(marker, [f"kde: {above} of {len(both)} estimates above the mixture's interval "
+                                      f"of the same adversary (point {mp.id}), {below} below"]))
 
 
 #: what joblib (loky) and Dask raise when a worker process dies mid-task (killed, out of memory,

@@ -102,6 +102,10 @@ def flags(point, row: dict) -> list[str]:
     if above > 0 or below > 0:
         out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
                    f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})")
+    above, below = _num(row.get("kde_above_mixture_n")), _num(row.get("kde_below_mixture_n"))
+    if above > 0 or below > 0:
+        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the mixture's interval of the same "
+                   f"adversary, {int(below)} below (the KDE carries no interval)")
     missed = _num(row.get("width_target_missed"))
     if missed > 0:
         out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "

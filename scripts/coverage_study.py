@@ -23,6 +23,8 @@ Output: ``results/coverage/coverage.csv`` (``issue.csv`` for ``--issue``) and th
                                                      # processes on a shared 2-core machine at load ~16)
     python scripts/coverage_study.py --issue         # the issue's two cases (~1 min)
     python scripts/coverage_study.py --kde           # the KDE against exact values (~3 min)
+    python scripts/coverage_study.py --networks      # random networks, mixed cardinalities (networks.csv)
+    python scripts/coverage_study.py --gauss         # Gaussian clipped sums vs a long reference (gauss.csv)
     python scripts/coverage_study.py --table         # rewrite coverage.md from the CSVs
 """
 
@@ -55,6 +57,16 @@ KDE_CASES = (("sym2-gamma3", CHAINS["sym2"], 6, 1.0), ("sym2-gamma8", [[8 / 9, 1
              ("issue3", CHAINS["issue3"], 50, 2.0), ("four4", CHAINS["four4"], 40, 3.0))
 KDE_FIELDS = ["case", "n", "epsilon", "adversaries", "samples", "kde_p99", "exact_p99", "error_mean", "above_n",
               "below_n", "error_min", "error_max", "seconds"]
+#: random Bayesian networks with mixed cardinalities (2-4 states per node, up to 2 parents each)
+NET_CASES = (("net6-mixed", 6, 11), ("net9-mixed", 9, 12), ("net12-mixed", 12, 13))
+NET_EPSILONS = EPSILONS
+#: Gaussian records, clipped sum [0, 10] (no exact engine): a short run's DKW interval against a long
+#: reference run of the same adversaries (same population: the sample size is not part of its key)
+GAUSS_CASES = (("gauss-n3", 3, 0.3), ("gauss-n5", 5, 0.2))
+GAUSS_SHORT, GAUSS_REFERENCE, GAUSS_ADVERSARIES = 20_000, 1_000_000, 100
+GAUSS_FIELDS = ["case", "n", "rho", "epsilon", "adversaries", "samples", "reference_samples", "confidence",
+                "coverage", "coverage_required", "passes", "width_median", "reference_width_median",
+                "error_max", "reference_p99", "seconds"]
 FIELDS = ["cell", "model", "states", "n", "epsilon", "query", "family", "mode", "adversaries", "confidence",
           "coverage", "coverage_required", "passes", "width_median", "width_max", "width_target_missed",
           "exact_law_n", "bdpl_p99", "bdpl_exact_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "p99_contained",
@@ -120,6 +132,58 @@ def run_kde(name: str, T, n: int, eps: float, adversaries: int, samples: int) ->
             "error_max": round(float(err.max()), 3), "seconds": round(time.perf_counter() - t0, 1)}
 
 
+def random_network(nodes: int, seed: int) -> dict:
+    """A random Bayesian network: node ``j`` has 2-4 states and up to two parents among the earlier
+    nodes; each conditional law is Dirichlet(1) (fixed ``seed``: the committed cells are reproducible)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    states = [int(c) for c in rng.integers(2, 5, size=nodes)]
+    parents, cpt = [], []
+    for j in range(nodes):
+        ps = sorted(int(p) for p in rng.choice(j, size=min(j, int(rng.integers(0, 3))), replace=False)) if j else []
+        laws = rng.dirichlet(np.ones(states[j]), size=[states[p] for p in ps] or None)
+        parents.append(ps)
+        cpt.append(np.round(laws / laws.sum(axis=-1, keepdims=True), 12).tolist())
+    return {"kind": "bayesnet", "states": states, "parents": parents, "cpt": cpt}
+
+
+def network_cells():
+    for name, nodes, seed in NET_CASES:
+        for e in NET_EPSILONS:
+            yield (name, random_network(nodes, seed), 4, nodes, e, "count", "random")
+
+
+def run_gauss(name: str, n: int, rho: float, eps: float = 1.0) -> dict:
+    """Coverage of a long mixture reference run's values by the short run's DKW intervals of the same
+    adversaries (Gaussian records, no exact engine)."""
+    import bdpsim
+
+    t0 = time.perf_counter()
+    vals = {}
+    for samples in (GAUSS_SHORT, GAUSS_REFERENCE):
+        with tempfile.TemporaryDirectory() as tmp:
+            doc = {"run": {"seed": 25, "adversaries": GAUSS_ADVERSARIES, "samples": samples, "estimator": "mixture",
+                           "noise_floor_adversaries": 0, "mixture_target_se": 0, "mixture_target_width": 0,
+                           "mixture_exact_law": "never", "targets": "uniform"},
+                   "model": {"kind": "gaussian", "n": n, "rho": rho, "sigma": 1.0, "cov_draw": "uniform"},
+                   "mechanism": {"kind": "clipped_sum", "epsilon": eps, "clip": [0.0, 10.0]}}
+            bdpsim.run(doc, tmp)
+            vals[samples] = bdpsim.load_adversaries(tmp).set_index("adversary").sort_index()
+    short, ref = vals[GAUSS_SHORT], vals[GAUSS_REFERENCE]
+    tol, conf = 1e-9, 0.95
+    covered = (short.bdpl_ci_low <= ref.bdpl + tol) & (ref.bdpl <= short.bdpl_ci_high + tol)
+    A = len(short)
+    need = conf - 3 * math.sqrt(conf * (1 - conf) / A)
+    return {"case": name, "n": n, "rho": rho, "epsilon": eps, "adversaries": A, "samples": GAUSS_SHORT,
+            "reference_samples": GAUSS_REFERENCE, "confidence": conf, "coverage": round(float(covered.mean()), 4),
+            "coverage_required": round(need, 4), "passes": bool(covered.mean() >= need),
+            "width_median": round(float((short.bdpl_ci_high - short.bdpl_ci_low).median()), 4),
+            "reference_width_median": round(float((ref.bdpl_ci_high - ref.bdpl_ci_low).median()), 4),
+            "error_max": round(float((short.bdpl - ref.bdpl).abs().max()), 4),
+            "reference_p99": round(float(ref.bdpl.quantile(0.99)), 4), "seconds": round(time.perf_counter() - t0, 1)}
+
+
 def grid_cells(quick: bool):
     ns = {k: v[:1] for k, v in GRID_N.items()} if quick else GRID_N
     eps = EPSILONS[1:3] if quick else EPSILONS
@@ -171,9 +235,30 @@ def load_grid(out: Path) -> list[dict]:
     return [done[k] for k in order if k in done]
 
 
-def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = ()) -> str:
+def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: list[dict] = (),
+             gauss: list[dict] = ()) -> str:
     """The markdown table of the committed CSVs (generated; never edit by hand)."""
     out = ["<!-- generated by scripts/coverage_study.py --table from results/coverage/*.csv -->", ""]
+    if nets:
+        out += [f"### Random Bayesian networks, 2–4 states per node, count of state 1 ({nets[0]['adversaries']} "
+                "adversaries, intervals from the samples alone)", "",
+                "| network | nodes | eps | coverage | required | median width | p99 exact | p99 interval | contains |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for r in nets:
+            out.append(f"| {r['cell']} | {r['n']} | {_f(r['epsilon'], 1)} | {_f(r['coverage'], 3)} | "
+                       f"{_f(r['coverage_required'], 3)} | {_f(r['width_median'], 3)} | {_f(r['bdpl_exact_p99'])} | "
+                       f"[{_f(r['bdpl_p99_ci_low'])}, {_f(r['bdpl_p99_ci_high'])}] | {r['p99_contained']} |")
+        out.append("")
+    if gauss:
+        out += ["### Gaussian records, clipped sum [0, 10] (no exact engine): short runs against a long reference run",
+                "", "| case | rho | eps | adversaries | short / reference samples | coverage of the reference | "
+                "required | median width (short / reference) | largest error |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in gauss:
+            out.append(f"| {r['case']} | {_f(r['rho'])} | {_f(r['epsilon'], 1)} | {r['adversaries']} | "
+                       f"{r['samples']} / {r['reference_samples']} | {_f(r['coverage'], 3)} | "
+                       f"{_f(r['coverage_required'], 3)} | {_f(r['width_median'], 3)} / "
+                       f"{_f(r['reference_width_median'], 3)} | {_f(r['error_max'], 3)} |")
+        out.append("")
     if kde:
         out += ["### The thesis' KDE against the exact values of the same adversaries (count of state 1)", "",
                 "| chain | n | eps | adversaries × samples | KDE p99 | exact p99 | mean error | above / below "
@@ -226,6 +311,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--issue", action="store_true", help="run issue 25's two hard cases")
     ap.add_argument("--kde", action="store_true", help="the KDE against exact values (both directions)")
+    ap.add_argument("--networks", action="store_true", help="random networks with mixed cardinalities")
+    ap.add_argument("--gauss", action="store_true", help="Gaussian clipped sums against a long reference run")
     ap.add_argument("--table", action="store_true", help="only rewrite coverage.md from the CSVs")
     ap.add_argument("--quick", action="store_true", help="a small grid (smoke test)")
     ap.add_argument("--adversaries", type=int, default=100)
@@ -250,6 +337,19 @@ def main(argv=None) -> int:
                 print(r, flush=True)
                 rows.append(r)
         write_csv(out / "issue.csv", rows)
+    elif args.networks:
+        rows = []
+        for k, (name, model, states, n, eps, query, family) in enumerate(network_cells()):
+            rows.append(run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 500 + k,
+                                 args.max_samples))
+            print(rows[-1], flush=True)
+        write_csv(out / "networks.csv", rows)
+    elif args.gauss:
+        rows = []
+        for name, n, rho in GAUSS_CASES:
+            rows.append(run_gauss(name, n, rho))
+            print(rows[-1], flush=True)
+        write_csv(out / "gauss.csv", rows, GAUSS_FIELDS)
     elif not args.table:  # each finished cell is kept (a rerun resumes), then the table in grid order
         part = out / "coverage.partial.csv"
         done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
@@ -271,8 +371,9 @@ def main(argv=None) -> int:
             part.unlink()
     grid = load_grid(out)
     issue = read_csv(out / "issue.csv") if (out / "issue.csv").is_file() else []
-    kde = read_csv(out / "kde.csv") if (out / "kde.csv").is_file() else []
-    (out / "coverage.md").write_text(markdown(grid, issue, kde))
+    kde, nets, gauss = (read_csv(out / f) if (out / f).is_file() else []
+                        for f in ("kde.csv", "networks.csv", "gauss.csv"))
+    (out / "coverage.md").write_text(markdown(grid, issue, kde, nets, gauss))
     return 0
 
 

@@ -160,7 +160,49 @@ def test_committed_coverage_table_is_current():
     spec.loader.exec_module(mod)
     out = ROOT / "results" / "coverage"
     grid = mod.load_grid(out)
-    issue, kde = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv"))
-    assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde)
+    issue, kde, nets, gauss = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv", "networks.csv", "gauss.csv"))
+    assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde, nets, gauss)
+    # random networks with mixed cardinalities (exact engine) and Gaussian clipped sums (a long reference run)
+    assert len(nets) == len(list(mod.network_cells())) and len(gauss) == len(mod.GAUSS_CASES)
+    assert all(r["passes"] == "True" and r["p99_contained"] == "True" for r in nets)
+    assert {int(r["n"]) for r in nets} == {n for _, n, _ in mod.NET_CASES}
+    assert all(r["passes"] == "True" and float(r["coverage"]) >= float(r["coverage_required"]) for r in gauss)
     assert grid and all(r["passes"] == "True" for r in grid)
     assert all(float(r["coverage"]) >= 0.93 and r["p99_contained"] == "True" for r in issue if r["mode"] == "fallback")
+
+
+def test_kde_outside_mixture_counts_both_directions():
+    """Above ``bdpl_ci_high`` / below ``bdpl_ci_low`` per adversary; below only for the two-sided
+    KDE (a one-sided supremum may lie below the two-sided BDPL); nan rows are not compared."""
+    from bdpsim.estimators.kde import outside_mixture
+
+    kde = np.array([1.0, 2.5, 0.2, np.nan, 1.5])
+    lo, hi = np.array([0.9, 2.0, 0.5, 0.0, np.nan]), np.array([1.1, 2.2, 0.6, 9.0, np.nan])
+    assert outside_mixture(kde, lo, hi, signed=False) == (1, 1)
+    assert outside_mixture(kde, lo, hi, signed=True) == (1, 0)
+
+
+@pytest.mark.parametrize("ratio", ["symmetric", "signed"])
+def test_kde_flagged_against_the_mixture_of_the_same_adversaries(tmp_path, capsys, ratio):
+    """estimator = ["kde", "mixture"]: the two points examine the same adversaries, and the KDE row
+    counts the adversaries whose KDE value lies outside the mixture's interval — recomputed here
+    from adversaries.csv.gz — with a flag and one warning line; a KDE-only run has no such column."""
+    cfg = {"run": {"adversaries": 12, "estimator": ["kde", "mixture"], "seed": 3, "samples": 4000,
+                   "noise_floor_adversaries": 0, "kde_ratio": ratio},
+           "model": {"kind": "markov", "n": 5, "gamma": 3.0},
+           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [1]}}
+    summ = bdpsim.run(cfg, str(tmp_path / "both")).set_index("estimator")
+    adv = bdpsim.load_adversaries(str(tmp_path / "both"))
+    k = adv[adv.point_id == summ.loc["kde", "point_id"]].set_index("adversary")
+    m = adv[adv.point_id == summ.loc["mixture", "point_id"]].set_index("adversary")
+    assert (k[["i", "known", "x_known", "x", "x_prime"]] == m[["i", "known", "x_known", "x", "x_prime"]]).all().all()
+    above = int((k.bdpl > m.bdpl_ci_high + 1e-9).sum())
+    below = int((k.bdpl < m.bdpl_ci_low - 1e-9).sum()) if ratio == "symmetric" else 0
+    assert above + below > 0  # the KDE's bias at 4000 samples puts it outside the mixture's intervals
+    assert (summ.loc["kde", "kde_above_mixture_n"], summ.loc["kde", "kde_below_mixture_n"]) == (above, below)
+    assert f"{above} of 12 estimates above the mixture's interval" in summ.loc["kde", "flags"]
+    assert math.isnan(summ.loc["mixture", "kde_above_mixture_n"])
+    warnings = [x for x in capsys.readouterr().err.splitlines() if x.startswith("warning: point ")]
+    assert len(warnings) == int((summ["flags"].fillna("") != "").sum())  # one per flagged point
+    only = bdpsim.run({**cfg, "run": {**cfg["run"], "estimator": "kde"}}, str(tmp_path / "kde"))
+    assert "kde_above_mixture_n" not in only.columns

@@ -60,6 +60,33 @@ KDE_CHECK = register_columns(
                                "estimates (the KDE has no interval: its error has no known law, so it is "
                                "compared with the exact values where the run has them; flagged)"),
     Column("kde_below_n", int, "kde: adversaries whose estimate lies below that exact value (flagged)"))
+
+#: the KDE against the mixture's per-adversary interval when one config has both estimators: they
+#: examine the same adversaries (the population key ignores the estimator), so the comparison is per
+#: adversary; filled after the run's points finish (:func:`bdpsim.driver.compare_kde_with_mixture`)
+KDE_MIXTURE_CHECK = register_columns(
+    "summary",
+    Column("kde_above_mixture_n", int, "kde: adversaries whose estimate lies above the mixture's "
+                                       "bdpl_ci_high for the same adversary in the same run (flagged)"),
+    Column("kde_below_mixture_n", int, "kde: adversaries whose estimate lies below the mixture's bdpl_ci_low "
+                                       "for the same adversary (flagged; counted only for kde_ratio = "
+                                       "'symmetric': the 'signed' KDE estimates a one-sided supremum, which "
+                                       "may lie below the two-sided BDPL)"))
+
+
+def outside_mixture(kde: np.ndarray, low: np.ndarray, high: np.ndarray, signed: bool) -> tuple[int, int]:
+    """How many KDE estimates ``kde`` lie above / below the mixture intervals ``[low, high]`` of
+    the same adversaries (``nan`` anywhere: not compared).
+
+    ``above = #{j : kde_j > high_j}``, ``below = #{j : kde_j < low_j}``; ``below`` is 0 for the
+    one-sided (``signed``) KDE, since ``sup_s ln p(s|x)/p(s|x') <= BDPL`` and so a one-sided value
+    below a two-sided interval is no error.
+    """
+    kde, low, high = (np.asarray(a, dtype=float) for a in (kde, low, high))
+    ok = np.isfinite(kde) & ~np.isnan(low) & ~np.isnan(high)
+    above = int(np.sum(kde[ok] > high[ok] + KDE_TOLERANCE))
+    below = 0 if signed else int(np.sum(kde[ok] < low[ok] - KDE_TOLERANCE))
+    return above, below
 #: ``|estimate - exact|`` below this is agreement (floating point), not a deviation
 KDE_TOLERANCE = 1e-9
 KDE_POINTS = ("uniform", "outputs")
@@ -231,6 +258,11 @@ class KdeEstimator:
                        "kde_below_n": int(np.sum(d < -KDE_TOLERANCE))} if both.any() else {}
         return {"kde_backend": self.backend, "kde_ratio": self.ratio,
                 "kde_positive_shift": str(self.positive_shift).lower(), "n_samples": self.samples, **check_cells}
+
+    def outside_intervals(self, values, low, high) -> tuple[int, int]:
+        """Estimates ``values`` above / below the intervals ``[low, high]`` of the same adversaries
+        (:func:`outside_mixture`; below only for the two-sided ratio)."""
+        return outside_mixture(values, low, high, signed=self.ratio == "signed")
 
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""

@@ -144,6 +144,7 @@ class MixtureEstimator:
     percentile: float = 99.0
     adversaries: int = 1
     name: ClassVar[str] = "mixture"
+    adversary_intervals: ClassVar[bool] = True  # bdpl_ci_low/high per adversary (HasAdversaryIntervals)
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "mixture_target_se": Key("float", 0.01, hashed=False, doc="standard error to stop at (0: fixed sample)",

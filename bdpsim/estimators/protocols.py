@@ -48,3 +48,23 @@ class HasWindowRows(Protocol):
 
 
 __all__ += ["HasCostCulprit", "HasWindowRows"]
+
+
+@runtime_checkable
+class HasAdversaryIntervals(Protocol):
+    """An estimator whose rows carry a per-adversary interval ``bdpl_ci_low/high`` of the two-sided
+    BDPL (the mixture): ``adversary_intervals`` is True."""
+
+    adversary_intervals: bool
+
+
+@runtime_checkable
+class ComparedWithIntervals(Protocol):
+    """An estimator without intervals whose estimates are checked against another point's
+    per-adversary intervals (the KDE): ``outside_intervals(values, low, high)`` gives
+    ``(above, below)`` counts, :func:`bdpsim.driver.compare_kde_with_mixture`."""
+
+    def outside_intervals(self, values, low, high) -> tuple[int, int]: ...
+
+
+__all__ += ["ComparedWithIntervals", "HasAdversaryIntervals"]
