@@ -58,7 +58,7 @@ from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
 from ..kernels.noise.table import TableNoise
 from ..models.markov.model import MarkovChainModel
-from ..models.protocols import MarkovChain
+from ..models.protocols import HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
@@ -214,7 +214,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
     """
     t0 = time.monotonic()
-    pedigree = isinstance(model, PedigreeModel)
+    pedigree = not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)  # a pedigree's count laws
     check(pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
           "the optimal noise is computed for Markov chains (from the window adversaries' law pairs) and "
           "pedigrees (every adversary class's count laws); Bayesian networks take a given table noise "
