@@ -232,8 +232,8 @@ FIGURES: dict[str, Figure] = {
                            "lower bound and estimate vs mechanism calls, the thesis' KDE beside it, exact BDPL",
                            _audit, plot_audit, True),
     "bdpsim-frontier": Figure("the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
-                              "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288)",
-                              _frontier, plot_frontier, panels=2),
+                              "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
+                              "Electricity chains, n = 60)", _frontier, plot_frontier, panels=3),
 }
 
 

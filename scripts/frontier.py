@@ -3,7 +3,9 @@
 ``results/figures/bdpsim-frontier.csv`` (+ ``results/frontier/frontier.json`` metadata), redraw the
 figure from them (PNG + PDF) and write the findings table ``docs/generated/frontier.md``.
 
-Usage: nice -n 10 python scripts/frontier.py [--epsilons 0.5 1 2 4] [--n 288]
+Usage: nice -n 10 python scripts/frontier.py [--epsilons 0.5 1 2 4] [--chains LABEL ...] [--n N]
+       (--chains recomputes only those chains of bdpsim.studies.frontier.CHAINS and keeps the other
+       chains' committed rows; --n overrides their n)
        python scripts/frontier.py --table-only     (regenerate the table from the committed CSV)
 """
 
@@ -45,23 +47,30 @@ def table_text(rows) -> str:
 def main(argv=None) -> int:
     from bdpsim import results as R
     from bdpsim.gallery import read_rows
-    from bdpsim.kernels.chains.transition import ACTIVITY
-    from bdpsim.studies.frontier import EPSILONS, frontier_rows
+    from bdpsim.studies.frontier import CHAINS, EPSILONS, frontier_rows
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
-    ap.add_argument("--n", type=int, default=288)
+    labels = [c[0] for c in CHAINS]
+    ap.add_argument("--chains", nargs="+", choices=labels, default=labels)
+    ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--table-only", action="store_true")
     a = ap.parse_args(argv)
     if not a.table_only:
-        rows = frontier_rows(chains=(("activity", ACTIVITY, a.n),), epsilons=a.epsilons, log=print)
+        chains = [(lab, P, a.n or n) for lab, P, n in CHAINS if lab in a.chains]
+        kept = [{k: v for k, v in r.items() if v == v}  # empty cells (read as nan) stay empty
+                for r in read_rows(CSV) if r["chain"] not in a.chains] if CSV.is_file() else []
+        new = frontier_rows(chains=chains, epsilons=a.epsilons, log=print)
+        rows = sorted(kept + new, key=lambda r: labels.index(r["chain"]) if r["chain"] in labels else len(labels))
         CSV.parent.mkdir(parents=True, exist_ok=True)
         CSV.write_text(R.csv_text(rows, list(dict.fromkeys(k for r in rows for k in r))))
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                              cwd=ROOT).stdout.strip()
         META.parent.mkdir(parents=True, exist_ok=True)
         META.write_text(json.dumps({
-            "script": "scripts/frontier.py", "epsilons": a.epsilons, "n": a.n, "chain": "activity",
+            "script": "scripts/frontier.py", "epsilons": a.epsilons,
+            "chains": {lab: int(n) for lab, n in dict.fromkeys((r["chain"], r["n"]) for r in rows)},
+            "recomputed": a.chains,
             "git_rev": rev, "python": platform.python_version(),
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}, indent=1) + "\n")
         from bdpsim.gallery import replot

@@ -16,8 +16,11 @@ CSV = ROOT / "results" / "figures" / "bdpsim-frontier.csv"
 def test_committed_frontier_is_consistent():
     rows = [r for r in read_rows(CSV) if r["kind"] == "frontier"]
     assert {float(r["epsilon"]) for r in rows} >= {1.0}
-    for eps in {float(r["epsilon"]) for r in rows}:
-        at = {(r["method"], r["noise"]): r for r in rows if float(r["epsilon"]) == eps}
+    # the activity day and the paper's three Electricity chains (issue 30 item 4)
+    assert {r["chain"] for r in rows} == {"activity", "electricity-70kWh", "electricity-80kWh", "electricity-90kWh"}
+    for chain, eps in {(r["chain"], float(r["epsilon"])) for r in rows}:
+        at = {(r["method"], r["noise"]): r for r in rows if (r["chain"], float(r["epsilon"])) == (chain, eps)}
+        assert len(at) == 5  # one row per (method, noise) and chain and eps
         opt = at[("optimal", "table")]
         assert float(opt["bdpl"]) <= eps  # verified by the exact engine when computed
         for (method, _), r in at.items():

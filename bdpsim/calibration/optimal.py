@@ -58,8 +58,11 @@ from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
 from ..kernels.noise.table import TableNoise
 from ..models.markov.model import MarkovChainModel
-from ..models.protocols import MarkovChain
+from ..models.protocols import HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
+from ..models.pedigree.exact import exhaustive_pedigree_count
+from ..models.pedigree.model import PedigreeModel
+from ..queries import CountQuery
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
 RANGE = 1e10  # most ratio between the fastest (e^{-eps/Delta} per step) and slowest (r) decays over M
@@ -130,6 +133,44 @@ def law_pairs(model: MarkovChainModel, values, *, min_known: int = 0, window_lim
     return lp.LawPairs(W1, W2, int(round(delta))), float(ctx["tolerance"])
 
 
+@dataclass(frozen=True)
+class _PedigreeCount:
+    """A pedigree count mechanism (the :class:`~bdpsim.queries.NoisyQuery` protocol) for the exact engine."""
+
+    query_function: CountQuery
+    noise: object
+    kind: str = "count"
+
+
+class _Recorder:
+    """A stand-in noise law whose ``grid_sup`` records the count-law pairs the pedigree engine scores."""
+
+    def __init__(self) -> None:
+        self.got: list = []
+
+    def grid_sup(self, W1, W2, delta):
+        self.got.append((np.array(W1, dtype=float), np.array(W2, dtype=float)))
+        return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
+
+
+def _pedigree_counted(values) -> tuple[int, ...]:
+    v = np.asarray(values, dtype=float)
+    check(v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(), "state_values",
+          v.tolist(), "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
+          "some 1 and some 0")
+    return tuple(int(g) for g in np.flatnonzero(v == 1))
+
+
+def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> lp.LawPairs:
+    """Every adversary class's pair of count laws ``P(C | x_K, x_i = x)``, ``P(C | x_K, x_i = x')``
+    on a pedigree (the classes :func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`
+    scores), normalised and deduplicated."""
+    rec = _Recorder()
+    exhaustive_pedigree_count(model, _PedigreeCount(CountQuery(_pedigree_counted(values)), rec), min_known=min_known)
+    W1, W2 = lp.dedupe(np.vstack([a for a, _ in rec.got]), np.vstack([b for _, b in rec.got]))
+    return lp.LawPairs(W1, W2, 1)
+
+
 def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
     """Whether the pair set is closed under ``c -> -c`` (each pair's mirror, up to a common shift, is
     a pair of the set, in either order)."""
@@ -173,13 +214,28 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
     """
     t0 = time.monotonic()
-    check(isinstance(model, MarkovChain), "model", type(model).__name__,
-          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs); "
-          "pedigrees and Bayesian networks take a given table noise (noise = 'table') in their exact engines")
+    pedigree = not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)  # a pedigree's count laws
+    check(pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
+          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs) and "
+          "pedigrees (every adversary class's count laws); Bayesian networks take a given table noise "
+          "(noise = 'table') in their exact engines")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
+    if pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
+        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
+        mech = _PedigreeCount(CountQuery(_pedigree_counted(values)), None)
+
+        def verify(noise):
+            res = exhaustive_pedigree_count(model, _PedigreeCount(mech.query_function, noise), min_known=min_known)
+            return float(res.value.max()), 0.0
+    else:
+        pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
+
+        def verify(noise):
+            res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
+                                tolerance=tolerance)
+            return float(res.bdpl), res.tolerance
     check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
@@ -216,16 +272,15 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
                                 f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
         sol, margin = best
         noise = _table(sol)
-        res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
-                            tolerance=tolerance)
-        if res.bdpl + res.tolerance <= epsilon:
+        bdpl, tol = verify(noise)
+        if bdpl + tol <= epsilon:
             break
         best = None
     else:
         raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
-                           f"BDPL {res.bdpl!r} > eps {epsilon!r}")
+                           f"BDPL {bdpl!r} > eps {epsilon!r}")
     mean, mabs, sq = (float(v) for v in noise.moments())
-    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, float(res.bdpl), res.tolerance,
+    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, bdpl, tol,
                         sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
                         sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))
 

@@ -18,13 +18,15 @@ SERIES = (("optimal", "table", "optimal integer noise (LP, verified)", "o", "-")
 
 
 def plot_frontier(rows: list[dict], axes):
-    """Panel (a): E|Z| against eps for each noise (log axes; the optimal noise is the limit any
-    additive integer noise can reach); panel (b): the optimal pmf and the calibrated geometric pmf
-    at the eps of the pmf rows (log y). Returns ``axes``."""
+    """Panel (a): E|Z| against eps for each noise on the first chain (log axes; the optimal noise is
+    the limit any additive integer noise can reach); panel (b): its optimal pmf and calibrated geometric
+    pmf at the eps of the pmf rows (log y); panel (c), when given a third axis: E|Z| of the exactly
+    calibrated Laplace noise over the optimal's, against eps, one line per chain. Returns ``axes``."""
     c = colors()
     ax, bx = axes[0], axes[1]
-    fr = [r for r in rows if r["kind"] == "frontier"]
-    chain = fr[0]["chain"] if fr else "?"
+    every = [r for r in rows if r["kind"] == "frontier"]
+    chain = every[0]["chain"] if every else "?"
+    fr = [r for r in every if r["chain"] == chain]
     n = int(fr[0]["n"]) if fr else 0
     handles = []
     for j, (method, noise, label, marker, ls) in enumerate(SERIES):
@@ -45,7 +47,7 @@ def plot_frontier(rows: list[dict], axes):
     ax.set_title(f"(a) least noise for ε-BDP: {chain} chain, count, n = {n}", fontsize=9)
     ax.grid(alpha=0.3, which="both")
     legend(ax, handles)
-    pm = sorted((r for r in rows if r["kind"] == "pmf"), key=lambda r: int(r["k"]))
+    pm = sorted((r for r in rows if r["kind"] == "pmf" and r["chain"] == chain), key=lambda r: int(r["k"]))
     eps = float(pm[0]["epsilon"]) if pm else math.nan
     k = [int(r["k"]) for r in pm]
     bx.step(k, [float(r["p_optimal"]) for r in pm], where="mid", color=c[0], lw=1.8)
@@ -56,4 +58,23 @@ def plot_frontier(rows: list[dict], axes):
     bx.set_title(f"(b) the optimal pmf vs calibrated geometric, ε = {eps:g}", fontsize=9)
     bx.grid(alpha=0.3, which="both")
     legend(bx, [proxy("optimal integer noise", c[0], "", "-"), proxy("geometric, exactly calibrated", c[2], "", "--")])
+    if len(axes) > 2:
+        cx, handles = axes[2], []
+        for j, name in enumerate(dict.fromkeys(r["chain"] for r in every)):
+            at = {(float(r["epsilon"]), r["method"], r["noise"]): float(r["mean_abs"]) for r in every
+                  if r["chain"] == name}
+            pts = sorted((e, at[(e, "exact", "laplace")] / v) for (e, m, law), v in at.items()
+                         if (m, law) == ("optimal", "table") and (e, "exact", "laplace") in at)
+            n_chain = next(int(r["n"]) for r in every if r["chain"] == name)
+            cx.plot([p[0] for p in pts], [p[1] for p in pts], marker="os^vD"[j % 5], color=c[j], ms=5, lw=1.5)
+            handles.append(proxy(f"{name}, n = {n_chain}", c[j], "os^vD"[j % 5], "-"))
+        cx.set_xscale("log")
+        cx.set_xticks(eps_values)
+        cx.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        cx.xaxis.set_minor_formatter(NullFormatter())
+        cx.set_xlabel("ε (target BDPL)")
+        cx.set_ylabel("E|Z| Laplace / E|Z| optimal")
+        cx.set_title("(c) Laplace's excess noise on the paper's chains", fontsize=9)
+        cx.grid(alpha=0.3, which="both")
+        legend(cx, handles)
     return axes
