@@ -86,3 +86,35 @@ def check_sensitivity(sensitivity) -> float:
     check(ok and math.isfinite(float(sensitivity)) and float(sensitivity) >= 0, "mechanism.sensitivity",
           sensitivity, "must be a finite number >= 0")
     return float(sensitivity)
+
+
+class AtomKernelLaw:
+    """The four exact functions of a noise law (:class:`~bdpsim.kernels.noise.laws.NoiseLaw`)
+    from two kernels over rows of mixture weights ``A, B`` on atoms ``c``: ``_sup(A, B, c) ->
+    (fwd, bwd, where_fwd, where_bwd)`` (the suprema of ``ln p1/p2`` and ``ln p2/p1`` per row and
+    the outputs attaining them) and ``_delta(A, B, c, eps) -> delta`` (the hockey-stick divergence
+    per row). The geometric, staircase and table laws share it."""
+
+    def _sup(self, A, B, c):
+        raise NotImplementedError
+
+    def _delta(self, A, B, c, eps):
+        raise NotImplementedError
+
+    def grid_sup(self, W1, W2, delta: float):
+        A, B = rows(W1, W2)
+        fwd, bwd, wf, wb = self._sup(A, B, lattice(delta, A.shape[1]))
+        return signed(fwd, bwd, wf / float(delta), wb / float(delta))
+
+    def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
+        A, B = rows(W1, W2)
+        return self._delta(A, B, lattice(delta, A.shape[1]), profile_eps(epsilon))
+
+    def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
+        c, A, B = pair(atoms1, w1, atoms2, w2)
+        fwd, bwd, wf, wb = self._sup(A, B, c)
+        return sup_result(float(fwd[0]), float(bwd[0]), float(wf[0]), float(wb[0]))
+
+    def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
+        c, A, B = pair(atoms1, w1, atoms2, w2)
+        return float(self._delta(A, B, c, profile_eps(epsilon))[0])

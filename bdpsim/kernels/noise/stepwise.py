@@ -10,14 +10,13 @@ import numpy as np
 from ...errors import check
 from . import exp_kernels as ek
 from . import staircase as sc
-from .laplace_mixture import MixtureSup
-from .checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
+from .checks import AtomKernelLaw, positive, check_sensitivity
 
 
 # ----------------------------------------------------------------------------- geometric
 
 @dataclass(frozen=True)
-class GeometricNoise:
+class GeometricNoise(AtomKernelLaw):
     """Two-sided geometric noise on ``step * Z``: ``P(step k) = (1-q)/(1+q) q^{|k|}``, ``q = e^{-epsilon}``.
 
     ``query + noise`` is ``epsilon * Delta/step``-DP when the sensitivity ``Delta`` is a multiple of
@@ -103,30 +102,12 @@ class GeometricNoise:
             total += ek.geometric_delta(A[:, idx], B[:, idx], k, self.epsilon, eps)
         return np.minimum(total, 1.0)
 
-    def grid_sup(self, W1, W2, delta: float):
-        A, B = rows(W1, W2)
-        c = lattice(delta, A.shape[1])
-        fwd, bwd, af, ab = self._sup(A, B, c)
-        return signed(fwd, bwd, af / float(delta), ab / float(delta))
-
-    def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
-        A, B = rows(W1, W2)
-        return self._delta(A, B, lattice(delta, A.shape[1]), profile_eps(epsilon))
-
-    def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        fwd, bwd, af, ab = self._sup(A, B, c)
-        return sup_result(float(fwd[0]), float(bwd[0]), float(af[0]), float(ab[0]))
-
-    def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        return float(self._delta(A, B, c, profile_eps(epsilon))[0])
 
 
 # ----------------------------------------------------------------------------- staircase
 
 @dataclass(frozen=True)
-class StaircaseNoise:
+class StaircaseNoise(AtomKernelLaw):
     """Geng & Viswanath's staircase noise (density in :mod:`bdpsim.kernels.noise.staircase`), ``epsilon``-DP for a query
     of sensitivity ``Delta = sensitivity``; ``gamma = None`` means ``gamma* = 1/(1 + e^{epsilon/2})``.
 
@@ -201,21 +182,5 @@ class StaircaseNoise:
     def _sup(self, A, B, c):
         return sc.stair_sup(A, B, c, self.epsilon, self.g, self.sensitivity)
 
-    def grid_sup(self, W1, W2, delta: float):
-        A, B = rows(W1, W2)
-        fwd, bwd, wf, wb = self._sup(A, B, lattice(delta, A.shape[1]))
-        return signed(fwd, bwd, wf / float(delta), wb / float(delta))
-
-    def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
-        A, B = rows(W1, W2)
-        return sc.stair_delta(A, B, lattice(delta, A.shape[1]), self.epsilon, self.g, self.sensitivity,
-                              profile_eps(epsilon))
-
-    def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        fwd, bwd, wf, wb = self._sup(A, B, c)
-        return sup_result(float(fwd[0]), float(bwd[0]), float(wf[0]), float(wb[0]))
-
-    def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        return float(sc.stair_delta(A, B, c, self.epsilon, self.g, self.sensitivity, profile_eps(epsilon))[0])
+    def _delta(self, A, B, c, eps):
+        return sc.stair_delta(A, B, c, self.epsilon, self.g, self.sensitivity, eps)

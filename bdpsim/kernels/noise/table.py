@@ -40,8 +40,7 @@ from scipy.special import logsumexp
 
 from ...errors import ConfigError, check
 from . import exp_kernels as ek
-from .laplace_mixture import MixtureSup
-from .checks import check_sensitivity, lattice, pair, profile_eps, rows, signed, sup_result
+from .checks import AtomKernelLaw, check_sensitivity
 
 SUM_RTOL = 1e-9
 _TINY = 1e-290
@@ -160,7 +159,7 @@ def _number(name: str, value, rule: str, ok) -> float:
 
 
 @dataclass(frozen=True)
-class TableNoise:
+class TableNoise(AtomKernelLaw):
     """Integer noise with a tabulated pmf and geometric tails (module docstring).
 
     ``P(offset + t) = pmf[t]``; ``P(offset - k) = pmf[0] r^k``, ``P(offset + m - 1 + k) =
@@ -285,24 +284,8 @@ class TableNoise:
     def _sup(self, A, B, c):
         return table_sup(A, B, c, self.offset, self.p, self.tail_ratio)
 
-    def grid_sup(self, W1, W2, delta: float):
-        A, B = rows(W1, W2)
-        fwd, bwd, sf, sb = self._sup(A, B, lattice(delta, A.shape[1]))
-        return signed(fwd, bwd, sf / float(delta), sb / float(delta))
-
-    def grid_delta(self, W1, W2, delta: float, epsilon: float) -> np.ndarray:
-        A, B = rows(W1, W2)
-        return table_delta(A, B, lattice(delta, A.shape[1]), self.offset, self.p, self.tail_ratio,
-                           profile_eps(epsilon))
-
-    def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        fwd, bwd, sf, sb = self._sup(A, B, c)
-        return sup_result(float(fwd[0]), float(bwd[0]), float(sf[0]), float(sb[0]))
-
-    def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
-        c, A, B = pair(atoms1, w1, atoms2, w2)
-        return float(table_delta(A, B, c, self.offset, self.p, self.tail_ratio, profile_eps(epsilon))[0])
+    def _delta(self, A, B, c, eps):
+        return table_delta(A, B, c, self.offset, self.p, self.tail_ratio, eps)
 
 
 def _abs_series(a: float, sign: float, r: float) -> float:
