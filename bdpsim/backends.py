@@ -169,9 +169,9 @@ def check_workers(client, address: str, seconds: float = DASK_STEP_SECONDS) -> N
                                                       f"{' '.join(str(exc).split())[:120]})") from None
         bad = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
         if bad:
-            w, exc = next(iter(bad.items()))
+            w, err = next(iter(bad.items()))
             raise ConfigError("--scheduler", address, f"{len(bad)} of {len(answers)} workers cannot import bdpsim "
-                                                      f"({w}: {type(exc).__name__}: {' '.join(str(exc).split())[:100]}); "
+                                                      f"({w}: {type(err).__name__}: {' '.join(str(err).split())[:100]}); "
                                                       "install bdpsim on every worker")
     except ConfigError:
         client.close()
