@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -161,7 +161,7 @@ class GaussianKind(ModelKind):
                 incomplete=None if model.is_independent else (
                     "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
                     "unknown records do not depend on the target); use estimator = 'mixture'"))
-        return super().exact(model, mechanism) + " (exact engines: unclipped and clipped Laplace sums)"
+        return cast(str, super().exact(model, mechanism)) + " (exact engines: unclipped and clipped Laplace sums)"
 
 
 KIND = register_model_kind(GaussianKind())

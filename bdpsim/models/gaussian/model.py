@@ -194,7 +194,7 @@ class GaussianClass:
 
     def equicorrelated(self) -> GaussianModel:
         """The one model of an ``equicorrelated`` class (mean: ``mean`` or the range's midpoint)."""
-        mean = self.mean or [0.5 * (self.mean_range[0] + self.mean_range[1])] * self.n
+        mean = np.asarray(self.mean or [0.5 * (self.mean_range[0] + self.mean_range[1])] * self.n, dtype=float)
         return GaussianModel(mean, limited_covariance(self.n, self.rho, self.sigma, np.random.default_rng(0),
                                                       block=self.block, draw="equicorrelated"))
 

@@ -70,7 +70,9 @@ class CompletionSums:
         if key not in self._memo:
             idx = self.supp.index
             start = self.supp.start
-            walk, seen, u, st = [], {}, int(l), int(a)  # walk[k]: state at position l - k
+            walk: list[int] = []  # walk[k]: state at position l - k
+            seen: dict[tuple[int, int], int] = {}
+            u, st = int(l), int(a)
             cyc = None
             while True:
                 walk.append(st)
@@ -105,7 +107,9 @@ class CompletionSums:
         """Query value of the completion on ``r..n-1`` starting at ``X_r = c``."""
         key = ("r", int(r), int(c))
         if key not in self._memo:
-            walk, seen, st, left_over = [], {}, int(c), self.n - int(r)  # walk[k]: state at r + k
+            walk: list[int] = []  # walk[k]: state at r + k
+            seen: dict[int, int] = {}
+            st, left_over = int(c), self.n - int(r)
             cyc = None
             while left_over > 0:
                 j = seen.setdefault(st, len(walk))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,9 +75,9 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     """
     n, s, b = model.n, model.states, mech.noise_scale
     atoms = np.arange(n + 1.0)
-    sizes = set(int(k) for k in sizes)
+    wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
-    codes = codes[np.isin((codes >= 0).sum(axis=1), list(sizes))]
+    codes = codes[np.isin((codes >= 0).sum(axis=1), list(wanted))]
     pairs = list(itertools.combinations(range(s), 2))
     parts = []
     for i in (range(n) if targets is None else targets):
@@ -109,7 +110,7 @@ def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) ->
     """The exact engine of ``query + noise`` on ``model``: per adversary, every adversary by the
     window reduction, the privacy profile; and (Laplace counts only) enumeration of every known set."""
     f = query.per_state(model.states)
-    profile = dict(profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
+    profile: dict[str, Any] = dict(profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
                    window_profile=lambda min_known, eps: window_table(model, f, noise, min_known=min_known,
                                                                        top=1, profile=eps)[0].bdpl,
                    profile_window=lambda min_known, eps, top: window_table(model, f, noise, min_known=min_known,

@@ -8,6 +8,7 @@ engines (:mod:`bdpsim.models.markov.exact`, window reduction :mod:`bdpsim.models
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class MarkovKind(ModelKind):
     def exact(self, model, mechanism) -> ExactEngine | str:
         qn = additive_noisy(mechanism)
         if qn is None:
-            return super().exact(model, mechanism) + " (exact engines: count and state sums plus noise)"
+            return cast(str, super().exact(model, mechanism)) + " (exact engines: count and state sums plus noise)"
         return markov_engine(model, mechanism, *qn)
 
 

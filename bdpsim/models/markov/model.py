@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...errors import ConfigError, check
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
@@ -52,8 +54,11 @@ class MarkovChainModel:
 
     transition: np.ndarray
     n: int
-    initial: np.ndarray | None = None
+    initial: np.ndarray = cast(np.ndarray, None)  # None: the stationary law (set in __post_init__)
     kind: str = field(default="markov", init=False)
+
+    if TYPE_CHECKING:  # what the constructor accepts; after __post_init__ both are read-only arrays
+        def __init__(self, transition: ArrayLike, n: int, initial: ArrayLike | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         P = transition_matrix(self.transition)

@@ -39,6 +39,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class WindowAdversary:
     x_prime: int
     bdpl: float
     argmax: float
-    model: MarkovChainModel = field(repr=False, compare=False, default=None)
+    model: MarkovChainModel | None = field(repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         check(0 <= self.i < self.n and self.left >= 0 and self.right >= 0
@@ -268,7 +269,8 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     n = model.n
     lmax = n - 1 if lim is None else lim
     supp = wk.support(model)
-    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))
+    # feasible_cells takes the (n, s) array or a Support (its docstring); its annotation names the array
+    ok = wk.feasible_cells(n, lmax, cast(np.ndarray, supp), T, int(min_known))
     tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
     ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
                delta=delta, fmin=fmin, f=f, ok=ok, sums=CompletionSums(model, supp, f),

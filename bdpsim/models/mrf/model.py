@@ -15,8 +15,10 @@ evidence, conditional sampling and the all-adversary search are those of Bayesia
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -51,17 +53,25 @@ class MRFModel(FactorModel):
         Node names (messages and the result tables' name columns).
     """
 
+    # the types after __post_init__ (the constructor's are below); states and records as FactorModel's
     edges: tuple
-    states: int | tuple = 2
+    states: int = 2  # an int or one count per node; then the most states of a record (_init_factors)
     coupling: float | tuple = 0.0
     field: tuple | None = None
     nodes: int | None = None
     node_potentials: tuple | None = None
     edge_potentials: tuple | None = None
-    records: tuple | None = None
+    records: tuple[int, ...] = cast("tuple[int, ...]", None)  # None: every node
     names: tuple | None = None
     kind: str = dc_field(default="mrf", init=False)
     node_states: tuple = dc_field(default=(), init=False, repr=False)
+
+    if TYPE_CHECKING:  # what the constructor accepts (checked and normalised in __post_init__)
+        def __init__(self, edges: Sequence, states: int | Sequence[int] = 2,
+                     coupling: float | Sequence[float] = 0.0, field: Sequence | None = None,
+                     nodes: int | None = None, node_potentials: Sequence | None = None,
+                     edge_potentials: Sequence | None = None, records: Sequence[int | str] | None = None,
+                     names: Sequence[str] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         nodes, edges = check_edges(self.edges, self.nodes)
@@ -91,7 +101,7 @@ class MRFModel(FactorModel):
         object.__setattr__(self, "nodes", nodes)
         object.__setattr__(self, "edges", edges)
         object.__setattr__(self, "coupling", tuple(coupling.tolist()) if not np.isscalar(self.coupling)
-                           else float(self.coupling))
+                           else float(cast(float, self.coupling)))
         self._init_factors(cards, records, [(v,) for v in range(nodes)] + list(edges), tables,
                            range(nodes), names)
 
@@ -103,7 +113,7 @@ class MRFModel(FactorModel):
 
     def joint_table(self) -> np.ndarray:
         """``P(x)`` over every joint state of the nodes (small models; for checks)."""
-        check(np.prod([float(s) for s in self.node_states]) <= 1e7, "model", f"{self.size} nodes",
+        check(bool(np.prod([float(s) for s in self.node_states]) <= 1e7), "model", f"{self.size} nodes",
               "joint_table needs at most 1e7 joint states")
         logp = np.zeros(self.node_states)
         for sc, t in zip(self.scopes, self._tables, strict=True):

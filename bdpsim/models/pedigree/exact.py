@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -268,7 +269,8 @@ def worst_adversary(res: PedigreeExhaustiveResult, rtol: float = 1e-9) -> int:
     """Row of the largest BDPL; among ties (within ``rtol``) the smallest ``|K|``, then first."""
     top = res.value.max()
     tied = np.flatnonzero(res.value >= top - rtol * max(1.0, abs(top)))
-    return int(tied[np.argmin(res.known_size[tied])])
+    known_size = cast(np.ndarray, res.known_size)  # always set on a pedigree result (concat)
+    return int(tied[np.argmin(known_size[tied])])
 
 
 def exhaustive_limit(model: PedigreeModel, sizes: Sequence[int]) -> str | None:

@@ -7,6 +7,7 @@ nuclear family (thesis Cor. 5.2) and its exact engine (:mod:`bdpsim.models.pedig
 from __future__ import annotations
 
 import math
+from typing import cast
 
 from ... import bounds as B
 from ...errors import check
@@ -62,7 +63,7 @@ class PedigreeKind(ModelKind):
 
     def exact(self, model, mechanism) -> ExactEngine | str:
         if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
-            return super().exact(model, mechanism) + " (exact engine: a count plus noise)"
+            return cast(str, super().exact(model, mechanism)) + " (exact engine: a count plus noise)"
         q, noise = mechanism.query_function, mechanism.noise
 
         def laws(model_, query, adv):

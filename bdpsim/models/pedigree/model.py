@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def genotype_state(value, field_name: str = "state") -> int:
         name = "Bb" if value == "bB" else value
         check(name in GENOTYPES, field_name, value, "must be one of BB, Bb, bb (or 0, 1, 2)")
         return GENOTYPES.index(name)
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value <= 2
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(0 <= value <= 2)
     check(ok, field_name, value, "must be one of BB, Bb, bb (or 0, 1, 2)")
     return int(value)
 
@@ -135,6 +136,12 @@ class PedigreeModel:
     founder_law: tuple | None = None
     kind: str = field(default="pedigree", init=False)
     states: int = field(default=3, init=False)
+    if TYPE_CHECKING:  # derived state set in __post_init__ (not dataclass fields at run time)
+        _law: np.ndarray = field(init=False)
+        _core: tuple[int, ...] = field(init=False)
+        _groups: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = field(init=False)
+        _configs: np.ndarray = field(init=False)
+        _prior: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         parents = _check_parents(self.parents)
@@ -250,7 +257,7 @@ class PedigreeModel:
     def _known(self, known: Mapping) -> dict[int, int]:
         out = {}
         for pos, val in known.items():
-            ok = isinstance(pos, (int, np.integer)) and not isinstance(pos, bool) and 0 <= pos < self.n
+            ok = isinstance(pos, (int, np.integer)) and not isinstance(pos, bool) and bool(0 <= pos < self.n)
             check(ok, "known position", pos, f"must be in 0..{self.n - 1}")
             out[int(pos)] = genotype_state(val, "known value")
         return out
