@@ -115,6 +115,13 @@ def test_zero_transitions_use_the_brute_force():
     assert isinstance(res.worst, RRAdversary)
 
 
+def test_a_chain_with_no_uncertain_record_has_no_adversary():
+    # every record is 0 (start law [1, 0], P = identity): no adversary has x = 0 and x' = 1 both
+    # possible; the brute force used to return bdpl = -inf with no worst adversary
+    with pytest.raises(NotAvailable, match="both values"):
+        randomized_response_bdpl(MarkovChainModel([[1.0, 0.0], [0.0, 1.0]], 4, [1.0, 0.0]), 0.2)
+
+
 @pytest.mark.parametrize("P,T,rho,w", CASES[:6])
 def test_no_knowledge_leakage_against_the_recursion(P, T, rho, w):
     from bdpsim.mechanisms.randomized_response.direct import rr_no_knowledge_bdpl

@@ -46,6 +46,8 @@ def test_bad_arguments():
         worst_gaussian_sum(20, 0.1, np.random.default_rng(0))
     with pytest.raises(ConfigError):
         worst_markov_chain(0.5, 5, 1.0, np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="starts"):  # three states have no symmetric start to fall back on
+        worst_markov_chain(3.0, 4, 1.0, np.random.default_rng(0), states=3, starts=0)
 
 
 def test_markov_three_state_search_respects_ratio_and_bound():

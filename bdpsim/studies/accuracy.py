@@ -29,6 +29,7 @@ from .. import bounds as B
 from .. import results as R
 from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
+from ..adversary import Estimate
 from ..errors import check
 from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
@@ -68,8 +69,8 @@ COLUMNS = ["case", "estimator", "samples", "target_se", "n_adversaries", "mean_e
 
 def _draw(case: Case, rng: np.random.Generator):
     if case.family == "chain":
-        model = MarkovChainModel(B.symmetric_chain(case.param), case.n)
-        return model, LaplaceCount(case.epsilon), random_discrete_adversary(model, range(case.n), rng)
+        chain = MarkovChainModel(B.symmetric_chain(case.param), case.n)
+        return chain, LaplaceCount(case.epsilon), random_discrete_adversary(chain, range(case.n), rng)
     cov = limited_covariance(case.n, case.param, case.sigma, rng)
     model = GaussianModel(rng.uniform(0, 10, case.n), cov)
     if case.family == "gaussian_sum":
@@ -78,11 +79,13 @@ def _draw(case: Case, rng: np.random.Generator):
     return model, ClippedSum(case.epsilon), random_gaussian_adversary(model, range(case.n), rng, "endpoints", (0.0, 10.0))
 
 
-def _variants(samples: tuple[int, ...], target_se: float, max_samples: int) -> list[tuple[str, int, float, object]]:
+def _variants(samples: tuple[int, ...], target_se: float,
+              max_samples: int) -> list[tuple[str, int, float, KdeEstimator | MixtureEstimator]]:
     """``(estimator, samples, target_se, instance)``: kde and fixed-size mixture at every size,
     then the adaptive mixture from the size nearest 10^5."""
     kde, mix = KdeEstimator.name, MixtureEstimator.name
-    out = [(kde, N, 0.0, KdeEstimator(N)) for N in samples]
+    out: list[tuple[str, int, float, KdeEstimator | MixtureEstimator]] = [
+        (kde, N, 0.0, KdeEstimator(N)) for N in samples]
     out += [(mix, N, 0.0, MixtureEstimator(N, target_se=0.0)) for N in samples]
     if target_se > 0:
         base = min(samples, key=lambda s: abs(math.log(s / 100_000)))
@@ -113,8 +116,8 @@ def _row(case: Case, name: str, N: int, tse: float, cap: int, est: list, exact: 
 def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int, seed: int,
                  target_se: float, max_samples: int) -> list[dict]:
     variants = _variants(samples, target_se, max_samples)
-    est = [[] for _ in variants]
-    ref = [[] for _ in variants]
+    est: list[list[Estimate]] = [[] for _ in variants]
+    ref: list[list[float]] = [[] for _ in variants]
     secs = [0.0] * len(variants)
     for j in range(adversaries):
         model, mech, adv = _draw(case, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j))))

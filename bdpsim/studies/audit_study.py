@@ -32,7 +32,7 @@ from ..adversary import Adversary
 from ..config import parse_config
 from ..driver import run_chunk, run_experiment
 from ..estimators import AuditEstimator, KdeEstimator
-from ..mechanisms import RandomizedResponse, randomized_response_bdpl
+from ..mechanisms import randomized_response_bdpl
 from ..mechanisms.randomized_response.core import debiased_count
 from ..queries import CountQuery, LaplaceQuery, NoisyQuery
 from ..mechanisms.protocols import HasFlip
@@ -59,7 +59,7 @@ def _event_probability(atoms: np.ndarray, w: np.ndarray, noise, lo: float, hi: f
     return float(w @ (upper - lower))
 
 
-def _rr_probability(model, mech: RandomizedResponse, known: dict, lo: float, hi: float) -> float:
+def _rr_probability(model, mech: HasFlip, known: dict, lo: float, hi: float) -> float:
     """``P(lo <= D <= hi)`` for the debiased flipped count ``D`` given ``known`` (binary chain)."""
     from scipy.stats import binom
 

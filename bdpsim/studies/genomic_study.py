@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import cast
+
+import numpy as np
 
 from ..bounds import genomic_lower_bound
 from ..mechanisms import LaplaceCount
@@ -35,14 +38,15 @@ def _exact(model: PedigreeModel, epsilon: float, counted: tuple[int, ...]) -> di
     j = worst_adversary(res)
     adv = res.adversary(j)
     top = float(res.value.max())
-    thesis = res.value[res.known_size >= 1]
+    known_size = cast(np.ndarray, res.known_size)  # always set on a pedigree result
+    thesis = res.value[known_size >= 1]
     return {
         "bdpl": top,
         "bdpl_over_eps": top / epsilon,
         "bdpl_thesis_sampler": float(thesis.max()) if thesis.size else math.nan,
         "worst_i": adv.i,
         "worst_role": role(model, adv.i),
-        "worst_known_size": int(res.known_size[j]),
+        "worst_known_size": int(known_size[j]),
         "worst_known": ";".join(f"{k}={GENOTYPES[v]}" for k, v in zip(adv.known, adv.x_known)),
         "worst_x": GENOTYPES[int(adv.x)],
         "worst_x_prime": GENOTYPES[int(adv.x_prime)],

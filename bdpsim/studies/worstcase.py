@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import bounds as B
-from ..errors import check
+from ..errors import NotAvailable, check
 from ..mechanisms import LaplaceCount
 from ..models import MarkovChainModel
 from ..models.markov.exact import exhaustive_markov_count
@@ -166,6 +166,8 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
     check(gamma >= 1, "gamma", gamma, "must be >= 1")
     check(2 <= n <= 9, "n", n, "must be in 2..9 (each evaluation is an exhaustive search)")
     check(2 <= states <= 3, "states", states, "must be 2 or 3")
+    check(isinstance(starts, (int, np.integer)) and not isinstance(starts, bool) and starts >= 1, "starts", starts,
+          "must be an integer >= 1")
     counted = (states - 1,)
     evals = [0]
     cache: dict = {}
@@ -189,6 +191,8 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
             best_val, best_P = -res.fun, _matrix(res.x, states, gamma)
         if progress is not None:
             progress(j + 1, len(inits))
+    if best_P is None:  # every start's exact value was NaN
+        raise NotAvailable("no start of the search reached a chain with a finite exact BDPL")
     sym_val = markov_exact_bdpl(sym, n, epsilon, counted) if sym is not None else math.nan
     return MarkovWorstCase(gamma, n, epsilon, best_val, best_P, sym_val,
                            B.markov_bound(epsilon, best_P).value, evals[0])

@@ -41,8 +41,8 @@ def rr_bdpl_bruteforce(model: MarkovChainModel, rho: float) -> RRResult:
     for i in range(T):
         others = [j for j in range(T) if j != i]
         for size in range(T):
-            for K in itertools.combinations(others, size):
-                K = list(K)
+            for combo in itertools.combinations(others, size):
+                K = list(combo)
                 key = (xs[:, K] @ (2 ** np.arange(len(K)))) * 2 + xs[:, i]
                 acc = np.zeros((2 ** (len(K) + 1), T + 1))
                 np.add.at(acc, key, joint)
@@ -60,6 +60,9 @@ def rr_bdpl_bruteforce(model: MarkovChainModel, rho: float) -> RRResult:
                             code = int(np.flatnonzero(ok)[j[0]])
                             vals = tuple(int((code >> b) & 1) for b in range(len(K)))
                             best, arg = float(r[j]), RRAdversary(i, tuple(K), vals, x, 1 - x, int(j[1]))
+    if arg is None:  # every target has one possible value: no adversary to compare
+        raise NotAvailable("no record can take both values 0 and 1 given the chain (its start law and "
+                           "transitions have zeros): randomized response has no adversary to evaluate")
     return RRResult(best, float(rho), T, arg, "brute force")
 
 

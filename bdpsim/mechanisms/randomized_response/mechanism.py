@@ -13,7 +13,7 @@ window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute forc
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from typing import ClassVar, cast
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,14 +88,15 @@ class RandomizedResponse:
         if not (isinstance(model, MarkovChain) and model.states == 2):
             return "randomized response has an exact BDPL on binary Markov chains only"
         rho = self.flip
+        chain = cast(MarkovChainModel, model)  # the rr_* functions read only transition, initial and n
 
         def two_sided(adv: Adversary) -> Estimate:
-            fwd = rr_adversary_bdpl(model, rho, adv)
-            bwd = rr_adversary_bdpl(model, rho, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
+            fwd = rr_adversary_bdpl(chain, rho, adv)
+            bwd = rr_adversary_bdpl(chain, rho, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
             return Estimate(max(fwd, bwd))
 
         def one_sided(adv: Adversary) -> Estimate:
-            return Estimate(rr_adversary_bdpl(model, rho, adv))
+            return Estimate(rr_adversary_bdpl(chain, rho, adv))
 
         return ExactEngine(bdpl=two_sided, one_sided=one_sided,
                            method="forward recursion over (position, state, flipped count); all adversaries by "
@@ -119,7 +120,7 @@ class RandomizedResponseKind(MechanismKind):
         check((flip is None) != (eps is None), "mechanism.flip", flip, "give exactly one of flip or epsilon")
         if eps is not None:
             flip = flip_for_chain(spec.fixed.transition, eps)
-        return RandomizedResponse(float(flip))
+        return RandomizedResponse(float(cast(float, flip)))  # one of flip, epsilon was given (checked)
 
 
 register_mechanism_kind(RandomizedResponseKind())

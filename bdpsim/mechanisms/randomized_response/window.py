@@ -42,9 +42,11 @@ rather than giving a wrong supremum.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
+from ...adversary import Adversary
 from ...errors import NotAvailable
 from ...models.markov.model import MarkovChainModel
 from .core import END, START, RRAdversary, RRResult, check_rr
@@ -142,9 +144,9 @@ def _exact_window(lq0: np.ndarray, lq1: np.ndarray, m: int, lo: int, hi: int, rh
     best = (-math.inf, lo, 0, 0)
     for x, (num, den) in enumerate(((p[0], p[1]), (p[1], p[0]))):
         r = num - den
-        j = np.unravel_index(int(np.argmax(r)), r.shape)
-        if r[j] > best[0]:
-            best = (float(r[j]), lo + int(j[0]), int(j[1]), x)
+        at = np.unravel_index(int(np.argmax(r)), r.shape)
+        if r[at] > best[0]:
+            best = (float(r[at]), lo + int(at[0]), int(at[1]), x)
     return best
 
 
@@ -177,7 +179,7 @@ def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
                 if kr == END:
                     q = [h[sel].sum(axis=1) for h in H]
                 else:
-                    q = [np.einsum("byk,y->bk", h[sel], P[:, kr]) for h in H]
+                    q = [np.einsum("byk,y->bk", h[sel], P[:, cast(int, kr)]) for h in H]  # a state here
                 q = [v / v.sum(axis=1, keepdims=True) for v in q]
                 n_in = Ls[sel] + R + 1
                 lo, up = _ratios(q[0], q[1], n_in)
@@ -265,7 +267,7 @@ def _realise(model, kl, L, kr, R, m1, x, z) -> RRAdversary:
     return RRAdversary(i, tuple(known), tuple(vals[p] for p in known), x, 1 - x, int(z))
 
 
-def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversary) -> float:
+def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversary | Adversary) -> float:
     """``max_z ln P(Z = z | x_K, x) / P(Z = z | x_K, x')`` of one adversary (forward recursion
     over (position, state, flipped count) with the known records clamped)."""
     check_rr(model, rho)
@@ -278,7 +280,7 @@ def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversar
             allowed[p] = 0
             allowed[p, v] = 1
         allowed[adversary.i] = 0
-        allowed[adversary.i, x] = 1
+        allowed[adversary.i, cast(int, x)] = 1  # a state of the binary chain (an Adversary's x is typed float)
         f = np.zeros((2, T + 1))
         for y in range(2):
             for zz in range(2):
