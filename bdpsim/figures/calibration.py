@@ -51,7 +51,7 @@ def plot_calibration(rows: Sequence[dict], axes):
     except AttributeError:
         cols = len(axes)
     legend(axes[min(cols, len(axes)) - 1], list(handles.values()) + extra,
-           list(handles) + [h.get_label().replace(" (ε", "\n(ε") for h in extra])
+           list(handles) + [str(h.get_label()).replace(" (ε", "\n(ε") for h in extra])
     axes[0].figure.suptitle("Laplace scale b that makes the count of state 1 ε-BDP on a Markov chain:\nexact "
                             "calibration (every adversary) vs the general, Markov and Zhao bounds", fontsize=10)
     return axes

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.artist import Artist
 
 STYLE = {
     "exact": ("k", "o", "-"),
@@ -52,7 +53,7 @@ def plot_competition(rows: Sequence[dict], axes):
     T, others = lengths[-1], lengths[:-1]
     axes = list(np.atleast_1d(axes))
     k = len(chains)
-    handles = {}
+    handles: dict[str, Artist] = {}  # legend label -> its first line
     for ci, chain in enumerate(chains):
         ax_s, ax_b = axes[ci], axes[k + ci]
         rs = [r for r in rows if r["chain"] == chain and r["T"] == T]
@@ -101,7 +102,7 @@ def plot_competition(rows: Sequence[dict], axes):
     if others:
         extra.append(proxy(f"thin line: the same at T = {', '.join(str(t) for t in others)}", color="0.3",
                            linestyle="-", lw=0.8))
-    legend(axes[k - 1], list(handles.values()) + extra, list(handles) + [h.get_label() for h in extra])
+    legend(axes[k - 1], list(handles.values()) + extra, list(handles) + [str(h.get_label()) for h in extra])
     axes[0].figure.suptitle("Competing mechanisms for the count of state 1 on a Markov chain, every adversary "
                             "(exact window search): the noise each prescribes for a target ε and its real leakage",
                             fontsize=10)

@@ -17,6 +17,11 @@ STATE_NAMES = {2: ("state 0", "state 1")}
 R = 0.42  # state radius (data units)
 
 
+def _xy(p: np.ndarray) -> tuple[float, float]:
+    """A point as the ``(x, y)`` tuple matplotlib's patches take."""
+    return float(p[0]), float(p[1])
+
+
 def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fontsize: float = 10):
     """A state diagram of one chain from its transition rows (``from``, ``to``, ``label``)."""
     s = 1 + max(max(r["from"], r["to"]) for r in rows)
@@ -27,14 +32,14 @@ def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fon
         ang = np.pi / 2 + 2 * np.pi * np.arange(s) / s
         pos = {k: 1.6 * np.array([np.cos(a), np.sin(a)]) for k, a in enumerate(ang)}
     for k, p in pos.items():
-        ax.add_patch(Circle(p, R, facecolor="white", edgecolor="k", lw=1.5, zorder=3))
+        ax.add_patch(Circle(_xy(p), R, facecolor="white", edgecolor="k", lw=1.5, zorder=3))
         ax.text(*p, names[k], ha="center", va="center", fontsize=fontsize + 1, zorder=4)
     for r in rows:
         x, y, lab = r["from"], r["to"], r["label"]
         if x == y:  # self-loop over the state, label above it
             p = pos[x]
             a, b = p + R * np.array([-0.55, 0.84]), p + R * np.array([0.55, 0.84])
-            ax.add_patch(FancyArrowPatch(a, b, connectionstyle="arc3,rad=-1.9", arrowstyle="-|>",
+            ax.add_patch(FancyArrowPatch(_xy(a), _xy(b), connectionstyle="arc3,rad=-1.9", arrowstyle="-|>",
                                          mutation_scale=14, lw=1.3, color="k", zorder=2))
             ax.text(p[0], p[1] + R + 0.62, lab, ha="center", va="bottom", fontsize=fontsize)
             continue
@@ -42,7 +47,7 @@ def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fon
         d = (q - p) / np.linalg.norm(q - p)
         nrm = np.array([-d[1], d[0]])
         a, b = p + R * (d * 0.8 + nrm * 0.6), q + R * (-d * 0.8 + nrm * 0.6)
-        ax.add_patch(FancyArrowPatch(a, b, connectionstyle="arc3,rad=-0.3", arrowstyle="-|>",
+        ax.add_patch(FancyArrowPatch(_xy(a), _xy(b), connectionstyle="arc3,rad=-0.3", arrowstyle="-|>",
                                      mutation_scale=14, lw=1.3, color="k", zorder=2))
         mid = (p + q) / 2 + nrm * (0.3 * np.linalg.norm(q - p) / 2 + 0.32)
         ax.text(*mid, lab, ha="center", va="center", fontsize=fontsize,

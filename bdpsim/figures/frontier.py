@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 
 from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.typing import LineStyleType
 
 from .style import colors, legend, proxy
 
-SERIES = (("optimal", "table", "optimal integer noise (LP, verified)", "o", "-"),
+SERIES: tuple[tuple[str, str, str, str, LineStyleType], ...] = (("optimal", "table", "optimal integer noise (LP, verified)", "o", "-"),
           ("exact", "laplace", "Laplace, exactly calibrated", "s", "--"),
           ("exact", "geometric", "geometric, exactly calibrated", "^", "--"),
           ("exact", "staircase", "staircase, exactly calibrated", "v", "--"),

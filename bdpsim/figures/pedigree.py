@@ -71,7 +71,7 @@ def plot_family_size(rows: Sequence[dict], axes):
     if len(axes) > 1:
         axes[1].axhline(0.0, color="0.35", ls="--", lw=1)
         axes[1].set_ylabel("exact BDPL / ε − (m − 1)")
-        exc = defaultdict(float)
+        exc: defaultdict[int, float] = defaultdict(float)
         for r in rows:
             exc[r["m"]] = max(exc[r["m"]], r["bdpl"] / r["epsilon"] - (r["m"] - 1))
         zero = [m for m in xs if all(exc[k] <= 1e-9 for k in xs if k >= m)]

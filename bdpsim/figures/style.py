@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.typing import LineStyleType
 
 LEGEND_PT = 8
 """Smallest font size (pt) of any legend text."""
@@ -20,7 +22,7 @@ def colors() -> list[str]:
 
 
 def subplots(nrows: int = 1, ncols: int = 1, figsize: tuple[float, float] = (6.4, 4.6),
-             layout: str | None = "constrained", **kwargs):
+             layout: Literal["constrained", "compressed", "tight"] | None = "constrained", **kwargs):
     """``(Figure, axes)`` like ``pyplot.subplots`` but without pyplot (no backend is touched); the
     constrained layout keeps legends placed outside the axes inside the figure."""
     fig = Figure(figsize=figsize, layout=layout)
@@ -37,7 +39,7 @@ def legend(ax, handles: Sequence | None = None, labels: Sequence[str] | None = N
     return ax.legend(handles, labels if labels is not None else [h.get_label() for h in handles], **kw)
 
 
-def proxy(label: str, color: str = "k", marker: str = "", linestyle: str = "", **kw) -> Line2D:
+def proxy(label: str, color: str = "k", marker: str = "", linestyle: LineStyleType = "", **kw) -> Line2D:
     """A legend entry that stands for a marker or line style (not drawn on the axes)."""
     return Line2D([], [], color=color, marker=marker, linestyle=linestyle or "none", label=label, **kw)
 

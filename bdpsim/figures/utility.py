@@ -10,13 +10,14 @@ import math
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.typing import LineStyleType
 
 from .style import colors, legend, proxy
 
 MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
               "markov": "Markov bound", "zhao": "Zhao et al. bound",
               "exact": "exact calibration (smallest ε-BDP scale; bdpsim's addition)"}
-_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.", "exact": "-"}
+_STYLE: dict[str, LineStyleType] = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.", "exact": "-"}
 _MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d", "exact": "*"}
 _METRIC = {"alpha": ("alpha_theory", "alpha_empirical", "α at β = 5 %"),
            "mse": ("mse_theory", "mse", "MSE")}

@@ -38,6 +38,7 @@ import bisect
 import math
 import time
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -45,7 +46,20 @@ from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 from ..calibration.quilt.chain import authors_eigengap
 from .pufferfish_audit import AUDIT, QUICK_AUDIT, mqm_release_sigma, audit_rows
 
-GALLERY_ENTRY = {
+class GalleryEntry(TypedDict):
+    """What the gallery needs of this figure (:data:`GALLERY_ENTRY`)."""
+
+    id: str
+    title: str
+    source: str
+    compute: str
+    plot: str
+    panels: int
+    layout: str
+    deviation: dict[str, str]  # the keywords of bdpsim.figures.deviations.Deviation
+
+
+GALLERY_ENTRY: GalleryEntry = {
     "id": "pufferfish-fig2",
     "title": "Pufferfish paper Fig. 2: L1 error of the Markov Quilt mechanism's private histogram vs ε, "
              "varying (a) π_est, (b) g_est, (c) T; (d) exact BDPL of the release at small T; "
