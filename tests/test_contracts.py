@@ -381,6 +381,26 @@ def test_noise_law_is_normalised_and_its_exact_sup_matches_a_grid(name):
     assert 0 <= d <= 1
 
 
+
+@pytest.mark.parametrize("name", sorted(NOISE_LAWS))
+def test_noise_law_declares_whether_it_calibrates_and_is_pure(name):
+    """``calibratable``: the law has an amount ``with_parameter`` changes (a table does not);
+    ``pure_dp`` of a calibratable law: its ``dp_epsilon`` for a sensitivity of one step is finite.
+    ``bdpsim calibrate markov --noise`` takes exactly the calibratable laws."""
+    from bdpsim.cli import build_parser
+
+    cls = NOISE_LAWS[name]
+    assert isinstance(cls.calibratable, bool) and isinstance(cls.pure_dp, bool)
+    law = _law(name)
+    argv = ["calibrate", "markov", "--gamma", "2", "--n", "3", "--epsilon", "1", "--noise", name]
+    if cls.calibratable:
+        assert law.with_parameter(2 * law.parameter).parameter == pytest.approx(2 * law.parameter)
+        assert cls.pure_dp == math.isfinite(law.dp_epsilon(float(getattr(law, "step", 1.0))))
+        assert build_parser().parse_args(argv).noise == name
+    else:
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(argv)
+
 # ------------------------------------------------------------------------------------ estimators
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
