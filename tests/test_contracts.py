@@ -256,6 +256,26 @@ def test_model_kind_cost_bounds_and_answers(name):
         assert (math.isnan(b.value) and b.reason) or b.value >= 0
 
 
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_model_kind_window_rows_are_window_rows(name):
+    """An all-adversary search's rows (``ExactEngine.window``) satisfy ``WindowRow``: their
+    ``table_row()`` gives exactly the adversary columns (no node names: the driver adds those from
+    the model), ``adversary()`` the adversary with that target, and ``bdpl`` its value."""
+    from bdpsim.models.protocols import WindowRow
+
+    kind = MODEL_KINDS[name]
+    point = _model_point(kind)
+    eng = kind.exact(point.model.probe(), point.mechanism)
+    if isinstance(eng, str) or eng.window is None:
+        return
+    _, rows, values = eng.window(1, 3)
+    assert len(rows) >= 1 and np.size(values) >= 1
+    for w in rows:
+        assert isinstance(w, WindowRow), f"{name}: {type(w).__name__} is not a WindowRow"
+        assert set(w.table_row()) == {"i", "known", "x_known", "x", "x_prime"}
+        assert w.adversary().i == w.i and w.table_row()["i"] == w.i and math.isfinite(w.bdpl)
+
 # ------------------------------------------------------------------------------- mechanism kinds
 
 MECHANISM_NAMES = sorted(MECHANISM_KINDS)
@@ -283,6 +303,7 @@ def test_mechanism_kind_builds_runs_and_describes_itself(name):
     assert mech.epsilon is None or (math.isfinite(mech.epsilon) and mech.epsilon > 0)
     for extra in mech.summary_extras:
         assert extra in EXTRA_COLUMNS["summary"], f"{name}: column {extra!r} not registered"
+    _check_declared(f"mechanism kind {name}", (), mech.summary_extras, ())
     mode, rng_ = mech.adversary_targets("uniform")
     assert isinstance(mode, str)
     for est in ESTIMATORS.values():
