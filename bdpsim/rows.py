@@ -6,8 +6,9 @@
 whatever its kinds; :func:`summary_schema` places among them the columns the registered kinds own
 (:class:`~bdpsim.columns.OwnedColumn`: the KDE's ``kde_backend``, the Gaussian model's ``rho``),
 collected from the live registries, and the kinds' *extra* columns follow where used
-(:func:`~bdpsim.columns.register_columns`). The docs' column reference is generated from them. The percentile columns are named after the run's percentile: ``bdpl_p99`` for
-``percentile = 99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
+(:func:`~bdpsim.columns.register_columns`). The docs' column reference is generated from them.
+The percentile columns are named after the run's percentile: ``bdpl_p99`` for ``percentile =
+99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
 """
 
 from __future__ import annotations

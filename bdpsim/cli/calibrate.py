@@ -62,10 +62,10 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
     from ..calibration import CALIBRATION_METHODS
-    from ..kernels.noise.laws import NOISE_LAWS  # the laws with an amount to calibrate (not a table)
-    from ..mechanisms.kinds import NOISE_KEYS
+    from ..kernels.noise.laws import NOISE_LAWS
+    from ..mechanisms.kinds import NOISE_KEYS  # the default law (laplace), as in a config
 
-    DEFAULT_NOISE = NOISE_KEYS["noise"].default  # laplace, as in a config
+    calibratable = [k for k, law in NOISE_LAWS.items() if law.calibratable]  # not a table: one fixed law
     c = sub.add_parser("calibrate", help="noise for eps-BDP per method, with each one's exact BDPL",
                        description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
                                    "names) for eps-BDP on a data model and report the exact BDPL (over "
@@ -90,7 +90,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                         + " (default exact; 'all' for every method)")
     m.add_argument("--min-known", type=int, default=0,
                    help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
-    m.add_argument("--noise", default=DEFAULT_NOISE, choices=[k for k, law in NOISE_LAWS.items() if law.calibratable],
+    m.add_argument("--noise", default=NOISE_KEYS["noise"].default, choices=calibratable,
                    help="noise law (default laplace); another law is calibrated by the exact method: the least "
                         "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)")
     m.add_argument("--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps")
@@ -126,7 +126,8 @@ def command(a) -> int:
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     runs = [(k, a.noise) for k in methods]
     if a.method == "all" and a.noise == NOISE_KEYS["noise"].default:  # the other pure laws' least amounts (E|Z|)
-        runs += [(EXACT_METHOD, k) for k, law in NOISE_LAWS.items() if law.calibratable and law.pure_dp and k != a.noise]
+        runs += [(EXACT_METHOD, k) for k, law in NOISE_LAWS.items()
+                 if law.calibratable and law.pure_dp and k != a.noise]
     start, out = time.monotonic(), []
     bar = Progress("bdpsim calibrate", "window searches")
     try:

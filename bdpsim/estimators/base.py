@@ -79,7 +79,7 @@ class Estimator(Protocol):
     keys: ClassVar[Mapping[str, Key]]
     exact: ClassVar[bool]
     #: summary.csv columns it owns, in every table (bdpsim.columns.owned_columns; the KDE's); a new
-    #: estimator declares extra columns instead, in tables of the runs that use it:
+    #: estimator declares extra columns instead (summary_extras: only in the runs that use it)
     summary_columns: ClassVar[tuple[OwnedColumn, ...]]
     summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.columns)
     adversary_extras: ClassVar[tuple[str, ...]]

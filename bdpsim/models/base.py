@@ -428,9 +428,8 @@ class ModelKindContract(Protocol):
 
 
 def _domain(kind) -> str | None:
-    if owned_problem(kind.summary_columns):
-        return owned_problem(kind.summary_columns)
-    return None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'"
+    return owned_problem(kind.summary_columns) or (
+        None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'")
 
 
 MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)
