@@ -51,7 +51,7 @@ from .cost import Limits, check_limits
 from .errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
-from .models.base import ARGMAX_NAME_COLUMNS, NAME_COLUMNS, adversary_names, record_names
+from .models.base import adversary_names, record_names
 from .estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from .summarize import check_bounds, summarize
 from .estimators.kde import KDE_MIXTURE_CHECK
@@ -80,11 +80,9 @@ def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
     summ, adv = set(), set()
     for p in config.points:
         est = p.estimator()
-        summ |= {*est.summary_extras, *p.mechanism.summary_extras}
-        adv |= set(est.adversary_extras)
-        if record_names(p.model.fixed):  # named nodes (networks): names beside the indices
-            summ |= {c.name for c in ARGMAX_NAME_COLUMNS}
-            adv |= {c.name for c in NAME_COLUMNS}
+        kind = p.model.owner  # e.g. named nodes (networks): names beside the indices
+        summ |= {*est.summary_extras, *p.mechanism.summary_extras, *kind.summary_extras(p.model)}
+        adv |= {*est.adversary_extras, *kind.adversary_extras(p.model)}
     if kde_mixture_pairs(config):
         summ |= {c.name for c in KDE_MIXTURE_CHECK}
     return ordered_extras("summary", summ), ordered_extras("adversaries", adv)
@@ -191,12 +189,13 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     else:  # one part of a search split by target (ExactEngine.window_parts)
         _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
     est = point.estimator()  # the exact estimator shapes them (privacy profile)
-    found = est.window_rows(point, advs, values) if isinstance(est, HasWindowRows) else [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
+    found = est.window_rows(point, advs, values) if isinstance(est, HasWindowRows) else [(w, w.bdpl, w.argmax, {}) for w in advs]
+    model = point.model.fixed
+    named = bool(record_names(model))  # named nodes (networks): names beside the indices
     rows = []
-    for who, v, y, x in found:
-        cols = dict(who)
-        more = {**cols.pop("extras", {}), **x}  # node names (networks) and the estimator's extras
-        rows.append(AdversaryResult(point.id, -1, **cols, bdpl=v, argmax=y, exact=v, extras=more))
+    for w, v, y, x in found:
+        more = {**(adversary_names(model, w.i, w.adversary().known) if named else {}), **x}  # and the estimator's
+        rows.append(AdversaryResult(point.id, -1, **w.table_row(), bdpl=v, argmax=y, exact=v, extras=more))
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
 

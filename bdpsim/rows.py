@@ -1,10 +1,14 @@
 """Typed result rows and the column schema that drives writing *and* reading result tables.
 
 ``summary.csv`` has one :class:`SummaryRow` per configuration point, ``adversaries.csv.gz`` one
-:class:`AdversaryResult` per examined adversary. Each column has a name, a dtype and a meaning
-(:data:`SUMMARY_SCHEMA`, :data:`ADVERSARY_SCHEMA`); the README's column list is checked against
-them by a test. The percentile columns are named after the run's percentile: ``bdpl_p99`` for
-``percentile = 99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
+:class:`AdversaryResult` per examined adversary. Each column has a name, a dtype and a meaning.
+:data:`SUMMARY_SCHEMA` and :data:`ADVERSARY_SCHEMA` hold the *core* columns, those of every point
+whatever its kinds; :func:`summary_schema` places among them the columns the registered kinds own
+(:class:`~bdpsim.columns.OwnedColumn`: the KDE's ``kde_backend``, the Gaussian model's ``rho``),
+collected from the live registries, and the kinds' *extra* columns follow where used
+(:func:`~bdpsim.columns.register_columns`). The docs' column reference is generated from them.
+The percentile columns are named after the run's percentile: ``bdpl_p99`` for ``percentile =
+99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field, make_dataclass, replace
 
-from .columns import EXTRA_COLUMNS, Column, register_columns  # noqa: F401 (register_columns re-exported)
+from .columns import EXTRA_COLUMNS, Column, OwnedColumn, register_columns  # noqa: F401 (register_columns re-exported)
 from .errors import ConfigError
 
 
@@ -27,8 +31,6 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("model", str, "data model kind"),
     _c("n", int, "number of records"),
     _c("epsilon", float, "DP parameter of the mechanism (empty if not eps-DP)"),
-    _c("rho", float, "Gaussian correlation level (class rho, or the largest |correlation|)"),
-    _c("gamma", float, "Markov chain max P / min P"),
     _c("clip_low", float, "clipped sum: lower clip"),
     _c("clip_high", float, "clipped sum: upper clip"),
     _c("noise_scale", float, "Laplace scale b"),
@@ -36,9 +38,6 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("x_prime", float, "unclipped sum: target value x'"),
     _c("mechanism", str, "mechanism kind"),
     _c("estimator", str, "kde | mixture | exact"),
-    _c("kde_backend", str, "KDE backend (kde estimator only)"),
-    _c("kde_ratio", str, "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)"),
-    _c("kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"),
     _c("known_sizes", str, "allowed known-set sizes"),
     _c("n_adversaries", int, "adversaries examined (window search: window classes, each the worst over its "
                              "targets, boundary values and x, x')"),
@@ -56,8 +55,6 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("bdpl_se_max", float, "largest standard error of an adversary estimate (mixture; 0 for exact; "
                              "empty for kde: unknown)"),
     _c("bdpl_se_mean", float, "mean standard error of the adversary estimates"),
-    _c("se_target_missed", int, "mixture: adversaries whose standard error stayed above "
-                                "mixture_target_se at the mixture_max_samples cap"),
     _c("samples_max", int, "largest number of samples per condition an adversary used (empty for exact)"),
     _c("noise_floor", float, "the same percentile of the null estimates (true value 0)"),
     _c("noise_floor_max", float, "largest null estimate"),
@@ -110,17 +107,73 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
 )
 
 
-#: cells a model kind fills (:meth:`bdpsim.models.base.ModelKind.summary_cells`), empty unless it does
-MODEL_CELLS = {"rho": math.nan, "gamma": math.nan}
+#: the names of the core summary columns
+CORE_SUMMARY = frozenset(c.name for c in SUMMARY_SCHEMA)
 
-#: cells an estimator fills (:meth:`bdpsim.estimators.base.Estimator.summary`), empty unless it does
-ESTIMATOR_CELLS = {"kde_backend": "", "kde_ratio": "", "kde_positive_shift": "", "se_target_missed": math.nan,
-                   "n_samples": math.nan}
+#: core cells an estimator fills (:meth:`bdpsim.estimators.base.Estimator.summary`), empty unless it does
+ESTIMATOR_CELLS = {"n_samples": math.nan}
+
+
+def empty_cell(column: Column):
+    """What a column holds where nobody fills it: ``""`` for text, ``nan`` for numbers (both an
+    empty CSV cell)."""
+    return "" if column.dtype is str else math.nan
+
+
+def owned_summary_columns() -> list[tuple[str, OwnedColumn]]:
+    """``(owner, owned column)`` of every registered model kind, then estimator, in registration
+    order: the ``summary_columns`` each declares (a sub-kind inheriting its parent's columns does
+    not own them twice). A column two kinds declare is a :class:`TypeError`."""
+    from .estimators import ESTIMATORS
+    from .models import MODEL_KINDS
+
+    out: list[tuple[str, OwnedColumn]] = []
+    seen: dict[str, tuple[str, OwnedColumn]] = {}
+    for registry in (MODEL_KINDS, ESTIMATORS):
+        for name, kind in registry.items():
+            for oc in kind.summary_columns:
+                prev = seen.get(oc.column.name)
+                if prev is not None and prev[1] is oc:
+                    continue
+                if prev is not None:
+                    raise TypeError(f"{registry.what} {name!r}: summary column {oc.column.name!r} is "
+                                    f"already owned by {prev[0]}")
+                seen[oc.column.name] = (f"{registry.what} {name}", oc)
+                out.append(seen[oc.column.name])
+    return out
+
+
+_SCHEMA_CACHE: dict = {}
+
+
+def summary_schema() -> tuple[Column, ...]:
+    """Every column ``summary.csv`` always has, in order: the core columns (:data:`SUMMARY_SCHEMA`)
+    with, after each, the columns the registered kinds own placed after it
+    (:class:`~bdpsim.columns.OwnedColumn`: by rank, then registration, then declaration), each
+    with its owner. A column placed after no core column, or named as one, is a :class:`TypeError`."""
+    owned = owned_summary_columns()
+    key = tuple((owner, id(oc)) for owner, oc in owned)
+    if key in _SCHEMA_CACHE:
+        return _SCHEMA_CACHE[key]
+    core = CORE_SUMMARY
+    for owner, oc in owned:
+        if oc.column.name in core or oc.after not in core:
+            raise TypeError(f"{owner}: summary column {oc.column.name!r} " + (
+                "is a core column" if oc.column.name in core else f"is placed after {oc.after!r}, not a core column"))
+    ranked = sorted(owned, key=lambda pair: pair[1].rank)  # stable: registration, then declaration order
+    out: list[Column] = []
+    for c in SUMMARY_SCHEMA:
+        out.append(c)
+        out += [replace(oc.column, owner=owner) for owner, oc in ranked if oc.after == c.name]
+    _SCHEMA_CACHE.clear()
+    _SCHEMA_CACHE[key] = tuple(out)
+    return _SCHEMA_CACHE[key]
 
 
 def summary_columns(label: str = "p99", extras: Sequence[str] = ()) -> list[str]:
-    """``summary.csv``'s header for percentile label ``label``, then the ``extras`` used."""
-    return [c.header(label) for c in SUMMARY_SCHEMA] + list(extras)
+    """``summary.csv``'s header for percentile label ``label`` (:func:`summary_schema`), then the
+    ``extras`` used."""
+    return [c.header(label) for c in summary_schema()] + list(extras)
 
 
 ADVERSARY_COLUMNS = [c.name for c in ADVERSARY_SCHEMA]
@@ -181,7 +234,8 @@ _PCT = re.compile(r"^(bdpl|bdpl_exact)_p(\d+(?:\.\d+)?)(_ci_low|_ci_high)?$")
 
 def _schema_of(header: list[str], schema: tuple[Column, ...], where: str) -> list[Column]:
     table = "summary" if schema is SUMMARY_SCHEMA else "adversaries"
-    by_name = {**EXTRA_COLUMNS[table], **{c.name: c for c in schema}}
+    every = summary_schema() if table == "summary" else schema  # with the columns kinds own
+    by_name = {**EXTRA_COLUMNS[table], **{c.name: c for c in every}}
     cols = []
     for h in header:
         m = _PCT.match(h)
@@ -221,14 +275,19 @@ def _field(column: Column) -> str:
 
 
 def _summary_as_row(self) -> dict:
-    """The row as ``summary.csv`` writes it, with percentile-named columns (and its extras)."""
+    """The row as ``summary.csv`` writes it, with percentile-named columns, the columns kinds own
+    (empty where not filled) in their places, and its extras."""
     label = f"p{self.percentile:g}"
-    return {**{c.header(label): getattr(self, _field(c)) for c in SUMMARY_SCHEMA}, **self.extras}
+    return {**{c.header(label): getattr(self, _field(c)) if c.name in CORE_SUMMARY
+               else self.owned.get(c.name, empty_cell(c))
+               for c in summary_schema()}, **self.extras}
 
 
 SummaryRow = make_dataclass(
     "SummaryRow", [(_field(c), c.dtype) for c in SUMMARY_SCHEMA]
-    + [("extras", dict, field(default_factory=dict, compare=False))], frozen=True,
+    + [("owned", dict, field(default_factory=dict)),
+       ("extras", dict, field(default_factory=dict, compare=False))], frozen=True,
     namespace={"as_row": _summary_as_row,
-               "__doc__": "One configuration point's summary (fields as SUMMARY_SCHEMA, with 'pct' "
-                          "for the percentile label); as_row() names the columns after the percentile."})
+               "__doc__": "One configuration point's summary (core fields as SUMMARY_SCHEMA, with 'pct' "
+                          "for the percentile label; owned: the cells of columns kinds own, "
+                          "summary_schema); as_row() names the columns after the percentile."})

@@ -12,9 +12,7 @@ import numpy as np
 from .config import ExperimentPoint
 from .flags import FLAGS, flags
 from .kernels.stats import interval_percentile_ci, own_level, percentile_ci
-from .rows import ESTIMATOR_CELLS, MODEL_CELLS, SUMMARY_SCHEMA, AdversaryResult, SummaryRow
-
-SUMMARY_FIELDS = {c.name for c in SUMMARY_SCHEMA}
+from .rows import CORE_SUMMARY, ESTIMATOR_CELLS, AdversaryResult, SummaryRow, summary_schema
 
 
 def _percentile(a: np.ndarray, q: float) -> float:
@@ -70,14 +68,16 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
                argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
                argmax_x_prime=best.x_prime if best else "")
     who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
-    cells = {**MODEL_CELLS, **spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
+    cells = {**spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
              **point.estimator().summary(stats), **{k: v for k, v in (finished or {}).items() if k not in who}}
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
-    base = {k: v for k, v in cells.items() if k in SUMMARY_FIELDS}
+    owned = {c.name for c in summary_schema()} - CORE_SUMMARY  # columns kinds own (empty unless filled)
+    base = {k: v for k, v in cells.items() if k in CORE_SUMMARY}
     row = SummaryRow(
         point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon,
-        mechanism=mech.kind, estimator=st.estimator, **base, extras={k: v for k, v in cells.items() if k not in base},
+        mechanism=mech.kind, estimator=st.estimator, **base, owned={k: v for k, v in cells.items() if k in owned},
+        extras={k: v for k, v in cells.items() if k not in base and k not in owned},
         known_sizes=st.known_size_text(), n_adversaries=int(v.size),
         percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
         bdpl_max=float(val.max()) if val.size else nan,

@@ -31,7 +31,8 @@ from bdpsim.models import (MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainM
                            register_model_kind)
 from bdpsim.models.base import SampleCost
 from bdpsim.models.protocols import HasGaussianConditional
-from bdpsim.rows import EXTRA_COLUMNS
+from bdpsim.columns import Column, owned_columns
+from bdpsim.rows import ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA, summary_schema
 from bdpsim.schema import REQUIRED, Key, coerce
 from bdpsim.settings import GENERIC_KEYS
 
@@ -245,15 +246,35 @@ def test_model_kind_cost_bounds_and_answers(name):
     for est in ESTIMATORS.values():
         why = est.supports(spec.probe(), point.mechanism)
         assert why is None or (isinstance(why, str) and why.strip()), f"{name}/{est.name}: {why!r}"
-    from bdpsim.rows import summary_columns
-
-    for cell in kind.summary_cells(spec):  # base columns it owns, or extra columns it registered
-        assert cell in summary_columns() or cell in EXTRA_COLUMNS["summary"], f"{name}: cell {cell!r}"
+    _check_declared(f"model kind {name}", kind.summary_columns, kind.summary_extras(spec), kind.adversary_extras(spec))
+    own = {oc.column.name for oc in kind.summary_columns}
+    for cell in kind.summary_cells(spec):  # columns it owns, or extra columns it registered and names
+        assert cell in own or cell in kind.summary_extras(spec), f"{name}: cell {cell!r} is not declared"
     bounds = kind.bounds(spec, point.mechanism, point.epsilon)
     assert set(bounds) <= {"model", "zhao", "lower"}
     for b in bounds.values():
         assert (math.isnan(b.value) and b.reason) or b.value >= 0
 
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_model_kind_window_rows_are_window_rows(name):
+    """An all-adversary search's rows (``ExactEngine.window``) satisfy ``WindowRow``: their
+    ``table_row()`` gives exactly the adversary columns (no node names: the driver adds those from
+    the model), ``adversary()`` the adversary with that target, and ``bdpl`` its value."""
+    from bdpsim.models.protocols import WindowRow
+
+    kind = MODEL_KINDS[name]
+    point = _model_point(kind)
+    eng = kind.exact(point.model.probe(), point.mechanism)
+    if isinstance(eng, str) or eng.window is None:
+        return
+    _, rows, values = eng.window(1, 3)
+    assert len(rows) >= 1 and np.size(values) >= 1
+    for w in rows:
+        assert isinstance(w, WindowRow), f"{name}: {type(w).__name__} is not a WindowRow"
+        assert set(w.table_row()) == {"i", "known", "x_known", "x", "x_prime"}
+        assert w.adversary().i == w.i and w.table_row()["i"] == w.i and math.isfinite(w.bdpl)
 
 # ------------------------------------------------------------------------------- mechanism kinds
 
@@ -282,6 +303,7 @@ def test_mechanism_kind_builds_runs_and_describes_itself(name):
     assert mech.epsilon is None or (math.isfinite(mech.epsilon) and mech.epsilon > 0)
     for extra in mech.summary_extras:
         assert extra in EXTRA_COLUMNS["summary"], f"{name}: column {extra!r} not registered"
+    _check_declared(f"mechanism kind {name}", (), mech.summary_extras, ())
     mode, rng_ = mech.adversary_targets("uniform")
     assert isinstance(mode, str)
     for est in ESTIMATORS.values():
@@ -380,6 +402,26 @@ def test_noise_law_is_normalised_and_its_exact_sup_matches_a_grid(name):
     assert 0 <= d <= 1
 
 
+
+@pytest.mark.parametrize("name", sorted(NOISE_LAWS))
+def test_noise_law_declares_whether_it_calibrates_and_is_pure(name):
+    """``calibratable``: the law has an amount ``with_parameter`` changes (a table does not);
+    ``pure_dp`` of a calibratable law: its ``dp_epsilon`` for a sensitivity of one step is finite.
+    ``bdpsim calibrate markov --noise`` takes exactly the calibratable laws."""
+    from bdpsim.cli import build_parser
+
+    cls = NOISE_LAWS[name]
+    assert isinstance(cls.calibratable, bool) and isinstance(cls.pure_dp, bool)
+    law = _law(name)
+    argv = ["calibrate", "markov", "--gamma", "2", "--n", "3", "--epsilon", "1", "--noise", name]
+    if cls.calibratable:
+        assert law.with_parameter(2 * law.parameter).parameter == pytest.approx(2 * law.parameter)
+        assert cls.pure_dp == math.isfinite(law.dp_epsilon(float(getattr(law, "step", 1.0))))
+        assert build_parser().parse_args(argv).noise == name
+    else:
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(argv)
+
 # ------------------------------------------------------------------------------------ estimators
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -420,6 +462,88 @@ def test_estimator_contract_on_independent_records(name):
     for k in est.summary_extras:
         assert k in EXTRA_COLUMNS["summary"]
     _check_keys(f"run[{name}]", cls.keys)
+
+
+def _check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
+    """A kind's declared columns: the ones it owns (``summary_columns``: in every summary.csv)
+    placed after a core column, typed, documented, declared once, colliding with no core or extra
+    column; its extras registered (:func:`bdpsim.columns.register_columns`), documented, with their
+    owner, and none of them a core or owned column."""
+    core = {c.name for c in SUMMARY_SCHEMA}
+    names = [oc.column.name for oc in owned]
+    assert len(names) == len(set(names)), f"{label}: a summary column declared twice: {names}"
+    for oc in owned:
+        c = oc.column
+        assert oc.after in core, f"{label}: {c.name!r} is placed after {oc.after!r}, not a core column"
+        assert c.name not in core, f"{label}: {c.name!r} is a core column"
+        assert c.name not in EXTRA_COLUMNS["summary"], f"{label}: {c.name!r} is also an extra column"
+        assert c.dtype in (str, int, float) and c.meaning.strip(), f"{label}: {c.name!r} untyped or undocumented"
+    for table, extras, base in (("summary", summary_extras, core),
+                                ("adversaries", adversary_extras, {c.name for c in ADVERSARY_SCHEMA})):
+        assert len(set(extras)) == len(tuple(extras)), f"{label}: an extra {table} column named twice"
+        for k in extras:
+            c = EXTRA_COLUMNS[table].get(k)
+            assert c is not None, f"{label}: extra {table} column {k!r} is not registered"
+            assert k not in base and k not in names, f"{label}: extra {table} column {k!r} collides"
+            assert c.meaning.strip() and c.owner, f"{label}: extra {table} column {k!r} undocumented or ownerless"
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_estimator_declares_every_column_it_fills(name):
+    """Every registered estimator's columns are declared (:func:`_check_declared`) and its
+    ``summary`` fills only core cells, the columns it owns and its extras."""
+    cls = ESTIMATORS[name]
+    point = _point({"kind": "markov", "n": 3, "gamma": 2.0}, {"kind": "count", "epsilon": 1.0}, estimator=name,
+                   **({"adversaries": "all"} if cls.exact else {}))
+    est = point.estimator()
+    _check_declared(f"estimator {name}", cls.summary_columns, est.summary_extras, est.adversary_extras)
+    nan = np.array([np.nan])
+    cells = est.summary({"bdpl": np.array([1.0]), "null_bdpl": nan, "exact": np.array([1.0]),
+                         "nonpositive_points": np.zeros(1), "bdpl_se": np.array([0.1]), "samples": np.array([1e3]),
+                         "bdpl_ci_low": np.array([0.9]), "bdpl_ci_high": np.array([1.1])})
+    allowed = {c.name for c in SUMMARY_SCHEMA} | {oc.column.name for oc in cls.summary_columns} | set(est.summary_extras)
+    assert set(cells) <= allowed, f"{name}: fills undeclared cells {set(cells) - allowed}"
+
+
+def test_summary_schema_places_every_owned_column_once_with_its_owner():
+    """summary.csv's columns are the core ones with every registered kind's owned columns in their
+    places, each once and named after its owner; a kind registered from a test adds its own, a
+    sub-kind inheriting them does not own them twice, and a column two kinds claim is refused."""
+    schema = summary_schema()
+    names = [c.name for c in schema]
+    assert len(names) == len(set(names))
+    assert [c for c in schema if not c.owner] == list(SUMMARY_SCHEMA)
+    owned = {oc.column.name: f"{reg.what} {k}" for reg in (MODEL_KINDS, ESTIMATORS) for k, kind in reg.items()
+             for oc in kind.summary_columns}
+    assert {c.name: c.owner for c in schema if c.owner} == owned
+    for c in schema:
+        if c.owner:  # right after its core column (or after columns owned next to the same one)
+            before = names[:names.index(c.name)]
+            anchor = next(oc.after for reg in (MODEL_KINDS, ESTIMATORS) for kind in reg.values()
+                          for oc in kind.summary_columns if oc.column.name == c.name)
+            assert all(schema[j].owner for j in range(before.index(anchor) + 1, len(before)))
+    kde = ESTIMATORS["kde"]
+    toy = type("ToyEstimator", (kde,), {"name": "toy", "summary_columns": owned_columns(
+        "n_samples", Column("toy_cells", int, "toy: a test's column"))})
+    heir = type("HeirEstimator", (kde,), {"name": "heir"})
+    thief = type("ThiefEstimator", (kde,), {"name": "thief", "summary_columns": owned_columns(
+        "estimator", Column("kde_backend", str, "not the kde's"))})
+    try:
+        ESTIMATORS.register(toy)
+        ESTIMATORS.register(heir)
+        now = [c.name for c in summary_schema()]
+        assert now[now.index("n_samples") + 1] == "toy_cells" and now.count("kde_backend") == 1
+        ESTIMATORS.register(thief)
+        with pytest.raises(TypeError, match="already owned by estimator kde"):
+            summary_schema()
+    finally:
+        for k in ("toy", "heir", "thief"):
+            ESTIMATORS.pop(k, None)
+    assert summary_schema() == schema
+    bad = type("BadEstimator", (kde,), {"name": "bad", "summary_columns": (Column("x", int, "not owned"),)})
+    with pytest.raises(TypeError, match="summary_columns must be a tuple of OwnedColumn"):
+        ESTIMATORS.register(bad)
+    assert "bad" not in ESTIMATORS
 
 
 # --------------------------------------------------------------------------- calibration methods

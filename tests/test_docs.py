@@ -31,14 +31,18 @@ def ext():
 def test_column_reference_lists_every_column_of_the_schema(ext):
     import bdpsim.config  # noqa: F401  (every kind registers its extra columns)
     from bdpsim.columns import EXTRA_COLUMNS
-    from bdpsim.rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA
+    from bdpsim.rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_schema
 
     rows = ext.column_rows()
-    for fname, schema, table in (("summary.csv", SUMMARY_SCHEMA, "summary"),
+    for fname, schema, table in (("summary.csv", summary_schema(), "summary"),
                                  ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
-        listed = [c for f, c, _, _ in rows if f == fname]
+        listed = [c for f, c, _, _, _ in rows if f == fname]
         want = [c.header("p99") for c in schema] + sorted(EXTRA_COLUMNS[table])
         assert listed == want
+    owners = {c: o for f, c, _, o, _ in rows if f == "summary.csv"}  # every column with its owner
+    assert owners["kde_backend"] == "estimator kde" and owners["rho"] == "model kind gaussian"
+    assert owners["bdpl_lower"] == "estimator audit" and owners["n"] == "core"
+    assert all(owners[c.header("p99")] == "core" for c in SUMMARY_SCHEMA)
     assert ".. bdpsim-columns::" in (DOCS / "reference" / "columns.rst").read_text()
 
 

@@ -19,7 +19,7 @@ from bdpsim.models.bayesnet.build import build as build_bn
 from bdpsim.models.bayesnet.search import bdpl_search, laplace_score, search_plan
 from bdpsim.models.mrf import MRFModel
 from bdpsim.models.mrf import build as build_mrf
-from bdpsim.results import read_summary
+from bdpsim.results import read_adversaries, read_summary
 
 from .test_bayesnet import random_network
 
@@ -334,6 +334,22 @@ def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
     summ = read_summary(tmp_path)
     assert all(s["argmax_i_name"] in MIXED["names"] for s in summ)
 
+
+
+def test_all_adversary_search_rows_carry_node_names(tmp_path):
+    """The all-adversary search (the driver's window rows) names the nodes as sampled adversaries
+    do: from the model's record names (HasRecordNames), not from a key of the row."""
+    doc = {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}, "model": MIXED,
+           "mechanism": {"kind": "count", "epsilon": 1.0}}
+    run_experiment(parse_config(doc), tmp_path, progress=False)
+    rows = read_adversaries(tmp_path)
+    names = dict(enumerate(MIXED["names"]))
+    assert rows
+    for r in rows:
+        known = [int(k) for k in r["known"].split(";")] if r["known"] else []
+        assert r["i_name"] == names[r["i"]] and r["known_names"] == ";".join(names[k] for k in known)
+    summ = read_summary(tmp_path)[0]
+    assert summ["argmax_i_name"] == names[summ["argmax_i"]]
 
 def test_rounded_tables_are_renormalised_with_a_note_and_named_beyond(tmp_path):
     doc = {**MIXED, "cpt": [[0.2, 0.3, 0.4999995]] + MIXED["cpt"][1:]}

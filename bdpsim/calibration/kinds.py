@@ -32,7 +32,8 @@ COLUMNS = register_columns(
     Column("calibration", str, "calibrated mechanisms: the method that chose the Laplace scale (exact, general, "
                                "markov, zhao, markov-quilt-*, wasserstein, group)"),
     Column("target_epsilon", float, "calibrated mechanisms: the eps the method aimed at (eps-BDP, or eps-Pufferfish "
-                                    "for the Markov Quilt and Wasserstein mechanisms); epsilon is the DP parameter"))
+                                    "for the Markov Quilt and Wasserstein mechanisms); epsilon is the DP parameter"),
+    owner="mechanism calibrated")
 
 
 @dataclass(frozen=True)

@@ -125,8 +125,8 @@ class CalibrationProblem:
         check(self.sensitivity > 0, "state_values", np.asarray(self.values).tolist(),
               "the query is constant (sensitivity 0): it needs no noise")
         check(self.noise in NOISE_LAWS, "noise", self.noise, f"must be one of {list(NOISE_LAWS)}")
-        check(self.noise != "table", "noise", self.noise, "a table noise is one fixed law with no amount to "
-              "calibrate (method 'optimal' computes the best table)")
+        check(NOISE_LAWS[self.noise].calibratable, "noise", self.noise, f"a {self.noise} noise is one fixed law with "
+              "no amount to calibrate (method 'optimal' computes the best table)")
         check(self.profile or self.delta is None, "delta", self.delta,
               f"is the target of a noise law without pure DP (gaussian), not of {self.noise} noise")
         if self.profile:

@@ -62,7 +62,10 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
     from ..calibration import CALIBRATION_METHODS
+    from ..kernels.noise.laws import NOISE_LAWS
+    from ..mechanisms.kinds import NOISE_KEYS  # the default law (laplace), as in a config
 
+    calibratable = [k for k, law in NOISE_LAWS.items() if law.calibratable]  # not a table: one fixed law
     c = sub.add_parser("calibrate", help="noise for eps-BDP per method, with each one's exact BDPL",
                        description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
                                    "names) for eps-BDP on a data model and report the exact BDPL (over "
@@ -87,7 +90,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                         + " (default exact; 'all' for every method)")
     m.add_argument("--min-known", type=int, default=0,
                    help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
-    m.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase", "gaussian"],
+    m.add_argument("--noise", default=NOISE_KEYS["noise"].default, choices=calibratable,
                    help="noise law (default laplace); another law is calibrated by the exact method: the least "
                         "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)")
     m.add_argument("--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps")
@@ -103,6 +106,8 @@ def command(a) -> int:
     from ..calibration import CALIBRATION_METHODS, Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD
+    from ..kernels.noise.laws import NOISE_LAWS
+    from ..mechanisms.kinds import NOISE_KEYS
     from .progress import Progress
     from ..errors import ConfigError
     from ..models import MarkovChainModel, symmetric_chain
@@ -120,8 +125,9 @@ def command(a) -> int:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     methods = sorted(CALIBRATION_METHODS, key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     runs = [(k, a.noise) for k in methods]
-    if a.method == "all" and a.noise == "laplace":  # the other pure noise laws' least amounts beside (E|Z|)
-        runs += [(EXACT_METHOD, law) for law in ("geometric", "staircase")]
+    if a.method == "all" and a.noise == NOISE_KEYS["noise"].default:  # the other pure laws' least amounts (E|Z|)
+        runs += [(EXACT_METHOD, k) for k, law in NOISE_LAWS.items()
+                 if law.calibratable and law.pure_dp and k != a.noise]
     start, out = time.monotonic(), []
     bar = Progress("bdpsim calibrate", "window searches")
     try:
@@ -155,7 +161,7 @@ def command(a) -> int:
         print(note)
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
-        what = "sigma" if out[0].delta is not None else "epsilon"
+        what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
         dcol = any(c.delta is not None for c in out)
         print(f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
               + (f" {'delta(eps)':>10}" if dcol else "") + "  eps-BDP?")
@@ -169,9 +175,10 @@ def command(a) -> int:
         return 0
     print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
     for c in out:
-        scale = "n/a" if c.scale is None or c.noise != "laplace" else f"{c.scale:.6g}"
+        scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        name = c.method if c.noise in ("laplace", "table") else f"{c.method} ({c.noise})"
+        mine = c.noise == a.noise or not NOISE_LAWS[c.noise].calibratable  # a method's own law (optimal: a table)
+        name = c.method if mine else f"{c.method} ({c.noise})"
         print(f"{name[:26]:<26} {scale:>10} {_abs(c):>9} {bdpl:>10}  {_verdict(c, a)}")
         print(_note(c.reason))
     return 0

@@ -77,7 +77,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, register_columns
+from ..columns import Column, OwnedColumn, register_columns
 from ..errors import NotAvailable, check
 from ..kernels.audit.certificates import audit_adversary, plan_certification
 from ..kernels.audit import certify
@@ -113,14 +113,15 @@ SUMMARY_COLUMNS = register_columns(
     Column("audit_adversary", int, "audit: index of the adversary certified (the largest bound's; -1: none)"),
     Column("audit_event", str, "audit: the certified event (for a vector output: of its fitted score)"),
     Column("audit_exact", float, "audit: exact two-sided BDPL of that adversary, where an exact engine exists"),
-    Column("audit_note", str, "audit: why bdpl_lower is 0, when it is"))
+    Column("audit_note", str, "audit: why bdpl_lower is 0, when it is"), owner="estimator audit")
 ADVERSARY_COLUMNS = register_columns(
     "adversaries",
     Column("bdpl_lower", float, "audit: certified lower bound on this adversary's BDPL at level 1 - audit_alpha "
                                 "(for this adversary alone)"),
     Column("audit_calls", int, "audit: mechanism calls of this adversary's search audit"),
     Column("audit_score", float, "audit: the bound this adversary is predicted to certify with the "
-                                 "configuration's final certification size (ranks the adversaries)"))
+                                 "configuration's final certification size (ranks the adversaries)"),
+    owner="estimator audit")
 
 
 def output_sampler(model, mechanism, known, chunk: int):
@@ -201,6 +202,7 @@ class AuditEstimator:
         "audit_candidates": Key("int", 8, hashed=False, doc="candidate events certified", rule=">= 1"),
         "audit_top": Key("int", 1, hashed=False, doc="adversaries re-certified at the end", rule=">= 1"),
     }
+    summary_columns: ClassVar[tuple[OwnedColumn, ...]] = ()
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in SUMMARY_COLUMNS)
     adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in ADVERSARY_COLUMNS)
 

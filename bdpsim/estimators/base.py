@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, Estimate
+from ..columns import OwnedColumn, owned_problem
 from ..registry import Registry
 from ..schema import Key
 
@@ -77,7 +78,10 @@ class Estimator(Protocol):
     name: ClassVar[str]
     keys: ClassVar[Mapping[str, Key]]
     exact: ClassVar[bool]
-    summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.rows)
+    #: summary.csv columns it owns, in every table (bdpsim.columns.owned_columns; the KDE's); a new
+    #: estimator declares extra columns instead (summary_extras: only in the runs that use it)
+    summary_columns: ClassVar[tuple[OwnedColumn, ...]]
+    summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.columns)
     adversary_extras: ClassVar[tuple[str, ...]]
 
     @classmethod
@@ -108,7 +112,8 @@ class Estimator(Protocol):
 
     def summary(self, stats: Mapping[str, np.ndarray]) -> dict:
         """The ``summary.csv`` cells this estimator fills from the per-adversary statistics
-        (base cells of :data:`bdpsim.rows.ESTIMATOR_CELLS` and its :attr:`summary_extras`)."""
+        (core cells of :data:`bdpsim.rows.ESTIMATOR_CELLS`, the columns it owns,
+        :attr:`summary_columns`, and its :attr:`summary_extras`)."""
         ...
 
     def check(self, model, mechanism) -> None:
@@ -123,7 +128,7 @@ class Estimator(Protocol):
 
 
 def _exact_flag(cls) -> str | None:
-    return None if isinstance(cls.exact, bool) else "exact must be a bool"
+    return owned_problem(cls.summary_columns) or (None if isinstance(cls.exact, bool) else "exact must be a bool")
 
 
 ESTIMATORS: Registry = Registry("estimator", Estimator, _exact_flag)

@@ -17,11 +17,12 @@ from typing import ClassVar
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..columns import Column, register_columns
+from ..columns import Column, OwnedColumn, register_columns
 from ..errors import ConfigError, NotAvailable, check
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
 from ..models import MODEL_KINDS, DataModel, ExactEngine
+from ..models.protocols import WindowRow
 from ..schema import Key
 from .base import CostContext, register_estimator
 
@@ -107,9 +108,11 @@ PROFILE_COLUMNS = register_columns(
     "summary",
     Column("epsilon_profile", float, "exact estimator: the eps of the privacy profile delta(eps) (run.epsilon_profile)"),
     Column("bdp_delta", float, "delta(eps) = sup over the adversaries of max(integral (p(y|x_K,x) - e^eps "
-                               "p(y|x_K,x'))^+ dy, the same with x, x' swapped): the hockey-stick divergence, exact"))
+                               "p(y|x_K,x'))^+ dy, the same with x, x' swapped): the hockey-stick divergence, exact"),
+    owner="estimator exact")
 PROFILE_ADVERSARY = register_columns(
-    "adversaries", Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"))
+    "adversaries", Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"),
+    owner="estimator exact")
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,7 @@ class ExactEstimator:
     keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
         "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
         rule="a finite number in [0, 100]")}
+    summary_columns: ClassVar[tuple[OwnedColumn, ...]] = ()
 
     def __post_init__(self) -> None:
         e = self.epsilon_profile
@@ -145,14 +149,14 @@ class ExactEstimator:
         """``bdp_delta`` per adversary with a privacy profile."""
         return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_ADVERSARY)
 
-    def window_rows(self, point, advs, values) -> list[tuple[dict, float, float, dict]]:
-        """``(adversary columns, bdpl, argmax, extras)`` of the rows of a window search (``advs``,
+    def window_rows(self, point, advs, values) -> list[tuple[WindowRow, float, float, dict]]:
+        """``(window adversary, bdpl, argmax, extras)`` of the rows of a window search (``advs``,
         ``values``: the engine's ``window``). With a privacy profile every row also gets its
         ``bdp_delta``; when the largest BDPL is infinite (no pure DP: the BDPL cannot rank the
         adversaries) the rows are those of the profile's search instead, the largest
         ``delta(eps)`` first, each with its own exact BDPL."""
         if self.epsilon_profile is None:
-            return [(w.table_row(), w.bdpl, w.argmax, {}) for w in advs]
+            return [(w, w.bdpl, w.argmax, {}) for w in advs]
         eng, eps = point.exact_engine, self.epsilon_profile
         if np.size(values) and np.isposinf(np.max(values)) and eng.profile_window is not None:
             keep = point.settings.adversary_rows
@@ -160,9 +164,9 @@ class ExactEstimator:
             out = []
             for w in top:
                 pure = eng.bdpl(w.adversary())
-                out.append((w.table_row(), pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
+                out.append((w, pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
             return out
-        return [(w.table_row(), w.bdpl, w.argmax, {"bdp_delta": eng.profile(w.adversary(), eps)}) for w in advs]
+        return [(w, w.bdpl, w.argmax, {"bdp_delta": eng.profile(w.adversary(), eps)}) for w in advs]
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":

@@ -42,7 +42,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, register_columns
+from ..columns import Column, OwnedColumn, owned_columns, register_columns
 from ..errors import EstimatorError, check
 from ..sampling import sample_outputs
 from ..schema import Key
@@ -59,7 +59,8 @@ KDE_CHECK = register_columns(
     Column("kde_above_n", int, "kde: adversaries whose estimate lies above the exact value of what it "
                                "estimates (the KDE has no interval: its error has no known law, so it is "
                                "compared with the exact values where the run has them; flagged)"),
-    Column("kde_below_n", int, "kde: adversaries whose estimate lies below that exact value (flagged)"))
+    Column("kde_below_n", int, "kde: adversaries whose estimate lies below that exact value (flagged)"),
+    owner="estimator kde")
 
 #: the KDE against the mixture's per-adversary interval when one config has both estimators: they
 #: examine the same adversaries (the population key ignores the estimator), so the comparison is per
@@ -71,7 +72,7 @@ KDE_MIXTURE_CHECK = register_columns(
     Column("kde_below_mixture_n", int, "kde: adversaries whose estimate lies below the mixture's bdpl_ci_low "
                                        "for the same adversary (flagged; counted only for kde_ratio = "
                                        "'symmetric': the 'signed' KDE estimates a one-sided supremum, which "
-                                       "may lie below the two-sided BDPL)"))
+                                       "may lie below the two-sided BDPL)"), owner="estimator kde")
 
 
 def outside_mixture(kde: np.ndarray, low: np.ndarray, high: np.ndarray, signed: bool) -> tuple[int, int]:
@@ -208,6 +209,10 @@ class KdeEstimator:
         "kde_points": Key("str", "uniform", hashed=False, doc="where the densities are compared",
                           rule="'uniform' or 'outputs'"),
     }
+    summary_columns: ClassVar[tuple[OwnedColumn, ...]] = owned_columns(
+        "estimator", Column("kde_backend", str, "KDE backend (kde estimator only)"),
+        Column("kde_ratio", str, "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)"),
+        Column("kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"))
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in KDE_CHECK)
     adversary_extras: ClassVar[tuple[str, ...]] = ()
 

@@ -48,7 +48,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, register_columns
+from ..columns import Column, OwnedColumn, owned_columns, register_columns
 from ..errors import NotAvailable, check
 from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
@@ -106,7 +106,7 @@ INTERVAL_ADVERSARY = register_columns(
                                "'exact' (the samples could not pin the interval down to mixture_target_width "
                                "within mixture_max_samples and the model's exact conditional law of the query "
                                "was used: the value is exact, interval of width 0, bdpl_se 0; samples counts "
-                               "what was drawn before)"))
+                               "what was drawn before)"), owner="estimator mixture")
 INTERVAL_SUMMARY = register_columns(
     "summary",
     Column("width_target_missed", int, "mixture: adversaries whose interval stayed wider than "
@@ -120,7 +120,8 @@ INTERVAL_SUMMARY = register_columns(
     Column("bdpl_max_ci_low", float, "mixture: lower end of a confidence interval for the largest BDPL among the "
                                      "examined adversaries: the largest of their lower ends at level "
                                      "1 - (1 - confidence)/adversaries (Bonferroni: all hold together)"),
-    Column("bdpl_max_ci_high", float, "mixture: upper end of that interval: the largest of their upper ends"))
+    Column("bdpl_max_ci_high", float, "mixture: upper end of that interval: the largest of their upper ends"),
+    owner="estimator mixture")
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,9 @@ class MixtureEstimator:
                                  doc="when to use the model's exact conditional law of the query",
                                  rule="'fallback' | 'never' | 'always'"),
     }
+    summary_columns: ClassVar[tuple[OwnedColumn, ...]] = owned_columns(
+        "bdpl_se_mean", Column("se_target_missed", int, "mixture: adversaries whose standard error stayed above "
+                                                          "mixture_target_se at the mixture_max_samples cap"))
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_SUMMARY)
     adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_ADVERSARY)
 

@@ -26,7 +26,7 @@ COLUMNS = register_columns(
     Column("noise", str, "noise law of the mechanism when it is not Laplace: geometric, staircase or gaussian"),
     Column("noise_parameter", float, "its parameter: epsilon (geometric, staircase; per lattice step for "
                                      "geometric) or sigma (gaussian)"),
-    Column("staircase_gamma", float, "staircase noise: the gamma in use"))
+    Column("staircase_gamma", float, "staircase noise: the gamma in use"), owner="mechanism noise law")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, draw_known_set
-from ..columns import Column, register_columns
+from ..columns import Column, OwnedColumn, owned_problem, register_columns
 from ..errors import ConfigError, check
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
@@ -267,6 +267,10 @@ class ModelKind(abc.ABC):
     #: the ``[model]`` values of a small model of this kind (a few records): the contract tests
     #: (tests/test_contracts.py) build it and check the kind against its exact law
     example: Mapping[str, Any] | None = None
+    #: ``summary.csv`` columns this kind owns, in every table (:func:`bdpsim.columns.owned_columns`;
+    #: filled by :meth:`summary_cells`). A new kind declares extra columns instead
+    #: (:meth:`summary_extras`): those appear only where the kind is used
+    summary_columns: tuple[OwnedColumn, ...] = ()
 
     @abc.abstractmethod
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
@@ -302,10 +306,21 @@ class ModelKind(abc.ABC):
         return random_discrete_adversary(model, sizes, rng)
 
     def summary_cells(self, spec: ModelSpec) -> dict:
-        """The ``summary.csv`` cells this kind fills for ``spec``: base columns it owns (``rho``,
-        ``gamma``) or extra columns it registered (:func:`bdpsim.columns.register_columns`).
-        Default: none."""
+        """The ``summary.csv`` cells this kind fills for ``spec``: columns it owns
+        (:attr:`summary_columns`: ``rho``, ``gamma``) or extra columns it registered
+        (:func:`bdpsim.columns.register_columns`, named by :meth:`summary_extras`). Default: none."""
         return {}
+
+    def summary_extras(self, spec: ModelSpec) -> tuple[str, ...]:
+        """The extra ``summary.csv`` columns a point of ``spec`` fills (registered with
+        :func:`bdpsim.columns.register_columns`; a run's table has them only where used).
+        Default: the node names of the most leaking adversary for a model with named nodes."""
+        return tuple(c.name for c in ARGMAX_NAME_COLUMNS) if record_names(spec.fixed) else ()
+
+    def adversary_extras(self, spec: ModelSpec) -> tuple[str, ...]:
+        """The extra ``adversaries.csv.gz`` columns a point of ``spec`` fills. Default: the
+        adversaries' node names for a model with named nodes (:func:`adversary_names`)."""
+        return tuple(c.name for c in NAME_COLUMNS) if record_names(spec.fixed) else ()
 
     def windows(self, spec: ModelSpec) -> str | None:
         """``None`` if this kind draws window adversaries (``[run] adversary_family = "windows"``,
@@ -361,10 +376,12 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
 #: node names of an adversary, for models whose nodes have names (networks, Markov random fields)
 NAME_COLUMNS = register_columns(
     "adversaries", Column("i_name", str, "the target record's node name (models with named nodes)"),
-    Column("known_names", str, "the known records' node names (;-separated; cut at 1000 characters)"))
+    Column("known_names", str, "the known records' node names (;-separated; cut at 1000 characters)"),
+    owner="models with named nodes")
 ARGMAX_NAME_COLUMNS = register_columns(
     "summary", Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
-    Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"))
+    Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"),
+    owner="models with named nodes")
 MAX_NAMES_TEXT = 1000
 
 
@@ -393,6 +410,7 @@ class ModelKindContract(Protocol):
     name: str
     keys: Mapping[str, Key]
     domain: str
+    summary_columns: tuple
 
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec: ...
 
@@ -410,7 +428,8 @@ class ModelKindContract(Protocol):
 
 
 def _domain(kind) -> str | None:
-    return None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'"
+    return owned_problem(kind.summary_columns) or (
+        None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'")
 
 
 MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)

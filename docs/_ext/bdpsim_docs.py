@@ -200,15 +200,16 @@ class ConfigKeys(_Generated):
 
 # ---------------------------------------------------------------------------------------- columns
 
-def column_rows() -> list[tuple[str, str, str, str]]:
-    """(file, column, type, meaning) of every result column, from the same function the tests use."""
+def column_rows() -> list[tuple[str, str, str, str, str]]:
+    """(file, column, type, owner, meaning) of every result column, from the same function the
+    tests use (owner: ``core`` or the kind that declares it)."""
     import bdpsim.config  # noqa: F401  (the kinds register their extra columns on import)
     from bdpsim.results import markdown_columns
 
     out = []
     for line in markdown_columns().splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        out.append((cells[0], cells[1].strip("`"), cells[2], " | ".join(cells[3:])))
+        out.append((cells[0], cells[1].strip("`"), cells[2], cells[3], " | ".join(cells[4:])))
     return out
 
 
@@ -216,10 +217,10 @@ class Columns(_Generated):
     def lines(self) -> list[str]:
         L: list[str] = []
         for fname in ("summary.csv", "adversaries.csv.gz"):
-            rows = [[f"``{c}``", t, _cell(m)] for f, c, t, m in column_rows() if f == fname]
+            rows = [[f"``{c}``", t, _cell(o), _cell(m)] for f, c, t, o, m in column_rows() if f == fname]
             title = f"``{fname}`` ({len(rows)} columns)"
             L += [title, "-" * len(title), ""]
-            L += list_table("", ["column", "type", "meaning"], rows, "22 8 70")
+            L += list_table("", ["column", "type", "owner", "meaning"], rows, "20 7 15 58")
         return L
 
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -79,6 +79,15 @@ class NoiseLaw(Protocol):
 
     @property
     def noise_grows_with_parameter(self) -> bool: ...
+
+    #: whether the law has an amount to calibrate (its ``parameter``; ``with_parameter`` gives the
+    #: law with another amount): the calibration methods and ``bdpsim calibrate --noise`` offer
+    #: exactly these laws (not a table: one fixed law)
+    calibratable: ClassVar[bool]
+    #: whether the law is pure DP (a finite ``dp_epsilon``) for every amount: calibrated to
+    #: eps-BDP; ``False``: to the privacy profile ``delta(eps) <= delta`` (Gaussian), or it depends on
+    #: the law's own table
+    pure_dp: ClassVar[bool]
 
     @property
     def parameter(self) -> float: ...
@@ -119,6 +128,8 @@ class LaplaceNoise:
     discrete: bool = field(default=False, init=False)
     parameter_name: str = field(default="scale", init=False)
     noise_grows_with_parameter: bool = field(default=True, init=False)
+    calibratable: ClassVar[bool] = True
+    pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", positive("mechanism.scale", self.scale))
@@ -185,6 +196,8 @@ class GaussianNoise:
     discrete: bool = field(default=False, init=False)
     parameter_name: str = field(default="sigma", init=False)
     noise_grows_with_parameter: bool = field(default=True, init=False)
+    calibratable: ClassVar[bool] = True
+    pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", positive("mechanism.sigma", self.sigma))

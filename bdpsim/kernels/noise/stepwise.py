@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -40,6 +41,8 @@ class GeometricNoise(AtomKernelLaw):
     discrete: bool = field(default=True, init=False)
     parameter_name: str = field(default="epsilon", init=False)
     noise_grows_with_parameter: bool = field(default=False, init=False)
+    calibratable: ClassVar[bool] = True
+    pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("mechanism.epsilon", self.epsilon))
@@ -128,6 +131,8 @@ class StaircaseNoise(AtomKernelLaw):
     discrete: bool = field(default=False, init=False)
     parameter_name: str = field(default="epsilon", init=False)
     noise_grows_with_parameter: bool = field(default=False, init=False)
+    calibratable: ClassVar[bool] = True
+    pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("mechanism.epsilon", self.epsilon))

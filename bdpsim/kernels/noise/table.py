@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
@@ -176,6 +177,8 @@ class TableNoise(AtomKernelLaw):
     discrete: bool = field(default=True, init=False)
     parameter_name: str = field(default="tail_ratio", init=False)
     noise_grows_with_parameter: bool = field(default=True, init=False)
+    calibratable: ClassVar[bool] = False  # one fixed law: no amount to calibrate
+    pure_dp: ClassVar[bool] = False  # pure DP or not by its table (finite support: not)
     step: float = field(default=1.0, init=False)
 
     def __post_init__(self) -> None:

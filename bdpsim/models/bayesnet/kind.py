@@ -19,7 +19,7 @@ from ...kernels.chains.lattice import lattice
 from ...queries import additive_noisy
 from ...schema import Key
 from . import search as BS
-from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, adversary_names, register_model_kind
+from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .build import build
 from ..factor_model import FactorModel
 from ..markov.window import pair_score
@@ -63,14 +63,13 @@ def _laws(model: FactorModel, query, adv: Adversary):
 class _Row:
     """The worst adversary of a search as a table row (``adversaries.csv.gz``)."""
 
-    def __init__(self, worst: BS.WorstAdversary, y: float, model: FactorModel) -> None:
+    def __init__(self, worst: BS.WorstAdversary, y: float) -> None:
         self.worst, self.i, self.bdpl, self.argmax = worst, worst.i, worst.bdpl, y
-        self.names = adversary_names(model, worst.i, worst.known)
 
     def table_row(self) -> dict:
         w = self.worst
         return {"i": w.i, "known": ";".join(map(str, w.known)), "x_known": ";".join(map(str, w.x_known)),
-                "x": str(w.x), "x_prime": str(w.x_prime), "extras": dict(self.names)}
+                "x": str(w.x), "x_prime": str(w.x_prime)}
 
     def adversary(self) -> Adversary:
         return self.worst.adversary()
@@ -80,7 +79,7 @@ def _search(model: FactorModel, query, noise, min_known: int, profile: float | N
     g, delta, fmin = lattice(query.per_state(model.states))
     res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets)
     y = model.n * fmin + delta * res.worst.atom
-    return res, [_Row(res.worst, y, model)], np.array([res.bdpl])
+    return res, [_Row(res.worst, y)], np.array([res.bdpl])
 
 
 MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import bounds as B
 from ...adversary import Adversary, draw_known_set
+from ...columns import Column, owned_columns
 from ...errors import ConfigError, check
 from ...queries import ClippedSumQuery, LaplaceQuery, SumQuery
 from ...schema import Key
@@ -66,6 +67,8 @@ class GaussianKind(ModelKind):
             "cov": Key("matrix", doc="fixed covariance (absent: drawn from Sigma_rho)",
                        rule="n x n symmetric positive definite")}
     domain = "real"
+    summary_columns = owned_columns(
+        "epsilon", Column("rho", float, "Gaussian correlation level (class rho, or the largest |correlation|)"))
 
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
         """An explicit ``mean`` and ``cov``, or the class ``Sigma_rho`` (``rho``, ``sigma``,

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import bounds as B
 from ...adversary import Adversary
+from ...columns import Column, owned_columns
 from ...errors import ConfigError, check
 from ...kernels.chains.transition import gamma_of, symmetric_chain, transition_matrix
 from ...queries import additive_noisy
@@ -40,6 +41,7 @@ class MarkovKind(ModelKind):
             "initial": Key("vector", doc="law of X_1 (absent: the stationary law)",
                            rule="a probability vector over the chain's states")}
     domain = "discrete"
+    summary_columns = owned_columns("epsilon", Column("gamma", float, "Markov chain max P / min P"), rank=1)
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         """``transition`` or ``gamma`` (thesis Fig. 14 chain), optional ``initial`` (default: the
