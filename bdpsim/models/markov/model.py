@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...errors import ConfigError, check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..base import additive_query_law
 
@@ -56,7 +56,8 @@ class MarkovChainModel:
     kind: str = field(default="markov", init=False)
 
     def __post_init__(self) -> None:
-        P = transition_matrix(self.transition)
+        with naming(fields={"P": "model.transition"}):
+            P = transition_matrix(self.transition)
         check(isinstance(self.n, (int, np.integer)) and self.n >= 2, "model.n", self.n,
               "must be an integer >= 2")
         if self.initial is None:
