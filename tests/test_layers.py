@@ -168,7 +168,7 @@ def test_kernels_name_their_parameters_not_config_fields():
     importing = sorted(m for m in kernels if "bdpsim.errors" in GRAPH[m])
     assert not importing, f"kernels importing bdpsim.errors: {importing}"
     named = []
-    for mod, path in kernels.items():
+    for path in kernels.values():
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Call) and node.args):
                 continue

@@ -53,6 +53,9 @@ def _noisy(params: dict, query, kind: str, step: float | None):
         check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
     table = None
     if law is TableNoise:  # a user's pmf, read from its own keys
+        pmf = params.get("noise_pmf")
+        check((params.get("noise_table") is None) != (pmf is None), "mechanism.noise_pmf", pmf,
+              "table noise needs exactly one of mechanism.noise_table (a JSON file) and mechanism.noise_pmf")
         with naming("mechanism", NOISE_FIELDS):
             table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
     else:

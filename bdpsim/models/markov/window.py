@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...adversary import Adversary
-from ...errors import check
+from ...errors import check, naming
 from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw, grid_delta_pair
@@ -264,7 +264,8 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     if ctx is not None:
         _CONTEXTS.move_to_end(key)
         return b, ctx
-    g, delta, fmin = lattice(f)
+    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+        g, delta, fmin = lattice(f)
     n = model.n
     lmax = n - 1 if lim is None else lim
     supp = wk.support(model)
