@@ -274,7 +274,7 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
     if not isinstance(mech, Mechanism):
         raise TypeError(f"mechanism kind {mk!r} built a {type(mech).__name__}, which does not implement the "
                         "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)")
-    with naming("mechanism"):  # the exact engines read the query's values (lattice)
+    with naming("mechanism"):  # a fallback: the engines name the fields they read themselves
         _check_pair(settings, spec, mech)
     flat = _hashed(params, present, secs)
     pid = hashlib.sha256(_canonical(flat).encode()).hexdigest()[:16]

@@ -175,7 +175,7 @@ def test_kernels_name_their_parameters_not_config_fields():
             f = node.func
             callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             first = node.args[1] if callee == "require" and len(node.args) > 1 else node.args[0]
-            if callee in ("require", "ParameterError", "Infeasible", "positive", "ConfigError", "check") \
+            if callee in ("require", "ParameterError", "TooExpensive", "positive", "ConfigError", "check") \
                     and isinstance(first, ast.Constant) and isinstance(first.value, str) \
                     and CONFIG_SECTION.match(first.value):
                 named.append(f"{path.relative_to(ROOT)}:{node.lineno}: {first.value!r}")

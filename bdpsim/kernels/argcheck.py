@@ -33,27 +33,14 @@ class ParameterError(ValueError):
     """
 
     def __init__(self, param: str, value: Any, rule: str) -> None:
+        super().__init__(param, value, rule)  # the arguments rebuild it when unpickled
         self.param, self.value, self.rule = param, value, rule
-        super().__init__(f"{param} = {shown(value)}: {rule}")
 
-    def __reduce__(self):  # survives pickling (raised in a worker process, re-raised here)
-        value = self.value
-        try:
-            import pickle
-            pickle.dumps(value)
-        except Exception:
-            value = shown(value)
-        return (_rebuild, (type(self), self.param, value, self.rule, str(self)))
+    def __str__(self) -> str:
+        return f"{self.param} = {shown(self.value)}: {self.rule}"
 
 
-def _rebuild(cls, param: str, value: Any, rule: str, message: str) -> ParameterError:
-    err = cls.__new__(cls)
-    err.param, err.value, err.rule = param, value, rule
-    err.args = (message,)
-    return err
-
-
-class Infeasible(ParameterError):
+class TooExpensive(ParameterError):
     """A computation refused up front because its estimated cost exceeds a limit (the value
     describes the input's size, the rule the estimate and the limit)."""
 

@@ -16,7 +16,7 @@ def positive(param: str, value) -> float:
     unless finite and > 0."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     require(ok and math.isfinite(float(value)) and float(value) > 0, param, value,
-          "must be a finite number > 0")
+            "must be a finite number > 0")
     return float(value)
 
 
@@ -29,7 +29,7 @@ def rows(W1, W2) -> tuple[np.ndarray, np.ndarray]:
             a = a[None, :]
         require(a.ndim == 2 and a.shape[1] >= 1, name, a.shape, "must have shape (B, J), J >= 1")
         require(bool(np.all(np.isfinite(a))) and bool(np.all(a >= 0)), name, "...",
-              "weights must be finite and >= 0")
+                "weights must be finite and >= 0")
         s = a.sum(axis=1)
         require(bool(np.all(s > 0)), name, "...", "every row needs a positive total weight")
         out.append(a / s[:, None])
@@ -52,7 +52,7 @@ def profile_eps(epsilon) -> float:
     ``|eps| <= MAX_PROFILE_EPSILON``."""
     ok = isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool)
     require(ok and math.isfinite(float(epsilon)) and abs(float(epsilon)) <= MAX_PROFILE_EPSILON, "epsilon",
-          epsilon, f"must be a finite number in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}]")
+            epsilon, f"must be a finite number in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}]")
     return float(epsilon)
 
 
@@ -85,7 +85,7 @@ def signed(fwd, bwd, af, ab) -> tuple[np.ndarray, np.ndarray]:
 def check_sensitivity(sensitivity) -> float:
     ok = isinstance(sensitivity, (int, float, np.integer, np.floating)) and not isinstance(sensitivity, bool)
     require(ok and math.isfinite(float(sensitivity)) and float(sensitivity) >= 0, "sensitivity",
-          sensitivity, "must be a finite number >= 0")
+            sensitivity, "must be a finite number >= 0")
     return float(sensitivity)
 
 

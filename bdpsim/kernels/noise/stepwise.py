@@ -136,7 +136,7 @@ class StaircaseNoise(AtomKernelLaw):
             g = self.gamma
             ok = isinstance(g, (int, float, np.integer, np.floating)) and not isinstance(g, bool)
             require(ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0, "gamma",
-                  g, "must be a number in [0, 1]")
+                    g, "must be a number in [0, 1]")
             object.__setattr__(self, "gamma", float(g))
 
     @property
