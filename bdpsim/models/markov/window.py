@@ -264,7 +264,7 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     if ctx is not None:
         _CONTEXTS.move_to_end(key)
         return b, ctx
-    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+    with naming(fields={"values": "state_values"}):  # off any lattice (calibrate's and optimal's name)
         g, delta, fmin = lattice(f)
     n = model.n
     lmax = n - 1 if lim is None else lim
