@@ -28,7 +28,7 @@ from . import calibration as _calibration  # noqa: F401  (registers the calibrat
 from .adversary import is_upward_closed
 from .adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
-from .errors import ConfigError, check
+from .errors import ConfigError, check, naming
 from .estimators import ESTIMATORS, engine_for
 from .estimators.base import FinishContext
 from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
@@ -245,7 +245,8 @@ def _check_magnitude(name: str, value: Any) -> None:
 
 def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]],
                  limits: Limits) -> ExperimentPoint:
-    settings = RunSettings.from_table(params["run"])
+    with naming("run"):  # a kernel's error names its parameter; here, the config field
+        settings = RunSettings.from_table(params["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
     check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}")
@@ -262,14 +263,19 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
         for k in sorted(present[sec]):
             _check_magnitude(f"{sec}.{k}", params[sec][k])
     model_setup(model_kind, mp, limits)  # building some models is itself costly: refuse before
-    spec = model_kind.build(mp, present["model"], mech_kind.hints(kp))
+    with naming("mechanism"):
+        hints = mech_kind.hints(kp)
+    with naming("model"):
+        spec = model_kind.build(mp, present["model"], hints)
     if spec.owner is None:
         spec = replace(spec, owner=model_kind)
-    mech = mech_kind.build(kp, spec)
+    with naming("mechanism"):
+        mech = mech_kind.build(kp, spec)
     if not isinstance(mech, Mechanism):
         raise TypeError(f"mechanism kind {mk!r} built a {type(mech).__name__}, which does not implement the "
                         "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)")
-    _check_pair(settings, spec, mech)
+    with naming("mechanism"):  # a fallback: the engines name the fields they read themselves
+        _check_pair(settings, spec, mech)
     flat = _hashed(params, present, secs)
     pid = hashlib.sha256(_canonical(flat).encode()).hexdigest()[:16]
     return ExperimentPoint(settings, spec, mech, flat, pid)

@@ -7,7 +7,9 @@ single line and exit with code 2.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Protocol, runtime_checkable
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -65,3 +67,40 @@ def check(condition: bool, field: str, value: Any, rule: str) -> None:
     """Raise :class:`ConfigError` unless ``condition`` holds (never ``assert``)."""
     if not condition:
         raise ConfigError(field, value, rule)
+
+
+@runtime_checkable
+class NamedParameter(Protocol):
+    """What a kernel's input error carries (:class:`bdpsim.kernels.argcheck.ParameterError`):
+    the parameter's name, the value and the rule."""
+
+    param: str
+    value: Any
+    rule: str
+
+
+def field_error(exc: BaseException, prefix: str = "", fields: Mapping[str, str] | None = None) -> ConfigError | None:
+    """``exc`` as a :class:`ConfigError`: itself if it is one; for a kernel's error (a
+    :class:`NamedParameter`), the one naming the config field ``fields[param]`` if given, else
+    ``prefix.param`` (``param`` alone without a prefix); ``None`` for any other exception."""
+    if isinstance(exc, ConfigError):
+        return exc
+    if isinstance(exc, BdpsimError) or not isinstance(exc, NamedParameter):
+        return None
+    name = (fields or {}).get(exc.param) or (f"{prefix}.{exc.param}" if prefix else exc.param)
+    return ConfigError(name, exc.value, exc.rule)
+
+
+@contextmanager
+def naming(prefix: str = "", fields: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Re-raise a kernel's input error raised inside the block as a :class:`ConfigError` naming
+    the config field (:func:`field_error`): ``with naming("mechanism"): LaplaceNoise(b)`` turns
+    ``scale = -1: must be ...`` into ``mechanism.scale = -1: must be ...``; ``fields`` maps a
+    parameter whose field has another name (``{"values": "mechanism.state_values"}``)."""
+    try:
+        yield
+    except ValueError as exc:
+        new = field_error(exc, prefix, fields)
+        if new is None or new is exc:
+            raise
+        raise new from None

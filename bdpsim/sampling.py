@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .mechanisms import has_laplace_noise
+from .errors import naming
 from .kernels.chains.lattice import lattice
 from .mechanisms.protocols import HasQueryFunction
 from .models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
@@ -103,7 +104,8 @@ def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.G
 
 @functools.lru_cache(maxsize=64)
 def _lattice(values: tuple[float, ...]) -> tuple[np.ndarray, float, float]:
-    return lattice(np.asarray(values))
+    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+        return lattice(np.asarray(values))
 
 
 def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None:

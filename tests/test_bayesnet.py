@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from bdpsim.errors import ConfigError
+from bdpsim.kernels.argcheck import TooExpensive
 from bdpsim.kernels.graphical.elimination import Factor, convolve_last, eliminate, min_fill_order, plan
 from bdpsim.models import MarkovChainModel, PedigreeModel
 from bdpsim.models.bayesnet.model import BayesNetModel
@@ -99,7 +100,7 @@ def test_min_fill_on_a_chain_and_the_plan_refusal():
     p = plan(scopes, dict.fromkeys(range(6), 2), [1] * 5)
     assert p.width == 1 and p.operations > 0
     grid = [(a, b) for a in range(20) for b in range(a + 1, 20)]  # a clique of 20 binary nodes
-    with pytest.raises(ConfigError, match=r"^big = '20 variables, induced width 19': infeasible: about 1.44e\+12 operations"):
+    with pytest.raises(TooExpensive, match=r"^big = '20 variables, induced width 19': infeasible: about 1.44e\+12 operations"):
         plan(grid, dict.fromkeys(range(20), 2), [40] * len(grid)).check("big", max_operations=1e6)
 
 

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim.errors import ConfigError
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
@@ -58,9 +57,12 @@ def test_markov_calibration_unreachable_is_nan():
     lambda: B.transition_matrix([[0.5, 0.6], [0.5, 0.5]]), lambda: B.transition_matrix([[1.0]]),
     lambda: B.symmetric_chain(0.5), lambda: B.laplace_alpha(1, 1.5),
 ])
-def test_bad_inputs_raise_config_error(call):
-    with pytest.raises(ConfigError):
+def test_bad_inputs_raise_one_line_value_errors(call):
+    """The bounds' own checks raise ConfigError; the kernels they re-export (transition_matrix,
+    symmetric_chain) a plain ValueError naming their parameter (issue 28)."""
+    with pytest.raises(ValueError) as err:
         call()
+    assert " = " in str(err.value) and "\n" not in str(err.value)
 
 
 def test_zhao_omega_columnwise():

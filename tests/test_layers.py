@@ -152,3 +152,57 @@ def test_import_is_light(code, cli_env):
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
+
+
+#: the sections of a config: a kernel's message naming ``mechanism.epsilon`` speaks the config's
+#: vocabulary, which only the layers above the kernels know
+CONFIG_SECTION = re.compile(r"^(run|model|mechanism|audit|utility)\.")
+
+
+def test_kernels_name_their_parameters_not_config_fields():
+    """Issue 28: kernels raise :class:`bdpsim.kernels.argcheck.ParameterError` (a ``ValueError``)
+    naming their own parameter; the config layer names the field (:func:`bdpsim.errors.naming`).
+    No kernel imports :mod:`bdpsim.errors` (``ConfigError``, ``check``) nor names a config field."""
+    kernels = {m: p for m, p in ((_module_name(p), p) for p in PKG.rglob("*.py")) if m.startswith("bdpsim.kernels")}
+    assert len(kernels) > 20
+    importing = sorted(m for m in kernels if "bdpsim.errors" in GRAPH[m])
+    assert not importing, f"kernels importing bdpsim.errors: {importing}"
+    named = []
+    for path in kernels.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and node.args):
+                continue
+            f = node.func
+            callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            first = node.args[1] if callee == "require" and len(node.args) > 1 else node.args[0]
+            if callee in ("require", "ParameterError", "TooExpensive", "positive", "ConfigError", "check") \
+                    and isinstance(first, ast.Constant) and isinstance(first.value, str) \
+                    and CONFIG_SECTION.match(first.value):
+                named.append(f"{path.relative_to(ROOT)}:{node.lineno}: {first.value!r}")
+    assert not named, "kernel errors naming a config field:\n" + "\n".join(named)
+
+
+def test_naming_turns_a_kernel_error_into_a_config_error():
+    import pickle
+
+    from bdpsim.errors import ConfigError, naming
+    from bdpsim.kernels.argcheck import ParameterError
+    from bdpsim.kernels.noise.laws import LaplaceNoise
+
+    with pytest.raises(ParameterError, match=r"^scale = -1\.0: must be a finite number > 0$") as plain:
+        LaplaceNoise(-1.0)
+    assert not isinstance(plain.value, ConfigError) and isinstance(plain.value, ValueError)
+    back = pickle.loads(pickle.dumps(plain.value))  # raised in a worker process, re-raised here
+    assert (type(back), str(back), back.param, back.rule) == (ParameterError, str(plain.value), "scale", plain.value.rule)
+    with pytest.raises(ConfigError, match=r"^mechanism\.scale = -1\.0: must be a finite number > 0$"):
+        with naming("mechanism"):
+            LaplaceNoise(-1.0)
+    with pytest.raises(ConfigError, match=r"^--noise-scale = -1\.0: "):
+        with naming("mechanism", {"scale": "--noise-scale"}):
+            LaplaceNoise(-1.0)
+    with pytest.raises(ConfigError, match=r"^model\.n = 1: "):  # a ConfigError passes unchanged
+        with naming("mechanism"):
+            raise ConfigError("model.n", 1, "must be >= 2")
+    with pytest.raises(ValueError, match="^other$"):  # so does any other ValueError
+        with naming("mechanism"):
+            raise ValueError("other")

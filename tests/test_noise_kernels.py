@@ -306,30 +306,47 @@ def test_pure_dp_single_atoms(law, Delta, expected):
     assert law.dp_epsilon(0.0) == 0.0
 
 
-def test_bad_parameters_name_the_field():
-    with pytest.raises(ConfigError, match=r"^mechanism\.sigma = -1: must be a finite number > 0$"):
+def test_bad_parameters_name_the_parameter():
+    """A kernel's error names its own parameter (a plain ValueError); the config layer
+    (:data:`bdpsim.mechanisms.kinds.NOISE_FIELDS` with :func:`bdpsim.errors.naming`) names the field."""
+    from bdpsim.errors import naming
+    from bdpsim.kernels.argcheck import ParameterError
+    from bdpsim.mechanisms.kinds import NOISE_FIELDS
+
+    with pytest.raises(ParameterError, match=r"^sigma = -1: must be a finite number > 0$"):
         GaussianNoise(-1)
-    for make, field in ((lambda: LaplaceNoise(0.0), "mechanism.scale"),
-                        (lambda: LaplaceNoise(float("nan")), "mechanism.scale"),
-                        (lambda: GeometricNoise(-0.1), "mechanism.epsilon"),
-                        (lambda: GeometricNoise(1.0, step=0), "mechanism.step"),
-                        (lambda: StaircaseNoise(1.0, gamma=1.5), "mechanism.staircase_gamma"),
-                        (lambda: StaircaseNoise(1.0, sensitivity=-2), "mechanism.sensitivity"),
-                        (lambda: noise_from_params("cauchy", epsilon=1.0), "mechanism.noise"),
-                        (lambda: noise_from_params("gaussian"), "mechanism.sigma"),
-                        (lambda: noise_from_params("gaussian", sigma=1.0, epsilon=1.0), "mechanism.epsilon"),
-                        (lambda: noise_from_params("laplace", epsilon=1.0, scale=2.0), "mechanism.scale"),
-                        (lambda: noise_from_params("geometric", epsilon=1.0, sensitivity=0.5), "mechanism.sensitivity"),
-                        (lambda: noise_from_params("staircase"), "mechanism.epsilon"),
-                        (lambda: LaplaceNoise(1.0).grid_sup([[1, -1]], [[1, 1]], 1.0), "W1"),
-                        (lambda: LaplaceNoise(1.0).grid_delta([[1, 1]], [[0, 0]], 1.0, 0.0), "W2"),
-                        (lambda: GeometricNoise(1.0).grid_delta([[1, 1]], [[1, 1, 1]], 1.0, 0.0), "W2"),
-                        (lambda: StaircaseNoise(1.0).grid_sup([[1, 1]], [[1, 1]], 0.0), "delta"),
-                        (lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")),
-                         "epsilon_profile")):
-        with pytest.raises(ConfigError) as err:
+    for make, param, field in ((lambda: LaplaceNoise(0.0), "scale", "mechanism.scale"),
+                               (lambda: LaplaceNoise(float("nan")), "scale", "mechanism.scale"),
+                               (lambda: GeometricNoise(-0.1), "epsilon", "mechanism.epsilon"),
+                               (lambda: GeometricNoise(1.0, step=0), "step", "mechanism.step"),
+                               (lambda: StaircaseNoise(1.0, gamma=1.5), "gamma", "mechanism.gamma"),
+                               (lambda: StaircaseNoise(1.0, sensitivity=-2), "sensitivity", "mechanism.sensitivity"),
+                               (lambda: noise_from_params("cauchy", epsilon=1.0), "name", "mechanism.noise"),
+                               (lambda: noise_from_params("gaussian"), "sigma", "mechanism.sigma"),
+                               (lambda: noise_from_params("gaussian", sigma=1.0, epsilon=1.0), "epsilon",
+                                "mechanism.epsilon"),
+                               (lambda: noise_from_params("laplace", epsilon=1.0, scale=2.0), "scale", "mechanism.scale"),
+                               (lambda: noise_from_params("geometric", epsilon=1.0, sensitivity=0.5), "sensitivity",
+                                "mechanism.sensitivity"),
+                               (lambda: noise_from_params("staircase"), "epsilon", "mechanism.epsilon"),
+                               (lambda: noise_from_params("staircase", epsilon=1.0, staircase_gamma=2.0),
+                                "staircase_gamma", "mechanism.staircase_gamma"),
+                               (lambda: LaplaceNoise(1.0).grid_sup([[1, -1]], [[1, 1]], 1.0), "W1", "mechanism.W1"),
+                               (lambda: LaplaceNoise(1.0).grid_delta([[1, 1]], [[0, 0]], 1.0, 0.0), "W2", "mechanism.W2"),
+                               (lambda: GeometricNoise(1.0).grid_delta([[1, 1]], [[1, 1, 1]], 1.0, 0.0), "W2",
+                                "mechanism.W2"),
+                               (lambda: StaircaseNoise(1.0).grid_sup([[1, 1]], [[1, 1]], 0.0), "delta", "mechanism.delta"),
+                               (lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")),
+                                "epsilon", "mechanism.epsilon")):
+        with pytest.raises(ParameterError) as err:
             make()
-        assert str(err.value).startswith(field + " = ") and "\n" not in str(err.value)
+        assert not isinstance(err.value, ConfigError) and err.value.param == param
+        assert str(err.value).startswith(param + " = ") and "\n" not in str(err.value)
+        assert "mechanism." not in str(err.value)  # no config vocabulary in a kernel
+        with pytest.raises(ConfigError) as named:
+            with naming("mechanism", NOISE_FIELDS):
+                make()
+        assert str(named.value) == field + str(err.value)[len(param):]
 
 
 def test_builder_and_parameters():

@@ -113,7 +113,7 @@ def test_lattice_of_state_values():
     assert fmin == -1.0 and delta == pytest.approx(0.25) and g.tolist() == [6, 0, 5]
     g, delta, _ = lattice(np.array([0.1, 0.3, 0.0]))
     assert g.tolist() == [1, 3, 0] and delta == pytest.approx(0.1)
-    with pytest.raises(ConfigError, match="state_values"):
+    with pytest.raises(ValueError, match="^values = "):  # the kernel names its parameter
         lattice(np.array([0.0, 1.0, math.pi]))
 
 
@@ -191,7 +191,7 @@ def test_bad_query_values():
                       (dict(state_values=[1.0]), "state_values"),
                       (dict(state_values=[0.0, np.inf]), "state_values"),
                       (dict(counted_states=[1], state_values=[0.0, 1.0]), "state_values")]:
-        with pytest.raises(ConfigError, match=f"^{field} = "):
+        with pytest.raises(ValueError, match=f"^{field} = "):  # a kernel: its parameter's name
             query_values(2, **kw)
     with pytest.raises(ConfigError, match="^model = "):
         window_search("chain", query_values(2, [1]), 1.0)

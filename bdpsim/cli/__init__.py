@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..errors import BdpsimError, ConfigError
+from ..kernels.argcheck import ParameterError
 from .studies import cmd_accuracy, cmd_configs, cmd_figures, cmd_utility
 
 EPILOG_RUN = """\
@@ -344,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[a.command](a)
     except BdpsimError as exc:
+        print(f"bdpsim: error: {exc}", file=sys.stderr)
+        return 2
+    except ParameterError as exc:  # a kernel's input error no config layer named: one line all the same
         print(f"bdpsim: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head & co.

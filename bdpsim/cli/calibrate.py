@@ -109,7 +109,7 @@ def command(a) -> int:
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
     from .progress import Progress
-    from ..errors import ConfigError
+    from ..errors import ConfigError, field_error
     from ..models import MarkovChainModel, symmetric_chain
 
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
@@ -142,12 +142,16 @@ def command(a) -> int:
                 if len(methods) == 1:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}", law))
-    except ConfigError as exc:
+    except ValueError as err:
+        exc = field_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) as a ConfigError
+        if exc is None:
+            raise
         flag = {"delta": "--delta", "noise": "--noise", "epsilon": "--epsilon", "counted_states": "--counted",
-                "state_values": "--state-values"}.get(exc.field)
+                "state_values": "--state-values", "values": "--state-values",
+                "staircase_gamma": "--staircase-gamma"}.get(exc.field)
         if flag:
             raise ConfigError(flag, exc.value, exc.rule) from None
-        raise
+        raise exc from None
     finally:
         bar.close()
     note = _chain_note(model, a.initial is None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from ..errors import ConfigError
+from ..errors import ConfigError, naming
 
 EPILOG_BOUNDS = """\
 examples:
@@ -137,7 +137,8 @@ def _bounds_markov(a) -> list[str]:
 
     lines: list[str] = []
     try:
-        P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
+        with naming(fields={"P": "--transition", "gamma": "--gamma"}):
+            P = B.symmetric_chain(a.gamma) if a.gamma is not None else B.transition_matrix(_check_matrix(a.transition))
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.lstrip('-')}", exc.value, exc.rule) from None
     gam, om = B.gamma_of(P), B.omega_of(P)

@@ -78,7 +78,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..columns import Column, OwnedColumn, register_columns
-from ..errors import NotAvailable, check
+from ..errors import NotAvailable, check, naming
 from ..kernels.audit.certificates import audit_adversary, plan_certification
 from ..kernels.audit import certify
 from ..kernels.audit.events import check_outputs
@@ -132,7 +132,9 @@ def output_sampler(model, mechanism, known, chunk: int):
         parts, left = [], int(m)
         while left > 0:
             k = min(chunk, left)
-            parts.append(check_outputs(mechanism(model.sample_conditional(known, k, rng), rng), k))
+            y = mechanism(model.sample_conditional(known, k, rng), rng)
+            with naming():  # the config-level error (one line in the CLI)
+                parts.append(check_outputs(y, k, "mechanism output"))
             left -= k
         return np.concatenate(parts) if parts else np.zeros(0)
     return draw

@@ -1,10 +1,15 @@
 """Pure numerical kernels: the bottom layer of bdpsim.
 
-Modules here import only numpy/scipy and :mod:`bdpsim.errors`; models, mechanisms, estimators
-and the driver build on them, never the other way round.
+Modules here import only numpy/scipy (and :mod:`bdpsim.registry`); models, mechanisms, estimators
+and the driver build on them, never the other way round. A kernel's bad input raises
+:class:`~bdpsim.kernels.argcheck.ParameterError` (a ``ValueError``) naming the kernel's own
+parameter (``epsilon = -1: must be a finite number > 0``), never a config field: the layer that
+knows the config names the field (:func:`bdpsim.errors.naming`), and ``tests/test_layers.py``
+checks that no kernel imports :mod:`bdpsim.errors`.
 
 * :mod:`bdpsim.kernels.noise.laplace_mixture` — exact supremum of the log-ratio of two Laplace mixtures;
 * :mod:`bdpsim.kernels.chains.window_scan` — the window-reduced scan over all adversaries of a Markov chain;
 * :mod:`bdpsim.kernels.chains.lattice` — per-state query values on an integer lattice;
-* :mod:`.stats` — distribution-free percentile intervals.
+* :mod:`.stats` — distribution-free percentile intervals;
+* :mod:`.argcheck` — the kernels' input error, :class:`~bdpsim.kernels.argcheck.ParameterError`.
 """

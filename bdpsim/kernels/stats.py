@@ -23,16 +23,16 @@ import math
 
 import numpy as np
 
-from ..errors import check
+from .argcheck import require
 
 
 def order_statistic_ranks(size: int, q: float, confidence: float = 0.95) -> tuple[int, int]:
     """1-based ranks ``(l, u)`` of the interval ``[X_(l), X_(u)]`` for the ``q``-th percentile
     (``q`` in percent); ``l = 0`` means ``-inf``, ``u = size + 1`` means ``+inf``."""
     from scipy.stats import binom  # lazy: scipy is heavy to import
-    check(isinstance(size, (int, np.integer)) and size >= 1, "size", size, "must be an integer >= 1")
-    check(0 < q <= 100, "percentile", q, "must be in (0, 100]")
-    check(0 < confidence < 1, "run.confidence", confidence, "must be in (0, 1)")
+    require(isinstance(size, (int, np.integer)) and size >= 1, "size", size, "must be an integer >= 1")
+    require(0 < q <= 100, "q", q, "must be in (0, 100]")
+    require(0 < confidence < 1, "confidence", confidence, "must be in (0, 1)")
     p, half = q / 100.0, (1.0 - confidence) / 2.0
     k = np.arange(size + 1)
     cdf = binom.cdf(k, size, p)            # P(B <= k)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConfigError, check
+from ..errors import ConfigError, check, naming
 from ..schema import Key
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import NOISE_LAWS, LaplaceNoise, noise_from_params
@@ -36,6 +36,14 @@ NOISE_KEYS.update({
                             rule="in [0, 1)")})
 
 
+#: the ``[mechanism]`` key of each noise kernel parameter whose name differs (the others are
+#: ``mechanism.<parameter>``): :func:`bdpsim.kernels.noise.laws.noise_from_params`,
+#: :func:`~bdpsim.kernels.noise.table.table_from_params`, :func:`~bdpsim.kernels.chains.lattice.lattice`
+NOISE_FIELDS = {"name": "mechanism.noise", "table": "mechanism.noise_table", "pmf": "mechanism.noise_pmf",
+                "offset": "mechanism.noise_offset", "tail_ratio": "mechanism.noise_tail_ratio",
+                "values": "mechanism.state_values"}
+
+
 def _noisy(params: dict, query, kind: str, step: float | None):
     """``query + noise`` for a noise law other than Laplace (``step``: the query's lattice step, or
     ``None`` for a continuous query, which geometric noise cannot serve)."""
@@ -45,14 +53,19 @@ def _noisy(params: dict, query, kind: str, step: float | None):
         check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
     table = None
     if law is TableNoise:  # a user's pmf, read from its own keys
-        table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
+        pmf = params.get("noise_pmf")
+        check((params.get("noise_table") is None) != (pmf is None), "mechanism.noise_pmf", pmf,
+              "table noise needs exactly one of mechanism.noise_table (a JSON file) and mechanism.noise_pmf")
+        with naming("mechanism", NOISE_FIELDS):
+            table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
     else:
         for k in TABLE_KEYS:
             check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of table noise "
                   "(set mechanism.noise = \"table\")")
-    noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
-                              sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
-                              step=step or 1.0, table=table)
+    with naming("mechanism", NOISE_FIELDS):
+        noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
+                                  sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
+                                  step=step or 1.0, table=table)
     return NoisyQueryMechanism(query, noise, kind)
 
 
@@ -140,7 +153,9 @@ class SumKind(MechanismKind):
             if not _laplace(params):
                 query = StateSumQuery(tuple(values))
                 query.check_states(states)
-                return _noisy(params, query, self.name, lattice(query.per_state(states))[1])
+                with naming("mechanism", NOISE_FIELDS):
+                    step = lattice(query.per_state(states))[1]
+                return _noisy(params, query, self.name, step)
             mech = LaplaceStateSum(tuple(values), params["epsilon"], params["noise_scale"])
             mech.query_function.check_states(states)
             return mech

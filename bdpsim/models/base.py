@@ -24,7 +24,7 @@ import numpy as np
 
 from ..adversary import Adversary, draw_known_set
 from ..columns import Column, OwnedColumn, owned_problem, register_columns
-from ..errors import ConfigError, check
+from ..errors import ConfigError, check, naming
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
 from ..registry import Registry
@@ -449,6 +449,7 @@ def additive_query_law(model, query, known: Mapping[int, int]) -> tuple[np.ndarr
     atoms are ``n fmin + delta k``. ``None`` for other queries."""
     if not isinstance(query, AdditiveQuery):
         return None
-    g, delta, fmin = lattice(query.per_state(model.states))
+    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+        g, delta, fmin = lattice(query.per_state(model.states))
     law = model.additive_law(known, g)
     return model.n * fmin + delta * np.arange(law.size, dtype=float), law

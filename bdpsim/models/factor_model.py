@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, check
+from ..errors import ConfigError, check, naming
 from ..kernels.graphical.elimination import Factor, clamp, eliminate, plan
 from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law
@@ -215,7 +215,8 @@ class FactorModel:
         :func:`~bdpsim.kernels.graphical.elimination.eliminate`."""
         p = plan([f.vars for f in factors], dict(enumerate(self.node_states)),
                  [f.table.shape[-1] for f in factors], keep, batch)
-        p.check(what, max_operations)
+        with naming():  # the refusal as a one-line ConfigError naming ``what``
+            p.check(what, max_operations)
         return eliminate(factors, p.order, keep)
 
     def elimination_plan(self, keep: Sequence[int] = (), sums: int = 1):

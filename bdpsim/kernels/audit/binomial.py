@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import check
+from ..argcheck import require
 
 
-def check_alpha(a, name: str = "audit_alpha") -> np.ndarray:
+def check_alpha(a, name: str = "alpha") -> np.ndarray:
     arr = np.asarray(a, dtype=float)
-    check(bool(np.all(np.isfinite(arr) & (arr > 0) & (arr < 1))), name, a, "must be in (0, 1)")
+    require(bool(np.all(np.isfinite(arr) & (arr > 0) & (arr < 1))), name, a, "must be in (0, 1)")
     return arr
 
 
 def _counts(k, n):
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    check(bool(np.all((n >= 1) & (k >= 0) & (k <= n))), "counts", (k.tolist() if k.size < 5 else "..."),
-          "need 0 <= k <= n and n >= 1")
+    require(bool(np.all((n >= 1) & (k >= 0) & (k <= n))), "k", (k.tolist() if k.size < 5 else "..."),
+            "need 0 <= k <= n and n >= 1")
     return k, n
 
 

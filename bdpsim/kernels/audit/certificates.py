@@ -90,7 +90,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ...errors import check
+from ..argcheck import require
 from .events import Event, Selection, check_outputs, select_event
 from .binomial import (check_alpha, certified_log_ratio, clopper_pearson_lower,  # noqa: F401 (re-exported)
                        clopper_pearson_upper, predicted_bound)
@@ -170,7 +170,7 @@ def count_event(event: Event, draw: Sampler, n: int, rng: np.random.Generator, c
     k, left = 0, int(n)
     while left > 0:
         m = min(chunk, left)
-        k += int(np.count_nonzero(event.contains(check_outputs(draw(m, rng), m))))
+        k += int(np.count_nonzero(event.contains(check_outputs(draw(m, rng), m, "draw output"))))
         left -= m
     return k
 
@@ -208,8 +208,8 @@ def _split(budget: int, fraction: float) -> tuple[int, int]:
 
 def _check_budget(budget, fraction, alpha) -> None:
     ok = bool(isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget >= 0)
-    check(ok, "audit_budget", budget, "must be an integer >= 0 (mechanism calls)")
-    check(0 < fraction < 1, "audit.selection_fraction", fraction, "must be in (0, 1)")
+    require(ok, "budget", budget, "must be an integer >= 0 (mechanism calls)")
+    require(0 < fraction < 1, "selection_fraction", fraction, "must be in (0, 1)")
     check_alpha(alpha)
 
 
@@ -228,8 +228,8 @@ def audit_adversary(draw_x: Sampler, draw_xp: Sampler, budget: int, alpha: float
     if n_sel < min_selection or n_max < 1:
         return AuditResult(0.0, math.nan, math.nan, 0, None, None,
                            f"budget {budget} too small to certify anything (epsilon_lower = 0)")
-    yx = check_outputs(draw_x(n_sel, rng), n_sel)
-    yxp = check_outputs(draw_xp(n_sel, rng), n_sel)
+    yx = check_outputs(draw_x(n_sel, rng), n_sel, "draw_x output")
+    yxp = check_outputs(draw_xp(n_sel, rng), n_sel, "draw_xp output")
     sel = select_event(yx, yxp, n_max, alpha, rule=rule, level=level, kind=kind)
     n_cert = plan_certification(sel, n_max, alpha, tol=tol, level=level)
     cert = certify(sel.event, draw_x, draw_xp, n_cert, alpha, rng)
@@ -259,9 +259,9 @@ def certify_top(selections: Sequence[Selection], samplers: Sequence[tuple[Sample
     """Certify the ``top`` adversaries with the largest predicted bounds (from their selection
     results ``selections``, computed on selection samples the caller drew) on ``n_cert`` fresh
     samples per side each, at ``alpha / top`` each; the max is valid at ``1 - alpha`` overall."""
-    check(len(selections) == len(samplers) and len(samplers) >= 1, "selections", len(selections),
-          f"need one selection per sampler pair ({len(samplers)})")
-    check(isinstance(top, int) and top >= 1, "audit.top", top, "must be an integer >= 1")
+    require(len(selections) == len(samplers) and len(samplers) >= 1, "selections", len(selections),
+            f"need one selection per sampler pair ({len(samplers)})")
+    require(isinstance(top, int) and top >= 1, "top", top, "must be an integer >= 1")
     pred = np.array([s.predicted for s in selections])
     order = np.argsort(-pred, kind="stable")[:min(top, len(selections))]
     a = float(check_alpha(alpha)) / len(order)
@@ -285,7 +285,7 @@ def audit_configuration(samplers: Sequence[tuple[Sampler, Sampler]], budget: int
     draw_xp)`` of adversary ``i``."""
     _check_budget(budget, selection_fraction, alpha)
     A = len(samplers)
-    check(A >= 1, "samplers", A, "need at least one adversary")
+    require(A >= 1, "samplers", A, "need at least one adversary")
     m = max(1, min(top, A))
     n_sel = int(selection_fraction * budget) // (2 * A)
     n_cert = (int(budget) - 2 * n_sel * A) // (2 * m)
@@ -294,7 +294,8 @@ def audit_configuration(samplers: Sequence[tuple[Sampler, Sampler]], budget: int
                                   f"budget {budget} too small for {A} adversaries (epsilon_lower = 0)")
     sels = []
     for dx, dxp in samplers:
-        yx, yxp = check_outputs(dx(n_sel, rng), n_sel), check_outputs(dxp(n_sel, rng), n_sel)
+        yx = check_outputs(dx(n_sel, rng), n_sel, "draw_x output")
+        yxp = check_outputs(dxp(n_sel, rng), n_sel, "draw_xp output")
         sels.append(select_event(yx, yxp, n_cert, float(alpha) / m, rule=rule, level=level, kind=kind))
     res = certify_top(sels, samplers, n_cert, alpha, rng, top=m)
     return ConfigurationAudit(res.lower, res.estimate, res.se, res.adversary,

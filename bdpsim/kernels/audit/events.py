@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ..argcheck import ParameterError, require
 from .binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
 
 _EXTREME_RANKS = 50
@@ -82,20 +82,21 @@ class Event:
         return f"S = {{{s}}}, {side}"
 
 
-def check_outputs(y, size: int | None = None, name: str = "mechanism output") -> np.ndarray:
-    """Mechanism outputs as a float array of shape ``(N,)`` or ``(N, d)``; NaN/inf is an error."""
+def check_outputs(y, size: int | None = None, name: str = "y") -> np.ndarray:
+    """Mechanism outputs as a float array of shape ``(N,)`` or ``(N, d)``; NaN/inf is an error
+    (naming ``name``: the caller's name of ``y``)."""
     a = np.asarray(y, dtype=float)
     if a.ndim == 2 and a.shape[1] == 1:
         a = a[:, 0]
-    check(a.ndim in (1, 2) and a.shape[0] >= 1, name, a.shape, "must be an array of shape (N,) or (N, d)")
+    require(a.ndim in (1, 2) and a.shape[0] >= 1, name, a.shape, "must be an array of shape (N,) or (N, d)")
     if size is not None:
-        check(a.shape[0] == size, name, a.shape, f"a sampler asked for {size} outputs returned {a.shape[0]}")
+        require(a.shape[0] == size, name, a.shape, f"a sampler asked for {size} outputs returned {a.shape[0]}")
     bad = ~np.isfinite(a)
     if bad.any():
         row = int(np.flatnonzero(bad.reshape(a.shape[0], -1).any(axis=1))[0])
         value = a.reshape(a.shape[0], -1)[row]
-        raise ConfigError(name, value.tolist() if value.size > 1 else float(value[0]),
-                          f"must be finite numbers (row {row} of {a.shape[0]} is not)")
+        raise ParameterError(name, value.tolist() if value.size > 1 else float(value[0]),
+                             f"must be finite numbers (row {row} of {a.shape[0]} is not)")
     return a
 
 
@@ -209,13 +210,13 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     See the module docstring for candidates and rules. ``n_cert`` (fresh samples per side planned
     for certification) enters ``rule="predicted"`` and the reported ``predicted`` bound.
     """
-    check(rule in ("predicted", "conservative", "plugin"), "audit.rule", rule,
-          "must be 'predicted', 'conservative' or 'plugin'")
-    check(kind in ("auto", "continuous", "discrete", "vector"), "audit.output_kind", kind,
-          "must be auto, continuous, discrete or vector")
-    yx, yxp = check_outputs(y_x), check_outputs(y_xp)
-    check(yx.ndim == yxp.ndim and yx.shape[1:] == yxp.shape[1:], "mechanism output", yxp.shape,
-          f"both samples need the same output shape (got {yx.shape} and {yxp.shape})")
+    require(rule in ("predicted", "conservative", "plugin"), "rule", rule,
+            "must be 'predicted', 'conservative' or 'plugin'")
+    require(kind in ("auto", "continuous", "discrete", "vector"), "kind", kind,
+            "must be auto, continuous, discrete or vector")
+    yx, yxp = check_outputs(y_x, name="y_x"), check_outputs(y_xp, name="y_xp")
+    require(yx.ndim == yxp.ndim and yx.shape[1:] == yxp.shape[1:], "y_xp", yxp.shape,
+            f"both samples need the same output shape (got {yx.shape} and {yxp.shape})")
     coef = center = scale = None
     if kind == "vector" or yx.ndim == 2:
         kind = "vector"

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ...errors import check
+from ..argcheck import require
 from .events import Selection, check_outputs, select_event
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -56,7 +56,7 @@ def successive_halving(samplers: Sequence[tuple[Sampler, Sampler]], budget: int,
     certificate) go on. Returns the ``keep`` survivors best first (``[]`` when the first round
     would have fewer than ``min_selection`` samples per side) and the calls spent in all.
     """
-    check(len(samplers) >= 1, "samplers", len(samplers), "need at least one candidate")
+    require(len(samplers) >= 1, "samplers", len(samplers), "need at least one candidate")
     keep = max(1, min(int(keep), len(samplers)))
     R = halving_rounds(len(samplers), keep)
     per_round = int(budget) // R
@@ -70,7 +70,7 @@ def successive_halving(samplers: Sequence[tuple[Sampler, Sampler]], budget: int,
         m = per_round // (2 * len(alive))
         for j in alive:
             for side in (0, 1):
-                pools[j][side].append(check_outputs(samplers[j][side](m, rng), m))
+                pools[j][side].append(check_outputs(samplers[j][side](m, rng), m, "sampler output"))
             calls[j] += 2 * m
             yx, yxp = (np.concatenate(p) for p in pools[j])
             sels[j] = select_event(yx, yxp, n_cert, alpha, level=level)

@@ -2,7 +2,7 @@
 
 Validation, the Markov bound's ``gamma = max P / min P``, Zhao et al.'s ``omega``, the thesis'
 Fig. 14 chain, stationary laws and transient states. Bounds, models and competing mechanisms all
-read these; they import nothing of bdpsim but its errors.
+read these; they import nothing of bdpsim but :mod:`bdpsim.kernels.argcheck`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...errors import check
+from ..argcheck import require
 
 #: the activity data's fitted chain (0.882/0.118 from inactive, 0.305/0.695 from active; paper §7.1.2)
 ACTIVITY = ((0.882, 0.118), (0.305, 0.695))
@@ -33,22 +33,22 @@ def transition_matrix(P) -> np.ndarray:
     A subnormal entry (``0 < P_xy < 2.2e-308``) is refused: ratios such as ``gamma = max P /
     min P`` overflow and the chain's bounds would be computed from ``inf``, not from its value."""
     shown = (lambda M: M.tolist() if M.size < 50 else M.shape)
-    check(not _has_non_number(P), "transition", P if np.size(P) < 50 else np.shape(P),
-          "entries must be numbers (not booleans or strings)")
+    require(not _has_non_number(P), "P", P if np.size(P) < 50 else np.shape(P),
+            "entries must be numbers (not booleans or strings)")
     P = np.asarray(P, dtype=float)
-    check(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "transition",
-          shown(P), "must be a square matrix with >= 2 states")
-    check(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "transition", shown(P),
-          "entries must be finite and >= 0")
+    require(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "P",
+            shown(P), "must be a square matrix with >= 2 states")
+    require(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "P", shown(P),
+            "entries must be finite and >= 0")
     tiny = np.finfo(float).tiny
     sub = np.argwhere((P > 0) & (P < tiny))
     if sub.size:
         x, y = (int(v) for v in sub[0])
-        check(False, "transition", shown(P), f"entry P[{x}][{y}] = {P[x, y]:.3g} is subnormal (below {tiny:.3g}): "
-              "floating point cannot compute with it; use 0 or a value >= 1e-300")
+        require(False, "P", shown(P), f"entry P[{x}][{y}] = {P[x, y]:.3g} is subnormal (below {tiny:.3g}): "
+                "floating point cannot compute with it; use 0 or a value >= 1e-300")
     rows = P.sum(axis=1)
-    check(bool(np.all(np.abs(rows - 1) < 1e-8)), "transition", shown(P),
-          f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
+    require(bool(np.all(np.abs(rows - 1) < 1e-8)), "P", shown(P),
+            f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
     return P
 
 
@@ -138,7 +138,7 @@ def symmetric_chain(gamma: float) -> np.ndarray:
         The 2 x 2 transition matrix.
     """
     g = float(gamma)
-    check(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
+    require(math.isfinite(g) and g >= 1, "gamma", gamma, "must be a finite number >= 1")
     return np.array([[g, 1.0], [1.0, g]]) / (1.0 + g)
 
 

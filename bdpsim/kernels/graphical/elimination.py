@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...errors import ConfigError
+from ..argcheck import TooExpensive
 
 MAX_OPERATIONS = 1e10   # default refusal threshold of plan()
 MAX_CELLS = 5e7         # largest intermediate table (batch x states x sums) allowed by plan()
@@ -210,12 +210,13 @@ class Plan:
 
     def check(self, what: str = "elimination", max_operations: float = MAX_OPERATIONS,
               max_cells: float = MAX_CELLS) -> "Plan":
-        """Refuse (one-line ConfigError with the estimate) when too expensive."""
+        """Refuse when too expensive: :class:`~bdpsim.kernels.argcheck.TooExpensive` naming ``what``
+        (the caller's name of the problem) with the estimate."""
         if self.operations > max_operations or self.max_cells > max_cells:
-            raise ConfigError(what, f"{len(self.order)} variables, induced width {self.width}",
-                              f"infeasible: about {self.operations:.3g} operations (limit "
-                              f"{max_operations:.3g}) and tables of {self.max_cells:.3g} cells (limit "
-                              f"{max_cells:.3g}); the cost is O(N s^(w+1) Q) for treewidth w")
+            raise TooExpensive(what, f"{len(self.order)} variables, induced width {self.width}",
+                               f"infeasible: about {self.operations:.3g} operations (limit "
+                               f"{max_operations:.3g}) and tables of {self.max_cells:.3g} cells (limit "
+                               f"{max_cells:.3g}); the cost is O(N s^(w+1) Q) for treewidth w")
         return self
 
 

@@ -53,7 +53,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ..argcheck import ParameterError, require
 from ...registry import Registry
 from . import exp_kernels as ek
 from . import gaussian_certified as gc
@@ -132,7 +132,7 @@ class LaplaceNoise:
     pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", positive("mechanism.scale", self.scale))
+        object.__setattr__(self, "scale", positive("scale", self.scale))
 
     @property
     def parameter(self) -> float:
@@ -200,7 +200,7 @@ class GaussianNoise:
     pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sigma", positive("mechanism.sigma", self.sigma))
+        object.__setattr__(self, "sigma", positive("sigma", self.sigma))
 
     @property
     def parameter(self) -> float:
@@ -267,7 +267,8 @@ NOISE_LAWS = Registry("noise law", NoiseLaw, entries=NOISE_LAWS)  # each law che
 
 def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigma=None,
                       staircase_gamma=None, step=1.0, table=None) -> NoiseLaw:
-    """Build a noise law from config-style parameters (errors name the ``mechanism.*`` field).
+    """Build a noise law from config-style parameters (errors name the parameter: the config layer,
+    :mod:`bdpsim.mechanisms.kinds`, names the ``mechanism.*`` field).
 
     * ``laplace``: ``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon``;
     * ``geometric``: ``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the
@@ -276,36 +277,41 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
     * ``gaussian``: ``sigma``;
     * ``table``: ``table``, a :class:`TableNoise` (built by :func:`bdpsim.kernels.noise.table.table_from_params`).
     """
-    check(name in NOISE_LAWS, "mechanism.noise", name, f"must be one of {sorted(NOISE_LAWS)}")
+    require(name in NOISE_LAWS, "name", name, f"must be one of {sorted(NOISE_LAWS)}")
     if name == "table":
-        check(isinstance(table, TableNoise), "mechanism.noise_pmf", None,
-              "table noise needs mechanism.noise_table (a JSON file) or mechanism.noise_pmf")
+        require(isinstance(table, TableNoise), "table", table,
+                "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
         return table
-    sens = positive("mechanism.sensitivity", sensitivity)
+    sens = positive("sensitivity", sensitivity)
     unused = {"laplace": ("sigma", "staircase_gamma"), "geometric": ("scale", "sigma", "staircase_gamma"),
               "staircase": ("scale", "sigma"), "gaussian": ("epsilon", "scale", "staircase_gamma")}[name]
     given = {"epsilon": epsilon, "scale": scale, "sigma": sigma, "staircase_gamma": staircase_gamma}
     for key in unused:
-        check(given[key] is None, f"mechanism.{key}", given[key], f"is not a parameter of {name} noise")
+        require(given[key] is None, key, given[key], f"is not a parameter of {name} noise")
     if name == "laplace":
-        check((scale is None) != (epsilon is None), "mechanism.scale", scale,
-              "give exactly one of mechanism.scale and mechanism.epsilon for laplace noise")
+        require((scale is None) != (epsilon is None), "scale", scale,
+                "give exactly one of scale and epsilon for laplace noise")
         if scale is not None:
             return LaplaceNoise(scale)
-        return LaplaceNoise(sens / positive("mechanism.epsilon", epsilon))
+        return LaplaceNoise(sens / positive("epsilon", epsilon))
     if name == "geometric":
-        check(epsilon is not None, "mechanism.epsilon", epsilon, "is required for geometric noise")
-        st = positive("mechanism.step", step)
+        require(epsilon is not None, "epsilon", epsilon, "is required for geometric noise")
+        st = positive("step", step)
         m = sens / st
-        check(abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1, "mechanism.sensitivity", sensitivity,
-              f"must be a positive multiple of mechanism.step = {st} for geometric noise")
-        return GeometricNoise(positive("mechanism.epsilon", epsilon) / round(m), st)
+        require(abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1, "sensitivity", sensitivity,
+                f"must be a positive multiple of step = {st} for geometric noise")
+        return GeometricNoise(positive("epsilon", epsilon) / round(m), st)
     if name == "staircase":
-        check(epsilon is not None, "mechanism.epsilon", epsilon, "is required for staircase noise")
-        return StaircaseNoise(epsilon, staircase_gamma, sens)
-    check(sigma is not None, "mechanism.sigma", sigma, "is required for gaussian noise")
+        require(epsilon is not None, "epsilon", epsilon, "is required for staircase noise")
+        try:
+            return StaircaseNoise(epsilon, staircase_gamma, sens)
+        except ParameterError as exc:  # StaircaseNoise's ``gamma`` is this function's ``staircase_gamma``
+            if exc.param != "gamma":
+                raise
+            raise ParameterError("staircase_gamma", exc.value, exc.rule) from None
+    require(sigma is not None, "sigma", sigma, "is required for gaussian noise")
     return GaussianNoise(sigma)
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
-           "NOISE_LAWS", "noise_from_params", "table_from_params", "grid_delta_pair", "ConfigError", "MixtureSup"]
+           "NOISE_LAWS", "noise_from_params", "table_from_params", "grid_delta_pair", "ParameterError", "MixtureSup"]

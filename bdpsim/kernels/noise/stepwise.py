@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...errors import check
+from ..argcheck import require
 from . import exp_kernels as ek
 from . import staircase as sc
 from .checks import AtomKernelLaw, positive, check_sensitivity
@@ -45,8 +45,8 @@ class GeometricNoise(AtomKernelLaw):
     pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", positive("mechanism.epsilon", self.epsilon))
-        object.__setattr__(self, "step", positive("mechanism.step", self.step))
+        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        object.__setattr__(self, "step", positive("step", self.step))
 
     @property
     def q(self) -> float:
@@ -135,13 +135,13 @@ class StaircaseNoise(AtomKernelLaw):
     pure_dp: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", positive("mechanism.epsilon", self.epsilon))
-        object.__setattr__(self, "sensitivity", positive("mechanism.sensitivity", self.sensitivity))
+        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        object.__setattr__(self, "sensitivity", positive("sensitivity", self.sensitivity))
         if self.gamma is not None:
             g = self.gamma
             ok = isinstance(g, (int, float, np.integer, np.floating)) and not isinstance(g, bool)
-            check(ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0, "mechanism.staircase_gamma",
-                  g, "must be a number in [0, 1]")
+            require(ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0, "gamma",
+                    g, "must be a number in [0, 1]")
             object.__setattr__(self, "gamma", float(g))
 
     @property

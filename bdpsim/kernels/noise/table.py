@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import logsumexp
 
-from ...errors import ConfigError, check
+from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from .checks import AtomKernelLaw, check_sensitivity
 
@@ -155,7 +155,7 @@ def table_delta(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, offset: int, pmf:
 
 def _number(name: str, value, rule: str, ok) -> float:
     good = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    check(good and math.isfinite(float(value)) and ok(float(value)), name, value, rule)
+    require(good and math.isfinite(float(value)) and ok(float(value)), name, value, rule)
     return float(value)
 
 
@@ -183,18 +183,16 @@ class TableNoise(AtomKernelLaw):
 
     def __post_init__(self) -> None:
         raw = self.pmf
-        check(isinstance(raw, (list, tuple, np.ndarray)) and len(raw) > 0, "mechanism.noise_pmf",
-              raw if not isinstance(raw, np.ndarray) else "...", "must be a non-empty list of probabilities")
-        vals = [_number("mechanism.noise_pmf", v, "entries must be finite numbers >= 0", lambda x: x >= 0)
-                for v in raw]
+        require(isinstance(raw, (list, tuple, np.ndarray)) and len(raw) > 0, "pmf",
+                raw if not isinstance(raw, np.ndarray) else "...", "must be a non-empty list of probabilities")
+        vals = [_number("pmf", v, "entries must be finite numbers >= 0", lambda x: x >= 0) for v in raw]
         off = self.offset
-        check(isinstance(off, (int, np.integer)) and not isinstance(off, bool), "mechanism.noise_offset",
-              off, "must be an integer (the noise value of noise_pmf[0])")
-        r = _number("mechanism.noise_tail_ratio", self.tail_ratio, "must be a number in [0, 1)",
-                    lambda x: 0 <= x < 1)
+        require(isinstance(off, (int, np.integer)) and not isinstance(off, bool), "offset",
+                off, "must be an integer (the noise value of pmf[0])")
+        r = _number("tail_ratio", self.tail_ratio, "must be a number in [0, 1)", lambda x: 0 <= x < 1)
         total = math.fsum(vals) + (vals[0] + vals[-1]) * r / (1.0 - r)
-        check(abs(total - 1.0) <= SUM_RTOL, "mechanism.noise_pmf", f"total {total:.12g}",
-              "must sum to 1 with the tails: sum(pmf) + (pmf[0] + pmf[-1]) r / (1 - r) = 1")
+        require(abs(total - 1.0) <= SUM_RTOL, "pmf", f"total {total:.12g}",
+                "must sum to 1 with the tails: sum(pmf) + (pmf[0] + pmf[-1]) r / (1 - r) = 1")
         object.__setattr__(self, "pmf", tuple(vals))
         object.__setattr__(self, "offset", int(off))
         object.__setattr__(self, "tail_ratio", r)
@@ -217,8 +215,8 @@ class TableNoise(AtomKernelLaw):
         fixed law, not a family to calibrate)."""
         if value == self.tail_ratio:
             return self
-        raise ConfigError("mechanism.noise", "table", "a table noise is one fixed law: it has no amount "
-                          "to calibrate (bdpsim calibrate --method optimal computes the best table)")
+        raise ParameterError("value", value, "a table noise is one fixed law: it has no amount "
+                             "to calibrate (bdpsim calibrate --method optimal computes the best table)")
 
     def as_dict(self) -> dict:
         """``{"offset", "pmf", "tail_ratio"}``: the JSON form (``noise_table`` file)."""
@@ -307,22 +305,23 @@ def _abs_series(a: float, sign: float, r: float) -> float:
 def table_from_params(table=None, pmf=None, offset=None, tail_ratio=None, config_dir=None) -> TableNoise:
     """A :class:`TableNoise` from config keys: ``noise_table`` (a JSON file
     ``{"offset": o, "pmf": [...], "tail_ratio": r}``, relative to ``config_dir``) or inline
-    ``noise_pmf`` with ``noise_offset`` (default 0) and ``noise_tail_ratio`` (default 0)."""
-    check((table is None) != (pmf is None), "mechanism.noise_pmf", pmf,
-          "table noise needs exactly one of mechanism.noise_table (a JSON file) and mechanism.noise_pmf")
+    ``noise_pmf`` with ``noise_offset`` (default 0) and ``noise_tail_ratio`` (default 0). Errors name
+    the parameters ``table``, ``pmf``, ``offset``, ``tail_ratio`` (:mod:`bdpsim.mechanisms.kinds` names
+    the ``mechanism.noise_*`` keys)."""
+    require((table is None) != (pmf is None), "pmf", pmf,
+            "table noise needs exactly one of a table (a JSON file) and a pmf")
     if pmf is not None:
         return TableNoise(tuple(pmf) if isinstance(pmf, (list, tuple)) else pmf,
                           0 if offset is None else offset, 0.0 if tail_ratio is None else tail_ratio)
-    for key, v in (("noise_offset", offset), ("noise_tail_ratio", tail_ratio)):
-        check(v is None, f"mechanism.{key}", v, "is read from mechanism.noise_table: give one or the other")
+    for key, v in (("offset", offset), ("tail_ratio", tail_ratio)):
+        require(v is None, key, v, "is read from the table file: give one or the other")
     path = Path(str(table))
     if config_dir is not None and not path.is_absolute():
         path = Path(config_dir) / path
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise ConfigError("mechanism.noise_table", str(table),
-                          f"must be a readable JSON file ({type(exc).__name__})") from None
-    check(isinstance(doc, dict) and "pmf" in doc and set(doc) <= {"offset", "pmf", "tail_ratio"},
-          "mechanism.noise_table", str(table), 'must hold {"offset": o, "pmf": [...], "tail_ratio": r}')
+        raise ParameterError("table", str(table), f"must be a readable JSON file ({type(exc).__name__})") from None
+    require(isinstance(doc, dict) and "pmf" in doc and set(doc) <= {"offset", "pmf", "tail_ratio"},
+            "table", str(table), 'must hold {"offset": o, "pmf": [...], "tail_ratio": r}')
     return TableNoise(doc["pmf"], doc.get("offset", 0), doc.get("tail_ratio", 0.0))

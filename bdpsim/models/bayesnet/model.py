@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import check
+from ...errors import check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ...kernels.graphical.elimination import Factor
 from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records
@@ -102,7 +102,8 @@ class BayesNetModel(FactorModel):
         observations. ``n`` is checked (at most ``MAX_NODES / 2``) before anything is built."""
         check(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_NODES // 2,
               "model.hmm.n", n, f"must be an integer in 1..{MAX_NODES // 2} (2n nodes, at most {MAX_NODES})")
-        P = transition_matrix(transition)
+        with naming(fields={"P": "model.hmm.transition"}):
+            P = transition_matrix(transition)
         E = np.asarray(emission, dtype=float)
         check(E.ndim == 2 and E.shape[0] == P.shape[0] and E.shape[1] >= 2, "model.hmm.emission",
               E.tolist() if E.size < 50 else E.shape,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...adversary import Adversary, Estimate
-from ...errors import NotAvailable
+from ...errors import NotAvailable, naming
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
 from ...kernels.noise.laws import LaplaceNoise
@@ -35,7 +35,8 @@ def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
     forward recursion."""
     pos = list(adv.known) + [adv.i]
     vals = np.array([list(adv.x_known) + [adv.x], list(adv.x_known) + [adv.x_prime]])
-    g, delta, fmin = lattice(query.per_state(model.states))
+    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+        g, delta, fmin = lattice(query.per_state(model.states))
     allowed = np.ones((2, model.n, model.states))
     for j, p in enumerate(pos):
         allowed[:, p, :] = 0.0

@@ -15,7 +15,7 @@ import numpy as np
 from ... import bounds as B
 from ...adversary import Adversary
 from ...columns import Column, owned_columns
-from ...errors import ConfigError, check
+from ...errors import ConfigError, check, naming
 from ...kernels.chains.transition import gamma_of, symmetric_chain, transition_matrix
 from ...queries import additive_noisy
 from ...schema import Key
@@ -49,7 +49,8 @@ class MarkovKind(ModelKind):
         has_t, has_g = "transition" in present, "gamma" in present
         check(has_t != has_g, "model.transition", params["transition"], "give exactly one of transition or gamma")
         check(params["n"] is not None, "model.n", None, "is required")
-        P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
+        with naming("model", {"P": "model.transition"}):
+            P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
         model = MarkovChainModel(P, params["n"], params["initial"])
         return ModelSpec(self.name, model.n, model.n, fixed=model,
                          detail={"gamma": params["gamma"] if has_g else gamma_of(P)}, owner=self)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...errors import ConfigError, check
+from ...errors import ConfigError, check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..base import additive_query_law
 
@@ -61,7 +61,8 @@ class MarkovChainModel:
         def __init__(self, transition: ArrayLike, n: int, initial: ArrayLike | None = None) -> None: ...
 
     def __post_init__(self) -> None:
-        P = transition_matrix(self.transition)
+        with naming(fields={"P": "model.transition"}):
+            P = transition_matrix(self.transition)
         check(isinstance(self.n, (int, np.integer)) and self.n >= 2, "model.n", self.n,
               "must be an integer >= 2")
         if self.initial is None:

@@ -44,7 +44,7 @@ from typing import cast
 import numpy as np
 
 from ...adversary import Adversary
-from ...errors import check
+from ...errors import check, naming
 from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw, grid_delta_pair
@@ -265,7 +265,8 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     if ctx is not None:
         _CONTEXTS.move_to_end(key)
         return b, ctx
-    g, delta, fmin = lattice(f)
+    with naming(fields={"values": "state_values"}):  # off any lattice (calibrate's and optimal's name)
+        g, delta, fmin = lattice(f)
     n = model.n
     lmax = n - 1 if lim is None else lim
     supp = wk.support(model)
