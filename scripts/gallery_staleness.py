@@ -59,11 +59,12 @@ def _num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def compare(old: list[dict], new: list[dict]) -> dict:
+def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
     """Column by column differences of two figure CSVs read by :func:`bdpsim.gallery.read_rows`.
 
     Returns ``{"rows": (len(old), len(new)), "columns_only_old": [...], "columns_only_new": [...],
-    "columns": {name: {"max_abs": ..., "max_rel": ..., "nan_mismatch": k} or {"text_mismatch": k}}}``;
+    "columns": {name: {"max_abs": ..., "max_rel": ..., "nan_mismatch": k, "cells": m} or
+    {"text_mismatch": k}}}`` (``cells``: numeric cells differing by more than ``rtol`` relative);
     rows are matched by position (the gallery writes them in a fixed order), columns present in
     only one of the two are listed, not compared."""
     cols_old = list(dict.fromkeys(k for r in old for k in r))
@@ -75,7 +76,7 @@ def compare(old: list[dict], new: list[dict]) -> dict:
         pairs = [(a.get(c, nan), b.get(c, nan)) for a, b in zip(old, new)]
         if all(_num(a) and _num(b) for a, b in pairs):
             max_abs = max_rel = 0.0
-            nan_mismatch = 0
+            nan_mismatch = cells = 0
             for a, b in pairs:
                 if math.isnan(a) or math.isnan(b):
                     nan_mismatch += math.isnan(a) != math.isnan(b)
@@ -83,9 +84,11 @@ def compare(old: list[dict], new: list[dict]) -> dict:
                 if a == b:  # equal infinities too
                     continue
                 d = abs(a - b)
-                max_abs = max(max_abs, d)
-                max_rel = max(max_rel, d / max(abs(a), abs(b)) if math.isfinite(d) else math.inf)
-            res["columns"][c] = {"max_abs": max_abs, "max_rel": max_rel, "nan_mismatch": nan_mismatch}
+                rel = d / max(abs(a), abs(b)) if math.isfinite(d) else math.inf
+                cells += rel > rtol
+                max_abs, max_rel = max(max_abs, d), max(max_rel, rel)
+            res["columns"][c] = {"max_abs": max_abs, "max_rel": max_rel, "nan_mismatch": nan_mismatch,
+                                 "cells": cells}
         else:
             res["columns"][c] = {"text_mismatch": sum(str(a) != str(b) for a, b in pairs)}
     return res
@@ -111,7 +114,7 @@ def markdown(report: dict, rtol: float) -> str:
             parts.append(f"columns only committed {r['columns_only_old']}, only now {r['columns_only_new']}")
         for c, d in bad.items():
             parts.append(f"`{c}`: " + (f"{d['text_mismatch']} text cells" if "text_mismatch" in d else
-                                       f"max abs {d['max_abs']:.3g}, max rel {d['max_rel']:.3g}"
+                                       f"{d['cells']} cells, max abs {d['max_abs']:.3g}, max rel {d['max_rel']:.3g}"
                                        + (f", {d['nan_mismatch']} nan" if d["nan_mismatch"] else "")))
         out.append(f"| {fig_id} | {r['seconds']:.0f} | {r['rows'][0]} / {r['rows'][1]} | "
                    + ("; ".join(parts) if parts else "same") + " |")
@@ -150,7 +153,7 @@ def main(argv=None) -> int:
             seconds = time.perf_counter() - t0
             if err is None:
                 report[fig_id] = {**compare(read_rows(COMMITTED / f"{fig_id}.csv"),
-                                            read_rows(Path(tmp) / f"{fig_id}.csv")), "seconds": seconds}
+                                            read_rows(Path(tmp) / f"{fig_id}.csv"), a.rtol), "seconds": seconds}
             else:
                 report[fig_id] = {"error": err, "seconds": seconds}
             print(markdown({fig_id: report[fig_id]}, a.rtol).splitlines()[-1], flush=True)
