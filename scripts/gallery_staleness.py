@@ -73,7 +73,7 @@ def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
            "columns_only_new": [c for c in cols_new if c not in cols_old], "columns": {}}
     nan = float("nan")
     for c in (c for c in cols_old if c in cols_new):
-        pairs = [(a.get(c, nan), b.get(c, nan)) for a, b in zip(old, new)]
+        pairs = [(a.get(c, nan), b.get(c, nan)) for a, b in zip(old, new, strict=False)]
         if all(_num(a) and _num(b) for a, b in pairs):
             max_abs = max_rel = 0.0
             nan_mismatch = cells = 0
