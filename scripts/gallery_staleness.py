@@ -14,7 +14,7 @@ Simulated figures (``--only thesis-fig09`` ...) rerun the full-fidelity Monte Ca
 hours each. ``bdpsim-frontier`` has its own generator (``scripts/frontier.py``).
 
 Usage: nice -n 10 python scripts/gallery_staleness.py [--only ID ...] [--timeout 900]
-       [--json FILE] [--rtol 1e-9]
+       [--json FILE] [--keep DIR] [--rtol 1e-9]
 """
 
 from __future__ import annotations
@@ -127,6 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per figure (default 900)")
     ap.add_argument("--rtol", type=float, default=1e-9, help="relative difference reported as a change")
     ap.add_argument("--json", type=Path, help="write the full comparison here")
+    ap.add_argument("--keep", type=Path, help="keep the recomputed CSVs in this directory (default: a temporary one)")
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # child process: ID TMPDIR
     add_overwrite(ap)
     a = ap.parse_args(argv)
@@ -134,6 +135,7 @@ def main(argv=None) -> int:
         recompute(a.one[0], Path(a.one[1]))
         return 0
     refuse_committed(ap, a.overwrite, a.json, option="--json")
+    refuse_committed(ap, a.overwrite, a.keep, option="--keep")
     from bdpsim.gallery import FIGURES, read_rows
 
     ids = a.only or default_ids()
@@ -141,7 +143,10 @@ def main(argv=None) -> int:
     if unknown:
         ap.exit(2, f"{ap.prog}: error: --only = {unknown[0]}: not a gallery figure id\n")
     report = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    if a.keep:
+        a.keep.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = str(a.keep or scratch)
         for fig_id in ids:
             t0 = time.perf_counter()
             try:
