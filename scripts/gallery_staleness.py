@@ -6,7 +6,8 @@ Each figure's rows are recomputed at full fidelity (``bdpsim.gallery.FIGURES[id]
 under a time limit (``--timeout`` seconds per figure), written and read back through the gallery's
 own CSV writer and reader, and compared with the committed CSV column by column: numeric columns by
 their largest absolute and relative difference (``|a - b| / max(|a|, |b|)``; a nan on one side
-only counts as a difference), text columns by the number of rows that differ. Nothing under
+only counts as a difference), text columns by the number of rows that differ; measured times
+(``--ignore``, default ``seconds``) are not compared. Nothing under
 ``results/`` is written.
 
 Default figures: the ones that are not simulated (analytic rows, exact engines) — the cheap ones.
@@ -14,7 +15,7 @@ Simulated figures (``--only thesis-fig09`` ...) rerun the full-fidelity Monte Ca
 hours each. ``bdpsim-frontier`` has its own generator (``scripts/frontier.py``).
 
 Usage: nice -n 10 python scripts/gallery_staleness.py [--only ID ...] [--timeout 900]
-       [--json FILE] [--keep DIR] [--rtol 1e-9]
+       [--json FILE] [--keep DIR] [--rtol 1e-9] [--ignore seconds]
 """
 
 from __future__ import annotations
@@ -94,6 +95,10 @@ def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
     return res
 
 
+def _drop(rows: list[dict], columns) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in columns} for r in rows]
+
+
 def differing(res: dict, rtol: float) -> dict:
     """The columns of a :func:`compare` result that differ beyond ``rtol`` (relative)."""
     return {c: d for c, d in res["columns"].items()
@@ -126,6 +131,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", metavar="ID", help="figure ids (default: the non-simulated ones)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per figure (default 900)")
     ap.add_argument("--rtol", type=float, default=1e-9, help="relative difference reported as a change")
+    ap.add_argument("--ignore", nargs="*", default=["seconds"], metavar="COLUMN",
+                    help="columns not compared (default: seconds, a measured time)")
     ap.add_argument("--json", type=Path, help="write the full comparison here")
     ap.add_argument("--keep", type=Path, help="keep the recomputed CSVs in this directory (default: a temporary one)")
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # child process: ID TMPDIR
@@ -157,8 +164,8 @@ def main(argv=None) -> int:
                 err = f"timed out after {a.timeout:.0f} s"
             seconds = time.perf_counter() - t0
             if err is None:
-                report[fig_id] = {**compare(read_rows(COMMITTED / f"{fig_id}.csv"),
-                                            read_rows(Path(tmp) / f"{fig_id}.csv"), a.rtol), "seconds": seconds}
+                old, new = (_drop(read_rows(d / f"{fig_id}.csv"), a.ignore) for d in (COMMITTED, Path(tmp)))
+                report[fig_id] = {**compare(old, new, a.rtol), "seconds": seconds}
             else:
                 report[fig_id] = {"error": err, "seconds": seconds}
             print(markdown({fig_id: report[fig_id]}, a.rtol).splitlines()[-1], flush=True)
