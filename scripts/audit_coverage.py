@@ -16,7 +16,7 @@ per-adversary task and the estimator's configuration-level certification. Must h
 Writes ``results/benchmarks/audit_coverage.json`` (summaries), ``audit_coverage.csv`` (every
 repeat) and ``audit_coverage.md``.
 
-Usage: nice -n 10 python scripts/audit_coverage.py [--repeats 200] [--budget 40000] [--out DIR]
+Usage: nice -n 10 python scripts/audit_coverage.py [--repeats 200] [--budget 40000] [--out DIR] [--overwrite]
 """
 
 from __future__ import annotations
@@ -30,16 +30,22 @@ from pathlib import Path
 
 from bdpsim.studies.audit_study import CASES, CHAIN, coverage
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 
 
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=200)
     ap.add_argument("--budget", type=int, default=40_000)
     ap.add_argument("--adversaries", type=int, default=8)
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "benchmarks")
-    a = ap.parse_args()
+    add_overwrite(ap)
+    a = ap.parse_args(argv)
+    refuse_committed(ap, a.overwrite, a.out)
     summaries, rows = [], []
     for case in CASES:
         s, r = coverage(case, a.repeats, a.budget, a.adversaries, log=print)

@@ -5,12 +5,13 @@ the thesis' KDE beside it (rows: :func:`bdpsim.studies.audit_study.budget_rows`;
 :func:`bdpsim.figures.audit.plot_audit`). Writes ``bdpsim-audit.csv``, ``.png`` and ``.pdf`` to
 ``--out`` (default ``results/benchmarks``); the gallery regenerates it once the figure is registered.
 
-Usage: nice -n 10 python scripts/audit_figure.py [--budgets 1e5 1e6 1e7 1e8] [--out DIR]
+Usage: nice -n 10 python scripts/audit_figure.py [--budgets 1e5 1e6 1e7 1e8] [--out DIR] [--overwrite]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from bdpsim import results as R
@@ -18,15 +19,21 @@ from bdpsim.figures import save, subplots
 from bdpsim.figures.audit import plot_audit
 from bdpsim.studies.audit_study import budget_rows
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budgets", type=float, nargs="+", default=[1e5, 1e6, 1e7, 1e8])
     ap.add_argument("--kde-samples", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "benchmarks")
-    a = ap.parse_args()
+    add_overwrite(ap)
+    a = ap.parse_args(argv)
+    refuse_committed(ap, a.overwrite, a.out)
     rows = budget_rows(budgets=a.budgets, kde_samples=a.kde_samples, log=print)
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "bdpsim-audit.csv").write_text(R.csv_text(rows, list(dict.fromkeys(k for r in rows for k in r))))

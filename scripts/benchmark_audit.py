@@ -15,6 +15,7 @@ JSON record and a markdown table (default ``results/benchmarks/audit.json`` / ``
 
 Usage: nice -n 10 python scripts/benchmark_audit.py [--budgets 1e6 1e7 1e8] [--seeds 1]
        [--adversaries 40] [--families windows random] [--jobs 1] [--out DIR]
+       [--overwrite]
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from bdpsim.config import parse_config  # noqa: E402
 from bdpsim.driver import run_experiment  # noqa: E402
 from bdpsim.mechanisms.custom import CONFIG_DIR  # noqa: E402
 from bdpsim.models.markov.window import window_search  # noqa: E402
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 from bdpsim.kernels.chains.lattice import query_values  # noqa: E402
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
@@ -83,7 +85,7 @@ def markdown(rec: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budgets", type=float, nargs="+", default=[1e6, 1e7, 1e8])
     ap.add_argument("--seeds", type=int, default=1, help="independent runs per budget (seeds 1..S)")
@@ -92,7 +94,9 @@ def main() -> None:
                     help="adversary families (random: the thesis' known sets)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "benchmarks")
-    a = ap.parse_args()
+    add_overwrite(ap)
+    a = ap.parse_args(argv)
+    refuse_committed(ap, a.overwrite, a.out)
     model = MarkovChainModel(ACTIVITY, N)
     exact = window_search(model, query_values(2, [1]), LaplaceCount(1.0).noise_scale)
     rec = {"command": "python " + " ".join(sys.argv), "chain": ACTIVITY, "n": N, "noise_scale": 1.0,

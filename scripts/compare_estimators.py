@@ -43,6 +43,10 @@ from bdpsim.driver import run_experiment
 from bdpsim.errors import ConfigError
 from bdpsim.studies.audit_study import configuration_exact
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 BINARY = {"kind": "markov", "n": 10, "gamma": 4.0}
 TERNARY = {"kind": "markov", "n": 8, "transition": [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7]]}
@@ -160,14 +164,16 @@ def markdown(rows: list[dict], budget: int, adversaries: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv=None) -> None:
     global ADV
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--budget", type=float, default=1e7)
     ap.add_argument("--adversaries", type=int, default=50)
     ap.add_argument("--only", nargs="*", default=None, help="mechanism names (default: all)")
     ap.add_argument("--out", type=Path, default=HERE.parent / "results" / "benchmarks")
-    a = ap.parse_args()
+    add_overwrite(ap)
+    a = ap.parse_args(argv)
+    refuse_committed(ap, a.overwrite, a.out)
     ADV = a.adversaries
     budget = int(a.budget)
     rows = []

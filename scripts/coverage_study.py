@@ -17,7 +17,8 @@ samples alone.
 
 Output: ``results/coverage/coverage.csv`` (``issue.csv`` for ``--issue``) and the markdown table
 ``results/coverage/coverage.md`` generated from them (``--table`` regenerates it from the CSVs;
-``tests/test_intervals.py`` checks it is current).
+``tests/test_intervals.py`` checks it is current). Writing into a directory that holds committed
+files (the default ``--out``) needs ``--overwrite``.
 
     python scripts/coverage_study.py                 # the committed grid (47 min of wall time in two
                                                      # processes on a shared 2-core machine at load ~16)
@@ -37,6 +38,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "coverage"
@@ -319,7 +324,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", metavar="CELL", help="only these cells (e.g. sym2-n100 network5)")
     ap.add_argument("--max-samples", type=int, default=320_000)
     ap.add_argument("--out", type=Path, default=OUT)
+    add_overwrite(ap)
     args = ap.parse_args(argv)
+    if not args.table:  # --table only rewrites the generated coverage.md from the CSVs
+        refuse_committed(ap, args.overwrite, args.out)
     out: Path = args.out
     if args.kde:
         rows = []

@@ -3,8 +3,9 @@
 ``results/figures/bdpsim-frontier.csv`` (+ ``results/frontier/frontier.json`` metadata), redraw the
 figure from them (PNG + PDF) and write the findings table ``docs/generated/frontier.md``.
 
-Usage: nice -n 10 python scripts/frontier.py [--epsilons 0.5 1 2 4] [--chains LABEL ...] [--n N]
-       (--chains recomputes only those chains of bdpsim.studies.frontier.CHAINS and keeps the other
+Usage: nice -n 10 python scripts/frontier.py --overwrite [--epsilons 0.5 1 2 4] [--chains LABEL ...]
+       [--n N]  (--overwrite: the rows are committed, so a run replaces them on purpose only;
+       --chains recomputes only those chains of bdpsim.studies.frontier.CHAINS and keeps the other
        chains' committed rows; --n overrides their n)
        python scripts/frontier.py --table-only     (regenerate the table from the committed CSV)
 """
@@ -18,6 +19,10 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "results" / "figures" / "bdpsim-frontier.csv"
@@ -55,8 +60,11 @@ def main(argv=None) -> int:
     ap.add_argument("--chains", nargs="+", choices=labels, default=labels)
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--table-only", action="store_true")
+    add_overwrite(ap)
     a = ap.parse_args(argv)
     if not a.table_only:
+        # the committed rows, metadata and figure are replaced: on purpose only (--overwrite)
+        refuse_committed(ap, a.overwrite, CSV, META, option="output")
         chains = [(lab, P, a.n or n) for lab, P, n in CHAINS if lab in a.chains]
         kept = [{k: v for k, v in r.items() if v == v}  # empty cells (read as nan) stay empty
                 for r in read_rows(CSV) if r["chain"] not in a.chains] if CSV.is_file() else []

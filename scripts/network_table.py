@@ -12,7 +12,7 @@ in its own process under a time budget (``--budget`` seconds; over it: "timed ou
 Writes ``results/networks/networks.csv`` and the generated ``results/networks/networks.md``
 (included by ``docs/guide/networks.md``; ``tests/test_network_table.py`` checks it is current)::
 
-    python scripts/network_table.py                 # every network, ~10-30 min on 2 shared cores
+    python scripts/network_table.py --overwrite     # every network, ~10-30 min on 2 shared cores
     python scripts/network_table.py --only asia alarm karate-0.5
     python scripts/network_table.py --markdown      # rewrite the markdown from the CSV only
     python scripts/network_table.py --only munin --csv part.csv   # a part, in parallel
@@ -30,6 +30,10 @@ import sys
 import time
 import warnings
 from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "networks"
@@ -178,7 +182,10 @@ def main(argv=None) -> int:
     ap.add_argument("--csv", type=Path, help="write the rows to this CSV instead (a part run in parallel)")
     ap.add_argument("--merge", type=Path, nargs="+", help="merge these part CSVs into the table")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    add_overwrite(ap)
     a = ap.parse_args(argv)
+    if not (a.one or a.markdown):  # a part CSV (--csv) or the committed table
+        refuse_committed(ap, a.overwrite, a.csv or OUT, option="--csv" if a.csv else "output")
     if a.one:
         print(json.dumps(one(a.one, a.budget)))
         return 0

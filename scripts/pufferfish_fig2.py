@@ -11,11 +11,13 @@ minutes); ``--quick``: 20 runs, exact BDPL for T = 2..5, the audit for ε = 2, 1
 
 Usage (from a checkout, bdpsim importable, e.g. ``PYTHONPATH=.``):
        python scripts/pufferfish_fig2.py [--quick] [--out results/figures] [--seed 20160313]
+       [--overwrite]   (needed to write into a directory holding committed files)
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -23,13 +25,19 @@ from bdpsim import figures as F
 from bdpsim.studies import pufferfish_fig2 as PF
 from bdpsim.figures.pufferfish import plot_pufferfish_fig2
 
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import add_overwrite, refuse_committed  # noqa: E402
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="20 runs, exact BDPL for T <= 5, small audit")
     ap.add_argument("--out", type=Path, default=Path("results/figures"))
     ap.add_argument("--seed", type=int, default=PF.SEED)
+    add_overwrite(ap)
     args = ap.parse_args(argv)
+    refuse_committed(ap, args.overwrite, args.out)
 
     t0 = time.perf_counter()
     rows, extra = PF.figure_rows(PF.QUICK if args.quick else None, seed=args.seed, log=print)
