@@ -233,7 +233,7 @@ FIGURES: dict[str, Figure] = {
                            _audit, plot_audit, True),
     "bdpsim-frontier": Figure("the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
                               "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
-                              "Electricity chains, n = 60)", _frontier, plot_frontier, panels=3),
+                              "Electricity chains, n = 731)", _frontier, plot_frontier, panels=3),
 }
 
 

@@ -236,8 +236,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "that is ε-BDP (LP over pmfs with geometric tails, window-reduced conditions, constraint generation, "
         "verified by the exact engine) vs exactly calibrated Laplace/geometric/staircase and the Markov Quilt "
         "mechanism's Laplace scale; panel (c): Laplace's E|Z| over the optimal's for the activity chain and the "
-        "paper's three printed Electricity chains (70/80/90 kWh, rows normalised, n = 60 days: Electricity_P.csv "
-        "has no pinned download; the paper's n = 731 is out of the LP's minutes)",
+        "paper's three printed Electricity chains (70/80/90 kWh, rows normalised, the paper's n = 731 days: "
+        "Electricity_P.csv has no pinned download, so the printed matrices stand in for a fit)",
         "new figure (issue 30: the utility limit of any additive integer noise)"),
 }
 
