@@ -105,7 +105,7 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
         problem = CalibrationProblem(model, f, float(eps), {"tolerance": tolerance}, cache)
         for m in methods:
             t0 = time.perf_counter()
-            c = CALIBRATION_METHODS[m](problem)
+            c = CALIBRATION_METHODS[m].calibrate(problem)
             std = None if c.scale is None else math.sqrt(2.0) * c.scale
             seconds = time.perf_counter() - t0
             nk = None if c.scale is None else laplace_no_knowledge_bdpl(laws, c.scale)

@@ -1,12 +1,23 @@
 """The utility experiment (paper §7, thesis §8): calibrated Laplace mechanisms on real data.
 
-For each dataset variant, mechanism and target BDPL ``eps``, the DP parameter ``tau`` comes from
-the bound (paper §5.2, §6.1, §7.3): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
-``gaussian`` (``eps/h``), ``markov`` (``eps - 4 ln gamma``), ``zhao`` (``eps - 6 ln omega``).
+For each dataset variant, mechanism and target BDPL ``eps``, the noise comes from the one
+calibration registry (:data:`bdpsim.calibration.CALIBRATION_METHODS`) on the variant's fitted
+model (:func:`problem`: a Markov chain, groups of ``m`` equicorrelated Gaussian records, or groups
+of ``m`` correlated records): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
+``gaussian`` (``eps/h``), ``markov`` (``eps - 4 ln gamma``), ``zhao`` (``eps - 6 ln omega``),
+``exact`` (the least eps-BDP Laplace scale of the fitted chain) and ``optimal`` (the least-``E|Z|``
+integer noise that is eps-BDP, :mod:`bdpsim.calibration.optimal`; Markov data only).
 The Laplace mechanism with scale ``b = Delta/tau`` runs ``runs`` times on the true query value;
 we report the empirical 95 % quantile of the absolute error (alpha at beta = 5 %) against the
 theory ``ln(1/beta) b``, the MAPE and the MSE (theory ``2 b^2``). A bound that cannot reach
 ``eps`` yields a row that says so (never a silently dropped point).
+
+**Table noise** (``optimal``): the noise is drawn from the table law itself
+(:meth:`bdpsim.kernels.noise.table.TableNoise.sample`, the same seed streams as every row);
+``noise_scale = E|Z|`` (the Laplace scale is a Laplace noise's ``E|Z|`` too), ``tau`` is the
+table's own DP epsilon ``sup_k ln f(k)/f(k + Delta)`` (at most ``eps``: the DP adversary is one of
+the BDP adversaries), ``alpha_theory`` the exact ``(1 - beta)`` quantile of ``|Z|`` (an integer)
+and ``mse_theory = E Z^2``, both from the table and its geometric tails.
 """
 
 from __future__ import annotations
@@ -23,7 +34,9 @@ from .. import results as R
 from ..config import load_toml
 from ..schema import sweep_table as _sweep_table
 from ..errors import check
-from ..calibration import calibrate as exact_calibration
+from ..calibration import CALIBRATION_METHODS, CalibrationProblem
+from ..calibration.groups import GaussianGroups, RecordGroups
+from ..kernels.noise.table import TableNoise
 from ..models import MarkovChainModel
 from ..models.pedigree.model import PedigreeModel
 from . import datasets as DS
@@ -31,11 +44,11 @@ from .fitting import fit_gaussian, fit_markov
 
 DATASETS = ("galton", "kid_iq", "synthetic_iq", "activity", "electricity", "genomic")
 GAUSSIAN_SETS = ("galton", "kid_iq", "synthetic_iq")
-MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact")
+MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact", "optimal")
 DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
                  "genomic": ["dp", "general"]}
 # Mechanisms a config may ask for beyond the sources' defaults (bdpsim additions).
-ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact"]}
+ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact", "optimal"]}
 COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
            "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
            "note"]
@@ -91,7 +104,7 @@ def parse_utility(raw: dict) -> UtilityConfig:
     check(isinstance(beta, float) and 0 < beta < 1, "utility.beta", beta, "must be in (0, 1)")
     seed = u.get("seed", 1)
     check(_int(seed) and 0 <= seed < 2**63, "utility.seed", seed, "must be an integer in 0..2^63-1")
-    kind = "gaussian" if ds in GAUSSIAN_SETS else ("genomic" if ds == "genomic" else "markov")
+    kind = kind_of(ds)
     mechs = u.get("mechanisms", DEFAULT_MECHS[kind])
     check(isinstance(mechs, list) and mechs and all(m in ALLOWED_MECHS[kind] for m in mechs),
           "utility.mechanisms", mechs, f"must be a non-empty subset of {ALLOWED_MECHS[kind]} for {ds}")
@@ -228,55 +241,108 @@ def electricity_variants(d: dict, thresholds) -> list[Variant]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
-def _exact_scale(P: tuple, n: int, eps: float) -> tuple[float | None, float, str]:
-    """Exact calibration of one fitted chain, cached: variants and figures share chains."""
-    c = exact_calibration(MarkovChainModel(np.asarray(P, dtype=float), n), eps, method="exact")
-    return c.scale, c.bdpl, c.reason
+def kind_of(dataset: str) -> str:
+    """``gaussian``, ``genomic`` or ``markov``: the model family a dataset's variants are fitted to."""
+    return "gaussian" if dataset in GAUSSIAN_SETS else ("genomic" if dataset == "genomic" else "markov")
 
 
-def _dp(eps: float, v: Variant) -> tuple[float, str]:
-    return eps, "DP baseline: not BDP under correlation"
+def data_model(v: Variant):
+    """The fitted model of a variant, as a calibration problem takes it: the Markov chain of ``n``
+    records (stationary start), ``n`` records in groups of ``m`` equicorrelated Gaussian records
+    (largest fitted ``|rho|``), or ``n`` records in families of ``m`` (genomic)."""
+    kind = kind_of(v.dataset)
+    if kind == "markov":
+        return MarkovChainModel(np.asarray(v.model["transition"], dtype=float), v.n)
+    if kind == "gaussian":
+        return GaussianGroups(v.n, v.m, float(v.model["rho"]), v.model["condition"])
+    return RecordGroups(v.n, v.m)
 
 
-def _general(eps: float, v: Variant) -> tuple[float, str]:
-    return B.calibrate_general(eps, v.m), ""
+def problem(v: Variant, eps: float) -> CalibrationProblem:
+    """The calibration problem of one variant and target: its fitted model and a query whose
+    per-record values span the sensitivity (``[0, Delta]``; a count: ``[0, 1]``). Exact BDPLs of
+    the prescribed noise are not computed (only those the exact search computes anyway)."""
+    return CalibrationProblem(data_model(v), np.array([0.0, v.sensitivity]), float(eps), evaluate=False)
 
 
-def _gaussian(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_gaussian(eps, v.model["rho"], v.m)
-    return tau, "" if math.isfinite(tau) else v.model["condition"]
+@functools.lru_cache(maxsize=512)
+def _chain_calibration(mech: str, P: tuple, n: int, sensitivity: float, eps: float):
+    """A Markov variant's calibration, cached: variants and figures share chains (the exact search
+    and the optimal LP take seconds to minutes)."""
+    model = MarkovChainModel(np.asarray(P, dtype=float), n)
+    return CALIBRATION_METHODS[mech].calibrate(
+        CalibrationProblem(model, np.array([0.0, sensitivity]), eps, evaluate=False))
 
 
-def _exact(eps: float, v: Variant) -> tuple[float, str]:
-    P = v.model["transition"]
-    scale, bdpl, reason = _exact_scale(tuple(map(tuple, np.asarray(P, dtype=float))), v.n, float(eps))
-    if scale is None:
-        return math.nan, reason
-    return v.sensitivity / scale, (f"exact calibration: smallest scale with exact BDPL <= eps over all "
-                                   f"adversaries of the fitted chain (n = {v.n}), exact BDPL {bdpl:.6g}")
+def calibration(mech: str, eps: float, v: Variant):
+    """The registry's :class:`~bdpsim.calibration.Calibration` of ``mech`` for variant ``v``."""
+    if kind_of(v.dataset) == "markov":
+        P = tuple(map(tuple, np.asarray(v.model["transition"], dtype=float)))
+        return _chain_calibration(mech, P, int(v.n), float(v.sensitivity), float(eps))
+    return CALIBRATION_METHODS[mech].calibrate(problem(v, eps))
 
 
-def _markov(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_markov(eps, v.model["transition"])
-    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
+def _exact_note(c, v: Variant) -> str:
+    if c.scale is None:
+        return c.reason
+    return (f"exact calibration: smallest scale with exact BDPL <= eps over all adversaries of the fitted chain "
+            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}")
 
 
-def _zhao(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_zhao(eps, v.model["transition"])
-    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}"
+def _optimal_note(c, v: Variant) -> str:
+    if c.noise != "table":
+        return c.reason
+    return (f"optimal integer noise: least E|Z| with exact BDPL <= eps over all adversaries of the fitted chain "
+            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}; noise_scale = E|Z|, tau = the table's DP epsilon")
 
 
-#: utility mechanism -> its DP parameter for a target BDPL: the bound formulas of
-#: :mod:`bdpsim.bounds` (the calibration layer's bound methods use the same) and the exact
-#: calibration of :func:`bdpsim.calibration.calibrate`
-CALIBRATIONS = {"dp": _dp, "general": _general, "gaussian": _gaussian, "markov": _markov, "zhao": _zhao,
-                "exact": _exact}
+#: each row's note in the words of the paper's tables: ``(calibration, variant) -> note``
+#: (a mechanism without an entry: the calibration's reason)
+NOTES = {
+    "dp": lambda c, v: "DP baseline: not BDP under correlation",
+    "general": lambda c, v: "",
+    "gaussian": lambda c, v: "" if c.scale is not None else v.model["condition"],
+    "markov": lambda c, v: "" if c.scale is not None else
+    f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}",
+    "zhao": lambda c, v: "" if c.scale is not None else
+    f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}",
+    "exact": _exact_note,
+    "optimal": _optimal_note,
+}
+
+
+def table_noise(c) -> TableNoise | None:
+    """The table law a calibration prescribes (``optimal``), or ``None`` (Laplace, or none)."""
+    if c.noise != "table" or not c.extra or "noise" not in c.extra:
+        return None
+    t = c.extra["noise"]
+    return TableNoise(tuple(t["pmf"]), int(t["offset"]), float(t["tail_ratio"]))
+
+
+def abs_quantile(noise: TableNoise, q: float) -> float:
+    """The exact ``q`` quantile of ``|Z|`` for a table noise: the least integer ``a >= 0`` with
+    ``P(|Z| <= a) >= q`` (table and geometric tails; ``P(|Z| <= a) = F(a) - F(-a - 1)``)."""
+    a, width = 0, 64
+    while True:
+        ks = np.arange(a, a + width)
+        mass = noise.cdf(ks.astype(float)) - noise.cdf((-ks - 1).astype(float))
+        hit = np.flatnonzero(mass >= q)
+        if hit.size:
+            return float(ks[hit[0]])
+        a, width = a + width, 2 * width
 
 
 def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
-    """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason."""
-    return CALIBRATIONS[mech](eps, v)
+    """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason (a
+    table noise's ``tau``: its own DP epsilon; module docstring)."""
+    c = calibration(mech, eps, v)
+    note = NOTES.get(mech, lambda c, v: c.reason)(c, v)
+    noise = table_noise(c)
+    if noise is not None:
+        return noise.dp_epsilon(v.sensitivity), note
+    if c.scale is None:
+        return math.nan, note
+    return (c.tau if c.tau is not None else v.sensitivity / c.scale), note
 
 
 def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Variant]]:
@@ -288,6 +354,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
         for mi, mech in enumerate(cfg.mechanisms):
             for ei, eps in enumerate(cfg.epsilon):
                 tau, note = calibrate(mech, eps, v)
+                noise = table_noise(calibration(mech, eps, v))
                 base = {"dataset": cfg.dataset, "variant": v.name, "mechanism": mech, "epsilon": eps, "tau": tau,
                         "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
                         "runs": cfg.runs, "note": note, "clip_bias_mse": v.clip_bias_mse(),
@@ -296,17 +363,23 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
                                                                    "mape", "mse", "mse_theory")}})
                     continue
-                b = v.sensitivity / tau
                 rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(DATASETS.index(cfg.dataset), vi, mi, ei)))
-                noise = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
-                err = np.abs(noise)  # |(truth + noise) - truth|
+                if noise is None:  # Laplace with the calibrated scale
+                    b = v.sensitivity / tau
+                    draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
+                    theory = {"noise_scale": b, "alpha_theory": math.log(1 / cfg.beta) * b, "mse_theory": 2 * b * b}
+                else:  # a table law (module docstring): its exact E|Z|, |Z| quantile and E Z^2
+                    draws = noise.sample((v.truths.size, cfg.runs), rng)
+                    _, mabs, sq = noise.moments()
+                    theory = {"noise_scale": mabs, "alpha_theory": abs_quantile(noise, q), "mse_theory": sq}
+                err = np.abs(draws)  # |(truth + noise) - truth|
                 with np.errstate(divide="ignore", invalid="ignore"):
                     rel = err / np.abs(v.truths)[:, None]
                 rel = rel[np.abs(v.truths) > 0]
-                rows.append({**base, "noise_scale": b, "alpha_theory": math.log(1 / cfg.beta) * b,
+                rows.append({**base, "noise_scale": theory["noise_scale"], "alpha_theory": theory["alpha_theory"],
                              "alpha_empirical": float(np.quantile(err, q)),
                              "mape": float(100 * rel.mean()) if rel.size else math.nan,
-                             "mse": float(np.mean(err**2)), "mse_theory": 2 * b * b})
+                             "mse": float(np.mean(err**2)), "mse_theory": theory["mse_theory"]})
     return rows, vs
 
 
