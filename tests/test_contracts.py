@@ -98,6 +98,25 @@ def _check_keys(owner: str, keys) -> None:
             coerce(where, key, key.default)
 
 
+def test_utility_keys_have_default_constraint_doc():
+    """Every [utility] key is declared once as a Key with a doc and a rule; the defaults are valid
+    for every dataset, and a bad value of each key is refused with that key's rule, naming
+    utility.<key>."""
+    from bdpsim.utility.experiment import DATASETS, UTILITY_KEYS, parse_utility
+
+    for name, key in UTILITY_KEYS.items():
+        assert isinstance(key, Key) and key.doc.strip() and key.rule.strip(), name
+    for ds in DATASETS:
+        parse_utility({"utility": {"dataset": ds}})
+    bad = {"dataset": "nope", "epsilon": [-1.0], "runs": 5, "beta": 2.0, "seed": -1, "mechanisms": ["markov"],
+           "threshold": [-1.0], "split": ["days"], "records": 1, "family_size": [1], "clip": [2, 1], "meters": "x"}
+    assert set(bad) == set(UTILITY_KEYS)
+    for k, v in bad.items():
+        with pytest.raises(ConfigError) as err:
+            parse_utility({"utility": {"dataset": "galton", k: v}})
+        assert err.value.field == f"utility.{k}" and err.value.rule == UTILITY_KEYS[k].rule, k
+
+
 # ------------------------------------------------------------------------------------ model kinds
 
 MODEL_NAMES = sorted(MODEL_KINDS)

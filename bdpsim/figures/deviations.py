@@ -151,7 +151,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "utility_experiment.py: Activity NA dropped (n = 15 264 in the general bound); Electricity = daily energy "
         "of the sum of every meter column (24-h mean × 24 h), state = above the threshold",
         "Activity complete data n = m = 15 264; DP, general, Markov and (bdpsim's additions) Zhao bounds and the "
-        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain); "
+        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain) and the optimal integer "
+        "noise (least E|Z| that is ε-BDP, drawn from its table; noise_scale = E|Z|); "
         "Electricity preprocessed as the script (utility.meters = "
         "'all'; 'WHE' = whole-house meter only); the Electricity panels need Electricity_P.csv (no pinned "
         "download) — until it is supplied the figure is 'partial: electricity missing'",
@@ -192,7 +193,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "(τ + 8.05) and Zhao (τ + 10.64) bounds; MSE. The thesis' script drops NA (53 days, n = 15 264) and "
         "draws the DP query, not Zhao",
         "(a) the 53 complete days (mean count 80.2), (b) n = m = 15 264; DP, general, Markov and Zhao; plus the "
-        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain), bdpsim's addition",
+        "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain) and the optimal integer "
+        "noise (least E|Z| that is ε-BDP; MSE theory E Z² of its table), bdpsim's additions",
         "days without readings cannot be counted; the thesis' own averages (80 per day, 4 250 in all) are "
         "those of 53 days and 15 264 records"),
     "bdpsim-calibration": Deviation(

@@ -15,9 +15,10 @@ from .style import colors, legend, proxy
 
 MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
               "markov": "Markov bound", "zhao": "Zhao et al. bound",
-              "exact": "exact calibration (smallest ε-BDP scale; bdpsim's addition)"}
-_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.", "exact": "-"}
-_MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d", "exact": "*"}
+              "exact": "exact calibration (smallest ε-BDP scale; bdpsim's addition)",
+              "optimal": "optimal integer noise (least E|Z| that is ε-BDP; bdpsim's addition)"}
+_STYLE = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.", "exact": "-", "optimal": "-"}
+_MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d", "exact": "*", "optimal": "x"}
 _METRIC = {"alpha": ("alpha_theory", "alpha_empirical", "α at β = 5 %"),
            "mse": ("mse_theory", "mse", "MSE")}
 _DATASET = {"galton": "Galton", "kid_iq": "FamilyIQ", "synthetic_iq": "SyntheticIQ", "activity": "Activity",

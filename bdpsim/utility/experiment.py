@@ -32,6 +32,7 @@ import numpy as np
 from .. import bounds as B
 from .. import results as R
 from ..config import load_toml
+from ..schema import REQUIRED, Key
 from ..schema import sweep_table as _sweep_table
 from ..errors import check
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
@@ -52,8 +53,6 @@ ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact", 
 COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
            "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
            "note"]
-KEYS = {"dataset", "epsilon", "runs", "beta", "seed", "mechanisms", "threshold", "split", "records",
-        "family_size", "clip", "meters"}
 CLIPS = {"galton/all": (0.0, 100.0), "galton/trios": (60.0, 80.0), "iq": (40.0, 160.0)}
 """Default clip ranges: Galton 0-100 in (paper Table 3), Galton trios 60-80 in (thesis §8.2),
 IQ 40-160 (paper §7.1.1)."""
@@ -83,56 +82,92 @@ def _int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: every key of a ``[utility]`` table, declared once (type, default, doc, rule); :func:`parse_utility`
+#: checks each value against its key and names ``utility.<key>`` with the key's rule, and the docs'
+#: key reference is generated from these (``sweeps``: a list gives one variant or point per value)
+UTILITY_KEYS = {
+    "dataset": Key("str", REQUIRED, sweep=False, doc="the data (paper §7.1; genomic: synthetic pedigrees)",
+                   rule=f"must be one of {list(DATASETS)}"),
+    "epsilon": Key("float", {"linspace": [1, 20, 20]}, doc="target BDPLs (one row per mechanism and eps)",
+                   rule="must be finite numbers > 0 (a list or a linspace/range table)"),
+    "runs": Key("strict_int", 1000, sweep=False, doc="noise draws per database and eps",
+                rule=f"must be an integer in 20..{MAX_RUNS:.0e}"),
+    "beta": Key("float", 0.05, sweep=False, doc="alpha is the (1 - beta) quantile of |error|",
+                rule="must be in (0, 1)"),
+    "seed": Key("strict_int", 1, sweep=False, doc="the run's seed (one SeedSequence child per row)",
+                rule="must be an integer in 0..2^63-1"),
+    "mechanisms": Key("any", None, sweep=False,
+                      doc="calibration methods compared (default: the paper's for the data: "
+                          + "; ".join(f"{k} data {', '.join(v)}" for k, v in DEFAULT_MECHS.items()) + ")",
+                      rule="must be a non-empty subset of the data's methods ("
+                           + "; ".join(f"{k} data: {', '.join(v)}" for k, v in ALLOWED_MECHS.items()) + ")"),
+    "threshold": Key("vector", [70.0, 80.0, 90.0], doc="electricity: daily kWh above which a day is high "
+                     "(one variant each)", rule="must be kWh > 0"),
+    "split": Key("any", ["all"], doc="activity: all (one chain of every record) and/or days (one chain per "
+                 "complete day); galton: all and/or trios", rule="must be a subset of the data's splits "
+                 "(activity: all, days; galton: all, trios; others: all)"),
+    "records": Key("strict_int", 20_000, sweep=False, doc="synthetic_iq and genomic: records generated",
+                   rule=f"must be an integer in 10..{MAX_RECORDS:.0e}"),
+    "family_size": Key("int_vector", [2, 3, 5, 10], doc="genomic: people per family m (one variant each)",
+                       rule=f"must be integers in 2..min(records, {MAX_FAMILY})"),
+    "clip": Key("vector", None, sweep=False, doc="[low, high] range records are clipped to (default: the "
+                "paper's per dataset: Galton 0-100 in, trios 60-80 in, IQ 40-160)",
+                rule="must be [low, high] with low < high, |values| <= 1e12"),
+    "meters": Key("str", "all", sweep=False, doc="electricity: the meter columns summed (all, as the authors' "
+                  "script; WHE: the whole-house meter)", rule=f"must be one of {list(DS.METERS)}"),
+}
+
+
+def _valid(name: str, value, ok: bool) -> None:
+    """Refuse ``value`` of ``utility.<name>`` unless ``ok``, with its key's rule."""
+    check(ok, f"utility.{name}", value, UTILITY_KEYS[name].rule)
+
+
+def _listed(v) -> list:
+    return v if isinstance(v, list) else [v]
+
+
 def parse_utility(raw: dict) -> UtilityConfig:
-    """Validate a ``[utility]`` table (see configs/utility_*.toml)."""
+    """Validate a ``[utility]`` table (see configs/utility_*.toml) against :data:`UTILITY_KEYS`."""
     for k in raw:
         check(k in ("utility", "title"), k, raw[k], "unknown table (allowed: title, [utility])")
     u = raw.get("utility")
     check(isinstance(u, dict), "[utility]", u, "table is required")
     for k in u:
-        check(k in KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(KEYS))})")
+        check(k in UTILITY_KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})")
+    d = {k: u.get(k, key.default) for k, key in UTILITY_KEYS.items()}
     ds = u.get("dataset")
-    check(ds in DATASETS, "utility.dataset", ds, f"must be one of {list(DATASETS)}")
-    eps = u.get("epsilon", {"linspace": [1, 20, 20]})
-    eps = _sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps
-    eps = eps if isinstance(eps, list) else [eps]
-    check(all(isinstance(e, (int, float)) and not isinstance(e, bool) and 0 < e < math.inf for e in eps) and eps,
-          "utility.epsilon", eps, "must be finite numbers > 0 (a list or a linspace/range table)")
-    runs = u.get("runs", 1000)
-    check(_int(runs) and 20 <= runs <= MAX_RUNS, "utility.runs", runs, f"must be an integer in 20..{MAX_RUNS:.0e}")
-    beta = u.get("beta", 0.05)
-    check(isinstance(beta, float) and 0 < beta < 1, "utility.beta", beta, "must be in (0, 1)")
-    seed = u.get("seed", 1)
-    check(_int(seed) and 0 <= seed < 2**63, "utility.seed", seed, "must be an integer in 0..2^63-1")
+    _valid("dataset", ds, ds in DATASETS)
+    eps = d["epsilon"]
+    eps = _listed(_sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps)
+    _valid("epsilon", eps, bool(eps) and all(_num(e) and 0 < e < math.inf for e in eps))
+    _valid("runs", d["runs"], _int(d["runs"]) and 20 <= d["runs"] <= MAX_RUNS)
+    _valid("beta", d["beta"], isinstance(d["beta"], float) and 0 < d["beta"] < 1)
+    _valid("seed", d["seed"], _int(d["seed"]) and 0 <= d["seed"] < 2**63)
     kind = kind_of(ds)
-    mechs = u.get("mechanisms", DEFAULT_MECHS[kind])
-    check(isinstance(mechs, list) and mechs and all(m in ALLOWED_MECHS[kind] for m in mechs),
-          "utility.mechanisms", mechs, f"must be a non-empty subset of {ALLOWED_MECHS[kind]} for {ds}")
-    thr = u.get("threshold", [70.0, 80.0, 90.0])
-    thr = thr if isinstance(thr, list) else [thr]
-    check(thr and all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < math.inf for t in thr),
-          "utility.threshold", thr, "must be kWh > 0")
-    split = u.get("split", "all")
-    split = split if isinstance(split, list) else [split]
+    mechs = DEFAULT_MECHS[kind] if d["mechanisms"] is None else d["mechanisms"]
+    _valid("mechanisms", mechs, isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs))
+    thr = _listed(d["threshold"])
+    _valid("threshold", thr, bool(thr) and all(_num(t) and 0 < t < math.inf for t in thr))
+    split = _listed(d["split"])
     allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
-    check(split and all(s in allowed for s in split), "utility.split", split,
-          f"must be a subset of {list(allowed)} for {ds}")
-    records = u.get("records", 20_000)
-    check(_int(records) and 10 <= records <= MAX_RECORDS, "utility.records", records,
-          f"must be an integer in 10..{MAX_RECORDS:.0e}")
-    fam = u.get("family_size", [2, 3, 5, 10])
-    fam = fam if isinstance(fam, list) else [fam]
-    check(fam and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam), "utility.family_size", fam,
-          f"must be integers in 2..{min(records, MAX_FAMILY)} (at most records and {MAX_FAMILY})")
-    clip = u.get("clip")
+    _valid("split", split, bool(split) and all(s in allowed for s in split))
+    records = d["records"]
+    _valid("records", records, _int(records) and 10 <= records <= MAX_RECORDS)
+    fam = _listed(d["family_size"])
+    _valid("family_size", fam, bool(fam) and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam))
+    clip = d["clip"]
     if clip is not None:
-        check(isinstance(clip, list) and len(clip) == 2 and all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) <= 1e12 for c in clip)
-            and clip[0] < clip[1], "utility.clip", clip, "must be [low, high] with low < high, |values| <= 1e12")
-    meters = u.get("meters", "all")
-    check(meters in DS.METERS, "utility.meters", meters, f"must be one of {list(DS.METERS)}")
-    return UtilityConfig(ds, tuple(float(e) for e in eps), runs, beta, seed, tuple(mechs), tuple(float(t) for t in thr),
-                         tuple(split), records, tuple(fam), None if clip is None else tuple(clip), meters, raw)
+        _valid("clip", clip, isinstance(clip, list) and len(clip) == 2 and all(_num(c) and abs(c) <= 1e12 for c in clip)
+               and clip[0] < clip[1])
+    _valid("meters", d["meters"], d["meters"] in DS.METERS)
+    return UtilityConfig(ds, tuple(float(e) for e in eps), d["runs"], d["beta"], d["seed"], tuple(mechs),
+                         tuple(float(t) for t in thr), tuple(split), records, tuple(fam),
+                         None if clip is None else tuple(clip), d["meters"], raw)
 
 
 def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
