@@ -325,7 +325,7 @@ def _exact_note(c, v: Variant) -> str:
 
 
 def _optimal_note(c, v: Variant) -> str:
-    if c.noise != "table":
+    if c.noise != "table" or c.bdpl is None:  # no table, or one not verified here: the method's reason
         return c.reason
     return (f"optimal integer noise: least E|Z| with exact BDPL <= eps over all adversaries of the fitted chain "
             f"(n = {v.n}), exact BDPL {c.bdpl:.6g}; noise_scale = E|Z|, tau = the table's DP epsilon")
@@ -394,7 +394,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Var
                         "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
                         "runs": cfg.runs, "note": note, "clip_bias_mse": v.clip_bias_mse(),
                         "true_value": float(v.truths.mean())}
-                if not math.isfinite(tau):
+                if noise is None and not math.isfinite(tau):  # a table is drawn whatever its DP epsilon
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
                                                                    "mape", "mse", "mse_theory")}})
                     continue
