@@ -90,7 +90,7 @@ def utility_panels(rows) -> list[tuple[str, str]]:
 def _panels(rows, axes, metric, titles=None):
     axes = np.atleast_1d(axes)
     handles = []
-    for k, (ax, (ds, var)) in enumerate(zip(axes, utility_panels(rows))):
+    for k, (ax, (ds, var)) in enumerate(zip(axes, utility_panels(rows), strict=False)):
         rs = [r for r in rows if r["dataset"] == ds and r["variant"] == var]
         handles = plot_utility(rs, ax, metric) or handles
         label = titles[k] if titles else f"{_DATASET.get(ds, ds)}: {var}"

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import bounds as B
 from .. import results as R
 from ..config import load_toml
 from ..schema import REQUIRED, Key
