@@ -118,7 +118,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
         raw["utility"].update(ctx.overrides.get("utility", {}))
         cfg = parse_utility(raw)
         try:
-            r, vs = run_utility(cfg, ctx.data_dir)
+            r, vs = run_utility(cfg, ctx.data_dir, jobs=ctx.jobs)
         except DatasetError as exc:
             if name not in optional:
                 raise

@@ -28,9 +28,9 @@ def _fixed_table(p):
 def fixed_optimal(monkeypatch):
     """Method "optimal" replaced by a fixed table (the LP takes minutes on a day of 288 records)."""
     monkeypatch.setitem(CALIBRATION_METHODS, "optimal", Method("optimal", _fixed_table, "a fixed table"))
-    X._chain_calibration.cache_clear()
+    X._CHAIN_CALIBRATIONS.clear()
     yield
-    X._chain_calibration.cache_clear()
+    X._CHAIN_CALIBRATIONS.clear()
 
 
 def test_abs_quantile_and_moments_of_a_table():
@@ -70,12 +70,12 @@ def test_optimal_not_applicable_is_a_row_with_its_reason(monkeypatch, data_dir):
     with the reason, never a dropped point."""
     monkeypatch.setitem(CALIBRATION_METHODS, "optimal", Method(
         "optimal", lambda p: p.not_applicable("optimal", "the LP is infeasible (test)"), "none"))
-    X._chain_calibration.cache_clear()
+    X._CHAIN_CALIBRATIONS.clear()
     try:
         rows, _ = run_utility(parse_utility({"utility": {"dataset": "activity", "split": ["days"], "epsilon": [3.0],
                                                           "runs": 50, "mechanisms": ["optimal"]}}), data_dir)
     finally:
-        X._chain_calibration.cache_clear()
+        X._CHAIN_CALIBRATIONS.clear()
     (r,) = rows
     assert math.isnan(r["tau"]) and math.isnan(r["alpha_theory"]) and "infeasible" in r["note"]
 
@@ -104,3 +104,14 @@ def test_optimal_rows_with_the_lp(data_dir):
     assert opt["mechanism"] == "optimal" and opt["noise_scale"] < ex["noise_scale"]
     assert opt["tau"] <= 5.0 + 1e-9 and opt["mse_theory"] < ex["mse_theory"]
     assert np.isfinite(opt["alpha_empirical"])
+
+
+def test_rows_do_not_depend_on_jobs(data_dir):
+    """The Markov calibrations computed in worker processes give the same rows."""
+    X._CHAIN_CALIBRATIONS.clear()
+    cfg = parse_utility({"utility": {"dataset": "activity", "split": ["days"], "epsilon": [4.0, 9.0], "runs": 50,
+                                     "mechanisms": ["dp", "markov", "exact"]}})
+    one, _ = run_utility(cfg, data_dir)
+    X._CHAIN_CALIBRATIONS.clear()
+    two, _ = run_utility(cfg, data_dir, jobs=2)
+    assert one == two

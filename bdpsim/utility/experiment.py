@@ -22,8 +22,8 @@ and ``mse_theory = E Z^2``, both from the table and its geometric tails.
 
 from __future__ import annotations
 
-import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from ..schema import REQUIRED, Key
 from ..schema import sweep_table as _sweep_table
 from ..errors import check
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
+from ..calibration.methods import EXACT_METHOD
 from ..calibration.groups import GaussianGroups, RecordGroups
 from ..kernels.noise.table import TableNoise
 from ..models import MarkovChainModel
@@ -299,10 +300,19 @@ def problem(v: Variant, eps: float) -> CalibrationProblem:
     return CalibrationProblem(data_model(v), np.array([0.0, v.sensitivity]), float(eps), evaluate=False)
 
 
-@functools.lru_cache(maxsize=512)
-def _chain_calibration(mech: str, P: tuple, n: int, sensitivity: float, eps: float):
-    """A Markov variant's calibration, cached: variants and figures share chains (the exact search
-    and the optimal LP take seconds to minutes)."""
+#: Markov variants' calibrations, ``(mech, P, n, Delta, eps) -> Calibration``: variants and figures
+#: share chains (the exact search and the optimal LP take seconds to minutes); deterministic, so a
+#: calibration computed in a worker process (:func:`precompute`) is the one computed here
+_CHAIN_CALIBRATIONS: dict = {}
+
+
+def _chain_key(mech: str, eps: float, v: Variant) -> tuple:
+    return (mech, tuple(map(tuple, np.asarray(v.model["transition"], dtype=float))), int(v.n), float(v.sensitivity),
+            float(eps))
+
+
+def _chain_calibration(key: tuple):
+    mech, P, n, sensitivity, eps = key
     model = MarkovChainModel(np.asarray(P, dtype=float), n)
     return CALIBRATION_METHODS[mech].calibrate(
         CalibrationProblem(model, np.array([0.0, sensitivity]), eps, evaluate=False))
@@ -311,9 +321,26 @@ def _chain_calibration(mech: str, P: tuple, n: int, sensitivity: float, eps: flo
 def calibration(mech: str, eps: float, v: Variant):
     """The registry's :class:`~bdpsim.calibration.Calibration` of ``mech`` for variant ``v``."""
     if kind_of(v.dataset) == "markov":
-        P = tuple(map(tuple, np.asarray(v.model["transition"], dtype=float)))
-        return _chain_calibration(mech, P, int(v.n), float(v.sensitivity), float(eps))
+        key = _chain_key(mech, eps, v)
+        if key not in _CHAIN_CALIBRATIONS:
+            _CHAIN_CALIBRATIONS[key] = _chain_calibration(key)
+        return _CHAIN_CALIBRATIONS[key]
     return CALIBRATION_METHODS[mech].calibrate(problem(v, eps))
+
+
+def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None:
+    """Compute the Markov variants' calibrations of a config in ``jobs`` processes (the optimal LPs
+    and exact searches first); the rows are the same for any ``jobs`` (the noise draws happen after,
+    in order)."""
+    keys = [_chain_key(m, e, v) for v in vs if kind_of(v.dataset) == "markov" for m in cfg.mechanisms
+            for e in cfg.epsilon]
+    missing = sorted((k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
+                     key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD))
+    if jobs > 1 and len(missing) > 1:
+        from joblib import Parallel, delayed
+
+        out = Parallel(n_jobs=jobs)(delayed(_chain_calibration)(k) for k in missing)
+        _CHAIN_CALIBRATIONS.update(zip(missing, out, strict=True))
 
 
 def _exact_note(c, v: Variant) -> str:
@@ -379,9 +406,11 @@ def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
     return (c.tau if c.tau is not None else v.sensitivity / c.scale), note
 
 
-def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Variant]]:
-    """All rows of :data:`COLUMNS` for the config, and the fitted variants."""
+def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[dict], list[Variant]]:
+    """All rows of :data:`COLUMNS` for the config, and the fitted variants (``jobs``: processes for
+    the Markov variants' calibrations, :func:`precompute`; the rows do not depend on it)."""
     vs = variants(cfg, data_dir)
+    precompute(cfg, vs, jobs)
     rows = []
     q = 1 - cfg.beta
     for vi, v in enumerate(vs):
