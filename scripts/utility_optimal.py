@@ -4,7 +4,7 @@ table ``docs/generated/utility_optimal.md`` from the committed ``results/figures
 (the activity data's rows: single days n = 288 and the complete data): per eps, the exactly
 calibrated Laplace noise's and the optimal noise's E|Z|, alpha at beta = 5 % and MSE (theory:
 ``ln(1/beta) b`` and ``2 b^2`` for Laplace, the table's exact ``|Z|`` quantile and ``E Z^2``), and
-how much lower the optimal's are.
+their ratios (below 1: the optimal noise's is lower).
 
 Usage: python scripts/utility_optimal.py [--check]
        (regenerate the rows first with: bdpsim figures --only bdpsim-utility-optimal --jobs 2
@@ -29,18 +29,19 @@ def _f(v) -> float:
         return math.nan
 
 
-def _lower(opt: float, lap: float) -> str:
-    """How much lower ``opt`` is than ``lap``, in percent of ``lap``."""
+def _ratio(opt: float, lap: float) -> str:
+    """``opt / lap`` (below 1: the optimal noise's is lower)."""
     if not (math.isfinite(opt) and math.isfinite(lap)) or lap <= 0:
         return "n/a"
-    return f"{100 * (1 - opt / lap):.1f} %"
+    return f"{opt / lap:.3f}"
 
 
 def variant_table(rows: list[dict], variant: str) -> list[str]:
     at = {(r["mechanism"], _f(r["epsilon"])): r for r in rows if r["variant"] == variant}
     eps = sorted({e for m, e in at if m == "optimal"})
-    out = ["| ε | Laplace b = E\\|Z\\| | optimal E\\|Z\\| | Laplace α | optimal α | α lower by | Laplace MSE "
-           "| optimal MSE | MSE lower by | empirical MSE (Laplace / optimal) |", "|" + "---|" * 10]
+    out = ["| ε | Laplace b = E\\|Z\\| | optimal E\\|Z\\| | Laplace α | optimal α | α: optimal / Laplace "
+           "| Laplace MSE | optimal MSE | MSE: optimal / Laplace | empirical MSE (Laplace / optimal) |",
+           "|" + "---|" * 10]
     for e in eps:
         lap, opt = at.get(("exact", e)), at[("optimal", e)]
         if lap is None:
@@ -51,7 +52,7 @@ def variant_table(rows: list[dict], variant: str) -> list[str]:
         la, oa = _f(lap["alpha_theory"]), _f(opt["alpha_theory"])
         lm, om = _f(lap["mse_theory"]), _f(opt["mse_theory"])
         out.append(f"| {e:g} | {_f(lap['noise_scale']):.4g} | {_f(opt['noise_scale']):.4g} | {la:.4g} | {oa:g} | "
-                   f"{_lower(oa, la)} | {lm:.4g} | {om:.4g} | {_lower(om, lm)} | "
+                   f"{_ratio(oa, la)} | {lm:.4g} | {om:.4g} | {_ratio(om, lm)} | "
                    f"{_f(lap['mse']):.4g} / {_f(opt['mse']):.4g} |")
     return out
 

@@ -124,3 +124,22 @@ def test_findings_table_is_generated_from_the_committed_csv():
     root = Path(__file__).resolve().parents[1]
     mod = runpy.run_path(str(root / "scripts" / "utility_optimal.py"))
     assert mod["main"](["--check"]) == 0, "run: python scripts/utility_optimal.py"
+
+
+def test_committed_optimal_rows_are_consistent():
+    """The committed bdpsim-utility-optimal rows: at every eps and variant the optimal noise's E|Z| is
+    at most the exactly calibrated Laplace scale (both eps-BDP; the optimum is over every integer
+    shape, Laplace's E|Z| is its scale), its DP epsilon tau is at most eps, and its alpha theory is
+    an integer (a quantile of an integer law)."""
+    from pathlib import Path
+
+    from bdpsim.gallery import read_rows
+
+    rows = read_rows(Path(__file__).resolve().parents[1] / "results" / "figures" / "bdpsim-utility-optimal.csv")
+    at = {(r["variant"], r["mechanism"], r["epsilon"]): r for r in rows}
+    opt = [r for r in rows if r["mechanism"] == "optimal"]
+    assert opt and {r["variant"] for r in opt} == {"single days", "complete data"}
+    for r in opt:
+        lap = at[(r["variant"], "exact", r["epsilon"])]
+        assert r["noise_scale"] <= lap["noise_scale"] and r["tau"] <= r["epsilon"] * (1 + 1e-9)
+        assert float(r["alpha_theory"]).is_integer()

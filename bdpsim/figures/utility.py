@@ -191,8 +191,11 @@ def plot_utility_optimal(rows, axes):
     if not any(r["dataset"] == "electricity" for r in rows):
         handles.append(proxy("Electricity 70/80/90 kWh: not drawn, data file not supplied", color="crimson"))
     legend(axes[-1], handles)
-    for ax in axes:
-        ax.set_xticks(range(1, 9))
+    eps = [r["epsilon"] for r in rows if isinstance(r["epsilon"], (int, float)) and math.isfinite(r["epsilon"])]
+    if eps:  # the eps of the rows, not the paper figures' 1..20
+        for ax in axes:
+            ax.set_xticks(range(math.floor(min(eps)), math.ceil(max(eps)) + 1))
+            ax.set_xlim(min(eps) - 0.5, max(eps) + 0.5)
     axes[0].figure.suptitle("MSE of ε-BDP counts: the optimal integer noise (least E|Z|) vs the exactly calibrated "
                             "Laplace noise (1 000 runs per ε)", fontsize=10)
     return axes

@@ -281,16 +281,24 @@ def kind_of(dataset: str) -> str:
     return "gaussian" if dataset in GAUSSIAN_SETS else ("genomic" if dataset == "genomic" else "markov")
 
 
+#: each model family's calibration model of a fitted variant (:func:`data_model`)
+DATA_MODELS = {
+    "markov": lambda v: MarkovChainModel(np.asarray(v.model["transition"], dtype=float), v.n),
+    "gaussian": lambda v: GaussianGroups(v.n, v.m, float(v.model["rho"]), v.model["condition"]),
+    "genomic": lambda v: RecordGroups(v.n, v.m),
+}
+
+
 def data_model(v: Variant):
     """The fitted model of a variant, as a calibration problem takes it: the Markov chain of ``n``
     records (stationary start), ``n`` records in groups of ``m`` equicorrelated Gaussian records
     (largest fitted ``|rho|``), or ``n`` records in families of ``m`` (genomic)."""
-    kind = kind_of(v.dataset)
-    if kind == "markov":
-        return MarkovChainModel(np.asarray(v.model["transition"], dtype=float), v.n)
-    if kind == "gaussian":
-        return GaussianGroups(v.n, v.m, float(v.model["rho"]), v.model["condition"])
-    return RecordGroups(v.n, v.m)
+    return DATA_MODELS[kind_of(v.dataset)](v)
+
+
+def _chain(v: Variant) -> bool:
+    """Whether the variant's fitted model is a Markov chain (it has a transition matrix)."""
+    return "transition" in v.model
 
 
 def problem(v: Variant, eps: float) -> CalibrationProblem:
@@ -320,7 +328,7 @@ def _chain_calibration(key: tuple):
 
 def calibration(mech: str, eps: float, v: Variant):
     """The registry's :class:`~bdpsim.calibration.Calibration` of ``mech`` for variant ``v``."""
-    if kind_of(v.dataset) == "markov":
+    if _chain(v):
         key = _chain_key(mech, eps, v)
         if key not in _CHAIN_CALIBRATIONS:
             _CHAIN_CALIBRATIONS[key] = _chain_calibration(key)
@@ -332,7 +340,7 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
     """Compute the Markov variants' calibrations of a config in ``jobs`` processes (the optimal LPs
     and exact searches first); the rows are the same for any ``jobs`` (the noise draws happen after,
     in order)."""
-    keys = [_chain_key(m, e, v) for v in vs if kind_of(v.dataset) == "markov" for m in cfg.mechanisms
+    keys = [_chain_key(m, e, v) for v in vs if _chain(v) for m in cfg.mechanisms
             for e in cfg.epsilon]
     missing = sorted((k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
                      key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD))
