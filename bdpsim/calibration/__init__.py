@@ -1,9 +1,11 @@
 """One calibration layer: the noise each method prescribes for a target eps, and what it leaks.
 
-:func:`calibrate` (``bdpsim calibrate markov``, the utility experiment, the competition table and
-the calibrated mechanism kinds all call it) with the methods of :data:`CALIBRATION_METHODS`:
-``exact`` (the smallest eps-BDP scale, by the exact engine), the bounds (``general``, ``markov``,
-``zhao``), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
+:data:`CALIBRATION_METHODS` is the one calibration registry (``bdpsim calibrate markov``, the
+utility experiment, the competition table and the calibrated mechanism kinds all read it;
+:func:`calibrate` is its entry point for a chain): ``exact`` (the smallest eps-BDP scale, by the
+exact engine), the bounds (``general``, ``markov``, ``zhao``, ``gaussian`` — on equicorrelated
+Gaussian groups, :mod:`.groups`), the DP baseline ``dp``, ``optimal`` (the least-E|Z| integer
+noise), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
 :mod:`bdpsim.calibration.quilt.chain`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
 mechanism kinds of a config.
 """

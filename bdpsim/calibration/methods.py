@@ -524,7 +524,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         (:func:`bdpsim.kernels.chains.lattice.query_values`).
     method : str
         ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
-        ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
+        ``markov-quilt-exact``, ``wasserstein``, ``group``, ``dp``, ``optimal`` or a registered name
+        (a method not defined on a chain, e.g. ``gaussian``, returns a not-applicable Calibration).
     evaluate : bool, optional
         Also compute the exact BDPL of the prescribed scale (default; ``False``: the scale only).
     noise : str, optional
