@@ -118,7 +118,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
         raw["utility"].update(ctx.overrides.get("utility", {}))
         cfg = parse_utility(raw)
         try:
-            r, vs = run_utility(cfg, ctx.data_dir)
+            r, vs = run_utility(cfg, ctx.data_dir, jobs=ctx.jobs)
         except DatasetError as exc:
             if name not in optional:
                 raise
@@ -231,6 +231,13 @@ FIGURES: dict[str, Figure] = {
     "bdpsim-audit": Figure("black-box audit of the activity chain's Laplace count (n = 288, b = 1): certified 95 % "
                            "lower bound and estimate vs mechanism calls, the thesis' KDE beside it, exact BDPL",
                            _audit, plot_audit, True),
+    "bdpsim-utility-optimal": Figure("utility of the optimal integer noise vs the exactly calibrated Laplace noise, "
+                                     "both ε-BDP (activity: single days n = 288, complete data n = 15 264; "
+                                     "Electricity when supplied)",
+                                     lambda c: _utility(c, ["utility_activity_optimal.toml",
+                                                            "utility_electricity_optimal.toml"],
+                                                        optional=["utility_electricity_optimal.toml"]),
+                                     F.plot_utility_optimal, True, panels=_n_utility_panels),
     "bdpsim-frontier": Figure("the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
                               "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
                               "Electricity chains, n = 731)", _frontier, plot_frontier, panels=3),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim.calibration import CALIBRATION_METHODS, Calibration, calibrate
+from bdpsim.calibration import CALIBRATION_METHODS, Calibration, Method, calibrate, register_calibration_method
 from bdpsim.models import MarkovChainModel
 from bdpsim.models.markov.window import markov_bdpl
 
@@ -74,7 +74,9 @@ def test_bound_methods_need_h1_and_h2_exact_does_not():
 def test_registry_accepts_new_methods():
     def twice_dp(p):
         return p.result("twice_dp", 2 * p.sensitivity / p.epsilon, "scale = 2 Delta / eps")
-    CALIBRATION_METHODS["twice_dp"] = twice_dp
+    with pytest.raises(TypeError, match="lacks"):  # a bare function is not a method: the registry says what it lacks
+        register_calibration_method(twice_dp)
+    register_calibration_method(Method("twice_dp", twice_dp, "2 Delta / eps", "dp"))
     try:
         c = calibrate(MarkovChainModel(ACTIVITY, 10), 1.0, method="twice_dp")
     finally:

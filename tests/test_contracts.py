@@ -20,7 +20,9 @@ import pytest
 from scipy import stats
 
 from bdpsim.adversary import Adversary
-from bdpsim.calibration.methods import CALIBRATION_METHODS, calibrate
+from bdpsim.calibration.groups import GaussianGroups, RecordGroups
+from bdpsim.calibration.methods import (CALIBRATION_METHODS, GUARANTEES, Calibration, CalibrationMethod,
+                                        CalibrationProblem, calibrate, supported_methods)
 from bdpsim.config import parse_config
 from bdpsim.errors import ConfigError, NotAvailable
 from bdpsim.estimators import ESTIMATORS, MixtureEstimator
@@ -95,6 +97,25 @@ def _check_keys(owner: str, keys) -> None:
         assert key.rule.strip(), f"{where} has no constraint"
         if key.default is not None and key.default is not REQUIRED:  # a declared default is valid
             coerce(where, key, key.default)
+
+
+def test_utility_keys_have_default_constraint_doc():
+    """Every [utility] key is declared once as a Key with a doc and a rule; the defaults are valid
+    for every dataset, and a bad value of each key is refused with that key's rule, naming
+    utility.<key>."""
+    from bdpsim.utility.experiment import DATASETS, UTILITY_KEYS, parse_utility
+
+    for name, key in UTILITY_KEYS.items():
+        assert isinstance(key, Key) and key.doc.strip() and key.rule.strip(), name
+    for ds in DATASETS:
+        parse_utility({"utility": {"dataset": ds}})
+    bad = {"dataset": "nope", "epsilon": [-1.0], "runs": 5, "beta": 2.0, "seed": -1, "mechanisms": ["markov"],
+           "threshold": [-1.0], "split": ["days"], "records": 1, "family_size": [1], "clip": [2, 1], "meters": "x"}
+    assert set(bad) == set(UTILITY_KEYS)
+    for k, v in bad.items():
+        with pytest.raises(ConfigError) as err:
+            parse_utility({"utility": {"dataset": "galton", k: v}})
+        assert err.value.field == f"utility.{k}" and err.value.rule == UTILITY_KEYS[k].rule, k
 
 
 # ------------------------------------------------------------------------------------ model kinds
@@ -548,21 +569,104 @@ def test_summary_schema_places_every_owned_column_once_with_its_owner():
 
 # --------------------------------------------------------------------------- calibration methods
 
+CONTRACT_CHAIN = MarkovChainModel(np.array([[0.6, 0.4], [0.35, 0.65]]), 5)
+
+
 @pytest.mark.parametrize("method", sorted(CALIBRATION_METHODS))
 def test_calibration_method_contract(method):
-    """Every method gives a positive finite scale with the exact BDPL of what it prescribes at most
-    the target (the methods are sound), or no scale and a reason; none prescribes less noise than
-    the exact method's smallest eps-BDP scale."""
-    chain = MarkovChainModel(np.array([[0.6, 0.4], [0.35, 0.65]]), 5)
-    eps = 2.0
+    """Every method of the one registry is a :class:`CalibrationMethod` (name, doc, guarantee,
+    ``supports``, ``calibrate``). On a small chain it returns a Calibration, never an exception:
+    not applicable (with the reason ``supports`` gives) or a noise. A method that claims eps-BDP
+    (and the Pufferfish mechanisms, on this chain) prescribes noise whose exact BDPL is at most the
+    target, and no Laplace scale below the exact method's smallest eps-BDP one; the DP baseline's
+    BDPL is at least eps (the DP adversary alone leaks Delta / b = eps)."""
+    m = CALIBRATION_METHODS[method]
+    assert isinstance(m, CalibrationMethod) and m.name == method and m.doc.strip()
+    assert m.guarantee in GUARANTEES
+    chain, eps = CONTRACT_CHAIN, 2.0
+    why = m.supports(CalibrationProblem(chain, np.array([0.0, 1.0]), eps))
+    assert why is None or (isinstance(why, str) and why.strip())
     cal = calibrate(chain, eps, method=method)
-    exact = calibrate(chain, eps, method="exact")
-    assert cal.method == method and cal.reason.strip()
-    if cal.scale is None:
+    assert isinstance(cal, Calibration) and cal.method == method and cal.reason.strip()
+    if why is not None:
+        assert cal.scale is None and cal.bdpl is None and cal.reason == f"not applicable: {why}"
+        assert method not in supported_methods(chain)
+        return
+    assert method in supported_methods(chain)
+    if cal.scale is None and cal.bdpl is None:  # defined on chains, but not for this target: says why
+        return
+    assert cal.bdpl is not None and math.isfinite(cal.bdpl)
+    if m.guarantee == "dp":
+        assert cal.bdpl >= eps * (1 - 1e-9), cal
+    else:
+        assert cal.bdpl <= eps * (1 + 1e-6), cal
+    if cal.scale is None:  # a noise of its own shape (optimal): its E|Z| is what it pays
+        assert cal.mean_abs is not None and cal.mean_abs > 0
         return
     assert math.isfinite(cal.scale) and cal.scale > 0
-    assert cal.bdpl is not None and cal.bdpl <= eps * (1 + 1e-6), cal
-    assert cal.scale >= exact.scale * (1 - 1e-6)
+    if m.guarantee != "dp":
+        exact = calibrate(chain, eps, method="exact")
+        assert cal.scale >= exact.scale * (1 - 1e-6)
+
+
+@pytest.mark.parametrize("method", sorted(CALIBRATION_METHODS))
+def test_calibration_method_on_groups_of_records(method):
+    """On groups of correlated records (the utility experiment's Gaussian and genomic data) every
+    method answers with a Calibration: a chain-only method is not applicable, the bounds give their
+    known scales (general: Delta m / eps; Gaussian with rho = 0: Delta / eps; DP: Delta / eps)."""
+    m = CALIBRATION_METHODS[method]
+    eps, delta = 2.0, 3.0
+    for model in (RecordGroups(100, 4), GaussianGroups(100, 3, 0.0, "rho (m - 2) = 0 < 1")):
+        p = CalibrationProblem(model, np.array([0.0, delta]), eps)
+        cal = m.calibrate(p)
+        assert isinstance(cal, Calibration) and cal.method == method and cal.bdpl is None
+        why = m.supports(p)
+        if why is not None:
+            assert cal.scale is None and cal.reason == f"not applicable: {why}"
+            continue
+        assert cal.scale is not None and cal.tau is not None
+        assert cal.scale == pytest.approx(delta / cal.tau, rel=1e-12)
+        expect = {"general": delta * model.m / eps, "dp": delta / eps, "gaussian": delta / eps}
+        if method in expect:
+            assert cal.scale == pytest.approx(expect[method], rel=1e-12)
+
+
+def test_dp_baseline_on_independent_records_is_eps():
+    """Known answer: on independent records the DP baseline's exact BDPL is its DP epsilon."""
+    cal = calibrate(MarkovChainModel(np.array([[0.3, 0.7], [0.3, 0.7]]), 5), 1.5, method="dp")
+    assert cal.scale == pytest.approx(1 / 1.5) and cal.bdpl == pytest.approx(1.5, rel=1e-9)
+
+
+def _half_exact(p):
+    """A test module's method: half the exact scale, yet claiming eps-BDP (a broken method)."""
+    ex = CALIBRATION_METHODS["exact"].calibrate(p)
+    return p.result("half-exact", ex.scale / 2, "scale = exact / 2")
+
+
+def _twice_exact(p):
+    ex = CALIBRATION_METHODS["exact"].calibrate(p)
+    return p.result("twice-exact", ex.scale * 2, "scale = 2 exact")
+
+
+@pytest.fixture
+def test_methods():
+    from bdpsim.calibration import Method, register_calibration_method
+
+    for m in (Method("twice-exact", _twice_exact, "twice the exact scale"),
+              Method("half-exact", _half_exact, "half the exact scale")):
+        register_calibration_method(m)
+    yield
+    for name in ("twice-exact", "half-exact"):
+        CALIBRATION_METHODS.pop(name, None)
+
+
+def test_a_method_registered_from_a_test_passes_the_calibration_contract(test_methods):
+    """A calibration method registered from this module passes the same contract, and a broken one
+    (eps-BDP claimed with too little noise) fails it."""
+    test_calibration_method_contract("twice-exact")
+    test_calibration_method_on_groups_of_records("twice-exact")
+    with pytest.raises(AssertionError):
+        test_calibration_method_contract("half-exact")
 
 
 # ------------------------------------------------------------------ a kind registered from a test

@@ -57,6 +57,17 @@ def test_config_key_reference_lists_every_key_of_every_table(ext):
     assert ".. bdpsim-config-keys::" in (DOCS / "reference" / "config-keys.rst").read_text()
 
 
+def test_config_key_reference_lists_every_utility_key(ext):
+    """The [utility] keys are generated from their Key declarations (doc and rule), not typed."""
+    from bdpsim.utility.experiment import UTILITY_KEYS
+
+    text = "\n".join(ext.config_key_lines())
+    section = text[text.index("[utility]"):]
+    for name, key in UTILITY_KEYS.items():
+        assert f"``{name}``" in section, name
+        assert ext._cell(key.rule) in section and ext._cell(key.doc) in section, name
+
+
 def _build(tmp_path, page: str) -> tuple[int, str]:
     """Build a one-page site with the docs' conf (nitpicky, the reference resolver) and return the
     exit code and the warnings."""

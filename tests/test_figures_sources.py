@@ -60,7 +60,8 @@ def _utility_rows(dataset, variant_ns, mechs, eps=(1.0, 5.0, 10.0, 20.0)):
     for var, n in variant_ns:
         for mech in mechs:
             for e in eps:
-                tau = {"dp": e, "general": e / 3, "gaussian": e / 1.8, "markov": e - 8.05, "zhao": e - 10.64}[mech]
+                tau = {"dp": e, "general": e / 3, "gaussian": e / 1.8, "markov": e - 8.05, "zhao": e - 10.64,
+                       "exact": e / 4, "optimal": e / 2}[mech]
                 b = 1 / tau if tau > 0 else math.nan
                 rows.append({"dataset": dataset, "variant": var, "mechanism": mech, "epsilon": e, "n": n,
                              "alpha_theory": math.log(20) * b, "alpha_empirical": math.log(20) * b,
@@ -98,6 +99,8 @@ def rows_for(fig_id):
     spec = FIGURES[fig_id]
     if fig_id in ("pufferfish-fig2", "bdpsim-audit", "bdpsim-frontier"):  # minutes of compute: the committed rows
         return read_rows(ROOT / "results" / "figures" / f"{fig_id}.csv")
+    if fig_id == "bdpsim-utility-optimal":
+        return _utility_rows("activity", [("single days", 288), ("complete data", 15264)], ["exact", "optimal"])
     if fig_id.startswith("bdpsim-"):
         return _small_rows(fig_id)
     if fig_id == "thesis-fig17":

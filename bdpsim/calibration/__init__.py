@@ -1,22 +1,27 @@
 """One calibration layer: the noise each method prescribes for a target eps, and what it leaks.
 
-:func:`calibrate` (``bdpsim calibrate markov``, the utility experiment, the competition table and
-the calibrated mechanism kinds all call it) with the methods of :data:`CALIBRATION_METHODS`:
-``exact`` (the smallest eps-BDP scale, by the exact engine), the bounds (``general``, ``markov``,
-``zhao``), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
+:data:`CALIBRATION_METHODS` is the one calibration registry (``bdpsim calibrate markov``, the
+utility experiment, the competition table and the calibrated mechanism kinds all read it;
+:func:`calibrate` is its entry point for a chain): ``exact`` (the smallest eps-BDP scale, by the
+exact engine), the bounds (``general``, ``markov``, ``zhao``, ``gaussian`` — on equicorrelated
+Gaussian groups, :mod:`.groups`), the DP baseline ``dp``, ``optimal`` (the least-E|Z| integer
+noise), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
 :mod:`bdpsim.calibration.quilt.chain`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
 mechanism kinds of a config.
 """
 
 from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
 from .kinds import CalibratedLaplace
-from .methods import CALIBRATION_METHODS, Calibration, CalibrationProblem, calibrate, exact_scale
+from .methods import (CALIBRATION_METHODS, Calibration, CalibrationProblem, Method, calibrate, exact_scale,
+                      register_calibration_method, supported_methods)
 from .optimal import calibrate_optimal, optimal_noise
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale
 
-CALIBRATION_METHODS["optimal"] = calibrate_optimal  # issue 30: the least noise of any integer shape
+register_calibration_method(Method("optimal", calibrate_optimal,  # issue 30: the least noise of any integer shape
+                                   "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)"))
 
-__all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "calibrate",
+__all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "Method", "calibrate",
+           "register_calibration_method", "supported_methods",
            "calibrate_optimal", "optimal_noise",
            "exact_scale", "mqm_approx", "mqm_exact", "w_infinity", "wasserstein_scale"]

@@ -25,8 +25,20 @@ prescribes (:func:`bdpsim.models.markov.window.window_search`).
   ``general`` (the general bound *is* group privacy; the authors' ``run_realData.m`` uses the
   chain length too).
 
-``Delta = max f - min f`` is the query's sensitivity. Other mechanisms register a function
-``(CalibrationProblem) -> Calibration`` in :data:`CALIBRATION_METHODS`.
+* ``dp``: ``b = Delta / eps``, the DP baseline (paper §7): eps-DP, *not* eps-BDP under
+  correlation; on a chain its exact BDPL says by how much (``bdpsim calibrate`` flags it).
+* ``gaussian``: ``b = Delta h / eps`` with ``h = m^2 / (4 (1/rho - m + 2)) + 1`` (paper Cor. 5.9,
+  §6.1, :func:`bdpsim.bounds.calibrate_gaussian`) on groups of ``m`` equicorrelated Gaussian
+  records (:class:`~bdpsim.calibration.groups.GaussianGroups`); not a chain's method.
+
+``Delta = max f - min f`` is the query's sensitivity. :data:`CALIBRATION_METHODS` is the one
+calibration registry (a :class:`~bdpsim.registry.Registry` checked against
+:class:`CalibrationMethod`): each entry says which problems it takes (:meth:`Method.supports`:
+``None`` or the reason, e.g. a Gaussian bound on a chain) and returns a :class:`Calibration`
+(a scale, or ``scale = None`` with the reason). The utility experiment
+(:mod:`bdpsim.utility.experiment`), ``bdpsim calibrate``, the competition study and the
+calibrated mechanism kinds all read it; register a new method with
+:func:`register_calibration_method`.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -50,6 +63,8 @@ from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_second
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 from ..models.protocols import MarkovChain
+from ..registry import Registry
+from .groups import CorrelatedGroups, EquicorrelatedGaussian
 
 RTOL = 1e-9
 MIN_DELTA = 1e-10  # smallest target of the privacy profile: delta(eps) is exact to ~1e-14 absolute
@@ -72,6 +87,7 @@ class Calibration:
     delta: float | None = None
     mean_abs: float | None = None  # E|Z| of the prescribed noise (issue 30: the utility a method pays)
     extra: dict | None = None  # further JSON fields of a method (optimal: the noise table, its variance, ...)
+    tau: float | None = None  # a bound's DP parameter (scale = Delta / tau up to rounding; None: no bound)
 
     def as_dict(self) -> dict:
         d = {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
@@ -117,8 +133,9 @@ class CalibrationProblem:
     BDPL costlier than the budget is not computed (``bdpl = None``, said in the reason)."""
 
     def __post_init__(self) -> None:
-        check(isinstance(self.model, MarkovChain), "model", type(self.model).__name__,
-              "must be a Markov chain (MarkovChainModel)")
+        check(isinstance(self.model, (MarkovChain, CorrelatedGroups)), "model", type(self.model).__name__,
+              "must be a Markov chain (MarkovChainModel) or groups of correlated records "
+              "(bdpsim.calibration.groups)")
         eps = self.epsilon
         check(isinstance(eps, (int, float, np.number)) and not isinstance(eps, bool)
               and math.isfinite(eps) and eps > 0, "epsilon", eps, "must be a finite number > 0")
@@ -166,6 +183,17 @@ class CalibrationProblem:
         """``Delta = max f - min f``."""
         return float(np.max(self.values) - np.min(self.values))
 
+    @property
+    def chain(self) -> bool:
+        """Whether the model is a Markov chain (the exact engine's model)."""
+        return isinstance(self.model, MarkovChain)
+
+    @property
+    def group_size(self) -> int:
+        """``m``: the most records correlated with one record (a chain's ``n``: an irreducible
+        chain correlates every record with every other)."""
+        return int(self.model.n if self.chain else self.model.m)
+
     def bdpl(self, scale: float) -> tuple[float, float]:
         """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)`` (for a
         law without pure DP: the privacy profile ``delta(epsilon)``)."""
@@ -183,21 +211,27 @@ class CalibrationProblem:
                 self.progress(len(self.cache), None)
         return self.cache[scale]
 
-    def result(self, method: str, scale: float, reason: str) -> Calibration:
+    def result(self, method: str, scale: float, reason: str, tau: float | None = None) -> Calibration:
+        """The calibration of ``scale``, with its exact BDPL when :attr:`evaluate` (on a chain: the
+        exact engine's model) and ``tau`` the bound's DP parameter if the scale came from one."""
         value = None
-        if self.evaluate and self.budget is not None and float(scale) not in self.cache:
+        evaluate = self.evaluate and self.chain
+        if evaluate and self.budget is not None and float(scale) not in self.cache:
             est, why = scan_seconds(self.model, self.values, self.search)
             if est > self.budget:
                 reason = f"{reason}; exact BDPL not computed: it needs ~{duration(est)} ({why})"
-                return self._with(method, scale, None, reason)
-        if self.evaluate:
+                return self._with(method, scale, None, reason, tau)
+        if evaluate:
             value = self.bdpl(scale)[0]
-        return self._with(method, scale, value, reason)
+        elif self.chain and float(scale) in self.cache:  # computed anyway (the exact search's last point)
+            value = self.cache[float(scale)][0]
+        return self._with(method, scale, value, reason, tau)
 
-    def _with(self, method: str, scale: float, value: float | None, reason: str) -> Calibration:
+    def _with(self, method: str, scale: float, value: float | None, reason: str,
+              tau: float | None = None) -> Calibration:
         if NOISE_LAWS[self.noise] is LaplaceNoise:
             return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason,
-                               mean_abs=float(scale))
+                               mean_abs=float(scale), tau=tau)
         law = self.noise_at(scale)
         return Calibration(method, float(self.epsilon), self.model.n, float(scale),
                            None if self.profile else value, reason, self.noise, float(law.parameter),
@@ -281,9 +315,28 @@ def _exact(p: CalibrationProblem) -> Calibration:
 
 
 def _general(p: CalibrationProblem) -> Calibration:
-    n = p.model.n
-    return p.result("general", p.sensitivity * n / p.epsilon,
-                    f"scale = sensitivity * m / eps with m = n = {n} (general bound)")
+    m = p.group_size
+    tau = B.calibrate_general(p.epsilon, m)
+    if p.chain:
+        return p.result("general", p.sensitivity * m / p.epsilon,
+                        f"scale = sensitivity * m / eps with m = n = {m} (general bound)", tau)
+    return p.result("general", p.sensitivity / tau,
+                    f"scale = sensitivity * m / eps with m = {m} correlated records per group (general bound)", tau)
+
+
+def _dp(p: CalibrationProblem) -> Calibration:
+    return p.result("dp", p.sensitivity / p.epsilon, "scale = sensitivity / eps: the DP baseline, eps-DP but not "
+                    "eps-BDP under correlation", float(p.epsilon))
+
+
+def _gaussian(p: CalibrationProblem) -> Calibration:
+    g = p.model
+    tau = B.calibrate_gaussian(p.epsilon, g.rho, g.m)
+    if not math.isfinite(tau):
+        return p.not_applicable("gaussian", g.condition or f"needs rho (m - 2) < 1, rho (m - 2) = {g.rho * (g.m - 2):.4f}")
+    return p.result("gaussian", p.sensitivity / tau,
+                    f"scale = sensitivity h / eps, h = {B.gaussian_factor(g.rho, g.m):.6g} (Gaussian bound, "
+                    f"rho = {g.rho:.6g}, m = {g.m})", tau)
 
 
 def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, tau_of: Callable) -> Callable:
@@ -299,7 +352,7 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, t
             return p.not_applicable(name, f"needs eps > {factor:g} ln {quantity} = {floor:.3g}")
         return p.result(name, p.sensitivity / tau,
                         f"scale = sensitivity / (eps - {factor:g} ln {quantity}), "
-                        f"{quantity} = {value_of(P):.6g}")
+                        f"{quantity} = {value_of(P):.6g}", tau)
     method.__doc__ = f"``{name}`` calibration: DP parameter ``eps - {factor:g} ln {quantity}``."
     return method
 
@@ -353,17 +406,102 @@ def _group(p: CalibrationProblem) -> Calibration:
                     "irreducible chain are correlated)")
 
 
-CalibrationMethod = Callable[[CalibrationProblem], Calibration]
-CALIBRATION_METHODS: dict[str, CalibrationMethod] = {
-    "exact": _exact,
-    "general": _general,
-    "markov": _bound_method("markov", "gamma", 4.0, B.gamma_of, B.calibrate_markov),
-    "zhao": _bound_method("zhao", "omega", 6.0, B.omega_of, B.calibrate_zhao),
-    "markov-quilt-approx": _quilt("markov-quilt-approx", "approx"),
-    "markov-quilt-exact": _quilt("markov-quilt-exact", "exact"),
-    "wasserstein": _wasserstein,
-    "group": _group,
-}
+#: what a method's noise guarantees for the target eps (the contract tests check ``bdp`` and
+#: ``pufferfish`` methods against the exact BDPL on a small chain, ``dp`` ones only for a scale)
+GUARANTEES = {"bdp": "eps-BDP over every adversary of the model",
+              "pufferfish": "eps-Pufferfish (the Markov Quilt and Wasserstein mechanisms)",
+              "dp": "eps-DP only: not eps-BDP under correlation (the DP baseline)"}
+_MODEL_WORDS = {MarkovChain: "a Markov chain", CorrelatedGroups: "groups of correlated records (n, m)",
+                EquicorrelatedGaussian: "groups of equicorrelated Gaussian records (rho, m)"}
+
+
+@runtime_checkable
+class CalibrationMethod(Protocol):
+    """What :func:`register_calibration_method` checks a calibration method has.
+
+    ``name``; ``doc`` (one line); ``guarantee`` (a key of :data:`GUARANTEES`);
+    ``supports(problem)``: ``None`` if the method is defined on the problem's model, else the
+    reason (a Gaussian bound on a chain); ``calibrate(problem)``: the :class:`Calibration` (a method
+    that is defined but cannot reach the target returns ``scale = None`` and the reason, e.g. the
+    Markov bound at ``eps <= 4 ln gamma``)."""
+
+    name: str
+    doc: str
+    guarantee: str
+
+    def supports(self, problem: CalibrationProblem) -> str | None: ...
+
+    def calibrate(self, problem: CalibrationProblem) -> Calibration: ...
+
+
+@dataclass(frozen=True)
+class Method:
+    """A calibration method from a function ``run(problem) -> Calibration`` and the models it takes.
+
+    ``models``: runtime-checkable protocols (:class:`~bdpsim.models.protocols.MarkovChain`,
+    :class:`~bdpsim.calibration.groups.CorrelatedGroups`, ...); the problem's model must satisfy
+    one. :meth:`calibrate` (also the call ``method(problem)``) answers a problem it does not support
+    with a not-applicable :class:`Calibration`, never an exception."""
+
+    name: str
+    run: Callable[[CalibrationProblem], Calibration] = field(repr=False)
+    doc: str = ""
+    guarantee: str = "bdp"
+    models: tuple = (MarkovChain,)
+
+    def supports(self, problem: CalibrationProblem) -> str | None:
+        if isinstance(problem.model, self.models):
+            return None
+        return (f"{self.name} needs {' or '.join(_MODEL_WORDS.get(m, m.__name__) for m in self.models)}, "
+                f"not {type(problem.model).__name__}")
+
+    def calibrate(self, problem: CalibrationProblem) -> Calibration:
+        why = self.supports(problem)
+        return problem.not_applicable(self.name, why) if why else self.run(problem)
+
+    def __call__(self, problem: CalibrationProblem) -> Calibration:
+        return self.calibrate(problem)
+
+
+def _guarantee(method) -> str | None:
+    return None if method.guarantee in GUARANTEES else f"guarantee must be one of {list(GUARANTEES)}"
+
+
+CALIBRATION_METHODS: Registry = Registry("calibration method", CalibrationMethod, _guarantee)
+
+
+def register_calibration_method(method: CalibrationMethod) -> CalibrationMethod:
+    """Add ``method`` to :data:`CALIBRATION_METHODS` after checking it against
+    :class:`CalibrationMethod` (a :class:`TypeError` says what it lacks); returns it."""
+    return CALIBRATION_METHODS.register(method)
+
+
+_ANY = (MarkovChain, CorrelatedGroups)
+for _m in (
+        Method("exact", _exact, "the smallest scale whose exact BDPL over all adversaries is <= eps"),
+        Method("dp", _dp, "Delta / eps: the DP baseline (not eps-BDP under correlation)", "dp", _ANY),
+        Method("general", _general, "Delta m / eps: the general bound (group privacy, m = n on a chain)",
+               models=_ANY),
+        Method("gaussian", _gaussian, "Delta h(rho, m) / eps: the Gaussian bound (paper §6.1)",
+               models=(EquicorrelatedGaussian,)),
+        Method("markov", _bound_method("markov", "gamma", 4.0, B.gamma_of, B.calibrate_markov),
+               "Delta / (eps - 4 ln gamma): the Markov bound (paper Thm 6.2)"),
+        Method("zhao", _bound_method("zhao", "omega", 6.0, B.omega_of, B.calibrate_zhao),
+               "Delta / (eps - 6 ln omega): Zhao et al.'s bound (thesis eq. 20)"),
+        Method("markov-quilt-approx", _quilt("markov-quilt-approx", "approx"),
+               "the Markov Quilt mechanism (MQMApprox)", "pufferfish"),
+        Method("markov-quilt-exact", _quilt("markov-quilt-exact", "exact"),
+               "the Markov Quilt mechanism (MQMExact)", "pufferfish"),
+        Method("wasserstein", _wasserstein, "W / eps: the Wasserstein mechanism", "pufferfish"),
+        Method("group", _group, "Delta n / eps: group DP with the whole chain as the group")):
+    register_calibration_method(_m)
+
+
+def supported_methods(model) -> list[str]:
+    """The registered methods defined on ``model`` (whatever the target eps: a method that cannot
+    reach one says so in its :class:`Calibration`)."""
+    probe = CalibrationProblem(model, np.array([0.0, 1.0]), 1.0, evaluate=False)
+    return [name for name, m in CALIBRATION_METHODS.items() if m.supports(probe) is None]
 
 
 def calibrate(model: MarkovChainModel, epsilon: float, *,
@@ -386,7 +524,8 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         (:func:`bdpsim.kernels.chains.lattice.query_values`).
     method : str
         ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
-        ``markov-quilt-exact``, ``wasserstein``, ``group`` or a registered name.
+        ``markov-quilt-exact``, ``wasserstein``, ``group``, ``dp``, ``optimal`` or a registered name
+        (a method not defined on a chain, e.g. ``gaussian``, returns a not-applicable Calibration).
     evaluate : bool, optional
         Also compute the exact BDPL of the prescribed scale (default; ``False``: the scale only).
     noise : str, optional
@@ -422,4 +561,4 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")
-    return CALIBRATION_METHODS[method](problem)
+    return CALIBRATION_METHODS[method].calibrate(problem)

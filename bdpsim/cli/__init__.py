@@ -61,7 +61,8 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 PLOT_AXES = ("gamma", "rho", "epsilon", "n", "noise_scale")
 #: the gallery's own figures (bdpsim.gallery.FIGURES; a test keeps the list complete)
 BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
-                  "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier")
+                  "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier",
+                  "bdpsim-utility-optimal")
 
 
 class _Parser(argparse.ArgumentParser):

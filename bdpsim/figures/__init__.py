@@ -39,6 +39,7 @@ from .utility import (
     plot_thesis_fig18,
     plot_thesis_fig19,
     plot_utility,
+    plot_utility_optimal,
     utility_panels,
 )
 
@@ -47,6 +48,6 @@ __all__ = [
     "plot_summary", "choose_axes", "plot_results", "plot_simulated", "plot_utility", "utility_panels",
     "plot_thesis_fig03", "plot_thesis_fig05", "plot_thesis_fig07", "plot_thesis_fig08", "plot_thesis_fig09",
     "plot_thesis_fig10", "plot_thesis_fig11", "plot_thesis_fig13", "plot_thesis_fig15", "plot_thesis_fig16",
-    "plot_thesis_fig17", "plot_thesis_fig18", "plot_thesis_fig19",
+    "plot_thesis_fig17", "plot_thesis_fig18", "plot_thesis_fig19", "plot_utility_optimal",
     "plot_paper_fig1", "plot_paper_fig2", "plot_paper_fig3", "plot_paper_fig4", "plot_paper_fig5",
 ]

@@ -105,7 +105,7 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
         problem = CalibrationProblem(model, f, float(eps), {"tolerance": tolerance}, cache)
         for m in methods:
             t0 = time.perf_counter()
-            c = CALIBRATION_METHODS[m](problem)
+            c = CALIBRATION_METHODS[m].calibrate(problem)
             std = None if c.scale is None else math.sqrt(2.0) * c.scale
             seconds = time.perf_counter() - t0
             nk = None if c.scale is None else laplace_no_knowledge_bdpl(laws, c.scale)
@@ -162,7 +162,7 @@ def competition_rows(chains: Sequence[tuple[str, np.ndarray]] | None = None,
         cases = [(label, P, T, eps) for label, P in chains for T in lengths for eps in epsilons]
         out = Parallel(n_jobs=jobs)(delayed(_case)(label, P, T, eps, methods, randomized_response)
                                     for label, P, T, eps in cases)
-        done = dict(zip([(c[0], c[2], c[3]) for c in cases], out))
+        done = dict(zip([(c[0], c[2], c[3]) for c in cases], out, strict=True))
         for label, _ in chains:
             for T in lengths:
                 rows += [r for eps in epsilons for r in done[label, T, eps][0]]

@@ -1,29 +1,43 @@
 """The utility experiment (paper §7, thesis §8): calibrated Laplace mechanisms on real data.
 
-For each dataset variant, mechanism and target BDPL ``eps``, the DP parameter ``tau`` comes from
-the bound (paper §5.2, §6.1, §7.3): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
-``gaussian`` (``eps/h``), ``markov`` (``eps - 4 ln gamma``), ``zhao`` (``eps - 6 ln omega``).
+For each dataset variant, mechanism and target BDPL ``eps``, the noise comes from the one
+calibration registry (:data:`bdpsim.calibration.CALIBRATION_METHODS`) on the variant's fitted
+model (:func:`problem`: a Markov chain, groups of ``m`` equicorrelated Gaussian records, or groups
+of ``m`` correlated records): ``dp`` (baseline, ``tau = eps``, not BDP), ``general`` (``eps/m``),
+``gaussian`` (``eps/h``), ``markov`` (``eps - 4 ln gamma``), ``zhao`` (``eps - 6 ln omega``),
+``exact`` (the least eps-BDP Laplace scale of the fitted chain) and ``optimal`` (the least-``E|Z|``
+integer noise that is eps-BDP, :mod:`bdpsim.calibration.optimal`; Markov data only).
 The Laplace mechanism with scale ``b = Delta/tau`` runs ``runs`` times on the true query value;
 we report the empirical 95 % quantile of the absolute error (alpha at beta = 5 %) against the
 theory ``ln(1/beta) b``, the MAPE and the MSE (theory ``2 b^2``). A bound that cannot reach
 ``eps`` yields a row that says so (never a silently dropped point).
+
+**Table noise** (``optimal``): the noise is drawn from the table law itself
+(:meth:`bdpsim.kernels.noise.table.TableNoise.sample`, the same seed streams as every row);
+``noise_scale = E|Z|`` (the Laplace scale is a Laplace noise's ``E|Z|`` too), ``tau`` is the
+table's own DP epsilon ``sup_k ln f(k)/f(k + Delta)`` (at most ``eps``: the DP adversary is one of
+the BDP adversaries), ``alpha_theory`` the exact ``(1 - beta)`` quantile of ``|Z|`` (an integer)
+and ``mse_theory = E Z^2``, both from the table and its geometric tails.
 """
 
 from __future__ import annotations
 
-import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .. import bounds as B
 from .. import results as R
 from ..config import load_toml
+from ..schema import REQUIRED, Key
 from ..schema import sweep_table as _sweep_table
 from ..errors import check
-from ..calibration import calibrate as exact_calibration
+from ..calibration import CALIBRATION_METHODS, CalibrationProblem
+from ..calibration.methods import EXACT_METHOD
+from ..calibration.groups import GaussianGroups, RecordGroups
+from ..kernels.noise.table import TableNoise
 from ..models import MarkovChainModel
 from ..models.pedigree.model import PedigreeModel
 from . import datasets as DS
@@ -31,16 +45,14 @@ from .fitting import fit_gaussian, fit_markov
 
 DATASETS = ("galton", "kid_iq", "synthetic_iq", "activity", "electricity", "genomic")
 GAUSSIAN_SETS = ("galton", "kid_iq", "synthetic_iq")
-MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact")
+MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact", "optimal")
 DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
                  "genomic": ["dp", "general"]}
 # Mechanisms a config may ask for beyond the sources' defaults (bdpsim additions).
-ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact"]}
+ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact", "optimal"]}
 COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
            "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
            "note"]
-KEYS = {"dataset", "epsilon", "runs", "beta", "seed", "mechanisms", "threshold", "split", "records",
-        "family_size", "clip", "meters"}
 CLIPS = {"galton/all": (0.0, 100.0), "galton/trios": (60.0, 80.0), "iq": (40.0, 160.0)}
 """Default clip ranges: Galton 0-100 in (paper Table 3), Galton trios 60-80 in (thesis §8.2),
 IQ 40-160 (paper §7.1.1)."""
@@ -70,56 +82,92 @@ def _int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: every key of a ``[utility]`` table, declared once (type, default, doc, rule); :func:`parse_utility`
+#: checks each value against its key and names ``utility.<key>`` with the key's rule, and the docs'
+#: key reference is generated from these (``sweeps``: a list gives one variant or point per value)
+UTILITY_KEYS = {
+    "dataset": Key("str", REQUIRED, sweep=False, doc="the data (paper §7.1; genomic: synthetic pedigrees)",
+                   rule=f"must be one of {list(DATASETS)}"),
+    "epsilon": Key("float", {"linspace": [1, 20, 20]}, doc="target BDPLs (one row per mechanism and eps)",
+                   rule="must be finite numbers > 0 (a list or a linspace/range table)"),
+    "runs": Key("strict_int", 1000, sweep=False, doc="noise draws per database and eps",
+                rule=f"must be an integer in 20..{MAX_RUNS:.0e}"),
+    "beta": Key("float", 0.05, sweep=False, doc="alpha is the (1 - beta) quantile of |error|",
+                rule="must be in (0, 1)"),
+    "seed": Key("strict_int", 1, sweep=False, doc="the run's seed (one SeedSequence child per row)",
+                rule="must be an integer in 0..2^63-1"),
+    "mechanisms": Key("any", None, sweep=False,
+                      doc="calibration methods compared (default: the paper's for the data: "
+                          + "; ".join(f"{k} data {', '.join(v)}" for k, v in DEFAULT_MECHS.items()) + ")",
+                      rule="must be a non-empty subset of the data's methods ("
+                           + "; ".join(f"{k} data: {', '.join(v)}" for k, v in ALLOWED_MECHS.items()) + ")"),
+    "threshold": Key("vector", [70.0, 80.0, 90.0], doc="electricity: daily kWh above which a day is high "
+                     "(one variant each)", rule="must be kWh > 0"),
+    "split": Key("any", ["all"], doc="activity: all (one chain of every record) and/or days (one chain per "
+                 "complete day); galton: all and/or trios", rule="must be a subset of the data's splits "
+                 "(activity: all, days; galton: all, trios; others: all)"),
+    "records": Key("strict_int", 20_000, sweep=False, doc="synthetic_iq and genomic: records generated",
+                   rule=f"must be an integer in 10..{MAX_RECORDS:.0e}"),
+    "family_size": Key("int_vector", [2, 3, 5, 10], doc="genomic: people per family m (one variant each)",
+                       rule=f"must be integers in 2..min(records, {MAX_FAMILY})"),
+    "clip": Key("vector", None, sweep=False, doc="[low, high] range records are clipped to (default: the "
+                "paper's per dataset: Galton 0-100 in, trios 60-80 in, IQ 40-160)",
+                rule="must be [low, high] with low < high, |values| <= 1e12"),
+    "meters": Key("str", "all", sweep=False, doc="electricity: the meter columns summed (all, as the authors' "
+                  "script; WHE: the whole-house meter)", rule=f"must be one of {list(DS.METERS)}"),
+}
+
+
+def _valid(name: str, value, ok: bool) -> None:
+    """Refuse ``value`` of ``utility.<name>`` unless ``ok``, with its key's rule."""
+    check(ok, f"utility.{name}", value, UTILITY_KEYS[name].rule)
+
+
+def _listed(v) -> list:
+    return v if isinstance(v, list) else [v]
+
+
 def parse_utility(raw: dict) -> UtilityConfig:
-    """Validate a ``[utility]`` table (see configs/utility_*.toml)."""
+    """Validate a ``[utility]`` table (see configs/utility_*.toml) against :data:`UTILITY_KEYS`."""
     for k in raw:
         check(k in ("utility", "title"), k, raw[k], "unknown table (allowed: title, [utility])")
     u = raw.get("utility")
     check(isinstance(u, dict), "[utility]", u, "table is required")
     for k in u:
-        check(k in KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(KEYS))})")
+        check(k in UTILITY_KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})")
+    d = {k: u.get(k, key.default) for k, key in UTILITY_KEYS.items()}
     ds = u.get("dataset")
-    check(ds in DATASETS, "utility.dataset", ds, f"must be one of {list(DATASETS)}")
-    eps = u.get("epsilon", {"linspace": [1, 20, 20]})
-    eps = _sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps
-    eps = eps if isinstance(eps, list) else [eps]
-    check(all(isinstance(e, (int, float)) and not isinstance(e, bool) and 0 < e < math.inf for e in eps) and eps,
-          "utility.epsilon", eps, "must be finite numbers > 0 (a list or a linspace/range table)")
-    runs = u.get("runs", 1000)
-    check(_int(runs) and 20 <= runs <= MAX_RUNS, "utility.runs", runs, f"must be an integer in 20..{MAX_RUNS:.0e}")
-    beta = u.get("beta", 0.05)
-    check(isinstance(beta, float) and 0 < beta < 1, "utility.beta", beta, "must be in (0, 1)")
-    seed = u.get("seed", 1)
-    check(_int(seed) and 0 <= seed < 2**63, "utility.seed", seed, "must be an integer in 0..2^63-1")
-    kind = "gaussian" if ds in GAUSSIAN_SETS else ("genomic" if ds == "genomic" else "markov")
-    mechs = u.get("mechanisms", DEFAULT_MECHS[kind])
-    check(isinstance(mechs, list) and mechs and all(m in ALLOWED_MECHS[kind] for m in mechs),
-          "utility.mechanisms", mechs, f"must be a non-empty subset of {ALLOWED_MECHS[kind]} for {ds}")
-    thr = u.get("threshold", [70.0, 80.0, 90.0])
-    thr = thr if isinstance(thr, list) else [thr]
-    check(thr and all(isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t < math.inf for t in thr),
-          "utility.threshold", thr, "must be kWh > 0")
-    split = u.get("split", "all")
-    split = split if isinstance(split, list) else [split]
+    _valid("dataset", ds, ds in DATASETS)
+    eps = d["epsilon"]
+    eps = _listed(_sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps)
+    _valid("epsilon", eps, bool(eps) and all(_num(e) and 0 < e < math.inf for e in eps))
+    _valid("runs", d["runs"], _int(d["runs"]) and 20 <= d["runs"] <= MAX_RUNS)
+    _valid("beta", d["beta"], isinstance(d["beta"], float) and 0 < d["beta"] < 1)
+    _valid("seed", d["seed"], _int(d["seed"]) and 0 <= d["seed"] < 2**63)
+    kind = kind_of(ds)
+    mechs = DEFAULT_MECHS[kind] if d["mechanisms"] is None else d["mechanisms"]
+    _valid("mechanisms", mechs, isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs))
+    thr = _listed(d["threshold"])
+    _valid("threshold", thr, bool(thr) and all(_num(t) and 0 < t < math.inf for t in thr))
+    split = _listed(d["split"])
     allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
-    check(split and all(s in allowed for s in split), "utility.split", split,
-          f"must be a subset of {list(allowed)} for {ds}")
-    records = u.get("records", 20_000)
-    check(_int(records) and 10 <= records <= MAX_RECORDS, "utility.records", records,
-          f"must be an integer in 10..{MAX_RECORDS:.0e}")
-    fam = u.get("family_size", [2, 3, 5, 10])
-    fam = fam if isinstance(fam, list) else [fam]
-    check(fam and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam), "utility.family_size", fam,
-          f"must be integers in 2..{min(records, MAX_FAMILY)} (at most records and {MAX_FAMILY})")
-    clip = u.get("clip")
+    _valid("split", split, bool(split) and all(s in allowed for s in split))
+    records = d["records"]
+    _valid("records", records, _int(records) and 10 <= records <= MAX_RECORDS)
+    fam = _listed(d["family_size"])
+    _valid("family_size", fam, bool(fam) and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam))
+    clip = d["clip"]
     if clip is not None:
-        check(isinstance(clip, list) and len(clip) == 2 and all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) <= 1e12 for c in clip)
-            and clip[0] < clip[1], "utility.clip", clip, "must be [low, high] with low < high, |values| <= 1e12")
-    meters = u.get("meters", "all")
-    check(meters in DS.METERS, "utility.meters", meters, f"must be one of {list(DS.METERS)}")
-    return UtilityConfig(ds, tuple(float(e) for e in eps), runs, beta, seed, tuple(mechs), tuple(float(t) for t in thr),
-                         tuple(split), records, tuple(fam), None if clip is None else tuple(clip), meters, raw)
+        _valid("clip", clip, isinstance(clip, list) and len(clip) == 2 and all(_num(c) and abs(c) <= 1e12 for c in clip)
+               and clip[0] < clip[1])
+    _valid("meters", d["meters"], d["meters"] in DS.METERS)
+    return UtilityConfig(ds, tuple(float(e) for e in eps), d["runs"], d["beta"], d["seed"], tuple(mechs),
+                         tuple(float(t) for t in thr), tuple(split), records, tuple(fam),
+                         None if clip is None else tuple(clip), d["meters"], raw)
 
 
 def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
@@ -228,85 +276,181 @@ def electricity_variants(d: dict, thresholds) -> list[Variant]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
-def _exact_scale(P: tuple, n: int, eps: float) -> tuple[float | None, float, str]:
-    """Exact calibration of one fitted chain, cached: variants and figures share chains."""
-    c = exact_calibration(MarkovChainModel(np.asarray(P, dtype=float), n), eps, method="exact")
-    return c.scale, c.bdpl, c.reason
+def kind_of(dataset: str) -> str:
+    """``gaussian``, ``genomic`` or ``markov``: the model family a dataset's variants are fitted to."""
+    return "gaussian" if dataset in GAUSSIAN_SETS else ("genomic" if dataset == "genomic" else "markov")
 
 
-def _dp(eps: float, v: Variant) -> tuple[float, str]:
-    return eps, "DP baseline: not BDP under correlation"
+#: each model family's calibration model of a fitted variant (:func:`data_model`)
+DATA_MODELS = {
+    "markov": lambda v: MarkovChainModel(np.asarray(v.model["transition"], dtype=float), v.n),
+    "gaussian": lambda v: GaussianGroups(v.n, v.m, float(v.model["rho"]), v.model["condition"]),
+    "genomic": lambda v: RecordGroups(v.n, v.m),
+}
 
 
-def _general(eps: float, v: Variant) -> tuple[float, str]:
-    return B.calibrate_general(eps, v.m), ""
+def data_model(v: Variant):
+    """The fitted model of a variant, as a calibration problem takes it: the Markov chain of ``n``
+    records (stationary start), ``n`` records in groups of ``m`` equicorrelated Gaussian records
+    (largest fitted ``|rho|``), or ``n`` records in families of ``m`` (genomic)."""
+    return DATA_MODELS[kind_of(v.dataset)](v)
 
 
-def _gaussian(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_gaussian(eps, v.model["rho"], v.m)
-    return tau, "" if math.isfinite(tau) else v.model["condition"]
+def _chain(v: Variant) -> bool:
+    """Whether the variant's fitted model is a Markov chain (it has a transition matrix)."""
+    return "transition" in v.model
 
 
-def _exact(eps: float, v: Variant) -> tuple[float, str]:
-    P = v.model["transition"]
-    scale, bdpl, reason = _exact_scale(tuple(map(tuple, np.asarray(P, dtype=float))), v.n, float(eps))
-    if scale is None:
-        return math.nan, reason
-    return v.sensitivity / scale, (f"exact calibration: smallest scale with exact BDPL <= eps over all "
-                                   f"adversaries of the fitted chain (n = {v.n}), exact BDPL {bdpl:.6g}")
+def problem(v: Variant, eps: float) -> CalibrationProblem:
+    """The calibration problem of one variant and target: its fitted model and a query whose
+    per-record values span the sensitivity (``[0, Delta]``; a count: ``[0, 1]``). Exact BDPLs of
+    the prescribed noise are not computed (only those the exact search computes anyway)."""
+    return CalibrationProblem(data_model(v), np.array([0.0, v.sensitivity]), float(eps), evaluate=False)
 
 
-def _markov(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_markov(eps, v.model["transition"])
-    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
+#: Markov variants' calibrations, ``(mech, P, n, Delta, eps) -> Calibration``: variants and figures
+#: share chains (the exact search and the optimal LP take seconds to minutes); deterministic, so a
+#: calibration computed in a worker process (:func:`precompute`) is the one computed here
+_CHAIN_CALIBRATIONS: dict = {}
 
 
-def _zhao(eps: float, v: Variant) -> tuple[float, str]:
-    tau = B.calibrate_zhao(eps, v.model["transition"])
-    return tau, "" if math.isfinite(tau) else f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}"
+def _chain_key(mech: str, eps: float, v: Variant) -> tuple:
+    return (mech, tuple(map(tuple, np.asarray(v.model["transition"], dtype=float))), int(v.n), float(v.sensitivity),
+            float(eps))
 
 
-#: utility mechanism -> its DP parameter for a target BDPL: the bound formulas of
-#: :mod:`bdpsim.bounds` (the calibration layer's bound methods use the same) and the exact
-#: calibration of :func:`bdpsim.calibration.calibrate`
-CALIBRATIONS = {"dp": _dp, "general": _general, "gaussian": _gaussian, "markov": _markov, "zhao": _zhao,
-                "exact": _exact}
+def _chain_calibration(key: tuple):
+    mech, P, n, sensitivity, eps = key
+    model = MarkovChainModel(np.asarray(P, dtype=float), n)
+    return CALIBRATION_METHODS[mech].calibrate(
+        CalibrationProblem(model, np.array([0.0, sensitivity]), eps, evaluate=False))
+
+
+def calibration(mech: str, eps: float, v: Variant):
+    """The registry's :class:`~bdpsim.calibration.Calibration` of ``mech`` for variant ``v``."""
+    if _chain(v):
+        key = _chain_key(mech, eps, v)
+        if key not in _CHAIN_CALIBRATIONS:
+            _CHAIN_CALIBRATIONS[key] = _chain_calibration(key)
+        return _CHAIN_CALIBRATIONS[key]
+    return CALIBRATION_METHODS[mech].calibrate(problem(v, eps))
+
+
+def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None:
+    """Compute the Markov variants' calibrations of a config in ``jobs`` processes (the optimal LPs
+    and exact searches first); the rows are the same for any ``jobs`` (the noise draws happen after,
+    in order)."""
+    keys = [_chain_key(m, e, v) for v in vs if _chain(v) for m in cfg.mechanisms
+            for e in cfg.epsilon]
+    missing = sorted((k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
+                     key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD))
+    if jobs > 1 and len(missing) > 1:
+        from joblib import Parallel, delayed
+
+        out = Parallel(n_jobs=jobs)(delayed(_chain_calibration)(k) for k in missing)
+        _CHAIN_CALIBRATIONS.update(zip(missing, out, strict=True))
+
+
+def _exact_note(c, v: Variant) -> str:
+    if c.scale is None:
+        return c.reason
+    return (f"exact calibration: smallest scale with exact BDPL <= eps over all adversaries of the fitted chain "
+            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}")
+
+
+def _optimal_note(c, v: Variant) -> str:
+    if c.noise != "table" or c.bdpl is None:  # no table, or one not verified here: the method's reason
+        return c.reason
+    return (f"optimal integer noise: least E|Z| with exact BDPL <= eps over all adversaries of the fitted chain "
+            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}; noise_scale = E|Z|, tau = the table's DP epsilon")
+
+
+#: each row's note in the words of the paper's tables: ``(calibration, variant) -> note``
+#: (a mechanism without an entry: the calibration's reason)
+NOTES = {
+    "dp": lambda c, v: "DP baseline: not BDP under correlation",
+    "general": lambda c, v: "",
+    "gaussian": lambda c, v: "" if c.scale is not None else v.model["condition"],
+    "markov": lambda c, v: "" if c.scale is not None else
+    f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}",
+    "zhao": lambda c, v: "" if c.scale is not None else
+    f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}",
+    "exact": _exact_note,
+    "optimal": _optimal_note,
+}
+
+
+def table_noise(c) -> TableNoise | None:
+    """The table law a calibration prescribes (``optimal``), or ``None`` (Laplace, or none)."""
+    if c.noise != "table" or not c.extra or "noise" not in c.extra:
+        return None
+    t = c.extra["noise"]
+    return TableNoise(tuple(t["pmf"]), int(t["offset"]), float(t["tail_ratio"]))
+
+
+def abs_quantile(noise: TableNoise, q: float) -> float:
+    """The exact ``q`` quantile of ``|Z|`` for a table noise: the least integer ``a >= 0`` with
+    ``P(|Z| <= a) >= q`` (table and geometric tails; ``P(|Z| <= a) = F(a) - F(-a - 1)``)."""
+    a, width = 0, 64
+    while True:
+        ks = np.arange(a, a + width)
+        mass = noise.cdf(ks.astype(float)) - noise.cdf((-ks - 1).astype(float))
+        hit = np.flatnonzero(mass >= q)
+        if hit.size:
+            return float(ks[hit[0]])
+        a, width = a + width, 2 * width
 
 
 def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
-    """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason."""
-    return CALIBRATIONS[mech](eps, v)
+    """DP parameter ``tau`` of ``mech`` for target BDPL ``eps``, or ``nan`` with the reason (a
+    table noise's ``tau``: its own DP epsilon; module docstring)."""
+    c = calibration(mech, eps, v)
+    note = NOTES.get(mech, lambda c, v: c.reason)(c, v)
+    noise = table_noise(c)
+    if noise is not None:
+        return noise.dp_epsilon(v.sensitivity), note
+    if c.scale is None:
+        return math.nan, note
+    return (c.tau if c.tau is not None else v.sensitivity / c.scale), note
 
 
-def run_utility(cfg: UtilityConfig, data_dir=None) -> tuple[list[dict], list[Variant]]:
-    """All rows of :data:`COLUMNS` for the config, and the fitted variants."""
+def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[dict], list[Variant]]:
+    """All rows of :data:`COLUMNS` for the config, and the fitted variants (``jobs``: processes for
+    the Markov variants' calibrations, :func:`precompute`; the rows do not depend on it)."""
     vs = variants(cfg, data_dir)
+    precompute(cfg, vs, jobs)
     rows = []
     q = 1 - cfg.beta
     for vi, v in enumerate(vs):
         for mi, mech in enumerate(cfg.mechanisms):
             for ei, eps in enumerate(cfg.epsilon):
                 tau, note = calibrate(mech, eps, v)
+                noise = table_noise(calibration(mech, eps, v))
                 base = {"dataset": cfg.dataset, "variant": v.name, "mechanism": mech, "epsilon": eps, "tau": tau,
                         "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
                         "runs": cfg.runs, "note": note, "clip_bias_mse": v.clip_bias_mse(),
                         "true_value": float(v.truths.mean())}
-                if not math.isfinite(tau):
+                if noise is None and not math.isfinite(tau):  # a table is drawn whatever its DP epsilon
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
                                                                    "mape", "mse", "mse_theory")}})
                     continue
-                b = v.sensitivity / tau
                 rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(DATASETS.index(cfg.dataset), vi, mi, ei)))
-                noise = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
-                err = np.abs(noise)  # |(truth + noise) - truth|
+                if noise is None:  # Laplace with the calibrated scale
+                    b = v.sensitivity / tau
+                    draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
+                    theory = {"noise_scale": b, "alpha_theory": math.log(1 / cfg.beta) * b, "mse_theory": 2 * b * b}
+                else:  # a table law (module docstring): its exact E|Z|, |Z| quantile and E Z^2
+                    draws = noise.sample((v.truths.size, cfg.runs), rng)
+                    _, mabs, sq = noise.moments()
+                    theory = {"noise_scale": mabs, "alpha_theory": abs_quantile(noise, q), "mse_theory": sq}
+                err = np.abs(draws)  # |(truth + noise) - truth|
                 with np.errstate(divide="ignore", invalid="ignore"):
                     rel = err / np.abs(v.truths)[:, None]
                 rel = rel[np.abs(v.truths) > 0]
-                rows.append({**base, "noise_scale": b, "alpha_theory": math.log(1 / cfg.beta) * b,
+                rows.append({**base, "noise_scale": theory["noise_scale"], "alpha_theory": theory["alpha_theory"],
                              "alpha_empirical": float(np.quantile(err, q)),
                              "mape": float(100 * rel.mean()) if rel.size else math.nan,
-                             "mse": float(np.mean(err**2)), "mse_theory": 2 * b * b})
+                             "mse": float(np.mean(err**2)), "mse_theory": theory["mse_theory"]})
     return rows, vs
 
 

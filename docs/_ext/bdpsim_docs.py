@@ -190,6 +190,13 @@ def config_key_lines() -> list[str]:
             section(f"kind = \"{name}\"", "~")
             L += [_cell(getattr(kind, "doc", "")), ""]
             table(sec, kind.keys)
+    from bdpsim.utility.experiment import UTILITY_KEYS
+
+    section("[utility]", "-")
+    L += ["Keys of a utility config (``bdpsim utility``, paper §7; "
+          ":data:`bdpsim.utility.experiment.UTILITY_KEYS`). A list of a key marked *sweeps* gives one "
+          "dataset variant (or, for ``epsilon``, one row per mechanism) per value.", ""]
+    table("utility", UTILITY_KEYS)
     return L
 
 
