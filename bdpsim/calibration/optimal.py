@@ -62,6 +62,10 @@ from ..models.protocols import HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
+from ..models.bayesnet import search as BS
+from ..models.factor_model import FactorModel
+from ..models.markov.window import pair_score
+from ..kernels.chains.lattice import lattice
 from ..queries import CountQuery
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
@@ -171,6 +175,53 @@ def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> l
     return lp.LawPairs(W1, W2, 1)
 
 
+#: all-adversary searches the optimal noise of a network costs (law pairs once, then the exact
+#: verification of each LP margin tried; usually 2)
+NETWORK_SEARCHES = 2
+
+
+def network_plan(model: FactorModel, values, *, searches: float = 1.0,
+                 max_seconds: float = BS.MAX_SEARCH_SECONDS) -> tuple[BS.SearchPlan, np.ndarray, int]:
+    """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
+    (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
+    refused up front (:class:`~bdpsim.errors.ConfigError` naming ``model``, with the estimate) when
+    ``searches`` of it would exceed ``max_seconds``, or when it is too large to plan at all."""
+    from ..errors import ConfigError
+
+    g, delta, _ = lattice(np.asarray(values, dtype=float))
+    check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
+          np.asarray(values).tolist(), "optimal integer noise needs integer query values (a count, or "
+          "integer state values)")
+    try:
+        plan = BS.search_plan(model, g, max_seconds=math.inf)
+    except ConfigError as exc:
+        raise ConfigError("model", f"{model.n} records", exc.rule.split(". Use sampled")[0]) from None
+    if plan.seconds * searches > max_seconds:
+        raise ConfigError("model", f"{model.n} records", f"needs ~{plan.seconds * searches:.3g} s of one core "
+                          f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed")
+    return plan, g, int(round(delta))
+
+
+def network_law_pairs(model: FactorModel, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
+    """Every law pair the exact all-adversary search of a Bayesian network or Markov random field
+    scores (:func:`bdpsim.models.bayesnet.search.bdpl_search`: the separated regions' laws
+    ``P(X_i = x, S_R | x_∂R)`` vs ``x'``, or every known set's laws when the search is
+    exhaustive), normalised and deduplicated, on the integer lattice of the query. The region
+    reduction holds for any mechanism, so noise meeting these pairs' conditions meets every
+    adversary's."""
+    if plan is None:
+        plan = network_plan(model, values)
+    sp, g, delta = plan
+    rec = _Recorder()
+    BS.bdpl_search(model, g, lambda W1, W2: rec.grid_sup(W1, W2, delta), method=sp.method, min_known=min_known)
+    J = max(a.shape[1] for a, _ in rec.got)
+    W1 = np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in rec.got])
+    W2 = np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in rec.got])
+    last = np.flatnonzero(((W1 > 0) | (W2 > 0)).any(axis=0))[-1]
+    W1, W2 = lp.dedupe(W1[:, :last + 1], W2[:, :last + 1])
+    return lp.LawPairs(W1, W2, delta)
+
+
 def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
     """Whether the pair set is closed under ``c -> -c`` (each pair's mirror, up to a common shift, is
     a pair of the set, in either order)."""
@@ -191,14 +242,15 @@ def _table(sol: lp.LPSolution) -> TableNoise:
 
 def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective: str = "mean_abs",
                   M="auto", tail_ratio="auto", symmetric: bool | None = None, min_known: int = 0,
-                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None) -> OptimalNoise:
+                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None,
+                  max_seconds: float = BS.MAX_SEARCH_SECONDS) -> OptimalNoise:
     """The integer noise of least ``E|Z|`` (``objective = "variance"``: least ``E Z^2``) whose
     mechanism ``sum_t values[X_t] + Z`` is eps-BDP over every adversary, verified by the exact engine
     (module docstring).
 
     Parameters
     ----------
-    model : MarkovChainModel
+    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
@@ -212,17 +264,29 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Impose ``f(k) = f(-k)`` (``None``: when the pair set is mirror-closed).
     min_known, window_limit, tolerance
         Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
+    max_seconds : float
+        Bayesian networks and Markov random fields: refuse up front (one line with the estimate,
+        :func:`network_plan`) when the exact all-adversary searches would take longer.
     """
     t0 = time.monotonic()
-    pedigree = not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)  # a pedigree's count laws
-    check(pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
-          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs) and "
-          "pedigrees (every adversary class's count laws); Bayesian networks take a given table noise "
-          "(noise = 'table') in their exact engines")
+    network = isinstance(model, FactorModel)  # a Bayesian network or Markov random field
+    pedigree = not network and not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)
+    check(network or pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
+          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
+          "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
+          "(the separated regions' law pairs of the exact all-adversary search)")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    if pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
+    if network:  # exact over every adversary (the region reduction): no truncation
+        plan = network_plan(model, values, searches=NETWORK_SEARCHES, max_seconds=max_seconds)
+        pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
+
+        def verify(noise):
+            res = BS.bdpl_search(model, plan[1], pair_score(noise, plan[2]), method=plan[0].method,
+                                 min_known=min_known)
+            return float(res.bdpl), 0.0
+    elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
         pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
         mech = _PedigreeCount(CountQuery(_pedigree_counted(values)), None)
 

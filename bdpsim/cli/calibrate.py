@@ -96,10 +96,17 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
                    help="--method optimal: minimise E|Z| (default) or E[Z^2]")
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
+    from . import calibrate_config  # issue 30: pedigrees, networks and random fields from a config's [model]
+
+    calibrate_config.add_parser(cs, parser_class, formatter_class)
 
 
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``; one line per method or JSON."""
+    if a.model_kind == "config":
+        from . import calibrate_config
+
+        return calibrate_config.command(a)
     from ..calibration import CALIBRATION_METHODS, Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD
