@@ -213,8 +213,8 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
     engine = graph_engine(model, values, min_known=min_known)
-    runs = [("optimal", "table")] if method == "optimal" else [("exact", noise)] if method == "exact" else \
-        [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]
+    runs = {"optimal": [("optimal", "table")], "exact": [("exact", noise)],
+            "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]}[method]
     out = []
     for k, law in runs:
         searches = NETWORK_SEARCHES if k == "optimal" else EXACT_SEARCHES

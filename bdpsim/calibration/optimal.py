@@ -18,6 +18,16 @@ With ``window_limit = "auto"`` windows longer than the truncation length are lef
 module docstring of :mod:`bdpsim.models.markov.window` bounds what they add by
 ``tolerance = D_d + E_d`` for *any* noise, so the LP targets ``eps - tolerance``.
 
+**Pedigrees, Bayesian networks, Markov random fields.** The same LP takes the law pairs the
+model's exact all-adversary engine scores, collected by a recorder standing in for the noise
+law: every adversary class's pair of count laws on a pedigree (:func:`pedigree_law_pairs`), and
+on a network or random field the separated regions' laws ``P(X_i = x, S_R | x_∂R)`` vs ``x'`` of
+:func:`bdpsim.models.bayesnet.search.bdpl_search` (:func:`network_law_pairs`; every known set's
+laws where the search is exhaustive). The region reduction holds for any mechanism (a ratio of
+common-weight mixtures), so meeting those pairs' conditions is meeting every adversary's; no
+truncation. Networks whose search is too costly are refused up front with the estimate
+(:func:`network_plan`).
+
 **Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise.table.TableNoise`
 and its exact BDPL over all adversaries is computed by the exact engine
 (:func:`bdpsim.models.markov.window.window_search`), independently of the LP. The LP targets
@@ -195,7 +205,7 @@ def network_plan(model: FactorModel, values, *, searches: float = 1.0,
     try:
         plan = BS.search_plan(model, g, max_seconds=math.inf)
     except ConfigError as exc:
-        raise ConfigError("model", f"{model.n} records", exc.rule.split(". Use sampled")[0]) from None
+        raise ConfigError("model", f"{model.n} records", exc.rule.split("; limit ~")[0]) from None
     if plan.seconds * searches > max_seconds:
         raise ConfigError("model", f"{model.n} records", f"needs ~{plan.seconds * searches:.3g} s of one core "
                           f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed")

@@ -106,7 +106,7 @@ def command(a) -> int:
     if a.model_kind == "config":
         from . import calibrate_config
 
-        return calibrate_config.command(a)
+        return calibrate_config.command(a, is_bdp, _note)
     from ..calibration import CALIBRATION_METHODS, Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD

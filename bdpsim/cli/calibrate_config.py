@@ -98,15 +98,15 @@ def model_of(path: str):
     return cfg.points[0].model.fixed
 
 
-def command(a) -> int:
-    """Run ``bdpsim calibrate config``; one line per row or JSON."""
+def command(a, is_bdp, note) -> int:
+    """Run ``bdpsim calibrate config``; one line per row or JSON (``is_bdp(row, eps, delta)`` and
+    ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``)."""
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
     from ..errors import ConfigError
     from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
-    from .calibrate import _abs, _note, is_bdp
     from .progress import Progress
 
     if not (math.isfinite(a.epsilon) and a.epsilon > 0):
@@ -117,8 +117,8 @@ def command(a) -> int:
     bar = Progress("bdpsim calibrate", "LP rounds")
     try:
         if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
-            runs = [("exact", a.noise)] if a.method == "exact" else [("optimal", "laplace")] if a.method == "optimal" \
-                else [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]
+            runs = {"exact": [("exact", a.noise)], "optimal": [("optimal", "laplace")],
+                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
             start, out = time.monotonic(), []
             for k, law in runs:
                 out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
@@ -147,6 +147,7 @@ def command(a) -> int:
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         ok = "n/a" if c.bdpl is None else {True: "yes", False: "NOT eps-BDP", None: "unknown"}[
             is_bdp(c, a.epsilon, None)]
-        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>10} {_abs(c):>9} {bdpl:>10}  {ok}")
-        print(_note(c.reason))
+        mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.6g}"
+        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>10} {mabs:>9} {bdpl:>10}  {ok}")
+        print(note(c.reason))
     return 0
