@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class GraphEngine:
     ``seconds`` the estimated time of one search (``nan``: no estimate); ``sensitivity`` and
     ``step`` of the query values."""
 
-    model: object
+    model: Any
     values: np.ndarray
     bdpl: Callable
     seconds: float
@@ -110,7 +111,7 @@ def exact_amount(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
     """Least amount of ``law`` with exact BDPL ``<= epsilon`` (module docstring) and its BDPL;
     ``(None, 0)`` when even ``2^-60 Delta/eps`` is eps-BDP (no noise needed)."""
     check(law in EXACT_LAWS, "noise", law, f"must be one of {list(EXACT_LAWS)} (pure DP laws with one amount)")
-    D, n = engine.sensitivity, engine.model.n  # type: ignore[attr-defined]
+    D, n = engine.sensitivity, engine.model.n
     seen: dict[float, float] = {}
 
     def h(t: float) -> float:  # > 0 iff the amount e^t leaks more than eps
@@ -155,7 +156,7 @@ def exact_noise(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
     :class:`~bdpsim.calibration.Calibration` row (``scale`` the amount; ``parameter`` the DP
     epsilon of geometric and staircase noise; ``mean_abs`` its ``E|Z|``)."""
     amount, value = exact_amount(engine, epsilon, law, staircase_gamma=staircase_gamma)
-    n = engine.model.n  # type: ignore[attr-defined]
+    n = engine.model.n
     if amount is None:
         return Calibration("exact", float(epsilon), n, None, None, "not applicable: BDPL <= eps at every "
                            "amount of noise (no target values are distinguishable): no noise is needed", law)
@@ -175,13 +176,13 @@ def optimal_row(engine: GraphEngine, epsilon: float, *, objective: str = "mean_a
         opt = optimal_noise(engine.model, epsilon, engine.values, objective=objective, min_known=min_known,
                             progress=progress, max_seconds=math.inf)
     except Infeasible as exc:
-        return Calibration("optimal", float(epsilon), engine.model.n, None, None,  # type: ignore[attr-defined]
+        return Calibration("optimal", float(epsilon), engine.model.n, None, None,
                            f"not applicable: {exc}", "table")
     extra = {k: v for k, v in opt.as_dict().items() if k not in ("bdpl", "truncation_tolerance")}
     reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over "
               f"every adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
               f"{opt.pairs} law pairs, {opt.rounds} rounds; verified by the exact engine)")
-    return Calibration("optimal", float(opt.epsilon), engine.model.n, None, opt.bdpl, reason,  # type: ignore[attr-defined]
+    return Calibration("optimal", float(opt.epsilon), engine.model.n, None, opt.bdpl, reason,
                        "table", mean_abs=opt.mean_abs, extra=extra)
 
 
