@@ -16,8 +16,9 @@ BDPL over all adversaries is ``<= eps`` — the Laplace scale ``b = a``, or the 
 each). ``BDPL(a)`` is non-increasing in ``a`` (Laplace: ``Lap(b2) = Lap(b1) + W``, :mod:`bdpsim.calibration.methods`;
 the others checked numerically, :mod:`bdpsim.kernels.noise.laws`), and
 ``Delta/eps <= a* <= n Delta/eps`` (the DP adversary leaks ``Delta/a``; every eps'-DP mechanism is
-``n eps'``-BDP, paper Thm 4.3): an Illinois regula falsi on ``ln BDPL`` vs ``ln a`` to relative
-``1e-9``, returned from the safe side (the returned amount's BDPL was computed and is ``<= eps``).
+``n eps'``-BDP, paper Thm 4.3): a root search on ``ln BDPL`` vs ``ln a`` to relative
+``1e-9`` by Brent's method, returned from the safe side (the returned amount's BDPL was computed
+and is ``<= eps``).
 
 **Optimal noise** (``method = "optimal"``): :func:`~.optimal.optimal_noise` (the LP over integer
 pmfs on the law pairs the engine scores, verified by the same engine).
@@ -31,6 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from scipy.optimize import brentq
 
 from ..errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
@@ -49,7 +52,7 @@ from .optimal import NETWORK_SEARCHES, _pedigree_counted, _PedigreeCount, networ
 RTOL = 1e-9
 #: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
 EXACT_LAWS = ("laplace", "geometric", "staircase")
-#: all-adversary searches of an exact calibration (bracket ends and regula falsi steps; typically 8-14)
+#: all-adversary searches of an exact calibration (bracket ends and Brent steps; typically 8-14)
 EXACT_SEARCHES = 14
 METHODS = ("optimal", "exact", "all")
 
@@ -136,17 +139,12 @@ def exact_amount(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
             break
         hi += math.log(2.0)
         f_hi = h(hi)
-    width, side = math.log1p(rtol), 0
-    while hi - lo > width:
-        t = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        t = min(max(t, lo + width / 2), hi - width / 2)  # the bracket shrinks every step
-        f = h(t)
-        if f > 0:
-            lo, f_lo = t, f
-            f_hi, side = (f_hi / 2, -1) if side == -1 else (f_hi, -1)
-        else:
-            hi, f_hi = t, f
-            f_lo, side = (f_lo / 2, 1) if side == 1 else (f_lo, 1)
+    if f_hi < 0:  # Brent's method on h; then the safe side of its root (within xtol of it)
+        xtol = math.log1p(rtol) / 4
+        t = brentq(h, lo, hi, xtol=xtol) + xtol
+        if t < hi:
+            h(t)
+    hi = min(t for t, v in seen.items() if v <= epsilon)  # the least amount whose BDPL was computed <= eps
     return math.exp(hi), seen[hi]
 
 
