@@ -40,6 +40,7 @@ from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
 from ..models.bayesnet import search as BS
+from ..models.bayesnet.model import BayesNetModel
 from ..models.factor_model import FactorModel
 from ..models.markov.window import pair_score
 from ..models.pedigree.exact import exhaustive_limit, exhaustive_pedigree_count
@@ -184,6 +185,23 @@ def optimal_row(engine: GraphEngine, epsilon: float, *, objective: str = "mean_a
                        "table", mean_abs=opt.mean_abs, extra=extra)
 
 
+def quilt_row(engine: GraphEngine, epsilon: float) -> Calibration:
+    """The general Markov Quilt mechanism's Laplace noise on a Bayesian network (Pufferfish paper
+    §4, :func:`~bdpsim.calibration.quilt.bayesnet.mqm_bayesnet`: scale ``Delta sigma`` for
+    eps-Pufferfish privacy) with its exact BDPL over every adversary (for method ``all``)."""
+    from .quilt.bayesnet import mqm_bayesnet
+
+    q = mqm_bayesnet(engine.model, epsilon)
+    scale = engine.sensitivity * q.sigma
+    if not math.isfinite(scale):
+        return Calibration("markov-quilt-general", float(epsilon), engine.model.n, None, None,
+                           "not applicable: no quilt gives a finite sigma")
+    reason = (f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism (worst "
+              f"record {q.record}, quilt {list(q.quilt)}; eps-Pufferfish)")
+    return Calibration("markov-quilt-general", float(epsilon), engine.model.n, scale,
+                       engine.bdpl(LaplaceNoise(scale)), reason, mean_abs=scale)
+
+
 def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", noise: str = "laplace",
                     objective: str = "mean_abs", min_known: int = 0, staircase_gamma: float | None = None,
                     budget: float | None = None, progress=None) -> list[Calibration]:
@@ -199,7 +217,8 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
         Query value per state (a count: 0/1; pedigrees: a count of genotypes).
     method : {"optimal", "exact", "all"}
         ``all``: the optimal noise, then the exact calibration of Laplace, geometric and staircase
-        noise (``noise`` is then ignored).
+        noise (``noise`` is then ignored), and on a Bayesian network the general Markov Quilt
+        mechanism's Laplace noise (:func:`quilt_row`).
     noise : {"laplace", "geometric", "staircase"}
         The law ``exact`` calibrates.
     budget : float, optional
@@ -214,9 +233,11 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
     engine = graph_engine(model, values, min_known=min_known)
     runs = {"optimal": [("optimal", "table")], "exact": [("exact", noise)],
             "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]}[method]
+    if method == "all" and isinstance(model, BayesNetModel):
+        runs.append(("markov-quilt-general", "laplace"))
     out = []
     for k, law in runs:
-        searches = NETWORK_SEARCHES if k == "optimal" else EXACT_SEARCHES
+        searches = {"optimal": NETWORK_SEARCHES, "markov-quilt-general": 1}.get(k, EXACT_SEARCHES)
         est = engine.seconds * searches
         if budget is not None and est > budget:  # nan (no estimate) passes
             exc = TooSlow("model", f"{model.n} records", f"{k} needs ~{duration(est)} (~{searches} exact "
@@ -227,8 +248,12 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
             out.append(Calibration(k, float(epsilon), model.n, None, None, f"not run: {exc.rule}", law))
             continue
         try:
-            out.append(optimal_row(engine, epsilon, objective=objective, min_known=min_known, progress=progress)
-                       if k == "optimal" else exact_noise(engine, epsilon, law, staircase_gamma=staircase_gamma))
+            if k == "optimal":
+                out.append(optimal_row(engine, epsilon, objective=objective, min_known=min_known, progress=progress))
+            elif k == "markov-quilt-general":
+                out.append(quilt_row(engine, epsilon))
+            else:
+                out.append(exact_noise(engine, epsilon, law, staircase_gamma=staircase_gamma))
         except NotAvailable as exc:
             out.append(Calibration(k, float(epsilon), model.n, None, None, f"not applicable: {exc}", law))
     return out
