@@ -23,6 +23,8 @@ examples:
       --state-values 0 1 3 --epsilon 1 --method markov
   bdpsim calibrate markov --transition "[[0.75,0.25],[0.25,0.75]]" --n 100 \\
       --epsilon 1 --method markov-quilt-exact --json
+  bdpsim calibrate config configs/bayesnet_example.toml --epsilon 1 \\
+      --method optimal      # networks, pedigrees: see calibrate config --help
 
 Methods: exact (the smallest scale whose exact BDPL over all adversaries is <= eps, by a bracketing
 search to relative 1e-9), general (n Delta/eps), markov (Delta/(eps - 4 ln gamma)), zhao

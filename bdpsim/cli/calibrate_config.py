@@ -37,7 +37,8 @@ adversary is <= eps: a Laplace scale, or the DP epsilon of geometric and stairca
 (not a fixed law: the integer noise of least E|Z|, or E[Z^2] with --objective variance, that is
 eps-BDP over every adversary, by a linear program over the law pairs the exact engine scores, then
 verified by that engine; JSON adds mean_abs, variance and noise = {"offset", "pmf", "tail_ratio"},
-a noise_table for noise = "table"), all (optimal, then exact Laplace, geometric and staircase).
+a noise_table for noise = "table"), all (optimal, then exact Laplace, geometric and staircase, and
+on a Bayesian network the general Markov Quilt mechanism's Laplace noise for eps-Pufferfish).
 Every row reports the exact BDPL of its noise over every adversary and its E|Z|.
 
 Run time: networks and random fields are searched over every adversary by the separated-region
