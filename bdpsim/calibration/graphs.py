@@ -39,16 +39,11 @@ from ..errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
-from ..models.bayesnet import search as BS
-from ..models.bayesnet.model import BayesNetModel
-from ..models.factor_model import FactorModel
-from ..models.markov.window import pair_score
-from ..models.pedigree.exact import exhaustive_limit, exhaustive_pedigree_count
-from ..models.pedigree.model import PedigreeModel
-from ..queries import CountQuery
+from ..models.pedigree.exact import exhaustive_limit
+from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from .budget import TooSlow, duration
 from .methods import Calibration
-from .optimal import NETWORK_SEARCHES, _pedigree_counted, _PedigreeCount, network_plan, optimal_noise
+from .optimal import NETWORK_SEARCHES, network_bdpl, network_plan, optimal_noise, pedigree_bdpl, pedigree_counted
 
 RTOL = 1e-9
 #: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
@@ -80,24 +75,18 @@ def graph_engine(model, values, *, min_known: int = 0) -> GraphEngine:
     g, step, _ = lattice(v)
     sens = float(v.max() - v.min())
     check(sens > 0, "state_values", v.tolist(), "the query is constant (sensitivity 0): it needs no noise")
-    if isinstance(model, FactorModel):
-        plan, gi, delta = network_plan(model, v, max_seconds=math.inf)
-
-        def bdpl(noise) -> float:
-            return float(BS.bdpl_search(model, gi, pair_score(noise, step), method=plan.method,
-                                        min_known=min_known).bdpl)
-        return GraphEngine(model, v, bdpl, plan.seconds, sens, step)
-    check(isinstance(model, PedigreeModel), "model", type(model).__name__,
+    if isinstance(model, FactorGraph):
+        plan = network_plan(model, v, max_seconds=math.inf)
+        return GraphEngine(model, v, lambda noise: network_bdpl(model, plan, noise, min_known=min_known),
+                           plan[0].seconds, sens, step)
+    check(isinstance(model, HasCountLaw) and not isinstance(model, MarkovChain), "model", type(model).__name__,
           "must be a pedigree, a Bayesian network or a Markov random field (Markov chains: calibrate markov)")
-    query = CountQuery(_pedigree_counted(v))
+    pedigree_counted(v)  # a count of genotypes, checked up front
     why = exhaustive_limit(model, range(model.n))
     if why is not None:
         raise ConfigError("model", f"{model.n} people", why)
-
-    def bdpl_pedigree(noise) -> float:
-        res = exhaustive_pedigree_count(model, _PedigreeCount(query, noise), min_known=min_known)
-        return float(np.max(res.value))
-    return GraphEngine(model, v, bdpl_pedigree, math.nan, sens, 1.0)
+    return GraphEngine(model, v, lambda noise: pedigree_bdpl(model, v, noise, min_known=min_known), math.nan,
+                       sens, 1.0)
 
 
 def noise_at(law: str, amount: float, sensitivity: float, step: float, staircase_gamma: float | None = None):
@@ -233,7 +222,7 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
     engine = graph_engine(model, values, min_known=min_known)
     runs = {"optimal": [("optimal", "table")], "exact": [("exact", noise)],
             "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]}[method]
-    if method == "all" and isinstance(model, BayesNetModel):
+    if method == "all" and isinstance(model, FactorGraph):  # Bayesian networks (a random field is refused)
         runs.append(("markov-quilt-general", "laplace"))
     out = []
     for k, law in runs:
@@ -251,7 +240,11 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
             if k == "optimal":
                 out.append(optimal_row(engine, epsilon, objective=objective, min_known=min_known, progress=progress))
             elif k == "markov-quilt-general":
-                out.append(quilt_row(engine, epsilon))
+                try:
+                    out.append(quilt_row(engine, epsilon))
+                except ConfigError as exc:  # not a Bayesian network: the mechanism does not apply, no row
+                    if exc.field != "model":
+                        raise
             else:
                 out.append(exact_noise(engine, epsilon, law, staircase_gamma=staircase_gamma))
         except NotAvailable as exc:

@@ -68,12 +68,11 @@ from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
 from ..kernels.noise.table import TableNoise
 from ..models.markov.model import MarkovChainModel
-from ..models.protocols import HasCountLaw, MarkovChain
+from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
 from ..models.bayesnet import search as BS
-from ..models.factor_model import FactorModel
 from ..models.markov.window import pair_score
 from ..kernels.chains.lattice import lattice
 from ..queries import CountQuery
@@ -148,7 +147,7 @@ def law_pairs(model: MarkovChainModel, values, *, min_known: int = 0, window_lim
 
 
 @dataclass(frozen=True)
-class _PedigreeCount:
+class PedigreeCount:
     """A pedigree count mechanism (the :class:`~bdpsim.queries.NoisyQuery` protocol) for the exact engine."""
 
     query_function: CountQuery
@@ -167,7 +166,7 @@ class _Recorder:
         return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
 
 
-def _pedigree_counted(values) -> tuple[int, ...]:
+def pedigree_counted(values) -> tuple[int, ...]:
     v = np.asarray(values, dtype=float)
     check(v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(), "state_values",
           v.tolist(), "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
@@ -175,12 +174,19 @@ def _pedigree_counted(values) -> tuple[int, ...]:
     return tuple(int(g) for g in np.flatnonzero(v == 1))
 
 
+def pedigree_bdpl(model: PedigreeModel, values, noise, *, min_known: int = 0) -> float:
+    """Exact BDPL over every adversary class of a pedigree's count (``values``: one 0/1 per genotype)
+    plus ``noise`` (:func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`)."""
+    mech = PedigreeCount(CountQuery(pedigree_counted(values)), noise)
+    return float(np.max(exhaustive_pedigree_count(model, mech, min_known=min_known).value))
+
+
 def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> lp.LawPairs:
     """Every adversary class's pair of count laws ``P(C | x_K, x_i = x)``, ``P(C | x_K, x_i = x')``
     on a pedigree (the classes :func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`
     scores), normalised and deduplicated."""
     rec = _Recorder()
-    exhaustive_pedigree_count(model, _PedigreeCount(CountQuery(_pedigree_counted(values)), rec), min_known=min_known)
+    exhaustive_pedigree_count(model, PedigreeCount(CountQuery(pedigree_counted(values)), rec), min_known=min_known)
     W1, W2 = lp.dedupe(np.vstack([a for a, _ in rec.got]), np.vstack([b for _, b in rec.got]))
     return lp.LawPairs(W1, W2, 1)
 
@@ -190,7 +196,7 @@ def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> l
 NETWORK_SEARCHES = 2
 
 
-def network_plan(model: FactorModel, values, *, searches: float = 1.0,
+def network_plan(model, values, *, searches: float = 1.0,
                  max_seconds: float = BS.MAX_SEARCH_SECONDS) -> tuple[BS.SearchPlan, np.ndarray, int]:
     """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
     (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
@@ -212,7 +218,14 @@ def network_plan(model: FactorModel, values, *, searches: float = 1.0,
     return plan, g, int(round(delta))
 
 
-def network_law_pairs(model: FactorModel, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
+def network_bdpl(model, plan, noise, *, min_known: int = 0) -> float:
+    """Exact BDPL over every adversary of a network's or random field's query plus ``noise``, by the
+    search :func:`network_plan` chose (``plan`` its result)."""
+    sp, g, delta = plan
+    return float(BS.bdpl_search(model, g, pair_score(noise, delta), method=sp.method, min_known=min_known).bdpl)
+
+
+def network_law_pairs(model, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
     """Every law pair the exact all-adversary search of a Bayesian network or Markov random field
     scores (:func:`bdpsim.models.bayesnet.search.bdpl_search`: the separated regions' laws
     ``P(X_i = x, S_R | x_∂R)`` vs ``x'``, or every known set's laws when the search is
@@ -279,7 +292,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         :func:`network_plan`) when the exact all-adversary searches would take longer.
     """
     t0 = time.monotonic()
-    network = isinstance(model, FactorModel)  # a Bayesian network or Markov random field
+    network = isinstance(model, FactorGraph)  # a Bayesian network or Markov random field
     pedigree = not network and not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)
     check(network or pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
           "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
@@ -293,16 +306,12 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
 
         def verify(noise):
-            res = BS.bdpl_search(model, plan[1], pair_score(noise, plan[2]), method=plan[0].method,
-                                 min_known=min_known)
-            return float(res.bdpl), 0.0
+            return network_bdpl(model, plan, noise, min_known=min_known), 0.0
     elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
         pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
-        mech = _PedigreeCount(CountQuery(_pedigree_counted(values)), None)
 
         def verify(noise):
-            res = exhaustive_pedigree_count(model, _PedigreeCount(mech.query_function, noise), min_known=min_known)
-            return float(res.value.max()), 0.0
+            return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
     else:
         pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
 
