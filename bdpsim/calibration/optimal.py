@@ -18,6 +18,16 @@ With ``window_limit = "auto"`` windows longer than the truncation length are lef
 module docstring of :mod:`bdpsim.models.markov.window` bounds what they add by
 ``tolerance = D_d + E_d`` for *any* noise, so the LP targets ``eps - tolerance``.
 
+**Pedigrees, Bayesian networks, Markov random fields.** The same LP takes the law pairs the
+model's exact all-adversary engine scores, collected by a recorder standing in for the noise
+law: every adversary class's pair of count laws on a pedigree (:func:`pedigree_law_pairs`), and
+on a network or random field the separated regions' laws ``P(X_i = x, S_R | x_∂R)`` vs ``x'`` of
+:func:`bdpsim.models.bayesnet.search.bdpl_search` (:func:`network_law_pairs`; every known set's
+laws where the search is exhaustive). The region reduction holds for any mechanism (a ratio of
+common-weight mixtures), so meeting those pairs' conditions is meeting every adversary's; no
+truncation. Networks whose search is too costly are refused up front with the estimate
+(:func:`network_plan`).
+
 **Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise.table.TableNoise`
 and its exact BDPL over all adversaries is computed by the exact engine
 (:func:`bdpsim.models.markov.window.window_search`), independently of the LP. The LP targets
@@ -58,10 +68,13 @@ from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
 from ..kernels.noise.table import TableNoise
 from ..models.markov.model import MarkovChainModel
-from ..models.protocols import HasCountLaw, MarkovChain
+from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
+from ..models.bayesnet import search as BS
+from ..models.markov.window import pair_score
+from ..kernels.chains.lattice import lattice
 from ..queries import CountQuery
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
@@ -134,7 +147,7 @@ def law_pairs(model: MarkovChainModel, values, *, min_known: int = 0, window_lim
 
 
 @dataclass(frozen=True)
-class _PedigreeCount:
+class PedigreeCount:
     """A pedigree count mechanism (the :class:`~bdpsim.queries.NoisyQuery` protocol) for the exact engine."""
 
     query_function: CountQuery
@@ -153,7 +166,7 @@ class _Recorder:
         return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
 
 
-def _pedigree_counted(values) -> tuple[int, ...]:
+def pedigree_counted(values) -> tuple[int, ...]:
     v = np.asarray(values, dtype=float)
     check(v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(), "state_values",
           v.tolist(), "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
@@ -161,14 +174,75 @@ def _pedigree_counted(values) -> tuple[int, ...]:
     return tuple(int(g) for g in np.flatnonzero(v == 1))
 
 
+def pedigree_bdpl(model: PedigreeModel, values, noise, *, min_known: int = 0) -> float:
+    """Exact BDPL over every adversary class of a pedigree's count (``values``: one 0/1 per genotype)
+    plus ``noise`` (:func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`)."""
+    mech = PedigreeCount(CountQuery(pedigree_counted(values)), noise)
+    return float(np.max(exhaustive_pedigree_count(model, mech, min_known=min_known).value))
+
+
 def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> lp.LawPairs:
     """Every adversary class's pair of count laws ``P(C | x_K, x_i = x)``, ``P(C | x_K, x_i = x')``
     on a pedigree (the classes :func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`
     scores), normalised and deduplicated."""
     rec = _Recorder()
-    exhaustive_pedigree_count(model, _PedigreeCount(CountQuery(_pedigree_counted(values)), rec), min_known=min_known)
+    exhaustive_pedigree_count(model, PedigreeCount(CountQuery(pedigree_counted(values)), rec), min_known=min_known)
     W1, W2 = lp.dedupe(np.vstack([a for a, _ in rec.got]), np.vstack([b for _, b in rec.got]))
     return lp.LawPairs(W1, W2, 1)
+
+
+#: all-adversary searches the optimal noise of a network costs (law pairs once, then the exact
+#: verification of each LP margin tried; usually 2)
+NETWORK_SEARCHES = 2
+
+
+def network_plan(model, values, *, searches: float = 1.0,
+                 max_seconds: float = BS.MAX_SEARCH_SECONDS) -> tuple[BS.SearchPlan, np.ndarray, int]:
+    """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
+    (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
+    refused up front (:class:`~bdpsim.errors.ConfigError` naming ``model``, with the estimate) when
+    ``searches`` of it would exceed ``max_seconds``, or when it is too large to plan at all."""
+    from ..errors import ConfigError
+
+    g, delta, _ = lattice(np.asarray(values, dtype=float))
+    check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
+          np.asarray(values).tolist(), "optimal integer noise needs integer query values (a count, or "
+          "integer state values)")
+    try:
+        plan = BS.search_plan(model, g, max_seconds=math.inf)
+    except ConfigError as exc:
+        raise ConfigError("model", f"{model.n} records", exc.rule.split("; limit ~")[0]) from None
+    if plan.seconds * searches > max_seconds:
+        raise ConfigError("model", f"{model.n} records", f"needs ~{plan.seconds * searches:.3g} s of one core "
+                          f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed")
+    return plan, g, int(round(delta))
+
+
+def network_bdpl(model, plan, noise, *, min_known: int = 0) -> float:
+    """Exact BDPL over every adversary of a network's or random field's query plus ``noise``, by the
+    search :func:`network_plan` chose (``plan`` its result)."""
+    sp, g, delta = plan
+    return float(BS.bdpl_search(model, g, pair_score(noise, delta), method=sp.method, min_known=min_known).bdpl)
+
+
+def network_law_pairs(model, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
+    """Every law pair the exact all-adversary search of a Bayesian network or Markov random field
+    scores (:func:`bdpsim.models.bayesnet.search.bdpl_search`: the separated regions' laws
+    ``P(X_i = x, S_R | x_∂R)`` vs ``x'``, or every known set's laws when the search is
+    exhaustive), normalised and deduplicated, on the integer lattice of the query. The region
+    reduction holds for any mechanism, so noise meeting these pairs' conditions meets every
+    adversary's."""
+    if plan is None:
+        plan = network_plan(model, values)
+    sp, g, delta = plan
+    rec = _Recorder()
+    BS.bdpl_search(model, g, lambda W1, W2: rec.grid_sup(W1, W2, delta), method=sp.method, min_known=min_known)
+    J = max(a.shape[1] for a, _ in rec.got)
+    W1 = np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in rec.got])
+    W2 = np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in rec.got])
+    last = np.flatnonzero(((W1 > 0) | (W2 > 0)).any(axis=0))[-1]
+    W1, W2 = lp.dedupe(W1[:, :last + 1], W2[:, :last + 1])
+    return lp.LawPairs(W1, W2, delta)
 
 
 def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
@@ -191,14 +265,15 @@ def _table(sol: lp.LPSolution) -> TableNoise:
 
 def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective: str = "mean_abs",
                   M="auto", tail_ratio="auto", symmetric: bool | None = None, min_known: int = 0,
-                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None) -> OptimalNoise:
+                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None,
+                  max_seconds: float = BS.MAX_SEARCH_SECONDS) -> OptimalNoise:
     """The integer noise of least ``E|Z|`` (``objective = "variance"``: least ``E Z^2``) whose
     mechanism ``sum_t values[X_t] + Z`` is eps-BDP over every adversary, verified by the exact engine
     (module docstring).
 
     Parameters
     ----------
-    model : MarkovChainModel
+    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
@@ -212,23 +287,31 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         Impose ``f(k) = f(-k)`` (``None``: when the pair set is mirror-closed).
     min_known, window_limit, tolerance
         Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
+    max_seconds : float
+        Bayesian networks and Markov random fields: refuse up front (one line with the estimate,
+        :func:`network_plan`) when the exact all-adversary searches would take longer.
     """
     t0 = time.monotonic()
-    pedigree = not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)  # a pedigree's count laws
-    check(pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
-          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs) and "
-          "pedigrees (every adversary class's count laws); Bayesian networks take a given table noise "
-          "(noise = 'table') in their exact engines")
+    network = isinstance(model, FactorGraph)  # a Bayesian network or Markov random field
+    pedigree = not network and not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)
+    check(network or pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
+          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
+          "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
+          "(the separated regions' law pairs of the exact all-adversary search)")
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    if pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
-        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
-        mech = _PedigreeCount(CountQuery(_pedigree_counted(values)), None)
+    if network:  # exact over every adversary (the region reduction): no truncation
+        plan = network_plan(model, values, searches=NETWORK_SEARCHES, max_seconds=max_seconds)
+        pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
 
         def verify(noise):
-            res = exhaustive_pedigree_count(model, _PedigreeCount(mech.query_function, noise), min_known=min_known)
-            return float(res.value.max()), 0.0
+            return network_bdpl(model, plan, noise, min_known=min_known), 0.0
+    elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
+        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
+
+        def verify(noise):
+            return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
     else:
         pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
 
@@ -257,20 +340,27 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     for margin in MARGINS:
         target = epsilon - trunc - margin
         for r in ratios:
-            try:
-                sol = lp.solve(pairs, target, int(M), r, objective=objective, symmetric=sym, start=warm,
-                               progress=progress)
-            except lp.Infeasible:
+            got = None
+            # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
+            # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as good)
+            for s in ((True, False) if sym else (False,)):
+                try:
+                    got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
+                                    progress=progress), s)
+                    break
+                except lp.Infeasible:
+                    continue
+            if got is None:
                 tried.append((r, math.inf))
                 continue
-            warm = sol.working  # a warm start for the next ratio
-            tried.append((r, sol.objective))
-            if best is None or sol.objective < best[0].objective:
-                best = (sol, margin)
+            warm = got[0].working  # a warm start for the next ratio
+            tried.append((r, got[0].objective))
+            if best is None or got[0].objective < best[0].objective:
+                best = (got[0], margin, got[1])
         if best is None:
             raise lp.Infeasible(f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
                                 f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
-        sol, margin = best
+        sol, margin, used_sym = best
         noise = _table(sol)
         bdpl, tol = verify(noise)
         if bdpl + tol <= epsilon:
@@ -282,7 +372,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     mean, mabs, sq = (float(v) for v in noise.moments())
     return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, bdpl, tol,
                         sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
-                        sol.rounds, sym, margin, time.monotonic() - t0, tuple(tried))
+                        sol.rounds, used_sym, margin, time.monotonic() - t0, tuple(tried))
 
 
 def calibrate_optimal(p):

@@ -23,6 +23,8 @@ examples:
       --state-values 0 1 3 --epsilon 1 --method markov
   bdpsim calibrate markov --transition "[[0.75,0.25],[0.25,0.75]]" --n 100 \\
       --epsilon 1 --method markov-quilt-exact --json
+  bdpsim calibrate config configs/bayesnet_example.toml --epsilon 1 \\
+      --method optimal      # networks, pedigrees: see calibrate config --help
 
 Methods: exact (the smallest scale whose exact BDPL over all adversaries is <= eps, by a bracketing
 search to relative 1e-9), general (n Delta/eps), markov (Delta/(eps - 4 ln gamma)), zhao
@@ -100,10 +102,17 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
                    help="--method optimal: minimise E|Z| (default) or E[Z^2]")
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
+    from . import calibrate_config  # issue 30: pedigrees, networks and random fields from a config's [model]
+
+    calibrate_config.add_parser(cs, parser_class, formatter_class)
 
 
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``; one line per method or JSON."""
+    if a.model_kind == "config":
+        from . import calibrate_config
+
+        return calibrate_config.command(a, is_bdp, _note)
     from ..calibration import Calibration, calibrate, supported_methods
     from ..calibration.budget import CLI_BUDGET, TooSlow
     from ..calibration.methods import EXACT_METHOD

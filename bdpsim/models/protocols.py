@@ -121,3 +121,17 @@ class WindowRow(Protocol):
 
 
 __all__ += ["WindowRow"]
+
+
+@runtime_checkable
+class FactorGraph(Protocol):
+    """A product of factors over nodes (Bayesian networks, Markov random fields): the interaction
+    graph and the factor lookup of the separated-region search over every adversary
+    (:mod:`bdpsim.models.bayesnet.search`)."""
+
+    def interaction_graph(self) -> dict[int, set[int]]: ...
+
+    def factors_touching(self, nodes) -> list[int]: ...
+
+
+__all__ += ["FactorGraph"]

@@ -224,7 +224,7 @@ class LPSolution:
 
 def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
           symmetric: bool = False, tol: float = 1e-9, add: int = 1000, keep: int = 3000, max_rounds: int = 300,
-          feasibility: float = 1e-10, start=None, f0=None, progress=None) -> LPSolution:
+          feasibility: float = 1e-10, start=None, f0=None, progress=None, max_narrow: int = 16) -> LPSolution:
     """Minimise the objective over ``f`` on ``[-M, M]`` with tails of ratio ``r`` subject to every
     condition (1) of every pair, by constraint generation (module docstring).
 
@@ -251,7 +251,8 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         dropped (and re-added if violated again).
     start : iterable of (pair, direction, output), optional
         A first working set (e.g. :attr:`LPSolution.working` of a solve with another ``r``); default:
-        every condition of the pairs on at most 2 atoms.
+        every condition of the pairs on at most 2 atoms (of more than ``max_narrow`` such pairs, the
+        ``max_narrow`` whose two laws differ most in log-ratio; the others join when violated).
     f0 : array of shape (2M + 1,), optional
         A pmf close to the solution (e.g. a solution for a smaller ``M``, :func:`extend`): the first
         LP's scaling and the first conditions checked.
@@ -297,8 +298,14 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         return bool(np.any(row != 0))
 
     if start is None:  # every condition of the pairs on <= 2 atoms (the DP adversary knowing all other
-        # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass
+        # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass;
+        # of many such pairs (a network's one-node regions: 10^4 and more) the max_narrow most unequal
         narrow = np.flatnonzero(((pairs.W1 > 0) | (pairs.W2 > 0)).sum(axis=1) <= 2)
+        if narrow.size > max_narrow:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gap = np.nan_to_num(np.abs(np.log(pairs.W1[narrow]) - np.log(pairs.W2[narrow])), nan=0.0,
+                                    posinf=np.inf).max(axis=1)
+            narrow = narrow[np.argsort(-gap, kind="stable")[:max_narrow]]
         start = [(int(p), d, s) for p in narrow for d in (0, 1)
                  for s in range(int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
                                 int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1)]
