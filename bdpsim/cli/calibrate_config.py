@@ -49,7 +49,7 @@ families).
 """
 
 FLAGS = {"epsilon": "--epsilon", "noise": "--noise", "counted_states": "--counted", "state_values": "--state-values",
-         "min_known": "--min-known", "staircase_gamma": "--staircase-gamma", "objective": "--objective"}
+         "values": "--state-values", "min_known": "--min-known", "staircase_gamma": "--staircase-gamma", "objective": "--objective"}
 
 
 def add_parser(cs, parser_class, formatter_class) -> None:
@@ -105,7 +105,7 @@ def command(a, is_bdp, note) -> int:
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
-    from ..errors import ConfigError
+    from ..errors import ConfigError, field_error
     from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
     from .progress import Progress
@@ -131,11 +131,14 @@ def command(a, is_bdp, note) -> int:
             out = calibrate_graph(model, a.epsilon, values, method=a.method, noise=a.noise, objective=a.objective,
                                   min_known=a.min_known, staircase_gamma=a.staircase_gamma, budget=CLI_BUDGET,
                                   progress=lambda *_: bar(next(rounds), None))
-    except ConfigError as exc:
+    except ValueError as err:
+        exc = field_error(err)  # a kernel's error (counted_states, values, ...) as a ConfigError
+        if exc is None:
+            raise
         flag = FLAGS.get(exc.field)
         if flag:
             raise ConfigError(flag, exc.value, exc.rule) from None
-        raise
+        raise exc from None
     finally:
         bar.close()
     if a.json:
