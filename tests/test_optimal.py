@@ -156,3 +156,14 @@ def test_bad_arguments():
         optimal_noise(model, 1.0, [0.0, 1.0], tail_ratio=0.1)
     with pytest.raises(ConfigError, match="model = 'object': the optimal noise is computed for Markov chains"):
         optimal_noise(object(), 1.0, [1.0, 0.0, 0.0])  # pedigrees: tests/test_optimal_pedigree.py
+
+
+def test_large_epsilon_narrows_the_window_instead_of_failing():
+    """At eps = 10 on the activity chain the auto M (floor 8) spans masses down to ~1e-20 and HiGHS
+    calls every ratio infeasible; the narrower windows tried next give a verified noise, below
+    the exactly calibrated geometric noise's E|Z| (which is itself feasible for the LP's family)."""
+    model = MarkovChainModel(np.array(ACTIVITY), 12)
+    opt = optimal_noise(model, 10.0, [0.0, 1.0])
+    assert opt.M < 8 and opt.bdpl + opt.tolerance <= 10.0
+    geo = calibrate(model, 10.0, noise="geometric")
+    assert opt.mean_abs <= geo.mean_abs

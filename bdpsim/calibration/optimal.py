@@ -46,7 +46,9 @@ fastest rate the DP adversary allows (``e^{-eps/Delta}`` per step) and one decay
 would then differ by more than ``1e10`` at ``M`` (the LP's scaled variables then span too wide a
 range for the solver; measured: HiGHS fails beyond about ``1e11``). A larger ``M`` can only lower
 ``E|Z|`` (the smaller window's pmfs are among its own); at n = 6 on the activity chain ``M = 30``
-and ``M = 38`` differ by 3e-5 relative.
+and ``M = 38`` differ by 3e-5 relative. If HiGHS finds no noise at the auto ``M`` (at large ``eps`` the
+floor of 8 can leave the span: the activity chain at ``eps = 10``), narrower windows are tried
+(``ceil(span)``, 4, 2, 1) before the problem is called infeasible.
 
 **Symmetry.** If the set of law pairs is closed under the mirror ``c -> -c`` (e.g. a count on a
 chain whose two states are exchangeable), the mirror of a feasible ``f`` is feasible with the same
@@ -322,7 +324,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
-    if M == "auto":
+    auto_M, span = M == "auto", math.inf
+    if auto_M:
         lam = -math.log(r_min)
         span = math.log(RANGE) / max(epsilon / pairs.delta - lam, 1e-9)
         M = int(min(400, max(8, math.ceil(min(12.0 / lam, span)))))
@@ -336,39 +339,48 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
               "far-tail conditions hold)")
         ratios = [r]
-    best, tried, warm = None, [], None
-    for margin in MARGINS:
-        target = epsilon - trunc - margin
-        for r in ratios:
-            got = None
-            # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
-            # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as good)
-            for s in ((True, False) if sym else (False,)):
-                try:
-                    got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
-                                    progress=progress), s)
+    # a narrower window when the solver finds none at the auto M (measured: the activity chain at
+    # eps = 10 has span 5.2 but M = 8: masses down to 1e-20, called infeasible; M = 6 solves)
+    Ms = [int(M)] + ([m for m in sorted({math.ceil(span), 4, 2, 1}, reverse=True) if m < M] if auto_M else [])
+    for M in Ms:
+        try:
+            best, tried, warm = None, [], None
+            for margin in MARGINS:
+                target = epsilon - trunc - margin
+                for r in ratios:
+                    got = None
+                    # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
+                    # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as good)
+                    for s in ((True, False) if sym else (False,)):
+                        try:
+                            got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
+                                            progress=progress), s)
+                            break
+                        except lp.Infeasible:
+                            continue
+                    if got is None:
+                        tried.append((r, math.inf))
+                        continue
+                    warm = got[0].working  # a warm start for the next ratio
+                    tried.append((r, got[0].objective))
+                    if best is None or got[0].objective < best[0].objective:
+                        best = (got[0], margin, got[1])
+                if best is None:
+                    raise lp.Infeasible(f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
+                                        f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
+                sol, margin, used_sym = best
+                noise = _table(sol)
+                bdpl, tol = verify(noise)
+                if bdpl + tol <= epsilon:
                     break
-                except lp.Infeasible:
-                    continue
-            if got is None:
-                tried.append((r, math.inf))
-                continue
-            warm = got[0].working  # a warm start for the next ratio
-            tried.append((r, got[0].objective))
-            if best is None or got[0].objective < best[0].objective:
-                best = (got[0], margin, got[1])
-        if best is None:
-            raise lp.Infeasible(f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
-                                f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
-        sol, margin, used_sym = best
-        noise = _table(sol)
-        bdpl, tol = verify(noise)
-        if bdpl + tol <= epsilon:
+                best = None
+            else:
+                raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
+                                   f"BDPL {bdpl!r} > eps {epsilon!r}")
             break
-        best = None
-    else:
-        raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
-                           f"BDPL {bdpl!r} > eps {epsilon!r}")
+        except lp.Infeasible:
+            if M == Ms[-1]:
+                raise
     mean, mabs, sq = (float(v) for v in noise.moments())
     return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, bdpl, tol,
                         sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
