@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -119,3 +121,29 @@ class AtomKernelLaw:
     def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float:
         c, A, B = pair(atoms1, w1, atoms2, w2)
         return float(self._delta(A, B, c, profile_eps(epsilon))[0])
+
+
+@dataclass(frozen=True)
+class NoiseParams:
+    """Config-style parameters of a noise law: each law's ``from_params`` reads the ones it takes
+    (:func:`bdpsim.kernels.noise.laws.noise_from_params`); errors name the parameter."""
+
+    epsilon: float | None = None
+    sensitivity: float = 1.0
+    scale: float | None = None
+    sigma: float | None = None
+    staircase_gamma: float | None = None
+    step: float = 1.0
+    table: Any = None
+
+    def only(self, law: str, takes: tuple[str, ...]) -> float:
+        """The checked ``sensitivity``, after refusing any amount given that ``law`` does not take
+        (of ``epsilon``, ``scale``, ``sigma``, ``staircase_gamma``)."""
+        sens = positive("sensitivity", self.sensitivity)
+        given = {"epsilon": self.epsilon, "scale": self.scale, "sigma": self.sigma,
+                 "staircase_gamma": self.staircase_gamma}
+        for key, value in given.items():
+            if key not in takes:
+                require(value is None, key, value, f"is not a parameter of {law} noise")
+        return sens
+

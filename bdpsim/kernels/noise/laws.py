@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -59,7 +59,8 @@ from . import exp_kernels as ek
 from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup
 from .protocols import HasBothDeltas
-from .checks import lattice, pair, positive, profile_eps, rows, check_sensitivity, signed, sup_result
+from .checks import (NoiseParams, lattice, pair, positive, profile_eps, rows, check_sensitivity, signed,
+                     sup_result)
 from .stepwise import GeometricNoise, StaircaseNoise
 from .table import TableNoise, table_from_params
 
@@ -110,6 +111,9 @@ class NoiseLaw(Protocol):
 
     def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float: ...
 
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "NoiseLaw": ...
+
 
 # ----------------------------------------------------------------------------- Laplace
 
@@ -133,6 +137,16 @@ class LaplaceNoise:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", positive("scale", self.scale))
+
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "LaplaceNoise":
+        """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
+        sens = params.only("laplace", ("epsilon", "scale"))
+        require((params.scale is None) != (params.epsilon is None), "scale", params.scale,
+                "give exactly one of scale and epsilon for laplace noise")
+        if params.scale is not None:
+            return cls(params.scale)
+        return cls(sens / positive("epsilon", params.epsilon))
 
     @property
     def parameter(self) -> float:
@@ -201,6 +215,13 @@ class GaussianNoise:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", positive("sigma", self.sigma))
+
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "GaussianNoise":
+        """``sigma`` (required)."""
+        params.only("gaussian", ("sigma",))
+        require(params.sigma is not None, "sigma", params.sigma, "is required for gaussian noise")
+        return cls(cast(float, params.sigma))  # checked in __post_init__
 
     @property
     def parameter(self) -> float:
@@ -278,39 +299,9 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigm
     * ``table``: ``table``, a :class:`TableNoise` (built by :func:`bdpsim.kernels.noise.table.table_from_params`).
     """
     require(name in NOISE_LAWS, "name", name, f"must be one of {sorted(NOISE_LAWS)}")
-    if name == "table":
-        require(isinstance(table, TableNoise), "table", table,
-                "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
-        return table
-    sens = positive("sensitivity", sensitivity)
-    unused = {"laplace": ("sigma", "staircase_gamma"), "geometric": ("scale", "sigma", "staircase_gamma"),
-              "staircase": ("scale", "sigma"), "gaussian": ("epsilon", "scale", "staircase_gamma")}[name]
-    given = {"epsilon": epsilon, "scale": scale, "sigma": sigma, "staircase_gamma": staircase_gamma}
-    for key in unused:
-        require(given[key] is None, key, given[key], f"is not a parameter of {name} noise")
-    if name == "laplace":
-        require((scale is None) != (epsilon is None), "scale", scale,
-                "give exactly one of scale and epsilon for laplace noise")
-        if scale is not None:
-            return LaplaceNoise(scale)
-        return LaplaceNoise(sens / positive("epsilon", epsilon))
-    if name == "geometric":
-        require(epsilon is not None, "epsilon", epsilon, "is required for geometric noise")
-        st = positive("step", step)
-        m = sens / st
-        require(abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1, "sensitivity", sensitivity,
-                f"must be a positive multiple of step = {st} for geometric noise")
-        return GeometricNoise(positive("epsilon", epsilon) / round(m), st)
-    if name == "staircase":
-        require(epsilon is not None, "epsilon", epsilon, "is required for staircase noise")
-        try:
-            return StaircaseNoise(epsilon, staircase_gamma, sens)
-        except ParameterError as exc:  # StaircaseNoise's ``gamma`` is this function's ``staircase_gamma``
-            if exc.param != "gamma":
-                raise
-            raise ParameterError("staircase_gamma", exc.value, exc.rule) from None
-    require(sigma is not None, "sigma", sigma, "is required for gaussian noise")
-    return GaussianNoise(sigma)
+    params = NoiseParams(epsilon, sensitivity, scale, sigma, staircase_gamma, step, table)
+    law: Any = NOISE_LAWS[name]
+    return law.from_params(params)  # each law reads (and checks) the parameters it takes
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
-from ..argcheck import require
+from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
-from .checks import AtomKernelLaw, positive, check_sensitivity
+from .checks import AtomKernelLaw, NoiseParams, positive, check_sensitivity
 
 
 # ----------------------------------------------------------------------------- geometric
@@ -47,6 +47,18 @@ class GeometricNoise(AtomKernelLaw):
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
         object.__setattr__(self, "step", positive("step", self.step))
+
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "GeometricNoise":
+        """``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the per-step
+        rate is ``epsilon * step / sensitivity``."""
+        sens = params.only("geometric", ("epsilon",))
+        require(params.epsilon is not None, "epsilon", params.epsilon, "is required for geometric noise")
+        st = positive("step", params.step)
+        m = sens / st
+        require(abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1, "sensitivity", params.sensitivity,
+                f"must be a positive multiple of step = {st} for geometric noise")
+        return cls(positive("epsilon", params.epsilon) / round(m), st)
 
     @property
     def q(self) -> float:
@@ -143,6 +155,18 @@ class StaircaseNoise(AtomKernelLaw):
             require(ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0, "gamma",
                     g, "must be a number in [0, 1]")
             object.__setattr__(self, "gamma", float(g))
+
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "StaircaseNoise":
+        """``epsilon``, ``staircase_gamma`` (default ``gamma*``) and ``sensitivity``."""
+        sens = params.only("staircase", ("epsilon", "staircase_gamma"))
+        require(params.epsilon is not None, "epsilon", params.epsilon, "is required for staircase noise")
+        try:
+            return cls(cast(float, params.epsilon), params.staircase_gamma, sens)  # checked in __post_init__
+        except ParameterError as exc:  # this class's ``gamma`` is the parameters' ``staircase_gamma``
+            if exc.param != "gamma":
+                raise
+            raise ParameterError("staircase_gamma", exc.value, exc.rule) from None
 
     @property
     def g(self) -> float:

@@ -41,7 +41,7 @@ from scipy.special import logsumexp
 
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
-from .checks import AtomKernelLaw, check_sensitivity
+from .checks import AtomKernelLaw, NoiseParams, check_sensitivity
 
 SUM_RTOL = 1e-9
 _TINY = 1e-290
@@ -180,6 +180,14 @@ class TableNoise(AtomKernelLaw):
     calibratable: ClassVar[bool] = False  # one fixed law: no amount to calibrate
     pure_dp: ClassVar[bool] = False  # pure DP or not by its table (finite support: not)
     step: float = field(default=1.0, init=False)
+
+    @classmethod
+    def from_params(cls, params: NoiseParams) -> "TableNoise":
+        """``table``: the law itself (built by :func:`table_from_params`); the other parameters are
+        not read."""
+        require(isinstance(params.table, TableNoise), "table", params.table,
+                "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
+        return params.table
 
     def __post_init__(self) -> None:
         raw = self.pmf
