@@ -17,7 +17,8 @@ from .errors import check
 from .kernels.chains.transition import gamma_of, omega_of, symmetric_chain, transition_matrix
 
 __all__ = ["Bound", "applicable_bounds", "not_applicable", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
-           "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix"]
+           "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix",
+           "calibrate_general", "calibrate_gaussian", "calibrate_markov", "calibrate_zhao"]
 
 
 @dataclass(frozen=True)
