@@ -14,7 +14,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -32,9 +32,14 @@ class Mechanism(Protocol):
     ``x_prime``); :meth:`adversary_targets` how a real-valued adversary draws ``x, x'``.
     """
 
-    kind: str
-    epsilon: float | None
-    summary_extras: tuple[str, ...]
+    # read-only members (properties), so that frozen dataclasses and computed values satisfy it
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def epsilon(self) -> float | None: ...
+
+    summary_extras: ClassVar[tuple[str, ...]]
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
 
