@@ -119,7 +119,8 @@ def command(a) -> int:
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
     from .progress import Progress
-    from ..errors import ConfigError, field_error
+    from ..errors import ConfigError
+    from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
 
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
@@ -154,14 +155,9 @@ def command(a) -> int:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}", law))
     except ValueError as err:
-        exc = field_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) as a ConfigError
+        exc = flag_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) naming its flag
         if exc is None:
             raise
-        flag = {"delta": "--delta", "noise": "--noise", "epsilon": "--epsilon", "counted_states": "--counted",
-                "state_values": "--state-values", "values": "--state-values",
-                "staircase_gamma": "--staircase-gamma"}.get(exc.field)
-        if flag:
-            raise ConfigError(flag, exc.value, exc.rule) from None
         raise exc from None
     finally:
         bar.close()

@@ -48,8 +48,23 @@ all its row says "not run: ..."). Pedigrees: an exhaustive search over adversary
 families).
 """
 
-FLAGS = {"epsilon": "--epsilon", "noise": "--noise", "counted_states": "--counted", "state_values": "--state-values",
-         "values": "--state-values", "min_known": "--min-known", "staircase_gamma": "--staircase-gamma", "objective": "--objective"}
+#: a library field -> the command-line flag that sets it (``bdpsim calibrate markov`` and ``config``)
+FLAGS = {"epsilon": "--epsilon", "delta": "--delta", "noise": "--noise", "counted_states": "--counted",
+         "state_values": "--state-values", "values": "--state-values", "min_known": "--min-known",
+         "staircase_gamma": "--staircase-gamma", "objective": "--objective"}
+
+
+def flag_error(err: ValueError):
+    """``err`` (a kernel's error or the library's :class:`~bdpsim.errors.ConfigError`) as the
+    one-line error naming the flag of its field (:data:`FLAGS`), or the field itself; ``None`` for
+    any other ``ValueError``."""
+    from ..errors import ConfigError, field_error
+
+    exc = field_error(err)
+    if exc is None:
+        return None
+    flag = FLAGS.get(exc.field)
+    return ConfigError(flag, exc.value, exc.rule) if flag else exc
 
 
 def add_parser(cs, parser_class, formatter_class) -> None:
@@ -105,7 +120,7 @@ def command(a, is_bdp, note) -> int:
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
-    from ..errors import ConfigError, field_error
+    from ..errors import ConfigError
     from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
     from .progress import Progress
@@ -132,12 +147,9 @@ def command(a, is_bdp, note) -> int:
                                   min_known=a.min_known, staircase_gamma=a.staircase_gamma, budget=CLI_BUDGET,
                                   progress=lambda *_: bar(next(rounds), None))
     except ValueError as err:
-        exc = field_error(err)  # a kernel's error (counted_states, values, ...) as a ConfigError
+        exc = flag_error(err)
         if exc is None:
             raise
-        flag = FLAGS.get(exc.field)
-        if flag:
-            raise ConfigError(flag, exc.value, exc.rule) from None
         raise exc from None
     finally:
         bar.close()
