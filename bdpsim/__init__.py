@@ -25,6 +25,10 @@ The names are loaded on first use (``import bdpsim`` itself imports nothing heav
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
+from .core import moved as _moved
+
+_moved.install()  # old import paths of moved modules keep working for one release (core/moved.py)
+
 try:
     __version__ = version("bdpsim")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
@@ -39,8 +43,8 @@ _EXPORTS = {
     "w_infinity": "calibration", "wasserstein_scale": "calibration",
     "applicable_bounds": "bounds", "gaussian_bound": "bounds", "general_bound": "bounds", "markov_bound": "bounds",
     "yang_bound": "bounds", "zhao_bound": "bounds",
-    "ExperimentConfig": "config", "load_config": "config", "parse_config": "config",
-    "BdpsimError": "errors", "ConfigError": "errors", "NotAvailable": "errors",
+    "ExperimentConfig": "pipeline.config", "load_config": "pipeline.config", "parse_config": "pipeline.config",
+    "BdpsimError": "core.errors", "ConfigError": "core.errors", "NotAvailable": "core.errors",
     "AuditEstimator": "estimators", "ExactEstimator": "estimators", "KdeEstimator": "estimators", "MixtureEstimator": "estimators",
     "adversary_bdpl": "estimators",
     "ClippedSum": "mechanisms", "CustomMechanism": "mechanisms", "HistogramMechanism": "mechanisms",
@@ -50,7 +54,7 @@ _EXPORTS = {
     "BayesNetModel": "models", "GaussianModel": "models", "MarkovChainModel": "models", "PedigreeModel": "models", "gamma_of": "models",
     "limited_covariance": "models", "omega_of": "models", "symmetric_chain": "models",
     "GaussianWorstCase": "studies.worstcase", "MarkovWorstCase": "studies.worstcase",
-    "RunSettings": "settings",
+    "RunSettings": "pipeline.settings",
     "from_bif": "models.bayesnet.build", "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
 }

@@ -1,7 +1,7 @@
 """The Python API for notebooks: run a config, load results, exact BDPL of a model and
 mechanism, and the worst-case searches over a model class.
 
-Everything here is a thin layer over the library (:mod:`bdpsim.config`, :mod:`bdpsim.driver`,
+Everything here is a thin layer over the library (:mod:`bdpsim.pipeline.config`, :mod:`bdpsim.pipeline.driver`,
 :mod:`bdpsim.estimators`); the CLI calls the same functions.
 """
 
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .adversary import Adversary, is_upward_closed, known_sizes
-from .config import ExperimentConfig, load_config, parse_config
-from .errors import ConfigError, NotAvailable
+from .pipeline.config import ExperimentConfig, load_config, parse_config
+from .core.errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
-from .results import read_adversaries, read_summary
+from .pipeline.results import read_adversaries, read_summary
 from .studies.worstcase import GaussianWorstCase, MarkovWorstCase
 
 
@@ -118,7 +118,7 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
         Return a pandas ``DataFrame`` when pandas is installed (default), else a list of dicts.
     force : bool, optional
         Allow an ``out`` that holds files of another tool (as ``bdpsim run --force``).
-    limits : bdpsim.cost.Limits, optional
+    limits : bdpsim.pipeline.cost.Limits, optional
         Caps on the estimated memory and work (as ``--max-memory-gib`` / ``--max-work``).
 
     Returns
@@ -129,14 +129,14 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
         ``sup_s ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1.2), with its interval, the exact
         value where known and the bounds (paper Thm 4.3, 5.5/5.8, 6.2).
     """
-    from .driver import run_experiment
+    from .pipeline.driver import run_experiment
 
     if isinstance(config, ExperimentConfig):
         cfg = config
     elif isinstance(config, Mapping):
         cfg = parse_config(dict(config), "<dict>")
     elif isinstance(config, (str, Path)):
-        from .bundled import resolve_config
+        from .core.bundled import resolve_config
 
         cfg = load_config(resolve_config(config))  # a file, or a bundled config's name ("quickstart")
     else:

@@ -2,7 +2,7 @@
 
 All functions are pure. A bound that does not apply returns a :class:`Bound` with
 ``value = nan`` and the reason in ``reason``; inputs that are not numbers of the right range
-raise :class:`~bdpsim.errors.ConfigError`. :func:`applicable_bounds` chooses the bounds of a
+raise :class:`~bdpsim.core.errors.ConfigError`. :func:`applicable_bounds` chooses the bounds of a
 configuration point and says why each one that does not apply does not.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import check
+from .core.errors import check
 from .kernels.chains.transition import gamma_of, omega_of, symmetric_chain, transition_matrix
 
 __all__ = ["Bound", "applicable_bounds", "not_applicable", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import check
+from .core.errors import check
 
 
 class AdditiveQuery:
@@ -27,7 +27,7 @@ class AdditiveQuery:
         raise NotImplementedError
 
     def check_states(self, states: int) -> None:
-        """Raise :class:`~bdpsim.errors.ConfigError` unless the query fits ``states`` states."""
+        """Raise :class:`~bdpsim.core.errors.ConfigError` unless the query fits ``states`` states."""
         self.per_state(states)
 
 

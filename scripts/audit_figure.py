@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bdpsim import results as R
+from bdpsim.pipeline import results as R
 from bdpsim.figures import save, subplots
 from bdpsim.figures.audit import plot_audit
 from bdpsim.studies.audit_study import budget_rows

@@ -38,7 +38,7 @@ from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.estimators.kde import fastkde_backend
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.sampling import sample_outputs
+from bdpsim.estimators.sampling import sample_outputs
 
 
 def straightforward_sample(P, w, n, known, size, rng):

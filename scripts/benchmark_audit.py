@@ -35,8 +35,8 @@ sys.path.insert(0, str(HERE))
 
 from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY  # noqa: E402
 from bdpsim import LaplaceCount, MarkovChainModel  # noqa: E402
-from bdpsim.config import parse_config  # noqa: E402
-from bdpsim.driver import run_experiment  # noqa: E402
+from bdpsim.pipeline.config import parse_config  # noqa: E402
+from bdpsim.pipeline.driver import run_experiment  # noqa: E402
 from bdpsim.mechanisms.custom import CONFIG_DIR  # noqa: E402
 from bdpsim.models.markov.window import window_search  # noqa: E402
 from script_out import add_overwrite, refuse_committed  # noqa: E402

@@ -63,7 +63,7 @@ def main() -> None:
         _measure(args, rec)
     finally:
         if args.out:
-            from bdpsim import results as R
+            from bdpsim.pipeline import results as R
 
             meta = R.metadata("benchmark", config={"repeat": args.repeat}, seed=args.seed,
                               command="python scripts/benchmark_bayesnet.py --repeat "

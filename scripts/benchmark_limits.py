@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))  # the hostile cases live in tests/test_hostile.py
 import numpy as np  # noqa: E402
 
 from bdpsim.cli import main as bdpsim  # noqa: E402
-from bdpsim.errors import ConfigError  # noqa: E402
+from bdpsim.core.errors import ConfigError  # noqa: E402
 
 HOSTILE_UTILITY = ["family_size = [1000000000]", "records = 1000000000000", "runs = 1000000000000",
                    "seed = true", "epsilon = [inf]"]

@@ -60,8 +60,8 @@ def timed_run(n: int, where: Path) -> float:
 def summary_upkeep(out: Path, sample: int = 200) -> tuple[float, float]:
     """Seconds to keep summary.csv current over every point of ``out``: appending a line per point,
     and rebuilding it from the markers per point (timed on ``sample`` evenly spaced points, scaled)."""
-    from bdpsim import results as R
-    from bdpsim.config import load_config
+    from bdpsim.pipeline import results as R
+    from bdpsim.pipeline.config import load_config
 
     cfg = load_config(out.parent / f"sweep{len(list((out / 'points').glob('*.json')))}.toml")
     ids = [p.id for p in cfg.points]

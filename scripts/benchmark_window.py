@@ -74,8 +74,8 @@ def main() -> None:
                     help="replace --json even when it is a committed file (the repository's reference numbers)")
     args = ap.parse_args()
     if not args.overwrite:  # before any timing: minutes of work must not end in a refusal
-        from bdpsim.errors import ConfigError
-        from bdpsim.results import check_not_committed
+        from bdpsim.core.errors import ConfigError
+        from bdpsim.pipeline.results import check_not_committed
 
         try:
             check_not_committed(args.json, "--json")

@@ -50,8 +50,8 @@ def table_text(rows) -> str:
 
 
 def main(argv=None) -> int:
-    from bdpsim import results as R
-    from bdpsim.gallery import read_rows
+    from bdpsim.pipeline import results as R
+    from bdpsim.figures.gallery import read_rows
     from bdpsim.studies.frontier import CHAINS, EPSILONS, frontier_rows
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
             "recomputed": a.chains,
             "git_rev": rev, "python": platform.python_version(),
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}, indent=1) + "\n")
-        from bdpsim.gallery import replot
+        from bdpsim.figures.gallery import replot
 
         replot(["bdpsim-frontier"], CSV.parent)
     TABLE.parent.mkdir(parents=True, exist_ok=True)

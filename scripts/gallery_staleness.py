@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Which committed gallery CSVs (``results/figures/<id>.csv``) the current code no longer reproduces.
 
-Each figure's rows are recomputed at full fidelity (``bdpsim.gallery.FIGURES[id].compute``, as
+Each figure's rows are recomputed at full fidelity (``bdpsim.figures.gallery.FIGURES[id].compute``, as
 ``bdpsim figures --only ID`` does, without drawing) in a temporary directory, in a child process
 under a time limit (``--timeout`` seconds per figure), written and read back through the gallery's
 own CSV writer and reader, and compared with the committed CSV column by column: numeric columns by
@@ -38,15 +38,15 @@ COMMITTED = ROOT / "results" / "figures"
 
 
 def default_ids() -> list[str]:
-    from bdpsim.gallery import FIGURES
+    from bdpsim.figures.gallery import FIGURES
 
     return [i for i, spec in FIGURES.items() if not spec.simulated and i != "bdpsim-frontier"]
 
 
 def recompute(fig_id: str, out: Path) -> Path:
     """Compute ``fig_id``'s rows at full fidelity into ``out/<id>.csv`` (the gallery's writer)."""
-    from bdpsim import results as R
-    from bdpsim.gallery import FIGURES, Context, default_configs_dir
+    from bdpsim.pipeline import results as R
+    from bdpsim.figures.gallery import FIGURES, Context, default_configs_dir
 
     ctx = Context(out, default_configs_dir(), log=lambda m: None)
     rows = FIGURES[fig_id].compute(ctx)
@@ -61,7 +61,7 @@ def _num(v) -> bool:
 
 
 def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
-    """Column by column differences of two figure CSVs read by :func:`bdpsim.gallery.read_rows`.
+    """Column by column differences of two figure CSVs read by :func:`bdpsim.figures.gallery.read_rows`.
 
     Returns ``{"rows": (len(old), len(new)), "columns_only_old": [...], "columns_only_new": [...],
     "columns": {name: {"max_abs": ..., "max_rel": ..., "nan_mismatch": k, "cells": m} or
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
         return 0
     refuse_committed(ap, a.overwrite, a.json, option="--json")
     refuse_committed(ap, a.overwrite, a.keep, option="--keep")
-    from bdpsim.gallery import FIGURES, read_rows
+    from bdpsim.figures.gallery import FIGURES, read_rows
 
     ids = a.only or default_ids()
     unknown = [i for i in ids if i not in FIGURES]

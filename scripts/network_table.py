@@ -81,10 +81,10 @@ def one(name: str, budget: float) -> dict:
     """One row (run in a child process)."""
     import numpy as np
 
-    from bdpsim.config import parse_config
-    from bdpsim.cost import estimate_point
-    from bdpsim.driver import run_experiment
-    from bdpsim.errors import BdpsimError
+    from bdpsim.pipeline.config import parse_config
+    from bdpsim.pipeline.cost import estimate_point
+    from bdpsim.pipeline.driver import run_experiment
+    from bdpsim.core.errors import BdpsimError
     from bdpsim.models.bayesnet.search import adversary_bdpl, laplace_score
 
     t_all = time.perf_counter()

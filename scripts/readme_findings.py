@@ -377,7 +377,7 @@ def b_limit_example() -> str:
     import tomllib
 
     import bdpsim
-    from bdpsim.cost import Limits, check_limits
+    from bdpsim.pipeline.cost import Limits, check_limits
 
     doc = tomllib.loads(need(ROOT / "configs" / "quickstart.toml").read_text())
     doc["run"]["samples"] = 10**9

@@ -21,11 +21,11 @@ def refuse_committed(ap: argparse.ArgumentParser, overwrite: bool, *targets: Pat
                      option: str = "--out") -> None:
     """Exit 2 with one line (``PROG: error: --out ...``) when a target (a directory or file; ``None``
     skipped) holds git-tracked files and not ``overwrite``
-    (:func:`bdpsim.results.check_not_committed`)."""
+    (:func:`bdpsim.pipeline.results.check_not_committed`)."""
     if overwrite:
         return
-    from bdpsim.errors import ConfigError
-    from bdpsim.results import check_not_committed
+    from bdpsim.core.errors import ConfigError
+    from bdpsim.pipeline.results import check_not_committed
 
     for target in targets:
         if target is None:

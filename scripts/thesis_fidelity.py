@@ -69,7 +69,7 @@ from bdpsim.estimators.kde import density_at, log_ratio
 from bdpsim.estimators import exact_reference
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.sampling import sample_outputs
+from bdpsim.estimators.sampling import sample_outputs
 from bdpsim.kernels.stats import percentile_ci
 
 VARIANTS = {  # name: (backend, positive_shift, ratio)

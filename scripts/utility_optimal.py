@@ -76,7 +76,7 @@ def table_text(rows: list[dict]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from bdpsim.gallery import read_rows
+    from bdpsim.figures.gallery import read_rows
 
     text = table_text(read_rows(CSV) if CSV.is_file() else [])
     if "--check" in argv:

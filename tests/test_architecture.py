@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from bdpsim.adversary import Adversary
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError, NotAvailable
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.estimators import MixtureEstimator, adversary_bdpl, register_estimator
 from bdpsim.mechanisms import ClippedSum
 from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec, register_model_kind
-from bdpsim.results import csv_text, read_summary
-from bdpsim.rows import summary_columns
-from bdpsim.schema import Key
+from bdpsim.pipeline.results import csv_text, read_summary
+from bdpsim.pipeline.rows import summary_columns
+from bdpsim.core.schema import Key
 
 from .conftest import PY, ROOT
 
@@ -246,7 +246,7 @@ def test_validate_prints_swept_values(bdpsim_cli, tmp_path):
 
 def test_no_import_side_effect_on_matplotlib_backend(cli_env):
     """In a fresh interpreter: importing bdpsim must not pick a matplotlib backend."""
-    code = ("import matplotlib; matplotlib.use('pdf'); import bdpsim, bdpsim.cli, bdpsim.driver; "
+    code = ("import matplotlib; matplotlib.use('pdf'); import bdpsim, bdpsim.cli, bdpsim.pipeline.driver; "
             "print(matplotlib.get_backend())")
     p = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=cli_env)
     assert p.stdout.strip().lower() == "pdf", p.stderr

@@ -13,9 +13,9 @@ from scipy import stats
 
 from bdpsim.adversary import Adversary
 from bdpsim.cli import main
-from bdpsim.config import parse_config
-from bdpsim.driver import run_chunk, run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_chunk, run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import AuditEstimator, adversary_bdpl
 from bdpsim.mechanisms.histogram import EXHAUSTIVE_MAX_N, HistogramMechanism, count_vector_law
 from bdpsim.models import MarkovChainModel

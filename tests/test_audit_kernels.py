@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.audit.certificates import (audit_adversary, audit_configuration, certified_log_ratio, certify_top,
                                           clopper_pearson_lower, clopper_pearson_upper, plan_certification,
                                           point_estimate, predicted_bound)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.argcheck import TooExpensive
 from bdpsim.kernels.graphical.elimination import Factor, convolve_last, eliminate, min_fill_order, plan
 from bdpsim.models import MarkovChainModel, PedigreeModel

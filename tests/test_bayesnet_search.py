@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError, NotAvailable
+from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.kernels.noise.laplace_mixture import mixture_sup
 from bdpsim.kernels.chains.window_scan import grid_sup
 from bdpsim.mechanisms import LaplaceCount
@@ -219,7 +219,7 @@ def test_bdpsim_run_of_the_issue_example_is_the_brute_force_value(tmp_path):
     """``bdpsim run configs/bayesnet_example.toml`` (every adversary, exact): the brute force over
     every data tuple and every adversary (Laplace sup by mixture_sup)."""
     from bdpsim.cli import main
-    from bdpsim.results import read_summary
+    from bdpsim.pipeline.results import read_summary
 
     from .conftest import ROOT
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 import bdpsim
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
 
 ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
 

@@ -87,7 +87,7 @@ def test_laplace_rows_share_their_window_searches():
 
 
 def test_figure_renders():
-    from bdpsim.gallery import render
+    from bdpsim.figures.gallery import render
 
     rows = competition_rows([("activity", np.array(ACTIVITY)), ("gamma = 3", symmetric_chain(3.0)),
                              ("gamma = 10", symmetric_chain(10.0))], lengths=[8, 9], epsilons=[1.0, 5.0])

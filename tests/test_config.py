@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bdpsim.config import parse_config
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.core.errors import ConfigError
 
 from .conftest import ROOT
 
@@ -94,7 +94,7 @@ def test_variants_union():
 
 
 def test_bundled_configs_are_valid():
-    from bdpsim.config import load_config
+    from bdpsim.pipeline.config import load_config
     from bdpsim.utility.experiment import load_utility
 
     files = sorted((Path(__file__).parents[1] / "configs").glob("*.toml"))

@@ -23,8 +23,8 @@ from bdpsim.adversary import Adversary
 from bdpsim.calibration.groups import GaussianGroups, RecordGroups
 from bdpsim.calibration.methods import (CALIBRATION_METHODS, GUARANTEES, Calibration, CalibrationMethod,
                                         CalibrationProblem, calibrate, supported_methods)
-from bdpsim.config import parse_config
-from bdpsim.errors import ConfigError, NotAvailable
+from bdpsim.pipeline.config import parse_config
+from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.estimators import ESTIMATORS, MixtureEstimator
 from bdpsim.kernels.noise.laws import NOISE_LAWS, NoiseLaw, noise_from_params
 from bdpsim.mechanisms import MECHANISM_KINDS, Mechanism
@@ -33,10 +33,10 @@ from bdpsim.models import (MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainM
                            register_model_kind)
 from bdpsim.models.base import SampleCost
 from bdpsim.models.protocols import HasGaussianConditional
-from bdpsim.columns import Column, owned_columns
-from bdpsim.rows import ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA, summary_schema
-from bdpsim.schema import REQUIRED, Key, coerce
-from bdpsim.settings import GENERIC_KEYS
+from bdpsim.core.columns import Column, owned_columns
+from bdpsim.pipeline.rows import ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA, summary_schema
+from bdpsim.core.schema import REQUIRED, Key, coerce
+from bdpsim.pipeline.settings import GENERIC_KEYS
 
 from .test_architecture import IidCategorical, IidKind
 
@@ -488,7 +488,7 @@ def test_estimator_contract_on_independent_records(name):
 def _check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
     """A kind's declared columns: the ones it owns (``summary_columns``: in every summary.csv)
     placed after a core column, typed, documented, declared once, colliding with no core or extra
-    column; its extras registered (:func:`bdpsim.columns.register_columns`), documented, with their
+    column; its extras registered (:func:`bdpsim.core.columns.register_columns`), documented, with their
     owner, and none of them a core or owned column."""
     core = {c.name for c in SUMMARY_SCHEMA}
     names = [oc.column.name for oc in owned]

@@ -29,9 +29,9 @@ def ext():
 
 
 def test_column_reference_lists_every_column_of_the_schema(ext):
-    import bdpsim.config  # noqa: F401  (every kind registers its extra columns)
-    from bdpsim.columns import EXTRA_COLUMNS
-    from bdpsim.rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_schema
+    import bdpsim.pipeline.config  # noqa: F401  (every kind registers its extra columns)
+    from bdpsim.core.columns import EXTRA_COLUMNS
+    from bdpsim.pipeline.rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_schema
 
     rows = ext.column_rows()
     for fname, schema, table in (("summary.csv", summary_schema(), "summary"),
@@ -47,7 +47,7 @@ def test_column_reference_lists_every_column_of_the_schema(ext):
 
 
 def test_config_key_reference_lists_every_key_of_every_table(ext):
-    from bdpsim.config import sections
+    from bdpsim.pipeline.config import sections
 
     text = "\n".join(ext.config_key_lines())
     for table, keys in sections().items():

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bdpsim.config import load_config
-from bdpsim.driver import run_experiment
+from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
 
 from .conftest import PY
 
@@ -143,7 +143,7 @@ def test_adversary_streams_are_the_spawn_tree(configs):
     children of spawn_key=(key, 0, j)."""
     import numpy as np
 
-    from bdpsim.driver import adversary_streams, population_key
+    from bdpsim.pipeline.driver import adversary_streams, population_key
 
     p = load_config(configs / "markov.toml").points[0]
     node = lambda k: np.random.SeedSequence(p.seed, spawn_key=(k,))  # noqa: E731

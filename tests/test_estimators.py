@@ -7,9 +7,9 @@ import pytest
 
 from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import EstimatorError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import EstimatorError
 from bdpsim.estimators import KdeEstimator, MixtureEstimator, adversary_bdpl
 from bdpsim.estimators.kde import density_at
 from bdpsim.mechanisms import LaplaceCount
@@ -94,7 +94,7 @@ def test_mixture_close_to_exact_on_fig15_adversaries():
 
 def test_sampling_modes_agree_in_law():
     """mode='auto' draws the count from its exact law; 'data' simulates chains: same distribution."""
-    from bdpsim.sampling import sample_query
+    from bdpsim.estimators.sampling import sample_query
 
     model = MarkovChainModel(B.symmetric_chain(4.0), 8)
     mech = LaplaceCount(1.0)
@@ -146,7 +146,7 @@ def test_user_mechanism_matches_builtin(tmp_path):
 
 
 def test_user_mechanism_wrong_shape_is_reported(tmp_path):
-    from bdpsim.errors import ConfigError
+    from bdpsim.core.errors import ConfigError
 
     doc = {"run": {"adversaries": 2, "samples": 200, "estimator": "kde"},
            "model": {"kind": "markov", "n": 3, "gamma": 2.0},

@@ -8,7 +8,7 @@ from scipy.special import log_ndtr
 
 from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
-from bdpsim.errors import NotAvailable
+from bdpsim.core.errors import NotAvailable
 from bdpsim.estimators import adversary_bdpl, mixture_sup
 from bdpsim.models.gaussian.exact import exhaustive_gaussian_sum, gaussian_sum_coefficient
 from bdpsim.models.markov.exact import exhaustive_markov_count

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from bdpsim.studies.accuracy import GRID, accuracy_table, write_report
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
 
 DOC = {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all", "adversary_rows": 50,
                "exhaustive_method": "enumerate"},

@@ -9,9 +9,9 @@ import fastkde
 import numpy as np
 import pytest
 
-from bdpsim.config import parse_config
-from bdpsim.driver import adversary_streams, population_key, run_chunk, run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import adversary_streams, population_key, run_chunk, run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import KdeEstimator
 from bdpsim.estimators import exact_reference
 from bdpsim.kernels.stats import interval_coverage, order_statistic_ranks, percentile_ci

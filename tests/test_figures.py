@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from bdpsim import figdata as D
-from bdpsim.errors import ConfigError
-from bdpsim.gallery import FIGURES, make_figures
+from bdpsim.figures import data as D
+from bdpsim.core.errors import ConfigError
+from bdpsim.figures.gallery import FIGURES, make_figures
 
 # bdpsim-competition (minutes of exact window searches at T = 288) is rendered in tests/test_competition.py
 # computed in seconds; bdpsim-competition, -calibration (72 s) and -generations (11 s) are exact searches

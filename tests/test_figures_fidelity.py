@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim import figdata as D
+from bdpsim.figures import data as D
 from bdpsim.estimators.kde import max_log_ratio
 from bdpsim.figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
-from bdpsim.gallery import FIGURES, render, write_gallery
+from bdpsim.figures.gallery import FIGURES, render, write_gallery
 from bdpsim.studies.genomic_study import thesis_fig17_rows
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
@@ -172,7 +172,7 @@ def test_readings_reproduce_the_estimator_and_gamma1_reaches_eps():
     out = S.readings_of_adversary(model, mech, adv, 20_000, np.random.default_rng(5))
     # redo the samples and points exactly as the script does, then call the estimator
     r_out, r_u, r_o, _ = np.random.default_rng(5).spawn(4)
-    from bdpsim.sampling import sample_outputs
+    from bdpsim.estimators.sampling import sample_outputs
 
     a = sample_outputs(model, mech, adv.condition(adv.x), 20_000, r_out)
     b = sample_outputs(model, mech, adv.condition(adv.x_prime), 20_000, r_out)

@@ -18,10 +18,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.transforms import Bbox
 
 from bdpsim import bounds as B
-from bdpsim import results as R
+from bdpsim.pipeline import results as R
 from bdpsim.figures import LEGEND_PT
 from bdpsim.figures.deviations import DEVIATIONS, DISAGREEMENTS
-from bdpsim.gallery import FIGURES, fidelity_level, make_figures, read_rows, render, replot, write_gallery
+from bdpsim.figures.gallery import FIGURES, fidelity_level, make_figures, read_rows, render, replot, write_gallery
 from bdpsim.utility import datasets as DS
 from bdpsim.utility.experiment import parse_utility, run_utility, variants
 
@@ -39,7 +39,7 @@ def test_import_does_not_touch_the_backend(tmp_path, cli_env):
     code = (
         "import sys, matplotlib\n"
         "matplotlib.use('svg')\n"
-        "import bdpsim.figures as F, bdpsim.gallery\n"
+        "import bdpsim.figures as F, bdpsim.figures.gallery\n"
         "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()\n"
         "assert 'matplotlib.pyplot' not in sys.modules\n"
         "fig, ax = F.subplots()\n"

@@ -5,7 +5,7 @@ import math
 import runpy
 from pathlib import Path
 
-from bdpsim.gallery import read_rows
+from bdpsim.figures.gallery import read_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "results" / "figures" / "bdpsim-frontier.csv"

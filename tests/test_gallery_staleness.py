@@ -24,7 +24,7 @@ def test_compare_reports_each_column_difference():
 
 
 def test_default_figures_are_the_cheap_ones():
-    from bdpsim.gallery import FIGURES
+    from bdpsim.figures.gallery import FIGURES
 
     ids = load_script("gallery_staleness").default_ids()
     assert ids and all(not FIGURES[i].simulated for i in ids) and "bdpsim-frontier" not in ids

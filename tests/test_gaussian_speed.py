@@ -177,7 +177,7 @@ def test_profile_names_the_adversary_attaining_bdp_delta(tmp_path, bdpsim_cli, a
     assert all("bdp_delta" in row for row in rows)
     assert max(float(row["bdp_delta"]) for row in rows) == pytest.approx(delta, rel=1e-12)
     # the named adversary attains bdp_delta (its own exact profile, recomputed)
-    from bdpsim.config import parse_config
+    from bdpsim.pipeline.config import parse_config
     import tomllib
 
     point = parse_config(tomllib.loads(cfg.read_text())).points[0]

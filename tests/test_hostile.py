@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bdpsim import results as R
+from bdpsim.pipeline import results as R
 from bdpsim.cli import main
-from bdpsim.config import load_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError
 
 from .conftest import PY
 

@@ -141,7 +141,7 @@ def test_figures_offline_skip_what_cannot_be_had(bdpsim_cli, tmp_path, monkeypat
 
 def test_figures_skip_when_the_fetcher_fails(tmp_path, monkeypatch):
     """The same through the library, with the fetcher itself raising its offline error."""
-    from bdpsim import gallery
+    from bdpsim.figures import gallery
     from bdpsim.utility import datasets as DS
 
     def offline(name, data_dir=None):
@@ -206,7 +206,7 @@ def test_benchmark_window_refuses_a_committed_json():
 
 
 def test_committed_files_outside_a_checkout(tmp_path):
-    from bdpsim.results import committed_files
+    from bdpsim.pipeline.results import committed_files
 
     assert committed_files(tmp_path) == [] and committed_files(tmp_path / "missing") == []
 
@@ -238,7 +238,7 @@ def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli,
     assert any("certified lower bound (95 %)" in lab for lab in drawn["labels"]) and not any(
         "p99" in lab for lab in drawn["labels"]), drawn
     assert drawn["ticks"] == ["count", "count/geometric"] and drawn["xlabel"].startswith("mechanism")
-    from bdpsim.results import read_summary
+    from bdpsim.pipeline.results import read_summary
 
     assert drawn["lower"] == [[r["bdpl_lower"] for r in read_summary(out)]]
 
@@ -331,7 +331,7 @@ def test_validate_of_exhaustive_points_and_long_values(bdpsim_cli, tmp_path):
 
 # ------------------------------------------------------------------ 14. disks, directories, Ctrl-C, types
 def test_full_disk_while_writing_a_point(bdpsim_cli, tmp_path, monkeypatch):
-    from bdpsim import results as R
+    from bdpsim.pipeline import results as R
 
     def full(out, pid, *a, **k):
         raise OSError(errno.ENOSPC, "No space left on device", str(out / "points" / f"{pid}.json"))
@@ -376,12 +376,12 @@ def test_figures_out_is_a_file(bdpsim_cli, tmp_path):
 
 
 def test_ctrl_c_while_a_config_is_built(bdpsim_cli, tmp_path, monkeypatch):
-    import bdpsim.config
+    import bdpsim.pipeline.config
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(bdpsim.config, "load_config", interrupted)
+    monkeypatch.setattr(bdpsim.pipeline.config, "load_config", interrupted)
     out = tmp_path / "o"
     p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out)
     one_line(p, "interrupted", code=130)

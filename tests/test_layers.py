@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from bdpsim.core.layers import LAYERS as _LAYERS
 from bdpsim.estimators import ESTIMATORS
 from bdpsim.mechanisms import MECHANISM_KINDS
 from bdpsim.models import MODEL_KINDS
@@ -17,19 +18,9 @@ from .conftest import ROOT
 
 PKG = ROOT / "bdpsim"
 
-#: lowest layer first; a module may import its own layer or lower ones only
-LAYERS = [
-    ("errors", "schema", "registry", "columns", "bundled"),
-    ("kernels",),
-    ("adversary", "queries", "bounds"),
-    ("models",),
-    ("mechanisms",),
-    ("sampling", "estimators", "calibration"),
-    ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags", "summarize"),
-    ("studies", "utility", "api"),
-    ("figdata", "figures", "gallery"),
-    ("cli",),
-]
+#: lowest layer first (the one table, bdpsim/core/layers.py); a module may import its own layer or lower
+#: ones only
+LAYERS = [layer.tops for layer in _LAYERS]
 
 
 def _module_name(path) -> str:
@@ -77,7 +68,7 @@ def _layer(mod: str) -> int:
     for i, names in enumerate(LAYERS):
         if top in names:
             return i
-    raise AssertionError(f"module {mod} is in no layer of tests/test_layers.py")
+    raise AssertionError(f"module {mod} is in no layer of bdpsim/core/layers.py")
 
 
 def test_every_module_has_a_layer_and_imports_only_downwards():
@@ -161,12 +152,12 @@ CONFIG_SECTION = re.compile(r"^(run|model|mechanism|audit|utility)\.")
 
 def test_kernels_name_their_parameters_not_config_fields():
     """Issue 28: kernels raise :class:`bdpsim.kernels.argcheck.ParameterError` (a ``ValueError``)
-    naming their own parameter; the config layer names the field (:func:`bdpsim.errors.naming`).
-    No kernel imports :mod:`bdpsim.errors` (``ConfigError``, ``check``) nor names a config field."""
+    naming their own parameter; the config layer names the field (:func:`bdpsim.core.errors.naming`).
+    No kernel imports :mod:`bdpsim.core.errors` (``ConfigError``, ``check``) nor names a config field."""
     kernels = {m: p for m, p in ((_module_name(p), p) for p in PKG.rglob("*.py")) if m.startswith("bdpsim.kernels")}
     assert len(kernels) > 20
-    importing = sorted(m for m in kernels if "bdpsim.errors" in GRAPH[m])
-    assert not importing, f"kernels importing bdpsim.errors: {importing}"
+    importing = sorted(m for m in kernels if "bdpsim.core.errors" in GRAPH[m])
+    assert not importing, f"kernels importing bdpsim.core.errors: {importing}"
     named = []
     for path in kernels.values():
         for node in ast.walk(ast.parse(path.read_text())):
@@ -185,7 +176,7 @@ def test_kernels_name_their_parameters_not_config_fields():
 def test_naming_turns_a_kernel_error_into_a_config_error():
     import pickle
 
-    from bdpsim.errors import ConfigError, naming
+    from bdpsim.core.errors import ConfigError, naming
     from bdpsim.kernels.argcheck import ParameterError
     from bdpsim.kernels.noise.laws import LaplaceNoise
 

@@ -8,12 +8,12 @@ import pytest
 
 from bdpsim import bounds as B
 from bdpsim.models.base import random_discrete_adversary
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
 from bdpsim.estimators import MixtureEstimator, adversary_bdpl
 from bdpsim.mechanisms import LaplaceCount, LaplaceSum
 from bdpsim.models import GaussianModel, MarkovChainModel
-from bdpsim.sampling import merge_laws, sample_query_counts
+from bdpsim.estimators.sampling import merge_laws, sample_query_counts
 
 
 def _z_scores(model, mech, est, adversaries, seed):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models import GaussianModel, MarkovChainModel, limited_covariance
 
 from .helpers import brute_count_law, brute_marginals

@@ -10,16 +10,16 @@ import warnings
 import numpy as np
 import pytest
 
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.models import MODEL_KINDS
 from bdpsim.models.bayesnet.model import BayesNetModel
 from bdpsim.models.bayesnet.build import build as build_bn
 from bdpsim.models.bayesnet.search import bdpl_search, laplace_score, search_plan
 from bdpsim.models.mrf import MRFModel
 from bdpsim.models.mrf import build as build_mrf
-from bdpsim.results import read_adversaries, read_summary
+from bdpsim.pipeline.results import read_adversaries, read_summary
 
 from .test_bayesnet import random_network
 
@@ -311,8 +311,8 @@ MIXED = {"kind": "bayesnet", "parents": [[], [0], [0], [1, 2]],
 def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
     import gzip
 
-    from bdpsim.rows import typed_rows
-    from bdpsim.rows import ADVERSARY_SCHEMA
+    from bdpsim.pipeline.rows import typed_rows
+    from bdpsim.pipeline.rows import ADVERSARY_SCHEMA
 
     doc = {"run": {"adversaries": 30, "estimator": ["exact", "mixture"], "samples": 2000, "known_sizes": "all",
                    "seed": 2}, "model": MIXED, "mechanism": {"kind": "count", "epsilon": 1.0}}

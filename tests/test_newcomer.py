@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from bdpsim import results as R
-from bdpsim.config import load_config
-from bdpsim.driver import run_experiment
+from bdpsim.pipeline import results as R
+from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
 
 from .test_hostile import OK, cli, one_line_error, toml
 
@@ -111,7 +111,7 @@ def test_one_indexing_convention_in_calibrate(capsys):  # 11
 
 
 def test_pedigree_parent_after_child_message(capsys):  # 18
-    from bdpsim.errors import ConfigError
+    from bdpsim.core.errors import ConfigError
     from bdpsim.models.pedigree.model import PedigreeModel
 
     with pytest.raises(ConfigError) as e:
@@ -135,7 +135,7 @@ def test_bundled_config_runs_by_name_from_any_directory(tmp_path, capsys, monkey
 
 
 def test_configs_lists_and_copies(tmp_path, capsys):
-    from bdpsim import bundled
+    from bdpsim.core import bundled
 
     rc, out, _ = cli(capsys, "configs")
     assert rc == 0
@@ -156,7 +156,7 @@ def test_one_copy_of_each_config_and_it_is_package_data():
     import fnmatch
     import tomllib
 
-    from bdpsim import bundled
+    from bdpsim.core import bundled
 
     from .conftest import ROOT
 
@@ -269,7 +269,7 @@ def test_help_examples_are_never_broken(capsys, monkeypatch, cmd):
 
 
 def test_figures_help_lists_every_gallery_id(capsys, monkeypatch):
-    from bdpsim.gallery import FIGURES
+    from bdpsim.figures.gallery import FIGURES
 
     text = _help(capsys, monkeypatch, "figures", columns=200)
     ids = set(text.split("ids:")[1].replace(",", " ").split())
@@ -416,7 +416,7 @@ def test_accuracy_heartbeat(tmp_path, capsys, monkeypatch, fast_beat):
 
 
 def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_beat):
-    from bdpsim import gallery
+    from bdpsim.figures import gallery
 
     def fake(ids, out, log=print, **kw):
         import time
@@ -497,7 +497,7 @@ def _point(tmp_path, text=OK):
 
 
 def test_flag_rules(tmp_path):
-    from bdpsim.flags import flags
+    from bdpsim.pipeline.flags import flags
 
     p = _point(tmp_path)  # mixture
     base = {"percentile": 99.0, "estimator": "mixture", "bdpl_se_max": 0.01, "bound_general": 4.0,
@@ -550,7 +550,7 @@ def test_validate_prints_a_calibrated_range_that_holds_the_measured_time(capsys)
     import csv
     import re
 
-    from bdpsim.cost import config_seconds, estimate_config
+    from bdpsim.pipeline.cost import config_seconds, estimate_config
 
     from .conftest import ROOT
 
@@ -566,7 +566,7 @@ def test_validate_prints_a_calibrated_range_that_holds_the_measured_time(capsys)
 def test_calibrated_range_holds_the_recorded_figure_runs():
     import json
 
-    from bdpsim.cost import config_seconds, estimate_config
+    from bdpsim.pipeline.cost import config_seconds, estimate_config
 
     from .conftest import ROOT
 
@@ -577,7 +577,7 @@ def test_calibrated_range_holds_the_recorded_figure_runs():
 
 
 def test_plot_of_a_header_only_summary_is_refused(tmp_path, bdpsim_cli):  # 16
-    from bdpsim.rows import summary_columns
+    from bdpsim.pipeline.rows import summary_columns
 
     (tmp_path / "summary.csv").write_text(",".join(summary_columns()) + "\n")
     p = bdpsim_cli("plot", tmp_path)

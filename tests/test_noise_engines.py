@@ -10,9 +10,9 @@ import pytest
 
 from bdpsim.adversary import Adversary
 from bdpsim.calibration import calibrate
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, exact_engine
 from bdpsim.kernels.noise.laws import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism

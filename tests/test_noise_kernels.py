@@ -8,7 +8,7 @@ from scipy import stats
 from scipy.integrate import quad
 from scipy.optimize import minimize_scalar
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.chains import window_scan
 from bdpsim.kernels.noise.laws import (NOISE_LAWS, GaussianNoise, GeometricNoise, LaplaceNoise, NoiseLaw,
                                        StaircaseNoise, noise_from_params)
@@ -308,8 +308,8 @@ def test_pure_dp_single_atoms(law, Delta, expected):
 
 def test_bad_parameters_name_the_parameter():
     """A kernel's error names its own parameter (a plain ValueError); the config layer
-    (:data:`bdpsim.mechanisms.kinds.NOISE_FIELDS` with :func:`bdpsim.errors.naming`) names the field."""
-    from bdpsim.errors import naming
+    (:data:`bdpsim.mechanisms.kinds.NOISE_FIELDS` with :func:`bdpsim.core.errors.naming`) names the field."""
+    from bdpsim.core.errors import naming
     from bdpsim.kernels.argcheck import ParameterError
     from bdpsim.mechanisms.kinds import NOISE_FIELDS
 

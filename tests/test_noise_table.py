@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from bdpsim.adversary import Adversary
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, exact_engine
 from bdpsim.kernels.noise.laws import NOISE_LAWS, GeometricNoise, NoiseLaw, TableNoise
 from bdpsim.mechanisms.noisy import NoisyQueryMechanism

@@ -147,7 +147,7 @@ def test_symmetry_detected_and_imposed():
 
 def test_bad_arguments():
     model = MarkovChainModel(np.array(ACTIVITY), 5)
-    from bdpsim.errors import ConfigError
+    from bdpsim.core.errors import ConfigError
     with pytest.raises(ConfigError, match="objective"):
         optimal_noise(model, 1.0, [0.0, 1.0], objective="median")
     with pytest.raises(ConfigError, match="state_values"):

@@ -13,7 +13,7 @@ import pytest
 from bdpsim.calibration.graphs import calibrate_graph
 from bdpsim.calibration.optimal import network_law_pairs, optimal_noise
 from bdpsim.cli import main
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models.bayesnet.model import BayesNetModel
 from bdpsim.models.mrf.model import MRFModel
 from bdpsim.models.pedigree.model import PedigreeModel

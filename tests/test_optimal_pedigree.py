@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bdpsim.calibration.optimal import optimal_noise
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models.pedigree.model import PedigreeModel
 
 

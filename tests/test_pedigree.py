@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from bdpsim.adversary import Adversary
-from bdpsim.errors import ConfigError, NotAvailable
+from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.kernels.noise.laplace_mixture import mixture_sup
 from bdpsim.bounds import genomic_lower_bound
 from bdpsim.models.pedigree.exact import adversary_bdpl, compositions, exhaustive_pedigree_count, worst_adversary
@@ -319,7 +319,7 @@ def test_compositions_and_limits():
 def test_estimators_sample_pedigrees_through_the_model(rng):
     """The sampling layer of the kde/mixture estimators draws data tuples from
     ``sample_conditional``: the resulting counts follow the exact count law (5 SE, N = 100 000)."""
-    from bdpsim.sampling import sample_query_counts
+    from bdpsim.estimators.sampling import sample_query_counts
     model, mech = PedigreeModel.three_generation(7, 0.3), LaplaceCount(1.0, genotype_states(["BB"]))
     known = {2: 0, 6: 1}
     N = 100_000

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from bdpsim.config import parse_config
-from bdpsim.driver import run_experiment
-from bdpsim.errors import ConfigError
+from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.driver import run_experiment
+from bdpsim.core.errors import ConfigError
 from bdpsim.models.pedigree.exact import exhaustive_pedigree_count
 from bdpsim.mechanisms import LaplaceCount
 

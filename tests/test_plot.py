@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 import bdpsim
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.figures import choose_axes, plot_summary, subplots
 from bdpsim.figures.summary import check_axes
 

@@ -265,7 +265,7 @@ def test_window_law_is_a_probability_law():
 def test_panel_d_rows_and_the_figure(tmp_path):
     from bdpsim.figures import subplots
     from bdpsim.figures.pufferfish import plot_pufferfish_fig2
-    from bdpsim.gallery import read_rows
+    from bdpsim.figures.gallery import read_rows
 
     rows, extra = PF.figure_rows(TINY, seed=1)
     d = [r for r in rows if r["panel"] == "d"]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.calibration.quilt.chain import (authors_eigengap, authors_stationary, exact_max_influence_binary,
                                             exact_max_influence_multi, exact_ratios_binary, exact_ratios_multi,
                                             mqm_approx, mqm_approx_search, mqm_exact, node_probabilities,

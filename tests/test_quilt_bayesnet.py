@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models import MarkovChainModel
 from bdpsim.models.bayesnet.model import BayesNetModel
 from bdpsim.models.bayesnet.build import build

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from bdpsim.errors import ConfigError, NotAvailable
+from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.mechanisms.randomized_response.core import rr_flip_probability
 from bdpsim.models import MarkovChainModel, symmetric_chain
 from bdpsim.mechanisms.randomized_response.mechanism import randomized_response_bdpl

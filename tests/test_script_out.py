@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from bdpsim.results import committed_files
+from bdpsim.pipeline.results import committed_files
 
 from .conftest import ROOT
 from .helpers import load_script

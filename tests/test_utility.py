@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.utility import datasets as DS
 from bdpsim.utility.experiment import parse_utility, run_utility, write_utility
 from bdpsim.utility.fitting import fit_markov

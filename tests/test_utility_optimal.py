@@ -133,7 +133,7 @@ def test_committed_optimal_rows_are_consistent():
     an integer (a quantile of an integer law)."""
     from pathlib import Path
 
-    from bdpsim.gallery import read_rows
+    from bdpsim.figures.gallery import read_rows
 
     rows = read_rows(Path(__file__).resolve().parents[1] / "results" / "figures" / "bdpsim-utility-optimal.csv")
     at = {(r["variant"], r["mechanism"], r["epsilon"]): r for r in rows}

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models import MarkovChainModel, symmetric_chain
 from bdpsim.models.pedigree.model import PedigreeModel
 from bdpsim.calibration.wasserstein import markov_laws, quantile, w_infinity, wasserstein_scale

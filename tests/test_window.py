@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import adversary_bdpl, mixture_sup
 from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.kernels.noise.laplace_mixture import log_mixture_pdf

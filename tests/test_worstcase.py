@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bdpsim import bounds as B
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.models import GaussianModel
 from bdpsim.models.gaussian.exact import gaussian_sum_coefficient
 from bdpsim.studies.worstcase import sum_slope, worst_gaussian_sum, worst_markov_chain

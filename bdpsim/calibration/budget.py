@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from ..kernels.chains.lattice import lattice
 
 #: seconds per unit of window-scan work (law rows times lattice length, see :func:`scan_seconds`)

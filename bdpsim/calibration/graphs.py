@@ -35,7 +35,7 @@ import numpy as np
 
 from scipy.optimize import brentq
 
-from ..errors import ConfigError, NotAvailable, check
+from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs

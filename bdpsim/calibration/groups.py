@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..errors import check
+from ..core.errors import check
 
 
 @runtime_checkable

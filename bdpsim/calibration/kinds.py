@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..columns import Column, register_columns
-from ..errors import check
+from ..core.columns import Column, register_columns
+from ..core.errors import check
 from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet.model import BayesNetModel
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
-from ..schema import Key
+from ..core.schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
 from .quilt.bayesnet import mqm_bayesnet
 from ..models.protocols import MarkovChain

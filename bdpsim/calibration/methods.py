@@ -32,7 +32,7 @@ prescribes (:func:`bdpsim.models.markov.window.window_search`).
   records (:class:`~bdpsim.calibration.groups.GaussianGroups`); not a chain's method.
 
 ``Delta = max f - min f`` is the query's sensitivity. :data:`CALIBRATION_METHODS` is the one
-calibration registry (a :class:`~bdpsim.registry.Registry` checked against
+calibration registry (a :class:`~bdpsim.core.registry.Registry` checked against
 :class:`CalibrationMethod`): each entry says which problems it takes (:meth:`Method.supports`:
 ``None`` or the reason, e.g. a Gaussian bound on a chain) and returns a :class:`Calibration`
 (a scale, or ``scale = None`` with the reason). The utility experiment
@@ -51,7 +51,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .. import bounds as B
-from ..errors import ConfigError, NotAvailable, check
+from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import query_values
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import window_search
@@ -63,7 +63,7 @@ from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_second
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
 from ..models.protocols import MarkovChain
-from ..registry import Registry
+from ..core.registry import Registry
 from .groups import CorrelatedGroups, EquicorrelatedGaussian
 
 RTOL = 1e-9

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import check
+from ..core.errors import check
 from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
 from ..kernels.noise.table import TableNoise
@@ -202,9 +202,9 @@ def network_plan(model, values, *, searches: float = 1.0,
                  max_seconds: float = BS.MAX_SEARCH_SECONDS) -> tuple[BS.SearchPlan, np.ndarray, int]:
     """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
     (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
-    refused up front (:class:`~bdpsim.errors.ConfigError` naming ``model``, with the estimate) when
+    refused up front (:class:`~bdpsim.core.errors.ConfigError` naming ``model``, with the estimate) when
     ``searches`` of it would exceed ``max_seconds``, or when it is too large to plan at all."""
-    from ..errors import ConfigError
+    from ..core.errors import ConfigError
 
     g, delta, _ = lattice(np.asarray(values, dtype=float))
     check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
@@ -392,7 +392,7 @@ def calibrate_optimal(p):
     ``E Z^2``, ``p.objective``) integer noise that is eps-BDP, verified by the exact engine. The
     row has no Laplace ``scale``; its JSON adds ``mean_abs``, ``variance``, ``noise = {"offset",
     "pmf", "tail_ratio"}`` and the LP's size."""
-    from ..errors import ConfigError
+    from ..core.errors import ConfigError
     from .budget import TooSlow, duration, scan_seconds
     from .methods import Calibration
 

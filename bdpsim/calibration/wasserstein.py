@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, NotAvailable, check
+from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice, query_values
 from ..models.pedigree.model import genotype_states
 from ..models.protocols import HasCountLaw, MarkovChain

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import BdpsimError, ConfigError
+from ..core.errors import BdpsimError, ConfigError
 from ..kernels.argcheck import ParameterError
 from .studies import cmd_accuracy, cmd_configs, cmd_figures, cmd_utility
 
@@ -59,7 +59,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 #: the default x-axis candidates of ``bdpsim plot`` (bdpsim.figures.summary.AXIS_CANDIDATES; a test
 #: keeps them equal without importing matplotlib here)
 PLOT_AXES = ("gamma", "rho", "epsilon", "n", "noise_scale")
-#: the gallery's own figures (bdpsim.gallery.FIGURES; a test keeps the list complete)
+#: the gallery's own figures (bdpsim.figures.gallery.FIGURES; a test keeps the list complete)
 BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
                   "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier",
                   "bdpsim-utility-optimal")
@@ -86,14 +86,14 @@ def _overwrite_option(parser) -> None:
 
 def _check_out(a, out) -> None:
     """The output directory must not hold committed files, unless ``--overwrite``."""
-    from ..results import check_not_committed
+    from ..pipeline.results import check_not_committed
 
     if not a.overwrite:
         check_not_committed(out)
 
 
 def _limits(a):
-    from ..cost import Limits
+    from ..pipeline.cost import Limits
 
     return Limits(a.max_memory_gib, a.max_work)
 
@@ -239,14 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _config_path(a) -> Path:
     """``a.config`` as a file: the path itself, or the bundled config of that name (one line otherwise)."""
-    from ..bundled import resolve_config
+    from ..core.bundled import resolve_config
 
     return resolve_config(a.config)
 
 
 def _cmd_run(a) -> int:
-    from ..config import load_config
-    from ..driver import run_experiment
+    from ..pipeline.config import load_config
+    from ..pipeline.driver import run_experiment
 
     limits = _limits(a)
     path = _config_path(a)
@@ -278,7 +278,7 @@ def _cmd_run(a) -> int:
 
 
 def _cmd_validate(a) -> int:
-    from ..config import is_utility_config, load_config, load_toml
+    from ..pipeline.config import is_utility_config, load_config, load_toml
 
     path = _config_path(a)
     if is_utility_config(load_toml(path)):
@@ -286,8 +286,8 @@ def _cmd_validate(a) -> int:
 
         print("\n".join(describe_utility(load_utility(path), str(path))))
         return 0
-    from ..cost import check_limits
-    from ..plan import describe
+    from ..pipeline.cost import check_limits
+    from ..pipeline.plan import describe
 
     limits = _limits(a)
     cfg = _quietly(load_config, path, limits)

@@ -119,7 +119,7 @@ def command(a) -> int:
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
     from .progress import Progress
-    from ..errors import ConfigError
+    from ..core.errors import ConfigError
     from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
 

@@ -55,10 +55,10 @@ FLAGS = {"epsilon": "--epsilon", "delta": "--delta", "noise": "--noise", "counte
 
 
 def flag_error(err: ValueError):
-    """``err`` (a kernel's error or the library's :class:`~bdpsim.errors.ConfigError`) as the
+    """``err`` (a kernel's error or the library's :class:`~bdpsim.core.errors.ConfigError`) as the
     one-line error naming the flag of its field (:data:`FLAGS`), or the field itself; ``None`` for
     any other ``ValueError``."""
-    from ..errors import ConfigError, field_error
+    from ..core.errors import ConfigError, field_error
 
     exc = field_error(err)
     if exc is None:
@@ -94,8 +94,8 @@ def add_parser(cs, parser_class, formatter_class) -> None:
 
 def model_of(path: str):
     """The data model of the config file's ``[model]`` table (validated as a run config's)."""
-    from ..config import load_toml, parse_config
-    from ..errors import ConfigError
+    from ..pipeline.config import load_toml, parse_config
+    from ..core.errors import ConfigError
 
     raw = load_toml(path)
     if not isinstance(raw.get("model"), dict):
@@ -120,7 +120,7 @@ def command(a, is_bdp, note) -> int:
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
-    from ..errors import ConfigError
+    from ..core.errors import ConfigError
     from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
     from .progress import Progress

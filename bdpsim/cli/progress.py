@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from ..backends import Heartbeat
+from ..pipeline.backends import Heartbeat
 
 #: seconds between two progress lines without a terminal
 EVERY = 10.0

@@ -6,12 +6,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 
 
 def cmd_configs(a) -> int:
-    from .. import bundled
-    from ..config import load_toml
+    from ..core import bundled
+    from ..pipeline.config import load_toml
 
     if a.copy is not None:
         for p in bundled.copy_configs(a.copy):
@@ -28,7 +28,7 @@ def cmd_configs(a) -> int:
 def cmd_utility(a) -> int:
     """Every config in turn; a config whose data set cannot be had (missing, unreachable, failing its
     checksum) is skipped with one line and the others still run (exit code 2 if any was skipped)."""
-    from ..bundled import resolve_config
+    from ..core.bundled import resolve_config
     from ..utility.datasets import DatasetError
     from ..utility.experiment import load_utility
 
@@ -62,8 +62,8 @@ def _check_data_dir(data_dir: str | None) -> None:
 
 def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
     """``--out`` must be (or become) a directory: not a file, nor below one; nor, without
-    ``--overwrite``, one holding files committed to git (:func:`bdpsim.results.check_not_committed`)."""
-    from ..results import check_not_committed
+    ``--overwrite``, one holding files committed to git (:func:`bdpsim.pipeline.results.check_not_committed`)."""
+    from ..pipeline.results import check_not_committed
 
     if not overwrite:
         check_not_committed(out)
@@ -97,8 +97,8 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
 
 
 def cmd_figures(a) -> int:
-    from ..bundled import CONFIG_DIR
-    from ..gallery import FIGURES, make_figures
+    from ..core.bundled import CONFIG_DIR
+    from ..figures.gallery import FIGURES, make_figures
     from .progress import Progress
 
     if a.jobs < 1:

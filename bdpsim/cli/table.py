@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..rows import mechanism_label
+from ..pipeline.rows import mechanism_label
 
 #: rows printed at most; the rest are only in summary.csv
 MAX_ROWS = 50

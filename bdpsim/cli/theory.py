@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 
-from ..errors import ConfigError, naming
+from ..core.errors import ConfigError, naming
 
 EPILOG_BOUNDS = """\
 examples:

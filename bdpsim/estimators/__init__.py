@@ -17,7 +17,7 @@ from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' e
 
 
 def make_estimator(settings) -> Estimator:
-    """The estimator a :class:`~bdpsim.settings.RunSettings` asks for."""
+    """The estimator a :class:`~bdpsim.pipeline.settings.RunSettings` asks for."""
     return ESTIMATORS[settings.estimator].from_settings(settings)
 
 

@@ -39,7 +39,7 @@ above), ``audit_adversary`` its index and ``audit_exact`` its exact BDPL where a
 exists. A budget too small to select and certify gives ``bdpl_lower = 0`` and says so in
 ``audit_note`` — never an error. Same config and seed, same numbers for any ``--jobs``: the
 per-adversary audits use the adversaries' own streams, the configuration's work a stream of its
-own (:meth:`bdpsim.config.ExperimentPoint.stream`).
+own (:meth:`bdpsim.pipeline.config.ExperimentPoint.stream`).
 
 **Adversaries.** Any adversary's certified bound is a valid lower bound, so the family is free:
 ``run.adversary_family = "random"`` (the thesis' random known sets) or ``"windows"`` (know
@@ -77,14 +77,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, OwnedColumn, register_columns
-from ..errors import NotAvailable, check, naming
+from ..core.columns import Column, OwnedColumn, register_columns
+from ..core.errors import NotAvailable, check, naming
 from ..kernels.audit.certificates import audit_adversary, plan_certification
 from ..kernels.audit import certify
 from ..kernels.audit.events import check_outputs
 from ..kernels.audit.search import successive_halving
 from ..kernels.audit.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
-from ..schema import Key
+from ..core.schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 
@@ -127,7 +127,7 @@ ADVERSARY_COLUMNS = register_columns(
 def output_sampler(model, mechanism, known, chunk: int):
     """``draw(m, rng)``: ``m`` outputs of ``mechanism`` on fresh conditional data tuples given
     ``known`` (``m`` mechanism calls), in chunks of at most ``chunk`` tuples; a non-finite output
-    is a one-line :class:`~bdpsim.errors.ConfigError`."""
+    is a one-line :class:`~bdpsim.core.errors.ConfigError`."""
     def draw(m: int, rng: np.random.Generator) -> np.ndarray:
         parts, left = [], int(m)
         while left > 0:
@@ -337,7 +337,7 @@ class AuditEstimator:
 
     def cost_culprit(self) -> tuple[float, str, int]:
         """``(ratio to its default, field, value)`` of the key that sets the audit's cost, for a
-        refusal to name (:func:`bdpsim.cost._culprit`): the budget, not ``run.samples``."""
+        refusal to name (:func:`bdpsim.pipeline.cost._culprit`): the budget, not ``run.samples``."""
         return self.budget / 10_000_000, "run.audit_budget", self.budget
 
 

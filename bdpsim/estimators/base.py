@@ -15,9 +15,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..columns import OwnedColumn, owned_problem
-from ..registry import Registry
-from ..schema import Key
+from ..core.columns import OwnedColumn, owned_problem
+from ..core.registry import Registry
+from ..core.schema import Key
 
 __all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "FinishContext", "register_estimator"]
 
@@ -25,7 +25,7 @@ __all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "FinishContext"
 @dataclass(frozen=True)
 class CostContext:
     """What one adversary of a configuration point costs before estimation (see
-    :mod:`bdpsim.cost`; units: elementary operations on records, bytes).
+    :mod:`bdpsim.pipeline.cost`; units: elementary operations on records, bytes).
 
     ``conditions`` is the number of conditional samples drawn per adversary on average (2, plus 2
     for the noise floor's share); ``per_sample`` the work of one sampled data tuple; ``law`` the work
@@ -78,15 +78,15 @@ class Estimator(Protocol):
     name: ClassVar[str]
     keys: ClassVar[Mapping[str, Key]]
     exact: ClassVar[bool]
-    #: summary.csv columns it owns, in every table (bdpsim.columns.owned_columns; the KDE's); a new
+    #: summary.csv columns it owns, in every table (bdpsim.core.columns.owned_columns; the KDE's); a new
     #: estimator declares extra columns instead (summary_extras: only in the runs that use it)
     summary_columns: ClassVar[tuple[OwnedColumn, ...]]
-    summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.columns)
+    summary_extras: ClassVar[tuple[str, ...]]  # extra summary.csv columns it may fill (bdpsim.core.columns)
     adversary_extras: ClassVar[tuple[str, ...]]
 
     @classmethod
     def from_settings(cls, settings) -> "Estimator":
-        """The estimator a :class:`~bdpsim.settings.RunSettings` asks for (validates its keys)."""
+        """The estimator a :class:`~bdpsim.pipeline.settings.RunSettings` asks for (validates its keys)."""
         ...
 
     @staticmethod
@@ -98,7 +98,7 @@ class Estimator(Protocol):
 
     def reference(self, model, mechanism, adversary: Adversary) -> Estimate:
         """The exact value of the quantity :meth:`estimate` estimates (raises
-        :class:`~bdpsim.errors.NotAvailable` where there is none)."""
+        :class:`~bdpsim.core.errors.NotAvailable` where there is none)."""
         ...
 
     def null_estimate(self, model, mechanism, adversary: Adversary, rng: np.random.Generator) -> Estimate:
@@ -112,13 +112,13 @@ class Estimator(Protocol):
 
     def summary(self, stats: Mapping[str, np.ndarray]) -> dict:
         """The ``summary.csv`` cells this estimator fills from the per-adversary statistics
-        (core cells of :data:`bdpsim.rows.ESTIMATOR_CELLS`, the columns it owns,
+        (core cells of :data:`bdpsim.pipeline.rows.ESTIMATOR_CELLS`, the columns it owns,
         :attr:`summary_columns`, and its :attr:`summary_extras`)."""
         ...
 
     def check(self, model, mechanism) -> None:
         """Checks of the pair that depend on this estimator's own settings (raises
-        :class:`~bdpsim.errors.ConfigError`; run before anything runs)."""
+        :class:`~bdpsim.core.errors.ConfigError`; run before anything runs)."""
         ...
 
     def finish(self, ctx: FinishContext, stats: Mapping[str, np.ndarray], rows) -> dict:

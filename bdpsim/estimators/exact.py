@@ -17,13 +17,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..columns import Column, OwnedColumn, register_columns
-from ..errors import ConfigError, NotAvailable, check
+from ..core.columns import Column, OwnedColumn, register_columns
+from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
 from ..models import MODEL_KINDS, DataModel, ExactEngine
 from ..models.protocols import WindowRow
-from ..schema import Key
+from ..core.schema import Key
 from .base import CostContext, register_estimator
 
 
@@ -92,7 +92,7 @@ def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
 def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False) -> Estimate:
     """Exact ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` (``signed``) or its two-sided version.
 
-    Raises :class:`~bdpsim.errors.NotAvailable` where no exact value exists.
+    Raises :class:`~bdpsim.core.errors.NotAvailable` where no exact value exists.
     """
     eng = exact_engine(model, mechanism)
     if isinstance(eng, str):
@@ -199,7 +199,7 @@ class ExactEstimator:
         return Estimate(0.0)
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
-        return 0.0, 0.0  # the exact values are the point's references (bdpsim.cost)
+        return 0.0, 0.0  # the exact values are the point's references (bdpsim.pipeline.cost)
 
     def summary(self, stats) -> dict:
         return {"n_samples": math.nan}

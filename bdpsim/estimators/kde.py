@@ -42,10 +42,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, OwnedColumn, owned_columns, register_columns
-from ..errors import EstimatorError, check
-from ..sampling import sample_outputs
-from ..schema import Key
+from ..core.columns import Column, OwnedColumn, owned_columns, register_columns
+from ..core.errors import EstimatorError, check
+from .sampling import sample_outputs
+from ..core.schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import exact_reference
 from ..mechanisms.protocols import HasOutputDim
@@ -64,7 +64,7 @@ KDE_CHECK = register_columns(
 
 #: the KDE against the mixture's per-adversary interval when one config has both estimators: they
 #: examine the same adversaries (the population key ignores the estimator), so the comparison is per
-#: adversary; filled after the run's points finish (:func:`bdpsim.driver.compare_kde_with_mixture`)
+#: adversary; filled after the run's points finish (:func:`bdpsim.pipeline.driver.compare_kde_with_mixture`)
 KDE_MIXTURE_CHECK = register_columns(
     "summary",
     Column("kde_above_mixture_n", int, "kde: adversaries whose estimate lies above the mixture's "

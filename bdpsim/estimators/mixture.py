@@ -22,7 +22,7 @@ is invisible. Validated by simulation against exact values (``tests/test_mixture
 Confidence interval (issue 25): ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
 itself — the supremum, not the value at one selected output — with probability ``>= confidence``.
 Simultaneous Clopper–Pearson bounds on the weights of every value the query can take
-(:func:`~bdpsim.sampling.query_support`: the lattice of a count or state sum) give a box of
+(:func:`~bdpsim.estimators.sampling.query_support`: the lattice of a count or state sum) give a box of
 plausible laws; the supremum over outputs of the two mixtures with numerator weights low and
 denominator weights high is a certified lower end, the reverse an upper end, both computed exactly
 (:mod:`bdpsim.kernels.mixture_interval`). A clipped sum of real records (a known range, no lattice)
@@ -48,14 +48,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import Column, OwnedColumn, owned_columns, register_columns
-from ..errors import NotAvailable, check
+from ..core.columns import Column, OwnedColumn, owned_columns, register_columns
+from ..core.errors import NotAvailable, check
 from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise
-from ..sampling import exact_query_law, merge_laws, query_support, sample_query_counts
-from ..schema import Key
+from .sampling import exact_query_law, merge_laws, query_support, sample_query_counts
+from ..core.schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 

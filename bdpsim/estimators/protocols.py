@@ -9,14 +9,14 @@ from typing import Protocol, runtime_checkable
 @runtime_checkable
 class HasEvalPoints(Protocol):
     """An estimator evaluating densities at ``points`` points per adversary (its arrays count in
-    the memory estimate; a few of them dropped is a flag, :mod:`bdpsim.flags`)."""
+    the memory estimate; a few of them dropped is a flag, :mod:`bdpsim.pipeline.flags`)."""
 
     points: int
 
 
 @runtime_checkable
 class HasSpeed(Protocol):
-    """The estimator's own ``(low, high)`` seconds per unit of work (:mod:`bdpsim.cost`)."""
+    """The estimator's own ``(low, high)`` seconds per unit of work (:mod:`bdpsim.pipeline.cost`)."""
 
     seconds_per_unit: tuple[float, float]
 
@@ -62,7 +62,7 @@ class HasAdversaryIntervals(Protocol):
 class ComparedWithIntervals(Protocol):
     """An estimator without intervals whose estimates are checked against another point's
     per-adversary intervals (the KDE): ``outside_intervals(values, low, high)`` gives
-    ``(above, below)`` counts, :func:`bdpsim.driver.compare_kde_with_mixture`."""
+    ``(above, below)`` counts, :func:`bdpsim.pipeline.driver.compare_kde_with_mixture`."""
 
     def outside_intervals(self, values, low, high) -> tuple[int, int]: ...
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import figdata as D
+from . import data as D
 from .style import colors, legend, proxy
 
 

@@ -1,7 +1,7 @@
 """Schematic figures drawn from their rows (thesis Figs. 4, 6, 12, 14).
 
 The Markov chain diagrams are drawn from the transition rows of the chain *models*
-(:func:`bdpsim.figdata.chain_rows`): one circle per state, one arrow per transition with its
+(:func:`bdpsim.figures.data.chain_rows`): one circle per state, one arrow per transition with its
 probability (self-loops above the states), so the drawing cannot disagree with the chain used.
 """
 

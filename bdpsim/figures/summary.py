@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..estimators import ESTIMATORS
-from ..rows import mechanism_label
+from ..pipeline.rows import mechanism_label
 from .style import colors, legend, save, subplots
 
 AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
@@ -75,7 +75,7 @@ def choose_axes(rows: Sequence[dict]) -> tuple[str, str | None]:
     Parameters
     ----------
     rows : sequence of dict
-        ``summary.csv`` rows (:func:`bdpsim.results.read_summary`).
+        ``summary.csv`` rows (:func:`bdpsim.pipeline.results.read_summary`).
 
     Returns
     -------
@@ -93,7 +93,7 @@ def choose_axes(rows: Sequence[dict]) -> tuple[str, str | None]:
 
 
 def check_axes(rows: Sequence[dict], x: str | None, group: str | None) -> None:
-    """Raise :class:`~bdpsim.errors.ConfigError` unless ``x`` is a numeric column of ``rows``
+    """Raise :class:`~bdpsim.core.errors.ConfigError` unless ``x`` is a numeric column of ``rows``
     (with at least one finite value) and ``group`` a column of ``rows`` (None: chosen
     automatically).
 
@@ -104,7 +104,7 @@ def check_axes(rows: Sequence[dict], x: str | None, group: str | None) -> None:
     x, group : str or None
         The requested x-axis and grouping columns.
     """
-    from ..errors import ConfigError
+    from ..core.errors import ConfigError
 
     columns = list(dict.fromkeys(k for r in rows for k in r))
     numeric = [k for k in columns if any(_number(r.get(k)) is not None for r in rows)]
@@ -133,7 +133,7 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     Parameters
     ----------
     rows : sequence of dict
-        ``summary.csv`` rows (:func:`bdpsim.results.read_summary`).
+        ``summary.csv`` rows (:func:`bdpsim.pipeline.results.read_summary`).
     ax : matplotlib.axes.Axes
         Where to draw.
     x, group : str, optional
@@ -265,11 +265,11 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     list of Path
         The PNG and PDF written.
     """
-    from ..results import read_summary
+    from ..pipeline.results import read_summary
 
     rows = read_summary(results_dir)
     if not rows:
-        from ..errors import ConfigError
+        from ..core.errors import ConfigError
 
         raise ConfigError("results", str(Path(results_dir)), "summary.csv has no rows: nothing to plot "
                           "(a run that finished no configuration; re-run 'bdpsim run' to resume it)")
@@ -277,7 +277,7 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     for suffix in (".png", ".pdf"):  # checked before drawing: nothing written when one cannot be
         target = Path(results_dir) / f"bdpl{suffix}"
         if target.exists() and not target.is_file():
-            from ..errors import ConfigError
+            from ..core.errors import ConfigError
 
             raise ConfigError("results", str(Path(results_dir)), f"{target.name} exists and is not a file "
                               "(the plot is written there): remove or rename it")

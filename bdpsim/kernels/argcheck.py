@@ -3,9 +3,9 @@
 A kernel knows its parameters, not the configuration that fed them: its message reads
 ``param = value: rule`` with the parameter's name (``epsilon = -1: must be a finite number >
 0``). The layer that knows the config (a model or mechanism kind, the settings, the CLI) turns it
-into a :class:`bdpsim.errors.ConfigError` naming the field (``mechanism.epsilon = -1: ...``) with
-:func:`bdpsim.errors.naming`, which reads the ``param``, ``value`` and ``rule`` attributes kept here.
-Kernels never import :mod:`bdpsim.errors` (``tests/test_layers.py`` checks it).
+into a :class:`bdpsim.core.errors.ConfigError` naming the field (``mechanism.epsilon = -1: ...``) with
+:func:`bdpsim.core.errors.naming`, which reads the ``param``, ``value`` and ``rule`` attributes kept here.
+Kernels never import :mod:`bdpsim.core.errors` (``tests/test_layers.py`` checks it).
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import check
-from ..registry import Registry
-from ..schema import Key
+from ..core.errors import check
+from ..core.registry import Registry
+from ..core.schema import Key
 
 
 @runtime_checkable
@@ -49,7 +49,7 @@ class Mechanism(Protocol):
 
 
 def positive(field_name: str, x: float) -> float:
-    """``x`` as a finite float > 0, else a :class:`~bdpsim.errors.ConfigError` naming the field."""
+    """``x`` as a finite float > 0, else a :class:`~bdpsim.core.errors.ConfigError` naming the field."""
     ok = isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
     x = float(x) if ok else math.nan
     check(math.isfinite(x) and x > 0, field_name, x, "must be a finite number > 0")
@@ -84,7 +84,7 @@ class MechanismKind(abc.ABC):
     def build(self, params: dict, spec) -> Mechanism:
         """The mechanism of one configuration point from its ``[mechanism]`` values, for the model
         ``spec`` (:class:`~bdpsim.models.base.ModelSpec`); raises
-        :class:`~bdpsim.errors.ConfigError`."""
+        :class:`~bdpsim.core.errors.ConfigError`."""
 
 
 @runtime_checkable
@@ -113,6 +113,6 @@ def register_mechanism_kind(kind: MechanismKind) -> MechanismKind:
 
 
 def required(params: dict, key: str):
-    """``params[key]``, or a :class:`~bdpsim.errors.ConfigError` saying it is required."""
+    """``params[key]``, or a :class:`~bdpsim.core.errors.ConfigError` saying it is required."""
     check(params[key] is not None, f"mechanism.{key}", None, "is required")
     return params[key]

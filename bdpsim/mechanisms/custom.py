@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ConfigError, check
+from ..core.errors import ConfigError, check
 from .base import NO_COLUMNS, positive
 
 
@@ -37,7 +37,7 @@ class CustomMechanism:
     ``search_dir`` the config's directory, where the module is also looked for (in worker
     processes too: the mechanism pickles as its import path). A call that raises, or returns the
     wrong shape, a non-finite value or one constant for a whole batch (no noise), raises
-    :class:`~bdpsim.errors.ConfigError` naming it.
+    :class:`~bdpsim.core.errors.ConfigError` naming it.
     """
 
     func: Callable[[np.ndarray, np.random.Generator], np.ndarray]
@@ -52,7 +52,7 @@ class CustomMechanism:
         if self.epsilon is not None:
             positive("mechanism.epsilon", self.epsilon)
 
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)

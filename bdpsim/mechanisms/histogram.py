@@ -32,12 +32,12 @@ from typing import ClassVar
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..errors import NotAvailable, check
+from ..core.errors import NotAvailable, check
 from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
 from ..models.base import ExactEngine
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import WindowAdversary
-from ..schema import Key
+from ..core.schema import Key
 from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 from ..models.protocols import MarkovChain
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConfigError, check, naming
-from ..schema import Key
+from ..core.errors import ConfigError, check, naming
+from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import NOISE_LAWS, LaplaceNoise, noise_from_params
 from ..kernels.noise.table import TableNoise, table_from_params

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import check
+from ..core.errors import check
 from ..kernels.noise.laws import LaplaceNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
 from .base import NO_COLUMNS, positive
@@ -39,7 +39,7 @@ class LaplaceMechanism:
         q = self.query(data)
         return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
 
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     def columns(self) -> dict:
         return {**NO_COLUMNS, "noise_scale": self.noise_scale}

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..columns import Column, register_columns
+from ..core.columns import Column, register_columns
 from .base import NO_COLUMNS
 from ..kernels.noise.protocols import HasStaircaseGamma
 from .protocols import HasClip

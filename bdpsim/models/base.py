@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..adversary import Adversary, draw_known_set
-from ..columns import Column, OwnedColumn, owned_problem, register_columns
-from ..errors import ConfigError, check, naming
+from ..core.columns import Column, OwnedColumn, owned_problem, register_columns
+from ..core.errors import ConfigError, check, naming
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
-from ..registry import Registry
+from ..core.registry import Registry
 from .protocols import HasRecordNames, HasRecordStates, HasStates
-from ..schema import Key
+from ..core.schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bounds import Bound
@@ -169,7 +169,7 @@ class ExactEngine:
         the supremum): who attains the profile.
     incomplete : str, optional
         Set when only *some* adversaries have an exact value (``bdpl`` raises
-        :class:`~bdpsim.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
+        :class:`~bdpsim.core.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
         whole. Such an engine serves exact references, not ``estimator = "exact"``.
     """
 
@@ -241,7 +241,7 @@ class ExhaustiveResult:
 @dataclass(frozen=True)
 class SampleCost:
     """What one adversary of a model costs (units: elementary operations on records; see
-    :mod:`bdpsim.cost`): per sampled data tuple, per exact value / exact query law, per model drawn
+    :mod:`bdpsim.pipeline.cost`): per sampled data tuple, per exact value / exact query law, per model drawn
     from a family, and the bytes the model's tables hold."""
 
     per_sample: float
@@ -267,7 +267,7 @@ class ModelKind(abc.ABC):
     #: the ``[model]`` values of a small model of this kind (a few records): the contract tests
     #: (tests/test_contracts.py) build it and check the kind against its exact law
     example: Mapping[str, Any] | None = None
-    #: ``summary.csv`` columns this kind owns, in every table (:func:`bdpsim.columns.owned_columns`;
+    #: ``summary.csv`` columns this kind owns, in every table (:func:`bdpsim.core.columns.owned_columns`;
     #: filled by :meth:`summary_cells`). A new kind declares extra columns instead
     #: (:meth:`summary_extras`): those appear only where the kind is used
     summary_columns: tuple[OwnedColumn, ...] = ()
@@ -277,7 +277,7 @@ class ModelKind(abc.ABC):
         """The :class:`ModelSpec` of one configuration point from its ``[model]`` values
         (``present``: the keys the config gave; ``hints``: what the mechanism kind tells the model,
         e.g. ``value_range``, the range its records' values matter on); raises
-        :class:`~bdpsim.errors.ConfigError`. Set ``owner=self`` on the spec."""
+        :class:`~bdpsim.core.errors.ConfigError`. Set ``owner=self`` on the spec."""
 
     def setup_cost(self, params: dict) -> tuple[float, float, str] | None:
         """``(bytes, work, field)`` of building the model from ``params``, checked before it is
@@ -308,12 +308,12 @@ class ModelKind(abc.ABC):
     def summary_cells(self, spec: ModelSpec) -> dict:
         """The ``summary.csv`` cells this kind fills for ``spec``: columns it owns
         (:attr:`summary_columns`: ``rho``, ``gamma``) or extra columns it registered
-        (:func:`bdpsim.columns.register_columns`, named by :meth:`summary_extras`). Default: none."""
+        (:func:`bdpsim.core.columns.register_columns`, named by :meth:`summary_extras`). Default: none."""
         return {}
 
     def summary_extras(self, spec: ModelSpec) -> tuple[str, ...]:
         """The extra ``summary.csv`` columns a point of ``spec`` fills (registered with
-        :func:`bdpsim.columns.register_columns`; a run's table has them only where used).
+        :func:`bdpsim.core.columns.register_columns`; a run's table has them only where used).
         Default: the node names of the most leaking adversary for a model with named nodes."""
         return tuple(c.name for c in ARGMAX_NAME_COLUMNS) if record_names(spec.fixed) else ()
 

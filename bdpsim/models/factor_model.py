@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, check, naming
+from ..core.errors import ConfigError, check, naming
 from ..kernels.graphical.elimination import Factor, clamp, eliminate, plan
 from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law

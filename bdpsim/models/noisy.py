@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..errors import NotAvailable
+from ..core.errors import NotAvailable
 from ..kernels.noise.laplace_mixture import mixture_sup
 from ..kernels.noise.laws import grid_delta_pair
 

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import bounds as B
-from .. import results as R
+from ..pipeline import results as R
 from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..adversary import Estimate
-from ..errors import check
+from ..core.errors import check
 from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel, limited_covariance

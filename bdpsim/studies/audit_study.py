@@ -29,8 +29,8 @@ import numpy as np
 
 from ..kernels.chains.transition import ACTIVITY as _ACTIVITY
 from ..adversary import Adversary
-from ..config import parse_config
-from ..driver import run_chunk, run_experiment
+from ..pipeline.config import parse_config
+from ..pipeline.driver import run_chunk, run_experiment
 from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import randomized_response_bdpl
 from ..mechanisms.randomized_response.core import debiased_count

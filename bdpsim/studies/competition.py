@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..core.errors import ConfigError
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.wasserstein import markov_laws
 from ..kernels.chains.transition import ACTIVITY

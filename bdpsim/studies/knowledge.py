@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import check
+from ..core.errors import check
 from ..kernels.chains import window_scan as wk
 from ..models import MarkovChainModel
 from ..models.markov.window import window_cells

@@ -33,8 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..config import parse_config
-from ..driver import run_chunk
+from ..pipeline.config import parse_config
+from ..pipeline.driver import run_chunk
 from ..calibration.quilt.chain import mqm_approx_search
 from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 

@@ -291,7 +291,7 @@ def figure_rows(config: dict | None = None, seed: int = SEED, log=None) -> tuple
 
 
 def gallery_rows(ctx) -> list[dict]:
-    """``compute(ctx)`` for the gallery (:class:`bdpsim.gallery.Context`; ``ctx.quick``: :data:`QUICK`)."""
+    """``compute(ctx)`` for the gallery (:class:`bdpsim.figures.gallery.Context`; ``ctx.quick``: :data:`QUICK`)."""
     return figure_rows(QUICK if ctx.quick else None, log=ctx.log)[0]
 
 
@@ -305,7 +305,7 @@ COLUMNS = ["panel", "parameter", "value", "mechanism", "pi_est", "g_est", "T", "
 def write_rows(rows: list[dict], stem, extra: dict, seed: int = SEED) -> list[Path]:
     """``stem.csv`` (the rows, :data:`COLUMNS`) and ``stem.json`` (config, seed, chain, package
     versions, git revision, time)."""
-    from .. import results as R
+    from ..pipeline import results as R
 
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import bounds as B
-from ..errors import NotAvailable, check
+from ..core.errors import NotAvailable, check
 from ..mechanisms import LaplaceCount
 from ..models import MarkovChainModel
 from ..models.markov.exact import exhaustive_markov_count

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bundled import data_file
-from ..errors import BdpsimError, check
+from ..core.bundled import data_file
+from ..core.errors import BdpsimError, check
 
 
 class DatasetError(BdpsimError):

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import results as R
-from ..config import load_toml
-from ..schema import REQUIRED, Key
-from ..schema import sweep_table as _sweep_table
-from ..errors import check
+from ..pipeline import results as R
+from ..pipeline.config import load_toml
+from ..core.schema import REQUIRED, Key
+from ..core.schema import sweep_table as _sweep_table
+from ..core.errors import check
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.methods import EXACT_METHOD
 from ..calibration.groups import GaussianGroups, RecordGroups

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import bounds as B
-from ..errors import check
+from ..core.errors import check
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:

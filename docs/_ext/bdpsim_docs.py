@@ -6,7 +6,7 @@ kind or a deviation added in the code appears in the documentation at the next b
 ``bdpsim-config-keys``
     every key of the ``[run]``, ``[model]`` and ``[mechanism]`` tables, grouped by its owner (the
     run settings, each estimator, each model kind, each mechanism kind): type, default, whether a
-    list sweeps it, its meaning and its rule (:class:`bdpsim.schema.Key`).
+    list sweeps it, its meaning and its rule (:class:`bdpsim.core.schema.Key`).
 ``bdpsim-columns``
     every column of ``summary.csv`` and ``adversaries.csv.gz``, the kinds' extra columns included.
 ``bdpsim-deviations``
@@ -77,7 +77,7 @@ class _Generated(Directive):
 # ---------------------------------------------------------------------------------------- config keys
 
 def _default(key) -> str:
-    from bdpsim.schema import REQUIRED
+    from bdpsim.core.schema import REQUIRED
 
     if key.default is REQUIRED:
         return "**required**"
@@ -156,11 +156,11 @@ def _key_rows(section: str, keys: dict, rules: dict, with_doc: bool) -> list[lis
 
 
 def config_key_lines() -> list[str]:
-    import bdpsim.config  # noqa: F401  (imports every kind, so the registries are complete)
+    import bdpsim.pipeline.config  # noqa: F401  (imports every kind, so the registries are complete)
     from bdpsim.estimators import ESTIMATORS
     from bdpsim.mechanisms import MECHANISM_KINDS
     from bdpsim.models import MODEL_KINDS
-    from bdpsim.settings import GENERIC_KEYS
+    from bdpsim.pipeline.settings import GENERIC_KEYS
 
     L: list[str] = []
     rules = validation_rules()
@@ -177,7 +177,7 @@ def config_key_lines() -> list[str]:
         L.extend(list_table("", header, _key_rows(sec, keys, rules, with_doc), widths))
 
     section("[run]", "-")
-    L += ["Keys of every run, whatever the estimator (:class:`bdpsim.settings.RunSettings`).", ""]
+    L += ["Keys of every run, whatever the estimator (:class:`bdpsim.pipeline.settings.RunSettings`).", ""]
     table("run", GENERIC_KEYS)
     for name, est in ESTIMATORS.items():
         if est.keys:
@@ -210,8 +210,8 @@ class ConfigKeys(_Generated):
 def column_rows() -> list[tuple[str, str, str, str, str]]:
     """(file, column, type, owner, meaning) of every result column, from the same function the
     tests use (owner: ``core`` or the kind that declares it)."""
-    import bdpsim.config  # noqa: F401  (the kinds register their extra columns on import)
-    from bdpsim.results import markdown_columns
+    import bdpsim.pipeline.config  # noqa: F401  (the kinds register their extra columns on import)
+    from bdpsim.pipeline.results import markdown_columns
 
     out = []
     for line in markdown_columns().splitlines()[2:]:
@@ -246,9 +246,23 @@ class Deviations(_Generated):
         return L
 
 
+class Layers(_Generated):
+    """The layer table, from :data:`bdpsim.core.layers.LAYERS` (the table the layer test checks)."""
+
+    def lines(self) -> list[str]:
+        from bdpsim.core.layers import LAYERS
+
+        def where(text: str) -> str:  # backquoted paths become literals, the rest stays prose
+            return "".join(f"``{part}``" if i % 2 else _cell(part) for i, part in enumerate(text.split("`")))
+
+        rows = [[f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
+                for i, layer in enumerate(LAYERS)]
+        return list_table("", ["layer (lowest first)", "where", "what"], rows, "14 64 22")
+
+
 class Gallery(_Generated):
     def lines(self) -> list[str]:
-        from bdpsim.gallery import FIGURES
+        from bdpsim.figures.gallery import FIGURES
 
         L: list[str] = []
         for i, spec in FIGURES.items():
@@ -422,7 +436,7 @@ def resolve_short_reference(app, env, node, contnode):
 def setup(app):
     app.connect("missing-reference", resolve_short_reference)
     for name, cls in (("bdpsim-config-keys", ConfigKeys), ("bdpsim-columns", Columns),
-                      ("bdpsim-deviations", Deviations), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
+                      ("bdpsim-deviations", Deviations), ("bdpsim-layers", Layers), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
                       ("bdpsim-changelog-fragments", ChangelogFragments)):
         app.add_directive(name, cls)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from ...models.bayesnet.model import BayesNetModel
 from .chain import (QuiltResult, quilt_scores, approx_max_influence, authors_eigengap, authors_stationary,
                     mqm_approx_search)

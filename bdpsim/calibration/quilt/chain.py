@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..budget import TooSlow
 from .setup import (  # noqa: F401 (re-exported: the authors' set-up)

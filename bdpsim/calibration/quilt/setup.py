@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...errors import ConfigError
+from ...core.errors import ConfigError
 from ...kernels.chains.transition import transition_matrix
 
 AUTHORS_POWER = 100      # pi = M^100; pi = pi(1, :)   (run_synthetic.m, run_realData.m)

@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 import numpy as np
 
 from ..argcheck import ParameterError, require
-from ...registry import Registry
+from ...core.registry import Registry
 from . import exp_kernels as ek
 from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup

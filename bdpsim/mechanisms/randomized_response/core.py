@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import check
+from ...core.errors import check
 from ...models.markov.model import MarkovChainModel
 from ...models.protocols import MarkovChain
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...errors import NotAvailable
+from ...core.errors import NotAvailable
 from ...models.markov.model import MarkovChainModel
 from .core import BRUTE_FORCE_MAX_T, RRAdversary, RRResult, check_rr
 

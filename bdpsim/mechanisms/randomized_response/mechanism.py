@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...adversary import Adversary, Estimate
-from ...errors import check
+from ...core.errors import check
 from ...models.base import ExactEngine
 from ...models.markov.model import MarkovChainModel
-from ...schema import Key
+from ...core.schema import Key
 from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 from .core import RRResult, check_rr, debiased_count, flip_for_chain
 from .direct import rr_bdpl_bruteforce
@@ -74,7 +74,7 @@ class RandomizedResponse:
         z = np.where(flips, 1 - data, data).sum(axis=1)
         return debiased_count(z, data.shape[1], self.flip)
 
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.rows.register_columns)
+    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)

@@ -47,7 +47,7 @@ from typing import cast
 import numpy as np
 
 from ...adversary import Adversary
-from ...errors import NotAvailable
+from ...core.errors import NotAvailable
 from ...models.markov.model import MarkovChainModel
 from .core import END, START, RRAdversary, RRResult, check_rr
 

@@ -13,7 +13,7 @@ name per node, used in messages and the result tables' name columns; ``records``
 names).
 
 pgmpy is an optional dependency (``pip install bdpsim[bayesnet]``); without it the pgmpy/BIF
-paths raise a one-line :class:`~bdpsim.errors.ConfigError` saying so.
+paths raise a one-line :class:`~bdpsim.core.errors.ConfigError` saying so.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from .model import BayesNetModel
 from .check import TABLE_TOLERANCE, check_tolerance
 

@@ -1,6 +1,6 @@
 """Validation of a Bayesian network's structure and tables: one-line errors naming the field.
 
-Every check raises :class:`~bdpsim.errors.ConfigError` as ``field = value: rule``, with the node
+Every check raises :class:`~bdpsim.core.errors.ConfigError` as ``field = value: rule``, with the node
 in the field (``model.parents[3]``, ``model.cpt[3]``, ``model.states[2]``; by name when the nodes
 have names: ``model.cpt['HYPOVOLEMIA']``) and messages of bounded length.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import check
+from ...core.errors import check
 
 MAX_NODES = 100_000
 MAX_TABLE = 1_000_000   # entries of one conditional table

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...adversary import Adversary
-from ...errors import ConfigError, NotAvailable
+from ...core.errors import ConfigError, NotAvailable
 from ...kernels.chains.lattice import lattice
 from ...queries import additive_noisy
-from ...schema import Key
+from ...core.schema import Key
 from . import search as BS
 from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .build import build

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import check, naming
+from ...core.errors import check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ...kernels.graphical.elimination import Factor
 from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ConfigError, NotAvailable, check
+from ...core.errors import ConfigError, NotAvailable, check
 from .check import brief
 from ..factor_model import MAX_OPERATIONS, FactorModel
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...adversary import Adversary, Estimate, known_sets
-from ...errors import NotAvailable
+from ...core.errors import NotAvailable
 from ..base import ExhaustiveResult
 from .model import GaussianModel
 

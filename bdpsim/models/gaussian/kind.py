@@ -16,10 +16,10 @@ import numpy as np
 
 from ... import bounds as B
 from ...adversary import Adversary, draw_known_set
-from ...columns import Column, owned_columns
-from ...errors import ConfigError, check
+from ...core.columns import Column, owned_columns
+from ...core.errors import ConfigError, check
 from ...queries import ClippedSumQuery, LaplaceQuery, SumQuery
-from ...schema import Key
+from ...core.schema import Key
 from . import exact as GE
 from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .model import GaussianClass, GaussianModel, block_size, max_correlation

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 
 
 @dataclass(frozen=True)

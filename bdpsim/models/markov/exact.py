@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...adversary import Adversary, Estimate
-from ...errors import NotAvailable, naming
+from ...core.errors import NotAvailable, naming
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
 from ...kernels.noise.laws import LaplaceNoise

@@ -14,11 +14,11 @@ import numpy as np
 
 from ... import bounds as B
 from ...adversary import Adversary
-from ...columns import Column, owned_columns
-from ...errors import ConfigError, check, naming
+from ...core.columns import Column, owned_columns
+from ...core.errors import ConfigError, check, naming
 from ...kernels.chains.transition import gamma_of, symmetric_chain, transition_matrix
 from ...queries import additive_noisy
-from ...schema import Key
+from ...core.schema import Key
 from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
 from .model import MarkovChainModel
 from .exact import markov_engine

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...errors import ConfigError, check, naming
+from ...core.errors import ConfigError, check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..base import additive_query_law
 

@@ -44,7 +44,7 @@ from typing import cast
 import numpy as np
 
 from ...adversary import Adversary
-from ...errors import check, naming
+from ...core.errors import check, naming
 from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw, grid_delta_pair

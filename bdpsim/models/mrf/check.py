@@ -1,6 +1,6 @@
 """Validation of a pairwise Markov random field's config: one-line errors naming the field.
 
-Every check raises :class:`~bdpsim.errors.ConfigError` as ``field = value: rule`` (values cut
+Every check raises :class:`~bdpsim.core.errors.ConfigError` as ``field = value: rule`` (values cut
 to a bounded length): ``model.edges``, ``model.coupling``, ``model.field``,
 ``model.node_potentials[3]``, ``model.edge_potentials[5]``, ``model.graph``.
 """
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from ..bayesnet.check import MAX_NODES, brief
 
 MAX_EDGES = 1_000_000

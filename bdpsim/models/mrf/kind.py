@@ -15,8 +15,8 @@ every adversary by the separated-region search over the graph.
 
 from __future__ import annotations
 
-from ...errors import check
-from ...schema import Key
+from ...core.errors import check
+from ...core.schema import Key
 from ..base import ModelSpec, register_model_kind
 from ..bayesnet.check import brief
 from ..bayesnet.kind import NODE_KEYS, BayesNetKind, correlated_records

@@ -38,7 +38,7 @@ from typing import cast
 import numpy as np
 
 from ...adversary import Adversary, Estimate
-from ...errors import ConfigError, NotAvailable, check
+from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.noise.laws import LaplaceNoise
 from ...queries import CountQuery, NoisyQuery

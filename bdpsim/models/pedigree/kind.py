@@ -10,9 +10,9 @@ import math
 from typing import cast
 
 from ... import bounds as B
-from ...errors import check
+from ...core.errors import check
 from ...queries import CountQuery, LaplaceQuery, NoisyQuery
-from ...schema import Key
+from ...core.schema import Key
 from . import exact as PE
 from ..base import ExactEngine, ModelKind, ModelSpec, register_model_kind
 from ..markov.exact import noisy_bdpl, noisy_profile

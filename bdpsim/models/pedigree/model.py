@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from ...queries import CountQuery
 
 GENOTYPES = ("BB", "Bb", "bb")

@@ -21,7 +21,7 @@ command skips finished points whose records are intact and recomputes damaged on
 ``metadata.json`` ``failed`` and removes the partial tables, Ctrl-C marks it ``interrupted``.
 Memory stays bounded: each task holds one adversary's samples at a time, samples are generated in
 chunks (``run.chunk``), and configs whose estimated memory or work exceed the limits
-(:mod:`bdpsim.cost`) are refused before anything runs. Tasks carry their point pickled and load it
+(:mod:`bdpsim.pipeline.cost`) are refused before anything runs. Tasks carry their point pickled and load it
 themselves (:func:`run_task`): a worker that cannot load it reports an error instead of hanging.
 """
 
@@ -48,13 +48,13 @@ from . import results as R
 from .backends import BACKENDS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
-from .errors import BdpsimError, ConfigError, NotAvailable
+from ..core.errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
-from .models.base import adversary_names, record_names
-from .estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
+from ..models.base import adversary_names, record_names
+from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from .summarize import check_bounds, summarize
-from .estimators.kde import KDE_MIXTURE_CHECK
+from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
 
 def population_key(point: ExperimentPoint) -> int:
@@ -76,7 +76,7 @@ STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "sam
 
 def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
     """The extra ``summary.csv`` and ``adversaries.csv.gz`` columns the config's points fill
-    (:func:`bdpsim.columns.register_columns`), in registration order."""
+    (:func:`bdpsim.core.columns.register_columns`), in registration order."""
     summ, adv = set(), set()
     for p in config.points:
         est = p.estimator()
@@ -203,7 +203,7 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
 def run_task(fn: Callable, point_blob: bytes, *args) -> ChunkResult:
     """Run ``fn(point, *args)`` on a worker, the point arriving pickled: a point the worker cannot
     load (e.g. the user's mechanism module is missing there) raises a one-line
-    :class:`~bdpsim.errors.ConfigError` instead of breaking the pool or hanging the client."""
+    :class:`~bdpsim.core.errors.ConfigError` instead of breaking the pool or hanging the client."""
     try:
         point = pickle.loads(point_blob)
     except BdpsimError:
@@ -241,8 +241,8 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
     Finished points already in ``out`` (same config content and seed, records intact) are
     skipped; damaged ones are recomputed. ``heartbeat > 0`` logs a one-line progress report
     every ``heartbeat`` seconds (for logs, where a progress bar is useless). ``force`` allows an
-    ``out`` holding other files. ``limits`` (default :class:`~bdpsim.cost.Limits`) caps the
-    estimated memory and work (:func:`bdpsim.cost.check_limits`), before anything is written.
+    ``out`` holding other files. ``limits`` (default :class:`~bdpsim.pipeline.cost.Limits`) caps the
+    estimated memory and work (:func:`bdpsim.pipeline.cost.check_limits`), before anything is written.
     Concurrent runs into one ``out`` are serialised by a lock. A failure mid-run removes the
     partial ``summary.csv``/``adversaries.csv.gz`` and marks ``metadata.json`` ``failed``;
     Ctrl-C keeps the tables of what finished and marks it ``interrupted``.
@@ -368,7 +368,7 @@ def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int
     memory)."""
     import re
 
-    from .mechanisms.protocols import RunsUserCode
+    from ..mechanisms.protocols import RunsUserCode
 
     codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
     how = f"exit codes {codes.group(1)}" if codes else type(exc).__name__

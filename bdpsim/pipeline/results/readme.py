@@ -8,7 +8,7 @@ from . import tables as _tables  # noqa: F401  (the kinds register their extra c
 
 def markdown_columns() -> str:
     """The column list of the docs' column reference, generated from the core schemas, the columns
-    the registered kinds own (:func:`~bdpsim.rows.summary_schema`) and every registered extra
+    the registered kinds own (:func:`~bdpsim.pipeline.rows.summary_schema`) and every registered extra
     column, each with its owner (``core`` or the kind)."""
     lines = ["| file | column | type | owner | meaning |", "|---|---|---|---|---|"]
     for fname, schema, table in (("summary.csv", summary_schema(), "summary"),

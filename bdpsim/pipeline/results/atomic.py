@@ -40,7 +40,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 def append_line(path: Path, text: str) -> None:
     """Append ``text`` (whole lines) to ``path`` with one ``write`` on an ``O_APPEND`` descriptor,
     then ``fsync``: a crash loses at most the line being written (resume rebuilds the file from the
-    point markers, :class:`bdpsim.results.points.SummaryLog`)."""
+    point markers, :class:`bdpsim.pipeline.results.points.SummaryLog`)."""
     data = text.encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666 & ~umask())
     try:

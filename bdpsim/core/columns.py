@@ -1,6 +1,6 @@
 """Result-table columns: a column's name, type and meaning, and the two ways a kind declares its own.
 
-The core columns of ``summary.csv`` and ``adversaries.csv.gz`` are :mod:`bdpsim.rows`'. A kind
+The core columns of ``summary.csv`` and ``adversaries.csv.gz`` are :mod:`bdpsim.pipeline.rows`'. A kind
 that fills more declares them with the types here — this module is at the bottom of the package,
 so models, mechanisms and estimators can:
 
@@ -9,7 +9,7 @@ so models, mechanisms and estimators can:
 * an *owned* column (:func:`owned_columns`, a kind's ``summary_columns``) is in every
   ``summary.csv``, empty where the kind is not used, at the place the kind declares: the columns
   bdpsim's first tables had for one kind (the KDE's ``kde_backend``, the Gaussian model's ``rho``)
-  and keep, so that those tables stay byte-identical. :func:`bdpsim.rows.summary_schema` collects
+  and keep, so that those tables stay byte-identical. :func:`bdpsim.pipeline.rows.summary_schema` collects
   them from the live registries.
 """
 
@@ -65,7 +65,7 @@ class OwnedColumn:
 def owned_columns(after: str, *columns: Column, rank: int = 0) -> tuple[OwnedColumn, ...]:
     """A kind's ``summary_columns``: ``columns`` (in this order) placed after the core column
     ``after`` with ``rank`` (see :class:`OwnedColumn`; checked against the core schema by
-    :func:`bdpsim.rows.summary_schema` and the contract tests)."""
+    :func:`bdpsim.pipeline.rows.summary_schema` and the contract tests)."""
     if not all(isinstance(c, Column) for c in columns):
         raise TypeError("owned_columns: every column must be a Column")
     return tuple(OwnedColumn(c, after, rank) for c in columns)
@@ -76,4 +76,4 @@ def owned_problem(summary_columns) -> str | None:
     reason (a registry's check at registration)."""
     if isinstance(summary_columns, tuple) and all(isinstance(c, OwnedColumn) for c in summary_columns):
         return None
-    return "summary_columns must be a tuple of OwnedColumn (bdpsim.columns.owned_columns)"
+    return "summary_columns must be a tuple of OwnedColumn (bdpsim.core.columns.owned_columns)"

@@ -1,7 +1,7 @@
 """Config keys: their type, default and sweep rules, and how a TOML value becomes a list of values.
 
 A :class:`Key` describes one key of a config table. The model and mechanism registries
-(:mod:`bdpsim.models`, :mod:`bdpsim.mechanisms`) and :class:`~bdpsim.settings.RunSettings` declare
+(:mod:`bdpsim.models`, :mod:`bdpsim.mechanisms`) and :class:`~bdpsim.pipeline.settings.RunSettings` declare
 their keys with it, so the config loader knows every key without a list of its own.
 
 Sweeps: any sweepable scalar may be a list or a ``{linspace = [start, stop, num]}`` /

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .errors import ConfigError, check
+from ..core.errors import ConfigError, check
 
 BACKENDS = ("loky", "dask")
 #: seconds allowed to each step of reaching a Dask cluster (handshake, connection, a worker, the
@@ -128,7 +128,7 @@ def probe_scheduler(address: str, seconds: float = DASK_STEP_SECONDS) -> None:
 
 def connect_scheduler(address: str, seconds: float = DASK_STEP_SECONDS):
     """A ``distributed.Client`` of the scheduler at ``address``, or a one-line
-    :class:`~bdpsim.errors.ConfigError` within about ``2 * seconds`` (the connection is made in a
+    :class:`~bdpsim.core.errors.ConfigError` within about ``2 * seconds`` (the connection is made in a
     daemon thread with a deadline: ``Client``'s own timeout does not cover every hang)."""
     from dask.distributed import Client
 
@@ -155,7 +155,7 @@ def connect_scheduler(address: str, seconds: float = DASK_STEP_SECONDS):
 
 def check_workers(client, address: str, seconds: float = DASK_STEP_SECONDS) -> None:
     """The cluster has a worker (waiting up to ``seconds``) and every worker imports bdpsim; else
-    a one-line :class:`~bdpsim.errors.ConfigError` (with the client closed)."""
+    a one-line :class:`~bdpsim.core.errors.ConfigError` (with the client closed)."""
     try:
         try:
             client.wait_for_workers(1, timeout=seconds)
@@ -163,7 +163,7 @@ def check_workers(client, address: str, seconds: float = DASK_STEP_SECONDS) -> N
             raise ConfigError("--scheduler", address, f"has no worker after {seconds:g} s (start one: "
                                                       f"dask worker {address})") from None
         try:  # exec is a builtin: it reaches a worker without bdpsim, which then reports the import error
-            answers = client.run(exec, "import bdpsim.driver", on_error="return", wait=True)
+            answers = client.run(exec, "import bdpsim.pipeline.driver", on_error="return", wait=True)
         except Exception as exc:
             raise ConfigError("--scheduler", address, f"cannot run on its workers ({type(exc).__name__}: "
                                                       f"{' '.join(str(exc).split())[:120]})") from None

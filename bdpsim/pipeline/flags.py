@@ -18,7 +18,7 @@ A point is flagged when
 * every applicable upper bound is below floating-point resolution (e.g. ``epsilon = 1e-300``):
   the values, ~1e-16, are rounding noise, not leakage.
 
-The column is registered as an *extra* summary column (:func:`bdpsim.columns.register_columns`)
+The column is registered as an *extra* summary column (:func:`bdpsim.core.columns.register_columns`)
 and written only in the tables of runs with a flagged point: an unflagged run's table keeps its
 bytes, and a reader finds the column exactly when there is something to read in it.
 """
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import math
 
-from .columns import Column, register_columns
-from .estimators.protocols import HasEvalPoints
+from ..core.columns import Column, register_columns
+from ..estimators.protocols import HasEvalPoints
 
 FLAGS = "flags"
 register_columns("summary", Column(FLAGS, str, "why the point's numbers are "
@@ -59,7 +59,7 @@ def flags(point, row: dict) -> list[str]:
         The configuration point (its estimator tells whether it is exact and how many points a
         KDE evaluates).
     row : dict
-        Its ``summary.csv`` row (``SummaryRow.as_row`` of :mod:`bdpsim.rows`).
+        Its ``summary.csv`` row (``SummaryRow.as_row`` of :mod:`bdpsim.pipeline.rows`).
 
     Returns
     -------

@@ -2,12 +2,12 @@
 
 A config has three tables, ``[run]``, ``[model]`` and ``[mechanism]`` (and an optional top-level
 ``title`` and ``[[variants]]``). The keys of each table come from their owners: ``[run]`` from
-:class:`~bdpsim.settings.RunSettings`, ``[model]`` from the model registry
+:class:`~bdpsim.pipeline.settings.RunSettings`, ``[model]`` from the model registry
 (:data:`~bdpsim.models.MODEL_KINDS`), ``[mechanism]`` from the mechanism registry
-(:data:`~bdpsim.mechanisms.MECHANISM_KINDS`). Sweeps (see :mod:`bdpsim.schema`) expand into the
+(:data:`~bdpsim.mechanisms.MECHANISM_KINDS`). Sweeps (see :mod:`bdpsim.core.schema`) expand into the
 Cartesian product of configuration points, in the order the keys are declared. Every value is
 checked by the class that owns it before anything runs; the first problem raises
-:class:`~bdpsim.errors.ConfigError` (``field = value: rule``). This module produces values only.
+:class:`~bdpsim.core.errors.ConfigError` (``field = value: rule``). This module produces values only.
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from . import bounds as B
-from . import calibration as _calibration  # noqa: F401  (registers the calibrated mechanism kinds)
-from .adversary import is_upward_closed
-from .adversary import known_sizes as resolve_known_sizes
+from .. import bounds as B
+from .. import calibration as _calibration  # noqa: F401  (registers the calibrated mechanism kinds)
+from ..adversary import is_upward_closed
+from ..adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
-from .errors import ConfigError, check, naming
-from .estimators import ESTIMATORS, engine_for
-from .estimators.base import FinishContext
-from .mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
-from .models import MODEL_KINDS, ModelSpec
-from .schema import MAX_SWEEP, REQUIRED, Key, resolve_table
+from ..core.errors import ConfigError, check, naming
+from ..estimators import ESTIMATORS, engine_for
+from ..estimators.base import FinishContext
+from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
+from ..models import MODEL_KINDS, ModelSpec
+from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from .settings import RunSettings, run_keys
 
 
@@ -314,7 +314,7 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     source : str, optional
         Where it came from, for messages.
     limits : Limits, optional
-        Refuse models whose construction alone exceeds them (default :class:`~bdpsim.cost.Limits`).
+        Refuse models whose construction alone exceeds them (default :class:`~bdpsim.pipeline.cost.Limits`).
 
     Returns
     -------

@@ -91,7 +91,7 @@ def finished_rows(out: Path, point_ids: Sequence[str]) -> list[dict]:
 class SummaryLog:
     """``summary.csv`` while a run goes: rebuilt once from the finished points' markers (config
     order) when the run starts — a resume — then one line appended per finished point
-    (:func:`~bdpsim.results.atomic.append_line`), so writing it is linear in the number of points.
+    (:func:`~bdpsim.pipeline.results.atomic.append_line`), so writing it is linear in the number of points.
     Its columns include ``flags`` (a row may be flagged later); the run's end rebuilds the file in
     config order with the flags column only if a row is flagged (:func:`write_tables`)."""
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ..errors import ConfigError, check
+from ...core.errors import ConfigError, check
 from .atomic import umask
 
 

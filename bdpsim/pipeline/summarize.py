@@ -1,6 +1,6 @@
 """One configuration's summary row (``summary.csv``) from its adversaries' statistics: the
 percentile with its order-statistic interval, the maximum, the exact reference, the bounds, the
-estimator's own cells and the flags (:mod:`bdpsim.flags`)."""
+estimator's own cells and the flags (:mod:`bdpsim.pipeline.flags`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from .config import ExperimentPoint
 from .flags import FLAGS, flags
-from .kernels.stats import interval_percentile_ci, own_level, percentile_ci
+from ..kernels.stats import interval_percentile_ci, own_level, percentile_ci
 from .rows import CORE_SUMMARY, ESTIMATOR_CELLS, AdversaryResult, SummaryRow, summary_schema
 
 

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
-from .mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
+from ..mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
 

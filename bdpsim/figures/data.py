@@ -13,8 +13,8 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from . import bounds as B
-from .mechanisms.randomized_response.core import rr_flip_probability
+from .. import bounds as B
+from ..mechanisms.randomized_response.core import rr_flip_probability
 
 RR_CURVE = "randomized_response"  # paper Fig. 2: the curve of Chakrabarti et al.'s mechanism
 
@@ -200,7 +200,7 @@ def thesis_fig06_rows(allele_b: float = 0.3) -> list[dict]:
     """Thesis Fig. 6 / Def. 5.1: the allele pair at one position, one allele from each parent; the
     three genotypes with their Hardy–Weinberg frequencies (founder law of
     :class:`~bdpsim.models.PedigreeModel`, minor-allele frequency ``allele_b``)."""
-    from .models.pedigree.model import GENOTYPES, hardy_weinberg
+    from ..models.pedigree.model import GENOTYPES, hardy_weinberg
 
     law = hardy_weinberg(allele_b)
     names = {0: "homozygous-major", 1: "heterozygous", 2: "homozygous-minor"}
@@ -229,7 +229,7 @@ def chain_rows(label: str, model, symbols: dict | None = None) -> list[dict]:
 
 def thesis_fig12_rows() -> list[dict]:
     """Thesis Fig. 12's two example chains (:data:`FIG12_CHAINS`), from the chain models."""
-    from .models import MarkovChainModel
+    from ..models import MarkovChainModel
 
     rows = []
     for side, P in FIG12_CHAINS.items():
@@ -241,7 +241,7 @@ def thesis_fig14_rows(gammas=(1.0, 2.0, 3.0, 5.0, 10.0)) -> list[dict]:
     """Thesis Fig. 14: the symmetric 2-state chain used for Fig. 15, ``P = [[γ, 1], [1, γ]]/(1 + γ)``
     (:func:`bdpsim.models.symmetric_chain`), with symbolic labels and, per gamma, the numbers
     (each checked against the symbol)."""
-    from .models import MarkovChainModel
+    from ..models import MarkovChainModel
 
     sym = {(0, 0): "γ/(1 + γ)", (1, 1): "γ/(1 + γ)", (0, 1): "1/(1 + γ)", (1, 0): "1/(1 + γ)"}
     rows = []

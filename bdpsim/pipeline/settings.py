@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from .errors import check
-from .estimators import ESTIMATORS
-from .sampling import SAMPLING_MODES
-from .schema import Key
+from ..core.errors import check
+from ..estimators import ESTIMATORS
+from ..estimators.sampling import SAMPLING_MODES
+from ..core.schema import Key
 
 TARGET_MODES = ("uniform", "endpoints")
 #: how adversaries are drawn: the thesis' random known sets, or (where the model kind offers them)
@@ -36,7 +36,7 @@ GENERIC_KEYS: dict[str, Key] = {
     "bootstrap": Key("int", 1000, doc="accepted for old configs, unused", rule=">= 0"),
     "confidence": Key("float", 0.95, doc="level of the percentile's interval", rule="in (0, 1)"),
     "sampling": Key("str", "auto", doc="exact query laws where available, or data",
-                    rule="a sampling mode (bdpsim.sampling.SAMPLING_MODES)"),
+                    rule="a sampling mode (bdpsim.estimators.sampling.SAMPLING_MODES)"),
     "chunk": Key("int", 65_536, doc="samples generated at a time (memory bound)", rule=">= 1000"),
     "exact_reference": Key("bool", True, doc="also compute the exact value where one exists",
                            rule="true or false"),

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
-from .. import estimators as _estimators  # noqa: F401
+from ... import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
+from ... import estimators as _estimators  # noqa: F401
 from .. import flags as _flags  # noqa: F401  (registers the flags column)
-from .. import mechanisms as _mechanisms  # noqa: F401
-from ..errors import ConfigError
+from ... import mechanisms as _mechanisms  # noqa: F401
+from ...core.errors import ConfigError
 from ..rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA, typed_rows
 
 
@@ -53,7 +53,7 @@ def dumps(obj) -> str:
 
 def read_summary(path: Path) -> list[dict]:
     """Read a ``summary.csv`` (a directory holding one is accepted) into rows typed by
-    :data:`~bdpsim.rows.SUMMARY_SCHEMA`."""
+    :data:`~bdpsim.pipeline.rows.SUMMARY_SCHEMA`."""
     path = Path(path)
     if path.is_dir():
         path = path / "summary.csv"

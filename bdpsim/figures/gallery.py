@@ -21,25 +21,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import figdata as D
-from . import figures as F
-from .studies import chains as S
-from .studies import genomic_study as G
-from . import results as R
-from .config import parse_config
-from .driver import run_experiment
-from .errors import ConfigError
-from .estimators import KdeEstimator
-from .figures.calibration import plot_calibration
-from .figures.competition import competition_panels, plot_competition
-from .figures.diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
-from .figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
-from .figures.knowledge import plot_knowledge_panels
-from .figures.pedigree import plot_family_size, plot_generations
-from .figures.audit import plot_audit
-from .figures.frontier import plot_frontier
-from .figures.pufferfish import plot_pufferfish_fig2
-from .studies import pufferfish_fig2 as PF2
+from . import data as D
+from .. import figures as F
+from ..studies import chains as S
+from ..studies import genomic_study as G
+from ..pipeline import results as R
+from ..pipeline.config import parse_config
+from ..pipeline.driver import run_experiment
+from ..core.errors import ConfigError
+from ..estimators import KdeEstimator
+from .calibration import plot_calibration
+from .competition import competition_panels, plot_competition
+from .diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
+from .deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
+from .knowledge import plot_knowledge_panels
+from .pedigree import plot_family_size, plot_generations
+from .audit import plot_audit
+from .frontier import plot_frontier
+from .pufferfish import plot_pufferfish_fig2
+from ..studies import pufferfish_fig2 as PF2
 
 QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20, "bootstrap": 300}
 QUICK_UTILITY_RUNS = 200
@@ -105,8 +105,8 @@ def _fig15(ctx: Context) -> list[dict]:
 def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -> list[dict]:
     """Run the bundled utility configs ``names`` (``--quick``: 200 runs); an optional dataset
     whose file is missing is reported (log, note, fidelity "partial"), not silently dropped."""
-    from .utility.datasets import DatasetError
-    from .utility.experiment import parse_utility, run_utility, write_utility
+    from ..utility.datasets import DatasetError
+    from ..utility.experiment import parse_utility, run_utility, write_utility
 
     rows = []
     for name in names:
@@ -132,7 +132,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
 
 
 def _competition(ctx: Context) -> list[dict]:
-    from .studies.competition import competition_rows
+    from ..studies.competition import competition_rows
 
     ctx.notes.append("exact BDPL of every mechanism over all adversaries (window search, truncation "
                      "tolerance 1e-10); randomized response only on the symmetric chains, with the "
@@ -155,7 +155,7 @@ class Figure:
 
 
 def _audit(ctx: Context) -> list[dict]:
-    from .studies.audit_study import budget_rows
+    from ..studies.audit_study import budget_rows
 
     if ctx.quick:
         return budget_rows(budgets=(1e5, 1e6), kde_samples=(10_000,), jobs=ctx.jobs, log=ctx.log)
@@ -163,7 +163,7 @@ def _audit(ctx: Context) -> list[dict]:
 
 
 def _frontier(ctx: Context) -> list[dict]:
-    from .studies.frontier import frontier_rows
+    from ..studies.frontier import frontier_rows
 
     return frontier_rows(log=ctx.log)
 
@@ -287,7 +287,7 @@ def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, j
     A figure whose data set cannot be had (not supplied, offline, failing its checksum:
     :class:`~bdpsim.utility.datasets.DatasetError`) is skipped with one logged line saying how to
     get it, its id appended to ``skipped``; the other figures are drawn."""
-    from .utility.datasets import DatasetError
+    from ..utility.datasets import DatasetError
 
     ids = _check_ids(ids)
     out = Path(out)

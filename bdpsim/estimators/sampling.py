@@ -14,12 +14,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .mechanisms import has_laplace_noise
-from .errors import naming
-from .kernels.chains.lattice import lattice
-from .mechanisms.protocols import HasQueryFunction
-from .models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
-from .queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
+from ..mechanisms import has_laplace_noise
+from ..core.errors import naming
+from ..kernels.chains.lattice import lattice
+from ..mechanisms.protocols import HasQueryFunction
+from ..models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
+from ..queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
 
 SAMPLING_MODES = ("auto", "data")
 

@@ -4,9 +4,9 @@
 :class:`AdversaryResult` per examined adversary. Each column has a name, a dtype and a meaning.
 :data:`SUMMARY_SCHEMA` and :data:`ADVERSARY_SCHEMA` hold the *core* columns, those of every point
 whatever its kinds; :func:`summary_schema` places among them the columns the registered kinds own
-(:class:`~bdpsim.columns.OwnedColumn`: the KDE's ``kde_backend``, the Gaussian model's ``rho``),
+(:class:`~bdpsim.core.columns.OwnedColumn`: the KDE's ``kde_backend``, the Gaussian model's ``rho``),
 collected from the live registries, and the kinds' *extra* columns follow where used
-(:func:`~bdpsim.columns.register_columns`). The docs' column reference is generated from them.
+(:func:`~bdpsim.core.columns.register_columns`). The docs' column reference is generated from them.
 The percentile columns are named after the run's percentile: ``bdpl_p99`` for ``percentile =
 99``, ``bdpl_p95`` for 95 — a column name never claims a percentile it is not.
 """
@@ -18,8 +18,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, make_dataclass, replace
 
-from .columns import EXTRA_COLUMNS, Column, OwnedColumn, register_columns  # noqa: F401 (register_columns re-exported)
-from .errors import ConfigError
+from ..core.columns import EXTRA_COLUMNS, Column, OwnedColumn, register_columns  # noqa: F401 (register_columns re-exported)
+from ..core.errors import ConfigError
 
 
 def _c(name: str, dtype: type, meaning: str) -> Column:
@@ -124,8 +124,8 @@ def owned_summary_columns() -> list[tuple[str, OwnedColumn]]:
     """``(owner, owned column)`` of every registered model kind, then estimator, in registration
     order: the ``summary_columns`` each declares (a sub-kind inheriting its parent's columns does
     not own them twice). A column two kinds declare is a :class:`TypeError`."""
-    from .estimators import ESTIMATORS
-    from .models import MODEL_KINDS
+    from ..estimators import ESTIMATORS
+    from ..models import MODEL_KINDS
 
     out: list[tuple[str, OwnedColumn]] = []
     seen: dict[str, tuple[str, OwnedColumn]] = {}
@@ -149,7 +149,7 @@ _SCHEMA_CACHE: dict = {}
 def summary_schema() -> tuple[Column, ...]:
     """Every column ``summary.csv`` always has, in order: the core columns (:data:`SUMMARY_SCHEMA`)
     with, after each, the columns the registered kinds own placed after it
-    (:class:`~bdpsim.columns.OwnedColumn`: by rank, then registration, then declaration), each
+    (:class:`~bdpsim.core.columns.OwnedColumn`: by rank, then registration, then declaration), each
     with its owner. A column placed after no core column, or named as one, is a :class:`TypeError`."""
     owned = owned_summary_columns()
     key = tuple((owner, id(oc)) for owner, oc in owned)

@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import ConfigError, check
-from .estimators.base import CostContext
-from .estimators.protocols import HasCostCulprit, HasEvalPoints, HasSpeed
-from .queries import LaplaceQuery
+from ..core.errors import ConfigError, check
+from ..estimators.base import CostContext
+from ..estimators.protocols import HasCostCulprit, HasEvalPoints, HasSpeed
+from ..queries import LaplaceQuery
 
 GIB = 2.0 ** 30
 UNITS_PER_SECOND = 1e8  # rough single-core throughput, for the time shown beside the work
@@ -173,7 +173,7 @@ def estimate_config(config, jobs: int = 1) -> tuple[float, float, list[PointCost
 
 
 def check_limits(config, limits: Limits, jobs: int = 1) -> tuple[float, float, list[PointCost]]:
-    """Refuse (:class:`~bdpsim.errors.ConfigError`) a config whose estimated peak memory or total
+    """Refuse (:class:`~bdpsim.core.errors.ConfigError`) a config whose estimated peak memory or total
     work exceeds ``limits``; return :func:`estimate_config`."""
     check_resolution(config)
     peak, work, ests = estimate_config(config, jobs)
@@ -188,7 +188,7 @@ def check_resolution(config) -> None:
     """Refuse a sampling estimator on a point whose leakage is below floating-point resolution
     (every value it could return is rounding: e.g. ``epsilon = 1e-300`` makes the noise ~1e300,
     which a KDE cannot even grid). The exact estimator still runs there, its result flagged
-    (:mod:`bdpsim.flags`)."""
+    (:mod:`bdpsim.pipeline.flags`)."""
     from .flags import RESOLUTION
 
     for p in config.points:
