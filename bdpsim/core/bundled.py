@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import ConfigError, check
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # the package folder (configs/ and data/ beside core/)
 CONFIG_DIR = HERE / "configs"
 DATA_DIR = HERE / "data"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 def git_revision() -> str:
     """Git revision of the bdpsim source tree (with ``-dirty``), or ``"unknown"``."""
-    here = Path(__file__).resolve().parents[1]
+    here = Path(__file__).resolve().parents[2]  # the package folder
     try:
         rev = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=5, check=True).stdout.strip()
