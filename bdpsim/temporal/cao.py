@@ -81,6 +81,16 @@ def _check_epsilon(epsilon: object, steps: int) -> np.ndarray:
     return e
 
 
+def _check_positive(value: object, name: str) -> float:
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(name, value, "must be a number > 0") from None
+    if not (math.isfinite(v) and v > 0):
+        raise ConfigError(name, value, "must be a finite number > 0")
+    return v
+
+
 def _check_chain(matrices: object, steps: int, name: str) -> np.ndarray:
     """One ``(k, k)`` matrix or one per step ``(steps - 1, k, k)``, as ``(steps - 1, k, k)``."""
     try:
@@ -343,7 +353,7 @@ def cao_supremum(transition: object, epsilon: float, backward: object = None) ->
         Backward matrix; default the stationary time reversal of ``transition``.
     """
     P = _one_matrix(transition, "transition")
-    e = _check_epsilon(epsilon, 1)[0]
+    e = _check_positive(epsilon, "epsilon")
     B = _backward_of(P, backward)
     sb = supremum(B, e).value
     sf = supremum(P, e).value
@@ -390,7 +400,7 @@ def allocate_upper_bound(alpha: float, transition: object, backward: object = No
         If no ε > 0 reaches α (some pair of rows has disjoint supports: TPL grows without bound
         for every ε, TKDE Theorem 10).
     """
-    a = _check_epsilon(alpha, 1)[0]
+    a = _check_positive(alpha, "alpha")
     P = _one_matrix(transition, "transition")
     B = _backward_of(P, backward)
     preB, preF = precompute(B), precompute(P)
@@ -465,7 +475,7 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     ConfigError
         If ``ε_mid`` is not > 0 (``L_B(a) = a``: rows with disjoint supports).
     """
-    a = _check_epsilon(alpha, 1)[0]
+    a = _check_positive(alpha, "alpha")
     P = _one_matrix(transition, "transition")
     B = _backward_of(P, backward)
     if method not in METHODS:

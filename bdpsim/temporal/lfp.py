@@ -19,10 +19,11 @@ the set of columns kept by their Algorithm 1,
 pre-computed transition points of TKDE §5 (:func:`precompute`, :func:`incremental_leakage_precomputed`)
 and the supremum of TKDE Theorem 10 (:func:`theorem10`, :func:`supremum`) complete the port.
 
-Deviations from the MATLAB code, all numerical (same values where MATLAB does not overflow):
+Deviations from the MATLAB code, all numerical (same values where MATLAB is not wrong by rounding):
 ``(q (e^α - 1) + 1)`` is evaluated as ``logaddexp(log q + α, log(1 - q))`` and Algorithm 1's
 ratio test ``Q/D > value`` in the log domain, so ``α`` in the hundreds does not overflow (their
-comments warn of "precision problems" past α ≈ 30); their bisections' ``eps*10`` stopping rule
+comments warn of "precision problems" past α ≈ 30), and with a tolerance
+(:data:`KEEP_TOLERANCE`); their bisections' ``eps*10`` stopping rule
 gets an iteration cap (:mod:`bdpsim.temporal.cao`).
 """
 
@@ -40,6 +41,13 @@ from bdpsim.errors import ConfigError
 
 #: tolerance of the row-sum check of a transition matrix
 ROW_SUM_TOLERANCE = 1e-9
+
+#: Algorithm 1 keeps a column whose log ratio is within this of the current log value (MATLAB:
+#: strictly above). A column whose ratio equals the value leaves the value unchanged whether kept
+#: or dropped, so this changes L(α) by at most ~1e-12; without it rounding drops every column at
+#: large α: ``calcPLbyThm([0.6 0.4; 0.55 0.45], 40)`` returns 0 under Octave instead of
+#: log(0.45/0.4) = 0.1178 (``calcPLbyPreComp`` gets it right).
+KEEP_TOLERANCE = 1e-12
 
 
 class LfpSolution(NamedTuple):
@@ -77,11 +85,17 @@ def check_transition(matrix: object, name: str = "transition") -> np.ndarray:
     except (TypeError, ValueError):
         raise ConfigError(name, matrix, "must be a square matrix of numbers") from None
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
-        raise ConfigError(name, matrix, "must be a square k x k matrix with k >= 2")
-    if not np.all(np.isfinite(m)) or np.any(m < 0):
-        raise ConfigError(name, matrix, "entries must be finite and >= 0")
-    if np.any(np.abs(m.sum(axis=1) - 1.0) > ROW_SUM_TOLERANCE):
-        raise ConfigError(name, matrix, f"every row must sum to 1 (within {ROW_SUM_TOLERANCE:g})")
+        raise ConfigError(f"{name} shape", m.shape, "must be a square k x k matrix with k >= 2")
+    bad = np.argwhere(~np.isfinite(m) | (m < 0))
+    if bad.size:
+        i, j = bad[0]
+        raise ConfigError(f"{name}[{i}][{j}]", float(m[i, j]), "entries must be finite and >= 0")
+    sums = m.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+    if off.size:
+        i = off[0]
+        raise ConfigError(f"{name}[{i}]", m[i].tolist(), f"a row must sum to 1 (within {ROW_SUM_TOLERANCE:g}); "
+                                                         f"it sums to {sums[i]:.12g}")
     return m
 
 
@@ -127,7 +141,9 @@ def incremental_leakage(matrix: object, alpha: float) -> LfpSolution:
     ``Q_c > D_c``, and repeatedly drop the columns whose ratio ``Q_c / D_c`` is not above the
     current value ``(q (e^α - 1) + 1) / (d (e^α - 1) + 1)`` (``q``, ``d`` the sums over the kept
     columns) until no column is dropped (all pairs at once, as the MATLAB code does); then
-    ``L(α) = log`` of the largest value over the pairs.
+    ``L(α) = log`` of the largest value over the pairs. Unlike the MATLAB code, a column within
+    :data:`KEEP_TOLERANCE` of the value is kept, so that rounding cannot empty the set at large
+    α (where ``calcPLbyThm.m`` returns 0).
 
     Parameters
     ----------
@@ -147,13 +163,13 @@ def incremental_leakage(matrix: object, alpha: float) -> LfpSolution:
     pi, pj = ordered_pairs(m.shape[0])
     Q, D = m[pi], m[pj]
     active = Q > D
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(Q) - np.log(D)  # +inf where D = 0 < Q
     while True:
         q = np.where(active, Q, 0.0).sum(axis=1)
         d = np.where(active, D, 0.0).sum(axis=1)
         log_val = log_fraction(q, d, a)
-        new = active & (log_ratio > log_val[:, None])
+        new = active & (log_ratio > log_val[:, None] - KEEP_TOLERANCE)
         if new.sum() == active.sum():
             break
         active = new
