@@ -5,7 +5,7 @@ Differential Privacy under Temporal Correlations*, ICDE 2017; *... in Continuous
 under Temporal Correlations*, IEEE TKDE 31(7), 2019). A person's values ``x_1..x_T`` follow a
 Markov chain; step ``t`` releases ``r_t`` by an ``ε_t``-DP mechanism. The adversary knows the
 chain (the backward matrix ``P_B = Pr(x_{t-1} | x_t)`` and the forward ``P_F = Pr(x_{t+1} | x_t)``)
-and everyone else's data. TKDE eq. (9)–(11) and Theorems 2–3 bound the leakage about ``x_t`` by
+and everyone else's data. The TKDE paper bounds the leakage about ``x_t`` by the recursion
 
 .. math::
 
@@ -184,12 +184,12 @@ def backward_matrices(transition: object, steps: int, initial: object = None) ->
 class CaoTimeline:
     """Cao et al.'s BPL, FPL and TPL at every step ``t = 1..T`` (natural log).
 
-    Attributes
+    Parameters
     ----------
     t : ndarray of int
         ``1..T``.
     bpl, fpl, tpl : ndarray of float
-        Backward, forward and temporal privacy leakage (TKDE eq. (9)–(11)); upper bounds of the
+        Backward, forward and temporal privacy leakage (Cao et al.); upper bounds of the
         exact leakage.
     epsilon : ndarray of float
         The per-step budgets ``ε_t``.
@@ -260,7 +260,7 @@ def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarra
         \\mathrm{FPL}_T = ε_T,\\ \\mathrm{FPL}_t = L_{F,t}(\\mathrm{FPL}_{t+1}) + ε_t;\\quad
         \\mathrm{TPL}_t = \\mathrm{BPL}_t + \\mathrm{FPL}_t - ε_t
 
-    (TKDE eq. (9)–(11), Theorems 2–3), ``L_{B,t}`` the LFP of the backward matrix between steps
+    (docs/theory/temporal-cao.md, eq. (1)–(3)), ``L_{B,t}`` the LFP of the backward matrix between steps
     ``t - 1`` and ``t``, ``L_{F,t}`` that of the forward matrix between ``t`` and ``t + 1``.
 
     Parameters
@@ -422,7 +422,7 @@ class QuantifiedBudget:
     """Budgets ``[ε_start, ε_mid, ..., ε_mid, ε_end]`` with TPL_t = α at every t
     (``allocEspByQuantify.m``).
 
-    Attributes
+    Parameters
     ----------
     start, middle, end : float
         ``ε_1``, ``ε_t`` for ``1 < t < T`` and ``ε_T`` (all > 0).

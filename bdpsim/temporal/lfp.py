@@ -10,13 +10,13 @@ leakage ``α`` (BPL_{t-1} or FPL_{t+1}), the incremental leakage is
     L(α) = \\max_{i \\ne j}\\; \\max_{y \\in \\mathbb{R}^k_{>0}:\\; y_a \\le e^{α} y_b\\ \\forall a, b}
            \\log \\frac{M_{i\\cdot}\\, y}{M_{j\\cdot}\\, y},
 
-(TKDE eq. (12)–(13)): ``y`` is the likelihood vector of the earlier (later) releases, whose
+(docs/theory/temporal-cao.md, eq. (4)): ``y`` is the likelihood vector of the earlier (later) releases, whose
 entries differ by at most a factor ``e^α``. The fraction is homogeneous in ``y``, so the
 Charnes–Cooper substitution ``M_{j·} y = 1`` makes each pair an LP (:func:`incremental_leakage_lp`).
 TKDE Theorem 4 solves it in closed form: with ``q``, ``d`` the sums of ``M_{i·}``, ``M_{j·}`` over
 the set of columns kept by their Algorithm 1,
 ``L(α) = log((q (e^α - 1) + 1) / (d (e^α - 1) + 1))`` (:func:`incremental_leakage`). The
-pre-computed transition points of TKDE §5 (:func:`precompute`, :func:`incremental_leakage_precomputed`)
+pre-computed transition points of the MATLAB code (:func:`precompute`, :func:`incremental_leakage_precomputed`)
 and the supremum of TKDE Theorem 10 (:func:`theorem10`, :func:`supremum`) complete the port.
 
 Deviations from the MATLAB code, all numerical (same values where MATLAB is not wrong by rounding):
@@ -53,7 +53,7 @@ KEEP_TOLERANCE = 1e-12
 class LfpSolution(NamedTuple):
     """The value of L(α) and the maximising pair of rows.
 
-    Attributes
+    Parameters
     ----------
     value : float
         ``L(α)`` (natural log).
@@ -246,7 +246,7 @@ class Precomputed:
     up to which that column stays in Algorithm 1's set (``inf`` for the first; ``nan`` where
     ``Q <= D``). ``active`` marks ``Q > D``.
 
-    Attributes
+    Parameters
     ----------
     points, q, d : ndarray, shape (k(k-1), k)
         ``EspMatrix``, ``qM``, ``dM`` of the MATLAB code.
