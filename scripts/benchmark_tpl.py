@@ -16,7 +16,8 @@ normalised; seed 0) at α = 0.1 (their ``testCalcBPL.m``):
 Prints a table; ``--json PATH`` also writes it (with the load average; a committed file is
 refused unless ``--overwrite``).
 
-Usage: python scripts/benchmark_tpl.py [--sizes 10 30 100] [--lp-pairs 200] [--full-lp]
+Usage (from the checkout's root; PYTHONPATH=. when bdpsim is installed from elsewhere):
+       python scripts/benchmark_tpl.py [--sizes 10 30 100] [--lp-pairs 200] [--full-lp]
        [--json results/benchmarks/tpl.json] [--overwrite]
 """
 
@@ -48,9 +49,9 @@ def random_chain(k: int, seed: int = 0) -> np.ndarray:
     return m / m.sum(axis=1, keepdims=True)
 
 
-def timed(f):
+def timed(f, *args):
     t0 = time.perf_counter()
-    out = f()
+    out = f(*args)
     return out, time.perf_counter() - t0
 
 
@@ -81,12 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for k in args.sizes:
         M = random_chain(k)
-        thm, t_thm = timed(lambda: incremental_leakage(M, ALPHA).value)
-        pre, t_pre = timed(lambda: precompute(M))
-        val_pre, t_eval = timed(lambda: incremental_leakage_precomputed(ALPHA, pre).value)
+        sol, t_thm = timed(incremental_leakage, M, ALPHA)
+        thm = sol.value
+        pre, t_pre = timed(precompute, M)
+        sol, t_eval = timed(incremental_leakage_precomputed, ALPHA, pre)
+        val_pre = sol.value
         if args.full_lp or k < args.lp_sample_from:
-            lp, t_lp = timed(lambda: incremental_leakage_lp(M, ALPHA).value)
-            lp_how, diff = "all pairs", abs(lp - thm)
+            sol, t_lp = timed(incremental_leakage_lp, M, ALPHA)
+            lp_how, diff = "all pairs", abs(sol.value - thm)
         else:
             t_lp, lp_sample = lp_sampled(M, args.lp_pairs)
             lp_how, diff = f"{args.lp_pairs} pairs, extrapolated", None
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                      "precomp_minus_theorem4": val_pre - thm, "lp_s": t_lp, "lp": lp_how,
                      "lp_minus_theorem4": diff})
 
-    _, t_line = timed(lambda: cao_leakage(ACTIVITY, 1.0, 10_000))
+    _, t_line = timed(cao_leakage, ACTIVITY, 1.0, 10_000)
     load_after = os.getloadavg()
 
     print(f"L(alpha = {ALPHA}) on random k-state chains (|N(1,1)| rows, seed 0); seconds")
