@@ -408,3 +408,16 @@ def test_theorem4_survives_the_rounding_that_breaks_calcPLbyThm():
     assert incremental_leakage(M, 40.0).value == pytest.approx(0.11778303565638346, abs=1e-14)
     assert incremental_leakage_precomputed(40.0, precompute(M)).value == pytest.approx(0.11778303565638346,
                                                                                        abs=1e-14)
+
+
+def test_initial_law_forms_and_unreachable_states():
+    P = np.array([[0.882, 0.118], [0.305, 0.695]])
+    a = cao_leakage(P, 0.5, 6)
+    b = cao_leakage(P, 0.5, 6, initial="stationary")
+    np.testing.assert_array_equal(a.tpl, b.tpl)
+    # an absorbing state: the stationary law puts 0 on state 0, whose backward row is undefined
+    with pytest.raises(ConfigError, match="backward="):
+        cao_leakage([[0.5, 0.5], [0.0, 1.0]], 0.5, 4)
+    # ... unless the backward matrix is given, as the MATLAB code takes it
+    tl = cao_leakage([[0.5, 0.5], [0.0, 1.0]], 0.5, 4, backward=[[0.5, 0.5], [0.5, 0.5]])
+    np.testing.assert_allclose(tl.bpl, 0.5, atol=1e-15)

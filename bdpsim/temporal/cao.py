@@ -494,5 +494,5 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     return QuantifiedBudget(float(a_b), float(middle), float(a_f), float(a))
 
 
-__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "LfpSolution", "QuantifiedBudget", "allocate_quantification",
+__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "QuantifiedBudget", "allocate_quantification",
            "allocate_upper_bound", "backward_matrices", "cao_leakage", "cao_supremum", "reverse_chain"]
