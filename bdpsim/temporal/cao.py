@@ -46,7 +46,7 @@ import numpy as np
 
 from bdpsim.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
-from bdpsim.temporal.lfp import (LfpSolution, Precomputed, _precomputed_value, check_transition, incremental_leakage,
+from bdpsim.temporal.lfp import (Precomputed, precomputed_value, check_transition, incremental_leakage,
                                  incremental_leakage_lp, precompute,
                                  supremum)
 
@@ -203,14 +203,16 @@ class CaoTimeline:
 
     def __post_init__(self) -> None:
         n = np.shape(self.t)
-        for name in ("bpl", "fpl", "tpl", "epsilon"):
-            if np.shape(getattr(self, name)) != n or len(n) != 1:
-                raise ConfigError(f"CaoTimeline.{name}", np.shape(getattr(self, name)),
-                                  f"must be 1-D with the shape of t, {n}")
+        for name, column in self._columns().items():
+            if np.shape(column) != n or len(n) != 1:
+                raise ConfigError(f"CaoTimeline.{name}", np.shape(column), f"must be 1-D with the shape of t, {n}")
+
+    def _columns(self) -> dict[str, np.ndarray]:
+        return {"t": self.t, "bpl": self.bpl, "fpl": self.fpl, "tpl": self.tpl, "epsilon": self.epsilon}
 
     def as_dict(self) -> dict[str, list]:
         """The columns as lists (``t``, ``bpl``, ``fpl``, ``tpl``, ``epsilon``), for JSON."""
-        return {name: getattr(self, name).tolist() for name in ("t", "bpl", "fpl", "tpl", "epsilon")}
+        return {name: column.tolist() for name, column in self._columns().items()}
 
 
 def _evaluator(method: str) -> Callable[[np.ndarray, float], float]:
@@ -220,7 +222,7 @@ def _evaluator(method: str) -> Callable[[np.ndarray, float], float]:
     if method == "lp":
         return lambda m, a: incremental_leakage_lp(m, a).value
     if method == "precomp":
-        return lambda m, a: _precomputed_value(a, precompute(m))[0]
+        return lambda m, a: precomputed_value(a, precompute(m))[0]
     raise ConfigError("method", method, f"must be one of {', '.join(METHODS)}")
 
 
@@ -229,7 +231,7 @@ def _swap(L: Callable[[np.ndarray, float], float], m: np.ndarray, a: float) -> f
 
 
 def _from_precomputed(pre: Precomputed, a: float) -> float:
-    return _precomputed_value(a, pre)[0]
+    return precomputed_value(a, pre)[0]
 
 
 def _step_functions(matrices: np.ndarray, method: str) -> list[Callable[[float], float]]:
@@ -436,8 +438,7 @@ class QuantifiedBudget:
     alpha: float
 
     def __post_init__(self) -> None:
-        for name in ("start", "middle", "end", "alpha"):
-            v = getattr(self, name)
+        for name, v in (("start", self.start), ("middle", self.middle), ("end", self.end), ("alpha", self.alpha)):
             if not (math.isfinite(v) and v > 0):
                 raise ConfigError(f"QuantifiedBudget.{name}", v, "must be a finite number > 0")
 

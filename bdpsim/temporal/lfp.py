@@ -311,15 +311,22 @@ def incremental_leakage_precomputed(alpha: float, pre: Precomputed) -> LfpSoluti
         From :func:`precompute`.
     """
     a = _check_alpha(alpha)
-    value, q, d, row = _precomputed_value(a, pre)
+    value, q, d, row = precomputed_value(a, pre)
     if row < 0:
         return LfpSolution(0.0, 0.0, 0.0, (0, 1))
     pi, pj = ordered_pairs(pre.q.shape[1])
     return LfpSolution(value, q, d, (int(pi[row]), int(pj[row])))
 
 
-def _precomputed_value(a: float, pre: Precomputed) -> tuple[float, float, float, int]:
-    """``calcPLbyPreComp`` without input checks: ``(L(a), q, d, pair row)``, row -1 if none."""
+def precomputed_value(a: float, pre: Precomputed) -> tuple[float, float, float, int]:
+    """:func:`incremental_leakage_precomputed` without input checks, for the recursion's inner loop.
+
+    Returns
+    -------
+    tuple
+        ``(L(a), q, d, row)``: ``row`` indexes :func:`ordered_pairs` (-1 if no pair has a column
+        with ``Q > D``, and then ``L(a) = 0``).
+    """
     n_kept = np.sum(pre.points > a, axis=1)
     rows = np.flatnonzero(n_kept > 0)
     if rows.size == 0:
