@@ -17,8 +17,8 @@ import pytest
 from bdpsim.errors import ConfigError
 from bdpsim.temporal import (CaoTimeline, QuantifiedBudget, allocate_quantification, allocate_upper_bound,
                              backward_matrices, cao_leakage, cao_supremum, incremental_leakage,
-                             incremental_leakage_lp, incremental_leakage_precomputed, precompute, supremum,
-                             theorem10)
+                             incremental_leakage_lp, incremental_leakage_precomputed, l_function,
+                             l_function_value, precompute, supremum, theorem10)
 from bdpsim.temporal.lfp import log_fraction
 
 
@@ -219,7 +219,7 @@ def test_time_varying_timeline_is_the_step_by_step_recursion():
     fpl = [eps[-1]]
     for t in range(T - 2, -1, -1):
         fpl.insert(0, brute_force_L(P[t], fpl[0]) + eps[t])
-    for method in ("precomp", "theorem4", "lp"):
+    for method in ("precomp", "theorem4", "lp", "lfunc"):
         tl = cao_leakage(P, eps, T, initial=initial, method=method)
         tol = 1e-7 if method == "lp" else 1e-12
         np.testing.assert_allclose(tl.bpl, bpl, atol=tol)
@@ -327,19 +327,50 @@ def test_supremum_matches_the_authors_code(name, eps, value):
     assert supremum(PIN_MATRICES[name], eps).value == pytest.approx(value, abs=1e-14)
 
 
+@pytest.mark.parametrize("method", ["precomp", "lfunc", "theorem4"])
 @pytest.mark.parametrize("back,fwd,eps,expected", PIN_TIMELINES)
-def test_timeline_matches_the_authors_code(back, fwd, eps, expected):
-    tl = cao_leakage(PIN_MATRICES[fwd], eps, len(eps), backward=PIN_MATRICES[back])
+def test_timeline_matches_the_authors_code(back, fwd, eps, expected, method):
+    tl = cao_leakage(PIN_MATRICES[fwd], eps, len(eps), backward=PIN_MATRICES[back], method=method)
     for col, values in expected.items():
         np.testing.assert_allclose(getattr(tl, col), values, rtol=0, atol=1e-14)
+
+
+# [aArrMax, qArrMax, dArrMax] = genLFunc(a1, an, preCompQDMatrix(TM)) and calcPLbyFunc(2.5, ...)
+PIN_LFUNC = [
+    ("A", 20, [1.4663370687934267, 20], [0.7, 0.5], [0.2, 0.1], None),
+    ("C", 100, [100], [0.6], [0.0], 2.0424528646145133),
+]
+
+
+@pytest.mark.parametrize("name,an,points,q,d,at_2_5", PIN_LFUNC)
+def test_l_function_matches_the_authors_code(name, an, points, q, d, at_2_5):
+    lf = l_function(0.0, an, precompute(PIN_MATRICES[name]))
+    np.testing.assert_allclose(lf.points, points, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(lf.q, q, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(lf.d, d, rtol=0, atol=1e-15)
+    if at_2_5 is not None:
+        assert l_function_value(2.5, lf) == pytest.approx(at_2_5, abs=1e-14)
+
+
+@pytest.mark.parametrize("k,seed", [(3, 1), (5, 2), (8, 3)])
+def test_l_function_is_theorem4_everywhere_on_its_range(k, seed):
+    M = random_chain(np.random.default_rng(seed), k)
+    lf = l_function(0.0, 50.0, precompute(M))
+    for alpha in np.linspace(0.0, 50.0, 401):
+        assert l_function_value(alpha, lf) == pytest.approx(incremental_leakage(M, alpha).value, abs=1e-12)
+    with pytest.raises(ConfigError, match="alpha"):
+        l_function_value(50.5, lf)
+    equal_rows = l_function(0.0, 10.0, precompute(np.tile([0.3, 0.7], (2, 1))))
+    assert equal_rows.points.size == 0 and l_function_value(3.0, equal_rows) == 0.0
 
 
 @pytest.mark.parametrize("back,fwd,alpha,upper,quant", PIN_ALLOC)
 def test_allocations_match_the_authors_code(back, fwd, alpha, upper, quant):
     B, F = PIN_MATRICES[back], PIN_MATRICES[fwd]
     assert allocate_upper_bound(alpha, F, backward=B) == pytest.approx(upper, abs=1e-14)
-    qb = allocate_quantification(alpha, F, backward=B)
-    assert (qb.start, qb.middle, qb.end) == pytest.approx(quant, abs=1e-14)
+    for method in ("precomp", "lfunc"):
+        qb = allocate_quantification(alpha, F, backward=B, method=method)
+        assert (qb.start, qb.middle, qb.end) == pytest.approx(quant, abs=1e-14)
 
 
 # --- input checks -------------------------------------------------------------------------

@@ -8,10 +8,10 @@ exact leakage.
 
 from .cao import (METHODS, CaoSupremum, CaoTimeline, QuantifiedBudget, allocate_quantification,
                   allocate_upper_bound, backward_matrices, cao_leakage, cao_supremum, reverse_chain)
-from .lfp import (LfpSolution, Precomputed, incremental_leakage, incremental_leakage_lp,
-                  incremental_leakage_precomputed, precompute, supremum, theorem10)
+from .lfp import (LFunction, LfpSolution, Precomputed, incremental_leakage, incremental_leakage_lp,
+                  incremental_leakage_precomputed, l_function, l_function_value, precompute, supremum, theorem10)
 
-__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "LfpSolution", "Precomputed", "QuantifiedBudget",
+__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "LFunction", "LfpSolution", "Precomputed", "QuantifiedBudget",
            "allocate_quantification", "allocate_upper_bound", "backward_matrices", "cao_leakage",
            "cao_supremum", "incremental_leakage", "incremental_leakage_lp", "incremental_leakage_precomputed",
-           "precompute", "reverse_chain", "supremum", "theorem10"]
+           "l_function", "l_function_value", "precompute", "reverse_chain", "supremum", "theorem10"]

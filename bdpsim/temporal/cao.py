@@ -46,14 +46,15 @@ import numpy as np
 
 from bdpsim.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
-from bdpsim.temporal.lfp import (Precomputed, precomputed_value, check_transition, incremental_leakage,
+from bdpsim.temporal.lfp import (LFunction, Precomputed, l_function, l_function_value, precomputed_value, check_transition, incremental_leakage,
                                  incremental_leakage_lp, precompute,
                                  supremum)
 
 #: the ways to evaluate L(α): TKDE Theorem 4 (``calcPLbyThm.m``), the pre-computed transition
-#: points (``calcPLbyPreComp.m``), or one LP per pair (``calcPLbyLP.m``)
-Method = Literal["theorem4", "precomp", "lp"]
-METHODS: tuple[str, ...] = ("theorem4", "precomp", "lp")
+#: points (``calcPLbyPreComp.m``), one LP per pair (``calcPLbyLP.m``), or the piecewise L
+#: function (``genLFunc.m`` + ``calcPLbyFunc.m``, as ``tools/plotTPL.m`` and the allocations do)
+Method = Literal["theorem4", "precomp", "lp", "lfunc"]
+METHODS: tuple[str, ...] = ("theorem4", "precomp", "lp", "lfunc")
 
 #: the bisections' stopping rule of the MATLAB code (``abs(err) < eps*10``) and a cap on halvings
 BISECTION_TOLERANCE = 10 * np.finfo(float).eps
@@ -234,22 +235,29 @@ def _from_precomputed(pre: Precomputed, a: float) -> float:
     return precomputed_value(a, pre)[0]
 
 
-def _step_functions(matrices: np.ndarray, method: str) -> list[Callable[[float], float]]:
-    """``α -> L(α)`` for each matrix of a chain; with ``precomp`` each run of equal consecutive
-    matrices is pre-computed once (a time-homogeneous chain: once)."""
-    if method != "precomp":
+def _step_functions(matrices: np.ndarray, method: str, an: float = 100.0) -> list[Callable[[float], float]]:
+    """``α -> L(α)`` for each matrix of a chain; with ``precomp`` (``lfunc``) each run of equal
+    consecutive matrices is pre-computed once (a time-homogeneous chain: once); ``lfunc`` builds
+    L on ``[0, an]``."""
+    if method not in ("precomp", "lfunc"):
         L = _evaluator(method)
         return [partial(_swap, L, m) for m in matrices]
     out: list[Callable[[float], float]] = []
     if len(matrices) == 0:
         return out
     same = np.concatenate([[False], np.all(matrices[1:] == matrices[:-1], axis=(1, 2))])
-    pre: Precomputed | None = None
+    f: Callable[[float], float] | None = None
     for m, repeat in zip(matrices, same):
-        if not repeat or pre is None:
+        if not repeat or f is None:
             pre = precompute(m)
-        out.append(partial(_from_precomputed, pre))
+            f = partial(_from_precomputed, pre) if method == "precomp" else partial(_from_lfunc,
+                                                                                      l_function(0.0, an, pre))
+        out.append(f)
     return out
+
+
+def _from_lfunc(lf: LFunction, a: float) -> float:
+    return l_function_value(a, lf)
 
 
 def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarray, steps: int,
@@ -280,9 +288,11 @@ def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarra
     backward : array_like, shape (k, k) or (T - 1, k, k), optional
         ``Pr(x_t | x_{t+1})`` (rows ``x_{t+1}``), as the MATLAB code's ``TM_B``; default: derived
         from ``transition`` and ``initial`` by Bayes (:func:`backward_matrices`).
-    method : {"precomp", "theorem4", "lp"}
+    method : {"precomp", "theorem4", "lp", "lfunc"}
         How to evaluate L(α): ``calcPLbyPreComp.m`` (default; pre-computed once per distinct
-        matrix), ``calcPLbyThm.m`` or ``calcPLbyLP.m``. They agree to 1e-7.
+        matrix), ``calcPLbyThm.m``, ``calcPLbyLP.m``, or ``calcPLbyFunc.m`` on ``genLFunc(0, an)``
+        with ``an = max(100, ε_1 + ... + ε_T)`` (``plotTPL.m`` uses ``an = 100``; the sum bounds
+        every BPL and FPL). They agree to 1e-7 (all but the LP to 1e-12).
 
     Returns
     -------
@@ -300,7 +310,8 @@ def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarra
             raise ConfigError("backward", backward, f"must have the k = {k} states of transition")
     if method not in METHODS:
         raise ConfigError("method", method, f"must be one of {', '.join(METHODS)}")
-    LB, LF = _step_functions(B, method), _step_functions(P, method)
+    an = max(100.0, float(eps.sum()))
+    LB, LF = _step_functions(B, method, an), _step_functions(P, method, an)
     bpl = np.empty(T)
     fpl = np.empty(T)
     bpl[0] = eps[0]
@@ -468,8 +479,8 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
         Forward chain (``TM_F``).
     backward : array_like, shape (k, k), optional
         ``TM_B``; default the stationary time reversal of ``transition``.
-    method : {"precomp", "theorem4", "lp"}
-        How to evaluate L (the MATLAB code uses ``calcPLbyFunc.m``, the same function).
+    method : {"precomp", "theorem4", "lp", "lfunc"}
+        How to evaluate L (see :func:`cao_leakage`); the MATLAB code uses ``lfunc`` on ``[0, α]``.
 
     Raises
     ------
@@ -481,7 +492,7 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     B = _backward_of(P, backward)
     if method not in METHODS:
         raise ConfigError("method", method, f"must be one of {', '.join(METHODS)}")
-    (LB,), (LF,) = _step_functions(B[None], method), _step_functions(P[None], method)
+    (LB,), (LF,) = _step_functions(B[None], method, a), _step_functions(P[None], method, a)
 
     def total(a_b: float) -> float:
         return LF(max(a - LB(a_b), 0.0)) + a_b

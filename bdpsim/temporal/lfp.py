@@ -342,6 +342,108 @@ def precomputed_value(a: float, pre: Precomputed) -> tuple[float, float, float, 
     return float(max(values[best], 0.0)), float(q[best]), float(d[best]), int(rows[best])
 
 
+@dataclass(frozen=True)
+class LFunction:
+    """L(α) on ``[a1, an]`` as pieces ``log((q_n (e^α - 1) + 1) / (d_n (e^α - 1) + 1))``; the
+    outputs ``aArrMax``, ``qArrMax``, ``dArrMax`` of ``genLFunc.m``.
+
+    Parameters
+    ----------
+    points : ndarray
+        Right ends of the pieces, increasing; the last is ``an``. Empty: ``L = 0`` (equal rows).
+    q, d : ndarray
+        The pieces' parameters.
+    """
+
+    points: np.ndarray
+    q: np.ndarray
+    d: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not (np.shape(self.points) == np.shape(self.q) == np.shape(self.d)) or np.ndim(self.points) != 1:
+            raise ConfigError("LFunction", (np.shape(self.points), np.shape(self.q), np.shape(self.d)),
+                              "points, q, d must be 1-D of one length")
+
+
+#: the recursion depth past which :func:`l_function` gives up (``genLFunc.m`` has no limit)
+MAX_L_FUNCTION_DEPTH = 200
+
+
+def l_function(a1: float, an: float, pre: Precomputed) -> LFunction:
+    """L(α) on ``[a1, an]`` as a piecewise function; ports ``genLFunc.m`` (recursive).
+
+    Evaluate L at both ends (:func:`incremental_leakage_precomputed`, giving ``(q1, d1)`` and
+    ``(qn, dn)``). If the end pieces meet at ``an`` (or ``a1 = an``) the piece ``(q1, d1)`` covers
+    the range; if they meet at ``a1``, or do not cross at ``α > 0`` (``k <= 0``), the piece
+    ``(qn, dn)`` does; otherwise split at their crossing ``a_k = log(k + 1)``,
+    ``k = (qn + d1 - q1 - dn) / (q1 dn - qn d1)``, and recurse on both halves. ``a1 = 0`` is moved
+    to ``1e-4`` as in the MATLAB code; the equality tests use its ``eps`` and ``10 eps``.
+
+    Parameters
+    ----------
+    a1, an : float
+        The range, ``0 <= a1 <= an``.
+    pre : Precomputed
+        :func:`precompute` of the matrix.
+    """
+    lo, hi = _check_alpha(a1, "a1"), _check_alpha(an, "an")
+    if hi < lo:
+        raise ConfigError("an", an, f"must be >= a1 = {a1}")
+    if not np.any(pre.active):  # all(all(isnan(EspMatrix))): equal rows, L = 0
+        empty = np.empty(0)
+        return LFunction(empty, empty.copy(), empty.copy())
+    pts: list[float] = []
+    qs: list[float] = []
+    ds: list[float] = []
+    _l_function(lo, hi, pre, pts, qs, ds, 0)
+    return LFunction(np.array(pts), np.array(qs), np.array(ds))
+
+
+def _l_function(a1: float, an: float, pre: Precomputed, pts: list[float], qs: list[float], ds: list[float],
+                depth: int) -> None:
+    eps = np.finfo(float).eps
+    if depth > MAX_L_FUNCTION_DEPTH:
+        raise RuntimeError(f"genLFunc recursion deeper than {MAX_L_FUNCTION_DEPTH} on [{a1}, {an}]")
+    if a1 == 0:
+        a1 = 0.0001
+    v1, q1, d1, _ = precomputed_value(a1, pre)
+    vn, qn, dn, _ = precomputed_value(an, pre)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = float(np.float64(qn + d1 - q1 - dn) / np.float64(q1 * dn - qn * d1))  # MATLAB: x/0 = ±Inf, 0/0 = NaN
+    if abs(a1 - an) <= eps or abs(vn - float(log_fraction(q1, d1, an))) <= eps * 10:
+        pts.append(an)
+        qs.append(q1)
+        ds.append(d1)
+    elif abs(v1 - float(log_fraction(qn, dn, a1))) <= eps * 10 or k <= 0:
+        pts.append(an)
+        qs.append(qn)
+        ds.append(dn)
+    else:
+        ak = math.log(k + 1)
+        _l_function(a1, ak, pre, pts, qs, ds, depth + 1)
+        _l_function(ak, an, pre, pts, qs, ds, depth + 1)
+
+
+def l_function_value(alpha: float, lf: LFunction) -> float:
+    """L(α) from its pieces; ports ``calcPLbyFunc.m``: the piece of the first right end
+    ``>= α``; 0 if there are no pieces.
+
+    Parameters
+    ----------
+    alpha : float
+        ``0 <= α <= lf.points[-1]``.
+    lf : LFunction
+        From :func:`l_function`.
+    """
+    a = _check_alpha(alpha)
+    if lf.points.size == 0:
+        return 0.0
+    if a > lf.points[-1]:
+        raise ConfigError("alpha", alpha, f"must be in the range of the L function, <= {lf.points[-1]}")
+    idx = int(np.sum(lf.points < a))
+    return float(log_fraction(lf.q[idx], lf.d[idx], a))
+
+
 def theorem10(q: np.ndarray | float, d: np.ndarray | float, epsilon: float) -> np.ndarray:
     """The fixed point of ``a = log((q (e^a - 1) + 1) / (d (e^a - 1) + 1)) + ε``; ports
     ``tools/theorem10.m`` (TKDE Theorem 10).
