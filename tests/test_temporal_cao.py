@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.temporal import (CaoTimeline, QuantifiedBudget, allocate_quantification, allocate_upper_bound,
                              backward_matrices, cao_leakage, cao_supremum, incremental_leakage,
                              incremental_leakage_lp, incremental_leakage_precomputed, l_function,

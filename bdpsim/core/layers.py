@@ -61,6 +61,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("estimation", (
         ("estimators", "`estimators/` (`kde`, `mixture`, `exact`, `audit`; `estimators/sampling.py`)"),
         ("calibration", "`calibration/` (methods, budgets, the optimal noise, `calibration/quilt/`)"),
+        ("temporal", "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
+                     "`temporal/lfp.py`) and the exact temporal leakage"),
     ), "numbers from models and mechanisms"),
     Layer("runs", (
         ("pipeline", "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "

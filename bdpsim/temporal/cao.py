@@ -44,7 +44,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
 from bdpsim.temporal.lfp import (LFunction, Precomputed, l_function, l_function_value, precomputed_value, check_transition, incremental_leakage,
                                  incremental_leakage_lp, precompute,

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
-from bdpsim.errors import ConfigError
+from bdpsim.core.errors import ConfigError
 
 #: tolerance of the row-sum check of a transition matrix
 ROW_SUM_TOLERANCE = 1e-9
