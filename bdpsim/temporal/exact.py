@@ -52,7 +52,7 @@ from ..kernels.chains.transition import stationary_distribution, transition_matr
 from .mechanisms import StepRelease
 
 #: default cap on the points of a propagated hull before the engine falls back to an interval
-MAX_POINTS = 4000
+MAX_POINTS = 1000
 #: default cap on the estimated work (points x outputs x states^2 summed over the steps)
 MAX_WORK = 4e10
 #: most states the hull propagation accepts (hulls in k - 1 dimensions)
@@ -77,8 +77,11 @@ def extreme_indices(Y: np.ndarray) -> np.ndarray:
     Z = Z / Z.sum(axis=1, keepdims=True)
     if k == 2:
         return np.unique(np.array([np.argmin(Z[:, 0]), np.argmax(Z[:, 0])]))
-    _, idx = np.unique(np.round(Z, 13), axis=0, return_index=True)
-    idx = np.sort(idx)
+    if n <= 4096:  # merge duplicates (cheap at this size; Qhull copes with them otherwise)
+        _, idx = np.unique(np.round(Z, 13), axis=0, return_index=True)
+        idx = np.sort(idx)
+    else:
+        idx = np.arange(n)
     W = Z[idx]
     if len(idx) <= 2:
         return idx
@@ -140,6 +143,23 @@ def _relaxed_step(R: np.ndarray, eps_pair: np.ndarray, M: np.ndarray, support: n
             if res.status == 0:
                 Rn[a, b] = math.log(max(-res.fun, 1e-300)) + 1e-9  # a hair of slack for the solver
     return _closure(Rn)
+
+
+def _leaders(Y: np.ndarray, max_points: int) -> np.ndarray:
+    """A subset of the rows of ``Y`` for the lower bound: for each pair ``(a, b)`` the rows of
+    largest ``ln Y_a / Y_b`` (at most ``max_points`` in all, each pair's maximiser first)."""
+    n, k = Y.shape
+    per = max(1, max_points // max(k * (k - 1), 1))
+    with np.errstate(divide="ignore"):
+        lY = np.log(Y)
+    pick: list[int] = []
+    for a in range(k):
+        for b in range(k):
+            if a != b:
+                d = lY[:, a] - lY[:, b]
+                top = np.argpartition(-d, min(per, n) - 1)[:per] if per < n else np.arange(n)
+                pick.extend(top.tolist())
+    return np.unique(np.array(pick, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------- one sweep
@@ -212,19 +232,16 @@ def _sweep(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRel
         m = L.shape[0]
         Y = (X[:, None, :] * L[None, :, :]).reshape(-1, X.shape[1]) @ M
         Y = Y / Y.sum(axis=1, keepdims=True)
-        keep = extreme_indices(Y)
-        if R is not None:
+        if R is not None:  # interval mode: the relaxation bounds above, a few attained points below
             R = _relaxed_step(R, rels[i].pair_epsilon(), M, support)
-        if len(keep) > max_points:
-            if R is None:  # switch to an interval: bounds from the whole hull, a subset propagated
+            keep = _leaders(Y, max_points)
+        else:
+            keep = extreme_indices(Y)
+            if len(keep) > max_points:  # switch to an interval: bounds from the whole hull
                 Dfull, _ = _pairwise(Y[keep], np.ones(Y.shape[1]))
                 R = _closure(np.where(np.isfinite(Dfull), Dfull, np.inf))
                 sw.exact = False
-            Dk, bk = _pairwise(Y[keep], np.ones(Y.shape[1]))
-            pick = set(np.unique(bk).tolist())
-            step = max(1, len(keep) // max_points)
-            pick.update(range(0, len(keep), step))
-            keep = keep[np.array(sorted(pick))[:max(max_points, len(np.unique(bk)))]]
+                keep = keep[_leaders(Y[keep], max_points)]
         sw.parents.append(keep // m)
         sw.outs.append(keep % m)
         X = Y[keep]
