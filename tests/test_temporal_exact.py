@@ -276,13 +276,29 @@ def test_exact_equals_cao_on_symmetric_two_state_chains(p, eps):
         np.testing.assert_allclose(getattr(ex, key), getattr(cao, key), atol=1e-9, err_msg=key)
 
 
-def test_cao_is_above_exact_on_an_asymmetric_two_state_chain():
-    # Cao's recursion bounds the past log ratio by +-BPL_{t-1} in both directions; an asymmetric
-    # chain reaches [lo, hi] with lo != -hi, so from t = 3 on the bound is strictly above (the
-    # brute force above confirms the exact value); at t = 2 the two coincide
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_equals_cao_on_positively_correlated_two_state_chains(seed):
     from bdpsim.temporal import cao_leakage
 
-    P = [[0.882, 0.118], [0.305, 0.695]]  # the paper's activity chain
+    rng = np.random.default_rng(seed)
+    hi, lo = sorted(rng.uniform(0.02, 0.98, size=2), reverse=True)
+    P = [[hi, 1 - hi], [lo, 1 - lo]]  # P(0 -> 0) >= P(1 -> 0): positively correlated
+    for eps in (0.5, 1.5):
+        ex = temporal_exact(P, eps, 10, "any")
+        cao = cao_leakage(P, eps, 10)
+        np.testing.assert_allclose(ex.tpl, cao.tpl, atol=1e-9)
+    ex = temporal_exact([[0.882, 0.118], [0.305, 0.695]], 1.0, 30, "any")  # the paper's activity chain
+    np.testing.assert_allclose(ex.tpl, cao_leakage([[0.882, 0.118], [0.305, 0.695]], 1.0, 30).tpl, atol=1e-9)
+
+
+def test_cao_is_above_exact_on_a_negatively_correlated_asymmetric_two_state_chain():
+    # Cao's recursion bounds the past log ratio by +-BPL_{t-1} in both directions; the reachable
+    # range is [lo, hi] with lo != -hi on an asymmetric chain, and a negatively correlated chain
+    # maps the low end to the next step's high end: from t = 3 on the bound is strictly above
+    # (the brute force above confirms the exact value); at t = 2 the two coincide
+    from bdpsim.temporal import cao_leakage
+
+    P = [[0.3, 0.7], [0.9, 0.1]]
     ex = temporal_exact(P, 1.0, 6, "any")
     cao = cao_leakage(P, 1.0, 6)
     assert abs(ex.bpl[1] - cao.bpl[1]) < 1e-9
