@@ -25,7 +25,7 @@ import numpy as np
 from ..kernels.argcheck import require
 
 #: relative precision of the bisections
-TOLERANCE = 1e-9
+TOLERANCE = 1e-7
 
 
 def _bisect_largest(ok, lo: float, hi: float) -> float:
@@ -70,7 +70,7 @@ class Allocation:
 
 
 def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, initial="stationary",
-             values=None, max_points: int | None = None) -> Allocation:
+             values=None, max_points: int | None = None, schedule: bool = True) -> Allocation:
     """:class:`Allocation` of ``alpha`` over ``steps`` steps (module docstring).
 
     Parameters
@@ -79,6 +79,8 @@ def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, in
         The target temporal leakage (> 0).
     transition, steps, mechanism, initial, values
         As for :func:`bdpsim.temporal.exact.temporal_exact` (one matrix).
+    schedule : bool
+        Also search the end-boosted schedule (else ``exact_end = exact_middle``).
     """
     from ..errors import BdpsimError
     from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
@@ -95,7 +97,7 @@ def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, in
     T = int(steps)
     lo = alpha / T
     const = _bisect_largest(lambda e: worst(e) <= alpha, lo, alpha)
-    if T >= 2:
+    if T >= 2 and schedule:
         def sched(e_end: float) -> list[float]:
             return [e_end] + [const] * (T - 2) + [e_end]
         end = _bisect_largest(lambda e: worst(sched(e)) <= alpha, const, alpha)

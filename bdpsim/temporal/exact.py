@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -72,11 +72,13 @@ def extreme_indices(Y: np.ndarray) -> np.ndarray:
     n, k = Y.shape
     if n <= 2:
         return np.arange(n)
+    if k == 2:  # the smallest and largest ratio
+        r = Y[:, 0] / (Y[:, 0] + Y[:, 1])
+        lo, hi = int(np.argmin(r)), int(np.argmax(r))
+        return np.array([lo]) if lo == hi else np.array(sorted((lo, hi)))
     colmax = Y.max(axis=0)
     Z = Y / np.where(colmax > 0, colmax, 1.0)
     Z = Z / Z.sum(axis=1, keepdims=True)
-    if k == 2:
-        return np.unique(np.array([np.argmin(Z[:, 0]), np.argmax(Z[:, 0])]))
     if n <= 4096:  # merge duplicates (cheap at this size; Qhull copes with them otherwise)
         _, idx = np.unique(np.round(Z, 13), axis=0, return_index=True)
         idx = np.sort(idx)
@@ -189,18 +191,15 @@ class _Sweep:
 
 
 def _pairwise(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lx = np.where(q > 0, np.log(np.where(X > 0, X, 1.0)) - np.log(np.where(q > 0, q, 1.0)), -np.inf)
-    k = q.shape[0]
-    D = np.full((k, k), -np.inf)
-    best = np.zeros((k, k), dtype=np.int64)
+    """``D[a, b] = max_p ln (X_p / q)_a - ln (X_p / q)_b`` and its maximiser ``p``; ``-inf`` where
+    ``q_a`` or ``q_b`` is 0."""
     ok = q > 0
-    for a in np.flatnonzero(ok):
-        diff = lx[:, a][:, None] - lx  # (points, k)
-        best[a] = np.argmax(diff, axis=0)
-        D[a] = diff[best[a], np.arange(k)]
-    D[:, ~ok] = -np.inf
-    D[~ok, :] = -np.inf
+    with np.errstate(divide="ignore"):
+        lx = np.log(np.where(X > 0, X, 1.0)) - np.log(np.where(ok, q, 1.0))
+    diff = lx[:, :, None] - lx[:, None, :]
+    best = np.argmax(diff, axis=0)
+    D = np.take_along_axis(diff, best[None], axis=0)[0]
+    D[~(ok[:, None] & ok[None, :])] = -np.inf
     return D, best
 
 
@@ -392,13 +391,12 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     for P in mats:
         pis.append(pis[-1] @ P)
     Kset = set(K)
-    nan = np.full(T, np.nan)
     bplD = np.full((T, k, k), -np.inf)
     bplH = np.full((T, k, k), -np.inf)
     fplD = np.full((T, k, k), -np.inf)
     fplH = np.full((T, k, k), -np.inf)
-    src_b: dict[int, tuple] = {}   # t -> per pair info via (sweep, index, c)
-    src_f: dict[int, tuple] = {}
+    src_b: dict[int, Any] = {}   # t -> per pair (a, b): (sweep, index, known value c)
+    src_f: dict[int, Any] = {}
     exact_all = True
     points = 0
     cuts = [0] + K + [T + 1]
@@ -407,7 +405,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
         if n <= 0:
             continue
         # forward: starts at step lo+1
-        starts_f = [(None, pi1)] if lo == 0 else [
+        starts_f: list[tuple[int | None, np.ndarray]] = [(None, pi1)] if lo == 0 else [
             (c, mats[lo - 1][c]) for c in range(k) if pis[lo - 1][c] > 0]
         for c, start in starts_f:
             sw = _sweep(start, mats[lo:hi - 1], rels[lo:hi - 1], n, max_points)
@@ -421,6 +419,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
                 prev = src_b.get(t0, (None, None, None))
                 src_b[t0] = (_merge_src(prev, better, (sw, i, c)))
         # backward: starts at step hi-1, goes down to lo+1
+        starts_b: list[tuple[int | None, np.ndarray]]
         if hi == T + 1:
             starts_b = [(None, np.ones(k))]
         else:
@@ -438,28 +437,22 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
                 fplH[t0] = np.maximum(fplH[t0], sw.H[i])
                 prev = src_f.get(t0, (None, None, None))
                 src_f[t0] = _merge_src(prev, better, (sw, i, d))
-    bpl, fpl, tpl = nan.copy(), nan.copy(), nan.copy()
-    bplh, fplh, tplh = nan.copy(), nan.copy(), nan.copy()
-    pair = np.full((T, 2), -1, dtype=np.int64)
-    offdiag = ~np.eye(k, dtype=bool)
-    for t0 in range(T):
-        if t0 + 1 in Kset:
-            continue
-        E = rels[t0].pair_epsilon()
-        possible = (pis[t0] > 0)
-        valid = offdiag & possible[:, None] & possible[None, :]
-        b = np.where(valid, bplD[t0] + E, -np.inf)
-        f = np.where(valid, fplD[t0] + E, -np.inf)
-        tp = np.where(valid, bplD[t0] + fplD[t0] + E, -np.inf)
-        if not np.any(np.isfinite(tp)):
-            continue
-        bh = np.where(valid, bplH[t0] + E, -np.inf)
-        fh = np.where(valid, fplH[t0] + E, -np.inf)
-        th = np.where(valid, bplH[t0] + fplH[t0] + E, -np.inf)
-        bpl[t0], fpl[t0], tpl[t0] = b.max(), f.max(), tp.max()
-        bplh[t0], fplh[t0], tplh[t0] = bh.max(), fh.max(), th.max()
-        a_, b_ = np.unravel_index(int(np.argmax(tp)), tp.shape)
-        pair[t0] = (a_, b_)
+    E = np.stack([r.pair_epsilon() for r in rels]) if len({id(r) for r in rels}) > 1 else \
+        np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
+    possible = np.stack(pis) > 0
+    valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
+    valid[[s - 1 for s in K]] = False
+
+    def worst(V: np.ndarray) -> np.ndarray:
+        V = np.where(valid, V, -np.inf).reshape(T, -1).max(axis=1)
+        return np.where(np.isfinite(V), V, np.nan)
+
+    tp = np.where(valid, bplD + fplD + E, -np.inf)
+    bpl, fpl, tpl = worst(bplD + E), worst(fplD + E), worst(bplD + fplD + E)
+    bplh, fplh, tplh = worst(bplH + E), worst(fplH + E), worst(bplH + fplH + E)
+    flat = np.argmax(tp.reshape(T, -1), axis=1)
+    pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
+    pair[np.isnan(tpl)] = -1
 
     def witness(t: int) -> list[str]:
         t0 = t - 1
