@@ -5,7 +5,7 @@ Differential Privacy under Temporal Correlations*, ICDE 2017; *... in Continuous
 under Temporal Correlations*, IEEE TKDE 31(7), 2019). A person's values ``x_1..x_T`` follow a
 Markov chain; step ``t`` releases ``r_t`` by an ``ε_t``-DP mechanism. The adversary knows the
 chain (the backward matrix ``P_B = Pr(x_{t-1} | x_t)`` and the forward ``P_F = Pr(x_{t+1} | x_t)``)
-and everyone else's data. TKDE eq. (9)–(11) and Theorems 2–3 bound the leakage about ``x_t`` by
+and everyone else's data. The TKDE paper bounds the leakage about ``x_t`` by the recursion
 
 .. math::
 
@@ -46,7 +46,7 @@ import numpy as np
 
 from bdpsim.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
-from bdpsim.temporal.lfp import (LfpSolution, Precomputed, _precomputed_value, check_transition, incremental_leakage,
+from bdpsim.temporal.lfp import (Precomputed, precomputed_value, check_transition, incremental_leakage,
                                  incremental_leakage_lp, precompute,
                                  supremum)
 
@@ -79,6 +79,16 @@ def _check_epsilon(epsilon: object, steps: int) -> np.ndarray:
     if not np.all(np.isfinite(e)) or np.any(e <= 0):
         raise ConfigError("epsilon", epsilon, "every value must be a finite number > 0")
     return e
+
+
+def _check_positive(value: object, name: str) -> float:
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(name, value, "must be a number > 0") from None
+    if not (math.isfinite(v) and v > 0):
+        raise ConfigError(name, value, "must be a finite number > 0")
+    return v
 
 
 def _check_chain(matrices: object, steps: int, name: str) -> np.ndarray:
@@ -174,12 +184,12 @@ def backward_matrices(transition: object, steps: int, initial: object = None) ->
 class CaoTimeline:
     """Cao et al.'s BPL, FPL and TPL at every step ``t = 1..T`` (natural log).
 
-    Attributes
+    Parameters
     ----------
     t : ndarray of int
         ``1..T``.
     bpl, fpl, tpl : ndarray of float
-        Backward, forward and temporal privacy leakage (TKDE eq. (9)–(11)); upper bounds of the
+        Backward, forward and temporal privacy leakage (Cao et al.); upper bounds of the
         exact leakage.
     epsilon : ndarray of float
         The per-step budgets ``ε_t``.
@@ -193,14 +203,16 @@ class CaoTimeline:
 
     def __post_init__(self) -> None:
         n = np.shape(self.t)
-        for name in ("bpl", "fpl", "tpl", "epsilon"):
-            if np.shape(getattr(self, name)) != n or len(n) != 1:
-                raise ConfigError(f"CaoTimeline.{name}", np.shape(getattr(self, name)),
-                                  f"must be 1-D with the shape of t, {n}")
+        for name, column in self._columns().items():
+            if np.shape(column) != n or len(n) != 1:
+                raise ConfigError(f"CaoTimeline.{name}", np.shape(column), f"must be 1-D with the shape of t, {n}")
+
+    def _columns(self) -> dict[str, np.ndarray]:
+        return {"t": self.t, "bpl": self.bpl, "fpl": self.fpl, "tpl": self.tpl, "epsilon": self.epsilon}
 
     def as_dict(self) -> dict[str, list]:
         """The columns as lists (``t``, ``bpl``, ``fpl``, ``tpl``, ``epsilon``), for JSON."""
-        return {name: getattr(self, name).tolist() for name in ("t", "bpl", "fpl", "tpl", "epsilon")}
+        return {name: column.tolist() for name, column in self._columns().items()}
 
 
 def _evaluator(method: str) -> Callable[[np.ndarray, float], float]:
@@ -210,7 +222,7 @@ def _evaluator(method: str) -> Callable[[np.ndarray, float], float]:
     if method == "lp":
         return lambda m, a: incremental_leakage_lp(m, a).value
     if method == "precomp":
-        return lambda m, a: _precomputed_value(a, precompute(m))[0]
+        return lambda m, a: precomputed_value(a, precompute(m))[0]
     raise ConfigError("method", method, f"must be one of {', '.join(METHODS)}")
 
 
@@ -219,7 +231,7 @@ def _swap(L: Callable[[np.ndarray, float], float], m: np.ndarray, a: float) -> f
 
 
 def _from_precomputed(pre: Precomputed, a: float) -> float:
-    return _precomputed_value(a, pre)[0]
+    return precomputed_value(a, pre)[0]
 
 
 def _step_functions(matrices: np.ndarray, method: str) -> list[Callable[[float], float]]:
@@ -250,7 +262,7 @@ def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarra
         \\mathrm{FPL}_T = ε_T,\\ \\mathrm{FPL}_t = L_{F,t}(\\mathrm{FPL}_{t+1}) + ε_t;\\quad
         \\mathrm{TPL}_t = \\mathrm{BPL}_t + \\mathrm{FPL}_t - ε_t
 
-    (TKDE eq. (9)–(11), Theorems 2–3), ``L_{B,t}`` the LFP of the backward matrix between steps
+    (docs/theory/temporal-cao.md, eq. (1)–(3)), ``L_{B,t}`` the LFP of the backward matrix between steps
     ``t - 1`` and ``t``, ``L_{F,t}`` that of the forward matrix between ``t`` and ``t + 1``.
 
     Parameters
@@ -343,7 +355,7 @@ def cao_supremum(transition: object, epsilon: float, backward: object = None) ->
         Backward matrix; default the stationary time reversal of ``transition``.
     """
     P = _one_matrix(transition, "transition")
-    e = _check_epsilon(epsilon, 1)[0]
+    e = _check_positive(epsilon, "epsilon")
     B = _backward_of(P, backward)
     sb = supremum(B, e).value
     sf = supremum(P, e).value
@@ -390,7 +402,7 @@ def allocate_upper_bound(alpha: float, transition: object, backward: object = No
         If no ε > 0 reaches α (some pair of rows has disjoint supports: TPL grows without bound
         for every ε, TKDE Theorem 10).
     """
-    a = _check_epsilon(alpha, 1)[0]
+    a = _check_positive(alpha, "alpha")
     P = _one_matrix(transition, "transition")
     B = _backward_of(P, backward)
     preB, preF = precompute(B), precompute(P)
@@ -412,7 +424,7 @@ class QuantifiedBudget:
     """Budgets ``[ε_start, ε_mid, ..., ε_mid, ε_end]`` with TPL_t = α at every t
     (``allocEspByQuantify.m``).
 
-    Attributes
+    Parameters
     ----------
     start, middle, end : float
         ``ε_1``, ``ε_t`` for ``1 < t < T`` and ``ε_T`` (all > 0).
@@ -426,8 +438,7 @@ class QuantifiedBudget:
     alpha: float
 
     def __post_init__(self) -> None:
-        for name in ("start", "middle", "end", "alpha"):
-            v = getattr(self, name)
+        for name, v in (("start", self.start), ("middle", self.middle), ("end", self.end), ("alpha", self.alpha)):
             if not (math.isfinite(v) and v > 0):
                 raise ConfigError(f"QuantifiedBudget.{name}", v, "must be a finite number > 0")
 
@@ -465,7 +476,7 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     ConfigError
         If ``ε_mid`` is not > 0 (``L_B(a) = a``: rows with disjoint supports).
     """
-    a = _check_epsilon(alpha, 1)[0]
+    a = _check_positive(alpha, "alpha")
     P = _one_matrix(transition, "transition")
     B = _backward_of(P, backward)
     if method not in METHODS:
@@ -484,5 +495,5 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     return QuantifiedBudget(float(a_b), float(middle), float(a_f), float(a))
 
 
-__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "LfpSolution", "QuantifiedBudget", "allocate_quantification",
+__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "QuantifiedBudget", "allocate_quantification",
            "allocate_upper_bound", "backward_matrices", "cao_leakage", "cao_supremum", "reverse_chain"]

@@ -10,19 +10,20 @@ leakage ``α`` (BPL_{t-1} or FPL_{t+1}), the incremental leakage is
     L(α) = \\max_{i \\ne j}\\; \\max_{y \\in \\mathbb{R}^k_{>0}:\\; y_a \\le e^{α} y_b\\ \\forall a, b}
            \\log \\frac{M_{i\\cdot}\\, y}{M_{j\\cdot}\\, y},
 
-(TKDE eq. (12)–(13)): ``y`` is the likelihood vector of the earlier (later) releases, whose
+(docs/theory/temporal-cao.md, eq. (4)): ``y`` is the likelihood vector of the earlier (later) releases, whose
 entries differ by at most a factor ``e^α``. The fraction is homogeneous in ``y``, so the
 Charnes–Cooper substitution ``M_{j·} y = 1`` makes each pair an LP (:func:`incremental_leakage_lp`).
 TKDE Theorem 4 solves it in closed form: with ``q``, ``d`` the sums of ``M_{i·}``, ``M_{j·}`` over
 the set of columns kept by their Algorithm 1,
 ``L(α) = log((q (e^α - 1) + 1) / (d (e^α - 1) + 1))`` (:func:`incremental_leakage`). The
-pre-computed transition points of TKDE §5 (:func:`precompute`, :func:`incremental_leakage_precomputed`)
+pre-computed transition points of the MATLAB code (:func:`precompute`, :func:`incremental_leakage_precomputed`)
 and the supremum of TKDE Theorem 10 (:func:`theorem10`, :func:`supremum`) complete the port.
 
-Deviations from the MATLAB code, all numerical (same values where MATLAB does not overflow):
+Deviations from the MATLAB code, all numerical (same values where MATLAB is not wrong by rounding):
 ``(q (e^α - 1) + 1)`` is evaluated as ``logaddexp(log q + α, log(1 - q))`` and Algorithm 1's
 ratio test ``Q/D > value`` in the log domain, so ``α`` in the hundreds does not overflow (their
-comments warn of "precision problems" past α ≈ 30); their bisections' ``eps*10`` stopping rule
+comments warn of "precision problems" past α ≈ 30), and with a tolerance
+(:data:`KEEP_TOLERANCE`); their bisections' ``eps*10`` stopping rule
 gets an iteration cap (:mod:`bdpsim.temporal.cao`).
 """
 
@@ -41,11 +42,18 @@ from bdpsim.errors import ConfigError
 #: tolerance of the row-sum check of a transition matrix
 ROW_SUM_TOLERANCE = 1e-9
 
+#: Algorithm 1 keeps a column whose log ratio is within this of the current log value (MATLAB:
+#: strictly above). A column whose ratio equals the value leaves the value unchanged whether kept
+#: or dropped, so this changes L(α) by at most ~1e-12; without it rounding drops every column at
+#: large α: ``calcPLbyThm([0.6 0.4; 0.55 0.45], 40)`` returns 0 under Octave instead of
+#: log(0.45/0.4) = 0.1178 (``calcPLbyPreComp`` gets it right).
+KEEP_TOLERANCE = 1e-12
+
 
 class LfpSolution(NamedTuple):
     """The value of L(α) and the maximising pair of rows.
 
-    Attributes
+    Parameters
     ----------
     value : float
         ``L(α)`` (natural log).
@@ -77,11 +85,17 @@ def check_transition(matrix: object, name: str = "transition") -> np.ndarray:
     except (TypeError, ValueError):
         raise ConfigError(name, matrix, "must be a square matrix of numbers") from None
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
-        raise ConfigError(name, matrix, "must be a square k x k matrix with k >= 2")
-    if not np.all(np.isfinite(m)) or np.any(m < 0):
-        raise ConfigError(name, matrix, "entries must be finite and >= 0")
-    if np.any(np.abs(m.sum(axis=1) - 1.0) > ROW_SUM_TOLERANCE):
-        raise ConfigError(name, matrix, f"every row must sum to 1 (within {ROW_SUM_TOLERANCE:g})")
+        raise ConfigError(f"{name} shape", m.shape, "must be a square k x k matrix with k >= 2")
+    bad = np.argwhere(~np.isfinite(m) | (m < 0))
+    if bad.size:
+        i, j = bad[0]
+        raise ConfigError(f"{name}[{i}][{j}]", float(m[i, j]), "entries must be finite and >= 0")
+    sums = m.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+    if off.size:
+        i = off[0]
+        raise ConfigError(f"{name}[{i}]", m[i].tolist(), f"a row must sum to 1 (within {ROW_SUM_TOLERANCE:g}); "
+                                                         f"it sums to {sums[i]:.12g}")
     return m
 
 
@@ -127,7 +141,9 @@ def incremental_leakage(matrix: object, alpha: float) -> LfpSolution:
     ``Q_c > D_c``, and repeatedly drop the columns whose ratio ``Q_c / D_c`` is not above the
     current value ``(q (e^α - 1) + 1) / (d (e^α - 1) + 1)`` (``q``, ``d`` the sums over the kept
     columns) until no column is dropped (all pairs at once, as the MATLAB code does); then
-    ``L(α) = log`` of the largest value over the pairs.
+    ``L(α) = log`` of the largest value over the pairs. Unlike the MATLAB code, a column within
+    :data:`KEEP_TOLERANCE` of the value is kept, so that rounding cannot empty the set at large
+    α (where ``calcPLbyThm.m`` returns 0).
 
     Parameters
     ----------
@@ -147,13 +163,13 @@ def incremental_leakage(matrix: object, alpha: float) -> LfpSolution:
     pi, pj = ordered_pairs(m.shape[0])
     Q, D = m[pi], m[pj]
     active = Q > D
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(Q) - np.log(D)  # +inf where D = 0 < Q
     while True:
         q = np.where(active, Q, 0.0).sum(axis=1)
         d = np.where(active, D, 0.0).sum(axis=1)
         log_val = log_fraction(q, d, a)
-        new = active & (log_ratio > log_val[:, None])
+        new = active & (log_ratio > log_val[:, None] - KEEP_TOLERANCE)
         if new.sum() == active.sum():
             break
         active = new
@@ -230,7 +246,7 @@ class Precomputed:
     up to which that column stays in Algorithm 1's set (``inf`` for the first; ``nan`` where
     ``Q <= D``). ``active`` marks ``Q > D``.
 
-    Attributes
+    Parameters
     ----------
     points, q, d : ndarray, shape (k(k-1), k)
         ``EspMatrix``, ``qM``, ``dM`` of the MATLAB code.
@@ -295,15 +311,22 @@ def incremental_leakage_precomputed(alpha: float, pre: Precomputed) -> LfpSoluti
         From :func:`precompute`.
     """
     a = _check_alpha(alpha)
-    value, q, d, row = _precomputed_value(a, pre)
+    value, q, d, row = precomputed_value(a, pre)
     if row < 0:
         return LfpSolution(0.0, 0.0, 0.0, (0, 1))
     pi, pj = ordered_pairs(pre.q.shape[1])
     return LfpSolution(value, q, d, (int(pi[row]), int(pj[row])))
 
 
-def _precomputed_value(a: float, pre: Precomputed) -> tuple[float, float, float, int]:
-    """``calcPLbyPreComp`` without input checks: ``(L(a), q, d, pair row)``, row -1 if none."""
+def precomputed_value(a: float, pre: Precomputed) -> tuple[float, float, float, int]:
+    """:func:`incremental_leakage_precomputed` without input checks, for the recursion's inner loop.
+
+    Returns
+    -------
+    tuple
+        ``(L(a), q, d, row)``: ``row`` indexes :func:`ordered_pairs` (-1 if no pair has a column
+        with ``Q > D``, and then ``L(a) = 0``).
+    """
     n_kept = np.sum(pre.points > a, axis=1)
     rows = np.flatnonzero(n_kept > 0)
     if rows.size == 0:
