@@ -105,3 +105,19 @@ def test_help_fits_80_columns(capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "examples:" in text
     assert all(len(line) <= 80 for line in text.splitlines()), max(text.splitlines(), key=len)
+
+
+def test_cao_with_known_steps_is_refused(capsys):
+    assert main(["temporal", "--transition", ACTIVITY, "--epsilon", "1", "--steps", "4", "--known", "2",
+                 "--method", "cao"]) == 2
+    assert capsys.readouterr().err.startswith("bdpsim: error: --known = [2]: ")
+
+
+def test_python_table_has_the_cli_columns():
+    import bdpsim
+
+    rows = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 5, "krr", as_frame=False)
+    assert list(rows[0])[:10] == ["t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl"]
+    ex = temporal_exact(json.loads(THREE), 1.0, 5, "krr")
+    np.testing.assert_allclose([r["tpl"] for r in rows], ex.tpl, atol=1e-12)
+    assert all(r["tpl"] <= r["cao_tpl"] + 1e-9 for r in rows)
