@@ -24,7 +24,7 @@ LAYERS = [
     ("adversary", "queries", "bounds"),
     ("models",),
     ("mechanisms",),
-    ("sampling", "estimators", "calibration"),
+    ("sampling", "estimators", "calibration", "temporal"),
     ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags", "summarize"),
     ("studies", "utility", "api"),
     ("figdata", "figures", "gallery"),

@@ -121,3 +121,11 @@ def test_python_table_has_the_cli_columns():
     ex = temporal_exact(json.loads(THREE), 1.0, 5, "krr")
     np.testing.assert_allclose([r["tpl"] for r in rows], ex.tpl, atol=1e-12)
     assert all(r["tpl"] <= r["cao_tpl"] + 1e-9 for r in rows)
+
+
+def test_cli_choices_are_the_library_s():
+    from bdpsim.cli import temporal as cli_temporal
+    from bdpsim.temporal.mechanisms import MECHANISMS
+    from bdpsim.temporal.table import METHODS
+
+    assert cli_temporal.MECHANISMS == MECHANISMS and cli_temporal.METHODS == METHODS

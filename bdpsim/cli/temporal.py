@@ -37,6 +37,11 @@ one-hot histogram, each coordinate eps/2-DP; with --values, noise on the state's
 --allocate ALPHA: the per-step eps keeping max_t TPL_t <= ALPHA, exact against Cao's.
 """
 
+#: ``--mechanism`` and ``--method`` choices (bdpsim.temporal.mechanisms.MECHANISMS and
+#: bdpsim.temporal.table.METHODS; kept equal by a test: building the parser imports no SciPy)
+MECHANISMS = ("krr", "laplace", "geometric", "staircase", "any")
+METHODS = ("exact", "cao", "both")
+
 #: library parameter -> the flag that sets it
 FLAGS = {"transition": "--transition", "P": "--transition", "gamma": "--gamma", "epsilon": "--epsilon",
          "steps": "--steps", "known": "--known", "initial": "--initial", "mechanism": "--mechanism",
@@ -52,9 +57,6 @@ def _json_value(text: str):
 
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``bdpsim temporal`` on the top-level subparsers ``sub``."""
-    from ..temporal.mechanisms import MECHANISMS
-    from ..temporal.table import METHODS
-
     p = sub.add_parser("temporal", help="exact temporal leakage (BPL/FPL/TPL) of a continual release vs Cao's TPL",
                        description="Exact backward, forward and temporal privacy leakage of a time series "
                                    "released step by step, beside Cao et al.'s TPL.",

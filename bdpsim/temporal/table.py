@@ -47,7 +47,7 @@ def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, i
 
     require(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
     res = None
-    if method in ("exact", "both"):
+    if method != "cao":  # exact or both
         res = temporal_exact(transition, epsilon, steps, mechanism, initial=initial, known=known,
                              values=values, max_points=MAX_POINTS if max_points is None else max_points)
     cao = None
@@ -129,6 +129,8 @@ def temporal_leakage(transition, epsilon, steps: int, mechanism: str = "any", *,
                            values=values, method=method)
     if not as_frame:
         return table.rows
-    from ..api import _table
-
-    return _table(table.rows)
+    try:  # as bdpsim.run: a DataFrame when pandas is installed (pandas is optional)
+        import pandas as pd
+    except ImportError:
+        return table.rows
+    return pd.DataFrame(table.rows)
