@@ -316,3 +316,19 @@ def test_exact_never_above_cao_with_per_step_chains_and_budgets():
     cao = cao_leakage(np.array(mats), eps, 8, initial=pi1)
     for key in ("bpl", "fpl", "tpl"):
         assert np.all(getattr(ex, key) <= getattr(cao, key) + 1e-9), key
+
+
+@pytest.mark.parametrize("P,pi1", [
+    ([[1.0, 0.0], [0.4, 0.6]], [0.0, 1.0]),            # state 0 unreachable at t = 1, absorbing later
+    ([[0.0, 1.0], [0.7, 0.3]], [0.5, 0.5]),
+    ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], [1.0, 0.0, 0.0]),
+])
+def test_chains_with_zeros_equal_brute_force(P, pi1):
+    P, pi1 = np.array(P), np.array(pi1)
+    k, T = P.shape[0], 5
+    res = temporal_exact(P, 1.0, T, "krr", initial=pi1)
+    ref = brute(P, pi1, step_release("krr", k, 1.0).likelihoods, T)
+    for key in ("bpl", "fpl", "tpl"):
+        got, want = getattr(res, key), ref[key]
+        want = np.where(np.isinf(want), np.nan, want)  # no pair of positive probability: nan
+        np.testing.assert_allclose(got, want, atol=1e-10, err_msg=key)

@@ -203,10 +203,68 @@ def _pairwise(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return D, best
 
 
+def _sweep2(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int) -> _Sweep:
+    """:func:`_sweep` for 2 states in plain floats: the hull is the smallest and largest ratio
+    ``x_0 / x_1`` (always exact; the same recursion without NumPy's per-call cost)."""
+    sw = _Sweep()
+    D = np.full((n, 2, 2), -np.inf)
+    best = np.zeros((n, 2, 2), dtype=np.int64)
+    parents = np.zeros((max(n - 1, 0), 2), dtype=np.int64)
+    outs = np.zeros((max(n - 1, 0), 2), dtype=np.int64)
+    tot = float(start.sum())
+    pts = [(float(start[0]) / tot, float(start[1]) / tot)]
+    q0, q1 = float(start[0]), float(start[1])
+    cache: dict[int, list] = {}
+    log = math.log
+    for i in range(n):
+        if q0 > 0 and q1 > 0:
+            D[i, 0, 0] = D[i, 1, 1] = 0.0
+            lq = log(q0) - log(q1)
+            vals = [log(x0) - log(x1) - lq for x0, x1 in pts]
+            hi = max(range(len(vals)), key=vals.__getitem__)
+            lo = min(range(len(vals)), key=vals.__getitem__)
+            D[i, 0, 1], best[i, 0, 1] = vals[hi], hi
+            D[i, 1, 0], best[i, 1, 0] = -vals[lo], lo
+        elif q0 > 0 or q1 > 0:
+            j = 0 if q0 > 0 else 1
+            D[i, j, j] = 0.0
+        if i == n - 1:
+            break
+        key = id(mats[i]) * 31 + id(rels[i])
+        if key not in cache:
+            M = mats[i]
+            cache[key] = [float(M[0, 0]), float(M[0, 1]), float(M[1, 0]), float(M[1, 1]),
+                          rels[i].likelihoods.tolist()]
+        m00, m01, m10, m11, L = cache[key]
+        cand = []
+        for p, (x0, x1) in enumerate(pts):
+            for o, (l0, l1) in enumerate(L):
+                a0, a1 = x0 * l0, x1 * l1
+                y0, y1 = m00 * a0 + m10 * a1, m01 * a0 + m11 * a1
+                t = y0 + y1
+                cand.append((y0 / t, y1 / t, p, o))
+        lo_c = min(cand, key=lambda c: c[0])
+        hi_c = max(cand, key=lambda c: c[0])
+        keep = [lo_c] if lo_c[0] == hi_c[0] else [lo_c, hi_c]
+        for j, c in enumerate(keep):
+            parents[i, j], outs[i, j] = c[2], c[3]
+        pts = [(c[0], c[1]) for c in keep]
+        q0, q1 = m00 * q0 + m10 * q1, m01 * q0 + m11 * q1
+        sw.points = max(sw.points, len(pts))
+    sw.D = list(D)
+    sw.H = sw.D
+    sw.best = list(best)
+    sw.parents = list(parents)
+    sw.outs = list(outs)
+    return sw
+
+
 def _sweep(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int,
            max_points: int) -> _Sweep:
     """``x_0 = start``, ``x_{i+1} = M_i^T (x_i * l_i)`` for each extreme output ``l_i`` of
     ``rels[i]``; records step ``0..n-1``."""
+    if start.shape[0] == 2 and max_points >= 2:
+        return _sweep2(start, mats, rels, n)
     sw = _Sweep()
     X = (start / start.sum())[None, :]
     q = start.astype(float)
