@@ -95,11 +95,13 @@ def table_text(doc: dict) -> str:
              f"**The paper's chains** (ε = {doc['epsilon']:g} per step, every ε-DP step, T = the paper's n; "
              f"allocation for TPL ≤ α = {doc['alpha']:g}):", "",
              "| chain | T | max exact TPL | max Cao TPL | exact per-step ε | Cao per-step ε (same T) | "
-             "Cao's horizon-free ε |", "|---|---|---|---|---|---|---|"]
+             "Cao's horizon-free ε | exact schedule (end, middle) | Cao's quantification (end, middle) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in doc["paper"]:
         a = r["allocation"]
         lines.append(f"| {r['chain']} | {r['steps']} | {r['tpl_max_exact']:.4f} | {r['tpl_max_cao']:.4f} | "
-                     f"{a['exact_constant']:.5f} | {a['cao_constant']:.5f} | {a['cao_upper_bound']:.5f} |")
+                     f"{a['exact_constant']:.5f} | {a['cao_constant']:.5f} | {a['cao_upper_bound']:.5f} | "
+                     f"{a['exact_end']:.5f}, {a['exact_middle']:.5f} | {a['cao_end']:.5f}, {a['cao_middle']:.5f} |")
     lines += ["", f"**{len(doc['random']['any_T7'])} random 3-state chains** (rows Dirichlet(1, 1, 1), "
               f"seed {doc['seed']}; ε = {doc['epsilon']:g}): Cao's value ÷ the exact value", "",
               "| mechanism | T | BPL_T | max_t TPL_t |", "|---|---|---|---|"]
@@ -112,9 +114,10 @@ def table_text(doc: dict) -> str:
               f"{doc['alpha']:g}): the exact per-step ε is {span(gains)} × Cao's for the same T.", ""]
     if BENCH.is_file():
         b = json.loads(BENCH.read_text())
-        cases = "; ".join(f"{c['label']}: {c['seconds']:.1f} s" for c in b["cases"])
-        lines += [f"Benchmark (`scripts/benchmark_temporal.py`, `bdpsim temporal` end to end, "
-                  f"--method both): {cases}.", ""]
+        cases = "; ".join(f"{c['label']}: {c['seconds']:.1f} s" + ("" if c["exact"] else " (an interval)")
+                          for c in b["cases"])
+        lines += [f"Benchmark (`scripts/benchmark_temporal.py`, `bdpsim temporal` end to end with "
+                  f"`--method both`, a fresh process each, on a shared {b['cpus']}-core machine): {cases}.", ""]
     return "\n".join(lines)
 
 
