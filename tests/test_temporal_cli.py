@@ -79,6 +79,7 @@ BAD = [
     (["--allocate", "-1"], "--allocate", "> 0"),
     (["--values", "1", "2", "3"], "--values", "one per state"),
     (["--max-points", "1"], "--max-points", ">= 2"),
+    (["--transition", "[[[0.9,0.1],[0.2,0.8]],[[0.9,0.1],[0.2,0.8]]]"], "--transition", "steps - 1 = 4"),
 ]
 
 

@@ -428,10 +428,10 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
         require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
                 and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
                 f"must be {k} probabilities >= 0 summing to 1")
-    K = sorted({int(s) for s in known}) if known is not None else []
     for s in known or ():
         require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
                 "known", s, f"must be steps in 1..{T}")
+    K = sorted({int(s) for s in known}) if known is not None else []
     require(k <= MAX_STATES, "transition", f"{k} states", f"exact temporal leakage propagates convex "
             f"hulls in k - 1 dimensions: at most {MAX_STATES} states")
     m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
