@@ -332,3 +332,15 @@ def test_chains_with_zeros_equal_brute_force(P, pi1):
         got, want = getattr(res, key), ref[key]
         want = np.where(np.isinf(want), np.nan, want)  # no pair of positive probability: nan
         np.testing.assert_allclose(got, want, atol=1e-10, err_msg=key)
+
+
+def test_allocation_against_the_exact_tpl():
+    from bdpsim.temporal.allocate import allocate
+
+    P = random_chain(3, np.random.default_rng(21), 0.2)
+    a = allocate(1.5, P, 12, "any")
+    worst = (lambda e: float(np.nanmax(temporal_exact(P, e, 12, "any").tpl)))
+    assert worst(a.exact_constant) <= 1.5 + 1e-9 < worst(a.exact_constant * (1 + 1e-5))
+    assert a.cao_constant is not None and a.cao_constant <= a.exact_constant + 1e-9  # exact <= Cao
+    sched = [a.exact_end] + [a.exact_middle] * 10 + [a.exact_end]
+    assert worst(sched) <= 1.5 + 1e-9 and a.exact_end >= a.exact_middle
