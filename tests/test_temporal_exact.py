@@ -344,3 +344,22 @@ def test_allocation_against_the_exact_tpl():
     assert a.cao_constant is not None and a.cao_constant <= a.exact_constant + 1e-9  # exact <= Cao
     sched = [a.exact_end] + [a.exact_middle] * 10 + [a.exact_end]
     assert worst(sched) <= 1.5 + 1e-9 and a.exact_end >= a.exact_middle
+
+
+@pytest.mark.parametrize("P,known,T", [
+    ([[0.0, 1.0], [1.0, 0.0]], (1,), 3),                                   # x_1 fixes every x_t
+    ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (3,), 5),        # 0 and 1 share no successor
+    ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (2, 4), 5),
+    ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], (1, 5), 5),
+])
+def test_known_steps_on_chains_with_zeros_equal_brute_force(P, known, T):
+    # a pair counts only where both values are possible given known values on each side: the past
+    # leakage at t needs a known later value compatible with both, the future one a known earlier
+    P = np.array(P)
+    k = P.shape[0]
+    pi1 = np.full(k, 1.0 / k)
+    res = temporal_exact(P, 1.0, T, "krr", initial=pi1, known=known)
+    ref = brute(P, pi1, step_release("krr", k, 1.0).likelihoods, T, known=set(known))
+    for key in ("bpl", "fpl", "tpl"):
+        want = np.where(np.isinf(ref[key]), np.nan, ref[key])
+        np.testing.assert_allclose(getattr(res, key), want, atol=1e-10, err_msg=key)

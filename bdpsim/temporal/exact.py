@@ -505,9 +505,16 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
         V = np.where(valid, V, -np.inf).reshape(T, -1).max(axis=1)
         return np.where(np.isfinite(V), V, np.nan)
 
+    # a pair counts where both values are possible given some known values on each side: the past
+    # ratio needs a future known value compatible with a and b (and the future one a past value)
+    past_ok, fut_ok = np.isfinite(bplD), np.isfinite(fplD)
     tp = np.where(valid, bplD + fplD + E, -np.inf)
-    bpl, fpl, tpl = worst(bplD + E), worst(fplD + E), worst(bplD + fplD + E)
-    bplh, fplh, tplh = worst(bplH + E), worst(fplH + E), worst(bplH + fplH + E)
+    bpl = worst(np.where(fut_ok, bplD + E, -np.inf))
+    fpl = worst(np.where(past_ok, fplD + E, -np.inf))
+    tpl = worst(bplD + fplD + E)
+    bplh = worst(np.where(fut_ok, bplH + E, -np.inf))
+    fplh = worst(np.where(past_ok, fplH + E, -np.inf))
+    tplh = worst(bplH + fplH + E)
     flat = np.argmax(tp.reshape(T, -1), axis=1)
     pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
     pair[np.isnan(tpl)] = -1
