@@ -85,18 +85,12 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     p.add_argument("--json", metavar="FILE", help="write every step's values and the inputs as JSON")
 
 
-def _flag_error(exc: Exception):
-    """A library error re-raised naming the flag (``--epsilon = 0: must be ...``)."""
+def _flag_error(name: str, value, rule: str, exc: Exception) -> Exception:
+    """A library error (``name = value: rule``) re-raised naming the flag (``--epsilon = 0: ...``)."""
     from ..errors import ConfigError
 
-    name = getattr(exc, "param", None) or getattr(exc, "field", None)
-    if name is None:
-        return exc
-    head = str(name).split(".")[0]
-    flag = FLAGS.get(head)
-    if flag is None:
-        return exc
-    return ConfigError(flag, getattr(exc, "value", None), getattr(exc, "rule", str(exc)))
+    flag = FLAGS.get(str(name).split(".")[0])
+    return exc if flag is None else ConfigError(flag, value, rule)
 
 
 def _fmt(row: dict, key: str) -> str:
@@ -107,17 +101,17 @@ def _fmt(row: dict, key: str) -> str:
 
 
 def command(a) -> int:
-    from ..errors import BdpsimError, ConfigError
+    from ..errors import ConfigError
     from ..kernels.argcheck import ParameterError
     from ..kernels.chains.transition import symmetric_chain
 
     try:
         transition = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
         initial = a.initial if a.initial == "stationary" else _json_value(a.initial)
-    except (ParameterError, argparse.ArgumentTypeError) as exc:
-        if isinstance(exc, argparse.ArgumentTypeError):
-            raise ConfigError("--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]") from None
-        raise _flag_error(exc) from None
+    except ParameterError as exc:
+        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
+    except argparse.ArgumentTypeError:
+        raise ConfigError("--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]") from None
     if a.max_points is not None and a.max_points < 2:
         raise ConfigError("--max-points", a.max_points, "must be an integer >= 2")
     if a.rows < 2:
@@ -141,8 +135,10 @@ def command(a) -> int:
 
             alloc = allocate(a.allocate, transition, a.steps, a.mechanism, initial=initial, values=a.values,
                              max_points=a.max_points)
-    except (ParameterError, BdpsimError) as exc:
-        raise _flag_error(exc) from None
+    except ParameterError as exc:
+        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
+    except ConfigError as exc:
+        raise _flag_error(exc.field, exc.value, exc.rule, exc) from None
     rows = table.rows
     doc = _document(a, transition, initial, rows, table, alloc)
     if a.json:  # everything is computed: write it whole (no partial file on error)

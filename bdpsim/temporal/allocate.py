@@ -18,7 +18,7 @@ For a target ``alpha`` and a horizon ``T``:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class Allocation:
     cao_end: float | None
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return asdict(self)
 
 
 def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, initial="stationary",

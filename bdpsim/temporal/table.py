@@ -66,20 +66,23 @@ def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, i
                                             and np.allclose(np.nan_to_num(res.fpl_high - res.fpl), 0.0, atol=1e-12))
     rows = []
     eps = res.epsilon if res is not None else cao.epsilon  # type: ignore[union-attr]
+    ends = {} if res is None else {"bpl": (res.bpl, res.bpl_high), "fpl": (res.fpl, res.fpl_high),
+                                   "tpl": (res.tpl, res.tpl_high)}
+    cao_cols = {} if cao is None else {"bpl": cao.bpl, "fpl": cao.fpl, "tpl": cao.tpl}
     for i in range(T):
         row: dict[str, Any] = {"t": i + 1, "epsilon": float(eps[i])}
         for key in ("bpl", "fpl", "tpl"):
             if res is None:
                 row[key] = None
                 continue
-            low, high = _num(getattr(res, key)[i]), _num(getattr(res, key + "_high")[i])
+            low, high = _num(ends[key][0][i]), _num(ends[key][1][i])
             row[key] = low if low is not None and high is not None and high - low <= 1e-12 else None
             if interval:
                 row[key + "_low"], row[key + "_high"] = low, high
         row["a"] = int(res.pair[i, 0]) if res is not None and res.pair[i, 0] >= 0 else None
         row["b"] = int(res.pair[i, 1]) if res is not None and res.pair[i, 1] >= 0 else None
         for key in ("bpl", "fpl", "tpl"):
-            row["cao_" + key] = float(getattr(cao, key)[i]) if cao is not None else None
+            row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
     return TemporalTable(rows, res.exact if res is not None else True, res.points if res is not None else 0, res)
 
