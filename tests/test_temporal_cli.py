@@ -130,3 +130,13 @@ def test_cli_choices_are_the_library_s():
     from bdpsim.temporal.table import METHODS
 
     assert cli_temporal.MECHANISMS == MECHANISMS and cli_temporal.METHODS == METHODS
+
+
+def test_cao_only(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--gamma", "3", "--epsilon", "1", "--steps", "5", "--method", "cao",
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["exact"] is None and doc["tpl"] == [None] * 5
+    np.testing.assert_allclose(doc["cao_tpl"], cao_leakage([[0.75, 0.25], [0.25, 0.75]], 1.0, 5).tpl, atol=1e-12)
+    assert "max TPL: Cao" in capsys.readouterr().out

@@ -195,7 +195,10 @@ def _print(a, rows, table, alloc) -> None:
         if cao:
             line += f"; Cao {max(cao):.6g} ({(max(cao) / tpl[i] - 1) * 100:+.1f} %)"
         print(line)
-    if not table.exact:
+    elif rows[0]["cao_tpl"] is not None:
+        i = max(range(T), key=lambda j: rows[j]["cao_tpl"])
+        print(f"max TPL: Cao {rows[i]['cao_tpl']:.6g} at t = {i + 1}")
+    if table.exact is False:
         print(f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high")
     if alloc is not None:
         print(f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact {alloc.exact_constant:.6g}"

@@ -26,11 +26,11 @@ COLUMNS = ("t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", 
 @dataclass(frozen=True)
 class TemporalTable:
     """The per-step table and what produced it: ``rows`` (dicts with :data:`COLUMNS`), ``exact``
-    (False where some value is an interval), ``points`` (largest propagated hull), and the
+    (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated hull), and the
     exact engine's result (``None`` with ``method = "cao"``) for witnesses."""
 
     rows: list[dict]
-    exact: bool
+    exact: bool | None
     points: int
     result: Any
 
@@ -84,7 +84,7 @@ def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, i
         for key in ("bpl", "fpl", "tpl"):
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
-    return TemporalTable(rows, res.exact if res is not None else True, res.points if res is not None else 0, res)
+    return TemporalTable(rows, res.exact if res is not None else None, res.points if res is not None else 0, res)
 
 
 def temporal_leakage(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
