@@ -30,8 +30,10 @@ An adversary who also knows ``x_s`` for ``s`` in a known set ``K`` (issue 34: be
 the last known step ``s < t`` from the law ``P_s[c, :]`` (with ``pi_t`` replaced by the law of
 ``x_t`` given ``x_s = c``) and the future stops at the first known step ``s' > t`` with
 ``v_{s'-1} = P_{s'-1}[:, d]`` (divided by ``P(x_{s'} = d | x_t)``); the supremum runs over the known
-values ``c, d`` of positive probability as well. A target that is itself known has no leakage
-(``nan``).
+values ``c, d`` of positive probability as well. A pair ``(a, b)`` counts only where both values
+are possible given the known values on both sides (so ``BPL_t`` needs a later known value
+compatible with ``a`` and ``b`` even though the ratio does not depend on it). A target that is
+itself known, or one with a single possible value, has no leakage (``nan``).
 
 Where the hull outgrows ``max_points`` the engine keeps a subset (a lower bound: every kept vector
 is reached by an output sequence) and propagates from there on an outer relaxation, the cone
