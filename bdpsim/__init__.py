@@ -57,6 +57,7 @@ _EXPORTS = {
     "RunSettings": "pipeline.settings",
     "from_bif": "models.bayesnet.build", "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
+    "temporal_leakage": "temporal.table",  # continual release (issue 34)
 }
 _MODULES = ("bounds",)
 

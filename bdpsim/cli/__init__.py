@@ -234,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     _overwrite_option(ut)
     from . import calibrate as cli_calibrate
     cli_calibrate.add_parser(sub, _Parser, _Formatter)
+    from . import temporal as cli_temporal
+    cli_temporal.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -331,7 +333,14 @@ def _theory(name: str):
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
             "worst-case": _theory("worst_case"), "accuracy": cmd_accuracy, "figures": cmd_figures,
-            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a)}
+            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a),
+            "temporal": lambda a: _temporal(a)}
+
+
+def _temporal(a) -> int:
+    from . import temporal as cli_temporal
+
+    return cli_temporal.command(a)
 
 
 def _calibrate(a) -> int:

@@ -1,0 +1,124 @@
+"""Per-step budgets against the exact temporal leakage (issue 34 item 3), beside Cao et al.'s.
+
+For a target ``alpha`` and a horizon ``T``:
+
+* the **exact constant** budget: the largest ``eps`` with ``max_t TPL_t(eps) <= alpha`` for the
+  exact ``TPL_t`` of :func:`bdpsim.temporal.exact.temporal_exact` (its upper end where it is an
+  interval, so the budget is always safe). ``TPL_t`` is non-decreasing in ``eps`` (a larger box
+  contains the smaller one; for k-RR the smaller step is a garbling of the larger) and
+  ``eps <= TPL_t <= T eps``, so bisection on ``[alpha / T, alpha]`` finds it;
+* the **exact schedule** ``[e_end, e_mid, ..., e_mid, e_end]`` (the form of Cao et al.'s
+  quantification allocation): ``e_mid`` the exact constant budget, then the largest ``e_end >=
+  e_mid`` keeping ``max_t TPL_t <= alpha`` (the first and last steps have one side only);
+* Cao et al.'s constant budget for the same ``T`` (bisection on their ``TPL_t``), their
+  horizon-free upper-bound allocation (TKDE Theorem 10) and their quantification schedule
+  (:mod:`bdpsim.temporal.cao`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..kernels.argcheck import require
+
+#: relative precision of the bisections
+TOLERANCE = 1e-7
+
+
+def _bisect_largest(ok, lo: float, hi: float) -> float:
+    """The largest ``x`` in ``[lo, hi]`` with ``ok(x)`` (``ok`` monotone, ``ok(lo)`` true), to
+    relative :data:`TOLERANCE`; returns the feasible end."""
+    if ok(hi):
+        return hi
+    for _ in range(200):
+        if hi - lo <= TOLERANCE * hi:
+            break
+        mid = 0.5 * (lo + hi)
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """Per-step budgets keeping the temporal leakage at most ``alpha`` over ``steps`` steps.
+
+    ``exact_constant`` / ``exact_end``, ``exact_middle``: against the exact TPL;
+    ``cao_constant``: Cao's TPL over the same steps; ``cao_upper_bound``: Cao's horizon-free
+    constant (Theorem 10); ``cao_start``, ``cao_middle``, ``cao_end``: Cao's quantification
+    schedule (``None`` where Cao's allocation cannot reach ``alpha``).
+    """
+
+    alpha: float
+    steps: int
+    exact_constant: float
+    exact_end: float
+    exact_middle: float
+    cao_constant: float | None
+    cao_upper_bound: float | None
+    cao_start: float | None
+    cao_middle: float | None
+    cao_end: float | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, initial="stationary",
+             values=None, max_points: int | None = None, schedule: bool = True) -> Allocation:
+    """:class:`Allocation` of ``alpha`` over ``steps`` steps (module docstring).
+
+    Parameters
+    ----------
+    alpha : float
+        The target temporal leakage (> 0).
+    transition, steps, mechanism, initial, values
+        As for :func:`bdpsim.temporal.exact.temporal_exact` (one matrix).
+    schedule : bool
+        Also search the end-boosted schedule (else ``exact_end = exact_middle``).
+    """
+    from ..core.errors import BdpsimError
+    from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
+    from .exact import MAX_POINTS, temporal_exact
+
+    require(isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and math.isfinite(alpha)
+            and alpha > 0, "alpha", alpha, "must be a finite number > 0")
+    cap = MAX_POINTS if max_points is None else max_points
+
+    def worst(eps) -> float:
+        res = temporal_exact(transition, eps, steps, mechanism, initial=initial, values=values, max_points=cap)
+        return float(np.nanmax(res.tpl_high))
+
+    T = int(steps)
+    lo = alpha / T
+    const = _bisect_largest(lambda e: worst(e) <= alpha, lo, alpha)
+    if T >= 2 and schedule:
+        def sched(e_end: float) -> list[float]:
+            return [e_end] + [const] * (T - 2) + [e_end]
+        end = _bisect_largest(lambda e: worst(sched(e)) <= alpha, const, alpha)
+    else:
+        end = const
+    cinit = None if isinstance(initial, str) else initial
+
+    def cao_worst(eps: float) -> float:
+        return float(np.max(cao_leakage(transition, eps, T, initial=cinit).tpl))
+
+    try:
+        cao_const: float | None = _bisect_largest(lambda e: cao_worst(e) <= alpha, lo, alpha)
+    except BdpsimError:  # pragma: no cover - Cao's recursion refuses the chain
+        cao_const = None
+    try:
+        ub: float | None = allocate_upper_bound(alpha, transition)
+    except BdpsimError:
+        ub = None
+    try:
+        q = allocate_quantification(alpha, transition)
+        qs: tuple = (q.start, q.middle, q.end)
+    except BdpsimError:
+        qs = (None, None, None)
+    return Allocation(float(alpha), T, const, end, const, cao_const, ub, *qs)

@@ -1,0 +1,558 @@
+"""Exact temporal leakage of a continual release: BPL_t, FPL_t, TPL_t by reachable-set propagation.
+
+Setting (Cao et al., ICDE 2017 / TKDE 2019; issue 34). A person's values ``x_1..x_T`` follow a
+Markov chain (``k`` states, initial law ``pi_1``, transition ``P_t`` from step ``t`` to ``t+1``);
+step ``t`` releases ``r_t ~ M_t(x_t)`` independently given ``x_t``, with likelihood vector
+``l_t(r) = (P(r_t = r | x_t = x))_x`` (:mod:`bdpsim.temporal.mechanisms`). For a target step ``t``
+and values ``a != b``
+
+* ``BPL_t = sup_{r_1..r_t, a, b} ln P(r_1..r_t | x_t = a) / P(r_1..r_t | x_t = b)``,
+* ``FPL_t = sup_{r_t..r_T, a, b} ln P(r_t..r_T | x_t = a) / P(r_t..r_T | x_t = b)``,
+* ``TPL_t = sup_{r_1..r_T, a, b} ln P(r_1..r_T | x_t = a) / P(r_1..r_T | x_t = b)``.
+
+Past and future releases are independent given ``x_t``, so for a fixed pair the log ratio of the
+whole release is a sum of terms in disjoint outputs (past, ``r_t``, future) and
+``TPL_t(a, b) = BPL_t(a, b) + FPL_t(a, b) - eps_t(a, b)`` exactly, ``eps_t(a, b) = sup_r ln
+l_t(r)_a / l_t(r)_b``. ``TPL_t`` is the max over pairs of that sum, which can be below Cao et al.'s
+``max BPL + max FPL - eps`` (their pairs need not coincide).
+
+Computation. ``P(r_1..r_{t-1} | x_t = a) = u_t(a) / pi_t(a)`` with the forward vector
+``u_1 = pi_1``, ``u_{t+1} = P_t^T (u_t * l_t(r_t))``; ``P(r_{t+1}..r_T | x_t = a) = v_t(a)`` with
+``v_T = 1``, ``v_t = P_t (l_{t+1}(r_{t+1}) * v_{t+1})``. Each leakage is a supremum of a ratio of two
+linear forms in ``u_t`` (or ``v_t``), and ``u_{t+1}`` is linear in ``u_t`` for each output; a ratio of
+linear forms over a convex cone is maximised at an extreme ray. So the reachable set may be
+replaced, step by step, by the extreme points of the convex hull of its normalised vectors (each
+mapped forward by every extreme output of the step): nothing that can be extreme is lost, and the
+suprema are exact. For 2 states the hull is 2 points (the smallest and largest ratio).
+
+An adversary who also knows ``x_s`` for ``s`` in a known set ``K`` (issue 34: beyond TPL): given
+``x_s`` the releases on the other side of ``s`` are independent of ``x_t``, so the past starts at
+the last known step ``s < t`` from the law ``P_s[c, :]`` (with ``pi_t`` replaced by the law of
+``x_t`` given ``x_s = c``) and the future stops at the first known step ``s' > t`` with
+``v_{s'-1} = P_{s'-1}[:, d]`` (divided by ``P(x_{s'} = d | x_t)``); the supremum runs over the known
+values ``c, d`` of positive probability as well. A pair ``(a, b)`` counts only where both values
+are possible given the known values on both sides (so ``BPL_t`` needs a later known value
+compatible with ``a`` and ``b`` even though the ratio does not depend on it). A target that is
+itself known, or one with a single possible value, has no leakage (``nan``).
+
+Where the hull outgrows ``max_points`` the engine keeps a subset (a lower bound: every kept vector
+is reached by an output sequence) and propagates from there on an outer relaxation, the cone
+``{u : u_a <= e^{R_ab} u_b}`` of pairwise log-ratio bounds, by one linear-fractional program per
+pair and step (an upper bound): the result is an interval ``[low, high]`` that provably holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..kernels.argcheck import ParameterError, TooExpensive, require
+from ..kernels.chains.transition import stationary_distribution, transition_matrix
+from .mechanisms import StepRelease
+
+#: default cap on the points of a propagated hull before the engine falls back to an interval
+MAX_POINTS = 1000
+#: default cap on the estimated work (points x outputs x states^2 summed over the steps)
+MAX_WORK = 4e10
+#: most states the hull propagation accepts (hulls in k - 1 dimensions)
+MAX_STATES = 8
+
+
+# ----------------------------------------------------------------------------- hulls
+
+def extreme_indices(Y: np.ndarray) -> np.ndarray:
+    """Indices of rows of ``Y`` (``(n, k)``, entries >= 0, rows not all 0) that span the extreme
+    rays of the cone they generate: every extreme ray is kept (a few non-extreme rows may be kept
+    too where Qhull cannot decide, which is safe).
+
+    The columns are first rescaled by their maxima (a diagonal map keeps extreme rays, and puts
+    small coordinates on the same footing as large ones), the rows normalised to sum 1, duplicates
+    merged, and the hull taken in the affine span of the points."""
+    n, k = Y.shape
+    if n <= 2:
+        return np.arange(n)
+    if k == 2:  # the smallest and largest ratio
+        r = Y[:, 0] / (Y[:, 0] + Y[:, 1])
+        lo, hi = int(np.argmin(r)), int(np.argmax(r))
+        return np.array([lo]) if lo == hi else np.array(sorted((lo, hi)))
+    colmax = Y.max(axis=0)
+    Z = Y / np.where(colmax > 0, colmax, 1.0)
+    Z = Z / Z.sum(axis=1, keepdims=True)
+    if n <= 4096:  # merge duplicates (cheap at this size; Qhull copes with them otherwise)
+        _, idx = np.unique(np.round(Z, 13), axis=0, return_index=True)
+        idx = np.sort(idx)
+    else:
+        idx = np.arange(n)
+    W = Z[idx]
+    if len(idx) <= 2:
+        return idx
+    C = W - W.mean(axis=0)
+    _, s, Vt = np.linalg.svd(C, full_matrices=False)
+    if s[0] <= 1e-14:
+        return idx[:1]
+    d = int(np.sum(s > 1e-11 * s[0]))
+    proj = C @ Vt[:d].T
+    if d == 1:
+        return np.unique(idx[[int(np.argmin(proj[:, 0])), int(np.argmax(proj[:, 0]))]])
+    if len(idx) <= d + 1:
+        return idx
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        return idx[np.sort(ConvexHull(proj).vertices)]
+    except QhullError:  # pragma: no cover - degenerate beyond the span test: keep everything (safe)
+        return idx
+
+
+def _closure(R: np.ndarray) -> np.ndarray:
+    """Tighten pairwise log-ratio bounds: ``R_ab <= R_ac + R_cb`` (Floyd-Warshall)."""
+    R = R.copy()
+    for c in range(R.shape[0]):
+        R = np.minimum(R, R[:, c:c + 1] + R[c:c + 1, :])
+    return R
+
+
+def _relaxed_step(R: np.ndarray, eps_pair: np.ndarray, M: np.ndarray, support: np.ndarray) -> np.ndarray:
+    """Pairwise log-ratio bounds of ``M^T (u * l)`` over the cone ``{u : u_a <= e^{R_ab} u_b}``
+    and every ``l`` with ``l_a / l_b <= e^{eps_ab}``: ``max (M^T y)_a / (M^T y)_b`` over
+    ``{y >= 0 : y_a <= e^{R_ab + eps_ab} y_b}``, a linear-fractional program solved as an LP
+    (Charnes-Cooper: ``max c.y`` s.t. ``d.y = 1``)."""
+    from scipy.optimize import linprog
+
+    k = R.shape[0]
+    S = np.flatnonzero(support)
+    B = R + eps_pair
+    rows = []
+    for i in S:
+        for j in S:
+            if i != j:
+                row = np.zeros(k)
+                row[i], row[j] = 1.0, -math.exp(min(B[i, j], 700.0))
+                rows.append(row)
+    A_ub = np.array(rows) if rows else None
+    b_ub = np.zeros(len(rows)) if rows else None
+    bounds = [(0, None) if s else (0, 0) for s in support]
+    out_support = (M.T @ support.astype(float)) > 0
+    Rn = np.full((k, k), np.inf)
+    np.fill_diagonal(Rn, 0.0)
+    for a in np.flatnonzero(out_support):
+        for b in np.flatnonzero(out_support):
+            if a == b:
+                continue
+            res = linprog(-M[:, a], A_ub=A_ub, b_ub=b_ub, A_eq=M[:, b][None, :], b_eq=[1.0],
+                          bounds=bounds, method="highs")
+            if res.status == 0:
+                Rn[a, b] = math.log(max(-res.fun, 1e-300)) + 1e-9  # a hair of slack for the solver
+    return _closure(Rn)
+
+
+def _leaders(Y: np.ndarray, max_points: int) -> np.ndarray:
+    """A subset of the rows of ``Y`` for the lower bound: for each pair ``(a, b)`` the rows of
+    largest ``ln Y_a / Y_b`` (at most ``max_points`` in all, each pair's maximiser first)."""
+    n, k = Y.shape
+    per = max(1, max_points // max(k * (k - 1), 1))
+    with np.errstate(divide="ignore"):
+        lY = np.log(Y)
+    pick: list[int] = []
+    for a in range(k):
+        for b in range(k):
+            if a != b:
+                d = lY[:, a] - lY[:, b]
+                top = np.argpartition(-d, min(per, n) - 1)[:per] if per < n else np.arange(n)
+                pick.extend(top.tolist())
+    return np.unique(np.array(pick, dtype=np.int64))
+
+
+# ----------------------------------------------------------------------------- one sweep
+
+@dataclass
+class _Sweep:
+    """Propagation from a start law through ``n`` steps: per step ``i`` the pairwise maxima
+    ``D[i][a, b] = max ln (u/q)_a - ln (u/q)_b`` over the reachable ``u`` (``-inf`` where ``q_a``
+    or ``q_b`` is 0), their upper bounds ``H[i]`` (equal where exact), the maximising point and
+    the back-pointers that rebuild its output sequence."""
+
+    D: list[np.ndarray] = field(default_factory=list)
+    H: list[np.ndarray] = field(default_factory=list)
+    best: list[np.ndarray] = field(default_factory=list)
+    parents: list[np.ndarray] = field(default_factory=list)
+    outs: list[np.ndarray] = field(default_factory=list)
+    exact: bool = True
+    points: int = 0
+
+    def outputs(self, i: int, p: int) -> list[int]:
+        """Output indices of steps ``0..i-1`` leading to point ``p`` of step ``i``."""
+        seq: list[int] = []
+        for j in range(i - 1, -1, -1):
+            seq.append(int(self.outs[j][p]))
+            p = int(self.parents[j][p])
+        return seq[::-1]
+
+
+def _pairwise(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``D[a, b] = max_p ln (X_p / q)_a - ln (X_p / q)_b`` and its maximiser ``p``; ``-inf`` where
+    ``q_a`` or ``q_b`` is 0."""
+    ok = q > 0
+    with np.errstate(divide="ignore"):
+        lx = np.log(np.where(X > 0, X, 1.0)) - np.log(np.where(ok, q, 1.0))
+    diff = lx[:, :, None] - lx[:, None, :]
+    best = np.argmax(diff, axis=0)
+    D = np.take_along_axis(diff, best[None], axis=0)[0]
+    D[~(ok[:, None] & ok[None, :])] = -np.inf
+    return D, best
+
+
+def _sweep2(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int) -> _Sweep:
+    """:func:`_sweep` for 2 states in plain floats: the hull is the smallest and largest ratio
+    ``x_0 / x_1`` (always exact; the same recursion without NumPy's per-call cost)."""
+    sw = _Sweep()
+    D = np.full((n, 2, 2), -np.inf)
+    best = np.zeros((n, 2, 2), dtype=np.int64)
+    parents = np.zeros((max(n - 1, 0), 2), dtype=np.int64)
+    outs = np.zeros((max(n - 1, 0), 2), dtype=np.int64)
+    tot = float(start.sum())
+    pts = [(float(start[0]) / tot, float(start[1]) / tot)]
+    q0, q1 = float(start[0]), float(start[1])
+    cache: dict[int, list] = {}
+    log = math.log
+    for i in range(n):
+        if q0 > 0 and q1 > 0:
+            D[i, 0, 0] = D[i, 1, 1] = 0.0
+            lq = log(q0) - log(q1)
+            vals = [log(x0) - log(x1) - lq for x0, x1 in pts]
+            hi = max(range(len(vals)), key=vals.__getitem__)
+            lo = min(range(len(vals)), key=vals.__getitem__)
+            D[i, 0, 1], best[i, 0, 1] = vals[hi], hi
+            D[i, 1, 0], best[i, 1, 0] = -vals[lo], lo
+        elif q0 > 0 or q1 > 0:
+            j = 0 if q0 > 0 else 1
+            D[i, j, j] = 0.0
+        if i == n - 1:
+            break
+        key = id(mats[i]) * 31 + id(rels[i])
+        if key not in cache:
+            M = mats[i]
+            cache[key] = [float(M[0, 0]), float(M[0, 1]), float(M[1, 0]), float(M[1, 1]),
+                          rels[i].likelihoods.tolist()]
+        m00, m01, m10, m11, L = cache[key]
+        cand = []
+        for p, (x0, x1) in enumerate(pts):
+            for o, (l0, l1) in enumerate(L):
+                a0, a1 = x0 * l0, x1 * l1
+                y0, y1 = m00 * a0 + m10 * a1, m01 * a0 + m11 * a1
+                t = y0 + y1
+                cand.append((y0 / t, y1 / t, p, o))
+        lo_c = min(cand, key=lambda c: c[0])
+        hi_c = max(cand, key=lambda c: c[0])
+        keep = [lo_c] if lo_c[0] == hi_c[0] else [lo_c, hi_c]
+        for j, c in enumerate(keep):
+            parents[i, j], outs[i, j] = c[2], c[3]
+        pts = [(c[0], c[1]) for c in keep]
+        q0, q1 = m00 * q0 + m10 * q1, m01 * q0 + m11 * q1
+        sw.points = max(sw.points, len(pts))
+    sw.D = list(D)
+    sw.H = sw.D
+    sw.best = list(best)
+    sw.parents = list(parents)
+    sw.outs = list(outs)
+    return sw
+
+
+def _sweep(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int,
+           max_points: int) -> _Sweep:
+    """``x_0 = start``, ``x_{i+1} = M_i^T (x_i * l_i)`` for each extreme output ``l_i`` of
+    ``rels[i]``; records step ``0..n-1``."""
+    if start.shape[0] == 2 and max_points >= 2:
+        return _sweep2(start, mats, rels, n)
+    sw = _Sweep()
+    X = (start / start.sum())[None, :]
+    q = start.astype(float)
+    R: np.ndarray | None = None  # relaxation bounds once inexact
+    for i in range(n):
+        D, best = _pairwise(X, q)
+        sw.D.append(D)
+        sw.best.append(best)
+        support = q > 0
+        if R is None:
+            sw.H.append(D)
+        else:
+            with np.errstate(invalid="ignore"):
+                lq = np.log(np.where(support, q, 1.0))
+                H = R - lq[:, None] + lq[None, :]
+            H = np.where(support[:, None] & support[None, :], H, -np.inf)
+            sw.H.append(np.maximum(H, D))
+        if i == n - 1:
+            break
+        L = rels[i].likelihoods
+        M = mats[i]
+        m = L.shape[0]
+        Y = (X[:, None, :] * L[None, :, :]).reshape(-1, X.shape[1]) @ M
+        Y = Y / Y.sum(axis=1, keepdims=True)
+        if R is not None:  # interval mode: the relaxation bounds above, a few attained points below
+            R = _relaxed_step(R, rels[i].pair_epsilon(), M, support)
+            keep = _leaders(Y, max_points)
+        else:
+            keep = extreme_indices(Y)
+            if len(keep) > max_points:  # switch to an interval: bounds from the whole hull
+                Dfull, _ = _pairwise(Y[keep], np.ones(Y.shape[1]))
+                R = _closure(np.where(np.isfinite(Dfull), Dfull, np.inf))
+                sw.exact = False
+                keep = keep[_leaders(Y[keep], max_points)]
+        sw.parents.append(keep // m)
+        sw.outs.append(keep % m)
+        X = Y[keep]
+        q = q @ M
+        sw.points = max(sw.points, len(keep))
+    return sw
+
+
+# ----------------------------------------------------------------------------- result
+
+@dataclass(frozen=True)
+class TemporalLeakage:
+    """Exact BPL_t, FPL_t, TPL_t of a continual release (module docstring), ``t = 1..T``.
+
+    Where the hull outgrew the cap, ``bpl``/``fpl``/``tpl`` are provable lower ends and
+    ``*_high`` the upper ends (``exact`` False); otherwise the ``*_high`` arrays equal the values.
+    ``pair[t-1]`` is the value pair ``(a, b)`` attaining ``TPL_t`` (states numbered from 0; -1 where
+    ``t`` is known); :meth:`witness` gives an output sequence attaining it.
+    """
+
+    t: np.ndarray
+    epsilon: np.ndarray
+    bpl: np.ndarray
+    fpl: np.ndarray
+    tpl: np.ndarray
+    bpl_high: np.ndarray
+    fpl_high: np.ndarray
+    tpl_high: np.ndarray
+    pair: np.ndarray
+    known: tuple[int, ...]
+    exact: bool
+    points: int
+    _witness: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def steps(self) -> int:
+        return int(self.t.size)
+
+    def witness(self, t: int) -> list[str]:
+        """Labels of an output sequence ``r_1..r_T`` attaining ``TPL_t`` (lower end) for the pair
+        :attr:`pair`: ``known x=c`` at known steps, ``*`` where the output does not matter."""
+        require(1 <= t <= self.steps, "t", t, f"must be a step in 1..{self.steps}")
+        fn = self._witness
+        return fn(t) if callable(fn) else []
+
+
+def _as_transitions(transition, steps: int) -> list[np.ndarray]:
+    arr = transition
+    if isinstance(arr, np.ndarray) and arr.ndim == 3 or (
+            isinstance(arr, (list, tuple)) and arr and isinstance(arr[0], (list, tuple, np.ndarray))
+            and arr[0] is not None and np.ndim(arr[0]) == 2):
+        mats = []
+        for i, P in enumerate(arr):
+            try:
+                mats.append(transition_matrix(P))
+            except ParameterError as exc:
+                raise ParameterError("transition", f"step {i + 1}", str(exc)) from None
+        require(len(mats) == steps - 1, "transition", f"{len(mats)} matrices",
+                f"a per-step list needs steps - 1 = {steps - 1} matrices (P_t maps step t to t+1)")
+        k = mats[0].shape[0] if mats else 0
+        require(all(P.shape == (k, k) for P in mats), "transition", [P.shape for P in mats],
+                "all matrices must have the same number of states")
+        return mats
+    try:
+        P = transition_matrix(transition)
+    except ParameterError as exc:
+        raise ParameterError("transition", exc.value, exc.rule) from None
+    return [P] * max(steps - 1, 0)
+
+
+def _per_step(epsilon, steps: int) -> np.ndarray:
+    if isinstance(epsilon, (list, tuple, np.ndarray)):
+        eps = [float(e) if not isinstance(e, bool) else math.nan for e in np.ravel(epsilon)]
+        require(len(eps) == steps, "epsilon", list(np.ravel(epsilon))[:8],
+                f"a per-step list needs one value per step ({steps}), got {len(eps)}")
+    else:
+        require(isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool),
+                "epsilon", epsilon, "must be a number > 0 or one per step")
+        eps = [float(epsilon)] * steps
+    arr = np.array(eps, dtype=float)
+    bad = np.flatnonzero(~(np.isfinite(arr) & (arr > 0)))
+    require(bad.size == 0, "epsilon", eps[int(bad[0])] if bad.size else None,
+            f"must be finite and > 0 (step {int(bad[0]) + 1 if bad.size else 0})")
+    return arr
+
+
+def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
+                   known: Sequence[int] = (), values=None, max_points: int = MAX_POINTS,
+                   max_work: float = MAX_WORK) -> TemporalLeakage:
+    """Exact ``BPL_t``, ``FPL_t``, ``TPL_t`` for ``t = 1..steps`` (module docstring).
+
+    Parameters
+    ----------
+    transition : array_like
+        A ``(k, k)`` row-stochastic matrix, or ``steps - 1`` of them (``P_t``: step ``t`` to ``t+1``).
+    epsilon : float or sequence of float
+        The per-step DP level ``eps_t`` (> 0): one value, or one per step.
+    steps : int
+        ``T >= 1``.
+    mechanism : str
+        ``krr``, ``laplace``, ``geometric``, ``staircase`` (noise on the one-hot histogram, or on
+        ``values``) or ``any`` (every eps_t-DP step): :func:`bdpsim.temporal.mechanisms.step_release`.
+    initial : "stationary" or array_like
+        The law of ``x_1`` (default the stationary law of the first matrix).
+    known : sequence of int
+        Steps ``s`` (1-based) whose value ``x_s`` the adversary knows.
+    values : sequence of float, optional
+        A value per state: the noise is on ``v_{x_t}`` instead of the one-hot histogram.
+    max_points, max_work
+        The hull cap (past it, an interval) and the work refused up front
+        (:class:`~bdpsim.kernels.argcheck.TooExpensive`).
+    """
+    from .mechanisms import step_release
+
+    require(isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
+            "steps", steps, "must be an integer >= 1")
+    T = int(steps)
+    mats = _as_transitions(transition, T)
+    P0 = mats[0] if mats else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
+    k = P0.shape[0]
+    eps = _per_step(epsilon, T)
+    if isinstance(initial, str):
+        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
+        pi1 = stationary_distribution(P0)
+    else:
+        pi1 = np.asarray(initial, dtype=float)
+        require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
+                and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
+                f"must be {k} probabilities >= 0 summing to 1")
+    for s in known or ():
+        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+                "known", s, f"must be steps in 1..{T}")
+    K = sorted({int(s) for s in known}) if known is not None else []
+    require(k <= MAX_STATES, "transition", f"{k} states", f"exact temporal leakage propagates convex "
+            f"hulls in k - 1 dimensions: at most {MAX_STATES} states")
+    m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
+    work = 2.0 * T * max_points * m * k * k * (k if K else 1)
+    if work > max_work:
+        raise TooExpensive("steps", T, f"the hull propagation may take ~{work:.2g} operations "
+                           f"({m} outputs per step, up to {max_points} points), above the limit {max_work:.2g}")
+    cache: dict[float, StepRelease] = {}
+    for e in eps:
+        if float(e) not in cache:
+            cache[float(e)] = step_release(mechanism, k, float(e), values)
+    rels = [cache[float(e)] for e in eps]
+    # priors pi_t
+    pis = [pi1]
+    for P in mats:
+        pis.append(pis[-1] @ P)
+    Kset = set(K)
+    bplD = np.full((T, k, k), -np.inf)
+    bplH = np.full((T, k, k), -np.inf)
+    fplD = np.full((T, k, k), -np.inf)
+    fplH = np.full((T, k, k), -np.inf)
+    src_b: dict[int, Any] = {}   # t -> per pair (a, b): (sweep, index, known value c)
+    src_f: dict[int, Any] = {}
+    exact_all = True
+    points = 0
+    cuts = [0] + K + [T + 1]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):  # targets lo+1 .. hi-1
+        n = hi - lo - 1
+        if n <= 0:
+            continue
+        # forward: starts at step lo+1
+        starts_f: list[tuple[int | None, np.ndarray]] = [(None, pi1)] if lo == 0 else [
+            (c, mats[lo - 1][c]) for c in range(k) if pis[lo - 1][c] > 0]
+        for c, start in starts_f:
+            sw = _sweep(start, mats[lo:hi - 1], rels[lo:hi - 1], n, max_points)
+            exact_all &= sw.exact
+            points = max(points, sw.points)
+            for i in range(n):
+                t0 = lo + i  # 0-based step index
+                better = sw.D[i] > bplD[t0]
+                bplD[t0] = np.where(better, sw.D[i], bplD[t0])
+                bplH[t0] = np.maximum(bplH[t0], sw.H[i])
+                prev = src_b.get(t0, (None, None, None))
+                src_b[t0] = (_merge_src(prev, better, (sw, i, c)))
+        # backward: starts at step hi-1, goes down to lo+1
+        starts_b: list[tuple[int | None, np.ndarray]]
+        if hi == T + 1:
+            starts_b = [(None, np.ones(k))]
+        else:
+            starts_b = [(d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
+        rev_mats = [mats[t0 - 1].T for t0 in range(hi - 2, lo, -1)]  # step t0 (0-based) -> t0-1
+        rev_rels = [rels[t0] for t0 in range(hi - 2, lo, -1)]
+        for d, start in starts_b:
+            sw = _sweep(start, rev_mats, rev_rels, n, max_points)
+            exact_all &= sw.exact
+            points = max(points, sw.points)
+            for i in range(n):
+                t0 = hi - 2 - i
+                better = sw.D[i] > fplD[t0]
+                fplD[t0] = np.where(better, sw.D[i], fplD[t0])
+                fplH[t0] = np.maximum(fplH[t0], sw.H[i])
+                prev = src_f.get(t0, (None, None, None))
+                src_f[t0] = _merge_src(prev, better, (sw, i, d))
+    E = np.stack([r.pair_epsilon() for r in rels]) if len({id(r) for r in rels}) > 1 else \
+        np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
+    possible = np.stack(pis) > 0
+    valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
+    valid[[s - 1 for s in K]] = False
+
+    def worst(V: np.ndarray) -> np.ndarray:
+        V = np.where(valid, V, -np.inf).reshape(T, -1).max(axis=1)
+        return np.where(np.isfinite(V), V, np.nan)
+
+    # a pair counts where both values are possible given some known values on each side: the past
+    # ratio needs a future known value compatible with a and b (and the future one a past value)
+    past_ok, fut_ok = np.isfinite(bplD), np.isfinite(fplD)
+    tp = np.where(valid, bplD + fplD + E, -np.inf)
+    bpl = worst(np.where(fut_ok, bplD + E, -np.inf))
+    fpl = worst(np.where(past_ok, fplD + E, -np.inf))
+    tpl = worst(bplD + fplD + E)
+    bplh = worst(np.where(fut_ok, bplH + E, -np.inf))
+    fplh = worst(np.where(past_ok, fplH + E, -np.inf))
+    tplh = worst(bplH + fplH + E)
+    flat = np.argmax(tp.reshape(T, -1), axis=1)
+    pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
+    pair[np.isnan(tpl)] = -1
+
+    def witness(t: int) -> list[str]:
+        t0 = t - 1
+        labels = ["*"] * T
+        for s in K:
+            labels[s - 1] = "known"
+        if t in Kset or pair[t0, 0] < 0:
+            return labels
+        a_, b_ = int(pair[t0, 0]), int(pair[t0, 1])
+        lo = max([s for s in K if s < t], default=0)
+        hi = min([s for s in K if s > t], default=T + 1)
+        sw, i, c = src_b[t0][a_][b_]
+        if c is not None:
+            labels[lo - 1] = f"known x={c}"
+        p = int(sw.best[i][a_, b_])
+        for j, o in enumerate(sw.outputs(i, p)):
+            labels[lo + j] = rels[lo + j].labels[o]
+        labels[t0] = rels[t0].labels[int(rels[t0].pair_argmax()[a_, b_])]
+        sw, i, d = src_f[t0][a_][b_]
+        if d is not None:
+            labels[hi - 1] = f"known x={d}"
+        p = int(sw.best[i][a_, b_])
+        for j, o in enumerate(sw.outputs(i, p)):
+            labels[hi - 2 - j] = rels[hi - 2 - j].labels[o]
+        return labels
+
+    return TemporalLeakage(np.arange(1, T + 1), eps, bpl, fpl, tpl, bplh, fplh, tplh, pair,
+                           tuple(K), bool(exact_all), int(points), witness)
+
+
+def _merge_src(prev, better: np.ndarray, new) -> list[list]:
+    """Per pair ``(a, b)``: the ``(sweep, index, known value)`` holding the best value so far."""
+    k = better.shape[0]
+    if prev == (None, None, None):
+        return [[new for _ in range(k)] for _ in range(k)]
+    return [[new if better[a, b] else prev[a][b] for b in range(k)] for a in range(k)]

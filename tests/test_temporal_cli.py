@@ -1,0 +1,142 @@
+"""``bdpsim temporal``: output, JSON and bad input (one line naming the flag, exit code 2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bdpsim.cli import main
+from bdpsim.temporal import cao_leakage
+from bdpsim.temporal.exact import temporal_exact
+
+ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
+THREE = "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]"
+
+
+def test_json_holds_exact_and_cao_lists(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--transition", THREE, "--epsilon", "1", "--steps", "7",
+                 "--mechanism", "krr", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    P = json.loads(THREE)
+    ex = temporal_exact(P, 1.0, 7, "krr")
+    cao = cao_leakage(P, 1.0, 7)
+    assert doc["t"] == list(range(1, 8))
+    for key in ("bpl", "fpl", "tpl"):
+        np.testing.assert_allclose(doc[key], getattr(ex, key), atol=1e-12)
+        np.testing.assert_allclose(doc["cao_" + key], getattr(cao, key), atol=1e-12)
+    assert doc["inputs"]["steps"] == 7 and doc["inputs"]["mechanism"] == "krr"
+    assert len(doc["witnesses"]) == 7 and doc["exact"] is True
+    assert "max TPL: exact" in capsys.readouterr().out
+
+
+def test_interval_keys_when_capped(tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--transition", THREE, "--epsilon", "1", "--steps", "8",
+                 "--max-points", "3", "--method", "exact", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    full = temporal_exact(json.loads(THREE), 1.0, 8, "any")
+    assert doc["exact"] is False
+    assert np.all(np.array(doc["tpl_low"]) <= full.tpl + 1e-10)
+    assert np.all(np.array(doc["tpl_high"]) >= full.tpl - 1e-10)
+    assert doc["cao_tpl"] == [None] * 8
+
+
+def test_known_steps_and_per_step_epsilon(tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--transition", ACTIVITY, "--epsilon", "1", "2", "0.5", "1",
+                 "--steps", "4", "--known", "2", "--method", "exact", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    ex = temporal_exact(json.loads(ACTIVITY), [1, 2, 0.5, 1], 4, "any", known=[2])
+    assert doc["tpl"][1] is None
+    np.testing.assert_allclose([doc["tpl"][i] for i in (0, 2, 3)], ex.tpl[[0, 2, 3]], atol=1e-12)
+
+
+def test_allocate_prints_and_writes_budgets(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--gamma", "4", "--epsilon", "0.5", "--steps", "20", "--allocate", "2",
+                 "--json", str(out)]) == 0
+    alloc = json.loads(out.read_text())["allocation"]
+    e = alloc["exact_constant"]
+    assert np.nanmax(temporal_exact([[0.8, 0.2], [0.2, 0.8]], e, 20, "any").tpl) <= 2 + 1e-9
+    assert np.nanmax(temporal_exact([[0.8, 0.2], [0.2, 0.8]], e * (1 + 1e-6), 20, "any").tpl) > 2
+    assert alloc["cao_constant"] <= e + 1e-9
+    assert "per-step eps" in capsys.readouterr().out
+
+
+BAD = [
+    (["--transition", "[[0.5,0.6],[0.5,0.5]]"], "--transition", "sum to 1"),
+    (["--epsilon", "0"], "--epsilon", "> 0"),
+    (["--epsilon", "-1"], "--epsilon", "> 0"),
+    (["--steps", "0"], "--steps", ">= 1"),
+    (["--epsilon", "1", "2"], "--epsilon", "one value per step"),
+    (["--known", "9"], "--known", "1..5"),
+    (["--known", "0"], "--known", "1..5"),
+    (["--initial", "[0.5,0.6]"], "--initial", "summing to 1"),
+    (["--initial", "uniform"], "--initial", "stationary"),
+    (["--allocate", "-1"], "--allocate", "> 0"),
+    (["--values", "1", "2", "3"], "--values", "one per state"),
+    (["--max-points", "1"], "--max-points", ">= 2"),
+    (["--transition", "[[[0.9,0.1],[0.2,0.8]],[[0.9,0.1],[0.2,0.8]]]"], "--transition", "steps - 1 = 4"),
+]
+
+
+@pytest.mark.parametrize("extra,flag,rule", BAD)
+def test_bad_input_one_line_exit_2(extra, flag, rule, tmp_path, capsys):
+    out = tmp_path / "t.json"
+    args = {"--transition": ACTIVITY, "--epsilon": "1", "--steps": "5"}
+    argv = ["temporal"]
+    flags = [e for e in extra if e.startswith("--")]
+    for k, v in args.items():
+        if k not in flags:
+            argv += [k, v]
+    argv += extra + ["--json", str(out), "--mechanism", "laplace"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"bdpsim: error: {flag} = ") and rule in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_help_fits_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["temporal", "--help"])
+    text = capsys.readouterr().out
+    assert "examples:" in text
+    assert all(len(line) <= 80 for line in text.splitlines()), max(text.splitlines(), key=len)
+
+
+def test_cao_with_known_steps_is_refused(capsys):
+    assert main(["temporal", "--transition", ACTIVITY, "--epsilon", "1", "--steps", "4", "--known", "2",
+                 "--method", "cao"]) == 2
+    assert capsys.readouterr().err.startswith("bdpsim: error: --known = [2]: ")
+
+
+def test_python_table_has_the_cli_columns():
+    import bdpsim
+
+    rows = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 5, "krr", as_frame=False)
+    assert list(rows[0])[:10] == ["t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl"]
+    ex = temporal_exact(json.loads(THREE), 1.0, 5, "krr")
+    np.testing.assert_allclose([r["tpl"] for r in rows], ex.tpl, atol=1e-12)
+    assert all(r["tpl"] <= r["cao_tpl"] + 1e-9 for r in rows)
+
+
+def test_cli_choices_are_the_library_s():
+    from bdpsim.cli import temporal as cli_temporal
+    from bdpsim.temporal.mechanisms import MECHANISMS
+    from bdpsim.temporal.table import METHODS
+
+    assert cli_temporal.MECHANISMS == MECHANISMS and cli_temporal.METHODS == METHODS
+
+
+def test_cao_only(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["temporal", "--gamma", "3", "--epsilon", "1", "--steps", "5", "--method", "cao",
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["exact"] is None and doc["tpl"] == [None] * 5
+    np.testing.assert_allclose(doc["cao_tpl"], cao_leakage([[0.75, 0.25], [0.25, 0.75]], 1.0, 5).tpl, atol=1e-12)
+    assert "max TPL: Cao" in capsys.readouterr().out
