@@ -15,7 +15,8 @@ and everyone else's data. The TKDE paper bounds the leakage about ``x_t`` by the
 
 with ``L`` the linear-fractional program of :mod:`bdpsim.temporal.lfp`. The recursion relaxes the
 set of reachable likelihood vectors, so it is an upper bound of the exact leakage (tight on
-2-state chains); ``bdpsim.temporal_leakage`` computes the exact value.
+2-state chains that keep the order of the states, P(0→0) ≥ P(1→0); above it on others and on most
+chains of 3 or more states); ``bdpsim.temporal_leakage`` computes the exact value.
 
 What the port adds to the MATLAB code, and where it differs:
 
