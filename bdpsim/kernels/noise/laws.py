@@ -10,7 +10,7 @@ noise kernel over the SAME atoms ``c_j = j * delta`` (``j = 0..J-1``; rows ``W1,
 * :meth:`NoiseLaw.grid_sup` — per row, the signed log-ratio of largest magnitude among
   ``sup_y ln p1/p2`` (positive) and ``sup_y ln p2/p1`` (negative) and where it is attained (an
   atom index as float, or ``±inf`` for a tail), the contract of
-  :func:`bdpsim.kernels.chains.window_scan.grid_sup`;
+  :func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`;
 * :meth:`NoiseLaw.grid_delta` — per row, the hockey-stick divergence
   ``delta(eps) = ∫ max(0, p1(y) - e^eps p2(y)) dy`` (a sum for discrete noise), the privacy profile
   of the mechanism;
@@ -121,7 +121,7 @@ class NoiseLaw(Protocol):
 class LaplaceNoise:
     """``Lap(b)``: density ``e^{-|y|/b} / 2b``; ``query + Lap(b)`` is ``(Delta/b)``-DP.
 
-    Exact functions: :meth:`grid_sup` delegates to :func:`bdpsim.kernels.chains.window_scan.grid_sup`
+    Exact functions: :meth:`grid_sup` delegates to :func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`
     (atoms in lattice units, ``b / delta``); :meth:`grid_delta` integrates the positive part of
     ``p1 - e^eps p2`` in closed form per gap (:func:`bdpsim.kernels.noise.exp_kernels.laplace_delta`). Calibration
     parameter: ``scale`` (more noise as it grows; BDPL and ``delta`` non-increasing, see the module docstring).
@@ -171,7 +171,7 @@ class LaplaceNoise:
         return d / self.scale
 
     def grid_sup(self, W1, W2, delta: float):
-        from ..chains.window_scan import grid_sup
+        from .laplace_mixture import grid_sup
 
         A, B = rows(W1, W2)
         return grid_sup(A, B, self.scale / positive("delta", delta))
