@@ -20,7 +20,7 @@ from ...adversary import Adversary, Estimate
 from ...errors import NotAvailable, naming
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laws import LaplaceNoise
+from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import AdditiveQuery, CountQuery
 from ..base import ExactEngine, ExhaustiveResult
 from .model import MarkovChainModel
@@ -116,7 +116,7 @@ def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) ->
                                                                        top=1, profile=eps)[0].bdpl,
                    profile_window=lambda min_known, eps, top: window_table(model, f, noise, min_known=min_known,
                                                                            top=top, profile=eps))
-    if not isinstance(noise, LaplaceNoise):
+    if not isinstance(noise, LaplaceKernel):  # the law's capability: closed-form Laplace mixture sups
         return ExactEngine(
             bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
             one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
