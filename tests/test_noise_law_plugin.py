@@ -68,7 +68,6 @@ class TwoPointNoise:
         params.only("two_point", ("epsilon", "two_point_spread"))
         return cls(float(params.option("two_point_spread") or 1.0))
 
-    @property
     def mean_abs(self) -> float:
         return self.spread
 

@@ -121,9 +121,9 @@ class NoiseLaw(Protocol):
     @classmethod
     def from_params(cls, params: NoiseParams) -> "NoiseLaw": ...
 
-    @property
     def mean_abs(self) -> float:
-        """``E|Z|``, in closed form (the utility of a noise: the LP objective and the calibration tables)."""
+        """``E|Z|``, in closed form (the utility of a noise: the LP objective and the calibration
+        tables). A method, not a property: ``isinstance(x, NoiseLaw)`` evaluates properties."""
 
 
 # ----------------------------------------------------------------------------- Laplace
@@ -150,7 +150,6 @@ class LaplaceNoise:
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", positive("scale", self.scale))
 
-    @property
     def mean_abs(self) -> float:
         """``E|Z| = b``."""
         return float(self.scale)
@@ -236,7 +235,6 @@ class GaussianNoise:
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", positive("sigma", self.sigma))
 
-    @property
     def mean_abs(self) -> float:
         """``E|Z| = sigma sqrt(2/pi)``."""
         return float(self.sigma) * math.sqrt(2.0 / math.pi)

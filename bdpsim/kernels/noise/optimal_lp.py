@@ -388,4 +388,4 @@ def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.nda
 def mean_abs(law) -> float:
     """``E|Z|`` of a noise law (:class:`~bdpsim.kernels.noise.laws.NoiseLaw`): its ``mean_abs``,
     which each law computes in closed form."""
-    return float(law.mean_abs)
+    return float(law.mean_abs())

@@ -51,7 +51,6 @@ class GeometricNoise(AtomKernelLaw):
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
         object.__setattr__(self, "step", positive("step", self.step))
 
-    @property
     def mean_abs(self) -> float:
         """``E|Z| = step 2q/(1 - q^2)``, ``q = e^{-epsilon}``."""
         q = math.exp(-self.epsilon)
@@ -184,7 +183,6 @@ class StaircaseNoise(AtomKernelLaw):
         """The ``gamma`` in use."""
         return sc.default_gamma(self.epsilon) if self.gamma is None else self.gamma
 
-    @property
     def mean_abs(self) -> float:
         """``E|Z| = 2 sum_k a e^{-eps k} [((k+g)^2 - k^2) + e^{-eps} ((k+1)^2 - (k+g)^2)] Delta^2 / 2``
         (the density ``a e^{-eps k}`` on ``[k, k+g) Delta`` and ``a e^{-eps(k+1)}`` on

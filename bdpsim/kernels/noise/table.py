@@ -208,7 +208,6 @@ class TableNoise(AtomKernelLaw):
         return table_from_params(table, pmf, params.option("noise_offset"), params.option("noise_tail_ratio"),
                                  config_dir=params.config_dir)
 
-    @property
     def mean_abs(self) -> float:
         """``E|Z|`` exactly (:meth:`moments`)."""
         return float(self.moments()[1])
