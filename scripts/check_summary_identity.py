@@ -5,12 +5,12 @@ Usage::
 
     python scripts/check_summary_identity.py [--base main] [--configs quickstart thesis_fig15_exact]
 
-For each config it runs ``bdpsim run`` with this checkout's code (put the checkout first on
-``PYTHONPATH`` when another copy of bdpsim is installed: the runs start in a temporary directory) and with the code of ``--base``
-(``git archive`` of its ``bdpsim/`` into a temporary directory, first on ``PYTHONPATH``), and
-compares both ``summary.csv`` files (and ``adversaries.csv.gz``, decompressed) cell by cell, every
-column but ``seconds``; where the repository
-commits ``results/<config>/summary.csv`` it is compared too. Exit status 1 on any difference
+For each config it runs ``bdpsim run`` with this checkout's code (first on ``PYTHONPATH``: the
+runs start in a temporary directory, where an installed bdpsim would answer otherwise) and with the
+code of ``--base`` (``git archive`` of its ``bdpsim/`` into a temporary directory, first on
+``PYTHONPATH``), and compares both ``summary.csv`` files (and ``adversaries.csv.gz``,
+decompressed) cell by cell, every column but ``seconds``; where the repository commits
+``results/<config>/summary.csv`` it is compared too. Exit status 1 on any difference
 (each printed), 0 when every table is identical.
 """
 
@@ -56,8 +56,9 @@ def compare(a: Path, b: Path) -> list[str]:
 
 def run(config: str, out: Path, pythonpath: str | None) -> None:
     env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
+    # the run starts in a temporary directory: without this checkout first on the path, an
+    # installed bdpsim (another checkout) would answer for "this checkout's code"
+    env["PYTHONPATH"] = (pythonpath or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "bdpsim.cli", "run", str(ROOT / "configs" / f"{config}.toml"),
            "--out", str(out), "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out.parent)
