@@ -34,7 +34,7 @@ from ..pipeline.driver import run_chunk, run_experiment
 from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import randomized_response_bdpl
 from ..mechanisms.randomized_response.core import debiased_count
-from ..queries import CountQuery, LaplaceQuery, NoisyQuery
+from ..queries import CountQuery, NoisyQuery
 from ..mechanisms.protocols import HasFlip
 
 #: the coverage cases: a binary symmetric chain (thesis Fig. 14, gamma = 4), n = 6, every known size
@@ -83,10 +83,7 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
         known = adversary.condition(target)
         if isinstance(mechanism, HasFlip):  # randomized response
             return _rr_probability(model, mechanism, known, event.lo, event.hi)
-        if isinstance(mechanism, LaplaceQuery):
-            from ..kernels.noise.laws import LaplaceNoise
-            noise = LaplaceNoise(mechanism.noise_scale)
-        elif isinstance(mechanism, NoisyQuery):
+        if isinstance(mechanism, NoisyQuery):  # query + noise (Laplace or any other law)
             noise = mechanism.noise
         else:
             raise TypeError(f"no exact event probability for mechanism {mechanism.kind!r}")

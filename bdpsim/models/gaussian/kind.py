@@ -18,7 +18,7 @@ from ... import bounds as B
 from ...adversary import Adversary, draw_known_set
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
-from ...queries import ClippedSumQuery, LaplaceQuery, SumQuery
+from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
 from ...core.schema import Key
 from . import exact as GE
 from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
@@ -132,7 +132,7 @@ class GaussianKind(ModelKind):
             if not np.allclose(d, d[0], rtol=1e-12, atol=0):
                 return {"model": B.not_applicable("gaussian", "needs a limited covariance Sigma_rho with a "
                                                               "constant diagonal")}
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
+        query, _ = laplace_noisy(mechanism) or (None, None)
         if isinstance(query, ClippedSumQuery) and math.isfinite(epsilon):
             return {"model": B.gaussian_bound(epsilon, spec.detail["rho"], spec.m)}
         if isinstance(query, SumQuery):
@@ -147,16 +147,16 @@ class GaussianKind(ModelKind):
         return random_gaussian_adversary(model, sizes, rng, targets, tuple(rng_))
 
     def exact(self, model, mechanism) -> ExactEngine | str:
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
+        query, noise = cast(Any, laplace_noisy(mechanism) or (None, None))  # query + Lap(noise.scale)
         if isinstance(query, SumQuery):
-            beta, tv = mechanism.noise_scale, mechanism.target_values
+            beta, tv = noise.scale, mechanism.target_values
             return ExactEngine(
                 bdpl=lambda adv: GE.sum_bdpl(model, beta, adv), one_sided=lambda adv: GE.sum_bdpl(model, beta, adv),
                 method="closed form |a| |x - x'| / beta, a = 1 + 1^T S_UT S_TT^-1 e_i",
                 exhaustive=lambda sizes, targets: GE.exhaustive_gaussian_sum(model, beta, tv, sizes, targets),
                 limit=lambda sizes: GE.exhaustive_limit(model, sizes), limit_field="model.n")
         if isinstance(query, ClippedSumQuery):
-            clip, b = query.clip, mechanism.noise_scale
+            clip, b = query.clip, noise.scale
             exact = lambda adv: GE.clipped_sum_bdpl(model, clip, b, adv)  # noqa: E731
             return ExactEngine(
                 bdpl=exact, one_sided=exact,

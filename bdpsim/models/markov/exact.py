@@ -20,7 +20,7 @@ from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, naming
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laws import LaplaceNoise
+from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import AdditiveQuery, CountQuery
 from ..base import ExactEngine, ExhaustiveResult
 from .model import MarkovChainModel
@@ -65,7 +65,7 @@ def exhaustive_limit(model: MarkovChainModel, sizes: Sequence[int]) -> str | Non
 def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
                             targets: Sequence[int] | None = None, batch: int = 65_536) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes`` of a
-    Laplace count ``mech`` (``counted_states``, ``noise_scale``).
+    Laplace count ``mech`` (its ``query_function.counted_states`` and ``noise.scale``).
 
     Each other record is either unknown or known with one of the ``s`` values, so for a target
     ``i`` there are ``(s + 1)^(n - 1)`` (known set, known values) combinations; their count laws
@@ -74,7 +74,7 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     Each unordered pair ``x < x'`` is one adversary (the value is symmetric in ``x, x'``);
     conditions of probability zero are skipped. ``targets`` restricts the target indices.
     """
-    n, s, b = model.n, model.states, mech.noise_scale
+    n, s, b = model.n, model.states, mech.noise.scale
     atoms = np.arange(n + 1.0)
     wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
@@ -90,7 +90,7 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
             cols = (c[:, :, None] == -1) | (c[:, :, None] == np.arange(s)[None, None, :])
             allowed[:, :, others, :] = cols[:, None, :, :]
             allowed[:, :, i, :] = np.eye(s)[None, :, :]
-            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.counted_states)
+            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.query_function.counted_states)
             law = law.reshape(m, s, n + 1)
             ok = np.isfinite(logev).reshape(m, s)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -116,7 +116,7 @@ def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) ->
                                                                        top=1, profile=eps)[0].bdpl,
                    profile_window=lambda min_known, eps, top: window_table(model, f, noise, min_known=min_known,
                                                                            top=top, profile=eps))
-    if not isinstance(noise, LaplaceNoise):
+    if not isinstance(noise, LaplaceKernel):  # the law's capability: closed-form Laplace mixture sups
         return ExactEngine(
             bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
             one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),

@@ -40,7 +40,7 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
-from ...kernels.noise.laws import LaplaceNoise
+from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import CountQuery, NoisyQuery
 from ..base import ExhaustiveResult
 from .model import PedigreeModel, leaf_group_polynomial, polymul
@@ -67,7 +67,7 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
     with np.errstate(divide="ignore"):
         for s in range(0, law_x.shape[0], chunk):
             A, B = law_x[s:s + chunk], law_xp[s:s + chunk]
-            if isinstance(noise, LaplaceNoise):
+            if isinstance(noise, LaplaceKernel):
                 v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
             else:
                 v, w = noise.grid_sup(A, B, 1.0)

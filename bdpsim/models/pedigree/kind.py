@@ -11,7 +11,7 @@ from typing import cast
 
 from ... import bounds as B
 from ...core.errors import check
-from ...queries import CountQuery, LaplaceQuery, NoisyQuery
+from ...queries import CountQuery, NoisyQuery, laplace_noisy
 from ...core.schema import Key
 from . import exact as PE
 from ..base import ExactEngine, ModelKind, ModelSpec, register_model_kind
@@ -55,7 +55,7 @@ class PedigreeKind(ModelKind):
     def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, B.Bound]:
         """Thesis Cor. 5.2: a count of BB (or of bb) on a nuclear family of ``m`` leaks at least
         ``(m - 1) eps``."""
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
+        query, _ = laplace_noisy(mechanism) or (None, None)
         if (math.isfinite(epsilon) and spec.detail.get("family") == "nuclear" and isinstance(query, CountQuery)
                 and query.counted_states in ((0,), (2,))):
             return {"lower": B.Bound("lower", B.genomic_lower_bound(spec.n, epsilon))}
