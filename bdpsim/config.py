@@ -165,6 +165,14 @@ class ExperimentPoint:
         :func:`~bdpsim.estimators.exact.exact_engine`, so its adversaries share it."""
         return complete_engine(self._engine())
 
+    def with_shared_state(self) -> "ExperimentPoint":
+        """This point, with what every task of it shares built before it is pickled for them: its
+        exact engine when its adversaries need exact values (``estimator = "exact"`` or
+        ``exact_reference``) of one fixed model."""
+        if self.model.fixed is not None and (self.settings.exact_reference or ESTIMATORS[self.settings.estimator].exact):
+            self._engine()
+        return self
+
     def __post_init__(self) -> None:
         st = self.settings
         pop = {"model": self.params["model"], "mechanism": self.params["mechanism"],

@@ -419,7 +419,7 @@ def _execute(run: _Run, log, progress: bool, heartbeat: float) -> None:
     beat = Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
                                                f"{state['points']}/{len(todo)} configurations")
     try:
-        blobs = {p.id: cloudpickle.dumps(p) for p in todo}  # each point pickled once, loaded in the task
+        blobs = {p.id: cloudpickle.dumps(p.with_shared_state()) for p in todo}  # pickled once, loaded in the task
         calls = (delayed(run_task)(fn, blobs[p.id], *args[1:]) for p, fn, args in tasks)
         for res in (par(calls) if tasks else ()):
             collected[res.point_id].append(res)
