@@ -51,7 +51,7 @@ __all__ = ["ExactEngine", "ExhaustiveResult", "HasExhaustive", "HasProfile", "Ha
 #: what a window (or profile) search returns: ``(search, rows, values)`` — the search object (its
 #: ``bdpl`` is the supremum), the reported adversaries (:class:`~bdpsim.models.protocols.WindowRow`,
 #: the most leaking first) and the values of every searched cell
-WindowSearchResult = tuple[Any, "list[WindowRow]", np.ndarray]
+WindowSearchResult = tuple[Any, Sequence["WindowRow"], np.ndarray]
 
 
 class SearchTooLarge(NotAvailable):

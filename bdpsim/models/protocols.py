@@ -111,9 +111,14 @@ class WindowRow(Protocol):
     x, x_prime``, compact where the search is) and the adversary itself (``adversary()``). Node
     names of a model with named records are the driver's (:class:`HasRecordNames`), not the row's."""
 
-    i: int
-    bdpl: float
-    argmax: float
+    @property
+    def i(self) -> int: ...
+
+    @property
+    def bdpl(self) -> float: ...
+
+    @property
+    def argmax(self) -> float: ...
 
     def table_row(self) -> dict: ...
 

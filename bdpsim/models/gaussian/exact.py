@@ -113,7 +113,7 @@ class GaussianClippedSumEngine:
 
     method = "tail value |clip(x) - clip(x')| / b when no unknown record depends on the target"
 
-    def __init__(self, model: GaussianModel, clip: float, scale: float) -> None:
+    def __init__(self, model: GaussianModel, clip: tuple[float, float], scale: float) -> None:
         self.model, self.clip, self.scale = model, clip, scale
         self.incomplete = None if model.is_independent else (
             "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "

@@ -21,12 +21,15 @@ from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
 from ...kernels.noise.laws import LaplaceNoise
 from ...queries import AdditiveQuery, CountQuery
-from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, WindowSearchResult, check_all_targets, laws_of
+from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
 from .model import MarkovChainModel
-from .window import window_table
+from .window import WindowAdversary, WindowSearch, window_table
 from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 
 EXHAUSTIVE_LIMIT = 5_000_000
+
+#: a chain's window search (:data:`~bdpsim.models.engines.WindowSearchResult`)
+ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
 
 
 def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
@@ -141,13 +144,13 @@ class MarkovEngine:
     def profile(self, adversary: Adversary, epsilon: float) -> float:
         return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
 
-    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> WindowSearchResult:
+    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
         return window_table(self.model, self.values, self.noise, min_known=min_known, top=top, profile=epsilon)
 
     def check_window(self, min_known: int) -> None:
         return None  # the window reduction is polynomial in n
 
-    def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
+    def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
         check_all_targets(targets)
         return window_table(self.model, self.values, self.noise, min_known=min_known, top=top)
 
@@ -168,7 +171,7 @@ class MarkovLaplaceEngine(MarkovEngine):
     def one_sided(self, adversary: Adversary) -> Estimate:
         return one_sided_from_laws(self.model, self.query, self.scale, adversary)
 
-    def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
+    def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
         check_all_targets(targets)
         return window_table(self.model, self.values, self.scale, min_known=min_known, top=top)
 
