@@ -22,30 +22,10 @@ from . import search as BS
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from .build import build
 from ..engines import QueryLaws, SearchTooLarge, WindowSearchResult, laws_of
+from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
 from ..factor_model import FactorModel
-from ..markov.window import pair_score
+from ...kernels.noise.scores import pair_score
 from ..noisy import noisy_bdpl, noisy_profile
-
-
-def correlated_records(model: FactorModel) -> int:
-    """Records in the largest connected component of the moral (interaction) graph: no record
-    is correlated with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
-    adj, records = model.interaction_graph(), set(model.records)
-    seen: set[int] = set()
-    best = 0
-    for start in adj:
-        if start in seen:
-            continue
-        comp, stack = set(), [start]
-        while stack:
-            v = stack.pop()
-            if v in comp:
-                continue
-            comp.add(v)
-            stack.extend(adj[v] - comp)
-        seen |= comp
-        best = max(best, len(comp & records))
-    return max(best, 1)
 
 
 def _laws(model: FactorModel, query, adv: Adversary):
@@ -89,18 +69,6 @@ MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progr
 def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
     g, _, _ = lattice(query.per_state(model.states))
     return BS.search_plan(model, g)
-
-
-#: the keys every factor-model kind shares (networks, Markov random fields)
-NODE_KEYS = {
-    "states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
-                  rule="integers >= 2"),
-    "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
-                   rule="distinct node indices"),
-    "names": Key("any", hashed=False, sweep=False,
-                 doc="node names (absent: those of the BIF file or named graph, if any)",
-                 rule="distinct strings, one per node"),
-}
 
 
 class BayesNetKind(ModelKind):
