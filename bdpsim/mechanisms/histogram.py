@@ -155,7 +155,8 @@ class HistogramMechanism:
 
     def exact(self, model) -> "HistogramEngine":
         """Its own exact engine on a Markov chain (module docstring); raises
-        :class:`~bdpsim.errors.NotAvailable` on other models or beyond :data:`LIMIT`."""
+        :class:`~bdpsim.errors.NotAvailable` on other models or beyond
+        :data:`~bdpsim.kernels.chains.histogram_sup.LIMIT`."""
         if not isinstance(model, MarkovChain):
             raise NotAvailable("the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'")
         n, s = model.n, model.states
