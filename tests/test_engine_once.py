@@ -92,6 +92,8 @@ def test_capabilities_are_protocols():
     with pytest.raises(SearchTooLarge, match="limit 5e6") as err:
         engine_for(big, LaplaceCount(1.0)).check_exhaustive(range(30))
     assert err.value.field == "run.adversaries"
+    again = pickle.loads(pickle.dumps(err.value))  # a refusal travels back from a worker intact
+    assert (again.field, str(again)) == (err.value.field, str(err.value))
     gauss = GaussianModel(np.zeros(3), np.eye(3))
     with pytest.raises(NotAvailable, match="no exact BDPL for model 'gaussian' with mechanism 'count' "
                                            r"\(exact engines: unclipped and clipped Laplace sums\); use"):

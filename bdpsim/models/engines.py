@@ -70,6 +70,9 @@ class SearchTooLarge(NotAvailable):
         self.field = field
         self.reason = reason
 
+    def __reduce__(self):
+        return SearchTooLarge, (self.field, self.reason)
+
 
 @runtime_checkable
 class ExactEngine(Protocol):
