@@ -14,17 +14,19 @@ An *exact engine* is an object built once per (model, mechanism) pair — by the
     if isinstance(eng, HasQueryLaws):             # the two laws an adversary compares
         laws = eng.query_laws(adversary)          # S | x_K, x and S | x_K, x' (output: S + noise)
 
-=====================  ==============================================================
-capability             what it gives
-=====================  ==============================================================
-:class:`ExactEngine`   ``bdpl(adv)``, ``one_sided(adv)``, ``method``, ``incomplete``
-:class:`HasExhaustive` every adversary with ``|K|`` in a set of sizes, enumerated
-:class:`HasWindowSearch`  the supremum over every adversary with ``|K| >= k`` (reduced search)
-:class:`HasWindowPlan` that search's up-front estimate and its split into parts (tasks)
-:class:`HasProfile`    one adversary's privacy profile ``delta(eps)``
-:class:`HasProfileSearch`  the profile's supremum over every adversary, and who attains it
-:class:`HasQueryLaws`  the exact laws of the query under ``x`` and ``x'`` and the noise law
-=====================  ==============================================================
+==========================  =========================================================
+capability                  what it gives
+==========================  =========================================================
+:class:`ExactEngine`        ``bdpl(adv)``, ``one_sided(adv)``, ``method``, ``incomplete``
+:class:`HasExhaustive`      every adversary with ``|K|`` in a set of sizes, enumerated
+:class:`HasWindowSearch`    the supremum over every adversary with ``|K| >= k``
+:class:`HasWindowPlan`      that search's up-front estimate and its parts (tasks)
+:class:`HasProfile`         one adversary's privacy profile ``delta(eps)``
+:class:`HasProfileSearch`   the profile's supremum over every adversary, and who
+                            attains it
+:class:`HasQueryLaws`       the exact laws of the query under ``x`` and ``x'``, and
+                            the noise law
+==========================  =========================================================
 
 An engine too large for a requested search says so by raising :class:`SearchTooLarge` (a
 :class:`~bdpsim.errors.NotAvailable` naming the config field to change) from its ``check_*``
@@ -45,13 +47,13 @@ from ..errors import NotAvailable
 if TYPE_CHECKING:  # pragma: no cover
     from .protocols import WindowRow
 
-__all__ = ["ExactEngine", "ExhaustiveResult", "HasExhaustive", "HasProfile", "HasProfileSearch", "HasQueryLaws",
-           "HasWindowPlan", "HasWindowSearch", "QueryLaws", "SearchTooLarge", "WindowSearchResult"]
+    #: what a window (or profile) search returns: ``(search, rows, values)`` — the search object
+    #: (its ``bdpl`` is the supremum), the reported adversaries (``WindowRow``, the most leaking
+    #: first) and the values of every searched cell (a name for the type checker only)
+    WindowSearchResult = tuple[Any, Sequence[WindowRow], np.ndarray]
 
-#: what a window (or profile) search returns: ``(search, rows, values)`` — the search object (its
-#: ``bdpl`` is the supremum), the reported adversaries (:class:`~bdpsim.models.protocols.WindowRow`,
-#: the most leaking first) and the values of every searched cell
-WindowSearchResult = tuple[Any, Sequence["WindowRow"], np.ndarray]
+__all__ = ["ExactEngine", "ExhaustiveResult", "HasExhaustive", "HasProfile", "HasProfileSearch", "HasQueryLaws",
+           "HasWindowPlan", "HasWindowSearch", "QueryLaws", "SearchTooLarge", "check_all_targets", "laws_of"]
 
 
 class SearchTooLarge(NotAvailable):

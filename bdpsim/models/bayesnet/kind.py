@@ -11,6 +11,8 @@ separated-region search (exhaustive where the regions do not prune).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...adversary import Adversary, Estimate
@@ -21,11 +23,14 @@ from ...schema import Key
 from . import search as BS
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from .build import build
-from ..engines import QueryLaws, SearchTooLarge, WindowSearchResult, laws_of
+from ..engines import QueryLaws, SearchTooLarge, laws_of
 from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
 from ..factor_model import FactorModel
 from ...kernels.noise.scores import pair_score
 from ..noisy import noisy_bdpl, noisy_profile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engines import WindowSearchResult
 
 
 def _laws(model: FactorModel, query, adv: Adversary):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,13 +24,17 @@ from ...kernels.noise.laws import LaplaceNoise
 from ...queries import AdditiveQuery, CountQuery
 from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
 from .model import MarkovChainModel
-from .window import WindowAdversary, WindowSearch, window_table
+from .window import window_table
 from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 
 EXHAUSTIVE_LIMIT = 5_000_000
 
-#: a chain's window search (:data:`~bdpsim.models.engines.WindowSearchResult`)
-ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
+if TYPE_CHECKING:  # pragma: no cover
+    from .window import WindowAdversary, WindowSearch
+
+    #: a chain's window search (``WindowSearchResult`` of :mod:`bdpsim.models.engines`)
+    ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
+
 
 
 def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
