@@ -49,8 +49,10 @@ LAYERS: tuple[Layer, ...] = (
         ("bounds", "`bounds.py`: general, Gaussian, Markov, Zhao bounds and their calibration"),
     ), "the paper's objects"),
     Layer("models", (
-        ("models", "`models/base.py` (`ModelKind`, the exact engines), `models/protocols.py` "
-                   "(capabilities), `models/factor_model.py`, one sub-package per kind: "
+        ("models", "`models/base.py` (`ModelKind`, `ModelSpec`), `models/engines.py` (the exact "
+                   "engine: a Protocol per capability), `models/protocols.py` (model capabilities), "
+                   "`models/factor_model.py`, `models/common/` (what kinds share: node vocabulary, "
+                   "Mendelian tables), one sub-package per kind: "
                    "`models/markov/`, `models/gaussian/`, `models/pedigree/`, `models/bayesnet/`, "
                    "`models/mrf/`"),
     ), "data models, their exact engines and adversary searches"),

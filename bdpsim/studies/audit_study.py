@@ -24,6 +24,7 @@ import copy
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from ..mechanisms import randomized_response_bdpl
 from ..mechanisms.randomized_response.core import debiased_count
 from ..queries import CountQuery, NoisyQuery
 from ..mechanisms.protocols import HasFlip
+from ..models.engines import HasWindowSearch
 
 #: the coverage cases: a binary symmetric chain (thesis Fig. 14, gamma = 4), n = 6, every known size
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
@@ -110,7 +112,7 @@ def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
     mech, chain = point.mechanism, point.model.fixed
     if isinstance(mech, HasFlip):  # randomized response
         return float(randomized_response_bdpl(chain, mech.flip).bdpl)
-    return float(np.max(point.exact_engine.window(0, 1)[2]))
+    return float(np.max(cast(HasWindowSearch, point.exact_engine).window(0, 1)[2]))
 
 
 def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: int = 8, alpha: float = 0.05,
