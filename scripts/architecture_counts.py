@@ -11,13 +11,13 @@ Usage::
 
 Definitions (AST, so comments and strings never count):
 
-* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` whose
+* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and ``testing/`` whose
   ``C`` (or a member of a tuple ``C``) is a class defined in a plug-in package (``models/``,
   ``mechanisms/``, ``estimators/``, ``calibration/``) that is not a ``typing.Protocol``, in a module
   other than the one defining ``C`` (a class checking its own values is validation, not a probe).
   ``isinstance_any`` counts every bdpsim class checked outside its own module, for reference.
-* *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/`` and
-  ``figures/`` (``getattr_literal``: those naming the attribute as a string literal, the
+* *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/``,
+  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming the attribute as a string literal, the
   capability probes proper; the others read a field whose name is data).
 * *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
   the importing one (relative or absolute).
@@ -106,7 +106,7 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                 if probe:
                     found["noise_probes"].append(f"{rel}:{node.lineno} {probe}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith("models/"):
+                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith(("models/", "testing/")):
                     arg = node.args[1]
                     elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
                     names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
@@ -117,7 +117,7 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                         found["isinstance_any"].append(f"{rel}:{node.lineno} {','.join(other)}")
                     if plugin:
                         found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
-                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/")):
+                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/", "testing/")):
                     found["getattr"].append(f"{rel}:{node.lineno} {node.func.id}")
                     if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
                         found["getattr_literal"].append(f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})")

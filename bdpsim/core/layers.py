@@ -83,7 +83,9 @@ LAYERS: tuple[Layer, ...] = (
     ), "figures"),
     Layer("interface", (
         ("cli", "`cli/` (parses arguments, calls library functions)"),
-    ), "the command line"),
+        ("testing", "`testing/`: the plug-in contract (`check_model_kind`, `check_noise_law`, ...) "
+                    "for plug-in authors and bdpsim's own tests"),
+    ), "the command line and the plug-in contract"),
 )
 
 
