@@ -61,9 +61,10 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("noise_floor_n", int, "null estimates computed"),
     _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
     _c("failed_adversaries", int, "adversaries without a finite estimate"),
-    _c("bdpl_exact", float, "exact BDPL of the examined adversaries (max of their exact values: over the "
-                            "sampled adversaries, the BDPL itself only with adversaries = 'all'); empty "
-                            "unless every examined adversary has an exact value"),
+    _c("bdpl_exact", float, "the max of the examined adversaries' exact values: with sampled adversaries "
+                            "the max over the sample, a lower bound on the BDPL (console: exact_max_sampled; "
+                            "bdpl_all_adversaries beside it where cheap); the BDPL itself only with "
+                            "adversaries = 'all'; empty unless every examined adversary has an exact value"),
     _c("bdpl_exact_partial_max", float, "when only some adversaries have an exact value: the max over "
                                         "those exact_n (a lower bound on the BDPL, not the BDPL)"),
     _c("bdpl_exact_{q}", float, "the percentile of the exact values (empty unless every adversary has one)"),

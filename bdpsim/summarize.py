@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .config import ExperimentPoint
+from .estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_bdpl, all_adversaries_cheap
 from .flags import FLAGS, flags
 from .kernels.stats import interval_percentile_ci, own_level, percentile_ci
 from .rows import CORE_SUMMARY, ESTIMATOR_CELLS, AdversaryResult, SummaryRow, summary_schema
@@ -36,9 +37,12 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     step 8): percentile with its distribution-free confidence interval, max, median, standard
     errors, noise floor, exact comparison, bounds.
 
-    ``bdpl_exact`` (and its percentile) is the exact BDPL of the examined adversaries only when
-    every one of them has an exact value; otherwise the max over those that do is reported as
-    ``bdpl_exact_partial_max`` (with ``exact_n``), a lower bound, never as the point's exact BDPL.
+    ``bdpl_exact`` (and its percentile) is the max of the exact values of the examined adversaries,
+    only when every one of them has one; otherwise the max over those that do is reported as
+    ``bdpl_exact_partial_max`` (with ``exact_n``). With sampled adversaries it is the max over the
+    sample, a lower bound on the BDPL; where the chain's window search gives the BDPL over every
+    adversary cheaply it is written beside as ``bdpl_all_adversaries``
+    (:mod:`bdpsim.estimators.all_adversaries`).
     """
     st, mech, spec = point.settings, point.mechanism, point.model
     q = st.percentile
@@ -70,6 +74,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
     cells = {**spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
              **point.estimator().summary(stats), **{k: v for k, v in (finished or {}).items() if k not in who}}
+    if all_adversaries_cheap(point):  # a sampled chain: the BDPL over every adversary beside bdpl_exact
+        cells[ALL_ADVERSARIES] = all_adversaries_bdpl(point)
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
     owned = {c.name for c in summary_schema()} - CORE_SUMMARY  # columns kinds own (empty unless filled)

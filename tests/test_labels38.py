@@ -5,6 +5,7 @@ Each test failed on 72aee1f (labels that overstated, a false alarm, missing opti
 import csv
 import json
 import math
+import re
 
 import pytest
 
@@ -80,3 +81,170 @@ def test_worst_case_json_parses_and_agrees_with_the_text(bdpsim_cli):
     d = json.loads(bdpsim_cli(*args, "--json").stdout)
     assert f"{d['slope']:.6f}" in bdpsim_cli(*args).stdout
     assert d["equicorrelated"] == pytest.approx(1 + 2 * 0.2) and len(d["correlation"]) == 3
+
+
+# ---------------------------------------------------------------------------------- item 2: bdpl_exact
+
+CHAIN = {"model": {"kind": "markov", "n": 8, "gamma": 4.0}, "mechanism": {"kind": "count", "epsilon": 1.0}}
+
+
+def _cfg(**run):
+    return {"run": {"estimator": "exact", "known_sizes": "all", "seed": 3, **run}, **CHAIN}
+
+
+def _summary(path):
+    return list(csv.DictReader(open(path / "summary.csv", encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def sampled_and_all(tmp_path_factory):
+    """The same chain with 3 sampled adversaries and with every adversary enumerated (brute force:
+    every (i, K, x_K, x, x'), not the window search)."""
+    root = tmp_path_factory.mktemp("runs")
+    bdpsim.run(_cfg(adversaries=3), root / "sampled", as_frame=False)
+    bdpsim.run(_cfg(adversaries="all", exhaustive_method="enumerate"), root / "all", as_frame=False)
+    return root, _summary(root / "sampled")[0], _summary(root / "all")[0]
+
+
+def test_sampled_run_writes_the_bdpl_over_every_adversary_beside_its_sampled_max(sampled_and_all):
+    _, sampled, every = sampled_and_all
+    brute = float(every["bdpl_exact"])
+    assert int(every["n_adversaries"]) > 1000 and "bdpl_all_adversaries" not in every  # all: bdpl_exact is it
+    assert float(sampled["bdpl_all_adversaries"]) == pytest.approx(brute, rel=1e-9)
+    assert float(sampled["bdpl_exact"]) < brute - 0.5  # 2.09 of 2.97: the sample missed the worst adversaries
+
+
+def _cells(header: str, line: str) -> list[str]:
+    """The cells of a right-aligned console table line (empty cells kept), by the header's columns."""
+    ends = [m.end() for m in re.finditer(r"\S+", header)]
+    return [line[a:b].strip() for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def test_console_names_the_sampled_max_and_prints_the_bdpl_beside(bdpsim_cli, tmp_path, sampled_and_all):
+    from .conftest import write_toml
+
+    _, _, every = sampled_and_all
+    cfg = write_toml(tmp_path / "c.toml", '[run]\nadversaries = 3\nestimator = "exact"\nknown_sizes = "all"\n'
+                     'seed = 3\n[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\n'
+                     'epsilon = 1.0\n')
+    r = bdpsim_cli("run", cfg, "--out", tmp_path / "o", "--quiet")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    head, row = lines[1].split(), _cells(lines[1], lines[2])
+    assert "bdpl_exact" not in head  # the heading says what it is
+    sampled = _summary(tmp_path / "o")[0]
+    assert float(row[head.index("exact_max_sampled")]) == pytest.approx(float(sampled["bdpl_exact"]), rel=1e-3)
+    assert float(row[head.index("bdpl_all_adversaries")]) == pytest.approx(float(every["bdpl_exact"]), rel=1e-3)
+    assert any(line.startswith("exact_max_sampled: the largest exact BDPL among the sampled adversaries")
+               for line in lines[3:])
+    # every adversary examined: the heading stays bdpl_exact, no note, no duplicate column
+    r = bdpsim_cli("run", write_toml(tmp_path / "a.toml", cfg.read_text().replace("adversaries = 3",
+                                                                                  'adversaries = "all"')),
+                   "--out", tmp_path / "a", "--quiet")
+    head = r.stdout.splitlines()[1].split()
+    assert "bdpl_exact" in head and "exact_max_sampled" not in head and "bdpl_all_adversaries" not in head
+    assert len(r.stdout.splitlines()) == 3
+
+
+def test_column_reference_says_bdpl_exact_is_a_sampled_max():
+    """The docs' column reference (generated at build time by docs/_ext/bdpsim_docs.py) says it."""
+    import sys
+
+    from .conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import bdpsim_docs
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    meaning = {c: m for f, c, _, _, m in bdpsim_docs.column_rows() if f == "summary.csv"}
+    assert "the max over the sample, a lower bound on the BDPL" in meaning["bdpl_exact"]
+    assert "exact BDPL over every adversary" in meaning["bdpl_all_adversaries"]
+
+
+def test_summary_identity_check_accepts_an_appended_column(tmp_path):
+    import importlib.util
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    old, new, moved = tmp_path / "old.csv", tmp_path / "new.csv", tmp_path / "moved.csv"
+    old.write_text("a,b,seconds\n1,2,3\n")
+    new.write_text("a,b,seconds,c\n1,2,4,5\n")
+    moved.write_text("b,a,seconds\n2,1,3\n")
+    assert mod.compare(new, old) == [] and mod.added_columns(new, old) == ["c"]
+    assert mod.compare(moved, old) and mod.compare(old, new)  # a moved or a missing column is a difference
+    new.write_text("a,b,seconds,c\n1,9,4,5\n")
+    assert mod.compare(new, old) == ["row 0 column b: '9' != '2'"]
+
+
+# ---------------------------------------------------------------------------------- item 6: mixture note
+
+def test_mixture_says_how_many_adversaries_took_the_exact_law(bdpsim_cli, tmp_path):
+    from .conftest import write_toml
+
+    cfg = write_toml(tmp_path / "m.toml", '[run]\nadversaries = 20\nestimator = "mixture"\nsamples = 1000\n'
+                     'mixture_max_samples = 2000\nmixture_target_width = 0.01\nknown_sizes = "all"\nseed = 3\n'
+                     '[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+    r = bdpsim_cli("run", cfg, "--out", tmp_path / "o", "--quiet")
+    assert r.returncode == 0, r.stderr
+    k = int(_summary(tmp_path / "o")[0]["exact_law_n"])
+    assert k > 0
+    assert f"{k} of 20 adversaries ({k / 20:.1%}) took the exact conditional law" in r.stdout
+
+
+# ---------------------------------------------------------------------------------- item 7: plots
+
+def _drawn_labels(ax):
+    """Legend labels whose artist draws something visible at a finite point."""
+    import numpy as np
+
+    out = []
+    for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+        line = h.lines[0] if hasattr(h, "lines") else h
+        ys = np.asarray(line.get_ydata(), dtype=float)
+        one_point_line = np.isfinite(ys).sum() == 1 and line.get_marker() in ("None", "", None, " ")
+        if np.isfinite(ys).any() and not one_point_line:
+            out.append(lab)
+    return out
+
+
+def test_one_configuration_plot_has_its_x_a_title_and_only_drawn_distinct_entries(sampled_and_all, monkeypatch):
+    from bdpsim.figures import summary as S
+
+    root = sampled_and_all[0]
+    drawn = {}
+
+    def capture(fig, stem, formats=("png", "pdf")):
+        ax = fig.axes[0]
+        drawn.update(ticks=list(ax.get_xticks()), title=ax.get_title(), labels=ax.get_legend_handles_labels()[1],
+                     visible=_drawn_labels(ax))
+        return []
+
+    monkeypatch.setattr(S, "save", capture)
+    S.plot_results(root / "sampled")
+    assert drawn["ticks"] == [8.0]  # n = 8 only, not 7.6 ... 8.4
+    assert drawn["title"] == "markov, n = 8, count, ε = 1, γ = 4"
+    assert drawn["labels"] == drawn["visible"], drawn  # every entry is drawn (one point: a marker, no line)
+    exact = [lab for lab in drawn["labels"] if "exact" in lab]
+    assert sorted(exact) == ["exact BDPL, every adversary", "exact, max over 3 sampled adversaries"]
+    S.plot_results(root / "all")
+    assert [lab for lab in drawn["labels"] if "exact" in lab] == ["exact BDPL, every adversary"]
+
+
+def test_plot_out_and_format(bdpsim_cli, sampled_and_all, tmp_path):
+    root = sampled_and_all[0] / "sampled"
+    r = bdpsim_cli("plot", root, "--out", tmp_path / "figs", "--format", "svg,png")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [str(tmp_path / "figs" / "bdpl.svg"), str(tmp_path / "figs" / "bdpl.png")]
+    assert (tmp_path / "figs" / "bdpl.svg").read_text().lstrip().startswith("<?xml")
+    r = bdpsim_cli("plot", root, "--out", tmp_path / "one.v2.pdf")
+    assert r.stdout.split() == [str(tmp_path / "one.v2.pdf")]
+    assert (tmp_path / "one.v2.pdf").read_bytes()[:5] == b"%PDF-"
+    for args, line in ((("--format", "gif"), "--format = 'gif': must be a comma-separated list of png, pdf, svg"),
+                       (("--out", tmp_path / "x.txt"), "must be a directory or a file name ending in .png")):
+        r = bdpsim_cli("plot", root, *args)
+        assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and line in r.stderr, r
+    assert not (tmp_path / "x.txt").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["figs", "one.v2.pdf"]
