@@ -248,3 +248,38 @@ def test_plot_out_and_format(bdpsim_cli, sampled_and_all, tmp_path):
         r = bdpsim_cli("plot", root, *args)
         assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and line in r.stderr, r
     assert not (tmp_path / "x.txt").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["figs", "one.v2.pdf"]
+
+
+# ---------------------------------------------------------------------------------- item 8: docs
+
+def test_config_key_reference_says_gammas_chain_has_two_states():
+    from bdpsim import bounds as B
+    from bdpsim.config import sections
+
+    doc = sections()["model"]["transition"].doc
+    states = B.symmetric_chain(3.0).shape[0]
+    assert states == 2 and f"gamma's {states}-state chain" in doc and "3-state" not in doc
+
+
+def test_intervals_page_states_the_adversaries_a_finite_p99_upper_end_needs():
+    """Derived here from the project's interval functions: the smallest m whose upper end is finite."""
+    import numpy as np
+
+    from bdpsim.kernels.stats import interval_percentile_ci, own_level, percentile_ci
+
+    from .conftest import ROOT
+
+    own = own_level(99.0, 0.95)
+
+    def finite(m, mixture):
+        v = np.arange(float(m))
+        return math.isfinite((interval_percentile_ci(v, v, 99.0, 0.95, own) if mixture else
+                              percentile_ci(v, 99.0, 0.95))[1])
+
+    need = {mix: next(m for m in range(1, 2000) if finite(m, mix)) for mix in (True, False)}
+    assert not finite(need[True] - 1, True) and not finite(need[False] - 1, False)
+    # the closed form: the largest order statistic bounds it once p^m <= (1 - confidence)/2
+    assert need[True] == math.ceil(math.log(0.025) / math.log(0.99 + (1 - own) / 2))
+    page = (ROOT / "docs" / "guide" / "intervals.md").read_text(encoding="utf-8")
+    assert f"at least\n<!-- numbers:p99-upper -->{need[True]} adversaries" in page
+    assert f"exact or KDE values: {need[False]})" in page and "~370" not in page
