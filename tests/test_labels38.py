@@ -281,5 +281,5 @@ def test_intervals_page_states_the_adversaries_a_finite_p99_upper_end_needs():
     # the closed form: the largest order statistic bounds it once p^m <= (1 - confidence)/2
     assert need[True] == math.ceil(math.log(0.025) / math.log(0.99 + (1 - own) / 2))
     page = (ROOT / "docs" / "guide" / "intervals.md").read_text(encoding="utf-8")
-    assert f"at least\n<!-- numbers:p99-upper -->{need[True]} adversaries" in page
+    assert f"at least <!-- numbers:p99-upper -->{need[True]} adversaries" in page
     assert f"exact or KDE values: {need[False]})" in page and "~370" not in page
