@@ -31,6 +31,20 @@ def _percentile(a: np.ndarray, q: float) -> float:
     return float(s[lo] + frac * (s[hi] - s[lo]))
 
 
+def _search_note(point: ExperimentPoint, rows: int, label: str) -> list[str]:
+    """What an all-adversary search split by target examined, when its rows are worst cases (a
+    network's region search: one row per target or group of targets), for ``bound_note``."""
+    if not point.settings.exhaustive or point.exhaustive_method != "window":
+        return []
+    eng = point.exact_engine
+    if isinstance(eng, str) or eng.window_parts is None:
+        return []
+    parts = eng.window_parts()
+    each = "its target" if all(len(p) == 1 for p in parts) else "its group of targets"
+    return [f"adversaries = 'all': n_adversaries = {rows} rows, each the worst adversary (i, K, x_K, x, x') "
+            f"of {each}; bdpl_{label} and bdpl_median are over these maxima, bdpl_max is the BDPL"]
+
+
 def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
               finished: dict | None = None) -> SummaryRow:
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
@@ -65,7 +79,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
-    notes = sorted({b.reason for b in bnd.values() if b.reason})
+    notes = sorted({b.reason for b in bnd.values() if b.reason}) + _search_note(point, int(v.size), st.percentile_label)
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
     who = dict(argmax_i=best.i if best else "", argmax_known=best.known if best else "",

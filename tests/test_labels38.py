@@ -283,3 +283,41 @@ def test_intervals_page_states_the_adversaries_a_finite_p99_upper_end_needs():
     page = (ROOT / "docs" / "guide" / "intervals.md").read_text(encoding="utf-8")
     assert f"at least <!-- numbers:p99-upper -->{need[True]} adversaries" in page
     assert f"exact or KDE values: {need[False]})" in page and "~370" not in page
+
+
+# ---------------------------------------------------------------------------------- item 8: network run
+
+NETWORK = {"kind": "bayesnet", "states": 2, "parents": [[], [0], [0], [1, 2]],
+           "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
+                   [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
+
+
+def test_network_run_over_every_adversary_says_what_its_rows_are(tmp_path):
+    bdpsim.run({"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}, "model": NETWORK,
+                "mechanism": {"kind": "count", "epsilon": 1.0}}, tmp_path / "all", as_frame=False)
+    row = _summary(tmp_path / "all")[0]
+    assert row["n_adversaries"] == "4" and row["bound_model"] == row["bound_zhao"] == ""
+    note = row["bound_note"]
+    assert "n_adversaries = 4 rows, each the worst adversary (i, K, x_K, x, x') of its target" in note
+    assert "bdpl_p99 and bdpl_median are over these maxima, bdpl_max is the BDPL" in note
+    assert "model, zhao: not applicable (no model-specific bound for a bayesnet model" in note
+    # bdpl_max is the BDPL: the max over every adversary (i, K, x_K, x, x') one by one (brute force;
+    # a count's two-sided BDPL is symmetric in x, x')
+    import itertools
+
+    from bdpsim.adversary import Adversary
+    from bdpsim.config import parse_config
+
+    point = parse_config({"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+                          "model": NETWORK, "mechanism": {"kind": "count", "epsilon": 1.0}}).points[0]
+    brute = max(bdpsim.exact_bdpl(point.model.fixed, point.mechanism, Adversary(i, K, xk, 1, 0)).bdpl
+                for i in range(4) for r in range(4) for K in itertools.combinations([j for j in range(4) if j != i], r)
+                for xk in itertools.product((0, 1), repeat=r))
+    assert float(row["bdpl_max"]) == pytest.approx(brute, rel=1e-12)
+    # a sampled network run: the bound's reason, no search note; a chain: no note at all (tables unchanged)
+    bdpsim.run({"run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"}, "model": NETWORK,
+                "mechanism": {"kind": "count", "epsilon": 1.0}}, tmp_path / "s", as_frame=False)
+    note = _summary(tmp_path / "s")[0]["bound_note"]
+    assert note.startswith("model, zhao: not applicable") and "rows" not in note
+    bdpsim.run(_cfg(adversaries="all"), tmp_path / "chain", as_frame=False)
+    assert _summary(tmp_path / "chain")[0]["bound_note"] == ""
