@@ -44,7 +44,9 @@ def load_results(path: str | Path, *, as_frame: bool = True):
     DataFrame or list of dict
         One row per configuration point: its parameters, the empirical BDPL ``bdpl_p99`` (the
         99th percentile over adversaries of ``sup_s ln p(s | x_K, x) / p(s | x_K, x')``,
-        thesis §3.1.2), ``bdpl_exact`` where known, and the bounds.
+        thesis §3.1.2), ``bdpl_exact`` where known (the max of the examined adversaries' exact
+        values: with sampled adversaries a lower bound on the BDPL, which
+        ``bdpl_all_adversaries`` gives where cheap), and the bounds.
     """
     rows = read_summary(Path(path))
     return _table(rows) if as_frame else rows

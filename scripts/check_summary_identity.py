@@ -5,8 +5,9 @@ Usage::
 
     python scripts/check_summary_identity.py [--base main] [--configs quickstart thesis_fig15_exact]
 
-For each config it runs ``bdpsim run`` with this checkout's code and with the code of ``--base``
-(``git archive`` of its ``bdpsim/`` into a temporary directory, first on ``PYTHONPATH``), and
+For each config it runs ``bdpsim run`` with this checkout's code (its root first on ``PYTHONPATH``:
+not an installed copy) and with the code of ``--base`` (``git archive`` of its ``bdpsim/`` into a
+temporary directory, first on ``PYTHONPATH``), and
 compares both ``summary.csv`` files cell by cell, every column but ``seconds``; where the repository
 commits ``results/<config>/summary.csv`` it is compared too. A column the new code adds (every old
 column kept, in its order) is listed, not a difference. Exit status 1 on any difference (each
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         base = str(base_tree(a.base, tmp / "base"))
         for config in a.configs:
             new, old = tmp / f"{config}-new", tmp / f"{config}-base"
-            run(config, new, None)
+            run(config, new, str(ROOT))  # this checkout's code, whatever bdpsim is installed
             run(config, old, base)
             pairs = [(f"{a.base}'s code", old / "summary.csv")]
             committed = ROOT / "results" / config / "summary.csv"
