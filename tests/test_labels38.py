@@ -321,3 +321,16 @@ def test_network_run_over_every_adversary_says_what_its_rows_are(tmp_path):
     assert note.startswith("model, zhao: not applicable") and "rows" not in note
     bdpsim.run(_cfg(adversaries="all"), tmp_path / "chain", as_frame=False)
     assert _summary(tmp_path / "chain")[0]["bound_note"] == ""
+
+
+def test_console_heading_follows_what_each_row_examined():
+    from bdpsim.cli.table import console_table, exact_heading, table_notes
+
+    rows = [{"point_id": "a", "estimator": "exact", "n": 4, "epsilon": 1.0, "bdpl_p99": 1.0, "bdpl_exact": 1.2},
+            {"point_id": "b", "estimator": "exact", "n": 4, "epsilon": 2.0, "bdpl_p99": 2.0, "bdpl_exact": 2.5}]
+    assert exact_heading(rows, {"a", "b"}) == "exact_max_sampled"
+    assert exact_heading(rows, {"a"}) == "exact_max_examined"  # a mix: "examined" is true of both
+    assert exact_heading(rows, set()) == "bdpl_exact"  # every adversary: the BDPL itself
+    assert "exact_max_examined" in console_table(rows, "p99", {"a"})[0]
+    assert table_notes(rows, set()) == []
+    assert table_notes(rows, {"a"})[0].startswith("exact_max_examined: the largest exact BDPL among the examined")
