@@ -199,8 +199,9 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
         raise NotAvailable(eng)
     ks = known_sizes(sizes, model.n)
     if eng.window is not None and is_upward_closed(ks, model.n):
-        search, advs, values = eng.window(ks[0], 1)
-        return ExactResult(search.bdpl, advs[0].adversary(), int(values.size))
+        search, advs, values = eng.window(ks[0], 1)  # a histogram's window search has no search object
+        return ExactResult(search.bdpl if search is not None else float(values.max()), advs[0].adversary(),
+                           int(values.size))
     if eng.exhaustive is None:
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
     if eng.limit is not None and (why := eng.limit(ks)) is not None:

@@ -334,3 +334,18 @@ def test_console_heading_follows_what_each_row_examined():
     assert "exact_max_examined" in console_table(rows, "p99", {"a"})[0]
     assert table_notes(rows, set()) == []
     assert table_notes(rows, {"a"})[0].startswith("exact_max_examined: the largest exact BDPL among the examined")
+
+
+def test_histogram_all_adversary_value_equals_its_exhaustive_run(tmp_path):
+    """A histogram's window search returns no search object: the value is the cells' max (it crashed
+    the sampled run's summary and bdpsim.exact_bdpl without an adversary)."""
+    cfg = {"run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all"},
+           "model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"kind": "histogram", "epsilon": 1.0}}
+    bdpsim.run(cfg, tmp_path / "s", as_frame=False)
+    bdpsim.run({**cfg, "run": {**cfg["run"], "adversaries": "all"}}, tmp_path / "a", as_frame=False)
+    every = float(_summary(tmp_path / "a")[0]["bdpl_exact"])
+    assert float(_summary(tmp_path / "s")[0]["bdpl_all_adversaries"]) == every
+    from bdpsim.config import parse_config
+
+    point = parse_config(cfg).points[0]
+    assert bdpsim.exact_bdpl(point.model.fixed, point.mechanism).bdpl == every
