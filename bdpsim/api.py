@@ -45,7 +45,9 @@ def load_results(path: str | Path, *, as_frame: bool = True):
     DataFrame or list of dict
         One row per configuration point: its parameters, the empirical BDPL ``bdpl_p99`` (the
         99th percentile over adversaries of ``sup_s ln p(s | x_K, x) / p(s | x_K, x')``,
-        thesis §3.1.2), ``bdpl_exact`` where known, and the bounds.
+        thesis §3.1.2), ``bdpl_exact`` where known (the max of the examined adversaries' exact
+        values: with sampled adversaries a lower bound on the BDPL, which
+        ``bdpl_all_adversaries`` gives where cheap), and the bounds.
     """
     rows = read_summary(Path(path))
     return _table(rows) if as_frame else rows
@@ -196,8 +198,9 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     eng = engine_for(model, mechanism)
     ks = known_sizes(sizes, model.n)
     if isinstance(eng, HasWindowSearch) and is_upward_closed(ks, model.n):
-        search, advs, values = eng.window(ks[0], 1)
-        return ExactResult(search.bdpl, advs[0].adversary(), int(values.size))
+        search, advs, values = eng.window(ks[0], 1)  # a histogram's window search has no search object
+        return ExactResult(search.bdpl if search is not None else float(values.max()), advs[0].adversary(),
+                           int(values.size))
     if not isinstance(eng, HasExhaustive):
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
     try:

@@ -258,7 +258,7 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
     -------
     dict of str to Bound
         ``general``, ``model``, ``zhao`` and ``lower``; an inapplicable bound is ``nan`` with
-        its reason.
+        its reason (a kind with no bound of its own: one reason for ``model`` and ``zhao``).
     """
     eps = mechanism.epsilon
     eps = float(eps) if eps is not None else math.nan
@@ -269,4 +269,9 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
            "lower": Bound("lower", eps) if dp else not_applicable("lower", why_dp)}
     if spec.owner is not None:
         out.update(spec.owner.bounds(spec, mechanism, eps))
+    model, zhao = out["model"], out["zhao"]
+    if math.isnan(model.value) and not model.reason and math.isnan(zhao.value) and not zhao.reason:
+        why = (f"model, zhao: not applicable (no model-specific bound for a {spec.kind} model; the Gaussian "
+               "and Markov bounds need those models)")
+        out.update(model=Bound("model", math.nan, why), zhao=Bound("zhao", math.nan, why))
     return out

@@ -5,13 +5,14 @@ Usage::
 
     python scripts/check_summary_identity.py [--base main] [--configs quickstart thesis_fig15_exact]
 
-For each config it runs ``bdpsim run`` with this checkout's code (first on ``PYTHONPATH``: the
-runs start in a temporary directory, where an installed bdpsim would answer otherwise) and with the
-code of ``--base`` (``git archive`` of its ``bdpsim/`` into a temporary directory, first on
-``PYTHONPATH``), and compares both ``summary.csv`` files (and ``adversaries.csv.gz``,
-decompressed) cell by cell, every column but ``seconds``; where the repository commits
-``results/<config>/summary.csv`` it is compared too. Exit status 1 on any difference
-(each printed), 0 when every table is identical.
+For each config it runs ``bdpsim run`` with this checkout's code (its root first on
+``PYTHONPATH``: the runs start in a temporary directory, where an installed bdpsim would answer
+otherwise) and with the code of ``--base`` (``git archive`` of its ``bdpsim/`` into a temporary
+directory, first on ``PYTHONPATH``), and compares both ``summary.csv`` files (and
+``adversaries.csv.gz``, decompressed) cell by cell, every column but ``seconds``; where the
+repository commits ``results/<config>/summary.csv`` it is compared too. A column the new code
+adds (every old column kept, in its order) is listed, not a difference. Exit status 1 on any
+difference (each printed), 0 when every table is identical.
 """
 
 from __future__ import annotations
@@ -37,20 +38,30 @@ def _table(path: Path) -> tuple[list[str], list[list[str]]]:
     return rows[0], rows[1:]
 
 
+def added_columns(a: Path, b: Path) -> list[str]:
+    """Columns of ``a`` that ``b`` lacks, when ``b``'s columns are in ``a`` in the same order (a
+    column added by a new version: readers that select columns by name are unaffected)."""
+    ha, hb = _table(a)[0], _table(b)[0]
+    return [h for h in ha if h not in hb] if [h for h in ha if h in hb] == hb else []
+
+
 def compare(a: Path, b: Path) -> list[str]:
-    """Differences between two ``summary.csv`` (columns, rows, cells; ``seconds`` ignored)."""
+    """Differences between two ``summary.csv`` (columns, rows, cells; ``seconds`` ignored). Columns
+    ``a`` adds to ``b``'s, every one of ``b``'s kept in its order, are no difference
+    (:func:`added_columns`: reported beside); a missing, renamed or moved column is."""
     ha, ra = _table(a)
     hb, rb = _table(b)
-    if ha != hb:
+    added = added_columns(a, b)
+    if [h for h in ha if h not in added] != hb:
         return [f"header differs: {ha} != {hb}"]
     if len(ra) != len(rb):
         return [f"{len(ra)} rows != {len(rb)} rows"]
-    keep = [k for k, h in enumerate(ha) if h not in IGNORED]
+    keep = [(ha.index(h), k) for k, h in enumerate(hb) if h not in IGNORED]
     out = []
     for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
-        for k in keep:
-            if x[k] != y[k]:
-                out.append(f"row {i} column {ha[k]}: {x[k]!r} != {y[k]!r}")
+        for ka, kb in keep:
+            if x[ka] != y[kb]:
+                out.append(f"row {i} column {hb[kb]}: {x[ka]!r} != {y[kb]!r}")
     return out
 
 
@@ -84,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         base = str(base_tree(a.base, tmp / "base"))
         for config in a.configs:
             new, old = tmp / f"{config}-new", tmp / f"{config}-base"
-            run(config, new, None)
+            run(config, new, str(ROOT))  # this checkout's code, whatever bdpsim is installed
             run(config, old, base)
             if (old / "adversaries.csv.gz").is_file() or (new / "adversaries.csv.gz").is_file():
                 diff = compare(new / "adversaries.csv.gz", old / "adversaries.csv.gz")
@@ -104,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                 stale = ref != pairs[0][1] and diff and diff == compare(old / "summary.csv", ref)
                 verdict = "identical" if not diff else (f"differs exactly as {a.base}'s code does (the committed "
                                                         "file predates it)" if stale else "DIFFERS")
+                more = added_columns(new / "summary.csv", ref)
+                verdict += f"; columns added: {', '.join(more)}" if more else ""
                 print(f"{config}: summary.csv vs {label} ({n} rows): {verdict} (seconds aside)")
                 for line in diff[:20]:
                     print("    " + line[:300])

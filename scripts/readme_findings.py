@@ -388,7 +388,35 @@ def b_limit_example() -> str:
     raise ValueError("quickstart with samples = 1e9 is not refused")
 
 
+def fewest_bounding(q: float = 99.0, confidence: float = 0.95, own: float | None = None) -> int:
+    """The fewest adversaries ``m`` whose order statistics bound the ``q``-th percentile from above
+    at ``confidence`` (a finite upper end): of the values themselves (``own`` None,
+    :func:`bdpsim.kernels.stats.percentile_ci`), or of the upper ends of per-adversary intervals at
+    level ``own`` (:func:`~bdpsim.kernels.stats.interval_percentile_ci`, the mixture's summary)."""
+    import numpy as np
+
+    from bdpsim.kernels.stats import interval_percentile_ci, percentile_ci
+
+    m = 1
+    while True:
+        v = np.arange(float(m))
+        hi = percentile_ci(v, q, confidence)[1] if own is None else interval_percentile_ci(v, v, q, confidence, own)[1]
+        if math.isfinite(hi):
+            return m
+        m += 1
+
+
+def b_p99_upper() -> str:
+    """The adversaries a finite upper end of the p99 interval needs: mixture (its upper ends' shifted
+    percentile) and plain order statistics (exact, kde)."""
+    from bdpsim.kernels.stats import own_level
+
+    return (f"{fewest_bounding(own=own_level(99.0, 0.95))} adversaries (the plain order statistic of exact or "
+            f"KDE values: {fewest_bounding()})")
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
+    "p99-upper": b_p99_upper,
     "activity-exact": b_activity_exact,
     "knowledge": b_knowledge,
     "window-count": b_window_count,

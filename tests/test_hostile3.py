@@ -225,7 +225,7 @@ def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli,
     assert p.returncode == 0, p.stderr
     drawn = {}
 
-    def capture(fig, stem):
+    def capture(fig, stem, formats=("png", "pdf")):
         ax = fig.axes[0]
         drawn.update(labels=ax.get_legend_handles_labels()[1], xlabel=ax.get_xlabel(),
                      ticks=[t.get_text() for t in ax.get_xticklabels()],
@@ -268,8 +268,9 @@ def test_mixed_estimators_print_their_table(bdpsim_cli, tmp_path):
     lines = p.stdout.splitlines()
     assert lines[0] == "3 configurations -> " + str(tmp_path / "o") + "/summary.csv"
     head = lines[1].split()
-    assert {"estimator", "bdpl_lower", "bdpl_exact"} <= set(head)
-    assert [line.split()[0] for line in lines[2:]] == ["audit", "exact", "mixture"]
+    assert {"estimator", "bdpl_lower", "exact_max_sampled", "bdpl_all_adversaries"} <= set(head)
+    assert [line.split()[0] for line in lines[2:5]] == ["audit", "exact", "mixture"]
+    assert lines[5].startswith("exact_max_sampled: the largest exact BDPL among the sampled adversaries")
 
 
 def test_table_of_one_calibrated_configuration(bdpsim_cli, tmp_path):

@@ -506,8 +506,9 @@ def test_flag_rules(tmp_path):
     assert flags(p, {**base, "bdpl_p99": 2.0}) == []
     assert flags(p, {**base, "bdpl_p99": 2.43}) == []  # within 4 se and 1 %
     assert "bdpl_p99 2.6 > bound_model 2.4" in flags(p, {**base, "bdpl_p99": 2.6})[0]
-    low = flags(p, {**base, "bdpl_p99": 0.5})
-    assert len(low) == 1 and "< bound_lower 1" in low[0] and "not sampled" in low[0]
+    low = flags(p, {**base, "bdpl_p99": 0.5, "bdpl_max": 0.6})  # the maximum below it (issue 38 item 6)
+    assert len(low) == 1 and "bdpl_max 0.6 < bound_lower 1" in low[0] and "not sampled" in low[0]
+    assert flags(p, {**base, "bdpl_p99": 0.5, "bdpl_max": 1.0}) == []  # one adversary reached it
     assert "2 of 6 adversaries without an estimate" in flags(p, {**base, "bdpl_p99": 2.0, "failed_adversaries": 2})
     ex = flags(p, {**base, "bdpl_p99": 2.0, "bdpl_exact": 2.5})
     assert ex == ["exact BDPL 2.5 > bound_model 2.4 (a bug or a counterexample)"]

@@ -53,7 +53,7 @@ def test_derived_column_is_not_a_group():
     assert _plot(grid, x="noise_scale") is not None
     assert {lab for lab in _labels(_plot(grid, x="noise_scale")) if "=" in lab} == {
         f"min(general, model bound) gamma = {g:g}" for g in (2.0, 5.0)} | {
-        f"exact max gamma = {g:g}" for g in (2.0, 5.0)}
+        f"exact BDPL, every adversary gamma = {g:g}" for g in (2.0, 5.0)}
 
 
 def test_string_group_labels_and_no_warning_when_bounds_are_missing():
@@ -62,11 +62,11 @@ def test_string_group_labels_and_no_warning_when_bounds_are_missing():
             for e in EPS for est in ("exact", "mixture")]
     ax = _plot(rows, group="estimator")
     labels = _labels(ax)
-    assert "exact max estimator = exact" in labels and "mixture p99 estimator = mixture" in labels
+    assert "exact BDPL, every adversary estimator = exact" in labels and "mixture p99 estimator = mixture" in labels
     assert not any("bound" in lab for lab in labels)  # every bound NaN: no line, no warning
     # a group column with missing values on some rows: labelled, not formatted as a number
     rows = [_row(epsilon=e, rho=(0.3 if e > 1 else math.nan)) for e in EPS]
-    assert "exact max rho = n/a" in _labels(_plot(rows, group="rho"))
+    assert "exact BDPL, every adversary rho = n/a" in _labels(_plot(rows, group="rho"))
 
 
 @pytest.mark.parametrize("kw,match", [({"x": "foo"}, "x = 'foo': not a column of summary.csv"),

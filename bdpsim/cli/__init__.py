@@ -155,12 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
                                     "are the next varying one that is not a function of it.",
                         epilog="examples:\n  bdpsim plot results/quickstart\n"
                                "  bdpsim plot results/fig15 --x epsilon --group gamma\n"
-                               "  bdpsim plot results/quickstart --group estimator",
+                               "  bdpsim plot results/quickstart --group estimator\n"
+                               "  bdpsim plot results/quickstart --out figs/ --format png\n"
+                               "  bdpsim plot results/quickstart --out quickstart.svg",
                         formatter_class=_Formatter)
     pl.add_argument("results", help="directory holding summary.csv")
     pl.add_argument("--x", help="numeric column for the x-axis (default: the first varying of "
                                 + ", ".join(PLOT_AXES) + ")")
     pl.add_argument("--group", help="column that separates curves")
+    pl.add_argument("--out", metavar="FILE_OR_DIR", help="where to write: a directory (RESULTS/bdpl.* by "
+                                                         "default) or a file such as fig.svg")
+    pl.add_argument("--format", metavar="FMT[,FMT]", help="png, pdf, svg, comma-separated (default png,pdf; "
+                                                           "a file --out: its own suffix)")
 
     cf = sub.add_parser("configs", help="list the bundled example configs (--copy DIR copies them)",
                         description="The example configs shipped with bdpsim. Run one by name from any "
@@ -270,12 +276,15 @@ def _cmd_run(a) -> int:
         print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
               "re-run the same command to resume", file=sys.stderr)
         return 130
-    from .table import MAX_ROWS, configurations, console_table
+    from .table import MAX_ROWS, configurations, console_table, table_notes
 
+    sampled = {p.id for p in cfg.points if not p.settings.exhaustive}
     print(f"{configurations(len(rows))} -> {out}/summary.csv")
-    print("\n".join(console_table(rows, cfg.percentile_label)))
+    print("\n".join(console_table(rows, cfg.percentile_label, sampled)))
     if len(rows) > MAX_ROWS:
         print(f"... {len(rows) - MAX_ROWS} more rows in {out}/summary.csv")
+    for note in table_notes(rows, sampled):
+        print(note)
     return 0
 
 
@@ -314,7 +323,8 @@ def _cmd_plot(a) -> int:
     from ..figures import plot_results
 
     try:
-        paths = plot_results(Path(a.results), a.x, a.group)
+        paths = plot_results(Path(a.results), a.x, a.group, out=a.out,
+                             formats=a.format.split(",") if a.format is not None else None)
     except OSError as exc:  # read-only directory, full disk, ...: nothing half-written is left as final
         raise ConfigError("results", a.results, f"cannot write the plot there ({exc.strerror or exc}"
                                                 f"{': ' + str(exc.filename) if exc.filename else ''})") from None

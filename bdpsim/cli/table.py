@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+from collections.abc import Collection
+
+from ..estimators.all_adversaries import ALL_ADVERSARIES
 from ..pipeline.rows import mechanism_label
 
 #: rows printed at most; the rest are only in summary.csv
@@ -27,8 +30,20 @@ def _has(v) -> bool:
     return v is not None and v != "" and not (isinstance(v, float) and math.isnan(v))
 
 
-def console_table(rows: list[dict], label: str) -> list[str]:
-    """The lines of the table (header first) for summary ``rows`` whose percentile is ``label``."""
+def exact_heading(rows: list[dict], sampled: Collection[str]) -> str:
+    """The console heading of ``bdpl_exact``: ``exact_max_sampled`` when every row holding a value
+    sampled its adversaries (the max of their exact values, a lower bound on the BDPL),
+    ``exact_max_examined`` when only some did, ``bdpl_exact`` when none did (every adversary
+    examined: the BDPL itself)."""
+    held = [r.get("point_id") in sampled for r in rows if _has(r.get("bdpl_exact"))]
+    if held and all(held):
+        return "exact_max_sampled"
+    return "exact_max_examined" if any(held) else "bdpl_exact"
+
+
+def console_table(rows: list[dict], label: str, sampled: Collection[str] = ()) -> list[str]:
+    """The lines of the table (header first) for summary ``rows`` whose percentile is ``label``;
+    ``sampled`` holds the ids of the points whose adversaries were sampled (:func:`exact_heading`)."""
     rows = [dict(r, mechanism=mechanism_label(r)) for r in rows]
     calibrated = any(_has(r.get("target_epsilon")) for r in rows)
     cols: list[tuple[str, str]] = [("estimator", "estimator")]  # (key, heading)
@@ -39,8 +54,11 @@ def console_table(rows: list[dict], label: str) -> list[str]:
         cols += [("target_epsilon", "target_epsilon"), ("epsilon", "dp_epsilon")]
     else:
         cols.append(("epsilon", "epsilon"))
-    cols += [(c, c) for c in ("rho", "gamma", f"bdpl_{label}", "noise_floor", "bdpl_exact",
-                              "bound_general", "bound_model")]
+    cols += [(c, c) for c in ("rho", "gamma", f"bdpl_{label}", "noise_floor")]
+    cols.append(("bdpl_exact", exact_heading(rows, sampled)))
+    if any(_has(r.get(ALL_ADVERSARIES)) for r in rows):
+        cols.append((ALL_ADVERSARIES, ALL_ADVERSARIES))
+    cols += [(c, c) for c in ("bound_general", "bound_model")]
     cols += [(c, c) for c in OWN if any(isinstance(r.get(c), (int, float)) and _has(r[c]) for r in rows)]
 
     def cell(v) -> str:
@@ -55,6 +73,26 @@ def console_table(rows: list[dict], label: str) -> list[str]:
     lines = ["  ".join(f"{h:>{w}}" for (_, h), w in zip(cols, widths, strict=True))]
     lines += ["  ".join(f"{c:>{w}}" for c, w in zip(line, widths, strict=True)) for line in cells]
     return [line.rstrip() for line in lines]
+
+
+def table_notes(rows: list[dict], sampled: Collection[str] = ()) -> list[str]:
+    """What the table's numbers are, under it: the sampled exact maximum against the BDPL over every
+    adversary, and the mixture adversaries whose value came from the exact conditional law."""
+    out = []
+    heading = exact_heading(rows, sampled)
+    if heading != "bdpl_exact":
+        out.append(f"{heading}: the largest exact BDPL among the {heading.rsplit('_', 1)[1]} adversaries "
+                   "(summary.csv: bdpl_exact), a lower bound on the BDPL")
+    if any(_has(r.get(ALL_ADVERSARIES)) for r in rows):
+        out.append(f"{ALL_ADVERSARIES}: the exact BDPL over every adversary (the chain's window search)")
+    for r in rows:
+        k, m = r.get("exact_law_n"), r.get("n_adversaries")
+        if isinstance(k, (int, float)) and _has(k) and k > 0 and isinstance(m, (int, float)) and m > 0:
+            where = ", ".join(f"{c} = {r[c]:g}" for c in ("n", "epsilon", "rho", "gamma")
+                              if isinstance(r.get(c), (int, float)) and _has(r[c]))
+            out.append(f"mixture ({where}): {int(k)} of {int(m)} adversaries ({k / m:.1%}) took the exact "
+                       "conditional law of the query (mixture_exact_law), not samples: their values are exact")
+    return out
 
 
 def configurations(count: int) -> str:

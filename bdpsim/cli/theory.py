@@ -14,7 +14,10 @@ examples:
   bdpsim bounds markov --gamma 5 --epsilon 1 --n 10
   bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1
   bdpsim bounds general --m 10 --epsilon 0.5
+  bdpsim bounds markov --gamma 5 --epsilon 1 --json   (machine-readable)
 """
+
+JSON_HELP = "print one JSON object instead of the table (inf and nan as null, each with its reason)"
 
 
 
@@ -60,6 +63,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     g.add_argument("--gamma", type=float, help="symmetric chain of thesis Fig. 14 with this ratio")
     bm.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
     bm.add_argument("--n", type=int, help="number of records (adds the general bound n eps)")
+    bm.add_argument("--json", action="store_true", help=JSON_HELP)
     bg = bs.add_parser("gaussian", help="Gaussian bound (m^2/(4(1/rho-m+2)) + 1) eps",
                        description="Gaussian bound (m^2 / (4 (1/rho - m + 2)) + 1) eps of the clipped Laplace "
                                    "sum on m records with max. Pearson correlation rho (paper Thm 5.5/5.8; "
@@ -70,6 +74,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
     bg.add_argument("--m", type=int, required=True, help="number of correlated records")
     bg.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
+    bg.add_argument("--json", action="store_true", help=JSON_HELP)
     bgen = bs.add_parser("general", help="general bound m eps",
                          description="General bound m eps on the BDPL of an eps-DP mechanism when at most "
                                      "m records are correlated (paper Thm 4.3).",
@@ -78,13 +83,15 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     bgen.set_defaults(action=_bounds_general)
     bgen.add_argument("--m", type=int, required=True, help="number of correlated records")
     bgen.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
+    bgen.add_argument("--json", action="store_true", help=JSON_HELP)
     w = sub.add_parser("worst-case", help="search the model class for the largest exact BDPL",
                        description="Worst-case searches (exact objective, many local starts).\n"
                                    "gaussian: max over Sigma_rho and (i, K) of the unclipped-sum slope |a|;\n"
                                    "markov: max over stationary chains with max P / min P <= gamma of the\n"
                                    "exact BDPL of the eps-DP count (every adversary, K = {} included).",
                        epilog="examples:\n  bdpsim worst-case gaussian --n 5 --rho 0.3\n"
-                              "  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
+                              "  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1\n"
+                              "  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1 --json",
                        formatter_class=_Formatter)
     ws = w.add_subparsers(dest="which", required=True, parser_class=_Parser)
     wg = ws.add_parser("gaussian", help="worst Sigma_rho for the unclipped Laplace sum",
@@ -103,6 +110,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
     wg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
+    wg.add_argument("--json", action="store_true", help=JSON_HELP)
     wm = ws.add_parser("markov", help="worst chain for a given max/min transition ratio gamma",
                        description="Search stationary chains with max P / min P <= gamma for the largest exact "
                                    "BDPL of the eps-DP Laplace count (every adversary, K = {} included), by "
@@ -121,18 +129,39 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
     wm.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
                                                          "progress line every 10 s)")
+    wm.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def _fmt_bound(b) -> str:
     return f"{b.value:.4f}" if math.isfinite(b.value) else f"not applicable ({b.reason})"
 
 
+def _strict(value):
+    """``value`` for strict JSON: non-finite floats become ``null`` (their reasons travel beside them)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _bound_data(b) -> dict:
+    return {"value": b.value, "reason": "" if math.isfinite(b.value) else b.reason}
+
+
+def _emit(a, lines: list[str], data: dict) -> None:
+    """The table (``lines``) or, with ``--json``, ``data`` as one JSON object."""
+    print(json.dumps(_strict(data), indent=2) if getattr(a, "json", False) else "\n".join(lines))
+
+
 def command_bounds(a) -> int:
-    print("\n".join(a.action(a)))  # printed only once every value is computed: no results before an error
+    _emit(a, *a.action(a))  # printed only once every value is computed: no results before an error
     return 0
 
 
-def _bounds_markov(a) -> list[str]:
+def _bounds_markov(a) -> tuple[list[str], dict]:
     from .. import bounds as B
 
     lines: list[str] = []
@@ -150,32 +179,49 @@ def _bounds_markov(a) -> list[str]:
         lines.append(f"chain          {what}: the Markov and Zhao bounds do not apply")
     lines.append(f"gamma          {gam:.6g}   4 ln gamma = {4 * math.log(gam):.4f}" if math.isfinite(gam) else "gamma          inf")
     lines.append(f"omega          {om:.6g}   6 ln omega = {6 * math.log(om):.4f}" if math.isfinite(om) else "omega          inf")
-    lines.append(f"markov bound   {_fmt_bound(B.markov_bound(a.epsilon, P))}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
-    lines.append(f"zhao bound     {_fmt_bound(B.zhao_bound(a.epsilon, P))}   (eps + 6 ln omega)")
+    markov, zhao = B.markov_bound(a.epsilon, P), B.zhao_bound(a.epsilon, P)
+    lines.append(f"markov bound   {_fmt_bound(markov)}   (eps + 4 ln gamma; needs P > 0 and a stationary start)")
+    lines.append(f"zhao bound     {_fmt_bound(zhao)}   (eps + 6 ln omega)")
+    data: dict = {"transition": P.tolist(), "epsilon": a.epsilon, "chain": what or "", "gamma": gam, "omega": om,
+                  "markov_bound": _bound_data(markov), "zhao_bound": _bound_data(zhao)}
     if a.n is not None:
-        lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.n))}   (n eps)")
+        general = B.general_bound(a.epsilon, a.n)
+        lines.append(f"general bound  {_fmt_bound(general)}   (n eps)")
+        data.update(n=a.n, general_bound=_bound_data(general))
     tau = B.calibrate_markov(a.epsilon, P)
-    lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)" if math.isfinite(tau)
-                 else "calibration    eps-BDP by the Markov bound needs eps > 4 ln gamma")
-    return lines
+    if math.isfinite(tau):
+        why = ""
+        lines.append(f"calibration    tau = {tau:.4f} for eps-BDP (Markov)")
+    elif not math.isfinite(markov.value):  # no bound, so no calibration by it: not a rule on eps
+        why = f"not applicable: the Markov bound {markov.reason}"
+        lines.append(f"calibration    {why}")
+    else:
+        why = f"eps-BDP by the Markov bound needs eps > 4 ln gamma = {4 * math.log(gam):.4f}"
+        lines.append(f"calibration    {why}")
+    data["calibration"] = {"tau": tau, "reason": why}
+    return lines, data
 
 
-def _bounds_gaussian(a) -> list[str]:
+def _bounds_gaussian(a) -> tuple[list[str], dict]:
     from .. import bounds as B
 
     lines: list[str] = []
     h = B.gaussian_factor(a.rho, a.m)
     lines.append(f"factor h       {h:.4f}   (m^2/(4(1/rho - m + 2)) + 1)" if math.isfinite(h)
                  else "factor h       not applicable (needs rho (m - 2) < 1)")
-    lines.append(f"gaussian bound {_fmt_bound(B.gaussian_bound(a.epsilon, a.rho, a.m))}")
-    lines.append(f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}")
-    return lines
+    gauss, general = B.gaussian_bound(a.epsilon, a.rho, a.m), B.general_bound(a.epsilon, a.m)
+    lines.append(f"gaussian bound {_fmt_bound(gauss)}")
+    lines.append(f"general bound  {_fmt_bound(general)}")
+    return lines, {"epsilon": a.epsilon, "rho": a.rho, "m": a.m, "factor": h,
+                   "gaussian_bound": _bound_data(gauss), "general_bound": _bound_data(general)}
 
 
-def _bounds_general(a) -> list[str]:
+def _bounds_general(a) -> tuple[list[str], dict]:
     from .. import bounds as B
 
-    return [f"general bound  {_fmt_bound(B.general_bound(a.epsilon, a.m))}"]
+    general = B.general_bound(a.epsilon, a.m)
+    return [f"general bound  {_fmt_bound(general)}"], {"epsilon": a.epsilon, "m": a.m,
+                                                        "general_bound": _bound_data(general)}
 
 
 def _finite(flag: str, value: float, rule: str, ok) -> None:
@@ -207,35 +253,48 @@ def command_worst_case(a) -> int:
 
     _check_worst_case(a)
     with Progress("bdpsim worst-case", "searches", quiet=a.quiet) as bar:
-        a.action(a, np.random.default_rng(a.seed), W, bar)
+        lines, data = a.action(a, np.random.default_rng(a.seed), W, bar)
+    _emit(a, lines, data)
     return 0
 
 
-def _worst_gaussian(a, rng, W, progress=None) -> None:
+def _worst_gaussian(a, rng, W, progress=None) -> tuple[list[str], dict]:
     import numpy as np
 
     r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts, progress=progress)
-    print(f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}")
-    print(f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)")
+    out = [f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}",
+           f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)"]
     if r.capped:
-        print(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
-              f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
-    print(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
-    print(f"worst BDPL(x, x')        {r.bdpl(a.distance, a.noise_scale):.6f}")
+        out.append(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
+                   f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
+    out.append(f"equicorrelated, K = {{}}  {r.equicorrelated:.6f}  (1 + (n - 1) rho)")
+    worst = r.bdpl(a.distance, a.noise_scale)
+    out.append(f"worst BDPL(x, x')        {worst:.6f}")
     h = r.gaussian_factor
-    print("Gaussian bound (m = n)   " + (f"{h * a.distance / a.noise_scale:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
-    print("worst correlation matrix:")
-    print(np.array2string(r.correlation, precision=4, suppress_small=True))
+    bound = h * a.distance / a.noise_scale if math.isfinite(h) else math.nan
+    out.append("Gaussian bound (m = n)   " + (f"{bound:.6f}" if math.isfinite(h) else "not applicable (rho (n - 2) >= 1)"))
+    out.append("worst correlation matrix:")
+    out.append(np.array2string(r.correlation, precision=4, suppress_small=True))
+    data = {"n": a.n, "rho": a.rho, "noise_scale": a.noise_scale, "distance": a.distance, "slope": r.slope,
+            "known_size": r.known_size, "starts": r.starts, "requested_starts": a.starts,
+            "equicorrelated": r.equicorrelated, "bdpl": worst, "gaussian_bound": bound,
+            "gaussian_bound_reason": "" if math.isfinite(h) else "rho (n - 2) >= 1",
+            "correlation": r.correlation.tolist()}
+    return out, data
 
 
-def _worst_markov(a, rng, W, progress=None) -> None:
+def _worst_markov(a, rng, W, progress=None) -> tuple[list[str], dict]:
     import numpy as np
 
     r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts, progress=progress)
-    print(f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}")
-    print(f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)")
+    out = [f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}",
+           f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)"]
     if math.isfinite(r.symmetric_bdpl):
-        print(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
-    print(f"Markov bound             {r.markov_bound:.6f}")
-    print("worst transition matrix:")
-    print(np.array2string(r.transition, precision=4))
+        out.append(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
+    out.append(f"Markov bound             {r.markov_bound:.6f}")
+    out.append("worst transition matrix:")
+    out.append(np.array2string(r.transition, precision=4))
+    data = {"gamma": a.gamma, "n": a.n, "epsilon": a.epsilon, "states": a.states, "bdpl": r.bdpl,
+            "evaluations": r.evaluations, "symmetric_bdpl": r.symmetric_bdpl, "markov_bound": r.markov_bound,
+            "transition": r.transition.tolist()}
+    return out, data

@@ -22,7 +22,7 @@ SYMBOLS = {"epsilon": "ε", "rho": "ρ", "gamma": "γ"}
 DEFAULT_STYLES = {
     "kde": {"marker": "x", "label": "KDE estimate, p99 over adversaries (95 % CI)"},
     "mixture": {"marker": "+", "label": "mixture estimate, p99 (95 % CI)"},
-    "exact": {"marker": "o", "mfc": "none", "label": "exact, max over adversaries"},
+    "exact": {"marker": "o", "mfc": "none", "label": "exact, max over the examined adversaries"},
 }
 
 
@@ -180,7 +180,7 @@ def plot_thesis_fig09(rows, axes):
 
 FIG10_STYLES = {
     "kde": {"marker": "o", "ms": 4, "label": "unclipped sum: KDE p99 (dots)"},
-    "exact": {"marker": "s", "mfc": "none", "ms": 7, "label": "unclipped sum: exact max over adversaries"},
+    "exact": {"marker": "s", "mfc": "none", "ms": 7, "label": "unclipped sum: exact, max over the sampled adversaries"},
     "kde-clipped": {"marker": "x", "ms": 6, "label": "clipped sum [0, 10]: KDE p99 (crosses)"},
 }
 

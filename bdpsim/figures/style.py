@@ -49,15 +49,16 @@ def stamp(fig, text: str, color: str = "crimson") -> None:
     fig.text(0.5, 1.0, text, ha="center", va="bottom", color=color, fontsize=9, weight="bold")
 
 
-def save(fig, stem: Path) -> list[Path]:
-    """Write ``stem.png`` (150 dpi) and ``stem.pdf``, cropped to the figure's content (legends
-    outside the axes included); return the paths."""
+def save(fig, stem: Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
+    """Write ``stem.png`` (150 dpi) and ``stem.pdf`` (or the given ``formats``), cropped to the
+    figure's content (legends outside the axes included); return the paths."""
     import os
 
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    for path, dpi in zip(paths, (150, "figure"), strict=True):  # via a temporary name: a full disk leaves no half file
+    paths = [stem.with_suffix(f".{f}") for f in formats]
+    dpis = [150 if f == "png" else "figure" for f in formats]
+    for path, dpi in zip(paths, dpis, strict=True):  # via a temporary name: a full disk leaves no half file
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp{path.suffix}")
         try:
             fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format=path.suffix[1:])

@@ -115,6 +115,28 @@ def check_axes(rows: Sequence[dict], x: str | None, group: str | None) -> None:
         raise ConfigError("group", group, f"not a column of summary.csv; columns: {', '.join(columns)}")
 
 
+def _empty(v) -> bool:
+    """A missing cell: ``None``, ``""`` or NaN (``inf`` is a value)."""
+    return v is None or v == "" or (isinstance(v, float) and math.isnan(v))
+
+
+def every_adversary(row: dict) -> bool:
+    """Whether a summary row examined every adversary (``adversaries = "all"``): its percentile has no
+    sampling interval (``bdpl_p99_ci_low``/``_high`` empty) and it has no all-adversary value
+    beside a sampled one (``bdpl_all_adversaries``)."""
+    return (_empty(row.get("bdpl_p99_ci_low")) and _empty(row.get("bdpl_p99_ci_high"))
+            and _empty(row.get("bdpl_all_adversaries")))
+
+
+def _sampled_text(rows: Sequence[dict]) -> str:
+    """``3 sampled adversaries`` (or ``the sampled adversaries`` when the count differs by row)."""
+    counts = {_number(r.get("n_adversaries")) for r in rows}
+    if len(counts) == 1 and None not in counts:
+        m = int(counts.pop() or 0)
+        return f"{m} sampled adversar{'y' if m == 1 else 'ies'}"
+    return "the sampled adversaries"
+
+
 def _label(group: str | None, g) -> str:
     if not group:
         return ""
@@ -164,6 +186,8 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
         group = auto_g if x == auto_x else next(
             (k for k in _varying(rows, AXIS_CANDIDATES) if k != x and not _function_of(rows, k, x)), None)
     rows = [r for r in rows if _number(r.get(x)) is not None]
+    xs_all = sorted({float(r[x]) for r in rows})
+    single = len(xs_all) == 1 and ticks is None  # one x: a line of one point draws nothing, a marker does
     groups: dict = defaultdict(list)
     for r in rows:
         groups[_key(r.get(group)) if group else None].append(r)
@@ -198,25 +222,40 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
                 if np.isfinite(est_v).any():
                     ax.plot(xs, est_v, "d", mfc="none", color=ce, ms=6, label=f"{est} estimate {label}".strip())
                 continue
-            what = "max" if exact else f"p{pc:g}"
-            ax.errorbar(xs, p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float),
-                        yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
-                        capsize=3, ms=7, label=f"{est} {what} {label}".strip())
+            if exact:  # the max of exact values: the BDPL only when every adversary was examined
+                what = ("exact BDPL, every adversary" if all(every_adversary(r) for r in rs)
+                        else f"exact, max over {_sampled_text(rs)}")
+            else:
+                what = f"{est} p{pc:g}"
+            y = p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float)
+            if not np.isfinite(y).any():
+                continue  # nothing to draw: no legend entry either
+            ax.errorbar(xs, y, yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
+                        capsize=3, ms=7, label=f"{what} {label}".strip())
             nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
             if not exact and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
-                ax.plot(xs, nf, ":", color=ce, lw=1, label=f"{est} noise floor {label}".strip())
+                ax.plot(xs, nf, "_" if single else ":", color=ce, lw=1, ms=14,
+                        label=f"{est} noise floor {label}".strip())
         rs = sorted(rs_all, key=lambda r: r[x])
         xs = np.array([r[x] for r in rs], dtype=float)
         ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
-        if np.isfinite(ex).any() and not all(_is_exact(r.get("estimator", "")) for r in rs):
-            ax.plot(xs, ex, "o", mfc="none", color=c, label=f"exact (same adversaries) {label}".strip())
+        if np.isfinite(ex).any() and not any(_is_exact(r.get("estimator", "")) for r in rs):
+            # the exact estimator's own marker shows the same max (same adversary draw) where it ran
+            ax.plot(xs, ex, "o", mfc="none", color=c,
+                    label=f"exact, max over the same {_sampled_text(rs).removeprefix('the ')} {label}".strip())
+        every = np.array([r.get("bdpl_all_adversaries", np.nan) for r in rs], dtype=float)
+        if np.isfinite(every).any():
+            ax.plot(xs, every, "*", color=c, ms=9, label=f"exact BDPL, every adversary {label}".strip())
         bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
         tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
         ok = np.isfinite(tight)
         if ok.any():
-            ax.plot(xs[ok], tight[ok], "-" if ticks is None else "_", color=c, lw=1.5, ms=30,  # categories: no line
+            ax.plot(xs[ok], tight[ok], "_" if ticks is not None or single else "-", color=c, lw=1.5,
+                    ms=30 if ticks is not None else 16,  # a marker where no line is drawn: categories, one x
                     label=f"min(general, model bound) {label}".strip())
     ax.set_xlabel(AXIS_LABELS.get(x, x))
+    if single:  # one configuration: its x, not a fractional scale around it
+        ax.set_xticks(xs_all)
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), ticks)
         ax.set_xlim(-0.5, len(ticks) - 0.5)
@@ -247,9 +286,58 @@ def _metadata_title(path: Path) -> str:
     return title if isinstance(title, str) else ""
 
 
+#: the figure formats ``bdpsim plot --format`` writes
+FORMATS = ("png", "pdf", "svg")
+_TITLE_PARTS = (("model", "{}"), ("n", "n = {:g}"), ("mechanism", "{}"), ("epsilon", "ε = {:g}"),
+                ("gamma", "γ = {:g}"), ("rho", "ρ = {:g}"))
+
+
+def default_title(rows: Sequence[dict]) -> str:
+    """A title from what the rows share (model, n, mechanism, ε, γ, ρ where one value each), for a
+    run without a ``title``: e.g. ``markov, n = 8, count, ε = 1, γ = 4``."""
+    parts = []
+    for col, form in _TITLE_PARTS:
+        vals = {_key(mechanism_label(r) if col == "mechanism" else r.get(col)) for r in rows}
+        if len(vals) == 1 and (v := vals.pop()) is not None:
+            parts.append(form.format(v) if not isinstance(v, str) or form == "{}" else f"{col} = {v}")
+    return ", ".join(parts)
+
+
+def plot_target(results_dir: Path, out: str | Path | None = None,
+                formats: Sequence[str] | None = None) -> tuple[Path, tuple[str, ...]]:
+    """Where ``bdpsim plot`` writes: the stem (its suffix, if any, replaced per format) and the formats.
+
+    ``out`` None: ``RESULTS/bdpl``; a directory (existing, written with a trailing ``/``, or a
+    name without a suffix; created when missing): ``OUT/bdpl``; a file name ending in a format:
+    that file (its format, unless ``formats`` is given). ``formats`` defaults to PNG and PDF.
+
+    Raises
+    ------
+    ConfigError
+        For a format not in :data:`FORMATS`, or a file name with another suffix.
+    """
+    from ..core.errors import ConfigError
+
+    if formats is not None:
+        formats = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in formats))
+        bad = [f for f in formats if f not in FORMATS]
+        if bad or not formats:
+            raise ConfigError("--format", ",".join(formats), f"must be a comma-separated list of {', '.join(FORMATS)}")
+    if out is None or str(out).endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix:
+        return Path(out if out is not None else results_dir) / "bdpl", formats or ("png", "pdf")
+    path = Path(out)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise ConfigError("--out", str(out), f"must be a directory or a file name ending in "
+                          f"{', '.join('.' + f for f in FORMATS)}")
+    return path, formats or (suffix,)  # the stem keeps its suffix: save() replaces it per format
+
+
 def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
-                 title: str | None = None) -> list[Path]:
-    """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv`` (see :func:`plot_summary`).
+                 title: str | None = None, out: str | Path | None = None,
+                 formats: Sequence[str] | None = None) -> list[Path]:
+    """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv`` (see :func:`plot_summary`),
+    or where ``out`` says in ``formats`` (:func:`plot_target`).
 
     Parameters
     ----------
@@ -258,12 +346,16 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     x, group : str, optional
         Columns for the x-axis and the curves (checked before anything is written).
     title : str, optional
-        Figure title (default: the run's ``metadata.json`` title).
+        Figure title (default: the run's ``metadata.json`` title, else :func:`default_title`).
+    out : str or Path, optional
+        A directory or a file name (:func:`plot_target`); default ``results_dir``.
+    formats : sequence of str, optional
+        Of :data:`FORMATS` (default PNG and PDF; a file name's own suffix when ``out`` is one).
 
     Returns
     -------
     list of Path
-        The PNG and PDF written.
+        The files written.
     """
     from ..pipeline.results import read_summary
 
@@ -274,17 +366,18 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
         raise ConfigError("results", str(Path(results_dir)), "summary.csv has no rows: nothing to plot "
                           "(a run that finished no configuration; re-run 'bdpsim run' to resume it)")
     check_axes(rows, x, group)
-    for suffix in (".png", ".pdf"):  # checked before drawing: nothing written when one cannot be
-        target = Path(results_dir) / f"bdpl{suffix}"
+    stem, formats = plot_target(results_dir, out, formats)
+    for suffix in formats:  # checked before drawing: nothing written when one cannot be
+        target = stem.with_suffix(f".{suffix}")
         if target.exists() and not target.is_file():
             from ..core.errors import ConfigError
 
-            raise ConfigError("results", str(Path(results_dir)), f"{target.name} exists and is not a file "
-                              "(the plot is written there): remove or rename it")
+            raise ConfigError("results" if out is None else "--out", str(Path(results_dir) if out is None else out),
+                              f"{target.name} exists and is not a file (the plot is written there): remove or rename it")
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
     if title is None:
-        title = _metadata_title(Path(results_dir) / "metadata.json")
+        title = _metadata_title(Path(results_dir) / "metadata.json") or default_title(rows)
     if title:
         ax.set_title(title, fontsize=8)
-    return save(fig, Path(results_dir) / "bdpl")
+    return save(fig, stem, formats)

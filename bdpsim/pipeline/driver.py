@@ -56,6 +56,7 @@ from ..models.base import adversary_names, record_names
 from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
 from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from .summarize import check_bounds, summarize
+from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
 
@@ -87,7 +88,8 @@ def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
         adv |= {*est.adversary_extras, *kind.adversary_extras(p.model)}
     if kde_mixture_pairs(config):
         summ |= {c.name for c in KDE_MIXTURE_CHECK}
-    return ordered_extras("summary", summ), ordered_extras("adversaries", adv)
+    last = [ALL_ADVERSARIES] if any(all_adversaries_cheap(p) for p in config.points) else []  # appended: the
+    return ordered_extras("summary", summ) + last, ordered_extras("adversaries", adv)  # older columns keep their places
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("estimator", str, "kde | mixture | exact"),
     _c("known_sizes", str, "allowed known-set sizes"),
     _c("n_adversaries", int, "adversaries examined (window search: window classes, each the worst over its "
-                             "targets, boundary values and x, x')"),
+                             "targets, boundary values and x, x'; a network's search: targets or groups of "
+                             "targets, each the worst over its adversaries, said in bound_note)"),
     _c("n_samples", int, "samples per condition per adversary (empty for exact)"),
     _c("percentile", float, "the percentile over adversaries reported in bdpl_p{q}"),
     _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates (window search: of "
@@ -61,9 +62,10 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("noise_floor_n", int, "null estimates computed"),
     _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
     _c("failed_adversaries", int, "adversaries without a finite estimate"),
-    _c("bdpl_exact", float, "exact BDPL of the examined adversaries (max of their exact values: over the "
-                            "sampled adversaries, the BDPL itself only with adversaries = 'all'); empty "
-                            "unless every examined adversary has an exact value"),
+    _c("bdpl_exact", float, "the max of the examined adversaries' exact values: with sampled adversaries "
+                            "the max over the sample, a lower bound on the BDPL (console: exact_max_sampled; "
+                            "bdpl_all_adversaries beside it where cheap); the BDPL itself only with "
+                            "adversaries = 'all'; empty unless every examined adversary has an exact value"),
     _c("bdpl_exact_partial_max", float, "when only some adversaries have an exact value: the max over "
                                         "those exact_n (a lower bound on the BDPL, not the BDPL)"),
     _c("bdpl_exact_{q}", float, "the percentile of the exact values (empty unless every adversary has one)"),
@@ -82,7 +84,8 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("bound_lower", float, "lower bound on the BDPL: eps for an eps-DP mechanism (the adversary "
                              "knowing every other record); (m - 1) eps for a count of BB or bb on a nuclear "
                              "pedigree of m (thesis Cor. 5.2); estimates below it missed that adversary"),
-    _c("bound_note", str, "why a bound does not apply"),
+    _c("bound_note", str, "why a bound does not apply; for an all-adversary search whose rows are worst "
+                          "cases (a network's), what n_adversaries counts"),
     _c("seed", int, "root seed"),
     _c("seconds", float, "compute time (the only column that varies between identical runs)"),
 )

@@ -10,6 +10,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .config import ExperimentPoint
+from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_bdpl, all_adversaries_cheap
+from ..core.errors import NotAvailable
+from ..models.engines import HasWindowPlan
 from .flags import FLAGS, flags
 from ..kernels.stats import interval_percentile_ci, own_level, percentile_ci
 from .rows import CORE_SUMMARY, ESTIMATOR_CELLS, AdversaryResult, SummaryRow, summary_schema
@@ -30,15 +33,35 @@ def _percentile(a: np.ndarray, q: float) -> float:
     return float(s[lo] + frac * (s[hi] - s[lo]))
 
 
+def _search_note(point: ExperimentPoint, rows: int, label: str) -> list[str]:
+    """What an all-adversary search split by target examined, when its rows are worst cases (a
+    network's region search: one row per target or group of targets), for ``bound_note``."""
+    if not point.settings.exhaustive or point.exhaustive_method != "window":
+        return []
+    try:
+        eng = point.exact_engine
+    except NotAvailable:
+        return []
+    if not isinstance(eng, HasWindowPlan):
+        return []
+    parts = eng.window_parts()
+    each = "its target" if all(len(p) == 1 for p in parts) else "its group of targets"
+    return [f"adversaries = 'all': n_adversaries = {rows} rows, each the worst adversary (i, K, x_K, x, x') "
+            f"of {each}; bdpl_{label} and bdpl_median are over these maxima, bdpl_max is the BDPL"]
+
+
 def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
               finished: dict | None = None) -> SummaryRow:
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
     step 8): percentile with its distribution-free confidence interval, max, median, standard
     errors, noise floor, exact comparison, bounds.
 
-    ``bdpl_exact`` (and its percentile) is the exact BDPL of the examined adversaries only when
-    every one of them has an exact value; otherwise the max over those that do is reported as
-    ``bdpl_exact_partial_max`` (with ``exact_n``), a lower bound, never as the point's exact BDPL.
+    ``bdpl_exact`` (and its percentile) is the max of the exact values of the examined adversaries,
+    only when every one of them has one; otherwise the max over those that do is reported as
+    ``bdpl_exact_partial_max`` (with ``exact_n``). With sampled adversaries it is the max over the
+    sample, a lower bound on the BDPL; where the chain's window search gives the BDPL over every
+    adversary cheaply it is written beside as ``bdpl_all_adversaries``
+    (:mod:`bdpsim.estimators.all_adversaries`).
     """
     st, mech, spec = point.settings, point.mechanism, point.model
     q = st.percentile
@@ -61,7 +84,7 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
-    notes = sorted({b.reason for b in bnd.values() if b.reason})
+    notes = sorted({b.reason for b in bnd.values() if b.reason}) + _search_note(point, int(v.size), st.percentile_label)
     pct = (lambda a: _percentile(a, q))
     nan = math.nan
     who = dict(argmax_i=best.i if best else "", argmax_known=best.known if best else "",
@@ -70,6 +93,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
     cells = {**spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
              **point.estimator().summary(stats), **{k: v for k, v in (finished or {}).items() if k not in who}}
+    if all_adversaries_cheap(point):  # a sampled chain: the BDPL over every adversary beside bdpl_exact
+        cells[ALL_ADVERSARIES] = all_adversaries_bdpl(point)
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
     owned = {c.name for c in summary_schema()} - CORE_SUMMARY  # columns kinds own (empty unless filled)

@@ -33,7 +33,7 @@ class MarkovKind(ModelKind):
     doc = "finite Markov chain (transition or gamma, optional initial law)"
     example = {"n": 4, "gamma": 3.0}
     keys = {"n": Key("int", doc="number of records (the chain's length)", rule="integer >= 2"),
-            "transition": Key("matrix", doc="transition matrix P (absent: gamma's 3-state chain)",
+            "transition": Key("matrix", doc="transition matrix P (absent: gamma's 2-state chain of thesis Fig. 14)",
                               rule="square, rows are probability vectors; exactly one of transition, gamma"),
             "gamma": Key("float", doc="max P / min P of the chain of thesis Fig. 14 (absent: transition)",
                          rule="finite number >= 1; exactly one of transition, gamma"),

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import calibration as _calibration  # noqa: F401  (the kinds register their extra columns)
 from ... import estimators as _estimators  # noqa: F401
+from ...estimators import all_adversaries as _all_adversaries  # noqa: F401  (registers bdpl_all_adversaries)
 from .. import flags as _flags  # noqa: F401  (registers the flags column)
 from ... import mechanisms as _mechanisms  # noqa: F401
 from ...core.errors import ConfigError
