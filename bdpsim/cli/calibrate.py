@@ -122,18 +122,22 @@ def command(a) -> int:
     from ..errors import ConfigError
     from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
+    from ..calibration.target import query_of
 
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if not (math.isfinite(a.epsilon) and a.epsilon > 0):
-        raise ConfigError("--epsilon", a.epsilon, "must be a finite number > 0")
     if a.n < 2 or a.n > 10_000_000:
         raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)
     P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
     try:
         model = MarkovChainModel(P, a.n, a.initial)
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    try:
+        query = query_of(model.states, a.counted, a.state_values)
+    except ValueError as err:
+        raise (flag_error(err) or err) from None
     # 'all': every registered method defined on a chain (the Gaussian bound is not: it is left out)
     methods = sorted(supported_methods(model), key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     runs = [(k, a.noise) for k in methods]
@@ -146,7 +150,7 @@ def command(a) -> int:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
             left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
-                out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
+                out.append(calibrate(model, a.epsilon, state_values=list(query.values),
                                      method=k, min_known=a.min_known, noise=law, delta=a.delta,
                                      staircase_gamma=a.staircase_gamma, budget=left, objective=a.objective,
                                      progress=bar))
@@ -165,11 +169,12 @@ def command(a) -> int:
     if note and a.json:
         print(note, file=sys.stderr)
     if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
-        rows = [{**c.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
+        rows = [{**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
     if note:
         print(note)
+    print(query_line(query))
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
@@ -207,9 +212,40 @@ def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
 
 
 def _verdict(c, a) -> str:
-    if c.scale is None and c.parameter is None:
+    return verdict(c, a.epsilon, a.delta)
+
+
+def verdict(c, epsilon: float, delta: float | None) -> str:
+    """The eps-BDP? column: what the JSON's ``is_bdp`` says (``yes``, ``NOT eps-BDP``, ``unknown``),
+    and ``n/a`` for a row that prescribes no noise (a method that cannot reach eps)."""
+    if c.scale is None and c.parameter is None and c.mean_abs is None and c.bdpl is None:
         return "n/a"
-    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, a.epsilon, a.delta)]
+    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, epsilon, delta)]
+
+
+def query_line(query, epsilon: float | None = None, epsilon_source: str = "flags") -> str:
+    """``query: ...`` above a calibration table: the query calibrated, where it came from, and the
+    target eps when it came from a config."""
+    where = {"config": "from the config's [mechanism]", "flags": "from the flags", "default": "default"}
+    text = f"query: {query.description} ({where[query.source]})"
+    if epsilon is not None:
+        text += f"; target eps = {epsilon:g} ({where[epsilon_source]})"
+    return wrap(text)
+
+
+def wrap(text: str) -> str:
+    """A line of prose filled to 80 columns, its continuation indented."""
+    import textwrap
+
+    return textwrap.fill(text, 80, subsequent_indent="    ", break_on_hyphens=False)
+
+
+def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
+    """The one-line error for a target eps the calibration cannot take (:func:`bdpsim.calibration.
+    target.check_target_epsilon`), naming ``field`` (the flag, or the config key it came from)."""
+    from ..calibration.target import check_target_epsilon
+
+    check_target_epsilon(epsilon, method, noise, field=field)
 
 
 def _note(text: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import time
 
 EPILOG = """\
@@ -21,8 +20,9 @@ examples:
       --method all --json
   bdpsim calibrate config family.toml --epsilon 0.5 --counted 2 \\
       --method optimal --json
+  bdpsim calibrate config bayesnet_example --epsilon 1    # a bundled config
 
-The data model is the config's [model] table (its other tables are ignored):
+The data model is the config's [model] table (its [run] table is ignored):
 kind = "pedigree" (the query counts genotypes 0 = BB, 1 = Bb, 2 = bb),
 "bayesnet" (also bif = "net.bif"), "mrf" or "markov". A [model] that sweeps a
 key (a list of values) is refused: calibrate one model at a time. family.toml:
@@ -32,8 +32,16 @@ key (a list of values) is refused: calibrate one model at a time. family.toml:
   size = 4
   allele_b = 0.3
 
-Methods: exact (default; the least noise of the law --noise names whose exact BDPL over every
-adversary is <= eps: a Laplace scale, or the DP epsilon of geometric and staircase noise), optimal
+The query is the config's [mechanism] (counted_states or state_values of a
+count, sum or calibrated kind; none: the count of state 1), its epsilon the
+target and its noise (laplace, geometric, staircase) the law; a flag overrides
+each, and a note names the config value it replaced. Bundled configs are
+taken by name (as for run). The table and the JSON name the query calibrated.
+
+Methods: exact (default; the least amount of noise of the law --noise names whose exact BDPL
+over every adversary is <= eps: column amount is the Laplace scale b, or Delta/eps' for geometric
+and staircase noise of DP epsilon eps', column DP eps; so the DP adversary leaks Delta/amount for
+every law and more amount is more noise), optimal
 (not a fixed law: the integer noise of least E|Z|, or E[Z^2] with --objective variance, that is
 eps-BDP over every adversary, by a linear program over the law pairs the exact engine scores, then
 verified by that engine; JSON adds mean_abs, variance and noise = {"offset", "pmf", "tail_ratio"},
@@ -74,15 +82,18 @@ def add_parser(cs, parser_class, formatter_class) -> None:
                                   "a run config's [model] table for eps-BDP over every adversary: the optimal "
                                   "integer noise, or the least Laplace, geometric or staircase noise.",
                       epilog=EPILOG, formatter_class=formatter_class)
-    c.add_argument("config", help="a TOML run config; its [model] table is the data model")
-    c.add_argument("--epsilon", type=float, required=True, help="target BDPL")
+    c.add_argument("config", help="a TOML run config or a bundled config's name (as for run); its [model] is "
+                                  "the data model, its [mechanism] the default query, target and noise")
+    c.add_argument("--epsilon", type=float, help="target BDPL (default: the config's mechanism.epsilon)")
     c.add_argument("--method", default="exact", choices=["exact", "optimal", "all"],
                    help="exact (default), optimal or all (see below)")
     q = c.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
-    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    c.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase"],
-                   help="--method exact: the noise law calibrated (default laplace)")
+    q.add_argument("--counted", type=int, nargs="+",
+                   help="counted states (default: the config's counted_states, else 1)")
+    q.add_argument("--state-values", type=float, nargs="+",
+                   help="query value per state, a sum query (default: the config's state_values)")
+    c.add_argument("--noise", choices=["laplace", "geometric", "staircase"],
+                   help="--method exact: the noise law calibrated (default: the config's noise, else laplace)")
     c.add_argument("--staircase-gamma", type=float,
                    help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)")
     c.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
@@ -94,76 +105,95 @@ def add_parser(cs, parser_class, formatter_class) -> None:
 
 def model_of(path: str):
     """The data model of the config file's ``[model]`` table (validated as a run config's)."""
-    from ..config import load_toml, parse_config
-    from ..errors import ConfigError
+    from ..bundled import resolve_config
+    from ..calibration.target import model_of as _model_of
+    from ..config import load_toml
 
-    raw = load_toml(path)
-    if not isinstance(raw.get("model"), dict):
-        raise ConfigError("config", path, "needs a [model] table (the data model to calibrate on)")
-    kind = raw["model"].get("kind")
-    try:  # a count mechanism stands in: only the model is used
-        cfg = parse_config({"model": raw["model"], "mechanism": {"kind": "count", "epsilon": 1.0}}, path)
-    except ConfigError as exc:
-        if exc.field.startswith("mechanism"):
-            raise ConfigError("model.kind", kind, "calibrate config needs a discrete model with an exact engine "
-                              "over every adversary: pedigree, bayesnet, mrf or markov") from None
-        raise
-    if len(cfg.points) != 1:
-        raise ConfigError("model", path, f"sweeps {len(cfg.points)} models: calibrate one at a time (give each "
-                          "[model] key one value)")
-    return cfg.points[0].model.fixed
+    p = str(resolve_config(path))
+    return _model_of(load_toml(p), p)
+
+
+def overrides(target) -> list[str]:
+    """One ``note:`` line per explicit flag that replaced a different value of the config (named
+    by its flag, :data:`FLAGS`), and the target's own notes."""
+    from ..calibration.target import show
+
+    out = []
+    for field, given, own in target.overrides:
+        if field == "mechanism.kind":
+            out.append(f"note: the config's mechanism (kind = {own!r}) is not an additive query: the query of "
+                       "the flags is calibrated")
+        else:
+            out.append(f"note: {FLAGS.get(field, field)} {show(given)} overrides the config's {own}")
+    return out + [f"note: {n}" for n in target.notes]
 
 
 def command(a, is_bdp, note) -> int:
     """Run ``bdpsim calibrate config``; one line per row or JSON (``is_bdp(row, eps, delta)`` and
     ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``)."""
+    import sys
+
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
+    from ..calibration.target import config_target
     from ..errors import ConfigError
-    from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
+    from .calibrate import check_epsilon, query_line, verdict, wrap
     from .progress import Progress
 
-    if not (math.isfinite(a.epsilon) and a.epsilon > 0):
-        raise ConfigError("--epsilon", a.epsilon, "must be a finite number > 0")
     if a.min_known < 0:
         raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
-    model = model_of(a.config)
-    bar = Progress("bdpsim calibrate", "LP rounds")
     try:
-        if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
-            runs = {"exact": [("exact", a.noise)], "optimal": [("optimal", "laplace")],
-                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
-            start, out = time.monotonic(), []
-            for k, law in runs:
-                out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
-                                     method=k, noise=law, min_known=a.min_known, staircase_gamma=a.staircase_gamma,
-                                     objective=a.objective, budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0)))
-        else:
-            rounds = itertools.count(1)
-            values = query_values(model.states, a.counted, a.state_values)
-            out = calibrate_graph(model, a.epsilon, values, method=a.method, noise=a.noise, objective=a.objective,
-                                  min_known=a.min_known, staircase_gamma=a.staircase_gamma, budget=CLI_BUDGET,
-                                  progress=lambda *_: bar(next(rounds), None))
+        t = config_target(a.config, epsilon=a.epsilon, counted_states=a.counted, state_values=a.state_values,
+                          noise=a.noise, staircase_gamma=a.staircase_gamma)
     except ValueError as err:
         exc = flag_error(err)
         if exc is None:
             raise
         raise exc from None
+    check_epsilon(t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise)
+    model, eps, values = t.model, t.epsilon, list(t.query.values)
+    bar = Progress("bdpsim calibrate", "LP rounds")
+    try:
+        if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
+            runs = {"exact": [("exact", t.noise)], "optimal": [("optimal", "laplace")],
+                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
+            start, out = time.monotonic(), []
+            for k, law in runs:
+                out.append(calibrate(model, eps, state_values=values, method=k, noise=law, min_known=a.min_known,
+                                     staircase_gamma=t.staircase_gamma, objective=a.objective,
+                                     budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0)))
+        else:
+            rounds = itertools.count(1)
+            out = calibrate_graph(model, eps, values, method=a.method, noise=t.noise, objective=a.objective,
+                                  min_known=a.min_known, staircase_gamma=t.staircase_gamma, budget=CLI_BUDGET,
+                                  progress=lambda *_: bar(next(rounds), None))
+    except (ValueError, OverflowError, MemoryError) as err:
+        exc = flag_error(err) if isinstance(err, ValueError) else None
+        if exc is None:
+            raise
+        raise exc from None
     finally:
         bar.close()
+    notes = overrides(t)
     if a.json:
-        rows = [{**c.as_dict(), "is_bdp": is_bdp(c, a.epsilon, None)} for c in out]
+        for line in notes:
+            print(line, file=sys.stderr)
+        rows = [{**c.as_dict(), "query": t.query.as_dict(), "is_bdp": is_bdp(c, eps, None)} for c in out]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
-    print(f"{'method':<20} {'noise':>9} {'amount':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
+    for line in notes:
+        print(wrap(line))
+    print(query_line(t.query, eps, t.epsilon_source))
+    # amount: the Laplace scale, or Delta / (DP eps) of geometric and staircase noise (see --help)
+    print(f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'exact BDPL':>10}  eps-BDP?")
     for c in out:
-        amount = "n/a" if c.scale is None else f"{c.scale:.6g}"
+        amount = "n/a" if c.scale is None else f"{c.scale:.5g}"
+        dp = "" if c.parameter is None else f"{c.parameter:.4g}"
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        ok = "n/a" if c.bdpl is None else {True: "yes", False: "NOT eps-BDP", None: "unknown"}[
-            is_bdp(c, a.epsilon, None)]
-        mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.6g}"
-        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>10} {mabs:>9} {bdpl:>10}  {ok}")
+        mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
+        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
+              f"{verdict(c, eps, None)}")
         print(note(c.reason))
     return 0
