@@ -108,7 +108,7 @@ def test_bundled_config_name(capsys):
     (CHAIN3.replace("epsilon = 1.0\n", ""), [], "--epsilon"),
     (CHAIN3.replace("counted_states = [2]", "counted_states = [7]"), [], "mechanism.counted_states"),
     (CHAIN3.replace('kind = "count"', 'kind = "python"\nfunction = "x:y"'), [], "mechanism.kind"),
-])
+], ids=["epsilon-sweep", "no-epsilon", "bad-counted", "not-a-query"])
 def test_config_query_errors_one_line(tmp_path, capsys, text, args, field):
     assert main(["calibrate", "config", _write(tmp_path, text), *args]) == 2
     err = capsys.readouterr()
