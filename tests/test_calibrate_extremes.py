@@ -13,7 +13,6 @@ import pytest
 
 import bdpsim
 from bdpsim.calibration.target import MAX_EPSILON, MIN_STAIRCASE_EPSILON, OPTIMAL_EPSILON
-from bdpsim.cli import main
 from bdpsim.errors import ConfigError
 
 CHAIN = ["markov", "--gamma", "3", "--n", "6"]
@@ -131,5 +130,8 @@ def test_amount_column_is_what_help_says(configs, bdpsim_cli):
             amount, dp = float(cells[2]), float(cells[3])
             assert amount == pytest.approx(r["scale"], rel=1e-4) and dp == pytest.approx(r["parameter"], rel=1e-3)
             assert amount * dp == pytest.approx(1.0, rel=1e-3)  # Delta = 1: the DP adversary leaks 1 / amount
+    sums = _rows(bdpsim_cli("calibrate", "config", configs["chain"], "--state-values", "0", "1", "3", "--noise",
+                            "geometric").stdout)["exact/geometric"].split()
+    assert float(sums[2]) * float(sums[3]) == pytest.approx(3.0, rel=1e-3)  # Delta = 3
     lap = table["exact/laplace"].split()
     assert re.fullmatch(r"[0-9.]+", lap[2]) and float(lap[3]) == pytest.approx(float(lap[2]), rel=1e-4)  # E|Z| = b
