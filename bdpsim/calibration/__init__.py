@@ -2,7 +2,9 @@
 
 :data:`CALIBRATION_METHODS` is the one calibration registry (``bdpsim calibrate markov``, the
 utility experiment, the competition table and the calibrated mechanism kinds all read it;
-:func:`calibrate` is its entry point for a chain): ``exact`` (the smallest eps-BDP scale, by the
+:func:`calibrate` is its entry point for every model: a chain, and by
+:func:`.graphs.calibrate_graph` a pedigree, Bayesian network or Markov random field;
+:mod:`.target` names the query a calibration certifies and the target eps it takes): ``exact`` (the smallest eps-BDP scale, by the
 exact engine), the bounds (``general``, ``markov``, ``zhao``, ``gaussian`` — on equicorrelated
 Gaussian groups, :mod:`.groups`), the DP baseline ``dp``, ``optimal`` (the least-E|Z| integer
 noise), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —

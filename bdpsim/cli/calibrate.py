@@ -41,7 +41,11 @@ E|Z| of each noise, and (for Laplace) the exact calibration of geometric and sta
 For every method the exact BDPL of the mechanism it prescribes is computed by the window
 reduction, so a method whose noise is not eps-BDP is flagged (column eps-BDP?: yes, NOT eps-BDP,
 unknown; JSON key is_bdp: true, false, null). A method that cannot reach
-eps says why, with scale = null (exit code 0).
+eps says why, with scale = null (exit code 0). The first line names the query
+calibrated (default: the count of state 1); JSON key query.
+
+Targets: every method takes 0 < eps <= 700 (e^eps overflows past ~709), optimal
+0.01 <= eps <= 90, staircase noise eps >= 1e-4; others are refused in one line.
 
 Run time: the exact search does not grow with n (seconds for a 2-state chain of 10^7 records) but
 grows like states^4 (window length)^3; MQMExact is linear in n and states^2. Each is estimated
