@@ -504,40 +504,31 @@ def supported_methods(model) -> list[str]:
     return [name for name, m in CALIBRATION_METHODS.items() if m.supports(probe) is None]
 
 
-def calibrate(model, epsilon: float, *,
-              counted_states: Sequence[int] | None = None,
-              state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
-              noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
-              mechanism=None, **search) -> Calibration:
+def calibrate_chain(model: MarkovChainModel, epsilon: float, *,
+                    counted_states: Sequence[int] | None = None,
+                    state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
+                    noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
+                    budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
+                    **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
 
-    One entry point for every model ``bdpsim calibrate`` takes: a Markov chain (every method, by
-    the window reduction), or a pedigree, Bayesian network or Markov random field (``method``
-    ``exact`` or ``optimal``, by the model's exact all-adversary engine:
-    :func:`bdpsim.calibration.graphs.calibrate_graph`). In each case the returned ``bdpl`` is
-    ``sup`` over every adversary of ``ln p(s | x_K, x) / p(s | x_K, x')`` for the prescribed noise.
+    On a Markov chain (:func:`bdpsim.calibration.entry.calibrate` takes every model).
 
     Parameters
     ----------
-    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
+    model : MarkovChainModel
     epsilon : float
         Target BDPL, in ``(0, 700]`` (:func:`bdpsim.calibration.target.check_target_epsilon`;
         ``optimal``: ``[0.01, 90]``).
     counted_states, state_values
         The query: count of a state set (default state 1) or sum of per-state values
         (:func:`bdpsim.kernels.chains.lattice.query_values`).
-    mechanism : Mechanism, optional
-        The query as a mechanism whose query is additive (``LaplaceCount((2,))``,
-        ``LaplaceStateSum``, ...): its ``query_function`` gives the per-state values (instead of
-        ``counted_states`` / ``state_values``; its own noise is not used).
     method : str
         ``exact`` (default), ``general``, ``markov``, ``zhao``, ``markov-quilt-approx``,
         ``markov-quilt-exact``, ``wasserstein``, ``group``, ``dp``, ``optimal`` or a registered name
-        (a method not defined on a chain, e.g. ``gaussian``, returns a not-applicable Calibration);
-        on a pedigree, network or random field: ``exact`` or ``optimal``.
+        (a method not defined on a chain, e.g. ``gaussian``, returns a not-applicable Calibration).
     evaluate : bool, optional
         Also compute the exact BDPL of the prescribed scale (default; ``False``: the scale only).
     noise : str, optional
@@ -561,33 +552,11 @@ def calibrate(model, epsilon: float, *,
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
-    if mechanism is not None:
-        check(counted_states is None and state_values is None, "mechanism", getattr(mechanism, "kind", mechanism),
-              "give the query as a mechanism or as counted_states / state_values, not both")
-        per_state = getattr(getattr(mechanism, "query_function", None), "per_state", None)
-        check(per_state is not None and hasattr(model, "states"), "mechanism", getattr(mechanism, "kind", mechanism),
-              "must be a mechanism with an additive query on a discrete model (a count or a sum of state values)")
-        state_values = [float(v) for v in per_state(model.states)]
     from .target import check_target_epsilon
 
     check_target_epsilon(epsilon, method, noise)
-    if not isinstance(model, MarkovChain):  # pedigrees, networks, random fields: their exact engines
-        from .graphs import calibrate_graph
-        from .target import query_of
-
-        check(method in ("exact", "optimal"), "method", method, f"on a {type(model).__name__} must be 'exact' or "
-              "'optimal' (the bounds and the competing mechanisms are defined on a Markov chain)")
-        check(not search.keys() - {"min_known"}, "search", sorted(search), "on a pedigree, network or random field "
-              "only min_known is an option of the exact search")
-        check(delta is None, "delta", delta, "is the target of gaussian noise, calibrated on a Markov chain only")
-        states = getattr(model, "states", None)
-        check(isinstance(states, (int, np.integer)), "model", type(model).__name__,
-              "must be a Markov chain, pedigree, Bayesian network or Markov random field")
-        values = query_of(states, counted_states, state_values).values
-        rows = calibrate_graph(model, epsilon, values, method=method, noise=noise, objective=objective,
-                               min_known=int(search.get("min_known", 0)), staircase_gamma=staircase_gamma,
-                               budget=budget, progress=progress)
-        return rows[0]
+    check(isinstance(model, MarkovChain), "model", type(model).__name__,
+          "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
                                  staircase_gamma=staircase_gamma, budget=budget, objective=objective,
@@ -599,3 +568,6 @@ def calibrate(model, epsilon: float, *,
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")
     return CALIBRATION_METHODS[method].calibrate(problem)
+
+
+calibrate = calibrate_chain  # the name the calibrated mechanism kinds and the studies import

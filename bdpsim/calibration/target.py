@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, check
+from ..errors import check
 
-#: mechanism kinds of a config whose query is a count (``counted_states``) or a sum of
-#: ``state_values`` over a discrete model: the queries a calibration can be about
-QUERY_KINDS = ("count", "sum", "calibrated", "markov_quilt", "wasserstein", "group")
 #: the pure-DP noise laws with one amount that ``calibrate config`` calibrates
 CONFIG_LAWS = ("laplace", "geometric", "staircase")
 
@@ -116,129 +112,6 @@ class CalibrationTarget:
     epsilon_source: str = "flags"
     overrides: tuple[tuple[str, Any, Any], ...] = ()
     notes: tuple[str, ...] = ()
-
-
-def model_of(raw: dict, path: str):
-    """The data model of a run config's ``[model]`` table (validated as a run config's); a
-    ``[model]`` that sweeps a key is refused (one model at a time)."""
-    from ..config import parse_config
-
-    if not isinstance(raw.get("model"), dict):
-        raise ConfigError("config", path, "needs a [model] table (the data model to calibrate on)")
-    kind = raw["model"].get("kind")
-    try:  # a count mechanism stands in: only the model is used
-        cfg = parse_config({"model": raw["model"], "mechanism": {"kind": "count", "epsilon": 1.0}}, path)
-    except ConfigError as exc:
-        if exc.field.startswith("mechanism"):
-            raise ConfigError("model.kind", kind, "calibrate config needs a discrete model with an exact engine "
-                              "over every adversary: pedigree, bayesnet, mrf or markov") from None
-        raise
-    if len(cfg.points) != 1:
-        raise ConfigError("model", path, f"sweeps {len(cfg.points)} models: calibrate one at a time (give each "
-                          "[model] key one value)")
-    return cfg.points[0].model.fixed
-
-
-def _config_query(raw: dict, path: str, model) -> tuple[CalibratedQuery | None, str | None]:
-    """The query of the config's ``[mechanism]`` (validated against the model as ``bdpsim run``
-    does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
-    ``(None, None)`` without a ``[mechanism]``."""
-    from ..config import parse_config
-
-    mech = raw.get("mechanism")
-    if mech is None:
-        return None, None
-    check(isinstance(mech, dict), "mechanism", mech, "must be a table")
-    kind = mech.get("kind", "count")
-    if kind not in QUERY_KINDS or (kind == "sum" and mech.get("state_values") is None):
-        return None, str(kind)
-    if mech.get("state_values") is not None:
-        stand_in = {"kind": "sum", "state_values": mech["state_values"], "epsilon": 1.0}
-    else:
-        stand_in = {"kind": "count", "counted_states": mech.get("counted_states", [1]), "epsilon": 1.0}
-    cfg = parse_config({"model": raw["model"], "mechanism": stand_in}, path)  # the config's errors, as run's
-    check(len(cfg.points) == 1, "mechanism", path, f"sweeps {len(cfg.points)} queries: calibrate one at a time "
-          "(give counted_states or state_values one value)")
-    if "state_values" in stand_in:
-        return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
-    return query_of(model.states, counted_states=stand_in["counted_states"], source="config"), str(kind)
-
-
-def _epsilon_of(mech: dict | None) -> float | None:
-    eps = None if mech is None else mech.get("epsilon")
-    if eps is None:
-        return None
-    if isinstance(eps, list):
-        raise ConfigError("mechanism.epsilon", eps, f"sweeps {len(eps)} targets: calibrate one at a time "
-                          "(give epsilon explicitly)")
-    check(isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0,
-          "mechanism.epsilon", eps, "must be a finite number > 0")
-    return float(eps)
-
-
-def config_target(config: str | Path, *, epsilon: float | None = None, counted_states=None, state_values=None,
-                  noise: str | None = None, staircase_gamma: float | None = None) -> CalibrationTarget:
-    """What to calibrate for the run config ``config`` (a TOML file or a bundled config's name,
-    :func:`bdpsim.bundled.resolve_config`): its ``[model]``, and the query, target ``epsilon`` and
-    noise law of its ``[mechanism]`` unless given here (module docstring).
-
-    Raises
-    ------
-    ConfigError
-        The config is not one (``config``), its model is not calibratable (``model.kind``), it
-        sweeps models or targets, its query is invalid for the model (``mechanism.counted_states``,
-        ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
-        neither is given here.
-    """
-    from ..bundled import resolve_config
-    from ..config import load_toml
-
-    path = str(resolve_config(config))
-    raw = load_toml(path)
-    model = model_of(raw, path)
-    mech = raw.get("mechanism") if isinstance(raw.get("mechanism"), dict) else None
-    own, kind = _config_query(raw, path, model)
-    overrides: list[tuple[str, Any, Any]] = []
-    notes: list[str] = []
-    if counted_states is not None or state_values is not None:
-        query = query_of(model.states, counted_states, state_values, source="flags")
-        if own is None and kind is not None:
-            overrides.append(("mechanism.kind", None, kind))
-        elif own is not None and own.values != query.values:
-            field = "counted_states" if counted_states is not None else "state_values"
-            mine = "counted_states" if own.counted_states is not None else "state_values"
-            overrides.append((field, list(counted_states if counted_states is not None else state_values),
-                              f"mechanism.{mine} = {show(list(getattr(own, mine)))}"))
-    elif own is not None:
-        query = own
-    elif kind is not None:
-        raise ConfigError("mechanism.kind", kind, f"is not an additive query (one of {list(QUERY_KINDS)}, a "
-                          "count or a sum of state_values): give the query to calibrate as counted states or "
-                          "state values")
-    else:
-        query = query_of(model.states, source="default")
-    if epsilon is None:
-        own_eps = _epsilon_of(mech)
-        check(own_eps is not None, "epsilon", None, "is required: the config's [mechanism] gives no epsilon")
-        eps, eps_source = float(own_eps), "config"  # type: ignore[arg-type]
-    else:
-        eps, eps_source = float(epsilon), "flags"
-        raw_eps = (mech or {}).get("epsilon")
-        if raw_eps is not None and raw_eps != eps:
-            overrides.append(("epsilon", eps, f"mechanism.epsilon = {show(raw_eps)}"))
-    own_noise = (mech or {}).get("noise") if own is not None else None
-    own_gamma = (mech or {}).get("staircase_gamma") if own is not None else None
-    if noise is None:
-        if own_noise is None or own_noise in CONFIG_LAWS:
-            noise = own_noise or "laplace"
-            staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
-        else:
-            notes.append(f"the config's mechanism.noise = {own_noise!r} has no amount to calibrate: laplace "
-                         "noise calibrated")
-            noise = "laplace"
-    elif own_noise is not None and own_noise != noise:
-        overrides.append(("noise", noise, f"mechanism.noise = {show(own_noise)}"))
-    return CalibrationTarget(model, query, eps, noise, staircase_gamma, eps_source, tuple(overrides), tuple(notes))
 
 
 #: the largest target eps of any calibration: ``e^eps`` overflows double precision past ~709.8

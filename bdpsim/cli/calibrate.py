@@ -11,6 +11,8 @@ import math
 import sys
 import time
 
+from .calibrate_config import check_epsilon, is_bdp, query_line, verdict  # shared with calibrate config
+
 EPILOG = """\
 examples:
   bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
@@ -204,52 +206,8 @@ def command(a) -> int:
     return 0
 
 
-def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
-    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
-    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
-    was not computed (or the method gave no noise)."""
-    if c.delta is not None and delta is not None:
-        return bool(c.delta <= delta * (1 + 1e-9))
-    if c.bdpl is None:
-        return None
-    return bool(c.bdpl <= epsilon * (1 + 1e-9))
-
-
 def _verdict(c, a) -> str:
     return verdict(c, a.epsilon, a.delta)
-
-
-def verdict(c, epsilon: float, delta: float | None) -> str:
-    """The eps-BDP? column: what the JSON's ``is_bdp`` says (``yes``, ``NOT eps-BDP``, ``unknown``),
-    and ``n/a`` for a row that prescribes no noise (a method that cannot reach eps)."""
-    if c.scale is None and c.parameter is None and c.mean_abs is None and c.bdpl is None:
-        return "n/a"
-    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, epsilon, delta)]
-
-
-def query_line(query, epsilon: float | None = None, epsilon_source: str = "flags") -> str:
-    """``query: ...`` above a calibration table: the query calibrated, where it came from, and the
-    target eps when it came from a config."""
-    where = {"config": "from the config's [mechanism]", "flags": "from the flags", "default": "default"}
-    text = f"query: {query.description} ({where[query.source]})"
-    if epsilon is not None:
-        text += f"; target eps = {epsilon:g} ({where[epsilon_source]})"
-    return wrap(text)
-
-
-def wrap(text: str) -> str:
-    """A line of prose filled to 80 columns, its continuation indented."""
-    import textwrap
-
-    return textwrap.fill(text, 80, subsequent_indent="    ", break_on_hyphens=False)
-
-
-def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
-    """The one-line error for a target eps the calibration cannot take (:func:`bdpsim.calibration.
-    target.check_target_epsilon`), naming ``field`` (the flag, or the config key it came from)."""
-    from ..calibration.target import check_target_epsilon
-
-    check_target_epsilon(epsilon, method, noise, field=field)
 
 
 def _note(text: str) -> str:

@@ -8,8 +8,14 @@ Markov chain).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..calibration.target import CalibrationTarget
+
 import itertools
 import json
+import math
 import time
 
 EPILOG = """\
@@ -106,11 +112,186 @@ def add_parser(cs, parser_class, formatter_class) -> None:
 def model_of(path: str):
     """The data model of the config file's ``[model]`` table (validated as a run config's)."""
     from ..bundled import resolve_config
-    from ..calibration.target import model_of as _model_of
     from ..config import load_toml
 
     p = str(resolve_config(path))
-    return _model_of(load_toml(p), p)
+    return model_of_raw(load_toml(p), p)
+
+
+def model_of_raw(raw: dict, path: str):
+    """The data model of a run config's ``[model]`` table (validated as a run config's); a
+    ``[model]`` that sweeps a key is refused (one model at a time)."""
+    from ..config import parse_config
+    from ..errors import ConfigError
+
+    if not isinstance(raw.get("model"), dict):
+        raise ConfigError("config", path, "needs a [model] table (the data model to calibrate on)")
+    kind = raw["model"].get("kind")
+    try:  # a count mechanism stands in: only the model is used
+        cfg = parse_config({"model": raw["model"], "mechanism": {"kind": "count", "epsilon": 1.0}}, path)
+    except ConfigError as exc:
+        if exc.field.startswith("mechanism"):
+            raise ConfigError("model.kind", kind, "calibrate config needs a discrete model with an exact engine "
+                              "over every adversary: pedigree, bayesnet, mrf or markov") from None
+        raise
+    if len(cfg.points) != 1:
+        raise ConfigError("model", path, f"sweeps {len(cfg.points)} models: calibrate one at a time (give each "
+                          "[model] key one value)")
+    return cfg.points[0].model.fixed
+
+
+def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
+    """The query of the config's ``[mechanism]`` (validated against the model as ``bdpsim run``
+    does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
+    ``(None, None)`` without a ``[mechanism]``."""
+    from ..calibration.target import query_of
+    from ..config import parse_config
+    from ..errors import check
+    from ..mechanisms.base import MECHANISM_KINDS
+
+    mech = raw.get("mechanism")
+    if mech is None:
+        return None, None
+    check(isinstance(mech, dict), "mechanism", mech, "must be a table")
+    kind = mech.get("kind", "count")
+    keys = MECHANISM_KINDS[kind].keys if isinstance(kind, str) and kind in MECHANISM_KINDS else {}
+    if mech.get("state_values") is not None and "state_values" in keys:  # a sum of state values
+        stand_in = {"kind": "sum", "state_values": mech["state_values"], "epsilon": 1.0}
+    elif "counted_states" in keys:  # a count (count and the calibrated kinds)
+        stand_in = {"kind": "count", "counted_states": mech.get("counted_states", [1]), "epsilon": 1.0}
+    else:  # not an additive query (clipped_sum, python, histogram, randomized_response, a sum without values)
+        return None, str(kind)
+    cfg = parse_config({"model": raw["model"], "mechanism": stand_in}, path)  # the config's errors, as run's
+    check(len(cfg.points) == 1, "mechanism", path, f"sweeps {len(cfg.points)} queries: calibrate one at a time "
+          "(give counted_states or state_values one value)")
+    if "state_values" in stand_in:
+        return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
+    return query_of(model.states, counted_states=stand_in["counted_states"], source="config"), str(kind)
+
+
+def _epsilon_of(mech: dict | None) -> float | None:
+    from ..errors import ConfigError, check
+
+    eps = None if mech is None else mech.get("epsilon")
+    if eps is None:
+        return None
+    if isinstance(eps, list):
+        raise ConfigError("mechanism.epsilon", eps, f"sweeps {len(eps)} targets: calibrate one at a time "
+                          "(give epsilon explicitly)")
+    check(isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0,
+          "mechanism.epsilon", eps, "must be a finite number > 0")
+    return float(eps)
+
+
+def config_target(config: str, *, epsilon: float | None = None, counted_states=None, state_values=None,
+                  noise: str | None = None, staircase_gamma: float | None = None) -> CalibrationTarget:
+    """What to calibrate for the run config ``config`` (a TOML file or a bundled config's name,
+    :func:`bdpsim.bundled.resolve_config`): its ``[model]``, and the query, target ``epsilon`` and
+    noise law of its ``[mechanism]`` unless given here (module docstring).
+
+    Raises
+    ------
+    ConfigError
+        The config is not one (``config``), its model is not calibratable (``model.kind``), it
+        sweeps models or targets, its query is invalid for the model (``mechanism.counted_states``,
+        ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
+        neither is given here.
+    """
+    from ..errors import ConfigError, check
+
+    from ..bundled import resolve_config
+    from ..calibration.target import CONFIG_LAWS, CalibrationTarget, query_of, show
+    from ..config import load_toml
+
+    path = str(resolve_config(config))
+    raw = load_toml(path)
+    model = model_of_raw(raw, path)
+    mech = raw.get("mechanism") if isinstance(raw.get("mechanism"), dict) else None
+    own, kind = _config_query(raw, path, model)
+    overrides: list[tuple[str, Any, Any]] = []
+    notes: list[str] = []
+    if counted_states is not None or state_values is not None:
+        query = query_of(model.states, counted_states, state_values, source="flags")
+        if own is None and kind is not None:
+            overrides.append(("mechanism.kind", None, kind))
+        elif own is not None and own.values != query.values:
+            field = "counted_states" if counted_states is not None else "state_values"
+            mine = "counted_states" if own.counted_states is not None else "state_values"
+            overrides.append((field, list(counted_states if counted_states is not None else state_values),
+                              f"mechanism.{mine} = {show(list(getattr(own, mine)))}"))
+    elif own is not None:
+        query = own
+    elif kind is not None:
+        raise ConfigError("mechanism.kind", kind, "is not an additive query (a count of counted_states or a sum "
+                          "of state_values): give the query to calibrate as --counted or --state-values")
+    else:
+        query = query_of(model.states, source="default")
+    if epsilon is None:
+        own_eps = _epsilon_of(mech)
+        check(own_eps is not None, "epsilon", None, "is required: the config's [mechanism] gives no epsilon")
+        eps, eps_source = float(own_eps), "config"  # type: ignore[arg-type]
+    else:
+        eps, eps_source = float(epsilon), "flags"
+        raw_eps = (mech or {}).get("epsilon")
+        if raw_eps is not None and raw_eps != eps:
+            overrides.append(("epsilon", eps, f"mechanism.epsilon = {show(raw_eps)}"))
+    own_noise = (mech or {}).get("noise") if own is not None else None
+    own_gamma = (mech or {}).get("staircase_gamma") if own is not None else None
+    if noise is None:
+        if own_noise is None or own_noise in CONFIG_LAWS:
+            noise = own_noise or "laplace"
+            staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
+        else:
+            notes.append(f"the config's mechanism.noise = {own_noise!r} has no amount to calibrate: laplace "
+                         "noise calibrated")
+            noise = "laplace"
+    elif own_noise is not None and own_noise != noise:
+        overrides.append(("noise", noise, f"mechanism.noise = {show(own_noise)}"))
+    return CalibrationTarget(model, query, eps, noise, staircase_gamma, eps_source, tuple(overrides), tuple(notes))
+
+
+def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
+    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
+    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
+    was not computed (or the method gave no noise)."""
+    if c.delta is not None and delta is not None:
+        return bool(c.delta <= delta * (1 + 1e-9))
+    if c.bdpl is None:
+        return None
+    return bool(c.bdpl <= epsilon * (1 + 1e-9))
+
+
+def verdict(c, epsilon: float, delta: float | None) -> str:
+    """The eps-BDP? column: what the JSON's ``is_bdp`` says (``yes``, ``NOT eps-BDP``, ``unknown``),
+    and ``n/a`` for a row that prescribes no noise (a method that cannot reach eps)."""
+    if c.scale is None and c.parameter is None and c.mean_abs is None and c.bdpl is None:
+        return "n/a"
+    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, epsilon, delta)]
+
+
+def query_line(query, epsilon: float | None = None, epsilon_source: str = "flags") -> str:
+    """``query: ...`` above a calibration table: the query calibrated, where it came from, and the
+    target eps when it came from a config."""
+    where = {"config": "from the config's [mechanism]", "flags": "from the flags", "default": "default"}
+    text = f"query: {query.description} ({where[query.source]})"
+    if epsilon is not None:
+        text += f"; target eps = {epsilon:g} ({where[epsilon_source]})"
+    return wrap(text)
+
+
+def wrap(text: str) -> str:
+    """A line of prose filled to 80 columns, its continuation indented."""
+    import textwrap
+
+    return textwrap.fill(text, 80, subsequent_indent="    ", break_on_hyphens=False)
+
+
+def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
+    """The one-line error for a target eps the calibration cannot take (:func:`bdpsim.calibration.
+    target.check_target_epsilon`), naming ``field`` (the flag, or the config key it came from)."""
+    from ..calibration.target import check_target_epsilon
+
+    check_target_epsilon(epsilon, method, noise, field=field)
 
 
 def overrides(target) -> list[str]:
@@ -136,10 +317,8 @@ def command(a, is_bdp, note) -> int:
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
-    from ..calibration.target import config_target
     from ..errors import ConfigError
     from ..models.protocols import MarkovChain
-    from .calibrate import check_epsilon, query_line, verdict, wrap
     from .progress import Progress
 
     if a.min_known < 0:
