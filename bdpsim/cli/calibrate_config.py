@@ -1,9 +1,11 @@
 """``bdpsim calibrate config``: the optimal noise and the exact calibration for the data model of a
 run config's ``[model]`` table (pedigrees, Bayesian networks, Markov random fields, Markov chains).
 
-Only argument parsing and printing live here; the work is
-:func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for a
-Markov chain).
+Argument parsing, printing and :func:`config_target` (what the config asks to calibrate: its
+``[model]``, and the query, target and noise of its ``[mechanism]`` under the flags; here because
+the calibration layer may not import the config layer, tests/test_layers.py) live here; the work
+is :func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for
+a Markov chain).
 """
 
 from __future__ import annotations
