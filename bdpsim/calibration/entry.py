@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..errors import check
-from ..models.protocols import MarkovChain
+from ..errors import ConfigError, check
+from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from .methods import EXACT_METHOD, Calibration, calibrate_chain
 from .target import check_target_epsilon, query_of
 
@@ -60,12 +58,13 @@ def calibrate(model, epsilon: float, *, counted_states: Sequence[int] | None = N
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
     if mechanism is not None:
-        check(counted_states is None and state_values is None, "mechanism", getattr(mechanism, "kind", mechanism),
+        check(counted_states is None and state_values is None, "mechanism", type(mechanism).__name__,
               "give the query as a mechanism or as counted_states / state_values, not both")
-        per_state: Callable | None = getattr(getattr(mechanism, "query_function", None), "per_state", None)
-        check(per_state is not None and hasattr(model, "states"), "mechanism", getattr(mechanism, "kind", mechanism),
-              "must be a mechanism with an additive query on a discrete model (a count or a sum of state values)")
-        state_values = [float(v) for v in per_state(model.states)]  # type: ignore[misc]
+        try:
+            state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
+        except AttributeError:
+            raise ConfigError("mechanism", type(mechanism).__name__, "must be a mechanism with an additive query "
+                              "(a count or a sum of state values) on a discrete model") from None
     if isinstance(model, MarkovChain):
         chain: Any = model  # a MarkovChain (protocol) is what calibrate_chain runs on
         return calibrate_chain(chain, epsilon, counted_states=counted_states, state_values=state_values,
@@ -81,10 +80,9 @@ def calibrate(model, epsilon: float, *, counted_states: Sequence[int] | None = N
     check(not search.keys() - {"min_known"}, "search", sorted(search), "on a pedigree, network or random field "
           "only min_known is an option of the exact search")
     check(delta is None, "delta", delta, "is the target of gaussian noise, calibrated on a Markov chain only")
-    states = getattr(model, "states", None)
-    check(isinstance(states, (int, np.integer)), "model", type(model).__name__,
+    check(isinstance(model, (HasCountLaw, FactorGraph)), "model", type(model).__name__,
           "must be a Markov chain, pedigree, Bayesian network or Markov random field")
-    values = query_of(int(states), counted_states, state_values).values  # type: ignore[arg-type]
+    values = query_of(int(model.states), counted_states, state_values).values
     rows = calibrate_graph(model, epsilon, values, method=method, noise=noise, objective=objective,
                            min_known=int(search.get("min_known", 0)), staircase_gamma=staircase_gamma,
                            budget=budget, progress=progress)
