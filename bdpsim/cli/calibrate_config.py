@@ -289,8 +289,9 @@ def wrap(text: str) -> str:
 
 
 def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
-    """The one-line error for a target eps the calibration cannot take (:func:`bdpsim.calibration.
-    target.check_target_epsilon`), naming ``field`` (the flag, or the config key it came from)."""
+    """The one-line error for a target eps the calibration cannot take
+    (:func:`bdpsim.calibration.target.check_target_epsilon`), naming ``field`` (the flag, or the
+    config key it came from)."""
     from ..calibration.target import check_target_epsilon
 
     check_target_epsilon(epsilon, method, noise, field=field)
