@@ -102,8 +102,9 @@ def test_not_eps_bdp_is_flagged(bdpsim_cli):
     p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10",
                    "--method", "markov-quilt-exact")
     assert p.returncode == 0, p.stderr
-    line = p.stdout.splitlines()[1]
-    assert line.startswith("markov-quilt-exact") and "NOT eps-BDP" in line
+    lines = p.stdout.splitlines()
+    assert lines[0] == "query: count of records in states [1] (default)"  # issue 38: the query calibrated
+    assert lines[2].startswith("markov-quilt-exact") and "NOT eps-BDP" in lines[2]
 
 
 def test_optimal_method_json_and_all(bdpsim_cli):

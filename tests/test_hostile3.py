@@ -453,8 +453,8 @@ def test_calibrate_flags_not_eps_bdp_in_its_own_column(bdpsim_cli):
     p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10", "--method", "all")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
-    assert lines[0].split()[-1] == "eps-BDP?"
-    row = {line.split()[0]: line for line in lines[1:] if not line.startswith(" ")}
+    assert lines[0].startswith("query: ") and lines[1].split()[-1] == "eps-BDP?"  # issue 38: the query first
+    row = {line.split()[0]: line for line in lines[2:] if not line.startswith(" ")}
     assert row["markov-quilt-exact"].endswith("NOT eps-BDP") and row["exact"].endswith("yes")
     assert row["zhao"].endswith("n/a")
     assert max(map(len, lines)) <= 80

@@ -2,7 +2,10 @@
 
 :data:`CALIBRATION_METHODS` is the one calibration registry (``bdpsim calibrate markov``, the
 utility experiment, the competition table and the calibrated mechanism kinds all read it;
-:func:`calibrate` is its entry point for a chain): ``exact`` (the smallest eps-BDP scale, by the
+:func:`calibrate` (:mod:`.entry`) is its entry point for every model: a chain
+(:func:`.methods.calibrate_chain`), and by :func:`.graphs.calibrate_graph` a pedigree, Bayesian
+network or Markov random field;
+:mod:`.target` names the query a calibration certifies and the target eps it takes): ``exact`` (the smallest eps-BDP scale, by the
 exact engine), the bounds (``general``, ``markov``, ``zhao``, ``gaussian`` — on equicorrelated
 Gaussian groups, :mod:`.groups`), the DP baseline ``dp``, ``optimal`` (the least-E|Z| integer
 noise), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
@@ -12,8 +15,9 @@ mechanism kinds of a config.
 
 from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
 from .kinds import CalibratedLaplace
-from .methods import (CALIBRATION_METHODS, Calibration, CalibrationProblem, Method, calibrate, exact_scale,
+from .methods import (CALIBRATION_METHODS, Calibration, CalibrationProblem, Method, calibrate_chain, exact_scale,
                       register_calibration_method, supported_methods)
+from .entry import calibrate
 from .optimal import calibrate_optimal, optimal_noise
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale
@@ -22,6 +26,7 @@ register_calibration_method(Method("optimal", calibrate_optimal,  # issue 30: th
                                    "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)"))
 
 __all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "Method", "calibrate",
+           "calibrate_chain",
            "register_calibration_method", "supported_methods",
            "calibrate_optimal", "optimal_noise",
            "exact_scale", "mqm_approx", "mqm_exact", "w_infinity", "wasserstein_scale"]

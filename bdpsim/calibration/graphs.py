@@ -44,6 +44,7 @@ from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from .budget import TooSlow, duration
 from .methods import Calibration
+from .target import check_target_epsilon
 from .optimal import NETWORK_SEARCHES, network_bdpl, network_plan, optimal_noise, pedigree_bdpl, pedigree_counted
 
 RTOL = 1e-9
@@ -221,6 +222,7 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
+    check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)
     runs = {"optimal": [("optimal", "table")], "exact": [("exact", noise)],
             "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]}[method]

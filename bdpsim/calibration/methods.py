@@ -511,21 +511,24 @@ def supported_methods(model) -> list[str]:
     return [name for name, m in CALIBRATION_METHODS.items() if m.supports(probe) is None]
 
 
-def calibrate(model: MarkovChainModel, epsilon: float, *,
-              counted_states: Sequence[int] | None = None,
-              state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
-              noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
-              **search) -> Calibration:
+def calibrate_chain(model: MarkovChainModel, epsilon: float, *,
+                    counted_states: Sequence[int] | None = None,
+                    state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
+                    noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
+                    budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
+                    **search) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
+
+    On a Markov chain (:func:`bdpsim.calibration.entry.calibrate` takes every model).
 
     Parameters
     ----------
     model : MarkovChainModel
     epsilon : float
-        Target BDPL.
+        Target BDPL, in ``(0, 700]`` (:func:`bdpsim.calibration.target.check_target_epsilon`;
+        ``optimal``: ``[0.01, 90]``).
     counted_states, state_values
         The query: count of a state set (default state 1) or sum of per-state values
         (:func:`bdpsim.kernels.chains.lattice.query_values`).
@@ -556,8 +559,11 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
+    from .target import check_target_epsilon
+
+    check_target_epsilon(epsilon, method, noise)
     check(isinstance(model, MarkovChain), "model", type(model).__name__,
-          "must be a Markov chain (MarkovChainModel)")
+          "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)")
     f = query_values(model.states, counted_states, state_values)
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
                                  staircase_gamma=staircase_gamma, budget=budget, objective=objective,
@@ -569,3 +575,6 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")
     return CALIBRATION_METHODS[method].calibrate(problem)
+
+
+calibrate = calibrate_chain  # the name the calibrated mechanism kinds and the studies import

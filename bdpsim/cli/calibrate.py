@@ -11,6 +11,8 @@ import math
 import sys
 import time
 
+from .calibrate_config import check_epsilon, is_bdp, query_line, verdict  # shared with calibrate config
+
 EPILOG = """\
 examples:
   bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
@@ -41,7 +43,11 @@ E|Z| of each noise, and (for Laplace) the exact calibration of geometric and sta
 For every method the exact BDPL of the mechanism it prescribes is computed by the window
 reduction, so a method whose noise is not eps-BDP is flagged (column eps-BDP?: yes, NOT eps-BDP,
 unknown; JSON key is_bdp: true, false, null). A method that cannot reach
-eps says why, with scale = null (exit code 0).
+eps says why, with scale = null (exit code 0). The first line names the query
+calibrated (default: the count of state 1); JSON key query.
+
+Targets: every method takes 0 < eps <= 700 (e^eps overflows past ~709), optimal
+0.01 <= eps <= 90, staircase noise eps >= 1e-4; others are refused in one line.
 
 Run time: the exact search does not grow with n (seconds for a 2-state chain of 10^7 records) but
 grows like states^4 (window length)^3; MQMExact is linear in n and states^2. Each is estimated
@@ -122,18 +128,22 @@ def command(a) -> int:
     from ..core.errors import ConfigError
     from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
+    from ..calibration.target import query_of
 
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if not (math.isfinite(a.epsilon) and a.epsilon > 0):
-        raise ConfigError("--epsilon", a.epsilon, "must be a finite number > 0")
     if a.n < 2 or a.n > 10_000_000:
         raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)
     P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
     try:
         model = MarkovChainModel(P, a.n, a.initial)
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    try:
+        query = query_of(model.states, a.counted, a.state_values)
+    except ValueError as err:
+        raise (flag_error(err) or err) from None
     # 'all': every registered method defined on a chain (the Gaussian bound is not: it is left out)
     methods = sorted(supported_methods(model), key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
     runs = [(k, a.noise) for k in methods]
@@ -146,7 +156,7 @@ def command(a) -> int:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
             left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
-                out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
+                out.append(calibrate(model, a.epsilon, state_values=list(query.values),
                                      method=k, min_known=a.min_known, noise=law, delta=a.delta,
                                      staircase_gamma=a.staircase_gamma, budget=left, objective=a.objective,
                                      progress=bar))
@@ -165,11 +175,12 @@ def command(a) -> int:
     if note and a.json:
         print(note, file=sys.stderr)
     if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
-        rows = [{**c.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
+        rows = [{**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
     if note:
         print(note)
+    print(query_line(query))
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
@@ -195,21 +206,8 @@ def command(a) -> int:
     return 0
 
 
-def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
-    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
-    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
-    was not computed (or the method gave no noise)."""
-    if c.delta is not None and delta is not None:
-        return bool(c.delta <= delta * (1 + 1e-9))
-    if c.bdpl is None:
-        return None
-    return bool(c.bdpl <= epsilon * (1 + 1e-9))
-
-
 def _verdict(c, a) -> str:
-    if c.scale is None and c.parameter is None:
-        return "n/a"
-    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, a.epsilon, a.delta)]
+    return verdict(c, a.epsilon, a.delta)
 
 
 def _note(text: str) -> str:

@@ -1,12 +1,19 @@
 """``bdpsim calibrate config``: the optimal noise and the exact calibration for the data model of a
 run config's ``[model]`` table (pedigrees, Bayesian networks, Markov random fields, Markov chains).
 
-Only argument parsing and printing live here; the work is
-:func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for a
-Markov chain).
+Argument parsing, printing and :func:`config_target` (what the config asks to calibrate: its
+``[model]``, and the query, target and noise of its ``[mechanism]`` under the flags; here because
+the calibration layer may not import the config layer, tests/test_layers.py) live here; the work
+is :func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for
+a Markov chain).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..calibration.target import CalibrationTarget
 
 import itertools
 import json
@@ -21,8 +28,9 @@ examples:
       --method all --json
   bdpsim calibrate config family.toml --epsilon 0.5 --counted 2 \\
       --method optimal --json
+  bdpsim calibrate config bayesnet_example --epsilon 1    # a bundled config
 
-The data model is the config's [model] table (its other tables are ignored):
+The data model is the config's [model] table (its [run] table is ignored):
 kind = "pedigree" (the query counts genotypes 0 = BB, 1 = Bb, 2 = bb),
 "bayesnet" (also bif = "net.bif"), "mrf" or "markov". A [model] that sweeps a
 key (a list of values) is refused: calibrate one model at a time. family.toml:
@@ -32,8 +40,16 @@ key (a list of values) is refused: calibrate one model at a time. family.toml:
   size = 4
   allele_b = 0.3
 
-Methods: exact (default; the least noise of the law --noise names whose exact BDPL over every
-adversary is <= eps: a Laplace scale, or the DP epsilon of geometric and staircase noise), optimal
+The query is the config's [mechanism] (counted_states or state_values of a
+count, sum or calibrated kind; none: the count of state 1), its epsilon the
+target and its noise (laplace, geometric, staircase) the law; a flag overrides
+each, and a note names the config value it replaced. Bundled configs are
+taken by name (as for run). The table and the JSON name the query calibrated.
+
+Methods: exact (default; the least amount of noise of the law --noise names whose exact BDPL
+over every adversary is <= eps: column amount is the Laplace scale b, or Delta/eps' for geometric
+and staircase noise of DP epsilon eps', column DP eps; so the DP adversary leaks Delta/amount for
+every law and more amount is more noise), optimal
 (not a fixed law: the integer noise of least E|Z|, or E[Z^2] with --objective variance, that is
 eps-BDP over every adversary, by a linear program over the law pairs the exact engine scores, then
 verified by that engine; JSON adds mean_abs, variance and noise = {"offset", "pmf", "tail_ratio"},
@@ -74,15 +90,18 @@ def add_parser(cs, parser_class, formatter_class) -> None:
                                   "a run config's [model] table for eps-BDP over every adversary: the optimal "
                                   "integer noise, or the least Laplace, geometric or staircase noise.",
                       epilog=EPILOG, formatter_class=formatter_class)
-    c.add_argument("config", help="a TOML run config; its [model] table is the data model")
-    c.add_argument("--epsilon", type=float, required=True, help="target BDPL")
+    c.add_argument("config", help="a TOML run config or a bundled config's name (as for run); its [model] is "
+                                  "the data model, its [mechanism] the default query, target and noise")
+    c.add_argument("--epsilon", type=float, help="target BDPL (default: the config's mechanism.epsilon)")
     c.add_argument("--method", default="exact", choices=["exact", "optimal", "all"],
                    help="exact (default), optimal or all (see below)")
     q = c.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
-    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    c.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase"],
-                   help="--method exact: the noise law calibrated (default laplace)")
+    q.add_argument("--counted", type=int, nargs="+",
+                   help="counted states (default: the config's counted_states, else 1)")
+    q.add_argument("--state-values", type=float, nargs="+",
+                   help="query value per state, a sum query (default: the config's state_values)")
+    c.add_argument("--noise", choices=["laplace", "geometric", "staircase"],
+                   help="--method exact: the noise law calibrated (default: the config's noise, else laplace)")
     c.add_argument("--staircase-gamma", type=float,
                    help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)")
     c.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
@@ -94,10 +113,19 @@ def add_parser(cs, parser_class, formatter_class) -> None:
 
 def model_of(path: str):
     """The data model of the config file's ``[model]`` table (validated as a run config's)."""
-    from ..pipeline.config import load_toml, parse_config
+    from ..core.bundled import resolve_config
+    from ..pipeline.config import load_toml
+
+    p = str(resolve_config(path))
+    return model_of_raw(load_toml(p), p)
+
+
+def model_of_raw(raw: dict, path: str):
+    """The data model of a run config's ``[model]`` table (validated as a run config's); a
+    ``[model]`` that sweeps a key is refused (one model at a time)."""
+    from ..pipeline.config import parse_config
     from ..core.errors import ConfigError
 
-    raw = load_toml(path)
     if not isinstance(raw.get("model"), dict):
         raise ConfigError("config", path, "needs a [model] table (the data model to calibrate on)")
     kind = raw["model"].get("kind")
@@ -114,56 +142,241 @@ def model_of(path: str):
     return cfg.points[0].model.fixed
 
 
+def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
+    """The query of the config's ``[mechanism]`` (validated against the model as ``bdpsim run``
+    does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
+    ``(None, None)`` without a ``[mechanism]``."""
+    from ..calibration.target import query_of
+    from ..pipeline.config import parse_config
+    from ..core.errors import check
+    from ..mechanisms.base import MECHANISM_KINDS
+
+    mech = raw.get("mechanism")
+    if mech is None:
+        return None, None
+    check(isinstance(mech, dict), "mechanism", mech, "must be a table")
+    kind = mech.get("kind", "count")
+    keys = MECHANISM_KINDS[kind].keys if isinstance(kind, str) and kind in MECHANISM_KINDS else {}
+    if mech.get("state_values") is not None and "state_values" in keys:  # a sum of state values
+        stand_in = {"kind": "sum", "state_values": mech["state_values"], "epsilon": 1.0}
+    elif "counted_states" in keys:  # a count (count and the calibrated kinds)
+        stand_in = {"kind": "count", "counted_states": mech.get("counted_states", [1]), "epsilon": 1.0}
+    else:  # not an additive query (clipped_sum, python, histogram, randomized_response, a sum without values)
+        return None, str(kind)
+    cfg = parse_config({"model": raw["model"], "mechanism": stand_in}, path)  # the config's errors, as run's
+    check(len(cfg.points) == 1, "mechanism", path, f"sweeps {len(cfg.points)} queries: calibrate one at a time "
+          "(give counted_states or state_values one value)")
+    if "state_values" in stand_in:
+        return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
+    return query_of(model.states, counted_states=stand_in["counted_states"], source="config"), str(kind)
+
+
+def _epsilon_of(mech: dict | None) -> float | None:
+    from ..core.errors import ConfigError, check
+
+    eps = None if mech is None else mech.get("epsilon")
+    if eps is None:
+        return None
+    if isinstance(eps, list):
+        raise ConfigError("mechanism.epsilon", eps, f"sweeps {len(eps)} targets: calibrate one at a time "
+                          "(give epsilon explicitly)")
+    check(isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0,
+          "mechanism.epsilon", eps, "must be a finite number > 0")
+    return float(eps)
+
+
+def config_target(config: str, *, epsilon: float | None = None, counted_states=None, state_values=None,
+                  noise: str | None = None, staircase_gamma: float | None = None) -> CalibrationTarget:
+    """What to calibrate for the run config ``config`` (a TOML file or a bundled config's name,
+    :func:`bdpsim.core.bundled.resolve_config`): its ``[model]``, and the query, target ``epsilon`` and
+    noise law of its ``[mechanism]`` unless given here (module docstring).
+
+    Raises
+    ------
+    ConfigError
+        The config is not one (``config``), its model is not calibratable (``model.kind``), it
+        sweeps models or targets, its query is invalid for the model (``mechanism.counted_states``,
+        ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
+        neither is given here.
+    """
+    from ..core.errors import ConfigError, check
+
+    from ..core.bundled import resolve_config
+    from ..calibration.target import CONFIG_LAWS, CalibrationTarget, query_of, show
+    from ..pipeline.config import load_toml
+
+    path = str(resolve_config(config))
+    raw = load_toml(path)
+    model = model_of_raw(raw, path)
+    mech = raw.get("mechanism") if isinstance(raw.get("mechanism"), dict) else None
+    own, kind = _config_query(raw, path, model)
+    overrides: list[tuple[str, Any, Any]] = []
+    notes: list[str] = []
+    if counted_states is not None or state_values is not None:
+        query = query_of(model.states, counted_states, state_values, source="flags")
+        if own is None and kind is not None:
+            overrides.append(("mechanism.kind", None, kind))
+        elif own is not None and own.values != query.values:
+            field = "counted_states" if counted_states is not None else "state_values"
+            mine = "counted_states" if own.counted_states is not None else "state_values"
+            overrides.append((field, list(counted_states if counted_states is not None else state_values),
+                              f"mechanism.{mine} = {show(list(getattr(own, mine)))}"))
+    elif own is not None:
+        query = own
+    elif kind is not None:
+        raise ConfigError("mechanism.kind", kind, "is not an additive query (a count of counted_states or a sum "
+                          "of state_values): give the query to calibrate as --counted or --state-values")
+    else:
+        query = query_of(model.states, source="default")
+    if epsilon is None:
+        own_eps = _epsilon_of(mech)
+        check(own_eps is not None, "epsilon", None, "is required: the config's [mechanism] gives no epsilon")
+        eps, eps_source = float(own_eps), "config"  # type: ignore[arg-type]
+    else:
+        eps, eps_source = float(epsilon), "flags"
+        raw_eps = (mech or {}).get("epsilon")
+        if raw_eps is not None and raw_eps != eps:
+            overrides.append(("epsilon", eps, f"mechanism.epsilon = {show(raw_eps)}"))
+    own_noise = (mech or {}).get("noise") if own is not None else None
+    own_gamma = (mech or {}).get("staircase_gamma") if own is not None else None
+    if noise is None:
+        if own_noise is None or own_noise in CONFIG_LAWS:
+            noise = own_noise or "laplace"
+            staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
+        else:
+            notes.append(f"the config's mechanism.noise = {own_noise!r} has no amount to calibrate: laplace "
+                         "noise calibrated")
+            noise = "laplace"
+    elif own_noise is not None and own_noise != noise:
+        overrides.append(("noise", noise, f"mechanism.noise = {show(own_noise)}"))
+    return CalibrationTarget(model, query, eps, noise, staircase_gamma, eps_source, tuple(overrides), tuple(notes))
+
+
+def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
+    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
+    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
+    was not computed (or the method gave no noise)."""
+    if c.delta is not None and delta is not None:
+        return bool(c.delta <= delta * (1 + 1e-9))
+    if c.bdpl is None:
+        return None
+    return bool(c.bdpl <= epsilon * (1 + 1e-9))
+
+
+def verdict(c, epsilon: float, delta: float | None) -> str:
+    """The eps-BDP? column: what the JSON's ``is_bdp`` says (``yes``, ``NOT eps-BDP``, ``unknown``),
+    and ``n/a`` for a row that prescribes no noise (a method that cannot reach eps)."""
+    if c.scale is None and c.parameter is None and c.mean_abs is None and c.bdpl is None:
+        return "n/a"
+    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, epsilon, delta)]
+
+
+def query_line(query, epsilon: float | None = None, epsilon_source: str = "flags") -> str:
+    """``query: ...`` above a calibration table: the query calibrated, where it came from, and the
+    target eps when it came from a config."""
+    where = {"config": "from the config's [mechanism]", "flags": "from the flags", "default": "default"}
+    text = f"query: {query.description} ({where[query.source]})"
+    if epsilon is not None:
+        text += f"; target eps = {epsilon:g} ({where[epsilon_source]})"
+    return wrap(text)
+
+
+def wrap(text: str) -> str:
+    """A line of prose filled to 80 columns, its continuation indented."""
+    import textwrap
+
+    return textwrap.fill(text, 80, subsequent_indent="    ", break_on_hyphens=False)
+
+
+def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
+    """The one-line error for a target eps the calibration cannot take
+    (:func:`bdpsim.calibration.target.check_target_epsilon`), naming ``field`` (the flag, or the
+    config key it came from)."""
+    from ..calibration.target import check_target_epsilon
+
+    check_target_epsilon(epsilon, method, noise, field=field)
+
+
+def overrides(target) -> list[str]:
+    """One ``note:`` line per explicit flag that replaced a different value of the config (named
+    by its flag, :data:`FLAGS`), and the target's own notes."""
+    from ..calibration.target import show
+
+    out = []
+    for field, given, own in target.overrides:
+        if field == "mechanism.kind":
+            out.append(f"note: the config's mechanism (kind = {own!r}) is not an additive query: the query of "
+                       "the flags is calibrated")
+        else:
+            out.append(f"note: {FLAGS.get(field, field)} {show(given)} overrides the config's {own}")
+    return out + [f"note: {n}" for n in target.notes]
+
+
 def command(a, is_bdp, note) -> int:
     """Run ``bdpsim calibrate config``; one line per row or JSON (``is_bdp(row, eps, delta)`` and
     ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``)."""
+    import sys
+
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
     from ..core.errors import ConfigError
-    from ..kernels.chains.lattice import query_values
     from ..models.protocols import MarkovChain
     from .progress import Progress
 
-    if not (math.isfinite(a.epsilon) and a.epsilon > 0):
-        raise ConfigError("--epsilon", a.epsilon, "must be a finite number > 0")
     if a.min_known < 0:
         raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
-    model = model_of(a.config)
-    bar = Progress("bdpsim calibrate", "LP rounds")
     try:
-        if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
-            runs = {"exact": [("exact", a.noise)], "optimal": [("optimal", "laplace")],
-                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
-            start, out = time.monotonic(), []
-            for k, law in runs:
-                out.append(calibrate(model, a.epsilon, counted_states=a.counted, state_values=a.state_values,
-                                     method=k, noise=law, min_known=a.min_known, staircase_gamma=a.staircase_gamma,
-                                     objective=a.objective, budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0)))
-        else:
-            rounds = itertools.count(1)
-            values = query_values(model.states, a.counted, a.state_values)
-            out = calibrate_graph(model, a.epsilon, values, method=a.method, noise=a.noise, objective=a.objective,
-                                  min_known=a.min_known, staircase_gamma=a.staircase_gamma, budget=CLI_BUDGET,
-                                  progress=lambda *_: bar(next(rounds), None))
+        t = config_target(a.config, epsilon=a.epsilon, counted_states=a.counted, state_values=a.state_values,
+                          noise=a.noise, staircase_gamma=a.staircase_gamma)
     except ValueError as err:
         exc = flag_error(err)
         if exc is None:
             raise
         raise exc from None
+    check_epsilon(t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise)
+    model, eps, values = t.model, t.epsilon, list(t.query.values)
+    bar = Progress("bdpsim calibrate", "LP rounds")
+    try:
+        if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
+            runs = {"exact": [("exact", t.noise)], "optimal": [("optimal", "laplace")],
+                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
+            start, out = time.monotonic(), []
+            for k, law in runs:
+                out.append(calibrate(model, eps, state_values=values, method=k, noise=law, min_known=a.min_known,
+                                     staircase_gamma=t.staircase_gamma, objective=a.objective,
+                                     budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0)))
+        else:
+            rounds = itertools.count(1)
+            out = calibrate_graph(model, eps, values, method=a.method, noise=t.noise, objective=a.objective,
+                                  min_known=a.min_known, staircase_gamma=t.staircase_gamma, budget=CLI_BUDGET,
+                                  progress=lambda *_: bar(next(rounds), None))
+    except (ValueError, OverflowError, MemoryError) as err:
+        exc = flag_error(err) if isinstance(err, ValueError) else None
+        if exc is None:
+            raise
+        raise exc from None
     finally:
         bar.close()
+    notes = overrides(t)
     if a.json:
-        rows = [{**c.as_dict(), "is_bdp": is_bdp(c, a.epsilon, None)} for c in out]
+        for line in notes:
+            print(line, file=sys.stderr)
+        rows = [{**c.as_dict(), "query": t.query.as_dict(), "is_bdp": is_bdp(c, eps, None)} for c in out]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
-    print(f"{'method':<20} {'noise':>9} {'amount':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
+    for line in notes:
+        print(wrap(line))
+    print(query_line(t.query, eps, t.epsilon_source))
+    # amount: the Laplace scale, or Delta / (DP eps) of geometric and staircase noise (see --help)
+    delta = max(t.query.values) - min(t.query.values)
+    print(f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'exact BDPL':>10}  eps-BDP?")
     for c in out:
-        amount = "n/a" if c.scale is None else f"{c.scale:.6g}"
+        amount = "n/a" if c.scale is None else f"{c.scale:.5g}"
+        dp = "" if c.parameter is None or c.scale is None else f"{delta / c.scale:.4g}"  # the law's DP eps
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        ok = "n/a" if c.bdpl is None else {True: "yes", False: "NOT eps-BDP", None: "unknown"}[
-            is_bdp(c, a.epsilon, None)]
-        mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.6g}"
-        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>10} {mabs:>9} {bdpl:>10}  {ok}")
+        mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
+        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
+              f"{verdict(c, eps, None)}")
         print(note(c.reason))
     return 0

@@ -1,0 +1,147 @@
+"""What a calibration certifies: the query, the target eps and the noise law, and where each came from.
+
+``bdpsim calibrate`` answers "which noise makes *this query* eps-BDP?", so every answer names its
+query (issue 38 item 1: ``calibrate config`` once calibrated its own default count of state 1
+while the config's ``[mechanism]`` counted state 2). :func:`query_of` is the query of explicit
+arguments (or the default count of state 1, said so); :func:`config_target` reads a run config:
+its ``[model]`` is the data model and its ``[mechanism]`` the default query (``counted_states``
+or ``state_values``), target ``epsilon`` and noise law, each overridden by an explicit argument
+(the override is reported, :attr:`CalibrationTarget.overrides`).
+
+The query is additive, ``f(x) = sum_t v(x_t)``: a count (``v`` the indicator of the counted
+states) or a sum of per-state values ``v``; its sensitivity is ``Delta = max v - min v``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import check
+
+#: the pure-DP noise laws with one amount that ``calibrate config`` calibrates
+CONFIG_LAWS = ("laplace", "geometric", "staircase")
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def show(value: Any) -> str:
+    """A config value as a reader wrote it: numbers by ``%g``, lists in brackets, strings quoted."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, float):
+        return _num(value)
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+@dataclass(frozen=True)
+class CalibratedQuery:
+    """An additive query on a discrete model: ``values[s]`` is what a record in state ``s`` adds.
+
+    ``counted_states`` (a count) or ``state_values`` (a sum) is how it was given; ``source`` is
+    ``"config"`` (the config's ``[mechanism]``), ``"flags"`` (explicit arguments) or
+    ``"default"`` (the count of state 1)."""
+
+    values: tuple[float, ...]
+    counted_states: tuple[int, ...] | None = None
+    state_values: tuple[float, ...] | None = None
+    source: str = "default"
+
+    def __post_init__(self) -> None:
+        check(self.source in ("config", "flags", "default"), "source", self.source,
+              "must be 'config', 'flags' or 'default'")
+        check((self.counted_states is None) != (self.state_values is None), "counted_states",
+              self.counted_states, "give exactly one of counted_states and state_values")
+
+    @property
+    def description(self) -> str:
+        """The query in words: ``count of records in states [2]`` or ``sum of state values [0, 1, 3]``."""
+        if self.counted_states is not None:
+            return f"count of records in states [{', '.join(map(str, self.counted_states))}]"
+        return f"sum of state values [{', '.join(map(_num, self.state_values or ()))}]"
+
+    def as_dict(self) -> dict:
+        """The query as JSON: ``description``, ``counted_states`` or ``state_values``, ``values``
+        (per state) and ``source``."""
+        d: dict[str, Any] = {"description": self.description}
+        if self.counted_states is not None:
+            d["counted_states"] = list(self.counted_states)
+        else:
+            d["state_values"] = list(self.state_values or ())
+        return {**d, "values": list(self.values), "source": self.source}
+
+
+def query_of(states: int, counted_states=None, state_values=None, source: str | None = None) -> CalibratedQuery:
+    """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states
+    (validated by :func:`bdpsim.kernels.chains.lattice.query_values`; genotype names count as
+    0, 1, 2); neither: the count of state 1 (``source = "default"``)."""
+    from ..kernels.chains.lattice import query_values
+    from ..mechanisms.kinds import state_codes
+
+    if counted_states is not None:
+        counted_states = tuple(int(c) if isinstance(c, (int, np.integer)) and not isinstance(c, bool) else c
+                               for c in state_codes(list(counted_states)))
+    f = query_values(states, counted_states, state_values)
+    if source is None:
+        source = "default" if counted_states is None and state_values is None else "flags"
+    if state_values is not None:
+        return CalibratedQuery(tuple(map(float, f)), None, tuple(map(float, f)), source)
+    cs = (1,) if counted_states is None else tuple(counted_states)
+    return CalibratedQuery(tuple(map(float, f)), cs, None, source)
+
+
+@dataclass(frozen=True)
+class CalibrationTarget:
+    """What ``calibrate config`` calibrates: the ``model`` of the config's ``[model]``, the
+    ``query``, the target ``epsilon``, the noise law (``noise``, ``staircase_gamma``), where the
+    epsilon came from (``epsilon_source``: ``"config"`` or ``"flags"``) and ``overrides``: one
+    ``(field, given, config_value)`` per explicit argument that replaced a different value of the
+    config's ``[mechanism]`` (``field`` a library name: ``counted_states``, ``epsilon``, ...), or
+    ``("mechanism.kind", None, kind)`` when the config's mechanism is not an additive query."""
+
+    model: Any
+    query: CalibratedQuery
+    epsilon: float
+    noise: str = "laplace"
+    staircase_gamma: float | None = None
+    epsilon_source: str = "flags"
+    overrides: tuple[tuple[str, Any, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+#: the largest target eps of any calibration: ``e^eps`` overflows double precision past ~709.8
+#: (measured at 72aee1f: ``--epsilon 710`` ended in an OverflowError, ``1e308`` in a hang)
+MAX_EPSILON = 700.0
+#: the target eps the optimal LP takes (measured on the gamma = 3 chain, n = 6, and the bundled
+#: network: at 0.01 its support is the largest it builds, M = 400, and the LP still solves in
+#: ~1 minute; below, no tail ratio < 1 meets the tail conditions or it runs for many minutes;
+#: above 90 its condition rows ``w - e^eps w'`` leave double precision)
+OPTIMAL_EPSILON = (0.01, 90.0)
+#: the least target eps of staircase noise (its DP epsilon is at most the target: below 1e-4 its
+#: lattice of steps has more than ~10^5 points per unit of sensitivity; 1e-5 ran past 5 minutes)
+MIN_STAIRCASE_EPSILON = 1e-4
+
+
+def check_target_epsilon(epsilon: float, method: str = "exact", noise: str | None = None, *,
+                         field: str = "epsilon") -> None:
+    """Refuse in one line (a :class:`~bdpsim.core.errors.ConfigError` naming ``field``) a target eps the
+    calibration ``method`` (``"all"``: every method of ``bdpsim calibrate``) cannot take with
+    ``noise``: every method takes ``0 < eps <= MAX_EPSILON``; ``optimal`` takes
+    :data:`OPTIMAL_EPSILON`; staircase noise ``eps >= MIN_STAIRCASE_EPSILON``."""
+    check(isinstance(epsilon, (int, float, np.number)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
+          and epsilon > 0, field, epsilon, "must be a finite number > 0")
+    check(epsilon <= MAX_EPSILON, field, epsilon, f"must be at most {MAX_EPSILON:g} (e^eps overflows double "
+          "precision past ~709; a BDPL that large bounds nothing)")
+    lo, hi = OPTIMAL_EPSILON
+    which = "method all includes optimal, which" if method == "all" else "method optimal"
+    check(method not in ("optimal", "all") or lo <= epsilon <= hi, field, epsilon,
+          f"{which} takes eps in [{lo:g}, {hi:g}] (below, its LP needs a wider support than it builds; above, "
+          "its conditions e^eps leave double precision)")
+    which = "method all includes staircase noise, which" if method == "all" else "staircase noise"
+    check(not (noise == "staircase" or method == "all") or epsilon >= MIN_STAIRCASE_EPSILON, field, epsilon,
+          f"{which} needs eps >= {MIN_STAIRCASE_EPSILON:g} (below, its lattice is too fine to search)")

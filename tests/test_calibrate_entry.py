@@ -1,0 +1,58 @@
+"""Issue 38 item 4: one Python entry point, ``bdpsim.calibrate(model, epsilon, ...)``, for every
+model ``bdpsim calibrate`` takes (chains, pedigrees, Bayesian networks, Markov random fields),
+the query given as counted states, state values or a mechanism. Each answer is checked by
+:func:`bdpsim.exact_bdpl` of the calibrated mechanism (the run's exact engine): eps-BDP at the
+returned scale, and not at a scale 1e-4 smaller (the least one)."""
+
+import pytest
+
+import bdpsim
+
+MODELS = {
+    "chain": lambda: bdpsim.MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]], 6),
+    "pedigree": lambda: bdpsim.PedigreeModel.nuclear(3, 0.3),
+    "network": lambda: bdpsim.BayesNetModel([[], [0], [1]], [
+        [0.5, 0.3, 0.2], [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.1, 0.8]],
+        [[0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.05, 0.15, 0.8]]]),
+    "random field": lambda: bdpsim.MRFModel([(0, 1), (1, 2), (2, 3), (3, 0)], 3, 0.8),
+}
+
+
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_exact_laplace_on_every_model(kind):
+    model, eps = MODELS[kind](), 0.9
+    c = bdpsim.calibrate(model, eps, counted_states=[2])
+    assert c.method == "exact" and c.bdpl <= eps * (1 + 1e-9)
+    at = bdpsim.exact_bdpl(model, bdpsim.LaplaceCount(1.0 / c.scale, (2,))).bdpl
+    assert at <= eps * (1 + 1e-9) and at == pytest.approx(eps, rel=1e-6)
+    assert bdpsim.exact_bdpl(model, bdpsim.LaplaceCount(1.0 / (c.scale * (1 - 1e-4)), (2,))).bdpl > eps
+    # the query as a mechanism: the same calibration (its own noise is not used)
+    same = bdpsim.calibrate(model, eps, mechanism=bdpsim.LaplaceCount(5.0, (2,)))
+    assert same.scale == pytest.approx(c.scale, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["network", "pedigree"])
+def test_optimal_on_graph_models(kind):
+    model = MODELS[kind]()
+    c = bdpsim.calibrate(model, 1.0, counted_states=[2], method="optimal")
+    lap = bdpsim.calibrate(model, 1.0, counted_states=[2])
+    assert c.method == "optimal" and c.noise == "table" and c.bdpl <= 1 + 1e-9
+    assert c.mean_abs <= lap.mean_abs * (1 + 1e-9)  # the least E|Z| beats the calibrated Laplace
+
+
+def test_state_values_on_a_network():
+    model = MODELS["network"]()
+    c = bdpsim.calibrate(model, 1.0, state_values=[0, 1, 3], noise="geometric")
+    # the amount is Delta / (DP eps) = 3 / (DP eps); the law's parameter is its per-step rate 1 / amount
+    assert c.noise == "geometric" and c.bdpl <= 1 + 1e-9 and c.parameter == pytest.approx(1 / c.scale)
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({"method": "markov"}, "method"),
+    ({"counted_states": [2], "mechanism": bdpsim.LaplaceCount(1.0, (2,))}, "mechanism"),
+    ({"counted_states": [5]}, "counted_states"),
+    ({"window_limit": 3}, "search"),
+])
+def test_graph_model_errors_name_the_argument(kwargs, field):
+    with pytest.raises(ValueError, match=rf"^{field} = "):  # ConfigError, or a kernel's ParameterError
+        bdpsim.calibrate(MODELS["network"](), 1.0, **kwargs)
