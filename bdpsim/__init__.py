@@ -53,6 +53,7 @@ _EXPORTS = {
     "RunSettings": "settings",
     "from_bif": "models.bayesnet.build", "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
+    "AttackRisk": "attack", "attack_risk": "attack",  # issue 35: the optimal attack
 }
 _MODULES = ("bounds",)
 

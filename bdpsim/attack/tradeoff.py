@@ -43,7 +43,9 @@ def check_fpr(name: str, value) -> np.ndarray:
     """``value`` as a float array, every entry in the open interval (0, 1); else ``ConfigError``."""
     arr = np.asarray(value, dtype=float)
     if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0.0) or np.any(arr >= 1.0):
-        shown = value if np.ndim(value) == 0 else list(np.ravel(arr))
+        shown = float(arr) if arr.ndim == 0 else [float(v) for v in np.ravel(arr)]
+        if isinstance(shown, list) and len(shown) == 1:
+            shown = shown[0]
         raise ConfigError(name, shown, "must be in the open interval (0, 1)")
     return arr
 

@@ -234,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     _overwrite_option(ut)
     from . import calibrate as cli_calibrate
     cli_calibrate.add_parser(sub, _Parser, _Formatter)
+    from . import attack as cli_attack  # issue 35: the optimal attack
+    cli_attack.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -331,7 +333,14 @@ def _theory(name: str):
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
             "worst-case": _theory("worst_case"), "accuracy": cmd_accuracy, "figures": cmd_figures,
-            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a)}
+            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a),
+            "attack": lambda a: _attack(a)}
+
+
+def _attack(a) -> int:
+    from . import attack as cli_attack
+
+    return cli_attack.command(a)
 
 
 def _calibrate(a) -> int:
