@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 import numpy as np
 
 from ..adversary import Adversary
 from ..errors import NotAvailable
-from ..models.protocols import HasQueryLaw
+from ..kernels.noise.laws import NoiseLaw
+from ..models.protocols import HasGaussianConditional, HasQueryLaw
+from ..queries import NoisyQuery
 from .tradeoff import TradeOff, gaussian_tradeoff, mixture_tradeoff
 
 
@@ -34,11 +36,12 @@ class OutputLaws:
     w_x: np.ndarray
     atoms_x_prime: np.ndarray
     w_x_prime: np.ndarray
-    noise: Any
+    noise: NoiseLaw
 
     def __post_init__(self) -> None:
-        for name in ("atoms_x", "w_x", "atoms_x_prime", "w_x_prime"):
-            arr = np.asarray(getattr(self, name), dtype=float).ravel()
+        values = (self.atoms_x, self.w_x, self.atoms_x_prime, self.w_x_prime)
+        for name, value in zip(("atoms_x", "w_x", "atoms_x_prime", "w_x_prime"), values):
+            arr = np.asarray(value, dtype=float).ravel()
             if not np.all(np.isfinite(arr)):
                 raise ValueError(f"{name} = {arr.tolist()[:5]}: must be finite")
             object.__setattr__(self, name, arr)
@@ -73,12 +76,11 @@ class GaussianShift:
         return GaussianShift(self.mean_x_prime, self.mean_x, self.sd)
 
 
-def _noise(mechanism):
-    noise = getattr(mechanism, "noise", None)
-    if noise is None or not hasattr(noise, "hockey_stick"):
+def _noise(mechanism) -> NoiseLaw:
+    if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.noise, NoiseLaw)):
         raise NotAvailable(f"mechanism {type(mechanism).__name__}: not 'query + noise' with a known noise law; "
                            "give a Monte Carlo budget (samples)")
-    return noise
+    return mechanism.noise
 
 
 def _gaussian_pair(model, mechanism, adv: Adversary) -> GaussianShift:
@@ -86,7 +88,7 @@ def _gaussian_pair(model, mechanism, adv: Adversary) -> GaussianShift:
     from ..queries import SumQuery
 
     noise = _noise(mechanism)
-    if not isinstance(mechanism.query_function, SumQuery) or not isinstance(noise, GaussianNoise):
+    if not isinstance(cast(NoisyQuery, mechanism).query_function, SumQuery) or not isinstance(noise, GaussianNoise):
         raise NotAvailable(f"gaussian model with {type(mechanism.query_function).__name__} + {noise.name} noise: "
                            "no exact output law (only the unclipped sum + Gaussian noise); give a Monte Carlo "
                            "budget (samples)")
@@ -109,15 +111,14 @@ def output_laws(model, mechanism, adversary: Adversary) -> OutputLaws | Gaussian
         When the model has no exact law of this mechanism's query, or a conditioning event has
         probability zero.
     """
-    if getattr(model, "kind", None) == "gaussian":
+    if isinstance(model, HasGaussianConditional):
         return _gaussian_pair(model, mechanism, adversary)
     noise = _noise(mechanism)
-    query = getattr(mechanism, "query_function", None)
+    query = cast(NoisyQuery, mechanism).query_function
     laws = [model.query_law(query, adversary.condition(v)) if isinstance(model, HasQueryLaw) else None
             for v in (adversary.x, adversary.x_prime)]
     if any(law is None for law in laws):
-        raise NotAvailable(f"{getattr(model, 'kind', type(model).__name__)} model: no exact law of "
-                           f"{type(getattr(mechanism, 'query_function', mechanism)).__name__}; give a Monte "
+        raise NotAvailable(f"{type(model).__name__}: no exact law of {type(query).__name__}; give a Monte "
                            "Carlo budget (samples)")
     (a1, w1), (a2, w2) = laws  # type: ignore[misc]
     for w in (w1, w2):
