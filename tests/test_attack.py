@@ -358,3 +358,18 @@ def test_worst_tpr_at_paper_scale_is_bracketed():
     assert w.value <= w.upper + 1e-12
     assert directed_tpr(m, mech, w.adversary, 0.1)[0] == pytest.approx(w.value, abs=1e-12)
     assert r.advantage <= math.tanh(r.bdpl / 2)
+
+
+def test_fast_tv_search_equals_the_engine_profile():
+    """The one-pass total-variation window search equals the engine's two-sided profile at eps = 0."""
+    from bdpsim.attack.laws import markov_worst_tv
+    from bdpsim.estimators import engine_for
+
+    m = chain(30)
+    for mech in (LaplaceCount(1.0, counted_states=(1,)),
+                 NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
+                 NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5))):
+        v, adv = markov_worst_tv(m, mech, 0)
+        assert v == pytest.approx(engine_for(m, mech).window_profile(0, 0.0), abs=1e-12)
+        assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
+    assert markov_worst_tv(network(), LaplaceCount(1.0, counted_states=(1,)), 0) is None

@@ -14,6 +14,7 @@ one normal law: ``mu``-GDP with ``mu = |m(x) - m(x')| / sqrt(v + sigma^2)``.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import cast
@@ -127,4 +128,42 @@ def output_laws(model, mechanism, adversary: Adversary) -> OutputLaws | Gaussian
     return OutputLaws(a1, w1, a2, w2, noise)
 
 
-__all__ = ["OutputLaws", "GaussianShift", "output_laws"]
+def _both_at_zero(self, W1, W2, delta: float, epsilon: float):
+    """``(delta(P||Q), delta(Q||P))`` at ``eps = 0``: both are ``TV(P, Q)``, computed once."""
+    if epsilon != 0.0:
+        return self.grid_delta(W1, W2, delta, epsilon), self.grid_delta(W2, W1, delta, epsilon)
+    d = self.grid_delta(W1, W2, delta, 0.0)
+    return d, d
+
+
+def _tv_law(noise: NoiseLaw) -> NoiseLaw:
+    """``noise`` whose two-sided profile at ``eps = 0`` is computed in one pass (the total variation
+    is symmetric): the same law, half the work of the window search's profile at 0."""
+    cls = type(noise)
+    sub = _TV_LAWS.setdefault(cls, type(f"TV{cls.__name__}", (cls,), {"grid_delta_both": _both_at_zero}))
+    obj = copy.copy(noise)
+    object.__setattr__(obj, "__class__", sub)
+    return obj
+
+
+_TV_LAWS: dict[type, type] = {}
+
+
+def markov_worst_tv(model, mechanism, min_known: int) -> tuple[float, Adversary] | None:
+    """``max_a TV(P_a, Q_a)`` over every adversary with ``|K| >= min_known`` of "additive query +
+    noise" on a Markov chain, and the adversary attaining it, by the window reduction of the
+    privacy profile at ``eps = 0`` (:func:`bdpsim.models.markov.window.window_table`); ``None`` for
+    other pairs (the caller uses the engine's profile search)."""
+    from ..models.markov.window import window_table
+    from ..models.protocols import MarkovChain
+    from ..queries import AdditiveQuery
+
+    if not (isinstance(model, MarkovChain) and isinstance(mechanism, NoisyQuery)
+            and isinstance(mechanism.query_function, AdditiveQuery) and isinstance(mechanism.noise, NoiseLaw)):
+        return None
+    f = mechanism.query_function.per_state(model.states)
+    res, advs, _ = window_table(model, f, _tv_law(mechanism.noise), min_known=min_known, top=1, profile=0.0)
+    return float(res.bdpl), advs[0].adversary()
+
+
+__all__ = ["OutputLaws", "GaussianShift", "output_laws", "markov_worst_tv"]

@@ -34,7 +34,7 @@ import numpy as np
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..errors import NotAvailable
 from ..estimators import engine_for
-from .laws import output_laws
+from .laws import markov_worst_tv, output_laws
 from .tradeoff import LOG_T_MAX, TradeOff, check_fpr
 
 #: profile iterations of the worst TPR@FPR search before it returns its two bounds
@@ -112,6 +112,8 @@ def _enumerate(eng, model, ks) -> list[Adversary]:
 def worst_advantage(model, mechanism, sizes="all") -> WorstValue:
     """``max_a TV(P_a, Q_a)`` over every adversary with ``|K|`` in ``sizes``, exact."""
     ks = _sizes(model, sizes)
+    if is_upward_closed(ks, model.n) and (fast := markov_worst_tv(model, mechanism, ks[0])) is not None:
+        return WorstValue(fast[0], fast[1], fast[0])
     eng = _engine(model, mechanism)
     at = _profile_search(eng, model, ks)
     if at is not None:
