@@ -40,7 +40,7 @@ def test_no_exact_law_needs_a_budget():
 def test_band_covers_the_exact_curve():
     """Over 150 independent simulations (95 % bands) the band holds the exact curve at every FPR
     at least 0.95 - 3 sd of the time; and the band is not vacuous where FPR exceeds its additive
-    margin (width < 0.2 at FPR >= 0.2; below the margin ~0.03 at 2000 samples the lower end is FPR)."""
+    margin (width < 4e + 0.1 at FPR >= 0.2; below the margin ~0.03 at 2000 samples the lower end is FPR)."""
     m, mech, adv, exact = setting()
     true = exact.tpr_at(FPRS)
     held, reps = 0, 150
@@ -50,7 +50,7 @@ def test_band_covers_the_exact_curve():
         held += bool(np.all(lo <= true + 1e-12) and np.all(true <= hi + 1e-12)
                      and sim.advantage_lower <= exact.advantage)
     assert held >= reps * (0.95 - 3 * math.sqrt(0.95 * 0.05 / reps))
-    assert np.all((hi - lo)[FPRS >= 0.2] < 0.2)
+    assert np.all((hi - lo)[FPRS >= 0.2] < 4 * sim.margin + 0.1)  # 2e each side, plus the slope
 
 
 def test_band_refuses_a_wrong_curve():
