@@ -66,3 +66,32 @@ def test_cli_bad_input_one_line(capsys, argv, first):
     cap = capsys.readouterr()
     assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
     assert cap.err.startswith(first), cap.err
+
+
+CAL = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+
+
+def test_calibrate_target_advantage_json(capsys):
+    from bdpsim.attack.calibrate import calibrate_attack
+    from bdpsim.kernels.noise.laws import LaplaceNoise
+    from bdpsim.mechanisms.noisy import NoisyQueryMechanism
+    from bdpsim.queries import CountQuery
+
+    assert main(CAL + ["--target-advantage", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    ref = calibrate_attack(m, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_advantage=0.2)
+    assert out["parameter"] == pytest.approx(ref.parameter, rel=1e-12)
+    assert out["value"] <= 0.2 and out["saving"] >= 1
+
+
+@pytest.mark.parametrize("argv, first", [
+    (["--target-advantage", "1.2"], "bdpsim: error: --target-advantage = 1.2: must be in the open interval (0, 1)"),
+    (["--target-tpr", "0.2"], "bdpsim: error: --at-fpr = None: is required with target_tpr"),
+    (["--target-tpr", "0.2", "--at-fpr", "0"], "bdpsim: error: --at-fpr = 0.0: must be in the open interval"),
+    ([], "bdpsim: error: --epsilon = None: is required (or give --target-advantage or --target-tpr)"),
+])
+def test_calibrate_target_bad_input(capsys, argv, first):
+    assert main(CAL + argv) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1 and cap.err.startswith(first), cap.err

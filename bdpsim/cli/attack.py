@@ -183,4 +183,61 @@ def command(a) -> int:
     return 0
 
 
-__all__ = ["add_parser", "command", "EPILOG"]
+def add_target_flags(m) -> None:
+    """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
+    t = m.add_mutually_exclusive_group()
+    t.add_argument("--target-advantage", type=float,
+                   help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)")
+    t.add_argument("--target-tpr", type=float,
+                   help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this")
+    m.add_argument("--at-fpr", type=float, help="the false-positive rate of --target-tpr, in (0, 1)")
+
+
+def command_calibrate(a) -> int:
+    """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
+    noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
+    from ..attack.calibrate import calibrate_attack
+    from ..errors import ConfigError
+    from ..kernels.noise.laws import noise_from_params
+    from ..mechanisms.noisy import NoisyQueryMechanism
+    from ..models import MarkovChainModel, symmetric_chain
+    from ..queries import CountQuery, StateSumQuery
+
+    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
+        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
+    if a.n < 2 or a.n > 10_000_000:
+        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    if a.method != "exact":
+        raise ConfigError("--method", a.method, "must be exact with an attack target")
+    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
+    try:
+        model = MarkovChainModel(P, a.n, a.initial)
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    flags = {"target_advantage": "--target-advantage", "target_tpr": "--target-tpr", "at_fpr": "--at-fpr",
+             "noise": "--noise"}
+    try:
+        query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        start = {"laplace": dict(scale=float(query.sensitivity)), "gaussian": dict(sigma=float(query.sensitivity)),
+                 "geometric": dict(epsilon=1.0), "staircase": dict(epsilon=1.0)}.get(a.noise, {})
+        noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
+        cal = calibrate_attack(model, NoisyQueryMechanism(query, noise), target_advantage=a.target_advantage,
+                               target_tpr=a.target_tpr, at_fpr=a.at_fpr, sizes=tuple(range(a.min_known, a.n)))
+    except ConfigError as exc:
+        if exc.field in flags:
+            raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
+        raise
+    if a.json:
+        print(json.dumps(_finite(cal.as_dict())))
+        return 0
+    print(f"attack target: worst {cal.what} <= {cal.target:g}")
+    print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")
+    if cal.bdp_parameter is None:
+        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
+    else:
+        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
+              f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})")
+    return 0
+
+
+__all__ = ["add_parser", "command", "EPILOG", "add_target_flags", "command_calibrate"]
