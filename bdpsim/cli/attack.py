@@ -186,11 +186,11 @@ def command(a) -> int:
 def add_target_flags(m) -> None:
     """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
     t = m.add_mutually_exclusive_group()
-    t.add_argument("--target-advantage", type=float,
+    t.add_argument("--target-advantage", type=float, metavar="A",
                    help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)")
-    t.add_argument("--target-tpr", type=float,
+    t.add_argument("--target-tpr", type=float, metavar="B",
                    help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this")
-    m.add_argument("--at-fpr", type=float, help="the false-positive rate of --target-tpr, in (0, 1)")
+    m.add_argument("--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)")
 
 
 def command_calibrate(a) -> int:
