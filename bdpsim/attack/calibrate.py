@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from ..errors import ConfigError
 from .tradeoff import check_fpr
@@ -146,6 +147,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     (:func:`bdpsim.calibration.calibrate`, Markov chains with an upward-closed family), else ``None``."""
     from ..adversary import is_upward_closed, known_sizes
     from ..calibration import calibrate
+    from ..models.markov.model import MarkovChainModel
     from ..models.protocols import MarkovChain
     from ..queries import CountQuery, StateSumQuery
 
@@ -157,7 +159,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
           {"state_values": list(q.state_values)} if isinstance(q, StateSumQuery) else None)
     if kw is None:
         return None
-    c = calibrate(model, eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw)
+    c = calibrate(cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw)
     return c.scale if mechanism.noise.name == "laplace" else c.parameter
 
 

@@ -154,6 +154,7 @@ def markov_worst_tv(model, mechanism, min_known: int) -> tuple[float, Adversary]
     noise" on a Markov chain, and the adversary attaining it, by the window reduction of the
     privacy profile at ``eps = 0`` (:func:`bdpsim.models.markov.window.window_table`); ``None`` for
     other pairs (the caller uses the engine's profile search)."""
+    from ..models.markov.model import MarkovChainModel
     from ..models.markov.window import window_table
     from ..models.protocols import MarkovChain
     from ..queries import AdditiveQuery
@@ -162,7 +163,8 @@ def markov_worst_tv(model, mechanism, min_known: int) -> tuple[float, Adversary]
             and isinstance(mechanism.query_function, AdditiveQuery) and isinstance(mechanism.noise, NoiseLaw)):
         return None
     f = mechanism.query_function.per_state(model.states)
-    res, advs, _ = window_table(model, f, _tv_law(mechanism.noise), min_known=min_known, top=1, profile=0.0)
+    noise = cast(float, _tv_law(mechanism.noise))  # window_table takes a scale or any noise law
+    res, advs, _ = window_table(cast(MarkovChainModel, model), f, noise, min_known=min_known, top=1, profile=0.0)
     return float(res.bdpl), advs[0].adversary()
 
 

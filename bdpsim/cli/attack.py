@@ -154,10 +154,10 @@ def command(a) -> int:
         risk = attack_risk(model, mech, sizes=sizes)
         rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
     except ValueError as err:
-        exc = _flag(err)
-        if exc is None:
+        named = _flag(err)
+        if named is None:
             raise
-        raise exc from None
+        raise named from None
     e = _worst_bdpl(model, mech, sizes)
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
     if a.json:  # an infinite BDPL (Gaussian noise) is null
