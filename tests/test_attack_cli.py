@@ -95,3 +95,19 @@ def test_calibrate_target_bad_input(capsys, argv, first):
     assert main(CAL + argv) == 2
     cap = capsys.readouterr()
     assert cap.out == "" and len(cap.err.strip().splitlines()) == 1 and cap.err.startswith(first), cap.err
+
+
+def test_roc_data_and_plot(tmp_path, capsys):
+    from bdpsim.attack.roc import independent_chain, roc_data
+
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    fpr = np.array([1e-3, 0.01, 0.1, 0.5])
+    d = roc_data(m, mech, independent_chain(m), fpr)
+    r = bdpsim.attack_risk(m, mech)
+    assert d.worst == pytest.approx(r.curve.tpr_at(fpr), abs=1e-12)
+    assert np.all(d.pure >= d.worst - 1e-12) and np.all(d.independent <= d.pure + 1e-12)
+    assert d.independent_advantage == pytest.approx(1 - math.exp(-0.5), abs=1e-9)  # knows all others
+    out = tmp_path / "roc.png"
+    assert main(CHAIN + ["--epsilon", "1", "--fpr", "0.1", "--plot", str(out)]) == 0
+    assert out.stat().st_size > 10_000

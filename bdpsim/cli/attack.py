@@ -70,6 +70,8 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                    help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
     m.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
     m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.add_argument("--plot", metavar="PATH", help="also draw the ROC figure (linear and log axes) into PATH "
+                                                  "(.png or .pdf): against the pure-eps and independent curves")
 
 
 def _flag(err: ValueError):
@@ -159,6 +161,12 @@ def command(a) -> int:
             raise
         raise named from None
     e = _worst_bdpl(model, mech, sizes)
+    if a.plot:
+        from ..attack.roc import independent_chain, roc_data
+        from ..figures.attack import save_attack_roc
+
+        save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
+                        f"Markov chain, n = {a.n}, {noise.name} noise")
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
     if a.json:  # an infinite BDPL (Gaussian noise) is null
         print(json.dumps(_finite({
