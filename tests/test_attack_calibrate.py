@@ -63,3 +63,16 @@ def test_bad_targets(kw, first):
 def test_staircase_refused():
     with pytest.raises(ConfigError, match="^noise = 'staircase': must be one of"):
         calibrate_attack(CHAIN, mech(StaircaseNoise(1.0)), target_advantage=0.2)
+
+
+def test_network_calibration_and_its_eps_bdp_comparison():
+    """On a network the eps-BDP comparison is the network's exact calibration; eps-BDP noise at
+    that eps meets the advantage target (tanh(eps/2) = target), so it is never less noise."""
+    from bdpsim.models import BayesNetModel
+    from bdpsim.models.bayesnet.kind import BayesNetKind
+
+    ex = BayesNetKind.example
+    net = BayesNetModel(ex["parents"], ex["cpt"])
+    c = calibrate_attack(net, mech(LaplaceNoise(1.0)), target_advantage=0.1)
+    assert c.value <= 0.1 and c.bdp_parameter is not None and c.saving >= 1 - 1e-6
+    assert worst_advantage(net, mech(LaplaceNoise(c.bdp_parameter))).value <= 0.1 + 1e-9

@@ -144,16 +144,28 @@ def calibrate_attack(model, mechanism, *, target_advantage: float | None = None,
 
 def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     """The least parameter of the mechanism's noise law that is eps-BDP over every adversary
-    (:func:`bdpsim.calibration.calibrate`, Markov chains with an upward-closed family), else ``None``."""
+    (:func:`bdpsim.calibration.calibrate` on Markov chains, :func:`bdpsim.calibration.graphs.calibrate_graph`
+    on networks and random fields; an upward-closed family), else ``None``."""
     from ..adversary import is_upward_closed, known_sizes
     from ..calibration import calibrate
     from ..models.markov.model import MarkovChainModel
     from ..models.protocols import MarkovChain
     from ..queries import CountQuery, StateSumQuery
 
+    from ..models.protocols import FactorGraph
+    from ..queries import AdditiveQuery
+
     ks = known_sizes(sizes, model.n)
     q = mechanism.query_function
-    if not (isinstance(model, MarkovChain) and is_upward_closed(ks, model.n)):
+    if not is_upward_closed(ks, model.n):
+        return None
+    if isinstance(model, FactorGraph) and isinstance(q, AdditiveQuery):  # networks and random fields
+        from ..calibration.graphs import calibrate_graph
+
+        row = calibrate_graph(model, eps, q.per_state(model.states), method="exact", noise=mechanism.noise.name,
+                              min_known=ks[0])[0]
+        return row.scale if mechanism.noise.name == "laplace" else row.parameter
+    if not isinstance(model, MarkovChain):
         return None
     kw = ({"counted_states": list(q.counted_states)} if isinstance(q, CountQuery) else
           {"state_values": list(q.state_values)} if isinstance(q, StateSumQuery) else None)
