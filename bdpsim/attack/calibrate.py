@@ -152,7 +152,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     from ..models.protocols import MarkovChain
     from ..queries import CountQuery, StateSumQuery
 
-    from ..models.protocols import FactorGraph
+    from ..models.protocols import FactorGraph, HasStates
     from ..queries import AdditiveQuery
 
     ks = known_sizes(sizes, model.n)
@@ -162,8 +162,8 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     if isinstance(model, FactorGraph) and isinstance(q, AdditiveQuery):  # networks and random fields
         from ..calibration.graphs import calibrate_graph
 
-        row = calibrate_graph(model, eps, q.per_state(model.states), method="exact", noise=mechanism.noise.name,
-                              min_known=ks[0])[0]
+        values = q.per_state(cast(HasStates, model).states)
+        row = calibrate_graph(model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0])[0]
         return row.scale if mechanism.noise.name == "laplace" else row.parameter
     if not isinstance(model, MarkovChain):
         return None
