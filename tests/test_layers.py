@@ -26,7 +26,7 @@ LAYERS = [
     ("mechanisms",),
     ("sampling", "estimators", "calibration"),
     ("settings", "cost", "config", "rows", "results", "backends", "driver", "plan", "flags", "summarize"),
-    ("studies", "utility", "api"),
+    ("studies", "utility", "api", "attack"),
     ("figdata", "figures", "gallery"),
     ("cli",),
 ]

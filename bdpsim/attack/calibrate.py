@@ -136,7 +136,7 @@ def calibrate_attack(model, mechanism, *, target_advantage: float | None = None,
     par = math.exp(hi)
     achieved = value(par)
     bdp = None
-    if compare and noise.name != "gaussian":
+    if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
         bdp = _bdp_parameter(model, mechanism, eps, sizes)
     saving = None if bdp is None else (bdp / par if grows else par / bdp)
     return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)

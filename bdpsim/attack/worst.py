@@ -265,7 +265,7 @@ def attack_risk(model, mechanism, adversary: Adversary | None = None, *,
     Raises
     ------
     NotAvailable
-        When the pair has no exact output law (use :func:`bdpsim.attack.montecarlo.simulated_curve`
+        When the pair has no exact output law (use :func:`bdpsim.attack.montecarlo.simulated_attack`
         with a sample budget).
     """
     if adversary is not None:

@@ -141,16 +141,9 @@ def command(a) -> int:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     try:
         query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
-        if a.noise == "laplace" and (a.epsilon is None) == (a.scale is None):
-            raise ConfigError("--epsilon", a.epsilon, "give exactly one of --epsilon and --scale for laplace noise")
-        if a.noise in ("geometric", "staircase") and a.epsilon is None:
-            raise ConfigError("--epsilon", None, f"is required for {a.noise} noise")
-        if a.noise == "gaussian" and a.sigma is None:
-            raise ConfigError("--sigma", None, "is required for gaussian noise")
-        noise = noise_from_params(a.noise, epsilon=a.epsilon if a.noise != "gaussian" else None,
-                                  sensitivity=float(query.sensitivity),
-                                  scale=a.scale if a.noise == "laplace" else None,
-                                  sigma=a.sigma if a.noise == "gaussian" else None)
+        # each law reads (and checks) the parameters it takes; an error names the parameter
+        noise = noise_from_params(a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity),
+                                  scale=a.scale, sigma=a.sigma)
         mech = NoisyQueryMechanism(query, noise)
         sizes = tuple(range(a.min_known, a.n))
         risk = attack_risk(model, mech, sizes=sizes)
@@ -205,6 +198,7 @@ def command_calibrate(a) -> int:
     """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
     noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
     from ..attack.calibrate import calibrate_attack
+    from ..calibration.methods import EXACT_METHOD
     from ..errors import ConfigError
     from ..kernels.noise.laws import noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
@@ -215,7 +209,7 @@ def command_calibrate(a) -> int:
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
     if a.n < 2 or a.n > 10_000_000:
         raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
-    if a.method != "exact":
+    if a.method != EXACT_METHOD:
         raise ConfigError("--method", a.method, "must be exact with an attack target")
     P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
     try:
