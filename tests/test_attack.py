@@ -373,3 +373,31 @@ def test_fast_tv_search_equals_the_engine_profile():
         assert v == pytest.approx(engine_for(m, mech).window_profile(0, 0.0), abs=1e-12)
         assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
     assert markov_worst_tv(network(), LaplaceCount(1.0, counted_states=(1,)), 0) is None
+
+
+def test_staircase_curve_against_exact_piecewise_constant_integration():
+    """Staircase noise (piecewise-constant density, jumps at (k + gamma) Delta and k Delta): for a
+    mixture pair on the integers, ``H(t)`` summed exactly over the intervals between the jumps of
+    both densities equals the curve's; advantage and TPR@FPR to 1e-9."""
+    from bdpsim.kernels.noise.laws import StaircaseNoise
+
+    noise = StaircaseNoise(1.0)
+    atoms = np.arange(4.0)
+    wp, wq = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.4, 0.3, 0.2, 0.1])
+    g = noise.g
+    edges = np.unique(np.concatenate([np.arange(-80, 84) + a for a in (0.0, g, -g, 1 - g, g - 1)]))
+    mid, width = (edges[1:] + edges[:-1]) / 2, np.diff(edges)
+
+    def dens(w):
+        return np.exp(noise.log_density(mid[:, None] - atoms[None, :])) @ w
+    P, Q = dens(wp), dens(wq)
+    assert np.sum(P * width) == pytest.approx(1.0, abs=1e-12)
+
+    def H(t):
+        return float(np.sum(np.maximum(P - t * Q, 0.0) * width))
+    c = mixture_tradeoff(noise, atoms, wp, atoms, wq)
+    assert c.advantage == pytest.approx(H(1.0), abs=1e-9)
+    for a in (1e-3, 1e-2, 0.1, 0.5):
+        v, t = c.tpr_threshold(a)
+        assert v == pytest.approx(t * a + H(t), abs=1e-9)
+        assert v <= min(s * a + H(s) for s in np.exp(np.linspace(-4, 4, 401))) + 1e-9
