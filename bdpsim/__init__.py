@@ -58,6 +58,7 @@ _EXPORTS = {
     "from_bif": "models.bayesnet.build", "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
     "temporal_leakage": "temporal.table",  # continual release (issue 34)
+    "AttackRisk": "attack", "attack_risk": "attack",  # issue 35: the optimal attack
 }
 _MODULES = ("bounds",)
 

@@ -242,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_calibrate.add_parser(sub, _Parser, _Formatter)
     from . import temporal as cli_temporal
     cli_temporal.add_parser(sub, _Parser, _Formatter)
+    from . import attack as cli_attack  # issue 35: the optimal attack
+    cli_attack.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -344,13 +346,20 @@ def _theory(name: str):
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
             "worst-case": _theory("worst_case"), "accuracy": cmd_accuracy, "figures": cmd_figures,
             "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a),
-            "temporal": lambda a: _temporal(a)}
+            "temporal": lambda a: _temporal(a),
+            "attack": lambda a: _attack(a)}
 
 
 def _temporal(a) -> int:
     from . import temporal as cli_temporal
 
     return cli_temporal.command(a)
+
+
+def _attack(a) -> int:
+    from . import attack as cli_attack
+
+    return cli_attack.command(a)
 
 
 def _calibrate(a) -> int:

@@ -89,7 +89,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     g.add_argument("--transition", type=_matrix, help="transition matrix as JSON, e.g. \"[[0.9,0.1],[0.3,0.7]]\"")
     g.add_argument("--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma")
     m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
-    m.add_argument("--epsilon", type=float, required=True, help="target BDPL")
+    m.add_argument("--epsilon", type=float, help="target BDPL (required unless --target-advantage or --target-tpr)")
     m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
     q = m.add_mutually_exclusive_group()
     q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
@@ -108,6 +108,9 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
                    help="--method optimal: minimise E|Z| (default) or E[Z^2]")
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
+    from .attack import add_target_flags  # issue 35: calibrate to an attack target instead of eps
+
+    add_target_flags(m)
     from . import calibrate_config  # issue 30: pedigrees, networks and random fields from a config's [model]
 
     calibrate_config.add_parser(cs, parser_class, formatter_class)
@@ -130,8 +133,14 @@ def command(a) -> int:
     from ..models import MarkovChainModel, symmetric_chain
     from ..calibration.target import query_of
 
+    if a.target_advantage is not None or a.target_tpr is not None:
+        from .attack import command_calibrate
+
+        return command_calibrate(a)
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
+    if a.epsilon is None:
+        raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
     if a.n < 2 or a.n > 10_000_000:
         raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
     check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)

@@ -76,6 +76,8 @@ LAYERS: tuple[Layer, ...] = (
         ("studies", "`studies/`: the thesis' and papers' experiments"),
         ("utility", "`utility/`: the utility experiment on real data"),
         ("api", "`api.py`: the Python facade (`run`, `exact_bdpl`, ...)"),
+        ("attack", "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
+                   "curve, advantage, TPR at low FPR, calibration to an attack target"),
     ), "the experiments of the thesis and the papers"),
     Layer("output", (
         ("figures", "`figures/` (the only package that imports matplotlib; `figures/data.py` the "

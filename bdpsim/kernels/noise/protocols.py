@@ -44,3 +44,14 @@ class LaplaceKernel(Protocol):
 
 
 __all__ += ["LaplaceKernel"]
+
+
+@runtime_checkable
+class GaussianKernel(Protocol):
+    """A law whose density is the normal ``N(0, sigma^2)``: a shift of it between two hypotheses is
+    a ``mu``-GDP pair with ``mu = |shift| / sigma`` (the attack's closed-form curve)."""
+
+    sigma: float
+
+
+__all__ += ["GaussianKernel"]

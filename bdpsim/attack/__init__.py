@@ -1,0 +1,17 @@
+"""What the leakage means to an attacker (issue 35): the optimal attack's trade-off between false
+and true positives, its advantage and TPR at low FPR, exact on correlated data.
+
+* :mod:`.tradeoff` — the Neyman-Pearson curve of two output laws from their hockey-stick divergence;
+* :mod:`.laws` — the adapter to bdpsim's exact engines (the two output laws of an adversary);
+* :mod:`.worst` — the worst adversary and :func:`attack_risk`;
+* :mod:`.montecarlo` — a simulated attack with Clopper-Pearson bands (black-box mechanisms).
+"""
+
+from .laws import GaussianShift, OutputLaws, output_laws
+from .montecarlo import SimulatedAttack, simulated_attack
+from .tradeoff import TradeOff, discrete_tradeoff, gaussian_tradeoff, mixture_tradeoff, pure_dp_tradeoff
+from .worst import AttackRisk, WorstValue, attack_risk, worst_advantage, worst_tpr
+
+__all__ = ["AttackRisk", "GaussianShift", "SimulatedAttack", "simulated_attack", "OutputLaws", "TradeOff", "WorstValue", "attack_risk",
+           "discrete_tradeoff", "gaussian_tradeoff", "mixture_tradeoff", "output_laws", "pure_dp_tradeoff",
+           "worst_advantage", "worst_tpr"]

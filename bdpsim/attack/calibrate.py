@@ -1,0 +1,178 @@
+"""Noise calibrated to an attack target (issue 35, item 3): the least noise such that the worst
+adversary's advantage is ``<= a``, or its TPR at FPR ``f`` is ``<= b``; beside it the noise that
+eps-BDP calibration needs for the ``eps`` whose pure-eps curve meets the same target.
+
+**Monotonicity.** If noise ``N2 = N1 + W`` (``W`` independent) both output laws of every adversary
+are post-processed by the same kernel, so every trade-off curve can only rise (data processing for
+trade-off functions, Dong, Roth and Su 2022, Lemma 2.9): the worst advantage and TPR@FPR are
+non-increasing in the Laplace scale, the Gaussian sigma and (decreasing) the geometric epsilon —
+the decompositions of :mod:`bdpsim.kernels.noise.laws`. Staircase noise has none (its calibration
+by bisection is not certified; refused here). The least noise is found by bracketing and bisection
+in ``ln(parameter)`` to relative ``1e-6``, and its worst value is recomputed.
+
+**The eps-BDP comparison.** The pure-eps curve has advantage ``tanh(eps/2)`` and
+``TPR(f) = min(1, e^eps f, 1 - e^-eps (1 - f))``; so the target ``a`` corresponds to
+``eps = 2 artanh(a)`` and ``(f, b)`` to ``eps = max(ln(b / f), ln((1 - f)/(1 - b)))``: an eps-BDP
+mechanism with that eps meets the attack target whatever the data correlation, but needs more
+noise than the attack target itself (the saving is ``comparison / attack``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import cast
+
+from ..core.errors import ConfigError
+from .tradeoff import check_fpr
+from .worst import worst_advantage, worst_tpr
+
+#: noise laws whose worst attack values are monotone in the parameter (module docstring)
+MONOTONE = ("laplace", "gaussian", "geometric")
+REL_TOL = 1e-6
+
+
+def target_epsilon(target_advantage: float | None = None, target_tpr: float | None = None,
+                   at_fpr: float | None = None) -> float:
+    """The ``eps`` whose pure-eps curve has advantage ``target_advantage`` or TPR ``target_tpr`` at
+    FPR ``at_fpr`` (module docstring)."""
+    if target_advantage is not None:
+        a = float(check_fpr("target_advantage", target_advantage))
+        return 2.0 * math.atanh(a)
+    b, f = float(check_fpr("target_tpr", target_tpr)), float(check_fpr("at_fpr", at_fpr))
+    if b <= f:
+        raise ConfigError("target_tpr", b, f"must exceed at_fpr = {f:g} (TPR = FPR is the trivial attack)")
+    return max(math.log(b / f), math.log((1.0 - f) / (1.0 - b)))
+
+
+@dataclass(frozen=True)
+class AttackCalibration:
+    """The least noise meeting an attack target, and the eps-BDP calibration it is compared with.
+
+    ``parameter`` is the calibrated noise law's parameter (``noise.parameter_name``), ``value`` the
+    worst advantage (or TPR@FPR bound) it achieves; ``epsilon`` the pure-eps curve's eps for the
+    same target and ``bdp_parameter`` the least parameter of the same law that is eps-BDP
+    (``None`` when no amount is, e.g. Gaussian noise); ``saving`` = ``bdp_parameter / parameter``
+    for a law whose noise grows with the parameter, the inverse otherwise (> 1: the attack target
+    needs less noise).
+    """
+
+    noise: str
+    parameter_name: str
+    parameter: float
+    value: float
+    target: float
+    what: str
+    epsilon: float
+    bdp_parameter: float | None
+    saving: float | None
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
+    if (target_advantage is None) == (target_tpr is None):
+        raise ConfigError("target_advantage", target_advantage, "give exactly one of target_advantage and target_tpr")
+    if target_advantage is not None:
+        return "advantage", float(check_fpr("target_advantage", target_advantage))
+    if at_fpr is None:
+        raise ConfigError("at_fpr", None, "is required with target_tpr")
+    check_fpr("at_fpr", at_fpr)
+    return f"tpr@{float(at_fpr):g}", float(check_fpr("target_tpr", target_tpr))
+
+
+def calibrate_attack(model, mechanism, *, target_advantage: float | None = None, target_tpr: float | None = None,
+                     at_fpr: float | None = None, sizes="all", compare: bool = True) -> AttackCalibration:
+    """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
+    adversary's advantage is ``<= target_advantage``, or its TPR at ``at_fpr`` (the bound for every
+    adversary) is ``<= target_tpr``; with ``compare`` also the least eps-BDP noise of the same law
+    for :func:`target_epsilon` (Markov chains: :func:`bdpsim.calibration.calibrate`).
+
+    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity.
+    """
+    from dataclasses import replace
+
+    what, target = _check_target(target_advantage, target_tpr, at_fpr)
+    eps = target_epsilon(target_advantage, target_tpr, at_fpr)
+    noise = mechanism.noise
+    if noise.name not in MONOTONE:
+        raise ConfigError("noise", noise.name, f"must be one of {list(MONOTONE)} (worst attack values monotone "
+                                               "in the amount of noise)")
+    grows = noise.noise_grows_with_parameter
+
+    def value(par: float) -> float:
+        mech = replace(mechanism, noise=noise.with_parameter(par))
+        if what == "advantage":
+            return worst_advantage(model, mech, sizes).value
+        return worst_tpr(model, mech, float(at_fpr), sizes).upper  # type: ignore[arg-type]
+
+    def ok(par: float) -> bool:
+        return value(par) <= target
+
+    # bracket in ln(parameter): 'more' meets the target, 'less' does not
+    step = 2.0 if grows else 0.5
+    p0 = float(noise.parameter)
+    more, less = p0, p0
+    if ok(p0):
+        while ok(less / step):
+            less /= step
+            if abs(math.log(less / p0)) > 60:
+                raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
+        less /= step
+    else:
+        while not ok(more * step):
+            more *= step
+            if abs(math.log(more / p0)) > 60:
+                raise ConfigError("target", target, "cannot be met by this noise law")
+        more *= step
+    lo, hi = math.log(less), math.log(more)
+    while abs(hi - lo) > REL_TOL:
+        mid = 0.5 * (lo + hi)
+        if ok(math.exp(mid)):
+            hi = mid
+        else:
+            lo = mid
+    par = math.exp(hi)
+    achieved = value(par)
+    bdp = None
+    if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
+        bdp = _bdp_parameter(model, mechanism, eps, sizes)
+    saving = None if bdp is None else (bdp / par if grows else par / bdp)
+    return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)
+
+
+def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
+    """The least parameter of the mechanism's noise law that is eps-BDP over every adversary
+    (:func:`bdpsim.calibration.calibrate` on Markov chains, :func:`bdpsim.calibration.graphs.calibrate_graph`
+    on networks and random fields; an upward-closed family), else ``None``."""
+    from ..adversary import is_upward_closed, known_sizes
+    from ..calibration import calibrate
+    from ..models.markov.model import MarkovChainModel
+    from ..models.protocols import MarkovChain
+    from ..queries import CountQuery, StateSumQuery
+
+    from ..models.protocols import FactorGraph, HasStates
+    from ..queries import AdditiveQuery
+
+    ks = known_sizes(sizes, model.n)
+    q = mechanism.query_function
+    if not is_upward_closed(ks, model.n):
+        return None
+    if isinstance(model, FactorGraph) and isinstance(q, AdditiveQuery):  # networks and random fields
+        from ..calibration.graphs import calibrate_graph
+
+        values = q.per_state(cast(HasStates, model).states)
+        row = calibrate_graph(model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0])[0]
+        return row.scale if mechanism.noise.name == "laplace" else row.parameter
+    if not isinstance(model, MarkovChain):
+        return None
+    kw = ({"counted_states": list(q.counted_states)} if isinstance(q, CountQuery) else
+          {"state_values": list(q.state_values)} if isinstance(q, StateSumQuery) else None)
+    if kw is None:
+        return None
+    c = calibrate(cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw)
+    return c.scale if mechanism.noise.name == "laplace" else c.parameter
+
+
+__all__ = ["AttackCalibration", "calibrate_attack", "target_epsilon"]

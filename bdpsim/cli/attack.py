@@ -1,0 +1,245 @@
+"""``bdpsim attack``: what the leakage means to an attacker (issue 35) — the worst adversary's
+advantage and TPR at low FPR, exact, beside the pure-eps reading of its BDPL.
+
+Only argument parsing and printing live here; the work is :func:`bdpsim.attack.attack_risk`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+EPILOG = """\
+examples:
+  bdpsim attack markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
+      --n 288 --epsilon 1
+  bdpsim attack markov --gamma 3 --n 50 --noise gaussian --sigma 2 --json
+  bdpsim attack markov --transition "[[0.9,0.1],[0.3,0.7]]" --n 20 \\
+      --epsilon 1 --fpr 0.001 0.05
+
+What it prints, for the worst adversary (i, K, x_K, x, x') over every
+adversary (|K| >= --min-known): the advantage max(TPR - FPR) = TV(P, Q) of the
+optimal (likelihood-ratio) test between the two output laws P (X_i = x) and
+Q (X_i = x'), and the largest TPR at each --fpr, each with the adversary
+attaining it; beside them what the pure eps-DP curve of the exact BDPL
+allows (advantage tanh(BDPL/2), TPR min(1, e^BDPL FPR)). A TPR is exact when
+certified (the attained value meets the bound of the privacy profile for
+every adversary); else both the attained value and the bound are shown.
+"""
+
+#: --fpr default: the low false-positive rates attacks are judged at
+DEFAULT_FPR = (1e-3, 1e-2, 0.1)
+
+
+def _matrix(text: str):
+    try:
+        m = json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}") from None
+    if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
+        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
+    return m
+
+
+def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
+    """Register ``attack markov`` on the top-level subparsers ``sub``."""
+    c = sub.add_parser("attack", help="the optimal attack: advantage and TPR at low FPR, exact",
+                       description="What the leakage means to an attacker: the optimal test's advantage "
+                                   "and true-positive rate at low false-positive rates, exact, for the "
+                                   "worst adversary.", epilog=EPILOG, formatter_class=formatter_class)
+    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
+    m = cs.add_parser("markov", help="a count (or state sum) plus noise on a Markov chain",
+                      description="The worst adversary's optimal attack on a count (or sum of per-state "
+                                  "values) plus noise over a Markov chain of n records.",
+                      epilog=EPILOG, formatter_class=formatter_class)
+    g = m.add_mutually_exclusive_group(required=True)
+    g.add_argument("--transition", type=_matrix, help="transition matrix as JSON, e.g. \"[[0.9,0.1],[0.3,0.7]]\"")
+    g.add_argument("--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma")
+    m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
+    m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
+    m.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase", "gaussian"],
+                   help="noise law (default laplace)")
+    m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
+    m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
+    m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
+    q = m.add_mutually_exclusive_group()
+    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
+    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
+    m.add_argument("--fpr", type=float, nargs="+", default=list(DEFAULT_FPR),
+                   help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
+    m.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
+    m.add_argument("--json", action="store_true", help="print one JSON object")
+    m.add_argument("--plot", metavar="PATH", help="also draw the ROC figure (linear and log axes) into PATH "
+                                                  "(.png or .pdf): against the pure-eps and independent curves")
+
+
+def _flag(err: ValueError):
+    """A library error as the one-line error naming this command's flag."""
+    from ..core.errors import ConfigError, field_error
+
+    exc = field_error(err)
+    if exc is None:
+        return None
+    flags = {"epsilon": "--epsilon", "scale": "--scale", "sigma": "--sigma", "fpr": "--fpr",
+             "counted_states": "--counted", "state_values": "--state-values", "values": "--state-values",
+             "run.known_sizes": "--min-known"}
+    name = flags.get(exc.field, flags.get(exc.field.split(".")[-1]))
+    return ConfigError(name, exc.value, exc.rule) if name else exc
+
+
+def _finite(obj):
+    """``obj`` with every non-finite float replaced by ``None`` (JSON has no infinity)."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _adversary_json(adv) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in
+            {"i": adv.i, "known": adv.known, "x_known": adv.x_known, "x": adv.x, "x_prime": adv.x_prime}.items()}
+
+
+def _describe(adv, n: int) -> str:
+    k = len(adv.known)
+    return f"i={adv.i}, |K|={k}, x={adv.x}, x'={adv.x_prime}" if k < n - 1 or k == 0 else \
+        f"i={adv.i}, |K|={k} (all others), x={adv.x}, x'={adv.x_prime}"
+
+
+def _worst_bdpl(model, mech, sizes) -> float:
+    """The exact BDPL over every adversary (what eps-BDP states; its pure-eps curve bounds every attack)."""
+    from ..api import exact_bdpl
+
+    return float(exact_bdpl(model, mech, sizes=sizes).bdpl)
+
+
+def command(a) -> int:
+    """Run ``bdpsim attack markov``: a table, or one JSON object (``--json``)."""
+    from ..attack import attack_risk
+    from ..attack.tradeoff import check_fpr
+    from ..core.errors import ConfigError
+    from ..kernels.noise.laws import noise_from_params
+    from ..mechanisms.noisy import NoisyQueryMechanism
+    from ..models import MarkovChainModel, symmetric_chain
+    from ..queries import CountQuery, StateSumQuery
+
+    check_fpr("--fpr", a.fpr)
+    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
+        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
+    if a.n < 2 or a.n > 10_000_000:
+        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    if not 0 <= a.min_known <= a.n - 1:
+        raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{a.n - 1}")
+    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
+    try:
+        model = MarkovChainModel(P, a.n, a.initial)
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    try:
+        query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        # each law reads (and checks) the parameters it takes; an error names the parameter
+        noise = noise_from_params(a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity),
+                                  scale=a.scale, sigma=a.sigma)
+        mech = NoisyQueryMechanism(query, noise)
+        sizes = tuple(range(a.min_known, a.n))
+        risk = attack_risk(model, mech, sizes=sizes)
+        rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
+    except ValueError as err:
+        named = _flag(err)
+        if named is None:
+            raise
+        raise named from None
+    e = _worst_bdpl(model, mech, sizes)
+    if a.plot:
+        from ..attack.roc import independent_chain, roc_data
+        from ..figures.attack import save_attack_roc
+
+        save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
+                        f"Markov chain, n = {a.n}, {noise.name} noise")
+    pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
+    if a.json:  # an infinite BDPL (Gaussian noise) is null
+        print(json.dumps(_finite({
+            "advantage": risk.advantage, "adversary": _adversary_json(risk.adversary), "bdpl": e,
+            "adversary_bdpl": risk.bdpl,
+            "pure_eps_advantage": pure_adv, "bayes_success": risk.bayes_success(0.5), "noise": noise.name,
+            "noise_parameter": float(noise.parameter),
+            "tpr": [{"fpr": f, "tpr": w.value, "upper": w.upper, "certified": w.certified,
+                     "pure_eps_tpr": min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0,
+                     "adversary": _adversary_json(w.adversary)} for f, w in rows]})))
+        return 0
+    print(f"exact BDPL over every adversary {e:.6g}")
+    print(f"worst adversary: {_describe(risk.adversary, a.n)} (its BDPL {risk.bdpl:.6g})")
+    print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
+    print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
+    print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
+    print(f"{'FPR':>8} {'TPR':>10} {'bound':>10} {'pure-eps':>9}  attained by")
+    for f, w in rows:
+        pure = min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0
+        bound = "exact" if w.certified else f"{w.upper:.6g}"
+        print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, a.n)}")
+    return 0
+
+
+def add_target_flags(m) -> None:
+    """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
+    t = m.add_mutually_exclusive_group()
+    t.add_argument("--target-advantage", type=float, metavar="A",
+                   help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)")
+    t.add_argument("--target-tpr", type=float, metavar="B",
+                   help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this")
+    m.add_argument("--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)")
+
+
+def command_calibrate(a) -> int:
+    """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
+    noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
+    from ..attack.calibrate import calibrate_attack
+    from ..calibration.methods import EXACT_METHOD
+    from ..core.errors import ConfigError
+    from ..kernels.noise.laws import noise_from_params
+    from ..mechanisms.noisy import NoisyQueryMechanism
+    from ..models import MarkovChainModel, symmetric_chain
+    from ..queries import CountQuery, StateSumQuery
+
+    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
+        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
+    if a.n < 2 or a.n > 10_000_000:
+        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    if a.method != EXACT_METHOD:
+        raise ConfigError("--method", a.method, "must be exact with an attack target")
+    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
+    try:
+        model = MarkovChainModel(P, a.n, a.initial)
+    except ConfigError as exc:
+        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    flags = {"target_advantage": "--target-advantage", "target_tpr": "--target-tpr", "at_fpr": "--at-fpr",
+             "noise": "--noise"}
+    try:
+        query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        start = {"laplace": dict(scale=float(query.sensitivity)), "gaussian": dict(sigma=float(query.sensitivity)),
+                 "geometric": dict(epsilon=1.0), "staircase": dict(epsilon=1.0)}.get(a.noise, {})
+        noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
+        cal = calibrate_attack(model, NoisyQueryMechanism(query, noise), target_advantage=a.target_advantage,
+                               target_tpr=a.target_tpr, at_fpr=a.at_fpr, sizes=tuple(range(a.min_known, a.n)))
+    except ConfigError as exc:
+        if exc.field in flags:
+            raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
+        raise
+    if a.json:
+        print(json.dumps(_finite(cal.as_dict())))
+        return 0
+    print(f"attack target: worst {cal.what} <= {cal.target:g}")
+    print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")
+    if cal.bdp_parameter is None:
+        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
+    else:
+        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
+              f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})")
+    return 0
+
+
+__all__ = ["add_parser", "command", "EPILOG", "add_target_flags", "command_calibrate"]

@@ -1,0 +1,78 @@
+"""Noise calibrated to an attack target (bdpsim.attack.calibrate, issue 35 item 3)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bdpsim import ConfigError
+from bdpsim.attack import pure_dp_tradeoff, worst_advantage, worst_tpr
+from bdpsim.attack.calibrate import calibrate_attack, target_epsilon
+from bdpsim.kernels.noise.laws import LaplaceNoise, StaircaseNoise
+from bdpsim.kernels.noise.stepwise import GeometricNoise
+from bdpsim.mechanisms.noisy import NoisyQueryMechanism
+from bdpsim.models import MarkovChainModel
+from bdpsim.queries import CountQuery
+
+CHAIN = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+
+
+def mech(noise):
+    return NoisyQueryMechanism(CountQuery((1,)), noise)
+
+
+def test_target_epsilon_meets_the_pure_curve():
+    assert math.tanh(target_epsilon(target_advantage=0.3) / 2) == pytest.approx(0.3, abs=1e-15)
+    e = target_epsilon(target_tpr=0.05, at_fpr=0.01)
+    assert pure_dp_tradeoff(e).tpr_at(0.01) == pytest.approx(0.05, abs=1e-12)
+    e = target_epsilon(target_tpr=0.9, at_fpr=0.5)  # the other branch of the pure curve binds
+    assert pure_dp_tradeoff(e).tpr_at(0.5) == pytest.approx(0.9, abs=1e-12)
+
+
+@pytest.mark.parametrize("noise", [LaplaceNoise(1.0), GeometricNoise(1.0)])
+def test_least_noise_for_an_advantage(noise):
+    c = calibrate_attack(CHAIN, mech(noise), target_advantage=0.2)
+    assert c.value <= 0.2 and c.value == pytest.approx(0.2, abs=1e-4)
+    less = c.parameter * (1 - 1e-4) if noise.noise_grows_with_parameter else c.parameter * (1 + 1e-4)
+    assert worst_advantage(CHAIN, mech(noise.with_parameter(less))).value > 0.2  # the least noise
+    assert c.bdp_parameter is not None and c.saving >= 1 - 1e-6  # eps-BDP needs at least as much noise
+
+
+def test_least_noise_for_a_tpr_at_fpr():
+    small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 4)
+    c = calibrate_attack(small, mech(LaplaceNoise(1.0)), target_tpr=0.05, at_fpr=0.01)
+    assert worst_tpr(small, mech(LaplaceNoise(c.parameter)), 0.01).upper <= 0.05
+    assert c.epsilon == pytest.approx(math.log(5.0))
+
+
+@pytest.mark.parametrize("kw, first", [
+    (dict(target_advantage=0.0), "target_advantage = 0.0: must be in the open interval (0, 1)"),
+    (dict(target_advantage=1.2), "target_advantage = 1.2: must be in the open interval (0, 1)"),
+    (dict(target_tpr=0.5), "at_fpr = None: is required with target_tpr"),
+    (dict(target_tpr=0.01, at_fpr=0.1), "target_tpr = 0.01: must exceed at_fpr"),
+    (dict(), "target_advantage = None: give exactly one"),
+])
+def test_bad_targets(kw, first):
+    with pytest.raises(ConfigError) as exc:
+        calibrate_attack(CHAIN, mech(LaplaceNoise(1.0)), **kw)
+    assert str(exc.value).startswith(first)
+
+
+def test_staircase_refused():
+    with pytest.raises(ConfigError, match="^noise = 'staircase': must be one of"):
+        calibrate_attack(CHAIN, mech(StaircaseNoise(1.0)), target_advantage=0.2)
+
+
+def test_network_calibration_and_its_eps_bdp_comparison():
+    """On a network the eps-BDP comparison is the network's exact calibration; eps-BDP noise at
+    that eps meets the advantage target (tanh(eps/2) = target), so it is never less noise."""
+    from bdpsim.models import BayesNetModel
+    from bdpsim.models.bayesnet.kind import BayesNetKind
+
+    ex = BayesNetKind.example
+    net = BayesNetModel(ex["parents"], ex["cpt"])
+    c = calibrate_attack(net, mech(LaplaceNoise(1.0)), target_advantage=0.1)
+    assert c.value <= 0.1 and c.bdp_parameter is not None and c.saving >= 1 - 1e-6
+    assert worst_advantage(net, mech(LaplaceNoise(c.bdp_parameter))).value <= 0.1 + 1e-9

@@ -1,0 +1,113 @@
+"""``bdpsim attack`` (issue 35): output, JSON and one-line errors (exit code 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import bdpsim
+from bdpsim.adversary import Adversary
+from bdpsim.cli import main
+from bdpsim.mechanisms import LaplaceCount
+from bdpsim.models import MarkovChainModel
+
+CHAIN = ["attack", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+
+
+def test_attack_risk_is_exported_and_mirrors_exact_bdpl():
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    r = bdpsim.attack_risk(m, mech)
+    assert isinstance(r, bdpsim.AttackRisk)
+    assert r.advantage <= math.tanh(bdpsim.exact_bdpl(m, mech).bdpl / 2)
+    assert 0 < r.tpr_at(0.01) < 1 and r.beta(0.01) == pytest.approx(1 - r.tpr_at(0.01))
+    one = bdpsim.attack_risk(m, mech, r.adversary)
+    assert one.advantage == pytest.approx(r.advantage, abs=1e-12)  # the worst adversary's own curve
+    assert r.tpr_at(0.01) >= one.tpr_at(0.01) - 1e-12
+    assert r.tpr_at(np.array([0.01, 0.1])).shape == (2,)
+    with pytest.raises(TypeError, match="adversary"):
+        bdpsim.attack_risk(m, mech, (0, (), (), 1, 0))
+    assert isinstance(one.adversary, Adversary)
+
+
+def test_cli_json(capsys):
+    assert main(CHAIN + ["--epsilon", "1", "--json", "--fpr", "0.01", "0.1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    r = bdpsim.attack_risk(m, LaplaceCount(1.0, counted_states=(1,)))
+    assert out["advantage"] == pytest.approx(r.advantage, abs=1e-12)
+    assert [row["fpr"] for row in out["tpr"]] == [0.01, 0.1]
+    assert out["tpr"][0]["tpr"] == pytest.approx(r.tpr_at(0.01), abs=1e-12)
+    assert out["pure_eps_advantage"] == pytest.approx(math.tanh(out["bdpl"] / 2))
+    assert all(row["tpr"] <= row["pure_eps_tpr"] + 1e-12 for row in out["tpr"])
+
+
+def test_cli_table_and_gaussian_null(capsys):
+    assert main(CHAIN + ["--epsilon", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "advantage" in text and "FPR" in text and max(len(line) for line in text.splitlines()) <= 80
+    assert main(CHAIN + ["--noise", "gaussian", "--sigma", "2", "--json", "--fpr", "0.1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bdpl"] is None and 0 < out["advantage"] < 1  # pure BDPL infinite; the curve is finite
+
+
+@pytest.mark.parametrize("argv, first", [
+    (["--epsilon", "1", "--fpr", "0"], "bdpsim: error: --fpr = 0.0: must be in the open interval (0, 1)"),
+    (["--epsilon", "1", "--fpr", "0.1", "1.5"], "bdpsim: error: --fpr = [0.1, 1.5]: must be in the open"),
+    (["--noise", "gaussian"], "bdpsim: error: --sigma = None: is required for gaussian noise"),
+    (["--epsilon", "-1"], "bdpsim: error: --epsilon = -1"),
+    (["--epsilon", "1", "--min-known", "9"], "bdpsim: error: --min-known = 9: must be an integer in 0..7"),
+])
+def test_cli_bad_input_one_line(capsys, argv, first):
+    assert main(CHAIN + argv) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+    assert cap.err.startswith(first), cap.err
+
+
+CAL = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+
+
+def test_calibrate_target_advantage_json(capsys):
+    from bdpsim.attack.calibrate import calibrate_attack
+    from bdpsim.kernels.noise.laws import LaplaceNoise
+    from bdpsim.mechanisms.noisy import NoisyQueryMechanism
+    from bdpsim.queries import CountQuery
+
+    assert main(CAL + ["--target-advantage", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    ref = calibrate_attack(m, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_advantage=0.2)
+    assert out["parameter"] == pytest.approx(ref.parameter, rel=1e-12)
+    assert out["value"] <= 0.2 and out["saving"] >= 1
+
+
+@pytest.mark.parametrize("argv, first", [
+    (["--target-advantage", "1.2"], "bdpsim: error: --target-advantage = 1.2: must be in the open interval (0, 1)"),
+    (["--target-tpr", "0.2"], "bdpsim: error: --at-fpr = None: is required with target_tpr"),
+    (["--target-tpr", "0.2", "--at-fpr", "0"], "bdpsim: error: --at-fpr = 0.0: must be in the open interval"),
+    ([], "bdpsim: error: --epsilon = None: is required (or give --target-advantage or --target-tpr)"),
+])
+def test_calibrate_target_bad_input(capsys, argv, first):
+    assert main(CAL + argv) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1 and cap.err.startswith(first), cap.err
+
+
+def test_roc_data_and_plot(tmp_path, capsys):
+    from bdpsim.attack.roc import independent_chain, roc_data
+
+    m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    fpr = np.array([1e-3, 0.01, 0.1, 0.5])
+    d = roc_data(m, mech, independent_chain(m), fpr)
+    r = bdpsim.attack_risk(m, mech)
+    assert d.worst == pytest.approx(r.curve.tpr_at(fpr), abs=1e-12)
+    assert np.all(d.pure >= d.worst - 1e-12) and np.all(d.independent <= d.pure + 1e-12)
+    assert d.independent_advantage == pytest.approx(1 - math.exp(-0.5), abs=1e-9)  # knows all others
+    out = tmp_path / "roc.png"
+    assert main(CHAIN + ["--epsilon", "1", "--fpr", "0.1", "--plot", str(out)]) == 0
+    assert out.stat().st_size > 10_000
