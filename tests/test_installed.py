@@ -9,7 +9,9 @@ The other tests of the subset are marked ``smoke`` where they live: the quicksta
 (test_newcomer.py), an exact value (test_exact.py).
 """
 
+import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from .conftest import ROOT
 
 pytestmark = pytest.mark.smoke
 INSTALLED_IN = os.environ.get("BDPSIM_INSTALLED_IN")
+EXTRAS = {"mrf": "networkx", "bayesnet": "pgmpy", "dask": "distributed"}  # extra -> its import
 
 
 def test_the_bdpsim_under_test_is_the_expected_one():
@@ -50,17 +53,24 @@ def test_version_comes_from_the_distribution(bdpsim_cli):
 
 def test_bundled_configs_and_data_are_found_in_the_package():
     """Every bundled config parses from the package's own directory; the shipped galton.csv has the
-    registry's pinned checksum; py.typed ships (PEP 561)."""
+    registry's pinned checksum; py.typed ships (PEP 561). Installed without an optional extra
+    (.ci/run installs the bare wheel), a config needing it says which extra, in one line."""
     from bdpsim.config import load_config
+    from bdpsim.errors import ConfigError
     from bdpsim.utility import datasets as DS
     from bdpsim.utility.experiment import load_utility
 
     names = bundled.config_names()
-    assert {"quickstart", "utility_galton", "thesis_fig9"} <= set(names), names
+    assert {"quickstart", "utility_galton", "thesis_fig9", "mrf_karate"} <= set(names), names
     for name in names:
         path = bundled.resolve_config(name)
         assert path.parent == bundled.CONFIG_DIR
-        assert (load_utility(path).epsilon if name.startswith("utility_") else load_config(path).points), name
+        try:
+            assert (load_utility(path).epsilon if name.startswith("utility_") else load_config(path).points), name
+        except ConfigError as exc:  # a config of an optional extra, without it: one line saying so
+            extra = re.search(r"pip install bdpsim\[(\w+)\]", str(exc))
+            assert extra and extra[1] in EXTRAS, (name, str(exc))
+            assert importlib.util.find_spec(EXTRAS[extra[1]]) is None, (name, str(exc))
     galton = bundled.data_file("galton.csv")
     assert galton is not None and DS._sha256(galton) == DS.REGISTRY["galton"].sha256
     assert (bundled.HERE / "py.typed").is_file()
