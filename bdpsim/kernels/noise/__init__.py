@@ -3,4 +3,3 @@
 from __future__ import annotations
 
 from .laws import NoiseLaw, LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise, NOISE_LAWS, noise_from_params, table_from_params, grid_delta_pair, ParameterError, MixtureSup  # noqa: F401  (re-exported: the module this package replaces; documented there)
-

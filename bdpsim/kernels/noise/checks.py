@@ -146,4 +146,3 @@ class NoiseParams:
             if key not in takes:
                 require(value is None, key, value, f"is not a parameter of {law} noise")
         return sens
-

@@ -224,4 +224,3 @@ def check_records(records, n: int, names=None) -> tuple[int, ...]:
         out.append(int(r))
     check(len(set(out)) == len(out), "model.records", brief(list(records)), "nodes must be distinct")
     return tuple(out)
-
