@@ -47,5 +47,3 @@ def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
         raise NotAvailable(f"no exact query law for {model.kind} with {type(query).__name__}")
     s = mixture_sup(*laws[0], *laws[1], b)
     return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
-
-
