@@ -315,12 +315,13 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
 
 
 def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, dict]:
-    import csv
     import gzip
-    import io
+
+    from .results.tables import csv_records
 
     body = gzip.decompress(R.point_paths(out, point_id)[1].read_bytes()).decode()
-    return {int(r["adversary"]): r for r in csv.DictReader(io.StringIO(body), fieldnames=list(columns))}
+    rows = (dict(zip(columns, rec)) for rec in csv_records(body) if rec)  # no field-size limit (long cells)
+    return {int(r["adversary"]): r for r in rows}
 
 
 def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_columns: Sequence[str],
