@@ -56,6 +56,7 @@ from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals,
 from .summarize import check_bounds, summarize
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
+from .watchdog import worker_count
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
@@ -228,6 +229,14 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
 
+def _task_count(point: ExperimentPoint, jobs: int) -> int:
+    """How many tasks :func:`plan` makes of ``point`` (without building an exhaustive search's parts)."""
+    if point.settings.exhaustive:
+        return point.model.n if point.exhaustive_method != "window" else jobs
+    A = point.settings.adversaries
+    return math.ceil(A / max(1, min(25, math.ceil(A / max(1, 2 * jobs)))))
+
+
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -253,6 +262,10 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
     if scheduler is not None:
         check_scheduler(scheduler)
+    if scheduler is None:  # local processes: no more than the CPUs and the tasks (a fork storm otherwise)
+        jobs, note = worker_count(jobs, sum(_task_count(p, jobs) for p in config.points))
+        if note:
+            log(note)
     check_limits(config, limits or Limits(), jobs)
     out = R.check_out_dir(out, force)
     ids = [p.id for p in config.points]

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..pipeline import results as R
 from ..pipeline.config import load_toml
+from ..pipeline.watchdog import worker_count
 from ..core.schema import REQUIRED, Key
 from ..core.schema import sweep_table as _sweep_table
 from ..core.errors import check
@@ -362,7 +363,8 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
     if jobs > 1 and len(missing) > 1:
         from joblib import Parallel, delayed
 
-        out = Parallel(n_jobs=jobs)(delayed(_chain_calibration)(k) for k in missing)
+        workers = worker_count(jobs, len(missing))[0]  # never more processes than CPUs or calibrations
+        out = Parallel(n_jobs=workers)(delayed(_chain_calibration)(k) for k in missing)
         _CHAIN_CALIBRATIONS.update(zip(missing, out, strict=True))
 
 
