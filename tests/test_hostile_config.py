@@ -128,3 +128,10 @@ def test_run_key_rule_agrees_with_the_code(est, name, key, op, bound):
 
     assert accepted(b) == (op == ">="), (name, key.rule, b)
     assert not accepted(below), (name, key.rule, below)
+
+
+def test_the_disputed_rules_are_bounds_the_probe_reads():
+    """The three rules the issue found wrong are plain bounds now, so the probe above covers them
+    (``mixture_max_samples`` said ">= run.samples", which no value of the key can be checked against)."""
+    probed = {p.values[1] for p in _bounded_keys()}
+    assert {"mixture_target_width", "mixture_max_samples", "eval_points"} <= probed
