@@ -135,3 +135,21 @@ def test_results_with_a_cell_over_the_csv_field_limit(bdpsim_cli, tmp_path):
     assert read_adversaries(out)[0][head[known]] == long
     p = bdpsim_cli("plot", out)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-500:]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_data_file_that_is_not_a_file(bdpsim_cli, tmp_path, kind):
+    """``--data-dir`` holding a FIFO (or a directory) named galton.csv: refused, not read (it would
+    never end) and not silently replaced by the shipped copy."""
+    data = tmp_path / "data"
+    data.mkdir()
+    if kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs")
+        os.mkfifo(data / "galton.csv")
+    else:
+        (data / "galton.csv").mkdir()
+    out = tmp_path / "o"
+    p = bdpsim_cli("utility", "utility_galton", "--data-dir", data, "--out", out)
+    one_line(p, "dataset galton", "galton.csv", "is not a regular file")
+    assert not out.exists()
