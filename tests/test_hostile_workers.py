@@ -22,7 +22,7 @@ CONFIG = ('[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind 
 
 @pytest.mark.parametrize("jobs, tasks, cpus, workers, noted", [
     (500, 4, 2, 2, True), (500, 1, 8, 1, True), (4, 100, 8, 4, False), (8, 3, 8, 3, False),
-    (1, 0, 2, 1, False), (3, 100, 2, 2, True)])
+    (1, 0, 2, 1, False), (3, 100, 2, 2, True), (2, 100, 1, 2, False), (4, 100, 1, 2, True)])
 def test_worker_count(jobs, tasks, cpus, workers, noted):
     got, note = worker_count(jobs, tasks, cpus)
     assert got == workers and (note is not None) == noted
@@ -52,7 +52,7 @@ def test_jobs_far_above_cpus_and_tasks_is_capped(bdpsim_cli, tmp_path, monkeypat
         from bdpsim.studies.accuracy import GRID, accuracy_table
 
         accuracy_table(samples=(100,), adversaries=2, seed=1, jobs=5000, cases=GRID[:2])
-    assert started and max(started) <= min(available_cpus(), 4), started
+    assert started and max(started) <= min(max(available_cpus(), 2), 4), started
 
 
 def test_watchdog_only_in_a_child_of_the_driver():

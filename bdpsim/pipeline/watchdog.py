@@ -66,14 +66,21 @@ def available_cpus() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+#: the cap is never below this: ``--jobs 2`` still runs user code in worker processes (isolated
+#: from the driver) on a one-CPU machine
+MIN_WORKERS = 2
+
+
 def worker_count(jobs: int, tasks: int, cpus: int | None = None) -> tuple[int, str | None]:
-    """``(workers, note)``: ``jobs`` capped at ``cpus`` (default :func:`available_cpus`) and at
-    ``tasks`` (at least 1); ``note`` says why when ``jobs`` exceeded the CPUs (a cap at the number
-    of tasks alone is silent: it changes nothing but idle processes)."""
+    """``(workers, note)``: ``jobs`` capped at ``max(cpus, MIN_WORKERS)`` (``cpus`` default
+    :func:`available_cpus`) and at ``tasks`` (at least 1); ``note`` says why when ``jobs``
+    exceeded that cap (a cap at the number of tasks alone is silent: it changes nothing but idle
+    processes)."""
     cpus = available_cpus() if cpus is None else cpus
-    workers = max(1, min(jobs, cpus, tasks))
+    cap = max(cpus, MIN_WORKERS)
+    workers = max(1, min(jobs, cap, tasks))
     note = None
-    if jobs > cpus:
+    if jobs > cap:
         note = (f"--jobs {jobs}: using {workers} worker process{'es' if workers > 1 else ''} (this process may "
                 f"use {cpus} CPU{'s' if cpus > 1 else ''}; {tasks} task{'s' if tasks != 1 else ''}): more would "
                 "only add memory, the numbers do not depend on --jobs")
