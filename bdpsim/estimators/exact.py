@@ -181,7 +181,8 @@ class ExactEstimator:
         eng = engine_for(model, mechanism)
         if self.epsilon_profile is None and not isinstance(eng, str) and mechanism.epsilon is None \
                 and eng.profile is not None:
-            noise = getattr(getattr(mechanism, "noise", None), "name", None)
+            noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
+            noise = noise if isinstance(noise, str) and noise else None
             field, value = ("mechanism.noise", noise) if noise else ("mechanism.kind", mechanism.kind)
             why = {"table": "the table's pmf is 0 where its shift by the sensitivity is not: a finite "
                             "support or a zero inside", "gaussian": "Gaussian noise"}.get(noise or "", "its noise")

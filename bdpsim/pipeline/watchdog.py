@@ -61,9 +61,10 @@ def loky_worker_start(driver: int) -> None:
 
 def available_cpus() -> int:
     """The CPUs this process may run on (its affinity mask where the system has one)."""
-    if hasattr(os, "sched_getaffinity"):
+    try:
         return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    except AttributeError:  # no affinity masks on this system (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 #: the cap is never below this: ``--jobs 2`` still runs user code in worker processes (isolated
