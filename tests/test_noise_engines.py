@@ -130,7 +130,7 @@ def test_config_noise_columns_and_profile(tmp_path):
 
 
 def test_gaussian_needs_a_profile_and_reports_infinity(tmp_path):
-    with pytest.raises(ConfigError, match="run.epsilon_profile.*infinite"):
+    with pytest.raises(ConfigError, match="mechanism.noise = 'gaussian': has no pure DP.*infinite.*run.epsilon_profile"):
         parse_config(_doc({"noise": "gaussian", "sigma": 1.0}))
     rows = run_experiment(parse_config(_doc({"noise": "gaussian", "sigma": 1.0}, {"epsilon_profile": 1.0})),
                           tmp_path, progress=False)

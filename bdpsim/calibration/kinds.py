@@ -75,13 +75,16 @@ class _CalibratedKind(MechanismKind):
                  "state_values": Key("vector", hashed=False, doc="each state's value (the query sums them)",
                                      rule="one finite number per state")}
 
+    #: the models the kind calibrates on, in the user's words (the refusal names them)
+    models = "a Markov chain model (kind = 'markov')"
+
     def method(self, params: dict) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         eps = required(params, "epsilon")
         check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
-              "a calibrated mechanism needs a Markov chain model (kind = 'markov')")
+              f"needs {self.models}, not model.kind = {spec.kind!r}")
         query = _query(params)
         method = self.method(params)
         f = query.per_state(spec.fixed.states)
@@ -113,6 +116,8 @@ class MarkovQuiltKind(_CalibratedKind):
                                                         rule="'exact' or 'approx'")}
 
     VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
+    models = ("a Markov chain (kind = 'markov') or a Bayesian network (kind = 'bayesnet'): the Markov "
+              "Quilt mechanism needs a directed model")
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         if not isinstance(spec.fixed, BayesNetModel):

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 from .errors import ConfigError, check
+from .files import FileRefused, check_regular
 
 HERE = Path(__file__).resolve().parents[1]  # the package folder (configs/ and data/ beside core/)
 CONFIG_DIR = HERE / "configs"
@@ -52,6 +53,11 @@ def resolve_config(path: str | Path, field: str = "config") -> Path:
         inside = sorted(q.name for q in p.glob("*.toml"))[:6]
         hint = f"; it holds {', '.join(inside)}" if inside else ""
         raise ConfigError(field, text, f"is a directory, not a config file{hint}")
+    if p.exists():  # a FIFO, a device, a socket: never opened (reading one may never end)
+        try:
+            check_regular(p, 2**62)
+        except FileRefused as exc:
+            raise ConfigError(field, text, exc.reason) from None
     found = bundled_config(text)
     if found is not None:
         return found

@@ -111,12 +111,21 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
     return [v]
 
 
+def _toml_type(v: Any) -> str:
+    """What a TOML value is, in TOML's words (for "must be X, not Y")."""
+    return ("a boolean" if isinstance(v, bool) else "a float" if isinstance(v, float)
+            else "a string" if isinstance(v, str) else "a list" if isinstance(v, list)
+            else "a table" if isinstance(v, dict) else "an integer" if isinstance(v, int)
+            else f"a {type(v).__name__}")
+
+
 def coerce(name: str, key: Key, v: Any) -> Any:
     """Check one (non-swept) value against its key's type; return it normalised."""
     t = key.type
     if t == "strict_int":  # a number of calls: a TOML integer, never a float (1e6 is the float 1000000.0)
-        check(isinstance(v, int) and not isinstance(v, bool), name, v,
-              "must be an integer, not a float (write 1_000_000, not 1e6)")
+        if not (isinstance(v, int) and not isinstance(v, bool)):
+            check(False, name, v, "must be an integer, not a float (write 1_000_000, not 1e6)"
+                  if isinstance(v, float) else f"must be an integer (write 1_000_000), not {_toml_type(v)}")
         return v
     if t == "int":
         check((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),

@@ -236,9 +236,13 @@ class ExactEstimator:
         except NotAvailable:
             return
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
-            raise ConfigError("run.epsilon_profile", None, f"mechanism '{mechanism.kind}' has no pure DP: its exact BDPL "
-                              "is infinite; set run.epsilon_profile = eps to report its privacy profile delta(eps) "
-                              "(column bdp_delta)")
+            noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
+            noise = noise if isinstance(noise, str) and noise else None
+            field, value = ("mechanism.noise", noise) if noise else ("mechanism.kind", mechanism.kind)
+            why = {"table": "the table's pmf is 0 where its shift by the sensitivity is not: a finite "
+                            "support or a zero inside", "gaussian": "Gaussian noise"}.get(noise or "", "its noise")
+            raise ConfigError(field, value, f"has no pure DP ({why}): its exact BDPL is infinite; set "
+                              "run.epsilon_profile = eps to report its privacy profile delta(eps) (column bdp_delta)")
 
     def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
         est = adversary_bdpl(model, mechanism, adversary)

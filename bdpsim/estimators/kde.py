@@ -197,7 +197,7 @@ class KdeEstimator:
     name: ClassVar[str] = "kde"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 10"),
+        "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 1"),
         "window": Key("vector", [0.5, 99.5], doc="percentiles of the outputs the ratio is taken on",
                       rule="[low, high], 0 <= low < high <= 100"),
         "kde_backend": Key("str", "fastkde", doc="the density estimator",

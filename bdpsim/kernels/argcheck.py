@@ -49,3 +49,12 @@ def require(condition: bool, param: str, value: Any, rule: str) -> None:
     """Raise :class:`ParameterError` unless ``condition`` holds (never ``assert``)."""
     if not condition:
         raise ParameterError(param, value, rule)
+
+
+def count_as_float(n: int | float) -> float:
+    """A count (an exact Python integer: cells, known sets, ...) as a float, ``inf`` past the float
+    range instead of ``OverflowError``, so that cost estimates compare and print (``{:.3g}``)."""
+    try:
+        return float(n)
+    except OverflowError:
+        return float("inf")

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
-from ..kernels.graphical.elimination import Factor, clamp, eliminate, plan
+from ..kernels.graphical.elimination import Factor, clamp, eliminate, interaction_graph, min_clique_cells, plan
 from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law
 from .common.nodes import brief
@@ -299,7 +299,14 @@ class FactorModel:
         sampling, marginals and the Markov Quilt), refused in one line naming ``field`` when
         its largest clique table exceeds :data:`MAX_CLIQUE_CELLS` cells."""
         scopes = self._scopes if scopes is None else scopes
-        p = plan(scopes, dict(enumerate(self.node_states)), [1] * len(scopes))
+        cards = dict(enumerate(self.node_states))
+        width, cells = min_clique_cells(interaction_graph(scopes), cards)  # O(V + E): before min-fill
+        if cells > MAX_CLIQUE_CELLS:
+            raise ConfigError(field, f"{self.size} nodes, induced width at least {width}",
+                              f"infeasible: exact conditional sampling needs a junction tree with a clique "
+                              f"table of at least {cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
+                              "O(N s^(w+1)) for treewidth w)")
+        p = plan(scopes, cards, [1] * len(scopes))
         if p.max_cells > MAX_CLIQUE_CELLS:
             raise ConfigError(field, f"{self.size} nodes, induced width {p.width}",
                               f"infeasible: exact conditional sampling needs a junction tree with a clique "

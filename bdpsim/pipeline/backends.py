@@ -4,6 +4,7 @@ cluster, the scheduler address check, and the heartbeat that reports progress to
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import socket
 import threading
@@ -11,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from ..core.errors import ConfigError, check
+from .watchdog import loky_worker_start
 
 BACKENDS = ("loky", "dask")
 #: seconds allowed to each step of reaching a Dask cluster (handshake, connection, a worker, the
@@ -33,8 +35,9 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
 
     @contextlib.contextmanager
     def ctx():
-        if backend == "loky":
-            yield joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
+        if backend == "loky":  # each worker exits when this process dies (pipeline.watchdog)
+            with joblib.parallel_config(backend="loky", initializer=loky_worker_start, initargs=(os.getpid(),)):
+                yield joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
             return
         try:
             from dask.distributed import Client, LocalCluster

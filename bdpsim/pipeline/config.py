@@ -29,6 +29,7 @@ from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
 from ..core.errors import ConfigError, NotAvailable, check, naming
+from ..core.files import LIMITS, FileRefused, read_text
 from ..estimators import ESTIMATORS, engine_for
 from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..estimators.base import FinishContext
@@ -400,17 +401,15 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
 
 def load_toml(path: str | Path) -> dict:
     """Read a TOML file (run or utility config) with one-line errors for every failure."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError("config", str(path), "file not found")
     try:
-        return tomllib.loads(p.read_text(encoding="utf-8"))
+        return tomllib.loads(read_text(path, LIMITS["toml"]))
+    except FileRefused as exc:
+        raise ConfigError("config", str(path), exc.reason) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config", str(path), f"is not valid TOML ({exc})") from None
-    except UnicodeDecodeError:
-        raise ConfigError("config", str(path), "is not UTF-8 text") from None
-    except OSError as exc:
-        raise ConfigError("config", str(path), f"cannot be read ({exc.strerror})") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays and inline tables
+        raise ConfigError("config", str(path), "is not valid TOML for bdpsim (arrays or inline tables nested "
+                          "too deeply: a config needs a few levels)") from None
 
 
 def is_utility_config(raw: dict) -> bool:

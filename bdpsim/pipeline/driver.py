@@ -59,6 +59,7 @@ from .summarize import check_bounds, summarize
 from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
+from .watchdog import worker_count
 
 def population_key(point: ExperimentPoint) -> int:
     """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
@@ -233,6 +234,14 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
 
+def _task_count(point: ExperimentPoint, jobs: int) -> int:
+    """How many tasks :func:`plan` makes of ``point`` (without building an exhaustive search's parts)."""
+    if point.settings.exhaustive:
+        return point.model.n if point.exhaustive_method != "window" else jobs
+    A = point.settings.adversaries
+    return math.ceil(A / max(1, min(25, math.ceil(A / max(1, 2 * jobs)))))
+
+
 def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -258,6 +267,10 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
         raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
     if scheduler is not None:
         check_scheduler(scheduler)
+    if scheduler is None:  # local processes: no more than the CPUs and the tasks (a fork storm otherwise)
+        jobs, note = worker_count(jobs, sum(_task_count(p, jobs) for p in config.points))
+        if note:
+            log(note)
     check_limits(config, limits or Limits(), jobs)
     out = R.check_out_dir(out, force)
     ids = [p.id for p in config.points]
@@ -320,12 +333,13 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
 
 
 def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, dict]:
-    import csv
     import gzip
-    import io
+
+    from .results.tables import csv_records
 
     body = gzip.decompress(R.point_paths(out, point_id)[1].read_bytes()).decode()
-    return {int(r["adversary"]): r for r in csv.DictReader(io.StringIO(body), fieldnames=list(columns))}
+    rows = (dict(zip(columns, rec)) for rec in csv_records(body) if rec)  # no field-size limit (long cells)
+    return {int(r["adversary"]): r for r in rows}
 
 
 def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_columns: Sequence[str],

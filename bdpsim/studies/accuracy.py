@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import bounds as B
 from ..pipeline import results as R
+from ..pipeline.watchdog import worker_count
 from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..adversary import Estimate
@@ -185,7 +186,8 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
         progress(len(done), len(cases))
     if todo:
         calls = (delayed(_case_task)(ci, cases[ci], *args) for ci in todo)
-        for ci, rows in Parallel(n_jobs=jobs, return_as="generator_unordered")(calls):
+        workers = worker_count(jobs, len(todo))[0]  # never more processes than CPUs or cases
+        for ci, rows in Parallel(n_jobs=workers, return_as="generator_unordered")(calls):
             if out is not None:
                 R.atomic_write_text(_case_path(out, ci, keys[ci]), R.dumps(rows))
             done[ci] = rows

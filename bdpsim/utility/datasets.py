@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.bundled import data_file
 from ..core.errors import BdpsimError, check
+from ..core.files import FileRefused, check_regular
 
 
 class DatasetError(BdpsimError):
@@ -131,6 +132,12 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
             raise DatasetError(f"data_dir = {str(local)!r}: is not a directory (the directory holding "
                                f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)")
         path = Path(local) / src.filename
+        if path.exists() and not path.is_file():  # a FIFO or a device: never read, never silently replaced
+            try:
+                check_regular(path, 2**62)
+            except FileRefused as exc:
+                raise DatasetError(f"dataset {name}: {path} {exc.reason}",
+                                   f"dataset {name}: {src.filename} in --data-dir {exc.reason}") from None
         if not path.is_file() and shipped is not None:
             return _verify(src, shipped)
         if not path.is_file():

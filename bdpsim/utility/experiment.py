@@ -31,6 +31,7 @@ import numpy as np
 
 from ..pipeline import results as R
 from ..pipeline.config import load_toml
+from ..pipeline.watchdog import worker_count
 from ..core.schema import REQUIRED, Key
 from ..core.schema import sweep_table as _sweep_table
 from ..core.errors import check
@@ -131,6 +132,16 @@ def _listed(v) -> list:
     return v if isinstance(v, list) else [v]
 
 
+def _distinct(name: str, values: list) -> None:
+    """Refuse a variant listed twice in ``utility.<name>``: each value gives its own rows, so a
+    repeated one gives duplicate rows (and duplicate lines in the figure)."""
+    seen: list = []
+    for v in values:
+        check(v not in seen, f"utility.{name}", values, f"lists {v!r} twice: each value is one variant "
+              "(its own rows); list it once")
+        seen.append(v)
+
+
 def parse_utility(raw: dict) -> UtilityConfig:
     """Validate a ``[utility]`` table (see configs/utility_*.toml) against :data:`UTILITY_KEYS`."""
     for k in raw:
@@ -145,21 +156,26 @@ def parse_utility(raw: dict) -> UtilityConfig:
     eps = d["epsilon"]
     eps = _listed(_sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps)
     _valid("epsilon", eps, bool(eps) and all(_num(e) and 0 < e < math.inf for e in eps))
+    _distinct("epsilon", [float(e) for e in eps])
     _valid("runs", d["runs"], _int(d["runs"]) and 20 <= d["runs"] <= MAX_RUNS)
     _valid("beta", d["beta"], isinstance(d["beta"], float) and 0 < d["beta"] < 1)
     _valid("seed", d["seed"], _int(d["seed"]) and 0 <= d["seed"] < 2**63)
     kind = kind_of(ds)
     mechs = DEFAULT_MECHS[kind] if d["mechanisms"] is None else d["mechanisms"]
     _valid("mechanisms", mechs, isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs))
+    _distinct("mechanisms", mechs)
     thr = _listed(d["threshold"])
     _valid("threshold", thr, bool(thr) and all(_num(t) and 0 < t < math.inf for t in thr))
+    _distinct("threshold", [float(t) for t in thr])
     split = _listed(d["split"])
     allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
     _valid("split", split, bool(split) and all(s in allowed for s in split))
+    _distinct("split", split)
     records = d["records"]
     _valid("records", records, _int(records) and 10 <= records <= MAX_RECORDS)
     fam = _listed(d["family_size"])
     _valid("family_size", fam, bool(fam) and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam))
+    _distinct("family_size", fam)
     clip = d["clip"]
     if clip is not None:
         _valid("clip", clip, isinstance(clip, list) and len(clip) == 2 and all(_num(c) and abs(c) <= 1e12 for c in clip)
@@ -347,7 +363,8 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
     if jobs > 1 and len(missing) > 1:
         from joblib import Parallel, delayed
 
-        out = Parallel(n_jobs=jobs)(delayed(_chain_calibration)(k) for k in missing)
+        workers = worker_count(jobs, len(missing))[0]  # never more processes than CPUs or calibrations
+        out = Parallel(n_jobs=workers)(delayed(_chain_calibration)(k) for k in missing)
         _CHAIN_CALIBRATIONS.update(zip(missing, out, strict=True))
 
 

@@ -160,6 +160,46 @@ def _fill(adj: dict[int, set[int]], v: int) -> int:
     return d * (d - 1) // 2 - sum(len(adj[u] & nb) for u in nb) // 2
 
 
+def degeneracy(adj: dict[int, set[int]]) -> int:
+    """The degeneracy of the graph ``adj``: the largest ``k`` such that some subgraph has minimum
+    degree ``k`` (peel a vertex of least degree, repeatedly; the largest degree seen at peeling).
+
+    Every elimination order of the graph meets a clique of at least ``k + 1`` variables (the first
+    vertex of that subgraph to be eliminated has its ``>= k`` neighbours there), so the induced
+    width is at least ``k``. ``O(V + E)`` with a bucket queue: a cheap refusal of a dense graph before
+    :func:`min_fill_order`, whose cost grows with the cube of the degree.
+    """
+    deg = {v: len(nb) for v, nb in adj.items()}
+    buckets: dict[int, set[int]] = {}
+    for v, d in deg.items():
+        buckets.setdefault(d, set()).add(v)
+    done: set[int] = set()
+    k, low = 0, 0
+    for _ in range(len(adj)):
+        while not buckets.get(low):
+            low += 1
+        v = buckets[low].pop()
+        k = max(k, low)
+        done.add(v)
+        for u in adj[v]:
+            if u not in done:
+                d = deg[u]
+                buckets[d].discard(u)
+                deg[u] = d - 1
+                buckets.setdefault(d - 1, set()).add(u)
+        low = max(low - 1, 0)
+    return k
+
+
+def min_clique_cells(adj: dict[int, set[int]], cards: dict[int, int]) -> tuple[int, float]:
+    """``(k, c)``: a lower bound ``k`` on the induced width of any elimination order
+    (:func:`degeneracy`) and a lower bound ``c`` on the cells of its largest clique table, the
+    product of the ``k + 1`` smallest cardinalities (as a float: ``inf`` past the float range)."""
+    k = degeneracy(adj)
+    small = sorted(cards[v] for v in adj)[: k + 1]
+    return k, math.prod(float(c) for c in small)
+
+
 def min_fill_order(adj: dict[int, set[int]], eliminate: Iterable[int]) -> list[int]:
     """Greedy min-fill order of the variables ``eliminate`` (the others stay in the graph and
     create fill, but are never eliminated); ties by fewest neighbours, then smallest id.
@@ -243,7 +283,7 @@ def plan(scopes: Sequence[Sequence[int]], cards: dict[int, int], sums: Sequence[
             continue
         parts = sorted((live.pop(j) for j in ids), key=lambda p: p[1])
         scope = frozenset().union(*(p[0] for p in parts))
-        cells = float(batch) * math.prod(cards[u] for u in scope)
+        cells = float(batch) * math.prod(float(cards[u]) for u in scope)  # inf, never OverflowError
         width = max(width, len(scope) - 1)
         q = parts[0][1]
         for _, qj in parts[1:]:

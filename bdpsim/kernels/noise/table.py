@@ -41,6 +41,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ...core.schema import Key
+from ...core.files import LIMITS, FileRefused, read_text
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from .checks import AtomKernelLaw, NoiseParams, check_sensitivity
@@ -350,8 +351,10 @@ def table_from_params(table=None, pmf=None, offset=None, tail_ratio=None, config
     if config_dir is not None and not path.is_absolute():
         path = Path(config_dir) / path
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        doc = json.loads(read_text(path, LIMITS["json"]))
+    except FileRefused as exc:
+        raise ParameterError("table", str(table), f"must be a readable JSON file: {exc.reason}") from None
+    except (ValueError, RecursionError) as exc:
         raise ParameterError("table", str(table), f"must be a readable JSON file ({type(exc).__name__})") from None
     require(isinstance(doc, dict) and "pmf" in doc and set(doc) <= {"offset", "pmf", "tail_ratio"},
             "table", str(table), 'must hold {"offset": o, "pmf": [...], "tail_ratio": r}')

@@ -18,13 +18,15 @@ paths raise a one-line :class:`~bdpsim.core.errors.ConfigError` saying so.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 
 from ...core.errors import ConfigError, check
+from ...core.files import LIMITS, FileRefused, read_text
 from .model import BayesNetModel
-from .check import TABLE_TOLERANCE, check_tolerance
+from .check import MAX_NODES, TABLE_TOLERANCE, check_tolerance
 
 KEYS = ("states", "parents", "cpt", "records", "names", "table_tolerance", "hmm", "bif")
 HMM_KEYS = ("transition", "emission", "n", "initial")
@@ -153,7 +155,13 @@ def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> Ba
     BayesNetModel
     """
     check(isinstance(path, (str, Path)), "model.bif", path, "must be a path to a .bif file")
-    check(Path(path).is_file(), "model.bif", str(path), "file not found")
+    try:
+        text = read_text(path, LIMITS["bif"])
+    except FileRefused as exc:
+        raise ConfigError("model.bif", str(path), exc.reason) from None
+    nodes = len(re.findall(r"^\s*variable\s", text, flags=re.MULTILINE))  # cheap count before pgmpy parses it all
+    check(nodes <= MAX_NODES, "model.bif", str(path),
+          f"declares {nodes} variables: a network has at most {MAX_NODES} nodes")
     _pgmpy()
     from pgmpy.readwrite import BIFReader
 

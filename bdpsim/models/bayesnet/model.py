@@ -28,7 +28,7 @@ import numpy as np
 from ...core.errors import check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ...kernels.graphical.elimination import Factor
-from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records
+from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records, rounding_slack
 from ..factor_model import MAX_OPERATIONS, FactorModel  # noqa: F401 (MAX_OPERATIONS re-exported)
 from ..common.genetics import TRANSMISSION
 
@@ -115,7 +115,7 @@ class BayesNetModel(FactorModel):
             except (TypeError, ValueError):
                 w = np.full(0, np.nan)
             ok = w.shape == (P.shape[0],) and bool(np.all(np.isfinite(w))) and bool(np.all(w >= 0)) \
-                and abs(float(w.sum()) - 1) <= table_tolerance
+                and abs(float(w.sum()) - 1) <= table_tolerance + rounding_slack(w.size)
             check(ok, "model.hmm.initial", initial, f"must be {P.shape[0]} probabilities >= 0 summing to 1 "
                   f"(within model.table_tolerance = {table_tolerance:g})")
         parents, cpt, names = [], [], []

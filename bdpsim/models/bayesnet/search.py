@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...kernels.argcheck import count_as_float
 from ...core.errors import ConfigError, NotAvailable, check
 from .check import brief
 from ..factor_model import MAX_OPERATIONS, FactorModel
@@ -167,7 +168,8 @@ def exhaustive_cells(model: FactorModel, increments) -> float:
     inc = model.increments(increments)
     Q = 1 + sum(int(g.max()) for g in inc.values())
     cards = model.record_states
-    return max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards)) * Q
+    cells = max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards)) * Q
+    return count_as_float(cells)  # inf past the float range (a network of a thousand records)
 
 
 def exhaustive_search(model: FactorModel, increments, grid_score: GridScore, *, targets=None,
@@ -363,7 +365,7 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
     for i in T:
         for R, bnd in closed_regions(adj, model.records[i], rec.__contains__, limit=math.inf):
             count += 1
-            batch = math.prod(cards[v] for v in bnd)
+            batch = math.prod(float(cards[v]) for v in bnd)
             secs += REGION_OVERHEAD + batch * (len(R) + len(bnd)) * float(smax) ** (width + 1) * Q / OPS_PER_SECOND
             if count > max_regions:
                 over = True
@@ -371,6 +373,7 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
         if over:
             break
     nk = n_known_sets(model.n, T, 0)
+    nkf = count_as_float(nk)
     cells = exhaustive_cells(model, increments)
     ex_secs = len(T) * (cells * max(1, smax * (smax - 1) // 2) * 20 + model.exact_cost()[1]) / OPS_PER_SECOND
     use_ex = cells <= max_cells and (over or count >= nk or ex_secs <= secs)
@@ -382,7 +385,7 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
         f"{count} separated regions (~{secs:.3g} s)"
     raise ConfigError("run.adversaries", "all",
                       f"the exact search over every adversary is refused up front: {regions}, and the "
-                      f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nk:.3g} known "
+                      f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nkf:.3g} known "
                       f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
                       "(run.adversaries = 100) or fewer records")
 

@@ -12,9 +12,12 @@ import math
 import numpy as np
 
 from ...core.errors import ConfigError, check
+from ...kernels.graphical.elimination import min_clique_cells
 from ..common.nodes import MAX_NODES, brief
+from ..factor_model import MAX_CLIQUE_CELLS
 
 MAX_EDGES = 1_000_000
+MAX_POTENTIAL_CELLS = 5e7  # node and edge tables of a field (400 MB of float64)
 MAX_COUPLING = 100.0   # |coupling| and |field|: exp(100) ratios are far beyond any leakage of interest
 INSTALL = "pip install bdpsim[mrf]"
 GRAPHS = ("karate",)
@@ -66,6 +69,27 @@ def check_edges(edges, nodes) -> tuple[int, tuple[tuple[int, int], ...]]:
           f"must be an integer in 2..{MAX_NODES}")
     check(top <= nodes, "model.edges", brief(edges), f"node indices must be in 0..{nodes - 1} (nodes = {nodes})")
     return int(nodes), tuple(out)
+
+
+def check_size(cards: tuple[int, ...], edges: tuple[tuple[int, int], ...]) -> None:
+    """Refuse, from counts alone, a field whose potential tables or junction tree cannot be held:
+    more than :data:`MAX_POTENTIAL_CELLS` cells of node and edge tables (``sum_v s_v + sum_ij s_i
+    s_j``), or a clique table over :data:`~bdpsim.models.factor_model.MAX_CLIQUE_CELLS` cells for
+    every elimination order (the graph's degeneracy ``k`` bounds the induced width from below:
+    at least the ``k + 1`` smallest state counts multiply). ``O(V + E)``: run before the tables are
+    built and before the min-fill order, which is cubic in the degree of a dense graph."""
+    cells = float(sum(cards)) + float(sum(cards[i] * cards[j] for i, j in edges))
+    check(cells <= MAX_POTENTIAL_CELLS, "model.states", f"{len(cards)} nodes, {len(edges)} edges",
+          f"the potential tables would hold {cells:.3g} cells (limit {MAX_POTENTIAL_CELLS:.3g}): fewer "
+          "states or edges")
+    adj: dict[int, set[int]] = {v: set() for v in range(len(cards))}
+    for i, j in edges:
+        adj[i].add(j)
+        adj[j].add(i)
+    width, clique = min_clique_cells(adj, dict(enumerate(cards)))
+    check(clique <= MAX_CLIQUE_CELLS, "model.edges", f"{len(cards)} nodes, induced width at least {width}",
+          f"infeasible: exact conditional sampling needs a junction tree with a clique table of at least "
+          f"{clique:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)")
 
 
 def check_states(states, nodes: int) -> tuple[int, ...]:

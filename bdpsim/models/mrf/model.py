@@ -25,7 +25,7 @@ import numpy as np
 from ...core.errors import ConfigError, check
 from ..common.nodes import check_names, check_records
 from ..factor_model import FactorModel
-from .check import check_coupling, check_edges, check_field, check_potentials, check_states
+from .check import check_coupling, check_edges, check_size, check_field, check_potentials, check_states
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,7 @@ class MRFModel(FactorModel):
     def __post_init__(self) -> None:
         nodes, edges = check_edges(self.edges, self.nodes)
         cards = check_states(self.states, nodes)
+        check_size(cards, edges)  # cheap counts first: before any table is built or ordered
         coupling = check_coupling(self.coupling, len(edges))
         h = check_field(self.field, cards)
         phi, psi = check_potentials(self.node_potentials, self.edge_potentials, cards, edges)

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable, check
+from ...kernels.argcheck import count_as_float
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import CountQuery, NoisyQuery
@@ -134,12 +135,12 @@ def _multinomial(comps: np.ndarray) -> np.ndarray:
                      for t, r in zip(m, comps)], dtype=float)
 
 
-def class_tensor_cells(model: PedigreeModel) -> int:
-    """Size of the class tensor of :func:`exhaustive_pedigree_count`."""
+def class_tensor_cells(model: PedigreeModel) -> float:
+    """Size of the class tensor of :func:`exhaustive_pedigree_count` (``inf`` past the float range)."""
     cells = 4 ** len(model.core) * (model.n + 1)
     for _, members in model.leaf_groups:
         cells *= math.comb(len(members) + 3, 3)
-    return cells
+    return count_as_float(cells)
 
 
 def _class_tensor(model: PedigreeModel, counted: tuple[int, ...]):

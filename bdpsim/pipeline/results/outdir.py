@@ -95,20 +95,46 @@ def run_lock(out: Path, log=None):
         os.close(fd)  # releases the lock
 
 
+class GitUnanswered(RuntimeError):
+    """Inside a git checkout, git did not say which files it tracks (``reason``: its first line)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def _in_checkout(where: Path) -> bool:
+    """``where`` or a folder above it holds ``.git`` (a directory, or a worktree's file)."""
+    here = where.resolve()
+    return any((d / ".git").exists() for d in (here, *here.parents))
+
+
 def committed_files(path: str | Path) -> list[str]:
     """The files at or under ``path`` that git tracks (a checkout's committed reference results);
-    ``[]`` when ``path`` does not exist, is outside a git checkout, or git is not installed."""
+    ``[]`` when ``path`` does not exist, is outside a git checkout, or git is not installed.
+
+    Raises
+    ------
+    GitUnanswered
+        Inside a checkout, git failed or timed out (another owner's checkout: "detected dubious
+        ownership"; a corrupt index): the guard fails closed instead of seeing no files.
+    """
     p = Path(path)
     if not p.exists():
         return []
     where = p if p.is_dir() else p.parent
+    if not _in_checkout(where):
+        return []
     try:
         got = subprocess.run(["git", "-C", str(where), "ls-files", "-z", "--", str(p.resolve())],
                              capture_output=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
+    except OSError:  # git not installed: no way to know, as outside a checkout
         return []
+    except subprocess.SubprocessError as exc:
+        raise GitUnanswered(f"git ls-files did not answer ({type(exc).__name__})") from None
     if got.returncode != 0:
-        return []
+        lines = got.stderr.decode(errors="replace").strip().splitlines()
+        raise GitUnanswered(lines[0] if lines else f"git ls-files exited with code {got.returncode}")
     return [f for f in got.stdout.decode(errors="replace").split("\0") if f]
 
 
@@ -117,7 +143,12 @@ def check_not_committed(path: str | Path, option: str = "--out") -> None:
     the checkout, the default output directories (``results/quickstart``, ``results/figures``,
     ...) are the repository's reference results, which a preview or an edited config must not
     silently replace. ``--overwrite`` (the caller skips this check) regenerates them on purpose."""
-    files = committed_files(path)
+    try:
+        files = committed_files(path)
+    except GitUnanswered as exc:
+        raise ConfigError(option, str(path), f"is in a git checkout, but git cannot tell whether it holds "
+                                             f"committed files (git: {exc.reason}); fix that, write elsewhere "
+                                             f"(another {option}) or pass --overwrite") from None
     if files:
         more = f" and {len(files) - 1} more" if len(files) > 1 else ""
         raise ConfigError(option, str(path), f"holds files committed to git ({files[0]}{more}: the "

@@ -52,6 +52,18 @@ def dumps(obj) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, default=json_default, allow_nan=True)
 
 
+def csv_records(text: str) -> list[list[str]]:
+    """The records of a CSV text with no limit on a field's length: bdpsim writes cells longer
+    than the csv module's default limit (131 072 characters; a 100 000-node run's list of
+    records), so the limit is lifted while reading (and restored after)."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(max(old, len(text) + 1))
+    try:
+        return list(csv.reader(io.StringIO(text)))
+    finally:
+        csv.field_size_limit(old)
+
+
 def read_summary(path: Path) -> list[dict]:
     """Read a ``summary.csv`` (a directory holding one is accepted) into rows typed by
     :data:`~bdpsim.pipeline.rows.SUMMARY_SCHEMA`."""
@@ -77,7 +89,7 @@ def read_table(path: Path, schema) -> list[dict]:
         text = raw.decode("utf-8")
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         raise ConfigError("results", str(path), f"cannot be read as a bdpsim table ({type(exc).__name__})") from None
-    records = list(csv.reader(io.StringIO(text)))
+    records = csv_records(text)
     if not records:
         raise ConfigError("results", str(path), "is empty")
     return typed_rows(records[0], records[1:], schema, str(path))
