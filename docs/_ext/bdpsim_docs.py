@@ -256,8 +256,15 @@ class Layers(_Generated):
     def lines(self) -> list[str]:
         from bdpsim.core.layers import LAYERS
 
+        def prose(part: str) -> str:  # _cell without its trimming (the spaces between literals stay)
+            s = " ".join(part.split(" "))
+            for ch in ("\\", "*", "|", "_"):
+                s = s.replace(ch, "\\" + ch)
+            return s
+
         def where(text: str) -> str:  # backquoted paths become literals, the rest stays prose
-            return "".join(f"``{part}``" if i % 2 else _cell(part) for i, part in enumerate(text.split("`")))
+            # "\ " (an escaped space, removed in the output) lets a literal touch "(" or a word
+            return "".join(f"\\ ``{part}``\\ " if i % 2 else prose(part) for i, part in enumerate(text.split("`")))
 
         rows = [[f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
                 for i, layer in enumerate(LAYERS)]
