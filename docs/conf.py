@@ -98,6 +98,9 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_show_sourcelink = False
+# the pages of wide tables (config keys, columns, the gallery's deviations) drop the left section
+# navigation, giving their columns the width (the page's own contents stay on the right)
+html_sidebars = {"reference/config-keys": [], "reference/columns": [], "gallery": []}
 # MathJax: the site loads it from its usual CDN; scripts/docs_screenshot.sh points it at a local copy
 if os.environ.get("BDPSIM_DOCS_MATHJAX"):  # Debian's libjs-mathjax (MathJax 2), for offline screenshots
     mathjax_path = os.environ["BDPSIM_DOCS_MATHJAX"]

@@ -13,7 +13,7 @@
 # offline, install libjs-mathjax and the build here points the pages at the local copy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=docs/_build/screenshots
+OUT=$PWD/docs/_build/screenshots  # absolute: chromium does not write relative paths where expected
 HTML=${HTML:-docs/_build/screenshot-html}
 HEIGHT=$([ "${TALL:-0}" = 1 ] && echo 2400 || echo 900)
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
@@ -28,6 +28,7 @@ if [ "${1:-}" = "--rebuild" ] || [ ! -f "$HTML/index.html" ]; then
   python -m sphinx -W -q -b html docs "$HTML"
 fi
 mkdir -p "$OUT"
+case "$HTML" in /*) ;; *) HTML=$PWD/$HTML ;; esac
 for page in index getting-started user/index user/estimators user/commands reference/config-keys \
             reference/columns reference/api theory/window findings gallery auto_examples/index \
             auto_examples/tutorials/plot_1_time_series auto_examples/tutorials/plot_2_bayesnet_calibration \
@@ -36,6 +37,6 @@ for page in index getting-started user/index user/estimators user/commands refer
   name=$(echo "$page" | tr / -)
   "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars --allow-file-access-from-files \
     --virtual-time-budget=30000 --window-size=1280,$HEIGHT \
-    --screenshot="$OUT/$name.png" "file://$PWD/$HTML/$page.html" >/dev/null 2>&1
+    --screenshot="$OUT/$name.png" "file://$HTML/$page.html" >/dev/null 2>&1
   echo "$OUT/$name.png"
 done

@@ -172,7 +172,7 @@ def config_key_lines() -> list[str]:
              *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values())]
     with_doc = any(getattr(k, "doc", "") for k in every)  # the meaning column, once keys carry docs
     header = ["key", "type", "default", "sweeps", *(["meaning"] if with_doc else []), "rule (as the code checks it)"]
-    widths = "18 8 12 6 30 26" if with_doc else "20 8 14 6 52"
+    widths = "17 7 11 7 31 27" if with_doc else "20 8 14 7 51"
 
     def section(title: str, char: str) -> None:
         L.extend([title, char * len(title), ""])
@@ -506,8 +506,8 @@ class PublicApi(_Generated):
         L: list[str] = []
         for title, rows in public_api_groups():
             L += [title, "-" * len(title), ""]
-            L += list_table("", ["name", "what it is"],
-                            [[f":py:obj:`bdpsim.{n} <{t}>`", _cell(s)] for n, t, s in rows], "28 72")
+            L += list_table("", ["bdpsim.", "what it is"],
+                            [[f":py:obj:`{n} <{t}>`", _cell(s)] for n, t, s in rows], "32 68")
         return L
 
 
