@@ -172,7 +172,7 @@ def config_key_lines() -> list[str]:
              *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values())]
     with_doc = any(getattr(k, "doc", "") for k in every)  # the meaning column, once keys carry docs
     header = ["key", "type", "default", "sweeps", *(["meaning"] if with_doc else []), "rule (as the code checks it)"]
-    widths = "17 7 11 7 31 27" if with_doc else "20 8 14 7 51"
+    widths = "16 7 11 9 30 27" if with_doc else "20 8 14 9 49"
 
     def section(title: str, char: str) -> None:
         L.extend([title, char * len(title), ""])
