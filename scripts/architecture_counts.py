@@ -7,7 +7,7 @@ Usage::
     python scripts/architecture_counts.py [--list] [--write]
 
 ``--write`` regenerates ``docs/generated/architecture_counts.md`` (the table of
-``docs/guide/contracts.md``; ``tests/test_contracts.py`` checks it is current).
+``docs/developer/contracts.md``; ``tests/test_contracts.py`` checks it is current).
 
 Definitions (AST, so comments and strings never count):
 

@@ -4,13 +4,18 @@
 #
 #   bash scripts/docs_screenshot.sh            # build (offline, -W) if needed, then shoot
 #   bash scripts/docs_screenshot.sh --rebuild  # build again first
+#   HTML=/tmp/docs38 bash scripts/docs_screenshot.sh   # shoot a site built elsewhere
+#
+# The window is 1280 x 900, a laptop's first screen: a table whose last column ("rule", "why they
+# differ") is cut there is a bug (docs/_static/bdpsim.css wraps them). TALL=1 shoots 1280 x 2400.
 #
 # Needs Debian's chromium (apt-get install -y chromium). MathJax: the site loads it from its CDN;
 # offline, install libjs-mathjax and the build here points the pages at the local copy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=docs/_build/screenshots
-HTML=docs/_build/screenshot-html
+OUT=$PWD/docs/_build/screenshots  # absolute: chromium does not write relative paths where expected
+HTML=${HTML:-docs/_build/screenshot-html}
+HEIGHT=$([ "${TALL:-0}" = 1 ] && echo 2400 || echo 900)
 BROWSER=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$BROWSER" ]; then
   echo "docs_screenshot: no chromium (apt-get install -y chromium)" >&2
@@ -23,12 +28,15 @@ if [ "${1:-}" = "--rebuild" ] || [ ! -f "$HTML/index.html" ]; then
   python -m sphinx -W -q -b html docs "$HTML"
 fi
 mkdir -p "$OUT"
-for page in index getting-started user/estimators reference/config-keys reference/columns \
-            theory/window findings gallery auto_examples/plot_exact_vs_bounds developer/adding-a-kind \
-            reference/generated/bdpsim.models.markov_window changelog citing; do
+case "$HTML" in /*) ;; *) HTML=$PWD/$HTML ;; esac
+for page in index getting-started user/index user/estimators user/commands reference/config-keys \
+            reference/columns reference/api theory/window findings gallery auto_examples/index \
+            auto_examples/tutorials/plot_1_time_series auto_examples/tutorials/plot_2_bayesnet_calibration \
+            auto_examples/tutorials/plot_3_thesis_figure auto_examples/tutorials/plot_4_audit \
+            developer/index developer/adding-a-kind changelog citing; do
   name=$(echo "$page" | tr / -)
   "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars --allow-file-access-from-files \
-    --virtual-time-budget=30000 --window-size=1280,2000 \
-    --screenshot="$OUT/$name.png" "file://$PWD/$HTML/$page.html" >/dev/null 2>&1
+    --virtual-time-budget=30000 --window-size=1280,$HEIGHT \
+    --screenshot="$OUT/$name.png" "file://$HTML/$page.html" >/dev/null 2>&1
   echo "$OUT/$name.png"
 done

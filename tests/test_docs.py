@@ -182,3 +182,141 @@ def test_the_site_builds_offline_without_a_warning(tmp_path):
 
     code = build_main(["-q", "-W", "--keep-going", "-b", "html", str(DOCS), str(tmp_path / "html")])
     assert code == 0
+
+
+# ------------------------------------------------------------------ a site a researcher can skim (issue 38 item 9)
+DEVELOPER_NOTES = ("contracts", "type-checking", "kernel-errors", "writing-docs")
+
+
+def test_developer_notes_are_not_in_the_user_guide():
+    """72aee1f: contracts, type checking, kernel errors and writing the docs sat in the user guide's
+    sidebar (docs/guide/*, its glob toctree); they are developer notes now, in their own section."""
+    entries = _toctree_entries()
+    for name in DEVELOPER_NOTES:
+        assert not (DOCS / "guide" / f"{name}.md").exists(), f"docs/guide/{name}.md is a developer note"
+        assert (DOCS / "developer" / f"{name}.md").is_file()
+        assert f"developer/{name}" in entries
+    assert "developer/index" in entries
+    for page in (DOCS / "user").glob("*.md"):
+        for name in DEVELOPER_NOTES:
+            assert f"guide/{name}" not in page.read_text(), f"{page.name} links the moved guide/{name}"
+
+
+def test_api_landing_page_shows_the_public_names_first(ext):
+    import bdpsim
+
+    groups = ext.public_api_groups()
+    assert groups[0][0] == "Data models"
+    named = [n for _, rows in groups for n, _, _ in rows]
+    assert sorted(named) == sorted(n for n in bdpsim.__all__ if n != "__version__")
+    assert "More public names" not in [t for t, _ in groups], \
+        "a public name is in no topic: add it to PUBLIC_GROUPS in docs/_ext/bdpsim_docs.py"
+    for must in ("MarkovChainModel", "LaplaceCount", "exact_bdpl", "calibrate", "run", "BayesNetModel", "from_bif"):
+        assert must in named
+    assert all(summary for _, rows in groups for _, _, summary in rows), "a public name without a docstring"
+    page = (DOCS / "reference" / "api.rst").read_text()
+    assert page.index(".. bdpsim-public-api::") < page.index(".. autosummary::")
+
+
+def _subcommands():
+    from bdpsim.cli import build_parser
+
+    import argparse
+
+    def subs(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action.choices
+        return {}
+
+    out = []
+    for name, sub in subs(build_parser()).items():
+        nested = subs(sub)
+        out += [f"{name} {n}" for n in nested] if nested else [name]
+    return out
+
+
+def test_commands_configs_and_api_pages_are_complete():
+    """72aee1f: commands.md had no 'calibrate config', configs.md no mrf, histogram or audit, api.md
+    no BayesNetModel or from_bif."""
+    import bdpsim
+    import bdpsim.pipeline.config  # noqa: F401  (registers every kind)
+    from bdpsim.estimators import ESTIMATORS
+    from bdpsim.mechanisms import MECHANISM_KINDS
+    from bdpsim.models import MODEL_KINDS
+
+    commands = (DOCS / "user" / "commands.md").read_text()
+    rows = [line.split(" | ")[0] for line in commands.splitlines() if line.startswith("| `bdpsim ")]
+    for cmd in _subcommands():  # "bounds markov": a row of its own, or in "bounds markov\|gaussian\|general"
+        name, _, sub = cmd.partition(" ")
+        assert any(r.startswith(f"| `bdpsim {name}") and (not sub or f"{name} {sub}" in r or f"|{sub}" in r)
+                   for r in rows), f"commands.md has no row for bdpsim {cmd}"
+    configs = (DOCS / "user" / "configs.md").read_text()
+    for kind in (*MODEL_KINDS, *MECHANISM_KINDS, *ESTIMATORS):
+        assert f'"{kind}"' in configs, f"configs.md does not name the kind {kind!r}"
+    assert "calibrate config" in configs
+    api = (DOCS / "user" / "api.md").read_text()
+    for name in bdpsim.__all__:
+        if name != "__version__":
+            assert f"`{name}" in api, f"api.md does not name bdpsim.{name}"
+
+
+TUTORIALS = ["plot_1_time_series", "plot_2_bayesnet_calibration", "plot_3_thesis_figure", "plot_4_audit"]
+
+
+def test_task_first_tutorials_are_pages_that_run_at_build_time():
+    import ast
+
+    tut = DOCS / "examples" / "tutorials"
+    assert (tut / "README.rst").is_file()  # a sphinx-gallery subsection
+    index = (DOCS / "index.md").read_text()
+    for name in TUTORIALS:
+        path = tut / f"{name}.py"
+        doc = ast.get_docstring(ast.parse(path.read_text()))
+        assert doc and doc.splitlines()[0].startswith("Tutorial: "), name
+        assert f"auto_examples/tutorials/{name}" in index, f"index.md does not link {name}"
+        assert (ROOT / "README.md").read_text().count(f"docs/examples/tutorials/{name}.py") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_each_tutorial_runs_within_20_s(name, tmp_path, monkeypatch):
+    import runpy
+    import time
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    pytest.importorskip("pgmpy")
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    runpy.run_path(str(DOCS / "examples" / "tutorials" / f"{name}.py"), run_name="__main__")
+    assert time.perf_counter() - start < 20.0
+
+
+def test_wide_tables_wrap_instead_of_scrolling():
+    """72aee1f: tables were display: block with overflow-x: auto, so at 1280 px the gallery's 'why
+    they differ' and the config keys' 'rule' column were off-screen. They now fill the page with
+    fixed column shares and wrap; only a narrow window stacks them."""
+    css = (DOCS / "_static" / "bdpsim.css").read_text()
+    wide = css.split("@media")[0]
+    assert "table-layout: fixed" in wide and "width: 100%" in wide
+    assert "overflow-x: auto" not in wide
+    assert "overflow-wrap: anywhere" in wide
+
+
+def test_readme_says_what_the_test_command_installs_and_that_warnings_are_expected():
+    text = _readme()
+    first = text.index("```bash\npip install -e . && bdpsim run quickstart")
+    i = text.index("**What to expect.**")
+    assert first < i < text.index("## ")
+    part = text[i:text.index("## ")]
+    for want in ("warning:", "expected", "Dask", "pgmpy", "Sphinx", "minutes"):
+        assert want in part, want
+
+
+def test_figures_docs_name_the_default_output():
+    from bdpsim.cli import FIGURES_OUT
+
+    for page in ("user/figures-data.md", "gallery.md", "user/commands.md"):
+        assert FIGURES_OUT in (DOCS / page).read_text(), page

@@ -190,7 +190,7 @@ def test_run_overwrite_regenerates_committed_results(bdpsim_cli, checkout):
 
 
 def test_figures_refuse_to_overwrite_committed_gallery(bdpsim_cli, checkout):
-    p = bdpsim_cli("figures", "--only", "thesis-fig03", "--quiet")
+    p = bdpsim_cli("figures", "--only", "thesis-fig03", "--quiet", "--out", "results/figures")
     one_line(p, "--out", "results/figures", "committed to git")
     assert not (checkout / "results" / "figures" / "thesis-fig03.png").exists()
 

@@ -59,6 +59,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 #: the default x-axis candidates of ``bdpsim plot`` (bdpsim.figures.summary.AXIS_CANDIDATES; a test
 #: keeps them equal without importing matplotlib here)
 PLOT_AXES = ("gamma", "rho", "epsilon", "n", "noise_scale")
+#: the default --out of ``bdpsim figures``: git-ignored (.gitignore), as the quickstart's
+#: results/my-quickstart; the committed gallery results/figures is written only with --overwrite
+FIGURES_OUT = "results/my-figures"
 #: the gallery's own figures (bdpsim.figures.gallery.FIGURES; a test keeps the list complete)
 BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
                   "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier",
@@ -203,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(resumable, in OUT/runs/).",
                         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
                                "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
+                               "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
+                               "                              # replaces the committed figure\n"
                                "ids: thesis-fig03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19,\n"
                                "     paper-fig1 2 3 4 5,\n"
                                + "".join(f"     {i}\n" for i in BDPSIM_FIGURES)
@@ -211,7 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
                         formatter_class=_Formatter)
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
-    fg.add_argument("--out", default="results/figures", help="output directory (default results/figures)")
+    fg.add_argument("--out", default=FIGURES_OUT,
+                    help=f"output directory (default {FIGURES_OUT}, git-ignored; the committed gallery "
+                         "results/figures needs --overwrite)")
     fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
     fg.add_argument("--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')")
     fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "

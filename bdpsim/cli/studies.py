@@ -98,13 +98,17 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
 
 def cmd_figures(a) -> int:
     from ..core.bundled import CONFIG_DIR
-    from ..figures.gallery import FIGURES, make_figures
-    from .progress import Progress
+    from ..figures.gallery import FIGURES, estimate_figures, make_figures
+    from .progress import EVERY, Progress
 
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     _check_data_dir(a.data_dir)
     _check_writable_dir(Path(a.out), a.overwrite)
+    configs = Path(a.configs) if a.configs else CONFIG_DIR
+    # up front: what will run and how long the cost model expects it to take
+    for line in estimate_figures(a.only, Path(a.out), quick=a.quick, configs=configs).lines(a.jobs):
+        print(line, flush=True)
     tty = sys.stderr.isatty()
     # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
     bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
@@ -120,9 +124,9 @@ def cmd_figures(a) -> int:
 
     skipped: list[str] = []
     try:
-        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs,
-                             configs=Path(a.configs) if a.configs else CONFIG_DIR, progress=tty and not a.quiet,
-                             data_dir=Path(a.data_dir) if a.data_dir else None, log=log, skipped=skipped)
+        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs, configs=configs,
+                             progress=tty and not a.quiet, data_dir=Path(a.data_dir) if a.data_dir else None,
+                             log=log, skipped=skipped, heartbeat=0.0 if a.quiet or tty else EVERY)
     finally:
         bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")

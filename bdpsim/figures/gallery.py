@@ -26,7 +26,8 @@ from .. import figures as F
 from ..studies import chains as S
 from ..studies import genomic_study as G
 from ..pipeline import results as R
-from ..pipeline.config import parse_config
+from ..pipeline.config import ExperimentConfig, parse_config
+from ..pipeline.cost import config_seconds, estimate_point, fmt_range
 from ..pipeline.driver import run_experiment
 from ..core.errors import ConfigError
 from ..estimators import KdeEstimator
@@ -57,6 +58,7 @@ class Context:
     log: Callable[[str], None] = print
     notes: list = field(default_factory=list)  # said in the gallery under the current figure
     missing: list = field(default_factory=list)  # optional datasets not supplied (current figure)
+    heartbeat: float = 0.0  # > 0: each run logs its configurations done every that many seconds
 
     def raw(self, name: str) -> dict:
         path = self.configs / name
@@ -74,22 +76,54 @@ class Context:
                 raw.setdefault(sec, {}).update(copy.deepcopy(table))
         return raw
 
+    def stem(self, name: str, tag: str = "") -> str:
+        """The run directory's name under ``OUT/runs/`` of config ``name``."""
+        return Path(name).stem + tag + ("-quick" if self.quick else "")
+
     def run(self, name: str, raw: dict, tag: str = "") -> list[dict]:
         cfg = parse_config(raw, name)
-        stem = Path(name).stem + tag + ("-quick" if self.quick else "")
-        return run_experiment(cfg, self.out / "runs" / stem, jobs=self.jobs, progress=self.progress)
+        stem = self.stem(name, tag)
+        done = run_progress(cfg, self.out / "runs" / stem)
+        self.log(f"  run {stem}: {len(cfg.points)} configurations ({done} already done in "
+                 f"{self.out / 'runs' / stem}), estimated {fmt_range(*run_seconds(cfg, self.out / 'runs' / stem))} "
+                 "of one core")
+        rows = run_experiment(cfg, self.out / "runs" / stem, jobs=self.jobs, progress=self.progress,
+                              heartbeat=self.heartbeat)
+        self.log(f"  run {stem}: {len(cfg.points)} of {len(cfg.points)} configurations done")
+        return rows
+
+
+def _fig09_runs(ctx: Context) -> list[tuple[str, dict]]:
+    raw = ctx.raw("thesis_fig9.toml")
+    raw["run"]["estimator"] = ["kde", "mixture"]
+    return [("thesis_fig9.toml", raw)]
+
+
+def _fig10_runs(ctx: Context) -> list[tuple[str, dict]]:
+    raw = ctx.raw("thesis_fig10.toml")
+    raw["run"]["estimator"] = ["kde", "exact"]
+    return [("thesis_fig10.toml", raw)]
+
+
+def _fig15_runs(ctx: Context) -> list[tuple[str, dict]]:
+    return [(name, ctx.raw(name)) for name in ("thesis_fig15.toml", "thesis_fig15_exact.toml")]
+
+
+#: the ``bdpsim run`` configs each simulated figure runs (``(config name, raw table)``), which
+#: :func:`estimate_figures` prices with the cost model before anything runs
+RUNS: dict[str, Callable[[Context], list[tuple[str, dict]]]] = {
+    "thesis-fig09": _fig09_runs,
+    "thesis-fig10": lambda c: _fig10_runs(c) + _fig09_runs(c),
+    "thesis-fig15": _fig15_runs,
+}
 
 
 def _fig09(ctx: Context) -> list[dict]:
-    raw = ctx.raw("thesis_fig9.toml")
-    raw["run"]["estimator"] = ["kde", "mixture"]
-    return F.sim_rows(ctx.run("thesis_fig9.toml", raw), "rho", "n")
+    return F.sim_rows(ctx.run(*_fig09_runs(ctx)[0]), "rho", "n")
 
 
 def _fig10(ctx: Context) -> list[dict]:
-    raw = ctx.raw("thesis_fig10.toml")
-    raw["run"]["estimator"] = ["kde", "exact"]
-    rows = F.sim_rows(ctx.run("thesis_fig10.toml", raw), "rho", "n")
+    rows = F.sim_rows(ctx.run(*_fig10_runs(ctx)[0]), "rho", "n")
     clipped = [r for r in _fig09(ctx) if r["estimator"] == KdeEstimator.name]
     for r in clipped:
         r.update(estimator="kde-clipped", bound_general=float("nan"), bound_model=float("nan"))
@@ -97,9 +131,7 @@ def _fig10(ctx: Context) -> list[dict]:
 
 
 def _fig15(ctx: Context) -> list[dict]:
-    rows = F.sim_rows(ctx.run("thesis_fig15.toml", ctx.raw("thesis_fig15.toml")), "gamma", "epsilon")
-    exact = F.sim_rows(ctx.run("thesis_fig15_exact.toml", ctx.raw("thesis_fig15_exact.toml")), "gamma", "epsilon")
-    return rows + exact
+    return [r for name, raw in _fig15_runs(ctx) for r in F.sim_rows(ctx.run(name, raw), "gamma", "epsilon")]
 
 
 def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -> list[dict]:
@@ -244,6 +276,104 @@ FIGURES: dict[str, Figure] = {
 }
 
 
+def run_progress(cfg: ExperimentConfig, run_dir: Path) -> int:
+    """How many configuration points of ``cfg`` already have a finished record in ``run_dir``
+    (a resumed run skips them)."""
+    return sum(R.point_done(run_dir, pt.id) for pt in cfg.points) if run_dir.is_dir() else 0
+
+
+def run_seconds(cfg: ExperimentConfig, run_dir: Path) -> tuple[float, float]:
+    """``(low, high)`` seconds of one core for the points of ``cfg`` not yet finished in
+    ``run_dir`` (:func:`bdpsim.pipeline.cost.config_seconds`; an exhaustive point counts 0)."""
+    todo = [pt for pt in cfg.points if not (run_dir.is_dir() and R.point_done(run_dir, pt.id))]
+    return config_seconds([estimate_point(pt) for pt in todo])
+
+
+@dataclass(frozen=True)
+class FiguresEstimate:
+    """What ``bdpsim figures`` is about to do, priced before anything runs.
+
+    Attributes
+    ----------
+    figures : tuple of str
+        The figure ids to make.
+    runs : tuple of str
+        The distinct ``bdpsim run`` directories (``OUT/runs/<stem>``) of the simulated figures.
+    configurations, to_compute, exhaustive : int
+        Their configuration points; those without a finished record in ``OUT``; those among
+        ``to_compute`` that examine every adversary (timed by their exact engine, not the model).
+    seconds : tuple of float
+        ``(low, high)`` seconds of one core for ``to_compute``: the sum of
+        :func:`bdpsim.pipeline.cost.estimate_point`'s ranges, ``factor × work / 10^8 +
+        adversaries × overhead`` per point.
+    other : tuple of str
+        The figures outside the cost model (analytic curves, exact studies, utility runs).
+    """
+
+    figures: tuple[str, ...]
+    runs: tuple[str, ...]
+    configurations: int
+    to_compute: int
+    exhaustive: int
+    seconds: tuple[float, float]
+    other: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.to_compute <= self.configurations:
+            raise ValueError(f"to_compute = {self.to_compute}: must be in [0, configurations = "
+                             f"{self.configurations}]")
+        if not 0 <= self.exhaustive <= self.to_compute:
+            raise ValueError(f"exhaustive = {self.exhaustive}: must be in [0, to_compute = {self.to_compute}]")
+
+    def lines(self, jobs: int = 1) -> list[str]:
+        """The estimate as the console prints it (one line, a second naming the other figures)."""
+        n = len(self.figures)
+        head = f"bdpsim figures: {n} figure{'s' * (n != 1)}"
+        if not self.runs:
+            out = [f"{head}, none simulated (no bdpsim run)"]
+        else:
+            lo, hi = self.seconds
+            wall = f", about {fmt_range(lo / jobs, hi / jobs)} with --jobs {jobs}" if jobs > 1 else ""
+            ex = (f" (+ {self.exhaustive} over every adversary, timed by the exact engine)"
+                  if self.exhaustive else "")
+            out = [f"{head}; {len(self.runs)} simulated run{'s' * (len(self.runs) != 1)} of "
+                   f"{self.configurations} configurations, {self.to_compute} to compute: estimated "
+                   f"{fmt_range(lo, hi)} of one core{wall}{ex}"]
+        if self.other:
+            k = len(self.other)
+            names = f": {', '.join(self.other)}" if k <= 6 else ""
+            out.append(f"  + {k} figure{'s' * (k != 1)} not priced by the cost model{names} (analytic curves, "
+                       "exact studies, utility runs: seconds to minutes each)")
+        return out
+
+
+def estimate_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False,
+                     configs: Path | None = None, overrides: dict | None = None) -> FiguresEstimate:
+    """Price ``make_figures(ids, out, quick=...)`` before it runs: the configuration points of its
+    simulated runs (:data:`RUNS`, each run counted once) still to compute in ``out/runs/``, and
+    their time by the cost model (:class:`FiguresEstimate`). Nothing is written."""
+    ids = _check_ids(ids)
+    out = Path(out)
+    ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, 1, overrides or {},
+                  log=lambda line: None)
+    stems: dict[str, ExperimentConfig] = {}
+    for i in ids:
+        for name, raw in RUNS.get(i, lambda c: [])(ctx):
+            stems.setdefault(ctx.stem(name), parse_config(raw, name))
+    total = todo = exhaustive = 0
+    lo = hi = 0.0
+    for stem, cfg in stems.items():
+        run_dir = out / "runs" / stem
+        left = [pt for pt in cfg.points if not (run_dir.is_dir() and R.point_done(run_dir, pt.id))]
+        total += len(cfg.points)
+        todo += len(left)
+        exhaustive += sum(pt.settings.exhaustive for pt in left)
+        a, b = config_seconds([estimate_point(pt) for pt in left])
+        lo, hi = lo + a, hi + b
+    return FiguresEstimate(tuple(ids), tuple(stems), total, todo, exhaustive, (lo, hi),
+                           tuple(i for i in ids if i not in RUNS))
+
+
 def default_configs_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "configs"
 
@@ -281,18 +411,20 @@ def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) ->
 def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, jobs: int = 1,
                  configs: Path | None = None, overrides: dict | None = None,
                  progress: bool = False, log: Callable[[str], None] = print,
-                 data_dir: Path | None = None, skipped: list | None = None) -> list[Path]:
+                 data_dir: Path | None = None, skipped: list | None = None, heartbeat: float = 0.0) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
 
     A figure whose data set cannot be had (not supplied, offline, failing its checksum:
     :class:`~bdpsim.utility.datasets.DatasetError`) is skipped with one logged line saying how to
-    get it, its id appended to ``skipped``; the other figures are drawn."""
+    get it, its id appended to ``skipped``; the other figures are drawn. Each simulated run logs
+    its configurations and estimate as it starts; ``heartbeat > 0``: its progress every that many
+    seconds (without a terminal; ``progress`` draws a bar)."""
     from ..utility.datasets import DatasetError
 
     ids = _check_ids(ids)
     out = Path(out)
     ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {},
-                  progress, data_dir, log)
+                  progress, data_dir, log, heartbeat=heartbeat)
     written = []
     for i in ids:
         spec = FIGURES[i]

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..estimators import ESTIMATORS
-from .style import colors, legend, proxy
+from .style import colors, count_text, legend, proxy
 
 KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
         "bdpl_exact", "bdpl_exact_p99", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",
@@ -172,7 +172,7 @@ def plot_thesis_fig09(rows, axes):
     """One panel per n (the thesis draws the three in one): the 10 ρ values of each n apart."""
     axes = _panels(rows, axes, "rho", "n", "min(general, Gaussian bound)", None, _gaussian_curve(True), False,
                    "Thesis Fig. 9: empirical BDPL of the ε = 1 clipped sum [0, 10] on Gaussian data "
-                   "(1 000 random μ, Σ_ρ per point) vs min(general, Gaussian bound)")
+                   f"({count_text(rows, 'n_adversaries')} random μ, Σ_ρ per point) vs min(general, Gaussian bound)")
     for ax in axes:
         ax.set_xlabel("max. Pearson correlation ρ")
     return axes

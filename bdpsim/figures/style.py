@@ -3,6 +3,8 @@ area (>= :data:`LEGEND_PT` pt), legend proxies, the ``--quick`` stamp and PNG + 
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -67,3 +69,22 @@ def save(fig, stem: Path, formats: Sequence[str] = ("png", "pdf")) -> list[Path]
             if tmp.exists():
                 tmp.unlink()
     return paths
+
+
+def count_text(rows, key: str) -> str:
+    """The count ``key`` (``n_adversaries``, ``runs``) the rows were made with, as a title says it:
+    ``"1 000"``, ``"100"``; ``"20-100"`` when the rows differ; ``"?"`` without the column. Titles
+    take it from the rows: a quick preview of 100 adversaries must not say the thesis' 1 000."""
+    found = set()
+    for r in rows:
+        try:
+            v = float(r.get(key, math.nan))
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(v):
+            found.add(int(v))
+    vals = sorted(found)
+    if not vals:
+        return "?"
+    lo, hi = (f"{v:,}".replace(",", " ") for v in (vals[0], vals[-1]))
+    return lo if lo == hi else f"{lo}-{hi}"

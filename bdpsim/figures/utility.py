@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.typing import LineStyleType
 
-from .style import colors, legend, proxy
+from .style import colors, count_text, legend, proxy
 
 MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
               "markov": "Markov bound", "zhao": "Zhao et al. bound",
@@ -106,7 +106,7 @@ def plot_paper_fig4(rows, axes):
     axes, handles = _panels(rows, axes, "alpha")
     legend(axes[-1], handles)
     axes[0].figure.suptitle("Paper Fig. 4: error α at β = 5 % of ε-BDP Laplace sums on Gaussian data, "
-                            "calibrated by each bound (1 000 runs per ε)", fontsize=10)
+                            f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)", fontsize=10)
     return axes
 
 
@@ -116,7 +116,7 @@ def plot_paper_fig5(rows, axes):
     if missing:
         handles.append(proxy("Electricity 70/80/90 kWh: not drawn, data file not supplied", color="crimson"))
     title = ("Paper Fig. 5: error α at β = 5 % of ε-BDP Laplace counts on Markov data, "
-             "calibrated by each bound (1 000 runs per ε)")
+             f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)")
     if len(axes) == 1:  # one narrow panel: the legend below it, in two columns, the title over two lines
         axes[0].legend(handles, [h.get_label() for h in handles], loc="upper center", bbox_to_anchor=(0.5, -0.16),
                        ncol=2, fontsize=8, frameon=False, borderaxespad=0.0)
@@ -180,7 +180,7 @@ def plot_thesis_fig18(rows, ax):
     n_sets = r0.get("databases", math.nan)
     sets = f"{int(n_sets)} " if isinstance(n_sets, (int, float)) and math.isfinite(n_sets) else ""
     ax.set_title(f"Thesis Fig. 18: MSE of the ε-BDP sum of heights, Galton {r0.get('variant', 'trios')}\n"
-                 f"({sets}data sets of n = 3: child, father, mother; 1 000 runs per ε)", fontsize=9)
+                 f"({sets}data sets of n = 3: child, father, mother; {count_text(rows, 'runs')} runs per ε)", fontsize=9)
     return ax
 
 
@@ -199,7 +199,7 @@ def plot_utility_optimal(rows, axes):
             ax.set_xticks(range(math.floor(min(eps)), math.ceil(max(eps)) + 1))
             ax.set_xlim(min(eps) - 0.5, max(eps) + 0.5)
     axes[0].figure.suptitle("MSE of ε-BDP counts: the optimal integer noise (least E|Z|) vs the exactly calibrated "
-                            "Laplace noise (1 000 runs per ε)", fontsize=10)
+                            f"Laplace noise ({count_text(rows, 'runs')} runs per ε)", fontsize=10)
     return axes
 
 

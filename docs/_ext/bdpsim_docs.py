@@ -18,6 +18,10 @@ kind or a deviation added in the code appears in the documentation at the next b
     the ``--help`` of ``bdpsim`` and of each subcommand.
 ``bdpsim-changelog-fragments``
     the unreleased entries in ``changelog.d/*.md``.
+``bdpsim-public-api``
+    the top-level names (``bdpsim.__all__``) by topic, each with its one-line summary, linked to
+    the module that defines it (the API landing page; names not in :data:`PUBLIC_GROUPS` are
+    listed last, so a new export is never missing).
 """
 
 from __future__ import annotations
@@ -168,7 +172,7 @@ def config_key_lines() -> list[str]:
              *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values())]
     with_doc = any(getattr(k, "doc", "") for k in every)  # the meaning column, once keys carry docs
     header = ["key", "type", "default", "sweeps", *(["meaning"] if with_doc else []), "rule (as the code checks it)"]
-    widths = "18 8 12 6 30 26" if with_doc else "20 8 14 6 52"
+    widths = "16 7 11 9 30 27" if with_doc else "20 8 14 9 49"
 
     def section(title: str, char: str) -> None:
         L.extend([title, char * len(title), ""])
@@ -252,8 +256,15 @@ class Layers(_Generated):
     def lines(self) -> list[str]:
         from bdpsim.core.layers import LAYERS
 
+        def prose(part: str) -> str:  # _cell without its trimming (the spaces between literals stay)
+            s = " ".join(part.split(" "))
+            for ch in ("\\", "*", "|", "_"):
+                s = s.replace(ch, "\\" + ch)
+            return s
+
         def where(text: str) -> str:  # backquoted paths become literals, the rest stays prose
-            return "".join(f"``{part}``" if i % 2 else _cell(part) for i, part in enumerate(text.split("`")))
+            # "\ " (an escaped space, removed in the output) lets a literal touch "(" or a word
+            return "".join(f"\\ ``{part}``\\ " if i % 2 else prose(part) for i, part in enumerate(text.split("`")))
 
         rows = [[f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
                 for i, layer in enumerate(LAYERS)]
@@ -433,10 +444,77 @@ def resolve_short_reference(app, env, node, contnode):
     return None
 
 
+# ---------------------------------------------------------------------------------------- public API
+
+#: the API landing page's topics, in the order a researcher meets them (docs/reference/api.rst)
+PUBLIC_GROUPS: dict[str, list[str]] = {
+    "Data models": ["MarkovChainModel", "GaussianModel", "PedigreeModel", "BayesNetModel", "from_bif",
+                    "from_pgmpy", "MRFModel", "symmetric_chain", "gamma_of", "omega_of", "limited_covariance"],
+    "Mechanisms": ["LaplaceCount", "LaplaceStateSum", "LaplaceSum", "ClippedSum", "HistogramMechanism",
+                   "RandomizedResponse", "CustomMechanism"],
+    "Exact leakage": ["exact_bdpl", "adversary_bdpl", "ExactResult", "Adversary", "temporal_leakage",
+                      "worst_case_markov", "worst_case_gaussian", "MarkovWorstCase", "GaussianWorstCase"],
+    "Calibration and competing mechanisms": ["calibrate", "Calibration", "mqm_approx", "mqm_exact",
+                                             "wasserstein_scale", "w_infinity", "randomized_response_bdpl"],
+    "Bounds": ["general_bound", "gaussian_bound", "markov_bound", "zhao_bound", "yang_bound",
+               "applicable_bounds", "bounds"],
+    "Runs and results": ["run", "load_results", "load_adversaries", "parse_config", "load_config",
+                         "ExperimentConfig", "RunSettings"],
+    "Estimators": ["KdeEstimator", "MixtureEstimator", "ExactEstimator", "AuditEstimator", "Estimate"],
+    "Errors": ["BdpsimError", "ConfigError", "NotAvailable"],
+}
+
+
+def _summary(obj) -> str:
+    """The first sentence line of ``obj``'s docstring, its reST roles reduced to their text."""
+    import inspect
+    import re
+
+    doc = inspect.getdoc(obj) or ""
+    first = doc.strip().split("\n\n")[0].replace("\n", " ")
+    first = re.sub(r":[\w:]+:`~?([^`<]+?)(?:\s*<[^>]+>)?`", r"\1", first)
+    return first.replace("``", "")
+
+
+def public_api_groups() -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """``[(topic, [(name, target, summary), ...]), ...]``: every name of ``bdpsim.__all__`` but
+    ``__version__``, in :data:`PUBLIC_GROUPS` order, then any name not grouped there; ``target`` is
+    the dotted path where the reference documents it."""
+    import inspect
+
+    import bdpsim
+
+    names = [n for n in bdpsim.__all__ if n != "__version__"]
+    groups = [(t, [n for n in ns if n in names]) for t, ns in PUBLIC_GROUPS.items()]
+    grouped = {n for _, ns in groups for n in ns}
+    rest = [n for n in names if n not in grouped]
+    if rest:
+        groups.append(("More public names", rest))
+    out = []
+    for title, ns in groups:
+        rows = []
+        for n in ns:
+            obj = getattr(bdpsim, n)
+            target = obj.__name__ if inspect.ismodule(obj) else f"{obj.__module__}.{obj.__qualname__}"
+            rows.append((n, target, _summary(obj)))
+        out.append((title, rows))
+    return out
+
+
+class PublicApi(_Generated):
+    def lines(self) -> list[str]:
+        L: list[str] = []
+        for title, rows in public_api_groups():
+            L += [title, "-" * len(title), ""]
+            L += list_table("", ["bdpsim.", "what it is"],
+                            [[f":py:obj:`{n} <{t}>`", _cell(s)] for n, t, s in rows], "32 68")
+        return L
+
+
 def setup(app):
     app.connect("missing-reference", resolve_short_reference)
     for name, cls in (("bdpsim-config-keys", ConfigKeys), ("bdpsim-columns", Columns),
                       ("bdpsim-deviations", Deviations), ("bdpsim-layers", Layers), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
-                      ("bdpsim-changelog-fragments", ChangelogFragments)):
+                      ("bdpsim-changelog-fragments", ChangelogFragments), ("bdpsim-public-api", PublicApi)):
         app.add_directive(name, cls)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
