@@ -157,11 +157,11 @@ def competition_rows(chains: Sequence[tuple[str, np.ndarray]] | None = None,
     chains = list(chains or competition_chains())
     rows = []
     if jobs > 1:
-        from joblib import Parallel, delayed
+        from ..pipeline.backends import tasks
 
         cases = [(label, P, T, eps) for label, P in chains for T in lengths for eps in epsilons]
-        out = Parallel(n_jobs=jobs)(delayed(_case)(label, P, T, eps, methods, randomized_response)
-                                    for label, P, T, eps in cases)
+        out = list(tasks(_case, ((label, P, T, eps, methods, randomized_response)
+                                 for label, P, T, eps in cases), jobs))
         done = dict(zip([(c[0], c[2], c[3]) for c in cases], out, strict=True))
         for label, _ in chains:
             for T in lengths:
