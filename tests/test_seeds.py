@@ -59,3 +59,30 @@ def test_bad_seeds_are_refused(args):
         seeds.node(*args)
     with pytest.raises(ValueError, match="count = -1"):
         seeds.streams(1, count=-1)
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _die(x: int) -> int:
+    import os
+
+    os._exit(3)
+
+
+def test_tasks_keeps_the_order_of_the_calls():
+    from bdpsim.pipeline.backends import tasks
+
+    assert list(tasks(_square, ((i,) for i in range(6)), 1)) == [i * i for i in range(6)]
+    assert sorted(tasks(_square, [(i,) for i in range(6)], 2, unordered=True)) == [i * i for i in range(6)]
+
+
+def test_tasks_refuses_bad_jobs_and_reports_a_dead_worker_in_one_line():
+    from bdpsim.core.errors import ConfigError
+    from bdpsim.pipeline.backends import tasks
+
+    with pytest.raises(ConfigError, match="--jobs"):
+        list(tasks(_square, [(1,)], 0))
+    with pytest.raises(ConfigError, match="a worker process died"):
+        list(tasks(_die, [(1,), (2,)], 2))
