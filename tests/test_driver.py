@@ -143,11 +143,9 @@ def test_adversary_streams_are_the_spawn_tree(configs):
     children of spawn_key=(key, 0, j)."""
     import numpy as np
 
-    from bdpsim.pipeline.driver import adversary_streams, population_key
-
     p = load_config(configs / "markov.toml").points[0]
     node = lambda k: np.random.SeedSequence(p.seed, spawn_key=(k,))  # noqa: E731
-    tree = [node(population_key(p)).spawn(3)[2].spawn(4)[3], *node(p.key).spawn(1)[0].spawn(4)[3].spawn(2)]
-    got = adversary_streams(p, 3)
+    tree = [node(p.population_key).spawn(3)[2].spawn(4)[3], *node(p.key).spawn(1)[0].spawn(4)[3].spawn(2)]
+    got = p.adversary_streams(3)
     for g, s in zip(got, tree):
         assert g.random() == np.random.default_rng(s).random()

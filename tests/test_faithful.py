@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bdpsim.pipeline.config import parse_config
-from bdpsim.pipeline.driver import adversary_streams, population_key, run_chunk, run_experiment
+from bdpsim.pipeline.driver import run_chunk, run_experiment
 from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import KdeEstimator
 from bdpsim.estimators import exact_reference
@@ -50,7 +50,7 @@ def test_default_kde_is_the_thesis_method_on_identical_samples():
     res = run_chunk(point, range(4))
     mech = point.mechanism
     for j in range(4):
-        r_draw, r_est, _ = adversary_streams(point, j)
+        r_draw, r_est, _ = point.adversary_streams(j)
         model, adv = point.draw_adversary(r_draw)
         ref = thesis_method(model, mech, adv, 20_000, r_est)
         assert res.stats["bdpl"][j] == pytest.approx(ref, rel=1e-12, abs=1e-12)
@@ -98,7 +98,7 @@ def test_estimators_of_one_config_examine_the_same_adversaries(tmp_path, model, 
                    "known_sizes": "all", "noise_floor_adversaries": 2, "targets": targets},
            "model": model, "mechanism": mechanism}
     cfg = parse_config(doc)
-    assert len({population_key(p) for p in cfg.points}) == 1 and len({p.key for p in cfg.points}) == 4
+    assert len({p.population_key for p in cfg.points}) == 1 and len({p.key for p in cfg.points}) == 4
     run_experiment(cfg, tmp_path, progress=False)
     by_point: dict = {}
     for r in _adversaries(tmp_path):
@@ -108,7 +108,7 @@ def test_estimators_of_one_config_examine_the_same_adversaries(tmp_path, model, 
     assert len(first) == 12 and all(other == first for other in rest)
     assert len(set(first.values())) > 6  # and they are different adversaries, not one repeated
     other = parse_config({**doc, "model": {**model, "n": model["n"] + 1}}).points[0]
-    assert population_key(other) != population_key(cfg.points[0])
+    assert other.population_key != cfg.points[0].population_key
 
 
 def test_kde_rows_compare_with_the_one_sided_exact_value(tmp_path):
@@ -124,7 +124,7 @@ def test_kde_rows_compare_with_the_one_sided_exact_value(tmp_path):
     mix = {int(r["adversary"]): float(r["exact"]) for r in rows if r["point_id"] == cfg.points[1].id}
     assert all(kde[j] <= mix[j] + 1e-12 for j in kde) and any(kde[j] < mix[j] - 0.1 for j in kde)
     p = cfg.points[0]
-    model, adv = p.draw_adversary(adversary_streams(p, 0)[0])
+    model, adv = p.draw_adversary(p.adversary_streams(0)[0])
     assert kde[0] == pytest.approx(exact_reference(model, p.mechanism, adv, signed=True).value, abs=1e-12)
 
 

@@ -70,7 +70,8 @@ LAYERS: tuple[Layer, ...] = (
         ("pipeline", "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "
                      "`pipeline/rows.py`, `pipeline/summarize.py`, `pipeline/flags.py`, "
                      "`pipeline/results/` (atomic files, tables, points, provenance, output "
-                     "directories), `pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py`"),
+                     "directories), `pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py` (the one "
+                     "executor), `pipeline/seeds.py` (the one seed tree)"),
     ), "batches: validated, resumable, reproducible"),
     Layer("studies", (
         ("studies", "`studies/`: the thesis' and papers' experiments"),

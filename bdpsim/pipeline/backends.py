@@ -9,7 +9,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..core.errors import ConfigError, check
 from .watchdog import loky_worker_start
@@ -72,6 +72,36 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
                 cluster.close()
 
     return ctx()
+
+
+#: the names of the exceptions by which joblib (loky) and Dask report a worker process that died
+WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker")
+
+
+def tasks(fn: Callable, calls: Iterable[tuple], jobs: int, *, unordered: bool = False) -> Iterator:
+    """The results ``fn(*args)`` for each ``args`` of ``calls``, computed in ``jobs`` local
+    processes (joblib, loky): in the order of ``calls``, or as they finish with ``unordered``
+    (then ``fn`` should return its own key). The studies' and the utility experiment's executor;
+    a worker process that dies is reported as one ``ConfigError`` of ``--jobs`` (finished work
+    the caller saved is kept), not as joblib's traceback.
+    """
+    import joblib
+
+    check(isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 1, "--jobs", jobs,
+          "must be an integer >= 1")
+    from .watchdog import worker_count
+
+    calls = list(calls)
+    workers = worker_count(jobs, len(calls))[0]  # never more processes than CPUs or calls
+    par = joblib.Parallel(n_jobs=workers, return_as="generator_unordered" if unordered else "generator")
+    try:
+        yield from par(joblib.delayed(fn)(*args) for args in calls)
+    except Exception as exc:
+        if type(exc).__name__ not in WORKER_DEATHS:
+            raise
+        raise ConfigError("--jobs", jobs, f"a worker process died ({type(exc).__name__}; killed from outside "
+                                          "or out of memory?): finished work is saved; re-run to resume, or "
+                                          "lower --jobs") from None
 
 
 def dask_backend() -> str:

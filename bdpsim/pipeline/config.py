@@ -28,6 +28,7 @@ from .. import calibration as _calibration  # noqa: F401  (registers the calibra
 from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
+from . import seeds
 from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import LIMITS, FileRefused, read_text
 from ..estimators import ESTIMATORS, engine_for
@@ -122,9 +123,7 @@ class ExperimentPoint:
         """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
         from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
         children of ``spawn_key=(key, 0, j)``."""
-        draw = np.random.SeedSequence(self.seed, spawn_key=(self.population_key, 2, j))
-        est = np.random.SeedSequence(self.seed, spawn_key=(self.key, 0, j))
-        return [np.random.default_rng(s) for s in (draw, *est.spawn(2))]
+        return [seeds.stream(self.seed, self.population_key, 2, j), *seeds.streams(self.seed, self.key, 0, j, count=2)]
 
     def adversary(self, j: int):
         """``(model, adversary)`` number ``j`` of this point, as the driver draws it (for work an
@@ -134,7 +133,7 @@ class ExperimentPoint:
     def stream(self, *path: int) -> np.random.Generator:
         """A generator for configuration-level work: ``spawn_key=(key, 1, *path)`` of the point's
         seed tree (independent of every adversary's streams and of the number of workers)."""
-        return np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(self.key, 1, *path)))
+        return seeds.stream(self.seed, self.key, 1, *path)
 
     def bounds(self) -> dict[str, B.Bound]:
         """The theoretical bounds of this point (:func:`bdpsim.bounds.applicable_bounds`)."""

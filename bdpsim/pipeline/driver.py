@@ -1,14 +1,14 @@
 """Batch driver: configuration points × adversary chunks → joblib tasks → per-point results.
 
-Seeds. One root seed per run; every stream is a node ``SeedSequence(seed, spawn_key=...)`` of its
-spawn tree (the stream ``SeedSequence(seed).spawn(...)`` would give at that position).
+Seeds. One root seed per run; every stream is a node ``seeds.node(seed, *path)`` of its spawn
+tree (:mod:`bdpsim.pipeline.seeds`, the one module that builds seed sequences).
 
-* Adversary ``j`` is drawn from ``spawn_key=(population_key(p), 2, j)``. The population key
+* Adversary ``j`` is drawn from ``path = (p.population_key, 2, j)``. The population key
   hashes only what defines the adversary population — the model, the mechanism, ``known_sizes``
   and ``targets`` — so the points of one config that differ only in how they estimate
   (``estimator``, ``samples``, KDE and mixture options, ...) examine the **same adversaries**
   (common random numbers): their differences are estimator error, not different draws.
-* Its estimate and noise floor use the two children of ``spawn_key=(p.key, 0, j)``, ``p.key``
+* Its estimate and noise floor use the two children of ``(p.key, 0, j)``, ``p.key``
   being derived from the point's content hash.
 
 So a point's numbers do not depend on the number of workers, the backend, the chunking, or which
@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover
     from joblib.externals import cloudpickle
 
 from . import results as R
-from .backends import BACKENDS, Heartbeat, check_scheduler, parallel
+from .backends import BACKENDS, WORKER_DEATHS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from ..core.errors import BdpsimError, ConfigError, NotAvailable
@@ -60,20 +60,6 @@ from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
 from .watchdog import worker_count
-
-def population_key(point: ExperimentPoint) -> int:
-    """32-bit key of the point's adversary population (:attr:`ExperimentPoint.population_key`):
-    a hash of its model and mechanism tables, ``known_sizes`` and ``targets`` (nothing about how
-    the adversaries are estimated)."""
-    return point.population_key
-
-
-def adversary_streams(point: ExperimentPoint, j: int) -> list[np.random.Generator]:
-    """Three independent generators (draw, estimate, noise floor) for adversary ``j``
-    (:meth:`ExperimentPoint.adversary_streams`): the draw from ``spawn_key=(population_key, 2, j)``
-    (common to every estimator), the other two the children of ``spawn_key=(point.key, 0, j)``."""
-    return point.adversary_streams(j)
-
 
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")
 
@@ -146,7 +132,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
     want_exact = point.settings.exact_reference or is_exact
     rows = []
     for j in indices:
-        r_draw, r_est, r_null = adversary_streams(point, j)
+        r_draw, r_est, r_null = point.adversary_streams(j)
         model, adv = point.draw_adversary(r_draw)
         e = est.estimate(model, mech, adv, r_est)
         null = est.null_estimate(model, mech, adv, r_null).value if j < nf else math.nan
@@ -378,7 +364,6 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
 
 #: what joblib (loky) and Dask raise when a worker process dies mid-task (killed, out of memory,
 #: user code ending its process): a one-line error, not their tracebacks
-WORKER_DEATHS = ("TerminatedWorkerError", "BrokenProcessPool", "KilledWorker")
 
 
 def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int) -> ConfigError:

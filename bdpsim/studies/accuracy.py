@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import bounds as B
 from ..pipeline import results as R
-from ..pipeline.watchdog import worker_count
+from ..pipeline import seeds
 from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..adversary import Estimate
@@ -121,10 +121,10 @@ def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int
     ref: list[list[float]] = [[] for _ in variants]
     secs = [0.0] * len(variants)
     for j in range(adversaries):
-        model, mech, adv = _draw(case, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j))))
+        model, mech, adv = _draw(case, seeds.stream(seed, ci, j))
         exact = {s: exact_reference(model, mech, adv, signed=s).value for s in (True, False)}
         for v, (_name, _N, _tse, e) in enumerate(variants):
-            r = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(ci, j, 1 + v)))
+            r = seeds.stream(seed, ci, j, 1 + v)
             t0 = time.perf_counter()
             est[v].append(e.estimate(model, mech, adv, r))
             secs[v] += time.perf_counter() - t0
@@ -163,7 +163,7 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
     """
     import json
 
-    from joblib import Parallel, delayed
+    from ..pipeline.backends import tasks
 
     check(adversaries >= 1, "--adversaries", adversaries, "must be >= 1")
     check(all(int(s) >= 100 for s in samples), "--samples", list(samples), "each must be >= 100")
@@ -185,9 +185,7 @@ def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int 
     if progress is not None:
         progress(len(done), len(cases))
     if todo:
-        calls = (delayed(_case_task)(ci, cases[ci], *args) for ci in todo)
-        workers = worker_count(jobs, len(todo))[0]  # never more processes than CPUs or cases
-        for ci, rows in Parallel(n_jobs=workers, return_as="generator_unordered")(calls):
+        for ci, rows in tasks(_case_task, ((ci, cases[ci], *args) for ci in todo), jobs, unordered=True):
             if out is not None:
                 R.atomic_write_text(_case_path(out, ci, keys[ci]), R.dumps(rows))
             done[ci] = rows

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import ConfigError
-from ..pipeline.watchdog import worker_count
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.wasserstein import markov_laws
 from ..kernels.chains.transition import ACTIVITY
@@ -158,12 +157,11 @@ def competition_rows(chains: Sequence[tuple[str, np.ndarray]] | None = None,
     chains = list(chains or competition_chains())
     rows = []
     if jobs > 1:
-        from joblib import Parallel, delayed
+        from ..pipeline.backends import tasks
 
         cases = [(label, P, T, eps) for label, P in chains for T in lengths for eps in epsilons]
-        out = Parallel(n_jobs=worker_count(jobs, len(cases))[0])(delayed(_case)(label, P, T, eps, methods,
-                                                                                   randomized_response)
-                                    for label, P, T, eps in cases)
+        out = list(tasks(_case, ((label, P, T, eps, methods, randomized_response)
+                                 for label, P, T, eps in cases), jobs))
         done = dict(zip([(c[0], c[2], c[3]) for c in cases], out, strict=True))
         for label, _ in chains:
             for T in lengths:

@@ -23,6 +23,7 @@ from ..bounds import genomic_lower_bound
 from ..mechanisms import LaplaceCount
 from ..models.pedigree.model import GENOTYPES, PedigreeModel, genotype_states
 from ..models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
+from ..pipeline import seeds
 
 
 def role(model: PedigreeModel, i: int) -> str:
@@ -137,7 +138,7 @@ def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Ite
     p_major = math.sqrt(mean_count / people)  # P(allele B); BB = both alleles B
     allele_b = 1.0 - p_major
     eps = [float(e) for e in epsilons]
-    ss = np.random.SeedSequence(seed)
+    ss = seeds.node(seed)  # its i-th spawned child is seeds.node(seed, i)
     truths = {}
     for m in family_sizes:
         rng = np.random.default_rng(ss.spawn(1)[0])
@@ -158,7 +159,7 @@ def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Ite
         for ei, e in enumerate(eps):
             tau = e if mech == "dp" else e / m
             b = 1.0 / tau
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(17, mi, ei)))
+            rng = seeds.stream(seed, 17, mi, ei)
             err = np.abs(rng.laplace(0.0, b, size=datasets))  # one run per data set
             rel = err[truth > 0] / truth[truth > 0]
             rows.append({**common, "variant": variant, "mechanism": mech, "epsilon": e, "tau": tau, "m": m,

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 from ..calibration.quilt.chain import authors_eigengap
+from ..pipeline import seeds
 from .pufferfish_audit import AUDIT, QUICK_AUDIT, mqm_release_sigma, audit_rows
 
 class GalleryEntry(TypedDict):
@@ -213,13 +214,13 @@ def l1_rows(config: dict | None = None, seed: int = SEED) -> tuple[list[dict], d
     """Panels (a)-(c): rows (panel, parameter, value, mechanism, pi_est, g_est, T, epsilon, sigma,
     l1_error_mean, l1_error_se over runs, l1_error_expected = 2 k sigma / T, runs) and the chain.
 
-    Seeds: ``SeedSequence(seed).spawn(2)`` gives the chain's stream and the runs' root; run ``r``
+    Seeds: ``seeds.node(seed).spawn(2)`` gives the chain's stream and the runs' root; run ``r``
     uses child ``r`` of the latter, split into one data stream (one sample per distinct T, in
     increasing T) and one noise stream per cell.
     """
     cfg = {**CONFIG, **(config or {})}
     k = cfg["k"]
-    chain_ss, runs_ss = np.random.SeedSequence(seed).spawn(2)
+    chain_ss, runs_ss = seeds.node(seed).spawn(2)
     P, q, tries = generate_chain(np.random.default_rng(chain_ss), k, cfg["pi_gen"], cfg["g_gen"])
     cells = _cells(cfg)
     Ts = sorted({c["T"] for c in cells})

@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from ..pipeline import results as R
+from ..pipeline import seeds
 from ..pipeline.config import load_toml
-from ..pipeline.watchdog import worker_count
 from ..core.schema import REQUIRED, Key
 from ..core.schema import sweep_table as _sweep_table
 from ..core.errors import check
@@ -238,7 +238,7 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         return out
     if ds in ("kid_iq", "synthetic_iq"):
         d = DS.load(ds, data_dir) if ds == "kid_iq" else DS.synthetic_iq(
-            cfg.records, rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(99,))))
+            cfg.records, rng=seeds.stream(cfg.seed, 99))
         lo, hi = cfg.clip or CLIPS["iq"]
         fit = fit_gaussian({"kid": d["kid"], "mom": d["mom"]}, 2)
         truth = np.clip(d["kid"], lo, hi).sum() + np.clip(d["mom"], lo, hi).sum()
@@ -266,7 +266,7 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
     # genomic: synthetic pedigrees, count of genotype bb
     out = []
     for m in cfg.family_size:
-        rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(98, m)))
+        rng = seeds.stream(cfg.seed, 98, m)
         # thesis Def. 5.1 / Table 3: two Hardy–Weinberg founders + m - 2 children per family
         g = PedigreeModel.nuclear(m, 0.3).sample(max(1, cfg.records // m), rng).ravel()
         out.append(Variant(ds, f"family size m = {m}", np.array([float((g == 2).sum())]), 1.0, g.size, m,
@@ -361,10 +361,9 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
     missing = sorted((k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
                      key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD))
     if jobs > 1 and len(missing) > 1:
-        from joblib import Parallel, delayed
+        from ..pipeline.backends import tasks
 
-        workers = worker_count(jobs, len(missing))[0]  # never more processes than CPUs or calibrations
-        out = Parallel(n_jobs=workers)(delayed(_chain_calibration)(k) for k in missing)
+        out = list(tasks(_chain_calibration, ((k,) for k in missing), jobs))
         _CHAIN_CALIBRATIONS.update(zip(missing, out, strict=True))
 
 
@@ -451,7 +450,7 @@ def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[
                     rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
                                                                    "mape", "mse", "mse_theory")}})
                     continue
-                rng = np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(DATASETS.index(cfg.dataset), vi, mi, ei)))
+                rng = seeds.stream(cfg.seed, DATASETS.index(cfg.dataset), vi, mi, ei)
                 if noise is None:  # Laplace with the calibrated scale
                     b = v.sensitivity / tau
                     draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
