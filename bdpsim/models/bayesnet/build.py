@@ -132,7 +132,7 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
                 recs.append(r)
         records = recs
     return BayesNetModel(tuple(parents), tuple(tables), records=records, names=tuple(map(str, order)),
-                         table_tolerance=table_tolerance)
+                         table_tolerance=table_tolerance, state_names=tuple(tuple(map(str, own[v])) for v in order))
 
 
 def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
