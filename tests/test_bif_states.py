@@ -153,6 +153,24 @@ def test_run_prints_no_traceback_and_counts_by_name(tmp_path, capsys):
     with pytest.warns(UserWarning, match="not counted .*: Wind, Cloud"):
         assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "Traceback" not in capsys.readouterr().err
+    import csv
+    import gzip
+
+    names = {0: ("no", "yes"), 1: ("low", "mid", "high"), 2: ("clear", "some", "overcast"), 3: ("no", "yes")}
+    with gzip.open(tmp_path / "out" / "adversaries.csv.gz", "rt") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for r in rows:  # every state index beside its name, from the file
+        i = int(r["i"])
+        assert (r["x_name"], r["x_prime_name"]) == (names[i][int(r["x"])], names[i][int(r["x_prime"])])
+        known = [int(k) for k in r["known"].split(";")] if r["known"] else []
+        xk = [int(k) for k in r["x_known"].split(";")] if r["x_known"] else []
+        assert r["x_known_names"] == ";".join(names[k][v] for k, v in zip(known, xk))
+    with open(tmp_path / "out" / "summary.csv") as fh:
+        summary = next(csv.DictReader(fh))
+    i = int(summary["argmax_i"])
+    assert summary["argmax_x_name"] == names[i][int(summary["argmax_x"])]
+    assert summary["argmax_x_prime_name"] == names[i][int(summary["argmax_x_prime"])]
     bad = tmp_path / "b.toml"
     bad.write_text(cfg.read_text().replace('["yes"]', "[2]"))
     assert main(["run", str(bad), "--out", str(tmp_path / "out3"), "--quiet"]) == 2

@@ -127,7 +127,9 @@ def _count_query(values, spec) -> CountQuery:
     from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`; a warning
     names the records the count leaves out), others take indices or genotype names."""
     model = spec.probe() if spec is not None and spec.owner is not None and spec.owner.domain == "discrete" else None
-    if model is None or not hasattr(model, "count_codes"):
+    from ..models.protocols import HasStateNames
+
+    if not isinstance(model, HasStateNames):
         return CountQuery(state_codes(values))
     codes = model.count_codes(list(values))
     if (note := codes.note(model.n)) is not None:
