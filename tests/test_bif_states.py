@@ -177,3 +177,14 @@ def test_run_prints_no_traceback_and_counts_by_name(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.counted_states = [2]: state 2 is past")
     assert not (tmp_path / "out3").exists()
+
+
+def test_an_index_past_some_records_states_is_refused_on_a_random_field_too():
+    raw = {"run": {"adversaries": 2, "samples": 1000, "seed": 1},
+           "model": {"kind": "mrf", "states": [2, 3, 3, 2], "edges": [[0, 1], [1, 2], [2, 3]], "coupling": 0.5},
+           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [2]}}
+    with pytest.raises(ConfigError, match=r"^mechanism.counted_states = \[2\]: past the states of 2 of 4 records "
+                                          r"\(e.g. record 0: 2 states\)$"):
+        parse_config(raw, "mrf")
+    raw["mechanism"]["counted_states"] = [1]
+    assert parse_config(raw, "mrf").points[0].mechanism.query_function.counted_states == (1,)

@@ -127,10 +127,18 @@ def _count_query(values, spec) -> CountQuery:
     from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`; a warning
     names the records the count leaves out), others take indices or genotype names."""
     model = spec.probe() if spec is not None and spec.owner is not None and spec.owner.domain == "discrete" else None
-    from ..models.protocols import HasStateNames
+    from ..models.protocols import HasRecordStates, HasStateNames
 
     if not isinstance(model, HasStateNames):
-        return CountQuery(state_codes(values))
+        query = CountQuery(state_codes(values))
+        if isinstance(model, HasRecordStates):  # mixed cardinalities (a random field): no index past a record's states
+            sizes = model.record_states
+            short = [r for r, s in enumerate(sizes) if any(c >= s for c in query.counted_states)]
+            if short:
+                raise ConfigError("mechanism.counted_states", list(values),
+                                  f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
+                                  f"{short[0]}: {sizes[short[0]]} states)")
+        return query
     codes = model.count_codes(list(values))
     if (note := codes.note(model.n)) is not None:
         import warnings
