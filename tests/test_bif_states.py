@@ -9,6 +9,7 @@ per-record count); ``[2]`` is past the 2-state nodes' states and is refused nami
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -188,3 +189,41 @@ def test_an_index_past_some_records_states_is_refused_on_a_random_field_too():
         parse_config(raw, "mrf")
     raw["mechanism"]["counted_states"] = [1]
     assert parse_config(raw, "mrf").points[0].mechanism.query_function.counted_states == (1,)
+
+
+def _laplace_bdpl(w1, w2, b=1.0):
+    """``sup_y |ln p1(y)/p2(y)|`` of two Laplace(b) mixtures on atoms 0, 1, 2: the log ratio is
+    monotone between atoms (a Moebius map of e^(2y/b)), so the sup is at an atom or a tail."""
+    c = np.arange(len(w1), dtype=float)
+    vals = [abs(math.log(np.dot(w1, np.exp(-np.abs(y - c) / b)) / np.dot(w2, np.exp(-np.abs(y - c) / b))))
+            for y in c]
+    vals += [abs(math.log(np.dot(w1, np.exp(s * c / b)) / np.dot(w2, np.exp(s * c / b)))) for s in (1, -1)]
+    return max(vals)
+
+
+def test_all_adversary_search_of_a_named_count_equals_brute_force():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        point = _config(["yes"]).points[0]
+    model = point.model.fixed
+    engine = point.model.owner.exact(model, point.mechanism)
+    got = float(np.max(engine.window(0, None)[2]))
+    xs, pr = _joint(model)
+    S = (xs[:, 0] == 1).astype(int) + (xs[:, 3] == 1)
+    best = 0.0
+    for i in range(4):
+        others = [r for r in range(4) if r != i]
+        for k in range(4):
+            for known in itertools.combinations(others, k):
+                for xk in itertools.product(*[range(model.node_states[r]) for r in known]):
+                    ok = np.all([xs[:, r] == v for r, v in zip(known, xk)], axis=0) if known else np.ones(len(xs), bool)
+                    for x, xp in itertools.permutations(range(model.node_states[i]), 2):
+                        laws = []
+                        for v in (x, xp):
+                            sel = ok & (xs[:, i] == v)
+                            laws.append(np.bincount(S[sel], pr[sel], minlength=3))
+                        if min(law.sum() for law in laws) > 0:
+                            best = max(best, _laplace_bdpl(*(law / law.sum() for law in laws)))
+    assert got == pytest.approx(best, abs=1e-9)
