@@ -57,6 +57,15 @@ methods run), and an exact BDPL that would take longer is left out (bdpl = null)
 """
 
 
+#: ``--method`` and ``--noise`` choices and the default law (bdpsim.calibration.CALIBRATION_METHODS,
+#: the calibratable laws of bdpsim.kernels.noise.laws.NOISE_LAWS, the ``noise`` key's default in
+#: bdpsim.mechanisms.kinds.NOISE_KEYS; kept equal by a test: building the parser imports no NumPy)
+CALIBRATION_METHODS = ("exact", "dp", "general", "gaussian", "markov", "zhao", "markov-quilt-approx",
+                       "markov-quilt-exact", "wasserstein", "group", "optimal")
+CALIBRATABLE_NOISE = ("laplace", "geometric", "staircase", "gaussian")
+DEFAULT_NOISE = "laplace"
+
+
 def _matrix(text: str):
     try:
         m = json.loads(text)
@@ -70,11 +79,7 @@ def _matrix(text: str):
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
-    from ..calibration import CALIBRATION_METHODS
-    from ..kernels.noise.laws import NOISE_LAWS
-    from ..mechanisms.kinds import NOISE_KEYS  # the default law (laplace), as in a config
-
-    calibratable = [k for k, law in NOISE_LAWS.items() if law.calibratable]  # not a table: one fixed law
+    calibratable = list(CALIBRATABLE_NOISE)  # not a table: one fixed law
     c = sub.add_parser("calibrate", help="noise for eps-BDP per method, with each one's exact BDPL",
                        description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
                                    "names) for eps-BDP on a data model and report the exact BDPL (over "
@@ -99,7 +104,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                         + " (default exact; 'all' for every method)")
     m.add_argument("--min-known", type=int, default=0,
                    help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
-    m.add_argument("--noise", default=NOISE_KEYS["noise"].default, choices=calibratable,
+    m.add_argument("--noise", default=DEFAULT_NOISE, choices=calibratable,
                    help="noise law (default laplace); another law is calibrated by the exact method: the least "
                         "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)")
     m.add_argument("--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps")

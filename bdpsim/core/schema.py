@@ -151,7 +151,7 @@ def coerce(name: str, key: Key, v: Any) -> Any:
     if t == "state_vector":
         check(isinstance(v, list) and len(v) >= 1 and all(
             isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v), name, v,
-            "must be a non-empty list of states (integers, or genotype names BB, Bb, bb)")
+            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; a BIF network's own)")
         return list(v)
     if t == "matrix":
         check(isinstance(v, list) and len(v) >= 1 and all(

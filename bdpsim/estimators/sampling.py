@@ -121,7 +121,14 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
     q = mechanism.query_function if isinstance(mechanism, HasQueryFunction) else None
     unknown = model.n - len(known)
     if isinstance(q, AdditiveQuery) and isinstance(model, HasStates):
-        g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
+        f = q.per_state(model.states)
+        if f.ndim == 2:  # per-record values (a count of named states, RecordCountQuery)
+            g, delta, fmin = lattice(f)
+            free = [r for r in range(model.n) if r not in known]
+            k0 = sum(int(g[int(r), int(v)]) for r, v in known.items())
+            ks = np.arange(k0 + sum(int(g[r].min()) for r in free), k0 + sum(int(g[r].max()) for r in free) + 1)
+            return "lattice", model.n * fmin + delta * ks
+        g, delta, fmin = _lattice(tuple(f))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
         return "lattice", model.n * fmin + delta * ks

@@ -122,6 +122,31 @@ def state_codes(values) -> tuple[int, ...]:
     return tuple(values)
 
 
+def _count_query(values, spec) -> CountQuery:
+    """The count of ``values``: a model that names its states resolves them itself (a network read
+    from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`; a warning
+    names the records the count leaves out), others take indices or genotype names."""
+    model = spec.probe() if spec is not None and spec.owner is not None and spec.owner.domain == "discrete" else None
+    from ..models.protocols import HasRecordStates, HasStateNames
+
+    if not isinstance(model, HasStateNames):
+        query = CountQuery(state_codes(values))
+        if isinstance(model, HasRecordStates):  # mixed cardinalities (a random field): no index past a record's states
+            sizes = model.record_states
+            short = [r for r, s in enumerate(sizes) if any(c >= s for c in query.counted_states)]
+            if short:
+                raise ConfigError("mechanism.counted_states", list(values),
+                                  f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
+                                  f"{short[0]}: {sizes[short[0]]} states)")
+        return query
+    codes = model.count_codes(list(values))
+    if (note := codes.note(model.n)) is not None:
+        import warnings
+
+        warnings.warn(note, stacklevel=2)
+    return codes.query(model.record_states)
+
+
 class CountKind(MechanismKind):
     name = "count"
     example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
@@ -130,9 +155,10 @@ class CountKind(MechanismKind):
     domain = "discrete"
 
     def build(self, params: dict, spec):
-        query = CountQuery(state_codes(params["counted_states"]))
+        query = _count_query(params["counted_states"], spec)
         noise = query_noise(params, query, self.name, 1.0)
-        mech = LaplaceCount(params["epsilon"], query.counted_states) if isinstance(noise, LaplaceKernel) \
+        mech = LaplaceCount(params["epsilon"], query.counted_states) \
+            if isinstance(noise, LaplaceKernel) and type(query) is CountQuery \
             else NoisyQueryMechanism(query, noise, self.name)
         if (s := _discrete_states(spec)) is not None:
             mech.query_function.check_states(s)

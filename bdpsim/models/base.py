@@ -29,7 +29,7 @@ from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
 from ..core.registry import Registry
 from .engines import ExactEngine, ExhaustiveResult  # noqa: F401  (ExhaustiveResult: its former home)
-from .protocols import HasRecordNames, HasRecordStates, HasStates
+from .protocols import HasRecordNames, HasRecordStates, HasStateNames, HasStates
 from ..core.schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -212,12 +212,18 @@ class ModelKind(abc.ABC):
         """The extra ``summary.csv`` columns a point of ``spec`` fills (registered with
         :func:`bdpsim.core.columns.register_columns`; a run's table has them only where used).
         Default: the node names of the most leaking adversary for a model with named nodes."""
-        return tuple(c.name for c in ARGMAX_NAME_COLUMNS) if record_names(spec.fixed) else ()
+        if not record_names(spec.fixed):
+            return ()
+        states = ARGMAX_STATE_NAME_COLUMNS if has_state_names(spec.fixed) else ()
+        return tuple(c.name for c in (*ARGMAX_NAME_COLUMNS, *states))
 
     def adversary_extras(self, spec: ModelSpec) -> tuple[str, ...]:
         """The extra ``adversaries.csv.gz`` columns a point of ``spec`` fills. Default: the
         adversaries' node names for a model with named nodes (:func:`adversary_names`)."""
-        return tuple(c.name for c in NAME_COLUMNS) if record_names(spec.fixed) else ()
+        if not record_names(spec.fixed):
+            return ()
+        states = STATE_NAME_COLUMNS if has_state_names(spec.fixed) else ()
+        return tuple(c.name for c in (*NAME_COLUMNS, *states))
 
     def windows(self, spec: ModelSpec) -> str | None:
         """``None`` if this kind draws window adversaries (``[run] adversary_family = "windows"``,
@@ -288,7 +294,27 @@ ARGMAX_NAME_COLUMNS = register_columns(
     "summary", Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
     Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"),
     owner="models with named nodes")
+#: state names of an adversary's states, for models whose states have names (BIF networks)
+STATE_NAME_COLUMNS = register_columns(
+    "adversaries", Column("x_name", str, "the target's state x by name (models with named states)"),
+    Column("x_prime_name", str, "the target's state x' by name (models with named states)"),
+    Column("x_known_names", str, "the known records' states by name (;-separated; cut at 1000 characters)"),
+    owner="models with named states")
+ARGMAX_STATE_NAME_COLUMNS = register_columns(
+    "summary", Column("argmax_x_name", str, "the most leaking adversary's x by name (named states)"),
+    Column("argmax_x_prime_name", str, "its x' by name (named states)"),
+    Column("argmax_x_known_names", str, "its known records' states by name (;-separated; cut at 1000 characters)"),
+    owner="models with named states")
 MAX_NAMES_TEXT = 1000
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_NAMES_TEXT else text[:MAX_NAMES_TEXT - 3] + "..."
+
+
+def has_state_names(model) -> bool:
+    """Whether the model's states have names (a network read from a BIF file or pgmpy)."""
+    return isinstance(model, HasStateNames) and model.state_names is not None
 
 
 def record_names(model) -> tuple[str, ...] | None:
@@ -296,16 +322,19 @@ def record_names(model) -> tuple[str, ...] | None:
     return model.record_names() if isinstance(model, HasRecordNames) else None
 
 
-def adversary_names(model, i: int, known) -> dict:
+def adversary_names(model, i: int, known, adversary=None) -> dict:
     """``{"i_name": ..., "known_names": ...}`` of adversary ``(i, known)`` on a model with named
-    records (:data:`NAME_COLUMNS`), else ``{}``."""
+    records (:data:`NAME_COLUMNS`), else ``{}``; with ``adversary`` on a model with named states
+    also its states by name (:data:`STATE_NAME_COLUMNS`)."""
     names = record_names(model)
     if not names:
         return {}
-    text = ";".join(names[int(k)] for k in known)
-    if len(text) > MAX_NAMES_TEXT:
-        text = text[:MAX_NAMES_TEXT - 3] + "..."
-    return {"i_name": names[int(i)], "known_names": text}
+    out = {"i_name": names[int(i)], "known_names": _cut(";".join(names[int(k)] for k in known))}
+    if adversary is not None and has_state_names(model):
+        label = model.state_label
+        out.update(x_name=label(adversary.i, adversary.x), x_prime_name=label(adversary.i, adversary.x_prime),
+                   x_known_names=_cut(";".join(label(k, v) for k, v in zip(adversary.known, adversary.x_known))))
+    return out
 
 
 @runtime_checkable

@@ -100,7 +100,20 @@ class HasRecordNames(Protocol):
     def record_names(self) -> tuple[str, ...] | None: ...
 
 
-__all__ += ["HasRecordNames", "HasRecordStates"]
+@runtime_checkable
+class HasStateNames(Protocol):
+    """States with names (a network read from a BIF file): ``state_names`` per node (``None``
+    when unnamed), a state's name, and the per-record indices of a count of named states
+    (:meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`)."""
+
+    state_names: Any
+
+    def state_label(self, record: int, state: int) -> str: ...
+
+    def count_codes(self, values, field_name: str = ...) -> Any: ...
+
+
+__all__ += ["HasRecordNames", "HasRecordStates", "HasStateNames"]
 
 
 @runtime_checkable

@@ -147,7 +147,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
         rows.append(AdversaryResult.of(
             point.id, j, adv, e.value, null_bdpl=null, nonpositive_points=e.nonpositive, argmax=e.argmax,
             exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan,
-            extras={**e.extra, **adversary_names(model, adv.i, adv.known)}))
+            extras={**e.extra, **adversary_names(model, adv.i, adv.known, adv)}))
     return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
                        time.perf_counter() - t0)
 
@@ -186,7 +186,7 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     named = bool(record_names(model))  # named nodes (networks): names beside the indices
     rows = []
     for w, v, y, x in found:
-        more = {**(adversary_names(model, w.i, w.adversary().known) if named else {}), **x}  # and the estimator's
+        more = {**(adversary_names(model, w.i, w.adversary().known, w.adversary()) if named else {}), **x}  # and the estimator's
         rows.append(AdversaryResult(point.id, -1, **w.table_row(), bdpl=v, argmax=y, exact=v, extras=more))
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)

@@ -97,6 +97,8 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
         cells[ALL_ADVERSARIES] = all_adversaries_bdpl(point)
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
+        cells.update({f"argmax_{k}": best.extras[k] for k in ("x_name", "x_prime_name", "x_known_names")
+                      if k in best.extras})  # and its states by name (named states)
     owned = {c.name for c in summary_schema()} - CORE_SUMMARY  # columns kinds own (empty unless filled)
     base = {k: v for k, v in cells.items() if k in CORE_SUMMARY}
     row = SummaryRow(

@@ -46,8 +46,12 @@ def query_values(states: int, counted_states: Sequence[int] | None = None,
 
 
 def lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """``(g, delta, f_min)`` with ``values = f_min + delta * g`` and ``g`` integers ``>= 0``."""
+    """``(g, delta, f_min)`` with ``values = f_min + delta * g`` and ``g`` integers ``>= 0`` (of the
+    shape of ``values``: one value per state, or an ``(n, states)`` table of per-record values)."""
     f = np.asarray(values, dtype=float)
+    if f.ndim > 1:
+        g, delta, fmin = lattice(f.ravel())
+        return g.reshape(f.shape), delta, fmin
     d = f - f.min()
     top = float(d.max())
     if top == 0:

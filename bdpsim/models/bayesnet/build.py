@@ -5,15 +5,17 @@ Config (``[model] kind = "bayesnet"``), exactly one of:
 * ``parents`` + ``cpt`` (+ optional ``states``, ``records``): the network written out;
 * ``hmm = {transition = ..., emission = ..., n = ..., initial = ...}``: a hidden Markov model
   whose records are the ``n`` observations (``initial`` optional, default stationary);
-* ``bif = "path"``: a BIF file read with pgmpy (optional ``records`` as node names or indices).
+* ``bif = "path"``: a BIF file (read by :mod:`bdpsim.models.bayesnet.bif`, or by pgmpy when it uses
+  more of BIF than that reader reads; optional ``records`` as node names or indices).
 
 Optional with any of them: ``table_tolerance`` (default 1e-6: rows of a table summing to 1 within
 it are renormalised, with a note in ``metadata.json``); with ``parents``: ``names`` (one distinct
 name per node, used in messages and the result tables' name columns; ``records`` may then be
 names).
 
-pgmpy is an optional dependency (``pip install bdpsim[bayesnet]``); without it the pgmpy/BIF
-paths raise a one-line :class:`~bdpsim.core.errors.ConfigError` saying so.
+pgmpy is an optional dependency (``pip install bdpsim[bayesnet]``); without it the pgmpy path (and
+a BIF file the bundled reader does not read) raise a one-line
+:class:`~bdpsim.core.errors.ConfigError` saying so.
 """
 
 from __future__ import annotations
@@ -134,12 +136,14 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
                 recs.append(r)
         records = recs
     return BayesNetModel(tuple(parents), tuple(tables), records=records, names=tuple(map(str, order)),
-                         table_tolerance=table_tolerance)
+                         table_tolerance=table_tolerance, state_names=tuple(tuple(map(str, own[v])) for v in order))
 
 
 def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
-    """A :class:`BayesNetModel` from a BIF file, read with pgmpy's ``BIFReader`` (see
-    :func:`from_pgmpy`).
+    """A :class:`BayesNetModel` from a BIF file: read by the bundled reader
+    (:func:`~bdpsim.models.bayesnet.bif.read_bif`, no pgmpy import), or by pgmpy's ``BIFReader``
+    (then :func:`from_pgmpy`) when the file uses more of BIF than that reader reads; both give
+    the same network (nodes in topological order, ties by name; states in declared order).
 
     Parameters
     ----------
@@ -154,19 +158,51 @@ def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> Ba
     -------
     BayesNetModel
     """
+    from .bif import BifSyntax, read_bif
+
     check(isinstance(path, (str, Path)), "model.bif", path, "must be a path to a .bif file")
     try:
         text = read_text(path, LIMITS["bif"])
     except FileRefused as exc:
         raise ConfigError("model.bif", str(path), exc.reason) from None
-    nodes = len(re.findall(r"^\s*variable\s", text, flags=re.MULTILINE))  # cheap count before pgmpy parses it all
+    nodes = len(re.findall(r"^\s*variable\s", text, flags=re.MULTILINE))  # cheap count before parsing it all
     check(nodes <= MAX_NODES, "model.bif", str(path),
           f"declares {nodes} variables: a network has at most {MAX_NODES} nodes")
-    _pgmpy()
+    try:
+        net = read_bif(path)
+    except BifSyntax as err:
+        why = str(err)[:120]
+    except (OSError, UnicodeDecodeError, EOFError) as err:
+        raise ConfigError("model.bif", str(path), f"not a readable BIF file ({type(err).__name__})") from None
+    else:
+        return BayesNetModel(net.parents, net.tables, records=_record_indices(records, net.names),
+                             names=net.names, table_tolerance=table_tolerance, state_names=net.states)
+    try:
+        import pgmpy  # noqa: F401
+    except ImportError:
+        raise ConfigError("pgmpy", "not installed", f"the bundled BIF reader cannot read {str(path)!r} ({why}); "
+                          f"pgmpy reads more of BIF: {INSTALL}") from None
     from pgmpy.readwrite import BIFReader
 
     try:
-        net = BIFReader(str(path)).get_model()
+        pg = BIFReader(str(path)).get_model()
     except Exception as err:  # pgmpy raises many types for a malformed file
-        raise ConfigError("model.bif", str(path), f"not a readable BIF file ({type(err).__name__})") from None
-    return from_pgmpy(net, records, table_tolerance)
+        raise ConfigError("model.bif", str(path),
+                          f"not a readable BIF file ({why}; pgmpy: {type(err).__name__})") from None
+    return from_pgmpy(pg, records, table_tolerance)
+
+
+def _record_indices(records, order):
+    """``records`` with node names replaced by their indices in ``order`` (``None`` kept)."""
+    if records is None:
+        return None
+    check(isinstance(records, (list, tuple)), "model.records", records, "must be a list of node names or indices")
+    index = {v: k for k, v in enumerate(order)}
+    out = []
+    for r in records:
+        if isinstance(r, str):
+            check(r in index, "model.records", r, f"not a node of the network ({len(order)} nodes)")
+            out.append(index[r])
+        else:
+            out.append(r)
+    return out

@@ -100,7 +100,7 @@ class BayesNetKind(ModelKind):
                                    rule="a number in [0, 0.1)"),
             "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
                        rule="a table; exclusive with parents/cpt and bif"),
-            "bif": Key("str", hashed=False, doc="a BIF network file read with pgmpy",
+            "bif": Key("str", hashed=False, doc="a BIF network file (its state names usable in counted_states)",
                        rule="a readable .bif path; exclusive with parents/cpt and hmm")}
     domain = "discrete"
 

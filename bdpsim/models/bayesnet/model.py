@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core.errors import check, naming
+from ..common.nodes import brief
+from .states import CountCodes, check_state_names, count_codes
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ...kernels.graphical.elimination import Factor
 from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records, rounding_slack
@@ -53,6 +55,10 @@ class BayesNetModel(FactorModel):
     names : sequence of str, optional
         Node names, distinct (for reports and messages; set by
         :func:`~bdpsim.models.bayesnet.build.from_pgmpy`); ``records`` may then name nodes.
+    state_names : sequence of sequences of str, optional
+        Per node, the names of its states in index order (distinct within a node; set from a BIF
+        file or a pgmpy model): counted states may then be given by name
+        (:meth:`count_codes`) and results and messages quote them.
     table_tolerance : float
         Largest ``|row sum - 1|`` renormalised (default 1e-6); ``notes`` then says so.
     """
@@ -63,6 +69,7 @@ class BayesNetModel(FactorModel):
     records: tuple | None = None
     names: tuple | None = None
     table_tolerance: float = TABLE_TOLERANCE
+    state_names: tuple | None = None
     kind: str = field(default="bayesnet", init=False)
     node_states: tuple = field(default=(), init=False, repr=False)
     notes: tuple = field(default=(), init=False, repr=False, compare=False)
@@ -76,6 +83,39 @@ class BayesNetModel(FactorModel):
         object.__setattr__(self, "notes", notes)
         self._init_factors(node_states, records, [pa + (j,) for j, pa in enumerate(parents)], cpt,
                            range(len(parents)), self.names, log_partition=0.0)
+        object.__setattr__(self, "state_names", check_state_names(self.state_names, self.node_states))
+
+    def __repr__(self) -> str:
+        """Nodes, per-node cardinalities, records and names (not the tables)."""
+        parts = [f"nodes={self.size}", f"states={self.node_states}"]
+        if self.records != tuple(range(self.size)):
+            parts.append(f"records={self.records}")
+        if self.names is not None:
+            parts.append(f"names={brief(self.names)}")
+        if self.state_names is not None:
+            parts.append(f"state_names={brief(self.state_names)}")
+        return f"BayesNetModel({', '.join(parts)})"
+
+    # ------------------------------------------------------------------ states by name
+    def state_label(self, record: int, state: int) -> str:
+        """``'yes'`` (the state's name) or ``'1'`` for state ``state`` of record ``record``."""
+        names = self.state_names
+        return names[self.records[record]][state] if names is not None else str(state)
+
+    def count_codes(self, values, field_name: str = "mechanism.counted_states") -> CountCodes:
+        """The state indices a count of ``values`` (the network's state names, or indices) counts
+        on each record: a name counts on the records that have it (at its index there); records
+        with no counted state are listed in the result (:mod:`bdpsim.models.bayesnet.states`).
+        Raises :class:`~bdpsim.core.errors.ConfigError` naming the records when an index is past
+        some records' states, and listing the network's state names when a name is none of them.
+
+        Returns
+        -------
+        CountCodes
+            Per-record indices, the records left out, and the query
+            (:meth:`~bdpsim.models.bayesnet.states.CountCodes.query`).
+        """
+        return count_codes(self, values, field_name)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
