@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -130,7 +130,7 @@ def _concat_stats(parts: list[ChunkResult]) -> dict:
 
 def _keep_rows(point: ExperimentPoint, rows: list[AdversaryResult]) -> list[AdversaryResult]:
     keep = point.settings.adversary_rows
-    if keep == "all" or len(rows) <= keep:
+    if isinstance(keep, str) or len(rows) <= keep:  # a str is "all" (RunSettings checks it)
         return rows
     return sorted(rows, key=lambda r: -r.bdpl if np.isfinite(r.bdpl) else np.inf)[:keep]
 
@@ -172,7 +172,7 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
-    sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
+    sel = idx if isinstance(keep, str) or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
     rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
                                exact=float(res.value[j])) for j in sel]
     v = res.value[idx]
@@ -187,7 +187,7 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     (given them, the records beyond are independent of the window and do not change the BDPL)."""
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
-    top = None if keep == "all" else keep
+    top = None if isinstance(keep, str) else keep
     eng = cast(HasWindowSearch, point.exact_engine)
     if targets is None:
         _, advs, values = eng.window(point.sizes[0], top)
@@ -228,7 +228,7 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
                 return [(run_window, (point, part)) for part in eng.window_parts()]
             return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
-    A = point.settings.adversaries
+    A = cast(int, point.settings.adversaries)  # a count: "all" returned above
     size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
@@ -311,7 +311,7 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
     with the first mixture point (:class:`~bdpsim.estimators.protocols.HasAdversaryIntervals`)
     examining the same adversaries (same :attr:`~ExperimentPoint.population_key`: same model,
     mechanism, known sizes and targets)."""
-    mixtures = {}
+    mixtures: dict[int, ExperimentPoint] = {}
     for p in config.points:
         if isinstance(p.estimator(), HasAdversaryIntervals):
             mixtures.setdefault(p.population_key, p)
@@ -391,7 +391,7 @@ class _Run:
     order), the percentile label and extra columns, the output directory, the metadata record and
     the ``summary.csv`` being appended."""
 
-    par: object
+    par: Any  # a joblib Parallel (or the dask one), None when nothing is to run
     todo: list
     ids: list
     columns: tuple
