@@ -22,6 +22,7 @@ set. Config reading (``build``), pgmpy and BIF import (``from_pgmpy``, ``from_bi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -59,8 +60,10 @@ class BayesNetModel(FactorModel):
 
     parents: tuple
     cpt: tuple
-    states: int | tuple | None = None
-    records: tuple | None = None
+    # given: None (defaults), an int or per-node counts / any sequence; stored (__post_init__,
+    # FactorModel._init_factors): the largest record's count and the tuple of record nodes
+    states: Any = None
+    records: Any = None
     names: tuple | None = None
     table_tolerance: float = TABLE_TOLERANCE
     kind: str = field(default="bayesnet", init=False)
