@@ -14,7 +14,7 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -207,10 +207,10 @@ class ExactEstimator:
         eng, eps = point.exact_engine, self.epsilon_profile
         if np.size(values) and np.isposinf(np.max(values)) and isinstance(eng, HasProfileSearch):
             keep = point.settings.adversary_rows
-            _, top, _ = eng.profile_window(point.sizes[0], eps, None if keep == "all" else keep)
+            _, top, _ = eng.profile_window(point.sizes[0], eps, None if isinstance(keep, str) else keep)
             out = []
             for w in top:
-                pure = eng.bdpl(w.adversary())
+                pure = cast(ExactEngine, eng).bdpl(w.adversary())
                 out.append((w, pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
             return out
         return [(w, w.bdpl, w.argmax, {"bdp_delta": _profile(eng, w.adversary(), eps)}) for w in advs]
