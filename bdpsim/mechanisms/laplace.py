@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..core.errors import check
 from ..kernels.noise.laws import LaplaceNoise
@@ -148,7 +148,7 @@ class LaplaceStateSum(LaplaceMechanism):
 
     state_values: tuple[float, ...]
     epsilon: float | None = None
-    noise_scale: float = None  # type: ignore[assignment]  # None: set from epsilon in __post_init__
+    noise_scale: float = cast(float, None)  # None: set from epsilon in __post_init__
     kind: str = field(default="sum", init=False)
 
     def __post_init__(self) -> None:
