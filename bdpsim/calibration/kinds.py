@@ -87,7 +87,8 @@ class _CalibratedKind(MechanismKind):
         f = query.per_state(spec.fixed.states)
         cal = calibrate(spec.fixed, eps, state_values=f.tolist(), method=method, evaluate=False)
         check(cal.scale is not None, "mechanism.epsilon", eps, f"{method}: {cal.reason}")
-        return CalibratedLaplace(query, cast(float, cal.scale), method, float(eps), cal.reason, self.name)
+        scale = cast(float, cal.scale)  # not None (just checked)
+        return CalibratedLaplace(query, scale, method, float(eps), cal.reason, self.name)
 
 
 class CalibratedKind(_CalibratedKind):

@@ -183,7 +183,7 @@ class CalibrationProblem:
 
     @property
     def target(self) -> float:
-        return float(cast(float, self.delta)) if self.profile else float(self.epsilon)
+        return float(cast(float, self.delta)) if self.profile else float(self.epsilon)  # profile: delta set
 
     @property
     def sensitivity(self) -> float:
@@ -199,7 +199,7 @@ class CalibrationProblem:
     def group_size(self) -> int:
         """``m``: the most records correlated with one record (a chain's ``n``: an irreducible
         chain correlates every record with every other)."""
-        return int(self.model.n if self.chain else cast(CorrelatedGroups, self.model).m)
+        return int(self.model.n if self.chain else cast(CorrelatedGroups, self.model).m)  # else: groups
 
     def bdpl(self, scale: float) -> tuple[float, float]:
         """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)`` (for a

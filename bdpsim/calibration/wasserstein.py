@@ -227,7 +227,8 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
         if state_values is not None:
             raise ConfigError("state_values", list(state_values), "pedigrees take a count (counted_states)")
         counted = genotype_states(list(counted_states) if counted_states is not None else ["BB"])
-        return sup_over_secret_pairs(pedigree_laws(model, counted), cast(PedigreeModel, model).n)
+        n = cast(PedigreeModel, model).n  # the HasCountLaw model kind
+        return sup_over_secret_pairs(pedigree_laws(model, counted), n)
     raise ConfigError("model", type(model).__name__, "must be a MarkovChainModel or a PedigreeModel")
 
 

@@ -246,7 +246,7 @@ class MixtureEstimator:
         alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise.scale
         if any(s is None for s in found):
             return [(0.0, math.inf)] * len(alphas)
-        sup = cast(list[tuple[str, Any]], found)
+        sup = cast(list[tuple[str, Any]], found)  # none is None (just checked)
         if all(kind == "lattice" for kind, _ in sup):
             on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup, strict=True)]
             return sup_intervals(sup[0][1], on[0], sup[1][1], on[1], b, alphas)
@@ -258,7 +258,7 @@ class MixtureEstimator:
         found = [exact_query_law(model, mech, c) for c in conds]
         if any(law is None for law in found):
             return None
-        (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], found)
+        (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], found)  # none is None
         s = mixture_sup(a1, w1, a2, w2, mech.noise.scale)
         return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
                                                         "pct_ci_low": s.value, "pct_ci_high": s.value,

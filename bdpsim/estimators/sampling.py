@@ -125,7 +125,7 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
         g, delta, fmin = _lattice(tuple(q.per_state(model.states)))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
-        return "lattice", cast(Any, model).n * fmin + delta * ks
+        return "lattice", cast(Any, model).n * fmin + delta * ks  # every model has n
     if isinstance(q, ClippedSumQuery):
         a, c = q.clip
         fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))

@@ -180,7 +180,7 @@ class SumKind(MechanismKind):
         if states is not None:
             check(values is not None, "mechanism.state_values", None,
                   f"a sum on a {spec.kind} model needs state_values (one query value per state)")
-            query = StateSumQuery(tuple(cast(Sequence[float], values)))
+            query = StateSumQuery(tuple(cast(Sequence[float], values)))  # checked not None
             query.check_states(states)
             law = noise_law(params)
             if params["noise_scale"] is not None or takes_scale(law):

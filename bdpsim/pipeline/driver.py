@@ -172,7 +172,8 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
-    sel = idx if isinstance(keep, str) or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
+    sel = (idx if isinstance(keep, str) or idx.size <= keep  # a str is "all"
+           else idx[np.argsort(-res.value[idx], kind="stable")[:keep]])
     rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
                                exact=float(res.value[j])) for j in sel]
     v = res.value[idx]

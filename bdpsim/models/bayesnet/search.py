@@ -221,7 +221,8 @@ def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int]
     """Every connected node set ``R ∋ start`` whose outer boundary ``∂R`` has records only, as
     ``(R, ∂R)`` — binary branching on the smallest frontier record (include / exclude for good),
     hidden frontier nodes always included; each region is produced once."""
-    stack: list[tuple[frozenset, frozenset, frozenset]] = [(frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
+    stack: list[tuple[frozenset, frozenset, frozenset]] = [
+        (frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
     count = 0
     while stack:
         R, X, F = stack.pop()
