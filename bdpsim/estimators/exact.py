@@ -207,7 +207,7 @@ class ExactEstimator:
         eng, eps = point.exact_engine, self.epsilon_profile
         if np.size(values) and np.isposinf(np.max(values)) and isinstance(eng, HasProfileSearch):
             keep = point.settings.adversary_rows
-            _, top, _ = eng.profile_window(point.sizes[0], eps, None if isinstance(keep, str) else keep)
+            _, top, _ = eng.profile_window(point.sizes[0], eps, None if keep == "all" else keep)
             out = []
             for w in top:
                 pure = cast(ExactEngine, eng).bdpl(w.adversary())  # every engine has bdpl

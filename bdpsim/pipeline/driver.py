@@ -130,7 +130,7 @@ def _concat_stats(parts: list[ChunkResult]) -> dict:
 
 def _keep_rows(point: ExperimentPoint, rows: list[AdversaryResult]) -> list[AdversaryResult]:
     keep = point.settings.adversary_rows
-    if isinstance(keep, str) or len(rows) <= keep:  # a str is "all" (RunSettings checks it)
+    if keep == "all" or len(rows) <= keep:
         return rows
     return sorted(rows, key=lambda r: -r.bdpl if np.isfinite(r.bdpl) else np.inf)[:keep]
 
@@ -172,8 +172,7 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
-    sel = (idx if isinstance(keep, str) or idx.size <= keep  # a str is "all"
-           else idx[np.argsort(-res.value[idx], kind="stable")[:keep]])
+    sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
     rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
                                exact=float(res.value[j])) for j in sel]
     v = res.value[idx]
@@ -188,7 +187,7 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     (given them, the records beyond are independent of the window and do not change the BDPL)."""
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
-    top = None if isinstance(keep, str) else keep
+    top = None if keep == "all" else keep
     eng = cast(HasWindowSearch, point.exact_engine)
     if targets is None:
         _, advs, values = eng.window(point.sizes[0], top)
