@@ -26,6 +26,21 @@ def pytest_cmdline_main(config):
         config.option.numprocesses = 2
         if config.option.dist == "no":
             config.option.dist = "worksteal"
+        _coverage_across_workers(config)
+
+
+def _coverage_across_workers(config):
+    """With ``--cov``: pytest-cov chose its one-process controller before the hook above set ``-n 2``
+    (its workers' data would be dropped, and xdist would stop on the missing ``configure_node``), so
+    stop that one and start its xdist master, which combines the workers' data."""
+    cov = config.pluginmanager.get_plugin("_cov")
+    if cov is None or getattr(cov, "cov_controller", None) is None:
+        return
+    from pytest_cov.engine import DistMaster
+
+    if not isinstance(cov.cov_controller, DistMaster):
+        cov.cov_controller.cov.stop()
+        cov.start(DistMaster)
 
 
 @pytest.fixture

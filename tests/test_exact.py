@@ -62,6 +62,7 @@ def test_n6_worst_adversary_knows_nothing():
     assert res.adversary(res.best).known == ()
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("states", [2, 3])
 def test_independent_markov_gives_epsilon(states):
     row = np.random.default_rng(states).dirichlet(np.ones(states))

@@ -123,6 +123,7 @@ def test_pedigree_parent_after_child_message(capsys):  # 18
 
 
 # ------------------------------------------------------------------ 3. bundled configs
+@pytest.mark.smoke
 def test_bundled_config_runs_by_name_from_any_directory(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli(capsys, "validate", "quickstart")
@@ -134,6 +135,7 @@ def test_bundled_config_runs_by_name_from_any_directory(tmp_path, capsys, monkey
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.smoke
 def test_configs_lists_and_copies(tmp_path, capsys):
     from bdpsim.core import bundled
 
@@ -187,6 +189,7 @@ def test_api_run_takes_a_bundled_name(monkeypatch):
 
 
 # ------------------------------------------------------------------ 4 (data), 16: utility
+@pytest.mark.smoke
 def test_galton_ships_with_the_package_and_is_used_offline(tmp_path, monkeypatch, capsys):
     from bdpsim.utility import datasets as DS
 

@@ -6,6 +6,8 @@ then ``bdpsim plot results/quickstart``)."""
 import csv
 import io
 
+import pytest
+
 import bdpsim
 
 from .conftest import ROOT
@@ -21,6 +23,7 @@ def _without_timing(text: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.smoke  # the installed wheel gives the committed numbers (.ci/run)
 def test_committed_quickstart_equals_a_fresh_run(tmp_path):
     bdpsim.run("quickstart", str(tmp_path / "q"))
     fresh = (tmp_path / "q" / "summary.csv").read_text()

@@ -138,4 +138,3 @@ def register_estimator(cls: type) -> type:
     """Add an estimator class to :data:`ESTIMATORS` after checking it is complete (the class object
     against the :class:`Estimator` protocol)."""
     return ESTIMATORS.register(cls)
-

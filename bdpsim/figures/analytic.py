@@ -252,4 +252,3 @@ def plot_paper_fig2(rows, axes):
     _paper_fig2a([r for r in rows if r["panel"] == "a"], axes[0])
     _paper_fig2b([r for r in rows if r["panel"] == "b"], axes[1])
     return axes
-

@@ -49,5 +49,3 @@ def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
     (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], laws)  # none is None (raised above)
     s = mixture_sup(a1, w1, a2, w2, b)
     return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
-
-

@@ -201,4 +201,3 @@ def write_report(out: Path, rows: list[dict], meta: dict, status: str = "complet
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
     R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"), status=status)))
     return [out / "accuracy.csv", out / "accuracy.json"]
-

@@ -3,4 +3,3 @@
 from __future__ import annotations
 
 from .mechanism import randomized_response_bdpl, RandomizedResponse, RandomizedResponseKind  # noqa: F401  (re-exported: the module this package replaces; documented there)
-

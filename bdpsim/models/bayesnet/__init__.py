@@ -3,4 +3,3 @@
 from __future__ import annotations
 
 from .model import BayesNetModel  # noqa: F401  (re-exported: the module this package replaces; documented there)
-
