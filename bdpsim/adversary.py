@@ -100,7 +100,7 @@ def draw_known_set(n: int, sizes: Sequence[int], rng: np.random.Generator) -> tu
     """Thesis §3.1.2 step 1: a uniform target ``i``, a size ``k`` uniform in ``sizes`` and a
     uniform known set ``K`` of that size among the other records."""
     i = int(rng.integers(n))
-    k = int(sizes[rng.integers(len(sizes))])
+    k = int(sizes[int(rng.integers(len(sizes)))])
     others = np.delete(np.arange(n), i)
     known = tuple(sorted(int(j) for j in rng.choice(others, size=k, replace=False)))
     return i, known

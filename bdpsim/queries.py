@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,6 +23,10 @@ class AdditiveQuery:
     """``f(D) = sum_t v(X_t)`` on records with states ``0..s-1`` (``v``: :meth:`per_state`)."""
 
     field = "mechanism"
+
+    if TYPE_CHECKING:  # every subclass's attribute or property
+        @property
+        def sensitivity(self) -> float: ...
 
     def per_state(self, states: int) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -12,7 +12,7 @@ the mechanism's own DP parameter ``sensitivity / scale`` is what the bounds read
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from ..core.columns import Column, register_columns
 from ..core.errors import check
@@ -90,7 +90,8 @@ class _CalibratedKind(MechanismKind):
         f = query.per_state(spec.fixed.states)
         cal = calibrate(spec.fixed, eps, state_values=f.tolist(), method=method, evaluate=False)
         check(cal.scale is not None, "mechanism.epsilon", eps, f"{method}: {cal.reason}")
-        return CalibratedLaplace(query, cal.scale, method, float(eps), cal.reason, self.name)
+        scale = cast(float, cal.scale)  # not None (just checked)
+        return CalibratedLaplace(query, scale, method, float(eps), cal.reason, self.name)
 
 
 class CalibratedKind(_CalibratedKind):

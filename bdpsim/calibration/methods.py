@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -183,7 +183,7 @@ class CalibrationProblem:
 
     @property
     def target(self) -> float:
-        return float(self.delta) if self.profile else float(self.epsilon)
+        return float(cast(float, self.delta)) if self.profile else float(self.epsilon)  # profile: delta set
 
     @property
     def sensitivity(self) -> float:
@@ -199,7 +199,7 @@ class CalibrationProblem:
     def group_size(self) -> int:
         """``m``: the most records correlated with one record (a chain's ``n``: an irreducible
         chain correlates every record with every other)."""
-        return int(self.model.n if self.chain else self.model.m)
+        return int(self.model.n if self.chain else cast(CorrelatedGroups, self.model).m)  # else: groups
 
     def bdpl(self, scale: float) -> tuple[float, float]:
         """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)`` (for a
@@ -337,7 +337,7 @@ def _dp(p: CalibrationProblem) -> Calibration:
 
 
 def _gaussian(p: CalibrationProblem) -> Calibration:
-    g = p.model
+    g = cast(EquicorrelatedGaussian, p.model)  # Method("gaussian", models=(EquicorrelatedGaussian,))
     tau = B.calibrate_gaussian(p.epsilon, g.rho, g.m)
     if not math.isfinite(tau):
         return p.not_applicable("gaussian", g.condition or f"needs rho (m - 2) < 1, rho (m - 2) = {g.rho * (g.m - 2):.4f}")
@@ -432,9 +432,14 @@ class CalibrationMethod(Protocol):
     that is defined but cannot reach the target returns ``scale = None`` and the reason, e.g. the
     Markov bound at ``eps <= 4 ln gamma``)."""
 
-    name: str
-    doc: str
-    guarantee: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def doc(self) -> str: ...
+
+    @property
+    def guarantee(self) -> str: ...
 
     def supports(self, problem: CalibrationProblem) -> str | None: ...
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -310,7 +311,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         def verify(noise):
             return network_bdpl(model, plan, noise, min_known=min_known), 0.0
     elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
-        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
+        ped = cast(PedigreeModel, model)  # the HasCountLaw model kind
+        pairs, trunc = pedigree_law_pairs(ped, values, min_known=min_known), 0.0
 
         def verify(noise):
             return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0

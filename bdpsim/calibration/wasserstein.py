@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice, query_values
-from ..models.pedigree.model import genotype_states
+from ..models.pedigree.model import PedigreeModel, genotype_states
 from ..models.protocols import HasCountLaw, MarkovChain
 
 LEVEL_RTOL = 1e-12
@@ -226,7 +227,8 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
         if state_values is not None:
             raise ConfigError("state_values", list(state_values), "pedigrees take a count (counted_states)")
         counted = genotype_states(list(counted_states) if counted_states is not None else ["BB"])
-        return sup_over_secret_pairs(pedigree_laws(model, counted), model.n)
+        n = cast(PedigreeModel, model).n  # the HasCountLaw model kind
+        return sup_over_secret_pairs(pedigree_laws(model, counted), n)
     raise ConfigError("model", type(model).__name__, "must be a MarkovChainModel or a PedigreeModel")
 
 

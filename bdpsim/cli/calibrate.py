@@ -179,10 +179,10 @@ def command(a) -> int:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}", law))
     except ValueError as err:
-        exc = flag_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) naming its flag
-        if exc is None:
+        flagged = flag_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) naming its flag
+        if flagged is None:
             raise
-        raise exc from None
+        raise flagged from None
     finally:
         bar.close()
     note = _chain_note(model, a.initial is None)

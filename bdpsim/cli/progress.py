@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import Any
 
 from ..pipeline.backends import Heartbeat
 
@@ -37,7 +38,7 @@ class Progress:
         self.quiet = quiet
         self.state = [0, None]
         self._lock = threading.Lock()
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar, made on the first update
         self._beat = None
         if not quiet and not self.tty:
             self._beat = Heartbeat(EVERY if every is None else every, _stderr, self.text)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -63,7 +66,7 @@ class EstimatorError(BdpsimError):
     """An estimator cannot produce a value for its input (e.g. constant samples for a KDE)."""
 
 
-def check(condition: bool, field: str, value: Any, rule: str) -> None:
+def check(condition: bool | np.bool_, field: str, value: Any, rule: str) -> None:
     """Raise :class:`ConfigError` unless ``condition`` holds (never ``assert``)."""
     if not condition:
         raise ConfigError(field, value, rule)

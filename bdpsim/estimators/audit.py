@@ -81,7 +81,7 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import NotAvailable, check, naming
 from ..kernels.audit.certificates import audit_adversary, plan_certification
 from ..kernels.audit import certify
-from ..kernels.audit.events import check_outputs
+from ..kernels.audit.events import Event, check_outputs
 from ..kernels.audit.search import successive_halving
 from ..kernels.audit.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
 from ..core.schema import Key
@@ -158,7 +158,7 @@ class ConfigurationCertificate:
     se: float
     calls: int
     index: int
-    event: object
+    event: Event | None
     model: object
     adversary: object
     exact: float
@@ -300,7 +300,8 @@ class AuditEstimator:
         for c in survivors:  # fresh certification samples
             j = order[c.index]
             n = plan_certification(c.selection, n_max, a)
-            certs.append((certify(c.selection.event, *samplers[j], n, a, rng), j))
+            draw_x, draw_xp = samplers[j]
+            certs.append((certify(c.selection.event, draw_x, draw_xp, n, a, rng), j))
             used += 2 * n
         cert, j = max(certs, key=lambda t: t[0].lower)
         model, adv = drawn[j]

@@ -14,7 +14,7 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -210,7 +210,7 @@ class ExactEstimator:
             _, top, _ = eng.profile_window(point.sizes[0], eps, None if keep == "all" else keep)
             out = []
             for w in top:
-                pure = eng.bdpl(w.adversary())
+                pure = cast(ExactEngine, eng).bdpl(w.adversary())  # every engine has bdpl
                 out.append((w, pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
             return out
         return [(w, w.bdpl, w.argmax, {"bdp_delta": _profile(eng, w.adversary(), eps)}) for w in advs]

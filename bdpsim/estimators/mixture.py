@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -242,10 +242,11 @@ class MixtureEstimator:
     def interval(self, model, mech, conds, laws, *levels: float) -> list[tuple[float, float]]:
         """The intervals (levels ``confidence``, or ``levels``) of the supremum from the empirical
         ``laws`` of ``conds`` (module docstring); ``(0, inf)`` for an unbounded query."""
-        sup = [query_support(model, mech, c) for c in conds]
+        found = [query_support(model, mech, c) for c in conds]
         alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise.scale
-        if any(s is None for s in sup):
+        if any(s is None for s in found):
             return [(0.0, math.inf)] * len(alphas)
+        sup = cast(list[tuple[str, Any]], found)  # none is None (just checked)
         if all(kind == "lattice" for kind, _ in sup):
             on = [on_support(a, c, s) for (a, c), (_, s) in zip(laws, sup, strict=True)]
             return sup_intervals(sup[0][1], on[0], sup[1][1], on[1], b, alphas)
@@ -254,10 +255,11 @@ class MixtureEstimator:
 
     def _exact(self, model, mech, conds, N: int) -> Estimate | None:
         """The estimate from the model's exact conditional laws of the query (``None``: none)."""
-        laws = [exact_query_law(model, mech, c) for c in conds]
-        if any(law is None for law in laws):
+        found = [exact_query_law(model, mech, c) for c in conds]
+        if any(law is None for law in found):
             return None
-        s = mixture_sup(*laws[0], *laws[1], mech.noise.scale)
+        (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], found)  # none is None
+        s = mixture_sup(a1, w1, a2, w2, mech.noise.scale)
         return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
                                                         "pct_ci_low": s.value, "pct_ci_high": s.value,
                                                         "max_ci_low": s.value, "max_ci_high": s.value,
@@ -274,7 +276,7 @@ class MixtureEstimator:
         laws = [self._query(model, mech, c, N, rng) for c in conds]
         try_exact = self.exact_law == "fallback"
         while True:
-            est = empirical_sup(*laws, mech.noise.scale)
+            est = empirical_sup(laws[0], laws[1], mech.noise.scale)
             se_ok = self.target_se <= 0 or est.se <= self.target_se
             if se_ok or N >= self.cap:  # the interval decides (and, for the summary, its own-level twin)
                 levels = (self.confidence, own_level(self.percentile, self.confidence), self.max_level) \

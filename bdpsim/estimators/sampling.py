@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -131,7 +132,7 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
         g, delta, fmin = _lattice(tuple(f))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
-        return "lattice", model.n * fmin + delta * ks
+        return "lattice", cast(Any, model).n * fmin + delta * ks  # every model has n
     if isinstance(q, ClippedSumQuery):
         a, c = q.clip
         fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))

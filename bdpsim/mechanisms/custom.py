@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, cast
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -148,7 +148,7 @@ def import_function(path: str, search_dir: str | None = None) -> Callable:
     where = search_dir if search_dir is not None else CONFIG_DIR.get()
     added = where is not None and where not in sys.path
     if added:
-        sys.path.insert(0, where)
+        sys.path.insert(0, cast(str, where))  # added: not None
     try:
         with no_exit():
             obj = getattr(importlib.import_module(mod), attr)
@@ -166,6 +166,6 @@ def import_function(path: str, search_dir: str | None = None) -> Callable:
     finally:
         if added:
             with contextlib.suppress(ValueError):
-                sys.path.remove(where)
+                sys.path.remove(cast(str, where))  # added: not None
     check(callable(obj), "mechanism.function", path, "must name a callable")
     return obj

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,6 +78,7 @@ def noise_law(params: dict):
     for a key of another law given with it)."""
     law = NOISE_LAWS.get(params["noise"])
     check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
+    law = cast(Any, law)  # registered (just checked)
     for k in NOISE_KEYS:
         if k != "noise" and k not in law.keys and params.get(k) is not None:
             owner = key_owner(k)
@@ -204,7 +206,7 @@ class SumKind(MechanismKind):
         if states is not None:
             check(values is not None, "mechanism.state_values", None,
                   f"a sum on a {spec.kind} model needs state_values (one query value per state)")
-            query = StateSumQuery(tuple(values))
+            query = StateSumQuery(tuple(cast(Sequence[float], values)))  # checked not None
             query.check_states(states)
             law = noise_law(params)
             if params["noise_scale"] is not None or takes_scale(law):

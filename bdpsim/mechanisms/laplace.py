@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 from ..core.errors import check
 from ..kernels.noise.laws import LaplaceNoise
@@ -25,8 +26,14 @@ class LaplaceMechanism(QueryNoiseMechanism):
     """``query(data) + Lap(noise_scale)``: the query + noise mechanism with Laplace noise, its scale
     given by the subclass (``noise_scale``)."""
 
-    epsilon: float | None = None  # a subclass field (the given eps), or None: not claimed eps-DP
-    noise_scale: float
+    if TYPE_CHECKING:  # subclass fields or properties (read-only for the type checker)
+        @property
+        def epsilon(self) -> float | None: ...
+
+        @property
+        def noise_scale(self) -> float: ...
+    else:
+        epsilon = None  # a subclass field (the given eps), or None: not claimed eps-DP
 
     @property
     def noise(self) -> LaplaceNoise:
@@ -141,7 +148,7 @@ class LaplaceStateSum(LaplaceMechanism):
 
     state_values: tuple[float, ...]
     epsilon: float | None = None
-    noise_scale: float | None = None
+    noise_scale: float = cast(float, None)  # None: set from epsilon in __post_init__
     kind: str = field(default="sum", init=False)
 
     def __post_init__(self) -> None:

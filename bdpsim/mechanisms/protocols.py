@@ -69,6 +69,7 @@ class RunsUserCode(Protocol):
     """A mechanism that runs a user's function (``kind = "python"``): a worker process that dies
     under it is an error of ``mechanism.function``."""
 
+    name: str
     func: object
     search_dir: str | None
 

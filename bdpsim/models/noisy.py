@@ -10,6 +10,7 @@ returns ``(W1, W2, step, atoms)`` (rows of shape ``(1, J)``).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -45,5 +46,6 @@ def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
     laws = [model.query_law(query, adv.condition(v)) for v in (adv.x, adv.x_prime)]
     if any(law is None for law in laws):
         raise NotAvailable(f"no exact query law for {model.kind} with {type(query).__name__}")
-    s = mixture_sup(*laws[0], *laws[1], b)
+    (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], laws)  # none is None (raised above)
+    s = mixture_sup(a1, w1, a2, w2, b)
     return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)

@@ -36,7 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -215,7 +215,7 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
                 return [(run_window, (point, part)) for part in eng.window_parts()]
             return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
-    A = point.settings.adversaries
+    A = cast(int, point.settings.adversaries)  # a count: "all" returned above
     size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))
     return [(run_chunk, (point, list(range(s, min(A, s + size))))) for s in range(0, A, size)]
 
@@ -310,7 +310,7 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
     with the first mixture point (:class:`~bdpsim.estimators.protocols.HasAdversaryIntervals`)
     examining the same adversaries (same :attr:`~ExperimentPoint.population_key`: same model,
     mechanism, known sizes and targets)."""
-    mixtures = {}
+    mixtures: dict[int, ExperimentPoint] = {}
     for p in config.points:
         if isinstance(p.estimator(), HasAdversaryIntervals):
             mixtures.setdefault(p.population_key, p)
@@ -390,7 +390,7 @@ class _Run:
     order), the percentile label and extra columns, the output directory, the metadata record and
     the ``summary.csv`` being appended."""
 
-    par: object
+    par: Any  # a joblib Parallel (or the dask one), None when nothing is to run
     todo: list
     ids: list
     columns: tuple

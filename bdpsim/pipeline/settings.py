@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from ..core.errors import check
 from ..estimators import ESTIMATORS
@@ -82,7 +82,7 @@ class RunSettings:
     """
 
     seed: int = 1
-    adversaries: int | str = 1000
+    adversaries: int | Literal["all"] = 1000
     samples: int = 100_000
     estimator: str = "kde"
     known_sizes: str | tuple[int, ...] = "thesis"
@@ -94,7 +94,7 @@ class RunSettings:
     sampling: str = "auto"
     chunk: int = 65_536
     exact_reference: bool = True
-    adversary_rows: int | str = "all"
+    adversary_rows: int | Literal["all"] = "all"
     exhaustive_method: str = "auto"
     adversary_family: str = "random"
     options: Mapping[str, Any] = field(default_factory=dict)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def _search_note(point: ExperimentPoint, rows: int, label: str) -> list[str]:
 
 
 def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
-              finished: dict | None = None) -> SummaryRow:
+              finished: dict | None = None) -> Any:  # a SummaryRow (made by make_dataclass)
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
     step 8): percentile with its distribution-free confidence interval, max, median, standard
     errors, noise floor, exact comparison, bounds.

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -71,7 +72,7 @@ def frontier_rows(chains=CHAINS, epsilons: Sequence[float] = EPSILONS, pmf_epsil
                 rows.append({**base, "method": "exact", "noise": law, "mean_abs": c.mean_abs, "bdpl": c.bdpl,
                              "seconds": time.perf_counter() - t0})
                 if law == "geometric":
-                    geo = GeometricNoise(c.parameter)
+                    geo = GeometricNoise(cast(float, c.parameter))  # a calibrated law's parameter
                 log(f"  exact {law}: E|Z| = {c.mean_abs:.4f}")
             t0 = time.perf_counter()
             q = calibrate(model, float(eps), method="markov-quilt-exact")
@@ -79,7 +80,8 @@ def frontier_rows(chains=CHAINS, epsilons: Sequence[float] = EPSILONS, pmf_epsil
                          "bdpl": q.bdpl, "seconds": time.perf_counter() - t0})
             if any(math.isclose(eps, e) for e in pmf_epsilons):
                 k = np.arange(-pmf_range, pmf_range + 1)
-                po, pg = opt.noise.pmf_at(k), np.exp(geo.log_density(k.astype(float)))
+                geometric = cast(GeometricNoise, geo)  # set: the geometric law is calibrated above
+                po, pg = opt.noise.pmf_at(k), np.exp(geometric.log_density(k.astype(float)))
                 rows += [{"kind": "pmf", "chain": label, "n": int(n), "epsilon": float(eps), "k": int(a),
                           "p_optimal": float(b), "p_geometric": float(g)} for a, b, g in zip(k, po, pg, strict=True)]
     return rows

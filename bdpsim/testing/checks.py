@@ -20,7 +20,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 import numpy as np
 from scipy import stats
@@ -29,7 +30,7 @@ from ..adversary import Adversary
 from ..calibration.groups import GaussianGroups, RecordGroups
 from ..calibration.methods import (CALIBRATION_METHODS, GUARANTEES, Calibration, CalibrationMethod,
                                    CalibrationProblem, calibrate, supported_methods)
-from ..core.columns import Column  # noqa: F401  (re-exported for column checks)
+from ..core.columns import Column  # (also re-exported for column checks)
 from ..core.errors import ConfigError, NotAvailable
 from ..core.schema import REQUIRED, Key, coerce
 from ..estimators import ESTIMATORS, MixtureEstimator, exact_engine
@@ -488,6 +489,7 @@ def check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
             c = EXTRA_COLUMNS[table].get(k)
             _expect(c is not None, f"{label}: extra {table} column {k!r} is not registered")
             _expect(k not in base and k not in names, f"{label}: extra {table} column {k!r} collides")
+            c = cast(Column, c)  # registered (just checked)
             _expect(c.meaning.strip() and c.owner, f"{label}: extra {table} column {k!r} undocumented or ownerless")
 
 
@@ -629,16 +631,16 @@ def all_checks(mechanism_examples: dict[str, dict] | None = None) -> Iterator[tu
     ex = mechanism_examples or {}
     for name, kind in sorted(MODEL_KINDS.items()):
         for check in MODEL_KIND_CHECKS:
-            yield f"{check.__name__}[{name}]", (lambda c=check, k=kind: c(k))
+            yield f"{check.__name__}[{name}]", partial(check, kind)
     for name, mk in sorted(MECHANISM_KINDS.items()):
         for check in MECHANISM_KIND_CHECKS:
-            yield f"{check.__name__}[{name}]", (lambda c=check, k=mk, e=ex.get(name): c(k, e))
+            yield f"{check.__name__}[{name}]", partial(check, mk, ex.get(name))
     for name, law in sorted(NOISE_LAWS.items()):
         for check in NOISE_LAW_CHECKS:
-            yield f"{check.__name__}[{name}]", (lambda c=check, k=law: c(k))
+            yield f"{check.__name__}[{name}]", partial(check, law)
     for name, est in sorted(ESTIMATORS.items()):
         for check in ESTIMATOR_CHECKS:
-            yield f"{check.__name__}[{name}]", (lambda c=check, k=est: c(k))
+            yield f"{check.__name__}[{name}]", partial(check, est)
     for name, method in sorted(CALIBRATION_METHODS.items()):
         for check in CALIBRATION_CHECKS:
-            yield f"{check.__name__}[{name}]", (lambda c=check, k=method: c(k))
+            yield f"{check.__name__}[{name}]", partial(check, method)

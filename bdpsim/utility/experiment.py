@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, cast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,6 +149,7 @@ def parse_utility(raw: dict) -> UtilityConfig:
         check(k in ("utility", "title"), k, raw[k], "unknown table (allowed: title, [utility])")
     u = raw.get("utility")
     check(isinstance(u, dict), "[utility]", u, "table is required")
+    u = cast(Any, u)  # a table (just checked)
     for k in u:
         check(k in UTILITY_KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})")
     d = {k: u.get(k, key.default) for k, key in UTILITY_KEYS.items()}

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -125,7 +126,7 @@ def mqm_bayesnet(model: BayesNetModel, epsilon: float, *, records=None,
         total += res[5]
         if out is None or res[0] > out[1]:
             out = (r, res[0], res[1], res[2], res[3])
-    r, sigma, Q, card, e = out
+    r, sigma, Q, card, e = cast(tuple, out)  # recs is non-empty (checked)
     return BayesNetQuilt(eps, float(sigma), r, Q, card, e, sig, tuple(recs), fam, total)
 
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -125,9 +126,9 @@ def quilt_scores(delta_of, i: int, T: int, epsilon: float):
     ``limit >= eps * noise``: the minimum, and which cell attains it first, are those of the full
     grid (the full grid has ``i (T - i + 1)`` cells, too many for long chains).
     """
-    limit = 64
+    limit: int | None = 64
     while True:
-        if limit >= T:
+        if limit is not None and limit >= T:
             limit = None
         A, B = _axes(i, T, limit)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -204,6 +205,7 @@ def mqm_approx_search(pi_min: float, eig_gap: float, epsilon: float, T: int) -> 
                 break
             status = "no right"
             i -= 1
+    cur = cast(int, cur)  # the loop visits a node
     a, b = best[cur]
     return QuiltResult("markov-quilt-approx", float(epsilon), T, float(cur_max), cur, a, b, noise,
                        tuple(visited), {"pi_min": float(pi_min), "eigengap": float(eig_gap)})
@@ -355,9 +357,11 @@ def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto",
         else:
             ini = authors_stationary(P) if initial is None else np.asarray(initial, dtype=float)
         c = node_probabilities(T, P, ini)
-        res = mqm_exact_search_binary(*exact_ratios_binary(P, T, c[:, 0], c[:, 1]), epsilon, T, deadline)
+        down, up1, up2 = exact_ratios_binary(P, T, c[:, 0], c[:, 1])
+        res = mqm_exact_search_binary(down, up1, up2, epsilon, T, deadline)
         res.parameters["initial"] = ini.tolist()
         return res
     if variant == "multi":
-        return mqm_exact_search_multi(*exact_ratios_multi(P, T), epsilon, T, deadline)
+        down, up1, up2 = exact_ratios_multi(P, T)
+        return mqm_exact_search_multi(down, up1, up2, epsilon, T, deadline)
     raise ConfigError("variant", variant, "must be 'auto', 'binary' or 'multi'")

@@ -136,7 +136,7 @@ class QuiltContext:
     def __init__(self, model: BayesNetModel):
         self.model = model
         self.jt = jt = model.junction_tree()
-        self.nbrs = [[] for _ in jt.cliques]
+        self.nbrs: list[list[int]] = [[] for _ in jt.cliques]
         for c, p in enumerate(jt.parent):
             if p >= 0:
                 self.nbrs[c].append(p)
@@ -144,7 +144,8 @@ class QuiltContext:
         self.adj = model.moral_graph()
         self.rec = frozenset(model.records)
         self.cache: dict = {}
-        tree_of, self.comp_records = {}, {}
+        tree_of: dict[int, int] = {}
+        self.comp_records: dict = {}
         for c in jt.preorder:
             tree_of[c] = c if jt.parent[c] < 0 else tree_of[jt.parent[c]]
         for c, C in enumerate(jt.cliques):

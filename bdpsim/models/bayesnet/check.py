@@ -43,7 +43,7 @@ def check_tolerance(tolerance) -> float:
 def _find_cycle(parents) -> list[int] | None:
     """A directed cycle of the graph ``parent -> child`` (``None`` if acyclic)."""
     n = len(parents)
-    children = [[] for _ in range(n)]
+    children: list[list[int]] = [[] for _ in range(n)]
     for j, pa in enumerate(parents):
         for p in pa:
             if 0 <= p < n:
@@ -154,6 +154,7 @@ def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOL
     check(isinstance(cpt, (list, tuple)) and len(cpt) == n, "model.cpt",
           f"{len(cpt)} tables" if isinstance(cpt, (list, tuple)) else cpt,
           f"must be a list of one table per node ({n})")
+    cards: list[int | None]
     if states is None:
         cards = [None] * n
     elif _is_int(states):
@@ -165,14 +166,16 @@ def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOL
         for j, s in enumerate(states):
             check(_is_int(s) and s >= 2, f"model.states[{node_label(j, names)}]", s, "must be an integer >= 2")
         cards = [int(s) for s in states]
-    tables, node_states, fixed = [], [], []
+    tables: list[np.ndarray] = []
+    node_states: list[int] = []
+    fixed: list[tuple[float, int]] = []
     for j in range(n):
         t, dev = check_table(j, cpt[j], tuple(node_states[p] for p in parents[j]), cards[j], names, tolerance)
         tables.append(t)
         node_states.append(t.shape[-1])
         if dev > NOTE_ABOVE:
             fixed.append((dev, j))
-    notes = ()
+    notes: tuple[str, ...] = ()
     if fixed:
         dev, j = max(fixed)
         notes = (f"{len(fixed)} conditional table(s) renormalised (rows summing to 1 within "

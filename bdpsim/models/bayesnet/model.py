@@ -21,7 +21,9 @@ set. Config reading (``build``), pgmpy and BIF import (``from_pgmpy``, ``from_bi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -65,14 +67,20 @@ class BayesNetModel(FactorModel):
 
     parents: tuple
     cpt: tuple
-    states: int | tuple | None = None
-    records: tuple | None = None
+    # the types after __post_init__ (the constructor's are below); states and records as FactorModel's
+    states: int = cast(int, None)  # None, an int or one count per node; then the most states of a record
+    records: tuple[int, ...] = cast("tuple[int, ...]", None)  # None: every node
     names: tuple | None = None
     table_tolerance: float = TABLE_TOLERANCE
     state_names: tuple | None = None
     kind: str = field(default="bayesnet", init=False)
     node_states: tuple = field(default=(), init=False, repr=False)
     notes: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    if TYPE_CHECKING:  # what the constructor accepts (checked and normalised in __post_init__)
+        def __init__(self, parents: Sequence, cpt: Sequence, states: int | Sequence[int] | None = None,
+                     records: Sequence[int | str] | None = None, names: Sequence[str] | None = None,
+                     table_tolerance: float = TABLE_TOLERANCE) -> None: ...
 
     def __post_init__(self) -> None:
         parents, cpt, node_states, notes = check_network(self.parents, self.cpt, self.states, self.names,

@@ -219,11 +219,12 @@ def exhaustive_search(model: FactorModel, increments, grid_score: GridScore, *, 
 # ---------------------------------------------------------------------------------- regions
 
 def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int], bool],
-                   limit: int = MAX_REGIONS):
+                   limit: float = MAX_REGIONS):
     """Every connected node set ``R ∋ start`` whose outer boundary ``∂R`` has records only, as
     ``(R, ∂R)`` — binary branching on the smallest frontier record (include / exclude for good),
     hidden frontier nodes always included; each region is produced once."""
-    stack = [(frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
+    stack: list[tuple[frozenset, frozenset, frozenset]] = [
+        (frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
     count = 0
     while stack:
         R, X, F = stack.pop()
