@@ -252,8 +252,13 @@ class Layers(_Generated):
     def lines(self) -> list[str]:
         from bdpsim.core.layers import LAYERS
 
+        def prose(part: str) -> str:  # _cell strips the spaces that separate a literal from the prose
+            if not part.strip():
+                return " " if part else ""
+            return (" " if part[0].isspace() else "") + _cell(part) + (" " if part[-1].isspace() else "")
+
         def where(text: str) -> str:  # backquoted paths become literals, the rest stays prose
-            return "".join(f"``{part}``" if i % 2 else _cell(part) for i, part in enumerate(text.split("`")))
+            return "".join(f"``{part}``" if i % 2 else prose(part) for i, part in enumerate(text.split("`")))
 
         rows = [[f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
                 for i, layer in enumerate(LAYERS)]
