@@ -16,6 +16,7 @@ from .adversary import Adversary, is_upward_closed, known_sizes
 from .pipeline.config import ExperimentConfig, load_config, parse_config
 from .core.errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
+from .models.engines import HasExhaustive, HasWindowSearch, SearchTooLarge
 from .pipeline.results import read_adversaries, read_summary
 from .studies.worstcase import GaussianWorstCase, MarkovWorstCase
 
@@ -193,16 +194,16 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     if adversary is not None:
         return ExactResult(adversary_bdpl(model, mechanism, adversary).value, adversary, 1)
     eng = engine_for(model, mechanism)
-    if isinstance(eng, str):
-        raise NotAvailable(eng)
     ks = known_sizes(sizes, model.n)
-    if eng.window is not None and is_upward_closed(ks, model.n):
+    if isinstance(eng, HasWindowSearch) and is_upward_closed(ks, model.n):
         search, advs, values = eng.window(ks[0], 1)
         return ExactResult(search.bdpl, advs[0].adversary(), int(values.size))
-    if eng.exhaustive is None:
+    if not isinstance(eng, HasExhaustive):
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
-    if eng.limit is not None and (why := eng.limit(ks)) is not None:
-        raise ConfigError("sizes", sizes, why)
+    try:
+        eng.check_exhaustive(ks)
+    except SearchTooLarge as err:
+        raise ConfigError("sizes", sizes, err.reason) from None
     res = eng.exhaustive(ks, None)
     j = res.best
     return ExactResult(float(res.value[j]), res.adversary(j), len(res))

@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .core.errors import check
+from .kernels.noise.protocols import LaplaceKernel
 
 
 class AdditiveQuery:
@@ -128,17 +129,29 @@ def additive_noisy(mechanism) -> tuple[AdditiveQuery, Any] | None:
     return None
 
 
+def laplace_noisy(mechanism) -> tuple[Any, Any] | None:
+    """``(query, noise law)`` when ``mechanism`` is ``query + noise`` (:class:`NoisyQuery`) with a
+    Laplace-kernel noise law (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`, its
+    ``scale`` the ``b`` of ``Lap(b)``): what the mixture estimator, the exact query-law sampling and
+    the Laplace bounds need (models read the law's capability, never mechanism or noise classes)."""
+    if isinstance(mechanism, NoisyQuery) and isinstance(mechanism.noise, LaplaceKernel):
+        return mechanism.query_function, mechanism.noise
+    return None
+
+
 @runtime_checkable
 class LaplaceQuery(Protocol):
-    """A mechanism ``query_function(D) + Lap(noise_scale)`` — what exact engines and the mixture
-    estimator need to know of a mechanism (models read this protocol, never mechanism classes)."""
+    """Deprecated (kept for one release): a mechanism with ``query_function`` and ``noise_scale``.
+    Ask :func:`laplace_noisy` (the noise law's capability) instead."""
 
     query_function: Any
     noise_scale: float
 
 
 def additive_laplace(mechanism) -> tuple[AdditiveQuery, float] | None:
-    """``(query, b)`` when ``mechanism`` is an additive query on discrete records plus ``Lap(b)``."""
-    if isinstance(mechanism, LaplaceQuery) and isinstance(mechanism.query_function, AdditiveQuery):
-        return mechanism.query_function, float(mechanism.noise_scale)
+    """``(query, b)`` when ``mechanism`` is an additive query on discrete records plus ``Lap(b)``
+    (:func:`laplace_noisy`)."""
+    qn = laplace_noisy(mechanism)
+    if qn is not None and isinstance(qn[0], AdditiveQuery):
+        return qn[0], float(qn[1].scale)
     return None

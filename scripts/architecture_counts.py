@@ -11,16 +11,21 @@ Usage::
 
 Definitions (AST, so comments and strings never count):
 
-* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` whose
+* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and ``testing/`` whose
   ``C`` (or a member of a tuple ``C``) is a class defined in a plug-in package (``models/``,
   ``mechanisms/``, ``estimators/``, ``calibration/``) that is not a ``typing.Protocol``, in a module
   other than the one defining ``C`` (a class checking its own values is validation, not a probe).
   ``isinstance_any`` counts every bdpsim class checked outside its own module, for reference.
-* *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/`` and
-  ``figures/`` (``getattr_literal``: those naming the attribute as a string literal, the
+* *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/``,
+  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming the attribute as a string literal, the
   capability probes proper; the others read a field whose name is data).
 * *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
   the importing one (relative or absolute).
+* *noise probe* (``noise_probes``, issue 36): outside ``kernels/noise/``, an ``isinstance(x, C)``
+  or a comparison ``x is C``, ``x is not C``, ``x == C`` whose ``C`` is a concrete noise law class
+  (a non-Protocol class defined in ``kernels/noise/``) or a Laplace-only mechanism type
+  (:data:`LAPLACE_ONLY`); what a caller needs of a law is asked of the law (a Protocol of
+  ``kernels/noise/protocols.py`` or an attribute the law declares).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ def _modules() -> dict[str, Path]:
 
 
 PLUGIN = ("models/", "mechanisms/", "estimators/", "calibration/")
+#: the Laplace mechanism family's own types (before issue 36 the models probed them)
+LAPLACE_ONLY = {"LaplaceMechanism", "LaplaceQuery", "LaplaceCount", "ClippedSum", "LaplaceSum", "LaplaceStateSum"}
 
 
 def _concrete_classes(mods: dict[str, Path]) -> dict[str, set[str]]:
@@ -67,17 +74,39 @@ def _rel(p: Path) -> str:
     return str(p.relative_to(PKG))
 
 
+def _name(e) -> str:
+    return e.id if isinstance(e, ast.Name) else e.attr if isinstance(e, ast.Attribute) else ""
+
+
+def _noise_probe(node, noise: set[str]) -> str:
+    """The noise class ``node`` probes (``isinstance`` or ``is``/``is not``/``==``), or ``""``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+            and len(node.args) == 2:
+        arg = node.args[1]
+        hit = [_name(e) for e in (arg.elts if isinstance(arg, ast.Tuple) else [arg]) if _name(e) in noise]
+        return ",".join(hit)
+    if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in node.ops):
+        hit = [_name(e) for e in (node.left, *node.comparators) if _name(e) in noise]
+        return ",".join(hit)
+    return ""
+
+
 def counts(listing: bool = False) -> dict[str, list[str]]:
     mods = _modules()
     concrete = _concrete_classes(mods)
     found: dict[str, list[str]] = {"isinstance": [], "isinstance_any": [], "getattr": [], "getattr_literal": [],
-                                   "private_imports": []}
+                                   "private_imports": [], "noise_probes": []}
+    noise = {c for c, files in concrete.items() if any(f.startswith("kernels/noise/") for f in files)} | LAPLACE_ONLY
     for mod, p in mods.items():
         rel = _rel(p)
         package = mod if p.name == "__init__.py" else mod.rsplit(".", 1)[0]
         for node in ast.walk(ast.parse(p.read_text())):
+            if not rel.startswith("kernels/noise/"):
+                probe = _noise_probe(node, noise)
+                if probe:
+                    found["noise_probes"].append(f"{rel}:{node.lineno} {probe}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith("models/"):
+                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith(("models/", "testing/")):
                     arg = node.args[1]
                     elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
                     names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
@@ -88,7 +117,7 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                         found["isinstance_any"].append(f"{rel}:{node.lineno} {','.join(other)}")
                     if plugin:
                         found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
-                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/")):
+                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/", "testing/")):
                     found["getattr"].append(f"{rel}:{node.lineno} {node.func.id}")
                     if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
                         found["getattr_literal"].append(f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})")
@@ -107,11 +136,12 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
     return found
 
 
-TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 5}  # issue 28
+TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 3, "noise_probes": 0}  # issues 28 and 36
 
 GENERATED = ROOT / "docs" / "generated" / "architecture_counts.md"
 #: the counts at main be71edc, before issue 28 (this script run on that tree)
-BEFORE = {"isinstance": 15, "isinstance_any": 17, "getattr": 40, "getattr_literal": 29, "private_imports": 14}
+BEFORE = {"isinstance": 15, "isinstance_any": 17, "getattr": 40, "getattr_literal": 29, "private_imports": 14,
+          "noise_probes": 17}  # noise_probes: at main 72aee1f, before issue 36 (this script run on that tree)
 
 
 def markdown() -> str:
@@ -120,6 +150,8 @@ def markdown() -> str:
              "| probe | before (main be71edc) | now | target |", "|---|---|---|---|"]
     for k, v in res.items():
         lines.append(f"| `{k}` | {BEFORE[k]} | {len(v)} | {'<= ' + str(TARGETS[k]) if k in TARGETS else ''} |")
+    lines.append("")
+    lines.append("`noise_probes`: before = main 72aee1f (issue 36), the first tree it was counted on.")
     return "\n".join(lines) + "\n"
 
 

@@ -5,10 +5,12 @@ Usage::
 
     python scripts/check_summary_identity.py [--base main] [--configs quickstart thesis_fig15_exact]
 
-For each config it runs ``bdpsim run`` with this checkout's code and with the code of ``--base``
-(``git archive`` of its ``bdpsim/`` into a temporary directory, first on ``PYTHONPATH``), and
-compares both ``summary.csv`` files cell by cell, every column but ``seconds``; where the repository
-commits ``results/<config>/summary.csv`` it is compared too. Exit status 1 on any difference
+For each config it runs ``bdpsim run`` with this checkout's code (first on ``PYTHONPATH``: the
+runs start in a temporary directory, where an installed bdpsim would answer otherwise) and with the
+code of ``--base`` (``git archive`` of its ``bdpsim/`` into a temporary directory, first on
+``PYTHONPATH``), and compares both ``summary.csv`` files (and ``adversaries.csv.gz``,
+decompressed) cell by cell, every column but ``seconds``; where the repository commits
+``results/<config>/summary.csv`` it is compared too. Exit status 1 on any difference
 (each printed), 0 when every table is identical.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import io
 import os
 import subprocess
@@ -29,7 +32,8 @@ IGNORED = {"seconds"}
 
 
 def _table(path: Path) -> tuple[list[str], list[list[str]]]:
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(text)))
     return rows[0], rows[1:]
 
 
@@ -52,8 +56,9 @@ def compare(a: Path, b: Path) -> list[str]:
 
 def run(config: str, out: Path, pythonpath: str | None) -> None:
     env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
+    # the run starts in a temporary directory: without this checkout first on the path, an
+    # installed bdpsim (another checkout) would answer for "this checkout's code"
+    env["PYTHONPATH"] = (pythonpath or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, "-m", "bdpsim.cli", "run", str(ROOT / "configs" / f"{config}.toml"),
            "--out", str(out), "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out.parent)
@@ -81,6 +86,14 @@ def main(argv: list[str] | None = None) -> int:
             new, old = tmp / f"{config}-new", tmp / f"{config}-base"
             run(config, new, None)
             run(config, old, base)
+            if (old / "adversaries.csv.gz").is_file() or (new / "adversaries.csv.gz").is_file():
+                diff = compare(new / "adversaries.csv.gz", old / "adversaries.csv.gz")
+                n = len(_table(old / "adversaries.csv.gz")[1])
+                print(f"{config}: adversaries.csv.gz vs {a.base}'s code ({n} rows): "
+                      f"{'identical' if not diff else 'DIFFERS'} (seconds aside)")
+                for line in diff[:20]:
+                    print("    " + line[:300])
+                bad += bool(diff)
             pairs = [(f"{a.base}'s code", old / "summary.csv")]
             committed = ROOT / "results" / config / "summary.csv"
             if committed.is_file():

@@ -14,6 +14,7 @@ from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.estimators import MixtureEstimator, adversary_bdpl, register_estimator
 from bdpsim.mechanisms import ClippedSum
 from bdpsim.models import MODEL_KINDS, GaussianModel, ModelKind, ModelSpec, register_model_kind
+from bdpsim.models.engines import HasExhaustive, HasWindowSearch
 from bdpsim.pipeline.results import csv_text, read_summary
 from bdpsim.pipeline.rows import summary_columns
 from bdpsim.core.schema import Key
@@ -166,7 +167,7 @@ def test_adding_a_key_keeps_existing_point_ids(iid_kind):
 def test_exact_engines_come_from_the_model_kinds():
     chain = parse_config(MARKOV).points[0]
     eng = chain.exact_engine
-    assert eng.window is not None and eng.exhaustive is not None and "forward recursion" in eng.method
+    assert isinstance(eng, HasWindowSearch) and isinstance(eng, HasExhaustive) and "forward recursion" in eng.method
     doc = {**MARKOV, "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}}
     assert len(parse_config(doc).points) == 1
     gauss = {"run": {"adversaries": "all", "estimator": "exact"},

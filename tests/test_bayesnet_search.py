@@ -9,7 +9,7 @@ import pytest
 
 from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.kernels.noise.laplace_mixture import mixture_sup
-from bdpsim.kernels.chains.window_scan import grid_sup
+from bdpsim.kernels.noise.laplace_mixture import grid_sup
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel, PedigreeModel
 from bdpsim.models.bayesnet.model import BayesNetModel

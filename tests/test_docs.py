@@ -113,12 +113,12 @@ def test_a_stale_reference_fails_the_build(tmp_path, stale):
 
 def test_short_references_resolve_to_the_one_object_they_name(tmp_path):
     page = PAGE.format(ref="window_search") + ("\nAnd :data:`MODEL_KINDS`, :data:`bdpsim.models.MODEL_KINDS`, "
-                                               ":func:`bdpsim.kernels.chains.window_scan._forward`.\n")
+                                               ":func:`bdpsim.kernels.noise.laplace_mixture._forward`.\n")
     code, warnings = _build(tmp_path, page)
     assert code == 0, warnings
     (tmp_path / "x").mkdir()
-    code, warnings = _build(tmp_path / "x", page.replace("window_scan._forward", "window_scan._backwards"))
-    assert code != 0 and "window_scan._backwards" in warnings
+    code, warnings = _build(tmp_path / "x", page.replace("laplace_mixture._forward", "laplace_mixture._backwards"))
+    assert code != 0 and "laplace_mixture._backwards" in warnings
 
 
 # ------------------------------------------------------------------------------- README

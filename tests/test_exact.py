@@ -150,3 +150,18 @@ def test_thesis_fig15_grid_exact_below_bounds():
                 if v > b.value + 1e-9:
                     bad.append((gamma, eps, b.name, v, b.value))
     assert not bad, f"EXACT BDPL ABOVE A BOUND: {bad}"
+
+
+def test_enumerated_adversaries_of_a_calibrated_count_match_the_laplace_count():
+    """Issue 36: enumerating every known set reads the mechanism's query and noise law, so a
+    calibrated count (no ``counted_states`` attribute of its own; it failed with an
+    AttributeError) gets the enumeration, and it equals the Laplace count of the same scale."""
+    import bdpsim
+
+    run = {"estimator": "exact", "adversaries": "all", "known_sizes": [1, 2]}  # not upward closed: enumerate
+    model = {"kind": "markov", "n": 4, "gamma": 3.0}
+    cal = bdpsim.run({"run": run, "model": model,
+                      "mechanism": {"kind": "calibrated", "method": "general", "epsilon": 1.0}}, as_frame=False)[0]
+    lap = bdpsim.run({"run": run, "model": model,
+                      "mechanism": {"kind": "count", "epsilon": 1.0 / cal["noise_scale"]}}, as_frame=False)[0]
+    assert cal["bdpl_max"] == pytest.approx(lap["bdpl_max"], rel=1e-12) and cal["bdpl_max"] > 0

@@ -78,6 +78,36 @@ def test_every_module_has_a_layer_and_imports_only_downwards():
     assert not back, "\n".join(sorted(back))
 
 
+#: the kind packages under bdpsim/models/ (every sub-package but the shared ``common``)
+KIND_PACKAGES = sorted(p.parent.name for p in (PKG / "models").glob("*/__init__.py") if p.parent.name != "common")
+#: the only imports of a sibling kind: a kind subclassing another's (``MRFKind(BayesNetKind)``)
+SUBCLASS_IMPORTS = {("bdpsim.models.mrf.kind", "bdpsim.models.bayesnet.kind")}
+
+
+def _kind_of_module(mod: str) -> str | None:
+    parts = mod.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "models" and parts[2] in KIND_PACKAGES else None
+
+
+def test_no_model_kind_imports_a_sibling_kind():
+    """A kind package imports what it shares with another from ``bdpsim/models/common`` (or the
+    kernels), never from the sibling, except to subclass its kind (:data:`SUBCLASS_IMPORTS`); the
+    shared model modules (base, engines, protocols, factor_model, noisy, common) import no kind."""
+    assert {"markov", "gaussian", "pedigree", "bayesnet", "mrf"} <= set(KIND_PACKAGES)
+    bad = []
+    for mod, deps in GRAPH.items():
+        if not mod.startswith("bdpsim.models.") or mod == "bdpsim.models":
+            continue
+        own = _kind_of_module(mod)
+        for dep in deps:
+            other = _kind_of_module(dep)
+            if other is not None and other != own and (mod, dep) not in SUBCLASS_IMPORTS:
+                bad.append(f"{mod} -> {dep}")
+    assert not bad, "sibling-kind imports (move what they share to bdpsim/models/common): " + ", ".join(sorted(bad))
+    for mod, dep in SUBCLASS_IMPORTS:  # the allowed ones are still needed (else drop them here)
+        assert dep in GRAPH[mod], f"{mod} no longer imports {dep}: remove it from SUBCLASS_IMPORTS"
+
+
 def test_no_import_cycle():
     """Tarjan's strongly connected components of the import graph (deferred imports included)."""
     index, low, stack, on, cycles = {}, {}, [], set(), []

@@ -84,7 +84,7 @@ def test_window_search_equals_every_adversary(name):
         best = max(best, eng.bdpl(adv).value)
         best_delta = max(best_delta, eng.profile(adv, 0.3))
     assert eng.window(0, 1)[0].bdpl == pytest.approx(best, rel=1e-9)
-    assert eng.window_profile(0, 0.3) == pytest.approx(best_delta, rel=1e-9, abs=1e-12)
+    assert eng.profile_window(0, 0.3, 1)[0].bdpl == pytest.approx(best_delta, rel=1e-9, abs=1e-12)
 
 
 def _pedigree_count_law(ped, known, counted):

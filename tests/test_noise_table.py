@@ -106,7 +106,7 @@ def test_window_search_equals_every_adversary():
         sup, delta = _brute(TABLE, *laws, 0.3)
         best, best_delta = max(best, sup), max(best_delta, delta)
     assert eng.window(0, 1)[0].bdpl == pytest.approx(best, rel=1e-10)
-    assert eng.window_profile(0, 0.3) == pytest.approx(best_delta, rel=1e-9, abs=1e-12)
+    assert eng.profile_window(0, 0.3, 1)[0].bdpl == pytest.approx(best_delta, rel=1e-9, abs=1e-12)
 
 
 def test_pedigree_table_equals_brute_force():

@@ -39,7 +39,8 @@ from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
-from ..models.pedigree.exact import exhaustive_limit
+from ..models.engines import SearchTooLarge
+from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from .budget import TooSlow, duration
 from .methods import Calibration
@@ -82,9 +83,10 @@ def graph_engine(model, values, *, min_known: int = 0) -> GraphEngine:
     check(isinstance(model, HasCountLaw) and not isinstance(model, MarkovChain), "model", type(model).__name__,
           "must be a pedigree, a Bayesian network or a Markov random field (Markov chains: calibrate markov)")
     pedigree_counted(v)  # a count of genotypes, checked up front
-    why = exhaustive_limit(model, range(model.n))
-    if why is not None:
-        raise ConfigError("model", f"{model.n} people", why)
+    try:
+        check_exhaustive(model, range(model.n))
+    except SearchTooLarge as err:
+        raise ConfigError("model", f"{model.n} people", err.reason) from None
     return GraphEngine(model, v, lambda noise: pedigree_bdpl(model, v, noise, min_known=min_known), math.nan,
                        sens, 1.0)
 

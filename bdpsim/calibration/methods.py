@@ -56,7 +56,8 @@ from ..kernels.chains.lattice import query_values
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import window_search
 from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import NOISE_LAWS, GaussianNoise, LaplaceNoise, noise_from_params
+from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
+from ..kernels.noise.protocols import LaplaceKernel
 from ..kernels.noise.optimal_lp import mean_abs
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
@@ -163,11 +164,17 @@ class CalibrationProblem:
 
     def noise_at(self, amount: float):
         """The noise law with ``amount`` of noise (see the class docstring)."""
-        d = self.sensitivity
-        if NOISE_LAWS[self.noise] is GaussianNoise:
-            return GaussianNoise(amount)
+        d, law = self.sensitivity, NOISE_LAWS[self.noise]
+        if law.noise_grows_with_parameter:  # the amount is the law's own parameter (a scale: sigma)
+            return noise_from_params(self.noise, **{law.parameter_name: amount})
         return noise_from_params(self.noise, epsilon=d / amount, sensitivity=d, scale=None,
                                  staircase_gamma=self.staircase_gamma, step=self.step)
+
+    @property
+    def laplace(self) -> bool:
+        """Whether the noise law is a Laplace kernel (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`):
+        the amount is its scale, and every method applies (the bounds calibrate a Laplace scale)."""
+        return isinstance(self.noise_at(1.0), LaplaceKernel)
 
     @property
     def step(self) -> float:
@@ -199,7 +206,7 @@ class CalibrationProblem:
         law without pure DP: the privacy profile ``delta(epsilon)``)."""
         scale = float(scale)
         if scale not in self.cache:
-            if NOISE_LAWS[self.noise] is LaplaceNoise:  # the Laplace scale itself (the default)
+            if self.laplace:  # the Laplace scale itself (the default)
                 res = window_search(self.model, self.values, scale, **self.search)
             elif self.profile:
                 res = window_search(self.model, self.values, self.noise_at(scale), profile=self.epsilon,
@@ -229,7 +236,7 @@ class CalibrationProblem:
 
     def _with(self, method: str, scale: float, value: float | None, reason: str,
               tau: float | None = None) -> Calibration:
-        if NOISE_LAWS[self.noise] is LaplaceNoise:
+        if self.laplace:
             return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason,
                                mean_abs=float(scale), tau=tau)
         law = self.noise_at(scale)
@@ -555,10 +562,10 @@ def calibrate(model: MarkovChainModel, epsilon: float, *,
     problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
                                  staircase_gamma=staircase_gamma, budget=budget, objective=objective,
                                  progress=progress)
-    if NOISE_LAWS[noise] is not LaplaceNoise and method == "optimal":  # issue 30
+    if not problem.laplace and method == "optimal":  # issue 30
         return problem.not_applicable(method, f"optimal chooses the noise law itself (an integer table): "
                                               f"noise = {noise!r} does not apply")
-    if NOISE_LAWS[noise] is not LaplaceNoise and method != EXACT_METHOD:
+    if not problem.laplace and method != EXACT_METHOD:
         return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
                                               "method = 'exact'")
     return CALIBRATION_METHODS[method].calibrate(problem)

@@ -75,7 +75,7 @@ from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
 from ..models.bayesnet import search as BS
-from ..models.markov.window import pair_score
+from ..kernels.noise.scores import pair_score
 from ..kernels.chains.lattice import lattice
 from ..queries import CountQuery
 

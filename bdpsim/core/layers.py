@@ -52,8 +52,10 @@ LAYERS: tuple[Layer, ...] = (
                      "adversary `temporal/adversary.py`); the `continual` mechanism kind builds on it"),
     ), "the paper's objects"),
     Layer("models", (
-        ("models", "`models/base.py` (`ModelKind`, the exact engines), `models/protocols.py` "
-                   "(capabilities), `models/factor_model.py`, one sub-package per kind: "
+        ("models", "`models/base.py` (`ModelKind`, `ModelSpec`), `models/engines.py` (the exact "
+                   "engine: a Protocol per capability), `models/protocols.py` (model capabilities), "
+                   "`models/factor_model.py`, `models/common/` (what kinds share: node vocabulary, "
+                   "Mendelian tables), one sub-package per kind: "
                    "`models/markov/`, `models/gaussian/`, `models/pedigree/`, `models/bayesnet/`, "
                    "`models/mrf/`"),
     ), "data models, their exact engines and adversary searches"),
@@ -82,7 +84,9 @@ LAYERS: tuple[Layer, ...] = (
     ), "figures"),
     Layer("interface", (
         ("cli", "`cli/` (parses arguments, calls library functions)"),
-    ), "the command line"),
+        ("testing", "`testing/`: the plug-in contract (`check_model_kind`, `check_noise_law`, ...) "
+                    "for plug-in authors and bdpsim's own tests"),
+    ), "the command line and the plug-in contract"),
 )
 
 

@@ -9,8 +9,7 @@
 from ..adversary import Estimate
 from ..kernels.noise.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
 from .base import ESTIMATORS, CostContext, Estimator, register_estimator
-from .exact import (ExactEstimator, adversary_bdpl, engine_for, exact_engine, exact_reference,
-                    unavailable_reason)
+from .exact import ExactEstimator, adversary_bdpl, engine_for, exact_engine, exact_reference
 from .kde import KDE_BACKENDS, KdeEstimator
 from .mixture import MixtureEstimator
 from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' estimators)
@@ -23,4 +22,4 @@ def make_estimator(settings) -> Estimator:
 
 __all__ = ["AuditEstimator", "ESTIMATORS", "KDE_BACKENDS", "CostContext", "Estimate", "Estimator", "ExactEstimator", "KdeEstimator",
            "MixtureEstimator", "MixtureSup", "adversary_bdpl", "engine_for", "exact_engine", "exact_reference",
-           "grid_mixture_sup", "make_estimator", "mixture_sup", "register_estimator", "unavailable_reason"]
+           "grid_mixture_sup", "make_estimator", "mixture_sup", "register_estimator"]

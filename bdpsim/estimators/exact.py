@@ -11,8 +11,10 @@ estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,7 +23,8 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
-from ..models import MODEL_KINDS, DataModel, ExactEngine
+from ..models import MODEL_KINDS, DataModel
+from ..models.engines import ExactEngine, HasProfile, HasProfileSearch
 from ..models.protocols import WindowRow
 from ..core.schema import Key
 from .base import CostContext, register_estimator
@@ -34,32 +37,77 @@ def _kind_of(model):
     return kind
 
 
-def exact_engine(model, mechanism) -> ExactEngine | str:
-    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
-    adversaries (``incomplete``) — or the reason there is none. A mechanism with an engine of its
-    own (``mechanism.exact(model)``, e.g. randomized response) answers first; otherwise the model
-    kind's engine for "query + noise" mechanisms."""
+#: how many recent (model, mechanism) pairs keep their engine (:func:`exact_engine`)
+RECENT_ENGINES = 8
+_recent: OrderedDict[tuple[int, int], tuple[Any, Any, ExactEngine | NotAvailable]] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _build_engine(model, mechanism) -> ExactEngine:
     if isinstance(mechanism, HasExactMechanism):
         return mechanism.exact(model)
+    return _kind_of(model).exact(model, mechanism)
+
+
+def known_engine(model, mechanism) -> ExactEngine | NotAvailable | None:
+    """The engine (or the refusal) :func:`exact_engine` already built for this very pair of objects,
+    else ``None`` (nothing is built)."""
+    with _recent_lock:
+        hit = _recent.get((id(model), id(mechanism)))
+    return hit[2] if hit is not None and hit[0] is model and hit[1] is mechanism else None
+
+
+def remember_engine(model, mechanism, engine: ExactEngine | NotAvailable) -> None:
+    """Keep ``engine`` as the answer of :func:`exact_engine` for this pair of objects (e.g. an engine
+    that arrived with a pickled point, whose model and mechanism it holds)."""
+    with _recent_lock:
+        _recent[(id(model), id(mechanism))] = (model, mechanism, engine)
+        _recent.move_to_end((id(model), id(mechanism)))
+        while len(_recent) > RECENT_ENGINES:
+            _recent.popitem(last=False)
+
+
+def exact_engine(model, mechanism) -> ExactEngine:
+    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
+    adversaries (``incomplete``); raises :class:`NotAvailable` with the reason when there is none.
+    A mechanism with an engine of its own (``mechanism.exact(model)``, e.g. randomized response)
+    answers first; otherwise the model kind's engine for "query + noise" mechanisms.
+
+    An engine is built once per pair of objects: the last :data:`RECENT_ENGINES` pairs keep theirs
+    (held by identity — models and mechanisms are immutable — with the refusals), so the adversaries
+    of a point share one engine."""
+    found = known_engine(model, mechanism)
+    if found is None:
+        try:
+            found = _build_engine(model, mechanism)
+        except NotAvailable as exc:
+            found = exc
+        remember_engine(model, mechanism, found)
+    if isinstance(found, NotAvailable):
+        raise NotAvailable(str(found))
+    return found
+
+
+def engine_for(model, mechanism) -> ExactEngine:
+    """The exact engine for *every* adversary of a (model, mechanism) pair (read by config
+    validation, the exact estimator, the driver and ``bdpsim validate``); raises
+    :class:`NotAvailable` with the reason when there is none, or when the engine covers only some
+    adversaries (its ``incomplete``). Its capabilities are protocols of :mod:`bdpsim.models.engines`
+    (``isinstance(engine, HasWindowSearch)``, ...)."""
     try:
-        return _kind_of(model).exact(model, mechanism)
+        found: ExactEngine | NotAvailable = exact_engine(model, mechanism)
     except NotAvailable as exc:
-        return str(exc)
+        found = exc
+    return complete_engine(found)
 
 
-def engine_for(model, mechanism) -> ExactEngine | str:
-    """The exact engine for *every* adversary of a (model, mechanism) pair, or the reason there is
-    none (read by config validation, the exact estimator, the driver and ``bdpsim validate``)."""
-    eng = exact_engine(model, mechanism)
-    if isinstance(eng, str):
-        return eng + "; use estimator = 'mixture' (query + Laplace) or 'kde'"
-    return eng if eng.incomplete is None else eng.incomplete
-
-
-def unavailable_reason(model, mechanism) -> str | None:
-    """Why no exact value exists for every adversary of this pair (``None`` when one does)."""
-    eng = engine_for(model, mechanism)
-    return eng if isinstance(eng, str) else None
+def complete_engine(found: ExactEngine | NotAvailable) -> ExactEngine:
+    """:func:`engine_for` from what :func:`exact_engine` answered (an engine or its refusal)."""
+    if isinstance(found, NotAvailable):
+        raise NotAvailable(f"{found}; use estimator = 'mixture' (query + Laplace) or 'kde'")
+    if found.incomplete is not None:
+        raise NotAvailable(found.incomplete)
+    return found
 
 
 def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
@@ -83,10 +131,7 @@ def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
     Estimate
         ``value`` is the adversary's exact BDPL.
     """
-    eng = exact_engine(model, mechanism)
-    if isinstance(eng, str):
-        raise NotAvailable(eng)
-    return eng.bdpl(adversary)
+    return exact_engine(model, mechanism).bdpl(adversary)
 
 
 def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False) -> Estimate:
@@ -95,13 +140,15 @@ def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False
     Raises :class:`~bdpsim.core.errors.NotAvailable` where no exact value exists.
     """
     eng = exact_engine(model, mechanism)
-    if isinstance(eng, str):
-        raise NotAvailable(eng)
-    if not signed:
-        return eng.bdpl(adversary)
-    if eng.one_sided is None:
-        raise NotAvailable(f"no one-sided exact value for {model.kind}+{mechanism.kind}")
-    return eng.one_sided(adversary)
+    return eng.one_sided(adversary) if signed else eng.bdpl(adversary)
+
+
+def _profile(eng: ExactEngine, adversary: Adversary, epsilon: float) -> float:
+    """The adversary's privacy profile ``delta(epsilon)`` (engines with
+    :class:`~bdpsim.models.engines.HasProfile`)."""
+    if not isinstance(eng, HasProfile):
+        raise NotAvailable(f"no privacy profile: exact engine {type(eng).__name__} ({eng.method})")
+    return eng.profile(adversary, epsilon)
 
 
 PROFILE_COLUMNS = register_columns(
@@ -158,7 +205,7 @@ class ExactEstimator:
         if self.epsilon_profile is None:
             return [(w, w.bdpl, w.argmax, {}) for w in advs]
         eng, eps = point.exact_engine, self.epsilon_profile
-        if np.size(values) and np.isposinf(np.max(values)) and eng.profile_window is not None:
+        if np.size(values) and np.isposinf(np.max(values)) and isinstance(eng, HasProfileSearch):
             keep = point.settings.adversary_rows
             _, top, _ = eng.profile_window(point.sizes[0], eps, None if keep == "all" else keep)
             out = []
@@ -166,7 +213,7 @@ class ExactEstimator:
                 pure = eng.bdpl(w.adversary())
                 out.append((w, pure.value, pure.argmax, {"bdp_delta": w.bdpl}))
             return out
-        return [(w, w.bdpl, w.argmax, {"bdp_delta": eng.profile(w.adversary(), eps)}) for w in advs]
+        return [(w, w.bdpl, w.argmax, {"bdp_delta": _profile(eng, w.adversary(), eps)}) for w in advs]
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":
@@ -174,13 +221,21 @@ class ExactEstimator:
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
-        return unavailable_reason(model, mechanism)
+        """``None`` when every adversary of the pair has an exact value, else why not (the
+        :class:`~bdpsim.estimators.base.Estimator` answer; :func:`engine_for`'s refusal)."""
+        try:
+            engine_for(model, mechanism)
+        except NotAvailable as exc:
+            return str(exc)
+        return None
 
     def check(self, model, mechanism) -> None:
         """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
-        eng = engine_for(model, mechanism)
-        if self.epsilon_profile is None and not isinstance(eng, str) and mechanism.epsilon is None \
-                and eng.profile is not None:
+        try:
+            eng = engine_for(model, mechanism)
+        except NotAvailable:
+            return
+        if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
             raise ConfigError("run.epsilon_profile", None, f"mechanism '{mechanism.kind}' has no pure DP: its exact BDPL "
                               "is infinite; set run.epsilon_profile = eps to report its privacy profile delta(eps) "
                               "(column bdp_delta)")
@@ -190,7 +245,7 @@ class ExactEstimator:
         if self.epsilon_profile is None:
             return est
         eng = exact_engine(model, mechanism)
-        return replace(est, extra={"bdp_delta": eng.profile(adversary, self.epsilon_profile)})
+        return replace(est, extra={"bdp_delta": _profile(eng, adversary, self.epsilon_profile)})
 
     def reference(self, model, mechanism, adversary) -> Estimate:
         return adversary_bdpl(model, mechanism, adversary)
@@ -214,13 +269,10 @@ class ExactEstimator:
         who = None  # the adversary attaining the profile (its adversaries.csv.gz columns)
         if ctx.exhaustive:
             eng = ctx.engine()
-            check(eng.window_profile is not None, "run.epsilon_profile", eps,
+            check(isinstance(eng, HasProfileSearch), "run.epsilon_profile", eps,
                   f"no privacy-profile search over every adversary for {ctx.pair}")
-            if eng.profile_window is not None:
-                res, top, _ = eng.profile_window(ctx.sizes[0], eps, 1)
-                delta, who = res.bdpl, top[0].table_row()
-            else:
-                delta = eng.window_profile(ctx.sizes[0], eps)
+            res, top, _ = eng.profile_window(ctx.sizes[0], eps, 1)
+            delta, who = res.bdpl, top[0].table_row()
         else:
             d = stats.get("bdp_delta", np.zeros(0))
             delta = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan

@@ -243,7 +243,7 @@ class MixtureEstimator:
         """The intervals (levels ``confidence``, or ``levels``) of the supremum from the empirical
         ``laws`` of ``conds`` (module docstring); ``(0, inf)`` for an unbounded query."""
         sup = [query_support(model, mech, c) for c in conds]
-        alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise_scale
+        alphas, b = [1.0 - v for v in (levels or (self.confidence,))], mech.noise.scale
         if any(s is None for s in sup):
             return [(0.0, math.inf)] * len(alphas)
         if all(kind == "lattice" for kind, _ in sup):
@@ -257,7 +257,7 @@ class MixtureEstimator:
         laws = [exact_query_law(model, mech, c) for c in conds]
         if any(law is None for law in laws):
             return None
-        s = mixture_sup(*laws[0], *laws[1], mech.noise_scale)
+        s = mixture_sup(*laws[0], *laws[1], mech.noise.scale)
         return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
                                                         "pct_ci_low": s.value, "pct_ci_high": s.value,
                                                         "max_ci_low": s.value, "max_ci_high": s.value,
@@ -274,7 +274,7 @@ class MixtureEstimator:
         laws = [self._query(model, mech, c, N, rng) for c in conds]
         try_exact = self.exact_law == "fallback"
         while True:
-            est = empirical_sup(*laws, mech.noise_scale)
+            est = empirical_sup(*laws, mech.noise.scale)
             se_ok = self.target_se <= 0 or est.se <= self.target_se
             if se_ok or N >= self.cap:  # the interval decides (and, for the summary, its own-level twin)
                 levels = (self.confidence, own_level(self.percentile, self.confidence), self.max_level) \

@@ -19,7 +19,7 @@ from ..core.errors import naming
 from ..kernels.chains.lattice import lattice
 from ..mechanisms.protocols import HasQueryFunction
 from ..models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
-from ..queries import AdditiveQuery, ClippedSumQuery, LaplaceQuery
+from ..queries import AdditiveQuery, ClippedSumQuery
 
 SAMPLING_MODES = ("auto", "data")
 
@@ -27,7 +27,7 @@ SAMPLING_MODES = ("auto", "data")
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
     model offers no exact law for this mechanism's query (its ``query_law``, :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
-    if isinstance(model, HasQueryLaw) and isinstance(mechanism, LaplaceQuery):  # optional capabilities
+    if isinstance(model, HasQueryLaw) and has_laplace_noise(mechanism):  # optional capabilities
         return model.query_law(mechanism.query_function, known)
     return None
 
@@ -98,7 +98,7 @@ def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.G
     """``size`` mechanism outputs ``M(X)`` with ``X ~ pi(. | known)`` (one output per tuple)."""
     if has_laplace_noise(mechanism):
         q = sample_query(model, mechanism, known, size, rng, mode, chunk)
-        return q + rng.laplace(0.0, mechanism.noise_scale, size=size)
+        return q + mechanism.noise.sample(size, rng)
     return np.concatenate([mechanism(d, rng) for d in _data_chunks(model, known, size, rng, chunk)])
 
 

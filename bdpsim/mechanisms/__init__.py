@@ -1,5 +1,8 @@
 """Mechanisms: a noiseless query plus noise, or any user function (thesis §3, paper Def. 5.6).
 
+Query + noise is one family (:class:`QueryNoiseMechanism`, :mod:`.noisy`) for every noise law;
+the Laplace mechanisms (:mod:`.laplace`) are its thin constructors with ``Lap(noise_scale)``.
+
 :data:`MECHANISM_KINDS` is the registry the config loader reads; a new mechanism kind is one
 module with a :class:`MechanismKind` and one :func:`register_mechanism_kind` call.
 """
@@ -14,7 +17,8 @@ from .kinds import state_codes
 from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
 from .histogram import HistogramMechanism
 from .laplace import ClippedSum, LaplaceCount, LaplaceMechanism, LaplaceStateSum, LaplaceSum, has_laplace_noise
+from .noisy import NoisyQueryMechanism, QueryNoiseMechanism
 
 __all__ = ["CONFIG_DIR", "MECHANISM_KINDS", "ClippedSum", "CustomMechanism", "HistogramMechanism", "LaplaceCount", "LaplaceMechanism",
-           "LaplaceStateSum", "LaplaceSum", "Mechanism", "MechanismKind", "RandomizedResponse", "randomized_response_bdpl", "has_laplace_noise", "import_function",
+           "LaplaceStateSum", "LaplaceSum", "Mechanism", "MechanismKind", "NoisyQueryMechanism", "QueryNoiseMechanism", "RandomizedResponse", "randomized_response_bdpl", "has_laplace_noise", "import_function",
            "register_mechanism_kind", "state_codes"]

@@ -34,7 +34,7 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..core.errors import NotAvailable, check
 from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
-from ..models.base import ExactEngine
+from ..models.engines import check_all_targets
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import WindowAdversary
 from ..core.schema import Key
@@ -153,31 +153,53 @@ class HistogramMechanism:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> ExactEngine | str:
-        """Its own exact engine on a Markov chain (module docstring)."""
+    def exact(self, model) -> "HistogramEngine":
+        """Its own exact engine on a Markov chain (module docstring); raises
+        :class:`~bdpsim.core.errors.NotAvailable` on other models or beyond
+        :data:`~bdpsim.kernels.chains.histogram_sup.LIMIT`."""
         if not isinstance(model, MarkovChain):
-            return "the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'"
-        n, s, b = model.n, model.states, self.noise_scale
+            raise NotAvailable("the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'")
+        n, s = model.n, model.states
         if (n + 3) ** s > LIMIT:
-            return (f"histogram of {s} states on n = {n}: the exact supremum needs (n + 3)^s vertices "
-                    f"(limit {LIMIT:.0e}); use estimator = 'audit'")
-
-        def two_sided(adv: Adversary) -> Estimate:
-            r = histogram_adversary(model, b, adv)
-            return Estimate(r.value, 0, math.nan)
-
-        def one_sided(adv: Adversary) -> Estimate:
-            return Estimate(histogram_adversary(model, b, adv).forward, 0, math.nan)
-
-        def window(min_known: int, top):
-            r = chain_histogram_bdpl(model.transition, model.initial, n, [b], min_known=min_known)[0]
-            return None, [_window_adversary(model, r)], np.array([r.value])
-
+            raise NotAvailable(f"histogram of {s} states on n = {n}: the exact supremum needs (n + 3)^s vertices "
+                               f"(limit {LIMIT:.0e}); use estimator = 'audit'")
         small = n <= EXHAUSTIVE_MAX_N.get(s, 0)  # else 'all' is refused up front (no search)
-        return ExactEngine(bdpl=two_sided, one_sided=one_sided, window=window if small else None,
-                           method="clamped forward recursion over (position, state, count vector), exact sup of "
-                                  "two product-Laplace mixtures at the grid vertices; every adversary by the "
-                                  "window reduction (chain_histogram_bdpl)")
+        return (HistogramWindowEngine if small else HistogramEngine)(model, self.noise_scale)
+
+
+class HistogramEngine:
+    """The exact engine of the Laplace histogram on a Markov chain: per adversary the clamped
+    forward recursion over (position, state, count vector) and the exact sup of two product-Laplace
+    mixtures at the grid vertices (:func:`histogram_adversary`)."""
+
+    method = ("clamped forward recursion over (position, state, count vector), exact sup of "
+              "two product-Laplace mixtures at the grid vertices; every adversary by the "
+              "window reduction (chain_histogram_bdpl)")
+    incomplete: str | None = None
+
+    def __init__(self, model, scale: float) -> None:
+        self.model, self.scale = model, scale
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return Estimate(histogram_adversary(self.model, self.scale, adversary).value, 0, math.nan)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return Estimate(histogram_adversary(self.model, self.scale, adversary).forward, 0, math.nan)
+
+
+class HistogramWindowEngine(HistogramEngine):
+    """:class:`HistogramEngine` on a chain short enough for the window reduction over every
+    adversary (:func:`chain_histogram_bdpl`; capability
+    :class:`~bdpsim.models.engines.HasWindowSearch`)."""
+
+    def check_window(self, min_known: int) -> None:
+        return None  # only built where n <= EXHAUSTIVE_MAX_N
+
+    def window(self, min_known: int, top: int | None, targets=None):
+        check_all_targets(targets)
+        m = self.model
+        r = chain_histogram_bdpl(m.transition, m.initial, m.n, [self.scale], min_known=min_known)[0]
+        return None, [_window_adversary(m, r)], np.array([r.value])
 
 
 class HistogramKind(MechanismKind):

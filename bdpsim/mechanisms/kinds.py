@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
 from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import NOISE_LAWS, LaplaceNoise, noise_from_params
-from ..kernels.noise.table import TableNoise, table_from_params
+from ..kernels.noise.checks import NoiseParams
+from ..kernels.noise.laws import NOISE_LAWS, key_owner, noise_from_params, noise_keys
+from ..kernels.noise.protocols import LaplaceKernel
+from ..kernels.noise.table import TableNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
@@ -18,22 +22,46 @@ from .noisy import NoisyQueryMechanism
 
 
 EPSILON = Key("float", doc="the DP parameter of the mechanism", rule="> 0")
-#: the noise law of a query mechanism (keys added after bdpsim 0.1: hashed only when set)
-NOISE_KEYS = {"noise": Key("str", "laplace", hashed=False, doc="the additive noise law",
-                          rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)"),
-              "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0"),
-              "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)",
-                                     rule="in [0, 1]")}
-TABLE_KEYS = ("noise_table", "noise_pmf", "noise_offset", "noise_tail_ratio")  # noise = "table" (issue 30)
-NOISE_KEYS.update({
-    "noise_table": Key("str", hashed=False, doc="table noise: a JSON file {offset, pmf, tail_ratio}",
-                       rule="a readable JSON file; exclusive with noise_pmf"),
-    "noise_pmf": Key("vector", sweep=False, hashed=False, doc="table noise: masses at offset, offset + 1, ...",
-                     rule="non-negative numbers; with the tails they sum to 1"),
-    "noise_offset": Key("int", hashed=False, doc="table noise: the integer where noise_pmf starts",
-                        rule="an integer (default 0)"),
-    "noise_tail_ratio": Key("float", hashed=False, doc="table noise: geometric ratio of both tails (default 0)",
-                            rule="in [0, 1)")})
+
+
+class _NoiseKeys(Mapping):
+    """The noise laws' config keys, read from the registry at each use
+    (:func:`bdpsim.kernels.noise.laws.noise_keys`): ``noise`` and every registered law's ``keys``
+    (added after bdpsim 0.1: hashed only when set). A law registered later (a user's, a test's)
+    adds its keys here and to every query kind."""
+
+    def __getitem__(self, key: str) -> Key:
+        return noise_keys()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(noise_keys())
+
+    def __len__(self) -> int:
+        return len(noise_keys())
+
+
+#: the noise law of a query mechanism and its keys (a live view of the registry)
+NOISE_KEYS: Mapping[str, Key] = _NoiseKeys()
+TABLE_KEYS = tuple(TableNoise.keys)  # noise = "table" (issue 30)
+
+
+class _WithNoiseKeys(Mapping):
+    """A query kind's own keys followed by the noise laws' keys (:data:`NOISE_KEYS`, live)."""
+
+    def __init__(self, own: Mapping[str, Key]) -> None:
+        self.own = dict(own)
+
+    def _all(self) -> dict[str, Key]:
+        return {**self.own, **NOISE_KEYS}
+
+    def __getitem__(self, key: str) -> Key:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 #: the ``[mechanism]`` key of each noise kernel parameter whose name differs (the others are
@@ -44,42 +72,41 @@ NOISE_FIELDS = {"name": "mechanism.noise", "table": "mechanism.noise_table", "pm
                 "values": "mechanism.state_values"}
 
 
-def _noisy(params: dict, query, kind: str, step: float | None):
-    """``query + noise`` for a noise law other than Laplace (``step``: the query's lattice step, or
-    ``None`` for a continuous query, which geometric noise cannot serve)."""
-    name = params["noise"]
-    law = NOISE_LAWS.get(name)
-    if law is not None and law.discrete:  # a lattice law (geometric, table) serves lattice-valued queries only
-        check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
-    table = None
-    if law is TableNoise:  # a user's pmf, read from its own keys
-        pmf = params.get("noise_pmf")
-        check((params.get("noise_table") is None) != (pmf is None), "mechanism.noise_pmf", pmf,
-              "table noise needs exactly one of mechanism.noise_table (a JSON file) and mechanism.noise_pmf")
-        with naming("mechanism", NOISE_FIELDS):
-            table = table_from_params(*(params.get(k) for k in TABLE_KEYS), config_dir=CONFIG_DIR.get())
-    else:
-        for k in TABLE_KEYS:
-            check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of table noise "
-                  "(set mechanism.noise = \"table\")")
-    with naming("mechanism", NOISE_FIELDS):
-        noise = noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
-                                  sigma=params.get("sigma"), staircase_gamma=params.get("staircase_gamma"),
-                                  step=step or 1.0, table=table)
-    return NoisyQueryMechanism(query, noise, kind)
-
-
-def _laplace(params: dict) -> bool:
-    """Whether the mechanism adds Laplace noise (the classes of :mod:`.laplace`); an unknown noise
-    law is a one-line error."""
+def noise_law(params: dict):
+    """The registered noise law ``params["noise"]`` names (a one-line error for an unknown one, or
+    for a key of another law given with it)."""
     law = NOISE_LAWS.get(params["noise"])
     check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
-    if law is not LaplaceNoise:
+    for k in NOISE_KEYS:
+        if k != "noise" and k not in law.keys and params.get(k) is not None:
+            owner = key_owner(k)
+            check(False, f"mechanism.{k}", params[k], f"is a parameter of {owner} noise "
+                  f"(set mechanism.noise = \"{owner}\")")
+    return law
+
+
+def query_noise(params: dict, query, kind: str, step: float | None):
+    """The noise law of ``query + noise`` from the ``[mechanism]`` values (``step``: the query's
+    lattice step, or ``None`` for a continuous query, which a lattice law cannot serve)."""
+    name, law = params["noise"], noise_law(params)
+    if law.discrete:  # a lattice law (geometric, table) serves lattice-valued queries only
+        check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
+    options = {k: params.get(k) for k in NOISE_KEYS if k != "noise"}
+    fields = NOISE_FIELDS if params.get("scale") is None else {**NOISE_FIELDS, "scale": "mechanism.noise_scale"}
+    with naming("mechanism", fields):
+        return noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
+                                 scale=params.get("scale"), step=step or 1.0, config_dir=CONFIG_DIR.get(),
+                                 **options)
+
+
+def takes_scale(law) -> bool:
+    """Whether the noise law, given only a ``scale``, is the Laplace kernel of that scale
+    (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`: the law an unclipped sum's
+    ``noise_scale`` sets)."""
+    try:
+        return isinstance(law.from_params(NoiseParams(scale=1.0)), LaplaceKernel)
+    except ValueError:
         return False
-    for k in ("sigma", "staircase_gamma") + TABLE_KEYS:
-        check(params.get(k) is None, f"mechanism.{k}", params.get(k), "is a parameter of another noise law "
-              "than laplace (set mechanism.noise)")
-    return True
 
 
 def _discrete_states(spec) -> int | None:
@@ -99,14 +126,14 @@ class CountKind(MechanismKind):
     name = "count"
     example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
     doc = "count of records in counted_states + Lap(1/epsilon)"
-    keys = {"epsilon": EPSILON, "counted_states": Key("state_vector", [1], doc="the states the query counts", rule="distinct states of the model"), **NOISE_KEYS}
+    keys = _WithNoiseKeys({"epsilon": EPSILON, "counted_states": Key("state_vector", [1], doc="the states the query counts", rule="distinct states of the model")})
     domain = "discrete"
 
     def build(self, params: dict, spec):
-        if not _laplace(params):
-            mech = _noisy(params, CountQuery(state_codes(params["counted_states"])), self.name, 1.0)
-        else:
-            mech = LaplaceCount(required(params, "epsilon"), state_codes(params["counted_states"]))
+        query = CountQuery(state_codes(params["counted_states"]))
+        noise = query_noise(params, query, self.name, 1.0)
+        mech = LaplaceCount(params["epsilon"], query.counted_states) if isinstance(noise, LaplaceKernel) \
+            else NoisyQueryMechanism(query, noise, self.name)
         if (s := _discrete_states(spec)) is not None:
             mech.query_function.check_states(s)
         return mech
@@ -116,16 +143,17 @@ class ClippedSumKind(MechanismKind):
     name = "clipped_sum"
     example = {"model": {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism": {"epsilon": 1.0}}
     doc = "sum of records clipped to clip + Lap((high - low)/epsilon)"
-    keys = {"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0], doc="the clip range [low, high] of each record", rule="two numbers, low < high"), **NOISE_KEYS}
+    keys = _WithNoiseKeys({"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0], doc="the clip range [low, high] of each record", rule="two numbers, low < high")})
     domain = "real"
 
     def hints(self, params: dict) -> dict:
         return {"value_range": ClippedSumQuery(tuple(params["clip"])).clip}  # validated here, first
 
     def build(self, params: dict, spec):
-        if not _laplace(params):
-            return _noisy(params, ClippedSumQuery(tuple(params["clip"])), self.name, None)
-        return ClippedSum(required(params, "epsilon"), tuple(params["clip"]))
+        query = ClippedSumQuery(tuple(params["clip"]))
+        noise = query_noise(params, query, self.name, None)
+        return ClippedSum(params["epsilon"], query.clip) if isinstance(noise, LaplaceKernel) \
+            else NoisyQueryMechanism(query, noise, self.name)
 
 
 class SumKind(MechanismKind):
@@ -133,12 +161,12 @@ class SumKind(MechanismKind):
     example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0, "state_values": [0.0, 2.5]}}
     doc = ("Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
            "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)")
-    keys = {"noise_scale": Key("float", doc="the noise scale (absent: from epsilon)", rule="> 0"),
+    keys = _WithNoiseKeys({"noise_scale": Key("float", doc="the noise scale (absent: from epsilon)", rule="> 0"),
             "target_values": Key("vector", [0.0, 10.0], doc="the range real-valued targets x, x' take",
                                  rule="two numbers, low < high"),
             "state_values": Key("vector", hashed=False, doc="on a chain: each state's value (the query sums them)",
                                 rule="one finite number per state"),
-            "epsilon": EPSILON, **NOISE_KEYS}
+            "epsilon": EPSILON})
     domain = "any"
 
     def hints(self, params: dict) -> dict:
@@ -150,18 +178,23 @@ class SumKind(MechanismKind):
         if states is not None:
             check(values is not None, "mechanism.state_values", None,
                   f"a sum on a {spec.kind} model needs state_values (one query value per state)")
-            if not _laplace(params):
-                query = StateSumQuery(tuple(values))
-                query.check_states(states)
+            query = StateSumQuery(tuple(values))
+            query.check_states(states)
+            law = noise_law(params)
+            if params["noise_scale"] is not None or takes_scale(law):
+                check((params["epsilon"] is None) != (params["noise_scale"] is None), "mechanism.epsilon",
+                      params["epsilon"], "a state sum takes exactly one of epsilon (eps-DP) or noise_scale")
+            step = None
+            if law.discrete:  # a lattice law lives on the query's lattice
                 with naming("mechanism", NOISE_FIELDS):
                     step = lattice(query.per_state(states))[1]
-                return _noisy(params, query, self.name, step)
-            mech = LaplaceStateSum(tuple(values), params["epsilon"], params["noise_scale"])
-            mech.query_function.check_states(states)
-            return mech
+            noise = query_noise({**params, "scale": params["noise_scale"]}, query, self.name, step)
+            if isinstance(noise, LaplaceKernel):
+                return LaplaceStateSum(query.state_values, params["epsilon"], params["noise_scale"])
+            return NoisyQueryMechanism(query, noise, self.name)
         check(values is None, "mechanism.state_values", values,
               "is for discrete models (Markov chains, pedigrees)")
-        check(_laplace(params), "mechanism.noise", params["noise"],
+        check(takes_scale(noise_law(params)), "mechanism.noise", params["noise"],
               "an unclipped sum takes laplace noise (noise_scale) only")
         check(params["epsilon"] is None, "mechanism.epsilon", params["epsilon"],
               "an unclipped sum is not eps-DP: give noise_scale (or state_values for a discrete model)")

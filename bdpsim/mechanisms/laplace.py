@@ -1,56 +1,47 @@
-"""Laplace mechanisms: a query (:mod:`bdpsim.queries`) plus ``Lap(b)`` noise (thesis §3, paper
-Def. 5.6, Lemma 5.7).
+"""Laplace mechanisms: thin constructors of the query + noise family
+(:class:`~bdpsim.mechanisms.noisy.QueryNoiseMechanism`) whose noise is ``Lap(noise_scale)``
+(thesis §3, paper Def. 5.6, Lemma 5.7).
 
-Each mechanism knows its ``query``, ``sensitivity`` and Laplace ``noise_scale`` ``b``;
-``query(data)`` maps a batch ``(N, n)`` of data tuples to ``(N,)`` noiseless answers,
-``__call__(data, rng)`` adds ``Lap(b)``. The mixture and exact estimators apply to every
-mechanism here (:func:`has_laplace_noise`).
+Each keeps its public name, its config fields and its ``summary.csv`` cells (``noise_scale``, and
+``clip_low``/``clip_high`` or ``x``/``x_prime``); ``query(data)`` maps a batch ``(N, n)`` of data
+tuples to ``(N,)`` noiseless answers, ``__call__(data, rng)`` adds ``noise.sample``. The mixture
+estimator and the Laplace exact engines apply to every mechanism whose noise law is a Laplace
+kernel (:func:`has_laplace_noise`), whatever its class.
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from ..core.errors import check
 from ..kernels.noise.laws import LaplaceNoise
-from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
+from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery, laplace_noisy
 from .base import NO_COLUMNS, positive
+from .noisy import QueryNoiseMechanism
 
 
-class LaplaceMechanism:
-    """``query(data) + Lap(noise_scale)``, one output per data tuple."""
+class LaplaceMechanism(QueryNoiseMechanism):
+    """``query(data) + Lap(noise_scale)``: the query + noise mechanism with Laplace noise, its scale
+    given by the subclass (``noise_scale``)."""
 
-    epsilon: float | None = None
-
-    def query(self, data: np.ndarray) -> np.ndarray:
-        """The noiseless answers ``f(D)``, shape ``(N,)``."""
-        return self.query_function(data)
+    epsilon: float | None = None  # a subclass field (the given eps), or None: not claimed eps-DP
+    noise_scale: float
 
     @property
     def noise(self) -> LaplaceNoise:
         """The noise law ``Lap(noise_scale)`` (:mod:`bdpsim.kernels.noise.laws`)."""
         return LaplaceNoise(self.noise_scale)
 
-    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        q = self.query(data)
-        return q + rng.laplace(0.0, self.noise_scale, size=q.shape)
-
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
-
     def columns(self) -> dict:
         return {**NO_COLUMNS, "noise_scale": self.noise_scale}
 
-    def adversary_targets(self, targets: str) -> tuple[str, tuple[float, float] | None]:
-        return targets, None
-
 
 def has_laplace_noise(mech: object) -> bool:
-    """True when the mechanism is ``query + Lap(noise_scale)`` (mixture/exact estimators apply)."""
-    return isinstance(mech, LaplaceMechanism)
+    """True when the mechanism is ``query + noise`` with a Laplace-kernel noise law
+    (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`): the mixture estimator and the
+    Laplace exact engines apply."""
+    return laplace_noisy(mech) is not None
 
 
 @dataclass(frozen=True)

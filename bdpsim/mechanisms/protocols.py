@@ -12,8 +12,9 @@ from typing import Protocol, runtime_checkable
 
 @runtime_checkable
 class HasExactMechanism(Protocol):
-    """The mechanism's own exact engine on a model (``ExactEngine``) or the reason it has none
-    (e.g. randomized response, the histogram); it answers before the model kind's engine."""
+    """The mechanism's own exact engine on a model (an :class:`~bdpsim.models.engines.ExactEngine`
+    with its capabilities; raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when it has
+    none), e.g. randomized response, the histogram; it answers before the model kind's engine."""
 
     def exact(self, model): ...
 

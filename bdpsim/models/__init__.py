@@ -13,8 +13,8 @@ from .bayesnet import kind as _bayesnet_kind  # noqa: F401
 from . import mrf as _mrf  # noqa: F401
 from ..kernels.chains.transition import gamma_of, omega_of, symmetric_chain, transition_matrix
 from .bayesnet.model import BayesNetModel
-from .base import (MODEL_KINDS, DataModel, DiscreteModel, ExactEngine, ExhaustiveResult, ModelKind, ModelSpec,
-                   SampleCost, register_model_kind)
+from .base import MODEL_KINDS, DataModel, DiscreteModel, ModelKind, ModelSpec, SampleCost, register_model_kind
+from .engines import ExactEngine, ExhaustiveResult
 from .gaussian.model import GaussianClass, GaussianModel, limited_covariance
 from .markov.model import MarkovChainModel
 from .pedigree.model import PedigreeModel

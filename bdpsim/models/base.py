@@ -16,18 +16,19 @@ when it registers: a kind missing a method fails at import of its module, not mi
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..adversary import Adversary, draw_known_set
 from ..core.columns import Column, OwnedColumn, owned_problem, register_columns
-from ..core.errors import ConfigError, check, naming
+from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
 from ..core.registry import Registry
+from .engines import ExactEngine, ExhaustiveResult  # noqa: F401  (ExhaustiveResult: its former home)
 from .protocols import HasRecordNames, HasRecordStates, HasStates
 from ..core.schema import Key
 
@@ -121,119 +122,15 @@ class ModelSpec:
         return self.fixed if self.fixed is not None else self.family.draw(rng)
 
     def probe(self):
-        """A representative model, for checks made before anything runs."""
-        return self.fixed if self.fixed is not None else self.family.draw(np.random.default_rng(0))
-
-
-# ---------------------------------------------------------------------------------- exact engines
-
-@dataclass(frozen=True)
-class ExactEngine:
-    """How a model kind computes the exact BDPL of one mechanism on it.
-
-    Parameters
-    ----------
-    bdpl : callable
-        ``(adversary) -> Estimate``: exact two-sided ``BDPL_(K,i)(x, x')``.
-    method : str
-        How (for the docs and ``bdpsim validate``).
-    one_sided : callable, optional
-        ``(adversary) -> Estimate``: exact one-sided ``sup_s ln p(s | x_K, x)/p(s | x_K, x')``
-        (what the thesis' signed estimator estimates); ``None``: not available.
-    exhaustive : callable, optional
-        ``(sizes, targets) -> ExhaustiveResult``: every adversary with ``|K|`` in ``sizes``.
-    limit : callable, optional
-        ``(sizes) -> None | reason``: refuses an exhaustive search too large to finish.
-    limit_field : str
-        The config field a refusal of ``limit`` names.
-    window : callable, optional
-        ``(min_known, top) -> (search, window adversaries, cell values)``: the supremum over every
-        adversary with ``|K| >= min_known`` by the window reduction (paper data at full scale).
-    profile : callable, optional
-        ``(adversary, eps) -> delta``: the adversary's privacy profile
-        ``max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)`` (hockey-stick divergence).
-    window_profile : callable, optional
-        ``(min_known, eps) -> delta``: its supremum over every adversary (window reduction).
-    window_limit : callable, optional
-        ``(min_known) -> None | reason``: refuses a window search too large to finish (checked
-        up front with the config, field ``run.adversaries``).
-    window_estimate : callable, optional
-        ``(min_known) -> str``: the up-front estimate of the window search (``bdpsim validate``).
-    window_parts : callable, optional
-        ``() -> list of target lists``: the window search runs as one task per part (progress
-        per part), calling ``window(min_known, top, targets=part)``; each part's value is the
-        worst over its targets.
-    profile_window : callable, optional
-        ``(min_known, eps, top) -> (search, adversaries, cell values)``: that search as ``window``
-        gives it (the ``top`` adversaries with the largest ``delta(eps)`` first; ``search.bdpl`` is
-        the supremum): who attains the profile.
-    incomplete : str, optional
-        Set when only *some* adversaries have an exact value (``bdpl`` raises
-        :class:`~bdpsim.core.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
-        whole. Such an engine serves exact references, not ``estimator = "exact"``.
-    """
-
-    bdpl: Callable
-    method: str
-    one_sided: Callable | None = None
-    exhaustive: Callable | None = None
-    limit: Callable | None = None
-    limit_field: str = "run.adversaries"
-    window: Callable | None = None
-    profile: Callable | None = None
-    window_profile: Callable | None = None
-    profile_window: Callable | None = None
-    incomplete: str | None = None
-    window_limit: Callable | None = None
-    window_estimate: Callable | None = None
-    window_parts: Callable | None = None
-
-
-@dataclass(frozen=True)
-class ExhaustiveResult:
-    """All adversaries of an exhaustive search, column-wise (one entry per adversary).
-
-    ``pattern[j, t]`` describes record ``t`` for adversary ``j``: ``-2`` the target, ``-1``
-    unknown, ``>= 0`` known (the known value for discrete data; for Gaussian data the known values
-    are the prior means ``values``, since the BDPL does not depend on them).
-    """
-
-    i: np.ndarray
-    pattern: np.ndarray
-    x: np.ndarray
-    x_prime: np.ndarray
-    value: np.ndarray
-    argmax: np.ndarray
-    values: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return int(self.value.size)
-
-    @property
-    def best(self) -> int:
-        return int(np.argmax(self.value))
-
-    def known(self, j: int) -> tuple[int, ...]:
-        return tuple(int(t) for t in np.flatnonzero(self.pattern[j] >= 0))
-
-    def x_known(self, j: int) -> tuple:
-        k = np.flatnonzero(self.pattern[j] >= 0)
-        if self.values is None:
-            return tuple(int(v) for v in self.pattern[j, k])
-        return tuple(float(self.values[t]) for t in k)
-
-    def adversary(self, j: int) -> Adversary:
-        return Adversary(int(self.i[j]), self.known(j), self.x_known(j),
-                         self.x[j].item(), self.x_prime[j].item())
-
-    @staticmethod
-    def concat(parts: Sequence["ExhaustiveResult"], n: int = 0) -> "ExhaustiveResult":
-        if not parts:  # no adversary with two positive-probability target values
-            e = np.zeros(0)
-            return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
-                                cat("argmax"), parts[0].values if parts else None)
+        """A representative model, for checks made before anything runs (for a family: its draw
+        from seed 0, made once — the same object at every call, so its exact engine is built once)."""
+        if self.fixed is not None:
+            return self.fixed
+        drawn = self.__dict__.get("_probe")
+        if drawn is None:
+            drawn = self.family.draw(np.random.default_rng(0))
+            object.__setattr__(self, "_probe", drawn)
+        return drawn
 
 
 # ---------------------------------------------------------------------------------- model kinds
@@ -338,9 +235,18 @@ class ModelKind(abc.ABC):
         why = self.windows(spec) if spec is not None else None
         raise ConfigError("run.adversary_family", "windows", why or "not offered")
 
-    def exact(self, model, mechanism) -> ExactEngine | str:
-        """The exact engine for ``mechanism`` on ``model``, or the reason there is none."""
-        return f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
+    def exact(self, model, mechanism) -> ExactEngine:
+        """The exact engine for ``mechanism`` on ``model`` (:mod:`bdpsim.models.engines`: an
+        :class:`~bdpsim.models.engines.ExactEngine` and the capabilities it has); raises
+        :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none (default:
+        :meth:`no_engine`)."""
+        self.no_engine(mechanism)
+
+    def no_engine(self, mechanism, engines: str = "") -> NoReturn:
+        """Raise :class:`~bdpsim.core.errors.NotAvailable`: no exact BDPL for this kind with
+        ``mechanism`` (``engines``: the pairs the kind does have, in parentheses)."""
+        raise NotAvailable(f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
+                           + (f" ({engines})" if engines else ""))
 
     def accepts(self, mechanism_kind) -> str | None:
         """``None`` if this model takes a mechanism of ``mechanism_kind`` (by its ``domain``:
@@ -422,7 +328,7 @@ class ModelKindContract(Protocol):
 
     def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, **kw) -> Adversary: ...
 
-    def exact(self, model, mechanism) -> ExactEngine | str: ...
+    def exact(self, model, mechanism) -> ExactEngine: ...
 
     def accepts(self, mechanism_kind) -> str | None: ...
 

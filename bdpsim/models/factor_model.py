@@ -30,7 +30,7 @@ from ..core.errors import ConfigError, check, naming
 from ..kernels.graphical.elimination import Factor, clamp, eliminate, plan
 from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law
-from .bayesnet.check import brief
+from .common.nodes import brief
 
 MAX_OPERATIONS = 1e10
 MAX_CLIQUE_CELLS = 5e7   # junction tree: largest clique table (states product)

@@ -106,14 +106,19 @@ __all__ += ["HasRecordNames", "HasRecordStates"]
 @runtime_checkable
 class WindowRow(Protocol):
     """One adversary an all-adversary search reports (the items of
-    :attr:`~bdpsim.models.base.ExactEngine.window`): target ``i``, its value ``bdpl`` and
+    :meth:`~bdpsim.models.engines.HasWindowSearch.window`): target ``i``, its value ``bdpl`` and
     ``argmax``, its ``adversaries.csv.gz`` columns (``table_row()``: exactly ``i, known, x_known,
     x, x_prime``, compact where the search is) and the adversary itself (``adversary()``). Node
     names of a model with named records are the driver's (:class:`HasRecordNames`), not the row's."""
 
-    i: int
-    bdpl: float
-    argmax: float
+    @property
+    def i(self) -> int: ...
+
+    @property
+    def bdpl(self) -> float: ...
+
+    @property
+    def argmax(self) -> float: ...
 
     def table_row(self) -> dict: ...
 

@@ -17,9 +17,9 @@ import itertools
 import json
 import math
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -28,11 +28,13 @@ from .. import calibration as _calibration  # noqa: F401  (registers the calibra
 from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from .cost import Limits, model_setup
-from ..core.errors import ConfigError, check, naming
+from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..estimators import ESTIMATORS, engine_for
+from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..estimators.base import FinishContext
 from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from ..models import MODEL_KINDS, ModelSpec
+from ..models.engines import ExactEngine, HasExhaustive, HasWindowSearch, SearchTooLarge
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from .settings import RunSettings, run_keys
 
@@ -62,6 +64,10 @@ class ExperimentPoint:
     mechanism: Mechanism
     params: dict
     id: str
+    #: 32-bit key of the point's adversary population (:func:`population_key_of`, computed once when
+    #: the point is made): a hash of its model and mechanism tables, ``known_sizes``, ``targets`` and
+    #: (when not the default) ``adversary_family`` — nothing about how the adversaries are estimated
+    population_key: int = field(init=False, repr=False, compare=False)
 
     @property
     def seed(self) -> int:
@@ -111,19 +117,6 @@ class ExperimentPoint:
                                               spec=self.model)
         return model, adv
 
-    @property
-    def population_key(self) -> int:
-        """32-bit key of the point's adversary population: a hash of its model and mechanism tables,
-        ``known_sizes``, ``targets`` and (when not the default) ``adversary_family`` — nothing about
-        how the adversaries are estimated."""
-        st = self.settings
-        pop = {"model": self.params["model"], "mechanism": self.params["mechanism"],
-               "known_sizes": st.known_size_text(), "targets": st.targets}
-        if st.adversary_family != "random":
-            pop["adversary_family"] = st.adversary_family
-        text = json.dumps(pop, sort_keys=True, separators=(",", ":"), default=str)
-        return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
-
     def adversary_streams(self, j: int) -> list[np.random.Generator]:
         """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
         from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
@@ -151,10 +144,58 @@ class ExperimentPoint:
         """How ``adversaries = "all"`` is searched (:func:`exhaustive_method`)."""
         return exhaustive_method(self.settings, self.model, self.mechanism)
 
+    def _engine(self) -> ExactEngine | NotAvailable:
+        """What :func:`~bdpsim.estimators.exact.exact_engine` answers for this point's (probe)
+        model and mechanism — an engine, possibly for some adversaries only, or the refusal —
+        built once and kept by the point."""
+        found = self.__dict__.get("_exact_engine")
+        if found is None:
+            try:
+                found = exact_engine(self.model.probe(), self.mechanism)
+            except NotAvailable as exc:
+                found = exc
+            object.__setattr__(self, "_exact_engine", found)
+        return found
+
     @property
-    def exact_engine(self):
-        """The exact engine for every adversary of this point, or the reason there is none."""
-        return engine_for(self.model.probe(), self.mechanism)
+    def exact_engine(self) -> ExactEngine:
+        """The exact engine for every adversary of this point (:func:`~bdpsim.estimators.engine_for`;
+        raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none). Built once
+        per point: the point keeps it, and a point loaded from a pickle (a task) hands it back to
+        :func:`~bdpsim.estimators.exact.exact_engine`, so its adversaries share it."""
+        return complete_engine(self._engine())
+
+    def with_shared_state(self) -> "ExperimentPoint":
+        """This point, with what every task of it shares built before it is pickled for them: its
+        exact engine when its adversaries need exact values (``estimator = "exact"`` or
+        ``exact_reference``) of one fixed model."""
+        if self.model.fixed is not None and (self.settings.exact_reference or ESTIMATORS[self.settings.estimator].exact):
+            self._engine()
+        return self
+
+    def __post_init__(self) -> None:
+        st = self.settings
+        pop = {"model": self.params["model"], "mechanism": self.params["mechanism"],
+               "known_sizes": st.known_size_text(), "targets": st.targets}
+        if st.adversary_family != "random":
+            pop["adversary_family"] = st.adversary_family
+        object.__setattr__(self, "population_key", population_key_of(pop))
+        found = known_engine(self.model.probe(), self.mechanism)  # built by the config checks, if any
+        if found is not None:
+            object.__setattr__(self, "_exact_engine", found)
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        found = state.get("_exact_engine")
+        if found is not None and self.model.fixed is not None:
+            remember_engine(self.model.fixed, self.mechanism, found)
+
+
+def population_key_of(population: dict) -> int:
+    """32-bit key of an adversary population (:attr:`ExperimentPoint.population_key`): the first
+    8 hex digits of the SHA-256 of its canonical JSON."""
+    text = json.dumps(population, sort_keys=True, separators=(",", ":"), default=str)
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
 
 
 @dataclass(frozen=True)
@@ -200,30 +241,38 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
         check(spec.fixed is not None, "run.adversaries", "all",
               "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
               "cov_draw = 'equicorrelated')")
-        if exhaustive_method(settings, spec, mech) == "window":
-            eng = engine_for(probe, mech)
-            why = eng.window_limit(resolve_known_sizes(settings.known_sizes, n)[0]) if eng.window_limit else None
-            check(why is None, "run.adversaries", "all", why or "")
-            return
-        eng = engine_for(probe, mech)
-        check(eng.exhaustive is not None, "run.adversaries", "all",
-              f"no enumeration of every adversary for {spec.kind}+{mech.kind}")
-        why = eng.limit(resolve_known_sizes(settings.known_sizes, n)) if eng.limit else None
-        field = eng.limit_field
-        check(why is None, field, n if field == "model.n" else "all", why or "")
+        eng = _engine_for_all(probe, mech)
+        sizes = resolve_known_sizes(settings.known_sizes, n)
+        try:
+            if exhaustive_method(settings, spec, mech) == "window":
+                cast(HasWindowSearch, eng).check_window(sizes[0])
+                return
+            check(isinstance(eng, HasExhaustive), "run.adversaries", "all",
+                  f"no enumeration of every adversary for {spec.kind}+{mech.kind}")
+            cast(HasExhaustive, eng).check_exhaustive(sizes)
+        except SearchTooLarge as err:
+            raise ConfigError(err.field, n if err.field == "model.n" else "all", err.reason) from None
+
+
+def _engine_for_all(probe, mech) -> ExactEngine:
+    """The engine for every adversary (:func:`~bdpsim.estimators.engine_for`), its refusal a
+    :class:`~bdpsim.core.errors.ConfigError` of ``run.adversaries = "all"``."""
+    try:
+        return engine_for(probe, mech)
+    except NotAvailable as exc:
+        raise ConfigError("run.adversaries", "all", str(exc)) from None
 
 
 def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
     """``"window"`` (window reduction, paper-scale chains) or ``"enumerate"`` (every known set):
     ``run.exhaustive_method = "auto"`` takes the window search where the engine has one and the
     known-set sizes are upward closed (``{k..n-1}``: the reduction's condition)."""
-    eng = engine_for(spec.probe(), mech)
-    check(not isinstance(eng, str), "run.adversaries", "all", eng if isinstance(eng, str) else "")
+    window = isinstance(_engine_for_all(spec.probe(), mech), HasWindowSearch)
     sizes = resolve_known_sizes(settings.known_sizes, spec.n)
-    can = eng.window is not None and is_upward_closed(sizes, spec.n)
+    can = window and is_upward_closed(sizes, spec.n)
     want = settings.exhaustive_method
     if want == "window":
-        check(eng.window is not None, "run.exhaustive_method", want, f"no window search for {spec.kind}+{mech.kind}")
+        check(window, "run.exhaustive_method", want, f"no window search for {spec.kind}+{mech.kind}")
         check(can, "run.exhaustive_method", want,
               "the window reduction needs known_sizes = 'all', 'thesis' or {k..n-1} (upward closed)")
     return "window" if can and want != "enumerate" else "enumerate"

@@ -36,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -52,6 +53,7 @@ from ..core.errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
 from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
 from ..models.base import adversary_names, record_names
+from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
 from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from .summarize import check_bounds, summarize
 from ..estimators.kde import KDE_MIXTURE_CHECK
@@ -165,7 +167,7 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
     exact engine (:func:`bdpsim.estimators.exact.engine_for`)."""
     t0 = time.perf_counter()
-    res = point.exact_engine.exhaustive(point.sizes, list(targets))
+    res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
     sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
@@ -184,10 +186,11 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     t0 = time.perf_counter()
     keep = point.settings.adversary_rows
     top = None if keep == "all" else keep
+    eng = cast(HasWindowSearch, point.exact_engine)
     if targets is None:
-        _, advs, values = point.exact_engine.window(point.sizes[0], top)
-    else:  # one part of a search split by target (ExactEngine.window_parts)
-        _, advs, values = point.exact_engine.window(point.sizes[0], top, targets=list(targets))
+        _, advs, values = eng.window(point.sizes[0], top)
+    else:  # one part of a search split by target (HasWindowPlan.window_parts)
+        _, advs, values = eng.window(point.sizes[0], top, targets=list(targets))
     est = point.estimator()  # the exact estimator shapes them (privacy profile)
     found = est.window_rows(point, advs, values) if isinstance(est, HasWindowRows) else [(w, w.bdpl, w.argmax, {}) for w in advs]
     model = point.model.fixed
@@ -218,9 +221,9 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
     """Split a point into tasks; the split never changes the numbers."""
     if point.settings.exhaustive:
         if point.exhaustive_method == "window":
-            parts = point.exact_engine.window_parts
-            if parts is not None:  # one task per part: the progress bar counts them
-                return [(run_window, (point, part)) for part in parts()]
+            eng = point.exact_engine
+            if isinstance(eng, HasWindowPlan):  # one task per part: the progress bar counts them
+                return [(run_window, (point, part)) for part in eng.window_parts()]
             return [(run_window, (point,))]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
     A = point.settings.adversaries
@@ -416,7 +419,7 @@ def _execute(run: _Run, log, progress: bool, heartbeat: float) -> None:
     beat = Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
                                                f"{state['points']}/{len(todo)} configurations")
     try:
-        blobs = {p.id: cloudpickle.dumps(p) for p in todo}  # each point pickled once, loaded in the task
+        blobs = {p.id: cloudpickle.dumps(p.with_shared_state()) for p in todo}  # pickled once, loaded in the task
         calls = (delayed(run_task)(fn, blobs[p.id], *args[1:]) for p, fn, args in tasks)
         for res in (par(calls) if tasks else ()):
             collected[res.point_id].append(res)

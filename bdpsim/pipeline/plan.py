@@ -10,6 +10,8 @@ import math
 from typing import Any
 
 from .config import ExperimentConfig
+from ..core.errors import NotAvailable
+from ..models.engines import ExactEngine, HasWindowPlan
 from ..mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
@@ -89,10 +91,13 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
                     cells.append(f"{key}=#{next((j for j, w in enumerate(sw[k], 1) if w == v), '?')}")
                 else:
                     cells.append(f"{key}={_fmt(v)}")
-        eng = p.exact_engine
-        cells.append("exact=" + ("yes" if not isinstance(eng, str) else "no"))
+        try:
+            eng: ExactEngine | None = p.exact_engine
+        except NotAvailable:
+            eng = None
+        cells.append("exact=" + ("yes" if eng is not None else "no"))
         lines.append(f"  {p.id}  " + " ".join(cells))
-        if st.exhaustive and not isinstance(eng, str) and eng.window_estimate is not None \
+        if st.exhaustive and isinstance(eng, HasWindowPlan) \
                 and p.exhaustive_method == "window":  # the engine's own up-front estimate
             lines.append(f"    {eng.window_estimate(p.sizes[0])}")
     if n_pts > limit:

@@ -24,6 +24,7 @@ import copy
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -34,8 +35,9 @@ from ..pipeline.driver import run_chunk, run_experiment
 from ..estimators import AuditEstimator, KdeEstimator
 from ..mechanisms import randomized_response_bdpl
 from ..mechanisms.randomized_response.core import debiased_count
-from ..queries import CountQuery, LaplaceQuery, NoisyQuery
+from ..queries import CountQuery, NoisyQuery
 from ..mechanisms.protocols import HasFlip
+from ..models.engines import HasWindowSearch
 
 #: the coverage cases: a binary symmetric chain (thesis Fig. 14, gamma = 4), n = 6, every known size
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
@@ -83,10 +85,7 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
         known = adversary.condition(target)
         if isinstance(mechanism, HasFlip):  # randomized response
             return _rr_probability(model, mechanism, known, event.lo, event.hi)
-        if isinstance(mechanism, LaplaceQuery):
-            from ..kernels.noise.laws import LaplaceNoise
-            noise = LaplaceNoise(mechanism.noise_scale)
-        elif isinstance(mechanism, NoisyQuery):
+        if isinstance(mechanism, NoisyQuery):  # query + noise (Laplace or any other law)
             noise = mechanism.noise
         else:
             raise TypeError(f"no exact event probability for mechanism {mechanism.kind!r}")
@@ -113,7 +112,7 @@ def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
     mech, chain = point.mechanism, point.model.fixed
     if isinstance(mech, HasFlip):  # randomized response
         return float(randomized_response_bdpl(chain, mech.flip).bdpl)
-    return float(np.max(point.exact_engine.window(0, 1)[2]))
+    return float(np.max(cast(HasWindowSearch, point.exact_engine).window(0, 1)[2]))
 
 
 def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: int = 8, alpha: float = 0.05,

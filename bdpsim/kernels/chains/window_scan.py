@@ -18,7 +18,7 @@ The supremum over outputs of ``|ln p(y | x) / p(y | x')|`` for ``Y = S + Lap(b)`
 at a lattice point inside the union of the two supports (between atoms the ratio of two Laplace
 mixtures is monotone and beyond the extreme atoms constant, see
 :mod:`bdpsim.kernels.noise.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
-two first-order linear recursions (:func:`_forward`, :func:`_backward`), exact up to rounding.
+two first-order linear recursions (:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`), exact up to rounding.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import itertools
 
 import numpy as np
 
-from ..noise.laplace_mixture import mixture_sup
+from ..noise.laplace_mixture import grid_sup
 
 # cells are indexed [left kind, L, right kind, R]; kind 0 = known boundary value, 1 = chain end
 KNOWN, END = 0, 1
@@ -166,70 +166,6 @@ def _advance(A: np.ndarray, cur: int, g: np.ndarray, P: np.ndarray) -> np.ndarra
         for y2 in np.flatnonzero(P[y]):
             out[..., y2, g[y]:g[y] + cur] += P[y, y2] * src
     return out
-
-
-_TINY = 1e-300  # below this a density may be subnormal: such rows use the log-space path
-
-
-def _forward(W: np.ndarray, q: float) -> np.ndarray:
-    """``Lf(k) = W(k) + q Lf(k - 1)`` along axis 1 (the recursion of ``lfilter([1], [1, -q])``,
-    operation for operation)."""
-    Wt = np.ascontiguousarray(W.T, dtype=float)
-    out = np.empty_like(Wt)
-    acc = out[0] = Wt[0]
-    for k in range(1, Wt.shape[0]):
-        acc = out[k] = Wt[k] + q * acc
-    return out.T
-
-
-def _backward(W: np.ndarray, q: float) -> np.ndarray:
-    """``Rb(k) = q W(k + 1) + q Rb(k + 1)``, ``Rb(J - 1) = 0`` (``lfilter([0, q], [1, -q])`` on the
-    reversed rows, operation for operation)."""
-    Wt = np.ascontiguousarray(W.T[::-1], dtype=float)
-    out = np.empty_like(Wt)
-    out[0] = 0.0
-    acc = out[0]
-    for k in range(1, Wt.shape[0]):
-        acc = out[k] = q * Wt[k - 1] + q * acc
-    return out[::-1].T
-
-
-def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``sup_y ln p1(y)/p2(y)`` (signed, largest in magnitude) for Laplace mixtures with
-    atoms on ``0..J-1``, non-negative weights ``W1, W2`` (shape ``(B, J)``, rows normalised here)
-    and scale ``b``.
-
-    ``p(k) ∝ Lf(k) + Rb(k)`` with ``Lf(k) = sum_{j<=k} w_j q^{k-j}``, ``Rb(k) = sum_{j>k} w_j
-    q^{j-k}``, ``q = e^{-1/b}``. Between atoms the ratio is monotone and beyond the extreme atoms
-    constant (equal to the tail limits), so lattice points where both densities are normal floats
-    suffice; a row where a density at one of its atoms is below ``1e-300`` falls back to the
-    log-space :func:`~bdpsim.kernels.noise.laplace_mixture.mixture_sup`.
-    Returns the signed log-ratio of largest magnitude per row and its atom.
-    """
-    B, J = W1.shape
-    q = float(np.exp(-1.0 / b))
-    den = [_forward(W, q) + _backward(W, q) for W in (W1, W2)]
-    shift = np.log(W1.sum(axis=1) / W2.sum(axis=1))  # normalisation, applied after the argmax
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d = np.log(den[0] / den[1])
-    bad = np.zeros(B, dtype=bool)
-    dmax = dmin = d
-    if min(den[0].min(), den[1].min()) < _TINY:
-        small = (den[0] < _TINY) | (den[1] < _TINY)
-        bad = np.any(small & ((W1 > 0) | (W2 > 0)), axis=1)
-        dmax, dmin = np.where(small, -np.inf, d), np.where(small, np.inf, d)
-    jf, jb = np.argmax(dmax, axis=1), np.argmin(dmin, axis=1)
-    r = np.arange(B)
-    fwd, bwd = d[r, jf] - shift, d[r, jb] - shift
-    val = np.where(fwd >= -bwd, fwd, bwd)
-    atom = np.where(fwd >= -bwd, jf, jb).astype(float)
-    k = np.arange(J)
-    for i in np.flatnonzero(bad):
-        m = mixture_sup(k, W1[i], k, W2[i], b)
-        val[i] = m.value if m.forward >= m.backward else -m.value
-        nz = np.flatnonzero((W1[i] > 0) | (W2[i] > 0))
-        atom[i] = float(np.clip(m.argmax, nz[0], nz[-1]))
-    return val, atom
 
 
 def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -126,24 +127,44 @@ class AtomKernelLaw:
 @dataclass(frozen=True)
 class NoiseParams:
     """Config-style parameters of a noise law: each law's ``from_params`` reads the ones it takes
-    (:func:`bdpsim.kernels.noise.laws.noise_from_params`); errors name the parameter."""
+    (:func:`bdpsim.kernels.noise.laws.noise_from_params`); errors name the parameter.
+
+    ``epsilon``, ``scale``, ``sensitivity`` and ``step`` are common to every law (the query's
+    sensitivity and lattice step; an amount of noise in DP terms or as a scale); ``options`` holds
+    the law's own keys, by the names the law declares in its ``keys`` (``sigma``,
+    ``staircase_gamma``, ``noise_pmf``, ...; the set of names is the union of the registered laws'
+    keys); ``config_dir`` resolves a relative file name a law reads (``noise_table``).
+    """
 
     epsilon: float | None = None
     sensitivity: float = 1.0
     scale: float | None = None
-    sigma: float | None = None
-    staircase_gamma: float | None = None
     step: float = 1.0
-    table: Any = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    config_dir: str | None = None
+
+    def option(self, key: str) -> Any:
+        """The value of the law's own key ``key`` (``None`` when not given)."""
+        return self.options.get(key)
+
+    @property
+    def sigma(self) -> Any:
+        return self.option("sigma")
+
+    @property
+    def staircase_gamma(self) -> Any:
+        return self.option("staircase_gamma")
+
+    @property
+    def table(self) -> Any:
+        return self.option("table")
 
     def only(self, law: str, takes: tuple[str, ...]) -> float:
-        """The checked ``sensitivity``, after refusing any amount given that ``law`` does not take
-        (of ``epsilon``, ``scale``, ``sigma``, ``staircase_gamma``)."""
+        """The checked ``sensitivity``, after refusing any amount or option given that ``law`` does
+        not take (of ``epsilon``, ``scale`` and the options)."""
         sens = positive("sensitivity", self.sensitivity)
-        given = {"epsilon": self.epsilon, "scale": self.scale, "sigma": self.sigma,
-                 "staircase_gamma": self.staircase_gamma}
+        given = {"epsilon": self.epsilon, "scale": self.scale, **self.options}
         for key, value in given.items():
             if key not in takes:
                 require(value is None, key, value, f"is not a parameter of {law} noise")
         return sens
-

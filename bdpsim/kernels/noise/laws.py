@@ -10,7 +10,7 @@ noise kernel over the SAME atoms ``c_j = j * delta`` (``j = 0..J-1``; rows ``W1,
 * :meth:`NoiseLaw.grid_sup` — per row, the signed log-ratio of largest magnitude among
   ``sup_y ln p1/p2`` (positive) and ``sup_y ln p2/p1`` (negative) and where it is attained (an
   atom index as float, or ``±inf`` for a tail), the contract of
-  :func:`bdpsim.kernels.chains.window_scan.grid_sup`;
+  :func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`;
 * :meth:`NoiseLaw.grid_delta` — per row, the hockey-stick divergence
   ``delta(eps) = ∫ max(0, p1(y) - e^eps p2(y)) dy`` (a sum for discrete noise), the privacy profile
   of the mechanism;
@@ -49,12 +49,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 import numpy as np
 
 from ..argcheck import ParameterError, require
 from ...core.registry import Registry
+from ...core.schema import Key
 from . import exp_kernels as ek
 from . import gaussian_certified as gc
 from .laplace_mixture import MixtureSup, mixture_sup
@@ -111,8 +113,17 @@ class NoiseLaw(Protocol):
 
     def hockey_stick(self, atoms1, w1, atoms2, w2, epsilon: float) -> float: ...
 
+    #: the config keys the law takes besides ``noise``, ``epsilon`` and the mechanism's own keys
+    #: (``sigma``, ``staircase_gamma``, ...): ``[mechanism]`` keys of every query kind; its
+    #: :meth:`from_params` reads them from ``NoiseParams.options``
+    keys: ClassVar[Mapping[str, Key]]
+
     @classmethod
     def from_params(cls, params: NoiseParams) -> "NoiseLaw": ...
+
+    def mean_abs(self) -> float:
+        """``E|Z|``, in closed form (the utility of a noise: the LP objective and the calibration
+        tables). A method, not a property: ``isinstance(x, NoiseLaw)`` evaluates properties."""
 
 
 # ----------------------------------------------------------------------------- Laplace
@@ -121,7 +132,7 @@ class NoiseLaw(Protocol):
 class LaplaceNoise:
     """``Lap(b)``: density ``e^{-|y|/b} / 2b``; ``query + Lap(b)`` is ``(Delta/b)``-DP.
 
-    Exact functions: :meth:`grid_sup` delegates to :func:`bdpsim.kernels.chains.window_scan.grid_sup`
+    Exact functions: :meth:`grid_sup` delegates to :func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`
     (atoms in lattice units, ``b / delta``); :meth:`grid_delta` integrates the positive part of
     ``p1 - e^eps p2`` in closed form per gap (:func:`bdpsim.kernels.noise.exp_kernels.laplace_delta`). Calibration
     parameter: ``scale`` (more noise as it grows; BDPL and ``delta`` non-increasing, see the module docstring).
@@ -134,14 +145,20 @@ class LaplaceNoise:
     noise_grows_with_parameter: bool = field(default=True, init=False)
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = True
+    keys: ClassVar[Mapping[str, Key]] = {}  # its amount is epsilon or the mechanism's noise_scale
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", positive("scale", self.scale))
+
+    def mean_abs(self) -> float:
+        """``E|Z| = b``."""
+        return float(self.scale)
 
     @classmethod
     def from_params(cls, params: NoiseParams) -> "LaplaceNoise":
         """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
         sens = params.only("laplace", ("epsilon", "scale"))
+        require(params.scale is not None or params.epsilon is not None, "epsilon", None, "is required")
         require((params.scale is None) != (params.epsilon is None), "scale", params.scale,
                 "give exactly one of scale and epsilon for laplace noise")
         if params.scale is not None:
@@ -171,7 +188,7 @@ class LaplaceNoise:
         return d / self.scale
 
     def grid_sup(self, W1, W2, delta: float):
-        from ..chains.window_scan import grid_sup
+        from .laplace_mixture import grid_sup
 
         A, B = rows(W1, W2)
         return grid_sup(A, B, self.scale / positive("delta", delta))
@@ -212,9 +229,15 @@ class GaussianNoise:
     noise_grows_with_parameter: bool = field(default=True, init=False)
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
+    keys: ClassVar[Mapping[str, Key]] = {
+        "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0")}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", positive("sigma", self.sigma))
+
+    def mean_abs(self) -> float:
+        """``E|Z| = sigma sqrt(2/pi)``."""
+        return float(self.sigma) * math.sqrt(2.0 / math.pi)
 
     @classmethod
     def from_params(cls, params: NoiseParams) -> "GaussianNoise":
@@ -280,29 +303,65 @@ def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tu
     return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
 
 
-NOISE_LAWS: dict[str, type] = {"laplace": LaplaceNoise, "geometric": GeometricNoise,
-                               "staircase": StaircaseNoise, "gaussian": GaussianNoise}
-NOISE_LAWS["table"] = TableNoise  # a user pmf with geometric tails (issue 30): see table_from_params
-NOISE_LAWS = Registry("noise law", NoiseLaw, entries=NOISE_LAWS)  # each law checked against NoiseLaw
+NOISE_LAWS: Registry = Registry("noise law", NoiseLaw, entries={
+    "laplace": LaplaceNoise, "geometric": GeometricNoise, "staircase": StaircaseNoise, "gaussian": GaussianNoise,
+    "table": TableNoise})  # each law checked against NoiseLaw; table: a user pmf with geometric tails (issue 30)
 
 
-def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, sigma=None,
-                      staircase_gamma=None, step=1.0, table=None) -> NoiseLaw:
+def register_noise_law(law: type) -> type:
+    """Add the noise law ``law`` (a class satisfying :class:`NoiseLaw`) to :data:`NOISE_LAWS` under
+    its ``name``, after checking it is complete; returns it (usable as a class decorator). Its
+    ``keys`` become ``[mechanism]`` keys of every query kind (``count``, ``clipped_sum``,
+    ``sum``), and ``noise = "<name>"`` selects it."""
+    return NOISE_LAWS.register(law)
+
+
+#: the ``noise`` key itself (the law's name); each law's own keys follow it in :func:`noise_keys`
+NOISE_KEY = Key("str", "laplace", hashed=False, doc="the additive noise law",
+                rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)")
+
+
+def noise_keys() -> dict[str, Key]:
+    """The config keys of the noise laws, read from the registry now: ``noise`` and every
+    registered law's ``keys`` (a key two laws declare is the first one's)."""
+    out = {"noise": NOISE_KEY}
+    for law in NOISE_LAWS.values():
+        for k, key in law.keys.items():
+            out.setdefault(k, key)
+    return out
+
+
+def key_owner(key: str) -> str | None:
+    """The name of the first registered law declaring the config key ``key`` (``None``: none)."""
+    return next((name for name, law in NOISE_LAWS.items() if key in law.keys), None)
+
+
+def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, step=1.0, config_dir=None,
+                      **options) -> NoiseLaw:
     """Build a noise law from config-style parameters (errors name the parameter: the config layer,
     :mod:`bdpsim.mechanisms.kinds`, names the ``mechanism.*`` field).
+
+    ``options`` are the laws' own keys (:func:`noise_keys`; ``table``: a :class:`TableNoise`
+    itself); each law's ``from_params`` reads the ones it takes and refuses the others:
 
     * ``laplace``: ``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon``;
     * ``geometric``: ``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the
       per-step rate is ``epsilon * step / sensitivity``;
     * ``staircase``: ``epsilon``, ``staircase_gamma`` (default ``gamma*``), ``sensitivity``;
     * ``gaussian``: ``sigma``;
-    * ``table``: ``table``, a :class:`TableNoise` (built by :func:`bdpsim.kernels.noise.table.table_from_params`).
+    * ``table``: ``noise_table`` or ``noise_pmf`` (with ``noise_offset``, ``noise_tail_ratio``), or
+      ``table``, a :class:`TableNoise` (:func:`bdpsim.kernels.noise.table.table_from_params`).
     """
     require(name in NOISE_LAWS, "name", name, f"must be one of {sorted(NOISE_LAWS)}")
-    params = NoiseParams(epsilon, sensitivity, scale, sigma, staircase_gamma, step, table)
+    known = set(noise_keys()) | {"table"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"noise_from_params() got unexpected keyword arguments {unknown} (no registered law "
+                        "takes them)")
+    params = NoiseParams(epsilon, sensitivity, scale, step, options, config_dir)
     law: Any = NOISE_LAWS[name]
     return law.from_params(params)  # each law reads (and checks) the parameters it takes
 
 
 __all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
-           "NOISE_LAWS", "noise_from_params", "table_from_params", "grid_delta_pair", "ParameterError", "MixtureSup"]
+           "NOISE_LAWS", "NOISE_KEY", "key_owner", "noise_keys", "register_noise_law", "noise_from_params", "table_from_params", "grid_delta_pair", "ParameterError", "MixtureSup"]

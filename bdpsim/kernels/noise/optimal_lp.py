@@ -386,27 +386,6 @@ def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.nda
 
 
 def mean_abs(law) -> float:
-    """``E|Z|`` of a noise law of :mod:`bdpsim.kernels.noise.laws` in closed form: Laplace ``b``; Gaussian
-    ``sigma sqrt(2/pi)``; geometric ``step 2q/(1 - q^2)``; table by its moments; staircase
-    ``2 sum_k a e^{-eps k} [((k+g)^2 - k^2) + e^{-eps} ((k+1)^2 - (k+g)^2)] Delta^2 / 2`` (the density
-    ``a e^{-eps k}`` on ``[k, k+g) Delta`` and ``a e^{-eps(k+1)}`` on ``[k+g, k+1) Delta``), summed
-    until the terms are below ``1e-300``."""
-    from .laws import GaussianNoise, GeometricNoise, LaplaceNoise, StaircaseNoise, TableNoise
-
-    if isinstance(law, LaplaceNoise):
-        return float(law.scale)
-    if isinstance(law, GaussianNoise):
-        return float(law.sigma) * math.sqrt(2.0 / math.pi)
-    if isinstance(law, GeometricNoise):
-        q = math.exp(-law.epsilon)
-        return float(law.step) * 2.0 * q / (1.0 - q * q)
-    if isinstance(law, TableNoise):
-        return float(law.moments()[1])
-    if isinstance(law, StaircaseNoise):
-        from .staircase import log_a
-
-        eps, g, D = law.epsilon, law.g, law.sensitivity
-        k = np.arange(int(700.0 / eps) + 2, dtype=float)
-        inner = ((k + g) ** 2 - k**2) + math.exp(-eps) * ((k + 1) ** 2 - (k + g) ** 2)
-        return float(math.exp(log_a(eps, g, D)) * D * D * np.sum(np.exp(-eps * k) * inner))
-    raise ValueError(f"no E|Z| for noise law {type(law).__name__}")
+    """``E|Z|`` of a noise law (:class:`~bdpsim.kernels.noise.laws.NoiseLaw`): its ``mean_abs``,
+    which each law computes in closed form."""
+    return float(law.mean_abs())

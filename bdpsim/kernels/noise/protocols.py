@@ -32,3 +32,15 @@ class HasBothDeltas(Protocol):
 
 
 __all__ += ["HasBothDeltas"]
+
+
+@runtime_checkable
+class LaplaceKernel(Protocol):
+    """A law whose density is the Laplace kernel ``e^{-|y|/scale} / (2 scale)``: mixtures of it have
+    the closed-form suprema of :mod:`bdpsim.kernels.noise.laplace_mixture` (the mixture estimator,
+    the per-adversary and enumerated exact engines of a count, the bound-based calibrations)."""
+
+    scale: float
+
+
+__all__ += ["LaplaceKernel"]

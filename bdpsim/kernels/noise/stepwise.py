@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from typing import ClassVar, cast
 
 import numpy as np
 
+from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
@@ -43,10 +45,16 @@ class GeometricNoise(AtomKernelLaw):
     noise_grows_with_parameter: bool = field(default=False, init=False)
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = True
+    keys: ClassVar[Mapping[str, Key]] = {}  # its amount is epsilon
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
         object.__setattr__(self, "step", positive("step", self.step))
+
+    def mean_abs(self) -> float:
+        """``E|Z| = step 2q/(1 - q^2)``, ``q = e^{-epsilon}``."""
+        q = math.exp(-self.epsilon)
+        return float(self.step) * 2.0 * q / (1.0 - q * q)
 
     @classmethod
     def from_params(cls, params: NoiseParams) -> "GeometricNoise":
@@ -145,6 +153,8 @@ class StaircaseNoise(AtomKernelLaw):
     noise_grows_with_parameter: bool = field(default=False, init=False)
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = True
+    keys: ClassVar[Mapping[str, Key]] = {
+        "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)", rule="in [0, 1]")}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
@@ -172,6 +182,15 @@ class StaircaseNoise(AtomKernelLaw):
     def g(self) -> float:
         """The ``gamma`` in use."""
         return sc.default_gamma(self.epsilon) if self.gamma is None else self.gamma
+
+    def mean_abs(self) -> float:
+        """``E|Z| = 2 sum_k a e^{-eps k} [((k+g)^2 - k^2) + e^{-eps} ((k+1)^2 - (k+g)^2)] Delta^2 / 2``
+        (the density ``a e^{-eps k}`` on ``[k, k+g) Delta`` and ``a e^{-eps(k+1)}`` on
+        ``[k+g, k+1) Delta``), summed until the terms are below ``1e-300``."""
+        eps, g, D = self.epsilon, self.g, self.sensitivity
+        k = np.arange(int(700.0 / eps) + 2, dtype=float)
+        inner = ((k + g) ** 2 - k**2) + math.exp(-eps) * ((k + 1) ** 2 - (k + g) ** 2)
+        return float(math.exp(sc.log_a(eps, g, D)) * D * D * np.sum(np.exp(-eps * k) * inner))
 
     @property
     def parameter(self) -> float:

@@ -33,12 +33,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
 from scipy.special import logsumexp
 
+from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from .checks import AtomKernelLaw, NoiseParams, check_sensitivity
@@ -180,14 +182,35 @@ class TableNoise(AtomKernelLaw):
     calibratable: ClassVar[bool] = False  # one fixed law: no amount to calibrate
     pure_dp: ClassVar[bool] = False  # pure DP or not by its table (finite support: not)
     step: float = field(default=1.0, init=False)
+    keys: ClassVar[Mapping[str, Key]] = {
+        "noise_table": Key("str", hashed=False, doc="table noise: a JSON file {offset, pmf, tail_ratio}",
+                           rule="a readable JSON file; exclusive with noise_pmf"),
+        "noise_pmf": Key("vector", sweep=False, hashed=False, doc="table noise: masses at offset, offset + 1, ...",
+                         rule="non-negative numbers; with the tails they sum to 1"),
+        "noise_offset": Key("int", hashed=False, doc="table noise: the integer where noise_pmf starts",
+                            rule="an integer (default 0)"),
+        "noise_tail_ratio": Key("float", hashed=False, doc="table noise: geometric ratio of both tails (default 0)",
+                                rule="in [0, 1)")}
 
     @classmethod
     def from_params(cls, params: NoiseParams) -> "TableNoise":
-        """``table``: the law itself (built by :func:`table_from_params`); the other parameters are
+        """The law from its keys (:func:`table_from_params`: ``noise_table``, a JSON file relative to
+        ``config_dir``, or ``noise_pmf`` with ``noise_offset`` and ``noise_tail_ratio``), or the
+        option ``table``: a :class:`TableNoise` itself. The amounts (``epsilon``, ``scale``) are
         not read."""
-        require(isinstance(params.table, TableNoise), "table", params.table,
-                "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
-        return params.table
+        if params.option("table") is not None:
+            require(isinstance(params.table, TableNoise), "table", params.table,
+                    "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
+            return params.table
+        table, pmf = params.option("noise_table"), params.option("noise_pmf")
+        require((table is None) != (pmf is None), "noise_pmf", pmf,
+                "table noise needs exactly one of noise_table (a JSON file) and noise_pmf")
+        return table_from_params(table, pmf, params.option("noise_offset"), params.option("noise_tail_ratio"),
+                                 config_dir=params.config_dir)
+
+    def mean_abs(self) -> float:
+        """``E|Z|`` exactly (:meth:`moments`)."""
+        return float(self.moments()[1])
 
     def __post_init__(self) -> None:
         raw = self.pmf

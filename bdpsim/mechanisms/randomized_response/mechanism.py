@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...adversary import Adversary, Estimate
-from ...core.errors import check
-from ...models.base import ExactEngine
+from ...core.errors import NotAvailable, check
 from ...models.markov.model import MarkovChainModel
 from ...core.schema import Key
 from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
@@ -82,25 +81,35 @@ class RandomizedResponse:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> ExactEngine | str:
+    def exact(self, model) -> "RandomizedResponseEngine":
         """The mechanism's own exact engine on a binary Markov chain (the output law is that of the
-        flipped count ``Z``: the debiasing is a bijection)."""
+        flipped count ``Z``: the debiasing is a bijection); raises
+        :class:`~bdpsim.core.errors.NotAvailable` on other models."""
         if not (isinstance(model, MarkovChain) and model.states == 2):
-            return "randomized response has an exact BDPL on binary Markov chains only"
-        rho = self.flip
-        chain = cast(MarkovChainModel, model)  # the rr_* functions read only transition, initial and n
+            raise NotAvailable("randomized response has an exact BDPL on binary Markov chains only")
+        return RandomizedResponseEngine(cast(MarkovChainModel, model), self.flip)
 
-        def two_sided(adv: Adversary) -> Estimate:
-            fwd = rr_adversary_bdpl(chain, rho, adv)
-            bwd = rr_adversary_bdpl(chain, rho, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
-            return Estimate(max(fwd, bwd))
 
-        def one_sided(adv: Adversary) -> Estimate:
-            return Estimate(rr_adversary_bdpl(chain, rho, adv))
+class RandomizedResponseEngine:
+    """The exact engine of randomized response on a binary Markov chain: the forward recursion over
+    (position, state, flipped count) (:func:`~bdpsim.mechanisms.randomized_response.window.rr_adversary_bdpl`,
+    the one-sided value; the two-sided one is the larger of both orders of the pair)."""
 
-        return ExactEngine(bdpl=two_sided, one_sided=one_sided,
-                           method="forward recursion over (position, state, flipped count); all adversaries by "
-                                  "the window search with the outside ones as one more parameter")
+    method = ("forward recursion over (position, state, flipped count); all adversaries by "
+              "the window search with the outside ones as one more parameter")
+    incomplete: str | None = None
+
+    def __init__(self, chain: MarkovChainModel, flip: float) -> None:
+        self.chain, self.flip = chain, flip  # the rr_* functions read only transition, initial and n
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        adv = adversary
+        fwd = rr_adversary_bdpl(self.chain, self.flip, adv)
+        bwd = rr_adversary_bdpl(self.chain, self.flip, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
+        return Estimate(max(fwd, bwd))
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return Estimate(rr_adversary_bdpl(self.chain, self.flip, adversary))
 
 
 class RandomizedResponseKind(MechanismKind):

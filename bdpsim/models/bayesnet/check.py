@@ -16,28 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import check
+from ..common.nodes import (MAX_MESSAGE, MAX_NODES, brief, check_names, check_records,  # noqa: F401  (their former home)
+                            is_int as _is_int, node_label)
 
-MAX_NODES = 100_000
 MAX_TABLE = 1_000_000   # entries of one conditional table
 TABLE_TOLERANCE = 1e-6  # |row sum - 1| renormalised silently up to this (with a note), refused beyond
 NOTE_ABOVE = 1e-12      # deviations above this (not floating-point rounding) are noted
-MAX_MESSAGE = 200       # characters of a value or a name list quoted in a message
-
-
-def brief(value, limit: int = MAX_MESSAGE):
-    """``value`` itself when short, else a text of at most ``limit`` characters (arrays by
-    shape, long lists and mappings cut): what a one-line message quotes."""
-    if isinstance(value, np.ndarray):
-        if value.size > 20:
-            return f"array of shape {value.shape}"
-        value = value.tolist()
-    text = repr(value)
-    return value if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def node_label(j: int, names=None) -> str:
-    """``3`` or ``'HYPOVOLEMIA'`` (the name when the nodes have names)."""
-    return repr(str(names[j])) if names is not None else str(j)
 
 
 def check_tolerance(tolerance) -> float:
@@ -47,10 +31,6 @@ def check_tolerance(tolerance) -> float:
     check(ok, "model.table_tolerance", tolerance, "must be a number in [0, 0.1) (rows of a table must sum "
           "to 1 within it; they are then renormalised)")
     return float(tolerance)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def _find_cycle(parents) -> list[int] | None:
@@ -156,20 +136,6 @@ def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, 
     return t, worst
 
 
-def check_names(names, n: int) -> tuple[str, ...] | None:
-    """One distinct non-empty name per node (``None``: unnamed)."""
-    if names is None:
-        return None
-    check(isinstance(names, (list, tuple)) and len(names) == n, "model.names", brief(names),
-          f"must be a list of one name per node ({n})")
-    out = tuple(str(s) for s in names)
-    check(all(isinstance(s, (str, int, np.integer)) and str(s) for s in names), "model.names", brief(names),
-          "names must be non-empty strings")
-    dup = sorted({s for s in out if out.count(s) > 1}) if len(set(out)) < n else []
-    check(not dup, "model.names", brief(dup), "names must be distinct")
-    return out
-
-
 def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOLERANCE
                   ) -> tuple[tuple, tuple, tuple[int, ...], tuple[str, ...]]:
     """Validated ``(parents, tables, node_states, notes)``; ``notes`` says which tables were
@@ -206,22 +172,3 @@ def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOL
                  f"model.table_tolerance = {tolerance:g}; largest deviation {dev:.3g}, at node "
                  f"{node_label(j, names)})",)
     return parents, tuple(tables), tuple(node_states), notes
-
-
-def check_records(records, n: int, names=None) -> tuple[int, ...]:
-    """Distinct node indices, or node names when the nodes have ``names`` (default: every node)."""
-    if records is None:
-        return tuple(range(n))
-    check(isinstance(records, (list, tuple, np.ndarray)) and len(records) >= 1, "model.records",
-          brief(records), "must be a non-empty list of node indices" + (" or names" if names else ""))
-    index = {s: k for k, s in enumerate(names or ())}
-    out = []
-    for r in records:
-        if isinstance(r, str) and r in index:
-            r = index[r]
-        check(_is_int(r) and 0 <= r < n, "model.records", brief(r),
-              f"entries must be nodes in 0..{n - 1}" + (" or node names" if names else ""))
-        out.append(int(r))
-    check(len(set(out)) == len(out), "model.records", brief(list(records)), "nodes must be distinct")
-    return tuple(out)
-

@@ -11,40 +11,26 @@ separated-region search (exhaustive where the regions do not prune).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ...adversary import Adversary
+from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable
 from ...kernels.chains.lattice import lattice
 from ...queries import additive_noisy
 from ...core.schema import Key
 from . import search as BS
-from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from .build import build
+from ..engines import QueryLaws, SearchTooLarge, laws_of
+from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
 from ..factor_model import FactorModel
-from ..markov.window import pair_score
+from ...kernels.noise.scores import pair_score
 from ..noisy import noisy_bdpl, noisy_profile
 
-
-def correlated_records(model: FactorModel) -> int:
-    """Records in the largest connected component of the moral (interaction) graph: no record
-    is correlated with more than ``m - 1`` others (the general bound's ``m``, paper Thm 4.3)."""
-    adj, records = model.interaction_graph(), set(model.records)
-    seen: set[int] = set()
-    best = 0
-    for start in adj:
-        if start in seen:
-            continue
-        comp, stack = set(), [start]
-        while stack:
-            v = stack.pop()
-            if v in comp:
-                continue
-            comp.add(v)
-            stack.extend(adj[v] - comp)
-        seen |= comp
-        best = max(best, len(comp & records))
-    return max(best, 1)
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engines import WindowSearchResult
 
 
 def _laws(model: FactorModel, query, adv: Adversary):
@@ -85,31 +71,9 @@ def _search(model: FactorModel, query, noise, min_known: int, profile: float | N
 MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)
 
 
-def _search_limit(model: FactorModel, query) -> str | None:
-    """``None`` if the all-adversary search fits its up-front estimate
-    (:func:`~bdpsim.models.bayesnet.search.search_plan`), else the refusal with the estimate."""
-    try:
-        _search_plan(model, query)
-    except ConfigError as err:
-        return err.rule
-    return None
-
-
 def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
     g, _, _ = lattice(query.per_state(model.states))
     return BS.search_plan(model, g)
-
-
-#: the keys every factor-model kind shares (networks, Markov random fields)
-NODE_KEYS = {
-    "states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
-                  rule="integers >= 2"),
-    "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
-                   rule="distinct node indices"),
-    "names": Key("any", hashed=False, sweep=False,
-                 doc="node names (absent: those of the BIF file or named graph, if any)",
-                 rule="distinct strings, one per node"),
-}
 
 
 class BayesNetKind(ModelKind):
@@ -147,24 +111,65 @@ class BayesNetKind(ModelKind):
         sample, exact, cells = model.exact_cost()
         return SampleCost(sample, exact, exact_bytes=8.0 * cells)
 
-    def exact(self, model, mechanism) -> ExactEngine | str:
+    def exact(self, model, mechanism) -> "FactorModelEngine":
         qn = additive_noisy(mechanism)
         if qn is None:
-            return super().exact(model, mechanism) + " (exact engines: count and state sums plus noise)"
-        query, noise = qn
-        return ExactEngine(
-            bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
-            one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
-            profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
-            method=("variable elimination over (clique, running query value), then the noise law's exact sup "
-                    "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
-                    "known records separate nothing, e.g. a hidden Markov model)"),
-            window=lambda min_known, top, targets=None: _search(model, query, noise, min_known, targets=targets),
-            window_profile=lambda min_known, eps: _search(model, query, noise, min_known, eps)[0].bdpl,
-            profile_window=lambda min_known, eps, top: _search(model, query, noise, min_known, eps),
-            window_limit=lambda min_known: _search_limit(model, query),
-            window_estimate=lambda min_known: _search_plan(model, query).text(),
-            window_parts=lambda: [list(map(int, p)) for p in np.array_split(np.arange(model.n), min(model.n, MAX_PARTS))])
+            self.no_engine(mechanism, "exact engines: count and state sums plus noise")
+        return FactorModelEngine(model, *qn)
+
+
+class FactorModelEngine:
+    """The exact engine of ``query + noise`` (an additive query on a lattice, any noise law) on a
+    factor model (a Bayesian network, a Markov random field): per adversary the two query laws by
+    variable elimination over (clique, running query value), then the noise law's exact sup of two
+    mixtures; every adversary by the separated-region search (:mod:`bdpsim.models.bayesnet.search`),
+    planned up front and run in parts of the targets.
+
+    Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
+    :class:`~bdpsim.models.engines.HasWindowPlan`, :class:`~bdpsim.models.engines.HasProfile`,
+    :class:`~bdpsim.models.engines.HasProfileSearch`, :class:`~bdpsim.models.engines.HasQueryLaws`.
+    """
+
+    method = ("variable elimination over (clique, running query value), then the noise law's exact sup "
+              "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
+              "known records separate nothing, e.g. a hidden Markov model)")
+    incomplete: str | None = None
+
+    def __init__(self, model: FactorModel, query, noise) -> None:
+        self.model, self.query, self.noise = model, query, noise
+
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
+        return laws_of(_laws(self.model, self.query, adversary))
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary, signed=True)
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
+
+    def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
+        return _search(self.model, self.query, self.noise, min_known, targets=targets)
+
+    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> WindowSearchResult:
+        return _search(self.model, self.query, self.noise, min_known, epsilon)
+
+    def check_window(self, min_known: int) -> None:
+        """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) unless the
+        search fits its up-front estimate (:func:`~bdpsim.models.bayesnet.search.search_plan`)."""
+        try:
+            _search_plan(self.model, self.query)
+        except ConfigError as err:
+            raise SearchTooLarge("run.adversaries", err.rule) from None
+
+    def window_estimate(self, min_known: int) -> str:
+        return _search_plan(self.model, self.query).text()
+
+    def window_parts(self) -> list[list[int]]:
+        n = self.model.n
+        return [list(map(int, p)) for p in np.array_split(np.arange(n), min(n, MAX_PARTS))]
 
 
 KIND = register_model_kind(BayesNetKind())

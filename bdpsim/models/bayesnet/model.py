@@ -30,6 +30,7 @@ from ...kernels.chains.transition import stationary_distribution, transition_mat
 from ...kernels.graphical.elimination import Factor
 from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records
 from ..factor_model import MAX_OPERATIONS, FactorModel  # noqa: F401 (MAX_OPERATIONS re-exported)
+from ..common.genetics import TRANSMISSION
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,6 @@ class BayesNetModel(FactorModel):
     def from_pedigree(cls, model) -> "BayesNetModel":
         """The Mendelian model of a :class:`~bdpsim.models.PedigreeModel` (thesis Table 3):
         founders with the founder law, children with ``T[g_parent1, g_parent2, .]``."""
-        from ..pedigree.model import TRANSMISSION
-
         law = np.asarray(model.founder_probabilities)
         return cls(tuple(tuple(p) for p in model.parents),
                    tuple(TRANSMISSION if p else law for p in model.parents))

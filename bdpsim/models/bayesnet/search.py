@@ -4,7 +4,7 @@ Query ``Y = sum_r g_r(X_r) + noise`` with ``g_r`` non-negative integers (a count
 state values on a lattice, in lattice units). For an adversary ``(K, i)`` the output law given
 ``(x_K, x_i)`` is the noise kernel mixed over the exact law of ``S``; its leakage is
 ``score(law(x_K, x), law(x_K, x'))`` for a ``grid_score(W1, W2) -> (signed value, atom)`` batched
-over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.chains.window_scan.grid_sup` for Laplace
+over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup` for Laplace
 noise, :func:`laplace_score`). One elimination keeping ``X_i`` gives ``P(X_i = x, S = q | x_K)``
 for every ``x`` at once (:mod:`bdpsim.kernels.graphical.elimination`, ``O(N s^(w+1) Q)``).
 
@@ -55,7 +55,7 @@ FAMILY = ("connected node sets R ∋ target of the moral graph whose outer bound
 
 def laplace_score(noise_scale: float, delta: float = 1.0) -> GridScore:
     """``grid_score`` of Laplace noise of scale ``noise_scale`` for a lattice step ``delta``."""
-    from ...kernels.chains.window_scan import grid_sup
+    from ...kernels.noise.laplace_mixture import grid_sup
 
     b = float(noise_scale) / float(delta)
     check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...adversary import Adversary, Estimate, known_sets
 from ...core.errors import NotAvailable
-from ..base import ExhaustiveResult
+from ..engines import ExhaustiveResult, SearchTooLarge
 from .model import GaussianModel
 
 EXHAUSTIVE_MAX_N = 14
@@ -51,17 +51,19 @@ def clipped_sum_bdpl(model: GaussianModel, clip: tuple[float, float], b: float, 
     return Estimate(float(d / b), 0, np.inf)
 
 
-def exhaustive_limit(model: GaussianModel, sizes: Sequence[int]) -> str | None:
-    return None if model.n <= EXHAUSTIVE_MAX_N else \
-        f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= {EXHAUSTIVE_MAX_N}"
+def check_exhaustive(model: GaussianModel, sizes: Sequence[int]) -> None:
+    """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``model.n``) beyond
+    :data:`EXHAUSTIVE_MAX_N` records."""
+    if model.n > EXHAUSTIVE_MAX_N:
+        raise SearchTooLarge("model.n", f"model.n = {model.n}: exhaustive Gaussian search is limited to "
+                             f"n <= {EXHAUSTIVE_MAX_N}")
 
 
 def exhaustive_gaussian_sum(model: GaussianModel, beta: float, target_values: tuple[float, float],
                             sizes: Sequence[int], targets: Sequence[int] | None = None) -> ExhaustiveResult:
     """Exact ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` for every ``(i, K)`` with the fixed target
     values ``(x, x')`` (independent of ``x_K``, recorded as the prior means)."""
-    if (why := exhaustive_limit(model, sizes)) is not None:
-        raise NotAvailable(why)
+    check_exhaustive(model, sizes)
     x, x_prime = target_values
     rows, pats = [], []
     for i in (range(model.n) if targets is None else targets):
@@ -76,3 +78,49 @@ def exhaustive_gaussian_sum(model: GaussianModel, beta: float, target_values: tu
     return ExhaustiveResult(np.array([r[0] for r in rows]), np.array(pats).reshape(m, model.n),
                             np.full(m, float(x)), np.full(m, float(x_prime)),
                             np.array([r[1] for r in rows]), np.full(m, np.inf), np.array(model.mean))
+
+
+class GaussianSumEngine:
+    """The exact engine of an unclipped sum plus Laplace noise on a Gaussian model: the closed form
+    ``BDPL = |a| |x - x'| / beta``, ``a = 1 + 1^T S_UT S_TT^-1 e_i`` (:func:`sum_bdpl`; the
+    one-sided value is the same), and every ``(i, K)`` enumerated
+    (capability :class:`~bdpsim.models.engines.HasExhaustive`, field ``model.n``)."""
+
+    method = "closed form |a| |x - x'| / beta, a = 1 + 1^T S_UT S_TT^-1 e_i"
+    incomplete: str | None = None
+
+    def __init__(self, model: GaussianModel, beta: float, target_values: tuple[float, float]) -> None:
+        self.model, self.beta, self.target_values = model, beta, target_values
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return sum_bdpl(self.model, self.beta, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return sum_bdpl(self.model, self.beta, adversary)
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        check_exhaustive(self.model, sizes)
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
+        return exhaustive_gaussian_sum(self.model, self.beta, self.target_values, sizes, targets)
+
+
+class GaussianClippedSumEngine:
+    """The exact engine of a clipped sum plus Laplace noise on a Gaussian model: the tail value
+    ``|clip(x) - clip(x')| / b`` (:func:`clipped_sum_bdpl`), exact only for adversaries whose unknown
+    records do not depend on the target — every adversary of independent records, else some
+    (``incomplete``)."""
+
+    method = "tail value |clip(x) - clip(x')| / b when no unknown record depends on the target"
+
+    def __init__(self, model: GaussianModel, clip: tuple[float, float], scale: float) -> None:
+        self.model, self.clip, self.scale = model, clip, scale
+        self.incomplete = None if model.is_independent else (
+            "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
+            "unknown records do not depend on the target); use estimator = 'mixture'")
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return clipped_sum_bdpl(self.model, self.clip, self.scale, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return clipped_sum_bdpl(self.model, self.clip, self.scale, adversary)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -18,10 +18,10 @@ from ... import bounds as B
 from ...adversary import Adversary, draw_known_set
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
-from ...queries import ClippedSumQuery, LaplaceQuery, SumQuery
+from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
 from ...core.schema import Key
 from . import exact as GE
-from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from .model import GaussianClass, GaussianModel, block_size, max_correlation
 
 GAUSSIAN_TRIES = 2000  # rejection draws a Sigma_rho class tries when it is built
@@ -132,7 +132,7 @@ class GaussianKind(ModelKind):
             if not np.allclose(d, d[0], rtol=1e-12, atol=0):
                 return {"model": B.not_applicable("gaussian", "needs a limited covariance Sigma_rho with a "
                                                               "constant diagonal")}
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
+        query, _ = laplace_noisy(mechanism) or (None, None)
         if isinstance(query, ClippedSumQuery) and math.isfinite(epsilon):
             return {"model": B.gaussian_bound(epsilon, spec.detail["rho"], spec.m)}
         if isinstance(query, SumQuery):
@@ -146,25 +146,13 @@ class GaussianKind(ModelKind):
         rng_ = target_range or (spec.detail.get("value_range") if spec is not None else None) or DEFAULT_VALUE_RANGE
         return random_gaussian_adversary(model, sizes, rng, targets, tuple(rng_))
 
-    def exact(self, model, mechanism) -> ExactEngine | str:
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
-        if isinstance(query, SumQuery):
-            beta, tv = mechanism.noise_scale, mechanism.target_values
-            return ExactEngine(
-                bdpl=lambda adv: GE.sum_bdpl(model, beta, adv), one_sided=lambda adv: GE.sum_bdpl(model, beta, adv),
-                method="closed form |a| |x - x'| / beta, a = 1 + 1^T S_UT S_TT^-1 e_i",
-                exhaustive=lambda sizes, targets: GE.exhaustive_gaussian_sum(model, beta, tv, sizes, targets),
-                limit=lambda sizes: GE.exhaustive_limit(model, sizes), limit_field="model.n")
-        if isinstance(query, ClippedSumQuery):
-            clip, b = query.clip, mechanism.noise_scale
-            exact = lambda adv: GE.clipped_sum_bdpl(model, clip, b, adv)  # noqa: E731
-            return ExactEngine(
-                bdpl=exact, one_sided=exact,
-                method="tail value |clip(x) - clip(x')| / b when no unknown record depends on the target",
-                incomplete=None if model.is_independent else (
-                    "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
-                    "unknown records do not depend on the target); use estimator = 'mixture'"))
-        return cast(str, super().exact(model, mechanism)) + " (exact engines: unclipped and clipped Laplace sums)"
+    def exact(self, model, mechanism) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine:
+        query, noise = laplace_noisy(mechanism) or (None, None)  # query + Lap(noise.scale)
+        if isinstance(query, SumQuery) and noise is not None:
+            return GE.GaussianSumEngine(model, noise.scale, mechanism.target_values)
+        if isinstance(query, ClippedSumQuery) and noise is not None:
+            return GE.GaussianClippedSumEngine(model, query.clip, noise.scale)
+        self.no_engine(mechanism, "exact engines: unclipped and clipped Laplace sums")
 
 
 KIND = register_model_kind(GaussianKind())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,14 +20,21 @@ from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, naming
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laws import LaplaceNoise
+from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import AdditiveQuery, CountQuery
-from ..base import ExactEngine, ExhaustiveResult
+from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
 from .model import MarkovChainModel
 from .window import window_table
 from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 
 EXHAUSTIVE_LIMIT = 5_000_000
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .window import WindowAdversary, WindowSearch
+
+    #: a chain's window search (``WindowSearchResult`` of :mod:`bdpsim.models.engines`)
+    ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
+
 
 
 def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
@@ -56,16 +63,20 @@ def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: 
     return Estimate(float(v[0]), 0, float(where[0]))
 
 
-def exhaustive_limit(model: MarkovChainModel, sizes: Sequence[int]) -> str | None:
+def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
+    """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) when the
+    enumeration would examine more than :data:`EXHAUSTIVE_LIMIT` adversaries
+    ``n sum_k C(n-1, k) s^k``."""
     total = model.n * sum(math.comb(model.n - 1, k) * model.states ** k for k in sizes)
-    return None if total <= EXHAUSTIVE_LIMIT else (
-        f"'all' would examine {total} adversaries (limit 5e6); lower n or restrict known_sizes")
+    if total > EXHAUSTIVE_LIMIT:
+        raise SearchTooLarge("run.adversaries", f"'all' would examine {total} adversaries (limit 5e6); lower n "
+                             "or restrict known_sizes")
 
 
 def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
                             targets: Sequence[int] | None = None, batch: int = 65_536) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes`` of a
-    Laplace count ``mech`` (``counted_states``, ``noise_scale``).
+    Laplace count ``mech`` (its ``query_function.counted_states`` and ``noise.scale``).
 
     Each other record is either unknown or known with one of the ``s`` values, so for a target
     ``i`` there are ``(s + 1)^(n - 1)`` (known set, known values) combinations; their count laws
@@ -74,7 +85,7 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     Each unordered pair ``x < x'`` is one adversary (the value is symmetric in ``x, x'``);
     conditions of probability zero are skipped. ``targets`` restricts the target indices.
     """
-    n, s, b = model.n, model.states, mech.noise_scale
+    n, s, b = model.n, model.states, mech.noise.scale
     atoms = np.arange(n + 1.0)
     wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
@@ -90,7 +101,7 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
             cols = (c[:, :, None] == -1) | (c[:, :, None] == np.arange(s)[None, None, :])
             allowed[:, :, others, :] = cols[:, None, :, :]
             allowed[:, :, i, :] = np.eye(s)[None, :, :]
-            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.counted_states)
+            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.query_function.counted_states)
             law = law.reshape(m, s, n + 1)
             ok = np.isfinite(logev).reshape(m, s)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -107,31 +118,90 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     return ExhaustiveResult.concat(parts, n)
 
 
-def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> ExactEngine:
+class MarkovEngine:
+    """The exact engine of ``query + noise`` (an additive query on a lattice, any noise law) on a
+    Markov chain: per adversary the two query laws by the forward recursion over (position, state,
+    lattice sum) then the noise law's exact sup of two mixtures; every adversary by the window
+    reduction; the privacy profile, per adversary and over every adversary.
+
+    Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
+    :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasProfileSearch`,
+    :class:`~bdpsim.models.engines.HasQueryLaws`.
+    """
+
+    incomplete: str | None = None
+
+    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
+        self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
+        self.values = query.per_state(model.states)
+        self.method = (f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
+                       "mixtures; all adversaries by the window reduction")
+
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
+        return laws_of(_laws(self.model, self.query, adversary))
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary, signed=True)
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
+
+    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
+        return window_table(self.model, self.values, self.noise, min_known=min_known, top=top, profile=epsilon)
+
+    def check_window(self, min_known: int) -> None:
+        return None  # the window reduction is polynomial in n
+
+    def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
+        check_all_targets(targets)
+        return window_table(self.model, self.values, self.noise, min_known=min_known, top=top)
+
+
+class MarkovLaplaceEngine(MarkovEngine):
+    """:class:`MarkovEngine` for Laplace noise: the exact sup of two Laplace mixtures on the
+    lattice (:func:`~bdpsim.kernels.noise.laplace_mixture.grid_mixture_sup`)."""
+
+    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
+        super().__init__(model, mech, query, noise)
+        self.scale = noise.scale
+        self.method = ("forward recursion over (position, state, lattice sum of state_values); all "
+                       "adversaries by the window reduction")
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return additive_bdpl(self.model, self.query, self.scale, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return one_sided_from_laws(self.model, self.query, self.scale, adversary)
+
+    def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
+        check_all_targets(targets)
+        return window_table(self.model, self.values, self.scale, min_known=min_known, top=top)
+
+
+class MarkovCountEngine(MarkovLaplaceEngine):
+    """:class:`MarkovLaplaceEngine` of a Laplace count, which also enumerates every known set
+    (:func:`exhaustive_markov_count`; capability :class:`~bdpsim.models.engines.HasExhaustive`)."""
+
+    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
+        super().__init__(model, mech, query, noise)
+        self.method = ("clamped forward recursion over (position, state, count), then the exact sup of two "
+                       "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)")
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        check_exhaustive(self.model, sizes)
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
+        return exhaustive_markov_count(self.model, self.mechanism, sizes, targets)
+
+
+def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> MarkovEngine:
     """The exact engine of ``query + noise`` on ``model``: per adversary, every adversary by the
     window reduction, the privacy profile; and (Laplace counts only) enumeration of every known set."""
-    f = query.per_state(model.states)
-    profile: dict[str, Any] = dict(profile=lambda adv, eps: noisy_profile(model, _laws, query, noise, adv, eps),
-                   window_profile=lambda min_known, eps: window_table(model, f, noise, min_known=min_known,
-                                                                       top=1, profile=eps)[0].bdpl,
-                   profile_window=lambda min_known, eps, top: window_table(model, f, noise, min_known=min_known,
-                                                                           top=top, profile=eps))
-    if not isinstance(noise, LaplaceNoise):
-        return ExactEngine(
-            bdpl=lambda adv: noisy_bdpl(model, _laws, query, noise, adv),
-            one_sided=lambda adv: noisy_bdpl(model, _laws, query, noise, adv, signed=True),
-            method=f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
-                   "mixtures; all adversaries by the window reduction",
-            window=lambda min_known, top: window_table(model, f, noise, min_known=min_known, top=top), **profile)
-    b = noise.scale
-    count = isinstance(query, CountQuery)
-    return ExactEngine(**profile,
-        bdpl=lambda adv: additive_bdpl(model, query, b, adv),
-        one_sided=lambda adv: one_sided_from_laws(model, query, b, adv),
-        method=("clamped forward recursion over (position, state, count), then the exact sup of two "
-                "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)"
-                if count else "forward recursion over (position, state, lattice sum of state_values); all "
-                "adversaries by the window reduction"),
-        exhaustive=(lambda sizes, targets: exhaustive_markov_count(model, mech, sizes, targets)) if count else None,
-        limit=(lambda sizes: exhaustive_limit(model, sizes)) if count else None,
-        window=lambda min_known, top: window_table(model, f, b, min_known=min_known, top=top))
+    if not isinstance(noise, LaplaceKernel):  # the law's capability: closed-form Laplace mixture sups
+        return MarkovEngine(model, mech, query, noise)
+    if isinstance(query, CountQuery):
+        return MarkovCountEngine(model, mech, query, noise)
+    return MarkovLaplaceEngine(model, mech, query, noise)

@@ -8,7 +8,6 @@ engines (:mod:`bdpsim.models.markov.exact`, window reduction :mod:`bdpsim.models
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import numpy as np
 
@@ -19,9 +18,9 @@ from ...core.errors import ConfigError, check, naming
 from ...kernels.chains.transition import gamma_of, symmetric_chain, transition_matrix
 from ...queries import additive_noisy
 from ...core.schema import Key
-from ..base import ExactEngine, ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from .model import MarkovChainModel
-from .exact import markov_engine
+from .exact import MarkovEngine, markov_engine
 from .window import auto_window_limit
 
 #: window adversaries: unknowns per side up to the least ``d - 1`` whose truncation bound
@@ -105,10 +104,10 @@ class MarkovKind(ModelKind):
         raise ConfigError("run.adversary_family", "windows", f"no window adversary with |K| in known_sizes and "
                           f"positive-probability conditions found (windows of up to {h} unknowns per side)")
 
-    def exact(self, model, mechanism) -> ExactEngine | str:
+    def exact(self, model, mechanism) -> MarkovEngine:
         qn = additive_noisy(mechanism)
         if qn is None:
-            return cast(str, super().exact(model, mechanism)) + " (exact engines: count and state sums plus noise)"
+            self.no_engine(mechanism, "exact engines: count and state sums plus noise")
         return markov_engine(model, mechanism, *qn)
 
 

@@ -47,7 +47,8 @@ from ...adversary import Adversary
 from ...core.errors import check, naming
 from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
-from ...kernels.noise.laws import LaplaceNoise, NoiseLaw, grid_delta_pair
+from ...kernels.noise.laws import LaplaceNoise, NoiseLaw
+from ...kernels.noise.scores import pair_score  # noqa: F401  (its former home)
 from .model import MarkovChainModel
 from .completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
 
@@ -204,19 +205,6 @@ def validated_search(model, noise_scale, min_known, targets, window_limit, toler
     if lim is not None and lim >= n - 1:
         lim = None
     return b, T, lim
-
-
-def pair_score(noise, delta: float, profile: float | None = None):
-    """The window scan's score of two laws on a lattice of step ``delta`` for a noise law: its
-    exact ``grid_sup``, or with ``profile = eps`` the privacy profile
-    ``delta(eps) = max(∫ (p1 - e^eps p2)^+, ∫ (p2 - e^eps p1)^+)`` (signed by the direction)."""
-    if profile is None:
-        return lambda W1, W2: noise.grid_sup(W1, W2, delta)
-
-    def score(W1, W2):
-        fwd, bwd = grid_delta_pair(noise, W1, W2, delta, profile)
-        return np.where(fwd >= bwd, fwd, -bwd), np.zeros(fwd.shape)
-    return score
 
 
 def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale, *,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ...core.errors import ConfigError, check
-from ..bayesnet.check import MAX_NODES, brief
+from ..common.nodes import MAX_NODES, brief
 
 MAX_EDGES = 1_000_000
 MAX_COUPLING = 100.0   # |coupling| and |field|: exp(100) ratios are far beyond any leakage of interest

@@ -18,8 +18,8 @@ from __future__ import annotations
 from ...core.errors import check
 from ...core.schema import Key
 from ..base import ModelSpec, register_model_kind
-from ..bayesnet.check import brief
-from ..bayesnet.kind import NODE_KEYS, BayesNetKind, correlated_records
+from ..bayesnet.kind import BayesNetKind  # the one sibling import: MRFKind subclasses it
+from ..common.nodes import NODE_KEYS, brief, correlated_records
 from .check import named_graph
 from .model import MRFModel
 

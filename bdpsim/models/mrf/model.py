@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ...core.errors import ConfigError, check
-from ..bayesnet.check import check_names, check_records
+from ..common.nodes import check_names, check_records
 from ..factor_model import FactorModel
 from .check import check_coupling, check_edges, check_field, check_potentials, check_states
 

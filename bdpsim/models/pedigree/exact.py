@@ -40,9 +40,10 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.noise.laplace_mixture import grid_mixture_sup
-from ...kernels.noise.laws import LaplaceNoise
+from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import CountQuery, NoisyQuery
-from ..base import ExhaustiveResult
+from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, laws_of
+from ..noisy import noisy_bdpl, noisy_profile
 from .model import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
@@ -67,7 +68,7 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
     with np.errstate(divide="ignore"):
         for s in range(0, law_x.shape[0], chunk):
             A, B = law_x[s:s + chunk], law_xp[s:s + chunk]
-            if isinstance(noise, LaplaceNoise):
+            if isinstance(noise, LaplaceKernel):
                 v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
             else:
                 v, w = noise.grid_sup(A, B, 1.0)
@@ -273,12 +274,13 @@ def worst_adversary(res: PedigreeExhaustiveResult, rtol: float = 1e-9) -> int:
     return int(tied[np.argmin(known_size[tied])])
 
 
-def exhaustive_limit(model: PedigreeModel, sizes: Sequence[int]) -> str | None:
-    """Why an exhaustive search of ``model`` would be refused (``None`` if it fits)."""
+def check_exhaustive(model: PedigreeModel, sizes: Sequence[int]) -> None:
+    """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) when the
+    exhaustive search of ``model`` would need more than :data:`MAX_CELLS` tensor cells."""
     cells = class_tensor_cells(model)
-    return None if cells <= MAX_CELLS else (
-        f"the exhaustive pedigree search needs {cells:.2e} tensor cells (limit {MAX_CELLS:.0e}); "
-        "use fewer people")
+    if cells > MAX_CELLS:
+        raise SearchTooLarge("run.adversaries", f"the exhaustive pedigree search needs {cells:.2e} tensor cells "
+                             f"(limit {MAX_CELLS:.0e}); use fewer people")
 
 
 def exhaustive_for_driver(model: PedigreeModel, mechanism, sizes: Sequence[int],
@@ -287,3 +289,43 @@ def exhaustive_for_driver(model: PedigreeModel, mechanism, sizes: Sequence[int],
     adversary class with ``|K|`` in ``sizes`` (rows are classes of exchangeable children; the
     supremum is over all adversaries)."""
     return exhaustive_pedigree_count(model, mechanism, sizes, targets)
+
+
+class PedigreeCountEngine:
+    """The exact engine of a count of genotypes plus noise (any noise law) on a pedigree: the
+    genotypes of people with children enumerated, binomial counts of their children
+    (:func:`exact_estimate`); every adversary class of exchangeable children enumerated
+    (:func:`exhaustive_pedigree_count`).
+
+    Capabilities: :class:`~bdpsim.models.engines.HasExhaustive`,
+    :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasQueryLaws`.
+    """
+
+    method = ("enumeration of the genotypes of people with children, binomial counts of their "
+              "children; exhaustive over adversary classes of exchangeable children")
+    incomplete: str | None = None
+
+    def __init__(self, model: PedigreeModel, mechanism) -> None:
+        self.model, self.mechanism = model, mechanism
+        self.query, self.noise = mechanism.query_function, mechanism.noise
+
+    def _laws(self, model, query, adversary: Adversary):
+        return count_laws(model, self.mechanism, adversary)
+
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
+        return laws_of(count_laws(self.model, self.mechanism, adversary))
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        return exact_estimate(self.model, self.mechanism, adversary)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return noisy_bdpl(self.model, self._laws, self.query, self.noise, adversary, signed=True)
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        return noisy_profile(self.model, self._laws, self.query, self.noise, adversary, epsilon)
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        check_exhaustive(self.model, sizes)
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> PedigreeExhaustiveResult:
+        return exhaustive_pedigree_count(self.model, self.mechanism, sizes, targets)

@@ -7,15 +7,13 @@ nuclear family (thesis Cor. 5.2) and its exact engine (:mod:`bdpsim.models.pedig
 from __future__ import annotations
 
 import math
-from typing import cast
 
 from ... import bounds as B
 from ...core.errors import check
-from ...queries import CountQuery, LaplaceQuery, NoisyQuery
+from ...queries import CountQuery, NoisyQuery, laplace_noisy
 from ...core.schema import Key
 from . import exact as PE
-from ..base import ExactEngine, ModelKind, ModelSpec, register_model_kind
-from ..markov.exact import noisy_bdpl, noisy_profile
+from ..base import ModelKind, ModelSpec, register_model_kind
 from .model import PedigreeModel
 
 FAMILIES = ("nuclear", "three_generation")
@@ -55,28 +53,16 @@ class PedigreeKind(ModelKind):
     def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, B.Bound]:
         """Thesis Cor. 5.2: a count of BB (or of bb) on a nuclear family of ``m`` leaks at least
         ``(m - 1) eps``."""
-        query = mechanism.query_function if isinstance(mechanism, LaplaceQuery) else None
+        query, _ = laplace_noisy(mechanism) or (None, None)
         if (math.isfinite(epsilon) and spec.detail.get("family") == "nuclear" and isinstance(query, CountQuery)
                 and query.counted_states in ((0,), (2,))):
             return {"lower": B.Bound("lower", B.genomic_lower_bound(spec.n, epsilon))}
         return {}
 
-    def exact(self, model, mechanism) -> ExactEngine | str:
+    def exact(self, model, mechanism) -> PE.PedigreeCountEngine:
         if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
-            return cast(str, super().exact(model, mechanism)) + " (exact engine: a count plus noise)"
-        q, noise = mechanism.query_function, mechanism.noise
-
-        def laws(model_, query, adv):
-            return PE.count_laws(model_, mechanism, adv)
-
-        return ExactEngine(
-            bdpl=lambda adv: PE.exact_estimate(model, mechanism, adv),
-            one_sided=lambda adv: noisy_bdpl(model, laws, q, noise, adv, signed=True),
-            profile=lambda adv, eps: noisy_profile(model, laws, q, noise, adv, eps),
-            method=("enumeration of the genotypes of people with children, binomial counts of their "
-                    "children; exhaustive over adversary classes of exchangeable children"),
-            exhaustive=lambda sizes, targets: PE.exhaustive_pedigree_count(model, mechanism, sizes, targets),
-            limit=lambda sizes: PE.exhaustive_limit(model, sizes))
+            self.no_engine(mechanism, "exact engine: a count plus noise")
+        return PE.PedigreeCountEngine(model, mechanism)
 
 
 KIND = register_model_kind(PedigreeKind())

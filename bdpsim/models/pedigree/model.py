@@ -37,24 +37,10 @@ import numpy as np
 
 from ...core.errors import ConfigError, check
 from ...queries import CountQuery
+from ..common.genetics import GENOTYPES, TRANSMISSION  # noqa: F401  (re-exported: their former home)
 
-GENOTYPES = ("BB", "Bb", "bb")
 MAX_MEMBERS = 1000   # people in one pedigree
 MAX_CORE = 12        # people with children: the exact law enumerates 3^MAX_CORE configurations
-
-
-def _transmission_table() -> np.ndarray:
-    """``T[g1, g2, g]``: law of a child's genotype given its parents' (thesis Table 3)."""
-    passes = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])  # P(pass B), P(pass b) per genotype
-    T = np.zeros((3, 3, 3))
-    for g1 in range(3):
-        for g2 in range(3):
-            T[g1, g2] = np.convolve(passes[g1], passes[g2])
-    T.setflags(write=False)
-    return T
-
-
-TRANSMISSION = _transmission_table()
 
 
 def hardy_weinberg(allele_b: float) -> np.ndarray:

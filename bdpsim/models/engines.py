@@ -1,0 +1,265 @@
+"""Exact engines: what a (model, mechanism) pair can compute exactly, one protocol per capability.
+
+An *exact engine* is an object built once per (model, mechanism) pair — by the model kind
+(:meth:`bdpsim.models.base.ModelKind.exact`) or by a mechanism with an engine of its own
+(:class:`bdpsim.mechanisms.protocols.HasExactMechanism`) — and asked through
+:func:`bdpsim.estimators.engine_for`, which returns one or raises
+:class:`~bdpsim.core.errors.NotAvailable` with the reason. Every engine satisfies :class:`ExactEngine`
+(one adversary's exact BDPL, both sides); what else it can do is a capability, asked with
+``isinstance``::
+
+    eng = engine_for(model, mechanism)
+    if isinstance(eng, HasWindowSearch):          # the supremum over every adversary
+        search, rows, values = eng.window(min_known=0, top=1)
+    if isinstance(eng, HasQueryLaws):             # the two laws an adversary compares
+        laws = eng.query_laws(adversary)          # S | x_K, x and S | x_K, x' (output: S + noise)
+
+==========================  =========================================================
+capability                  what it gives
+==========================  =========================================================
+:class:`ExactEngine`        ``bdpl(adv)``, ``one_sided(adv)``, ``method``, ``incomplete``
+:class:`HasExhaustive`      every adversary with ``|K|`` in a set of sizes, enumerated
+:class:`HasWindowSearch`    the supremum over every adversary with ``|K| >= k``
+:class:`HasWindowPlan`      that search's up-front estimate and its parts (tasks)
+:class:`HasProfile`         one adversary's privacy profile ``delta(eps)``
+:class:`HasProfileSearch`   the profile's supremum over every adversary, and who
+                            attains it
+:class:`HasQueryLaws`       the exact laws of the query under ``x`` and ``x'``, and
+                            the noise law
+==========================  =========================================================
+
+An engine too large for a requested search says so by raising :class:`SearchTooLarge` (a
+:class:`~bdpsim.core.errors.NotAvailable` naming the config field to change) from its ``check_*``
+method, before any work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..adversary import Adversary, Estimate
+from ..core.errors import NotAvailable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .protocols import WindowRow
+
+    #: what a window (or profile) search returns: ``(search, rows, values)`` — the search object
+    #: (its ``bdpl`` is the supremum), the reported adversaries (``WindowRow``, the most leaking
+    #: first) and the values of every searched cell (a name for the type checker only)
+    WindowSearchResult = tuple[Any, Sequence[WindowRow], np.ndarray]
+
+__all__ = ["ExactEngine", "ExhaustiveResult", "HasExhaustive", "HasProfile", "HasProfileSearch", "HasQueryLaws",
+           "HasWindowPlan", "HasWindowSearch", "QueryLaws", "SearchTooLarge", "check_all_targets", "laws_of"]
+
+
+class SearchTooLarge(NotAvailable):
+    """A search over every adversary refused up front as too large to finish.
+
+    Parameters
+    ----------
+    field : str
+        The config field whose value makes it too large (``run.adversaries``, ``model.n``, ...).
+    reason : str
+        Why, with the numbers (one line).
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field = field
+        self.reason = reason
+
+    def __reduce__(self):
+        return SearchTooLarge, (self.field, self.reason)
+
+
+@runtime_checkable
+class ExactEngine(Protocol):
+    """The exact BDPL of one (model, mechanism) pair, adversary by adversary.
+
+    Attributes
+    ----------
+    method : str
+        How it computes (for the docs and ``bdpsim validate``).
+    incomplete : str or None
+        Set when only *some* adversaries have an exact value (``bdpl`` raises
+        :class:`~bdpsim.core.errors.NotAvailable` for the others): why the pair has no exact BDPL as a
+        whole. Such an engine serves exact references, not ``estimator = "exact"``
+        (:func:`bdpsim.estimators.engine_for` refuses it with this reason).
+    """
+
+    method: str
+    incomplete: str | None
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        """Exact two-sided ``BDPL_(K,i)(x, x') = sup_s |ln p(s | x_K, x) / p(s | x_K, x')|``."""
+        ...
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        """Exact one-sided ``sup_s ln p(s | x_K, x) / p(s | x_K, x')`` for the ordered pair (what
+        the thesis' signed estimator estimates)."""
+        ...
+
+
+@runtime_checkable
+class HasExhaustive(Protocol):
+    """Enumeration of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes``."""
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        """Raise :class:`SearchTooLarge` if the enumeration is too large to finish."""
+        ...
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> "ExhaustiveResult":
+        """Every adversary with ``|K|`` in ``sizes`` (and target in ``targets``; ``None``: all)."""
+        ...
+
+
+@runtime_checkable
+class HasWindowSearch(Protocol):
+    """The supremum over every adversary with ``|K| >= min_known`` by a reduced search (the window
+    reduction of a chain, :mod:`bdpsim.models.markov.window`; the separated-region search of a
+    network, :mod:`bdpsim.models.bayesnet.search`)."""
+
+    def check_window(self, min_known: int) -> None:
+        """Raise :class:`SearchTooLarge` if the search is too large to finish."""
+        ...
+
+    def window(self, min_known: int, top: int | None, targets: Sequence[int] | None = None) -> WindowSearchResult:
+        """``(search, rows, values)``: ``rows`` the ``top`` most leaking adversaries (``None``:
+        all cells), the most leaking first; ``targets`` restricts the targets (engines with
+        :class:`HasWindowPlan`; others take ``None`` only)."""
+        ...
+
+
+@runtime_checkable
+class HasWindowPlan(Protocol):
+    """A window search with an up-front estimate, run as one task per part of the targets."""
+
+    def window_estimate(self, min_known: int) -> str:
+        """The up-front estimate of the search (one line, for ``bdpsim validate``)."""
+        ...
+
+    def window_parts(self) -> list[list[int]]:
+        """The target lists of the tasks; each part runs ``window(min_known, top, targets=part)``
+        and its value is the worst over its targets."""
+        ...
+
+
+@runtime_checkable
+class HasProfile(Protocol):
+    """The privacy profile of one adversary (hockey-stick divergence of its two output laws)."""
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        """``delta(eps) = max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)``."""
+        ...
+
+
+@runtime_checkable
+class HasProfileSearch(Protocol):
+    """The privacy profile's supremum over every adversary with ``|K| >= min_known``."""
+
+    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> WindowSearchResult:
+        """``(search, rows, values)`` as :meth:`HasWindowSearch.window` gives them, ranked by
+        ``delta(eps)`` (``search.bdpl`` is the supremum of ``delta(eps)``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class QueryLaws:
+    """The exact laws of the query ``S`` an adversary compares, on common atoms.
+
+    The mechanism's output is ``Y = S + Z`` with ``Z`` the engine's ``noise`` law, independent of
+    the data, so the two output laws are ``p(y | x_K, x) = sum_j under_x[j] f_Z(y - atoms[j])`` and
+    the same with ``under_x_prime``.
+
+    Parameters
+    ----------
+    atoms : ndarray, shape (J,)
+        The values of ``S`` (a lattice ``atoms[0] + step * j``).
+    under_x, under_x_prime : ndarray, shape (J,)
+        ``P(S = atoms[j] | X_K = x_K, X_i = x)`` and the same given ``X_i = x'``.
+    step : float
+        The lattice step.
+    """
+
+    atoms: np.ndarray
+    under_x: np.ndarray
+    under_x_prime: np.ndarray
+    step: float
+
+
+@runtime_checkable
+class HasQueryLaws(Protocol):
+    """The two exact query laws of an adversary and the noise law added to the query: together the
+    two output laws of the adversary (:class:`QueryLaws`)."""
+
+    noise: Any
+
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
+        """The laws of the query given ``(x_K, x)`` and ``(x_K, x')`` (raises
+        :class:`~bdpsim.core.errors.NotAvailable` when a condition has probability zero)."""
+        ...
+
+
+def check_all_targets(targets) -> None:
+    """For a window search that covers every target at once (no :class:`HasWindowPlan`):
+    ``targets`` must be ``None``."""
+    if targets is not None:
+        raise TypeError(f"targets = {targets!r}: this window search covers every target at once (pass None)")
+
+
+def laws_of(quad: tuple[np.ndarray, np.ndarray, float, np.ndarray]) -> QueryLaws:
+    """:class:`QueryLaws` from the ``(W1, W2, step, atoms)`` of the noise-law engines
+    (:func:`bdpsim.models.noisy.noisy_bdpl`; rows of shape ``(1, J)``)."""
+    W1, W2, step, atoms = quad
+    return QueryLaws(np.asarray(atoms, dtype=float), np.asarray(W1)[0], np.asarray(W2)[0], float(step))
+
+
+@dataclass(frozen=True)
+class ExhaustiveResult:
+    """All adversaries of an exhaustive search, column-wise (one entry per adversary).
+
+    ``pattern[j, t]`` describes record ``t`` for adversary ``j``: ``-2`` the target, ``-1``
+    unknown, ``>= 0`` known (the known value for discrete data; for Gaussian data the known values
+    are the prior means ``values``, since the BDPL does not depend on them).
+    """
+
+    i: np.ndarray
+    pattern: np.ndarray
+    x: np.ndarray
+    x_prime: np.ndarray
+    value: np.ndarray
+    argmax: np.ndarray
+    values: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.value.size)
+
+    @property
+    def best(self) -> int:
+        return int(np.argmax(self.value))
+
+    def known(self, j: int) -> tuple[int, ...]:
+        return tuple(int(t) for t in np.flatnonzero(self.pattern[j] >= 0))
+
+    def x_known(self, j: int) -> tuple:
+        k = np.flatnonzero(self.pattern[j] >= 0)
+        if self.values is None:
+            return tuple(int(v) for v in self.pattern[j, k])
+        return tuple(float(self.values[t]) for t in k)
+
+    def adversary(self, j: int) -> Adversary:
+        return Adversary(int(self.i[j]), self.known(j), self.x_known(j),
+                         self.x[j].item(), self.x_prime[j].item())
+
+    @staticmethod
+    def concat(parts: Sequence["ExhaustiveResult"], n: int = 0) -> "ExhaustiveResult":
+        if not parts:  # no adversary with two positive-probability target values
+            e = np.zeros(0)
+            return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
+        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
+        return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
+                                cat("argmax"), parts[0].values if parts else None)
