@@ -27,14 +27,16 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 
 from ..core.columns import Column, register_columns
-from ..core.errors import BdpsimError, ConfigError, NotAvailable, check
+from ..core.errors import BdpsimError, NotAvailable, check
 from ..core.schema import Key
-from ..models.base import ExactEngine, ExhaustiveResult
+from ..adversary import Adversary, Estimate
+from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 
@@ -122,68 +124,79 @@ class ContinualRelease:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> ExactEngine | str:
-        """Per-adversary exact leakage (:class:`~bdpsim.temporal.adversary.ChainLeakage`) and the
-        exhaustive search over every adversary with ``|K|`` in the run's sizes."""
-        from ..adversary import Adversary, Estimate
+    def exact(self, model) -> "ContinualEngine":
+        """The kind's own exact engine (:class:`ContinualEngine`); raises
+        :class:`~bdpsim.core.errors.NotAvailable` on models other than Markov chains."""
+        if not isinstance(model, MarkovChain):
+            raise NotAvailable("continual release has an exact leakage on Markov chain models only")
+        return ContinualEngine(model, self.step())
+
+
+class ContinualEngine:
+    """Exact leakage of a continual release on a Markov chain, adversary by adversary
+    (:class:`~bdpsim.temporal.adversary.ChainLeakage`), and every adversary with ``|K|`` in a set of
+    sizes enumerated (:class:`~bdpsim.models.engines.HasExhaustive`)."""
+
+    method = ("reachable-hull propagation of the past and future releases given the known steps "
+              "(bdpsim.temporal); all adversaries by enumeration")
+    incomplete: str | None = None
+
+    def __init__(self, chain: MarkovChain, release) -> None:
         from ..temporal.adversary import ChainLeakage
 
-        if not isinstance(model, MarkovChain):
-            return "continual release has an exact leakage on Markov chain models only"
-        T, k = int(model.n), int(model.states)
-        P = np.asarray(model.transition, dtype=float)
-        init = np.asarray(model.initial, dtype=float)
-        rel = self.step()
-        chain = ChainLeakage([P] * (T - 1), init, [rel] * T)
+        self.T, self.k = int(chain.n), int(chain.states)
+        P = np.asarray(chain.transition, dtype=float)
+        init = np.asarray(chain.initial, dtype=float)
+        self.chain = ChainLeakage([P] * (self.T - 1), init, [release] * self.T)
 
-        def known_of(adv: Adversary) -> dict:
-            return {int(s): int(v) for s, v in zip(adv.known, adv.x_known)}
+    @staticmethod
+    def _known(adv: Adversary) -> dict:
+        return {int(s): int(v) for s, v in zip(adv.known, adv.x_known)}
 
-        def two_sided(adv: Adversary) -> Estimate:
-            return Estimate(chain.two_sided(int(adv.i), known_of(adv), int(adv.x), int(adv.x_prime)))
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        a = adversary
+        return Estimate(self.chain.two_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
 
-        def one_sided(adv: Adversary) -> Estimate:
-            return Estimate(chain.one_sided(int(adv.i), known_of(adv), int(adv.x), int(adv.x_prime)))
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        a = adversary
+        return Estimate(self.chain.one_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
 
-        def count(sizes) -> int:
-            return sum(T * math.comb(T - 1, s) * k ** s * k * (k - 1) // 2 for s in sizes if 0 <= s < T)
+    def count(self, sizes: Sequence[int]) -> int:
+        """Adversaries (unordered pairs) with ``|K|`` in ``sizes``."""
+        T, k = self.T, self.k
+        return sum(T * math.comb(T - 1, s) * k ** s * k * (k - 1) // 2 for s in sizes if 0 <= s < T)
 
-        def limit(sizes) -> str | None:
-            c = count(sizes)
-            return None if c <= MAX_EXHAUSTIVE else (f"{c} adversaries (T = {T}, {k} states): above {MAX_EXHAUSTIVE}; "
-                                                     "use known_sizes = [0] or fewer sizes")
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        c = self.count(sizes)
+        if c > MAX_EXHAUSTIVE:
+            raise SearchTooLarge("run.known_sizes", f"{c} adversaries (T = {self.T}, {self.k} states): above "
+                                                    f"{MAX_EXHAUSTIVE}; use known_sizes = [0] or fewer sizes")
 
-        def exhaustive(sizes, targets) -> ExhaustiveResult:
-            why = limit(sizes)
-            if why:
-                raise ConfigError("run.known_sizes", list(sizes), why)
-            rows: list[tuple[int, list[int], int, int, float]] = []
-            for t in (range(T) if targets is None else targets):
-                others = [s for s in range(T) if s != t]
-                for size in sizes:
-                    for K in itertools.combinations(others, size):
-                        for vals in itertools.product(range(k), repeat=size):
-                            kn = dict(zip(K, vals))
-                            for a, b in itertools.combinations(range(k), 2):
-                                try:
-                                    v = chain.two_sided(int(t), kn, a, b)
-                                except NotAvailable:  # a value impossible given x_K: no such adversary
-                                    continue
-                                pat = [-1] * T
-                                pat[t] = -2
-                                for s, c in kn.items():
-                                    pat[s] = c
-                                rows.append((int(t), pat, a, b, v))
-            if not rows:
-                return ExhaustiveResult.concat([], T)
-            cols = list(zip(*rows))
-            return ExhaustiveResult(np.array(cols[0]), np.array(cols[1], dtype=np.int8), np.array(cols[2]),
-                                    np.array(cols[3]), np.array(cols[4], dtype=float), np.full(len(rows), math.nan))
-
-        return ExactEngine(bdpl=two_sided, one_sided=one_sided, exhaustive=exhaustive, limit=limit,
-                           limit_field="run.known_sizes",
-                           method="reachable-hull propagation of the past and future releases given the known "
-                                  "steps (bdpsim.temporal); all adversaries by enumeration")
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
+        self.check_exhaustive(sizes)
+        T, k = self.T, self.k
+        rows: list[tuple[int, list[int], int, int, float]] = []
+        for t in (range(T) if targets is None else targets):
+            others = [s for s in range(T) if s != t]
+            for size in sizes:
+                for K in itertools.combinations(others, size):
+                    for vals in itertools.product(range(k), repeat=size):
+                        kn = dict(zip(K, vals))
+                        for a, b in itertools.combinations(range(k), 2):
+                            try:
+                                v = self.chain.two_sided(int(t), kn, a, b)
+                            except NotAvailable:  # a value impossible given x_K: no such adversary
+                                continue
+                            pat = [-1] * T
+                            pat[t] = -2
+                            for s, c in kn.items():
+                                pat[s] = c
+                            rows.append((int(t), pat, a, b, v))
+        if not rows:
+            return ExhaustiveResult.concat([], T)
+        cols = list(zip(*rows))
+        return ExhaustiveResult(np.array(cols[0]), np.array(cols[1], dtype=np.int8), np.array(cols[2]),
+                                np.array(cols[3]), np.array(cols[4], dtype=float), np.full(len(rows), math.nan))
 
 
 class ContinualKind(MechanismKind):
@@ -211,4 +224,4 @@ class ContinualKind(MechanismKind):
 
 register_mechanism_kind(ContinualKind())
 
-__all__ = ["COLUMNS", "RELEASES", "ContinualKind", "ContinualRelease"]
+__all__ = ["COLUMNS", "RELEASES", "ContinualEngine", "ContinualKind", "ContinualRelease"]
