@@ -206,7 +206,7 @@ class ContinualKind(MechanismKind):
     doc = ("continual release: every record of a Markov chain time series released locally, each step "
            "epsilon-DP (k-RR, any eps-DP step, or noise on the one-hot histogram); exact TPL beside Cao et al.'s")
     keys = {"epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
-            "release": Key("str", "krr", doc="what each step releases", rule=f"one of {', '.join(RELEASES)}")}
+            "release": Key("str", "krr", hashed=False, doc="what each step releases", rule=f"one of {', '.join(RELEASES)}")}
     domain = "discrete"
 
     def build(self, params: dict, spec) -> ContinualRelease:
