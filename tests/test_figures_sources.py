@@ -86,6 +86,10 @@ def _small_rows(fig_id):
         return S.calibration_rows(epsilons=(1.0, 10.0), chains=chains)
     if fig_id == "bdpsim-knowledge":
         return S.knowledge_rows(n=30, max_unknown=4)
+    if fig_id == "bdpsim-temporal":
+        from bdpsim.studies.temporal_curves import day_rows
+
+        return day_rows()
     if fig_id == "bdpsim-competition":
         from bdpsim.studies.competition import competition_chains, competition_rows
 

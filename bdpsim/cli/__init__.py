@@ -65,7 +65,7 @@ FIGURES_OUT = "results/my-figures"
 #: the gallery's own figures (bdpsim.figures.gallery.FIGURES; a test keeps the list complete)
 BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
                   "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier",
-                  "bdpsim-utility-optimal")
+                  "bdpsim-utility-optimal", "tkde-budget", "bdpsim-temporal")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -47,6 +47,9 @@ LAYERS: tuple[Layer, ...] = (
         ("adversary", "`adversary.py`: who knows what"),
         ("queries", "`queries.py`: what is counted or summed"),
         ("bounds", "`bounds.py`: general, Gaussian, Markov, Zhao bounds and their calibration"),
+        ("temporal", "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
+                     "`temporal/lfp.py`) and the exact temporal leakage (`temporal/exact.py`, per "
+                     "adversary `temporal/adversary.py`); the `continual` mechanism kind builds on it"),
     ), "the paper's objects"),
     Layer("models", (
         ("models", "`models/base.py` (`ModelKind`, `ModelSpec`), `models/engines.py` (the exact "
@@ -63,8 +66,6 @@ LAYERS: tuple[Layer, ...] = (
     Layer("estimation", (
         ("estimators", "`estimators/` (`kde`, `mixture`, `exact`, `audit`; `estimators/sampling.py`)"),
         ("calibration", "`calibration/` (methods, budgets, the optimal noise, `calibration/quilt/`)"),
-        ("temporal", "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
-                     "`temporal/lfp.py`) and the exact temporal leakage"),
     ), "numbers from models and mechanisms"),
     Layer("runs", (
         ("pipeline", "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "

@@ -39,6 +39,7 @@ from .knowledge import plot_knowledge_panels
 from .pedigree import plot_family_size, plot_generations
 from .audit import plot_audit
 from .frontier import plot_frontier
+from .temporal import day_panels, plot_temporal_day, plot_tkde_budget
 from .pufferfish import plot_pufferfish_fig2
 from ..studies import pufferfish_fig2 as PF2
 
@@ -200,6 +201,18 @@ def _frontier(ctx: Context) -> list[dict]:
     return frontier_rows(log=ctx.log)
 
 
+def _tkde_budget(ctx: Context) -> list[dict]:
+    from ..studies.temporal_curves import tkde_budget_rows
+
+    return tkde_budget_rows()
+
+
+def _temporal_day(ctx: Context) -> list[dict]:
+    from ..studies.temporal_curves import day_rows
+
+    return day_rows()
+
+
 def _n_utility_panels(rows: list[dict]) -> int:
     return len(F.utility_panels(rows))
 
@@ -273,6 +286,11 @@ FIGURES: dict[str, Figure] = {
     "bdpsim-frontier": Figure("the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
                               "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
                               "Electricity chains, n = 731)", _frontier, plot_frontier, panels=3),
+    "tkde-budget": Figure("Cao et al. (TKDE 2019) budget allocations, BPL/FPL/TPL over time: their recursion vs the "
+                          "exact leakage", _tkde_budget, plot_tkde_budget, panels=2),
+    "bdpsim-temporal": Figure("continual release on the paper's chains: exact TPL_t vs Cao et al.'s TPL_t, the Markov "
+                              "bound and group privacy Tε", _temporal_day, plot_temporal_day, panels=day_panels,
+                              layout="grid3"),
 }
 
 

@@ -10,6 +10,7 @@ module with a :class:`MechanismKind` and one :func:`register_mechanism_kind` cal
 from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
 from .randomized_response import mechanism as _rr  # noqa: F401, I001
 from . import histogram as _histogram  # noqa: F401, I001
+from . import continual as _continual  # noqa: F401, I001
 from .base import MECHANISM_KINDS, Mechanism, MechanismKind, register_mechanism_kind
 from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .kinds import state_codes

@@ -309,6 +309,11 @@ def _sweep(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRel
     return sw
 
 
+#: the propagation and its record under public names (:mod:`bdpsim.temporal.adversary` reuses them)
+Sweep = _Sweep
+propagate = _sweep
+
+
 # ----------------------------------------------------------------------------- result
 
 @dataclass(frozen=True)

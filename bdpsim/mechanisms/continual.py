@@ -1,0 +1,227 @@
+"""Continual release as a mechanism kind (``[mechanism] kind = "continual"``; issue 34 item 5).
+
+The records ``x_1..x_n`` of a Markov chain model are one person's time series ``x_1..x_T``
+(``T = n``); the mechanism releases every step locally and independently, ``r_t ~ M(x_t)``, each
+step ``epsilon``-DP:
+
+* ``release = "krr"``: k-ary randomized response, ``P(r = x) = e^eps / (e^eps + k - 1)``, each other
+  state ``1 / (e^eps + k - 1)``;
+* ``release = "any"``: the supremum over every ``epsilon``-DP step. It is attained by one
+  mechanism, which this kind runs: output a set ``S`` of states (non-empty, not all) with
+  ``P(S | x) ∝ e^eps`` if ``x ∈ S`` else ``1`` (by symmetry every state has the same total);
+  its likelihood vectors are the extreme rays of every eps-DP step's likelihood cone;
+* ``release = "laplace" | "geometric" | "staircase"``: that noise at ``eps/2`` on each coordinate
+  of the one-hot histogram of ``x_t`` (outputs ``k`` numbers per step).
+
+bdpsim's adversary ``(i, K, x_K, x, x')`` is the target step ``t = i + 1``, the known steps ``K``
+and their values. Its exact BDPL is :class:`bdpsim.temporal.adversary.ChainLeakage`; with ``K``
+empty, the maximum over the pairs is the exact temporal leakage ``TPL_t``
+(:func:`bdpsim.temporal_leakage`), so ``bdpl_max`` over every adversary with ``known_sizes = [0]``
+is ``max_t TPL_t``. The summary adds Cao et al.'s bound ``cao_tpl_max = max_t TPL_t`` of their
+recursion (:func:`bdpsim.temporal.cao.cao_leakage`; the same chain, stationary-reversal backward
+matrices) and the ``release``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from ..core.columns import Column, register_columns
+from ..core.errors import BdpsimError, NotAvailable, check
+from ..core.schema import Key
+from ..adversary import Adversary, Estimate
+from ..models.engines import ExhaustiveResult, SearchTooLarge
+from ..models.protocols import MarkovChain
+from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
+
+#: what each step releases (``bdpsim temporal --mechanism``'s names)
+RELEASES = ("krr", "any", "laplace", "geometric", "staircase")
+#: most adversaries an exhaustive search (``run.adversaries = "all"``) enumerates
+MAX_EXHAUSTIVE = 200_000
+
+COLUMNS = register_columns(
+    "summary",
+    Column("release", str, "continual release: what each step releases (krr, any, laplace, geometric, staircase)"),
+    Column("cao_tpl_max", float, "continual release: Cao et al.'s temporal privacy leakage max_t TPL_t (their "
+                                 "recursion, an upper bound of the exact max_t TPL_t)"),
+    owner="mechanism continual")
+
+
+@dataclass(frozen=True)
+class ContinualRelease:
+    """Release every record of a Markov chain's time series locally, each step ``epsilon``-DP
+    (module docstring). ``transition``, ``initial`` and ``steps`` are the chain's (kept for Cao's
+    column and the exact engine)."""
+
+    release: str
+    step_epsilon: float
+    transition: np.ndarray
+    initial: np.ndarray
+    steps: int
+    kind: str = field(default="continual", init=False)
+    summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in COLUMNS)
+
+    def __post_init__(self) -> None:
+        check(self.release in RELEASES, "mechanism.release", self.release, f"must be one of {', '.join(RELEASES)}")
+        e = self.step_epsilon
+        check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e > 0,
+              "mechanism.epsilon", e, "must be a finite number > 0")
+
+    @property
+    def epsilon(self) -> float:
+        """Each step's DP parameter: changing one step's value changes one release (event level)."""
+        return float(self.step_epsilon)
+
+    @property
+    def states(self) -> int:
+        return int(np.shape(self.transition)[0])
+
+    @property
+    def output_dim(self) -> int:
+        """Numbers released per data tuple: one per step (krr, any) or ``k`` per step (histogram noise)."""
+        return self.steps * (1 if self.release in ("krr", "any") else self.states)
+
+    def step(self):
+        """The per-step :class:`~bdpsim.temporal.mechanisms.StepRelease`."""
+        from ..temporal.mechanisms import step_release
+
+        return step_release(self.release, self.states, self.step_epsilon)
+
+    def output_law(self) -> np.ndarray:
+        """``(outputs, k)``: ``P(r = j | x)`` of a krr or any step (columns sum to 1)."""
+        L = self.step().likelihoods
+        return L / L.sum(axis=0, keepdims=True)
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        x = np.asarray(data).astype(np.int64)
+        N, T = x.shape
+        if self.release in ("krr", "any"):
+            cdf = np.cumsum(self.output_law(), axis=0)  # (outputs, k)
+            u = rng.random((N, T))
+            out = (u[..., None] > cdf.T[x][..., :-1]).sum(axis=-1)
+            return out.astype(float)
+        from ..kernels.noise.laws import noise_from_params
+
+        noise = noise_from_params(self.release, epsilon=self.step_epsilon / 2, sensitivity=1.0)
+        hist = np.eye(self.states)[x]  # (N, T, k)
+        return (hist + noise.sample(N * T * self.states, rng).reshape(hist.shape)).reshape(N, -1)
+
+    def columns(self) -> dict:
+        from ..temporal.cao import cao_leakage
+
+        try:
+            cao = float(np.max(cao_leakage(self.transition, self.step_epsilon, self.steps, initial=self.initial).tpl))
+        except BdpsimError:  # Cao's recursion refuses the chain (e.g. rows with disjoint supports)
+            cao = math.nan
+        return {**NO_COLUMNS, "release": self.release, "cao_tpl_max": cao}
+
+    def adversary_targets(self, targets: str):
+        return targets, None
+
+    def exact(self, model) -> "ContinualEngine":
+        """The kind's own exact engine (:class:`ContinualEngine`); raises
+        :class:`~bdpsim.core.errors.NotAvailable` on models other than Markov chains."""
+        if not isinstance(model, MarkovChain):
+            raise NotAvailable("continual release has an exact leakage on Markov chain models only")
+        return ContinualEngine(model, self.step())
+
+
+class ContinualEngine:
+    """Exact leakage of a continual release on a Markov chain, adversary by adversary
+    (:class:`~bdpsim.temporal.adversary.ChainLeakage`), and every adversary with ``|K|`` in a set of
+    sizes enumerated (:class:`~bdpsim.models.engines.HasExhaustive`)."""
+
+    method = ("reachable-hull propagation of the past and future releases given the known steps "
+              "(bdpsim.temporal); all adversaries by enumeration")
+    incomplete: str | None = None
+
+    def __init__(self, chain: MarkovChain, release) -> None:
+        from ..temporal.adversary import ChainLeakage
+
+        self.T, self.k = int(chain.n), int(chain.states)
+        P = np.asarray(chain.transition, dtype=float)
+        init = np.asarray(chain.initial, dtype=float)
+        self.chain = ChainLeakage([P] * (self.T - 1), init, [release] * self.T)
+
+    @staticmethod
+    def _known(adv: Adversary) -> dict:
+        return {int(s): int(v) for s, v in zip(adv.known, adv.x_known)}
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        a = adversary
+        return Estimate(self.chain.two_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        a = adversary
+        return Estimate(self.chain.one_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
+
+    def count(self, sizes: Sequence[int]) -> int:
+        """Adversaries (unordered pairs) with ``|K|`` in ``sizes``."""
+        T, k = self.T, self.k
+        return sum(T * math.comb(T - 1, s) * k ** s * k * (k - 1) // 2 for s in sizes if 0 <= s < T)
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        c = self.count(sizes)
+        if c > MAX_EXHAUSTIVE:
+            raise SearchTooLarge("run.known_sizes", f"{c} adversaries (T = {self.T}, {self.k} states): above "
+                                                    f"{MAX_EXHAUSTIVE}; use known_sizes = [0] or fewer sizes")
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
+        self.check_exhaustive(sizes)
+        T, k = self.T, self.k
+        rows: list[tuple[int, list[int], int, int, float]] = []
+        for t in (range(T) if targets is None else targets):
+            others = [s for s in range(T) if s != t]
+            for size in sizes:
+                for K in itertools.combinations(others, size):
+                    for vals in itertools.product(range(k), repeat=size):
+                        kn = dict(zip(K, vals))
+                        for a, b in itertools.combinations(range(k), 2):
+                            try:
+                                v = self.chain.two_sided(int(t), kn, a, b)
+                            except NotAvailable:  # a value impossible given x_K: no such adversary
+                                continue
+                            pat = [-1] * T
+                            pat[t] = -2
+                            for s, c in kn.items():
+                                pat[s] = c
+                            rows.append((int(t), pat, a, b, v))
+        if not rows:
+            return ExhaustiveResult.concat([], T)
+        cols = list(zip(*rows))
+        return ExhaustiveResult(np.array(cols[0]), np.array(cols[1], dtype=np.int8), np.array(cols[2]),
+                                np.array(cols[3]), np.array(cols[4], dtype=float), np.full(len(rows), math.nan))
+
+
+class ContinualKind(MechanismKind):
+    name = "continual"
+    example = {"model": {"kind": "markov", "n": 5, "transition": [[0.8, 0.2], [0.3, 0.7]]},
+               "mechanism": {"epsilon": 1.0, "release": "krr"}}
+    doc = ("continual release: every record of a Markov chain time series released locally, each step "
+           "epsilon-DP (k-RR, any eps-DP step, or noise on the one-hot histogram); exact TPL beside Cao et al.'s")
+    keys = {"epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
+            "release": Key("str", "krr", hashed=False, doc="what each step releases", rule=f"one of {', '.join(RELEASES)}")}
+    domain = "discrete"
+
+    def build(self, params: dict, spec) -> ContinualRelease:
+        check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
+              "continual release needs a Markov chain model (model.kind = 'markov')")
+        from ..temporal.exact import MAX_STATES
+
+        chain = spec.fixed
+        check(chain.states <= MAX_STATES, "model.transition", f"{chain.states} states",
+              f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states")
+        check(params.get("epsilon") is not None, "mechanism.epsilon", None, "is required")
+        return ContinualRelease(params["release"], params["epsilon"], np.asarray(chain.transition, dtype=float),
+                                np.asarray(chain.initial, dtype=float), int(chain.n))
+
+
+register_mechanism_kind(ContinualKind())
+
+__all__ = ["COLUMNS", "RELEASES", "ContinualEngine", "ContinualKind", "ContinualRelease"]
