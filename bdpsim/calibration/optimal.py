@@ -279,7 +279,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
-        Query value per state (integers up to a common shift, :func:`bdpsim.kernels.chains.lattice.query_values`).
+        Query value per state (integers up to a common shift,
+        :func:`bdpsim.kernels.chains.lattice.query_values`).
     objective : {"mean_abs", "variance"}
     M : int or "auto"
         Half-width of the free masses.
@@ -350,7 +351,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
                 for r in ratios:
                     got = None
                     # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
-                    # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as good)
+                    # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as
+                    # good)
                     for s in ((True, False) if sym else (False,)):
                         try:
                             got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
@@ -412,7 +414,7 @@ def calibrate_optimal(p):
     except lp.Infeasible as exc:
         return p.not_applicable("optimal", str(exc))
     extra = {k: v for k, v in opt.as_dict().items() if k != "bdpl"}
-    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over every "
+    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is " "eps-BDP over every "
               f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
               f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)")
     return Calibration("optimal", float(p.epsilon), p.model.n, None, opt.bdpl, reason, "table",

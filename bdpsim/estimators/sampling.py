@@ -26,7 +26,8 @@ SAMPLING_MODES = ("auto", "data")
 
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
-    model offers no exact law for this mechanism's query (its ``query_law``, :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
+    model offers no exact law for this mechanism's query (its ``query_law``,
+    :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
     if isinstance(model, HasQueryLaw) and has_laplace_noise(mechanism):  # optional capabilities
         return model.query_law(mechanism.query_function, known)
     return None

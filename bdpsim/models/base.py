@@ -229,7 +229,8 @@ class ModelKind(abc.ABC):
                          spec: ModelSpec | None = None) -> Adversary:
         """One adversary that knows every record outside a random window around its target and
         nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
-        (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box audit whatever the mechanism (any
+        (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box
+        audit whatever the mechanism (any
         adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
         this and :meth:`windows`."""
         why = self.windows(spec) if spec is not None else None
