@@ -11,13 +11,15 @@ Usage::
 
 Definitions (AST, so comments and strings never count):
 
-* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and ``testing/`` whose
+* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and
+  ``testing/`` whose
   ``C`` (or a member of a tuple ``C``) is a class defined in a plug-in package (``models/``,
   ``mechanisms/``, ``estimators/``, ``calibration/``) that is not a ``typing.Protocol``, in a module
   other than the one defining ``C`` (a class checking its own values is validation, not a probe).
   ``isinstance_any`` counts every bdpsim class checked outside its own module, for reference.
 * *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/``,
-  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming the attribute as a string literal, the
+  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming
+  the attribute as a string literal, the
   capability probes proper; the others read a field whose name is data).
 * *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
   the importing one (relative or absolute).

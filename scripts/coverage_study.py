@@ -247,7 +247,8 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
     if nets:
         out += [f"### Random Bayesian networks, 2–4 states per node, count of state 1 ({nets[0]['adversaries']} "
                 "adversaries, intervals from the samples alone)", "",
-                "| network | nodes | eps | coverage | required | median width | p99 exact | p99 interval | contains |",
+                "| network | nodes | eps | coverage | required | median width | p99 exact | p99 "
+                "interval | contains |",
                 "|---|---|---|---|---|---|---|---|---|"]
         for r in nets:
             out.append(f"| {r['cell']} | {r['n']} | {_f(r['epsilon'], 1)} | {_f(r['coverage'], 3)} | "
@@ -255,7 +256,7 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
                        f"[{_f(r['bdpl_p99_ci_low'])}, {_f(r['bdpl_p99_ci_high'])}] | {r['p99_contained']} |")
         out.append("")
     if gauss:
-        out += ["### Gaussian records, clipped sum [0, 10] (no exact engine): short runs against a long reference run",
+        out += ["### Gaussian records, clipped sum [0, 10] (no exact engine): short runs against a " "long reference run",
                 "", "| case | rho | eps | adversaries | short / reference samples | coverage of the reference | "
                 "required | median width (short / reference) | largest error |", "|---|---|---|---|---|---|---|---|---|"]
         for r in gauss:
@@ -293,8 +294,10 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
         part = "" if cells == total else f" (partial: {cells} of the {total} cells of the grid finished)"
         out += [f"### Grid: {cells} cells × {A} adversaries, intervals from the samples alone "
                 f"(`mixture_exact_law = \"never\"`){part}", "",
-                f"{passed} of {cells} cells reach coverage ≥ 0.95 − 3 sd ({_f(grid[0]['coverage_required'], 3)}); "
-                f"the lowest coverage is {min(float(r['coverage']) for r in grid):.3f}; the p99 interval contains "
+                f"{passed} of {cells} cells reach coverage ≥ 0.95 − 3 sd "
+                f"({_f(grid[0]['coverage_required'], 3)}); "
+                f"the lowest coverage is {min(float(r['coverage']) for r in grid):.3f}; the p99 "
+                "interval contains "
                 f"the exact p99 in {contained} of {cells}. Median width per cell (nats), by model and eps "
                 "(min–max over query, family):", ""]
         eps = sorted({float(r["epsilon"]) for r in grid})
