@@ -186,7 +186,8 @@ def b_exact_speed() -> str:
 def b_utility_exact() -> str:
     cal = _calibration()
     lo = min(k[0] for k in cal)
-    return f"activity: ε ≤ {g(_needs(cal[(lo, 1.0, 'markov')]['reason']))} / {g(_needs(cal[(lo, 1.0, 'zhao')]['reason']))}"
+    markov, zhao = (g(_needs(cal[(lo, 1.0, how)]["reason"])) for how in ("markov", "zhao"))
+    return f"activity: ε ≤ {markov} / {zhao}"
 
 
 # ---------------------------------------------------------------------------------------------

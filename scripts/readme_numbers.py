@@ -138,7 +138,8 @@ def b_fidelity_table() -> str:
             v = t[key]
             s = f"**{f(v['p99'])}**" if k == 0 else f(v["p99"])
             cells.append(s + (f" [{f(v['lo'])}, {f(v['hi'])}]" if ci else ""))
-        ex = f"{f(t['exact one-sided (same adversaries)']['p99'])} / {f(t['exact two-sided (same adversaries)']['p99'])}"
+        one, two = (f(t[f"exact {side}-sided (same adversaries)"]["p99"]) for side in ("one", "two"))
+        ex = f"{one} / {two}"
         lines.append(f"| γ = {g(gamma)}, ε = {g(eps)} | " + " | ".join(cells) + f" | {ex} |")
     return "\n\n" + "\n".join(lines) + "\n\n"
 
@@ -362,7 +363,8 @@ def b_worst_markov() -> str:
     vals = lambda k, key=float: ", ".join(g(v) for v in sorted({key(c[k]) for c in cases}))
     head = ("**The symmetric chain of thesis Fig. 14 is the worst 2-state chain** in every case we searched"
             if len(same) == len(cases) else
-            f"**The symmetric chain of thesis Fig. 14 is the worst 2-state chain in {len(same)} of {len(cases)} "
+            f"**The symmetric chain of thesis Fig. 14 is the worst 2-state chain in {len(same)} of "
+            f"{len(cases)} "
             f"cases searched** (a chain found leaking {f(worse, 4)} more)")
     return (f"{head} (`bdpsim worst-case markov`: n = {vals(1)}; γ = {vals(0)}; ε = {vals(2)}; " f"{len(cases)} cases, "
             f"output in `results/worstcase`)"
@@ -415,8 +417,9 @@ def b_accuracy_table() -> str:
         mx = worst["max_abs_error"]
         mxs = f"{mx:.1f}" if mx >= 1 else f"{mx:.2g}"
         mxs = f"**{mxs}**" if bold else mxs
-        within = ("— (no se)" if samples == "10^4" else "—") if kde else \
-            f"{span([r['within_2se'] for r in sel], pct)} % / {span([r['within_3se'] for r in sel], pct)} %"
+        within = ("— (no se)" if samples == "10^4" else "—") if kde else (
+            f"{span([r['within_2se'] for r in sel], pct)} % / "
+            f"{span([r['within_3se'] for r in sel], pct)} %")
         return f"| {name} | {samples} | {bias} | {rmse} | {mxs} ({_short_case(worst['case'])}) | {within} |"
 
     for est, n, tse, name, label in ACC_ROWS:
@@ -608,7 +611,8 @@ def update(text: str, texts: dict[str, str] | None = None,
         if m.group("body") != texts[name]:
             old, new_ = (" ".join(t.split()) for t in (m.group("body"), texts[name]))
             k = next((j for j, (a, b) in enumerate(zip(old, new_)) if a != b), min(len(old), len(new_)))
-            problems.append(f"{name}: stale at ...{old[max(0, k - 40):k + 60]!r}\n    results give ...{new_[max(0, k - 40):k + 60]!r}")
+            problems.append(f"{name}: stale at ...{old[max(0, k - 40):k + 60]!r}\n"
+                            f"    results give ...{new_[max(0, k - 40):k + 60]!r}")
         return f"<!-- numbers:{name} -->{texts[name]}<!-- /numbers:{name} -->"
 
     return MARK.sub(sub, text), problems, found

@@ -35,7 +35,8 @@ Quilt mechanism's scale for eps-Pufferfish privacy as the authors' MATLAB code c
 wasserstein (W/eps, W the largest infinity-Wasserstein distance between the query's laws given
 two values of one record; n <= ~2000), group (group DP with the whole chain as the group,
 n Delta/eps: the same scale as general), dp (Delta/eps, the DP baseline: flagged NOT eps-BDP),
-gaussian (the Gaussian bound of the utility experiment: not applicable to a chain), optimal (not Laplace: the integer noise of least E|Z|,
+gaussian (the Gaussian bound of the utility experiment: not applicable to a
+chain), optimal (not Laplace: the integer noise of least E|Z|,
 or E[Z^2] with --objective variance, that is eps-BDP, by a linear program; JSON adds mean_abs,
 variance and noise = {"offset", "pmf", "tail_ratio"}, a noise_table for noise = "table"; minutes
 for n in the hundreds) and any registered mechanism calibration; 'all' prints every one, with the

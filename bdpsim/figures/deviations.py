@@ -302,7 +302,8 @@ NOT_REPRODUCED: dict[str, str] = {
     "thesis Fig. 1": "the introduction's illustration of posterior-to-posterior vs prior-to-posterior belief "
                      "change (an adversary's belief about one person's income as three hand-drawn "
                      "distributions): no model, data or formula behind it",
-    "thesis Fig. 2": "the introduction's social-network example (Caroline, Peter and their friends as a graph, "
+    "thesis Fig. 2": "the introduction's social-network example (Caroline, Peter and their friends as a "
+                     "graph, "
                      "Example 1): an illustration of correlated edges, no model, data or formula behind it",
 }
 """Source figures ``bdpsim figures`` does not draw, and why (every other thesis and paper figure

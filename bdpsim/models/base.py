@@ -255,7 +255,8 @@ class ModelKind(abc.ABC):
         dom = mechanism_kind.domain  # checked when the mechanism kind registered
         if dom in ("any", self.domain):
             return None
-        return f"a {self.name} model has {self.domain} records; mechanism '{mechanism_kind.name}' needs {dom} records"
+        return (f"a {self.name} model has {self.domain} records; "
+                f"mechanism '{mechanism_kind.name}' needs {dom} records")
 
 
 def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Generator,

@@ -89,7 +89,8 @@ GALLERY_ENTRY: GalleryEntry = {
                 "(24 window adversaries, 10^6 mechanism calls per ε; checked against the exact value at "
                 "T = 8) and the exact BDPL over the adversaries whose unknown records form a window of "
                 "≤ 8 records (itself a lower bound on the BDPL)",
-        "why": "the source's value sets and generator are not recoverable; the L1 error does not depend on the "
+        "why": "the source's value sets and generator are not recoverable; the L1 error does not "
+               "depend on the "
                "chain (the noise is data-independent), so the generator cannot change panels (a)–(c). The exact "
                "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output "
                "vertices per window); "
