@@ -152,15 +152,10 @@ def _exact_window(lq0: np.ndarray, lq1: np.ndarray, m: int, lo: int, hi: int, rh
     return best
 
 
-def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
-    """Exact BDPL over all adversaries of randomized response with flip probability ``rho`` on a
-    binary chain with ``P > 0`` and a positive start law (window search, module docstring)."""
-    check_rr(model, rho)
+def _candidates(model: MarkovChainModel, e: np.ndarray) -> tuple[list[tuple], list[float]]:
+    """Every window ``(kl, L, kr, R)`` of :func:`rr_bdpl` with its upper and lower BDPL values
+    (``_ratios``): the candidates ``(upper, lower, kl, L, kr, R)`` and the lower values."""
     T, P = model.n, model.transition
-    if P.min() <= 0 or model.initial.min() <= 0:
-        raise NotAvailable("the window search for randomized response needs every transition and "
-                           "start probability > 0; use rr_bdpl_bruteforce (T <= 12)")
-    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     cand = []  # (upper, lower, kl, L, kr, R, a, c)
     lowers = []
     for kl in (0, 1, START):
@@ -190,6 +185,19 @@ def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
                     cand.append((float(u), float(lw), kl, int(L), kr, R))
             if R < T - 1:
                 H = [_advance(h, P, e) for h in H]
+    return cand, lowers
+
+
+def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
+    """Exact BDPL over all adversaries of randomized response with flip probability ``rho`` on a
+    binary chain with ``P > 0`` and a positive start law (window search, module docstring)."""
+    check_rr(model, rho)
+    T, P = model.n, model.transition
+    if P.min() <= 0 or model.initial.min() <= 0:
+        raise NotAvailable("the window search for randomized response needs every transition and "
+                           "start probability > 0; use rr_bdpl_bruteforce (T <= 12)")
+    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
+    cand, lowers = _candidates(model, e)
     V = max(lowers)
     arg = max(cand, key=lambda c: c[1])
     best = (V, arg, None, None, None)
