@@ -315,6 +315,42 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
     return "\n".join(out)
 
 
+def _run_issue(out: Path) -> None:
+    """Issue 25's two hard cases, with and without the fallback: ``issue.csv``."""
+    rows = []
+    for chain, n, eps in ISSUE:
+        T = CHAINS[chain]
+        for mode in ("fallback", "never"):
+            r = run_cell(chain, {"kind": "markov", "n": n, "transition": T}, len(T), n, eps, "count", "random",
+                         mode, 200, 1, 1_600_000)
+            print(r, flush=True)
+            rows.append(r)
+    write_csv(out / "issue.csv", rows)
+
+
+def _run_grid(args, out: Path) -> None:
+    """The coverage grid: each finished cell kept in ``coverage.partial.csv`` (a rerun resumes, other
+    processes' cells are merged), then ``coverage.csv`` in grid order once every cell is done."""
+    part = out / "coverage.partial.csv"
+    done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
+    cells = list(grid_cells(args.quick))
+    for k, (name, model, states, n, eps, query, family) in enumerate(cells):
+        if (args.only and name not in args.only) or _key({"cell": name, "epsilon": eps, "query": query,
+                                                          "family": family}) in done:
+            continue
+        r = run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 100 + k,
+                     args.max_samples)
+        print(f"{r['cell']} eps={eps} {query} {family}: coverage {r['coverage']} (need "
+              f"{r['coverage_required']}), median width {r['width_median']}, {r['seconds']} s", flush=True)
+        done = {_key(x): x for x in read_csv(part)} if part.is_file() else {}  # other processes' cells
+        done[_key(r)] = {k: str(v) for k, v in r.items()}
+        write_csv(part, list(done.values()))
+    order = [_key({"cell": c[0], "epsilon": c[4], "query": c[5], "family": c[6]}) for c in cells]
+    if all(key in done for key in order):
+        write_csv(out / "coverage.csv", [done[key] for key in order])
+        part.unlink()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--issue", action="store_true", help="run issue 25's two hard cases")
@@ -339,15 +375,7 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
         write_csv(out / "kde.csv", rows, KDE_FIELDS)
     elif args.issue:
-        rows = []
-        for chain, n, eps in ISSUE:
-            T = CHAINS[chain]
-            for mode in ("fallback", "never"):
-                r = run_cell(chain, {"kind": "markov", "n": n, "transition": T}, len(T), n, eps, "count", "random",
-                             mode, 200, 1, 1_600_000)
-                print(r, flush=True)
-                rows.append(r)
-        write_csv(out / "issue.csv", rows)
+        _run_issue(out)
     elif args.networks:
         rows = []
         for k, (name, model, states, n, eps, query, family) in enumerate(network_cells()):
@@ -362,24 +390,7 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
         write_csv(out / "gauss.csv", rows, GAUSS_FIELDS)
     elif not args.table:  # each finished cell is kept (a rerun resumes), then the table in grid order
-        part = out / "coverage.partial.csv"
-        done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
-        cells = list(grid_cells(args.quick))
-        for k, (name, model, states, n, eps, query, family) in enumerate(cells):
-            if (args.only and name not in args.only) or _key({"cell": name, "epsilon": eps, "query": query,
-                                                              "family": family}) in done:
-                continue
-            r = run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 100 + k,
-                         args.max_samples)
-            print(f"{r['cell']} eps={eps} {query} {family}: coverage {r['coverage']} (need "
-                  f"{r['coverage_required']}), median width {r['width_median']}, {r['seconds']} s", flush=True)
-            done = {_key(x): x for x in read_csv(part)} if part.is_file() else {}  # other processes' cells
-            done[_key(r)] = {k: str(v) for k, v in r.items()}
-            write_csv(part, list(done.values()))
-        order = [_key({"cell": c[0], "epsilon": c[4], "query": c[5], "family": c[6]}) for c in cells]
-        if all(key in done for key in order):
-            write_csv(out / "coverage.csv", [done[key] for key in order])
-            part.unlink()
+        _run_grid(args, out)
     grid = load_grid(out)
     issue = read_csv(out / "issue.csv") if (out / "issue.csv").is_file() else []
     kde, nets, gauss = (read_csv(out / f) if (out / f).is_file() else []
