@@ -387,6 +387,38 @@ def _per_step(epsilon, steps: int) -> np.ndarray:
     return arr
 
 
+def _start_law(initial, P0: np.ndarray) -> np.ndarray:
+    """The law of the first step: ``"stationary"`` (that of ``P0``) or a checked probability vector."""
+    k = P0.shape[0]
+    if isinstance(initial, str):
+        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
+        return stationary_distribution(P0)
+    pi1 = np.asarray(initial, dtype=float)
+    require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
+            and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
+            f"must be {k} probabilities >= 0 summing to 1")
+    return pi1
+
+
+def _known_steps(known, T: int) -> list[int]:
+    """The adversary's known steps, checked to be in ``1..T``, sorted without repeats."""
+    for s in known or ():
+        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+                "known", s, f"must be steps in 1..{T}")
+    return sorted({int(s) for s in known}) if known is not None else []
+
+
+def _releases(mechanism, k: int, eps, values) -> list:
+    """The step release of each step's epsilon (one object per distinct epsilon)."""
+    from .mechanisms import step_release
+
+    cache: dict[float, StepRelease] = {}
+    for e in eps:
+        if float(e) not in cache:
+            cache[float(e)] = step_release(mechanism, k, float(e), values)
+    return [cache[float(e)] for e in eps]
+
+
 def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
                    known: Sequence[int] = (), values=None, max_points: int = MAX_POINTS,
                    max_work: float = MAX_WORK) -> TemporalLeakage:
@@ -422,18 +454,8 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     P0 = mats[0] if mats else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
     k = P0.shape[0]
     eps = _per_step(epsilon, T)
-    if isinstance(initial, str):
-        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
-        pi1 = stationary_distribution(P0)
-    else:
-        pi1 = np.asarray(initial, dtype=float)
-        require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
-                and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
-                f"must be {k} probabilities >= 0 summing to 1")
-    for s in known or ():
-        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
-                "known", s, f"must be steps in 1..{T}")
-    K = sorted({int(s) for s in known}) if known is not None else []
+    pi1 = _start_law(initial, P0)
+    K = _known_steps(known, T)
     require(k <= MAX_STATES, "transition", f"{k} states", f"exact temporal leakage propagates convex "
             f"hulls in k - 1 dimensions: at most {MAX_STATES} states")
     m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
@@ -441,11 +463,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     if work > max_work:
         raise TooExpensive("steps", T, f"the hull propagation may take ~{work:.2g} operations "
                            f"({m} outputs per step, up to {max_points} points), above the limit {max_work:.2g}")
-    cache: dict[float, StepRelease] = {}
-    for e in eps:
-        if float(e) not in cache:
-            cache[float(e)] = step_release(mechanism, k, float(e), values)
-    rels = [cache[float(e)] for e in eps]
+    rels = _releases(mechanism, k, eps, values)
     # priors pi_t
     pis = [pi1]
     for P in mats:
