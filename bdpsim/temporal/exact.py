@@ -387,6 +387,18 @@ def _per_step(epsilon, steps: int) -> np.ndarray:
     return arr
 
 
+def _absorb(sw, steps: list[int], c, D: np.ndarray, H: np.ndarray, src: dict) -> None:
+    """Fold one sweep ``sw`` (from known value ``c``; its ``i``-th result at 0-based step
+    ``steps[i]``) into the running maxima ``D`` (exact) and ``H`` (hull bound) and their sources
+    ``src``, in place."""
+    for i, t0 in enumerate(steps):
+        better = sw.D[i] > D[t0]
+        D[t0] = np.where(better, sw.D[i], D[t0])
+        H[t0] = np.maximum(H[t0], sw.H[i])
+        prev = src.get(t0, (None, None, None))
+        src[t0] = _merge_src(prev, better, (sw, i, c))
+
+
 def _start_law(initial, P0: np.ndarray) -> np.ndarray:
     """The law of the first step: ``"stationary"`` (that of ``P0``) or a checked probability vector."""
     k = P0.shape[0]
@@ -489,13 +501,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
             sw = _sweep(start, mats[lo:hi - 1], rels[lo:hi - 1], n, max_points)
             exact_all &= sw.exact
             points = max(points, sw.points)
-            for i in range(n):
-                t0 = lo + i  # 0-based step index
-                better = sw.D[i] > bplD[t0]
-                bplD[t0] = np.where(better, sw.D[i], bplD[t0])
-                bplH[t0] = np.maximum(bplH[t0], sw.H[i])
-                prev = src_b.get(t0, (None, None, None))
-                src_b[t0] = (_merge_src(prev, better, (sw, i, c)))
+            _absorb(sw, [lo + i for i in range(n)], c, bplD, bplH, src_b)  # 0-based step indices
         # backward: starts at step hi-1, goes down to lo+1
         starts_b: list[tuple[int | None, np.ndarray]]
         if hi == T + 1:
@@ -508,13 +514,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
             sw = _sweep(start, rev_mats, rev_rels, n, max_points)
             exact_all &= sw.exact
             points = max(points, sw.points)
-            for i in range(n):
-                t0 = hi - 2 - i
-                better = sw.D[i] > fplD[t0]
-                fplD[t0] = np.where(better, sw.D[i], fplD[t0])
-                fplH[t0] = np.maximum(fplH[t0], sw.H[i])
-                prev = src_f.get(t0, (None, None, None))
-                src_f[t0] = _merge_src(prev, better, (sw, i, d))
+            _absorb(sw, [hi - 2 - i for i in range(n)], d, fplD, fplH, src_f)
     E = np.stack([r.pair_epsilon() for r in rels]) if len({id(r) for r in rels}) > 1 else \
         np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
     possible = np.stack(pis) > 0
