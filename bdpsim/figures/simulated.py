@@ -81,9 +81,9 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
     styles = {**DEFAULT_STYLES, **(styles or {})}
     cyc = colors()
     groups = sorted(dict.fromkeys(r[group] for r in rows))
-    seen = []
+    seen: list[str] = []
     unbounded = False
-    tops = []
+    tops: list[float] = []
     for k, g in enumerate(groups):
         if only is not None and g != only:
             continue
