@@ -1,7 +1,8 @@
 """The Python API for notebooks: run a config, load results, exact BDPL of a model and
 mechanism, and the worst-case searches over a model class.
 
-Everything here is a thin layer over the library (:mod:`bdpsim.pipeline.config`, :mod:`bdpsim.pipeline.driver`,
+Everything here is a thin layer over the library (:mod:`bdpsim.pipeline.config`,
+:mod:`bdpsim.pipeline.driver`,
 :mod:`bdpsim.estimators`); the CLI calls the same functions.
 """
 

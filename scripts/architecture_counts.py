@@ -11,13 +11,15 @@ Usage::
 
 Definitions (AST, so comments and strings never count):
 
-* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and ``testing/`` whose
+* *concrete-class isinstance* (``isinstance``): an ``isinstance(x, C)`` outside ``models/`` and
+  ``testing/`` whose
   ``C`` (or a member of a tuple ``C``) is a class defined in a plug-in package (``models/``,
   ``mechanisms/``, ``estimators/``, ``calibration/``) that is not a ``typing.Protocol``, in a module
   other than the one defining ``C`` (a class checking its own values is validation, not a probe).
   ``isinstance_any`` counts every bdpsim class checked outside its own module, for reference.
 * *getattr/hasattr*: every call of the builtins ``getattr`` and ``hasattr`` outside ``cli/``,
-  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming the attribute as a string literal, the
+  ``figures/`` and ``testing/`` (the contract probes plug-ins by nature; ``getattr_literal``: those naming
+  the attribute as a string literal, the
   capability probes proper; the others read a field whose name is data).
 * *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
   the importing one (relative or absolute).
@@ -91,6 +93,39 @@ def _noise_probe(node, noise: set[str]) -> str:
     return ""
 
 
+def _isinstance_finds(node: ast.Call, rel: str, concrete: dict, found: dict[str, list[str]]) -> None:
+    """An ``isinstance`` call of module ``rel`` naming concrete classes of other modules (of plugins):
+    appended to ``found["isinstance_any"]`` (``found["isinstance"]``)."""
+    if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith(("models/", "testing/")):
+        arg = node.args[1]
+        elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
+        names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
+                 if isinstance(e, (ast.Name, ast.Attribute))]
+        other = [c for c in names if c in concrete and rel not in concrete[c]]
+        plugin = [c for c in other if any(f.startswith(PLUGIN) for f in concrete[c])]
+        if other:
+            found["isinstance_any"].append(f"{rel}:{node.lineno} {','.join(other)}")
+        if plugin:
+            found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
+
+
+def _private_imports(node: ast.ImportFrom, package: str, mod: str, mods: dict, rel: str,
+                     found: dict[str, list[str]]) -> None:
+    """Private names (``_x``, not modules) that module ``mod`` (in ``package``) imports from another
+    bdpsim module: appended to ``found["private_imports"]``."""
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - (node.level - 1)]
+        src = ".".join(base + ([node.module] if node.module else []))
+    else:
+        src = node.module or ""
+    if not src.startswith("bdpsim") or src == mod:
+        return
+    for a in node.names:
+        if a.name.startswith("_") and not a.name.startswith("__") and f"{src}.{a.name}" not in mods:
+            found["private_imports"].append(f"{rel}:{node.lineno} {src}.{a.name}")
+
+
 def counts(listing: bool = False) -> dict[str, list[str]]:
     mods = _modules()
     concrete = _concrete_classes(mods)
@@ -106,33 +141,13 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                 if probe:
                     found["noise_probes"].append(f"{rel}:{node.lineno} {probe}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith(("models/", "testing/")):
-                    arg = node.args[1]
-                    elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
-                    names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
-                             if isinstance(e, (ast.Name, ast.Attribute))]
-                    other = [c for c in names if c in concrete and rel not in concrete[c]]
-                    plugin = [c for c in other if any(f.startswith(PLUGIN) for f in concrete[c])]
-                    if other:
-                        found["isinstance_any"].append(f"{rel}:{node.lineno} {','.join(other)}")
-                    if plugin:
-                        found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
+                _isinstance_finds(node, rel, concrete, found)
                 if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/", "testing/")):
                     found["getattr"].append(f"{rel}:{node.lineno} {node.func.id}")
                     if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
                         found["getattr_literal"].append(f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})")
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - (node.level - 1)]
-                    src = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    src = node.module or ""
-                if not src.startswith("bdpsim") or src == mod:
-                    continue
-                for a in node.names:
-                    if a.name.startswith("_") and not a.name.startswith("__") and f"{src}.{a.name}" not in mods:
-                        found["private_imports"].append(f"{rel}:{node.lineno} {src}.{a.name}")
+                _private_imports(node, package, mod, mods, rel, found)
     return found
 
 

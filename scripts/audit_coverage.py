@@ -63,7 +63,8 @@ def main(argv=None) -> int:
         w.writerows(rows)
     lines = [f"Coverage of the audit: {a.repeats} independent repeats per case, audit_budget = {a.budget} calls, "
              f"{a.adversaries} random adversaries, alpha = 0.05 (chain gamma = 4, n = 6).", "",
-             "| case | exact BDPL (all adversaries) | lower > exact of certified adversary | lower > configuration's "
+             "| case | exact BDPL (all adversaries) | lower > exact of certified adversary | lower > "
+             "configuration's "
              "exact | allowed (99.9 % binomial) | estimate within 2 se | mean lower bound |",
              "|---|---|---|---|---|---|---|"]
     for s in summaries:

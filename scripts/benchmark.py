@@ -125,14 +125,14 @@ def main(a) -> None:
     print(f"  ratio bdpsim / its fastKDE      {t_kde / t_fastkde:8.2f}   (target <= 1.3)")
     print(f"  speed-up vs straightforward     {t_sf / t_kde:8.2f}x  (target >= 2.5)")
     print(f"throughput kde                    {1 / t_kde:10.1f} adversaries/s")
-    print(f"throughput mixture                {1 / t_mix:10.1f} adversaries/s   {t_kde / t_mix:7.1f}x kde (target >= 50)")
+    print(f"throughput mixture                {1 / t_mix:10.1f} adversaries/s   " f"{t_kde / t_mix:7.1f}x kde (target >= 50)")
     print(f"throughput mixture, fixed N       {1 / t_mixf:10.1f} adversaries/s   {t_kde / t_mixf:7.1f}x kde")
-    print(f"throughput exact                  {1 / t_ex:10.1f} adversaries/s   {t_kde / t_ex:7.1f}x kde (target >= 50)")
+    print(f"throughput exact                  {1 / t_ex:10.1f} adversaries/s   {t_kde / t_ex:7.1f}x " "kde (target >= 50)")
     t0 = time.perf_counter()
     res = exhaustive_markov_count(MarkovChainModel(B.symmetric_chain(10.0), 10), LaplaceCount(2.0), range(10))
     dt = time.perf_counter() - t0
     best = res.adversary(res.best)
-    print(f"exhaustive exact, n=10, gamma=10, eps=2: {len(res)} adversaries in {dt:.2f} s (1 core; target < 60 s); "
+    print(f"exhaustive exact, n=10, gamma=10, eps=2: {len(res)} adversaries in {dt:.2f} s (1 core; " "target < 60 s); "
           f"max {res.value.max():.4f} at i={best.i} K={best.known} x_K={best.x_known}")
     RECORD.update(samples=N, adversaries=len(advs), ms_straightforward=1e3 * t_sf, ms_kde=1e3 * t_kde,
                   ms_kde_fastkde=1e3 * t_fastkde, ms_mixture=1e3 * t_mix, ms_mixture_fixed=1e3 * t_mixf, ms_exact=1e3 * t_ex,

@@ -76,7 +76,8 @@ def markdown(rec: dict) -> str:
              f"{rec['exact_bdpl']:.4f}), run as a black box (a user function), {rec['adversaries']} adversaries "
              "(known sets of size 1..n-1), alpha = 0.05; every mechanism call of the adversary search counts "
              "against the budget. Wall time on one shared core (nice'd).", "",
-             "| adversary family | budget (calls in all) | seed | certified 95 % lower bound | point estimate ± se | "
+             "| adversary family | budget (calls in all) | seed | certified 95 % lower bound | point "
+             "estimate ± se | "
              "calls used | wall time |", "|---|---|---|---|---|---|---|"]
     for r in rec["runs"]:
         lines.append(f"| {r['family']} | {r['budget']:.0e} | {r['seed']} | **{r['bdpl_lower']:.3f}** | "
@@ -109,7 +110,8 @@ def main(argv=None) -> None:
                 r = run(budget, seed, a.adversaries, a.jobs, family)
                 rec["runs"].append(r)
                 print(f"{family}: budget {budget:.0e} seed {seed}: lower {r['bdpl_lower']:.4f}  "
-                      f"estimate {r['bdpl_audit']:.4f} ± {r['bdpl_audit_se']:.4f}  calls {r['audit_calls']:.3g}  "
+                      f"estimate {r['bdpl_audit']:.4f} ± {r['bdpl_audit_se']:.4f}  calls "
+                      f"{r['audit_calls']:.3g}  "
                       f"{r['wall_seconds']:.1f} s", flush=True)
     rec.update(load_after=os.getloadavg(), peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))

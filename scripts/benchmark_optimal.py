@@ -59,7 +59,7 @@ def main(argv=None) -> int:
            "ratio_to_geometric": opt["mean_abs"] / geo["mean_abs"], "ratio_to_laplace": opt["mean_abs"] / lap["mean_abs"],
            "target_seconds": 900, "git_rev": rev, "python": platform.python_version(),
            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    print(f"n = {a.n}, eps = {a.epsilon}: optimal E|Z| = {rec['optimal_mean_abs']:.4f} (BDPL {rec['optimal_bdpl']:.10f}) "
+    print(f"n = {a.n}, eps = {a.epsilon}: optimal E|Z| = {rec['optimal_mean_abs']:.4f} (BDPL " f"{rec['optimal_bdpl']:.10f}) "
           f"in {t_opt:.0f} s; geometric {rec['geometric_mean_abs']:.4f} ({t_geo:.0f} s), Laplace "
           f"{rec['laplace_mean_abs']:.4f} ({t_lap:.0f} s); ratio to geometric {rec['ratio_to_geometric']:.4f}, "
           f"to Laplace {rec['ratio_to_laplace']:.4f}; target 900 s: {'met' if t_opt <= 900 else 'MISSED'}")

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'k':>4} {'Theorem 4':>10} {'precompute':>11} {'+ eval':>8} {'LP':>10}  LP solved    |LP - Thm4|")
     for r in rows:
         d = "-" if r["lp_minus_theorem4"] is None else f"{r['lp_minus_theorem4']:.1e}"
-        print(f"{r['k']:>4} {r['theorem4_s']:>10.4f} {r['precompute_s']:>11.4f} {r['precomputed_eval_s']:>8.5f} "
+        print(f"{r['k']:>4} {r['theorem4_s']:>10.4f} {r['precompute_s']:>11.4f} " f"{r['precomputed_eval_s']:>8.5f} "
               f"{r['lp_s']:>10.2f}  {r['lp']:<12} {d}")
     print(f"cao_leakage, activity chain, eps = 1, T = 10000 (all t): {t_line:.2f} s")
     print(f"load average before/after: {load_before[0]:.2f} / {load_after[0]:.2f} (2 shared cores)")

@@ -92,7 +92,7 @@ def main() -> None:
     auto10, t_auto10 = timed(search(10, "auto"))
     print("1. n = 10, every adversary")
     print(f"   old enumeration : {len(old):>8} adversaries  {t_old:8.3f} s  BDPL = {old.value.max():.15f}")
-    print(f"   window (full)   : {full10.n_windows:>8} windows      {t_full10:8.3f} s  BDPL = {full10.bdpl:.15f}")
+    print(f"   window (full)   : {full10.n_windows:>8} windows      {t_full10:8.3f} s  BDPL = " f"{full10.bdpl:.15f}")
     print(f"   window (auto)   : {'':>8}              {t_auto10:8.3f} s  BDPL = {auto10.bdpl:.15f}")
     print(f"   speed-up (full) : {t_old / t_full10:.0f}x   (target >= 50x); |difference| = "
           f"{abs(old.value.max() - full10.bdpl):.1e}")

@@ -138,8 +138,10 @@ def markdown(rows: list[dict], budget: int, adversaries: int) -> str:
              f"({adversaries} random adversaries, every known-set size, the same adversaries for every estimator; "
              f"kde and mixture {samples:.0e} samples per condition). Binary chain gamma = 4, n = 10 (3-state "
              "chain, n = 8, for the state sum and the histogram).", "",
-             "| mechanism | exact BDPL (all adversaries) | exact (examined: max) | `kde` (thesis) p99 / max | `mixture` "
-             "p99 / max (se ≤) | `audit` certified 95 % lower bound | `audit` estimate ± se (its adversary's exact) |",
+             "| mechanism | exact BDPL (all adversaries) | exact (examined: max) | `kde` (thesis) p99 "
+             "/ max | `mixture` "
+             "p99 / max (se ≤) | `audit` certified 95 % lower bound | `audit` estimate ± se (its "
+             "adversary's exact) |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         exact_all = _f(r.get("exact_all"))

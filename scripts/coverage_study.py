@@ -247,7 +247,8 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
     if nets:
         out += [f"### Random Bayesian networks, 2–4 states per node, count of state 1 ({nets[0]['adversaries']} "
                 "adversaries, intervals from the samples alone)", "",
-                "| network | nodes | eps | coverage | required | median width | p99 exact | p99 interval | contains |",
+                "| network | nodes | eps | coverage | required | median width | p99 exact | p99 "
+                "interval | contains |",
                 "|---|---|---|---|---|---|---|---|---|"]
         for r in nets:
             out.append(f"| {r['cell']} | {r['n']} | {_f(r['epsilon'], 1)} | {_f(r['coverage'], 3)} | "
@@ -255,7 +256,7 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
                        f"[{_f(r['bdpl_p99_ci_low'])}, {_f(r['bdpl_p99_ci_high'])}] | {r['p99_contained']} |")
         out.append("")
     if gauss:
-        out += ["### Gaussian records, clipped sum [0, 10] (no exact engine): short runs against a long reference run",
+        out += ["### Gaussian records, clipped sum [0, 10] (no exact engine): short runs against a " "long reference run",
                 "", "| case | rho | eps | adversaries | short / reference samples | coverage of the reference | "
                 "required | median width (short / reference) | largest error |", "|---|---|---|---|---|---|---|---|---|"]
         for r in gauss:
@@ -293,8 +294,10 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
         part = "" if cells == total else f" (partial: {cells} of the {total} cells of the grid finished)"
         out += [f"### Grid: {cells} cells × {A} adversaries, intervals from the samples alone "
                 f"(`mixture_exact_law = \"never\"`){part}", "",
-                f"{passed} of {cells} cells reach coverage ≥ 0.95 − 3 sd ({_f(grid[0]['coverage_required'], 3)}); "
-                f"the lowest coverage is {min(float(r['coverage']) for r in grid):.3f}; the p99 interval contains "
+                f"{passed} of {cells} cells reach coverage ≥ 0.95 − 3 sd "
+                f"({_f(grid[0]['coverage_required'], 3)}); "
+                f"the lowest coverage is {min(float(r['coverage']) for r in grid):.3f}; the p99 "
+                "interval contains "
                 f"the exact p99 in {contained} of {cells}. Median width per cell (nats), by model and eps "
                 "(min–max over query, family):", ""]
         eps = sorted({float(r["epsilon"]) for r in grid})
@@ -310,6 +313,42 @@ def markdown(grid: list[dict], issue: list[dict], kde: list[dict] = (), nets: li
             out.append(f"| {cell} | {cov:.3f} | " + " | ".join(parts) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def _run_issue(out: Path) -> None:
+    """Issue 25's two hard cases, with and without the fallback: ``issue.csv``."""
+    rows = []
+    for chain, n, eps in ISSUE:
+        T = CHAINS[chain]
+        for mode in ("fallback", "never"):
+            r = run_cell(chain, {"kind": "markov", "n": n, "transition": T}, len(T), n, eps, "count", "random",
+                         mode, 200, 1, 1_600_000)
+            print(r, flush=True)
+            rows.append(r)
+    write_csv(out / "issue.csv", rows)
+
+
+def _run_grid(args, out: Path) -> None:
+    """The coverage grid: each finished cell kept in ``coverage.partial.csv`` (a rerun resumes, other
+    processes' cells are merged), then ``coverage.csv`` in grid order once every cell is done."""
+    part = out / "coverage.partial.csv"
+    done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
+    cells = list(grid_cells(args.quick))
+    for k, (name, model, states, n, eps, query, family) in enumerate(cells):
+        if (args.only and name not in args.only) or _key({"cell": name, "epsilon": eps, "query": query,
+                                                          "family": family}) in done:
+            continue
+        r = run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 100 + k,
+                     args.max_samples)
+        print(f"{r['cell']} eps={eps} {query} {family}: coverage {r['coverage']} (need "
+              f"{r['coverage_required']}), median width {r['width_median']}, {r['seconds']} s", flush=True)
+        done = {_key(x): x for x in read_csv(part)} if part.is_file() else {}  # other processes' cells
+        done[_key(r)] = {k: str(v) for k, v in r.items()}
+        write_csv(part, list(done.values()))
+    order = [_key({"cell": c[0], "epsilon": c[4], "query": c[5], "family": c[6]}) for c in cells]
+    if all(key in done for key in order):
+        write_csv(out / "coverage.csv", [done[key] for key in order])
+        part.unlink()
 
 
 def main(argv=None) -> int:
@@ -336,15 +375,7 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
         write_csv(out / "kde.csv", rows, KDE_FIELDS)
     elif args.issue:
-        rows = []
-        for chain, n, eps in ISSUE:
-            T = CHAINS[chain]
-            for mode in ("fallback", "never"):
-                r = run_cell(chain, {"kind": "markov", "n": n, "transition": T}, len(T), n, eps, "count", "random",
-                             mode, 200, 1, 1_600_000)
-                print(r, flush=True)
-                rows.append(r)
-        write_csv(out / "issue.csv", rows)
+        _run_issue(out)
     elif args.networks:
         rows = []
         for k, (name, model, states, n, eps, query, family) in enumerate(network_cells()):
@@ -359,24 +390,7 @@ def main(argv=None) -> int:
             print(rows[-1], flush=True)
         write_csv(out / "gauss.csv", rows, GAUSS_FIELDS)
     elif not args.table:  # each finished cell is kept (a rerun resumes), then the table in grid order
-        part = out / "coverage.partial.csv"
-        done = {_key(r): r for r in read_csv(part)} if part.is_file() else {}
-        cells = list(grid_cells(args.quick))
-        for k, (name, model, states, n, eps, query, family) in enumerate(cells):
-            if (args.only and name not in args.only) or _key({"cell": name, "epsilon": eps, "query": query,
-                                                              "family": family}) in done:
-                continue
-            r = run_cell(name, model, states, n, eps, query, family, "never", args.adversaries, 100 + k,
-                         args.max_samples)
-            print(f"{r['cell']} eps={eps} {query} {family}: coverage {r['coverage']} (need "
-                  f"{r['coverage_required']}), median width {r['width_median']}, {r['seconds']} s", flush=True)
-            done = {_key(x): x for x in read_csv(part)} if part.is_file() else {}  # other processes' cells
-            done[_key(r)] = {k: str(v) for k, v in r.items()}
-            write_csv(part, list(done.values()))
-        order = [_key({"cell": c[0], "epsilon": c[4], "query": c[5], "family": c[6]}) for c in cells]
-        if all(key in done for key in order):
-            write_csv(out / "coverage.csv", [done[key] for key in order])
-            part.unlink()
+        _run_grid(args, out)
     grid = load_grid(out)
     issue = read_csv(out / "issue.csv") if (out / "issue.csv").is_file() else []
     kde, nets, gauss = (read_csv(out / f) if (out / f).is_file() else []

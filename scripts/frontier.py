@@ -43,7 +43,8 @@ def table_text(rows) -> str:
         b = json.loads(BENCH.read_text())
         text += (f"\nBenchmark (`scripts/benchmark_optimal.py`, n = {b['n']}, ε = {b['epsilon']:g}): "
                  f"`bdpsim calibrate markov ... --method optimal` took {b['optimal_seconds']:.0f} s end to end "
-                 f"(target 900 s), E|Z| = {b['optimal_mean_abs']:.4f}, {b['ratio_to_geometric']:.4f} × the exactly "
+                 f"(target 900 s), E|Z| = {b['optimal_mean_abs']:.4f}, {b['ratio_to_geometric']:.4f} × "
+                 "the exactly "
                  f"calibrated geometric noise's ({b['geometric_mean_abs']:.4f}) and {b['ratio_to_laplace']:.4f} × "
                  f"Laplace's ({b['laplace_mean_abs']:.4f}); {b['pairs']} window law pairs, M = {b['optimal_M']}.\n")
     return text

@@ -46,7 +46,7 @@ def b_audit_budget() -> str:
             rs = sorted((r for r in d["runs"] if r["family"] == fam and r["budget"] == b), key=lambda r: r["seed"])
             lows = ", ".join(f"**{r['bdpl_lower']:.3f}**" if r["bdpl_lower"] >= 3.3 else f"{r['bdpl_lower']:.3f}"
                              for r in rs)
-            out.append(f"| {fam} | {_calls(b)} | {lows} | {rs[0]['bdpl_audit']:.3f} ± {rs[0]['bdpl_audit_se']:.3f} | "
+            out.append(f"| {fam} | {_calls(b)} | {lows} | {rs[0]['bdpl_audit']:.3f} ± " f"{rs[0]['bdpl_audit_se']:.3f} | "
                        f"{max(r['audit_calls'] for r in rs):.3g} |")
     return head + "\n".join(out)
 
@@ -56,9 +56,11 @@ def b_audit_coverage() -> str:
     d = _bench("audit_coverage")
     s0 = d["summaries"][0]
     head = (f"{s0['repeats']} independent repeats per case, `audit_budget = {s0['budget']}`, {s0['adversaries']} "
-            f"random adversaries, α = {s0['alpha']:g}, chain γ = {d['chain']['gamma']:g}, n = {d['chain']['n']}:\n\n"
+            f"random adversaries, α = {s0['alpha']:g}, chain γ = {d['chain']['gamma']:g}, n = "
+            f"{d['chain']['n']}:\n\n"
             "| case | exact BDPL (all adversaries) | certified bound above the configuration's exact | "
-            "allowed (99.9 % binomial) | estimate within 2 se | mean certified bound |\n|---|---|---|---|---|---|\n")
+            "allowed (99.9 % binomial) | estimate within 2 se | mean certified bound "
+            "|\n|---|---|---|---|---|---|\n")
     out = [f"| {s['case']} | {s['configuration_exact']:.4f} | {s['over_configuration']}/{s['repeats']} | "
            f"≤ {s['allowed_over']} | {s['within_2se']}/{s['with_se']} ({100 * s['within_2se_rate']:.1f} %) | "
            f"{s['mean_lower']:.3f} |" for s in d["summaries"]]
@@ -81,10 +83,12 @@ def b_bayesnet_speed() -> str:
     m = _bench("bayesnet")["measurements"]
     net, hmm, q = m["network"], m["hmm"], m["mqm_chain_288"]
     same = "the same σ" if abs(q["sigma"] - q["sigma_chain_mqm_exact"]) <= 1e-9 * q["sigma"] else "a different σ"
-    return (f"one adversary's exact BDPL (|K| = {net['known']}) on a random network of {net['nodes']} binary nodes "
-            f"(induced width {net['width']}) in {net['seconds']:.2f} s, on an HMM with {hmm['hidden_states']} hidden "
+    return (f"one adversary's exact BDPL (|K| = {net['known']}) on a random network of {net['nodes']} " "binary nodes "
+            f"(induced width {net['width']}) in {net['seconds']:.2f} s, on an HMM with "
+            f"{hmm['hidden_states']} hidden "
             f"states and n = {hmm['n']} observations in {hmm['seconds']:.2f} s; 10^4 exact conditional draws in "
-            f"{m['network_sampling_1e4']:.2f} s (network) and {m['hmm_sampling_1e4']:.2f} s (HMM); the general Markov "
+            f"{m['network_sampling_1e4']:.2f} s (network) and {m['hmm_sampling_1e4']:.2f} s (HMM); "
+            "the general Markov "
             f"Quilt mechanism on the activity chain as a network (T = 288) gives {same} as the chain's MQMExact "
             f"({q['sigma']:.6f}) in {q['seconds']:.1f} s")
 
@@ -119,8 +123,9 @@ def b_pf2_audit() -> str:
     nz = sorted(r["epsilon"] for r in rs if r["T"] == big and r["bdpl_lower"] > 0)
     low = [r for r in rs if r["T"] == big and r["epsilon"] < nz[0]]
     ratio = max(r["bdpl_exact_windows"] / r["epsilon"] for r in low)
-    return (f"at T = {big:.0f} the audit certifies a BDPL of at least {top['bdpl_lower']:.2f} at ε = {top['epsilon']:g} "
-            f"(exact over short windows {top['bdpl_exact_windows']:.2f}); with {top['audit_budget']:.0f} calls per ε it "
+    return (f"at T = {big:.0f} the audit certifies a BDPL of at least {top['bdpl_lower']:.2f} at ε = " f"{top['epsilon']:g} "
+            f"(exact over short windows {top['bdpl_exact_windows']:.2f}); with "
+            f"{top['audit_budget']:.0f} calls per ε it "
             f"certifies nothing below ε = {nz[0]:g}, where the exact BDPL over short windows is at most "
             f"{ratio:.2f} ε")
 

@@ -104,16 +104,20 @@ def b_activity_exact() -> str:
     others = ", ".join(f"{f(ex[e], 3) if ex[e] < 1 else f(ex[e], 2)} for ε = {g(e)}" for e in (0.5, 2.0, 10.0))
     chain = "[" + ", ".join("[" + ", ".join(g(v) for v in row) + "]" for row in w["chain"]) + "]"
     return (f"On the activity chain (P = {chain}, count of active intervals) the ε = {g(eps1)} Laplace count "
-            f"(b = {g(b)}) leaks exactly **{f(w['n288_bdpl'], 3)}** over every adversary — at n = {lo} (one day) and "
+            f"(b = {g(b)}) leaks exactly **{f(w['n288_bdpl'], 3)}** over every adversary — at n = "
+            f"{lo} (one day) and "
             f"at n = {thousands(hi)} alike (the worst adversary knows everything but {w['worst_unknown_left']} "
             f"records before and {w['worst_unknown_right']} after its target) — against a Markov bound of "
             f"{f(markov_bound(eps1, P).value)}, Zhao's {f(zhao_bound(eps1, P).value, 1)} and the general bound "
             f"{g(lo * eps1)} ({thousands(hi * eps1)}). Exact calibration (`bdpsim calibrate markov`) needs "
-            f"**b = {f(ex[1.0], 3)}** for 1-BDP ({others}), the same at n = {lo} and {thousands(hi)}; the general "
+            f"**b = {f(ex[1.0], 3)}** for 1-BDP ({others}), the same at n = {lo} and {thousands(hi)}; "
+            "the general "
             f"bound prescribes {g(gen[lo])} ({thousands(gen[hi])}), {gen[lo] / ex[1.0]:.0f}× "
-            f"({thousands(gen[hi] / ex[1.0])}×) more noise, and the Markov and Zhao bounds prescribe nothing below "
+            f"({thousands(gen[hi] / ex[1.0])}×) more noise, and the Markov and Zhao bounds prescribe "
+            "nothing below "
             f"ε = {g(mk_need)} and {g(zh_need)}; at ε = 10 Markov asks for b = {f(mk10['scale'], 3)} "
-            f"({mk10['scale'] / ex[10.0]:.1f}× the exact {f(ex[10.0], 3)}), at ε = 20 Markov {f(mk20['scale'], 3)} "
+            f"({mk10['scale'] / ex[10.0]:.1f}× the exact {f(ex[10.0], 3)}), at ε = 20 Markov "
+            f"{f(mk20['scale'], 3)} "
             f"and Zhao {f(zh20['scale'], 3)} vs exact {f(ex[20.0], 3)}.")
 
 
@@ -132,9 +136,11 @@ def b_knowledge() -> str:
             else f"an adversary with {kl} unknown records before and {kr} after the target")
     return (f"**Who leaks the most: {lead}.** Leakage by prior knowledge (activity chain, n = {n}, b = {g(b)}; "
             f"`bdpsim-knowledge` in the [gallery](/gallery.md)): knowing both neighbours gives the DP "
-            f"value {f(inner[(0, 0)])}; one unknown neighbour on each side {f(inner[(1, 1)])}; 3 | 3 unknown (before | after) "
+            f"value {f(inner[(0, 0)])}; one unknown neighbour on each side {f(inner[(1, 1)])}; 3 | 3 "
+            "unknown (before | after) "
             f"{f(inner[(3, 3)])}; {kl} | {kr} the maximum {f(top['bdpl'], 3)}; {big} | {big} "
-            f"{f(inner[(big, big)], 3)} (more ignorance hides the target again); a target near the chain's start, "
+            f"{f(inner[(big, big)], 3)} (more ignorance hides the target again); a target near the "
+            "chain's start, "
             f"knowing nothing before it, at most {f(max(edge), 3)}.")
 
 
@@ -150,20 +156,29 @@ def b_exact_speed() -> str:
     return ("\n"
             f"Exact search over every adversary of the activity chain (`{w['command']}`, "
             f"`results/benchmarks/window.json`; wall / CPU, shared {w['cpus']}-core "
-            f"machine, load {w['load_average_before']:.1f}–{w['load_average_after']:.1f}): n = 10, enumeration of "
-            f"every known set {_s(w['n10_enumeration_seconds'])} s / {_s(w['cpu_seconds_old10'])} s, window search "
-            f"{_s(w['n10_window_seconds'])} s / {_s(w['cpu_seconds_full10'])} s (**{w['n10_speedup']:.0f}×** wall, "
-            f"{cpu_x:.0f}× CPU; target ≥ 50×); n = 288: {_s(w['n288_seconds'])} s / {_s(w['cpu_seconds_auto288'])} s "
-            f"(target < 10 s); n = {thousands(17568)}: {_s(w['n17568_seconds'])} s / {_s(w['cpu_seconds_auto17k'])} s "
+            f"machine, load {w['load_average_before']:.1f}–{w['load_average_after']:.1f}): n = 10, "
+            "enumeration of "
+            f"every known set {_s(w['n10_enumeration_seconds'])} s / {_s(w['cpu_seconds_old10'])} s, "
+            "window search "
+            f"{_s(w['n10_window_seconds'])} s / {_s(w['cpu_seconds_full10'])} s "
+            f"(**{w['n10_speedup']:.0f}×** wall, "
+            f"{cpu_x:.0f}× CPU; target ≥ 50×); n = 288: {_s(w['n288_seconds'])} s / "
+            f"{_s(w['cpu_seconds_auto288'])} s "
+            f"(target < 10 s); n = {thousands(17568)}: {_s(w['n17568_seconds'])} s / "
+            f"{_s(w['cpu_seconds_auto17k'])} s "
             f"(target < 60 s). Truncating at {w['window_limit']} unknowns per side (bound "
-            f"{w['truncation_tolerance']:.1e}) changes the n = 288 result by {g(w['n288_truncation_difference'])} "
+            f"{w['truncation_tolerance']:.1e}) changes the n = 288 result by "
+            f"{g(w['n288_truncation_difference'])} "
             f"against the untruncated search ({_s(w['n288_untruncated_seconds'], 3)} s); peak traced memory "
-            f"{w['memory_mib_n17568']:.1f} MiB at n = {thousands(17568)} (process RSS {w['max_rss_mib']:.0f} MiB; "
+            f"{w['memory_mib_n17568']:.1f} MiB at n = {thousands(17568)} (process RSS "
+            f"{w['max_rss_mib']:.0f} MiB; "
             f"target < 1 GiB). Pedigrees (`{p['command']}`, "
             f"`results/benchmarks/pedigree.json`, load "
             f"{p['load_average_before']:.1f}): every adversary of a nuclear family of {nuc['people']} "
-            f"({_sci(nuc['adversaries'])} adversaries, {thousands(nuc['classes'])} classes of exchangeable children) "
-            f"in {_s(nuc['seconds'])} s, of a three-generation family of {tri['people']} ({_sci(tri['adversaries'])} "
+            f"({_sci(nuc['adversaries'])} adversaries, {thousands(nuc['classes'])} classes of "
+            "exchangeable children) "
+            f"in {_s(nuc['seconds'])} s, of a three-generation family of {tri['people']} "
+            f"({_sci(tri['adversaries'])} "
             f"adversaries, {thousands(tri['classes'])} classes) in {_s(tri['seconds'])} s (CPU "
             f"{_s(nuc['cpu_seconds'])} s / {_s(tri['cpu_seconds'])} s).\n")
 
@@ -171,7 +186,8 @@ def b_exact_speed() -> str:
 def b_utility_exact() -> str:
     cal = _calibration()
     lo = min(k[0] for k in cal)
-    return f"activity: ε ≤ {g(_needs(cal[(lo, 1.0, 'markov')]['reason']))} / {g(_needs(cal[(lo, 1.0, 'zhao')]['reason']))}"
+    markov, zhao = (g(_needs(cal[(lo, 1.0, how)]["reason"])) for how in ("markov", "zhao"))
+    return f"activity: ε ≤ {markov} / {zhao}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,16 +213,20 @@ def b_pedigree() -> str:
     same_m = [r for r in rs if r["m"] == top["m"] and r["allele_b"] == top["allele_b"] and r["epsilon"] != top["epsilon"]]
     other = min(same_m, key=lambda r: r["epsilon"])
     n_small = sum(1 for r in rs if r["m"] < m0)
-    return (f"**Genomic leakage is exactly the thesis' lower bound from {m0} people on.** Laplace count of BB on a "
+    return (f"**Genomic leakage is exactly the thesis' lower bound from {m0} people on.** Laplace " "count of BB on a "
             f"nuclear family (2 parents, m − 2 children, m = {ms[0]}…{ms[-1]}), every adversary, exact "
             f"(`bdpsim-pedigree` in the [gallery](/gallery.md)): for m ≥ {m0}, every ε ∈ "
-            f"{_set(r['epsilon'] for r in rs)} and allele frequency q ∈ {_set(r['allele_b'] for r in rs)} the BDPL is "
+            f"{_set(r['epsilon'] for r in rs)} and allele frequency q ∈ "
+            f"{_set(r['allele_b'] for r in rs)} the BDPL is "
             f"**(m − 1)ε exactly** (thesis Cor. 5.2's adversary: knows one parent is BB, targets the other, BB "
-            f"against bb); the general bound mε is never reached. For m < {m0} an adversary who knows **nothing** and "
+            f"against bb); the general bound mε is never reached. For m < {m0} an adversary who knows "
+            "**nothing** and "
             f"targets a child leaks more ({len(above)} of {n_small} cases), by up to "
             f"{f(top['bdpl_over_eps'] - (top['m'] - 1))}ε: {f(top['bdpl_over_eps'])}ε at "
-            f"m = {int(top['m'])} (q = {g(top['allele_b'])}, ε = {g(top['epsilon'])}; {f(other['bdpl_over_eps'])}ε at "
-            f"ε = {g(other['epsilon'])}) against (m − 1)ε = {int(top['m']) - 1}ε — an adversary the thesis' sampler "
+            f"m = {int(top['m'])} (q = {g(top['allele_b'])}, ε = {g(top['epsilon'])}; "
+            f"{f(other['bdpl_over_eps'])}ε at "
+            f"ε = {g(other['epsilon'])}) against (m − 1)ε = {int(top['m']) - 1}ε — an adversary the "
+            "thesis' sampler "
             f"(|K| ≥ 1) never draws; over |K| ≥ 1 the maximum is (m − 1)ε in every case.")
 
 
@@ -234,11 +254,15 @@ def b_generations() -> str:
             f"than a core family of its largest core size.** Three-generation families of m = {lo}…{hi} people "
             f"(grandparents, their children, one child's spouse and children; largest core family l = "
             f"{ls[0]}…{ls[-1]}; `bdpsim-generations` in the [gallery](/gallery.md)): exact BDPL "
-            f"{sp(by(lo, 'bdpl'))}ε at m = {lo} and {sp(by(hi, 'bdpl'))}ε at m = {hi}, below the nuclear family of m "
+            f"{sp(by(lo, 'bdpl'))}ε at m = {lo} and {sp(by(hi, 'bdpl'))}ε at m = {hi}, below the "
+            "nuclear family of m "
             f"({sp(by(lo, 'bdpl_nuclear_same_size'))}ε, {sp(by(hi, 'bdpl_nuclear_same_size'))}ε) and above the "
-            f"nuclear family of l ({sp(by(lo, 'bdpl_nuclear_core_size'))}ε, {sp(by(hi, 'bdpl_nuclear_core_size'))}ε), "
-            f"in all {len(rs)} cases. The worst adversary targets the middle generation's parent, who belongs to two "
-            f"core families, knowing the spouse is BB. Neither m nor l alone sets the leakage; lε is not an upper "
+            f"nuclear family of l ({sp(by(lo, 'bdpl_nuclear_core_size'))}ε, "
+            f"{sp(by(hi, 'bdpl_nuclear_core_size'))}ε), "
+            f"in all {len(rs)} cases. The worst adversary targets the middle generation's parent, who "
+            "belongs to two "
+            "core families, knowing the spouse is BB. Neither m nor l alone sets the leakage; lε is "
+            "not an upper "
             f"bound ({len(over_core)} of {len(rs)} cases exceed it; m = {hi}: {sp(by(hi, 'bdpl'))}ε > {l_hi}ε).")
 
 
@@ -305,10 +329,13 @@ def b_competition_findings() -> str:
     sp0 = lambda v: span(v, lambda x: f"{x:.1f}" if x < 10 else f"{x:.0f}")
     act = c[("activity", Ts[-1], 1.0, "wasserstein")], c[("activity", Ts[-1], 1.0, "exact")]
     bullets = [
-        f"**The Wasserstein mechanism is the closest to the exact calibration{' and was ε-BDP in every case' if was_ok else ''}**: "
-        f"at ε = 1 it adds {sp1(ratio('wasserstein'))} times the exact scale (activity {g(act[0]['scale'])} vs "
+        "**The Wasserstein mechanism is the closest to the exact "
+        f"calibration{' and was ε-BDP in every case' if was_ok else ''}**: "
+        f"at ε = 1 it adds {sp1(ratio('wasserstein'))} times the exact scale (activity "
+        f"{g(act[0]['scale'])} vs "
         f"{f(act[1]['scale'], 3)}). MQMExact adds {sp0(ratio('markov-quilt-exact'))} times, MQMApprox "
-        f"{sp0(ratio('markov-quilt-approx'))} times, randomized response {sp0(ratio('randomized-response'))} times "
+        f"{sp0(ratio('markov-quilt-approx'))} times, randomized response "
+        f"{sp0(ratio('randomized-response'))} times "
         f"(in standard deviation), general bound / group DP {sp0(ratio('general'))} times (growing with T)."]
     # MQMExact not eps-BDP: one entry per distinct (chain, eps) (T does not change it)
     bad = {}
@@ -320,7 +347,8 @@ def b_competition_findings() -> str:
         desc = "; ".join(f"{f(r['bdpl'])} at ε = {g(r['epsilon'])} ({r['chain'].replace('gamma', 'γ')})" for r in items)
         nok = ", ".join(f(r["bdpl_no_knowledge"]) for r in items)
         bullets.append(
-            f"**Pufferfish noise is not always ε-BDP.** MQMExact leaks {desc}. Against the adversary who knows no "
+            f"**Pufferfish noise is not always ε-BDP.** MQMExact leaks {desc}. Against the "
+            "adversary who knows no "
             f"record — Pufferfish's adversary — the same noise leaks {nok} (column `bdpl_no_knowledge`)"
             + (", each ≤ ε: the authors' mechanism keeps its own promise" if all(
                 r["bdpl_no_knowledge"] <= r["epsilon"] + 1e-9 for r in items) else "")
@@ -364,7 +392,8 @@ def b_competition_cost() -> str:
     total = sum(r["seconds"] for r in rs if not math.isnan(r["seconds"]))
     return (f"feasible at T = {int(max(r['T'] for r in rs))} ({span(rr, lambda v: f'{v:.0f}')} s per ε). "
             f"`bdpsim figures --only bdpsim-competition` regenerates the table and figure (about "
-            f"{total / 60:.0f} min of compute, the sum of the CSV's `seconds` column; `--jobs 2` runs the cases in "
+            f"{total / 60:.0f} min of compute, the sum of the CSV's `seconds` column; `--jobs 2` runs "
+            "the cases in "
             f"parallel)")
 
 

@@ -48,7 +48,8 @@ def quickstart():
 
 
 def fidelity_runs() -> dict:
-    """results/accuracy/thesis_fidelity_*.txt -> {(gamma, eps): {variant: (p99, lo, hi, max, median, dropped)}}."""
+    """results/accuracy/thesis_fidelity_*.txt -> {(gamma, eps): {variant: (p99, lo, hi, max, median,
+    dropped)}}."""
     out = {}
     for path in sorted((ROOT / "results" / "accuracy").glob("thesis_fidelity_markov_*.txt")):
         lines = path.read_text().splitlines()
@@ -56,7 +57,7 @@ def fidelity_runs() -> dict:
         n, gamma, eps, advs, samples = head.groups()
         table = {}
         for line in lines[3:]:
-            m = re.match(r"(.+?)\s{2,}([-\d.]+)\s+(?:\[([-\d.]+), ([-\d.inf]+)\]\s+)?([-\d.]+)\s+([-\d.]+)(?:\s+(\d+))?$", line)
+            m = re.match(r"(.+?)\s{2,}([-\d.]+)\s+(?:\[([-\d.]+), " r"([-\d.inf]+)\]\s+)?([-\d.]+)\s+([-\d.]+)(?:\s+(\d+))?$", line)
             if m:
                 name, p99, lo, hi, mx, med, dropped = m.groups()
                 table[name.strip()] = dict(p99=float(p99), lo=float(lo) if lo else math.nan,
@@ -107,12 +108,16 @@ def b_quickstart() -> str:
     if above and worst not in above:
         above_txt += f" (above it at γ = {', '.join(g(x) for x in sorted(above))})"
     return "\n" + textwrap.fill(  # the README's prose stays within 100 columns; "20 000", "γ = 8" stay one word
-        re.sub(r"(\d) (\d{3})\b| = ", lambda m: f"{m[1]}\u00a0{m[2]}" if m[1] else "\u00a0=\u00a0", f"*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain (n = {n}, ε = {eps}; "
-            f"{A} adversaries × {thousands(N)} samples, K = ∅ allowed) the thesis' KDE estimator (×, 99th percentile "
-            f"over adversaries; its bar reaches down to the lower end of the 95 % interval — with {A} adversaries no "
-            f"order statistic bounds a 99th percentile from above) lies above the exact BDPL (○) {'at every γ' if every else 'at some γ'}, "
+        re.sub(r"(\d) (\d{3})\b| = ", lambda m: f"{m[1]}\u00a0{m[2]}" if m[1] else "\u00a0=\u00a0", f"*Quickstart (about {round(secs):.0f} s of compute): on the thesis' Markov chain " f"(n = {n}, ε = {eps}; "
+            f"{A} adversaries × {thousands(N)} samples, K = ∅ allowed) the thesis' KDE "
+            "estimator (×, 99th percentile "
+            "over adversaries; its bar reaches down to the lower end of the 95 % interval — "
+            f"with {A} adversaries no "
+            "order statistic bounds a 99th percentile from above) lies above the exact BDPL "
+            f"(○) {'at every γ' if every else 'at some γ'}, "
             f"by up to {f(ratio[worst])}× (γ = {g(worst)}: {f(w['bdpl_p99'])} vs {f(w['bdpl_exact'])}), "
-            f"{above_txt}; the mixture estimator's (+) 99th percentile is within {f(mix_err)} of the exact values.*"),
+            f"{above_txt}; the mixture estimator's (+) 99th percentile is within {f(mix_err)} "
+            "of the exact values.*"),
         100, break_on_hyphens=False) + "\n"
 
 
@@ -133,7 +138,8 @@ def b_fidelity_table() -> str:
             v = t[key]
             s = f"**{f(v['p99'])}**" if k == 0 else f(v["p99"])
             cells.append(s + (f" [{f(v['lo'])}, {f(v['hi'])}]" if ci else ""))
-        ex = f"{f(t['exact one-sided (same adversaries)']['p99'])} / {f(t['exact two-sided (same adversaries)']['p99'])}"
+        one, two = (f(t[f"exact {side}-sided (same adversaries)"]["p99"]) for side in ("one", "two"))
+        ex = f"{one} / {two}"
         lines.append(f"| γ = {g(gamma)}, ε = {g(eps)} | " + " | ".join(cells) + f" | {ex} |")
     return "\n\n" + "\n".join(lines) + "\n\n"
 
@@ -153,9 +159,12 @@ def b_fidelity_notes() -> str:
     g0, e0, dr0, tot0 = parts[0]
     rest = ", ".join(f"{frac(dr, tot)} at γ = {g(gm)}, ε = {g(ep)}" for gm, ep, dr, tot in parts[1:])
     return (f"at γ = {g(key[0])}, ε = {g(key[1])} the default ({f(d['p99'])}) and the grid-free `pdf_at_points` "
-            f"evaluation ({f(p['p99'])}) {'agree within their intervals' if overlap else 'differ beyond their intervals'}; "
-            f"the symmetric, shifted variant (bdpsim before issue 9) reads {f(t['symmetric / positive_shift']['p99'])}. "
-            f"{frac(dr0, tot0)} of the evaluation points ({thousands(dr0)} of {thousands(tot0)}) had a non-positive "
+            f"evaluation ({f(p['p99'])}) "
+            f"{'agree within their intervals' if overlap else 'differ beyond their intervals'}; "
+            "the symmetric, shifted variant (bdpsim before issue 9) reads "
+            f"{f(t['symmetric / positive_shift']['p99'])}. "
+            f"{frac(dr0, tot0)} of the evaluation points ({thousands(dr0)} of {thousands(tot0)}) had "
+            "a non-positive "
             f"density at γ = {g(g0)}, ε = {g(e0)}" + (f", {rest}" if rest else "") + ".")
 
 
@@ -193,14 +202,17 @@ def b_fidelity_readings() -> str:
     n_best = sum(v == best for v in below.values())
     every = sum(v == len(pts) for v in below.values())
     worst = max(rs, key=lambda r: r["kde_p99"] - r["bound"])
-    tail = (f"\n\n{len(by)} readings ({len(sets)} ways to draw the adversaries × {len(readings)} ways to estimate: "
-            f"evaluation points uniform / drawn from the pooled outputs / from one condition's outputs / fastKDE's "
+    tail = (f"\n\n{len(by)} readings ({len(sets)} ways to draw the adversaries × {len(readings)} " "ways to estimate: "
+            "evaluation points uniform / drawn from the pooled outputs / from one condition's "
+            "outputs / fastKDE's "
             f"grid × with or without fastKDE's positive shift × signed or symmetric log-ratio), "
-            f"{head.group(1)} adversaries × {thousands(int(head.group(2)))} samples per point on identical samples; "
+            f"{head.group(1)} adversaries × {thousands(int(head.group(2)))} samples per point on "
+            "identical samples; "
             f"{every} of them stay below the bound at every point; the best reach {best} of {len(pts)} "
             f"({n_best} reading{'s' if n_best > 1 else ''}); the largest excess is "
             f"{f(worst['kde_p99'] - worst['bound'])} (γ = {g(worst['gamma'])}, ε = {g(worst['epsilon'])}). "
-            f"Measured run time: {float(secs.group(2)):.1f} h wall time of one process (`nice`, one core) on the "
+            f"Measured run time: {float(secs.group(2)):.1f} h wall time of one process (`nice`, "
+            "one core) on the "
             f"shared 2-core machine.\n\n") if head and secs else "\n\n"
     return "\n\n" + "\n".join(lines) + tail
 
@@ -253,17 +265,21 @@ def b_fig15() -> str:
     gap = max(pts, key=lambda k: bound(kde[k]) / exact[k]["bdpl_max"])
     A, N = int(ind["n_adversaries"]), int(ind["n_samples"])
     count = lambda ks: "every point" if len(ks) == len(pts) else f"{len(ks)} of {len(pts)} points"
-    return (f"At thesis fidelity on thesis Fig. 15's own setting ({thousands(A)} adversaries × 10^{round(math.log10(N))} "
+    return (f"At thesis fidelity on thesis Fig. 15's own setting ({thousands(A)} adversaries × " f"10^{round(math.log10(N))} "
             f"samples; [gallery](/gallery.md), `thesis-fig15`) the KDE's 99th percentile lies above the "
-            f"99th percentile of the same adversaries' exact values at {count(same)} (by {span(ratio)}×), above the "
-            f"exact BDPL over all adversaries at {count(above_exact)}, and above the theoretical bound min(Markov, "
+            f"99th percentile of the same adversaries' exact values at {count(same)} (by "
+            f"{span(ratio)}×), above the "
+            f"exact BDPL over all adversaries at {count(above_exact)}, and above the theoretical "
+            "bound min(Markov, "
             f"general) at {len(above_bound)} of {len(pts)} ({where or 'none'}): {f(ind['bdpl_p99'])} for "
             f"*independent* records at ε = {g(e_hi)} (truth {f(exact[(e_hi, g_lo)]['bdpl_max'])}), "
             f"{f(big['bdpl_p99'])} at ε = {g(e_hi)}, γ = {g(g_hi)} (exact {f(exact[(e_hi, g_hi)]['bdpl_max'])}, "
             f"bound {f(bound(big))}), {f(mid['bdpl_p99'])} at ε = {g(e_mid)}, γ = {g(g_mid)} (exact "
-            f"{f(exact[(e_mid, g_mid)]['bdpl_max'])}). Its noise floor ({span(nf, lambda v: f(v, 1))}) measures its "
+            f"{f(exact[(e_mid, g_mid)]['bdpl_max'])}). Its noise floor "
+            f"({span(nf, lambda v: f(v, 1))}) measures its "
             f"variance, not this bias. The exact values (every adversary, `configs/thesis_fig15_exact.toml`) lie "
-            f"{'below' if exact_below else 'NOT everywhere below'} min(Markov, general bound) everywhere; the bound "
+            f"{'below' if exact_below else 'NOT everywhere below'} min(Markov, general bound) "
+            "everywhere; the bound "
             f"is loosest, relative to the exact value, at ε = {g(gap[0])}, γ = {g(gap[1])} "
             f"({f(exact[gap]['bdpl_max'])} vs {f(bound(kde[gap]))})." + _variant_note(figure("thesis-fig15")))
 
@@ -274,9 +290,11 @@ def b_fig9() -> str:
     kde = {(r["n"], r["rho"]): r for r in rs if r["estimator"] == "kde"}
     diffs = [kde[(r["n"], r["rho"])]["bdpl_p99"] - r["bdpl_p99"] for r in mix]
     bounds = [bound(r) for r in mix]
-    return (f"Thesis Fig. 9 at thesis fidelity: the mixture estimator's p99 is {span([r['bdpl_p99'] for r in mix])} "
-            f"(ε = 1, clipped sum, uniform targets) where min(general, Gaussian) bound runs from {f(min(bounds))} to "
-            f"{f(max(bounds))}; the KDE reads {span(diffs)} higher ({span([r['bdpl_p99'] for r in kde.values()])})."
+    return ("Thesis Fig. 9 at thesis fidelity: the mixture estimator's p99 is " f"{span([r['bdpl_p99'] for r in mix])} "
+            "(ε = 1, clipped sum, uniform targets) where min(general, Gaussian) bound runs from "
+            f"{f(min(bounds))} to "
+            f"{f(max(bounds))}; the KDE reads {span(diffs)} higher "
+            f"({span([r['bdpl_p99'] for r in kde.values()])})."
             + _variant_note(rs))
 
 
@@ -298,7 +316,7 @@ def b_fig10() -> str:
                  f"it ({f(exact[lo_rho]['bdpl_max'], 3)}), and above the clipped sum by {span(diff)} nats "
                  f"({span([100 * v for v in rel], lambda v: f'{v:.0f}')} %) where the thesis says 'marginally'."
                  if above else "")
-    return (f"Fig. 10: the exact target-dependent BDPL over {thousands(top['n_adversaries'])} random Σ_ρ per point "
+    return (f"Fig. 10: the exact target-dependent BDPL over {thousands(top['n_adversaries'])} random " "Σ_ρ per point "
             f"is at most {f(top['bdpl_max'])} (n = {g(top['n'])}, ρ = {f(top['rho'])}) against a bound of "
             f"{f(bound(top), 1)}." + above_txt)
 
@@ -309,7 +327,8 @@ def b_fig17() -> str:
     ms = sorted({int(r["m"]) for r in rs})
     r0 = rs[0]
     return (f"Thesis Fig. 17 follows the thesis' design: {thousands(r0['databases'])} data sets of "
-            f"{thousands(r0['n'])} people (families of m = {', '.join(str(m) for m in ms)}), allele B with frequency "
+            f"{thousands(r0['n'])} people (families of m = {', '.join(str(m) for m in ms)}), allele B "
+            "with frequency "
             f"{r0['allele_B']:.3f} so that the expected count of BB is the thesis' average 40.29 (measured "
             f"{span(means)}), one mechanism run per data set.")
 
@@ -326,7 +345,8 @@ def b_worst_gaussian() -> str:
     size = len(range(int(known.split("..")[0]), int(known.split("..")[1]) + 1)) if ".." in known else \
         len([k for k in known.split(",") if k.strip()])
     return (f"For the unclipped sum with n = {n}, ρ = {rho} the equicorrelated matrix with K = ∅ gives slope "
-            f"1 + (n − 1)ρ = {f(equi)}; mixed signs with |K| = {size} give {f(worst)} (`bdpsim worst-case gaussian "
+            f"1 + (n − 1)ρ = {f(equi)}; mixed signs with |K| = {size} give {f(worst)} (`bdpsim "
+            "worst-case gaussian "
             f"--n {n} --rho {rho}`, output in `results/worstcase`). Still far below the Gaussian "
             f"bound ({f(gb)}).")
 
@@ -343,9 +363,10 @@ def b_worst_markov() -> str:
     vals = lambda k, key=float: ", ".join(g(v) for v in sorted({key(c[k]) for c in cases}))
     head = ("**The symmetric chain of thesis Fig. 14 is the worst 2-state chain** in every case we searched"
             if len(same) == len(cases) else
-            f"**The symmetric chain of thesis Fig. 14 is the worst 2-state chain in {len(same)} of {len(cases)} "
+            f"**The symmetric chain of thesis Fig. 14 is the worst 2-state chain in {len(same)} of "
+            f"{len(cases)} "
             f"cases searched** (a chain found leaking {f(worse, 4)} more)")
-    return (f"{head} (`bdpsim worst-case markov`: n = {vals(1)}; γ = {vals(0)}; ε = {vals(2)}; {len(cases)} cases, "
+    return (f"{head} (`bdpsim worst-case markov`: n = {vals(1)}; γ = {vals(0)}; ε = {vals(2)}; " f"{len(cases)} cases, "
             f"output in `results/worstcase`)"
             + (" — the thesis' claim holds there." if len(same) == len(cases) else "."))
 
@@ -396,8 +417,9 @@ def b_accuracy_table() -> str:
         mx = worst["max_abs_error"]
         mxs = f"{mx:.1f}" if mx >= 1 else f"{mx:.2g}"
         mxs = f"**{mxs}**" if bold else mxs
-        within = ("— (no se)" if samples == "10^4" else "—") if kde else \
-            f"{span([r['within_2se'] for r in sel], pct)} % / {span([r['within_3se'] for r in sel], pct)} %"
+        within = ("— (no se)" if samples == "10^4" else "—") if kde else (
+            f"{span([r['within_2se'] for r in sel], pct)} % / "
+            f"{span([r['within_3se'] for r in sel], pct)} %")
         return f"| {name} | {samples} | {bias} | {rmse} | {mxs} ({_short_case(worst['case'])}) | {within} |"
 
     for est, n, tse, name, label in ACC_ROWS:
@@ -430,15 +452,20 @@ def b_accuracy_text() -> str:
     cap_worst = max(ad, key=lambda r: r["at_cap"])
     total = sum(int(r["n_adversaries"]) for r in ad)
     all_up = all(r["bias"] > 0 for r in kde)
-    return (f"the KDE's error is an upward bias ({'in every case of this study' if all_up else 'in most cases of this study'}) "
+    return ("the KDE's error is an upward bias " f"({'in every case of this study' if all_up else 'in most cases of this study'}) "
             f"that shrinks slowly with N and reaches several nats for counts with narrow noise. The mixture "
-            f"estimator's error is sampling noise, and its standard error (`bdpl_se`, delta method) is calibrated: "
-            f"in every case the error is within 2 of its own se for {span([r['within_2se'] for r in mix], pct)} % of "
+            "estimator's error is sampling noise, and its standard error (`bdpl_se`, delta method) "
+            "is calibrated: "
+            "in every case the error is within 2 of its own se for "
+            f"{span([r['within_2se'] for r in mix], pct)} % of "
             f"the adversaries (normal: 95.4 %) and within 3 for {span([r['within_3se'] for r in mix], pct)} % "
-            f"(normal: 99.7 %). A fixed 10^5 samples is *not* accurate to 0.05 nats everywhere: where the supremum "
+            "(normal: 99.7 %). A fixed 10^5 samples is *not* accurate to 0.05 nats everywhere: where "
+            "the supremum "
             f"sits at a rare count ({_short_case(worst_fixed['case'])}) the error reaches "
-            f"{f(worst_fixed['max_abs_error'])}, the sampling error of a few samples at that count. With the default "
-            f"adaptive sample size every estimate's se is ≤ {g(ad[0]['target_se'])} nats except at the cap, which "
+            f"{f(worst_fixed['max_abs_error'])}, the sampling error of a few samples at that count. "
+            "With the default "
+            f"adaptive sample size every estimate's se is ≤ {g(ad[0]['target_se'])} nats except at "
+            "the cap, which "
             f"{cap} of the {thousands(total)} adversaries reached ({int(cap_worst['at_cap'])} of them in the "
             f"rare-count case, largest se {f(max(r['max_se'] for r in ad), 3)}; the summary counts them in "
             f"`se_target_missed`); the largest error over all {thousands(total)} was "
@@ -448,21 +475,23 @@ def b_accuracy_text() -> str:
 def b_speed() -> str:
     b = benchmark()
     ms = lambda v: f"{v:.1f} ms" if v < 10 else f"{v:.0f} ms"
-    lines = [f"`{b['command']}`: 1 core, Markov n = 10, γ = 5, ε = 1, 10^{round(math.log10(b['samples']))} samples per "
+    lines = [f"`{b['command']}`: 1 core, Markov n = 10, γ = 5, ε = 1, " f"10^{round(math.log10(b['samples']))} samples per "
              f"condition, {b['adversaries']} adversaries.", "",
              "| path | per adversary | ratio |", "|---|---|---|",
-             f"| straightforward thesis method (own FFBS + 2 × `fastkde.pdf_at_points`) | {ms(b['ms_straightforward'])} | |",
+             "| straightforward thesis method (own FFBS + 2 × `fastkde.pdf_at_points`) | "
+             f"{ms(b['ms_straightforward'])} | |",
              f"| bdpsim `kde` | {ms(b['ms_kde'])} | {b['ms_straightforward'] / b['ms_kde']:.1f}× faster; "
              f"{b['ms_kde'] / b['ms_kde_fastkde']:.2f} × its two fastKDE calls (target ≤ 1.3) |",
              f"| bdpsim `mixture` (default: adaptive, se ≤ 0.01) | {ms(b['ms_mixture'])} | "
              f"{b['ms_kde'] / b['ms_mixture']:.0f}× the `kde` throughput (target ≥ 50) |",
-             *([f"| bdpsim `mixture`, fixed 10^{round(math.log10(b['samples']))} samples (`mixture_target_se = 0`) | "
+             *([f"| bdpsim `mixture`, fixed 10^{round(math.log10(b['samples']))} samples " "(`mixture_target_se = 0`) | "
                 f"{ms(b['ms_mixture_fixed'])} | {b['ms_kde'] / b['ms_mixture_fixed']:.0f}× |"]
                if "ms_mixture_fixed" in b else []),
              f"| bdpsim `exact` | {ms(b['ms_exact'])} | {b['ms_kde'] / b['ms_exact']:.0f}× (target ≥ 50) |",
              f"| exhaustive exact, n = 10, all {thousands(b['exhaustive_adversaries'])} adversaries | "
              f"{b['exhaustive_seconds']:.1f} s total | target < 60 s |",
-             f"| memory: 10^6 simulated Gaussian tuples (n = 10) → outputs | {b['memory_mib_chunk_65536']:.0f} MiB peak "
+             "| memory: 10^6 simulated Gaussian tuples (n = 10) → outputs | "
+             f"{b['memory_mib_chunk_65536']:.0f} MiB peak "
              f"chunked vs {b['memory_mib_chunk_1000000']:.0f} MiB unchunked | |", "",
              f"Measured {b['written'][:10]} on a shared {b['cpus']}-core machine (load average "
              f"{b['load_average_before']:.1f} before, {b['load_average_after']:.1f} after; output "
@@ -582,7 +611,8 @@ def update(text: str, texts: dict[str, str] | None = None,
         if m.group("body") != texts[name]:
             old, new_ = (" ".join(t.split()) for t in (m.group("body"), texts[name]))
             k = next((j for j, (a, b) in enumerate(zip(old, new_)) if a != b), min(len(old), len(new_)))
-            problems.append(f"{name}: stale at ...{old[max(0, k - 40):k + 60]!r}\n    results give ...{new_[max(0, k - 40):k + 60]!r}")
+            problems.append(f"{name}: stale at ...{old[max(0, k - 40):k + 60]!r}\n"
+                            f"    results give ...{new_[max(0, k - 40):k + 60]!r}")
         return f"<!-- numbers:{name} -->{texts[name]}<!-- /numbers:{name} -->"
 
     return MARK.sub(sub, text), problems, found

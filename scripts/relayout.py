@@ -118,6 +118,21 @@ def _resolve(pkg: str, node: ast.ImportFrom) -> str:
 FROM = re.compile(r"^(\s*from\s+)(\.+[\w.]*)(\s+import\b)")
 
 
+def _rename_aliases(path: Path, node: ast.ImportFrom, src_old: str, lines: list[str]) -> bool:
+    """Rename, in ``lines`` (edited in place), the modules of ``node`` renamed by their move (figdata
+    -> data), which may be imported only under an alias; whether any was."""
+    changed = False
+    for a in node.names:  # a module renamed by its move (figdata -> data): only under an alias
+        renamed = _map(f"{src_old}.{a.name}").rsplit(".", 1)[-1]
+        if f"{src_old}.{a.name}" in MOVES and renamed != a.name:
+            if a.asname is None:
+                raise SystemExit(f"relayout: {path}:{node.lineno}: import {a.name} as a name of its own")
+            for j in range(node.lineno - 1, node.end_lineno or node.lineno):
+                lines[j] = re.sub(rf"\b{a.name}(\s+as\b)", rf"{renamed}\1", lines[j])
+            changed = True
+    return changed
+
+
 def rewrite_relative(path: Path, moved_now: bool, write: bool = True) -> bool:
     """Rewrite the relative imports of one module of bdpsim/ (now at ``path``; ``moved_now``: moved by
     this run, so its relative imports still speak from its old place)."""
@@ -147,14 +162,7 @@ def rewrite_relative(path: Path, moved_now: bool, write: bool = True) -> bool:
         if not _is_module(target):
             raise SystemExit(f"relayout: {path}:{node.lineno}: {target} does not exist")
         text = _relative(new_pkg, target)
-        for a in node.names:  # a module renamed by its move (figdata -> data): only under an alias
-            renamed = _map(f"{src_old}.{a.name}").rsplit(".", 1)[-1]
-            if f"{src_old}.{a.name}" in MOVES and renamed != a.name:
-                if a.asname is None:
-                    raise SystemExit(f"relayout: {path}:{node.lineno}: import {a.name} as a name of its own")
-                for j in range(node.lineno - 1, node.end_lineno or node.lineno):
-                    lines[j] = re.sub(rf"\b{a.name}(\s+as\b)", rf"{renamed}\1", lines[j])
-                changed = True
+        changed = _rename_aliases(path, node, src_old, lines) or changed
         i = node.lineno - 1
         m = FROM.match(lines[i])
         if m is None:

@@ -276,9 +276,11 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
     lines = [f"$ {argv}",
              f"Thesis Fig. 15 grid: Markov n={p0['n']}, symmetric chain gamma = 1..10, eps in {{0.5, 1, 2}} "
              f"({npts} points), count + Lap(1/eps); {p0['adversaries']} adversaries x {p0['samples']} samples per "
-             f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s ({total / 3600:.2f} h) wall time "
+             f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s "
+             f"({total / 3600:.2f} h) wall time "
              f"of one process on a shared 2-core machine",
-             "bound = min(Markov eps + 4 ln gamma, general n eps); 'below' = KDE p99 over the adversaries <= bound; "
+             "bound = min(Markov eps + 4 ln gamma, general n eps); 'below' = KDE p99 over the "
+             "adversaries <= bound; "
              "exact@pts = the same max of the exact log-ratio at the same evaluation points (p99)",
              ""]
     by = {}
@@ -299,7 +301,7 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
                      f"{' / '.join(format(r['exact_at_points_p99'], '.3f') for r in g1):>20} "
                      f"{worst['kde_p99'] - worst['bound']:+16.2f} {ex_below:12d}/{len(rs)}")
     best = max(by.items(), key=lambda kv: sum(r["kde_p99"] <= r["bound"] for r in kv[1]))
-    lines += ["", f"readings: {len(by)}; most points below the bound: {sum(r['kde_p99'] <= r['bound'] for r in best[1])} "
+    lines += ["", f"readings: {len(by)}; most points below the bound: " f"{sum(r['kde_p99'] <= r['bound'] for r in best[1])} "
                   f"of {npts} ({best[0][0]}; {best[0][1]}); readings below the bound at every point: "
                   f"{sum(all(r['kde_p99'] <= r['bound'] for r in rs) for rs in by.values())}",
               "gamma = 1 (independent records, bound = eps): fraction of adversaries whose exact log-ratio reaches "
@@ -377,7 +379,7 @@ def main() -> None:
     print(f"Markov n={a.n}, gamma={a.gamma:g}, eps={a.epsilon:g}, count; {a.adversaries} adversaries "
           f"(|K| in 1..{a.n - 1}) x {a.samples} samples per condition; seed {a.seed}; "
           f"{time.perf_counter() - t0:.0f} s")
-    print(f"{'variant':32} {'p99':>7} {'95% CI (order statistics)':>27} {'max':>7} {'median':>7} {'dropped pts':>11}")
+    print(f"{'variant':32} {'p99':>7} {'95% CI (order statistics)':>27} {'max':>7} {'median':>7} " f"{'dropped pts':>11}")
     for k in VARIANTS:
         v = np.array(vals[k])
         v = v[np.isfinite(v)]

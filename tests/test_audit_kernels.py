@@ -1,4 +1,5 @@
-"""Black-box audit kernels (bdpsim.kernels.audit.certificates): Clopper–Pearson, validity by simulation, errors."""
+"""Black-box audit kernels (bdpsim.kernels.audit.certificates): Clopper–Pearson, validity by simulation,
+errors."""
 
 import math
 

@@ -302,7 +302,8 @@ def _with(**kw):
 
 BAD = [
     (_with(cpt=DIAMOND["cpt"][:3] + [[[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.4], [0.1, 0.9]]]] + DIAMOND["cpt"][4:]),
-     r"^model.cpt\[3\] = .*: rows must sum to 1 \(row \(1, 0\) sums to 0.9; model.table_tolerance = 1e-06\)$"),
+     r"^model.cpt\[3\] = .*: rows must sum to 1 \(row \(1, 0\) sums to 0.9; "
+     r"model.table_tolerance = 1e-06\)$"),
     (_with(cpt=DIAMOND["cpt"][:1] + [[0.8, 0.2]] + DIAMOND["cpt"][2:]),
      r"^model.cpt\[1\] = .*: must be nested 2 deep .*got depth 1$"),
     (_with(cpt=DIAMOND["cpt"][:1] + [[[0.8, 0.2], [0.3]]] + DIAMOND["cpt"][2:]), r"^model.cpt\[1\] = .*ragged"),

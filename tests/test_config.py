@@ -107,7 +107,7 @@ def test_bundled_configs_are_valid():
 
 
 @pytest.mark.parametrize("content,needle", [
-    ("[run]\nseed = -1\n[model]\nkind='markov'\nn=3\ngamma=2.0\n[mechanism]\nkind='count'\nepsilon=1.0\n", "run.seed"),
+    ("[run]\nseed = " "-1\n[model]\nkind='markov'\nn=3\ngamma=2.0\n[mechanism]\nkind='count'\nepsilon=1.0\n", "run.seed"),
     ("this is not toml = = \n", "not valid TOML"),
     ("[model]\nkind='markov'\nn=3\ntransition=[[0.5,0.6],[0.5,0.5]]\n[mechanism]\nkind='count'\nepsilon=1.0\n", "row must sum to 1"),
 ])

@@ -214,7 +214,8 @@ def test_committed_files_outside_a_checkout(tmp_path):
 # ------------------------------------------------------------------ 5. plot of an audit
 AUDIT = ('[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
          'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
-         '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\nmechanism = { noise = "geometric" }\n')
+         '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+         'mechanism = { noise = "geometric" }\n')
 
 
 def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli, tmp_path, monkeypatch):

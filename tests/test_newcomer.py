@@ -317,7 +317,8 @@ def test_readme_quickstart_writes_outside_the_committed_results(capsys):
     assert rc == 0, err
 
 
-# ------------------------------------------------------------------ 5. progress and Ctrl-C of the long commands
+# ------------------------------------------------------------------ 5. progress and Ctrl-C of the long
+# commands
 @pytest.fixture
 def fast_beat(monkeypatch):
     from bdpsim.cli import progress

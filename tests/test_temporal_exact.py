@@ -27,6 +27,32 @@ def random_chain(k: int, rng, sticky: float = 0.0) -> np.ndarray:
     return P
 
 
+def _window_leak(paths, prob, L, window, t, known, k, m):
+    """max over known values, pairs (a, b) of X_t and outputs on the steps of ``window`` of
+    ln P(outputs | known, X_t = a) - ln P(outputs | known, X_t = b), by enumeration."""
+    best = -math.inf
+    seqs = np.array(list(itertools.product(range(m), repeat=len(window))))
+    # like[path, seq] = prod over the window's steps of L[r_s, x_s]; known steps contribute 1
+    like = np.ones((len(paths), len(seqs)))
+    for j, s in enumerate(window):
+        if s + 1 in known:
+            continue
+        like *= L[seqs[:, j]][:, paths[:, s]].T
+    kn = [s - 1 for s in sorted(known)]
+    for cvals in itertools.product(range(k), repeat=len(kn)):
+        sel = np.all(paths[:, kn] == np.array(cvals, dtype=int), axis=1) if kn else np.ones(len(paths), bool)
+        cond = {}
+        for a in range(k):
+            rows = sel & (paths[:, t] == a)
+            w = prob[rows]
+            if w.sum() <= 0:
+                continue
+            cond[a] = (w @ like[rows]) / w.sum()
+        for a, b in itertools.permutations(cond, 2):
+            best = max(best, float(np.max(np.log(cond[a]) - np.log(cond[b]))))
+    return best
+
+
 def brute(P, pi1, L, T, known=()):
     """(bpl, fpl, tpl) per t by enumeration; L: (m, k) likelihoods of every step's outputs."""
     k = P.shape[0]
@@ -43,26 +69,7 @@ def brute(P, pi1, L, T, known=()):
             continue
         best = {key: -math.inf for key in out}
         for key, window in (("bpl", range(0, t + 1)), ("fpl", range(t, T)), ("tpl", range(T))):
-            window = list(window)
-            seqs = np.array(list(itertools.product(range(m), repeat=len(window))))
-            # like[path, seq] = prod over the window's steps of L[r_s, x_s]; known steps contribute 1
-            like = np.ones((len(paths), len(seqs)))
-            for j, s in enumerate(window):
-                if s + 1 in known:
-                    continue
-                like *= L[seqs[:, j]][:, paths[:, s]].T
-            kn = [s - 1 for s in sorted(known)]
-            for cvals in itertools.product(range(k), repeat=len(kn)):
-                sel = np.all(paths[:, kn] == np.array(cvals, dtype=int), axis=1) if kn else np.ones(len(paths), bool)
-                cond = {}
-                for a in range(k):
-                    rows = sel & (paths[:, t] == a)
-                    w = prob[rows]
-                    if w.sum() <= 0:
-                        continue
-                    cond[a] = (w @ like[rows]) / w.sum()
-                for a, b in itertools.permutations(cond, 2):
-                    best[key] = max(best[key], float(np.max(np.log(cond[a]) - np.log(cond[b]))))
+            best[key] = _window_leak(paths, prob, L, list(window), t, known, k, m)
         for key in out:
             out[key].append(best[key])
     return {key: np.array(v) for key, v in out.items()}

@@ -20,6 +20,7 @@ noise than the attack target itself (the saving is ``comparison / attack``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -82,6 +83,35 @@ def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
     return f"tpr@{float(at_fpr):g}", float(check_fpr("target_tpr", target_tpr))
 
 
+def _least_parameter(ok: Callable[[float], bool], p0: float, grows: bool, target: float) -> float:
+    """The noise parameter at which ``ok`` (the target met) starts to hold, ``ok`` monotone in the
+    amount of noise (more as the parameter grows when ``grows``): bracketed from ``p0`` by factors
+    of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter); the end that meets it."""
+    # bracket in ln(parameter): 'more' meets the target, 'less' does not
+    step = 2.0 if grows else 0.5
+    more, less = p0, p0
+    if ok(p0):
+        while ok(less / step):
+            less /= step
+            if abs(math.log(less / p0)) > 60:
+                raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
+        less /= step
+    else:
+        while not ok(more * step):
+            more *= step
+            if abs(math.log(more / p0)) > 60:
+                raise ConfigError("target", target, "cannot be met by this noise law")
+        more *= step
+    lo, hi = math.log(less), math.log(more)
+    while abs(hi - lo) > REL_TOL:
+        mid = 0.5 * (lo + hi)
+        if ok(math.exp(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return math.exp(hi)
+
+
 def calibrate_attack(model, mechanism, *, target_advantage: float | None = None, target_tpr: float | None = None,
                      at_fpr: float | None = None, sizes="all", compare: bool = True) -> AttackCalibration:
     """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
@@ -110,30 +140,7 @@ def calibrate_attack(model, mechanism, *, target_advantage: float | None = None,
     def ok(par: float) -> bool:
         return value(par) <= target
 
-    # bracket in ln(parameter): 'more' meets the target, 'less' does not
-    step = 2.0 if grows else 0.5
-    p0 = float(noise.parameter)
-    more, less = p0, p0
-    if ok(p0):
-        while ok(less / step):
-            less /= step
-            if abs(math.log(less / p0)) > 60:
-                raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
-        less /= step
-    else:
-        while not ok(more * step):
-            more *= step
-            if abs(math.log(more / p0)) > 60:
-                raise ConfigError("target", target, "cannot be met by this noise law")
-        more *= step
-    lo, hi = math.log(less), math.log(more)
-    while abs(hi - lo) > REL_TOL:
-        mid = 0.5 * (lo + hi)
-        if ok(math.exp(mid)):
-            hi = mid
-        else:
-            lo = mid
-    par = math.exp(hi)
+    par = _least_parameter(ok, float(noise.parameter), grows, target)
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise

@@ -5,11 +5,13 @@ utility experiment, the competition table and the calibrated mechanism kinds all
 :func:`calibrate` (:mod:`.entry`) is its entry point for every model: a chain
 (:func:`.methods.calibrate_chain`), and by :func:`.graphs.calibrate_graph` a pedigree, Bayesian
 network or Markov random field;
-:mod:`.target` names the query a calibration certifies and the target eps it takes): ``exact`` (the smallest eps-BDP scale, by the
+:mod:`.target` names the query a calibration certifies and the target eps it takes): ``exact`` (the
+smallest eps-BDP scale, by the
 exact engine), the bounds (``general``, ``markov``, ``zhao``, ``gaussian`` — on equicorrelated
 Gaussian groups, :mod:`.groups`), the DP baseline ``dp``, ``optimal`` (the least-E|Z| integer
 noise), the competing mechanisms (``markov-quilt-approx``, ``markov-quilt-exact`` —
-:mod:`bdpsim.calibration.quilt.chain`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds` registers them as
+:mod:`bdpsim.calibration.quilt.chain`; ``wasserstein`` — :mod:`.wasserstein`; ``group``). :mod:`.kinds`
+registers them as
 mechanism kinds of a config.
 """
 

@@ -13,7 +13,8 @@ number comes from the model's exact engine over **every** adversary with ``|K| >
 **Exact calibration** (``method = "exact"``): the least amount ``a`` of a noise law whose exact
 BDPL over all adversaries is ``<= eps`` — the Laplace scale ``b = a``, or the DP epsilon
 ``Delta / a`` of geometric and staircase noise (so the DP adversary leaks ``Delta / a`` for
-each). ``BDPL(a)`` is non-increasing in ``a`` (Laplace: ``Lap(b2) = Lap(b1) + W``, :mod:`bdpsim.calibration.methods`;
+each). ``BDPL(a)`` is non-increasing in ``a`` (Laplace: ``Lap(b2) = Lap(b1) + W``,
+:mod:`bdpsim.calibration.methods`;
 the others checked numerically, :mod:`bdpsim.kernels.noise.laws`), and
 ``Delta/eps <= a* <= n Delta/eps`` (the DP adversary leaks ``Delta/a``; every eps'-DP mechanism is
 ``n eps'``-BDP, paper Thm 4.3): a root search on ``ln BDPL`` vs ``ln a`` to relative

@@ -16,7 +16,8 @@ prescribes (:func:`bdpsim.models.markov.window.window_search`).
 * ``zhao``: ``b = Delta / (eps - 6 ln omega)`` (thesis eq. 20), same conditions.
 * ``markov-quilt-approx`` / ``markov-quilt-exact``: ``b = Delta sigma`` with ``sigma`` the Markov
   Quilt mechanism's scale for eps-Pufferfish privacy of a 1-Lipschitz query, as the authors'
-  MATLAB code computes it (:mod:`bdpsim.calibration.quilt.chain`; MQMExact uses the model's start law for 2 states
+  MATLAB code computes it (:mod:`bdpsim.calibration.quilt.chain`; MQMExact uses the model's start law for 2
+  states
   and the authors' worst-case marginals for more).
 * ``wasserstein``: ``b = W / eps``, ``W`` the sup over records and value pairs of the
   infinity-Wasserstein distance between the query's conditional laws (:mod:`bdpsim.calibration.wasserstein`).
@@ -381,7 +382,7 @@ def _quilt(name: str, variant: str) -> Callable:
                 # default; a chain that starts elsewhere is protected for its own start law
                 ini = None if p.model.is_stationary else p.model.initial
                 q = mqm_exact(P, n, p.epsilon, initial=ini, deadline=deadline)
-                how = (("MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of P^100, as the "
+                how = (("MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of " "P^100, as the "
                         "authors)" if ini is None else "MQMExact (k_findBest_2dir_exact.m, node marginals from "
                         "the model's start law)") if p.model.states == 2 else
                        "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)")

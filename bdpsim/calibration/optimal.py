@@ -266,6 +266,64 @@ def _table(sol: lp.LPSolution) -> TableNoise:
     return TableNoise(tuple(pmf), off, r)
 
 
+def _pairs_and_verifier(model, values, network: bool, pedigree: bool, *, min_known: int, window_limit,
+                        tolerance: float, max_seconds: float):
+    """The law pairs the LP constrains, their truncation (the BDPL the window limit may leave out) and
+    ``verify(noise) -> (bdpl, tolerance)`` by the exact engine of ``model``'s kind (networks and random
+    fields: the region reduction; pedigrees: the exhaustive engine; chains: the window search)."""
+    if network:  # exact over every adversary (the region reduction): no truncation
+        plan = network_plan(model, values, searches=NETWORK_SEARCHES, max_seconds=max_seconds)
+        pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
+
+        def verify(noise):
+            return network_bdpl(model, plan, noise, min_known=min_known), 0.0
+    elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
+        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
+
+        def verify(noise):
+            return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
+    else:
+        pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
+
+        def verify(noise):
+            res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
+                                tolerance=tolerance)
+            return float(res.bdpl), res.tolerance
+    return pairs, trunc, verify
+
+
+def _tail_ratios(tail_ratio, r_min: float) -> list[float]:
+    """The geometric tail ratios tried: ``tail_ratio`` (checked to be in ``[r_min, 1)``), or for "auto"
+    the least admissible one and two slower ones (``exp(-0.75 lam)``, ``exp(-0.5 lam)``,
+    ``lam = -ln r_min``)."""
+    if tail_ratio == "auto":
+        lam = -math.log(r_min)
+        ratios = [r_min * (1 + 1e-9), math.exp(-0.75 * lam), math.exp(-0.5 * lam)]
+    else:
+        r = float(tail_ratio)
+        check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
+              "far-tail conditions hold)")
+        ratios = [r]
+    return ratios
+
+
+def _solve_lp(pairs, target: float, M: int, r: float, objective: str, sym: bool, warm, progress):
+    """``(solution, symmetric)`` of the LP at one tail ratio ``r`` (the symmetric LP first when ``sym``),
+    ``None`` when every variant is infeasible."""
+    got = None
+    # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
+    # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as
+    # good)
+    for s in ((True, False) if sym else (False,)):
+        try:
+            got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
+                            progress=progress), s)
+            break
+        except lp.Infeasible:
+            continue
+    return got
+
+
 def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective: str = "mean_abs",
                   M="auto", tail_ratio="auto", symmetric: bool | None = None, min_known: int = 0,
                   window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None,
@@ -280,7 +338,8 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
-        Query value per state (integers up to a common shift, :func:`bdpsim.kernels.chains.lattice.query_values`).
+        Query value per state (integers up to a common shift,
+        :func:`bdpsim.kernels.chains.lattice.query_values`).
     objective : {"mean_abs", "variance"}
     M : int or "auto"
         Half-width of the free masses.
@@ -304,25 +363,9 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
           and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    if network:  # exact over every adversary (the region reduction): no truncation
-        plan = network_plan(model, values, searches=NETWORK_SEARCHES, max_seconds=max_seconds)
-        pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
-
-        def verify(noise):
-            return network_bdpl(model, plan, noise, min_known=min_known), 0.0
-    elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
-        ped = cast(PedigreeModel, model)  # the HasCountLaw model kind
-        pairs, trunc = pedigree_law_pairs(ped, values, min_known=min_known), 0.0
-
-        def verify(noise):
-            return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
-    else:
-        pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
-
-        def verify(noise):
-            res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
-                                tolerance=tolerance)
-            return float(res.bdpl), res.tolerance
+    pairs, trunc, verify = _pairs_and_verifier(model, values, network, pedigree, min_known=min_known,
+                                               window_limit=window_limit, tolerance=tolerance,
+                                               max_seconds=max_seconds)
     check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
@@ -333,14 +376,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         M = int(min(400, max(8, math.ceil(min(12.0 / lam, span)))))
     check(isinstance(M, (int, np.integer)) and not isinstance(M, bool) and M >= 1, "M", M,
           "must be 'auto' or an integer >= 1")
-    if tail_ratio == "auto":
-        lam = -math.log(r_min)
-        ratios = [r_min * (1 + 1e-9), math.exp(-0.75 * lam), math.exp(-0.5 * lam)]
-    else:
-        r = float(tail_ratio)
-        check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
-              "far-tail conditions hold)")
-        ratios = [r]
+    ratios = _tail_ratios(tail_ratio, r_min)
     # a narrower window when the solver finds none at the auto M (measured: the activity chain at
     # eps = 10 has span 5.2 but M = 8: masses down to 1e-20, called infeasible; M = 6 solves)
     Ms = [int(M)] + ([m for m in sorted({math.ceil(span), 4, 2, 1}, reverse=True) if m < M] if auto_M else [])
@@ -350,16 +386,7 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
             for margin in MARGINS:
                 target = epsilon - trunc - margin
                 for r in ratios:
-                    got = None
-                    # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
-                    # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as good)
-                    for s in ((True, False) if sym else (False,)):
-                        try:
-                            got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
-                                            progress=progress), s)
-                            break
-                        except lp.Infeasible:
-                            continue
+                    got = _solve_lp(pairs, target, int(M), r, objective, sym, warm, progress)
                     if got is None:
                         tried.append((r, math.inf))
                         continue
@@ -414,7 +441,7 @@ def calibrate_optimal(p):
     except lp.Infeasible as exc:
         return p.not_applicable("optimal", str(exc))
     extra = {k: v for k, v in opt.as_dict().items() if k != "bdpl"}
-    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over every "
+    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is " "eps-BDP over every "
               f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
               f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)")
     return Calibration("optimal", float(p.epsilon), p.model.n, None, opt.bdpl, reason, "table",

@@ -35,7 +35,8 @@ Quilt mechanism's scale for eps-Pufferfish privacy as the authors' MATLAB code c
 wasserstein (W/eps, W the largest infinity-Wasserstein distance between the query's laws given
 two values of one record; n <= ~2000), group (group DP with the whole chain as the group,
 n Delta/eps: the same scale as general), dp (Delta/eps, the DP baseline: flagged NOT eps-BDP),
-gaussian (the Gaussian bound of the utility experiment: not applicable to a chain), optimal (not Laplace: the integer noise of least E|Z|,
+gaussian (the Gaussian bound of the utility experiment: not applicable to a
+chain), optimal (not Laplace: the integer noise of least E|Z|,
 or E[Z^2] with --objective variance, that is eps-BDP, by a linear program; JSON adds mean_abs,
 variance and noise = {"offset", "pmf", "tail_ratio"}, a noise_table for noise = "table"; minutes
 for n in the hundreds) and any registered mechanism calibration; 'all' prints every one, with the
@@ -121,18 +122,29 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     calibrate_config.add_parser(cs, parser_class, formatter_class)
 
 
+def _check_chain_flags(a) -> None:
+    """``--gamma``, ``--epsilon`` and ``--n`` of ``bdpsim calibrate markov`` (``ConfigError`` naming
+    the flag)."""
+    from ..core.errors import ConfigError
+
+    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
+        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
+    if a.epsilon is None:
+        raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
+    if a.n < 2 or a.n > 10_000_000:
+        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+
+
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``; one line per method or JSON."""
     if a.model_kind == "config":
         from . import calibrate_config
 
         return calibrate_config.command(a, is_bdp, _note)
-    from ..calibration import Calibration, calibrate, supported_methods
-    from ..calibration.budget import CLI_BUDGET, TooSlow
+    from ..calibration import supported_methods
     from ..calibration.methods import EXACT_METHOD
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
-    from .progress import Progress
     from ..core.errors import ConfigError
     from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
@@ -142,12 +154,7 @@ def command(a) -> int:
         from .attack import command_calibrate
 
         return command_calibrate(a)
-    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
-        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if a.epsilon is None:
-        raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
-    if a.n < 2 or a.n > 10_000_000:
-        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    _check_chain_flags(a)
     check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)
     P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
     try:
@@ -164,6 +171,30 @@ def command(a) -> int:
     if a.method == "all" and a.noise == NOISE_KEYS["noise"].default:  # the other pure laws' least amounts (E|Z|)
         runs += [(EXACT_METHOD, k) for k, law in NOISE_LAWS.items()
                  if law.calibratable and law.pure_dp and k != a.noise]
+    out = _run_calibrations(model, query, methods, runs, a)
+    note = _chain_note(model, a.initial is None)
+    if note and a.json:
+        print(note, file=sys.stderr)
+    if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
+        rows = [{**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
+        print(json.dumps(rows[0] if len(rows) == 1 else rows))
+        return 0
+    if note:
+        print(note)
+    print(query_line(query))
+    _print_table(out, a)
+    return 0
+
+
+def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
+    """One calibration per ``(method, noise law)`` of ``runs`` within ``CLI_BUDGET`` (a method that
+    would not fit: a "not run" row, unless it is the only one asked for); a kernel's ``ValueError``
+    re-raised as the ``ConfigError`` of its flag."""
+    from ..calibration import Calibration, calibrate
+    from ..calibration.budget import CLI_BUDGET, TooSlow
+    from .calibrate_config import flag_error
+    from .progress import Progress
+
     start, out = time.monotonic(), []
     bar = Progress("bdpsim calibrate", "window searches")
     try:
@@ -185,16 +216,14 @@ def command(a) -> int:
         raise flagged from None
     finally:
         bar.close()
-    note = _chain_note(model, a.initial is None)
-    if note and a.json:
-        print(note, file=sys.stderr)
-    if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
-        rows = [{**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
-        print(json.dumps(rows[0] if len(rows) == 1 else rows))
-        return 0
-    if note:
-        print(note)
-    print(query_line(query))
+    return out
+
+
+def _print_table(out: list, a) -> None:
+    """The text answer of ``bdpsim calibrate markov``: one line per calibration ``out`` (its noise's
+    parameter, ``E|Z|``, exact BDPL and whether it meets the target), its note below."""
+    from ..kernels.noise.laws import NOISE_LAWS
+
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
@@ -208,7 +237,7 @@ def command(a) -> int:
             print(f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {_abs(c):>9} {bdpl:>10}"
                   + (f" {dl:>10}" if dcol else "") + f"  {_verdict(c, a)}")
             print(_note(c.reason))
-        return 0
+        return
     print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
     for c in out:
         scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
@@ -217,7 +246,6 @@ def command(a) -> int:
         name = c.method if mine else f"{c.method} ({c.noise})"
         print(f"{name[:26]:<26} {scale:>10} {_abs(c):>9} {bdpl:>10}  {_verdict(c, a)}")
         print(_note(c.reason))
-    return 0
 
 
 def _verdict(c, a) -> str:

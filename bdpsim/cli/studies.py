@@ -62,7 +62,8 @@ def _check_data_dir(data_dir: str | None) -> None:
 
 def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
     """``--out`` must be (or become) a directory: not a file, nor below one; nor, without
-    ``--overwrite``, one holding files committed to git (:func:`bdpsim.pipeline.results.check_not_committed`)."""
+    ``--overwrite``, one holding files committed to git
+    (:func:`bdpsim.pipeline.results.check_not_committed`)."""
     from ..pipeline.results import check_not_committed
 
     if not overwrite:

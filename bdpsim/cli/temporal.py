@@ -201,8 +201,8 @@ def _print(a, rows, table, alloc) -> None:
     if table.exact is False:
         print(f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high")
     if alloc is not None:
-        print(f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact {alloc.exact_constant:.6g}"
-              + (f", Cao {alloc.cao_constant:.6g} ({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
+        print(f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact " f"{alloc.exact_constant:.6g}"
+              + (f", Cao {alloc.cao_constant:.6g} " f"({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
                  if alloc.cao_constant else "")
               + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else ""))
         print(f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "

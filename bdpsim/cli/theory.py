@@ -262,8 +262,9 @@ def _worst_gaussian(a, rng, W, progress=None) -> tuple[list[str], dict]:
     import numpy as np
 
     r = W.worst_gaussian_sum(a.n, a.rho, rng, a.starts, progress=progress)
-    out = [f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), |x - x'| = {a.distance:g}",
-           f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; {r.starts} starts per |K|)"]
+    out = [f"Gaussian Sigma_rho, n = {a.n}, rho = {a.rho}, unclipped sum + Lap({a.noise_scale:g}), " f"|x - x'| = {a.distance:g}",
+           f"worst slope |a|          {r.slope:.6f}  (target i = 0, known K = {{1..{r.known_size}}}; "
+           f"{r.starts} starts per |K|)"]
     if r.capped:
         out.append(f"note: only {r.starts} of {a.starts} starts are positive definite (random draws capped at "
                    f"{50 * a.starts}; most U[-rho, rho] matrices are not PD for n = {a.n}, rho = {a.rho})")
@@ -287,7 +288,7 @@ def _worst_markov(a, rng, W, progress=None) -> tuple[list[str], dict]:
     import numpy as np
 
     r = W.worst_markov_chain(a.gamma, a.n, a.epsilon, rng, states=a.states, starts=a.starts, progress=progress)
-    out = [f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = {a.epsilon:g}",
+    out = [f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = " f"{a.epsilon:g}",
            f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)"]
     if math.isfinite(r.symmetric_bdpl):
         out.append(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")

@@ -89,7 +89,8 @@ from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 
 #: share of the budget left after the per-adversary search that chooses the final events (the
-#: kernels' measured 20/80 selection/certification split, :data:`bdpsim.kernels.audit.certificates.SELECTION_STUDY`)
+#: kernels' measured 20/80 selection/certification split,
+# :data:`bdpsim.kernels.audit.certificates.SELECTION_STUDY`)
 SELECTION_FRACTION = 0.2
 #: least selection samples per side before anything is chosen (below: nothing certified)
 MIN_SELECTION = 20

@@ -58,7 +58,8 @@ class FinishContext:
 
     ``adversary(j)`` is ``(model, adversary)`` number ``j`` as the driver drew it; ``stream(*path)``
     a configuration-level generator (independent of every adversary's); ``engine()`` the point's
-    exact engine (raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none); ``pair`` names the model and mechanism kinds.
+    exact engine (raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none);
+    ``pair`` names the model and mechanism kinds.
     """
 
     mechanism: Any

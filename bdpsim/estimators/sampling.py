@@ -27,7 +27,8 @@ SAMPLING_MODES = ("auto", "data")
 
 def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.ndarray] | None:
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
-    model offers no exact law for this mechanism's query (its ``query_law``, :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
+    model offers no exact law for this mechanism's query (its ``query_law``,
+    :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
     if isinstance(model, HasQueryLaw) and has_laplace_noise(mechanism):  # optional capabilities
         return model.query_law(mechanism.query_function, known)
     return None
@@ -125,10 +126,10 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
         f = q.per_state(model.states)
         if f.ndim == 2:  # per-record values (a count of named states, RecordCountQuery)
             g, delta, fmin = lattice(f)
-            free = [r for r in range(model.n) if r not in known]
+            free = [r for r in range(cast(Any, model).n) if r not in known]  # HasStates: a data model
             k0 = sum(int(g[int(r), int(v)]) for r, v in known.items())
             ks = np.arange(k0 + sum(int(g[r].min()) for r in free), k0 + sum(int(g[r].max()) for r in free) + 1)
-            return "lattice", model.n * fmin + delta * ks
+            return "lattice", cast(Any, model).n * fmin + delta * ks
         g, delta, fmin = _lattice(tuple(f))
         k0 = sum(int(g[int(v)]) for v in known.values())
         ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)

@@ -1,4 +1,5 @@
-"""Laplace scale needed for eps-BDP per calibration method (:func:`bdpsim.studies.chains.calibration_rows`)."""
+"""Laplace scale needed for eps-BDP per calibration method
+(:func:`bdpsim.studies.chains.calibration_rows`)."""
 
 from __future__ import annotations
 

@@ -179,7 +179,8 @@ def paper_fig2_authors_rows(n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.
     return rows
 
 
-# ------------------------------------------------------------------ schematic figures (thesis Figs. 4, 6, 12, 14)
+# ------------------------------------------------------------------ schematic figures (thesis Figs. 4, 6,
+# 12, 14)
 
 def thesis_fig04_rows(f_d: float = 0.0, f_d_prime: float = 10.0, alpha: float = 4.0) -> list[dict]:
     """The sets of thesis eqs. (70)–(71) (Fig. 4) for an illustrative ``f(D)``, ``f(D')`` and

@@ -1,4 +1,5 @@
-"""Heat map of the exact leakage by prior knowledge (:func:`bdpsim.studies.knowledge.leakage_by_knowledge`)."""
+"""Heat map of the exact leakage by prior knowledge
+(:func:`bdpsim.studies.knowledge.leakage_by_knowledge`)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def plot_knowledge_panels(rows: Sequence[dict], axes):
     P = ", ".join("[" + ", ".join(f"{v:g}" for v in row) + "]" for row in ACTIVITY)
     axes[0].figure.suptitle(
         f"Worst exact BDPL by prior knowledge: activity chain P = [{P}], count of "
-        f"active records + Lap({b:g}) (1-DP), n = {n};\nthe adversary knows every record except the unknown ones "
+        f"active records + Lap({b:g}) (1-DP), n = {n};\nthe adversary knows every record except "
+        "the unknown ones "
         f"left and right of its target", fontsize=10)
     return axes

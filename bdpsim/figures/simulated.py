@@ -41,6 +41,33 @@ def _arr(rows, key) -> np.ndarray:
     return np.array([r[key] for r in rows], dtype=float)
 
 
+def _plot_estimates(ax, rs, x: str, styles: dict, c, seen: list, tops: list) -> bool:
+    """One group's rows ``rs`` of :func:`plot_simulated`, per estimator in colour ``c``: exact values
+    as markers, estimates as their percentile with its CI; appends to ``seen`` (estimators drawn) and
+    ``tops`` (their highest values). Returns whether an interval is unbounded above."""
+    unbounded = False
+    for est in dict.fromkeys(r["estimator"] for r in rs):
+        st = styles.get(est, {"marker": "x", "label": est})
+        e = sorted((r for r in rs if r["estimator"] == est), key=lambda r: r[x])
+        xs = _arr(e, x)
+        if est not in seen:
+            seen.append(est)
+        mk = dict(marker=st["marker"], mfc=st.get("mfc", c), ms=st.get("ms", 6), color=c, linestyle="none")
+        if _is_exact(est):
+            ax.plot(xs, _arr(e, "bdpl_max"), **mk)
+            tops.append(np.nanmax(_arr(e, "bdpl_max")))
+            continue
+        p, lo, hi = _arr(e, "bdpl_p99"), _arr(e, "bdpl_p99_ci_low"), _arr(e, "bdpl_p99_ci_high")
+        open_hi = ~np.isfinite(hi)  # too few adversaries to bound the percentile from above
+        yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(np.where(open_hi, p, hi) - p, 0, None)])
+        ax.errorbar(xs, p, yerr=np.nan_to_num(yerr), capsize=2, elinewidth=0.8, **mk)
+        tops.append(np.nanmax(np.where(open_hi, p, hi)))
+        if open_hi.any():
+            ax.plot(xs[open_hi], p[open_hi], marker="^", color=c, linestyle="none", ms=4)
+            unbounded = True
+    return unbounded
+
+
 def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict | None = None, *,
                    only=None, bound_curve=None, fit_y: bool = False, show_legend: bool = True):
     """Empirical estimates (percentile with its CI), exact values and the bound, per ``group``.
@@ -54,33 +81,15 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
     styles = {**DEFAULT_STYLES, **(styles or {})}
     cyc = colors()
     groups = sorted(dict.fromkeys(r[group] for r in rows))
-    seen = []
+    seen: list[str] = []
     unbounded = False
-    tops = []
+    tops: list[float] = []
     for k, g in enumerate(groups):
         if only is not None and g != only:
             continue
         c = cyc[k % len(cyc)]
         rs = [r for r in rows if r[group] == g]
-        for est in dict.fromkeys(r["estimator"] for r in rs):
-            st = styles.get(est, {"marker": "x", "label": est})
-            e = sorted((r for r in rs if r["estimator"] == est), key=lambda r: r[x])
-            xs = _arr(e, x)
-            if est not in seen:
-                seen.append(est)
-            mk = dict(marker=st["marker"], mfc=st.get("mfc", c), ms=st.get("ms", 6), color=c, linestyle="none")
-            if _is_exact(est):
-                ax.plot(xs, _arr(e, "bdpl_max"), **mk)
-                tops.append(np.nanmax(_arr(e, "bdpl_max")))
-                continue
-            p, lo, hi = _arr(e, "bdpl_p99"), _arr(e, "bdpl_p99_ci_low"), _arr(e, "bdpl_p99_ci_high")
-            open_hi = ~np.isfinite(hi)  # too few adversaries to bound the percentile from above
-            yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(np.where(open_hi, p, hi) - p, 0, None)])
-            ax.errorbar(xs, p, yerr=np.nan_to_num(yerr), capsize=2, elinewidth=0.8, **mk)
-            tops.append(np.nanmax(np.where(open_hi, p, hi)))
-            if open_hi.any():
-                ax.plot(xs[open_hi], p[open_hi], marker="^", color=c, linestyle="none", ms=4)
-                unbounded = True
+        unbounded = _plot_estimates(ax, rs, x, styles, c, seen, tops) or unbounded
         b = sorted((r for r in rs if r["estimator"] in ESTIMATORS), key=lambda r: r[x])
         if bound_curve is not None:
             xs, bound = (np.asarray(v, dtype=float) for v in bound_curve(g, b))

@@ -143,6 +143,69 @@ def _label(group: str | None, g) -> str:
     return f"{group} = {g:g}" if isinstance(g, float) else f"{group} = {g if g is not None else 'n/a'}"
 
 
+def _plot_estimator(ax, est: str, rs: list, x: str, ce, label: str, single: bool) -> None:
+    """One estimator's rows ``rs`` of one curve of :func:`plot_summary`, in colour ``ce``: an audit's
+    certified lower bound and estimate, else the exact values or the percentile with its
+    confidence interval, and the noise floor where there is one."""
+    markers = {"kde": "x", "mixture": "+", "exact": "s"}
+    rs = sorted(rs, key=lambda r: r[x])
+    xs = np.array([r[x] for r in rs], dtype=float)
+    p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
+    lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
+    hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
+    pc = rs[0].get("percentile", 99)
+    with np.errstate(invalid="ignore"):
+        yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
+    yerr = np.where(np.isfinite(yerr), yerr, 0)
+    exact = _is_exact(est)
+    lower = np.array([_number(r.get("bdpl_lower")) or np.nan for r in rs], dtype=float)
+    if np.isfinite(lower).any():  # a black-box audit: its certified bound and its estimate
+        alpha = _number(rs[0].get("audit_alpha")) or 0.05
+        ax.plot(xs, lower, "^", color=ce, ms=7,
+                label=f"{est} certified lower bound ({100 * (1 - alpha):g} %) {label}".strip())
+        est_v = np.array([_number(r.get("bdpl_audit")) or np.nan for r in rs], dtype=float)
+        if np.isfinite(est_v).any():
+            ax.plot(xs, est_v, "d", mfc="none", color=ce, ms=6, label=f"{est} estimate {label}".strip())
+        return
+    if exact:  # the max of exact values: the BDPL only when every adversary was examined
+        what = ("exact BDPL, every adversary" if all(every_adversary(r) for r in rs)
+                else f"exact, max over {_sampled_text(rs)}")
+    else:
+        what = f"{est} p{pc:g}"
+    y = p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float)
+    if not np.isfinite(y).any():
+        return  # nothing to draw: no legend entry either
+    ax.errorbar(xs, y, yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
+                capsize=3, ms=7, label=f"{what} {label}".strip())
+    nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
+    if not exact and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
+        ax.plot(xs, nf, "_" if single else ":", color=ce, lw=1, ms=14,
+                label=f"{est} noise floor {label}".strip())
+
+
+def _plot_references(ax, rs_all: list, x: str, c, label: str, categories: bool, single: bool) -> None:
+    """One curve's references of :func:`plot_summary`, in colour ``c``: the exact max over the same
+    adversaries (where no exact estimator ran), the exact BDPL over every adversary and
+    ``min(general, model bound)`` (a marker where no line is drawn: ``categories``, ``single``)."""
+    rs = sorted(rs_all, key=lambda r: r[x])
+    xs = np.array([r[x] for r in rs], dtype=float)
+    ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
+    if np.isfinite(ex).any() and not any(_is_exact(r.get("estimator", "")) for r in rs):
+        # the exact estimator's own marker shows the same max (same adversary draw) where it ran
+        ax.plot(xs, ex, "o", mfc="none", color=c,
+                label=f"exact, max over the same {_sampled_text(rs).removeprefix('the ')} {label}".strip())
+    every = np.array([r.get("bdpl_all_adversaries", np.nan) for r in rs], dtype=float)
+    if np.isfinite(every).any():
+        ax.plot(xs, every, "*", color=c, ms=9, label=f"exact BDPL, every adversary {label}".strip())
+    bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
+    tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
+    ok = np.isfinite(tight)
+    if ok.any():
+        ax.plot(xs[ok], tight[ok], "_" if categories or single else "-", color=c, lw=1.5,
+                ms=30 if categories else 16,  # a marker where no line is drawn: categories, one x
+                label=f"min(general, model bound) {label}".strip())
+
+
 def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | None = None):
     """Empirical BDPL (percentile with its confidence interval), exact BDPL where known, and the
     tighter of the general and the model bound.
@@ -192,7 +255,6 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     for r in rows:
         groups[_key(r.get(group)) if group else None].append(r)
     cyc = colors()
-    markers = {"kde": "x", "mixture": "+", "exact": "s"}
     order = sorted(groups.items(), key=lambda kv: (kv[0] is None, isinstance(kv[0], str),
                                                    kv[0] if kv[0] is not None else 0))
     for gi, (g, rs_all) in enumerate(order):
@@ -203,56 +265,8 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
             by_est[str(r.get("estimator") or "")].append(r)
         for ei, (est, rs) in enumerate(sorted(by_est.items())):
             ce = c if group else cyc[(ei + 1) % len(cyc)]
-            rs = sorted(rs, key=lambda r: r[x])
-            xs = np.array([r[x] for r in rs], dtype=float)
-            p = np.array([r["bdpl_p99"] for r in rs], dtype=float)
-            lo = np.array([r.get("bdpl_p99_ci_low", np.nan) for r in rs], dtype=float)
-            hi = np.array([r.get("bdpl_p99_ci_high", np.nan) for r in rs], dtype=float)
-            pc = rs[0].get("percentile", 99)
-            with np.errstate(invalid="ignore"):
-                yerr = np.vstack([np.clip(p - lo, 0, None), np.clip(hi - p, 0, None)])
-            yerr = np.where(np.isfinite(yerr), yerr, 0)
-            exact = _is_exact(est)
-            lower = np.array([_number(r.get("bdpl_lower")) or np.nan for r in rs], dtype=float)
-            if np.isfinite(lower).any():  # a black-box audit: its certified bound and its estimate
-                alpha = _number(rs[0].get("audit_alpha")) or 0.05
-                ax.plot(xs, lower, "^", color=ce, ms=7,
-                        label=f"{est} certified lower bound ({100 * (1 - alpha):g} %) {label}".strip())
-                est_v = np.array([_number(r.get("bdpl_audit")) or np.nan for r in rs], dtype=float)
-                if np.isfinite(est_v).any():
-                    ax.plot(xs, est_v, "d", mfc="none", color=ce, ms=6, label=f"{est} estimate {label}".strip())
-                continue
-            if exact:  # the max of exact values: the BDPL only when every adversary was examined
-                what = ("exact BDPL, every adversary" if all(every_adversary(r) for r in rs)
-                        else f"exact, max over {_sampled_text(rs)}")
-            else:
-                what = f"{est} p{pc:g}"
-            y = p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float)
-            if not np.isfinite(y).any():
-                continue  # nothing to draw: no legend entry either
-            ax.errorbar(xs, y, yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
-                        capsize=3, ms=7, label=f"{what} {label}".strip())
-            nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
-            if not exact and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
-                ax.plot(xs, nf, "_" if single else ":", color=ce, lw=1, ms=14,
-                        label=f"{est} noise floor {label}".strip())
-        rs = sorted(rs_all, key=lambda r: r[x])
-        xs = np.array([r[x] for r in rs], dtype=float)
-        ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
-        if np.isfinite(ex).any() and not any(_is_exact(r.get("estimator", "")) for r in rs):
-            # the exact estimator's own marker shows the same max (same adversary draw) where it ran
-            ax.plot(xs, ex, "o", mfc="none", color=c,
-                    label=f"exact, max over the same {_sampled_text(rs).removeprefix('the ')} {label}".strip())
-        every = np.array([r.get("bdpl_all_adversaries", np.nan) for r in rs], dtype=float)
-        if np.isfinite(every).any():
-            ax.plot(xs, every, "*", color=c, ms=9, label=f"exact BDPL, every adversary {label}".strip())
-        bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
-        tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
-        ok = np.isfinite(tight)
-        if ok.any():
-            ax.plot(xs[ok], tight[ok], "_" if ticks is not None or single else "-", color=c, lw=1.5,
-                    ms=30 if ticks is not None else 16,  # a marker where no line is drawn: categories, one x
-                    label=f"min(general, model bound) {label}".strip())
+            _plot_estimator(ax, est, rs, x, ce, label, single)
+        _plot_references(ax, rs_all, x, c, label, ticks is not None, single)
     ax.set_xlabel(AXIS_LABELS.get(x, x))
     if single:  # one configuration: its x, not a fractional scale around it
         ax.set_xticks(xs_all)

@@ -1,7 +1,8 @@
 """A confidence interval for the supremum of the log-ratio of two Laplace mixtures whose weights
 are only sampled (the mixture estimator's per-adversary interval, issue 25).
 
-The query ``C`` takes values in a known finite set of atoms ``u`` (a lattice); its weights ``w_u`` (condition ``x``)
+The query ``C`` takes values in a known finite set of atoms ``u`` (a lattice); its weights ``w_u``
+(condition ``x``)
 and ``w'_u`` (condition ``x'``) are unknown and estimated from ``N``, ``N'`` samples. The noise law
 is known: ``p(y) = sum_u w_u k(y - u)`` with the Laplace kernel ``k``. The estimand is
 

@@ -108,7 +108,9 @@ class ExitCalled(BaseException):
 
 def exit_call(exc: BaseException) -> str:
     """``sys.exit(7)`` or ``os._exit(0)``: what user code called to end the process."""
-    return f"{'os._exit' if isinstance(exc, ExitCalled) else 'sys.exit'}({exc.code if isinstance(exc, (ExitCalled, SystemExit)) else None!r})"
+    how = "os._exit" if isinstance(exc, ExitCalled) else "sys.exit"
+    code = exc.code if isinstance(exc, (ExitCalled, SystemExit)) else None
+    return f"{how}({code!r})"
 
 
 @contextlib.contextmanager

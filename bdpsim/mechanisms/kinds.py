@@ -142,11 +142,11 @@ def _count_query(values, spec) -> CountQuery:
                                   f"{short[0]}: {sizes[short[0]]} states)")
         return query
     codes = model.count_codes(list(values))
-    if (note := codes.note(model.n)) is not None:
+    if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
         import warnings
 
         warnings.warn(note, stacklevel=2)
-    return codes.query(model.record_states)
+    return codes.query(cast(Any, model).record_states)
 
 
 class CountKind(MechanismKind):

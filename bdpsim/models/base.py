@@ -235,7 +235,8 @@ class ModelKind(abc.ABC):
                          spec: ModelSpec | None = None) -> Adversary:
         """One adversary that knows every record outside a random window around its target and
         nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
-        (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box audit whatever the mechanism (any
+        (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box
+        audit whatever the mechanism (any
         adversary's certified bound is a lower bound on the BDPL). Kinds that offer it override
         this and :meth:`windows`."""
         why = self.windows(spec) if spec is not None else None
@@ -260,7 +261,8 @@ class ModelKind(abc.ABC):
         dom = mechanism_kind.domain  # checked when the mechanism kind registered
         if dom in ("any", self.domain):
             return None
-        return f"a {self.name} model has {self.domain} records; mechanism '{mechanism_kind.name}' needs {dom} records"
+        return (f"a {self.name} model has {self.domain} records; "
+                f"mechanism '{mechanism_kind.name}' needs {dom} records")
 
 
 def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Generator,

@@ -224,7 +224,7 @@ def _task_count(point: ExperimentPoint, jobs: int) -> int:
     """How many tasks :func:`plan` makes of ``point`` (without building an exhaustive search's parts)."""
     if point.settings.exhaustive:
         return point.model.n if point.exhaustive_method != "window" else jobs
-    A = point.settings.adversaries
+    A = cast(int, point.settings.adversaries)  # an int unless exhaustive ("all"), handled above
     return math.ceil(A / max(1, min(25, math.ceil(A / max(1, 2 * jobs)))))
 
 
@@ -334,7 +334,8 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
     intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both kept),
     :func:`bdpsim.estimators.kde.outside_mixture`; the counts go into the KDE point's record
     (``kde_above_mixture_n``, ``kde_below_mixture_n``), its flags are recomputed and a point
-    flagged only by this gets its one warning line (a point flagged already printed its line). Configs without such a pair are untouched."""
+    flagged only by this gets its one warning line (a point flagged already printed its line). Configs
+    without such a pair are untouched."""
     import json
 
     columns = [*ADVERSARY_COLUMNS, *adversary_columns]

@@ -51,6 +51,29 @@ def _num(v) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
 
 
+def _count_flags(row: dict, n_adv: float) -> list[str]:
+    """The findings that count adversaries in ``row``: without an estimate, KDE estimates outside the
+    exact value or the mixture's interval, intervals that stayed wider than the target."""
+    out: list[str] = []
+    failed = _num(row.get("failed_adversaries"))
+    if failed > 0:
+        out.append(f"{int(failed)} of {int(n_adv)} adversaries without an estimate")
+    above, below = _num(row.get("kde_above_n")), _num(row.get("kde_below_n"))
+    if above > 0 or below > 0:
+        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
+                   f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})")
+    above, below = _num(row.get("kde_above_mixture_n")), _num(row.get("kde_below_mixture_n"))
+    if above > 0 or below > 0:
+        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the mixture's interval of the same "
+                   f"adversary, {int(below)} below (the KDE carries no interval)")
+    missed = _num(row.get("width_target_missed"))
+    if missed > 0:
+        out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
+                   "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
+                   "samples: read bdpl_ci_low/high)")
+    return out
+
+
 def flags(point, row: dict) -> list[str]:
     """Why the summary ``row`` of ``point`` is suspicious (empty: nothing to say).
 
@@ -97,22 +120,7 @@ def flags(point, row: dict) -> list[str]:
         share = dropped / (n_adv * points)
         if share > DROPPED_SHARE:
             out.append(f"{share:.1%} of the KDE evaluation points dropped ({int(dropped)} with a density <= 0)")
-    failed = _num(row.get("failed_adversaries"))
-    if failed > 0:
-        out.append(f"{int(failed)} of {int(n_adv)} adversaries without an estimate")
-    above, below = _num(row.get("kde_above_n")), _num(row.get("kde_below_n"))
-    if above > 0 or below > 0:
-        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
-                   f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})")
-    above, below = _num(row.get("kde_above_mixture_n")), _num(row.get("kde_below_mixture_n"))
-    if above > 0 or below > 0:
-        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the mixture's interval of the same "
-                   f"adversary, {int(below)} below (the KDE carries no interval)")
-    missed = _num(row.get("width_target_missed"))
-    if missed > 0:
-        out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
-                   "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
-                   "samples: read bdpl_ci_low/high)")
+    out.extend(_count_flags(row, n_adv))
     ex = _num(row.get("bdpl_exact"))
     for b, v in applicable.items():
         if math.isfinite(ex) and ex > v * (1 + 1e-9) + 1e-9:

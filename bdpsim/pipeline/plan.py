@@ -48,6 +48,21 @@ def _short(v: Any) -> str:
     return text if len(text) <= LONG_VALUE else text[: LONG_VALUE - 3] + "..."
 
 
+def _swept_cells(p, sw: dict, long: set) -> list[str]:
+    """``key=value`` of point ``p`` for the swept keys ``sw`` not already on its line of
+    :func:`describe` (a value in ``long`` as ``key=#j``, its place in the sweep line)."""
+    cells: list[str] = []
+    for k in sw:
+        sec, key = k.split(".", 1)
+        if key not in ("estimator", "epsilon", "n", "adversaries", "noise_scale"):
+            v = p.params[sec].get(key)
+            if k in long:  # its place in the sweep line
+                cells.append(f"{key}=#{next((j for j, w in enumerate(sw[k], 1) if w == v), '?')}")
+            else:
+                cells.append(f"{key}={_fmt(v)}")
+    return cells
+
+
 def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     """Lines for ``bdpsim validate``: a header, the swept keys, one line per point (``limit``)."""
     sw = swept_keys(cfg)
@@ -83,14 +98,7 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
         elif isinstance(p.mechanism, HasNoiseScale):
             cells.append(f"noise_scale={p.mechanism.noise_scale:g}")
         cells += [f"estimator={st.estimator}", f"adversaries={st.adversaries}"]
-        for k in sw:
-            sec, key = k.split(".", 1)
-            if key not in ("estimator", "epsilon", "n", "adversaries", "noise_scale"):
-                v = p.params[sec].get(key)
-                if k in long:  # its place in the sweep line
-                    cells.append(f"{key}=#{next((j for j, w in enumerate(sw[k], 1) if w == v), '?')}")
-                else:
-                    cells.append(f"{key}={_fmt(v)}")
+        cells += _swept_cells(p, sw, long)
         try:
             eng: ExactEngine | None = p.exact_engine
         except NotAvailable:

@@ -9,7 +9,8 @@ state 1, and bdpsim computes the **exact BDPL over all adversaries** of what it 
   (:data:`bdpsim.calibration.CALIBRATION_METHODS`); their BDPL by the window search
   (:func:`bdpsim.models.markov.window.window_search`, truncation tolerance :data:`SEARCH_TOLERANCE`).
 * ``randomized-response``: Chakrabarti et al.'s flip probability for the symmetric chains
-  (:mod:`bdpsim.mechanisms.randomized_response.mechanism`; not defined for the asymmetric activity chain); its exact
+  (:mod:`bdpsim.mechanisms.randomized_response.mechanism`; not defined for the asymmetric activity chain);
+  its exact
   BDPL by the window search over windows and outside compositions. Its noise is not Laplace:
   ``noise_std`` is the standard deviation of the debiased count's error and ``scale`` the Laplace
   scale with that standard deviation (``noise_std / sqrt 2``), flagged in ``scale_kind``.
@@ -65,7 +66,8 @@ def competition_chains() -> list[tuple[str, np.ndarray]]:
 
 def laplace_no_knowledge_bdpl(laws: dict, scale: float) -> float:
     """``max_{i, x, x'} sup_y |ln p(y | X_i = x) / p(y | X_i = x')|`` of ``query + Lap(scale)``
-    from the conditional laws of :func:`bdpsim.calibration.wasserstein.markov_laws` (exact Laplace-mixture sup)."""
+    from the conditional laws of :func:`bdpsim.calibration.wasserstein.markov_laws` (exact Laplace-mixture
+    sup)."""
 
     best = -math.inf
     targets = sorted({i for i, _ in laws})

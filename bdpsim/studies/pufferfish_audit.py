@@ -142,5 +142,6 @@ def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: di
             rows.append(row)
             if log:
                 log(f"  audit T = {t}, ε = {e:g}, σ = {s:.4g}: lower {a['bdpl_lower']:.4f}, estimate "
-                    f"{a['bdpl_audit']:.4f} ± {a['bdpl_audit_se']:.4f}, {a['audit_calls']} calls, {a['seconds']:.1f} s")
+                    f"{a['bdpl_audit']:.4f} ± {a['bdpl_audit_se']:.4f}, {a['audit_calls']} calls, "
+                    f"{a['seconds']:.1f} s")
     return rows

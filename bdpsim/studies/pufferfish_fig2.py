@@ -14,7 +14,8 @@ Parameter for parameter (paper §5 and the Fig. 2 caption unless said):
 * ``F`` = the histogram of states as *frequencies*, 2/T-Lipschitz in L1 (§5), released as
   ``F + (2 sigma / T) Lap(1)`` per cell with ``sigma`` = MQMApprox's ``sigma_max`` for a 1-Lipschitz
   query computed from the estimates ``pi_est <= pi_gen``, ``g_est <= g_gen`` (§4.3 Lemma 4.7,
-  App. B.2's FastMarkovQuiltMechanism = ``k_findBest_2dir.m`` = :func:`bdpsim.calibration.quilt.chain.mqm_approx_search`).
+  App. B.2's FastMarkovQuiltMechanism = ``k_findBest_2dir.m`` =
+  :func:`bdpsim.calibration.quilt.chain.mqm_approx_search`).
   The authors' ``plotHistNoise.m`` adds ``Lap(2 sigma)`` to each count and reports
   ``mean(sum|noise|)/T``: the same thing;
 * utility = L1 distance between private and exact frequencies, averaged over 100 runs (§5);
@@ -89,9 +90,11 @@ GALLERY_ENTRY: GalleryEntry = {
                 "(24 window adversaries, 10^6 mechanism calls per ε; checked against the exact value at "
                 "T = 8) and the exact BDPL over the adversaries whose unknown records form a window of "
                 "≤ 8 records (itself a lower bound on the BDPL)",
-        "why": "the source's value sets and generator are not recoverable; the L1 error does not depend on the "
+        "why": "the source's value sets and generator are not recoverable; the L1 error does not "
+               "depend on the "
                "chain (the noise is data-independent), so the generator cannot change panels (a)–(c). The exact "
-               "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output vertices per window); "
+               "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output "
+               "vertices per window); "
                "at T = 5000 only lower bounds are available",
     },
 }
@@ -292,7 +295,8 @@ def figure_rows(config: dict | None = None, seed: int = SEED, log=None) -> tuple
 
 
 def gallery_rows(ctx) -> list[dict]:
-    """``compute(ctx)`` for the gallery (:class:`bdpsim.figures.gallery.Context`; ``ctx.quick``: :data:`QUICK`)."""
+    """``compute(ctx)`` for the gallery (:class:`bdpsim.figures.gallery.Context`; ``ctx.quick``:
+    :data:`QUICK`)."""
     return figure_rows(QUICK if ctx.quick else None, log=ctx.log)[0]
 
 

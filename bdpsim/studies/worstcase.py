@@ -1,7 +1,8 @@
 """Worst-case searches over data models (issue: exact leakage, items 4–5).
 
 * :func:`worst_gaussian_sum` — for the unclipped Laplace sum, ``BDPL_(K,i)(x, x') =
-  |a| |x - x'| / beta`` with ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (conditional law of paper Def. 5.4). The slope ``a`` is
+  |a| |x - x'| / beta`` with ``a = 1 + 1^T S_UT S_TT^{-1} e_i`` (conditional law of paper Def. 5.4). The
+  slope ``a`` is
   invariant to ``sigma`` and, by permuting records, WLOG ``i = 0`` and ``K = {1..k}``; we maximise
   ``|a|`` over the ``Sigma_rho`` class (unit diagonal, ``|off-diagonal| <= rho``, positive definite)
   with L-BFGS-B from many starts: sign vertices ``±rho``, the equicorrelated matrix and random

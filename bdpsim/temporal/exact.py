@@ -392,6 +392,76 @@ def _per_step(epsilon, steps: int) -> np.ndarray:
     return arr
 
 
+def _absorb(sw, steps: list[int], c, D: np.ndarray, H: np.ndarray, src: dict) -> None:
+    """Fold one sweep ``sw`` (from known value ``c``; its ``i``-th result at 0-based step
+    ``steps[i]``) into the running maxima ``D`` (exact) and ``H`` (hull bound) and their sources
+    ``src``, in place."""
+    for i, t0 in enumerate(steps):
+        better = sw.D[i] > D[t0]
+        D[t0] = np.where(better, sw.D[i], D[t0])
+        H[t0] = np.maximum(H[t0], sw.H[i])
+        prev = src.get(t0, (None, None, None))
+        src[t0] = _merge_src(prev, better, (sw, i, c))
+
+
+def _worst(V: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Per step, the largest ``V`` over the ``valid`` pairs (``nan`` where none is finite)."""
+    W = np.where(valid, V, -np.inf)
+    best = W.reshape(W.shape[0], -1).max(axis=1)
+    return np.where(np.isfinite(best), best, np.nan)
+
+
+def _check_work(T: int, m: int, k: int, known: bool, max_points: int, max_work: float) -> None:
+    """Refuse (``TooExpensive``) a hull propagation whose operation count, about
+    ``2 T max_points m k^2`` (times ``k`` with known steps), exceeds ``max_work``."""
+    K = known
+    work = 2.0 * T * max_points * m * k * k * (k if K else 1)
+    if work > max_work:
+        raise TooExpensive("steps", T, f"the hull propagation may take ~{work:.2g} operations "
+                           f"({m} outputs per step, up to {max_points} points), above the limit "
+                           f"{max_work:.2g}")
+
+
+def _priors(pi1: np.ndarray, mats: list) -> list[np.ndarray]:
+    """The priors ``pi_t`` of every step: ``pi_1`` pushed through the transitions ``mats``."""
+    pis = [pi1]
+    for P in mats:
+        pis.append(pis[-1] @ P)
+    return pis
+
+
+def _start_law(initial, P0: np.ndarray) -> np.ndarray:
+    """The law of the first step: ``"stationary"`` (that of ``P0``) or a checked probability vector."""
+    k = P0.shape[0]
+    if isinstance(initial, str):
+        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
+        return stationary_distribution(P0)
+    pi1 = np.asarray(initial, dtype=float)
+    require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
+            and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
+            f"must be {k} probabilities >= 0 summing to 1")
+    return pi1
+
+
+def _known_steps(known, T: int) -> list[int]:
+    """The adversary's known steps, checked to be in ``1..T``, sorted without repeats."""
+    for s in known or ():
+        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+                "known", s, f"must be steps in 1..{T}")
+    return sorted({int(s) for s in known}) if known is not None else []
+
+
+def _releases(mechanism, k: int, eps, values) -> list:
+    """The step release of each step's epsilon (one object per distinct epsilon)."""
+    from .mechanisms import step_release
+
+    cache: dict[float, StepRelease] = {}
+    for e in eps:
+        if float(e) not in cache:
+            cache[float(e)] = step_release(mechanism, k, float(e), values)
+    return [cache[float(e)] for e in eps]
+
+
 def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
                    known: Sequence[int] = (), values=None, max_points: int = MAX_POINTS,
                    max_work: float = MAX_WORK) -> TemporalLeakage:
@@ -427,34 +497,15 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     P0 = mats[0] if mats else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
     k = P0.shape[0]
     eps = _per_step(epsilon, T)
-    if isinstance(initial, str):
-        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
-        pi1 = stationary_distribution(P0)
-    else:
-        pi1 = np.asarray(initial, dtype=float)
-        require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
-                and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
-                f"must be {k} probabilities >= 0 summing to 1")
-    for s in known or ():
-        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
-                "known", s, f"must be steps in 1..{T}")
-    K = sorted({int(s) for s in known}) if known is not None else []
+    pi1 = _start_law(initial, P0)
+    K = _known_steps(known, T)
     require(k <= MAX_STATES, "transition", f"{k} states", f"exact temporal leakage propagates convex "
             f"hulls in k - 1 dimensions: at most {MAX_STATES} states")
     m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
-    work = 2.0 * T * max_points * m * k * k * (k if K else 1)
-    if work > max_work:
-        raise TooExpensive("steps", T, f"the hull propagation may take ~{work:.2g} operations "
-                           f"({m} outputs per step, up to {max_points} points), above the limit {max_work:.2g}")
-    cache: dict[float, StepRelease] = {}
-    for e in eps:
-        if float(e) not in cache:
-            cache[float(e)] = step_release(mechanism, k, float(e), values)
-    rels = [cache[float(e)] for e in eps]
+    _check_work(T, m, k, bool(K), max_points, max_work)
+    rels = _releases(mechanism, k, eps, values)
     # priors pi_t
-    pis = [pi1]
-    for P in mats:
-        pis.append(pis[-1] @ P)
+    pis = _priors(pi1, mats)
     Kset = set(K)
     bplD = np.full((T, k, k), -np.inf)
     bplH = np.full((T, k, k), -np.inf)
@@ -476,52 +527,33 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
             sw = _sweep(start, mats[lo:hi - 1], rels[lo:hi - 1], n, max_points)
             exact_all &= sw.exact
             points = max(points, sw.points)
-            for i in range(n):
-                t0 = lo + i  # 0-based step index
-                better = sw.D[i] > bplD[t0]
-                bplD[t0] = np.where(better, sw.D[i], bplD[t0])
-                bplH[t0] = np.maximum(bplH[t0], sw.H[i])
-                prev = src_b.get(t0, (None, None, None))
-                src_b[t0] = (_merge_src(prev, better, (sw, i, c)))
+            _absorb(sw, [lo + i for i in range(n)], c, bplD, bplH, src_b)  # 0-based step indices
         # backward: starts at step hi-1, goes down to lo+1
-        starts_b: list[tuple[int | None, np.ndarray]]
-        if hi == T + 1:
-            starts_b = [(None, np.ones(k))]
-        else:
-            starts_b = [(d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
+        starts_b: list[tuple[int | None, np.ndarray]] = [(None, np.ones(k))] if hi == T + 1 else [
+            (d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
         rev_mats = [mats[t0 - 1].T for t0 in range(hi - 2, lo, -1)]  # step t0 (0-based) -> t0-1
         rev_rels = [rels[t0] for t0 in range(hi - 2, lo, -1)]
         for d, start in starts_b:
             sw = _sweep(start, rev_mats, rev_rels, n, max_points)
             exact_all &= sw.exact
             points = max(points, sw.points)
-            for i in range(n):
-                t0 = hi - 2 - i
-                better = sw.D[i] > fplD[t0]
-                fplD[t0] = np.where(better, sw.D[i], fplD[t0])
-                fplH[t0] = np.maximum(fplH[t0], sw.H[i])
-                prev = src_f.get(t0, (None, None, None))
-                src_f[t0] = _merge_src(prev, better, (sw, i, d))
+            _absorb(sw, [hi - 2 - i for i in range(n)], d, fplD, fplH, src_f)
     E = np.stack([r.pair_epsilon() for r in rels]) if len({id(r) for r in rels}) > 1 else \
         np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
     possible = np.stack(pis) > 0
     valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
     valid[[s - 1 for s in K]] = False
 
-    def worst(V: np.ndarray) -> np.ndarray:
-        V = np.where(valid, V, -np.inf).reshape(T, -1).max(axis=1)
-        return np.where(np.isfinite(V), V, np.nan)
-
     # a pair counts where both values are possible given some known values on each side: the past
     # ratio needs a future known value compatible with a and b (and the future one a past value)
     past_ok, fut_ok = np.isfinite(bplD), np.isfinite(fplD)
     tp = np.where(valid, bplD + fplD + E, -np.inf)
-    bpl = worst(np.where(fut_ok, bplD + E, -np.inf))
-    fpl = worst(np.where(past_ok, fplD + E, -np.inf))
-    tpl = worst(bplD + fplD + E)
-    bplh = worst(np.where(fut_ok, bplH + E, -np.inf))
-    fplh = worst(np.where(past_ok, fplH + E, -np.inf))
-    tplh = worst(bplH + fplH + E)
+    bpl = _worst(np.where(fut_ok, bplD + E, -np.inf), valid)
+    fpl = _worst(np.where(past_ok, fplD + E, -np.inf), valid)
+    tpl = _worst(bplD + fplD + E, valid)
+    bplh = _worst(np.where(fut_ok, bplH + E, -np.inf), valid)
+    fplh = _worst(np.where(past_ok, fplH + E, -np.inf), valid)
+    tplh = _worst(bplH + fplH + E, valid)
     flat = np.argmax(tp.reshape(T, -1), axis=1)
     pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
     pair[np.isnan(tpl)] = -1

@@ -16,7 +16,8 @@ Charnes–Cooper substitution ``M_{j·} y = 1`` makes each pair an LP (:func:`in
 TKDE Theorem 4 solves it in closed form: with ``q``, ``d`` the sums of ``M_{i·}``, ``M_{j·}`` over
 the set of columns kept by their Algorithm 1,
 ``L(α) = log((q (e^α - 1) + 1) / (d (e^α - 1) + 1))`` (:func:`incremental_leakage`). The
-pre-computed transition points of the MATLAB code (:func:`precompute`, :func:`incremental_leakage_precomputed`)
+pre-computed transition points of the MATLAB code (:func:`precompute`,
+:func:`incremental_leakage_precomputed`)
 and the supremum of TKDE Theorem 10 (:func:`theorem10`, :func:`supremum`) complete the port.
 
 Deviations from the MATLAB code, all numerical (same values where MATLAB is not wrong by rounding):

@@ -18,7 +18,8 @@ vectors (:class:`StepRelease`), even when it has a continuum of outputs:
   these vertices: the tight form of Cao et al.'s bound, whose LP ranges over the same box.
 * **noise on the one-hot histogram** (``laplace``, ``geometric``, ``staircase``): the release is
   ``e_x + Z`` with ``k`` independent noise coordinates of the law calibrated to ``eps / 2`` at
-  sensitivity 1 (changing ``x`` moves two coordinates by 1; for Laplace this is scale ``2 / eps``). ``l(r)_x = prod_j f(r_j) * g(r_x)`` with
+  sensitivity 1 (changing ``x`` moves two coordinates by 1; for Laplace this is scale ``2 / eps``).
+  ``l(r)_x = prod_j f(r_j) * g(r_x)`` with
   ``g(y) = f(y - 1) / f(y)``, so the direction is ``(g(r_1), ..., g(r_k))``: a point of the box
   ``[e^{-eps/2}, e^{eps/2}]^k`` whose every vertex is attained (``g = e^{-eps/2}`` for ``y <= 0``
   and ``e^{eps/2}`` for ``y >= 1`` for all three laws). The cone is the same as ``any``'s.

@@ -26,7 +26,8 @@ COLUMNS = ("t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", 
 @dataclass(frozen=True)
 class TemporalTable:
     """The per-step table and what produced it: ``rows`` (dicts with :data:`COLUMNS`), ``exact``
-    (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated hull), and the
+    (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated
+    hull), and the
     exact engine's result (``None`` with ``method = "cao"``) for witnesses."""
 
     rows: list[dict]

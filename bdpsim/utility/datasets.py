@@ -231,7 +231,8 @@ ELECTRICITY_PREPROCESSING = {
     "all": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the sum of every meter column "
            "of Electricity_P.csv (WHE and all sub-meters), as the authors' utility_experiment.py; UTC days; "
            "a day with any reading counts",
-    "WHE": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the whole-house meter WHE only; "
+    "WHE": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the whole-house "
+           "meter WHE only; "
            "UTC days; a day with any reading counts",
 }
 

@@ -192,7 +192,8 @@ def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
     """Lines for ``bdpsim validate`` on a utility config."""
     return [f"{source or 'config'}: valid utility config, dataset {cfg.dataset}",
             f"  epsilon = [{', '.join(f'{e:g}' for e in cfg.epsilon)}]",
-            f"  mechanisms = {list(cfg.mechanisms)}, runs = {cfg.runs}, split = {list(cfg.split)}, seed = {cfg.seed}"]
+            f"  mechanisms = {list(cfg.mechanisms)}, runs = {cfg.runs}, split = {list(cfg.split)}, "
+            f"seed = {cfg.seed}"]
 
 
 def load_utility(path) -> UtilityConfig:

@@ -22,9 +22,11 @@ sides in the triangulated (hence the moral) graph, so every member is a Markov q
 trivially: its remote part is empty). On a chain (cliques ``{t, t+1}``) this is exactly the
 authors' family ``{X_{i-a}, X_{i+b}}``, one-sided and trivial (``a = d_left + 1``,
 ``b = d_right + 1``; the rim is the quilt node ``X_1`` or ``X_T`` itself): the same ``sigma`` as
-:func:`bdpsim.calibration.quilt.chain.mqm_exact` (binary variant, same node marginals). All depth combinations are
+:func:`bdpsim.calibration.quilt.chain.mqm_exact` (binary variant, same node marginals). All depth
+combinations are
 searched when their number is at most ``max_quilts`` per record; otherwise one common depth for all
-branches ("common depth"). Quilts whose joint table with ``X_i`` would exceed :data:`~bdpsim.calibration.quilt.family.MAX_TABLE`
+branches ("common depth"). Quilts whose joint table with ``X_i`` would exceed
+:data:`~bdpsim.calibration.quilt.family.MAX_TABLE`
 cells (e.g. the rim of an HMM's observations) are not searched. Depths are grown by doubling until
 no deeper quilt can win (``card >= eps sigma_i`` bounds the score from below; ``card`` is
 non-decreasing in each depth).

@@ -1,7 +1,8 @@
 """The Markov Quilt mechanism's set-up, as the authors' MATLAB code computes it (``shs037/pufferfish``):
 the start law and eigengap of ``run_*.m``, the search length of ``run_realData.m``, the node
 marginals of ``computeProbability.m`` and the exact influence ratios of
-``exactRatioBinaryGenerate.m`` / ``k_findBest_2dir_exact_multi.m`` (:mod:`bdpsim.calibration.quilt.chain` searches with them).
+``exactRatioBinaryGenerate.m`` / ``k_findBest_2dir_exact_multi.m`` (:mod:`bdpsim.calibration.quilt.chain`
+searches with them).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Exact binomial confidence bounds (Clopper–Pearson) and the certified log-ratio of two binomial
-proportions: the numerics under the black-box audit (:mod:`bdpsim.kernels.audit.certificates`, :mod:`bdpsim.kernels.audit.events`)."""
+proportions: the numerics under the black-box audit (:mod:`bdpsim.kernels.audit.certificates`,
+:mod:`bdpsim.kernels.audit.events`)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,8 @@ alpha/2)`` and ``q_high = CP_upper(k', N, alpha/2)`` hold jointly with probabili
 ``S`` (and ``N``) were chosen without looking at those samples. Hence the two-sample design:
 
 1. *selection*: a fraction of the budget (default 20 %) is drawn per side and an event is chosen
-   on it (:func:`bdpsim.kernels.audit.events.select_event`: threshold/interval events for scalar outputs, single
+   on it (:func:`bdpsim.kernels.audit.events.select_event`: threshold/interval events for scalar outputs,
+   single
    outputs and thresholds for discrete ones, a fitted logistic score for vectors), together with the
    number of certification samples (:func:`plan_certification`, from the selection counts only);
 2. *certification*: fresh samples, counted in chunks (memory independent of the budget), give the

@@ -47,7 +47,8 @@ the exact law of the window's count vector from a forward recursion over (state,
 Cost: ``O(T^2 s^2)`` (window, boundary values) cases, each ``s`` contractions over at most
 ``(T + 3)^s`` vertices, i.e. about ``T^(s+2)``: polynomial in ``T`` but steep. Measured for
 ``s = 5`` and one noise scale on one shared core: T = 5: 0.6 s, T = 8: 7-10 s, T = 10: 30-60 s
-(250 MB), T = 12: 400 s (400 MB); the arrays grow as ``(T + 1)^5 s^2`` and :data:`LIMIT` refuses T > 16 up front.
+(250 MB), T = 12: 400 s (400 MB); the arrays grow as ``(T + 1)^5 s^2`` and :data:`LIMIT` refuses T > 16 up
+front.
 Checked against the supremum over every adversary ``(i, K, x_K)`` and every data tuple
 (``tests/test_pufferfish_fig2.py``; 2-3 states, T <= 5, and the 5-state chain of the Pufferfish
 figure at T = 4, to 1e-15).

@@ -18,7 +18,8 @@ The supremum over outputs of ``|ln p(y | x) / p(y | x')|`` for ``Y = S + Lap(b)`
 at a lattice point inside the union of the two supports (between atoms the ratio of two Laplace
 mixtures is monotone and beyond the extreme atoms constant, see
 :mod:`bdpsim.kernels.noise.laplace_mixture`), where ``p(k) ∝ sum_j w_j q^{|k - j|}``, ``q = e^{-1/b}``:
-two first-order linear recursions (:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`), exact up to rounding.
+two first-order linear recursions (:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`), exact up to
+rounding.
 """
 
 from __future__ import annotations

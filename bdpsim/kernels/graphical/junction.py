@@ -135,14 +135,11 @@ def _ordered(f: Factor, vs: tuple[int, ...]) -> Factor:
     return Factor(tuple(vs), _align(f, tuple(vs)))
 
 
-def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
-                  order: Sequence[int] | None = None) -> JunctionTree:
-    """Junction forest of the product of ``factors`` (see module docstring); call
-    :meth:`JunctionTree.calibrate` with the same factors."""
-    adj = interaction_graph(f.vars for f in factors)
-    if order is None:
-        order = min_fill_order(adj, list(adj))
-    pos = {v: k for k, v in enumerate(order)}
+def _eliminate(adj: dict, order: Sequence[int], pos: dict[int, int]
+               ) -> tuple[dict[int, frozenset], dict[int, int | None]]:
+    """Eliminate the variables of the interaction graph ``adj`` in ``order``: per variable ``v`` its
+    elimination clique ``C_v = {v} + its neighbours then`` and its parent, the neighbour eliminated
+    first (``None`` when it has none)."""
     g = {v: set(nb) for v, nb in adj.items()}
     clique: dict[int, frozenset] = {}
     par: dict[int, int | None] = {}
@@ -153,6 +150,14 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
             g[u].discard(v)
             g[u].update(w for w in nb if w != u)
         par[v] = min(nb, key=pos.__getitem__) if nb else None
+    return clique, par
+
+
+def _absorb_subsets(order: Sequence[int], clique: dict[int, frozenset], par: dict[int, int | None]
+                    ) -> dict[int, int]:
+    """Merge every elimination clique contained in one of its children into that child (updating
+    ``par``, the parent of each clique, in place); the clique that absorbed each ``C_v`` (``v`` when
+    none did)."""
     rep = {v: v for v in order}  # clique that absorbed C_v
     kids: dict[int, list[int]] = {v: [] for v in order}
     for v in order:
@@ -179,6 +184,34 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
                     kids[u] = []
                     changed = True
                     break
+    return rep
+
+
+def _preorder(parent: list[int]) -> list[int]:
+    """The cliques of a forest given by ``parent`` (``-1``: a root) in depth-first preorder, each
+    tree from its root and children in order."""
+    ch: list[list[int]] = [[] for _ in parent]
+    for c, p in enumerate(parent):
+        if p >= 0:
+            ch[p].append(c)
+    pre, stack = [], [c for c in range(len(parent)) if parent[c] < 0][::-1]
+    while stack:
+        c = stack.pop()
+        pre.append(c)
+        stack.extend(reversed(ch[c]))
+    return pre
+
+
+def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
+                  order: Sequence[int] | None = None) -> JunctionTree:
+    """Junction forest of the product of ``factors`` (see module docstring); call
+    :meth:`JunctionTree.calibrate` with the same factors."""
+    adj = interaction_graph(f.vars for f in factors)
+    if order is None:
+        order = min_fill_order(adj, list(adj))
+    pos = {v: k for k, v in enumerate(order)}
+    clique, par = _eliminate(adj, order, pos)
+    rep = _absorb_subsets(order, clique, par)
     alive = [v for v in order if rep[v] == v]
     cid = {v: k for k, v in enumerate(alive)}
 
@@ -199,15 +232,7 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
             assigned[home[min(f.vars, key=pos.__getitem__)]].append(j)
         else:
             constants.append(j)
-    ch: list[list[int]] = [[] for _ in alive]
-    for c, p in enumerate(parent):
-        if p >= 0:
-            ch[p].append(c)
-    pre, stack = [], [c for c in range(len(alive)) if parent[c] < 0][::-1]
-    while stack:
-        c = stack.pop()
-        pre.append(c)
-        stack.extend(reversed(ch[c]))
+    pre = _preorder(parent)
     return JunctionTree(cliques, parent, separator, pre, home, assigned, dict(cards),
                         assigned_constants=constants)
 

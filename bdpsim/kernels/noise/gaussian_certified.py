@@ -1,7 +1,8 @@
 """Certified, vectorised sup and hockey-stick divergence of two mixtures of ``N(c_j, sigma^2)``.
 
 Both functions take many pairs of rows at once (batch on the first axis) over common atoms
-``c_j`` and replace the per-row grid + Brent kernel of :mod:`bdpsim.kernels.noise.gaussian_mixture` (kept as the
+``c_j`` and replace the per-row grid + Brent kernel of :mod:`bdpsim.kernels.noise.gaussian_mixture` (kept
+as the
 reference the tests compare with). In units of ``sigma`` (``u = y / sigma``, ``z_j = c_j / sigma``)
 the two log-densities are, up to the common constant,
 
@@ -51,7 +52,8 @@ bound >= eps), **negative** (upper bound <= eps), **monotone** (one crossing at 
 same way), or undecided within ``DTOL = 1e-14`` of ``eps`` (counted as the nearer sign: an error
 below ``1e-14`` times the cell's mass; a row with more than ``_CROWDED`` such cells — ``h`` within
 the bounds' slack of ``eps`` over a long stretch, nearly identical mixtures — decides them by
-their ends' mean, an error below their bound's distance to ``eps`` times their mass). A root is accepted when the error it leaves in ``delta``
+their ends' mean, an error below their bound's distance to ``eps`` times their mass). A root is accepted
+when the error it leaves in ``delta``
 is below ``1e-17``. Between crossings the masses are exact normal-CDF differences
 ``sum_j w_j [Phi(b - z_j) - Phi(a - z_j)]`` (upper tail where accurate), adjacent pieces merged.
 No crossing can be missed: ``delta`` is exact to about ``1e-14`` absolute. With ``both`` the two

@@ -134,8 +134,10 @@ class LaplaceNoise:
 
     Exact functions: :meth:`grid_sup` delegates to :func:`bdpsim.kernels.noise.laplace_mixture.grid_sup`
     (atoms in lattice units, ``b / delta``); :meth:`grid_delta` integrates the positive part of
-    ``p1 - e^eps p2`` in closed form per gap (:func:`bdpsim.kernels.noise.exp_kernels.laplace_delta`). Calibration
-    parameter: ``scale`` (more noise as it grows; BDPL and ``delta`` non-increasing, see the module docstring).
+    ``p1 - e^eps p2`` in closed form per gap (:func:`bdpsim.kernels.noise.exp_kernels.laplace_delta`).
+    Calibration
+    parameter: ``scale`` (more noise as it grows; BDPL and ``delta`` non-increasing, see the module
+    docstring).
     """
 
     scale: float
@@ -213,7 +215,8 @@ class LaplaceNoise:
 class GaussianNoise:
     """``N(0, sigma^2)``. Not pure DP for any ``sigma`` (``dp_epsilon = inf`` for a sensitivity > 0).
 
-    Exact functions (:mod:`bdpsim.kernels.noise.gaussian_certified`, all rows at once): the pure sup is ``+inf``
+    Exact functions (:mod:`bdpsim.kernels.noise.gaussian_certified`, all rows at once): the pure sup is
+    ``+inf``
     unless the lowest and highest atoms of ``p1`` lie within those of ``p2`` (the normal tails
     make the ratio diverge otherwise); then it is finite and found by a branch and bound with a
     certified bound per cell (to ``1e-11`` relative). ``delta(eps)`` splits the line into cells

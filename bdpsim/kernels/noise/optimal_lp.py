@@ -44,6 +44,7 @@ The exact engine checks the result anyway (:mod:`bdpsim.calibration.optimal`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,6 +223,103 @@ class LPSolution:
     working: tuple = ()
 
 
+def _equalities(mass: np.ndarray, sigma: np.ndarray, M: int,
+                symmetric: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Equality constraints of the scaled LP (variables ``x_k = f(k) / sigma_k``): total mass 1 and,
+    when ``symmetric``, ``f(k) = f(-k)`` for ``k = 1..M``."""
+    A_eq, b_eq = [mass * sigma], [1.0]
+    if symmetric:
+        for k in range(1, M + 1):
+            e = np.zeros(2 * M + 1)
+            e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
+            A_eq.append(e)
+            b_eq.append(0.0)
+    return np.array(A_eq), np.array(b_eq)
+
+
+def _narrow_start(pairs: LawPairs, M: int, max_narrow: int) -> list[tuple[int, int, int]]:
+    """The default first working set of :func:`solve`: every condition ``(pair, direction, output)``
+    of the pairs on at most 2 atoms (of more than ``max_narrow`` such pairs, the ``max_narrow`` whose
+    two laws differ most in log-ratio)."""
+    c = pairs.atoms
+    # every condition of the pairs on <= 2 atoms (the DP adversary knowing all other
+    # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass;
+    # of many such pairs (a network's one-node regions: 10^4 and more) the max_narrow most unequal
+    narrow = np.flatnonzero(((pairs.W1 > 0) | (pairs.W2 > 0)).sum(axis=1) <= 2)
+    if narrow.size > max_narrow:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = np.nan_to_num(np.abs(np.log(pairs.W1[narrow]) - np.log(pairs.W2[narrow])), nan=0.0,
+                                posinf=np.inf).max(axis=1)
+        narrow = narrow[np.argsort(-gap, kind="stable")[:max_narrow]]
+    return [(int(p), d, s) for p in narrow for d in (0, 1)
+             for s in range(int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
+                            int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1)]
+
+
+def _linprog(cost: np.ndarray, A: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, feasibility: float, M: int,
+             r: float, rnd: int):
+    """One scaled LP of :func:`solve` by HiGHS (its simplex, then its interior-point method when the
+    simplex gives up); raises :class:`Infeasible` when it has no solution or the solver fails."""
+    from scipy.optimize import linprog  # imported when used: the CLI's parser stays light
+
+    opts = {"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10}
+    res = linprog(cost, A_ub=A, b_ub=np.zeros(len(A)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                  method="highs", options=opts)
+    if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
+        res = linprog(cost, A_ub=A, b_ub=np.zeros(len(A)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
+                      method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
+    if res.status == 2:
+        raise Infeasible(f"no noise on [-{M}, {M}] with tails of ratio {r:.6g} meets the conditions")
+    if res.status != 0:
+        raise Infeasible(f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
+                         "(numerics: try a smaller M)")
+    return res
+
+
+def _scales(f: np.ndarray, k_all: np.ndarray, rate: float) -> np.ndarray:
+    """``sigma_k``: the pmf ``f`` on ``k_all``, floored by the decay ``e^{-rate}`` per step from its
+    mode (``rate = eps/Delta``: the DP adversary's conditions allow no faster decay, so the floor is
+    a lower bound of every feasible pmf up to a factor)."""
+    j = int(np.argmax(f))
+    floor = f[j] * np.exp(-rate * np.abs(k_all - k_all[j]))
+    return np.maximum(f, floor)
+
+
+def _add_violated(cand: np.ndarray, have: set, put: Callable[[tuple], bool], add: int) -> int:
+    """Put the violated conditions ``cand`` (most violated first) not yet in the working set ``have``,
+    at most ``add`` of those ``put`` keeps; how many it kept."""
+    new = 0
+    for key in map(tuple, cand.tolist()):
+        if key not in have:
+            new += put(key)
+            if new >= add:
+                break
+    return new
+
+
+def _live(A: np.ndarray, res, fixed: int, keys_in: list, have: set) -> np.ndarray:
+    """Which conditions (rows of ``A``, keys ``keys_in``) of the solved LP ``res`` to keep: those with
+    dual weight or tight at its solution, and the first ``fixed`` (the first working set); the others
+    leave the working set ``have`` (re-added if violated again)."""
+    slack = -(A @ res.x)
+    marg = np.asarray(res.ineqlin.marginals)
+    live = (np.abs(marg) > 0) | (slack <= 1e-9 * max(1.0, float(np.abs(res.x).max())))
+    live[:fixed] = True
+    for j in np.flatnonzero(~live):
+        have.discard(keys_in[j])
+    return live
+
+
+def _first_pmf(f0, sigma: np.ndarray, M: int) -> np.ndarray:
+    """The pmf whose violations start :func:`solve`: ``f0``, else all mass at 0 (what an LP without
+    conditions gives)."""
+    if f0 is None:
+        f = sigma * 0.0
+        f[M] = 1.0
+        return f
+    return np.asarray(f0, dtype=float)
+
+
 def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
           symmetric: bool = False, tol: float = 1e-9, add: int = 1000, keep: int = 3000, max_rounds: int = 300,
           feasibility: float = 1e-10, start=None, f0=None, progress=None, max_narrow: int = 16) -> LPSolution:
@@ -257,33 +355,14 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
         A pmf close to the solution (e.g. a solution for a smaller ``M``, :func:`extend`): the first
         LP's scaling and the first conditions checked.
     """
-    from scipy.optimize import linprog  # imported when used: the CLI's parser stays light
-
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     cost, mass = objective_vector(M, r, objective)
     c = pairs.atoms
     k_all = np.arange(-M, M + 1, dtype=float)
 
-    def scales(f: np.ndarray) -> np.ndarray:
-        """``sigma_k``: the current pmf, floored by the decay ``e^{-eps/Delta}`` per step from its
-        mode (the DP adversary's conditions allow no faster decay, so the floor is a lower bound
-        of every feasible pmf up to a factor)."""
-        j = int(np.argmax(f))
-        floor = f[j] * np.exp(-epsilon / pairs.delta * np.abs(k_all - k_all[j]))
-        return np.maximum(f, floor)
-
-    sigma = scales(np.exp(-epsilon / pairs.delta * np.abs(k_all)) if f0 is None else np.asarray(f0, dtype=float))
-
-    def equalities(sigma):
-        A_eq, b_eq = [mass * sigma], [1.0]
-        if symmetric:
-            for k in range(1, M + 1):
-                e = np.zeros(2 * M + 1)
-                e[M + k], e[M - k] = sigma[M + k], -sigma[M - k]
-                A_eq.append(e)
-                b_eq.append(0.0)
-        return np.array(A_eq), np.array(b_eq)
+    rate = epsilon / pairs.delta
+    sigma = _scales(np.exp(-rate * np.abs(k_all)) if f0 is None else np.asarray(f0, dtype=float), k_all, rate)
 
     rows, keys_in, have = [], [], set()
 
@@ -297,64 +376,30 @@ def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str =
             keys_in.append(key)
         return bool(np.any(row != 0))
 
-    if start is None:  # every condition of the pairs on <= 2 atoms (the DP adversary knowing all other
-        # records: f(k) <= e^eps f(k + Delta) and back), so that no mass is ever exactly 0 next to mass;
-        # of many such pairs (a network's one-node regions: 10^4 and more) the max_narrow most unequal
-        narrow = np.flatnonzero(((pairs.W1 > 0) | (pairs.W2 > 0)).sum(axis=1) <= 2)
-        if narrow.size > max_narrow:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gap = np.nan_to_num(np.abs(np.log(pairs.W1[narrow]) - np.log(pairs.W2[narrow])), nan=0.0,
-                                    posinf=np.inf).max(axis=1)
-            narrow = narrow[np.argsort(-gap, kind="stable")[:max_narrow]]
-        start = [(int(p), d, s) for p in narrow for d in (0, 1)
-                 for s in range(int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
-                                int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1)]
+    if start is None:
+        start = _narrow_start(pairs, M, max_narrow)
     for key in start:
         put(tuple(key))
     fixed = len(rows)  # the first working set is never dropped
-    if f0 is None:
-        f = sigma * 0.0
-        f[M] = 1.0  # an LP without conditions puts all mass at 0
-    else:
-        f = np.asarray(f0, dtype=float)
+    f = _first_pmf(f0, sigma, M)
     excess, dropped = math.inf, 0
     for rnd in range(1, max_rounds + 1):
         if rnd > 1 or not rows or f0 is not None:
             excess, cand, _ = violations(pairs, f, M, r, epsilon, tol=tol)
             if excess <= tol and rnd > 1:
                 break
-            new = 0
-            for key in map(tuple, cand.tolist()):
-                if key not in have:
-                    new += put(key)
-                    if new >= add:
-                        break
+            new = _add_violated(cand, have, put, add)
             if new == 0 and rnd > 1:  # every violated condition is in the working set: solver tolerance
                 break
         A = np.array(rows) * sigma[None, :]  # variables x_k = f(k) / sigma_k, rows relative
         A /= np.abs(A).sum(axis=1, keepdims=True)
-        A_eq, b_eq = equalities(sigma)
-        opts = {"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10}
-        res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
-                      method="highs", options=opts)
-        if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
-            res = linprog(cost * sigma, A_ub=A, b_ub=np.zeros(len(rows)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
-                          method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
-        if res.status == 2:
-            raise Infeasible(f"no noise on [-{M}, {M}] with tails of ratio {r:.6g} meets the conditions")
-        if res.status != 0:
-            raise Infeasible(f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
-                             "(numerics: try a smaller M)")
+        A_eq, b_eq = _equalities(mass, sigma, M, symmetric)
+        res = _linprog(cost * sigma, A, A_eq, b_eq, feasibility, M, r, rnd)
         f = np.maximum(res.x, 0.0) * sigma
         f = f / float(mass @ f)
-        sigma = scales(f)  # the next LP's scaling: x_k ~ 1 near the current solution
+        sigma = _scales(f, k_all, rate)  # the next LP's scaling: x_k ~ 1 near the current solution
         if len(rows) > keep:  # drop conditions that are slack and carry no dual weight (re-added if violated)
-            slack = -(A @ res.x)
-            marg = np.asarray(res.ineqlin.marginals)
-            live = (np.abs(marg) > 0) | (slack <= 1e-9 * max(1.0, float(np.abs(res.x).max())))
-            live[:fixed] = True
-            for j in np.flatnonzero(~live):
-                have.discard(keys_in[j])
+            live = _live(A, res, fixed, keys_in, have)
             rows = [rw for rw, ok in zip(rows, live, strict=True) if ok]
             keys_in = [k for k, ok in zip(keys_in, live, strict=True) if ok]
             dropped += int((~live).sum())

@@ -4,7 +4,8 @@ The staircase density with parameters ``epsilon``, ``gamma in [0, 1]`` and sensi
 (Geng & Viswanath, *The optimal noise-adding mechanism in differential privacy*, IEEE Trans. IT
 2016, eq. (14)) is, with ``b = e^{-epsilon}``, ::
 
-    f(y) = a(gamma) b^{L(|y|)},     L(t) = 0 for t < gamma Delta,  L(t) = floor((t - gamma Delta)/Delta) + 1 otherwise,
+    f(y) = a(gamma) b^{L(|y|)},     L(t) = 0 for t < gamma Delta,  L(t) = floor((t - gamma Delta)/Delta) +
+    1 otherwise,
     a(gamma) = (1 - b) / (2 Delta (gamma + (1 - gamma) b)),
 
 i.e. ``a`` on ``[0, gamma Delta)``, ``b a`` on ``[gamma Delta, Delta)``, and ``b^k`` times that on

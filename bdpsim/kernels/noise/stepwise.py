@@ -1,4 +1,5 @@
-"""Geometric and staircase noise laws (see :mod:`bdpsim.kernels.noise.laws` for the protocol and the monotonicity study)."""
+"""Geometric and staircase noise laws (see :mod:`bdpsim.kernels.noise.laws` for the protocol and the
+monotonicity study)."""
 
 from __future__ import annotations
 
@@ -27,13 +28,15 @@ class GeometricNoise(AtomKernelLaw):
 
     Exact functions. Atoms whose positions differ by a multiple of ``step`` form a class; outputs of
     different classes never coincide, so both mixtures split over classes
-    (:func:`bdpsim.kernels.noise.exp_kernels.geometric_classes`; ``step`` and ``delta`` need not be commensurate — an
+    (:func:`bdpsim.kernels.noise.exp_kernels.geometric_classes`; ``step`` and ``delta`` need not be
+    commensurate — an
     incommensurate pair just gives more classes). Within a class the pmf at integer ``k`` is
     ``C sum_i w_i q^{|k - k_i|}``: between two atoms of either mixture both are
     ``A q^k + B q^{-k}``, the ratio is monotone, and beyond the extreme atoms it is constant; so
     ``sup ln p1/p2`` is a max over the atoms (``+inf`` where one mixture has no mass in a class the
     other has), and ``delta`` is a sum over atoms plus closed-form geometric series over the gaps
-    and tails (:func:`bdpsim.kernels.noise.exp_kernels.geometric_delta`). Calibration parameter: ``epsilon`` (more noise as
+    and tails (:func:`bdpsim.kernels.noise.exp_kernels.geometric_delta`). Calibration parameter:
+    ``epsilon`` (more noise as
     it decreases; BDPL and ``delta`` non-increasing then; proof in :mod:`bdpsim.kernels.noise.laws`).
     """
 
@@ -131,7 +134,8 @@ class GeometricNoise(AtomKernelLaw):
 
 @dataclass(frozen=True)
 class StaircaseNoise(AtomKernelLaw):
-    """Geng & Viswanath's staircase noise (density in :mod:`bdpsim.kernels.noise.staircase`), ``epsilon``-DP for a query
+    """Geng & Viswanath's staircase noise (density in :mod:`bdpsim.kernels.noise.staircase`),
+    ``epsilon``-DP for a query
     of sensitivity ``Delta = sensitivity``; ``gamma = None`` means ``gamma* = 1/(1 + e^{epsilon/2})``.
 
     Sampling (Geng & Viswanath, Algorithm 1): sign ``S = ±1``, ``G ~ Geom(1 - b)`` on ``{0, 1, ..}``,
@@ -140,7 +144,8 @@ class StaircaseNoise(AtomKernelLaw):
 
     Exact functions: piecewise-constant ratio with breakpoints ``c_j ± (k + gamma) Delta``, periodic
     with period ``Delta`` beyond the extreme atoms — one period past each end covers the tails
-    (:mod:`bdpsim.kernels.noise.staircase`). Calibration parameter: ``epsilon`` (more noise as it decreases; monotonicity
+    (:mod:`bdpsim.kernels.noise.staircase`). Calibration parameter: ``epsilon`` (more noise as it
+    decreases; monotonicity
     of the BDPL checked numerically only, see :mod:`bdpsim.kernels.noise.laws`).
     """
 

@@ -1,5 +1,6 @@
 """Randomized response on a binary chain, computed directly (checks and baselines for
-:mod:`bdpsim.mechanisms.randomized_response.window`): the exact BDPL by brute force over every data tuple and every
+:mod:`bdpsim.mechanisms.randomized_response.window`): the exact BDPL by brute force over every data tuple
+and every
 known set (``T <= 12``), and the output laws of the adversary who knows no record — Pufferfish's
 adversary for the secrets ``X_i = x`` (Chakrabarti et al.; paper §6.2)."""
 

@@ -7,7 +7,8 @@ Chakrabarti et al.'s rule for a target ``epsilon`` on a symmetric binary chain
 ``(Z - T rho)/(1 - 2 rho)`` is released. Each record's flip is ``eps0``-DP with
 ``eps0 = ln((1 - rho)/rho)`` and the count is a post-processing of the flips, so the mechanism is
 ``eps0``-DP: that is its ``epsilon`` for the bounds. Its exact BDPL over all adversaries is the
-window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute force, :mod:`bdpsim.mechanisms.randomized_response.direct`, where the chain has zeros).
+window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute force,
+:mod:`bdpsim.mechanisms.randomized_response.direct`, where the chain has zeros).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
     model : MarkovChainModel
         A binary chain.
     rho : float
-        Flip probability in (0, 1/2) (e.g. :func:`~bdpsim.mechanisms.randomized_response.core.flip_for_chain`).
+        Flip probability in (0, 1/2) (e.g.
+        :func:`~bdpsim.mechanisms.randomized_response.core.flip_for_chain`).
 
     Returns
     -------

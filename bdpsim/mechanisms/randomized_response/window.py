@@ -16,7 +16,8 @@ flips of *known* records are still random (the adversary knows data, not coins).
 included) with ``Z_out`` independent of ``Z_in`` and of ``x_i``. Writing the law of ``Z_out``
 given ``x_K`` as a mixture over the unknown outside values, the output law of ``(K, i)`` is a
 common-weight mixture of the output laws of ``K* = K ∪ ([n] \\ [l, r])`` for each completion,
-so ``BDPL_(K,i) <= BDPL_(K*,i)`` exactly as for Laplace noise (:mod:`bdpsim.models.markov.window`). For ``K*``,
+so ``BDPL_(K,i) <= BDPL_(K*,i)`` exactly as for Laplace noise (:mod:`bdpsim.models.markov.window`). For
+``K*``,
 ``Z_out ~ Bin(m1, 1 - rho) + Bin(m - m1, rho)`` where ``m = T - L - R - 1`` is the number of
 outside records (boundaries included) and ``m1`` the number of ones among them. Unlike a Laplace
 mechanism, the window's value depends on ``m1`` (the known records' flips are noise, and how
@@ -33,7 +34,8 @@ remaining upper value exceeds the current best. Cost: ``O(T^3)`` for all inside 
 few exact evaluations (``T = 288`` takes seconds).
 
 Requires every transition probability and every start probability > 0 (so every outside
-composition ``m1`` and every window is feasible); otherwise use :func:`bdpsim.mechanisms.randomized_response.direct.rr_bdpl_bruteforce`
+composition ``m1`` and every window is feasible); otherwise use
+:func:`bdpsim.mechanisms.randomized_response.direct.rr_bdpl_bruteforce`
 (exhaustive over every data tuple and every known set, ``T <= 12``). Laws are computed in
 floating point with per-step rescaling; a probability that underflows to 0 raises an error
 rather than giving a wrong supremum.
@@ -150,15 +152,10 @@ def _exact_window(lq0: np.ndarray, lq1: np.ndarray, m: int, lo: int, hi: int, rh
     return best
 
 
-def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
-    """Exact BDPL over all adversaries of randomized response with flip probability ``rho`` on a
-    binary chain with ``P > 0`` and a positive start law (window search, module docstring)."""
-    check_rr(model, rho)
+def _candidates(model: MarkovChainModel, e: np.ndarray) -> tuple[list[tuple], list[float]]:
+    """Every window ``(kl, L, kr, R)`` of :func:`rr_bdpl` with its upper and lower BDPL values
+    (``_ratios``): the candidates ``(upper, lower, kl, L, kr, R)`` and the lower values."""
     T, P = model.n, model.transition
-    if P.min() <= 0 or model.initial.min() <= 0:
-        raise NotAvailable("the window search for randomized response needs every transition and "
-                           "start probability > 0; use rr_bdpl_bruteforce (T <= 12)")
-    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     cand = []  # (upper, lower, kl, L, kr, R, a, c)
     lowers = []
     for kl in (0, 1, START):
@@ -188,6 +185,19 @@ def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
                     cand.append((float(u), float(lw), kl, int(L), kr, R))
             if R < T - 1:
                 H = [_advance(h, P, e) for h in H]
+    return cand, lowers
+
+
+def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
+    """Exact BDPL over all adversaries of randomized response with flip probability ``rho`` on a
+    binary chain with ``P > 0`` and a positive start law (window search, module docstring)."""
+    check_rr(model, rho)
+    T, P = model.n, model.transition
+    if P.min() <= 0 or model.initial.min() <= 0:
+        raise NotAvailable("the window search for randomized response needs every transition and "
+                           "start probability > 0; use rr_bdpl_bruteforce (T <= 12)")
+    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
+    cand, lowers = _candidates(model, e)
     V = max(lowers)
     arg = max(cand, key=lambda c: c[1])
     best = (V, arg, None, None, None)

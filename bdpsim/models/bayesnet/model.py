@@ -80,7 +80,8 @@ class BayesNetModel(FactorModel):
     if TYPE_CHECKING:  # what the constructor accepts (checked and normalised in __post_init__)
         def __init__(self, parents: Sequence, cpt: Sequence, states: int | Sequence[int] | None = None,
                      records: Sequence[int | str] | None = None, names: Sequence[str] | None = None,
-                     table_tolerance: float = TABLE_TOLERANCE) -> None: ...
+                     table_tolerance: float = TABLE_TOLERANCE,
+                     state_names: Sequence[Sequence[str] | None] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         parents, cpt, node_states, notes = check_network(self.parents, self.cpt, self.states, self.names,

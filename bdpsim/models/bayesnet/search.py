@@ -8,7 +8,8 @@ over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.noise.laplace_mixt
 noise, :func:`laplace_score`). One elimination keeping ``X_i`` gives ``P(X_i = x, S = q | x_K)``
 for every ``x`` at once (:mod:`bdpsim.kernels.graphical.elimination`, ``O(N s^(w+1) Q)``).
 
-**Reduction (the window reduction of :mod:`bdpsim.models.markov.window`, generalised).** If the unknown records ``X_B`` satisfy
+**Reduction (the window reduction of :mod:`bdpsim.models.markov.window`, generalised).** If the unknown
+records ``X_B`` satisfy
 ``X_B ⊥ X_i | X_K``, then ``p(y | x_K, x_i) = sum_{x_B} P(x_B | x_K) p(y | x_K, x_B, x_i)`` is a
 mixture with weights that do not depend on ``x_i``, and a ratio of two such mixtures is at most
 the largest ratio of their parts: ``BDPL_(K,i) <= max_{x_B} BDPL_(K ∪ B, i)`` — for *any*
@@ -21,7 +22,8 @@ knows every record outside a region ``R`` and no record inside but its target**,
 over the connected node sets containing ``i`` whose outer boundary ``∂R`` consists of records only.
 Given ``x_∂R`` the region's law uses only the tables of ``R`` and its children
 (``O(|R| s^(w+1) Q)``), batched over the boundary values. On a chain the regions are the windows of
-:func:`bdpsim.models.markov.window.window_search`. The reduction prunes nothing when hidden nodes connect every
+:func:`bdpsim.models.markov.window.window_search`. The reduction prunes nothing when hidden nodes connect
+every
 record (an HMM: every known set is closed) — the result says so. d-separation (moral graph of
 the ancestral set) would prune more (e.g. co-parents of an unobserved child); not used here.
 Known-set sizes stay upward closed (``|K| >= min_known``), as the reduction only adds records.
@@ -352,7 +354,8 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
       table's elimination (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`).
 
     Picks the exhaustive search when it fits and the regions do not prune or cost more (the
-    choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError` (field
+    choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError`
+    (field
     ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
     cells above ``max_cells``, or more than ``max_seconds``)."""
     T = _targets(model, targets)

@@ -40,7 +40,8 @@ class CompletionSums:
 
     The completion walks from the boundary outwards by fixed maps: to the right the likeliest
     next state ``nxt``, to the left the likeliest reachable predecessor, which depends on the
-    position only through the support of the previous record (:class:`~bdpsim.kernels.chains.window_scan.Support`,
+    position only through the support of the previous record
+    (:class:`~bdpsim.kernels.chains.window_scan.Support`,
     periodic after a transient). So the walk on (support row, state) recurs after at most
     ``(transient + period) s`` steps and the values repeat: the sum is taken term by term in
     the same order as the tables (from the far chain end towards the boundary) over the

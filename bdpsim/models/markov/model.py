@@ -21,7 +21,8 @@ from ...core.errors import ConfigError, check, naming
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..base import additive_query_law
 
-#: chains this long or longer sample given known records by bridges (:meth:`MarkovChainModel.sample_conditional`)
+#: chains this long or longer sample given known records by bridges
+# (:meth:`MarkovChainModel.sample_conditional`)
 BRIDGE_MIN_N = 64
 
 

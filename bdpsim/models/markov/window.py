@@ -7,7 +7,8 @@ their unknown part adds to ``Y`` a term whose law does not depend on ``x_i``; th
 ``(K, i)`` is a common-weight mixture of shifted output laws of ``K* = K ∪ ([n] \\ [l, r])``, and
 ``BDPL_(K,i) <= BDPL_(K*,i)``. **The worst adversary knows everything outside a window ``(l, r)``
 around its target and nothing inside** (chain: paper Def. 6.1; adversary-specific BDPL: paper
-Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set sizes
+Def. 3.6, BDP: Def. 3.7). Since ``K* ⊇ K``, the argument holds for every upward-closed family of known-set
+sizes
 ``{min_known .. n-1}``; other size families (e.g. only ``|K| = 3``) need the full enumeration
 :func:`bdpsim.models.markov.exact.exhaustive_markov_count`.
 

@@ -1,7 +1,8 @@
 """Pairwise Markov random fields (Potts models) on a graph: undirected correlation, e.g.
 friendships in a social network (issue 26).
 
-``P(x) ∝ exp( sum_{(i,j) in E} J_ij 1[x_i = x_j] + sum_i h_i(x_i) ) prod_i phi_i(x_i) prod_{(i,j)} psi_ij(x_i, x_j)``
+``P(x) ∝ exp( sum_{(i,j) in E} J_ij 1[x_i = x_j] + sum_i h_i(x_i) ) prod_i phi_i(x_i) prod_{(i,j)}
+psi_ij(x_i, x_j)``
 
 with ``J_ij`` the ``coupling`` (one for all edges or one per edge; ``J > 0``: friends tend to
 agree), ``h_i`` the ``field`` (one value per state, or one row per node) and optional explicit

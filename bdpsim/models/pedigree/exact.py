@@ -12,7 +12,8 @@ through its *composition* ``(u, k_BB, k_Bb, k_bb)`` — how many members are unk
 are known with each genotype. Adversary classes are therefore (target, pattern of the core
 members in {BB, Bb, bb, unknown}, one composition per leaf group): ``4^|C| prod_j C(m_j + 3, 3)``
 classes instead of ``3 n 4^(n-1)`` adversaries (nuclear family of 12: 3 744 classes of positive
-probability stand for its 3.4e7 possible adversaries, out of 1.5e8 patterns). Their joint laws ``P(X_K = x_K, C = c)`` all come from one tensor: the core
+probability stand for its 3.4e7 possible adversaries, out of 1.5e8 patterns). Their joint laws ``P(X_K =
+x_K, C = c)`` all come from one tensor: the core
 configurations' prior times the generating polynomial of each leaf group per composition
 (:func:`~bdpsim.models.pedigree.model.leaf_group_polynomial`), then along each core axis the sum over
 that member's genotype is appended as a fourth value "unknown" (a zeta transform), so every
@@ -21,7 +22,8 @@ between ``x`` and ``x'`` (composition ``k + e_x`` vs ``k + e_x'``).
 
 The separation argument (as for the window reduction on Markov chains, it holds for any graphical
 model: unknown records cut off from the target by known ones add a term independent of ``x_i``,
-a common-weight mixture, so ``BDPL_(K,i) <= BDPL_(K*,i)`` with them known) is not needed to prune here; it is checked in the tests instead: a worst class has its
+a common-weight mixture, so ``BDPL_(K,i) <= BDPL_(K*,i)`` with them known) is not needed to prune here; it
+is checked in the tests instead: a worst class has its
 unknowns connected to the target through unknowns in the moral graph.
 
 **Bounds.** ``genomic_lower_bound(m, eps) = (m - 1) eps`` (thesis Cor. 5.2) and the general bound
