@@ -62,7 +62,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import cast
 
 import numpy as np
 
