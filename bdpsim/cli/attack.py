@@ -70,6 +70,9 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                    help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
     m.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
     m.add_argument("--json", action="store_true", help="print one JSON object")
+    from .attack_config import add_parser as add_config_parser
+
+    add_config_parser(cs, formatter_class)
     m.add_argument("--plot", metavar="PATH", help="also draw the ROC figure (linear and log axes) into PATH "
                                                   "(.png or .pdf): against the pure-eps and independent curves")
 
@@ -127,6 +130,10 @@ def command(a) -> int:
     from ..models import MarkovChainModel, symmetric_chain
     from ..queries import CountQuery, StateSumQuery
 
+    if a.model_kind == "config":
+        from .attack_config import command as config_command
+
+        return config_command(a)
     check_fpr("--fpr", a.fpr)
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
@@ -153,13 +160,20 @@ def command(a) -> int:
         if named is None:
             raise
         raise named from None
-    e = _worst_bdpl(model, mech, sizes)
     if a.plot:
         from ..attack.roc import independent_chain, roc_data
         from ..figures.attack import save_attack_roc
 
         save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
                         f"Markov chain, n = {a.n}, {noise.name} noise")
+    return report(a, model, mech, sizes, risk, rows)
+
+
+def report(a, model, mech, sizes, risk, rows) -> int:
+    """Print the worst adversary's attack (``risk``, ``rows``: ``(fpr, WorstValue)``) as a table, or
+    one JSON object with ``a.json``; shared by ``attack markov`` and ``attack config``."""
+    noise = mech.noise
+    e = _worst_bdpl(model, mech, sizes)
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
     if a.json:  # an infinite BDPL (Gaussian noise) is null
         print(json.dumps(_finite({
@@ -172,7 +186,7 @@ def command(a) -> int:
                      "adversary": _adversary_json(w.adversary)} for f, w in rows]})))
         return 0
     print(f"exact BDPL over every adversary {e:.6g}")
-    print(f"worst adversary: {_describe(risk.adversary, a.n)} (its BDPL {risk.bdpl:.6g})")
+    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g})")
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
     print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
@@ -180,7 +194,7 @@ def command(a) -> int:
     for f, w in rows:
         pure = min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0
         bound = "exact" if w.certified else f"{w.upper:.6g}"
-        print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, a.n)}")
+        print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, model.n)}")
     return 0
 
 
