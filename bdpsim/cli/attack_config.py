@@ -54,7 +54,7 @@ def config_pair(config: str, epsilon: float | None = None):
         Not a config, no ``[mechanism]`` table, an invalid model or mechanism, or a sweep.
     """
     from ..core.bundled import resolve_config
-    from ..core.errors import ConfigError, check
+    from ..core.errors import ConfigError
     from ..pipeline.config import load_toml, parse_config
     from .calibrate_config import model_of_raw
 
@@ -62,7 +62,8 @@ def config_pair(config: str, epsilon: float | None = None):
     raw = load_toml(path)
     model_of_raw(raw, path)  # the [model]'s own errors, and one model
     mech = raw.get("mechanism")
-    check(isinstance(mech, dict), "mechanism", mech, "needs a [mechanism] table (the mechanism attacked)")
+    if not isinstance(mech, dict):
+        raise ConfigError("mechanism", mech, "needs a [mechanism] table (the mechanism attacked)")
     if epsilon is not None:
         mech = {**mech, "epsilon": epsilon}
     try:
