@@ -5,7 +5,7 @@ The config's ``[model]`` is read as ``bdpsim calibrate config`` reads it
 (:func:`bdpsim.cli.calibrate_config.model_of_raw`), its ``[mechanism]`` as ``bdpsim run`` does
 (one point: a sweep is refused); its ``[run]`` table is ignored. The work is
 :func:`bdpsim.attack.attack_risk`; the table and JSON are ``bdpsim attack markov``'s
-(:func:`bdpsim.cli.attack.report`).
+(``bdpsim.cli.attack.report``).
 """
 
 from __future__ import annotations
