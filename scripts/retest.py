@@ -71,6 +71,26 @@ MOVES: dict[str, str] = {
     "test_layout.py": "architecture/",
     # documentation, README and scripts
     "test_docs.py": "docs/", "test_readme_numbers.py": "docs/", "test_script_out.py": "docs/",
+    # what the attack on a release can do (issue 35)
+    "test_attack.py": "attack/", "test_attack_calibrate.py": "attack/", "test_attack_montecarlo.py": "attack/",
+    "test_attack_riskcal.py": "attack/", "test_attack_cli.py": "cli/",
+    # BIF networks, calibration from a config, continual release, figures
+    "test_bif_reader.py": "models/", "test_bif_states.py": "models/",
+    "test_calibrate_entry.py": "calibration/", "test_calibrate_extremes.py": "cli/test_calibrate_bad_input.py",
+    "test_calibrate_query.py": "cli/", "test_continual_kind.py": "mechanisms/",
+    "test_figures_cli.py": "figures/", "test_temporal_figures.py": "figures/",
+    # bad input, beside the layer it probes
+    "test_hostile_config.py": "pipeline/test_config_bad_input.py",
+    "test_hostile_cost.py": "pipeline/test_cost_bad_input.py",
+    "test_hostile_files.py": "core/test_files_bad_input.py",
+    "test_hostile_guards.py": "pipeline/test_output_guards.py",
+    "test_hostile_models.py": "models/test_models_bad_input.py",
+    "test_hostile_workers.py": "pipeline/test_workers.py",
+    # labels that say what a number is, seeds, start-up, reports
+    "test_labels38.py": "pipeline/test_labels.py", "test_seeds.py": "pipeline/",
+    "test_startup.py": "cli/", "test_unreached.py": "cli/test_reports.py",
+    # packaging: CI, the installed wheel, the version
+    "test_ci.py": "architecture/", "test_installed.py": "architecture/", "test_version.py": "architecture/",
 }
 
 #: catalogues whose tests all probe one layer (no split by words)

@@ -98,7 +98,7 @@ def test_calibrate_target_bad_input(capsys, argv, first):
 
 
 def test_roc_data_and_plot(tmp_path, capsys):
-    from bdpsim.attack.roc import independent_chain, roc_data
+    from bdpsim.studies.attack_roc import independent_chain, roc_data
 
     m = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 8)
     mech = LaplaceCount(1.0, counted_states=(1,))

@@ -12,7 +12,7 @@ from bdpsim.figures.gallery import FIGURES, make_figures
 # bdpsim-competition (minutes of exact window searches at T = 288) is rendered in tests/test_competition.py
 # computed in seconds; bdpsim-competition, -calibration (72 s) and -generations (11 s) are exact searches
 # drawn here from small inputs (tests/test_figures_sources.py) and in full by `bdpsim figures`
-SLOW_EXACT = ("bdpsim-competition", "bdpsim-calibration", "bdpsim-generations", "bdpsim-frontier")
+SLOW_EXACT = ("bdpsim-competition", "bdpsim-calibration", "bdpsim-generations", "bdpsim-frontier", "bdpsim-attack")
 ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i not in SLOW_EXACT]
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
 

@@ -124,7 +124,7 @@ def _simulated_rows(fig_id):
 
 def rows_for(fig_id):
     spec = FIGURES[fig_id]
-    if fig_id in ("pufferfish-fig2", "bdpsim-audit", "bdpsim-frontier"):  # minutes of compute: the committed rows
+    if fig_id in ("pufferfish-fig2", "bdpsim-audit", "bdpsim-frontier", "bdpsim-attack"):  # minutes: committed rows
         return read_rows(ROOT / "results" / "figures" / f"{fig_id}.csv")
     if fig_id == "bdpsim-utility-optimal":
         return _utility_rows("activity", [("single days", 288), ("complete data", 15264)], ["exact", "optimal"])

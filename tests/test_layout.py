@@ -58,3 +58,13 @@ def test_old_import_paths_alias_the_moved_modules_with_a_warning():
     sys.modules.pop(inner, None)
     with pytest.warns(DeprecationWarning):  # a module inside a moved package: one object, two names
         assert importlib.import_module(inner) is importlib.import_module("bdpsim.pipeline.results.atomic")
+
+
+def test_tests_mirror_the_package():
+    """Issue 36 item 6: every test file sits in a folder named after a concept of the package (no
+    test file at tests/ root), and none is named after past work or an audience."""
+    tests = ROOT / "tests"
+    assert not sorted(p.name for p in tests.glob("test_*.py")), "a test file at tests/ root (scripts/retest.py)"
+    past = ("hostile", "newcomer", "faithful", "issue", "labels38", "h_")
+    named = sorted(str(p.relative_to(tests)) for p in tests.rglob("test_*.py") if any(w in p.stem for w in past))
+    assert not named, named

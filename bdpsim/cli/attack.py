@@ -10,6 +10,8 @@ import argparse
 import json
 import math
 
+from .attack_report import DEFAULT_FPR, finite_json, report
+
 EPILOG = """\
 examples:
   bdpsim attack markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
@@ -29,7 +31,6 @@ every adversary); else both the attained value and the bound are shown.
 """
 
 #: --fpr default: the low false-positive rates attacks are judged at
-DEFAULT_FPR = (1e-3, 1e-2, 0.1)
 
 
 def _matrix(text: str):
@@ -70,6 +71,9 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
                    help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
     m.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
     m.add_argument("--json", action="store_true", help="print one JSON object")
+    from .attack_config import add_parser as add_config_parser
+
+    add_config_parser(cs, formatter_class)
     m.add_argument("--plot", metavar="PATH", help="also draw the ROC figure (linear and log axes) into PATH "
                                                   "(.png or .pdf): against the pure-eps and independent curves")
 
@@ -88,33 +92,12 @@ def _flag(err: ValueError):
     return ConfigError(name, exc.value, exc.rule) if name else exc
 
 
-def _finite(obj):
-    """``obj`` with every non-finite float replaced by ``None`` (JSON has no infinity)."""
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
-def _adversary_json(adv) -> dict:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in
-            {"i": adv.i, "known": adv.known, "x_known": adv.x_known, "x": adv.x, "x_prime": adv.x_prime}.items()}
 
 
-def _describe(adv, n: int) -> str:
-    k = len(adv.known)
-    return f"i={adv.i}, |K|={k}, x={adv.x}, x'={adv.x_prime}" if k < n - 1 or k == 0 else \
-        f"i={adv.i}, |K|={k} (all others), x={adv.x}, x'={adv.x_prime}"
 
 
-def _worst_bdpl(model, mech, sizes) -> float:
-    """The exact BDPL over every adversary (what eps-BDP states; its pure-eps curve bounds every attack)."""
-    from ..api import exact_bdpl
-
-    return float(exact_bdpl(model, mech, sizes=sizes).bdpl)
 
 
 def command(a) -> int:
@@ -127,6 +110,10 @@ def command(a) -> int:
     from ..models import MarkovChainModel, symmetric_chain
     from ..queries import CountQuery, StateSumQuery
 
+    if a.model_kind == "config":
+        from .attack_config import command as config_command
+
+        return config_command(a)
     check_fpr("--fpr", a.fpr)
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
@@ -153,35 +140,15 @@ def command(a) -> int:
         if named is None:
             raise
         raise named from None
-    e = _worst_bdpl(model, mech, sizes)
     if a.plot:
-        from ..attack.roc import independent_chain, roc_data
+        from ..studies.attack_roc import independent_chain, roc_data
         from ..figures.attack import save_attack_roc
 
         save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
                         f"Markov chain, n = {a.n}, {noise.name} noise")
-    pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
-    if a.json:  # an infinite BDPL (Gaussian noise) is null
-        print(json.dumps(_finite({
-            "advantage": risk.advantage, "adversary": _adversary_json(risk.adversary), "bdpl": e,
-            "adversary_bdpl": risk.bdpl,
-            "pure_eps_advantage": pure_adv, "bayes_success": risk.bayes_success(0.5), "noise": noise.name,
-            "noise_parameter": float(noise.parameter),
-            "tpr": [{"fpr": f, "tpr": w.value, "upper": w.upper, "certified": w.certified,
-                     "pure_eps_tpr": min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0,
-                     "adversary": _adversary_json(w.adversary)} for f, w in rows]})))
-        return 0
-    print(f"exact BDPL over every adversary {e:.6g}")
-    print(f"worst adversary: {_describe(risk.adversary, a.n)} (its BDPL {risk.bdpl:.6g})")
-    print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
-    print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
-    print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
-    print(f"{'FPR':>8} {'TPR':>10} {'bound':>10} {'pure-eps':>9}  attained by")
-    for f, w in rows:
-        pure = min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0
-        bound = "exact" if w.certified else f"{w.upper:.6g}"
-        print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, a.n)}")
-    return 0
+    return report(a, model, mech, sizes, risk, rows)
+
+
 
 
 def add_target_flags(m) -> None:
@@ -230,7 +197,7 @@ def command_calibrate(a) -> int:
             raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
         raise
     if a.json:
-        print(json.dumps(_finite(cal.as_dict())))
+        print(json.dumps(finite_json(cal.as_dict())))
         return 0
     print(f"attack target: worst {cal.what} <= {cal.target:g}")
     print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")

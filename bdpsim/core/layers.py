@@ -66,6 +66,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("estimation", (
         ("estimators", "`estimators/` (`kde`, `mixture`, `exact`, `audit`; `estimators/sampling.py`)"),
         ("calibration", "`calibration/` (methods, budgets, the optimal noise, `calibration/quilt/`)"),
+        ("attack", "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
+                   "curve, advantage, TPR at low FPR, calibration to an attack target, the attack "
+                   "columns of an exact run (`attack/columns.py`)"),
     ), "numbers from models and mechanisms"),
     Layer("runs", (
         ("pipeline", "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "
@@ -78,8 +81,6 @@ LAYERS: tuple[Layer, ...] = (
         ("studies", "`studies/`: the thesis' and papers' experiments"),
         ("utility", "`utility/`: the utility experiment on real data"),
         ("api", "`api.py`: the Python facade (`run`, `exact_bdpl`, ...)"),
-        ("attack", "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
-                   "curve, advantage, TPR at low FPR, calibration to an attack target"),
     ), "the experiments of the thesis and the papers"),
     Layer("output", (
         ("figures", "`figures/` (the only package that imports matplotlib; `figures/data.py` the "

@@ -14,6 +14,7 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -160,6 +161,50 @@ PROFILE_COLUMNS = register_columns(
 PROFILE_ADVERSARY = register_columns(
     "adversaries", Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"),
     owner="estimator exact")
+#: the false-positive rates of the attack columns (issue 35 item 5) and their labels
+ATTACK_FPRS = (("1e-3", 1e-3), ("1e-2", 1e-2), ("0.1", 0.1))
+ATTACK_ADVERSARY = register_columns(
+    "adversaries",
+    Column("advantage", float, "the optimal attack's advantage max (TPR - FPR) = TV(P, Q) of the adversary's two "
+                               "output laws (x: positives), exact (run.attack)"),
+    *(Column(f"tpr_at_{lab}", float, f"the optimal attack's largest TPR at FPR = {lab} (x: positives, x': "
+                                     "negatives; Neyman-Pearson), exact (run.attack)") for lab, _ in ATTACK_FPRS),
+    owner="estimator exact")
+ATTACK_SUMMARY = register_columns(
+    "summary",
+    Column("advantage_max", float, "the largest attack advantage TV(P, Q): over every adversary by the exact "
+                                   "search (adversaries = 'all'), else over the examined ones (run.attack)"),
+    *(Column(f"tpr_at_{lab}_max", float, f"the largest TPR at FPR = {lab}: over every adversary and both orders "
+                                         "of its pair (adversaries = 'all'; a value attained by an adversary), "
+                                         "else over the examined ones (run.attack)") for lab, _ in ATTACK_FPRS),
+    owner="estimator exact")
+
+
+#: the attack columns' two functions, registered by :mod:`bdpsim.attack.columns` (the attack package
+#: builds on this layer's engines, so the estimator calls it through this table, never by import):
+#: ``"cells"``: ``(model, mechanism, adversary) -> {column: value}``; ``"worst"``: ``(model,
+#: mechanism, sizes) -> {column_max: value}``
+ATTACK_COLUMNS: dict[str, Callable[..., dict[str, float]]] = {}
+
+
+def _attack_function(name: str) -> Callable[..., dict[str, float]]:
+    if name not in ATTACK_COLUMNS:  # the run pipeline imports bdpsim.attack, which registers them
+        raise ConfigError("run.attack", True, "needs the attack columns of bdpsim.attack (import bdpsim.attack)")
+    return ATTACK_COLUMNS[name]
+
+
+def attack_cells(model, mechanism, adversary: Adversary) -> dict[str, float]:
+    """The adversary's attack columns: ``advantage = TV(P, Q)`` and ``tpr_at_<fpr> = 1 - beta(fpr)``
+    of the Neyman-Pearson test of ``P`` (``X_i = x``) against ``Q`` (``X_i = x'``), exact
+    (:func:`bdpsim.attack.attack_risk` with this ``adversary``; :data:`ATTACK_COLUMNS`)."""
+    return _attack_function("cells")(model, mechanism, adversary)
+
+
+def worst_attack_cells(model, mechanism, sizes) -> dict[str, float]:
+    """``advantage_max`` and ``tpr_at_<fpr>_max`` over every adversary with ``|K|`` in ``sizes``
+    (:func:`bdpsim.attack.worst.worst_advantage`, :func:`~bdpsim.attack.worst.worst_tpr`: values
+    attained by an adversary; :data:`ATTACK_COLUMNS`)."""
+    return _attack_function("worst")(model, mechanism, sizes)
 
 
 @dataclass(frozen=True)
@@ -173,11 +218,14 @@ class ExactEstimator:
     """
 
     epsilon_profile: float | None = None
+    attack: bool = False
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
     keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
         "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
-        rule="a finite number in [0, 100]")}
+        rule="a finite number in [0, 100]"),
+        "attack": Key("bool", hashed=False, doc="also the optimal attack's advantage and TPR at FPR 1e-3, 1e-2, "
+                      "0.1 per adversary and their max (issue 35; absent: not computed)", rule="true or false")}
     summary_columns: ClassVar[tuple[OwnedColumn, ...]] = ()
 
     def __post_init__(self) -> None:
@@ -186,22 +234,33 @@ class ExactEstimator:
             check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e)
                   and 0 <= e <= MAX_PROFILE_EPSILON, "run.epsilon_profile", e,
                   f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}] (delta(eps) is 0 long before)")
+        check(isinstance(self.attack, bool), "run.attack", self.attack, "must be true or false")
 
     @property
     def summary_extras(self) -> tuple[str, ...]:
-        return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_COLUMNS)
+        out = () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_COLUMNS)
+        return out + (tuple(c.name for c in ATTACK_SUMMARY) if self.attack else ())
 
     @property
     def adversary_extras(self) -> tuple[str, ...]:
-        """``bdp_delta`` per adversary with a privacy profile."""
-        return () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_ADVERSARY)
+        """``bdp_delta`` per adversary with a privacy profile; the attack columns with ``attack``."""
+        out = () if self.epsilon_profile is None else tuple(c.name for c in PROFILE_ADVERSARY)
+        return out + (tuple(c.name for c in ATTACK_ADVERSARY) if self.attack else ())
 
     def window_rows(self, point, advs, values) -> list[tuple[WindowRow, float, float, dict]]:
         """``(window adversary, bdpl, argmax, extras)`` of the rows of a window search (``advs``,
         ``values``: the engine's ``window``). With a privacy profile every row also gets its
         ``bdp_delta``; when the largest BDPL is infinite (no pure DP: the BDPL cannot rank the
         adversaries) the rows are those of the profile's search instead, the largest
-        ``delta(eps)`` first, each with its own exact BDPL."""
+        ``delta(eps)`` first, each with its own exact BDPL. With ``attack`` every row also gets its
+        attack columns (:func:`attack_cells`)."""
+        rows = self._window_rows(point, advs, values)
+        if not self.attack:
+            return rows
+        model, mech = point.model.fixed, point.mechanism
+        return [(w, v, y, {**x, **attack_cells(model, mech, w.adversary())}) for w, v, y, x in rows]
+
+    def _window_rows(self, point, advs, values) -> list[tuple[WindowRow, float, float, dict]]:
         if self.epsilon_profile is None:
             return [(w, w.bdpl, w.argmax, {}) for w in advs]
         eng, eps = point.exact_engine, self.epsilon_profile
@@ -217,7 +276,8 @@ class ExactEstimator:
 
     @classmethod
     def from_settings(cls, settings) -> "ExactEstimator":
-        return cls(settings.option("epsilon_profile"))
+        attack = settings.option("attack")
+        return cls(settings.option("epsilon_profile"), False if attack is None else attack)
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
@@ -246,10 +306,12 @@ class ExactEstimator:
 
     def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
         est = adversary_bdpl(model, mechanism, adversary)
-        if self.epsilon_profile is None:
-            return est
-        eng = exact_engine(model, mechanism)
-        return replace(est, extra={"bdp_delta": _profile(eng, adversary, self.epsilon_profile)})
+        extra: dict[str, float] = {}
+        if self.epsilon_profile is not None:
+            extra["bdp_delta"] = _profile(exact_engine(model, mechanism), adversary, self.epsilon_profile)
+        if self.attack:
+            extra.update(attack_cells(model, mechanism, adversary))
+        return replace(est, extra={**est.extra, **extra}) if extra else est
 
     def reference(self, model, mechanism, adversary) -> Estimate:
         return adversary_bdpl(model, mechanism, adversary)
@@ -266,7 +328,21 @@ class ExactEstimator:
     def finish(self, ctx, stats, rows) -> dict:
         """The privacy profile's supremum over the adversaries: over the examined ones, or over every
         adversary by the engine's reduced search (``adversaries = "all"``). When the largest BDPL is
-        infinite (no pure DP), the ``argmax_*`` cells name the adversary attaining ``bdp_delta``."""
+        infinite (no pure DP), the ``argmax_*`` cells name the adversary attaining ``bdp_delta``.
+        With ``attack``: the attack columns' maxima (:func:`worst_attack_cells` over every adversary,
+        else over the examined ones)."""
+        out = self._finish_profile(ctx, stats, rows)
+        if self.attack:
+            if ctx.exhaustive:
+                model = ctx.adversary(0)[0]  # the point's one model (an exhaustive search needs a fixed model)
+                out.update(worst_attack_cells(model, ctx.mechanism, ctx.sizes))
+            else:
+                for c in ATTACK_SUMMARY:
+                    d = stats.get(c.name[:-len("_max")], np.zeros(0))
+                    out[c.name] = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan
+        return out
+
+    def _finish_profile(self, ctx, stats, rows) -> dict:
         if self.epsilon_profile is None:
             return {}
         eps = self.epsilon_profile

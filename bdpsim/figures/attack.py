@@ -1,6 +1,6 @@
 """The attack figure (issue 35): ROC-style curves of the worst adversary's optimal attack against
 the pure-eps curve of the exact BDPL and against independent records, on linear and log axes
-(data: :func:`bdpsim.attack.roc.roc_data`)."""
+(data: :func:`bdpsim.studies.attack_roc.roc_data`)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,45 @@ def plot_attack_roc(data, title: str = ""):
     return fig
 
 
+def plot_attack_vs_bdpl(rows, axes):
+    """Gallery figure ``bdpsim-attack`` (rows: :func:`bdpsim.studies.attack_chains.attack_rows`):
+    (a) the worst adversary's advantage ``max_a TV(P_a, Q_a)`` against the exact BDPL over every
+    adversary, one point per eps, with the advantage ``tanh(BDPL / 2)`` the pure-eps curve allows;
+    (b) the same advantages against the DP eps of the Laplace count. Solid: the chain; dotted:
+    independent records of the same marginal. Returns the axes."""
+    import numpy as np
+
+    ax, bx = list(np.atleast_1d(axes))[:2]
+    c = colors()
+    chains = list(dict.fromkeys(r["chain"] for r in rows))
+    top = max(r["bdpl"] for r in rows)
+    grid = np.linspace(0.0, top * 1.02, 400)
+    ax.plot(grid, np.tanh(grid / 2), color="0.5", linestyle="--", linewidth=1.0,
+            label="pure-eps curve: tanh(BDPL / 2)")
+    for k, chain in enumerate(chains):
+        for records, ls, mk in (("correlated", "-", "o"), ("independent", ":", "s")):
+            rs = sorted((r for r in rows if r["chain"] == chain and r["records"] == records), key=lambda r: r["epsilon"])
+            if not rs:
+                continue
+            e = [r["epsilon"] for r in rs]
+            b = [r["bdpl"] for r in rs]
+            a = [r["advantage"] for r in rs]
+            lab = f"{chain}" if records == "correlated" else f"{chain}, independent records"
+            ax.plot(b, a, color=c[k % len(c)], linestyle=ls, marker=mk, markersize=4, label=lab)
+            bx.plot(e, a, color=c[k % len(c)], linestyle=ls, marker=mk, markersize=4, label=lab)
+    ax.set_xlabel("exact BDPL over every adversary")
+    ax.set_ylabel("worst attack advantage max(TPR - FPR)")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("(a) advantage vs BDPL")
+    bx.set_xscale("log", base=2)
+    bx.set_xlabel("DP epsilon of the Laplace count (scale 1/eps)")
+    bx.set_ylabel("worst attack advantage max(TPR - FPR)")
+    bx.set_ylim(0, 1.02)
+    bx.set_title("(b) advantage vs eps")
+    legend(bx)
+    return axes
+
+
 def save_attack_roc(data, path, title: str = "") -> Path:
     """Draw :func:`plot_attack_roc` into ``path`` (PNG or PDF by its suffix)."""
     out = Path(path)
@@ -42,4 +81,4 @@ def save_attack_roc(data, path, title: str = "") -> Path:
     return out
 
 
-__all__ = ["plot_attack_roc", "save_attack_roc"]
+__all__ = ["plot_attack_roc", "plot_attack_vs_bdpl", "save_attack_roc"]

@@ -317,6 +317,14 @@ DEVIATIONS: dict[str, Deviation] = {
         "(paper Thm 6.2) and group privacy Tε",
         "new figure (issue 34 item 4): on the paper's 2-state chains, which keep the order of their states, "
         "the exact TPL equals Cao's; the last two panels show where it does not"),
+    "bdpsim-attack": Deviation(
+        "no source: the paper argues with membership-inference attacks for ε in [5, 20] but computes no "
+        "attack on its chains",
+        "activity chain (n = 288) and thesis Fig. 15's symmetric chains (γ = 3, 10; n = 10), count of state 1 "
+        "with Laplace noise of scale 1/ε, ε ∈ {0.25, 0.5, 1, 2, 4, 8}: the exact worst advantage max_a TV(P_a, "
+        "Q_a) over every adversary against the exact BDPL, beside the chain with the same stationary marginal "
+        "and independent records and the pure-ε curve tanh(BDPL/2)",
+        "new figure (issue 35 item 4: what a BDPL means to an attacker)"),
 }
 
 NOT_REPRODUCED: dict[str, str] = {

@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 
 from .. import bounds as B
+from .. import attack as _attack  # noqa: F401  (registers the attack columns of an exact run)
 from .. import calibration as _calibration  # noqa: F401  (registers the calibrated mechanism kinds)
 from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tradeoff import pure_dp_tradeoff
-from .worst import attack_risk
+from ..attack.tradeoff import pure_dp_tradeoff
+from ..attack.worst import attack_risk
 
 #: the FPR grid of the figures: log-spaced from 1e-4, then linear to 1 - 1e-4
 FPR_GRID = np.unique(np.concatenate([np.logspace(-4, -1, 40), np.linspace(0.1, 0.9999, 60)]))

@@ -1,0 +1,106 @@
+"""``bdpsim attack config FILE.toml``: the worst adversary's optimal attack on the data model and
+mechanism of a run config (Bayesian networks, random fields, pedigrees, Markov chains; issue 35).
+
+The config's ``[model]`` is read as ``bdpsim calibrate config`` reads it
+(:func:`bdpsim.cli.calibrate_config.model_of_raw`), its ``[mechanism]`` as ``bdpsim run`` does
+(one point: a sweep is refused); its ``[run]`` table is ignored. The work is
+:func:`bdpsim.attack.attack_risk`; the table and JSON are ``bdpsim attack markov``'s
+(``bdpsim.cli.attack_report.report``).
+"""
+
+from __future__ import annotations
+
+EPILOG = """\
+examples:
+  bdpsim attack config bayesnet_example --fpr 0.001 0.01    # a bundled config
+  bdpsim attack config configs/mrf_karate.toml --json
+  bdpsim attack config family.toml --min-known 1
+
+The data model is the config's [model] table and the mechanism its [mechanism]
+table, each with one value per key (a sweep is refused: attack one at a time);
+the [run] table is ignored. Models with an exact law: markov, pedigree,
+bayesnet, mrf (counts and state sums plus laplace, geometric, staircase or
+gaussian noise). Output: the worst adversary's advantage max(TPR - FPR) and
+its largest TPR at each --fpr beside what the pure eps curve of the exact BDPL
+allows, as for bdpsim attack markov.
+"""
+
+
+def add_parser(cs, formatter_class) -> None:
+    """Register ``attack config`` on the ``attack`` subparsers ``cs``."""
+    from .attack_report import DEFAULT_FPR
+
+    c = cs.add_parser("config", help="the optimal attack on the [model] and [mechanism] of a config",
+                      description="The worst adversary's optimal attack on the data model and mechanism "
+                                  "of a run config: advantage and TPR at low FPR, exact.",
+                      epilog=EPILOG, formatter_class=formatter_class)
+    c.add_argument("config", help="a TOML run config or a bundled config's name (as for run)")
+    c.add_argument("--fpr", type=float, nargs="+", default=list(DEFAULT_FPR),
+                   help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
+    c.add_argument("--epsilon", type=float, help="the mechanism's DP epsilon (replaces mechanism.epsilon, e.g. "
+                                                 "one value of a sweep)")
+    c.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def config_pair(config: str, epsilon: float | None = None):
+    """``(model, mechanism)`` of the run config ``config`` (a TOML file or a bundled config's name):
+    its ``[model]`` as :func:`~bdpsim.cli.calibrate_config.model_of_raw` reads it, its
+    ``[mechanism]`` as ``bdpsim run`` validates it (``epsilon``, if given, replaces its ``epsilon``).
+
+    Raises
+    ------
+    ConfigError
+        Not a config, no ``[mechanism]`` table, an invalid model or mechanism, or a sweep.
+    """
+    from ..core.bundled import resolve_config
+    from ..core.errors import ConfigError
+    from ..pipeline.config import load_toml, parse_config
+    from .calibrate_config import model_of_raw
+
+    path = str(resolve_config(config))
+    raw = load_toml(path)
+    model_of_raw(raw, path)  # the [model]'s own errors, and one model
+    mech = raw.get("mechanism")
+    if not isinstance(mech, dict):
+        raise ConfigError("mechanism", mech, "needs a [mechanism] table (the mechanism attacked)")
+    if epsilon is not None:
+        mech = {**mech, "epsilon": epsilon}
+    try:
+        cfg = parse_config({"model": raw["model"], "mechanism": mech}, path)
+    except ConfigError as exc:
+        if epsilon is not None and exc.field == "mechanism.epsilon":
+            raise ConfigError("--epsilon", exc.value, exc.rule) from None
+        raise
+    if len(cfg.points) != 1:
+        raise ConfigError("mechanism", path, f"sweeps {len(cfg.points)} mechanisms: attack one at a time (give "
+                          "each [mechanism] key one value)")
+    point = cfg.points[0]
+    return point.model.fixed, point.mechanism
+
+
+def command(a) -> int:
+    """Run ``bdpsim attack config``: a table, or one JSON object (``--json``)."""
+    from ..attack import attack_risk
+    from ..attack.tradeoff import check_fpr
+    from ..core.errors import ConfigError
+    from .attack_report import report
+
+    check_fpr("--fpr", a.fpr)
+    model, mech = config_pair(a.config, a.epsilon)
+    if not 0 <= a.min_known <= model.n - 1:
+        raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{model.n - 1}")
+    sizes = tuple(range(a.min_known, model.n))
+    try:
+        risk = attack_risk(model, mech, sizes=sizes)
+        rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
+    except ConfigError as exc:
+        if not exc.field.startswith("run."):
+            raise
+        raise ConfigError("--min-known", a.min_known, "the exact search over every adversary with this many "
+                          "known records is refused for this model (too large); attack one adversary with "
+                          "bdpsim.attack_risk(model, mechanism, adversary)") from None
+    return report(a, model, mech, sizes, risk, rows)
+
+
+__all__ = ["add_parser", "command", "config_pair", "EPILOG"]

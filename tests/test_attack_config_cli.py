@@ -1,0 +1,82 @@
+"""``bdpsim attack config FILE.toml`` (issue 35 item 5): the worst adversary's attack on a config's
+[model] and [mechanism], against :func:`bdpsim.attack_risk` in Python."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import bdpsim
+from bdpsim.attack.worst import worst_tpr
+from bdpsim.cli import main
+from bdpsim.cli.attack_config import config_pair
+
+MRF = """title = "a small random field"
+[run]
+adversaries = 10
+[model]
+kind = "mrf"
+states = 2
+edges = [[0, 1], [1, 2], [2, 0], [2, 3]]
+coupling = 0.8
+[mechanism]
+kind = "count"
+epsilon = 1.0
+counted_states = [1]
+"""
+
+PEDIGREE = """title = "a nuclear family"
+[model]
+kind = "pedigree"
+family = "nuclear"
+size = 4
+allele_b = 0.3
+[mechanism]
+kind = "count"
+epsilon = 0.5
+counted_states = [2]
+noise = "geometric"
+"""
+
+
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("text", [MRF, PEDIGREE], ids=["mrf", "pedigree"])
+def test_config_matches_attack_risk(tmp_path, capsys, text):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.001", "0.1", "--json"])
+    model, mech = config_pair(str(cfg))
+    risk = bdpsim.attack_risk(model, mech)
+    assert out["advantage"] == pytest.approx(risk.advantage, abs=1e-12)
+    assert out["adversary"]["i"] == risk.adversary.i
+    for row in out["tpr"]:
+        assert row["tpr"] == pytest.approx(worst_tpr(model, mech, row["fpr"]).value, abs=1e-12)
+        assert row["tpr"] <= row["pure_eps_tpr"] + 1e-12
+    assert out["advantage"] <= out["pure_eps_advantage"] + 1e-12
+
+
+def test_bundled_network_with_one_epsilon(capsys):
+    out = _json(capsys, ["attack", "config", "bayesnet_example", "--epsilon", "1", "--json"])
+    model, mech = config_pair("bayesnet_example", 1.0)
+    assert mech.epsilon == 1.0
+    risk = bdpsim.attack_risk(model, mech)
+    assert out["advantage"] == pytest.approx(risk.advantage, abs=1e-12)
+    assert out["bdpl"] == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
+    assert 0 < out["advantage"] < out["pure_eps_advantage"]
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["bayesnet_example"], "mechanism"),                          # sweeps epsilon
+    (["bayesnet_example", "--epsilon", "1", "--fpr", "1.5"], "--fpr"),
+    (["bayesnet_example", "--epsilon", "-1"], "--epsilon"),
+    (["bayesnet_example", "--epsilon", "1", "--min-known", "99"], "--min-known"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, field):
+    assert main(["attack", "config", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"bdpsim: error: {field} = "), err
