@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .adversary import Adversary, is_upward_closed, known_sizes
-from .pipeline.config import ExperimentConfig, load_config, parse_config
 from .core.errors import ConfigError, NotAvailable
 from .estimators import adversary_bdpl, engine_for
 from .models.engines import HasExhaustive, HasWindowSearch, SearchTooLarge
+from .pipeline.config import ExperimentConfig, load_config, parse_config
 from .pipeline.results import read_adversaries, read_summary
 from .studies.worstcase import GaussianWorstCase, MarkovWorstCase
 

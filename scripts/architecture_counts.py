@@ -1,13 +1,13 @@
 """Count the probes a plug-in contract replaces (issue 28): concrete-class ``isinstance`` outside
 ``models/``, ``getattr``/``hasattr`` outside ``cli/`` and ``figures/``, and imports of ``_private``
-names across modules. ``tests/test_contracts.py`` holds the counts to their targets.
+names across modules. ``tests/architecture/test_contracts.py`` holds the counts to their targets.
 
 Usage::
 
     python scripts/architecture_counts.py [--list] [--write]
 
 ``--write`` regenerates ``docs/generated/architecture_counts.md`` (the table of
-``docs/developer/contracts.md``; ``tests/test_contracts.py`` checks it is current).
+``docs/developer/contracts.md``; ``tests/architecture/test_contracts.py`` checks it is current).
 
 Definitions (AST, so comments and strings never count):
 

@@ -20,12 +20,13 @@ import argparse
 import json
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's bdpsim first
 
 import numpy as np  # noqa: E402
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 from bdpsim.attack.calibrate import calibrate_attack  # noqa: E402
 from bdpsim.kernels.chains.transition import ACTIVITY  # noqa: E402
@@ -34,7 +35,6 @@ from bdpsim.mechanisms.noisy import NoisyQueryMechanism  # noqa: E402
 from bdpsim.models import BayesNetModel, MarkovChainModel  # noqa: E402
 from bdpsim.models.bayesnet.kind import BayesNetKind  # noqa: E402
 from bdpsim.queries import CountQuery  # noqa: E402
-from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parents[1] / "results" / "benchmarks" / "attack_calibration.json"
 
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
             print(f"{name}: {c.what} <= {c.target:g}: scale {c.parameter:.6g} (eps-BDP at eps "
                   f"{c.epsilon:.4g}: {c.bdp_parameter:.6g}); saving x{c.saving:.4g}", flush=True)
     a.json.parent.mkdir(parents=True, exist_ok=True)
-    a.json.write_text(json.dumps({"rows": rows, "when": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+    a.json.write_text(json.dumps({"rows": rows, "when": datetime.now(UTC).isoformat(timespec="seconds")},
                                  indent=1) + "\n")
     return 0
 

@@ -25,7 +25,7 @@ import argparse
 import csv
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bdpsim.studies.audit_study import CASES, CHAIN, coverage
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
         print(json.dumps(s), flush=True)
     ok = all(s["over_adversary"] <= s["allowed_over"] and s["within_2se_rate"] >= 0.9 for s in summaries)
     rec = {"command": "python " + " ".join(sys.argv), "chain": CHAIN, "cases": CASES, "ok": ok,
-           "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"), "summaries": summaries}
+           "finished": datetime.now(UTC).isoformat(timespec="seconds"), "summaries": summaries}
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "audit_coverage.json").write_text(json.dumps(rec, indent=2) + "\n")
     with open(a.out / "audit_coverage.csv", "w", newline="") as f:

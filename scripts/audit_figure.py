@@ -14,9 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from bdpsim.pipeline import results as R
 from bdpsim.figures import save, subplots
 from bdpsim.figures.audit import plot_audit
+from bdpsim.pipeline import results as R
 from bdpsim.studies.audit_study import budget_rows
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script

@@ -25,20 +25,20 @@ import argparse
 import json
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import fastkde
 import numpy as np
 
 from bdpsim import bounds as B
-from bdpsim.models.base import random_discrete_adversary
 from bdpsim.estimators import ExactEstimator, KdeEstimator, MixtureEstimator
-from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.estimators.kde import fastkde_backend
+from bdpsim.estimators.sampling import sample_outputs
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.estimators.sampling import sample_outputs
+from bdpsim.models.base import random_discrete_adversary
+from bdpsim.models.markov.exact import exhaustive_markov_count
 
 
 def straightforward_sample(P, w, n, known, size, rng):
@@ -174,7 +174,7 @@ if __name__ == "__main__":
     RECORD.update(command="python scripts/benchmark.py" + (f" --adversaries {args.adversaries}" if args.adversaries != 20 else "")
                   + (f" --samples {args.samples}" if args.samples != 100_000 else ""),
                   load_average_before=load, load_average_after=os.getloadavg()[0], cpus=os.cpu_count(),
-                  written=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                  written=datetime.now(UTC).isoformat(timespec="seconds"))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(RECORD, indent=2) + "\n")
     print(f"wrote {args.json}")

@@ -28,18 +28,18 @@ import os
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's bdpsim first
 
 import numpy as np  # noqa: E402
+from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 import bdpsim  # noqa: E402
 from bdpsim.kernels.chains.transition import ACTIVITY  # noqa: E402
 from bdpsim.mechanisms import LaplaceCount  # noqa: E402
 from bdpsim.models import MarkovChainModel  # noqa: E402
-from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 DEFAULT_JSON = Path(__file__).resolve().parents[1] / "results" / "benchmarks" / "attack.json"
 
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
            "attack_cpu_s": t_attack, "ratio": ratio, "target_ratio": 3.0, "advantage": risk.advantage,
            "pure_eps_advantage": math.tanh(exact.bdpl / 2), "adversary_bdpl": risk.bdpl, "tpr": rows,
            "repeat": a.repeat, "load_before": load, "load_after": os.getloadavg()[0],
-           "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+           "when": datetime.now(UTC).isoformat(timespec="seconds")}
     print(f"activity chain, n = {a.n}, Laplace eps = 1, every adversary")
     print(f"exact_bdpl   {exact.bdpl:.6g}   {t_exact:.3f} CPU s")
     print(f"attack_risk  advantage {risk.advantage:.6g}   {t_attack:.3f} CPU s")

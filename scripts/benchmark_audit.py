@@ -27,20 +27,21 @@ import resource
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY  # noqa: E402
+from script_out import add_overwrite, refuse_committed  # noqa: E402
+
 from bdpsim import LaplaceCount, MarkovChainModel  # noqa: E402
-from bdpsim.pipeline.config import parse_config  # noqa: E402
-from bdpsim.pipeline.driver import run_experiment  # noqa: E402
+from bdpsim.kernels.chains.lattice import query_values  # noqa: E402
+from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY  # noqa: E402
 from bdpsim.mechanisms.custom import CONFIG_DIR  # noqa: E402
 from bdpsim.models.markov.window import window_search  # noqa: E402
-from script_out import add_overwrite, refuse_committed  # noqa: E402
-from bdpsim.kernels.chains.lattice import query_values  # noqa: E402
+from bdpsim.pipeline.config import parse_config  # noqa: E402
+from bdpsim.pipeline.driver import run_experiment  # noqa: E402
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
 N = 288
@@ -102,7 +103,7 @@ def main(argv=None) -> None:
     exact = window_search(model, query_values(2, [1]), LaplaceCount(1.0).noise_scale)
     rec = {"command": "python " + " ".join(sys.argv), "chain": ACTIVITY, "n": N, "noise_scale": 1.0,
            "exact_bdpl": exact.bdpl, "adversaries": a.adversaries, "alpha": 0.05, "jobs": a.jobs,
-           "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "started": datetime.now(UTC).isoformat(timespec="seconds"),
            "load_before": os.getloadavg(), "runs": []}
     for family in a.families:
         for budget in a.budgets:
@@ -114,7 +115,7 @@ def main(argv=None) -> None:
                       f"{r['audit_calls']:.3g}  "
                       f"{r['wall_seconds']:.1f} s", flush=True)
     rec.update(load_after=os.getloadavg(), peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-               finished=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+               finished=datetime.now(UTC).isoformat(timespec="seconds"))
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "audit.json").write_text(json.dumps(rec, indent=2) + "\n")
     (a.out / "audit.md").write_text(markdown(rec))

@@ -119,8 +119,8 @@ def _measure(args, rec: dict) -> None:
         from bdpsim.calibration.quilt.bayesnet import mqm_bayesnet
     except ImportError:
         return
-    from bdpsim.models import MarkovChainModel
     from bdpsim.calibration.quilt.chain import authors_stationary, mqm_exact
+    from bdpsim.models import MarkovChainModel
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
     res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)

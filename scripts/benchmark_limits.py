@@ -6,7 +6,7 @@ search returns capped; how *quickly* is measured here, because a wall-clock asse
 on a loaded machine (issue 19). Each case is timed (wall and CPU seconds) against the limit the
 tests used to assert:
 
-1. ``bdpsim validate`` + ``bdpsim run`` of every hostile config of ``tests/test_hostile.py``
+1. ``bdpsim validate`` + ``bdpsim run`` of every hostile config of ``tests/*/test_bad_config.py``
    (``BAD_CONFIGS``): refused up front, not after building or running (limit 10 s);
 2. ``worst_gaussian_sum(8, 0.9, starts=2)``: the capped worst-case Gaussian search (limit 20 s);
 3. ``bdpsim validate`` + ``bdpsim utility`` of the hostile ``[utility]`` configs (limit 5 s);
@@ -29,11 +29,11 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the hostile cases live in tests/test_hostile.py
+sys.path.insert(0, str(ROOT))  # the hostile cases live in tests/*/test_bad_config.py
 
 import numpy as np  # noqa: E402
 
@@ -126,7 +126,7 @@ def main() -> int:
         args.json.write_text(json.dumps({"command": "python scripts/benchmark_limits.py", "cases": rows,
                                          "load_average_before": load, "load_average_after": after,
                                          "cpus": os.cpu_count(),
-                                         "written": datetime.now(timezone.utc).isoformat(timespec="seconds")},
+                                         "written": datetime.now(UTC).isoformat(timespec="seconds")},
                                         indent=2) + "\n")
         print(f"wrote {args.json}")
     return 1 if bad else 0

@@ -23,7 +23,7 @@ import platform
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
            "geometric_mean_abs": geo["mean_abs"], "laplace_mean_abs": lap["mean_abs"],
            "ratio_to_geometric": opt["mean_abs"] / geo["mean_abs"], "ratio_to_laplace": opt["mean_abs"] / lap["mean_abs"],
            "target_seconds": 900, "git_rev": rev, "python": platform.python_version(),
-           "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+           "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
     print(f"n = {a.n}, eps = {a.epsilon}: optimal E|Z| = {rec['optimal_mean_abs']:.4f} (BDPL " f"{rec['optimal_bdpl']:.10f}) "
           f"in {t_opt:.0f} s; geometric {rec['geometric_mean_abs']:.4f} ({t_geo:.0f} s), Laplace "
           f"{rec['laplace_mean_abs']:.4f} ({t_lap:.0f} s); ratio to geometric {rec['ratio_to_geometric']:.4f}, "

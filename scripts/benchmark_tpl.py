@@ -28,7 +28,7 @@ import json
 import os
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -37,8 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 from bdpsim.kernels.chains.transition import ACTIVITY  # noqa: E402
-from bdpsim.temporal import (cao_leakage, incremental_leakage, incremental_leakage_lp,  # noqa: E402
-                             incremental_leakage_precomputed, precompute)
+from bdpsim.temporal import (  # noqa: E402
+    cao_leakage,
+    incremental_leakage,
+    incremental_leakage_lp,
+    incremental_leakage_precomputed,
+    precompute,
+)
 from bdpsim.temporal.lfp import _pair_lp, ordered_pairs, ratio_constraints  # noqa: E402
 
 ALPHA = 0.1
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
-            "when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "alpha": ALPHA, "sizes": rows,
+            "when": datetime.now(UTC).isoformat(timespec="seconds"), "alpha": ALPHA, "sizes": rows,
             "cao_leakage_activity_T10000_s": t_line, "load_before": load_before, "load_after": load_after,
         }, indent=2) + "\n")
     return 0

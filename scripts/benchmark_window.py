@@ -28,14 +28,14 @@ import resource
 import sys
 import time
 import tracemalloc
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
+from bdpsim.kernels.chains.lattice import query_values
 from bdpsim.kernels.chains.transition import ACTIVITY as _ACTIVITY
-from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
-from bdpsim.kernels.chains.lattice import query_values
+from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.models.markov.window import window_search
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
@@ -134,7 +134,7 @@ def main() -> None:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"   process peak resident set size (includes the old n = 10 enumeration): {rss:.0f} MiB")
     rec.update(max_rss_mib=rss, load_average_before=load, load_average_after=os.getloadavg()[0],
-               cpus=os.cpu_count(), written=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+               cpus=os.cpu_count(), written=datetime.now(UTC).isoformat(timespec="seconds"))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(rec, indent=2) + "\n")
     print(f"wrote {args.json}")

@@ -38,9 +38,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bdpsim.core.errors import ConfigError
 from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.driver import run_experiment
-from bdpsim.core.errors import ConfigError
 from bdpsim.studies.audit_study import configuration_exact
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
@@ -109,8 +109,8 @@ def compare(name: str, budget: int, root: Path) -> dict:
 def _certified_exact(model: dict, mech: dict, run: dict, j: int) -> float:
     if j < 0:
         return math.nan
-    from bdpsim.estimators import adversary_bdpl
     from bdpsim.core.errors import NotAvailable
+    from bdpsim.estimators import adversary_bdpl
 
     pt = parse_config({"run": {"estimator": "audit", "adversaries": ADV, "known_sizes": "all", "seed": 17, **run},
                        "model": model, "mechanism": mech}).points[0]

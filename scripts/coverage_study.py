@@ -17,7 +17,7 @@ samples alone.
 
 Output: ``results/coverage/coverage.csv`` (``issue.csv`` for ``--issue``) and the markdown table
 ``results/coverage/coverage.md`` generated from them (``--table`` regenerates it from the CSVs;
-``tests/test_intervals.py`` checks it is current). Writing into a directory that holds committed
+``tests/estimators/test_intervals.py`` checks it is current). Writing into a directory that holds committed
 files (the default ``--out``) needs ``--overwrite``.
 
     python scripts/coverage_study.py                 # the committed grid (47 min of wall time in two

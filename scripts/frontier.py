@@ -17,7 +17,7 @@ import json
 import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
@@ -51,8 +51,8 @@ def table_text(rows) -> str:
 
 
 def main(argv=None) -> int:
-    from bdpsim.pipeline import results as R
     from bdpsim.figures.gallery import read_rows
+    from bdpsim.pipeline import results as R
     from bdpsim.studies.frontier import CHAINS, EPSILONS, frontier_rows
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
             "chains": {lab: int(n) for lab, n in dict.fromkeys((r["chain"], r["n"]) for r in rows)},
             "recomputed": a.chains,
             "git_rev": rev, "python": platform.python_version(),
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}, indent=1) + "\n")
+            "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}, indent=1) + "\n")
         from bdpsim.figures.gallery import replot
 
         replot(["bdpsim-frontier"], CSV.parent)

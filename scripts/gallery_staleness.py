@@ -45,8 +45,8 @@ def default_ids() -> list[str]:
 
 def recompute(fig_id: str, out: Path) -> Path:
     """Compute ``fig_id``'s rows at full fidelity into ``out/<id>.csv`` (the gallery's writer)."""
-    from bdpsim.pipeline import results as R
     from bdpsim.figures.gallery import FIGURES, Context, default_configs_dir
+    from bdpsim.pipeline import results as R
 
     ctx = Context(out, default_configs_dir(), log=lambda m: None)
     rows = FIGURES[fig_id].compute(ctx)

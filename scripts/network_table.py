@@ -10,7 +10,7 @@ level 95 %) — or the refusal with its estimate where the network is too large.
 in its own process under a time budget (``--budget`` seconds; over it: "timed out").
 
 Writes ``results/networks/networks.csv`` and the generated ``results/networks/networks.md``
-(included by ``docs/guide/networks.md``; ``tests/test_network_table.py`` checks it is current)::
+(included by ``docs/guide/networks.md``; ``tests/figures/test_network_table.py`` checks it is current)::
 
     python scripts/network_table.py --overwrite     # every network, ~10-30 min on 2 shared cores
     python scripts/network_table.py --only asia alarm karate-0.5
@@ -81,11 +81,11 @@ def one(name: str, budget: float) -> dict:
     """One row (run in a child process)."""
     import numpy as np
 
+    from bdpsim.core.errors import BdpsimError
+    from bdpsim.models.bayesnet.search import adversary_bdpl, laplace_score
     from bdpsim.pipeline.config import parse_config
     from bdpsim.pipeline.cost import estimate_point
     from bdpsim.pipeline.driver import run_experiment
-    from bdpsim.core.errors import BdpsimError
-    from bdpsim.models.bayesnet.search import adversary_bdpl, laplace_score
 
     t_all = time.perf_counter()
     row = dict.fromkeys(COLUMNS, "")

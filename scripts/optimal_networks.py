@@ -12,7 +12,7 @@ its exact BDPL.
 Writes ``results/optimal_networks/optimal_networks.csv`` (one row per network and eps, written
 atomically after each; a rerun skips the rows present), its metadata
 ``optimal_networks.json`` and the generated table ``docs/generated/optimal_networks.md``
-(included by ``docs/guide/optimal-networks.md``; ``tests/test_optimal_networks_table.py`` checks
+(included by ``docs/guide/optimal-networks.md``; ``tests/calibration/test_optimal_networks_table.py`` checks
 it is current)::
 
     python scripts/optimal_networks.py                  # every network and eps (~10 min of CPU)

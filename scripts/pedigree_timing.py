@@ -14,13 +14,13 @@ import argparse
 import json
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from bdpsim.models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
-from bdpsim.studies.genomic_study import family_size_study, generation_study
 from bdpsim.mechanisms import LaplaceCount
+from bdpsim.models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
 from bdpsim.models.pedigree.model import PedigreeModel
+from bdpsim.studies.genomic_study import family_size_study, generation_study
 
 
 def timed(model, label) -> dict:
@@ -74,7 +74,7 @@ def main() -> None:
         three_generation_below_nuclear_same_size=all(r["bdpl"] < r["bdpl_nuclear_same_size"] for r in gen),
         three_generation_above_nuclear_core_size=all(r["bdpl"] > r["bdpl_nuclear_core_size"] for r in gen),
         load_average_before=load, load_average_after=os.getloadavg()[0], cpus=os.cpu_count(),
-        written=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        written=datetime.now(UTC).isoformat(timespec="seconds"))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(rec, indent=2) + "\n")
     print(f"wrote {args.json}")

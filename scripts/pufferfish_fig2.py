@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from bdpsim import figures as F
-from bdpsim.studies import pufferfish_fig2 as PF
 from bdpsim.figures.pufferfish import plot_pufferfish_fig2
+from bdpsim.studies import pufferfish_fig2 as PF
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
     sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -34,9 +34,19 @@ from pathlib import Path
 if str(Path(__file__).resolve().parent) not in sys.path:  # the block modules beside this script
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_common import (  # noqa: E402, F401  (re-exported for the block modules' old imports)
-    MARK, ROOT, bound, f, figure, g, need, pct, rows, signed, span, thousands,
+    MARK,
+    ROOT,
+    bound,
+    f,
+    figure,
+    g,
+    need,
+    pct,
+    rows,
+    signed,
+    span,
+    thousands,
 )
-
 
 # ---------------------------------------------------------------------------------------------
 # sources
@@ -537,8 +547,8 @@ BLOCKS: dict[str, Callable[[], str]] = {
 }
 
 # The findings of issues 10-13 and 17-18 (helpers from readme_common, which imports neither).
-from readme_findings import BLOCKS as _FINDINGS  # noqa: E402
 from readme_any import BLOCKS as _ANY  # noqa: E402  (issues 17, 18)
+from readme_findings import BLOCKS as _FINDINGS  # noqa: E402
 
 BLOCKS.update(_FINDINGS)
 BLOCKS.update(_ANY)

@@ -73,7 +73,8 @@ MOVES: dict[str, str] = {
     "test_docs.py": "docs/", "test_readme_numbers.py": "docs/", "test_script_out.py": "docs/",
     # what the attack on a release can do (issue 35)
     "test_attack.py": "attack/", "test_attack_calibrate.py": "attack/", "test_attack_montecarlo.py": "attack/",
-    "test_attack_riskcal.py": "attack/", "test_attack_cli.py": "cli/",
+    "test_attack_riskcal.py": "attack/", "test_attack_cli.py": "cli/", "test_attack_columns.py": "attack/",
+    "test_attack_config_cli.py": "cli/", "test_attack_gallery.py": "figures/",
     # BIF networks, calibration from a config, continual release, figures
     "test_bif_reader.py": "models/", "test_bif_states.py": "models/",
     "test_calibrate_entry.py": "calibration/", "test_calibrate_extremes.py": "cli/test_calibrate_bad_input.py",

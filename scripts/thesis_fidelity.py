@@ -64,13 +64,13 @@ import numpy as np
 
 from bdpsim import bounds as B
 from bdpsim.adversary import Adversary
-from bdpsim.models.base import random_discrete_adversary
-from bdpsim.estimators.kde import density_at, log_ratio
 from bdpsim.estimators import exact_reference
-from bdpsim.mechanisms import LaplaceCount
-from bdpsim.models import MarkovChainModel
+from bdpsim.estimators.kde import density_at, log_ratio
 from bdpsim.estimators.sampling import sample_outputs
 from bdpsim.kernels.stats import percentile_ci
+from bdpsim.mechanisms import LaplaceCount
+from bdpsim.models import MarkovChainModel
+from bdpsim.models.base import random_discrete_adversary
 
 VARIANTS = {  # name: (backend, positive_shift, ratio)
     "signed / no shift (default)": ("fastkde", False, "signed"),

@@ -8,7 +8,7 @@ their ratios (below 1: the optimal noise's is lower).
 
 Usage: python scripts/utility_optimal.py [--check]
        (regenerate the rows first with: bdpsim figures --only bdpsim-utility-optimal --jobs 2
-        --overwrite --data-dir DIR; ``tests/test_utility_optimal.py`` checks the table is current)
+        --overwrite --data-dir DIR; ``tests/studies/test_utility_optimal.py`` checks the table is current)
 """
 
 from __future__ import annotations

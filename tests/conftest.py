@@ -1,5 +1,6 @@
 import dataclasses
 import os
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -121,3 +122,28 @@ def bdpsim_cli(capsys):
 
 PY = sys.executable
 ROOT = ROOT
+
+
+# ------------------------------------------------------------------ 4. committed results are not overwritten
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A git checkout holding a committed results/quickstart (as the repository does)."""
+    git = (lambda *a: subprocess.run(["git", *a], cwd=tmp_path, capture_output=True, check=True))
+    git("init", "-q")
+    (tmp_path / "results" / "quickstart").mkdir(parents=True)
+    (tmp_path / "results" / "quickstart" / "summary.csv").write_text("committed\n")
+    (tmp_path / "results" / "figures").mkdir()
+    (tmp_path / "results" / "figures" / "README.md").write_text("committed\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# ------------------------------------------------------------------ 5. progress and Ctrl-C of the long
+# commands
+@pytest.fixture
+def fast_beat(monkeypatch):
+    from bdpsim.cli import progress
+
+    monkeypatch.setattr(progress, "EVERY", 0.05)

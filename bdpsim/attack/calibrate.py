@@ -156,11 +156,8 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     from ..adversary import is_upward_closed, known_sizes
     from ..calibration import calibrate
     from ..models.markov.model import MarkovChainModel
-    from ..models.protocols import MarkovChain
-    from ..queries import CountQuery, StateSumQuery
-
-    from ..models.protocols import FactorGraph, HasStates
-    from ..queries import AdditiveQuery
+    from ..models.protocols import FactorGraph, HasStates, MarkovChain
+    from ..queries import AdditiveQuery, CountQuery, StateSumQuery
 
     ks = known_sizes(sizes, model.n)
     q = mechanism.query_function

@@ -53,7 +53,7 @@ class OutputLaws:
     def tradeoff(self) -> TradeOff:
         return mixture_tradeoff(self.noise, self.atoms_x, self.w_x, self.atoms_x_prime, self.w_x_prime)
 
-    def swapped(self) -> "OutputLaws":
+    def swapped(self) -> OutputLaws:
         """The same pair with the roles of ``x`` and ``x'`` exchanged."""
         return OutputLaws(self.atoms_x_prime, self.w_x_prime, self.atoms_x, self.w_x, self.noise)
 
@@ -73,7 +73,7 @@ class GaussianShift:
     def tradeoff(self) -> TradeOff:
         return gaussian_tradeoff(self.mu)
 
-    def swapped(self) -> "GaussianShift":
+    def swapped(self) -> GaussianShift:
         return GaussianShift(self.mean_x_prime, self.mean_x, self.sd)
 
 

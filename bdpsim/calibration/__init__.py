@@ -16,10 +16,18 @@ mechanism kinds of a config.
 """
 
 from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
-from .kinds import CalibratedLaplace
-from .methods import (CALIBRATION_METHODS, Calibration, CalibrationProblem, Method, calibrate_chain, exact_scale,
-                      register_calibration_method, supported_methods)
 from .entry import calibrate
+from .kinds import CalibratedLaplace
+from .methods import (
+                      CALIBRATION_METHODS,
+                      Calibration,
+                      CalibrationProblem,
+                      Method,
+                      calibrate_chain,
+                      exact_scale,
+                      register_calibration_method,
+                      supported_methods,
+)
 from .optimal import calibrate_optimal, optimal_noise
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale

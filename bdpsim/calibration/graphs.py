@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from scipy.optimize import brentq
 
 from ..core.errors import ConfigError, NotAvailable, check
@@ -45,8 +44,15 @@ from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from .budget import TooSlow, duration
 from .methods import Calibration
+from .optimal import (
+    NETWORK_SEARCHES,
+    network_bdpl,
+    network_plan,
+    optimal_noise,
+    pedigree_bdpl,
+    pedigree_counted,
+)
 from .target import check_target_epsilon
-from .optimal import NETWORK_SEARCHES, network_bdpl, network_plan, optimal_noise, pedigree_bdpl, pedigree_counted
 
 RTOL = 1e-9
 #: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)

@@ -16,16 +16,15 @@ from typing import ClassVar, cast
 
 from ..core.columns import Column, register_columns
 from ..core.errors import check
+from ..core.schema import Key
 from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet.model import BayesNetModel
+from ..models.protocols import MarkovChain
 from ..queries import AdditiveQuery, CountQuery, StateSumQuery
-from ..core.schema import Key
 from .methods import CALIBRATION_METHODS, calibrate
 from .quilt.bayesnet import mqm_bayesnet
-from ..models.protocols import MarkovChain
-
 
 COLUMNS = register_columns(
     "summary",

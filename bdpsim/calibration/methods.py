@@ -53,20 +53,19 @@ import numpy as np
 
 from .. import bounds as B
 from ..core.errors import ConfigError, NotAvailable, check
-from ..kernels.chains.lattice import query_values
+from ..core.registry import Registry
+from ..kernels.chains.lattice import lattice, query_values
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
+from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
+from ..kernels.noise.optimal_lp import mean_abs
+from ..kernels.noise.protocols import LaplaceKernel
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import window_search
-from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
-from ..kernels.noise.protocols import LaplaceKernel
-from ..kernels.noise.optimal_lp import mean_abs
-from ..kernels.noise.checks import MAX_PROFILE_EPSILON
+from ..models.protocols import MarkovChain
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
+from .groups import CorrelatedGroups, EquicorrelatedGaussian
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import markov_laws, sup_over_secret_pairs
-from ..models.protocols import MarkovChain
-from ..core.registry import Registry
-from .groups import CorrelatedGroups, EquicorrelatedGaussian
 
 RTOL = 1e-9
 MIN_DELTA = 1e-10  # smallest target of the privacy profile: delta(eps) is exact to ~1e-14 absolute

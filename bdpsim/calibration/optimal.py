@@ -66,17 +66,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import check
-from ..kernels.noise import optimal_lp as lp
 from ..kernels.chains import window_scan as wk
+from ..kernels.chains.lattice import lattice
+from ..kernels.noise import optimal_lp as lp
+from ..kernels.noise.scores import pair_score
 from ..kernels.noise.table import TableNoise
+from ..models.bayesnet import search as BS
 from ..models.markov.model import MarkovChainModel
-from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
 from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
-from ..models.bayesnet import search as BS
-from ..kernels.noise.scores import pair_score
-from ..kernels.chains.lattice import lattice
+from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..queries import CountQuery
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)

@@ -141,8 +141,8 @@ def command(a) -> int:
             raise
         raise named from None
     if a.plot:
-        from ..studies.attack_roc import independent_chain, roc_data
         from ..figures.attack import save_attack_roc
+        from ..studies.attack_roc import independent_chain, roc_data
 
         save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
                         f"Markov chain, n = {a.n}, {noise.name} noise")

@@ -143,12 +143,12 @@ def command(a) -> int:
         return calibrate_config.command(a, is_bdp, _note)
     from ..calibration import supported_methods
     from ..calibration.methods import EXACT_METHOD
+    from ..calibration.target import query_of
+    from ..core.errors import ConfigError
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
-    from ..core.errors import ConfigError
-    from .calibrate_config import flag_error
     from ..models import MarkovChainModel, symmetric_chain
-    from ..calibration.target import query_of
+    from .calibrate_config import flag_error
 
     if a.target_advantage is not None or a.target_tpr is not None:
         from .attack import command_calibrate

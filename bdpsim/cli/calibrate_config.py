@@ -3,7 +3,7 @@ run config's ``[model]`` table (pedigrees, Bayesian networks, Markov random fiel
 
 Argument parsing, printing and :func:`config_target` (what the config asks to calibrate: its
 ``[model]``, and the query, target and noise of its ``[mechanism]`` under the flags; here because
-the calibration layer may not import the config layer, tests/test_layers.py) live here; the work
+the calibration layer may not import the config layer, tests/architecture/test_layers.py) live here; the work
 is :func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for
 a Markov chain).
 """
@@ -123,8 +123,8 @@ def model_of(path: str):
 def model_of_raw(raw: dict, path: str):
     """The data model of a run config's ``[model]`` table (validated as a run config's); a
     ``[model]`` that sweeps a key is refused (one model at a time)."""
-    from ..pipeline.config import parse_config
     from ..core.errors import ConfigError
+    from ..pipeline.config import parse_config
 
     if not isinstance(raw.get("model"), dict):
         raise ConfigError("config", path, "needs a [model] table (the data model to calibrate on)")
@@ -147,9 +147,9 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
     ``(None, None)`` without a ``[mechanism]``."""
     from ..calibration.target import query_of
-    from ..pipeline.config import parse_config
     from ..core.errors import check
     from ..mechanisms.base import MECHANISM_KINDS
+    from ..pipeline.config import parse_config
 
     mech = raw.get("mechanism")
     if mech is None:
@@ -199,10 +199,9 @@ def config_target(config: str, *, epsilon: float | None = None, counted_states=N
         ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
         neither is given here.
     """
-    from ..core.errors import ConfigError, check
-
-    from ..core.bundled import resolve_config
     from ..calibration.target import CONFIG_LAWS, CalibrationTarget, query_of, show
+    from ..core.bundled import resolve_config
+    from ..core.errors import ConfigError, check
     from ..pipeline.config import load_toml
 
     path = str(resolve_config(config))

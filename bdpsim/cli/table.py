@@ -12,7 +12,6 @@ config that also audits) shows an empty cell.
 from __future__ import annotations
 
 import math
-
 from collections.abc import Collection
 
 from ..estimators.all_adversaries import ALL_ADVERSARIES

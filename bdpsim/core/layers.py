@@ -1,4 +1,4 @@
-"""The layers of the package, lowest first: the one table that ``tests/test_layers.py`` checks
+"""The layers of the package, lowest first: the one table that ``tests/architecture/test_layers.py`` checks
 the imports against and that the developer layout page (``docs/developer/layout.md``) shows.
 
 A module may import its own layer or lower ones only; every top-level module or package of

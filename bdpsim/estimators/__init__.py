@@ -8,11 +8,11 @@
 
 from ..adversary import Estimate
 from ..kernels.noise.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
+from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' estimators)
 from .base import ESTIMATORS, CostContext, Estimator, register_estimator
 from .exact import ExactEstimator, adversary_bdpl, engine_for, exact_engine, exact_reference
 from .kde import KDE_BACKENDS, KdeEstimator
 from .mixture import MixtureEstimator
-from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' estimators)
 
 
 def make_estimator(settings) -> Estimator:

@@ -79,12 +79,12 @@ import numpy as np
 
 from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import NotAvailable, check, naming
-from ..kernels.audit.certificates import audit_adversary, plan_certification
+from ..core.schema import Key
 from ..kernels.audit import certify
+from ..kernels.audit.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
+from ..kernels.audit.certificates import audit_adversary, plan_certification
 from ..kernels.audit.events import Event, check_outputs
 from ..kernels.audit.search import successive_halving
-from ..kernels.audit.binomial import clopper_pearson_lower, clopper_pearson_upper, predicted_bound
-from ..core.schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 
@@ -219,7 +219,7 @@ class AuditEstimator:
         _integer("run.audit_top", self.top, 1, "must be an integer >= 1")
 
     @classmethod
-    def from_settings(cls, settings) -> "AuditEstimator":
+    def from_settings(cls, settings) -> AuditEstimator:
         o = settings.option
         adv = settings.adversaries if isinstance(settings.adversaries, int) else 1
         return cls(o("audit_alpha"), o("audit_budget"), o("audit_search"), o("audit_candidates"),
@@ -271,7 +271,7 @@ class AuditEstimator:
         return adversary_bdpl(model, mechanism, adversary)
 
     # ----------------------------------------------------------------- per configuration
-    def configuration_audit(self, ctx, stats) -> "ConfigurationCertificate":
+    def configuration_audit(self, ctx, stats) -> ConfigurationCertificate:
         """Successive halving among the best-ranked adversaries on fresh selection samples, then
         the ``top`` survivors certified on fresh samples at ``alpha / top`` each (module docstring):
         the work of :meth:`finish`, with the certificate's event and adversary."""

@@ -86,7 +86,7 @@ class Estimator(Protocol):
     adversary_extras: ClassVar[tuple[str, ...]]
 
     @classmethod
-    def from_settings(cls, settings) -> "Estimator":
+    def from_settings(cls, settings) -> Estimator:
         """The estimator a :class:`~bdpsim.pipeline.settings.RunSettings` asks for (validates its keys)."""
         ...
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -22,12 +22,12 @@ import numpy as np
 from ..adversary import Adversary, Estimate
 from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
+from ..core.schema import Key
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms.protocols import HasExactMechanism
 from ..models import MODEL_KINDS, DataModel
 from ..models.engines import ExactEngine, HasProfile, HasProfileSearch
 from ..models.protocols import WindowRow
-from ..core.schema import Key
 from .base import CostContext, register_estimator
 
 
@@ -275,7 +275,7 @@ class ExactEstimator:
         return [(w, w.bdpl, w.argmax, {"bdp_delta": _profile(eng, w.adversary(), eps)}) for w in advs]
 
     @classmethod
-    def from_settings(cls, settings) -> "ExactEstimator":
+    def from_settings(cls, settings) -> ExactEstimator:
         attack = settings.option("attack")
         return cls(settings.option("epsilon_profile"), False if attack is None else attack)
 

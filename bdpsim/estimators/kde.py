@@ -44,11 +44,11 @@ import numpy as np
 
 from ..core.columns import Column, OwnedColumn, owned_columns, register_columns
 from ..core.errors import EstimatorError, check
-from .sampling import sample_outputs
 from ..core.schema import Key
+from ..mechanisms.protocols import HasOutputDim
 from .base import CostContext, Estimate, register_estimator
 from .exact import exact_reference
-from ..mechanisms.protocols import HasOutputDim
+from .sampling import sample_outputs
 
 KDE_RATIOS = ("signed", "symmetric")
 
@@ -235,7 +235,7 @@ class KdeEstimator:
         check(self.point_mode in KDE_POINTS, "run.kde_points", self.point_mode, f"must be one of {list(KDE_POINTS)}")
 
     @classmethod
-    def from_settings(cls, settings) -> "KdeEstimator":
+    def from_settings(cls, settings) -> KdeEstimator:
         o = settings.option
         return cls(settings.samples, o("eval_points"), tuple(o("window")), o("kde_backend"), settings.sampling,
                    settings.chunk, o("kde_ratio"), o("kde_positive_shift"), o("kde_points"))

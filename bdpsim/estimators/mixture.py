@@ -17,7 +17,7 @@ with the empirical weights ``w_kj`` (the two samples are independent). In a tail
 ``e^{±c_kj/b} / E_k[e^{±C/b}]``. The error ignores the choice of ``y*`` (the upward bias of a
 maximum over noisy values) and cannot see atoms the sample never drew: an estimate whose supremum
 sits at a rare query value is as uncertain as the count of that value says, and an unseen value
-is invisible. Validated by simulation against exact values (``tests/test_mixture_se.py``).
+is invisible. Validated by simulation against exact values (``tests/estimators/test_mixture_se.py``).
 
 Confidence interval (issue 25): ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
 itself — the supremum, not the value at one selected output — with probability ``>= confidence``.
@@ -50,14 +50,14 @@ import numpy as np
 
 from ..core.columns import Column, OwnedColumn, owned_columns, register_columns
 from ..core.errors import NotAvailable, check
-from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
+from ..core.schema import Key
 from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
+from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.stats import interval_percentile_ci, own_level
 from ..mechanisms import has_laplace_noise
-from .sampling import exact_query_law, merge_laws, query_support, sample_query_counts
-from ..core.schema import Key
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
+from .sampling import exact_query_law, merge_laws, query_support, sample_query_counts
 
 
 def _log_relative_kernel(atoms: np.ndarray, counts: np.ndarray, y: float, b: float,
@@ -177,7 +177,7 @@ class MixtureEstimator:
               f"must be one of {list(EXACT_LAW_MODES)}")
 
     @classmethod
-    def from_settings(cls, settings) -> "MixtureEstimator":
+    def from_settings(cls, settings) -> MixtureEstimator:
         return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
                    settings.option("mixture_max_samples"), settings.option("mixture_target_width"),
                    settings.option("mixture_exact_law"), settings.confidence, settings.percentile,

@@ -15,9 +15,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..mechanisms import has_laplace_noise
 from ..core.errors import naming
 from ..kernels.chains.lattice import lattice
+from ..mechanisms import has_laplace_noise
 from ..mechanisms.protocols import HasQueryFunction
 from ..models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
 from ..queries import AdditiveQuery, ClippedSumQuery

@@ -11,7 +11,6 @@ a readable legend (>= :data:`LEGEND_PT` pt) outside the data area and :func:`sav
 
 from __future__ import annotations
 
-from .style import LEGEND_PT, colors, legend, proxy, save, stamp, subplots  # noqa: F401
 from .analytic import (  # re-exported
     plot_paper_fig1,
     plot_paper_fig2,
@@ -25,12 +24,15 @@ from .analytic import (  # re-exported
     plot_thesis_fig16,
 )
 from .simulated import (
-    sim_rows as sim_rows,
     plot_simulated,
     plot_thesis_fig09,
     plot_thesis_fig10,
     plot_thesis_fig15,
 )
+from .simulated import (
+    sim_rows as sim_rows,
+)
+from .style import LEGEND_PT, colors, legend, proxy, save, stamp, subplots  # noqa: F401
 from .summary import choose_axes, plot_results, plot_summary
 from .utility import (
     plot_paper_fig4,

@@ -9,7 +9,6 @@ from . import data as D
 from .style import colors, legend, proxy
 
 
-
 def _by(rows, key):
     """``{value: rows with that value}`` in first-seen order."""
     out: dict = {}

@@ -21,28 +21,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import data as D
 from .. import figures as F
-from ..studies import chains as S
-from ..studies import genomic_study as G
+from ..core.errors import ConfigError
+from ..estimators import KdeEstimator
 from ..pipeline import results as R
 from ..pipeline.config import ExperimentConfig, parse_config
 from ..pipeline.cost import config_seconds, estimate_point, fmt_range
 from ..pipeline.driver import run_experiment
-from ..core.errors import ConfigError
-from ..estimators import KdeEstimator
+from ..studies import chains as S
+from ..studies import genomic_study as G
+from ..studies import pufferfish_fig2 as PF2
+from . import data as D
+from .attack import plot_attack_vs_bdpl
+from .audit import plot_audit
 from .calibration import plot_calibration
 from .competition import competition_panels, plot_competition
-from .diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
 from .deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
+from .diagrams import plot_thesis_fig04, plot_thesis_fig06, plot_thesis_fig12, plot_thesis_fig14
+from .frontier import plot_frontier
 from .knowledge import plot_knowledge_panels
 from .pedigree import plot_family_size, plot_generations
-from .audit import plot_audit
-from .frontier import plot_frontier
-from .temporal import day_panels, plot_temporal_day, plot_tkde_budget
-from .attack import plot_attack_vs_bdpl
 from .pufferfish import plot_pufferfish_fig2
-from ..studies import pufferfish_fig2 as PF2
+from .temporal import day_panels, plot_temporal_day, plot_tkde_budget
 
 QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20, "bootstrap": 300}
 QUICK_UTILITY_RUNS = 200

@@ -4,7 +4,6 @@ area (>= :data:`LEGEND_PT` pt), legend proxies, the ``--quick`` stamp and PNG + 
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal

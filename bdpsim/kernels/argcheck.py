@@ -5,7 +5,7 @@ A kernel knows its parameters, not the configuration that fed them: its message 
 0``). The layer that knows the config (a model or mechanism kind, the settings, the CLI) turns it
 into a :class:`bdpsim.core.errors.ConfigError` naming the field (``mechanism.epsilon = -1: ...``) with
 :func:`bdpsim.core.errors.naming`, which reads the ``param``, ``value`` and ``rule`` attributes kept here.
-Kernels never import :mod:`bdpsim.core.errors` (``tests/test_layers.py`` checks it).
+Kernels never import :mod:`bdpsim.core.errors` (``tests/architecture/test_layers.py`` checks it).
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def weight_box(counts: np.ndarray, total: int, a: float) -> tuple[np.ndarray, np
     """Clopper–Pearson ``(lo, hi)`` for each atom's weight at one-sided level ``a`` each
     (:func:`~bdpsim.kernels.audit.binomial.clopper_pearson_lower` / ``_upper``, without their input
     checks: counts here are sample counts, ``0 <= k <= total``)."""
-    from scipy.special import betaincinv, betainccinv
+    from scipy.special import betainccinv, betaincinv
 
     k = np.asarray(counts, dtype=float)
     with np.errstate(invalid="ignore"):

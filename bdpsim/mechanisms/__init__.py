@@ -7,17 +7,24 @@ the Laplace mechanisms (:mod:`.laplace`) are its thin constructors with ``Lap(no
 module with a :class:`MechanismKind` and one :func:`register_mechanism_kind` call.
 """
 
-from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
-from .randomized_response import mechanism as _rr  # noqa: F401, I001
-from . import histogram as _histogram  # noqa: F401, I001
 from . import continual as _continual  # noqa: F401, I001
+from . import histogram as _histogram  # noqa: F401, I001
+from . import kinds as _kinds  # noqa: F401  (registers the built-in kinds)
 from .base import MECHANISM_KINDS, Mechanism, MechanismKind, register_mechanism_kind
 from .custom import CONFIG_DIR, CustomMechanism, import_function
-from .kinds import state_codes
-from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
 from .histogram import HistogramMechanism
-from .laplace import ClippedSum, LaplaceCount, LaplaceMechanism, LaplaceStateSum, LaplaceSum, has_laplace_noise
+from .kinds import state_codes
+from .laplace import (
+           ClippedSum,
+           LaplaceCount,
+           LaplaceMechanism,
+           LaplaceStateSum,
+           LaplaceSum,
+           has_laplace_noise,
+)
 from .noisy import NoisyQueryMechanism, QueryNoiseMechanism
+from .randomized_response import mechanism as _rr  # noqa: F401, I001
+from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
 
 __all__ = ["CONFIG_DIR", "MECHANISM_KINDS", "ClippedSum", "CustomMechanism", "HistogramMechanism", "LaplaceCount", "LaplaceMechanism",
            "LaplaceStateSum", "LaplaceSum", "Mechanism", "MechanismKind", "NoisyQueryMechanism", "QueryNoiseMechanism", "RandomizedResponse", "randomized_response_bdpl", "has_laplace_noise", "import_function",

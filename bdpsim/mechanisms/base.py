@@ -72,7 +72,7 @@ class MechanismKind(abc.ABC):
     keys: Mapping[str, Key] = {}
     domain: str = "any"
     #: ``{"model": {...}, "mechanism": {...}}``: a small configuration using this kind (the
-    #: contract tests, tests/test_contracts.py, build and run it)
+    #: contract tests, tests/architecture/test_contracts.py, build and run it)
     example: Mapping[str, Any] | None = None
 
     def hints(self, params: dict) -> dict:

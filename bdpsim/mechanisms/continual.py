@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from ..adversary import Adversary, Estimate
 from ..core.columns import Column, register_columns
 from ..core.errors import BdpsimError, NotAvailable, check
 from ..core.schema import Key
-from ..adversary import Adversary, Estimate
 from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
@@ -124,7 +124,7 @@ class ContinualRelease:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> "ContinualEngine":
+    def exact(self, model) -> ContinualEngine:
         """The kind's own exact engine (:class:`ContinualEngine`); raises
         :class:`~bdpsim.core.errors.NotAvailable` on models other than Markov chains."""
         if not isinstance(model, MarkovChain):

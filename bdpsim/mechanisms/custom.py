@@ -12,14 +12,13 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import ClassVar, cast
 from dataclasses import dataclass, field
+from typing import ClassVar, cast
 
 import numpy as np
 
 from ..core.errors import ConfigError, check
 from .base import NO_COLUMNS, positive
-
 
 #: a batch at least this large whose outputs are all equal is a mechanism without noise (a
 #: randomised one repeats one value 100 times with negligible probability)

@@ -33,13 +33,13 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..core.errors import NotAvailable, check
+from ..core.schema import Key
 from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
 from ..models.engines import check_all_targets
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import WindowAdversary
-from ..core.schema import Key
-from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 from ..models.protocols import MarkovChain
+from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
@@ -153,7 +153,7 @@ class HistogramMechanism:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> "HistogramEngine":
+    def exact(self, model) -> HistogramEngine:
         """Its own exact engine on a Markov chain (module docstring); raises
         :class:`~bdpsim.core.errors.NotAvailable` on other models or beyond
         :data:`~bdpsim.kernels.chains.histogram_sup.LIMIT`."""

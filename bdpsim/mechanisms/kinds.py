@@ -21,7 +21,6 @@ from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
 from .noisy import NoisyQueryMechanism
 
-
 EPSILON = Key("float", doc="the DP parameter of the mechanism", rule="> 0")
 
 

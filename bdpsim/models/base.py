@@ -25,12 +25,12 @@ import numpy as np
 from ..adversary import Adversary, draw_known_set
 from ..core.columns import Column, OwnedColumn, owned_problem, register_columns
 from ..core.errors import ConfigError, NotAvailable, check, naming
+from ..core.registry import Registry
+from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
-from ..core.registry import Registry
 from .engines import ExactEngine, ExhaustiveResult  # noqa: F401  (ExhaustiveResult: its former home)
 from .protocols import HasRecordNames, HasRecordStates, HasStateNames, HasStates
-from ..core.schema import Key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bounds import Bound
@@ -162,7 +162,7 @@ class ModelKind(abc.ABC):
     #: ``"discrete"`` (records take states ``0..s-1``) or ``"real"`` (real-valued records)
     domain: str = "discrete"
     #: the ``[model]`` values of a small model of this kind (a few records): the contract tests
-    #: (tests/test_contracts.py) build it and check the kind against its exact law
+    #: (tests/architecture/test_contracts.py) build it and check the kind against its exact law
     example: Mapping[str, Any] | None = None
     #: ``summary.csv`` columns this kind owns, in every table (:func:`bdpsim.core.columns.owned_columns`;
     #: filled by :meth:`summary_cells`). A new kind declares extra columns instead
@@ -189,7 +189,7 @@ class ModelKind(abc.ABC):
         n = float(spec.n)
         return SampleCost(n, n * n * s * s)
 
-    def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, "Bound"]:
+    def bounds(self, spec: ModelSpec, mechanism, epsilon: float) -> dict[str, Bound]:
         """The model-specific bounds of an ``epsilon``-DP mechanism (``epsilon = nan``: not DP):
         any of ``model``, ``zhao``, ``lower`` (default: none beyond the general ones)."""
         return {}

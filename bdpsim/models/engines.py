@@ -112,7 +112,7 @@ class HasExhaustive(Protocol):
         """Raise :class:`SearchTooLarge` if the enumeration is too large to finish."""
         ...
 
-    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> "ExhaustiveResult":
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
         """Every adversary with ``|K|`` in ``sizes`` (and target in ``targets``; ``None``: all)."""
         ...
 
@@ -256,7 +256,7 @@ class ExhaustiveResult:
                          self.x[j].item(), self.x_prime[j].item())
 
     @staticmethod
-    def concat(parts: Sequence["ExhaustiveResult"], n: int = 0) -> "ExhaustiveResult":
+    def concat(parts: Sequence[ExhaustiveResult], n: int = 0) -> ExhaustiveResult:
         if not parts:  # no adversary with two positive-probability target values
             e = np.zeros(0)
             return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)

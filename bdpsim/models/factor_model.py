@@ -27,7 +27,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
-from ..kernels.graphical.elimination import Factor, clamp, eliminate, interaction_graph, min_clique_cells, plan
+from ..kernels.graphical.elimination import (
+    Factor,
+    clamp,
+    eliminate,
+    interaction_graph,
+    min_clique_cells,
+    plan,
+)
 from ..kernels.graphical.junction import junction_tree
 from .base import additive_query_law
 from .common.nodes import brief

@@ -4,7 +4,7 @@ A data model must satisfy :class:`~bdpsim.models.base.DataModel`; everything els
 is one of these capabilities, asked for with ``isinstance(model, HasX)`` (never ``getattr`` or a
 concrete class): a model kind registered from anywhere gets the fast paths by implementing the
 method. :func:`~bdpsim.models.base.register_model_kind` checks the kind itself against its contract;
-the contract tests (``tests/test_contracts.py``) run every registered kind from its ``example``
+the contract tests (``tests/architecture/test_contracts.py``) run every registered kind from its ``example``
 (:attr:`~bdpsim.models.base.ModelKind.example`).
 """
 

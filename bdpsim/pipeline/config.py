@@ -23,22 +23,22 @@ from typing import Any, cast
 
 import numpy as np
 
-from .. import bounds as B
 from .. import attack as _attack  # noqa: F401  (registers the attack columns of an exact run)
+from .. import bounds as B
 from .. import calibration as _calibration  # noqa: F401  (registers the calibrated mechanism kinds)
 from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
-from .cost import Limits, model_setup
-from . import seeds
 from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import LIMITS, FileRefused, read_text
+from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from ..estimators import ESTIMATORS, engine_for
-from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..estimators.base import FinishContext
+from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from ..models import MODEL_KINDS, ModelSpec
 from ..models.engines import ExactEngine, HasExhaustive, HasWindowSearch, SearchTooLarge
-from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
+from . import seeds
+from .cost import Limits, model_setup
 from .settings import RunSettings, run_keys
 
 
@@ -166,7 +166,7 @@ class ExperimentPoint:
         :func:`~bdpsim.estimators.exact.exact_engine`, so its adversaries share it."""
         return complete_engine(self._engine())
 
-    def with_shared_state(self) -> "ExperimentPoint":
+    def with_shared_state(self) -> ExperimentPoint:
         """This point, with what every task of it shares built before it is pickled for them: its
         exact engine when its adversaries need exact values (``estimator = "exact"`` or
         ``exact_reference``) of one fixed model."""

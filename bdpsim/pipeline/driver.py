@@ -45,20 +45,20 @@ try:  # joblib's process pool (loky) depends on cloudpickle; older joblib vendor
 except ImportError:  # pragma: no cover
     from joblib.externals import cloudpickle
 
+from ..core.errors import BdpsimError, ConfigError, NotAvailable
+from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
+from ..estimators.kde import KDE_MIXTURE_CHECK
+from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
+from ..models.base import adversary_names, record_names
+from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
 from . import results as R
 from .backends import BACKENDS, WORKER_DEATHS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
-from ..core.errors import BdpsimError, ConfigError, NotAvailable
 from .flags import FLAGS, warning_line
-from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
-from ..models.base import adversary_names, record_names
-from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
-from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
-from .summarize import check_bounds, summarize
-from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
-from ..estimators.kde import KDE_MIXTURE_CHECK
 from .flags import flags as _flags_of
+from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
+from .summarize import check_bounds, summarize
 from .watchdog import worker_count
 
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")

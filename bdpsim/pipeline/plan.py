@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .config import ExperimentConfig
 from ..core.errors import NotAvailable
-from ..models.engines import ExactEngine, HasWindowPlan
 from ..mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
+from ..models.engines import ExactEngine, HasWindowPlan
+from .config import ExperimentConfig
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
 

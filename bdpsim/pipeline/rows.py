@@ -220,7 +220,7 @@ class AdversaryResult:
     extras: dict = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, point_id: str, index: int, adversary, bdpl: float, **kw) -> "AdversaryResult":
+    def of(cls, point_id: str, index: int, adversary, bdpl: float, **kw) -> AdversaryResult:
         return cls(point_id, index, **adversary.as_row(), bdpl=bdpl, **kw)
 
     def as_row(self) -> dict:

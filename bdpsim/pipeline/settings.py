@@ -13,9 +13,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ..core.errors import check
+from ..core.schema import Key
 from ..estimators import ESTIMATORS
 from ..estimators.sampling import SAMPLING_MODES
-from ..core.schema import Key
 
 TARGET_MODES = ("uniform", "endpoints")
 #: how adversaries are drawn: the thesis' random known sets, or (where the model kind offers them)
@@ -175,7 +175,7 @@ class RunSettings:
         return d
 
     @classmethod
-    def from_table(cls, table: Mapping[str, Any]) -> "RunSettings":
+    def from_table(cls, table: Mapping[str, Any]) -> RunSettings:
         """From a resolved ``[run]`` table: generic keys as fields, the rest as ``options``."""
         generic = {k: v for k, v in table.items() if k in GENERIC_KEYS}
         return cls(**generic, options={k: v for k, v in table.items() if k not in GENERIC_KEYS})

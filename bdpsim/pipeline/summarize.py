@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from .config import ExperimentPoint
-from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_bdpl, all_adversaries_cheap
 from ..core.errors import NotAvailable
-from ..models.engines import HasWindowPlan
-from .flags import FLAGS, flags
+from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_bdpl, all_adversaries_cheap
 from ..kernels.stats import interval_percentile_ci, own_level, percentile_ci
+from ..models.engines import HasWindowPlan
+from .config import ExperimentPoint
+from .flags import FLAGS, flags
 from .rows import CORE_SUMMARY, ESTIMATOR_CELLS, AdversaryResult, SummaryRow, summary_schema
 
 

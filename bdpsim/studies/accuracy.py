@@ -26,16 +26,16 @@ from pathlib import Path
 import numpy as np
 
 from .. import bounds as B
-from ..pipeline import results as R
-from ..pipeline import seeds
-from ..models.base import random_discrete_adversary
-from ..models.gaussian.kind import random_gaussian_adversary
 from ..adversary import Estimate
 from ..core.errors import check
 from ..estimators import KdeEstimator, MixtureEstimator, exact_reference
+from ..estimators.protocols import HasRatioMode
 from ..mechanisms import ClippedSum, LaplaceCount, LaplaceSum
 from ..models import GaussianModel, MarkovChainModel, limited_covariance
-from ..estimators.protocols import HasRatioMode
+from ..models.base import random_discrete_adversary
+from ..models.gaussian.kind import random_gaussian_adversary
+from ..pipeline import results as R
+from ..pipeline import seeds
 
 
 @dataclass(frozen=True)

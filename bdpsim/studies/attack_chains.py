@@ -9,13 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..api import exact_bdpl
-from .attack_roc import independent_chain
 from ..attack.worst import worst_advantage
 from ..kernels.chains.transition import ACTIVITY
 from ..kernels.noise.laws import noise_from_params
 from ..mechanisms.noisy import NoisyQueryMechanism
 from ..models import MarkovChainModel, symmetric_chain
 from ..queries import CountQuery
+from .attack_roc import independent_chain
 
 #: the DP epsilons of the Laplace count (scale 1/eps) in the figure
 EPSILONS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)

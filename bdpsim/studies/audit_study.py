@@ -28,16 +28,16 @@ from typing import cast
 
 import numpy as np
 
-from ..kernels.chains.transition import ACTIVITY as _ACTIVITY
 from ..adversary import Adversary
+from ..estimators import AuditEstimator, KdeEstimator
+from ..kernels.chains.transition import ACTIVITY as _ACTIVITY
+from ..mechanisms import randomized_response_bdpl
+from ..mechanisms.protocols import HasFlip
+from ..mechanisms.randomized_response.core import debiased_count
+from ..models.engines import HasWindowSearch
 from ..pipeline.config import parse_config
 from ..pipeline.driver import run_chunk, run_experiment
-from ..estimators import AuditEstimator, KdeEstimator
-from ..mechanisms import randomized_response_bdpl
-from ..mechanisms.randomized_response.core import debiased_count
 from ..queries import CountQuery, NoisyQuery
-from ..mechanisms.protocols import HasFlip
-from ..models.engines import HasWindowSearch
 
 #: the coverage cases: a binary symmetric chain (thesis Fig. 14, gamma = 4), n = 6, every known size
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..calibration import calibrate
-from ..kernels.chains.transition import ACTIVITY
 from ..kernels.chains.lattice import query_values
+from ..kernels.chains.transition import ACTIVITY
 from ..models import MarkovChainModel, symmetric_chain
 from .knowledge import leakage_by_knowledge
 

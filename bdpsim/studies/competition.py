@@ -29,12 +29,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..core.errors import ConfigError
 from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.wasserstein import markov_laws
+from ..core.errors import ConfigError
+from ..kernels.chains.lattice import query_values
 from ..kernels.chains.transition import ACTIVITY
 from ..kernels.noise.laplace_mixture import mixture_sup
-from ..kernels.chains.lattice import query_values
 from ..mechanisms.randomized_response.core import flip_for_chain, rr_noise_std
 from ..mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 from ..mechanisms.randomized_response.window import rr_bdpl

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..bounds import genomic_lower_bound
 from ..mechanisms import LaplaceCount
-from ..models.pedigree.model import GENOTYPES, PedigreeModel, genotype_states
 from ..models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
+from ..models.pedigree.model import GENOTYPES, PedigreeModel, genotype_states
 from ..pipeline import seeds
 
 

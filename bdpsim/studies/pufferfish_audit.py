@@ -33,10 +33,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..pipeline.config import parse_config
-from ..pipeline.driver import run_chunk
 from ..calibration.quilt.chain import mqm_approx_search
 from ..kernels.chains.histogram_sup import chain_histogram_bdpl
+from ..pipeline.config import parse_config
+from ..pipeline.driver import run_chunk
 
 MECHANISM = "markov-quilt-approx (audit lower bound)"
 

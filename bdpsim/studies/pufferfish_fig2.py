@@ -43,10 +43,11 @@ from typing import TypedDict
 
 import numpy as np
 
-from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 from ..calibration.quilt.chain import authors_eigengap
+from ..kernels.chains.histogram_sup import chain_histogram_bdpl
 from ..pipeline import seeds
-from .pufferfish_audit import AUDIT, QUICK_AUDIT, mqm_release_sigma, audit_rows
+from .pufferfish_audit import AUDIT, QUICK_AUDIT, audit_rows, mqm_release_sigma
+
 
 class GalleryEntry(TypedDict):
     """What the gallery needs of this figure (:data:`GALLERY_ENTRY`)."""

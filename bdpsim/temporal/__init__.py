@@ -6,10 +6,31 @@ timelines, the Theorem 10 suprema and the two budget allocations. They are upper
 exact leakage.
 """
 
-from .cao import (METHODS, CaoSupremum, CaoTimeline, QuantifiedBudget, allocate_quantification,
-                  allocate_upper_bound, backward_matrices, cao_leakage, cao_supremum, reverse_chain)
-from .lfp import (LFunction, LfpSolution, Precomputed, incremental_leakage, incremental_leakage_lp,
-                  incremental_leakage_precomputed, l_function, l_function_value, precompute, supremum, theorem10)
+from .cao import (
+                  METHODS,
+                  CaoSupremum,
+                  CaoTimeline,
+                  QuantifiedBudget,
+                  allocate_quantification,
+                  allocate_upper_bound,
+                  backward_matrices,
+                  cao_leakage,
+                  cao_supremum,
+                  reverse_chain,
+)
+from .lfp import (
+                  LfpSolution,
+                  LFunction,
+                  Precomputed,
+                  incremental_leakage,
+                  incremental_leakage_lp,
+                  incremental_leakage_precomputed,
+                  l_function,
+                  l_function_value,
+                  precompute,
+                  supremum,
+                  theorem10,
+)
 
 __all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "LFunction", "LfpSolution", "Precomputed", "QuantifiedBudget",
            "allocate_quantification", "allocate_upper_bound", "backward_matrices", "cao_leakage",

@@ -47,9 +47,18 @@ import numpy as np
 
 from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
-from bdpsim.temporal.lfp import (LFunction, Precomputed, l_function, l_function_value, precomputed_value, check_transition, incremental_leakage,
-                                 incremental_leakage_lp, precompute,
-                                 supremum)
+from bdpsim.temporal.lfp import (
+    LFunction,
+    Precomputed,
+    check_transition,
+    incremental_leakage,
+    incremental_leakage_lp,
+    l_function,
+    l_function_value,
+    precompute,
+    precomputed_value,
+    supremum,
+)
 
 #: the ways to evaluate L(α): TKDE Theorem 4 (``calcPLbyThm.m``), the pre-computed transition
 #: points (``calcPLbyPreComp.m``), one LP per pair (``calcPLbyLP.m``), or the piecewise L

@@ -44,8 +44,9 @@ pair and step (an upper bound): the result is an interval ``[low, high]`` that p
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

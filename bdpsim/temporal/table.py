@@ -10,8 +10,9 @@ with a known set, which their TPL cannot express, or with ``method = "exact"``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -28,8 +28,15 @@ from scipy import stats
 
 from ..adversary import Adversary
 from ..calibration.groups import GaussianGroups, RecordGroups
-from ..calibration.methods import (CALIBRATION_METHODS, GUARANTEES, Calibration, CalibrationMethod,
-                                   CalibrationProblem, calibrate, supported_methods)
+from ..calibration.methods import (
+    CALIBRATION_METHODS,
+    GUARANTEES,
+    Calibration,
+    CalibrationMethod,
+    CalibrationProblem,
+    calibrate,
+    supported_methods,
+)
 from ..core.columns import Column  # (also re-exported for column checks)
 from ..core.errors import ConfigError, NotAvailable
 from ..core.schema import REQUIRED, Key, coerce

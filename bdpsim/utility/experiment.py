@@ -24,24 +24,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, cast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
-from ..pipeline import results as R
-from ..pipeline import seeds
-from ..pipeline.config import load_toml
+from ..calibration import CALIBRATION_METHODS, CalibrationProblem
+from ..calibration.groups import GaussianGroups, RecordGroups
+from ..calibration.methods import EXACT_METHOD
+from ..core.errors import check
 from ..core.schema import REQUIRED, Key
 from ..core.schema import sweep_table as _sweep_table
-from ..core.errors import check
-from ..calibration import CALIBRATION_METHODS, CalibrationProblem
-from ..calibration.methods import EXACT_METHOD
-from ..calibration.groups import GaussianGroups, RecordGroups
 from ..kernels.noise.table import TableNoise
 from ..models import MarkovChainModel
 from ..models.pedigree.model import PedigreeModel
+from ..pipeline import results as R
+from ..pipeline import seeds
+from ..pipeline.config import load_toml
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 

@@ -49,8 +49,14 @@ import numpy as np
 
 from ...core.errors import ConfigError, check
 from ...models.bayesnet.model import BayesNetModel
-from .chain import (QuiltResult, quilt_scores, approx_max_influence, authors_eigengap, authors_stationary,
-                    mqm_approx_search)
+from .chain import (
+    QuiltResult,
+    approx_max_influence,
+    authors_eigengap,
+    authors_stationary,
+    mqm_approx_search,
+    quilt_scores,
+)
 from .family import MAX_TABLE, QuiltContext  # noqa: F401 (MAX_TABLE re-exported)
 
 MAX_QUILTS = 200_000   # depth combinations scored per record before falling back to a common depth

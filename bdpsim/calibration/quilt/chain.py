@@ -64,8 +64,16 @@ from ...core.errors import ConfigError, check
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ..budget import TooSlow
 from .setup import (  # noqa: F401 (re-exported: the authors' set-up)
-    AUTHORS_POWER, REVERSAL_POWER, authors_eigengap, authors_search_length, authors_stationary,
-    exact_ratios_binary, exact_ratios_multi, node_probabilities, time_reversal)
+    AUTHORS_POWER,
+    REVERSAL_POWER,
+    authors_eigengap,
+    authors_search_length,
+    authors_stationary,
+    exact_ratios_binary,
+    exact_ratios_multi,
+    node_probabilities,
+    time_reversal,
+)
 
 
 @dataclass(frozen=True)

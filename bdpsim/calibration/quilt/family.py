@@ -169,7 +169,7 @@ class QuiltContext:
             self.cache[e, f, "leaf"] = divide(b, marginalize(b, tuple(_sep(self.jt, e, f))))
         return self.cache[e, f, "leaf"]
 
-    def node(self, node: int) -> "_Node":
+    def node(self, node: int) -> _Node:
         return _Node(self, node)
 
 

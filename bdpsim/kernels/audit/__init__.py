@@ -2,4 +2,18 @@
 
 from __future__ import annotations
 
-from .certificates import Sampler, SELECTION_STUDY, plan_certification, Certificate, point_estimate, certify_counts, count_event, certify, AuditResult, audit_adversary, ConfigurationAudit, certify_top, audit_configuration  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .certificates import (  # noqa: F401  (re-exported: the module this package replaces; documented there)
+    SELECTION_STUDY,
+    AuditResult,
+    Certificate,
+    ConfigurationAudit,
+    Sampler,
+    audit_adversary,
+    audit_configuration,
+    certify,
+    certify_counts,
+    certify_top,
+    count_event,
+    plan_certification,
+    point_estimate,
+)

@@ -86,15 +86,20 @@ datasets.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from ..argcheck import require
+from .binomial import (  # noqa: F401 (re-exported)
+    certified_log_ratio,
+    check_alpha,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    predicted_bound,
+)
 from .events import Event, Selection, check_outputs, select_event
-from .binomial import (check_alpha, certified_log_ratio, clopper_pearson_lower,  # noqa: F401 (re-exported)
-                       clopper_pearson_upper, predicted_bound)
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 _CHUNK = 1_000_000

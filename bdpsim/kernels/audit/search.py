@@ -14,8 +14,8 @@ used to certify — so any adaptivity here leaves the certification valid.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 

@@ -2,4 +2,14 @@
 
 from __future__ import annotations
 
-from .transition import ACTIVITY, transition_matrix, communicating_classes, chain_structure, gamma_of, omega_of, symmetric_chain, transient_states, stationary_distribution  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .transition import (  # noqa: F401  (re-exported: the module this package replaces; documented there)
+    ACTIVITY,
+    chain_structure,
+    communicating_classes,
+    gamma_of,
+    omega_of,
+    stationary_distribution,
+    symmetric_chain,
+    transient_states,
+    transition_matrix,
+)

@@ -50,15 +50,15 @@ Cost: ``O(T^2 s^2)`` (window, boundary values) cases, each ``s`` contractions ov
 (250 MB), T = 12: 400 s (400 MB); the arrays grow as ``(T + 1)^5 s^2`` and :data:`LIMIT` refuses T > 16 up
 front.
 Checked against the supremum over every adversary ``(i, K, x_K)`` and every data tuple
-(``tests/test_pufferfish_fig2.py``; 2-3 states, T <= 5, and the 5-state chain of the Pufferfish
+(``tests/studies/test_pufferfish_fig2.py``; 2-3 states, T <= 5, and the 5-state chain of the Pufferfish
 figure at T = 4, to 1e-15).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 

@@ -249,7 +249,7 @@ class Plan:
     max_cells: float
 
     def check(self, what: str = "elimination", max_operations: float = MAX_OPERATIONS,
-              max_cells: float = MAX_CELLS) -> "Plan":
+              max_cells: float = MAX_CELLS) -> Plan:
         """Refuse when too expensive: :class:`~bdpsim.kernels.argcheck.TooExpensive` naming ``what``
         (the caller's name of the problem) with the estimate."""
         if self.operations > max_operations or self.max_cells > max_cells:

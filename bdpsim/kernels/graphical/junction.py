@@ -17,9 +17,9 @@ All factors here are plain (batch 1, no running sum).
 from __future__ import annotations
 
 import math
-from typing import Any
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +68,7 @@ class JunctionTree:
     def width(self) -> int:
         return max((len(c) for c in self.cliques), default=1) - 1
 
-    def calibrate(self, factors: Sequence[Factor]) -> "JunctionTree":
+    def calibrate(self, factors: Sequence[Factor]) -> JunctionTree:
         """Two-pass sum-product with the factors given at construction (see module docstring)."""
         ones = lambda vs: Factor(vs, np.ones((1,) + tuple(self.cards[v] for v in vs) + (1,)))  # noqa: E731
         pot = [product([ones(C)] + [factors[j] for j in self.assigned[c]]) for c, C in enumerate(self.cliques)]

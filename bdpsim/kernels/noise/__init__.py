@@ -2,5 +2,20 @@
 
 from __future__ import annotations
 
-from .laws import NoiseLaw, LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise, NOISE_LAWS, noise_from_params, noise_keys, register_noise_law, table_from_params, grid_delta_pair, ParameterError, MixtureSup  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .laws import (  # noqa: F401  (re-exported: the module this package replaces; documented there)
+    NOISE_LAWS,
+    GaussianNoise,
+    GeometricNoise,
+    LaplaceNoise,
+    MixtureSup,
+    NoiseLaw,
+    ParameterError,
+    StaircaseNoise,
+    TableNoise,
+    grid_delta_pair,
+    noise_from_params,
+    noise_keys,
+    register_noise_law,
+    table_from_params,
+)
 

@@ -186,7 +186,7 @@ class _Cells:
         return cls(row=idx[left], a=u[left], b=u[right], ha=h[left], hb=h[right], m1a=m1[left],
                    m1b=m1[right], m2a=m2[left], m2b=m2[right], ea=e[left], eb=e[right]), (idx, u, h)
 
-    def take(self, sel) -> "_Cells":
+    def take(self, sel) -> _Cells:
         return _Cells(**{k: self.__dict__[k][sel] for k in self.KEYS})
 
     def split(self, L1, L2, z):
@@ -377,7 +377,7 @@ def _roots(A, B, z, row, a, b, fa, x, target) -> np.ndarray:
     return x
 
 
-def _classify(cells: "_Cells", lb, ub, mono, sign: float, eps: float):
+def _classify(cells: _Cells, lb, ub, mono, sign: float, eps: float):
     """For the region ``sign * h >= eps``: cells wholly inside it (``take``), monotone cells
     with one crossing (``cross``) and cells to split (``split``). A cell within
     ``max(DTOL, rounding)`` of the level, or too narrow to split, takes the nearer side."""

@@ -36,7 +36,7 @@ hockey-stick divergence is an f-divergence: data processing). Per law:
   (1-q2)/(1-q1) * [1 + sum_{k>=1} (q2 - q1) q2^{k-1} z^k]`` has non-negative coefficients summing to
   1: it is the law of a ``W >= 0``. So ``Geom(q2) = Geom(q1) + W - W'`` (``W, W'`` i.i.d.), and the
   BDPL and ``delta`` are non-increasing as ``epsilon`` decreases (checked numerically too).
-* Staircase: no such decomposition is known to us. Measured (tests/test_noise_kernels.py): with a
+* Staircase: no such decomposition is known to us. Measured (tests/kernels/test_noise_kernels.py): with a
   FIXED ``gamma`` the exact sup and ``delta`` were non-increasing as ``epsilon`` decreases in every
   case tried (40 random 6-atom pairs x 12 values of epsilon x gamma in {0, 0.3, 1} x atom spacings
   {1, 0.5, 0.37} Delta, and 300 further random cases); with ``gamma = gamma*(epsilon)`` they are
@@ -48,21 +48,30 @@ hockey-stick divergence is an f-divergence: data processing). Per law:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 import numpy as np
 
-from ..argcheck import ParameterError, require
 from ...core.registry import Registry
 from ...core.schema import Key
+from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import gaussian_certified as gc
+from .checks import (
+    NoiseParams,
+    check_sensitivity,
+    lattice,
+    pair,
+    positive,
+    profile_eps,
+    rows,
+    signed,
+    sup_result,
+)
 from .laplace_mixture import MixtureSup, mixture_sup
 from .protocols import HasBothDeltas
-from .checks import (NoiseParams, lattice, pair, positive, profile_eps, rows, check_sensitivity, signed,
-                     sup_result)
 from .stepwise import GeometricNoise, StaircaseNoise
 from .table import TableNoise, table_from_params
 
@@ -95,7 +104,7 @@ class NoiseLaw(Protocol):
     @property
     def parameter(self) -> float: ...
 
-    def with_parameter(self, value: float) -> "NoiseLaw": ...
+    def with_parameter(self, value: float) -> NoiseLaw: ...
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray: ...
 
@@ -119,7 +128,7 @@ class NoiseLaw(Protocol):
     keys: ClassVar[Mapping[str, Key]]
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "NoiseLaw": ...
+    def from_params(cls, params: NoiseParams) -> NoiseLaw: ...
 
     def mean_abs(self) -> float:
         """``E|Z|``, in closed form (the utility of a noise: the LP objective and the calibration
@@ -157,7 +166,7 @@ class LaplaceNoise:
         return float(self.scale)
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "LaplaceNoise":
+    def from_params(cls, params: NoiseParams) -> LaplaceNoise:
         """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
         sens = params.only("laplace", ("epsilon", "scale"))
         require(params.scale is not None or params.epsilon is not None, "epsilon", None, "is required")
@@ -171,7 +180,7 @@ class LaplaceNoise:
     def parameter(self) -> float:
         return self.scale
 
-    def with_parameter(self, value: float) -> "LaplaceNoise":
+    def with_parameter(self, value: float) -> LaplaceNoise:
         return replace(self, scale=value)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
@@ -243,7 +252,7 @@ class GaussianNoise:
         return float(self.sigma) * math.sqrt(2.0 / math.pi)
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "GaussianNoise":
+    def from_params(cls, params: NoiseParams) -> GaussianNoise:
         """``sigma`` (required)."""
         params.only("gaussian", ("sigma",))
         require(params.sigma is not None, "sigma", params.sigma, "is required for gaussian noise")
@@ -253,7 +262,7 @@ class GaussianNoise:
     def parameter(self) -> float:
         return self.sigma
 
-    def with_parameter(self, value: float) -> "GaussianNoise":
+    def with_parameter(self, value: float) -> GaussianNoise:
         return replace(self, sigma=value)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:

@@ -4,8 +4,8 @@ monotonicity study)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, cast
 
 import numpy as np
@@ -14,8 +14,7 @@ from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
-from .checks import AtomKernelLaw, NoiseParams, positive, check_sensitivity
-
+from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, positive
 
 # ----------------------------------------------------------------------------- geometric
 
@@ -60,7 +59,7 @@ class GeometricNoise(AtomKernelLaw):
         return float(self.step) * 2.0 * q / (1.0 - q * q)
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "GeometricNoise":
+    def from_params(cls, params: NoiseParams) -> GeometricNoise:
         """``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the per-step
         rate is ``epsilon * step / sensitivity``."""
         sens = params.only("geometric", ("epsilon",))
@@ -79,7 +78,7 @@ class GeometricNoise(AtomKernelLaw):
     def parameter(self) -> float:
         return self.epsilon
 
-    def with_parameter(self, value: float) -> "GeometricNoise":
+    def with_parameter(self, value: float) -> GeometricNoise:
         return replace(self, epsilon=value)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:
@@ -172,7 +171,7 @@ class StaircaseNoise(AtomKernelLaw):
             object.__setattr__(self, "gamma", float(g))
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "StaircaseNoise":
+    def from_params(cls, params: NoiseParams) -> StaircaseNoise:
         """``epsilon``, ``staircase_gamma`` (default ``gamma*``) and ``sensitivity``."""
         sens = params.only("staircase", ("epsilon", "staircase_gamma"))
         require(params.epsilon is not None, "epsilon", params.epsilon, "is required for staircase noise")
@@ -201,7 +200,7 @@ class StaircaseNoise(AtomKernelLaw):
     def parameter(self) -> float:
         return self.epsilon
 
-    def with_parameter(self, value: float) -> "StaircaseNoise":
+    def with_parameter(self, value: float) -> StaircaseNoise:
         return replace(self, epsilon=value)
 
     def sample(self, size, rng: np.random.Generator) -> np.ndarray:

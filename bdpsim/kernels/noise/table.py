@@ -32,16 +32,16 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import ClassVar
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import logsumexp
 
-from ...core.schema import Key
 from ...core.files import LIMITS, FileRefused, read_text
+from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from .checks import AtomKernelLaw, NoiseParams, check_sensitivity
@@ -194,7 +194,7 @@ class TableNoise(AtomKernelLaw):
                                 rule="in [0, 1)")}
 
     @classmethod
-    def from_params(cls, params: NoiseParams) -> "TableNoise":
+    def from_params(cls, params: NoiseParams) -> TableNoise:
         """The law from its keys (:func:`table_from_params`: ``noise_table``, a JSON file relative to
         ``config_dir``, or ``noise_pmf`` with ``noise_offset`` and ``noise_tail_ratio``), or the
         option ``table``: a :class:`TableNoise` itself. The amounts (``epsilon``, ``scale``) are
@@ -230,7 +230,7 @@ class TableNoise(AtomKernelLaw):
         object.__setattr__(self, "tail_ratio", r)
 
     @classmethod
-    def example(cls) -> "TableNoise":
+    def example(cls) -> TableNoise:
         """A small symmetric table with geometric tails (the contract tests' instance)."""
         return cls((0.1, 0.15, 0.3, 0.15, 0.1), offset=-2, tail_ratio=0.5)
 
@@ -242,7 +242,7 @@ class TableNoise(AtomKernelLaw):
     def parameter(self) -> float:
         return self.tail_ratio
 
-    def with_parameter(self, value: float) -> "TableNoise":
+    def with_parameter(self, value: float) -> TableNoise:
         """The same table for its own ``tail_ratio``; any other value is refused (a table is one
         fixed law, not a family to calibrate)."""
         if value == self.tail_ratio:

@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from .mechanism import randomized_response_bdpl, RandomizedResponse, RandomizedResponseKind  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .mechanism import RandomizedResponse, RandomizedResponseKind, randomized_response_bdpl  # noqa: F401  (re-exported: the module this package replaces; documented there)

@@ -14,20 +14,20 @@ window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute forc
 from __future__ import annotations
 
 import math
-from typing import ClassVar, cast
 from dataclasses import dataclass, field
+from typing import ClassVar, cast
 
 import numpy as np
 
 from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, check
-from ...models.markov.model import MarkovChainModel
 from ...core.schema import Key
+from ...models.markov.model import MarkovChainModel
+from ...models.protocols import MarkovChain
 from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 from .core import RRResult, check_rr, debiased_count, flip_for_chain
 from .direct import rr_bdpl_bruteforce
 from .window import rr_adversary_bdpl, rr_bdpl
-from ...models.protocols import MarkovChain
 
 
 def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
@@ -83,7 +83,7 @@ class RandomizedResponse:
     def adversary_targets(self, targets: str):
         return targets, None
 
-    def exact(self, model) -> "RandomizedResponseEngine":
+    def exact(self, model) -> RandomizedResponseEngine:
         """The mechanism's own exact engine on a binary Markov chain (the output law is that of the
         flipped count ``Z``: the debiasing is a bijection); raises
         :class:`~bdpsim.core.errors.NotAvailable` on other models."""

@@ -114,8 +114,8 @@ def _ratios(q0: np.ndarray, q1: np.ndarray, n_in: np.ndarray):
 
 def _outside_log_laws(m: int, lo: int, hi: int, rho: float) -> np.ndarray:
     """``log P(Z_out = z)`` for ``m1 = lo..hi`` ones among ``m`` outside records, shape ``(M1, m+1)``."""
-    from scipy.stats import binom  # lazy: scipy is heavy to import
     from scipy.special import logsumexp  # lazy: scipy is heavy to import
+    from scipy.stats import binom  # lazy: scipy is heavy to import
     out = np.full((hi - lo + 1, m + 1), -np.inf)
     for r, m1 in enumerate(range(lo, hi + 1)):
         a = binom.logpmf(np.arange(m1 + 1), m1, 1 - rho)

@@ -15,7 +15,7 @@ parent slowest), rows ``(states) values`` giving ``P(X | parents = states)``. An
 ``default`` line, a missing block, a state count that disagrees with its ``[k]``) raises
 :class:`BifSyntax`, and :func:`~bdpsim.models.bayesnet.build.from_bif` then reads the file with
 pgmpy, so the result never depends on which reader read it: :func:`read_bif` is checked equal to
-pgmpy's reading on every BIF network pgmpy ships (``tests/test_bif_reader.py``).
+pgmpy's reading on every BIF network pgmpy ships (``tests/models/test_bif_reader.py``).
 
 The network's nodes are put in the order :func:`~bdpsim.models.bayesnet.build.from_pgmpy` uses
 (the lexicographic topological order by name), each table indexed ``[parents..., node]`` with the

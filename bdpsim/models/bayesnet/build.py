@@ -27,8 +27,8 @@ import numpy as np
 
 from ...core.errors import ConfigError, check
 from ...core.files import LIMITS, FileRefused, read_text
-from .model import BayesNetModel
 from .check import MAX_NODES, TABLE_TOLERANCE, check_tolerance
+from .model import BayesNetModel
 
 KEYS = ("states", "parents", "cpt", "records", "names", "table_tolerance", "hmm", "bif")
 HMM_KEYS = ("transition", "emission", "n", "initial")

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import check
-from ..common.nodes import (MAX_MESSAGE, MAX_NODES, brief, check_names, check_records,  # noqa: F401  (their former home)
-                            is_int as _is_int, node_label)
+from ..common.nodes import MAX_MESSAGE, MAX_NODES, brief, check_names, check_records, node_label  # noqa: F401  (their former home)
+from ..common.nodes import is_int as _is_int
 
 MAX_TABLE = 1_000_000   # entries of one conditional table
 TABLE_TOLERANCE = 1e-6  # |row sum - 1| renormalised silently up to this (with a note), refused beyond

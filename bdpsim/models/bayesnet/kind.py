@@ -17,17 +17,17 @@ import numpy as np
 
 from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable
-from ...kernels.chains.lattice import lattice
-from ...queries import additive_noisy
 from ...core.schema import Key
-from . import search as BS
-from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
-from .build import build
-from ..engines import QueryLaws, SearchTooLarge, laws_of
-from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
-from ..factor_model import FactorModel
+from ...kernels.chains.lattice import lattice
 from ...kernels.noise.scores import pair_score
+from ...queries import additive_noisy
+from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
+from ..engines import QueryLaws, SearchTooLarge, laws_of
+from ..factor_model import FactorModel
 from ..noisy import noisy_bdpl, noisy_profile
+from . import search as BS
+from .build import build
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engines import WindowSearchResult
@@ -118,7 +118,7 @@ class BayesNetKind(ModelKind):
         sample, exact, cells = model.exact_cost()
         return SampleCost(sample, exact, exact_bytes=8.0 * cells)
 
-    def exact(self, model, mechanism) -> "FactorModelEngine":
+    def exact(self, model, mechanism) -> FactorModelEngine:
         qn = additive_noisy(mechanism)
         if qn is None:
             self.no_engine(mechanism, "exact engines: count and state sums plus noise")

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ...core.errors import check, naming
-from ..common.nodes import brief
-from .states import CountCodes, check_state_names, count_codes
 from ...kernels.chains.transition import stationary_distribution, transition_matrix
 from ...kernels.graphical.elimination import Factor
-from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records, rounding_slack
-from ..factor_model import MAX_OPERATIONS, FactorModel  # noqa: F401 (MAX_OPERATIONS re-exported)
 from ..common.genetics import TRANSMISSION
+from ..common.nodes import brief
+from ..factor_model import MAX_OPERATIONS, FactorModel  # noqa: F401 (MAX_OPERATIONS re-exported)
+from .check import MAX_NODES, TABLE_TOLERANCE, check_network, check_records, rounding_slack
+from .states import CountCodes, check_state_names, count_codes
 
 
 @dataclass(frozen=True)
@@ -128,13 +128,13 @@ class BayesNetModel(FactorModel):
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_markov(cls, model) -> "BayesNetModel":
+    def from_markov(cls, model) -> BayesNetModel:
         """The chain ``X_0 -> X_1 -> ...`` of a :class:`~bdpsim.models.MarkovChainModel`."""
         P, w = np.asarray(model.transition), np.asarray(model.initial)
         return cls(((),) + tuple((t - 1,) for t in range(1, model.n)), (w,) + (P,) * (model.n - 1))
 
     @classmethod
-    def from_pedigree(cls, model) -> "BayesNetModel":
+    def from_pedigree(cls, model) -> BayesNetModel:
         """The Mendelian model of a :class:`~bdpsim.models.PedigreeModel` (thesis Table 3):
         founders with the founder law, children with ``T[g_parent1, g_parent2, .]``."""
         law = np.asarray(model.founder_probabilities)
@@ -143,7 +143,7 @@ class BayesNetModel(FactorModel):
 
     @classmethod
     def hmm(cls, transition, emission, n: int, initial=None,
-            table_tolerance: float = TABLE_TOLERANCE) -> "BayesNetModel":
+            table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
         """Hidden chain ``H_0 -> H_1 -> ...`` (``transition``, start law ``initial``, default
         stationary) with one observed record ``O_t ~ emission[H_t]`` per step; node ``2t`` is
         ``H_t``, node ``2t + 1`` is ``O_t`` (named ``H0, O0, H1, ...``), and the records are the

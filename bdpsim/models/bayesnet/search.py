@@ -44,10 +44,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...kernels.argcheck import count_as_float
 from ...core.errors import ConfigError, NotAvailable, check
-from .check import brief
+from ...kernels.argcheck import count_as_float
 from ..factor_model import MAX_OPERATIONS, FactorModel
+from .check import brief
 
 MAX_REGIONS = 200_000   # regions per target
 MAX_CELLS = 1e7         # exhaustive: cells of the zeta tensors of one target

@@ -1,2 +1,2 @@
 """What the model kinds share without subclassing one another: a kind package imports its siblings'
-code only from here (checked by tests/test_layers.py)."""
+code only from here (checked by tests/architecture/test_layers.py)."""

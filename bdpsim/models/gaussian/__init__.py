@@ -2,4 +2,11 @@
 
 from __future__ import annotations
 
-from .model import GaussianConditional, GaussianModel, block_size, limited_covariance, GaussianClass, max_correlation  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .model import (  # noqa: F401  (re-exported: the module this package replaces; documented there)
+    GaussianClass,
+    GaussianConditional,
+    GaussianModel,
+    block_size,
+    limited_covariance,
+    max_correlation,
+)

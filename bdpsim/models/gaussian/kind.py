@@ -18,10 +18,10 @@ from ... import bounds as B
 from ...adversary import Adversary, draw_known_set
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
-from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
 from ...core.schema import Key
-from . import exact as GE
+from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
+from . import exact as GE
 from .model import GaussianClass, GaussianModel, block_size, max_correlation
 
 GAUSSIAN_TRIES = 2000  # rejection draws a Sigma_rho class tries when it is built

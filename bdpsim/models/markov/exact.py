@@ -18,14 +18,14 @@ import numpy as np
 
 from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, naming
-from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.chains.lattice import lattice
+from ...kernels.noise.laplace_mixture import grid_mixture_sup
 from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import AdditiveQuery, CountQuery
 from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
+from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 from .model import MarkovChainModel
 from .window import window_table
-from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
 
 EXHAUSTIVE_LIMIT = 5_000_000
 

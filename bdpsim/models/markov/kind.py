@@ -15,12 +15,12 @@ from ... import bounds as B
 from ...adversary import Adversary
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check, naming
+from ...core.schema import Key
 from ...kernels.chains.transition import gamma_of, symmetric_chain, transition_matrix
 from ...queries import additive_noisy
-from ...core.schema import Key
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
-from .model import MarkovChainModel
 from .exact import MarkovEngine, markov_engine
+from .model import MarkovChainModel
 from .window import auto_window_limit
 
 #: window adversaries: unknowns per side up to the least ``d - 1`` whose truncation bound

@@ -50,8 +50,8 @@ from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw
 from ...kernels.noise.scores import pair_score  # noqa: F401  (its former home)
-from .model import MarkovChainModel
 from .completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
+from .model import MarkovChainModel
 
 DEFAULT_TOLERANCE = 1e-13
 

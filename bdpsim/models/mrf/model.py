@@ -26,7 +26,7 @@ import numpy as np
 from ...core.errors import ConfigError, check
 from ..common.nodes import check_names, check_records
 from ..factor_model import FactorModel
-from .check import check_coupling, check_edges, check_size, check_field, check_potentials, check_states
+from .check import check_coupling, check_edges, check_field, check_potentials, check_size, check_states
 
 
 @dataclass(frozen=True)

@@ -2,4 +2,15 @@
 
 from __future__ import annotations
 
-from .model import GENOTYPES, MAX_MEMBERS, MAX_CORE, TRANSMISSION, hardy_weinberg, genotype_state, genotype_states, PedigreeModel, polymul, leaf_group_polynomial  # noqa: F401  (re-exported: the module this package replaces; documented there)
+from .model import (  # noqa: F401  (re-exported: the module this package replaces; documented there)
+    GENOTYPES,
+    MAX_CORE,
+    MAX_MEMBERS,
+    TRANSMISSION,
+    PedigreeModel,
+    genotype_state,
+    genotype_states,
+    hardy_weinberg,
+    leaf_group_polynomial,
+    polymul,
+)

@@ -10,10 +10,10 @@ import math
 
 from ... import bounds as B
 from ...core.errors import check
-from ...queries import CountQuery, NoisyQuery, laplace_noisy
 from ...core.schema import Key
-from . import exact as PE
+from ...queries import CountQuery, NoisyQuery, laplace_noisy
 from ..base import ModelKind, ModelSpec, register_model_kind
+from . import exact as PE
 from .model import PedigreeModel
 
 FAMILIES = ("nuclear", "three_generation")

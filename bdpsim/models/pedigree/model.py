@@ -176,14 +176,14 @@ class PedigreeModel:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def nuclear(cls, size: int, allele_b: float = 0.3, founder_law=None) -> "PedigreeModel":
+    def nuclear(cls, size: int, allele_b: float = 0.3, founder_law=None) -> PedigreeModel:
         """Two founders (0, 1) and ``size - 2`` children of both (thesis Thm 5.1's family)."""
         size = _check_size(size, 2)
         return cls(((), ()) + ((0, 1),) * (size - 2), allele_b, founder_law)
 
     @classmethod
     def three_generation(cls, size: int, allele_b: float = 0.3, founder_law=None, *,
-                         grandchildren: int | None = None) -> "PedigreeModel":
+                         grandchildren: int | None = None) -> PedigreeModel:
         """Grandparents -> children, one of whom has children with a spouse.
 
         Layout: ``0, 1`` grandparents (founders); ``2`` their child who becomes a parent;

@@ -1,0 +1,411 @@
+"""The attack quantities of issue 35 (bdpsim.attack): closed forms, brute force over every joint
+state, the pure-eps bound, and a simulated attack whose Clopper-Pearson intervals contain the curve."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.special import ndtr, ndtri
+from scipy.stats import beta as beta_law
+
+from bdpsim import ConfigError, NotAvailable
+from bdpsim.adversary import Adversary
+from bdpsim.attack import (
+    attack_risk,
+    discrete_tradeoff,
+    gaussian_tradeoff,
+    mixture_tradeoff,
+    output_laws,
+    pure_dp_tradeoff,
+    worst_advantage,
+    worst_tpr,
+)
+from bdpsim.attack.worst import directed_tpr
+from bdpsim.estimators import adversary_bdpl
+from bdpsim.kernels.noise.laws import GaussianNoise, LaplaceNoise
+from bdpsim.kernels.noise.stepwise import GeometricNoise
+from bdpsim.mechanisms import ClippedSum, LaplaceCount
+from bdpsim.mechanisms.noisy import NoisyQueryMechanism
+from bdpsim.models import BayesNetModel, GaussianModel, MarkovChainModel
+from bdpsim.models.mrf import MRFModel
+from bdpsim.queries import CountQuery, SumQuery
+
+FPRS = (1e-3, 1e-2, 0.1, 0.5, 0.9)
+
+
+def laplace_shift_tpr(alpha: float, d: float, b: float) -> float:
+    """``Lap(0, b)`` (negatives) against ``Lap(d, b)`` (positives), ``d > 0``: the threshold test
+    ``y > c`` with ``1 - F(c) = alpha`` has ``TPR = 1 - F(c - d)``; ``F`` the Laplace CDF."""
+    c = b * math.log(1 / (2 * alpha)) if alpha < 0.5 else b * math.log(2 * (1 - alpha))
+
+    def F(y):
+        return 0.5 * math.exp(y / b) if y < 0 else 1 - 0.5 * math.exp(-y / b)
+    return 1 - F(c - d)
+
+
+def chain(n=5, P=((0.8, 0.2), (0.3, 0.7))):
+    return MarkovChainModel(np.array(P), n)
+
+
+def network():
+    return BayesNetModel([[], [0], [0], [1, 2]],
+                         [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
+                          [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]])
+
+
+def field():
+    return MRFModel([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)], coupling=0.9, field=[0.0, 0.3])
+
+
+# ------------------------------------------------------------------ closed forms (independent records)
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_independent_laplace_closed_form(eps):
+    """Independent records, the adversary knowing every other record: the count shifts by one,
+    ``advantage = 1 - e^{-eps/2}`` and the threshold test's TPR, to 1e-9."""
+    m = chain(5, ((0.7, 0.3), (0.7, 0.3)))  # identical rows: independent records
+    adv = Adversary(2, (0, 1, 3, 4), (0, 1, 1, 0), 1, 0)
+    r = attack_risk(m, LaplaceCount(eps, counted_states=(1,)), adv)
+    assert r.advantage == pytest.approx(1 - math.exp(-eps / 2), abs=1e-12)
+    assert r.advantage < math.tanh(eps / 2)
+    for a in FPRS:
+        assert r.tpr_at(a) == pytest.approx(laplace_shift_tpr(a, 1.0, 1 / eps), abs=1e-9)
+        assert r.beta(a) == pytest.approx(1 - laplace_shift_tpr(a, 1.0, 1 / eps), abs=1e-9)
+    # Bayes success at prior 1/2 is (1 + TV)/2; at prior 0.9 the output can overturn the prior
+    # only where p/q < 1/9, i.e. never when e^-eps > 1/9 (the likelihood ratio is in [e^-eps, e^eps])
+    assert r.bayes_success(0.5) == pytest.approx(0.5 * (1 + r.advantage), abs=1e-12)
+    if math.exp(-eps) > 1 / 9:
+        assert r.bayes_success(0.9) == pytest.approx(0.9, abs=1e-12)
+    else:
+        assert r.bayes_success(0.9) > 0.9 + 1e-3
+
+
+def test_issue_number_laplace_eps1():
+    """The issue's number: Laplace at eps = 1 on independent records: 0.3935 (vs tanh(1/2) = 0.4621)."""
+    c = mixture_tradeoff(LaplaceNoise(1.0), [1.0], [1.0], [0.0], [1.0])
+    assert c.advantage == pytest.approx(0.39346934028736658, abs=1e-12)
+    assert pure_dp_tradeoff(1.0).advantage == pytest.approx(math.tanh(0.5), abs=1e-12)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 4.0])
+def test_independent_gaussian_gdp(sigma):
+    """Gaussian records, unclipped sum, Gaussian noise: ``mu``-GDP with
+    ``mu = |x - x'| / sqrt(sum of the unknown variances + sigma^2)``, against ``Phi``."""
+    cov = np.diag([1.0, 2.0, 0.5, 1.5])
+    m = GaussianModel(np.zeros(4), cov)
+    mech = NoisyQueryMechanism(SumQuery(), GaussianNoise(sigma), kind="sum")
+    adv = Adversary(1, (0,), (0.3,), 2.0, 0.5)
+    mu = 1.5 / math.sqrt(0.5 + 1.5 + sigma ** 2)
+    r = attack_risk(m, mech, adv)
+    assert r.advantage == pytest.approx(2 * ndtr(mu / 2) - 1, abs=1e-9)
+    for a in FPRS:
+        assert r.tpr_at(a) == pytest.approx(ndtr(ndtri(a) + mu), abs=1e-12)
+    # the noise law's exact hockey-stick (certified Gaussian mixtures) gives the same curve
+    c = mixture_tradeoff(GaussianNoise(1.0), [mu], [1.0], [0.0], [1.0])
+    for a in FPRS:
+        assert c.tpr_at(a) == pytest.approx(ndtr(ndtri(a) + mu), abs=1e-9)
+    assert c.advantage == pytest.approx(gaussian_tradeoff(mu).advantage, abs=1e-9)
+
+
+def test_correlated_gaussian_gdp_uses_the_conditional_law():
+    """Correlated records: the mean of the sum moves by ``a |x - x'|`` (the BDPL slope of paper
+    Thm 5.5) and its variance is the conditional one (Schur complement)."""
+    cov = np.array([[1.0, 0.6, 0.3], [0.6, 1.0, 0.6], [0.3, 0.6, 1.0]])
+    m = GaussianModel(np.zeros(3), cov)
+    adv = Adversary(0, (), (), 1.0, 0.0)
+    mech = NoisyQueryMechanism(SumQuery(), GaussianNoise(1.0), kind="sum")
+    slope = 1 + 0.6 + 0.3
+    U = [1, 2]
+    S_UU = cov[np.ix_(U, U)] - np.outer(cov[U, 0], cov[0, U])
+    mu = slope / math.sqrt(S_UU.sum() + 1.0)
+    assert attack_risk(m, mech, adv).tpr_at(0.01) == pytest.approx(ndtr(ndtri(0.01) + mu), abs=1e-12)
+
+
+# ------------------------------------------------------------------ brute force over every joint state
+
+def joint_table(model):
+    """Every joint state with its probability (``exp log_evidence`` of the full assignment)."""
+    states = list(itertools.product(range(model.states), repeat=model.n))
+    p = np.array([math.exp(model.log_evidence(dict(enumerate(s)))) for s in states])
+    return np.array(states), p / p.sum()
+
+
+def brute_count_law(X, p, adv, value, counted=(1,)):
+    keep = np.all(X[:, list(adv.known)] == np.array(adv.x_known, dtype=int), axis=1) if adv.known else \
+        np.ones(len(X), bool)
+    keep &= X[:, adv.i] == value
+    c = np.isin(X[keep], counted).sum(axis=1)
+    w = np.bincount(c, weights=p[keep], minlength=X.shape[1] + 1)
+    return w / w.sum()
+
+
+def brute_geometric_roc(law_x, law_xp, eps, pad=80):
+    """Explicit Neyman-Pearson on the integers: output pmfs of count + two-sided geometric noise,
+    outcomes sorted by likelihood ratio, the ROC's vertices (FPR, TPR)."""
+    y = np.arange(-pad, len(law_x) + pad)
+    r = math.exp(-eps)
+    k = (1 - r) / (1 + r) * r ** np.abs(y[:, None] - np.arange(len(law_x))[None, :])
+    P, Q = k @ law_x, k @ law_xp
+    order = np.argsort(-(P / Q), kind="stable")
+    fpr = np.concatenate([[0.0], np.cumsum(Q[order])])
+    tpr = np.concatenate([[0.0], np.cumsum(P[order])])
+    return fpr, tpr, 0.5 * np.abs(P - Q).sum()
+
+
+def brute_laplace(law_x, law_xp, b):
+    """TV and ``H(t) = ∫ (p - t q)^+`` by adaptive quadrature (breakpoints at the atoms)."""
+    atoms = np.arange(len(law_x), dtype=float)
+
+    def dens(w, y):
+        return float(np.sum(w * np.exp(-np.abs(y - atoms) / b) / (2 * b)))
+
+    def H(t):
+        f = lambda y: max(0.0, dens(law_x, y) - t * dens(law_xp, y))  # noqa: E731
+        pts = list(atoms)
+        return (quad(f, -np.inf, atoms[0], epsabs=1e-13)[0] + quad(f, atoms[-1], np.inf, epsabs=1e-13)[0]
+                + sum(quad(f, lo, hi, epsabs=1e-14, limit=200)[0] for lo, hi in zip(pts, pts[1:])))
+    return H
+
+
+MODELS = {"chain": lambda: chain(5), "network": network, "field": field}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_brute_force_geometric_every_state(name):
+    """Small models (n <= 6): advantage and TPR@FPR of a geometric-noise count equal the explicit
+    Neyman-Pearson construction on the brute-force output pmfs, to 1e-9."""
+    model = MODELS[name]()
+    X, p = joint_table(model)
+    eps = 0.8
+    mech = NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(eps))
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        i = int(rng.integers(model.n))
+        others = [j for j in range(model.n) if j != i]
+        K = tuple(sorted(rng.choice(others, size=int(rng.integers(0, model.n)), replace=False).tolist()))
+        adv = Adversary(i, K, tuple(int(v) for v in rng.integers(0, 2, len(K))), 1, 0)
+        lx, lxp = brute_count_law(X, p, adv, 1), brute_count_law(X, p, adv, 0)
+        fpr, tpr, tv = brute_geometric_roc(lx, lxp, eps)
+        r = attack_risk(model, mech, adv)
+        assert r.advantage == pytest.approx(tv, abs=1e-9)
+        for a in (1e-3, 1e-2, 0.1, 0.37):
+            assert r.tpr_at(a) == pytest.approx(float(np.interp(a, fpr, tpr)), abs=1e-9)
+
+
+def test_brute_force_laplace_chain():
+    """Laplace noise: the advantage and TPR@FPR equal quadrature on the brute-force laws (1e-8)."""
+    model = chain(6)
+    X, p = joint_table(model)
+    adv = Adversary(2, (0, 5), (1, 0), 1, 0)
+    lx, lxp = brute_count_law(X, p, adv, 1), brute_count_law(X, p, adv, 0)
+    H = brute_laplace(lx, lxp, 1.0)
+    r = attack_risk(model, LaplaceCount(1.0, counted_states=(1,)), adv)
+    assert r.advantage == pytest.approx(H(1.0), abs=1e-8)
+    for a in (1e-2, 0.1):
+        _, t = r.curve.tpr_threshold(a)
+        assert r.tpr_at(a) == pytest.approx(t * a + H(t), abs=1e-8)  # the infimum, at its minimiser
+        assert r.tpr_at(a) <= min(s * a + H(s) for s in (t * 0.9, t * 1.1)) + 1e-9
+
+
+@pytest.mark.parametrize("name", ["chain3", pytest.param("chain", marks=pytest.mark.slow),
+                                  pytest.param("network", marks=pytest.mark.slow)])
+def test_worst_adversary_equals_brute_force(name):
+    """Worst advantage and worst TPR@FPR (profile search, certified) equal the maximum over every
+    adversary of the brute-force enumeration."""
+    model = chain(3) if name == "chain3" else MODELS[name]()
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    n = model.n
+    advs = []
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k in range(n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(range(2), repeat=k):
+                    advs.append(Adversary(i, K, xk, 1, 0))
+    tv, tprs = [], {a: [] for a in (1e-2, 0.1)}
+    for adv in advs:
+        try:
+            c = output_laws(model, mech, adv).tradeoff()
+        except NotAvailable:
+            continue
+        tv.append(c.advantage)
+        for a in tprs:
+            tprs[a].append(directed_tpr(model, mech, adv, a)[0])
+    w = worst_advantage(model, mech)
+    assert w.value == pytest.approx(max(tv), abs=1e-9)
+    assert output_laws(model, mech, w.adversary).tradeoff().advantage == pytest.approx(w.value, abs=1e-9)
+    for a, vals in tprs.items():
+        wt = worst_tpr(model, mech, a)
+        assert wt.value == pytest.approx(max(vals), abs=1e-9)
+        assert wt.upper >= wt.value - 1e-12
+
+
+# ------------------------------------------------------------------ the pure-eps bound
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_curve_never_below_pure_eps_curve(name):
+    """``beta(alpha) >= f_BDPL(alpha)`` and ``advantage <= tanh(BDPL/2)`` for the adversary's exact BDPL."""
+    model = MODELS[name]()
+    mech = LaplaceCount(0.7, counted_states=(1,))
+    rng = np.random.default_rng(11)
+    alphas = np.array([1e-4, 1e-3, 1e-2, 0.05, 0.2, 0.5, 0.8, 0.99])
+    for _ in range(5):
+        i = int(rng.integers(model.n))
+        others = [j for j in range(model.n) if j != i]
+        K = tuple(sorted(rng.choice(others, size=int(rng.integers(0, model.n)), replace=False).tolist()))
+        adv = Adversary(i, K, tuple(int(v) for v in rng.integers(0, 2, len(K))), 0, 1)
+        r = attack_risk(model, mech, adv)
+        e = adversary_bdpl(model, mech, adv).value
+        assert r.bdpl == pytest.approx(e)
+        assert r.advantage <= math.tanh(e / 2) + 1e-12
+        assert np.all(r.beta(alphas) >= pure_dp_tradeoff(e).beta(alphas) - 1e-12)
+
+
+def test_pure_eps_curve_closed_form():
+    c = pure_dp_tradeoff(2.0)
+    a = np.array([0.01, 0.1, 0.3, 0.9])
+    f = np.maximum.reduce([np.zeros(4), 1 - math.exp(2) * a, math.exp(-2) * (1 - a)])
+    assert c.beta(a) == pytest.approx(f, abs=1e-15)
+    assert np.array([c._tpr_one(v) for v in a]) == pytest.approx(1 - f, abs=1e-12)  # the search agrees
+
+
+def test_discrete_tradeoff_matches_randomised_np():
+    """Finite outcomes: the curve is piecewise linear between the sorted likelihood-ratio vertices."""
+    P, Q = np.array([0.5, 0.3, 0.2]), np.array([0.1, 0.3, 0.6])
+    c = discrete_tradeoff(P, Q)
+    assert c.tpr_at(0.05) == pytest.approx(0.25, abs=1e-12)   # half the first outcome (LR 5)
+    assert c.tpr_at(0.25) == pytest.approx(0.5 + 0.15, abs=1e-12)  # then the LR-1 outcome
+    assert c.advantage == pytest.approx(0.4, abs=1e-15)
+
+
+# ------------------------------------------------------------------ a simulated attack
+
+def clopper_pearson(k: int, n: int, conf: float) -> tuple[float, float]:
+    a = 1 - conf
+    lo = 0.0 if k == 0 else beta_law.ppf(a / 2, k, n - k + 1)
+    hi = 1.0 if k == n else beta_law.ppf(1 - a / 2, k + 1, n - k)
+    return float(lo), float(hi)
+
+
+def simulate(model, mech, adv, laws, thresholds, size, rng):
+    """Sample the data given the adversary's knowledge and each target value, run the mechanism,
+    apply the exact likelihood-ratio test ``p(y)/q(y) > t``: the hit counts per threshold."""
+    def logdens(atoms, w, y):
+        z = mech.noise.log_density(y[:, None] - atoms[None, :]) + np.log(np.maximum(w, 1e-300))[None, :]
+        return np.logaddexp.reduce(z, axis=1)
+    hits = {}
+    for v in (adv.x, adv.x_prime):
+        data = model.sample_conditional(adv.condition(v), size, rng)
+        y = mech(data, rng)
+        llr = logdens(laws.atoms_x, laws.w_x, y) - logdens(laws.atoms_x_prime, laws.w_x_prime, y)
+        hits[v] = [int(np.sum(llr > math.log(t))) for t in thresholds]
+    return hits
+
+
+def contains(curve, fpr_ci, tpr_ci) -> bool:
+    """Some point of the (increasing) curve lies in the box ``fpr_ci x tpr_ci``."""
+    lo, hi = fpr_ci
+    t_lo = curve.tpr_at(min(max(lo, 1e-12), 1 - 1e-12))
+    t_hi = curve.tpr_at(min(max(hi, 1e-12), 1 - 1e-12))
+    return t_lo <= tpr_ci[1] and t_hi >= tpr_ci[0]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_simulated_attack_clopper_pearson(name):
+    """The simulated likelihood-ratio attack's (FPR, TPR) intervals (Clopper-Pearson, 99.99 %
+    each) contain the computed curve; a curve off by 0.05 in TPR is refused (the check can fail)."""
+    model = MODELS[name]() if name != "chain" else chain(8)
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    adv = Adversary(1, (0, 3), (1, 0), 1, 0)
+    laws = output_laws(model, mech, adv)
+    curve = laws.tradeoff()
+    rng = np.random.default_rng(2026)
+    size = 40_000
+    thresholds = [0.5, 1.0, 1.7, 3.0]
+    hits = simulate(model, mech, adv, laws, thresholds, size, rng)
+    off = pure_dp_tradeoff(0.0)  # TPR = FPR: the useless test
+    refused = 0
+    for j, _ in enumerate(thresholds):
+        fpr_ci = clopper_pearson(hits[adv.x_prime][j], size, 0.9999)
+        tpr_ci = clopper_pearson(hits[adv.x][j], size, 0.9999)
+        assert contains(curve, fpr_ci, tpr_ci), (thresholds[j], fpr_ci, tpr_ci)
+        refused += not contains(off, fpr_ci, tpr_ci)
+    assert refused >= 1
+    assert curve.advantage > 0.05
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, 1.5, math.nan])
+def test_fpr_outside_unit_interval(bad):
+    r = attack_risk(chain(4), LaplaceCount(1.0, counted_states=(1,)), Adversary(0, (), (), 1, 0))
+    with pytest.raises(ConfigError, match=r"^fpr = .*: must be in the open interval \(0, 1\)$"):
+        r.tpr_at(bad)
+    with pytest.raises(ConfigError, match=r"^alpha = "):
+        r.beta(bad)
+
+
+def test_no_exact_law_names_the_way_out():
+    m = GaussianModel(np.zeros(3), np.eye(3))
+    with pytest.raises(NotAvailable, match="Monte Carlo budget"):
+        attack_risk(m, ClippedSum(1.0, clip=(0.0, 1.0)), Adversary(0, (), (), 1.0, 0.0))
+
+
+def test_worst_tpr_at_paper_scale_is_bracketed():
+    """The activity chain at n = 48: the worst TPR@0.1 is attained and certified (or bracketed)."""
+    from bdpsim.kernels.chains.transition import ACTIVITY
+
+    m = MarkovChainModel(np.array(ACTIVITY), 48)
+    mech = LaplaceCount(1.0, counted_states=(1,))
+    r = attack_risk(m, mech)
+    w = r.worst_tpr(0.1)
+    assert w.value <= w.upper + 1e-12
+    assert directed_tpr(m, mech, w.adversary, 0.1)[0] == pytest.approx(w.value, abs=1e-12)
+    assert r.advantage <= math.tanh(r.bdpl / 2)
+
+
+def test_fast_tv_search_equals_the_engine_profile():
+    """The one-pass total-variation window search equals the engine's two-sided profile at eps = 0."""
+    from bdpsim.attack.laws import markov_worst_tv
+    from bdpsim.estimators import engine_for
+
+    m = chain(30)
+    for mech in (LaplaceCount(1.0, counted_states=(1,)),
+                 NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
+                 NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5))):
+        v, adv = markov_worst_tv(m, mech, 0)
+        assert v == pytest.approx(engine_for(m, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
+        assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
+    assert markov_worst_tv(network(), LaplaceCount(1.0, counted_states=(1,)), 0) is None
+
+
+def test_staircase_curve_against_exact_piecewise_constant_integration():
+    """Staircase noise (piecewise-constant density, jumps at (k + gamma) Delta and k Delta): for a
+    mixture pair on the integers, ``H(t)`` summed exactly over the intervals between the jumps of
+    both densities equals the curve's; advantage and TPR@FPR to 1e-9."""
+    from bdpsim.kernels.noise.laws import StaircaseNoise
+
+    noise = StaircaseNoise(1.0)
+    atoms = np.arange(4.0)
+    wp, wq = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.4, 0.3, 0.2, 0.1])
+    g = noise.g
+    edges = np.unique(np.concatenate([np.arange(-80, 84) + a for a in (0.0, g, -g, 1 - g, g - 1)]))
+    mid, width = (edges[1:] + edges[:-1]) / 2, np.diff(edges)
+
+    def dens(w):
+        return np.exp(noise.log_density(mid[:, None] - atoms[None, :])) @ w
+    P, Q = dens(wp), dens(wq)
+    assert np.sum(P * width) == pytest.approx(1.0, abs=1e-12)
+
+    def H(t):
+        return float(np.sum(np.maximum(P - t * Q, 0.0) * width))
+    c = mixture_tradeoff(noise, atoms, wp, atoms, wq)
+    assert c.advantage == pytest.approx(H(1.0), abs=1e-9)
+    for a in (1e-3, 1e-2, 0.1, 0.5):
+        v, t = c.tpr_threshold(a)
+        assert v == pytest.approx(t * a + H(t), abs=1e-9)
+        assert v <= min(s * a + H(s) for s in np.exp(np.linspace(-4, 4, 401))) + 1e-9

@@ -1,0 +1,66 @@
+"""The scripts writing into results/ refuse an output holding files committed to git unless
+``--overwrite`` (as ``bdpsim run`` / ``bdpsim figures``): one line, exit 2, before any work, nothing
+written (issue 27 item 4)."""
+
+import subprocess
+
+import pytest
+
+from bdpsim.pipeline.results import committed_files
+
+from ..conftest import ROOT
+from ..helpers import load_script
+
+#: script -> arguments whose default output is the checkout's committed results
+SCRIPTS = {
+    "audit_coverage": [],
+    "audit_figure": [],
+    "benchmark_audit": [],
+    "compare_estimators": [],
+    "pufferfish_fig2": ["--out", str(ROOT / "results" / "figures")],  # its default is relative to the cwd
+    "frontier": [],
+    "network_table": [],
+    "coverage_study": [],
+}
+
+
+def _tracked_status() -> str:
+    return subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "results"],
+                          capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _checkout():
+    if not committed_files(ROOT / "results" / "benchmarks"):
+        pytest.skip("not a git checkout with committed results")
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_script_refuses_committed_output(name, capsys, monkeypatch):
+    mod = load_script(name)
+    check = mod.refuse_committed
+
+    def must_refuse(*args, **kwargs):  # a check that let the run through fails here, not minutes later
+        check(*args, **kwargs)
+        raise AssertionError(f"{name}: the check did not refuse {args[2:]}")
+
+    monkeypatch.setattr(mod, "refuse_committed", must_refuse)
+    before = _tracked_status()
+    with pytest.raises(SystemExit) as exc:
+        mod.main(SCRIPTS[name])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "holds files committed to git" in err and "--overwrite" in err and ": error: " in err, err
+    assert _tracked_status() == before
+
+
+def test_helper_lets_untracked_and_overwrite_through(tmp_path):
+    import argparse
+
+    script_out = load_script("script_out")
+    ap = argparse.ArgumentParser(prog="x.py")
+    script_out.refuse_committed(ap, False, tmp_path / "new", tmp_path, None)  # untracked: no exit
+    script_out.refuse_committed(ap, True, ROOT / "results" / "benchmarks")  # --overwrite: no exit
+    with pytest.raises(SystemExit):
+        script_out.refuse_committed(ap, False, tmp_path, ROOT / "results" / "benchmarks")

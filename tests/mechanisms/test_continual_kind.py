@@ -1,0 +1,158 @@
+"""``[mechanism] kind = "continual"`` (issue 34 item 5): per-adversary exact leakage against an
+independent brute force, the bundled config through ``bdpsim.run`` against
+``bdpsim.temporal_leakage``, the released law, the estimators' answers and bad input."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bdpsim
+from bdpsim.adversary import Adversary
+from bdpsim.cli import main
+from bdpsim.core.errors import ConfigError
+from bdpsim.estimators import ESTIMATORS
+from bdpsim.kernels.chains.transition import stationary_distribution
+from bdpsim.pipeline.config import parse_config
+from bdpsim.temporal.adversary import ChainLeakage
+from bdpsim.temporal.exact import temporal_exact
+from bdpsim.temporal.mechanisms import step_release
+
+CONFIG = Path(__file__).resolve().parents[2] / "bdpsim" / "configs" / "temporal_example.toml"
+
+
+def _brute(P, pi, L, T, t, known, a, b) -> float:
+    """``max_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` over every output sequence, summing
+    every state path (``L[j, x] = P(r = j | x)``)."""
+    k, m = L.shape[1], L.shape[0]
+
+    def law(x):
+        tot = np.zeros([m] * T)
+        for path in itertools.product(range(k), repeat=T):
+            if path[t] != x or any(path[s] != v for s, v in known.items()):
+                continue
+            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
+            arr = np.array(1.0)
+            for i in range(T):
+                arr = np.multiply.outer(arr, L[:, path[i]])
+            tot = tot + p * arr
+        return tot / tot.sum()
+
+    return float(np.max(np.log(law(a)) - np.log(law(b))))
+
+
+@pytest.mark.parametrize("k,T,mechanism,sticky", [(2, 4, "krr", False), (3, 4, "krr", False), (3, 3, "any", False),
+                                                 (3, 4, "any", True), (4, 3, "krr", True)])
+def test_per_adversary_leakage_equals_brute_force(k, T, mechanism, sticky):
+    rng = np.random.default_rng([34, k, T])
+    P = rng.dirichlet(np.ones(k), size=k)
+    if sticky:
+        P = 0.3 * P + 0.7 * np.eye(k)
+    pi = stationary_distribution(P)
+    rel = step_release(mechanism, k, 0.9)
+    L = rel.likelihoods / rel.likelihoods.sum(axis=0)  # k-RR's law; "any": the mechanism the kind runs
+    chain = ChainLeakage([P] * (T - 1), pi, [rel] * T)
+    checked = 0
+    for t in range(T):
+        others = [s for s in range(T) if s != t]
+        for K in itertools.chain.from_iterable(itertools.combinations(others, r) for r in range(3)):
+            for vals in itertools.product(range(k), repeat=len(K)):
+                known = dict(zip(K, vals))
+                for a, b in itertools.permutations(range(k), 2):
+                    assert chain.one_sided(t, known, a, b) == pytest.approx(
+                        _brute(P, pi, L, T, t, known, a, b), abs=1e-10), (t, known, a, b)
+                    checked += 1
+    assert checked > 50
+
+
+def test_bundled_config_bdpl_max_is_the_exact_max_tpl_and_cao_column_is_caos():
+    raw = tomllib.loads(CONFIG.read_text())
+    table = bdpsim.run(raw)
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else table
+    P, T = raw["model"]["transition"], raw["model"]["n"]
+    assert sorted(r["epsilon"] for r in rows) == raw["mechanism"]["epsilon"]
+    for r in rows:
+        ref = bdpsim.temporal_leakage(P, r["epsilon"], T, raw["mechanism"]["release"], as_frame=False)
+        assert r["bdpl_max"] == pytest.approx(max(x["tpl"] for x in ref), abs=1e-10)
+        assert r["cao_tpl_max"] == pytest.approx(max(x["cao_tpl"] for x in ref), abs=1e-10)
+        assert r["cao_tpl_max"] > r["bdpl_max"] + 0.1  # the gap the kind exists to show
+        assert r["release"] == "krr" and r["n_adversaries"] == T * 3  # every target and unordered pair
+
+
+def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), **run):
+    return parse_config({"run": {"estimator": "exact", "adversaries": 3, **run},
+                         "model": {"kind": "markov", "n": n, "transition": [list(r) for r in transition]},
+                         "mechanism": {"kind": "continual", "epsilon": 1.0, "release": release}}).points[0]
+
+
+def test_known_steps_match_temporal_exact_with_a_known_set():
+    P = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6]])
+    point = _point("any", n=6, transition=P)
+    eng = point.mechanism.exact(point.model.probe())
+    ref = temporal_exact(P, 1.0, 6, "any", known=[3])  # step 3 (1-based) known
+    for t in (0, 1, 3, 4, 5):
+        v = max(eng.bdpl(Adversary(t, (2,), (c,), a, b)).value for c in range(3)
+                for a, b in itertools.combinations(range(3), 2))
+        assert v == pytest.approx(ref.tpl[t], abs=1e-10)
+
+
+@pytest.mark.parametrize("release", ["krr", "any"])
+def test_released_law_matches_its_likelihoods(release):
+    """Empirical output frequencies per state within 5 standard errors of ``P(r | x)``; k-RR's is
+    ``e^eps / (e^eps + k - 1)`` on the diagonal."""
+    k = 3
+    point = _point(release, n=4, transition=np.full((k, k), 1 / k))
+    mech = point.mechanism
+    law = mech.output_law()
+    if release == "krr":
+        e = math.e
+        assert np.allclose(law, (np.ones((k, k)) + np.eye(k) * (e - 1)) / (e + k - 1))
+    N = 40_000
+    data = np.repeat(np.array([[0, 1, 2, 0]]), N, axis=0)  # step x holds state x (x < 3)
+    out = mech(data, np.random.default_rng(7))
+    assert out.shape == (N, 4)
+    for x in range(k):
+        r = out[:, x].astype(int)
+        freq = np.bincount(r, minlength=law.shape[0]) / N
+        se = np.sqrt(law[:, x] * (1 - law[:, x]) / N)
+        assert np.all(np.abs(freq - law[:, x]) <= 5 * se + 1e-12), (x, freq, law[:, x])
+
+
+def test_estimators_kde_and_mixture_refuse_with_a_reason_exact_takes_it():
+    point = _point("krr")
+    model, mech = point.model.probe(), point.mechanism
+    for name in ("kde", "mixture"):
+        why = ESTIMATORS[name].supports(model, mech)
+        assert isinstance(why, str) and why.strip(), name
+    assert ESTIMATORS["exact"].supports(model, mech) is None
+    hist = _point("laplace").mechanism
+    assert hist.output_dim == 5 * 2 and hist(np.zeros((3, 5)), np.random.default_rng(1)).shape == (3, 10)
+
+
+@pytest.mark.parametrize("mechanism,model,field", [
+    ({"release": "rr"}, None, "mechanism.release"),
+    ({"release": "krr", "epsilon": -1.0}, None, "mechanism.epsilon"),
+    ({"release": "krr"}, {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism"),
+])
+def test_bad_input_is_one_config_error(mechanism, model, field):
+    raw = {"run": {"estimator": "exact", "adversaries": 2},
+           "model": model or {"kind": "markov", "n": 4, "gamma": 3.0},
+           "mechanism": {"kind": "continual", "epsilon": 1.0, **mechanism}}
+    with pytest.raises(ConfigError) as err:
+        parse_config(raw)
+    assert err.value.field.startswith(field)
+
+
+def test_cli_run_bad_release_one_line_exit_2(tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('[model]\nkind = "markov"\nn = 4\ngamma = 3.0\n'
+                   '[mechanism]\nkind = "continual"\nepsilon = 1.0\nrelease = "rr"\n')
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.release = ")
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,95 @@
+"""Shared by the bad input tests (tests/*/test_bad_input.py).
+
+Third hostile catalogue (issue 27, items 2-5, 7, 8, 14-17): each probe gets one line naming
+the field, the value and the rule, exit code 2 (130 for Ctrl-C), no traceback, nothing written;
+and the newcomer's rough edges (help within 80 columns, tables that tell rows apart)."""
+
+import argparse
+import uuid
+
+from ..conftest import write_toml
+
+RUN = '[run]\nseed = 3\nadversaries = 4\nsamples = 1000\nestimator = "mixture"\nnoise_floor_adversaries = 0\n'
+
+
+MARKOV = '[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
+
+
+COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
+
+
+def one_line(p, *words, code=2):
+    assert p.returncode == code, p
+    assert p.stderr.startswith("bdpsim: ") and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+    for w in words:
+        assert w in p.stderr, p.stderr
+
+
+# ------------------------------------------------------------------ 2. user mechanisms that end their process
+MECHANISMS = '''
+import os, sys, signal, multiprocessing
+import numpy as np
+
+def _ok(data, rng):
+    return (data == 1).sum(axis=1) + rng.laplace(0.0, 1.0, size=data.shape[0])
+
+def sys_exit_0(data, rng):
+    sys.exit(0)
+
+def sys_exit_7(data, rng):
+    sys.exit(7)
+
+def os_exit_0(data, rng):
+    os._exit(0)
+
+def complex_out(data, rng):
+    return _ok(data, rng) + 1j
+
+def kill_in_worker(data, rng):  # runs in bdpsim's process for the config check, dies in a worker
+    if multiprocessing.parent_process() is not None or "dask" in sys.modules and _in_dask_worker():
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _ok(data, rng)
+
+def _in_dask_worker():
+    try:
+        from distributed import get_worker
+        get_worker()
+        return True
+    except Exception:
+        return False
+'''
+
+
+def _user_config(tmp_path, body: str, function: str, **run) -> tuple:
+    """A config using ``function`` of a fresh module (unique name: no import cache between tests)."""
+    mod = f"hostile_mech_{uuid.uuid4().hex[:10]}"
+    (tmp_path / f"{mod}.py").write_text(body)
+    extra = "".join(f"{k} = {v}\n" for k, v in run.items())
+    text = RUN.replace('"mixture"', '"kde"') + extra + MARKOV + f'[mechanism]\nkind = "python"\nfunction = "{mod}:{function}"\n'
+    return write_toml(tmp_path / "c.toml", text), tmp_path / "o"
+
+
+# ------------------------------------------------------------------ 5. plot of an audit
+AUDIT = ('[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
+         'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
+         '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+         'mechanism = { noise = "geometric" }\n')
+
+
+# ------------------------------------------------------------------ 16. help
+def _parsers():
+    from bdpsim.cli import build_parser
+
+    def walk(parser, path):
+        yield path, parser
+        for act in parser._actions:
+            if isinstance(act, argparse._SubParsersAction):
+                for name, sp in act.choices.items():
+                    yield from walk(sp, [*path, name])
+
+    return list(walk(build_parser(), []))
+
+
+# ------------------------------------------------------------------ 17. calibrate marks what is not eps-BDP
+ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
+
