@@ -50,8 +50,12 @@ class Adversary:
     x_prime: float
 
     def __post_init__(self) -> None:
-        check(len(self.known) == len(self.x_known), "adversary.x_known", self.x_known,
-              "needs one value per known position")
+        check(
+            len(self.known) == len(self.x_known),
+            "adversary.x_known",
+            self.x_known,
+            "needs one value per known position",
+        )
         check(self.i not in self.known, "adversary.known", self.known, "must not contain the target i")
         check(self.x != self.x_prime, "adversary.x_prime", self.x_prime, "must differ from x")
 
@@ -63,9 +67,13 @@ class Adversary:
 
     def as_row(self) -> dict:
         fmt = (lambda v: str(int(v))) if isinstance(self.x, (int, np.integer)) else (lambda v: f"{v:.6g}")
-        return {"i": self.i, "known": ";".join(str(k) for k in self.known),
-                "x_known": ";".join(fmt(v) for v in self.x_known),
-                "x": fmt(self.x), "x_prime": fmt(self.x_prime)}
+        return {
+            "i": self.i,
+            "known": ";".join(str(k) for k in self.known),
+            "x_known": ";".join(fmt(v) for v in self.x_known),
+            "x": fmt(self.x),
+            "x_prime": fmt(self.x_prime),
+        }
 
 
 def known_sizes(spec, n: int) -> tuple[int, ...]:
@@ -74,11 +82,18 @@ def known_sizes(spec, n: int) -> tuple[int, ...]:
         return tuple(range(1, n))
     if spec == "all":
         return tuple(range(0, n))
-    if isinstance(spec, (list, tuple)) and spec and all(
-            isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in spec):
+    if (
+        isinstance(spec, (list, tuple))
+        and spec
+        and all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in spec)
+    ):
         sizes = tuple(sorted({int(k) for k in spec}))
-        check(all(0 <= k <= n - 1 for k in sizes), "run.known_sizes", list(spec),
-              f"sizes must be in 0..n-1 = 0..{n - 1}")
+        check(
+            all(0 <= k <= n - 1 for k in sizes),
+            "run.known_sizes",
+            list(spec),
+            f"sizes must be in 0..n-1 = 0..{n - 1}",
+        )
         return sizes
     raise ConfigError("run.known_sizes", spec, "must be 'thesis', 'all' or a non-empty list of integer sizes")
 

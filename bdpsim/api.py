@@ -103,9 +103,17 @@ def load_adversaries(path: str | Path, *, as_frame: bool = True):
     return _table(rows) if as_frame else rows
 
 
-def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None = None, *, jobs: int = 1,
-        backend: str = "loky", progress: bool = False, as_frame: bool = True, force: bool = False,
-        limits=None):
+def run(
+    config: Mapping | str | Path | ExperimentConfig,
+    out: str | Path | None = None,
+    *,
+    jobs: int = 1,
+    backend: str = "loky",
+    progress: bool = False,
+    as_frame: bool = True,
+    force: bool = False,
+    limits=None,
+):
     """Run a config (a dict shaped like the TOML file, a path to one, or a parsed config).
 
     Parameters
@@ -147,11 +155,13 @@ def run(config: Mapping | str | Path | ExperimentConfig, out: str | Path | None 
         raise TypeError(f"config = {config!r}: must be a dict, a TOML path or an ExperimentConfig")
     if out is None:
         with tempfile.TemporaryDirectory(prefix="bdpsim-") as tmp:
-            rows = run_experiment(cfg, tmp, jobs=jobs, backend=backend, progress=progress, log=lambda m: None,
-                                  limits=limits)
+            rows = run_experiment(
+                cfg, tmp, jobs=jobs, backend=backend, progress=progress, log=lambda m: None, limits=limits
+            )
     else:
-        rows = run_experiment(cfg, out, jobs=jobs, backend=backend, progress=progress, force=force,
-                              limits=limits)
+        rows = run_experiment(
+            cfg, out, jobs=jobs, backend=backend, progress=progress, force=force, limits=limits
+        )
     return _table(rows) if as_frame else rows
 
 
@@ -165,8 +175,9 @@ class ExactResult:
     adversaries: int
 
 
-def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
-               sizes: str | tuple[int, ...] = "all") -> ExactResult:
+def exact_bdpl(
+    model, mechanism, adversary: Adversary | None = None, *, sizes: str | tuple[int, ...] = "all"
+) -> ExactResult:
     """Exact BDPL of ``mechanism`` on ``model``: of one ``adversary``, or the supremum over every
     adversary ``(i, K, x_K, x, x')`` with ``|K|`` in ``sizes`` (``"all"``: 0..n-1).
 
@@ -200,8 +211,9 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     ks = known_sizes(sizes, model.n)
     if isinstance(eng, HasWindowSearch) and is_upward_closed(ks, model.n):
         search, advs, values = eng.window(ks[0], 1)  # a histogram's window search has no search object
-        return ExactResult(search.bdpl if search is not None else float(values.max()), advs[0].adversary(),
-                           int(values.size))
+        return ExactResult(
+            search.bdpl if search is not None else float(values.max()), advs[0].adversary(), int(values.size)
+        )
     if not isinstance(eng, HasExhaustive):
         raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
     try:
@@ -213,8 +225,16 @@ def exact_bdpl(model, mechanism, adversary: Adversary | None = None, *,
     return ExactResult(float(res.value[j]), res.adversary(j), len(res))
 
 
-def worst_case_markov(gamma: float, n: int, epsilon: float, *, states: int = 2, starts: int = 8,
-                      seed: int = 1, maxiter: int = 150) -> MarkovWorstCase:
+def worst_case_markov(
+    gamma: float,
+    n: int,
+    epsilon: float,
+    *,
+    states: int = 2,
+    starts: int = 8,
+    seed: int = 1,
+    maxiter: int = 150,
+) -> MarkovWorstCase:
     """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL of the
     eps-DP Laplace count (every adversary, ``K = {}`` included), as ``bdpsim worst-case markov``.
 
@@ -247,8 +267,9 @@ def worst_case_markov(gamma: float, n: int, epsilon: float, *, states: int = 2, 
 
     from .studies.worstcase import worst_markov_chain
 
-    return worst_markov_chain(gamma, n, epsilon, np.random.default_rng(seed), states=states, starts=starts,
-                              maxiter=maxiter)
+    return worst_markov_chain(
+        gamma, n, epsilon, np.random.default_rng(seed), states=states, starts=starts, maxiter=maxiter
+    )
 
 
 def worst_case_gaussian(n: int, rho: float, *, starts: int = 40, seed: int = 1) -> GaussianWorstCase:

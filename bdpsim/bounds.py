@@ -16,9 +16,25 @@ import numpy as np
 from .core.errors import check
 from .kernels.chains.transition import gamma_of, omega_of, symmetric_chain, transition_matrix
 
-__all__ = ["Bound", "applicable_bounds", "not_applicable", "general_bound", "gaussian_bound", "markov_bound", "zhao_bound",
-           "yang_bound", "genomic_lower_bound", "gamma_of", "omega_of", "symmetric_chain", "transition_matrix",
-           "calibrate_general", "calibrate_gaussian", "calibrate_markov", "calibrate_zhao"]
+__all__ = [
+    "Bound",
+    "applicable_bounds",
+    "not_applicable",
+    "general_bound",
+    "gaussian_bound",
+    "markov_bound",
+    "zhao_bound",
+    "yang_bound",
+    "genomic_lower_bound",
+    "gamma_of",
+    "omega_of",
+    "symmetric_chain",
+    "transition_matrix",
+    "calibrate_general",
+    "calibrate_gaussian",
+    "calibrate_markov",
+    "calibrate_zhao",
+]
 
 
 @dataclass(frozen=True)
@@ -41,8 +57,12 @@ def _pos(name: str, x: float) -> float:
 
 
 def _m(m: int) -> int:
-    check(isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1, "m", m,
-          "must be an integer >= 1")
+    check(
+        isinstance(m, (int, np.integer)) and not isinstance(m, bool) and m >= 1,
+        "m",
+        m,
+        "must be an integer >= 1",
+    )
     return int(m)
 
 
@@ -184,6 +204,7 @@ def yang_bound(epsilon: float, n: int) -> Bound:
 
 # ---------------------------------------------------------------- calibration and accuracy
 
+
 def calibrate_general(epsilon: float, m: int) -> float:
     """DP parameter ``tau = eps / m`` that makes a Laplace mechanism eps-BDP (general bound)."""
     return _pos("epsilon", epsilon) / _m(m)
@@ -228,6 +249,7 @@ def markov_factor(epsilon: float, gamma: float) -> float:
 
 # ---------------------------------------------------------------- selection per configuration
 
+
 def not_applicable(name: str, reason: str) -> Bound:
     """A bound that does not apply: ``nan`` and ``"name: not applicable (reason)"``."""
     return Bound(name, math.nan, f"{name}: not applicable ({reason})")
@@ -264,14 +286,19 @@ def applicable_bounds(spec, mechanism) -> dict[str, Bound]:
     eps = float(eps) if eps is not None else math.nan
     dp = math.isfinite(eps)
     why_dp = not_dp_reason(mechanism)
-    out = {"general": general_bound(eps, spec.m) if dp else not_applicable("general", why_dp),
-           "model": Bound("model", math.nan), "zhao": Bound("zhao", math.nan),
-           "lower": Bound("lower", eps) if dp else not_applicable("lower", why_dp)}
+    out = {
+        "general": general_bound(eps, spec.m) if dp else not_applicable("general", why_dp),
+        "model": Bound("model", math.nan),
+        "zhao": Bound("zhao", math.nan),
+        "lower": Bound("lower", eps) if dp else not_applicable("lower", why_dp),
+    }
     if spec.owner is not None:
         out.update(spec.owner.bounds(spec, mechanism, eps))
     model, zhao = out["model"], out["zhao"]
     if math.isnan(model.value) and not model.reason and math.isnan(zhao.value) and not zhao.reason:
-        why = (f"model, zhao: not applicable (no model-specific bound for a {spec.kind} model; the Gaussian "
-               "and Markov bounds need those models)")
+        why = (
+            f"model, zhao: not applicable (no model-specific bound for a {spec.kind} model; the Gaussian "
+            "and Markov bounds need those models)"
+        )
         out.update(model=Bound("model", math.nan, why), zhao=Bound("zhao", math.nan, why))
     return out

@@ -25,6 +25,7 @@ class AdditiveQuery:
     field = "mechanism"
 
     if TYPE_CHECKING:  # every subclass's attribute or property
+
         @property
         def sensitivity(self) -> float: ...
 
@@ -45,9 +46,12 @@ class CountQuery(AdditiveQuery):
 
     def __post_init__(self) -> None:
         cs = tuple(int(c) for c in self.counted_states)
-        check(len(cs) >= 1 and len(set(cs)) == len(cs) and min(cs) >= 0,
-              "mechanism.counted_states", list(self.counted_states),
-              "must be a non-empty list of distinct states >= 0")
+        check(
+            len(cs) >= 1 and len(set(cs)) == len(cs) and min(cs) >= 0,
+            "mechanism.counted_states",
+            list(self.counted_states),
+            "must be a non-empty list of distinct states >= 0",
+        )
         object.__setattr__(self, "counted_states", cs)
 
     def __call__(self, data: np.ndarray) -> np.ndarray:
@@ -55,7 +59,12 @@ class CountQuery(AdditiveQuery):
 
     def per_state(self, states: int) -> np.ndarray:
         bad = [c for c in self.counted_states if c >= states]
-        check(not bad, "mechanism.counted_states", list(self.counted_states), f"states must be in 0..{states - 1}")
+        check(
+            not bad,
+            "mechanism.counted_states",
+            list(self.counted_states),
+            f"states must be in 0..{states - 1}",
+        )
         f = np.zeros(states)
         f[list(self.counted_states)] = 1.0
         return f
@@ -69,8 +78,12 @@ class StateSumQuery(AdditiveQuery):
 
     def __post_init__(self) -> None:
         f = tuple(float(v) for v in self.state_values)
-        check(len(f) >= 2 and all(map(math.isfinite, f)) and max(f) > min(f), "mechanism.state_values",
-              list(self.state_values), "must be >= 2 finite values per state, not all equal")
+        check(
+            len(f) >= 2 and all(map(math.isfinite, f)) and max(f) > min(f),
+            "mechanism.state_values",
+            list(self.state_values),
+            "must be >= 2 finite values per state, not all equal",
+        )
         object.__setattr__(self, "state_values", f)
 
     @property
@@ -81,8 +94,12 @@ class StateSumQuery(AdditiveQuery):
         return np.asarray(self.state_values)[np.asarray(data, dtype=np.int64)].sum(axis=1)
 
     def per_state(self, states: int) -> np.ndarray:
-        check(len(self.state_values) == states, "mechanism.state_values", list(self.state_values),
-              f"must have one value per state ({states})")
+        check(
+            len(self.state_values) == states,
+            "mechanism.state_values",
+            list(self.state_values),
+            f"must have one value per state ({states})",
+        )
         return np.asarray(self.state_values, dtype=float)
 
 
@@ -94,8 +111,12 @@ class ClippedSumQuery:
 
     def __post_init__(self) -> None:
         lo, hi = (float(v) for v in self.clip)
-        check(math.isfinite(lo) and math.isfinite(hi) and lo < hi, "mechanism.clip",
-              list(self.clip), "must be [low, high] with low < high")
+        check(
+            math.isfinite(lo) and math.isfinite(hi) and lo < hi,
+            "mechanism.clip",
+            list(self.clip),
+            "must be [low, high] with low < high",
+        )
         object.__setattr__(self, "clip", (lo, hi))
 
     @property

@@ -52,7 +52,14 @@ def _modules() -> dict[str, Path]:
 
 PLUGIN = ("models/", "mechanisms/", "estimators/", "calibration/")
 #: the Laplace mechanism family's own types (before issue 36 the models probed them)
-LAPLACE_ONLY = {"LaplaceMechanism", "LaplaceQuery", "LaplaceCount", "ClippedSum", "LaplaceSum", "LaplaceStateSum"}
+LAPLACE_ONLY = {
+    "LaplaceMechanism",
+    "LaplaceQuery",
+    "LaplaceCount",
+    "ClippedSum",
+    "LaplaceSum",
+    "LaplaceStateSum",
+}
 
 
 def _concrete_classes(mods: dict[str, Path]) -> dict[str, set[str]]:
@@ -63,8 +70,10 @@ def _concrete_classes(mods: dict[str, Path]) -> dict[str, set[str]]:
     for p in mods.values():
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.ClassDef):
-                bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
-                         for b in node.bases}
+                bases = {
+                    b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                    for b in node.bases
+                }
                 if "Protocol" in bases:
                     protocols.add(node.name)
                 else:
@@ -82,12 +91,18 @@ def _name(e) -> str:
 
 def _noise_probe(node, noise: set[str]) -> str:
     """The noise class ``node`` probes (``isinstance`` or ``is``/``is not``/``==``), or ``""``."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
-            and len(node.args) == 2:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and len(node.args) == 2
+    ):
         arg = node.args[1]
         hit = [_name(e) for e in (arg.elts if isinstance(arg, ast.Tuple) else [arg]) if _name(e) in noise]
         return ",".join(hit)
-    if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in node.ops):
+    if isinstance(node, ast.Compare) and all(
+        isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in node.ops
+    ):
         hit = [_name(e) for e in (node.left, *node.comparators) if _name(e) in noise]
         return ",".join(hit)
     return ""
@@ -99,8 +114,11 @@ def _isinstance_finds(node: ast.Call, rel: str, concrete: dict, found: dict[str,
     if node.func.id == "isinstance" and len(node.args) == 2 and not rel.startswith(("models/", "testing/")):
         arg = node.args[1]
         elts = arg.elts if isinstance(arg, ast.Tuple) else [arg]
-        names = [e.id if isinstance(e, ast.Name) else e.attr for e in elts
-                 if isinstance(e, (ast.Name, ast.Attribute))]
+        names = [
+            e.id if isinstance(e, ast.Name) else e.attr
+            for e in elts
+            if isinstance(e, (ast.Name, ast.Attribute))
+        ]
         other = [c for c in names if c in concrete and rel not in concrete[c]]
         plugin = [c for c in other if any(f.startswith(PLUGIN) for f in concrete[c])]
         if other:
@@ -109,8 +127,9 @@ def _isinstance_finds(node: ast.Call, rel: str, concrete: dict, found: dict[str,
             found["isinstance"].append(f"{rel}:{node.lineno} {','.join(plugin)}")
 
 
-def _private_imports(node: ast.ImportFrom, package: str, mod: str, mods: dict, rel: str,
-                     found: dict[str, list[str]]) -> None:
+def _private_imports(
+    node: ast.ImportFrom, package: str, mod: str, mods: dict, rel: str, found: dict[str, list[str]]
+) -> None:
     """Private names (``_x``, not modules) that module ``mod`` (in ``package``) imports from another
     bdpsim module: appended to ``found["private_imports"]``."""
     if node.level:
@@ -129,9 +148,17 @@ def _private_imports(node: ast.ImportFrom, package: str, mod: str, mods: dict, r
 def counts(listing: bool = False) -> dict[str, list[str]]:
     mods = _modules()
     concrete = _concrete_classes(mods)
-    found: dict[str, list[str]] = {"isinstance": [], "isinstance_any": [], "getattr": [], "getattr_literal": [],
-                                   "private_imports": [], "noise_probes": []}
-    noise = {c for c, files in concrete.items() if any(f.startswith("kernels/noise/") for f in files)} | LAPLACE_ONLY
+    found: dict[str, list[str]] = {
+        "isinstance": [],
+        "isinstance_any": [],
+        "getattr": [],
+        "getattr_literal": [],
+        "private_imports": [],
+        "noise_probes": [],
+    }
+    noise = {
+        c for c, files in concrete.items() if any(f.startswith("kernels/noise/") for f in files)
+    } | LAPLACE_ONLY
     for mod, p in mods.items():
         rel = _rel(p)
         package = mod if p.name == "__init__.py" else mod.rsplit(".", 1)[0]
@@ -142,10 +169,14 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                     found["noise_probes"].append(f"{rel}:{node.lineno} {probe}")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 _isinstance_finds(node, rel, concrete, found)
-                if node.func.id in ("getattr", "hasattr") and not rel.startswith(("cli/", "figures/", "testing/")):
+                if node.func.id in ("getattr", "hasattr") and not rel.startswith(
+                    ("cli/", "figures/", "testing/")
+                ):
                     found["getattr"].append(f"{rel}:{node.lineno} {node.func.id}")
                     if len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
-                        found["getattr_literal"].append(f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})")
+                        found["getattr_literal"].append(
+                            f"{rel}:{node.lineno} {node.func.id}({node.args[1].value!r})"
+                        )
             elif isinstance(node, ast.ImportFrom):
                 _private_imports(node, package, mod, mods, rel, found)
     return found
@@ -155,16 +186,27 @@ TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 3, "noise_probes":
 
 GENERATED = ROOT / "docs" / "generated" / "architecture_counts.md"
 #: the counts at main be71edc, before issue 28 (this script run on that tree)
-BEFORE = {"isinstance": 15, "isinstance_any": 17, "getattr": 40, "getattr_literal": 29, "private_imports": 14,
-          "noise_probes": 17}  # noise_probes: at main 72aee1f, before issue 36 (this script run on that tree)
+BEFORE = {
+    "isinstance": 15,
+    "isinstance_any": 17,
+    "getattr": 40,
+    "getattr_literal": 29,
+    "private_imports": 14,
+    "noise_probes": 17,
+}  # noise_probes: at main 72aee1f, before issue 36 (this script run on that tree)
 
 
 def markdown() -> str:
     res = counts()
-    lines = ["<!-- generated by scripts/architecture_counts.py --write; do not edit -->",
-             "| probe | before (main be71edc) | now | target |", "|---|---|---|---|"]
+    lines = [
+        "<!-- generated by scripts/architecture_counts.py --write; do not edit -->",
+        "| probe | before (main be71edc) | now | target |",
+        "|---|---|---|---|",
+    ]
     for k, v in res.items():
-        lines.append(f"| `{k}` | {BEFORE[k]} | {len(v)} | {'<= ' + str(TARGETS[k]) if k in TARGETS else ''} |")
+        lines.append(
+            f"| `{k}` | {BEFORE[k]} | {len(v)} | {'<= ' + str(TARGETS[k]) if k in TARGETS else ''} |"
+        )
     lines.append("")
     lines.append("`noise_probes`: before = main 72aee1f (issue 36), the first tree it was counted on.")
     return "\n".join(lines) + "\n"

@@ -46,8 +46,10 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     refuse_committed(ap, a.overwrite, a.json, option="--json")
     ex = BayesNetKind.example
-    models = {"activity chain, n = 288": MarkovChainModel(np.array(ACTIVITY), 288),
-              "example network (4 nodes)": BayesNetModel(ex["parents"], ex["cpt"])}
+    models = {
+        "activity chain, n = 288": MarkovChainModel(np.array(ACTIVITY), 288),
+        "example network (4 nodes)": BayesNetModel(ex["parents"], ex["cpt"]),
+    }
     mech = NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0))
     rows = []
     for name, model in models.items():
@@ -58,11 +60,15 @@ def main(argv=None) -> int:
             start = time.perf_counter()
             c = calibrate_attack(model, mech, **t)
             rows.append({"model": name, **t, **c.as_dict(), "seconds": time.perf_counter() - start})
-            print(f"{name}: {c.what} <= {c.target:g}: scale {c.parameter:.6g} (eps-BDP at eps "
-                  f"{c.epsilon:.4g}: {c.bdp_parameter:.6g}); saving x{c.saving:.4g}", flush=True)
+            print(
+                f"{name}: {c.what} <= {c.target:g}: scale {c.parameter:.6g} (eps-BDP at eps "
+                f"{c.epsilon:.4g}: {c.bdp_parameter:.6g}); saving x{c.saving:.4g}",
+                flush=True,
+            )
     a.json.parent.mkdir(parents=True, exist_ok=True)
-    a.json.write_text(json.dumps({"rows": rows, "when": datetime.now(UTC).isoformat(timespec="seconds")},
-                                 indent=1) + "\n")
+    a.json.write_text(
+        json.dumps({"rows": rows, "when": datetime.now(UTC).isoformat(timespec="seconds")}, indent=1) + "\n"
+    )
     return 0
 
 

@@ -53,24 +53,35 @@ def main(argv=None) -> int:
         rows += r
         print(json.dumps(s), flush=True)
     ok = all(s["over_adversary"] <= s["allowed_over"] and s["within_2se_rate"] >= 0.9 for s in summaries)
-    rec = {"command": "python " + " ".join(sys.argv), "chain": CHAIN, "cases": CASES, "ok": ok,
-           "finished": datetime.now(UTC).isoformat(timespec="seconds"), "summaries": summaries}
+    rec = {
+        "command": "python " + " ".join(sys.argv),
+        "chain": CHAIN,
+        "cases": CASES,
+        "ok": ok,
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+        "summaries": summaries,
+    }
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "audit_coverage.json").write_text(json.dumps(rec, indent=2) + "\n")
     with open(a.out / "audit_coverage.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    lines = [f"Coverage of the audit: {a.repeats} independent repeats per case, audit_budget = {a.budget} calls, "
-             f"{a.adversaries} random adversaries, alpha = 0.05 (chain gamma = 4, n = 6).", "",
-             "| case | exact BDPL (all adversaries) | lower > exact of certified adversary | lower > "
-             "configuration's "
-             "exact | allowed (99.9 % binomial) | estimate within 2 se | mean lower bound |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Coverage of the audit: {a.repeats} independent repeats per case, audit_budget = {a.budget} calls, "
+        f"{a.adversaries} random adversaries, alpha = 0.05 (chain gamma = 4, n = 6).",
+        "",
+        "| case | exact BDPL (all adversaries) | lower > exact of certified adversary | lower > "
+        "configuration's "
+        "exact | allowed (99.9 % binomial) | estimate within 2 se | mean lower bound |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for s in summaries:
-        lines.append(f"| {s['case']} | {s['configuration_exact']:.4f} | {s['over_adversary']}/{s['repeats']} | "
-                     f"{s['over_configuration']}/{s['repeats']} | {s['allowed_over']} | "
-                     f"{s['within_2se']}/{s['with_se']} ({100 * s['within_2se_rate']:.1f} %) | {s['mean_lower']:.3f} |")
+        lines.append(
+            f"| {s['case']} | {s['configuration_exact']:.4f} | {s['over_adversary']}/{s['repeats']} | "
+            f"{s['over_configuration']}/{s['repeats']} | {s['allowed_over']} | "
+            f"{s['within_2se']}/{s['with_se']} ({100 * s['within_2se_rate']:.1f} %) | {s['mean_lower']:.3f} |"
+        )
     (a.out / "audit_coverage.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if ok else 1

@@ -118,26 +118,46 @@ def main(a) -> None:
     t_mixf, _ = timeit(lambda ad: mix_fixed.estimate(model, mech, ad, np.random.default_rng(1)), advs)
     t_ex, _ = timeit(lambda ad: exact.estimate(model, mech, ad), advs)
 
-    print(f"setting: Markov n=10, gamma=5, eps=1, count, {N} samples/condition, {len(advs)} adversaries, 1 core")
+    print(
+        f"setting: Markov n=10, gamma=5, eps=1, count, {N} samples/condition, {len(advs)} adversaries, 1 core"
+    )
     print(f"straightforward thesis method     {1e3 * t_sf:8.1f} ms/adversary")
     print(f"bdpsim kde path                   {1e3 * t_kde:8.1f} ms/adversary")
     print(f"  its two fastKDE calls           {1e3 * t_fastkde:8.1f} ms/adversary")
     print(f"  ratio bdpsim / its fastKDE      {t_kde / t_fastkde:8.2f}   (target <= 1.3)")
     print(f"  speed-up vs straightforward     {t_sf / t_kde:8.2f}x  (target >= 2.5)")
     print(f"throughput kde                    {1 / t_kde:10.1f} adversaries/s")
-    print(f"throughput mixture                {1 / t_mix:10.1f} adversaries/s   " f"{t_kde / t_mix:7.1f}x kde (target >= 50)")
+    print(
+        f"throughput mixture                {1 / t_mix:10.1f} adversaries/s   "
+        f"{t_kde / t_mix:7.1f}x kde (target >= 50)"
+    )
     print(f"throughput mixture, fixed N       {1 / t_mixf:10.1f} adversaries/s   {t_kde / t_mixf:7.1f}x kde")
-    print(f"throughput exact                  {1 / t_ex:10.1f} adversaries/s   {t_kde / t_ex:7.1f}x " "kde (target >= 50)")
+    print(
+        f"throughput exact                  {1 / t_ex:10.1f} adversaries/s   {t_kde / t_ex:7.1f}x "
+        "kde (target >= 50)"
+    )
     t0 = time.perf_counter()
     res = exhaustive_markov_count(MarkovChainModel(B.symmetric_chain(10.0), 10), LaplaceCount(2.0), range(10))
     dt = time.perf_counter() - t0
     best = res.adversary(res.best)
-    print(f"exhaustive exact, n=10, gamma=10, eps=2: {len(res)} adversaries in {dt:.2f} s (1 core; " "target < 60 s); "
-          f"max {res.value.max():.4f} at i={best.i} K={best.known} x_K={best.x_known}")
-    RECORD.update(samples=N, adversaries=len(advs), ms_straightforward=1e3 * t_sf, ms_kde=1e3 * t_kde,
-                  ms_kde_fastkde=1e3 * t_fastkde, ms_mixture=1e3 * t_mix, ms_mixture_fixed=1e3 * t_mixf, ms_exact=1e3 * t_ex,
-                  exhaustive_adversaries=len(res), exhaustive_seconds=dt,
-                  exhaustive_max=float(res.value.max()))
+    print(
+        f"exhaustive exact, n=10, gamma=10, eps=2: {len(res)} adversaries in {dt:.2f} s (1 core; "
+        "target < 60 s); "
+        f"max {res.value.max():.4f} at i={best.i} K={best.known} x_K={best.x_known}"
+    )
+    RECORD.update(
+        samples=N,
+        adversaries=len(advs),
+        ms_straightforward=1e3 * t_sf,
+        ms_kde=1e3 * t_kde,
+        ms_kde_fastkde=1e3 * t_fastkde,
+        ms_mixture=1e3 * t_mix,
+        ms_mixture_fixed=1e3 * t_mixf,
+        ms_exact=1e3 * t_ex,
+        exhaustive_adversaries=len(res),
+        exhaustive_seconds=dt,
+        exhaustive_max=float(res.value.max()),
+    )
 
 
 def memory_section() -> None:
@@ -156,8 +176,10 @@ def memory_section() -> None:
         sample_outputs(g, mech, {0: 1.0}, N, rng, "data", chunk)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print(f"memory: 10^6 outputs, Gaussian n=10, chunk {chunk:>9}: peak {peak / 2**20:7.1f} MiB "
-              f"({peak / full:.2f} x the full data matrix of {full / 2**20:.0f} MiB)")
+        print(
+            f"memory: 10^6 outputs, Gaussian n=10, chunk {chunk:>9}: peak {peak / 2**20:7.1f} MiB "
+            f"({peak / full:.2f} x the full data matrix of {full / 2**20:.0f} MiB)"
+        )
         RECORD[f"memory_mib_chunk_{chunk}"] = peak / 2**20
 
 
@@ -165,16 +187,25 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--adversaries", type=int, default=20)
     ap.add_argument("--samples", type=int, default=100_000)
-    ap.add_argument("--json", type=Path, default=Path("results/benchmarks/benchmark.json"),
-                    help="where to write the measured numbers (default: %(default)s)")
+    ap.add_argument(
+        "--json",
+        type=Path,
+        default=Path("results/benchmarks/benchmark.json"),
+        help="where to write the measured numbers (default: %(default)s)",
+    )
     args = ap.parse_args()
     load = os.getloadavg()[0]
     memory_section()
     main(args)
-    RECORD.update(command="python scripts/benchmark.py" + (f" --adversaries {args.adversaries}" if args.adversaries != 20 else "")
-                  + (f" --samples {args.samples}" if args.samples != 100_000 else ""),
-                  load_average_before=load, load_average_after=os.getloadavg()[0], cpus=os.cpu_count(),
-                  written=datetime.now(UTC).isoformat(timespec="seconds"))
+    RECORD.update(
+        command="python scripts/benchmark.py"
+        + (f" --adversaries {args.adversaries}" if args.adversaries != 20 else "")
+        + (f" --samples {args.samples}" if args.samples != 100_000 else ""),
+        load_average_before=load,
+        load_average_after=os.getloadavg()[0],
+        cpus=os.cpu_count(),
+        written=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(RECORD, indent=2) + "\n")
     print(f"wrote {args.json}")

@@ -73,13 +73,32 @@ def main(argv=None) -> int:
     rows = []
     for f in (1e-3, 1e-2, 0.1):
         w = risk.worst_tpr(f)
-        rows.append({"fpr": f, "tpr": w.value, "upper": w.upper, "certified": w.certified,
-                     "pure_eps_tpr": min(1.0, math.exp(exact.bdpl) * f)})
-    out = {"n": a.n, "epsilon": 1.0, "exact_bdpl": exact.bdpl, "exact_bdpl_cpu_s": t_exact,
-           "attack_cpu_s": t_attack, "ratio": ratio, "target_ratio": 3.0, "advantage": risk.advantage,
-           "pure_eps_advantage": math.tanh(exact.bdpl / 2), "adversary_bdpl": risk.bdpl, "tpr": rows,
-           "repeat": a.repeat, "load_before": load, "load_after": os.getloadavg()[0],
-           "when": datetime.now(UTC).isoformat(timespec="seconds")}
+        rows.append(
+            {
+                "fpr": f,
+                "tpr": w.value,
+                "upper": w.upper,
+                "certified": w.certified,
+                "pure_eps_tpr": min(1.0, math.exp(exact.bdpl) * f),
+            }
+        )
+    out = {
+        "n": a.n,
+        "epsilon": 1.0,
+        "exact_bdpl": exact.bdpl,
+        "exact_bdpl_cpu_s": t_exact,
+        "attack_cpu_s": t_attack,
+        "ratio": ratio,
+        "target_ratio": 3.0,
+        "advantage": risk.advantage,
+        "pure_eps_advantage": math.tanh(exact.bdpl / 2),
+        "adversary_bdpl": risk.bdpl,
+        "tpr": rows,
+        "repeat": a.repeat,
+        "load_before": load,
+        "load_after": os.getloadavg()[0],
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     print(f"activity chain, n = {a.n}, Laplace eps = 1, every adversary")
     print(f"exact_bdpl   {exact.bdpl:.6g}   {t_exact:.3f} CPU s")
     print(f"attack_risk  advantage {risk.advantage:.6g}   {t_attack:.3f} CPU s")

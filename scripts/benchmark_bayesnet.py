@@ -65,9 +65,13 @@ def main() -> None:
         if args.out:
             from bdpsim.pipeline import results as R
 
-            meta = R.metadata("benchmark", config={"repeat": args.repeat}, seed=args.seed,
-                              command="python scripts/benchmark_bayesnet.py --repeat "
-                                      f"{args.repeat} --seed {args.seed}", measurements=rec)
+            meta = R.metadata(
+                "benchmark",
+                config={"repeat": args.repeat},
+                seed=args.seed,
+                command=f"python scripts/benchmark_bayesnet.py --repeat {args.repeat} --seed {args.seed}",
+                measurements=rec,
+            )
             R.atomic_write_text(args.out, json.dumps(meta, indent=1))
 
 
@@ -77,17 +81,27 @@ def _measure(args, rec: dict) -> None:
 
     net, t_build = timed(lambda: random_ktree_network(1000, 3, 2, rng), 1)
     from bdpsim.kernels.graphical.elimination import plan
-    p = plan([f.vars for f in net.factors()], dict(enumerate(net.node_states)),
-             [1] * net.size)
-    known = {int(r): int(v) for r, v in zip(rng.choice(net.n, 500, replace=False),
-                                            net.sample(1, rng)[0][:500])}
+
+    p = plan([f.vars for f in net.factors()], dict(enumerate(net.node_states)), [1] * net.size)
+    known = {
+        int(r): int(v) for r, v in zip(rng.choice(net.n, 500, replace=False), net.sample(1, rng)[0][:500])
+    }
     target = next(r for r in range(net.n) if r not in known)
     draw = net.sample(1, rng)[0]
     known = {r: int(draw[r]) for r in known}
     res, t = timed(lambda: adversary_bdpl(net, known, target, np.array([0, 1]), score), args.repeat)
-    rec["network"] = {"nodes": 1000, "states": 2, "width": p.width, "known": 500, "bdpl": res.bdpl, "seconds": t}
-    print(f"random 3-tree network, 1000 nodes, 2 states (built in {t_build:.2f} s; min-fill induced "
-          f"width {p.width}): one adversary (|K| = 500) exact BDPL = {res.bdpl:.6f} in {t:.3f} s")
+    rec["network"] = {
+        "nodes": 1000,
+        "states": 2,
+        "width": p.width,
+        "known": 500,
+        "bdpl": res.bdpl,
+        "seconds": t,
+    }
+    print(
+        f"random 3-tree network, 1000 nodes, 2 states (built in {t_build:.2f} s; min-fill induced "
+        f"width {p.width}): one adversary (|K| = 500) exact BDPL = {res.bdpl:.6f} in {t:.3f} s"
+    )
     res, t = timed(lambda: adversary_bdpl(net, {}, 500, np.array([0, 1]), score), args.repeat)
     rec["network_empty"] = {"bdpl": res.bdpl, "seconds": t}
     print(f"  same network, K = {{}}: BDPL = {res.bdpl:.6f} in {t:.3f} s")
@@ -106,8 +120,10 @@ def _measure(args, rec: dict) -> None:
     known = {int(r): int(obs[r]) for r in ks if r != 500}
     res, t = timed(lambda: adversary_bdpl(hmm, known, 500, np.array([0, 1]), score), args.repeat)
     rec["hmm"] = {"hidden_states": 3, "n": 1000, "known": len(known), "bdpl": res.bdpl, "seconds": t}
-    print(f"HMM, 3 hidden states, n = 1000 observations: one adversary (|K| = {len(known)}) exact "
-          f"BDPL = {res.bdpl:.6f} in {t:.3f} s")
+    print(
+        f"HMM, 3 hidden states, n = 1000 observations: one adversary (|K| = {len(known)}) exact "
+        f"BDPL = {res.bdpl:.6f} in {t:.3f} s"
+    )
     res, t = timed(lambda: adversary_bdpl(hmm, {}, 500, np.array([0, 1]), score), args.repeat)
     rec["hmm_empty"] = {"bdpl": res.bdpl, "seconds": t}
     print(f"  same HMM, K = {{}}: BDPL = {res.bdpl:.6f} in {t:.3f} s")
@@ -121,12 +137,19 @@ def _measure(args, rec: dict) -> None:
         return
     from bdpsim.calibration.quilt.chain import authors_stationary, mqm_exact
     from bdpsim.models import MarkovChainModel
+
     A = np.array([[0.882, 0.118], [0.305, 0.695]])
     chain = BayesNetModel.from_markov(MarkovChainModel(A, 288, authors_stationary(A)))
     res, t = timed(lambda: mqm_bayesnet(chain, 1.0, records=range(1, 287)), args.repeat)
-    rec["mqm_chain_288"] = {"sigma": res.sigma, "sigma_chain_mqm_exact": mqm_exact(A, 288, 1.0).sigma, "seconds": t}
-    print(f"general Markov Quilt mechanism, activity chain T = 288: sigma = {res.sigma:.9f} "
-          f"(chain MQMExact {mqm_exact(A, 288, 1.0).sigma:.9f}) in {t:.3f} s")
+    rec["mqm_chain_288"] = {
+        "sigma": res.sigma,
+        "sigma_chain_mqm_exact": mqm_exact(A, 288, 1.0).sigma,
+        "seconds": t,
+    }
+    print(
+        f"general Markov Quilt mechanism, activity chain T = 288: sigma = {res.sigma:.9f} "
+        f"(chain MQMExact {mqm_exact(A, 288, 1.0).sigma:.9f}) in {t:.3f} s"
+    )
 
 
 if __name__ == "__main__":

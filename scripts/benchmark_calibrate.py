@@ -20,16 +20,37 @@ import tempfile
 
 def run(n: int, method: str, timeout: float) -> tuple[int, float, float, str]:
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
-        cmd = ["/usr/bin/time", "-o", tf.name, "-f", "%e %M", sys.executable, "-m", "bdpsim.cli", "calibrate",
-               "markov", "--gamma", "2", "--n", str(n), "--epsilon", "1", "--method", method]
+        cmd = [
+            "/usr/bin/time",
+            "-o",
+            tf.name,
+            "-f",
+            "%e %M",
+            sys.executable,
+            "-m",
+            "bdpsim.cli",
+            "calibrate",
+            "markov",
+            "--gamma",
+            "2",
+            "--n",
+            str(n),
+            "--epsilon",
+            "1",
+            "--method",
+            method,
+        ]
         env = dict(os.environ, PYTHONPATH=os.getcwd())
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             return -1, timeout, float("nan"), f"killed after {timeout:g} s"
         sec, kb = tf.read().split()[-2:]
-        notes = [line.split(None, 3)[-1][:90] for line in p.stdout.splitlines()
-                 if "not run" in line or "not computed" in line]
+        notes = [
+            line.split(None, 3)[-1][:90]
+            for line in p.stdout.splitlines()
+            if "not run" in line or "not computed" in line
+        ]
         notes += [line[:120] for line in p.stderr.splitlines() if line.startswith("bdpsim: error")]
         return p.returncode, float(sec), int(kb) / 1024, "; ".join(notes)
 

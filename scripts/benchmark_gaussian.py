@@ -94,7 +94,9 @@ def run(args: list[str], old: bool, timeout: float) -> tuple[int, float, float, 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--old", action="store_true", help="also time the network profile with the per-row kernel")
+    ap.add_argument(
+        "--old", action="store_true", help="also time the network profile with the per-row kernel"
+    )
     ap.add_argument("--old-calibration", action="store_true", help="also time the calibration with it")
     ap.add_argument("--timeout", type=float, default=1800.0)
     a = ap.parse_args()
@@ -102,22 +104,39 @@ def main() -> None:
     gauss, lap = tmp / "gauss.toml", tmp / "laplace.toml"
     gauss.write_text(NETWORK.format(profile="epsilon_profile = 1.0", noise='noise = "gaussian"\nsigma = 1.0'))
     lap.write_text(NETWORK.format(profile="", noise="epsilon = 1.0"))
-    cases = [("network profile", "laplace", False, ["run", str(lap), "--out", str(tmp / "l"), "--quiet"]),
-             ("network profile", "gaussian", False, ["run", str(gauss), "--out", str(tmp / "g"), "--quiet"]),
-             ("calibrate n=288", "laplace", False, CALIBRATE + ["--json"]),
-             ("calibrate n=288", "gaussian", False, CALIBRATE + ["--noise", "gaussian", "--delta", "1e-6", "--json"])]
+    cases = [
+        ("network profile", "laplace", False, ["run", str(lap), "--out", str(tmp / "l"), "--quiet"]),
+        ("network profile", "gaussian", False, ["run", str(gauss), "--out", str(tmp / "g"), "--quiet"]),
+        ("calibrate n=288", "laplace", False, CALIBRATE + ["--json"]),
+        (
+            "calibrate n=288",
+            "gaussian",
+            False,
+            CALIBRATE + ["--noise", "gaussian", "--delta", "1e-6", "--json"],
+        ),
+    ]
     if a.old:
-        cases.append(("network profile", "gaussian", True, ["run", str(gauss), "--out", str(tmp / "o"), "--quiet"]))
+        cases.append(
+            ("network profile", "gaussian", True, ["run", str(gauss), "--out", str(tmp / "o"), "--quiet"])
+        )
     if a.old_calibration:
-        cases.append(("calibrate n=288", "gaussian", True,
-                      CALIBRATE + ["--noise", "gaussian", "--delta", "1e-6", "--json"]))
+        cases.append(
+            (
+                "calibrate n=288",
+                "gaussian",
+                True,
+                CALIBRATE + ["--noise", "gaussian", "--delta", "1e-6", "--json"],
+            )
+        )
     print(f"{'command':<16} {'noise':<9} {'kernel':<11} {'rc':>3} {'wall s':>8} {'cpu s':>8}  output")
     times = {}
     for what, noise, old, args in cases:
         code, wall, cpu, out = run(args, old, a.timeout)
         kernel = "per-row" if old else "vectorised"
         times[what, noise, old] = (wall, cpu)
-        print(f"{what:<16} {noise:<9} {kernel:<11} {code:>3} {wall:>8.2f} {cpu:>8.2f}  {out[:70]}", flush=True)
+        print(
+            f"{what:<16} {noise:<9} {kernel:<11} {code:>3} {wall:>8.2f} {cpu:>8.2f}  {out[:70]}", flush=True
+        )
     print()
     for what in ("network profile", "calibrate n=288"):
         g, lp = times[what, "gaussian", False], times[what, "laplace", False]

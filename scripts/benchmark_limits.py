@@ -40,8 +40,13 @@ import numpy as np  # noqa: E402
 from bdpsim.cli import main as bdpsim  # noqa: E402
 from bdpsim.core.errors import ConfigError  # noqa: E402
 
-HOSTILE_UTILITY = ["family_size = [1000000000]", "records = 1000000000000", "runs = 1000000000000",
-                   "seed = true", "epsilon = [inf]"]
+HOSTILE_UTILITY = [
+    "family_size = [1000000000]",
+    "records = 1000000000000",
+    "runs = 1000000000000",
+    "seed = true",
+    "epsilon = [inf]",
+]
 
 
 def cli(*args) -> int:
@@ -70,16 +75,28 @@ def bad_configs(tmp: Path) -> list[dict]:
         cfg = tmp / f"bad{i}.toml"
         cfg.write_text(BAD_CONFIGS[case][0])
         dest = tmp / f"out{i}"
-        out.append(timed(f"config: {case}", 10.0, lambda cfg=cfg, dest=dest: cli("validate", cfg) == 2
-                         and cli("run", cfg, "--out", dest) == 2 and not dest.exists()))
+        out.append(
+            timed(
+                f"config: {case}",
+                10.0,
+                lambda cfg=cfg, dest=dest: (
+                    cli("validate", cfg) == 2 and cli("run", cfg, "--out", dest) == 2 and not dest.exists()
+                ),
+            )
+        )
     return out
 
 
 def worst_case() -> list[dict]:
     from bdpsim.studies.worstcase import worst_gaussian_sum
 
-    return [timed("worst_gaussian_sum(8, 0.9, starts=2)", 20.0,
-                  lambda: worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2).capped)]
+    return [
+        timed(
+            "worst_gaussian_sum(8, 0.9, starts=2)",
+            20.0,
+            lambda: worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2).capped,
+        )
+    ]
 
 
 def utility_configs(tmp: Path) -> list[dict]:
@@ -88,8 +105,17 @@ def utility_configs(tmp: Path) -> list[dict]:
         cfg = tmp / f"utility{i}.toml"
         cfg.write_text(f'[utility]\ndataset = "genomic"\n{line}\n')
         dest = tmp / f"u{i}"
-        out.append(timed(f"utility: {line}", 5.0, lambda cfg=cfg, dest=dest: cli("validate", cfg) == 2
-                         and cli("utility", cfg, "--out", dest) == 2 and not dest.exists()))
+        out.append(
+            timed(
+                f"utility: {line}",
+                5.0,
+                lambda cfg=cfg, dest=dest: (
+                    cli("validate", cfg) == 2
+                    and cli("utility", cfg, "--out", dest) == 2
+                    and not dest.exists()
+                ),
+            )
+        )
     return out
 
 
@@ -103,10 +129,12 @@ def pedigrees() -> list[dict]:
             return True
         return False
 
-    cases = [("nuclear family of 10^9", lambda: PedigreeModel.nuclear(10 ** 9)),
-             ("nuclear family of 1001", lambda: PedigreeModel.nuclear(1001)),
-             ("14 people with children", lambda: PedigreeModel(((),) * 14 + tuple((j, j + 1) for j in range(13)))),
-             ("10^6 founders", lambda: PedigreeModel([[]] * 10 ** 6))]
+    cases = [
+        ("nuclear family of 10^9", lambda: PedigreeModel.nuclear(10**9)),
+        ("nuclear family of 1001", lambda: PedigreeModel.nuclear(1001)),
+        ("14 people with children", lambda: PedigreeModel(((),) * 14 + tuple((j, j + 1) for j in range(13)))),
+        ("10^6 founders", lambda: PedigreeModel([[]] * 10**6)),
+    ]
     return [timed(f"pedigree: {label}", 2.0, lambda make=make: refused(make)) for label, make in cases]
 
 
@@ -119,15 +147,26 @@ def main() -> int:
         rows = bad_configs(Path(d)) + worst_case() + utility_configs(Path(d)) + pedigrees()
     after = os.getloadavg()[0]
     bad = [r["case"] for r in rows if not r["ok"]]
-    print(f"load average {load:.2f} before, {after:.2f} after, {os.cpu_count()} CPUs; "
-          + (f"{len(bad)} case(s) failed: {bad}" if bad else "every case within its limit"))
+    print(
+        f"load average {load:.2f} before, {after:.2f} after, {os.cpu_count()} CPUs; "
+        + (f"{len(bad)} case(s) failed: {bad}" if bad else "every case within its limit")
+    )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"command": "python scripts/benchmark_limits.py", "cases": rows,
-                                         "load_average_before": load, "load_average_after": after,
-                                         "cpus": os.cpu_count(),
-                                         "written": datetime.now(UTC).isoformat(timespec="seconds")},
-                                        indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "command": "python scripts/benchmark_limits.py",
+                    "cases": rows,
+                    "load_average_before": load,
+                    "load_average_after": after,
+                    "cpus": os.cpu_count(),
+                    "written": datetime.now(UTC).isoformat(timespec="seconds"),
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         print(f"wrote {args.json}")
     return 1 if bad else 0
 

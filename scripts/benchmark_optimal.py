@@ -31,8 +31,21 @@ ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
 
 
 def _run(n: int, eps: float, *extra: str) -> tuple[dict, float]:
-    cmd = [sys.executable, "-m", "bdpsim.cli", "calibrate", "markov", "--transition", ACTIVITY, "--n", str(n),
-           "--epsilon", str(eps), "--json", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bdpsim.cli",
+        "calibrate",
+        "markov",
+        "--transition",
+        ACTIVITY,
+        "--n",
+        str(n),
+        "--epsilon",
+        str(eps),
+        "--json",
+        *extra,
+    ]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
@@ -50,19 +63,39 @@ def main(argv=None) -> int:
     opt, t_opt = _run(a.n, a.epsilon, "--method", "optimal")
     geo, t_geo = _run(a.n, a.epsilon, "--noise", "geometric")
     lap, t_lap = _run(a.n, a.epsilon)
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    rec = {"n": a.n, "epsilon": a.epsilon, "chain": ACTIVITY, "query": "count of state 1",
-           "optimal_seconds": round(t_opt, 1), "geometric_seconds": round(t_geo, 1), "laplace_seconds": round(t_lap, 1),
-           "optimal_mean_abs": opt["mean_abs"], "optimal_variance": opt["variance"], "optimal_bdpl": opt["bdpl"],
-           "optimal_M": opt["M"], "optimal_tail_ratio": opt["noise"]["tail_ratio"], "pairs": opt["pairs"],
-           "geometric_mean_abs": geo["mean_abs"], "laplace_mean_abs": lap["mean_abs"],
-           "ratio_to_geometric": opt["mean_abs"] / geo["mean_abs"], "ratio_to_laplace": opt["mean_abs"] / lap["mean_abs"],
-           "target_seconds": 900, "git_rev": rev, "python": platform.python_version(),
-           "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
-    print(f"n = {a.n}, eps = {a.epsilon}: optimal E|Z| = {rec['optimal_mean_abs']:.4f} (BDPL " f"{rec['optimal_bdpl']:.10f}) "
-          f"in {t_opt:.0f} s; geometric {rec['geometric_mean_abs']:.4f} ({t_geo:.0f} s), Laplace "
-          f"{rec['laplace_mean_abs']:.4f} ({t_lap:.0f} s); ratio to geometric {rec['ratio_to_geometric']:.4f}, "
-          f"to Laplace {rec['ratio_to_laplace']:.4f}; target 900 s: {'met' if t_opt <= 900 else 'MISSED'}")
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    rec = {
+        "n": a.n,
+        "epsilon": a.epsilon,
+        "chain": ACTIVITY,
+        "query": "count of state 1",
+        "optimal_seconds": round(t_opt, 1),
+        "geometric_seconds": round(t_geo, 1),
+        "laplace_seconds": round(t_lap, 1),
+        "optimal_mean_abs": opt["mean_abs"],
+        "optimal_variance": opt["variance"],
+        "optimal_bdpl": opt["bdpl"],
+        "optimal_M": opt["M"],
+        "optimal_tail_ratio": opt["noise"]["tail_ratio"],
+        "pairs": opt["pairs"],
+        "geometric_mean_abs": geo["mean_abs"],
+        "laplace_mean_abs": lap["mean_abs"],
+        "ratio_to_geometric": opt["mean_abs"] / geo["mean_abs"],
+        "ratio_to_laplace": opt["mean_abs"] / lap["mean_abs"],
+        "target_seconds": 900,
+        "git_rev": rev,
+        "python": platform.python_version(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    print(
+        f"n = {a.n}, eps = {a.epsilon}: optimal E|Z| = {rec['optimal_mean_abs']:.4f} (BDPL "
+        f"{rec['optimal_bdpl']:.10f}) "
+        f"in {t_opt:.0f} s; geometric {rec['geometric_mean_abs']:.4f} ({t_geo:.0f} s), Laplace "
+        f"{rec['laplace_mean_abs']:.4f} ({t_lap:.0f} s); ratio to geometric {rec['ratio_to_geometric']:.4f}, "
+        f"to Laplace {rec['ratio_to_laplace']:.4f}; target 900 s: {'met' if t_opt <= 900 else 'MISSED'}"
+    )
     if a.out != "-":
         out = Path(a.out) / f"optimal_{a.n}.json"
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -47,7 +47,9 @@ def wall(args: list[str], repeat: int) -> list[float]:
 
 def heavy_imports(args: list[str]) -> list[str]:
     """The top-level packages of :data:`HEAVY` that ``python ARGS`` imports."""
-    p = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=_env())
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=_env()
+    )
     names = {line.split("|")[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
     return sorted(names & set(HEAVY))
 
@@ -60,14 +62,20 @@ def main() -> None:
     print(f"{'command':28s} {'min s':>7s} {'median':>7s} {'max':>7s}  heavy imports")
     for label, args in COMMANDS.items():
         t = wall(args, a.repeat)
-        print(f"{label:28s} {min(t):7.3f} {statistics.median(t):7.3f} {max(t):7.3f}  "
-              f"{', '.join(heavy_imports(args)) or '-'}")
+        print(
+            f"{label:28s} {min(t):7.3f} {statistics.median(t):7.3f} {max(t):7.3f}  "
+            f"{', '.join(heavy_imports(args)) or '-'}"
+        )
     for path in a.bif:
-        for how, code in (("bdpsim", "from bdpsim.models.bayesnet.bif import read_bif; read_bif({p!r})"),
-                          ("pgmpy", "from pgmpy.readwrite import BIFReader; BIFReader({p!r}).get_model()")):
+        for how, code in (
+            ("bdpsim", "from bdpsim.models.bayesnet.bif import read_bif; read_bif({p!r})"),
+            ("pgmpy", "from pgmpy.readwrite import BIFReader; BIFReader({p!r}).get_model()"),
+        ):
             t = wall(["-c", code.format(p=path)], max(1, a.repeat // 5))
-            print(f"read {os.path.basename(path)} ({how}){'':4s} {min(t):7.3f} {statistics.median(t):7.3f} "
-                  f"{max(t):7.3f}")
+            print(
+                f"read {os.path.basename(path)} ({how}){'':4s} {min(t):7.3f} {statistics.median(t):7.3f} "
+                f"{max(t):7.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,11 @@ def timed_run(n: int, where: Path) -> float:
     cfg.write_text(CONFIG.format(n=n))
     out = where / f"out{n}"
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--quiet"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--quiet"],
+        capture_output=True,
+        text=True,
+    )
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         raise SystemExit(p.stderr[-2000:])
@@ -86,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--large", type=int, default=10_000)
-    ap.add_argument("--out", type=Path, default=None, help="keep the runs here (default: a temporary directory)")
+    ap.add_argument(
+        "--out", type=Path, default=None, help="keep the runs here (default: a temporary directory)"
+    )
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bdpsim-sweep-") as tmp:
         where = a.out or Path(tmp)
@@ -95,11 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         t_large = timed_run(a.large, where)
         print(f"bdpsim run, {a.small} points: {t_small:.1f} s ({1e3 * t_small / a.small:.2f} ms/point)")
         print(f"bdpsim run, {a.large} points: {t_large:.1f} s ({1e3 * t_large / a.large:.2f} ms/point)")
-        print(f"ratio {a.large} / {a.small} points: {t_large / t_small:.2f} "
-              f"(linear: {a.large / a.small:g}, quadratic: {(a.large / a.small) ** 2:g})")
+        print(
+            f"ratio {a.large} / {a.small} points: {t_large / t_small:.2f} "
+            f"(linear: {a.large / a.small:g}, quadratic: {(a.large / a.small) ** 2:g})"
+        )
         append, rebuild = summary_upkeep(where / f"out{a.large}")
-        print(f"keeping summary.csv current over {a.large} points: append {append:.2f} s (now), "
-              f"rebuild per point {rebuild:.1f} s (before issue 28, scaled from a sample)")
+        print(
+            f"keeping summary.csv current over {a.large} points: append {append:.2f} s (now), "
+            f"rebuild per point {rebuild:.1f} s (before issue 28, scaled from a sample)"
+        )
     return 0
 
 

@@ -38,16 +38,34 @@ def chain(k: int) -> list[list[float]]:
     return P.tolist()
 
 
-CASES = [("2 states, T = 10000, any", [[0.882, 0.118], [0.305, 0.695]], 10000, "any", 10.0),
-         ("2 states, T = 10000, krr", [[0.3, 0.7], [0.9, 0.1]], 10000, "krr", 10.0),
-         *((f"{k} states, T = 100, {m}", chain(k), 100, m, 60.0) for k in (3, 4, 5) for m in ("krr", "any"))]
+CASES = [
+    ("2 states, T = 10000, any", [[0.882, 0.118], [0.305, 0.695]], 10000, "any", 10.0),
+    ("2 states, T = 10000, krr", [[0.3, 0.7], [0.9, 0.1]], 10000, "krr", 10.0),
+    *((f"{k} states, T = 100, {m}", chain(k), 100, m, 60.0) for k in (3, 4, 5) for m in ("krr", "any")),
+]
 
 
 def run_case(label, P, T, mechanism, target) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "t.json"
-        cmd = [sys.executable, "-m", "bdpsim.cli", "temporal", "--transition", json.dumps(P), "--epsilon", "1",
-               "--steps", str(T), "--mechanism", mechanism, "--method", "both", "--json", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "bdpsim.cli",
+            "temporal",
+            "--transition",
+            json.dumps(P),
+            "--epsilon",
+            "1",
+            "--steps",
+            str(T),
+            "--mechanism",
+            mechanism,
+            "--method",
+            "both",
+            "--json",
+            str(out),
+        ]
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -56,11 +74,22 @@ def run_case(label, P, T, mechanism, target) -> dict:
             raise SystemExit(f"{label}: exit {proc.returncode}: {proc.stderr.strip()}")
         doc = json.loads(out.read_text())
     tpl = [v for v in doc["tpl"] if v is not None]
-    row = {"label": label, "states": len(P), "steps": T, "mechanism": mechanism, "seconds": seconds,
-           "target_seconds": target, "within_target": seconds < target, "exact": doc["exact"],
-           "max_tpl": max(tpl) if tpl else None, "max_tpl_high": max(v for v in doc.get("tpl_high", tpl) if v is not None),
-           "max_cao_tpl": max(doc["cao_tpl"])}
-    print(f"{label}: {seconds:.2f} s (target {target:g} s){'' if doc['exact'] else ' [interval]'}", flush=True)
+    row = {
+        "label": label,
+        "states": len(P),
+        "steps": T,
+        "mechanism": mechanism,
+        "seconds": seconds,
+        "target_seconds": target,
+        "within_target": seconds < target,
+        "exact": doc["exact"],
+        "max_tpl": max(tpl) if tpl else None,
+        "max_tpl_high": max(v for v in doc.get("tpl_high", tpl) if v is not None),
+        "max_cao_tpl": max(doc["cao_tpl"]),
+    }
+    print(
+        f"{label}: {seconds:.2f} s (target {target:g} s){'' if doc['exact'] else ' [interval]'}", flush=True
+    )
     return row
 
 
@@ -73,8 +102,18 @@ def main() -> int:
     cases = [c for c in CASES if not a.only or any(c[0].startswith(o) for o in a.only)]
     rows = [run_case(*c) for c in cases]
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"cases": rows, "machine": platform.platform(), "cpus": os.cpu_count(),
-                               "python": platform.python_version()}, indent=1) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "cases": rows,
+                "machine": platform.platform(),
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(OUT)
     return 0 if all(r["within_target"] for r in rows) else 1
 

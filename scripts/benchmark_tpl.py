@@ -100,9 +100,19 @@ def main(argv: list[str] | None = None) -> int:
             lp_how, diff = f"{args.lp_pairs} pairs, extrapolated", None
             if lp_sample > thm + 1e-7:
                 raise SystemExit(f"LP value {lp_sample} of a sampled pair exceeds Theorem 4's {thm}")
-        rows.append({"k": k, "L": thm, "theorem4_s": t_thm, "precompute_s": t_pre, "precomputed_eval_s": t_eval,
-                     "precomp_minus_theorem4": val_pre - thm, "lp_s": t_lp, "lp": lp_how,
-                     "lp_minus_theorem4": diff})
+        rows.append(
+            {
+                "k": k,
+                "L": thm,
+                "theorem4_s": t_thm,
+                "precompute_s": t_pre,
+                "precomputed_eval_s": t_eval,
+                "precomp_minus_theorem4": val_pre - thm,
+                "lp_s": t_lp,
+                "lp": lp_how,
+                "lp_minus_theorem4": diff,
+            }
+        )
 
     _, t_line = timed(cao_leakage, ACTIVITY, 1.0, 10_000)
     load_after = os.getloadavg()
@@ -111,17 +121,30 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'k':>4} {'Theorem 4':>10} {'precompute':>11} {'+ eval':>8} {'LP':>10}  LP solved    |LP - Thm4|")
     for r in rows:
         d = "-" if r["lp_minus_theorem4"] is None else f"{r['lp_minus_theorem4']:.1e}"
-        print(f"{r['k']:>4} {r['theorem4_s']:>10.4f} {r['precompute_s']:>11.4f} " f"{r['precomputed_eval_s']:>8.5f} "
-              f"{r['lp_s']:>10.2f}  {r['lp']:<12} {d}")
+        print(
+            f"{r['k']:>4} {r['theorem4_s']:>10.4f} {r['precompute_s']:>11.4f} "
+            f"{r['precomputed_eval_s']:>8.5f} "
+            f"{r['lp_s']:>10.2f}  {r['lp']:<12} {d}"
+        )
     print(f"cao_leakage, activity chain, eps = 1, T = 10000 (all t): {t_line:.2f} s")
     print(f"load average before/after: {load_before[0]:.2f} / {load_after[0]:.2f} (2 shared cores)")
 
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({
-            "when": datetime.now(UTC).isoformat(timespec="seconds"), "alpha": ALPHA, "sizes": rows,
-            "cao_leakage_activity_T10000_s": t_line, "load_before": load_before, "load_after": load_after,
-        }, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "when": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "alpha": ALPHA,
+                    "sizes": rows,
+                    "cao_leakage_activity_T10000_s": t_line,
+                    "load_before": load_before,
+                    "load_after": load_after,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 

@@ -6,7 +6,6 @@ scale. ``scripts/benchmark_audit.py`` and ``scripts/compare_estimators.py`` load
 """
 
 
-
 def laplace_count(data, rng):
     """Count of state 1 plus Lap(1) (b = 1, epsilon = 1)."""
     return (data == 1).sum(axis=1) + rng.laplace(0.0, 1.0, size=data.shape[0])

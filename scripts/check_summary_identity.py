@@ -34,7 +34,11 @@ IGNORED = {"seconds"}
 
 
 def _table(path: Path) -> tuple[list[str], list[list[str]]]:
-    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text(encoding="utf-8")
+    text = (
+        gzip.decompress(path.read_bytes()).decode("utf-8")
+        if path.suffix == ".gz"
+        else path.read_text(encoding="utf-8")
+    )
     rows = list(csv.reader(io.StringIO(text)))
     return rows[0], rows[1:]
 
@@ -83,15 +87,16 @@ def run(config: str | Path, out: Path, pythonpath: str | None) -> None:
     # installed bdpsim (another checkout) would answer for "this checkout's code"
     env["PYTHONPATH"] = (pythonpath or str(ROOT)) + os.pathsep + env.get("PYTHONPATH", "")
     path = config if isinstance(config, Path) else ROOT / "configs" / f"{config}.toml"
-    cmd = [sys.executable, "-m", "bdpsim.cli", "run", str(path),
-           "--out", str(out), "--quiet"]
+    cmd = [sys.executable, "-m", "bdpsim.cli", "run", str(path), "--out", str(out), "--quiet"]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out.parent)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
 
 
 def base_tree(rev: str, into: Path) -> Path:
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "bdpsim"], capture_output=True, check=True).stdout
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "bdpsim"], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(into, filter="data")
     return into
@@ -101,10 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default="main", help="git revision whose code is the reference (default main)")
     ap.add_argument("--configs", nargs="+", default=["quickstart", "thesis_fig15_exact"])
-    ap.add_argument("--shrink", nargs="+", default=[], metavar="CONFIG",
-                    help="run these configs (of --configs) with adversaries = 10 and samples = 2000 on both sides")
-    ap.add_argument("--ignore", nargs="+", default=[], metavar="COLUMN",
-                    help="columns whose change is intended since --base (listed, not compared)")
+    ap.add_argument(
+        "--shrink",
+        nargs="+",
+        default=[],
+        metavar="CONFIG",
+        help="run these configs (of --configs) with adversaries = 10 and samples = 2000 on both sides",
+    )
+    ap.add_argument(
+        "--ignore",
+        nargs="+",
+        default=[],
+        metavar="COLUMN",
+        help="columns whose change is intended since --base (listed, not compared)",
+    )
     a = ap.parse_args(argv)
     IGNORED.update(a.ignore)
     bad = 0
@@ -119,8 +134,10 @@ def main(argv: list[str] | None = None) -> int:
             if (old / "adversaries.csv.gz").is_file() or (new / "adversaries.csv.gz").is_file():
                 diff = compare(new / "adversaries.csv.gz", old / "adversaries.csv.gz")
                 n = len(_table(old / "adversaries.csv.gz")[1])
-                print(f"{config}: adversaries.csv.gz vs {a.base}'s code ({n} rows): "
-                      f"{'identical' if not diff else 'DIFFERS'} (seconds aside)")
+                print(
+                    f"{config}: adversaries.csv.gz vs {a.base}'s code ({n} rows): "
+                    f"{'identical' if not diff else 'DIFFERS'} (seconds aside)"
+                )
                 for line in diff[:20]:
                     print("    " + line[:300])
                 bad += bool(diff)
@@ -132,8 +149,15 @@ def main(argv: list[str] | None = None) -> int:
                 diff = compare(new / "summary.csv", ref)
                 n = len(_table(ref)[1])
                 stale = ref != pairs[0][1] and diff and diff == compare(old / "summary.csv", ref)
-                verdict = "identical" if not diff else (f"differs exactly as {a.base}'s code does (the committed "
-                                                        "file predates it)" if stale else "DIFFERS")
+                verdict = (
+                    "identical"
+                    if not diff
+                    else (
+                        f"differs exactly as {a.base}'s code does (the committed file predates it)"
+                        if stale
+                        else "DIFFERS"
+                    )
+                )
                 more = added_columns(new / "summary.csv", ref)
                 verdict += f"; columns added: {', '.join(more)}" if more else ""
                 print(f"{config}: summary.csv vs {label} ({n} rows): {verdict} (seconds aside)")

@@ -31,8 +31,14 @@ def shipped(wheel: Path) -> tuple[set[str], str]:
     with zipfile.ZipFile(wheel) as zf:
         names = zf.namelist()
         meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
-        version = next((line.split(":", 1)[1].strip() for line in zf.read(meta).decode().splitlines()
-                        if line.startswith("Version:")), "")
+        version = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in zf.read(meta).decode().splitlines()
+                if line.startswith("Version:")
+            ),
+            "",
+        )
     return {n for n in names if n.startswith(f"{PACKAGE}/")}, version
 
 
@@ -55,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     configs = sum(n.startswith(f"{PACKAGE}/configs/") for n in have)
     data = sum(n.startswith(f"{PACKAGE}/data/") for n in have)
-    print(f"{args.wheel.name}: version {version}; all {len(want)} tracked files of {PACKAGE}/ "
-          f"({configs} configs, {data} data files) and nothing else")
+    print(
+        f"{args.wheel.name}: version {version}; all {len(want)} tracked files of {PACKAGE}/ "
+        f"({configs} configs, {data} data files) and nothing else"
+    )
     return 0
 
 

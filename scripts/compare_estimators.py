@@ -57,18 +57,41 @@ MECHANISMS = {
     "staircase count (eps = 1)": (BINARY, {"kind": "count", "epsilon": 1.0, "noise": "staircase"}),
     "Gaussian count (sigma = 1)": (BINARY, {"kind": "count", "noise": "gaussian", "sigma": 1.0}),
     "randomized response (flip 0.25)": (BINARY, {"kind": "randomized_response", "flip": 0.25}),
-    "state sum, values (0, 1, 3), b = 3": (TERNARY, {"kind": "sum", "state_values": [0.0, 1.0, 3.0], "epsilon": 1.0}),
+    "state sum, values (0, 1, 3), b = 3": (
+        TERNARY,
+        {"kind": "sum", "state_values": [0.0, 1.0, 3.0], "epsilon": 1.0},
+    ),
     "histogram, 3 states, b = 2": (TERNARY, {"kind": "histogram", "epsilon": 1.0}),
 }
-FIELDS = ["mechanism", "exact_all", "bdp_delta", "exact_examined", "kde_p99", "kde_max", "mixture_p99", "mixture_max",
-          "mixture_se_max",
-          "audit_lower", "audit_estimate", "audit_se", "audit_exact", "audit_calls", "kde_note", "mixture_note",
-          "seconds_kde", "seconds_mixture", "seconds_audit"]
+FIELDS = [
+    "mechanism",
+    "exact_all",
+    "bdp_delta",
+    "exact_examined",
+    "kde_p99",
+    "kde_max",
+    "mixture_p99",
+    "mixture_max",
+    "mixture_se_max",
+    "audit_lower",
+    "audit_estimate",
+    "audit_se",
+    "audit_exact",
+    "audit_calls",
+    "kde_note",
+    "mixture_note",
+    "seconds_kde",
+    "seconds_mixture",
+    "seconds_audit",
+]
 
 
 def _run(model: dict, mech: dict, run: dict, out: Path) -> dict | str:
-    doc = {"run": {"adversaries": ADV, "known_sizes": "all", "noise_floor_adversaries": 0, "seed": 17, **run},
-           "model": model, "mechanism": mech}
+    doc = {
+        "run": {"adversaries": ADV, "known_sizes": "all", "noise_floor_adversaries": 0, "seed": 17, **run},
+        "model": model,
+        "mechanism": mech,
+    }
     try:
         cfg = parse_config(doc)
     except ConfigError as exc:
@@ -81,13 +104,17 @@ def compare(name: str, budget: int, root: Path) -> dict:
     samples = budget // (2 * ADV)
     row = {"mechanism": name}
     gaussian = mech.get("noise") == "gaussian"
-    ex = _run(model, mech, {"estimator": "exact", **({"epsilon_profile": 1.0} if gaussian else {})}, root / "exact")
+    ex = _run(
+        model, mech, {"estimator": "exact", **({"epsilon_profile": 1.0} if gaussian else {})}, root / "exact"
+    )
     row["exact_examined"] = ex["bdpl_exact"] if isinstance(ex, dict) else math.nan
     row["bdp_delta"] = ex.get("bdp_delta", math.nan) if isinstance(ex, dict) else math.nan
     row["exact_all"] = math.inf if gaussian else configuration_exact(mech, model)
-    for est, run in (("kde", {"samples": samples, "sampling": "data"}),
-                     ("mixture", {"samples": samples, "mixture_target_se": 0.0, "sampling": "data"}),
-                     ("audit", {"audit_budget": budget})):
+    for est, run in (
+        ("kde", {"samples": samples, "sampling": "data"}),
+        ("mixture", {"samples": samples, "mixture_target_se": 0.0, "sampling": "data"}),
+        ("audit", {"audit_budget": budget}),
+    ):
         t = time.perf_counter()
         r = _run(model, mech, {"estimator": est, "exact_reference": False, **run}, root / est)
         row[f"seconds_{est}"] = round(time.perf_counter() - t, 1)
@@ -99,8 +126,12 @@ def compare(name: str, budget: int, root: Path) -> dict:
         elif est == "mixture":
             row.update(mixture_p99=r["bdpl_p99"], mixture_max=r["bdpl_max"], mixture_se_max=r["bdpl_se_max"])
         else:
-            row.update(audit_lower=r["bdpl_lower"], audit_estimate=r["bdpl_audit"], audit_se=r["bdpl_audit_se"],
-                       audit_calls=r["audit_calls"])
+            row.update(
+                audit_lower=r["bdpl_lower"],
+                audit_estimate=r["bdpl_audit"],
+                audit_se=r["bdpl_audit_se"],
+                audit_calls=r["audit_calls"],
+            )
             # the certified adversary's exact value: the exact estimator on that adversary
             row["audit_exact"] = _certified_exact(model, mech, run, r["audit_adversary"])
     return row
@@ -112,8 +143,13 @@ def _certified_exact(model: dict, mech: dict, run: dict, j: int) -> float:
     from bdpsim.core.errors import NotAvailable
     from bdpsim.estimators import adversary_bdpl
 
-    pt = parse_config({"run": {"estimator": "audit", "adversaries": ADV, "known_sizes": "all", "seed": 17, **run},
-                       "model": model, "mechanism": mech}).points[0]
+    pt = parse_config(
+        {
+            "run": {"estimator": "audit", "adversaries": ADV, "known_sizes": "all", "seed": 17, **run},
+            "model": model,
+            "mechanism": mech,
+        }
+    ).points[0]
     m, adv = pt.adversary(j)
     try:
         return adversary_bdpl(m, pt.mechanism, adv).value
@@ -134,35 +170,46 @@ def _f(v, nd: int = 2) -> str:
 def markdown(rows: list[dict], budget: int, adversaries: int) -> str:
     """The side-by-side table (markdown) for the README."""
     samples = budget // (2 * adversaries)
-    lines = [f"Same budget for every sampling estimator: {budget:.0e} mechanism calls per configuration "
-             f"({adversaries} random adversaries, every known-set size, the same adversaries for every estimator; "
-             f"kde and mixture {samples:.0e} samples per condition). Binary chain gamma = 4, n = 10 (3-state "
-             "chain, n = 8, for the state sum and the histogram).", "",
-             "| mechanism | exact BDPL (all adversaries) | exact (examined: max) | `kde` (thesis) p99 "
-             "/ max | `mixture` "
-             "p99 / max (se ≤) | `audit` certified 95 % lower bound | `audit` estimate ± se (its "
-             "adversary's exact) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Same budget for every sampling estimator: {budget:.0e} mechanism calls per configuration "
+        f"({adversaries} random adversaries, every known-set size, the same adversaries for every estimator; "
+        f"kde and mixture {samples:.0e} samples per condition). Binary chain gamma = 4, n = 10 (3-state "
+        "chain, n = 8, for the state sum and the histogram).",
+        "",
+        "| mechanism | exact BDPL (all adversaries) | exact (examined: max) | `kde` (thesis) p99 "
+        "/ max | `mixture` "
+        "p99 / max (se ≤) | `audit` certified 95 % lower bound | `audit` estimate ± se (its "
+        "adversary's exact) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         exact_all = _f(r.get("exact_all"))
         if not math.isnan(r.get("bdp_delta", math.nan)):
             exact_all += f" (δ(1) = {r['bdp_delta']:.3f})"
         kde = f"{_f(r.get('kde_p99'))} / {_f(r.get('kde_max'))}" if "kde_note" not in r else "refused: 1-D"
-        mix = (f"{_f(r.get('mixture_p99'))} / {_f(r.get('mixture_max'))} ({_f(r.get('mixture_se_max'), 3)})"
-               if "mixture_note" not in r else "— (Laplace only)")
-        aud = (f"{_f(r.get('audit_estimate'))} ± {_f(r.get('audit_se'), 3)} ({_f(r.get('audit_exact'))})")
-        lines.append(f"| {r['mechanism']} | {exact_all} | {_f(r.get('exact_examined'))} | {kde} | {mix} | "
-                     f"**{_f(r.get('audit_lower'))}** | {aud} |")
-    lines += ["", "Reading it: the exact values are the truth (∞: Gaussian noise has no pure DP; δ(1) its "
-              "privacy profile at ε = 1); the estimators examine the same adversaries, so compare their max with "
-              "the examined adversaries' exact max (the p99 over 50 adversaries lies between the two largest). "
-              "`kde` is the thesis' estimator (biased up for narrow noise, no error bar, 1-D only); `mixture` is "
-              "exact up to sampling error for Laplace noise; `audit` runs the mechanism as a black box and "
-              "certifies a lower bound at 95 % for the configuration (search included), with a point estimate of "
-              "the certified event's log-ratio (at most its adversary's BDPL). For the histogram the audit's "
-              "event is a threshold of a fitted linear likelihood-ratio score, which the supremum of two "
-              "product-Laplace mixtures (at a vertex of the grid of count values, possibly in several tails at "
-              "once) only partly follows."]
+        mix = (
+            f"{_f(r.get('mixture_p99'))} / {_f(r.get('mixture_max'))} ({_f(r.get('mixture_se_max'), 3)})"
+            if "mixture_note" not in r
+            else "— (Laplace only)"
+        )
+        aud = f"{_f(r.get('audit_estimate'))} ± {_f(r.get('audit_se'), 3)} ({_f(r.get('audit_exact'))})"
+        lines.append(
+            f"| {r['mechanism']} | {exact_all} | {_f(r.get('exact_examined'))} | {kde} | {mix} | "
+            f"**{_f(r.get('audit_lower'))}** | {aud} |"
+        )
+    lines += [
+        "",
+        "Reading it: the exact values are the truth (∞: Gaussian noise has no pure DP; δ(1) its "
+        "privacy profile at ε = 1); the estimators examine the same adversaries, so compare their max with "
+        "the examined adversaries' exact max (the p99 over 50 adversaries lies between the two largest). "
+        "`kde` is the thesis' estimator (biased up for narrow noise, no error bar, 1-D only); `mixture` is "
+        "exact up to sampling error for Laplace noise; `audit` runs the mechanism as a black box and "
+        "certifies a lower bound at 95 % for the configuration (search included), with a point estimate of "
+        "the certified event's log-ratio (at most its adversary's BDPL). For the histogram the audit's "
+        "event is a threshold of a fitted linear likelihood-ratio score, which the supremum of two "
+        "product-Laplace mixtures (at a vertex of the grid of count values, possibly in several tails at "
+        "once) only partly follows.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -70,8 +70,12 @@ def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
     only one of the two are listed, not compared."""
     cols_old = list(dict.fromkeys(k for r in old for k in r))
     cols_new = list(dict.fromkeys(k for r in new for k in r))
-    res = {"rows": (len(old), len(new)), "columns_only_old": [c for c in cols_old if c not in cols_new],
-           "columns_only_new": [c for c in cols_new if c not in cols_old], "columns": {}}
+    res = {
+        "rows": (len(old), len(new)),
+        "columns_only_old": [c for c in cols_old if c not in cols_new],
+        "columns_only_new": [c for c in cols_new if c not in cols_old],
+        "columns": {},
+    }
     nan = float("nan")
     for c in (c for c in cols_old if c in cols_new):
         pairs = [(a.get(c, nan), b.get(c, nan)) for a, b in zip(old, new, strict=False)]
@@ -88,8 +92,12 @@ def compare(old: list[dict], new: list[dict], rtol: float = 1e-9) -> dict:
                 rel = d / max(abs(a), abs(b)) if math.isfinite(d) else math.inf
                 cells += rel > rtol
                 max_abs, max_rel = max(max_abs, d), max(max_rel, rel)
-            res["columns"][c] = {"max_abs": max_abs, "max_rel": max_rel, "nan_mismatch": nan_mismatch,
-                                 "cells": cells}
+            res["columns"][c] = {
+                "max_abs": max_abs,
+                "max_rel": max_rel,
+                "nan_mismatch": nan_mismatch,
+                "cells": cells,
+            }
         else:
             res["columns"][c] = {"text_mismatch": sum(str(a) != str(b) for a, b in pairs)}
     return res
@@ -101,15 +109,23 @@ def _drop(rows: list[dict], columns) -> list[dict]:
 
 def differing(res: dict, rtol: float) -> dict:
     """The columns of a :func:`compare` result that differ beyond ``rtol`` (relative)."""
-    return {c: d for c, d in res["columns"].items()
-            if d.get("text_mismatch") or d.get("nan_mismatch") or d.get("max_rel", 0.0) > rtol}
+    return {
+        c: d
+        for c, d in res["columns"].items()
+        if d.get("text_mismatch") or d.get("nan_mismatch") or d.get("max_rel", 0.0) > rtol
+    }
 
 
 def markdown(report: dict, rtol: float) -> str:
-    out = [f"| figure | seconds | rows committed / now | verdict (relative tolerance {rtol:g}) |", "|---|---|---|---|"]
+    out = [
+        f"| figure | seconds | rows committed / now | verdict (relative tolerance {rtol:g}) |",
+        "|---|---|---|---|",
+    ]
     for fig_id, r in report.items():
         if "error" in r:
-            out.append(f"| {fig_id} | {r.get('seconds', math.nan):.0f} | | not recomputed: {r['error'][:120]} |")
+            out.append(
+                f"| {fig_id} | {r.get('seconds', math.nan):.0f} | | not recomputed: {r['error'][:120]} |"
+            )
             continue
         bad = differing(r, rtol)
         parts = []
@@ -118,11 +134,20 @@ def markdown(report: dict, rtol: float) -> str:
         if r["columns_only_old"] or r["columns_only_new"]:
             parts.append(f"columns only committed {r['columns_only_old']}, only now {r['columns_only_new']}")
         for c, d in bad.items():
-            parts.append(f"`{c}`: " + (f"{d['text_mismatch']} text cells" if "text_mismatch" in d else
-                                       f"{d['cells']} cells, max abs {d['max_abs']:.3g}, max rel {d['max_rel']:.3g}"
-                                       + (f", {d['nan_mismatch']} nan" if d["nan_mismatch"] else "")))
-        out.append(f"| {fig_id} | {r['seconds']:.0f} | {r['rows'][0]} / {r['rows'][1]} | "
-                   + ("; ".join(parts) if parts else "same") + " |")
+            parts.append(
+                f"`{c}`: "
+                + (
+                    f"{d['text_mismatch']} text cells"
+                    if "text_mismatch" in d
+                    else f"{d['cells']} cells, max abs {d['max_abs']:.3g}, max rel {d['max_rel']:.3g}"
+                    + (f", {d['nan_mismatch']} nan" if d["nan_mismatch"] else "")
+                )
+            )
+        out.append(
+            f"| {fig_id} | {r['seconds']:.0f} | {r['rows'][0]} / {r['rows'][1]} | "
+            + ("; ".join(parts) if parts else "same")
+            + " |"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -131,10 +156,17 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", metavar="ID", help="figure ids (default: the non-simulated ones)")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per figure (default 900)")
     ap.add_argument("--rtol", type=float, default=1e-9, help="relative difference reported as a change")
-    ap.add_argument("--ignore", nargs="*", default=["seconds"], metavar="COLUMN",
-                    help="columns not compared (default: seconds, a measured time)")
+    ap.add_argument(
+        "--ignore",
+        nargs="*",
+        default=["seconds"],
+        metavar="COLUMN",
+        help="columns not compared (default: seconds, a measured time)",
+    )
     ap.add_argument("--json", type=Path, help="write the full comparison here")
-    ap.add_argument("--keep", type=Path, help="keep the recomputed CSVs in this directory (default: a temporary one)")
+    ap.add_argument(
+        "--keep", type=Path, help="keep the recomputed CSVs in this directory (default: a temporary one)"
+    )
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # child process: ID TMPDIR
     add_overwrite(ap)
     a = ap.parse_args(argv)
@@ -157,8 +189,12 @@ def main(argv=None) -> int:
         for fig_id in ids:
             t0 = time.perf_counter()
             try:
-                got = subprocess.run([sys.executable, __file__, "--one", fig_id, tmp], capture_output=True,
-                                     text=True, timeout=a.timeout)
+                got = subprocess.run(
+                    [sys.executable, __file__, "--one", fig_id, tmp],
+                    capture_output=True,
+                    text=True,
+                    timeout=a.timeout,
+                )
                 err = None if got.returncode == 0 else ((got.stderr.strip().splitlines() or ["failed"])[-1])
             except subprocess.TimeoutExpired:
                 err = f"timed out after {a.timeout:.0f} s"

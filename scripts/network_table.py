@@ -37,13 +37,45 @@ from script_out import add_overwrite, refuse_committed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "networks"
-NETWORKS = ["cancer", "earthquake", "survey", "asia", "sachs", "child", "insurance", "water", "mildew",
-            "alarm", "barley", "hailfinder", "hepar2", "win95pts", "pathfinder", "andes", "diabetes", "pigs",
-            "link", "munin"]
+NETWORKS = [
+    "cancer",
+    "earthquake",
+    "survey",
+    "asia",
+    "sachs",
+    "child",
+    "insurance",
+    "water",
+    "mildew",
+    "alarm",
+    "barley",
+    "hailfinder",
+    "hepar2",
+    "win95pts",
+    "pathfinder",
+    "andes",
+    "diabetes",
+    "pigs",
+    "link",
+    "munin",
+]
 BIG = 4  # the last networks: large (pgmpy alone takes minutes to load some)
 COUPLINGS = [0.0, 0.25, 0.5, 1.0]
-COLUMNS = ["network", "model", "nodes", "states", "induced_width", "load_seconds", "renormalised",
-           "bdpl_known_empty", "bdpl_worst_sampled", "adversaries", "audit_lower", "seconds", "status"]
+COLUMNS = [
+    "network",
+    "model",
+    "nodes",
+    "states",
+    "induced_width",
+    "load_seconds",
+    "renormalised",
+    "bdpl_known_empty",
+    "bdpl_worst_sampled",
+    "adversaries",
+    "audit_lower",
+    "seconds",
+    "status",
+]
 EPSILON = 1.0
 ADVERSARIES = 100
 SEED = 26
@@ -91,10 +123,15 @@ def one(name: str, budget: float) -> dict:
     row = dict.fromkeys(COLUMNS, "")
     row["network"] = name
     model, params, load = _model(name)
-    row.update(model=model.kind, nodes=model.size, load_seconds=round(load, 3),
-               states=f"{min(model.node_states)}-{max(model.node_states)}"
-               if len(set(model.node_states)) > 1 else str(model.node_states[0]),
-               renormalised=int(model.notes[0].split(" ", 1)[0]) if getattr(model, "notes", ()) else 0)
+    row.update(
+        model=model.kind,
+        nodes=model.size,
+        load_seconds=round(load, 3),
+        states=f"{min(model.node_states)}-{max(model.node_states)}"
+        if len(set(model.node_states)) > 1
+        else str(model.node_states[0]),
+        renormalised=int(model.notes[0].split(" ", 1)[0]) if getattr(model, "notes", ()) else 0,
+    )
     try:
         row["induced_width"] = model.check_tractable("model").width
         if params is None:  # the run's config reads the BIF again
@@ -108,13 +145,23 @@ def one(name: str, budget: float) -> dict:
                 warnings.simplefilter("ignore")
                 BIFWriter(get_example_model(name)).write_bif(str(tmp / "net.bif"))
             params = {"kind": "bayesnet", "bif": str(tmp / "net.bif")}
-        doc = {"run": {"seed": SEED, "adversaries": ADVERSARIES, "estimator": ["exact", "audit"],
-                       "known_sizes": "all", "audit_budget": AUDIT_BUDGET},
-               "model": params, "mechanism": {"kind": "count", "epsilon": EPSILON}}
+        doc = {
+            "run": {
+                "seed": SEED,
+                "adversaries": ADVERSARIES,
+                "estimator": ["exact", "audit"],
+                "known_sizes": "all",
+                "audit_budget": AUDIT_BUDGET,
+            },
+            "model": params,
+            "mechanism": {"kind": "count", "epsilon": EPSILON},
+        }
         cfg = parse_config(doc)
         est = max(estimate_point(p).seconds[1] for p in cfg.points if p.settings.estimator == "exact")
         if est > budget:
-            raise BdpsimError(f"refused: ~{est:.3g} s estimated for {ADVERSARIES} adversaries (budget {budget:g} s)")
+            raise BdpsimError(
+                f"refused: ~{est:.3g} s estimated for {ADVERSARIES} adversaries (budget {budget:g} s)"
+            )
         g = np.zeros((model.n, model.states), dtype=int)
         g[:, 1] = 1
         score = laplace_score(1.0 / EPSILON)
@@ -124,8 +171,12 @@ def one(name: str, budget: float) -> dict:
         rows = run_experiment(cfg, Path(tempfile.mkdtemp()) / "run", progress=False)
         ex = next(r for r in rows if r["estimator"] == "exact")
         au = next(r for r in rows if r["estimator"] == "audit")
-        row.update(bdpl_worst_sampled=ex["bdpl_max"], adversaries=ex["n_adversaries"],
-                   audit_lower=au["bdpl_lower"], status="ok")
+        row.update(
+            bdpl_worst_sampled=ex["bdpl_max"],
+            adversaries=ex["n_adversaries"],
+            audit_lower=au["bdpl_lower"],
+            status="ok",
+        )
     except BdpsimError as err:
         row["status"] = " ".join(str(err).split())[:300]
     row["seconds"] = round(time.perf_counter() - t_all, 2)
@@ -140,18 +191,26 @@ def _fmt(v, digits=4) -> str:
 
 def markdown(rows: list[dict]) -> str:
     """The generated table (from the CSV rows, as text)."""
-    head = ("| network | model | nodes | states | width | load s | renormalised tables | BDPL, K = ∅ | "
-            f"worst of {ADVERSARIES} sampled | audit lower bound | total s | status |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+    head = (
+        "| network | model | nodes | states | width | load s | renormalised tables | BDPL, K = ∅ | "
+        f"worst of {ADVERSARIES} sampled | audit lower bound | total s | status |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     lines = []
     for r in rows:
         num = lambda k, r=r: _fmt(float(r[k])) if r[k] not in ("", None) else ""  # noqa: E731
-        lines.append(f"| {r['network']} | {r['model']} | {r['nodes']} | {r['states']} | {r['induced_width']} | "
-                     f"{num('load_seconds')} | {r['renormalised']} | {num('bdpl_known_empty')} | "
-                     f"{num('bdpl_worst_sampled')} | {num('audit_lower')} | {num('seconds')} | "
-                     f"{r['status'].replace('|', '/')} |")
-    return ("<!-- generated by scripts/network_table.py from results/networks/networks.csv: do not edit -->\n\n"
-            + head + "\n".join(lines) + "\n")
+        lines.append(
+            f"| {r['network']} | {r['model']} | {r['nodes']} | {r['states']} | {r['induced_width']} | "
+            f"{num('load_seconds')} | {r['renormalised']} | {num('bdpl_known_empty')} | "
+            f"{num('bdpl_worst_sampled')} | {num('audit_lower')} | {num('seconds')} | "
+            f"{r['status'].replace('|', '/')} |"
+        )
+    return (
+        "<!-- generated by scripts/network_table.py from results/networks/networks.csv: do not edit -->\n\n"
+        + head
+        + "\n".join(lines)
+        + "\n"
+    )
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -204,8 +263,12 @@ def main(argv=None) -> int:
     for name in names:
         t0 = time.perf_counter()
         try:
-            out = subprocess.run([sys.executable, __file__, "--one", name, "--budget", str(a.budget)],
-                                 capture_output=True, text=True, timeout=a.budget * 2 + 120)
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", name, "--budget", str(a.budget)],
+                capture_output=True,
+                text=True,
+                timeout=a.budget * 2 + 120,
+            )
             if out.returncode == 0:
                 row = json.loads(out.stdout.strip().splitlines()[-1])
             else:

@@ -49,7 +49,10 @@ def main(argv=None) -> int:
     fig, axes = F.subplots(3, 2, figsize=(11.4, 10.8), squeeze=False)  # the gallery's grid2 of 5 panels
     plot_pufferfish_fig2(rows, list(axes.ravel()))
     if args.quick:
-        F.stamp(fig, "QUICK PREVIEW (--quick: 20 runs, exact BDPL for T <= 5, small audit) — not the paper's fidelity")
+        F.stamp(
+            fig,
+            "QUICK PREVIEW (--quick: 20 runs, exact BDPL for T <= 5, small audit) — not the paper's fidelity",
+        )
     written += F.save(fig, stem)
     print(f"{extra['seconds_total']:.1f} s; wrote " + ", ".join(str(p) for p in written))
     return 0

@@ -21,6 +21,7 @@ MARK = re.compile(r"<!-- numbers:(?P<name>[\w.-]+) -->(?P<body>.*?)<!-- /numbers
 
 def rows(path: Path) -> list[dict]:
     """A CSV as dicts; numbers parsed (empty = nan), text kept."""
+
     def parse(v: str):
         if v == "":
             return math.nan
@@ -66,7 +67,11 @@ def span(vals, fmt=f, sep="–") -> str:
 
 def bound(r: dict) -> float:
     """min(general, model bound) of a summary row (nan where neither applies)."""
-    vals = [v for v in (r.get("bound_general"), r.get("bound_model")) if isinstance(v, float) and not math.isnan(v)]
+    vals = [
+        v
+        for v in (r.get("bound_general"), r.get("bound_model"))
+        if isinstance(v, float) and not math.isnan(v)
+    ]
     return min(vals) if vals else math.nan
 
 

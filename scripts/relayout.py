@@ -35,9 +35,20 @@ sys.path.insert(0, str(ROOT))
 
 from bdpsim.core.moved import MOVES  # noqa: E402  (the one table, shared with the alias finder)
 
-TEXT_GLOBS = ("bdpsim/**/*.py", "tests/**/*.py", "scripts/**/*.py", "docs/**/*.md", "docs/**/*.rst",
-              "docs/**/*.py", "changelog.d/*.md", "pyproject.toml", "README.md", "CONTRIBUTING.md",
-              ".ci/run", ".pre-commit-config.yaml")
+TEXT_GLOBS = (
+    "bdpsim/**/*.py",
+    "tests/**/*.py",
+    "scripts/**/*.py",
+    "docs/**/*.md",
+    "docs/**/*.rst",
+    "docs/**/*.py",
+    "changelog.d/*.md",
+    "pyproject.toml",
+    "README.md",
+    "CONTRIBUTING.md",
+    ".ci/run",
+    ".pre-commit-config.yaml",
+)
 
 
 def _path_of(module: str) -> Path:
@@ -50,7 +61,7 @@ def _map(module: str) -> str:
     """A module's new dotted name (unchanged if it did not move)."""
     for old, new in MOVES.items():
         if module == old or module.startswith(old + "."):
-            return new + module[len(old):]
+            return new + module[len(old) :]
     return module
 
 
@@ -58,7 +69,7 @@ def _unmap(module: str) -> str:
     """A moved module's old dotted name (unchanged if it did not move)."""
     for old, new in MOVES.items():
         if module == new or module.startswith(new + "."):
-            return old + module[len(new):]
+            return old + module[len(new) :]
     return module
 
 
@@ -149,13 +160,21 @@ def rewrite_relative(path: Path, moved_now: bool, write: bool = True) -> bool:
         names = [a.name for a in node.names]
         here = _resolve(new_pkg, node)
         src_old = _resolve(old_pkg, node)
-        lost = [n for n in names if not _is_module(f"{here}.{n}") and _is_module(_map(f"{src_old}.{n}"))
-                and _map(f"{src_old}.{n}") != f"{here}.{n}"]
+        lost = [
+            n
+            for n in names
+            if not _is_module(f"{here}.{n}")
+            and _is_module(_map(f"{src_old}.{n}"))
+            and _map(f"{src_old}.{n}") != f"{here}.{n}"
+        ]
         if not moved_now and _is_module(here) and not lost and not any(f"{here}.{n}" in MOVES for n in names):
             continue  # already names what exists from the new place (a second run, or nothing moved)
         # ``from . import results``: the names may be modules that moved apart from their package
-        targets = {_map(f"{src_old}.{n}").rsplit(".", 1)[0] for n in names if f"{src_old}.{n}" in MOVES
-                   or _is_module(_map(f"{src_old}.{n}"))}
+        targets = {
+            _map(f"{src_old}.{n}").rsplit(".", 1)[0]
+            for n in names
+            if f"{src_old}.{n}" in MOVES or _is_module(_map(f"{src_old}.{n}"))
+        }
         if len(targets) > 1:
             raise SystemExit(f"relayout: {path}:{node.lineno}: names from several new packages; split it")
         target = targets.pop() if targets else _map(src_old)
@@ -168,7 +187,7 @@ def rewrite_relative(path: Path, moved_now: bool, write: bool = True) -> bool:
         if m is None:
             raise SystemExit(f"relayout: {path}:{node.lineno}: cannot read the import line")
         if m.group(2) != text:
-            lines[i] = lines[i][: m.start(2)] + text + lines[i][m.end(2):]
+            lines[i] = lines[i][: m.start(2)] + text + lines[i][m.end(2) :]
             changed = True
     if changed and write:
         path.write_text("".join(lines), encoding="utf-8")
@@ -220,8 +239,9 @@ def rewrite_text(path: Path, patterns, write: bool = True) -> bool:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dry-run", action="store_true", help="list the moves only")
-    ap.add_argument("--check", action="store_true",
-                    help="change nothing; exit 1 if anything would move or be rewritten")
+    ap.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if anything would move or be rewritten"
+    )
     args = ap.parse_args(argv)
     moved = move_files(args.dry_run or args.check)
     print("\n".join(moved) or "relayout: nothing to move")
@@ -243,8 +263,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # the table itself, and this script, name the old places
             if rewrite_text(p, pats, write):
                 text.append(p)
-    print(f"relayout: {len(moved)} moved, {len(rel)} modules' relative imports and "
-          f"{len(text)} files' references rewritten" + (" (--check: nothing written)" if args.check else ""))
+    print(
+        f"relayout: {len(moved)} moved, {len(rel)} modules' relative imports and "
+        f"{len(text)} files' references rewritten" + (" (--check: nothing written)" if args.check else "")
+    )
     if args.check:
         for p in [*rel, *text]:
             print(f"relayout: stale: {p.relative_to(ROOT)}")

@@ -33,53 +33,99 @@ TESTS = ROOT / "tests"
 #: old file (under tests/) -> new folder under tests/ (the file keeps its name unless given one)
 MOVES: dict[str, str] = {
     # kernels
-    "test_noise_kernels.py": "kernels/", "test_noise_table.py": "kernels/", "test_audit_kernels.py": "kernels/",
+    "test_noise_kernels.py": "kernels/",
+    "test_noise_table.py": "kernels/",
+    "test_audit_kernels.py": "kernels/",
     "test_noise_engines.py": "kernels/",
     # notions
     "test_bounds.py": "notions/",
     # models
-    "test_models.py": "models/", "test_bayesnet.py": "models/", "test_bayesnet_search.py": "models/",
-    "test_networks.py": "models/", "test_pedigree.py": "models/", "test_pedigree_config.py": "models/",
-    "test_window.py": "models/", "test_engine_once.py": "models/", "test_gaussian_speed.py": "models/",
+    "test_models.py": "models/",
+    "test_bayesnet.py": "models/",
+    "test_bayesnet_search.py": "models/",
+    "test_networks.py": "models/",
+    "test_pedigree.py": "models/",
+    "test_pedigree_config.py": "models/",
+    "test_window.py": "models/",
+    "test_engine_once.py": "models/",
+    "test_gaussian_speed.py": "models/",
     # mechanisms
-    "test_randomized_response.py": "mechanisms/", "test_noise_law_plugin.py": "mechanisms/",
+    "test_randomized_response.py": "mechanisms/",
+    "test_noise_law_plugin.py": "mechanisms/",
     # estimators
-    "test_estimators.py": "estimators/", "test_exact.py": "estimators/", "test_exact_run.py": "estimators/",
-    "test_mixture.py": "estimators/", "test_mixture_se.py": "estimators/", "test_intervals.py": "estimators/",
-    "test_audit.py": "estimators/", "test_worstcase.py": "estimators/",
+    "test_estimators.py": "estimators/",
+    "test_exact.py": "estimators/",
+    "test_exact_run.py": "estimators/",
+    "test_mixture.py": "estimators/",
+    "test_mixture_se.py": "estimators/",
+    "test_intervals.py": "estimators/",
+    "test_audit.py": "estimators/",
+    "test_worstcase.py": "estimators/",
     # calibration
-    "test_calibration.py": "calibration/", "test_calibrate_budget.py": "calibration/", "test_optimal.py": "calibration/",
-    "test_optimal_networks.py": "calibration/", "test_optimal_networks_table.py": "calibration/",
-    "test_optimal_pedigree.py": "calibration/", "test_quilt.py": "calibration/",
-    "test_quilt_bayesnet.py": "calibration/", "test_wasserstein.py": "calibration/", "test_frontier.py": "calibration/",
+    "test_calibration.py": "calibration/",
+    "test_calibrate_budget.py": "calibration/",
+    "test_optimal.py": "calibration/",
+    "test_optimal_networks.py": "calibration/",
+    "test_optimal_networks_table.py": "calibration/",
+    "test_optimal_pedigree.py": "calibration/",
+    "test_quilt.py": "calibration/",
+    "test_quilt_bayesnet.py": "calibration/",
+    "test_wasserstein.py": "calibration/",
+    "test_frontier.py": "calibration/",
     # temporal
-    "test_temporal_cao.py": "temporal/", "test_temporal_exact.py": "temporal/",
+    "test_temporal_cao.py": "temporal/",
+    "test_temporal_exact.py": "temporal/",
     # pipeline
-    "test_config.py": "pipeline/", "test_driver.py": "pipeline/", "test_quickstart_identity.py": "pipeline/",
+    "test_config.py": "pipeline/",
+    "test_driver.py": "pipeline/",
+    "test_quickstart_identity.py": "pipeline/",
     "test_dask_hostile.py": "pipeline/test_dask_backend_errors.py",
     # studies
-    "test_api.py": "studies/", "test_competition.py": "studies/", "test_utility.py": "studies/",
-    "test_utility_optimal.py": "studies/", "test_pufferfish_audit.py": "studies/",
+    "test_api.py": "studies/",
+    "test_competition.py": "studies/",
+    "test_utility.py": "studies/",
+    "test_utility_optimal.py": "studies/",
+    "test_pufferfish_audit.py": "studies/",
     "test_pufferfish_fig2.py": "studies/",
     # figures
-    "test_figures.py": "figures/", "test_figures_sources.py": "figures/", "test_figures_fidelity.py": "figures/",
-    "test_plot.py": "figures/", "test_gallery_staleness.py": "figures/", "test_network_table.py": "figures/",
+    "test_figures.py": "figures/",
+    "test_figures_sources.py": "figures/",
+    "test_figures_fidelity.py": "figures/",
+    "test_plot.py": "figures/",
+    "test_gallery_staleness.py": "figures/",
+    "test_network_table.py": "figures/",
     # interface
-    "test_cli.py": "cli/", "test_help.py": "cli/", "test_calibrate_cli.py": "cli/", "test_temporal_cli.py": "cli/",
+    "test_cli.py": "cli/",
+    "test_help.py": "cli/",
+    "test_calibrate_cli.py": "cli/",
+    "test_temporal_cli.py": "cli/",
     # the package's shape and the plug-in contract
-    "test_architecture.py": "architecture/", "test_contracts.py": "architecture/", "test_layers.py": "architecture/",
+    "test_architecture.py": "architecture/",
+    "test_contracts.py": "architecture/",
+    "test_layers.py": "architecture/",
     "test_layout.py": "architecture/",
     # documentation, README and scripts
-    "test_docs.py": "docs/", "test_readme_numbers.py": "docs/", "test_script_out.py": "docs/",
+    "test_docs.py": "docs/",
+    "test_readme_numbers.py": "docs/",
+    "test_script_out.py": "docs/",
     # what the attack on a release can do (issue 35)
-    "test_attack.py": "attack/", "test_attack_calibrate.py": "attack/", "test_attack_montecarlo.py": "attack/",
-    "test_attack_riskcal.py": "attack/", "test_attack_cli.py": "cli/", "test_attack_columns.py": "attack/",
-    "test_attack_config_cli.py": "cli/", "test_attack_gallery.py": "figures/",
+    "test_attack.py": "attack/",
+    "test_attack_calibrate.py": "attack/",
+    "test_attack_montecarlo.py": "attack/",
+    "test_attack_riskcal.py": "attack/",
+    "test_attack_cli.py": "cli/",
+    "test_attack_columns.py": "attack/",
+    "test_attack_config_cli.py": "cli/",
+    "test_attack_gallery.py": "figures/",
     # BIF networks, calibration from a config, continual release, figures
-    "test_bif_reader.py": "models/", "test_bif_states.py": "models/",
-    "test_calibrate_entry.py": "calibration/", "test_calibrate_extremes.py": "cli/test_calibrate_bad_input.py",
-    "test_calibrate_query.py": "cli/", "test_continual_kind.py": "mechanisms/",
-    "test_figures_cli.py": "figures/", "test_temporal_figures.py": "figures/",
+    "test_bif_reader.py": "models/",
+    "test_bif_states.py": "models/",
+    "test_calibrate_entry.py": "calibration/",
+    "test_calibrate_extremes.py": "cli/test_calibrate_bad_input.py",
+    "test_calibrate_query.py": "cli/",
+    "test_continual_kind.py": "mechanisms/",
+    "test_figures_cli.py": "figures/",
+    "test_temporal_figures.py": "figures/",
     # bad input, beside the layer it probes
     "test_hostile_config.py": "pipeline/test_config_bad_input.py",
     "test_hostile_cost.py": "pipeline/test_cost_bad_input.py",
@@ -88,10 +134,14 @@ MOVES: dict[str, str] = {
     "test_hostile_models.py": "models/test_models_bad_input.py",
     "test_hostile_workers.py": "pipeline/test_workers.py",
     # labels that say what a number is, seeds, start-up, reports
-    "test_labels38.py": "pipeline/test_labels.py", "test_seeds.py": "pipeline/",
-    "test_startup.py": "cli/", "test_unreached.py": "cli/test_reports.py",
+    "test_labels38.py": "pipeline/test_labels.py",
+    "test_seeds.py": "pipeline/",
+    "test_startup.py": "cli/",
+    "test_unreached.py": "cli/test_reports.py",
     # packaging: CI, the installed wheel, the version
-    "test_ci.py": "architecture/", "test_installed.py": "architecture/", "test_version.py": "architecture/",
+    "test_ci.py": "architecture/",
+    "test_installed.py": "architecture/",
+    "test_version.py": "architecture/",
 }
 
 #: catalogues whose tests all probe one layer (no split by words)
@@ -114,8 +164,11 @@ LAYER_RULES: tuple[tuple[str, str], ...] = (
     ("estimators", r"audit|mixture|kde|estimator|exact_bdpl|adversary_bdpl"),
     ("models", r"\bbif\b|bif_|network|pedigree|mrf|random_field|markov_chain|gaussian_model|transition"),
     ("kernels", r"noise_table|table_law|noise_file|kernel"),
-    ("pipeline", r"config|toml|jobs|worker|resume|lock|dask|backend|driver|seed|metadata|results?_dir|out_dir|"
-                 r"--out|summary|adversaries\.csv|validate"),
+    (
+        "pipeline",
+        r"config|toml|jobs|worker|resume|lock|dask|backend|driver|seed|metadata|results?_dir|out_dir|"
+        r"--out|summary|adversaries\.csv|validate",
+    ),
 )
 
 SUPPORT = "support"
@@ -181,8 +234,13 @@ def split(old: str, concept: str) -> list[Path]:
     segs = _segments(text)
     doc = ast.get_docstring(ast.parse(text)) or ""
     imports = [s for n, s in segs if isinstance(n, (ast.Import, ast.ImportFrom))]
-    helpers = [(n, s) for n, s in segs if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr))
-               and not (isinstance(n, ast.FunctionDef) and n.name.startswith("test_")) and not _is_fixture(n)]
+    helpers = [
+        (n, s)
+        for n, s in segs
+        if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr))
+        and not (isinstance(n, ast.FunctionDef) and n.name.startswith("test_"))
+        and not _is_fixture(n)
+    ]
     fixtures = [s for n, s in segs if _is_fixture(n)]
     tests = [(n, s) for n, s in segs if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
     names = []
@@ -196,9 +254,16 @@ def split(old: str, concept: str) -> list[Path]:
     support.parent.mkdir(exist_ok=True)
     _package(support.parent)
     head = f'"""Shared by the {concept.replace("_", " ")} tests (tests/*/test_{concept}.py).'
-    support.write_text(head + (f"\n\n{doc}" if doc else "") + '"""\n\n'
-                       + _fix_imports("".join(imports) + "\n\n" + "\n\n".join(s for _, s in helpers),
-                                      old, f"{SUPPORT}/{concept}.py") + "\n", encoding="utf-8")
+    support.write_text(
+        head
+        + (f"\n\n{doc}" if doc else "")
+        + '"""\n\n'
+        + _fix_imports(
+            "".join(imports) + "\n\n" + "\n\n".join(s for _, s in helpers), old, f"{SUPPORT}/{concept}.py"
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     written.append(support)
     if fixtures:
         conftest = TESTS / "conftest.py"
@@ -206,8 +271,11 @@ def split(old: str, concept: str) -> list[Path]:
         add = [f for f in fixtures if "def " + f.split("def ", 1)[1].split("(")[0] + "(" not in body]
         if add:
             used = {n.id for f in add for n in ast.walk(ast.parse(f)) if isinstance(n, ast.Name)}
-            need = [line for line in "".join(imports).splitlines() if line.startswith("import ")
-                    and line.split()[1].split(".")[0] in used and line not in body]
+            need = [
+                line
+                for line in "".join(imports).splitlines()
+                if line.startswith("import ") and line.split()[1].split(".")[0] in used and line not in body
+            ]
             if need:
                 body = body.replace("\nimport ", "\n" + "\n".join(need) + "\nimport ", 1)
             conftest.write_text(body.rstrip() + "\n\n\n" + "\n\n".join(add), encoding="utf-8")
@@ -228,7 +296,9 @@ def split(old: str, concept: str) -> list[Path]:
             new = [c for c in chunks if c.split("def ", 1)[1].split("(")[0] not in old_body]
             dst.write_text(old_body.rstrip() + "\n\n\n" + "\n\n".join(new), encoding="utf-8")
         else:
-            dst.write_text(doc_line + imp + "\n\n" + _fix_imports("\n\n".join(chunks), old, rel), encoding="utf-8")
+            dst.write_text(
+                doc_line + imp + "\n\n" + _fix_imports("\n\n".join(chunks), old, rel), encoding="utf-8"
+            )
         written.append(dst)
     subprocess.run(["git", "rm", "-q", str(src)], cwd=ROOT, check=True)
     subprocess.run(["git", "add", *map(str, written)], cwd=ROOT, check=True)
@@ -267,8 +337,12 @@ def _fix_imports(text: str, old_rel: str, new_rel: str) -> str:
 
     text = re.sub(r"(\bfrom )\.(\w+) import", imp, text)
     text = re.sub(r"(\bfrom )\. import", rf"\1{dots} import", text)
-    text = re.sub(r"Path\(__file__\)(\.resolve\(\))?\.parents\[1\]", rf"Path(__file__)\1.parents[{depth + 1}]", text)
-    text = re.sub(r"Path\(__file__\)(\.resolve\(\))?\.parent\.parent\b", rf"Path(__file__)\1.parents[{depth + 1}]", text)
+    text = re.sub(
+        r"Path\(__file__\)(\.resolve\(\))?\.parents\[1\]", rf"Path(__file__)\1.parents[{depth + 1}]", text
+    )
+    text = re.sub(
+        r"Path\(__file__\)(\.resolve\(\))?\.parent\.parent\b", rf"Path(__file__)\1.parents[{depth + 1}]", text
+    )
     return text
 
 
@@ -318,13 +392,17 @@ def stray() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 if a test file is at tests/ root")
+    ap.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 if a test file is at tests/ root"
+    )
     args = ap.parse_args(argv)
     left = stray()
     if args.check:
         for name in left:
-            print(f"retest: tests/{name} sits at the root" + ("" if name in MOVES or name in SPLITS
-                                                             else " and no rule places it"))
+            print(
+                f"retest: tests/{name} sits at the root"
+                + ("" if name in MOVES or name in SPLITS else " and no rule places it")
+            )
         return 1 if left else 0
     unknown = [n for n in left if n not in MOVES and n not in SPLITS]
     if unknown:
@@ -342,13 +420,30 @@ def main(argv: list[str] | None = None) -> int:
         if name in SPLITS:
             moved += split(name, SPLITS[name])
     crossed = sum(_fix_cross_imports(p) for p in sorted(TESTS.rglob("*.py")))
-    files = [p for g in ("bdpsim/**/*.py", "tests/**/*.py", "scripts/**/*.py", "docs/**/*.md", "docs/**/*.rst",
-                         "docs/**/*.py", "changelog.d/*.md", "pyproject.toml", "README.md", "CONTRIBUTING.md",
-                         ".ci/run", ".github/**/*.yml") for p in ROOT.glob(g)
-             if p.is_file() and "_build" not in p.parts and p.resolve() != Path(__file__).resolve()]
+    files = [
+        p
+        for g in (
+            "bdpsim/**/*.py",
+            "tests/**/*.py",
+            "scripts/**/*.py",
+            "docs/**/*.md",
+            "docs/**/*.rst",
+            "docs/**/*.py",
+            "changelog.d/*.md",
+            "pyproject.toml",
+            "README.md",
+            "CONTRIBUTING.md",
+            ".ci/run",
+            ".github/**/*.yml",
+        )
+        for p in ROOT.glob(g)
+        if p.is_file() and "_build" not in p.parts and p.resolve() != Path(__file__).resolve()
+    ]
     refs = rewrite_references(files)
-    print(f"retest: {len(moved)} files written or moved, {crossed} cross imports and {refs} files' references "
-          "rewritten; now run: ruff check --select F401,I001 --fix tests")
+    print(
+        f"retest: {len(moved)} files written or moved, {crossed} cross imports and {refs} files' references "
+        "rewritten; now run: ruff check --select F401,I001 --fix tests"
+    )
     return 0
 
 

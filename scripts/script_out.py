@@ -12,13 +12,17 @@ from pathlib import Path
 
 def add_overwrite(ap: argparse.ArgumentParser) -> None:
     """The ``--overwrite`` flag, worded as ``bdpsim run --overwrite``."""
-    ap.add_argument("--overwrite", action="store_true",
-                    help="write into an output that holds files committed to git (the checkout's reference "
-                         "results under results/; refused without it)")
+    ap.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="write into an output that holds files committed to git (the checkout's reference "
+        "results under results/; refused without it)",
+    )
 
 
-def refuse_committed(ap: argparse.ArgumentParser, overwrite: bool, *targets: Path | str | None,
-                     option: str = "--out") -> None:
+def refuse_committed(
+    ap: argparse.ArgumentParser, overwrite: bool, *targets: Path | str | None, option: str = "--out"
+) -> None:
     """Exit 2 with one line (``PROG: error: --out ...``) when a target (a directory or file; ``None``
     skipped) holds git-tracked files and not ``overwrite``
     (:func:`bdpsim.pipeline.results.check_not_committed`)."""

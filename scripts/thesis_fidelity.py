@@ -103,10 +103,10 @@ def one_adversary(model, mech, adv, N, rng, points=1000, window=(0.5, 99.5)):
 # --readings: every reading of thesis §3.1.2 on the thesis Fig. 15 grid (issue 20 §1)
 
 K_DRAWS = {  # name: how step 1 draws (i, K)
-    "k~U{1..n-1}": "size",            # bdpsim / thesis notation [n-1] = {1, ..., n-1}
-    "k~U{0..n-2}": "size0",           # [n-1] read as Python's range(n-1): K may be empty
-    "K uniform nonempty": "subset",   # every non-empty subset of [n] minus i equally likely
-    "K ⊆ [n] literal": "literal",     # k~U{1..n-1} indices from [n]; the target dropped if drawn
+    "k~U{1..n-1}": "size",  # bdpsim / thesis notation [n-1] = {1, ..., n-1}
+    "k~U{0..n-2}": "size0",  # [n-1] read as Python's range(n-1): K may be empty
+    "K uniform nonempty": "subset",  # every non-empty subset of [n] minus i equally likely
+    "K ⊆ [n] literal": "literal",  # k~U{1..n-1} indices from [n]; the target dropped if drawn
 }
 XK_DRAWS = ("chain", "uniform")
 ADVERSARY_SETS = [(k, "chain") for k in K_DRAWS] + [("k~U{1..n-1}", "uniform")]
@@ -157,7 +157,9 @@ def _fastkde(sample: np.ndarray, shift: bool) -> tuple[np.ndarray, np.ndarray]:
 def _laplace_mixture(atoms: np.ndarray, probs: np.ndarray, b: float, t: np.ndarray) -> np.ndarray:
     """Exact output density ``sum_c P(C = c) e^{-|t - c|/b} / 2b`` at ``t``."""
     keep = probs > 0
-    return (probs[keep][None, :] * np.exp(-np.abs(t[:, None] - atoms[keep][None, :]) / b)).sum(axis=1) / (2 * b)
+    return (probs[keep][None, :] * np.exp(-np.abs(t[:, None] - atoms[keep][None, :]) / b)).sum(axis=1) / (
+        2 * b
+    )
 
 
 def evaluation_points(out_x, out_xp, grid_x, rng_points, points=1000, window=(0.5, 99.5)) -> dict:
@@ -172,7 +174,9 @@ def evaluation_points(out_x, out_xp, grid_x, rng_points, points=1000, window=(0.
     return {
         "uniform": rng_points["uniform"].uniform(lo, hi, size=points),
         "outputs": rng_points["outputs"].choice(inside, size=min(points, inside.size), replace=False),
-        "one condition": rng_points["one condition"].choice(inside1, size=min(points, inside1.size), replace=False),
+        "one condition": rng_points["one condition"].choice(
+            inside1, size=min(points, inside1.size), replace=False
+        ),
         "grid": grid_x[(grid_x >= lo) & (grid_x <= hi)],
     }
 
@@ -191,7 +195,9 @@ def readings_of_adversary(model, mech, adv, N: int, rng: np.random.Generator, po
     out = {}
     for mode in POINT_MODES:
         t = pts[mode]
-        e = np.log(_laplace_mixture(*law_x, mech.noise_scale, t)) - np.log(_laplace_mixture(*law_xp, mech.noise_scale, t))
+        e = np.log(_laplace_mixture(*law_x, mech.noise_scale, t)) - np.log(
+            _laplace_mixture(*law_xp, mech.noise_scale, t)
+        )
         for sh in SHIFTS:
             (gx, dx), (gxp, dxp) = fits[sh]
             p1 = np.interp(t, gx, dx, left=0.0, right=0.0)  # exact node values on the grid
@@ -201,8 +207,12 @@ def readings_of_adversary(model, mech, adv, N: int, rng: np.random.Generator, po
             for ratio in RATIOS:
                 rr = r if ratio == "signed" else np.abs(r)
                 ee = e if ratio == "signed" else np.abs(e)
-                out[(mode, sh, ratio)] = (float(rr.max()) if rr.size else math.nan, float(ee.max()),
-                                          int(t.size - ok.sum()), int(t.size))
+                out[(mode, sh, ratio)] = (
+                    float(rr.max()) if rr.size else math.nan,
+                    float(ee.max()),
+                    int(t.size - ok.sum()),
+                    int(t.size),
+                )
     return out
 
 
@@ -235,9 +245,19 @@ def run_point(gamma: float, eps: float, n: int, adversaries: int, samples: int, 
             exact_at_points={"|".join(map(str, r)): v for r, v in ex.items()},
             dropped={"|".join(map(str, r)): v for r, v in dropped.items()},
             points={"|".join(map(str, r)): v for r, v in npts.items()},
-            exact_one_sided=one, known_sizes=sizes)
-    return dict(gamma=gamma, epsilon=eps, n=n, adversaries=adversaries, samples=samples, seed=seed,
-                seconds=time.perf_counter() - t0, sets=res)
+            exact_one_sided=one,
+            known_sizes=sizes,
+        )
+    return dict(
+        gamma=gamma,
+        epsilon=eps,
+        n=n,
+        adversaries=adversaries,
+        samples=samples,
+        seed=seed,
+        seconds=time.perf_counter() - t0,
+        sets=res,
+    )
 
 
 def bound_of(gamma: float, eps: float, n: int) -> float:
@@ -256,13 +276,25 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
                 v = v[np.isfinite(v)]
                 ex = np.asarray(s["exact_at_points"][key], dtype=float)
                 lo, hi = percentile_ci(v, 99.0)
-                rows.append(dict(adversaries=set_name, reading=key, gamma=p["gamma"], epsilon=p["epsilon"],
-                                 bound=bnd, kde_p99=float(np.percentile(v, 99)), kde_p99_ci_low=lo,
-                                 kde_p99_ci_high=hi, kde_max=float(v.max()), failed=int(len(vals) - v.size),
-                                 exact_at_points_p99=float(np.percentile(ex, 99)),
-                                 exact_one_sided_p99=float(np.percentile(s["exact_one_sided"], 99)),
-                                 dropped_points=s["dropped"][key], points=s["points"][key],
-                                 seconds_point=p["seconds"]))
+                rows.append(
+                    dict(
+                        adversaries=set_name,
+                        reading=key,
+                        gamma=p["gamma"],
+                        epsilon=p["epsilon"],
+                        bound=bnd,
+                        kde_p99=float(np.percentile(v, 99)),
+                        kde_p99_ci_low=lo,
+                        kde_p99_ci_high=hi,
+                        kde_max=float(v.max()),
+                        failed=int(len(vals) - v.size),
+                        exact_at_points_p99=float(np.percentile(ex, 99)),
+                        exact_one_sided_p99=float(np.percentile(s["exact_one_sided"], 99)),
+                        dropped_points=s["dropped"][key],
+                        points=s["points"][key],
+                        seconds_point=p["seconds"],
+                    )
+                )
     out_dir.mkdir(parents=True, exist_ok=True)
     cols = list(rows[0])
     with open(out_dir / "thesis_fidelity_readings.csv", "w", newline="") as fh:
@@ -273,22 +305,26 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
     p0 = points[0]
     npts = len(points)
     total = sum(p["seconds"] for p in points)
-    lines = [f"$ {argv}",
-             f"Thesis Fig. 15 grid: Markov n={p0['n']}, symmetric chain gamma = 1..10, eps in {{0.5, 1, 2}} "
-             f"({npts} points), count + Lap(1/eps); {p0['adversaries']} adversaries x {p0['samples']} samples per "
-             f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s "
-             f"({total / 3600:.2f} h) wall time "
-             f"of one process on a shared 2-core machine",
-             "bound = min(Markov eps + 4 ln gamma, general n eps); 'below' = KDE p99 over the "
-             "adversaries <= bound; "
-             "exact@pts = the same max of the exact log-ratio at the same evaluation points (p99)",
-             ""]
+    lines = [
+        f"$ {argv}",
+        f"Thesis Fig. 15 grid: Markov n={p0['n']}, symmetric chain gamma = 1..10, eps in {{0.5, 1, 2}} "
+        f"({npts} points), count + Lap(1/eps); {p0['adversaries']} adversaries x {p0['samples']} samples per "
+        f"condition per point and adversary set; seed {p0['seed']}; {total:.0f} s "
+        f"({total / 3600:.2f} h) wall time "
+        f"of one process on a shared 2-core machine",
+        "bound = min(Markov eps + 4 ln gamma, general n eps); 'below' = KDE p99 over the "
+        "adversaries <= bound; "
+        "exact@pts = the same max of the exact log-ratio at the same evaluation points (p99)",
+        "",
+    ]
     by = {}
     for r in rows:
         by.setdefault((r["adversaries"], r["reading"]), []).append(r)
-    head = (f"{'adversaries (K draw | x_K)':32} {'points':13} {'shift':5} {'ratio':9} {'below':>6} "
-            f"{'KDE p99 at gamma=1, eps=0.5/1/2':>32} {'exact@pts g=1':>20} {'worst KDE-bound':>16} "
-            f"{'exact@pts below':>15}")
+    head = (
+        f"{'adversaries (K draw | x_K)':32} {'points':13} {'shift':5} {'ratio':9} {'below':>6} "
+        f"{'KDE p99 at gamma=1, eps=0.5/1/2':>32} {'exact@pts g=1':>20} {'worst KDE-bound':>16} "
+        f"{'exact@pts below':>15}"
+    )
     lines.append(head)
     for (aset, key), rs in by.items():
         mode, sh, ratio = key.split("|")
@@ -296,17 +332,23 @@ def summarise(points: list[dict], out_dir: Path, argv: str) -> None:
         ex_below = sum(r["exact_at_points_p99"] <= r["bound"] + 1e-9 for r in rs)
         g1 = sorted((r for r in rs if r["gamma"] == 1.0), key=lambda r: r["epsilon"])
         worst = max(rs, key=lambda r: r["kde_p99"] - r["bound"])
-        lines.append(f"{aset:32} {mode:13} {'yes' if sh == 'True' else 'no':5} {ratio:9} {below:3d}/{len(rs):<2d} "
-                     f"{' / '.join(format(r['kde_p99'], '.2f') for r in g1):>32} "
-                     f"{' / '.join(format(r['exact_at_points_p99'], '.3f') for r in g1):>20} "
-                     f"{worst['kde_p99'] - worst['bound']:+16.2f} {ex_below:12d}/{len(rs)}")
+        lines.append(
+            f"{aset:32} {mode:13} {'yes' if sh == 'True' else 'no':5} {ratio:9} {below:3d}/{len(rs):<2d} "
+            f"{' / '.join(format(r['kde_p99'], '.2f') for r in g1):>32} "
+            f"{' / '.join(format(r['exact_at_points_p99'], '.3f') for r in g1):>20} "
+            f"{worst['kde_p99'] - worst['bound']:+16.2f} {ex_below:12d}/{len(rs)}"
+        )
     best = max(by.items(), key=lambda kv: sum(r["kde_p99"] <= r["bound"] for r in kv[1]))
-    lines += ["", f"readings: {len(by)}; most points below the bound: " f"{sum(r['kde_p99'] <= r['bound'] for r in best[1])} "
-                  f"of {npts} ({best[0][0]}; {best[0][1]}); readings below the bound at every point: "
-                  f"{sum(all(r['kde_p99'] <= r['bound'] for r in rs) for rs in by.values())}",
-              "gamma = 1 (independent records, bound = eps): fraction of adversaries whose exact log-ratio reaches "
-              "eps (to 1e-9) at one of their evaluation points (default reading): "
-              + ", ".join(f"eps = {g:g}: {fr:.3f}" for g, fr in _reach_fraction(points))]
+    lines += [
+        "",
+        f"readings: {len(by)}; most points below the bound: "
+        f"{sum(r['kde_p99'] <= r['bound'] for r in best[1])} "
+        f"of {npts} ({best[0][0]}; {best[0][1]}); readings below the bound at every point: "
+        f"{sum(all(r['kde_p99'] <= r['bound'] for r in rs) for rs in by.values())}",
+        "gamma = 1 (independent records, bound = eps): fraction of adversaries whose exact log-ratio reaches "
+        "eps (to 1e-9) at one of their evaluation points (default reading): "
+        + ", ".join(f"eps = {g:g}: {fr:.3f}" for g, fr in _reach_fraction(points)),
+    ]
     seconds = ", ".join(f"gamma={p['gamma']:g} eps={p['epsilon']:g}: {p['seconds']:.0f} s" for p in points)
     lines += [f"seconds per grid point (5 adversary sets): {seconds}"]
     (out_dir / "thesis_fidelity_readings.txt").write_text("\n".join(lines) + "\n")
@@ -336,8 +378,10 @@ def readings_main(a) -> None:
                 f.write_text(json.dumps(p))
             print(f"gamma={gamma:g} eps={eps:g}: {p['seconds']:.0f} s", flush=True)
             points.append(p)
-    argv = (f"python scripts/thesis_fidelity.py --readings --adversaries {a.adversaries} --samples {a.samples} "
-            f"--seed {a.seed}")
+    argv = (
+        f"python scripts/thesis_fidelity.py --readings --adversaries {a.adversaries} --samples {a.samples} "
+        f"--seed {a.seed}"
+    )
     summarise(points, Path(a.out), argv)
 
 
@@ -351,7 +395,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=None, help="default 1 (variants), 20 (--readings)")
     ap.add_argument("--readings", action="store_true", help="every reading on the Fig. 15 grid (issue 20)")
     ap.add_argument("--cache", default="/tmp/bdpsim_fidelity_readings")
-    ap.add_argument("--gammas", type=float, nargs="+", default=list(GAMMAS), help="--readings grid (default 1..10)")
+    ap.add_argument(
+        "--gammas", type=float, nargs="+", default=list(GAMMAS), help="--readings grid (default 1..10)"
+    )
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS), help="--readings grid")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "results" / "accuracy"))
     a = ap.parse_args()
@@ -369,24 +415,36 @@ def main() -> None:
     bad = {k: 0 for k in VARIANTS}
     one, two = [], []
     for j in range(a.adversaries):
-        r_draw, r_est = (np.random.default_rng(s) for s in np.random.SeedSequence(a.seed, spawn_key=(j,)).spawn(2))
+        r_draw, r_est = (
+            np.random.default_rng(s) for s in np.random.SeedSequence(a.seed, spawn_key=(j,)).spawn(2)
+        )
         adv = random_discrete_adversary(model, range(1, a.n), r_draw)
         for k, (v, nb) in one_adversary(model, mech, adv, a.samples, r_est).items():
             vals[k].append(v)
             bad[k] += nb
         one.append(exact_reference(model, mech, adv, signed=True).value)
         two.append(exact_reference(model, mech, adv, signed=False).value)
-    print(f"Markov n={a.n}, gamma={a.gamma:g}, eps={a.epsilon:g}, count; {a.adversaries} adversaries "
-          f"(|K| in 1..{a.n - 1}) x {a.samples} samples per condition; seed {a.seed}; "
-          f"{time.perf_counter() - t0:.0f} s")
-    print(f"{'variant':32} {'p99':>7} {'95% CI (order statistics)':>27} {'max':>7} {'median':>7} " f"{'dropped pts':>11}")
+    print(
+        f"Markov n={a.n}, gamma={a.gamma:g}, eps={a.epsilon:g}, count; {a.adversaries} adversaries "
+        f"(|K| in 1..{a.n - 1}) x {a.samples} samples per condition; seed {a.seed}; "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
+    print(
+        f"{'variant':32} {'p99':>7} {'95% CI (order statistics)':>27} {'max':>7} {'median':>7} "
+        f"{'dropped pts':>11}"
+    )
     for k in VARIANTS:
         v = np.array(vals[k])
         v = v[np.isfinite(v)]
         lo, hi = percentile_ci(v, 99.0)
-        print(f"{k:32} {np.percentile(v, 99):7.3f} {f'[{lo:.3f}, {hi:.3f}]':>27} {v.max():7.3f} "
-              f"{np.median(v):7.3f} {bad[k]:11d}")
-    for name, ex in (("exact one-sided (same adversaries)", one), ("exact two-sided (same adversaries)", two)):
+        print(
+            f"{k:32} {np.percentile(v, 99):7.3f} {f'[{lo:.3f}, {hi:.3f}]':>27} {v.max():7.3f} "
+            f"{np.median(v):7.3f} {bad[k]:11d}"
+        )
+    for name, ex in (
+        ("exact one-sided (same adversaries)", one),
+        ("exact two-sided (same adversaries)", two),
+    ):
         ex = np.array(ex)
         print(f"{name:32} {np.percentile(ex, 99):7.3f} {'':>27} {ex.max():7.3f} {np.median(ex):7.3f}")
 

@@ -18,9 +18,13 @@ GENERATED_DATA = ("kid_iq", "activity")  # generated in the real files' formats 
 def pytest_cmdline_main(config):
     """Run on 2 workers (pytest-xdist, ``--dist worksteal``) unless told otherwise: ``-n N`` (``-n 0``:
     in this process), ``-p no:xdist``, or pytest-xdist not installed. Why: pyproject.toml."""
-    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
-            or config.option.numprocesses is not None or config.option.collectonly
-            or config.getoption("usepdb", False)):
+    if (
+        not config.pluginmanager.hasplugin("xdist")
+        or hasattr(config, "workerinput")
+        or config.option.numprocesses is not None
+        or config.option.collectonly
+        or config.getoption("usepdb", False)
+    ):
         return
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if cores >= 2:
@@ -61,8 +65,9 @@ def data_dir(monkeypatch):
 
     for name in GENERATED_DATA:
         src = DS.REGISTRY[name]
-        monkeypatch.setitem(DS.REGISTRY, name,
-                            dataclasses.replace(src, sha256=DS._sha256(TEST_DATA / src.filename)))
+        monkeypatch.setitem(
+            DS.REGISTRY, name, dataclasses.replace(src, sha256=DS._sha256(TEST_DATA / src.filename))
+        )
     return TEST_DATA
 
 
@@ -114,7 +119,9 @@ def bdpsim_cli(capsys):
             except SystemExit as exc:
                 code = exc.code
         cap = capsys.readouterr()
-        shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
+        shown = "".join(
+            warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught
+        )
         return CliResult(0 if code is None else code, cap.out, shown + cap.err)
 
     return call
@@ -128,7 +135,7 @@ ROOT = ROOT
 @pytest.fixture
 def checkout(tmp_path, monkeypatch):
     """A git checkout holding a committed results/quickstart (as the repository does)."""
-    git = (lambda *a: subprocess.run(["git", *a], cwd=tmp_path, capture_output=True, check=True))
+    git = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, capture_output=True, check=True)
     git("init", "-q")
     (tmp_path / "results" / "quickstart").mkdir(parents=True)
     (tmp_path / "results" / "quickstart" / "summary.csv").write_text("committed\n")

@@ -14,6 +14,20 @@ from .montecarlo import SimulatedAttack, simulated_attack
 from .tradeoff import TradeOff, discrete_tradeoff, gaussian_tradeoff, mixture_tradeoff, pure_dp_tradeoff
 from .worst import AttackRisk, WorstValue, attack_risk, worst_advantage, worst_tpr
 
-__all__ = ["AttackRisk", "GaussianShift", "SimulatedAttack", "simulated_attack", "OutputLaws", "TradeOff", "WorstValue", "attack_risk",
-           "discrete_tradeoff", "gaussian_tradeoff", "mixture_tradeoff", "output_laws", "pure_dp_tradeoff",
-           "worst_advantage", "worst_tpr"]
+__all__ = [
+    "AttackRisk",
+    "GaussianShift",
+    "SimulatedAttack",
+    "simulated_attack",
+    "OutputLaws",
+    "TradeOff",
+    "WorstValue",
+    "attack_risk",
+    "discrete_tradeoff",
+    "gaussian_tradeoff",
+    "mixture_tradeoff",
+    "output_laws",
+    "pure_dp_tradeoff",
+    "worst_advantage",
+    "worst_tpr",
+]

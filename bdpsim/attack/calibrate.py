@@ -33,8 +33,9 @@ MONOTONE = ("laplace", "gaussian", "geometric")
 REL_TOL = 1e-6
 
 
-def target_epsilon(target_advantage: float | None = None, target_tpr: float | None = None,
-                   at_fpr: float | None = None) -> float:
+def target_epsilon(
+    target_advantage: float | None = None, target_tpr: float | None = None, at_fpr: float | None = None
+) -> float:
     """The ``eps`` whose pure-eps curve has advantage ``target_advantage`` or TPR ``target_tpr`` at
     FPR ``at_fpr`` (module docstring)."""
     if target_advantage is not None:
@@ -74,7 +75,9 @@ class AttackCalibration:
 
 def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
     if (target_advantage is None) == (target_tpr is None):
-        raise ConfigError("target_advantage", target_advantage, "give exactly one of target_advantage and target_tpr")
+        raise ConfigError(
+            "target_advantage", target_advantage, "give exactly one of target_advantage and target_tpr"
+        )
     if target_advantage is not None:
         return "advantage", float(check_fpr("target_advantage", target_advantage))
     if at_fpr is None:
@@ -112,8 +115,16 @@ def _least_parameter(ok: Callable[[float], bool], p0: float, grows: bool, target
     return math.exp(hi)
 
 
-def calibrate_attack(model, mechanism, *, target_advantage: float | None = None, target_tpr: float | None = None,
-                     at_fpr: float | None = None, sizes="all", compare: bool = True) -> AttackCalibration:
+def calibrate_attack(
+    model,
+    mechanism,
+    *,
+    target_advantage: float | None = None,
+    target_tpr: float | None = None,
+    at_fpr: float | None = None,
+    sizes="all",
+    compare: bool = True,
+) -> AttackCalibration:
     """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
     adversary's advantage is ``<= target_advantage``, or its TPR at ``at_fpr`` (the bound for every
     adversary) is ``<= target_tpr``; with ``compare`` also the least eps-BDP noise of the same law
@@ -127,8 +138,11 @@ def calibrate_attack(model, mechanism, *, target_advantage: float | None = None,
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
     noise = mechanism.noise
     if noise.name not in MONOTONE:
-        raise ConfigError("noise", noise.name, f"must be one of {list(MONOTONE)} (worst attack values monotone "
-                                               "in the amount of noise)")
+        raise ConfigError(
+            "noise",
+            noise.name,
+            f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
+        )
     grows = noise.noise_grows_with_parameter
 
     def value(par: float) -> float:
@@ -167,15 +181,24 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
         from ..calibration.graphs import calibrate_graph
 
         values = q.per_state(cast(HasStates, model).states)
-        row = calibrate_graph(model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0])[0]
+        row = calibrate_graph(
+            model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0]
+        )[0]
         return row.scale if mechanism.noise.name == "laplace" else row.parameter
     if not isinstance(model, MarkovChain):
         return None
-    kw = ({"counted_states": list(q.counted_states)} if isinstance(q, CountQuery) else
-          {"state_values": list(q.state_values)} if isinstance(q, StateSumQuery) else None)
+    kw = (
+        {"counted_states": list(q.counted_states)}
+        if isinstance(q, CountQuery)
+        else {"state_values": list(q.state_values)}
+        if isinstance(q, StateSumQuery)
+        else None
+    )
     if kw is None:
         return None
-    c = calibrate(cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw)
+    c = calibrate(
+        cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw
+    )
     return c.scale if mechanism.noise.name == "laplace" else c.parameter
 
 

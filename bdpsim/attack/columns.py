@@ -23,8 +23,12 @@ def worst_attack_cells(model, mechanism, sizes) -> dict[str, float]:
     (values attained by an adversary)."""
     w = worst_advantage(model, mechanism, sizes)
     out = {"advantage_max": float(w.value)}
-    out.update({f"tpr_at_{lab}_max": float(worst_tpr(model, mechanism, a, sizes, start=w.adversary).value)
-                for lab, a in ATTACK_FPRS})
+    out.update(
+        {
+            f"tpr_at_{lab}_max": float(worst_tpr(model, mechanism, a, sizes, start=w.adversary).value)
+            for lab, a in ATTACK_FPRS
+        }
+    )
     return out
 
 

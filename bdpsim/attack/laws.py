@@ -47,8 +47,10 @@ class OutputLaws:
                 raise ValueError(f"{name} = {arr.tolist()[:5]}: must be finite")
             object.__setattr__(self, name, arr)
         if self.atoms_x.size != self.w_x.size or self.atoms_x_prime.size != self.w_x_prime.size:
-            raise ValueError(f"w_x = {self.w_x.size} weights: need one per atom ({self.atoms_x.size}, "
-                             f"{self.atoms_x_prime.size})")
+            raise ValueError(
+                f"w_x = {self.w_x.size} weights: need one per atom ({self.atoms_x.size}, "
+                f"{self.atoms_x_prime.size})"
+            )
 
     def tradeoff(self) -> TradeOff:
         return mixture_tradeoff(self.noise, self.atoms_x, self.w_x, self.atoms_x_prime, self.w_x_prime)
@@ -79,8 +81,10 @@ class GaussianShift:
 
 def _noise(mechanism) -> NoiseLaw:
     if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.noise, NoiseLaw)):
-        raise NotAvailable(f"mechanism {type(mechanism).__name__}: not 'query + noise' with a known noise law; "
-                           "give a Monte Carlo budget (samples)")
+        raise NotAvailable(
+            f"mechanism {type(mechanism).__name__}: not 'query + noise' with a known noise law; "
+            "give a Monte Carlo budget (samples)"
+        )
     return mechanism.noise
 
 
@@ -89,17 +93,21 @@ def _gaussian_pair(model, mechanism, adv: Adversary) -> GaussianShift:
     from ..queries import SumQuery
 
     noise = _noise(mechanism)
-    if not isinstance(cast(NoisyQuery, mechanism).query_function, SumQuery) or not isinstance(noise, GaussianKernel):
-        raise NotAvailable(f"gaussian model with {type(mechanism.query_function).__name__} + {noise.name} noise: "
-                           "no exact output law (only the unclipped sum + Gaussian noise); give a Monte Carlo "
-                           "budget (samples)")
+    if not isinstance(cast(NoisyQuery, mechanism).query_function, SumQuery) or not isinstance(
+        noise, GaussianKernel
+    ):
+        raise NotAvailable(
+            f"gaussian model with {type(mechanism.query_function).__name__} + {noise.name} noise: "
+            "no exact output law (only the unclipped sum + Gaussian noise); give a Monte Carlo "
+            "budget (samples)"
+        )
     means = []
     var = 0.0
     for v in (adv.x, adv.x_prime):
         cond = model.conditional(adv.condition(v))
         means.append(float(np.sum(cond.known_values)) + float(np.sum(cond.mean)))
         var = float(np.sum(cond.cov)) if cond.unknown else 0.0
-    return GaussianShift(means[0], means[1], math.sqrt(var + noise.sigma ** 2))
+    return GaussianShift(means[0], means[1], math.sqrt(var + noise.sigma**2))
 
 
 def output_laws(model, mechanism, adversary: Adversary) -> OutputLaws | GaussianShift:
@@ -116,11 +124,15 @@ def output_laws(model, mechanism, adversary: Adversary) -> OutputLaws | Gaussian
         return _gaussian_pair(model, mechanism, adversary)
     noise = _noise(mechanism)
     query = cast(NoisyQuery, mechanism).query_function
-    laws = [model.query_law(query, adversary.condition(v)) if isinstance(model, HasQueryLaw) else None
-            for v in (adversary.x, adversary.x_prime)]
+    laws = [
+        model.query_law(query, adversary.condition(v)) if isinstance(model, HasQueryLaw) else None
+        for v in (adversary.x, adversary.x_prime)
+    ]
     if any(law is None for law in laws):
-        raise NotAvailable(f"{type(model).__name__}: no exact law of {type(query).__name__}; give a Monte "
-                           "Carlo budget (samples)")
+        raise NotAvailable(
+            f"{type(model).__name__}: no exact law of {type(query).__name__}; give a Monte "
+            "Carlo budget (samples)"
+        )
     (a1, w1), (a2, w2) = laws  # type: ignore[misc]
     for w in (w1, w2):
         if not (np.all(np.isfinite(w)) and abs(float(np.sum(w)) - 1.0) < 1e-9):
@@ -159,12 +171,18 @@ def markov_worst_tv(model, mechanism, min_known: int) -> tuple[float, Adversary]
     from ..models.protocols import MarkovChain
     from ..queries import AdditiveQuery
 
-    if not (isinstance(model, MarkovChain) and isinstance(mechanism, NoisyQuery)
-            and isinstance(mechanism.query_function, AdditiveQuery) and isinstance(mechanism.noise, NoiseLaw)):
+    if not (
+        isinstance(model, MarkovChain)
+        and isinstance(mechanism, NoisyQuery)
+        and isinstance(mechanism.query_function, AdditiveQuery)
+        and isinstance(mechanism.noise, NoiseLaw)
+    ):
         return None
     f = mechanism.query_function.per_state(model.states)
     noise = cast(float, _tv_law(mechanism.noise))  # window_table takes a scale or any noise law
-    res, advs, _ = window_table(cast(MarkovChainModel, model), f, noise, min_known=min_known, top=1, profile=0.0)
+    res, advs, _ = window_table(
+        cast(MarkovChainModel, model), f, noise, min_known=min_known, top=1, profile=0.0
+    )
     return float(res.bdpl), advs[0].adversary()
 
 

@@ -91,15 +91,18 @@ class SimulatedAttack:
         return max(0.0, float(np.max(t - f)) - 2.0 * self.margin)
 
 
-def simulated_attack(model, mechanism, adversary: Adversary, samples: int, *, seed: int = 0,
-                     confidence: float = 0.95) -> SimulatedAttack:
+def simulated_attack(
+    model, mechanism, adversary: Adversary, samples: int, *, seed: int = 0, confidence: float = 0.95
+) -> SimulatedAttack:
     """Simulate the adversary's attack: ``samples`` outputs under ``x`` and under ``x'``
     (:meth:`DataModel.sample_conditional`, then ``mechanism(data, rng)``); see the module docstring.
 
     Raises ``ConfigError`` (field ``samples``) unless ``samples`` is an integer >= 100.
     """
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 100:
-        raise ConfigError("samples", samples, "must be an integer >= 100 (the Monte Carlo budget per hypothesis)")
+        raise ConfigError(
+            "samples", samples, "must be an integer >= 100 (the Monte Carlo budget per hypothesis)"
+        )
     if not isinstance(adversary, Adversary):
         raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
     rng = np.random.default_rng(seed)
@@ -108,8 +111,11 @@ def simulated_attack(model, mechanism, adversary: Adversary, samples: int, *, se
         data = model.sample_conditional(adversary.condition(v), int(samples), rng)
         y = np.asarray(mechanism(data, rng), dtype=float)
         if y.ndim != 1:
-            raise ConfigError("mechanism", type(mechanism).__name__, "must have one-dimensional outputs for a "
-                              "simulated threshold attack")
+            raise ConfigError(
+                "mechanism",
+                type(mechanism).__name__,
+                "must have one-dimensional outputs for a simulated threshold attack",
+            )
         outs.append(y)
     return SimulatedAttack(outs[0], outs[1], confidence)
 

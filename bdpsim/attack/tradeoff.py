@@ -50,8 +50,9 @@ def check_fpr(name: str, value) -> np.ndarray:
     return arr
 
 
-def _argmin_log_t(fn: Callable[[float], float], lo: float = -LOG_T_MAX, hi: float = LOG_T_MAX,
-                  tol: float = 1e-13) -> tuple[float, float]:
+def _argmin_log_t(
+    fn: Callable[[float], float], lo: float = -LOG_T_MAX, hi: float = LOG_T_MAX, tol: float = 1e-13
+) -> tuple[float, float]:
     """Golden-section search of a unimodal ``fn(u)`` on ``[lo, hi]``: ``(u*, fn(u*))``, the best
     value seen (every evaluated point is a valid upper bound of the infimum)."""
     a, b = lo, hi
@@ -115,6 +116,7 @@ class TradeOff:
         def fn(u: float) -> float:
             t = math.exp(u)
             return t * alpha + self._h(t)
+
         u, v = _argmin_log_t(fn)
         return float(min(1.0, max(alpha, v))), math.exp(u)
 
@@ -153,8 +155,9 @@ def mixture_tradeoff(noise, atoms_p, w_p, atoms_q, w_q) -> TradeOff:
     noise law's exact hockey-stick divergence ``H(t) = delta_{P||Q}(ln t)``."""
     ap, wp = np.asarray(atoms_p, dtype=float), np.asarray(w_p, dtype=float)
     aq, wq = np.asarray(atoms_q, dtype=float), np.asarray(w_q, dtype=float)
-    return TradeOff(lambda t: noise.hockey_stick(ap, wp, aq, wq, math.log(t)),
-                    label=f"exact ({noise.name} mixtures)")
+    return TradeOff(
+        lambda t: noise.hockey_stick(ap, wp, aq, wq, math.log(t)), label=f"exact ({noise.name} mixtures)"
+    )
 
 
 def gaussian_tradeoff(mu: float) -> TradeOff:
@@ -182,15 +185,20 @@ def pure_dp_tradeoff(epsilon: float) -> TradeOff:
     if not (e >= 0.0):
         raise ConfigError("epsilon", epsilon, "must be >= 0")
     if math.isinf(e):
-        return TradeOff(lambda t: 1.0, closed_tpr=lambda a: np.ones_like(a), label="pure inf-DP (no guarantee)")
+        return TradeOff(
+            lambda t: 1.0, closed_tpr=lambda a: np.ones_like(a), label="pure inf-DP (no guarantee)"
+        )
     k = math.exp(e)
     p, q = np.array([k, 1.0]) / (1 + k), np.array([1.0, k]) / (1 + k)
 
     def hockey(t: float) -> float:
         return float(np.maximum(p - t * q, 0.0).sum())
 
-    return TradeOff(hockey, closed_tpr=lambda a: np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k]),
-                    label=f"pure {e:.6g}-DP")
+    return TradeOff(
+        hockey,
+        closed_tpr=lambda a: np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k]),
+        label=f"pure {e:.6g}-DP",
+    )
 
 
 def discrete_tradeoff(p, q) -> TradeOff:
@@ -202,5 +210,12 @@ def discrete_tradeoff(p, q) -> TradeOff:
     return TradeOff(lambda t: float(np.maximum(P - t * Q, 0.0).sum()), label="exact (finite outcomes)")
 
 
-__all__ = ["TradeOff", "mixture_tradeoff", "gaussian_tradeoff", "pure_dp_tradeoff", "discrete_tradeoff",
-           "check_fpr", "LOG_T_MAX"]
+__all__ = [
+    "TradeOff",
+    "mixture_tradeoff",
+    "gaussian_tradeoff",
+    "pure_dp_tradeoff",
+    "discrete_tradeoff",
+    "check_fpr",
+    "LOG_T_MAX",
+]

@@ -95,12 +95,15 @@ def _profile_search(eng, model, ks):
         if top == 1:
             return float(res.bdpl), advs[0].adversary()
         return [a.adversary() for a in advs]
+
     return at
 
 
 def _enumerate(eng, model, ks) -> list[Adversary]:
     if not isinstance(eng, HasExhaustive):
-        raise NotAvailable(f"no exhaustive or profile search for {model.kind}: the worst adversary is unknown")
+        raise NotAvailable(
+            f"no exhaustive or profile search for {model.kind}: the worst adversary is unknown"
+        )
     eng.check_exhaustive(ks)  # SearchTooLarge (a NotAvailable) with the reason
     res = eng.exhaustive(ks, None)
     return [res.adversary(j) for j in range(len(res))]
@@ -116,8 +119,13 @@ def worst_advantage(model, mechanism, sizes="all") -> WorstValue:
     if at is not None:
         v, adv = at(0.0)
         return WorstValue(v, adv, v)
-    best = max(((output_laws(model, mechanism, a).tradeoff().advantage, i, a)
-                for i, a in enumerate(_enumerate(eng, model, ks))), key=lambda r: (r[0], -r[1]))
+    best = max(
+        (
+            (output_laws(model, mechanism, a).tradeoff().advantage, i, a)
+            for i, a in enumerate(_enumerate(eng, model, ks))
+        ),
+        key=lambda r: (r[0], -r[1]),
+    )
     return WorstValue(best[0], best[2], best[0])
 
 
@@ -233,8 +241,9 @@ def _bdpl(model, mechanism, adv: Adversary) -> float:
         return math.nan
 
 
-def attack_risk(model, mechanism, adversary: Adversary | None = None, *,
-                sizes: str | Sequence[int] = "all") -> AttackRisk:
+def attack_risk(
+    model, mechanism, adversary: Adversary | None = None, *, sizes: str | Sequence[int] = "all"
+) -> AttackRisk:
     """The optimal attack on ``mechanism`` over ``model``: of one ``adversary``, or the worst over
     every adversary ``(i, K, x_K, x, x')`` with ``|K|`` in ``sizes`` (as :func:`bdpsim.exact_bdpl`).
 
@@ -269,12 +278,21 @@ def attack_risk(model, mechanism, adversary: Adversary | None = None, *,
         if not isinstance(adversary, Adversary):
             raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
         curve = output_laws(model, mechanism, adversary).tradeoff()
-        return AttackRisk(curve.advantage, adversary, _bdpl(model, mechanism, adversary), curve, False,
-                          model, mechanism, sizes)
+        return AttackRisk(
+            curve.advantage,
+            adversary,
+            _bdpl(model, mechanism, adversary),
+            curve,
+            False,
+            model,
+            mechanism,
+            sizes,
+        )
     w = worst_advantage(model, mechanism, sizes)
     curve = output_laws(model, mechanism, w.adversary).tradeoff()
-    return AttackRisk(w.value, w.adversary, _bdpl(model, mechanism, w.adversary), curve, True,
-                      model, mechanism, sizes)
+    return AttackRisk(
+        w.value, w.adversary, _bdpl(model, mechanism, w.adversary), curve, True, model, mechanism, sizes
+    )
 
 
 __all__ = ["AttackRisk", "WorstValue", "attack_risk", "worst_advantage", "worst_tpr", "directed_tpr", "swap"]

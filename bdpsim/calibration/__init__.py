@@ -19,24 +19,42 @@ from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism
 from .entry import calibrate
 from .kinds import CalibratedLaplace
 from .methods import (
-                      CALIBRATION_METHODS,
-                      Calibration,
-                      CalibrationProblem,
-                      Method,
-                      calibrate_chain,
-                      exact_scale,
-                      register_calibration_method,
-                      supported_methods,
+    CALIBRATION_METHODS,
+    Calibration,
+    CalibrationProblem,
+    Method,
+    calibrate_chain,
+    exact_scale,
+    register_calibration_method,
+    supported_methods,
 )
 from .optimal import calibrate_optimal, optimal_noise
 from .quilt.chain import mqm_approx, mqm_exact
 from .wasserstein import w_infinity, wasserstein_scale
 
-register_calibration_method(Method("optimal", calibrate_optimal,  # issue 30: the least noise of any integer shape
-                                   "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)"))
+register_calibration_method(
+    Method(
+        "optimal",
+        calibrate_optimal,  # issue 30: the least noise of any integer shape
+        "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)",
+    )
+)
 
-__all__ = ["CALIBRATION_METHODS", "CalibratedLaplace", "Calibration", "CalibrationProblem", "Method", "calibrate",
-           "calibrate_chain",
-           "register_calibration_method", "supported_methods",
-           "calibrate_optimal", "optimal_noise",
-           "exact_scale", "mqm_approx", "mqm_exact", "w_infinity", "wasserstein_scale"]
+__all__ = [
+    "CALIBRATION_METHODS",
+    "CalibratedLaplace",
+    "Calibration",
+    "CalibrationProblem",
+    "Method",
+    "calibrate",
+    "calibrate_chain",
+    "register_calibration_method",
+    "supported_methods",
+    "calibrate_optimal",
+    "optimal_noise",
+    "exact_scale",
+    "mqm_approx",
+    "mqm_exact",
+    "w_infinity",
+    "wasserstein_scale",
+]

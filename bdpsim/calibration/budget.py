@@ -66,8 +66,14 @@ def scan_seconds(model, values, search: dict) -> tuple[float, str]:
     """
     from ..models.markov.window import DEFAULT_TOLERANCE, validated_search
 
-    _, _, lim = validated_search(model, 1.0, int(search.get("min_known", 0)), search.get("targets"),
-                           search.get("window_limit", "auto"), search.get("tolerance", DEFAULT_TOLERANCE))
+    _, _, lim = validated_search(
+        model,
+        1.0,
+        int(search.get("min_known", 0)),
+        search.get("targets"),
+        search.get("window_limit", "auto"),
+        search.get("tolerance", DEFAULT_TOLERANCE),
+    )
     s, n = model.states, model.n
     lmax = n - 1 if lim is None else lim
     D = int(lattice(np.asarray(values, dtype=float))[0].max())
@@ -77,8 +83,9 @@ def scan_seconds(model, values, search: dict) -> tuple[float, str]:
     return seconds, f"window scan over {s} states, <= {lmax} unknowns per side"
 
 
-def check_exact(model, values, search: dict, budget: float | None, searches: int = EXACT_SEARCHES,
-                noise: str = "laplace") -> None:
+def check_exact(
+    model, values, search: dict, budget: float | None, searches: int = EXACT_SEARCHES, noise: str = "laplace"
+) -> None:
     """Raise :class:`TooSlow` (field ``--transition``) if ``searches`` window searches with
     ``noise`` (:data:`NOISE_SCAN_FACTOR` times a Laplace search) are estimated to exceed
     ``budget`` seconds."""
@@ -89,10 +96,13 @@ def check_exact(model, values, search: dict, budget: float | None, searches: int
     if factor != 1.0:
         one, why = one * factor, f"{why}, {noise} noise ~{factor:g}x a Laplace scan"
     if searches * one > budget:
-        raise TooSlow("--transition", f"{model.states} states",
-                      f"exact needs ~{duration(searches * one)} ({why}, ~{duration(one)} per search, "
-                      f"~{searches} searches); at most ~{duration(budget)} allowed (a chain with fewer "
-                      "states or faster mixing, or a --method without the exact search)")
+        raise TooSlow(
+            "--transition",
+            f"{model.states} states",
+            f"exact needs ~{duration(searches * one)} ({why}, ~{duration(one)} per search, "
+            f"~{searches} searches); at most ~{duration(budget)} allowed (a chain with fewer "
+            "states or faster mixing, or a --method without the exact search)",
+        )
 
 
 def mqm_exact_seconds(states: int, T: int) -> float:
@@ -116,7 +126,11 @@ def check_mqm_exact(states: int, T: int, budget: float | None) -> float | None:
     if est > budget:
         per = _mqm_node_seconds(states)
         most = int(budget / per) + 2
-        raise TooSlow("--n", T, f"markov-quilt-exact needs ~{duration(est)} (the authors' node-by-node "
-                                f"search, ~{per * 1e3:.2g} ms per record with {states} states); at most "
-                                f"{most} records in ~{duration(budget)} (use a smaller --n)")
+        raise TooSlow(
+            "--n",
+            T,
+            f"markov-quilt-exact needs ~{duration(est)} (the authors' node-by-node "
+            f"search, ~{per * 1e3:.2g} ms per record with {states} states); at most "
+            f"{most} records in ~{duration(budget)} (use a smaller --n)",
+        )
     return time.monotonic() + 2 * budget

@@ -20,11 +20,23 @@ from .target import check_target_epsilon, query_of
 GRAPH_METHODS = (EXACT_METHOD, "optimal")
 
 
-def calibrate(model, epsilon: float, *, counted_states: Sequence[int] | None = None,
-              state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
-              noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-              budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
-              mechanism=None, **search) -> Calibration:
+def calibrate(
+    model,
+    epsilon: float,
+    *,
+    counted_states: Sequence[int] | None = None,
+    state_values: Sequence[float] | None = None,
+    method: str = "exact",
+    evaluate: bool = True,
+    noise: str = "laplace",
+    delta: float | None = None,
+    staircase_gamma: float | None = None,
+    budget: float | None = None,
+    objective: str = "mean_abs",
+    progress: Callable | None = None,
+    mechanism=None,
+    **search,
+) -> Calibration:
     """The noise ``method`` prescribes for eps-BDP of an additive query on ``model``, with the
     exact BDPL over every adversary of what it prescribes,
     ``sup_{i, K, x_K, x, x', s} ln p(s | x_K, x) / p(s | x_K, x')``.
@@ -58,32 +70,73 @@ def calibrate(model, epsilon: float, *, counted_states: Sequence[int] | None = N
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
     if mechanism is not None:
-        check(counted_states is None and state_values is None, "mechanism", type(mechanism).__name__,
-              "give the query as a mechanism or as counted_states / state_values, not both")
+        check(
+            counted_states is None and state_values is None,
+            "mechanism",
+            type(mechanism).__name__,
+            "give the query as a mechanism or as counted_states / state_values, not both",
+        )
         try:
             state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
         except AttributeError:
-            raise ConfigError("mechanism", type(mechanism).__name__, "must be a mechanism with an additive query "
-                              "(a count or a sum of state values) on a discrete model") from None
+            raise ConfigError(
+                "mechanism",
+                type(mechanism).__name__,
+                "must be a mechanism with an additive query "
+                "(a count or a sum of state values) on a discrete model",
+            ) from None
     if isinstance(model, MarkovChain):
         chain: Any = model  # a MarkovChain (protocol) is what calibrate_chain runs on
-        return calibrate_chain(chain, epsilon, counted_states=counted_states, state_values=state_values,
-                               method=method, evaluate=evaluate, noise=noise, delta=delta,
-                               staircase_gamma=staircase_gamma, budget=budget, objective=objective,
-                               progress=progress, **search)
+        return calibrate_chain(
+            chain,
+            epsilon,
+            counted_states=counted_states,
+            state_values=state_values,
+            method=method,
+            evaluate=evaluate,
+            noise=noise,
+            delta=delta,
+            staircase_gamma=staircase_gamma,
+            budget=budget,
+            objective=objective,
+            progress=progress,
+            **search,
+        )
     # pedigrees, networks, random fields: their exact all-adversary engines (scipy.optimize: imported here)
     from .graphs import calibrate_graph
 
-    check(method in GRAPH_METHODS, "method", method, f"on a {type(model).__name__} must be one of "
-          f"{list(GRAPH_METHODS)} (the bounds and the competing mechanisms are defined on a Markov chain)")
+    check(
+        method in GRAPH_METHODS,
+        "method",
+        method,
+        f"on a {type(model).__name__} must be one of "
+        f"{list(GRAPH_METHODS)} (the bounds and the competing mechanisms are defined on a Markov chain)",
+    )
     check_target_epsilon(epsilon, method, noise)
-    check(not search.keys() - {"min_known"}, "search", sorted(search), "on a pedigree, network or random field "
-          "only min_known is an option of the exact search")
+    check(
+        not search.keys() - {"min_known"},
+        "search",
+        sorted(search),
+        "on a pedigree, network or random field only min_known is an option of the exact search",
+    )
     check(delta is None, "delta", delta, "is the target of gaussian noise, calibrated on a Markov chain only")
-    check(isinstance(model, (HasCountLaw, FactorGraph)), "model", type(model).__name__,
-          "must be a Markov chain, pedigree, Bayesian network or Markov random field")
+    check(
+        isinstance(model, (HasCountLaw, FactorGraph)),
+        "model",
+        type(model).__name__,
+        "must be a Markov chain, pedigree, Bayesian network or Markov random field",
+    )
     values = query_of(int(model.states), counted_states, state_values).values
-    rows = calibrate_graph(model, epsilon, values, method=method, noise=noise, objective=objective,
-                           min_known=int(search.get("min_known", 0)), staircase_gamma=staircase_gamma,
-                           budget=budget, progress=progress)
+    rows = calibrate_graph(
+        model,
+        epsilon,
+        values,
+        method=method,
+        noise=noise,
+        objective=objective,
+        min_known=int(search.get("min_known", 0)),
+        staircase_gamma=staircase_gamma,
+        budget=budget,
+        progress=progress,
+    )
     return rows[0]

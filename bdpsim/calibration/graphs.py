@@ -86,17 +86,28 @@ def graph_engine(model, values, *, min_known: int = 0) -> GraphEngine:
     check(sens > 0, "state_values", v.tolist(), "the query is constant (sensitivity 0): it needs no noise")
     if isinstance(model, FactorGraph):
         plan = network_plan(model, v, max_seconds=math.inf)
-        return GraphEngine(model, v, lambda noise: network_bdpl(model, plan, noise, min_known=min_known),
-                           plan[0].seconds, sens, step)
-    check(isinstance(model, HasCountLaw) and not isinstance(model, MarkovChain), "model", type(model).__name__,
-          "must be a pedigree, a Bayesian network or a Markov random field (Markov chains: calibrate markov)")
+        return GraphEngine(
+            model,
+            v,
+            lambda noise: network_bdpl(model, plan, noise, min_known=min_known),
+            plan[0].seconds,
+            sens,
+            step,
+        )
+    check(
+        isinstance(model, HasCountLaw) and not isinstance(model, MarkovChain),
+        "model",
+        type(model).__name__,
+        "must be a pedigree, a Bayesian network or a Markov random field (Markov chains: calibrate markov)",
+    )
     pedigree_counted(v)  # a count of genotypes, checked up front
     try:
         check_exhaustive(model, range(model.n))
     except SearchTooLarge as err:
         raise ConfigError("model", f"{model.n} people", err.reason) from None
-    return GraphEngine(model, v, lambda noise: pedigree_bdpl(model, v, noise, min_known=min_known), math.nan,
-                       sens, 1.0)
+    return GraphEngine(
+        model, v, lambda noise: pedigree_bdpl(model, v, noise, min_known=min_known), math.nan, sens, 1.0
+    )
 
 
 def noise_at(law: str, amount: float, sensitivity: float, step: float, staircase_gamma: float | None = None):
@@ -105,15 +116,24 @@ def noise_at(law: str, amount: float, sensitivity: float, step: float, staircase
     default ``gamma*``)."""
     if law == "laplace":
         return LaplaceNoise(amount)
-    return noise_from_params(law, epsilon=sensitivity / amount, sensitivity=sensitivity,
-                             staircase_gamma=staircase_gamma, step=step)
+    return noise_from_params(
+        law, epsilon=sensitivity / amount, sensitivity=sensitivity, staircase_gamma=staircase_gamma, step=step
+    )
 
 
-def exact_amount(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
-                 staircase_gamma: float | None = None, rtol: float = RTOL) -> tuple[float | None, float]:
+def exact_amount(
+    engine: GraphEngine,
+    epsilon: float,
+    law: str = "laplace",
+    *,
+    staircase_gamma: float | None = None,
+    rtol: float = RTOL,
+) -> tuple[float | None, float]:
     """Least amount of ``law`` with exact BDPL ``<= epsilon`` (module docstring) and its BDPL;
     ``(None, 0)`` when even ``2^-60 Delta/eps`` is eps-BDP (no noise needed)."""
-    check(law in EXACT_LAWS, "noise", law, f"must be one of {list(EXACT_LAWS)} (pure DP laws with one amount)")
+    check(
+        law in EXACT_LAWS, "noise", law, f"must be one of {list(EXACT_LAWS)} (pure DP laws with one amount)"
+    )
     D, n = engine.sensitivity, engine.model.n
     seen: dict[float, float] = {}
 
@@ -148,40 +168,80 @@ def exact_amount(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
     return math.exp(hi), seen[hi]
 
 
-def exact_noise(engine: GraphEngine, epsilon: float, law: str = "laplace", *,
-                staircase_gamma: float | None = None) -> Calibration:
+def exact_noise(
+    engine: GraphEngine, epsilon: float, law: str = "laplace", *, staircase_gamma: float | None = None
+) -> Calibration:
     """Method ``exact`` of :func:`calibrate_graph`: the least ``law`` noise that is eps-BDP, as a
     :class:`~bdpsim.calibration.Calibration` row (``scale`` the amount; ``parameter`` the DP
     epsilon of geometric and staircase noise; ``mean_abs`` its ``E|Z|``)."""
     amount, value = exact_amount(engine, epsilon, law, staircase_gamma=staircase_gamma)
     n = engine.model.n
     if amount is None:
-        return Calibration("exact", float(epsilon), n, None, None, "not applicable: BDPL <= eps at every "
-                           "amount of noise (no target values are distinguishable): no noise is needed", law)
+        return Calibration(
+            "exact",
+            float(epsilon),
+            n,
+            None,
+            None,
+            "not applicable: BDPL <= eps at every "
+            "amount of noise (no target values are distinguishable): no noise is needed",
+            law,
+        )
     noise = noise_at(law, amount, engine.sensitivity, engine.step, staircase_gamma)
-    reason = (f"least {law} noise with exact BDPL <= eps over every adversary (bracketing search, relative "
-              f"{RTOL:g})")
+    reason = (
+        f"least {law} noise with exact BDPL <= eps over every adversary (bracketing search, relative "
+        f"{RTOL:g})"
+    )
     if law == "laplace":
         return Calibration("exact", float(epsilon), n, amount, value, reason, mean_abs=amount)
-    return Calibration("exact", float(epsilon), n, amount, value, reason, law, float(noise.parameter),
-                       mean_abs=mean_abs(noise))
+    return Calibration(
+        "exact",
+        float(epsilon),
+        n,
+        amount,
+        value,
+        reason,
+        law,
+        float(noise.parameter),
+        mean_abs=mean_abs(noise),
+    )
 
 
-def optimal_row(engine: GraphEngine, epsilon: float, *, objective: str = "mean_abs", min_known: int = 0,
-                progress=None) -> Calibration:
+def optimal_row(
+    engine: GraphEngine, epsilon: float, *, objective: str = "mean_abs", min_known: int = 0, progress=None
+) -> Calibration:
     """Method ``optimal`` of :func:`calibrate_graph` (:func:`~.optimal.optimal_noise`) as a row."""
     try:
-        opt = optimal_noise(engine.model, epsilon, engine.values, objective=objective, min_known=min_known,
-                            progress=progress, max_seconds=math.inf)
+        opt = optimal_noise(
+            engine.model,
+            epsilon,
+            engine.values,
+            objective=objective,
+            min_known=min_known,
+            progress=progress,
+            max_seconds=math.inf,
+        )
     except Infeasible as exc:
-        return Calibration("optimal", float(epsilon), engine.model.n, None, None,
-                           f"not applicable: {exc}", "table")
+        return Calibration(
+            "optimal", float(epsilon), engine.model.n, None, None, f"not applicable: {exc}", "table"
+        )
     extra = {k: v for k, v in opt.as_dict().items() if k not in ("bdpl", "truncation_tolerance")}
-    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over "
-              f"every adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
-              f"{opt.pairs} law pairs, {opt.rounds} rounds; verified by the exact engine)")
-    return Calibration("optimal", float(opt.epsilon), engine.model.n, None, opt.bdpl, reason,
-                       "table", mean_abs=opt.mean_abs, extra=extra)
+    reason = (
+        f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over "
+        f"every adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
+        f"{opt.pairs} law pairs, {opt.rounds} rounds; verified by the exact engine)"
+    )
+    return Calibration(
+        "optimal",
+        float(opt.epsilon),
+        engine.model.n,
+        None,
+        opt.bdpl,
+        reason,
+        "table",
+        mean_abs=opt.mean_abs,
+        extra=extra,
+    )
 
 
 def quilt_row(engine: GraphEngine, epsilon: float) -> Calibration:
@@ -193,17 +253,42 @@ def quilt_row(engine: GraphEngine, epsilon: float) -> Calibration:
     q = mqm_bayesnet(engine.model, epsilon)
     scale = engine.sensitivity * q.sigma
     if not math.isfinite(scale):
-        return Calibration("markov-quilt-general", float(epsilon), engine.model.n, None, None,
-                           "not applicable: no quilt gives a finite sigma")
-    reason = (f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism (worst "
-              f"record {q.record}, quilt {list(q.quilt)}; eps-Pufferfish)")
-    return Calibration("markov-quilt-general", float(epsilon), engine.model.n, scale,
-                       engine.bdpl(LaplaceNoise(scale)), reason, mean_abs=scale)
+        return Calibration(
+            "markov-quilt-general",
+            float(epsilon),
+            engine.model.n,
+            None,
+            None,
+            "not applicable: no quilt gives a finite sigma",
+        )
+    reason = (
+        f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism (worst "
+        f"record {q.record}, quilt {list(q.quilt)}; eps-Pufferfish)"
+    )
+    return Calibration(
+        "markov-quilt-general",
+        float(epsilon),
+        engine.model.n,
+        scale,
+        engine.bdpl(LaplaceNoise(scale)),
+        reason,
+        mean_abs=scale,
+    )
 
 
-def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", noise: str = "laplace",
-                    objective: str = "mean_abs", min_known: int = 0, staircase_gamma: float | None = None,
-                    budget: float | None = None, progress=None) -> list[Calibration]:
+def calibrate_graph(
+    model,
+    epsilon: float,
+    values,
+    *,
+    method: str = "optimal",
+    noise: str = "laplace",
+    objective: str = "mean_abs",
+    min_known: int = 0,
+    staircase_gamma: float | None = None,
+    budget: float | None = None,
+    progress=None,
+) -> list[Calibration]:
     """The optimal noise and/or the exact calibration on a pedigree, Bayesian network or Markov
     random field (module docstring), each with its exact BDPL over every adversary.
 
@@ -226,13 +311,23 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
         ``not run``).
     """
     check(method in METHODS, "method", method, f"must be one of {list(METHODS)}")
-    check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
-          and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
+    check(
+        isinstance(epsilon, (int, float))
+        and not isinstance(epsilon, bool)
+        and math.isfinite(epsilon)
+        and epsilon > 0,
+        "epsilon",
+        epsilon,
+        "must be a finite number > 0",
+    )
     check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
     check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)
-    runs = {"optimal": [("optimal", "table")], "exact": [("exact", noise)],
-            "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS]}[method]
+    runs = {
+        "optimal": [("optimal", "table")],
+        "exact": [("exact", noise)],
+        "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS],
+    }[method]
     if method == "all" and isinstance(model, FactorGraph):  # Bayesian networks (a random field is refused)
         runs.append(("markov-quilt-general", "laplace"))
     out = []
@@ -240,16 +335,22 @@ def calibrate_graph(model, epsilon: float, values, *, method: str = "optimal", n
         searches = {"optimal": NETWORK_SEARCHES, "markov-quilt-general": 1}.get(k, EXACT_SEARCHES)
         est = engine.seconds * searches
         if budget is not None and est > budget:  # nan (no estimate) passes
-            exc = TooSlow("model", f"{model.n} records", f"{k} needs ~{duration(est)} (~{searches} exact "
-                          f"searches over every adversary of ~{duration(engine.seconds)} each, estimate); "
-                          f"at most ~{duration(budget)} allowed")
+            exc = TooSlow(
+                "model",
+                f"{model.n} records",
+                f"{k} needs ~{duration(est)} (~{searches} exact "
+                f"searches over every adversary of ~{duration(engine.seconds)} each, estimate); "
+                f"at most ~{duration(budget)} allowed",
+            )
             if len(runs) == 1:
                 raise exc
             out.append(Calibration(k, float(epsilon), model.n, None, None, f"not run: {exc.rule}", law))
             continue
         try:
             if k == "optimal":
-                out.append(optimal_row(engine, epsilon, objective=objective, min_known=min_known, progress=progress))
+                out.append(
+                    optimal_row(engine, epsilon, objective=objective, min_known=min_known, progress=progress)
+                )
             elif k == "markov-quilt-general":
                 try:
                     out.append(quilt_row(engine, epsilon))

@@ -43,7 +43,12 @@ class EquicorrelatedGaussian(Protocol):
 
 
 def _size(name: str, v, least: int) -> int:
-    check(isinstance(v, int) and not isinstance(v, bool) and v >= least, name, v, f"must be an integer >= {least}")
+    check(
+        isinstance(v, int) and not isinstance(v, bool) and v >= least,
+        name,
+        v,
+        f"must be an integer >= {least}",
+    )
     return v
 
 
@@ -70,8 +75,15 @@ class GaussianGroups(RecordGroups):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check(isinstance(self.rho, (int, float)) and not isinstance(self.rho, bool) and math.isfinite(self.rho)
-              and 0 <= self.rho < 1, "rho", self.rho, "must be in [0, 1)")
+        check(
+            isinstance(self.rho, (int, float))
+            and not isinstance(self.rho, bool)
+            and math.isfinite(self.rho)
+            and 0 <= self.rho < 1,
+            "rho",
+            self.rho,
+            "must be in [0, 1)",
+        )
 
 
 __all__ = ["CorrelatedGroups", "EquicorrelatedGaussian", "GaussianGroups", "RecordGroups"]

@@ -28,11 +28,20 @@ from .quilt.bayesnet import mqm_bayesnet
 
 COLUMNS = register_columns(
     "summary",
-    Column("calibration", str, "calibrated mechanisms: the method that chose the Laplace scale (exact, general, "
-                               "markov, zhao, markov-quilt-*, wasserstein, group)"),
-    Column("target_epsilon", float, "calibrated mechanisms: the eps the method aimed at (eps-BDP, or eps-Pufferfish "
-                                    "for the Markov Quilt and Wasserstein mechanisms); epsilon is the DP parameter"),
-    owner="mechanism calibrated")
+    Column(
+        "calibration",
+        str,
+        "calibrated mechanisms: the method that chose the Laplace scale (exact, general, "
+        "markov, zhao, markov-quilt-*, wasserstein, group)",
+    ),
+    Column(
+        "target_epsilon",
+        float,
+        "calibrated mechanisms: the eps the method aimed at (eps-BDP, or eps-Pufferfish "
+        "for the Markov Quilt and Wasserstein mechanisms); epsilon is the DP parameter",
+    ),
+    owner="mechanism calibrated",
+)
 
 
 @dataclass(frozen=True)
@@ -68,11 +77,18 @@ def _query(params: dict) -> AdditiveQuery:
 
 class _CalibratedKind(MechanismKind):
     domain = "discrete"
-    base_keys = {"epsilon": EPSILON,
-                 "counted_states": Key("state_vector", [1], doc="the states the query counts",
-                                       rule="distinct states of the model"),
-                 "state_values": Key("vector", hashed=False, doc="each state's value (the query sums them)",
-                                     rule="one finite number per state")}
+    base_keys = {
+        "epsilon": EPSILON,
+        "counted_states": Key(
+            "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+        ),
+        "state_values": Key(
+            "vector",
+            hashed=False,
+            doc="each state's value (the query sums them)",
+            rule="one finite number per state",
+        ),
+    }
 
     #: the models the kind calibrates on, in the user's words (the refusal names them)
     models = "a Markov chain model (kind = 'markov')"
@@ -82,8 +98,12 @@ class _CalibratedKind(MechanismKind):
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         eps = required(params, "epsilon")
-        check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
-              f"needs {self.models}, not model.kind = {spec.kind!r}")
+        check(
+            isinstance(spec.fixed, MarkovChain),
+            "mechanism.kind",
+            self.name,
+            f"needs {self.models}, not model.kind = {spec.kind!r}",
+        )
         query = _query(params)
         method = self.method(params)
         f = query.per_state(spec.fixed.states)
@@ -95,47 +115,80 @@ class _CalibratedKind(MechanismKind):
 
 class CalibratedKind(_CalibratedKind):
     name = "calibrated"
-    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "method": "general"}}
+    example = {
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"epsilon": 2.0, "method": "general"},
+    }
     doc = "Laplace noise for eps-BDP by method = 'exact' (smallest scale), 'general', 'markov' or 'zhao'"
-    keys = {**_CalibratedKind.base_keys, "method": Key("str", "exact", hashed=False, doc="how the Laplace scale is chosen",
-                                                       rule="a calibration method")}
+    keys = {
+        **_CalibratedKind.base_keys,
+        "method": Key(
+            "str", "exact", hashed=False, doc="how the Laplace scale is chosen", rule="a calibration method"
+        ),
+    }
     METHODS = ("exact", "general", "markov", "zhao")
 
     def method(self, params: dict) -> str:
-        check(params["method"] in self.METHODS, "mechanism.method", params["method"],
-              f"must be one of {list(self.METHODS)}")
+        check(
+            params["method"] in self.METHODS,
+            "mechanism.method",
+            params["method"],
+            f"must be one of {list(self.METHODS)}",
+        )
         return params["method"]
 
 
 class MarkovQuiltKind(_CalibratedKind):
     name = "markov_quilt"
-    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 2.0, "variant": "approx"}}
-    doc = ("the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx'); on "
-           "a Bayesian network the general mechanism of Pufferfish §4 (exact max-influence)")
-    keys = {**_CalibratedKind.base_keys, "variant": Key("str", "exact", hashed=False, doc="the Markov Quilt score used",
-                                                        rule="'exact' or 'approx'")}
+    example = {
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"epsilon": 2.0, "variant": "approx"},
+    }
+    doc = (
+        "the Markov Quilt mechanism's Laplace noise for eps-Pufferfish (variant = 'exact' or 'approx'); on "
+        "a Bayesian network the general mechanism of Pufferfish §4 (exact max-influence)"
+    )
+    keys = {
+        **_CalibratedKind.base_keys,
+        "variant": Key(
+            "str", "exact", hashed=False, doc="the Markov Quilt score used", rule="'exact' or 'approx'"
+        ),
+    }
 
     VARIANTS = {"exact": "markov-quilt-exact", "approx": "markov-quilt-approx"}
-    models = ("a Markov chain (kind = 'markov') or a Bayesian network (kind = 'bayesnet'): the Markov "
-              "Quilt mechanism needs a directed model")
+    models = (
+        "a Markov chain (kind = 'markov') or a Bayesian network (kind = 'bayesnet'): the Markov "
+        "Quilt mechanism needs a directed model"
+    )
 
     def build(self, params: dict, spec) -> CalibratedLaplace:
         if not isinstance(spec.fixed, BayesNetModel):
             return super().build(params, spec)
         eps = required(params, "epsilon")
-        check(self.method(params) == self.VARIANTS["exact"], "mechanism.variant", params["variant"],
-              "a Bayesian network takes the exact max-influence (variant = 'exact')")
+        check(
+            self.method(params) == self.VARIANTS["exact"],
+            "mechanism.variant",
+            params["variant"],
+            "a Bayesian network takes the exact max-influence (variant = 'exact')",
+        )
         query = _query(params)
         query.check_states(spec.fixed.states)
         q = mqm_bayesnet(spec.fixed, eps)
-        reason = (f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "
-                  f"(worst record {q.record}, quilt {list(q.quilt)}, card(X_N) = {q.nearby}; eps-Pufferfish)")
-        return CalibratedLaplace(query, float(query.sensitivity * q.sigma), "markov-quilt-general", float(eps),
-                                 reason, self.name)
+        reason = (
+            f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "
+            f"(worst record {q.record}, quilt {list(q.quilt)}, card(X_N) = {q.nearby}; eps-Pufferfish)"
+        )
+        return CalibratedLaplace(
+            query, float(query.sensitivity * q.sigma), "markov-quilt-general", float(eps), reason, self.name
+        )
 
     def method(self, params: dict) -> str:
-        check(params["variant"] in self.VARIANTS, "mechanism.variant", params["variant"],
-              "must be 'exact' (MQMExact) or 'approx' (MQMApprox)")
+        check(
+            params["variant"] in self.VARIANTS,
+            "mechanism.variant",
+            params["variant"],
+            "must be 'exact' (MQMExact) or 'approx' (MQMApprox)",
+        )
         return self.VARIANTS[params["variant"]]
 
 

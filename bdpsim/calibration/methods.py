@@ -91,8 +91,14 @@ class Calibration:
     tau: float | None = None  # a bound's DP parameter (scale = Delta / tau up to rounding; None: no bound)
 
     def as_dict(self) -> dict:
-        d = {"method": self.method, "epsilon": self.epsilon, "n": self.n, "scale": self.scale,
-             "bdpl": self.bdpl, "reason": self.reason}
+        d = {
+            "method": self.method,
+            "epsilon": self.epsilon,
+            "n": self.n,
+            "scale": self.scale,
+            "bdpl": self.bdpl,
+            "reason": self.reason,
+        }
         if self.parameter is not None:  # another noise law than Laplace: its own parameter
             d.update(noise=self.noise, parameter=self.parameter, delta=self.delta)
         if self.mean_abs is not None:
@@ -134,26 +140,59 @@ class CalibrationProblem:
     BDPL costlier than the budget is not computed (``bdpl = None``, said in the reason)."""
 
     def __post_init__(self) -> None:
-        check(isinstance(self.model, (MarkovChain, CorrelatedGroups)), "model", type(self.model).__name__,
-              "must be a Markov chain (MarkovChainModel) or groups of correlated records "
-              "(bdpsim.calibration.groups)")
+        check(
+            isinstance(self.model, (MarkovChain, CorrelatedGroups)),
+            "model",
+            type(self.model).__name__,
+            "must be a Markov chain (MarkovChainModel) or groups of correlated records "
+            "(bdpsim.calibration.groups)",
+        )
         eps = self.epsilon
-        check(isinstance(eps, (int, float, np.number)) and not isinstance(eps, bool)
-              and math.isfinite(eps) and eps > 0, "epsilon", eps, "must be a finite number > 0")
-        check(self.sensitivity > 0, "state_values", np.asarray(self.values).tolist(),
-              "the query is constant (sensitivity 0): it needs no noise")
+        check(
+            isinstance(eps, (int, float, np.number))
+            and not isinstance(eps, bool)
+            and math.isfinite(eps)
+            and eps > 0,
+            "epsilon",
+            eps,
+            "must be a finite number > 0",
+        )
+        check(
+            self.sensitivity > 0,
+            "state_values",
+            np.asarray(self.values).tolist(),
+            "the query is constant (sensitivity 0): it needs no noise",
+        )
         check(self.noise in NOISE_LAWS, "noise", self.noise, f"must be one of {list(NOISE_LAWS)}")
-        check(NOISE_LAWS[self.noise].calibratable, "noise", self.noise, f"a {self.noise} noise is one fixed law with "
-              "no amount to calibrate (method 'optimal' computes the best table)")
-        check(self.profile or self.delta is None, "delta", self.delta,
-              f"is the target of a noise law without pure DP (gaussian), not of {self.noise} noise")
+        check(
+            NOISE_LAWS[self.noise].calibratable,
+            "noise",
+            self.noise,
+            f"a {self.noise} noise is one fixed law with "
+            "no amount to calibrate (method 'optimal' computes the best table)",
+        )
+        check(
+            self.profile or self.delta is None,
+            "delta",
+            self.delta,
+            f"is the target of a noise law without pure DP (gaussian), not of {self.noise} noise",
+        )
         if self.profile:
-            check(eps <= MAX_PROFILE_EPSILON, "epsilon", eps, f"must be at most {MAX_PROFILE_EPSILON:g} for the "
-                  f"privacy profile of {self.noise} noise (delta(eps) is 0 to double precision long before)")
+            check(
+                eps <= MAX_PROFILE_EPSILON,
+                "epsilon",
+                eps,
+                f"must be at most {MAX_PROFILE_EPSILON:g} for the "
+                f"privacy profile of {self.noise} noise (delta(eps) is 0 to double precision long before)",
+            )
             d = self.delta
-            check(isinstance(d, (int, float)) and not isinstance(d, bool) and MIN_DELTA <= d < 1, "delta", d,
-                  f"{self.noise} noise has no pure DP: give a target delta in [{MIN_DELTA:g}, 1) for "
-                  "delta(epsilon) <= delta (the privacy profile is exact to ~1e-14)")
+            check(
+                isinstance(d, (int, float)) and not isinstance(d, bool) and MIN_DELTA <= d < 1,
+                "delta",
+                d,
+                f"{self.noise} noise has no pure DP: give a target delta in [{MIN_DELTA:g}, 1) for "
+                "delta(epsilon) <= delta (the privacy profile is exact to ~1e-14)",
+            )
 
     @property
     def profile(self) -> bool:
@@ -167,8 +206,14 @@ class CalibrationProblem:
         d, law = self.sensitivity, NOISE_LAWS[self.noise]
         if law.noise_grows_with_parameter:  # the amount is the law's own parameter (a scale: sigma)
             return noise_from_params(self.noise, **{law.parameter_name: amount})
-        return noise_from_params(self.noise, epsilon=d / amount, sensitivity=d, scale=None,
-                                 staircase_gamma=self.staircase_gamma, step=self.step)
+        return noise_from_params(
+            self.noise,
+            epsilon=d / amount,
+            sensitivity=d,
+            scale=None,
+            staircase_gamma=self.staircase_gamma,
+            step=self.step,
+        )
 
     @property
     def laplace(self) -> bool:
@@ -209,8 +254,9 @@ class CalibrationProblem:
             if self.laplace:  # the Laplace scale itself (the default)
                 res = window_search(self.model, self.values, scale, **self.search)
             elif self.profile:
-                res = window_search(self.model, self.values, self.noise_at(scale), profile=self.epsilon,
-                                    **self.search)
+                res = window_search(
+                    self.model, self.values, self.noise_at(scale), profile=self.epsilon, **self.search
+                )
             else:
                 res = window_search(self.model, self.values, self.noise_at(scale), **self.search)
             self.cache[scale] = (res.bdpl, res.tolerance)
@@ -234,19 +280,36 @@ class CalibrationProblem:
             value = self.cache[float(scale)][0]
         return self._with(method, scale, value, reason, tau)
 
-    def _with(self, method: str, scale: float, value: float | None, reason: str,
-              tau: float | None = None) -> Calibration:
+    def _with(
+        self, method: str, scale: float, value: float | None, reason: str, tau: float | None = None
+    ) -> Calibration:
         if self.laplace:
-            return Calibration(method, float(self.epsilon), self.model.n, float(scale), value, reason,
-                               mean_abs=float(scale), tau=tau)
+            return Calibration(
+                method,
+                float(self.epsilon),
+                self.model.n,
+                float(scale),
+                value,
+                reason,
+                mean_abs=float(scale),
+                tau=tau,
+            )
         law = self.noise_at(scale)
-        return Calibration(method, float(self.epsilon), self.model.n, float(scale),
-                           None if self.profile else value, reason, self.noise, float(law.parameter),
-                           value if self.profile else None, mean_abs=mean_abs(law))
+        return Calibration(
+            method,
+            float(self.epsilon),
+            self.model.n,
+            float(scale),
+            None if self.profile else value,
+            reason,
+            self.noise,
+            float(law.parameter),
+            value if self.profile else None,
+            mean_abs=mean_abs(law),
+        )
 
     def not_applicable(self, method: str, why: str) -> Calibration:
-        return Calibration(method, float(self.epsilon), self.model.n, None, None,
-                           f"not applicable: {why}")
+        return Calibration(method, float(self.epsilon), self.model.n, None, None, f"not applicable: {why}")
 
 
 def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None:
@@ -315,35 +378,55 @@ def _exact(p: CalibrationProblem) -> Calibration:
     check_exact(p.model, p.values, p.search, p.budget, noise=p.noise)
     scale = exact_scale(p)
     if scale is None:
-        return p.not_applicable("exact", "BDPL <= eps at every scale (no target values are "
-                                "distinguishable): no noise is needed")
-    return p.result("exact", scale,
-                    f"smallest scale with exact BDPL <= eps (bracketing search, relative {RTOL:g})")
+        return p.not_applicable(
+            "exact", "BDPL <= eps at every scale (no target values are distinguishable): no noise is needed"
+        )
+    return p.result(
+        "exact", scale, f"smallest scale with exact BDPL <= eps (bracketing search, relative {RTOL:g})"
+    )
 
 
 def _general(p: CalibrationProblem) -> Calibration:
     m = p.group_size
     tau = B.calibrate_general(p.epsilon, m)
     if p.chain:
-        return p.result("general", p.sensitivity * m / p.epsilon,
-                        f"scale = sensitivity * m / eps with m = n = {m} (general bound)", tau)
-    return p.result("general", p.sensitivity / tau,
-                    f"scale = sensitivity * m / eps with m = {m} correlated records per group (general bound)", tau)
+        return p.result(
+            "general",
+            p.sensitivity * m / p.epsilon,
+            f"scale = sensitivity * m / eps with m = n = {m} (general bound)",
+            tau,
+        )
+    return p.result(
+        "general",
+        p.sensitivity / tau,
+        f"scale = sensitivity * m / eps with m = {m} correlated records per group (general bound)",
+        tau,
+    )
 
 
 def _dp(p: CalibrationProblem) -> Calibration:
-    return p.result("dp", p.sensitivity / p.epsilon, "scale = sensitivity / eps: the DP baseline, eps-DP but not "
-                    "eps-BDP under correlation", float(p.epsilon))
+    return p.result(
+        "dp",
+        p.sensitivity / p.epsilon,
+        "scale = sensitivity / eps: the DP baseline, eps-DP but not eps-BDP under correlation",
+        float(p.epsilon),
+    )
 
 
 def _gaussian(p: CalibrationProblem) -> Calibration:
     g = cast(EquicorrelatedGaussian, p.model)  # Method("gaussian", models=(EquicorrelatedGaussian,))
     tau = B.calibrate_gaussian(p.epsilon, g.rho, g.m)
     if not math.isfinite(tau):
-        return p.not_applicable("gaussian", g.condition or f"needs rho (m - 2) < 1, rho (m - 2) = {g.rho * (g.m - 2):.4f}")
-    return p.result("gaussian", p.sensitivity / tau,
-                    f"scale = sensitivity h / eps, h = {B.gaussian_factor(g.rho, g.m):.6g} (Gaussian bound, "
-                    f"rho = {g.rho:.6g}, m = {g.m})", tau)
+        return p.not_applicable(
+            "gaussian", g.condition or f"needs rho (m - 2) < 1, rho (m - 2) = {g.rho * (g.m - 2):.4f}"
+        )
+    return p.result(
+        "gaussian",
+        p.sensitivity / tau,
+        f"scale = sensitivity h / eps, h = {B.gaussian_factor(g.rho, g.m):.6g} (Gaussian bound, "
+        f"rho = {g.rho:.6g}, m = {g.m})",
+        tau,
+    )
 
 
 def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, tau_of: Callable) -> Callable:
@@ -357,9 +440,13 @@ def _bound_method(name: str, quantity: str, factor: float, value_of: Callable, t
         tau = tau_of(p.epsilon, P)  # the bound's DP parameter (bdpsim.bounds), nan when unreachable
         if not tau > 0:
             return p.not_applicable(name, f"needs eps > {factor:g} ln {quantity} = {floor:.3g}")
-        return p.result(name, p.sensitivity / tau,
-                        f"scale = sensitivity / (eps - {factor:g} ln {quantity}), "
-                        f"{quantity} = {value_of(P):.6g}", tau)
+        return p.result(
+            name,
+            p.sensitivity / tau,
+            f"scale = sensitivity / (eps - {factor:g} ln {quantity}), {quantity} = {value_of(P):.6g}",
+            tau,
+        )
+
     method.__doc__ = f"``{name}`` calibration: DP parameter ``eps - {factor:g} ln {quantity}``."
     return method
 
@@ -372,8 +459,10 @@ def _quilt(name: str, variant: str) -> Callable:
         try:
             if approx:
                 q = mqm_approx(P, n, p.epsilon)
-                how = (f"MQMApprox (k_findBest_2dir.m, search from the middle node), pi_min = "
-                       f"{q.parameters['pi_min']:.6g}, eigengap = {q.parameters['eigengap']:.6g}")
+                how = (
+                    f"MQMApprox (k_findBest_2dir.m, search from the middle node), pi_min = "
+                    f"{q.parameters['pi_min']:.6g}, eigengap = {q.parameters['eigengap']:.6g}"
+                )
             else:
                 if n < 3:
                     return p.not_applicable(name, "the authors' MQMExact searches nodes 2..n-1: n >= 3")
@@ -381,17 +470,28 @@ def _quilt(name: str, variant: str) -> Callable:
                 # default; a chain that starts elsewhere is protected for its own start law
                 ini = None if p.model.is_stationary else p.model.initial
                 q = mqm_exact(P, n, p.epsilon, initial=ini, deadline=deadline)
-                how = (("MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of " "P^100, as the "
-                        "authors)" if ini is None else "MQMExact (k_findBest_2dir_exact.m, node marginals from "
-                        "the model's start law)") if p.model.states == 2 else
-                       "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)")
+                how = (
+                    (
+                        "MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of "
+                        "P^100, as the "
+                        "authors)"
+                        if ini is None
+                        else "MQMExact (k_findBest_2dir_exact.m, node marginals from the model's start law)"
+                    )
+                    if p.model.states == 2
+                    else "MQMExact (k_findBest_2dir_exact_multi.m, worst-case node marginals)"
+                )
         except TooSlow:
             raise
         except ConfigError as exc:
             return p.not_applicable(name, exc.rule)
-        return p.result(name, p.sensitivity * q.sigma,
-                        f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by {how}; "
-                        f"worst node {q.node - 1} (0-indexed), quilt {q.quilt} (eps-Pufferfish)")
+        return p.result(
+            name,
+            p.sensitivity * q.sigma,
+            f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by {how}; "
+            f"worst node {q.node - 1} (0-indexed), quilt {q.quilt} (eps-Pufferfish)",
+        )
+
     method.__doc__ = f"``{name}``: the Markov Quilt mechanism's scale ({variant} max-influence)."
     return method
 
@@ -401,25 +501,36 @@ def _wasserstein(p: CalibrationProblem) -> Calibration:
         w = sup_over_secret_pairs(markov_laws(p.model, p.values), p.model.n)
     except NotAvailable as exc:
         return p.not_applicable("wasserstein", str(exc))
-    return p.result("wasserstein", w.W / p.epsilon,
-                    f"scale = W / eps, W = {w.W:.6g} = W_inf of the query's laws given record {w.i} "
-                    f"(0-indexed) = {w.x} vs {w.x_prime} (sup over records and value pairs; eps-Pufferfish)")
+    return p.result(
+        "wasserstein",
+        w.W / p.epsilon,
+        f"scale = W / eps, W = {w.W:.6g} = W_inf of the query's laws given record {w.i} "
+        f"(0-indexed) = {w.x} vs {w.x_prime} (sup over records and value pairs; eps-Pufferfish)",
+    )
 
 
 def _group(p: CalibrationProblem) -> Calibration:
     n = p.model.n
-    return p.result("group", p.sensitivity * n / p.epsilon,
-                    f"scale = sensitivity * m / eps, group DP with m = n = {n} (all records of an "
-                    "irreducible chain are correlated)")
+    return p.result(
+        "group",
+        p.sensitivity * n / p.epsilon,
+        f"scale = sensitivity * m / eps, group DP with m = n = {n} (all records of an "
+        "irreducible chain are correlated)",
+    )
 
 
 #: what a method's noise guarantees for the target eps (the contract tests check ``bdp`` and
 #: ``pufferfish`` methods against the exact BDPL on a small chain, ``dp`` ones only for a scale)
-GUARANTEES = {"bdp": "eps-BDP over every adversary of the model",
-              "pufferfish": "eps-Pufferfish (the Markov Quilt and Wasserstein mechanisms)",
-              "dp": "eps-DP only: not eps-BDP under correlation (the DP baseline)"}
-_MODEL_WORDS = {MarkovChain: "a Markov chain", CorrelatedGroups: "groups of correlated records (n, m)",
-                EquicorrelatedGaussian: "groups of equicorrelated Gaussian records (rho, m)"}
+GUARANTEES = {
+    "bdp": "eps-BDP over every adversary of the model",
+    "pufferfish": "eps-Pufferfish (the Markov Quilt and Wasserstein mechanisms)",
+    "dp": "eps-DP only: not eps-BDP under correlation (the DP baseline)",
+}
+_MODEL_WORDS = {
+    MarkovChain: "a Markov chain",
+    CorrelatedGroups: "groups of correlated records (n, m)",
+    EquicorrelatedGaussian: "groups of equicorrelated Gaussian records (rho, m)",
+}
 
 
 @runtime_checkable
@@ -464,8 +575,10 @@ class Method:
     def supports(self, problem: CalibrationProblem) -> str | None:
         if isinstance(problem.model, self.models):
             return None
-        return (f"{self.name} needs {' or '.join(_MODEL_WORDS.get(m, m.__name__) for m in self.models)}, "
-                f"not {type(problem.model).__name__}")
+        return (
+            f"{self.name} needs {' or '.join(_MODEL_WORDS.get(m, m.__name__) for m in self.models)}, "
+            f"not {type(problem.model).__name__}"
+        )
 
     def calibrate(self, problem: CalibrationProblem) -> Calibration:
         why = self.supports(problem)
@@ -490,22 +603,42 @@ def register_calibration_method(method: CalibrationMethod) -> CalibrationMethod:
 
 _ANY = (MarkovChain, CorrelatedGroups)
 for _m in (
-        Method("exact", _exact, "the smallest scale whose exact BDPL over all adversaries is <= eps"),
-        Method("dp", _dp, "Delta / eps: the DP baseline (not eps-BDP under correlation)", "dp", _ANY),
-        Method("general", _general, "Delta m / eps: the general bound (group privacy, m = n on a chain)",
-               models=_ANY),
-        Method("gaussian", _gaussian, "Delta h(rho, m) / eps: the Gaussian bound (paper §6.1)",
-               models=(EquicorrelatedGaussian,)),
-        Method("markov", _bound_method("markov", "gamma", 4.0, B.gamma_of, B.calibrate_markov),
-               "Delta / (eps - 4 ln gamma): the Markov bound (paper Thm 6.2)"),
-        Method("zhao", _bound_method("zhao", "omega", 6.0, B.omega_of, B.calibrate_zhao),
-               "Delta / (eps - 6 ln omega): Zhao et al.'s bound (thesis eq. 20)"),
-        Method("markov-quilt-approx", _quilt("markov-quilt-approx", "approx"),
-               "the Markov Quilt mechanism (MQMApprox)", "pufferfish"),
-        Method("markov-quilt-exact", _quilt("markov-quilt-exact", "exact"),
-               "the Markov Quilt mechanism (MQMExact)", "pufferfish"),
-        Method("wasserstein", _wasserstein, "W / eps: the Wasserstein mechanism", "pufferfish"),
-        Method("group", _group, "Delta n / eps: group DP with the whole chain as the group")):
+    Method("exact", _exact, "the smallest scale whose exact BDPL over all adversaries is <= eps"),
+    Method("dp", _dp, "Delta / eps: the DP baseline (not eps-BDP under correlation)", "dp", _ANY),
+    Method(
+        "general", _general, "Delta m / eps: the general bound (group privacy, m = n on a chain)", models=_ANY
+    ),
+    Method(
+        "gaussian",
+        _gaussian,
+        "Delta h(rho, m) / eps: the Gaussian bound (paper §6.1)",
+        models=(EquicorrelatedGaussian,),
+    ),
+    Method(
+        "markov",
+        _bound_method("markov", "gamma", 4.0, B.gamma_of, B.calibrate_markov),
+        "Delta / (eps - 4 ln gamma): the Markov bound (paper Thm 6.2)",
+    ),
+    Method(
+        "zhao",
+        _bound_method("zhao", "omega", 6.0, B.omega_of, B.calibrate_zhao),
+        "Delta / (eps - 6 ln omega): Zhao et al.'s bound (thesis eq. 20)",
+    ),
+    Method(
+        "markov-quilt-approx",
+        _quilt("markov-quilt-approx", "approx"),
+        "the Markov Quilt mechanism (MQMApprox)",
+        "pufferfish",
+    ),
+    Method(
+        "markov-quilt-exact",
+        _quilt("markov-quilt-exact", "exact"),
+        "the Markov Quilt mechanism (MQMExact)",
+        "pufferfish",
+    ),
+    Method("wasserstein", _wasserstein, "W / eps: the Wasserstein mechanism", "pufferfish"),
+    Method("group", _group, "Delta n / eps: group DP with the whole chain as the group"),
+):
     register_calibration_method(_m)
 
 
@@ -516,12 +649,22 @@ def supported_methods(model) -> list[str]:
     return [name for name, m in CALIBRATION_METHODS.items() if m.supports(probe) is None]
 
 
-def calibrate_chain(model: MarkovChainModel, epsilon: float, *,
-                    counted_states: Sequence[int] | None = None,
-                    state_values: Sequence[float] | None = None, method: str = "exact", evaluate: bool = True,
-                    noise: str = "laplace", delta: float | None = None, staircase_gamma: float | None = None,
-                    budget: float | None = None, objective: str = "mean_abs", progress: Callable | None = None,
-                    **search) -> Calibration:
+def calibrate_chain(
+    model: MarkovChainModel,
+    epsilon: float,
+    *,
+    counted_states: Sequence[int] | None = None,
+    state_values: Sequence[float] | None = None,
+    method: str = "exact",
+    evaluate: bool = True,
+    noise: str = "laplace",
+    delta: float | None = None,
+    staircase_gamma: float | None = None,
+    budget: float | None = None,
+    objective: str = "mean_abs",
+    progress: Callable | None = None,
+    **search,
+) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
     noise of another law that is eps-BDP (``method = "exact"``).
@@ -567,18 +710,35 @@ def calibrate_chain(model: MarkovChainModel, epsilon: float, *,
     from .target import check_target_epsilon
 
     check_target_epsilon(epsilon, method, noise)
-    check(isinstance(model, MarkovChain), "model", type(model).__name__,
-          "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)")
+    check(
+        isinstance(model, MarkovChain),
+        "model",
+        type(model).__name__,
+        "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)",
+    )
     f = query_values(model.states, counted_states, state_values)
-    problem = CalibrationProblem(model, f, epsilon, dict(search), evaluate=evaluate, noise=noise, delta=delta,
-                                 staircase_gamma=staircase_gamma, budget=budget, objective=objective,
-                                 progress=progress)
+    problem = CalibrationProblem(
+        model,
+        f,
+        epsilon,
+        dict(search),
+        evaluate=evaluate,
+        noise=noise,
+        delta=delta,
+        staircase_gamma=staircase_gamma,
+        budget=budget,
+        objective=objective,
+        progress=progress,
+    )
     if not problem.laplace and method == "optimal":  # issue 30
-        return problem.not_applicable(method, f"optimal chooses the noise law itself (an integer table): "
-                                              f"noise = {noise!r} does not apply")
+        return problem.not_applicable(
+            method,
+            f"optimal chooses the noise law itself (an integer table): noise = {noise!r} does not apply",
+        )
     if not problem.laplace and method != EXACT_METHOD:
-        return problem.not_applicable(method, f"{method} calibrates Laplace noise; for {noise} noise use "
-                                              "method = 'exact'")
+        return problem.not_applicable(
+            method, f"{method} calibrates Laplace noise; for {noise} noise use method = 'exact'"
+        )
     return CALIBRATION_METHODS[method].calibrate(problem)
 
 

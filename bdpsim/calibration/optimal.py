@@ -117,34 +117,57 @@ class OptimalNoise:
     tried: tuple = field(default=(), repr=False)
 
     def as_dict(self) -> dict:
-        return {"mean_abs": self.mean_abs, "variance": self.variance, "mean": self.mean, "bdpl": self.bdpl,
-                "noise": self.noise.as_dict(), "objective": self.objective, "M": self.M,
-                "tail_ratio_min": self.tail_ratio_min, "truncation_tolerance": self.tolerance,
-                "pairs": self.pairs, "conditions": self.conditions, "rounds": self.rounds,
-                "symmetric": self.symmetric}
+        return {
+            "mean_abs": self.mean_abs,
+            "variance": self.variance,
+            "mean": self.mean,
+            "bdpl": self.bdpl,
+            "noise": self.noise.as_dict(),
+            "objective": self.objective,
+            "M": self.M,
+            "tail_ratio_min": self.tail_ratio_min,
+            "truncation_tolerance": self.tolerance,
+            "pairs": self.pairs,
+            "conditions": self.conditions,
+            "rounds": self.rounds,
+            "symmetric": self.symmetric,
+        }
 
 
-def law_pairs(model: MarkovChainModel, values, *, min_known: int = 0, window_limit="auto",
-              tolerance: float = DEFAULT_TOLERANCE) -> tuple[lp.LawPairs, float]:
+def law_pairs(
+    model: MarkovChainModel,
+    values,
+    *,
+    min_known: int = 0,
+    window_limit="auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> tuple[lp.LawPairs, float]:
     """Every window law pair the exact engine scores (module docstring), normalised and deduplicated,
     on the integer lattice of the query; and the truncation tolerance of the window search."""
     _, ctx = _context(model, np.asarray(values, dtype=float), 1.0, min_known, None, window_limit, tolerance)
     delta = float(ctx["delta"])
-    check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
-          np.asarray(values).tolist(), "optimal integer noise needs integer query values (a count, or "
-          "integer state values)")
+    check(
+        abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1,
+        "state_values",
+        np.asarray(values).tolist(),
+        "optimal integer noise needs integer query values (a count, or integer state values)",
+    )
     got = []
 
     def record(W1, W2):
         got.append((np.array(W1, dtype=float), np.array(W2, dtype=float)))
         return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
 
-    wk.scan(model.transition, np.asarray(model.initial), ctx["g"], math.nan, ctx["lmax"], ctx["ok"], score=record)
+    wk.scan(
+        model.transition, np.asarray(model.initial), ctx["g"], math.nan, ctx["lmax"], ctx["ok"], score=record
+    )
     J = max(a.shape[1] for a, _ in got)
-    pad = [np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in got]),
-           np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in got])]
+    pad = [
+        np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in got]),
+        np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in got]),
+    ]
     last = np.flatnonzero(((pad[0] > 0) | (pad[1] > 0)).any(axis=0))[-1]
-    W1, W2 = lp.dedupe(pad[0][:, :last + 1], pad[1][:, :last + 1])
+    W1, W2 = lp.dedupe(pad[0][:, : last + 1], pad[1][:, : last + 1])
     return lp.LawPairs(W1, W2, int(round(delta))), float(ctx["tolerance"])
 
 
@@ -170,9 +193,13 @@ class _Recorder:
 
 def pedigree_counted(values) -> tuple[int, ...]:
     v = np.asarray(values, dtype=float)
-    check(v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(), "state_values",
-          v.tolist(), "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
-          "some 1 and some 0")
+    check(
+        v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(),
+        "state_values",
+        v.tolist(),
+        "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
+        "some 1 and some 0",
+    )
     return tuple(int(g) for g in np.flatnonzero(v == 1))
 
 
@@ -188,7 +215,9 @@ def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> l
     on a pedigree (the classes :func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`
     scores), normalised and deduplicated."""
     rec = _Recorder()
-    exhaustive_pedigree_count(model, PedigreeCount(CountQuery(pedigree_counted(values)), rec), min_known=min_known)
+    exhaustive_pedigree_count(
+        model, PedigreeCount(CountQuery(pedigree_counted(values)), rec), min_known=min_known
+    )
     W1, W2 = lp.dedupe(np.vstack([a for a, _ in rec.got]), np.vstack([b for _, b in rec.got]))
     return lp.LawPairs(W1, W2, 1)
 
@@ -198,8 +227,9 @@ def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> l
 NETWORK_SEARCHES = 2
 
 
-def network_plan(model, values, *, searches: float = 1.0,
-                 max_seconds: float = BS.MAX_SEARCH_SECONDS) -> tuple[BS.SearchPlan, np.ndarray, int]:
+def network_plan(
+    model, values, *, searches: float = 1.0, max_seconds: float = BS.MAX_SEARCH_SECONDS
+) -> tuple[BS.SearchPlan, np.ndarray, int]:
     """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
     (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
     refused up front (:class:`~bdpsim.core.errors.ConfigError` naming ``model``, with the estimate) when
@@ -207,16 +237,23 @@ def network_plan(model, values, *, searches: float = 1.0,
     from ..core.errors import ConfigError
 
     g, delta, _ = lattice(np.asarray(values, dtype=float))
-    check(abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1, "state_values",
-          np.asarray(values).tolist(), "optimal integer noise needs integer query values (a count, or "
-          "integer state values)")
+    check(
+        abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1,
+        "state_values",
+        np.asarray(values).tolist(),
+        "optimal integer noise needs integer query values (a count, or integer state values)",
+    )
     try:
         plan = BS.search_plan(model, g, max_seconds=math.inf)
     except ConfigError as exc:
         raise ConfigError("model", f"{model.n} records", exc.rule.split("; limit ~")[0]) from None
     if plan.seconds * searches > max_seconds:
-        raise ConfigError("model", f"{model.n} records", f"needs ~{plan.seconds * searches:.3g} s of one core "
-                          f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed")
+        raise ConfigError(
+            "model",
+            f"{model.n} records",
+            f"needs ~{plan.seconds * searches:.3g} s of one core "
+            f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed",
+        )
     return plan, g, int(round(delta))
 
 
@@ -224,7 +261,9 @@ def network_bdpl(model, plan, noise, *, min_known: int = 0) -> float:
     """Exact BDPL over every adversary of a network's or random field's query plus ``noise``, by the
     search :func:`network_plan` chose (``plan`` its result)."""
     sp, g, delta = plan
-    return float(BS.bdpl_search(model, g, pair_score(noise, delta), method=sp.method, min_known=min_known).bdpl)
+    return float(
+        BS.bdpl_search(model, g, pair_score(noise, delta), method=sp.method, min_known=min_known).bdpl
+    )
 
 
 def network_law_pairs(model, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
@@ -238,25 +277,29 @@ def network_law_pairs(model, values, *, min_known: int = 0, plan=None) -> lp.Law
         plan = network_plan(model, values)
     sp, g, delta = plan
     rec = _Recorder()
-    BS.bdpl_search(model, g, lambda W1, W2: rec.grid_sup(W1, W2, delta), method=sp.method, min_known=min_known)
+    BS.bdpl_search(
+        model, g, lambda W1, W2: rec.grid_sup(W1, W2, delta), method=sp.method, min_known=min_known
+    )
     J = max(a.shape[1] for a, _ in rec.got)
     W1 = np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in rec.got])
     W2 = np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in rec.got])
     last = np.flatnonzero(((W1 > 0) | (W2 > 0)).any(axis=0))[-1]
-    W1, W2 = lp.dedupe(W1[:, :last + 1], W2[:, :last + 1])
+    W1, W2 = lp.dedupe(W1[:, : last + 1], W2[:, : last + 1])
     return lp.LawPairs(W1, W2, delta)
 
 
 def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
     """Whether the pair set is closed under ``c -> -c`` (each pair's mirror, up to a common shift, is
     a pair of the set, in either order)."""
+
     def keys(W1, W2):
         out = set()
         for a, b in zip(W1, W2, strict=True):
             nz = np.flatnonzero((a > 0) | (b > 0))
-            a, b = np.round(a[nz[0]:nz[-1] + 1], digits), np.round(b[nz[0]:nz[-1] + 1], digits)
+            a, b = np.round(a[nz[0] : nz[-1] + 1], digits), np.round(b[nz[0] : nz[-1] + 1], digits)
             out.add(tuple(sorted([a.tobytes(), b.tobytes()])))
         return out
+
     return keys(pairs.W1, pairs.W2) == keys(pairs.W1[:, ::-1], pairs.W2[:, ::-1])
 
 
@@ -265,8 +308,17 @@ def _table(sol: lp.LPSolution) -> TableNoise:
     return TableNoise(tuple(pmf), off, r)
 
 
-def _pairs_and_verifier(model, values, network: bool, pedigree: bool, *, min_known: int, window_limit,
-                        tolerance: float, max_seconds: float):
+def _pairs_and_verifier(
+    model,
+    values,
+    network: bool,
+    pedigree: bool,
+    *,
+    min_known: int,
+    window_limit,
+    tolerance: float,
+    max_seconds: float,
+):
     """The law pairs the LP constrains, their truncation (the BDPL the window limit may leave out) and
     ``verify(noise) -> (bdpl, tolerance)`` by the exact engine of ``model``'s kind (networks and random
     fields: the region reduction; pedigrees: the exhaustive engine; chains: the window search)."""
@@ -282,12 +334,16 @@ def _pairs_and_verifier(model, values, network: bool, pedigree: bool, *, min_kno
         def verify(noise):
             return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
     else:
-        pairs, trunc = law_pairs(model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance)
+        pairs, trunc = law_pairs(
+            model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance
+        )
 
         def verify(noise):
-            res = window_search(model, values, noise, min_known=min_known, window_limit=window_limit,
-                                tolerance=tolerance)
+            res = window_search(
+                model, values, noise, min_known=min_known, window_limit=window_limit, tolerance=tolerance
+            )
             return float(res.bdpl), res.tolerance
+
     return pairs, trunc, verify
 
 
@@ -300,8 +356,12 @@ def _tail_ratios(tail_ratio, r_min: float) -> list[float]:
         ratios = [r_min * (1 + 1e-9), math.exp(-0.75 * lam), math.exp(-0.5 * lam)]
     else:
         r = float(tail_ratio)
-        check(r_min <= r < 1, "tail_ratio", tail_ratio, f"must be in [{r_min:.6g}, 1) (the least ratio whose "
-              "far-tail conditions hold)")
+        check(
+            r_min <= r < 1,
+            "tail_ratio",
+            tail_ratio,
+            f"must be in [{r_min:.6g}, 1) (the least ratio whose far-tail conditions hold)",
+        )
         ratios = [r]
     return ratios
 
@@ -313,20 +373,35 @@ def _solve_lp(pairs, target: float, M: int, r: float, objective: str, sym: bool,
     # symmetric LPs are smaller, but HiGHS may call one infeasible by numerics (measured: a
     # 4-cycle Potts field, eps = 0.5, M = 51): the unrestricted LP then (its optimum is as
     # good)
-    for s in ((True, False) if sym else (False,)):
+    for s in (True, False) if sym else (False,):
         try:
-            got = (lp.solve(pairs, target, int(M), r, objective=objective, symmetric=s, start=warm,
-                            progress=progress), s)
+            got = (
+                lp.solve(
+                    pairs, target, int(M), r, objective=objective, symmetric=s, start=warm, progress=progress
+                ),
+                s,
+            )
             break
         except lp.Infeasible:
             continue
     return got
 
 
-def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective: str = "mean_abs",
-                  M="auto", tail_ratio="auto", symmetric: bool | None = None, min_known: int = 0,
-                  window_limit="auto", tolerance: float = DEFAULT_TOLERANCE, progress=None,
-                  max_seconds: float = BS.MAX_SEARCH_SECONDS) -> OptimalNoise:
+def optimal_noise(
+    model: MarkovChainModel,
+    epsilon: float,
+    values,
+    *,
+    objective: str = "mean_abs",
+    M="auto",
+    tail_ratio="auto",
+    symmetric: bool | None = None,
+    min_known: int = 0,
+    window_limit="auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+    progress=None,
+    max_seconds: float = BS.MAX_SEARCH_SECONDS,
+) -> OptimalNoise:
     """The integer noise of least ``E|Z|`` (``objective = "variance"``: least ``E Z^2``) whose
     mechanism ``sum_t values[X_t] + Z`` is eps-BDP over every adversary, verified by the exact engine
     (module docstring).
@@ -355,16 +430,34 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
     t0 = time.monotonic()
     network = isinstance(model, FactorGraph)  # a Bayesian network or Markov random field
     pedigree = not network and not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)
-    check(network or pedigree or isinstance(model, MarkovChain), "model", type(model).__name__,
-          "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
-          "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
-          "(the separated regions' law pairs of the exact all-adversary search)")
-    check(isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
-          and epsilon > 0, "epsilon", epsilon, "must be a finite number > 0")
+    check(
+        network or pedigree or isinstance(model, MarkovChain),
+        "model",
+        type(model).__name__,
+        "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
+        "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
+        "(the separated regions' law pairs of the exact all-adversary search)",
+    )
+    check(
+        isinstance(epsilon, (int, float))
+        and not isinstance(epsilon, bool)
+        and math.isfinite(epsilon)
+        and epsilon > 0,
+        "epsilon",
+        epsilon,
+        "must be a finite number > 0",
+    )
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    pairs, trunc, verify = _pairs_and_verifier(model, values, network, pedigree, min_known=min_known,
-                                               window_limit=window_limit, tolerance=tolerance,
-                                               max_seconds=max_seconds)
+    pairs, trunc, verify = _pairs_and_verifier(
+        model,
+        values,
+        network,
+        pedigree,
+        min_known=min_known,
+        window_limit=window_limit,
+        tolerance=tolerance,
+        max_seconds=max_seconds,
+    )
     check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
@@ -373,8 +466,12 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
         lam = -math.log(r_min)
         span = math.log(RANGE) / max(epsilon / pairs.delta - lam, 1e-9)
         M = int(min(400, max(8, math.ceil(min(12.0 / lam, span)))))
-    check(isinstance(M, (int, np.integer)) and not isinstance(M, bool) and M >= 1, "M", M,
-          "must be 'auto' or an integer >= 1")
+    check(
+        isinstance(M, (int, np.integer)) and not isinstance(M, bool) and M >= 1,
+        "M",
+        M,
+        "must be 'auto' or an integer >= 1",
+    )
     ratios = _tail_ratios(tail_ratio, r_min)
     # a narrower window when the solver finds none at the auto M (measured: the activity chain at
     # eps = 10 has span 5.2 but M = 8: masses down to 1e-20, called infeasible; M = 6 solves)
@@ -394,8 +491,10 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
                     if best is None or got[0].objective < best[0].objective:
                         best = (got[0], margin, got[1])
                 if best is None:
-                    raise lp.Infeasible(f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
-                                        f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)")
+                    raise lp.Infeasible(
+                        f"no integer noise on [-{M}, {M}] with geometric tails of ratio "
+                        f"{', '.join(f'{r:.4g}' for r in ratios)} is eps-BDP (a wider M may be)"
+                    )
                 sol, margin, used_sym = best
                 noise = _table(sol)
                 bdpl, tol = verify(noise)
@@ -403,16 +502,36 @@ def optimal_noise(model: MarkovChainModel, epsilon: float, values, *, objective:
                     break
                 best = None
             else:
-                raise RuntimeError(f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
-                                   f"BDPL {bdpl!r} > eps {epsilon!r}")
+                raise RuntimeError(
+                    f"the LP's noise is not eps-BDP by the exact engine even with margin {MARGINS[-1]}: "
+                    f"BDPL {bdpl!r} > eps {epsilon!r}"
+                )
             break
         except lp.Infeasible:
             if M == Ms[-1]:
                 raise
     mean, mabs, sq = (float(v) for v in noise.moments())
-    return OptimalNoise(noise, float(epsilon), objective, mean, mabs, sq - mean * mean, bdpl, tol,
-                        sol.objective, int(M), sol.tail_ratio, r_min, pairs.W1.shape[0], sol.conditions,
-                        sol.rounds, used_sym, margin, time.monotonic() - t0, tuple(tried))
+    return OptimalNoise(
+        noise,
+        float(epsilon),
+        objective,
+        mean,
+        mabs,
+        sq - mean * mean,
+        bdpl,
+        tol,
+        sol.objective,
+        int(M),
+        sol.tail_ratio,
+        r_min,
+        pairs.W1.shape[0],
+        sol.conditions,
+        sol.rounds,
+        used_sym,
+        margin,
+        time.monotonic() - t0,
+        tuple(tried),
+    )
 
 
 def calibrate_optimal(p):
@@ -429,8 +548,12 @@ def calibrate_optimal(p):
         est, why = scan_seconds(p.model, p.values, p.search)
         est *= SCANS_PER_OPTIMUM
         if est > p.budget:
-            raise TooSlow("--n", p.model.n, f"optimal needs ~{duration(est)} (~{SCANS_PER_OPTIMUM} x a "
-                          f"{why}); at most ~{duration(p.budget)} allowed (use a smaller --n)")
+            raise TooSlow(
+                "--n",
+                p.model.n,
+                f"optimal needs ~{duration(est)} (~{SCANS_PER_OPTIMUM} x a "
+                f"{why}); at most ~{duration(p.budget)} allowed (use a smaller --n)",
+            )
     try:
         opt = optimal_noise(p.model, p.epsilon, p.values, objective=p.objective, **search)
     except ConfigError as exc:
@@ -440,11 +563,23 @@ def calibrate_optimal(p):
     except lp.Infeasible as exc:
         return p.not_applicable("optimal", str(exc))
     extra = {k: v for k, v in opt.as_dict().items() if k != "bdpl"}
-    reason = (f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is " "eps-BDP over every "
-              f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
-              f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)")
-    return Calibration("optimal", float(p.epsilon), p.model.n, None, opt.bdpl, reason, "table",
-                       mean_abs=opt.mean_abs, extra=extra)
+    reason = (
+        f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is "
+        "eps-BDP over every "
+        f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
+        f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)"
+    )
+    return Calibration(
+        "optimal",
+        float(p.epsilon),
+        p.model.n,
+        None,
+        opt.bdpl,
+        reason,
+        "table",
+        mean_abs=opt.mean_abs,
+        extra=extra,
+    )
 
 
 #: the optimal search costs about this many window scans' estimated time (measured: activity chain,

@@ -53,10 +53,18 @@ class CalibratedQuery:
     source: str = "default"
 
     def __post_init__(self) -> None:
-        check(self.source in ("config", "flags", "default"), "source", self.source,
-              "must be 'config', 'flags' or 'default'")
-        check((self.counted_states is None) != (self.state_values is None), "counted_states",
-              self.counted_states, "give exactly one of counted_states and state_values")
+        check(
+            self.source in ("config", "flags", "default"),
+            "source",
+            self.source,
+            "must be 'config', 'flags' or 'default'",
+        )
+        check(
+            (self.counted_states is None) != (self.state_values is None),
+            "counted_states",
+            self.counted_states,
+            "give exactly one of counted_states and state_values",
+        )
 
     @property
     def description(self) -> str:
@@ -76,7 +84,9 @@ class CalibratedQuery:
         return {**d, "values": list(self.values), "source": self.source}
 
 
-def query_of(states: int, counted_states=None, state_values=None, source: str | None = None) -> CalibratedQuery:
+def query_of(
+    states: int, counted_states=None, state_values=None, source: str | None = None
+) -> CalibratedQuery:
     """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states
     (validated by :func:`bdpsim.kernels.chains.lattice.query_values`; genotype names count as
     0, 1, 2); neither: the count of state 1 (``source = "default"``)."""
@@ -84,8 +94,10 @@ def query_of(states: int, counted_states=None, state_values=None, source: str | 
     from ..mechanisms.kinds import state_codes
 
     if counted_states is not None:
-        counted_states = tuple(int(c) if isinstance(c, (int, np.integer)) and not isinstance(c, bool) else c
-                               for c in state_codes(list(counted_states)))
+        counted_states = tuple(
+            int(c) if isinstance(c, (int, np.integer)) and not isinstance(c, bool) else c
+            for c in state_codes(list(counted_states))
+        )
     f = query_values(states, counted_states, state_values)
     if source is None:
         source = "default" if counted_states is None and state_values is None else "flags"
@@ -127,21 +139,42 @@ OPTIMAL_EPSILON = (0.01, 90.0)
 MIN_STAIRCASE_EPSILON = 1e-4
 
 
-def check_target_epsilon(epsilon: float, method: str = "exact", noise: str | None = None, *,
-                         field: str = "epsilon") -> None:
+def check_target_epsilon(
+    epsilon: float, method: str = "exact", noise: str | None = None, *, field: str = "epsilon"
+) -> None:
     """Refuse in one line (a :class:`~bdpsim.core.errors.ConfigError` naming ``field``) a target eps the
     calibration ``method`` (``"all"``: every method of ``bdpsim calibrate``) cannot take with
     ``noise``: every method takes ``0 < eps <= MAX_EPSILON``; ``optimal`` takes
     :data:`OPTIMAL_EPSILON`; staircase noise ``eps >= MIN_STAIRCASE_EPSILON``."""
-    check(isinstance(epsilon, (int, float, np.number)) and not isinstance(epsilon, bool) and math.isfinite(epsilon)
-          and epsilon > 0, field, epsilon, "must be a finite number > 0")
-    check(epsilon <= MAX_EPSILON, field, epsilon, f"must be at most {MAX_EPSILON:g} (e^eps overflows double "
-          "precision past ~709; a BDPL that large bounds nothing)")
+    check(
+        isinstance(epsilon, (int, float, np.number))
+        and not isinstance(epsilon, bool)
+        and math.isfinite(epsilon)
+        and epsilon > 0,
+        field,
+        epsilon,
+        "must be a finite number > 0",
+    )
+    check(
+        epsilon <= MAX_EPSILON,
+        field,
+        epsilon,
+        f"must be at most {MAX_EPSILON:g} (e^eps overflows double "
+        "precision past ~709; a BDPL that large bounds nothing)",
+    )
     lo, hi = OPTIMAL_EPSILON
     which = "method all includes optimal, which" if method == "all" else "method optimal"
-    check(method not in ("optimal", "all") or lo <= epsilon <= hi, field, epsilon,
-          f"{which} takes eps in [{lo:g}, {hi:g}] (below, its LP needs a wider support than it builds; above, "
-          "its conditions e^eps leave double precision)")
+    check(
+        method not in ("optimal", "all") or lo <= epsilon <= hi,
+        field,
+        epsilon,
+        f"{which} takes eps in [{lo:g}, {hi:g}] (below, its LP needs a wider support than it builds; above, "
+        "its conditions e^eps leave double precision)",
+    )
     which = "method all includes staircase noise, which" if method == "all" else "staircase noise"
-    check(not (noise == "staircase" or method == "all") or epsilon >= MIN_STAIRCASE_EPSILON, field, epsilon,
-          f"{which} needs eps >= {MIN_STAIRCASE_EPSILON:g} (below, its lattice is too fine to search)")
+    check(
+        not (noise == "staircase" or method == "all") or epsilon >= MIN_STAIRCASE_EPSILON,
+        field,
+        epsilon,
+        f"{which} needs eps >= {MIN_STAIRCASE_EPSILON:g} (below, its lattice is too fine to search)",
+    )

@@ -41,10 +41,21 @@ def _law(atoms, probs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sorted positive-mass atoms with ``F(z) = P(<= z)`` and ``S(z) = P(> z)``."""
     x = np.asarray(atoms, dtype=float)
     p = np.asarray(probs, dtype=float)
-    check(x.shape == p.shape and x.ndim == 1 and x.size > 0, "law", (x.shape, p.shape),
-          "atoms and probabilities must be 1-d arrays of the same length")
-    check(bool(np.all(np.isfinite(x))) and bool(np.all(np.isfinite(p))) and bool(np.all(p >= 0))
-          and p.sum() > 0, "law", "probabilities", "must be finite, >= 0, with positive total")
+    check(
+        x.shape == p.shape and x.ndim == 1 and x.size > 0,
+        "law",
+        (x.shape, p.shape),
+        "atoms and probabilities must be 1-d arrays of the same length",
+    )
+    check(
+        bool(np.all(np.isfinite(x)))
+        and bool(np.all(np.isfinite(p)))
+        and bool(np.all(p >= 0))
+        and p.sum() > 0,
+        "law",
+        "probabilities",
+        "must be finite, >= 0, with positive total",
+    )
     keep = p > 0
     x, p = x[keep], p[keep] / p[keep].sum()
     o = np.argsort(x, kind="stable")
@@ -89,7 +100,7 @@ def w_infinity(atoms_mu, probs_mu, atoms_nu, probs_nu) -> float:
     """
     xm, _, Fm, Sm = _law(atoms_mu, probs_mu)
     xn, _, Fn, Sn = _law(atoms_nu, probs_nu)
-    up = np.max(_reach(xm, Fm, Sm, Fn, Sn) - xn)   # sup (Q_mu - Q_nu), at the levels F_nu(y)
+    up = np.max(_reach(xm, Fm, Sm, Fn, Sn) - xn)  # sup (Q_mu - Q_nu), at the levels F_nu(y)
     down = np.max(_reach(xn, Fn, Sn, Fm, Sm) - xm)  # sup (Q_nu - Q_mu), at the levels F_mu(z)
     return float(max(up, down, 0.0))
 
@@ -150,8 +161,10 @@ def markov_laws(model, values: np.ndarray, targets: Sequence[int] | None = None)
     G = int(g.max())
     K = n * G + 1
     if n * s * K > MAX_LAW_CELLS:
-        raise NotAvailable(f"the conditional laws of every record need n s (n Delta + 1) = {n * s * K:.3g} "
-                           f"cells (limit {MAX_LAW_CELLS:.0e}): n is too large for the Wasserstein scale")
+        raise NotAvailable(
+            f"the conditional laws of every record need n s (n Delta + 1) = {n * s * K:.3g} "
+            f"cells (limit {MAX_LAW_CELLS:.0e}): n is too large for the Wasserstein scale"
+        )
     targets = range(n) if targets is None else [int(t) for t in targets]
     need = max(targets) + 1
     left = np.zeros((need, s, K))
@@ -162,7 +175,7 @@ def markov_laws(model, values: np.ndarray, targets: Sequence[int] | None = None)
         nxt = np.zeros_like(a)
         for y in range(s):
             if g[y]:
-                nxt[:, g[y]:] += np.outer(P[y], a[y, : K - g[y]])
+                nxt[:, g[y] :] += np.outer(P[y], a[y, : K - g[y]])
             else:
                 nxt += np.outer(P[y], a[y])
         z = nxt.sum()
@@ -174,7 +187,7 @@ def markov_laws(model, values: np.ndarray, targets: Sequence[int] | None = None)
         right[j] = b
         shifted = np.zeros_like(b)  # shifted[y, k] = b[y, k - g(y)]
         for y in range(s):
-            shifted[y, g[y]:] = b[y, : K - g[y]]
+            shifted[y, g[y] :] = b[y, : K - g[y]]
         b = P @ shifted
     atoms = n * fmin + delta * np.arange(K, dtype=float)
     out = {}
@@ -202,8 +215,9 @@ def pedigree_laws(model, counted: Sequence) -> dict:
     return out
 
 
-def wasserstein_scale(model, *, counted_states: Sequence | None = None,
-                      state_values: Sequence[float] | None = None) -> WassersteinResult:
+def wasserstein_scale(
+    model, *, counted_states: Sequence | None = None, state_values: Sequence[float] | None = None
+) -> WassersteinResult:
     """``W`` for a count (or, on a Markov chain, a state sum) on a Markov chain or a pedigree.
 
     Parameters
@@ -232,5 +246,12 @@ def wasserstein_scale(model, *, counted_states: Sequence | None = None,
     raise ConfigError("model", type(model).__name__, "must be a MarkovChainModel or a PedigreeModel")
 
 
-__all__ = ["WassersteinResult", "markov_laws", "pedigree_laws", "quantile", "sup_over_secret_pairs",
-           "w_infinity", "wasserstein_scale"]
+__all__ = [
+    "WassersteinResult",
+    "markov_laws",
+    "pedigree_laws",
+    "quantile",
+    "sup_over_secret_pairs",
+    "w_infinity",
+    "wasserstein_scale",
+]

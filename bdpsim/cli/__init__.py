@@ -27,6 +27,7 @@ Output: OUT/summary.csv (one row per configuration), OUT/adversaries.csv.gz (one
 adversary), OUT/metadata.json (config, seed, versions, git revision), OUT/points/ (resume state).
 """
 
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs: indented lines (examples) and headings (``examples:``) stay exactly
     as written, never wrapped; the lines of a prose paragraph are joined and filled to the terminal
@@ -40,8 +41,11 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
         def flush() -> None:
             if prose:
-                out.extend(textwrap.fill(" ".join(prose), max(width, 20), initial_indent=indent,
-                                         subsequent_indent=indent).splitlines())
+                out.extend(
+                    textwrap.fill(
+                        " ".join(prose), max(width, 20), initial_indent=indent, subsequent_indent=indent
+                    ).splitlines()
+                )
                 prose.clear()
 
         for line in text.splitlines():
@@ -63,9 +67,19 @@ PLOT_AXES = ("gamma", "rho", "epsilon", "n", "noise_scale")
 #: results/my-quickstart; the committed gallery results/figures is written only with --overwrite
 FIGURES_OUT = "results/my-figures"
 #: the gallery's own figures (bdpsim.figures.gallery.FIGURES; a test keeps the list complete)
-BDPSIM_FIGURES = ("bdpsim-calibration", "bdpsim-competition", "bdpsim-knowledge", "bdpsim-pedigree",
-                  "bdpsim-generations", "bdpsim-audit", "pufferfish-fig2", "bdpsim-frontier",
-                  "bdpsim-utility-optimal", "tkde-budget", "bdpsim-temporal")
+BDPSIM_FIGURES = (
+    "bdpsim-calibration",
+    "bdpsim-competition",
+    "bdpsim-knowledge",
+    "bdpsim-pedigree",
+    "bdpsim-generations",
+    "bdpsim-audit",
+    "pufferfish-fig2",
+    "bdpsim-frontier",
+    "bdpsim-utility-optimal",
+    "tkde-budget",
+    "bdpsim-temporal",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,17 +88,30 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _limit_options(parser) -> None:
-    parser.add_argument("--max-memory-gib", type=float, default=8.0, metavar="GIB",
-                        help="refuse a config whose estimated peak memory exceeds this (default 8)")
-    parser.add_argument("--max-work", type=float, default=1e13, metavar="UNITS",
-                        help="refuse a config whose estimated work exceeds this many units "
-                             "(default 1e13, about a day of one core; 'bdpsim validate' prints the estimate)")
+    parser.add_argument(
+        "--max-memory-gib",
+        type=float,
+        default=8.0,
+        metavar="GIB",
+        help="refuse a config whose estimated peak memory exceeds this (default 8)",
+    )
+    parser.add_argument(
+        "--max-work",
+        type=float,
+        default=1e13,
+        metavar="UNITS",
+        help="refuse a config whose estimated work exceeds this many units "
+        "(default 1e13, about a day of one core; 'bdpsim validate' prints the estimate)",
+    )
 
 
 def _overwrite_option(parser) -> None:
-    parser.add_argument("--overwrite", action="store_true",
-                        help="write into an output directory that holds files committed to git (the "
-                             "checkout's reference results under results/; refused without it)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="write into an output directory that holds files committed to git (the "
+        "checkout's reference results under results/; refused without it)",
+    )
 
 
 def _check_out(a, out) -> None:
@@ -102,154 +129,233 @@ def _limits(a):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="bdpsim", description=(
-        "Measure the Bayesian differential privacy leakage (BDPL) of DP mechanisms on correlated "
-        "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
-        "values where the model allows, and the theoretical bounds."),
+    p = _Parser(
+        prog="bdpsim",
+        description=(
+            "Measure the Bayesian differential privacy leakage (BDPL) of DP mechanisms on correlated "
+            "data: the thesis' Monte Carlo estimator, a Rao-Blackwellised mixture estimator, exact "
+            "values where the model allows, and the theoretical bounds."
+        ),
         epilog="start here:\n"
-               "  bdpsim run quickstart --out results/my-quickstart\n"
-               "  bdpsim plot results/my-quickstart\n"
-               "  bdpsim configs                (the bundled configs; --copy DIR copies them)\n"
-               "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
-               "  bdpsim figures --quick --jobs 2\n"
-               "each command has its own --help with examples; bad input exits with code 2 and one line.",
-        formatter_class=_Formatter)
+        "  bdpsim run quickstart --out results/my-quickstart\n"
+        "  bdpsim plot results/my-quickstart\n"
+        "  bdpsim configs                (the bundled configs; --copy DIR copies them)\n"
+        "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10\n"
+        "  bdpsim figures --quick --jobs 2\n"
+        "each command has its own --help with examples; bad input exits with code 2 and one line.",
+        formatter_class=_Formatter,
+    )
     from .. import __version__
 
     p.add_argument("--version", action="version", version=f"bdpsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
-    r = sub.add_parser("run", help="run a TOML experiment config (sweeps, resume, parallel)",
-                       description="Run every configuration point of CONFIG and write tidy results.",
-                       epilog=EPILOG_RUN, formatter_class=_Formatter)
-    r.add_argument("config", help="TOML config ([run], [model], [mechanism]) or a bundled config's name "
-                                  "('bdpsim configs' lists them)")
+    r = sub.add_parser(
+        "run",
+        help="run a TOML experiment config (sweeps, resume, parallel)",
+        description="Run every configuration point of CONFIG and write tidy results.",
+        epilog=EPILOG_RUN,
+        formatter_class=_Formatter,
+    )
+    r.add_argument(
+        "config",
+        help="TOML config ([run], [model], [mechanism]) or a bundled config's name "
+        "('bdpsim configs' lists them)",
+    )
     r.add_argument("--out", help="output directory (default: results/<config name>)")
     r.add_argument("--jobs", type=int, default=1, help="parallel workers (default 1)")
-    r.add_argument("--backend", choices=["loky", "dask"], default="loky",
-                   help="joblib backend: local processes (loky) or a Dask cluster")
-    r.add_argument("--scheduler", help="address of an existing Dask scheduler (with --backend dask); "
-                                       "without it a local cluster of --jobs workers is started")
-    r.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, "
-                                                         "the progress line every 10 s)")
-    r.add_argument("--force", action="store_true", help="write into --out even if it holds files "
-                                                        "another tool wrote")
+    r.add_argument(
+        "--backend",
+        choices=["loky", "dask"],
+        default="loky",
+        help="joblib backend: local processes (loky) or a Dask cluster",
+    )
+    r.add_argument(
+        "--scheduler",
+        help="address of an existing Dask scheduler (with --backend dask); "
+        "without it a local cluster of --jobs workers is started",
+    )
+    r.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
+    )
+    r.add_argument(
+        "--force", action="store_true", help="write into --out even if it holds files another tool wrote"
+    )
     _overwrite_option(r)
     _limit_options(r)
 
-    v = sub.add_parser("validate", help="check a config and list its configuration points",
-                       description="Check CONFIG without running it: every key and value is validated "
-                                   "and the expanded configuration points (the Cartesian product of "
-                                   "all sweeps, per [[variants]] entry) are listed with their ids. "
-                                   "A bad config prints one line naming the field, value and rule, "
-                                   "and exits with code 2.",
-                       epilog="examples:\n  bdpsim validate quickstart\n"
-                              "  bdpsim validate configs/utility_galton.toml   (a [utility] config)",
-                       formatter_class=_Formatter)
+    v = sub.add_parser(
+        "validate",
+        help="check a config and list its configuration points",
+        description="Check CONFIG without running it: every key and value is validated "
+        "and the expanded configuration points (the Cartesian product of "
+        "all sweeps, per [[variants]] entry) are listed with their ids. "
+        "A bad config prints one line naming the field, value and rule, "
+        "and exits with code 2.",
+        epilog="examples:\n  bdpsim validate quickstart\n"
+        "  bdpsim validate configs/utility_galton.toml   (a [utility] config)",
+        formatter_class=_Formatter,
+    )
     v.add_argument("config", help="TOML config file or a bundled config's name")
     _limit_options(v)
 
-    pl = sub.add_parser("plot", help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)",
-                        description="Plot a finished run (RESULTS/summary.csv): each estimator's BDPL "
-                                    "percentile with its confidence interval, the exact BDPL where known and "
-                                    "min(general, model bound), into RESULTS/bdpl.png and bdpl.pdf. --x must be "
-                                    "a numeric column and --group a column of summary.csv; by default the x-axis "
-                                    f"is the first varying of {', '.join(PLOT_AXES)} and the curves "
-                                    "are the next varying one that is not a function of it.",
-                        epilog="examples:\n  bdpsim plot results/quickstart\n"
-                               "  bdpsim plot results/fig15 --x epsilon --group gamma\n"
-                               "  bdpsim plot results/quickstart --group estimator\n"
-                               "  bdpsim plot results/quickstart --out figs/ --format png\n"
-                               "  bdpsim plot results/quickstart --out quickstart.svg",
-                        formatter_class=_Formatter)
+    pl = sub.add_parser(
+        "plot",
+        help="plot a results directory: empirical vs exact vs bounds (PNG + PDF)",
+        description="Plot a finished run (RESULTS/summary.csv): each estimator's BDPL "
+        "percentile with its confidence interval, the exact BDPL where known and "
+        "min(general, model bound), into RESULTS/bdpl.png and bdpl.pdf. --x must be "
+        "a numeric column and --group a column of summary.csv; by default the x-axis "
+        f"is the first varying of {', '.join(PLOT_AXES)} and the curves "
+        "are the next varying one that is not a function of it.",
+        epilog="examples:\n  bdpsim plot results/quickstart\n"
+        "  bdpsim plot results/fig15 --x epsilon --group gamma\n"
+        "  bdpsim plot results/quickstart --group estimator\n"
+        "  bdpsim plot results/quickstart --out figs/ --format png\n"
+        "  bdpsim plot results/quickstart --out quickstart.svg",
+        formatter_class=_Formatter,
+    )
     pl.add_argument("results", help="directory holding summary.csv")
-    pl.add_argument("--x", help="numeric column for the x-axis (default: the first varying of "
-                                + ", ".join(PLOT_AXES) + ")")
+    pl.add_argument(
+        "--x",
+        help="numeric column for the x-axis (default: the first varying of " + ", ".join(PLOT_AXES) + ")",
+    )
     pl.add_argument("--group", help="column that separates curves")
-    pl.add_argument("--out", metavar="FILE_OR_DIR", help="where to write: a directory (RESULTS/bdpl.* by "
-                                                         "default) or a file such as fig.svg")
-    pl.add_argument("--format", metavar="FMT[,FMT]", help="png, pdf, svg, comma-separated (default png,pdf; "
-                                                           "a file --out: its own suffix)")
+    pl.add_argument(
+        "--out",
+        metavar="FILE_OR_DIR",
+        help="where to write: a directory (RESULTS/bdpl.* by default) or a file such as fig.svg",
+    )
+    pl.add_argument(
+        "--format",
+        metavar="FMT[,FMT]",
+        help="png, pdf, svg, comma-separated (default png,pdf; a file --out: its own suffix)",
+    )
 
-    cf = sub.add_parser("configs", help="list the bundled example configs (--copy DIR copies them)",
-                        description="The example configs shipped with bdpsim. Run one by name from any "
-                                    "directory ('bdpsim run quickstart'), or copy them to edit your own.",
-                        epilog="examples:\n  bdpsim configs\n  bdpsim configs --copy my-configs\n"
-                               "  bdpsim run quickstart --out results/my-quickstart",
-                        formatter_class=_Formatter)
-    cf.add_argument("--copy", metavar="DIR", help="copy every bundled config into DIR (never overwrites a file)")
+    cf = sub.add_parser(
+        "configs",
+        help="list the bundled example configs (--copy DIR copies them)",
+        description="The example configs shipped with bdpsim. Run one by name from any "
+        "directory ('bdpsim run quickstart'), or copy them to edit your own.",
+        epilog="examples:\n  bdpsim configs\n  bdpsim configs --copy my-configs\n"
+        "  bdpsim run quickstart --out results/my-quickstart",
+        formatter_class=_Formatter,
+    )
+    cf.add_argument(
+        "--copy", metavar="DIR", help="copy every bundled config into DIR (never overwrites a file)"
+    )
 
     from . import theory as cli_theory
+
     cli_theory.add_parsers(sub, _Parser, _Formatter)
-    ac = sub.add_parser("accuracy", help="error of the kde and mixture estimators against exact BDPL",
-                        description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
-                                    "with exact answers, the per-adversary error (bias, RMSE, max) of 'kde' "
-                                    "and 'mixture' at several sample sizes -> accuracy.csv, accuracy.json, "
-                                    "accuracy.png/.pdf. Each case is saved as it finishes (OUT/cases/): "
-                                    "Ctrl-C keeps them and the same command resumes.",
-                        epilog="example:\n  bdpsim accuracy --out results/accuracy --jobs 2\n"
-                               "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
-                        formatter_class=_Formatter)
+    ac = sub.add_parser(
+        "accuracy",
+        help="error of the kde and mixture estimators against exact BDPL",
+        description="Estimator accuracy report: on a fixed grid of Markov and Gaussian cases "
+        "with exact answers, the per-adversary error (bias, RMSE, max) of 'kde' "
+        "and 'mixture' at several sample sizes -> accuracy.csv, accuracy.json, "
+        "accuracy.png/.pdf. Each case is saved as it finishes (OUT/cases/): "
+        "Ctrl-C keeps them and the same command resumes.",
+        epilog="example:\n  bdpsim accuracy --out results/accuracy --jobs 2\n"
+        "  bdpsim accuracy --samples 1000 10000 --adversaries 5   (a quick look)",
+        formatter_class=_Formatter,
+    )
     ac.add_argument("--out", default="results/accuracy", help="output directory (default results/accuracy)")
-    ac.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000], metavar="N",
-                    help="sample sizes of kde and the fixed-size mixture (default 10000 100000 1000000); "
-                         "the adaptive mixture starts from the one nearest 10^5")
+    ac.add_argument(
+        "--samples",
+        type=int,
+        nargs="+",
+        default=[10_000, 100_000, 1_000_000],
+        metavar="N",
+        help="sample sizes of kde and the fixed-size mixture (default 10000 100000 1000000); "
+        "the adaptive mixture starts from the one nearest 10^5",
+    )
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
-    ac.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
-                                                         "progress line every 10 s)")
+    ac.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
+    )
     _overwrite_option(ac)
-    fg = sub.add_parser("figures", help="regenerate the figures of the thesis and the paper",
-                        description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
-                                    "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
-                                    "(resumable, in OUT/runs/).",
-                        epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
-                               "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
-                               "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
-                               "                              # replaces the committed figure\n"
-                               "ids: thesis-fig03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19,\n"
-                               "     paper-fig1 2 3 4 5,\n"
-                               + "".join(f"     {i}\n" for i in BDPSIM_FIGURES)
-                               + "not drawn: thesis Figs. 1 and 2 (introductory illustrations, no model\n"
-                               "or data)",
-                        formatter_class=_Formatter)
+    fg = sub.add_parser(
+        "figures",
+        help="regenerate the figures of the thesis and the paper",
+        description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
+        "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
+        "(resumable, in OUT/runs/).",
+        epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
+        "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
+        "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
+        "                              # replaces the committed figure\n"
+        "ids: thesis-fig03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19,\n"
+        "     paper-fig1 2 3 4 5,\n"
+        + "".join(f"     {i}\n" for i in BDPSIM_FIGURES)
+        + "not drawn: thesis Figs. 1 and 2 (introductory illustrations, no model\n"
+        "or data)",
+        formatter_class=_Formatter,
+    )
     fg.add_argument("--only", nargs="+", metavar="ID", help="figure ids to make (default: all)")
     fg.add_argument("--quick", action="store_true", help="reduced fidelity (100 adversaries x 10^4 samples)")
-    fg.add_argument("--out", default=FIGURES_OUT,
-                    help=f"output directory (default {FIGURES_OUT}, git-ignored; the committed gallery "
-                         "results/figures needs --overwrite)")
+    fg.add_argument(
+        "--out",
+        default=FIGURES_OUT,
+        help=f"output directory (default {FIGURES_OUT}, git-ignored; the committed gallery "
+        "results/figures needs --overwrite)",
+    )
     fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
-    fg.add_argument("--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')")
-    fg.add_argument("--quiet", action="store_true", help="no progress bar (nor, without a terminal, the "
-                                                         "progress line every 10 s)")
-    fg.add_argument("--data-dir", help="local dataset files for the utility figures (else downloaded and verified)")
+    fg.add_argument(
+        "--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')"
+    )
+    fg.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
+    )
+    fg.add_argument(
+        "--data-dir", help="local dataset files for the utility figures (else downloaded and verified)"
+    )
     _overwrite_option(fg)
 
-    ut = sub.add_parser("utility", help="utility of calibrated BDP mechanisms on real data (paper §7)",
-                        description="Fit the correlation model of a dataset (Pearson coefficients, or the "
-                                    "transition matrix with gamma and omega), calibrate Laplace mechanisms "
-                                    "that are eps-BDP by the general, Gaussian, Markov and Zhao bounds (and "
-                                    "the eps-DP baseline), run each 'runs' times and report the empirical 95 % "
-                                    "error quantile against the theory ln(20) b, MAPE and MSE.",
-                        epilog="examples:\n  bdpsim utility utility_galton          (Galton's heights ship with bdpsim)\n"
-                               "  bdpsim utility utility_galton utility_familyiq utility_activity\n"
-                               "  bdpsim utility configs/utility_electricity.toml --data-dir ~/data/ampds\n"
-                               "datasets are downloaded from commit-pinned URLs and verified by sha256 "
-                               "(cache: $BDPSIM_CACHE_DIR); --data-dir or $BDPSIM_DATA_DIR uses local files.",
-                        formatter_class=_Formatter)
-    ut.add_argument("config", nargs="+", help="TOML with a [utility] table (configs/utility_*.toml) or a bundled "
-                                             "config's name; several run one after the other, and one whose data "
-                                             "is missing is skipped (one line, exit code 2 at the end)")
+    ut = sub.add_parser(
+        "utility",
+        help="utility of calibrated BDP mechanisms on real data (paper §7)",
+        description="Fit the correlation model of a dataset (Pearson coefficients, or the "
+        "transition matrix with gamma and omega), calibrate Laplace mechanisms "
+        "that are eps-BDP by the general, Gaussian, Markov and Zhao bounds (and "
+        "the eps-DP baseline), run each 'runs' times and report the empirical 95 % "
+        "error quantile against the theory ln(20) b, MAPE and MSE.",
+        epilog="examples:\n  bdpsim utility utility_galton          (Galton's heights ship with bdpsim)\n"
+        "  bdpsim utility utility_galton utility_familyiq utility_activity\n"
+        "  bdpsim utility configs/utility_electricity.toml --data-dir ~/data/ampds\n"
+        "datasets are downloaded from commit-pinned URLs and verified by sha256 "
+        "(cache: $BDPSIM_CACHE_DIR); --data-dir or $BDPSIM_DATA_DIR uses local files.",
+        formatter_class=_Formatter,
+    )
+    ut.add_argument(
+        "config",
+        nargs="+",
+        help="TOML with a [utility] table (configs/utility_*.toml) or a bundled "
+        "config's name; several run one after the other, and one whose data "
+        "is missing is skipped (one line, exit code 2 at the end)",
+    )
     ut.add_argument("--data-dir", help="directory holding the dataset files (verified by checksum)")
-    ut.add_argument("--out", help="output directory (default results/<config name>; with several configs "
-                                  "OUT/<config name>)")
+    ut.add_argument(
+        "--out",
+        help="output directory (default results/<config name>; with several configs OUT/<config name>)",
+    )
     _overwrite_option(ut)
     from . import calibrate as cli_calibrate
+
     cli_calibrate.add_parser(sub, _Parser, _Formatter)
     from . import temporal as cli_temporal
+
     cli_temporal.add_parser(sub, _Parser, _Formatter)
     from . import attack as cli_attack  # issue 35: the optimal attack
+
     cli_attack.add_parser(sub, _Parser, _Formatter)
     return p
 
@@ -278,12 +384,23 @@ def _cmd_run(a) -> int:
     _check_out(a, out)
     tty = sys.stderr.isatty()
     try:
-        rows = run_experiment(cfg, out, jobs=a.jobs, backend=a.backend, scheduler=a.scheduler,
-                              progress=not a.quiet and tty, heartbeat=0.0 if a.quiet or tty else 10.0,
-                              force=a.force, limits=limits)
+        rows = run_experiment(
+            cfg,
+            out,
+            jobs=a.jobs,
+            backend=a.backend,
+            scheduler=a.scheduler,
+            progress=not a.quiet and tty,
+            heartbeat=0.0 if a.quiet or tty else 10.0,
+            force=a.force,
+            limits=limits,
+        )
     except KeyboardInterrupt:
-        print(f"bdpsim: interrupted; finished configurations are saved in {out}; "
-              "re-run the same command to resume", file=sys.stderr)
+        print(
+            f"bdpsim: interrupted; finished configurations are saved in {out}; "
+            "re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     from .table import MAX_ROWS, configurations, console_table, table_notes
 
@@ -332,11 +449,20 @@ def _cmd_plot(a) -> int:
     from ..figures import plot_results
 
     try:
-        paths = plot_results(Path(a.results), a.x, a.group, out=a.out,
-                             formats=a.format.split(",") if a.format is not None else None)
+        paths = plot_results(
+            Path(a.results),
+            a.x,
+            a.group,
+            out=a.out,
+            formats=a.format.split(",") if a.format is not None else None,
+        )
     except OSError as exc:  # read-only directory, full disk, ...: nothing half-written is left as final
-        raise ConfigError("results", a.results, f"cannot write the plot there ({exc.strerror or exc}"
-                                                f"{': ' + str(exc.filename) if exc.filename else ''})") from None
+        raise ConfigError(
+            "results",
+            a.results,
+            f"cannot write the plot there ({exc.strerror or exc}"
+            f"{': ' + str(exc.filename) if exc.filename else ''})",
+        ) from None
     for path in paths:
         print(path)
     return 0
@@ -347,14 +473,24 @@ def _theory(name: str):
         from . import theory as cli_theory
 
         return getattr(cli_theory, f"command_{name}")(a)
+
     return command
 
 
-COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "plot": _cmd_plot, "bounds": _theory("bounds"),
-            "worst-case": _theory("worst_case"), "accuracy": cmd_accuracy, "figures": cmd_figures,
-            "utility": cmd_utility, "configs": cmd_configs, "calibrate": lambda a: _calibrate(a),
-            "temporal": lambda a: _temporal(a),
-            "attack": lambda a: _attack(a)}
+COMMANDS = {
+    "run": _cmd_run,
+    "validate": _cmd_validate,
+    "plot": _cmd_plot,
+    "bounds": _theory("bounds"),
+    "worst-case": _theory("worst_case"),
+    "accuracy": cmd_accuracy,
+    "figures": cmd_figures,
+    "utility": cmd_utility,
+    "configs": cmd_configs,
+    "calibrate": lambda a: _calibrate(a),
+    "temporal": lambda a: _temporal(a),
+    "attack": lambda a: _attack(a),
+}
 
 
 def _temporal(a) -> int:

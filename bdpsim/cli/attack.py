@@ -37,7 +37,9 @@ def _matrix(text: str):
     try:
         m = json.loads(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}"
+        ) from None
     if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
         raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
     return m
@@ -45,37 +47,65 @@ def _matrix(text: str):
 
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``attack markov`` on the top-level subparsers ``sub``."""
-    c = sub.add_parser("attack", help="the optimal attack: advantage and TPR at low FPR, exact",
-                       description="What the leakage means to an attacker: the optimal test's advantage "
-                                   "and true-positive rate at low false-positive rates, exact, for the "
-                                   "worst adversary.", epilog=EPILOG, formatter_class=formatter_class)
+    c = sub.add_parser(
+        "attack",
+        help="the optimal attack: advantage and TPR at low FPR, exact",
+        description="What the leakage means to an attacker: the optimal test's advantage "
+        "and true-positive rate at low false-positive rates, exact, for the "
+        "worst adversary.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
-    m = cs.add_parser("markov", help="a count (or state sum) plus noise on a Markov chain",
-                      description="The worst adversary's optimal attack on a count (or sum of per-state "
-                                  "values) plus noise over a Markov chain of n records.",
-                      epilog=EPILOG, formatter_class=formatter_class)
+    m = cs.add_parser(
+        "markov",
+        help="a count (or state sum) plus noise on a Markov chain",
+        description="The worst adversary's optimal attack on a count (or sum of per-state "
+        "values) plus noise over a Markov chain of n records.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     g = m.add_mutually_exclusive_group(required=True)
-    g.add_argument("--transition", type=_matrix, help="transition matrix as JSON, e.g. \"[[0.9,0.1],[0.3,0.7]]\"")
-    g.add_argument("--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma")
+    g.add_argument(
+        "--transition", type=_matrix, help='transition matrix as JSON, e.g. "[[0.9,0.1],[0.3,0.7]]"'
+    )
+    g.add_argument(
+        "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
+    )
     m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
     m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
-    m.add_argument("--noise", default="laplace", choices=["laplace", "geometric", "staircase", "gaussian"],
-                   help="noise law (default laplace)")
+    m.add_argument(
+        "--noise",
+        default="laplace",
+        choices=["laplace", "geometric", "staircase", "gaussian"],
+        help="noise law (default laplace)",
+    )
     m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
     m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
     q = m.add_mutually_exclusive_group()
     q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
     q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    m.add_argument("--fpr", type=float, nargs="+", default=list(DEFAULT_FPR),
-                   help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
-    m.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
+    m.add_argument(
+        "--fpr",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_FPR),
+        help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)",
+    )
+    m.add_argument(
+        "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
+    )
     m.add_argument("--json", action="store_true", help="print one JSON object")
     from .attack_config import add_parser as add_config_parser
 
     add_config_parser(cs, formatter_class)
-    m.add_argument("--plot", metavar="PATH", help="also draw the ROC figure (linear and log axes) into PATH "
-                                                  "(.png or .pdf): against the pure-eps and independent curves")
+    m.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="also draw the ROC figure (linear and log axes) into PATH "
+        "(.png or .pdf): against the pure-eps and independent curves",
+    )
 
 
 def _flag(err: ValueError):
@@ -85,19 +115,18 @@ def _flag(err: ValueError):
     exc = field_error(err)
     if exc is None:
         return None
-    flags = {"epsilon": "--epsilon", "scale": "--scale", "sigma": "--sigma", "fpr": "--fpr",
-             "counted_states": "--counted", "state_values": "--state-values", "values": "--state-values",
-             "run.known_sizes": "--min-known"}
+    flags = {
+        "epsilon": "--epsilon",
+        "scale": "--scale",
+        "sigma": "--sigma",
+        "fpr": "--fpr",
+        "counted_states": "--counted",
+        "state_values": "--state-values",
+        "values": "--state-values",
+        "run.known_sizes": "--min-known",
+    }
     name = flags.get(exc.field, flags.get(exc.field.split(".")[-1]))
     return ConfigError(name, exc.value, exc.rule) if name else exc
-
-
-
-
-
-
-
-
 
 
 def command(a) -> int:
@@ -127,10 +156,13 @@ def command(a) -> int:
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
     try:
-        query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        query = (
+            StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        )
         # each law reads (and checks) the parameters it takes; an error names the parameter
-        noise = noise_from_params(a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity),
-                                  scale=a.scale, sigma=a.sigma)
+        noise = noise_from_params(
+            a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity), scale=a.scale, sigma=a.sigma
+        )
         mech = NoisyQueryMechanism(query, noise)
         sizes = tuple(range(a.min_known, a.n))
         risk = attack_risk(model, mech, sizes=sizes)
@@ -144,21 +176,32 @@ def command(a) -> int:
         from ..figures.attack import save_attack_roc
         from ..studies.attack_roc import independent_chain, roc_data
 
-        save_attack_roc(roc_data(model, mech, independent_chain(model)), a.plot,
-                        f"Markov chain, n = {a.n}, {noise.name} noise")
+        save_attack_roc(
+            roc_data(model, mech, independent_chain(model)),
+            a.plot,
+            f"Markov chain, n = {a.n}, {noise.name} noise",
+        )
     return report(a, model, mech, sizes, risk, rows)
-
-
 
 
 def add_target_flags(m) -> None:
     """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
     t = m.add_mutually_exclusive_group()
-    t.add_argument("--target-advantage", type=float, metavar="A",
-                   help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)")
-    t.add_argument("--target-tpr", type=float, metavar="B",
-                   help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this")
-    m.add_argument("--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)")
+    t.add_argument(
+        "--target-advantage",
+        type=float,
+        metavar="A",
+        help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)",
+    )
+    t.add_argument(
+        "--target-tpr",
+        type=float,
+        metavar="B",
+        help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this",
+    )
+    m.add_argument(
+        "--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)"
+    )
 
 
 def command_calibrate(a) -> int:
@@ -183,15 +226,31 @@ def command_calibrate(a) -> int:
         model = MarkovChainModel(P, a.n, a.initial)
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
-    flags = {"target_advantage": "--target-advantage", "target_tpr": "--target-tpr", "at_fpr": "--at-fpr",
-             "noise": "--noise"}
+    flags = {
+        "target_advantage": "--target-advantage",
+        "target_tpr": "--target-tpr",
+        "at_fpr": "--at-fpr",
+        "noise": "--noise",
+    }
     try:
-        query = StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
-        start = {"laplace": dict(scale=float(query.sensitivity)), "gaussian": dict(sigma=float(query.sensitivity)),
-                 "geometric": dict(epsilon=1.0), "staircase": dict(epsilon=1.0)}.get(a.noise, {})
+        query = (
+            StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
+        )
+        start = {
+            "laplace": dict(scale=float(query.sensitivity)),
+            "gaussian": dict(sigma=float(query.sensitivity)),
+            "geometric": dict(epsilon=1.0),
+            "staircase": dict(epsilon=1.0),
+        }.get(a.noise, {})
         noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
-        cal = calibrate_attack(model, NoisyQueryMechanism(query, noise), target_advantage=a.target_advantage,
-                               target_tpr=a.target_tpr, at_fpr=a.at_fpr, sizes=tuple(range(a.min_known, a.n)))
+        cal = calibrate_attack(
+            model,
+            NoisyQueryMechanism(query, noise),
+            target_advantage=a.target_advantage,
+            target_tpr=a.target_tpr,
+            at_fpr=a.at_fpr,
+            sizes=tuple(range(a.min_known, a.n)),
+        )
     except ConfigError as exc:
         if exc.field in flags:
             raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
@@ -204,8 +263,10 @@ def command_calibrate(a) -> int:
     if cal.bdp_parameter is None:
         print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
     else:
-        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
-              f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})")
+        print(
+            f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
+            f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})"
+        )
     return 0
 
 

@@ -30,16 +30,30 @@ def add_parser(cs, formatter_class) -> None:
     """Register ``attack config`` on the ``attack`` subparsers ``cs``."""
     from .attack_report import DEFAULT_FPR
 
-    c = cs.add_parser("config", help="the optimal attack on the [model] and [mechanism] of a config",
-                      description="The worst adversary's optimal attack on the data model and mechanism "
-                                  "of a run config: advantage and TPR at low FPR, exact.",
-                      epilog=EPILOG, formatter_class=formatter_class)
+    c = cs.add_parser(
+        "config",
+        help="the optimal attack on the [model] and [mechanism] of a config",
+        description="The worst adversary's optimal attack on the data model and mechanism "
+        "of a run config: advantage and TPR at low FPR, exact.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     c.add_argument("config", help="a TOML run config or a bundled config's name (as for run)")
-    c.add_argument("--fpr", type=float, nargs="+", default=list(DEFAULT_FPR),
-                   help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)")
-    c.add_argument("--epsilon", type=float, help="the mechanism's DP epsilon (replaces mechanism.epsilon, e.g. "
-                                                 "one value of a sweep)")
-    c.add_argument("--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)")
+    c.add_argument(
+        "--fpr",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_FPR),
+        help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)",
+    )
+    c.add_argument(
+        "--epsilon",
+        type=float,
+        help="the mechanism's DP epsilon (replaces mechanism.epsilon, e.g. one value of a sweep)",
+    )
+    c.add_argument(
+        "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
+    )
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -73,8 +87,12 @@ def config_pair(config: str, epsilon: float | None = None):
             raise ConfigError("--epsilon", exc.value, exc.rule) from None
         raise
     if len(cfg.points) != 1:
-        raise ConfigError("mechanism", path, f"sweeps {len(cfg.points)} mechanisms: attack one at a time (give "
-                          "each [mechanism] key one value)")
+        raise ConfigError(
+            "mechanism",
+            path,
+            f"sweeps {len(cfg.points)} mechanisms: attack one at a time (give "
+            "each [mechanism] key one value)",
+        )
     point = cfg.points[0]
     return point.model.fixed, point.mechanism
 
@@ -97,9 +115,13 @@ def command(a) -> int:
     except ConfigError as exc:
         if not exc.field.startswith("run."):
             raise
-        raise ConfigError("--min-known", a.min_known, "the exact search over every adversary with this many "
-                          "known records is refused for this model (too large); attack one adversary with "
-                          "bdpsim.attack_risk(model, mechanism, adversary)") from None
+        raise ConfigError(
+            "--min-known",
+            a.min_known,
+            "the exact search over every adversary with this many "
+            "known records is refused for this model (too large); attack one adversary with "
+            "bdpsim.attack_risk(model, mechanism, adversary)",
+        ) from None
     return report(a, model, mech, sizes, risk, rows)
 
 

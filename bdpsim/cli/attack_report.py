@@ -21,14 +21,25 @@ def finite_json(obj):
 
 
 def _adversary_json(adv) -> dict:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in
-            {"i": adv.i, "known": adv.known, "x_known": adv.x_known, "x": adv.x, "x_prime": adv.x_prime}.items()}
+    return {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in {
+            "i": adv.i,
+            "known": adv.known,
+            "x_known": adv.x_known,
+            "x": adv.x,
+            "x_prime": adv.x_prime,
+        }.items()
+    }
 
 
 def _describe(adv, n: int) -> str:
     k = len(adv.known)
-    return f"i={adv.i}, |K|={k}, x={adv.x}, x'={adv.x_prime}" if k < n - 1 or k == 0 else \
-        f"i={adv.i}, |K|={k} (all others), x={adv.x}, x'={adv.x_prime}"
+    return (
+        f"i={adv.i}, |K|={k}, x={adv.x}, x'={adv.x_prime}"
+        if k < n - 1 or k == 0
+        else f"i={adv.i}, |K|={k} (all others), x={adv.x}, x'={adv.x_prime}"
+    )
 
 
 def _worst_bdpl(model, mech, sizes) -> float:
@@ -45,14 +56,33 @@ def report(a, model, mech, sizes, risk, rows) -> int:
     e = _worst_bdpl(model, mech, sizes)
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
     if a.json:  # an infinite BDPL (Gaussian noise) is null
-        print(json.dumps(finite_json({
-            "advantage": risk.advantage, "adversary": _adversary_json(risk.adversary), "bdpl": e,
-            "adversary_bdpl": risk.bdpl,
-            "pure_eps_advantage": pure_adv, "bayes_success": risk.bayes_success(0.5), "noise": noise.name,
-            "noise_parameter": float(noise.parameter),
-            "tpr": [{"fpr": f, "tpr": w.value, "upper": w.upper, "certified": w.certified,
-                     "pure_eps_tpr": min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0,
-                     "adversary": _adversary_json(w.adversary)} for f, w in rows]})))
+        print(
+            json.dumps(
+                finite_json(
+                    {
+                        "advantage": risk.advantage,
+                        "adversary": _adversary_json(risk.adversary),
+                        "bdpl": e,
+                        "adversary_bdpl": risk.bdpl,
+                        "pure_eps_advantage": pure_adv,
+                        "bayes_success": risk.bayes_success(0.5),
+                        "noise": noise.name,
+                        "noise_parameter": float(noise.parameter),
+                        "tpr": [
+                            {
+                                "fpr": f,
+                                "tpr": w.value,
+                                "upper": w.upper,
+                                "certified": w.certified,
+                                "pure_eps_tpr": min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0,
+                                "adversary": _adversary_json(w.adversary),
+                            }
+                            for f, w in rows
+                        ],
+                    }
+                )
+            )
+        )
         return 0
     print(f"exact BDPL over every adversary {e:.6g}")
     print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g})")
@@ -65,4 +95,3 @@ def report(a, model, mech, sizes, risk, rows) -> int:
         bound = "exact" if w.certified else f"{w.upper:.6g}"
         print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, model.n)}")
     return 0
-

@@ -61,8 +61,19 @@ methods run), and an exact BDPL that would take longer is left out (bdpl = null)
 #: ``--method`` and ``--noise`` choices and the default law (bdpsim.calibration.CALIBRATION_METHODS,
 #: the calibratable laws of bdpsim.kernels.noise.laws.NOISE_LAWS, the ``noise`` key's default in
 #: bdpsim.mechanisms.kinds.NOISE_KEYS; kept equal by a test: building the parser imports no NumPy)
-CALIBRATION_METHODS = ("exact", "dp", "general", "gaussian", "markov", "zhao", "markov-quilt-approx",
-                       "markov-quilt-exact", "wasserstein", "group", "optimal")
+CALIBRATION_METHODS = (
+    "exact",
+    "dp",
+    "general",
+    "gaussian",
+    "markov",
+    "zhao",
+    "markov-quilt-approx",
+    "markov-quilt-exact",
+    "wasserstein",
+    "group",
+    "optimal",
+)
 CALIBRATABLE_NOISE = ("laplace", "geometric", "staircase", "gaussian")
 DEFAULT_NOISE = "laplace"
 
@@ -71,7 +82,9 @@ def _matrix(text: str):
     try:
         m = json.loads(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}"
+        ) from None
     if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
         raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
     return m
@@ -81,38 +94,75 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
     calibratable = list(CALIBRATABLE_NOISE)  # not a table: one fixed law
-    c = sub.add_parser("calibrate", help="noise for eps-BDP per method, with each one's exact BDPL",
-                       description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
-                                   "names) for eps-BDP on a data model and report the exact BDPL (over "
-                                   "all adversaries) of what each method prescribes.",
-                       epilog=EPILOG, formatter_class=formatter_class)
+    c = sub.add_parser(
+        "calibrate",
+        help="noise for eps-BDP per method, with each one's exact BDPL",
+        description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
+        "names) for eps-BDP on a data model and report the exact BDPL (over "
+        "all adversaries) of what each method prescribes.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
-    m = cs.add_parser("markov", help="an additive query (count or state sum) on a Markov chain",
-                      description="Calibrate the noise of a count (or sum of per-state values) on a "
-                                  "Markov chain of n records: Laplace noise, or the law --noise names.",
-                      epilog=EPILOG, formatter_class=formatter_class)
+    m = cs.add_parser(
+        "markov",
+        help="an additive query (count or state sum) on a Markov chain",
+        description="Calibrate the noise of a count (or sum of per-state values) on a "
+        "Markov chain of n records: Laplace noise, or the law --noise names.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     g = m.add_mutually_exclusive_group(required=True)
-    g.add_argument("--transition", type=_matrix, help="transition matrix as JSON, e.g. \"[[0.9,0.1],[0.3,0.7]]\"")
-    g.add_argument("--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma")
+    g.add_argument(
+        "--transition", type=_matrix, help='transition matrix as JSON, e.g. "[[0.9,0.1],[0.3,0.7]]"'
+    )
+    g.add_argument(
+        "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
+    )
     m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
-    m.add_argument("--epsilon", type=float, help="target BDPL (required unless --target-advantage or --target-tpr)")
+    m.add_argument(
+        "--epsilon", type=float, help="target BDPL (required unless --target-advantage or --target-tpr)"
+    )
     m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
     q = m.add_mutually_exclusive_group()
     q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
     q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    m.add_argument("--method", default="exact", choices=sorted(CALIBRATION_METHODS) + ["all"], metavar="METHOD",
-                   help="calibration method: " + ", ".join(sorted(CALIBRATION_METHODS))
-                        + " (default exact; 'all' for every method)")
-    m.add_argument("--min-known", type=int, default=0,
-                   help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)")
-    m.add_argument("--noise", default=DEFAULT_NOISE, choices=calibratable,
-                   help="noise law (default laplace); another law is calibrated by the exact method: the least "
-                        "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)")
-    m.add_argument("--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps")
-    m.add_argument("--staircase-gamma", type=float,
-                   help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)")
-    m.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
-                   help="--method optimal: minimise E|Z| (default) or E[Z^2]")
+    m.add_argument(
+        "--method",
+        default="exact",
+        choices=sorted(CALIBRATION_METHODS) + ["all"],
+        metavar="METHOD",
+        help="calibration method: "
+        + ", ".join(sorted(CALIBRATION_METHODS))
+        + " (default exact; 'all' for every method)",
+    )
+    m.add_argument(
+        "--min-known",
+        type=int,
+        default=0,
+        help="least size of the adversary's known set (0: all adversaries; 1: the thesis' sampler)",
+    )
+    m.add_argument(
+        "--noise",
+        default=DEFAULT_NOISE,
+        choices=calibratable,
+        help="noise law (default laplace); another law is calibrated by the exact method: the least "
+        "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)",
+    )
+    m.add_argument(
+        "--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps"
+    )
+    m.add_argument(
+        "--staircase-gamma",
+        type=float,
+        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
+    )
+    m.add_argument(
+        "--objective",
+        default="mean_abs",
+        choices=["mean_abs", "variance"],
+        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
+    )
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
     from .attack import add_target_flags  # issue 35: calibrate to an attack target instead of eps
 
@@ -166,17 +216,28 @@ def command(a) -> int:
     except ValueError as err:
         raise (flag_error(err) or err) from None
     # 'all': every registered method defined on a chain (the Gaussian bound is not: it is left out)
-    methods = sorted(supported_methods(model), key=lambda k: (k != EXACT_METHOD, k)) if a.method == "all" else [a.method]
+    methods = (
+        sorted(supported_methods(model), key=lambda k: (k != EXACT_METHOD, k))
+        if a.method == "all"
+        else [a.method]
+    )
     runs = [(k, a.noise) for k in methods]
-    if a.method == "all" and a.noise == NOISE_KEYS["noise"].default:  # the other pure laws' least amounts (E|Z|)
-        runs += [(EXACT_METHOD, k) for k, law in NOISE_LAWS.items()
-                 if law.calibratable and law.pure_dp and k != a.noise]
+    if (
+        a.method == "all" and a.noise == NOISE_KEYS["noise"].default
+    ):  # the other pure laws' least amounts (E|Z|)
+        runs += [
+            (EXACT_METHOD, k)
+            for k, law in NOISE_LAWS.items()
+            if law.calibratable and law.pure_dp and k != a.noise
+        ]
     out = _run_calibrations(model, query, methods, runs, a)
     note = _chain_note(model, a.initial is None)
     if note and a.json:
         print(note, file=sys.stderr)
     if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
-        rows = [{**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out]
+        rows = [
+            {**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out
+        ]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
     if note:
@@ -201,10 +262,21 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
             left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
-                out.append(calibrate(model, a.epsilon, state_values=list(query.values),
-                                     method=k, min_known=a.min_known, noise=law, delta=a.delta,
-                                     staircase_gamma=a.staircase_gamma, budget=left, objective=a.objective,
-                                     progress=bar))
+                out.append(
+                    calibrate(
+                        model,
+                        a.epsilon,
+                        state_values=list(query.values),
+                        method=k,
+                        min_known=a.min_known,
+                        noise=law,
+                        delta=a.delta,
+                        staircase_gamma=a.staircase_gamma,
+                        budget=left,
+                        objective=a.objective,
+                        progress=bar,
+                    )
+                )
             except TooSlow as exc:
                 if len(methods) == 1:
                     raise
@@ -228,21 +300,29 @@ def _print_table(out: list, a) -> None:
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
         dcol = any(c.delta is not None for c in out)
-        print(f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
-              + (f" {'delta(eps)':>10}" if dcol else "") + "  eps-BDP?")
+        print(
+            f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
+            + (f" {'delta(eps)':>10}" if dcol else "")
+            + "  eps-BDP?"
+        )
         for c in out:
             par = "n/a" if c.parameter is None else f"{c.parameter:.6g}"
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
-            print(f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {_abs(c):>9} {bdpl:>10}"
-                  + (f" {dl:>10}" if dcol else "") + f"  {_verdict(c, a)}")
+            print(
+                f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {_abs(c):>9} {bdpl:>10}"
+                + (f" {dl:>10}" if dcol else "")
+                + f"  {_verdict(c, a)}"
+            )
             print(_note(c.reason))
         return
     print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
     for c in out:
         scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        mine = c.noise == a.noise or not NOISE_LAWS[c.noise].calibratable  # a method's own law (optimal: a table)
+        mine = (
+            c.noise == a.noise or not NOISE_LAWS[c.noise].calibratable
+        )  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"
         print(f"{name[:26]:<26} {scale:>10} {_abs(c):>9} {bdpl:>10}  {_verdict(c, a)}")
         print(_note(c.reason))
@@ -272,7 +352,11 @@ def _chain_note(model, stationary_default: bool) -> str | None:
     if what is None:
         return None
     law = ", ".join(f"{w:.4g}" for w in model.initial)
-    start = (f"; initial law [{law}] is one of several stationary laws (set --initial)" if stationary_default
-             else f"; initial law [{law}]")
-    return (f"note: the chain is {what}: the Markov and Zhao bounds do not apply (they need every P > 0)"
-            f"{start}")
+    start = (
+        f"; initial law [{law}] is one of several stationary laws (set --initial)"
+        if stationary_default
+        else f"; initial law [{law}]"
+    )
+    return (
+        f"note: the chain is {what}: the Markov and Zhao bounds do not apply (they need every P > 0){start}"
+    )

@@ -65,9 +65,17 @@ families).
 """
 
 #: a library field -> the command-line flag that sets it (``bdpsim calibrate markov`` and ``config``)
-FLAGS = {"epsilon": "--epsilon", "delta": "--delta", "noise": "--noise", "counted_states": "--counted",
-         "state_values": "--state-values", "values": "--state-values", "min_known": "--min-known",
-         "staircase_gamma": "--staircase-gamma", "objective": "--objective"}
+FLAGS = {
+    "epsilon": "--epsilon",
+    "delta": "--delta",
+    "noise": "--noise",
+    "counted_states": "--counted",
+    "state_values": "--state-values",
+    "values": "--state-values",
+    "min_known": "--min-known",
+    "staircase_gamma": "--staircase-gamma",
+    "objective": "--objective",
+}
 
 
 def flag_error(err: ValueError):
@@ -85,29 +93,59 @@ def flag_error(err: ValueError):
 
 def add_parser(cs, parser_class, formatter_class) -> None:
     """Register ``calibrate config`` on the ``calibrate`` subparsers ``cs``."""
-    c = cs.add_parser("config", help="optimal or least noise for the [model] of a config (networks, pedigrees)",
-                      description="Calibrate the noise of a count (or integer state sum) on the data model of "
-                                  "a run config's [model] table for eps-BDP over every adversary: the optimal "
-                                  "integer noise, or the least Laplace, geometric or staircase noise.",
-                      epilog=EPILOG, formatter_class=formatter_class)
-    c.add_argument("config", help="a TOML run config or a bundled config's name (as for run); its [model] is "
-                                  "the data model, its [mechanism] the default query, target and noise")
+    c = cs.add_parser(
+        "config",
+        help="optimal or least noise for the [model] of a config (networks, pedigrees)",
+        description="Calibrate the noise of a count (or integer state sum) on the data model of "
+        "a run config's [model] table for eps-BDP over every adversary: the optimal "
+        "integer noise, or the least Laplace, geometric or staircase noise.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
+    c.add_argument(
+        "config",
+        help="a TOML run config or a bundled config's name (as for run); its [model] is "
+        "the data model, its [mechanism] the default query, target and noise",
+    )
     c.add_argument("--epsilon", type=float, help="target BDPL (default: the config's mechanism.epsilon)")
-    c.add_argument("--method", default="exact", choices=["exact", "optimal", "all"],
-                   help="exact (default), optimal or all (see below)")
+    c.add_argument(
+        "--method",
+        default="exact",
+        choices=["exact", "optimal", "all"],
+        help="exact (default), optimal or all (see below)",
+    )
     q = c.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+",
-                   help="counted states (default: the config's counted_states, else 1)")
-    q.add_argument("--state-values", type=float, nargs="+",
-                   help="query value per state, a sum query (default: the config's state_values)")
-    c.add_argument("--noise", choices=["laplace", "geometric", "staircase"],
-                   help="--method exact: the noise law calibrated (default: the config's noise, else laplace)")
-    c.add_argument("--staircase-gamma", type=float,
-                   help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)")
-    c.add_argument("--objective", default="mean_abs", choices=["mean_abs", "variance"],
-                   help="--method optimal: minimise E|Z| (default) or E[Z^2]")
-    c.add_argument("--min-known", type=int, default=0,
-                   help="least size of the adversary's known set (0: all adversaries)")
+    q.add_argument(
+        "--counted", type=int, nargs="+", help="counted states (default: the config's counted_states, else 1)"
+    )
+    q.add_argument(
+        "--state-values",
+        type=float,
+        nargs="+",
+        help="query value per state, a sum query (default: the config's state_values)",
+    )
+    c.add_argument(
+        "--noise",
+        choices=["laplace", "geometric", "staircase"],
+        help="--method exact: the noise law calibrated (default: the config's noise, else laplace)",
+    )
+    c.add_argument(
+        "--staircase-gamma",
+        type=float,
+        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
+    )
+    c.add_argument(
+        "--objective",
+        default="mean_abs",
+        choices=["mean_abs", "variance"],
+        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
+    )
+    c.add_argument(
+        "--min-known",
+        type=int,
+        default=0,
+        help="least size of the adversary's known set (0: all adversaries)",
+    )
     c.add_argument("--json", action="store_true", help="print JSON (one object; a list for several rows)")
 
 
@@ -133,12 +171,19 @@ def model_of_raw(raw: dict, path: str):
         cfg = parse_config({"model": raw["model"], "mechanism": {"kind": "count", "epsilon": 1.0}}, path)
     except ConfigError as exc:
         if exc.field.startswith("mechanism"):
-            raise ConfigError("model.kind", kind, "calibrate config needs a discrete model with an exact engine "
-                              "over every adversary: pedigree, bayesnet, mrf or markov") from None
+            raise ConfigError(
+                "model.kind",
+                kind,
+                "calibrate config needs a discrete model with an exact engine "
+                "over every adversary: pedigree, bayesnet, mrf or markov",
+            ) from None
         raise
     if len(cfg.points) != 1:
-        raise ConfigError("model", path, f"sweeps {len(cfg.points)} models: calibrate one at a time (give each "
-                          "[model] key one value)")
+        raise ConfigError(
+            "model",
+            path,
+            f"sweeps {len(cfg.points)} models: calibrate one at a time (give each [model] key one value)",
+        )
     return cfg.points[0].model.fixed
 
 
@@ -164,8 +209,13 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     else:  # not an additive query (clipped_sum, python, histogram, randomized_response, a sum without values)
         return None, str(kind)
     cfg = parse_config({"model": raw["model"], "mechanism": stand_in}, path)  # the config's errors, as run's
-    check(len(cfg.points) == 1, "mechanism", path, f"sweeps {len(cfg.points)} queries: calibrate one at a time "
-          "(give counted_states or state_values one value)")
+    check(
+        len(cfg.points) == 1,
+        "mechanism",
+        path,
+        f"sweeps {len(cfg.points)} queries: calibrate one at a time "
+        "(give counted_states or state_values one value)",
+    )
     if "state_values" in stand_in:
         return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
     return query_of(model.states, counted_states=stand_in["counted_states"], source="config"), str(kind)
@@ -178,15 +228,29 @@ def _epsilon_of(mech: dict | None) -> float | None:
     if eps is None:
         return None
     if isinstance(eps, list):
-        raise ConfigError("mechanism.epsilon", eps, f"sweeps {len(eps)} targets: calibrate one at a time "
-                          "(give epsilon explicitly)")
-    check(isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0,
-          "mechanism.epsilon", eps, "must be a finite number > 0")
+        raise ConfigError(
+            "mechanism.epsilon",
+            eps,
+            f"sweeps {len(eps)} targets: calibrate one at a time (give epsilon explicitly)",
+        )
+    check(
+        isinstance(eps, (int, float)) and not isinstance(eps, bool) and math.isfinite(eps) and eps > 0,
+        "mechanism.epsilon",
+        eps,
+        "must be a finite number > 0",
+    )
     return float(eps)
 
 
-def config_target(config: str, *, epsilon: float | None = None, counted_states=None, state_values=None,
-                  noise: str | None = None, staircase_gamma: float | None = None) -> CalibrationTarget:
+def config_target(
+    config: str,
+    *,
+    epsilon: float | None = None,
+    counted_states=None,
+    state_values=None,
+    noise: str | None = None,
+    staircase_gamma: float | None = None,
+) -> CalibrationTarget:
     """What to calibrate for the run config ``config`` (a TOML file or a bundled config's name,
     :func:`bdpsim.core.bundled.resolve_config`): its ``[model]``, and the query, target ``epsilon`` and
     noise law of its ``[mechanism]`` unless given here (module docstring).
@@ -218,13 +282,22 @@ def config_target(config: str, *, epsilon: float | None = None, counted_states=N
         elif own is not None and own.values != query.values:
             field = "counted_states" if counted_states is not None else "state_values"
             mine = "counted_states" if own.counted_states is not None else "state_values"
-            overrides.append((field, list(counted_states if counted_states is not None else state_values),
-                              f"mechanism.{mine} = {show(list(getattr(own, mine)))}"))
+            overrides.append(
+                (
+                    field,
+                    list(counted_states if counted_states is not None else state_values),
+                    f"mechanism.{mine} = {show(list(getattr(own, mine)))}",
+                )
+            )
     elif own is not None:
         query = own
     elif kind is not None:
-        raise ConfigError("mechanism.kind", kind, "is not an additive query (a count of counted_states or a sum "
-                          "of state_values): give the query to calibrate as --counted or --state-values")
+        raise ConfigError(
+            "mechanism.kind",
+            kind,
+            "is not an additive query (a count of counted_states or a sum "
+            "of state_values): give the query to calibrate as --counted or --state-values",
+        )
     else:
         query = query_of(model.states, source="default")
     if epsilon is None:
@@ -243,12 +316,16 @@ def config_target(config: str, *, epsilon: float | None = None, counted_states=N
             noise = own_noise or "laplace"
             staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
         else:
-            notes.append(f"the config's mechanism.noise = {own_noise!r} has no amount to calibrate: laplace "
-                         "noise calibrated")
+            notes.append(
+                f"the config's mechanism.noise = {own_noise!r} has no amount to calibrate: laplace "
+                "noise calibrated"
+            )
             noise = "laplace"
     elif own_noise is not None and own_noise != noise:
         overrides.append(("noise", noise, f"mechanism.noise = {show(own_noise)}"))
-    return CalibrationTarget(model, query, eps, noise, staircase_gamma, eps_source, tuple(overrides), tuple(notes))
+    return CalibrationTarget(
+        model, query, eps, noise, staircase_gamma, eps_source, tuple(overrides), tuple(notes)
+    )
 
 
 def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
@@ -304,8 +381,10 @@ def overrides(target) -> list[str]:
     out = []
     for field, given, own in target.overrides:
         if field == "mechanism.kind":
-            out.append(f"note: the config's mechanism (kind = {own!r}) is not an additive query: the query of "
-                       "the flags is calibrated")
+            out.append(
+                f"note: the config's mechanism (kind = {own!r}) is not an additive query: the query of "
+                "the flags is calibrated"
+            )
         else:
             out.append(f"note: {FLAGS.get(field, field)} {show(given)} overrides the config's {own}")
     return out + [f"note: {n}" for n in target.notes]
@@ -326,30 +405,60 @@ def command(a, is_bdp, note) -> int:
     if a.min_known < 0:
         raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
     try:
-        t = config_target(a.config, epsilon=a.epsilon, counted_states=a.counted, state_values=a.state_values,
-                          noise=a.noise, staircase_gamma=a.staircase_gamma)
+        t = config_target(
+            a.config,
+            epsilon=a.epsilon,
+            counted_states=a.counted,
+            state_values=a.state_values,
+            noise=a.noise,
+            staircase_gamma=a.staircase_gamma,
+        )
     except ValueError as err:
         exc = flag_error(err)
         if exc is None:
             raise
         raise exc from None
-    check_epsilon(t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise)
+    check_epsilon(
+        t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise
+    )
     model, eps, values = t.model, t.epsilon, list(t.query.values)
     bar = Progress("bdpsim calibrate", "LP rounds")
     try:
         if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
-            runs = {"exact": [("exact", t.noise)], "optimal": [("optimal", "laplace")],
-                    "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS]}[a.method]
+            runs = {
+                "exact": [("exact", t.noise)],
+                "optimal": [("optimal", "laplace")],
+                "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS],
+            }[a.method]
             start, out = time.monotonic(), []
             for k, law in runs:
-                out.append(calibrate(model, eps, state_values=values, method=k, noise=law, min_known=a.min_known,
-                                     staircase_gamma=t.staircase_gamma, objective=a.objective,
-                                     budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0)))
+                out.append(
+                    calibrate(
+                        model,
+                        eps,
+                        state_values=values,
+                        method=k,
+                        noise=law,
+                        min_known=a.min_known,
+                        staircase_gamma=t.staircase_gamma,
+                        objective=a.objective,
+                        budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0),
+                    )
+                )
         else:
             rounds = itertools.count(1)
-            out = calibrate_graph(model, eps, values, method=a.method, noise=t.noise, objective=a.objective,
-                                  min_known=a.min_known, staircase_gamma=t.staircase_gamma, budget=CLI_BUDGET,
-                                  progress=lambda *_: bar(next(rounds), None))
+            out = calibrate_graph(
+                model,
+                eps,
+                values,
+                method=a.method,
+                noise=t.noise,
+                objective=a.objective,
+                min_known=a.min_known,
+                staircase_gamma=t.staircase_gamma,
+                budget=CLI_BUDGET,
+                progress=lambda *_: bar(next(rounds), None),
+            )
     except (ValueError, OverflowError, MemoryError) as err:
         exc = flag_error(err) if isinstance(err, ValueError) else None
         if exc is None:
@@ -375,7 +484,9 @@ def command(a, is_bdp, note) -> int:
         dp = "" if c.parameter is None or c.scale is None else f"{delta / c.scale:.4g}"  # the law's DP eps
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
-        print(f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
-              f"{verdict(c, eps, None)}")
+        print(
+            f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
+            f"{verdict(c, eps, None)}"
+        )
         print(note(c.reason))
     return 0

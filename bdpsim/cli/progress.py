@@ -31,8 +31,9 @@ class Progress:
         Show nothing.
     """
 
-    def __init__(self, desc: str, unit: str, every: float | None = None, tty: bool | None = None,
-                 quiet: bool = False) -> None:
+    def __init__(
+        self, desc: str, unit: str, every: float | None = None, tty: bool | None = None, quiet: bool = False
+    ) -> None:
         self.desc, self.unit = desc, unit
         self.tty = sys.stderr.isatty() if tty is None else tty
         self.quiet = quiet

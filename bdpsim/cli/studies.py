@@ -37,8 +37,10 @@ def cmd_utility(a) -> int:
     _check_data_dir(a.data_dir)
     paths = [resolve_config(c) for c in a.config]  # every config is checked before any runs
     cfgs = [load_utility(p) for p in paths]
-    outs = [(Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
-            for p in paths]
+    outs = [
+        (Path(a.out) / p.stem if len(paths) > 1 else Path(a.out)) if a.out else Path("results") / p.stem
+        for p in paths
+    ]
     for out in outs:
         _check_writable_dir(out, a.overwrite)
     skipped = 0
@@ -49,7 +51,11 @@ def cmd_utility(a) -> int:
             if len(paths) == 1:
                 raise
             skipped += 1
-            print(f"bdpsim: error: {exc} (skipped {path.stem}; the other configs go on)", file=sys.stderr, flush=True)
+            print(
+                f"bdpsim: error: {exc} (skipped {path.stem}; the other configs go on)",
+                file=sys.stderr,
+                flush=True,
+            )
     return 2 if skipped else 0
 
 
@@ -57,7 +63,9 @@ def _check_data_dir(data_dir: str | None) -> None:
     """``--data-dir`` must name a directory: a typo would otherwise silently use the bundled or
     downloaded copies instead of the user's files."""
     if data_dir is not None and not Path(data_dir).is_dir():
-        raise ConfigError("--data-dir", data_dir, "is not a directory (the directory holding the dataset files)")
+        raise ConfigError(
+            "--data-dir", data_dir, "is not a directory (the directory holding the dataset files)"
+        )
 
 
 def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
@@ -91,7 +99,10 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
         print(p)
     for v in vs:
         fit = {k: v.model[k] for k in ("rho", "gamma", "omega", "four_ln_gamma") if k in v.model}
-        print(f"{v.dataset} [{v.name}] n = {v.n}, m = {v.m}, fitted: " + ", ".join(f"{k} = {x:.4g}" for k, x in fit.items()))
+        print(
+            f"{v.dataset} [{v.name}] n = {v.n}, m = {v.m}, fitted: "
+            + ", ".join(f"{k} = {x:.4g}" for k, x in fit.items())
+        )
     unreachable = sorted({r["note"] for r in rows if r["note"].startswith("not reachable")})
     for note in unreachable:
         print(f"note: {note}")
@@ -125,16 +136,27 @@ def cmd_figures(a) -> int:
 
     skipped: list[str] = []
     try:
-        paths = make_figures(a.only, Path(a.out), quick=a.quick, jobs=a.jobs, configs=configs,
-                             progress=tty and not a.quiet, data_dir=Path(a.data_dir) if a.data_dir else None,
-                             log=log, skipped=skipped, heartbeat=0.0 if a.quiet or tty else EVERY)
+        paths = make_figures(
+            a.only,
+            Path(a.out),
+            quick=a.quick,
+            jobs=a.jobs,
+            configs=configs,
+            progress=tty and not a.quiet,
+            data_dir=Path(a.data_dir) if a.data_dir else None,
+            log=log,
+            skipped=skipped,
+            heartbeat=0.0 if a.quiet or tty else EVERY,
+        )
     finally:
         bar.close()
     print(f"{len(paths)} files -> {a.out} (gallery: {Path(a.out) / 'README.md'})")
     if skipped:  # as 'bdpsim utility' with several configs: the others are drawn, exit code 2 at the end
-        print(f"bdpsim: error: {len(skipped)} figure{'s' * (len(skipped) != 1)} skipped, their data cannot be "
-              f"had ({', '.join(skipped)}): see the 'skipped' lines above; --data-dir DIR uses local files",
-              file=sys.stderr)
+        print(
+            f"bdpsim: error: {len(skipped)} figure{'s' * (len(skipped) != 1)} skipped, their data cannot be "
+            f"had ({', '.join(skipped)}): see the 'skipped' lines above; --data-dir DIR uses local files",
+            file=sys.stderr,
+        )
         return 2
     return 0
 
@@ -151,13 +173,17 @@ def cmd_accuracy(a) -> int:
     finished: dict = {}
     try:
         with Progress("bdpsim accuracy", "cases", quiet=a.quiet) as bar:
-            rows = accuracy_table(tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar,
-                                  finished=finished)
+            rows = accuracy_table(
+                tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar, finished=finished
+            )
     except KeyboardInterrupt:  # as 'bdpsim run': keep what finished, resumable
         part = [r for ci in sorted(finished) for r in finished[ci]]
         write_report(out, part, meta, status="interrupted")
-        print(f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
-              "re-run the same command to resume", file=sys.stderr)
+        print(
+            f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
+            "re-run the same command to resume",
+            file=sys.stderr,
+        )
         return 130
     from ..figures.accuracy import save_accuracy
 
@@ -168,8 +194,10 @@ def cmd_accuracy(a) -> int:
     wc, we = max([4, *(len(r["case"]) for r in rows)]), max([9, *map(len, label)])
     print(f"{'case':{wc}} {'estimator':{we}} {'samples':>8} {'bias':>8} {'rmse':>8} {'max|err|':>8}")
     for r, est in zip(rows, label, strict=True):
-        print(f"{r['case']:{wc}} {est:{we}} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} "
-              f"{r['max_abs_error']:8.4f}")
+        print(
+            f"{r['case']:{wc}} {est:{we}} {r['samples']:>8} {r['bias']:8.4f} {r['rmse']:8.4f} "
+            f"{r['max_abs_error']:8.4f}"
+        )
     for p in paths:
         print(p)
     return 0

@@ -80,17 +80,24 @@ def table_notes(rows: list[dict], sampled: Collection[str] = ()) -> list[str]:
     out = []
     heading = exact_heading(rows, sampled)
     if heading != "bdpl_exact":
-        out.append(f"{heading}: the largest exact BDPL among the {heading.rsplit('_', 1)[1]} adversaries "
-                   "(summary.csv: bdpl_exact), a lower bound on the BDPL")
+        out.append(
+            f"{heading}: the largest exact BDPL among the {heading.rsplit('_', 1)[1]} adversaries "
+            "(summary.csv: bdpl_exact), a lower bound on the BDPL"
+        )
     if any(_has(r.get(ALL_ADVERSARIES)) for r in rows):
         out.append(f"{ALL_ADVERSARIES}: the exact BDPL over every adversary (the chain's window search)")
     for r in rows:
         k, m = r.get("exact_law_n"), r.get("n_adversaries")
         if isinstance(k, (int, float)) and _has(k) and k > 0 and isinstance(m, (int, float)) and m > 0:
-            where = ", ".join(f"{c} = {r[c]:g}" for c in ("n", "epsilon", "rho", "gamma")
-                              if isinstance(r.get(c), (int, float)) and _has(r[c]))
-            out.append(f"mixture ({where}): {int(k)} of {int(m)} adversaries ({k / m:.1%}) took the exact "
-                       "conditional law of the query (mixture_exact_law), not samples: their values are exact")
+            where = ", ".join(
+                f"{c} = {r[c]:g}"
+                for c in ("n", "epsilon", "rho", "gamma")
+                if isinstance(r.get(c), (int, float)) and _has(r[c])
+            )
+            out.append(
+                f"mixture ({where}): {int(k)} of {int(m)} adversaries ({k / m:.1%}) took the exact "
+                "conditional law of the query (mixture_exact_law), not samples: their values are exact"
+            )
     return out
 
 

@@ -43,9 +43,20 @@ MECHANISMS = ("krr", "laplace", "geometric", "staircase", "any")
 METHODS = ("exact", "cao", "both")
 
 #: library parameter -> the flag that sets it
-FLAGS = {"transition": "--transition", "P": "--transition", "gamma": "--gamma", "epsilon": "--epsilon",
-         "steps": "--steps", "known": "--known", "initial": "--initial", "mechanism": "--mechanism",
-         "values": "--values", "method": "--method", "alpha": "--allocate", "max_points": "--max-points"}
+FLAGS = {
+    "transition": "--transition",
+    "P": "--transition",
+    "gamma": "--gamma",
+    "epsilon": "--epsilon",
+    "steps": "--steps",
+    "known": "--known",
+    "initial": "--initial",
+    "mechanism": "--mechanism",
+    "values": "--values",
+    "method": "--method",
+    "alpha": "--allocate",
+    "max_points": "--max-points",
+}
 
 
 def _json_value(text: str):
@@ -57,31 +68,74 @@ def _json_value(text: str):
 
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``bdpsim temporal`` on the top-level subparsers ``sub``."""
-    p = sub.add_parser("temporal", help="exact temporal leakage (BPL/FPL/TPL) of a continual release vs Cao's TPL",
-                       description="Exact backward, forward and temporal privacy leakage of a time series "
-                                   "released step by step, beside Cao et al.'s TPL.",
-                       epilog=EPILOG, formatter_class=formatter_class)
+    p = sub.add_parser(
+        "temporal",
+        help="exact temporal leakage (BPL/FPL/TPL) of a continual release vs Cao's TPL",
+        description="Exact backward, forward and temporal privacy leakage of a time series "
+        "released step by step, beside Cao et al.'s TPL.",
+        epilog=EPILOG,
+        formatter_class=formatter_class,
+    )
     chain = p.add_mutually_exclusive_group(required=True)
-    chain.add_argument("--transition", type=_json_value, metavar="MATRIX",
-                       help="transition matrix as JSON (or a list of T-1 matrices, one per step)")
+    chain.add_argument(
+        "--transition",
+        type=_json_value,
+        metavar="MATRIX",
+        help="transition matrix as JSON (or a list of T-1 matrices, one per step)",
+    )
     chain.add_argument("--gamma", type=float, help="the symmetric 2-state chain [[g,1],[1,g]]/(1+g)")
-    p.add_argument("--epsilon", type=float, nargs="+", required=True, metavar="EPS",
-                   help="per-step DP level: one value, or one per step")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        nargs="+",
+        required=True,
+        metavar="EPS",
+        help="per-step DP level: one value, or one per step",
+    )
     p.add_argument("--steps", type=int, required=True, metavar="T", help="number of releases T >= 1")
     p.add_argument("--mechanism", default="any", choices=MECHANISMS, help="per-step mechanism (default any)")
-    p.add_argument("--initial", default="stationary", metavar="LAW",
-                   help="law of x_1: 'stationary' (default) or a JSON vector")
-    p.add_argument("--known", type=int, nargs="*", default=[], metavar="S",
-                   help="steps (1..T) whose value the adversary knows")
-    p.add_argument("--values", type=float, nargs="+", metavar="V",
-                   help="a value per state: laplace/geometric noise on it instead of the histogram")
+    p.add_argument(
+        "--initial",
+        default="stationary",
+        metavar="LAW",
+        help="law of x_1: 'stationary' (default) or a JSON vector",
+    )
+    p.add_argument(
+        "--known",
+        type=int,
+        nargs="*",
+        default=[],
+        metavar="S",
+        help="steps (1..T) whose value the adversary knows",
+    )
+    p.add_argument(
+        "--values",
+        type=float,
+        nargs="+",
+        metavar="V",
+        help="a value per state: laplace/geometric noise on it instead of the histogram",
+    )
     p.add_argument("--method", default="both", choices=METHODS, help="exact, cao or both (default)")
-    p.add_argument("--allocate", type=float, metavar="ALPHA",
-                   help="also find the per-step eps keeping every TPL_t <= ALPHA (exact and Cao's)")
-    p.add_argument("--max-points", type=int, default=None, metavar="N",
-                   help="hull cap before an exact value becomes an interval (default 1000)")
-    p.add_argument("--rows", type=int, default=20, metavar="N",
-                   help="rows printed (first and last N/2 when T is larger; default 20)")
+    p.add_argument(
+        "--allocate",
+        type=float,
+        metavar="ALPHA",
+        help="also find the per-step eps keeping every TPL_t <= ALPHA (exact and Cao's)",
+    )
+    p.add_argument(
+        "--max-points",
+        type=int,
+        default=None,
+        metavar="N",
+        help="hull cap before an exact value becomes an interval (default 1000)",
+    )
+    p.add_argument(
+        "--rows",
+        type=int,
+        default=20,
+        metavar="N",
+        help="rows printed (first and last N/2 when T is larger; default 20)",
+    )
     p.add_argument("--json", metavar="FILE", help="write every step's values and the inputs as JSON")
 
 
@@ -111,7 +165,9 @@ def command(a) -> int:
     except ParameterError as exc:
         raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
     except argparse.ArgumentTypeError:
-        raise ConfigError("--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]") from None
+        raise ConfigError(
+            "--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]"
+        ) from None
     if a.max_points is not None and a.max_points < 2:
         raise ConfigError("--max-points", a.max_points, "must be an integer >= 2")
     if a.rows < 2:
@@ -120,21 +176,48 @@ def command(a) -> int:
     from ..temporal.table import temporal_table
 
     try:
-        table = temporal_table(transition, eps, a.steps, a.mechanism, initial=initial, known=a.known,
-                               values=a.values, method=a.method, max_points=a.max_points)
+        table = temporal_table(
+            transition,
+            eps,
+            a.steps,
+            a.mechanism,
+            initial=initial,
+            known=a.known,
+            values=a.values,
+            method=a.method,
+            max_points=a.max_points,
+        )
         alloc = None
         if a.allocate is not None:
             if not (math.isfinite(a.allocate) and a.allocate > 0):
                 raise ConfigError("--allocate", a.allocate, "must be a finite number > 0")
-            if len(a.epsilon) != 1 or a.known or (isinstance(transition, list) and transition
-                                                  and isinstance(transition[0], list) and transition[0]
-                                                  and isinstance(transition[0][0], list)):
-                raise ConfigError("--allocate", a.allocate, "needs one transition matrix and no --known "
-                                                            "(the budget replaces --epsilon)")
+            if (
+                len(a.epsilon) != 1
+                or a.known
+                or (
+                    isinstance(transition, list)
+                    and transition
+                    and isinstance(transition[0], list)
+                    and transition[0]
+                    and isinstance(transition[0][0], list)
+                )
+            ):
+                raise ConfigError(
+                    "--allocate",
+                    a.allocate,
+                    "needs one transition matrix and no --known (the budget replaces --epsilon)",
+                )
             from ..temporal.allocate import allocate
 
-            alloc = allocate(a.allocate, transition, a.steps, a.mechanism, initial=initial, values=a.values,
-                             max_points=a.max_points)
+            alloc = allocate(
+                a.allocate,
+                transition,
+                a.steps,
+                a.mechanism,
+                initial=initial,
+                values=a.values,
+                max_points=a.max_points,
+            )
     except ParameterError as exc:
         raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
     except ConfigError as exc:
@@ -155,18 +238,31 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
     import numpy as np
 
     keys = list(rows[0])
-    doc: dict = {"inputs": {"transition": np.asarray(transition, dtype=float).tolist(),
-                            "epsilon": list(a.epsilon), "steps": a.steps, "mechanism": a.mechanism,
-                            "initial": initial, "known": list(a.known), "values": a.values,
-                            "method": a.method, "max_points": a.max_points},
-                 "exact": table.exact}
+    doc: dict = {
+        "inputs": {
+            "transition": np.asarray(transition, dtype=float).tolist(),
+            "epsilon": list(a.epsilon),
+            "steps": a.steps,
+            "mechanism": a.mechanism,
+            "initial": initial,
+            "known": list(a.known),
+            "values": a.values,
+            "method": a.method,
+            "max_points": a.max_points,
+        },
+        "exact": table.exact,
+    }
     for key in keys:
         doc[key] = [r[key] for r in rows]
     res = table.result
     if res is not None and np.any(np.isfinite(res.tpl)):
         t_max = int(np.nanargmax(res.tpl)) + 1
-        doc["witness"] = {"t": t_max, "a": rows[t_max - 1]["a"], "b": rows[t_max - 1]["b"],
-                          "outputs": res.witness(t_max)}
+        doc["witness"] = {
+            "t": t_max,
+            "a": rows[t_max - 1]["a"],
+            "b": rows[t_max - 1]["b"],
+            "outputs": res.witness(t_max),
+        }
         if a.steps <= 50:
             doc["witnesses"] = [res.witness(t) for t in range(1, a.steps + 1)]
     if alloc is not None:
@@ -175,10 +271,15 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
 
 
 def _print(a, rows, table, alloc) -> None:
-    cols = [c for c in ("t", "epsilon", "bpl", "fpl", "tpl", "cao_bpl", "cao_fpl", "cao_tpl")
-            if any(r.get(c) is not None or r.get(c + "_low") is not None for r in rows)]
+    cols = [
+        c
+        for c in ("t", "epsilon", "bpl", "fpl", "tpl", "cao_bpl", "cao_fpl", "cao_tpl")
+        if any(r.get(c) is not None or r.get(c + "_low") is not None for r in rows)
+    ]
     T = len(rows)
-    show = list(range(T)) if T <= a.rows else list(range(a.rows // 2)) + [-1] + list(range(T - a.rows // 2, T))
+    show = (
+        list(range(T)) if T <= a.rows else list(range(a.rows // 2)) + [-1] + list(range(T - a.rows // 2, T))
+    )
     print("  ".join(f"{c:>14}" if c not in ("t",) else f"{c:>6}" for c in cols))
     for i in show:
         if i < 0:
@@ -199,12 +300,28 @@ def _print(a, rows, table, alloc) -> None:
         i = max(range(T), key=lambda j: rows[j]["cao_tpl"])
         print(f"max TPL: Cao {rows[i]['cao_tpl']:.6g} at t = {i + 1}")
     if table.exact is False:
-        print(f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high")
+        print(
+            f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high"
+        )
     if alloc is not None:
-        print(f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact " f"{alloc.exact_constant:.6g}"
-              + (f", Cao {alloc.cao_constant:.6g} " f"({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
-                 if alloc.cao_constant else "")
-              + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else ""))
-        print(f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "
-              f"{alloc.exact_end:.6g}]" + (f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., "
-                                           f"{alloc.cao_end:.6g}]" if alloc.cao_start else ""))
+        print(
+            f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact "
+            f"{alloc.exact_constant:.6g}"
+            + (
+                f", Cao {alloc.cao_constant:.6g} "
+                f"({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
+                if alloc.cao_constant
+                else ""
+            )
+            + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else "")
+        )
+        print(
+            f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "
+            f"{alloc.exact_end:.6g}]"
+            + (
+                f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., "
+                f"{alloc.cao_end:.6g}]"
+                if alloc.cao_start
+                else ""
+            )
+        )

@@ -31,8 +31,10 @@ def bundled_config(name: str) -> Path | None:
 
 
 def _available() -> str:
-    return (f"bundled configs: {', '.join(config_names())} (run one by name, e.g. 'bdpsim run quickstart'; "
-            "'bdpsim configs --copy DIR' copies them)")
+    return (
+        f"bundled configs: {', '.join(config_names())} (run one by name, e.g. 'bdpsim run quickstart'; "
+        "'bdpsim configs --copy DIR' copies them)"
+    )
 
 
 def resolve_config(path: str | Path, field: str = "config") -> Path:
@@ -71,8 +73,13 @@ def copy_configs(dest: str | Path) -> list[Path]:
     check(not d.exists() or d.is_dir(), "--copy", str(dest), "exists and is not a directory")
     src = sorted(CONFIG_DIR.glob("*.toml"))
     clash = [p.name for p in src if (d / p.name).exists()]
-    check(not clash, "--copy", str(dest), f"already holds {', '.join(clash[:4])}{' ...' if len(clash) > 4 else ''}; "
-          "nothing copied (remove them or choose another directory)")
+    check(
+        not clash,
+        "--copy",
+        str(dest),
+        f"already holds {', '.join(clash[:4])}{' ...' if len(clash) > 4 else ''}; "
+        "nothing copied (remove them or choose another directory)",
+    )
     try:
         d.mkdir(parents=True, exist_ok=True)
         return [Path(shutil.copyfile(p, d / p.name)) for p in src]

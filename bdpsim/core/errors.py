@@ -45,6 +45,7 @@ class ConfigError(BdpsimError):
         value = self.value
         try:
             import pickle
+
             pickle.dumps(value)
         except Exception:
             value = _short(value)
@@ -82,7 +83,9 @@ class NamedParameter(Protocol):
     rule: str
 
 
-def field_error(exc: BaseException, prefix: str = "", fields: Mapping[str, str] | None = None) -> ConfigError | None:
+def field_error(
+    exc: BaseException, prefix: str = "", fields: Mapping[str, str] | None = None
+) -> ConfigError | None:
     """``exc`` as a :class:`ConfigError`: itself if it is one; for a kernel's error (a
     :class:`NamedParameter`), the one naming the config field ``fields[param]`` if given, else
     ``prefix.param`` (``param`` alone without a prefix); ``None`` for any other exception."""

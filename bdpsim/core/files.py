@@ -53,9 +53,17 @@ def check_regular(path: str | os.PathLike, limit: int) -> Path:
     except OSError as exc:
         raise FileRefused(f"cannot be read ({exc.strerror or type(exc).__name__})") from None
     if not stat.S_ISREG(st.st_mode):
-        what = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+        what = (
+            "a directory"
+            if stat.S_ISDIR(st.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "not a file"
+        )
         raise FileRefused(f"is not a regular file ({what}): give the path of a file")
     if st.st_size > limit:
         raise FileRefused(f"is {_size(st.st_size)}: larger than the limit of {_size(limit)} for this file")

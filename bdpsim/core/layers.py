@@ -30,67 +30,134 @@ class Layer:
 
 #: lowest layer first
 LAYERS: tuple[Layer, ...] = (
-    Layer("vocabulary", (
-        ("core", "`core/errors.py`, `core/schema.py` (config keys: type, default, rule, doc), "
-                 "`core/registry.py` (one `Registry` for every plug-in type, checked against its "
-                 "Protocol), `core/columns.py`, `core/bundled.py`, `core/layers.py` (this table), "
-                 "`core/moved.py` (old import paths, one release)"),
-    ), "the words every layer speaks"),
-    Layer("kernels", (
-        ("kernels", "`kernels/noise/` (noise laws and their exact mixture suprema; the optimal-noise "
-                    "LP), `kernels/chains/` (transition matrices, lattices, the window scan), "
-                    "`kernels/graphical/` (variable elimination, junction trees), `kernels/audit/` "
-                    "(events, search, binomial certificates), `kernels/stats.py`, "
-                    "`kernels/mixture_interval.py`"),
-    ), "pure numerics, no config vocabulary"),
-    Layer("notions", (
-        ("adversary", "`adversary.py`: who knows what"),
-        ("queries", "`queries.py`: what is counted or summed"),
-        ("bounds", "`bounds.py`: general, Gaussian, Markov, Zhao bounds and their calibration"),
-        ("temporal", "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
-                     "`temporal/lfp.py`) and the exact temporal leakage (`temporal/exact.py`, per "
-                     "adversary `temporal/adversary.py`); the `continual` mechanism kind builds on it"),
-    ), "the paper's objects"),
-    Layer("models", (
-        ("models", "`models/base.py` (`ModelKind`, `ModelSpec`), `models/engines.py` (the exact "
-                   "engine: a Protocol per capability), `models/protocols.py` (model capabilities), "
-                   "`models/factor_model.py`, `models/common/` (what kinds share: node vocabulary, "
-                   "Mendelian tables), one sub-package per kind: "
-                   "`models/markov/`, `models/gaussian/`, `models/pedigree/`, `models/bayesnet/`, "
-                   "`models/mrf/`"),
-    ), "data models, their exact engines and adversary searches"),
-    Layer("mechanisms", (
-        ("mechanisms", "`mechanisms/base.py`, `mechanisms/protocols.py`, `mechanisms/kinds.py` (the "
-                       "built-in kinds), `mechanisms/randomized_response/`"),
-    ), "what is released"),
-    Layer("estimation", (
-        ("estimators", "`estimators/` (`kde`, `mixture`, `exact`, `audit`; `estimators/sampling.py`)"),
-        ("calibration", "`calibration/` (methods, budgets, the optimal noise, `calibration/quilt/`)"),
-        ("attack", "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
-                   "curve, advantage, TPR at low FPR, calibration to an attack target, the attack "
-                   "columns of an exact run (`attack/columns.py`)"),
-    ), "numbers from models and mechanisms"),
-    Layer("runs", (
-        ("pipeline", "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "
-                     "`pipeline/rows.py`, `pipeline/summarize.py`, `pipeline/flags.py`, "
-                     "`pipeline/results/` (atomic files, tables, points, provenance, output "
-                     "directories), `pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py` (the one "
-                     "executor), `pipeline/seeds.py` (the one seed tree)"),
-    ), "batches: validated, resumable, reproducible"),
-    Layer("studies", (
-        ("studies", "`studies/`: the thesis' and papers' experiments"),
-        ("utility", "`utility/`: the utility experiment on real data"),
-        ("api", "`api.py`: the Python facade (`run`, `exact_bdpl`, ...)"),
-    ), "the experiments of the thesis and the papers"),
-    Layer("output", (
-        ("figures", "`figures/` (the only package that imports matplotlib; `figures/data.py` the "
-                    "figures' numbers, `figures/gallery.py` the gallery)"),
-    ), "figures"),
-    Layer("interface", (
-        ("cli", "`cli/` (parses arguments, calls library functions)"),
-        ("testing", "`testing/`: the plug-in contract (`check_model_kind`, `check_noise_law`, ...) "
-                    "for plug-in authors and bdpsim's own tests"),
-    ), "the command line and the plug-in contract"),
+    Layer(
+        "vocabulary",
+        (
+            (
+                "core",
+                "`core/errors.py`, `core/schema.py` (config keys: type, default, rule, doc), "
+                "`core/registry.py` (one `Registry` for every plug-in type, checked against its "
+                "Protocol), `core/columns.py`, `core/bundled.py`, `core/layers.py` (this table), "
+                "`core/moved.py` (old import paths, one release)",
+            ),
+        ),
+        "the words every layer speaks",
+    ),
+    Layer(
+        "kernels",
+        (
+            (
+                "kernels",
+                "`kernels/noise/` (noise laws and their exact mixture suprema; the optimal-noise "
+                "LP), `kernels/chains/` (transition matrices, lattices, the window scan), "
+                "`kernels/graphical/` (variable elimination, junction trees), `kernels/audit/` "
+                "(events, search, binomial certificates), `kernels/stats.py`, "
+                "`kernels/mixture_interval.py`",
+            ),
+        ),
+        "pure numerics, no config vocabulary",
+    ),
+    Layer(
+        "notions",
+        (
+            ("adversary", "`adversary.py`: who knows what"),
+            ("queries", "`queries.py`: what is counted or summed"),
+            ("bounds", "`bounds.py`: general, Gaussian, Markov, Zhao bounds and their calibration"),
+            (
+                "temporal",
+                "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
+                "`temporal/lfp.py`) and the exact temporal leakage (`temporal/exact.py`, per "
+                "adversary `temporal/adversary.py`); the `continual` mechanism kind builds on it",
+            ),
+        ),
+        "the paper's objects",
+    ),
+    Layer(
+        "models",
+        (
+            (
+                "models",
+                "`models/base.py` (`ModelKind`, `ModelSpec`), `models/engines.py` (the exact "
+                "engine: a Protocol per capability), `models/protocols.py` (model capabilities), "
+                "`models/factor_model.py`, `models/common/` (what kinds share: node vocabulary, "
+                "Mendelian tables), one sub-package per kind: "
+                "`models/markov/`, `models/gaussian/`, `models/pedigree/`, `models/bayesnet/`, "
+                "`models/mrf/`",
+            ),
+        ),
+        "data models, their exact engines and adversary searches",
+    ),
+    Layer(
+        "mechanisms",
+        (
+            (
+                "mechanisms",
+                "`mechanisms/base.py`, `mechanisms/protocols.py`, `mechanisms/kinds.py` (the "
+                "built-in kinds), `mechanisms/randomized_response/`",
+            ),
+        ),
+        "what is released",
+    ),
+    Layer(
+        "estimation",
+        (
+            ("estimators", "`estimators/` (`kde`, `mixture`, `exact`, `audit`; `estimators/sampling.py`)"),
+            ("calibration", "`calibration/` (methods, budgets, the optimal noise, `calibration/quilt/`)"),
+            (
+                "attack",
+                "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
+                "curve, advantage, TPR at low FPR, calibration to an attack target, the attack "
+                "columns of an exact run (`attack/columns.py`)",
+            ),
+        ),
+        "numbers from models and mechanisms",
+    ),
+    Layer(
+        "runs",
+        (
+            (
+                "pipeline",
+                "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "
+                "`pipeline/rows.py`, `pipeline/summarize.py`, `pipeline/flags.py`, "
+                "`pipeline/results/` (atomic files, tables, points, provenance, output "
+                "directories), `pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py` (the one "
+                "executor), `pipeline/seeds.py` (the one seed tree)",
+            ),
+        ),
+        "batches: validated, resumable, reproducible",
+    ),
+    Layer(
+        "studies",
+        (
+            ("studies", "`studies/`: the thesis' and papers' experiments"),
+            ("utility", "`utility/`: the utility experiment on real data"),
+            ("api", "`api.py`: the Python facade (`run`, `exact_bdpl`, ...)"),
+        ),
+        "the experiments of the thesis and the papers",
+    ),
+    Layer(
+        "output",
+        (
+            (
+                "figures",
+                "`figures/` (the only package that imports matplotlib; `figures/data.py` the "
+                "figures' numbers, `figures/gallery.py` the gallery)",
+            ),
+        ),
+        "figures",
+    ),
+    Layer(
+        "interface",
+        (
+            ("cli", "`cli/` (parses arguments, calls library functions)"),
+            (
+                "testing",
+                "`testing/`: the plug-in contract (`check_model_kind`, `check_noise_law`, ...) "
+                "for plug-in authors and bdpsim's own tests",
+            ),
+        ),
+        "the command line and the plug-in contract",
+    ),
 )
 
 

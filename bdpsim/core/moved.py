@@ -43,7 +43,7 @@ def new_name(old: str) -> str | None:
     """The new dotted name of a moved module (or of a module inside a moved package)."""
     for o, n in MOVES.items():
         if old == o or old.startswith(o + "."):
-            return n + old[len(o):]
+            return n + old[len(o) :]
     return None
 
 
@@ -52,8 +52,11 @@ class _Alias(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        warnings.warn(f"{spec.name} moved to {self.target}; the old path goes in the release after 0.3",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{spec.name} moved to {self.target}; the old path goes in the release after 0.3",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return importlib.import_module(self.target)
 
     def exec_module(self, module: ModuleType) -> None:

@@ -24,8 +24,11 @@ def _members(protocol: type) -> list[str]:
     for base in reversed(protocol.__mro__[:-1]):
         if base.__name__ in ("Protocol", "Generic") or not base.__dict__.get("_is_protocol", False):
             continue
-        names += [n for n in (*base.__dict__.get("__annotations__", {}), *base.__dict__)
-                  if not n.startswith("_") and n not in names]
+        names += [
+            n
+            for n in (*base.__dict__.get("__annotations__", {}), *base.__dict__)
+            if not n.startswith("_") and n not in names
+        ]
     return names
 
 
@@ -59,8 +62,13 @@ class Registry(dict):
         Entries to register now.
     """
 
-    def __init__(self, what: str, protocol: type, check: Callable[[Any], str | None] | None = None,
-                 entries: Iterable[tuple[str, Any]] | Mapping[str, Any] = ()):
+    def __init__(
+        self,
+        what: str,
+        protocol: type,
+        check: Callable[[Any], str | None] | None = None,
+        entries: Iterable[tuple[str, Any]] | Mapping[str, Any] = (),
+    ):
         super().__init__()
         self.what, self.protocol, self._check = what, protocol, check
         for name, entry in dict(entries).items():

@@ -76,15 +76,27 @@ def _depth(v: Any) -> int:
 
 def sweep_table(name: str, v: dict) -> list:
     """Values of a ``{linspace = [a, b, num]}`` or ``{range = [a, b, step]}`` table."""
-    check(len(v) == 1 and next(iter(v)) in ("linspace", "range"), name, v,
-          "a sweep table must be {linspace = [start, stop, num]} or {range = [start, stop, step]}")
-    (kind, args), = v.items()
-    check(isinstance(args, list) and len(args) == 3 and all(_isnum(a) and math.isfinite(a) for a in args),
-          name, v, f"{kind} needs three finite numbers [start, stop, {'num' if kind == 'linspace' else 'step'}]")
+    check(
+        len(v) == 1 and next(iter(v)) in ("linspace", "range"),
+        name,
+        v,
+        "a sweep table must be {linspace = [start, stop, num]} or {range = [start, stop, step]}",
+    )
+    ((kind, args),) = v.items()
+    check(
+        isinstance(args, list) and len(args) == 3 and all(_isnum(a) and math.isfinite(a) for a in args),
+        name,
+        v,
+        f"{kind} needs three finite numbers [start, stop, {'num' if kind == 'linspace' else 'step'}]",
+    )
     a, b, c = args
     if kind == "linspace":
-        check(float(c).is_integer() and 1 <= c <= MAX_SWEEP, name, v,
-              f"linspace num must be an integer in 1..{MAX_SWEEP}")
+        check(
+            float(c).is_integer() and 1 <= c <= MAX_SWEEP,
+            name,
+            v,
+            f"linspace num must be an integer in 1..{MAX_SWEEP}",
+        )
         return [float(x) for x in np.linspace(a, b, int(c))]
     check(c != 0, name, v, "range step must not be 0")
     count = math.ceil((b - a) / c)
@@ -100,7 +112,9 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
     if key.type == "any":  # checked by its owner (may be a table, e.g. a hidden Markov model's)
         return [v]
     if isinstance(v, dict):
-        check(key.sweep and key.type in ("int", "float", "strict_int"), name, v, "cannot be swept with a table")
+        check(
+            key.sweep and key.type in ("int", "float", "strict_int"), name, v, "cannot be swept with a table"
+        )
         return sweep_table(name, v)
     base = {"vector": 1, "int_vector": 1, "state_vector": 1, "matrix": 2}.get(key.type, 0)
     if isinstance(v, list) and _depth(v) > base:
@@ -113,10 +127,21 @@ def sweep_values(name: str, key: Key, v: Any) -> list:
 
 def _toml_type(v: Any) -> str:
     """What a TOML value is, in TOML's words (for "must be X, not Y")."""
-    return ("a boolean" if isinstance(v, bool) else "a float" if isinstance(v, float)
-            else "a string" if isinstance(v, str) else "a list" if isinstance(v, list)
-            else "a table" if isinstance(v, dict) else "an integer" if isinstance(v, int)
-            else f"a {type(v).__name__}")
+    return (
+        "a boolean"
+        if isinstance(v, bool)
+        else "a float"
+        if isinstance(v, float)
+        else "a string"
+        if isinstance(v, str)
+        else "a list"
+        if isinstance(v, list)
+        else "a table"
+        if isinstance(v, dict)
+        else "an integer"
+        if isinstance(v, int)
+        else f"a {type(v).__name__}"
+    )
 
 
 def coerce(name: str, key: Key, v: Any) -> Any:
@@ -124,12 +149,22 @@ def coerce(name: str, key: Key, v: Any) -> Any:
     t = key.type
     if t == "strict_int":  # a number of calls: a TOML integer, never a float (1e6 is the float 1000000.0)
         if not (isinstance(v, int) and not isinstance(v, bool)):
-            check(False, name, v, "must be an integer, not a float (write 1_000_000, not 1e6)"
-                  if isinstance(v, float) else f"must be an integer (write 1_000_000), not {_toml_type(v)}")
+            check(
+                False,
+                name,
+                v,
+                "must be an integer, not a float (write 1_000_000, not 1e6)"
+                if isinstance(v, float)
+                else f"must be an integer (write 1_000_000), not {_toml_type(v)}",
+            )
         return v
     if t == "int":
-        check((isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-              name, v, "must be an integer")
+        check(
+            (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+            name,
+            v,
+            "must be an integer",
+        )
         return int(v)
     if t == "float":
         check(_isnum(v) and math.isfinite(v), name, v, "must be a finite number")
@@ -141,22 +176,36 @@ def coerce(name: str, key: Key, v: Any) -> Any:
         check(isinstance(v, bool), name, v, "must be true or false")
         return v
     if t in ("vector", "int_vector"):
-        check(isinstance(v, list) and len(v) >= 1 and all(_isnum(x) for x in v), name, v,
-              "must be a non-empty list of numbers")
+        check(
+            isinstance(v, list) and len(v) >= 1 and all(_isnum(x) for x in v),
+            name,
+            v,
+            "must be a non-empty list of numbers",
+        )
         check(all(math.isfinite(x) for x in v), name, v, "must contain finite numbers")
         if t == "int_vector":
             check(all(float(x).is_integer() for x in v), name, v, "must be a list of integers")
             return [int(x) for x in v]
         return [float(x) for x in v]
     if t == "state_vector":
-        check(isinstance(v, list) and len(v) >= 1 and all(
-            isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v), name, v,
-            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; a BIF network's own)")
+        check(
+            isinstance(v, list)
+            and len(v) >= 1
+            and all(isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v),
+            name,
+            v,
+            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; a BIF network's own)",
+        )
         return list(v)
     if t == "matrix":
-        check(isinstance(v, list) and len(v) >= 1 and all(
-            isinstance(r, list) and len(r) == len(v[0]) and all(_isnum(x) for x in r) for r in v),
-            name, v, "must be a rectangular list of lists of numbers")
+        check(
+            isinstance(v, list)
+            and len(v) >= 1
+            and all(isinstance(r, list) and len(r) == len(v[0]) and all(_isnum(x) for x in r) for r in v),
+            name,
+            v,
+            "must be a rectangular list of lists of numbers",
+        )
         check(all(math.isfinite(x) for r in v for x in r), name, v, "must contain finite numbers")
         return [[float(x) for x in r] for r in v]
     return v

@@ -20,6 +20,23 @@ def make_estimator(settings) -> Estimator:
     return ESTIMATORS[settings.estimator].from_settings(settings)
 
 
-__all__ = ["AuditEstimator", "ESTIMATORS", "KDE_BACKENDS", "CostContext", "Estimate", "Estimator", "ExactEstimator", "KdeEstimator",
-           "MixtureEstimator", "MixtureSup", "adversary_bdpl", "engine_for", "exact_engine", "exact_reference",
-           "grid_mixture_sup", "make_estimator", "mixture_sup", "register_estimator"]
+__all__ = [
+    "AuditEstimator",
+    "ESTIMATORS",
+    "KDE_BACKENDS",
+    "CostContext",
+    "Estimate",
+    "Estimator",
+    "ExactEstimator",
+    "KdeEstimator",
+    "MixtureEstimator",
+    "MixtureSup",
+    "adversary_bdpl",
+    "engine_for",
+    "exact_engine",
+    "exact_reference",
+    "grid_mixture_sup",
+    "make_estimator",
+    "mixture_sup",
+    "register_estimator",
+]

@@ -20,12 +20,18 @@ from ..core.errors import NotAvailable
 from ..models.engines import HasWindowPlan, HasWindowSearch
 
 ALL_ADVERSARIES = "bdpl_all_adversaries"
-register_columns("summary", Column(
-    ALL_ADVERSARIES, float, "sampled runs of a chain with a window search: the exact BDPL over every "
-                            "adversary (i, K, x_K, x, x') with |K| in known_sizes, sup ln p(s | x_K, x) / "
-                            "p(s | x_K, x'), beside bdpl_exact, the max over the sampled ones only (empty "
-                            "for adversaries = 'all', where bdpl_exact is this value, and where the search "
-                            "is not cheap)"))
+register_columns(
+    "summary",
+    Column(
+        ALL_ADVERSARIES,
+        float,
+        "sampled runs of a chain with a window search: the exact BDPL over every "
+        "adversary (i, K, x_K, x, x') with |K| in known_sizes, sup ln p(s | x_K, x) / "
+        "p(s | x_K, x'), beside bdpl_exact, the max over the sampled ones only (empty "
+        "for adversaries = 'all', where bdpl_exact is this value, and where the search "
+        "is not cheap)",
+    ),
+)
 
 
 def all_adversaries_cheap(point) -> bool:

@@ -99,36 +99,61 @@ RANK_LEVEL = 1e-3
 
 SUMMARY_COLUMNS = register_columns(
     "summary",
-    Column("bdpl_lower", float, "audit: lower bound on the configuration's BDPL at level 1 - audit_alpha as a "
-                                "whole (the largest certified bound of the audit_top adversaries selected on "
-                                "earlier samples and certified on fresh ones at audit_alpha / audit_top each); "
-                                "0 when nothing could be certified"),
-    Column("bdpl_audit", float, "audit: point estimate of the log-ratio ln P(S ; x_K, x) / P(S ; x_K, x') of "
-                                "the certified event S on the certification samples (<= that adversary's BDPL; "
-                                "equal when the supremum over outputs is attained on S)"),
+    Column(
+        "bdpl_lower",
+        float,
+        "audit: lower bound on the configuration's BDPL at level 1 - audit_alpha as a "
+        "whole (the largest certified bound of the audit_top adversaries selected on "
+        "earlier samples and certified on fresh ones at audit_alpha / audit_top each); "
+        "0 when nothing could be certified",
+    ),
+    Column(
+        "bdpl_audit",
+        float,
+        "audit: point estimate of the log-ratio ln P(S ; x_K, x) / P(S ; x_K, x') of "
+        "the certified event S on the certification samples (<= that adversary's BDPL; "
+        "equal when the supremum over outputs is attained on S)",
+    ),
     Column("bdpl_audit_se", float, "audit: its standard error (delta method)"),
     Column("audit_alpha", float, "audit: the level's alpha (run.audit_alpha)"),
     Column("audit_budget", int, "audit: mechanism calls allowed for the configuration (run.audit_budget)"),
-    Column("audit_calls", int, "audit: mechanism calls used in all: per-adversary search, selection, "
-                               "certification"),
+    Column(
+        "audit_calls",
+        int,
+        "audit: mechanism calls used in all: per-adversary search, selection, certification",
+    ),
     Column("audit_adversary", int, "audit: index of the adversary certified (the largest bound's; -1: none)"),
     Column("audit_event", str, "audit: the certified event (for a vector output: of its fitted score)"),
-    Column("audit_exact", float, "audit: exact two-sided BDPL of that adversary, where an exact engine exists"),
-    Column("audit_note", str, "audit: why bdpl_lower is 0, when it is"), owner="estimator audit")
+    Column(
+        "audit_exact", float, "audit: exact two-sided BDPL of that adversary, where an exact engine exists"
+    ),
+    Column("audit_note", str, "audit: why bdpl_lower is 0, when it is"),
+    owner="estimator audit",
+)
 ADVERSARY_COLUMNS = register_columns(
     "adversaries",
-    Column("bdpl_lower", float, "audit: certified lower bound on this adversary's BDPL at level 1 - audit_alpha "
-                                "(for this adversary alone)"),
+    Column(
+        "bdpl_lower",
+        float,
+        "audit: certified lower bound on this adversary's BDPL at level 1 - audit_alpha "
+        "(for this adversary alone)",
+    ),
     Column("audit_calls", int, "audit: mechanism calls of this adversary's search audit"),
-    Column("audit_score", float, "audit: the bound this adversary is predicted to certify with the "
-                                 "configuration's final certification size (ranks the adversaries)"),
-    owner="estimator audit")
+    Column(
+        "audit_score",
+        float,
+        "audit: the bound this adversary is predicted to certify with the "
+        "configuration's final certification size (ranks the adversaries)",
+    ),
+    owner="estimator audit",
+)
 
 
 def output_sampler(model, mechanism, known, chunk: int):
     """``draw(m, rng)``: ``m`` outputs of ``mechanism`` on fresh conditional data tuples given
     ``known`` (``m`` mechanism calls), in chunks of at most ``chunk`` tuples; a non-finite output
     is a one-line :class:`~bdpsim.core.errors.ConfigError`."""
+
     def draw(m: int, rng: np.random.Generator) -> np.ndarray:
         parts, left = [], int(m)
         while left > 0:
@@ -138,12 +163,15 @@ def output_sampler(model, mechanism, known, chunk: int):
                 parts.append(check_outputs(y, k, "mechanism output"))
             left -= k
         return np.concatenate(parts) if parts else np.zeros(0)
+
     return draw
 
 
 def _samplers(model, mechanism, adv, chunk: int):
-    return (output_sampler(model, mechanism, adv.condition(adv.x), chunk),
-            output_sampler(model, mechanism, adv.condition(adv.x_prime), chunk))
+    return (
+        output_sampler(model, mechanism, adv.condition(adv.x), chunk),
+        output_sampler(model, mechanism, adv.condition(adv.x_prime), chunk),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,10 +226,19 @@ class AuditEstimator:
     name: ClassVar[str] = "audit"
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "audit_alpha": Key("float", 0.05, hashed=False, doc="the audit's error probability", rule="in (0, 1)"),
-        "audit_budget": Key("strict_int", 10_000_000, hashed=False, doc="mechanism calls per adversary",
-                            rule="an integer >= 0 (a TOML integer, not 1e6)"),
-        "audit_search": Key("float", 0.2, hashed=False, doc="share of the budget spent searching events", rule="in (0, 1)"),
+        "audit_alpha": Key(
+            "float", 0.05, hashed=False, doc="the audit's error probability", rule="in (0, 1)"
+        ),
+        "audit_budget": Key(
+            "strict_int",
+            10_000_000,
+            hashed=False,
+            doc="mechanism calls per adversary",
+            rule="an integer >= 0 (a TOML integer, not 1e6)",
+        ),
+        "audit_search": Key(
+            "float", 0.2, hashed=False, doc="share of the budget spent searching events", rule="in (0, 1)"
+        ),
         "audit_candidates": Key("int", 8, hashed=False, doc="candidate events certified", rule=">= 1"),
         "audit_top": Key("int", 1, hashed=False, doc="adversaries re-certified at the end", rule=">= 1"),
     }
@@ -211,9 +248,15 @@ class AuditEstimator:
 
     def __post_init__(self) -> None:
         a = self.alpha
-        check(isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and 0 < a < 1,
-              "run.audit_alpha", a, "must be in (0, 1)")
-        _integer("run.audit_budget", self.budget, 0, "must be an integer >= 0 (mechanism calls per configuration)")
+        check(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a) and 0 < a < 1,
+            "run.audit_alpha",
+            a,
+            "must be in (0, 1)",
+        )
+        _integer(
+            "run.audit_budget", self.budget, 0, "must be an integer >= 0 (mechanism calls per configuration)"
+        )
         _fraction("run.audit_search", self.search)
         _integer("run.audit_candidates", self.candidates, 1, "must be an integer >= 1")
         _integer("run.audit_top", self.top, 1, "must be an integer >= 1")
@@ -222,8 +265,15 @@ class AuditEstimator:
     def from_settings(cls, settings) -> AuditEstimator:
         o = settings.option
         adv = settings.adversaries if isinstance(settings.adversaries, int) else 1
-        return cls(o("audit_alpha"), o("audit_budget"), o("audit_search"), o("audit_candidates"),
-                   o("audit_top"), adv, settings.chunk)
+        return cls(
+            o("audit_alpha"),
+            o("audit_budget"),
+            o("audit_search"),
+            o("audit_candidates"),
+            o("audit_top"),
+            adv,
+            settings.chunk,
+        )
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
@@ -257,7 +307,11 @@ class AuditEstimator:
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
         dx, dxp = _samplers(model, mechanism, adversary, self.chunk)
         r = audit_adversary(dx, dxp, self.per_adversary, self.alpha, rng, min_selection=MIN_SELECTION)
-        extra = {"bdpl_lower": float(r.lower), "audit_calls": int(r.budget_used), "audit_score": self._score(r)}
+        extra = {
+            "bdpl_lower": float(r.lower),
+            "audit_calls": int(r.budget_used),
+            "audit_score": self._score(r),
+        }
         return Estimate(float(r.estimate), 0, math.nan, float(r.se), int(r.budget_used // 2), extra)
 
     def null_estimate(self, model, mechanism, adversary, rng) -> Estimate:
@@ -283,18 +337,40 @@ class AuditEstimator:
         a = self.alpha / max(m, 1)
         sel_budget = int(SELECTION_FRACTION * left)
         n_plan = (left - sel_budget) // (2 * max(m, 1))
-        score = np.nan_to_num(np.asarray(stats.get("audit_score", np.full(A, math.nan)), dtype=float),
-                              nan=-math.inf)
+        score = np.nan_to_num(
+            np.asarray(stats.get("audit_score", np.full(A, math.nan)), dtype=float), nan=-math.inf
+        )
         order = [int(j) for j in np.argsort(-score, kind="stable")[:R]]
         rng = ctx.stream(0)
         drawn = {j: ctx.adversary(j) for j in order}
         samplers = {j: _samplers(model, ctx.mechanism, adv, self.chunk) for j, (model, adv) in drawn.items()}
-        survivors, spent = successive_halving([samplers[j] for j in order], sel_budget, max(1, n_plan), a, rng,
-                                              keep=m, min_selection=MIN_SELECTION) if A and n_plan >= 1 else ([], 0)
+        survivors, spent = (
+            successive_halving(
+                [samplers[j] for j in order],
+                sel_budget,
+                max(1, n_plan),
+                a,
+                rng,
+                keep=m,
+                min_selection=MIN_SELECTION,
+            )
+            if A and n_plan >= 1
+            else ([], 0)
+        )
         if not survivors:
-            return ConfigurationCertificate(0.0, math.nan, math.nan, used, -1, None, None, None, math.nan,
-                                            f"audit_budget {self.budget} too small to select and certify after "
-                                            f"the search of {A} adversaries (epsilon_lower = 0)")
+            return ConfigurationCertificate(
+                0.0,
+                math.nan,
+                math.nan,
+                used,
+                -1,
+                None,
+                None,
+                None,
+                math.nan,
+                f"audit_budget {self.budget} too small to select and certify after "
+                f"the search of {A} adversaries (epsilon_lower = 0)",
+            )
         used += spent
         n_max = max(1, (self.budget - used) // (2 * len(survivors)))
         certs = []
@@ -312,18 +388,42 @@ class AuditEstimator:
                 exact = adversary_bdpl(model, ctx.mechanism, adv).value
             except NotAvailable:
                 pass
-        note = "" if cert.lower > 0 else (f"nothing certified: the selected event's ratio is not distinguishable "
-                                          f"from 1 with {n_max} calls per side (epsilon_lower = 0)")
-        return ConfigurationCertificate(float(cert.lower), float(cert.estimate), float(cert.se), int(used), j,
-                                        cert.event, model, adv, float(exact), note)
+        note = (
+            ""
+            if cert.lower > 0
+            else (
+                f"nothing certified: the selected event's ratio is not distinguishable "
+                f"from 1 with {n_max} calls per side (epsilon_lower = 0)"
+            )
+        )
+        return ConfigurationCertificate(
+            float(cert.lower),
+            float(cert.estimate),
+            float(cert.se),
+            int(used),
+            j,
+            cert.event,
+            model,
+            adv,
+            float(exact),
+            note,
+        )
 
     def finish(self, ctx, stats, rows) -> dict:
         """The configuration's ``summary.csv`` cells (:meth:`configuration_audit`)."""
         c = self.configuration_audit(ctx, stats)
-        return {"audit_alpha": self.alpha, "audit_budget": int(self.budget), "bdpl_lower": c.lower,
-                "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
-                "audit_adversary": c.index, "audit_event": c.event.describe() if c.event is not None else "",
-                "audit_exact": c.exact, "audit_note": c.note}
+        return {
+            "audit_alpha": self.alpha,
+            "audit_budget": int(self.budget),
+            "bdpl_lower": c.lower,
+            "bdpl_audit": c.estimate,
+            "bdpl_audit_se": c.se,
+            "audit_calls": c.calls,
+            "audit_adversary": c.index,
+            "audit_event": c.event.describe() if c.event is not None else "",
+            "audit_exact": c.exact,
+            "audit_note": c.note,
+        }
 
     # ----------------------------------------------------------------- cost, summary
     def cost(self, ctx: CostContext) -> tuple[float, float]:
@@ -332,7 +432,10 @@ class AuditEstimator:
         adversary's selection sample and the configuration's selection pools (at most
         ``SELECTION_FRACTION * budget`` outputs)."""
         work = self.budget * ctx.per_sample * 3.0
-        return work, ctx.chunk * ctx.n * 10 + 8 * 0.2 * self.per_adversary + 8 * SELECTION_FRACTION * self.budget
+        return (
+            work,
+            ctx.chunk * ctx.n * 10 + 8 * 0.2 * self.per_adversary + 8 * SELECTION_FRACTION * self.budget,
+        )
 
     def summary(self, stats) -> dict:
         return {"n_samples": self.per_adversary // 2}

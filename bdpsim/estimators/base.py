@@ -129,7 +129,9 @@ class Estimator(Protocol):
 
 
 def _exact_flag(cls) -> str | None:
-    return owned_problem(cls.summary_columns) or (None if isinstance(cls.exact, bool) else "exact must be a bool")
+    return owned_problem(cls.summary_columns) or (
+        None if isinstance(cls.exact, bool) else "exact must be a bool"
+    )
 
 
 ESTIMATORS: Registry = Registry("estimator", Estimator, _exact_flag)

@@ -34,7 +34,9 @@ from .base import CostContext, register_estimator
 def _kind_of(model):
     kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
     if kind is None:
-        raise NotAvailable(f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})")
+        raise NotAvailable(
+            f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})"
+        )
     return kind
 
 
@@ -154,30 +156,65 @@ def _profile(eng: ExactEngine, adversary: Adversary, epsilon: float) -> float:
 
 PROFILE_COLUMNS = register_columns(
     "summary",
-    Column("epsilon_profile", float, "exact estimator: the eps of the privacy profile delta(eps) (run.epsilon_profile)"),
-    Column("bdp_delta", float, "delta(eps) = sup over the adversaries of max(integral (p(y|x_K,x) - e^eps "
-                               "p(y|x_K,x'))^+ dy, the same with x, x' swapped): the hockey-stick divergence, exact"),
-    owner="estimator exact")
+    Column(
+        "epsilon_profile",
+        float,
+        "exact estimator: the eps of the privacy profile delta(eps) (run.epsilon_profile)",
+    ),
+    Column(
+        "bdp_delta",
+        float,
+        "delta(eps) = sup over the adversaries of max(integral (p(y|x_K,x) - e^eps "
+        "p(y|x_K,x'))^+ dy, the same with x, x' swapped): the hockey-stick divergence, exact",
+    ),
+    owner="estimator exact",
+)
 PROFILE_ADVERSARY = register_columns(
-    "adversaries", Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"),
-    owner="estimator exact")
+    "adversaries",
+    Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"),
+    owner="estimator exact",
+)
 #: the false-positive rates of the attack columns (issue 35 item 5) and their labels
 ATTACK_FPRS = (("1e-3", 1e-3), ("1e-2", 1e-2), ("0.1", 0.1))
 ATTACK_ADVERSARY = register_columns(
     "adversaries",
-    Column("advantage", float, "the optimal attack's advantage max (TPR - FPR) = TV(P, Q) of the adversary's two "
-                               "output laws (x: positives), exact (run.attack)"),
-    *(Column(f"tpr_at_{lab}", float, f"the optimal attack's largest TPR at FPR = {lab} (x: positives, x': "
-                                     "negatives; Neyman-Pearson), exact (run.attack)") for lab, _ in ATTACK_FPRS),
-    owner="estimator exact")
+    Column(
+        "advantage",
+        float,
+        "the optimal attack's advantage max (TPR - FPR) = TV(P, Q) of the adversary's two "
+        "output laws (x: positives), exact (run.attack)",
+    ),
+    *(
+        Column(
+            f"tpr_at_{lab}",
+            float,
+            f"the optimal attack's largest TPR at FPR = {lab} (x: positives, x': "
+            "negatives; Neyman-Pearson), exact (run.attack)",
+        )
+        for lab, _ in ATTACK_FPRS
+    ),
+    owner="estimator exact",
+)
 ATTACK_SUMMARY = register_columns(
     "summary",
-    Column("advantage_max", float, "the largest attack advantage TV(P, Q): over every adversary by the exact "
-                                   "search (adversaries = 'all'), else over the examined ones (run.attack)"),
-    *(Column(f"tpr_at_{lab}_max", float, f"the largest TPR at FPR = {lab}: over every adversary and both orders "
-                                         "of its pair (adversaries = 'all'; a value attained by an adversary), "
-                                         "else over the examined ones (run.attack)") for lab, _ in ATTACK_FPRS),
-    owner="estimator exact")
+    Column(
+        "advantage_max",
+        float,
+        "the largest attack advantage TV(P, Q): over every adversary by the exact "
+        "search (adversaries = 'all'), else over the examined ones (run.attack)",
+    ),
+    *(
+        Column(
+            f"tpr_at_{lab}_max",
+            float,
+            f"the largest TPR at FPR = {lab}: over every adversary and both orders "
+            "of its pair (adversaries = 'all'; a value attained by an adversary), "
+            "else over the examined ones (run.attack)",
+        )
+        for lab, _ in ATTACK_FPRS
+    ),
+    owner="estimator exact",
+)
 
 
 #: the attack columns' two functions, registered by :mod:`bdpsim.attack.columns` (the attack package
@@ -189,7 +226,9 @@ ATTACK_COLUMNS: dict[str, Callable[..., dict[str, float]]] = {}
 
 def _attack_function(name: str) -> Callable[..., dict[str, float]]:
     if name not in ATTACK_COLUMNS:  # the run pipeline imports bdpsim.attack, which registers them
-        raise ConfigError("run.attack", True, "needs the attack columns of bdpsim.attack (import bdpsim.attack)")
+        raise ConfigError(
+            "run.attack", True, "needs the attack columns of bdpsim.attack (import bdpsim.attack)"
+        )
     return ATTACK_COLUMNS[name]
 
 
@@ -221,19 +260,35 @@ class ExactEstimator:
     attack: bool = False
     name: ClassVar[str] = "exact"
     exact: ClassVar[bool] = True
-    keys: ClassVar[dict[str, Key]] = {"epsilon_profile": Key(
-        "float", hashed=False, doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
-        rule="a finite number in [0, 100]"),
-        "attack": Key("bool", hashed=False, doc="also the optimal attack's advantage and TPR at FPR 1e-3, 1e-2, "
-                      "0.1 per adversary and their max (issue 35; absent: not computed)", rule="true or false")}
+    keys: ClassVar[dict[str, Key]] = {
+        "epsilon_profile": Key(
+            "float",
+            hashed=False,
+            doc="also the privacy profile delta(eps) at this eps (absent: not computed)",
+            rule="a finite number in [0, 100]",
+        ),
+        "attack": Key(
+            "bool",
+            hashed=False,
+            doc="also the optimal attack's advantage and TPR at FPR 1e-3, 1e-2, "
+            "0.1 per adversary and their max (issue 35; absent: not computed)",
+            rule="true or false",
+        ),
+    }
     summary_columns: ClassVar[tuple[OwnedColumn, ...]] = ()
 
     def __post_init__(self) -> None:
         e = self.epsilon_profile
         if e is not None:
-            check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e)
-                  and 0 <= e <= MAX_PROFILE_EPSILON, "run.epsilon_profile", e,
-                  f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}] (delta(eps) is 0 long before)")
+            check(
+                isinstance(e, (int, float))
+                and not isinstance(e, bool)
+                and math.isfinite(e)
+                and 0 <= e <= MAX_PROFILE_EPSILON,
+                "run.epsilon_profile",
+                e,
+                f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}] (delta(eps) is 0 long before)",
+            )
         check(isinstance(self.attack, bool), "run.attack", self.attack, "must be true or false")
 
     @property
@@ -299,10 +354,17 @@ class ExactEstimator:
             noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
             noise = noise if isinstance(noise, str) and noise else None
             field, value = ("mechanism.noise", noise) if noise else ("mechanism.kind", mechanism.kind)
-            why = {"table": "the table's pmf is 0 where its shift by the sensitivity is not: a finite "
-                            "support or a zero inside", "gaussian": "Gaussian noise"}.get(noise or "", "its noise")
-            raise ConfigError(field, value, f"has no pure DP ({why}): its exact BDPL is infinite; set "
-                              "run.epsilon_profile = eps to report its privacy profile delta(eps) (column bdp_delta)")
+            why = {
+                "table": "the table's pmf is 0 where its shift by the sensitivity is not: a finite "
+                "support or a zero inside",
+                "gaussian": "Gaussian noise",
+            }.get(noise or "", "its noise")
+            raise ConfigError(
+                field,
+                value,
+                f"has no pure DP ({why}): its exact BDPL is infinite; set "
+                "run.epsilon_profile = eps to report its privacy profile delta(eps) (column bdp_delta)",
+            )
 
     def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
         est = adversary_bdpl(model, mechanism, adversary)
@@ -334,11 +396,13 @@ class ExactEstimator:
         out = self._finish_profile(ctx, stats, rows)
         if self.attack:
             if ctx.exhaustive:
-                model = ctx.adversary(0)[0]  # the point's one model (an exhaustive search needs a fixed model)
+                model = ctx.adversary(0)[
+                    0
+                ]  # the point's one model (an exhaustive search needs a fixed model)
                 out.update(worst_attack_cells(model, ctx.mechanism, ctx.sizes))
             else:
                 for c in ATTACK_SUMMARY:
-                    d = stats.get(c.name[:-len("_max")], np.zeros(0))
+                    d = stats.get(c.name[: -len("_max")], np.zeros(0))
                     out[c.name] = float(np.nanmax(d)) if np.isfinite(d).any() else math.nan
         return out
 
@@ -349,8 +413,12 @@ class ExactEstimator:
         who = None  # the adversary attaining the profile (its adversaries.csv.gz columns)
         if ctx.exhaustive:
             eng = ctx.engine()
-            check(isinstance(eng, HasProfileSearch), "run.epsilon_profile", eps,
-                  f"no privacy-profile search over every adversary for {ctx.pair}")
+            check(
+                isinstance(eng, HasProfileSearch),
+                "run.epsilon_profile",
+                eps,
+                f"no privacy-profile search over every adversary for {ctx.pair}",
+            )
             res, top, _ = eng.profile_window(ctx.sizes[0], eps, 1)
             delta, who = res.bdpl, top[0].table_row()
         else:
@@ -360,7 +428,9 @@ class ExactEstimator:
             who = hit[0].as_row() if hit else None
         out = {"epsilon_profile": float(eps), "bdp_delta": float(delta)}
         v = stats.get("bdpl", np.zeros(0))
-        if who is not None and v.size and np.isposinf(np.nanmax(v)):  # no pure DP: name the profile's adversary
+        if (
+            who is not None and v.size and np.isposinf(np.nanmax(v))
+        ):  # no pure DP: name the profile's adversary
             out.update({f"argmax_{k}": who[k] for k in ("i", "known", "x_known", "x", "x_prime")})
         return out
 

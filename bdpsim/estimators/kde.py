@@ -56,23 +56,38 @@ KDE_RATIOS = ("signed", "symmetric")
 #: derived law: issue 25); what it is checked against instead, where the run has exact values
 KDE_CHECK = register_columns(
     "summary",
-    Column("kde_above_n", int, "kde: adversaries whose estimate lies above the exact value of what it "
-                               "estimates (the KDE has no interval: its error has no known law, so it is "
-                               "compared with the exact values where the run has them; flagged)"),
+    Column(
+        "kde_above_n",
+        int,
+        "kde: adversaries whose estimate lies above the exact value of what it "
+        "estimates (the KDE has no interval: its error has no known law, so it is "
+        "compared with the exact values where the run has them; flagged)",
+    ),
     Column("kde_below_n", int, "kde: adversaries whose estimate lies below that exact value (flagged)"),
-    owner="estimator kde")
+    owner="estimator kde",
+)
 
 #: the KDE against the mixture's per-adversary interval when one config has both estimators: they
 #: examine the same adversaries (the population key ignores the estimator), so the comparison is per
 #: adversary; filled after the run's points finish (:func:`bdpsim.pipeline.driver.compare_kde_with_mixture`)
 KDE_MIXTURE_CHECK = register_columns(
     "summary",
-    Column("kde_above_mixture_n", int, "kde: adversaries whose estimate lies above the mixture's "
-                                       "bdpl_ci_high for the same adversary in the same run (flagged)"),
-    Column("kde_below_mixture_n", int, "kde: adversaries whose estimate lies below the mixture's bdpl_ci_low "
-                                       "for the same adversary (flagged; counted only for kde_ratio = "
-                                       "'symmetric': the 'signed' KDE estimates a one-sided supremum, which "
-                                       "may lie below the two-sided BDPL)"), owner="estimator kde")
+    Column(
+        "kde_above_mixture_n",
+        int,
+        "kde: adversaries whose estimate lies above the mixture's "
+        "bdpl_ci_high for the same adversary in the same run (flagged)",
+    ),
+    Column(
+        "kde_below_mixture_n",
+        int,
+        "kde: adversaries whose estimate lies below the mixture's bdpl_ci_low "
+        "for the same adversary (flagged; counted only for kde_ratio = "
+        "'symmetric': the 'signed' KDE estimates a one-sided supremum, which "
+        "may lie below the two-sided BDPL)",
+    ),
+    owner="estimator kde",
+)
 
 
 def outside_mixture(kde: np.ndarray, low: np.ndarray, high: np.ndarray, signed: bool) -> tuple[int, int]:
@@ -88,6 +103,8 @@ def outside_mixture(kde: np.ndarray, low: np.ndarray, high: np.ndarray, signed: 
     above = int(np.sum(kde[ok] > high[ok] + KDE_TOLERANCE))
     below = 0 if signed else int(np.sum(kde[ok] < low[ok] - KDE_TOLERANCE))
     return above, below
+
+
 #: ``|estimate - exact|`` below this is agreement (floating point), not a deviation
 KDE_TOLERANCE = 1e-9
 KDE_POINTS = ("uniform", "outputs")
@@ -98,17 +115,22 @@ def fastkde_backend(sample: np.ndarray, points: np.ndarray, positive_shift: bool
     import fastkde
 
     density, grid = fastkde.pdf(sample, use_xarray=False, positive_shift=positive_shift)
-    return np.interp(points, np.asarray(grid, dtype=float), np.asarray(density, dtype=float),
-                     left=0.0, right=0.0)
+    return np.interp(
+        points, np.asarray(grid, dtype=float), np.asarray(density, dtype=float), left=0.0, right=0.0
+    )
 
 
-def fastkde_points_backend(sample: np.ndarray, points: np.ndarray, positive_shift: bool = False) -> np.ndarray:
+def fastkde_points_backend(
+    sample: np.ndarray, points: np.ndarray, positive_shift: bool = False
+) -> np.ndarray:
     """fastKDE's self-consistent estimate evaluated at each of ``points`` (no shift exists here)."""
     import fastkde
 
     if positive_shift:
         raise EstimatorError("fastkde.pdf_at_points has no positive_shift; use kde_backend = 'fastkde'")
-    return np.asarray(fastkde.pdf_at_points(sample, list_of_points=np.asarray(points, dtype=float)), dtype=float)
+    return np.asarray(
+        fastkde.pdf_at_points(sample, list_of_points=np.asarray(points, dtype=float)), dtype=float
+    )
 
 
 def statsmodels_backend(sample: np.ndarray, points: np.ndarray, positive_shift: bool = False) -> np.ndarray:
@@ -117,8 +139,13 @@ def statsmodels_backend(sample: np.ndarray, points: np.ndarray, positive_shift: 
 
     kde = KDEUnivariate(sample)
     kde.fit(fft=True)
-    return np.interp(points, np.asarray(kde.support, dtype=float), np.asarray(kde.density, dtype=float),
-                     left=0.0, right=0.0)
+    return np.interp(
+        points,
+        np.asarray(kde.support, dtype=float),
+        np.asarray(kde.density, dtype=float),
+        left=0.0,
+        right=0.0,
+    )
 
 
 KDE_BACKENDS: dict[str, Callable[..., np.ndarray]] = {
@@ -128,8 +155,9 @@ KDE_BACKENDS: dict[str, Callable[..., np.ndarray]] = {
 }
 
 
-def density_at(sample: np.ndarray, points: np.ndarray, backend: str = "fastkde",
-               positive_shift: bool = False) -> np.ndarray:
+def density_at(
+    sample: np.ndarray, points: np.ndarray, backend: str = "fastkde", positive_shift: bool = False
+) -> np.ndarray:
     """KDE of ``sample`` evaluated at ``points`` (0 outside a grid backend's grid)."""
     if sample.size < 2 or not np.ptp(sample) > 0:
         raise EstimatorError("KDE input is constant or has < 2 values; no density can be estimated")
@@ -143,10 +171,18 @@ def log_ratio(p_x: np.ndarray, p_x_prime: np.ndarray, ratio: str = "signed") -> 
     return r if ratio == "signed" else np.abs(r)
 
 
-def max_log_ratio(out_x: np.ndarray, out_xp: np.ndarray, rng: np.random.Generator, *,
-                  points: int = 1000, window: tuple[float, float] = (0.5, 99.5),
-                  backend: str = "fastkde", ratio: str = "signed", positive_shift: bool = False,
-                  point_mode: str = "uniform") -> Estimate:
+def max_log_ratio(
+    out_x: np.ndarray,
+    out_xp: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    points: int = 1000,
+    window: tuple[float, float] = (0.5, 99.5),
+    backend: str = "fastkde",
+    ratio: str = "signed",
+    positive_shift: bool = False,
+    point_mode: str = "uniform",
+) -> Estimate:
     """Thesis steps 4–7: ``max_t ln(p_x(t)/p_x'(t))`` over ``points`` evaluation points ``t`` in
     the window of the pooled outputs (``ratio = "symmetric"``: ``max_t |ln p_x(t) - ln p_x'(t)|``).
 
@@ -198,71 +234,145 @@ class KdeEstimator:
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 1"),
-        "window": Key("vector", [0.5, 99.5], doc="percentiles of the outputs the ratio is taken on",
-                      rule="[low, high], 0 <= low < high <= 100"),
-        "kde_backend": Key("str", "fastkde", doc="the density estimator",
-                           rule="'fastkde', 'fastkde_points' or 'statsmodels'"),
-        "kde_ratio": Key("str", "signed", hashed=False, doc="one-sided (thesis) or two-sided ratio",
-                         rule="'signed' or 'symmetric'"),
-        "kde_positive_shift": Key("bool", False, hashed=False, doc="shift outputs positive (fastKDE)",
-                                  rule="true or false"),
-        "kde_points": Key("str", "uniform", hashed=False, doc="where the densities are compared",
-                          rule="'uniform' or 'outputs'"),
+        "window": Key(
+            "vector",
+            [0.5, 99.5],
+            doc="percentiles of the outputs the ratio is taken on",
+            rule="[low, high], 0 <= low < high <= 100",
+        ),
+        "kde_backend": Key(
+            "str", "fastkde", doc="the density estimator", rule="'fastkde', 'fastkde_points' or 'statsmodels'"
+        ),
+        "kde_ratio": Key(
+            "str",
+            "signed",
+            hashed=False,
+            doc="one-sided (thesis) or two-sided ratio",
+            rule="'signed' or 'symmetric'",
+        ),
+        "kde_positive_shift": Key(
+            "bool", False, hashed=False, doc="shift outputs positive (fastKDE)", rule="true or false"
+        ),
+        "kde_points": Key(
+            "str",
+            "uniform",
+            hashed=False,
+            doc="where the densities are compared",
+            rule="'uniform' or 'outputs'",
+        ),
     }
     summary_columns: ClassVar[tuple[OwnedColumn, ...]] = owned_columns(
-        "estimator", Column("kde_backend", str, "KDE backend (kde estimator only)"),
-        Column("kde_ratio", str, "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)"),
-        Column("kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"))
+        "estimator",
+        Column("kde_backend", str, "KDE backend (kde estimator only)"),
+        Column(
+            "kde_ratio",
+            str,
+            "kde: 'signed' (thesis: ln p_x/p_x' for the drawn order) or 'symmetric' (|ln ratio|)",
+        ),
+        Column(
+            "kde_positive_shift", str, "kde: 'true' if fastKDE's positive shift was applied (thesis: 'false')"
+        ),
+    )
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in KDE_CHECK)
     adversary_extras: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
-        check(self.backend in KDE_BACKENDS, "run.kde_backend", self.backend,
-              f"must be one of {sorted(KDE_BACKENDS)}")
-        check(isinstance(self.samples, int) and self.samples >= 100, "run.samples", self.samples,
-              "must be an integer >= 100")
-        check(isinstance(self.points, int) and not isinstance(self.points, bool) and self.points >= 1,
-              "run.eval_points", self.points, "must be >= 1")
+        check(
+            self.backend in KDE_BACKENDS,
+            "run.kde_backend",
+            self.backend,
+            f"must be one of {sorted(KDE_BACKENDS)}",
+        )
+        check(
+            isinstance(self.samples, int) and self.samples >= 100,
+            "run.samples",
+            self.samples,
+            "must be an integer >= 100",
+        )
+        check(
+            isinstance(self.points, int) and not isinstance(self.points, bool) and self.points >= 1,
+            "run.eval_points",
+            self.points,
+            "must be >= 1",
+        )
         w = tuple(self.window)
-        check(len(w) == 2 and 0 <= w[0] < w[1] <= 100, "run.window", list(w),
-              "must be [low, high] percentiles with 0 <= low < high <= 100")
+        check(
+            len(w) == 2 and 0 <= w[0] < w[1] <= 100,
+            "run.window",
+            list(w),
+            "must be [low, high] percentiles with 0 <= low < high <= 100",
+        )
         object.__setattr__(self, "window", (float(w[0]), float(w[1])))
         check(self.ratio in KDE_RATIOS, "run.kde_ratio", self.ratio, f"must be one of {list(KDE_RATIOS)}")
-        check(isinstance(self.positive_shift, bool), "run.kde_positive_shift", self.positive_shift,
-              "must be true or false")
-        check(not (self.positive_shift and self.backend == "fastkde_points"), "run.kde_positive_shift", True,
-              "fastkde.pdf_at_points has no positive shift (use kde_backend = 'fastkde')")
-        check(self.point_mode in KDE_POINTS, "run.kde_points", self.point_mode, f"must be one of {list(KDE_POINTS)}")
+        check(
+            isinstance(self.positive_shift, bool),
+            "run.kde_positive_shift",
+            self.positive_shift,
+            "must be true or false",
+        )
+        check(
+            not (self.positive_shift and self.backend == "fastkde_points"),
+            "run.kde_positive_shift",
+            True,
+            "fastkde.pdf_at_points has no positive shift (use kde_backend = 'fastkde')",
+        )
+        check(
+            self.point_mode in KDE_POINTS,
+            "run.kde_points",
+            self.point_mode,
+            f"must be one of {list(KDE_POINTS)}",
+        )
 
     @classmethod
     def from_settings(cls, settings) -> KdeEstimator:
         o = settings.option
-        return cls(settings.samples, o("eval_points"), tuple(o("window")), o("kde_backend"), settings.sampling,
-                   settings.chunk, o("kde_ratio"), o("kde_positive_shift"), o("kde_points"))
+        return cls(
+            settings.samples,
+            o("eval_points"),
+            tuple(o("window")),
+            o("kde_backend"),
+            settings.sampling,
+            settings.chunk,
+            o("kde_ratio"),
+            o("kde_positive_shift"),
+            o("kde_points"),
+        )
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
         """Any mechanism with scalar outputs that can be run on data batches (the KDE is 1-D)."""
         d = int(mechanism.output_dim) if isinstance(mechanism, HasOutputDim) else 1
         if d > 1:
-            return (f"the KDE estimator is one-dimensional; mechanism '{mechanism.kind}' releases vectors of {d} "
-                    "values per data tuple: use estimator = 'audit' (any output) or 'exact'")
+            return (
+                f"the KDE estimator is one-dimensional; mechanism '{mechanism.kind}' releases vectors of {d} "
+                "values per data tuple: use estimator = 'audit' (any output) or 'exact'"
+            )
         return None
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Every output of both conditions at once (fastKDE needs them), copies and the grid."""
         w, m = ctx.sampling(self.samples)
-        return (w + ctx.adversaries * ctx.conditions * (self.samples * 20 + self.points * 10),
-                m + 2 * self.samples * 8 * 4 + 16 * 2 ** 20)
+        return (
+            w + ctx.adversaries * ctx.conditions * (self.samples * 20 + self.points * 10),
+            m + 2 * self.samples * 8 * 4 + 16 * 2**20,
+        )
 
     def summary(self, stats) -> dict:
         v, ex = stats["bdpl"], stats["exact"]
         both = np.isfinite(v) & np.isfinite(ex)
         d = v[both] - ex[both]
-        check_cells = {"kde_above_n": int(np.sum(d > KDE_TOLERANCE)),
-                       "kde_below_n": int(np.sum(d < -KDE_TOLERANCE))} if both.any() else {}
-        return {"kde_backend": self.backend, "kde_ratio": self.ratio,
-                "kde_positive_shift": str(self.positive_shift).lower(), "n_samples": self.samples, **check_cells}
+        check_cells = (
+            {"kde_above_n": int(np.sum(d > KDE_TOLERANCE)), "kde_below_n": int(np.sum(d < -KDE_TOLERANCE))}
+            if both.any()
+            else {}
+        )
+        return {
+            "kde_backend": self.backend,
+            "kde_ratio": self.ratio,
+            "kde_positive_shift": str(self.positive_shift).lower(),
+            "n_samples": self.samples,
+            **check_cells,
+        }
 
     def outside_intervals(self, values, low, high) -> tuple[int, int]:
         """Estimates ``values`` above / below the intervals ``[low, high]`` of the same adversaries
@@ -286,8 +396,17 @@ class KdeEstimator:
         return sample_outputs(model, mech, cond, self.samples, rng, self.sampling, self.chunk)
 
     def _max(self, a, b, rng) -> Estimate:
-        est = max_log_ratio(a, b, rng, points=self.points, window=self.window, backend=self.backend,
-                            ratio=self.ratio, positive_shift=self.positive_shift, point_mode=self.point_mode)
+        est = max_log_ratio(
+            a,
+            b,
+            rng,
+            points=self.points,
+            window=self.window,
+            backend=self.backend,
+            ratio=self.ratio,
+            positive_shift=self.positive_shift,
+            point_mode=self.point_mode,
+        )
         return replace(est, samples=self.samples)
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:

@@ -60,8 +60,9 @@ from .exact import adversary_bdpl
 from .sampling import exact_query_law, merge_laws, query_support, sample_query_counts
 
 
-def _log_relative_kernel(atoms: np.ndarray, counts: np.ndarray, y: float, b: float,
-                         centre: float) -> tuple[np.ndarray, np.ndarray]:
+def _log_relative_kernel(
+    atoms: np.ndarray, counts: np.ndarray, y: float, b: float, centre: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``(log w_j, log r_j)``: normalised log-weights and ``log K(y - c_j) / p̂(y)`` (tails: the
     exponential tilt ``e^{±c_j/b} / E[e^{±C/b}]``)."""
     lw = np.log(counts) - math.log(counts.sum())
@@ -79,8 +80,9 @@ def log_density_variance(atoms: np.ndarray, counts: np.ndarray, y: float, b: flo
     return max(math.exp(logsumexp(lw + 2 * lr)) - 1.0, 0.0) / float(counts.sum())
 
 
-def empirical_sup(law1: tuple[np.ndarray, np.ndarray], law2: tuple[np.ndarray, np.ndarray],
-                  b: float) -> Estimate:
+def empirical_sup(
+    law1: tuple[np.ndarray, np.ndarray], law2: tuple[np.ndarray, np.ndarray], b: float
+) -> Estimate:
     """Exact sup of ``|ln p1/p2|`` for two empirical Laplace mixtures given as (atoms, counts),
     with its delta-method standard error and the smaller of the two sample sizes."""
     s = mixture_sup(*law1, *law2, b)
@@ -96,32 +98,65 @@ EXACT_LAW_MODES = ("fallback", "never", "always")
 
 INTERVAL_ADVERSARY = register_columns(
     "adversaries",
-    Column("bdpl_ci_low", float, "mixture: lower end of the confidence interval (level run.confidence) for "
-                                 "the adversary's BDPL itself, the supremum over outputs: simultaneous "
-                                 "Clopper-Pearson bounds on the query's value weights, numerator low and "
-                                 "denominator high, exact supremum (kde: empty, its error has no known law)"),
-    Column("bdpl_ci_high", float, "mixture: upper end of that interval (numerator weights high, denominator "
-                                  "low; inf for an unbounded query)"),
-    Column("mixture_law", str, "mixture: 'sampled' (the estimate and interval come from the samples) or "
-                               "'exact' (the samples could not pin the interval down to mixture_target_width "
-                               "within mixture_max_samples and the model's exact conditional law of the query "
-                               "was used: the value is exact, interval of width 0, bdpl_se 0; samples counts "
-                               "what was drawn before)"), owner="estimator mixture")
+    Column(
+        "bdpl_ci_low",
+        float,
+        "mixture: lower end of the confidence interval (level run.confidence) for "
+        "the adversary's BDPL itself, the supremum over outputs: simultaneous "
+        "Clopper-Pearson bounds on the query's value weights, numerator low and "
+        "denominator high, exact supremum (kde: empty, its error has no known law)",
+    ),
+    Column(
+        "bdpl_ci_high",
+        float,
+        "mixture: upper end of that interval (numerator weights high, denominator "
+        "low; inf for an unbounded query)",
+    ),
+    Column(
+        "mixture_law",
+        str,
+        "mixture: 'sampled' (the estimate and interval come from the samples) or "
+        "'exact' (the samples could not pin the interval down to mixture_target_width "
+        "within mixture_max_samples and the model's exact conditional law of the query "
+        "was used: the value is exact, interval of width 0, bdpl_se 0; samples counts "
+        "what was drawn before)",
+    ),
+    owner="estimator mixture",
+)
 INTERVAL_SUMMARY = register_columns(
     "summary",
-    Column("width_target_missed", int, "mixture: adversaries whose interval stayed wider than "
-                                       "mixture_target_width at the mixture_max_samples cap (flagged)"),
-    Column("exact_law_n", int, "mixture: adversaries whose value came from the model's exact conditional law "
-                               "(mixture_exact_law) instead of the samples"),
+    Column(
+        "width_target_missed",
+        int,
+        "mixture: adversaries whose interval stayed wider than "
+        "mixture_target_width at the mixture_max_samples cap (flagged)",
+    ),
+    Column(
+        "exact_law_n",
+        int,
+        "mixture: adversaries whose value came from the model's exact conditional law "
+        "(mixture_exact_law) instead of the samples",
+    ),
     Column("bdpl_ci_width_median", float, "mixture: median width of the adversaries' intervals"),
-    Column("bdpl_median_ci_low", float, "mixture: lower end of the median's confidence interval, from the "
-                                        "adversaries' lower ends (accounts for their own error)"),
-    Column("bdpl_median_ci_high", float, "mixture: upper end of the median's interval, from their upper ends"),
-    Column("bdpl_max_ci_low", float, "mixture: lower end of a confidence interval for the largest BDPL among the "
-                                     "examined adversaries: the largest of their lower ends at level "
-                                     "1 - (1 - confidence)/adversaries (Bonferroni: all hold together)"),
+    Column(
+        "bdpl_median_ci_low",
+        float,
+        "mixture: lower end of the median's confidence interval, from the "
+        "adversaries' lower ends (accounts for their own error)",
+    ),
+    Column(
+        "bdpl_median_ci_high", float, "mixture: upper end of the median's interval, from their upper ends"
+    ),
+    Column(
+        "bdpl_max_ci_low",
+        float,
+        "mixture: lower end of a confidence interval for the largest BDPL among the "
+        "examined adversaries: the largest of their lower ends at level "
+        "1 - (1 - confidence)/adversaries (Bonferroni: all hold together)",
+    ),
     Column("bdpl_max_ci_high", float, "mixture: upper end of that interval: the largest of their upper ends"),
-    owner="estimator mixture")
+    owner="estimator mixture",
+)
 
 
 @dataclass(frozen=True)
@@ -148,40 +183,86 @@ class MixtureEstimator:
     adversary_intervals: ClassVar[bool] = True  # bdpl_ci_low/high per adversary (HasAdversaryIntervals)
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
-        "mixture_target_se": Key("float", 0.01, hashed=False, doc="standard error to stop at (0: fixed sample)",
-                                 rule=">= 0"),
-        "mixture_max_samples": Key("int", 1_600_000, hashed=False, doc="samples per condition at most",
-                                   rule=">= 1 (never fewer than run.samples are drawn)"),
-        "mixture_target_width": Key("float", TARGET_WIDTH, hashed=False,
-                                    doc="width of the per-adversary interval to stop sampling at (nats)",
-                                    rule=">= 0 (0: off)"),
-        "mixture_exact_law": Key("str", "fallback", hashed=False,
-                                 doc="when to use the model's exact conditional law of the query",
-                                 rule="'fallback' | 'never' | 'always'"),
+        "mixture_target_se": Key(
+            "float", 0.01, hashed=False, doc="standard error to stop at (0: fixed sample)", rule=">= 0"
+        ),
+        "mixture_max_samples": Key(
+            "int",
+            1_600_000,
+            hashed=False,
+            doc="samples per condition at most",
+            rule=">= 1 (never fewer than run.samples are drawn)",
+        ),
+        "mixture_target_width": Key(
+            "float",
+            TARGET_WIDTH,
+            hashed=False,
+            doc="width of the per-adversary interval to stop sampling at (nats)",
+            rule=">= 0 (0: off)",
+        ),
+        "mixture_exact_law": Key(
+            "str",
+            "fallback",
+            hashed=False,
+            doc="when to use the model's exact conditional law of the query",
+            rule="'fallback' | 'never' | 'always'",
+        ),
     }
     summary_columns: ClassVar[tuple[OwnedColumn, ...]] = owned_columns(
-        "bdpl_se_mean", Column("se_target_missed", int, "mixture: adversaries whose standard error stayed above "
-                                                          "mixture_target_se at the mixture_max_samples cap"))
+        "bdpl_se_mean",
+        Column(
+            "se_target_missed",
+            int,
+            "mixture: adversaries whose standard error stayed above "
+            "mixture_target_se at the mixture_max_samples cap",
+        ),
+    )
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_SUMMARY)
     adversary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in INTERVAL_ADVERSARY)
 
     def __post_init__(self) -> None:
-        check(isinstance(self.samples, int) and self.samples >= 1, "run.samples", self.samples, "must be >= 1")
-        for key, v in (("run.mixture_target_se", self.target_se), ("run.mixture_target_width", self.target_width)):
-            check(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
-                  key, v, "must be a finite number >= 0 (0: that rule of the adaptive sample size off)")
-        check(isinstance(self.max_samples, int) and not isinstance(self.max_samples, bool) and self.max_samples >= 1,
-              "run.mixture_max_samples", self.max_samples,
-              "must be an integer >= 1 (samples per condition never exceed max(samples, this))")
-        check(self.exact_law in EXACT_LAW_MODES, "run.mixture_exact_law", self.exact_law,
-              f"must be one of {list(EXACT_LAW_MODES)}")
+        check(
+            isinstance(self.samples, int) and self.samples >= 1, "run.samples", self.samples, "must be >= 1"
+        )
+        for key, v in (
+            ("run.mixture_target_se", self.target_se),
+            ("run.mixture_target_width", self.target_width),
+        ):
+            check(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0,
+                key,
+                v,
+                "must be a finite number >= 0 (0: that rule of the adaptive sample size off)",
+            )
+        check(
+            isinstance(self.max_samples, int)
+            and not isinstance(self.max_samples, bool)
+            and self.max_samples >= 1,
+            "run.mixture_max_samples",
+            self.max_samples,
+            "must be an integer >= 1 (samples per condition never exceed max(samples, this))",
+        )
+        check(
+            self.exact_law in EXACT_LAW_MODES,
+            "run.mixture_exact_law",
+            self.exact_law,
+            f"must be one of {list(EXACT_LAW_MODES)}",
+        )
 
     @classmethod
     def from_settings(cls, settings) -> MixtureEstimator:
-        return cls(settings.samples, settings.sampling, settings.chunk, settings.option("mixture_target_se"),
-                   settings.option("mixture_max_samples"), settings.option("mixture_target_width"),
-                   settings.option("mixture_exact_law"), settings.confidence, settings.percentile,
-                   settings.adversaries if isinstance(settings.adversaries, int) else 1)
+        return cls(
+            settings.samples,
+            settings.sampling,
+            settings.chunk,
+            settings.option("mixture_target_se"),
+            settings.option("mixture_max_samples"),
+            settings.option("mixture_target_width"),
+            settings.option("mixture_exact_law"),
+            settings.confidence,
+            settings.percentile,
+            settings.adversaries if isinstance(settings.adversaries, int) else 1,
+        )
 
     def cost(self, ctx: CostContext) -> tuple[float, float]:
         """Up to the cap of samples per condition; memory holds the distinct query values (``n + 1``
@@ -203,12 +284,16 @@ class MixtureEstimator:
         width = hi[ok] - lo[ok]
         mlo, mhi = interval_percentile_ci(lo[ok], hi[ok], 50.0, self.confidence)
         xlo, xhi = stats.get("max_ci_low", lo)[ok], stats.get("max_ci_high", hi)[ok]
-        return {**out, "bdpl_max_ci_low": float(np.max(xlo)) if xlo.size else math.nan,
-                "bdpl_max_ci_high": float(np.max(xhi)) if xhi.size else math.nan,
-                "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
-                "exact_law_n": int(np.nansum(stats.get("exact_law", np.zeros(0)))),
-                "bdpl_ci_width_median": float(np.median(width)) if width.size else math.nan,
-                "bdpl_median_ci_low": mlo, "bdpl_median_ci_high": mhi}
+        return {
+            **out,
+            "bdpl_max_ci_low": float(np.max(xlo)) if xlo.size else math.nan,
+            "bdpl_max_ci_high": float(np.max(xhi)) if xhi.size else math.nan,
+            "width_target_missed": int(np.nansum(stats.get("width_missed", np.zeros(0)))),
+            "exact_law_n": int(np.nansum(stats.get("exact_law", np.zeros(0)))),
+            "bdpl_ci_width_median": float(np.median(width)) if width.size else math.nan,
+            "bdpl_median_ci_low": mlo,
+            "bdpl_median_ci_high": mhi,
+        }
 
     def check(self, model, mechanism) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
@@ -229,8 +314,11 @@ class MixtureEstimator:
 
     @staticmethod
     def supports(model, mechanism) -> str | None:
-        return None if has_laplace_noise(mechanism) else \
-            "the mixture estimator needs a 'query + Laplace' mechanism (count, clipped_sum, sum)"
+        return (
+            None
+            if has_laplace_noise(mechanism)
+            else "the mixture estimator needs a 'query + Laplace' mechanism (count, clipped_sum, sum)"
+        )
 
     def reference(self, model, mechanism, adversary) -> Estimate:
         """The two-sided exact BDPL of ``adversary`` (what the estimate estimates)."""
@@ -260,11 +348,24 @@ class MixtureEstimator:
             return None
         (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], found)  # none is None
         s = mixture_sup(a1, w1, a2, w2, mech.noise.scale)
-        return Estimate(s.value, 0, s.argmax, 0.0, N, {"bdpl_ci_low": s.value, "bdpl_ci_high": s.value,
-                                                        "pct_ci_low": s.value, "pct_ci_high": s.value,
-                                                        "max_ci_low": s.value, "max_ci_high": s.value,
-                                                        "mixture_law": "exact", "exact_law": 1.0,
-                                                        "width_missed": 0.0})
+        return Estimate(
+            s.value,
+            0,
+            s.argmax,
+            0.0,
+            N,
+            {
+                "bdpl_ci_low": s.value,
+                "bdpl_ci_high": s.value,
+                "pct_ci_low": s.value,
+                "pct_ci_high": s.value,
+                "max_ci_low": s.value,
+                "max_ci_high": s.value,
+                "mixture_law": "exact",
+                "exact_law": 1.0,
+                "width_missed": 0.0,
+            },
+        )
 
     def _adaptive(self, model, mech, cond1, cond2, rng, for_summary: bool = True) -> Estimate:
         """Estimate from ``samples`` per condition, doubled until the interval is narrower than
@@ -279,10 +380,18 @@ class MixtureEstimator:
             est = empirical_sup(laws[0], laws[1], mech.noise.scale)
             se_ok = self.target_se <= 0 or est.se <= self.target_se
             if se_ok or N >= self.cap:  # the interval decides (and, for the summary, its own-level twin)
-                levels = (self.confidence, own_level(self.percentile, self.confidence), self.max_level) \
-                    if for_summary else (self.confidence,)
-                res = dict(zip(dict.fromkeys(levels), self.interval(model, mech, conds, laws, *dict.fromkeys(levels)),
-                               strict=True))
+                levels = (
+                    (self.confidence, own_level(self.percentile, self.confidence), self.max_level)
+                    if for_summary
+                    else (self.confidence,)
+                )
+                res = dict(
+                    zip(
+                        dict.fromkeys(levels),
+                        self.interval(model, mech, conds, laws, *dict.fromkeys(levels)),
+                        strict=True,
+                    )
+                )
                 (low, high), (plo, phi), (xlo, xhi) = (res[v] for v in (levels * 3)[:3])
                 width_ok = self.target_width <= 0 or high - low <= self.target_width
                 if width_ok or N >= self.cap:
@@ -295,19 +404,34 @@ class MixtureEstimator:
                     return ex  # the samples cannot get there: the model's exact law answers
                 try_exact = False  # no exact law: sample on
             m = min(N, self.cap - N)
-            laws = [merge_laws(law, self._query(model, mech, c, m, rng)) for law, c in zip(laws, conds, strict=True)]
+            laws = [
+                merge_laws(law, self._query(model, mech, c, m, rng))
+                for law, c in zip(laws, conds, strict=True)
+            ]
             N += m
         if not width_ok and try_exact and (ex := self._exact(model, mech, conds, N)) is not None:
             return ex
-        return replace(est, extra={"bdpl_ci_low": low, "bdpl_ci_high": high, "pct_ci_low": plo, "pct_ci_high": phi,
-                                   "max_ci_low": xlo, "max_ci_high": xhi, "mixture_law": "sampled",
-                                   "exact_law": 0.0, "width_missed": float(not width_ok)})
+        return replace(
+            est,
+            extra={
+                "bdpl_ci_low": low,
+                "bdpl_ci_high": high,
+                "pct_ci_low": plo,
+                "pct_ci_high": phi,
+                "max_ci_low": xlo,
+                "max_ci_high": xhi,
+                "mixture_law": "sampled",
+                "exact_law": 0.0,
+                "width_missed": float(not width_ok),
+            },
+        )
 
     def estimate(self, model, mechanism, adversary, rng) -> Estimate:
         if (why := self.supports(model, mechanism)) is not None:
             raise NotAvailable(why)
-        return self._adaptive(model, mechanism, adversary.condition(adversary.x),
-                              adversary.condition(adversary.x_prime), rng)
+        return self._adaptive(
+            model, mechanism, adversary.condition(adversary.x), adversary.condition(adversary.x_prime), rng
+        )
 
     def null_estimate(self, model, mechanism, adversary, rng) -> Estimate:
         cond = adversary.condition(adversary.x)

@@ -46,8 +46,9 @@ def _data_chunks(model, known: Mapping, size: int, rng: np.random.Generator, chu
         done += m
 
 
-def _multinomial(law: tuple[np.ndarray, np.ndarray], size: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _multinomial(
+    law: tuple[np.ndarray, np.ndarray], size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     atoms, p = law
     counts = rng.multinomial(size, p / p.sum())
     keep = counts > 0
@@ -71,8 +72,15 @@ def merge_laws(*laws: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nda
     return atoms[start], np.add.reduceat(counts, start)
 
 
-def sample_query_counts(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
-                        mode: str = "auto", chunk: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
+def sample_query_counts(
+    model,
+    mechanism,
+    known: Mapping,
+    size: int,
+    rng: np.random.Generator,
+    mode: str = "auto",
+    chunk: int = 65_536,
+) -> tuple[np.ndarray, np.ndarray]:
     """The empirical law of ``size`` noiseless query values: sorted distinct ``atoms`` and their
     ``counts``. With an exact query law (``mode="auto"``) the counts are one multinomial draw,
     which has exactly the law of counting ``size`` i.i.d. query values. Otherwise data tuples are
@@ -81,12 +89,23 @@ def sample_query_counts(model, mechanism, known: Mapping, size: int, rng: np.ran
     law = exact_query_law(model, mechanism, known) if mode == "auto" else None
     if law is not None:
         return _multinomial(law, size, rng)
-    return merge_laws(*(np.unique(mechanism.query(d), return_counts=True)
-                        for d in _data_chunks(model, known, size, rng, chunk)))
+    return merge_laws(
+        *(
+            np.unique(mechanism.query(d), return_counts=True)
+            for d in _data_chunks(model, known, size, rng, chunk)
+        )
+    )
 
 
-def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
-                 mode: str = "auto", chunk: int = 65_536) -> np.ndarray:
+def sample_query(
+    model,
+    mechanism,
+    known: Mapping,
+    size: int,
+    rng: np.random.Generator,
+    mode: str = "auto",
+    chunk: int = 65_536,
+) -> np.ndarray:
     """``size`` noiseless query values ``f(X)`` with ``X ~ pi(. | known)`` (sorted when drawn
     from an exact law; the order carries no information for i.i.d. draws)."""
     law = exact_query_law(model, mechanism, known) if mode == "auto" else None
@@ -95,8 +114,15 @@ def sample_query(model, mechanism, known: Mapping, size: int, rng: np.random.Gen
     return _simulated(model, mechanism, known, size, rng, chunk)
 
 
-def sample_outputs(model, mechanism, known: Mapping, size: int, rng: np.random.Generator,
-                   mode: str = "auto", chunk: int = 65_536) -> np.ndarray:
+def sample_outputs(
+    model,
+    mechanism,
+    known: Mapping,
+    size: int,
+    rng: np.random.Generator,
+    mode: str = "auto",
+    chunk: int = 65_536,
+) -> np.ndarray:
     """``size`` mechanism outputs ``M(X)`` with ``X ~ pi(. | known)`` (one output per tuple)."""
     if has_laplace_noise(mechanism):
         q = sample_query(model, mechanism, known, size, rng, mode, chunk)
@@ -128,7 +154,9 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
             g, delta, fmin = lattice(f)
             free = [r for r in range(cast(Any, model).n) if r not in known]  # HasStates: a data model
             k0 = sum(int(g[int(r), int(v)]) for r, v in known.items())
-            ks = np.arange(k0 + sum(int(g[r].min()) for r in free), k0 + sum(int(g[r].max()) for r in free) + 1)
+            ks = np.arange(
+                k0 + sum(int(g[r].min()) for r in free), k0 + sum(int(g[r].max()) for r in free) + 1
+            )
             return "lattice", cast(Any, model).n * fmin + delta * ks
         g, delta, fmin = _lattice(tuple(f))
         k0 = sum(int(g[int(v)]) for v in known.values())

@@ -7,8 +7,10 @@ from pathlib import Path
 from ..estimators import KdeEstimator, MixtureEstimator
 from .style import legend, save, subplots
 
-TITLES = {KdeEstimator.name: "kde: error vs exact one-sided BDPL",
-          MixtureEstimator.name: "mixture: error vs exact BDPL (*: adaptive, se target)"}
+TITLES = {
+    KdeEstimator.name: "kde: error vs exact one-sided BDPL",
+    MixtureEstimator.name: "mixture: error vs exact BDPL (*: adaptive, se target)",
+}
 
 
 def plot_accuracy(rows: list[dict], axes, estimators: tuple[str, ...] = tuple(TITLES)):
@@ -17,9 +19,13 @@ def plot_accuracy(rows: list[dict], axes, estimators: tuple[str, ...] = tuple(TI
     for ax, est in zip(axes, estimators):
         for k, case in enumerate(dict.fromkeys(r["case"] for r in rows)):
             colour = f"C{k % 10}"
-            rs = sorted((r for r in rows if r["case"] == case and r["estimator"] == est and not r["target_se"]),
-                        key=lambda r: r["samples"])
-            ax.loglog([r["samples"] for r in rs], [max(r["rmse"], 1e-6) for r in rs], "o-", color=colour, label=case)
+            rs = sorted(
+                (r for r in rows if r["case"] == case and r["estimator"] == est and not r["target_se"]),
+                key=lambda r: r["samples"],
+            )
+            ax.loglog(
+                [r["samples"] for r in rs], [max(r["rmse"], 1e-6) for r in rs], "o-", color=colour, label=case
+            )
             for r in rows:
                 if r["case"] == case and r["estimator"] == est and r["target_se"]:
                     ax.loglog([r["mean_samples"]], [max(r["rmse"], 1e-6)], "*", ms=11, color=colour)

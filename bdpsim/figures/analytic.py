@@ -41,23 +41,41 @@ def _curves(ax, rows, x, y, key, fmt, styles=("-",)):
     """One line of ``y`` vs ``x`` per value of ``key`` (colour and line style cycle)."""
     cyc = colors()
     for k, (val, rs) in enumerate(_by(rows, key).items()):
-        ax.plot(_col(rs, x), _col(rs, y), styles[k % len(styles)], color=cyc[k % len(cyc)], lw=1.6,
-                label=fmt.format(val))
+        ax.plot(
+            _col(rs, x),
+            _col(rs, y),
+            styles[k % len(styles)],
+            color=cyc[k % len(cyc)],
+            lw=1.6,
+            label=fmt.format(val),
+        )
     return ax
 
 
 def plot_thesis_fig03(rows, ax):
     ax.plot(_col(rows, "epsilon"), _col(rows, "beta"), "-", color=colors()[0], lw=1.8)
-    return _finish(ax, "BDPL ε", "β = P(error > n/2)",
-                   "Thesis Fig. 3: ε-BDP Laplace count of n correlated records (general bound, scale n/ε):\n"
-                   "probability β of an error > n/2, β = e^(−ε/2)", xlim=(0, 5), ylim=(0, 1))
+    return _finish(
+        ax,
+        "BDPL ε",
+        "β = P(error > n/2)",
+        "Thesis Fig. 3: ε-BDP Laplace count of n correlated records (general bound, scale n/ε):\n"
+        "probability β of an error > n/2, β = e^(−ε/2)",
+        xlim=(0, 5),
+        ylim=(0, 1),
+    )
 
 
 def plot_thesis_fig05(rows, ax):
     ax.plot(_col(rows, "epsilon"), _col(rows, "beta_min"), "-", color=colors()[0], lw=1.8)
-    return _finish(ax, "ε (free-lunch privacy)", "minimum β",
-                   "Thesis Fig. 5: minimum β = 1/(e^ε + 1) of an (α, β)-accurate ε-free-lunch-private algorithm",
-                   xlim=(0, 5), ylim=(1e-3, 1), ylog=True)
+    return _finish(
+        ax,
+        "ε (free-lunch privacy)",
+        "minimum β",
+        "Thesis Fig. 5: minimum β = 1/(e^ε + 1) of an (α, β)-accurate ε-free-lunch-private algorithm",
+        xlim=(0, 5),
+        ylim=(1e-3, 1),
+        ylog=True,
+    )
 
 
 def plot_thesis_fig07(rows, ax):
@@ -71,7 +89,9 @@ def plot_thesis_fig07(rows, ax):
     ends = []
     for k, ((e, m), rs) in enumerate(groups.items()):
         c = cyc[k % len(cyc)]
-        ax.plot(_col(rs, "beta"), _col(rs, "alpha_laplace"), "-", color=c, lw=1.6, label=f"ε = {e:g}, m = {m}")
+        ax.plot(
+            _col(rs, "beta"), _col(rs, "alpha_laplace"), "-", color=c, lw=1.6, label=f"ε = {e:g}, m = {m}"
+        )
         ends.append((e, m, c))
     lows = {}
     for m, rs in _by(rows, "m").items():
@@ -81,19 +101,40 @@ def plot_thesis_fig07(rows, ax):
         lows[m] = (m - 1) / 2
     ticks = []
     for e, m, c in ends:
-        (t,) = ax.plot([1 / (np.exp(e) + 1)], [(m - 1) / 2], marker="|", ms=14, mew=2.2, color=c, linestyle="none")
+        (t,) = ax.plot(
+            [1 / (np.exp(e) + 1)], [(m - 1) / 2], marker="|", ms=14, mew=2.2, color=c, linestyle="none"
+        )
         ticks.append(t)
     handles = ax.get_legend_handles_labels()[0] + [
         proxy("Laplace mechanism, α = ln(1/β) m/ε", linestyle="-"),
-        proxy("lower bound (m − 1)/2 of any ε-BDP count,\nthe same for every ε: "
-              + ", ".join(f"{v:g} (m = {m})" for m, v in lows.items()), color="0.35", linestyle="--"),
-        tuple(ticks)]
-    labels = [h.get_label() for h in handles[:-1]] + ["the lower bound holds for β < 1/(e^ε + 1):\nits end, in the colour of the (ε, m) curve"]
-    ax.legend(handles, labels, handler_map={tuple: HandlerTuple(ndivide=None)}, loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
-    return _finish(ax, "β", "error α (records)",
-                   "Thesis Fig. 7: genomic data (m correlated records), ε-BDP Laplace count (general bound)\n"
-                   "vs the lower bound on α of any ε-BDP count (thesis Cor. 5.3)")
+        proxy(
+            "lower bound (m − 1)/2 of any ε-BDP count,\nthe same for every ε: "
+            + ", ".join(f"{v:g} (m = {m})" for m, v in lows.items()),
+            color="0.35",
+            linestyle="--",
+        ),
+        tuple(ticks),
+    ]
+    labels = [h.get_label() for h in handles[:-1]] + [
+        "the lower bound holds for β < 1/(e^ε + 1):\nits end, in the colour of the (ε, m) curve"
+    ]
+    ax.legend(
+        handles,
+        labels,
+        handler_map={tuple: HandlerTuple(ndivide=None)},
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize=8,
+        frameon=False,
+    )
+    return _finish(
+        ax,
+        "β",
+        "error α (records)",
+        "Thesis Fig. 7: genomic data (m correlated records), ε-BDP Laplace count (general bound)\n"
+        "vs the lower bound on α of any ε-BDP count (thesis Cor. 5.3)",
+    )
 
 
 def plot_thesis_fig08(rows, ax):
@@ -104,10 +145,15 @@ def plot_thesis_fig08(rows, ax):
         ax.plot(rho, _col(rs, "gaussian_bound"), "-", color=c, lw=1.8, label=f"Gaussian bound; n = {n}")
         ax.plot([0, 1], [rs[0]["general_bound"]] * 2, "--", color=c, lw=1.8, label=f"general bound; n = {n}")
     legend(ax)
-    return _finish(ax, "max. Pearson correlation ρ", "BDPL bound (1-DP)",
-                   "Thesis Fig. 8: BDPL bounds of a 1-DP clipped sum on Gaussian data, n records:\n"
-                   "Gaussian bound (solid, ρ < 1/(n − 2)) vs general bound nε (dashed)",
-                   xlim=(0, 1), ylim=(0, 10))
+    return _finish(
+        ax,
+        "max. Pearson correlation ρ",
+        "BDPL bound (1-DP)",
+        "Thesis Fig. 8: BDPL bounds of a 1-DP clipped sum on Gaussian data, n records:\n"
+        "Gaussian bound (solid, ρ < 1/(n − 2)) vs general bound nε (dashed)",
+        xlim=(0, 1),
+        ylim=(0, 10),
+    )
 
 
 def plot_thesis_fig11(rows, ax):
@@ -118,19 +164,46 @@ def plot_thesis_fig11(rows, ax):
     w_all = _col(rows, "omega")
     w = np.logspace(np.log10(w_all.min()), np.log10(w_all.max()), 400)
     g_top = _col(rows, "gamma").max()
-    ax.fill_between(w, w, np.minimum(w ** 1.5, g_top), facecolor="tab:blue", alpha=0.18, edgecolor="tab:blue",
-                    hatch="..", linewidth=0, label="Markov bound smaller: ω ≤ γ < ω^(3/2)")
-    ax.plot(w, np.minimum(w ** 1.5, g_top), "-", color="tab:blue", lw=1.4, label="γ = ω^(3/2) (bounds equal)")
+    ax.fill_between(
+        w,
+        w,
+        np.minimum(w**1.5, g_top),
+        facecolor="tab:blue",
+        alpha=0.18,
+        edgecolor="tab:blue",
+        hatch="..",
+        linewidth=0,
+        label="Markov bound smaller: ω ≤ γ < ω^(3/2)",
+    )
+    ax.plot(w, np.minimum(w**1.5, g_top), "-", color="tab:blue", lw=1.4, label="γ = ω^(3/2) (bounds equal)")
     ax.plot(w, w, "-", color="0.3", lw=1.2, label="γ = ω (no chain has γ < ω)")
     ax.fill_between(w, 1.0, w, facecolor="0.85", edgecolor="none", label="impossible (γ < ω)")
-    for (om, ga), txt in (((2.0, 9.0), "Fig. 12 left\n(ω = 2, γ = 9)"), ((8.0, 9.0), "Fig. 12 right\n(ω = 8, γ = 9)")):
+    for (om, ga), txt in (
+        ((2.0, 9.0), "Fig. 12 left\n(ω = 2, γ = 9)"),
+        ((8.0, 9.0), "Fig. 12 right\n(ω = 8, γ = 9)"),
+    ):
         ax.plot([om], [ga], "o", color="k", ms=5)
-        ax.annotate(txt, (om, ga), xytext=(6, -4), textcoords="offset points", ha="left", va="top", fontsize=8,
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.85, lw=0))
+        ax.annotate(
+            txt,
+            (om, ga),
+            xytext=(6, -4),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=8,
+            bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.85, lw=0),
+        )
     legend(ax)
-    return _finish(ax, "ω = max P_yx / P_y'x (same target state x)", "γ = max P / min P",
-                   "Thesis Fig. 11: where the Markov bound ε + 4 ln γ beats Zhao's bound ε + 6 ln ω (dotted)",
-                   xlim=(w.min(), w.max()), ylim=(1, g_top), xlog=True, ylog=True)
+    return _finish(
+        ax,
+        "ω = max P_yx / P_y'x (same target state x)",
+        "γ = max P / min P",
+        "Thesis Fig. 11: where the Markov bound ε + 4 ln γ beats Zhao's bound ε + 6 ln ω (dotted)",
+        xlim=(w.min(), w.max()),
+        ylim=(1, g_top),
+        xlog=True,
+        ylog=True,
+    )
 
 
 def plot_thesis_fig13(rows, ax):
@@ -151,25 +224,54 @@ def plot_thesis_fig13(rows, ax):
         ax.plot(n, g, "-", color=c, lw=1.8)
         j = int(np.searchsorted(g, top * 0.25))
         if j < n.size:
-            ax.annotate(f"ε = {e:g}", (n[j], g[j]), xytext=(-5, 0), textcoords="offset points",
-                        ha="right", va="center", fontsize=9, color=c)
-    handles = [proxy(f"boundary γ = exp((n − 1) ε/4), ε = {e:g}", color=cyc[k % len(cyc)], linestyle="-")
-               for k, (e, _) in enumerate(groups)]
-    handles += [Patch(facecolor="tab:blue", alpha=1 - (1 - a) ** j, label=f"Markov bound smaller for {j} of the "
-                      f"{len(groups)} ε") for j in range(1, len(groups) + 1)]
+            ax.annotate(
+                f"ε = {e:g}",
+                (n[j], g[j]),
+                xytext=(-5, 0),
+                textcoords="offset points",
+                ha="right",
+                va="center",
+                fontsize=9,
+                color=c,
+            )
+    handles = [
+        proxy(f"boundary γ = exp((n − 1) ε/4), ε = {e:g}", color=cyc[k % len(cyc)], linestyle="-")
+        for k, (e, _) in enumerate(groups)
+    ]
+    handles += [
+        Patch(
+            facecolor="tab:blue",
+            alpha=1 - (1 - a) ** j,
+            label=f"Markov bound smaller for {j} of the {len(groups)} ε",
+        )
+        for j in range(1, len(groups) + 1)
+    ]
     legend(ax, handles)
-    return _finish(ax, "records n", "γ",
-                   "Thesis Fig. 13: where the Markov bound ε + 4 ln γ beats the general bound nε\n"
-                   "(shaded; darker = for more of the ε)", xlim=(0, 100), ylim=(1, top), ylog=True)
+    return _finish(
+        ax,
+        "records n",
+        "γ",
+        "Thesis Fig. 13: where the Markov bound ε + 4 ln γ beats the general bound nε\n"
+        "(shaded; darker = for more of the ε)",
+        xlim=(0, 100),
+        ylim=(1, top),
+        ylog=True,
+    )
 
 
 def plot_thesis_fig16(rows, ax):
     _curves(ax, rows, "h", "gamma_max", "epsilon", "ε = {:g}", styles=("-", ":", "--", "-."))
     legend(ax)
-    return _finish(ax, "relative error factor h", "max. γ",
-                   "Thesis Fig. 16: max. transition ratio γ of a Markov chain for which an ε-BDP Laplace\n"
-                   "mechanism (Markov bound) has at most h times the error of the ε-DP one",
-                   xlim=(1, 10), ylim=(1, 100), ylog=True)
+    return _finish(
+        ax,
+        "relative error factor h",
+        "max. γ",
+        "Thesis Fig. 16: max. transition ratio γ of a Markov chain for which an ε-BDP Laplace\n"
+        "mechanism (Markov bound) has at most h times the error of the ε-DP one",
+        xlim=(1, 10),
+        ylim=(1, 100),
+        ylog=True,
+    )
 
 
 def plot_paper_fig1(rows, ax):
@@ -194,20 +296,40 @@ def plot_paper_fig1(rows, ax):
     if bands:  # the swatches in the colours of the curves they mark
         handles += [tuple(bands), tuple(dots)]
         labels += ["general bound better (h > m),\nband in the curve's colour", "h = m (paper eq. 4)"]
-    ax.legend(handles, labels, handler_map={tuple: HandlerTuple(ndivide=None)}, loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
-    return _finish(ax, "max. Pearson correlation ρ", "relative accuracy h",
-                   "Paper Fig. 1: relative error h of the ε-BDP (Gaussian bound) vs the ε-DP Laplace mechanism,\n"
-                   "multivariate Gaussian data, m correlated records", xlim=(0, 1), ylim=(1, 10))
+    ax.legend(
+        handles,
+        labels,
+        handler_map={tuple: HandlerTuple(ndivide=None)},
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize=8,
+        frameon=False,
+    )
+    return _finish(
+        ax,
+        "max. Pearson correlation ρ",
+        "relative accuracy h",
+        "Paper Fig. 1: relative error h of the ε-BDP (Gaussian bound) vs the ε-DP Laplace mechanism,\n"
+        "multivariate Gaussian data, m correlated records",
+        xlim=(0, 1),
+        ylim=(1, 10),
+    )
 
 
 def plot_paper_fig3(rows, ax):
     _curves(ax, rows, "gamma", "h", "epsilon", "ε = {:g}", styles=("-", ":", "--", "-."))
     legend(ax)
-    return _finish(ax, "γ", "relative accuracy h",
-                   "Paper Fig. 3: relative error h = ε/(ε − 4 ln γ) of the ε-BDP (Markov bound) vs the ε-DP\n"
-                   "Laplace mechanism, Markov chain with transition ratio γ",
-                   xlim=(1, 100), ylim=(1, 10), xlog=True)
+    return _finish(
+        ax,
+        "γ",
+        "relative accuracy h",
+        "Paper Fig. 3: relative error h = ε/(ε − 4 ln γ) of the ε-BDP (Markov bound) vs the ε-DP\n"
+        "Laplace mechanism, Markov chain with transition ratio γ",
+        xlim=(1, 100),
+        ylim=(1, 10),
+        xlog=True,
+    )
 
 
 def _paper_fig2a(rows, ax):
@@ -222,13 +344,21 @@ def _paper_fig2a(rows, ax):
         ax.plot(e[pts], ours[pts], "o", color=c, ms=5)
         ax.plot(e[pts], rr[pts], "x", color=c, ms=6)
     handles = ax.get_legend_handles_labels()[0] + [
-        proxy("ours: Markov-bound Laplace", linestyle="-"), proxy("Chakrabarti et al. RR", linestyle="--"),
+        proxy("ours: Markov-bound Laplace", linestyle="-"),
+        proxy("Chakrabarti et al. RR", linestyle="--"),
         proxy("ours at the ε of the authors' mle_accu.py", marker="o"),
-        proxy("RR at the ε of the authors' mle_accu.py", marker="x", ms=6)]
+        proxy("RR at the ε of the authors' mle_accu.py", marker="x", ms=6),
+    ]
     legend(ax, handles)
-    return _finish(ax, "BDPL ε", "α at β = 5 % (records)",
-                   "(a) paper Fig. 2: count of n = 700 records (350 ones) on a symmetric chain with\n"
-                   "self-transition P_ss; α at β = 5 %", xlim=(0, 10), ylog=True)
+    return _finish(
+        ax,
+        "BDPL ε",
+        "α at β = 5 % (records)",
+        "(a) paper Fig. 2: count of n = 700 records (350 ones) on a symmetric chain with\n"
+        "self-transition P_ss; α at β = 5 %",
+        xlim=(0, 10),
+        ylog=True,
+    )
 
 
 def _paper_fig2b(rows, ax):
@@ -236,14 +366,25 @@ def _paper_fig2b(rows, ax):
     lap = [r for r in rows if r["curve"] == "markov_laplace"]
     rr = [r for r in rows if r["curve"] == D.RR_CURVE]
     for k, (th, rs) in enumerate(_by(rr, "theta").items()):
-        ax.plot(_col(rs, "alpha"), _col(rs, "beta"), "-", color=cyc[(k + 3) % len(cyc)], lw=1.6,
-                label=f"BDP RR, θ = {th:g}")
+        ax.plot(
+            _col(rs, "alpha"),
+            _col(rs, "beta"),
+            "-",
+            color=cyc[(k + 3) % len(cyc)],
+            lw=1.6,
+            label=f"BDP RR, θ = {th:g}",
+        )
     ax.plot(_col(lap, "alpha"), _col(lap, "beta"), "-", color="k", lw=2, label="ours: Markov-bound Laplace")
     r0 = rows[0]
     legend(ax)
-    return _finish(ax, "α (error of the mean)", "β",
-                   f"(b) authors' BDP_RR variant: n = {r0['n']}, ε = {r0['epsilon']:g}, "
-                   f"switch prob. {r0['switch']:g}", xlim=(0, 0.2), ylim=(0, 1))
+    return _finish(
+        ax,
+        "α (error of the mean)",
+        "β",
+        f"(b) authors' BDP_RR variant: n = {r0['n']}, ε = {r0['epsilon']:g}, switch prob. {r0['switch']:g}",
+        xlim=(0, 0.2),
+        ylim=(0, 1),
+    )
 
 
 def plot_paper_fig2(rows, axes):

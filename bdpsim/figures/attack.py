@@ -14,11 +14,20 @@ def plot_attack_roc(data, title: str = ""):
     c = colors()
     fig, (ax, bx) = subplots(1, 2, figsize=(10.0, 4.2))
     for axis in (ax, bx):
-        axis.plot(data.fpr, data.worst, color=c[0], label=f"adversary of largest advantage ({data.advantage:.3g})")
-        axis.plot(data.fpr, data.pure, color=c[1], linestyle="--", label=f"pure-eps curve, BDPL {data.bdpl:.3g}")
+        axis.plot(
+            data.fpr, data.worst, color=c[0], label=f"adversary of largest advantage ({data.advantage:.3g})"
+        )
+        axis.plot(
+            data.fpr, data.pure, color=c[1], linestyle="--", label=f"pure-eps curve, BDPL {data.bdpl:.3g}"
+        )
         if data.independent is not None:
-            axis.plot(data.fpr, data.independent, color=c[2], linestyle=":",
-                      label=f"independent records (advantage {data.independent_advantage:.3g})")
+            axis.plot(
+                data.fpr,
+                data.independent,
+                color=c[2],
+                linestyle=":",
+                label=f"independent records (advantage {data.independent_advantage:.3g})",
+            )
         axis.plot(data.fpr, data.fpr, color="0.6", linewidth=0.8, label="no information (TPR = FPR)")
         axis.set_xlabel("false-positive rate")
         axis.set_ylabel("true-positive rate")
@@ -48,11 +57,20 @@ def plot_attack_vs_bdpl(rows, axes):
     chains = list(dict.fromkeys(r["chain"] for r in rows))
     top = max(r["bdpl"] for r in rows)
     grid = np.linspace(0.0, top * 1.02, 400)
-    ax.plot(grid, np.tanh(grid / 2), color="0.5", linestyle="--", linewidth=1.0,
-            label="pure-eps curve: tanh(BDPL / 2)")
+    ax.plot(
+        grid,
+        np.tanh(grid / 2),
+        color="0.5",
+        linestyle="--",
+        linewidth=1.0,
+        label="pure-eps curve: tanh(BDPL / 2)",
+    )
     for k, chain in enumerate(chains):
         for records, ls, mk in (("correlated", "-", "o"), ("independent", ":", "s")):
-            rs = sorted((r for r in rows if r["chain"] == chain and r["records"] == records), key=lambda r: r["epsilon"])
+            rs = sorted(
+                (r for r in rows if r["chain"] == chain and r["records"] == records),
+                key=lambda r: r["epsilon"],
+            )
             if not rs:
                 continue
             e = [r["epsilon"] for r in rs]

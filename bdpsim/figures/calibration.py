@@ -7,10 +7,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-STYLE = {"exact": ("k", "o", "-"), "general": ("tab:blue", "s", "--"), "markov": ("tab:red", "^", "-."),
-         "zhao": ("tab:green", "v", ":")}
-LABEL = {"exact": "exact calibration (smallest ε-BDP scale)", "general": "general bound (m = n)",
-         "markov": "Markov bound", "zhao": "Zhao et al. bound"}
+STYLE = {
+    "exact": ("k", "o", "-"),
+    "general": ("tab:blue", "s", "--"),
+    "markov": ("tab:red", "^", "-."),
+    "zhao": ("tab:green", "v", ":"),
+}
+LABEL = {
+    "exact": "exact calibration (smallest ε-BDP scale)",
+    "general": "general bound (m = n)",
+    "markov": "Markov bound",
+    "zhao": "Zhao et al. bound",
+}
 
 
 def plot_calibration(rows: Sequence[dict], axes):
@@ -32,13 +40,22 @@ def plot_calibration(rows: Sequence[dict], axes):
             ok = np.isfinite(s)
             if not ok.any():
                 continue
-            (h,) = ax.plot(e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=LABEL.get(method, method))
+            (h,) = ax.plot(
+                e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=LABEL.get(method, method)
+            )
             handles.setdefault(h.get_label(), h)
             bad = ok & (b > e * (1 + 1e-9))
             if bad.any():
                 bad_any = True
-                ax.plot(e[bad], s[bad], linestyle="none", marker="o", markersize=11, markerfacecolor="none",
-                        markeredgecolor="red")
+                ax.plot(
+                    e[bad],
+                    s[bad],
+                    linestyle="none",
+                    marker="o",
+                    markersize=11,
+                    markerfacecolor="none",
+                    markeredgecolor="red",
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("target ε (BDPL)")
@@ -51,8 +68,14 @@ def plot_calibration(rows: Sequence[dict], axes):
         cols = axes[0].get_subplotspec().get_gridspec().ncols
     except AttributeError:
         cols = len(axes)
-    legend(axes[min(cols, len(axes)) - 1], list(handles.values()) + extra,
-           list(handles) + [str(h.get_label()).replace(" (ε", "\n(ε") for h in extra])
-    axes[0].figure.suptitle("Laplace scale b that makes the count of state 1 ε-BDP on a Markov chain:\nexact "
-                            "calibration (every adversary) vs the general, Markov and Zhao bounds", fontsize=10)
+    legend(
+        axes[min(cols, len(axes)) - 1],
+        list(handles.values()) + extra,
+        list(handles) + [str(h.get_label()).replace(" (ε", "\n(ε") for h in extra],
+    )
+    axes[0].figure.suptitle(
+        "Laplace scale b that makes the count of state 1 ε-BDP on a Markov chain:\nexact "
+        "calibration (every adversary) vs the general, Markov and Zhao bounds",
+        fontsize=10,
+    )
     return axes

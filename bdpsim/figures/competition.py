@@ -22,12 +22,17 @@ STYLE = {
 #: the rows' method labels of the general bound and of group DP, which prescribe the same scale
 _SAME_SCALE = ("general", "group")
 
-LABEL = {"exact": "exact calibration (smallest ε-BDP scale)",
-         "general": "general bound (m = T)", "group": "group DP (one group of T records)",
-         "markov": "Markov bound", "zhao": "Zhao et al. bound",
-         "markov-quilt-approx": "Markov Quilt (MQMApprox)", "markov-quilt-exact": "Markov Quilt (MQMExact)",
-         "wasserstein": "Wasserstein mechanism",
-         "randomized-response": "randomized response (Laplace scale of equal std)"}
+LABEL = {
+    "exact": "exact calibration (smallest ε-BDP scale)",
+    "general": "general bound (m = T)",
+    "group": "group DP (one group of T records)",
+    "markov": "Markov bound",
+    "zhao": "Zhao et al. bound",
+    "markov-quilt-approx": "Markov Quilt (MQMApprox)",
+    "markov-quilt-exact": "Markov Quilt (MQMExact)",
+    "wasserstein": "Wasserstein mechanism",
+    "randomized-response": "randomized response (Laplace scale of equal std)",
+}
 
 
 def competition_panels(rows: Sequence[dict]) -> int:
@@ -71,8 +76,14 @@ def plot_competition(rows: Sequence[dict], axes):
             if not ok.any():
                 continue
             color, marker, ls = STYLE.get(method, ("tab:gray", "*", "-"))
-            label = "general bound = group DP (m = T)" if (merged and method == general) else LABEL.get(method, method)
-            (h,) = ax_s.plot(e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=label, markersize=5)
+            label = (
+                "general bound = group DP (m = T)"
+                if (merged and method == general)
+                else LABEL.get(method, method)
+            )
+            (h,) = ax_s.plot(
+                e[ok], s[ok], color=color, marker=marker, linestyle=ls, label=label, markersize=5
+            )
             ax_b.plot(e[ok], b[ok] / e[ok], color=color, marker=marker, linestyle=ls, markersize=5)
             handles.setdefault(label, h)
             for T2 in others:
@@ -100,10 +111,18 @@ def plot_competition(rows: Sequence[dict], axes):
         ax_b.set_title(f"({chr(97 + k + ci)}) {name}, T = {T}: exact BDPL of that noise", fontsize=9)
     extra = [proxy("exact BDPL = ε; shaded: not ε-BDP", color="0.3", linestyle="-")]
     if others:
-        extra.append(proxy(f"thin line: the same at T = {', '.join(str(t) for t in others)}", color="0.3",
-                           linestyle="-", lw=0.8))
+        extra.append(
+            proxy(
+                f"thin line: the same at T = {', '.join(str(t) for t in others)}",
+                color="0.3",
+                linestyle="-",
+                lw=0.8,
+            )
+        )
     legend(axes[k - 1], list(handles.values()) + extra, list(handles) + [str(h.get_label()) for h in extra])
-    axes[0].figure.suptitle("Competing mechanisms for the count of state 1 on a Markov chain, every adversary "
-                            "(exact window search): the noise each prescribes for a target ε and its real leakage",
-                            fontsize=10)
+    axes[0].figure.suptitle(
+        "Competing mechanisms for the count of state 1 on a Markov chain, every adversary "
+        "(exact window search): the noise each prescribes for a target ε and its real leakage",
+        fontsize=10,
+    )
     return axes

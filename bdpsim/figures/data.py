@@ -39,8 +39,15 @@ def thesis_fig07_rows(eps=(1.0, 2.0), m=(3, 10), beta=np.linspace(0.005, 0.5, 10
         for mm in m:
             for b in beta:
                 lower = (mm - 1) / 2 if b < 1 / (math.exp(e) + 1) else math.nan
-                rows.append({"epsilon": e, "m": mm, "beta": float(b),
-                             "alpha_laplace": B.laplace_alpha(e / mm, float(b)), "alpha_lower_bound": lower})
+                rows.append(
+                    {
+                        "epsilon": e,
+                        "m": mm,
+                        "beta": float(b),
+                        "alpha_laplace": B.laplace_alpha(e / mm, float(b)),
+                        "alpha_lower_bound": lower,
+                    }
+                )
     return rows
 
 
@@ -51,27 +58,46 @@ def thesis_fig08_rows(ns=(3, 5, 7), points=200, epsilon=1.0) -> list[dict]:
     for n in ns:
         top = 1.0 / (n - 2) if n > 2 else 1.0
         for rho in np.linspace(0.0, top, points + 2)[1:-1]:
-            rows.append({"n": n, "rho": float(rho), "gaussian_bound": B.gaussian_bound(epsilon, rho, n).value,
-                         "general_bound": B.general_bound(epsilon, n).value})
+            rows.append(
+                {
+                    "n": n,
+                    "rho": float(rho),
+                    "gaussian_bound": B.gaussian_bound(epsilon, rho, n).value,
+                    "general_bound": B.general_bound(epsilon, n).value,
+                }
+            )
     return rows
 
 
 def thesis_fig11_rows(omegas=np.logspace(0, 2, 81), gammas=np.logspace(0, 3, 121)) -> list[dict]:
     """Markov bound beats Zhao's iff 4 ln gamma < 6 ln omega (gamma >= omega always holds)."""
-    return [{"omega": float(w), "gamma": float(g), "markov_better": int(4 * math.log(g) < 6 * math.log(w)),
-             "feasible": int(g >= w)} for w in omegas for g in gammas]
+    return [
+        {
+            "omega": float(w),
+            "gamma": float(g),
+            "markov_better": int(4 * math.log(g) < 6 * math.log(w)),
+            "feasible": int(g >= w),
+        }
+        for w in omegas
+        for g in gammas
+    ]
 
 
 def thesis_fig13_rows(eps=(0.5, 1.0, 2.0), ns=range(1, 101)) -> list[dict]:
     """Where the Markov bound ``eps + 4 ln gamma`` beats the general bound ``n eps``:
     ``gamma < gamma_max = exp((n - 1) eps / 4)`` (thesis eq. 284, Fig. 13)."""
-    return [{"epsilon": float(e), "n": int(n), "gamma_max": math.exp((n - 1) * e / 4),
-             "general_bound": n * e} for e in eps for n in ns]
+    return [
+        {"epsilon": float(e), "n": int(n), "gamma_max": math.exp((n - 1) * e / 4), "general_bound": n * e}
+        for e in eps
+        for n in ns
+    ]
 
 
 def thesis_fig16_rows(eps=(1.0, 2.0, 5.0, 10.0), hs=np.linspace(1.0, 10.0, 91)) -> list[dict]:
     """Max gamma with h = eps/(eps - 4 ln gamma) <= h: gamma = exp(eps (1 - 1/h) / 4)."""
-    return [{"epsilon": e, "h": float(h), "gamma_max": math.exp(e * (1 - 1 / h) / 4)} for e in eps for h in hs]
+    return [
+        {"epsilon": e, "h": float(h), "gamma_max": math.exp(e * (1 - 1 / h) / 4)} for e in eps for h in hs
+    ]
 
 
 def gaussian_rho_general_better(m: int) -> float:
@@ -92,13 +118,21 @@ def paper_fig1_rows(ms=(3, 6, 12, 24), points=1000, h_max=10.0) -> list[dict]:
         grid = np.union1d(grid[grid < rho_top], [rho_top] + ([cross] if cross < rho_top else []))
         for rho in grid:
             h = B.gaussian_factor(float(rho), m)
-            rows.append({"m": m, "rho": float(rho), "h": h, "general_better": int(h > m),
-                         "rho_general_better": cross if cross < rho_top else math.nan})
+            rows.append(
+                {
+                    "m": m,
+                    "rho": float(rho),
+                    "h": h,
+                    "general_better": int(h > m),
+                    "rho_general_better": cross if cross < rho_top else math.nan,
+                }
+            )
     return rows
 
 
-def paper_fig3_rows(eps=(0.5, 1.0, 2.0, 5.0, 10.0, 20.0), gammas=np.logspace(0, 2, 1000),
-                    h_max=10.0) -> list[dict]:
+def paper_fig3_rows(
+    eps=(0.5, 1.0, 2.0, 5.0, 10.0, 20.0), gammas=np.logspace(0, 2, 1000), h_max=10.0
+) -> list[dict]:
     """Markov relative error factor ``h = eps/(eps - 4 ln gamma)`` (paper Cor. 6.3, Fig. 3) for
     gamma >= 1 up to ``h = h_max``: each curve ends exactly at ``gamma = exp(eps (1 - 1/h_max)/4)``,
     the last grid point before its asymptote ``gamma = e^{eps/4}``."""
@@ -111,6 +145,7 @@ def paper_fig3_rows(eps=(0.5, 1.0, 2.0, 5.0, 10.0, 20.0), gammas=np.logspace(0, 
 
 
 # ------------------------------------------------------------------ paper Fig. 2: randomized response
+
 
 def rr_alpha(n: int, count: int, rho: float, beta: float = 0.05) -> float:
     """Exact alpha at level beta of the debiased randomized-response count
@@ -127,8 +162,9 @@ def rr_alpha(n: int, count: int, rho: float, beta: float = 0.05) -> float:
     return float(err[order[k]]) if k < order.size else 0.0
 
 
-def paper_fig2_rows(pss=(0.8, 0.7, 0.6), eps=np.arange(1, 41) * 0.25, n=700, count=350,
-                    beta=0.05) -> list[dict]:
+def paper_fig2_rows(
+    pss=(0.8, 0.7, 0.6), eps=np.arange(1, 41) * 0.25, n=700, count=350, beta=0.05
+) -> list[dict]:
     """Panel (a), paper Fig. 2: alpha at beta = 5 % of the Markov-bound Laplace count
     ``ln(1/beta)/(eps - 4 ln gamma)`` vs Chakrabarti et al.'s randomized response (t = 1 - P_ss,
     gamma = P_ss/(1 - P_ss)), n = 700 with 350 ones. ``authors_point = 1`` marks the five eps of
@@ -141,9 +177,18 @@ def paper_fig2_rows(pss=(0.8, 0.7, 0.6), eps=np.arange(1, 41) * 0.25, n=700, cou
             tau = B.calibrate_markov(float(e), B.symmetric_chain(g))
             ours = math.log(1 / beta) / tau if math.isfinite(tau) else math.nan
             rho = rr_flip_probability(1 - p, float(e))
-            rows.append({"panel": "a", "p_ss": p, "gamma": g, "epsilon": float(e), "alpha_markov_laplace": ours,
-                         "rr_flip": rho, "alpha_randomized_response": rr_alpha(n, count, rho, beta),
-                         "authors_point": int(bool(np.isclose(theirs, e).any()))})
+            rows.append(
+                {
+                    "panel": "a",
+                    "p_ss": p,
+                    "gamma": g,
+                    "epsilon": float(e),
+                    "alpha_markov_laplace": ours,
+                    "rr_flip": rho,
+                    "alpha_randomized_response": rr_alpha(n, count, rho, beta),
+                    "authors_point": int(bool(np.isclose(theirs, e).any())),
+                }
+            )
     return rows
 
 
@@ -160,8 +205,9 @@ def rr_beta_iid(alpha: np.ndarray, n: int, theta: float, rho: float) -> np.ndarr
     return (mask * pmf[None, :]).sum(axis=1)
 
 
-def paper_fig2_authors_rows(n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.7),
-                            alphas=np.linspace(0.0, 0.2, 200)) -> list[dict]:
+def paper_fig2_authors_rows(
+    n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.7), alphas=np.linspace(0.0, 0.2, 200)
+) -> list[dict]:
     """Panel (b), the authors' variant (``BDP_RR/BDP_accuracy.py``): beta vs alpha for the mean of
     n = 500 bits at eps = 4 on the lazy symmetric chain with switch probability 0.3
     (gamma = 0.7/0.3). Randomized response per true proportion theta (:func:`rr_beta_iid`); the
@@ -171,16 +217,37 @@ def paper_fig2_authors_rows(n=500, epsilon=4.0, switch=0.3, thetas=(0.1, 0.5, 0.
     rho = rr_flip_probability(switch, epsilon)
     alphas = np.asarray(alphas, float)
     common = {"panel": "b", "n": n, "epsilon": epsilon, "switch": switch, "gamma": gamma}
-    rows = [{**common, "curve": "markov_laplace", "theta": math.nan, "tau": tau, "rr_flip": math.nan,
-             "alpha": float(a), "beta": math.exp(-a * n * tau)} for a in alphas]
+    rows = [
+        {
+            **common,
+            "curve": "markov_laplace",
+            "theta": math.nan,
+            "tau": tau,
+            "rr_flip": math.nan,
+            "alpha": float(a),
+            "beta": math.exp(-a * n * tau),
+        }
+        for a in alphas
+    ]
     for th in thetas:
-        rows += [{**common, "curve": RR_CURVE, "theta": th, "tau": math.nan, "rr_flip": rho,
-                  "alpha": float(a), "beta": float(b)} for a, b in zip(alphas, rr_beta_iid(alphas, n, th, rho))]
+        rows += [
+            {
+                **common,
+                "curve": RR_CURVE,
+                "theta": th,
+                "tau": math.nan,
+                "rr_flip": rho,
+                "alpha": float(a),
+                "beta": float(b),
+            }
+            for a, b in zip(alphas, rr_beta_iid(alphas, n, th, rho))
+        ]
     return rows
 
 
 # ------------------------------------------------------------------ schematic figures (thesis Figs. 4, 6,
 # 12, 14)
+
 
 def thesis_fig04_rows(f_d: float = 0.0, f_d_prime: float = 10.0, alpha: float = 4.0) -> list[dict]:
     """The sets of thesis eqs. (70)–(71) (Fig. 4) for an illustrative ``f(D)``, ``f(D')`` and
@@ -189,12 +256,32 @@ def thesis_fig04_rows(f_d: float = 0.0, f_d_prime: float = 10.0, alpha: float = 
     (the thesis' figure is a schematic; its image is missing from our copy)."""
     if not alpha <= abs(f_d - f_d_prime) / 2:
         raise ValueError("alpha must be at most half the distance between f(D) and f(D')")
-    return [{"set": "(f(D) - α, f(D) + α)", "low": f_d - alpha, "high": f_d + alpha, "f_d": f_d,
-             "f_d_prime": f_d_prime, "alpha": alpha},
-            {"set": "R \\ (f(D') - α, f(D') + α)", "low": -math.inf, "high": f_d_prime - alpha, "f_d": f_d,
-             "f_d_prime": f_d_prime, "alpha": alpha},
-            {"set": "R \\ (f(D') - α, f(D') + α)", "low": f_d_prime + alpha, "high": math.inf, "f_d": f_d,
-             "f_d_prime": f_d_prime, "alpha": alpha}]
+    return [
+        {
+            "set": "(f(D) - α, f(D) + α)",
+            "low": f_d - alpha,
+            "high": f_d + alpha,
+            "f_d": f_d,
+            "f_d_prime": f_d_prime,
+            "alpha": alpha,
+        },
+        {
+            "set": "R \\ (f(D') - α, f(D') + α)",
+            "low": -math.inf,
+            "high": f_d_prime - alpha,
+            "f_d": f_d,
+            "f_d_prime": f_d_prime,
+            "alpha": alpha,
+        },
+        {
+            "set": "R \\ (f(D') - α, f(D') + α)",
+            "low": f_d_prime + alpha,
+            "high": math.inf,
+            "f_d": f_d,
+            "f_d_prime": f_d_prime,
+            "alpha": alpha,
+        },
+    ]
 
 
 def thesis_fig06_rows(allele_b: float = 0.3) -> list[dict]:
@@ -205,8 +292,16 @@ def thesis_fig06_rows(allele_b: float = 0.3) -> list[dict]:
 
     law = hardy_weinberg(allele_b)
     names = {0: "homozygous-major", 1: "heterozygous", 2: "homozygous-minor"}
-    return [{"genotype": GENOTYPES[g], "code": g, "kind": names[g], "allele_b": allele_b,
-             "hardy_weinberg": float(law[g])} for g in range(3)]
+    return [
+        {
+            "genotype": GENOTYPES[g],
+            "code": g,
+            "kind": names[g],
+            "allele_b": allele_b,
+            "hardy_weinberg": float(law[g]),
+        }
+        for g in range(3)
+    ]
 
 
 FIG12_CHAINS = {"left": ((0.9, 0.1), (0.8, 0.2)), "right": ((0.9, 0.1), (0.2, 0.8))}
@@ -221,11 +316,22 @@ def chain_rows(label: str, model, symbols: dict | None = None) -> list[dict]:
     instead of the number (thesis Fig. 14's ``γ/(1 + γ)``)."""
     P = np.asarray(model.transition, dtype=float)
     g, w = B.gamma_of(P), B.omega_of(P)
-    return [{"chain": label, "from": x, "to": y, "probability": float(P[x, y]),
-             "label": (symbols or {}).get((x, y), f"{P[x, y]:g}"), "gamma": g, "omega": w,
-             "markov_offset": 4 * math.log(g), "zhao_offset": 6 * math.log(w),
-             "stationary": "; ".join(f"{v:.6g}" for v in model.initial)}
-            for x in range(P.shape[0]) for y in range(P.shape[1])]
+    return [
+        {
+            "chain": label,
+            "from": x,
+            "to": y,
+            "probability": float(P[x, y]),
+            "label": (symbols or {}).get((x, y), f"{P[x, y]:g}"),
+            "gamma": g,
+            "omega": w,
+            "markov_offset": 4 * math.log(g),
+            "zhao_offset": 6 * math.log(w),
+            "stationary": "; ".join(f"{v:.6g}" for v in model.initial),
+        }
+        for x in range(P.shape[0])
+        for y in range(P.shape[1])
+    ]
 
 
 def thesis_fig12_rows() -> list[dict]:

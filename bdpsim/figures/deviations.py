@@ -20,24 +20,31 @@ class Deviation:
     why: str
 
 
-_KDE_THESIS = ("KDE as the thesis describes it (signed ln(p_x/p_x') of the drawn ordered pair, fastKDE densities "
-               "without the positive shift); the thesis does not say what it did where a density estimate is ≤ 0 "
-               "— bdpsim drops those evaluation points and counts them (CSV column nonpositive_points).")
+_KDE_THESIS = (
+    "KDE as the thesis describes it (signed ln(p_x/p_x') of the drawn ordered pair, fastKDE densities "
+    "without the positive shift); the thesis does not say what it did where a density estimate is ≤ 0 "
+    "— bdpsim drops those evaluation points and counts them (CSV column nonpositive_points)."
+)
 
 DEVIATIONS: dict[str, Deviation] = {
     "thesis-fig03": Deviation(
         "β = e^(−ε/2); ε ∈ [0, 5] (1 000 points), linear axes, β ∈ [0, 1] "
         "(plots_for_paper.py: arbitrary_prob_error_greater_than_half_dataset)",
-        "same formula and axes, 201 points", "none (point count only)"),
+        "same formula and axes, 201 points",
+        "none (point count only)",
+    ),
     "thesis-fig04": Deviation(
         "thesis §4.2 (proof of Thm 4.6): a schematic of the sets in eqs. (70)–(71); the image is "
         "missing from "
         "our copy",
         "the two sets on a number line for illustrative f(D) = 0, f(D') = 10, α = 4 (α ≤ |f(D) − f(D')|/2)",
-        "a schematic: drawn from the equations, not from the thesis' image"),
+        "a schematic: drawn from the equations, not from the thesis' image",
+    ),
     "thesis-fig05": Deviation(
         "β = 1/(e^ε + 1); ε ∈ [0, 5], log y ∈ [10⁻³, 1] (plots_for_paper.py: arbitrary_utility)",
-        "same formula and axes, 201 points", "none (point count only)"),
+        "same formula and axes, 201 points",
+        "none (point count only)",
+    ),
     "thesis-fig06": Deviation(
         "thesis §5 (before Def. 5.1): a schematic of an allele pair at one position; the image is "
         "missing from "
@@ -45,20 +52,23 @@ DEVIATIONS: dict[str, Deviation] = {
         "two chromosomes with one allele each at the same position, and the three genotypes BB, "
         "Bb, bb with the "
         "Hardy–Weinberg frequencies of bdpsim's PedigreeModel founder law (b-allele frequency 0.3)",
-        "a schematic: drawn from Def. 5.1, not from the thesis' image; the frequencies are bdpsim's addition"),
+        "a schematic: drawn from Def. 5.1, not from the thesis' image; the frequencies are bdpsim's addition",
+    ),
     "thesis-fig07": Deviation(
         "Laplace α = ln(1/β) m/ε vs the lower bound (m − 1)/2 (thesis Cor. 4.4, 5.3); the plotted ε and m "
         "are not stated in the text and no script is published",
         "ε ∈ {1, 2}, m ∈ {3, 10}, β ∈ [0.005, 0.5]; the lower bound (m − 1)/2 (the same for every "
         "ε) drawn once "
         "per m, its end β = 1/(e^ε + 1) marked per ε",
-        "the source's parameters are not recoverable (the figure image is missing from our copy)"),
+        "the source's parameters are not recoverable (the figure image is missing from our copy)",
+    ),
     "thesis-fig08": Deviation(
         "Gaussian (solid) vs general bound of a 1-DP sum — dashed in the thesis' caption, dotted in "
         "plots_for_paper.py: gaussian_bounds — n ∈ {3, 5, 7}, ρ ∈ [0, 1/(n − 2)] (1 000 points), x ∈ [0, 1], "
         "linear y ∈ [0, 10]",
         "same, general bound dashed (the caption), ρ in the open interval (0, 1/(n − 2)), 200 points",
-        "the Gaussian bound is undefined at ρ = 1/(n − 2)"),
+        "the Gaussian bound is undefined at ρ = 1/(n − 2)",
+    ),
     "thesis-fig09": Deviation(
         "thesis §6.4: ε = 1, clip [0, 10], n ∈ {3, 5, 7}, 10 values of ρ ∈ (0, 1/(n − 2)), fresh "
         "μ and Σ_ρ per "
@@ -68,7 +78,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "panel per n; the bound drawn as the analytic curve min(nε, Gaussian bound) over ρ ∈ (0, 1/(n − 2))",
         "the mixture estimate is bdpsim's addition; one panel per n (the thesis draws one) so the "
         "error bars of "
-        "the interleaved ρ grids stay apart. " + _KDE_THESIS),
+        "the interleaved ρ grids stay apart. " + _KDE_THESIS,
+    ),
     "thesis-fig10": Deviation(
         "thesis §6.4.3: Fig. 9's grid without clipping, target-dependent BDPL for x = 0, x' = 10; dots = "
         "unclipped, crosses = Fig. 9's clipped results; solid line = the target-dependent Gaussian bound "
@@ -87,13 +98,15 @@ DEVIATIONS: dict[str, Deviation] = {
         "ρ = 0.018: 1.400 vs 1.245 (CI from 1.384) — while the exact maximum over the same adversaries is "
         "below it (1.092, 1.204, 1.078, 1.056): KDE bias, not a failure of the bound; (2) the unclipped KDE "
         "p99 exceeds the clipped one by 0.30–1.06 nats (27–77 %) where the thesis says 'marginally greater'. "
-        + _KDE_THESIS),
+        + _KDE_THESIS,
+    ),
     "thesis-fig11": Deviation(
         "region 4 ln γ < 6 ln ω in (ω, γ), log–log, 'dotted region'; ranges not stated, no script",
         "ω ∈ [1, 100], γ ∈ [1, 1 000]; the region ω ≤ γ < ω^(3/2) drawn from its analytic boundaries, dotted "
         "(the CSV keeps the 81 × 121 grid it was checked on); γ < ω (impossible) grey; thesis Fig. 12's two "
         "chains marked",
-        "the source's ranges are not recoverable"),
+        "the source's ranges are not recoverable",
+    ),
     "thesis-fig12": Deviation(
         "thesis §7.2: 'two examples of a Markov chain … on the left γ = 9 and ω = 2 (Zhao's bound "
         "smaller), on "
@@ -102,14 +115,16 @@ DEVIATIONS: dict[str, Deviation] = {
         "copy",
         "two 2-state chains with exactly these γ and ω, drawn from their models: left P = [[0.9, 0.1], "
         "[0.8, 0.2]], right P = [[0.9, 0.1], [0.2, 0.8]]; the titles give both bounds",
-        "the thesis' chains are not recoverable (it may use other probabilities or more states)"),
+        "the thesis' chains are not recoverable (it may use other probabilities or more states)",
+    ),
     "thesis-fig13": Deviation(
         "hatched regions γ < exp((n − 1) ε/4) for ε ∈ {0.5, 1, 2}, n ∈ [1, 100] (1 000 points), log y ∈ "
         "[1, 10⁴] (plots_for_paper.py: markov_new_bound_better)",
         "same regions and axes, n = 1, 2, …, 100; the nested regions as translucent fills (darker "
         "where the Markov "
         "bound wins for more ε) with each ε's boundary drawn, instead of three overlapping hatches",
-        "n is a number of records (integers); three nested hatches were unreadable"),
+        "n is a number of records (integers); three nested hatches were unreadable",
+    ),
     "thesis-fig14": Deviation(
         "thesis §7.3.1: 'Markov chain used in the simulations. For any γ ≥ 1, this Markov chain has maximum "
         "transition probability ratio γ'; the image is missing from our copy",
@@ -118,14 +133,16 @@ DEVIATIONS: dict[str, Deviation] = {
         "numbers, which are "
         "tabled for γ = 1, 2, 3, 5, 10",
         "our reading of the caption (thesis §7.3.1): the only 2-state chain family with ratio γ that is "
-        "symmetric; the thesis' image may label it differently"),
+        "symmetric; the thesis' image may label it differently",
+    ),
     "thesis-fig15": Deviation(
         "thesis §7.3: chain of thesis Fig. 14, n = 10, ε ∈ {0.5, 1, 2}, γ ∈ {1, …, 10}, 1 000 adversaries × "
         "10⁵ samples, crosses; bound = min(Markov, general)",
         "same; plus the exact BDPL over every adversary (open circles), K = ∅ included",
         "ground truth added (the thesis' sampler never draws K = ∅, the worst adversary in "
         "several settings). "
-        + _KDE_THESIS + " The KDE p99 lies above the bound at points where the thesis reads 'not tight': no "
+        + _KDE_THESIS
+        + " The KDE p99 lies above the bound at points where the thesis reads 'not tight': no "
         "reading of §3.1.2 (evaluation points uniform, from the outputs, from one condition or on "
         "fastKDE's grid; "
         "with or without the shift; signed or symmetric; four ways to draw K and x_K) stays below "
@@ -133,18 +150,22 @@ DEVIATIONS: dict[str, Deviation] = {
         "(scripts/thesis_fidelity.py --readings, results/accuracy/thesis_fidelity_readings.txt); "
         "at γ = 1 the "
         "records are independent, the BDPL is exactly ε and the exact densities already reach ε at the same "
-        "points, so a maximum of noisy estimates over 1 000 points must exceed it."),
+        "points, so a maximum of noisy estimates over 1 000 points must exceed it.",
+    ),
     "thesis-fig16": Deviation(
         "γ = exp(ε (h − 1)/(4h)), h ∈ [1, 10], log y ∈ [1, 100] (plots_for_paper.py: "
         "markov_utility); the ε of "
         "the thesis figure are not in the script (the function is not called)",
-        "ε ∈ {1, 2, 5, 10}, same axes, 91 points", "the source's ε are not recoverable"),
+        "ε ∈ {1, 2, 5, 10}, same axes, 91 points",
+        "the source's ε are not recoverable",
+    ),
     "paper-fig1": Deviation(
         "h = m²/(4(1/ρ − m + 2)) + 1 for m ∈ {3, 6, 12, 24}, ρ ∈ [0, 1] (1 000 points), y ∈ [1, 10] "
         "(plots_for_paper.py: gaussian_utility_reverse_axes)",
         "same; each curve ends exactly at h = 10; a band and a dot mark where the general bound is better "
         "(h > m, i.e. ρ > (m − 1)/(5/4 m² − 3m + 2), paper eq. 4)",
-        "the marking is bdpsim's addition; for m = 12 and 24 the crossing (h = m) lies above h = 10"),
+        "the marking is bdpsim's addition; for m = 12 and 24 the crossing (h = m) lies above h = 10",
+    ),
     "paper-fig2": Deviation(
         "paper: n = 700, P_ss ∈ {0.8, 0.7, 0.6}, α at β = 5 %; plots/mle_accu.py: 350 ones, ε = "
         "linspace(ceil(4 ln γ), 10, 5), RR α by bisection on the binomial convolution; "
@@ -154,12 +175,14 @@ DEVIATIONS: dict[str, Deviation] = {
         "discrete quantile of the same convolution; (b) the BDP_accuracy.py variant with its formulas",
         "denser ε grid. In (b) the script's RR β treats the records as i.i.d. Bernoulli(θ) (Bin(n, q), error "
         "to θ, sampling variance included) while the Laplace β is for fixed data; reproduced as "
-        "the script has it"),
+        "the script has it",
+    ),
     "paper-fig3": Deviation(
         "h = ε/(ε − 4 ln γ), ε ∈ {0.5, 1, 2, 5, 10, 20}, γ = logspace(0, 2, 1 000), x ∈ [1, 100] log, "
         "y ∈ [1, 10] (plots_for_paper.py: markov_utility_reverse_axes)",
         "same grid; each curve ends exactly at h = 10 (γ = e^(0.225 ε)), so every curve reaches the top",
-        "none"),
+        "none",
+    ),
     "paper-fig4": Deviation(
         "paper §7, Table 3: Galton n = 897 children, m = 3, clip 0–100 in; FamilyIQ n = 868, m = 2, clip "
         "40–160; SyntheticIQ 20 000 records, ρ = 0.45, 'σ² = 15'; ε = 1…20 (20 values), 1 000 runs, 95 % "
@@ -169,7 +192,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "m = 2, ρ = 0.4483; SyntheticIQ 20 000 records, sd 15, ρ = 0.45, bdpsim's seed; one panel "
         "per dataset",
         "the paper text is followed where text and script disagree (clip ranges, Galton records); our Galton "
-        "copy has 898 rows, the sources count 897"),
+        "copy has 898 rows, the sources count 897",
+    ),
     "paper-fig5": Deviation(
         "paper: Activity n = 17 568 (Table 3), γ = 7.54; Electricity 731 days, 70/80/90 kWh, γ = "
         "3.29/4.49/8.43. "
@@ -194,7 +218,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "with the paper's n = 17 568 1.9·10³–1.0·10⁴), below n for every ε. 10^5 matches neither "
         "that nor the MSE ratio (its square, 2.5·10⁶–8.3·10⁷); it is "
         "the span of the plot: the general bound's α at ε = 1 (4.6·10⁴) over the Markov bound's at ε = 20 "
-        "(0.25), 1.8·10⁵"),
+        "(0.25), 1.8·10⁵",
+    ),
     "thesis-fig17": Deviation(
         "thesis §8: 1000 Genomes phase 3, chromosome 22, first 1 000 allele pairs → 1 000 data sets × 2 504 "
         "persons; count of BB ('homozygous-major'), average true count 40.29; general bound (scale m/ε) for "
@@ -214,7 +239,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "structure are bdpsim's; the m "
         "values are not the thesis'; B is the rarer allele, since a count of 40.29 of 2 504 cannot be "
         "'homozygous-major' (see the list below); the MSE itself, 2(m/ε)², does not depend on the data. "
-        "`bdpsim utility configs/utility_genomic.toml` still runs one population of 2 520 records"),
+        "`bdpsim utility configs/utility_genomic.toml` still runs one population of 2 520 records",
+    ),
     "thesis-fig18": Deviation(
         "thesis §8.2, §8.4.2: 897 trios (child, father, mother), n = m = 3, clipped to 60–80 in, ρ = 0.275 "
         "(ε ≈ 1.853 τ) vs general (ε = 3τ); the thesis' script measures the MSE against the unclipped sum",
@@ -222,7 +248,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "the clipping bias² (0.144 in² on average) drawn as a line",
         "bdpsim reports the mechanism's error on its query (the clipped sum); the script's reference adds "
         "the bias²: at ε = 20 it is 7 % of the DP baseline's MSE (2.0) and ≤ 2.1 % of the BDP mechanisms', "
-        "less at smaller ε"),
+        "less at smaller ε",
+    ),
     "thesis-fig19": Deviation(
         "thesis §8.2, §8.4.3: (a) '61' single days of n = 288, (b) complete data n = 17 568; general, Markov "
         "(τ + 8.05) and Zhao (τ + 10.64) bounds; MSE. The thesis' script drops NA (53 days, n = 15 264) and "
@@ -232,13 +259,15 @@ DEVIATIONS: dict[str, Deviation] = {
         "exact calibration (smallest ε-BDP scale over every adversary of the fitted chain), "
         "bdpsim's addition",
         "days without readings cannot be counted; the thesis' own averages (80 per day, 4 250 in all) are "
-        "those of 53 days and 15 264 records"),
+        "those of 53 days and 15 264 records",
+    ),
     "bdpsim-calibration": Deviation(
         "not in the sources (issue 10): the paper calibrates by bounds only (§5.2, §6.1, §7.3)",
         "activity chain (n = 288, 17 568) and the Fig. 15 chains (γ = 3, 10; n = 10), ε ∈ {0.5, "
         "1, 2, 5, 10, 20}; "
         "exact = smallest scale with exact BDPL ≤ ε over all adversaries (window reduction)",
-        "new figure: what an ε-BDP Laplace count needs for these data models, against the bound calibrations"),
+        "new figure: what an ε-BDP Laplace count needs for these data models, against the bound calibrations",
+    ),
     "bdpsim-competition": Deviation(
         "not in the sources (issue 12): the Markov Quilt and Wasserstein mechanisms (papers/002, "
         "the authors' "
@@ -247,17 +276,20 @@ DEVIATIONS: dict[str, Deviation] = {
         "activity chain and the Fig. 15 chains (γ = 3, 10), T = 100 and 288, ε ∈ {0.5, 1, 2, 5, "
         "10}; count of "
         "state 1; exact BDPL over all adversaries of every prescribed mechanism (window search)",
-        "new figure: noise and real leakage of each competing mechanism under BDP's adversary model"),
+        "new figure: noise and real leakage of each competing mechanism under BDP's adversary model",
+    ),
     "bdpsim-knowledge": Deviation(
         "not in the sources; the question of prior differential privacy (Li et al., papers/001)",
         "activity chain, count + Lap(1), n = 288: worst leakage per number of unknown records left/right of "
         "the target, ending in a known record or the chain start",
-        "new figure"),
+        "new figure",
+    ),
     "bdpsim-pedigree": Deviation(
         "thesis §5 (Cor. 5.2: BDPL ≥ (m − 1)ε; Thm 4.3: ≤ mε) states bounds only, no exact values",
         "exact BDPL over all adversaries of the Laplace BB count, nuclear families m = 3…12, "
         "ε ∈ {0.5, 1, 2}, allele-b frequency ∈ {0.1, 0.3, 0.5}, Hardy–Weinberg founders",
-        "new figure"),
+        "new figure",
+    ),
     "pufferfish-fig2": Deviation(**_PF2["deviation"]),
     "bdpsim-audit": Deviation(
         "no source: the thesis and the paper estimate BDPL by KDE only (thesis §3.1.2), with no error bar",
@@ -265,12 +297,14 @@ DEVIATIONS: dict[str, Deviation] = {
         "adversaries, seed 1; "
         "audit budgets 1e5…1e8 mechanism calls (the mechanism run as a black box), KDE at 1e4 and 1e5 "
         "samples per condition over the same adversaries; exact BDPL by the window search",
-        "new figure (issue 17: a certified lower bound instead of the KDE's biased guess)"),
+        "new figure (issue 17: a certified lower bound instead of the KDE's biased guess)",
+    ),
     "bdpsim-generations": Deviation(
         "thesis §5.3 asks whether core family size matters more than family size (open question)",
         "exact BDPL of three-generation families (m = 5…10) vs nuclear families of size m and of their "
         "largest core family",
-        "new figure answering the question with numbers"),
+        "new figure answering the question with numbers",
+    ),
     "bdpsim-utility-optimal": Deviation(
         "no source: the paper's utility experiment (§7) calibrates Laplace noise by bounds only",
         "the §7 experiment (1 000 runs per ε, 95 % quantile and MSE of the error) on the activity "
@@ -283,7 +317,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "Electricity_P.csv is supplied",
         "new figure (issue 30 item 4): how much of the utility the Laplace shape costs at equal "
         "ε; ε ≤ 8 is where "
-        "the Markov and Zhao bounds cannot calibrate (4 ln γ = 8.06) and each ε takes an LP of minutes"),
+        "the Markov and Zhao bounds cannot calibrate (4 ln γ = 8.06) and each ε takes an LP of minutes",
+    ),
     "bdpsim-frontier": Deviation(
         "no source: the paper asks whether BDP costs utility but calibrates Laplace noise only (§7); "
         "Geng & Viswanath's staircase is optimal for DP, not for BDP",
@@ -295,7 +330,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "chain and the "
         "paper's three printed Electricity chains (70/80/90 kWh, rows normalised, the paper's n = 731 days: "
         "Electricity_P.csv has no pinned download, so the printed matrices stand in for a fit)",
-        "new figure (issue 30: the utility limit of any additive integer noise)"),
+        "new figure (issue 30: the utility limit of any additive integer noise)",
+    ),
     "tkde-budget": Deviation(
         "Cao et al., TKDE 2019, the budget-allocation figures (the paper's text is not in our sources; the "
         "parameters are those of the authors' yangcao888/TPL scripts testPlotBudgetAlloc.m and tools/plotTPL.m): "
@@ -306,7 +342,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4], [0.5, 0.3, 0.2]]) as the forward chain, its backward chain the "
         "stationary time reversal; beside Cao's curves the exact BPL/FPL/TPL of any ε_t-DP step under the same budgets",
         "the exact leakage needs one chain (independent TM_B and TM_F are no joint law of x_1..x_T) and at most 8 "
-        "states; the random matrices are unseeded, so no draw could be the paper's"),
+        "states; the random matrices are unseeded, so no draw could be the paper's",
+    ),
     "bdpsim-temporal": Deviation(
         "not in the sources: the paper (§7) releases the activity and electricity series with bounds only; Cao et "
         "al.'s TPL is the reference for leakage under temporal correlation (issue 34)",
@@ -316,7 +353,8 @@ DEVIATIONS: dict[str, Deviation] = {
         "[[0.3, 0.7], [0.9, 0.1]] (T = 30); exact TPL_t, Cao et al.'s TPL_t, the Markov bound ε + 4 ln γ "
         "(paper Thm 6.2) and group privacy Tε",
         "new figure (issue 34 item 4): on the paper's 2-state chains, which keep the order of their states, "
-        "the exact TPL equals Cao's; the last two panels show where it does not"),
+        "the exact TPL equals Cao's; the last two panels show where it does not",
+    ),
     "bdpsim-attack": Deviation(
         "no source: the paper argues with membership-inference attacks for ε in [5, 20] but computes no "
         "attack on its chains",
@@ -324,16 +362,17 @@ DEVIATIONS: dict[str, Deviation] = {
         "with Laplace noise of scale 1/ε, ε ∈ {0.25, 0.5, 1, 2, 4, 8}: the exact worst advantage max_a TV(P_a, "
         "Q_a) over every adversary against the exact BDPL, beside the chain with the same stationary marginal "
         "and independent records and the pure-ε curve tanh(BDPL/2)",
-        "new figure (issue 35 item 4: what a BDPL means to an attacker)"),
+        "new figure (issue 35 item 4: what a BDPL means to an attacker)",
+    ),
 }
 
 NOT_REPRODUCED: dict[str, str] = {
     "thesis Fig. 1": "the introduction's illustration of posterior-to-posterior vs prior-to-posterior belief "
-                     "change (an adversary's belief about one person's income as three hand-drawn "
-                     "distributions): no model, data or formula behind it",
+    "change (an adversary's belief about one person's income as three hand-drawn "
+    "distributions): no model, data or formula behind it",
     "thesis Fig. 2": "the introduction's social-network example (Caroline, Peter and their friends as a "
-                     "graph, "
-                     "Example 1): an illustration of correlated edges, no model, data or formula behind it",
+    "graph, "
+    "Example 1): an illustration of correlated edges, no model, data or formula behind it",
 }
 """Source figures ``bdpsim figures`` does not draw, and why (every other thesis and paper figure
 has a gallery entry)."""

@@ -39,19 +39,45 @@ def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fon
         if x == y:  # self-loop over the state, label above it
             p = pos[x]
             a, b = p + R * np.array([-0.55, 0.84]), p + R * np.array([0.55, 0.84])
-            ax.add_patch(FancyArrowPatch(_xy(a), _xy(b), connectionstyle="arc3,rad=-1.9", arrowstyle="-|>",
-                                         mutation_scale=14, lw=1.3, color="k", zorder=2))
+            ax.add_patch(
+                FancyArrowPatch(
+                    _xy(a),
+                    _xy(b),
+                    connectionstyle="arc3,rad=-1.9",
+                    arrowstyle="-|>",
+                    mutation_scale=14,
+                    lw=1.3,
+                    color="k",
+                    zorder=2,
+                )
+            )
             ax.text(p[0], p[1] + R + 0.62, lab, ha="center", va="bottom", fontsize=fontsize)
             continue
         p, q = pos[x], pos[y]
         d = (q - p) / np.linalg.norm(q - p)
         nrm = np.array([-d[1], d[0]])
         a, b = p + R * (d * 0.8 + nrm * 0.6), q + R * (-d * 0.8 + nrm * 0.6)
-        ax.add_patch(FancyArrowPatch(_xy(a), _xy(b), connectionstyle="arc3,rad=-0.3", arrowstyle="-|>",
-                                     mutation_scale=14, lw=1.3, color="k", zorder=2))
+        ax.add_patch(
+            FancyArrowPatch(
+                _xy(a),
+                _xy(b),
+                connectionstyle="arc3,rad=-0.3",
+                arrowstyle="-|>",
+                mutation_scale=14,
+                lw=1.3,
+                color="k",
+                zorder=2,
+            )
+        )
         mid = (p + q) / 2 + nrm * (0.3 * np.linalg.norm(q - p) / 2 + 0.32)
-        ax.text(*mid, lab, ha="center", va="center", fontsize=fontsize,
-                bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none"))
+        ax.text(
+            *mid,
+            lab,
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none"),
+        )
     xs = np.array([p[0] for p in pos.values()])
     ys = np.array([p[1] for p in pos.values()])
     ax.set_xlim(xs.min() - 1.1, xs.max() + 1.1)
@@ -75,9 +101,12 @@ def plot_thesis_fig12(rows, axes):
         draw_chain(ax, rs, STATE_NAMES.get(2))
         r0 = rs[0]
         better = "Zhao's bound smaller" if r0["zhao_offset"] < r0["markov_offset"] else "Markov bound smaller"
-        ax.set_title(f"Thesis Fig. 12 ({side}): γ = max P / min P = {r0['gamma']:.3g}, ω = {r0['omega']:.3g}\n"
-                     f"Markov ε + 4 ln γ = ε + {r0['markov_offset']:.2f},  Zhao ε + 6 ln ω = ε + "
-                     f"{r0['zhao_offset']:.2f}\n→ {better}", fontsize=9)
+        ax.set_title(
+            f"Thesis Fig. 12 ({side}): γ = max P / min P = {r0['gamma']:.3g}, ω = {r0['omega']:.3g}\n"
+            f"Markov ε + 4 ln γ = ε + {r0['markov_offset']:.2f},  Zhao ε + 6 ln ω = ε + "
+            f"{r0['zhao_offset']:.2f}\n→ {better}",
+            fontsize=9,
+        )
     return axes
 
 
@@ -94,10 +123,21 @@ def plot_thesis_fig14(rows, ax):
     x0, x1 = ax.get_xlim()
     y0, _ = ax.get_ylim()
     ax.set_ylim(y0 - 2.3, ax.get_ylim()[1])
-    ax.text((x0 + x1) / 2, y0 - 0.1, "\n".join(lines), ha="center", va="top", family="monospace", fontsize=9,
-            multialignment="left")
-    ax.set_title("Thesis Fig. 14: the Markov chain of the Fig. 15 simulations (symmetric_chain(γ));\n"
-                 "max transition ratio γ for every γ ≥ 1, stationary law (1/2, 1/2)", fontsize=9)
+    ax.text(
+        (x0 + x1) / 2,
+        y0 - 0.1,
+        "\n".join(lines),
+        ha="center",
+        va="top",
+        family="monospace",
+        fontsize=9,
+        multialignment="left",
+    )
+    ax.set_title(
+        "Thesis Fig. 14: the Markov chain of the Fig. 15 simulations (symmetric_chain(γ));\n"
+        "max transition ratio γ for every γ ≥ 1, stationary law (1/2, 1/2)",
+        fontsize=9,
+    )
     return ax
 
 
@@ -112,15 +152,26 @@ def plot_thesis_fig04(rows, ax):
         ax.plot([x], [0], "|", color="k", ms=14, mew=1.5)
         ax.text(x, -0.18, name, ha="center", va="top", fontsize=10)
     inner = [r for r in rows if math.isfinite(r["low"]) and math.isfinite(r["high"])][0]
-    ax.add_patch(Rectangle((inner["low"], 0.25), inner["high"] - inner["low"], 0.22, color="tab:blue", alpha=0.6))
-    ax.text(fd, 0.55, "(f(D) − α, f(D) + α)   [eq. (71)]", ha="center", va="bottom", fontsize=9, color="tab:blue")
+    ax.add_patch(
+        Rectangle((inner["low"], 0.25), inner["high"] - inner["low"], 0.22, color="tab:blue", alpha=0.6)
+    )
+    ax.text(
+        fd, 0.55, "(f(D) − α, f(D) + α)   [eq. (71)]", ha="center", va="bottom", fontsize=9, color="tab:blue"
+    )
     for r in rows:
         if r is inner:
             continue
         a0, a1 = max(r["low"], lo), min(r["high"], hi)
         ax.add_patch(Rectangle((a0, -0.62), a1 - a0, 0.18, color="tab:red", alpha=0.45))
-    ax.text(fdp, -0.75, "ℝ \\ (f(D') − α, f(D') + α)   [eq. (70)]: everything but the gap", ha="center", va="top",
-            fontsize=9, color="tab:red")
+    ax.text(
+        fdp,
+        -0.75,
+        "ℝ \\ (f(D') − α, f(D') + α)   [eq. (70)]: everything but the gap",
+        ha="center",
+        va="top",
+        fontsize=9,
+        color="tab:red",
+    )
     ax.annotate("", (fd + a, 0.12), (fd, 0.12), arrowprops=dict(arrowstyle="<->", lw=1))
     ax.text(fd + a / 2, 0.14, "α", ha="center", va="bottom", fontsize=9)
     ax.annotate("", (fdp, 0.12), (fdp - a, 0.12), arrowprops=dict(arrowstyle="<->", lw=1))
@@ -128,22 +179,38 @@ def plot_thesis_fig04(rows, ax):
     ax.set_xlim(lo, hi)
     ax.set_ylim(-1.2, 1.0)
     ax.axis("off")
-    ax.set_title("Thesis Fig. 4 (schematic): the sets of eqs. (70)–(71); with α ≤ |f(D) − f(D')|/2 the blue\n"
-                 "interval lies inside the red set, so P[A(D') ∈ red] ≥ P[A(D') ∈ blue] (illustrative values)",
-                 fontsize=9)
+    ax.set_title(
+        "Thesis Fig. 4 (schematic): the sets of eqs. (70)–(71); with α ≤ |f(D) − f(D')|/2 the blue\n"
+        "interval lies inside the red set, so P[A(D') ∈ red] ≥ P[A(D') ∈ blue] (illustrative values)",
+        fontsize=9,
+    )
     return ax
 
 
 def plot_thesis_fig06(rows, ax):
     """Thesis Def. 5.1: one allele per parent at the same position; the three genotypes."""
     for x, who, allele in ((1.0, "from the mother", "B"), (2.4, "from the father", "b")):
-        ax.add_patch(FancyBboxPatch((x - 0.22, 0.4), 0.44, 3.6, boxstyle="round,pad=0.02,rounding_size=0.2",
-                                    facecolor="0.88", edgecolor="0.3", lw=1.2))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - 0.22, 0.4),
+                0.44,
+                3.6,
+                boxstyle="round,pad=0.02,rounding_size=0.2",
+                facecolor="0.88",
+                edgecolor="0.3",
+                lw=1.2,
+            )
+        )
         ax.add_patch(Rectangle((x - 0.22, 2.5), 0.44, 0.35, facecolor="tab:orange", edgecolor="0.3", lw=1))
         ax.text(x, 2.675, allele, ha="center", va="center", fontsize=12, weight="bold")
         ax.text(x, 0.2, f"chromosome\n{who}", ha="center", va="top", fontsize=9)
-    ax.annotate("the same position\n(one allele each)", (2.62, 2.675), xytext=(3.1, 3.5), fontsize=9,
-                arrowprops=dict(arrowstyle="->", lw=1))
+    ax.annotate(
+        "the same position\n(one allele each)",
+        (2.62, 2.675),
+        xytext=(3.1, 3.5),
+        fontsize=9,
+        arrowprops=dict(arrowstyle="->", lw=1),
+    )
     lines = ["allele pair at this position = one record X_i:"]
     for r in rows:
         lines.append(f"  {r['genotype']}  {r['kind']:17}  {r['hardy_weinberg']:.2f}")
@@ -153,6 +220,8 @@ def plot_thesis_fig06(rows, ax):
     ax.set_xlim(0.3, 8.6)
     ax.set_ylim(-0.6, 4.3)
     ax.axis("off")
-    ax.set_title("Thesis Fig. 6 (schematic): an allele pair at one position of the genetic code "
-                 "(thesis Def. 5.1)", fontsize=9)
+    ax.set_title(
+        "Thesis Fig. 6 (schematic): an allele pair at one position of the genetic code (thesis Def. 5.1)",
+        fontsize=9,
+    )
     return ax

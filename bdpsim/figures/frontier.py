@@ -11,11 +11,13 @@ from matplotlib.typing import LineStyleType
 
 from .style import colors, legend, proxy
 
-SERIES: tuple[tuple[str, str, str, str, LineStyleType], ...] = (("optimal", "table", "optimal integer noise (LP, verified)", "o", "-"),
-          ("exact", "laplace", "Laplace, exactly calibrated", "s", "--"),
-          ("exact", "geometric", "geometric, exactly calibrated", "^", "--"),
-          ("exact", "staircase", "staircase, exactly calibrated", "v", "--"),
-          ("markov-quilt-exact", "laplace", "Markov Quilt (Laplace, ε-Pufferfish scale)", "D", ":"))
+SERIES: tuple[tuple[str, str, str, str, LineStyleType], ...] = (
+    ("optimal", "table", "optimal integer noise (LP, verified)", "o", "-"),
+    ("exact", "laplace", "Laplace, exactly calibrated", "s", "--"),
+    ("exact", "geometric", "geometric, exactly calibrated", "^", "--"),
+    ("exact", "staircase", "staircase, exactly calibrated", "v", "--"),
+    ("markov-quilt-exact", "laplace", "Markov Quilt (Laplace, ε-Pufferfish scale)", "D", ":"),
+)
 
 
 def plot_frontier(rows: list[dict], axes):
@@ -31,9 +33,14 @@ def plot_frontier(rows: list[dict], axes):
     n = int(fr[0]["n"]) if fr else 0
     handles = []
     for j, (method, noise, label, marker, ls) in enumerate(SERIES):
-        pts = sorted((float(r["epsilon"]), float(r["mean_abs"])) for r in fr
-                     if r["method"] == method and r["noise"] == noise and r["mean_abs"] not in (None, "")
-                     and math.isfinite(float(r["mean_abs"])))
+        pts = sorted(
+            (float(r["epsilon"]), float(r["mean_abs"]))
+            for r in fr
+            if r["method"] == method
+            and r["noise"] == noise
+            and r["mean_abs"] not in (None, "")
+            and math.isfinite(float(r["mean_abs"]))
+        )
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, ls=ls, color=c[j], ms=6, lw=1.5)
             handles.append(proxy(label, c[j], marker, ls))
@@ -58,14 +65,26 @@ def plot_frontier(rows: list[dict], axes):
     bx.set_ylabel("P(Z = k)")
     bx.set_title(f"(b) the optimal pmf vs calibrated geometric, ε = {eps:g}", fontsize=9)
     bx.grid(alpha=0.3, which="both")
-    legend(bx, [proxy("optimal integer noise", c[0], "", "-"), proxy("geometric, exactly calibrated", c[2], "", "--")])
+    legend(
+        bx,
+        [
+            proxy("optimal integer noise", c[0], "", "-"),
+            proxy("geometric, exactly calibrated", c[2], "", "--"),
+        ],
+    )
     if len(axes) > 2:
         cx, handles = axes[2], []
         for j, name in enumerate(dict.fromkeys(r["chain"] for r in every)):
-            at = {(float(r["epsilon"]), r["method"], r["noise"]): float(r["mean_abs"]) for r in every
-                  if r["chain"] == name}
-            pts = sorted((e, at[(e, "exact", "laplace")] / v) for (e, m, law), v in at.items()
-                         if (m, law) == ("optimal", "table") and (e, "exact", "laplace") in at)
+            at = {
+                (float(r["epsilon"]), r["method"], r["noise"]): float(r["mean_abs"])
+                for r in every
+                if r["chain"] == name
+            }
+            pts = sorted(
+                (e, at[(e, "exact", "laplace")] / v)
+                for (e, m, law), v in at.items()
+                if (m, law) == ("optimal", "table") and (e, "exact", "laplace") in at
+            )
             n_chain = next(int(r["n"]) for r in every if r["chain"] == name)
             cx.plot([p[0] for p in pts], [p[1] for p in pts], marker="os^vD"[j % 5], color=c[j], ms=5, lw=1.5)
             handles.append(proxy(f"{name}, n = {n_chain}", c[j], "os^vD"[j % 5], "-"))

@@ -65,12 +65,16 @@ class Context:
     def raw(self, name: str) -> dict:
         path = self.configs / name
         if not path.is_file():
-            raise ConfigError("--configs", str(self.configs),
-                              f"has no {name}; run from a bdpsim checkout or pass --configs DIR")
+            raise ConfigError(
+                "--configs",
+                str(self.configs),
+                f"has no {name}; run from a bdpsim checkout or pass --configs DIR",
+            )
         raw = tomllib.loads(path.read_text())
         if self.quick:
-            raw.setdefault("run", {}).update({k: v for k, v in QUICK.items()
-                                              if raw["run"].get("adversaries") != "all" or k == "bootstrap"})
+            raw.setdefault("run", {}).update(
+                {k: v for k, v in QUICK.items() if raw["run"].get("adversaries") != "all" or k == "bootstrap"}
+            )
         for sec, table in self.overrides.items():
             if sec == "variants":
                 raw["variants"] = copy.deepcopy(table)
@@ -86,11 +90,14 @@ class Context:
         cfg = parse_config(raw, name)
         stem = self.stem(name, tag)
         done = run_progress(cfg, self.out / "runs" / stem)
-        self.log(f"  run {stem}: {len(cfg.points)} configurations ({done} already done in "
-                 f"{self.out / 'runs' / stem}), estimated {fmt_range(*run_seconds(cfg, self.out / 'runs' / stem))} "
-                 "of one core")
-        rows = run_experiment(cfg, self.out / "runs" / stem, jobs=self.jobs, progress=self.progress,
-                              heartbeat=self.heartbeat)
+        self.log(
+            f"  run {stem}: {len(cfg.points)} configurations ({done} already done in "
+            f"{self.out / 'runs' / stem}), estimated {fmt_range(*run_seconds(cfg, self.out / 'runs' / stem))} "
+            "of one core"
+        )
+        rows = run_experiment(
+            cfg, self.out / "runs" / stem, jobs=self.jobs, progress=self.progress, heartbeat=self.heartbeat
+        )
         self.log(f"  run {stem}: {len(cfg.points)} of {len(cfg.points)} configurations done")
         return rows
 
@@ -160,7 +167,9 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
             ctx.notes.append(f"{name} skipped: {exc.public}")
             ctx.missing.append(cfg.dataset)
             continue
-        write_utility(ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name)
+        write_utility(
+            ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name
+        )
         rows += r
     return rows
 
@@ -168,9 +177,11 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
 def _competition(ctx: Context) -> list[dict]:
     from ..studies.competition import competition_rows
 
-    ctx.notes.append("exact BDPL of every mechanism over all adversaries (window search, truncation "
-                     "tolerance 1e-10); randomized response only on the symmetric chains, with the "
-                     "Laplace scale of equal standard deviation")
+    ctx.notes.append(
+        "exact BDPL of every mechanism over all adversaries (window search, truncation "
+        "tolerance 1e-10); randomized response only on the symmetric chains, with the "
+        "Laplace scale of equal standard deviation"
+    )
     return competition_rows(log=ctx.log, jobs=ctx.jobs)
 
 
@@ -225,82 +236,219 @@ def _n_utility_panels(rows: list[dict]) -> int:
 
 
 FIGURES: dict[str, Figure] = {
-    "thesis-fig03": Figure("β of an error n/2 for an ε-BDP count (general bound)", lambda c: D.thesis_fig03_rows(), F.plot_thesis_fig03),
-    "thesis-fig04": Figure("the sets of thesis eqs. (70)–(71) (schematic)", lambda c: D.thesis_fig04_rows(), plot_thesis_fig04),
-    "thesis-fig05": Figure("minimum β of an ε-free-lunch-private algorithm", lambda c: D.thesis_fig05_rows(), F.plot_thesis_fig05),
-    "thesis-fig06": Figure("an allele pair at one position (schematic, thesis Def. 5.1)", lambda c: D.thesis_fig06_rows(),
-                           plot_thesis_fig06),
-    "thesis-fig07": Figure("genomic count: α vs β, Laplace and lower bound", lambda c: D.thesis_fig07_rows(), F.plot_thesis_fig07),
-    "thesis-fig08": Figure("general vs Gaussian bound, n ∈ {3, 5, 7}", lambda c: D.thesis_fig08_rows(), F.plot_thesis_fig08),
-    "thesis-fig09": Figure("empirical BDPL, Gaussian, clipped sum", _fig09, F.plot_thesis_fig09, True,
-                           panels=lambda rows: len({r["n"] for r in rows})),
-    "thesis-fig10": Figure("target-dependent BDPL, unclipped sum, x = 0, x' = 10", _fig10, F.plot_thesis_fig10, True,
-                           panels=lambda rows: len({r["n"] for r in rows})),
-    "thesis-fig11": Figure("Markov vs Zhao bound region in (ω, γ)", lambda c: D.thesis_fig11_rows(), F.plot_thesis_fig11),
-    "thesis-fig12": Figure("two example Markov chains, γ = 9 with ω = 2 and ω = 8 (from the chain models)",
-                           lambda c: D.thesis_fig12_rows(), plot_thesis_fig12, panels=2),
-    "thesis-fig13": Figure("Markov vs general bound regions in (n, γ), ε ∈ {0.5, 1, 2}", lambda c: D.thesis_fig13_rows(), F.plot_thesis_fig13),
-    "thesis-fig14": Figure("the Markov chain of the Fig. 15 simulations (from the chain model)",
-                           lambda c: D.thesis_fig14_rows(), plot_thesis_fig14),
-    "thesis-fig15": Figure("empirical and exact BDPL, Markov chain n = 10", _fig15, F.plot_thesis_fig15, True),
-    "thesis-fig16": Figure("max γ for a relative error factor h", lambda c: D.thesis_fig16_rows(), F.plot_thesis_fig16),
-    "paper-fig1": Figure("relative accuracy h vs ρ (Gaussian), m ∈ {3, 6, 12, 24}", lambda c: D.paper_fig1_rows(), F.plot_paper_fig1),
-    "paper-fig2": Figure("Markov-bound Laplace vs Chakrabarti et al. randomized response (paper and authors' variant)",
-                         lambda c: D.paper_fig2_rows() + D.paper_fig2_authors_rows(), F.plot_paper_fig2,
-                         panels=2, layout="column"),
-    "paper-fig3": Figure("relative accuracy h vs γ (Markov), ε ∈ {0.5, 1, 2, 5, 10, 20}", lambda c: D.paper_fig3_rows(), F.plot_paper_fig3),
-    "paper-fig4": Figure("utility on Gaussian data: Galton, FamilyIQ, SyntheticIQ",
-                         lambda c: [r for r in _utility(c, ["utility_galton.toml", "utility_familyiq.toml",
-                                                            "utility_syntheticiq.toml"]) if not r["variant"].startswith("trios")],
-                         F.plot_paper_fig4, True, panels=_n_utility_panels),
-    "paper-fig5": Figure("utility on Markov data: Activity, Electricity 70/80/90 kWh",
-                         lambda c: [r for r in _utility(c, ["utility_activity.toml", "utility_electricity.toml"],
-                                                        optional=["utility_electricity.toml"])
-                                    if r["variant"] != "single days"],
-                         F.plot_paper_fig5, True, panels=_n_utility_panels),
-    "thesis-fig17": Figure("MSE of the BDP count on genomic data (thesis design: 1 000 synthetic data sets × 2 504 people)",
-                           lambda c: G.thesis_fig17_rows(), F.plot_thesis_fig17),
-    "thesis-fig18": Figure("MSE of the BDP sum on Galton heights (trios, n = 3, clip 60–80 in)",
-                           lambda c: [r for r in _utility(c, ["utility_galton.toml"]) if r["variant"].startswith("trios")],
-                           F.plot_thesis_fig18, True),
-    "thesis-fig19": Figure("MSE of the BDP count on activity data (a: single days, b: complete data)",
-                           lambda c: _utility(c, ["utility_activity.toml"]), F.plot_thesis_fig19, True, panels=2),
-    "bdpsim-calibration": Figure("Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
-                                 lambda c: S.calibration_rows(), plot_calibration, panels=4, layout="grid2"),
-    "bdpsim-competition": Figure("competing mechanisms under BDP: noise scale and exact BDPL of general, group, "
-                                 "Markov, Zhao, Markov Quilt, Wasserstein, randomized response, exact",
-                                 _competition, plot_competition, panels=competition_panels,
-                                 layout="grid3"),  # 2 rows x 3 chains
-    "bdpsim-knowledge": Figure("exact leakage by prior knowledge: activity count, b = 1, n = 288",
-                               lambda c: S.knowledge_rows(), plot_knowledge_panels, panels=2),
-    "bdpsim-pedigree": Figure("exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
-                              lambda c: G.family_size_study(), plot_family_size, panels=2),
-    "bdpsim-generations": Figure("thesis §5.3: three-generation family vs core families, exact BDPL",
-                                 lambda c: G.generation_study(), plot_generations,
-                                 panels=lambda rows: len({r["allele_b"] for r in rows})),
-    PF2.GALLERY_ENTRY["id"]: Figure(PF2.GALLERY_ENTRY["title"], PF2.gallery_rows, plot_pufferfish_fig2, True,
-                                    panels=PF2.GALLERY_ENTRY["panels"], layout=PF2.GALLERY_ENTRY["layout"]),
-    "bdpsim-audit": Figure("black-box audit of the activity chain's Laplace count (n = 288, b = 1): certified 95 % "
-                           "lower bound and estimate vs mechanism calls, the thesis' KDE beside it, exact BDPL",
-                           _audit, plot_audit, True),
-    "bdpsim-utility-optimal": Figure("utility of the optimal integer noise vs the exactly calibrated Laplace noise, "
-                                     "both ε-BDP (activity: single days n = 288, complete data n = 15 264; "
-                                     "Electricity when supplied)",
-                                     lambda c: _utility(c, ["utility_activity_optimal.toml",
-                                                            "utility_electricity_optimal.toml"],
-                                                        optional=["utility_electricity_optimal.toml"]),
-                                     F.plot_utility_optimal, True, panels=_n_utility_panels),
-    "bdpsim-frontier": Figure("the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
-                              "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
-                              "Electricity chains, n = 731)", _frontier, plot_frontier, panels=3),
-    "tkde-budget": Figure("Cao et al. (TKDE 2019) budget allocations, BPL/FPL/TPL over time: their recursion vs the "
-                          "exact leakage", _tkde_budget, plot_tkde_budget, panels=2),
-    "bdpsim-temporal": Figure("continual release on the paper's chains: exact TPL_t vs Cao et al.'s TPL_t, the Markov "
-                              "bound and group privacy Tε", _temporal_day, plot_temporal_day, panels=day_panels,
-                              layout="grid3"),
-    "bdpsim-attack": Figure("what the leakage means to an attacker: the worst adversary's advantage vs the exact BDPL "
-                            "across ε, the paper's chains (Laplace count) vs independent records", _attack,
-                            plot_attack_vs_bdpl, panels=2),
+    "thesis-fig03": Figure(
+        "β of an error n/2 for an ε-BDP count (general bound)",
+        lambda c: D.thesis_fig03_rows(),
+        F.plot_thesis_fig03,
+    ),
+    "thesis-fig04": Figure(
+        "the sets of thesis eqs. (70)–(71) (schematic)", lambda c: D.thesis_fig04_rows(), plot_thesis_fig04
+    ),
+    "thesis-fig05": Figure(
+        "minimum β of an ε-free-lunch-private algorithm", lambda c: D.thesis_fig05_rows(), F.plot_thesis_fig05
+    ),
+    "thesis-fig06": Figure(
+        "an allele pair at one position (schematic, thesis Def. 5.1)",
+        lambda c: D.thesis_fig06_rows(),
+        plot_thesis_fig06,
+    ),
+    "thesis-fig07": Figure(
+        "genomic count: α vs β, Laplace and lower bound", lambda c: D.thesis_fig07_rows(), F.plot_thesis_fig07
+    ),
+    "thesis-fig08": Figure(
+        "general vs Gaussian bound, n ∈ {3, 5, 7}", lambda c: D.thesis_fig08_rows(), F.plot_thesis_fig08
+    ),
+    "thesis-fig09": Figure(
+        "empirical BDPL, Gaussian, clipped sum",
+        _fig09,
+        F.plot_thesis_fig09,
+        True,
+        panels=lambda rows: len({r["n"] for r in rows}),
+    ),
+    "thesis-fig10": Figure(
+        "target-dependent BDPL, unclipped sum, x = 0, x' = 10",
+        _fig10,
+        F.plot_thesis_fig10,
+        True,
+        panels=lambda rows: len({r["n"] for r in rows}),
+    ),
+    "thesis-fig11": Figure(
+        "Markov vs Zhao bound region in (ω, γ)", lambda c: D.thesis_fig11_rows(), F.plot_thesis_fig11
+    ),
+    "thesis-fig12": Figure(
+        "two example Markov chains, γ = 9 with ω = 2 and ω = 8 (from the chain models)",
+        lambda c: D.thesis_fig12_rows(),
+        plot_thesis_fig12,
+        panels=2,
+    ),
+    "thesis-fig13": Figure(
+        "Markov vs general bound regions in (n, γ), ε ∈ {0.5, 1, 2}",
+        lambda c: D.thesis_fig13_rows(),
+        F.plot_thesis_fig13,
+    ),
+    "thesis-fig14": Figure(
+        "the Markov chain of the Fig. 15 simulations (from the chain model)",
+        lambda c: D.thesis_fig14_rows(),
+        plot_thesis_fig14,
+    ),
+    "thesis-fig15": Figure(
+        "empirical and exact BDPL, Markov chain n = 10", _fig15, F.plot_thesis_fig15, True
+    ),
+    "thesis-fig16": Figure(
+        "max γ for a relative error factor h", lambda c: D.thesis_fig16_rows(), F.plot_thesis_fig16
+    ),
+    "paper-fig1": Figure(
+        "relative accuracy h vs ρ (Gaussian), m ∈ {3, 6, 12, 24}",
+        lambda c: D.paper_fig1_rows(),
+        F.plot_paper_fig1,
+    ),
+    "paper-fig2": Figure(
+        "Markov-bound Laplace vs Chakrabarti et al. randomized response (paper and authors' variant)",
+        lambda c: D.paper_fig2_rows() + D.paper_fig2_authors_rows(),
+        F.plot_paper_fig2,
+        panels=2,
+        layout="column",
+    ),
+    "paper-fig3": Figure(
+        "relative accuracy h vs γ (Markov), ε ∈ {0.5, 1, 2, 5, 10, 20}",
+        lambda c: D.paper_fig3_rows(),
+        F.plot_paper_fig3,
+    ),
+    "paper-fig4": Figure(
+        "utility on Gaussian data: Galton, FamilyIQ, SyntheticIQ",
+        lambda c: [
+            r
+            for r in _utility(c, ["utility_galton.toml", "utility_familyiq.toml", "utility_syntheticiq.toml"])
+            if not r["variant"].startswith("trios")
+        ],
+        F.plot_paper_fig4,
+        True,
+        panels=_n_utility_panels,
+    ),
+    "paper-fig5": Figure(
+        "utility on Markov data: Activity, Electricity 70/80/90 kWh",
+        lambda c: [
+            r
+            for r in _utility(
+                c,
+                ["utility_activity.toml", "utility_electricity.toml"],
+                optional=["utility_electricity.toml"],
+            )
+            if r["variant"] != "single days"
+        ],
+        F.plot_paper_fig5,
+        True,
+        panels=_n_utility_panels,
+    ),
+    "thesis-fig17": Figure(
+        "MSE of the BDP count on genomic data (thesis design: 1 000 synthetic data sets × 2 504 people)",
+        lambda c: G.thesis_fig17_rows(),
+        F.plot_thesis_fig17,
+    ),
+    "thesis-fig18": Figure(
+        "MSE of the BDP sum on Galton heights (trios, n = 3, clip 60–80 in)",
+        lambda c: [r for r in _utility(c, ["utility_galton.toml"]) if r["variant"].startswith("trios")],
+        F.plot_thesis_fig18,
+        True,
+    ),
+    "thesis-fig19": Figure(
+        "MSE of the BDP count on activity data (a: single days, b: complete data)",
+        lambda c: _utility(c, ["utility_activity.toml"]),
+        F.plot_thesis_fig19,
+        True,
+        panels=2,
+    ),
+    "bdpsim-calibration": Figure(
+        "Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
+        lambda c: S.calibration_rows(),
+        plot_calibration,
+        panels=4,
+        layout="grid2",
+    ),
+    "bdpsim-competition": Figure(
+        "competing mechanisms under BDP: noise scale and exact BDPL of general, group, "
+        "Markov, Zhao, Markov Quilt, Wasserstein, randomized response, exact",
+        _competition,
+        plot_competition,
+        panels=competition_panels,
+        layout="grid3",
+    ),  # 2 rows x 3 chains
+    "bdpsim-knowledge": Figure(
+        "exact leakage by prior knowledge: activity count, b = 1, n = 288",
+        lambda c: S.knowledge_rows(),
+        plot_knowledge_panels,
+        panels=2,
+    ),
+    "bdpsim-pedigree": Figure(
+        "exact BDPL of a nuclear family's BB count vs family size m (thesis §5)",
+        lambda c: G.family_size_study(),
+        plot_family_size,
+        panels=2,
+    ),
+    "bdpsim-generations": Figure(
+        "thesis §5.3: three-generation family vs core families, exact BDPL",
+        lambda c: G.generation_study(),
+        plot_generations,
+        panels=lambda rows: len({r["allele_b"] for r in rows}),
+    ),
+    PF2.GALLERY_ENTRY["id"]: Figure(
+        PF2.GALLERY_ENTRY["title"],
+        PF2.gallery_rows,
+        plot_pufferfish_fig2,
+        True,
+        panels=PF2.GALLERY_ENTRY["panels"],
+        layout=PF2.GALLERY_ENTRY["layout"],
+    ),
+    "bdpsim-audit": Figure(
+        "black-box audit of the activity chain's Laplace count (n = 288, b = 1): certified 95 % "
+        "lower bound and estimate vs mechanism calls, the thesis' KDE beside it, exact BDPL",
+        _audit,
+        plot_audit,
+        True,
+    ),
+    "bdpsim-utility-optimal": Figure(
+        "utility of the optimal integer noise vs the exactly calibrated Laplace noise, "
+        "both ε-BDP (activity: single days n = 288, complete data n = 15 264; "
+        "Electricity when supplied)",
+        lambda c: _utility(
+            c,
+            ["utility_activity_optimal.toml", "utility_electricity_optimal.toml"],
+            optional=["utility_electricity_optimal.toml"],
+        ),
+        F.plot_utility_optimal,
+        True,
+        panels=_n_utility_panels,
+    ),
+    "bdpsim-frontier": Figure(
+        "the utility frontier: E|Z| of the optimal integer noise for ε-BDP vs calibrated Laplace, "
+        "geometric, staircase and the Markov Quilt mechanism (activity count, n = 288; the paper's "
+        "Electricity chains, n = 731)",
+        _frontier,
+        plot_frontier,
+        panels=3,
+    ),
+    "tkde-budget": Figure(
+        "Cao et al. (TKDE 2019) budget allocations, BPL/FPL/TPL over time: their recursion vs the "
+        "exact leakage",
+        _tkde_budget,
+        plot_tkde_budget,
+        panels=2,
+    ),
+    "bdpsim-temporal": Figure(
+        "continual release on the paper's chains: exact TPL_t vs Cao et al.'s TPL_t, the Markov "
+        "bound and group privacy Tε",
+        _temporal_day,
+        plot_temporal_day,
+        panels=day_panels,
+        layout="grid3",
+    ),
+    "bdpsim-attack": Figure(
+        "what the leakage means to an attacker: the worst adversary's advantage vs the exact BDPL "
+        "across ε, the paper's chains (Laplace count) vs independent records",
+        _attack,
+        plot_attack_vs_bdpl,
+        panels=2,
+    ),
 }
 
 
@@ -348,10 +496,13 @@ class FiguresEstimate:
 
     def __post_init__(self) -> None:
         if not 0 <= self.to_compute <= self.configurations:
-            raise ValueError(f"to_compute = {self.to_compute}: must be in [0, configurations = "
-                             f"{self.configurations}]")
+            raise ValueError(
+                f"to_compute = {self.to_compute}: must be in [0, configurations = {self.configurations}]"
+            )
         if not 0 <= self.exhaustive <= self.to_compute:
-            raise ValueError(f"exhaustive = {self.exhaustive}: must be in [0, to_compute = {self.to_compute}]")
+            raise ValueError(
+                f"exhaustive = {self.exhaustive}: must be in [0, to_compute = {self.to_compute}]"
+            )
 
     def lines(self, jobs: int = 1) -> list[str]:
         """The estimate as the console prints it (one line, a second naming the other figures)."""
@@ -362,28 +513,47 @@ class FiguresEstimate:
         else:
             lo, hi = self.seconds
             wall = f", about {fmt_range(lo / jobs, hi / jobs)} with --jobs {jobs}" if jobs > 1 else ""
-            ex = (f" (+ {self.exhaustive} over every adversary, timed by the exact engine)"
-                  if self.exhaustive else "")
-            out = [f"{head}; {len(self.runs)} simulated run{'s' * (len(self.runs) != 1)} of "
-                   f"{self.configurations} configurations, {self.to_compute} to compute: estimated "
-                   f"{fmt_range(lo, hi)} of one core{wall}{ex}"]
+            ex = (
+                f" (+ {self.exhaustive} over every adversary, timed by the exact engine)"
+                if self.exhaustive
+                else ""
+            )
+            out = [
+                f"{head}; {len(self.runs)} simulated run{'s' * (len(self.runs) != 1)} of "
+                f"{self.configurations} configurations, {self.to_compute} to compute: estimated "
+                f"{fmt_range(lo, hi)} of one core{wall}{ex}"
+            ]
         if self.other:
             k = len(self.other)
             names = f": {', '.join(self.other)}" if k <= 6 else ""
-            out.append(f"  + {k} figure{'s' * (k != 1)} not priced by the cost model{names} (analytic curves, "
-                       "exact studies, utility runs: seconds to minutes each)")
+            out.append(
+                f"  + {k} figure{'s' * (k != 1)} not priced by the cost model{names} (analytic curves, "
+                "exact studies, utility runs: seconds to minutes each)"
+            )
         return out
 
 
-def estimate_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False,
-                     configs: Path | None = None, overrides: dict | None = None) -> FiguresEstimate:
+def estimate_figures(
+    ids: Sequence[str] | None,
+    out: Path,
+    *,
+    quick: bool = False,
+    configs: Path | None = None,
+    overrides: dict | None = None,
+) -> FiguresEstimate:
     """Price ``make_figures(ids, out, quick=...)`` before it runs: the configuration points of its
     simulated runs (:data:`RUNS`, each run counted once) still to compute in ``out/runs/``, and
     their time by the cost model (:class:`FiguresEstimate`). Nothing is written."""
     ids = _check_ids(ids)
     out = Path(out)
-    ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, 1, overrides or {},
-                  log=lambda line: None)
+    ctx = Context(
+        out,
+        Path(configs) if configs else default_configs_dir(),
+        quick,
+        1,
+        overrides or {},
+        log=lambda line: None,
+    )
     stems: dict[str, ExperimentConfig] = {}
     for i in ids:
         for name, raw in RUNS.get(i, lambda c: [])(ctx):
@@ -398,8 +568,9 @@ def estimate_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = Fals
         exhaustive += sum(pt.settings.exhaustive for pt in left)
         a, b = config_seconds([estimate_point(pt) for pt in left])
         lo, hi = lo + a, hi + b
-    return FiguresEstimate(tuple(ids), tuple(stems), total, todo, exhaustive, (lo, hi),
-                           tuple(i for i in ids if i not in RUNS))
+    return FiguresEstimate(
+        tuple(ids), tuple(stems), total, todo, exhaustive, (lo, hi), tuple(i for i in ids if i not in RUNS)
+    )
 
 
 def default_configs_dir() -> Path:
@@ -420,7 +591,9 @@ def render(fig_id: str, rows: list[dict], fidelity: str = "full"):
             rows_ = -(-k // cols)
             shape, size = (rows_, cols), (4.2 * cols + 3.0, 3.6 * rows_)
         else:
-            shape, size = ((k, 1), (7.2, 4.0 * k)) if spec.layout == "column" else ((1, k), (4.0 * k + 3.0, 4.4))
+            shape, size = (
+                ((k, 1), (7.2, 4.0 * k)) if spec.layout == "column" else ((1, k), (4.0 * k + 3.0, 4.4))
+            )
         fig, axes = F.subplots(*shape, figsize=size, squeeze=False)
         spec.plot(rows, list(axes.ravel()))
     if fidelity.startswith("quick"):
@@ -436,10 +609,20 @@ def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) ->
     return "; ".join(parts) or "full"
 
 
-def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, jobs: int = 1,
-                 configs: Path | None = None, overrides: dict | None = None,
-                 progress: bool = False, log: Callable[[str], None] = print,
-                 data_dir: Path | None = None, skipped: list | None = None, heartbeat: float = 0.0) -> list[Path]:
+def make_figures(
+    ids: Sequence[str] | None,
+    out: Path,
+    *,
+    quick: bool = False,
+    jobs: int = 1,
+    configs: Path | None = None,
+    overrides: dict | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = print,
+    data_dir: Path | None = None,
+    skipped: list | None = None,
+    heartbeat: float = 0.0,
+) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
 
     A figure whose data set cannot be had (not supplied, offline, failing its checksum:
@@ -451,8 +634,17 @@ def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, j
 
     ids = _check_ids(ids)
     out = Path(out)
-    ctx = Context(out, Path(configs) if configs else default_configs_dir(), quick, jobs, overrides or {},
-                  progress, data_dir, log, heartbeat=heartbeat)
+    ctx = Context(
+        out,
+        Path(configs) if configs else default_configs_dir(),
+        quick,
+        jobs,
+        overrides or {},
+        progress,
+        data_dir,
+        log,
+        heartbeat=heartbeat,
+    )
     written = []
     for i in ids:
         spec = FIGURES[i]
@@ -476,6 +668,7 @@ def make_figures(ids: Sequence[str] | None, out: Path, *, quick: bool = False, j
 
 def read_rows(path: Path) -> list[dict]:
     """A figure CSV back as rows: integers, floats (empty = nan) and strings."""
+
     def parse(v: str):
         if v == "":
             return float("nan")
@@ -522,9 +715,17 @@ def _record_fidelity(out: Path, fig_id: str, level: str, notes: Sequence[str] = 
     fid[fig_id] = level
     fid.setdefault("_notes", {})[fig_id] = list(notes)
     R.atomic_write_text(out / "fidelity.json", R.dumps(fid))
-    R.atomic_write_text(out / "metadata.json", R.dumps(R.metadata(
-        "figures", figures=fid, quick_run_settings={**QUICK, "utility_runs": QUICK_UTILITY_RUNS},
-        runs="each simulated figure's runs/<config>/metadata.json holds its config and seed")))
+    R.atomic_write_text(
+        out / "metadata.json",
+        R.dumps(
+            R.metadata(
+                "figures",
+                figures=fid,
+                quick_run_settings={**QUICK, "utility_runs": QUICK_UTILITY_RUNS},
+                runs="each simulated figure's runs/<config>/metadata.json holds its config and seed",
+            )
+        ),
+    )
 
 
 def _cell(text: str) -> str:
@@ -543,29 +744,51 @@ def deviation_table() -> list[str]:
 def write_gallery(out: Path) -> Path:
     """Rewrite ``out/README.md``: the deviation table, then each figure present with its fidelity."""
     out = Path(out)
-    lines = ["# bdpsim figure gallery", "",
-             "Regenerated by `bdpsim figures` (all) or `bdpsim figures --only ID`; `--quick` gives a",
-             "reduced-fidelity preview (100 adversaries × 10^4 samples, 200 utility runs) that says so",
-             "across its top. Each figure has its plotted numbers in a CSV beside it; simulated figures",
-             "keep their full runs in `runs/`. Fidelity: `full`, `quick`, or `partial: <dataset> missing`",
-             "when a data file was not supplied.", "",
-             "## Deviations from the sources", "",
-             "Sources: thesis = Lange, *Utility of Semantic Privacy Notions for Correlated Data* (2024);",
-             "paper = Lange et al., PVLDB 18(11) 2025; authors' scripts = the public repository",
-             "lange-martin/privacy-utility-bdp (`plots_for_paper.py`, `BDP_RR/*.py`, `plots/mle_accu.py`,",
-             "`utility_experiment.py`).", "", *deviation_table(), "",
-             "### Not drawn", "",
-             "Every figure of the paper (Figs. 1–5) and of the thesis (Figs. 3–19) has an entry above, except:", "",
-             *[f"- {k}: {v}." for k, v in NOT_REPRODUCED.items()], "",
-             "### Where the sources' own numbers disagree", "", *[f"- {d}" for d in DISAGREEMENTS], ""]
+    lines = [
+        "# bdpsim figure gallery",
+        "",
+        "Regenerated by `bdpsim figures` (all) or `bdpsim figures --only ID`; `--quick` gives a",
+        "reduced-fidelity preview (100 adversaries × 10^4 samples, 200 utility runs) that says so",
+        "across its top. Each figure has its plotted numbers in a CSV beside it; simulated figures",
+        "keep their full runs in `runs/`. Fidelity: `full`, `quick`, or `partial: <dataset> missing`",
+        "when a data file was not supplied.",
+        "",
+        "## Deviations from the sources",
+        "",
+        "Sources: thesis = Lange, *Utility of Semantic Privacy Notions for Correlated Data* (2024);",
+        "paper = Lange et al., PVLDB 18(11) 2025; authors' scripts = the public repository",
+        "lange-martin/privacy-utility-bdp (`plots_for_paper.py`, `BDP_RR/*.py`, `plots/mle_accu.py`,",
+        "`utility_experiment.py`).",
+        "",
+        *deviation_table(),
+        "",
+        "### Not drawn",
+        "",
+        "Every figure of the paper (Figs. 1–5) and of the thesis (Figs. 3–19) has an entry above, except:",
+        "",
+        *[f"- {k}: {v}." for k, v in NOT_REPRODUCED.items()],
+        "",
+        "### Where the sources' own numbers disagree",
+        "",
+        *[f"- {d}" for d in DISAGREEMENTS],
+        "",
+    ]
     fid = _fidelity(out)
     for i, spec in FIGURES.items():
         if not (out / f"{i}.png").is_file():
             continue
         level = fid.get(i, "full")
         cmd = f"bdpsim figures --only {i}" + (" --quick" if level.startswith("quick") else "")
-        lines += [f"## {i}", "", f"**{spec.title}** — fidelity: `{level}`", "", f"![{i}]({i}.png)", "",
-                  f"`{cmd}` — data: [{i}.csv]({i}.csv), vector: [{i}.pdf]({i}.pdf)", ""]
+        lines += [
+            f"## {i}",
+            "",
+            f"**{spec.title}** — fidelity: `{level}`",
+            "",
+            f"![{i}]({i}.png)",
+            "",
+            f"`{cmd}` — data: [{i}.csv]({i}.csv), vector: [{i}.pdf]({i}.pdf)",
+            "",
+        ]
         lines += [f"> Note: {n}" for n in fid.get("_notes", {}).get(i, [])]
         if fid.get("_notes", {}).get(i):
             lines.append("")

@@ -10,8 +10,9 @@ import numpy as np
 from ..studies.knowledge import knowledge_matrix
 
 
-def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
-                           right_end: str = "known", annotate: bool = True):
+def plot_knowledge_heatmap(
+    rows: Sequence[dict], ax, left_end: str = "known", right_end: str = "known", annotate: bool = True
+):
     """Worst BDPL per (unknown records left, unknown records right) of the target.
 
     Parameters
@@ -29,8 +30,9 @@ def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
     matplotlib.axes.Axes
     """
     M = knowledge_matrix(rows, left_end, right_end)
-    im = ax.imshow(np.ma.masked_invalid(M), origin="lower", aspect="auto", cmap="viridis",
-                   interpolation="nearest")
+    im = ax.imshow(
+        np.ma.masked_invalid(M), origin="lower", aspect="auto", cmap="viridis", interpolation="nearest"
+    )
     ax.figure.colorbar(im, ax=ax, label="worst BDPL")
     ax.set_xlabel(f"unknown records right of the target (then: {right_end})")
     ax.set_ylabel(f"unknown records left of the target (then: {left_end})")
@@ -41,9 +43,16 @@ def plot_knowledge_heatmap(rows: Sequence[dict], ax, left_end: str = "known",
         # dark on a light box: readable on the bright end of viridis
         dx = -6 if R >= M.shape[1] - 2 else 6
         dy = -6 if L >= M.shape[0] - 2 else 6
-        ax.annotate(f"{M[L, R]:.4g}", (R, L), xytext=(dx, dy), textcoords="offset points",
-                    ha="right" if dx < 0 else "left", va="top" if dy < 0 else "bottom", color="black",
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.8, lw=0))
+        ax.annotate(
+            f"{M[L, R]:.4g}",
+            (R, L),
+            xytext=(dx, dy),
+            textcoords="offset points",
+            ha="right" if dx < 0 else "left",
+            va="top" if dy < 0 else "bottom",
+            color="black",
+            bbox=dict(boxstyle="round,pad=0.15", fc="white", alpha=0.8, lw=0),
+        )
     return ax
 
 
@@ -51,8 +60,10 @@ def plot_knowledge_panels(rows: Sequence[dict], axes):
     """Two heat maps: windows bounded by known records on both sides, and by the chain's start
     on the left (the target near the first record)."""
     axes = list(np.atleast_1d(axes))
-    titles = {("known", "known"): "(a) unknown records between two known ones",
-              ("chain end", "known"): "(b) unknown records reaching back to the chain's start"}
+    titles = {
+        ("known", "known"): "(a) unknown records between two known ones",
+        ("chain end", "known"): "(b) unknown records reaching back to the chain's start",
+    }
     for ax, (le, re) in zip(axes, (("known", "known"), ("chain end", "known"))):
         plot_knowledge_heatmap(rows, ax, left_end=le, right_end=re)
         ax.set_title(titles[(le, re)], fontsize=9)
@@ -65,5 +76,7 @@ def plot_knowledge_panels(rows: Sequence[dict], axes):
         f"Worst exact BDPL by prior knowledge: activity chain P = [{P}], count of "
         f"active records + Lap({b:g}) (1-DP), n = {n};\nthe adversary knows every record except "
         "the unknown ones "
-        f"left and right of its target", fontsize=10)
+        f"left and right of its target",
+        fontsize=10,
+    )
     return axes

@@ -83,15 +83,19 @@ def plot_family_size(rows: Sequence[dict], axes):
         ax.grid(alpha=0.3)
     handles = [Line2D([], [], color=colors[i % len(colors)], lw=2) for i in range(len(qs))]
     labels = [f"allele-b frequency q = {q:g}" for q in qs]
-    handles += [Line2D([], [], ls="", marker=EPS_MARKERS[i % len(EPS_MARKERS)], color="0.2") for i in range(len(epss))]
+    handles += [
+        Line2D([], [], ls="", marker=EPS_MARKERS[i % len(EPS_MARKERS)], color="0.2") for i in range(len(epss))
+    ]
     labels += [f"ε = {e:g}" for e in epss]
     handles += [Line2D([], [], ls="", marker="o", color="0.2", mfc="none")]
     labels += ["hollow: the worst adversary knows nothing (K = ∅)"]
     h0, l0 = axes[0].get_legend_handles_labels()
     legend(axes[-1], handles + h0, labels + l0)
-    axes[0].figure.suptitle("Exact BDPL of the ε-DP Laplace count of BB on one nuclear family (2 parents + m − 2 "
-                            "children,\nHardy–Weinberg founders), every adversary; each (ε, q) drawn side by side",
-                            fontsize=10)
+    axes[0].figure.suptitle(
+        "Exact BDPL of the ε-DP Laplace count of BB on one nuclear family (2 parents + m − 2 "
+        "children,\nHardy–Weinberg founders), every adversary; each (ε, q) drawn side by side",
+        fontsize=10,
+    )
     return axes
 
 
@@ -106,9 +110,11 @@ def plot_generations(rows: Sequence[dict], axes):
     qs = sorted({r["allele_b"] for r in rows})
     epss = sorted({r["epsilon"] for r in rows})
     colors = _colors()
-    series = (("bdpl", "three-generation family of m people"),
-              ("bdpl_nuclear_same_size", "nuclear family of m people"),
-              ("bdpl_nuclear_core_size", "nuclear family of its core size l"))
+    series = (
+        ("bdpl", "three-generation family of m people"),
+        ("bdpl_nuclear_same_size", "nuclear family of m people"),
+        ("bdpl_nuclear_core_size", "nuclear family of its core size l"),
+    )
     for ax, q in zip(axes, qs):
         rq = [r for r in rows if r["allele_b"] == q]
         ms_ = sorted({r["m"] for r in rq})
@@ -116,8 +122,15 @@ def plot_generations(rows: Sequence[dict], axes):
             rs = sorted((r for r in rq if r["epsilon"] == eps), key=lambda r: r["m"])
             x = np.array([r["m"] for r in rs], dtype=float) + _dodge(j, len(epss), 0.36)
             for k, (key, _) in enumerate(series):
-                ax.plot(x, [r[key] / eps for r in rs], "-" + EPS_MARKERS[j % len(EPS_MARKERS)], color=colors[k],
-                        ms=4, lw=0.8, alpha=0.9)
+                ax.plot(
+                    x,
+                    [r[key] / eps for r in rs],
+                    "-" + EPS_MARKERS[j % len(EPS_MARKERS)],
+                    color=colors[k],
+                    ms=4,
+                    lw=0.8,
+                    alpha=0.9,
+                )
         core = {r["m"]: r["core_size"] for r in rq}
         ax.plot(ms_, [core[m] for m in ms_], ":", color=colors[2], lw=1.2)
         _bound_lines(ax, ms_, {"(m − 1) ε": -1, "m ε": 0})
@@ -128,12 +141,20 @@ def plot_generations(rows: Sequence[dict], axes):
     axes[0].set_ylabel("exact BDPL / ε")
     handles = [Line2D([], [], color=colors[k], lw=2) for k in range(len(series))]
     labels = [lab for _, lab in series]
-    handles += [Line2D([], [], ls="", marker=EPS_MARKERS[j % len(EPS_MARKERS)], color="0.2") for j in range(len(epss))]
+    handles += [
+        Line2D([], [], ls="", marker=EPS_MARKERS[j % len(EPS_MARKERS)], color="0.2") for j in range(len(epss))
+    ]
     labels += [f"ε = {e:g} (side by side)" for e in epss]
-    handles += [Line2D([], [], color=colors[2], ls=":"), Line2D([], [], color="0.35", ls="--"),
-                Line2D([], [], color="0.35", ls=":")]
+    handles += [
+        Line2D([], [], color=colors[2], ls=":"),
+        Line2D([], [], color="0.35", ls="--"),
+        Line2D([], [], color="0.35", ls=":"),
+    ]
     labels += ["l ε (core size l)", "(m − 1) ε", "m ε"]
     legend(axes[-1], handles, labels)
-    axes[0].figure.suptitle("Thesis §5.3: exact BDPL of the ε-DP Laplace count of BB, three-generation family vs "
-                            "nuclear families (every adversary; all 54 (m, ε, q) cases)", fontsize=10)
+    axes[0].figure.suptitle(
+        "Thesis §5.3: exact BDPL of the ε-DP Laplace count of BB, three-generation family vs "
+        "nuclear families (every adversary; all 54 (m, ε, q) cases)",
+        fontsize=10,
+    )
     return axes

@@ -45,21 +45,43 @@ def _l1_panel(rows: Sequence[dict], ax):
         c = cyc[k % len(cyc)]
         e = _col(rs, "epsilon")
         ax.plot(e, _col(rs, "l1_error_expected"), "-", color=c, lw=1.2, alpha=0.8)
-        ax.errorbar(e, _col(rs, "l1_error_mean"), yerr=2 * _col(rs, "l1_error_se"), fmt="o", color=c, ms=4,
-                    capsize=2, lw=1, label=f"{SYMBOL[par]} = {_fmt(v)}")
+        ax.errorbar(
+            e,
+            _col(rs, "l1_error_mean"),
+            yerr=2 * _col(rs, "l1_error_se"),
+            fmt="o",
+            color=c,
+            ms=4,
+            capsize=2,
+            lw=1,
+            label=f"{SYMBOL[par]} = {_fmt(v)}",
+        )
     grp = _sorted([r for r in rows if r["mechanism"] == "group-dp"], "epsilon")
     if grp:
         e = _col(grp, "epsilon")
         ax.plot(e, _col(grp, "l1_error_expected"), "--", color="0.45", lw=1.2)
-        ax.errorbar(e, _col(grp, "l1_error_mean"), yerr=2 * _col(grp, "l1_error_se"), fmt="s", color="0.45",
-                    ms=3.5, capsize=2, lw=1, label="group DP, σ = T/ε")
+        ax.errorbar(
+            e,
+            _col(grp, "l1_error_mean"),
+            yerr=2 * _col(grp, "l1_error_se"),
+            fmt="s",
+            color="0.45",
+            ms=3.5,
+            capsize=2,
+            lw=1,
+            label="group DP, σ = T/ε",
+        )
     r0 = mqm[0]
-    fixed = {"pi_est": f"π_est = {_fmt(_num(r0['pi_est']))}", "g_est": f"g_est = {_fmt(_num(r0['g_est']))}",
-             "T": f"T = {int(_num(r0['T']))}"}
+    fixed = {
+        "pi_est": f"π_est = {_fmt(_num(r0['pi_est']))}",
+        "g_est": f"g_est = {_fmt(_num(r0['g_est']))}",
+        "T": f"T = {int(_num(r0['T']))}",
+    }
     setting = ", ".join(t for p, t in fixed.items() if p != par)
     handles = ax.get_legend_handles_labels()[0] + [
         proxy(f"dots: mean of {int(_num(r0['runs']))} runs ± 2 SE", color="0.2", marker="o"),
-        proxy("lines: expectation 2kσ/T", color="0.2", linestyle="-")]
+        proxy("lines: expectation 2kσ/T", color="0.2", linestyle="-"),
+    ]
     legend(ax, handles)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -82,20 +104,32 @@ def _bdpl_panel(rows: Sequence[dict], ax):
             rs = _sorted([r for r in rows if int(_num(r["T"])) == T and r["mechanism"] == mech], "epsilon")
             if rs:
                 e = _col(rs, "epsilon")
-                ax.plot(e, _col(rs, "bdpl_exact") / e, ls, marker=mk, color=c, ms=3.5, lw=1.2,
-                        label=f"T = {T}" if mech == MQM else None)
+                ax.plot(
+                    e,
+                    _col(rs, "bdpl_exact") / e,
+                    ls,
+                    marker=mk,
+                    color=c,
+                    ms=3.5,
+                    lw=1.2,
+                    label=f"T = {T}" if mech == MQM else None,
+                )
     ax.axhline(1.0, linestyle=":", color="0.3", lw=1.2)
     handles = ax.get_legend_handles_labels()[0] + [
         proxy("MQM release (here σ = T/ε)", color="0.2", linestyle="-", marker="o"),
         proxy("ε-DP Laplace histogram, b = 2/ε", color="0.2", linestyle="--", marker="^"),
-        proxy("BDPL = ε", color="0.3", linestyle=":")]
+        proxy("BDPL = ε", color="0.3", linestyle=":"),
+    ]
     legend(ax, handles)
     ax.set_xscale("log")
     ax.set_ylim(bottom=0)
     ax.set_xlabel("ε (log scale)")
     ax.set_ylabel("exact BDPL / ε (all adversaries)")
-    ax.set_title("(d) bdpsim: exact BDPL of the same histogram release\n"
-                 f"on the same chain, T = {Ts[0]}..{Ts[-1]} (π_est = 0.05, g_est = 0.1)", fontsize=9)
+    ax.set_title(
+        "(d) bdpsim: exact BDPL of the same histogram release\n"
+        f"on the same chain, T = {Ts[0]}..{Ts[-1]} (π_est = 0.05, g_est = 0.1)",
+        fontsize=9,
+    )
     ax.grid(alpha=0.3, which="both")
     return ax
 
@@ -111,8 +145,12 @@ def _audit_panel(rows: Sequence[dict], ax, legend_ax=None):
     cyc = colors()
     Ts = sorted({int(_num(r["T"])) for r in rows})
     big, small = Ts[-1], Ts[0]
-    every = [v for r in rows for k in ("bdpl_lower", "bdpl_exact", "bdpl_exact_windows", "epsilon")
-             if (v := _num(r.get(k))) > 0]
+    every = [
+        v
+        for r in rows
+        for k in ("bdpl_lower", "bdpl_exact", "bdpl_exact_windows", "epsilon")
+        if (v := _num(r.get(k))) > 0
+    ]
     floor = min(every) / 3 if every else 1e-3
     handles = []
     for T, c in ((big, cyc[0]), (small, cyc[1])) if small != big else ((big, cyc[0]),):
@@ -121,37 +159,92 @@ def _audit_panel(rows: Sequence[dict], ax, legend_ax=None):
         lo, est, se = _col(rs, "bdpl_lower"), _col(rs, "bdpl_audit"), _col(rs, "bdpl_audit_se")
         if T == big:
             w = _col(rs, "bdpl_exact_windows")
-            n_w = int(_num(rs[0].get("window_n", math.nan))) if np.isfinite(_num(rs[0].get("window_n"))) else 0
+            n_w = (
+                int(_num(rs[0].get("window_n", math.nan))) if np.isfinite(_num(rs[0].get("window_n"))) else 0
+            )
             if np.isfinite(w).any():
                 ax.plot(e, w, "-", color=c, marker="D", ms=3.5, lw=1.2)
-                handles.append(proxy(f"T = {T}: exact BDPL over the adversaries whose unknown records\n"
-                                     f"form a window of ≤ {n_w - 1} records (a lower bound on the BDPL)",
-                                     color=c, linestyle="-", marker="D"))
+                handles.append(
+                    proxy(
+                        f"T = {T}: exact BDPL over the adversaries whose unknown records\n"
+                        f"form a window of ≤ {n_w - 1} records (a lower bound on the BDPL)",
+                        color=c,
+                        linestyle="-",
+                        marker="D",
+                    )
+                )
         else:
             ex = _col(rs, "bdpl_exact")
             ax.plot(e, ex, "-", color=c, marker="o", ms=3.5, lw=1.2)
-            handles.append(proxy(f"T = {T}: exact BDPL over all adversaries (as in panel d)", color=c, linestyle="-",
-                                 marker="o"))
+            handles.append(
+                proxy(
+                    f"T = {T}: exact BDPL over all adversaries (as in panel d)",
+                    color=c,
+                    linestyle="-",
+                    marker="o",
+                )
+            )
         ok = est > 0
-        ax.errorbar(e[ok] * 1.06, est[ok], yerr=np.minimum(2 * se[ok], 0.999 * est[ok]), fmt="o", mfc="white",
-                    color=c, ms=3.5, capsize=2, lw=0.9)
+        ax.errorbar(
+            e[ok] * 1.06,
+            est[ok],
+            yerr=np.minimum(2 * se[ok], 0.999 * est[ok]),
+            fmt="o",
+            mfc="white",
+            color=c,
+            ms=3.5,
+            capsize=2,
+            lw=0.9,
+        )
         pos = lo > 0
         ax.plot(e[pos], lo[pos], "^", color=c, ms=7, mec="black", mew=0.6)
         zero = ~pos & np.isfinite(lo)
         if zero.any():
-            ax.plot(e[zero], np.full(zero.sum(), floor), "v", color=c, ms=7, mec="black", mew=0.6, clip_on=False)
-        handles.append(proxy(f"certified 95 % lower bound (audit, T = {T})", color=c, marker="^", linestyle="none",
-                             ms=7, mec="black", mew=0.6))
-        handles.append(proxy(f"audit estimate ± 2 SE (T = {T})", color=c, marker="o", linestyle="none", mfc="white"))
-    ax.plot([min(_col(rows, "epsilon")), max(_col(rows, "epsilon"))],
-            [min(_col(rows, "epsilon")), max(_col(rows, "epsilon"))], ":", color="0.3", lw=1.2)
-    handles += [proxy("at the bottom edge: nothing certified (bound 0)", color="0.2", marker="v",
-                      linestyle="none", mec="black", mew=0.6),
-                proxy("BDPL = ε", color="0.3", linestyle=":")]
+            ax.plot(
+                e[zero], np.full(zero.sum(), floor), "v", color=c, ms=7, mec="black", mew=0.6, clip_on=False
+            )
+        handles.append(
+            proxy(
+                f"certified 95 % lower bound (audit, T = {T})",
+                color=c,
+                marker="^",
+                linestyle="none",
+                ms=7,
+                mec="black",
+                mew=0.6,
+            )
+        )
+        handles.append(
+            proxy(f"audit estimate ± 2 SE (T = {T})", color=c, marker="o", linestyle="none", mfc="white")
+        )
+    ax.plot(
+        [min(_col(rows, "epsilon")), max(_col(rows, "epsilon"))],
+        [min(_col(rows, "epsilon")), max(_col(rows, "epsilon"))],
+        ":",
+        color="0.3",
+        lw=1.2,
+    )
+    handles += [
+        proxy(
+            "at the bottom edge: nothing certified (bound 0)",
+            color="0.2",
+            marker="v",
+            linestyle="none",
+            mec="black",
+            mew=0.6,
+        ),
+        proxy("BDPL = ε", color="0.3", linestyle=":"),
+    ]
     if legend_ax is not None:
         legend_ax.axis("off")
-        legend_ax.legend(handles=handles, loc="center left", frameon=False, fontsize=8,
-                         title="(e): audit = bdpsim's black-box estimator (window adversaries)", title_fontsize=8)
+        legend_ax.legend(
+            handles=handles,
+            loc="center left",
+            frameon=False,
+            fontsize=8,
+            title="(e): audit = bdpsim's black-box estimator (window adversaries)",
+            title_fontsize=8,
+        )
     else:
         legend(ax, handles)
     ax.set_xscale("log")
@@ -162,9 +255,12 @@ def _audit_panel(rows: Sequence[dict], ax, legend_ax=None):
     ax.set_ylabel("BDPL (log scale)")
     r0 = rows[0]
     calls = f"{_num(r0['audit_budget']):.0e}".replace("e+0", "e")
-    ax.set_title(f"(e) bdpsim: BDPL of the MQM release at T = {big} (π_est = {_fmt(_num(r0['pi_est']))}, "
-                 f"g_est = {_fmt(_num(r0['g_est']))})\ncertified 95 % lower bound (audit, T = {big}), "
-                 f"{calls} calls per ε; audit checked at T = {small}", fontsize=9)
+    ax.set_title(
+        f"(e) bdpsim: BDPL of the MQM release at T = {big} (π_est = {_fmt(_num(r0['pi_est']))}, "
+        f"g_est = {_fmt(_num(r0['g_est']))})\ncertified 95 % lower bound (audit, T = {big}), "
+        f"{calls} calls per ε; audit checked at T = {small}",
+        fontsize=9,
+    )
     ax.grid(alpha=0.3, which="both")
     return ax
 

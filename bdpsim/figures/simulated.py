@@ -12,11 +12,29 @@ import numpy as np
 from ..estimators import ESTIMATORS
 from .style import colors, count_text, legend, proxy
 
-KEEP = ["estimator", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max", "noise_floor",
-        "bdpl_exact", "bdpl_exact_p99", "bound_general", "bound_model", "bound_zhao", "n_adversaries", "n_samples",
-        # which estimator variant made the numbers, and its own diagnostics
-        "kde_ratio", "kde_positive_shift", "nonpositive_points", "failed_adversaries",
-        "bdpl_se_max", "se_target_missed", "samples_max"]
+KEEP = [
+    "estimator",
+    "bdpl_p99",
+    "bdpl_p99_ci_low",
+    "bdpl_p99_ci_high",
+    "bdpl_max",
+    "noise_floor",
+    "bdpl_exact",
+    "bdpl_exact_p99",
+    "bound_general",
+    "bound_model",
+    "bound_zhao",
+    "n_adversaries",
+    "n_samples",
+    # which estimator variant made the numbers, and its own diagnostics
+    "kde_ratio",
+    "kde_positive_shift",
+    "nonpositive_points",
+    "failed_adversaries",
+    "bdpl_se_max",
+    "se_target_missed",
+    "samples_max",
+]
 
 SYMBOLS = {"epsilon": "ε", "rho": "ρ", "gamma": "γ"}
 DEFAULT_STYLES = {
@@ -68,8 +86,19 @@ def _plot_estimates(ax, rs, x: str, styles: dict, c, seen: list, tops: list) -> 
     return unbounded
 
 
-def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict | None = None, *,
-                   only=None, bound_curve=None, fit_y: bool = False, show_legend: bool = True):
+def plot_simulated(
+    rows,
+    ax,
+    x: str,
+    group: str,
+    bound_label: str,
+    styles: dict | None = None,
+    *,
+    only=None,
+    bound_curve=None,
+    fit_y: bool = False,
+    show_legend: bool = True,
+):
     """Empirical estimates (percentile with its CI), exact values and the bound, per ``group``.
 
     ``styles`` maps an estimator name to its marker (``marker``, optional ``mfc``, ``ms``) and its
@@ -96,7 +125,9 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
         else:
             xs = _arr(b, x)
             with np.errstate(all="ignore"):
-                bound = np.nanmin(np.array([[r["bound_general"], r["bound_model"]] for r in b], dtype=float), axis=1)
+                bound = np.nanmin(
+                    np.array([[r["bound_general"], r["bound_model"]] for r in b], dtype=float), axis=1
+                )
         ok = np.isfinite(bound)
         ax.plot(xs[ok], bound[ok], "-", color=c, lw=1.2)
         if bound_curve is not None and only is not None:
@@ -108,8 +139,11 @@ def plot_simulated(rows, ax, x: str, group: str, bound_label: str, styles: dict 
             if out.any():  # said in the panel title (see _panels)
                 ax._bdpsim_bound_leaves = float(xs[int(np.flatnonzero(out)[0])])
     name = SYMBOLS.get(group, group)
-    handles = [proxy(f"{name} = {g:g}", color=cyc[k % len(cyc)], linestyle="-") for k, g in enumerate(groups)
-               if only is None]
+    handles = [
+        proxy(f"{name} = {g:g}", color=cyc[k % len(cyc)], linestyle="-")
+        for k, g in enumerate(groups)
+        if only is None
+    ]
     for est in seen:
         st = styles.get(est, {"marker": "x", "label": est})
         handles.append(proxy(st["label"], marker=st["marker"], mfc=st.get("mfc", "k"), ms=st.get("ms", 6)))
@@ -139,6 +173,7 @@ def _gaussian_curve(general: bool):
         if general and np.isfinite(float(r0["bound_general"])):
             y = np.minimum(y, float(r0["bound_general"]))
         return rho, y
+
     return curve
 
 
@@ -154,8 +189,18 @@ def _panels(rows, axes, x, group, bound_label, styles, bound_curve, fit_y, title
     groups = sorted(dict.fromkeys(r[group] for r in rows))
     axes = list(np.atleast_1d(axes))
     for k, (ax, g) in enumerate(zip(axes, groups)):
-        plot_simulated(rows, ax, x, group, bound_label, styles, only=g, bound_curve=bound_curve, fit_y=fit_y,
-                       show_legend=False)
+        plot_simulated(
+            rows,
+            ax,
+            x,
+            group,
+            bound_label,
+            styles,
+            only=g,
+            bound_curve=bound_curve,
+            fit_y=fit_y,
+            show_legend=False,
+        )
         leaves = getattr(ax, "_bdpsim_bound_leaves", None)
         note = "" if leaves is None else f"\nbound above the plot for {SYMBOLS.get(x, x)} > {leaves:.2g}"
         ax.set_title(f"({chr(97 + k)}) {SYMBOLS.get(group, group)} = {g:g}{note}", fontsize=9)
@@ -179,9 +224,18 @@ def _legend_only(ax, rows, bound_label, styles):
 
 def plot_thesis_fig09(rows, axes):
     """One panel per n (the thesis draws the three in one): the 10 ρ values of each n apart."""
-    axes = _panels(rows, axes, "rho", "n", "min(general, Gaussian bound)", None, _gaussian_curve(True), False,
-                   "Thesis Fig. 9: empirical BDPL of the ε = 1 clipped sum [0, 10] on Gaussian data "
-                   f"({count_text(rows, 'n_adversaries')} random μ, Σ_ρ per point) vs min(general, Gaussian bound)")
+    axes = _panels(
+        rows,
+        axes,
+        "rho",
+        "n",
+        "min(general, Gaussian bound)",
+        None,
+        _gaussian_curve(True),
+        False,
+        "Thesis Fig. 9: empirical BDPL of the ε = 1 clipped sum [0, 10] on Gaussian data "
+        f"({count_text(rows, 'n_adversaries')} random μ, Σ_ρ per point) vs min(general, Gaussian bound)",
+    )
     for ax in axes:
         ax.set_xlabel("max. Pearson correlation ρ")
     return axes
@@ -189,16 +243,30 @@ def plot_thesis_fig09(rows, axes):
 
 FIG10_STYLES = {
     "kde": {"marker": "o", "ms": 4, "label": "unclipped sum: KDE p99 (dots)"},
-    "exact": {"marker": "s", "mfc": "none", "ms": 7, "label": "unclipped sum: exact, max over the sampled adversaries"},
+    "exact": {
+        "marker": "s",
+        "mfc": "none",
+        "ms": 7,
+        "label": "unclipped sum: exact, max over the sampled adversaries",
+    },
     "kde-clipped": {"marker": "x", "ms": 6, "label": "clipped sum [0, 10]: KDE p99 (crosses)"},
 }
 
 
 def plot_thesis_fig10(rows, axes):
     """One panel per n, the y-axis scaled to the estimates (the bound runs far above them)."""
-    axes = _panels(rows, axes, "rho", "n", "Gaussian bound (Thm 5.5)", FIG10_STYLES, _gaussian_curve(False), True,
-                   "Thesis Fig. 10: target-dependent BDPL (x = 0, x' = 10) of the unclipped sum + Lap(10) on "
-                   "Gaussian data vs the Gaussian bound; crosses: Fig. 9's clipped sum")
+    axes = _panels(
+        rows,
+        axes,
+        "rho",
+        "n",
+        "Gaussian bound (Thm 5.5)",
+        FIG10_STYLES,
+        _gaussian_curve(False),
+        True,
+        "Thesis Fig. 10: target-dependent BDPL (x = 0, x' = 10) of the unclipped sum + Lap(10) on "
+        "Gaussian data vs the Gaussian bound; crosses: Fig. 9's clipped sum",
+    )
     for k, ax in enumerate(axes):
         ax.set_xlabel("max. Pearson correlation ρ")
         ax.set_ylabel("target-dependent BDPL (nats)" if k == 0 else "")
@@ -206,10 +274,19 @@ def plot_thesis_fig10(rows, axes):
 
 
 def plot_thesis_fig15(rows, ax):
-    plot_simulated(rows, ax, "gamma", "epsilon", "min(Markov, general bound)",
-                   {"exact": {"marker": "o", "mfc": "none", "label": "exact, max over all adversaries"}},
-                   bound_curve=_markov_curve)
+    plot_simulated(
+        rows,
+        ax,
+        "gamma",
+        "epsilon",
+        "min(Markov, general bound)",
+        {"exact": {"marker": "o", "mfc": "none", "label": "exact, max over all adversaries"}},
+        bound_curve=_markov_curve,
+    )
     ax.set_xlabel("transition ratio γ")
-    ax.set_title("Thesis Fig. 15: KDE vs exact BDPL of the ε-DP count,\nMarkov chain of thesis Fig. 14 "
-                 "(symmetric, ratio γ), n = 10", fontsize=9)
+    ax.set_title(
+        "Thesis Fig. 15: KDE vs exact BDPL of the ε-DP count,\nMarkov chain of thesis Fig. 14 "
+        "(symmetric, ratio γ), n = 10",
+        fontsize=9,
+    )
     return ax

@@ -22,19 +22,39 @@ def colors() -> list[str]:
     return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
-def subplots(nrows: int = 1, ncols: int = 1, figsize: tuple[float, float] = (6.4, 4.6),
-             layout: Literal["constrained", "compressed", "tight"] | None = "constrained", **kwargs):
+def subplots(
+    nrows: int = 1,
+    ncols: int = 1,
+    figsize: tuple[float, float] = (6.4, 4.6),
+    layout: Literal["constrained", "compressed", "tight"] | None = "constrained",
+    **kwargs,
+):
     """``(Figure, axes)`` like ``pyplot.subplots`` but without pyplot (no backend is touched); the
     constrained layout keeps legends placed outside the axes inside the figure."""
     fig = Figure(figsize=figsize, layout=layout)
     return fig, fig.subplots(nrows, ncols, **kwargs)
 
 
-def legend(ax, handles: Sequence | None = None, labels: Sequence[str] | None = None, *,
-           ncol: int = 1, title: str | None = None, fontsize: float = LEGEND_PT):
+def legend(
+    ax,
+    handles: Sequence | None = None,
+    labels: Sequence[str] | None = None,
+    *,
+    ncol: int = 1,
+    title: str | None = None,
+    fontsize: float = LEGEND_PT,
+):
     """A legend to the right of ``ax``, outside its data area, in ``fontsize`` >= 8 pt."""
-    kw = dict(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, title=title,
-              fontsize=max(fontsize, LEGEND_PT), title_fontsize=max(fontsize, LEGEND_PT), frameon=False)
+    kw = dict(
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        ncol=ncol,
+        title=title,
+        fontsize=max(fontsize, LEGEND_PT),
+        title_fontsize=max(fontsize, LEGEND_PT),
+        frameon=False,
+    )
     if handles is None:
         return ax.legend(**kw)
     return ax.legend(handles, labels if labels is not None else [h.get_label() for h in handles], **kw)

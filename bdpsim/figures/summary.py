@@ -14,9 +14,14 @@ from ..estimators import ESTIMATORS
 from ..pipeline.rows import mechanism_label
 from .style import colors, legend, save, subplots
 
-AXIS_LABELS = {"gamma": "transition ratio γ", "rho": "max. Pearson correlation ρ",
-               "epsilon": "DP parameter ε", "n": "records n", "noise_scale": "noise scale β (sensitivity / ε)",
-               "mechanism": "mechanism (noise law)"}
+AXIS_LABELS = {
+    "gamma": "transition ratio γ",
+    "rho": "max. Pearson correlation ρ",
+    "epsilon": "DP parameter ε",
+    "n": "records n",
+    "noise_scale": "noise scale β (sensitivity / ε)",
+    "mechanism": "mechanism (noise law)",
+}
 #: the x "column" of a run whose points differ only by mechanism: one tick per mechanism variant
 MECHANISM_AXIS = "mechanism"
 AXIS_CANDIDATES = ("gamma", "rho", "epsilon", "n", "noise_scale")
@@ -124,8 +129,11 @@ def every_adversary(row: dict) -> bool:
     """Whether a summary row examined every adversary (``adversaries = "all"``): its percentile has no
     sampling interval (``bdpl_p99_ci_low``/``_high`` empty) and it has no all-adversary value
     beside a sampled one (``bdpl_all_adversaries``)."""
-    return (_empty(row.get("bdpl_p99_ci_low")) and _empty(row.get("bdpl_p99_ci_high"))
-            and _empty(row.get("bdpl_all_adversaries")))
+    return (
+        _empty(row.get("bdpl_p99_ci_low"))
+        and _empty(row.get("bdpl_p99_ci_high"))
+        and _empty(row.get("bdpl_all_adversaries"))
+    )
 
 
 def _sampled_text(rows: Sequence[dict]) -> str:
@@ -161,26 +169,44 @@ def _plot_estimator(ax, est: str, rs: list, x: str, ce, label: str, single: bool
     lower = np.array([_number(r.get("bdpl_lower")) or np.nan for r in rs], dtype=float)
     if np.isfinite(lower).any():  # a black-box audit: its certified bound and its estimate
         alpha = _number(rs[0].get("audit_alpha")) or 0.05
-        ax.plot(xs, lower, "^", color=ce, ms=7,
-                label=f"{est} certified lower bound ({100 * (1 - alpha):g} %) {label}".strip())
+        ax.plot(
+            xs,
+            lower,
+            "^",
+            color=ce,
+            ms=7,
+            label=f"{est} certified lower bound ({100 * (1 - alpha):g} %) {label}".strip(),
+        )
         est_v = np.array([_number(r.get("bdpl_audit")) or np.nan for r in rs], dtype=float)
         if np.isfinite(est_v).any():
             ax.plot(xs, est_v, "d", mfc="none", color=ce, ms=6, label=f"{est} estimate {label}".strip())
         return
     if exact:  # the max of exact values: the BDPL only when every adversary was examined
-        what = ("exact BDPL, every adversary" if all(every_adversary(r) for r in rs)
-                else f"exact, max over {_sampled_text(rs)}")
+        what = (
+            "exact BDPL, every adversary"
+            if all(every_adversary(r) for r in rs)
+            else f"exact, max over {_sampled_text(rs)}"
+        )
     else:
         what = f"{est} p{pc:g}"
     y = p if not exact else np.array([r["bdpl_max"] for r in rs], dtype=float)
     if not np.isfinite(y).any():
         return  # nothing to draw: no legend entry either
-    ax.errorbar(xs, y, yerr=None if exact else yerr, fmt=markers.get(est, "x"), color=ce,
-                capsize=3, ms=7, label=f"{what} {label}".strip())
+    ax.errorbar(
+        xs,
+        y,
+        yerr=None if exact else yerr,
+        fmt=markers.get(est, "x"),
+        color=ce,
+        capsize=3,
+        ms=7,
+        label=f"{what} {label}".strip(),
+    )
     nf = np.array([r.get("noise_floor", np.nan) for r in rs], dtype=float)
     if not exact and np.isfinite(nf).any() and np.max(nf[np.isfinite(nf)]) > 0:
-        ax.plot(xs, nf, "_" if single else ":", color=ce, lw=1, ms=14,
-                label=f"{est} noise floor {label}".strip())
+        ax.plot(
+            xs, nf, "_" if single else ":", color=ce, lw=1, ms=14, label=f"{est} noise floor {label}".strip()
+        )
 
 
 def _plot_references(ax, rs_all: list, x: str, c, label: str, categories: bool, single: bool) -> None:
@@ -192,18 +218,32 @@ def _plot_references(ax, rs_all: list, x: str, c, label: str, categories: bool, 
     ex = np.array([r.get("bdpl_exact", np.nan) for r in rs], dtype=float)
     if np.isfinite(ex).any() and not any(_is_exact(r.get("estimator", "")) for r in rs):
         # the exact estimator's own marker shows the same max (same adversary draw) where it ran
-        ax.plot(xs, ex, "o", mfc="none", color=c,
-                label=f"exact, max over the same {_sampled_text(rs).removeprefix('the ')} {label}".strip())
+        ax.plot(
+            xs,
+            ex,
+            "o",
+            mfc="none",
+            color=c,
+            label=f"exact, max over the same {_sampled_text(rs).removeprefix('the ')} {label}".strip(),
+        )
     every = np.array([r.get("bdpl_all_adversaries", np.nan) for r in rs], dtype=float)
     if np.isfinite(every).any():
         ax.plot(xs, every, "*", color=c, ms=9, label=f"exact BDPL, every adversary {label}".strip())
-    bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(float)
+    bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(
+        float
+    )
     tight = np.min(np.where(np.isfinite(bounds), bounds, np.inf), axis=0)  # no All-NaN warning
     ok = np.isfinite(tight)
     if ok.any():
-        ax.plot(xs[ok], tight[ok], "_" if categories or single else "-", color=c, lw=1.5,
-                ms=30 if categories else 16,  # a marker where no line is drawn: categories, one x
-                label=f"min(general, model bound) {label}".strip())
+        ax.plot(
+            xs[ok],
+            tight[ok],
+            "_" if categories or single else "-",
+            color=c,
+            lw=1.5,
+            ms=30 if categories else 16,  # a marker where no line is drawn: categories, one x
+            label=f"min(general, model bound) {label}".strip(),
+        )
 
 
 def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | None = None):
@@ -246,8 +286,13 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
         group = MECHANISM_AXIS
     x = x or auto_x
     if group is None:
-        group = auto_g if x == auto_x else next(
-            (k for k in _varying(rows, AXIS_CANDIDATES) if k != x and not _function_of(rows, k, x)), None)
+        group = (
+            auto_g
+            if x == auto_x
+            else next(
+                (k for k in _varying(rows, AXIS_CANDIDATES) if k != x and not _function_of(rows, k, x)), None
+            )
+        )
     rows = [r for r in rows if _number(r.get(x)) is not None]
     xs_all = sorted({float(r[x]) for r in rows})
     single = len(xs_all) == 1 and ticks is None  # one x: a line of one point draws nothing, a marker does
@@ -255,8 +300,10 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
     for r in rows:
         groups[_key(r.get(group)) if group else None].append(r)
     cyc = colors()
-    order = sorted(groups.items(), key=lambda kv: (kv[0] is None, isinstance(kv[0], str),
-                                                   kv[0] if kv[0] is not None else 0))
+    order = sorted(
+        groups.items(),
+        key=lambda kv: (kv[0] is None, isinstance(kv[0], str), kv[0] if kv[0] is not None else 0),
+    )
     for gi, (g, rs_all) in enumerate(order):
         c = cyc[gi % len(cyc)]
         label = _label(group, g)
@@ -302,8 +349,14 @@ def _metadata_title(path: Path) -> str:
 
 #: the figure formats ``bdpsim plot --format`` writes
 FORMATS = ("png", "pdf", "svg")
-_TITLE_PARTS = (("model", "{}"), ("n", "n = {:g}"), ("mechanism", "{}"), ("epsilon", "ε = {:g}"),
-                ("gamma", "γ = {:g}"), ("rho", "ρ = {:g}"))
+_TITLE_PARTS = (
+    ("model", "{}"),
+    ("n", "n = {:g}"),
+    ("mechanism", "{}"),
+    ("epsilon", "ε = {:g}"),
+    ("gamma", "γ = {:g}"),
+    ("rho", "ρ = {:g}"),
+)
 
 
 def default_title(rows: Sequence[dict]) -> str:
@@ -317,8 +370,9 @@ def default_title(rows: Sequence[dict]) -> str:
     return ", ".join(parts)
 
 
-def plot_target(results_dir: Path, out: str | Path | None = None,
-                formats: Sequence[str] | None = None) -> tuple[Path, tuple[str, ...]]:
+def plot_target(
+    results_dir: Path, out: str | Path | None = None, formats: Sequence[str] | None = None
+) -> tuple[Path, tuple[str, ...]]:
     """Where ``bdpsim plot`` writes: the stem (its suffix, if any, replaced per format) and the formats.
 
     ``out`` None: ``RESULTS/bdpl``; a directory (existing, written with a trailing ``/``, or a
@@ -336,20 +390,30 @@ def plot_target(results_dir: Path, out: str | Path | None = None,
         formats = tuple(dict.fromkeys(f.strip().lower().lstrip(".") for f in formats))
         bad = [f for f in formats if f not in FORMATS]
         if bad or not formats:
-            raise ConfigError("--format", ",".join(formats), f"must be a comma-separated list of {', '.join(FORMATS)}")
+            raise ConfigError(
+                "--format", ",".join(formats), f"must be a comma-separated list of {', '.join(FORMATS)}"
+            )
     if out is None or str(out).endswith(("/", "\\")) or Path(out).is_dir() or not Path(out).suffix:
         return Path(out if out is not None else results_dir) / "bdpl", formats or ("png", "pdf")
     path = Path(out)
     suffix = path.suffix.lower().lstrip(".")
     if suffix not in FORMATS:
-        raise ConfigError("--out", str(out), f"must be a directory or a file name ending in "
-                          f"{', '.join('.' + f for f in FORMATS)}")
+        raise ConfigError(
+            "--out",
+            str(out),
+            f"must be a directory or a file name ending in {', '.join('.' + f for f in FORMATS)}",
+        )
     return path, formats or (suffix,)  # the stem keeps its suffix: save() replaces it per format
 
 
-def plot_results(results_dir: Path, x: str | None = None, group: str | None = None,
-                 title: str | None = None, out: str | Path | None = None,
-                 formats: Sequence[str] | None = None) -> list[Path]:
+def plot_results(
+    results_dir: Path,
+    x: str | None = None,
+    group: str | None = None,
+    title: str | None = None,
+    out: str | Path | None = None,
+    formats: Sequence[str] | None = None,
+) -> list[Path]:
     """``bdpsim plot``: ``bdpl.png``/``.pdf`` next to ``summary.csv`` (see :func:`plot_summary`),
     or where ``out`` says in ``formats`` (:func:`plot_target`).
 
@@ -377,8 +441,12 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
     if not rows:
         from ..core.errors import ConfigError
 
-        raise ConfigError("results", str(Path(results_dir)), "summary.csv has no rows: nothing to plot "
-                          "(a run that finished no configuration; re-run 'bdpsim run' to resume it)")
+        raise ConfigError(
+            "results",
+            str(Path(results_dir)),
+            "summary.csv has no rows: nothing to plot "
+            "(a run that finished no configuration; re-run 'bdpsim run' to resume it)",
+        )
     check_axes(rows, x, group)
     stem, formats = plot_target(results_dir, out, formats)
     for suffix in formats:  # checked before drawing: nothing written when one cannot be
@@ -386,8 +454,11 @@ def plot_results(results_dir: Path, x: str | None = None, group: str | None = No
         if target.exists() and not target.is_file():
             from ..core.errors import ConfigError
 
-            raise ConfigError("results" if out is None else "--out", str(Path(results_dir) if out is None else out),
-                              f"{target.name} exists and is not a file (the plot is written there): remove or rename it")
+            raise ConfigError(
+                "results" if out is None else "--out",
+                str(Path(results_dir) if out is None else out),
+                f"{target.name} exists and is not a file (the plot is written there): remove or rename it",
+            )
     fig, ax = subplots(figsize=(6.4, 4.4))
     plot_summary(rows, ax, x, group)
     if title is None:

@@ -10,7 +10,12 @@ import numpy as np
 from .style import colors, legend, proxy
 
 #: Cao's series in tools/plotTPL.m's order and markers: budget, BPL, FPL, TPL
-_SERIES = (("epsilon", "budget ε_t", "*"), ("bpl", "BPL_t", "o"), ("fpl", "FPL_t", "s"), ("tpl", "TPL_t", "^"))
+_SERIES = (
+    ("epsilon", "budget ε_t", "*"),
+    ("bpl", "BPL_t", "o"),
+    ("fpl", "FPL_t", "s"),
+    ("tpl", "TPL_t", "^"),
+)
 
 
 def _f(v) -> float:
@@ -32,7 +37,16 @@ def plot_tkde_budget(rows: Sequence[dict], axes):
             if key == "epsilon":
                 ax.plot(t, [_f(r[key]) for r in pr], color="k", marker=m, ms=4, lw=1)
                 continue
-            ax.plot(t, [_f(r["cao_" + key]) for r in pr], color=col[key], marker=m, ms=5, mfc="none", ls="--", lw=1)
+            ax.plot(
+                t,
+                [_f(r["cao_" + key]) for r in pr],
+                color=col[key],
+                marker=m,
+                ms=5,
+                mfc="none",
+                ls="--",
+                lw=1,
+            )
             ax.plot(t, [_f(r[key]) for r in pr], color=col[key], marker=m, ms=3, ls="-", lw=1.3)
         ax.set_ylim(0, top + 0.1)
         ax.set_xlabel("time t")
@@ -41,11 +55,16 @@ def plot_tkde_budget(rows: Sequence[dict], axes):
         ax.grid(alpha=0.3)
     handles = [proxy("budget ε_t", "k", "*", "-")]
     for key, label, m in _SERIES[1:]:
-        handles += [proxy(f"{label}, Cao et al.", col[key], m, "--", mfc="none"),
-                    proxy(f"{label}, exact", col[key], m, "-")]
+        handles += [
+            proxy(f"{label}, Cao et al.", col[key], m, "--", mfc="none"),
+            proxy(f"{label}, exact", col[key], m, "-"),
+        ]
     legend(axes[-1], handles)
-    axes[0].figure.suptitle("TKDE budget allocations (testPlotBudgetAlloc.m: α = 1, T = 30) on the TKDE Fig. 4 "
-                            "chain;\nCao et al.'s recursion vs the exact leakage of any ε_t-DP step", fontsize=10)
+    axes[0].figure.suptitle(
+        "TKDE budget allocations (testPlotBudgetAlloc.m: α = 1, T = 30) on the TKDE Fig. 4 "
+        "chain;\nCao et al.'s recursion vs the exact leakage of any ε_t-DP step",
+        fontsize=10,
+    )
     return axes
 
 
@@ -64,21 +83,34 @@ def plot_temporal_day(rows: Sequence[dict], axes):
         pr = sorted((r for r in rows if r["chain"] == name), key=lambda r: int(r["t"]))
         t = [int(r["t"]) for r in pr]
         ax.plot(t, [_f(r["tpl"]) for r in pr], color=c[0], ls="-", lw=2.2)
-        ax.plot(t, [_f(r["cao_tpl"]) for r in pr], color=c[1], ls="--", lw=1.4)  # on top: equal on 2-state chains
+        ax.plot(
+            t, [_f(r["cao_tpl"]) for r in pr], color=c[1], ls="--", lw=1.4
+        )  # on top: equal on 2-state chains
         ax.axhline(_f(pr[0]["markov"]), color=c[2], ls=":", lw=1.6)
         ax.axhline(_f(pr[0]["group"]), color=c[3], ls="-.", lw=1.2)
         ax.set_yscale("log")
         ax.set_xlabel("step t")
         ax.set_ylabel("leakage about x_t (nats)")
-        P = "], [".join(", ".join(f"{float(v):.3g}" for v in row.split(",")) for row in pr[0]["transition"].split(";"))
+        P = "], [".join(
+            ", ".join(f"{float(v):.3g}" for v in row.split(",")) for row in pr[0]["transition"].split(";")
+        )
         ax.set_title(f"({'abcdefghij'[j % 10]}) {name}, T = {int(pr[0]['steps'])}\nP = [[{P}]]", fontsize=8)
         ax.grid(alpha=0.3, which="both")
-    for ax in axes[len(chains):]:
+    for ax in axes[len(chains) :]:
         ax.axis("off")
     eps = _f(rows[0]["epsilon"]) if rows else float("nan")
-    legend(axes[min(2, len(axes) - 1)],
-           [proxy("TPL_t, exact", c[0], "", "-"), proxy("TPL_t, Cao et al.", c[1], "", "--"),
-            proxy("Markov bound ε + 4 ln γ", c[2], "", ":"), proxy("group privacy Tε", c[3], "", "-.")])
-    axes[0].figure.suptitle(f"Event-level releases, every step ε = {eps:g}-DP (any ε-DP step): exact temporal "
-                            f"leakage vs Cao et al.'s TPL, the paper's Markov bound and group privacy", fontsize=10)
+    legend(
+        axes[min(2, len(axes) - 1)],
+        [
+            proxy("TPL_t, exact", c[0], "", "-"),
+            proxy("TPL_t, Cao et al.", c[1], "", "--"),
+            proxy("Markov bound ε + 4 ln γ", c[2], "", ":"),
+            proxy("group privacy Tε", c[3], "", "-."),
+        ],
+    )
+    axes[0].figure.suptitle(
+        f"Event-level releases, every step ε = {eps:g}-DP (any ε-DP step): exact temporal "
+        f"leakage vs Cao et al.'s TPL, the paper's Markov bound and group privacy",
+        fontsize=10,
+    )
     return axes

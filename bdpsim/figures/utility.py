@@ -14,17 +14,34 @@ from matplotlib.typing import LineStyleType
 
 from .style import colors, count_text, legend, proxy
 
-MECHANISMS = {"dp": "DP Laplace, τ = ε (not BDP)", "general": "general bound", "gaussian": "Gaussian bound",
-              "markov": "Markov bound", "zhao": "Zhao et al. bound",
-              "exact": "exact calibration (smallest ε-BDP scale; bdpsim's addition)",
-              "optimal": "optimal integer noise (least E|Z| that is ε-BDP; bdpsim's addition)"}
-_STYLE: dict[str, LineStyleType] = {"dp": ":", "general": "--", "gaussian": "-", "markov": "-", "zhao": "-.",
-                                    "exact": "-", "optimal": "-"}
+MECHANISMS = {
+    "dp": "DP Laplace, τ = ε (not BDP)",
+    "general": "general bound",
+    "gaussian": "Gaussian bound",
+    "markov": "Markov bound",
+    "zhao": "Zhao et al. bound",
+    "exact": "exact calibration (smallest ε-BDP scale; bdpsim's addition)",
+    "optimal": "optimal integer noise (least E|Z| that is ε-BDP; bdpsim's addition)",
+}
+_STYLE: dict[str, LineStyleType] = {
+    "dp": ":",
+    "general": "--",
+    "gaussian": "-",
+    "markov": "-",
+    "zhao": "-.",
+    "exact": "-",
+    "optimal": "-",
+}
 _MARK = {"dp": "^", "general": "s", "gaussian": "o", "markov": "o", "zhao": "d", "exact": "*", "optimal": "x"}
-_METRIC = {"alpha": ("alpha_theory", "alpha_empirical", "α at β = 5 %"),
-           "mse": ("mse_theory", "mse", "MSE")}
-_DATASET = {"galton": "Galton", "kid_iq": "FamilyIQ", "synthetic_iq": "SyntheticIQ", "activity": "Activity",
-            "electricity": "Electricity", "genomic": "genomic (synthetic)"}
+_METRIC = {"alpha": ("alpha_theory", "alpha_empirical", "α at β = 5 %"), "mse": ("mse_theory", "mse", "MSE")}
+_DATASET = {
+    "galton": "Galton",
+    "kid_iq": "FamilyIQ",
+    "synthetic_iq": "SyntheticIQ",
+    "activity": "Activity",
+    "electricity": "Electricity",
+    "genomic": "genomic (synthetic)",
+}
 
 
 def _mech_color(mech: str) -> str:
@@ -58,13 +75,25 @@ def plot_utility(rows, ax, metric: str = "alpha", color_by: str = "mechanism"):
             ax.plot(x, [r[emp] for r in rs], _MARK.get(mech, "o"), color=c, ms=4, mfc="none")
     mechs = list(dict.fromkeys(r["mechanism"] for r in rows))
     if color_by == "mechanism":
-        handles = [proxy(MECHANISMS.get(m, m), color=_mech_color(m), linestyle=_STYLE.get(m, "-"),
-                         marker=_MARK.get(m, "o"), mfc="none") for m in mechs]
+        handles = [
+            proxy(
+                MECHANISMS.get(m, m),
+                color=_mech_color(m),
+                linestyle=_STYLE.get(m, "-"),
+                marker=_MARK.get(m, "o"),
+                mfc="none",
+            )
+            for m in mechs
+        ]
     else:
         handles = [proxy(v, color=cyc[i % len(cyc)], linestyle="-") for i, v in enumerate(variants)]
-        handles += [proxy(MECHANISMS.get(m, m), linestyle=_STYLE.get(m, "-"), marker=_MARK.get(m, "o"), mfc="none")
-                    for m in mechs]
-    handles.append(proxy(f"lines: theory; markers: empirical {'95 % quantile' if metric == 'alpha' else 'MSE'}"))
+        handles += [
+            proxy(MECHANISMS.get(m, m), linestyle=_STYLE.get(m, "-"), marker=_MARK.get(m, "o"), mfc="none")
+            for m in mechs
+        ]
+    handles.append(
+        proxy(f"lines: theory; markers: empirical {'95 % quantile' if metric == 'alpha' else 'MSE'}")
+    )
     ax.set_yscale("log")
     ax.yaxis.set_minor_formatter(NullFormatter())
     _log_ticks(ax)
@@ -79,7 +108,7 @@ def _log_ticks(ax) -> None:
     """A log axis spanning less than ~2.5 decades gets labelled ticks at 1, 2 and 5 × 10^k (one
     labelled tick per decade leaves a short axis with a single number)."""
     lo, hi = ax.get_ylim()
-    if lo > 0 and hi / lo < 10 ** 2.5:
+    if lo > 0 and hi / lo < 10**2.5:
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 
@@ -105,8 +134,11 @@ def _panels(rows, axes, metric, titles=None):
 def plot_paper_fig4(rows, axes):
     axes, handles = _panels(rows, axes, "alpha")
     legend(axes[-1], handles)
-    axes[0].figure.suptitle("Paper Fig. 4: error α at β = 5 % of ε-BDP Laplace sums on Gaussian data, "
-                            f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)", fontsize=10)
+    axes[0].figure.suptitle(
+        "Paper Fig. 4: error α at β = 5 % of ε-BDP Laplace sums on Gaussian data, "
+        f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)",
+        fontsize=10,
+    )
     return axes
 
 
@@ -115,11 +147,21 @@ def plot_paper_fig5(rows, axes):
     missing = not any(r["dataset"] == "electricity" for r in rows)
     if missing:
         handles.append(proxy("Electricity 70/80/90 kWh: not drawn, data file not supplied", color="crimson"))
-    title = ("Paper Fig. 5: error α at β = 5 % of ε-BDP Laplace counts on Markov data, "
-             f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)")
+    title = (
+        "Paper Fig. 5: error α at β = 5 % of ε-BDP Laplace counts on Markov data, "
+        f"calibrated by each bound ({count_text(rows, 'runs')} runs per ε)"
+    )
     if len(axes) == 1:  # one narrow panel: the legend below it, in two columns, the title over two lines
-        axes[0].legend(handles, [h.get_label() for h in handles], loc="upper center", bbox_to_anchor=(0.5, -0.16),
-                       ncol=2, fontsize=8, frameon=False, borderaxespad=0.0)
+        axes[0].legend(
+            handles,
+            [h.get_label() for h in handles],
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=2,
+            fontsize=8,
+            frameon=False,
+            borderaxespad=0.0,
+        )
         title = title.replace(", calibrated", ",\ncalibrated")
     else:
         legend(axes[-1], handles)
@@ -160,10 +202,16 @@ def plot_thesis_fig17(rows, ax):
     sets = r0.get("databases", math.nan)
     truths = sorted({round(r["true_value"], 2) for r in bdp})
     mean = f"{truths[0]:.2f}" + (f"–{truths[-1]:.2f}" if len(truths) > 1 else "")
-    setting = (f"{int(sets)} data sets × {int(r0['n'])} people each, mean true count {mean} (thesis: 40.29)"
-               if isinstance(sets, (int, float)) and math.isfinite(sets) and sets > 1 else "synthetic pedigrees")
-    ax.set_title(f"Thesis Fig. 17: MSE of the ε-BDP count of BB on genomic data (general bound, families of ≤ m),\n"
-                 f"one run per data set; synthetic Mendelian populations: {setting}", fontsize=9)
+    setting = (
+        f"{int(sets)} data sets × {int(r0['n'])} people each, mean true count {mean} (thesis: 40.29)"
+        if isinstance(sets, (int, float)) and math.isfinite(sets) and sets > 1
+        else "synthetic pedigrees"
+    )
+    ax.set_title(
+        f"Thesis Fig. 17: MSE of the ε-BDP count of BB on genomic data (general bound, families of ≤ m),\n"
+        f"one run per data set; synthetic Mendelian populations: {setting}",
+        fontsize=9,
+    )
     return ax
 
 
@@ -173,14 +221,22 @@ def plot_thesis_fig18(rows, ax):
     bias = [b for b in bias if isinstance(b, float) and math.isfinite(b)]
     if bias and max(bias) > 0:
         ax.axhline(max(bias), color="0.4", lw=1, ls=(0, (1, 2)))
-        handles.append(proxy(f"clipping bias² {max(bias):.3g} (in the authors' MSE only)",
-                             color="0.4", linestyle=(0, (1, 2))))
+        handles.append(
+            proxy(
+                f"clipping bias² {max(bias):.3g} (in the authors' MSE only)",
+                color="0.4",
+                linestyle=(0, (1, 2)),
+            )
+        )
     legend(ax, handles)
     r0 = rows[0] if rows else {}
     n_sets = r0.get("databases", math.nan)
     sets = f"{int(n_sets)} " if isinstance(n_sets, (int, float)) and math.isfinite(n_sets) else ""
-    ax.set_title(f"Thesis Fig. 18: MSE of the ε-BDP sum of heights, Galton {r0.get('variant', 'trios')}\n"
-                 f"({sets}data sets of n = 3: child, father, mother; {count_text(rows, 'runs')} runs per ε)", fontsize=9)
+    ax.set_title(
+        f"Thesis Fig. 18: MSE of the ε-BDP sum of heights, Galton {r0.get('variant', 'trios')}\n"
+        f"({sets}data sets of n = 3: child, father, mother; {count_text(rows, 'runs')} runs per ε)",
+        fontsize=9,
+    )
     return ax
 
 
@@ -193,13 +249,18 @@ def plot_utility_optimal(rows, axes):
     if not any(r["dataset"] == "electricity" for r in rows):
         handles.append(proxy("Electricity 70/80/90 kWh: not drawn, data file not supplied", color="crimson"))
     legend(axes[-1], handles)
-    eps = [r["epsilon"] for r in rows if isinstance(r["epsilon"], (int, float)) and math.isfinite(r["epsilon"])]
+    eps = [
+        r["epsilon"] for r in rows if isinstance(r["epsilon"], (int, float)) and math.isfinite(r["epsilon"])
+    ]
     if eps:  # the eps of the rows, not the paper figures' 1..20
         for ax in axes:
             ax.set_xticks(range(math.floor(min(eps)), math.ceil(max(eps)) + 1))
             ax.set_xlim(min(eps) - 0.5, max(eps) + 0.5)
-    axes[0].figure.suptitle("MSE of ε-BDP counts: the optimal integer noise (least E|Z|) vs the exactly calibrated "
-                            f"Laplace noise ({count_text(rows, 'runs')} runs per ε)", fontsize=10)
+    axes[0].figure.suptitle(
+        "MSE of ε-BDP counts: the optimal integer noise (least E|Z|) vs the exactly calibrated "
+        f"Laplace noise ({count_text(rows, 'runs')} runs per ε)",
+        fontsize=10,
+    )
     return axes
 
 
@@ -208,6 +269,9 @@ def plot_thesis_fig19(rows, axes):
     rows = sorted(rows, key=lambda r: order.get(r["variant"], 2))
     axes, handles = _panels(rows, axes, "mse", titles=["single days", "complete data"])
     legend(axes[-1], handles)
-    axes[0].figure.suptitle("Thesis Fig. 19: MSE of ε-BDP Laplace counts of active 5-min intervals (activity data), "
-                            "calibrated by each bound", fontsize=10)
+    axes[0].figure.suptitle(
+        "Thesis Fig. 19: MSE of ε-BDP Laplace counts of active 5-min intervals (activity data), "
+        "calibrated by each bound",
+        fontsize=10,
+    )
     return axes

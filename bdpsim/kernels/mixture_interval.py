@@ -71,8 +71,14 @@ def weight_box(counts: np.ndarray, total: int, a: float) -> tuple[np.ndarray, np
     return lo, hi
 
 
-def sup_interval(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray, counts2: np.ndarray,
-                 b: float, alpha: float) -> tuple[float, float]:
+def sup_interval(
+    support1: np.ndarray,
+    counts1: np.ndarray,
+    support2: np.ndarray,
+    counts2: np.ndarray,
+    b: float,
+    alpha: float,
+) -> tuple[float, float]:
     """``(L, U)``: a ``1 - alpha`` confidence interval for ``V`` (module docstring).
 
     Parameters
@@ -89,8 +95,9 @@ def sup_interval(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray
     return sup_intervals(support1, counts1, support2, counts2, b, (alpha,))[0]
 
 
-def sup_intervals(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray, counts2: np.ndarray,
-                  b: float, alphas) -> list[tuple[float, float]]:
+def sup_intervals(
+    support1: np.ndarray, counts1: np.ndarray, support2: np.ndarray, counts2: np.ndarray, b: float, alphas
+) -> list[tuple[float, float]]:
     """:func:`sup_interval` at several levels ``1 - alpha`` at once (one pass over the lattice)."""
     n1, n2 = int(np.sum(counts1)), int(np.sum(counts2))
     J = len(support1) + len(support2)
@@ -99,12 +106,12 @@ def sup_intervals(support1: np.ndarray, counts1: np.ndarray, support2: np.ndarra
     W = np.zeros((4 * len(alphas), grid.size))  # per level, rows: lo1, hi1, lo2, hi2 on the common lattice
     for k, alpha in enumerate(alphas):
         a = alpha / (2.0 * J)
-        W[4 * k:4 * k + 2, i1] = weight_box(counts1, n1, a)
-        W[4 * k + 2:4 * k + 4, i2] = weight_box(counts2, n2, a)
+        W[4 * k : 4 * k + 2, i1] = weight_box(counts1, n1, a)
+        W[4 * k + 2 : 4 * k + 4, i2] = weight_box(counts2, n2, a)
     lp, tail_hi, tail_lo = _log_pdfs(grid, W, b)
     out = []
     for k in range(len(alphas)):
-        f_lo, b_lo = _row_sups(lp, tail_hi, tail_lo, W, 4 * k, 4 * k + 3)      # lo1 / hi2
+        f_lo, b_lo = _row_sups(lp, tail_hi, tail_lo, W, 4 * k, 4 * k + 3)  # lo1 / hi2
         f_hi, b_hi = _row_sups(lp, tail_hi, tail_lo, W, 4 * k + 1, 4 * k + 2)  # hi1 / lo2
         out.append((max(0.0, f_lo, b_hi), max(f_hi, b_lo)))
     return out
@@ -145,8 +152,9 @@ def _kernel(d, b: float):
     return np.exp(-np.abs(d) / b) / (2 * b)
 
 
-def _band(y: np.ndarray, atoms: np.ndarray, counts: np.ndarray, lo: float, hi: float, b: float,
-          eps: float) -> tuple[np.ndarray, np.ndarray]:
+def _band(
+    y: np.ndarray, atoms: np.ndarray, counts: np.ndarray, lo: float, hi: float, b: float, eps: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` bounds on ``p(y)`` for every law on ``[lo, hi]`` whose CDF is within
     ``eps`` of the sample's: ``|p̂(y) - p(y)| <= eps TV_y`` with ``TV_y`` the total variation of
     ``c -> k(y - c)`` on ``[lo, hi]``, clipped to the smallest and largest kernel value there."""
@@ -160,9 +168,14 @@ def _band(y: np.ndarray, atoms: np.ndarray, counts: np.ndarray, lo: float, hi: f
     return np.maximum(dens - eps * tv, floor), np.minimum(dens + eps * tv, ceil)
 
 
-def band_interval(law1: tuple[np.ndarray, np.ndarray], range1: tuple[float, float],
-                  law2: tuple[np.ndarray, np.ndarray], range2: tuple[float, float],
-                  b: float, alpha: float) -> tuple[float, float]:
+def band_interval(
+    law1: tuple[np.ndarray, np.ndarray],
+    range1: tuple[float, float],
+    law2: tuple[np.ndarray, np.ndarray],
+    range2: tuple[float, float],
+    b: float,
+    alpha: float,
+) -> tuple[float, float]:
     """``(L, U)`` for a query with values in known ranges but no lattice (a clipped sum of real
     records): a ``1 - alpha`` interval for ``V`` from the Dvoretzky–Kiefer–Wolfowitz band.
 

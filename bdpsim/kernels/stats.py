@@ -30,13 +30,14 @@ def order_statistic_ranks(size: int, q: float, confidence: float = 0.95) -> tupl
     """1-based ranks ``(l, u)`` of the interval ``[X_(l), X_(u)]`` for the ``q``-th percentile
     (``q`` in percent); ``l = 0`` means ``-inf``, ``u = size + 1`` means ``+inf``."""
     from scipy.stats import binom  # lazy: scipy is heavy to import
+
     require(isinstance(size, (int, np.integer)) and size >= 1, "size", size, "must be an integer >= 1")
     require(0 < q <= 100, "q", q, "must be in (0, 100]")
     require(0 < confidence < 1, "confidence", confidence, "must be in (0, 1)")
     p, half = q / 100.0, (1.0 - confidence) / 2.0
     k = np.arange(size + 1)
-    cdf = binom.cdf(k, size, p)            # P(B <= k)
-    sf = binom.sf(k - 1, size, p)          # P(B >= k)
+    cdf = binom.cdf(k, size, p)  # P(B <= k)
+    sf = binom.sf(k - 1, size, p)  # P(B >= k)
     ok_l = np.flatnonzero(cdf[:size] <= half)  # l - 1 = k  ->  l = k + 1 in 1..size
     low = int(ok_l[-1]) + 1 if ok_l.size else 0
     ok_u = np.flatnonzero(sf[1:] <= half) + 1  # u in 1..size
@@ -60,6 +61,7 @@ def interval_coverage(size: int, q: float, confidence: float = 0.95) -> float:
     """Exact coverage ``P(l <= B <= u - 1)`` of :func:`percentile_ci` for a continuous law (the
     guaranteed minimum for any law: at least ``confidence``)."""
     from scipy.stats import binom  # lazy: scipy is heavy to import
+
     low, high = order_statistic_ranks(size, q, confidence)
     p = q / 100.0
     upper = binom.cdf(high - 1, size, p) if high <= size else 1.0
@@ -67,8 +69,9 @@ def interval_coverage(size: int, q: float, confidence: float = 0.95) -> float:
     return float(upper - lower)
 
 
-def interval_percentile_ci(lows: np.ndarray, highs: np.ndarray, q: float, confidence: float = 0.95,
-                           own: float | None = None) -> tuple[float, float]:
+def interval_percentile_ci(
+    lows: np.ndarray, highs: np.ndarray, q: float, confidence: float = 0.95, own: float | None = None
+) -> tuple[float, float]:
     """Distribution-free ``confidence`` interval for the ``q``-th percentile ``xi`` of the law of
     the adversaries' *true* values ``theta_j``, when each is known only through an interval
     ``[L_j, U_j]`` that holds with probability ``>= own`` (default ``confidence``).

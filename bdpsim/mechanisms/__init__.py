@@ -15,17 +15,35 @@ from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .histogram import HistogramMechanism
 from .kinds import state_codes
 from .laplace import (
-           ClippedSum,
-           LaplaceCount,
-           LaplaceMechanism,
-           LaplaceStateSum,
-           LaplaceSum,
-           has_laplace_noise,
+    ClippedSum,
+    LaplaceCount,
+    LaplaceMechanism,
+    LaplaceStateSum,
+    LaplaceSum,
+    has_laplace_noise,
 )
 from .noisy import NoisyQueryMechanism, QueryNoiseMechanism
 from .randomized_response import mechanism as _rr  # noqa: F401, I001
 from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
 
-__all__ = ["CONFIG_DIR", "MECHANISM_KINDS", "ClippedSum", "CustomMechanism", "HistogramMechanism", "LaplaceCount", "LaplaceMechanism",
-           "LaplaceStateSum", "LaplaceSum", "Mechanism", "MechanismKind", "NoisyQueryMechanism", "QueryNoiseMechanism", "RandomizedResponse", "randomized_response_bdpl", "has_laplace_noise", "import_function",
-           "register_mechanism_kind", "state_codes"]
+__all__ = [
+    "CONFIG_DIR",
+    "MECHANISM_KINDS",
+    "ClippedSum",
+    "CustomMechanism",
+    "HistogramMechanism",
+    "LaplaceCount",
+    "LaplaceMechanism",
+    "LaplaceStateSum",
+    "LaplaceSum",
+    "Mechanism",
+    "MechanismKind",
+    "NoisyQueryMechanism",
+    "QueryNoiseMechanism",
+    "RandomizedResponse",
+    "randomized_response_bdpl",
+    "has_laplace_noise",
+    "import_function",
+    "register_mechanism_kind",
+    "state_codes",
+]

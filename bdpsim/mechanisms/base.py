@@ -56,8 +56,13 @@ def positive(field_name: str, x: float) -> float:
     return x
 
 
-NO_COLUMNS = {"clip_low": math.nan, "clip_high": math.nan, "noise_scale": math.nan, "x": math.nan,
-              "x_prime": math.nan}
+NO_COLUMNS = {
+    "clip_low": math.nan,
+    "clip_high": math.nan,
+    "noise_scale": math.nan,
+    "x": math.nan,
+    "x_prime": math.nan,
+}
 
 
 class MechanismKind(abc.ABC):
@@ -101,7 +106,9 @@ class MechanismKindContract(Protocol):
 
 
 def _domain(kind) -> str | None:
-    return None if kind.domain in ("discrete", "real", "any") else "domain must be 'discrete', 'real' or 'any'"
+    return (
+        None if kind.domain in ("discrete", "real", "any") else "domain must be 'discrete', 'real' or 'any'"
+    )
 
 
 MECHANISM_KINDS: Registry = Registry("mechanism kind", MechanismKindContract, _domain)

@@ -47,10 +47,17 @@ MAX_EXHAUSTIVE = 200_000
 
 COLUMNS = register_columns(
     "summary",
-    Column("release", str, "continual release: what each step releases (krr, any, laplace, geometric, staircase)"),
-    Column("cao_tpl_max", float, "continual release: Cao et al.'s temporal privacy leakage max_t TPL_t (their "
-                                 "recursion, an upper bound of the exact max_t TPL_t)"),
-    owner="mechanism continual")
+    Column(
+        "release", str, "continual release: what each step releases (krr, any, laplace, geometric, staircase)"
+    ),
+    Column(
+        "cao_tpl_max",
+        float,
+        "continual release: Cao et al.'s temporal privacy leakage max_t TPL_t (their "
+        "recursion, an upper bound of the exact max_t TPL_t)",
+    ),
+    owner="mechanism continual",
+)
 
 
 @dataclass(frozen=True)
@@ -68,10 +75,19 @@ class ContinualRelease:
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in COLUMNS)
 
     def __post_init__(self) -> None:
-        check(self.release in RELEASES, "mechanism.release", self.release, f"must be one of {', '.join(RELEASES)}")
+        check(
+            self.release in RELEASES,
+            "mechanism.release",
+            self.release,
+            f"must be one of {', '.join(RELEASES)}",
+        )
         e = self.step_epsilon
-        check(isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e > 0,
-              "mechanism.epsilon", e, "must be a finite number > 0")
+        check(
+            isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e > 0,
+            "mechanism.epsilon",
+            e,
+            "must be a finite number > 0",
+        )
 
     @property
     def epsilon(self) -> float:
@@ -116,7 +132,9 @@ class ContinualRelease:
         from ..temporal.cao import cao_leakage
 
         try:
-            cao = float(np.max(cao_leakage(self.transition, self.step_epsilon, self.steps, initial=self.initial).tpl))
+            cao = float(
+                np.max(cao_leakage(self.transition, self.step_epsilon, self.steps, initial=self.initial).tpl)
+            )
         except BdpsimError:  # Cao's recursion refuses the chain (e.g. rows with disjoint supports)
             cao = math.nan
         return {**NO_COLUMNS, "release": self.release, "cao_tpl_max": cao}
@@ -137,8 +155,10 @@ class ContinualEngine:
     (:class:`~bdpsim.temporal.adversary.ChainLeakage`), and every adversary with ``|K|`` in a set of
     sizes enumerated (:class:`~bdpsim.models.engines.HasExhaustive`)."""
 
-    method = ("reachable-hull propagation of the past and future releases given the known steps "
-              "(bdpsim.temporal); all adversaries by enumeration")
+    method = (
+        "reachable-hull propagation of the past and future releases given the known steps "
+        "(bdpsim.temporal); all adversaries by enumeration"
+    )
     incomplete: str | None = None
 
     def __init__(self, chain: MarkovChain, release) -> None:
@@ -164,19 +184,22 @@ class ContinualEngine:
     def count(self, sizes: Sequence[int]) -> int:
         """Adversaries (unordered pairs) with ``|K|`` in ``sizes``."""
         T, k = self.T, self.k
-        return sum(T * math.comb(T - 1, s) * k ** s * k * (k - 1) // 2 for s in sizes if 0 <= s < T)
+        return sum(T * math.comb(T - 1, s) * k**s * k * (k - 1) // 2 for s in sizes if 0 <= s < T)
 
     def check_exhaustive(self, sizes: Sequence[int]) -> None:
         c = self.count(sizes)
         if c > MAX_EXHAUSTIVE:
-            raise SearchTooLarge("run.known_sizes", f"{c} adversaries (T = {self.T}, {self.k} states): above "
-                                                    f"{MAX_EXHAUSTIVE}; use known_sizes = [0] or fewer sizes")
+            raise SearchTooLarge(
+                "run.known_sizes",
+                f"{c} adversaries (T = {self.T}, {self.k} states): above "
+                f"{MAX_EXHAUSTIVE}; use known_sizes = [0] or fewer sizes",
+            )
 
     def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
         self.check_exhaustive(sizes)
         T, k = self.T, self.k
         rows: list[tuple[int, list[int], int, int, float]] = []
-        for t in (range(T) if targets is None else targets):
+        for t in range(T) if targets is None else targets:
             others = [s for s in range(T) if s != t]
             for size in sizes:
                 for K in itertools.combinations(others, size):
@@ -195,31 +218,58 @@ class ContinualEngine:
         if not rows:
             return ExhaustiveResult.concat([], T)
         cols = list(zip(*rows))
-        return ExhaustiveResult(np.array(cols[0]), np.array(cols[1], dtype=np.int8), np.array(cols[2]),
-                                np.array(cols[3]), np.array(cols[4], dtype=float), np.full(len(rows), math.nan))
+        return ExhaustiveResult(
+            np.array(cols[0]),
+            np.array(cols[1], dtype=np.int8),
+            np.array(cols[2]),
+            np.array(cols[3]),
+            np.array(cols[4], dtype=float),
+            np.full(len(rows), math.nan),
+        )
 
 
 class ContinualKind(MechanismKind):
     name = "continual"
-    example = {"model": {"kind": "markov", "n": 5, "transition": [[0.8, 0.2], [0.3, 0.7]]},
-               "mechanism": {"epsilon": 1.0, "release": "krr"}}
-    doc = ("continual release: every record of a Markov chain time series released locally, each step "
-           "epsilon-DP (k-RR, any eps-DP step, or noise on the one-hot histogram); exact TPL beside Cao et al.'s")
-    keys = {"epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
-            "release": Key("str", "krr", hashed=False, doc="what each step releases", rule=f"one of {', '.join(RELEASES)}")}
+    example = {
+        "model": {"kind": "markov", "n": 5, "transition": [[0.8, 0.2], [0.3, 0.7]]},
+        "mechanism": {"epsilon": 1.0, "release": "krr"},
+    }
+    doc = (
+        "continual release: every record of a Markov chain time series released locally, each step "
+        "epsilon-DP (k-RR, any eps-DP step, or noise on the one-hot histogram); exact TPL beside Cao et al.'s"
+    )
+    keys = {
+        "epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
+        "release": Key(
+            "str", "krr", hashed=False, doc="what each step releases", rule=f"one of {', '.join(RELEASES)}"
+        ),
+    }
     domain = "discrete"
 
     def build(self, params: dict, spec) -> ContinualRelease:
-        check(isinstance(spec.fixed, MarkovChain), "mechanism.kind", self.name,
-              "continual release needs a Markov chain model (model.kind = 'markov')")
+        check(
+            isinstance(spec.fixed, MarkovChain),
+            "mechanism.kind",
+            self.name,
+            "continual release needs a Markov chain model (model.kind = 'markov')",
+        )
         from ..temporal.exact import MAX_STATES
 
         chain = spec.fixed
-        check(chain.states <= MAX_STATES, "model.transition", f"{chain.states} states",
-              f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states")
+        check(
+            chain.states <= MAX_STATES,
+            "model.transition",
+            f"{chain.states} states",
+            f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states",
+        )
         check(params.get("epsilon") is not None, "mechanism.epsilon", None, "is required")
-        return ContinualRelease(params["release"], params["epsilon"], np.asarray(chain.transition, dtype=float),
-                                np.asarray(chain.initial, dtype=float), int(chain.n))
+        return ContinualRelease(
+            params["release"],
+            params["epsilon"],
+            np.asarray(chain.transition, dtype=float),
+            np.asarray(chain.initial, dtype=float),
+            int(chain.n),
+        )
 
 
 register_mechanism_kind(ContinualKind())

@@ -51,7 +51,9 @@ class CustomMechanism:
         if self.epsilon is not None:
             positive("mechanism.epsilon", self.epsilon)
 
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
+    summary_extras: ClassVar[
+        tuple[str, ...]
+    ] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)
@@ -70,30 +72,48 @@ class CustomMechanism:
             with np.errstate(all="ignore"), no_exit():
                 raw = self.func(data, rng)
             if np.iscomplexobj(raw):
-                raise ConfigError("mechanism.function", self.name, f"must return real numbers, returned "
-                                  f"complex ones ({np.asarray(raw).dtype}) on a batch of shape {shape}")
+                raise ConfigError(
+                    "mechanism.function",
+                    self.name,
+                    f"must return real numbers, returned "
+                    f"complex ones ({np.asarray(raw).dtype}) on a batch of shape {shape}",
+                )
             out = np.asarray(raw, dtype=float)
         except ConfigError:
             raise
         except (SystemExit, ExitCalled) as exc:
-            raise ConfigError("mechanism.function", self.name, f"ends the process ({exit_call(exc)}) on a batch of "
-                              f"shape {shape}: a mechanism must return its outputs, not exit") from None
+            raise ConfigError(
+                "mechanism.function",
+                self.name,
+                f"ends the process ({exit_call(exc)}) on a batch of "
+                f"shape {shape}: a mechanism must return its outputs, not exit",
+            ) from None
         except Exception as exc:
-            raise ConfigError("mechanism.function", self.name, f"fails on a batch of shape {shape} "
-                              f"({type(exc).__name__}: {_one_line(exc)})") from None
+            raise ConfigError(
+                "mechanism.function",
+                self.name,
+                f"fails on a batch of shape {shape} ({type(exc).__name__}: {_one_line(exc)})",
+            ) from None
         if out.shape != (shape[0],):
-            raise ConfigError("mechanism.function", self.name,
-                              f"must return shape ({shape[0]},), returned {out.shape}")
+            raise ConfigError(
+                "mechanism.function", self.name, f"must return shape ({shape[0]},), returned {out.shape}"
+            )
         if not np.isfinite(out).all():
             bad = int((~np.isfinite(out)).sum())
-            raise ConfigError("mechanism.function", self.name,
-                              f"must return finite numbers, returned {bad} NaN/inf of {out.size} "
-                              f"on a batch of shape {shape}")
+            raise ConfigError(
+                "mechanism.function",
+                self.name,
+                f"must return finite numbers, returned {bad} NaN/inf of {out.size} "
+                f"on a batch of shape {shape}",
+            )
         if out.size >= CONSTANT_BATCH and out.min() == out.max():
-            raise ConfigError("mechanism.function", self.name,
-                              f"returned the same value ({out[0]:g}) for all {out.size} data sets of a batch: "
-                              "it adds no noise, so its output has no density to estimate (a mechanism must be "
-                              "randomised)")
+            raise ConfigError(
+                "mechanism.function",
+                self.name,
+                f"returned the same value ({out[0]:g}) for all {out.size} data sets of a batch: "
+                "it adds no noise, so its output has no density to estimate (a mechanism must be "
+                "randomised)",
+            )
         return out
 
 
@@ -143,8 +163,12 @@ def import_function(path: str, search_dir: str | None = None) -> Callable:
 
     ``search_dir`` (default: the directory of the config being loaded, :data:`CONFIG_DIR`) is
     searched first, so a module beside the config needs no ``PYTHONPATH``."""
-    check(isinstance(path, str) and path.count(":") == 1 and all(path.split(":")), "mechanism.function",
-          path, "must be 'module:function'")
+    check(
+        isinstance(path, str) and path.count(":") == 1 and all(path.split(":")),
+        "mechanism.function",
+        path,
+        "must be 'module:function'",
+    )
     mod, attr = path.split(":")
     where = search_dir if search_dir is not None else CONFIG_DIR.get()
     added = where is not None and where not in sys.path
@@ -154,16 +178,24 @@ def import_function(path: str, search_dir: str | None = None) -> Callable:
         with no_exit():
             obj = getattr(importlib.import_module(mod), attr)
     except (SystemExit, ExitCalled) as exc:  # the module ends the process while being imported
-        raise ConfigError("mechanism.function", path, f"ends the process while being imported ({exit_call(exc)}): "
-                          "a mechanism module must define its function, not exit") from None
+        raise ConfigError(
+            "mechanism.function",
+            path,
+            f"ends the process while being imported ({exit_call(exc)}): "
+            "a mechanism module must define its function, not exit",
+        ) from None
     except (ImportError, AttributeError) as exc:
         raise ConfigError("mechanism.function", path, f"cannot be imported ({_one_line(exc)})") from None
     except SyntaxError as exc:
-        raise ConfigError("mechanism.function", path,
-                          f"cannot be imported: syntax error in {exc.filename} line {exc.lineno}") from None
+        raise ConfigError(
+            "mechanism.function",
+            path,
+            f"cannot be imported: syntax error in {exc.filename} line {exc.lineno}",
+        ) from None
     except Exception as exc:  # the module raised while being imported
-        raise ConfigError("mechanism.function", path,
-                          f"cannot be imported ({type(exc).__name__}: {_one_line(exc)})") from None
+        raise ConfigError(
+            "mechanism.function", path, f"cannot be imported ({type(exc).__name__}: {_one_line(exc)})"
+        ) from None
     finally:
         if added:
             with contextlib.suppress(ValueError):

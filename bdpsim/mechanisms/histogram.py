@@ -88,8 +88,10 @@ def count_vector_law(model: MarkovChainModel, known: dict) -> tuple[np.ndarray, 
 
 def _check_grid(n: int, s: int) -> None:
     if (n + 3) ** s > LIMIT:
-        raise NotAvailable(f"histogram of {s} states on n = {n} records: the exact supremum needs a grid of "
-                           f"(n + 3)^s = {(n + 3) ** s:.3g} vertices (limit {LIMIT:.0e}); use estimator = 'audit'")
+        raise NotAvailable(
+            f"histogram of {s} states on n = {n} records: the exact supremum needs a grid of "
+            f"(n + 3)^s = {(n + 3) ** s:.3g} vertices (limit {LIMIT:.0e}); use estimator = 'audit'"
+        )
 
 
 def histogram_adversary(model: MarkovChainModel, b: float, adv: Adversary):
@@ -110,8 +112,19 @@ def _window_adversary(model: MarkovChainModel, r) -> WindowAdversary:
         i = r.L
     else:
         i = r.L + 1
-    return WindowAdversary(n, i, r.L, r.R, None if r.left == "start" else int(r.left),
-                           None if r.right == "end" else int(r.right), r.x, r.x_prime, r.value, math.nan, model)
+    return WindowAdversary(
+        n,
+        i,
+        r.L,
+        r.R,
+        None if r.left == "start" else int(r.left),
+        None if r.right == "end" else int(r.right),
+        r.x,
+        r.x_prime,
+        r.value,
+        math.nan,
+        model,
+    )
 
 
 @dataclass(frozen=True)
@@ -125,8 +138,12 @@ class HistogramMechanism:
 
     def __post_init__(self) -> None:
         positive("mechanism.epsilon", self.epsilon)
-        check(isinstance(self.states, (int, np.integer)) and self.states >= 2, "mechanism.states", self.states,
-              "a histogram needs a model with >= 2 states")
+        check(
+            isinstance(self.states, (int, np.integer)) and self.states >= 2,
+            "mechanism.states",
+            self.states,
+            "a histogram needs a model with >= 2 states",
+        )
 
     sensitivity = 2.0
 
@@ -158,11 +175,15 @@ class HistogramMechanism:
         :class:`~bdpsim.core.errors.NotAvailable` on other models or beyond
         :data:`~bdpsim.kernels.chains.histogram_sup.LIMIT`."""
         if not isinstance(model, MarkovChain):
-            raise NotAvailable("the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'")
+            raise NotAvailable(
+                "the histogram has an exact BDPL on Markov chains only; use estimator = 'audit'"
+            )
         n, s = model.n, model.states
         if (n + 3) ** s > LIMIT:
-            raise NotAvailable(f"histogram of {s} states on n = {n}: the exact supremum needs (n + 3)^s vertices "
-                               f"(limit {LIMIT:.0e}); use estimator = 'audit'")
+            raise NotAvailable(
+                f"histogram of {s} states on n = {n}: the exact supremum needs (n + 3)^s vertices "
+                f"(limit {LIMIT:.0e}); use estimator = 'audit'"
+            )
         small = n <= EXHAUSTIVE_MAX_N.get(s, 0)  # else 'all' is refused up front (no search)
         return (HistogramWindowEngine if small else HistogramEngine)(model, self.noise_scale)
 
@@ -172,9 +193,11 @@ class HistogramEngine:
     forward recursion over (position, state, count vector) and the exact sup of two product-Laplace
     mixtures at the grid vertices (:func:`histogram_adversary`)."""
 
-    method = ("clamped forward recursion over (position, state, count vector), exact sup of "
-              "two product-Laplace mixtures at the grid vertices; every adversary by the "
-              "window reduction (chain_histogram_bdpl)")
+    method = (
+        "clamped forward recursion over (position, state, count vector), exact sup of "
+        "two product-Laplace mixtures at the grid vertices; every adversary by the "
+        "window reduction (chain_histogram_bdpl)"
+    )
     incomplete: str | None = None
 
     def __init__(self, model, scale: float) -> None:

@@ -67,9 +67,14 @@ class _WithNoiseKeys(Mapping):
 #: the ``[mechanism]`` key of each noise kernel parameter whose name differs (the others are
 #: ``mechanism.<parameter>``): :func:`bdpsim.kernels.noise.laws.noise_from_params`,
 #: :func:`~bdpsim.kernels.noise.table.table_from_params`, :func:`~bdpsim.kernels.chains.lattice.lattice`
-NOISE_FIELDS = {"name": "mechanism.noise", "table": "mechanism.noise_table", "pmf": "mechanism.noise_pmf",
-                "offset": "mechanism.noise_offset", "tail_ratio": "mechanism.noise_tail_ratio",
-                "values": "mechanism.state_values"}
+NOISE_FIELDS = {
+    "name": "mechanism.noise",
+    "table": "mechanism.noise_table",
+    "pmf": "mechanism.noise_pmf",
+    "offset": "mechanism.noise_offset",
+    "tail_ratio": "mechanism.noise_tail_ratio",
+    "values": "mechanism.state_values",
+}
 
 
 def noise_law(params: dict):
@@ -81,8 +86,12 @@ def noise_law(params: dict):
     for k in NOISE_KEYS:
         if k != "noise" and k not in law.keys and params.get(k) is not None:
             owner = key_owner(k)
-            check(False, f"mechanism.{k}", params[k], f"is a parameter of {owner} noise "
-                  f"(set mechanism.noise = \"{owner}\")")
+            check(
+                False,
+                f"mechanism.{k}",
+                params[k],
+                f'is a parameter of {owner} noise (set mechanism.noise = "{owner}")',
+            )
     return law
 
 
@@ -91,13 +100,26 @@ def query_noise(params: dict, query, kind: str, step: float | None):
     lattice step, or ``None`` for a continuous query, which a lattice law cannot serve)."""
     name, law = params["noise"], noise_law(params)
     if law.discrete:  # a lattice law (geometric, table) serves lattice-valued queries only
-        check(step is not None, "mechanism.noise", name, f"{name} noise needs a lattice-valued query, not {kind}")
+        check(
+            step is not None,
+            "mechanism.noise",
+            name,
+            f"{name} noise needs a lattice-valued query, not {kind}",
+        )
     options = {k: params.get(k) for k in NOISE_KEYS if k != "noise"}
-    fields = NOISE_FIELDS if params.get("scale") is None else {**NOISE_FIELDS, "scale": "mechanism.noise_scale"}
+    fields = (
+        NOISE_FIELDS if params.get("scale") is None else {**NOISE_FIELDS, "scale": "mechanism.noise_scale"}
+    )
     with naming("mechanism", fields):
-        return noise_from_params(name, epsilon=params.get("epsilon"), sensitivity=query.sensitivity,
-                                 scale=params.get("scale"), step=step or 1.0, config_dir=CONFIG_DIR.get(),
-                                 **options)
+        return noise_from_params(
+            name,
+            epsilon=params.get("epsilon"),
+            sensitivity=query.sensitivity,
+            scale=params.get("scale"),
+            step=step or 1.0,
+            config_dir=CONFIG_DIR.get(),
+            **options,
+        )
 
 
 def takes_scale(law) -> bool:
@@ -119,6 +141,7 @@ def state_codes(values) -> tuple[int, ...]:
     """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2."""
     if any(isinstance(v, str) for v in values):
         from ..models.pedigree.model import genotype_states
+
         return genotype_states(list(values))
     return tuple(values)
 
@@ -127,18 +150,27 @@ def _count_query(values, spec) -> CountQuery:
     """The count of ``values``: a model that names its states resolves them itself (a network read
     from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`; a warning
     names the records the count leaves out), others take indices or genotype names."""
-    model = spec.probe() if spec is not None and spec.owner is not None and spec.owner.domain == "discrete" else None
+    model = (
+        spec.probe()
+        if spec is not None and spec.owner is not None and spec.owner.domain == "discrete"
+        else None
+    )
     from ..models.protocols import HasRecordStates, HasStateNames
 
     if not isinstance(model, HasStateNames):
         query = CountQuery(state_codes(values))
-        if isinstance(model, HasRecordStates):  # mixed cardinalities (a random field): no index past a record's states
+        if isinstance(
+            model, HasRecordStates
+        ):  # mixed cardinalities (a random field): no index past a record's states
             sizes = model.record_states
             short = [r for r, s in enumerate(sizes) if any(c >= s for c in query.counted_states)]
             if short:
-                raise ConfigError("mechanism.counted_states", list(values),
-                                  f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
-                                  f"{short[0]}: {sizes[short[0]]} states)")
+                raise ConfigError(
+                    "mechanism.counted_states",
+                    list(values),
+                    f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
+                    f"{short[0]}: {sizes[short[0]]} states)",
+                )
         return query
     codes = model.count_codes(list(values))
     if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
@@ -152,15 +184,24 @@ class CountKind(MechanismKind):
     name = "count"
     example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0}}
     doc = "count of records in counted_states + Lap(1/epsilon)"
-    keys = _WithNoiseKeys({"epsilon": EPSILON, "counted_states": Key("state_vector", [1], doc="the states the query counts", rule="distinct states of the model")})
+    keys = _WithNoiseKeys(
+        {
+            "epsilon": EPSILON,
+            "counted_states": Key(
+                "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+            ),
+        }
+    )
     domain = "discrete"
 
     def build(self, params: dict, spec):
         query = _count_query(params["counted_states"], spec)
         noise = query_noise(params, query, self.name, 1.0)
-        mech = LaplaceCount(params["epsilon"], query.counted_states) \
-            if isinstance(noise, LaplaceKernel) and type(query) is CountQuery \
+        mech = (
+            LaplaceCount(params["epsilon"], query.counted_states)
+            if isinstance(noise, LaplaceKernel) and type(query) is CountQuery
             else NoisyQueryMechanism(query, noise, self.name)
+        )
         if (s := _discrete_states(spec)) is not None:
             mech.query_function.check_states(s)
         return mech
@@ -170,7 +211,17 @@ class ClippedSumKind(MechanismKind):
     name = "clipped_sum"
     example = {"model": {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism": {"epsilon": 1.0}}
     doc = "sum of records clipped to clip + Lap((high - low)/epsilon)"
-    keys = _WithNoiseKeys({"epsilon": EPSILON, "clip": Key("vector", [0.0, 10.0], doc="the clip range [low, high] of each record", rule="two numbers, low < high")})
+    keys = _WithNoiseKeys(
+        {
+            "epsilon": EPSILON,
+            "clip": Key(
+                "vector",
+                [0.0, 10.0],
+                doc="the clip range [low, high] of each record",
+                rule="two numbers, low < high",
+            ),
+        }
+    )
     domain = "real"
 
     def hints(self, params: dict) -> dict:
@@ -179,21 +230,41 @@ class ClippedSumKind(MechanismKind):
     def build(self, params: dict, spec):
         query = ClippedSumQuery(tuple(params["clip"]))
         noise = query_noise(params, query, self.name, None)
-        return ClippedSum(params["epsilon"], query.clip) if isinstance(noise, LaplaceKernel) \
+        return (
+            ClippedSum(params["epsilon"], query.clip)
+            if isinstance(noise, LaplaceKernel)
             else NoisyQueryMechanism(query, noise, self.name)
+        )
 
 
 class SumKind(MechanismKind):
     name = "sum"
-    example = {"model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"epsilon": 1.0, "state_values": [0.0, 2.5]}}
-    doc = ("Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
-           "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)")
-    keys = _WithNoiseKeys({"noise_scale": Key("float", doc="the noise scale (absent: from epsilon)", rule="> 0"),
-            "target_values": Key("vector", [0.0, 10.0], doc="the range real-valued targets x, x' take",
-                                 rule="two numbers, low < high"),
-            "state_values": Key("vector", hashed=False, doc="on a chain: each state's value (the query sums them)",
-                                rule="one finite number per state"),
-            "epsilon": EPSILON})
+    example = {
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"epsilon": 1.0, "state_values": [0.0, 2.5]},
+    }
+    doc = (
+        "Gaussian: unclipped sum + Lap(noise_scale), targets target_values; discrete models: "
+        "sum of state_values + Lap((max - min)/epsilon) or Lap(noise_scale)"
+    )
+    keys = _WithNoiseKeys(
+        {
+            "noise_scale": Key("float", doc="the noise scale (absent: from epsilon)", rule="> 0"),
+            "target_values": Key(
+                "vector",
+                [0.0, 10.0],
+                doc="the range real-valued targets x, x' take",
+                rule="two numbers, low < high",
+            ),
+            "state_values": Key(
+                "vector",
+                hashed=False,
+                doc="on a chain: each state's value (the query sums them)",
+                rule="one finite number per state",
+            ),
+            "epsilon": EPSILON,
+        }
+    )
     domain = "any"
 
     def hints(self, params: dict) -> dict:
@@ -203,14 +274,22 @@ class SumKind(MechanismKind):
         states = _discrete_states(spec)
         values = params.get("state_values")
         if states is not None:
-            check(values is not None, "mechanism.state_values", None,
-                  f"a sum on a {spec.kind} model needs state_values (one query value per state)")
+            check(
+                values is not None,
+                "mechanism.state_values",
+                None,
+                f"a sum on a {spec.kind} model needs state_values (one query value per state)",
+            )
             query = StateSumQuery(tuple(cast(Sequence[float], values)))  # checked not None
             query.check_states(states)
             law = noise_law(params)
             if params["noise_scale"] is not None or takes_scale(law):
-                check((params["epsilon"] is None) != (params["noise_scale"] is None), "mechanism.epsilon",
-                      params["epsilon"], "a state sum takes exactly one of epsilon (eps-DP) or noise_scale")
+                check(
+                    (params["epsilon"] is None) != (params["noise_scale"] is None),
+                    "mechanism.epsilon",
+                    params["epsilon"],
+                    "a state sum takes exactly one of epsilon (eps-DP) or noise_scale",
+                )
             step = None
             if law.discrete:  # a lattice law lives on the query's lattice
                 with naming("mechanism", NOISE_FIELDS):
@@ -219,19 +298,36 @@ class SumKind(MechanismKind):
             if isinstance(noise, LaplaceKernel):
                 return LaplaceStateSum(query.state_values, params["epsilon"], params["noise_scale"])
             return NoisyQueryMechanism(query, noise, self.name)
-        check(values is None, "mechanism.state_values", values,
-              "is for discrete models (Markov chains, pedigrees)")
-        check(takes_scale(noise_law(params)), "mechanism.noise", params["noise"],
-              "an unclipped sum takes laplace noise (noise_scale) only")
-        check(params["epsilon"] is None, "mechanism.epsilon", params["epsilon"],
-              "an unclipped sum is not eps-DP: give noise_scale (or state_values for a discrete model)")
+        check(
+            values is None,
+            "mechanism.state_values",
+            values,
+            "is for discrete models (Markov chains, pedigrees)",
+        )
+        check(
+            takes_scale(noise_law(params)),
+            "mechanism.noise",
+            params["noise"],
+            "an unclipped sum takes laplace noise (noise_scale) only",
+        )
+        check(
+            params["epsilon"] is None,
+            "mechanism.epsilon",
+            params["epsilon"],
+            "an unclipped sum is not eps-DP: give noise_scale (or state_values for a discrete model)",
+        )
         return LaplaceSum(required(params, "noise_scale"), tuple(params["target_values"]))
 
 
 class PythonKind(MechanismKind):
     name = "python"
     doc = "a user function 'module:function' (data, rng) -> outputs"
-    keys = {"function": Key("str", doc="the mechanism, 'module:function' taking (data, rng)", rule="an importable callable"), "epsilon": EPSILON}
+    keys = {
+        "function": Key(
+            "str", doc="the mechanism, 'module:function' taking (data, rng)", rule="an importable callable"
+        ),
+        "epsilon": EPSILON,
+    }
     domain = "any"
 
     def build(self, params: dict, spec) -> CustomMechanism:
@@ -243,8 +339,11 @@ class PythonKind(MechanismKind):
         except ConfigError:
             raise
         except Exception as exc:
-            raise ConfigError("mechanism.function", function,
-                              f"fails on a test batch of shape (4, {spec.n}) ({type(exc).__name__}: {exc})") from None
+            raise ConfigError(
+                "mechanism.function",
+                function,
+                f"fails on a test batch of shape (4, {spec.n}) ({type(exc).__name__}: {exc})",
+            ) from None
         return mech
 
 

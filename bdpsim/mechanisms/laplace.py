@@ -27,6 +27,7 @@ class LaplaceMechanism(QueryNoiseMechanism):
     given by the subclass (``noise_scale``)."""
 
     if TYPE_CHECKING:  # subclass fields or properties (read-only for the type checker)
+
         @property
         def epsilon(self) -> float | None: ...
 
@@ -119,8 +120,12 @@ class LaplaceSum(LaplaceMechanism):
     def __post_init__(self) -> None:
         positive("mechanism.noise_scale", self.noise_scale)
         tv = tuple(float(v) for v in self.target_values)
-        check(len(tv) == 2 and tv[0] != tv[1] and all(map(math.isfinite, tv)), "mechanism.target_values",
-              list(self.target_values), "must be two different finite values [x, x']")
+        check(
+            len(tv) == 2 and tv[0] != tv[1] and all(map(math.isfinite, tv)),
+            "mechanism.target_values",
+            list(self.target_values),
+            "must be two different finite values [x, x']",
+        )
         object.__setattr__(self, "target_values", tv)
 
     sensitivity = math.inf
@@ -153,10 +158,16 @@ class LaplaceStateSum(LaplaceMechanism):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "state_values", StateSumQuery(self.state_values).state_values)
-        check((self.epsilon is None) != (self.noise_scale is None), "mechanism.epsilon", self.epsilon,
-              "a state sum takes exactly one of epsilon (eps-DP) or noise_scale")
+        check(
+            (self.epsilon is None) != (self.noise_scale is None),
+            "mechanism.epsilon",
+            self.epsilon,
+            "a state sum takes exactly one of epsilon (eps-DP) or noise_scale",
+        )
         if self.epsilon is not None:
-            object.__setattr__(self, "noise_scale", self.sensitivity / positive("mechanism.epsilon", self.epsilon))
+            object.__setattr__(
+                self, "noise_scale", self.sensitivity / positive("mechanism.epsilon", self.epsilon)
+            )
         else:
             positive("mechanism.noise_scale", self.noise_scale)
 

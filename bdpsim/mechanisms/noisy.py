@@ -27,10 +27,17 @@ from .protocols import HasClip
 
 COLUMNS = register_columns(
     "summary",
-    Column("noise", str, "noise law of the mechanism when it is not Laplace: geometric, staircase or gaussian"),
-    Column("noise_parameter", float, "its parameter: epsilon (geometric, staircase; per lattice step for "
-                                     "geometric) or sigma (gaussian)"),
-    Column("staircase_gamma", float, "staircase noise: the gamma in use"), owner="mechanism noise law")
+    Column(
+        "noise", str, "noise law of the mechanism when it is not Laplace: geometric, staircase or gaussian"
+    ),
+    Column(
+        "noise_parameter",
+        float,
+        "its parameter: epsilon (geometric, staircase; per lattice step for geometric) or sigma (gaussian)",
+    ),
+    Column("staircase_gamma", float, "staircase noise: the gamma in use"),
+    owner="mechanism noise law",
+)
 
 
 def noise_cells(noise) -> dict:
@@ -50,7 +57,9 @@ class QueryNoiseMechanism:
     query_function: Any
     noise: Any
     kind: str
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
+    summary_extras: ClassVar[
+        tuple[str, ...]
+    ] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     @property
     def sensitivity(self) -> float:

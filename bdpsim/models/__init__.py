@@ -19,6 +19,24 @@ from .gaussian.model import GaussianClass, GaussianModel, limited_covariance
 from .markov.model import MarkovChainModel
 from .pedigree.model import PedigreeModel
 
-__all__ = ["BayesNetModel", "MODEL_KINDS", "DataModel", "DiscreteModel", "ExactEngine", "ExhaustiveResult", "GaussianClass",
-           "GaussianModel", "MarkovChainModel", "ModelKind", "ModelSpec", "PedigreeModel", "SampleCost", "gamma_of",
-           "limited_covariance", "omega_of", "register_model_kind", "symmetric_chain", "transition_matrix"]
+__all__ = [
+    "BayesNetModel",
+    "MODEL_KINDS",
+    "DataModel",
+    "DiscreteModel",
+    "ExactEngine",
+    "ExhaustiveResult",
+    "GaussianClass",
+    "GaussianModel",
+    "MarkovChainModel",
+    "ModelKind",
+    "ModelSpec",
+    "PedigreeModel",
+    "SampleCost",
+    "gamma_of",
+    "limited_covariance",
+    "omega_of",
+    "register_model_kind",
+    "symmetric_chain",
+    "transition_matrix",
+]

@@ -49,8 +49,7 @@ class DataModel(Protocol):
         """``size`` unconditional draws, shape ``(size, n)``."""
         ...
 
-    def sample_conditional(self, known: Mapping[int, Any], size: int,
-                           rng: np.random.Generator) -> np.ndarray:
+    def sample_conditional(self, known: Mapping[int, Any], size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` exact draws of ``X`` given ``X_j = known[j]``, shape ``(size, n)``."""
         ...
 
@@ -107,11 +106,17 @@ class ModelSpec:
     owner: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        check(self.fixed is not None or self.family is not None, "model", self.kind,
-              "a model spec needs a fixed model or a family to draw from")
+        check(
+            self.fixed is not None or self.family is not None,
+            "model",
+            self.kind,
+            "a model spec needs a fixed model or a family to draw from",
+        )
         if self.fixed is not None and not isinstance(self.fixed, DataModel):
-            raise TypeError(f"model kind {self.kind!r}: {type(self.fixed).__name__} does not implement "
-                            "the DataModel protocol (n, sample, sample_conditional)")
+            raise TypeError(
+                f"model kind {self.kind!r}: {type(self.fixed).__name__} does not implement "
+                "the DataModel protocol (n, sample, sample_conditional)"
+            )
 
     @property
     def random(self) -> bool:
@@ -134,6 +139,7 @@ class ModelSpec:
 
 
 # ---------------------------------------------------------------------------------- model kinds
+
 
 @dataclass(frozen=True)
 class SampleCost:
@@ -194,9 +200,16 @@ class ModelKind(abc.ABC):
         any of ``model``, ``zhao``, ``lower`` (default: none beyond the general ones)."""
         return {}
 
-    def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,
-                       targets: str = "uniform", target_range: tuple[float, float] | None = None,
-                       spec: ModelSpec | None = None) -> Adversary:
+    def draw_adversary(
+        self,
+        model,
+        sizes: Sequence[int],
+        rng: np.random.Generator,
+        *,
+        targets: str = "uniform",
+        target_range: tuple[float, float] | None = None,
+        spec: ModelSpec | None = None,
+    ) -> Adversary:
         """One random adversary (thesis §3.1.2 step 1) with ``|K|`` in ``sizes``; ``targets`` and
         ``target_range`` say how real-valued targets are drawn (the mechanism's
         ``adversary_targets``). Default: a discrete model (:func:`random_discrete_adversary`)."""
@@ -228,11 +241,14 @@ class ModelKind(abc.ABC):
     def windows(self, spec: ModelSpec) -> str | None:
         """``None`` if this kind draws window adversaries (``[run] adversary_family = "windows"``,
         :meth:`window_adversary`), else the reason (default: it does not)."""
-        return (f"model kind '{self.name}' has no window adversaries (they need a chain-like model whose "
-                "known records split it into independent parts); use adversary_family = 'random'")
+        return (
+            f"model kind '{self.name}' has no window adversaries (they need a chain-like model whose "
+            "known records split it into independent parts); use adversary_family = 'random'"
+        )
 
-    def window_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,
-                         spec: ModelSpec | None = None) -> Adversary:
+    def window_adversary(
+        self, model, sizes: Sequence[int], rng: np.random.Generator, *, spec: ModelSpec | None = None
+    ) -> Adversary:
         """One adversary that knows every record outside a random window around its target and
         nothing inside (``|K|`` in ``sizes``) — where the worst adversary of an additive query is
         (the window reduction, :mod:`bdpsim.models.markov.window`), and a valid family for a black-box
@@ -252,8 +268,10 @@ class ModelKind(abc.ABC):
     def no_engine(self, mechanism, engines: str = "") -> NoReturn:
         """Raise :class:`~bdpsim.core.errors.NotAvailable`: no exact BDPL for this kind with
         ``mechanism`` (``engines``: the pairs the kind does have, in parentheses)."""
-        raise NotAvailable(f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
-                           + (f" ({engines})" if engines else ""))
+        raise NotAvailable(
+            f"no exact BDPL for model '{self.name}' with mechanism '{mechanism.kind}'"
+            + (f" ({engines})" if engines else "")
+        )
 
     def accepts(self, mechanism_kind) -> str | None:
         """``None`` if this model takes a mechanism of ``mechanism_kind`` (by its ``domain``:
@@ -261,12 +279,15 @@ class ModelKind(abc.ABC):
         dom = mechanism_kind.domain  # checked when the mechanism kind registered
         if dom in ("any", self.domain):
             return None
-        return (f"a {self.name} model has {self.domain} records; "
-                f"mechanism '{mechanism_kind.name}' needs {dom} records")
+        return (
+            f"a {self.name} model has {self.domain} records; "
+            f"mechanism '{mechanism_kind.name}' needs {dom} records"
+        )
 
 
-def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Generator,
-                              max_tries: int = 1000) -> Adversary:
+def random_discrete_adversary(
+    model, sizes: Sequence[int], rng: np.random.Generator, max_tries: int = 1000
+) -> Adversary:
     """Adversary of a model with finitely many ``states`` per record (Markov chain, pedigree):
     uniform ``i``, size ``k`` uniform in ``sizes``, ``K`` uniform of that size, a uniform
     ordered pair of distinct states ``(x, x')`` of the target (its own states when records differ:
@@ -280,38 +301,50 @@ def random_discrete_adversary(model, sizes: Sequence[int], rng: np.random.Genera
         x, xp = (int(v) for v in rng.choice(s, size=2, replace=False))
         x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
         adv = Adversary(i, known, x_known, x, xp)
-        if np.isfinite(model.log_evidence(adv.condition(x))) and \
-                np.isfinite(model.log_evidence(adv.condition(xp))):
+        if np.isfinite(model.log_evidence(adv.condition(x))) and np.isfinite(
+            model.log_evidence(adv.condition(xp))
+        ):
             return adv
-    raise ConfigError("model", model.kind,
-                      "no adversary with positive-probability conditions found")
+    raise ConfigError("model", model.kind, "no adversary with positive-probability conditions found")
 
 
 #: node names of an adversary, for models whose nodes have names (networks, Markov random fields)
 NAME_COLUMNS = register_columns(
-    "adversaries", Column("i_name", str, "the target record's node name (models with named nodes)"),
+    "adversaries",
+    Column("i_name", str, "the target record's node name (models with named nodes)"),
     Column("known_names", str, "the known records' node names (;-separated; cut at 1000 characters)"),
-    owner="models with named nodes")
+    owner="models with named nodes",
+)
 ARGMAX_NAME_COLUMNS = register_columns(
-    "summary", Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
-    Column("argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"),
-    owner="models with named nodes")
+    "summary",
+    Column("argmax_i_name", str, "node name of the most leaking adversary's target (named nodes)"),
+    Column(
+        "argmax_known_names", str, "node names of its known records (;-separated; cut at 1000 characters)"
+    ),
+    owner="models with named nodes",
+)
 #: state names of an adversary's states, for models whose states have names (BIF networks)
 STATE_NAME_COLUMNS = register_columns(
-    "adversaries", Column("x_name", str, "the target's state x by name (models with named states)"),
+    "adversaries",
+    Column("x_name", str, "the target's state x by name (models with named states)"),
     Column("x_prime_name", str, "the target's state x' by name (models with named states)"),
     Column("x_known_names", str, "the known records' states by name (;-separated; cut at 1000 characters)"),
-    owner="models with named states")
+    owner="models with named states",
+)
 ARGMAX_STATE_NAME_COLUMNS = register_columns(
-    "summary", Column("argmax_x_name", str, "the most leaking adversary's x by name (named states)"),
+    "summary",
+    Column("argmax_x_name", str, "the most leaking adversary's x by name (named states)"),
     Column("argmax_x_prime_name", str, "its x' by name (named states)"),
-    Column("argmax_x_known_names", str, "its known records' states by name (;-separated; cut at 1000 characters)"),
-    owner="models with named states")
+    Column(
+        "argmax_x_known_names", str, "its known records' states by name (;-separated; cut at 1000 characters)"
+    ),
+    owner="models with named states",
+)
 MAX_NAMES_TEXT = 1000
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MAX_NAMES_TEXT else text[:MAX_NAMES_TEXT - 3] + "..."
+    return text if len(text) <= MAX_NAMES_TEXT else text[: MAX_NAMES_TEXT - 3] + "..."
 
 
 def has_state_names(model) -> bool:
@@ -334,8 +367,11 @@ def adversary_names(model, i: int, known, adversary=None) -> dict:
     out = {"i_name": names[int(i)], "known_names": _cut(";".join(names[int(k)] for k in known))}
     if adversary is not None and has_state_names(model):
         label = model.state_label
-        out.update(x_name=label(adversary.i, adversary.x), x_prime_name=label(adversary.i, adversary.x_prime),
-                   x_known_names=_cut(";".join(label(k, v) for k, v in zip(adversary.known, adversary.x_known))))
+        out.update(
+            x_name=label(adversary.i, adversary.x),
+            x_prime_name=label(adversary.i, adversary.x_prime),
+            x_known_names=_cut(";".join(label(k, v) for k, v in zip(adversary.known, adversary.x_known))),
+        )
     return out
 
 
@@ -366,7 +402,8 @@ class ModelKindContract(Protocol):
 
 def _domain(kind) -> str | None:
     return owned_problem(kind.summary_columns) or (
-        None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'")
+        None if kind.domain in ("discrete", "real") else "domain must be 'discrete' or 'real'"
+    )
 
 
 MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)

@@ -52,8 +52,20 @@ if TYPE_CHECKING:  # pragma: no cover
     #: first) and the values of every searched cell (a name for the type checker only)
     WindowSearchResult = tuple[Any, Sequence[WindowRow], np.ndarray]
 
-__all__ = ["ExactEngine", "ExhaustiveResult", "HasExhaustive", "HasProfile", "HasProfileSearch", "HasQueryLaws",
-           "HasWindowPlan", "HasWindowSearch", "QueryLaws", "SearchTooLarge", "check_all_targets", "laws_of"]
+__all__ = [
+    "ExactEngine",
+    "ExhaustiveResult",
+    "HasExhaustive",
+    "HasProfile",
+    "HasProfileSearch",
+    "HasQueryLaws",
+    "HasWindowPlan",
+    "HasWindowSearch",
+    "QueryLaws",
+    "SearchTooLarge",
+    "check_all_targets",
+    "laws_of",
+]
 
 
 class SearchTooLarge(NotAvailable):
@@ -127,7 +139,9 @@ class HasWindowSearch(Protocol):
         """Raise :class:`SearchTooLarge` if the search is too large to finish."""
         ...
 
-    def window(self, min_known: int, top: int | None, targets: Sequence[int] | None = None) -> WindowSearchResult:
+    def window(
+        self, min_known: int, top: int | None, targets: Sequence[int] | None = None
+    ) -> WindowSearchResult:
         """``(search, rows, values)``: ``rows`` the ``top`` most leaking adversaries (``None``:
         all cells), the most leaking first; ``targets`` restricts the targets (engines with
         :class:`HasWindowPlan`; others take ``None`` only)."""
@@ -252,14 +266,24 @@ class ExhaustiveResult:
         return tuple(float(self.values[t]) for t in k)
 
     def adversary(self, j: int) -> Adversary:
-        return Adversary(int(self.i[j]), self.known(j), self.x_known(j),
-                         self.x[j].item(), self.x_prime[j].item())
+        return Adversary(
+            int(self.i[j]), self.known(j), self.x_known(j), self.x[j].item(), self.x_prime[j].item()
+        )
 
     @staticmethod
     def concat(parts: Sequence[ExhaustiveResult], n: int = 0) -> ExhaustiveResult:
         if not parts:  # no adversary with two positive-probability target values
             e = np.zeros(0)
-            return ExhaustiveResult(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
+            return ExhaustiveResult(
+                e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e
+            )
         cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        return ExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
-                                cat("argmax"), parts[0].values if parts else None)
+        return ExhaustiveResult(
+            cat("i"),
+            cat("pattern"),
+            cat("x"),
+            cat("x_prime"),
+            cat("value"),
+            cat("argmax"),
+            parts[0].values if parts else None,
+        )

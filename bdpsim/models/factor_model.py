@@ -40,7 +40,7 @@ from .base import additive_query_law
 from .common.nodes import brief
 
 MAX_OPERATIONS = 1e10
-MAX_CLIQUE_CELLS = 5e7   # junction tree: largest clique table (states product)
+MAX_CLIQUE_CELLS = 5e7  # junction tree: largest clique table (states product)
 #: Python work per factor of one exact adversary (elimination steps, clamping, the junction tree of
 #: the draw), in cost units (1e8 per second): measured 0.7-1.7 ms per factor per adversary on the
 #: karate club MRF (112 factors), ALARM (37) and CHILD (20), 2 shared cores
@@ -68,9 +68,16 @@ class FactorModel:
     names: tuple[str, ...] | None = None  # node names (a subclass's field)
 
     # ------------------------------------------------------------------ set-up
-    def _init_factors(self, node_states: Sequence[int], records: Sequence[int], scopes: Sequence[tuple],
-                      tables: Sequence[np.ndarray], home: Sequence[int], names=None,
-                      log_partition: float | None = None) -> None:
+    def _init_factors(
+        self,
+        node_states: Sequence[int],
+        records: Sequence[int],
+        scopes: Sequence[tuple],
+        tables: Sequence[np.ndarray],
+        home: Sequence[int],
+        names=None,
+        log_partition: float | None = None,
+    ) -> None:
         """``home[v]``: the factor carrying node ``v``'s increment; ``log_partition``: ``ln Z``
         when known (``0`` for a Bayesian network), else computed on first use."""
         put = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclasses)
@@ -152,16 +159,29 @@ class FactorModel:
         """Per-record integer increments ``g_r`` (a vector for every record or an ``(n, s)``
         table; non-negative integers) as ``{node: g}`` (records with ``g = 0`` omitted)."""
         g = np.asarray(increments, dtype=float)
-        ok = g.ndim in (1, 2) and bool(np.all(np.isfinite(g))) and bool(np.all(g >= 0)) \
+        ok = (
+            g.ndim in (1, 2)
+            and bool(np.all(np.isfinite(g)))
+            and bool(np.all(g >= 0))
             and bool(np.all(g == np.round(g)))
-        check(ok, "increments", brief(g), "must be non-negative integers: one per state, or an (n, states) table")
+        )
+        check(
+            ok,
+            "increments",
+            brief(g),
+            "must be non-negative integers: one per state, or an (n, states) table",
+        )
         if g.ndim == 1:
             g = np.broadcast_to(g, (self.n, g.size))
-        check(g.shape[0] == self.n and g.shape[1] >= self.states, "increments", g.shape,
-              f"needs {self.n} rows (records) of >= {self.states} states")
+        check(
+            g.shape[0] == self.n and g.shape[1] >= self.states,
+            "increments",
+            g.shape,
+            f"needs {self.n} rows (records) of >= {self.states} states",
+        )
         out = {}
         for r, v in enumerate(self.records):
-            gr = g[r, :self.node_states[v]].astype(np.int64)
+            gr = g[r, : self.node_states[v]].astype(np.int64)
             if gr.any():
                 out[v] = gr
         return out
@@ -179,16 +199,19 @@ class FactorModel:
             tab[idx + (Ellipsis, int(g[x]))] = t[idx]
         return Factor(sc, tab[None])
 
-    def factors(self, evidence: Mapping[int, np.ndarray] | None = None,
-                increments: Mapping[int, np.ndarray] | None = None,
-                which: Sequence[int] | None = None,
-                likelihood: Mapping[int, np.ndarray] | None = None) -> list[Factor]:
+    def factors(
+        self,
+        evidence: Mapping[int, np.ndarray] | None = None,
+        increments: Mapping[int, np.ndarray] | None = None,
+        which: Sequence[int] | None = None,
+        likelihood: Mapping[int, np.ndarray] | None = None,
+    ) -> list[Factor]:
         """The factors (all, or those numbered ``which``) with ``evidence[node] = values (B,)``
         clamped, ``increments`` attached and ``likelihood[node] = (B, s)`` masks multiplied in."""
         evidence = evidence or {}
         increments = increments or {}
         out = []
-        for k in (range(len(self._scopes)) if which is None else which):
+        for k in range(len(self._scopes)) if which is None else which:
             v = self._home_node.get(k)
             f = self.potential(k, increments.get(v) if v is not None else None)
             for u in f.vars:
@@ -207,21 +230,40 @@ class FactorModel:
             ok = isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 0 <= r < self.n
             check(ok, "known position", r, f"must be a record in 0..{self.n - 1}")
             v = self.records[int(r)]
-            ok = isinstance(val, (int, np.integer)) and not isinstance(val, bool) and 0 <= val < self.node_states[v]
-            check(ok, "known value", val,
-                  f"must be a state in 0..{self.node_states[v] - 1} of record {self.record_label(int(r))}")
+            ok = (
+                isinstance(val, (int, np.integer))
+                and not isinstance(val, bool)
+                and 0 <= val < self.node_states[v]
+            )
+            check(
+                ok,
+                "known value",
+                val,
+                f"must be a state in 0..{self.node_states[v] - 1} of record {self.record_label(int(r))}",
+            )
             out[v] = np.array([int(val)])
         return out
 
     _evidence = evidence
 
-    def law(self, factors: Sequence[Factor], keep: Sequence[int] = (), batch: int = 1,
-            what: str = "model", max_operations: float = MAX_OPERATIONS):
+    def law(
+        self,
+        factors: Sequence[Factor],
+        keep: Sequence[int] = (),
+        batch: int = 1,
+        what: str = "model",
+        max_operations: float = MAX_OPERATIONS,
+    ):
         """Eliminate everything but ``keep`` (min-fill order, refused with the estimate when too
         expensive): ``(table (B, *cards(keep), Q), log_scale (B,))``, see
         :func:`~bdpsim.kernels.graphical.elimination.eliminate`."""
-        p = plan([f.vars for f in factors], dict(enumerate(self.node_states)),
-                 [f.table.shape[-1] for f in factors], keep, batch)
+        p = plan(
+            [f.vars for f in factors],
+            dict(enumerate(self.node_states)),
+            [f.table.shape[-1] for f in factors],
+            keep,
+            batch,
+        )
         with naming():  # the refusal as a one-line ConfigError naming ``what``
             p.check(what, max_operations)
         return eliminate(factors, p.order, keep)
@@ -229,8 +271,9 @@ class FactorModel:
     def elimination_plan(self, keep: Sequence[int] = (), sums: int = 1):
         """The :class:`~bdpsim.kernels.graphical.elimination.Plan` of eliminating the whole model (its
         induced width and cost), with one running sum of ``sums`` values on the first factor."""
-        return plan(self._scopes, dict(enumerate(self.node_states)),
-                    [sums] + [1] * (len(self._scopes) - 1), keep)
+        return plan(
+            self._scopes, dict(enumerate(self.node_states)), [sums] + [1] * (len(self._scopes) - 1), keep
+        )
 
     def exact_cost(self) -> tuple[float, float, float]:
         """``(per sample, per exact law, largest table cells)`` in elementary operations, from
@@ -242,9 +285,11 @@ class FactorModel:
             cards = dict(enumerate(self.node_states))
             law = plan(self._scopes, cards, sums)
             one = plan(self._scopes, cards, [1] * len(self._scopes), order=law.order)
-            self._cache["cost"] = (float(one.operations),
-                                   float(law.operations) + FACTOR_OVERHEAD_UNITS * len(self._scopes),
-                                   float(law.max_cells))
+            self._cache["cost"] = (
+                float(one.operations),
+                float(law.operations) + FACTOR_OVERHEAD_UNITS * len(self._scopes),
+                float(law.max_cells),
+            )
         return self._cache["cost"]
 
     @property
@@ -282,10 +327,17 @@ class FactorModel:
         inc = self.increments(increments)
         top = sum(int(g.max()) for g in inc.values())
         allowed = np.asarray(allowed, dtype=float)
-        check(allowed.ndim == 3 and allowed.shape[1] == self.n and allowed.shape[2] >= self.states,
-              "allowed", allowed.shape, f"must have shape (B, {self.n}, {self.states})")
-        like = {v: allowed[:, r, :self.node_states[v]] for r, v in enumerate(self.records)
-                if not np.all(allowed[:, r, :self.node_states[v]] == 1)}
+        check(
+            allowed.ndim == 3 and allowed.shape[1] == self.n and allowed.shape[2] >= self.states,
+            "allowed",
+            allowed.shape,
+            f"must have shape (B, {self.n}, {self.states})",
+        )
+        like = {
+            v: allowed[:, r, : self.node_states[v]]
+            for r, v in enumerate(self.records)
+            if not np.all(allowed[:, r, : self.node_states[v]] == 1)
+        }
         tab, ls = self.law(self.factors(increments=inc, likelihood=like), batch=allowed.shape[0])
         law = np.broadcast_to(tab.reshape(tab.shape[0], -1), (allowed.shape[0], tab.shape[-1]))
         z = law.sum(axis=1)
@@ -309,16 +361,22 @@ class FactorModel:
         cards = dict(enumerate(self.node_states))
         width, cells = min_clique_cells(interaction_graph(scopes), cards)  # O(V + E): before min-fill
         if cells > MAX_CLIQUE_CELLS:
-            raise ConfigError(field, f"{self.size} nodes, induced width at least {width}",
-                              f"infeasible: exact conditional sampling needs a junction tree with a clique "
-                              f"table of at least {cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
-                              "O(N s^(w+1)) for treewidth w)")
+            raise ConfigError(
+                field,
+                f"{self.size} nodes, induced width at least {width}",
+                f"infeasible: exact conditional sampling needs a junction tree with a clique "
+                f"table of at least {cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
+                "O(N s^(w+1)) for treewidth w)",
+            )
         p = plan(scopes, cards, [1] * len(scopes))
         if p.max_cells > MAX_CLIQUE_CELLS:
-            raise ConfigError(field, f"{self.size} nodes, induced width {p.width}",
-                              f"infeasible: exact conditional sampling needs a junction tree with a clique "
-                              f"table of {p.max_cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
-                              "O(N s^(w+1)) for treewidth w)")
+            raise ConfigError(
+                field,
+                f"{self.size} nodes, induced width {p.width}",
+                f"infeasible: exact conditional sampling needs a junction tree with a clique "
+                f"table of {p.max_cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
+                "O(N s^(w+1)) for treewidth w)",
+            )
         return p
 
     def junction_tree(self, known: Mapping[int, int] | None = None, what: str = "junction tree"):
@@ -340,15 +398,14 @@ class FactorModel:
             if v in ev:
                 out[r, int(ev[v][0])] = 1.0
             else:
-                out[r, :self.node_states[v]] = jt.marginal(v)
+                out[r, : self.node_states[v]] = jt.marginal(v)
         return out
 
     def sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """Unconditional draws, shape ``(size, n)``, int16 (junction-tree sampling)."""
         return self._draw({}, size, rng)
 
-    def sample_conditional(self, known: Mapping[int, int], size: int,
-                           rng: np.random.Generator) -> np.ndarray:
+    def sample_conditional(self, known: Mapping[int, int], size: int, rng: np.random.Generator) -> np.ndarray:
         """Exact draws of the records given ``X_r = known[r]``, shape ``(size, n)``, int16:
         junction tree of the clamped model, then cliques drawn root first given their
         separators (:meth:`bdpsim.kernels.graphical.junction.JunctionTree.sample`)."""

@@ -29,7 +29,9 @@ def noisy_bdpl(model, laws, query, noise, adv: Adversary, signed: bool = False) 
         s = noise.sup_log_ratio(atoms, W1[0], atoms, W2[0])
         return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
     v, atom = noise.grid_sup(W1, W2, delta)
-    return Estimate(float(abs(v[0])), 0, float(atoms[0] + delta * atom[0]) if np.isfinite(atom[0]) else float(atom[0]))
+    return Estimate(
+        float(abs(v[0])), 0, float(atoms[0] + delta * atom[0]) if np.isfinite(atom[0]) else float(atom[0])
+    )
 
 
 def noisy_profile(model, laws, query, noise, adv: Adversary, epsilon: float) -> float:

@@ -34,8 +34,9 @@ class HasGaussianConditional(Protocol):
 
     def conditional(self, known: Mapping[int, float]): ...
 
-    def sample_conditional(self, known: Mapping[int, float], size: int, rng: np.random.Generator,
-                           cond=None) -> np.ndarray: ...
+    def sample_conditional(
+        self, known: Mapping[int, float], size: int, rng: np.random.Generator, cond=None
+    ) -> np.ndarray: ...
 
 
 @runtime_checkable

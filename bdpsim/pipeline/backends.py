@@ -25,8 +25,12 @@ _ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+
 def check_scheduler(address: str) -> None:
     """A Dask scheduler address must be ``[tcp|tls|ws|wss://]HOST:PORT``."""
     m = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
-    check(m is not None and 0 < int(m.group(3)) < 65536, "--scheduler", address,
-          "must be a Dask scheduler address like tcp://HOST:PORT (schemes tcp, tls, ws, wss)")
+    check(
+        m is not None and 0 < int(m.group(3)) < 65536,
+        "--scheduler",
+        address,
+        "must be a Dask scheduler address like tcp://HOST:PORT (schemes tcp, tls, ws, wss)",
+    )
 
 
 def parallel(jobs: int, backend: str, scheduler: str | None):
@@ -36,13 +40,17 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
     @contextlib.contextmanager
     def ctx():
         if backend == "loky":  # each worker exits when this process dies (pipeline.watchdog)
-            with joblib.parallel_config(backend="loky", initializer=loky_worker_start, initargs=(os.getpid(),)):
+            with joblib.parallel_config(
+                backend="loky", initializer=loky_worker_start, initargs=(os.getpid(),)
+            ):
                 yield joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")
             return
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise ConfigError("--backend", "dask", "needs dask[distributed] (pip install 'bdpsim[dask]')") from None
+            raise ConfigError(
+                "--backend", "dask", "needs dask[distributed] (pip install 'bdpsim[dask]')"
+            ) from None
         cluster = None
         try:
             if scheduler:
@@ -53,11 +61,19 @@ def parallel(jobs: int, backend: str, scheduler: str | None):
                 with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
                     # its scheduler's HTTP server on a free port (no "port 8787 in use" warning) and
                     # its logs silenced: what fails reaches the user as bdpsim's one line
-                    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=":0", silence_logs=50)
+                    cluster = LocalCluster(
+                        n_workers=jobs,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=":0",
+                        silence_logs=50,
+                    )
                 client = Client(cluster)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError("--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})") from None
+            raise ConfigError(
+                "--scheduler", scheduler, f"cannot connect to the Dask scheduler ({exc})"
+            ) from None
         try:
             if scheduler:
                 check_workers(client, scheduler)
@@ -87,8 +103,12 @@ def tasks(fn: Callable, calls: Iterable[tuple], jobs: int, *, unordered: bool = 
     """
     import joblib
 
-    check(isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 1, "--jobs", jobs,
-          "must be an integer >= 1")
+    check(
+        isinstance(jobs, int) and not isinstance(jobs, bool) and jobs >= 1,
+        "--jobs",
+        jobs,
+        "must be an integer >= 1",
+    )
     from .watchdog import worker_count
 
     calls = list(calls)
@@ -99,9 +119,13 @@ def tasks(fn: Callable, calls: Iterable[tuple], jobs: int, *, unordered: bool = 
     except Exception as exc:
         if type(exc).__name__ not in WORKER_DEATHS:
             raise
-        raise ConfigError("--jobs", jobs, f"a worker process died ({type(exc).__name__}; killed from outside "
-                                          "or out of memory?): finished work is saved; re-run to resume, or "
-                                          "lower --jobs") from None
+        raise ConfigError(
+            "--jobs",
+            jobs,
+            f"a worker process died ({type(exc).__name__}; killed from outside "
+            "or out of memory?): finished work is saved; re-run to resume, or "
+            "lower --jobs",
+        ) from None
 
 
 def dask_backend() -> str:
@@ -150,13 +174,22 @@ def probe_scheduler(address: str, seconds: float = DASK_STEP_SECONDS) -> None:
             conn.settimeout(seconds)
             first = conn.recv(1)
     except TimeoutError:
-        raise ConfigError("--scheduler", address, f"is not a Dask scheduler (no Dask handshake within {seconds:g} s: "
-                                                  "another service on that port?)") from None
+        raise ConfigError(
+            "--scheduler",
+            address,
+            f"is not a Dask scheduler (no Dask handshake within {seconds:g} s: "
+            "another service on that port?)",
+        ) from None
     except OSError as exc:
-        raise ConfigError("--scheduler", address, f"cannot connect to the Dask scheduler ({exc.strerror or exc})") from None
+        raise ConfigError(
+            "--scheduler", address, f"cannot connect to the Dask scheduler ({exc.strerror or exc})"
+        ) from None
     if not first:
-        raise ConfigError("--scheduler", address, "is not a Dask scheduler (it closed the connection without a "
-                                                  "Dask handshake)")
+        raise ConfigError(
+            "--scheduler",
+            address,
+            "is not a Dask scheduler (it closed the connection without a Dask handshake)",
+        )
 
 
 def connect_scheduler(address: str, seconds: float = DASK_STEP_SECONDS):
@@ -178,11 +211,17 @@ def connect_scheduler(address: str, seconds: float = DASK_STEP_SECONDS):
     t.start()
     t.join(seconds + 5.0)
     if t.is_alive():
-        raise ConfigError("--scheduler", address, f"no answer from the Dask scheduler within {seconds + 5:g} s")
+        raise ConfigError(
+            "--scheduler", address, f"no answer from the Dask scheduler within {seconds + 5:g} s"
+        )
     if "error" in box:
         exc = box["error"]
-        raise ConfigError("--scheduler", address, f"cannot connect to the Dask scheduler ({type(exc).__name__}: "
-                                                  f"{' '.join(str(exc).split())[:160]})") from None
+        raise ConfigError(
+            "--scheduler",
+            address,
+            f"cannot connect to the Dask scheduler ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:160]})",
+        ) from None
     return box["client"]
 
 
@@ -193,19 +232,29 @@ def check_workers(client, address: str, seconds: float = DASK_STEP_SECONDS) -> N
         try:
             client.wait_for_workers(1, timeout=seconds)
         except (TimeoutError, OSError):
-            raise ConfigError("--scheduler", address, f"has no worker after {seconds:g} s (start one: "
-                                                      f"dask worker {address})") from None
+            raise ConfigError(
+                "--scheduler",
+                address,
+                f"has no worker after {seconds:g} s (start one: dask worker {address})",
+            ) from None
         try:  # exec is a builtin: it reaches a worker without bdpsim, which then reports the import error
             answers = client.run(exec, "import bdpsim.pipeline.driver", on_error="return", wait=True)
         except Exception as exc:
-            raise ConfigError("--scheduler", address, f"cannot run on its workers ({type(exc).__name__}: "
-                                                      f"{' '.join(str(exc).split())[:120]})") from None
+            raise ConfigError(
+                "--scheduler",
+                address,
+                f"cannot run on its workers ({type(exc).__name__}: {' '.join(str(exc).split())[:120]})",
+            ) from None
         bad = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
         if bad:
             w, err = next(iter(bad.items()))
-            raise ConfigError("--scheduler", address, f"{len(bad)} of {len(answers)} workers cannot import bdpsim "
-                                                      f"({w}: {type(err).__name__}: {' '.join(str(err).split())[:100]}); "
-                                                      "install bdpsim on every worker")
+            raise ConfigError(
+                "--scheduler",
+                address,
+                f"{len(bad)} of {len(answers)} workers cannot import bdpsim "
+                f"({w}: {type(err).__name__}: {' '.join(str(err).split())[:100]}); "
+                "install bdpsim on every worker",
+            )
     except ConfigError:
         client.close()
         raise
@@ -219,9 +268,11 @@ class Heartbeat:
         self._t0 = time.monotonic()
         self._thread = None
         if every > 0:
+
             def loop() -> None:
                 while not self._stop.wait(every):
                     log(f"{text()}, {time.monotonic() - self._t0:.0f} s elapsed")
+
             self._thread = threading.Thread(target=loop, daemon=True, name="bdpsim-heartbeat")
             self._thread.start()
 

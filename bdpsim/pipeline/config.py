@@ -43,8 +43,9 @@ from .settings import RunSettings, run_keys
 
 
 def _union(kinds) -> dict[str, Key]:
-    keys: dict[str, Key] = {"kind": Key("str", REQUIRED, sweep=False, doc="the registered kind",
-                                                rule="a registered kind name")}
+    keys: dict[str, Key] = {
+        "kind": Key("str", REQUIRED, sweep=False, doc="the registered kind", rule="a registered kind name")
+    }
     for kind in kinds.values():
         for k, key in kind.keys.items():
             keys.setdefault(k, key)
@@ -95,10 +96,16 @@ class ExperimentPoint:
         point: its mechanism, its adversaries as the driver drew them, configuration-level streams
         and its exact engine — not the whole point."""
         st = self.settings
-        return FinishContext(mechanism=self.mechanism, adversary=self.adversary, stream=self.stream,
-                             exact_reference=st.exact_reference, exhaustive=st.exhaustive, sizes=self.sizes,
-                             engine=lambda: self.exact_engine,
-                             pair=f"{self.model.kind}+{self.mechanism.kind}")
+        return FinishContext(
+            mechanism=self.mechanism,
+            adversary=self.adversary,
+            stream=self.stream,
+            exact_reference=st.exact_reference,
+            exhaustive=st.exhaustive,
+            sizes=self.sizes,
+            engine=lambda: self.exact_engine,
+            pair=f"{self.model.kind}+{self.mechanism.kind}",
+        )
 
     @property
     def sizes(self) -> tuple[int, ...]:
@@ -116,15 +123,19 @@ class ExperimentPoint:
         if self.settings.adversary_family == "windows":
             return model, self.model.owner.window_adversary(model, self.sizes, rng, spec=self.model)
         mode, target_range = self.mechanism.adversary_targets(self.settings.targets)
-        adv = self.model.owner.draw_adversary(model, self.sizes, rng, targets=mode, target_range=target_range,
-                                              spec=self.model)
+        adv = self.model.owner.draw_adversary(
+            model, self.sizes, rng, targets=mode, target_range=target_range, spec=self.model
+        )
         return model, adv
 
     def adversary_streams(self, j: int) -> list[np.random.Generator]:
         """Three independent generators (draw, estimate, noise floor) for adversary ``j``: the draw
         from ``spawn_key=(population_key, 2, j)`` (common to every estimator), the other two the
         children of ``spawn_key=(key, 0, j)``."""
-        return [seeds.stream(self.seed, self.population_key, 2, j), *seeds.streams(self.seed, self.key, 0, j, count=2)]
+        return [
+            seeds.stream(self.seed, self.population_key, 2, j),
+            *seeds.streams(self.seed, self.key, 0, j, count=2),
+        ]
 
     def adversary(self, j: int):
         """``(model, adversary)`` number ``j`` of this point, as the driver draws it (for work an
@@ -170,14 +181,20 @@ class ExperimentPoint:
         """This point, with what every task of it shares built before it is pickled for them: its
         exact engine when its adversaries need exact values (``estimator = "exact"`` or
         ``exact_reference``) of one fixed model."""
-        if self.model.fixed is not None and (self.settings.exact_reference or ESTIMATORS[self.settings.estimator].exact):
+        if self.model.fixed is not None and (
+            self.settings.exact_reference or ESTIMATORS[self.settings.estimator].exact
+        ):
             self._engine()
         return self
 
     def __post_init__(self) -> None:
         st = self.settings
-        pop = {"model": self.params["model"], "mechanism": self.params["mechanism"],
-               "known_sizes": st.known_size_text(), "targets": st.targets}
+        pop = {
+            "model": self.params["model"],
+            "mechanism": self.params["mechanism"],
+            "known_sizes": st.known_size_text(),
+            "targets": st.targets,
+        }
         if st.adversary_family != "random":
             pop["adversary_family"] = st.adversary_family
         object.__setattr__(self, "population_key", population_key_of(pop))
@@ -239,17 +256,25 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
         check(why is None, "run.adversary_family", "windows", why or "")
     if settings.exhaustive:
         check(est.exact, "run.adversaries", "all", "'all' (exhaustive) needs estimator = 'exact'")
-        check(spec.fixed is not None, "run.adversaries", "all",
-              "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
-              "cov_draw = 'equicorrelated')")
+        check(
+            spec.fixed is not None,
+            "run.adversaries",
+            "all",
+            "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
+            "cov_draw = 'equicorrelated')",
+        )
         eng = _engine_for_all(probe, mech)
         sizes = resolve_known_sizes(settings.known_sizes, n)
         try:
             if exhaustive_method(settings, spec, mech) == "window":
                 cast(HasWindowSearch, eng).check_window(sizes[0])
                 return
-            check(isinstance(eng, HasExhaustive), "run.adversaries", "all",
-                  f"no enumeration of every adversary for {spec.kind}+{mech.kind}")
+            check(
+                isinstance(eng, HasExhaustive),
+                "run.adversaries",
+                "all",
+                f"no enumeration of every adversary for {spec.kind}+{mech.kind}",
+            )
             cast(HasExhaustive, eng).check_exhaustive(sizes)
         except SearchTooLarge as err:
             raise ConfigError(err.field, n if err.field == "model.n" else "all", err.reason) from None
@@ -274,8 +299,12 @@ def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
     want = settings.exhaustive_method
     if want == "window":
         check(window, "run.exhaustive_method", want, f"no window search for {spec.kind}+{mech.kind}")
-        check(can, "run.exhaustive_method", want,
-              "the window reduction needs known_sizes = 'all', 'thesis' or {k..n-1} (upward closed)")
+        check(
+            can,
+            "run.exhaustive_method",
+            want,
+            "the window reduction needs known_sizes = 'all', 'thesis' or {k..n-1} (upward closed)",
+        )
     return "window" if can and want != "enumerate" else "enumerate"
 
 
@@ -289,12 +318,16 @@ def _check_magnitude(name: str, value: Any) -> None:
         if isinstance(v, list):
             _check_magnitude(name, v)
         elif isinstance(v, float) and abs(v) > MAX_MAGNITUDE:
-            raise ConfigError(name, value, f"numbers must be at most {MAX_MAGNITUDE:g} in absolute value "
-                                           "(larger ones overflow)")
+            raise ConfigError(
+                name,
+                value,
+                f"numbers must be at most {MAX_MAGNITUDE:g} in absolute value (larger ones overflow)",
+            )
 
 
-def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]],
-                 limits: Limits) -> ExperimentPoint:
+def _build_point(
+    params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]], limits: Limits
+) -> ExperimentPoint:
     with naming("run"):  # a kernel's error names its parameter; here, the config field
         settings = RunSettings.from_table(params["run"])
     mp, kp = params["model"], params["mechanism"]
@@ -322,8 +355,10 @@ def _build_point(params: dict, present: dict[str, set], secs: dict[str, dict[str
     with naming("mechanism"):
         mech = mech_kind.build(kp, spec)
     if not isinstance(mech, Mechanism):
-        raise TypeError(f"mechanism kind {mk!r} built a {type(mech).__name__}, which does not implement the "
-                        "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)")
+        raise TypeError(
+            f"mechanism kind {mk!r} built a {type(mech).__name__}, which does not implement the "
+            "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)"
+        )
     with naming("mechanism"):  # a fallback: the engines name the fields they read themselves
         _check_pair(settings, spec, mech)
     flat = _hashed(params, present, secs)
@@ -374,21 +409,33 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     limits = limits or Limits()
     check(isinstance(raw, dict), "config", raw, "must be a TOML document")
     for k in raw:
-        check(k in ("run", "model", "mechanism", "title", "variants"), k, raw[k],
-              "unknown table (allowed: title, [run], [model], [mechanism], [[variants]])")
+        check(
+            k in ("run", "model", "mechanism", "title", "variants"),
+            k,
+            raw[k],
+            "unknown table (allowed: title, [run], [model], [mechanism], [[variants]])",
+        )
     title = raw.get("title", "")
     check(isinstance(title, str), "title", title, "must be a string")
     variants = raw.get("variants", [{}])
-    check(isinstance(variants, list) and len(variants) >= 1 and all(isinstance(v, dict) for v in variants),
-          "variants", variants, "must be an array of tables ([[variants]])")
+    check(
+        isinstance(variants, list) and len(variants) >= 1 and all(isinstance(v, dict) for v in variants),
+        "variants",
+        variants,
+        "must be an array of tables ([[variants]])",
+    )
     points = []
     for s in ("run", "model", "mechanism"):
         check(isinstance(raw.get(s, {}), dict), s, raw.get(s), "must be a TOML table ([" + s + "])")
     for j, var in enumerate(variants):
         doc = {s: dict(raw.get(s, {})) for s in ("run", "model", "mechanism") if s in raw or s in var}
         for s, table in var.items():
-            check(s in ("run", "model", "mechanism") and isinstance(table, dict), f"variants[{j}].{s}", table,
-                  "must be a table of run, model or mechanism keys")
+            check(
+                s in ("run", "model", "mechanism") and isinstance(table, dict),
+                f"variants[{j}].{s}",
+                table,
+                "must be a table of run, model or mechanism keys",
+            )
             doc.setdefault(s, {}).update(table)
         points += _expand(doc, f"variants[{j}]." if "variants" in raw else "", limits)
         check(len(points) <= MAX_SWEEP, "config", len(points), f"expands to more than {MAX_SWEEP} points")
@@ -408,8 +455,12 @@ def load_toml(path: str | Path) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config", str(path), f"is not valid TOML ({exc})") from None
     except RecursionError:  # tomllib recurses once per level of nested arrays and inline tables
-        raise ConfigError("config", str(path), "is not valid TOML for bdpsim (arrays or inline tables nested "
-                          "too deeply: a config needs a few levels)") from None
+        raise ConfigError(
+            "config",
+            str(path),
+            "is not valid TOML for bdpsim (arrays or inline tables nested "
+            "too deeply: a config needs a few levels)",
+        ) from None
 
 
 def is_utility_config(raw: dict) -> bool:

@@ -37,7 +37,7 @@ from ..estimators.base import CostContext
 from ..estimators.protocols import HasCostCulprit, HasEvalPoints, HasSpeed
 from ..mechanisms import has_laplace_noise
 
-GIB = 2.0 ** 30
+GIB = 2.0**30
 UNITS_PER_SECOND = 1e8  # rough single-core throughput, for the time shown beside the work
 ROW_BYTES = 400.0  # one adversary's statistics and kept row in the driver
 #: bytes per evaluation point of an estimator that evaluates densities at points (the KDE's
@@ -68,8 +68,12 @@ class Limits:
     def __post_init__(self) -> None:
         for name, flag in (("max_memory_gib", "--max-memory-gib"), ("max_work", "--max-work")):
             v = getattr(self, name)
-            check(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and math.isfinite(v),
-                  flag, v, "must be a finite number > 0")
+            check(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and math.isfinite(v),
+                flag,
+                v,
+                "must be a finite number > 0",
+            )
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,10 @@ class PointCost:
     seconds: tuple[float, float] = (0.0, 0.0)
 
     def text(self) -> str:
-        return (f"memory {fmt_bytes(self.task_bytes)} per task + {fmt_bytes(self.driver_bytes)}, "
-                f"work {self.work:.2g} units (~{fmt_range(*self.seconds)})")
+        return (
+            f"memory {fmt_bytes(self.task_bytes)} per task + {fmt_bytes(self.driver_bytes)}, "
+            f"work {self.work:.2g} units (~{fmt_range(*self.seconds)})"
+        )
 
 
 def seconds_range(estimator, work: float, adversaries: float) -> tuple[float, float]:
@@ -103,7 +109,7 @@ def fmt_range(low: float, high: float) -> str:
 
 
 def fmt_bytes(b: float) -> str:
-    for unit, size in (("TiB", 2.0 ** 40), ("GiB", GIB), ("MiB", 2.0 ** 20), ("KiB", 1024.0)):
+    for unit, size in (("TiB", 2.0**40), ("GiB", GIB), ("MiB", 2.0**20), ("KiB", 1024.0)):
         if b >= size:
             return f"{b / size:.3g} {unit}"
     return f"{b:.0f} B"
@@ -124,8 +130,14 @@ def model_setup(model_kind, params: dict, limits: Limits) -> None:
     if cost is None:
         return
     mem, work, field = cost
-    _refuse(field, params.get(field.split(".")[-1]), PointCost(mem, 0.0, work), limits, mem,
-            "building its covariance class needs" if field == "model.n" else "building the model needs")
+    _refuse(
+        field,
+        params.get(field.split(".")[-1]),
+        PointCost(mem, 0.0, work),
+        limits,
+        mem,
+        "building its covariance class needs" if field == "model.n" else "building the model needs",
+    )
 
 
 def estimate_point(point) -> PointCost:
@@ -149,9 +161,16 @@ def estimate_point(point) -> PointCost:
     discrete = spec.owner.domain == "discrete"
     exact_law = st.sampling == "auto" and discrete and has_laplace_noise(mech)
     n, s = float(spec.n), float(spec.probe().states) if discrete else 1.0
-    ctx = CostContext(adversaries=A, conditions=2.0 + 2.0 * min(A, float(st.noise_floor_adversaries)) / A,
-                      n=n, per_sample=mc.per_sample, law=mc.exact if exact_law else None,
-                      law_bytes=8 * 4 * n * n * s, chunk=float(st.chunk), continuous=not discrete)
+    ctx = CostContext(
+        adversaries=A,
+        conditions=2.0 + 2.0 * min(A, float(st.noise_floor_adversaries)) / A,
+        n=n,
+        per_sample=mc.per_sample,
+        law=mc.exact if exact_law else None,
+        law_bytes=8 * 4 * n * n * s,
+        chunk=float(st.chunk),
+        continuous=not discrete,
+    )
     w, m = est.cost(ctx)
     m += float(est.points if isinstance(est, HasEvalPoints) else 0) * POINT_BYTES  # eval_points arrays
     return PointCost(mem + m, A * ROW_BYTES, work + w, seconds_range(est, work + w, A))
@@ -194,14 +213,21 @@ def check_resolution(config) -> None:
     for p in config.points:
         if p.settings.exhaustive or p.estimator().exact:
             continue
-        applicable = {k: b.value for k, b in p.bounds().items()
-                      if k != "lower" and math.isfinite(b.value)}
+        applicable = {k: b.value for k, b in p.bounds().items() if k != "lower" and math.isfinite(b.value)}
         if applicable and min(applicable.values()) < RESOLUTION:
             name, v = min(applicable.items(), key=lambda kv: kv[1])
-            field, value = ("mechanism.epsilon", p.epsilon) if math.isfinite(p.epsilon) else ("mechanism", p.mechanism.kind)
-            raise ConfigError(field, value, f"the leakage is at most bound_{name} = {v:.3g} < {RESOLUTION:g} nats, "
-                                            f"below floating-point resolution: estimator '{p.settings.estimator}' "
-                                            "cannot measure it (the exact estimator can, where the model allows)")
+            field, value = (
+                ("mechanism.epsilon", p.epsilon)
+                if math.isfinite(p.epsilon)
+                else ("mechanism", p.mechanism.kind)
+            )
+            raise ConfigError(
+                field,
+                value,
+                f"the leakage is at most bound_{name} = {v:.3g} < {RESOLUTION:g} nats, "
+                f"below floating-point resolution: estimator '{p.settings.estimator}' "
+                "cannot measure it (the exact estimator can, where the model allows)",
+            )
 
 
 def _culprit(point) -> tuple[str, object]:
@@ -209,7 +235,10 @@ def _culprit(point) -> tuple[str, object]:
     st = point.settings
     if st.exhaustive:
         return "model.n", point.model.n
-    ratios = [(point.model.n / 10, "model.n", point.model.n), (st.adversaries / 1000, "run.adversaries", st.adversaries)]
+    ratios = [
+        (point.model.n / 10, "model.n", point.model.n),
+        (st.adversaries / 1000, "run.adversaries", st.adversaries),
+    ]
     est = point.estimator()
     if isinstance(est, HasCostCulprit):  # an estimator whose cost another key sets (audit: its budget)
         ratios.append(est.cost_culprit())
@@ -222,8 +251,16 @@ def _culprit(point) -> tuple[str, object]:
 def _refuse(field: str, value, est: PointCost, limits: Limits, mem: float, what: str, jobs: int = 1) -> None:
     per = f" with --jobs {jobs}" if jobs > 1 else ""
     if mem > limits.max_memory_gib * GIB:
-        raise ConfigError(field, value, f"{what} ~{fmt_bytes(mem)} of memory{per} (limit "
-                                        f"{limits.max_memory_gib:g} GiB; raise it with --max-memory-gib)")
+        raise ConfigError(
+            field,
+            value,
+            f"{what} ~{fmt_bytes(mem)} of memory{per} (limit "
+            f"{limits.max_memory_gib:g} GiB; raise it with --max-memory-gib)",
+        )
     if est.work > limits.max_work:
-        raise ConfigError(field, value, f"{what} ~{est.work:.2g} work units (~{fmt_seconds(est.work / UNITS_PER_SECOND)} "
-                                        f"of one core; limit {limits.max_work:.2g}; raise it with --max-work)")
+        raise ConfigError(
+            field,
+            value,
+            f"{what} ~{est.work:.2g} work units (~{fmt_seconds(est.work / UNITS_PER_SECOND)} "
+            f"of one core; limit {limits.max_work:.2g}; raise it with --max-work)",
+        )

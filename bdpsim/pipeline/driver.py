@@ -76,7 +76,9 @@ def extra_columns(config: ExperimentConfig) -> tuple[list[str], list[str]]:
     if kde_mixture_pairs(config):
         summ |= {c.name for c in KDE_MIXTURE_CHECK}
     last = [ALL_ADVERSARIES] if any(all_adversaries_cheap(p) for p in config.points) else []  # appended: the
-    return ordered_extras("summary", summ) + last, ordered_extras("adversaries", adv)  # older columns keep their places
+    return ordered_extras("summary", summ) + last, ordered_extras(
+        "adversaries", adv
+    )  # older columns keep their places
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,10 @@ def _stats_of(rows: list[AdversaryResult] | None = None, **arrays) -> dict:
         return stats
     size = len(arrays["bdpl"])
     fill = {"nonpositive_points": 0.0}
-    return {k: np.asarray(arrays[k], dtype=float) if k in arrays else np.full(size, fill.get(k, math.nan))
-            for k in STAT_KEYS}
+    return {
+        k: np.asarray(arrays[k], dtype=float) if k in arrays else np.full(size, fill.get(k, math.nan))
+        for k in STAT_KEYS
+    }
 
 
 def _concat_stats(parts: list[ChunkResult]) -> dict:
@@ -111,8 +115,12 @@ def _concat_stats(parts: list[ChunkResult]) -> dict:
     and the estimator's numeric extras (``nan`` where a chunk has none), for ``finish``."""
     keys = dict.fromkeys([*STAT_KEYS, *(k for c in parts for k in c.stats)])
     size = [len(c.stats["bdpl"]) for c in parts]
-    return {k: np.concatenate([np.asarray(c.stats.get(k, np.full(m, math.nan)), dtype=float)
-                               for c, m in zip(parts, size)]) for k in keys}
+    return {
+        k: np.concatenate(
+            [np.asarray(c.stats.get(k, np.full(m, math.nan)), dtype=float) for c, m in zip(parts, size)]
+        )
+        for k in keys
+    }
 
 
 def _keep_rows(point: ExperimentPoint, rows: list[AdversaryResult]) -> list[AdversaryResult]:
@@ -144,12 +152,24 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
                 exact = est.reference(model, mech, adv).value
             except NotAvailable:
                 pass
-        rows.append(AdversaryResult.of(
-            point.id, j, adv, e.value, null_bdpl=null, nonpositive_points=e.nonpositive, argmax=e.argmax,
-            exact=exact, bdpl_se=0.0 if is_exact else e.se, samples=e.samples if e.samples else math.nan,
-            extras={**e.extra, **adversary_names(model, adv.i, adv.known, adv)}))
-    return ChunkResult(point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows),
-                       time.perf_counter() - t0)
+        rows.append(
+            AdversaryResult.of(
+                point.id,
+                j,
+                adv,
+                e.value,
+                null_bdpl=null,
+                nonpositive_points=e.nonpositive,
+                argmax=e.argmax,
+                exact=exact,
+                bdpl_se=0.0 if is_exact else e.se,
+                samples=e.samples if e.samples else math.nan,
+                extras={**e.extra, **adversary_names(model, adv.i, adv.known, adv)},
+            )
+        )
+    return ChunkResult(
+        point.id, int(indices[0]), _keep_rows(point, rows), _stats_of(rows), time.perf_counter() - t0
+    )
 
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
@@ -160,8 +180,17 @@ def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResul
     idx = np.arange(len(res))
     keep = point.settings.adversary_rows
     sel = idx if keep == "all" or idx.size <= keep else idx[np.argsort(-res.value[idx], kind="stable")[:keep]]
-    rows = [AdversaryResult.of(point.id, -1, res.adversary(j), float(res.value[j]), argmax=float(res.argmax[j]),
-                               exact=float(res.value[j])) for j in sel]
+    rows = [
+        AdversaryResult.of(
+            point.id,
+            -1,
+            res.adversary(j),
+            float(res.value[j]),
+            argmax=float(res.argmax[j]),
+            exact=float(res.value[j]),
+        )
+        for j in sel
+    ]
     v = res.value[idx]
     stats = _stats_of(bdpl=v, exact=v, bdpl_se=np.zeros(v.size))
     return ChunkResult(point.id, int(targets[0]), rows, stats, time.perf_counter() - t0)
@@ -181,12 +210,19 @@ def run_window(point: ExperimentPoint, targets: Sequence[int] | None = None) -> 
     else:  # one part of a search split by target (HasWindowPlan.window_parts)
         _, advs, values = eng.window(point.sizes[0], top, targets=list(targets))
     est = point.estimator()  # the exact estimator shapes them (privacy profile)
-    found = est.window_rows(point, advs, values) if isinstance(est, HasWindowRows) else [(w, w.bdpl, w.argmax, {}) for w in advs]
+    found = (
+        est.window_rows(point, advs, values)
+        if isinstance(est, HasWindowRows)
+        else [(w, w.bdpl, w.argmax, {}) for w in advs]
+    )
     model = point.model.fixed
     named = bool(record_names(model))  # named nodes (networks): names beside the indices
     rows = []
     for w, v, y, x in found:
-        more = {**(adversary_names(model, w.i, w.adversary().known, w.adversary()) if named else {}), **x}  # and the estimator's
+        more = {
+            **(adversary_names(model, w.i, w.adversary().known, w.adversary()) if named else {}),
+            **x,
+        }  # and the estimator's
         rows.append(AdversaryResult(point.id, -1, **w.table_row(), bdpl=v, argmax=y, exact=v, extras=more))
     stats = _stats_of(bdpl=values, exact=values)
     return ChunkResult(point.id, 0, rows, stats, time.perf_counter() - t0)
@@ -201,8 +237,11 @@ def run_task(fn: Callable, point_blob: bytes, *args) -> ChunkResult:
     except BdpsimError:
         raise
     except Exception as exc:
-        raise ConfigError("--backend", "worker", f"cannot load the task on a worker ({type(exc).__name__}: "
-                          f"{' '.join(str(exc).split())[:160]})") from None
+        raise ConfigError(
+            "--backend",
+            "worker",
+            f"cannot load the task on a worker ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})",
+        ) from None
     return fn(point, *args)
 
 
@@ -232,10 +271,19 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, backend: str = "loky",
-                   scheduler: str | None = None, progress: bool = True,
-                   log: Callable[[str], None] = _stderr, heartbeat: float = 0.0, force: bool = False,
-                   limits: Limits | None = None) -> list[dict]:
+def run_experiment(
+    config: ExperimentConfig,
+    out: str | Path,
+    *,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] = _stderr,
+    heartbeat: float = 0.0,
+    force: bool = False,
+    limits: Limits | None = None,
+) -> list[dict]:
     """Run every unfinished point of ``config`` into ``out``; return all summary rows.
 
     Finished points already in ``out`` (same config content and seed, records intact) are
@@ -278,22 +326,42 @@ def run_experiment(config: ExperimentConfig, out: str | Path, *, jobs: int = 1, 
                 log(f"recomputing configuration {p.id}: {problems[p.id]}")
         if todo and par is None:
             par = stack.enter_context(parallel(jobs, backend, scheduler))
-        meta = R.metadata("run", config.raw, config.seed,
-                          points=[{"id": p.id, "params": p.params,
-                                   **({"model_notes": list(p.model.detail["notes"])}
-                                      if p.model.detail.get("notes") else {})} for p in config.points],
-                          source=config.source, title=config.title, started=R.now(), status="running",
-                          argv=sys.argv, jobs=jobs, backend=backend)
+        meta = R.metadata(
+            "run",
+            config.raw,
+            config.seed,
+            points=[
+                {
+                    "id": p.id,
+                    "params": p.params,
+                    **({"model_notes": list(p.model.detail["notes"])} if p.model.detail.get("notes") else {}),
+                }
+                for p in config.points
+            ],
+            source=config.source,
+            title=config.title,
+            started=R.now(),
+            status="running",
+            argv=sys.argv,
+            jobs=jobs,
+            backend=backend,
+        )
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
         summary = R.SummaryLog(out, ids, label, extras[0])  # finished points, once; then appended
         try:
-            _execute(_Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat)
+            _execute(
+                _Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat
+            )
         except OSError as exc:  # a full disk, the directory removed or made read-only mid-run
-            raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc}"
-                                                 f"{': ' + str(exc.filename) if exc.filename else ''}); "
-                                                 "finished configurations are kept: free space and re-run to resume") from None
+            raise ConfigError(
+                "--out",
+                str(out),
+                f"cannot be written ({exc.strerror or exc}"
+                f"{': ' + str(exc.filename) if exc.filename else ''}); "
+                "finished configurations are kept: free space and re-run to resume",
+            ) from None
         except Exception as exc:
             if type(exc).__name__ not in WORKER_DEATHS:
                 raise
@@ -314,8 +382,11 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
     for p in config.points:
         if isinstance(p.estimator(), HasAdversaryIntervals):
             mixtures.setdefault(p.population_key, p)
-    return [(p, mixtures[p.population_key]) for p in config.points
-            if isinstance(p.estimator(), ComparedWithIntervals) and p.population_key in mixtures]
+    return [
+        (p, mixtures[p.population_key])
+        for p in config.points
+        if isinstance(p.estimator(), ComparedWithIntervals) and p.population_key in mixtures
+    ]
 
 
 def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, dict]:
@@ -328,8 +399,9 @@ def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, d
     return {int(r["adversary"]): r for r in rows}
 
 
-def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_columns: Sequence[str],
-                             log: Callable[[str], None]) -> None:
+def compare_kde_with_mixture(
+    config: ExperimentConfig, out: Path, adversary_columns: Sequence[str], log: Callable[[str], None]
+) -> None:
     """After the run's points finish: each KDE point's estimates against the mixture's per-adversary
     intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both kept),
     :func:`bdpsim.estimators.kde.outside_mixture`; the counts go into the KDE point's record
@@ -344,8 +416,10 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
             continue
         kr, mr = _point_rows(out, kp.id, columns), _point_rows(out, mp.id, columns)
         both = sorted(set(kr) & set(mr))
-        kde, low, high = (np.array([float(rows[j][k] or "nan") for j in both])
-                          for rows, k in ((kr, "bdpl"), (mr, "bdpl_ci_low"), (mr, "bdpl_ci_high")))
+        kde, low, high = (
+            np.array([float(rows[j][k] or "nan") for j in both])
+            for rows, k in ((kr, "bdpl"), (mr, "bdpl_ci_low"), (mr, "bdpl_ci_high"))
+        )
         above, below = kp.estimator().outside_intervals(kde, low, high)
         js = R.point_paths(out, kp.id)[0]
         marker = json.loads(js.read_text(encoding="utf-8"))
@@ -359,8 +433,15 @@ def compare_kde_with_mixture(config: ExperimentConfig, out: Path, adversary_colu
             marker[FLAGS] = "; ".join(found)
         R.atomic_write_text(js, R.dumps(marker))
         if changed and (above or below) and not was_flagged:  # one warning line per flagged point
-            log(warning_line(marker, [f"kde: {above} of {len(both)} estimates above the mixture's interval "
-                                      f"of the same adversary (point {mp.id}), {below} below"]))
+            log(
+                warning_line(
+                    marker,
+                    [
+                        f"kde: {above} of {len(both)} estimates above the mixture's interval "
+                        f"of the same adversary (point {mp.id}), {below} below"
+                    ],
+                )
+            )
 
 
 #: what joblib (loky) and Dask raise when a worker process dies mid-task (killed, out of memory,
@@ -379,10 +460,18 @@ def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int
     how = f"exit codes {codes.group(1)}" if codes else type(exc).__name__
     user = next((p.mechanism.name for p in points if isinstance(p.mechanism, RunsUserCode)), None)
     if user is not None:
-        return ConfigError("mechanism.function", user, f"a worker process died while running it ({how}): a "
-                                                       "mechanism must return its outputs, not end or kill its process")
-    return ConfigError("--jobs", jobs, f"a worker process died ({how}; killed from outside or out of memory?): "
-                                       "finished configurations are saved; re-run to resume, or lower --jobs")
+        return ConfigError(
+            "mechanism.function",
+            user,
+            f"a worker process died while running it ({how}): a "
+            "mechanism must return its outputs, not end or kill its process",
+        )
+    return ConfigError(
+        "--jobs",
+        jobs,
+        f"a worker process died ({how}; killed from outside or out of memory?): "
+        "finished configurations are saved; re-run to resume, or lower --jobs",
+    )
 
 
 @dataclass
@@ -418,12 +507,19 @@ def _execute(run: _Run, log, progress: bool, heartbeat: float) -> None:
     secs: dict[str, float] = defaultdict(float)
     state = {"tasks": 0, "points": 0}
     bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
-    beat = Heartbeat(heartbeat, log, lambda: f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, "
-                                               f"{state['points']}/{len(todo)} configurations")
+    beat = Heartbeat(
+        heartbeat,
+        log,
+        lambda: (
+            f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, {state['points']}/{len(todo)} configurations"
+        ),
+    )
     try:
-        blobs = {p.id: cloudpickle.dumps(p.with_shared_state()) for p in todo}  # pickled once, loaded in the task
+        blobs = {
+            p.id: cloudpickle.dumps(p.with_shared_state()) for p in todo
+        }  # pickled once, loaded in the task
         calls = (delayed(run_task)(fn, blobs[p.id], *args[1:]) for p, fn, args in tasks)
-        for res in (par(calls) if tasks else ()):
+        for res in par(calls) if tasks else ():
             collected[res.point_id].append(res)
             secs[res.point_id] += res.seconds
             remaining[res.point_id] -= 1

@@ -32,10 +32,17 @@ from ..core.columns import Column, register_columns
 from ..estimators.protocols import HasEvalPoints
 
 FLAGS = "flags"
-register_columns("summary", Column(FLAGS, str, "why the point's numbers are "
-                                               "suspicious, '; '-separated: an estimate above an applicable bound "
-                                               "or below bound_lower, dropped KDE points, failed adversaries, an "
-                                               "exact value above a bound, floating-point noise"))
+register_columns(
+    "summary",
+    Column(
+        FLAGS,
+        str,
+        "why the point's numbers are "
+        "suspicious, '; '-separated: an estimate above an applicable bound "
+        "or below bound_lower, dropped KDE points, failed adversaries, an "
+        "exact value above a bound, floating-point noise",
+    ),
+)
 
 #: an absolute leakage below this many nats is floating-point rounding, not a measurement
 RESOLUTION = 1e-12
@@ -60,17 +67,23 @@ def _count_flags(row: dict, n_adv: float) -> list[str]:
         out.append(f"{int(failed)} of {int(n_adv)} adversaries without an estimate")
     above, below = _num(row.get("kde_above_n")), _num(row.get("kde_below_n"))
     if above > 0 or below > 0:
-        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
-                   f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})")
+        out.append(
+            f"kde: {int(above)} of {int(n_adv)} estimates above the exact value of what they estimate, "
+            f"{int(below)} below (the KDE carries no interval; error_mean {_num(row.get('error_mean')):+.3g})"
+        )
     above, below = _num(row.get("kde_above_mixture_n")), _num(row.get("kde_below_mixture_n"))
     if above > 0 or below > 0:
-        out.append(f"kde: {int(above)} of {int(n_adv)} estimates above the mixture's interval of the same "
-                   f"adversary, {int(below)} below (the KDE carries no interval)")
+        out.append(
+            f"kde: {int(above)} of {int(n_adv)} estimates above the mixture's interval of the same "
+            f"adversary, {int(below)} below (the KDE carries no interval)"
+        )
     missed = _num(row.get("width_target_missed"))
     if missed > 0:
-        out.append(f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
-                   "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
-                   "samples: read bdpl_ci_low/high)")
+        out.append(
+            f"{int(missed)} of {int(n_adv)} adversaries' confidence intervals stayed wider than "
+            "mixture_target_width at mixture_max_samples (their values are not pinned down by the "
+            "samples: read bdpl_ci_low/high)"
+        )
     return out
 
 
@@ -101,8 +114,10 @@ def flags(point, row: dict) -> list[str]:
     out: list[str] = []
     if applicable and min(applicable.values()) < RESOLUTION:
         b, v = min(applicable.items(), key=lambda kv: kv[1])
-        out.append(f"floating-point noise: the leakage is at most {b} {v:.3g} < {RESOLUTION:g} nats, so the "
-                   "values (~1e-16) are rounding, not leakage")
+        out.append(
+            f"floating-point noise: the leakage is at most {b} {v:.3g} < {RESOLUTION:g} nats, so the "
+            "values (~1e-16) are rounding, not leakage"
+        )
         return out  # the comparisons below would only restate it
     if math.isfinite(pct) and applicable and not est.exact:  # an exact value: checked below
         b, v = min(applicable.items(), key=lambda kv: kv[1])
@@ -111,15 +126,19 @@ def flags(point, row: dict) -> list[str]:
     lower = _num(row.get("bound_lower"))
     top = _num(row.get("bdpl_max"))  # "no examined adversary reached it" is a statement about the maximum
     if math.isfinite(top) and math.isfinite(lower) and top < lower * (1 - MARGIN) - SES * se - RESOLUTION:
-        out.append(f"bdpl_max {top:.4g} < bound_lower {lower:.4g} (no examined adversary reached the DP "
-                   "adversary's leakage: the worst adversaries were not sampled)")
+        out.append(
+            f"bdpl_max {top:.4g} < bound_lower {lower:.4g} (no examined adversary reached the DP "
+            "adversary's leakage: the worst adversaries were not sampled)"
+        )
     points = _num(est.points if isinstance(est, HasEvalPoints) else math.nan)
     dropped = _num(row.get("nonpositive_points"))
     n_adv = _num(row.get("n_adversaries"))
     if math.isfinite(points) and dropped > 0 and n_adv > 0:
         share = dropped / (n_adv * points)
         if share > DROPPED_SHARE:
-            out.append(f"{share:.1%} of the KDE evaluation points dropped ({int(dropped)} with a density <= 0)")
+            out.append(
+                f"{share:.1%} of the KDE evaluation points dropped ({int(dropped)} with a density <= 0)"
+            )
     out.extend(_count_flags(row, n_adv))
     ex = _num(row.get("bdpl_exact"))
     for b, v in applicable.items():
@@ -130,6 +149,9 @@ def flags(point, row: dict) -> list[str]:
 
 def warning_line(row: dict, found: list[str]) -> str:
     """The one warning line of a flagged point."""
-    where = ", ".join(f"{k} = {row[k]:g}" for k in ("n", "epsilon", "rho", "gamma")
-                      if isinstance(row.get(k), (int, float)) and math.isfinite(row[k]))
+    where = ", ".join(
+        f"{k} = {row[k]:g}"
+        for k in ("n", "epsilon", "rho", "gamma")
+        if isinstance(row.get(k), (int, float)) and math.isfinite(row[k])
+    )
     return f"warning: point {row.get('point_id')} ({row.get('estimator')}; {where}): " + "; ".join(found)

@@ -71,20 +71,23 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
     peak, work, ests = estimate_config(cfg)
     lo, hi = config_seconds(ests)
     n_ex = sum(1 for e in ests if not math.isfinite(e.seconds[0]))
-    when = (f"~{fmt_range(lo, hi)} of one core (calibrated on measured runs)"
-            if lo or hi or not n_ex else "")
+    when = f"~{fmt_range(lo, hi)} of one core (calibrated on measured runs)" if lo or hi or not n_ex else ""
     if n_ex:
-        when += (" + " if when else "") + (f"{n_ex} exhaustive point{'s' * (n_ex != 1)} timed by its exact engine "
-                                          "(refused up front if too large)")
+        when += (" + " if when else "") + (
+            f"{n_ex} exhaustive point{'s' * (n_ex != 1)} timed by its exact engine "
+            "(refused up front if too large)"
+        )
     # exhaustive points have no sampling estimate: no "~0 B, ~0 units" for them
-    parts = ([f"peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's)"] if peak > 0 else [])
+    parts = [f"peak memory ~{fmt_bytes(peak)} with --jobs 1 (each job adds a task's)"] if peak > 0 else []
     parts += [f"work ~{work:.2g} units"] if work > 0 else []
     lines.append("  estimate: " + ", ".join([*parts, when] if when else parts or ["nothing to sample"]))
     long = {k for k, vals in sw.items() if any(len(_fmt(v)) > LONG_VALUE for v in vals)}
     for k, vals in sw.items():
         if k in long:
-            lines.append(f"  sweep {k} = {len(vals)} values: "
-                         + ", ".join(f"#{j} {_short(v)}" for j, v in enumerate(vals, 1)))
+            lines.append(
+                f"  sweep {k} = {len(vals)} values: "
+                + ", ".join(f"#{j} {_short(v)}" for j, v in enumerate(vals, 1))
+            )
         else:
             lines.append(f"  sweep {k} = [{', '.join(_fmt(v) for v in vals)}]")
     for p in cfg.points[:limit]:
@@ -105,8 +108,9 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
             eng = None
         cells.append("exact=" + ("yes" if eng is not None else "no"))
         lines.append(f"  {p.id}  " + " ".join(cells))
-        if st.exhaustive and isinstance(eng, HasWindowPlan) \
-                and p.exhaustive_method == "window":  # the engine's own up-front estimate
+        if (
+            st.exhaustive and isinstance(eng, HasWindowPlan) and p.exhaustive_method == "window"
+        ):  # the engine's own up-front estimate
             lines.append(f"    {eng.window_estimate(p.sizes[0])}")
     if n_pts > limit:
         lines.append(f"  ... {n_pts - limit} more points")

@@ -39,22 +39,41 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("mechanism", str, "mechanism kind"),
     _c("estimator", str, "kde | mixture | exact"),
     _c("known_sizes", str, "allowed known-set sizes"),
-    _c("n_adversaries", int, "adversaries examined (window search: window classes, each the worst over its "
-                             "targets, boundary values and x, x'; a network's search: targets or groups of "
-                             "targets, each the worst over its adversaries, said in bound_note)"),
+    _c(
+        "n_adversaries",
+        int,
+        "adversaries examined (window search: window classes, each the worst over its "
+        "targets, boundary values and x, x'; a network's search: targets or groups of "
+        "targets, each the worst over its adversaries, said in bound_note)",
+    ),
     _c("n_samples", int, "samples per condition per adversary (empty for exact)"),
     _c("percentile", float, "the percentile over adversaries reported in bdpl_p{q}"),
-    _c("bdpl_{q}", float, "empirical BDPL: the percentile of the adversaries' estimates (window search: of "
-                        "the window classes' worst values)"),
-    _c("bdpl_{q}_ci_low", float, "lower end of its distribution-free (order-statistic) confidence interval "
-                                 "over the adversary draw (-inf: unbounded); mixture: an order statistic of "
-                                 "the adversaries' own lower bounds, so each estimate's error is accounted for"),
-    _c("bdpl_{q}_ci_high", float, "upper end of that interval (inf: too few adversaries to bound the percentile; "
-                                  "mixture: from the adversaries' upper bounds)"),
+    _c(
+        "bdpl_{q}",
+        float,
+        "empirical BDPL: the percentile of the adversaries' estimates (window search: of "
+        "the window classes' worst values)",
+    ),
+    _c(
+        "bdpl_{q}_ci_low",
+        float,
+        "lower end of its distribution-free (order-statistic) confidence interval "
+        "over the adversary draw (-inf: unbounded); mixture: an order statistic of "
+        "the adversaries' own lower bounds, so each estimate's error is accounted for",
+    ),
+    _c(
+        "bdpl_{q}_ci_high",
+        float,
+        "upper end of that interval (inf: too few adversaries to bound the percentile; "
+        "mixture: from the adversaries' upper bounds)",
+    ),
     _c("bdpl_max", float, "largest adversary estimate"),
     _c("bdpl_median", float, "median adversary estimate"),
-    _c("bdpl_se_max", float, "largest standard error of an adversary estimate (mixture; 0 for exact; "
-                             "empty for kde: unknown)"),
+    _c(
+        "bdpl_se_max",
+        float,
+        "largest standard error of an adversary estimate (mixture; 0 for exact; empty for kde: unknown)",
+    ),
     _c("bdpl_se_mean", float, "mean standard error of the adversary estimates"),
     _c("samples_max", int, "largest number of samples per condition an adversary used (empty for exact)"),
     _c("noise_floor", float, "the same percentile of the null estimates (true value 0)"),
@@ -62,30 +81,50 @@ SUMMARY_SCHEMA: tuple[Column, ...] = (
     _c("noise_floor_n", int, "null estimates computed"),
     _c("nonpositive_points", int, "KDE evaluation points dropped for a density <= 0"),
     _c("failed_adversaries", int, "adversaries without a finite estimate"),
-    _c("bdpl_exact", float, "the max of the examined adversaries' exact values: with sampled adversaries "
-                            "the max over the sample, a lower bound on the BDPL (console: exact_max_sampled; "
-                            "bdpl_all_adversaries beside it where cheap); the BDPL itself only with "
-                            "adversaries = 'all'; empty unless every examined adversary has an exact value"),
-    _c("bdpl_exact_partial_max", float, "when only some adversaries have an exact value: the max over "
-                                        "those exact_n (a lower bound on the BDPL, not the BDPL)"),
+    _c(
+        "bdpl_exact",
+        float,
+        "the max of the examined adversaries' exact values: with sampled adversaries "
+        "the max over the sample, a lower bound on the BDPL (console: exact_max_sampled; "
+        "bdpl_all_adversaries beside it where cheap); the BDPL itself only with "
+        "adversaries = 'all'; empty unless every examined adversary has an exact value",
+    ),
+    _c(
+        "bdpl_exact_partial_max",
+        float,
+        "when only some adversaries have an exact value: the max over "
+        "those exact_n (a lower bound on the BDPL, not the BDPL)",
+    ),
     _c("bdpl_exact_{q}", float, "the percentile of the exact values (empty unless every adversary has one)"),
     _c("exact_n", int, "adversaries with an exact value"),
     _c("error_mean", float, "mean of estimate - exact over the adversaries with an exact value"),
     _c("error_max", float, "largest |estimate - exact| over them"),
     _c("argmax_i", int, "most leaking adversary: target"),
     _c("argmax_known", str, "its known positions (;-separated; a..b: the range a to b)"),
-    _c("argmax_x_known", str, "their values (window search: only the window's boundary values matter, "
-                              "x_l=v;x_r=v, 'chain end' where the window reaches it)"),
+    _c(
+        "argmax_x_known",
+        str,
+        "their values (window search: only the window's boundary values matter, "
+        "x_l=v;x_r=v, 'chain end' where the window reaches it)",
+    ),
     _c("argmax_x", str, "its x"),
     _c("argmax_x_prime", str, "its x'"),
     _c("bound_general", float, "general bound m eps"),
     _c("bound_model", float, "model bound (Gaussian or Markov)"),
     _c("bound_zhao", float, "Zhao et al.'s bound"),
-    _c("bound_lower", float, "lower bound on the BDPL: eps for an eps-DP mechanism (the adversary "
-                             "knowing every other record); (m - 1) eps for a count of BB or bb on a nuclear "
-                             "pedigree of m (thesis Cor. 5.2); estimates below it missed that adversary"),
-    _c("bound_note", str, "why a bound does not apply; for an all-adversary search whose rows are worst "
-                          "cases (a network's), what n_adversaries counts"),
+    _c(
+        "bound_lower",
+        float,
+        "lower bound on the BDPL: eps for an eps-DP mechanism (the adversary "
+        "knowing every other record); (m - 1) eps for a count of BB or bb on a nuclear "
+        "pedigree of m (thesis Cor. 5.2); estimates below it missed that adversary",
+    ),
+    _c(
+        "bound_note",
+        str,
+        "why a bound does not apply; for an all-adversary search whose rows are worst "
+        "cases (a network's), what n_adversaries counts",
+    ),
     _c("seed", int, "root seed"),
     _c("seconds", float, "compute time (the only column that varies between identical runs)"),
 )
@@ -98,15 +137,27 @@ ADVERSARY_SCHEMA: tuple[Column, ...] = (
     _c("x_known", str, "their values"),
     _c("x", str, "target value x"),
     _c("x_prime", str, "target value x'"),
-    _c("bdpl", float, "the estimator's value (kde, kde_ratio = 'signed': one-sided, for the drawn order "
-                      "of x, x'; otherwise two-sided)"),
+    _c(
+        "bdpl",
+        float,
+        "the estimator's value (kde, kde_ratio = 'signed': one-sided, for the drawn order "
+        "of x, x'; otherwise two-sided)",
+    ),
     _c("bdpl_se", float, "its standard error (mixture: delta method; exact: 0; kde: empty, unknown)"),
-    _c("samples", int, "samples per condition it used (mixture: after the adaptive doubling; empty for exact)"),
+    _c(
+        "samples",
+        int,
+        "samples per condition it used (mixture: after the adaptive doubling; empty for exact)",
+    ),
     _c("null_bdpl", float, "null estimate (same condition twice; true value 0)"),
     _c("nonpositive_points", int, "KDE points dropped"),
     _c("argmax", float, "output where the supremum was found (+-inf: a tail)"),
-    _c("exact", float, "exact value of what the estimator estimates for this adversary (one- or "
-                       "two-sided as bdpl), where one exists"),
+    _c(
+        "exact",
+        float,
+        "exact value of what the estimator estimates for this adversary (one- or "
+        "two-sided as bdpl), where one exists",
+    ),
 )
 
 
@@ -139,8 +190,10 @@ def owned_summary_columns() -> list[tuple[str, OwnedColumn]]:
                 if prev is not None and prev[1] is oc:
                     continue
                 if prev is not None:
-                    raise TypeError(f"{registry.what} {name!r}: summary column {oc.column.name!r} is "
-                                    f"already owned by {prev[0]}")
+                    raise TypeError(
+                        f"{registry.what} {name!r}: summary column {oc.column.name!r} is "
+                        f"already owned by {prev[0]}"
+                    )
                 seen[oc.column.name] = (f"{registry.what} {name}", oc)
                 out.append(seen[oc.column.name])
     return out
@@ -161,8 +214,14 @@ def summary_schema() -> tuple[Column, ...]:
     core = CORE_SUMMARY
     for owner, oc in owned:
         if oc.column.name in core or oc.after not in core:
-            raise TypeError(f"{owner}: summary column {oc.column.name!r} " + (
-                "is a core column" if oc.column.name in core else f"is placed after {oc.after!r}, not a core column"))
+            raise TypeError(
+                f"{owner}: summary column {oc.column.name!r} "
+                + (
+                    "is a core column"
+                    if oc.column.name in core
+                    else f"is placed after {oc.after!r}, not a core column"
+                )
+            )
     ranked = sorted(owned, key=lambda pair: pair[1].rank)  # stable: registration, then declaration order
     out: list[Column] = []
     for c in SUMMARY_SCHEMA:
@@ -186,10 +245,13 @@ def mechanism_label(row: dict) -> str:
     """A summary row's mechanism with its noise law and calibration method when it has them
     (``count``, ``count/geometric``, ``calibrated/general``): what tells a config's mechanism
     variants apart in the console table and in ``bdpsim plot``."""
+
     def given(v) -> bool:
         return isinstance(v, str) and v != ""
 
-    return "/".join([str(row.get("mechanism", ""))] + [row[k] for k in ("noise", "calibration") if given(row.get(k))])
+    return "/".join(
+        [str(row.get("mechanism", ""))] + [row[k] for k in ("noise", "calibration") if given(row.get(k))]
+    )
 
 
 def ordered_extras(table: str, names) -> list[str]:
@@ -281,16 +343,29 @@ def _summary_as_row(self) -> dict:
     """The row as ``summary.csv`` writes it, with percentile-named columns, the columns kinds own
     (empty where not filled) in their places, and its extras."""
     label = f"p{self.percentile:g}"
-    return {**{c.header(label): getattr(self, _field(c)) if c.name in CORE_SUMMARY
-               else self.owned.get(c.name, empty_cell(c))
-               for c in summary_schema()}, **self.extras}
+    return {
+        **{
+            c.header(label): getattr(self, _field(c))
+            if c.name in CORE_SUMMARY
+            else self.owned.get(c.name, empty_cell(c))
+            for c in summary_schema()
+        },
+        **self.extras,
+    }
 
 
 SummaryRow = make_dataclass(
-    "SummaryRow", [(_field(c), c.dtype) for c in SUMMARY_SCHEMA]
-    + [("owned", dict, field(default_factory=dict)),
-       ("extras", dict, field(default_factory=dict, compare=False))], frozen=True,
-    namespace={"as_row": _summary_as_row,
-               "__doc__": "One configuration point's summary (core fields as SUMMARY_SCHEMA, with 'pct' "
-                          "for the percentile label; owned: the cells of columns kinds own, "
-                          "summary_schema); as_row() names the columns after the percentile."})
+    "SummaryRow",
+    [(_field(c), c.dtype) for c in SUMMARY_SCHEMA]
+    + [
+        ("owned", dict, field(default_factory=dict)),
+        ("extras", dict, field(default_factory=dict, compare=False)),
+    ],
+    frozen=True,
+    namespace={
+        "as_row": _summary_as_row,
+        "__doc__": "One configuration point's summary (core fields as SUMMARY_SCHEMA, with 'pct' "
+        "for the percentile label; owned: the cells of columns kinds own, "
+        "summary_schema); as_row() names the columns after the percentile.",
+    },
+)

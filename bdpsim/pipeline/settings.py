@@ -26,26 +26,46 @@ GENERIC_KEYS: dict[str, Key] = {
     "seed": Key("int", 1, sweep=False, doc="the run's one root seed", rule="integer in 0..2^63-1"),
     "adversaries": Key("any", 1000, doc="adversaries per point, or every one", rule="integer >= 1 or 'all'"),
     "samples": Key("int", 100_000, doc="samples per condition, per adversary", rule="integer >= 100"),
-    "estimator": Key("str", "kde", doc="how each adversary's BDPL is estimated", rule="a registered estimator"),
-    "known_sizes": Key("any", "thesis", sweep=False, doc="sizes |K| of the known sets",
-                       rule="'thesis' (1..n-1), 'all' (0..n-1) or a list of integers"),
+    "estimator": Key(
+        "str", "kde", doc="how each adversary's BDPL is estimated", rule="a registered estimator"
+    ),
+    "known_sizes": Key(
+        "any",
+        "thesis",
+        sweep=False,
+        doc="sizes |K| of the known sets",
+        rule="'thesis' (1..n-1), 'all' (0..n-1) or a list of integers",
+    ),
     "percentile": Key("float", 99.0, sweep=False, doc="the summary percentile", rule="in (0, 100]"),
     "noise_floor_adversaries": Key("int", 100, doc="adversaries with a noise-floor estimate", rule=">= 0"),
-    "targets": Key("str", "uniform", doc="how real-valued targets x, x' are drawn",
-                   rule="'uniform' or 'endpoints'"),
+    "targets": Key(
+        "str", "uniform", doc="how real-valued targets x, x' are drawn", rule="'uniform' or 'endpoints'"
+    ),
     "bootstrap": Key("int", 1000, doc="accepted for old configs, unused", rule=">= 0"),
     "confidence": Key("float", 0.95, doc="level of the percentile's interval", rule="in (0, 1)"),
-    "sampling": Key("str", "auto", doc="exact query laws where available, or data",
-                    rule="a sampling mode (bdpsim.estimators.sampling.SAMPLING_MODES)"),
+    "sampling": Key(
+        "str",
+        "auto",
+        doc="exact query laws where available, or data",
+        rule="a sampling mode (bdpsim.estimators.sampling.SAMPLING_MODES)",
+    ),
     "chunk": Key("int", 65_536, doc="samples generated at a time (memory bound)", rule=">= 1000"),
-    "exact_reference": Key("bool", True, doc="also compute the exact value where one exists",
-                           rule="true or false"),
-    "adversary_rows": Key("any", "all", sweep=False, doc="rows kept per point, highest first",
-                          rule="'all' or an integer >= 1"),
-    "exhaustive_method": Key("str", "auto", hashed=False, doc="how adversaries = 'all' is searched",
-                             rule="'auto', 'window' or 'enumerate'"),
-    "adversary_family": Key("str", "random", hashed=False, doc="the thesis' known sets or windows",
-                            rule="'random' or 'windows'"),
+    "exact_reference": Key(
+        "bool", True, doc="also compute the exact value where one exists", rule="true or false"
+    ),
+    "adversary_rows": Key(
+        "any", "all", sweep=False, doc="rows kept per point, highest first", rule="'all' or an integer >= 1"
+    ),
+    "exhaustive_method": Key(
+        "str",
+        "auto",
+        hashed=False,
+        doc="how adversaries = 'all' is searched",
+        rule="'auto', 'window' or 'enumerate'",
+    ),
+    "adversary_family": Key(
+        "str", "random", hashed=False, doc="the thesis' known sets or windows", rule="'random' or 'windows'"
+    ),
 }
 
 
@@ -100,39 +120,84 @@ class RunSettings:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check(isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < 2**63,
-              "run.seed", self.seed, "must be an integer in 0..2^63-1")
+        check(
+            isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < 2**63,
+            "run.seed",
+            self.seed,
+            "must be an integer in 0..2^63-1",
+        )
         adv = self.adversaries
         check(adv == "all" or _count(adv), "run.adversaries", adv, "must be an integer >= 1 or 'all'")
-        check(_count(self.samples) and self.samples >= 100, "run.samples", self.samples,
-              "must be an integer >= 100")
-        check(self.estimator in ESTIMATORS, "run.estimator", self.estimator, f"must be one of {list(ESTIMATORS)}")
+        check(
+            _count(self.samples) and self.samples >= 100,
+            "run.samples",
+            self.samples,
+            "must be an integer >= 100",
+        )
+        check(
+            self.estimator in ESTIMATORS,
+            "run.estimator",
+            self.estimator,
+            f"must be one of {list(ESTIMATORS)}",
+        )
         ks = self.known_sizes
         if isinstance(ks, list):
-            check(len(ks) >= 1 and all(isinstance(k, int) and not isinstance(k, bool) for k in ks),
-                  "run.known_sizes", ks, "must be 'thesis', 'all' or a non-empty list of integers")
+            check(
+                len(ks) >= 1 and all(isinstance(k, int) and not isinstance(k, bool) for k in ks),
+                "run.known_sizes",
+                ks,
+                "must be 'thesis', 'all' or a non-empty list of integers",
+            )
             object.__setattr__(self, "known_sizes", tuple(sorted(set(ks))))
         else:
-            check(ks in ("thesis", "all") or isinstance(ks, tuple), "run.known_sizes", ks,
-                  "must be 'thesis', 'all' or a non-empty list of integers")
+            check(
+                ks in ("thesis", "all") or isinstance(ks, tuple),
+                "run.known_sizes",
+                ks,
+                "must be 'thesis', 'all' or a non-empty list of integers",
+            )
         check(0 < self.percentile <= 100, "run.percentile", self.percentile, "must be in (0, 100]")
-        check(self.noise_floor_adversaries >= 0, "run.noise_floor_adversaries",
-              self.noise_floor_adversaries, "must be >= 0")
+        check(
+            self.noise_floor_adversaries >= 0,
+            "run.noise_floor_adversaries",
+            self.noise_floor_adversaries,
+            "must be >= 0",
+        )
         check(self.targets in TARGET_MODES, "run.targets", self.targets, "must be 'uniform' or 'endpoints'")
         check(self.bootstrap >= 0, "run.bootstrap", self.bootstrap, "must be >= 0")
         check(0 < self.confidence < 1, "run.confidence", self.confidence, "must be in (0, 1)")
-        check(self.sampling in SAMPLING_MODES, "run.sampling", self.sampling,
-              f"must be one of {list(SAMPLING_MODES)}")
+        check(
+            self.sampling in SAMPLING_MODES,
+            "run.sampling",
+            self.sampling,
+            f"must be one of {list(SAMPLING_MODES)}",
+        )
         check(isinstance(self.chunk, int) and self.chunk >= 1000, "run.chunk", self.chunk, "must be >= 1000")
-        check(self.exhaustive_method in EXHAUSTIVE_METHODS, "run.exhaustive_method", self.exhaustive_method,
-              f"must be one of {list(EXHAUSTIVE_METHODS)}")
-        check(self.adversary_family in ADVERSARY_FAMILIES, "run.adversary_family", self.adversary_family,
-              f"must be one of {list(ADVERSARY_FAMILIES)}")
-        check(self.adversary_family == "random" or not self.exhaustive, "run.adversary_family",
-              self.adversary_family, "adversaries = 'all' examines every adversary; a family draws some")
+        check(
+            self.exhaustive_method in EXHAUSTIVE_METHODS,
+            "run.exhaustive_method",
+            self.exhaustive_method,
+            f"must be one of {list(EXHAUSTIVE_METHODS)}",
+        )
+        check(
+            self.adversary_family in ADVERSARY_FAMILIES,
+            "run.adversary_family",
+            self.adversary_family,
+            f"must be one of {list(ADVERSARY_FAMILIES)}",
+        )
+        check(
+            self.adversary_family == "random" or not self.exhaustive,
+            "run.adversary_family",
+            self.adversary_family,
+            "adversaries = 'all' examines every adversary; a family draws some",
+        )
         ar = self.adversary_rows
-        check(ar == "all" or _count(ar), "run.adversary_rows", ar,
-              "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)")
+        check(
+            ar == "all" or _count(ar),
+            "run.adversary_rows",
+            ar,
+            "must be 'all' or an integer >= 1 (rows kept per configuration, highest first)",
+        )
         owned = {k for est in ESTIMATORS.values() for k in est.keys}
         for k in self.options:
             check(k in owned, f"run.{k}", self.options[k], "unknown key")

@@ -47,12 +47,19 @@ def _search_note(point: ExperimentPoint, rows: int, label: str) -> list[str]:
         return []
     parts = eng.window_parts()
     each = "its target" if all(len(p) == 1 for p in parts) else "its group of targets"
-    return [f"adversaries = 'all': n_adversaries = {rows} rows, each the worst adversary (i, K, x_K, x, x') "
-            f"of {each}; bdpl_{label} and bdpl_median are over these maxima, bdpl_max is the BDPL"]
+    return [
+        f"adversaries = 'all': n_adversaries = {rows} rows, each the worst adversary (i, K, x_K, x, x') "
+        f"of {each}; bdpl_{label} and bdpl_median are over these maxima, bdpl_max is the BDPL"
+    ]
 
 
-def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], seconds: float,
-              finished: dict | None = None) -> Any:  # a SummaryRow (made by make_dataclass)
+def summarize(
+    point: ExperimentPoint,
+    stats: dict,
+    rows: list[AdversaryResult],
+    seconds: float,
+    finished: dict | None = None,
+) -> Any:  # a SummaryRow (made by make_dataclass)
     """Aggregate a point's adversary statistics into its ``summary.csv`` row (thesis §3.1.2
     step 8): percentile with its distribution-free confidence interval, max, median, standard
     errors, noise floor, exact comparison, bounds.
@@ -76,8 +83,9 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     every_ex = bool(v.size) and bool(known_ex.all())  # else bdpl_exact would pose as the point's
     lo, hi = (math.nan, math.nan) if st.exhaustive else percentile_ci(val, q, st.confidence)
     if not st.exhaustive and "pct_ci_low" in stats and "pct_ci_high" in stats:  # each estimate's own error
-        lo, hi = interval_percentile_ci(stats["pct_ci_low"][ok], stats["pct_ci_high"][ok], q, st.confidence,
-                                        own_level(q, st.confidence))
+        lo, hi = interval_percentile_ci(
+            stats["pct_ci_low"][ok], stats["pct_ci_high"][ok], q, st.confidence, own_level(q, st.confidence)
+        )
     se, used = stats["bdpl_se"], stats["samples"]
     se_ok = se[np.isfinite(se)]
     both = has_ex & np.isfinite(v) & np.isfinite(ex)  # an estimate's error against a finite exact value
@@ -85,46 +93,80 @@ def summarize(point: ExperimentPoint, stats: dict, rows: list[AdversaryResult], 
     finite_rows = [r for r in rows if not math.isnan(r.bdpl)]
     best = max(finite_rows, key=lambda r: r.bdpl) if finite_rows else None
     bnd = point.bounds()
-    notes = sorted({b.reason for b in bnd.values() if b.reason}) + _search_note(point, int(v.size), st.percentile_label)
-    pct = (lambda a: _percentile(a, q))
+    notes = sorted({b.reason for b in bnd.values() if b.reason}) + _search_note(
+        point, int(v.size), st.percentile_label
+    )
+    pct = lambda a: _percentile(a, q)
     nan = math.nan
-    who = dict(argmax_i=best.i if best else "", argmax_known=best.known if best else "",
-               argmax_x_known=best.x_known if best else "", argmax_x=best.x if best else "",
-               argmax_x_prime=best.x_prime if best else "")
+    who = dict(
+        argmax_i=best.i if best else "",
+        argmax_known=best.known if best else "",
+        argmax_x_known=best.x_known if best else "",
+        argmax_x=best.x if best else "",
+        argmax_x_prime=best.x_prime if best else "",
+    )
     who.update({k: v for k, v in (finished or {}).items() if k in who})  # e.g. the privacy profile's
-    cells = {**spec.owner.summary_cells(spec), **ESTIMATOR_CELLS, **mech.columns(),
-             **point.estimator().summary(stats), **{k: v for k, v in (finished or {}).items() if k not in who}}
+    cells = {
+        **spec.owner.summary_cells(spec),
+        **ESTIMATOR_CELLS,
+        **mech.columns(),
+        **point.estimator().summary(stats),
+        **{k: v for k, v in (finished or {}).items() if k not in who},
+    }
     if all_adversaries_cheap(point):  # a sampled chain: the BDPL over every adversary beside bdpl_exact
         cells[ALL_ADVERSARIES] = all_adversaries_bdpl(point)
     if best is not None and "i_name" in best.extras:  # named nodes: the most leaking adversary's names
         cells.update(argmax_i_name=best.extras["i_name"], argmax_known_names=best.extras["known_names"])
-        cells.update({f"argmax_{k}": best.extras[k] for k in ("x_name", "x_prime_name", "x_known_names")
-                      if k in best.extras})  # and its states by name (named states)
+        cells.update(
+            {
+                f"argmax_{k}": best.extras[k]
+                for k in ("x_name", "x_prime_name", "x_known_names")
+                if k in best.extras
+            }
+        )  # and its states by name (named states)
     owned = {c.name for c in summary_schema()} - CORE_SUMMARY  # columns kinds own (empty unless filled)
     base = {k: v for k, v in cells.items() if k in CORE_SUMMARY}
     row = SummaryRow(
-        point_id=point.id, model=spec.kind, n=spec.n, epsilon=point.epsilon,
-        mechanism=mech.kind, estimator=st.estimator, **base, owned={k: v for k, v in cells.items() if k in owned},
+        point_id=point.id,
+        model=spec.kind,
+        n=spec.n,
+        epsilon=point.epsilon,
+        mechanism=mech.kind,
+        estimator=st.estimator,
+        **base,
+        owned={k: v for k, v in cells.items() if k in owned},
         extras={k: v for k, v in cells.items() if k not in base and k not in owned},
-        known_sizes=st.known_size_text(), n_adversaries=int(v.size),
-        percentile=q, bdpl_pct=pct(val), bdpl_pct_ci_low=lo, bdpl_pct_ci_high=hi,
+        known_sizes=st.known_size_text(),
+        n_adversaries=int(v.size),
+        percentile=q,
+        bdpl_pct=pct(val),
+        bdpl_pct_ci_low=lo,
+        bdpl_pct_ci_high=hi,
         bdpl_max=float(val.max()) if val.size else nan,
         bdpl_median=float(np.median(val)) if val.size else nan,
         bdpl_se_max=float(se_ok.max()) if se_ok.size else nan,
         bdpl_se_mean=float(se_ok.mean()) if se_ok.size else nan,
         samples_max=int(np.nanmax(used)) if np.isfinite(used).any() else nan,
-        noise_floor=pct(null), noise_floor_max=float(null.max()) if null.size else nan,
-        noise_floor_n=int(null.size), nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
+        noise_floor=pct(null),
+        noise_floor_max=float(null.max()) if null.size else nan,
+        noise_floor_n=int(null.size),
+        nonpositive_points=int(np.nansum(stats["nonpositive_points"])),
         failed_adversaries=int((~ok).sum()),
         bdpl_exact=float(ex.max()) if every_ex else nan,
         bdpl_exact_partial_max=float(np.nanmax(ex)) if known_ex.any() and not every_ex else nan,
-        bdpl_exact_pct=pct(ex) if every_ex else nan, exact_n=int(known_ex.sum()),
+        bdpl_exact_pct=pct(ex) if every_ex else nan,
+        exact_n=int(known_ex.sum()),
         error_mean=float(np.mean(err)) if err.size else nan,
         error_max=float(np.max(np.abs(err))) if err.size else nan,
         **who,
-        bound_general=bnd["general"].value, bound_model=bnd["model"].value, bound_zhao=bnd["zhao"].value,
+        bound_general=bnd["general"].value,
+        bound_model=bnd["model"].value,
+        bound_zhao=bnd["zhao"].value,
         bound_lower=bnd["lower"].value,
-        bound_note="; ".join(notes), seed=point.seed, seconds=round(seconds, 3))
+        bound_note="; ".join(notes),
+        seed=point.seed,
+        seconds=round(seconds, 3),
+    )
     found = flags(point, row.as_row())  # suspicious numbers: the flags column and one warning line
     if found:
         row.extras[FLAGS] = "; ".join(found)
@@ -137,5 +179,7 @@ def check_bounds(row: dict, log: Callable[[str], None]) -> None:
     for name in ("bound_general", "bound_model", "bound_zhao"):
         b = row[name]  # nan for a bound that does not apply: never compared
         if isinstance(ex, float) and math.isfinite(ex) and math.isfinite(b) and ex > b * (1 + 1e-9) + 1e-9:
-            log(f"!!! EXACT BDPL {ex:.6g} EXCEEDS {name} {b:.6g} at point {row['point_id']} "
-                f"(adversary i={row['argmax_i']} K={row['argmax_known']}): a bug or a counterexample")
+            log(
+                f"!!! EXACT BDPL {ex:.6g} EXCEEDS {name} {b:.6g} at point {row['point_id']} "
+                f"(adversary i={row['argmax_i']} K={row['argmax_known']}): a bug or a counterexample"
+            )

@@ -46,7 +46,9 @@ def exit_with_parent(driver: int) -> bool:
     with _lock:
         if pid not in _started:
             _started.add(pid)
-            threading.Thread(target=_watch, args=(driver,), name="bdpsim-exit-with-parent", daemon=True).start()
+            threading.Thread(
+                target=_watch, args=(driver,), name="bdpsim-exit-with-parent", daemon=True
+            ).start()
     return True
 
 
@@ -82,7 +84,9 @@ def worker_count(jobs: int, tasks: int, cpus: int | None = None) -> tuple[int, s
     workers = max(1, min(jobs, cap, tasks))
     note = None
     if jobs > cap:
-        note = (f"--jobs {jobs}: using {workers} worker process{'es' if workers > 1 else ''} (this process may "
-                f"use {cpus} CPU{'s' if cpus > 1 else ''}; {tasks} task{'s' if tasks != 1 else ''}): more would "
-                "only add memory, the numbers do not depend on --jobs")
+        note = (
+            f"--jobs {jobs}: using {workers} worker process{'es' if workers > 1 else ''} (this process may "
+            f"use {cpus} CPU{'s' if cpus > 1 else ''}; {tasks} task{'s' if tasks != 1 else ''}): more would "
+            "only add memory, the numbers do not depend on --jobs"
+        )
     return workers, note

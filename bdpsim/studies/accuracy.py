@@ -63,9 +63,25 @@ GRID = (
     Case("markov n=10 gamma=8 eps=2 (rare counts)", "chain", 10, 8.0, 2.0),
     Case("gaussian sum n=5 rho=0.2 sigma=2 beta=2", "gaussian_sum", 5, 0.2, 0.5, 2.0),
 )
-COLUMNS = ["case", "estimator", "samples", "target_se", "n_adversaries", "mean_exact", "bias", "rmse",
-           "max_abs_error", "mean_se", "max_se", "within_2se", "within_3se", "at_cap", "mean_samples",
-           "max_samples", "seconds"]
+COLUMNS = [
+    "case",
+    "estimator",
+    "samples",
+    "target_se",
+    "n_adversaries",
+    "mean_exact",
+    "bias",
+    "rmse",
+    "max_abs_error",
+    "mean_se",
+    "max_se",
+    "within_2se",
+    "within_3se",
+    "at_cap",
+    "mean_samples",
+    "max_samples",
+    "seconds",
+]
 
 
 def _draw(case: Case, rng: np.random.Generator):
@@ -77,20 +93,28 @@ def _draw(case: Case, rng: np.random.Generator):
     if case.family == "gaussian_sum":
         mech = LaplaceSum(1.0 / case.epsilon)
         return model, mech, random_gaussian_adversary(model, range(case.n), rng, "fixed", (0.0, 10.0))
-    return model, ClippedSum(case.epsilon), random_gaussian_adversary(model, range(case.n), rng, "endpoints", (0.0, 10.0))
+    return (
+        model,
+        ClippedSum(case.epsilon),
+        random_gaussian_adversary(model, range(case.n), rng, "endpoints", (0.0, 10.0)),
+    )
 
 
-def _variants(samples: tuple[int, ...], target_se: float,
-              max_samples: int) -> list[tuple[str, int, float, KdeEstimator | MixtureEstimator]]:
+def _variants(
+    samples: tuple[int, ...], target_se: float, max_samples: int
+) -> list[tuple[str, int, float, KdeEstimator | MixtureEstimator]]:
     """``(estimator, samples, target_se, instance)``: kde and fixed-size mixture at every size,
     then the adaptive mixture from the size nearest 10^5."""
     kde, mix = KdeEstimator.name, MixtureEstimator.name
     out: list[tuple[str, int, float, KdeEstimator | MixtureEstimator]] = [
-        (kde, N, 0.0, KdeEstimator(N)) for N in samples]
+        (kde, N, 0.0, KdeEstimator(N)) for N in samples
+    ]
     out += [(mix, N, 0.0, MixtureEstimator(N, target_se=0.0)) for N in samples]
     if target_se > 0:
         base = min(samples, key=lambda s: abs(math.log(s / 100_000)))
-        out.append((mix, base, target_se, MixtureEstimator(base, target_se=target_se, max_samples=max_samples)))
+        out.append(
+            (mix, base, target_se, MixtureEstimator(base, target_se=target_se, max_samples=max_samples))
+        )
     return out
 
 
@@ -103,19 +127,36 @@ def _row(case: Case, name: str, N: int, tse: float, cap: int, est: list, exact: 
     err, s = np.abs(e[has_se]), se[has_se]
     z = np.divide(err, s, out=np.where(err < 1e-9, 0.0, np.inf), where=s > 0)  # se = 0: exact estimate
     nan = math.nan
-    return {"case": case.name, "estimator": name, "samples": N, "target_se": tse, "n_adversaries": int(ok.sum()),
-            "mean_exact": float(np.mean(exact)), "bias": float(e[ok].mean()),
-            "rmse": float(math.sqrt(np.mean(e[ok] ** 2))), "max_abs_error": float(np.abs(e[ok]).max()),
-            "mean_se": float(se[has_se].mean()) if has_se.any() else nan,
-            "max_se": float(se[has_se].max()) if has_se.any() else nan,
-            "within_2se": float(np.mean(z <= 2)) if z.size else nan,
-            "within_3se": float(np.mean(z <= 3)) if z.size else nan,
-            "at_cap": int(np.sum((used >= cap) & (se > tse))) if tse > 0 else 0,
-            "mean_samples": float(used.mean()), "max_samples": int(used.max()), "seconds": round(secs, 2)}
+    return {
+        "case": case.name,
+        "estimator": name,
+        "samples": N,
+        "target_se": tse,
+        "n_adversaries": int(ok.sum()),
+        "mean_exact": float(np.mean(exact)),
+        "bias": float(e[ok].mean()),
+        "rmse": float(math.sqrt(np.mean(e[ok] ** 2))),
+        "max_abs_error": float(np.abs(e[ok]).max()),
+        "mean_se": float(se[has_se].mean()) if has_se.any() else nan,
+        "max_se": float(se[has_se].max()) if has_se.any() else nan,
+        "within_2se": float(np.mean(z <= 2)) if z.size else nan,
+        "within_3se": float(np.mean(z <= 3)) if z.size else nan,
+        "at_cap": int(np.sum((used >= cap) & (se > tse))) if tse > 0 else 0,
+        "mean_samples": float(used.mean()),
+        "max_samples": int(used.max()),
+        "seconds": round(secs, 2),
+    }
 
 
-def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int, seed: int,
-                 target_se: float, max_samples: int) -> list[dict]:
+def _case_errors(
+    ci: int,
+    case: Case,
+    samples: tuple[int, ...],
+    adversaries: int,
+    seed: int,
+    target_se: float,
+    max_samples: int,
+) -> list[dict]:
     variants = _variants(samples, target_se, max_samples)
     est: list[list[Estimate]] = [[] for _ in variants]
     ref: list[list[float]] = [[] for _ in variants]
@@ -129,17 +170,22 @@ def _case_errors(ci: int, case: Case, samples: tuple[int, ...], adversaries: int
             est[v].append(e.estimate(model, mech, adv, r))
             secs[v] += time.perf_counter() - t0
             ref[v].append(exact[isinstance(e, HasRatioMode) and e.ratio == "signed"])
-    return [_row(case, name, N, tse, max(N, max_samples), est[v], ref[v], secs[v])
-            for v, (name, N, tse, _) in enumerate(variants)]
+    return [
+        _row(case, name, N, tse, max(N, max_samples), est[v], ref[v], secs[v])
+        for v, (name, N, tse, _) in enumerate(variants)
+    ]
 
 
-def _case_key(case: Case, samples: tuple[int, ...], adversaries: int, seed: int, target_se: float,
-              max_samples: int) -> str:
+def _case_key(
+    case: Case, samples: tuple[int, ...], adversaries: int, seed: int, target_se: float, max_samples: int
+) -> str:
     """Content hash of one case's task: a saved case is reused only for the same inputs."""
     import hashlib
     import json
 
-    text = json.dumps([case.__dict__, list(samples), adversaries, seed, target_se, max_samples], sort_keys=True)
+    text = json.dumps(
+        [case.__dict__, list(samples), adversaries, seed, target_se, max_samples], sort_keys=True
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -151,9 +197,18 @@ def _case_task(ci: int, *args) -> tuple[int, list[dict]]:
     return ci, _case_errors(ci, *args)
 
 
-def accuracy_table(samples=(10_000, 100_000), adversaries: int = 200, seed: int = 1,
-                   jobs: int = 1, cases=GRID, target_se: float = 0.01, max_samples: int = 1_600_000,
-                   out: Path | None = None, progress=None, finished: dict | None = None) -> list[dict]:
+def accuracy_table(
+    samples=(10_000, 100_000),
+    adversaries: int = 200,
+    seed: int = 1,
+    jobs: int = 1,
+    cases=GRID,
+    target_se: float = 0.01,
+    max_samples: int = 1_600_000,
+    out: Path | None = None,
+    progress=None,
+    finished: dict | None = None,
+) -> list[dict]:
     """Rows of :data:`COLUMNS`, one per (case, estimator, samples, target_se).
 
     With ``out``, each finished case is saved at once (``out/cases/``, atomically) and a case
@@ -199,5 +254,7 @@ def write_report(out: Path, rows: list[dict], meta: dict, status: str = "complet
     ``status`` is ``complete`` or ``interrupted`` (the rows of the finished cases only)."""
     out = Path(out)
     R.atomic_write_text(out / "accuracy.csv", R.csv_text(rows, COLUMNS))
-    R.atomic_write_text(out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"), status=status)))
+    R.atomic_write_text(
+        out / "accuracy.json", R.dumps(R.metadata("accuracy", meta, meta.get("seed"), status=status))
+    )
     return [out / "accuracy.csv", out / "accuracy.json"]

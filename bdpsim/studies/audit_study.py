@@ -71,7 +71,9 @@ def _rr_probability(model, mech: HasFlip, known: dict, lo: float, hi: float) -> 
     inside = (debiased_count(z, n, rho) >= lo) & (debiased_count(z, n, rho) <= hi)
     total = 0.0
     for c, p in zip(atoms.astype(int), w):  # Z = Bin(c, 1 - rho) + Bin(n - c, rho)
-        law = np.convolve(binom.pmf(np.arange(c + 1), c, 1 - rho), binom.pmf(np.arange(n - c + 1), n - c, rho))
+        law = np.convolve(
+            binom.pmf(np.arange(c + 1), c, 1 - rho), binom.pmf(np.arange(n - c + 1), n - c, rho)
+        )
         total += p * float(law[inside].sum())
     return total
 
@@ -81,6 +83,7 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
     scalar-output event ``S = [lo, hi]``, for an additive query plus noise or randomized response on
     a model with exact query laws (:meth:`~bdpsim.models.MarkovChainModel.query_law`): the quantity
     the audit's point estimate estimates."""
+
     def prob(target) -> float:
         known = adversary.condition(target)
         if isinstance(mechanism, HasFlip):  # randomized response
@@ -96,18 +99,36 @@ def exact_event_log_ratio(model, mechanism, adversary: Adversary, event) -> floa
     return math.log(p / q) if event.direction > 0 else math.log(q / p)
 
 
-def _config(mechanism: dict, budget: int, adversaries: int, seed: int, model: dict | None = None,
-            run: dict | None = None) -> dict:
-    return {"run": {"estimator": "audit", "adversaries": adversaries, "known_sizes": "all", "audit_budget": budget,
-                    "seed": seed, **(run or {})},
-            "model": copy.deepcopy(model or CHAIN), "mechanism": dict(mechanism)}
+def _config(
+    mechanism: dict,
+    budget: int,
+    adversaries: int,
+    seed: int,
+    model: dict | None = None,
+    run: dict | None = None,
+) -> dict:
+    return {
+        "run": {
+            "estimator": "audit",
+            "adversaries": adversaries,
+            "known_sizes": "all",
+            "audit_budget": budget,
+            "seed": seed,
+            **(run or {}),
+        },
+        "model": copy.deepcopy(model or CHAIN),
+        "mechanism": dict(mechanism),
+    }
 
 
 def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
     """The exact BDPL over every adversary: the window search of the point's exact engine, or
     :func:`~bdpsim.mechanisms.randomized_response_bdpl` for randomized response."""
-    doc = {"run": {"estimator": "exact", "known_sizes": "all"},
-           "model": copy.deepcopy(model or CHAIN), "mechanism": dict(mechanism)}
+    doc = {
+        "run": {"estimator": "exact", "known_sizes": "all"},
+        "model": copy.deepcopy(model or CHAIN),
+        "mechanism": dict(mechanism),
+    }
     point = parse_config(doc).points[0]
     mech, chain = point.mechanism, point.model.fixed
     if isinstance(mech, HasFlip):  # randomized response
@@ -115,8 +136,15 @@ def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
     return float(np.max(cast(HasWindowSearch, point.exact_engine).window(0, 1)[2]))
 
 
-def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: int = 8, alpha: float = 0.05,
-             seed: int = 1000, log: Callable[[str], None] | None = None) -> tuple[dict, list[dict]]:
+def coverage(
+    case: str,
+    repeats: int = 200,
+    budget: int = 40_000,
+    adversaries: int = 8,
+    alpha: float = 0.05,
+    seed: int = 1000,
+    log: Callable[[str], None] | None = None,
+) -> tuple[dict, list[dict]]:
     """Repeat the audit of :data:`CASES` ``[case]`` ``repeats`` times (seeds ``seed + r``); returns
     the summary (counts and rates) and one row per repeat (see the module docstring)."""
     mech = CASES[case]
@@ -130,15 +158,30 @@ def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: i
         chunk = run_chunk(point, list(range(adversaries)))
         est = point.estimator()
         c = est.configuration_audit(point.finish_context(), chunk.stats)
-        target = (exact_event_log_ratio(c.model, point.mechanism, c.adversary, c.event)
-                  if c.event is not None else math.nan)
+        target = (
+            exact_event_log_ratio(c.model, point.mechanism, c.adversary, c.event)
+            if c.event is not None
+            else math.nan
+        )
         lo, ex = chunk.stats["bdpl_lower"], chunk.stats["exact"]
         adv_over += int(np.sum(lo > ex + 1e-12))
         adv_total += int(np.sum(np.isfinite(ex)))
-        rows.append({"case": case, "repeat": r, "seed": seed + r, "budget": budget, "calls": c.calls,
-                     "lower": c.lower, "estimate": c.estimate, "se": c.se, "event_log_ratio": target,
-                     "adversary_exact": c.exact, "configuration_exact": config_exact,
-                     "event": c.event.describe() if c.event is not None else ""})
+        rows.append(
+            {
+                "case": case,
+                "repeat": r,
+                "seed": seed + r,
+                "budget": budget,
+                "calls": c.calls,
+                "lower": c.lower,
+                "estimate": c.estimate,
+                "se": c.se,
+                "event_log_ratio": target,
+                "adversary_exact": c.exact,
+                "configuration_exact": config_exact,
+                "event": c.event.describe() if c.event is not None else "",
+            }
+        )
         if log and (r + 1) % 50 == 0:
             log(f"  {case}: {r + 1}/{repeats} repeats ({time.perf_counter() - t0:.0f} s)")
     from scipy.stats import binom
@@ -148,21 +191,38 @@ def coverage(case: str, repeats: int = 200, budget: int = 40_000, adversaries: i
     with_se = [r for r in rows if np.isfinite(r["se"]) and np.isfinite(r["event_log_ratio"])]
     within = sum(abs(r["estimate"] - r["event_log_ratio"]) <= 2 * r["se"] for r in with_se)
     allowed = int(binom.ppf(1 - 1e-3, repeats, alpha))
-    summary = {"case": case, "repeats": repeats, "budget": budget, "adversaries": adversaries, "alpha": alpha,
-               "configuration_exact": config_exact, "over_adversary": int(over_adv),
-               "over_configuration": int(over_cfg), "allowed_over": allowed,
-               "within_2se": int(within), "with_se": len(with_se),
-               "within_2se_rate": within / len(with_se) if with_se else math.nan,
-               "per_adversary_over": adv_over, "per_adversary_total": adv_total,
-               "mean_lower": float(np.mean([r["lower"] for r in rows])),
-               "mean_adversary_exact": float(np.nanmean([r["adversary_exact"] for r in rows])),
-               "seconds": time.perf_counter() - t0}
+    summary = {
+        "case": case,
+        "repeats": repeats,
+        "budget": budget,
+        "adversaries": adversaries,
+        "alpha": alpha,
+        "configuration_exact": config_exact,
+        "over_adversary": int(over_adv),
+        "over_configuration": int(over_cfg),
+        "allowed_over": allowed,
+        "within_2se": int(within),
+        "with_se": len(with_se),
+        "within_2se_rate": within / len(with_se) if with_se else math.nan,
+        "per_adversary_over": adv_over,
+        "per_adversary_total": adv_total,
+        "mean_lower": float(np.mean([r["lower"] for r in rows])),
+        "mean_adversary_exact": float(np.nanmean([r["adversary_exact"] for r in rows])),
+        "seconds": time.perf_counter() - t0,
+    }
     return summary, rows
 
 
-def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: int = 40, n: int = 288,
-                kde_samples: Sequence[int] = (10_000, 100_000), seed: int = 1, jobs: int = 1,
-                out=None, log: Callable[[str], None] | None = None) -> list[dict]:
+def budget_rows(
+    budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8),
+    adversaries: int = 40,
+    n: int = 288,
+    kde_samples: Sequence[int] = (10_000, 100_000),
+    seed: int = 1,
+    jobs: int = 1,
+    out=None,
+    log: Callable[[str], None] | None = None,
+) -> list[dict]:
     """Rows of the ``bdpsim-audit`` figure: the audit (``bdpl_lower``, ``bdpl_audit`` ± se) of the
     activity chain's Laplace count at each budget, with the exact BDPL, and the KDE estimator's 99th
     percentile and maximum over the same window adversaries at ``kde_samples`` per condition
@@ -181,27 +241,68 @@ def budget_rows(budgets: Sequence[float] = (1e5, 1e6, 1e7, 1e8), adversaries: in
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(out) if out is not None else Path(tmp)
         for b in budgets:
-            doc = _config(mech, int(b), adversaries, seed, model,
-                          run={"adversary_family": "windows", "exact_reference": False, "adversary_rows": 5})
+            doc = _config(
+                mech,
+                int(b),
+                adversaries,
+                seed,
+                model,
+                run={"adversary_family": "windows", "exact_reference": False, "adversary_rows": 5},
+            )
             t = time.perf_counter()
             r = run_experiment(parse_config(doc), root / f"audit-{int(b)}", jobs=jobs, progress=False)[0]
-            rows.append({"estimator": AuditEstimator.name, "calls": int(r["audit_calls"]), "budget": int(b),
-                         "lower": r["bdpl_lower"], "estimate": r["bdpl_audit"], "se": r["bdpl_audit_se"],
-                         "value": r["bdpl_audit"], "bdpl_exact": exact, "n": n, "adversaries": adversaries,
-                         "seconds": time.perf_counter() - t})
+            rows.append(
+                {
+                    "estimator": AuditEstimator.name,
+                    "calls": int(r["audit_calls"]),
+                    "budget": int(b),
+                    "lower": r["bdpl_lower"],
+                    "estimate": r["bdpl_audit"],
+                    "se": r["bdpl_audit_se"],
+                    "value": r["bdpl_audit"],
+                    "bdpl_exact": exact,
+                    "n": n,
+                    "adversaries": adversaries,
+                    "seconds": time.perf_counter() - t,
+                }
+            )
             if log:
                 log(f"  audit {b:.0e}: lower {r['bdpl_lower']:.3f}, estimate {r['bdpl_audit']:.3f}")
         for s in kde_samples:
-            doc = _config(mech, 0, adversaries, seed, model,
-                          run={"adversary_family": "windows", "estimator": "kde", "samples": int(s),
-                               "exact_reference": False, "noise_floor_adversaries": 0, "sampling": "data",
-                               "adversary_rows": 5})
+            doc = _config(
+                mech,
+                0,
+                adversaries,
+                seed,
+                model,
+                run={
+                    "adversary_family": "windows",
+                    "estimator": "kde",
+                    "samples": int(s),
+                    "exact_reference": False,
+                    "noise_floor_adversaries": 0,
+                    "sampling": "data",
+                    "adversary_rows": 5,
+                },
+            )
             t = time.perf_counter()
             r = run_experiment(parse_config(doc), root / f"kde-{int(s)}", jobs=jobs, progress=False)[0]
             calls = 2 * adversaries * int(s)
-            rows.append({"estimator": KdeEstimator.name, "calls": calls, "budget": calls,
-                         "lower": math.nan, "estimate": r["bdpl_p99"], "se": math.nan, "value": r["bdpl_max"],
-                         "bdpl_exact": exact, "n": n, "adversaries": adversaries, "seconds": time.perf_counter() - t})
+            rows.append(
+                {
+                    "estimator": KdeEstimator.name,
+                    "calls": calls,
+                    "budget": calls,
+                    "lower": math.nan,
+                    "estimate": r["bdpl_p99"],
+                    "se": math.nan,
+                    "value": r["bdpl_max"],
+                    "bdpl_exact": exact,
+                    "n": n,
+                    "adversaries": adversaries,
+                    "seconds": time.perf_counter() - t,
+                }
+            )
             if log:
                 log(f"  kde {s}: p99 {r['bdpl_p99']:.3f}, max {r['bdpl_max']:.3f}")
     return rows

@@ -19,25 +19,38 @@ from .knowledge import leakage_by_knowledge
 def study_chains() -> list[tuple[str, np.ndarray, int]]:
     """``(label, P, n)``: the activity chain at one day (n = 288) and all data (n = 17 568), and
     thesis Fig. 15's symmetric chains with gamma = 3 and 10 at n = 10."""
-    return [("activity, n = 288", np.array(ACTIVITY), 288), ("activity, n = 17568", np.array(ACTIVITY), 17568),
-            ("Fig. 15 chain, gamma = 3, n = 10", symmetric_chain(3.0), 10),
-            ("Fig. 15 chain, gamma = 10, n = 10", symmetric_chain(10.0), 10)]
+    return [
+        ("activity, n = 288", np.array(ACTIVITY), 288),
+        ("activity, n = 17568", np.array(ACTIVITY), 17568),
+        ("Fig. 15 chain, gamma = 3, n = 10", symmetric_chain(3.0), 10),
+        ("Fig. 15 chain, gamma = 10, n = 10", symmetric_chain(10.0), 10),
+    ]
 
 
-def calibration_rows(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0),
-                     methods: Sequence[str] = ("exact", "general", "markov", "zhao"),
-                     chains: Sequence[tuple[str, np.ndarray, int]] | None = None) -> list[dict]:
+def calibration_rows(
+    epsilons: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0),
+    methods: Sequence[str] = ("exact", "general", "markov", "zhao"),
+    chains: Sequence[tuple[str, np.ndarray, int]] | None = None,
+) -> list[dict]:
     """Laplace scale each method prescribes for eps-BDP of the count of state 1, and the exact
     BDPL of that mechanism over all adversaries (:func:`bdpsim.calibration.calibrate`)."""
     rows = []
-    for label, P, n in (chains or study_chains()):
+    for label, P, n in chains or study_chains():
         model = MarkovChainModel(P, n)
         for eps in epsilons:
             for m in methods:
                 c = calibrate(model, float(eps), method=m)
-                rows.append({"chain": label, "n": n, "epsilon": float(eps), "method": m,
-                             "scale": np.nan if c.scale is None else c.scale,
-                             "bdpl": np.nan if c.bdpl is None else c.bdpl, "reason": c.reason})
+                rows.append(
+                    {
+                        "chain": label,
+                        "n": n,
+                        "epsilon": float(eps),
+                        "method": m,
+                        "scale": np.nan if c.scale is None else c.scale,
+                        "bdpl": np.nan if c.bdpl is None else c.bdpl,
+                        "reason": c.reason,
+                    }
+                )
     return rows
 
 

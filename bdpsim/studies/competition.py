@@ -43,8 +43,16 @@ from ..models import MarkovChainModel, symmetric_chain
 SEARCH_TOLERANCE = 1e-10
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 LENGTHS = (100, 288)
-LAPLACE_METHODS = ("general", "group", "markov", "zhao", "markov-quilt-approx", "markov-quilt-exact",
-                   "wasserstein", "exact")
+LAPLACE_METHODS = (
+    "general",
+    "group",
+    "markov",
+    "zhao",
+    "markov-quilt-approx",
+    "markov-quilt-exact",
+    "wasserstein",
+    "exact",
+)
 GUARANTEE = {
     "exact": "eps-BDP (exact search)",
     "general": "eps-BDP (general bound, m = T)",
@@ -60,8 +68,11 @@ GUARANTEE = {
 
 def competition_chains() -> list[tuple[str, np.ndarray]]:
     """``(label, P)``: the activity chain and thesis Fig. 15's symmetric chains, gamma = 3, 10."""
-    return [("activity", np.array(ACTIVITY)), ("gamma = 3", symmetric_chain(3.0)),
-            ("gamma = 10", symmetric_chain(10.0))]
+    return [
+        ("activity", np.array(ACTIVITY)),
+        ("gamma = 3", symmetric_chain(3.0)),
+        ("gamma = 10", symmetric_chain(10.0)),
+    ]
 
 
 def laplace_no_knowledge_bdpl(laws: dict, scale: float) -> float:
@@ -80,21 +91,48 @@ def laplace_no_knowledge_bdpl(laws: dict, scale: float) -> float:
     return best
 
 
-def _row(chain, T, eps, method, mechanism, scale, std, bdpl, reason, scale_kind="laplace", seconds=math.nan,
-         no_knowledge=None):
+def _row(
+    chain,
+    T,
+    eps,
+    method,
+    mechanism,
+    scale,
+    std,
+    bdpl,
+    reason,
+    scale_kind="laplace",
+    seconds=math.nan,
+    no_knowledge=None,
+):
     ok = math.nan if bdpl is None or not math.isfinite(bdpl) else float(bdpl <= eps * (1 + 1e-9))
-    return {"chain": chain, "T": T, "epsilon": float(eps), "method": method, "mechanism": mechanism,
-            "guarantee": GUARANTEE.get(method, method),
-            "scale": math.nan if scale is None else float(scale), "scale_kind": scale_kind,
-            "noise_std": math.nan if std is None else float(std),
-            "bdpl": math.nan if bdpl is None else float(bdpl), "eps_bdp": ok,
-            "bdpl_no_knowledge": math.nan if no_knowledge is None else float(no_knowledge),
-            "bdpl_over_eps": math.nan if bdpl is None else float(bdpl) / eps,
-            "reason": reason, "seconds": seconds}
+    return {
+        "chain": chain,
+        "T": T,
+        "epsilon": float(eps),
+        "method": method,
+        "mechanism": mechanism,
+        "guarantee": GUARANTEE.get(method, method),
+        "scale": math.nan if scale is None else float(scale),
+        "scale_kind": scale_kind,
+        "noise_std": math.nan if std is None else float(std),
+        "bdpl": math.nan if bdpl is None else float(bdpl),
+        "eps_bdp": ok,
+        "bdpl_no_knowledge": math.nan if no_knowledge is None else float(no_knowledge),
+        "bdpl_over_eps": math.nan if bdpl is None else float(bdpl) / eps,
+        "reason": reason,
+        "seconds": seconds,
+    }
 
 
-def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
-                 methods: Sequence[str] = LAPLACE_METHODS, tolerance: float = SEARCH_TOLERANCE) -> list[dict]:
+def laplace_rows(
+    label: str,
+    P,
+    T: int,
+    epsilons: Sequence[float] = EPSILONS,
+    methods: Sequence[str] = LAPLACE_METHODS,
+    tolerance: float = SEARCH_TOLERANCE,
+) -> list[dict]:
     """Every Laplace calibration of the count of state 1 and its exact BDPL (one shared cache of
     window searches per chain, so the exact search starts from the other methods' points)."""
 
@@ -111,8 +149,21 @@ def laplace_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS,
             std = None if c.scale is None else math.sqrt(2.0) * c.scale
             seconds = time.perf_counter() - t0
             nk = None if c.scale is None else laplace_no_knowledge_bdpl(laws, c.scale)
-            rows.append(_row(label, T, eps, m, "Laplace", c.scale, std, c.bdpl, c.reason,
-                             seconds=seconds, no_knowledge=nk))
+            rows.append(
+                _row(
+                    label,
+                    T,
+                    eps,
+                    m,
+                    "Laplace",
+                    c.scale,
+                    std,
+                    c.bdpl,
+                    c.reason,
+                    seconds=seconds,
+                    no_knowledge=nk,
+                )
+            )
     return rows
 
 
@@ -125,31 +176,63 @@ def rr_rows(label: str, P, T: int, epsilons: Sequence[float] = EPSILONS) -> list
         try:
             rho = flip_for_chain(model.transition, eps)
         except ConfigError:
-            rows.append(_row(label, T, eps, "randomized-response", "randomized response", None, None, None,
-                             "not applicable: Chakrabarti et al.'s flip probability is for symmetric "
-                             "(lazy) binary chains", "std-equivalent"))
+            rows.append(
+                _row(
+                    label,
+                    T,
+                    eps,
+                    "randomized-response",
+                    "randomized response",
+                    None,
+                    None,
+                    None,
+                    "not applicable: Chakrabarti et al.'s flip probability is for symmetric "
+                    "(lazy) binary chains",
+                    "std-equivalent",
+                )
+            )
             continue
         t0 = time.perf_counter()
         res = rr_bdpl(model, rho)
         std = rr_noise_std(T, rho)
         w = res.worst
-        rows.append(_row(label, T, eps, "randomized-response", "randomized response", std / math.sqrt(2.0), std,
-                         res.bdpl, f"flip probability rho = {rho:.6g} (switch t = {model.transition[0, 1]:.6g}); "
-                         f"worst adversary: target {w.i}, {len(w.known)} known records, output {w.z} ones",
-                         "std-equivalent", time.perf_counter() - t0, rr_no_knowledge_bdpl(model, rho)))
+        rows.append(
+            _row(
+                label,
+                T,
+                eps,
+                "randomized-response",
+                "randomized response",
+                std / math.sqrt(2.0),
+                std,
+                res.bdpl,
+                f"flip probability rho = {rho:.6g} (switch t = {model.transition[0, 1]:.6g}); "
+                f"worst adversary: target {w.i}, {len(w.known)} known records, output {w.z} ones",
+                "std-equivalent",
+                time.perf_counter() - t0,
+                rr_no_knowledge_bdpl(model, rho),
+            )
+        )
     return rows
 
 
 def _case(label, P, T, eps, methods, randomized_response):
     """One (chain, T, eps): Laplace rows and the randomized-response row (a joblib task)."""
-    return (laplace_rows(label, P, T, [eps], methods),
-            rr_rows(label, P, T, [eps]) if randomized_response else [])
+    return (
+        laplace_rows(label, P, T, [eps], methods),
+        rr_rows(label, P, T, [eps]) if randomized_response else [],
+    )
 
 
-def competition_rows(chains: Sequence[tuple[str, np.ndarray]] | None = None,
-                     lengths: Sequence[int] = LENGTHS, epsilons: Sequence[float] = EPSILONS,
-                     methods: Sequence[str] = LAPLACE_METHODS, randomized_response: bool = True,
-                     log=None, jobs: int = 1) -> list[dict]:
+def competition_rows(
+    chains: Sequence[tuple[str, np.ndarray]] | None = None,
+    lengths: Sequence[int] = LENGTHS,
+    epsilons: Sequence[float] = EPSILONS,
+    methods: Sequence[str] = LAPLACE_METHODS,
+    randomized_response: bool = True,
+    log=None,
+    jobs: int = 1,
+) -> list[dict]:
     """The comparison table: one row per (chain, T, eps, method).
 
     ``jobs > 1`` runs the (chain, T, eps) cases in parallel processes (each case then calibrates
@@ -162,8 +245,11 @@ def competition_rows(chains: Sequence[tuple[str, np.ndarray]] | None = None,
         from ..pipeline.backends import tasks
 
         cases = [(label, P, T, eps) for label, P in chains for T in lengths for eps in epsilons]
-        out = list(tasks(_case, ((label, P, T, eps, methods, randomized_response)
-                                 for label, P, T, eps in cases), jobs))
+        out = list(
+            tasks(
+                _case, ((label, P, T, eps, methods, randomized_response) for label, P, T, eps in cases), jobs
+            )
+        )
         done = dict(zip([(c[0], c[2], c[3]) for c in cases], out, strict=True))
         for label, _ in chains:
             for T in lengths:

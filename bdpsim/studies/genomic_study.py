@@ -57,9 +57,12 @@ def _exact(model: PedigreeModel, epsilon: float, counted: tuple[int, ...]) -> di
     }
 
 
-def family_size_study(sizes: Iterable[int] = range(3, 13), epsilons: Sequence[float] = (0.5, 1.0, 2.0),
-                      allele_bs: Sequence[float] = (0.1, 0.3, 0.5),
-                      counted: Sequence = ("BB",)) -> list[dict]:
+def family_size_study(
+    sizes: Iterable[int] = range(3, 13),
+    epsilons: Sequence[float] = (0.5, 1.0, 2.0),
+    allele_bs: Sequence[float] = (0.1, 0.3, 0.5),
+    counted: Sequence = ("BB",),
+) -> list[dict]:
     """One row per ``(m, eps, allele_b)``: exact BDPL of a nuclear family of ``m`` vs the bounds.
 
     Columns: ``m, epsilon, allele_b, counted``, the exact values of :func:`_exact` (``bdpl``,
@@ -72,16 +75,26 @@ def family_size_study(sizes: Iterable[int] = range(3, 13), epsilons: Sequence[fl
         for q in allele_bs:
             model = PedigreeModel.nuclear(m, q)
             for eps in epsilons:
-                rows.append({"m": int(m), "epsilon": float(eps), "allele_b": float(q),
-                             "counted": "+".join(GENOTYPES[s] for s in states),
-                             **_exact(model, eps, states),
-                             "lower_bound": genomic_lower_bound(m, eps), "general_bound": m * eps})
+                rows.append(
+                    {
+                        "m": int(m),
+                        "epsilon": float(eps),
+                        "allele_b": float(q),
+                        "counted": "+".join(GENOTYPES[s] for s in states),
+                        **_exact(model, eps, states),
+                        "lower_bound": genomic_lower_bound(m, eps),
+                        "general_bound": m * eps,
+                    }
+                )
     return rows
 
 
-def generation_study(sizes: Iterable[int] = range(5, 11), epsilons: Sequence[float] = (0.5, 1.0, 2.0),
-                     allele_bs: Sequence[float] = (0.1, 0.3, 0.5),
-                     counted: Sequence = ("BB",)) -> list[dict]:
+def generation_study(
+    sizes: Iterable[int] = range(5, 11),
+    epsilons: Sequence[float] = (0.5, 1.0, 2.0),
+    allele_bs: Sequence[float] = (0.1, 0.3, 0.5),
+    counted: Sequence = ("BB",),
+) -> list[dict]:
     """One row per ``(m, eps, allele_b)``: three-generation family vs nuclear families.
 
     Columns: ``m``, ``core_size`` ``l`` (largest couple + children), the exact BDPL of the
@@ -96,15 +109,22 @@ def generation_study(sizes: Iterable[int] = range(5, 11), epsilons: Sequence[flo
             family = PedigreeModel.three_generation(m, q)
             core = max(len(f) for f in family.core_families())
             for eps in epsilons:
-                rows.append({
-                    "m": int(m), "core_size": core, "epsilon": float(eps), "allele_b": float(q),
-                    "counted": "+".join(GENOTYPES[s] for s in states),
-                    "parents": repr(family.parents),
-                    **_exact(family, eps, states),
-                    "bdpl_nuclear_same_size": _exact(PedigreeModel.nuclear(m, q), eps, states)["bdpl"],
-                    "bdpl_nuclear_core_size": _exact(PedigreeModel.nuclear(core, q), eps, states)["bdpl"],
-                    "lower_bound": genomic_lower_bound(m, eps), "general_bound": m * eps,
-                    "core_bound": core * eps})
+                rows.append(
+                    {
+                        "m": int(m),
+                        "core_size": core,
+                        "epsilon": float(eps),
+                        "allele_b": float(q),
+                        "counted": "+".join(GENOTYPES[s] for s in states),
+                        "parents": repr(family.parents),
+                        **_exact(family, eps, states),
+                        "bdpl_nuclear_same_size": _exact(PedigreeModel.nuclear(m, q), eps, states)["bdpl"],
+                        "bdpl_nuclear_core_size": _exact(PedigreeModel.nuclear(core, q), eps, states)["bdpl"],
+                        "lower_bound": genomic_lower_bound(m, eps),
+                        "general_bound": m * eps,
+                        "core_bound": core * eps,
+                    }
+                )
     return rows
 
 
@@ -116,9 +136,15 @@ FIG17_PEOPLE = 2504
 """Thesis §8.2: persons per data set (1000 Genomes phase 3)."""
 
 
-def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Iterable[float] = range(1, 21),
-                      datasets: int = 1000, people: int = FIG17_PEOPLE, mean_count: float = FIG17_MEAN_COUNT,
-                      beta: float = 0.05, seed: int = 17) -> list[dict]:
+def thesis_fig17_rows(
+    family_sizes: Sequence[int] = (2, 3, 5, 10),
+    epsilons: Iterable[float] = range(1, 21),
+    datasets: int = 1000,
+    people: int = FIG17_PEOPLE,
+    mean_count: float = FIG17_MEAN_COUNT,
+    beta: float = 0.05,
+    seed: int = 17,
+) -> list[dict]:
     """Thesis §8.3–8.4.1's design on synthetic data: ``datasets`` data sets of ``people`` persons
     (one data set = one position of the genome, drawn independently), the count of BB, the
     Laplace mechanism calibrated by the general bound for families of at most ``m`` people
@@ -146,14 +172,21 @@ def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Ite
         g = PedigreeModel.nuclear(m, allele_b).sample(fam * datasets, rng).reshape(datasets, fam * m)
         count = (g == 0).sum(axis=1)
         if rest:  # unrelated founders (Hardy–Weinberg)
-            count = count + rng.binomial(rest, p_major ** 2, size=datasets)
+            count = count + rng.binomial(rest, p_major**2, size=datasets)
         truths[m] = count.astype(float)
-    common = {"dataset": "genomic", "sensitivity": 1.0, "n": people, "databases": datasets, "runs": 1,
-              "clip_bias_mse": 0.0}
+    common = {
+        "dataset": "genomic",
+        "sensitivity": 1.0,
+        "n": people,
+        "databases": datasets,
+        "runs": 1,
+        "clip_bias_mse": 0.0,
+    }
     rows = []
     q = 1 - beta
-    cases = [("dp", 1, "any family size (DP baseline)")] + [("general", m, f"family size m = {m}")
-                                                            for m in family_sizes]
+    cases = [("dp", 1, "any family size (DP baseline)")] + [
+        ("general", m, f"family size m = {m}") for m in family_sizes
+    ]
     for mi, (mech, m, variant) in enumerate(cases):
         truth = truths[family_sizes[0] if mech == "dp" else m]
         for ei, e in enumerate(eps):
@@ -162,12 +195,28 @@ def thesis_fig17_rows(family_sizes: Sequence[int] = (2, 3, 5, 10), epsilons: Ite
             rng = seeds.stream(seed, 17, mi, ei)
             err = np.abs(rng.laplace(0.0, b, size=datasets))  # one run per data set
             rel = err[truth > 0] / truth[truth > 0]
-            rows.append({**common, "variant": variant, "mechanism": mech, "epsilon": e, "tau": tau, "m": m,
-                         "noise_scale": b, "true_value": float(truth.mean()), "true_value_min": float(truth.min()),
-                         "true_value_max": float(truth.max()), "allele_B": p_major,
-                         "alpha_theory": math.log(1 / beta) * b, "alpha_empirical": float(np.quantile(err, q)),
-                         "mape": float(100 * rel.mean()) if rel.size else math.nan,
-                         "mse": float(np.mean(err ** 2)), "mse_theory": 2 * b * b,
-                         "note": "DP baseline: not BDP under correlation; drawn once (its scale 1/eps does not "
-                                 "depend on m)" if mech == "dp" else ""})
+            rows.append(
+                {
+                    **common,
+                    "variant": variant,
+                    "mechanism": mech,
+                    "epsilon": e,
+                    "tau": tau,
+                    "m": m,
+                    "noise_scale": b,
+                    "true_value": float(truth.mean()),
+                    "true_value_min": float(truth.min()),
+                    "true_value_max": float(truth.max()),
+                    "allele_B": p_major,
+                    "alpha_theory": math.log(1 / beta) * b,
+                    "alpha_empirical": float(np.quantile(err, q)),
+                    "mape": float(100 * rel.mean()) if rel.size else math.nan,
+                    "mse": float(np.mean(err**2)),
+                    "mse_theory": 2 * b * b,
+                    "note": "DP baseline: not BDP under correlation; drawn once (its scale 1/eps does not "
+                    "depend on m)"
+                    if mech == "dp"
+                    else "",
+                }
+            )
     return rows

@@ -22,14 +22,29 @@ from ..kernels.chains import window_scan as wk
 from ..models import MarkovChainModel
 from ..models.markov.window import window_cells
 
-KNOWLEDGE_COLUMNS = ("unknown_left", "unknown_right", "left_end", "right_end", "bdpl",
-                     "left_value", "right_value", "x", "x_prime")
+KNOWLEDGE_COLUMNS = (
+    "unknown_left",
+    "unknown_right",
+    "left_end",
+    "right_end",
+    "bdpl",
+    "left_value",
+    "right_value",
+    "x",
+    "x_prime",
+)
 _END_NAMES = {wk.KNOWN: "known", wk.END: "chain end"}
 
 
-def leakage_by_knowledge(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
-                         max_unknown: int = 10, min_known: int = 0,
-                         targets: Sequence[int] | None = None) -> list[dict]:
+def leakage_by_knowledge(
+    model: MarkovChainModel,
+    values: np.ndarray,
+    noise_scale: float,
+    *,
+    max_unknown: int = 10,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+) -> list[dict]:
     """Worst exact leakage per (unknown left, unknown right, left end, right end) cell.
 
     Parameters
@@ -52,20 +67,32 @@ def leakage_by_knowledge(model: MarkovChainModel, values: np.ndarray, noise_scal
         value in ``left_value``/``right_value``) or ``"chain end"`` (value ``""``); ``x, x_prime``
         the worst target values (``ln p(y | x)/p(y | x')`` positive at the worst output).
     """
-    check(isinstance(max_unknown, (int, np.integer)) and max_unknown >= 0, "max_unknown",
-          max_unknown, "must be an integer >= 0")
-    cells, _ = window_cells(model, values, noise_scale, min_known=min_known, targets=targets,
-                            window_limit=int(max_unknown))
+    check(
+        isinstance(max_unknown, (int, np.integer)) and max_unknown >= 0,
+        "max_unknown",
+        max_unknown,
+        "must be an integer >= 0",
+    )
+    cells, _ = window_cells(
+        model, values, noise_scale, min_known=min_known, targets=targets, window_limit=int(max_unknown)
+    )
     rows = []
     v = cells["value"]
     for kl, L, kr, R in zip(*np.nonzero(np.isfinite(v))):
         idx = (kl, L, kr, R)
-        rows.append({"unknown_left": int(L), "unknown_right": int(R),
-                     "left_end": _END_NAMES[int(kl)], "right_end": _END_NAMES[int(kr)],
-                     "bdpl": float(v[idx]),
-                     "left_value": int(cells["a"][idx]) if kl == wk.KNOWN else "",
-                     "right_value": int(cells["c"][idx]) if kr == wk.KNOWN else "",
-                     "x": int(cells["x"][idx]), "x_prime": int(cells["x_prime"][idx])})
+        rows.append(
+            {
+                "unknown_left": int(L),
+                "unknown_right": int(R),
+                "left_end": _END_NAMES[int(kl)],
+                "right_end": _END_NAMES[int(kr)],
+                "bdpl": float(v[idx]),
+                "left_value": int(cells["a"][idx]) if kl == wk.KNOWN else "",
+                "right_value": int(cells["c"][idx]) if kr == wk.KNOWN else "",
+                "x": int(cells["x"][idx]),
+                "x_prime": int(cells["x_prime"][idx]),
+            }
+        )
     rows.sort(key=lambda r: (r["left_end"], r["right_end"], r["unknown_left"], r["unknown_right"]))
     return rows
 
@@ -81,13 +108,13 @@ def write_knowledge_csv(rows: Sequence[dict], path: str | Path) -> Path:
     return path
 
 
-def knowledge_matrix(rows: Sequence[dict], left_end: str = "known",
-                     right_end: str = "known") -> np.ndarray:
+def knowledge_matrix(rows: Sequence[dict], left_end: str = "known", right_end: str = "known") -> np.ndarray:
     """``M[L, R]`` = worst BDPL of the cell (``nan`` where no adversary realises it)."""
     sel = [r for r in rows if r["left_end"] == left_end and r["right_end"] == right_end]
     check(bool(sel), "rows", f"{left_end}/{right_end}", "no rows for these window ends")
-    M = np.full((max(int(r["unknown_left"]) for r in sel) + 1,
-                 max(int(r["unknown_right"]) for r in sel) + 1), np.nan)
+    M = np.full(
+        (max(int(r["unknown_left"]) for r in sel) + 1, max(int(r["unknown_right"]) for r in sel) + 1), np.nan
+    )
     for r in sel:
         M[int(r["unknown_left"]), int(r["unknown_right"])] = float(r["bdpl"])
     return M

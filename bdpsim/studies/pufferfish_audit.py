@@ -42,23 +42,56 @@ MECHANISM = "markov-quilt-approx (audit lower bound)"
 
 #: full fidelity: ~1 min of one core per ε at T = 5000 (1e6 calls of a 5000-record chain), ~45 s
 #: for the exact window sub-family (window_n = 9), a few seconds per ε at the small T
-AUDIT = {"T": 5000, "small_T": 8, "epsilons": [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0], "budget": 1_000_000,
-         "small_budget": 1_000_000, "adversaries": 24, "alpha": 0.05, "window_n": 9,
-         "pi_est": 0.05, "g_est": 0.1, "chunk": 2000}
-QUICK_AUDIT = {**AUDIT, "small_T": 5, "epsilons": [2.0, 10.0], "budget": 200_000, "small_budget": 200_000,
-               "adversaries": 8, "window_n": 6}
+AUDIT = {
+    "T": 5000,
+    "small_T": 8,
+    "epsilons": [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],
+    "budget": 1_000_000,
+    "small_budget": 1_000_000,
+    "adversaries": 24,
+    "alpha": 0.05,
+    "window_n": 9,
+    "pi_est": 0.05,
+    "g_est": 0.1,
+    "chunk": 2000,
+}
+QUICK_AUDIT = {
+    **AUDIT,
+    "small_T": 5,
+    "epsilons": [2.0, 10.0],
+    "budget": 200_000,
+    "small_budget": 200_000,
+    "adversaries": 8,
+    "window_n": 6,
+}
 
 
-def audit_document(P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: float, seed: int,
-                   chunk: int = 2000) -> dict:
+def audit_document(
+    P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: float, seed: int, chunk: int = 2000
+) -> dict:
     """The bdpsim config of one audit: the chain ``(P, q)`` with ``n = T``, the histogram with
     ``Lap(2 sigma)`` per count (``epsilon = 1 / sigma``), window adversaries."""
-    return {"run": {"estimator": "audit", "adversaries": int(adversaries), "known_sizes": "all",
-                    "adversary_family": "windows", "audit_budget": int(budget), "audit_alpha": float(alpha),
-                    "seed": int(seed), "chunk": int(chunk), "exact_reference": T <= 12, "adversary_rows": 5},
-            "model": {"kind": "markov", "n": int(T), "transition": np.asarray(P, dtype=float).tolist(),
-                      "initial": np.asarray(q, dtype=float).tolist()},
-            "mechanism": {"kind": "histogram", "epsilon": 1.0 / float(sigma)}}
+    return {
+        "run": {
+            "estimator": "audit",
+            "adversaries": int(adversaries),
+            "known_sizes": "all",
+            "adversary_family": "windows",
+            "audit_budget": int(budget),
+            "audit_alpha": float(alpha),
+            "seed": int(seed),
+            "chunk": int(chunk),
+            "exact_reference": T <= 12,
+            "adversary_rows": 5,
+        },
+        "model": {
+            "kind": "markov",
+            "n": int(T),
+            "transition": np.asarray(P, dtype=float).tolist(),
+            "initial": np.asarray(q, dtype=float).tolist(),
+        },
+        "mechanism": {"kind": "histogram", "epsilon": 1.0 / float(sigma)},
+    }
 
 
 def describe_adversary(adv, n: int) -> str:
@@ -74,8 +107,9 @@ def describe_adversary(adv, n: int) -> str:
     return f"i={adv.i} L={adv.i - lo} R={hi - adv.i} left={left} right={right} x={adv.x} x'={adv.x_prime}"
 
 
-def run_audit(P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: float, seed: int,
-              chunk: int = 2000) -> dict:
+def run_audit(
+    P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: float, seed: int, chunk: int = 2000
+) -> dict:
     """One configuration's audit, in process: the driver's per-adversary task (``run_chunk``) and
     the estimator's configuration-level certification (what ``run_experiment`` writes to
     ``summary.csv``); returns the row cells."""
@@ -83,11 +117,20 @@ def run_audit(P, q, T: int, sigma: float, budget: int, adversaries: int, alpha: 
     point = parse_config(audit_document(P, q, T, sigma, budget, adversaries, alpha, seed, chunk)).points[0]
     chunk_result = run_chunk(point, list(range(adversaries)))
     c = point.estimator().configuration_audit(point.finish_context(), chunk_result.stats)
-    return {"bdpl_lower": c.lower, "bdpl_audit": c.estimate, "bdpl_audit_se": c.se, "audit_calls": c.calls,
-            "audit_budget": int(budget), "audit_alpha": alpha, "audit_exact": c.exact,
-            "audit_adversary": describe_adversary(c.adversary, T),
-            "audit_event": c.event.describe() if c.event is not None else "", "audit_note": c.note,
-            "windows": adversaries, "seconds": time.perf_counter() - t0}
+    return {
+        "bdpl_lower": c.lower,
+        "bdpl_audit": c.estimate,
+        "bdpl_audit_se": c.se,
+        "audit_calls": c.calls,
+        "audit_budget": int(budget),
+        "audit_alpha": alpha,
+        "audit_exact": c.exact,
+        "audit_adversary": describe_adversary(c.adversary, T),
+        "audit_event": c.event.describe() if c.event is not None else "",
+        "audit_note": c.note,
+        "windows": adversaries,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def window_exact(P, q, window_n: int, scales) -> tuple[list, float]:
@@ -103,9 +146,15 @@ def mqm_release_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> fl
     return float(mqm_approx_search(pi_est, g_est, epsilon, int(T)).sigma)
 
 
-def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: dict | None = None,
-               sigma: Callable[[float, float, float, int], float] | None = None,
-               log: Callable[[str], None] | None = None) -> list[dict]:
+def audit_rows(
+    P,
+    q,
+    config: dict | None = None,
+    seed: int = 20160313,
+    exact: dict | None = None,
+    sigma: Callable[[float, float, float, int], float] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[dict]:
     """Rows of panel (e) (``panel = "e"``, ``mechanism =`` :data:`MECHANISM`): per ε of
     ``config["epsilons"]`` one row at ``T = config["T"]`` (with ``bdpl_exact_windows``) and one at
     ``config["small_T"]`` (with ``bdpl_exact``: from ``exact[(T, ε)]`` when given, e.g. panel (d)'s
@@ -134,14 +183,19 @@ def audit_rows(P, q, config: dict | None = None, seed: int = 20160313, exact: di
             a = run_audit(P, q, t, s, budget, cfg["adversaries"], cfg["alpha"], seed, cfg["chunk"])
             row = {**base, "value": e, "T": t, "epsilon": e, "sigma": s, "laplace_scale_counts": 2 * s, **a}
             if t == T:
-                row.update(bdpl_exact_windows=w.value, window_n=int(cfg["window_n"]),
-                           worst_window=f"L={w.L} R={w.R} left={w.left} right={w.right} x={w.x} x'={w.x_prime}",
-                           seconds_exact_windows=wsec / len(eps_list))
+                row.update(
+                    bdpl_exact_windows=w.value,
+                    window_n=int(cfg["window_n"]),
+                    worst_window=f"L={w.L} R={w.R} left={w.left} right={w.right} x={w.x} x'={w.x_prime}",
+                    seconds_exact_windows=wsec / len(eps_list),
+                )
             else:
                 row["bdpl_exact"] = exact[(t, e)]
             rows.append(row)
             if log:
-                log(f"  audit T = {t}, ε = {e:g}, σ = {s:.4g}: lower {a['bdpl_lower']:.4f}, estimate "
+                log(
+                    f"  audit T = {t}, ε = {e:g}, σ = {s:.4g}: lower {a['bdpl_lower']:.4f}, estimate "
                     f"{a['bdpl_audit']:.4f} ± {a['bdpl_audit_se']:.4f}, {a['audit_calls']} calls, "
-                    f"{a['seconds']:.1f} s")
+                    f"{a['seconds']:.1f} s"
+                )
     return rows

@@ -65,58 +65,62 @@ class GalleryEntry(TypedDict):
 GALLERY_ENTRY: GalleryEntry = {
     "id": "pufferfish-fig2",
     "title": "Pufferfish paper Fig. 2: L1 error of the Markov Quilt mechanism's private histogram vs ε, "
-             "varying (a) π_est, (b) g_est, (c) T; (d) exact BDPL of the release at small T; "
-             "(e) its BDPL at T = 5000: certified 95 % lower bound (audit) and exact over short windows",
+    "varying (a) π_est, (b) g_est, (c) T; (d) exact BDPL of the release at small T; "
+    "(e) its BDPL at T = 5000: certified 95 % lower bound (audit) and exact over short windows",
     "source": "Wang, Song & Chaudhuri, Privacy-preserving Analysis of Correlated Data (arXiv:1603.03977v1), "
-              "§5 and Fig. 2; authors' code shs037/pufferfish (k_findBest_2dir.m, plotHistNoise.m)",
+    "§5 and Fig. 2; authors' code shs037/pufferfish (k_findBest_2dir.m, plotHistNoise.m)",
     "compute": "bdpsim.pufferfish_fig2:gallery_rows",
     "plot": "bdpsim.figures.pufferfish:plot_pufferfish_fig2",
     "panels": 5,
     "layout": "grid2",
     "deviation": {
         "source": "k = 5 states, π_gen = 0.05, g_gen = 0.1, P and q fixed, new sample per run, 100 runs, "
-                  "frequency histogram + (2σ/T)·Lap(1) per cell, σ = MQMApprox(π_est, g_est, ε, T), L1 error vs "
-                  "log ε; (a) π_est varies (g_est = 0.1, T = 5000), (b) g_est varies (π_est = 0.05, T = 5000), "
-                  "(c) T varies (g_est = 0.1, π_est = 0.05). The plotted π_est, g_est, T and ε values and the "
-                  "chain generator are not stated; the figure image is missing from our copy and the public "
-                  "code (shs037/pufferfish) does not contain this experiment",
+        "frequency histogram + (2σ/T)·Lap(1) per cell, σ = MQMApprox(π_est, g_est, ε, T), L1 error vs "
+        "log ε; (a) π_est varies (g_est = 0.1, T = 5000), (b) g_est varies (π_est = 0.05, T = 5000), "
+        "(c) T varies (g_est = 0.1, π_est = 0.05). The plotted π_est, g_est, T and ε values and the "
+        "chain generator are not stated; the figure image is missing from our copy and the public "
+        "code (shs037/pufferfish) does not contain this experiment",
         "ours": "π_est ∈ {0.01, …, 0.05}, g_est ∈ {0.02, …, 0.10}, T ∈ {500, 1000, 2000, 5000, 10000}, "
-                "ε ∈ {0.1, 0.2, 0.5, 1, 2, 5, 10}; P reversible by construction (P_ij = α π_j U_ij, U symmetric "
-                "uniform, π = π_gen + (1 − kπ_gen)·Dirichlet(1)), rejection until 1 − |λ₂(P)| ≥ g_gen and "
-                "(1 − |λ₂(PP*)|)/2 ≥ g_gen (the paper's and the authors' run_realData.m eigengap); "
-                "q ~ Dirichlet(1); seed 20160313; log–log axes. Added: the expectation 2kσ/T beside the Monte "
-                "Carlo mean, group DP (σ = T/ε) for reference, and (d) the exact BDPL of the same release "
-                "(and of the ε-DP Laplace histogram, b = 2/ε) over all adversaries for T ≤ 8; (e) at T = 5000, "
-                "where the exact value is out of reach, the black-box audit's certified 95 % lower bound "
-                "(24 window adversaries, 10^6 mechanism calls per ε; checked against the exact value at "
-                "T = 8) and the exact BDPL over the adversaries whose unknown records form a window of "
-                "≤ 8 records (itself a lower bound on the BDPL)",
+        "ε ∈ {0.1, 0.2, 0.5, 1, 2, 5, 10}; P reversible by construction (P_ij = α π_j U_ij, U symmetric "
+        "uniform, π = π_gen + (1 − kπ_gen)·Dirichlet(1)), rejection until 1 − |λ₂(P)| ≥ g_gen and "
+        "(1 − |λ₂(PP*)|)/2 ≥ g_gen (the paper's and the authors' run_realData.m eigengap); "
+        "q ~ Dirichlet(1); seed 20160313; log–log axes. Added: the expectation 2kσ/T beside the Monte "
+        "Carlo mean, group DP (σ = T/ε) for reference, and (d) the exact BDPL of the same release "
+        "(and of the ε-DP Laplace histogram, b = 2/ε) over all adversaries for T ≤ 8; (e) at T = 5000, "
+        "where the exact value is out of reach, the black-box audit's certified 95 % lower bound "
+        "(24 window adversaries, 10^6 mechanism calls per ε; checked against the exact value at "
+        "T = 8) and the exact BDPL over the adversaries whose unknown records form a window of "
+        "≤ 8 records (itself a lower bound on the BDPL)",
         "why": "the source's value sets and generator are not recoverable; the L1 error does not "
-               "depend on the "
-               "chain (the noise is data-independent), so the generator cannot change panels (a)–(c). The exact "
-               "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output "
-               "vertices per window); "
-               "at T = 5000 only lower bounds are available",
+        "depend on the "
+        "chain (the noise is data-independent), so the generator cannot change panels (a)–(c). The exact "
+        "BDPL over all adversaries is feasible only for small T (grid of (T + 3)^5 output "
+        "vertices per window); "
+        "at T = 5000 only lower bounds are available",
     },
 }
 
 SEED = 20160313  # arXiv:1603.03977 was submitted on 13 March 2016
 
 CONFIG = {
-    "k": 5, "pi_gen": 0.05, "g_gen": 0.1, "runs": 100,                   # §5
-    "epsilons": [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],                     # not stated: bdpsim's
+    "k": 5,
+    "pi_gen": 0.05,
+    "g_gen": 0.1,
+    "runs": 100,  # §5
+    "epsilons": [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0],  # not stated: bdpsim's
     "panels": {
         "a": {"vary": "pi_est", "values": [0.01, 0.02, 0.03, 0.04, 0.05], "fixed": {"g_est": 0.1, "T": 5000}},
         "b": {"vary": "g_est", "values": [0.02, 0.04, 0.06, 0.08, 0.1], "fixed": {"pi_est": 0.05, "T": 5000}},
         "c": {"vary": "T", "values": [500, 1000, 2000, 5000, 10000], "fixed": {"pi_est": 0.05, "g_est": 0.1}},
     },
-    "exact_T": [2, 3, 4, 5, 6, 7, 8],                                      # panel (d), bdpsim's addition
-    "audit": AUDIT,                                                        # panel (e), bdpsim's addition
+    "exact_T": [2, 3, 4, 5, 6, 7, 8],  # panel (d), bdpsim's addition
+    "audit": AUDIT,  # panel (e), bdpsim's addition
 }
 QUICK = {"runs": 20, "exact_T": [2, 3, 4, 5], "audit": QUICK_AUDIT}
 
 
 # ------------------------------------------------------------------------------- data model
+
 
 def stationary(P) -> np.ndarray:
     """Stationary law of an irreducible ``P`` (left eigenvector of eigenvalue 1)."""
@@ -130,8 +134,9 @@ def eigengap(P) -> float:
     return float(authors_eigengap(P, "chain"))
 
 
-def generate_chain(rng: np.random.Generator, k: int = 5, pi_gen: float = 0.05, g_gen: float = 0.1,
-                   max_tries: int = 20_000) -> tuple[np.ndarray, np.ndarray, int]:
+def generate_chain(
+    rng: np.random.Generator, k: int = 5, pi_gen: float = 0.05, g_gen: float = 0.1, max_tries: int = 20_000
+) -> tuple[np.ndarray, np.ndarray, int]:
     """A ``k``-state transition matrix with ``pi_min >= pi_gen`` and eigengap ``>= g_gen`` that is
     aperiodic, irreducible and reversible, and an initial law uniform on the simplex.
 
@@ -163,7 +168,7 @@ def sample_chain(rng: np.random.Generator, P, q, T: int) -> np.ndarray:
     cum = np.cumsum(np.asarray(P, dtype=float), axis=1)
     cum[:, -1] = 1.0
     rows = cum.tolist()
-    u = rng.uniform(size=T).tolist()          # inverse CDF, one uniform per record
+    u = rng.uniform(size=T).tolist()  # inverse CDF, one uniform per record
     x = [min(bisect.bisect_right(np.cumsum(q).tolist(), u[0]), len(q) - 1)]
     for t in range(1, T):
         x.append(bisect.bisect_right(rows[x[-1]], u[t]))
@@ -176,6 +181,7 @@ def frequencies(x, k: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- mechanism
+
 
 def mqm_sigma(pi_est: float, g_est: float, epsilon: float, T: int) -> float:
     """MQMApprox ``sigma_max`` for a 1-Lipschitz query (``k_findBest_2dir.m``)."""
@@ -194,6 +200,7 @@ def l1_error(private, exact) -> float:
 
 # ------------------------------------------------------------------------------- experiment
 
+
 def _cells(config: dict) -> list[dict]:
     """One cell per (panel, varied value, mechanism, ε); group DP (σ = T/ε, for any π_est, g_est)
     once per panel at its fixed T (in (c) at the largest T: its error 2k/ε does not depend on T)."""
@@ -202,15 +209,38 @@ def _cells(config: dict) -> list[dict]:
         for v in spec["values"]:
             par = {**spec["fixed"], spec["vary"]: v}
             for e in config["epsilons"]:
-                cells.append({"panel": panel, "parameter": spec["vary"], "value": v, "mechanism": "markov-quilt-approx",
-                              "pi_est": par["pi_est"], "g_est": par["g_est"], "T": int(par["T"]), "epsilon": e})
+                cells.append(
+                    {
+                        "panel": panel,
+                        "parameter": spec["vary"],
+                        "value": v,
+                        "mechanism": "markov-quilt-approx",
+                        "pi_est": par["pi_est"],
+                        "g_est": par["g_est"],
+                        "T": int(par["T"]),
+                        "epsilon": e,
+                    }
+                )
         T = spec["fixed"].get("T", max(spec["values"]))
         for e in config["epsilons"]:
-            cells.append({"panel": panel, "parameter": spec["vary"], "value": math.nan, "mechanism": "group-dp",
-                          "pi_est": math.nan, "g_est": math.nan, "T": int(T), "epsilon": e})
+            cells.append(
+                {
+                    "panel": panel,
+                    "parameter": spec["vary"],
+                    "value": math.nan,
+                    "mechanism": "group-dp",
+                    "pi_est": math.nan,
+                    "g_est": math.nan,
+                    "T": int(T),
+                    "epsilon": e,
+                }
+            )
     for c in cells:
-        c["sigma"] = (mqm_sigma(c["pi_est"], c["g_est"], c["epsilon"], c["T"]) if c["mechanism"] != "group-dp"
-                      else c["T"] / c["epsilon"])
+        c["sigma"] = (
+            mqm_sigma(c["pi_est"], c["g_est"], c["epsilon"], c["T"])
+            if c["mechanism"] != "group-dp"
+            else c["T"] / c["epsilon"]
+        )
     return cells
 
 
@@ -231,20 +261,34 @@ def l1_rows(config: dict | None = None, seed: int = SEED) -> tuple[list[dict], d
     errors = np.zeros((len(cells), cfg["runs"]))
     for r, run_ss in enumerate(runs_ss.spawn(cfg["runs"])):
         data_ss, noise_ss = run_ss.spawn(2)
-        freqs = {T: frequencies(sample_chain(np.random.default_rng(ss), P, q, T), k)
-                 for T, ss in zip(Ts, data_ss.spawn(len(Ts)))}
+        freqs = {
+            T: frequencies(sample_chain(np.random.default_rng(ss), P, q, T), k)
+            for T, ss in zip(Ts, data_ss.spawn(len(Ts)))
+        }
         for j, (c, ss) in enumerate(zip(cells, noise_ss.spawn(len(cells)))):
             f = freqs[c["T"]]
             errors[j, r] = l1_error(private_histogram(np.random.default_rng(ss), f, c["sigma"], c["T"]), f)
     n = cfg["runs"]
     rows = []
     for c, e in zip(cells, errors):
-        rows.append({**c, "l1_error_mean": float(e.mean()),
-                     "l1_error_se": float(e.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
-                     "l1_error_expected": 2 * k * c["sigma"] / c["T"], "runs": n})
-    chain = {"P": P.tolist(), "q": q.tolist(), "generator_tries": tries, "pi_min": float(stationary(P).min()),
-             "eigengap": eigengap(P), "eigengap_reversal": float(authors_eigengap(P, "reversal")),
-             "reversible_error": float(np.abs(stationary(P)[:, None] * P - (stationary(P)[:, None] * P).T).max())}
+        rows.append(
+            {
+                **c,
+                "l1_error_mean": float(e.mean()),
+                "l1_error_se": float(e.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
+                "l1_error_expected": 2 * k * c["sigma"] / c["T"],
+                "runs": n,
+            }
+        )
+    chain = {
+        "P": P.tolist(),
+        "q": q.tolist(),
+        "generator_tries": tries,
+        "pi_min": float(stationary(P).min()),
+        "eigengap": eigengap(P),
+        "eigengap_reversal": float(authors_eigengap(P, "reversal")),
+        "reversible_error": float(np.abs(stationary(P)[:, None] * P - (stationary(P)[:, None] * P).T).max()),
+    }
     return rows, chain
 
 
@@ -262,12 +306,24 @@ def bdpl_rows(P, q, T_values, epsilons, pi_est: float = 0.05, g_est: float = 0.1
         for j, r in enumerate(res):
             e = epsilons[j % len(epsilons)]
             mqm = j < len(epsilons)
-            rows.append({"panel": "d", "parameter": "T", "value": T, "T": T, "epsilon": e,
-                         "mechanism": "markov-quilt-approx" if mqm else "laplace-dp",
-                         "pi_est": pi_est if mqm else math.nan, "g_est": g_est if mqm else math.nan,
-                         "sigma": sig[e] if mqm else 1 / e, "laplace_scale_counts": r.b, "bdpl_exact": r.value,
-                         "worst_window": f"L={r.L} R={r.R} left={r.left} right={r.right} x={r.x} x'={r.x_prime}",
-                         "windows": r.windows, "seconds": dt / len(res)})
+            rows.append(
+                {
+                    "panel": "d",
+                    "parameter": "T",
+                    "value": T,
+                    "T": T,
+                    "epsilon": e,
+                    "mechanism": "markov-quilt-approx" if mqm else "laplace-dp",
+                    "pi_est": pi_est if mqm else math.nan,
+                    "g_est": g_est if mqm else math.nan,
+                    "sigma": sig[e] if mqm else 1 / e,
+                    "laplace_scale_counts": r.b,
+                    "bdpl_exact": r.value,
+                    "worst_window": f"L={r.L} R={r.R} left={r.left} right={r.right} x={r.x} x'={r.x_prime}",
+                    "windows": r.windows,
+                    "seconds": dt / len(res),
+                }
+            )
         if log:
             log(f"  exact BDPL T = {T}: {dt:.1f} s for {len(res)} scales")
     return rows
@@ -289,7 +345,9 @@ def figure_rows(config: dict | None = None, seed: int = SEED, log=None) -> tuple
     t2 = time.perf_counter()
     extra = {"chain": chain, "config": cfg, "seconds_l1": t1 - t0, "seconds_exact": t2 - t1}
     if cfg.get("audit"):
-        exact = {(r["T"], r["epsilon"]): r["bdpl_exact"] for r in d if r["mechanism"] == "markov-quilt-approx"}
+        exact = {
+            (r["T"], r["epsilon"]): r["bdpl_exact"] for r in d if r["mechanism"] == "markov-quilt-approx"
+        }
         rows += audit_rows(P, q, cfg["audit"], seed=seed, exact=exact, sigma=mqm_sigma, log=log)
         extra["seconds_audit"] = time.perf_counter() - t2
     return rows, extra
@@ -301,11 +359,39 @@ def gallery_rows(ctx) -> list[dict]:
     return figure_rows(QUICK if ctx.quick else None, log=ctx.log)[0]
 
 
-COLUMNS = ["panel", "parameter", "value", "mechanism", "pi_est", "g_est", "T", "epsilon", "sigma",
-           "l1_error_mean", "l1_error_se", "l1_error_expected", "runs", "laplace_scale_counts", "bdpl_exact",
-           "worst_window", "windows", "seconds", "bdpl_lower", "bdpl_audit", "bdpl_audit_se", "audit_calls",
-           "audit_budget", "audit_alpha", "audit_exact", "audit_adversary", "audit_event", "audit_note",
-           "bdpl_exact_windows", "window_n", "seconds_exact_windows"]
+COLUMNS = [
+    "panel",
+    "parameter",
+    "value",
+    "mechanism",
+    "pi_est",
+    "g_est",
+    "T",
+    "epsilon",
+    "sigma",
+    "l1_error_mean",
+    "l1_error_se",
+    "l1_error_expected",
+    "runs",
+    "laplace_scale_counts",
+    "bdpl_exact",
+    "worst_window",
+    "windows",
+    "seconds",
+    "bdpl_lower",
+    "bdpl_audit",
+    "bdpl_audit_se",
+    "audit_calls",
+    "audit_budget",
+    "audit_alpha",
+    "audit_exact",
+    "audit_adversary",
+    "audit_event",
+    "audit_note",
+    "bdpl_exact_windows",
+    "window_n",
+    "seconds_exact_windows",
+]
 
 
 def write_rows(rows: list[dict], stem, extra: dict, seed: int = SEED) -> list[Path]:
@@ -317,8 +403,14 @@ def write_rows(rows: list[dict], stem, extra: dict, seed: int = SEED) -> list[Pa
     stem.parent.mkdir(parents=True, exist_ok=True)
     full = [{c: r.get(c, math.nan) for c in COLUMNS} for r in rows]
     R.atomic_write_text(stem.with_suffix(".csv"), R.csv_text(full, COLUMNS))
-    meta = R.metadata("figure", config=extra.get("config"), seed=seed, figure=GALLERY_ENTRY["id"],
-                      source=GALLERY_ENTRY["source"], deviation=GALLERY_ENTRY["deviation"],
-                      **{k: v for k, v in extra.items() if k != "config"})
+    meta = R.metadata(
+        "figure",
+        config=extra.get("config"),
+        seed=seed,
+        figure=GALLERY_ENTRY["id"],
+        source=GALLERY_ENTRY["source"],
+        deviation=GALLERY_ENTRY["deviation"],
+        **{k: v for k, v in extra.items() if k != "config"},
+    )
     R.atomic_write_text(stem.with_suffix(".json"), R.dumps(meta))
     return [stem.with_suffix(".csv"), stem.with_suffix(".json")]

@@ -39,10 +39,21 @@ def _timeline_rows(panel: str, P, eps: np.ndarray, T: int, mechanism: str = "any
 
     ex = temporal_exact(P, eps, T, mechanism)
     cao = cao_leakage(P, eps, T)
-    return [{"panel": panel, "t": t + 1, "epsilon": float(eps[t]), "bpl": float(ex.bpl[t]),
-             "fpl": float(ex.fpl[t]), "tpl": float(ex.tpl[t]), "cao_bpl": float(cao.bpl[t]),
-             "cao_fpl": float(cao.fpl[t]), "cao_tpl": float(cao.tpl[t]), "exact": bool(ex.exact)}
-            for t in range(T)]
+    return [
+        {
+            "panel": panel,
+            "t": t + 1,
+            "epsilon": float(eps[t]),
+            "bpl": float(ex.bpl[t]),
+            "fpl": float(ex.fpl[t]),
+            "tpl": float(ex.tpl[t]),
+            "cao_bpl": float(cao.bpl[t]),
+            "cao_fpl": float(cao.fpl[t]),
+            "cao_tpl": float(cao.tpl[t]),
+            "exact": bool(ex.exact),
+        }
+        for t in range(T)
+    ]
 
 
 def tkde_budget_rows(chain=TKDE_CHAIN, alpha: float = TKDE_ALPHA, steps: int = TKDE_STEPS) -> list[dict]:
@@ -58,8 +69,9 @@ def tkde_budget_rows(chain=TKDE_CHAIN, alpha: float = TKDE_ALPHA, steps: int = T
     T = int(steps)
     e = allocate_upper_bound(alpha, P)
     q = allocate_quantification(alpha, P)
-    return (_timeline_rows("upper bound", P, np.full(T, e), T)
-            + _timeline_rows("quantification", P, q.epsilons(T), T))
+    return _timeline_rows("upper bound", P, np.full(T, e), T) + _timeline_rows(
+        "quantification", P, q.epsilons(T), T
+    )
 
 
 def day_chains(seed: int = DAY_SEED) -> list[tuple[str, np.ndarray, int]]:
@@ -75,8 +87,11 @@ def day_chains(seed: int = DAY_SEED) -> list[tuple[str, np.ndarray, int]]:
     return out
 
 
-def day_rows(epsilon: float = DAY_EPSILON, chains: Sequence[tuple[str, np.ndarray, int]] | None = None,
-             mechanism: str = "any") -> list[dict]:
+def day_rows(
+    epsilon: float = DAY_EPSILON,
+    chains: Sequence[tuple[str, np.ndarray, int]] | None = None,
+    mechanism: str = "any",
+) -> list[dict]:
     """One row per (chain, t): ``chain``, ``steps``, ``t``, ``epsilon``, the exact ``tpl``, Cao's
     ``cao_tpl``, the Markov bound ``markov = ε + 4 ln γ`` (``γ = max P / min P``; paper Thm 6.2, the
     whole release being ε-DP in each step's value) and group privacy ``group = Tε``, and the chain
@@ -86,16 +101,37 @@ def day_rows(epsilon: float = DAY_EPSILON, chains: Sequence[tuple[str, np.ndarra
     from ..temporal.exact import temporal_exact
 
     rows = []
-    for label, P, T in (day_chains() if chains is None else chains):
+    for label, P, T in day_chains() if chains is None else chains:
         ex = temporal_exact(P, epsilon, T, mechanism)
         cao = cao_leakage(P, epsilon, T)
         markov = markov_bound(epsilon, P).value
         text = ";".join(",".join(f"{v:.6g}" for v in row) for row in P)
-        rows += [{"chain": label, "steps": T, "t": t + 1, "epsilon": float(epsilon), "tpl": float(ex.tpl[t]),
-                  "cao_tpl": float(cao.tpl[t]), "markov": float(markov), "group": float(T * epsilon),
-                  "transition": text, "exact": bool(ex.exact)} for t in range(T)]
+        rows += [
+            {
+                "chain": label,
+                "steps": T,
+                "t": t + 1,
+                "epsilon": float(epsilon),
+                "tpl": float(ex.tpl[t]),
+                "cao_tpl": float(cao.tpl[t]),
+                "markov": float(markov),
+                "group": float(T * epsilon),
+                "transition": text,
+                "exact": bool(ex.exact),
+            }
+            for t in range(T)
+        ]
     return rows
 
 
-__all__ = ["DAY_EPSILON", "DAY_SEED", "SWAP_CHAIN", "TKDE_ALPHA", "TKDE_CHAIN", "TKDE_STEPS", "day_chains",
-           "day_rows", "tkde_budget_rows"]
+__all__ = [
+    "DAY_EPSILON",
+    "DAY_SEED",
+    "SWAP_CHAIN",
+    "TKDE_ALPHA",
+    "TKDE_CHAIN",
+    "TKDE_STEPS",
+    "day_chains",
+    "day_rows",
+    "tkde_budget_rows",
+]

@@ -70,8 +70,9 @@ class GaussianWorstCase:
         return self.slope * abs(distance) / beta
 
 
-def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int = 40,
-                       progress=None) -> GaussianWorstCase:
+def worst_gaussian_sum(
+    n: int, rho: float, rng: np.random.Generator, starts: int = 40, progress=None
+) -> GaussianWorstCase:
     """Maximise ``|a|`` over ``Sigma_rho`` and over ``(i, K)`` (see module docstring).
 
     ``progress(done, total)``, if given, is called after each local search."""
@@ -114,8 +115,9 @@ def worst_gaussian_sum(n: int, rho: float, rng: np.random.Generator, starts: int
             if progress is not None:
                 progress(done, total)
     equi = 1.0 + (n - 1) * rho
-    return GaussianWorstCase(n, rho, best[0], best[1], best[2], equi, B.gaussian_factor(rho, n), len(inits),
-                             starts)
+    return GaussianWorstCase(
+        n, rho, best[0], best[1], best[2], equi, B.gaussian_factor(rho, n), len(inits), starts
+    )
 
 
 def _feasible(P: np.ndarray, gamma: float) -> np.ndarray:
@@ -157,8 +159,17 @@ def markov_exact_bdpl(P: np.ndarray, n: int, epsilon: float, counted=(1,)) -> fl
     return float(exhaustive_markov_count(model, LaplaceCount(epsilon, tuple(counted)), range(n)).value.max())
 
 
-def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Generator, *,
-                       states: int = 2, starts: int = 12, maxiter: int = 150, progress=None) -> MarkovWorstCase:
+def worst_markov_chain(
+    gamma: float,
+    n: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    states: int = 2,
+    starts: int = 12,
+    maxiter: int = 150,
+    progress=None,
+) -> MarkovWorstCase:
     """Search stationary chains with ``max P / min P <= gamma`` for the largest exact BDPL.
 
     ``progress(done, total)``, if given, is called after each Nelder-Mead start."""
@@ -167,8 +178,12 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
     check(gamma >= 1, "gamma", gamma, "must be >= 1")
     check(2 <= n <= 9, "n", n, "must be in 2..9 (each evaluation is an exhaustive search)")
     check(2 <= states <= 3, "states", states, "must be 2 or 3")
-    check(isinstance(starts, (int, np.integer)) and not isinstance(starts, bool) and starts >= 1, "starts", starts,
-          "must be an integer >= 1")
+    check(
+        isinstance(starts, (int, np.integer)) and not isinstance(starts, bool) and starts >= 1,
+        "starts",
+        starts,
+        "must be an integer >= 1",
+    )
     counted = (states - 1,)
     evals = [0]
     cache: dict = {}
@@ -187,7 +202,9 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
     inits = [np.log(sym).ravel()] if sym is not None else []
     inits += [rng.uniform(-lg, lg, states * states) * 1.5 for _ in range(starts - len(inits))]
     for j, z0 in enumerate(inits):
-        res = minimize(f, z0, method="Nelder-Mead", options={"maxiter": maxiter, "xatol": 1e-4, "fatol": 1e-7})
+        res = minimize(
+            f, z0, method="Nelder-Mead", options={"maxiter": maxiter, "xatol": 1e-4, "fatol": 1e-7}
+        )
         if -res.fun > best_val:
             best_val, best_P = -res.fun, _matrix(res.x, states, gamma)
         if progress is not None:
@@ -195,5 +212,6 @@ def worst_markov_chain(gamma: float, n: int, epsilon: float, rng: np.random.Gene
     if best_P is None:  # every start's exact value was NaN
         raise NotAvailable("no start of the search reached a chain with a finite exact BDPL")
     sym_val = markov_exact_bdpl(sym, n, epsilon, counted) if sym is not None else math.nan
-    return MarkovWorstCase(gamma, n, epsilon, best_val, best_P, sym_val,
-                           B.markov_bound(epsilon, best_P).value, evals[0])
+    return MarkovWorstCase(
+        gamma, n, epsilon, best_val, best_P, sym_val, B.markov_bound(epsilon, best_P).value, evals[0]
+    )

@@ -35,8 +35,13 @@ class ChainLeakage:
     chain with transitions ``mats`` (``T - 1`` matrices, ``mats[s]`` from step ``s`` to ``s + 1``,
     0-based) and start law ``initial`` (module docstring)."""
 
-    def __init__(self, mats: Sequence[np.ndarray], initial: np.ndarray, rels: Sequence[StepRelease],
-                 max_points: int = MAX_POINTS):
+    def __init__(
+        self,
+        mats: Sequence[np.ndarray],
+        initial: np.ndarray,
+        rels: Sequence[StepRelease],
+        max_points: int = MAX_POINTS,
+    ):
         self.mats = [np.asarray(M, dtype=float) for M in mats]
         self.initial = np.asarray(initial, dtype=float)
         self.rels = list(rels)
@@ -77,7 +82,9 @@ class ChainLeakage:
         past = self._past_sweep(lo + 1, int(known[lo]) if before else -1)
         fut = self._future_sweep(hi - 1, int(known[hi]) if after else -1)
         if not (past.exact and fut.exact):
-            raise NotAvailable(f"the reachable hull outgrew {self.max_points} points: only an interval is known")
+            raise NotAvailable(
+                f"the reachable hull outgrew {self.max_points} points: only an interval is known"
+            )
         dp = past.D[t - (lo + 1)][a, b]
         df = fut.D[hi - 1 - t][a, b]
         if not (math.isfinite(dp) and math.isfinite(df)):

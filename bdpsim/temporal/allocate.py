@@ -69,8 +69,17 @@ class Allocation:
         return asdict(self)
 
 
-def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, initial="stationary",
-             values=None, max_points: int | None = None, schedule: bool = True) -> Allocation:
+def allocate(
+    alpha: float,
+    transition,
+    steps: int,
+    mechanism: str = "any",
+    *,
+    initial="stationary",
+    values=None,
+    max_points: int | None = None,
+    schedule: bool = True,
+) -> Allocation:
     """:class:`Allocation` of ``alpha`` over ``steps`` steps (module docstring).
 
     Parameters
@@ -86,20 +95,31 @@ def allocate(alpha: float, transition, steps: int, mechanism: str = "any", *, in
     from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
     from .exact import MAX_POINTS, temporal_exact
 
-    require(isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and math.isfinite(alpha)
-            and alpha > 0, "alpha", alpha, "must be a finite number > 0")
+    require(
+        isinstance(alpha, (int, float))
+        and not isinstance(alpha, bool)
+        and math.isfinite(alpha)
+        and alpha > 0,
+        "alpha",
+        alpha,
+        "must be a finite number > 0",
+    )
     cap = MAX_POINTS if max_points is None else max_points
 
     def worst(eps) -> float:
-        res = temporal_exact(transition, eps, steps, mechanism, initial=initial, values=values, max_points=cap)
+        res = temporal_exact(
+            transition, eps, steps, mechanism, initial=initial, values=values, max_points=cap
+        )
         return float(np.nanmax(res.tpl_high))
 
     T = int(steps)
     lo = alpha / T
     const = _bisect_largest(lambda e: worst(e) <= alpha, lo, alpha)
     if T >= 2 and schedule:
+
         def sched(e_end: float) -> list[float]:
             return [e_end] + [const] * (T - 2) + [e_end]
+
         end = _bisect_largest(lambda e: worst(sched(e)) <= alpha, const, alpha)
     else:
         end = const

@@ -112,8 +112,11 @@ def _check_chain(matrices: object, steps: int, name: str) -> np.ndarray:
         one = check_transition(m, name)
         return np.broadcast_to(one, (steps - 1,) + one.shape)
     if m.ndim != 3 or m.shape[0] != steps - 1:
-        raise ConfigError(name, matrices, f"must be one k x k matrix or steps - 1 = {steps - 1} of them "
-                                          "(shape (steps - 1, k, k))")
+        raise ConfigError(
+            name,
+            matrices,
+            f"must be one k x k matrix or steps - 1 = {steps - 1} of them (shape (steps - 1, k, k))",
+        )
     for t, one in enumerate(m):
         check_transition(one, f"{name}[{t}]")
     return m
@@ -127,8 +130,11 @@ def _check_initial(initial: object, k: int) -> np.ndarray | None:
     except (TypeError, ValueError):
         raise ConfigError("initial", initial, "must be 'stationary' or a probability vector") from None
     if p.shape != (k,) or not np.all(np.isfinite(p)) or np.any(p < 0) or abs(p.sum() - 1) > 1e-9:
-        raise ConfigError("initial", initial, f"must be 'stationary' or a probability vector of k = {k} "
-                                              "entries >= 0 summing to 1")
+        raise ConfigError(
+            "initial",
+            initial,
+            f"must be 'stationary' or a probability vector of k = {k} entries >= 0 summing to 1",
+        )
     return p
 
 
@@ -151,9 +157,12 @@ def reverse_chain(transition: np.ndarray, before: np.ndarray, name: str = "initi
     """
     after = before @ transition
     if np.any(after <= 0):
-        raise ConfigError(name, np.round(before, 6).tolist(),
-                          "leaves a state with probability 0 at some step, so its backward row is undefined; "
-                          "pass backward= explicitly")
+        raise ConfigError(
+            name,
+            np.round(before, 6).tolist(),
+            "leaves a state with probability 0 at some step, so its backward row is undefined; "
+            "pass backward= explicitly",
+        )
     return (before[:, None] * transition).T / after[:, None]
 
 
@@ -216,7 +225,9 @@ class CaoTimeline:
         n = np.shape(self.t)
         for name, column in self._columns().items():
             if np.shape(column) != n or len(n) != 1:
-                raise ConfigError(f"CaoTimeline.{name}", np.shape(column), f"must be 1-D with the shape of t, {n}")
+                raise ConfigError(
+                    f"CaoTimeline.{name}", np.shape(column), f"must be 1-D with the shape of t, {n}"
+                )
 
     def _columns(self) -> dict[str, np.ndarray]:
         return {"t": self.t, "bpl": self.bpl, "fpl": self.fpl, "tpl": self.tpl, "epsilon": self.epsilon}
@@ -260,8 +271,11 @@ def _step_functions(matrices: np.ndarray, method: str, an: float = 100.0) -> lis
     for m, repeat in zip(matrices, same):
         if not repeat or f is None:
             pre = precompute(m)
-            f = partial(_from_precomputed, pre) if method == "precomp" else partial(_from_lfunc,
-                                                                                      l_function(0.0, an, pre))
+            f = (
+                partial(_from_precomputed, pre)
+                if method == "precomp"
+                else partial(_from_lfunc, l_function(0.0, an, pre))
+            )
         out.append(f)
     return out
 
@@ -270,8 +284,14 @@ def _from_lfunc(lf: LFunction, a: float) -> float:
     return l_function_value(a, lf)
 
 
-def cao_leakage(transition: object, epsilon: float | Sequence[float] | np.ndarray, steps: int,
-                initial: object = None, backward: object = None, method: Method = "precomp") -> CaoTimeline:
+def cao_leakage(
+    transition: object,
+    epsilon: float | Sequence[float] | np.ndarray,
+    steps: int,
+    initial: object = None,
+    backward: object = None,
+    method: Method = "precomp",
+) -> CaoTimeline:
     """Cao et al.'s BPL/FPL/TPL timeline; ports the loops of ``tools/plotTPL.m``.
 
     .. math::
@@ -435,8 +455,12 @@ def allocate_upper_bound(alpha: float, transition: object, backward: object = No
 
     e = _bisect(tpl_sup, a, 0.5 * a, a)
     if not (e > 0 and math.isfinite(tpl_sup(e)) and abs(tpl_sup(e) - a) <= 1e-9 * max(a, 1.0)):
-        raise ConfigError("transition", P.tolist(), f"no constant epsilon > 0 keeps Cao's TPL supremum at "
-                                                    f"alpha = {a:g} (it is unbounded for every epsilon)")
+        raise ConfigError(
+            "transition",
+            P.tolist(),
+            f"no constant epsilon > 0 keeps Cao's TPL supremum at "
+            f"alpha = {a:g} (it is unbounded for every epsilon)",
+        )
     return float(e)
 
 
@@ -459,7 +483,12 @@ class QuantifiedBudget:
     alpha: float
 
     def __post_init__(self) -> None:
-        for name, v in (("start", self.start), ("middle", self.middle), ("end", self.end), ("alpha", self.alpha)):
+        for name, v in (
+            ("start", self.start),
+            ("middle", self.middle),
+            ("end", self.end),
+            ("alpha", self.alpha),
+        ):
             if not (math.isfinite(v) and v > 0):
                 raise ConfigError(f"QuantifiedBudget.{name}", v, "must be a finite number > 0")
 
@@ -472,8 +501,9 @@ class QuantifiedBudget:
         return np.concatenate([[self.start], np.full(T - 2, self.middle), [self.end]])
 
 
-def allocate_quantification(alpha: float, transition: object, backward: object = None,
-                            method: Method = "precomp") -> QuantifiedBudget:
+def allocate_quantification(
+    alpha: float, transition: object, backward: object = None, method: Method = "precomp"
+) -> QuantifiedBudget:
     """Budgets that hold TPL_t at exactly α; ports ``allocEspByQuantify.m``.
 
     Bisection for ``a_B`` in ``(0, α)`` with ``L_F(a_F) + a_B = α`` where ``a_F = α - L_B(a_B)``;
@@ -511,10 +541,24 @@ def allocate_quantification(alpha: float, transition: object, backward: object =
     a_f = a - LB(a_b)
     middle = a_b + a_f - a
     if not middle > 0:
-        raise ConfigError("transition", P.tolist(), f"Cao's quantification allocation gives epsilon = {middle:g} "
-                                                    f"<= 0 in the middle steps at alpha = {a:g}")
+        raise ConfigError(
+            "transition",
+            P.tolist(),
+            f"Cao's quantification allocation gives epsilon = {middle:g} "
+            f"<= 0 in the middle steps at alpha = {a:g}",
+        )
     return QuantifiedBudget(float(a_b), float(middle), float(a_f), float(a))
 
 
-__all__ = ["METHODS", "CaoSupremum", "CaoTimeline", "QuantifiedBudget", "allocate_quantification",
-           "allocate_upper_bound", "backward_matrices", "cao_leakage", "cao_supremum", "reverse_chain"]
+__all__ = [
+    "METHODS",
+    "CaoSupremum",
+    "CaoTimeline",
+    "QuantifiedBudget",
+    "allocate_quantification",
+    "allocate_upper_bound",
+    "backward_matrices",
+    "cao_leakage",
+    "cao_supremum",
+    "reverse_chain",
+]

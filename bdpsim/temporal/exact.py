@@ -64,6 +64,7 @@ MAX_STATES = 8
 
 # ----------------------------------------------------------------------------- hulls
 
+
 def extreme_indices(Y: np.ndarray) -> np.ndarray:
     """Indices of rows of ``Y`` (``(n, k)``, entries >= 0, rows not all 0) that span the extreme
     rays of the cone they generate: every extreme ray is kept (a few non-extreme rows may be kept
@@ -112,7 +113,7 @@ def _closure(R: np.ndarray) -> np.ndarray:
     """Tighten pairwise log-ratio bounds: ``R_ab <= R_ac + R_cb`` (Floyd-Warshall)."""
     R = R.copy()
     for c in range(R.shape[0]):
-        R = np.minimum(R, R[:, c:c + 1] + R[c:c + 1, :])
+        R = np.minimum(R, R[:, c : c + 1] + R[c : c + 1, :])
     return R
 
 
@@ -143,8 +144,15 @@ def _relaxed_step(R: np.ndarray, eps_pair: np.ndarray, M: np.ndarray, support: n
         for b in np.flatnonzero(out_support):
             if a == b:
                 continue
-            res = linprog(-M[:, a], A_ub=A_ub, b_ub=b_ub, A_eq=M[:, b][None, :], b_eq=[1.0],
-                          bounds=bounds, method="highs")
+            res = linprog(
+                -M[:, a],
+                A_ub=A_ub,
+                b_ub=b_ub,
+                A_eq=M[:, b][None, :],
+                b_eq=[1.0],
+                bounds=bounds,
+                method="highs",
+            )
             if res.status == 0:
                 Rn[a, b] = math.log(max(-res.fun, 1e-300)) + 1e-9  # a hair of slack for the solver
     return _closure(Rn)
@@ -168,6 +176,7 @@ def _leaders(Y: np.ndarray, max_points: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- one sweep
+
 
 @dataclass
 class _Sweep:
@@ -236,8 +245,13 @@ def _sweep2(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRe
         key = id(mats[i]) * 31 + id(rels[i])
         if key not in cache:
             M = mats[i]
-            cache[key] = [float(M[0, 0]), float(M[0, 1]), float(M[1, 0]), float(M[1, 1]),
-                          rels[i].likelihoods.tolist()]
+            cache[key] = [
+                float(M[0, 0]),
+                float(M[0, 1]),
+                float(M[1, 0]),
+                float(M[1, 1]),
+                rels[i].likelihoods.tolist(),
+            ]
         m00, m01, m10, m11, L = cache[key]
         cand = []
         for p, (x0, x1) in enumerate(pts):
@@ -262,8 +276,9 @@ def _sweep2(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRe
     return sw
 
 
-def _sweep(start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int,
-           max_points: int) -> _Sweep:
+def _sweep(
+    start: np.ndarray, mats: Sequence[np.ndarray], rels: Sequence[StepRelease], n: int, max_points: int
+) -> _Sweep:
     """``x_0 = start``, ``x_{i+1} = M_i^T (x_i * l_i)`` for each extreme output ``l_i`` of
     ``rels[i]``; records step ``0..n-1``."""
     if start.shape[0] == 2 and max_points >= 2:
@@ -317,6 +332,7 @@ propagate = _sweep
 
 # ----------------------------------------------------------------------------- result
 
+
 @dataclass(frozen=True)
 class TemporalLeakage:
     """Exact BPL_t, FPL_t, TPL_t of a continual release (module docstring), ``t = 1..T``.
@@ -355,20 +371,36 @@ class TemporalLeakage:
 
 def _as_transitions(transition, steps: int) -> list[np.ndarray]:
     arr = transition
-    if isinstance(arr, np.ndarray) and arr.ndim == 3 or (
-            isinstance(arr, (list, tuple)) and arr and isinstance(arr[0], (list, tuple, np.ndarray))
-            and arr[0] is not None and np.ndim(arr[0]) == 2):
+    if (
+        isinstance(arr, np.ndarray)
+        and arr.ndim == 3
+        or (
+            isinstance(arr, (list, tuple))
+            and arr
+            and isinstance(arr[0], (list, tuple, np.ndarray))
+            and arr[0] is not None
+            and np.ndim(arr[0]) == 2
+        )
+    ):
         mats = []
         for i, P in enumerate(arr):
             try:
                 mats.append(transition_matrix(P))
             except ParameterError as exc:
                 raise ParameterError("transition", f"step {i + 1}", str(exc)) from None
-        require(len(mats) == steps - 1, "transition", f"{len(mats)} matrices",
-                f"a per-step list needs steps - 1 = {steps - 1} matrices (P_t maps step t to t+1)")
+        require(
+            len(mats) == steps - 1,
+            "transition",
+            f"{len(mats)} matrices",
+            f"a per-step list needs steps - 1 = {steps - 1} matrices (P_t maps step t to t+1)",
+        )
         k = mats[0].shape[0] if mats else 0
-        require(all(P.shape == (k, k) for P in mats), "transition", [P.shape for P in mats],
-                "all matrices must have the same number of states")
+        require(
+            all(P.shape == (k, k) for P in mats),
+            "transition",
+            [P.shape for P in mats],
+            "all matrices must have the same number of states",
+        )
         return mats
     try:
         P = transition_matrix(transition)
@@ -380,16 +412,28 @@ def _as_transitions(transition, steps: int) -> list[np.ndarray]:
 def _per_step(epsilon, steps: int) -> np.ndarray:
     if isinstance(epsilon, (list, tuple, np.ndarray)):
         eps = [float(e) if not isinstance(e, bool) else math.nan for e in np.ravel(epsilon)]
-        require(len(eps) == steps, "epsilon", list(np.ravel(epsilon))[:8],
-                f"a per-step list needs one value per step ({steps}), got {len(eps)}")
+        require(
+            len(eps) == steps,
+            "epsilon",
+            list(np.ravel(epsilon))[:8],
+            f"a per-step list needs one value per step ({steps}), got {len(eps)}",
+        )
     else:
-        require(isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool),
-                "epsilon", epsilon, "must be a number > 0 or one per step")
+        require(
+            isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool),
+            "epsilon",
+            epsilon,
+            "must be a number > 0 or one per step",
+        )
         eps = [float(epsilon)] * steps
     arr = np.array(eps, dtype=float)
     bad = np.flatnonzero(~(np.isfinite(arr) & (arr > 0)))
-    require(bad.size == 0, "epsilon", eps[int(bad[0])] if bad.size else None,
-            f"must be finite and > 0 (step {int(bad[0]) + 1 if bad.size else 0})")
+    require(
+        bad.size == 0,
+        "epsilon",
+        eps[int(bad[0])] if bad.size else None,
+        f"must be finite and > 0 (step {int(bad[0]) + 1 if bad.size else 0})",
+    )
     return arr
 
 
@@ -418,9 +462,13 @@ def _check_work(T: int, m: int, k: int, known: bool, max_points: int, max_work: 
     K = known
     work = 2.0 * T * max_points * m * k * k * (k if K else 1)
     if work > max_work:
-        raise TooExpensive("steps", T, f"the hull propagation may take ~{work:.2g} operations "
-                           f"({m} outputs per step, up to {max_points} points), above the limit "
-                           f"{max_work:.2g}")
+        raise TooExpensive(
+            "steps",
+            T,
+            f"the hull propagation may take ~{work:.2g} operations "
+            f"({m} outputs per step, up to {max_points} points), above the limit "
+            f"{max_work:.2g}",
+        )
 
 
 def _priors(pi1: np.ndarray, mats: list) -> list[np.ndarray]:
@@ -438,17 +486,27 @@ def _start_law(initial, P0: np.ndarray) -> np.ndarray:
         require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
         return stationary_distribution(P0)
     pi1 = np.asarray(initial, dtype=float)
-    require(pi1.shape == (k,) and bool(np.all(np.isfinite(pi1))) and bool(np.all(pi1 >= 0))
-            and abs(pi1.sum() - 1) < 1e-8, "initial", np.asarray(initial).tolist(),
-            f"must be {k} probabilities >= 0 summing to 1")
+    require(
+        pi1.shape == (k,)
+        and bool(np.all(np.isfinite(pi1)))
+        and bool(np.all(pi1 >= 0))
+        and abs(pi1.sum() - 1) < 1e-8,
+        "initial",
+        np.asarray(initial).tolist(),
+        f"must be {k} probabilities >= 0 summing to 1",
+    )
     return pi1
 
 
 def _known_steps(known, T: int) -> list[int]:
     """The adversary's known steps, checked to be in ``1..T``, sorted without repeats."""
     for s in known or ():
-        require(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
-                "known", s, f"must be steps in 1..{T}")
+        require(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+            "known",
+            s,
+            f"must be steps in 1..{T}",
+        )
     return sorted({int(s) for s in known}) if known is not None else []
 
 
@@ -463,9 +521,18 @@ def _releases(mechanism, k: int, eps, values) -> list:
     return [cache[float(e)] for e in eps]
 
 
-def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
-                   known: Sequence[int] = (), values=None, max_points: int = MAX_POINTS,
-                   max_work: float = MAX_WORK) -> TemporalLeakage:
+def temporal_exact(
+    transition,
+    epsilon,
+    steps: int,
+    mechanism: str = "any",
+    *,
+    initial="stationary",
+    known: Sequence[int] = (),
+    values=None,
+    max_points: int = MAX_POINTS,
+    max_work: float = MAX_WORK,
+) -> TemporalLeakage:
     """Exact ``BPL_t``, ``FPL_t``, ``TPL_t`` for ``t = 1..steps`` (module docstring).
 
     Parameters
@@ -491,8 +558,12 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     """
     from .mechanisms import step_release
 
-    require(isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
-            "steps", steps, "must be an integer >= 1")
+    require(
+        isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
+        "steps",
+        steps,
+        "must be an integer >= 1",
+    )
     T = int(steps)
     mats = _as_transitions(transition, T)
     P0 = mats[0] if mats else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
@@ -500,8 +571,12 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     eps = _per_step(epsilon, T)
     pi1 = _start_law(initial, P0)
     K = _known_steps(known, T)
-    require(k <= MAX_STATES, "transition", f"{k} states", f"exact temporal leakage propagates convex "
-            f"hulls in k - 1 dimensions: at most {MAX_STATES} states")
+    require(
+        k <= MAX_STATES,
+        "transition",
+        f"{k} states",
+        f"exact temporal leakage propagates convex hulls in k - 1 dimensions: at most {MAX_STATES} states",
+    )
     m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
     _check_work(T, m, k, bool(K), max_points, max_work)
     rels = _releases(mechanism, k, eps, values)
@@ -512,7 +587,7 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
     bplH = np.full((T, k, k), -np.inf)
     fplD = np.full((T, k, k), -np.inf)
     fplH = np.full((T, k, k), -np.inf)
-    src_b: dict[int, Any] = {}   # t -> per pair (a, b): (sweep, index, known value c)
+    src_b: dict[int, Any] = {}  # t -> per pair (a, b): (sweep, index, known value c)
     src_f: dict[int, Any] = {}
     exact_all = True
     points = 0
@@ -522,16 +597,20 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
         if n <= 0:
             continue
         # forward: starts at step lo+1
-        starts_f: list[tuple[int | None, np.ndarray]] = [(None, pi1)] if lo == 0 else [
-            (c, mats[lo - 1][c]) for c in range(k) if pis[lo - 1][c] > 0]
+        starts_f: list[tuple[int | None, np.ndarray]] = (
+            [(None, pi1)] if lo == 0 else [(c, mats[lo - 1][c]) for c in range(k) if pis[lo - 1][c] > 0]
+        )
         for c, start in starts_f:
-            sw = _sweep(start, mats[lo:hi - 1], rels[lo:hi - 1], n, max_points)
+            sw = _sweep(start, mats[lo : hi - 1], rels[lo : hi - 1], n, max_points)
             exact_all &= sw.exact
             points = max(points, sw.points)
             _absorb(sw, [lo + i for i in range(n)], c, bplD, bplH, src_b)  # 0-based step indices
         # backward: starts at step hi-1, goes down to lo+1
-        starts_b: list[tuple[int | None, np.ndarray]] = [(None, np.ones(k))] if hi == T + 1 else [
-            (d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
+        starts_b: list[tuple[int | None, np.ndarray]] = (
+            [(None, np.ones(k))]
+            if hi == T + 1
+            else [(d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
+        )
         rev_mats = [mats[t0 - 1].T for t0 in range(hi - 2, lo, -1)]  # step t0 (0-based) -> t0-1
         rev_rels = [rels[t0] for t0 in range(hi - 2, lo, -1)]
         for d, start in starts_b:
@@ -539,8 +618,11 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
             exact_all &= sw.exact
             points = max(points, sw.points)
             _absorb(sw, [hi - 2 - i for i in range(n)], d, fplD, fplH, src_f)
-    E = np.stack([r.pair_epsilon() for r in rels]) if len({id(r) for r in rels}) > 1 else \
-        np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
+    E = (
+        np.stack([r.pair_epsilon() for r in rels])
+        if len({id(r) for r in rels}) > 1
+        else np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
+    )
     possible = np.stack(pis) > 0
     valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
     valid[[s - 1 for s in K]] = False
@@ -584,8 +666,21 @@ def temporal_exact(transition, epsilon, steps: int, mechanism: str = "any", *, i
             labels[hi - 2 - j] = rels[hi - 2 - j].labels[o]
         return labels
 
-    return TemporalLeakage(np.arange(1, T + 1), eps, bpl, fpl, tpl, bplh, fplh, tplh, pair,
-                           tuple(K), bool(exact_all), int(points), witness)
+    return TemporalLeakage(
+        np.arange(1, T + 1),
+        eps,
+        bpl,
+        fpl,
+        tpl,
+        bplh,
+        fplh,
+        tplh,
+        pair,
+        tuple(K),
+        bool(exact_all),
+        int(points),
+        witness,
+    )
 
 
 def _merge_src(prev, better: np.ndarray, new) -> list[list]:

@@ -95,8 +95,11 @@ def check_transition(matrix: object, name: str = "transition") -> np.ndarray:
     off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
     if off.size:
         i = off[0]
-        raise ConfigError(f"{name}[{i}]", m[i].tolist(), f"a row must sum to 1 (within {ROW_SUM_TOLERANCE:g}); "
-                                                         f"it sums to {sums[i]:.12g}")
+        raise ConfigError(
+            f"{name}[{i}]",
+            m[i].tolist(),
+            f"a row must sum to 1 (within {ROW_SUM_TOLERANCE:g}); it sums to {sums[i]:.12g}",
+        )
     return m
 
 
@@ -175,15 +178,23 @@ def incremental_leakage(matrix: object, alpha: float) -> LfpSolution:
             break
         active = new
     best = int(np.argmax(log_val))
-    return LfpSolution(float(max(log_val[best], 0.0)), float(q[best]), float(d[best]),
-                       (int(pi[best]), int(pj[best])))
+    return LfpSolution(
+        float(max(log_val[best], 0.0)), float(q[best]), float(d[best]), (int(pi[best]), int(pj[best]))
+    )
 
 
 def _pair_lp(Q: np.ndarray, D: np.ndarray, alpha: float, A_ub: csr_matrix) -> float:
     """One pair's LP; ports ``tools/calcPLbyLP_matlab.m``: max ``Q y`` s.t. ``D y = 1`` and
     ``e^{-α} <= y_a / y_b <= e^α`` (no sign bounds, as ``linprog(..., [], [], ...)``)."""
-    res = linprog(-Q, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=D[None, :], b_eq=[1.0],
-                  bounds=(None, None), method="highs-ds")
+    res = linprog(
+        -Q,
+        A_ub=A_ub,
+        b_ub=np.zeros(A_ub.shape[0]),
+        A_eq=D[None, :],
+        b_eq=[1.0],
+        bounds=(None, None),
+        method="highs-ds",
+    )
     if res.status != 0:
         raise RuntimeError(f"linprog failed on an L(alpha) pair LP: {res.message}")
     return float(math.log(-res.fun))
@@ -362,8 +373,11 @@ class LFunction:
 
     def __post_init__(self) -> None:
         if not (np.shape(self.points) == np.shape(self.q) == np.shape(self.d)) or np.ndim(self.points) != 1:
-            raise ConfigError("LFunction", (np.shape(self.points), np.shape(self.q), np.shape(self.d)),
-                              "points, q, d must be 1-D of one length")
+            raise ConfigError(
+                "LFunction",
+                (np.shape(self.points), np.shape(self.q), np.shape(self.d)),
+                "points, q, d must be 1-D of one length",
+            )
 
 
 #: the recursion depth past which :func:`l_function` gives up (``genLFunc.m`` has no limit)
@@ -400,8 +414,9 @@ def l_function(a1: float, an: float, pre: Precomputed) -> LFunction:
     return LFunction(np.array(pts), np.array(qs), np.array(ds))
 
 
-def _l_function(a1: float, an: float, pre: Precomputed, pts: list[float], qs: list[float], ds: list[float],
-                depth: int) -> None:
+def _l_function(
+    a1: float, an: float, pre: Precomputed, pts: list[float], qs: list[float], ds: list[float], depth: int
+) -> None:
     eps = np.finfo(float).eps
     if depth > MAX_L_FUNCTION_DEPTH:
         raise RuntimeError(f"genLFunc recursion deeper than {MAX_L_FUNCTION_DEPTH} on [{a1}, {an}]")
@@ -410,7 +425,9 @@ def _l_function(a1: float, an: float, pre: Precomputed, pts: list[float], qs: li
     v1, q1, d1, _ = precomputed_value(a1, pre)
     vn, qn, dn, _ = precomputed_value(an, pre)
     with np.errstate(divide="ignore", invalid="ignore"):
-        k = float(np.float64(qn + d1 - q1 - dn) / np.float64(q1 * dn - qn * d1))  # MATLAB: x/0 = ±Inf, 0/0 = NaN
+        k = float(
+            np.float64(qn + d1 - q1 - dn) / np.float64(q1 * dn - qn * d1)
+        )  # MATLAB: x/0 = ±Inf, 0/0 = NaN
     if abs(a1 - an) <= eps or abs(vn - float(log_fraction(q1, d1, an))) <= eps * 10:
         pts.append(an)
         qs.append(q1)
@@ -517,5 +534,6 @@ def supremum(matrix: object, epsilon: float, pre: Precomputed | None = None) -> 
     sups = theorem10(qs, ds, e)
     best = int(np.argmax(sups))
     pi, pj = ordered_pairs(p.q.shape[1])
-    return LfpSolution(float(sups[best]), float(qs[best]), float(ds[best]),
-                       (int(pi[rows[best]]), int(pj[rows[best]])))
+    return LfpSolution(
+        float(sups[best]), float(qs[best]), float(ds[best]), (int(pi[rows[best]]), int(pj[rows[best]]))
+    )

@@ -72,10 +72,18 @@ class StepRelease:
 
     def __post_init__(self) -> None:
         L = np.asarray(self.likelihoods, dtype=float)
-        require(L.ndim == 2 and L.shape[1] >= 2 and L.shape[0] >= 1, "likelihoods", L.shape,
-                "must be an (outputs, states) array with >= 2 states")
-        require(bool(np.all(np.isfinite(L))) and bool(np.all(L > 0)), "likelihoods", L.tolist(),
-                "entries must be finite and > 0 (a DP step gives every output to every state)")
+        require(
+            L.ndim == 2 and L.shape[1] >= 2 and L.shape[0] >= 1,
+            "likelihoods",
+            L.shape,
+            "must be an (outputs, states) array with >= 2 states",
+        )
+        require(
+            bool(np.all(np.isfinite(L))) and bool(np.all(L > 0)),
+            "likelihoods",
+            L.tolist(),
+            "entries must be finite and > 0 (a DP step gives every output to every state)",
+        )
         require(len(self.labels) == L.shape[0], "labels", len(self.labels), f"must be {L.shape[0]} labels")
         L = L / L.max(axis=1, keepdims=True)
         L.setflags(write=False)
@@ -97,9 +105,15 @@ class StepRelease:
 
 
 def _epsilon(epsilon) -> float:
-    require(isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool)
-            and math.isfinite(float(epsilon)) and float(epsilon) > 0, "epsilon", epsilon,
-            "must be a finite number > 0")
+    require(
+        isinstance(epsilon, (int, float, np.integer, np.floating))
+        and not isinstance(epsilon, bool)
+        and math.isfinite(float(epsilon))
+        and float(epsilon) > 0,
+        "epsilon",
+        epsilon,
+        "must be a finite number > 0",
+    )
     return float(epsilon)
 
 
@@ -134,16 +148,24 @@ def histogram_noise(law: str, states: int, epsilon: float) -> StepRelease:
     from ..kernels.noise.laws import noise_from_params
 
     eps = _epsilon(epsilon)
-    require(law in ("laplace", "geometric", "staircase"), "mechanism", law,
-            "histogram noise must be laplace, geometric or staircase (gaussian is not pure DP: "
-            "its leakage is infinite)")
+    require(
+        law in ("laplace", "geometric", "staircase"),
+        "mechanism",
+        law,
+        "histogram noise must be laplace, geometric or staircase (gaussian is not pure DP: "
+        "its leakage is infinite)",
+    )
     noise = noise_from_params(law, epsilon=eps / 2, sensitivity=1.0)  # per coordinate: moved by 1
     y = np.array([0.0, 1.0])
     g = np.asarray(noise.log_density(y - 1.0)) - np.asarray(noise.log_density(y))
     half = noise.dp_epsilon(1.0)
     if not (abs(g[0] + half) < 1e-9 and abs(g[1] - half) < 1e-9 and abs(2 * half - eps) < 1e-9):
-        raise ParameterError("mechanism", law, f"the {law} law's coordinate ratio does not reach "
-                             f"e^(+-eps/2) at y = 0, 1 (got {np.round(g, 6).tolist()})")
+        raise ParameterError(
+            "mechanism",
+            law,
+            f"the {law} law's coordinate ratio does not reach "
+            f"e^(+-eps/2) at y = 0, 1 (got {np.round(g, 6).tolist()})",
+        )
     rel = any_dp(states, eps)
     return StepRelease(law, eps, rel.likelihoods, rel.labels)
 
@@ -154,16 +176,28 @@ def value_noise(law: str, values, epsilon: float) -> StepRelease:
     from ..kernels.noise.laws import noise_from_params
 
     eps = _epsilon(epsilon)
-    require(law in ("laplace", "geometric"), "mechanism", law,
-            "noise on per-state values must be laplace or geometric")
+    require(
+        law in ("laplace", "geometric"),
+        "mechanism",
+        law,
+        "noise on per-state values must be laplace or geometric",
+    )
     v = np.asarray(values, dtype=float)
-    require(v.ndim == 1 and v.size >= 2 and bool(np.all(np.isfinite(v))), "values",
-            values, "must be >= 2 finite numbers, one per state")
+    require(
+        v.ndim == 1 and v.size >= 2 and bool(np.all(np.isfinite(v))),
+        "values",
+        values,
+        "must be >= 2 finite numbers, one per state",
+    )
     spread = float(v.max() - v.min())
     require(spread > 0, "values", v.tolist(), "must not all be equal (nothing is released)")
     if law == "geometric":
-        require(bool(np.all(np.abs(v - np.round(v)) < 1e-12)), "values", v.tolist(),
-                "geometric noise needs integer values (outputs of other classes never coincide)")
+        require(
+            bool(np.all(np.abs(v - np.round(v)) < 1e-12)),
+            "values",
+            v.tolist(),
+            "geometric noise needs integer values (outputs of other classes never coincide)",
+        )
     noise = noise_from_params(law, epsilon=eps, sensitivity=spread)
     L = np.exp(np.asarray(noise.log_density(v[:, None] - v[None, :]), dtype=float))  # row j: r = v_j
     return StepRelease(f"{law}-value", eps, L, tuple(f"r={x:g}" for x in v))

@@ -41,17 +41,34 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
-def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
-                   known: Sequence[int] = (), values=None, method: str = "both",
-                   max_points: int | None = None) -> TemporalTable:
+def temporal_table(
+    transition,
+    epsilon,
+    steps: int,
+    mechanism: str = "any",
+    *,
+    initial="stationary",
+    known: Sequence[int] = (),
+    values=None,
+    method: str = "both",
+    max_points: int | None = None,
+) -> TemporalTable:
     """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`."""
     from .exact import MAX_POINTS, temporal_exact
 
     require(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
     res = None
     if method != "cao":  # exact or both
-        res = temporal_exact(transition, epsilon, steps, mechanism, initial=initial, known=known,
-                             values=values, max_points=MAX_POINTS if max_points is None else max_points)
+        res = temporal_exact(
+            transition,
+            epsilon,
+            steps,
+            mechanism,
+            initial=initial,
+            known=known,
+            values=values,
+            max_points=MAX_POINTS if max_points is None else max_points,
+        )
     cao = None
     if method in ("cao", "both") and not known:
         from .cao import cao_leakage
@@ -63,13 +80,18 @@ def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, i
 
         raise ConfigError("known", list(known), "Cao et al.'s TPL has no known set: use method exact or both")
     T = int(steps)
-    interval = res is not None and not bool(np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
-                                            and np.allclose(np.nan_to_num(res.bpl_high - res.bpl), 0.0, atol=1e-12)
-                                            and np.allclose(np.nan_to_num(res.fpl_high - res.fpl), 0.0, atol=1e-12))
+    interval = res is not None and not bool(
+        np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
+        and np.allclose(np.nan_to_num(res.bpl_high - res.bpl), 0.0, atol=1e-12)
+        and np.allclose(np.nan_to_num(res.fpl_high - res.fpl), 0.0, atol=1e-12)
+    )
     rows = []
     eps = res.epsilon if res is not None else cao.epsilon  # type: ignore[union-attr]
-    ends = {} if res is None else {"bpl": (res.bpl, res.bpl_high), "fpl": (res.fpl, res.fpl_high),
-                                   "tpl": (res.tpl, res.tpl_high)}
+    ends = (
+        {}
+        if res is None
+        else {"bpl": (res.bpl, res.bpl_high), "fpl": (res.fpl, res.fpl_high), "tpl": (res.tpl, res.tpl_high)}
+    )
     cao_cols = {} if cao is None else {"bpl": cao.bpl, "fpl": cao.fpl, "tpl": cao.tpl}
     for i in range(T):
         row: dict[str, Any] = {"t": i + 1, "epsilon": float(eps[i])}
@@ -86,11 +108,23 @@ def temporal_table(transition, epsilon, steps: int, mechanism: str = "any", *, i
         for key in ("bpl", "fpl", "tpl"):
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
-    return TemporalTable(rows, res.exact if res is not None else None, res.points if res is not None else 0, res)
+    return TemporalTable(
+        rows, res.exact if res is not None else None, res.points if res is not None else 0, res
+    )
 
 
-def temporal_leakage(transition, epsilon, steps: int, mechanism: str = "any", *, initial="stationary",
-                     known: Sequence[int] = (), values=None, method: str = "both", as_frame: bool = True):
+def temporal_leakage(
+    transition,
+    epsilon,
+    steps: int,
+    mechanism: str = "any",
+    *,
+    initial="stationary",
+    known: Sequence[int] = (),
+    values=None,
+    method: str = "both",
+    as_frame: bool = True,
+):
     """Exact temporal leakage of a continual release beside Cao et al.'s TPL, per step.
 
     ``TPL_t = sup ln P(r_1..r_T | x_t = a) / P(r_1..r_T | x_t = b)`` over the outputs and the value
@@ -130,8 +164,9 @@ def temporal_leakage(transition, epsilon, steps: int, mechanism: str = "any", *,
     >>> [round(r["tpl"], 6) for r in rows] == [round(r["cao_tpl"], 6) for r in rows]
     True
     """
-    table = temporal_table(transition, epsilon, steps, mechanism, initial=initial, known=known,
-                           values=values, method=method)
+    table = temporal_table(
+        transition, epsilon, steps, mechanism, initial=initial, known=known, values=values, method=method
+    )
     if not as_frame:
         return table.rows
     try:  # as bdpsim.run: a DataFrame when pandas is installed (pandas is optional)

@@ -6,15 +6,23 @@ parametrization of every check over the live registries. Importing this package 
 pytest (only :func:`parametrize_with_checks` does)."""
 
 from .checks import (
-                     all_checks,
-                     check_calibration_method,
-                     check_estimator,
-                     check_keys,
-                     check_mechanism_kind,
-                     check_model_kind,
-                     check_noise_law,
+    all_checks,
+    check_calibration_method,
+    check_estimator,
+    check_keys,
+    check_mechanism_kind,
+    check_model_kind,
+    check_noise_law,
 )
 from .parametrize import parametrize_with_checks
 
-__all__ = ["all_checks", "check_calibration_method", "check_estimator", "check_keys", "check_mechanism_kind",
-           "check_model_kind", "check_noise_law", "parametrize_with_checks"]
+__all__ = [
+    "all_checks",
+    "check_calibration_method",
+    "check_estimator",
+    "check_keys",
+    "check_mechanism_kind",
+    "check_model_kind",
+    "check_noise_law",
+    "parametrize_with_checks",
+]

@@ -51,7 +51,13 @@ from ..models.protocols import HasGaussianConditional
 from ..pipeline.config import parse_config
 from ..pipeline.rows import ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA
 
-RUN = {"adversaries": 3, "samples": 1000, "estimator": "kde", "noise_floor_adversaries": 0, "known_sizes": [1]}
+RUN = {
+    "adversaries": 3,
+    "samples": 1000,
+    "estimator": "kde",
+    "noise_floor_adversaries": 0,
+    "known_sizes": [1],
+}
 SEED = 20261124
 
 
@@ -77,7 +83,11 @@ def _model_example(kind) -> dict:
 
 def _mechanism_for(kind) -> dict:
     """A mechanism every model kind takes, by its record domain."""
-    return {"kind": "count", "epsilon": 1.0} if kind.domain == "discrete" else {"kind": "clipped_sum", "epsilon": 1.0}
+    return (
+        {"kind": "count", "epsilon": 1.0}
+        if kind.domain == "discrete"
+        else {"kind": "clipped_sum", "epsilon": 1.0}
+    )
 
 
 def _point(model: dict, mechanism: dict, **run):
@@ -88,8 +98,9 @@ def _point(model: dict, mechanism: dict, **run):
     why = []
     for est in ESTIMATORS:
         try:
-            return parse_config({"run": {**RUN, **run, "estimator": est}, "model": model,
-                                 "mechanism": mechanism}).points[0]
+            return parse_config(
+                {"run": {**RUN, **run, "estimator": est}, "model": model, "mechanism": mechanism}
+            ).points[0]
         except ConfigError as exc:
             why.append(str(exc))
     raise AssertionError(f"no estimator takes {model} with {mechanism}: {why}")
@@ -165,14 +176,20 @@ def check_model_kind_sampling(kind):
         for t, v in known.items():
             _expect(np.all(draws[:, t] == v), f"{name}: known record {t} not kept")
         if isinstance(model, DiscreteModel):
-            _expect(model.n * math.log(model.states) <= math.log(5000), f"{name}: example too large to enumerate")
+            _expect(
+                model.n * math.log(model.states) <= math.log(5000), f"{name}: example too large to enumerate"
+            )
             tuples, probs = _exact_conditional(model, known)
-            _expect(_close(probs.sum(), 1.0, abs=1e-9), f"{name}: the exact conditional law does not sum to 1")
+            _expect(
+                _close(probs.sum(), 1.0, abs=1e-9), f"{name}: the exact conditional law does not sum to 1"
+            )
             index = {t: k for k, t in enumerate(tuples)}
             counts = np.zeros(len(tuples))
             for row, c in zip(*np.unique(draws.astype(int), axis=0, return_counts=True), strict=True):
                 counts[index[tuple(int(v) for v in row)]] += c
-            _expect(_chi_square_p(counts, probs) > 1e-4, f"{name}: conditional draws do not follow the exact law")
+            _expect(
+                _chi_square_p(counts, probs) > 1e-4, f"{name}: conditional draws do not follow the exact law"
+            )
             checked += 1
         elif isinstance(model, HasGaussianConditional):
             cond = model.conditional(known)
@@ -181,11 +198,13 @@ def check_model_kind_sampling(kind):
             sd = np.sqrt(np.diag(cond.cov))
             _expect(np.all(np.abs(X.mean(axis=0) - cond.mean) <= 5 * sd / math.sqrt(size)))
             # sample variances: standard error sd^2 sqrt(2/(N-1)) for normal data
-            _expect(np.all(np.abs(X.var(axis=0, ddof=1) - sd ** 2) <= 5 * sd ** 2 * math.sqrt(2 / (size - 1))))
+            _expect(np.all(np.abs(X.var(axis=0, ddof=1) - sd**2) <= 5 * sd**2 * math.sqrt(2 / (size - 1))))
             checked += 1
         else:
-            raise AssertionError(f"model kind {name!r}: no exact law to check its sampling against "
-                        "(implement DiscreteModel.log_evidence or HasGaussianConditional)")
+            raise AssertionError(
+                f"model kind {name!r}: no exact law to check its sampling against "
+                "(implement DiscreteModel.log_evidence or HasGaussianConditional)"
+            )
     _expect(checked == 3)
 
 
@@ -251,7 +270,9 @@ def check_model_kind_cost(kind):
     for est in ESTIMATORS.values():
         why = est.supports(spec.probe(), point.mechanism)
         _expect(why is None or (isinstance(why, str) and why.strip()), f"{name}/{est.name}: {why!r}")
-    check_declared(f"model kind {name}", kind.summary_columns, kind.summary_extras(spec), kind.adversary_extras(spec))
+    check_declared(
+        f"model kind {name}", kind.summary_columns, kind.summary_extras(spec), kind.adversary_extras(spec)
+    )
     own = {oc.column.name for oc in kind.summary_columns}
     for cell in kind.summary_cells(spec):  # columns it owns, or extra columns it registered and names
         _expect(cell in own or cell in kind.summary_extras(spec), f"{name}: cell {cell!r} is not declared")
@@ -369,8 +390,13 @@ def check_noise_law_density(cls):
         # trapezoid rule, step 5e-4: error <= 1e-3 across the jumps of a staircase density
         _expect(_close(np.trapezoid(dens, y), 1.0, abs=1e-3), f"{name}: the density does not integrate to 1")
         mid = y[::2000]
-        _expect(_close(law.cdf(mid), [np.trapezoid(dens[:k * 2000 + 1], y[:k * 2000 + 1])
-                                              for k in range(mid.size)], abs=1e-3))
+        _expect(
+            _close(
+                law.cdf(mid),
+                [np.trapezoid(dens[: k * 2000 + 1], y[: k * 2000 + 1]) for k in range(mid.size)],
+                abs=1e-3,
+            )
+        )
     draws = law.sample(20_000, np.random.default_rng(SEED))
     if law.discrete:
         ks = np.abs(np.searchsorted(np.sort(draws), y, side="right") / draws.size - law.cdf(y)).max()
@@ -390,8 +416,10 @@ def check_noise_law_density(cls):
         _expect(exact.value <= on_grid + 1e-3, (exact, on_grid))
     W1, W2 = np.array([[0.5, 0.3, 0.0, 0.2]]), np.array([[0.2, 0.3, 0.0, 0.5]])
     val, _ = law.grid_sup(W1, W2, 1.0)
-    _expect(_close(abs(val[0]), exact.value, rel=1e-6) or (math.isinf(val[0]) and math.isinf(exact.value)),
-            f"{name}: grid_sup != sup_log_ratio")
+    _expect(
+        _close(abs(val[0]), exact.value, rel=1e-6) or (math.isinf(val[0]) and math.isinf(exact.value)),
+        f"{name}: grid_sup != sup_log_ratio",
+    )
     d = law.grid_delta(W1, W2, 1.0, 0.1)[0]
     _expect(_close(d, law.hockey_stick(atoms1, w1, atoms2, w2, 0.1), rel=1e-6, abs=1e-12))
     _expect(0 <= d <= 1)
@@ -408,10 +436,14 @@ def check_noise_law_keys(cls):
         _expect(spec.doc and spec.rule, (name, key))
         for kind in MECHANISM_KINDS.values():  # every kind that takes a noise law takes its keys
             if "noise" in kind.keys:
-                _expect(kind.keys.get(key) is spec, f"noise law {name!r}: key {key!r} is not a key of {kind.name}")
+                _expect(
+                    kind.keys.get(key) is spec, f"noise law {name!r}: key {key!r} is not a key of {kind.name}"
+                )
     law = example_law(cls)
     z = np.abs(law.sample(400_000, np.random.default_rng([SEED, 36])))
-    _expect(abs(z.mean() - law.mean_abs()) <= 5 * z.std() / math.sqrt(z.size), (name, z.mean(), law.mean_abs()))
+    _expect(
+        abs(z.mean() - law.mean_abs()) <= 5 * z.std() / math.sqrt(z.size), (name, z.mean(), law.mean_abs())
+    )
 
 
 def check_noise_law_flags(cls):
@@ -442,9 +474,13 @@ def check_estimator_independent_records(cls):
     5 of them of it (exact estimators: equal); a certified lower bound (``bdpl_lower``) lies below
     it; ``cost`` is finite; ``summary`` fills registered cells."""
     name = cls.name
-    point = _point({"kind": "markov", "n": 3, "transition": [[0.5, 0.5], [0.5, 0.5]]},
-                   {"kind": "count", "epsilon": 1.0}, estimator=name, samples=20_000,
-                   **({"adversaries": "all"} if cls.exact else {}))
+    point = _point(
+        {"kind": "markov", "n": 3, "transition": [[0.5, 0.5], [0.5, 0.5]]},
+        {"kind": "count", "epsilon": 1.0},
+        estimator=name,
+        samples=20_000,
+        **({"adversaries": "all"} if cls.exact else {}),
+    )
     est = point.estimator()
     _expect(isinstance(est, cls))
     model, mech = point.model.probe(), point.mechanism
@@ -462,13 +498,28 @@ def check_estimator_independent_records(cls):
         _expect(e.extra["bdpl_lower"] <= ref + 1e-9)
     from bdpsim.estimators import CostContext
 
-    ctx = CostContext(adversaries=10, conditions=2, n=3, per_sample=3, law=9.0, law_bytes=100.0,
-                      chunk=65_536, continuous=False)
+    ctx = CostContext(
+        adversaries=10,
+        conditions=2,
+        n=3,
+        per_sample=3,
+        law=9.0,
+        law_bytes=100.0,
+        chunk=65_536,
+        continuous=False,
+    )
     work, mem = est.cost(ctx)
     _expect(math.isfinite(work) and work >= 0 and math.isfinite(mem) and mem >= 0)
-    cells = est.summary({"bdpl": np.array([e.value]), "null_bdpl": np.array([np.nan]),
-                         "exact": np.array([1.0]), "nonpositive_points": np.zeros(1),
-                         "bdpl_se": np.array([e.se]), "samples": np.array([20_000.0])})
+    cells = est.summary(
+        {
+            "bdpl": np.array([e.value]),
+            "null_bdpl": np.array([np.nan]),
+            "exact": np.array([1.0]),
+            "nonpositive_points": np.zeros(1),
+            "bdpl_se": np.array([e.se]),
+            "samples": np.array([20_000.0]),
+        }
+    )
     _expect(isinstance(cells, dict))
     for k in est.summary_extras:
         _expect(k in EXTRA_COLUMNS["summary"])
@@ -488,31 +539,55 @@ def check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
         _expect(oc.after in core, f"{label}: {c.name!r} is placed after {oc.after!r}, not a core column")
         _expect(c.name not in core, f"{label}: {c.name!r} is a core column")
         _expect(c.name not in EXTRA_COLUMNS["summary"], f"{label}: {c.name!r} is also an extra column")
-        _expect(c.dtype in (str, int, float) and c.meaning.strip(), f"{label}: {c.name!r} untyped or undocumented")
-    for table, extras, base in (("summary", summary_extras, core),
-                                ("adversaries", adversary_extras, {c.name for c in ADVERSARY_SCHEMA})):
+        _expect(
+            c.dtype in (str, int, float) and c.meaning.strip(), f"{label}: {c.name!r} untyped or undocumented"
+        )
+    for table, extras, base in (
+        ("summary", summary_extras, core),
+        ("adversaries", adversary_extras, {c.name for c in ADVERSARY_SCHEMA}),
+    ):
         _expect(len(set(extras)) == len(tuple(extras)), f"{label}: an extra {table} column named twice")
         for k in extras:
             c = EXTRA_COLUMNS[table].get(k)
             _expect(c is not None, f"{label}: extra {table} column {k!r} is not registered")
             _expect(k not in base and k not in names, f"{label}: extra {table} column {k!r} collides")
             c = cast(Column, c)  # registered (just checked)
-            _expect(c.meaning.strip() and c.owner, f"{label}: extra {table} column {k!r} undocumented or ownerless")
+            _expect(
+                c.meaning.strip() and c.owner,
+                f"{label}: extra {table} column {k!r} undocumented or ownerless",
+            )
 
 
 def check_estimator_columns(cls):
     """Every registered estimator's columns are declared (:func:`_check_declared`) and its
     ``summary`` fills only core cells, the columns it owns and its extras."""
     name = cls.name
-    point = _point({"kind": "markov", "n": 3, "gamma": 2.0}, {"kind": "count", "epsilon": 1.0}, estimator=name,
-                   **({"adversaries": "all"} if cls.exact else {}))
+    point = _point(
+        {"kind": "markov", "n": 3, "gamma": 2.0},
+        {"kind": "count", "epsilon": 1.0},
+        estimator=name,
+        **({"adversaries": "all"} if cls.exact else {}),
+    )
     est = point.estimator()
     check_declared(f"estimator {name}", cls.summary_columns, est.summary_extras, est.adversary_extras)
     nan = np.array([np.nan])
-    cells = est.summary({"bdpl": np.array([1.0]), "null_bdpl": nan, "exact": np.array([1.0]),
-                         "nonpositive_points": np.zeros(1), "bdpl_se": np.array([0.1]), "samples": np.array([1e3]),
-                         "bdpl_ci_low": np.array([0.9]), "bdpl_ci_high": np.array([1.1])})
-    allowed = {c.name for c in SUMMARY_SCHEMA} | {oc.column.name for oc in cls.summary_columns} | set(est.summary_extras)
+    cells = est.summary(
+        {
+            "bdpl": np.array([1.0]),
+            "null_bdpl": nan,
+            "exact": np.array([1.0]),
+            "nonpositive_points": np.zeros(1),
+            "bdpl_se": np.array([0.1]),
+            "samples": np.array([1e3]),
+            "bdpl_ci_low": np.array([0.9]),
+            "bdpl_ci_high": np.array([1.1]),
+        }
+    )
+    allowed = (
+        {c.name for c in SUMMARY_SCHEMA}
+        | {oc.column.name for oc in cls.summary_columns}
+        | set(est.summary_extras)
+    )
     _expect(set(cells) <= allowed, f"{name}: fills undeclared cells {set(cells) - allowed}")
 
 
@@ -619,16 +694,30 @@ def check_mechanism_kind_keys(kind, example: dict | None = None) -> None:
 
 
 MODEL_KIND_CHECKS: tuple[Callable[[Any], None], ...] = (
-    check_model_kind_keys, check_model_kind_sampling, check_model_kind_exact, check_model_kind_cost,
-    check_model_kind_window_rows)
+    check_model_kind_keys,
+    check_model_kind_sampling,
+    check_model_kind_exact,
+    check_model_kind_cost,
+    check_model_kind_window_rows,
+)
 MECHANISM_KIND_CHECKS: tuple[Callable[..., None], ...] = (
-    check_mechanism_kind_keys, check_mechanism_kind_runs, check_mechanism_kind_exact)
+    check_mechanism_kind_keys,
+    check_mechanism_kind_runs,
+    check_mechanism_kind_exact,
+)
 NOISE_LAW_CHECKS: tuple[Callable[[Any], None], ...] = (
-    check_noise_law_density, check_noise_law_keys, check_noise_law_flags)
+    check_noise_law_density,
+    check_noise_law_keys,
+    check_noise_law_flags,
+)
 ESTIMATOR_CHECKS: tuple[Callable[[Any], None], ...] = (
-    check_estimator_independent_records, check_estimator_columns)
+    check_estimator_independent_records,
+    check_estimator_columns,
+)
 CALIBRATION_CHECKS: tuple[Callable[[Any], None], ...] = (
-    check_calibration_method_chain, check_calibration_method_groups)
+    check_calibration_method_chain,
+    check_calibration_method_groups,
+)
 
 
 def all_checks(mechanism_examples: dict[str, dict] | None = None) -> Iterator[tuple[str, Callable[[], None]]]:

@@ -52,25 +52,34 @@ class Source:
 
 REGISTRY: dict[str, Source] = {
     "galton": Source(
-        "galton", "galton.csv",
+        "galton",
+        "galton.csv",
         "https://raw.githubusercontent.com/vincentarelbundock/Rdatasets/1dcc2bf5f955cc1224a3e1307256e1fe86b68dae/csv/mosaicData/Galton.csv",
         "20abf9edac9a4bf06c8db27034bf6b17f396bd89b535c8323129b6a78cb8f5a9",
-        "Galton family heights (Rdatasets copy of mosaicData::Galton)"),
+        "Galton family heights (Rdatasets copy of mosaicData::Galton)",
+    ),
     "kid_iq": Source(
-        "kid_iq", "kid_iq.csv",
+        "kid_iq",
+        "kid_iq.csv",
         "https://raw.githubusercontent.com/LyviaSC77/LyviaSC77/23ac8239240e94abf1d6e3a42058eb2d857f3a06/kid_iq.csv",
         "fd6ac6a3a21e01fcb448fbe5d560bead09980e5d01a771ce5018d879a60c9890",
-        "child vs mother IQ (Gelman & Hill, ARM)"),
+        "child vs mother IQ (Gelman & Hill, ARM)",
+    ),
     "activity": Source(
-        "activity", "activity.zip",
+        "activity",
+        "activity.zip",
         "https://raw.githubusercontent.com/rdpeng/RepData_PeerAssessment1/80edf39c3bb508fee88e3394542f967dd3fd3270/activity.zip",
         "753b17f014f8f5ae692ce3837449682e7e72d82038819711360e81054bce27bf",
-        "activity monitoring data, Oct-Nov 2012 (activity.csv inside)"),
+        "activity monitoring data, Oct-Nov 2012 (activity.csv inside)",
+    ),
     "electricity": Source(
-        "electricity", "Electricity_P.csv",
-        "https://doi.org/10.7910/DVN/FIE0S4", None,
+        "electricity",
+        "Electricity_P.csv",
+        "https://doi.org/10.7910/DVN/FIE0S4",
+        None,
         "AMPds2 Electricity_P.csv (Harvard Dataverse doi:10.7910/DVN/FIE0S4, 76 MB); "
-        "download it from the dataverse and pass --data-dir"),
+        "download it from the dataverse and pass --data-dir",
+    ),
 }
 
 
@@ -95,10 +104,12 @@ def _verify(src: Source, path: Path) -> Path:
     if src.sha256 is not None:
         got = _sha256(path)
         if got != src.sha256:
-            raise DatasetError(f"dataset {src.name}: {path} fails its checksum (sha256 {got[:12]}..., "
-                               f"expected {src.sha256[:12]}...); re-download it from {src.url}",
-                               f"dataset {src.name}: {src.filename} fails its checksum (sha256 {got[:12]}..., "
-                               f"expected {src.sha256[:12]}...); re-download it from {src.url}")
+            raise DatasetError(
+                f"dataset {src.name}: {path} fails its checksum (sha256 {got[:12]}..., "
+                f"expected {src.sha256[:12]}...); re-download it from {src.url}",
+                f"dataset {src.name}: {src.filename} fails its checksum (sha256 {got[:12]}..., "
+                f"expected {src.sha256[:12]}...); re-download it from {src.url}",
+            )
     return path
 
 
@@ -129,24 +140,31 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
     shipped = data_file(src.filename) if src.sha256 is not None else None  # bdpsim/data/, public domain
     if local:
         if not Path(local).is_dir():  # a typo must not silently fall back on the shipped copy
-            raise DatasetError(f"data_dir = {str(local)!r}: is not a directory (the directory holding "
-                               f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)")
+            raise DatasetError(
+                f"data_dir = {str(local)!r}: is not a directory (the directory holding "
+                f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)"
+            )
         path = Path(local) / src.filename
         if path.exists() and not path.is_file():  # a FIFO or a device: never read, never silently replaced
             try:
                 check_regular(path, 2**62)
             except FileRefused as exc:
-                raise DatasetError(f"dataset {name}: {path} {exc.reason}",
-                                   f"dataset {name}: {src.filename} in --data-dir {exc.reason}") from None
+                raise DatasetError(
+                    f"dataset {name}: {path} {exc.reason}",
+                    f"dataset {name}: {src.filename} in --data-dir {exc.reason}",
+                ) from None
         if not path.is_file() and shipped is not None:
             return _verify(src, shipped)
         if not path.is_file():
-            raise DatasetError(f"dataset {name}: {path} not found; get {src.filename} from {src.url}",
-                               f"dataset {name}: {src.filename} not supplied; get it from {src.url} "
-                               f"and pass --data-dir DIR")
+            raise DatasetError(
+                f"dataset {name}: {path} not found; get {src.filename} from {src.url}",
+                f"dataset {name}: {src.filename} not supplied; get it from {src.url} and pass --data-dir DIR",
+            )
         return _verify(src, path)
     if src.sha256 is None:
-        raise DatasetError(f"dataset {name}: {src.filename} not supplied and there is no pinned download; {src.doc}")
+        raise DatasetError(
+            f"dataset {name}: {src.filename} not supplied and there is no pinned download; {src.doc}"
+        )
     if shipped is not None:  # shipped with the package: offline, still verified
         return _verify(src, shipped)
     cached = cache_dir() / src.filename
@@ -161,17 +179,23 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
         import pooch
 
         pooch.get_logger().setLevel("WARNING")  # no "Downloading data from ..." line: errors stay one line
-        got = pooch.retrieve(url, known_hash=f"sha256:{src.sha256}", fname=src.filename,
-                             path=cache_dir(), progressbar=False)
+        got = pooch.retrieve(
+            url, known_hash=f"sha256:{src.sha256}", fname=src.filename, path=cache_dir(), progressbar=False
+        )
     except ValueError as exc:  # pooch: hash mismatch
-        raise DatasetError(f"dataset {name}: download from {url} fails its checksum ({str(exc).splitlines()[0]})") from None
+        raise DatasetError(
+            f"dataset {name}: download from {url} fails its checksum ({str(exc).splitlines()[0]})"
+        ) from None
     except Exception as exc:  # network errors of any kind
-        raise DatasetError(f"dataset {name}: cannot download {url} ({type(exc).__name__}); "
-                           f"download {src.filename} by hand from {src.url} and pass --data-dir DIR") from None
+        raise DatasetError(
+            f"dataset {name}: cannot download {url} ({type(exc).__name__}); "
+            f"download {src.filename} by hand from {src.url} and pass --data-dir DIR"
+        ) from None
     return Path(got)
 
 
 # ------------------------------------------------------------------------------------ loaders
+
 
 def _rows(text: str, name: str, required: list[str]) -> list[dict]:
     try:
@@ -182,7 +206,9 @@ def _rows(text: str, name: str, required: list[str]) -> list[dict]:
     cols = [c.lstrip("\ufeff") for c in (reader.fieldnames or [])]
     missing = [c for c in required if c not in cols]
     if missing or not rows:
-        raise DatasetError(f"dataset {name}: malformed CSV (missing columns {missing} or no rows; has {cols[:8]})")
+        raise DatasetError(
+            f"dataset {name}: malformed CSV (missing columns {missing} or no rows; has {cols[:8]})"
+        )
     return [{k.lstrip("\ufeff"): v for k, v in r.items()} for r in rows]
 
 
@@ -196,16 +222,25 @@ def _floats(rows: list[dict], col: str, name: str, allow_na: bool = False) -> np
         try:
             out[j] = float(v)
         except ValueError:
-            raise DatasetError(f"dataset {name}: malformed value {v!r} in column {col!r}, row {j + 2}") from None
+            raise DatasetError(
+                f"dataset {name}: malformed value {v!r} in column {col!r}, row {j + 2}"
+            ) from None
     return out
 
 
 def load_galton(path: Path) -> dict:
     """Galton heights (inches): per row a child with its father and mother."""
-    rows = _rows(Path(path).read_text(encoding="utf-8", errors="replace"), "galton",
-                 ["family", "father", "mother", "height"])
-    return {"father": _floats(rows, "father", "galton"), "mother": _floats(rows, "mother", "galton"),
-            "child": _floats(rows, "height", "galton"), "family": [r["family"] for r in rows]}
+    rows = _rows(
+        Path(path).read_text(encoding="utf-8", errors="replace"),
+        "galton",
+        ["family", "father", "mother", "height"],
+    )
+    return {
+        "father": _floats(rows, "father", "galton"),
+        "mother": _floats(rows, "mother", "galton"),
+        "child": _floats(rows, "height", "galton"),
+        "family": [r["family"] for r in rows],
+    }
 
 
 def load_kid_iq(path: Path) -> dict:
@@ -219,21 +254,26 @@ def load_activity(path: Path) -> dict:
         with zipfile.ZipFile(path) as z:
             text = z.read("activity.csv").decode("utf-8")
     except (zipfile.BadZipFile, KeyError) as exc:
-        raise DatasetError(f"dataset activity: {path} is not a zip holding activity.csv ({exc})",
-                           f"dataset activity: activity.zip is not a zip holding activity.csv ({exc})") from None
+        raise DatasetError(
+            f"dataset activity: {path} is not a zip holding activity.csv ({exc})",
+            f"dataset activity: activity.zip is not a zip holding activity.csv ({exc})",
+        ) from None
     rows = _rows(text, "activity", ["steps", "date", "interval"])
-    return {"steps": _floats(rows, "steps", "activity", allow_na=True), "date": [r["date"] for r in rows],
-            "interval": _floats(rows, "interval", "activity")}
+    return {
+        "steps": _floats(rows, "steps", "activity", allow_na=True),
+        "date": [r["date"] for r in rows],
+        "interval": _floats(rows, "interval", "activity"),
+    }
 
 
 METERS = ("all", "WHE")
 ELECTRICITY_PREPROCESSING = {
     "all": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the sum of every meter column "
-           "of Electricity_P.csv (WHE and all sub-meters), as the authors' utility_experiment.py; UTC days; "
-           "a day with any reading counts",
+    "of Electricity_P.csv (WHE and all sub-meters), as the authors' utility_experiment.py; UTC days; "
+    "a day with any reading counts",
     "WHE": "daily energy (kWh) = 24 h x the mean, over the day's readings, of the whole-house "
-           "meter WHE only; "
-           "UTC days; a day with any reading counts",
+    "meter WHE only; "
+    "UTC days; a day with any reading counts",
 }
 
 
@@ -253,10 +293,12 @@ def load_electricity(path: Path, meters: str = "all") -> dict:
     with open(path, encoding="utf-8", errors="replace") as fh:
         header = fh.readline().strip().lstrip("\ufeff").split(",")
         if "UNIX_TS" not in header or "WHE" not in header:
-            raise DatasetError(f"dataset electricity: {path} is not AMPds Electricity_P.csv "
-                               f"(needs columns UNIX_TS and WHE, has {header[:6]})",
-                               f"dataset electricity: Electricity_P.csv is not AMPds' (needs UNIX_TS and WHE, "
-                               f"has {header[:6]})")
+            raise DatasetError(
+                f"dataset electricity: {path} is not AMPds Electricity_P.csv "
+                f"(needs columns UNIX_TS and WHE, has {header[:6]})",
+                f"dataset electricity: Electricity_P.csv is not AMPds' (needs UNIX_TS and WHE, "
+                f"has {header[:6]})",
+            )
         try:
             with warnings.catch_warnings():  # a header-only file: the one-line error below, no numpy warning
                 warnings.simplefilter("ignore", UserWarning)
@@ -264,20 +306,36 @@ def load_electricity(path: Path, meters: str = "all") -> dict:
         except ValueError as exc:
             raise DatasetError(f"dataset electricity: malformed CSV ({str(exc).splitlines()[0]})") from None
     if data.shape[0] == 0 or data.shape[1] != len(header):
-        raise DatasetError(f"dataset electricity: {path} holds no rows of {len(header)} columns",
-                           f"dataset electricity: Electricity_P.csv holds no rows of {len(header)} columns")
+        raise DatasetError(
+            f"dataset electricity: {path} holds no rows of {len(header)} columns",
+            f"dataset electricity: Electricity_P.csv holds no rows of {len(header)} columns",
+        )
     ts = data[:, header.index("UNIX_TS")]
     cols = [c for c in header if c != "UNIX_TS"]
     total = data[:, [header.index(c) for c in cols]].sum(axis=1)
     whe = data[:, header.index("WHE")]
-    days, inv, counts = np.unique(np.floor(ts / 86400.0).astype(np.int64), return_inverse=True, return_counts=True)
+    days, inv, counts = np.unique(
+        np.floor(ts / 86400.0).astype(np.int64), return_inverse=True, return_counts=True
+    )
     kwh_all = np.bincount(inv, weights=total) / counts * 24.0 / 1000.0
     kwh_whe = np.bincount(inv, weights=whe) / counts * 24.0 / 1000.0
-    return {"day": days, "kwh": kwh_all if meters == "all" else kwh_whe, "kwh_all": kwh_all, "kwh_whe": kwh_whe,
-            "readings": counts, "meters": meters, "columns": cols if meters == "all" else ["WHE"]}
+    return {
+        "day": days,
+        "kwh": kwh_all if meters == "all" else kwh_whe,
+        "kwh_all": kwh_all,
+        "kwh_whe": kwh_whe,
+        "readings": counts,
+        "meters": meters,
+        "columns": cols if meters == "all" else ["WHE"],
+    }
 
 
-LOADERS = {"galton": load_galton, "kid_iq": load_kid_iq, "activity": load_activity, "electricity": load_electricity}
+LOADERS = {
+    "galton": load_galton,
+    "kid_iq": load_kid_iq,
+    "activity": load_activity,
+    "electricity": load_electricity,
+}
 
 
 def load(name: str, data_dir=None) -> dict:
@@ -298,8 +356,13 @@ def load(name: str, data_dir=None) -> dict:
     return LOADERS[name](fetch(name, data_dir))
 
 
-def synthetic_iq(records: int = 20_000, rho: float = 0.45, mean: float = 100.0, sd: float = 15.0,
-                 rng: np.random.Generator | None = None) -> dict:
+def synthetic_iq(
+    records: int = 20_000,
+    rho: float = 0.45,
+    mean: float = 100.0,
+    sd: float = 15.0,
+    rng: np.random.Generator | None = None,
+) -> dict:
     """SyntheticIQ: ``records/2`` parent-child pairs, bivariate normal with correlation ``rho``.
 
     Note: paper §7.1.1 writes "sigma^2 = 15"; the IQ convention (mean 100, sd 15) says sd 15. We

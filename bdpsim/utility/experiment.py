@@ -48,13 +48,34 @@ from .fitting import fit_gaussian, fit_markov
 DATASETS = ("galton", "kid_iq", "synthetic_iq", "activity", "electricity", "genomic")
 GAUSSIAN_SETS = ("galton", "kid_iq", "synthetic_iq")
 MECHANISMS = ("dp", "general", "gaussian", "markov", "zhao", "exact", "optimal")
-DEFAULT_MECHS = {"gaussian": ["dp", "general", "gaussian"], "markov": ["dp", "general", "markov", "zhao"],
-                 "genomic": ["dp", "general"]}
+DEFAULT_MECHS = {
+    "gaussian": ["dp", "general", "gaussian"],
+    "markov": ["dp", "general", "markov", "zhao"],
+    "genomic": ["dp", "general"],
+}
 # Mechanisms a config may ask for beyond the sources' defaults (bdpsim additions).
 ALLOWED_MECHS = {**DEFAULT_MECHS, "markov": DEFAULT_MECHS["markov"] + ["exact", "optimal"]}
-COLUMNS = ["dataset", "variant", "mechanism", "epsilon", "tau", "noise_scale", "sensitivity", "n", "m", "databases",
-           "true_value", "alpha_theory", "alpha_empirical", "mape", "mse", "mse_theory", "clip_bias_mse", "runs",
-           "note"]
+COLUMNS = [
+    "dataset",
+    "variant",
+    "mechanism",
+    "epsilon",
+    "tau",
+    "noise_scale",
+    "sensitivity",
+    "n",
+    "m",
+    "databases",
+    "true_value",
+    "alpha_theory",
+    "alpha_empirical",
+    "mape",
+    "mse",
+    "mse_theory",
+    "clip_bias_mse",
+    "runs",
+    "note",
+]
 CLIPS = {"galton/all": (0.0, 100.0), "galton/trios": (60.0, 80.0), "iq": (40.0, 160.0)}
 """Default clip ranges: Galton 0-100 in (paper Table 3), Galton trios 60-80 in (thesis §8.2),
 IQ 40-160 (paper §7.1.1)."""
@@ -92,35 +113,92 @@ def _num(x) -> bool:
 #: checks each value against its key and names ``utility.<key>`` with the key's rule, and the docs'
 #: key reference is generated from these (``sweeps``: a list gives one variant or point per value)
 UTILITY_KEYS = {
-    "dataset": Key("str", REQUIRED, sweep=False, doc="the data (paper §7.1; genomic: synthetic pedigrees)",
-                   rule=f"must be one of {list(DATASETS)}"),
-    "epsilon": Key("float", {"linspace": [1, 20, 20]}, doc="target BDPLs (one row per mechanism and eps)",
-                   rule="must be finite numbers > 0 (a list or a linspace/range table)"),
-    "runs": Key("strict_int", 1000, sweep=False, doc="noise draws per database and eps",
-                rule=f"must be an integer in 20..{MAX_RUNS:.0e}"),
-    "beta": Key("float", 0.05, sweep=False, doc="alpha is the (1 - beta) quantile of |error|",
-                rule="must be in (0, 1)"),
-    "seed": Key("strict_int", 1, sweep=False, doc="the run's seed (one SeedSequence child per row)",
-                rule="must be an integer in 0..2^63-1"),
-    "mechanisms": Key("any", None, sweep=False,
-                      doc="calibration methods compared (default: the paper's for the data: "
-                          + "; ".join(f"{k} data {', '.join(v)}" for k, v in DEFAULT_MECHS.items()) + ")",
-                      rule="must be a non-empty subset of the data's methods ("
-                           + "; ".join(f"{k} data: {', '.join(v)}" for k, v in ALLOWED_MECHS.items()) + ")"),
-    "threshold": Key("vector", [70.0, 80.0, 90.0], doc="electricity: daily kWh above which a day is high "
-                     "(one variant each)", rule="must be kWh > 0"),
-    "split": Key("any", ["all"], doc="activity: all (one chain of every record) and/or days (one chain per "
-                 "complete day); galton: all and/or trios", rule="must be a subset of the data's splits "
-                 "(activity: all, days; galton: all, trios; others: all)"),
-    "records": Key("strict_int", 20_000, sweep=False, doc="synthetic_iq and genomic: records generated",
-                   rule=f"must be an integer in 10..{MAX_RECORDS:.0e}"),
-    "family_size": Key("int_vector", [2, 3, 5, 10], doc="genomic: people per family m (one variant each)",
-                       rule=f"must be integers in 2..min(records, {MAX_FAMILY})"),
-    "clip": Key("vector", None, sweep=False, doc="[low, high] range records are clipped to (default: the "
-                "paper's per dataset: Galton 0-100 in, trios 60-80 in, IQ 40-160)",
-                rule="must be [low, high] with low < high, |values| <= 1e12"),
-    "meters": Key("str", "all", sweep=False, doc="electricity: the meter columns summed (all, as the authors' "
-                  "script; WHE: the whole-house meter)", rule=f"must be one of {list(DS.METERS)}"),
+    "dataset": Key(
+        "str",
+        REQUIRED,
+        sweep=False,
+        doc="the data (paper §7.1; genomic: synthetic pedigrees)",
+        rule=f"must be one of {list(DATASETS)}",
+    ),
+    "epsilon": Key(
+        "float",
+        {"linspace": [1, 20, 20]},
+        doc="target BDPLs (one row per mechanism and eps)",
+        rule="must be finite numbers > 0 (a list or a linspace/range table)",
+    ),
+    "runs": Key(
+        "strict_int",
+        1000,
+        sweep=False,
+        doc="noise draws per database and eps",
+        rule=f"must be an integer in 20..{MAX_RUNS:.0e}",
+    ),
+    "beta": Key(
+        "float",
+        0.05,
+        sweep=False,
+        doc="alpha is the (1 - beta) quantile of |error|",
+        rule="must be in (0, 1)",
+    ),
+    "seed": Key(
+        "strict_int",
+        1,
+        sweep=False,
+        doc="the run's seed (one SeedSequence child per row)",
+        rule="must be an integer in 0..2^63-1",
+    ),
+    "mechanisms": Key(
+        "any",
+        None,
+        sweep=False,
+        doc="calibration methods compared (default: the paper's for the data: "
+        + "; ".join(f"{k} data {', '.join(v)}" for k, v in DEFAULT_MECHS.items())
+        + ")",
+        rule="must be a non-empty subset of the data's methods ("
+        + "; ".join(f"{k} data: {', '.join(v)}" for k, v in ALLOWED_MECHS.items())
+        + ")",
+    ),
+    "threshold": Key(
+        "vector",
+        [70.0, 80.0, 90.0],
+        doc="electricity: daily kWh above which a day is high (one variant each)",
+        rule="must be kWh > 0",
+    ),
+    "split": Key(
+        "any",
+        ["all"],
+        doc="activity: all (one chain of every record) and/or days (one chain per "
+        "complete day); galton: all and/or trios",
+        rule="must be a subset of the data's splits (activity: all, days; galton: all, trios; others: all)",
+    ),
+    "records": Key(
+        "strict_int",
+        20_000,
+        sweep=False,
+        doc="synthetic_iq and genomic: records generated",
+        rule=f"must be an integer in 10..{MAX_RECORDS:.0e}",
+    ),
+    "family_size": Key(
+        "int_vector",
+        [2, 3, 5, 10],
+        doc="genomic: people per family m (one variant each)",
+        rule=f"must be integers in 2..min(records, {MAX_FAMILY})",
+    ),
+    "clip": Key(
+        "vector",
+        None,
+        sweep=False,
+        doc="[low, high] range records are clipped to (default: the "
+        "paper's per dataset: Galton 0-100 in, trios 60-80 in, IQ 40-160)",
+        rule="must be [low, high] with low < high, |values| <= 1e12",
+    ),
+    "meters": Key(
+        "str",
+        "all",
+        sweep=False,
+        doc="electricity: the meter columns summed (all, as the authors' script; WHE: the whole-house meter)",
+        rule=f"must be one of {list(DS.METERS)}",
+    ),
 }
 
 
@@ -138,8 +216,12 @@ def _distinct(name: str, values: list) -> None:
     repeated one gives duplicate rows (and duplicate lines in the figure)."""
     seen: list = []
     for v in values:
-        check(v not in seen, f"utility.{name}", values, f"lists {v!r} twice: each value is one variant "
-              "(its own rows); list it once")
+        check(
+            v not in seen,
+            f"utility.{name}",
+            values,
+            f"lists {v!r} twice: each value is one variant (its own rows); list it once",
+        )
         seen.append(v)
 
 
@@ -151,7 +233,12 @@ def parse_utility(raw: dict) -> UtilityConfig:
     check(isinstance(u, dict), "[utility]", u, "table is required")
     u = cast(Any, u)  # a table (just checked)
     for k in u:
-        check(k in UTILITY_KEYS, f"utility.{k}", u[k], f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})")
+        check(
+            k in UTILITY_KEYS,
+            f"utility.{k}",
+            u[k],
+            f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})",
+        )
     d = {k: u.get(k, key.default) for k, key in UTILITY_KEYS.items()}
     ds = u.get("dataset")
     _valid("dataset", ds, ds in DATASETS)
@@ -164,7 +251,11 @@ def parse_utility(raw: dict) -> UtilityConfig:
     _valid("seed", d["seed"], _int(d["seed"]) and 0 <= d["seed"] < 2**63)
     kind = kind_of(ds)
     mechs = DEFAULT_MECHS[kind] if d["mechanisms"] is None else d["mechanisms"]
-    _valid("mechanisms", mechs, isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs))
+    _valid(
+        "mechanisms",
+        mechs,
+        isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs),
+    )
     _distinct("mechanisms", mechs)
     thr = _listed(d["threshold"])
     _valid("threshold", thr, bool(thr) and all(_num(t) and 0 < t < math.inf for t in thr))
@@ -180,20 +271,40 @@ def parse_utility(raw: dict) -> UtilityConfig:
     _distinct("family_size", fam)
     clip = d["clip"]
     if clip is not None:
-        _valid("clip", clip, isinstance(clip, list) and len(clip) == 2 and all(_num(c) and abs(c) <= 1e12 for c in clip)
-               and clip[0] < clip[1])
+        _valid(
+            "clip",
+            clip,
+            isinstance(clip, list)
+            and len(clip) == 2
+            and all(_num(c) and abs(c) <= 1e12 for c in clip)
+            and clip[0] < clip[1],
+        )
     _valid("meters", d["meters"], d["meters"] in DS.METERS)
-    return UtilityConfig(ds, tuple(float(e) for e in eps), d["runs"], d["beta"], d["seed"], tuple(mechs),
-                         tuple(float(t) for t in thr), tuple(split), records, tuple(fam),
-                         None if clip is None else tuple(clip), d["meters"], raw)
+    return UtilityConfig(
+        ds,
+        tuple(float(e) for e in eps),
+        d["runs"],
+        d["beta"],
+        d["seed"],
+        tuple(mechs),
+        tuple(float(t) for t in thr),
+        tuple(split),
+        records,
+        tuple(fam),
+        None if clip is None else tuple(clip),
+        d["meters"],
+        raw,
+    )
 
 
 def describe_utility(cfg: UtilityConfig, source: str = "") -> list[str]:
     """Lines for ``bdpsim validate`` on a utility config."""
-    return [f"{source or 'config'}: valid utility config, dataset {cfg.dataset}",
-            f"  epsilon = [{', '.join(f'{e:g}' for e in cfg.epsilon)}]",
-            f"  mechanisms = {list(cfg.mechanisms)}, runs = {cfg.runs}, split = {list(cfg.split)}, "
-            f"seed = {cfg.seed}"]
+    return [
+        f"{source or 'config'}: valid utility config, dataset {cfg.dataset}",
+        f"  epsilon = [{', '.join(f'{e:g}' for e in cfg.epsilon)}]",
+        f"  mechanisms = {list(cfg.mechanisms)}, runs = {cfg.runs}, split = {list(cfg.split)}, "
+        f"seed = {cfg.seed}",
+    ]
 
 
 def load_utility(path) -> UtilityConfig:
@@ -210,11 +321,11 @@ class Variant:
 
     dataset: str
     name: str
-    truths: np.ndarray          # true query value per database (one, or one per day)
+    truths: np.ndarray  # true query value per database (one, or one per day)
     sensitivity: float
     n: int
     m: int
-    model: dict                 # fitted parameters (for metadata and calibration)
+    model: dict  # fitted parameters (for metadata and calibration)
     raw_truths: np.ndarray | None = None  # the query on unclipped records (None: nothing clipped)
 
     def clip_bias_mse(self) -> float:
@@ -233,20 +344,53 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
             lo, hi = cfg.clip or CLIPS[f"galton/{sp}"]
             c, f, m = (np.clip(d[k], lo, hi) for k in ("child", "father", "mother"))
             if sp == "all":  # one database: every child's height (paper Fig. 4)
-                out.append(Variant(ds, "children (inches)", np.array([c.sum()]), hi - lo, c.size, 3,
-                                   {**fit, "clip": [lo, hi]}, np.array([d["child"].sum()])))
+                out.append(
+                    Variant(
+                        ds,
+                        "children (inches)",
+                        np.array([c.sum()]),
+                        hi - lo,
+                        c.size,
+                        3,
+                        {**fit, "clip": [lo, hi]},
+                        np.array([d["child"].sum()]),
+                    )
+                )
             else:  # one database of n = 3 per child: its trio with father and mother (thesis Fig. 18)
-                out.append(Variant(ds, f"trios, clip {lo:g}-{hi:g} in", c + f + m, hi - lo, 3, 3,
-                                   {**fit, "clip": [lo, hi]}, d["child"] + d["father"] + d["mother"]))
+                out.append(
+                    Variant(
+                        ds,
+                        f"trios, clip {lo:g}-{hi:g} in",
+                        c + f + m,
+                        hi - lo,
+                        3,
+                        3,
+                        {**fit, "clip": [lo, hi]},
+                        d["child"] + d["father"] + d["mother"],
+                    )
+                )
         return out
     if ds in ("kid_iq", "synthetic_iq"):
-        d = DS.load(ds, data_dir) if ds == "kid_iq" else DS.synthetic_iq(
-            cfg.records, rng=seeds.stream(cfg.seed, 99))
+        d = (
+            DS.load(ds, data_dir)
+            if ds == "kid_iq"
+            else DS.synthetic_iq(cfg.records, rng=seeds.stream(cfg.seed, 99))
+        )
         lo, hi = cfg.clip or CLIPS["iq"]
         fit = fit_gaussian({"kid": d["kid"], "mom": d["mom"]}, 2)
         truth = np.clip(d["kid"], lo, hi).sum() + np.clip(d["mom"], lo, hi).sum()
-        return [Variant(ds, "kids and mothers", np.array([truth]), hi - lo, 2 * d["kid"].size, 2,
-                        {**fit, "clip": [lo, hi]}, np.array([d["kid"].sum() + d["mom"].sum()]))]
+        return [
+            Variant(
+                ds,
+                "kids and mothers",
+                np.array([truth]),
+                hi - lo,
+                2 * d["kid"].size,
+                2,
+                {**fit, "clip": [lo, hi]},
+                np.array([d["kid"].sum() + d["mom"].sum()]),
+            )
+        ]
     if ds == "activity":
         d = DS.load(ds, data_dir)
         s = d["steps"]
@@ -257,12 +401,30 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         out = []
         for sp in cfg.split:
             if sp == "all":  # n = m = the records counted (NA dropped, as the authors' script does)
-                out.append(Variant(ds, "complete data", np.array([np.nansum(state)]), 1.0, fit["records"],
-                                   fit["records"], fit))
+                out.append(
+                    Variant(
+                        ds,
+                        "complete data",
+                        np.array([np.nansum(state)]),
+                        1.0,
+                        fit["records"],
+                        fit["records"],
+                        fit,
+                    )
+                )
             else:
                 good = days[~np.isnan(days).any(axis=1)]
-                out.append(Variant(ds, "single days", good.sum(axis=1), 1.0, 288, 288,
-                                   {**fit, "complete_days": int(good.shape[0])}))
+                out.append(
+                    Variant(
+                        ds,
+                        "single days",
+                        good.sum(axis=1),
+                        1.0,
+                        288,
+                        288,
+                        {**fit, "complete_days": int(good.shape[0])},
+                    )
+                )
         return out
     if ds == "electricity":
         return electricity_variants(DS.load_electricity(DS.fetch(ds, data_dir), cfg.meters), cfg.threshold)
@@ -272,8 +434,17 @@ def variants(cfg: UtilityConfig, data_dir=None) -> list[Variant]:
         rng = seeds.stream(cfg.seed, 98, m)
         # thesis Def. 5.1 / Table 3: two Hardy–Weinberg founders + m - 2 children per family
         g = PedigreeModel.nuclear(m, 0.3).sample(max(1, cfg.records // m), rng).ravel()
-        out.append(Variant(ds, f"family size m = {m}", np.array([float((g == 2).sum())]), 1.0, g.size, m,
-                           {"family_size": m, "people": int(g.size), "allele_frequency_b": 0.3}))
+        out.append(
+            Variant(
+                ds,
+                f"family size m = {m}",
+                np.array([float((g == 2).sum())]),
+                1.0,
+                g.size,
+                m,
+                {"family_size": m, "people": int(g.size), "allele_frequency_b": 0.3},
+            )
+        )
     return out
 
 
@@ -286,12 +457,21 @@ def electricity_variants(d: dict, thresholds) -> list[Variant]:
     for t in thresholds:
         state = (d["kwh"] > t).astype(float)
         fit = fit_markov([state])
-        fit.update(threshold_kwh=t, days=int(state.size), high_days=int(state.sum()), meters=d["meters"],
-                   gaps_bridged=int(np.sum(np.diff(d["day"]) != 1)), partial_days=int(np.sum(d["readings"] < 1440)),
-                   median_ratio_all_meters_to_whe=float(np.median(d["kwh_all"][pos] / d["kwh_whe"][pos])) if pos.any()
-                   else math.nan,
-                   preprocessing=DS.ELECTRICITY_PREPROCESSING[d["meters"]])
-        out.append(Variant("electricity", f"{t:g} kWh", np.array([state.sum()]), 1.0, state.size, state.size, fit))
+        fit.update(
+            threshold_kwh=t,
+            days=int(state.size),
+            high_days=int(state.sum()),
+            meters=d["meters"],
+            gaps_bridged=int(np.sum(np.diff(d["day"]) != 1)),
+            partial_days=int(np.sum(d["readings"] < 1440)),
+            median_ratio_all_meters_to_whe=float(np.median(d["kwh_all"][pos] / d["kwh_whe"][pos]))
+            if pos.any()
+            else math.nan,
+            preprocessing=DS.ELECTRICITY_PREPROCESSING[d["meters"]],
+        )
+        out.append(
+            Variant("electricity", f"{t:g} kWh", np.array([state.sum()]), 1.0, state.size, state.size, fit)
+        )
     return out
 
 
@@ -334,15 +514,21 @@ _CHAIN_CALIBRATIONS: dict = {}
 
 
 def _chain_key(mech: str, eps: float, v: Variant) -> tuple:
-    return (mech, tuple(map(tuple, np.asarray(v.model["transition"], dtype=float))), int(v.n), float(v.sensitivity),
-            float(eps))
+    return (
+        mech,
+        tuple(map(tuple, np.asarray(v.model["transition"], dtype=float))),
+        int(v.n),
+        float(v.sensitivity),
+        float(eps),
+    )
 
 
 def _chain_calibration(key: tuple):
     mech, P, n, sensitivity, eps = key
     model = MarkovChainModel(np.asarray(P, dtype=float), n)
     return CALIBRATION_METHODS[mech].calibrate(
-        CalibrationProblem(model, np.array([0.0, sensitivity]), eps, evaluate=False))
+        CalibrationProblem(model, np.array([0.0, sensitivity]), eps, evaluate=False)
+    )
 
 
 def calibration(mech: str, eps: float, v: Variant):
@@ -359,10 +545,11 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
     """Compute the Markov variants' calibrations of a config in ``jobs`` processes (the optimal LPs
     and exact searches first); the rows are the same for any ``jobs`` (the noise draws happen after,
     in order)."""
-    keys = [_chain_key(m, e, v) for v in vs if _chain(v) for m in cfg.mechanisms
-            for e in cfg.epsilon]
-    missing = sorted((k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
-                     key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD))
+    keys = [_chain_key(m, e, v) for v in vs if _chain(v) for m in cfg.mechanisms for e in cfg.epsilon]
+    missing = sorted(
+        (k for k in dict.fromkeys(keys) if k not in _CHAIN_CALIBRATIONS),
+        key=lambda k: (k[0] != "optimal", k[0] != EXACT_METHOD),
+    )
     if jobs > 1 and len(missing) > 1:
         from ..pipeline.backends import tasks
 
@@ -373,15 +560,19 @@ def precompute(cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1) -> None
 def _exact_note(c, v: Variant) -> str:
     if c.scale is None:
         return c.reason
-    return (f"exact calibration: smallest scale with exact BDPL <= eps over all adversaries of the fitted chain "
-            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}")
+    return (
+        f"exact calibration: smallest scale with exact BDPL <= eps over all adversaries of the fitted chain "
+        f"(n = {v.n}), exact BDPL {c.bdpl:.6g}"
+    )
 
 
 def _optimal_note(c, v: Variant) -> str:
     if c.noise != "table" or c.bdpl is None:  # no table, or one not verified here: the method's reason
         return c.reason
-    return (f"optimal integer noise: least E|Z| with exact BDPL <= eps over all adversaries of the fitted chain "
-            f"(n = {v.n}), exact BDPL {c.bdpl:.6g}; noise_scale = E|Z|, tau = the table's DP epsilon")
+    return (
+        f"optimal integer noise: least E|Z| with exact BDPL <= eps over all adversaries of the fitted chain "
+        f"(n = {v.n}), exact BDPL {c.bdpl:.6g}; noise_scale = E|Z|, tau = the table's DP epsilon"
+    )
 
 
 #: each row's note in the words of the paper's tables: ``(calibration, variant) -> note``
@@ -390,10 +581,12 @@ NOTES = {
     "dp": lambda c, v: "DP baseline: not BDP under correlation",
     "general": lambda c, v: "",
     "gaussian": lambda c, v: "" if c.scale is not None else v.model["condition"],
-    "markov": lambda c, v: "" if c.scale is not None else
-    f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}",
-    "zhao": lambda c, v: "" if c.scale is not None else
-    f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}",
+    "markov": lambda c, v: (
+        "" if c.scale is not None else f"not reachable: eps <= 4 ln gamma = {v.model['four_ln_gamma']:.3f}"
+    ),
+    "zhao": lambda c, v: (
+        "" if c.scale is not None else f"not reachable: eps <= 6 ln omega = {v.model['six_ln_omega']:.3f}"
+    ),
     "exact": _exact_note,
     "optimal": _optimal_note,
 }
@@ -445,19 +638,48 @@ def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[
             for ei, eps in enumerate(cfg.epsilon):
                 tau, note = calibrate(mech, eps, v)
                 noise = table_noise(calibration(mech, eps, v))
-                base = {"dataset": cfg.dataset, "variant": v.name, "mechanism": mech, "epsilon": eps, "tau": tau,
-                        "sensitivity": v.sensitivity, "n": v.n, "m": v.m, "databases": int(v.truths.size),
-                        "runs": cfg.runs, "note": note, "clip_bias_mse": v.clip_bias_mse(),
-                        "true_value": float(v.truths.mean())}
+                base = {
+                    "dataset": cfg.dataset,
+                    "variant": v.name,
+                    "mechanism": mech,
+                    "epsilon": eps,
+                    "tau": tau,
+                    "sensitivity": v.sensitivity,
+                    "n": v.n,
+                    "m": v.m,
+                    "databases": int(v.truths.size),
+                    "runs": cfg.runs,
+                    "note": note,
+                    "clip_bias_mse": v.clip_bias_mse(),
+                    "true_value": float(v.truths.mean()),
+                }
                 if noise is None and not math.isfinite(tau):  # a table is drawn whatever its DP epsilon
-                    rows.append({**base, **{k: math.nan for k in ("noise_scale", "alpha_theory", "alpha_empirical",
-                                                                   "mape", "mse", "mse_theory")}})
+                    rows.append(
+                        {
+                            **base,
+                            **{
+                                k: math.nan
+                                for k in (
+                                    "noise_scale",
+                                    "alpha_theory",
+                                    "alpha_empirical",
+                                    "mape",
+                                    "mse",
+                                    "mse_theory",
+                                )
+                            },
+                        }
+                    )
                     continue
                 rng = seeds.stream(cfg.seed, DATASETS.index(cfg.dataset), vi, mi, ei)
                 if noise is None:  # Laplace with the calibrated scale
                     b = v.sensitivity / tau
                     draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
-                    theory = {"noise_scale": b, "alpha_theory": math.log(1 / cfg.beta) * b, "mse_theory": 2 * b * b}
+                    theory = {
+                        "noise_scale": b,
+                        "alpha_theory": math.log(1 / cfg.beta) * b,
+                        "mse_theory": 2 * b * b,
+                    }
                 else:  # a table law (module docstring): its exact E|Z|, |Z| quantile and E Z^2
                     draws = noise.sample((v.truths.size, cfg.runs), rng)
                     _, mabs, sq = noise.moments()
@@ -466,14 +688,23 @@ def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[
                 with np.errstate(divide="ignore", invalid="ignore"):
                     rel = err / np.abs(v.truths)[:, None]
                 rel = rel[np.abs(v.truths) > 0]
-                rows.append({**base, "noise_scale": theory["noise_scale"], "alpha_theory": theory["alpha_theory"],
-                             "alpha_empirical": float(np.quantile(err, q)),
-                             "mape": float(100 * rel.mean()) if rel.size else math.nan,
-                             "mse": float(np.mean(err**2)), "mse_theory": theory["mse_theory"]})
+                rows.append(
+                    {
+                        **base,
+                        "noise_scale": theory["noise_scale"],
+                        "alpha_theory": theory["alpha_theory"],
+                        "alpha_empirical": float(np.quantile(err, q)),
+                        "mape": float(100 * rel.mean()) if rel.size else math.nan,
+                        "mse": float(np.mean(err**2)),
+                        "mse_theory": theory["mse_theory"],
+                    }
+                )
     return rows, vs
 
 
-def write_utility(out: Path, cfg: UtilityConfig, rows: list[dict], vs: list[Variant], source: str = "") -> list[Path]:
+def write_utility(
+    out: Path, cfg: UtilityConfig, rows: list[dict], vs: list[Variant], source: str = ""
+) -> list[Path]:
     out = Path(out)
     meta = R.metadata("utility", cfg.raw, cfg.seed, source=source, fitted={v.name: v.model for v in vs})
     R.atomic_write_text(out / "utility.csv", R.csv_text(rows, COLUMNS))

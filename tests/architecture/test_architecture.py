@@ -21,15 +21,25 @@ from bdpsim.pipeline.rows import summary_columns
 
 from ..conftest import PY, ROOT
 
-MARKOV = {"run": {"adversaries": 6, "samples": 2000, "estimator": "mixture", "noise_floor_adversaries": 0,
-                  "bootstrap": 50},
-          "model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"kind": "count", "epsilon": 1.0}}
+MARKOV = {
+    "run": {
+        "adversaries": 6,
+        "samples": 2000,
+        "estimator": "mixture",
+        "noise_floor_adversaries": 0,
+        "bootstrap": 50,
+    },
+    "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+    "mechanism": {"kind": "count", "epsilon": 1.0},
+}
 
 
 def test_summary_round_trip_keeps_ids_as_text(tmp_path):
     ids = ["1234e56789012345", "0000000000000123", "00000000000000e1", "nan0000000000000"]
     cols = summary_columns()
-    rows = [{c: "" for c in cols} | {"point_id": pid, "n": 3, "epsilon": 0.5, "argmax_x": "007"} for pid in ids]
+    rows = [
+        {c: "" for c in cols} | {"point_id": pid, "n": 3, "epsilon": 0.5, "argmax_x": "007"} for pid in ids
+    ]
     (tmp_path / "summary.csv").write_text(csv_text(rows, cols))
     back = read_summary(tmp_path)
     assert [r["point_id"] for r in back] == ids
@@ -63,6 +73,7 @@ def test_percentile_cannot_vary_within_a_config():
 
 # ----------------------------------------------------------------- one module + one registry entry
 
+
 @dataclass(frozen=True)
 class IidCategorical:
     """Independent records with a categorical law: the smallest possible new data model."""
@@ -93,8 +104,10 @@ class IidKind(ModelKind):
 
     name = "iid"
     doc = "independent categorical records"
-    keys = {"n": Key("int", doc="number of records", rule="integer >= 1"),
-            "probs": Key("vector", hashed=False, doc="the law of every record", rule="a probability vector")}
+    keys = {
+        "n": Key("int", doc="number of records", rule="integer >= 1"),
+        "probs": Key("vector", hashed=False, doc="the law of every record", rule="a probability vector"),
+    }
     domain = "discrete"
     example = {"n": 3, "probs": [0.2, 0.3, 0.5]}
 
@@ -113,10 +126,18 @@ def iid_kind():
 def test_a_new_model_is_one_registry_entry(iid_kind, tmp_path):
     """A model kind registered from a test module runs a config end to end (no package file
     touched): validation, adversaries, estimator, bounds, summary."""
-    doc = {"run": {"adversaries": 8, "samples": 20000, "estimator": "mixture", "known_sizes": "all",
-                   "noise_floor_adversaries": 0, "bootstrap": 0},
-           "model": {"kind": "iid", "n": 4, "probs": [0.2, 0.3, 0.5]},
-           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [2]}}
+    doc = {
+        "run": {
+            "adversaries": 8,
+            "samples": 20000,
+            "estimator": "mixture",
+            "known_sizes": "all",
+            "noise_floor_adversaries": 0,
+            "bootstrap": 0,
+        },
+        "model": {"kind": "iid", "n": 4, "probs": [0.2, 0.3, 0.5]},
+        "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [2]},
+    }
     rows = run_experiment(parse_config(doc), tmp_path, progress=False)
     # independent records: the BDPL is the DP epsilon (mixture estimator, 2e4 samples per condition)
     assert rows[0]["bdpl_max"] == pytest.approx(1.0, abs=0.08)
@@ -167,27 +188,40 @@ def test_adding_a_key_keeps_existing_point_ids(iid_kind):
 def test_exact_engines_come_from_the_model_kinds():
     chain = parse_config(MARKOV).points[0]
     eng = chain.exact_engine
-    assert isinstance(eng, HasWindowSearch) and isinstance(eng, HasExhaustive) and "forward recursion" in eng.method
+    assert (
+        isinstance(eng, HasWindowSearch)
+        and isinstance(eng, HasExhaustive)
+        and "forward recursion" in eng.method
+    )
     doc = {**MARKOV, "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}}
     assert len(parse_config(doc).points) == 1
-    gauss = {"run": {"adversaries": "all", "estimator": "exact"},
-             "model": {"kind": "gaussian", "n": 3, "rho": 0.2},
-             "mechanism": {"kind": "clipped_sum", "epsilon": 1.0}}
+    gauss = {
+        "run": {"adversaries": "all", "estimator": "exact"},
+        "model": {"kind": "gaussian", "n": 3, "rho": 0.2},
+        "mechanism": {"kind": "clipped_sum", "epsilon": 1.0},
+    }
     with pytest.raises(ConfigError, match="run.estimator"):
         parse_config(gauss)
 
 
 # ----------------------------------------------------------------- bounds only where they apply
 
+
 def _spec(doc):
     return parse_config(doc).points[0]
 
 
 def test_gaussian_bound_needs_constant_diagonal():
-    doc = {"run": {"adversaries": 5, "samples": 1000, "estimator": "mixture"},
-           "model": {"kind": "gaussian", "n": 3, "mean": [5.0, 5.0, 5.0],
-                     "cov": [[1.0, 0.2, 0.0], [0.2, 2.0, 0.0], [0.0, 0.0, 1.0]]},
-           "mechanism": {"kind": "clipped_sum", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 5, "samples": 1000, "estimator": "mixture"},
+        "model": {
+            "kind": "gaussian",
+            "n": 3,
+            "mean": [5.0, 5.0, 5.0],
+            "cov": [[1.0, 0.2, 0.0], [0.2, 2.0, 0.0], [0.0, 0.0, 1.0]],
+        },
+        "mechanism": {"kind": "clipped_sum", "epsilon": 1.0},
+    }
     b = _spec(doc).bounds()
     assert math.isnan(b["model"].value) and "constant diagonal" in b["model"].reason
     doc["model"]["cov"] = [[1.0, 0.2, 0.0], [0.2, 1.0, 0.0], [0.0, 0.0, 1.0]]
@@ -195,19 +229,28 @@ def test_gaussian_bound_needs_constant_diagonal():
 
 
 def test_block_is_checked_against_an_explicit_cov():
-    doc = {"run": {"adversaries": 5, "samples": 1000, "estimator": "mixture"},
-           "model": {"kind": "gaussian", "n": 4, "block": 2, "mean": [5.0] * 4,
-                     "cov": [[1, .2, .1, 0], [.2, 1, 0, 0], [.1, 0, 1, .3], [0, 0, .3, 1]]},
-           "mechanism": {"kind": "clipped_sum", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 5, "samples": 1000, "estimator": "mixture"},
+        "model": {
+            "kind": "gaussian",
+            "n": 4,
+            "block": 2,
+            "mean": [5.0] * 4,
+            "cov": [[1, 0.2, 0.1, 0], [0.2, 1, 0, 0], [0.1, 0, 1, 0.3], [0, 0, 0.3, 1]],
+        },
+        "mechanism": {"kind": "clipped_sum", "epsilon": 1.0},
+    }
     with pytest.raises(ConfigError, match="model.block"):
         parse_config(doc)
-    doc["model"]["cov"] = [[1, .2, 0, 0], [.2, 1, 0, 0], [0, 0, 1, .3], [0, 0, .3, 1]]
+    doc["model"]["cov"] = [[1, 0.2, 0, 0], [0.2, 1, 0, 0], [0, 0, 1, 0.3], [0, 0, 0.3, 1]]
     assert _spec(doc).bounds()["general"].value == 2.0
 
 
 def test_markov_and_zhao_need_a_stationary_start():
-    doc = {**MARKOV, "model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.3, 0.7]],
-                               "initial": [1.0, 0.0]}}
+    doc = {
+        **MARKOV,
+        "model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.3, 0.7]], "initial": [1.0, 0.0]},
+    }
     b = _spec(doc).bounds()
     assert math.isnan(b["model"].value) and "(H2)" in b["model"].reason
     assert math.isnan(b["zhao"].value) and "(H2)" in b["zhao"].reason
@@ -217,7 +260,7 @@ def test_markov_and_zhao_need_a_stationary_start():
 def test_clipped_sum_exact_uses_the_conditional_gain():
     """cov[0, 2] = 0 but X_2 depends on X_0 given X_1: no closed form (the old shortcut said 1.0,
     the truth is 1.1905), and the mixture estimator finds the larger value."""
-    S = np.array([[1, .4, 0], [.4, 1, -.4], [0, -.4, 1]])
+    S = np.array([[1, 0.4, 0], [0.4, 1, -0.4], [0, -0.4, 1]])
     g = GaussianModel(np.full(3, 5.0), S)
     mech = ClippedSum(1.0, (0.0, 10.0))
     adv = Adversary(0, (1,), (5.0,), 0.0, 10.0)
@@ -238,8 +281,10 @@ def test_validate_accepts_every_bundled_config(name, bdpsim_cli):
 
 def test_validate_prints_swept_values(bdpsim_cli, tmp_path):
     cfg = tmp_path / "c.toml"
-    cfg.write_text('[run]\nadversaries = 5\n[model]\nkind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n'
-                   '[mechanism]\nkind = "count"\nepsilon = [0.5, 1.0]\n')
+    cfg.write_text(
+        '[run]\nadversaries = 5\n[model]\nkind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n'
+        '[mechanism]\nkind = "count"\nepsilon = [0.5, 1.0]\n'
+    )
     p = bdpsim_cli("validate", cfg)
     assert p.returncode == 0 and "4 configuration points" in p.stdout
     assert "sweep model.gamma = [2, 3]" in p.stdout and "sweep mechanism.epsilon = [0.5, 1]" in p.stdout
@@ -247,7 +292,9 @@ def test_validate_prints_swept_values(bdpsim_cli, tmp_path):
 
 def test_no_import_side_effect_on_matplotlib_backend(cli_env):
     """In a fresh interpreter: importing bdpsim must not pick a matplotlib backend."""
-    code = ("import matplotlib; matplotlib.use('pdf'); import bdpsim, bdpsim.cli, bdpsim.pipeline.driver; "
-            "print(matplotlib.get_backend())")
+    code = (
+        "import matplotlib; matplotlib.use('pdf'); import bdpsim, bdpsim.cli, bdpsim.pipeline.driver; "
+        "print(matplotlib.get_backend())"
+    )
     p = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=cli_env)
     assert p.stdout.strip().lower() == "pdf", p.stderr

@@ -34,8 +34,10 @@ def test_ci_runs_the_readme_test_command_verbatim_first():
     command = 'pip install -e ".[test]" && python -m pytest'
     assert f"\n{command}\n" in readme
     ci = _ci()
-    commands = [line.strip() for line in ci.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    first_step = commands[commands.index("step_tests() {") + 1:commands.index("}")]
+    commands = [
+        line.strip() for line in ci.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    first_step = commands[commands.index("step_tests() {") + 1 : commands.index("}")]
     assert any(line.startswith(command) for line in first_step), first_step
     assert re.search(r"steps=\$\{\*:-tests ", ci), "the tests step must come first"
 
@@ -52,10 +54,18 @@ def test_one_ruff_version_for_ci_and_pre_commit():
 def test_smoke_marker_is_registered_and_marks_the_installed_checks():
     assert any(m.startswith("smoke:") for m in PYPROJECT["tool"]["pytest"]["ini_options"]["markers"])
     mark = re.compile(r"^(@pytest\.mark\.smoke|pytestmark = pytest\.mark\.smoke)\b", re.M)
-    marked = sorted(str(p.relative_to(ROOT / "tests")) for p in (ROOT / "tests").rglob("test_*.py")
-                    if mark.search(p.read_text()))
-    assert marked == ["architecture/test_installed.py", "estimators/test_exact.py", "pipeline/test_quickstart_identity.py",
-                      "pipeline/test_usability.py", "studies/test_usability.py"]
+    marked = sorted(
+        str(p.relative_to(ROOT / "tests"))
+        for p in (ROOT / "tests").rglob("test_*.py")
+        if mark.search(p.read_text())
+    )
+    assert marked == [
+        "architecture/test_installed.py",
+        "estimators/test_exact.py",
+        "pipeline/test_quickstart_identity.py",
+        "pipeline/test_usability.py",
+        "studies/test_usability.py",
+    ]
     assert "-m smoke" in _ci() and "BDPSIM_INSTALLED_IN" in _ci()
 
 
@@ -64,8 +74,14 @@ def test_coverage_blocks_on_a_known_case():
     executed, missing = [1, 2, 5, 9, 20], [3, 4, 6, 7, 8, 10, 30, 31]
     got = gaps.blocks("m.py", executed, missing, {"f": 2, "g": 6, "h": 25})
     assert [(b.first, b.last, b.size, b.where) for b in got] == [
-        (3, 4, 2, "f"), (6, 8, 3, "g"), (10, 10, 1, "g"), (30, 31, 2, "h")]
-    assert gaps.blocks("m.py", [1], [], {}) == [] and [b.where for b in gaps.blocks("m.py", [], [4], {})] == [""]
+        (3, 4, 2, "f"),
+        (6, 8, 3, "g"),
+        (10, 10, 1, "g"),
+        (30, 31, 2, "h"),
+    ]
+    assert gaps.blocks("m.py", [1], [], {}) == [] and [b.where for b in gaps.blocks("m.py", [], [4], {})] == [
+        ""
+    ]
 
 
 def test_coverage_page_states_the_floor_ci_enforces():
@@ -88,7 +104,9 @@ def wheel_of(tmp_path):
         with zipfile.ZipFile(path, "w") as zf:
             for name in names:
                 zf.writestr(name, "")
-            zf.writestr("bdpsim-x.dist-info/METADATA", f"Metadata-Version: 2.4\nName: bdpsim\nVersion: {version}\n")
+            zf.writestr(
+                "bdpsim-x.dist-info/METADATA", f"Metadata-Version: 2.4\nName: bdpsim\nVersion: {version}\n"
+            )
         return path
 
     return make
@@ -103,8 +121,10 @@ def test_check_wheel_finds_missing_extra_and_unversioned(wheel_of, capsys):
     assert "bdpsim/py.typed" in tracked and "bdpsim/__init__.py" in tracked
     assert cw.main([str(wheel_of(tracked)), "--root", str(ROOT)]) == 0
     assert f"all {len(tracked)} tracked files" in capsys.readouterr().out
-    cases = [(tracked[1:], "missing from the wheel: " + tracked[0]),
-             ([*tracked, "bdpsim/stray.txt"], "not tracked by git: bdpsim/stray.txt")]
+    cases = [
+        (tracked[1:], "missing from the wheel: " + tracked[0]),
+        ([*tracked, "bdpsim/stray.txt"], "not tracked by git: bdpsim/stray.txt"),
+    ]
     for names, said in cases:
         assert cw.main([str(wheel_of(names)), "--root", str(ROOT)]) == 1
         assert said in capsys.readouterr().err

@@ -34,8 +34,12 @@ from ..architecture.test_architecture import IidCategorical, IidKind
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 #: examples for built-in kinds that cannot carry one in the package (a user function lives in tests/)
-EXAMPLES = {"python": {"model": {"kind": "markov", "n": 4, "gamma": 3.0},
-                       "mechanism": {"function": "tests.custom_mech:noisy_count", "epsilon": 1.0}}}
+EXAMPLES = {
+    "python": {
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"function": "tests.custom_mech:noisy_count", "epsilon": 1.0},
+    }
+}
 
 
 def test_utility_keys_have_default_constraint_doc():
@@ -48,8 +52,20 @@ def test_utility_keys_have_default_constraint_doc():
         assert isinstance(key, Key) and key.doc.strip() and key.rule.strip(), name
     for ds in DATASETS:
         parse_utility({"utility": {"dataset": ds}})
-    bad = {"dataset": "nope", "epsilon": [-1.0], "runs": 5, "beta": 2.0, "seed": -1, "mechanisms": ["markov"],
-           "threshold": [-1.0], "split": ["days"], "records": 1, "family_size": [1], "clip": [2, 1], "meters": "x"}
+    bad = {
+        "dataset": "nope",
+        "epsilon": [-1.0],
+        "runs": 5,
+        "beta": 2.0,
+        "seed": -1,
+        "mechanisms": ["markov"],
+        "threshold": [-1.0],
+        "split": ["days"],
+        "records": 1,
+        "family_size": [1],
+        "clip": [2, 1],
+        "meters": "x",
+    }
     assert set(bad) == set(UTILITY_KEYS)
     for k, v in bad.items():
         with pytest.raises(ConfigError) as err:
@@ -133,6 +149,7 @@ def test_mechanism_kind_exact_value_agrees_with_the_mixture(name):
 
 # ------------------------------------------------------------------------------------ noise laws
 
+
 @pytest.mark.parametrize("name", sorted(NOISE_LAWS))
 def test_noise_law_is_normalised_and_its_exact_sup_matches_a_grid(name):
     """pmf/pdf sums/integrates to 1 and matches the cdf; sampling follows the cdf (KS at a fixed
@@ -160,6 +177,7 @@ def test_noise_law_declares_whether_it_calibrates_and_is_pure(name):
 
 # ------------------------------------------------------------------------------------ estimators
 
+
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_estimator_contract_on_independent_records(name):
     """Independent records: the BDPL is the DP epsilon. Every estimator supports a Laplace count on
@@ -184,21 +202,42 @@ def test_summary_schema_places_every_owned_column_once_with_its_owner():
     names = [c.name for c in schema]
     assert len(names) == len(set(names))
     assert [c for c in schema if not c.owner] == list(SUMMARY_SCHEMA)
-    owned = {oc.column.name: f"{reg.what} {k}" for reg in (MODEL_KINDS, ESTIMATORS) for k, kind in reg.items()
-             for oc in kind.summary_columns}
+    owned = {
+        oc.column.name: f"{reg.what} {k}"
+        for reg in (MODEL_KINDS, ESTIMATORS)
+        for k, kind in reg.items()
+        for oc in kind.summary_columns
+    }
     assert {c.name: c.owner for c in schema if c.owner} == owned
     for c in schema:
         if c.owner:  # right after its core column (or after columns owned next to the same one)
-            before = names[:names.index(c.name)]
-            anchor = next(oc.after for reg in (MODEL_KINDS, ESTIMATORS) for kind in reg.values()
-                          for oc in kind.summary_columns if oc.column.name == c.name)
+            before = names[: names.index(c.name)]
+            anchor = next(
+                oc.after
+                for reg in (MODEL_KINDS, ESTIMATORS)
+                for kind in reg.values()
+                for oc in kind.summary_columns
+                if oc.column.name == c.name
+            )
             assert all(schema[j].owner for j in range(before.index(anchor) + 1, len(before)))
     kde = ESTIMATORS["kde"]
-    toy = type("ToyEstimator", (kde,), {"name": "toy", "summary_columns": owned_columns(
-        "n_samples", Column("toy_cells", int, "toy: a test's column"))})
+    toy = type(
+        "ToyEstimator",
+        (kde,),
+        {
+            "name": "toy",
+            "summary_columns": owned_columns("n_samples", Column("toy_cells", int, "toy: a test's column")),
+        },
+    )
     heir = type("HeirEstimator", (kde,), {"name": "heir"})
-    thief = type("ThiefEstimator", (kde,), {"name": "thief", "summary_columns": owned_columns(
-        "estimator", Column("kde_backend", str, "not the kde's"))})
+    thief = type(
+        "ThiefEstimator",
+        (kde,),
+        {
+            "name": "thief",
+            "summary_columns": owned_columns("estimator", Column("kde_backend", str, "not the kde's")),
+        },
+    )
     try:
         ESTIMATORS.register(toy)
         ESTIMATORS.register(heir)
@@ -218,7 +257,6 @@ def test_summary_schema_places_every_owned_column_once_with_its_owner():
 
 
 # --------------------------------------------------------------------------- calibration methods
-
 
 
 @pytest.mark.parametrize("method", sorted(CALIBRATION_METHODS))
@@ -261,8 +299,10 @@ def _twice_exact(p):
 def methods_under_test():
     from bdpsim.calibration import Method, register_calibration_method
 
-    for m in (Method("twice-exact", _twice_exact, "twice the exact scale"),
-              Method("half-exact", _half_exact, "half the exact scale")):
+    for m in (
+        Method("twice-exact", _twice_exact, "twice the exact scale"),
+        Method("half-exact", _half_exact, "half the exact scale"),
+    ):
         register_calibration_method(m)
     yield
     for name in ("twice-exact", "half-exact"):
@@ -278,6 +318,7 @@ def test_a_method_registered_from_a_test_passes_the_calibration_contract(methods
 
 
 # ------------------------------------------------------------------ a kind registered from a test
+
 
 @pytest.fixture
 def toy_kind():
@@ -296,6 +337,7 @@ def test_a_kind_registered_from_a_test_passes_the_model_contract(toy_kind):
 
 def test_a_broken_kind_fails_the_contract(toy_kind, monkeypatch):
     """The contract can fail: a kind whose conditional sampler ignores the condition's law."""
+
     def biased(self, known, size, rng):
         out = rng.choice(self.states, size=(size, self.n)).astype(np.int16)  # uniform, not probs
         for j, v in known.items():
@@ -316,14 +358,16 @@ def test_an_undocumented_key_fails_the_contract():
 
 # ------------------------------------------------------------------------ the probes stay replaced
 
+
 def test_probe_counts_stay_within_issue_28_targets():
     """Capabilities are Protocols, not probes: concrete-class isinstance outside models/, getattr /
     hasattr outside cli/ and figures/, and private cross-module imports stay within the targets of
     issue 28 (scripts/architecture_counts.py defines each count)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("architecture_counts",
-                                                  Path(__file__).resolve().parents[2] / "scripts" / "architecture_counts.py")
+    spec = importlib.util.spec_from_file_location(
+        "architecture_counts", Path(__file__).resolve().parents[2] / "scripts" / "architecture_counts.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     found = mod.counts()
@@ -334,8 +378,9 @@ def test_probe_counts_stay_within_issue_28_targets():
 def test_generated_counts_table_is_current():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("architecture_counts",
-                                                  Path(__file__).resolve().parents[2] / "scripts" / "architecture_counts.py")
+    spec = importlib.util.spec_from_file_location(
+        "architecture_counts", Path(__file__).resolve().parents[2] / "scripts" / "architecture_counts.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     assert mod.GENERATED.read_text() == mod.markdown(), "run: python scripts/architecture_counts.py --write"

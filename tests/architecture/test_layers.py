@@ -72,14 +72,20 @@ def _layer(mod: str) -> int:
 
 
 def test_every_module_has_a_layer_and_imports_only_downwards():
-    back = [f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
-            for m, targets in GRAPH.items() if m != "bdpsim" for t in targets if t != "bdpsim"
-            and _layer(t) > _layer(m)]
+    back = [
+        f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
+        for m, targets in GRAPH.items()
+        if m != "bdpsim"
+        for t in targets
+        if t != "bdpsim" and _layer(t) > _layer(m)
+    ]
     assert not back, "\n".join(sorted(back))
 
 
 #: the kind packages under bdpsim/models/ (every sub-package but the shared ``common``)
-KIND_PACKAGES = sorted(p.parent.name for p in (PKG / "models").glob("*/__init__.py") if p.parent.name != "common")
+KIND_PACKAGES = sorted(
+    p.parent.name for p in (PKG / "models").glob("*/__init__.py") if p.parent.name != "common"
+)
 #: the only imports of a sibling kind: a kind subclassing another's (``MRFKind(BayesNetKind)``)
 SUBCLASS_IMPORTS = {("bdpsim.models.mrf.kind", "bdpsim.models.bayesnet.kind")}
 
@@ -103,7 +109,9 @@ def test_no_model_kind_imports_a_sibling_kind():
             other = _kind_of_module(dep)
             if other is not None and other != own and (mod, dep) not in SUBCLASS_IMPORTS:
                 bad.append(f"{mod} -> {dep}")
-    assert not bad, "sibling-kind imports (move what they share to bdpsim/models/common): " + ", ".join(sorted(bad))
+    assert not bad, "sibling-kind imports (move what they share to bdpsim/models/common): " + ", ".join(
+        sorted(bad)
+    )
     for mod, dep in SUBCLASS_IMPORTS:  # the allowed ones are still needed (else drop them here)
         assert dep in GRAPH[mod], f"{mod} no longer imports {dep}: remove it from SUBCLASS_IMPORTS"
 
@@ -167,8 +175,17 @@ def test_no_kind_name_compared_as_a_string_outside_its_module():
 
 @pytest.mark.parametrize("code", ["import bdpsim", "import bdpsim.cli; bdpsim.cli.build_parser()"])
 def test_import_is_light(code, cli_env):
-    heavy = ["scipy.signal", "scipy.optimize", "scipy.stats", "matplotlib", "pandas", "dask", "fastkde",
-             "statsmodels", "joblib"]
+    heavy = [
+        "scipy.signal",
+        "scipy.optimize",
+        "scipy.stats",
+        "matplotlib",
+        "pandas",
+        "dask",
+        "fastkde",
+        "statsmodels",
+        "joblib",
+    ]
     probe = f"import sys; {code}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -184,7 +201,9 @@ def test_kernels_name_their_parameters_not_config_fields():
     """Issue 28: kernels raise :class:`bdpsim.kernels.argcheck.ParameterError` (a ``ValueError``)
     naming their own parameter; the config layer names the field (:func:`bdpsim.core.errors.naming`).
     No kernel imports :mod:`bdpsim.core.errors` (``ConfigError``, ``check``) nor names a config field."""
-    kernels = {m: p for m, p in ((_module_name(p), p) for p in PKG.rglob("*.py")) if m.startswith("bdpsim.kernels")}
+    kernels = {
+        m: p for m, p in ((_module_name(p), p) for p in PKG.rglob("*.py")) if m.startswith("bdpsim.kernels")
+    }
     assert len(kernels) > 20
     importing = sorted(m for m in kernels if "bdpsim.core.errors" in GRAPH[m])
     assert not importing, f"kernels importing bdpsim.core.errors: {importing}"
@@ -196,9 +215,12 @@ def test_kernels_name_their_parameters_not_config_fields():
             f = node.func
             callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             first = node.args[1] if callee == "require" and len(node.args) > 1 else node.args[0]
-            if callee in ("require", "ParameterError", "TooExpensive", "positive", "ConfigError", "check") \
-                    and isinstance(first, ast.Constant) and isinstance(first.value, str) \
-                    and CONFIG_SECTION.match(first.value):
+            if (
+                callee in ("require", "ParameterError", "TooExpensive", "positive", "ConfigError", "check")
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+                and CONFIG_SECTION.match(first.value)
+            ):
                 named.append(f"{path.relative_to(ROOT)}:{node.lineno}: {first.value!r}")
     assert not named, "kernel errors naming a config field:\n" + "\n".join(named)
 
@@ -214,7 +236,12 @@ def test_naming_turns_a_kernel_error_into_a_config_error():
         LaplaceNoise(-1.0)
     assert not isinstance(plain.value, ConfigError) and isinstance(plain.value, ValueError)
     back = pickle.loads(pickle.dumps(plain.value))  # raised in a worker process, re-raised here
-    assert (type(back), str(back), back.param, back.rule) == (ParameterError, str(plain.value), "scale", plain.value.rule)
+    assert (type(back), str(back), back.param, back.rule) == (
+        ParameterError,
+        str(plain.value),
+        "scale",
+        plain.value.rule,
+    )
     with pytest.raises(ConfigError, match=r"^mechanism\.scale = -1\.0: must be a finite number > 0$"):
         with naming("mechanism"):
             LaplaceNoise(-1.0)

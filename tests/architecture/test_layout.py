@@ -10,15 +10,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_path_of_the_layer_table_exists():
-    names = {n for layer in LAYERS for _, text in layer.where for n in re.findall(r"`([a-z_/]+(?:/|\.py))`", text)}
+    names = {
+        n for layer in LAYERS for _, text in layer.where for n in re.findall(r"`([a-z_/]+(?:/|\.py))`", text)
+    }
     assert len(names) > 20
     missing = [n for n in sorted(names) if not (ROOT / "bdpsim" / n).exists()]
     assert not missing, f"bdpsim/core/layers.py names what bdpsim/ does not have: {missing}"
 
 
 def test_every_top_level_module_is_in_one_layer_and_the_root_is_small():
-    tops = sorted(p.stem if p.is_file() else p.name for p in (ROOT / "bdpsim").iterdir()
-                  if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file())
+    tops = sorted(
+        p.stem if p.is_file() else p.name
+        for p in (ROOT / "bdpsim").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    )
     listed = [t for layer in LAYERS for t in layer.tops]
     assert sorted(listed) == tops and len(set(listed)) == len(listed)
     modules = [p for p in (ROOT / "bdpsim").glob("*.py")]
@@ -64,7 +69,11 @@ def test_tests_mirror_the_package():
     """Issue 36 item 6: every test file sits in a folder named after a concept of the package (no
     test file at tests/ root), and none is named after past work or an audience."""
     tests = ROOT / "tests"
-    assert not sorted(p.name for p in tests.glob("test_*.py")), "a test file at tests/ root (scripts/retest.py)"
+    assert not sorted(p.name for p in tests.glob("test_*.py")), (
+        "a test file at tests/ root (scripts/retest.py)"
+    )
     past = ("hostile", "newcomer", "faithful", "issue", "labels38", "h_")
-    named = sorted(str(p.relative_to(tests)) for p in tests.rglob("test_*.py") if any(w in p.stem for w in past))
+    named = sorted(
+        str(p.relative_to(tests)) for p in tests.rglob("test_*.py") if any(w in p.stem for w in past)
+    )
     assert not named, named

@@ -63,7 +63,9 @@ def test_fallback_version_is_the_next_version_as_a_development_version():
     if unreleased:
         assert fb.base_version == top, f"fallback_version = {fb} but CHANGELOG.md's next version is {top}"
     else:  # the top section is released: the fallback is past it
-        assert Version(fb.base_version) > Version(top), f"fallback_version = {fb} is not after the release {top}"
+        assert Version(fb.base_version) > Version(top), (
+            f"fallback_version = {fb} is not after the release {top}"
+        )
 
 
 def test_released_sections_have_their_tags():
@@ -76,7 +78,9 @@ def test_released_sections_have_their_tags():
         if unreleased:
             assert v not in have, f"CHANGELOG.md calls {v} unreleased but the tag v{v} exists"
         elif Version(v) >= Version("0.2.0"):  # 0.1.0 predates tags (a static version)
-            assert v in have, f"CHANGELOG.md has a released {v} but no tag v{v}: tag it or mark it (unreleased)"
+            assert v in have, (
+                f"CHANGELOG.md has a released {v} but no tag v{v}: tag it or mark it (unreleased)"
+            )
 
 
 def expected_base() -> str:
@@ -86,8 +90,14 @@ def expected_base() -> str:
     if not have:
         return Version(fallback()).base_version
     last = have[-1]
-    at = subprocess.run(["git", "-C", str(ROOT), "describe", "--tags", "--exact-match", "HEAD"],
-                        capture_output=True, text=True).returncode == 0
+    at = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--tags", "--exact-match", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).returncode
+        == 0
+    )
     if at:
         return last
     major, minor, patch = Version(last).release[:3]
@@ -109,7 +119,8 @@ def test_installed_version_agrees_with_the_changelog():
     v = Version(bdpsim.__version__)
     assert v.base_version == expected_base(), (
         f"bdpsim {v} but this checkout is {expected_base()} (CHANGELOG.md, fallback_version, tags): "
-        "reinstall with pip install -e .")
+        "reinstall with pip install -e ."
+    )
     top, unreleased = sections()[0]
     if unreleased:
         assert v.is_devrelease and v.base_version == top

@@ -44,6 +44,7 @@ def laplace_shift_tpr(alpha: float, d: float, b: float) -> float:
 
     def F(y):
         return 0.5 * math.exp(y / b) if y < 0 else 1 - 0.5 * math.exp(-y / b)
+
     return 1 - F(c - d)
 
 
@@ -52,9 +53,15 @@ def chain(n=5, P=((0.8, 0.2), (0.3, 0.7))):
 
 
 def network():
-    return BayesNetModel([[], [0], [0], [1, 2]],
-                         [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
-                          [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]])
+    return BayesNetModel(
+        [[], [0], [0], [1, 2]],
+        [
+            [0.6, 0.4],
+            [[0.8, 0.2], [0.3, 0.7]],
+            [[0.9, 0.1], [0.25, 0.75]],
+            [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
+        ],
+    )
 
 
 def field():
@@ -62,6 +69,7 @@ def field():
 
 
 # ------------------------------------------------------------------ closed forms (independent records)
+
 
 @pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
 def test_independent_laplace_closed_form(eps):
@@ -99,7 +107,7 @@ def test_independent_gaussian_gdp(sigma):
     m = GaussianModel(np.zeros(4), cov)
     mech = NoisyQueryMechanism(SumQuery(), GaussianNoise(sigma), kind="sum")
     adv = Adversary(1, (0,), (0.3,), 2.0, 0.5)
-    mu = 1.5 / math.sqrt(0.5 + 1.5 + sigma ** 2)
+    mu = 1.5 / math.sqrt(0.5 + 1.5 + sigma**2)
     r = attack_risk(m, mech, adv)
     assert r.advantage == pytest.approx(2 * ndtr(mu / 2) - 1, abs=1e-9)
     for a in FPRS:
@@ -127,6 +135,7 @@ def test_correlated_gaussian_gdp_uses_the_conditional_law():
 
 # ------------------------------------------------------------------ brute force over every joint state
 
+
 def joint_table(model):
     """Every joint state with its probability (``exp log_evidence`` of the full assignment)."""
     states = list(itertools.product(range(model.states), repeat=model.n))
@@ -135,8 +144,11 @@ def joint_table(model):
 
 
 def brute_count_law(X, p, adv, value, counted=(1,)):
-    keep = np.all(X[:, list(adv.known)] == np.array(adv.x_known, dtype=int), axis=1) if adv.known else \
-        np.ones(len(X), bool)
+    keep = (
+        np.all(X[:, list(adv.known)] == np.array(adv.x_known, dtype=int), axis=1)
+        if adv.known
+        else np.ones(len(X), bool)
+    )
     keep &= X[:, adv.i] == value
     c = np.isin(X[keep], counted).sum(axis=1)
     w = np.bincount(c, weights=p[keep], minlength=X.shape[1] + 1)
@@ -166,8 +178,12 @@ def brute_laplace(law_x, law_xp, b):
     def H(t):
         f = lambda y: max(0.0, dens(law_x, y) - t * dens(law_xp, y))  # noqa: E731
         pts = list(atoms)
-        return (quad(f, -np.inf, atoms[0], epsabs=1e-13)[0] + quad(f, atoms[-1], np.inf, epsabs=1e-13)[0]
-                + sum(quad(f, lo, hi, epsabs=1e-14, limit=200)[0] for lo, hi in zip(pts, pts[1:])))
+        return (
+            quad(f, -np.inf, atoms[0], epsabs=1e-13)[0]
+            + quad(f, atoms[-1], np.inf, epsabs=1e-13)[0]
+            + sum(quad(f, lo, hi, epsabs=1e-14, limit=200)[0] for lo, hi in zip(pts, pts[1:]))
+        )
+
     return H
 
 
@@ -211,8 +227,14 @@ def test_brute_force_laplace_chain():
         assert r.tpr_at(a) <= min(s * a + H(s) for s in (t * 0.9, t * 1.1)) + 1e-9
 
 
-@pytest.mark.parametrize("name", ["chain3", pytest.param("chain", marks=pytest.mark.slow),
-                                  pytest.param("network", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "chain3",
+        pytest.param("chain", marks=pytest.mark.slow),
+        pytest.param("network", marks=pytest.mark.slow),
+    ],
+)
 def test_worst_adversary_equals_brute_force(name):
     """Worst advantage and worst TPR@FPR (profile search, certified) equal the maximum over every
     adversary of the brute-force enumeration."""
@@ -246,6 +268,7 @@ def test_worst_adversary_equals_brute_force(name):
 
 # ------------------------------------------------------------------ the pure-eps bound
 
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_curve_never_below_pure_eps_curve(name):
     """``beta(alpha) >= f_BDPL(alpha)`` and ``advantage <= tanh(BDPL/2)`` for the adversary's exact BDPL."""
@@ -277,12 +300,13 @@ def test_discrete_tradeoff_matches_randomised_np():
     """Finite outcomes: the curve is piecewise linear between the sorted likelihood-ratio vertices."""
     P, Q = np.array([0.5, 0.3, 0.2]), np.array([0.1, 0.3, 0.6])
     c = discrete_tradeoff(P, Q)
-    assert c.tpr_at(0.05) == pytest.approx(0.25, abs=1e-12)   # half the first outcome (LR 5)
+    assert c.tpr_at(0.05) == pytest.approx(0.25, abs=1e-12)  # half the first outcome (LR 5)
     assert c.tpr_at(0.25) == pytest.approx(0.5 + 0.15, abs=1e-12)  # then the LR-1 outcome
     assert c.advantage == pytest.approx(0.4, abs=1e-15)
 
 
 # ------------------------------------------------------------------ a simulated attack
+
 
 def clopper_pearson(k: int, n: int, conf: float) -> tuple[float, float]:
     a = 1 - conf
@@ -294,9 +318,11 @@ def clopper_pearson(k: int, n: int, conf: float) -> tuple[float, float]:
 def simulate(model, mech, adv, laws, thresholds, size, rng):
     """Sample the data given the adversary's knowledge and each target value, run the mechanism,
     apply the exact likelihood-ratio test ``p(y)/q(y) > t``: the hit counts per threshold."""
+
     def logdens(atoms, w, y):
         z = mech.noise.log_density(y[:, None] - atoms[None, :]) + np.log(np.maximum(w, 1e-300))[None, :]
         return np.logaddexp.reduce(z, axis=1)
+
     hits = {}
     for v in (adv.x, adv.x_prime):
         data = model.sample_conditional(adv.condition(v), size, rng)
@@ -340,6 +366,7 @@ def test_simulated_attack_clopper_pearson(name):
 
 # ------------------------------------------------------------------ bad input
 
+
 @pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, 1.5, math.nan])
 def test_fpr_outside_unit_interval(bad):
     r = attack_risk(chain(4), LaplaceCount(1.0, counted_states=(1,)), Adversary(0, (), (), 1, 0))
@@ -374,9 +401,11 @@ def test_fast_tv_search_equals_the_engine_profile():
     from bdpsim.estimators import engine_for
 
     m = chain(30)
-    for mech in (LaplaceCount(1.0, counted_states=(1,)),
-                 NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
-                 NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5))):
+    for mech in (
+        LaplaceCount(1.0, counted_states=(1,)),
+        NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
+        NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5)),
+    ):
         v, adv = markov_worst_tv(m, mech, 0)
         assert v == pytest.approx(engine_for(m, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
         assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
@@ -398,11 +427,13 @@ def test_staircase_curve_against_exact_piecewise_constant_integration():
 
     def dens(w):
         return np.exp(noise.log_density(mid[:, None] - atoms[None, :])) @ w
+
     P, Q = dens(wp), dens(wq)
     assert np.sum(P * width) == pytest.approx(1.0, abs=1e-12)
 
     def H(t):
         return float(np.sum(np.maximum(P - t * Q, 0.0) * width))
+
     c = mixture_tradeoff(noise, atoms, wp, atoms, wq)
     assert c.advantage == pytest.approx(H(1.0), abs=1e-9)
     for a in (1e-3, 1e-2, 0.1, 0.5):

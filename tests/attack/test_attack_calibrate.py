@@ -47,13 +47,16 @@ def test_least_noise_for_a_tpr_at_fpr():
     assert c.epsilon == pytest.approx(math.log(5.0))
 
 
-@pytest.mark.parametrize("kw, first", [
-    (dict(target_advantage=0.0), "target_advantage = 0.0: must be in the open interval (0, 1)"),
-    (dict(target_advantage=1.2), "target_advantage = 1.2: must be in the open interval (0, 1)"),
-    (dict(target_tpr=0.5), "at_fpr = None: is required with target_tpr"),
-    (dict(target_tpr=0.01, at_fpr=0.1), "target_tpr = 0.01: must exceed at_fpr"),
-    (dict(), "target_advantage = None: give exactly one"),
-])
+@pytest.mark.parametrize(
+    "kw, first",
+    [
+        (dict(target_advantage=0.0), "target_advantage = 0.0: must be in the open interval (0, 1)"),
+        (dict(target_advantage=1.2), "target_advantage = 1.2: must be in the open interval (0, 1)"),
+        (dict(target_tpr=0.5), "at_fpr = None: is required with target_tpr"),
+        (dict(target_tpr=0.01, at_fpr=0.1), "target_tpr = 0.01: must exceed at_fpr"),
+        (dict(), "target_advantage = None: give exactly one"),
+    ],
+)
 def test_bad_targets(kw, first):
     with pytest.raises(ConfigError) as exc:
         calibrate_attack(CHAIN, mech(LaplaceNoise(1.0)), **kw)

@@ -18,13 +18,21 @@ LABELS = (("1e-3", 1e-3), ("1e-2", 1e-2), ("0.1", 0.1))
 
 
 def _raw(gamma, epsilon, adversaries="all", attack=True, n=5):
-    run = {"seed": 1, "adversaries": adversaries, "estimator": "exact", "known_sizes": "all",
-           "adversary_rows": "all"}
+    run = {
+        "seed": 1,
+        "adversaries": adversaries,
+        "estimator": "exact",
+        "known_sizes": "all",
+        "adversary_rows": "all",
+    }
     if attack is not None:
         run["attack"] = attack
-    return {"title": "attack columns", "run": run,
-            "model": {"kind": "markov", "n": n, "gamma": gamma},
-            "mechanism": {"kind": "count", "epsilon": epsilon, "counted_states": [1]}}
+    return {
+        "title": "attack columns",
+        "run": run,
+        "model": {"kind": "markov", "n": n, "gamma": gamma},
+        "mechanism": {"kind": "count", "epsilon": epsilon, "counted_states": [1]},
+    }
 
 
 def _toml(raw) -> str:
@@ -36,6 +44,7 @@ def _toml(raw) -> str:
         if isinstance(v, list):
             return "[" + ", ".join(val(x) for x in v) + "]"
         return repr(v)
+
     out = [f'title = "{raw["title"]}"']
     for sec in ("run", "model", "mechanism"):
         out.append(f"[{sec}]")
@@ -49,7 +58,9 @@ def _run(tmp_path, raw):
     out = tmp_path / "out"
     assert main(["run", str(cfg), "--out", str(out), "--quiet"]) == 0
     summ = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
-    advs = list(csv.DictReader(io.StringIO(gzip.decompress((out / "adversaries.csv.gz").read_bytes()).decode())))
+    advs = list(
+        csv.DictReader(io.StringIO(gzip.decompress((out / "adversaries.csv.gz").read_bytes()).decode()))
+    )
     return summ, advs
 
 

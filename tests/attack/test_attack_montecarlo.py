@@ -47,8 +47,11 @@ def test_band_covers_the_exact_curve():
     for r in range(reps):
         sim = simulated_attack(m, mech, adv, 2000, seed=r)
         lo, hi = sim.tpr_lower(FPRS), sim.tpr_upper(FPRS)
-        held += bool(np.all(lo <= true + 1e-12) and np.all(true <= hi + 1e-12)
-                     and sim.advantage_lower <= exact.advantage)
+        held += bool(
+            np.all(lo <= true + 1e-12)
+            and np.all(true <= hi + 1e-12)
+            and sim.advantage_lower <= exact.advantage
+        )
     assert held >= reps * (0.95 - 3 * math.sqrt(0.95 * 0.05 / reps))
     assert np.all((hi - lo)[FPRS >= 0.2] < 4 * sim.margin + 0.1)  # 2e each side, plus the slope
 

@@ -33,7 +33,9 @@ def test_laplace_against_riskcal_pld(eps):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pld = pldm.from_laplace_mechanism(parameter=1 / eps, sensitivity=1.0, value_discretization_interval=1e-5)
+        pld = pldm.from_laplace_mechanism(
+            parameter=1 / eps, sensitivity=1.0, value_discretization_interval=1e-5
+        )
         beta, adv = get_beta_from_pld(pld, ALPHAS), get_advantage_from_pld(pld)
     c = mixture_tradeoff(LaplaceNoise(1 / eps), [1.0], [1.0], [0.0], [1.0])
     assert c.beta(ALPHAS) == pytest.approx(beta, abs=1e-6)

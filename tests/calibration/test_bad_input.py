@@ -39,18 +39,24 @@ def test_ctrl_c_during_calibrate(bdpsim_cli, monkeypatch):
 
 def test_every_help_fits_80_columns(monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    long = {" ".join(path) or "bdpsim": max(len(line) for line in parser.format_help().splitlines())
-            for path, parser in _parsers()}
+    long = {
+        " ".join(path) or "bdpsim": max(len(line) for line in parser.format_help().splitlines())
+        for path, parser in _parsers()
+    }
     assert "calibrate markov" in long and max(long.values()) <= 80, {k: v for k, v in long.items() if v > 80}
 
 
 def test_calibrate_markov_does_not_promise_laplace_only(bdpsim_cli):
     p = bdpsim_cli("calibrate", "markov", "--help")
-    assert p.returncode == 0 and "+ Laplace noise" not in p.stdout and "--noise" in p.stdout.split("options:")[0]
+    assert (
+        p.returncode == 0 and "+ Laplace noise" not in p.stdout and "--noise" in p.stdout.split("options:")[0]
+    )
 
 
 def test_calibrate_flags_not_eps_bdp_in_its_own_column(bdpsim_cli):
-    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10", "--method", "all")
+    p = bdpsim_cli(
+        "calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10", "--method", "all"
+    )
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     assert lines[0].startswith("query: ") and lines[1].split()[-1] == "eps-BDP?"  # issue 38: the query first
@@ -61,8 +67,19 @@ def test_calibrate_flags_not_eps_bdp_in_its_own_column(bdpsim_cli):
 
 
 def test_calibrate_json_has_is_bdp(bdpsim_cli):
-    p = bdpsim_cli("calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10",
-                   "--method", "all", "--json")
+    p = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--transition",
+        ACTIVITY,
+        "--n",
+        "100",
+        "--epsilon",
+        "10",
+        "--method",
+        "all",
+        "--json",
+    )
     rows = {r["method"]: r for r in json.loads(p.stdout)}
     assert rows["markov-quilt-exact"]["is_bdp"] is False and rows["exact"]["is_bdp"] is True
     assert rows["zhao"]["is_bdp"] is None

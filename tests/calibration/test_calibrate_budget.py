@@ -16,15 +16,36 @@ def _chain50():
 
 
 def test_mqm_exact_refused_up_front_with_the_estimate(bdpsim_cli):
-    p = bdpsim_cli("calibrate", "markov", "--gamma", "2", "--n", "10000000", "--epsilon", "1",
-                   "--method", "markov-quilt-exact")
+    p = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--gamma",
+        "2",
+        "--n",
+        "10000000",
+        "--epsilon",
+        "1",
+        "--method",
+        "markov-quilt-exact",
+    )
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
     assert "--n = 10000000: markov-quilt-exact needs ~" in p.stderr and "use a smaller --n" in p.stderr
 
 
 def test_method_all_reports_the_refused_method_and_runs_the_others(bdpsim_cli):
-    p = bdpsim_cli("calibrate", "markov", "--gamma", "2", "--n", "10000000", "--epsilon", "1",
-                   "--method", "all", "--json")
+    p = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--gamma",
+        "2",
+        "--n",
+        "10000000",
+        "--epsilon",
+        "1",
+        "--method",
+        "all",
+        "--json",
+    )
     assert p.returncode == 0, p.stderr
     rows = {r["method"]: r for r in json.loads(p.stdout)}
     assert rows["markov-quilt-exact"]["scale"] is None
@@ -37,11 +58,32 @@ def test_fifty_states_refused_or_left_unevaluated(bdpsim_cli):
     P = _chain50()
     p = bdpsim_cli("calibrate", "markov", "--transition", P, "--n", "300", "--epsilon", "1")
     assert p.returncode == 2 and "--transition" in p.stderr and "exact needs ~" in p.stderr
-    p = bdpsim_cli("calibrate", "markov", "--transition", P, "--n", "5000", "--epsilon", "1",
-                   "--method", "markov-quilt-exact")
+    p = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--transition",
+        P,
+        "--n",
+        "5000",
+        "--epsilon",
+        "1",
+        "--method",
+        "markov-quilt-exact",
+    )
     assert p.returncode == 2 and "--n = 5000: markov-quilt-exact needs ~" in p.stderr
-    p = bdpsim_cli("calibrate", "markov", "--transition", P, "--n", "300", "--epsilon", "1",
-                   "--method", "markov-quilt-approx", "--json")
+    p = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--transition",
+        P,
+        "--n",
+        "300",
+        "--epsilon",
+        "1",
+        "--method",
+        "markov-quilt-approx",
+        "--json",
+    )
     assert p.returncode == 0, p.stderr
     row = json.loads(p.stdout)
     assert row["scale"] > 0 and row["bdpl"] is None and "exact BDPL not computed" in row["reason"]
@@ -55,4 +97,6 @@ def test_library_has_no_budget_by_default_and_estimates_grow_as_documented():
     assert mqm_exact_seconds(2, 10_000_002) == pytest.approx(100 * mqm_exact_seconds(2, 100_002))
     assert mqm_exact_seconds(50, 1000) > 100 * mqm_exact_seconds(2, 1000)
     small, _ = scan_seconds(m, np.array([0.0, 1.0]), {})
-    assert small == scan_seconds(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]), {})[0]
+    assert (
+        small == scan_seconds(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]), {})[0]
+    )

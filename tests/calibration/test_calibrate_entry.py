@@ -11,9 +11,14 @@ import bdpsim
 MODELS = {
     "chain": lambda: bdpsim.MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]], 6),
     "pedigree": lambda: bdpsim.PedigreeModel.nuclear(3, 0.3),
-    "network": lambda: bdpsim.BayesNetModel([[], [0], [1]], [
-        [0.5, 0.3, 0.2], [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.1, 0.8]],
-        [[0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.05, 0.15, 0.8]]]),
+    "network": lambda: bdpsim.BayesNetModel(
+        [[], [0], [1]],
+        [
+            [0.5, 0.3, 0.2],
+            [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.1, 0.1, 0.8]],
+            [[0.6, 0.3, 0.1], [0.3, 0.4, 0.3], [0.05, 0.15, 0.8]],
+        ],
+    ),
     "random field": lambda: bdpsim.MRFModel([(0, 1), (1, 2), (2, 3), (3, 0)], 3, 0.8),
 }
 
@@ -47,12 +52,15 @@ def test_state_values_on_a_network():
     assert c.noise == "geometric" and c.bdpl <= 1 + 1e-9 and c.parameter == pytest.approx(1 / c.scale)
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    ({"method": "markov"}, "method"),
-    ({"counted_states": [2], "mechanism": bdpsim.LaplaceCount(1.0, (2,))}, "mechanism"),
-    ({"counted_states": [5]}, "counted_states"),
-    ({"window_limit": 3}, "search"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"method": "markov"}, "method"),
+        ({"counted_states": [2], "mechanism": bdpsim.LaplaceCount(1.0, (2,))}, "mechanism"),
+        ({"counted_states": [5]}, "counted_states"),
+        ({"window_limit": 3}, "search"),
+    ],
+)
 def test_graph_model_errors_name_the_argument(kwargs, field):
     with pytest.raises(ValueError, match=rf"^{field} = "):  # ConfigError, or a kernel's ParameterError
         bdpsim.calibrate(MODELS["network"](), 1.0, **kwargs)

@@ -19,10 +19,14 @@ from bdpsim.models.markov.window import markov_bdpl
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
 
-@pytest.mark.parametrize("P,n,eps,kw", [
-    (ACTIVITY, 20, 1.0, {}),
-    ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 9, 2.0, {"counted_states": [0, 2]}),
-    ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 9, 0.7, {"state_values": [0.0, 1.5, -0.5]})])
+@pytest.mark.parametrize(
+    "P,n,eps,kw",
+    [
+        (ACTIVITY, 20, 1.0, {}),
+        ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 9, 2.0, {"counted_states": [0, 2]}),
+        ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 9, 0.7, {"state_values": [0.0, 1.5, -0.5]}),
+    ],
+)
 def test_exact_scale_is_the_smallest_eps_bdp_scale(P, n, eps, kw):
     model = MarkovChainModel(P, n)
     cal = calibrate(model, eps, **kw)
@@ -80,7 +84,10 @@ def test_bound_methods_need_h1_and_h2_exact_does_not():
 def test_registry_accepts_new_methods():
     def twice_dp(p):
         return p.result("twice_dp", 2 * p.sensitivity / p.epsilon, "scale = 2 Delta / eps")
-    with pytest.raises(TypeError, match="lacks"):  # a bare function is not a method: the registry says what it lacks
+
+    with pytest.raises(
+        TypeError, match="lacks"
+    ):  # a bare function is not a method: the registry says what it lacks
         register_calibration_method(twice_dp)
     register_calibration_method(Method("twice_dp", twice_dp, "2 Delta / eps", "dp"))
     try:
@@ -93,9 +100,13 @@ def test_registry_accepts_new_methods():
 
 def test_bad_inputs():
     model = MarkovChainModel(ACTIVITY, 10)
-    for kw, field in [(dict(method="quilt"), "method"), (dict(epsilon=0.0), "epsilon"),
-                      (dict(epsilon=math.inf), "epsilon"), (dict(counted_states=[5]), "counted_states"),
-                      (dict(state_values=[1.0, 1.0]), "state_values")]:
+    for kw, field in [
+        (dict(method="quilt"), "method"),
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(epsilon=math.inf), "epsilon"),
+        (dict(counted_states=[5]), "counted_states"),
+        (dict(state_values=[1.0, 1.0]), "state_values"),
+    ]:
         args = dict(epsilon=1.0)
         args.update(kw)
         with pytest.raises(ValueError, match=f"^{field} = "):  # ConfigError, or a kernel's (query_values)

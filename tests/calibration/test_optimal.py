@@ -76,7 +76,8 @@ def test_activity_n6_is_eps_bdp_by_brute_force_and_beats_geometric():
     assert opt.mean_abs <= geo_abs
     assert opt.mean_abs < 0.95 * geo_abs  # measured 2.852: 7 % less noise than geometric
     assert sum(opt.noise.pmf) + (opt.noise.pmf[0] + opt.noise.pmf[-1]) * opt.noise.tail_ratio / (
-        1 - opt.noise.tail_ratio) == pytest.approx(1.0, abs=1e-12)
+        1 - opt.noise.tail_ratio
+    ) == pytest.approx(1.0, abs=1e-12)
 
 
 def _independent_lp(model, eps, M, r, objective):
@@ -113,8 +114,15 @@ def _independent_lp(model, eps, M, r, objective):
         cost = (ks * ks).astype(float)
         extra = sum((M + k) ** 2 * r**k for k in range(1, 2000))
     cost[[0, -1]] += extra
-    res = linprog(cost, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=mass[None, :], b_eq=[1.0],
-                  bounds=(0, None), method="highs")
+    res = linprog(
+        cost,
+        A_ub=np.array(rows),
+        b_ub=np.zeros(len(rows)),
+        A_eq=mass[None, :],
+        b_eq=[1.0],
+        bounds=(0, None),
+        method="highs",
+    )
     assert res.status == 0
     return res.fun
 
@@ -148,13 +156,16 @@ def test_symmetry_detected_and_imposed():
 def test_bad_arguments():
     model = MarkovChainModel(np.array(ACTIVITY), 5)
     from bdpsim.core.errors import ConfigError
+
     with pytest.raises(ConfigError, match="objective"):
         optimal_noise(model, 1.0, [0.0, 1.0], objective="median")
     with pytest.raises(ConfigError, match="state_values"):
         optimal_noise(model, 1.0, [0.0, 0.5 + 1e-3])
     with pytest.raises(ConfigError, match="tail_ratio"):
         optimal_noise(model, 1.0, [0.0, 1.0], tail_ratio=0.1)
-    with pytest.raises(ConfigError, match="model = 'object': the optimal noise is computed for Markov chains"):
+    with pytest.raises(
+        ConfigError, match="model = 'object': the optimal noise is computed for Markov chains"
+    ):
         optimal_noise(object(), 1.0, [1.0, 0.0, 0.0])  # pedigrees: tests/calibration/test_optimal_pedigree.py
 
 

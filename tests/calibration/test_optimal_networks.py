@@ -18,9 +18,15 @@ from bdpsim.models.bayesnet.model import BayesNetModel
 from bdpsim.models.mrf.model import MRFModel
 from bdpsim.models.pedigree.model import PedigreeModel
 
-DIAMOND = ([[], [0], [0], [1, 2]],
-           [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
-            [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]])
+DIAMOND = (
+    [[], [0], [0], [1, 2]],
+    [
+        [0.6, 0.4],
+        [[0.8, 0.2], [0.3, 0.7]],
+        [[0.9, 0.1], [0.25, 0.75]],
+        [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
+    ],
+)
 
 
 def _bn_joint(parents, cpt) -> np.ndarray:
@@ -28,7 +34,9 @@ def _bn_joint(parents, cpt) -> np.ndarray:
     n = len(parents)
     P = np.zeros((2,) * n)
     for x in itertools.product(range(2), repeat=n):
-        P[x] = math.prod(float(np.asarray(cpt[j])[tuple(x[p] for p in parents[j]) + (x[j],)]) for j in range(n))
+        P[x] = math.prod(
+            float(np.asarray(cpt[j])[tuple(x[p] for p in parents[j]) + (x[j],)]) for j in range(n)
+        )
     return P
 
 
@@ -93,8 +101,10 @@ def _laplace_pdf(b):
 
 CASES = {
     "diamond network": (lambda: BayesNetModel(*DIAMOND), lambda: _bn_joint(*DIAMOND)),
-    "potts cycle": (lambda: MRFModel([(0, 1), (1, 2), (2, 3), (3, 0)], 2, 0.8),
-                    lambda: _potts_joint(4, [(0, 1), (1, 2), (2, 3), (3, 0)], 0.8)),
+    "potts cycle": (
+        lambda: MRFModel([(0, 1), (1, 2), (2, 3), (3, 0)], 2, 0.8),
+        lambda: _potts_joint(4, [(0, 1), (1, 2), (2, 3), (3, 0)], 0.8),
+    ),
 }
 
 
@@ -186,11 +196,28 @@ cpt = [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
 
 
 def test_cli_optimal_json_in_process(tmp_path, capsys):
-    assert main(["calibrate", "config", _config(tmp_path, NETWORK_TOML), "--epsilon", "1", "--method", "optimal",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "config",
+                _config(tmp_path, NETWORK_TOML),
+                "--epsilon",
+                "1",
+                "--method",
+                "optimal",
+                "--json",
+            ]
+        )
+        == 0
+    )
     obj = json.loads(capsys.readouterr().out)
     assert obj["method"] == "optimal" and obj["bdpl"] <= 1 and obj["is_bdp"] is True
-    assert {"mean_abs", "variance", "noise"} <= set(obj) and set(obj["noise"]) == {"offset", "pmf", "tail_ratio"}
+    assert {"mean_abs", "variance", "noise"} <= set(obj) and set(obj["noise"]) == {
+        "offset",
+        "pmf",
+        "tail_ratio",
+    }
     geo = calibrate_graph(BayesNetModel(*DIAMOND), 1.0, [0, 1], method="exact", noise="geometric")[0]
     assert obj["mean_abs"] <= geo.mean_abs
 
@@ -202,17 +229,28 @@ def test_cli_all_table_and_pedigree(tmp_path, capsys):
     assert out[0].startswith("query: count of records in states [2] (from the flags)")  # issue 38: the query
     assert out[2].split()[:2] == ["method", "noise"] and max(map(len, out)) <= 80
     assert [ln.split()[:2] for ln in out if not ln.startswith(" ")][2:] == [
-        ["optimal", "table"], ["exact", "laplace"], ["exact", "geometric"], ["exact", "staircase"]]
+        ["optimal", "table"],
+        ["exact", "laplace"],
+        ["exact", "geometric"],
+        ["exact", "staircase"],
+    ]
 
 
-@pytest.mark.parametrize("text,args,field", [
-    (NETWORK_TOML, ["--epsilon", "-1"], "--epsilon"),
-    (NETWORK_TOML, ["--epsilon", "1", "--method", "optimal", "--state-values", "0", "0.5"], "--state-values"),
-    (NETWORK_TOML, ["--epsilon", "1", "--counted", "5"], "--counted"),
-    ('[model]\nkind = "markov"\nn = 5\ngamma = [2.0, 3.0]\n', ["--epsilon", "1"], "model"),
-    ('[model]\nkind = "gaussian"\nn = 3\nrho = 0.3\n', ["--epsilon", "1"], "model.kind"),
-    ('[run]\nseed = 1\n', ["--epsilon", "1"], "config"),
-])
+@pytest.mark.parametrize(
+    "text,args,field",
+    [
+        (NETWORK_TOML, ["--epsilon", "-1"], "--epsilon"),
+        (
+            NETWORK_TOML,
+            ["--epsilon", "1", "--method", "optimal", "--state-values", "0", "0.5"],
+            "--state-values",
+        ),
+        (NETWORK_TOML, ["--epsilon", "1", "--counted", "5"], "--counted"),
+        ('[model]\nkind = "markov"\nn = 5\ngamma = [2.0, 3.0]\n', ["--epsilon", "1"], "model"),
+        ('[model]\nkind = "gaussian"\nn = 3\nrho = 0.3\n', ["--epsilon", "1"], "model.kind"),
+        ("[run]\nseed = 1\n", ["--epsilon", "1"], "config"),
+    ],
+)
 def test_cli_bad_arguments_one_line_exit_2(tmp_path, capsys, text, args, field):
     assert main(["calibrate", "config", _config(tmp_path, text), *args]) == 2
     err = capsys.readouterr()

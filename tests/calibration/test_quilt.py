@@ -34,13 +34,22 @@ def test_check_values_of_the_authors_algorithm():
     assert mqm_approx_search(0.5, 0.5, 1.0, 100).sigma == pytest.approx(18.983096, abs=1e-6)
 
 
-@pytest.mark.parametrize("P,T,eps,approx,exact", [
-    (ACTIVITY, 288, 1.0, 26.054190833080337, 14.813017989836839),          # binary, asymmetric
-    ([[0.9, 0.1], [0.4, 0.6]], 50, 2.0, 10.038143983573242, 4.913536308214106),
-    ([[0.7, 0.3], [0.4, 0.6]], 100, 1.0, 13.911512579390365, 5.130649681555968),  # run_synthetic q=.3, p=.6
-    (THREE, 100, 1.0, 37.205060288952204, 16.014234864413183),             # 3 states: multi code
-    (THREE, 60, 3.0, 9.451285454534933, 3.2853006513498824),
-])
+@pytest.mark.parametrize(
+    "P,T,eps,approx,exact",
+    [
+        (ACTIVITY, 288, 1.0, 26.054190833080337, 14.813017989836839),  # binary, asymmetric
+        ([[0.9, 0.1], [0.4, 0.6]], 50, 2.0, 10.038143983573242, 4.913536308214106),
+        (
+            [[0.7, 0.3], [0.4, 0.6]],
+            100,
+            1.0,
+            13.911512579390365,
+            5.130649681555968,
+        ),  # run_synthetic q=.3, p=.6
+        (THREE, 100, 1.0, 37.205060288952204, 16.014234864413183),  # 3 states: multi code
+        (THREE, 60, 3.0, 9.451285454534933, 3.2853006513498824),
+    ],
+)
 def test_pinned_port_values(P, T, eps, approx, exact):
     assert mqm_approx(P, T, eps).sigma == pytest.approx(approx, abs=1e-9)
     assert mqm_exact(P, T, eps).sigma == pytest.approx(exact, abs=1e-9)
@@ -52,7 +61,7 @@ def test_setup_quantities():
     # reversible binary chain: P* = P, so the reversal gap is (1 - lambda_2^2)/2
     assert time_reversal(ACTIVITY) == pytest.approx(np.array(ACTIVITY), abs=1e-12)
     lam = 1 - 0.118 - 0.305
-    assert authors_eigengap(ACTIVITY, "reversal") == pytest.approx((1 - lam ** 2) / 2)
+    assert authors_eigengap(ACTIVITY, "reversal") == pytest.approx((1 - lam**2) / 2)
     assert authors_eigengap(THREE) == authors_eigengap(THREE, "reversal")
     with pytest.raises(ConfigError, match="^eigengap = "):
         authors_eigengap(THREE, "spectral")
@@ -125,7 +134,8 @@ def test_multi_code_on_a_binary_chain_is_the_binary_code_without_marginals():
     tabs = exact_ratios_multi(ACTIVITY, T)
     for i in (2, 7, 20, 39):
         assert exact_max_influence_binary(down, up1, up2, i, T) == pytest.approx(
-            exact_max_influence_multi(*tabs, i, T), rel=1e-12)
+            exact_max_influence_multi(*tabs, i, T), rel=1e-12
+        )
 
 
 def _matlab_noise(delta, i, T, eps):
@@ -138,7 +148,9 @@ def _matlab_noise(delta, i, T, eps):
         return np.nanmin((a[None, :] + b[:, None] - 1) / lam)
 
 
-@pytest.mark.parametrize("P,T,eps", [(ACTIVITY, 150, 0.5), (SYM, 90, 5.0), (THREE, 80, 1.0), (ACTIVITY, 200, 10.0)])
+@pytest.mark.parametrize(
+    "P,T,eps", [(ACTIVITY, 150, 0.5), (SYM, 90, 5.0), (THREE, 80, 1.0), (ACTIVITY, 200, 10.0)]
+)
 def test_pruned_quilt_search_equals_the_full_grid(P, T, eps):
     res = mqm_exact(P, T, eps)
     if np.asarray(P).shape[0] == 2:
@@ -148,7 +160,7 @@ def test_pruned_quilt_search_equals_the_full_grid(P, T, eps):
     else:
         tabs, fn = exact_ratios_multi(P, T), exact_max_influence_multi
     full = [_matlab_noise(fn(*tabs, i, T), i, T, eps) for i in range(2, T)]
-    assert res.noise_per_node[1:T - 1] == pytest.approx(full, rel=1e-14)
+    assert res.noise_per_node[1 : T - 1] == pytest.approx(full, rel=1e-14)
     assert res.sigma == max(full) and res.nodes_searched == tuple(range(2, T))
     assert np.isnan(res.noise_per_node[0]) and np.isnan(res.noise_per_node[-1])
 

@@ -34,14 +34,17 @@ def chain(P, T):
     return BayesNetModel.from_markov(MarkovChainModel(P, T, authors_stationary(P)))
 
 
-@pytest.mark.parametrize("P,T,eps,exact", [
-    (SYM, 100, 1.0, 9.337396),
-    (ACTIVITY, 288, 1.0, 14.813017989836839),
-    ([[0.9, 0.1], [0.4, 0.6]], 50, 2.0, 4.913536308214106),
-    ([[0.7, 0.3], [0.4, 0.6]], 100, 1.0, 5.130649681555968),
-    ([[0.3, 0.7], [0.6, 0.4]], 40, 0.5, None),
-    (ACTIVITY, 30, 5.0, None),
-])
+@pytest.mark.parametrize(
+    "P,T,eps,exact",
+    [
+        (SYM, 100, 1.0, 9.337396),
+        (ACTIVITY, 288, 1.0, 14.813017989836839),
+        ([[0.9, 0.1], [0.4, 0.6]], 50, 2.0, 4.913536308214106),
+        ([[0.7, 0.3], [0.4, 0.6]], 100, 1.0, 5.130649681555968),
+        ([[0.3, 0.7], [0.6, 0.4]], 40, 0.5, None),
+        (ACTIVITY, 30, 5.0, None),
+    ],
+)
 def test_binary_chains_give_the_chain_mqm_exact_sigma(P, T, eps, exact):
     """The authors protect records 2..T-1 (1-indexed); with the same node marginals (chain started
     at the first row of P^100) the junction-tree family is their quilt family."""
@@ -53,8 +56,10 @@ def test_binary_chains_give_the_chain_mqm_exact_sigma(P, T, eps, exact):
     assert res.family[T // 2] == "per-branch depths"
 
 
-@pytest.mark.parametrize("P,T,eps", [(THREE, 100, 1.0), (THREE, 60, 3.0),
-                                     ([[0.5, 0.3, 0.2], [0.25, 0.5, 0.25], [0.2, 0.2, 0.6]], 40, 2.0)])
+@pytest.mark.parametrize(
+    "P,T,eps",
+    [(THREE, 100, 1.0), (THREE, 60, 3.0), ([[0.5, 0.3, 0.2], [0.25, 0.5, 0.25], [0.2, 0.2, 0.6]], 40, 2.0)],
+)
 def test_multi_state_chains_are_the_multi_code_with_exact_marginals(P, T, eps):
     """The multi-state MATLAB replaces P(X_i = t)/P(X_i = s) by its worst case over start laws; with
     the exact marginal ratios in that slot it is the exact max-influence, and equals the network's
@@ -108,9 +113,13 @@ def _conditionally_independent(xs, pr, i, Q, R):
     """``X_R ⊥ X_i | X_Q`` by brute force: ``P(r, q, i) P(q) = P(r, q) P(q, i)``."""
     if not R:
         return True
+
     def table(cols):
-        key = np.unique(xs[:, cols], axis=0, return_inverse=True)[1].ravel() if cols else np.zeros(len(xs), int)
+        key = (
+            np.unique(xs[:, cols], axis=0, return_inverse=True)[1].ravel() if cols else np.zeros(len(xs), int)
+        )
         return key
+
     kq, kr, ki = table(list(Q)), table(list(R)), xs[:, i]
     joint = {}
     for a, b, c, p in zip(kr, kq, ki, pr):
@@ -160,7 +169,9 @@ def test_every_quilt_is_a_markov_quilt_with_the_brute_force_influence(kind):
             assert q["card"] == len(set(m.records) & set(N))
         for eps in (0.5, 2.0, 8.0):
             with np.errstate(divide="ignore", invalid="ignore"):
-                scores = [q["card"] / (eps - q["influence"]) if q["influence"] <= eps else math.nan for q in fam]
+                scores = [
+                    q["card"] / (eps - q["influence"]) if q["influence"] <= eps else math.nan for q in fam
+                ]
             assert mqm_bayesnet(m, eps, records=[r]).sigma == pytest.approx(np.nanmin(scores), rel=1e-12)
     if kind == "ladder":
         assert False in seen_separable
@@ -196,6 +207,7 @@ def test_bad_inputs():
 
 # ----------------------------------------------------------------------------- paper §5
 
+
 def test_estimated_parameters_are_the_authors_search():
     assert mqm_estimated(5000, 1.0, 0.05, 0.1).sigma == mqm_approx_search(0.05, 0.1, 1.0, 5000).sigma
     P = np.array(ACTIVITY)
@@ -212,13 +224,16 @@ def test_estimated_parameters_every_node():
     assert basic.sigma >= fast.sigma - 1e-12 and len(basic.nodes_searched) == 400
 
 
-@pytest.mark.parametrize("kw,message", [
-    (dict(pi_est=0.0), r"^pi_est = 0.0: must be a number in \(0, 0.5\]$"),
-    (dict(g_est=1.5), r"^g_est = 1.5: must be a number in \(0, 1.0\]$"),
-    (dict(pi_est=0.4, transition=ACTIVITY), r"^pi_est = 0.4: must be <= pi_min of the chain"),
-    (dict(g_est=0.9, transition=ACTIVITY), r"^g_est = 0.9: must be <= the chain's eigengap"),
-    (dict(search="fast"), r"^search = 'fast': must be 'authors' or 'all'$"),
-])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        (dict(pi_est=0.0), r"^pi_est = 0.0: must be a number in \(0, 0.5\]$"),
+        (dict(g_est=1.5), r"^g_est = 1.5: must be a number in \(0, 1.0\]$"),
+        (dict(pi_est=0.4, transition=ACTIVITY), r"^pi_est = 0.4: must be <= pi_min of the chain"),
+        (dict(g_est=0.9, transition=ACTIVITY), r"^g_est = 0.9: must be <= the chain's eigengap"),
+        (dict(search="fast"), r"^search = 'fast': must be 'authors' or 'all'$"),
+    ],
+)
 def test_estimated_parameters_bad_inputs(kw, message):
     args = dict(pi_est=0.05, g_est=0.1) | kw
     with pytest.raises(ConfigError, match=message):

@@ -43,7 +43,9 @@ def test_subnormal_entry_is_refused_without_overflow_warnings(capsys):  # 15
 
 
 def test_reducible_chain_is_described_and_bounds_do_not_apply(capsys):  # 15
-    rc, out, err = cli(capsys, "bounds", "markov", "--transition", "[[1,0],[0,1]]", "--epsilon", "1", "--n", "5")
+    rc, out, err = cli(
+        capsys, "bounds", "markov", "--transition", "[[1,0],[0,1]]", "--epsilon", "1", "--n", "5"
+    )
     assert rc == 0, err
     assert "reducible: 2 communicating classes {0}, {1}: the Markov and Zhao bounds do not apply" in out
     assert "markov bound   not applicable" in out
@@ -52,8 +54,19 @@ def test_reducible_chain_is_described_and_bounds_do_not_apply(capsys):  # 15
     first = out.splitlines()[0]
     assert first.startswith("note: the chain is reducible") and "do not apply" in first
     assert "one of several stationary laws" in first
-    rc, out, err = calibrate(capsys, "--transition", "[[0.5,0.5],[0,1]]", "--initial", "1", "0", "--n", "5",
-                             "--epsilon", "1", "--json")
+    rc, out, err = calibrate(
+        capsys,
+        "--transition",
+        "[[0.5,0.5],[0,1]]",
+        "--initial",
+        "1",
+        "0",
+        "--n",
+        "5",
+        "--epsilon",
+        "1",
+        "--json",
+    )
     assert rc == 0 and "{0} (transient), {1}" in err  # the note goes to stderr: stdout stays JSON
     assert json.loads(out)["method"] == "exact"
 
@@ -75,8 +88,12 @@ def test_validate_prints_a_calibrated_range_that_holds_the_measured_time(capsys)
 
     rc, out, _ = cli(capsys, "validate", "quickstart")
     line = out.splitlines()[1]
-    assert rc == 0 and re.search(r"~[\d.]+ s - [\d.]+ s of one core \(calibrated on measured runs\)", line), line
+    assert rc == 0 and re.search(r"~[\d.]+ s - [\d.]+ s of one core \(calibrated on measured runs\)", line), (
+        line
+    )
     lo, hi = config_seconds(estimate_config(load_config(ROOT / "configs" / "quickstart.toml"))[2])
-    measured = sum(float(r["seconds"]) for r in csv.DictReader(open(ROOT / "results" / "quickstart" / "summary.csv")))
+    measured = sum(
+        float(r["seconds"]) for r in csv.DictReader(open(ROOT / "results" / "quickstart" / "summary.csv"))
+    )
     assert lo <= measured <= hi, (lo, measured, hi)
     assert hi / lo < 5

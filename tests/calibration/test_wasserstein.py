@@ -62,6 +62,7 @@ def _exact_count_law(P, w, n, i, x):
 
 def _exact_w(l1, l2):
     """W_inf of two laws on 0..n from exact (rational) quantile functions."""
+
     def q(law, u):
         c = Fraction(0)
         for k, v in enumerate(law):
@@ -69,15 +70,28 @@ def _exact_w(l1, l2):
             if c >= u:
                 return k
         return len(law) - 1
+
     levels = sorted(set(itertools.accumulate(l1)) | set(itertools.accumulate(l2)) | {Fraction(0)})
     return max(abs(q(l1, (lo + hi) / 2) - q(l2, (lo + hi) / 2)) for lo, hi in zip(levels, levels[1:]))
 
 
-@pytest.mark.parametrize("P,w", [
-    ([[Fraction(9, 10), Fraction(1, 10)], [Fraction(3, 10), Fraction(7, 10)]], [Fraction(3, 4), Fraction(1, 4)]),
-    ([[Fraction(10, 11), Fraction(1, 11)], [Fraction(1, 11), Fraction(10, 11)]], [Fraction(1, 2), Fraction(1, 2)]),
-    ([[Fraction(1, 5), Fraction(4, 5)], [Fraction(1, 2), Fraction(1, 2)]], [Fraction(1, 2), Fraction(1, 2)]),
-])
+@pytest.mark.parametrize(
+    "P,w",
+    [
+        (
+            [[Fraction(9, 10), Fraction(1, 10)], [Fraction(3, 10), Fraction(7, 10)]],
+            [Fraction(3, 4), Fraction(1, 4)],
+        ),
+        (
+            [[Fraction(10, 11), Fraction(1, 11)], [Fraction(1, 11), Fraction(10, 11)]],
+            [Fraction(1, 2), Fraction(1, 2)],
+        ),
+        (
+            [[Fraction(1, 5), Fraction(4, 5)], [Fraction(1, 2), Fraction(1, 2)]],
+            [Fraction(1, 2), Fraction(1, 2)],
+        ),
+    ],
+)
 def test_chain_w_against_rational_quantiles(P, w):
     """Every record, both values, T = 9: the float pipeline (conditional laws + W_inf) equals W_inf
     of the exact rational laws, extreme tails included."""
@@ -125,9 +139,12 @@ def test_pedigree_wasserstein():
     fam = PedigreeModel.nuclear(5)
     res = wasserstein_scale(fam)
     atoms = np.arange(6.0)
-    direct = max(_grid_w(atoms, fam.count_law({i: x}, (0,)), atoms, fam.count_law({i: xp}, (0,)))
-                 for i in range(5) for x, xp in ((0, 1), (0, 2), (1, 2)))
-    assert res.W == direct == 5.0   # a BB child vs a bb child: count 5 (all BB) vs at most 2
+    direct = max(
+        _grid_w(atoms, fam.count_law({i: x}, (0,)), atoms, fam.count_law({i: xp}, (0,)))
+        for i in range(5)
+        for x, xp in ((0, 1), (0, 2), (1, 2))
+    )
+    assert res.W == direct == 5.0  # a BB child vs a bb child: count 5 (all BB) vs at most 2
     with pytest.raises(ConfigError):
         wasserstein_scale(fam, state_values=[0, 1, 2])
 
@@ -142,7 +159,10 @@ def test_pedigree_wasserstein_mechanism_is_pufferfish_private(size):
     w = wasserstein_scale(fam)
     for eps in (1.0, 5.0):
         mech = LaplaceCount(eps / w.W, (0,))
-        none = max(exact_bdpl(fam, mech, Adversary(i, (), (), x, xp)).bdpl
-                   for i in range(fam.n) for x, xp in ((0, 1), (0, 2), (1, 2)))
+        none = max(
+            exact_bdpl(fam, mech, Adversary(i, (), (), x, xp)).bdpl
+            for i in range(fam.n)
+            for x, xp in ((0, 1), (0, 2), (1, 2))
+        )
         assert none <= eps + 1e-12
         assert none <= exact_bdpl(fam, mech).bdpl <= eps + 1e-12

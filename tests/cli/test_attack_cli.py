@@ -54,13 +54,19 @@ def test_cli_table_and_gaussian_null(capsys):
     assert out["bdpl"] is None and 0 < out["advantage"] < 1  # pure BDPL infinite; the curve is finite
 
 
-@pytest.mark.parametrize("argv, first", [
-    (["--epsilon", "1", "--fpr", "0"], "bdpsim: error: --fpr = 0.0: must be in the open interval (0, 1)"),
-    (["--epsilon", "1", "--fpr", "0.1", "1.5"], "bdpsim: error: --fpr = [0.1, 1.5]: must be in the open"),
-    (["--noise", "gaussian"], "bdpsim: error: --sigma = None: is required for gaussian noise"),
-    (["--epsilon", "-1"], "bdpsim: error: --epsilon = -1"),
-    (["--epsilon", "1", "--min-known", "9"], "bdpsim: error: --min-known = 9: must be an integer in 0..7"),
-])
+@pytest.mark.parametrize(
+    "argv, first",
+    [
+        (["--epsilon", "1", "--fpr", "0"], "bdpsim: error: --fpr = 0.0: must be in the open interval (0, 1)"),
+        (["--epsilon", "1", "--fpr", "0.1", "1.5"], "bdpsim: error: --fpr = [0.1, 1.5]: must be in the open"),
+        (["--noise", "gaussian"], "bdpsim: error: --sigma = None: is required for gaussian noise"),
+        (["--epsilon", "-1"], "bdpsim: error: --epsilon = -1"),
+        (
+            ["--epsilon", "1", "--min-known", "9"],
+            "bdpsim: error: --min-known = 9: must be an integer in 0..7",
+        ),
+    ],
+)
 def test_cli_bad_input_one_line(capsys, argv, first):
     assert main(CHAIN + argv) == 2
     cap = capsys.readouterr()
@@ -85,12 +91,21 @@ def test_calibrate_target_advantage_json(capsys):
     assert out["value"] <= 0.2 and out["saving"] >= 1
 
 
-@pytest.mark.parametrize("argv, first", [
-    (["--target-advantage", "1.2"], "bdpsim: error: --target-advantage = 1.2: must be in the open interval (0, 1)"),
-    (["--target-tpr", "0.2"], "bdpsim: error: --at-fpr = None: is required with target_tpr"),
-    (["--target-tpr", "0.2", "--at-fpr", "0"], "bdpsim: error: --at-fpr = 0.0: must be in the open interval"),
-    ([], "bdpsim: error: --epsilon = None: is required (or give --target-advantage or --target-tpr)"),
-])
+@pytest.mark.parametrize(
+    "argv, first",
+    [
+        (
+            ["--target-advantage", "1.2"],
+            "bdpsim: error: --target-advantage = 1.2: must be in the open interval (0, 1)",
+        ),
+        (["--target-tpr", "0.2"], "bdpsim: error: --at-fpr = None: is required with target_tpr"),
+        (
+            ["--target-tpr", "0.2", "--at-fpr", "0"],
+            "bdpsim: error: --at-fpr = 0.0: must be in the open interval",
+        ),
+        ([], "bdpsim: error: --epsilon = None: is required (or give --target-advantage or --target-tpr)"),
+    ],
+)
 def test_calibrate_target_bad_input(capsys, argv, first):
     assert main(CAL + argv) == 2
     cap = capsys.readouterr()

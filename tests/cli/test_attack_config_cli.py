@@ -70,12 +70,15 @@ def test_bundled_network_with_one_epsilon(capsys):
     assert 0 < out["advantage"] < out["pure_eps_advantage"]
 
 
-@pytest.mark.parametrize("argv, field", [
-    (["bayesnet_example"], "mechanism"),                          # sweeps epsilon
-    (["bayesnet_example", "--epsilon", "1", "--fpr", "1.5"], "--fpr"),
-    (["bayesnet_example", "--epsilon", "-1"], "--epsilon"),
-    (["bayesnet_example", "--epsilon", "1", "--min-known", "99"], "--min-known"),
-])
+@pytest.mark.parametrize(
+    "argv, field",
+    [
+        (["bayesnet_example"], "mechanism"),  # sweeps epsilon
+        (["bayesnet_example", "--epsilon", "1", "--fpr", "1.5"], "--fpr"),
+        (["bayesnet_example", "--epsilon", "-1"], "--epsilon"),
+        (["bayesnet_example", "--epsilon", "1", "--min-known", "99"], "--min-known"),
+    ],
+)
 def test_bad_input_one_line_exit_2(capsys, argv, field):
     assert main(["attack", "config", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -1,6 +1,5 @@
 """Bad config: probes of the cli layer."""
 
-
 from ..support.bad_config import (
     cli,
     one_line_error,

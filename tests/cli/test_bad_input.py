@@ -27,8 +27,9 @@ def test_benchmark_window_refuses_a_committed_json():
     """The script refuses before measuring anything (exit 2, one line), in the real checkout."""
     if not (ROOT / ".git").exists():
         pytest.fail("tests run from a git checkout (the README's flow)")
-    p = subprocess.run([sys.executable, "scripts/benchmark_window.py"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "scripts/benchmark_window.py"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert p.returncode == 2 and "committed to git" in p.stderr and p.stdout == "", p
     assert p.stderr.count("\n") == 1
 
@@ -40,6 +41,10 @@ def test_committed_files_outside_a_checkout(tmp_path):
 
 
 def test_every_option_has_help():
-    missing = [(" ".join(path), a.option_strings) for path, parser in _parsers()
-               for a in parser._actions if a.option_strings and not a.help]
+    missing = [
+        (" ".join(path), a.option_strings)
+        for path, parser in _parsers()
+        for a in parser._actions
+        if a.option_strings and not a.help
+    ]
     assert missing == []

@@ -80,8 +80,9 @@ def test_table_names_the_query_and_an_overriding_flag(tmp_path, capsys):
 
 
 def test_state_values_of_the_config(tmp_path, capsys):
-    text = CHAIN3.replace('kind = "count"', 'kind = "sum"').replace("counted_states = [2]",
-                                                                    "state_values = [0.0, 1.0, 3.0]")
+    text = CHAIN3.replace('kind = "count"', 'kind = "sum"').replace(
+        "counted_states = [2]", "state_values = [0.0, 1.0, 3.0]"
+    )
     obj = _json(capsys, _write(tmp_path, text))
     assert obj["query"]["state_values"] == [0.0, 1.0, 3.0] and obj["query"]["values"] == [0.0, 1.0, 3.0]
     model = model_of(_write(tmp_path, text))
@@ -92,8 +93,12 @@ def test_state_values_of_the_config(tmp_path, capsys):
 def test_markov_names_its_query(capsys):
     assert main(["calibrate", "markov", "--gamma", "3", "--n", "6", "--epsilon", "1", "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
-    assert obj["query"] == {"description": "count of records in states [1]", "counted_states": [1],
-                            "values": [0.0, 1.0], "source": "default"}
+    assert obj["query"] == {
+        "description": "count of records in states [1]",
+        "counted_states": [1],
+        "values": [0.0, 1.0],
+        "source": "default",
+    }
     assert main(["calibrate", "markov", "--gamma", "3", "--n", "6", "--epsilon", "1"]) == 0
     assert "query: count of records in states [1] (default)" in capsys.readouterr().out
 
@@ -103,12 +108,16 @@ def test_bundled_config_name(capsys):
     assert obj["method"] == "exact" and obj["bdpl"] <= 1 + 1e-9 and obj["query"]["source"] == "config"
 
 
-@pytest.mark.parametrize("text,args,field", [
-    (CHAIN3.replace("epsilon = 1.0", "epsilon = [0.5, 1.0]"), [], "mechanism.epsilon"),
-    (CHAIN3.replace("epsilon = 1.0\n", ""), [], "--epsilon"),
-    (CHAIN3.replace("counted_states = [2]", "counted_states = [7]"), [], "mechanism.counted_states"),
-    (CHAIN3.replace('kind = "count"', 'kind = "python"\nfunction = "x:y"'), [], "mechanism.kind"),
-], ids=["epsilon-sweep", "no-epsilon", "bad-counted", "not-a-query"])
+@pytest.mark.parametrize(
+    "text,args,field",
+    [
+        (CHAIN3.replace("epsilon = 1.0", "epsilon = [0.5, 1.0]"), [], "mechanism.epsilon"),
+        (CHAIN3.replace("epsilon = 1.0\n", ""), [], "--epsilon"),
+        (CHAIN3.replace("counted_states = [2]", "counted_states = [7]"), [], "mechanism.counted_states"),
+        (CHAIN3.replace('kind = "count"', 'kind = "python"\nfunction = "x:y"'), [], "mechanism.kind"),
+    ],
+    ids=["epsilon-sweep", "no-epsilon", "bad-counted", "not-a-query"],
+)
 def test_config_query_errors_one_line(tmp_path, capsys, text, args, field):
     assert main(["calibrate", "config", _write(tmp_path, text), *args]) == 2
     err = capsys.readouterr()

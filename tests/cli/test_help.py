@@ -23,8 +23,14 @@ PARSERS = list(_walk(build_parser()))
 
 def test_tree_is_walked():
     names = {" ".join(p) for p, _ in PARSERS}
-    assert {"bdpsim", "bdpsim run", "bdpsim plot", "bdpsim bounds markov", "bdpsim worst-case gaussian",
-            "bdpsim calibrate"} <= names
+    assert {
+        "bdpsim",
+        "bdpsim run",
+        "bdpsim plot",
+        "bdpsim bounds markov",
+        "bdpsim worst-case gaussian",
+        "bdpsim calibrate",
+    } <= names
     assert len(names) >= 15
 
 
@@ -47,6 +53,10 @@ def test_version(cli_env):
 
 def test_no_docstring_cites_the_private_spec():
     """The repository has no SCIENCE.md: the package cites the thesis and paper sections."""
-    hits = [f"{p.relative_to(ROOT)}:{i}" for p in sorted((ROOT / "bdpsim").rglob("*.py"))
-            for i, line in enumerate(p.read_text().splitlines(), 1) if "SCIENCE" in line]
+    hits = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in sorted((ROOT / "bdpsim").rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if "SCIENCE" in line
+    ]
     assert not hits, hits

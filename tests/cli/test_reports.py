@@ -17,8 +17,13 @@ def test_frontier_rows_on_a_small_chain():
     eps = 1.0
     rows = frontier_rows(chains=(("tiny", [[0.8, 0.2], [0.3, 0.7]], 5),), epsilons=(eps,), pmf_range=3)
     fr = {(r["method"], r["noise"]): r for r in rows if r["kind"] == "frontier"}
-    assert set(fr) == {("optimal", "table"), ("exact", "laplace"), ("exact", "geometric"), ("exact", "staircase"),
-                       ("markov-quilt-exact", "laplace")}
+    assert set(fr) == {
+        ("optimal", "table"),
+        ("exact", "laplace"),
+        ("exact", "geometric"),
+        ("exact", "staircase"),
+        ("markov-quilt-exact", "laplace"),
+    }
     opt = fr["optimal", "table"]["mean_abs"]
     assert all(opt <= r["mean_abs"] * (1 + 1e-9) for r in fr.values())
     for key, r in fr.items():
@@ -39,7 +44,9 @@ def test_worst_case_gaussian_report(bdpsim_cli):
     """n = 3, rho = 0.2: the equicorrelated slope is 1 + (n - 1) rho = 1.4; the worst slope is at
     least that; BDPL = slope |x - x'| / b; the Gaussian bound (m^2/(4(1/rho - m + 2)) + 1) |x - x'| / b
     = 9/16 + 1 with |x - x'| = b = 10."""
-    rc, out, err = bdpsim_cli("worst-case", "gaussian", "--n", "3", "--rho", "0.2", "--starts", "2", "--quiet")
+    rc, out, err = bdpsim_cli(
+        "worst-case", "gaussian", "--n", "3", "--rho", "0.2", "--starts", "2", "--quiet"
+    )
     assert rc == 0 and err == "", err
     val = {line[:24].strip(): line[24:].split()[0] for line in out.splitlines()[1:6] if len(line) > 24}
     assert float(val["equicorrelated, K = {}"]) == pytest.approx(1.4, abs=1e-6)
@@ -53,8 +60,18 @@ def test_worst_case_gaussian_report(bdpsim_cli):
 def test_calibrate_geometric_table_on_independent_records(bdpsim_cli):
     """Independent records (every row of P the same): the BDPL is the noise's DP epsilon, so the
     exact geometric calibration is epsilon' = eps, with E|Z| = 2q/(1 - q^2), q = exp(-eps)."""
-    rc, out, err = bdpsim_cli("calibrate", "markov", "--transition", "[[0.7,0.3],[0.7,0.3]]", "--n", "4",
-                              "--epsilon", "1", "--noise", "geometric")
+    rc, out, err = bdpsim_cli(
+        "calibrate",
+        "markov",
+        "--transition",
+        "[[0.7,0.3],[0.7,0.3]]",
+        "--n",
+        "4",
+        "--epsilon",
+        "1",
+        "--noise",
+        "geometric",
+    )
     assert rc == 0, err
     head, row = out.splitlines()[:2]
     assert head.split() == ["method", "noise", "epsilon", "E|Z|", "exact", "BDPL", "eps-BDP?"]

@@ -16,11 +16,22 @@ import pytest
 HEAVY = ("numpy", "scipy", "pgmpy", "pandas", "matplotlib", "networkx", "joblib", "dask")
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["calibrate", "--help"],
-                                  ["calibrate", "markov", "--help"], ["temporal", "--help"], ["run", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["--help"],
+        ["calibrate", "--help"],
+        ["calibrate", "markov", "--help"],
+        ["temporal", "--help"],
+        ["run", "--help"],
+    ],
+)
 def test_version_and_help_import_no_numerical_stack(argv, cli_env):
-    probe = ("import sys\nfrom bdpsim.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
-             "print(sorted({m.split('.')[0] for m in sys.modules} & set(%r)), file=sys.stderr)" % (argv, HEAVY))
+    probe = (
+        "import sys\nfrom bdpsim.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & set(%r)), file=sys.stderr)" % (argv, HEAVY)
+    )
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "bdpsim" in p.stdout

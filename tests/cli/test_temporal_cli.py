@@ -17,8 +17,24 @@ THREE = "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]"
 
 def test_json_holds_exact_and_cao_lists(tmp_path, capsys):
     out = tmp_path / "t.json"
-    assert main(["temporal", "--transition", THREE, "--epsilon", "1", "--steps", "7",
-                 "--mechanism", "krr", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "temporal",
+                "--transition",
+                THREE,
+                "--epsilon",
+                "1",
+                "--steps",
+                "7",
+                "--mechanism",
+                "krr",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     P = json.loads(THREE)
     ex = temporal_exact(P, 1.0, 7, "krr")
@@ -34,8 +50,26 @@ def test_json_holds_exact_and_cao_lists(tmp_path, capsys):
 
 def test_interval_keys_when_capped(tmp_path):
     out = tmp_path / "t.json"
-    assert main(["temporal", "--transition", THREE, "--epsilon", "1", "--steps", "8",
-                 "--max-points", "3", "--method", "exact", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "temporal",
+                "--transition",
+                THREE,
+                "--epsilon",
+                "1",
+                "--steps",
+                "8",
+                "--max-points",
+                "3",
+                "--method",
+                "exact",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     full = temporal_exact(json.loads(THREE), 1.0, 8, "any")
     assert doc["exact"] is False
@@ -46,8 +80,29 @@ def test_interval_keys_when_capped(tmp_path):
 
 def test_known_steps_and_per_step_epsilon(tmp_path):
     out = tmp_path / "t.json"
-    assert main(["temporal", "--transition", ACTIVITY, "--epsilon", "1", "2", "0.5", "1",
-                 "--steps", "4", "--known", "2", "--method", "exact", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "temporal",
+                "--transition",
+                ACTIVITY,
+                "--epsilon",
+                "1",
+                "2",
+                "0.5",
+                "1",
+                "--steps",
+                "4",
+                "--known",
+                "2",
+                "--method",
+                "exact",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     ex = temporal_exact(json.loads(ACTIVITY), [1, 2, 0.5, 1], 4, "any", known=[2])
     assert doc["tpl"][1] is None
@@ -56,8 +111,24 @@ def test_known_steps_and_per_step_epsilon(tmp_path):
 
 def test_allocate_prints_and_writes_budgets(tmp_path, capsys):
     out = tmp_path / "t.json"
-    assert main(["temporal", "--gamma", "4", "--epsilon", "0.5", "--steps", "20", "--allocate", "2",
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "temporal",
+                "--gamma",
+                "4",
+                "--epsilon",
+                "0.5",
+                "--steps",
+                "20",
+                "--allocate",
+                "2",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     alloc = json.loads(out.read_text())["allocation"]
     e = alloc["exact_constant"]
     assert np.nanmax(temporal_exact([[0.8, 0.2], [0.2, 0.8]], e, 20, "any").tpl) <= 2 + 1e-9
@@ -109,8 +180,24 @@ def test_help_fits_80_columns(capsys, monkeypatch):
 
 
 def test_cao_with_known_steps_is_refused(capsys):
-    assert main(["temporal", "--transition", ACTIVITY, "--epsilon", "1", "--steps", "4", "--known", "2",
-                 "--method", "cao"]) == 2
+    assert (
+        main(
+            [
+                "temporal",
+                "--transition",
+                ACTIVITY,
+                "--epsilon",
+                "1",
+                "--steps",
+                "4",
+                "--known",
+                "2",
+                "--method",
+                "cao",
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err.startswith("bdpsim: error: --known = [2]: ")
 
 
@@ -118,7 +205,18 @@ def test_python_table_has_the_cli_columns():
     import bdpsim
 
     rows = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 5, "krr", as_frame=False)
-    assert list(rows[0])[:10] == ["t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl"]
+    assert list(rows[0])[:10] == [
+        "t",
+        "epsilon",
+        "bpl",
+        "fpl",
+        "tpl",
+        "a",
+        "b",
+        "cao_bpl",
+        "cao_fpl",
+        "cao_tpl",
+    ]
     ex = temporal_exact(json.loads(THREE), 1.0, 5, "krr")
     np.testing.assert_allclose([r["tpl"] for r in rows], ex.tpl, atol=1e-12)
     assert all(r["tpl"] <= r["cao_tpl"] + 1e-9 for r in rows)
@@ -134,9 +232,27 @@ def test_cli_choices_are_the_library_s():
 
 def test_cao_only(tmp_path, capsys):
     out = tmp_path / "t.json"
-    assert main(["temporal", "--gamma", "3", "--epsilon", "1", "--steps", "5", "--method", "cao",
-                 "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "temporal",
+                "--gamma",
+                "3",
+                "--epsilon",
+                "1",
+                "--steps",
+                "5",
+                "--method",
+                "cao",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     assert doc["exact"] is None and doc["tpl"] == [None] * 5
-    np.testing.assert_allclose(doc["cao_tpl"], cao_leakage([[0.75, 0.25], [0.25, 0.75]], 1.0, 5).tpl, atol=1e-12)
+    np.testing.assert_allclose(
+        doc["cao_tpl"], cao_leakage([[0.75, 0.25], [0.25, 0.75]], 1.0, 5).tpl, atol=1e-12
+    )
     assert "max TPL: Cao" in capsys.readouterr().out

@@ -75,15 +75,22 @@ def test_bif_that_never_ends(bdpsim_cli, tmp_path, kind):
     one_line(p, "model.bif", path, "is not a regular file", what)
 
 
-@pytest.mark.parametrize("text, where", [
-    ("x = " + "[" * 400 + "]" * 400 + "\n", "arrays"),
-    ("[run]\nx = " + "{a = " * 400 + "1" + "}" * 400 + "\n", "inline tables"),
-    ('[run]\nseed = 3\n[model]\nkind = "bayesnet"\ncpt = ' + "[" * 2000 + "]" * 2000 + "\n", "a cpt")])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("x = " + "[" * 400 + "]" * 400 + "\n", "arrays"),
+        ("[run]\nx = " + "{a = " * 400 + "1" + "}" * 400 + "\n", "inline tables"),
+        ('[run]\nseed = 3\n[model]\nkind = "bayesnet"\ncpt = ' + "[" * 2000 + "]" * 2000 + "\n", "a cpt"),
+    ],
+)
 def test_toml_nested_hundreds_of_levels(bdpsim_cli, tmp_path, text, where):
     cfg = write_toml(tmp_path / "deep.toml", text)
     for args in (("validate", cfg), ("run", cfg, "--out", tmp_path / "o", "--quiet")):
         p = bdpsim_cli(*args)
-        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, (where, p.stderr[-300:])
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, (
+            where,
+            p.stderr[-300:],
+        )
         assert len(p.stderr) < 400, p.stderr
     assert not (tmp_path / "o").exists()
 

@@ -17,8 +17,16 @@ HERE = Path(__file__).resolve().parent
 # activity: the generating two-state chain (inactive = 0 steps, active > 0 steps); paper §7.1.2
 # fits P = [[0.882, 0.118], [0.305, 0.695]] to the real data, so the fixture uses it.
 ACTIVITY_P = np.array([[0.882, 0.118], [0.305, 0.695]])
-ACTIVITY_NA_DAYS = ("2012-10-01", "2012-10-08", "2012-11-01", "2012-11-04", "2012-11-09", "2012-11-10",
-                    "2012-11-14", "2012-11-30")  # the real file's eight all-NA days
+ACTIVITY_NA_DAYS = (
+    "2012-10-01",
+    "2012-10-08",
+    "2012-11-01",
+    "2012-11-04",
+    "2012-11-09",
+    "2012-11-10",
+    "2012-11-14",
+    "2012-11-30",
+)  # the real file's eight all-NA days
 KID_IQ_ROWS = 434
 
 

@@ -34,8 +34,10 @@ def test_column_reference_lists_every_column_of_the_schema(ext):
     from bdpsim.pipeline.rows import ADVERSARY_SCHEMA, SUMMARY_SCHEMA, summary_schema
 
     rows = ext.column_rows()
-    for fname, schema, table in (("summary.csv", summary_schema(), "summary"),
-                                 ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries")):
+    for fname, schema, table in (
+        ("summary.csv", summary_schema(), "summary"),
+        ("adversaries.csv.gz", ADVERSARY_SCHEMA, "adversaries"),
+    ):
         listed = [c for f, c, _, _, _ in rows if f == fname]
         want = [c.header("p99") for c in schema] + sorted(EXTRA_COLUMNS[table])
         assert listed == want
@@ -62,7 +64,7 @@ def test_config_key_reference_lists_every_utility_key(ext):
     from bdpsim.utility.experiment import UTILITY_KEYS
 
     text = "\n".join(ext.config_key_lines())
-    section = text[text.index("[utility]"):]
+    section = text[text.index("[utility]") :]
     for name, key in UTILITY_KEYS.items():
         assert f"``{name}``" in section, name
         assert ext._cell(key.rule) in section and ext._cell(key.doc) in section, name
@@ -81,7 +83,8 @@ def _build(tmp_path, page: str) -> tuple[int, str]:
         "import sys\n"
         f"sys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['bdpsim_docs']\n"
-        "nitpicky = True\n")
+        "nitpicky = True\n"
+    )
     (src / "index.rst").write_text(page)
     warnings = tmp_path / "warnings.txt"
     code = build_main(["-q", "-W", "-w", str(warnings), "-b", "html", str(src), str(tmp_path / "out")])
@@ -104,20 +107,25 @@ def test_a_current_reference_builds(tmp_path):
     assert code == 0, warnings
 
 
-@pytest.mark.parametrize("stale", ["bdpsim.window.window_search", "bdpsim.markov_window.window_search",
-                                   "window_searches"])
+@pytest.mark.parametrize(
+    "stale", ["bdpsim.window.window_search", "bdpsim.markov_window.window_search", "window_searches"]
+)
 def test_a_stale_reference_fails_the_build(tmp_path, stale):
     code, warnings = _build(tmp_path, PAGE.format(ref=stale))
     assert code != 0 and f"reference target not found: {stale}" in warnings
 
 
 def test_short_references_resolve_to_the_one_object_they_name(tmp_path):
-    page = PAGE.format(ref="window_search") + ("\nAnd :data:`MODEL_KINDS`, :data:`bdpsim.models.MODEL_KINDS`, "
-                                               ":func:`bdpsim.kernels.noise.laplace_mixture._forward`.\n")
+    page = PAGE.format(ref="window_search") + (
+        "\nAnd :data:`MODEL_KINDS`, :data:`bdpsim.models.MODEL_KINDS`, "
+        ":func:`bdpsim.kernels.noise.laplace_mixture._forward`.\n"
+    )
     code, warnings = _build(tmp_path, page)
     assert code == 0, warnings
     (tmp_path / "x").mkdir()
-    code, warnings = _build(tmp_path / "x", page.replace("laplace_mixture._forward", "laplace_mixture._backwards"))
+    code, warnings = _build(
+        tmp_path / "x", page.replace("laplace_mixture._forward", "laplace_mixture._backwards")
+    )
     assert code != 0 and "laplace_mixture._backwards" in warnings
 
 
@@ -136,7 +144,12 @@ def test_readme_is_a_landing_page():
         elif not in_code and not line.startswith("|") and not line.startswith("<!--"):
             assert len(line) <= 120, f"README.md:{k}: {len(line)} characters of prose"
     text = _readme()
-    for want in ("10.14778/3749646.3749679", "PVLDB 18(11)", "Lange", "Privacy-preserving Analysis of Correlated Data"):
+    for want in (
+        "10.14778/3749646.3749679",
+        "PVLDB 18(11)",
+        "Lange",
+        "Privacy-preserving Analysis of Correlated Data",
+    ):
         assert want in text
     assert text.index("```bash\npip install -e . && bdpsim run quickstart") < text.index("## ")
 
@@ -169,7 +182,11 @@ def test_every_docs_page_is_reachable():
     assert "guide/*" in entries
     for page in DOCS.rglob("*.md"):
         rel = page.relative_to(DOCS)
-        if rel.parts[0] in ("_build", "auto_examples", "guide", "generated") or page.name == "README.md" or rel.as_posix() == "index.md":
+        if (
+            rel.parts[0] in ("_build", "auto_examples", "guide", "generated")
+            or page.name == "README.md"
+            or rel.as_posix() == "index.md"
+        ):
             continue
         assert rel.with_suffix("").as_posix() in entries, f"docs/{rel} is in no toctree"
 
@@ -209,9 +226,18 @@ def test_api_landing_page_shows_the_public_names_first(ext):
     assert groups[0][0] == "Data models"
     named = [n for _, rows in groups for n, _, _ in rows]
     assert sorted(named) == sorted(n for n in bdpsim.__all__ if n != "__version__")
-    assert "More public names" not in [t for t, _ in groups], \
+    assert "More public names" not in [t for t, _ in groups], (
         "a public name is in no topic: add it to PUBLIC_GROUPS in docs/_ext/bdpsim_docs.py"
-    for must in ("MarkovChainModel", "LaplaceCount", "exact_bdpl", "calibrate", "run", "BayesNetModel", "from_bif"):
+    )
+    for must in (
+        "MarkovChainModel",
+        "LaplaceCount",
+        "exact_bdpl",
+        "calibrate",
+        "run",
+        "BayesNetModel",
+        "from_bif",
+    ):
         assert must in named
     assert all(summary for _, rows in groups for _, _, summary in rows), "a public name without a docstring"
     page = (DOCS / "reference" / "api.rst").read_text()
@@ -249,8 +275,10 @@ def test_commands_configs_and_api_pages_are_complete():
     rows = [line.split(" | ")[0] for line in commands.splitlines() if line.startswith("| `bdpsim ")]
     for cmd in _subcommands():  # "bounds markov": a row of its own, or in "bounds markov\|gaussian\|general"
         name, _, sub = cmd.partition(" ")
-        assert any(r.startswith(f"| `bdpsim {name}") and (not sub or f"{name} {sub}" in r or f"|{sub}" in r)
-                   for r in rows), f"commands.md has no row for bdpsim {cmd}"
+        assert any(
+            r.startswith(f"| `bdpsim {name}") and (not sub or f"{name} {sub}" in r or f"|{sub}" in r)
+            for r in rows
+        ), f"commands.md has no row for bdpsim {cmd}"
     configs = (DOCS / "user" / "configs.md").read_text()
     for kind in (*MODEL_KINDS, *MECHANISM_KINDS, *ESTIMATORS):
         assert f'"{kind}"' in configs, f"configs.md does not name the kind {kind!r}"
@@ -310,7 +338,7 @@ def test_readme_says_what_the_test_command_installs_and_that_warnings_are_expect
     first = text.index("```bash\npip install -e . && bdpsim run quickstart")
     i = text.index("**What to expect.**")
     assert first < i < text.index("## ")
-    part = text[i:text.index("## ")]
+    part = text[i : text.index("## ")]
     for want in ("warning:", "expected", "Dask", "pgmpy", "Sphinx", "minutes"):
         assert want in part, want
 

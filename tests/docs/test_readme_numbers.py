@@ -58,7 +58,9 @@ def test_a_block_missing_from_every_page_is_reported(rn, capsys, monkeypatch):
 def test_stale_number_is_reported_and_rewritten(rn, tmp_path, capsys, page):
     text = (ROOT / page).read_text()
     m = next(rn.MARK.finditer(text))
-    broken = text.replace(m.group(0), f"<!-- numbers:{m.group('name')} -->3.4×<!-- /numbers:{m.group('name')} -->", 1)
+    broken = text.replace(
+        m.group(0), f"<!-- numbers:{m.group('name')} -->3.4×<!-- /numbers:{m.group('name')} -->", 1
+    )
     path = tmp_path / "page.md"
     path.write_text(broken)
     assert rn.main(["--check", "--file", str(path)]) == 1
@@ -77,9 +79,9 @@ def test_markers_do_not_start_a_markdown_line_before_inline_text(rn):
 def _check_markers(rn, text):
     for m in rn.MARK.finditer(text):
         body, name = m.group("body"), m.group("name")
-        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         # a list item's content starts a line too: "- <!-- ..." is an HTML block inside the item
         if not re.sub(r"^\s*([-*+]|\d+[.)])\s+", "", line).strip():
             assert body.startswith("\n"), f"{name}: text on the opening marker's line"
         if body.endswith("\n"):
-            assert text[m.end():m.end() + 1] in ("\n", ""), f"{name}: text on the closing marker's line"
+            assert text[m.end() : m.end() + 1] in ("\n", ""), f"{name}: text on the closing marker's line"

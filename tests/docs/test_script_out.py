@@ -25,8 +25,9 @@ SCRIPTS = {
 
 
 def _tracked_status() -> str:
-    return subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "results"],
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "results"], capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture(scope="module", autouse=True)

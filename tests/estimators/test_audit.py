@@ -31,9 +31,18 @@ ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
 
 def audit_doc(budget=200_000, adversaries=8, mechanism=COUNT, model=CHAIN, **run):
-    return {"run": {"estimator": "audit", "adversaries": adversaries, "known_sizes": "all",
-                    "audit_budget": budget, "seed": 7, **run},
-            "model": dict(model), "mechanism": dict(mechanism)}
+    return {
+        "run": {
+            "estimator": "audit",
+            "adversaries": adversaries,
+            "known_sizes": "all",
+            "audit_budget": budget,
+            "seed": 7,
+            **run,
+        },
+        "model": dict(model),
+        "mechanism": dict(mechanism),
+    }
 
 
 def read_adversaries(out):
@@ -59,11 +68,22 @@ def one_line_error(rc, err, *words):
 
 # ----------------------------------------------------------------------------- end to end
 
+
 def test_end_to_end_columns_and_certified_semantics(tmp_path):
     cfg = parse_config(audit_doc())
     row = run_experiment(cfg, tmp_path / "o", progress=False)[0]
-    for col in ("bdpl_lower", "bdpl_audit", "bdpl_audit_se", "audit_alpha", "audit_budget", "audit_calls",
-                "audit_adversary", "audit_event", "audit_exact", "audit_note"):
+    for col in (
+        "bdpl_lower",
+        "bdpl_audit",
+        "bdpl_audit_se",
+        "audit_alpha",
+        "audit_budget",
+        "audit_calls",
+        "audit_adversary",
+        "audit_event",
+        "audit_exact",
+        "audit_note",
+    ):
         assert col in row
     header = (tmp_path / "o" / "summary.csv").read_text().splitlines()[0].split(",")
     assert "bdpl_lower" in header and "audit_calls" in header
@@ -131,8 +151,10 @@ def rare_nan(data, rng):
 
 def _python_config(tmp_path, func, **run):
     extra = "".join(f"{k} = {v}\n" for k, v in run.items())
-    text = (f'[run]\nestimator = "audit"\nadversaries = 4\nknown_sizes = "all"\naudit_budget = 40000\n{extra}'
-            f'[model]\nkind = "markov"\nn = 6\ngamma = 4.0\n[mechanism]\nkind = "python"\nfunction = "{func}"\n')
+    text = (
+        f'[run]\nestimator = "audit"\nadversaries = 4\nknown_sizes = "all"\naudit_budget = 40000\n{extra}'
+        f'[model]\nkind = "markov"\nn = 6\ngamma = 4.0\n[mechanism]\nkind = "python"\nfunction = "{func}"\n'
+    )
     p = tmp_path / f"c{uuid.uuid4().hex[:6]}.toml"
     p.write_text(text)
     return p
@@ -141,14 +163,18 @@ def _python_config(tmp_path, func, **run):
 def test_python_mechanism_black_box_and_nan(tmp_path, capsys):
     mod = f"auditmech_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{mod}.py").write_text(MECH)
-    rc, out, err = cli(capsys, "run", _python_config(tmp_path, f"{mod}:ok"), "--out", tmp_path / "ok", "--quiet")
+    rc, out, err = cli(
+        capsys, "run", _python_config(tmp_path, f"{mod}:ok"), "--out", tmp_path / "ok", "--quiet"
+    )
     assert rc == 0, err
     row = list(csv.DictReader(open(tmp_path / "ok" / "summary.csv")))[0]
     assert float(row["bdpl_lower"]) > 0 and row["audit_exact"] == ""  # no engine for a black box
     rc, _, err = cli(capsys, "run", _python_config(tmp_path, f"{mod}:nan"), "--out", tmp_path / "bad")
     one_line_error(rc, err, "finite")
     assert not (tmp_path / "bad").exists()
-    rc, _, err = cli(capsys, "run", _python_config(tmp_path, f"{mod}:rare_nan"), "--out", tmp_path / "mid", "--quiet")
+    rc, _, err = cli(
+        capsys, "run", _python_config(tmp_path, f"{mod}:rare_nan"), "--out", tmp_path / "mid", "--quiet"
+    )
     one_line_error(rc, err, "mechanism.function", "finite")
     assert not (tmp_path / "mid" / "summary.csv").exists()
 
@@ -165,14 +191,22 @@ def test_nan_from_a_builtin_path_is_one_line():
         draw(10, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("key, value, rule", [
-    ("audit_alpha", 0.0, "must be in (0, 1)"), ("audit_alpha", 1.0, "must be in (0, 1)"),
-    ("audit_alpha", -0.1, "must be in (0, 1)"), ("audit_alpha", 1.5, "must be in (0, 1)"),
-    ("audit_budget", -5, "must be an integer >= 0"), ("audit_budget", 1.5, "must be an integer"),
-    ("audit_search", 0.0, "must be in (0, 1)"), ("audit_search", 1.0, "must be in (0, 1)"),
-    ("audit_top", 0, "must be an integer >= 1"), ("audit_candidates", 0, "must be an integer >= 1"),
-    ("adversary_family", "nearby", "must be one of"),
-])
+@pytest.mark.parametrize(
+    "key, value, rule",
+    [
+        ("audit_alpha", 0.0, "must be in (0, 1)"),
+        ("audit_alpha", 1.0, "must be in (0, 1)"),
+        ("audit_alpha", -0.1, "must be in (0, 1)"),
+        ("audit_alpha", 1.5, "must be in (0, 1)"),
+        ("audit_budget", -5, "must be an integer >= 0"),
+        ("audit_budget", 1.5, "must be an integer"),
+        ("audit_search", 0.0, "must be in (0, 1)"),
+        ("audit_search", 1.0, "must be in (0, 1)"),
+        ("audit_top", 0, "must be an integer >= 1"),
+        ("audit_candidates", 0, "must be an integer >= 1"),
+        ("adversary_family", "nearby", "must be one of"),
+    ],
+)
 def test_bad_keys_are_one_line(key, value, rule):
     with pytest.raises(ConfigError, match=rf"^run\.{key} = .*{rule.replace('(', '.').replace(')', '.')}"):
         parse_config(audit_doc(**{key: value}))
@@ -180,25 +214,41 @@ def test_bad_keys_are_one_line(key, value, rule):
 
 def test_bad_input_through_the_cli_writes_nothing(tmp_path, capsys):
     p = tmp_path / "c.toml"
-    p.write_text('[run]\nestimator = "audit"\naudit_alpha = 1.5\n[model]\nkind = "markov"\nn = 6\ngamma = 2.0\n'
-                 '[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+    p.write_text(
+        '[run]\nestimator = "audit"\naudit_alpha = 1.5\n[model]\nkind = "markov"\nn = 6\ngamma = 2.0\n'
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+    )
     rc, _, err = cli(capsys, "run", p, "--out", tmp_path / "o")
     one_line_error(rc, err, "run.audit_alpha = 1.5: must be in (0, 1)")
     assert not (tmp_path / "o").exists()
 
 
 def test_windows_need_a_kind_that_offers_them():
-    doc = audit_doc(adversary_family="windows", model={"kind": "gaussian", "n": 3, "rho": 0.2},
-                    mechanism={"kind": "clipped_sum", "epsilon": 1.0})
-    with pytest.raises(ConfigError, match=r"^run\.adversary_family = 'windows': model kind 'gaussian' has no window"):
+    doc = audit_doc(
+        adversary_family="windows",
+        model={"kind": "gaussian", "n": 3, "rho": 0.2},
+        mechanism={"kind": "clipped_sum", "epsilon": 1.0},
+    )
+    with pytest.raises(
+        ConfigError, match=r"^run\.adversary_family = 'windows': model kind 'gaussian' has no window"
+    ):
         parse_config(doc)
     with pytest.raises(ConfigError, match=r"^run\.adversary_family = "):
-        parse_config({"run": {"estimator": "exact", "adversaries": "all", "adversary_family": "windows"},
-                      "model": CHAIN, "mechanism": COUNT})
+        parse_config(
+            {
+                "run": {"estimator": "exact", "adversaries": "all", "adversary_family": "windows"},
+                "model": CHAIN,
+                "mechanism": COUNT,
+            }
+        )
 
 
 def test_new_keys_keep_point_ids():
-    base = {"run": {"estimator": "kde", "adversaries": 3, "samples": 1000}, "model": CHAIN, "mechanism": COUNT}
+    base = {
+        "run": {"estimator": "kde", "adversaries": 3, "samples": 1000},
+        "model": CHAIN,
+        "mechanism": COUNT,
+    }
     a = parse_config(base).points[0]
     b = parse_config({**base, "run": {**base["run"], "adversary_family": "random"}}).points[0]
     assert a.id != b.id and a.population_key == b.population_key  # set keys are hashed; same adversaries
@@ -208,6 +258,7 @@ def test_new_keys_keep_point_ids():
 
 
 # ----------------------------------------------------------------------------- windows
+
 
 def test_window_adversaries_know_everything_outside_a_window():
     model = MarkovChainModel(ACTIVITY, 60)
@@ -230,8 +281,16 @@ def test_window_adversaries_know_everything_outside_a_window():
 def test_windows_find_the_worst_adversary():
     """Activity chain, n = 40 (exact BDPL 3.4749 as at n = 288): the most leaking of 60 window
     adversaries is within 0.01 of the exact BDPL over every adversary."""
-    doc = {"run": {"estimator": "exact", "adversaries": 60, "known_sizes": "thesis", "adversary_family": "windows"},
-           "model": {"kind": "markov", "n": 40, "transition": ACTIVITY}, "mechanism": COUNT}
+    doc = {
+        "run": {
+            "estimator": "exact",
+            "adversaries": 60,
+            "known_sizes": "thesis",
+            "adversary_family": "windows",
+        },
+        "model": {"kind": "markov", "n": 40, "transition": ACTIVITY},
+        "mechanism": COUNT,
+    }
     pt = parse_config(doc).points[0]
     best = max(adversary_bdpl(m, pt.mechanism, a).value for m, a in (pt.adversary(j) for j in range(60)))
     exact = pt.exact_engine.window(1, 1)[0].bdpl
@@ -239,6 +298,7 @@ def test_windows_find_the_worst_adversary():
 
 
 # ----------------------------------------------------------------------------- bridge sampler
+
 
 def _chi2_two_samples(a, b, s):
     """Chi-square test of equal laws for two samples of tuples of states (rows)."""
@@ -275,17 +335,24 @@ def test_bridge_is_auto_only_for_long_chains():
     short = MarkovChainModel([[0.7, 0.3], [0.4, 0.6]], 10)
     known = {3: 1}
     a = short.sample_conditional(known, 50, np.random.default_rng(5))
-    np.testing.assert_array_equal(a, short.sample_conditional(known, 50, np.random.default_rng(5), method="ffbs"))
+    np.testing.assert_array_equal(
+        a, short.sample_conditional(known, 50, np.random.default_rng(5), method="ffbs")
+    )
     long = MarkovChainModel([[0.7, 0.3], [0.4, 0.6]], BRIDGE_MIN_N)
     a = long.sample_conditional(known, 50, np.random.default_rng(5))
-    np.testing.assert_array_equal(a, long.sample_conditional(known, 50, np.random.default_rng(5), method="bridge"))
-    np.testing.assert_array_equal(long.sample(7, np.random.default_rng(5)),
-                                  long.sample_conditional({}, 7, np.random.default_rng(5), method="ffbs"))
+    np.testing.assert_array_equal(
+        a, long.sample_conditional(known, 50, np.random.default_rng(5), method="bridge")
+    )
+    np.testing.assert_array_equal(
+        long.sample(7, np.random.default_rng(5)),
+        long.sample_conditional({}, 7, np.random.default_rng(5), method="ffbs"),
+    )
     with pytest.raises(ConfigError, match="sampling method"):
         long.sample_conditional(known, 5, np.random.default_rng(5), method="gibbs")
 
 
 # ----------------------------------------------------------------------------- histogram
+
 
 def _brute_histogram_law(model, known):
     tuples, prob = markov_joint(model)
@@ -313,15 +380,29 @@ def test_histogram_count_vector_law_is_brute_force(P):
 def test_histogram_kind_exact_and_audit(tmp_path):
     mech = {"kind": "histogram", "epsilon": 1.0}
     model = {"kind": "markov", "n": 5, "gamma": 3.0}
-    point = parse_config({"run": {"estimator": "exact", "adversaries": "all", "known_sizes": "all"},
-                          "model": model, "mechanism": mech}).points[0]
+    point = parse_config(
+        {
+            "run": {"estimator": "exact", "adversaries": "all", "known_sizes": "all"},
+            "model": model,
+            "mechanism": mech,
+        }
+    ).points[0]
     h = point.mechanism
     assert isinstance(h, HistogramMechanism) and h.noise_scale == 2.0 and h.output_dim == 2
     y = h(np.array([[0, 1, 1, 1, 0], [1, 1, 1, 1, 1]]), np.random.default_rng(0))
     assert y.shape == (2, 2)
     # 'all' by the window search = the max over every adversary (i, K, x_K, x, x') by enumeration
-    all_row = run_experiment(parse_config({"run": {"estimator": "exact", "adversaries": "all", "known_sizes": "all"},
-                                           "model": model, "mechanism": mech}), tmp_path / "all", progress=False)[0]
+    all_row = run_experiment(
+        parse_config(
+            {
+                "run": {"estimator": "exact", "adversaries": "all", "known_sizes": "all"},
+                "model": model,
+                "mechanism": mech,
+            }
+        ),
+        tmp_path / "all",
+        progress=False,
+    )[0]
     chain = point.model.fixed
     worst = 0.0
     for i in range(5):
@@ -331,20 +412,35 @@ def test_histogram_kind_exact_and_audit(tmp_path):
                 for xk in itertools.product(range(2), repeat=k):
                     worst = max(worst, adversary_bdpl(chain, h, Adversary(i, K, xk, 0, 1)).value)
     assert all_row["bdpl_exact"] == pytest.approx(worst, abs=1e-12)
-    thesis = run_experiment(parse_config({"run": {"estimator": "exact", "adversaries": "all", "known_sizes": "thesis"},
-                                          "model": model, "mechanism": mech}), tmp_path / "th", progress=False)[0]
+    thesis = run_experiment(
+        parse_config(
+            {
+                "run": {"estimator": "exact", "adversaries": "all", "known_sizes": "thesis"},
+                "model": model,
+                "mechanism": mech,
+            }
+        ),
+        tmp_path / "th",
+        progress=False,
+    )[0]
     assert thesis["bdpl_exact"] <= worst + 1e-12
     # the audit: a vector output scored by a fitted likelihood ratio, certified below the exact value
-    row = run_experiment(parse_config(audit_doc(budget=300_000, adversaries=6, mechanism=mech, model=model)),
-                         tmp_path / "a", progress=False)[0]
+    row = run_experiment(
+        parse_config(audit_doc(budget=300_000, adversaries=6, mechanism=mech, model=model)),
+        tmp_path / "a",
+        progress=False,
+    )[0]
     assert 0 < row["bdpl_lower"] <= row["audit_exact"] <= worst + 1e-12
     assert "score(y)" in row["audit_event"]
 
 
 def test_histogram_is_refused_where_it_cannot_be_estimated():
     mech = {"kind": "histogram", "epsilon": 1.0}
-    with pytest.raises(ConfigError, match=r"^run\.estimator = 'kde': the KDE estimator is one-dimensional; "
-                                          r"mechanism 'histogram' releases vectors of 2 values"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^run\.estimator = 'kde': the KDE estimator is one-dimensional; "
+        r"mechanism 'histogram' releases vectors of 2 values",
+    ):
         parse_config({"run": {"estimator": "kde"}, "model": CHAIN, "mechanism": mech})
     with pytest.raises(ConfigError, match=r"^run\.estimator = 'mixture'"):
         parse_config({"run": {"estimator": "mixture"}, "model": CHAIN, "mechanism": mech})
@@ -355,6 +451,7 @@ def test_histogram_is_refused_where_it_cannot_be_estimated():
 
 
 # ----------------------------------------------------------------------------- figure
+
 
 def test_audit_figure_rows_and_plot(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -374,5 +471,7 @@ def test_audit_figure_rows_and_plot(tmp_path):
     canvas.draw()
     leg = ax.get_legend()
     box, area = leg.get_window_extent(canvas.get_renderer()), ax.get_window_extent(canvas.get_renderer())
-    assert Bbox.intersection(box, area) is None and all(t.get_fontsize() >= LEGEND_PT for t in leg.get_texts())
+    assert Bbox.intersection(box, area) is None and all(
+        t.get_fontsize() >= LEGEND_PT for t in leg.get_texts()
+    )
     assert "n = 40" in ax.get_title() and "4 window adversaries" in ax.get_title()

@@ -43,19 +43,35 @@ def _check_independent(r, estimator):
 @pytest.mark.parametrize("estimator", ["kde", "mixture"])
 def test_independent_markov_gives_epsilon_within_noise_floor(tmp_path, estimator):
     """Rows of P all equal (3 states)."""
-    doc = {"run": {"adversaries": 200, "samples": 20000, "estimator": estimator, "known_sizes": "all",
-                   "noise_floor_adversaries": 200, "seed": 3},
-           "model": {"kind": "markov", "n": 5, "transition": IID3},
-           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [0]}}
+    doc = {
+        "run": {
+            "adversaries": 200,
+            "samples": 20000,
+            "estimator": estimator,
+            "known_sizes": "all",
+            "noise_floor_adversaries": 200,
+            "seed": 3,
+        },
+        "model": {"kind": "markov", "n": 5, "transition": IID3},
+        "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [0]},
+    }
     _check_independent(_run(doc, tmp_path)[0], estimator)
 
 
 @pytest.mark.parametrize("estimator", ["kde", "mixture"])
 def test_independent_gaussian_gives_epsilon_within_noise_floor(tmp_path, estimator):
-    doc = {"run": {"adversaries": 200, "samples": 20000, "estimator": estimator, "targets": "endpoints",
-                   "noise_floor_adversaries": 200, "seed": 3},
-           "model": {"kind": "gaussian", "n": 3, "rho": 0.0},
-           "mechanism": {"kind": "clipped_sum", "epsilon": 1.0, "clip": [0.0, 10.0]}}
+    doc = {
+        "run": {
+            "adversaries": 200,
+            "samples": 20000,
+            "estimator": estimator,
+            "targets": "endpoints",
+            "noise_floor_adversaries": 200,
+            "seed": 3,
+        },
+        "model": {"kind": "gaussian", "n": 3, "rho": 0.0},
+        "mechanism": {"kind": "clipped_sum", "epsilon": 1.0, "clip": [0.0, 10.0]},
+    }
     _check_independent(_run(doc, tmp_path)[0], estimator)
 
 
@@ -66,8 +82,11 @@ def test_mixture_converges_like_inverse_sqrt_n():
     exact = adversary_bdpl(model, mech, adv).value
     rmse = {}
     for N in (1_000, 100_000):
-        errs = [MixtureEstimator(N, target_se=0).estimate(model, mech, adv, np.random.default_rng(s)).value - exact
-                for s in range(30)]
+        errs = [
+            MixtureEstimator(N, target_se=0).estimate(model, mech, adv, np.random.default_rng(s)).value
+            - exact
+            for s in range(30)
+        ]
         rmse[N] = math.sqrt(np.mean(np.square(errs)))
     ratio = rmse[1_000] / rmse[100_000]
     assert 4 < ratio < 25, (rmse, ratio)  # 1/sqrt(N) predicts 10
@@ -84,7 +103,11 @@ def test_mixture_close_to_exact_on_fig15_adversaries():
     mech = LaplaceCount(2.0)
     est = MixtureEstimator(100_000)
     used = {}
-    for adv in [Adversary(0, (), (), 0, 1), Adversary(3, (2, 4), (1, 0), 1, 0), Adversary(5, (1, 9), (0, 0), 0, 1)]:
+    for adv in [
+        Adversary(0, (), (), 0, 1),
+        Adversary(3, (2, 4), (1, 0), 1, 0),
+        Adversary(5, (1, 9), (0, 0), 0, 1),
+    ]:
         e = est.estimate(model, mech, adv, rng)
         assert abs(e.value - adversary_bdpl(model, mech, adv).value) <= 4 * e.se
         assert e.se <= 0.01 or e.samples == est.cap
@@ -114,6 +137,7 @@ def test_kde_counts_nonpositive_densities_and_rejects_constants():
     b = rng.laplace(40, 1, 5000)  # far apart: most window points have (near) zero density in one KDE
     est = KdeEstimator(samples=5000, points=500).estimate
     from bdpsim.estimators.kde import max_log_ratio
+
     r = max_log_ratio(a, b, rng, points=500)
     assert r.nonpositive > 0 and (math.isnan(r.value) or math.isfinite(r.value))
     with pytest.raises(EstimatorError):
@@ -127,16 +151,28 @@ def test_kde_backends_estimate_a_known_density(backend):
     x = rng.normal(0, 1, 100_000)
     t = np.linspace(-2, 2, 9)
     dens = density_at(x, t, backend)
-    true = np.exp(-t**2 / 2) / math.sqrt(2 * math.pi)
+    true = np.exp(-(t**2) / 2) / math.sqrt(2 * math.pi)
     assert np.max(np.abs(np.log(dens / true))) < 0.05
 
 
 def test_user_mechanism_matches_builtin(tmp_path):
     """A plugged-in function (data, rng) -> outputs is measured like the built-in count."""
-    base = {"run": {"adversaries": 60, "samples": 5000, "estimator": "kde", "seed": 4, "known_sizes": "all",
-                    "sampling": "data", "noise_floor_adversaries": 0},
-            "model": {"kind": "markov", "n": 5, "gamma": 3.0}}
-    custom = {**base, "mechanism": {"kind": "python", "function": "tests.custom_mech:noisy_count", "epsilon": 1.0}}
+    base = {
+        "run": {
+            "adversaries": 60,
+            "samples": 5000,
+            "estimator": "kde",
+            "seed": 4,
+            "known_sizes": "all",
+            "sampling": "data",
+            "noise_floor_adversaries": 0,
+        },
+        "model": {"kind": "markov", "n": 5, "gamma": 3.0},
+    }
+    custom = {
+        **base,
+        "mechanism": {"kind": "python", "function": "tests.custom_mech:noisy_count", "epsilon": 1.0},
+    }
     builtin = {**base, "mechanism": {"kind": "count", "epsilon": 1.0}}
     (c,) = run_experiment(parse_config(custom), tmp_path / "c", jobs=1, progress=False)
     (b,) = run_experiment(parse_config(builtin), tmp_path / "b", jobs=1, progress=False)
@@ -148,8 +184,10 @@ def test_user_mechanism_matches_builtin(tmp_path):
 def test_user_mechanism_wrong_shape_is_reported(tmp_path):
     from bdpsim.core.errors import ConfigError
 
-    doc = {"run": {"adversaries": 2, "samples": 200, "estimator": "kde"},
-           "model": {"kind": "markov", "n": 3, "gamma": 2.0},
-           "mechanism": {"kind": "python", "function": "tests.custom_mech:wrong_shape"}}
+    doc = {
+        "run": {"adversaries": 2, "samples": 200, "estimator": "kde"},
+        "model": {"kind": "markov", "n": 3, "gamma": 2.0},
+        "mechanism": {"kind": "python", "function": "tests.custom_mech:wrong_shape"},
+    }
     with pytest.raises(ConfigError, match="must return shape"):
         parse_config(doc)  # caught when the config is validated, before anything runs

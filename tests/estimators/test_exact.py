@@ -82,8 +82,11 @@ def test_independent_gaussian_gives_epsilon(rng):
 def log_normal_laplace(y, v, beta):
     """ln of the density of N(0, v) * Lap(beta), in closed form with log Phi."""
     s = np.sqrt(v)
-    return (-np.log(2 * beta) + v / (2 * beta**2)
-            + np.logaddexp(-y / beta + log_ndtr((y - v / beta) / s), y / beta + log_ndtr((-y - v / beta) / s)))
+    return (
+        -np.log(2 * beta)
+        + v / (2 * beta**2)
+        + np.logaddexp(-y / beta + log_ndtr((y - v / beta) / s), y / beta + log_ndtr((-y - v / beta) / s))
+    )
 
 
 def test_gaussian_closed_form_equals_tail_log_ratio(rng):
@@ -110,7 +113,9 @@ def test_gaussian_closed_form_equals_tail_log_ratio(rng):
 
 def test_equicorrelated_empty_known_set():
     n, rho = 5, 0.2
-    g = GaussianModel(np.zeros(n), limited_covariance(n, rho, 1.0, np.random.default_rng(0), draw="equicorrelated"))
+    g = GaussianModel(
+        np.zeros(n), limited_covariance(n, rho, 1.0, np.random.default_rng(0), draw="equicorrelated")
+    )
     assert gaussian_sum_coefficient(g, 0, ()) == pytest.approx(1 + (n - 1) * rho)
     res = exhaustive_gaussian_sum(g, 10.0, (0.0, 10.0), range(n))
     assert res.value.max() == pytest.approx(1 + (n - 1) * rho)
@@ -161,8 +166,16 @@ def test_enumerated_adversaries_of_a_calibrated_count_match_the_laplace_count():
 
     run = {"estimator": "exact", "adversaries": "all", "known_sizes": [1, 2]}  # not upward closed: enumerate
     model = {"kind": "markov", "n": 4, "gamma": 3.0}
-    cal = bdpsim.run({"run": run, "model": model,
-                      "mechanism": {"kind": "calibrated", "method": "general", "epsilon": 1.0}}, as_frame=False)[0]
-    lap = bdpsim.run({"run": run, "model": model,
-                      "mechanism": {"kind": "count", "epsilon": 1.0 / cal["noise_scale"]}}, as_frame=False)[0]
+    cal = bdpsim.run(
+        {
+            "run": run,
+            "model": model,
+            "mechanism": {"kind": "calibrated", "method": "general", "epsilon": 1.0},
+        },
+        as_frame=False,
+    )[0]
+    lap = bdpsim.run(
+        {"run": run, "model": model, "mechanism": {"kind": "count", "epsilon": 1.0 / cal["noise_scale"]}},
+        as_frame=False,
+    )[0]
     assert cal["bdpl_max"] == pytest.approx(lap["bdpl_max"], rel=1e-12) and cal["bdpl_max"] > 0

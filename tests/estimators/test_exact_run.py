@@ -10,10 +10,17 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.driver import run_experiment
 from bdpsim.studies.accuracy import GRID, accuracy_table, write_report
 
-DOC = {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all", "adversary_rows": 50,
-               "exhaustive_method": "enumerate"},
-       "model": {"kind": "markov", "n": 6, "gamma": [1.0, 5.0]},
-       "mechanism": {"kind": "count", "epsilon": 1.0}}
+DOC = {
+    "run": {
+        "adversaries": "all",
+        "estimator": "exact",
+        "known_sizes": "all",
+        "adversary_rows": 50,
+        "exhaustive_method": "enumerate",
+    },
+    "model": {"kind": "markov", "n": 6, "gamma": [1.0, 5.0]},
+    "mechanism": {"kind": "count", "epsilon": 1.0},
+}
 
 
 def test_exhaustive_run_fills_exact_columns(tmp_path):
@@ -41,9 +48,11 @@ def test_window_search_agrees_with_enumeration(tmp_path):
 
 
 def test_exact_random_adversaries_and_gaussian_sum(tmp_path):
-    doc = {"run": {"adversaries": 30, "estimator": "exact"},
-           "model": {"kind": "gaussian", "n": 4, "rho": 0.2, "cov_draw": "equicorrelated"},
-           "mechanism": {"kind": "sum", "noise_scale": 10.0, "target_values": [0.0, 10.0]}}
+    doc = {
+        "run": {"adversaries": 30, "estimator": "exact"},
+        "model": {"kind": "gaussian", "n": 4, "rho": 0.2, "cov_draw": "equicorrelated"},
+        "mechanism": {"kind": "sum", "noise_scale": 10.0, "target_values": [0.0, 10.0]},
+    }
     (r,) = run_experiment(parse_config(doc), tmp_path / "a", jobs=1, progress=False)
     assert r["bdpl_max"] <= 1 + 3 * 0.2 + 1e-12
     doc["run"]["adversaries"] = "all"

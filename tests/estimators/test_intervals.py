@@ -34,8 +34,9 @@ def test_unnormalised_sups_equal_dense_maxima(seed):
     w1, w2 = rng.random(7) * 3, rng.random(6) * 0.2
     fwd, bwd = unnormalised_sups(a1, w1, a2, w2, b)
     y = np.concatenate([np.linspace(-40 * b, 5 + 40 * b, 100_001), a1, a2])
-    d = (logsumexp(np.log(w1)[None] - np.abs(y[:, None] - a1) / b, axis=1)
-         - logsumexp(np.log(w2)[None] - np.abs(y[:, None] - a2) / b, axis=1))
+    d = logsumexp(np.log(w1)[None] - np.abs(y[:, None] - a1) / b, axis=1) - logsumexp(
+        np.log(w2)[None] - np.abs(y[:, None] - a2) / b, axis=1
+    )
     assert fwd == pytest.approx(d.max(), abs=1e-9) and bwd == pytest.approx(-d.min(), abs=1e-9)
 
 
@@ -77,7 +78,9 @@ def test_continuous_clipped_sum_interval_holds_epsilon():
     mech = ClippedSum(1.0, (0.0, 10.0))
     adv = Adversary(0, (1,), (4.0,), 0.0, 10.0)
     assert adversary_bdpl(model, mech, adv).value == pytest.approx(1.0, abs=1e-6)
-    e = MixtureEstimator(20_000, target_se=0, exact_law="never").estimate(model, mech, adv, np.random.default_rng(1))
+    e = MixtureEstimator(20_000, target_se=0, exact_law="never").estimate(
+        model, mech, adv, np.random.default_rng(1)
+    )
     lo, hi = e.extra["bdpl_ci_low"], e.extra["bdpl_ci_high"]
     assert lo <= 1.0 <= hi and hi - lo < 1.0
 
@@ -96,7 +99,8 @@ def test_exact_law_fallback_and_always():
     assert e.extra["width_missed"] == 1.0 and e.extra["bdpl_ci_high"] - e.extra["bdpl_ci_low"] > 0.2
     for mode in ("fallback", "always"):
         f = MixtureEstimator(10_000, max_samples=40_000, target_width=0.2, exact_law=mode).estimate(
-            model, mech, adv, np.random.default_rng(0))
+            model, mech, adv, np.random.default_rng(0)
+        )
         assert f.value == pytest.approx(exact, abs=1e-9) and f.extra["mixture_law"] == "exact"
         assert f.extra["bdpl_ci_low"] == f.extra["bdpl_ci_high"] == f.value
     with pytest.raises(ValueError, match="mixture_exact_law"):
@@ -119,18 +123,24 @@ def test_percentile_interval_from_adversary_intervals_covers():
     assert all(h / reps >= _binomial_floor(0.95, reps) for h in hits.values())
 
 
-ISSUE_CASES = [([[0.7, 0.2, 0.1], [0.15, 0.7, 0.15], [0.1, 0.3, 0.6]], 50, 2.0),
-               ([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.6, 0.2], [0.2, 0.1, 0.1, 0.6]], 40, 3.0)]
+ISSUE_CASES = [
+    ([[0.7, 0.2, 0.1], [0.15, 0.7, 0.15], [0.1, 0.3, 0.6]], 50, 2.0),
+    ([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.6, 0.2], [0.2, 0.1, 0.1, 0.6]], 40, 3.0),
+]
 
 
 @pytest.mark.parametrize("T,n,eps", ISSUE_CASES)
 def test_issue_25_hard_cases(tmp_path, T, n, eps):
     """Issue 25's must-hold, default settings: coverage of the exact values >= 0.93, the p99
     interval contains the exact p99, median width <= 1 nat."""
-    summ = bdpsim.run({"run": {"adversaries": 200, "estimator": "mixture", "seed": 7},
-                       "model": {"kind": "markov", "n": n, "transition": T},
-                       "mechanism": {"kind": "count", "epsilon": eps, "counted_states": [1]}},
-                      str(tmp_path)).iloc[0]
+    summ = bdpsim.run(
+        {
+            "run": {"adversaries": 200, "estimator": "mixture", "seed": 7},
+            "model": {"kind": "markov", "n": n, "transition": T},
+            "mechanism": {"kind": "count", "epsilon": eps, "counted_states": [1]},
+        },
+        str(tmp_path),
+    ).iloc[0]
     adv = bdpsim.load_adversaries(str(tmp_path))
     covered = (adv.bdpl_ci_low <= adv.exact + 1e-9) & (adv.exact <= adv.bdpl_ci_high + 1e-9)
     assert covered.mean() >= 0.93
@@ -143,11 +153,22 @@ def test_issue_25_hard_cases(tmp_path, T, n, eps):
 def test_budget_end_is_flagged(tmp_path, capsys):
     """From the samples alone the hard case misses the target width: flagged, one warning line
     naming the adversary count."""
-    rows = bdpsim.run({"run": {"adversaries": 20, "estimator": "mixture", "seed": 7, "samples": 5_000,
-                               "mixture_max_samples": 20_000, "mixture_exact_law": "never",
-                               "noise_floor_adversaries": 0},
-                       "model": {"kind": "markov", "n": 50, "transition": ISSUE_CASES[0][0]},
-                       "mechanism": {"kind": "count", "epsilon": 2.0, "counted_states": [1]}}, str(tmp_path))
+    rows = bdpsim.run(
+        {
+            "run": {
+                "adversaries": 20,
+                "estimator": "mixture",
+                "seed": 7,
+                "samples": 5_000,
+                "mixture_max_samples": 20_000,
+                "mixture_exact_law": "never",
+                "noise_floor_adversaries": 0,
+            },
+            "model": {"kind": "markov", "n": 50, "transition": ISSUE_CASES[0][0]},
+            "mechanism": {"kind": "count", "epsilon": 2.0, "counted_states": [1]},
+        },
+        str(tmp_path),
+    )
     missed = int(rows.iloc[0]["width_target_missed"])
     assert missed > 0 and f"{missed} of 20 adversaries' confidence intervals" in rows.iloc[0]["flags"]
 
@@ -160,7 +181,9 @@ def test_committed_coverage_table_is_current():
     spec.loader.exec_module(mod)
     out = ROOT / "results" / "coverage"
     grid = mod.load_grid(out)
-    issue, kde, nets, gauss = (mod.read_csv(out / f) for f in ("issue.csv", "kde.csv", "networks.csv", "gauss.csv"))
+    issue, kde, nets, gauss = (
+        mod.read_csv(out / f) for f in ("issue.csv", "kde.csv", "networks.csv", "gauss.csv")
+    )
     assert (out / "coverage.md").read_text() == mod.markdown(grid, issue, kde, nets, gauss)
     # random networks with mixed cardinalities (exact engine) and Gaussian clipped sums (a long reference run)
     assert len(nets) == len(list(mod.network_cells())) and len(gauss) == len(mod.GAUSS_CASES)
@@ -168,7 +191,11 @@ def test_committed_coverage_table_is_current():
     assert {int(r["n"]) for r in nets} == {n for _, n, _ in mod.NET_CASES}
     assert all(r["passes"] == "True" and float(r["coverage"]) >= float(r["coverage_required"]) for r in gauss)
     assert grid and all(r["passes"] == "True" for r in grid)
-    assert all(float(r["coverage"]) >= 0.93 and r["p99_contained"] == "True" for r in issue if r["mode"] == "fallback")
+    assert all(
+        float(r["coverage"]) >= 0.93 and r["p99_contained"] == "True"
+        for r in issue
+        if r["mode"] == "fallback"
+    )
 
 
 def test_kde_outside_mixture_counts_both_directions():
@@ -187,15 +214,27 @@ def test_kde_flagged_against_the_mixture_of_the_same_adversaries(tmp_path, capsy
     """estimator = ["kde", "mixture"]: the two points examine the same adversaries, and the KDE row
     counts the adversaries whose KDE value lies outside the mixture's interval — recomputed here
     from adversaries.csv.gz — with a flag and one warning line; a KDE-only run has no such column."""
-    cfg = {"run": {"adversaries": 12, "estimator": ["kde", "mixture"], "seed": 3, "samples": 4000,
-                   "noise_floor_adversaries": 0, "kde_ratio": ratio},
-           "model": {"kind": "markov", "n": 5, "gamma": 3.0},
-           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [1]}}
+    cfg = {
+        "run": {
+            "adversaries": 12,
+            "estimator": ["kde", "mixture"],
+            "seed": 3,
+            "samples": 4000,
+            "noise_floor_adversaries": 0,
+            "kde_ratio": ratio,
+        },
+        "model": {"kind": "markov", "n": 5, "gamma": 3.0},
+        "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [1]},
+    }
     summ = bdpsim.run(cfg, str(tmp_path / "both")).set_index("estimator")
     adv = bdpsim.load_adversaries(str(tmp_path / "both"))
     k = adv[adv.point_id == summ.loc["kde", "point_id"]].set_index("adversary")
     m = adv[adv.point_id == summ.loc["mixture", "point_id"]].set_index("adversary")
-    assert (k[["i", "known", "x_known", "x", "x_prime"]] == m[["i", "known", "x_known", "x", "x_prime"]]).all().all()
+    assert (
+        (k[["i", "known", "x_known", "x", "x_prime"]] == m[["i", "known", "x_known", "x", "x_prime"]])
+        .all()
+        .all()
+    )
     above = int((k.bdpl > m.bdpl_ci_high + 1e-9).sum())
     below = int((k.bdpl < m.bdpl_ci_low - 1e-9).sum()) if ratio == "symmetric" else 0
     assert above + below > 0  # the KDE's bias at 4000 samples puts it outside the mixture's intervals

@@ -57,12 +57,15 @@ def test_grid_version_equals_general(rng):
         assert v[k] == pytest.approx(mixture_sup(atoms, W1[k], atoms, W2[k], 0.6).value, abs=1e-10)
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: mixture_sup([0.0], [1.0], [1.0], [1.0], 0.0),
-    lambda: mixture_sup([0.0], [-1.0], [1.0], [1.0], 1.0),
-    lambda: mixture_sup([], [], [1.0], [1.0], 1.0),
-    lambda: mixture_sup([np.nan], [1.0], [1.0], [1.0], 1.0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: mixture_sup([0.0], [1.0], [1.0], [1.0], 0.0),
+        lambda: mixture_sup([0.0], [-1.0], [1.0], [1.0], 1.0),
+        lambda: mixture_sup([], [], [1.0], [1.0], 1.0),
+        lambda: mixture_sup([np.nan], [1.0], [1.0], [1.0], 1.0),
+    ],
+)
 def test_bad_inputs(bad):
     with pytest.raises(ValueError):
         bad()

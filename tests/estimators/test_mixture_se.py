@@ -42,7 +42,7 @@ def test_standard_error_is_calibrated_on_markov_cases(gamma, eps):
 
 def test_standard_error_of_a_continuous_query():
     """Gaussian unclipped sum (sigma = 2, beta = 2): |a||x - x'|/beta exactly; 30 replications."""
-    cov = 4.0 * np.array([[1, .2, .2], [.2, 1, .2], [.2, .2, 1]])
+    cov = 4.0 * np.array([[1, 0.2, 0.2], [0.2, 1, 0.2], [0.2, 0.2, 1]])
     model = GaussianModel(np.full(3, 5.0), cov)
     mech = LaplaceSum(2.0)
     from bdpsim.adversary import Adversary
@@ -74,14 +74,19 @@ def test_adaptive_sample_size_reaches_the_target_or_the_cap():
     adv = random_discrete_adversary(model, range(10), np.random.default_rng(1))
     a, b = (est.estimate(model, mech, adv, np.random.default_rng(2)) for _ in range(2))
     assert a == b
-    assert MixtureEstimator(10_000, target_se=0).estimate(model, mech, adv, np.random.default_rng(2)).samples == 10_000
+    assert (
+        MixtureEstimator(10_000, target_se=0).estimate(model, mech, adv, np.random.default_rng(2)).samples
+        == 10_000
+    )
 
 
 def test_streamed_law_equals_the_law_of_all_samples():
     model = MarkovChainModel(B.symmetric_chain(3.0), 8)
     mech = LaplaceCount(1.0)
     cond = {2: 1, 5: 0}
-    atoms, counts = sample_query_counts(model, mech, cond, 10_000, np.random.default_rng(1), "data", chunk=1000)
+    atoms, counts = sample_query_counts(
+        model, mech, cond, 10_000, np.random.default_rng(1), "data", chunk=1000
+    )
     rng = np.random.default_rng(1)
     full = np.concatenate([mech.query(model.sample_conditional(cond, 1000, rng)) for _ in range(10)])
     ref = np.unique(full, return_counts=True)
@@ -91,14 +96,26 @@ def test_streamed_law_equals_the_law_of_all_samples():
 
 
 def test_summary_reports_standard_errors_and_the_cap(tmp_path):
-    doc = {"run": {"adversaries": 12, "samples": 1000, "estimator": ["mixture", "kde"], "known_sizes": "all",
-                   "noise_floor_adversaries": 0, "mixture_target_se": 0.02, "mixture_max_samples": 8000,
-                   "mixture_exact_law": "never"},
-           "model": {"kind": "markov", "n": 10, "gamma": 8.0}, "mechanism": {"kind": "count", "epsilon": 2.0}}
+    doc = {
+        "run": {
+            "adversaries": 12,
+            "samples": 1000,
+            "estimator": ["mixture", "kde"],
+            "known_sizes": "all",
+            "noise_floor_adversaries": 0,
+            "mixture_target_se": 0.02,
+            "mixture_max_samples": 8000,
+            "mixture_exact_law": "never",
+        },
+        "model": {"kind": "markov", "n": 10, "gamma": 8.0},
+        "mechanism": {"kind": "count", "epsilon": 2.0},
+    }
     mix, kde = run_experiment(parse_config(doc), tmp_path, progress=False)
     assert 0 < mix["bdpl_se_mean"] <= mix["bdpl_se_max"]
     assert mix["samples_max"] == 8000 and mix["se_target_missed"] >= 1
-    assert math.isnan(kde["bdpl_se_max"]) and math.isnan(kde["se_target_missed"]) and kde["samples_max"] == 1000
+    assert (
+        math.isnan(kde["bdpl_se_max"]) and math.isnan(kde["se_target_missed"]) and kde["samples_max"] == 1000
+    )
 
 
 def test_readme_accuracy_claims_hold_in_the_committed_table():
@@ -116,5 +133,7 @@ def test_readme_accuracy_claims_hold_in_the_committed_table():
     assert round(max(float(r["max_abs_error"]) for r in default), 3) == 0.049
     assert sum(int(r["at_cap"]) for r in default) == 50
     assert round(max(float(r["max_abs_error"]) for r in fixed5), 2) == 0.21
-    assert min(float(r["within_2se"]) for r in mix) >= 0.92 and min(float(r["within_3se"]) for r in mix) >= 0.985
+    assert (
+        min(float(r["within_2se"]) for r in mix) >= 0.92 and min(float(r["within_3se"]) for r in mix) >= 0.985
+    )
     assert all(float(r["bias"]) > 0.1 for r in rows if r["estimator"] == "kde")

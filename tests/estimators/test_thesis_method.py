@@ -35,18 +35,24 @@ def test_default_kde_is_the_thesis_method_on_identical_samples():
 def test_variants_are_what_they_say(shift, signed):
     point = parse_config(FIG15).points[0]
     model, adv = point.draw_adversary(np.random.default_rng(3))
-    est = KdeEstimator(20_000, sampling="data", ratio="signed" if signed else "symmetric", positive_shift=shift)
+    est = KdeEstimator(
+        20_000, sampling="data", ratio="signed" if signed else "symmetric", positive_shift=shift
+    )
     got = est.estimate(model, point.mechanism, adv, np.random.default_rng(4)).value
-    ref = thesis_method(model, point.mechanism, adv, 20_000, np.random.default_rng(4), shift=shift, signed=signed)
+    ref = thesis_method(
+        model, point.mechanism, adv, 20_000, np.random.default_rng(4), shift=shift, signed=signed
+    )
     assert got == pytest.approx(ref, rel=1e-12)
 
 
 def test_kde_options_are_validated():
-    for run, field in [({"kde_ratio": "abs"}, "run.kde_ratio"),
-                       ({"kde_positive_shift": 1}, "run.kde_positive_shift"),
-                       ({"kde_backend": "fastkde_points", "kde_positive_shift": True}, "run.kde_positive_shift"),
-                       ({"mixture_target_se": -0.1}, "run.mixture_target_se"),
-                       ({"mixture_max_samples": 0}, "run.mixture_max_samples")]:
+    for run, field in [
+        ({"kde_ratio": "abs"}, "run.kde_ratio"),
+        ({"kde_positive_shift": 1}, "run.kde_positive_shift"),
+        ({"kde_backend": "fastkde_points", "kde_positive_shift": True}, "run.kde_positive_shift"),
+        ({"mixture_target_se": -0.1}, "run.mixture_target_se"),
+        ({"mixture_max_samples": 0}, "run.mixture_max_samples"),
+    ]:
         with pytest.raises(ConfigError, match=field):
             parse_config({**FIG15, "run": {**FIG15["run"], **run}})
 
@@ -60,20 +66,34 @@ def test_new_keys_keep_point_ids():
 # ----------------------------------------------------------------------------- common adversaries
 
 
-@pytest.mark.parametrize("model,mechanism,targets", [
-    ({"kind": "markov", "n": 6, "gamma": 4.0}, {"kind": "count", "epsilon": 1.0}, "uniform"),
-    ({"kind": "gaussian", "n": 4, "rho": 0.2}, {"kind": "clipped_sum", "epsilon": 1.0}, "endpoints"),
-])
+@pytest.mark.parametrize(
+    "model,mechanism,targets",
+    [
+        ({"kind": "markov", "n": 6, "gamma": 4.0}, {"kind": "count", "epsilon": 1.0}, "uniform"),
+        ({"kind": "gaussian", "n": 4, "rho": 0.2}, {"kind": "clipped_sum", "epsilon": 1.0}, "endpoints"),
+    ],
+)
 def test_estimators_of_one_config_examine_the_same_adversaries(tmp_path, model, mechanism, targets):
-    doc = {"run": {"adversaries": 12, "samples": [2000, 3000], "estimator": ["kde", "mixture"],
-                   "known_sizes": "all", "noise_floor_adversaries": 2, "targets": targets},
-           "model": model, "mechanism": mechanism}
+    doc = {
+        "run": {
+            "adversaries": 12,
+            "samples": [2000, 3000],
+            "estimator": ["kde", "mixture"],
+            "known_sizes": "all",
+            "noise_floor_adversaries": 2,
+            "targets": targets,
+        },
+        "model": model,
+        "mechanism": mechanism,
+    }
     cfg = parse_config(doc)
     assert len({p.population_key for p in cfg.points}) == 1 and len({p.key for p in cfg.points}) == 4
     run_experiment(cfg, tmp_path, progress=False)
     by_point: dict = {}
     for r in _adversaries(tmp_path):
-        by_point.setdefault(r["point_id"], {})[int(r["adversary"])] = tuple(r[k] for k in ("i", "known", "x_known", "x", "x_prime"))
+        by_point.setdefault(r["point_id"], {})[int(r["adversary"])] = tuple(
+            r[k] for k in ("i", "known", "x_known", "x", "x_prime")
+        )
     assert len(by_point) == 4
     first, *rest = by_point.values()
     assert len(first) == 12 and all(other == first for other in rest)
@@ -85,9 +105,17 @@ def test_estimators_of_one_config_examine_the_same_adversaries(tmp_path, model, 
 def test_kde_rows_compare_with_the_one_sided_exact_value(tmp_path):
     """A signed kde estimate is compared with the one-sided exact sup of its ordered pair; the
     mixture with the two-sided one, on the same adversary."""
-    doc = {"run": {"adversaries": 30, "samples": 2000, "estimator": ["kde", "mixture"], "known_sizes": "all",
-                   "noise_floor_adversaries": 0},
-           "model": {"kind": "markov", "n": 6, "gamma": 8.0}, "mechanism": {"kind": "count", "epsilon": 2.0}}
+    doc = {
+        "run": {
+            "adversaries": 30,
+            "samples": 2000,
+            "estimator": ["kde", "mixture"],
+            "known_sizes": "all",
+            "noise_floor_adversaries": 0,
+        },
+        "model": {"kind": "markov", "n": 6, "gamma": 8.0},
+        "mechanism": {"kind": "count", "epsilon": 2.0},
+    }
     cfg = parse_config(doc)
     run_experiment(cfg, tmp_path, progress=False)
     rows = _adversaries(tmp_path)
@@ -110,8 +138,10 @@ def test_order_statistic_interval_covers_by_simulation(size):
     reps = 2000
     mc = 3 * math.sqrt(0.95 * 0.05 / reps)
     low, high = order_statistic_ranks(size, 99.0, 0.95)
-    for draw, truth in [(lambda: rng.exponential(1.0, (reps, size)), math.log(100.0)),
-                        (lambda: rng.poisson(3.0, (reps, size)).astype(float), 8.0)]:  # Poisson(3) p99 = 8
+    for draw, truth in [
+        (lambda: rng.exponential(1.0, (reps, size)), math.log(100.0)),
+        (lambda: rng.poisson(3.0, (reps, size)).astype(float), 8.0),
+    ]:  # Poisson(3) p99 = 8
         x = np.sort(draw(), axis=1)
         lo = x[:, low - 1] if low >= 1 else np.full(reps, -np.inf)
         hi = x[:, high - 1] if high <= size else np.full(reps, np.inf)
@@ -131,9 +161,17 @@ def test_percentile_ci_edges():
 def test_summary_interval_is_the_order_statistic_interval(tmp_path):
     # exact values: the interval is the order statistics' (a mixture point's comes from its adversaries'
     # own interval ends instead, issue 25: tests/estimators/test_intervals.py)
-    doc = {"run": {"adversaries": 400, "samples": 500, "estimator": "exact", "noise_floor_adversaries": 0,
-                   "known_sizes": "all"},
-           "model": {"kind": "markov", "n": 5, "gamma": 3.0}, "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {
+            "adversaries": 400,
+            "samples": 500,
+            "estimator": "exact",
+            "noise_floor_adversaries": 0,
+            "known_sizes": "all",
+        },
+        "model": {"kind": "markov", "n": 5, "gamma": 3.0},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     (r,) = run_experiment(parse_config(doc), tmp_path, progress=False)
     v = np.array([float(a["bdpl"]) for a in _adversaries(tmp_path)])
     assert (r["bdpl_p99_ci_low"], r["bdpl_p99_ci_high"]) == percentile_ci(v, 99.0, 0.95)
@@ -144,10 +182,19 @@ def test_summary_interval_is_the_order_statistic_interval(tmp_path):
 
 
 def test_clipped_sum_exact_is_partial_and_says_so(tmp_path):
-    doc = {"run": {"adversaries": 40, "samples": 2000, "estimator": "mixture", "known_sizes": "all",
-                   "noise_floor_adversaries": 0, "targets": "endpoints", "mixture_target_se": 0},
-           "model": {"kind": "gaussian", "n": 3, "rho": 0.3},
-           "mechanism": {"kind": "clipped_sum", "epsilon": 1.0}}
+    doc = {
+        "run": {
+            "adversaries": 40,
+            "samples": 2000,
+            "estimator": "mixture",
+            "known_sizes": "all",
+            "noise_floor_adversaries": 0,
+            "targets": "endpoints",
+            "mixture_target_se": 0,
+        },
+        "model": {"kind": "gaussian", "n": 3, "rho": 0.3},
+        "mechanism": {"kind": "clipped_sum", "epsilon": 1.0},
+    }
     (r,) = run_experiment(parse_config(doc), tmp_path, progress=False)
     assert 0 < r["exact_n"] < r["n_adversaries"]
     assert math.isnan(r["bdpl_exact"]) and math.isnan(r["bdpl_exact_p99"])
@@ -156,8 +203,11 @@ def test_clipped_sum_exact_is_partial_and_says_so(tmp_path):
 
 
 def test_markov_exact_is_complete(tmp_path):
-    doc = {"run": {"adversaries": 20, "samples": 2000, "estimator": "mixture", "noise_floor_adversaries": 0},
-           "model": {"kind": "markov", "n": 5, "gamma": 3.0}, "mechanism": {"kind": "count", "epsilon": 0.5}}
+    doc = {
+        "run": {"adversaries": 20, "samples": 2000, "estimator": "mixture", "noise_floor_adversaries": 0},
+        "model": {"kind": "markov", "n": 5, "gamma": 3.0},
+        "mechanism": {"kind": "count", "epsilon": 0.5},
+    }
     (r,) = run_experiment(parse_config(doc), tmp_path, progress=False)
     assert r["exact_n"] == 20 and math.isfinite(r["bdpl_exact"]) and math.isnan(r["bdpl_exact_partial_max"])
     assert r["bound_lower"] == 0.5

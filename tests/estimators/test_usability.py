@@ -18,7 +18,9 @@ def test_flags_column_and_one_warning_line_per_flagged_point(tmp_path):
     warnings = [x for x in log if x.startswith("warning: point ")]
     by = {(r["estimator"], r["gamma"]): r for r in rows}
     kde8 = by["kde", 8.0]
-    assert "bdpl_p99" in kde8["flags"] and "> bound_general 6" in kde8["flags"] and "not a leak" in kde8["flags"]
+    assert (
+        "bdpl_p99" in kde8["flags"] and "> bound_general 6" in kde8["flags"] and "not a leak" in kde8["flags"]
+    )
     assert "KDE evaluation points dropped" in kde8["flags"]  # 1.7 % here
     assert not by["mixture", 8.0].get("flags") and not by["mixture", 1.0].get("flags")
     flagged = [r for r in rows if r.get("flags")]
@@ -32,16 +34,28 @@ def test_flag_rules(tmp_path):
     from bdpsim.pipeline.flags import flags
 
     p = _point(tmp_path)  # mixture
-    base = {"percentile": 99.0, "estimator": "mixture", "bdpl_se_max": 0.01, "bound_general": 4.0,
-            "bound_model": 2.4, "bound_zhao": float("nan"), "bound_lower": 1.0, "nonpositive_points": 0,
-            "n_adversaries": 6, "failed_adversaries": 0, "bdpl_exact": float("nan")}
+    base = {
+        "percentile": 99.0,
+        "estimator": "mixture",
+        "bdpl_se_max": 0.01,
+        "bound_general": 4.0,
+        "bound_model": 2.4,
+        "bound_zhao": float("nan"),
+        "bound_lower": 1.0,
+        "nonpositive_points": 0,
+        "n_adversaries": 6,
+        "failed_adversaries": 0,
+        "bdpl_exact": float("nan"),
+    }
     assert flags(p, {**base, "bdpl_p99": 2.0}) == []
     assert flags(p, {**base, "bdpl_p99": 2.43}) == []  # within 4 se and 1 %
     assert "bdpl_p99 2.6 > bound_model 2.4" in flags(p, {**base, "bdpl_p99": 2.6})[0]
     low = flags(p, {**base, "bdpl_p99": 0.5, "bdpl_max": 0.6})  # the maximum below it (issue 38 item 6)
     assert len(low) == 1 and "bdpl_max 0.6 < bound_lower 1" in low[0] and "not sampled" in low[0]
     assert flags(p, {**base, "bdpl_p99": 0.5, "bdpl_max": 1.0}) == []  # one adversary reached it
-    assert "2 of 6 adversaries without an estimate" in flags(p, {**base, "bdpl_p99": 2.0, "failed_adversaries": 2})
+    assert "2 of 6 adversaries without an estimate" in flags(
+        p, {**base, "bdpl_p99": 2.0, "failed_adversaries": 2}
+    )
     ex = flags(p, {**base, "bdpl_p99": 2.0, "bdpl_exact": 2.5})
     assert ex == ["exact BDPL 2.5 > bound_model 2.4 (a bug or a counterexample)"]
 
@@ -49,14 +63,19 @@ def test_flag_rules(tmp_path):
 def test_tiny_epsilon_exact_is_flagged_sampling_refused(tmp_path, capsys):  # 16, 18
     tiny = OK.replace("epsilon = 1.0", "epsilon = 1e-300")
     log: list[str] = []
-    rows = run_experiment(load_config(toml(tmp_path, tiny.replace('"mixture"', '"exact"'))), tmp_path / "o",
-                          progress=False, log=log.append)
+    rows = run_experiment(
+        load_config(toml(tmp_path, tiny.replace('"mixture"', '"exact"'))),
+        tmp_path / "o",
+        progress=False,
+        log=log.append,
+    )
     assert "floating-point noise" in rows[0]["flags"] and "bound_general 4e-300" in rows[0]["flags"]
     assert sum(x.startswith("warning: point ") for x in log) == 1
     for est in ("kde", "mixture"):
         out = tmp_path / est
-        rc, _, err = cli(capsys, "run", toml(tmp_path, tiny.replace('"mixture"', f'"{est}"'), f"{est}.toml"),
-                         "--out", out)
+        rc, _, err = cli(
+            capsys, "run", toml(tmp_path, tiny.replace('"mixture"', f'"{est}"'), f"{est}.toml"), "--out", out
+        )
         one_line_error(rc, err, "mechanism.epsilon = 1e-300", "below floating-point resolution", f"'{est}'")
         assert not out.exists()
 
@@ -70,9 +89,12 @@ def test_kde_eval_points_memory_is_counted(tmp_path, capsys):  # 16
 
 
 def test_constant_user_mechanism_names_its_function(tmp_path, capsys):  # 18
-    (tmp_path / "mine.py").write_text("import numpy as np\n\ndef flat(data, rng):\n    return np.zeros(data.shape[0])\n")
+    (tmp_path / "mine.py").write_text(
+        "import numpy as np\n\ndef flat(data, rng):\n    return np.zeros(data.shape[0])\n"
+    )
     cfg = OK.replace('"mixture"', '"kde"').replace(
         '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n',
-        '[mechanism]\nkind = "python"\nfunction = "mine:flat"\n')
+        '[mechanism]\nkind = "python"\nfunction = "mine:flat"\n',
+    )
     rc, _, err = cli(capsys, "run", toml(tmp_path, cfg), "--out", tmp_path / "o", "--quiet")
     one_line_error(rc, err, "mechanism.function = 'mine:flat'", "same value", "no noise")

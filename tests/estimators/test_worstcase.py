@@ -14,7 +14,9 @@ def test_sum_slope_matches_model_coefficient(rng):
     from bdpsim.models import limited_covariance
 
     R = limited_covariance(5, 0.2, 1.0, rng)
-    assert sum_slope(R, 2) == pytest.approx(gaussian_sum_coefficient(GaussianModel(np.zeros(5), R), 0, (1, 2)))
+    assert sum_slope(R, 2) == pytest.approx(
+        gaussian_sum_coefficient(GaussianModel(np.zeros(5), R), 0, (1, 2))
+    )
 
 
 @pytest.mark.parametrize("n,rho", [(3, 0.5), (4, 0.3), (5, 0.2)])

@@ -24,10 +24,12 @@ def test_rows_against_closed_forms_and_bounds():
             assert r["bdpl"] == pytest.approx(r["epsilon"], abs=1e-9)
             assert r["advantage"] == pytest.approx(1 - math.exp(-r["epsilon"] / 2), abs=1e-9)
         else:  # the worst adversary's advantage, as bdpsim.attack_risk finds it
-            mech = NoisyQueryMechanism(CountQuery((1,)), noise_from_params("laplace", epsilon=r["epsilon"],
-                                                                            sensitivity=1.0))
-            assert r["advantage"] == pytest.approx(attack_risk(MarkovChainModel(symmetric_chain(4.0), 6),
-                                                               mech).advantage, abs=1e-12)
+            mech = NoisyQueryMechanism(
+                CountQuery((1,)), noise_from_params("laplace", epsilon=r["epsilon"], sensitivity=1.0)
+            )
+            assert r["advantage"] == pytest.approx(
+                attack_risk(MarkovChainModel(symmetric_chain(4.0), 6), mech).advantage, abs=1e-12
+            )
     corr = {r["epsilon"]: r["advantage"] for r in rows if r["records"] == "correlated"}
     ind = {r["epsilon"]: r["advantage"] for r in rows if r["records"] == "independent"}
     assert corr[0.5] > ind[0.5] + 0.05  # correlation raises the attack's success at small eps

@@ -40,9 +40,12 @@ def test_figures_skip_when_the_fetcher_fails(tmp_path, monkeypatch):
 
     monkeypatch.setattr(DS, "fetch", offline)
     logs, skipped = [], []
-    paths = gallery.make_figures(["thesis-fig18", "thesis-fig03"], tmp_path, quick=True, log=logs.append,
-                                 skipped=skipped)
-    assert skipped == ["thesis-fig18"] and any(x.startswith("  skipped thesis-fig18: dataset galton") for x in logs)
+    paths = gallery.make_figures(
+        ["thesis-fig18", "thesis-fig03"], tmp_path, quick=True, log=logs.append, skipped=skipped
+    )
+    assert skipped == ["thesis-fig18"] and any(
+        x.startswith("  skipped thesis-fig18: dataset galton") for x in logs
+    )
     assert tmp_path / "thesis-fig03.png" in paths
 
 
@@ -62,16 +65,20 @@ def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli,
 
     def capture(fig, stem, formats=("png", "pdf")):
         ax = fig.axes[0]
-        drawn.update(labels=ax.get_legend_handles_labels()[1], xlabel=ax.get_xlabel(),
-                     ticks=[t.get_text() for t in ax.get_xticklabels()],
-                     lower=[line.get_ydata().tolist() for line in ax.get_lines() if line.get_marker() == "^"])
+        drawn.update(
+            labels=ax.get_legend_handles_labels()[1],
+            xlabel=ax.get_xlabel(),
+            ticks=[t.get_text() for t in ax.get_xticklabels()],
+            lower=[line.get_ydata().tolist() for line in ax.get_lines() if line.get_marker() == "^"],
+        )
         return []
 
     monkeypatch.setattr(S, "save", capture)
     p = bdpsim_cli("plot", out)
     assert p.returncode == 0, p.stderr
     assert any("certified lower bound (95 %)" in lab for lab in drawn["labels"]) and not any(
-        "p99" in lab for lab in drawn["labels"]), drawn
+        "p99" in lab for lab in drawn["labels"]
+    ), drawn
     assert drawn["ticks"] == ["count", "count/geometric"] and drawn["xlabel"].startswith("mechanism")
     from bdpsim.pipeline.results import read_summary
 
@@ -90,7 +97,12 @@ def test_data_dir_must_exist(bdpsim_cli, tmp_path, monkeypatch, command):
 
 def test_plot_where_bdpl_png_is_a_directory(bdpsim_cli, tmp_path):
     out = tmp_path / "o"
-    assert bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet").returncode == 0
+    assert (
+        bdpsim_cli(
+            "run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet"
+        ).returncode
+        == 0
+    )
     (out / "bdpl.png").mkdir()
     p = bdpsim_cli("plot", out)
     one_line(p, "results", "bdpl.png exists and is not a file")
@@ -102,7 +114,12 @@ def test_plot_into_a_read_only_directory(bdpsim_cli, tmp_path, monkeypatch):
     import matplotlib.figure
 
     out = tmp_path / "o"
-    assert bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet").returncode == 0
+    assert (
+        bdpsim_cli(
+            "run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet"
+        ).returncode
+        == 0
+    )
 
     def denied(self, fname, **kw):
         raise PermissionError(errno.EACCES, "Permission denied", str(fname))

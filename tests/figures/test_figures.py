@@ -12,12 +12,20 @@ from bdpsim.figures.gallery import FIGURES, make_figures
 # bdpsim-competition (minutes of exact window searches at T = 288) is rendered in tests/studies/test_competition.py
 # computed in seconds; bdpsim-competition, -calibration (72 s) and -generations (11 s) are exact searches
 # drawn here from small inputs (tests/figures/test_figures_sources.py) and in full by `bdpsim figures`
-SLOW_EXACT = ("bdpsim-competition", "bdpsim-calibration", "bdpsim-generations", "bdpsim-frontier", "bdpsim-attack")
+SLOW_EXACT = (
+    "bdpsim-competition",
+    "bdpsim-calibration",
+    "bdpsim-generations",
+    "bdpsim-frontier",
+    "bdpsim-attack",
+)
 ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i not in SLOW_EXACT]
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
 
-TINY = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
-        "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}]}
+TINY = {
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}],
+}
 
 
 def read(path):
@@ -46,7 +54,9 @@ def test_analytic_figures(tmp_path):
     p3 = [r for r in read(tmp_path / "paper-fig3.csv") if r["epsilon"] == "20.0" and r["h"]]
     g = float(p3[10]["gamma"])
     assert math.isclose(float(p3[10]["h"]), 20 / (20 - 4 * math.log(g)))
-    f13 = {(float(r["epsilon"]), int(r["n"])): float(r["gamma_max"]) for r in read(tmp_path / "thesis-fig13.csv")}
+    f13 = {
+        (float(r["epsilon"]), int(r["n"])): float(r["gamma_max"]) for r in read(tmp_path / "thesis-fig13.csv")
+    }
     assert f13[(0.5, 1)] == 1.0 and f13[(0.5, 2)] < 100 and f13[(0.5, 30)] > 10
 
 
@@ -75,8 +85,11 @@ def test_rr_alpha_against_monte_carlo():
 def test_simulated_figures_tiny(tmp_path):
     over = {**TINY}
     make_figures(["thesis-fig09", "thesis-fig10"], tmp_path, jobs=2, overrides=over, log=lambda m: None)
-    fig15 = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
-             "model": {"n": 5, "gamma": [1.0, 4.0]}, "mechanism": {"epsilon": [1.0]}}
+    fig15 = {
+        "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+        "model": {"n": 5, "gamma": [1.0, 4.0]},
+        "mechanism": {"epsilon": [1.0]},
+    }
     make_figures(["thesis-fig15"], tmp_path, jobs=2, overrides=fig15, log=lambda m: None)
     for i in SIMULATED:
         for ext in ("png", "pdf", "csv"):
@@ -100,8 +113,14 @@ def test_unknown_figure_id(tmp_path):
 def test_utility_figures(tmp_path, data_dir):
     logs = []
     ids = ["paper-fig4", "paper-fig5", "thesis-fig17", "thesis-fig18", "thesis-fig19"]
-    make_figures(ids, tmp_path, quick=True, data_dir=data_dir, log=logs.append,
-                 overrides={"utility": {"runs": 50, "epsilon": [2.0, 10.0, 20.0]}})
+    make_figures(
+        ids,
+        tmp_path,
+        quick=True,
+        data_dir=data_dir,
+        log=logs.append,
+        overrides={"utility": {"runs": 50, "epsilon": [2.0, 10.0, 20.0]}},
+    )
     for i in ids:
         for ext in ("png", "pdf", "csv"):
             assert (tmp_path / f"{i}.{ext}").stat().st_size > 200

@@ -21,8 +21,10 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.cost import config_seconds, estimate_point
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
-        "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}]}
+TINY = {
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}],
+}
 
 
 def _git(*args, cwd):
@@ -108,8 +110,10 @@ def test_simulated_run_logs_configurations_and_resumes(tmp_path):
     logs: list[str] = []
     make_figures(["thesis-fig09"], tmp_path, overrides=TINY, log=logs.append)
     n_points = 4  # TINY's 2 values of rho x Fig. 9's 2 estimators (kde, mixture)
-    assert any(x.startswith(f"  run thesis_fig9: {n_points} configurations (0 already done") and "of one core" in x
-               for x in logs), logs
+    assert any(
+        x.startswith(f"  run thesis_fig9: {n_points} configurations (0 already done") and "of one core" in x
+        for x in logs
+    ), logs
     assert f"  run thesis_fig9: {n_points} of {n_points} configurations done" in logs
     est = estimate_figures(["thesis-fig09"], tmp_path, overrides=TINY)
     assert (est.configurations, est.to_compute, est.seconds) == (n_points, 0, (0.0, 0.0))
@@ -136,8 +140,13 @@ def test_heartbeat_reaches_the_runs(tmp_path, monkeypatch, capsys):
 
 def _fig09_rows(adversaries):
     with open(ROOT / "results" / "figures" / "thesis-fig09.csv", newline="") as fh:
-        rows = [{k: (float(v) if v not in ("", "kde", "mixture", "signed", "false", "true") else v)
-                 for k, v in r.items()} for r in csv.DictReader(fh)]
+        rows = [
+            {
+                k: (float(v) if v not in ("", "kde", "mixture", "signed", "false", "true") else v)
+                for k, v in r.items()
+            }
+            for r in csv.DictReader(fh)
+        ]
     for r in rows:
         r["n_adversaries"] = adversaries
     return rows
@@ -155,11 +164,29 @@ def test_utility_titles_say_their_runs():
     from bdpsim.figures import subplots
     from bdpsim.figures import utility as U
 
-    rows = [{"dataset": "galton", "variant": "children (inches)", "mechanism": m, "epsilon": e, "runs": 200,
-             "alpha_empirical": 1.0 + e, "alpha_theory": 1.0 + e, "n": 898, "m": 3, "note": "", "mse": 1.0,
-             "mse_theory": 1.0, "noise_scale": 1.0, "tau": 1.0, "mape": 0.1, "databases": 1,
-             "clip_bias_mse": 0.0}
-            for m in ("dp", "general") for e in (1.0, 2.0)]
+    rows = [
+        {
+            "dataset": "galton",
+            "variant": "children (inches)",
+            "mechanism": m,
+            "epsilon": e,
+            "runs": 200,
+            "alpha_empirical": 1.0 + e,
+            "alpha_theory": 1.0 + e,
+            "n": 898,
+            "m": 3,
+            "note": "",
+            "mse": 1.0,
+            "mse_theory": 1.0,
+            "noise_scale": 1.0,
+            "tau": 1.0,
+            "mape": 0.1,
+            "databases": 1,
+            "clip_bias_mse": 0.0,
+        }
+        for m in ("dp", "general")
+        for e in (1.0, 2.0)
+    ]
     fig, axes = subplots(1, 1, figsize=(6, 4), squeeze=False)
     U.plot_paper_fig4(rows, list(axes.ravel()))
     assert "(200 runs per ε)" in fig._suptitle.get_text()

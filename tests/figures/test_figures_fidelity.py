@@ -37,6 +37,7 @@ def _script():
 
 # ------------------------------------------------------------------------- the chain diagrams
 
+
 def test_fig12_chains_have_the_captions_gamma_and_omega():
     rows = D.thesis_fig12_rows()
     by = {}
@@ -48,8 +49,8 @@ def test_fig12_chains_have_the_captions_gamma_and_omega():
         assert np.allclose(P.sum(axis=1), 1.0)
         assert B.gamma_of(P) == pytest.approx(9.0) and B.omega_of(P) == pytest.approx(want_omega)
     left, right = by["left"][(0, 0)], by["right"][(0, 0)]
-    assert left["zhao_offset"] < left["markov_offset"]      # caption: Zhao's bound smaller on the left
-    assert right["markov_offset"] < right["zhao_offset"]    # Markov bound smaller on the right
+    assert left["zhao_offset"] < left["markov_offset"]  # caption: Zhao's bound smaller on the left
+    assert right["markov_offset"] < right["zhao_offset"]  # Markov bound smaller on the right
 
 
 def test_chain_diagrams_draw_every_transition_of_the_model():
@@ -71,7 +72,8 @@ def test_chain_diagrams_draw_every_transition_of_the_model():
             gamma10 = [r for r in rows if r["gamma_parameter"] == 10.0]
             P = MarkovChainModel(B.symmetric_chain(10.0), 2).transition
             assert {(r["from"], r["to"]): r["probability"] for r in gamma10} == {
-                (x, y): P[x, y] for x in range(2) for y in range(2)}
+                (x, y): P[x, y] for x in range(2) for y in range(2)
+            }
 
 
 def test_schematics_and_the_not_drawn_list(tmp_path):
@@ -89,12 +91,13 @@ def test_schematics_and_the_not_drawn_list(tmp_path):
     gallery = write_gallery(tmp_path).read_text()
     assert "### Not drawn" in gallery
     assert set(NOT_REPRODUCED) == {"thesis Fig. 1", "thesis Fig. 2"}
-    thesis_ids = {int(i[len("thesis-fig"):]) for i in FIGURES if i.startswith("thesis-fig")}
+    thesis_ids = {int(i[len("thesis-fig") :]) for i in FIGURES if i.startswith("thesis-fig")}
     assert thesis_ids == set(range(3, 20))  # Figs. 3-19; 1 and 2 are listed as not drawn
     assert {i for i in FIGURES if i.startswith("paper-fig")} == {f"paper-fig{k}" for k in range(1, 6)}
 
 
 # ------------------------------------------------------------------------- thesis Fig. 17
+
 
 def test_fig17_thesis_design():
     rows = thesis_fig17_rows(epsilons=(1.0, 10.0), datasets=400)
@@ -110,19 +113,24 @@ def test_fig17_thesis_design():
 
 # ------------------------------------------------------------------------- deviation rows = CSVs
 
+
 def test_fig10_deviation_numbers_are_the_committed_csv():
     rows = _csv("thesis-fig10.csv")
     kde = {(r["n"], r["rho"]): r for r in rows if r["estimator"] == "kde"}
     clip = {(r["n"], r["rho"]): r for r in rows if r["estimator"] == "kde-clipped"}
     ex = {(r["n"], r["rho"]): r for r in rows if r["estimator"] == "exact"}
-    above = sorted((k for k, r in kde.items() if float(r["bdpl_p99"]) > float(r["bound_model"])),
-                   key=lambda k: (int(k[0]), float(k[1])))
+    above = sorted(
+        (k for k, r in kde.items() if float(r["bdpl_p99"]) > float(r["bound_model"])),
+        key=lambda k: (int(k[0]), float(k[1])),
+    )
     why = DEVIATIONS["thesis-fig10"].why
     assert "4 low-ρ points" in why and len(above) == 4
     for k in above:
         r = kde[k]
-        needle = (f"n = {k[0]}, ρ = {float(k[1]):.2g}: {float(r['bdpl_p99']):.3f} vs {float(r['bound_model']):.3f} "
-                  f"(CI from {float(r['bdpl_p99_ci_low']):.3f})")
+        needle = (
+            f"n = {k[0]}, ρ = {float(k[1]):.2g}: {float(r['bdpl_p99']):.3f} vs {float(r['bound_model']):.3f} "
+            f"(CI from {float(r['bdpl_p99_ci_low']):.3f})"
+        )
         assert needle in why, needle
         assert f"{float(ex[k]['bdpl_max']):.3f}" in why
         assert float(ex[k]["bdpl_max"]) < float(r["bound_model"])
@@ -159,6 +167,7 @@ def test_fig17_deviation_row_numbers():
 
 
 # ------------------------------------------------------------------------- the readings experiment
+
 
 def test_readings_reproduce_the_estimator_and_gamma1_reaches_eps():
     """The script's `uniform` / `outputs` points are `kde_points = "uniform" | "outputs"` of the

@@ -43,6 +43,7 @@ def read(path):
 
 # ----------------------------------------------------------------------------- no side effects
 
+
 def test_import_does_not_touch_the_backend(tmp_path, cli_env):
     code = (
         "import sys, matplotlib\n"
@@ -54,7 +55,8 @@ def test_import_does_not_touch_the_backend(tmp_path, cli_env):
         "ax.plot([0, 1], [1, 0])\n"
         f"F.save(fig, {str(tmp_path / 'x')!r})\n"
         "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()\n"
-        "assert 'matplotlib.pyplot' not in sys.modules\n")
+        "assert 'matplotlib.pyplot' not in sys.modules\n"
+    )
     p = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=cli_env)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "x.png").stat().st_size > 200 and (tmp_path / "x.pdf").stat().st_size > 200
@@ -62,25 +64,57 @@ def test_import_does_not_touch_the_backend(tmp_path, cli_env):
 
 # ------------------------------------------------------------------- rows for every figure id
 
+
 def _utility_rows(dataset, variant_ns, mechs, eps=(1.0, 5.0, 10.0, 20.0)):
     """Utility rows with every column a figure reads (theory = empirical), for rendering only."""
     rows = []
     for var, n in variant_ns:
         for mech in mechs:
             for e in eps:
-                tau = {"dp": e, "general": e / 3, "gaussian": e / 1.8, "markov": e - 8.05, "zhao": e - 10.64,
-                       "exact": e / 4, "optimal": e / 2}[mech]
+                tau = {
+                    "dp": e,
+                    "general": e / 3,
+                    "gaussian": e / 1.8,
+                    "markov": e - 8.05,
+                    "zhao": e - 10.64,
+                    "exact": e / 4,
+                    "optimal": e / 2,
+                }[mech]
                 b = 1 / tau if tau > 0 else math.nan
-                rows.append({"dataset": dataset, "variant": var, "mechanism": mech, "epsilon": e, "n": n,
-                             "alpha_theory": math.log(20) * b, "alpha_empirical": math.log(20) * b,
-                             "mse": 2 * b * b, "mse_theory": 2 * b * b, "clip_bias_mse": 0.1})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "variant": var,
+                        "mechanism": mech,
+                        "epsilon": e,
+                        "n": n,
+                        "alpha_theory": math.log(20) * b,
+                        "alpha_empirical": math.log(20) * b,
+                        "mse": 2 * b * b,
+                        "mse_theory": 2 * b * b,
+                        "clip_bias_mse": 0.1,
+                    }
+                )
     return rows
 
 
 def _sim_rows(group, x, groups, xs, estimators):
-    return [{group: g, x: v, "estimator": est, "bdpl_p99": 1 + v, "bdpl_p99_ci_low": 0.9 + v,
-             "bdpl_p99_ci_high": 1.1 + v, "bdpl_max": 1.2 + v, "bound_general": 5.0, "bound_model": 2 + v}
-            for g in groups for v in xs for est in estimators]
+    return [
+        {
+            group: g,
+            x: v,
+            "estimator": est,
+            "bdpl_p99": 1 + v,
+            "bdpl_p99_ci_low": 0.9 + v,
+            "bdpl_p99_ci_high": 1.1 + v,
+            "bdpl_max": 1.2 + v,
+            "bound_general": 5.0,
+            "bound_model": 2 + v,
+        }
+        for g in groups
+        for v in xs
+        for est in estimators
+    ]
 
 
 def _small_rows(fig_id):
@@ -117,25 +151,35 @@ def _simulated_rows(fig_id):
     if fig_id == "thesis-fig15":
         return _sim_rows("epsilon", "gamma", [0.5, 1.0], [1.0, 2.0], ["kde", "exact"])
     if fig_id == "paper-fig4":
-        return (_utility_rows("galton", [("children (inches)", 898)], ["dp", "general", "gaussian"])
-                + _utility_rows("kid_iq", [("kids and mothers", 868)], ["dp", "general", "gaussian"]))
+        return _utility_rows(
+            "galton", [("children (inches)", 898)], ["dp", "general", "gaussian"]
+        ) + _utility_rows("kid_iq", [("kids and mothers", 868)], ["dp", "general", "gaussian"])
     if fig_id == "paper-fig5":
         return _utility_rows("activity", [("complete data", 15264)], ["dp", "general", "markov", "zhao"])
     if fig_id == "thesis-fig17":
-        return _utility_rows("genomic", [("family size m = 2", 2520), ("family size m = 5", 2520)], ["dp", "general"])
+        return _utility_rows(
+            "genomic", [("family size m = 2", 2520), ("family size m = 5", 2520)], ["dp", "general"]
+        )
     if fig_id == "thesis-fig18":
         return _utility_rows("galton", [("trios, clip 60-80 in", 3)], ["dp", "general", "gaussian"])
-    return _utility_rows("activity", [("complete data", 15264), ("single days", 288)],
-                         ["dp", "general", "markov", "zhao"])
-
+    return _utility_rows(
+        "activity", [("complete data", 15264), ("single days", 288)], ["dp", "general", "markov", "zhao"]
+    )
 
 
 def rows_for(fig_id):
     spec = FIGURES[fig_id]
-    if fig_id in ("pufferfish-fig2", "bdpsim-audit", "bdpsim-frontier", "bdpsim-attack"):  # minutes: committed rows
+    if fig_id in (
+        "pufferfish-fig2",
+        "bdpsim-audit",
+        "bdpsim-frontier",
+        "bdpsim-attack",
+    ):  # minutes: committed rows
         return read_rows(ROOT / "results" / "figures" / f"{fig_id}.csv")
     if fig_id == "bdpsim-utility-optimal":
-        return _utility_rows("activity", [("single days", 288), ("complete data", 15264)], ["exact", "optimal"])
+        return _utility_rows(
+            "activity", [("single days", 288), ("complete data", 15264)], ["exact", "optimal"]
+        )
     if fig_id.startswith("bdpsim-"):
         return _small_rows(fig_id)
     if fig_id == "thesis-fig17":
@@ -191,11 +235,20 @@ def test_fig10_dots_unclipped_crosses_clipped_thm55():
 
 # --------------------------------------------------------------- analytic CSVs: the sources' grids
 
+
 @pytest.fixture(scope="module")
 def analytic(tmp_path_factory):
     """The analytic figures' CSVs exactly as ``make_figures`` writes them (without the images)."""
     out = tmp_path_factory.mktemp("analytic")
-    for i in ["thesis-fig03", "thesis-fig05", "thesis-fig08", "thesis-fig13", "paper-fig1", "paper-fig2", "paper-fig3"]:
+    for i in [
+        "thesis-fig03",
+        "thesis-fig05",
+        "thesis-fig08",
+        "thesis-fig13",
+        "paper-fig1",
+        "paper-fig2",
+        "paper-fig3",
+    ]:
         rows = FIGURES[i].compute(None)
         (out / f"{i}.csv").write_text(R.csv_text(rows, list(dict.fromkeys(k for r in rows for k in r))))
     return out
@@ -269,14 +322,22 @@ def test_paper_fig2_both_variants(analytic):
     b = [r for r in rows if r["panel"] == "b"]
     assert sorted({r["p_ss"] for r in a}) == [0.6, 0.7, 0.8]
     # the authors' mle_accu.py evaluates eps = linspace(ceil(4 ln gamma), 10, 5)
-    marked = {p: sorted(r["epsilon"] for r in a if r["p_ss"] == p and r["authors_point"]) for p in (0.6, 0.7, 0.8)}
-    assert marked == {0.6: [2.0, 4.0, 6.0, 8.0, 10.0], 0.7: [4.0, 5.5, 7.0, 8.5, 10.0], 0.8: [6.0, 7.0, 8.0, 9.0, 10.0]}
+    marked = {
+        p: sorted(r["epsilon"] for r in a if r["p_ss"] == p and r["authors_point"]) for p in (0.6, 0.7, 0.8)
+    }
+    assert marked == {
+        0.6: [2.0, 4.0, 6.0, 8.0, 10.0],
+        0.7: [4.0, 5.5, 7.0, 8.5, 10.0],
+        0.8: [6.0, 7.0, 8.0, 9.0, 10.0],
+    }
     # panel (b): BDP_RR/BDP_accuracy.py's n = 500, eps = 4, switch 0.3, theta in {0.1, 0.5, 0.7}
     assert {(r["n"], r["epsilon"], r["switch"]) for r in b} == {(500, 4.0, 0.3)}
     assert sorted({r["theta"] for r in b if r["curve"] == "randomized_response"}) == [0.1, 0.5, 0.7]
     a_, eps = 0.3, 4.0
     E = math.exp(eps)
-    rho = (4 + a_ * (a_ * E - 2) - math.sqrt(a_**2 * E * (4 + a_ * (a_ * E - 4)))) / (8 + 2 * a_ * (a_ * E + a_ - 4))
+    rho = (4 + a_ * (a_ * E - 2) - math.sqrt(a_**2 * E * (4 + a_ * (a_ * E - 4)))) / (
+        8 + 2 * a_ * (a_ * E + a_ - 4)
+    )
     p_rr = 1 - rho
     tau = eps - 4 * math.log((1 - a_) / a_)
     lap = {round(r["alpha"], 12): r["beta"] for r in b if r["curve"] == "markov_laplace"}
@@ -284,17 +345,25 @@ def test_paper_fig2_both_variants(analytic):
     for alpha in (alphas[0], alphas[10], alphas[57]):
         assert math.isclose(lap[alpha], math.exp(-alpha / (1 / (500 * tau))), rel_tol=1e-9)
     for theta in (0.1, 0.5, 0.7):
-        rr = {round(r["alpha"], 12): r["beta"] for r in b if r["curve"] == "randomized_response" and r["theta"] == theta}
+        rr = {
+            round(r["alpha"], 12): r["beta"]
+            for r in b
+            if r["curve"] == "randomized_response" and r["theta"] == theta
+        }
         q = (2 * p_rr - 1) * theta + (1 - p_rr)
         for alpha in (alphas[0], alphas[5], alphas[23], alphas[80]):
-            direct = sum(comb(500, k) * q**k * (1 - q) ** (500 - k) for k in range(501)
-                         if abs(k / 500 - q) >= (2 * p_rr - 1) * alpha)
+            direct = sum(
+                comb(500, k) * q**k * (1 - q) ** (500 - k)
+                for k in range(501)
+                if abs(k / 500 - q) >= (2 * p_rr - 1) * alpha
+            )
             assert rr[alpha] == pytest.approx(direct, rel=1e-9, abs=1e-15), (theta, alpha)
     ax_a, ax_b = render("paper-fig2", rows).axes
     assert "(a)" in ax_a.get_title() and "(b)" in ax_b.get_title()
 
 
 # ------------------------------------------------------------ utility: data in the sources' formats
+
 
 def _galton_csv(path, rng):
     kids = 40
@@ -304,7 +373,10 @@ def _galton_csv(path, rng):
     child = np.round(rng.normal(66, 3.5, kids), 1)
     child[:2] = [57.5, 82.0]  # outside 60-80: clipped in the trios
     lines = ["rownames,family,father,mother,sex,height,nkids"]
-    lines += [f"{i + 1},{f},{a:.1f},{b:.1f},M,{c:.1f},4" for i, (f, a, b, c) in enumerate(zip(fam, father, mother, child))]
+    lines += [
+        f"{i + 1},{f},{a:.1f},{b:.1f},M,{c:.1f},4"
+        for i, (f, a, b, c) in enumerate(zip(fam, father, mother, child))
+    ]
     path.write_text("\n".join(lines) + "\n")
     return father, mother, child
 
@@ -342,12 +414,19 @@ FAST = {"utility": {"runs": 20, "epsilon": [2.0, 10.0, 20.0]}}
 
 def test_thesis_fig18_clips_to_60_80(tmp_path, fake_data):
     d, (father, mother, child), _ = fake_data
-    cfg = parse_utility({"utility": {"dataset": "galton", "split": ["all", "trios"], "epsilon": [1.0], "runs": 20}})
+    cfg = parse_utility(
+        {"utility": {"dataset": "galton", "split": ["all", "trios"], "epsilon": [1.0], "runs": 20}}
+    )
     allv, trios = variants(cfg, d)
     assert allv.sensitivity == 100.0 and trios.sensitivity == 20.0 and trios.n == trios.m == 3
     raw = child + father + mother
-    assert np.allclose(trios.truths, np.clip(child, 60, 80) + np.clip(father, 60, 80) + np.clip(mother, 60, 80))
-    assert trios.clip_bias_mse() == pytest.approx(np.mean((trios.truths - raw) ** 2)) and trios.clip_bias_mse() > 0
+    assert np.allclose(
+        trios.truths, np.clip(child, 60, 80) + np.clip(father, 60, 80) + np.clip(mother, 60, 80)
+    )
+    assert (
+        trios.clip_bias_mse() == pytest.approx(np.mean((trios.truths - raw) ** 2))
+        and trios.clip_bias_mse() > 0
+    )
     make_figures(["thesis-fig18"], tmp_path / "out", data_dir=d, overrides=FAST, log=lambda m: None)
     rows = read_rows(tmp_path / "out" / "thesis-fig18.csv")
     assert {r["variant"] for r in rows} == {"trios, clip 60-80 in"}
@@ -385,23 +464,38 @@ def _ampds(path, days_kw, start_day=15431):
     lines = ["UNIX_TS,WHE,RSE,GRE"]
     for off, (whe, rse, readings) in days_kw.items():
         t0 = (start_day + off) * 86400
-        lines += [f"{t0 + 60 * k},{whe * 1000:.1f},{rse * 1000:.1f},{(whe - rse) * 500:.1f}" for k in range(readings)]
+        lines += [
+            f"{t0 + 60 * k},{whe * 1000:.1f},{rse * 1000:.1f},{(whe - rse) * 500:.1f}"
+            for k in range(readings)
+        ]
     path.write_text("\n".join(lines) + "\n")
 
 
 def test_electricity_the_authors_preprocessing(tmp_path, monkeypatch):
-    days = {0: (1.0, 0.2, 1440), 1: (4.0, 1.0, 1440), 2: (3.0, 0.5, 720), 4: (1.2, 0.1, 1440),
-            5: (4.0, 0.5, 1440), 6: (3.5, 0.5, 1440)}  # day 3 missing, day 2 half a day
+    days = {
+        0: (1.0, 0.2, 1440),
+        1: (4.0, 1.0, 1440),
+        2: (3.0, 0.5, 720),
+        4: (1.2, 0.1, 1440),
+        5: (4.0, 0.5, 1440),
+        6: (3.5, 0.5, 1440),
+    }  # day 3 missing, day 2 half a day
     _ampds(tmp_path / "Electricity_P.csv", days)
     d = DS.load_electricity(tmp_path / "Electricity_P.csv")
     # daily energy = 24 h x mean power of WHE + RSE + GRE (every meter column), in kWh
     expect_all = [24 * (w + r + (w - r) / 2) for w, r, _ in days.values()]
     assert np.allclose(d["kwh"], expect_all) and np.allclose(d["kwh_all"], expect_all)
     assert np.allclose(d["kwh_whe"], [24 * w for w, _, _ in days.values()])
-    assert d["readings"].tolist() == [1440, 1440, 720, 1440, 1440, 1440] and d["columns"] == ["WHE", "RSE", "GRE"]
+    assert d["readings"].tolist() == [1440, 1440, 720, 1440, 1440, 1440] and d["columns"] == [
+        "WHE",
+        "RSE",
+        "GRE",
+    ]
     whe_only = DS.load_electricity(tmp_path / "Electricity_P.csv", "WHE")
     assert np.allclose(whe_only["kwh"], whe_only["kwh_whe"])
-    cfg = parse_utility({"utility": {"dataset": "electricity", "threshold": [70.0], "epsilon": [12.0], "runs": 20}})
+    cfg = parse_utility(
+        {"utility": {"dataset": "electricity", "threshold": [70.0], "epsilon": [12.0], "runs": 20}}
+    )
     rows, vs = run_utility(cfg, tmp_path)
     v = vs[0]
     state = [int(k > 70) for k in expect_all]  # [0, 1, 1, 0, 1, 1]
@@ -409,8 +503,9 @@ def test_electricity_the_authors_preprocessing(tmp_path, monkeypatch):
     # transitions between consecutive retained days, across the missing day 3 (as the script)
     assert np.array(v.model["counts"]).tolist() == [[0, 2], [1, 2]]
     assert v.model["gaps_bridged"] == 1 and v.model["partial_days"] == 1 and v.model["meters"] == "all"
-    assert v.model["median_ratio_all_meters_to_whe"] == pytest.approx(np.median(np.array(expect_all) / [
-        24 * w for w, _, _ in days.values()]))
+    assert v.model["median_ratio_all_meters_to_whe"] == pytest.approx(
+        np.median(np.array(expect_all) / [24 * w for w, _, _ in days.values()])
+    )
     with pytest.raises(Exception, match="utility.meters"):
         parse_utility({"utility": {"dataset": "electricity", "meters": "MHE"}})
 
@@ -423,6 +518,7 @@ def test_missing_file_note_names_no_local_path(tmp_path):
 
 
 # ------------------------------------------------------------------------- gallery deviation table
+
 
 def test_every_figure_has_a_deviation_row(tmp_path):
     assert set(DEVIATIONS) == set(FIGURES)
@@ -443,7 +539,9 @@ def test_replot_from_csv_keeps_fidelity(tmp_path):
         w = csv.DictWriter(fh, cols)
         w.writeheader()
         w.writerows(rows)
-    (tmp_path / "fidelity.json").write_text(json.dumps({"thesis-fig15": "quick", "_notes": {"thesis-fig15": ["kept"]}}))
+    (tmp_path / "fidelity.json").write_text(
+        json.dumps({"thesis-fig15": "quick", "_notes": {"thesis-fig15": ["kept"]}})
+    )
     paths = replot(["thesis-fig15"], tmp_path)
     assert [p.name for p in paths] == ["thesis-fig15.png", "thesis-fig15.pdf"]
     gallery = (tmp_path / "README.md").read_text()

@@ -9,10 +9,18 @@ from ..helpers import load_script
 def test_compare_reports_each_column_difference():
     gs = load_script("gallery_staleness")
     nan = math.nan
-    old = [{"x": 1, "y": 0.5, "z": "kde", "w": nan, "gone": 1}, {"x": 2, "y": 2.0, "z": "exact", "w": 1.0, "gone": 2}]
-    new = [{"x": 1, "y": 0.5, "z": "kde", "w": 3.0, "new": 0}, {"x": 2, "y": 1.5, "z": "mixture", "w": 1.0, "new": 0}]
+    old = [
+        {"x": 1, "y": 0.5, "z": "kde", "w": nan, "gone": 1},
+        {"x": 2, "y": 2.0, "z": "exact", "w": 1.0, "gone": 2},
+    ]
+    new = [
+        {"x": 1, "y": 0.5, "z": "kde", "w": 3.0, "new": 0},
+        {"x": 2, "y": 1.5, "z": "mixture", "w": 1.0, "new": 0},
+    ]
     res = gs.compare(old, new)
-    assert res["rows"] == (2, 2) and res["columns_only_old"] == ["gone"] and res["columns_only_new"] == ["new"]
+    assert (
+        res["rows"] == (2, 2) and res["columns_only_old"] == ["gone"] and res["columns_only_new"] == ["new"]
+    )
     assert res["columns"]["x"] == {"max_abs": 0.0, "max_rel": 0.0, "nan_mismatch": 0, "cells": 0}
     assert res["columns"]["y"] == {"max_abs": 0.5, "max_rel": 0.25, "nan_mismatch": 0, "cells": 1}
     assert res["columns"]["z"] == {"text_mismatch": 1}

@@ -24,7 +24,11 @@ def test_table_numbers_are_consistent():
         if r["status"] != "ok":
             assert r["status"].startswith(("refused", "timed out", "model", "failed")), r
             continue
-        worst, lower, empty = float(r["bdpl_worst_sampled"]), float(r["audit_lower"]), float(r["bdpl_known_empty"])
+        worst, lower, empty = (
+            float(r["bdpl_worst_sampled"]),
+            float(r["audit_lower"]),
+            float(r["bdpl_known_empty"]),
+        )
         assert 0 <= lower <= worst * (1 + 1e-9) + 1e-9, r
         assert 0 < empty <= int(r["nodes"]) * mod.EPSILON + 1e-9, r
         assert math.isfinite(worst) and worst <= int(r["nodes"]) * mod.EPSILON + 1e-9, r

@@ -17,15 +17,30 @@ EPS = [0.5, 1.0, 1.5, 2.0]
 def eps_run(tmp_path_factory):
     """A finished run: an epsilon-only sweep (noise_scale = 1/epsilon varies with it), two estimators."""
     out = tmp_path_factory.mktemp("eps")
-    bdpsim.run({"run": {"adversaries": 8, "samples": 2000, "estimator": ["exact", "mixture"]},
-                "model": {"kind": "markov", "n": 4, "gamma": 3.0},
-                "mechanism": {"kind": "count", "epsilon": EPS}}, out, as_frame=False)
+    bdpsim.run(
+        {
+            "run": {"adversaries": 8, "samples": 2000, "estimator": ["exact", "mixture"]},
+            "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+            "mechanism": {"kind": "count", "epsilon": EPS},
+        },
+        out,
+        as_frame=False,
+    )
     return out
 
 
 def _row(**kw):
-    base = {"estimator": "exact", "bdpl_p99": 1.0, "bdpl_max": 1.0, "percentile": 99.0, "bound_general": 2.0,
-            "bound_model": 3.0, "noise_floor": math.nan, "bdpl_exact": math.nan, "rho": math.nan}
+    base = {
+        "estimator": "exact",
+        "bdpl_p99": 1.0,
+        "bdpl_max": 1.0,
+        "percentile": 99.0,
+        "bound_general": 2.0,
+        "bound_model": 3.0,
+        "noise_floor": math.nan,
+        "bdpl_exact": math.nan,
+        "rho": math.nan,
+    }
     return {**base, **kw}
 
 
@@ -52,26 +67,44 @@ def test_derived_column_is_not_a_group():
     # an explicit x of the derived column: epsilon is a function of it, so not a group either
     assert _plot(grid, x="noise_scale") is not None
     assert {lab for lab in _labels(_plot(grid, x="noise_scale")) if "=" in lab} == {
-        f"min(general, model bound) gamma = {g:g}" for g in (2.0, 5.0)} | {
-        f"exact BDPL, every adversary gamma = {g:g}" for g in (2.0, 5.0)}
+        f"min(general, model bound) gamma = {g:g}" for g in (2.0, 5.0)
+    } | {f"exact BDPL, every adversary gamma = {g:g}" for g in (2.0, 5.0)}
 
 
 def test_string_group_labels_and_no_warning_when_bounds_are_missing():
-    rows = [_row(epsilon=e, estimator=est, bdpl_p99=e, bdpl_max=e, bound_general=math.nan, bound_model=math.nan,
-                 noise_floor=0.1 if est == "mixture" else math.nan)
-            for e in EPS for est in ("exact", "mixture")]
+    rows = [
+        _row(
+            epsilon=e,
+            estimator=est,
+            bdpl_p99=e,
+            bdpl_max=e,
+            bound_general=math.nan,
+            bound_model=math.nan,
+            noise_floor=0.1 if est == "mixture" else math.nan,
+        )
+        for e in EPS
+        for est in ("exact", "mixture")
+    ]
     ax = _plot(rows, group="estimator")
     labels = _labels(ax)
-    assert "exact BDPL, every adversary estimator = exact" in labels and "mixture p99 estimator = mixture" in labels
+    assert (
+        "exact BDPL, every adversary estimator = exact" in labels
+        and "mixture p99 estimator = mixture" in labels
+    )
     assert not any("bound" in lab for lab in labels)  # every bound NaN: no line, no warning
     # a group column with missing values on some rows: labelled, not formatted as a number
     rows = [_row(epsilon=e, rho=(0.3 if e > 1 else math.nan)) for e in EPS]
     assert "exact BDPL, every adversary rho = n/a" in _labels(_plot(rows, group="rho"))
 
 
-@pytest.mark.parametrize("kw,match", [({"x": "foo"}, "x = 'foo': not a column of summary.csv"),
-                                      ({"x": "estimator"}, "x = 'estimator': not a numeric column"),
-                                      ({"group": "foo"}, "group = 'foo': not a column")])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        ({"x": "foo"}, "x = 'foo': not a column of summary.csv"),
+        ({"x": "estimator"}, "x = 'estimator': not a numeric column"),
+        ({"group": "foo"}, "group = 'foo': not a column"),
+    ],
+)
 def test_check_axes_rejects(kw, match):
     rows = [_row(epsilon=e) for e in EPS]
     with pytest.raises(ConfigError, match=match) as err:
@@ -79,9 +112,16 @@ def test_check_axes_rejects(kw, match):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("args,ok", [(["--x", "foo"], False), (["--group", "foo"], False),
-                                     (["--x", "estimator"], False), (["--group", "estimator"], True),
-                                     ([], True)])
+@pytest.mark.parametrize(
+    "args,ok",
+    [
+        (["--x", "foo"], False),
+        (["--group", "foo"], False),
+        (["--x", "estimator"], False),
+        (["--group", "estimator"], True),
+        ([], True),
+    ],
+)
 def test_cli_plot(eps_run, bdpsim_cli, args, ok):
     for f in eps_run.glob("bdpl.*"):
         f.unlink()

@@ -31,12 +31,20 @@ def test_tkde_budget_allocations_hold_cao_tpl_at_alpha(budget):
     assert max(r["cao_tpl"] for r in ub) <= TKDE_ALPHA + 1e-9
     assert all(r["cao_tpl"] == pytest.approx(TKDE_ALPHA, abs=1e-6) for r in q)
     qb = allocate_quantification(TKDE_ALPHA, P)
-    assert [q[0]["epsilon"], q[1]["epsilon"], q[-1]["epsilon"]] == pytest.approx([qb.start, qb.middle, qb.end])
+    assert [q[0]["epsilon"], q[1]["epsilon"], q[-1]["epsilon"]] == pytest.approx(
+        [qb.start, qb.middle, qb.end]
+    )
     for r in budget:  # TPL = BPL + FPL - eps for both; exact never above Cao's; first BPL = eps
         assert r["cao_tpl"] == pytest.approx(r["cao_bpl"] + r["cao_fpl"] - r["epsilon"], abs=1e-9)
-        assert r["tpl"] <= r["cao_tpl"] + 1e-9 and r["bpl"] <= r["cao_bpl"] + 1e-9 and r["fpl"] <= r["cao_fpl"] + 1e-9
+        assert (
+            r["tpl"] <= r["cao_tpl"] + 1e-9
+            and r["bpl"] <= r["cao_bpl"] + 1e-9
+            and r["fpl"] <= r["cao_fpl"] + 1e-9
+        )
         assert r["exact"]
-    assert ub[0]["bpl"] == pytest.approx(ub[0]["epsilon"]) and ub[-1]["fpl"] == pytest.approx(ub[-1]["epsilon"])
+    assert ub[0]["bpl"] == pytest.approx(ub[0]["epsilon"]) and ub[-1]["fpl"] == pytest.approx(
+        ub[-1]["epsilon"]
+    )
     # on this 3-state chain the exact leakage is strictly below Cao's somewhere
     assert min(r["cao_tpl"] - r["tpl"] for r in ub) < max(r["cao_tpl"] - r["tpl"] for r in ub)
     assert max(r["cao_tpl"] - r["tpl"] for r in q) > 1e-3

@@ -57,7 +57,7 @@ def test_readme_quickstart_writes_outside_the_committed_results(capsys):
     args = shlex.split(run)
     out = args[args.index("--out") + 1]
     assert not re.match(r"results/quickstart/?$", out)
-    git = (lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True))
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True)
     if git("rev-parse").returncode != 0:
         pytest.skip("not a git checkout")
     assert git("check-ignore", "-q", f"{out}/summary.csv").returncode == 0, f"{out} is not git-ignored"
@@ -81,7 +81,9 @@ def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_
     monkeypatch.setattr(gallery, "make_figures", fake)
     rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
     assert rc == 0
-    assert any(x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()), err
+    assert any(
+        x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()
+    ), err
 
 
 def test_calibrated_range_holds_the_recorded_figure_runs():

@@ -35,6 +35,7 @@ def _max_exceedances(repeats, rate, level=1e-3):
 
 # ----------------------------------------------------------------------------- Clopper–Pearson
 
+
 def test_clopper_pearson_matches_scipy_exact_interval():
     for n in (1, 7, 50, 1000):
         for k in sorted({0, 1, n // 3, n - 1, n}):
@@ -52,8 +53,8 @@ def test_clopper_pearson_matches_scipy_exact_interval():
                     assert stats.binom.cdf(k, n, q_hi) == pytest.approx(a, rel=1e-9)
     assert clopper_pearson_lower(0, 10, 0.05) == 0.0 and clopper_pearson_upper(10, 10, 0.05) == 1.0
     # edge cases in closed form: k = n lower bound a^(1/n); k = 0 upper bound 1 - a^(1/n)
-    assert clopper_pearson_lower(10, 10, 0.05) == pytest.approx(0.05 ** 0.1, rel=1e-12)
-    assert clopper_pearson_upper(0, 10, 0.05) == pytest.approx(1 - 0.05 ** 0.1, rel=1e-12)
+    assert clopper_pearson_lower(10, 10, 0.05) == pytest.approx(0.05**0.1, rel=1e-12)
+    assert clopper_pearson_upper(0, 10, 0.05) == pytest.approx(1 - 0.05**0.1, rel=1e-12)
     # vectorised
     v = clopper_pearson_lower(np.array([0, 5, 10]), np.array([10, 10, 10]), 0.05)
     assert v.shape == (3,) and v[0] == 0.0 and 0 < v[1] < 0.5 < v[2] < 1
@@ -63,7 +64,7 @@ def test_certified_log_ratio_and_prediction():
     k1, n1, k2, n2 = 300, 1000, 100, 1000
     ref = math.log(clopper_pearson_lower(k1, n1, 0.025) / clopper_pearson_upper(k2, n2, 0.025))
     assert certified_log_ratio(k1, n1, k2, n2, 0.05) == pytest.approx(ref)
-    assert certified_log_ratio(100, 1000, 300, 1000, 0.05) == 0.0   # never negative
+    assert certified_log_ratio(100, 1000, 300, 1000, 0.05) == 0.0  # never negative
     assert certified_log_ratio(0, 1000, 0, 1000, 0.05) == 0.0
     assert predicted_bound(0.3, 0.1, 1000, 0.05) == pytest.approx(ref)
     assert predicted_bound(0.3, 0.1, 10**7, 0.05) == pytest.approx(math.log(3), abs=0.01)
@@ -73,6 +74,7 @@ def test_certified_log_ratio_and_prediction():
 
 
 # ----------------------------------------------------------------------------- cases with exact values
+
 
 def _lattice_sampler(atoms, w, noise):
     cw = np.cumsum(w) / np.sum(w)
@@ -108,7 +110,7 @@ def _coverage(draw_x, draw_xp, exact, event_ratio, budget, seed, kind="auto"):
         over_bdpl += r.lower > exact + 1e-12
         over_event += r.lower > target + 1e-12
         within += abs(r.estimate - target) <= 2 * r.se
-        assert target <= exact + 1e-9   # an event's ratio never exceeds the BDPL
+        assert target <= exact + 1e-9  # an event's ratio never exceeds the BDPL
     return over_bdpl, over_event, within
 
 
@@ -121,8 +123,9 @@ def test_coverage_laplace_mixtures():
         p, q = _event_prob(ev, a1, w1, lap), _event_prob(ev, a2, w2, lap)
         return math.log(p / q) if ev.direction > 0 else math.log(q / p)
 
-    ob, oe, within = _coverage(_lattice_sampler(a1, w1, lap), _lattice_sampler(a2, w2, lap), exact, ratio,
-                               budget=20_000, seed=31)
+    ob, oe, within = _coverage(
+        _lattice_sampler(a1, w1, lap), _lattice_sampler(a2, w2, lap), exact, ratio, budget=20_000, seed=31
+    )
     assert ob <= _max_exceedances(REPEATS, ALPHA) and oe <= _max_exceedances(REPEATS, ALPHA)
     assert within >= 0.9 * REPEATS
 
@@ -136,8 +139,9 @@ def test_coverage_geometric_noise():
         p, q = _event_prob(ev, a1, w1, geo), _event_prob(ev, a2, w2, geo)
         return math.log(p / q) if ev.direction > 0 else math.log(q / p)
 
-    ob, oe, within = _coverage(_lattice_sampler(a1, w1, geo), _lattice_sampler(a2, w2, geo), exact, ratio,
-                               budget=20_000, seed=32)
+    ob, oe, within = _coverage(
+        _lattice_sampler(a1, w1, geo), _lattice_sampler(a2, w2, geo), exact, ratio, budget=20_000, seed=32
+    )
     assert ob <= _max_exceedances(REPEATS, ALPHA) and oe <= _max_exceedances(REPEATS, ALPHA)
     assert within >= 0.9 * REPEATS
 
@@ -150,8 +154,8 @@ def test_coverage_randomized_response():
         return lambda m, rng: np.where(rng.random(m) < rho, 1 - x, x).astype(float)
 
     def ratio(ev):
-        p1 = (1 - rho) * (ev.lo <= 1 <= ev.hi) + rho * (ev.lo <= 0 <= ev.hi)   # target x = 1
-        p0 = rho * (ev.lo <= 1 <= ev.hi) + (1 - rho) * (ev.lo <= 0 <= ev.hi)   # target x' = 0
+        p1 = (1 - rho) * (ev.lo <= 1 <= ev.hi) + rho * (ev.lo <= 0 <= ev.hi)  # target x = 1
+        p0 = rho * (ev.lo <= 1 <= ev.hi) + (1 - rho) * (ev.lo <= 0 <= ev.hi)  # target x' = 0
         return math.log(p1 / p0) if ev.direction > 0 else math.log(p0 / p1)
 
     ob, oe, within = _coverage(rr(1), rr(0), exact, ratio, budget=2_000, seed=33)
@@ -185,6 +189,7 @@ def test_vector_outputs_histogram():
             y = rng.laplace(0.0, b, (m, 3))
             y[:, cell] += 1.0
             return y
+
         return draw
 
     rng = np.random.default_rng(36)
@@ -197,6 +202,7 @@ def test_vector_outputs_histogram():
 
 
 # ----------------------------------------------------------------------------- configuration level
+
 
 def _adversaries():
     """Five adversaries with known exact values (Laplace(1) mixtures of varying separation)."""
@@ -218,8 +224,9 @@ def test_configuration_picks_the_worst_adversary_and_covers():
     res2 = audit_configuration(samplers, 400_000, ALPHA, rng, top=2)
     assert len(res2.certified) == 2 and all(c.alpha == ALPHA / 2 for _, c in res2.certified)
     assert res2.lower <= exact.max()
-    over = sum(audit_configuration(samplers, 10_000, ALPHA, rng).lower > exact.max() + 1e-12
-               for _ in range(100))
+    over = sum(
+        audit_configuration(samplers, 10_000, ALPHA, rng).lower > exact.max() + 1e-12 for _ in range(100)
+    )
     assert over <= _max_exceedances(100, ALPHA)
 
 
@@ -233,6 +240,7 @@ def test_certify_top_from_given_selections():
 
 
 # ----------------------------------------------------------------------------- bad input, edge cases
+
 
 def test_budget_too_small_is_zero_not_an_error():
     dx = lambda m, rng: rng.laplace(1.0, 1.0, m)  # noqa: E731
@@ -276,7 +284,10 @@ def test_nan_outputs_and_bad_parameters_raise_plain_value_errors():
 def test_output_kind_and_event_semantics():
     rng = np.random.default_rng(41)
     assert output_kind(rng.normal(size=100), rng.normal(size=100)) == "continuous"
-    assert output_kind(rng.integers(0, 5, 100).astype(float), rng.integers(0, 5, 100).astype(float)) == "discrete"
+    assert (
+        output_kind(rng.integers(0, 5, 100).astype(float), rng.integers(0, 5, 100).astype(float))
+        == "discrete"
+    )
     assert output_kind(rng.normal(size=(100, 2)), rng.normal(size=(100, 2))) == "vector"
     ev = Event(1.0, math.inf, 1)
     np.testing.assert_array_equal(ev.contains(np.array([0.5, 1.0, 7.0])), [False, True, True])

@@ -22,8 +22,12 @@ from bdpsim.queries import CountQuery
 
 from ..helpers import brute_count_law, every_binary_adversary
 
-LAWS = {"laplace": LaplaceNoise(0.8), "geometric": GeometricNoise(1.1), "staircase": StaircaseNoise(1.3),
-        "gaussian": GaussianNoise(0.7)}
+LAWS = {
+    "laplace": LaplaceNoise(0.8),
+    "geometric": GeometricNoise(1.1),
+    "staircase": StaircaseNoise(1.3),
+    "gaussian": GaussianNoise(0.7),
+}
 GRID = np.linspace(-30.0, 40.0, 700_001)  # spacing 1e-4: the densities' sup and integral by brute force
 
 
@@ -46,7 +50,9 @@ def _brute(noise, law_x, law_xp, eps):
         r = dens[0] - dens[1]
     sup = float(np.nanmax(np.abs(r[np.isfinite(r)]))) if np.isfinite(r).any() else math.inf
     p, q = np.exp(dens[0]), np.exp(dens[1])
-    delta = max((np.maximum(p - math.exp(eps) * q, 0) * h).sum(), (np.maximum(q - math.exp(eps) * p, 0) * h).sum())
+    delta = max(
+        (np.maximum(p - math.exp(eps) * q, 0) * h).sum(), (np.maximum(q - math.exp(eps) * p, 0) * h).sum()
+    )
     return sup, delta
 
 
@@ -113,8 +119,11 @@ def test_pedigree_geometric_equals_brute_force():
 
 
 def _doc(mechanism, run=None):
-    return {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all", **(run or {})},
-            "model": {"kind": "markov", "n": 6, "gamma": 3.0}, "mechanism": {"kind": "count", **mechanism}}
+    return {
+        "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all", **(run or {})},
+        "model": {"kind": "markov", "n": 6, "gamma": 3.0},
+        "mechanism": {"kind": "count", **mechanism},
+    }
 
 
 def test_config_noise_columns_and_profile(tmp_path):
@@ -130,19 +139,28 @@ def test_config_noise_columns_and_profile(tmp_path):
 
 
 def test_gaussian_needs_a_profile_and_reports_infinity(tmp_path):
-    with pytest.raises(ConfigError, match="mechanism.noise = 'gaussian': has no pure DP.*infinite.*run.epsilon_profile"):
+    with pytest.raises(
+        ConfigError, match="mechanism.noise = 'gaussian': has no pure DP.*infinite.*run.epsilon_profile"
+    ):
         parse_config(_doc({"noise": "gaussian", "sigma": 1.0}))
-    rows = run_experiment(parse_config(_doc({"noise": "gaussian", "sigma": 1.0}, {"epsilon_profile": 1.0})),
-                          tmp_path, progress=False)
+    rows = run_experiment(
+        parse_config(_doc({"noise": "gaussian", "sigma": 1.0}, {"epsilon_profile": 1.0})),
+        tmp_path,
+        progress=False,
+    )
     assert rows[0]["bdpl_exact"] == math.inf and rows[0]["failed_adversaries"] == 0
     assert 0 < rows[0]["bdp_delta"] < 1
 
 
-@pytest.mark.parametrize("bad,field", [({"noise": "cauchy", "epsilon": 1.0}, "mechanism.noise"),
-                                       ({"noise": "gaussian"}, "mechanism.sigma"),
-                                       ({"noise": "laplace", "epsilon": 1.0, "sigma": 2.0}, "mechanism.sigma"),
-                                       ({"noise": "staircase", "epsilon": 1.0, "staircase_gamma": 2.0},
-                                        "mechanism.staircase_gamma")])
+@pytest.mark.parametrize(
+    "bad,field",
+    [
+        ({"noise": "cauchy", "epsilon": 1.0}, "mechanism.noise"),
+        ({"noise": "gaussian"}, "mechanism.sigma"),
+        ({"noise": "laplace", "epsilon": 1.0, "sigma": 2.0}, "mechanism.sigma"),
+        ({"noise": "staircase", "epsilon": 1.0, "staircase_gamma": 2.0}, "mechanism.staircase_gamma"),
+    ],
+)
 def test_bad_noise_parameters_name_the_field(bad, field):
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
         parse_config(_doc(bad, {"epsilon_profile": 1.0}))

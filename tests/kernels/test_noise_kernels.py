@@ -44,6 +44,7 @@ def _signed_max(d):
 
 # ----------------------------------------------------------------------------- Laplace
 
+
 @pytest.mark.parametrize("scale,delta", [(0.7, 1.0), (2.5, 0.5), (0.3, 1.7)])
 def test_laplace_sup_delegates_and_matches_brute_force(scale, delta):
     rng = np.random.default_rng(11)
@@ -93,8 +94,13 @@ def test_laplace_arbitrary_atoms():
     assert law.sup_log_ratio(a1, w1, a2, w2).value == pytest.approx(max(d.max(), -d.min()), abs=1e-12)
     for eps in (0.0, 0.4):
         ee = math.exp(eps)
-        f = lambda y, ee=ee: max(0.0, float(np.exp(law.log_density(y - a1)) @ (w1 / w1.sum())  # noqa: E731
-                                     - ee * np.exp(law.log_density(y - a2)) @ (w2 / w2.sum())))
+        f = lambda y, ee=ee: max(
+            0.0,
+            float(
+                np.exp(law.log_density(y - a1)) @ (w1 / w1.sum())  # noqa: E731
+                - ee * np.exp(law.log_density(y - a2)) @ (w2 / w2.sum())
+            ),
+        )
         edges = [-np.inf, *c, np.inf]
         ref = sum(quad(f, a, b, limit=400, epsabs=1e-14)[0] for a, b in zip(edges[:-1], edges[1:]))
         assert law.hockey_stick(a1, w1, a2, w2, eps) == pytest.approx(ref, rel=1e-9, abs=1e-12)
@@ -102,8 +108,11 @@ def test_laplace_arbitrary_atoms():
 
 # ----------------------------------------------------------------------------- geometric
 
-@pytest.mark.parametrize("epsilon,step,delta", [(0.8, 1.0, 1.0), (0.5, 2.0, 1.0), (1.1, 0.5, 1.0),
-                                                (0.6, 0.7, 1.0), (0.9, 1.0, 3.0)])
+
+@pytest.mark.parametrize(
+    "epsilon,step,delta",
+    [(0.8, 1.0, 1.0), (0.5, 2.0, 1.0), (1.1, 0.5, 1.0), (0.6, 0.7, 1.0), (0.9, 1.0, 3.0)],
+)
 def test_geometric_exhaustive_lattice(epsilon, step, delta):
     """Exhaustive sum over every lattice output (tails beyond carry < 1e-16)."""
     rng = np.random.default_rng(13)
@@ -148,6 +157,7 @@ def test_geometric_sparse_atoms_use_gap_series():
 
 # ----------------------------------------------------------------------------- staircase
 
+
 def _stair_brute_cells(law, c, reach=80):
     """All breakpoints c_j ± (k + gamma) Delta out to ``reach`` periods, NO periodicity used."""
     D, g = law.sensitivity, law.g
@@ -156,10 +166,15 @@ def _stair_brute_cells(law, c, reach=80):
     return 0.5 * (pts[1:] + pts[:-1]), np.diff(pts)
 
 
-@pytest.mark.parametrize("law,delta", [(StaircaseNoise(1.0), 1.0),
-                                       (StaircaseNoise(0.5, gamma=0.3, sensitivity=1.7), 1.0),
-                                       (StaircaseNoise(2.0, gamma=0.0), 0.5),
-                                       (StaircaseNoise(1.5, gamma=1.0, sensitivity=0.6), 1.0)])
+@pytest.mark.parametrize(
+    "law,delta",
+    [
+        (StaircaseNoise(1.0), 1.0),
+        (StaircaseNoise(0.5, gamma=0.3, sensitivity=1.7), 1.0),
+        (StaircaseNoise(2.0, gamma=0.0), 0.5),
+        (StaircaseNoise(1.5, gamma=1.0, sensitivity=0.6), 1.0),
+    ],
+)
 def test_staircase_sup_and_delta_brute_force(law, delta):
     rng = np.random.default_rng(14)
     J = 6
@@ -174,7 +189,9 @@ def test_staircase_sup_and_delta_brute_force(law, delta):
     # delta: exact cell sums over 80 periods without the periodic tail formula (tail < 1e-16)
     mid, width = _stair_brute_cells(law, c, reach=int(40 / law.epsilon) + 5)
     for eps in (0.0, 0.4, 1.2):
-        ref = (np.maximum(_mix(law, W1, c, mid) - math.exp(eps) * _mix(law, W2, c, mid), 0.0) * width).sum(axis=1)
+        ref = (np.maximum(_mix(law, W1, c, mid) - math.exp(eps) * _mix(law, W2, c, mid), 0.0) * width).sum(
+            axis=1
+        )
         np.testing.assert_allclose(law.grid_delta(W1, W2, delta, eps), ref, rtol=1e-9, atol=1e-14)
 
 
@@ -188,8 +205,10 @@ def test_staircase_tail_is_periodic():
     for k in (1, 2, 7):
         rk = np.log(_mix(law, W1, c, y + k * law.sensitivity) / _mix(law, W2, c, y + k * law.sensitivity))
         np.testing.assert_allclose(rk, r0, atol=1e-12)
-        rl = np.log(_mix(law, W1, c, c[0] - (y - c[-1]) - k * law.sensitivity)
-                    / _mix(law, W2, c, c[0] - (y - c[-1]) - k * law.sensitivity))
+        rl = np.log(
+            _mix(law, W1, c, c[0] - (y - c[-1]) - k * law.sensitivity)
+            / _mix(law, W2, c, c[0] - (y - c[-1]) - k * law.sensitivity)
+        )
         r0l = np.log(_mix(law, W1, c, c[0] - (y - c[-1])) / _mix(law, W2, c, c[0] - (y - c[-1])))
         np.testing.assert_allclose(rl, r0l, atol=1e-12)
 
@@ -211,16 +230,18 @@ def test_staircase_integrates_to_one(eps, gamma, D):
 
 # ----------------------------------------------------------------------------- Gaussian
 
+
 def test_gaussian_sup_is_infinite_unless_extreme_atoms_coincide():
     law = GaussianNoise(0.8)
     W1 = np.array([[0.0, 0.3, 0.7], [0.2, 0.3, 0.5], [0.5, 0.5, 0.0]])
     W2 = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3], [0.1, 0.2, 0.7]])
     val, atom = law.grid_sup(W1, W2, 1.0)
-    assert val[0] == -np.inf and atom[0] == -np.inf   # p2 reaches further left: p2/p1 -> inf
-    assert val[2] == -np.inf and atom[2] == np.inf    # p2 reaches further right
+    assert val[0] == -np.inf and atom[0] == -np.inf  # p2 reaches further left: p2/p1 -> inf
+    assert val[2] == -np.inf and atom[2] == np.inf  # p2 reaches further right
     assert np.isfinite(val[1])
     c = np.arange(3.0)
     w1, w2 = W1[1] / W1[1].sum(), W2[1] / W2[1].sum()
+
     def h(y):
         k = np.exp(law.log_density(y - c))
         return float(np.log(k @ w1 / (k @ w2)))
@@ -231,8 +252,12 @@ def test_gaussian_sup_is_infinite_unless_extreme_atoms_coincide():
     for sgn in (1, -1):
         i = int(np.argmax(sgn * hs))
         if 0 < i < ys.size - 1:
-            r = minimize_scalar(lambda y, sgn=sgn: -sgn * h(y), bounds=(ys[i - 1], ys[i + 1]), method="bounded",
-                                options={"xatol": 1e-11})
+            r = minimize_scalar(
+                lambda y, sgn=sgn: -sgn * h(y),
+                bounds=(ys[i - 1], ys[i + 1]),
+                method="bounded",
+                options={"xatol": 1e-11},
+            )
             best.append(-r.fun)
         else:
             best.append(sgn * (math.log(w1[0] / w2[0]) if i == 0 else math.log(w1[-1] / w2[-1])))
@@ -240,7 +265,9 @@ def test_gaussian_sup_is_infinite_unless_extreme_atoms_coincide():
     assert val[1] == pytest.approx(ref, abs=1e-9)
     # a single-atom pair at any distance: infinite; identical mixtures: zero
     assert law.sup_log_ratio([0.0], [1.0], [0.1], [1.0]).value == math.inf
-    assert law.sup_log_ratio([0.0, 1.0], [0.4, 0.6], [0.0, 1.0], [0.4, 0.6]).value == pytest.approx(0.0, abs=1e-12)
+    assert law.sup_log_ratio([0.0, 1.0], [0.4, 0.6], [0.0, 1.0], [0.4, 0.6]).value == pytest.approx(
+        0.0, abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("sigma", [0.6, 2.0])
@@ -251,15 +278,23 @@ def test_gaussian_delta_matches_quadrature(sigma):
     c = np.arange(6) * 1.0
     for eps in (0.0, 0.5, 2.0):
         got = law.grid_delta(W1, W2, 1.0, eps)
-        ref = [_quad_delta(law, W1[i], W2[i], c, eps, points=np.linspace(-10 * sigma, 5 + 10 * sigma, 21))
-               for i in range(3)]
+        ref = [
+            _quad_delta(law, W1[i], W2[i], c, eps, points=np.linspace(-10 * sigma, 5 + 10 * sigma, 21))
+            for i in range(3)
+        ]
         np.testing.assert_allclose(got, ref, rtol=1e-8, atol=1e-10)
 
 
 # ----------------------------------------------------------------------------- all laws
 
-LAWS = [LaplaceNoise(1.3), GeometricNoise(0.7, 1.0), GeometricNoise(1.2, 0.5),
-        StaircaseNoise(1.0), StaircaseNoise(0.6, gamma=0.25, sensitivity=2.0), GaussianNoise(1.5)]
+LAWS = [
+    LaplaceNoise(1.3),
+    GeometricNoise(0.7, 1.0),
+    GeometricNoise(1.2, 0.5),
+    StaircaseNoise(1.0),
+    StaircaseNoise(0.6, gamma=0.25, sensitivity=2.0),
+    GaussianNoise(1.5),
+]
 
 
 @pytest.mark.parametrize("law", LAWS, ids=lambda x: f"{x.name}-{x.parameter}")
@@ -287,22 +322,32 @@ def test_protocol_and_sampling_matches_density(law):
         D = stats.kstest(y, law.cdf).statistic
         assert D < math.sqrt(-math.log(1e-3 / 2) / (2 * n))  # DKW bound at level 1e-3
         # the cdf is the integral of the density
-        jumps = np.arange(-10, 10) * getattr(law, "sensitivity", 1.0) + getattr(law, "g", 0.0) * \
-            getattr(law, "sensitivity", 1.0)
+        jumps = np.arange(-10, 10) * getattr(law, "sensitivity", 1.0) + getattr(law, "g", 0.0) * getattr(
+            law, "sensitivity", 1.0
+        )
         jumps = np.concatenate([jumps, -jumps])
         for a, b in ((-0.7, 0.4), (0.2, 3.1)):
             pts = jumps[(jumps > a) & (jumps < b)] if law.name == "staircase" else None
-            assert quad(lambda t: math.exp(law.log_density(t)), a, b, points=pts, limit=200)[0] == pytest.approx(
-                float(law.cdf(b) - law.cdf(a)), abs=1e-9)
+            assert quad(lambda t: math.exp(law.log_density(t)), a, b, points=pts, limit=200)[
+                0
+            ] == pytest.approx(float(law.cdf(b) - law.cdf(a)), abs=1e-9)
 
 
-@pytest.mark.parametrize("law,Delta,expected", [
-    (LaplaceNoise(0.5), 1.0, 2.0), (LaplaceNoise(2.0), 3.0, 1.5),
-    (GeometricNoise(0.7, 1.0), 1.0, 0.7), (GeometricNoise(0.7, 0.5), 1.5, 2.1),
-    (GeometricNoise(0.7, 2.0), 1.0, math.inf),
-    (StaircaseNoise(1.2), 1.0, 1.2), (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 2.0, 1.2),
-    (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 1.0, 1.2), (StaircaseNoise(1.2, sensitivity=1.0), 2.5, 3.6),
-    (GaussianNoise(1.0), 1.0, math.inf)])
+@pytest.mark.parametrize(
+    "law,Delta,expected",
+    [
+        (LaplaceNoise(0.5), 1.0, 2.0),
+        (LaplaceNoise(2.0), 3.0, 1.5),
+        (GeometricNoise(0.7, 1.0), 1.0, 0.7),
+        (GeometricNoise(0.7, 0.5), 1.5, 2.1),
+        (GeometricNoise(0.7, 2.0), 1.0, math.inf),
+        (StaircaseNoise(1.2), 1.0, 1.2),
+        (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 2.0, 1.2),
+        (StaircaseNoise(1.2, gamma=0.4, sensitivity=2.0), 1.0, 1.2),
+        (StaircaseNoise(1.2, sensitivity=1.0), 2.5, 3.6),
+        (GaussianNoise(1.0), 1.0, math.inf),
+    ],
+)
 def test_pure_dp_single_atoms(law, Delta, expected):
     """A single-atom pair at distance Delta gives exactly dp_epsilon(Delta), both APIs."""
     assert law.dp_epsilon(Delta) == pytest.approx(expected)
@@ -322,29 +367,38 @@ def test_bad_parameters_name_the_parameter():
 
     with pytest.raises(ParameterError, match=r"^sigma = -1: must be a finite number > 0$"):
         GaussianNoise(-1)
-    for make, param, field in ((lambda: LaplaceNoise(0.0), "scale", "mechanism.scale"),
-                               (lambda: LaplaceNoise(float("nan")), "scale", "mechanism.scale"),
-                               (lambda: GeometricNoise(-0.1), "epsilon", "mechanism.epsilon"),
-                               (lambda: GeometricNoise(1.0, step=0), "step", "mechanism.step"),
-                               (lambda: StaircaseNoise(1.0, gamma=1.5), "gamma", "mechanism.gamma"),
-                               (lambda: StaircaseNoise(1.0, sensitivity=-2), "sensitivity", "mechanism.sensitivity"),
-                               (lambda: noise_from_params("cauchy", epsilon=1.0), "name", "mechanism.noise"),
-                               (lambda: noise_from_params("gaussian"), "sigma", "mechanism.sigma"),
-                               (lambda: noise_from_params("gaussian", sigma=1.0, epsilon=1.0), "epsilon",
-                                "mechanism.epsilon"),
-                               (lambda: noise_from_params("laplace", epsilon=1.0, scale=2.0), "scale", "mechanism.scale"),
-                               (lambda: noise_from_params("geometric", epsilon=1.0, sensitivity=0.5), "sensitivity",
-                                "mechanism.sensitivity"),
-                               (lambda: noise_from_params("staircase"), "epsilon", "mechanism.epsilon"),
-                               (lambda: noise_from_params("staircase", epsilon=1.0, staircase_gamma=2.0),
-                                "staircase_gamma", "mechanism.staircase_gamma"),
-                               (lambda: LaplaceNoise(1.0).grid_sup([[1, -1]], [[1, 1]], 1.0), "W1", "mechanism.W1"),
-                               (lambda: LaplaceNoise(1.0).grid_delta([[1, 1]], [[0, 0]], 1.0, 0.0), "W2", "mechanism.W2"),
-                               (lambda: GeometricNoise(1.0).grid_delta([[1, 1]], [[1, 1, 1]], 1.0, 0.0), "W2",
-                                "mechanism.W2"),
-                               (lambda: StaircaseNoise(1.0).grid_sup([[1, 1]], [[1, 1]], 0.0), "delta", "mechanism.delta"),
-                               (lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")),
-                                "epsilon", "mechanism.epsilon")):
+    for make, param, field in (
+        (lambda: LaplaceNoise(0.0), "scale", "mechanism.scale"),
+        (lambda: LaplaceNoise(float("nan")), "scale", "mechanism.scale"),
+        (lambda: GeometricNoise(-0.1), "epsilon", "mechanism.epsilon"),
+        (lambda: GeometricNoise(1.0, step=0), "step", "mechanism.step"),
+        (lambda: StaircaseNoise(1.0, gamma=1.5), "gamma", "mechanism.gamma"),
+        (lambda: StaircaseNoise(1.0, sensitivity=-2), "sensitivity", "mechanism.sensitivity"),
+        (lambda: noise_from_params("cauchy", epsilon=1.0), "name", "mechanism.noise"),
+        (lambda: noise_from_params("gaussian"), "sigma", "mechanism.sigma"),
+        (lambda: noise_from_params("gaussian", sigma=1.0, epsilon=1.0), "epsilon", "mechanism.epsilon"),
+        (lambda: noise_from_params("laplace", epsilon=1.0, scale=2.0), "scale", "mechanism.scale"),
+        (
+            lambda: noise_from_params("geometric", epsilon=1.0, sensitivity=0.5),
+            "sensitivity",
+            "mechanism.sensitivity",
+        ),
+        (lambda: noise_from_params("staircase"), "epsilon", "mechanism.epsilon"),
+        (
+            lambda: noise_from_params("staircase", epsilon=1.0, staircase_gamma=2.0),
+            "staircase_gamma",
+            "mechanism.staircase_gamma",
+        ),
+        (lambda: LaplaceNoise(1.0).grid_sup([[1, -1]], [[1, 1]], 1.0), "W1", "mechanism.W1"),
+        (lambda: LaplaceNoise(1.0).grid_delta([[1, 1]], [[0, 0]], 1.0, 0.0), "W2", "mechanism.W2"),
+        (lambda: GeometricNoise(1.0).grid_delta([[1, 1]], [[1, 1, 1]], 1.0, 0.0), "W2", "mechanism.W2"),
+        (lambda: StaircaseNoise(1.0).grid_sup([[1, 1]], [[1, 1]], 0.0), "delta", "mechanism.delta"),
+        (
+            lambda: GaussianNoise(1.0).grid_delta([[1, 1]], [[1, 1]], 1.0, float("inf")),
+            "epsilon",
+            "mechanism.epsilon",
+        ),
+    ):
         with pytest.raises(ParameterError) as err:
             make()
         assert not isinstance(err.value, ConfigError) and err.value.param == param
@@ -353,7 +407,7 @@ def test_bad_parameters_name_the_parameter():
         with pytest.raises(ConfigError) as named:
             with naming("mechanism", NOISE_FIELDS):
                 make()
-        assert str(named.value) == field + str(err.value)[len(param):]
+        assert str(named.value) == field + str(err.value)[len(param) :]
 
 
 def test_builder_and_parameters():
@@ -365,14 +419,19 @@ def test_builder_and_parameters():
     assert st.g == 0.3 and st.dp_epsilon(2.0) == 1.0
     assert noise_from_params("staircase", epsilon=2.0).g == pytest.approx(1 / (1 + math.e))
     assert noise_from_params("gaussian", sigma=2.0) == GaussianNoise(2.0)
-    for law, more in ((LaplaceNoise(1.0), 2.0), (GaussianNoise(1.0), 2.0), (GeometricNoise(1.0), 0.5),
-                      (StaircaseNoise(1.0), 0.5)):
+    for law, more in (
+        (LaplaceNoise(1.0), 2.0),
+        (GaussianNoise(1.0), 2.0),
+        (GeometricNoise(1.0), 0.5),
+        (StaircaseNoise(1.0), 0.5),
+    ):
         bigger = law.with_parameter(more)
         assert bigger.parameter == more and type(bigger) is type(law)
         assert (more > law.parameter) == law.noise_grows_with_parameter  # ``more`` adds noise
 
 
 # ----------------------------------------------------------------------------- monotonicity
+
 
 def _study(make, params, W1, W2, delta, eps=0.3):
     """Exact sup and delta along ``params`` ordered from least to most noise; max increase of each."""
@@ -389,8 +448,8 @@ def test_monotone_in_noise_parameter():
     rng = np.random.default_rng(18)
     W1, W2 = _weights(rng, 40, 6)
     tol = 1e-9
-    up = np.linspace(0.3, 4.0, 12)       # parameters where noise grows with the value
-    down = up[::-1]                      # epsilon-like parameters: noise grows as they shrink
+    up = np.linspace(0.3, 4.0, 12)  # parameters where noise grows with the value
+    down = up[::-1]  # epsilon-like parameters: noise grows as they shrink
     assert max(_study(LaplaceNoise, up, W1, W2, 1.0)) <= tol
     assert max(_study(GeometricNoise, down, W1, W2, 1.0)) <= tol
     assert max(_study(lambda e: GeometricNoise(e, 0.5), down, W1, W2, 1.0)) <= tol
@@ -398,7 +457,9 @@ def test_monotone_in_noise_parameter():
     assert np.max(np.diff(gauss, axis=0)) <= tol
     for gamma in (0.0, 0.3, 1.0):
         for delta in (1.0, 0.5, 0.37):
-            assert max(_study(lambda e, gamma=gamma: StaircaseNoise(e, gamma=gamma), down, W1, W2, delta)) <= tol
+            assert (
+                max(_study(lambda e, gamma=gamma: StaircaseNoise(e, gamma=gamma), down, W1, W2, delta)) <= tol
+            )
     # gamma* is not monotone: this pair gains 0.36 nats when epsilon drops from 2.228 to 2.131
     w1 = np.array([0.0459, 0.0359, 0.7536, 0.0, 0.0, 0.1646])
     w2 = np.array([0.1705, 0.0421, 0.1128, 0.3464, 0.259, 0.0692])
@@ -428,14 +489,18 @@ def test_log_space_path_for_wide_atom_ranges():
         if g(a) * g(b) < 0:
             pts.append(brentq(g, a, b, xtol=1e-15))
     edges = [-np.inf, *sorted(pts), np.inf]
-    ref = sum(quad(lambda y: max(0.0, g(y)), a, b, epsabs=1e-16, epsrel=1e-13, limit=200)[0]
-              for a, b in zip(edges[:-1], edges[1:]))
+    ref = sum(
+        quad(lambda y: max(0.0, g(y)), a, b, epsabs=1e-16, epsrel=1e-13, limit=200)[0]
+        for a, b in zip(edges[:-1], edges[1:])
+    )
     assert lap.grid_delta(W1, W2, 1.0, 0.2)[0] == pytest.approx(ref, rel=1e-11)
     geo = GeometricNoise(15.0)  # range 1185 kernel units
     ys = np.arange(-10.0, J + 10.0)
     P1, P2 = _mix(geo, W1[:1], c, ys)[0], _mix(geo, W2[:1], c, ys)[0]
     d = np.log(P1 / P2)
-    assert geo.grid_delta(W1[:1], W2[:1], 1.0, 0.2)[0] == pytest.approx(np.maximum(P1 - ee * P2, 0).sum(), rel=1e-12)
+    assert geo.grid_delta(W1[:1], W2[:1], 1.0, 0.2)[0] == pytest.approx(
+        np.maximum(P1 - ee * P2, 0).sum(), rel=1e-12
+    )
     assert geo.grid_sup(W1[:1], W2[:1], 1.0)[0][0] == pytest.approx(_signed_max(d[None])[0], rel=1e-12)
 
 

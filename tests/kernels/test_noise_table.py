@@ -77,8 +77,9 @@ def test_protocol_moments_and_sampling():
     z = np.arange(-9, 10)
     geo = TableNoise(tuple((1 - q) / (1 + q) * q ** np.abs(z)), -9, q)
     W1, W2 = rng.random((4, 6)), rng.random((4, 6))
-    np.testing.assert_allclose(geo.grid_sup(W1, W2, 1.0)[0], GeometricNoise(0.8).grid_sup(W1, W2, 1.0)[0],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        geo.grid_sup(W1, W2, 1.0)[0], GeometricNoise(0.8).grid_sup(W1, W2, 1.0)[0], rtol=1e-12
+    )
     assert geo.dp_epsilon(1.0) == pytest.approx(0.8) and geo.dp_epsilon(0.5) == math.inf
 
 
@@ -101,8 +102,10 @@ def test_window_search_equals_every_adversary():
     eng = exact_engine(model, NoisyQueryMechanism(CountQuery((1,)), TABLE))
     best, best_delta = 0.0, 0.0
     for adv in every_binary_adversary(5):
-        laws = [brute_count_law(model, {**dict(zip(adv.known, adv.x_known, strict=True)), adv.i: v}, [1])
-                for v in (0, 1)]
+        laws = [
+            brute_count_law(model, {**dict(zip(adv.known, adv.x_known, strict=True)), adv.i: v}, [1])
+            for v in (0, 1)
+        ]
         sup, delta = _brute(TABLE, *laws, 0.3)
         best, best_delta = max(best, sup), max(best_delta, delta)
     assert eng.window(0, 1)[0].bdpl == pytest.approx(best, rel=1e-10)
@@ -119,31 +122,45 @@ def test_pedigree_table_equals_brute_force():
 
 
 def _doc(mechanism):
-    return {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
-            "model": {"kind": "markov", "n": 6, "gamma": 3.0}, "mechanism": {"kind": "count", **mechanism}}
+    return {
+        "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "markov", "n": 6, "gamma": 3.0},
+        "mechanism": {"kind": "count", **mechanism},
+    }
 
 
 def test_config_inline_and_file(tmp_path):
     table = _table(np.random.default_rng(3), m=5, r=0.3, offset=-2, hole=False)  # a zero would not be DP
-    inline = {"noise": "table", "noise_pmf": list(table.pmf), "noise_offset": table.offset,
-              "noise_tail_ratio": table.tail_ratio}
+    inline = {
+        "noise": "table",
+        "noise_pmf": list(table.pmf),
+        "noise_offset": table.offset,
+        "noise_tail_ratio": table.tail_ratio,
+    }
     a = run_experiment(parse_config(_doc(inline)), tmp_path / "a", progress=False)
     (tmp_path / "t.json").write_text(json.dumps(table.as_dict()))
-    b = run_experiment(parse_config(_doc({"noise": "table", "noise_table": str(tmp_path / "t.json")})),
-                       tmp_path / "b", progress=False)
+    b = run_experiment(
+        parse_config(_doc({"noise": "table", "noise_table": str(tmp_path / "t.json")})),
+        tmp_path / "b",
+        progress=False,
+    )
     assert a[0]["noise"] == b[0]["noise"] == "table"
     assert a[0]["bdpl_exact"] == b[0]["bdpl_exact"] > 0
 
 
-@pytest.mark.parametrize("mech,field", [
-    ({"noise": "table"}, "mechanism.noise_pmf"),
-    ({"noise": "table", "noise_pmf": [0.5, 0.6]}, "mechanism.noise_pmf"),
-    ({"noise": "table", "noise_pmf": [1.5, -0.5]}, "mechanism.noise_pmf"),
-    ({"noise": "table", "noise_pmf": [0.5, 0.5], "noise_tail_ratio": 1.0}, "mechanism.noise_tail_ratio"),
-    ({"noise": "table", "noise_pmf": [0.5, 0.5], "noise_offset": 0.5}, "mechanism.noise_offset"),
-    ({"noise": "table", "noise_table": "/nonexistent/t.json"}, "mechanism.noise_table"),
-    ({"noise": "geometric", "epsilon": 1.0, "noise_pmf": [1.0]}, "mechanism.noise_pmf"),
-    ({"epsilon": 1.0, "noise_tail_ratio": 0.5}, "mechanism.noise_tail_ratio")])
+@pytest.mark.parametrize(
+    "mech,field",
+    [
+        ({"noise": "table"}, "mechanism.noise_pmf"),
+        ({"noise": "table", "noise_pmf": [0.5, 0.6]}, "mechanism.noise_pmf"),
+        ({"noise": "table", "noise_pmf": [1.5, -0.5]}, "mechanism.noise_pmf"),
+        ({"noise": "table", "noise_pmf": [0.5, 0.5], "noise_tail_ratio": 1.0}, "mechanism.noise_tail_ratio"),
+        ({"noise": "table", "noise_pmf": [0.5, 0.5], "noise_offset": 0.5}, "mechanism.noise_offset"),
+        ({"noise": "table", "noise_table": "/nonexistent/t.json"}, "mechanism.noise_table"),
+        ({"noise": "geometric", "epsilon": 1.0, "noise_pmf": [1.0]}, "mechanism.noise_pmf"),
+        ({"epsilon": 1.0, "noise_tail_ratio": 0.5}, "mechanism.noise_tail_ratio"),
+    ],
+)
 def test_bad_table_names_the_field(mech, field):
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
         parse_config(_doc(mech))

@@ -46,8 +46,16 @@ def _brute(P, pi, L, T, t, known, a, b) -> float:
     return float(np.max(np.log(law(a)) - np.log(law(b))))
 
 
-@pytest.mark.parametrize("k,T,mechanism,sticky", [(2, 4, "krr", False), (3, 4, "krr", False), (3, 3, "any", False),
-                                                 (3, 4, "any", True), (4, 3, "krr", True)])
+@pytest.mark.parametrize(
+    "k,T,mechanism,sticky",
+    [
+        (2, 4, "krr", False),
+        (3, 4, "krr", False),
+        (3, 3, "any", False),
+        (3, 4, "any", True),
+        (4, 3, "krr", True),
+    ],
+)
 def test_per_adversary_leakage_equals_brute_force(k, T, mechanism, sticky):
     rng = np.random.default_rng([34, k, T])
     P = rng.dirichlet(np.ones(k), size=k)
@@ -65,7 +73,8 @@ def test_per_adversary_leakage_equals_brute_force(k, T, mechanism, sticky):
                 known = dict(zip(K, vals))
                 for a, b in itertools.permutations(range(k), 2):
                     assert chain.one_sided(t, known, a, b) == pytest.approx(
-                        _brute(P, pi, L, T, t, known, a, b), abs=1e-10), (t, known, a, b)
+                        _brute(P, pi, L, T, t, known, a, b), abs=1e-10
+                    ), (t, known, a, b)
                     checked += 1
     assert checked > 50
 
@@ -85,9 +94,13 @@ def test_bundled_config_bdpl_max_is_the_exact_max_tpl_and_cao_column_is_caos():
 
 
 def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), **run):
-    return parse_config({"run": {"estimator": "exact", "adversaries": 3, **run},
-                         "model": {"kind": "markov", "n": n, "transition": [list(r) for r in transition]},
-                         "mechanism": {"kind": "continual", "epsilon": 1.0, "release": release}}).points[0]
+    return parse_config(
+        {
+            "run": {"estimator": "exact", "adversaries": 3, **run},
+            "model": {"kind": "markov", "n": n, "transition": [list(r) for r in transition]},
+            "mechanism": {"kind": "continual", "epsilon": 1.0, "release": release},
+        }
+    ).points[0]
 
 
 def test_known_steps_match_temporal_exact_with_a_known_set():
@@ -96,8 +109,11 @@ def test_known_steps_match_temporal_exact_with_a_known_set():
     eng = point.mechanism.exact(point.model.probe())
     ref = temporal_exact(P, 1.0, 6, "any", known=[3])  # step 3 (1-based) known
     for t in (0, 1, 3, 4, 5):
-        v = max(eng.bdpl(Adversary(t, (2,), (c,), a, b)).value for c in range(3)
-                for a, b in itertools.combinations(range(3), 2))
+        v = max(
+            eng.bdpl(Adversary(t, (2,), (c,), a, b)).value
+            for c in range(3)
+            for a, b in itertools.combinations(range(3), 2)
+        )
         assert v == pytest.approx(ref.tpl[t], abs=1e-10)
 
 
@@ -134,15 +150,20 @@ def test_estimators_kde_and_mixture_refuse_with_a_reason_exact_takes_it():
     assert hist.output_dim == 5 * 2 and hist(np.zeros((3, 5)), np.random.default_rng(1)).shape == (3, 10)
 
 
-@pytest.mark.parametrize("mechanism,model,field", [
-    ({"release": "rr"}, None, "mechanism.release"),
-    ({"release": "krr", "epsilon": -1.0}, None, "mechanism.epsilon"),
-    ({"release": "krr"}, {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism"),
-])
+@pytest.mark.parametrize(
+    "mechanism,model,field",
+    [
+        ({"release": "rr"}, None, "mechanism.release"),
+        ({"release": "krr", "epsilon": -1.0}, None, "mechanism.epsilon"),
+        ({"release": "krr"}, {"kind": "gaussian", "n": 3, "rho": 0.3}, "mechanism"),
+    ],
+)
 def test_bad_input_is_one_config_error(mechanism, model, field):
-    raw = {"run": {"estimator": "exact", "adversaries": 2},
-           "model": model or {"kind": "markov", "n": 4, "gamma": 3.0},
-           "mechanism": {"kind": "continual", "epsilon": 1.0, **mechanism}}
+    raw = {
+        "run": {"estimator": "exact", "adversaries": 2},
+        "model": model or {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"kind": "continual", "epsilon": 1.0, **mechanism},
+    }
     with pytest.raises(ConfigError) as err:
         parse_config(raw)
     assert err.value.field.startswith(field)
@@ -150,8 +171,10 @@ def test_bad_input_is_one_config_error(mechanism, model, field):
 
 def test_cli_run_bad_release_one_line_exit_2(tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
-    cfg.write_text('[model]\nkind = "markov"\nn = 4\ngamma = 3.0\n'
-                   '[mechanism]\nkind = "continual"\nepsilon = 1.0\nrelease = "rr"\n')
+    cfg.write_text(
+        '[model]\nkind = "markov"\nn = 4\ngamma = 3.0\n'
+        '[mechanism]\nkind = "continual"\nepsilon = 1.0\nrelease = "rr"\n'
+    )
     assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.release = ")

@@ -60,8 +60,9 @@ class TwoPointNoise:
     noise_grows_with_parameter: bool = field(default=True, init=False)
     calibratable: ClassVar[bool] = False
     pure_dp: ClassVar[bool] = False
-    keys: ClassVar[dict] = {"two_point_spread": Key("float", 1.0, hashed=False, doc="the toy law's ±spread",
-                                                    rule="> 0")}
+    keys: ClassVar[dict] = {
+        "two_point_spread": Key("float", 1.0, hashed=False, doc="the toy law's ±spread", rule="> 0")
+    }
 
     @classmethod
     def from_params(cls, params):
@@ -156,10 +157,17 @@ def _brute_force(P, w, n, spread, eps, sizes):
 
 def test_a_registered_toy_law_runs_a_config_end_to_end(two_point, tmp_path):
     assert "two_point_spread" in noise_keys() and "two_point_spread" in MECHANISM_KINDS["count"].keys
-    cfg = {"run": {"estimator": "exact", "adversaries": "all", "known_sizes": "all", "seed": 1,
-                   "epsilon_profile": 0.5},  # no pure DP: the exact engine reports the privacy profile
-           "model": {"kind": "markov", "n": 4, "gamma": 3.0},
-           "mechanism": {"kind": "count", "noise": "two_point", "two_point_spread": 0.5}}
+    cfg = {
+        "run": {
+            "estimator": "exact",
+            "adversaries": "all",
+            "known_sizes": "all",
+            "seed": 1,
+            "epsilon_profile": 0.5,
+        },  # no pure DP: the exact engine reports the privacy profile
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"kind": "count", "noise": "two_point", "two_point_spread": 0.5},
+    }
     rows = bdpsim.run(cfg, tmp_path / "out", as_frame=False)
     assert len(rows) == 1 and rows[0]["noise"] == "two_point" and rows[0]["noise_parameter"] == 0.5
     from bdpsim.pipeline.config import parse_config
@@ -176,7 +184,11 @@ def test_removing_the_toy_law_removes_its_keys(two_point):
     try:
         assert "two_point_spread" not in MECHANISM_KINDS["count"].keys
         with pytest.raises(ValueError, match=r"^mechanism\.noise = 'two_point': must be one of "):
-            bdpsim.run({"model": {"kind": "markov", "n": 3, "gamma": 3.0},
-                        "mechanism": {"kind": "count", "epsilon": 1.0, "noise": "two_point"}})
+            bdpsim.run(
+                {
+                    "model": {"kind": "markov", "n": 3, "gamma": 3.0},
+                    "mechanism": {"kind": "count", "epsilon": 1.0, "noise": "two_point"},
+                }
+            )
     finally:
         register_noise_law(TwoPointNoise)

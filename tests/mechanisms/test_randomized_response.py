@@ -28,7 +28,7 @@ CASES = [
     (symmetric_chain(10.0), 8, 0.05, None),
     (ACTIVITY, 7, 0.2, None),
     (ACTIVITY, 9, 0.01, None),
-    ([[0.3, 0.7], [0.8, 0.2]], 7, 0.25, None),       # anti-correlated
+    ([[0.3, 0.7], [0.8, 0.2]], 7, 0.25, None),  # anti-correlated
     ([[0.6, 0.4], [0.1, 0.9]], 8, 0.4, [0.9, 0.1]),  # non-stationary start
     ([[0.95, 0.05], [0.02, 0.98]], 5, 0.001, [0.5, 0.5]),
     ([[0.5, 0.5], [0.5, 0.5]], 6, 0.2, [0.5, 0.5]),  # independent records: local DP
@@ -54,8 +54,9 @@ def test_independent_records_leak_at_most_the_local_dp_level():
     assert v == pytest.approx(math.log((1 - rho) / rho), abs=1e-12)
 
 
-@pytest.mark.parametrize("window", [(0, 1, 1, 1), (1, 0, 0, 2), (START, 2, 0, 1), (0, 2, END, 1),
-                                    (START, 1, END, 5)])
+@pytest.mark.parametrize(
+    "window", [(0, 1, 1, 1), (1, 0, 0, 2), (START, 2, 0, 1), (0, 2, END, 1), (START, 1, END, 5)]
+)
 def test_full_outside_composition_search_against_each_adversary(window):
     """The exact evaluation of one window class (every number m1 of ones among the known
     outside records, log-space convolutions) = the max over concrete adversaries of the class."""
@@ -86,8 +87,12 @@ def test_more_flipping_never_leaks_more():
 
 def test_pinned_values_on_the_fig15_chains():
     """Chakrabarti et al.'s rho on the gamma = 3 and 10 chains, T = 100: not eps-BDP at large eps."""
-    for gamma, eps, value in [(3.0, 1.0, 0.5456373663864298), (3.0, 10.0, 10.43580801218838),
-                              (10.0, 5.0, 5.566804515380523), (10.0, 2.0, 1.5032382315673694)]:
+    for gamma, eps, value in [
+        (3.0, 1.0, 0.5456373663864298),
+        (3.0, 10.0, 10.43580801218838),
+        (10.0, 5.0, 5.566804515380523),
+        (10.0, 2.0, 1.5032382315673694),
+    ]:
         model = MarkovChainModel(symmetric_chain(gamma), 100)
         res = rr_bdpl(model, flip_for_chain(model.transition, eps))
         assert res.bdpl == pytest.approx(value, abs=1e-9)
@@ -100,8 +105,9 @@ def test_flip_probability_and_debiasing():
     with pytest.raises(ConfigError):
         flip_for_chain(ACTIVITY, 1.0)
     T, rho, count = 20, 0.3, 7
-    law = np.convolve(binom.pmf(np.arange(count + 1), count, 1 - rho),
-                      binom.pmf(np.arange(T - count + 1), T - count, rho))
+    law = np.convolve(
+        binom.pmf(np.arange(count + 1), count, 1 - rho), binom.pmf(np.arange(T - count + 1), T - count, rho)
+    )
     assert law == pytest.approx(flipped_count_laws(T, rho)[count])
     est = debiased_count(np.arange(T + 1), T, rho)
     assert float(law @ est) == pytest.approx(count)
@@ -133,6 +139,8 @@ def test_no_knowledge_leakage_against_the_recursion(P, T, rho, w):
     from bdpsim.mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 
     model = MarkovChainModel(P, T, w)
-    ref = max(rr_adversary_bdpl(model, rho, RRAdversary(i, (), (), x, 1 - x, 0)) for i in range(T) for x in (0, 1))
+    ref = max(
+        rr_adversary_bdpl(model, rho, RRAdversary(i, (), (), x, 1 - x, 0)) for i in range(T) for x in (0, 1)
+    )
     assert rr_no_knowledge_bdpl(model, rho) == pytest.approx(ref, abs=1e-12)
     assert rr_no_knowledge_bdpl(model, rho) <= rr_bdpl(model, rho).bdpl + 1e-12

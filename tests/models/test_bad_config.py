@@ -1,6 +1,5 @@
 """Bad config: probes of the models layer."""
 
-
 from ..support.bad_config import (
     OK,
     cli,
@@ -14,8 +13,19 @@ def test_bad_arguments_one_line(tmp_path, capsys):
     (tmp_path / "afile").write_text("x")
     cases = [
         (["run", cfg, "--out", tmp_path / "o", "--backend", "dask", "--scheduler", "garbage"], "--scheduler"),
-        (["run", cfg, "--out", tmp_path / "o", "--backend", "dask", "--scheduler", "http://127.0.0.1:8786"],
-         "--scheduler"),
+        (
+            [
+                "run",
+                cfg,
+                "--out",
+                tmp_path / "o",
+                "--backend",
+                "dask",
+                "--scheduler",
+                "http://127.0.0.1:8786",
+            ],
+            "--scheduler",
+        ),
         (["run", cfg, "--out", tmp_path / "afile" / "sub"], "is a file"),
         (["run", cfg, "--out", ""], "--out"),
         (["run", cfg, "--out", "/proc/bdpsim-test/sub"], "--out"),

@@ -15,15 +15,22 @@ from bdpsim.models import MarkovChainModel, PedigreeModel
 from bdpsim.models.bayesnet.build import build, from_bif, from_pgmpy
 from bdpsim.models.bayesnet.model import BayesNetModel
 
-DIAMOND = dict(kind="bayesnet", states=2, parents=[[], [0], [0], [1, 2], [3]],
-               cpt=[[0.6, 0.4],
-                    [[0.8, 0.2], [0.3, 0.7]],
-                    [[0.9, 0.1], [0.25, 0.75]],
-                    [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
-                    [[0.85, 0.15], [0.2, 0.8]]])
+DIAMOND = dict(
+    kind="bayesnet",
+    states=2,
+    parents=[[], [0], [0], [1, 2], [3]],
+    cpt=[
+        [0.6, 0.4],
+        [[0.8, 0.2], [0.3, 0.7]],
+        [[0.9, 0.1], [0.25, 0.75]],
+        [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
+        [[0.85, 0.15], [0.2, 0.8]],
+    ],
+)
 
 
 # ----------------------------------------------------------------------------- shared helpers
+
 
 def random_network(rng, nodes, records, max_states=3, max_parents=2, zeros=0.0):
     """Random network: parents a random subset of earlier nodes (loops in the skeleton are
@@ -76,6 +83,7 @@ def brute_law(model, known, g, target=None, x=None):
 
 # ----------------------------------------------------------------------------- kernel
 
+
 def test_convolution_and_elimination_of_a_chain_count():
     A, B = np.array([[0.2, 0.5, 0.3]]), np.array([[0.6, 0.4]])
     assert convolve_last(A, B)[0] == pytest.approx(np.convolve(A[0], B[0]), abs=1e-15)
@@ -100,11 +108,14 @@ def test_min_fill_on_a_chain_and_the_plan_refusal():
     p = plan(scopes, dict.fromkeys(range(6), 2), [1] * 5)
     assert p.width == 1 and p.operations > 0
     grid = [(a, b) for a in range(20) for b in range(a + 1, 20)]  # a clique of 20 binary nodes
-    with pytest.raises(TooExpensive, match=r"^big = '20 variables, induced width 19': infeasible: about 1.44e\+12 operations"):
+    with pytest.raises(
+        TooExpensive, match=r"^big = '20 variables, induced width 19': infeasible: about 1.44e\+12 operations"
+    ):
         plan(grid, dict.fromkeys(range(20), 2), [40] * len(grid)).check("big", max_operations=1e6)
 
 
 # ----------------------------------------------------------------------------- model
+
 
 def test_config_example_and_exact_laws_equal_brute_force():
     m = build(DIAMOND)
@@ -127,7 +138,7 @@ def test_random_networks_with_hidden_nodes(seed):
     g = [rng.integers(0, 3, m.record_states[r]) for r in range(m.n)]
     table = np.zeros((m.n, m.states), dtype=int)
     for r in range(m.n):
-        table[r, :m.record_states[r]] = g[r]
+        table[r, : m.record_states[r]] = g[r]
     xs, pr = record_joint(m)
     for _ in range(5):
         K = rng.choice(m.n, int(rng.integers(0, m.n)), replace=False)
@@ -136,7 +147,9 @@ def test_random_networks_with_hidden_nodes(seed):
         law, z = brute_law(m, known, g)
         assert m.additive_law(known, table) == pytest.approx(law / z, abs=1e-14)
         assert m.log_evidence(known) == pytest.approx(math.log(z), abs=1e-12)
-    impossible = [(r, x) for r in range(m.n) for x in range(m.record_states[r]) if pr[xs[:, r] == x].sum() == 0]
+    impossible = [
+        (r, x) for r in range(m.n) for x in range(m.record_states[r]) if pr[xs[:, r] == x].sum() == 0
+    ]
     for r, x in impossible[:2]:
         assert m.log_evidence({r: x}) == -math.inf
         with pytest.raises(ConfigError, match="^known = .*probability zero"):
@@ -207,8 +220,11 @@ def test_markov_chain_as_a_network():
 
 
 def test_pedigree_as_a_network():
-    for ped in (PedigreeModel.nuclear(6, 0.3), PedigreeModel.three_generation(8, 0.2),
-                PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4)):
+    for ped in (
+        PedigreeModel.nuclear(6, 0.3),
+        PedigreeModel.three_generation(8, 0.2),
+        PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4),
+    ):
         bn = BayesNetModel.from_pedigree(ped)
         for counted in ((0,), (1, 2)):
             g = np.isin(np.arange(3), counted).astype(int)
@@ -226,7 +242,9 @@ def test_hmm_records_are_the_observations():
     assert h.states == 3 and h.node_states == (2, 3) * 4
     law, z = brute_law(h, {1: 2}, [np.array([0, 1, 2])] * 4)
     assert h.additive_law({1: 2}, [0, 1, 2]) == pytest.approx(law / z, abs=1e-15)
-    from_config = build({"kind": "bayesnet", "hmm": {"transition": P.tolist(), "emission": E.tolist(), "n": 4}})
+    from_config = build(
+        {"kind": "bayesnet", "hmm": {"transition": P.tolist(), "emission": E.tolist(), "n": 4}}
+    )
     assert from_config.additive_law({}, [0, 1, 2]) == pytest.approx(h.additive_law({}, [0, 1, 2]))
 
 
@@ -240,6 +258,7 @@ def test_query_law_follows_the_markov_contract():
 
 # ----------------------------------------------------------------------------- pgmpy / BIF
 
+
 def _pgmpy_diamond():
     pgm = pytest.importorskip("pgmpy")  # noqa: F841
     from pgmpy.factors.discrete import TabularCPD
@@ -247,12 +266,19 @@ def _pgmpy_diamond():
 
     net = DiscreteBayesianNetwork([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D"), ("D", "E")])
     c = DIAMOND["cpt"]
-    net.add_cpds(TabularCPD("A", 2, np.array(c[0])[:, None]),
-                 TabularCPD("B", 2, np.array(c[1]).T, evidence=["A"], evidence_card=[2]),
-                 TabularCPD("C", 2, np.array(c[2]).T, evidence=["A"], evidence_card=[2]),
-                 TabularCPD("D", 2, np.moveaxis(np.array(c[3]), -1, 0).reshape(2, 4),
-                            evidence=["B", "C"], evidence_card=[2, 2]),
-                 TabularCPD("E", 2, np.array(c[4]).T, evidence=["D"], evidence_card=[2]))
+    net.add_cpds(
+        TabularCPD("A", 2, np.array(c[0])[:, None]),
+        TabularCPD("B", 2, np.array(c[1]).T, evidence=["A"], evidence_card=[2]),
+        TabularCPD("C", 2, np.array(c[2]).T, evidence=["A"], evidence_card=[2]),
+        TabularCPD(
+            "D",
+            2,
+            np.moveaxis(np.array(c[3]), -1, 0).reshape(2, 4),
+            evidence=["B", "C"],
+            evidence_card=[2, 2],
+        ),
+        TabularCPD("E", 2, np.array(c[4]).T, evidence=["D"], evidence_card=[2]),
+    )
     return net
 
 
@@ -267,9 +293,11 @@ def test_from_pgmpy_and_bif(tmp_path):
     BIFWriter(net).write(str(tmp_path / "d.bif"))
     b = from_bif(tmp_path / "d.bif", records=["B", "D"])
     assert b.records == (1, 3) and b.additive_law({}, [0, 1]) == pytest.approx(
-        BayesNetModel(ref.parents, ref.cpt, records=(1, 3)).additive_law({}, [0, 1]), abs=1e-12)
+        BayesNetModel(ref.parents, ref.cpt, records=(1, 3)).additive_law({}, [0, 1]), abs=1e-12
+    )
     assert build({"bif": str(tmp_path / "d.bif")}).additive_law({0: 1}, [0, 1]) == pytest.approx(
-        ref.additive_law({0: 1}, [0, 1]), abs=1e-12)
+        ref.additive_law({0: 1}, [0, 1]), abs=1e-12
+    )
     with pytest.raises(ConfigError, match="^model.records = 'Z': not a node"):
         from_pgmpy(net, ["Z"])
 
@@ -294,6 +322,7 @@ def test_missing_pgmpy_is_one_clear_error(monkeypatch, tmp_path):
 
 # ----------------------------------------------------------------------------- bad inputs
 
+
 def _with(**kw):
     d = {k: v for k, v in DIAMOND.items()}
     d.update(kw)
@@ -301,21 +330,48 @@ def _with(**kw):
 
 
 BAD = [
-    (_with(cpt=DIAMOND["cpt"][:3] + [[[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.4], [0.1, 0.9]]]] + DIAMOND["cpt"][4:]),
-     r"^model.cpt\[3\] = .*: rows must sum to 1 \(row \(1, 0\) sums to 0.9; "
-     r"model.table_tolerance = 1e-06\)$"),
-    (_with(cpt=DIAMOND["cpt"][:1] + [[0.8, 0.2]] + DIAMOND["cpt"][2:]),
-     r"^model.cpt\[1\] = .*: must be nested 2 deep .*got depth 1$"),
-    (_with(cpt=DIAMOND["cpt"][:1] + [[[0.8, 0.2], [0.3]]] + DIAMOND["cpt"][2:]), r"^model.cpt\[1\] = .*ragged"),
-    (_with(cpt=DIAMOND["cpt"][:1] + [[[1.2, -0.2], [0.3, 0.7]]] + DIAMOND["cpt"][2:]),
-     r"^model.cpt\[1\] = .*: entries must be >= 0$"),
-    (_with(cpt=DIAMOND["cpt"][:1] + [[[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]]] + DIAMOND["cpt"][2:]),
-     r"^model.cpt\[1\] = .*must have shape \(2, 2\)"),
-    (_with(parents=[[], [0], [0], [1, 2], [5]]), r"^model.parents\[4\] = \[5\]: parent indices must be integers in 0..4$"),
-    (_with(parents=[[], [0], [3], [1, 2], [3]]), r"^model.parents = '3 -> 2 -> 3': the graph has a directed cycle"),
+    (
+        _with(
+            cpt=DIAMOND["cpt"][:3]
+            + [[[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.4], [0.1, 0.9]]]]
+            + DIAMOND["cpt"][4:]
+        ),
+        r"^model.cpt\[3\] = .*: rows must sum to 1 \(row \(1, 0\) sums to 0.9; "
+        r"model.table_tolerance = 1e-06\)$",
+    ),
+    (
+        _with(cpt=DIAMOND["cpt"][:1] + [[0.8, 0.2]] + DIAMOND["cpt"][2:]),
+        r"^model.cpt\[1\] = .*: must be nested 2 deep .*got depth 1$",
+    ),
+    (
+        _with(cpt=DIAMOND["cpt"][:1] + [[[0.8, 0.2], [0.3]]] + DIAMOND["cpt"][2:]),
+        r"^model.cpt\[1\] = .*ragged",
+    ),
+    (
+        _with(cpt=DIAMOND["cpt"][:1] + [[[1.2, -0.2], [0.3, 0.7]]] + DIAMOND["cpt"][2:]),
+        r"^model.cpt\[1\] = .*: entries must be >= 0$",
+    ),
+    (
+        _with(cpt=DIAMOND["cpt"][:1] + [[[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]]] + DIAMOND["cpt"][2:]),
+        r"^model.cpt\[1\] = .*must have shape \(2, 2\)",
+    ),
+    (
+        _with(parents=[[], [0], [0], [1, 2], [5]]),
+        r"^model.parents\[4\] = \[5\]: parent indices must be integers in 0..4$",
+    ),
+    (
+        _with(parents=[[], [0], [3], [1, 2], [3]]),
+        r"^model.parents = '3 -> 2 -> 3': the graph has a directed cycle",
+    ),
     (_with(parents=[[], [0], [4], [1], [3]]), r"^model.parents\[2\] = \[4\]: parents must be earlier nodes"),
-    (_with(parents=[[], [0], [0], [1, 1], [3]]), r"^model.parents\[3\] = \[1, 1\]: parents must be distinct$"),
-    (_with(parents=[[], [1], [0], [1, 2], [3]]), r"^model.parents\[1\] = \[1\]: node 1 cannot be its own parent$"),
+    (
+        _with(parents=[[], [0], [0], [1, 1], [3]]),
+        r"^model.parents\[3\] = \[1, 1\]: parents must be distinct$",
+    ),
+    (
+        _with(parents=[[], [1], [0], [1, 2], [3]]),
+        r"^model.parents\[1\] = \[1\]: node 1 cannot be its own parent$",
+    ),
     (_with(states=1), r"^model.states = 1: must be an integer >= 2"),
     (_with(states=[2, 2, 3, 2, 2]), r"^model.cpt\[2\] = .*: rows must have 3 entries"),
     (_with(records=[0, 7]), r"^model.records = 7: entries must be nodes in 0..4$"),
@@ -323,17 +379,39 @@ BAD = [
     (_with(cpt=DIAMOND["cpt"][:4]), r"^model.cpt = '4 tables': must be a list of one table per node \(5\)$"),
     (_with(gamma=2.0), r"^model.gamma = 2.0: not a key of a bayesnet model"),
     ({"kind": "bayesnet", "parents": [[]]}, r"^model.cpt = None: is required with parents"),
-    ({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "n": 3}},
-     r"^model.hmm.emission = None: is required$"),
-    ({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1.0, 0.0]], "n": 3}},
-     r"^model.hmm.emission = .*one row per hidden state"),
-    ({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.2], [0.2, 0.8]], "emission": [[1, 0], [0, 1]], "n": 3}},
-     r"^model.hmm.transition = .*each row must sum to 1"),
-    ({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1, 0], [0, 1]], "n": 0}},
-     r"^model.hmm.n = 0: must be an integer in 1..50000 \(2n nodes, at most 100000\)$"),
-    ({"kind": "bayesnet", "hmm": {"transition": [[1.0]], "emission": [[1, 0]], "n": 2, "lag": 1}},
-     r"^model.hmm.lag = 1: not a key of model.hmm"),
-    ({"kind": "bayesnet", "bif": "/nonexistent/x.bif"}, r"^model.bif = '/nonexistent/x.bif': file not found$"),
+    (
+        {"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "n": 3}},
+        r"^model.hmm.emission = None: is required$",
+    ),
+    (
+        {
+            "kind": "bayesnet",
+            "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1.0, 0.0]], "n": 3},
+        },
+        r"^model.hmm.emission = .*one row per hidden state",
+    ),
+    (
+        {
+            "kind": "bayesnet",
+            "hmm": {"transition": [[0.9, 0.2], [0.2, 0.8]], "emission": [[1, 0], [0, 1]], "n": 3},
+        },
+        r"^model.hmm.transition = .*each row must sum to 1",
+    ),
+    (
+        {
+            "kind": "bayesnet",
+            "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1, 0], [0, 1]], "n": 0},
+        },
+        r"^model.hmm.n = 0: must be an integer in 1..50000 \(2n nodes, at most 100000\)$",
+    ),
+    (
+        {"kind": "bayesnet", "hmm": {"transition": [[1.0]], "emission": [[1, 0]], "n": 2, "lag": 1}},
+        r"^model.hmm.lag = 1: not a key of model.hmm",
+    ),
+    (
+        {"kind": "bayesnet", "bif": "/nonexistent/x.bif"},
+        r"^model.bif = '/nonexistent/x.bif': file not found$",
+    ),
     ({"kind": "bayesnet", "bif": "x.bif", "parents": [[]]}, r"^model = .*give exactly one of"),
     ({"kind": "bayesnet"}, r"^model = \[\]: give exactly one of"),
 ]

@@ -28,7 +28,7 @@ from ..models.test_bayesnet import DIAMOND, random_network, record_joint
 def _increments(model, rng, top=2):
     g = np.zeros((model.n, model.states), dtype=int)
     for r in range(model.n):
-        g[r, :model.record_states[r]] = rng.integers(0, top + 1, model.record_states[r])
+        g[r, : model.record_states[r]] = rng.integers(0, top + 1, model.record_states[r])
     return g
 
 
@@ -39,11 +39,16 @@ def brute_adversary(model, g, b, i, known, joint=None):
     ok = np.ones(len(xs), bool)
     for r, v in known.items():
         ok &= xs[:, r] == v
-    laws = [np.bincount(S[ok & (xs[:, i] == x)], pr[ok & (xs[:, i] == x)], minlength=S.max() + 1)
-            for x in range(model.record_states[i])]
+    laws = [
+        np.bincount(S[ok & (xs[:, i] == x)], pr[ok & (xs[:, i] == x)], minlength=S.max() + 1)
+        for x in range(model.record_states[i])
+    ]
     atoms = np.arange(S.max() + 1)
-    vals = [mixture_sup(atoms, laws[x], atoms, laws[y], b).value
-            for x, y in itertools.combinations(range(len(laws)), 2) if laws[x].sum() > 0 and laws[y].sum() > 0]
+    vals = [
+        mixture_sup(atoms, laws[x], atoms, laws[y], b).value
+        for x, y in itertools.combinations(range(len(laws)), 2)
+        if laws[x].sum() > 0 and laws[y].sum() > 0
+    ]
     return max(vals) if vals else -np.inf
 
 
@@ -76,18 +81,24 @@ def test_diamond_example_all_adversaries():
     res = region_search(m, g, laplace_score(1.0))
     assert res.reduced and res.n_candidates < res.n_known_sets == 5 * 16
     w = res.worst
-    assert adversary_bdpl(m, dict(zip(w.known, w.x_known)), w.i, g, laplace_score(1.0)).bdpl == pytest.approx(res.bdpl)
+    assert adversary_bdpl(m, dict(zip(w.known, w.x_known)), w.i, g, laplace_score(1.0)).bdpl == pytest.approx(
+        res.bdpl
+    )
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_random_networks_every_adversary_equals_brute_force(seed):
     """n <= 6 records, 2-3 states, hidden nodes, loops, zeros: all adversaries, three ways."""
     rng = np.random.default_rng(40 + seed)
-    m = random_network(rng, nodes=int(rng.integers(5, 9)), records=int(rng.integers(3, 6)),
-                       zeros=0.15 if seed % 3 == 0 else 0.0)
+    m = random_network(
+        rng,
+        nodes=int(rng.integers(5, 9)),
+        records=int(rng.integers(3, 6)),
+        zeros=0.15 if seed % 3 == 0 else 0.0,
+    )
     g = _increments(m, rng)
     b = float(rng.choice([0.5, 1.0, 3.0]))
-    by_size = brute_by_size(m, [g[r, :m.record_states[r]] for r in range(m.n)], b)
+    by_size = brute_by_size(m, [g[r, : m.record_states[r]] for r in range(m.n)], b)
     ref = max(by_size.values())
     ex = exhaustive_search(m, g, laplace_score(b))
     rg = region_search(m, g, laplace_score(b))
@@ -99,7 +110,9 @@ def test_random_networks_every_adversary_equals_brute_force(seed):
     for res in (ex, rg):  # the reported worst adversary is realisable and has that leakage
         w = res.worst
         known = dict(zip(w.known, w.x_known))
-        assert brute_adversary(m, [g[r] for r in range(m.n)], b, w.i, known) == pytest.approx(res.bdpl, abs=1e-9)
+        assert brute_adversary(m, [g[r] for r in range(m.n)], b, w.i, known) == pytest.approx(
+            res.bdpl, abs=1e-9
+        )
 
 
 def test_seven_binary_records_with_hidden_nodes_every_adversary():
@@ -117,12 +130,15 @@ def test_ten_records_sampled_adversaries_and_both_searches(seed):
     rng = np.random.default_rng(70 + seed)
     m = random_network(rng, nodes=12, records=10, max_states=2 if seed else 3)
     g = _increments(m, rng, top=1)
-    gl = [g[r, :m.record_states[r]] for r in range(m.n)]
+    gl = [g[r, : m.record_states[r]] for r in range(m.n)]
     xs, pr = record_joint(m)
     score = laplace_score(1.5)
     for _ in range(12):
         i = int(rng.integers(m.n))
-        K = [int(r) for r in rng.choice([r for r in range(m.n) if r != i], int(rng.integers(0, m.n)), replace=False)]
+        K = [
+            int(r)
+            for r in rng.choice([r for r in range(m.n) if r != i], int(rng.integers(0, m.n)), replace=False)
+        ]
         row = xs[rng.choice(len(xs), p=pr / pr.sum())]
         known = {r: int(row[r]) for r in K}
         ref = brute_adversary(m, gl, 1.5, i, known, (xs, pr))
@@ -133,12 +149,15 @@ def test_ten_records_sampled_adversaries_and_both_searches(seed):
         assert ex.bdpl == pytest.approx(rg.bdpl, abs=1e-9)
 
 
-@pytest.mark.parametrize("P,n,initial,values,b", [
-    ([[0.882, 0.118], [0.305, 0.695]], 9, None, [0, 1], 1.0),
-    ([[0.7, 0.3], [0.4, 0.6]], 8, [1.0, 0.0], [0, 1], 0.6),
-    ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 7, None, [0, 1, 2], 2.0),
-    ([[0.5, 0.5, 0.0], [0.1, 0.6, 0.3], [0.3, 0.0, 0.7]], 7, [0.2, 0.5, 0.3], [1, 0, 1], 0.8),
-])
+@pytest.mark.parametrize(
+    "P,n,initial,values,b",
+    [
+        ([[0.882, 0.118], [0.305, 0.695]], 9, None, [0, 1], 1.0),
+        ([[0.7, 0.3], [0.4, 0.6]], 8, [1.0, 0.0], [0, 1], 0.6),
+        ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 7, None, [0, 1, 2], 2.0),
+        ([[0.5, 0.5, 0.0], [0.1, 0.6, 0.3], [0.3, 0.0, 0.7]], 7, [0.2, 0.5, 0.3], [1, 0, 1], 0.8),
+    ],
+)
 def test_chain_regions_are_the_windows(P, n, initial, values, b):
     from bdpsim.models.markov.window import window_search
 
@@ -149,15 +168,20 @@ def test_chain_regions_are_the_windows(P, n, initial, values, b):
     assert res.bdpl == pytest.approx(ref, abs=1e-9)
     assert res.n_candidates == sum((i + 1) * (n - i) for i in range(n))  # the windows around each target
     ref1 = window_search(mc, np.array(values, float), b, window_limit=None, min_known=1).bdpl
-    assert region_search(bn, np.array(values), laplace_score(b), min_known=1).bdpl == pytest.approx(ref1, abs=1e-9)
+    assert region_search(bn, np.array(values), laplace_score(b), min_known=1).bdpl == pytest.approx(
+        ref1, abs=1e-9
+    )
 
 
-@pytest.mark.parametrize("ped,counted", [
-    (PedigreeModel.nuclear(5, 0.3), (0,)),
-    (PedigreeModel.nuclear(6, 0.2), (1, 2)),
-    (PedigreeModel.three_generation(7, 0.2), (0,)),
-    (PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4), (2,)),
-])
+@pytest.mark.parametrize(
+    "ped,counted",
+    [
+        (PedigreeModel.nuclear(5, 0.3), (0,)),
+        (PedigreeModel.nuclear(6, 0.2), (1, 2)),
+        (PedigreeModel.three_generation(7, 0.2), (0,)),
+        (PedigreeModel(((), (), (0, 1), (), (2, 3), (2, 3)), 0.4), (2,)),
+    ],
+)
 def test_pedigree_equals_the_genomic_engine(ped, counted):
     from bdpsim.models.pedigree.exact import exhaustive_pedigree_count
 
@@ -228,7 +252,9 @@ def test_bdpsim_run_of_the_issue_example_is_the_brute_force_value(tmp_path):
 
     from ..conftest import ROOT
 
-    assert main(["run", str(ROOT / "configs" / "bayesnet_example.toml"), "--out", str(tmp_path), "--quiet"]) == 0
+    assert (
+        main(["run", str(ROOT / "configs" / "bayesnet_example.toml"), "--out", str(tmp_path), "--quiet"]) == 0
+    )
     rows = read_summary(tmp_path)
     model = build(DIAMOND)
     assert [r["epsilon"] for r in rows] == [0.5, 1.0, 2.0]

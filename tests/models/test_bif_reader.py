@@ -29,8 +29,10 @@ SMALL = ("asia", "alarm", "child", "hailfinder")  # 8 to 56 nodes; 'table' and r
 
 def _examples() -> dict[str, Path]:
     pgmpy = pytest.importorskip("pgmpy")
-    return {p.name[:-len(".bif.gz")]: p
-            for p in sorted((Path(pgmpy.__file__).parent / "utils" / "example_models").glob("*.bif.gz"))}
+    return {
+        p.name[: -len(".bif.gz")]: p
+        for p in sorted((Path(pgmpy.__file__).parent / "utils" / "example_models").glob("*.bif.gz"))
+    }
 
 
 def _same_as_pgmpy(text: str) -> None:
@@ -72,8 +74,10 @@ def test_every_pgmpy_example_network_reads_alike():
 
 
 def test_reading_a_bif_file_imports_no_pgmpy(cli_env):
-    probe = ("import sys\nfrom bdpsim.models.bayesnet.build import from_bif\n"
-             f"m = from_bif({str(WEATHER)!r})\nprint(m.node_states, 'pgmpy' in sys.modules, 'networkx' in sys.modules)")
+    probe = (
+        "import sys\nfrom bdpsim.models.bayesnet.build import from_bif\n"
+        f"m = from_bif({str(WEATHER)!r})\nprint(m.node_states, 'pgmpy' in sys.modules, 'networkx' in sys.modules)"
+    )
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "(2, 3, 3, 2) False False"
@@ -82,17 +86,38 @@ def test_reading_a_bif_file_imports_no_pgmpy(cli_env):
 HEAD = "variable A { type discrete [ 2 ] { a0, a1 }; }\nvariable B { type discrete [ 2 ] { b0, b1 }; }\n"
 
 
-@pytest.mark.parametrize("text, what", [
-    (HEAD + "probability ( A ) { table 0.5, 0.5; }", "every variable needs exactly one probability block"),
-    (HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; }", "rows missing"),
-    (HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; (a2) 0.1, 0.9; }",
-     "unknown parent state"),
-    (HEAD + "probability ( A | B ) { (b0) 0.5, 0.5; (b1) 0.5, 0.5; }\n"
-            "probability ( B | A ) { (a0) 0.5, 0.5; (a1) 0.1, 0.9; }", "cycle"),
-    (HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { default 0.5, 0.5; }", "cannot read"),
-    ("variable A { type discrete [ 3 ] { a0, a1 }; }\nprobability ( A ) { table 0.5, 0.5; }", "3 states declared"),
-    (HEAD + "probability ( A ) { table 0.5, x; }\nprobability ( B ) { table 0.5, 0.5; }", "not a number"),
-])
+@pytest.mark.parametrize(
+    "text, what",
+    [
+        (
+            HEAD + "probability ( A ) { table 0.5, 0.5; }",
+            "every variable needs exactly one probability block",
+        ),
+        (
+            HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; }",
+            "rows missing",
+        ),
+        (
+            HEAD
+            + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; (a2) 0.1, 0.9; }",
+            "unknown parent state",
+        ),
+        (
+            HEAD + "probability ( A | B ) { (b0) 0.5, 0.5; (b1) 0.5, 0.5; }\n"
+            "probability ( B | A ) { (a0) 0.5, 0.5; (a1) 0.1, 0.9; }",
+            "cycle",
+        ),
+        (
+            HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { default 0.5, 0.5; }",
+            "cannot read",
+        ),
+        (
+            "variable A { type discrete [ 3 ] { a0, a1 }; }\nprobability ( A ) { table 0.5, 0.5; }",
+            "3 states declared",
+        ),
+        (HEAD + "probability ( A ) { table 0.5, x; }\nprobability ( B ) { table 0.5, 0.5; }", "not a number"),
+    ],
+)
 def test_what_the_reader_does_not_read_is_named(text, what):
     with pytest.raises(BifSyntax, match=what):
         parse_bif(text)
@@ -100,13 +125,17 @@ def test_what_the_reader_does_not_read_is_named(text, what):
 
 def test_a_conditional_table_and_comments_read_as_pgmpy_does():
     pytest.importorskip("pgmpy")
-    text = ("// a comment\n" + HEAD + "/* block\ncomment */\nprobability ( A ) { table 0.25, 0.75; }\n"
-            'probability ( B | A ) { table 0.9, 0.3, 0.1, 0.7; }\n')
+    text = (
+        "// a comment\n" + HEAD + "/* block\ncomment */\nprobability ( A ) { table 0.25, 0.75; }\n"
+        "probability ( B | A ) { table 0.9, 0.3, 0.1, 0.7; }\n"
+    )
     _same_as_pgmpy(text)
     np.testing.assert_allclose(parse_bif(text).tables[1], [[0.9, 0.1], [0.3, 0.7]])
 
 
 def test_unreadable_files_are_one_line(tmp_path):
     (tmp_path / "x.bif").write_bytes(b"\xff\xfe\x00 not text")
-    with pytest.raises(ConfigError, match=r"^model.bif = .*x.bif': is not UTF-8 text$"):  # the file guard, before parsing
+    with pytest.raises(
+        ConfigError, match=r"^model.bif = .*x.bif': is not UTF-8 text$"
+    ):  # the file guard, before parsing
         from_bif(tmp_path / "x.bif")

@@ -36,8 +36,14 @@ def _config(counted, noise=None):
     mech = {"kind": "count", "epsilon": 1.0, "counted_states": counted}
     if noise:
         mech["noise"] = noise
-    return parse_config({"run": {"adversaries": 2, "samples": 1000, "seed": 1},
-                         "model": {"kind": "bayesnet", "bif": str(BIF)}, "mechanism": mech}, "weather")
+    return parse_config(
+        {
+            "run": {"adversaries": 2, "samples": 1000, "seed": 1},
+            "model": {"kind": "bayesnet", "bif": str(BIF)},
+            "mechanism": mech,
+        },
+        "weather",
+    )
 
 
 def _joint(model):
@@ -52,15 +58,25 @@ def _joint(model):
 def test_state_names_and_repr():
     m = _model()
     assert m.node_states == (2, 3, 3, 2)
-    assert m.state_names == (("no", "yes"), ("low", "mid", "high"), ("clear", "some", "overcast"), ("no", "yes"))
-    assert repr(m).startswith("BayesNetModel(nodes=4, states=(2, 3, 3, 2), names=('Rain', 'Wind', 'Cloud', 'Umbrella')")
+    assert m.state_names == (
+        ("no", "yes"),
+        ("low", "mid", "high"),
+        ("clear", "some", "overcast"),
+        ("no", "yes"),
+    )
+    assert repr(m).startswith(
+        "BayesNetModel(nodes=4, states=(2, 3, 3, 2), names=('Rain', 'Wind', 'Cloud', 'Umbrella')"
+    )
     assert "array" not in repr(m)
     assert m.state_label(1, 2) == "high"
 
 
 def test_a_name_counts_the_records_that_have_it_and_says_which():
-    with pytest.warns(UserWarning, match=r"2 of 4 records have a counted state; not counted \(no such state\): "
-                                         r"Wind, Cloud$"):
+    with pytest.warns(
+        UserWarning,
+        match=r"2 of 4 records have a counted state; not counted \(no such state\): "
+        r"Wind, Cloud$",
+    ):
         cfg = _config(["yes"])
     q = cfg.points[0].mechanism.query_function
     assert q.per_record == ((1,), (), (), (1,))
@@ -101,7 +117,7 @@ def test_exact_bdpl_of_a_named_count_equals_brute_force(noise):
             brute.append(law / law.sum())
         np.testing.assert_allclose(laws.atoms[:3], [0, 1, 2])
         for got, want in zip((laws.under_x, laws.under_x_prime), brute):
-            np.testing.assert_allclose(got / got.sum(), want[:got.size], atol=1e-12)
+            np.testing.assert_allclose(got / got.sum(), want[: got.size], atol=1e-12)
         if noise is None:  # Laplace(1): the sup of the density ratio of two mixtures on a grid
             y = np.linspace(-30, 33, 630_001)
             dens = [sum(w * np.exp(-np.abs(y - c)) for c, w in enumerate(b)) for b in brute]
@@ -110,17 +126,26 @@ def test_exact_bdpl_of_a_named_count_equals_brute_force(noise):
 
 
 def test_an_index_past_some_records_states_is_refused_naming_them():
-    with pytest.raises(ConfigError, match=r"^mechanism.counted_states = \[2\]: state 2 is past the states of 2 of 4 "
-                                          r"records \(Rain, Umbrella: 2 states\); name the states instead "
-                                          r"\(no, yes, low, mid, high, clear, some, overcast\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^mechanism.counted_states = \[2\]: state 2 is past the states of 2 of 4 "
+        r"records \(Rain, Umbrella: 2 states\); name the states instead "
+        r"\(no, yes, low, mid, high, clear, some, overcast\)$",
+    ):
         _config([2])
 
 
-@pytest.mark.parametrize("counted, rule", [
-    (["maybe"], r"'maybe' is not a state of any record \(the records' states: no, yes, low, mid, high, clear"),
-    (["no", "yes"], r"counts every state of Rain, Umbrella"),
-    (["BB"], r"'BB' is not a state of any record"),
-])
+@pytest.mark.parametrize(
+    "counted, rule",
+    [
+        (
+            ["maybe"],
+            r"'maybe' is not a state of any record \(the records' states: no, yes, low, mid, high, clear",
+        ),
+        (["no", "yes"], r"counts every state of Rain, Umbrella"),
+        (["BB"], r"'BB' is not a state of any record"),
+    ],
+)
 def test_names_are_answered_in_the_network_s_words(counted, rule):
     with pytest.raises(ConfigError, match=r"^mechanism.counted_states = .*" + rule):
         _config(counted)
@@ -141,16 +166,20 @@ def test_bad_state_names_are_refused():
     with pytest.raises(ConfigError, match=r"^model.state_names = .*node 1 needs 2 non-empty state names$"):
         BayesNetModel(((), (0,)), ([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]), state_names=[["a", "b"], ["c"]])
     with pytest.raises(ConfigError, match=r"must be distinct$"):
-        BayesNetModel(((), (0,)), ([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]), state_names=[["a", "b"], ["c", "c"]])
+        BayesNetModel(
+            ((), (0,)), ([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]), state_names=[["a", "b"], ["c", "c"]]
+        )
 
 
 def test_run_prints_no_traceback_and_counts_by_name(tmp_path, capsys):
     from bdpsim.cli import main
 
     cfg = tmp_path / "w.toml"
-    cfg.write_text(f'[run]\nadversaries = 2\nsamples = 500\nseed = 1\nestimator = "exact"\n'
-                   f'[model]\nkind = "bayesnet"\nbif = "{BIF}"\n'
-                   f'[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["yes"]\n')
+    cfg.write_text(
+        f'[run]\nadversaries = 2\nsamples = 500\nseed = 1\nestimator = "exact"\n'
+        f'[model]\nkind = "bayesnet"\nbif = "{BIF}"\n'
+        f'[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["yes"]\n'
+    )
     with pytest.warns(UserWarning, match="not counted .*: Wind, Cloud"):
         assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert "Traceback" not in capsys.readouterr().err
@@ -176,16 +205,23 @@ def test_run_prints_no_traceback_and_counts_by_name(tmp_path, capsys):
     bad.write_text(cfg.read_text().replace('["yes"]', "[2]"))
     assert main(["run", str(bad), "--out", str(tmp_path / "out3"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.counted_states = [2]: state 2 is past")
+    assert len(err) == 1 and err[0].startswith(
+        "bdpsim: error: mechanism.counted_states = [2]: state 2 is past"
+    )
     assert not (tmp_path / "out3").exists()
 
 
 def test_an_index_past_some_records_states_is_refused_on_a_random_field_too():
-    raw = {"run": {"adversaries": 2, "samples": 1000, "seed": 1},
-           "model": {"kind": "mrf", "states": [2, 3, 3, 2], "edges": [[0, 1], [1, 2], [2, 3]], "coupling": 0.5},
-           "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [2]}}
-    with pytest.raises(ConfigError, match=r"^mechanism.counted_states = \[2\]: past the states of 2 of 4 records "
-                                          r"\(e.g. record 0: 2 states\)$"):
+    raw = {
+        "run": {"adversaries": 2, "samples": 1000, "seed": 1},
+        "model": {"kind": "mrf", "states": [2, 3, 3, 2], "edges": [[0, 1], [1, 2], [2, 3]], "coupling": 0.5},
+        "mechanism": {"kind": "count", "epsilon": 1.0, "counted_states": [2]},
+    }
+    with pytest.raises(
+        ConfigError,
+        match=r"^mechanism.counted_states = \[2\]: past the states of 2 of 4 records "
+        r"\(e.g. record 0: 2 states\)$",
+    ):
         parse_config(raw, "mrf")
     raw["mechanism"]["counted_states"] = [1]
     assert parse_config(raw, "mrf").points[0].mechanism.query_function.counted_states == (1,)
@@ -195,8 +231,10 @@ def _laplace_bdpl(w1, w2, b=1.0):
     """``sup_y |ln p1(y)/p2(y)|`` of two Laplace(b) mixtures on atoms 0, 1, 2: the log ratio is
     monotone between atoms (a Moebius map of e^(2y/b)), so the sup is at an atom or a tail."""
     c = np.arange(len(w1), dtype=float)
-    vals = [abs(math.log(np.dot(w1, np.exp(-np.abs(y - c) / b)) / np.dot(w2, np.exp(-np.abs(y - c) / b))))
-            for y in c]
+    vals = [
+        abs(math.log(np.dot(w1, np.exp(-np.abs(y - c) / b)) / np.dot(w2, np.exp(-np.abs(y - c) / b))))
+        for y in c
+    ]
     vals += [abs(math.log(np.dot(w1, np.exp(s * c / b)) / np.dot(w2, np.exp(s * c / b)))) for s in (1, -1)]
     return max(vals)
 
@@ -218,7 +256,11 @@ def test_all_adversary_search_of_a_named_count_equals_brute_force():
         for k in range(4):
             for known in itertools.combinations(others, k):
                 for xk in itertools.product(*[range(model.node_states[r]) for r in known]):
-                    ok = np.all([xs[:, r] == v for r, v in zip(known, xk)], axis=0) if known else np.ones(len(xs), bool)
+                    ok = (
+                        np.all([xs[:, r] == v for r, v in zip(known, xk)], axis=0)
+                        if known
+                        else np.ones(len(xs), bool)
+                    )
                     for x, xp in itertools.permutations(range(model.node_states[i]), 2):
                         laws = []
                         for v in (x, xp):

@@ -32,10 +32,17 @@ from bdpsim.models.engines import (
 from bdpsim.models.markov.exact import MarkovEngine
 from bdpsim.pipeline.config import parse_config
 
-DOC = {"run": {"adversaries": 4, "estimator": "exact", "known_sizes": "all", "seed": 3,
-               "noise_floor_adversaries": 0},
-       "model": {"kind": "markov", "n": 5, "gamma": [2.0, 4.0]},
-       "mechanism": {"kind": "count", "epsilon": 1.0}}
+DOC = {
+    "run": {
+        "adversaries": 4,
+        "estimator": "exact",
+        "known_sizes": "all",
+        "seed": 3,
+        "noise_floor_adversaries": 0,
+    },
+    "model": {"kind": "markov", "n": 5, "gamma": [2.0, 4.0]},
+    "mechanism": {"kind": "count", "epsilon": 1.0},
+}
 
 
 @pytest.fixture
@@ -102,8 +109,11 @@ def test_capabilities_are_protocols():
     again = pickle.loads(pickle.dumps(err.value))  # a refusal travels back from a worker intact
     assert (again.field, str(again)) == (err.value.field, str(err.value))
     gauss = GaussianModel(np.zeros(3), np.eye(3))
-    with pytest.raises(NotAvailable, match="no exact BDPL for model 'gaussian' with mechanism 'count' "
-                                           r"\(exact engines: unclipped and clipped Laplace sums\); use"):
+    with pytest.raises(
+        NotAvailable,
+        match="no exact BDPL for model 'gaussian' with mechanism 'count' "
+        r"\(exact engines: unclipped and clipped Laplace sums\); use",
+    ):
         engine_for(gauss, LaplaceCount(1.0))
 
 

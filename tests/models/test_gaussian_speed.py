@@ -25,12 +25,20 @@ from bdpsim.queries import CountQuery
 from ..helpers import every_binary_adversary
 
 # pinned mixtures: rows of weights on the atoms 0, 0.7, 1.4, 2.1 (seed 27; row 2 without atom 0)
-W1 = np.array([[0.5387291194750147, 0.07390667089614059, 0.2168414160034337, 0.17052279362541115],
-               [0.7585698371122761, 0.19889745010672072, 0.003725646750536513, 0.038807066030466617],
-               [0.0, 0.8704382670025, 0.05468161087925641, 0.07488012211824352]])
-W2 = np.array([[0.14741105277338054, 0.656307601503911, 0.011365092060115945, 0.18491625366259237],
-               [0.33852637870449515, 0.37966279486958565, 0.084026429924028, 0.1977843965018912],
-               [0.03019236822109461, 0.2657794687420715, 0.5010904654918599, 0.20293769754497407]])
+W1 = np.array(
+    [
+        [0.5387291194750147, 0.07390667089614059, 0.2168414160034337, 0.17052279362541115],
+        [0.7585698371122761, 0.19889745010672072, 0.003725646750536513, 0.038807066030466617],
+        [0.0, 0.8704382670025, 0.05468161087925641, 0.07488012211824352],
+    ]
+)
+W2 = np.array(
+    [
+        [0.14741105277338054, 0.656307601503911, 0.011365092060115945, 0.18491625366259237],
+        [0.33852637870449515, 0.37966279486958565, 0.084026429924028, 0.1977843965018912],
+        [0.03019236822109461, 0.2657794687420715, 0.5010904654918599, 0.20293769754497407],
+    ]
+)
 ATOMS = np.arange(4) * 0.7
 
 
@@ -73,8 +81,9 @@ def test_sup_against_a_dense_grid(sigma):
 
 def test_delta_equals_the_reference_kernel_a_dense_grid_and_pinned_values():
     got = gc.gauss_delta(W1, W2, ATOMS, 1.3, 0.4)
-    np.testing.assert_allclose(got, [0.0034568318721568056, 0.014809871670690145, 0.013556100893969608],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        got, [0.0034568318721568056, 0.014809871670690145, 0.013556100893969608], rtol=1e-12
+    )
     both = gc.gauss_delta(W1, W2, ATOMS, 1.3, 0.4, both=True)
     np.testing.assert_array_equal(both[0], got)
     np.testing.assert_allclose(both[1], gc.gauss_delta(W2, W1, ATOMS, 1.3, 0.4), atol=1e-15)
@@ -90,7 +99,7 @@ def test_delta_with_several_crossings_uses_the_cells():
     """Coefficients w1 - e^eps w2 with two sign changes (two crossings): the certified cells."""
     w1, w2 = np.array([[0.45, 0.1, 0.45]]), np.array([[0.1, 0.8, 0.1]])
     c = np.array([0.0, 1.0, 2.0])
-    assert gc._sign_changes(w1 - math.e ** 0.2 * w2, w1)[0][0] == 2
+    assert gc._sign_changes(w1 - math.e**0.2 * w2, w1)[0][0] == 2
     y = np.linspace(-15.0, 17.0, 640_001)
     p1, p2 = _densities(w1[0], w2[0], c, 0.6, y)
     for eps in (-0.3, 0.0, 0.2, 1.5):
@@ -184,7 +193,9 @@ def test_profile_names_the_adversary_attaining_bdp_delta(tmp_path, bdpsim_cli, a
     point = parse_config(tomllib.loads(cfg.read_text())).points[0]
     known = tuple(int(k) for k in summary["argmax_known"].split(";") if k)
     xk = tuple(int(v) for v in summary["argmax_x_known"].split(";") if v)
-    adv = Adversary(int(summary["argmax_i"]), known, xk, int(summary["argmax_x"]), int(summary["argmax_x_prime"]))
+    adv = Adversary(
+        int(summary["argmax_i"]), known, xk, int(summary["argmax_x"]), int(summary["argmax_x_prime"])
+    )
     assert point.exact_engine.profile(adv, 0.5) == pytest.approx(delta, rel=1e-12)
 
 
@@ -194,8 +205,25 @@ ACT = "[[0.882,0.118],[0.305,0.695]]"
 
 
 def test_geometric_calibration_with_state_values_0_2(bdpsim_cli):
-    runs = [bdpsim_cli("calibrate", "markov", "--transition", ACT, "--n", 10, "--epsilon", 1, "--noise",
-                       "geometric", "--state-values", 0, step, "--json") for step in (1, 2)]
+    runs = [
+        bdpsim_cli(
+            "calibrate",
+            "markov",
+            "--transition",
+            ACT,
+            "--n",
+            10,
+            "--epsilon",
+            1,
+            "--noise",
+            "geometric",
+            "--state-values",
+            0,
+            step,
+            "--json",
+        )
+        for step in (1, 2)
+    ]
     assert [r.returncode for r in runs] == [0, 0], runs[1].stderr
     one, two = (json.loads(r.stdout) for r in runs)
     # the same mechanism on a lattice twice as wide: the same per-step epsilon, twice the scale
@@ -203,8 +231,14 @@ def test_geometric_calibration_with_state_values_0_2(bdpsim_cli):
     assert two["parameter"] == pytest.approx(0.2724546021975181, rel=1e-9) and two["bdpl"] <= 1 + 1e-9
 
 
-@pytest.mark.parametrize("args,field", [(("--delta", "1e-300"), "--delta"), (("--delta", "0"), "--delta"),
-                                        (("--delta", "1e-6", "--epsilon", "1e300"), "--epsilon")])
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (("--delta", "1e-300"), "--delta"),
+        (("--delta", "0"), "--delta"),
+        (("--delta", "1e-6", "--epsilon", "1e300"), "--epsilon"),
+    ],
+)
 def test_gaussian_calibration_refuses_unreachable_targets_in_one_line(bdpsim_cli, args, field):
     base = ["calibrate", "markov", "--transition", ACT, "--n", 288, "--noise", "gaussian"]
     if "--epsilon" not in args:
@@ -222,13 +256,17 @@ def test_gaussian_calibration_is_budgeted_and_reports_progress():
     small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 6)
     c = calibrate(small, 1.0, noise="gaussian", delta=1e-2, progress=lambda done, total: seen.append(done))
     assert seen == list(range(1, len(seen) + 1)) and len(seen) >= 3
-    assert c.delta <= 1e-2 and c.parameter == pytest.approx(4.805575274052335, rel=2e-9)  # as on main (rtol 1e-9)
+    assert c.delta <= 1e-2 and c.parameter == pytest.approx(
+        4.805575274052335, rel=2e-9
+    )  # as on main (rtol 1e-9)
 
 
 def test_extreme_sigma_and_profile_epsilon_in_configs(tmp_path, bdpsim_cli):
-    base = ('[run]\nadversaries = "all"\nestimator = "exact"\nknown_sizes = "all"\nepsilon_profile = {e}\n'
-            '[model]\nkind = "markov"\nn = 5\ngamma = 3.0\n[mechanism]\nkind = "count"\nnoise = "gaussian"\n'
-            'sigma = {s}\n')
+    base = (
+        '[run]\nadversaries = "all"\nestimator = "exact"\nknown_sizes = "all"\nepsilon_profile = {e}\n'
+        '[model]\nkind = "markov"\nn = 5\ngamma = 3.0\n[mechanism]\nkind = "count"\nnoise = "gaussian"\n'
+        "sigma = {s}\n"
+    )
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(base.format(e=1.0, s="1e-300"))
     r = bdpsim_cli("run", cfg, "--out", tmp_path / "tiny", "--quiet", errors=(RuntimeWarning,))

@@ -23,6 +23,7 @@ def test_stationary_law_is_exactly_zero_on_transient_states():
     m = MarkovChainModel([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5], [0.0, 0.0, 1.0]], 5)
     assert m.initial.tolist() == [0.0, 0.0, 1.0] and m.is_stationary
     from bdpsim.kernels.chains.transition import transient_states
+
     assert not transient_states(P3).any()
 
 
@@ -105,11 +106,14 @@ def test_limited_covariance_class(rng):
     assert S[0, 2] == 0 and S[1, 5] == 0 and S[0, 1] != 0
 
 
-@pytest.mark.parametrize("bad", [
-    dict(mean=[0, 0], cov=[[1, 2], [2, 1]]),          # not PSD
-    dict(mean=[0, 0], cov=[[1, 0.1], [0.2, 1]]),      # not symmetric
-    dict(mean=[0, 0, 0], cov=[[1, 0], [0, 1]]),       # shape
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(mean=[0, 0], cov=[[1, 2], [2, 1]]),  # not PSD
+        dict(mean=[0, 0], cov=[[1, 0.1], [0.2, 1]]),  # not symmetric
+        dict(mean=[0, 0, 0], cov=[[1, 0], [0, 1]]),  # shape
+    ],
+)
 def test_gaussian_bad_input(bad):
     with pytest.raises(ConfigError):
         GaussianModel(**bad)

@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import write_toml
 
-ROOT0 = '[[1.0, 0.0], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]'
+ROOT0 = "[[1.0, 0.0], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]"
 
 
 def _brute_bdpl(joint: np.ndarray, eps: float) -> float:
@@ -38,19 +38,28 @@ def _brute_bdpl(joint: np.ndarray, eps: float) -> float:
                             laws[x] = law / law.sum()
                     c = np.arange(n + 1)
                     for p, q in itertools.permutations(laws.values(), 2):
-                        vals = [np.log((p * np.exp(-eps * abs(y - c))).sum() / (q * np.exp(-eps * abs(y - c))).sum())
-                                for y in c]
-                        vals += [np.log((p * np.exp(eps * c)).sum() / (q * np.exp(eps * c)).sum()),
-                                 np.log((p * np.exp(-eps * c)).sum() / (q * np.exp(-eps * c)).sum())]
+                        vals = [
+                            np.log(
+                                (p * np.exp(-eps * abs(y - c))).sum() / (q * np.exp(-eps * abs(y - c))).sum()
+                            )
+                            for y in c
+                        ]
+                        vals += [
+                            np.log((p * np.exp(eps * c)).sum() / (q * np.exp(eps * c)).sum()),
+                            np.log((p * np.exp(-eps * c)).sum() / (q * np.exp(-eps * c)).sum()),
+                        ]
                         best = max(best, max(vals))
     return best
 
 
-@pytest.mark.parametrize("cpt", [ROOT0, '[[0.0, 1.0], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]'])
+@pytest.mark.parametrize("cpt", [ROOT0, "[[0.0, 1.0], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]"])
 def test_root_state_of_probability_zero_over_every_adversary(bdpsim_cli, tmp_path, cpt):
-    cfg = write_toml(tmp_path / "c.toml", '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\n'
-                     'known_sizes = "all"\n[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\n'
-                     f'cpt = {cpt}\n[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+    cfg = write_toml(
+        tmp_path / "c.toml",
+        '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\n'
+        'known_sizes = "all"\n[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\n'
+        f'cpt = {cpt}\n[mechanism]\nkind = "count"\nepsilon = 1.0\n',
+    )
     p = bdpsim_cli("run", cfg, "--out", tmp_path / "o", "--quiet")
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
     row = next(csv.DictReader(open(tmp_path / "o" / "summary.csv")))

@@ -25,6 +25,7 @@ from ..models.test_bayesnet import random_network
 
 # ----------------------------------------------------------------------------- independent brute force
 
+
 def potts_joint(cards, edges, coupling, field_rows, node_pot=None, edge_pot=None):
     """Every joint state and its probability, from the Potts formula itself."""
     xs = np.array(list(itertools.product(*[range(s) for s in cards])))
@@ -98,22 +99,32 @@ def _count(cards, counted=1):
 def _g_table(model, g):
     out = np.zeros((model.n, model.states), dtype=int)
     for r, gr in enumerate(g):
-        out[r, :len(gr)] = gr
+        out[r, : len(gr)] = gr
     return out
 
 
 # ----------------------------------------------------------------------------- MRF against brute force
 
-GRID3 = [(r * 3 + c, r * 3 + c + 1) for r in range(3) for c in range(2)] + \
-        [(r * 3 + c, (r + 1) * 3 + c) for r in range(2) for c in range(3)]
+GRID3 = [(r * 3 + c, r * 3 + c + 1) for r in range(3) for c in range(2)] + [
+    (r * 3 + c, (r + 1) * 3 + c) for r in range(2) for c in range(3)
+]
 MRFS = [
     dict(edges=[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)], states=3, coupling=0.9, field=[0.0, 0.4, -0.3]),
     dict(edges=GRID3, states=2, coupling=0.7, field=[0.0, 0.2]),
-    dict(edges=[(0, 1), (1, 2), (2, 0), (2, 3)], states=[2, 3, 4, 2], coupling=[1.2, -0.5, 0.8, 2.0],
-         field=[[0.1, 0.0], [0.0, 0.5, -0.5], [0.3, 0.0, 0.2, -0.1], [0.0, 0.0]]),
-    dict(edges=[(0, 1), (1, 2), (2, 3)], states=3, coupling=0.5, field=[0.0, 0.0, 0.0],
-         node_potentials=[[1, 1, 1], [1, 0, 2], [1, 1, 1], [0.5, 1, 1]],
-         edge_potentials=[[[1, 0, 1], [1, 1, 1], [0, 1, 1]], [[1, 1, 1]] * 3, [[1, 2, 1]] * 3]),
+    dict(
+        edges=[(0, 1), (1, 2), (2, 0), (2, 3)],
+        states=[2, 3, 4, 2],
+        coupling=[1.2, -0.5, 0.8, 2.0],
+        field=[[0.1, 0.0], [0.0, 0.5, -0.5], [0.3, 0.0, 0.2, -0.1], [0.0, 0.0]],
+    ),
+    dict(
+        edges=[(0, 1), (1, 2), (2, 3)],
+        states=3,
+        coupling=0.5,
+        field=[0.0, 0.0, 0.0],
+        node_potentials=[[1, 1, 1], [1, 0, 2], [1, 1, 1], [0.5, 1, 1]],
+        edge_potentials=[[[1, 0, 1], [1, 1, 1], [0, 1, 1]], [[1, 1, 1]] * 3, [[1, 2, 1]] * 3],
+    ),
 ]
 
 
@@ -128,8 +139,14 @@ def test_mrf_every_adversary_equals_brute_force(k):
     m = MRFModel(**spec)
     cards = m.node_states
     J = np.broadcast_to(np.asarray(spec["coupling"], dtype=float), (len(spec["edges"]),))
-    xs, pr = potts_joint(cards, spec["edges"], J, _field_rows(spec, cards),
-                         spec.get("node_potentials"), spec.get("edge_potentials"))
+    xs, pr = potts_joint(
+        cards,
+        spec["edges"],
+        J,
+        _field_rows(spec, cards),
+        spec.get("node_potentials"),
+        spec.get("edge_potentials"),
+    )
     np.testing.assert_allclose(m.joint_table().reshape(-1), pr, rtol=1e-12, atol=1e-15)
     g = _count(cards)
     b = (0.7, 2.0)[k % 2]
@@ -181,8 +198,15 @@ def _as_network(m):
     return BayesNetModel(parents, cpt)
 
 
-@pytest.mark.parametrize("noise", [{"noise": "gaussian", "sigma": 1.3}, {"noise": "geometric", "epsilon": 0.8},
-                                   {"noise": "staircase", "epsilon": 1.0}, {"epsilon": 0.8}])
+@pytest.mark.parametrize(
+    "noise",
+    [
+        {"noise": "gaussian", "sigma": 1.3},
+        {"noise": "geometric", "epsilon": 0.8},
+        {"noise": "staircase", "epsilon": 1.0},
+        {"epsilon": 0.8},
+    ],
+)
 def test_mrf_equals_its_network_for_every_noise_law(noise):
     """The same law as an MRF and as a (complete) Bayesian network: the same exact BDPL of each
     sampled adversary, with every noise law (the engines are shared; the factorisations differ)."""
@@ -190,10 +214,16 @@ def test_mrf_equals_its_network_for_every_noise_law(noise):
     m = MRFModel(**spec)
     bn = _as_network(m)
     gauss = noise.get("noise") == "gaussian"
-    ms = parse_config({"run": {"adversaries": 1, "estimator": "exact", **({"epsilon_profile": 1.0} if gauss else {})},
-                       "model": {"kind": "mrf", **{k: (list(map(list, v)) if k == "edges" else v)
-                                                   for k, v in spec.items()}},
-                       "mechanism": {"kind": "count", **noise}}).points[0]
+    ms = parse_config(
+        {
+            "run": {"adversaries": 1, "estimator": "exact", **({"epsilon_profile": 1.0} if gauss else {})},
+            "model": {
+                "kind": "mrf",
+                **{k: (list(map(list, v)) if k == "edges" else v) for k, v in spec.items()},
+            },
+            "mechanism": {"kind": "count", **noise},
+        }
+    ).points[0]
     mech = ms.mechanism
     rng = np.random.default_rng(3)
     e1, e2 = MODEL_KINDS["mrf"].exact(m, mech), MODEL_KINDS["bayesnet"].exact(bn, mech)
@@ -209,9 +239,11 @@ def test_karate_with_zero_coupling_is_independent_records():
     """Independent records (coupling 0): every adversary's BDPL of a Laplace count is eps."""
     m = build_mrf({"graph": "karate", "coupling": 0.0, "states": 2, "field": [0.0, 0.4]})
     assert m.n == 34 and len(m.scopes) == 34 + 78
-    doc = {"run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "mrf", "graph": "karate", "coupling": 0.0, "field": [0.0, 0.4]},
-           "mechanism": {"kind": "count", "epsilon": 0.7}}
+    doc = {
+        "run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "mrf", "graph": "karate", "coupling": 0.0, "field": [0.0, 0.4]},
+        "mechanism": {"kind": "count", "epsilon": 0.7},
+    }
     p = parse_config(doc).points[0]
     eng = MODEL_KINDS["mrf"].exact(p.model.fixed, p.mechanism)
     rng = np.random.default_rng(1)
@@ -221,19 +253,28 @@ def test_karate_with_zero_coupling_is_independent_records():
 
 
 def test_karate_club_run_sampled_adversaries_exact(tmp_path):
-    doc = {"run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all", "seed": 4},
-           "model": {"kind": "mrf", "graph": "karate", "coupling": 0.5},
-           "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all", "seed": 4},
+        "model": {"kind": "mrf", "graph": "karate", "coupling": 0.5},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     rows = run_experiment(parse_config(doc), tmp_path, progress=False)
     assert rows[0]["exact_n"] == 3 and 1.0 <= rows[0]["bdpl_exact"] <= 34.0
 
 
 def test_mrf_all_adversaries_through_the_driver(tmp_path):
     spec = MRFS[0]
-    doc = {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "mrf", "edges": [list(e) for e in spec["edges"]], "states": 3,
-                     "coupling": spec["coupling"], "field": spec["field"]},
-           "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+        "model": {
+            "kind": "mrf",
+            "edges": [list(e) for e in spec["edges"]],
+            "states": 3,
+            "coupling": spec["coupling"],
+            "field": spec["field"],
+        },
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     run_experiment(parse_config(doc), tmp_path, progress=False)
     m = MRFModel(**spec)
     xs, pr = potts_joint(m.node_states, spec["edges"], np.full(5, 0.9), [spec["field"]] * 5)
@@ -246,24 +287,45 @@ MRF_BAD = [
     ({"edges": [[0, 0]]}, r"^model.edges\[0\] = \[0, 0\]: an edge joins two different nodes$"),
     ({"edges": [[0, 1], [1, 0]]}, r"^model.edges\[1\] = \[1, 0\]: each edge once"),
     ({"edges": [[0, -1]]}, r"^model.edges\[0\] = \[0, -1\]: must be a pair"),
-    ({"edges": [[0, 1]], "coupling": [1, 2]}, r"^model.coupling = \[1, 2\]: must be a finite number or a list of one per edge \(1\)$"),
+    (
+        {"edges": [[0, 1]], "coupling": [1, 2]},
+        r"^model.coupling = \[1, 2\]: must be a finite number or a list of one per edge \(1\)$",
+    ),
     ({"edges": [[0, 1]], "coupling": 1e6}, r"^model.coupling = .*at most 100"),
-    ({"edges": [[0, 1]], "states": 3, "field": [0, 1]}, r"^model.field = \[0, 1\]: one value per state needs"),
-    ({"edges": [[0, 1]], "states": [2, 3], "field": [[0, 1], [0, 1]]}, r"^model.field\[1\] = \[0, 1\]: must be 3 finite"),
+    (
+        {"edges": [[0, 1]], "states": 3, "field": [0, 1]},
+        r"^model.field = \[0, 1\]: one value per state needs",
+    ),
+    (
+        {"edges": [[0, 1]], "states": [2, 3], "field": [[0, 1], [0, 1]]},
+        r"^model.field\[1\] = \[0, 1\]: must be 3 finite",
+    ),
     ({"edges": [[0, 1]], "states": 1}, r"^model.states = 1: must be an integer in 2..1000"),
     ({"edges": [[0, 1]], "nodes": 1}, r"^model.nodes = 1: must be an integer in 2"),
     ({"edges": [[0, 5]], "nodes": 3}, r"^model.edges = .*node indices must be in 0..2"),
     ({"graph": "football"}, r"^model.graph = 'football': must be one of \['karate'\]$"),
-    ({"edges": [[0, 1]], "node_potentials": [[1, 1], [0, 0]]}, r"^model.node_potentials\[1\] = .*needs an entry > 0$"),
-    ({"edges": [[0, 1]], "edge_potentials": [[[1, 1]]]}, r"^model.edge_potentials\[0\] = .*must have shape \(2, 2\)"),
+    (
+        {"edges": [[0, 1]], "node_potentials": [[1, 1], [0, 0]]},
+        r"^model.node_potentials\[1\] = .*needs an entry > 0$",
+    ),
+    (
+        {"edges": [[0, 1]], "edge_potentials": [[[1, 1]]]},
+        r"^model.edge_potentials\[0\] = .*must have shape \(2, 2\)",
+    ),
     ({"edges": [[0, 1]], "records": [0, 3]}, r"^model.records = 3: entries must be nodes in 0..1$"),
     ({"edges": [[0, 1]], "names": ["a", "a"]}, r"^model.names = \['a'\]: names must be distinct$"),
     ({"edges": [[0, 1]], "gamma": 2}, r"^model.gamma = 2: not a key of an mrf model"),
-    ({"edges": [[0, 1]], "node_potentials": [[1, 0], [0, 1]], "edge_potentials": [[[1, 0], [0, 1]]]},
-     r"^model = 'potentials': every joint state has weight zero"),
-    ({"edges": [[r * 40 + c, r * 40 + c + 1] for r in range(40) for c in range(39)]
-      + [[r * 40 + c, r * 40 + c + 40] for r in range(39) for c in range(40)]},
-     r"^model.edges = '1600 nodes, induced width \d+': infeasible"),
+    (
+        {"edges": [[0, 1]], "node_potentials": [[1, 0], [0, 1]], "edge_potentials": [[[1, 0], [0, 1]]]},
+        r"^model = 'potentials': every joint state has weight zero",
+    ),
+    (
+        {
+            "edges": [[r * 40 + c, r * 40 + c + 1] for r in range(40) for c in range(39)]
+            + [[r * 40 + c, r * 40 + c + 40] for r in range(39) for c in range(40)]
+        },
+        r"^model.edges = '1600 nodes, induced width \d+': infeasible",
+    ),
 ]
 
 
@@ -276,15 +338,18 @@ def test_mrf_bad_inputs_are_one_line_naming_the_field(doc, message):
 
 def test_mrf_is_a_registered_kind_and_refuses_the_markov_quilt():
     assert "mrf" in MODEL_KINDS
-    doc = {"run": {"adversaries": 2, "estimator": "exact"},
-           "model": {"kind": "mrf", "edges": [[0, 1], [1, 2]], "coupling": 0.5},
-           "mechanism": {"kind": "markov_quilt", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 2, "estimator": "exact"},
+        "model": {"kind": "mrf", "edges": [[0, 1], [1, 2]], "coupling": 0.5},
+        "mechanism": {"kind": "markov_quilt", "epsilon": 1.0},
+    }
     with pytest.raises(ConfigError) as err:
         parse_config(doc)
     assert "\n" not in str(err.value)
 
 
 # ----------------------------------------------------------------------------- Bayesian networks
+
 
 @pytest.mark.parametrize("seed", range(4))
 def test_mixed_cardinality_networks_every_adversary_equals_brute_force(seed):
@@ -296,15 +361,22 @@ def test_mixed_cardinality_networks_every_adversary_equals_brute_force(seed):
     g = _count(m.record_states, counted=int(rng.integers(0, 2)))
     ref = brute_all_adversaries(xs, pr, g, 1.0)
     for method in ("exhaustive", "regions"):
-        assert bdpl_search(m, _g_table(m, g), laplace_score(1.0), method=method).bdpl == pytest.approx(ref, abs=1e-9)
+        assert bdpl_search(m, _g_table(m, g), laplace_score(1.0), method=method).bdpl == pytest.approx(
+            ref, abs=1e-9
+        )
 
 
-MIXED = {"kind": "bayesnet", "parents": [[], [0], [0], [1, 2]],
-         "names": ["Smoker", "Cough", "Stage", "Xray"],
-         "cpt": [[0.2, 0.3, 0.5],
-                 [[0.7, 0.3], [0.4, 0.6], [0.1, 0.9]],
-                 [[0.5, 0.2, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]],
-                 [[[0.9, 0.1], [0.6, 0.4], [0.5, 0.5], [0.2, 0.8]], [[0.3, 0.7], [0.4, 0.6], [0.1, 0.9], [0.5, 0.5]]]]}
+MIXED = {
+    "kind": "bayesnet",
+    "parents": [[], [0], [0], [1, 2]],
+    "names": ["Smoker", "Cough", "Stage", "Xray"],
+    "cpt": [
+        [0.2, 0.3, 0.5],
+        [[0.7, 0.3], [0.4, 0.6], [0.1, 0.9]],
+        [[0.5, 0.2, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]],
+        [[[0.9, 0.1], [0.6, 0.4], [0.5, 0.5], [0.2, 0.8]], [[0.3, 0.7], [0.4, 0.6], [0.1, 0.9], [0.5, 0.5]]],
+    ],
+}
 
 
 def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
@@ -312,8 +384,17 @@ def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
 
     from bdpsim.pipeline.rows import ADVERSARY_SCHEMA, typed_rows
 
-    doc = {"run": {"adversaries": 30, "estimator": ["exact", "mixture"], "samples": 2000, "known_sizes": "all",
-                   "seed": 2}, "model": MIXED, "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {
+            "adversaries": 30,
+            "estimator": ["exact", "mixture"],
+            "samples": 2000,
+            "known_sizes": "all",
+            "seed": 2,
+        },
+        "model": MIXED,
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     run_experiment(parse_config(doc), tmp_path, progress=False)
     with gzip.open(tmp_path / "adversaries.csv.gz", "rt") as fh:
         lines = [ln.rstrip("\n").split(",") for ln in fh]
@@ -333,12 +414,14 @@ def test_sampled_adversaries_on_mixed_cardinalities_exact_and_mixture(tmp_path):
     assert all(s["argmax_i_name"] in MIXED["names"] for s in summ)
 
 
-
 def test_all_adversary_search_rows_carry_node_names(tmp_path):
     """The all-adversary search (the driver's window rows) names the nodes as sampled adversaries
     do: from the model's record names (HasRecordNames), not from a key of the row."""
-    doc = {"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}, "model": MIXED,
-           "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+        "model": MIXED,
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     run_experiment(parse_config(doc), tmp_path, progress=False)
     rows = read_adversaries(tmp_path)
     names = dict(enumerate(MIXED["names"]))
@@ -349,20 +432,28 @@ def test_all_adversary_search_rows_carry_node_names(tmp_path):
     summ = read_summary(tmp_path)[0]
     assert summ["argmax_i_name"] == names[summ["argmax_i"]]
 
+
 def test_rounded_tables_are_renormalised_with_a_note_and_named_beyond(tmp_path):
     doc = {**MIXED, "cpt": [[0.2, 0.3, 0.4999995]] + MIXED["cpt"][1:]}
     m = build_bn(doc)
     assert m.cpt[0].sum() == pytest.approx(1.0, abs=1e-15)
     assert m.notes and "'Smoker'" in m.notes[0] and "table_tolerance" in m.notes[0]
-    run = {"run": {"adversaries": 2, "estimator": "exact"}, "model": doc, "mechanism": {"kind": "count", "epsilon": 1.0}}
+    run = {
+        "run": {"adversaries": 2, "estimator": "exact"},
+        "model": doc,
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     run_experiment(parse_config(run), tmp_path, progress=False)
     import json
+
     meta = json.loads((tmp_path / "metadata.json").read_text())
     assert "renormalised" in meta["points"][0]["model_notes"][0]
     with pytest.raises(ConfigError, match=r"^model.cpt\['Smoker'\] = .*the root's table sums to 0.99"):
         build_bn({**MIXED, "cpt": [[0.2, 0.3, 0.49]] + MIXED["cpt"][1:]})
     assert build_bn({**doc, "table_tolerance": 0.02, "cpt": [[0.2, 0.3, 0.49]] + MIXED["cpt"][1:]}).notes
-    with pytest.raises(ConfigError, match=r"^model.cpt\['Cough'\] = .*rows must sum to 1 \(row \(1,\) sums to 1.1"):
+    with pytest.raises(
+        ConfigError, match=r"^model.cpt\['Cough'\] = .*rows must sum to 1 \(row \(1,\) sums to 1.1"
+    ):
         build_bn({**MIXED, "cpt": [MIXED["cpt"][0], [[0.7, 0.3], [0.5, 0.6], [0.1, 0.9]]] + MIXED["cpt"][2:]})
     with pytest.raises(ConfigError, match=r"^model.table_tolerance = 0.5: must be a number in \[0, 0.1\)"):
         build_bn({**MIXED, "table_tolerance": 0.5})
@@ -373,16 +464,29 @@ def test_root_tables_and_hmm_initial_must_sum_to_one():
     with pytest.raises(ConfigError, match=r"^model.cpt\[0\] = \[0.5, 0.9\]: rows must sum to 1 \(the root's"):
         build_bn({"kind": "bayesnet", "parents": [[], [0]], "cpt": [[0.5, 0.9], [[0.5, 0.5], [0.5, 0.5]]]})
     with pytest.raises(ConfigError, match=r"^model.hmm.initial = \[0.5, 0.6\]: must be 2 probabilities"):
-        build_bn({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1, 0], [0, 1]],
-                                              "n": 3, "initial": [0.5, 0.6]}})
+        build_bn(
+            {
+                "kind": "bayesnet",
+                "hmm": {
+                    "transition": [[0.9, 0.1], [0.2, 0.8]],
+                    "emission": [[1, 0], [0, 1]],
+                    "n": 3,
+                    "initial": [0.5, 0.6],
+                },
+            }
+        )
 
 
 def test_hmm_length_is_refused_before_building():
     """Issue 27 item 9: n = 10^9 refused at once, naming model.hmm.n."""
     t0 = time.perf_counter()
     with pytest.raises(ConfigError, match=r"^model.hmm.n = 1000000000: must be an integer in 1..50000"):
-        build_bn({"kind": "bayesnet", "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1, 0], [0, 1]],
-                                              "n": 10**9}})
+        build_bn(
+            {
+                "kind": "bayesnet",
+                "hmm": {"transition": [[0.9, 0.1], [0.2, 0.8]], "emission": [[1, 0], [0, 1]], "n": 10**9},
+            }
+        )
     assert time.perf_counter() - t0 < 1.0
 
 
@@ -398,10 +502,15 @@ def _grid_network(side):
 
 def test_markov_quilt_on_a_wide_grid_is_refused_in_one_line():
     """Issue 27 item 10: a 40 x 40 grid network, kind = 'markov_quilt': one line, no 4 GiB table."""
-    doc = {"run": {"adversaries": 2, "estimator": "exact"}, "model": _grid_network(40),
-           "mechanism": {"kind": "markov_quilt", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 2, "estimator": "exact"},
+        "model": _grid_network(40),
+        "mechanism": {"kind": "markov_quilt", "epsilon": 1.0},
+    }
     for mech in ("markov_quilt", "count"):
-        with pytest.raises(ConfigError, match=r"^model.parents = '1600 nodes, induced width \d+': infeasible") as err:
+        with pytest.raises(
+            ConfigError, match=r"^model.parents = '1600 nodes, induced width \d+': infeasible"
+        ) as err:
             parse_config({**doc, "mechanism": {"kind": mech, "epsilon": 1.0}})
     assert "\n" not in str(err.value) and len(str(err.value)) < 400
 
@@ -412,7 +521,9 @@ def test_long_chain_network_has_no_overflow_and_short_messages():
     n = 4000
     P = np.array([[0.9, 0.1], [0.2, 0.8]])
     m = BayesNetModel([[]] + [[t - 1] for t in range(1, n)], [[0.5, 0.5]] + [P] * (n - 1))
-    known = {k: int(v) for k, v in zip(range(0, n, 2), m.sample(1, np.random.default_rng(0))[0, ::2], strict=True)}
+    known = {
+        k: int(v) for k, v in zip(range(0, n, 2), m.sample(1, np.random.default_rng(0))[0, ::2], strict=True)
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         law = m.additive_law(known, [0, 1])
@@ -431,8 +542,11 @@ def test_all_adversary_search_is_refused_up_front_with_its_estimate():
     m = random_network(rng, nodes=24, records=24, max_states=4, max_parents=3)
     g = np.zeros((m.n, m.states), dtype=int)
     g[:, 1] = 1
-    with pytest.raises(ConfigError, match=r"^run.adversaries = 'all': the exact search over every adversary is "
-                                          r"refused up front"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^run.adversaries = 'all': the exact search over every adversary is "
+        r"refused up front",
+    ):
         search_plan(m, g, max_regions=2000)
     small = build_bn(MIXED)
     plan = search_plan(small, _g_table(small, _count(small.record_states)))
@@ -448,9 +562,11 @@ def test_alarm_from_its_bif_runs_sampled_adversaries_exactly(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         BIFWriter(get_example_model("alarm")).write_bif(str(tmp_path / "alarm.bif"))
-    doc = {"run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "bayesnet", "bif": str(tmp_path / "alarm.bif")},
-           "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "bayesnet", "bif": str(tmp_path / "alarm.bif")},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     cfg = parse_config(doc)
     m = cfg.points[0].model.fixed
     assert m.size == 37 and len(set(m.node_states)) > 1 and "HYPOVOLEMIA" in m.names

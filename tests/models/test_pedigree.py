@@ -22,15 +22,25 @@ from bdpsim.models.pedigree.exact import (
 from bdpsim.models.pedigree.model import TRANSMISSION, PedigreeModel, genotype_states, hardy_weinberg
 
 # thesis Table 3, typed in from the thesis: rows X_j, columns X_k, cells (BB, Bb, bb)
-TABLE3 = {(0, 0): (1, 0, 0), (0, 1): (.5, .5, 0), (0, 2): (0, 1, 0),
-          (1, 0): (.5, .5, 0), (1, 1): (.25, .5, .25), (1, 2): (0, .5, .5),
-          (2, 0): (0, 1, 0), (2, 1): (0, .5, .5), (2, 2): (0, 0, 1)}
+TABLE3 = {
+    (0, 0): (1, 0, 0),
+    (0, 1): (0.5, 0.5, 0),
+    (0, 2): (0, 1, 0),
+    (1, 0): (0.5, 0.5, 0),
+    (1, 1): (0.25, 0.5, 0.25),
+    (1, 2): (0, 0.5, 0.5),
+    (2, 0): (0, 1, 0),
+    (2, 1): (0, 0.5, 0.5),
+    (2, 2): (0, 0, 1),
+}
 
-SMALL = [PedigreeModel.nuclear(4, 0.3),
-         PedigreeModel.nuclear(5, 0.1),
-         PedigreeModel.three_generation(6, 0.4),
-         PedigreeModel(((), (), (), (0, 1), (0, 2), (3, 4)), founder_law=(0.5, 0.3, 0.2)),
-         PedigreeModel(((), (), (0, 1), (0, 1), ()), 0.5)]
+SMALL = [
+    PedigreeModel.nuclear(4, 0.3),
+    PedigreeModel.nuclear(5, 0.1),
+    PedigreeModel.three_generation(6, 0.4),
+    PedigreeModel(((), (), (), (0, 1), (0, 2), (3, 4)), founder_law=(0.5, 0.3, 0.2)),
+    PedigreeModel(((), (), (0, 1), (0, 1), ()), 0.5),
+]
 
 
 def joint(model):
@@ -85,6 +95,7 @@ def brute_all(model, mech):
 
 # ---------------------------------------------------------------------------------- the model
 
+
 def test_transmission_is_thesis_table_3_and_hardy_weinberg():
     for (a, b), row in TABLE3.items():
         assert TRANSMISSION[a, b] == pytest.approx(row, abs=0)
@@ -106,19 +117,22 @@ def test_constructors_and_structure():
     assert x.parents == ((), (), (0, 1)) and x.leaf_groups == (((0, 1), (2,)),)
 
 
-@pytest.mark.parametrize("kwargs,field,words", [
-    (dict(parents=[[], [], [1, 3], []]), "model.parents", "precede"),
-    (dict(parents=[[], [1, 1]]), "model.parents", "own parent"),
-    (dict(parents=[[], [], [0, 1, 1]]), "model.parents", "at most two"),
-    (dict(parents=[[], [0]]), "model.parents", "0 or 2 parents"),
-    (dict(parents=[[], [], [2, 0]]), "model.parents", "own parent"),
-    (dict(parents=[[], [], [0, 0]]), "model.parents", "different"),
-    (dict(parents=[]), "model.parents", "non-empty"),
-    (dict(parents=[[]], allele_b=1.0), "model.allele_b", "(0, 1)"),
-    (dict(parents=[[]], allele_b=0.0), "model.allele_b", "(0, 1)"),
-    (dict(parents=[[]], founder_law=(0.5, 0.5, 0.0)), "model.founder_law", "> 0"),
-    (dict(parents=[[]], founder_law=(0.5, 0.6, 0.1)), "model.founder_law", "summing to 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field,words",
+    [
+        (dict(parents=[[], [], [1, 3], []]), "model.parents", "precede"),
+        (dict(parents=[[], [1, 1]]), "model.parents", "own parent"),
+        (dict(parents=[[], [], [0, 1, 1]]), "model.parents", "at most two"),
+        (dict(parents=[[], [0]]), "model.parents", "0 or 2 parents"),
+        (dict(parents=[[], [], [2, 0]]), "model.parents", "own parent"),
+        (dict(parents=[[], [], [0, 0]]), "model.parents", "different"),
+        (dict(parents=[]), "model.parents", "non-empty"),
+        (dict(parents=[[]], allele_b=1.0), "model.allele_b", "(0, 1)"),
+        (dict(parents=[[]], allele_b=0.0), "model.allele_b", "(0, 1)"),
+        (dict(parents=[[]], founder_law=(0.5, 0.5, 0.0)), "model.founder_law", "> 0"),
+        (dict(parents=[[]], founder_law=(0.5, 0.6, 0.1)), "model.founder_law", "summing to 1"),
+    ],
+)
 def test_validation_one_line_naming_the_field(kwargs, field, words):
     with pytest.raises(ConfigError) as e:
         PedigreeModel(**kwargs)
@@ -127,16 +141,17 @@ def test_validation_one_line_naming_the_field(kwargs, field, words):
 
 def test_huge_families_are_refused_instantly():
     """Refused by validation, before any enumeration (how quickly: scripts/benchmark_limits.py)."""
-    for size in (10 ** 9, 1001, 2, True, 5.0):
+    for size in (10**9, 1001, 2, True, 5.0):
         with pytest.raises(ConfigError, match="model.size"):
             PedigreeModel.nuclear(size) if size != 2 else PedigreeModel.three_generation(size)
     with pytest.raises(ConfigError, match="people with children"):
         PedigreeModel(((),) * 14 + tuple((j, j + 1) for j in range(0, 14, 1) if j + 1 < 14))
     with pytest.raises(ConfigError, match="at most 1000 people"):
-        PedigreeModel([[]] * 10 ** 6)
+        PedigreeModel([[]] * 10**6)
 
 
 # ---------------------------------------------------------------------------------- exact laws
+
 
 @pytest.mark.parametrize("model", SMALL)
 def test_count_law_and_evidence_equal_brute_force(model, rng):
@@ -156,9 +171,16 @@ def test_count_law_and_evidence_equal_brute_force(model, rng):
         assert math.exp(model.log_evidence(known)) == pytest.approx(p[ok].sum(), rel=1e-12)
 
 
-@pytest.mark.parametrize("model,known", [
-    (SMALL[0], {}), (SMALL[0], {3: "bb"}), (SMALL[2], {5: 2, 1: 0}), (SMALL[3], {5: 1}),
-    (SMALL[4], {2: 1, 4: 0})])
+@pytest.mark.parametrize(
+    "model,known",
+    [
+        (SMALL[0], {}),
+        (SMALL[0], {3: "bb"}),
+        (SMALL[2], {5: 2, 1: 0}),
+        (SMALL[3], {5: 1}),
+        (SMALL[4], {2: 1, 4: 0}),
+    ],
+)
 def test_sample_conditional_matches_exact_conditional_law(model, known, rng):
     """Chi-square over every genotype tuple, and each tuple within 5 SE (N = 200 000)."""
     N = 200_000
@@ -169,7 +191,7 @@ def test_sample_conditional_matches_exact_conditional_law(model, known, rng):
     ok = np.all([t[:, k] == v for k, v in kn.items()], axis=0) if kn else np.ones(len(t), bool)
     p = np.where(ok, p, 0.0) / p[ok].sum()
     code = (x.astype(np.int64) * 3 ** np.arange(model.n)[::-1]).sum(axis=1)
-    obs = np.bincount(code, minlength=3 ** model.n)
+    obs = np.bincount(code, minlength=3**model.n)
     assert obs[p == 0].sum() == 0
     se = np.sqrt(N * p * (1 - p))
     assert np.all(np.abs(obs - N * p) <= 5 * se + 1e-9)
@@ -190,6 +212,7 @@ def test_sample_is_hardy_weinberg_and_mendelian(rng):
 
 # ---------------------------------------------------------------------------------- exact BDPL
 
+
 @pytest.mark.parametrize("model", SMALL[:4])
 def test_adversary_bdpl_equals_brute_force(model, rng):
     mech = LaplaceCount(float(rng.uniform(0.4, 2.0)), genotype_states(["BB"]))
@@ -199,7 +222,9 @@ def test_adversary_bdpl_equals_brute_force(model, rng):
         i = int(rng.integers(model.n))
         others = [j for j in range(model.n) if j != i]
         K = tuple(sorted(int(k) for k in rng.choice(others, size=rng.integers(0, model.n), replace=False)))
-        adv = Adversary(i, K, tuple(int(v) for v in rng.integers(0, 3, len(K))), *map(int, rng.choice(3, 2, False)))
+        adv = Adversary(
+            i, K, tuple(int(v) for v in rng.integers(0, 3, len(K))), *map(int, rng.choice(3, 2, False))
+        )
         l1, l2 = (brute_law(t, p, adv.condition(v), [0], model.n) for v in (adv.x, adv.x_prime))
         if l1 is None or l2 is None:
             with pytest.raises(NotAvailable):
@@ -210,9 +235,16 @@ def test_adversary_bdpl_equals_brute_force(model, rng):
         done += 1
 
 
-@pytest.mark.parametrize("model,counted", [(SMALL[0], ["BB"]), (SMALL[1], ["Bb"]),
-                                           (SMALL[2], ["BB"]), (SMALL[3], ["BB", "bb"]),
-                                           (SMALL[4], ["bb"])])
+@pytest.mark.parametrize(
+    "model,counted",
+    [
+        (SMALL[0], ["BB"]),
+        (SMALL[1], ["Bb"]),
+        (SMALL[2], ["BB"]),
+        (SMALL[3], ["BB", "bb"]),
+        (SMALL[4], ["bb"]),
+    ],
+)
 def test_exhaustive_classes_equal_brute_force_over_every_adversary(model, counted):
     """Every adversary (i, K, x_K, {x, x'}) of the brute force lies in exactly one class of the
     exchangeability reduction, with the same BDPL; the class representatives cover them all."""
@@ -230,8 +262,9 @@ def test_exhaustive_classes_equal_brute_force_over_every_adversary(model, counte
     assert max(per) == pytest.approx(res.value.max(), abs=1e-12)
     thesis = exhaustive_pedigree_count(model, mech, min_known=1)
     assert thesis.known_size.min() == 1
-    assert thesis.value.max() == pytest.approx(max(v for k, v in brute.items()
-                                                   if sum(p >= 0 for p in k[1]) >= 1), abs=1e-10)
+    assert thesis.value.max() == pytest.approx(
+        max(v for k, v in brute.items() if sum(p >= 0 for p in k[1]) >= 1), abs=1e-10
+    )
 
 
 def test_independent_founders_have_bdpl_epsilon():
@@ -321,10 +354,12 @@ def test_compositions_and_limits():
 
 # ---------------------------------------------------------------------------------- integration
 
+
 def test_estimators_sample_pedigrees_through_the_model(rng):
     """The sampling layer of the kde/mixture estimators draws data tuples from
     ``sample_conditional``: the resulting counts follow the exact count law (5 SE, N = 100 000)."""
     from bdpsim.estimators.sampling import sample_query_counts
+
     model, mech = PedigreeModel.three_generation(7, 0.3), LaplaceCount(1.0, genotype_states(["BB"]))
     known = {2: 0, 6: 1}
     N = 100_000
@@ -339,6 +374,7 @@ def test_studies_rows_and_figures():
     from bdpsim.figures import subplots
     from bdpsim.figures.pedigree import plot_family_size, plot_generations
     from bdpsim.studies.genomic_study import family_size_study, generation_study
+
     rows = family_size_study(sizes=[3, 6], epsilons=[1.0], allele_bs=[0.3])
     small, big = rows
     assert (small["worst_role"], small["worst_known_size"], small["worst_x"]) == ("child", 0, "BB")

@@ -6,7 +6,9 @@ import pytest
 def test_transient_class_is_named():
     from bdpsim.kernels.chains.transition import chain_structure
 
-    assert chain_structure([[0.5, 0.5], [0.0, 1.0]]) == "reducible: 2 communicating classes {0} (transient), {1}"
+    assert (
+        chain_structure([[0.5, 0.5], [0.0, 1.0]]) == "reducible: 2 communicating classes {0} (transient), {1}"
+    )
     assert chain_structure([[0.0, 1.0], [1.0, 0.0]]) is None  # periodic but irreducible
 
 

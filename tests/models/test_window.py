@@ -22,9 +22,16 @@ from ..helpers import brute_count_law, markov_joint
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
 # (states, n, stationary start, counted states, seed)
-CASES = [(2, 8, True, (1,), 1), (2, 7, False, (0,), 2), (3, 6, True, (2,), 3),
-         (3, 6, False, (0, 2), 4), (3, 5, True, (1,), 5), (4, 5, True, (1, 3), 6),
-         (4, 5, False, (0,), 7), (4, 5, True, (0, 1, 2), 8)]
+CASES = [
+    (2, 8, True, (1,), 1),
+    (2, 7, False, (0,), 2),
+    (3, 6, True, (2,), 3),
+    (3, 6, False, (0, 2), 4),
+    (3, 5, True, (1,), 5),
+    (4, 5, True, (1, 3), 6),
+    (4, 5, False, (0,), 7),
+    (4, 5, True, (0, 1, 2), 8),
+]
 
 
 def random_chain(states, n, stationary, seed):
@@ -88,8 +95,10 @@ def brute_sum_bdpl(model, f, b):
             for K in itertools.combinations(others, k):
                 for xk in itertools.product(range(s), repeat=k):
                     ok = (prob > 0) & np.all(tuples[:, list(K)] == np.array(xk, dtype=int), axis=1)
-                    laws = [(total[m], prob[m]) if prob[m].sum() > 0 else None
-                            for m in (ok & (tuples[:, i] == x) for x in range(s))]
+                    laws = [
+                        (total[m], prob[m]) if prob[m].sum() > 0 else None
+                        for m in (ok & (tuples[:, i] == x) for x in range(s))
+                    ]
                     for x, xp in itertools.combinations(range(s), 2):
                         if laws[x] is not None and laws[xp] is not None:
                             v = mixture_sup(*laws[x], *laws[xp], b).value
@@ -97,8 +106,15 @@ def brute_sum_bdpl(model, f, b):
     return best
 
 
-@pytest.mark.parametrize("values,stationary,n", [([0.0, 2.0, 5.0], True, 4), ([0.5, -1.0, 0.25], False, 4),
-                                                 ([3.0, 3.0, 4.0], True, 4), ([-1.0, 2.0], False, 6)])
+@pytest.mark.parametrize(
+    "values,stationary,n",
+    [
+        ([0.0, 2.0, 5.0], True, 4),
+        ([0.5, -1.0, 0.25], False, 4),
+        ([3.0, 3.0, 4.0], True, 4),
+        ([-1.0, 2.0], False, 6),
+    ],
+)
 def test_sum_of_state_values_equals_brute_force(values, stationary, n):
     model, _ = random_chain(len(values), n, stationary, 21)
     f = query_values(len(values), state_values=values)
@@ -172,12 +188,21 @@ def test_every_window_geometry_is_counted():
     assert res.n_windows == sum((i + 1) * (n - i) for i in range(n))  # l in -1..i-1, r in i+1..n
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    (dict(noise_scale=0.0), "noise_scale"), (dict(noise_scale=float("nan")), "noise_scale"),
-    (dict(min_known=9), "min_known"), (dict(min_known=-1), "min_known"),
-    (dict(targets=[]), "targets"), (dict(targets=[9]), "targets"),
-    (dict(window_limit=-2), "window_limit"), (dict(window_limit="big"), "window_limit"),
-    (dict(values=np.array([0.0, 1.0, 2.0])), "values"), (dict(tolerance=0.0), "tolerance")])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        (dict(noise_scale=0.0), "noise_scale"),
+        (dict(noise_scale=float("nan")), "noise_scale"),
+        (dict(min_known=9), "min_known"),
+        (dict(min_known=-1), "min_known"),
+        (dict(targets=[]), "targets"),
+        (dict(targets=[9]), "targets"),
+        (dict(window_limit=-2), "window_limit"),
+        (dict(window_limit="big"), "window_limit"),
+        (dict(values=np.array([0.0, 1.0, 2.0])), "values"),
+        (dict(tolerance=0.0), "tolerance"),
+    ],
+)
 def test_bad_inputs_name_the_field(kwargs, field):
     args = dict(model=MarkovChainModel(ACTIVITY, 9), values=query_values(2, [1]), noise_scale=1.0)
     args.update(kwargs)
@@ -186,11 +211,14 @@ def test_bad_inputs_name_the_field(kwargs, field):
 
 
 def test_bad_query_values():
-    for kw, field in [(dict(counted_states=[2]), "counted_states"), (dict(counted_states=[]), "counted_states"),
-                      (dict(counted_states=[1, 1]), "counted_states"),
-                      (dict(state_values=[1.0]), "state_values"),
-                      (dict(state_values=[0.0, np.inf]), "state_values"),
-                      (dict(counted_states=[1], state_values=[0.0, 1.0]), "state_values")]:
+    for kw, field in [
+        (dict(counted_states=[2]), "counted_states"),
+        (dict(counted_states=[]), "counted_states"),
+        (dict(counted_states=[1, 1]), "counted_states"),
+        (dict(state_values=[1.0]), "state_values"),
+        (dict(state_values=[0.0, np.inf]), "state_values"),
+        (dict(counted_states=[1], state_values=[0.0, 1.0]), "state_values"),
+    ]:
         with pytest.raises(ValueError, match=f"^{field} = "):  # a kernel: its parameter's name
             query_values(2, **kw)
     with pytest.raises(ConfigError, match="^model = "):
@@ -205,13 +233,22 @@ def test_leakage_by_knowledge_table(tmp_path):
     full = window_search(model, f, 1.0, window_limit=None)
     assert best["bdpl"] == pytest.approx(full.bdpl, abs=1e-15)
     # a stationary two-state chain is reversible: mirrored windows tie, so compare unordered
-    assert sorted((best["unknown_left"], best["unknown_right"])) == sorted((full.worst.left, full.worst.right))
-    cell = next(r for r in rows if (r["unknown_left"], r["unknown_right"], r["left_end"], r["right_end"])
-                == (0, 0, "known", "known"))
+    assert sorted((best["unknown_left"], best["unknown_right"])) == sorted(
+        (full.worst.left, full.worst.right)
+    )
+    cell = next(
+        r
+        for r in rows
+        if (r["unknown_left"], r["unknown_right"], r["left_end"], r["right_end"]) == (0, 0, "known", "known")
+    )
     assert cell["bdpl"] == pytest.approx(1.0, abs=1e-12)  # nothing unknown: the DP leakage
     # a cell equals the enumeration restricted to that knowledge: target 0, K = {3..9}
-    chain_start = next(r for r in rows if (r["unknown_left"], r["unknown_right"], r["left_end"],
-                                           r["right_end"]) == (0, 2, "chain end", "known"))
+    chain_start = next(
+        r
+        for r in rows
+        if (r["unknown_left"], r["unknown_right"], r["left_end"], r["right_end"])
+        == (0, 2, "chain end", "known")
+    )
     res = exhaustive_markov_count(model, LaplaceCount(1.0), [7], targets=[0])
     keep = [j for j in range(len(res)) if res.known(j) == tuple(range(3, 10))]
     assert chain_start["bdpl"] == pytest.approx(res.value[keep].max(), abs=1e-12)
@@ -228,6 +265,7 @@ def test_knowledge_heatmap(tmp_path):
     import matplotlib.pyplot as plt
 
     from bdpsim.figures.knowledge import plot_knowledge_heatmap
+
     rows = leakage_by_knowledge(MarkovChainModel(ACTIVITY, 30), query_values(2, [1]), 1.0, max_unknown=8)
     fig, ax = plt.subplots()
     assert plot_knowledge_heatmap(rows, ax) is ax
@@ -239,9 +277,11 @@ def test_knowledge_heatmap(tmp_path):
 def _support_cases():
     """Periodic chains, a transient start, zeros: supports that settle late or cycle."""
     rng = np.random.default_rng(11)
-    cases = [([[0, 1, 0, 0], [0, 0, 1, 0], [0.5, 0, 0, 0.5], [1, 0, 0, 0]], [1, 0, 0, 0]),
-             ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], [0.5, 0.5, 0]),
-             ([[0.0, 1.0, 0.0], [0.3, 0.0, 0.7], [0.5, 0.25, 0.25]], [1, 0, 0])]
+    cases = [
+        ([[0, 1, 0, 0], [0, 0, 1, 0], [0.5, 0, 0, 0.5], [1, 0, 0, 0]], [1, 0, 0, 0]),
+        ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], [0.5, 0.5, 0]),
+        ([[0.0, 1.0, 0.0], [0.3, 0.0, 0.7], [0.5, 0.25, 0.25]], [1, 0, 0]),
+    ]
     for _ in range(3):
         s = int(rng.integers(2, 6))
         P = rng.random((s, s)) * (rng.random((s, s)) < 0.6)
@@ -275,12 +315,14 @@ def test_support_cycle_and_lazy_completion_sums_match_the_tables():
             for lmax in sorted({0, 1, min(n - 1, 6), n - 1}):
                 for mk in (0, 1, n // 2):
                     T = np.ones(n, dtype=bool)
-                    assert np.array_equal(wk.feasible_cells(n, lmax, sp, T, mk),
-                                          wk.feasible_cells(n, lmax, ref, T, mk))
+                    assert np.array_equal(
+                        wk.feasible_cells(n, lmax, sp, T, mk), wk.feasible_cells(n, lmax, ref, T, mk)
+                    )
             T = rng.random(n) < 0.5
             T[0] = True
-            assert np.array_equal(wk.feasible_cells(n, min(n - 1, 4), sp, T, 0),
-                                  wk.feasible_cells(n, min(n - 1, 4), ref, T, 0))
+            assert np.array_equal(
+                wk.feasible_cells(n, min(n - 1, 4), sp, T, 0), wk.feasible_cells(n, min(n - 1, 4), ref, T, 0)
+            )
             for f in (np.arange(s, dtype=float), rng.random(s), np.round(rng.random(s) * 10, 1)):
                 left, right = window_completion_sums(model, ref, f)
                 lazy = CompletionSums(model, sp, f)

@@ -18,11 +18,19 @@ PINNED = [
     ("general m eps", lambda: B.general_bound(0.5, 10).value, 5.0, 0),
     ("yang n eps", lambda: B.yang_bound(2.0, 7).value, 14.0, 0),
     ("gaussian bound = h eps", lambda: B.gaussian_bound(2.0, 0.275, 3).value, 2 * 1.853, 1e-3),
-    ("target-dependent gaussian", lambda: B.gaussian_bound(0.1, 0.5, 3, distance=10).value,
-     (9 / (4 * (2 - 1)) + 1) * 0.1 * 10, 1e-12),
+    (
+        "target-dependent gaussian",
+        lambda: B.gaussian_bound(0.1, 0.5, 3, distance=10).value,
+        (9 / (4 * (2 - 1)) + 1) * 0.1 * 10,
+        1e-12,
+    ),
     ("rho=0 -> factor 1", lambda: B.gaussian_factor(0.0, 5), 1.0, 0),
-    ("markov bound eps + 4 ln gamma, symmetric chain g=10", lambda: B.markov_bound(1.0, B.symmetric_chain(10)).value,
-     1 + 4 * math.log(10), 1e-12),
+    (
+        "markov bound eps + 4 ln gamma, symmetric chain g=10",
+        lambda: B.markov_bound(1.0, B.symmetric_chain(10)).value,
+        1 + 4 * math.log(10),
+        1e-12,
+    ),
     ("symmetric chain omega = gamma", lambda: B.omega_of(B.symmetric_chain(7)), 7.0, 1e-12),
     ("laplace alpha ln(20)/eps", lambda: B.laplace_alpha(2.0, 0.05), math.log(20) / 2, 1e-12),
     ("markov factor", lambda: B.markov_factor(20.0, 7.4746), 20 / (20 - 4 * math.log(7.4746)), 1e-12),
@@ -52,11 +60,18 @@ def test_markov_calibration_unreachable_is_nan():
     assert math.isnan(B.calibrate_markov(1.0, ACTIVITY))  # 1 <= 8.05
 
 
-@pytest.mark.parametrize("call", [
-    lambda: B.general_bound(-1, 3), lambda: B.general_bound(1, 0), lambda: B.gaussian_factor(1.2, 3),
-    lambda: B.transition_matrix([[0.5, 0.6], [0.5, 0.5]]), lambda: B.transition_matrix([[1.0]]),
-    lambda: B.symmetric_chain(0.5), lambda: B.laplace_alpha(1, 1.5),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: B.general_bound(-1, 3),
+        lambda: B.general_bound(1, 0),
+        lambda: B.gaussian_factor(1.2, 3),
+        lambda: B.transition_matrix([[0.5, 0.6], [0.5, 0.5]]),
+        lambda: B.transition_matrix([[1.0]]),
+        lambda: B.symmetric_chain(0.5),
+        lambda: B.laplace_alpha(1, 1.5),
+    ],
+)
 def test_bad_inputs_raise_one_line_value_errors(call):
     """The bounds' own checks raise ConfigError; the kernels they re-export (transition_matrix,
     symmetric_chain) a plain ValueError naming their parameter (issue 28)."""

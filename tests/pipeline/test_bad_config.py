@@ -97,7 +97,9 @@ def test_failure_mid_run_in_a_worker(tmp_path, capsys):
     mod = f"hostile_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{mod}.py").write_text(MECH)
     out = tmp_path / "o"
-    rc, _, err = cli(capsys, "run", python_config(tmp_path, f"{mod}:big"), "--out", out, "--jobs", "2", "--quiet")
+    rc, _, err = cli(
+        capsys, "run", python_config(tmp_path, f"{mod}:big"), "--out", out, "--jobs", "2", "--quiet"
+    )
     one_line_error(rc, err, "too big")
     assert not (out / "summary.csv").exists() and not (out / "adversaries.csv.gz").exists()
     meta = json.loads((out / "metadata.json").read_text())
@@ -116,7 +118,8 @@ def test_worker_that_cannot_load_the_task(tmp_path, monkeypatch, backend):
     (tmp_path / f"{mod}.py").write_text(
         "import os\nif os.environ.get('HOSTILE_PID') != str(os.getpid()):\n"
         "    raise ImportError('only importable in the client')\n"
-        f"from {mod}_impl import ok\n")
+        f"from {mod}_impl import ok\n"
+    )
     monkeypatch.setenv("HOSTILE_PID", str(os.getpid()))
     cfg = load_config(python_config(tmp_path, f"{mod}:ok"))
     with pytest.raises(ConfigError, match="only importable in the client"):
@@ -150,7 +153,7 @@ def test_resume_recomputes_damaged_points(tmp_path):
     again = run_experiment(cfg, out, progress=False, log=log.append)
     assert sum("recomputing" in m for m in log) == 3, log
     assert not any("resuming" in m for m in log)
-    strip = (lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows])
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
     assert strip(again) == strip(first)
     assert gzip.decompress((out / "adversaries.csv.gz").read_bytes()).decode().splitlines() == rows
 
@@ -193,12 +196,21 @@ def test_concurrent_runs_are_serialised(tmp_path):
 
 
 def test_ctrl_c_marks_metadata_interrupted(tmp_path, cli_env):
-    slow = OK.replace("adversaries = 6", "adversaries = 10").replace('"mixture"', '"kde"') \
-        .replace("samples = 1000", "samples = 20000").replace("gamma = 2.0", "gamma = {linspace = [1.5, 5.25, 16]}")
+    slow = (
+        OK.replace("adversaries = 6", "adversaries = 10")
+        .replace('"mixture"', '"kde"')
+        .replace("samples = 1000", "samples = 20000")
+        .replace("gamma = 2.0", "gamma = {linspace = [1.5, 5.25, 16]}")
+    )
     cfg = toml(tmp_path, slow)
     out = tmp_path / "o"
-    proc = subprocess.Popen([PY, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--quiet"],
-                            env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [PY, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--quiet"],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     meta = out / "metadata.json"
     # Ctrl-C once the first configuration is saved: mid-run, past the modules the run imports lazily.
     # (A fixed 0.5 s after metadata.json could land inside such an import on a loaded machine: a

@@ -16,9 +16,15 @@ from ..support.bad_input import (
 )
 
 
-@pytest.mark.parametrize("function, words", [
-    ("sys_exit_0", ["sys.exit(0)"]), ("sys_exit_7", ["sys.exit(7)"]), ("os_exit_0", ["os._exit(0)"]),
-    ("complex_out", ["complex"])])
+@pytest.mark.parametrize(
+    "function, words",
+    [
+        ("sys_exit_0", ["sys.exit(0)"]),
+        ("sys_exit_7", ["sys.exit(7)"]),
+        ("os_exit_0", ["os._exit(0)"]),
+        ("complex_out", ["complex"]),
+    ],
+)
 def test_user_mechanism_that_exits_at_call(bdpsim_cli, tmp_path, function, words):
     cfg, out = _user_config(tmp_path, MECHANISMS, function)
     p = bdpsim_cli("run", cfg, "--out", out, "--quiet")
@@ -26,9 +32,14 @@ def test_user_mechanism_that_exits_at_call(bdpsim_cli, tmp_path, function, words
     assert not out.exists() and p.stdout == ""
 
 
-@pytest.mark.parametrize("body, words", [("import sys\nsys.exit(7)\n", "sys.exit(7)"),
-                                         ("import os\nos._exit(0)\n", "os._exit(0)"),
-                                         ("import sys\nsys.exit()\n", "sys.exit(None)")])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("import sys\nsys.exit(7)\n", "sys.exit(7)"),
+        ("import os\nos._exit(0)\n", "os._exit(0)"),
+        ("import sys\nsys.exit()\n", "sys.exit(None)"),
+    ],
+)
 def test_user_mechanism_that_exits_at_import(bdpsim_cli, tmp_path, body, words):
     cfg, out = _user_config(tmp_path, body + "def f(data, rng):\n    return data[:, 0]\n", "f")
     p = bdpsim_cli("validate", cfg)
@@ -76,11 +87,13 @@ def test_run_overwrite_regenerates_committed_results(bdpsim_cli, checkout):
 
 
 def test_validate_of_exhaustive_points_and_long_values(bdpsim_cli, tmp_path):
-    bn = ('[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\nknown_sizes = "all"\n'
-          '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\n'
-          'cpt = [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]\n'
-          '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
-          'model = {cpt = [[0.5, 0.5], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]}\n')
+    bn = (
+        '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\nknown_sizes = "all"\n'
+        '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\n'
+        "cpt = [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]\n"
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+        "model = {cpt = [[0.5, 0.5], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]}\n"
+    )
     p = bdpsim_cli("validate", write_toml(tmp_path / "bn.toml", bn))
     assert p.returncode == 0, p.stderr
     assert "~0 B" not in p.stdout and "~0 units" not in p.stdout

@@ -10,10 +10,16 @@ from bdpsim.pipeline.config import parse_config
 
 from ..conftest import ROOT
 
-BASE_MARKOV = {"run": {"adversaries": 5, "samples": 1000}, "model": {"kind": "markov", "n": 4, "gamma": 2.0},
-               "mechanism": {"kind": "count", "epsilon": 1.0}}
-BASE_GAUSS = {"run": {"adversaries": 5, "samples": 1000}, "model": {"kind": "gaussian", "n": 3, "rho": 0.2},
-              "mechanism": {"kind": "clipped_sum", "epsilon": 1.0, "clip": [0.0, 10.0]}}
+BASE_MARKOV = {
+    "run": {"adversaries": 5, "samples": 1000},
+    "model": {"kind": "markov", "n": 4, "gamma": 2.0},
+    "mechanism": {"kind": "count", "epsilon": 1.0},
+}
+BASE_GAUSS = {
+    "run": {"adversaries": 5, "samples": 1000},
+    "model": {"kind": "gaussian", "n": 3, "rho": 0.2},
+    "mechanism": {"kind": "clipped_sum", "epsilon": 1.0, "clip": [0.0, 10.0]},
+}
 
 
 def with_(base, **changes):
@@ -29,9 +35,18 @@ def with_(base, **changes):
 
 # (label, document, field named in the error)
 BAD = [
-    ("non-PSD covariance", with_(BASE_GAUSS, model__rho=None, model__mean=[0, 0, 0],
-                                 model__cov=[[1, 2, 0], [2, 1, 0], [0, 0, 1]]), "model.cov"),
-    ("rows not summing to 1", with_(BASE_MARKOV, model__gamma=None, model__transition=[[0.9, 0.2], [0.3, 0.7]]), "transition"),
+    (
+        "non-PSD covariance",
+        with_(
+            BASE_GAUSS, model__rho=None, model__mean=[0, 0, 0], model__cov=[[1, 2, 0], [2, 1, 0], [0, 0, 1]]
+        ),
+        "model.cov",
+    ),
+    (
+        "rows not summing to 1",
+        with_(BASE_MARKOV, model__gamma=None, model__transition=[[0.9, 0.2], [0.3, 0.7]]),
+        "transition",
+    ),
     ("negative eps", with_(BASE_MARKOV, mechanism__epsilon=-1.0), "mechanism.epsilon"),
     ("rho out of range", with_(BASE_GAUSS, model__rho=1.5), "model.rho"),
     ("unknown key", with_(BASE_MARKOV, run__sample=10), "run.sample"),
@@ -42,19 +57,38 @@ BAD = [
     ("known size >= n", with_(BASE_MARKOV, run__known_sizes=[0, 4]), "run.known_sizes"),
     ("count on gaussian", with_(BASE_GAUSS, mechanism__kind="count", mechanism__clip=None), "mechanism.kind"),
     ("gamma < 1", with_(BASE_MARKOV, model__gamma=0.5), "gamma"),
-    ("transition and gamma", with_(BASE_MARKOV, model__transition=[[0.5, 0.5], [0.5, 0.5]]), "model.transition"),
+    (
+        "transition and gamma",
+        with_(BASE_MARKOV, model__transition=[[0.5, 0.5], [0.5, 0.5]]),
+        "model.transition",
+    ),
     ("exact on correlated clipped sum", with_(BASE_GAUSS, run__estimator="exact"), "run.estimator"),
     ("all without exact", with_(BASE_MARKOV, run__adversaries="all"), "run.adversaries"),
-    ("counted state out of range", with_(BASE_MARKOV, mechanism__counted_states=[5]), "mechanism.counted_states"),
+    (
+        "counted state out of range",
+        with_(BASE_MARKOV, mechanism__counted_states=[5]),
+        "mechanism.counted_states",
+    ),
     ("samples too few", with_(BASE_MARKOV, run__samples=10), "run.samples"),
     ("bad window", with_(BASE_MARKOV, run__window=[99.0, 1.0]), "run.window"),
     ("bad linspace", with_(BASE_MARKOV, model__gamma={"linspace": [1, 2]}), "model.gamma"),
     ("string where number", with_(BASE_MARKOV, mechanism__epsilon="one"), "mechanism.epsilon"),
     ("markov key on gaussian", with_(BASE_GAUSS, model__gamma=2.0), "model.gamma"),
-    ("sum without noise scale", with_(BASE_GAUSS, mechanism__kind="sum", mechanism__epsilon=None,
-                                      mechanism__clip=None), "mechanism.noise_scale"),
-    ("bad python function", with_(BASE_MARKOV, mechanism__kind="python", mechanism__function="nope:fn"), "mechanism.function"),
-    ("mean length", with_(BASE_GAUSS, model__rho=None, model__mean=[0, 0], model__cov=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]), "model.mean"),
+    (
+        "sum without noise scale",
+        with_(BASE_GAUSS, mechanism__kind="sum", mechanism__epsilon=None, mechanism__clip=None),
+        "mechanism.noise_scale",
+    ),
+    (
+        "bad python function",
+        with_(BASE_MARKOV, mechanism__kind="python", mechanism__function="nope:fn"),
+        "mechanism.function",
+    ),
+    (
+        "mean length",
+        with_(BASE_GAUSS, model__rho=None, model__mean=[0, 0], model__cov=[[1, 0, 0], [0, 1, 0], [0, 0, 1]]),
+        "model.mean",
+    ),
     ("missing model kind", with_(BASE_MARKOV, model__kind=None), "model.kind"),
     ("unknown table", {**BASE_MARKOV, "extra": {}}, "extra"),
     ("seed sweep", with_(BASE_MARKOV, run__seed=[1, 2]), "run.seed"),
@@ -71,8 +105,12 @@ def test_bad_config_names_field(label, doc, field):
 
 
 def test_sweeps_expand_cartesian():
-    doc = with_(BASE_MARKOV, model__gamma={"range": [1, 4, 1]}, mechanism__epsilon=[0.5, 1.0],
-                run__estimator=["kde", "mixture"])
+    doc = with_(
+        BASE_MARKOV,
+        model__gamma={"range": [1, 4, 1]},
+        mechanism__epsilon=[0.5, 1.0],
+        run__estimator=["kde", "mixture"],
+    )
     cfg = parse_config(doc)
     assert len(cfg.points) == 3 * 2 * 2
     assert sorted({p.model.detail["gamma"] for p in cfg.points}) == [1, 2, 3]
@@ -106,11 +144,21 @@ def test_bundled_configs_are_valid():
             assert load_config(f).points, f
 
 
-@pytest.mark.parametrize("content,needle", [
-    ("[run]\nseed = " "-1\n[model]\nkind='markov'\nn=3\ngamma=2.0\n[mechanism]\nkind='count'\nepsilon=1.0\n", "run.seed"),
-    ("this is not toml = = \n", "not valid TOML"),
-    ("[model]\nkind='markov'\nn=3\ntransition=[[0.5,0.6],[0.5,0.5]]\n[mechanism]\nkind='count'\nepsilon=1.0\n", "row must sum to 1"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        (
+            "[run]\nseed = "
+            "-1\n[model]\nkind='markov'\nn=3\ngamma=2.0\n[mechanism]\nkind='count'\nepsilon=1.0\n",
+            "run.seed",
+        ),
+        ("this is not toml = = \n", "not valid TOML"),
+        (
+            "[model]\nkind='markov'\nn=3\ntransition=[[0.5,0.6],[0.5,0.5]]\n[mechanism]\nkind='count'\nepsilon=1.0\n",
+            "row must sum to 1",
+        ),
+    ],
+)
 def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, bdpsim_cli, content, needle):
     cfg = tmp_path / "bad.toml"
     cfg.write_text(content)
@@ -121,16 +169,30 @@ def test_cli_bad_config_one_line_exit_2_nothing_written(tmp_path, bdpsim_cli, co
     assert not out.exists()
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "configs/quickstart.toml", "--jobs", "0"], "--jobs"),
-    (["run", "configs/quickstart.toml", "--jobs", "two"], "--jobs"),
-    (["run", "configs/quickstart.toml", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
-    (["bounds", "markov", "--transition", "[[1,2]", "--epsilon", "1"], "--transition"),
-    (["bounds", "gaussian", "--rho", "0.3", "--m", "3", "--epsilon", "-1"], "epsilon"),
-    (["plot", "/nonexistent/dir"], "summary.csv"),
-    (["run", "configs/quickstart.toml", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1",
-      "--out", "/tmp/bdpsim-test-nodask"], "cannot connect"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "configs/quickstart.toml", "--jobs", "0"], "--jobs"),
+        (["run", "configs/quickstart.toml", "--jobs", "two"], "--jobs"),
+        (["run", "configs/quickstart.toml", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+        (["bounds", "markov", "--transition", "[[1,2]", "--epsilon", "1"], "--transition"),
+        (["bounds", "gaussian", "--rho", "0.3", "--m", "3", "--epsilon", "-1"], "epsilon"),
+        (["plot", "/nonexistent/dir"], "summary.csv"),
+        (
+            [
+                "run",
+                "configs/quickstart.toml",
+                "--backend",
+                "dask",
+                "--scheduler",
+                "tcp://127.0.0.1:1",
+                "--out",
+                "/tmp/bdpsim-test-nodask",
+            ],
+            "cannot connect",
+        ),
+    ],
+)
 def test_cli_bad_arguments(tmp_path, bdpsim_cli, monkeypatch, args, needle):
     monkeypatch.chdir(ROOT)  # the arguments name configs/ relative to the checkout
     p = bdpsim_cli(*args)

@@ -22,13 +22,19 @@ MRF = '[model]\nkind = "mrf"\nstates = 2\ncoupling = 0.5\nedges = [[0, 1], [1, 2
 COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
 
 
-@pytest.mark.parametrize("value, words", [
-    ("true", ["= True", "must be an integer", "not a boolean"]),
-    ('"1000000"', ["must be an integer", "not a string"]),
-    ("[true]", ["not a boolean"]),
-    ("1e6", ["not a float", "1_000_000"])])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("true", ["= True", "must be an integer", "not a boolean"]),
+        ('"1000000"', ["must be an integer", "not a string"]),
+        ("[true]", ["not a boolean"]),
+        ("1e6", ["not a float", "1_000_000"]),
+    ],
+)
 def test_audit_budget_names_what_it_got(bdpsim_cli, tmp_path, value, words):
-    cfg = write_toml(tmp_path / "c.toml", RUN.replace('"exact"', '"audit"') + f"audit_budget = {value}\n" + MARKOV + COUNT)
+    cfg = write_toml(
+        tmp_path / "c.toml", RUN.replace('"exact"', '"audit"') + f"audit_budget = {value}\n" + MARKOV + COUNT
+    )
     p = bdpsim_cli("validate", cfg)
     one_line(p, "run.audit_budget", *words)
     if value != "1e6":
@@ -54,18 +60,30 @@ def test_table_tolerance_zero_still_refuses_a_real_deviation(bdpsim_cli, tmp_pat
 
 
 def test_hmm_initial_with_float_rounding_at_tolerance_zero(bdpsim_cli, tmp_path):
-    hmm = ('[model]\nkind = "bayesnet"\ntable_tolerance = 0\nhmm = { n = 3, transition = [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], '
-           '[0.1, 0.2, 0.7]], emission = [[0.7, 0.3], [0.5, 0.5], [0.2, 0.8]], initial = [0.7, 0.2, 0.1] }\n')
+    hmm = (
+        '[model]\nkind = "bayesnet"\ntable_tolerance = 0\nhmm = { n = 3, transition = [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], '
+        "[0.1, 0.2, 0.7]], emission = [[0.7, 0.3], [0.5, 0.5], [0.2, 0.8]], initial = [0.7, 0.2, 0.1] }\n"
+    )
     cfg = write_toml(tmp_path / "c.toml", RUN + hmm + COUNT)
     p = bdpsim_cli("validate", cfg)
     assert p.returncode == 0, p.stderr
 
 
-@pytest.mark.parametrize("mechanism, words", [
-    ('kind = "markov_quilt"', ["mechanism.kind = 'markov_quilt'", "Bayesian network (kind = 'bayesnet')",
-                               "not model.kind = 'mrf'"]),
-    ('kind = "calibrated"', ["mechanism.kind = 'calibrated'", "not model.kind = 'mrf'"]),
-    ('kind = "wasserstein"', ["mechanism.kind = 'wasserstein'", "not model.kind = 'mrf'"])])
+@pytest.mark.parametrize(
+    "mechanism, words",
+    [
+        (
+            'kind = "markov_quilt"',
+            [
+                "mechanism.kind = 'markov_quilt'",
+                "Bayesian network (kind = 'bayesnet')",
+                "not model.kind = 'mrf'",
+            ],
+        ),
+        ('kind = "calibrated"', ["mechanism.kind = 'calibrated'", "not model.kind = 'mrf'"]),
+        ('kind = "wasserstein"', ["mechanism.kind = 'wasserstein'", "not model.kind = 'mrf'"]),
+    ],
+)
 def test_calibrated_kinds_on_a_random_field_name_what_they_run_on(bdpsim_cli, tmp_path, mechanism, words):
     cfg = write_toml(tmp_path / "c.toml", RUN + MRF + f"[mechanism]\n{mechanism}\nepsilon = 1.0\n")
     one_line(bdpsim_cli("validate", cfg), *words)
@@ -78,10 +96,19 @@ def test_markov_quilt_runs_on_a_bayesian_network(bdpsim_cli, tmp_path):
     assert bdpsim_cli("validate", cfg).returncode == 0
 
 
-@pytest.mark.parametrize("noise, words", [
-    ('noise = "table"\nnoise_pmf = [0.25, 0.5, 0.25]\nnoise_offset = -1\n',
-     ["mechanism.noise = 'table'", "no pure DP", "finite support", "run.epsilon_profile = eps"]),
-    ('noise = "gaussian"\nsigma = 1.0\n', ["mechanism.noise = 'gaussian'", "no pure DP", "run.epsilon_profile = eps"])])
+@pytest.mark.parametrize(
+    "noise, words",
+    [
+        (
+            'noise = "table"\nnoise_pmf = [0.25, 0.5, 0.25]\nnoise_offset = -1\n',
+            ["mechanism.noise = 'table'", "no pure DP", "finite support", "run.epsilon_profile = eps"],
+        ),
+        (
+            'noise = "gaussian"\nsigma = 1.0\n',
+            ["mechanism.noise = 'gaussian'", "no pure DP", "run.epsilon_profile = eps"],
+        ),
+    ],
+)
 def test_no_pure_dp_is_the_mechanism_s_not_the_run_s(bdpsim_cli, tmp_path, noise, words):
     mech = '[mechanism]\nkind = "count"\n' + ("epsilon = 1.0\n" if "table" in noise else "") + noise
     cfg = write_toml(tmp_path / "c.toml", RUN + MARKOV + mech)
@@ -117,8 +144,11 @@ def test_run_key_rule_agrees_with_the_code(est, name, key, op, bound):
         run = {"seed": 1, "adversaries": 2, "estimator": est, name: v}
         if est in ("kde", "mixture") and name != "samples":
             run["samples"] = 1000
-        doc = {"run": run, "model": {"kind": "markov", "n": 4, "gamma": 2.0},
-               "mechanism": {"kind": "count", "epsilon": 1.0}}
+        doc = {
+            "run": run,
+            "model": {"kind": "markov", "n": 4, "gamma": 2.0},
+            "mechanism": {"kind": "count", "epsilon": 1.0},
+        }
         try:
             parse_config(doc)
             return True

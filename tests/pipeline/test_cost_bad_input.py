@@ -20,9 +20,18 @@ RUN = '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n'
 COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
 
 
-@pytest.mark.parametrize("graph", [nx.complete_graph(12), nx.path_graph(7), nx.grid_2d_graph(6, 5),
-                                   nx.karate_club_graph(), nx.gnp_random_graph(80, 0.15, seed=3),
-                                   nx.empty_graph(4), nx.barabasi_albert_graph(60, 4, seed=1)])
+@pytest.mark.parametrize(
+    "graph",
+    [
+        nx.complete_graph(12),
+        nx.path_graph(7),
+        nx.grid_2d_graph(6, 5),
+        nx.karate_club_graph(),
+        nx.gnp_random_graph(80, 0.15, seed=3),
+        nx.empty_graph(4),
+        nx.barabasi_albert_graph(60, 4, seed=1),
+    ],
+)
 def test_degeneracy_equals_networkx_core_number(graph):
     """Independent brute force: networkx's k-core decomposition (max core number = degeneracy)."""
     g = nx.convert_node_labels_to_integers(graph)
@@ -48,7 +57,11 @@ def test_plan_of_huge_cardinalities_is_inf_not_overflow():
 
 
 def test_count_as_float():
-    assert count_as_float(3) == 3.0 and count_as_float(2**1100) == math.inf and f"{count_as_float(2**1100):.3g}" == "inf"
+    assert (
+        count_as_float(3) == 3.0
+        and count_as_float(2**1100) == math.inf
+        and f"{count_as_float(2**1100):.3g}" == "inf"
+    )
 
 
 def _dense_mrf(n: int, states: int = 2) -> str:
@@ -95,9 +108,12 @@ def test_every_adversary_of_a_thousand_record_network(bdpsim_cli, tmp_path):
     n = 1100
     parents = [[]] + [[i - 1] for i in range(1, n)]
     cpt = [[0.5, 0.5]] + [[[0.9, 0.1], [0.2, 0.8]]] * (n - 1)
-    cfg = write_toml(tmp_path / "c.toml", '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\n'
-                     f'known_sizes = "all"\n[model]\nkind = "bayesnet"\nstates = 2\nparents = {parents}\n'
-                     f'cpt = {cpt}\n' + COUNT)
+    cfg = write_toml(
+        tmp_path / "c.toml",
+        '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\n'
+        f'known_sizes = "all"\n[model]\nkind = "bayesnet"\nstates = 2\nparents = {parents}\n'
+        f"cpt = {cpt}\n" + COUNT,
+    )
     p = bdpsim_cli("validate", cfg)
     one_line(p, "run.adversaries", "refused up front", "inf cells")
 

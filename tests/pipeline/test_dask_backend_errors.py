@@ -19,8 +19,14 @@ LIMIT = 30.0
 
 
 def _spawn(args, cwd, env=None):
-    return subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(proc, text, seconds=60.0) -> str:
@@ -45,8 +51,9 @@ def _stop(proc):
 @pytest.fixture
 def scheduler(tmp_path):
     """A scheduler without workers, in its own process; yields its address."""
-    proc = _spawn(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
-                  tmp_path)
+    proc = _spawn(
+        ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"], tmp_path
+    )
     try:
         addr = _wait_for(proc, "Scheduler at:").split("Scheduler at:")[1].strip()
         threading.Thread(target=proc.stderr.read, daemon=True).start()  # keep its pipe drained
@@ -58,8 +65,18 @@ def scheduler(tmp_path):
 def _run_fails(capsys, tmp_path, address, *words):
     out = tmp_path / "o"
     t0 = time.monotonic()
-    rc, stdout, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--backend", "dask",
-                          "--scheduler", address, "--quiet")
+    rc, stdout, err = cli(
+        capsys,
+        "run",
+        toml(tmp_path, OK),
+        "--out",
+        out,
+        "--backend",
+        "dask",
+        "--scheduler",
+        address,
+        "--quiet",
+    )
     took = time.monotonic() - t0
     one_line_error(rc, err, "--scheduler", *words)
     assert took < LIMIT, took
@@ -73,17 +90,38 @@ def test_scheduler_without_workers(capsys, tmp_path, scheduler):
 #: a dask worker in an interpreter where ``import bdpsim`` fails, as on a machine without it: bdpsim
 #: is installed here (the README's ``pip install -e``), so the worker blocks the import itself
 #: (``sys.modules["bdpsim"] = None`` makes every ``import bdpsim...`` raise ImportError)
-WORKER_WITHOUT_BDPSIM = ("import sys; sys.modules['bdpsim'] = None; sys.argv[0] = 'dask-worker'; "
-                         "from distributed.cli.dask_worker import main; main()")
+WORKER_WITHOUT_BDPSIM = (
+    "import sys; sys.modules['bdpsim'] = None; sys.argv[0] = 'dask-worker'; "
+    "from distributed.cli.dask_worker import main; main()"
+)
 
 
 def test_worker_that_cannot_import_bdpsim(capsys, tmp_path, scheduler):
-    probe = subprocess.run([sys.executable, "-c", WORKER_WITHOUT_BDPSIM.split("; sys.argv")[0] + "; import bdpsim"],
-                           cwd=tmp_path, capture_output=True, text=True)
-    assert probe.returncode != 0 and "import of bdpsim halted" in probe.stderr  # the worker's interpreter cannot import it
-    worker = subprocess.Popen([sys.executable, "-c", WORKER_WITHOUT_BDPSIM, scheduler, "--nthreads", "1",
-                               "--no-nanny", "--no-dashboard"], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", WORKER_WITHOUT_BDPSIM.split("; sys.argv")[0] + "; import bdpsim"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        probe.returncode != 0 and "import of bdpsim halted" in probe.stderr
+    )  # the worker's interpreter cannot import it
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            WORKER_WITHOUT_BDPSIM,
+            scheduler,
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for(worker, "Registered to")
         threading.Thread(target=worker.stderr.read, daemon=True).start()

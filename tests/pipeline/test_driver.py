@@ -80,11 +80,18 @@ def test_same_numbers_for_any_jobs_and_dask(tmp_path, configs, name):
     assert table(tmp_path / "j2") == ref
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
-        run_experiment(cfg, tmp_path / "dask", jobs=2, backend="dask",
-                       scheduler=cluster.scheduler_address, progress=False)
+        run_experiment(
+            cfg,
+            tmp_path / "dask",
+            jobs=2,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            progress=False,
+        )
     assert table(tmp_path / "dask") == ref
     assert len(ref[0]) == len(cfg.points)
     for r in ref[0]:
@@ -103,21 +110,44 @@ def test_metadata_records_config_seed_versions_revision(tmp_path, configs):
     summary = (tmp_path / "summary.csv").read_text().splitlines()
     assert len(summary) == 1 + len(cfg.points)
     header = summary[0].split(",")
-    for col in ["model", "n", "epsilon", "rho", "gamma", "clip_low", "clip_high", "estimator",
-                "n_adversaries", "n_samples", "bdpl_p99", "bdpl_p99_ci_low", "bdpl_p99_ci_high", "bdpl_max",
-                "bdpl_median", "noise_floor", "bound_general", "bound_model", "bound_zhao", "seconds"]:
+    for col in [
+        "model",
+        "n",
+        "epsilon",
+        "rho",
+        "gamma",
+        "clip_low",
+        "clip_high",
+        "estimator",
+        "n_adversaries",
+        "n_samples",
+        "bdpl_p99",
+        "bdpl_p99_ci_low",
+        "bdpl_p99_ci_high",
+        "bdpl_max",
+        "bdpl_median",
+        "noise_floor",
+        "bound_general",
+        "bound_model",
+        "bound_zhao",
+        "seconds",
+    ]:
         assert col in header
 
 
 def test_killed_run_resumes_with_same_numbers(tmp_path, cli_env, bdpsim_cli):
     """``bdpsim run`` killed (SIGKILL, a fresh process), then the same command resumes (in-process)."""
     cfg = tmp_path / "kill.toml"
-    cfg.write_text(CONFIG.replace("adversaries = 12", "adversaries = 40").replace("samples = 4000", "samples = 20000")
-                   .replace('gamma = [2.0, 6.0]', 'gamma = [2.0, 4.0, 6.0]'))
+    cfg.write_text(
+        CONFIG.replace("adversaries = 12", "adversaries = 40")
+        .replace("samples = 4000", "samples = 20000")
+        .replace("gamma = [2.0, 6.0]", "gamma = [2.0, 4.0, 6.0]")
+    )
     out = tmp_path / "killed"
     cmd = [PY, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(out), "--jobs", "1", "--quiet"]
-    proc = subprocess.Popen(cmd, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
         if list(out.glob("points/*.json")):

@@ -16,24 +16,39 @@ from bdpsim.pipeline.flags import flags
 def _point(tmp_path, estimator="exact", adversaries="all"):
     from bdpsim.pipeline.config import parse_config
 
-    return parse_config({"run": {"adversaries": adversaries, "estimator": estimator, "known_sizes": "all"},
-                        "model": {"kind": "markov", "n": 4, "gamma": 1.0},
-                        "mechanism": {"kind": "count", "epsilon": 1.5}}).points[0]
+    return parse_config(
+        {
+            "run": {"adversaries": adversaries, "estimator": estimator, "known_sizes": "all"},
+            "model": {"kind": "markov", "n": 4, "gamma": 1.0},
+            "mechanism": {"kind": "count", "epsilon": 1.5},
+        }
+    ).points[0]
 
 
 # ---------------------------------------------------------------------------------- item 6: false alarm
 
+
 def test_lower_bound_flag_compares_the_maximum_not_the_percentile(tmp_path):
     """p99 1.47 < bound_lower 1.5 while bdpl_max = 1.5: an adversary did reach it, no warning."""
     point = _point(tmp_path)
-    row = {"percentile": 99.0, "bdpl_p99": 1.47, "bdpl_max": 1.5, "bdpl_exact": 1.5, "bound_lower": 1.5,
-           "bdpl_se_max": 0.0, "bound_general": 6.0, "estimator": "exact", "n_adversaries": 4}
+    row = {
+        "percentile": 99.0,
+        "bdpl_p99": 1.47,
+        "bdpl_max": 1.5,
+        "bdpl_exact": 1.5,
+        "bound_lower": 1.5,
+        "bdpl_se_max": 0.0,
+        "bound_general": 6.0,
+        "estimator": "exact",
+        "n_adversaries": 4,
+    }
     assert not any("bound_lower" in f for f in flags(point, row))
     missed = flags(point, dict(row, bdpl_max=1.2, bdpl_p99=1.1))  # nobody reached it: said, about the max
     assert any(f.startswith("bdpl_max 1.2 < bound_lower 1.5") for f in missed), missed
 
 
 # ---------------------------------------------------------------------------------- item 6: bounds markov
+
 
 def test_bounds_markov_zero_probability_calibration_is_not_applicable(bdpsim_cli):
     r = bdpsim_cli("bounds", "markov", "--transition", "[[1,0],[0.5,0.5]]", "--epsilon", "1")
@@ -47,6 +62,7 @@ def test_bounds_markov_zero_probability_calibration_is_not_applicable(bdpsim_cli
 
 
 # ---------------------------------------------------------------------------------- item 7: --json
+
 
 def test_bounds_json_parses_and_agrees_with_the_library(bdpsim_cli):
     from bdpsim import bounds as B
@@ -63,7 +79,9 @@ def test_bounds_json_parses_and_agrees_with_the_library(bdpsim_cli):
     d = json.loads(r.stdout)  # inf and nan are written as null (strict JSON), with the reason beside
     assert d["gamma"] is None and d["markov_bound"]["value"] is None and d["markov_bound"]["reason"]
     assert d["calibration"]["tau"] is None and "not applicable" in d["calibration"]["reason"]
-    d = json.loads(bdpsim_cli("bounds", "gaussian", "--rho", "0.275", "--m", "3", "--epsilon", "1", "--json").stdout)
+    d = json.loads(
+        bdpsim_cli("bounds", "gaussian", "--rho", "0.275", "--m", "3", "--epsilon", "1", "--json").stdout
+    )
     assert d["gaussian_bound"]["value"] == B.gaussian_bound(1.0, 0.275, 3).value
     assert d["general_bound"]["value"] == 3.0
     d = json.loads(bdpsim_cli("bounds", "general", "--m", "10", "--epsilon", "0.5", "--json").stdout)
@@ -124,23 +142,36 @@ def test_console_names_the_sampled_max_and_prints_the_bdpl_beside(bdpsim_cli, tm
     from ..conftest import write_toml
 
     _, _, every = sampled_and_all
-    cfg = write_toml(tmp_path / "c.toml", '[run]\nadversaries = 3\nestimator = "exact"\nknown_sizes = "all"\n'
-                     'seed = 3\n[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\n'
-                     'epsilon = 1.0\n')
+    cfg = write_toml(
+        tmp_path / "c.toml",
+        '[run]\nadversaries = 3\nestimator = "exact"\nknown_sizes = "all"\n'
+        'seed = 3\n[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\n'
+        "epsilon = 1.0\n",
+    )
     r = bdpsim_cli("run", cfg, "--out", tmp_path / "o", "--quiet")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     head, row = lines[1].split(), _cells(lines[1], lines[2])
     assert "bdpl_exact" not in head  # the heading says what it is
     sampled = _summary(tmp_path / "o")[0]
-    assert float(row[head.index("exact_max_sampled")]) == pytest.approx(float(sampled["bdpl_exact"]), rel=1e-3)
-    assert float(row[head.index("bdpl_all_adversaries")]) == pytest.approx(float(every["bdpl_exact"]), rel=1e-3)
-    assert any(line.startswith("exact_max_sampled: the largest exact BDPL among the sampled adversaries")
-               for line in lines[3:])
+    assert float(row[head.index("exact_max_sampled")]) == pytest.approx(
+        float(sampled["bdpl_exact"]), rel=1e-3
+    )
+    assert float(row[head.index("bdpl_all_adversaries")]) == pytest.approx(
+        float(every["bdpl_exact"]), rel=1e-3
+    )
+    assert any(
+        line.startswith("exact_max_sampled: the largest exact BDPL among the sampled adversaries")
+        for line in lines[3:]
+    )
     # every adversary examined: the heading stays bdpl_exact, no note, no duplicate column
-    r = bdpsim_cli("run", write_toml(tmp_path / "a.toml", cfg.read_text().replace("adversaries = 3",
-                                                                                  'adversaries = "all"')),
-                   "--out", tmp_path / "a", "--quiet")
+    r = bdpsim_cli(
+        "run",
+        write_toml(tmp_path / "a.toml", cfg.read_text().replace("adversaries = 3", 'adversaries = "all"')),
+        "--out",
+        tmp_path / "a",
+        "--quiet",
+    )
     head = r.stdout.splitlines()[1].split()
     assert "bdpl_exact" in head and "exact_max_sampled" not in head and "bdpl_all_adversaries" not in head
     assert len(r.stdout.splitlines()) == 3
@@ -182,12 +213,16 @@ def test_summary_identity_check_accepts_an_appended_column(tmp_path):
 
 # ---------------------------------------------------------------------------------- item 6: mixture note
 
+
 def test_mixture_says_how_many_adversaries_took_the_exact_law(bdpsim_cli, tmp_path):
     from ..conftest import write_toml
 
-    cfg = write_toml(tmp_path / "m.toml", '[run]\nadversaries = 20\nestimator = "mixture"\nsamples = 1000\n'
-                     'mixture_max_samples = 2000\nmixture_target_width = 0.01\nknown_sizes = "all"\nseed = 3\n'
-                     '[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+    cfg = write_toml(
+        tmp_path / "m.toml",
+        '[run]\nadversaries = 20\nestimator = "mixture"\nsamples = 1000\n'
+        'mixture_max_samples = 2000\nmixture_target_width = 0.01\nknown_sizes = "all"\nseed = 3\n'
+        '[model]\nkind = "markov"\nn = 8\ngamma = 4.0\n[mechanism]\nkind = "count"\nepsilon = 1.0\n',
+    )
     r = bdpsim_cli("run", cfg, "--out", tmp_path / "o", "--quiet")
     assert r.returncode == 0, r.stderr
     k = int(_summary(tmp_path / "o")[0]["exact_law_n"])
@@ -196,6 +231,7 @@ def test_mixture_says_how_many_adversaries_took_the_exact_law(bdpsim_cli, tmp_pa
 
 
 # ---------------------------------------------------------------------------------- item 7: plots
+
 
 def _drawn_labels(ax):
     """Legend labels whose artist draws something visible at a finite point."""
@@ -211,7 +247,9 @@ def _drawn_labels(ax):
     return out
 
 
-def test_one_configuration_plot_has_its_x_a_title_and_only_drawn_distinct_entries(sampled_and_all, monkeypatch):
+def test_one_configuration_plot_has_its_x_a_title_and_only_drawn_distinct_entries(
+    sampled_and_all, monkeypatch
+):
     from bdpsim.figures import summary as S
 
     root = sampled_and_all[0]
@@ -219,8 +257,12 @@ def test_one_configuration_plot_has_its_x_a_title_and_only_drawn_distinct_entrie
 
     def capture(fig, stem, formats=("png", "pdf")):
         ax = fig.axes[0]
-        drawn.update(ticks=list(ax.get_xticks()), title=ax.get_title(), labels=ax.get_legend_handles_labels()[1],
-                     visible=_drawn_labels(ax))
+        drawn.update(
+            ticks=list(ax.get_xticks()),
+            title=ax.get_title(),
+            labels=ax.get_legend_handles_labels()[1],
+            visible=_drawn_labels(ax),
+        )
         return []
 
     monkeypatch.setattr(S, "save", capture)
@@ -243,14 +285,20 @@ def test_plot_out_and_format(bdpsim_cli, sampled_and_all, tmp_path):
     r = bdpsim_cli("plot", root, "--out", tmp_path / "one.v2.pdf")
     assert r.stdout.split() == [str(tmp_path / "one.v2.pdf")]
     assert (tmp_path / "one.v2.pdf").read_bytes()[:5] == b"%PDF-"
-    for args, line in ((("--format", "gif"), "--format = 'gif': must be a comma-separated list of png, pdf, svg"),
-                       (("--out", tmp_path / "x.txt"), "must be a directory or a file name ending in .png")):
+    for args, line in (
+        (("--format", "gif"), "--format = 'gif': must be a comma-separated list of png, pdf, svg"),
+        (("--out", tmp_path / "x.txt"), "must be a directory or a file name ending in .png"),
+    ):
         r = bdpsim_cli("plot", root, *args)
         assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and line in r.stderr, r
-    assert not (tmp_path / "x.txt").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["figs", "one.v2.pdf"]
+    assert not (tmp_path / "x.txt").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "figs",
+        "one.v2.pdf",
+    ]
 
 
 # ---------------------------------------------------------------------------------- item 8: docs
+
 
 def test_config_key_reference_says_gammas_chain_has_two_states():
     from bdpsim import bounds as B
@@ -273,8 +321,9 @@ def test_intervals_page_states_the_adversaries_a_finite_p99_upper_end_needs():
 
     def finite(m, mixture):
         v = np.arange(float(m))
-        return math.isfinite((interval_percentile_ci(v, v, 99.0, 0.95, own) if mixture else
-                              percentile_ci(v, 99.0, 0.95))[1])
+        return math.isfinite(
+            (interval_percentile_ci(v, v, 99.0, 0.95, own) if mixture else percentile_ci(v, 99.0, 0.95))[1]
+        )
 
     need = {mix: next(m for m in range(1, 2000) if finite(m, mix)) for mix in (True, False)}
     assert not finite(need[True] - 1, True) and not finite(need[False] - 1, False)
@@ -287,14 +336,29 @@ def test_intervals_page_states_the_adversaries_a_finite_p99_upper_end_needs():
 
 # ---------------------------------------------------------------------------------- item 8: network run
 
-NETWORK = {"kind": "bayesnet", "states": 2, "parents": [[], [0], [0], [1, 2]],
-           "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
-                   [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
+NETWORK = {
+    "kind": "bayesnet",
+    "states": 2,
+    "parents": [[], [0], [0], [1, 2]],
+    "cpt": [
+        [0.6, 0.4],
+        [[0.8, 0.2], [0.3, 0.7]],
+        [[0.9, 0.1], [0.25, 0.75]],
+        [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
+    ],
+}
 
 
 def test_network_run_over_every_adversary_says_what_its_rows_are(tmp_path):
-    bdpsim.run({"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"}, "model": NETWORK,
-                "mechanism": {"kind": "count", "epsilon": 1.0}}, tmp_path / "all", as_frame=False)
+    bdpsim.run(
+        {
+            "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+            "model": NETWORK,
+            "mechanism": {"kind": "count", "epsilon": 1.0},
+        },
+        tmp_path / "all",
+        as_frame=False,
+    )
     row = _summary(tmp_path / "all")[0]
     assert row["n_adversaries"] == "4" and row["bound_model"] == row["bound_zhao"] == ""
     note = row["bound_note"]
@@ -308,15 +372,31 @@ def test_network_run_over_every_adversary_says_what_its_rows_are(tmp_path):
     from bdpsim.adversary import Adversary
     from bdpsim.pipeline.config import parse_config
 
-    point = parse_config({"run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
-                          "model": NETWORK, "mechanism": {"kind": "count", "epsilon": 1.0}}).points[0]
-    brute = max(bdpsim.exact_bdpl(point.model.fixed, point.mechanism, Adversary(i, K, xk, 1, 0)).bdpl
-                for i in range(4) for r in range(4) for K in itertools.combinations([j for j in range(4) if j != i], r)
-                for xk in itertools.product((0, 1), repeat=r))
+    point = parse_config(
+        {
+            "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+            "model": NETWORK,
+            "mechanism": {"kind": "count", "epsilon": 1.0},
+        }
+    ).points[0]
+    brute = max(
+        bdpsim.exact_bdpl(point.model.fixed, point.mechanism, Adversary(i, K, xk, 1, 0)).bdpl
+        for i in range(4)
+        for r in range(4)
+        for K in itertools.combinations([j for j in range(4) if j != i], r)
+        for xk in itertools.product((0, 1), repeat=r)
+    )
     assert float(row["bdpl_max"]) == pytest.approx(brute, rel=1e-12)
     # a sampled network run: the bound's reason, no search note; a chain: no note at all (tables unchanged)
-    bdpsim.run({"run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"}, "model": NETWORK,
-                "mechanism": {"kind": "count", "epsilon": 1.0}}, tmp_path / "s", as_frame=False)
+    bdpsim.run(
+        {
+            "run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"},
+            "model": NETWORK,
+            "mechanism": {"kind": "count", "epsilon": 1.0},
+        },
+        tmp_path / "s",
+        as_frame=False,
+    )
     note = _summary(tmp_path / "s")[0]["bound_note"]
     assert note.startswith("model, zhao: not applicable") and "rows" not in note
     bdpsim.run(_cfg(adversaries="all"), tmp_path / "chain", as_frame=False)
@@ -326,21 +406,28 @@ def test_network_run_over_every_adversary_says_what_its_rows_are(tmp_path):
 def test_console_heading_follows_what_each_row_examined():
     from bdpsim.cli.table import console_table, exact_heading, table_notes
 
-    rows = [{"point_id": "a", "estimator": "exact", "n": 4, "epsilon": 1.0, "bdpl_p99": 1.0, "bdpl_exact": 1.2},
-            {"point_id": "b", "estimator": "exact", "n": 4, "epsilon": 2.0, "bdpl_p99": 2.0, "bdpl_exact": 2.5}]
+    rows = [
+        {"point_id": "a", "estimator": "exact", "n": 4, "epsilon": 1.0, "bdpl_p99": 1.0, "bdpl_exact": 1.2},
+        {"point_id": "b", "estimator": "exact", "n": 4, "epsilon": 2.0, "bdpl_p99": 2.0, "bdpl_exact": 2.5},
+    ]
     assert exact_heading(rows, {"a", "b"}) == "exact_max_sampled"
     assert exact_heading(rows, {"a"}) == "exact_max_examined"  # a mix: "examined" is true of both
     assert exact_heading(rows, set()) == "bdpl_exact"  # every adversary: the BDPL itself
     assert "exact_max_examined" in console_table(rows, "p99", {"a"})[0]
     assert table_notes(rows, set()) == []
-    assert table_notes(rows, {"a"})[0].startswith("exact_max_examined: the largest exact BDPL among the examined")
+    assert table_notes(rows, {"a"})[0].startswith(
+        "exact_max_examined: the largest exact BDPL among the examined"
+    )
 
 
 def test_histogram_all_adversary_value_equals_its_exhaustive_run(tmp_path):
     """A histogram's window search returns no search object: the value is the cells' max (it crashed
     the sampled run's summary and bdpsim.exact_bdpl without an adversary)."""
-    cfg = {"run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"kind": "histogram", "epsilon": 1.0}}
+    cfg = {
+        "run": {"adversaries": 3, "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"kind": "histogram", "epsilon": 1.0},
+    }
     bdpsim.run(cfg, tmp_path / "s", as_frame=False)
     bdpsim.run({**cfg, "run": {**cfg["run"], "adversaries": "all"}}, tmp_path / "a", as_frame=False)
     every = float(_summary(tmp_path / "a")[0]["bdpl_exact"])

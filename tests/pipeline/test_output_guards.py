@@ -16,8 +16,10 @@ from bdpsim.pipeline.results.outdir import GitUnanswered
 from ..conftest import write_toml
 from ..support.bad_input import one_line
 
-CONFIG = ('[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
-          '[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+CONFIG = (
+    '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
+    '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+)
 
 
 def _checkout(tmp_path):
@@ -63,15 +65,22 @@ def test_guard_fails_closed_on_another_owner_s_checkout(bdpsim_cli, tmp_path):
         committed_files(repo / "results")
     cfg = write_toml(tmp_path / "c.toml", CONFIG)
     p = bdpsim_cli("run", cfg, "--out", repo / "results", "--quiet")
-    one_line(p, "--out", "git cannot tell whether it holds committed files", "dubious ownership", "--overwrite")
+    one_line(
+        p, "--out", "git cannot tell whether it holds committed files", "dubious ownership", "--overwrite"
+    )
     assert sorted(os.listdir(repo / "results")) == ["bdpl.png"]
 
 
 @pytest.mark.parametrize("command", ["run", "utility", "figures"])
 def test_guard_fails_closed_when_git_fails(bdpsim_cli, tmp_path, monkeypatch, command):
     repo = _checkout(tmp_path)
-    _fake_git(tmp_path, monkeypatch, 128, "fatal: detected dubious ownership in repository at '/x'\n"
-                                          "To add an exception for this directory, call:\n")
+    _fake_git(
+        tmp_path,
+        monkeypatch,
+        128,
+        "fatal: detected dubious ownership in repository at '/x'\n"
+        "To add an exception for this directory, call:\n",
+    )
     out = repo / "results"
     if command == "run":
         args = ("run", write_toml(tmp_path / "c.toml", CONFIG), "--out", out, "--quiet")
@@ -92,16 +101,22 @@ def test_guard_stays_off_outside_a_checkout_even_if_git_fails(tmp_path, monkeypa
 
 
 # ------------------------------------------------------------------ duplicate [utility] variants
-@pytest.mark.parametrize("key, value, shown", [
-    ("split", '["all", "trios", "all"]', "'all'"),
-    ("mechanisms", '["dp", "general", "dp"]', "'dp'"),
-    ("epsilon", "[1, 2, 1.0]", "1.0"),
-    ("family_size", "[2, 3, 2]", "2"),
-    ("threshold", "[70, 80, 70.0]", "70.0")])
+@pytest.mark.parametrize(
+    "key, value, shown",
+    [
+        ("split", '["all", "trios", "all"]', "'all'"),
+        ("mechanisms", '["dp", "general", "dp"]', "'dp'"),
+        ("epsilon", "[1, 2, 1.0]", "1.0"),
+        ("family_size", "[2, 3, 2]", "2"),
+        ("threshold", "[70, 80, 70.0]", "70.0"),
+    ],
+)
 def test_utility_variant_listed_twice(bdpsim_cli, tmp_path, key, value, shown):
     dataset = {"family_size": "genomic", "threshold": "electricity"}.get(key, "galton")
     extra = "" if key == "mechanisms" or dataset != "galton" else 'mechanisms = ["dp", "general"]\n'
-    cfg = write_toml(tmp_path / "u.toml", f'[utility]\ndataset = "{dataset}"\nruns = 20\n{key} = {value}\n{extra}')
+    cfg = write_toml(
+        tmp_path / "u.toml", f'[utility]\ndataset = "{dataset}"\nruns = 20\n{key} = {value}\n{extra}'
+    )
     for args in (("validate", cfg), ("utility", cfg, "--out", tmp_path / "o")):
         p = bdpsim_cli(*args)
         one_line(p, f"utility.{key}", f"lists {shown} twice", "list it once")

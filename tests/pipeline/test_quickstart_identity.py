@@ -29,4 +29,6 @@ def test_committed_quickstart_equals_a_fresh_run(tmp_path):
     fresh = (tmp_path / "q" / "summary.csv").read_text()
     committed = (ROOT / "results" / "quickstart" / "summary.csv").read_text()
     assert fresh.splitlines()[0] == committed.splitlines()[0], "columns differ: regenerate results/quickstart"
-    assert _without_timing(fresh) == _without_timing(committed), "numbers differ: regenerate results/quickstart"
+    assert _without_timing(fresh) == _without_timing(committed), (
+        "numbers differ: regenerate results/quickstart"
+    )

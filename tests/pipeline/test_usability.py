@@ -17,7 +17,12 @@ def test_finished_run_leaves_no_lock(tmp_path, capsys):
     rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
     assert rc == 0, err
     assert not (out / R.LOCK_NAME).exists()
-    assert sorted(p.name for p in out.iterdir()) == ["adversaries.csv.gz", "metadata.json", "points", "summary.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "adversaries.csv.gz",
+        "metadata.json",
+        "points",
+        "summary.csv",
+    ]
 
 
 def test_lock_waiter_survives_the_holder_removing_the_file(tmp_path):
@@ -85,9 +90,14 @@ def test_one_copy_of_each_config_and_it_is_package_data():
 
     assert (ROOT / "configs").resolve() == bundled.CONFIG_DIR
     assert (ROOT / "tests" / "data" / "galton.csv").resolve() == bundled.DATA_DIR / "galton.csv"
-    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bdpsim"]
-    shipped = [p.relative_to(bundled.HERE).as_posix() for d in (bundled.CONFIG_DIR, bundled.DATA_DIR)
-               for p in d.iterdir()]
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "bdpsim"
+    ]
+    shipped = [
+        p.relative_to(bundled.HERE).as_posix()
+        for d in (bundled.CONFIG_DIR, bundled.DATA_DIR)
+        for p in d.iterdir()
+    ]
     assert shipped and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in shipped), shipped
 
 
@@ -103,7 +113,9 @@ def test_api_run_takes_a_bundled_name(monkeypatch):
     from bdpsim import api
 
     seen = {}
-    monkeypatch.setattr(api, "load_config", lambda p: seen.setdefault("path", p) and (_ for _ in ()).throw(KeyError))
+    monkeypatch.setattr(
+        api, "load_config", lambda p: seen.setdefault("path", p) and (_ for _ in ()).throw(KeyError)
+    )
     with pytest.raises(KeyError):
         bdpsim.run("quickstart")
     assert seen["path"].name == "quickstart.toml" and seen["path"].is_file()

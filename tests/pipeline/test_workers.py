@@ -16,13 +16,25 @@ from bdpsim.pipeline.watchdog import available_cpus, exit_with_parent, worker_co
 
 from ..conftest import ROOT, write_toml
 
-CONFIG = ('[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
-          '[mechanism]\nkind = "count"\nepsilon = 1.0\n')
+CONFIG = (
+    '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
+    '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+)
 
 
-@pytest.mark.parametrize("jobs, tasks, cpus, workers, noted", [
-    (500, 4, 2, 2, True), (500, 1, 8, 1, True), (4, 100, 8, 4, False), (8, 3, 8, 3, False),
-    (1, 0, 2, 1, False), (3, 100, 2, 2, True), (2, 100, 1, 2, False), (4, 100, 1, 2, True)])
+@pytest.mark.parametrize(
+    "jobs, tasks, cpus, workers, noted",
+    [
+        (500, 4, 2, 2, True),
+        (500, 1, 8, 1, True),
+        (4, 100, 8, 4, False),
+        (8, 3, 8, 3, False),
+        (1, 0, 2, 1, False),
+        (3, 100, 2, 2, True),
+        (2, 100, 1, 2, False),
+        (4, 100, 1, 2, True),
+    ],
+)
 def test_worker_count(jobs, tasks, cpus, workers, noted):
     got, note = worker_count(jobs, tasks, cpus)
     assert got == workers and (note is not None) == noted
@@ -62,14 +74,14 @@ def test_watchdog_only_in_a_child_of_the_driver():
     assert os.getpid() not in watchdog._started
 
 
-MECHANISM = '''
+MECHANISM = """
 import multiprocessing, time
 
 def slow_in_workers(data, rng):
     if multiprocessing.parent_process() is not None:  # a pool worker: busy for a minute
         time.sleep(60)
     return (data == 1).sum(axis=1) + rng.laplace(0.0, 1.0, size=data.shape[0])
-'''
+"""
 
 
 def _children(pid: int) -> list[int]:
@@ -110,18 +122,40 @@ def test_workers_exit_when_the_driver_is_killed(tmp_path, when):
     their queue for ever) or while busy (they used to finish their task first)."""
     mod = f"slow_mech_{uuid.uuid4().hex[:10]}"
     (tmp_path / f"{mod}.py").write_text(MECHANISM)
-    cfg = write_toml(tmp_path / "c.toml", '[run]\nseed = 3\nadversaries = 4\nsamples = 1000\nestimator = "kde"\n'
-                     'noise_floor_adversaries = 0\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
-                     f'[mechanism]\nkind = "python"\nfunction = "{mod}:slow_in_workers"\n')
+    cfg = write_toml(
+        tmp_path / "c.toml",
+        '[run]\nseed = 3\nadversaries = 4\nsamples = 1000\nestimator = "kde"\n'
+        'noise_floor_adversaries = 0\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
+        f'[mechanism]\nkind = "python"\nfunction = "{mod}:slow_in_workers"\n',
+    )
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"}
-    driver = subprocess.Popen([sys.executable, "-m", "bdpsim.cli", "run", str(cfg), "--out", str(tmp_path / "o"),
-                               "--quiet", "--jobs", "2"], cwd=tmp_path, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bdpsim.cli",
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "o"),
+            "--quiet",
+            "--jobs",
+            "2",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(workers) < 2 and driver.poll() is None:
-            workers = [c for c in _children(driver.pid) if "loky" in _cmdline(c) and "resource_tracker" not in _cmdline(c)]
+            workers = [
+                c
+                for c in _children(driver.pid)
+                if "loky" in _cmdline(c) and "resource_tracker" not in _cmdline(c)
+            ]
             time.sleep(0.2)
         assert len(workers) == 2, (workers, driver.poll())
         if when == "busy":

@@ -23,8 +23,11 @@ def test_exact_bdpl_independent_records_is_epsilon():
 
 
 def test_run_returns_rows_and_loads_them(tmp_path):
-    doc = {"run": {"adversaries": 10, "samples": 2000, "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "markov", "n": 4, "gamma": 3.0}, "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 10, "samples": 2000, "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "markov", "n": 4, "gamma": 3.0},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     rows = bdpsim.run(doc, tmp_path, as_frame=False)
     assert len(rows) == 1 and math.isfinite(rows[0]["bdpl_p99"])
     back = bdpsim.load_results(tmp_path, as_frame=False)
@@ -35,8 +38,13 @@ def test_api_rejects_bad_input():
     with pytest.raises(TypeError, match="config"):
         bdpsim.run(42)
     with pytest.raises(bdpsim.ConfigError, match="model.n"):
-        bdpsim.run({"run": {}, "model": {"kind": "markov", "n": 1, "gamma": 2.0},
-                    "mechanism": {"kind": "count", "epsilon": 1.0}})
+        bdpsim.run(
+            {
+                "run": {},
+                "model": {"kind": "markov", "n": 1, "gamma": 2.0},
+                "mechanism": {"kind": "count", "epsilon": 1.0},
+            }
+        )
 
 
 def test_every_public_name_is_documented():
@@ -51,17 +59,34 @@ def test_every_public_name_is_documented():
             assert isinstance(obj, str) and obj
             continue
         doc = inspect.getdoc(obj) or ""
-        if not doc.strip() or (inspect.isclass(obj) and doc.startswith(f"{obj.__name__}(")):  # dataclass default
+        if not doc.strip() or (
+            inspect.isclass(obj) and doc.startswith(f"{obj.__name__}(")
+        ):  # dataclass default
             missing.append(name)
-        if inspect.isfunction(obj) and not any(f"{s}\n{'-' * len(s)}" in doc for s in ("Parameters", "Returns")):
+        if inspect.isfunction(obj) and not any(
+            f"{s}\n{'-' * len(s)}" in doc for s in ("Parameters", "Returns")
+        ):
             no_sections.append(name)
     assert not missing and not no_sections, (missing, no_sections)
 
 
 def test_notebook_names_are_exported():
-    for name in ("MarkovChainModel", "GaussianModel", "PedigreeModel", "LaplaceCount", "LaplaceSum", "ClippedSum",
-                 "exact_bdpl", "worst_case_markov", "worst_case_gaussian", "run", "load_results", "calibrate",
-                 "markov_bound", "__version__"):
+    for name in (
+        "MarkovChainModel",
+        "GaussianModel",
+        "PedigreeModel",
+        "LaplaceCount",
+        "LaplaceSum",
+        "ClippedSum",
+        "exact_bdpl",
+        "worst_case_markov",
+        "worst_case_gaussian",
+        "run",
+        "load_results",
+        "calibrate",
+        "markov_bound",
+        "__version__",
+    ):
         assert name in bdpsim.__all__ and hasattr(bdpsim, name)
 
 
@@ -78,8 +103,11 @@ def test_results_are_a_dataframe_only_if_pandas_is_there(tmp_path, monkeypatch):
 
     import pandas as pd  # installed with statsmodels; bdpsim itself imports it only in _table
 
-    doc = {"run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"},
-           "model": {"kind": "markov", "n": 3, "gamma": 2.0}, "mechanism": {"kind": "count", "epsilon": 1.0}}
+    doc = {
+        "run": {"adversaries": 5, "estimator": "exact", "known_sizes": "all"},
+        "model": {"kind": "markov", "n": 3, "gamma": 2.0},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
     frame = bdpsim.run(doc, tmp_path)
     assert isinstance(frame, pd.DataFrame) and list(frame["n"]) == [3]
     real_import = builtins.__import__

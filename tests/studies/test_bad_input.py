@@ -14,9 +14,18 @@ def test_accuracy_rows_are_labelled(bdpsim_cli, tmp_path, monkeypatch):
     from bdpsim.studies import accuracy as A
 
     def fake(samples, adversaries, seed, jobs, out=None, progress=None, finished=None):
-        base = {"case": "markov n=10 gamma=1 eps=1", "samples": 1000, "bias": 0.0, "rmse": 0.0, "max_abs_error": 0.0}
-        return [dict(base, estimator="kde", target_se=0.0), dict(base, estimator="mixture", target_se=0.0),
-                dict(base, estimator="mixture", target_se=0.005)]
+        base = {
+            "case": "markov n=10 gamma=1 eps=1",
+            "samples": 1000,
+            "bias": 0.0,
+            "rmse": 0.0,
+            "max_abs_error": 0.0,
+        }
+        return [
+            dict(base, estimator="kde", target_se=0.0),
+            dict(base, estimator="mixture", target_se=0.0),
+            dict(base, estimator="mixture", target_se=0.005),
+        ]
 
     monkeypatch.setattr(A, "accuracy_table", fake)
     monkeypatch.setattr(A, "write_report", lambda *a, **k: [])

@@ -22,9 +22,16 @@ def test_new_methods_are_registered():
     assert set(LAPLACE_METHODS) <= set(CALIBRATION_METHODS)
 
 
-@pytest.mark.parametrize("P,T,eps", [(ACTIVITY, 7, 1.0), (ACTIVITY, 6, 5.0), (symmetric_chain(3.0), 7, 2.0),
-                                     (symmetric_chain(10.0), 6, 10.0),
-                                     ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 5, 1.0)])
+@pytest.mark.parametrize(
+    "P,T,eps",
+    [
+        (ACTIVITY, 7, 1.0),
+        (ACTIVITY, 6, 5.0),
+        (symmetric_chain(3.0), 7, 2.0),
+        (symmetric_chain(10.0), 6, 10.0),
+        ([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], 5, 1.0),
+    ],
+)
 def test_every_calibrated_mechanism_against_brute_force(P, T, eps):
     """The exact BDPL each method reports (window search) = the enumeration of every adversary
     (i, K, x_K, x, x') of the Laplace count it prescribes."""
@@ -52,8 +59,11 @@ def test_randomized_response_rows_against_brute_force(gamma, T, eps):
 
 
 def test_table_shape_and_flags():
-    rows = competition_rows([("activity", np.array(ACTIVITY)), ("gamma = 10", symmetric_chain(10.0))],
-                            lengths=[12], epsilons=[1.0, 10.0])
+    rows = competition_rows(
+        [("activity", np.array(ACTIVITY)), ("gamma = 10", symmetric_chain(10.0))],
+        lengths=[12],
+        epsilons=[1.0, 10.0],
+    )
     assert len(rows) == 2 * 2 * (len(LAPLACE_METHODS) + 1)
     for r in rows:
         if math.isfinite(r["bdpl"]):
@@ -74,7 +84,9 @@ def test_table_shape_and_flags():
                     assert r["scale"] >= ex["scale"] * (1 - 1e-8)
     assert math.isnan(by["activity", 1.0, "randomized-response"]["bdpl"])
     rr = by["gamma = 10", 1.0, "randomized-response"]
-    assert rr["scale_kind"] == "std-equivalent" and rr["noise_std"] == pytest.approx(math.sqrt(2) * rr["scale"])
+    assert rr["scale_kind"] == "std-equivalent" and rr["noise_std"] == pytest.approx(
+        math.sqrt(2) * rr["scale"]
+    )
     assert all(r["eps_bdp"] == 0.0 for r in not_eps_bdp(rows))
 
 
@@ -88,8 +100,15 @@ def test_laplace_rows_share_their_window_searches():
 def test_figure_renders():
     from bdpsim.figures.gallery import render
 
-    rows = competition_rows([("activity", np.array(ACTIVITY)), ("gamma = 3", symmetric_chain(3.0)),
-                             ("gamma = 10", symmetric_chain(10.0))], lengths=[8, 9], epsilons=[1.0, 5.0])
+    rows = competition_rows(
+        [
+            ("activity", np.array(ACTIVITY)),
+            ("gamma = 3", symmetric_chain(3.0)),
+            ("gamma = 10", symmetric_chain(10.0)),
+        ],
+        lengths=[8, 9],
+        epsilons=[1.0, 5.0],
+    )
     fig = render("bdpsim-competition", rows)
     assert len(fig.axes) == 6  # 2 rows (noise scale, exact BDPL / eps) x 3 chains, at the largest T
 
@@ -99,8 +118,9 @@ def test_parallel_cases_give_the_same_table():
     seq, par = competition_rows(**kw), competition_rows(**kw, jobs=2)
     assert [(r["epsilon"], r["method"]) for r in seq] == [(r["epsilon"], r["method"]) for r in par]
     for a, b in zip(seq, par):
-        assert (a["scale"] == pytest.approx(b["scale"], rel=2e-9, nan_ok=True)
-                and a["bdpl"] == pytest.approx(b["bdpl"], abs=1e-8, nan_ok=True))
+        assert a["scale"] == pytest.approx(b["scale"], rel=2e-9, nan_ok=True) and a["bdpl"] == pytest.approx(
+            b["bdpl"], abs=1e-8, nan_ok=True
+        )
 
 
 def test_pufferfish_mechanisms_hold_against_no_knowledge_but_not_against_bdp():
@@ -118,6 +138,9 @@ def test_no_knowledge_leakage_against_per_adversary_exact_values():
     P, T, eps = symmetric_chain(3.0), 8, 2.0
     r = laplace_rows("g3", P, T, [eps], ["wasserstein"])[0]
     model = MarkovChainModel(P, T)
-    ref = max(exact_bdpl(model, LaplaceCount(1 / r["scale"]), Adversary(i, (), (), x, 1 - x)).bdpl
-              for i in range(T) for x in (0, 1))
+    ref = max(
+        exact_bdpl(model, LaplaceCount(1 / r["scale"]), Adversary(i, (), (), x, 1 - x)).bdpl
+        for i in range(T)
+        for x in (0, 1)
+    )
     assert r["bdpl_no_knowledge"] == pytest.approx(ref, abs=1e-12)

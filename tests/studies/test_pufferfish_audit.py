@@ -1,7 +1,6 @@
 """Panel (e) of pufferfish-fig2 (bdpsim.studies.pufferfish_audit): the black-box audit's certified
 lower bound on the BDPL of the MQM histogram release, checked against the exact BDPL at small T."""
 
-
 import numpy as np
 import pytest
 
@@ -9,8 +8,16 @@ from bdpsim.kernels.chains.histogram_sup import chain_histogram_bdpl
 from bdpsim.studies import pufferfish_audit as PA
 from bdpsim.studies import pufferfish_fig2 as PF
 
-TINY_AUDIT = {"T": 300, "small_T": 4, "epsilons": [1.0, 10.0], "budget": 40_000, "small_budget": 100_000,
-              "adversaries": 4, "window_n": 4, "chunk": 2000}
+TINY_AUDIT = {
+    "T": 300,
+    "small_T": 4,
+    "epsilons": [1.0, 10.0],
+    "budget": 40_000,
+    "small_budget": 100_000,
+    "adversaries": 4,
+    "window_n": 4,
+    "chunk": 2000,
+}
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +45,7 @@ def test_audit_rows_are_produced(rows):
             assert c in PF.COLUMNS
     big = [r for r in rows if r["T"] == 300]
     assert all(r["bdpl_exact_windows"] > 0 and r["window_n"] == 4 for r in big)
-    assert any(r["bdpl_lower"] > 0 for r in big)              # ε = 10 (σ ≈ 10) is certified
+    assert any(r["bdpl_lower"] > 0 for r in big)  # ε = 10 (σ ≈ 10) is certified
 
 
 def test_lower_bound_is_below_the_exact_bdpl_at_small_T(rows, chain):
@@ -46,9 +53,9 @@ def test_lower_bound_is_below_the_exact_bdpl_at_small_T(rows, chain):
     exact = chain_histogram_bdpl(*chain, 4, [r["laplace_scale_counts"] for r in small])
     for r, x in zip(small, exact):
         assert r["bdpl_exact"] == pytest.approx(x.value, abs=1e-12)
-        assert 0 < r["bdpl_lower"] <= r["bdpl_exact"]           # MQM at T = 4 is group DP: BDPL <= ε
+        assert 0 < r["bdpl_lower"] <= r["bdpl_exact"]  # MQM at T = 4 is group DP: BDPL <= ε
         assert r["bdpl_exact"] <= r["epsilon"] + 1e-12
-        assert r["audit_exact"] <= r["bdpl_exact"] + 1e-9       # the certified adversary's own exact BDPL
+        assert r["audit_exact"] <= r["bdpl_exact"] + 1e-9  # the certified adversary's own exact BDPL
         assert r["bdpl_lower"] <= r["audit_exact"] + 1e-12
 
 
@@ -71,7 +78,10 @@ def test_window_sub_family_is_a_lower_bound_on_the_longer_chain(chain):
 
 def test_describe_adversary():
     from bdpsim.adversary import Adversary
+
     adv = Adversary(5, (0, 1, 2, 8, 9), (1, 2, 3, 4, 0), 1, 2)
     assert PA.describe_adversary(adv, 10) == "i=5 L=2 R=2 left=3 right=4 x=1 x'=2"
-    assert PA.describe_adversary(Adversary(0, (3,), (2,), 0, 1), 4) == "i=0 L=0 R=2 left=start right=2 x=0 x'=1"
+    assert (
+        PA.describe_adversary(Adversary(0, (3,), (2,), 0, 1), 4) == "i=0 L=0 R=2 left=start right=2 x=0 x'=1"
+    )
     assert PA.describe_adversary(None, 4) == ""

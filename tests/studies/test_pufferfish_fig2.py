@@ -18,15 +18,29 @@ from bdpsim.kernels.chains.histogram_sup import (
 from bdpsim.kernels.noise.laplace_mixture import mixture_sup
 from bdpsim.studies import pufferfish_fig2 as PF
 
-TINY = {"runs": 3, "epsilons": [0.5, 2.0], "exact_T": [2, 3],
-        "panels": {"a": {"vary": "pi_est", "values": [0.02, 0.05], "fixed": {"g_est": 0.1, "T": 300}},
-                   "b": {"vary": "g_est", "values": [0.05, 0.1], "fixed": {"pi_est": 0.05, "T": 300}},
-                   "c": {"vary": "T", "values": [200, 300], "fixed": {"pi_est": 0.05, "g_est": 0.1}}},
-        "audit": {"T": 300, "small_T": 3, "epsilons": [2.0], "budget": 20_000, "small_budget": 20_000,
-                  "adversaries": 2, "window_n": 3}}
+TINY = {
+    "runs": 3,
+    "epsilons": [0.5, 2.0],
+    "exact_T": [2, 3],
+    "panels": {
+        "a": {"vary": "pi_est", "values": [0.02, 0.05], "fixed": {"g_est": 0.1, "T": 300}},
+        "b": {"vary": "g_est", "values": [0.05, 0.1], "fixed": {"pi_est": 0.05, "T": 300}},
+        "c": {"vary": "T", "values": [200, 300], "fixed": {"pi_est": 0.05, "g_est": 0.1}},
+    },
+    "audit": {
+        "T": 300,
+        "small_T": 3,
+        "epsilons": [2.0],
+        "budget": 20_000,
+        "small_budget": 20_000,
+        "adversaries": 2,
+        "window_n": 3,
+    },
+}
 
 
 # ------------------------------------------------------------------------------ the chain
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, PF.SEED])
 def test_generated_chain_meets_the_papers_constraints(seed):
@@ -34,13 +48,13 @@ def test_generated_chain_meets_the_papers_constraints(seed):
     P, q, tries = PF.generate_chain(rng, 5, 0.05, 0.1)
     pi = PF.stationary(P)
     assert P.shape == (5, 5) and np.allclose(P.sum(axis=1), 1) and (P > 0).all()  # irreducible
-    assert (np.diag(P) > 0).all()                                                  # aperiodic
+    assert (np.diag(P) > 0).all()  # aperiodic
     flow = pi[:, None] * P
-    assert np.abs(flow - flow.T).max() < 1e-14                                     # reversible
-    assert np.allclose(pi @ P, pi) and pi.min() >= 0.05 - 1e-12                    # pi_min >= pi_gen
+    assert np.abs(flow - flow.T).max() < 1e-14  # reversible
+    assert np.allclose(pi @ P, pi) and pi.min() >= 0.05 - 1e-12  # pi_min >= pi_gen
     ev = np.sort(np.abs(np.linalg.eigvals(P)))[::-1]
     assert ev[0] == pytest.approx(1) and 1 - ev[1] >= 0.1 and PF.eigengap(P) == pytest.approx(1 - ev[1])
-    assert (1 - ev[1] ** 2) / 2 >= 0.1                                                 # run_realData.m's gap
+    assert (1 - ev[1] ** 2) / 2 >= 0.1  # run_realData.m's gap
     assert q.shape == (5,) and q.min() > 0 and q.sum() == pytest.approx(1)
 
 
@@ -60,15 +74,18 @@ def test_tight_generation_constraints_and_sampling():
 
 # ------------------------------------------------------------------------------ the mechanism
 
+
 def _basic_mqm(pi, g, eps, T):
     """Algorithms 1-2 of the paper's App. B.1 with Lemma 4.7's bound, every node and quilt."""
+
     def infl(t):
         D = np.exp(-g * t) / pi
         return np.where(D < 1, np.log((1 + D) / np.where(D < 1, 1 - D, 1.0)), np.inf)
+
     best = 0.0
     for i in range(1, T + 1):
-        a = np.arange(1, i + 1)            # a = i: no left quilt node
-        b = np.arange(1, T - i + 2)        # b = T - i + 1: no right one
+        a = np.arange(1, i + 1)  # a = i: no left quilt node
+        b = np.arange(1, T - i + 2)  # b = T - i + 1: no right one
         ea = np.where(a < i, 2 * infl(a), 0.0)
         eb = np.where(b <= T - i, infl(b), 0.0)
         lam = eps - (ea[None, :] + eb[:, None])
@@ -86,13 +103,15 @@ def test_sigma_is_the_chain_mqm(pi, g, eps, T):
 
 
 def test_sigma_known_values():
-    assert PF.mqm_sigma(0.05, 0.1, 1.0, 8) == pytest.approx(8.0)       # no quilt fits: trivial, T/eps
+    assert PF.mqm_sigma(0.05, 0.1, 1.0, 8) == pytest.approx(8.0)  # no quilt fits: trivial, T/eps
+
     # T = 5000, eps = 1: the middle node's best quilt is {X_{i-71}, X_{i+64}} (k_findBest_2dir's
     # search), score (71 + 64 - 1) / (1 - 2 ln((1+D_71)/(1-D_71)) - ln((1+D_64)/(1-D_64))),
     # D_t = e^{-0.1 t}/0.05 (the factor 2 on the left side, as in the authors' code)
     def term(t):
         D = math.exp(-0.1 * t) / 0.05
         return math.log((1 + D) / (1 - D))
+
     res = mqm_approx_search(0.05, 0.1, 1.0, 5000)
     assert (res.a, res.b) == (71, 64)
     assert PF.mqm_sigma(0.05, 0.1, 1.0, 5000) == pytest.approx(134 / (1 - 2 * term(71) - term(64)), rel=1e-12)
@@ -131,14 +150,19 @@ def test_l1_error_of_a_tiny_run_matches_a_plain_reimplementation():
 
 
 def test_monte_carlo_mean_agrees_with_the_expectation():
-    cfg = {**TINY, "runs": 400, "epsilons": [1.0],
-           "panels": {"c": {"vary": "T", "values": [200], "fixed": {"pi_est": 0.05, "g_est": 0.1}}}}
+    cfg = {
+        **TINY,
+        "runs": 400,
+        "epsilons": [1.0],
+        "panels": {"c": {"vary": "T", "values": [200], "fixed": {"pi_est": 0.05, "g_est": 0.1}}},
+    }
     rows, _ = PF.l1_rows(cfg, seed=3)
     for r in rows:
         assert abs(r["l1_error_mean"] - r["l1_error_expected"]) < 4 * r["l1_error_se"]
 
 
 # ------------------------------------------------------------------------------ the sup kernel
+
 
 def _log_density(y, atoms, w, b):
     """ln sum_c w_c prod_k e^{-|y_k - c_k|/b} / (2b)^k at the rows of y (direct)."""
@@ -154,7 +178,9 @@ def test_one_dimension_is_the_laplace_mixture_sup(rng):
         b = rng.uniform(0.3, 3)
         h = histogram_sup(a1[:, None], w1, a2[:, None], w2, b)
         m = mixture_sup(a1, w1, a2, w2, b)
-        assert h.forward == pytest.approx(m.forward, abs=1e-12) and h.backward == pytest.approx(m.backward, abs=1e-12)
+        assert h.forward == pytest.approx(m.forward, abs=1e-12) and h.backward == pytest.approx(
+            m.backward, abs=1e-12
+        )
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -170,10 +196,14 @@ def test_sup_equals_brute_force_on_a_dense_grid(rng, k):
         axes = []
         for j in range(k):
             c = np.concatenate([a1[:, j], a2[:, j]])
-            axes.append(np.unique(np.concatenate([c, np.linspace(c.min() - 1, c.max() + 1, 15 if k == 3 else 41)])))
+            axes.append(
+                np.unique(np.concatenate([c, np.linspace(c.min() - 1, c.max() + 1, 15 if k == 3 else 41)]))
+            )
         y = np.array(list(itertools.product(*axes)))
         d = _log_density(y, a1, w1, b) - _log_density(y, a2, w2, b)
-        assert d.max() == pytest.approx(h.forward, abs=1e-11) and (-d).max() == pytest.approx(h.backward, abs=1e-11)
+        assert d.max() == pytest.approx(h.forward, abs=1e-11) and (-d).max() == pytest.approx(
+            h.backward, abs=1e-11
+        )
         # random points never exceed the supremum
         yr = rng.uniform(-4, 7, (2000, k))
         dr = _log_density(yr, a1, w1, b) - _log_density(yr, a2, w2, b)
@@ -187,20 +217,24 @@ def test_vertex_values_are_the_density_ratio(rng):
     d = vertex_log_density(W1 / W1.sum(), b) - vertex_log_density(W2 / W2.sum(), b)
     grid = np.array(list(itertools.product(range(n), repeat=k)), dtype=float)
     for _ in range(40):
-        v = rng.integers(1, n + 1, k)                        # a random finite vertex
+        v = rng.integers(1, n + 1, k)  # a random finite vertex
         y = (v - 1).astype(float)[None, :]
-        direct = (_log_density(y, grid, W1.ravel() + 1e-300, b) - _log_density(y, grid, W2.ravel() + 1e-300, b))[0]
+        direct = (
+            _log_density(y, grid, W1.ravel() + 1e-300, b) - _log_density(y, grid, W2.ravel() + 1e-300, b)
+        )[0]
         assert d[tuple(v)] == pytest.approx(direct, abs=1e-12)
     # an infinite coordinate is the limit: y_0 far beyond every atom
     y = np.array([[-1e3, 2.0, 3.0]])
-    direct = (_log_density(y, grid, W1.ravel() + 1e-300, b) - _log_density(y, grid, W2.ravel() + 1e-300, b))[0]
+    direct = (_log_density(y, grid, W1.ravel() + 1e-300, b) - _log_density(y, grid, W2.ravel() + 1e-300, b))[
+        0
+    ]
     assert d[0, 3, 4] == pytest.approx(direct, abs=1e-9)
 
 
 def test_log_space_path_for_tiny_scales(rng):
     a1, a2 = rng.integers(0, 30, (8, 2)).astype(float), rng.integers(0, 30, (8, 2)).astype(float)
     w1, w2 = rng.random(8), rng.random(8)
-    b = 0.02                                                  # e^{-30/b} underflows in linear space
+    b = 0.02  # e^{-30/b} underflows in linear space
     h = histogram_sup(a1, w1, a2, w2, b)
     assert math.isfinite(h.value)
     axes = [np.unique(np.concatenate([a1[:, j], a2[:, j], [-1, 31]])) for j in range(2)]
@@ -212,6 +246,7 @@ def test_log_space_path_for_tiny_scales(rng):
 
 
 # ------------------------------------------------------------------------------ exact BDPL on a chain
+
 
 def _brute_bdpl(P, q, T, b):
     """Every adversary (i, K, x_K), every data tuple enumerated; sup by histogram_sup."""
@@ -235,7 +270,9 @@ def _brute_bdpl(P, q, T, b):
     return best
 
 
-@pytest.mark.parametrize("s,T,zeros", [(2, 4, False), (3, 3, False), (3, 4, False), (2, 5, True), (3, 4, True)])
+@pytest.mark.parametrize(
+    "s,T,zeros", [(2, 4, False), (3, 3, False), (3, 4, False), (2, 5, True), (3, 4, True)]
+)
 def test_window_search_equals_every_adversary(s, T, zeros):
     rng = np.random.default_rng(100 * s + T + zeros)
     P, q = rng.dirichlet(np.ones(s), size=s), rng.dirichlet(np.ones(s))
@@ -259,10 +296,10 @@ def test_window_search_on_the_figures_chain():
 def test_window_law_is_a_probability_law():
     rng = np.random.default_rng(4)
     P = rng.dirichlet(np.ones(3), size=3)
-    H = window_laws(P, np.eye(3)[1], 2, 1)                   # left known = 1, L = 2, R = 1
+    H = window_laws(P, np.eye(3)[1], 2, 1)  # left known = 1, L = 2, R = 1
     assert H.sum() == pytest.approx(1.0)
     counts = np.indices(H.shape[1:-1]).reshape(3, -1).sum(axis=0)
-    assert set(counts[H.sum(axis=(0, -1)).ravel() > 0]) == {4}   # 4 window records
+    assert set(counts[H.sum(axis=(0, -1)).ravel() > 0]) == {4}  # 4 window records
     # target marginal: P(X_{l+3} = x | X_l = 1) = (P^3)[1, x]
     assert np.allclose(H.reshape(3, -1).sum(axis=1), np.linalg.matrix_power(P, 3)[1])
 
@@ -278,11 +315,16 @@ def test_panel_d_rows_and_the_figure(tmp_path):
     e = [r for r in rows if r["panel"] == "e"]
     assert sorted(r["T"] for r in e) == [3, 300] and "seconds_audit" in extra
     assert [r["bdpl_exact"] for r in e if r["T"] == 3] == [
-        r["bdpl_exact"] for r in d if r["T"] == 3 and r["epsilon"] == 2.0 and r["mechanism"] == "markov-quilt-approx"]
+        r["bdpl_exact"]
+        for r in d
+        if r["T"] == 3 and r["epsilon"] == 2.0 and r["mechanism"] == "markov-quilt-approx"
+    ]
     for r in d:
         # MQM at T <= 3 is the trivial quilt: sigma = T/eps, i.e. group DP, so BDPL <= eps
         if r["mechanism"] == "markov-quilt-approx":
-            assert r["sigma"] == pytest.approx(r["T"] / r["epsilon"]) and r["bdpl_exact"] <= r["epsilon"] + 1e-12
+            assert (
+                r["sigma"] == pytest.approx(r["T"] / r["epsilon"]) and r["bdpl_exact"] <= r["epsilon"] + 1e-12
+            )
         else:
             assert r["laplace_scale_counts"] == pytest.approx(2 / r["epsilon"])
     paths = PF.write_rows(rows, tmp_path / "pufferfish-fig2", extra, seed=1)

@@ -40,8 +40,15 @@ def test_utility_over_several_configs_goes_past_missing_data(tmp_path, monkeypat
     monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
-    rc, out, err = cli(capsys, "utility", "utility_electricity", "utility_galton", "utility_familyiq",
-                       "--out", tmp_path / "u")
+    rc, out, err = cli(
+        capsys,
+        "utility",
+        "utility_electricity",
+        "utility_galton",
+        "utility_familyiq",
+        "--out",
+        tmp_path / "u",
+    )
     assert rc == 2
     lines = err.strip().splitlines()
     assert len(lines) == 2 and all(x.startswith("bdpsim: error: dataset ") for x in lines), err
@@ -83,24 +90,41 @@ def test_worst_case_reports_progress_without_a_terminal(capsys, fast_beat, monke
         return real(*args, progress=progress, **kw)
 
     monkeypatch.setattr(W, "worst_markov_chain", slow)
-    rc, out, err = cli(capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2")
+    rc, out, err = cli(
+        capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2"
+    )
     assert rc == 0 and "worst exact BDPL found" in out
     beats = [x for x in err.splitlines() if x.startswith("bdpsim worst-case: ")]
     assert beats and all("/2 searches" in x and "s elapsed" in x for x in beats), err
-    rc, out, err = cli(capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2",
-                       "--quiet")
+    rc, out, err = cli(
+        capsys,
+        "worst-case",
+        "markov",
+        "--gamma",
+        "3",
+        "--epsilon",
+        "1",
+        "--n",
+        "3",
+        "--starts",
+        "2",
+        "--quiet",
+    )
     assert rc == 0 and err == ""
 
 
-@pytest.mark.parametrize("args,field", [
-    (["gaussian", "--n", "4", "--rho", "0.3", "--distance", "nan"], "--distance"),
-    (["gaussian", "--n", "4", "--rho", "0.3", "--starts", "0"], "--starts"),
-    (["gaussian", "--n", "4", "--rho", "nan"], "--rho"),
-    (["gaussian", "--n", "4", "--rho", "0.3", "--noise-scale", "inf"], "--noise-scale"),
-    (["markov", "--gamma", "3", "--epsilon", "1", "--starts", "-1"], "--starts"),
-    (["markov", "--gamma", "inf", "--epsilon", "1"], "--gamma"),
-    (["markov", "--gamma", "3", "--epsilon", "nan"], "--epsilon"),
-])
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (["gaussian", "--n", "4", "--rho", "0.3", "--distance", "nan"], "--distance"),
+        (["gaussian", "--n", "4", "--rho", "0.3", "--starts", "0"], "--starts"),
+        (["gaussian", "--n", "4", "--rho", "nan"], "--rho"),
+        (["gaussian", "--n", "4", "--rho", "0.3", "--noise-scale", "inf"], "--noise-scale"),
+        (["markov", "--gamma", "3", "--epsilon", "1", "--starts", "-1"], "--starts"),
+        (["markov", "--gamma", "inf", "--epsilon", "1"], "--gamma"),
+        (["markov", "--gamma", "3", "--epsilon", "nan"], "--epsilon"),
+    ],
+)
 def test_worst_case_bad_arguments(capsys, args, field):  # 16
     rc, out, err = cli(capsys, "worst-case", *args)
     one_line_error(rc, err, field)

@@ -100,7 +100,9 @@ def _activity_states():
 
 
 def test_data_fits(data_dir):
-    cfg = parse_utility({"utility": {"dataset": "activity", "split": ["all", "days"], "epsilon": [10.0], "runs": 100}})
+    cfg = parse_utility(
+        {"utility": {"dataset": "activity", "split": ["all", "days"], "epsilon": [10.0], "runs": 100}}
+    )
     rows, vs = run_utility(cfg, data_dir)
     fit = vs[0].model
     state = _activity_states()
@@ -122,7 +124,9 @@ def test_data_fits(data_dir):
     assert round(gf["father-mother"], 3) == 0.074
     k = DS.load_kid_iq(data_dir / "kid_iq.csv")
     raw = np.genfromtxt(data_dir / "kid_iq.csv", delimiter=",", skip_header=1, encoding="utf-8-sig")
-    assert np.array_equal(k["kid"], raw[:, 1]) and np.array_equal(k["mom"], raw[:, 3]) and k["kid"].size == 434
+    assert (
+        np.array_equal(k["kid"], raw[:, 1]) and np.array_equal(k["mom"], raw[:, 3]) and k["kid"].size == 434
+    )
     assert 0.35 < float(np.corrcoef(k["kid"], k["mom"])[0, 1]) < 0.55  # generated with rho = 0.44
 
 
@@ -137,9 +141,24 @@ def test_paper_constants_from_three_decimal_inputs():
 @pytest.mark.parametrize("dataset", ["galton", "kid_iq", "activity", "genomic", "synthetic_iq"])
 def test_empirical_quantiles_match_theory(dataset, data_dir):
     """95 % quantile of |Lap(b)| over 1000 runs: SE = sqrt(0.05 0.95 / 1000) / (0.05 / b) = 0.138 b."""
-    extra = {"split": ["all", "days"]} if dataset == "activity" else {"split": ["all", "trios"]} if dataset == "galton" else {}
-    cfg = parse_utility({"utility": {"dataset": dataset, "epsilon": {"linspace": [1, 20, 20]}, "runs": 1000,
-                                     "records": 2000, **extra}})
+    extra = (
+        {"split": ["all", "days"]}
+        if dataset == "activity"
+        else {"split": ["all", "trios"]}
+        if dataset == "galton"
+        else {}
+    )
+    cfg = parse_utility(
+        {
+            "utility": {
+                "dataset": dataset,
+                "epsilon": {"linspace": [1, 20, 20]},
+                "runs": 1000,
+                "records": 2000,
+                **extra,
+            }
+        }
+    )
     rows, _ = run_utility(cfg, data_dir)
     done = [r for r in rows if math.isfinite(r["alpha_theory"])]
     assert done
@@ -170,7 +189,9 @@ def test_electricity_loader_and_thresholds(tmp_path):
     kwh = write_ampds(tmp_path / "Electricity_P.csv")
     d = DS.load_electricity(tmp_path / "Electricity_P.csv")
     assert np.allclose(d["kwh"], kwh, rtol=0.01)
-    cfg = parse_utility({"utility": {"dataset": "electricity", "threshold": [70, 80], "epsilon": [12.0], "runs": 50}})
+    cfg = parse_utility(
+        {"utility": {"dataset": "electricity", "threshold": [70, 80], "epsilon": [12.0], "runs": 50}}
+    )
     rows, vs = run_utility(cfg, tmp_path)
     assert [v.name for v in vs] == ["70 kWh", "80 kWh"]
     assert vs[0].truths[0] == (kwh > 70).sum()
@@ -185,11 +206,16 @@ def test_fit_markov_requires_transitions():
         fit_markov([np.zeros(10)])
 
 
-@pytest.mark.parametrize("bad,field", [
-    ({"dataset": "nope"}, "utility.dataset"), ({"dataset": "galton", "runs": 5}, "utility.runs"),
-    ({"dataset": "galton", "mechanisms": ["markov"]}, "utility.mechanisms"),
-    ({"dataset": "galton", "epsilon": [-1.0]}, "utility.epsilon"), ({"dataset": "galton", "foo": 1}, "utility.foo"),
-])
+@pytest.mark.parametrize(
+    "bad,field",
+    [
+        ({"dataset": "nope"}, "utility.dataset"),
+        ({"dataset": "galton", "runs": 5}, "utility.runs"),
+        ({"dataset": "galton", "mechanisms": ["markov"]}, "utility.mechanisms"),
+        ({"dataset": "galton", "epsilon": [-1.0]}, "utility.epsilon"),
+        ({"dataset": "galton", "foo": 1}, "utility.foo"),
+    ],
+)
 def test_bad_utility_config(bad, field):
     with pytest.raises(ConfigError, match=field):
         parse_utility({"utility": bad})
@@ -205,13 +231,17 @@ def test_cli_utility(tmp_path, bdpsim_cli):
     assert meta["fitted"]["children (inches)"]["pearson"]["child-father"] == pytest.approx(0.2754, abs=1e-4)
     bad = tmp_path / "empty"
     bad.mkdir()
-    p = bdpsim_cli("utility", ROOT / "configs" / "utility_familyiq.toml", "--data-dir", bad, "--out", tmp_path / "v")
+    p = bdpsim_cli(
+        "utility", ROOT / "configs" / "utility_familyiq.toml", "--data-dir", bad, "--out", tmp_path / "v"
+    )
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not found" in p.stderr
     assert not (tmp_path / "v").exists()
 
 
 def test_write_utility(tmp_path):
-    cfg = parse_utility({"utility": {"dataset": "genomic", "epsilon": [1.0, 2.0], "runs": 100, "family_size": [3]}})
+    cfg = parse_utility(
+        {"utility": {"dataset": "genomic", "epsilon": [1.0, 2.0], "runs": 100, "family_size": [3]}}
+    )
     rows, vs = run_utility(cfg)
     paths = write_utility(tmp_path, cfg, rows, vs)
     assert all(p.is_file() for p in paths)

@@ -20,8 +20,17 @@ TAILED = TableNoise((0.5,), 0, 1 / 3)
 
 
 def _fixed_table(p):
-    return Calibration("optimal", float(p.epsilon), p.model.n, None, None, "a fixed table (test)", "table",
-                       mean_abs=0.75, extra={"noise": TAILED.as_dict()})
+    return Calibration(
+        "optimal",
+        float(p.epsilon),
+        p.model.n,
+        None,
+        None,
+        "a fixed table (test)",
+        "table",
+        mean_abs=0.75,
+        extra={"noise": TAILED.as_dict()},
+    )
 
 
 @pytest.fixture
@@ -40,18 +49,21 @@ def test_abs_quantile_and_moments_of_a_table():
     geo = TableNoise((1 / 3,), 0, 0.5)  # P(k) = 0.5^|k| / 3: P(|Z| <= a) = 1 - (2/3) 0.5^a
     for q in (0.5, 0.9, 0.95, 0.999):
         a = abs_quantile(geo, q)
-        assert 1 - 2 / 3 * 0.5 ** a >= q > 1 - 2 / 3 * 0.5 ** (a - 1)
+        assert 1 - 2 / 3 * 0.5**a >= q > 1 - 2 / 3 * 0.5 ** (a - 1)
 
 
 def test_table_rows_and_existing_rows_unchanged(fixed_optimal, data_dir):
     """An optimal row draws from its table (E|Z|, exact quantile, E Z^2; its empirical values within
     their intervals); appending it to the mechanisms leaves every other row identical (seeding)."""
     base = {"dataset": "activity", "split": ["days"], "epsilon": [9.0, 12.0], "runs": 400}
-    rows0, _ = run_utility(parse_utility({"utility": {**base, "mechanisms": ["dp", "general", "markov"]}}), data_dir)
-    rows, _ = run_utility(parse_utility({"utility": {**base, "mechanisms": ["dp", "general", "markov", "optimal"]}}),
-                          data_dir)
-    assert rows[:len(rows0)] == rows0
-    opt = rows[len(rows0):]
+    rows0, _ = run_utility(
+        parse_utility({"utility": {**base, "mechanisms": ["dp", "general", "markov"]}}), data_dir
+    )
+    rows, _ = run_utility(
+        parse_utility({"utility": {**base, "mechanisms": ["dp", "general", "markov", "optimal"]}}), data_dir
+    )
+    assert rows[: len(rows0)] == rows0
+    opt = rows[len(rows0) :]
     assert [r["mechanism"] for r in opt] == ["optimal", "optimal"]
     k = np.arange(-60, 61)
     ez4 = float(np.sum(TAILED.pmf_at(k) * k.astype(float) ** 4))
@@ -62,18 +74,35 @@ def test_table_rows_and_existing_rows_unchanged(fixed_optimal, data_dir):
         se = math.sqrt((ez4 - 1.5**2) / draws)
         assert abs(r["mse"] - r["mse_theory"]) <= 5 * se
         assert 2.0 <= r["alpha_empirical"] <= 4.0  # integer draws: P(|Z| >= 3) = 0.056, P(|Z| >= 4) = 0.019
-    assert opt[0]["note"] == "a fixed table (test)"  # a note the table does not word itself: the method's reason
+    assert (
+        opt[0]["note"] == "a fixed table (test)"
+    )  # a note the table does not word itself: the method's reason
 
 
 def test_optimal_not_applicable_is_a_row_with_its_reason(monkeypatch, data_dir):
     """A calibration with no noise (the LP infeasible, a query that is not integer) is a row of nans
     with the reason, never a dropped point."""
-    monkeypatch.setitem(CALIBRATION_METHODS, "optimal", Method(
-        "optimal", lambda p: p.not_applicable("optimal", "the LP is infeasible (test)"), "none"))
+    monkeypatch.setitem(
+        CALIBRATION_METHODS,
+        "optimal",
+        Method("optimal", lambda p: p.not_applicable("optimal", "the LP is infeasible (test)"), "none"),
+    )
     X._CHAIN_CALIBRATIONS.clear()
     try:
-        rows, _ = run_utility(parse_utility({"utility": {"dataset": "activity", "split": ["days"], "epsilon": [3.0],
-                                                          "runs": 50, "mechanisms": ["optimal"]}}), data_dir)
+        rows, _ = run_utility(
+            parse_utility(
+                {
+                    "utility": {
+                        "dataset": "activity",
+                        "split": ["days"],
+                        "epsilon": [3.0],
+                        "runs": 50,
+                        "mechanisms": ["optimal"],
+                    }
+                }
+            ),
+            data_dir,
+        )
     finally:
         X._CHAIN_CALIBRATIONS.clear()
     (r,) = rows
@@ -85,12 +114,25 @@ def test_gaussian_and_genomic_variants_calibrate_through_the_registry(data_dir):
     the paper's DP parameters (general eps/m, Gaussian eps/h, DP eps)."""
     from bdpsim import bounds as B
 
-    rows, vs = run_utility(parse_utility({"utility": {"dataset": "galton", "epsilon": [2.0], "runs": 50}}), data_dir)
+    rows, vs = run_utility(
+        parse_utility({"utility": {"dataset": "galton", "epsilon": [2.0], "runs": 50}}), data_dir
+    )
     tau = {r["mechanism"]: r["tau"] for r in rows}
     assert tau["dp"] == 2.0 and tau["general"] == B.calibrate_general(2.0, 3)
     assert tau["gaussian"] == B.calibrate_gaussian(2.0, vs[0].model["rho"], 3)
-    rows, _ = run_utility(parse_utility({"utility": {"dataset": "genomic", "epsilon": [2.0], "runs": 50,
-                                                     "family_size": [5], "records": 200}}))
+    rows, _ = run_utility(
+        parse_utility(
+            {
+                "utility": {
+                    "dataset": "genomic",
+                    "epsilon": [2.0],
+                    "runs": 50,
+                    "family_size": [5],
+                    "records": 200,
+                }
+            }
+        )
+    )
     assert {r["mechanism"]: r["tau"] for r in rows} == {"dp": 2.0, "general": 2.0 / 5}
 
 
@@ -98,8 +140,20 @@ def test_gaussian_and_genomic_variants_calibrate_through_the_registry(data_dir):
 def test_optimal_rows_with_the_lp(data_dir):
     """The real LP on the fixture's single days (n = 288) at eps = 5: its E|Z| is below the exact
     Laplace scale, its verified BDPL <= eps, tau (its DP epsilon) <= eps."""
-    rows, _ = run_utility(parse_utility({"utility": {"dataset": "activity", "split": ["days"], "epsilon": [5.0],
-                                                     "runs": 200, "mechanisms": ["exact", "optimal"]}}), data_dir)
+    rows, _ = run_utility(
+        parse_utility(
+            {
+                "utility": {
+                    "dataset": "activity",
+                    "split": ["days"],
+                    "epsilon": [5.0],
+                    "runs": 200,
+                    "mechanisms": ["exact", "optimal"],
+                }
+            }
+        ),
+        data_dir,
+    )
     ex, opt = rows
     assert opt["mechanism"] == "optimal" and opt["noise_scale"] < ex["noise_scale"]
     assert opt["tau"] <= 5.0 + 1e-9 and opt["mse_theory"] < ex["mse_theory"]
@@ -109,8 +163,17 @@ def test_optimal_rows_with_the_lp(data_dir):
 def test_rows_do_not_depend_on_jobs(data_dir):
     """The Markov calibrations computed in worker processes give the same rows."""
     X._CHAIN_CALIBRATIONS.clear()
-    cfg = parse_utility({"utility": {"dataset": "activity", "split": ["days"], "epsilon": [4.0, 9.0], "runs": 50,
-                                     "mechanisms": ["dp", "markov", "exact"]}})
+    cfg = parse_utility(
+        {
+            "utility": {
+                "dataset": "activity",
+                "split": ["days"],
+                "epsilon": [4.0, 9.0],
+                "runs": 50,
+                "mechanisms": ["dp", "markov", "exact"],
+            }
+        }
+    )
     one, _ = run_utility(cfg, data_dir)
     X._CHAIN_CALIBRATIONS.clear()
     two, _ = run_utility(cfg, data_dir, jobs=2)
@@ -135,7 +198,9 @@ def test_committed_optimal_rows_are_consistent():
 
     from bdpsim.figures.gallery import read_rows
 
-    rows = read_rows(Path(__file__).resolve().parents[2] / "results" / "figures" / "bdpsim-utility-optimal.csv")
+    rows = read_rows(
+        Path(__file__).resolve().parents[2] / "results" / "figures" / "bdpsim-utility-optimal.csv"
+    )
     at = {(r["variant"], r["mechanism"], r["epsilon"]): r for r in rows}
     opt = [r for r in rows if r["mechanism"] == "optimal"]
     assert opt and {r["variant"] for r in opt} == {"single days", "complete data"}

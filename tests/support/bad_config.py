@@ -60,20 +60,32 @@ BAD_CONFIGS = {
     "nested list": (RUN + "known_sizes = [[1]]\n" + MARKOV + COUNT, "run.known_sizes"),
     "float in int list": (RUN + "known_sizes = [1.5]\n" + MARKOV + COUNT, "run.known_sizes"),
     "bool in int list": (RUN + "known_sizes = [true]\n" + MARKOV + COUNT, "run.known_sizes"),
-    "huge range sweep": (RUN + MARKOV + COUNT.replace("epsilon = 1.0", "epsilon = {range = [1, 1e12, 1]}"),
-                         "range has"),
+    "huge range sweep": (
+        RUN + MARKOV + COUNT.replace("epsilon = 1.0", "epsilon = {range = [1, 1e12, 1]}"),
+        "range has",
+    ),
     "sigma overflow": (RUN + GAUSS + "sigma = 1e200\n" + CLIPPED, "model.sigma"),
     "clip overflow": (RUN + GAUSS + CLIPPED.replace("[0.0, 1.0]", "[-1e308, 1e308]"), "mechanism.clip"),
     "huge Gaussian n": (RUN + GAUSS.replace("n = 4", "n = 5000") + CLIPPED, "--max-work"),
     "huge Markov n": (RUN + MARKOV.replace("n = 4", "n = 1000000") + COUNT, "--max-memory-gib"),
-    "10^9 adversaries": (RUN.replace("adversaries = 6", "adversaries = 1000000000") + MARKOV + COUNT,
-                         "run.adversaries"),
-    "10^12 Gaussian samples": (RUN.replace("samples = 1000", "samples = 1000000000000") + GAUSS + CLIPPED,
-                               "run.samples"),
-    "10^9 kde samples": (RUN.replace("samples = 1000", "samples = 1000000000").replace('"mixture"', '"kde"')
-                         + MARKOV + COUNT, "--max-memory-gib"),
-    "1e9-member family": (RUN + '[model]\nkind = "pedigree"\nfamily = "nuclear"\nsize = 1000000000\n'
-                          + COUNT.replace("[1]", '["BB"]'), "model.size"),
+    "10^9 adversaries": (
+        RUN.replace("adversaries = 6", "adversaries = 1000000000") + MARKOV + COUNT,
+        "run.adversaries",
+    ),
+    "10^12 Gaussian samples": (
+        RUN.replace("samples = 1000", "samples = 1000000000000") + GAUSS + CLIPPED,
+        "run.samples",
+    ),
+    "10^9 kde samples": (
+        RUN.replace("samples = 1000", "samples = 1000000000").replace('"mixture"', '"kde"') + MARKOV + COUNT,
+        "--max-memory-gib",
+    ),
+    "1e9-member family": (
+        RUN
+        + '[model]\nkind = "pedigree"\nfamily = "nuclear"\nsize = 1000000000\n'
+        + COUNT.replace("[1]", '["BB"]'),
+        "model.size",
+    ),
 }
 
 
@@ -94,6 +106,10 @@ def big(data, rng):
 
 
 def python_config(tmp_path, func: str) -> Path:
-    return toml(tmp_path, RUN.replace('"mixture"', '"kde"') + "exact_reference = false\n" + MARKOV
-                + f'[mechanism]\nkind = "python"\nfunction = "{func}"\n')
-
+    return toml(
+        tmp_path,
+        RUN.replace('"mixture"', '"kde"')
+        + "exact_reference = false\n"
+        + MARKOV
+        + f'[mechanism]\nkind = "python"\nfunction = "{func}"\n',
+    )

@@ -20,13 +20,15 @@ COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
 
 def one_line(p, *words, code=2):
     assert p.returncode == code, p
-    assert p.stderr.startswith("bdpsim: ") and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.startswith("bdpsim: ") and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, (
+        p.stderr
+    )
     for w in words:
         assert w in p.stderr, p.stderr
 
 
 # ------------------------------------------------------------------ 2. user mechanisms that end their process
-MECHANISMS = '''
+MECHANISMS = """
 import os, sys, signal, multiprocessing
 import numpy as np
 
@@ -57,7 +59,7 @@ def _in_dask_worker():
         return True
     except Exception:
         return False
-'''
+"""
 
 
 def _user_config(tmp_path, body: str, function: str, **run) -> tuple:
@@ -65,15 +67,22 @@ def _user_config(tmp_path, body: str, function: str, **run) -> tuple:
     mod = f"hostile_mech_{uuid.uuid4().hex[:10]}"
     (tmp_path / f"{mod}.py").write_text(body)
     extra = "".join(f"{k} = {v}\n" for k, v in run.items())
-    text = RUN.replace('"mixture"', '"kde"') + extra + MARKOV + f'[mechanism]\nkind = "python"\nfunction = "{mod}:{function}"\n'
+    text = (
+        RUN.replace('"mixture"', '"kde"')
+        + extra
+        + MARKOV
+        + f'[mechanism]\nkind = "python"\nfunction = "{mod}:{function}"\n'
+    )
     return write_toml(tmp_path / "c.toml", text), tmp_path / "o"
 
 
 # ------------------------------------------------------------------ 5. plot of an audit
-AUDIT = ('[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
-         'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
-         '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
-         'mechanism = { noise = "geometric" }\n')
+AUDIT = (
+    '[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
+    'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
+    '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+    'mechanism = { noise = "geometric" }\n'
+)
 
 
 # ------------------------------------------------------------------ 16. help
@@ -92,4 +101,3 @@ def _parsers():
 
 # ------------------------------------------------------------------ 17. calibrate marks what is not eps-BDP
 ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
-

@@ -9,10 +9,19 @@ import gzip
 import fastkde
 import numpy as np
 
-FIG15 = {"run": {"adversaries": 4, "samples": 20_000, "estimator": "kde", "sampling": "data",
-                 "noise_floor_adversaries": 0, "exact_reference": False, "seed": 9},
-         "model": {"kind": "markov", "n": 10, "gamma": 10.0},
-         "mechanism": {"kind": "count", "epsilon": 2.0}}
+FIG15 = {
+    "run": {
+        "adversaries": 4,
+        "samples": 20_000,
+        "estimator": "kde",
+        "sampling": "data",
+        "noise_floor_adversaries": 0,
+        "exact_reference": False,
+        "seed": 9,
+    },
+    "model": {"kind": "markov", "n": 10, "gamma": 10.0},
+    "mechanism": {"kind": "count", "epsilon": 2.0},
+}
 
 
 def thesis_method(model, mech, adv, N, rng, *, shift=False, signed=True, points=1000):
@@ -39,4 +48,3 @@ def thesis_method(model, mech, adv, N, rng, *, shift=False, signed=True, points=
 def _adversaries(out):
     with gzip.open(out / "adversaries.csv.gz", "rt") as fh:
         return list(csv.DictReader(fh))
-

@@ -65,4 +65,3 @@ epsilon = 1.0
 
 def _point(tmp_path, text=OK):
     return load_config(toml(tmp_path, text)).points[0]
-

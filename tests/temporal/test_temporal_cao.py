@@ -72,9 +72,17 @@ def test_theorem4_precomputation_and_lp_equal_the_brute_force(k, seed, alpha):
     assert incremental_leakage_lp(M, alpha).value == pytest.approx(ref, abs=1e-7)  # the authors' own check
 
 
-@pytest.mark.parametrize("M", [sticky_chain(2, 0.9), sticky_chain(3, 0.95), sticky_chain(4, 0.8),
-                               np.array([[0.6, 0.2, 0.2, 0.0], [0.1, 0.7, 0.1, 0.1],
-                                         [0.0, 0.3, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]])])
+@pytest.mark.parametrize(
+    "M",
+    [
+        sticky_chain(2, 0.9),
+        sticky_chain(3, 0.95),
+        sticky_chain(4, 0.8),
+        np.array(
+            [[0.6, 0.2, 0.2, 0.0], [0.1, 0.7, 0.1, 0.1], [0.0, 0.3, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]]
+        ),
+    ],
+)
 @pytest.mark.parametrize("alpha", [0.1, 1.0, 4.0])
 def test_lp_and_closed_form_agree_on_sticky_and_sparse_chains(M, alpha):
     ref = brute_force_L(M, alpha)
@@ -86,8 +94,9 @@ def test_lp_and_closed_form_agree_on_a_larger_random_chain():
     """The authors' testCalcBPL.m (there n = 30, a = 0.1; here n = 8 to stay fast)."""
     M = random_chain(np.random.default_rng(7), 8)
     for alpha in (0.1, 0.7):
-        assert incremental_leakage_lp(M, alpha).value == pytest.approx(incremental_leakage(M, alpha).value,
-                                                                       abs=1e-7)
+        assert incremental_leakage_lp(M, alpha).value == pytest.approx(
+            incremental_leakage(M, alpha).value, abs=1e-7
+        )
 
 
 @pytest.mark.slow
@@ -107,8 +116,9 @@ def test_two_states_closed_form(p, r, alpha):
     hi, lo = max(p, r), min(p, r)
     expected = max(math.log((hi * E + 1) / (lo * E + 1)), math.log(((1 - lo) * E + 1) / ((1 - hi) * E + 1)))
     assert incremental_leakage(M, alpha).value == pytest.approx(expected, rel=1e-13, abs=1e-15)
-    assert incremental_leakage_precomputed(alpha, precompute(M)).value == pytest.approx(expected, rel=1e-13,
-                                                                                         abs=1e-15)
+    assert incremental_leakage_precomputed(alpha, precompute(M)).value == pytest.approx(
+        expected, rel=1e-13, abs=1e-15
+    )
 
 
 def test_alpha_zero_gives_exactly_zero():
@@ -157,8 +167,9 @@ def test_independent_records_leak_only_their_own_budget():
     assert (qb.start, qb.middle, qb.end) == pytest.approx((0.8, 0.8, 0.8), abs=1e-12)
 
 
-@pytest.mark.parametrize("q,d,eps", [(0.7, 0.2, 0.3), (0.9, 0.05, 1.0), (0.5, 0.0, 0.5), (0.3, 0.0, 0.1),
-                                     (0.4, 0.4, 0.6)])
+@pytest.mark.parametrize(
+    "q,d,eps", [(0.7, 0.2, 0.3), (0.9, 0.05, 1.0), (0.5, 0.0, 0.5), (0.3, 0.0, 0.1), (0.4, 0.4, 0.6)]
+)
 def test_theorem10_is_the_fixed_point_of_the_recursion(q, d, eps):
     a = eps
     for _ in range(20000):
@@ -178,7 +189,7 @@ def test_timeline_converges_to_the_theorem10_supremum(seed):
     eps = 0.4
     tl = cao_leakage(P, eps, 300)
     sup = cao_supremum(P, eps)
-    assert np.all(np.diff(tl.bpl) >= -1e-15)          # BPL grows with t
+    assert np.all(np.diff(tl.bpl) >= -1e-15)  # BPL grows with t
     assert np.all(tl.bpl <= sup.bpl + 1e-12)
     assert tl.bpl[-1] == pytest.approx(sup.bpl, abs=1e-9)
     assert tl.fpl[0] == pytest.approx(sup.fpl, abs=1e-9)
@@ -250,7 +261,9 @@ def test_upper_bound_allocation_keeps_tpl_below_alpha(seed, alpha):
     assert cao_supremum(P, e).tpl == pytest.approx(alpha, abs=1e-12)
     for T in (1, 2, 7, 200):
         assert np.all(cao_leakage(P, e, T).tpl <= alpha + 1e-12)
-    assert cao_leakage(P, e, 400).tpl[200] == pytest.approx(alpha, abs=1e-9)  # the bound is reached in the limit
+    assert cao_leakage(P, e, 400).tpl[200] == pytest.approx(
+        alpha, abs=1e-9
+    )  # the bound is reached in the limit
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -278,44 +291,156 @@ PIN_MATRICES = {
 }
 # [maxPL] = calcPLbyThm(TM, a) (calcPLbyPreComp(a, preCompQDMatrix(TM)) printed the same digits)
 PIN_L = [
-    ("A", 0.1, 0.050219763984454276), ("A", 1, 0.49433351445728368), ("A", 3, 1.2877842263311483),
-    ("B", 0.1, 0.058212073728095129), ("B", 1, 0.60120355676785864), ("B", 3, 1.4784714003188868),
-    ("C", 0.1, 0.061191567750225419), ("C", 1, 0.70851306686231508), ("C", 3, 2.5218268143736173),
+    ("A", 0.1, 0.050219763984454276),
+    ("A", 1, 0.49433351445728368),
+    ("A", 3, 1.2877842263311483),
+    ("B", 0.1, 0.058212073728095129),
+    ("B", 1, 0.60120355676785864),
+    ("B", 3, 1.4784714003188868),
+    ("C", 0.1, 0.061191567750225419),
+    ("C", 1, 0.70851306686231508),
+    ("C", 3, 2.5218268143736173),
 ]
 # [maxSup] = findSup(TM, e, qM, dM, QDplusInd)
 PIN_SUP = [
-    ("A", 0.1, 0.20153247882443315), ("A", 0.5, 0.98950953979397038), ("A", 1, 1.892917190001175),
-    ("B", 0.1, 0.24298958925798014), ("B", 0.5, 1.2429234913960578), ("B", 1, 2.2291323718844116),
-    ("C", 0.1, 0.27168596824503138), ("C", 0.5, 4.1149565809542556), ("C", 1, math.inf),
+    ("A", 0.1, 0.20153247882443315),
+    ("A", 0.5, 0.98950953979397038),
+    ("A", 1, 1.892917190001175),
+    ("B", 0.1, 0.24298958925798014),
+    ("B", 0.5, 1.2429234913960578),
+    ("B", 1, 2.2291323718844116),
+    ("C", 0.1, 0.27168596824503138),
+    ("C", 0.5, 4.1149565809542556),
+    ("C", 1, math.inf),
 ]
 # tools/plotTPL.m's loops (calcPLbyFunc with genLFunc(0, 100, ...)) for TM_B, TM_F and eArr
 PIN_TIMELINES = [
-    ("A", "D", [0.5] * 8, {
-        "bpl": [0.5, 0.75239923174659751, 0.87721105864242999, 0.93706156876265245, 0.96519362661828767,
-                0.97827670354527108, 0.98432932315661215, 0.98712249243434591],
-        "fpl": [0.92032666693060139, 0.91724225400540171, 0.91103395091577166, 0.89852957263053868,
-                0.87330763918580245, 0.82226357019664253, 0.71807508014643107, 0.5],
-        "tpl": [0.92032666693060139, 1.1696414857519992, 1.2882450095582016, 1.3355911413931911,
-                1.3385012658040902, 1.3005402737419136, 1.2024044033030432, 0.98712249243434602]}),
-    ("A", "D", [0.1, 0.4, 0.2, 0.3, 0.5, 0.1], {
-        "bpl": [0.1, 0.45021976398445429, 0.42736945256703046, 0.51585076779425298, 0.76034782860047423,
-                0.48106614378965007],
-        "fpl": [0.35969017955316385, 0.58816251799416364, 0.43555750973519336, 0.53723344233191217,
-                0.54078730758675364, 0.1],
-        "tpl": [0.35969017955316385, 0.6383822819786179, 0.66292696230222381, 0.753084210126165,
-                0.80113513618722787, 0.48106614378965007]}),
-    ("B", "B", [0.5] * 8, {
-        "bpl": [0.5, 0.79839671166784054, 0.98009292197098563, 1.089357727565444, 1.1539860832185171,
-                1.1917133466743581, 1.2135422115443437, 1.2261023432788141],
-        "tpl": [1.2261023432788141, 1.5119389232121843, 1.6718062686453439, 1.7433438107839612,
-                1.7433438107839612, 1.6718062686453439, 1.5119389232121843, 1.2261023432788141]}),
-    ("B", "B", [0.1, 0.4, 0.2, 0.3, 0.5, 0.1], {
-        "bpl": [0.1, 0.45821207372809514, 0.47296317540847699, 0.58193673649134248, 0.84834428020510466,
-                0.61030467974075064],
-        "fpl": [0.54901015545999254, 0.74717546151282543, 0.58002030449043995, 0.6338757903601816,
-                0.55821207372809512, 0.1],
-        "tpl": [0.54901015545999254, 0.80538753524092044, 0.85298347989891687, 0.91581252685152403,
-                0.90655635393319978, 0.61030467974075064]}),
+    (
+        "A",
+        "D",
+        [0.5] * 8,
+        {
+            "bpl": [
+                0.5,
+                0.75239923174659751,
+                0.87721105864242999,
+                0.93706156876265245,
+                0.96519362661828767,
+                0.97827670354527108,
+                0.98432932315661215,
+                0.98712249243434591,
+            ],
+            "fpl": [
+                0.92032666693060139,
+                0.91724225400540171,
+                0.91103395091577166,
+                0.89852957263053868,
+                0.87330763918580245,
+                0.82226357019664253,
+                0.71807508014643107,
+                0.5,
+            ],
+            "tpl": [
+                0.92032666693060139,
+                1.1696414857519992,
+                1.2882450095582016,
+                1.3355911413931911,
+                1.3385012658040902,
+                1.3005402737419136,
+                1.2024044033030432,
+                0.98712249243434602,
+            ],
+        },
+    ),
+    (
+        "A",
+        "D",
+        [0.1, 0.4, 0.2, 0.3, 0.5, 0.1],
+        {
+            "bpl": [
+                0.1,
+                0.45021976398445429,
+                0.42736945256703046,
+                0.51585076779425298,
+                0.76034782860047423,
+                0.48106614378965007,
+            ],
+            "fpl": [
+                0.35969017955316385,
+                0.58816251799416364,
+                0.43555750973519336,
+                0.53723344233191217,
+                0.54078730758675364,
+                0.1,
+            ],
+            "tpl": [
+                0.35969017955316385,
+                0.6383822819786179,
+                0.66292696230222381,
+                0.753084210126165,
+                0.80113513618722787,
+                0.48106614378965007,
+            ],
+        },
+    ),
+    (
+        "B",
+        "B",
+        [0.5] * 8,
+        {
+            "bpl": [
+                0.5,
+                0.79839671166784054,
+                0.98009292197098563,
+                1.089357727565444,
+                1.1539860832185171,
+                1.1917133466743581,
+                1.2135422115443437,
+                1.2261023432788141,
+            ],
+            "tpl": [
+                1.2261023432788141,
+                1.5119389232121843,
+                1.6718062686453439,
+                1.7433438107839612,
+                1.7433438107839612,
+                1.6718062686453439,
+                1.5119389232121843,
+                1.2261023432788141,
+            ],
+        },
+    ),
+    (
+        "B",
+        "B",
+        [0.1, 0.4, 0.2, 0.3, 0.5, 0.1],
+        {
+            "bpl": [
+                0.1,
+                0.45821207372809514,
+                0.47296317540847699,
+                0.58193673649134248,
+                0.84834428020510466,
+                0.61030467974075064,
+            ],
+            "fpl": [
+                0.54901015545999254,
+                0.74717546151282543,
+                0.58002030449043995,
+                0.6338757903601816,
+                0.55821207372809512,
+                0.1,
+            ],
+            "tpl": [
+                0.54901015545999254,
+                0.80538753524092044,
+                0.85298347989891687,
+                0.91581252685152403,
+                0.90655635393319978,
+                0.61030467974075064,
+            ],
+        },
+    ),
 ]
 # e = allocEspByUpperBound(a, TM_B, TM_F); [e_s, e_mid, e_end] = allocEspByQuantify(a, TM_B, TM_F)
 PIN_ALLOC = [
@@ -391,26 +516,29 @@ def test_allocations_match_the_authors_code(back, fwd, alpha, upper, quant):
 P2 = [[0.9, 0.1], [0.2, 0.8]]
 
 
-@pytest.mark.parametrize("kwargs,field,rule", [
-    (dict(transition=[[0.9, 0.2], [0.2, 0.8]]), "transition[0]", "sum to 1"),
-    (dict(transition=[[1.1, -0.1], [0.2, 0.8]]), "transition[0][1]", ">= 0"),
-    (dict(transition=[[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]]), "transition shape", "square"),
-    (dict(transition=[[1.0]]), "transition shape", "k >= 2"),
-    (dict(epsilon=0.0), "epsilon", "> 0"),
-    (dict(epsilon=-1.0), "epsilon", "> 0"),
-    (dict(epsilon=math.nan), "epsilon", "finite"),
-    (dict(epsilon=[0.1, 0.2]), "epsilon", "steps = 3"),
-    (dict(epsilon=[0.1, 0.0, 0.2]), "epsilon", "> 0"),
-    (dict(steps=0), "steps", "integer >= 1"),
-    (dict(steps=2.5), "steps", "integer >= 1"),
-    (dict(steps=True), "steps", "integer >= 1"),
-    (dict(transition=[P2, P2, P2]), "transition", "steps - 1 = 2"),
-    (dict(transition=[P2, [[0.5, 0.6], [0.5, 0.5]]]), "transition[1][0]", "sum to 1"),
-    (dict(initial=[0.5, 0.6]), "initial", "probability vector"),
-    (dict(initial=[1.0, 0.0], transition=[[1.0, 0.0], [0.2, 0.8]]), "initial", "probability 0"),
-    (dict(backward=[[0.5, 0.5, 0], [0.5, 0.5, 0], [0.5, 0.5, 0]]), "backward", "k = 2"),
-    (dict(method="simplex"), "method", "theorem4"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field,rule",
+    [
+        (dict(transition=[[0.9, 0.2], [0.2, 0.8]]), "transition[0]", "sum to 1"),
+        (dict(transition=[[1.1, -0.1], [0.2, 0.8]]), "transition[0][1]", ">= 0"),
+        (dict(transition=[[0.5, 0.5, 0.0], [0.2, 0.8, 0.0]]), "transition shape", "square"),
+        (dict(transition=[[1.0]]), "transition shape", "k >= 2"),
+        (dict(epsilon=0.0), "epsilon", "> 0"),
+        (dict(epsilon=-1.0), "epsilon", "> 0"),
+        (dict(epsilon=math.nan), "epsilon", "finite"),
+        (dict(epsilon=[0.1, 0.2]), "epsilon", "steps = 3"),
+        (dict(epsilon=[0.1, 0.0, 0.2]), "epsilon", "> 0"),
+        (dict(steps=0), "steps", "integer >= 1"),
+        (dict(steps=2.5), "steps", "integer >= 1"),
+        (dict(steps=True), "steps", "integer >= 1"),
+        (dict(transition=[P2, P2, P2]), "transition", "steps - 1 = 2"),
+        (dict(transition=[P2, [[0.5, 0.6], [0.5, 0.5]]]), "transition[1][0]", "sum to 1"),
+        (dict(initial=[0.5, 0.6]), "initial", "probability vector"),
+        (dict(initial=[1.0, 0.0], transition=[[1.0, 0.0], [0.2, 0.8]]), "initial", "probability 0"),
+        (dict(backward=[[0.5, 0.5, 0], [0.5, 0.5, 0], [0.5, 0.5, 0]]), "backward", "k = 2"),
+        (dict(method="simplex"), "method", "theorem4"),
+    ],
+)
 def test_bad_input_names_the_argument_and_the_rule(kwargs, field, rule):
     args = dict(transition=P2, epsilon=0.5, steps=3) | kwargs
     with pytest.raises(ConfigError) as err:
@@ -450,8 +578,9 @@ def test_theorem4_survives_the_rounding_that_breaks_calcPLbyThm():
     M = np.array([[0.6, 0.4], [0.55, 0.45]])
     assert incremental_leakage(M, 36.0).value == pytest.approx(0.11778303565638326, abs=1e-14)
     assert incremental_leakage(M, 40.0).value == pytest.approx(0.11778303565638346, abs=1e-14)
-    assert incremental_leakage_precomputed(40.0, precompute(M)).value == pytest.approx(0.11778303565638346,
-                                                                                       abs=1e-14)
+    assert incremental_leakage_precomputed(40.0, precompute(M)).value == pytest.approx(
+        0.11778303565638346, abs=1e-14
+    )
 
 
 def test_initial_law_forms_and_unreachable_states():

@@ -75,10 +75,12 @@ def brute(P, pi1, L, T, known=()):
     return {key: np.array(v) for key, v in out.items()}
 
 
-CASES = [(k, T, eps, sticky, seed)
-         for (k, T) in ((2, 6), (3, 5), (4, 4))
-         for eps in (0.3, 1.0, 2.5)
-         for sticky, seed in ((0.0, 1), (0.8, 2))]
+CASES = [
+    (k, T, eps, sticky, seed)
+    for (k, T) in ((2, 6), (3, 5), (4, 4))
+    for eps in (0.3, 1.0, 2.5)
+    for sticky, seed in ((0.0, 1), (0.8, 2))
+]
 
 
 @pytest.mark.parametrize("k,T,eps,sticky,seed", CASES)
@@ -99,8 +101,9 @@ def test_any_equals_box_vertices_brute_force(k, T, eps, seed):
     rng = np.random.default_rng(seed)
     P = random_chain(k, rng, 0.3)
     pi1 = rng.dirichlet(np.ones(k))
-    verts = np.array([[math.exp(eps) if b else 1.0 for b in bits]
-                      for bits in itertools.product((0, 1), repeat=k)])  # all 2^k vertices
+    verts = np.array(
+        [[math.exp(eps) if b else 1.0 for b in bits] for bits in itertools.product((0, 1), repeat=k)]
+    )  # all 2^k vertices
     res = temporal_exact(P, eps, T, "any", initial=pi1)
     ref = brute(P, pi1, verts, T)
     for key in ("bpl", "fpl", "tpl"):
@@ -136,8 +139,12 @@ def test_per_step_transitions_and_epsilons_equal_brute_force():
     for s in range(T):
         like *= Ls[s][seqs[:, s]][:, paths[:, s]].T
     for t in range(T):
-        cond = [(prob[paths[:, t] == a] @ like[paths[:, t] == a]) / prob[paths[:, t] == a].sum() for a in range(k)]
-        tpl = max(float(np.max(np.log(cond[a]) - np.log(cond[b]))) for a, b in itertools.permutations(range(k), 2))
+        cond = [
+            (prob[paths[:, t] == a] @ like[paths[:, t] == a]) / prob[paths[:, t] == a].sum() for a in range(k)
+        ]
+        tpl = max(
+            float(np.max(np.log(cond[a]) - np.log(cond[b]))) for a, b in itertools.permutations(range(k), 2)
+        )
         assert abs(res.tpl[t] - tpl) < 1e-10
 
 
@@ -153,8 +160,8 @@ def test_leakage_is_monotone_and_below_group_privacy():
     rng = np.random.default_rng(5)
     P = random_chain(3, rng, 0.6)
     res = temporal_exact(P, 1.0, 12, "any")
-    assert np.all(np.diff(res.bpl) >= -1e-12)          # more past releases never leak less
-    assert np.all(res.tpl <= 12 * 1.0 + 1e-12)          # group privacy: T eps
+    assert np.all(np.diff(res.bpl) >= -1e-12)  # more past releases never leak less
+    assert np.all(res.tpl <= 12 * 1.0 + 1e-12)  # group privacy: T eps
     assert np.all(res.tpl >= 1.0 - 1e-12)
 
 
@@ -209,7 +216,11 @@ def test_value_noise_outputs_at_values_are_extreme():
     Lgrid = np.exp(-np.abs(grid[:, None] - np.array(values)[None, :]) / b)
     ref = brute(P, pi1, Lgrid, T)
     assert np.all(ref["tpl"] <= res.tpl + 1e-10)
-    np.testing.assert_allclose(res.tpl, brute(P, pi1, np.exp(-np.abs(np.array(values)[:, None] - np.array(values)[None, :]) / b), T)["tpl"], atol=1e-10)
+    np.testing.assert_allclose(
+        res.tpl,
+        brute(P, pi1, np.exp(-np.abs(np.array(values)[:, None] - np.array(values)[None, :]) / b), T)["tpl"],
+        atol=1e-10,
+    )
 
 
 def test_extreme_indices_keep_every_vertex():
@@ -233,17 +244,20 @@ def test_interval_holds_when_the_hull_is_capped():
     assert np.all(capped.bpl_high >= full.bpl - 1e-10)
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    (dict(transition=[[0.5, 0.6], [0.5, 0.5]]), "transition"),
-    (dict(epsilon=0.0), "epsilon"),
-    (dict(epsilon=-1.0), "epsilon"),
-    (dict(steps=0), "steps"),
-    (dict(epsilon=[1.0, 1.0]), "epsilon"),
-    (dict(known=[7]), "known"),
-    (dict(known=[0]), "known"),
-    (dict(mechanism="gaussian"), "mechanism"),
-    (dict(initial=[0.5, 0.6]), "initial"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        (dict(transition=[[0.5, 0.6], [0.5, 0.5]]), "transition"),
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(epsilon=-1.0), "epsilon"),
+        (dict(steps=0), "steps"),
+        (dict(epsilon=[1.0, 1.0]), "epsilon"),
+        (dict(known=[7]), "known"),
+        (dict(known=[0]), "known"),
+        (dict(mechanism="gaussian"), "mechanism"),
+        (dict(initial=[0.5, 0.6]), "initial"),
+    ],
+)
 def test_bad_input_names_the_parameter(kwargs, field):
     args = dict(transition=[[0.9, 0.1], [0.2, 0.8]], epsilon=1.0, steps=5, mechanism="krr")
     args.update(kwargs)
@@ -325,11 +339,14 @@ def test_exact_never_above_cao_with_per_step_chains_and_budgets():
         assert np.all(getattr(ex, key) <= getattr(cao, key) + 1e-9), key
 
 
-@pytest.mark.parametrize("P,pi1", [
-    ([[1.0, 0.0], [0.4, 0.6]], [0.0, 1.0]),            # state 0 unreachable at t = 1, absorbing later
-    ([[0.0, 1.0], [0.7, 0.3]], [0.5, 0.5]),
-    ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], [1.0, 0.0, 0.0]),
-])
+@pytest.mark.parametrize(
+    "P,pi1",
+    [
+        ([[1.0, 0.0], [0.4, 0.6]], [0.0, 1.0]),  # state 0 unreachable at t = 1, absorbing later
+        ([[0.0, 1.0], [0.7, 0.3]], [0.5, 0.5]),
+        ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], [1.0, 0.0, 0.0]),
+    ],
+)
 def test_chains_with_zeros_equal_brute_force(P, pi1):
     P, pi1 = np.array(P), np.array(pi1)
     k, T = P.shape[0], 5
@@ -346,19 +363,22 @@ def test_allocation_against_the_exact_tpl():
 
     P = random_chain(3, np.random.default_rng(21), 0.2)
     a = allocate(1.5, P, 12, "any")
-    worst = (lambda e: float(np.nanmax(temporal_exact(P, e, 12, "any").tpl)))
+    worst = lambda e: float(np.nanmax(temporal_exact(P, e, 12, "any").tpl))
     assert worst(a.exact_constant) <= 1.5 + 1e-9 < worst(a.exact_constant * (1 + 1e-5))
     assert a.cao_constant is not None and a.cao_constant <= a.exact_constant + 1e-9  # exact <= Cao
     sched = [a.exact_end] + [a.exact_middle] * 10 + [a.exact_end]
     assert worst(sched) <= 1.5 + 1e-9 and a.exact_end >= a.exact_middle
 
 
-@pytest.mark.parametrize("P,known,T", [
-    ([[0.0, 1.0], [1.0, 0.0]], (1,), 3),                                   # x_1 fixes every x_t
-    ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (3,), 5),        # 0 and 1 share no successor
-    ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (2, 4), 5),
-    ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], (1, 5), 5),
-])
+@pytest.mark.parametrize(
+    "P,known,T",
+    [
+        ([[0.0, 1.0], [1.0, 0.0]], (1,), 3),  # x_1 fixes every x_t
+        ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (3,), 5),  # 0 and 1 share no successor
+        ([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]], (2, 4), 5),
+        ([[0.6, 0.4, 0.0], [0.0, 0.5, 0.5], [0.3, 0.0, 0.7]], (1, 5), 5),
+    ],
+)
 def test_known_steps_on_chains_with_zeros_equal_brute_force(P, known, T):
     # a pair counts only where both values are possible given known values on each side: the past
     # leakage at t needs a known later value compatible with both, the future one a known earlier

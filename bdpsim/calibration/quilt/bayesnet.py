@@ -59,7 +59,7 @@ from .chain import (
 )
 from .family import MAX_TABLE, QuiltContext  # noqa: F401 (MAX_TABLE re-exported)
 
-MAX_QUILTS = 200_000   # depth combinations scored per record before falling back to a common depth
+MAX_QUILTS = 200_000  # depth combinations scored per record before falling back to a common depth
 
 
 @dataclass(frozen=True)
@@ -88,25 +88,41 @@ def quilt_family(model: BayesNetModel, record: int) -> list[dict]:
     """Every quilt of the per-branch-depth family of ``record`` (no pruning; for checks):
     dicts with ``depths``, ``quilt`` (``X_Q``), ``nearby`` (``X_N``, all nodes), ``remote``
     (``X_R``), ``card`` (records in ``X_N``) and ``influence`` (``e``)."""
-    check(isinstance(record, (int, np.integer)) and 0 <= record < model.n, "record", record,
-          f"must be a record in 0..{model.n - 1}")
+    check(
+        isinstance(record, (int, np.integer)) and 0 <= record < model.n,
+        "record",
+        record,
+        f"must be a record in 0..{model.n - 1}",
+    )
     nd = QuiltContext(model).node(model.records[int(record)])
     m = len(nd.branches)
     depths = [[d for d in range(b.height + 2) if b.cells(d) <= MAX_TABLE] for b in nd.branches]
-    combos = (np.stack(np.meshgrid(*[np.array(d) for d in depths], indexing="ij"), -1)
-              .reshape(-1, m) if m else np.zeros((1, 0), dtype=int))
+    combos = (
+        np.stack(np.meshgrid(*[np.array(d) for d in depths], indexing="ij"), -1).reshape(-1, m)
+        if m
+        else np.zeros((1, 0), dtype=int)
+    )
     e, card = nd.influences(combos)
     out = []
     for row, ek, ck in zip(combos, e, card):
         Q, N = nd.quilt(row)
         R = frozenset(range(model.size)) - Q - N
-        out.append({"depths": tuple(int(d) for d in row), "quilt": tuple(sorted(Q)), "nearby": tuple(sorted(N)),
-                    "remote": tuple(sorted(R)), "card": int(ck), "influence": float(ek)})
+        out.append(
+            {
+                "depths": tuple(int(d) for d in row),
+                "quilt": tuple(sorted(Q)),
+                "nearby": tuple(sorted(N)),
+                "remote": tuple(sorted(R)),
+                "card": int(ck),
+                "influence": float(ek),
+            }
+        )
     return out
 
 
-def mqm_bayesnet(model: BayesNetModel, epsilon: float, *, records=None,
-                 max_quilts: int = MAX_QUILTS) -> BayesNetQuilt:
+def mqm_bayesnet(
+    model: BayesNetModel, epsilon: float, *, records=None, max_quilts: int = MAX_QUILTS
+) -> BayesNetQuilt:
     """General Markov Quilt mechanism ``sigma`` for a Bayesian network (module docstring).
 
     Parameters
@@ -123,8 +139,12 @@ def mqm_bayesnet(model: BayesNetModel, epsilon: float, *, records=None,
     eps = float(epsilon) if isinstance(epsilon, (int, float, np.number)) else math.nan
     check(math.isfinite(eps) and eps > 0, "epsilon", epsilon, "must be a finite number > 0")
     recs = list(range(model.n)) if records is None else [int(r) for r in records]
-    check(len(recs) > 0 and all(0 <= r < model.n for r in recs), "records", recs,
-          f"must be a non-empty list of records in 0..{model.n - 1}")
+    check(
+        len(recs) > 0 and all(0 <= r < model.n for r in recs),
+        "records",
+        recs,
+        f"must be a non-empty list of records in 0..{model.n - 1}",
+    )
     ctx = QuiltContext(model)
     sig = np.full(model.n, np.nan)
     out, fam, total = None, {}, 0
@@ -140,8 +160,17 @@ def mqm_bayesnet(model: BayesNetModel, epsilon: float, *, records=None,
 
 # ---------------------------------------------------------------------------------- paper §5
 
-def mqm_estimated(T: int, epsilon: float, pi_est: float, g_est: float, *, transition=None,
-                  eigengap: str = "auto", search: str = "authors") -> QuiltResult:
+
+def mqm_estimated(
+    T: int,
+    epsilon: float,
+    pi_est: float,
+    g_est: float,
+    *,
+    transition=None,
+    eigengap: str = "auto",
+    search: str = "authors",
+) -> QuiltResult:
     """Chain MQMApprox with *estimated* parameters, as the paper's §5 runs it: the mechanism knows
     only ``pi_est <= pi_min`` and ``g_est <= eigengap``, plugged into the approximate max-influence
     ``2 ln((1+D_a)/(1-D_a)) + ln((1+D_b)/(1-D_b))``, ``D_t = e^{-g_est t}/pi_est``
@@ -170,13 +199,25 @@ def mqm_estimated(T: int, epsilon: float, pi_est: float, g_est: float, *, transi
         check(math.isfinite(eps) and eps > 0, "epsilon", epsilon, "must be a finite number > 0")
         noise, best = np.full(T, np.nan), (-1.0, 1, 1, 1)
         for i in range(1, T + 1):
-            nm, a, b = quilt_scores(lambda A, B, i=i: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps)
+            nm, a, b = quilt_scores(
+                lambda A, B, i=i: approx_max_influence(pi_est, g_est, i, T, A, B), i, T, eps
+            )
             if math.isnan(nm):
                 raise ConfigError("epsilon", epsilon, "cannot find valid a/b. epsilon should be larger")
             noise[i - 1] = nm
             if nm > best[0]:
                 best = (nm, i, a, b)
-        res = QuiltResult("markov-quilt-approx", eps, T, best[0], best[1], best[2], best[3], noise,
-                          tuple(range(1, T + 1)), {})
+        res = QuiltResult(
+            "markov-quilt-approx",
+            eps,
+            T,
+            best[0],
+            best[1],
+            best[2],
+            best[3],
+            noise,
+            tuple(range(1, T + 1)),
+            {},
+        )
     res.parameters.update({"pi_est": float(pi_est), "g_est": float(g_est), "search": search})
     return res

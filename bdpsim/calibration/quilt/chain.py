@@ -108,6 +108,7 @@ class QuiltResult:
 
 # ---------------------------------------------------------------------------------- set-up
 
+
 def _axes(i: int, T: int, limit: int | None):
     """The quilt grid's ``a`` values (columns: ``1..i-1`` then ``i`` = no left node) and ``b``
     values (rows: ``1..T-i`` then ``T-i+1`` = no right node), in the MATLAB's order; with a
@@ -191,7 +192,9 @@ def mqm_approx_search(pi_min: float, eig_gap: float, epsilon: float, T: int) -> 
     visited = []
     while True:
         check(1 <= i <= T, "T", T, "the search left the chain (cannot happen for eps > 0)")
-        nm, a, b = quilt_scores(lambda A, B, i=i: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon)
+        nm, a, b = quilt_scores(
+            lambda A, B, i=i: approx_max_influence(pi_min, eig_gap, i, T, A, B), i, T, epsilon
+        )
         noise[i - 1] = nm
         best[i] = (a, b)
         visited.append(i)
@@ -215,11 +218,23 @@ def mqm_approx_search(pi_min: float, eig_gap: float, epsilon: float, T: int) -> 
             i -= 1
     cur = cast(int, cur)  # the loop visits a node
     a, b = best[cur]
-    return QuiltResult("markov-quilt-approx", float(epsilon), T, float(cur_max), cur, a, b, noise,
-                       tuple(visited), {"pi_min": float(pi_min), "eigengap": float(eig_gap)})
+    return QuiltResult(
+        "markov-quilt-approx",
+        float(epsilon),
+        T,
+        float(cur_max),
+        cur,
+        a,
+        b,
+        noise,
+        tuple(visited),
+        {"pi_min": float(pi_min), "eigengap": float(eig_gap)},
+    )
 
 
-def exact_max_influence_binary(downstream, upstream1, upstream2, i: int, T: int, a=None, b=None) -> np.ndarray:
+def exact_max_influence_binary(
+    downstream, upstream1, upstream2, i: int, T: int, a=None, b=None
+) -> np.ndarray:
     """``k_findBest_2dir_exact.m``'s max-influence of node ``i``'s quilts on the ``(b, a)`` grid:
     ``ln max(D_max U_max r_i, 1/(D_min U_min r_i))`` with a missing side's factor (and, for a
     missing left side, ``r_i``) equal to 1."""
@@ -260,38 +275,63 @@ def _exact_search(grid, epsilon: float, T: int, method: str, params: dict, deadl
     for i in range(2, T):
         if deadline is not None and time.monotonic() > deadline:
             done = (time.monotonic() - t0) / max(i - 2, 1)
-            raise TooSlow("--n", T, f"markov-quilt-exact stopped at node {i} of {T} after "
-                                    f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
-                                    f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)")
+            raise TooSlow(
+                "--n",
+                T,
+                f"markov-quilt-exact stopped at node {i} of {T} after "
+                f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
+                f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)",
+            )
         nm, a, b = quilt_scores(lambda A, B, i=i: grid(i, A, B), i, T, epsilon)
         noise[i - 1] = nm
         if nm > cur_max:
             cur_max, cur, best = nm, i, (a, b)
         if math.isnan(nm):
             cur_max = T / epsilon
-            return QuiltResult(method, float(epsilon), T, cur_max, i, i, T - i + 1, noise,
-                               tuple(range(2, i + 1)), params)
-    return QuiltResult(method, float(epsilon), T, float(cur_max), cur, best[0], best[1], noise,
-                       tuple(range(2, T)), params)
+            return QuiltResult(
+                method, float(epsilon), T, cur_max, i, i, T - i + 1, noise, tuple(range(2, i + 1)), params
+            )
+    return QuiltResult(
+        method, float(epsilon), T, float(cur_max), cur, best[0], best[1], noise, tuple(range(2, T)), params
+    )
 
 
-def mqm_exact_search_binary(downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None) -> QuiltResult:
+def mqm_exact_search_binary(
+    downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None
+) -> QuiltResult:
     """``k_findBest_2dir_exact.m``: MQMExact for binary chains over the nodes ``2..T-1`` (past
     ``deadline``, a ``time.monotonic()`` value, :class:`~bdpsim.calibration.budget.TooSlow`)."""
-    return _exact_search(lambda i, A, B: exact_max_influence_binary(downstream, upstream1, upstream2, i, T, A, B),
-                         epsilon, T, "markov-quilt-exact", {"variant": "binary"}, deadline)
+    return _exact_search(
+        lambda i, A, B: exact_max_influence_binary(downstream, upstream1, upstream2, i, T, A, B),
+        epsilon,
+        T,
+        "markov-quilt-exact",
+        {"variant": "binary"},
+        deadline,
+    )
 
 
-def mqm_exact_search_multi(downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None) -> QuiltResult:
+def mqm_exact_search_multi(
+    downstream, upstream1, upstream2, epsilon: float, T: int, deadline=None
+) -> QuiltResult:
     """``k_findBest_2dir_exact_multi.m``: MQMExact for any number of states over nodes ``2..T-1``
     (``deadline`` as :func:`mqm_exact_search_binary`)."""
-    return _exact_search(lambda i, A, B: exact_max_influence_multi(downstream, upstream1, upstream2, i, T, A, B),
-                         epsilon, T, "markov-quilt-exact", {"variant": "multi"}, deadline)
+    return _exact_search(
+        lambda i, A, B: exact_max_influence_multi(downstream, upstream1, upstream2, i, T, A, B),
+        epsilon,
+        T,
+        "markov-quilt-exact",
+        {"variant": "multi"},
+        deadline,
+    )
 
 
 # ---------------------------------------------------------------------------------- front ends
 
-def mqm_approx(P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: float | None = None) -> QuiltResult:
+
+def mqm_approx(
+    P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: float | None = None
+) -> QuiltResult:
     """MQMApprox ``sigma`` for a chain ``P`` of length ``T`` as the authors' scripts set it up:
     ``pi_min`` = min of the first row of ``P^100`` (unless given), eigengap per
     :func:`authors_eigengap`, then :func:`mqm_approx_search`.
@@ -318,14 +358,19 @@ def mqm_approx(P, T: int, epsilon: float, *, eigengap: str = "auto", pi_min: flo
     pm = float(authors_stationary(P).min()) if pi_min is None else float(pi_min)
     g = authors_eigengap(P, eigengap)
     if not (pm > 0 and g > 0):
-        raise ConfigError("transition", P.tolist(),
-                          f"MQMApprox needs pi_min > 0 and eigengap > 0 (got {pm:.3g}, {g:.3g})")
+        raise ConfigError(
+            "transition", P.tolist(), f"MQMApprox needs pi_min > 0 and eigengap > 0 (got {pm:.3g}, {g:.3g})"
+        )
     res = mqm_approx_search(pm, g, epsilon, T)
-    res.parameters["eigengap_kind"] = eigengap if eigengap != "auto" else ("chain" if P.shape[0] == 2 else "reversal")
+    res.parameters["eigengap_kind"] = (
+        eigengap if eigengap != "auto" else ("chain" if P.shape[0] == 2 else "reversal")
+    )
     return res
 
 
-def mqm_exact(P, T: int, epsilon: float, *, initial=None, variant: str = "auto", deadline=None) -> QuiltResult:
+def mqm_exact(
+    P, T: int, epsilon: float, *, initial=None, variant: str = "auto", deadline=None
+) -> QuiltResult:
     """MQMExact ``sigma`` for a chain ``P`` of length ``T``.
 
     Parameters

@@ -33,10 +33,18 @@ class _Branch:
             prev = [(d, c) for c, f in prev for d in nbrs[c] if d != f]
         self.vars = self.S.union(*(jt.cliques[c] for lev in self.levels for c, _ in lev))
         self.leaf = {c for lev in self.levels for c, f in lev if all(d == f for d in nbrs[c])}
-        self.rim = frozenset().union(*(frozenset(jt.cliques[c]) - _sep(jt, c, f)
-                                       for lev in self.levels for c, f in lev if c in self.leaf))
+        self.rim = frozenset().union(
+            *(
+                frozenset(jt.cliques[c]) - _sep(jt, c, f)
+                for lev in self.levels
+                for c, f in lev
+                if c in self.leaf
+            )
+        )
         self._Q, self._B = [self.S], [frozenset()]
-        self.K = [Factor(tuple(sorted(self.S)), np.ones((1,) + tuple(jt.cards[v] for v in sorted(self.S)) + (1,)))]
+        self.K = [
+            Factor(tuple(sorted(self.S)), np.ones((1,) + tuple(jt.cards[v] for v in sorted(self.S)) + (1,)))
+        ]
         self.K_rim = None
         self.r: dict[int, np.ndarray] = {}
 
@@ -49,8 +57,11 @@ class _Branch:
             return self.rim if k > self.height else frozenset()
         while len(self._Q) <= k:
             j = len(self._Q)
-            self._Q.append(frozenset().union(*(_sep(self.jt, c, d) for c, f in self.levels[j - 1]
-                                               for d in self.nbrs[c] if d != f)))
+            self._Q.append(
+                frozenset().union(
+                    *(_sep(self.jt, c, d) for c, f in self.levels[j - 1] for d in self.nbrs[c] if d != f)
+                )
+            )
         return self._Q[k]
 
     def B(self, k: int) -> frozenset:
@@ -77,8 +88,13 @@ class _Branch:
             if self.K_rim is None:
                 K, kept = self.K[0], self.S
                 for j, lev in enumerate(self.levels, start=1):
-                    kept = kept | frozenset().union(*(frozenset(self.jt.cliques[c]) for c, _ in lev
-                                                      if c in self.leaf)) & self.rim
+                    kept = (
+                        kept
+                        | frozenset().union(
+                            *(frozenset(self.jt.cliques[c]) for c, _ in lev if c in self.leaf)
+                        )
+                        & self.rim
+                    )
                     parts = [K] + [leaf_step(c, f) if c in self.leaf else step(c, f) for c, f in lev]
                     K = marginalize(product(parts), tuple(kept | self.Q(j)))
                 self.K_rim = K
@@ -158,8 +174,9 @@ class QuiltContext:
             jt = self.jt
             S = _sep(jt, e, f)
             Qe = frozenset().union(*(_sep(jt, e, g) for g in self.nbrs[e] if g != f))
-            self.cache[e, f] = divide(marginalize(jt.beliefs[e], tuple(S | Qe)),
-                                      marginalize(jt.beliefs[e], tuple(S)))
+            self.cache[e, f] = divide(
+                marginalize(jt.beliefs[e], tuple(S | Qe)), marginalize(jt.beliefs[e], tuple(S))
+            )
         return self.cache[e, f]
 
     def leaf_step(self, e: int, f: int) -> Factor:
@@ -188,10 +205,13 @@ class _Node:
                 if d in Ti and d not in seen:
                     seen.add(d)
                     inside.append(d)
-                    P_V = divide(product([P_V, jt.beliefs[d]]), marginalize(jt.beliefs[d], tuple(_sep(jt, c, d))))
+                    P_V = divide(
+                        product([P_V, jt.beliefs[d]]), marginalize(jt.beliefs[d], tuple(_sep(jt, c, d)))
+                    )
         self.P_V = P_V
-        self.branches = [_Branch(jt, nbrs, c, d, _sep(jt, c, d), V, ctx.rec)
-                         for c in Ti for d in nbrs[c] if d not in Ti]
+        self.branches = [
+            _Branch(jt, nbrs, c, d, _sep(jt, c, d), V, ctx.rec) for c in Ti for d in nbrs[c] if d not in Ti
+        ]
         self.positive = int((marginalize(P_V, (node,)).table > 0).sum())
         comp = _components_without(ctx.adj, node)
         ids = [{comp[u] for u in b.vars - {node}} for b in self.branches]
@@ -229,8 +249,9 @@ class _Node:
             if math.prod(self.ctx.jt.cards[u] for u in self.V | Q) > MAX_TABLE:
                 e[k] = math.inf  # too large to compute: not searched
                 continue
-            J = marginalize(product([self.P_V] + [kern(b, d) for b, d in zip(self.branches, row)]),
-                            tuple({node} | Q))
+            J = marginalize(
+                product([self.P_V] + [kern(b, d) for b, d in zip(self.branches, row)]), tuple({node} | Q)
+            )
             e[k] = max(0.0, float(_ratio_matrix(J, node, s)[off].max()))
         return e, card
 
@@ -245,16 +266,29 @@ class _Node:
         while True:
             lb0 = self.base + sum(b.delta(0) for b in br)
             rim = [scored > 0 and lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0] for b in br]
-            avail = [sorted(d for d in set(range(min(L, b.height) + 1)) | {b.height} | ({b.height + 1} if ok else set())
-                            if b.cells(d) <= MAX_TABLE) for b, ok in zip(br, rim)]
+            avail = [
+                sorted(
+                    d
+                    for d in set(range(min(L, b.height) + 1)) | {b.height} | ({b.height + 1} if ok else set())
+                    if b.cells(d) <= MAX_TABLE
+                )
+                for b, ok in zip(br, rim)
+            ]
             if math.prod(len(a) for a in avail) <= max_quilts:
-                combos = (np.stack(np.meshgrid(*[np.array(a) for a in avail], indexing="ij"), -1).reshape(-1, m)
-                          if m else np.zeros((1, 0), dtype=int))
+                combos = (
+                    np.stack(np.meshgrid(*[np.array(a) for a in avail], indexing="ij"), -1).reshape(-1, m)
+                    if m
+                    else np.zeros((1, 0), dtype=int)
+                )
             else:
                 family = "common depth"
-                combos = np.array([[min(d, b.height) if min(d, b.height) in a else b.height for b, a in zip(br, avail)]
-                                   for d in range(min(L, max(b.height for b in br)) + 1)]
-                                  + [[b.height + 1 if b.height + 1 in a else b.height for b, a in zip(br, avail)]])
+                combos = np.array(
+                    [
+                        [min(d, b.height) if min(d, b.height) in a else b.height for b, a in zip(br, avail)]
+                        for d in range(min(L, max(b.height for b in br)) + 1)
+                    ]
+                    + [[b.height + 1 if b.height + 1 in a else b.height for b, a in zip(br, avail)]]
+                )
             e, card = self.influences(combos)
             with np.errstate(divide="ignore", invalid="ignore"):
                 lam = eps - e
@@ -263,9 +297,16 @@ class _Node:
             if not np.all(np.isnan(score)):
                 k = int(np.nanargmin(score))
                 if score[k] < best[0]:
-                    best = (float(score[k]), tuple(sorted(self.quilt(combos[k])[0])), int(card[k]), float(e[k]))
-            if not any((L + 1 < b.height and lb0 - b.delta(0) + b.delta(L + 1) <= eps * best[0])
-                       or (not ok and lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0])
-                       for b, ok in zip(br, rim)):
+                    best = (
+                        float(score[k]),
+                        tuple(sorted(self.quilt(combos[k])[0])),
+                        int(card[k]),
+                        float(e[k]),
+                    )
+            if not any(
+                (L + 1 < b.height and lb0 - b.delta(0) + b.delta(L + 1) <= eps * best[0])
+                or (not ok and lb0 - b.delta(0) + b.delta(b.height + 1) <= eps * best[0])
+                for b, ok in zip(br, rim)
+            ):
                 return best + (family, scored)
             L *= 2

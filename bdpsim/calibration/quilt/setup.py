@@ -14,8 +14,8 @@ import numpy as np
 from ...core.errors import ConfigError
 from ...kernels.chains.transition import transition_matrix
 
-AUTHORS_POWER = 100      # pi = M^100; pi = pi(1, :)   (run_synthetic.m, run_realData.m)
-REVERSAL_POWER = 4096    # pi = p^4096                 (reversibleChain_reverse.m)
+AUTHORS_POWER = 100  # pi = M^100; pi = pi(1, :)   (run_synthetic.m, run_realData.m)
+REVERSAL_POWER = 4096  # pi = p^4096                 (reversibleChain_reverse.m)
 
 
 def authors_stationary(P) -> np.ndarray:
@@ -100,7 +100,9 @@ def exact_ratios_binary(P, T: int, c0=None, c1=None):
         r = np.asarray(c1, dtype=float) / np.asarray(c0, dtype=float)
         upstream2 = np.stack([r, r], axis=1)
     elif c0 is None and c1 is None:
-        upstream2 = np.vstack([[np.nan, np.nan], np.stack([1 / upstream1[:, 1], 1 / upstream1[:, 0]], axis=1)])
+        upstream2 = np.vstack(
+            [[np.nan, np.nan], np.stack([1 / upstream1[:, 1], 1 / upstream1[:, 0]], axis=1)]
+        )
     else:
         raise ConfigError("c0, c1", None, "exactRatioBinaryGenerate input formate error")
     return downstream, upstream1, upstream2

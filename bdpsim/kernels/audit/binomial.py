@@ -17,8 +17,12 @@ def check_alpha(a, name: str = "alpha") -> np.ndarray:
 
 def _counts(k, n):
     k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    require(bool(np.all((n >= 1) & (k >= 0) & (k <= n))), "k", (k.tolist() if k.size < 5 else "..."),
-            "need 0 <= k <= n and n >= 1")
+    require(
+        bool(np.all((n >= 1) & (k >= 0) & (k <= n))),
+        "k",
+        (k.tolist() if k.size < 5 else "..."),
+        "need 0 <= k <= n and n >= 1",
+    )
     return k, n
 
 

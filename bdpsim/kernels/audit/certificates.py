@@ -116,8 +116,9 @@ SELECTION_STUDY: dict[str, dict[int, tuple[float, float]]] = {
 }
 
 
-def plan_certification(selection: Selection, n_max: int, alpha: float, tol: float = 0.01,
-                       level: float = 1e-3) -> int:
+def plan_certification(
+    selection: Selection, n_max: int, alpha: float, tol: float = 0.01, level: float = 1e-3
+) -> int:
     """Certification samples per side: the smallest ``N <= n_max`` (on a grid of ratios
     ``2^{-k/4}``) whose predicted bound is within ``tol`` nats of the prediction at ``n_max``;
     computed from the selection counts only."""
@@ -132,6 +133,7 @@ def plan_certification(selection: Selection, n_max: int, alpha: float, tol: floa
 
 
 # ----------------------------------------------------------------------------- certification
+
 
 @dataclass(frozen=True, eq=False)
 class Certificate:
@@ -160,15 +162,17 @@ def point_estimate(k_num, n_num, k_den, n_den) -> tuple[float, float, bool]:
     return math.log(p / q), math.sqrt((1 - p) / k_num + (1 - q) / k_den), False
 
 
-def certify_counts(event: Event | None, k_num: int, n_num: int, k_den: int, n_den: int,
-                   alpha: float) -> Certificate:
+def certify_counts(
+    event: Event | None, k_num: int, n_num: int, k_den: int, n_den: int, alpha: float
+) -> Certificate:
     """Certificate from counts of an event on certification samples."""
     if n_num < 1 or n_den < 1:
         return Certificate(0.0, math.nan, math.nan, k_num, n_num, k_den, n_den, float(alpha), event)
     lower = certified_log_ratio(k_num, n_num, k_den, n_den, alpha)
     est, se, corr = point_estimate(k_num, n_num, k_den, n_den)
-    return Certificate(float(lower), est, se, int(k_num), int(n_num), int(k_den), int(n_den),
-                       float(alpha), event, corr)
+    return Certificate(
+        float(lower), est, se, int(k_num), int(n_num), int(k_den), int(n_den), float(alpha), event, corr
+    )
 
 
 def count_event(event: Event, draw: Sampler, n: int, rng: np.random.Generator, chunk: int = _CHUNK) -> int:
@@ -181,8 +185,15 @@ def count_event(event: Event, draw: Sampler, n: int, rng: np.random.Generator, c
     return k
 
 
-def certify(event: Event, draw_x: Sampler, draw_xp: Sampler, n: int, alpha: float,
-            rng: np.random.Generator, chunk: int = _CHUNK) -> Certificate:
+def certify(
+    event: Event,
+    draw_x: Sampler,
+    draw_xp: Sampler,
+    n: int,
+    alpha: float,
+    rng: np.random.Generator,
+    chunk: int = _CHUNK,
+) -> Certificate:
     """Draw ``n`` fresh outputs per side, count the event and certify it (``2 n`` mechanism calls)."""
     kx = count_event(event, draw_x, n, rng, chunk)
     kxp = count_event(event, draw_xp, n, rng, chunk)
@@ -191,6 +202,7 @@ def certify(event: Event, draw_x: Sampler, draw_xp: Sampler, n: int, alpha: floa
 
 
 # ----------------------------------------------------------------------------- one adversary
+
 
 @dataclass(frozen=True, eq=False)
 class AuditResult:
@@ -219,10 +231,19 @@ def _check_budget(budget, fraction, alpha) -> None:
     check_alpha(alpha)
 
 
-def audit_adversary(draw_x: Sampler, draw_xp: Sampler, budget: int, alpha: float,
-                    rng: np.random.Generator, selection_fraction: float = 0.2, rule: str = "predicted",
-                    level: float = 1e-3, kind: str = "auto", tol: float = 0.01,
-                    min_selection: int = 20) -> AuditResult:
+def audit_adversary(
+    draw_x: Sampler,
+    draw_xp: Sampler,
+    budget: int,
+    alpha: float,
+    rng: np.random.Generator,
+    selection_fraction: float = 0.2,
+    rule: str = "predicted",
+    level: float = 1e-3,
+    kind: str = "auto",
+    tol: float = 0.01,
+    min_selection: int = 20,
+) -> AuditResult:
     """Certified lower bound (level ``1 - alpha``) on one adversary's BDPL within ``budget`` calls.
 
     ``draw_x(m, rng)`` / ``draw_xp(m, rng)`` return ``m`` mechanism outputs on conditional data
@@ -232,8 +253,15 @@ def audit_adversary(draw_x: Sampler, draw_xp: Sampler, budget: int, alpha: float
     _check_budget(budget, selection_fraction, alpha)
     n_sel, n_max = _split(budget, selection_fraction)
     if n_sel < min_selection or n_max < 1:
-        return AuditResult(0.0, math.nan, math.nan, 0, None, None,
-                           f"budget {budget} too small to certify anything (epsilon_lower = 0)")
+        return AuditResult(
+            0.0,
+            math.nan,
+            math.nan,
+            0,
+            None,
+            None,
+            f"budget {budget} too small to certify anything (epsilon_lower = 0)",
+        )
     yx = check_outputs(draw_x(n_sel, rng), n_sel, "draw_x output")
     yxp = check_outputs(draw_xp(n_sel, rng), n_sel, "draw_xp output")
     sel = select_event(yx, yxp, n_max, alpha, rule=rule, level=level, kind=kind)
@@ -243,6 +271,7 @@ def audit_adversary(draw_x: Sampler, draw_xp: Sampler, budget: int, alpha: float
 
 
 # ----------------------------------------------------------------------------- configuration
+
 
 @dataclass(frozen=True, eq=False)
 class ConfigurationAudit:
@@ -260,16 +289,26 @@ class ConfigurationAudit:
     reason: str = ""
 
 
-def certify_top(selections: Sequence[Selection], samplers: Sequence[tuple[Sampler, Sampler]],
-                n_cert: int, alpha: float, rng: np.random.Generator, top: int = 1) -> ConfigurationAudit:
+def certify_top(
+    selections: Sequence[Selection],
+    samplers: Sequence[tuple[Sampler, Sampler]],
+    n_cert: int,
+    alpha: float,
+    rng: np.random.Generator,
+    top: int = 1,
+) -> ConfigurationAudit:
     """Certify the ``top`` adversaries with the largest predicted bounds (from their selection
     results ``selections``, computed on selection samples the caller drew) on ``n_cert`` fresh
     samples per side each, at ``alpha / top`` each; the max is valid at ``1 - alpha`` overall."""
-    require(len(selections) == len(samplers) and len(samplers) >= 1, "selections", len(selections),
-            f"need one selection per sampler pair ({len(samplers)})")
+    require(
+        len(selections) == len(samplers) and len(samplers) >= 1,
+        "selections",
+        len(selections),
+        f"need one selection per sampler pair ({len(samplers)})",
+    )
     require(isinstance(top, int) and top >= 1, "top", top, "must be an integer >= 1")
     pred = np.array([s.predicted for s in selections])
-    order = np.argsort(-pred, kind="stable")[:min(top, len(selections))]
+    order = np.argsort(-pred, kind="stable")[: min(top, len(selections))]
     a = float(check_alpha(alpha)) / len(order)
     certs = []
     for i in order:
@@ -277,15 +316,29 @@ def certify_top(selections: Sequence[Selection], samplers: Sequence[tuple[Sample
         certs.append((int(i), certify(selections[int(i)].event, dx, dxp, n_cert, a, rng)))
     best = max(certs, key=lambda t: t[1].lower)
     used = 2 * n_cert * len(order)
-    return ConfigurationAudit(best[1].lower, best[1].estimate, best[1].se,
-                              best[0] if best[1].lower > 0 else -1, used, tuple(certs),
-                              tuple(float(p) for p in pred))
+    return ConfigurationAudit(
+        best[1].lower,
+        best[1].estimate,
+        best[1].se,
+        best[0] if best[1].lower > 0 else -1,
+        used,
+        tuple(certs),
+        tuple(float(p) for p in pred),
+    )
 
 
-def audit_configuration(samplers: Sequence[tuple[Sampler, Sampler]], budget: int, alpha: float,
-                        rng: np.random.Generator, top: int = 1, selection_fraction: float = 0.2,
-                        rule: str = "predicted", level: float = 1e-3, kind: str = "auto",
-                        min_selection: int = 20) -> ConfigurationAudit:
+def audit_configuration(
+    samplers: Sequence[tuple[Sampler, Sampler]],
+    budget: int,
+    alpha: float,
+    rng: np.random.Generator,
+    top: int = 1,
+    selection_fraction: float = 0.2,
+    rule: str = "predicted",
+    level: float = 1e-3,
+    kind: str = "auto",
+    min_selection: int = 20,
+) -> ConfigurationAudit:
     """Select on ``selection_fraction * budget`` calls spread evenly over the adversaries, certify
     the ``top`` most promising on the rest (:func:`certify_top`). ``samplers[i] = (draw_x,
     draw_xp)`` of adversary ``i``."""
@@ -296,13 +349,28 @@ def audit_configuration(samplers: Sequence[tuple[Sampler, Sampler]], budget: int
     n_sel = int(selection_fraction * budget) // (2 * A)
     n_cert = (int(budget) - 2 * n_sel * A) // (2 * m)
     if n_sel < min_selection or n_cert < 1:
-        return ConfigurationAudit(0.0, math.nan, math.nan, -1, 0, (), (),
-                                  f"budget {budget} too small for {A} adversaries (epsilon_lower = 0)")
+        return ConfigurationAudit(
+            0.0,
+            math.nan,
+            math.nan,
+            -1,
+            0,
+            (),
+            (),
+            f"budget {budget} too small for {A} adversaries (epsilon_lower = 0)",
+        )
     sels = []
     for dx, dxp in samplers:
         yx = check_outputs(dx(n_sel, rng), n_sel, "draw_x output")
         yxp = check_outputs(dxp(n_sel, rng), n_sel, "draw_xp output")
         sels.append(select_event(yx, yxp, n_cert, float(alpha) / m, rule=rule, level=level, kind=kind))
     res = certify_top(sels, samplers, n_cert, alpha, rng, top=m)
-    return ConfigurationAudit(res.lower, res.estimate, res.se, res.adversary,
-                              res.budget_used + 2 * n_sel * A, res.certified, res.predicted)
+    return ConfigurationAudit(
+        res.lower,
+        res.estimate,
+        res.se,
+        res.adversary,
+        res.budget_used + 2 * n_sel * A,
+        res.certified,
+        res.predicted,
+    )

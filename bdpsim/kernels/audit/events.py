@@ -90,13 +90,18 @@ def check_outputs(y, size: int | None = None, name: str = "y") -> np.ndarray:
         a = a[:, 0]
     require(a.ndim in (1, 2) and a.shape[0] >= 1, name, a.shape, "must be an array of shape (N,) or (N, d)")
     if size is not None:
-        require(a.shape[0] == size, name, a.shape, f"a sampler asked for {size} outputs returned {a.shape[0]}")
+        require(
+            a.shape[0] == size, name, a.shape, f"a sampler asked for {size} outputs returned {a.shape[0]}"
+        )
     bad = ~np.isfinite(a)
     if bad.any():
         row = int(np.flatnonzero(bad.reshape(a.shape[0], -1).any(axis=1))[0])
         value = a.reshape(a.shape[0], -1)[row]
-        raise ParameterError(name, value.tolist() if value.size > 1 else float(value[0]),
-                             f"must be finite numbers (row {row} of {a.shape[0]} is not)")
+        raise ParameterError(
+            name,
+            value.tolist() if value.size > 1 else float(value[0]),
+            f"must be finite numbers (row {row} of {a.shape[0]} is not)",
+        )
     return a
 
 
@@ -159,15 +164,20 @@ def candidates(sx: np.ndarray, sxp: np.ndarray, discrete: bool):
     inf = np.inf
     if discrete:
         vals = np.union1d(_distinct_sorted(sx), _distinct_sorted(sxp))
-        pick = vals if vals.size <= _DISCRETE_MAX else vals[np.unique(
-            np.linspace(0, vals.size - 1, _DISCRETE_MAX).astype(np.int64))]
+        pick = (
+            vals
+            if vals.size <= _DISCRETE_MAX
+            else vals[np.unique(np.linspace(0, vals.size - 1, _DISCRETE_MAX).astype(np.int64))]
+        )
         a, b = np.triu_indices(pick.size)
         lo = np.concatenate([vals, vals, np.full(vals.size, -inf), pick[a]])
         hi = np.concatenate([vals, np.full(vals.size, inf), vals, pick[b]])
     else:
         t = np.union1d(sx[_rank_grid(sx.size)], sxp[_rank_grid(sxp.size)])
         grid = np.linspace(0, 1, (_INTERVAL_GRID + 1) // 2)
-        q = np.union1d(sx[(grid * (sx.size - 1)).astype(np.int64)], sxp[(grid * (sxp.size - 1)).astype(np.int64)])
+        q = np.union1d(
+            sx[(grid * (sx.size - 1)).astype(np.int64)], sxp[(grid * (sxp.size - 1)).astype(np.int64)]
+        )
         a, b = np.triu_indices(q.size, 1)
         lo = np.concatenate([t, np.full(t.size, -inf), q[a]])
         hi = np.concatenate([np.full(t.size, inf), t, q[b]])
@@ -203,20 +213,33 @@ class Selection:
     kind: str
 
 
-def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", level: float = 1e-3,
-                 kind: str = "auto") -> Selection:
+def select_event(
+    y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", level: float = 1e-3, kind: str = "auto"
+) -> Selection:
     """Choose the event (and direction) to certify from selection samples ``y_x``, ``y_xp``.
 
     See the module docstring for candidates and rules. ``n_cert`` (fresh samples per side planned
     for certification) enters ``rule="predicted"`` and the reported ``predicted`` bound.
     """
-    require(rule in ("predicted", "conservative", "plugin"), "rule", rule,
-            "must be 'predicted', 'conservative' or 'plugin'")
-    require(kind in ("auto", "continuous", "discrete", "vector"), "kind", kind,
-            "must be auto, continuous, discrete or vector")
+    require(
+        rule in ("predicted", "conservative", "plugin"),
+        "rule",
+        rule,
+        "must be 'predicted', 'conservative' or 'plugin'",
+    )
+    require(
+        kind in ("auto", "continuous", "discrete", "vector"),
+        "kind",
+        kind,
+        "must be auto, continuous, discrete or vector",
+    )
     yx, yxp = check_outputs(y_x, name="y_x"), check_outputs(y_xp, name="y_xp")
-    require(yx.ndim == yxp.ndim and yx.shape[1:] == yxp.shape[1:], "y_xp", yxp.shape,
-            f"both samples need the same output shape (got {yx.shape} and {yxp.shape})")
+    require(
+        yx.ndim == yxp.ndim and yx.shape[1:] == yxp.shape[1:],
+        "y_xp",
+        yxp.shape,
+        f"both samples need the same output shape (got {yx.shape} and {yxp.shape})",
+    )
     coef = center = scale = None
     if kind == "vector" or yx.ndim == 2:
         kind = "vector"
@@ -237,9 +260,12 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     direction = np.concatenate([np.ones(kx.size, dtype=int), -np.ones(kx.size, dtype=int)])
     # every rule's score grows with k_num and falls with k_den at fixed (n_num, n_den): only the
     # Pareto front of (k_num, k_den) within each direction can win (exact pruning, for speed)
-    keep = np.concatenate([np.flatnonzero(direction == d)[_pareto(knum[direction == d], kden[direction == d])]
-                           for d in (1, -1)])
-    lo2, hi2, knum, kden, nnum, nden, direction = (a[keep] for a in (lo2, hi2, knum, kden, nnum, nden, direction))
+    keep = np.concatenate(
+        [np.flatnonzero(direction == d)[_pareto(knum[direction == d], kden[direction == d])] for d in (1, -1)]
+    )
+    lo2, hi2, knum, kden, nnum, nden, direction = (
+        a[keep] for a in (lo2, hi2, knum, kden, nnum, nden, direction)
+    )
     if rule == "plugin":
         score = np.log((knum + 0.5) / nnum) - np.log((kden + 0.5) / nden)
     else:
@@ -253,5 +279,13 @@ def select_event(y_x, y_xp, n_cert: int, alpha: float, rule: str = "predicted", 
     pc = float(clopper_pearson_lower(knum[j], nnum[j], level))
     qc = float(clopper_pearson_upper(kden[j], nden[j], level))
     ev = Event(float(lo2[j]), float(hi2[j]), int(direction[j]), coef, center, scale)
-    return Selection(ev, int(knum[j]), int(nnum[j]), int(kden[j]), int(nden[j]),
-                     float(predicted_bound(pc, qc, n_cert, alpha)), int(n_cert), kind)
+    return Selection(
+        ev,
+        int(knum[j]),
+        int(nnum[j]),
+        int(kden[j]),
+        int(nden[j]),
+        float(predicted_bound(pc, qc, n_cert, alpha)),
+        int(n_cert),
+        kind,
+    )

@@ -44,9 +44,16 @@ def halving_rounds(candidates: int, keep: int) -> int:
     return r
 
 
-def successive_halving(samplers: Sequence[tuple[Sampler, Sampler]], budget: int, n_cert: int, alpha: float,
-                       rng: np.random.Generator, keep: int = 1, min_selection: int = 20,
-                       level: float = 1e-3) -> tuple[list[Candidate], int]:
+def successive_halving(
+    samplers: Sequence[tuple[Sampler, Sampler]],
+    budget: int,
+    n_cert: int,
+    alpha: float,
+    rng: np.random.Generator,
+    keep: int = 1,
+    min_selection: int = 20,
+    level: float = 1e-3,
+) -> tuple[list[Candidate], int]:
     """Spend at most ``budget`` mechanism calls choosing ``keep`` of ``samplers`` (ranked best first
     on entry: ties keep that order) and each one's event.
 

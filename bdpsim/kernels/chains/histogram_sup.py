@@ -62,8 +62,8 @@ from typing import Any
 
 import numpy as np
 
-LIMIT = 40_000_000   # entries of the largest array a contraction may build
-_TINY = 1e-290       # a vertex value below this may have lost precision: use the log-space path
+LIMIT = 40_000_000  # entries of the largest array a contraction may build
+_TINY = 1e-290  # a vertex value below this may have lost precision: use the log-space path
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,10 @@ def kernel_matrix(values, b: float) -> np.ndarray:
 def _check_size(shape, extra: int = 1) -> None:
     size = math.prod(shape) * extra
     if size > LIMIT:
-        raise ValueError(f"histogram sup: an array of {size:.3g} entries (> {LIMIT:.0e}) would be "
-                         f"needed for a grid of shape {tuple(shape)}; the case is too large")
+        raise ValueError(
+            f"histogram sup: an array of {size:.3g} entries (> {LIMIT:.0e}) would be "
+            f"needed for a grid of shape {tuple(shape)}; the case is too large"
+        )
 
 
 def vertex_log_density(W, b: float, values=None, batch: int = 0) -> np.ndarray:
@@ -114,7 +116,7 @@ def vertex_log_density(W, b: float, values=None, batch: int = 0) -> np.ndarray:
     E = [kernel_matrix(v, b) for v in values]
     _check_size(W.shape[:batch] + tuple(n + 2 for n in W.shape[batch:]))
     M = W
-    for Ek in reversed(E):           # contract the last axis, bring the result to the front:
+    for Ek in reversed(E):  # contract the last axis, bring the result to the front:
         M = np.moveaxis(M @ Ek.T, -1, batch)  # after k steps the axes are back in their order
     with np.errstate(divide="ignore"):
         L = np.log(M)
@@ -133,9 +135,9 @@ def _vertex_log_density_logspace(W: np.ndarray, logE: list) -> np.ndarray:
     with np.errstate(divide="ignore"):
         L = np.log(W)
     for ax, lE in enumerate(logE):
-        Lm = np.moveaxis(L, ax, 0)                       # (n, rest)
+        Lm = np.moveaxis(L, ax, 0)  # (n, rest)
         _check_size(lE.shape + Lm.shape[1:])
-        t = lE.reshape(lE.shape + (1,) * (Lm.ndim - 1)) + Lm[None]   # (n + 2, n, rest)
+        t = lE.reshape(lE.shape + (1,) * (Lm.ndim - 1)) + Lm[None]  # (n + 2, n, rest)
         m = np.max(t, axis=1, keepdims=True)
         m = np.where(np.isfinite(m), m, 0.0)
         with np.errstate(divide="ignore"):
@@ -153,13 +155,15 @@ def lattice_sup(W1, W2, b: float, values=None) -> HistogramSup:
         raise ValueError("lattice_sup: weight tensors must have one shape, be >= 0 with positive sums")
     if values is None:
         values = [np.arange(n) for n in W1.shape]
-    d = (vertex_log_density(W1 / W1.sum(), b, values) - vertex_log_density(W2 / W2.sum(), b, values))
+    d = vertex_log_density(W1 / W1.sum(), b, values) - vertex_log_density(W2 / W2.sum(), b, values)
     jf, jb = int(np.argmax(d)), int(np.argmin(d))
     fwd, bwd = float(d.flat[jf]), float(-d.flat[jb])
     j = jf if fwd >= bwd else jb
     idx = np.unravel_index(j, d.shape)
-    arg = tuple(-math.inf if i == 0 else (math.inf if i == len(v) + 1 else float(v[i - 1]))
-                for i, v in zip(idx, values))
+    arg = tuple(
+        -math.inf if i == 0 else (math.inf if i == len(v) + 1 else float(v[i - 1]))
+        for i, v in zip(idx, values)
+    )
     return HistogramSup(max(fwd, bwd), fwd, bwd, arg)
 
 
@@ -184,6 +188,7 @@ def histogram_sup(atoms1, weights1, atoms2, weights2, b: float) -> HistogramSup:
 
 # ------------------------------------------------------------------------- Markov chains
 
+
 def _step(F: np.ndarray, M: np.ndarray) -> np.ndarray:
     """One unknown record: ``G[..., c + e_y, y] = sum_x F[..., c, x] M[x, y]`` (the state on the
     last axis, the ``s`` count axes before it; counts beyond the grid cannot occur)."""
@@ -206,10 +211,10 @@ def _left_part(P, start, L: int, size: int):
     shape = (size,) * s
     _check_size(shape, s * s)
     F = np.zeros(shape + (s,))
-    if isinstance(start, tuple):            # chain start: a virtual record whose "transition" is q
+    if isinstance(start, tuple):  # chain start: a virtual record whose "transition" is q
         M = np.tile(np.asarray(start[1], dtype=float), (s, 1))
         F[(0,) * s + (0,)] = 1.0
-    else:                                   # a known left value: F = e_a with no counts
+    else:  # a known left value: F = e_a with no counts
         M = P
         F[(0,) * s] = np.asarray(start, dtype=float)
     for _ in range(L):
@@ -307,7 +312,7 @@ def chain_histogram_bdpl(P, q, T: int, scales, min_known: int = 0) -> list[Chain
             if kind == "start":
                 Rmax = T - 1 - L
             else:  # some position l = 0..T-2-L with X_l = a reachable, and R <= T - 2 - L - l
-                ls = np.flatnonzero(supp[:T - 1 - L, a])
+                ls = np.flatnonzero(supp[: T - 1 - L, a])
                 if ls.size == 0:
                     continue
                 Rmax = T - 2 - L - int(ls[0])
@@ -321,8 +326,9 @@ def chain_histogram_bdpl(P, q, T: int, scales, min_known: int = 0) -> list[Chain
                 Hn = H[(slice(None),) + (slice(0, N + 1),) * s]
                 laws: list[tuple[Any, Any]] = []
                 for rk in _right_kinds(kind, L, R, T):
-                    if kind == "known" and not (supp[T - 2 - L - R, a] if rk == "end"
-                                                else int(ls[0]) <= T - 3 - L - R):
+                    if kind == "known" and not (
+                        supp[T - 2 - L - R, a] if rk == "end" else int(ls[0]) <= T - 3 - L - R
+                    ):
                         continue
                     if rk == "end":
                         laws.append(("end", Hn.sum(axis=-1)))
@@ -351,6 +357,7 @@ def _score(W: np.ndarray, a, c, L: int, R: int, scales, best: list) -> int:
             idx = np.unravel_index(k, hi.shape)
             out = tuple(-math.inf if i == 0 else (math.inf if i == L + R + 3 else float(i - 1)) for i in idx)
             col = D.reshape(xs.size, -1)[:, k]
-            best[j] = ChainHistogramBDPL(v, b, L, R, a, c, int(xs[np.argmax(col)]), int(xs[np.argmin(col)]),
-                                         out, 0)
+            best[j] = ChainHistogramBDPL(
+                v, b, L, R, a, c, int(xs[np.argmax(col)]), int(xs[np.argmin(col)]), out, 0
+            )
     return 1

@@ -19,27 +19,43 @@ from ..argcheck import ParameterError, require
 MAX_LATTICE_STEPS = 1000
 
 
-def query_values(states: int, counted_states: Sequence[int] | None = None,
-                 state_values: Sequence[float] | None = None) -> np.ndarray:
+def query_values(
+    states: int, counted_states: Sequence[int] | None = None, state_values: Sequence[float] | None = None
+) -> np.ndarray:
     """Per-state query values ``f(x)``: indicator of ``counted_states`` or ``state_values``.
 
     With neither given, the count of state 1 (as :class:`~bdpsim.mechanisms.LaplaceCount`).
     """
-    require(isinstance(states, (int, np.integer)) and states >= 2, "states", states,
-            "must be an integer >= 2")
+    require(
+        isinstance(states, (int, np.integer)) and states >= 2, "states", states, "must be an integer >= 2"
+    )
     if counted_states is not None and state_values is not None:
-        raise ParameterError("state_values", list(state_values), "give counted_states or state_values, not both")
+        raise ParameterError(
+            "state_values", list(state_values), "give counted_states or state_values, not both"
+        )
     if state_values is not None:
         f = np.asarray(state_values, dtype=float)
-        require(f.shape == (states,) and bool(np.all(np.isfinite(f))), "state_values",
-                np.asarray(state_values).tolist(), f"must be {states} finite numbers (one per state)")
+        require(
+            f.shape == (states,) and bool(np.all(np.isfinite(f))),
+            "state_values",
+            np.asarray(state_values).tolist(),
+            f"must be {states} finite numbers (one per state)",
+        )
         return f
     cs = [1] if counted_states is None else list(counted_states)
-    ok = len(cs) >= 1 and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool)
-                              and 0 <= c < states for c in cs) and len(set(cs)) == len(cs)
+    ok = (
+        len(cs) >= 1
+        and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < states for c in cs)
+        and len(set(cs)) == len(cs)
+    )
     require(ok, "counted_states", cs, f"must be a non-empty list of distinct states in 0..{states - 1}")
-    require(len(cs) < states, "counted_states", cs, f"counts every one of the {states} states: the count is "
-            "always n (sensitivity 0) and needs no noise; count a proper subset of the states")
+    require(
+        len(cs) < states,
+        "counted_states",
+        cs,
+        f"counts every one of the {states} states: the count is "
+        "always n (sensitivity 0) and needs no noise; count a proper subset of the states",
+    )
     f = np.zeros(states)
     f[cs] = 1.0
     return f
@@ -57,12 +73,20 @@ def lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
     if top == 0:
         return np.zeros(f.size, dtype=np.int64), 1.0, float(f.min())
     fr = [Fraction(float(v / top)).limit_denominator(MAX_LATTICE_STEPS) for v in d]
-    require(all(abs(float(q) - v / top) <= 1e-9 for q, v in zip(fr, d)), "values", f.tolist(),
-            f"must lie on a common grid f_min + delta * k with at most {MAX_LATTICE_STEPS} steps")
+    require(
+        all(abs(float(q) - v / top) <= 1e-9 for q, v in zip(fr, d)),
+        "values",
+        f.tolist(),
+        f"must lie on a common grid f_min + delta * k with at most {MAX_LATTICE_STEPS} steps",
+    )
     Q = math.lcm(*(q.denominator for q in fr))
     ints = [int(q * Q) for q in fr]
     G = math.gcd(*ints)
     g = np.array([k // G for k in ints], dtype=np.int64)
-    require(int(g.max()) <= MAX_LATTICE_STEPS, "values", f.tolist(),
-            f"needs {int(g.max())} grid steps between min and max (at most {MAX_LATTICE_STEPS})")
+    require(
+        int(g.max()) <= MAX_LATTICE_STEPS,
+        "values",
+        f.tolist(),
+        f"needs {int(g.max())} grid steps between min and max (at most {MAX_LATTICE_STEPS})",
+    )
     return g, top / int(g.max()), float(f.min())

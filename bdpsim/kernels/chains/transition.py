@@ -32,23 +32,44 @@ def transition_matrix(P) -> np.ndarray:
 
     A subnormal entry (``0 < P_xy < 2.2e-308``) is refused: ratios such as ``gamma = max P /
     min P`` overflow and the chain's bounds would be computed from ``inf``, not from its value."""
-    shown = (lambda M: M.tolist() if M.size < 50 else M.shape)
-    require(not _has_non_number(P), "P", P if np.size(P) < 50 else np.shape(P),
-            "entries must be numbers (not booleans or strings)")
+    shown = lambda M: M.tolist() if M.size < 50 else M.shape
+    require(
+        not _has_non_number(P),
+        "P",
+        P if np.size(P) < 50 else np.shape(P),
+        "entries must be numbers (not booleans or strings)",
+    )
     P = np.asarray(P, dtype=float)
-    require(P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2, "P",
-            shown(P), "must be a square matrix with >= 2 states")
-    require(bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)), "P", shown(P),
-            "entries must be finite and >= 0")
+    require(
+        P.ndim == 2 and P.shape[0] == P.shape[1] and P.shape[0] >= 2,
+        "P",
+        shown(P),
+        "must be a square matrix with >= 2 states",
+    )
+    require(
+        bool(np.all(np.isfinite(P))) and bool(np.all(P >= 0)),
+        "P",
+        shown(P),
+        "entries must be finite and >= 0",
+    )
     tiny = np.finfo(float).tiny
     sub = np.argwhere((P > 0) & (P < tiny))
     if sub.size:
         x, y = (int(v) for v in sub[0])
-        require(False, "P", shown(P), f"entry P[{x}][{y}] = {P[x, y]:.3g} is subnormal (below {tiny:.3g}): "
-                "floating point cannot compute with it; use 0 or a value >= 1e-300")
+        require(
+            False,
+            "P",
+            shown(P),
+            f"entry P[{x}][{y}] = {P[x, y]:.3g} is subnormal (below {tiny:.3g}): "
+            "floating point cannot compute with it; use 0 or a value >= 1e-300",
+        )
     rows = P.sum(axis=1)
-    require(bool(np.all(np.abs(rows - 1) < 1e-8)), "P", shown(P),
-            f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})")
+    require(
+        bool(np.all(np.abs(rows - 1) < 1e-8)),
+        "P",
+        shown(P),
+        f"each row must sum to 1 (row sums {np.round(rows, 6).tolist()})",
+    )
     return P
 
 
@@ -69,7 +90,9 @@ def communicating_classes(P) -> tuple[list[list[int]], list[bool]]:
             c = [int(y) for y in np.flatnonzero(both[x])]
             seen |= set(c)
             classes.append(c)
-    closed = [not bool(np.any(reach[c][:, [y for y in range(reach.shape[0]) if y not in c]])) for c in classes]
+    closed = [
+        not bool(np.any(reach[c][:, [y for y in range(reach.shape[0]) if y not in c]])) for c in classes
+    ]
     return classes, closed
 
 
@@ -80,8 +103,9 @@ def chain_structure(P) -> str | None:
     classes, closed = communicating_classes(transition_matrix(P))
     if len(classes) == 1:
         return None
-    text = ", ".join("{" + ", ".join(map(str, c)) + "}" + ("" if k else " (transient)")
-                     for c, k in zip(classes, closed))
+    text = ", ".join(
+        "{" + ", ".join(map(str, c)) + "}" + ("" if k else " (transient)") for c, k in zip(classes, closed)
+    )
     return f"reducible: {len(classes)} communicating classes {text}"
 
 

@@ -105,8 +105,7 @@ def reachable(model) -> np.ndarray:
     return support(model).full()
 
 
-def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray,
-                   min_known: int) -> np.ndarray:
+def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray, min_known: int) -> np.ndarray:
     """``ok[L, R, k, c]``: some window with ``L``/``R`` unknowns, left kind ``k`` (a state, or
     ``s`` = chain start) and right kind ``c`` (a state, or ``s`` = chain end) exists with an
     allowed target, ``|K| = n - 1 - L - R >= min_known`` and ``X_l = k`` reachable.
@@ -118,7 +117,7 @@ def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray,
     ok = np.zeros((lmax + 1, lmax + 1, s + 1, s + 1), dtype=bool)
     R = np.arange(lmax + 1)
     for L in range(lmax + 1):
-        size_ok = (n - 1 - L - R >= min_known)
+        size_ok = n - 1 - L - R >= min_known
         if L <= n - 1:  # chain start: i = L
             ok[L, :, s, :s] = ((L + R <= n - 2) & size_ok & bool(targets[L]))[:, None]
             ok[L, :, s, s] = (L + R == n - 1) & size_ok & bool(targets[L])
@@ -144,8 +143,9 @@ def feasible_cells(n: int, lmax: int, supp: np.ndarray, targets: np.ndarray,
     return ok
 
 
-def first_target(n: int, L: int, R: int, a: int | None, right_end: bool,
-                 supp: np.ndarray, targets: np.ndarray) -> int:
+def first_target(
+    n: int, L: int, R: int, a: int | None, right_end: bool, supp: np.ndarray, targets: np.ndarray
+) -> int:
     """A target position realising the window cell (the first one in chain order)."""
     if a is None:
         return L
@@ -165,12 +165,13 @@ def _advance(A: np.ndarray, cur: int, g: np.ndarray, P: np.ndarray) -> np.ndarra
     for y in range(s):
         src = A[..., y, :cur]
         for y2 in np.flatnonzero(P[y]):
-            out[..., y2, g[y]:g[y] + cur] += P[y, y2] * src
+            out[..., y2, g[y] : g[y] + cur] += P[y, y2] * src
     return out
 
 
-def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
-         ok: np.ndarray, score=None) -> dict[str, np.ndarray]:
+def scan(
+    P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int, ok: np.ndarray, score=None
+) -> dict[str, np.ndarray]:
     """Worst window adversary per cell ``[left kind, L, right kind, R]`` for ``L, R <= lmax``.
 
     Parameters
@@ -200,8 +201,10 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
     """
     s, D = P.shape[0], int(g.max())
     if score is None:
+
         def score(W1, W2):
             return grid_sup(W1, W2, b)
+
     shape = (2, lmax + 1, 2, lmax + 1)
     out = {"value": np.full(shape, -np.inf), "atom": np.zeros(shape)}
     for key in ("a", "c", "x", "x_prime"):
@@ -223,14 +226,14 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
         JL = Fb.shape[-1]
         G: np.ndarray = np.zeros(Fb.shape[:3] + (s, JL + D))  # (L, k, x, next state, sigma)
         for x, gx in enumerate(g):
-            G[:, :, x, :, gx:gx + JL] = Fb[:, :, x, None, :] * P[x][:, None]
+            G[:, :, x, :, gx : gx + JL] = Fb[:, :, x, None, :] * P[x][:, None]
         cur = JL + D
         for R in range(lmax + 1):
-            later = np.flatnonzero(ok[L0:L1 + 1, R:].any(axis=(1, 2, 3)))
+            later = np.flatnonzero(ok[L0 : L1 + 1, R:].any(axis=(1, 2, 3)))
             if later.size == 0:
                 break
-            G = G[:later[-1] + 1]  # rows (L) with no window at any R' >= R are dropped for good
-            _score_step(G[..., :cur], pairs, score, ok[L0:L0 + G.shape[0], R], L0, R, out)
+            G = G[: later[-1] + 1]  # rows (L) with no window at any R' >= R are dropped for good
+            _score_step(G[..., :cur], pairs, score, ok[L0 : L0 + G.shape[0], R], L0, R, out)
             if R < lmax:
                 G = _advance(G, cur, g, P)
                 cur += D
@@ -239,8 +242,7 @@ def scan(P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int,
     return out
 
 
-def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int, R: int,
-                out: dict) -> None:
+def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int, R: int, out: dict) -> None:
     """Score the feasible (L, k, c) rows of every target pair at right length ``R``; keep each
     cell's best. ``G`` has axes (L, k, x, next state, sigma)."""
     nL, s1, s, J = G.shape[0], G.shape[1], G.shape[2], G.shape[-1]
@@ -250,8 +252,10 @@ def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int
     vals = np.full((len(pairs), nL * s1 * s1), np.nan)
     atoms = np.zeros_like(vals)
     for j, (x, xp) in enumerate(pairs):
-        W = [np.concatenate([G[:, :, v], G[:, :, v].sum(axis=2, keepdims=True)], axis=2)
-             .reshape(-1, J) for v in (x, xp)]
+        W = [
+            np.concatenate([G[:, :, v], G[:, :, v].sum(axis=2, keepdims=True)], axis=2).reshape(-1, J)
+            for v in (x, xp)
+        ]
         if not sel.all():
             W = [w[sel] for w in W]
         live = (W[0].sum(axis=1) > 0) & (W[1].sum(axis=1) > 0)
@@ -286,9 +290,11 @@ def _clip_to_support(G, Ls, a, c, x, xp, atom) -> np.ndarray:
     """Move a worst atom into the union of the two laws' supports (beyond it the log-ratio is
     constant, so rounding may have put the argmax anywhere on that plateau)."""
     s = G.shape[2]
+
     def law(v):
         known = G[Ls, a, v, np.minimum(c, s - 1)]
         return np.where((c < s)[:, None], known, G[Ls, a, v].sum(axis=1))
+
     pos = (law(x) > 0) | (law(xp) > 0)
     lo = np.argmax(pos, axis=1)
     hi = pos.shape[1] - 1 - np.argmax(pos[:, ::-1], axis=1)

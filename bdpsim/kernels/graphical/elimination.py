@@ -34,8 +34,8 @@ import numpy as np
 
 from ..argcheck import TooExpensive
 
-MAX_OPERATIONS = 1e10   # default refusal threshold of plan()
-MAX_CELLS = 5e7         # largest intermediate table (batch x states x sums) allowed by plan()
+MAX_OPERATIONS = 1e10  # default refusal threshold of plan()
+MAX_CELLS = 5e7  # largest intermediate table (batch x states x sums) allowed by plan()
 
 
 class Factor(NamedTuple):
@@ -69,9 +69,9 @@ def convolve_last(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         A, B, qa, qb = B, A, qb, qa
     out = np.zeros(np.broadcast_shapes(A.shape[:-1], B.shape[:-1]) + (qa + qb - 1,))
     for k in range(qb):
-        col = B[..., k:k + 1]
+        col = B[..., k : k + 1]
         if col.any():
-            out[..., k:k + qa] += A * col
+            out[..., k : k + qa] += A * col
     return out
 
 
@@ -86,7 +86,7 @@ def multiply(f: Factor, g: Factor) -> Factor:
 def sum_out(f: Factor, v: int) -> Factor:
     """``sum_{x_v} f``."""
     k = f.vars.index(v)
-    return Factor(f.vars[:k] + f.vars[k + 1:], f.table.sum(axis=1 + k))
+    return Factor(f.vars[:k] + f.vars[k + 1 :], f.table.sum(axis=1 + k))
 
 
 def clamp(f: Factor, v: int, values: np.ndarray) -> Factor:
@@ -99,7 +99,7 @@ def clamp(f: Factor, v: int, values: np.ndarray) -> Factor:
         t = t[0][values]
     else:
         t = t[np.arange(t.shape[0]), values]
-    return Factor(f.vars[:k] + f.vars[k + 1:], t)
+    return Factor(f.vars[:k] + f.vars[k + 1 :], t)
 
 
 def rescale(f: Factor) -> tuple[Factor, np.ndarray]:
@@ -143,6 +143,7 @@ def scaled_product(factors: Sequence[Factor]) -> tuple[Factor, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------- ordering
+
 
 def interaction_graph(scopes: Iterable[Sequence[int]]) -> dict[int, set[int]]:
     """Undirected graph joining the variables that share a scope (the moral graph of a BN)."""
@@ -248,20 +249,30 @@ class Plan:
     operations: float
     max_cells: float
 
-    def check(self, what: str = "elimination", max_operations: float = MAX_OPERATIONS,
-              max_cells: float = MAX_CELLS) -> Plan:
+    def check(
+        self, what: str = "elimination", max_operations: float = MAX_OPERATIONS, max_cells: float = MAX_CELLS
+    ) -> Plan:
         """Refuse when too expensive: :class:`~bdpsim.kernels.argcheck.TooExpensive` naming ``what``
         (the caller's name of the problem) with the estimate."""
         if self.operations > max_operations or self.max_cells > max_cells:
-            raise TooExpensive(what, f"{len(self.order)} variables, induced width {self.width}",
-                               f"infeasible: about {self.operations:.3g} operations (limit "
-                               f"{max_operations:.3g}) and tables of {self.max_cells:.3g} cells (limit "
-                               f"{max_cells:.3g}); the cost is O(N s^(w+1) Q) for treewidth w")
+            raise TooExpensive(
+                what,
+                f"{len(self.order)} variables, induced width {self.width}",
+                f"infeasible: about {self.operations:.3g} operations (limit "
+                f"{max_operations:.3g}) and tables of {self.max_cells:.3g} cells (limit "
+                f"{max_cells:.3g}); the cost is O(N s^(w+1) Q) for treewidth w",
+            )
         return self
 
 
-def plan(scopes: Sequence[Sequence[int]], cards: dict[int, int], sums: Sequence[int],
-         keep: Sequence[int] = (), batch: int = 1, order: Sequence[int] | None = None) -> Plan:
+def plan(
+    scopes: Sequence[Sequence[int]],
+    cards: dict[int, int],
+    sums: Sequence[int],
+    keep: Sequence[int] = (),
+    batch: int = 1,
+    order: Sequence[int] | None = None,
+) -> Plan:
     """Order (min-fill unless given), induced width and cost of eliminating every variable of
     ``scopes`` except ``keep``; ``sums[j]`` is the sum length ``Q`` of factor ``j``."""
     adj = interaction_graph(scopes)
@@ -305,8 +316,10 @@ def plan(scopes: Sequence[Sequence[int]], cards: dict[int, int], sums: Sequence[
 
 # ---------------------------------------------------------------------------------- elimination
 
-def eliminate(factors: Sequence[Factor], order: Sequence[int],
-              keep: Sequence[int] = ()) -> tuple[np.ndarray, np.ndarray]:
+
+def eliminate(
+    factors: Sequence[Factor], order: Sequence[int], keep: Sequence[int] = ()
+) -> tuple[np.ndarray, np.ndarray]:
     """Bucket elimination of ``order`` from the product of ``factors``.
 
     Returns ``table`` of shape ``(B, *cards(keep), Q)`` proportional to ``P(X_keep, S = q, .)``

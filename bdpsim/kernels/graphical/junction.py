@@ -71,7 +71,9 @@ class JunctionTree:
     def calibrate(self, factors: Sequence[Factor]) -> JunctionTree:
         """Two-pass sum-product with the factors given at construction (see module docstring)."""
         ones = lambda vs: Factor(vs, np.ones((1,) + tuple(self.cards[v] for v in vs) + (1,)))  # noqa: E731
-        pot = [product([ones(C)] + [factors[j] for j in self.assigned[c]]) for c, C in enumerate(self.cliques)]
+        pot = [
+            product([ones(C)] + [factors[j] for j in self.assigned[c]]) for c, C in enumerate(self.cliques)
+        ]
         consts = [factors[j] for j in self.assigned_constants]
         log_z = sum(float(np.log(f.table.sum())) if f.table.sum() > 0 else -math.inf for f in consts)
         children = self.children
@@ -135,8 +137,9 @@ def _ordered(f: Factor, vs: tuple[int, ...]) -> Factor:
     return Factor(tuple(vs), _align(f, tuple(vs)))
 
 
-def _eliminate(adj: dict, order: Sequence[int], pos: dict[int, int]
-               ) -> tuple[dict[int, frozenset], dict[int, int | None]]:
+def _eliminate(
+    adj: dict, order: Sequence[int], pos: dict[int, int]
+) -> tuple[dict[int, frozenset], dict[int, int | None]]:
     """Eliminate the variables of the interaction graph ``adj`` in ``order``: per variable ``v`` its
     elimination clique ``C_v = {v} + its neighbours then`` and its parent, the neighbour eliminated
     first (``None`` when it has none)."""
@@ -153,8 +156,9 @@ def _eliminate(adj: dict, order: Sequence[int], pos: dict[int, int]
     return clique, par
 
 
-def _absorb_subsets(order: Sequence[int], clique: dict[int, frozenset], par: dict[int, int | None]
-                    ) -> dict[int, int]:
+def _absorb_subsets(
+    order: Sequence[int], clique: dict[int, frozenset], par: dict[int, int | None]
+) -> dict[int, int]:
     """Merge every elimination clique contained in one of its children into that child (updating
     ``par``, the parent of each clique, in place); the clique that absorbed each ``C_v`` (``v`` when
     none did)."""
@@ -202,8 +206,9 @@ def _preorder(parent: list[int]) -> list[int]:
     return pre
 
 
-def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
-                  order: Sequence[int] | None = None) -> JunctionTree:
+def junction_tree(
+    factors: Sequence[Factor], cards: dict[int, int], order: Sequence[int] | None = None
+) -> JunctionTree:
     """Junction forest of the product of ``factors`` (see module docstring); call
     :meth:`JunctionTree.calibrate` with the same factors."""
     adj = interaction_graph(f.vars for f in factors)
@@ -222,8 +227,10 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
 
     cliques = [tuple(sorted(clique[v], key=pos.__getitem__)) for v in alive]
     parent = [cid[p] if (p := par[v]) is not None else -1 for v in alive]
-    separator = [tuple(u for u in cliques[c] if parent[c] >= 0 and u in clique[alive[parent[c]]])
-                 for c in range(len(alive))]
+    separator = [
+        tuple(u for u in cliques[c] if parent[c] >= 0 and u in clique[alive[parent[c]]])
+        for c in range(len(alive))
+    ]
     home = {v: cid[find(v)] for v in order}
     assigned: list[list[int]] = [[] for _ in alive]
     constants = []
@@ -233,8 +240,9 @@ def junction_tree(factors: Sequence[Factor], cards: dict[int, int],
         else:
             constants.append(j)
     pre = _preorder(parent)
-    return JunctionTree(cliques, parent, separator, pre, home, assigned, dict(cards),
-                        assigned_constants=constants)
+    return JunctionTree(
+        cliques, parent, separator, pre, home, assigned, dict(cards), assigned_constants=constants
+    )
 
 
 __all__ = ["JunctionTree", "divide", "junction_tree", "marginalize", "multiply"]

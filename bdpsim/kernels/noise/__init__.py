@@ -18,4 +18,3 @@ from .laws import (  # noqa: F401  (re-exported: the module this package replace
     register_noise_law,
     table_from_params,
 )
-

@@ -18,8 +18,9 @@ def positive(param: str, value) -> float:
     """``value`` as a float, or a :class:`~bdpsim.kernels.argcheck.ParameterError` naming ``param``
     unless finite and > 0."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    require(ok and math.isfinite(float(value)) and float(value) > 0, param, value,
-            "must be a finite number > 0")
+    require(
+        ok and math.isfinite(float(value)) and float(value) > 0, param, value, "must be a finite number > 0"
+    )
     return float(value)
 
 
@@ -31,8 +32,12 @@ def rows(W1, W2) -> tuple[np.ndarray, np.ndarray]:
         if a.ndim == 1:
             a = a[None, :]
         require(a.ndim == 2 and a.shape[1] >= 1, name, a.shape, "must have shape (B, J), J >= 1")
-        require(bool(np.all(np.isfinite(a))) and bool(np.all(a >= 0)), name, "...",
-                "weights must be finite and >= 0")
+        require(
+            bool(np.all(np.isfinite(a))) and bool(np.all(a >= 0)),
+            name,
+            "...",
+            "weights must be finite and >= 0",
+        )
         s = a.sum(axis=1)
         require(bool(np.all(s > 0)), name, "...", "every row needs a positive total weight")
         out.append(a / s[:, None])
@@ -54,8 +59,12 @@ def profile_eps(epsilon) -> float:
     """The ``eps`` of a privacy profile ``delta(eps)``: a finite number with
     ``|eps| <= MAX_PROFILE_EPSILON``."""
     ok = isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool)
-    require(ok and math.isfinite(float(epsilon)) and abs(float(epsilon)) <= MAX_PROFILE_EPSILON, "epsilon",
-            epsilon, f"must be a finite number in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}]")
+    require(
+        ok and math.isfinite(float(epsilon)) and abs(float(epsilon)) <= MAX_PROFILE_EPSILON,
+        "epsilon",
+        epsilon,
+        f"must be a finite number in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}]",
+    )
     return float(epsilon)
 
 
@@ -63,13 +72,17 @@ def pair(atoms1, w1, atoms2, w2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of two atom sets with the weights of each mixture on it (one row each)."""
     a1, a2 = np.asarray(atoms1, dtype=float).ravel(), np.asarray(atoms2, dtype=float).ravel()
     v1, v2 = np.asarray(w1, dtype=float).ravel(), np.asarray(w2, dtype=float).ravel()
-    require(a1.shape == v1.shape and a1.size > 0, "atoms1", a1.size, "atoms and weights must match, non-empty")
-    require(a2.shape == v2.shape and a2.size > 0, "atoms2", a2.size, "atoms and weights must match, non-empty")
+    require(
+        a1.shape == v1.shape and a1.size > 0, "atoms1", a1.size, "atoms and weights must match, non-empty"
+    )
+    require(
+        a2.shape == v2.shape and a2.size > 0, "atoms2", a2.size, "atoms and weights must match, non-empty"
+    )
     require(bool(np.all(np.isfinite(np.concatenate([a1, a2])))), "atoms", "...", "must be finite")
     c, inv = np.unique(np.concatenate([a1, a2]), return_inverse=True)
     W = np.zeros((2, c.size))
-    np.add.at(W[0], inv[:a1.size], v1)
-    np.add.at(W[1], inv[a1.size:], v2)
+    np.add.at(W[0], inv[: a1.size], v1)
+    np.add.at(W[1], inv[a1.size :], v2)
     W1, W2 = rows(W[:1], W[1:])
     return c, W1, W2
 
@@ -87,8 +100,12 @@ def signed(fwd, bwd, af, ab) -> tuple[np.ndarray, np.ndarray]:
 
 def check_sensitivity(sensitivity) -> float:
     ok = isinstance(sensitivity, (int, float, np.integer, np.floating)) and not isinstance(sensitivity, bool)
-    require(ok and math.isfinite(float(sensitivity)) and float(sensitivity) >= 0, "sensitivity",
-            sensitivity, "must be a finite number >= 0")
+    require(
+        ok and math.isfinite(float(sensitivity)) and float(sensitivity) >= 0,
+        "sensitivity",
+        sensitivity,
+        "must be a finite number >= 0",
+    )
     return float(sensitivity)
 
 

@@ -165,8 +165,8 @@ def geometric_delta(W1: np.ndarray, W2: np.ndarray, k: np.ndarray, lam: float, e
         G = np.broadcast_to(gk[inner].astype(float), A.shape)
         with np.errstate(divide="ignore", invalid="ignore"):
             tstar = 0.5 * (G + np.log(-A / Bv) / lam)
-        dec = (A > 0) & (Bv < 0)   # positive for tau < tau*
-        inc = (A < 0) & (Bv > 0)   # positive for tau > tau*
+        dec = (A > 0) & (Bv < 0)  # positive for tau < tau*
+        inc = (A < 0) & (Bv > 0)  # positive for tau > tau*
         ta = np.where(inc, np.floor(np.where(inc, tstar, 0.0)) + 1.0, 1.0)
         tb = np.where(dec, np.ceil(np.where(dec, tstar, 0.0)) - 1.0, G - 1.0)
         ta, tb = np.maximum(ta, 1.0), np.minimum(tb, G - 1.0)

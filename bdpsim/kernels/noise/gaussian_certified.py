@@ -69,17 +69,17 @@ import math
 
 import numpy as np
 
-MARGIN = 40.0       # nats: beyond [U_lo, U_hi] the extreme line of each mixture dominates by this
-TAIL = 9.0          # sigmas beyond the extreme atoms: positive part below 2 Phi(-9) = 2e-19 there
-DISJOINT = 80.0     # atom gap / sigma from which the components do not overlap (delta in closed form)
-RTOL = 1e-11        # sup: v <= sup <= v + RTOL (1 + |v|)
-DTOL = 1e-14        # delta: a cell within DTOL of eps is decided by the nearer sign
-HUGE = 1e150        # |z| beyond this: (u - z)^2 would overflow
-_ULP = 2.0 ** -48   # rounding of h relative to the magnitude of the log-densities
+MARGIN = 40.0  # nats: beyond [U_lo, U_hi] the extreme line of each mixture dominates by this
+TAIL = 9.0  # sigmas beyond the extreme atoms: positive part below 2 Phi(-9) = 2e-19 there
+DISJOINT = 80.0  # atom gap / sigma from which the components do not overlap (delta in closed form)
+RTOL = 1e-11  # sup: v <= sup <= v + RTOL (1 + |v|)
+DTOL = 1e-14  # delta: a cell within DTOL of eps is decided by the nearer sign
+HUGE = 1e150  # |z| beyond this: (u - z)^2 would overflow
+_ULP = 2.0**-48  # rounding of h relative to the magnitude of the log-densities
 _CHUNK = 1_000_000  # points x atoms per evaluation block
-_LEVELS = 200       # bisection levels at most (each halves the undecided cells)
-_DELTA_CELL = 2.0   # initial cell width (sigmas) of the hockey-stick search
-_CROWDED = 1024     # open cells of one row beyond which its branch and bound stops
+_LEVELS = 200  # bisection levels at most (each halves the undecided cells)
+_DELTA_CELL = 2.0  # initial cell width (sigmas) of the hockey-stick search
+_CROWDED = 1024  # open cells of one row beyond which its branch and bound stops
 
 
 def _logs(W: np.ndarray) -> np.ndarray:
@@ -99,8 +99,9 @@ def _ends(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pos.argmax(axis=1), L.shape[1] - 1 - pos[:, ::-1].argmax(axis=1)
 
 
-def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u: np.ndarray,
-              second: bool = False):
+def _evaluate(
+    L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u: np.ndarray, second: bool = False
+):
     """``h, m1, m2, err`` at points ``u`` of rows ``row`` (``err``: rounding bound of ``h``), and
     with ``second`` also ``h'' = v1 - v2`` (posterior variances).
 
@@ -117,7 +118,7 @@ def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u:
     zmax = float(np.max(np.abs(z))) if z.size else 0.0
     z2 = z * z
     for s in range(0, n, step):
-        r, uu = row[s:s + step], u[s:s + step]
+        r, uu = row[s : s + step], u[s : s + step]
         half = uu[:, None] - 0.5 * z[None, :]
         lin = half * z[None, :]  # ln w_j - (u - z_j)^2 / 2 = ln w_j + z_j (u - z_j / 2) - u^2 / 2
         out = []
@@ -134,12 +135,13 @@ def _evaluate(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, row: np.ndarray, u:
             out.append((Lk, zk, np.log(S), m, spread, mom2 - m * m))
         (L1k, z1, l1, a1, f1, v1), (L2k, z2k, l2, a2, f2, v2) = out
         dq = (z2k - z1) * (uu - 0.5 * (z1 + z2k))
-        h[s:s + step] = (L1k - L2k) - dq + (l1 - l2)
-        m1[s:s + step], m2[s:s + step] = a1, a2
-        err[s:s + step] = _ULP * (np.abs(L1k) + np.abs(L2k) + np.abs(dq) + z.size
-                                  + (np.abs(uu) + zmax) * (f1 + f2))
+        h[s : s + step] = (L1k - L2k) - dq + (l1 - l2)
+        m1[s : s + step], m2[s : s + step] = a1, a2
+        err[s : s + step] = _ULP * (
+            np.abs(L1k) + np.abs(L2k) + np.abs(dq) + z.size + (np.abs(uu) + zmax) * (f1 + f2)
+        )
         if second:
-            hpp[s:s + step] = v1 - v2
+            hpp[s : s + step] = v1 - v2
     return (h, m1, m2, err, hpp) if second else (h, m1, m2, err)
 
 
@@ -183,8 +185,19 @@ class _Cells:
         h, m1, m2, e = _evaluate(L1, L2, z, idx, u)
         left = np.flatnonzero(j < np.repeat(count, k))
         right = left + 1
-        return cls(row=idx[left], a=u[left], b=u[right], ha=h[left], hb=h[right], m1a=m1[left],
-                   m1b=m1[right], m2a=m2[left], m2b=m2[right], ea=e[left], eb=e[right]), (idx, u, h)
+        return cls(
+            row=idx[left],
+            a=u[left],
+            b=u[right],
+            ha=h[left],
+            hb=h[right],
+            m1a=m1[left],
+            m1b=m1[right],
+            m2a=m2[left],
+            m2b=m2[right],
+            ea=e[left],
+            eb=e[right],
+        ), (idx, u, h)
 
     def take(self, sel) -> _Cells:
         return _Cells(**{k: self.__dict__[k][sel] for k in self.KEYS})
@@ -194,10 +207,19 @@ class _Cells:
         mid = 0.5 * (self.a + self.b)
         h, m1, m2, e = _evaluate(L1, L2, z, self.row, mid)
         cat = np.concatenate
-        halves = _Cells(row=cat([self.row, self.row]), a=cat([self.a, mid]), b=cat([mid, self.b]),
-                        ha=cat([self.ha, h]), hb=cat([h, self.hb]), m1a=cat([self.m1a, m1]),
-                        m1b=cat([m1, self.m1b]), m2a=cat([self.m2a, m2]), m2b=cat([m2, self.m2b]),
-                        ea=cat([self.ea, e]), eb=cat([e, self.eb]))
+        halves = _Cells(
+            row=cat([self.row, self.row]),
+            a=cat([self.a, mid]),
+            b=cat([mid, self.b]),
+            ha=cat([self.ha, h]),
+            hb=cat([h, self.hb]),
+            m1a=cat([self.m1a, m1]),
+            m1b=cat([m1, self.m1b]),
+            m2a=cat([self.m2a, m2]),
+            m2b=cat([m2, self.m2b]),
+            ea=cat([self.ea, e]),
+            eb=cat([e, self.eb]),
+        )
         return halves, mid, h
 
     def bounds(self):
@@ -240,7 +262,9 @@ def _sup_rows(L1: np.ndarray, L2: np.ndarray, z: np.ndarray, gap: float) -> tupl
     same = ~(up | down) & np.all(L1 == L2, axis=1)  # identical mixtures: h = 0 everywhere
     val[same] = 0.0
     rows = np.flatnonzero(~(up | down | same))
-    if rows.size and gap >= DISJOINT:  # components do not overlap: inside the common support, the ratio at an atom
+    if (
+        rows.size and gap >= DISJOINT
+    ):  # components do not overlap: inside the common support, the ratio at an atom
         inside = ~np.any(np.isfinite(L1[rows]) & ~np.isfinite(L2[rows]), axis=1)
         closed = rows[inside]
         with np.errstate(invalid="ignore"):
@@ -298,7 +322,7 @@ def _branch_and_bound(A, B, z, lo, hi, floor):
         if not keep.any():
             break
         cells, mid, hm = cells.take(keep).split(A, B, z)
-        record(cells.row[:mid.size], mid, hm)
+        record(cells.row[: mid.size], mid, hm)
     return best, where
 
 
@@ -365,8 +389,9 @@ def _roots(A, B, z, row, a, b, fa, x, target) -> np.ndarray:
         d1 = m1 - m2
         # a root off by f / h' moves delta by at most f^2 / (2 sqrt(2 pi) |h'|) (the integrand
         # vanishes at the root and its density factor is at most 1 / sqrt(2 pi)): below 1e-17
-        done = ((np.abs(f) <= e) | (f * f <= 5e-17 * np.abs(d1))
-                | (b[act] - a[act] <= 4e-16 * (1.0 + np.abs(xa))))
+        done = (
+            (np.abs(f) <= e) | (f * f <= 5e-17 * np.abs(d1)) | (b[act] - a[act] <= 4e-16 * (1.0 + np.abs(xa)))
+        )
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             nx = xa - 2.0 * f * d1 / (2.0 * d1 * d1 - f * d2)
         ok = np.isfinite(nx) & (nx > a[act]) & (nx < b[act]) & (np.abs(nx - xa) <= 0.5 * last[act])
@@ -437,7 +462,7 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
     R = L1.shape[0]
     ee = math.exp(eps)
     signs = (1.0, -1.0) if both else (1.0,)
-    pairs = ((W1, W2), (W2, W1))[:len(signs)]
+    pairs = ((W1, W2), (W2, W1))[: len(signs)]
     if gap >= DISJOINT:
         return np.array([np.clip(np.maximum(A - ee * B, 0.0).sum(axis=1), 0.0, 1.0) for A, B in pairs])
     f1, t1 = _ends(L1)
@@ -450,11 +475,22 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
         n = np.where(doubt, 2, n)
         pending[:, k] = n >= 2
         whole = np.flatnonzero((n == 0) & (first > 0))
-        pieces.append((np.full(whole.size, k), whole, np.full(whole.size, -np.inf), np.full(whole.size, np.inf)))
+        pieces.append(
+            (np.full(whole.size, k), whole, np.full(whole.size, -np.inf), np.full(whole.size, np.inf))
+        )
         one = np.flatnonzero(n == 1)  # exactly one crossing on the line (the extreme signs differ)
         if one.size:
-            crossing.append((np.full(one.size, k), one, lo[one], hi[one], first[one],
-                             0.5 * (z[j0[one]] + z[j1[one]]), np.ones(one.size, dtype=bool)))
+            crossing.append(
+                (
+                    np.full(one.size, k),
+                    one,
+                    lo[one],
+                    hi[one],
+                    first[one],
+                    0.5 * (z[j0[one]] + z[j1[one]]),
+                    np.ones(one.size, dtype=bool),
+                )
+            )
     busy = np.flatnonzero(pending.any(axis=1))
     if busy.size:
         count = np.clip(np.ceil((hi[busy] - lo[busy]) / _DELTA_CELL), 8, 512).astype(np.int64)
@@ -477,8 +513,17 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
                     cc = cells.take(cross)
                     fa, fb = sign * cc.ha - eps, sign * cc.hb - eps
                     x0 = np.clip(cc.a - fa * (cc.b - cc.a) / (fb - fa), cc.a, cc.b)
-                    crossing.append((np.full(cc.row.size, k), cc.row, cc.a, cc.b, np.sign(fa), x0,
-                                     np.zeros(cc.row.size, dtype=bool)))
+                    crossing.append(
+                        (
+                            np.full(cc.row.size, k),
+                            cc.row,
+                            cc.a,
+                            cc.b,
+                            np.sign(fa),
+                            x0,
+                            np.zeros(cc.row.size, dtype=bool),
+                        )
+                    )
                 again[:, k] = more
             split = again.any(axis=1)
             if not split.any():
@@ -500,8 +545,9 @@ def _delta_rows(W1, W2, L1, L2, z, gap: float, eps: float, both: bool) -> np.nda
     return np.clip(out, 0.0, 1.0)
 
 
-def gauss_delta(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float, eps: float,
-                both: bool = False) -> np.ndarray:
+def gauss_delta(
+    W1: np.ndarray, W2: np.ndarray, c: np.ndarray, sigma: float, eps: float, both: bool = False
+) -> np.ndarray:
     """``delta(eps) = ∫ max(0, p1 - e^eps p2) dy`` per row of two mixtures of ``N(c_j, sigma^2)``
     (normalised weights ``W1, W2`` of shape ``(B, J)`` on sorted atoms ``c``), exact to ~1e-14;
     with ``both``, shape ``(2, B)``: also ``∫ max(0, p2 - e^eps p1) dy`` (on the same cells)."""

@@ -36,7 +36,7 @@ _MAX_GRID = 400_000
 
 def _lines(W: np.ndarray, c: np.ndarray, sigma: float):
     with np.errstate(divide="ignore"):
-        return np.log(W) - c[None, :] ** 2 / (2.0 * sigma ** 2)
+        return np.log(W) - c[None, :] ** 2 / (2.0 * sigma**2)
 
 
 def _h(s: np.ndarray, I1: np.ndarray, I2: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -44,11 +44,15 @@ def _h(s: np.ndarray, I1: np.ndarray, I2: np.ndarray, c: np.ndarray) -> np.ndarr
     out = np.empty(s.size)
     step = max(1, 2_000_000 // c.size)
     for i in range(0, s.size, step):
-        ss = s[i:i + step, None] * c[None, :]
+        ss = s[i : i + step, None] * c[None, :]
         a1, a2 = I1[None, :] + ss, I2[None, :] + ss
         m1, m2 = a1.max(axis=1), a2.max(axis=1)
-        out[i:i + step] = (m1 + np.log(np.exp(a1 - m1[:, None]).sum(axis=1))
-                           - m2 - np.log(np.exp(a2 - m2[:, None]).sum(axis=1)))
+        out[i : i + step] = (
+            m1
+            + np.log(np.exp(a1 - m1[:, None]).sum(axis=1))
+            - m2
+            - np.log(np.exp(a2 - m2[:, None]).sum(axis=1))
+        )
     return out
 
 
@@ -105,11 +109,12 @@ def gauss_sup_row(w1: np.ndarray, w2: np.ndarray, c: np.ndarray, sigma: float):
             inner = inner[np.argsort(v[inner])[-64:]]
         for i in inner:
             f = lambda x, sign=sign: -sign * _h(np.array([x]), I1, I2, c)[0]  # noqa: E731
-            r = minimize_scalar(f, bounds=(s[i - 1], s[i + 1]), method="bounded",
-                                options={"xatol": 1e-12 * (1.0 + abs(s[i]))})
+            r = minimize_scalar(
+                f, bounds=(s[i - 1], s[i + 1]), method="bounded", options={"xatol": 1e-12 * (1.0 + abs(s[i]))}
+            )
             val = max(-float(r.fun), float(v[i]))
             if val > best:
-                best, where = val, float(r.x if -float(r.fun) >= v[i] else s[i]) * sigma ** 2
+                best, where = val, float(r.x if -float(r.fun) >= v[i] else s[i]) * sigma**2
         # tail limits: finite where the extreme atoms coincide, else -inf in this direction; a tail
         # that ties with the interior maximum (to 1e-12) is reported as the place (+-inf)
         lim_hi = sign * (math.log(w1[t1]) - math.log(w2[t1])) if t1 == t2 else -math.inf
@@ -159,18 +164,18 @@ def gauss_delta_row(w1: np.ndarray, w2: np.ndarray, c: np.ndarray, sigma: float,
             dist *= 2.0
         a_, b_ = sorted((end, end + direction * dist))
         roots.append(brentq(H, a_, b_, xtol=1e-14 * (1 + abs(end) + dist), rtol=1e-15))
-    ys = np.concatenate([[-np.inf], np.sort(np.asarray(roots)) * sigma ** 2, [np.inf]])
+    ys = np.concatenate([[-np.inf], np.sort(np.asarray(roots)) * sigma**2, [np.inf]])
     total = 0.0
     for ya, yb in zip(ys[:-1], ys[1:]):
         # sign of h - eps on (ya, yb), tested at an interior point
         if np.isinf(ya) and np.isinf(yb):
             x = 0.0
         elif np.isinf(ya):
-            x = yb / sigma ** 2 - 1.0
+            x = yb / sigma**2 - 1.0
         elif np.isinf(yb):
-            x = ya / sigma ** 2 + 1.0
+            x = ya / sigma**2 + 1.0
         else:
-            x = 0.5 * (ya + yb) / sigma ** 2
+            x = 0.5 * (ya + yb) / sigma**2
         if H(x) > 0:
             total += _mass(w1, c, sigma, ya, yb) - math.exp(eps) * _mass(w2, c, sigma, ya, yb)
     return min(max(total, 0.0), 1.0)

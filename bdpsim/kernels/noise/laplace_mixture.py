@@ -55,8 +55,9 @@ def _prepare(atoms, weights) -> tuple[np.ndarray, np.ndarray]:
     return c, lw - logsumexp(lw)
 
 
-def log_mixture_pdf(y: np.ndarray, atoms_sorted: np.ndarray, logw: np.ndarray, b: float,
-                    centre: float = 0.0) -> np.ndarray:
+def log_mixture_pdf(
+    y: np.ndarray, atoms_sorted: np.ndarray, logw: np.ndarray, b: float, centre: float = 0.0
+) -> np.ndarray:
     """``ln p(y)`` of the Laplace mixture, for sorted atoms and normalised log-weights.
 
     ``p(y) = [e^{-y/b} sum_{c_j <= y} w_j e^{c_j/b} + e^{y/b} sum_{c_j > y} w_j e^{-c_j/b}] / 2b``,
@@ -104,8 +105,9 @@ def _lse(a: np.ndarray, axis: int) -> np.ndarray:
     return np.log(np.sum(np.exp(a - m), axis=axis)) + np.squeeze(m, axis=axis)
 
 
-def grid_mixture_sup(logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray,
-                     b: float) -> tuple[np.ndarray, np.ndarray]:
+def grid_mixture_sup(
+    logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray, b: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Batched exact sup for mixtures on a shared atom grid.
 
     Parameters

@@ -137,6 +137,7 @@ class NoiseLaw(Protocol):
 
 # ----------------------------------------------------------------------------- Laplace
 
+
 @dataclass(frozen=True)
 class LaplaceNoise:
     """``Lap(b)``: density ``e^{-|y|/b} / 2b``; ``query + Lap(b)`` is ``(Delta/b)``-DP.
@@ -170,8 +171,12 @@ class LaplaceNoise:
         """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
         sens = params.only("laplace", ("epsilon", "scale"))
         require(params.scale is not None or params.epsilon is not None, "epsilon", None, "is required")
-        require((params.scale is None) != (params.epsilon is None), "scale", params.scale,
-                "give exactly one of scale and epsilon for laplace noise")
+        require(
+            (params.scale is None) != (params.epsilon is None),
+            "scale",
+            params.scale,
+            "give exactly one of scale and epsilon for laplace noise",
+        )
         if params.scale is not None:
             return cls(params.scale)
         return cls(sens / positive("epsilon", params.epsilon))
@@ -191,8 +196,11 @@ class LaplaceNoise:
 
     def cdf(self, y) -> np.ndarray:
         y = np.asarray(y, dtype=float)
-        return np.where(y < 0, 0.5 * np.exp(np.minimum(y, 0.0) / self.scale),
-                        1.0 - 0.5 * np.exp(-np.maximum(y, 0.0) / self.scale))
+        return np.where(
+            y < 0,
+            0.5 * np.exp(np.minimum(y, 0.0) / self.scale),
+            1.0 - 0.5 * np.exp(-np.maximum(y, 0.0) / self.scale),
+        )
 
     def dp_epsilon(self, sensitivity: float) -> float:
         d = check_sensitivity(sensitivity)
@@ -220,6 +228,7 @@ class LaplaceNoise:
 
 # ----------------------------------------------------------------------------- Gaussian
 
+
 @dataclass(frozen=True)
 class GaussianNoise:
     """``N(0, sigma^2)``. Not pure DP for any ``sigma`` (``dp_epsilon = inf`` for a sensitivity > 0).
@@ -242,7 +251,8 @@ class GaussianNoise:
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
     keys: ClassVar[Mapping[str, Key]] = {
-        "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0")}
+        "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0")
+    }
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", positive("sigma", self.sigma))
@@ -292,7 +302,9 @@ class GaussianNoise:
     def grid_delta_both(self, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
         """``(grid_delta(W1, W2), grid_delta(W2, W1))`` on one set of cells (half the work)."""
         A, B = rows(W1, W2)
-        fwd, bwd = gc.gauss_delta(A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon), both=True)
+        fwd, bwd = gc.gauss_delta(
+            A, B, lattice(delta, A.shape[1]), self.sigma, profile_eps(epsilon), both=True
+        )
         return fwd, bwd
 
     def sup_log_ratio(self, atoms1, w1, atoms2, w2) -> MixtureSup:
@@ -307,6 +319,7 @@ class GaussianNoise:
 
 # ----------------------------------------------------------------------------- registry
 
+
 def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """``(noise.grid_delta(W1, W2, ...), noise.grid_delta(W2, W1, ...))``: both directions of the
     privacy profile, in one pass where the law offers it (``grid_delta_both``, Gaussian noise)."""
@@ -315,9 +328,17 @@ def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tu
     return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
 
 
-NOISE_LAWS: Registry = Registry("noise law", NoiseLaw, entries={
-    "laplace": LaplaceNoise, "geometric": GeometricNoise, "staircase": StaircaseNoise, "gaussian": GaussianNoise,
-    "table": TableNoise})  # each law checked against NoiseLaw; table: a user pmf with geometric tails (issue 30)
+NOISE_LAWS: Registry = Registry(
+    "noise law",
+    NoiseLaw,
+    entries={
+        "laplace": LaplaceNoise,
+        "geometric": GeometricNoise,
+        "staircase": StaircaseNoise,
+        "gaussian": GaussianNoise,
+        "table": TableNoise,
+    },
+)  # each law checked against NoiseLaw; table: a user pmf with geometric tails (issue 30)
 
 
 def register_noise_law(law: type) -> type:
@@ -329,8 +350,13 @@ def register_noise_law(law: type) -> type:
 
 
 #: the ``noise`` key itself (the law's name); each law's own keys follow it in :func:`noise_keys`
-NOISE_KEY = Key("str", "laplace", hashed=False, doc="the additive noise law",
-                rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)")
+NOISE_KEY = Key(
+    "str",
+    "laplace",
+    hashed=False,
+    doc="the additive noise law",
+    rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)",
+)
 
 
 def noise_keys() -> dict[str, Key]:
@@ -348,8 +374,9 @@ def key_owner(key: str) -> str | None:
     return next((name for name, law in NOISE_LAWS.items() if key in law.keys), None)
 
 
-def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, step=1.0, config_dir=None,
-                      **options) -> NoiseLaw:
+def noise_from_params(
+    name: str, epsilon=None, sensitivity=1.0, scale=None, step=1.0, config_dir=None, **options
+) -> NoiseLaw:
     """Build a noise law from config-style parameters (errors name the parameter: the config layer,
     :mod:`bdpsim.mechanisms.kinds`, names the ``mechanism.*`` field).
 
@@ -368,12 +395,29 @@ def noise_from_params(name: str, epsilon=None, sensitivity=1.0, scale=None, step
     known = set(noise_keys()) | {"table"}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise TypeError(f"noise_from_params() got unexpected keyword arguments {unknown} (no registered law "
-                        "takes them)")
+        raise TypeError(
+            f"noise_from_params() got unexpected keyword arguments {unknown} (no registered law takes them)"
+        )
     params = NoiseParams(epsilon, sensitivity, scale, step, options, config_dir)
     law: Any = NOISE_LAWS[name]
     return law.from_params(params)  # each law reads (and checks) the parameters it takes
 
 
-__all__ = ["NoiseLaw", "LaplaceNoise", "GeometricNoise", "StaircaseNoise", "GaussianNoise", "TableNoise",
-           "NOISE_LAWS", "NOISE_KEY", "key_owner", "noise_keys", "register_noise_law", "noise_from_params", "table_from_params", "grid_delta_pair", "ParameterError", "MixtureSup"]
+__all__ = [
+    "NoiseLaw",
+    "LaplaceNoise",
+    "GeometricNoise",
+    "StaircaseNoise",
+    "GaussianNoise",
+    "TableNoise",
+    "NOISE_LAWS",
+    "NOISE_KEY",
+    "key_owner",
+    "noise_keys",
+    "register_noise_law",
+    "noise_from_params",
+    "table_from_params",
+    "grid_delta_pair",
+    "ParameterError",
+    "MixtureSup",
+]

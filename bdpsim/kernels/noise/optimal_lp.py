@@ -152,8 +152,17 @@ def noise_table(f: np.ndarray, M: int, r: float) -> tuple[int, np.ndarray, float
     return -M, f / float(mass @ f), r
 
 
-def violations(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float, *, tol: float = 0.0,
-               per_pair: int = 4, chunk: int = 4000):
+def violations(
+    pairs: LawPairs,
+    f: np.ndarray,
+    M: int,
+    r: float,
+    epsilon: float,
+    *,
+    tol: float = 0.0,
+    per_pair: int = 4,
+    chunk: int = 4000,
+):
     """Every condition (1) evaluated for the noise ``f`` (masses on ``[-M, M]``, tails of ratio ``r``)
     by the exact table-noise sums (:func:`bdpsim.kernels.noise.table.class_laws`).
 
@@ -187,8 +196,9 @@ def violations(pairs: LawPairs, f: np.ndarray, M: int, r: float, epsilon: float,
     return excess, key_arr[order], score_arr[order]
 
 
-def condition_row(w: np.ndarray, wp: np.ndarray, c: np.ndarray, s: int, M: int, r: float,
-                  epsilon: float) -> np.ndarray:
+def condition_row(
+    w: np.ndarray, wp: np.ndarray, c: np.ndarray, s: int, M: int, r: float, epsilon: float
+) -> np.ndarray:
     """Coefficients over ``f(-M..M)`` of ``sum_j w_j f(s - c_j) - e^eps sum_j w'_j f(s - c_j)`` (the
     condition (1) is ``row @ f <= 0``; tails folded onto ``f(-M)``, ``f(M)``)."""
     a = w - math.exp(epsilon) * wp
@@ -223,8 +233,9 @@ class LPSolution:
     working: tuple = ()
 
 
-def _equalities(mass: np.ndarray, sigma: np.ndarray, M: int,
-                symmetric: bool) -> tuple[np.ndarray, np.ndarray]:
+def _equalities(
+    mass: np.ndarray, sigma: np.ndarray, M: int, symmetric: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """Equality constraints of the scaled LP (variables ``x_k = f(k) / sigma_k``): total mass 1 and,
     when ``symmetric``, ``f(k) = f(-k)`` for ``k = 1..M``."""
     A_eq, b_eq = [mass * sigma], [1.0]
@@ -248,31 +259,64 @@ def _narrow_start(pairs: LawPairs, M: int, max_narrow: int) -> list[tuple[int, i
     narrow = np.flatnonzero(((pairs.W1 > 0) | (pairs.W2 > 0)).sum(axis=1) <= 2)
     if narrow.size > max_narrow:
         with np.errstate(divide="ignore", invalid="ignore"):
-            gap = np.nan_to_num(np.abs(np.log(pairs.W1[narrow]) - np.log(pairs.W2[narrow])), nan=0.0,
-                                posinf=np.inf).max(axis=1)
+            gap = np.nan_to_num(
+                np.abs(np.log(pairs.W1[narrow]) - np.log(pairs.W2[narrow])), nan=0.0, posinf=np.inf
+            ).max(axis=1)
         narrow = narrow[np.argsort(-gap, kind="stable")[:max_narrow]]
-    return [(int(p), d, s) for p in narrow for d in (0, 1)
-             for s in range(int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
-                            int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1)]
+    return [
+        (int(p), d, s)
+        for p in narrow
+        for d in (0, 1)
+        for s in range(
+            int(c[pairs.W1[p] + pairs.W2[p] > 0].min()) - M,
+            int(c[pairs.W1[p] + pairs.W2[p] > 0].max()) + M + 1,
+        )
+    ]
 
 
-def _linprog(cost: np.ndarray, A: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray, feasibility: float, M: int,
-             r: float, rnd: int):
+def _linprog(
+    cost: np.ndarray,
+    A: np.ndarray,
+    A_eq: np.ndarray,
+    b_eq: np.ndarray,
+    feasibility: float,
+    M: int,
+    r: float,
+    rnd: int,
+):
     """One scaled LP of :func:`solve` by HiGHS (its simplex, then its interior-point method when the
     simplex gives up); raises :class:`Infeasible` when it has no solution or the solver fails."""
     from scipy.optimize import linprog  # imported when used: the CLI's parser stays light
 
     opts = {"primal_feasibility_tolerance": feasibility, "dual_feasibility_tolerance": 1e-10}
-    res = linprog(cost, A_ub=A, b_ub=np.zeros(len(A)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
-                  method="highs", options=opts)
+    res = linprog(
+        cost,
+        A_ub=A,
+        b_ub=np.zeros(len(A)),
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=(0, None),
+        method="highs",
+        options=opts,
+    )
     if res.status != 0:  # HiGHS' simplex gave up (numerics): its interior-point method
-        res = linprog(cost, A_ub=A, b_ub=np.zeros(len(A)), A_eq=A_eq, b_eq=b_eq, bounds=(0, None),
-                      method="highs-ipm", options={"primal_feasibility_tolerance": feasibility})
+        res = linprog(
+            cost,
+            A_ub=A,
+            b_ub=np.zeros(len(A)),
+            A_eq=A_eq,
+            b_eq=b_eq,
+            bounds=(0, None),
+            method="highs-ipm",
+            options={"primal_feasibility_tolerance": feasibility},
+        )
     if res.status == 2:
         raise Infeasible(f"no noise on [-{M}, {M}] with tails of ratio {r:.6g} meets the conditions")
     if res.status != 0:
-        raise Infeasible(f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
-                         "(numerics: try a smaller M)")
+        raise Infeasible(
+            f"the LP solver failed at round {rnd} ({res.message}) with M = {M}, r = {r:.6g} "
+            "(numerics: try a smaller M)"
+        )
     return res
 
 
@@ -320,9 +364,24 @@ def _first_pmf(f0, sigma: np.ndarray, M: int) -> np.ndarray:
     return np.asarray(f0, dtype=float)
 
 
-def solve(pairs: LawPairs, epsilon: float, M: int, r: float, *, objective: str = "mean_abs",
-          symmetric: bool = False, tol: float = 1e-9, add: int = 1000, keep: int = 3000, max_rounds: int = 300,
-          feasibility: float = 1e-10, start=None, f0=None, progress=None, max_narrow: int = 16) -> LPSolution:
+def solve(
+    pairs: LawPairs,
+    epsilon: float,
+    M: int,
+    r: float,
+    *,
+    objective: str = "mean_abs",
+    symmetric: bool = False,
+    tol: float = 1e-9,
+    add: int = 1000,
+    keep: int = 3000,
+    max_rounds: int = 300,
+    feasibility: float = 1e-10,
+    start=None,
+    f0=None,
+    progress=None,
+    max_narrow: int = 16,
+) -> LPSolution:
     """Minimise the objective over ``f`` on ``[-M, M]`` with tails of ratio ``r`` subject to every
     condition (1) of every pair, by constraint generation (module docstring).
 

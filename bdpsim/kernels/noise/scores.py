@@ -18,4 +18,5 @@ def pair_score(noise, delta: float, profile: float | None = None):
     def score(W1, W2):
         fwd, bwd = grid_delta_pair(noise, W1, W2, delta, profile)
         return np.where(fwd >= bwd, fwd, -bwd), np.zeros(fwd.shape)
+
     return score

@@ -63,8 +63,9 @@ def cells(c: np.ndarray, gamma: float, Delta: float) -> tuple[np.ndarray, np.nda
     kmax = int(math.ceil((hi - lo) / Delta)) + 1
     k = np.arange(kmax + 1, dtype=float)
     off = (k + gamma) * Delta
-    pts = np.concatenate([(c[:, None] + off[None, :]).ravel(), (c[:, None] - off[None, :]).ravel(),
-                          [lo, c[0], c[-1], hi]])
+    pts = np.concatenate(
+        [(c[:, None] + off[None, :]).ravel(), (c[:, None] - off[None, :]).ravel(), [lo, c[0], c[-1], hi]]
+    )
     pts = np.sort(pts[(pts >= lo) & (pts <= hi)])
     tol = 1e-9 * max(Delta, hi - lo)
     keep = np.concatenate([[True], np.diff(pts) > tol])
@@ -79,8 +80,9 @@ def cells(c: np.ndarray, gamma: float, Delta: float) -> tuple[np.ndarray, np.nda
     return mid, width, region
 
 
-def log_mixture(W: np.ndarray, c: np.ndarray, y: np.ndarray, epsilon: float, gamma: float,
-                Delta: float) -> np.ndarray:
+def log_mixture(
+    W: np.ndarray, c: np.ndarray, y: np.ndarray, epsilon: float, gamma: float, Delta: float
+) -> np.ndarray:
     """``ln sum_j w_j b^{L(|y_m - c_j|)}`` (the mixture density divided by ``a``), shape ``(B, M)``.
 
     Per block of outputs the kernel is scaled by its largest entry (the nearest atom) and applied
@@ -92,7 +94,7 @@ def log_mixture(W: np.ndarray, c: np.ndarray, y: np.ndarray, epsilon: float, gam
     with np.errstate(divide="ignore"):
         lw = np.log(W)
     for s in range(0, y.size, step):
-        yy = y[s:s + step]
+        yy = y[s : s + step]
         lk = -epsilon * levels(yy[:, None] - c[None, :], gamma, Delta)  # (m, J)
         top = lk.max(axis=1)
         vals = W @ np.exp(lk - top[:, None]).T  # (B, m)
@@ -104,7 +106,7 @@ def log_mixture(W: np.ndarray, c: np.ndarray, y: np.ndarray, epsilon: float, gam
             m = a.max(axis=1)
             with np.errstate(invalid="ignore"):
                 blk[r] = m + np.log(np.sum(np.exp(a - m[:, None]), axis=1))
-        out[:, s:s + step] = blk
+        out[:, s : s + step] = blk
     return out
 
 

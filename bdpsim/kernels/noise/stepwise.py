@@ -18,6 +18,7 @@ from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, positive
 
 # ----------------------------------------------------------------------------- geometric
 
+
 @dataclass(frozen=True)
 class GeometricNoise(AtomKernelLaw):
     """Two-sided geometric noise on ``step * Z``: ``P(step k) = (1-q)/(1+q) q^{|k|}``, ``q = e^{-epsilon}``.
@@ -66,8 +67,12 @@ class GeometricNoise(AtomKernelLaw):
         require(params.epsilon is not None, "epsilon", params.epsilon, "is required for geometric noise")
         st = positive("step", params.step)
         m = sens / st
-        require(abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1, "sensitivity", params.sensitivity,
-                f"must be a positive multiple of step = {st} for geometric noise")
+        require(
+            abs(m - round(m)) <= 1e-9 * max(1.0, m) and round(m) >= 1,
+            "sensitivity",
+            params.sensitivity,
+            f"must be a positive multiple of step = {st} for geometric noise",
+        )
         return cls(positive("epsilon", params.epsilon) / round(m), st)
 
     @property
@@ -100,8 +105,11 @@ class GeometricNoise(AtomKernelLaw):
     def cdf(self, y) -> np.ndarray:
         k = np.floor(np.asarray(y, dtype=float) / self.step + 1e-9)
         q = self.q
-        return np.where(k < 0, np.exp(self.epsilon * np.minimum(k, 0.0)) / (1 + q),
-                        1.0 - np.exp(-self.epsilon * (np.maximum(k, 0.0) + 1)) / (1 + q))
+        return np.where(
+            k < 0,
+            np.exp(self.epsilon * np.minimum(k, 0.0)) / (1 + q),
+            1.0 - np.exp(-self.epsilon * (np.maximum(k, 0.0) + 1)) / (1 + q),
+        )
 
     def dp_epsilon(self, sensitivity: float) -> float:
         d = check_sensitivity(sensitivity) / self.step
@@ -128,8 +136,8 @@ class GeometricNoise(AtomKernelLaw):
         return np.minimum(total, 1.0)
 
 
-
 # ----------------------------------------------------------------------------- staircase
+
 
 @dataclass(frozen=True)
 class StaircaseNoise(AtomKernelLaw):
@@ -158,7 +166,10 @@ class StaircaseNoise(AtomKernelLaw):
     calibratable: ClassVar[bool] = True
     pure_dp: ClassVar[bool] = True
     keys: ClassVar[Mapping[str, Key]] = {
-        "staircase_gamma": Key("float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)", rule="in [0, 1]")}
+        "staircase_gamma": Key(
+            "float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)", rule="in [0, 1]"
+        )
+    }
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
@@ -166,8 +177,12 @@ class StaircaseNoise(AtomKernelLaw):
         if self.gamma is not None:
             g = self.gamma
             ok = isinstance(g, (int, float, np.integer, np.floating)) and not isinstance(g, bool)
-            require(ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0, "gamma",
-                    g, "must be a number in [0, 1]")
+            require(
+                ok and math.isfinite(float(g)) and 0.0 <= float(g) <= 1.0,
+                "gamma",
+                g,
+                "must be a number in [0, 1]",
+            )
             object.__setattr__(self, "gamma", float(g))
 
     @classmethod
@@ -224,7 +239,9 @@ class StaircaseNoise(AtomKernelLaw):
         k = np.floor(t / D)
         r = t - k * D
         bk = np.exp(-eps * k)
-        half = 0.5 * (1.0 - bk) + bk * a * (np.minimum(r, g * D) + math.exp(-eps) * np.maximum(r - g * D, 0.0))
+        half = 0.5 * (1.0 - bk) + bk * a * (
+            np.minimum(r, g * D) + math.exp(-eps) * np.maximum(r - g * D, 0.0)
+        )
         return np.where(y >= 0, 0.5 + half, 0.5 - half)
 
     def dp_epsilon(self, sensitivity: float) -> float:

@@ -67,7 +67,7 @@ def table_pmf_at(k, offset: int, pmf: np.ndarray, r: float) -> np.ndarray:
 def _window(W: np.ndarray, ext: np.ndarray, span: int, width: int) -> np.ndarray:
     """``p(t) = sum_j W[:, j] ext[span + t - j]`` for ``t = 0..width-1``: a product with the Toeplitz
     matrix ``T[j, t] = ext[span + t - j]`` (sums of non-negative terms: no cancellation)."""
-    T = np.lib.stride_tricks.sliding_window_view(ext, width)[span::-1][:W.shape[1]]
+    T = np.lib.stride_tricks.sliding_window_view(ext, width)[span::-1][: W.shape[1]]
     return W @ T
 
 
@@ -82,8 +82,9 @@ def _log_window(W: np.ndarray, lext: np.ndarray, span: int, width: int) -> np.nd
     return out
 
 
-def class_laws(W1: np.ndarray, W2: np.ndarray, k: np.ndarray, offset: int, pmf: np.ndarray,
-               r: float) -> tuple[np.ndarray, np.ndarray, int]:
+def class_laws(
+    W1: np.ndarray, W2: np.ndarray, k: np.ndarray, offset: int, pmf: np.ndarray, r: float
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Log output laws ``ln p_h(s)`` of two mixtures over integer atoms ``k`` (one class) on the
     window ``s = k_min + o .. k_max + o + m - 1`` (module docstring); returns ``(l1, l2, s0)``
     with ``s0 = k_min + o`` the window's first output."""
@@ -103,7 +104,9 @@ def class_laws(W1: np.ndarray, W2: np.ndarray, k: np.ndarray, offset: int, pmf: 
     bad = np.zeros(0, dtype=int)
     if r > 0 and min(p[0].min(), p[1].min()) < _TINY:  # underflow, or exact zeros of the table?
         mid = (z >= offset) & (z < offset + m)
-        epos = np.where(mid, table_pmf_at(z, offset, pmf, 0.0) > 0, np.where(z < offset, pmf[0] > 0, pmf[-1] > 0))
+        epos = np.where(
+            mid, table_pmf_at(z, offset, pmf, 0.0) > 0, np.where(z < offset, pmf[0] > 0, pmf[-1] > 0)
+        )
         small = np.zeros(D1.shape[0], dtype=bool)
         for h, D in enumerate((D1, D2)):
             pos = _window((D > 0).astype(float), epos.astype(float), span, width) > 0  # exact: some term > 0
@@ -143,8 +146,9 @@ def table_sup(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, offset: int, pmf: n
     return fwd, bwd, sf, sb
 
 
-def table_delta(W1: np.ndarray, W2: np.ndarray, c: np.ndarray, offset: int, pmf: np.ndarray, r: float,
-                eps: float) -> np.ndarray:
+def table_delta(
+    W1: np.ndarray, W2: np.ndarray, c: np.ndarray, offset: int, pmf: np.ndarray, r: float, eps: float
+) -> np.ndarray:
     """``delta(eps) = sum_s (p1(s) - e^eps p2(s))^+`` over every integer output: the window plus
     the geometric series of the two tails."""
     total = np.zeros(W1.shape[0])
@@ -184,14 +188,32 @@ class TableNoise(AtomKernelLaw):
     pure_dp: ClassVar[bool] = False  # pure DP or not by its table (finite support: not)
     step: float = field(default=1.0, init=False)
     keys: ClassVar[Mapping[str, Key]] = {
-        "noise_table": Key("str", hashed=False, doc="table noise: a JSON file {offset, pmf, tail_ratio}",
-                           rule="a readable JSON file; exclusive with noise_pmf"),
-        "noise_pmf": Key("vector", sweep=False, hashed=False, doc="table noise: masses at offset, offset + 1, ...",
-                         rule="non-negative numbers; with the tails they sum to 1"),
-        "noise_offset": Key("int", hashed=False, doc="table noise: the integer where noise_pmf starts",
-                            rule="an integer (default 0)"),
-        "noise_tail_ratio": Key("float", hashed=False, doc="table noise: geometric ratio of both tails (default 0)",
-                                rule="in [0, 1)")}
+        "noise_table": Key(
+            "str",
+            hashed=False,
+            doc="table noise: a JSON file {offset, pmf, tail_ratio}",
+            rule="a readable JSON file; exclusive with noise_pmf",
+        ),
+        "noise_pmf": Key(
+            "vector",
+            sweep=False,
+            hashed=False,
+            doc="table noise: masses at offset, offset + 1, ...",
+            rule="non-negative numbers; with the tails they sum to 1",
+        ),
+        "noise_offset": Key(
+            "int",
+            hashed=False,
+            doc="table noise: the integer where noise_pmf starts",
+            rule="an integer (default 0)",
+        ),
+        "noise_tail_ratio": Key(
+            "float",
+            hashed=False,
+            doc="table noise: geometric ratio of both tails (default 0)",
+            rule="in [0, 1)",
+        ),
+    }
 
     @classmethod
     def from_params(cls, params: NoiseParams) -> TableNoise:
@@ -200,14 +222,27 @@ class TableNoise(AtomKernelLaw):
         option ``table``: a :class:`TableNoise` itself. The amounts (``epsilon``, ``scale``) are
         not read."""
         if params.option("table") is not None:
-            require(isinstance(params.table, TableNoise), "table", params.table,
-                    "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)")
+            require(
+                isinstance(params.table, TableNoise),
+                "table",
+                params.table,
+                "table noise needs a TableNoise (bdpsim.kernels.noise.table.table_from_params)",
+            )
             return params.table
         table, pmf = params.option("noise_table"), params.option("noise_pmf")
-        require((table is None) != (pmf is None), "noise_pmf", pmf,
-                "table noise needs exactly one of noise_table (a JSON file) and noise_pmf")
-        return table_from_params(table, pmf, params.option("noise_offset"), params.option("noise_tail_ratio"),
-                                 config_dir=params.config_dir)
+        require(
+            (table is None) != (pmf is None),
+            "noise_pmf",
+            pmf,
+            "table noise needs exactly one of noise_table (a JSON file) and noise_pmf",
+        )
+        return table_from_params(
+            table,
+            pmf,
+            params.option("noise_offset"),
+            params.option("noise_tail_ratio"),
+            config_dir=params.config_dir,
+        )
 
     def mean_abs(self) -> float:
         """``E|Z|`` exactly (:meth:`moments`)."""
@@ -215,16 +250,28 @@ class TableNoise(AtomKernelLaw):
 
     def __post_init__(self) -> None:
         raw = self.pmf
-        require(isinstance(raw, (list, tuple, np.ndarray)) and len(raw) > 0, "pmf",
-                raw if not isinstance(raw, np.ndarray) else "...", "must be a non-empty list of probabilities")
+        require(
+            isinstance(raw, (list, tuple, np.ndarray)) and len(raw) > 0,
+            "pmf",
+            raw if not isinstance(raw, np.ndarray) else "...",
+            "must be a non-empty list of probabilities",
+        )
         vals = [_number("pmf", v, "entries must be finite numbers >= 0", lambda x: x >= 0) for v in raw]
         off = self.offset
-        require(isinstance(off, (int, np.integer)) and not isinstance(off, bool), "offset",
-                off, "must be an integer (the noise value of pmf[0])")
+        require(
+            isinstance(off, (int, np.integer)) and not isinstance(off, bool),
+            "offset",
+            off,
+            "must be an integer (the noise value of pmf[0])",
+        )
         r = _number("tail_ratio", self.tail_ratio, "must be a number in [0, 1)", lambda x: 0 <= x < 1)
         total = math.fsum(vals) + (vals[0] + vals[-1]) * r / (1.0 - r)
-        require(abs(total - 1.0) <= SUM_RTOL, "pmf", f"total {total:.12g}",
-                "must sum to 1 with the tails: sum(pmf) + (pmf[0] + pmf[-1]) r / (1 - r) = 1")
+        require(
+            abs(total - 1.0) <= SUM_RTOL,
+            "pmf",
+            f"total {total:.12g}",
+            "must sum to 1 with the tails: sum(pmf) + (pmf[0] + pmf[-1]) r / (1 - r) = 1",
+        )
         object.__setattr__(self, "pmf", tuple(vals))
         object.__setattr__(self, "offset", int(off))
         object.__setattr__(self, "tail_ratio", r)
@@ -247,8 +294,12 @@ class TableNoise(AtomKernelLaw):
         fixed law, not a family to calibrate)."""
         if value == self.tail_ratio:
             return self
-        raise ParameterError("value", value, "a table noise is one fixed law: it has no amount "
-                             "to calibrate (bdpsim calibrate --method optimal computes the best table)")
+        raise ParameterError(
+            "value",
+            value,
+            "a table noise is one fixed law: it has no amount "
+            "to calibrate (bdpsim calibrate --method optimal computes the best table)",
+        )
 
     def as_dict(self) -> dict:
         """``{"offset", "pmf", "tail_ratio"}``: the JSON form (``noise_table`` file)."""
@@ -340,11 +391,18 @@ def table_from_params(table=None, pmf=None, offset=None, tail_ratio=None, config
     ``noise_pmf`` with ``noise_offset`` (default 0) and ``noise_tail_ratio`` (default 0). Errors name
     the parameters ``table``, ``pmf``, ``offset``, ``tail_ratio`` (:mod:`bdpsim.mechanisms.kinds` names
     the ``mechanism.noise_*`` keys)."""
-    require((table is None) != (pmf is None), "pmf", pmf,
-            "table noise needs exactly one of a table (a JSON file) and a pmf")
+    require(
+        (table is None) != (pmf is None),
+        "pmf",
+        pmf,
+        "table noise needs exactly one of a table (a JSON file) and a pmf",
+    )
     if pmf is not None:
-        return TableNoise(tuple(pmf) if isinstance(pmf, (list, tuple)) else pmf,
-                          0 if offset is None else offset, 0.0 if tail_ratio is None else tail_ratio)
+        return TableNoise(
+            tuple(pmf) if isinstance(pmf, (list, tuple)) else pmf,
+            0 if offset is None else offset,
+            0.0 if tail_ratio is None else tail_ratio,
+        )
     for key, v in (("offset", offset), ("tail_ratio", tail_ratio)):
         require(v is None, key, v, "is read from the table file: give one or the other")
     path = Path(str(table))
@@ -355,7 +413,13 @@ def table_from_params(table=None, pmf=None, offset=None, tail_ratio=None, config
     except FileRefused as exc:
         raise ParameterError("table", str(table), f"must be a readable JSON file: {exc.reason}") from None
     except (ValueError, RecursionError) as exc:
-        raise ParameterError("table", str(table), f"must be a readable JSON file ({type(exc).__name__})") from None
-    require(isinstance(doc, dict) and "pmf" in doc and set(doc) <= {"offset", "pmf", "tail_ratio"},
-            "table", str(table), 'must hold {"offset": o, "pmf": [...], "tail_ratio": r}')
+        raise ParameterError(
+            "table", str(table), f"must be a readable JSON file ({type(exc).__name__})"
+        ) from None
+    require(
+        isinstance(doc, dict) and "pmf" in doc and set(doc) <= {"offset", "pmf", "tail_ratio"},
+        "table",
+        str(table),
+        'must hold {"offset": o, "pmf": [...], "tail_ratio": r}',
+    )
     return TableNoise(doc["pmf"], doc.get("offset", 0), doc.get("tail_ratio", 0.0))

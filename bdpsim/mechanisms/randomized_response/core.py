@@ -33,8 +33,12 @@ END = "end"
 def flip_for_chain(P, epsilon: float) -> float:
     """Chakrabarti et al.'s ``rho`` for the lazy symmetric chain ``P = [[1-t, t], [t, 1-t]]``."""
     P = np.asarray(P, dtype=float)
-    check(P.shape == (2, 2) and abs(P[0, 1] - P[1, 0]) < 1e-12, "transition", P.tolist(),
-          "Chakrabarti et al.'s flip probability is for a symmetric binary chain [[1-t, t], [t, 1-t]]")
+    check(
+        P.shape == (2, 2) and abs(P[0, 1] - P[1, 0]) < 1e-12,
+        "transition",
+        P.tolist(),
+        "Chakrabarti et al.'s flip probability is for a symmetric binary chain [[1-t, t], [t, 1-t]]",
+    )
     return rr_flip_probability(float(P[0, 1]), float(epsilon))
 
 
@@ -52,10 +56,18 @@ def rr_noise_std(T: int, rho: float) -> float:
 def check_rr(model: MarkovChainModel, rho: float) -> None:
     """A binary chain and a flip probability in (0, 1/2), or a one-line error."""
     chain = isinstance(model, MarkovChain)
-    check(chain and model.states == 2, "model", model.states if chain else type(model).__name__,
-          "randomized response needs a binary MarkovChainModel")
-    check(isinstance(rho, (int, float, np.floating)) and 0 < rho < 0.5, "rho", rho,
-          "the flip probability must be in (0, 1/2)")
+    check(
+        chain and model.states == 2,
+        "model",
+        model.states if chain else type(model).__name__,
+        "randomized response needs a binary MarkovChainModel",
+    )
+    check(
+        isinstance(rho, (int, float, np.floating)) and 0 < rho < 0.5,
+        "rho",
+        rho,
+        "the flip probability must be in (0, 1/2)",
+    )
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,12 @@ from .core import BRUTE_FORCE_MAX_T, RRAdversary, RRResult, check_rr
 def flipped_count_laws(T: int, rho: float) -> np.ndarray:
     """``L[m1, z] = P(Z = z)`` for a data tuple with ``m1`` ones: ``Bin(m1, 1-rho) * Bin(T-m1, rho)``."""
     from scipy.stats import binom  # lazy: scipy is heavy to import
+
     out = np.zeros((T + 1, T + 1))
     for m1 in range(T + 1):
-        out[m1] = np.convolve(binom.pmf(np.arange(m1 + 1), m1, 1 - rho),
-                              binom.pmf(np.arange(T - m1 + 1), T - m1, rho))
+        out[m1] = np.convolve(
+            binom.pmf(np.arange(m1 + 1), m1, 1 - rho), binom.pmf(np.arange(T - m1 + 1), T - m1, rho)
+        )
     return out
 
 
@@ -32,7 +34,9 @@ def rr_bdpl_bruteforce(model: MarkovChainModel, rho: float) -> RRResult:
     check_rr(model, rho)
     T, P, w = model.n, model.transition, model.initial
     if T > BRUTE_FORCE_MAX_T:
-        raise NotAvailable(f"the brute force enumerates 2^T tuples and every known set: T <= {BRUTE_FORCE_MAX_T}")
+        raise NotAvailable(
+            f"the brute force enumerates 2^T tuples and every known set: T <= {BRUTE_FORCE_MAX_T}"
+        )
     xs = np.array(list(itertools.product([0, 1], repeat=T)), dtype=np.int64)
     p = w[xs[:, 0]].copy()
     for t in range(1, T):
@@ -62,8 +66,10 @@ def rr_bdpl_bruteforce(model: MarkovChainModel, rho: float) -> RRResult:
                             vals = tuple(int((code >> b) & 1) for b in range(len(K)))
                             best, arg = float(r[j]), RRAdversary(i, tuple(K), vals, x, 1 - x, int(j[1]))
     if arg is None:  # every target has one possible value: no adversary to compare
-        raise NotAvailable("no record can take both values 0 and 1 given the chain (its start law and "
-                           "transitions have zeros): randomized response has no adversary to evaluate")
+        raise NotAvailable(
+            "no record can take both values 0 and 1 given the chain (its start law and "
+            "transitions have zeros): randomized response has no adversary to evaluate"
+        )
     return RRResult(best, float(rho), T, arg, "brute force")
 
 

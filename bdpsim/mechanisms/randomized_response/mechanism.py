@@ -62,8 +62,12 @@ class RandomizedResponse:
     kind: str = field(default="randomized_response", init=False)
 
     def __post_init__(self) -> None:
-        check(isinstance(self.flip, (int, float)) and not isinstance(self.flip, bool) and 0 < self.flip < 0.5,
-              "mechanism.flip", self.flip, "the flip probability must be in (0, 1/2)")
+        check(
+            isinstance(self.flip, (int, float)) and not isinstance(self.flip, bool) and 0 < self.flip < 0.5,
+            "mechanism.flip",
+            self.flip,
+            "the flip probability must be in (0, 1/2)",
+        )
 
     @property
     def epsilon(self) -> float:
@@ -75,7 +79,9 @@ class RandomizedResponse:
         z = np.where(flips, 1 - data, data).sum(axis=1)
         return debiased_count(z, data.shape[1], self.flip)
 
-    summary_extras: ClassVar[tuple[str, ...]] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
+    summary_extras: ClassVar[
+        tuple[str, ...]
+    ] = ()  # extra summary.csv columns (bdpsim.pipeline.rows.register_columns)
 
     def columns(self) -> dict:
         return dict(NO_COLUMNS)
@@ -97,8 +103,10 @@ class RandomizedResponseEngine:
     (position, state, flipped count) (:func:`~bdpsim.mechanisms.randomized_response.window.rr_adversary_bdpl`,
     the one-sided value; the two-sided one is the larger of both orders of the pair)."""
 
-    method = ("forward recursion over (position, state, flipped count); all adversaries by "
-              "the window search with the outside ones as one more parameter")
+    method = (
+        "forward recursion over (position, state, flipped count); all adversaries by "
+        "the window search with the outside ones as one more parameter"
+    )
     incomplete: str | None = None
 
     def __init__(self, chain: MarkovChainModel, flip: float) -> None:
@@ -107,7 +115,9 @@ class RandomizedResponseEngine:
     def bdpl(self, adversary: Adversary) -> Estimate:
         adv = adversary
         fwd = rr_adversary_bdpl(self.chain, self.flip, adv)
-        bwd = rr_adversary_bdpl(self.chain, self.flip, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x))
+        bwd = rr_adversary_bdpl(
+            self.chain, self.flip, Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x)
+        )
         return Estimate(max(fwd, bwd))
 
     def one_sided(self, adversary: Adversary) -> Estimate:
@@ -116,17 +126,34 @@ class RandomizedResponseEngine:
 
 class RandomizedResponseKind(MechanismKind):
     name = "randomized_response"
-    example = {"model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.2, 0.8]]},
-               "mechanism": {"flip": 0.2}}
-    doc = ("flip each binary record with probability flip (or Chakrabarti et al.'s flip for epsilon on a "
-           "symmetric chain), release the debiased count")
-    keys = {"flip": Key("float", hashed=False, doc="the probability a record is flipped", rule="in (0, 1/2]; exactly one of flip, epsilon"),
-            "epsilon": Key("float", doc="the DP parameter (flip = 1/(1+e^eps))", rule="> 0; exactly one of flip, epsilon")}
+    example = {
+        "model": {"kind": "markov", "n": 4, "transition": [[0.8, 0.2], [0.2, 0.8]]},
+        "mechanism": {"flip": 0.2},
+    }
+    doc = (
+        "flip each binary record with probability flip (or Chakrabarti et al.'s flip for epsilon on a "
+        "symmetric chain), release the debiased count"
+    )
+    keys = {
+        "flip": Key(
+            "float",
+            hashed=False,
+            doc="the probability a record is flipped",
+            rule="in (0, 1/2]; exactly one of flip, epsilon",
+        ),
+        "epsilon": Key(
+            "float", doc="the DP parameter (flip = 1/(1+e^eps))", rule="> 0; exactly one of flip, epsilon"
+        ),
+    }
     domain = "discrete"
 
     def build(self, params: dict, spec) -> RandomizedResponse:
-        check(isinstance(spec.fixed, MarkovChain) and spec.fixed.states == 2, "mechanism.kind", self.name,
-              "randomized response needs a binary Markov chain (kind = 'markov', 2 states)")
+        check(
+            isinstance(spec.fixed, MarkovChain) and spec.fixed.states == 2,
+            "mechanism.kind",
+            self.name,
+            "randomized response needs a binary Markov chain (kind = 'markov', 2 states)",
+        )
         flip, eps = params.get("flip"), params.get("epsilon")
         check((flip is None) != (eps is None), "mechanism.flip", flip, "give exactly one of flip or epsilon")
         if eps is not None:

@@ -55,6 +55,7 @@ from .core import END, START, RRAdversary, RRResult, check_rr
 
 # ---------------------------------------------------------------------------------- window search
 
+
 def _step(f: np.ndarray, P: np.ndarray, e: np.ndarray) -> np.ndarray:
     """One record more: ``g(y', k) = sum_{y, z} f(y, k - z) e[y, z] P[y, y']`` on a batch
     ``f (B, 2, K)``, rescaled per batch element."""
@@ -116,6 +117,7 @@ def _outside_log_laws(m: int, lo: int, hi: int, rho: float) -> np.ndarray:
     """``log P(Z_out = z)`` for ``m1 = lo..hi`` ones among ``m`` outside records, shape ``(M1, m+1)``."""
     from scipy.special import logsumexp  # lazy: scipy is heavy to import
     from scipy.stats import binom  # lazy: scipy is heavy to import
+
     out = np.full((hi - lo + 1, m + 1), -np.inf)
     for r, m1 in enumerate(range(lo, hi + 1)):
         a = binom.logpmf(np.arange(m1 + 1), m1, 1 - rho)
@@ -128,7 +130,7 @@ def _shift_matrix(b: np.ndarray, rows: int, width: int) -> np.ndarray:
     """``M[j, z] = b[z - j]`` (``-inf`` outside), shape ``(rows, width)``."""
     M = np.full((rows, width), -np.inf)
     for j in range(rows):
-        M[j, j: j + b.size] = b[: width - j]
+        M[j, j : j + b.size] = b[: width - j]
     return M
 
 
@@ -141,7 +143,7 @@ def _exact_window(lq0: np.ndarray, lq1: np.ndarray, m: int, lo: int, hi: int, rh
     for lq in (lq0, lq1):
         acc = np.full((lb.shape[0], n + m), -np.inf)
         for j in range(n):
-            acc[:, j: j + m + 1] = np.logaddexp(acc[:, j: j + m + 1], lq[j] + lb)
+            acc[:, j : j + m + 1] = np.logaddexp(acc[:, j : j + m + 1], lq[j] + lb)
         p.append(acc)
     best = (-math.inf, lo, 0, 0)
     for x, (num, den) in enumerate(((p[0], p[1]), (p[1], p[0]))):
@@ -162,9 +164,9 @@ def _candidates(model: MarkovChainModel, e: np.ndarray) -> tuple[list[tuple], li
         F = _left_laws(model, e, kl)  # (T, 2, T+1)
         Ls = np.arange(T)
         if kl == START:
-            Ls = Ls[Ls <= T - 1]        # target i = L
+            Ls = Ls[Ls <= T - 1]  # target i = L
         else:
-            Ls = Ls[Ls <= T - 2]        # l = i - L - 1 >= 0
+            Ls = Ls[Ls <= T - 2]  # l = i - L - 1 >= 0
         H = [_target(F[Ls], x, e) for x in (0, 1)]
         for R in range(T):
             used = Ls + R + (1 if kl == START else 2)  # records from l (or 0) to i + R
@@ -194,8 +196,10 @@ def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
     check_rr(model, rho)
     T, P = model.n, model.transition
     if P.min() <= 0 or model.initial.min() <= 0:
-        raise NotAvailable("the window search for randomized response needs every transition and "
-                           "start probability > 0; use rr_bdpl_bruteforce (T <= 12)")
+        raise NotAvailable(
+            "the window search for randomized response needs every transition and "
+            "start probability > 0; use rr_bdpl_bruteforce (T <= 12)"
+        )
     e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     cand, lowers = _candidates(model, e)
     V = max(lowers)
@@ -290,7 +294,9 @@ def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversar
             allowed[p] = 0
             allowed[p, v] = 1
         allowed[adversary.i] = 0
-        allowed[adversary.i, cast(int, x)] = 1  # a state of the binary chain (an Adversary's x is typed float)
+        allowed[adversary.i, cast(int, x)] = (
+            1  # a state of the binary chain (an Adversary's x is typed float)
+        )
         f = np.zeros((2, T + 1))
         for y in range(2):
             for zz in range(2):

@@ -42,25 +42,36 @@ def build(params: dict) -> BayesNetModel:
     for k in given:
         check(k in KEYS, f"model.{k}", given[k], f"not a key of a bayesnet model (keys: {', '.join(KEYS)})")
     ways = [w for w in ("parents", "hmm", "bif") if w in given]
-    check(len(ways) == 1, "model", sorted(given),
-          "give exactly one of parents + cpt, hmm = {...} or bif = \"path\"")
+    check(
+        len(ways) == 1,
+        "model",
+        sorted(given),
+        'give exactly one of parents + cpt, hmm = {...} or bif = "path"',
+    )
     way = ways[0]
     tol = check_tolerance(given.get("table_tolerance", TABLE_TOLERANCE))
     if way == "parents":
         check("cpt" in given, "model.cpt", None, "is required with parents (one table per node)")
-        return BayesNetModel(given["parents"], given["cpt"], given.get("states"), given.get("records"),
-                             given.get("names"), tol)
+        return BayesNetModel(
+            given["parents"], given["cpt"], given.get("states"), given.get("records"), given.get("names"), tol
+        )
     for k in ("cpt", "states", "names"):
         check(k not in given, f"model.{k}", given.get(k), f"only with parents (not with {way})")
     if way == "hmm":
         h = given["hmm"]
         check(isinstance(h, dict), "model.hmm", h, "must be a table {transition, emission, n[, initial]}")
         for k in h:
-            check(k in HMM_KEYS, f"model.hmm.{k}", h[k], f"not a key of model.hmm (keys: {', '.join(HMM_KEYS)})")
+            check(
+                k in HMM_KEYS, f"model.hmm.{k}", h[k], f"not a key of model.hmm (keys: {', '.join(HMM_KEYS)})"
+            )
         for k in ("transition", "emission", "n"):
             check(h.get(k) is not None, f"model.hmm.{k}", None, "is required")
-        check("records" not in given, "model.records", given.get("records"),
-              "an hmm's records are its observations (no records key)")
+        check(
+            "records" not in given,
+            "model.records",
+            given.get("records"),
+            "an hmm's records are its observations (no records key)",
+        )
         try:
             return BayesNetModel.hmm(h["transition"], h["emission"], h["n"], h.get("initial"), tol)
         except ConfigError as err:
@@ -74,8 +85,9 @@ def _pgmpy():
     try:
         import pgmpy  # noqa: F401
     except ImportError:
-        raise ConfigError("pgmpy", "not installed",
-                          f"reading pgmpy models and BIF files needs pgmpy: {INSTALL}") from None
+        raise ConfigError(
+            "pgmpy", "not installed", f"reading pgmpy models and BIF files needs pgmpy: {INSTALL}"
+        ) from None
 
 
 def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
@@ -99,8 +111,12 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
     _pgmpy()
     import networkx as nx
 
-    check(hasattr(model, "get_cpds") and hasattr(model, "nodes"), "model", type(model).__name__,
-          "must be a pgmpy DiscreteBayesianNetwork")
+    check(
+        hasattr(model, "get_cpds") and hasattr(model, "nodes"),
+        "model",
+        type(model).__name__,
+        "must be a pgmpy DiscreteBayesianNetwork",
+    )
     order = list(nx.lexicographical_topological_sort(model, key=str))
     index = {v: k for k, v in enumerate(order)}
     cpds = {}
@@ -117,16 +133,24 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
         for ax, name in enumerate(list(cpd.variables[1:]) + [v]):
             names = list(cpd.state_names[name])
             if names != own[name]:
-                check(sorted(map(str, names)) == sorted(map(str, own[name])), "model", str(name),
-                      "state names differ between CPDs")
+                check(
+                    sorted(map(str, names)) == sorted(map(str, own[name])),
+                    "model",
+                    str(name),
+                    "state names differ between CPDs",
+                )
                 t = np.take(t, [names.index(s) for s in own[name]], axis=ax)
         ranks = sorted(range(len(ev)), key=lambda k: index[ev[k]])
         t = np.transpose(t, ranks + [len(ev)])
         parents.append(tuple(index[ev[k]] for k in ranks))
         tables.append(t)
     if records is not None:
-        check(isinstance(records, (list, tuple)), "model.records", records,
-              "must be a list of node names or indices")
+        check(
+            isinstance(records, (list, tuple)),
+            "model.records",
+            records,
+            "must be a list of node names or indices",
+        )
         recs = []
         for r in records:
             if isinstance(r, str):
@@ -135,8 +159,14 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
             else:
                 recs.append(r)
         records = recs
-    return BayesNetModel(tuple(parents), tuple(tables), records=records, names=tuple(map(str, order)),
-                         table_tolerance=table_tolerance, state_names=tuple(tuple(map(str, own[v])) for v in order))
+    return BayesNetModel(
+        tuple(parents),
+        tuple(tables),
+        records=records,
+        names=tuple(map(str, order)),
+        table_tolerance=table_tolerance,
+        state_names=tuple(tuple(map(str, own[v])) for v in order),
+    )
 
 
 def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
@@ -166,8 +196,12 @@ def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> Ba
     except FileRefused as exc:
         raise ConfigError("model.bif", str(path), exc.reason) from None
     nodes = len(re.findall(r"^\s*variable\s", text, flags=re.MULTILINE))  # cheap count before parsing it all
-    check(nodes <= MAX_NODES, "model.bif", str(path),
-          f"declares {nodes} variables: a network has at most {MAX_NODES} nodes")
+    check(
+        nodes <= MAX_NODES,
+        "model.bif",
+        str(path),
+        f"declares {nodes} variables: a network has at most {MAX_NODES} nodes",
+    )
     try:
         net = read_bif(path)
     except BifSyntax as err:
@@ -175,20 +209,30 @@ def from_bif(path, records=None, table_tolerance: float = TABLE_TOLERANCE) -> Ba
     except (OSError, UnicodeDecodeError, EOFError) as err:
         raise ConfigError("model.bif", str(path), f"not a readable BIF file ({type(err).__name__})") from None
     else:
-        return BayesNetModel(net.parents, net.tables, records=_record_indices(records, net.names),
-                             names=net.names, table_tolerance=table_tolerance, state_names=net.states)
+        return BayesNetModel(
+            net.parents,
+            net.tables,
+            records=_record_indices(records, net.names),
+            names=net.names,
+            table_tolerance=table_tolerance,
+            state_names=net.states,
+        )
     try:
         import pgmpy  # noqa: F401
     except ImportError:
-        raise ConfigError("pgmpy", "not installed", f"the bundled BIF reader cannot read {str(path)!r} ({why}); "
-                          f"pgmpy reads more of BIF: {INSTALL}") from None
+        raise ConfigError(
+            "pgmpy",
+            "not installed",
+            f"the bundled BIF reader cannot read {str(path)!r} ({why}); pgmpy reads more of BIF: {INSTALL}",
+        ) from None
     from pgmpy.readwrite import BIFReader
 
     try:
         pg = BIFReader(str(path)).get_model()
     except Exception as err:  # pgmpy raises many types for a malformed file
-        raise ConfigError("model.bif", str(path),
-                          f"not a readable BIF file ({why}; pgmpy: {type(err).__name__})") from None
+        raise ConfigError(
+            "model.bif", str(path), f"not a readable BIF file ({why}; pgmpy: {type(err).__name__})"
+        ) from None
     return from_pgmpy(pg, records, table_tolerance)
 
 
@@ -196,7 +240,12 @@ def _record_indices(records, order):
     """``records`` with node names replaced by their indices in ``order`` (``None`` kept)."""
     if records is None:
         return None
-    check(isinstance(records, (list, tuple)), "model.records", records, "must be a list of node names or indices")
+    check(
+        isinstance(records, (list, tuple)),
+        "model.records",
+        records,
+        "must be a list of node names or indices",
+    )
     index = {v: k for k, v in enumerate(order)}
     out = []
     for r in records:

@@ -19,9 +19,9 @@ from ...core.errors import check
 from ..common.nodes import MAX_MESSAGE, MAX_NODES, brief, check_names, check_records, node_label  # noqa: F401  (their former home)
 from ..common.nodes import is_int as _is_int
 
-MAX_TABLE = 1_000_000   # entries of one conditional table
+MAX_TABLE = 1_000_000  # entries of one conditional table
 TABLE_TOLERANCE = 1e-6  # |row sum - 1| renormalised silently up to this (with a note), refused beyond
-NOTE_ABOVE = 1e-12      # deviations above this (not floating-point rounding) are noted
+NOTE_ABOVE = 1e-12  # deviations above this (not floating-point rounding) are noted
 
 
 def rounding_slack(terms: int) -> float:
@@ -33,10 +33,18 @@ def rounding_slack(terms: int) -> float:
 
 def check_tolerance(tolerance) -> float:
     """``table_tolerance``: a number in [0, 0.1)."""
-    ok = isinstance(tolerance, (int, float, np.floating)) and not isinstance(tolerance, bool) \
-        and np.isfinite(tolerance) and 0 <= tolerance < 0.1
-    check(ok, "model.table_tolerance", tolerance, "must be a number in [0, 0.1) (rows of a table must sum "
-          "to 1 within it; they are then renormalised)")
+    ok = (
+        isinstance(tolerance, (int, float, np.floating))
+        and not isinstance(tolerance, bool)
+        and np.isfinite(tolerance)
+        and 0 <= tolerance < 0.1
+    )
+    check(
+        ok,
+        "model.table_tolerance",
+        tolerance,
+        "must be a number in [0, 0.1) (rows of a table must sum to 1 within it; they are then renormalised)",
+    )
     return float(tolerance)
 
 
@@ -62,7 +70,7 @@ def _find_cycle(parents) -> list[int] | None:
                 stack.pop()
                 path.pop()
             elif colour[nxt] == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             elif colour[nxt] == 0:
                 colour[nxt] = 1
                 stack.append((nxt, iter(children[nxt])))
@@ -72,24 +80,44 @@ def _find_cycle(parents) -> list[int] | None:
 
 def check_parents(parents) -> tuple[tuple[int, ...], ...]:
     """Lists of earlier, distinct parent indices; a cycle or a later parent is named."""
-    check(isinstance(parents, (list, tuple)) and len(parents) >= 1, "model.parents", parents,
-          "must be a non-empty list with one parent list per node ([] for a root)")
+    check(
+        isinstance(parents, (list, tuple)) and len(parents) >= 1,
+        "model.parents",
+        parents,
+        "must be a non-empty list with one parent list per node ([] for a root)",
+    )
     check(len(parents) <= MAX_NODES, "model.parents", f"{len(parents)} nodes", f"at most {MAX_NODES} nodes")
     n = len(parents)
     for j, pa in enumerate(parents):
-        check(isinstance(pa, (list, tuple)), f"model.parents[{j}]", pa,
-              "must be a list of parent node indices ([] for a root)")
+        check(
+            isinstance(pa, (list, tuple)),
+            f"model.parents[{j}]",
+            pa,
+            "must be a list of parent node indices ([] for a root)",
+        )
         for p in pa:
-            check(_is_int(p) and 0 <= p < n, f"model.parents[{j}]", list(pa),
-                  f"parent indices must be integers in 0..{n - 1}")
+            check(
+                _is_int(p) and 0 <= p < n,
+                f"model.parents[{j}]",
+                list(pa),
+                f"parent indices must be integers in 0..{n - 1}",
+            )
         check(j not in pa, f"model.parents[{j}]", list(pa), f"node {j} cannot be its own parent")
         check(len(set(pa)) == len(pa), f"model.parents[{j}]", list(pa), "parents must be distinct")
     cycle = _find_cycle(parents)
-    check(cycle is None, "model.parents", " -> ".join(map(str, cycle or [])),
-          "the graph has a directed cycle (a Bayesian network must be acyclic)")
+    check(
+        cycle is None,
+        "model.parents",
+        " -> ".join(map(str, cycle or [])),
+        "the graph has a directed cycle (a Bayesian network must be acyclic)",
+    )
     for j, pa in enumerate(parents):
-        check(all(p < j for p in pa), f"model.parents[{j}]", list(pa),
-              f"parents must be earlier nodes (indices < {j}): list the nodes in topological order")
+        check(
+            all(p < j for p in pa),
+            f"model.parents[{j}]",
+            list(pa),
+            f"parents must be earlier nodes (indices < {j}): list the nodes in topological order",
+        )
     return tuple(tuple(int(p) for p in pa) for pa in parents)
 
 
@@ -101,8 +129,14 @@ def _depth(x) -> int:
     return d + (x.ndim if isinstance(x, np.ndarray) else 0)
 
 
-def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, names=None,
-                tolerance: float = TABLE_TOLERANCE) -> tuple[np.ndarray, float]:
+def check_table(
+    j: int,
+    table,
+    parent_cards: tuple[int, ...],
+    card: int | None,
+    names=None,
+    tolerance: float = TABLE_TOLERANCE,
+) -> tuple[np.ndarray, float]:
     """One conditional table: nesting depth, shape, finite entries >= 0, rows (the whole table
     of a root) summing to 1 within ``tolerance``; returns the table with its rows renormalised
     and the largest ``|row sum - 1|`` found."""
@@ -119,12 +153,20 @@ def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, 
     table = brief(t)
     check(t.ndim == k + 1, name, table, f"must be nested {k + 1} deep ({want}), got depth {t.ndim}")
     check(t.size <= MAX_TABLE, name, f"{t.size} entries", f"at most {MAX_TABLE} entries per table")
-    check(tuple(t.shape[:-1]) == tuple(parent_cards), name, table,
-          f"must have shape {tuple(parent_cards) + (card or t.shape[-1],)} (parents' states, then "
-          f"the node's), got {t.shape}")
+    check(
+        tuple(t.shape[:-1]) == tuple(parent_cards),
+        name,
+        table,
+        f"must have shape {tuple(parent_cards) + (card or t.shape[-1],)} (parents' states, then "
+        f"the node's), got {t.shape}",
+    )
     if card is not None:
-        check(t.shape[-1] == card, name, table, f"rows must have {card} entries (states of node {label}),"
-              f" got {t.shape[-1]}")
+        check(
+            t.shape[-1] == card,
+            name,
+            table,
+            f"rows must have {card} entries (states of node {label}), got {t.shape[-1]}",
+        )
     check(t.shape[-1] >= 2, name, table, f"node {label} needs at least 2 states (rows of >= 2 entries)")
     check(bool(np.all(np.isfinite(t))), name, table, "entries must be finite numbers")
     check(bool(np.all(t >= 0)), name, table, "entries must be >= 0")
@@ -132,10 +174,15 @@ def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, 
     dev = np.abs(rows - 1)
     bad = np.argwhere(dev > tolerance + rounding_slack(t.shape[-1]))
     if bad.size:
-        idx = tuple(int(i) for i in bad[0])[:t.ndim - 1]
+        idx = tuple(int(i) for i in bad[0])[: t.ndim - 1]
         where = f"row {idx}" if idx else "the root's table"
-        check(False, name, table, f"rows must sum to 1 ({where} sums to {rows[tuple(bad[0])]:.12g}; "
-              f"model.table_tolerance = {tolerance:g})")
+        check(
+            False,
+            name,
+            table,
+            f"rows must sum to 1 ({where} sums to {rows[tuple(bad[0])]:.12g}; "
+            f"model.table_tolerance = {tolerance:g})",
+        )
     worst = float(dev.max()) if dev.size else 0.0
     if worst > 0:
         t = t / t.sum(axis=-1, keepdims=True)
@@ -143,17 +190,21 @@ def check_table(j: int, table, parent_cards: tuple[int, ...], card: int | None, 
     return t, worst
 
 
-def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOLERANCE
-                  ) -> tuple[tuple, tuple, tuple[int, ...], tuple[str, ...]]:
+def check_network(
+    parents, cpt, states, names=None, tolerance: float = TABLE_TOLERANCE
+) -> tuple[tuple, tuple, tuple[int, ...], tuple[str, ...]]:
     """Validated ``(parents, tables, node_states, notes)``; ``notes`` says which tables were
     renormalised (rows within ``tolerance`` of 1, see the module docstring)."""
     parents = check_parents(parents)
     n = len(parents)
     names = check_names(names, n)
     tolerance = check_tolerance(tolerance)
-    check(isinstance(cpt, (list, tuple)) and len(cpt) == n, "model.cpt",
-          f"{len(cpt)} tables" if isinstance(cpt, (list, tuple)) else cpt,
-          f"must be a list of one table per node ({n})")
+    check(
+        isinstance(cpt, (list, tuple)) and len(cpt) == n,
+        "model.cpt",
+        f"{len(cpt)} tables" if isinstance(cpt, (list, tuple)) else cpt,
+        f"must be a list of one table per node ({n})",
+    )
     cards: list[int | None]
     if states is None:
         cards = [None] * n
@@ -161,10 +212,16 @@ def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOL
         check(states >= 2, "model.states", states, "must be an integer >= 2 (or a list, one per node)")
         cards = [int(states)] * n
     else:
-        check(isinstance(states, (list, tuple)) and len(states) == n, "model.states", states,
-              f"must be an integer >= 2 or a list of one per node ({n})")
+        check(
+            isinstance(states, (list, tuple)) and len(states) == n,
+            "model.states",
+            states,
+            f"must be an integer >= 2 or a list of one per node ({n})",
+        )
         for j, s in enumerate(states):
-            check(_is_int(s) and s >= 2, f"model.states[{node_label(j, names)}]", s, "must be an integer >= 2")
+            check(
+                _is_int(s) and s >= 2, f"model.states[{node_label(j, names)}]", s, "must be an integer >= 2"
+            )
         cards = [int(s) for s in states]
     tables: list[np.ndarray] = []
     node_states: list[int] = []
@@ -178,7 +235,9 @@ def check_network(parents, cpt, states, names=None, tolerance: float = TABLE_TOL
     notes: tuple[str, ...] = ()
     if fixed:
         dev, j = max(fixed)
-        notes = (f"{len(fixed)} conditional table(s) renormalised (rows summing to 1 within "
-                 f"model.table_tolerance = {tolerance:g}; largest deviation {dev:.3g}, at node "
-                 f"{node_label(j, names)})",)
+        notes = (
+            f"{len(fixed)} conditional table(s) renormalised (rows summing to 1 within "
+            f"model.table_tolerance = {tolerance:g}; largest deviation {dev:.3g}, at node "
+            f"{node_label(j, names)})",
+        )
     return parents, tuple(tables), tuple(node_states), notes

@@ -41,8 +41,10 @@ def _laws(model: FactorModel, query, adv: Adversary):
         try:
             laws.append(model.additive_law(adv.condition(v), g))
         except ConfigError:
-            raise NotAvailable(f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
-                               "conditioning event has probability zero") from None
+            raise NotAvailable(
+                f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
+                "conditioning event has probability zero"
+            ) from None
     return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
 
 
@@ -54,8 +56,13 @@ class _Row:
 
     def table_row(self) -> dict:
         w = self.worst
-        return {"i": w.i, "known": ";".join(map(str, w.known)), "x_known": ";".join(map(str, w.x_known)),
-                "x": str(w.x), "x_prime": str(w.x_prime)}
+        return {
+            "i": w.i,
+            "known": ";".join(map(str, w.known)),
+            "x_known": ";".join(map(str, w.x_known)),
+            "x": str(w.x),
+            "x_prime": str(w.x_prime),
+        }
 
     def adversary(self) -> Adversary:
         return self.worst.adversary()
@@ -64,7 +71,9 @@ class _Row:
 def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None, targets=None):
     g, delta, fmin = lattice(query.per_state(model.states))
     try:
-        res = BS.bdpl_search(model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets)
+        res = BS.bdpl_search(
+            model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets
+        )
     except NotAvailable:
         if targets is None:
             raise
@@ -86,29 +95,70 @@ def _search_plan(model: FactorModel, query) -> BS.SearchPlan:
 class BayesNetKind(ModelKind):
     name = "bayesnet"
     doc = "discrete Bayesian network (states, parents, cpt[, records]; or hmm = {...}; or bif = 'path')"
-    example = {"states": 2, "parents": [[], [0], [0], [1, 2]],
-               "cpt": [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]],
-                       [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]]}
-    keys = {"states": NODE_KEYS["states"],
-            "parents": Key("any", hashed=False, sweep=False, doc="each node's parents (a DAG in topological order)",
-                           rule="a list of lists of earlier node indices"),
-            "cpt": Key("any", hashed=False, sweep=False, doc="per node, its law given its parents' states",
-                       rule="rows are probability vectors"),
-            "records": NODE_KEYS["records"], "names": NODE_KEYS["names"],
-            "table_tolerance": Key("float", hashed=False, sweep=False,
-                                   doc="how far a table row may sum from 1 and still be renormalised",
-                                   rule="a number in [0, 0.1)"),
-            "hmm": Key("any", hashed=False, sweep=False, doc="a hidden Markov model {transition, emission, n}",
-                       rule="a table; exclusive with parents/cpt and bif"),
-            "bif": Key("str", hashed=False, doc="a BIF network file (its state names usable in counted_states)",
-                       rule="a readable .bif path; exclusive with parents/cpt and hmm")}
+    example = {
+        "states": 2,
+        "parents": [[], [0], [0], [1, 2]],
+        "cpt": [
+            [0.6, 0.4],
+            [[0.8, 0.2], [0.3, 0.7]],
+            [[0.9, 0.1], [0.25, 0.75]],
+            [[[0.95, 0.05], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]],
+        ],
+    }
+    keys = {
+        "states": NODE_KEYS["states"],
+        "parents": Key(
+            "any",
+            hashed=False,
+            sweep=False,
+            doc="each node's parents (a DAG in topological order)",
+            rule="a list of lists of earlier node indices",
+        ),
+        "cpt": Key(
+            "any",
+            hashed=False,
+            sweep=False,
+            doc="per node, its law given its parents' states",
+            rule="rows are probability vectors",
+        ),
+        "records": NODE_KEYS["records"],
+        "names": NODE_KEYS["names"],
+        "table_tolerance": Key(
+            "float",
+            hashed=False,
+            sweep=False,
+            doc="how far a table row may sum from 1 and still be renormalised",
+            rule="a number in [0, 0.1)",
+        ),
+        "hmm": Key(
+            "any",
+            hashed=False,
+            sweep=False,
+            doc="a hidden Markov model {transition, emission, n}",
+            rule="a table; exclusive with parents/cpt and bif",
+        ),
+        "bif": Key(
+            "str",
+            hashed=False,
+            doc="a BIF network file (its state names usable in counted_states)",
+            rule="a readable .bif path; exclusive with parents/cpt and hmm",
+        ),
+    }
     domain = "discrete"
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         model = build({k: params[k] for k in self.keys if k in present})
-        model.check_tractable("model.bif" if "bif" in present else "model.parents")  # exact conditional sampling
-        return ModelSpec(self.name, model.n, correlated_records(model), fixed=model, owner=self,
-                         detail={"notes": model.notes} if model.notes else {})
+        model.check_tractable(
+            "model.bif" if "bif" in present else "model.parents"
+        )  # exact conditional sampling
+        return ModelSpec(
+            self.name,
+            model.n,
+            correlated_records(model),
+            fixed=model,
+            owner=self,
+            detail={"notes": model.notes} if model.notes else {},
+        )
 
     def cost(self, spec: ModelSpec) -> SampleCost:
         """Per sample: the junction tree's clique tables (exact conditional sampling); per exact
@@ -137,9 +187,11 @@ class FactorModelEngine:
     :class:`~bdpsim.models.engines.HasProfileSearch`, :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
 
-    method = ("variable elimination over (clique, running query value), then the noise law's exact sup "
-              "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
-              "known records separate nothing, e.g. a hidden Markov model)")
+    method = (
+        "variable elimination over (clique, running query value), then the noise law's exact sup "
+        "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
+        "known records separate nothing, e.g. a hidden Markov model)"
+    )
     incomplete: str | None = None
 
     def __init__(self, model: FactorModel, query, noise) -> None:

@@ -78,20 +78,35 @@ class BayesNetModel(FactorModel):
     notes: tuple = field(default=(), init=False, repr=False, compare=False)
 
     if TYPE_CHECKING:  # what the constructor accepts (checked and normalised in __post_init__)
-        def __init__(self, parents: Sequence, cpt: Sequence, states: int | Sequence[int] | None = None,
-                     records: Sequence[int | str] | None = None, names: Sequence[str] | None = None,
-                     table_tolerance: float = TABLE_TOLERANCE,
-                     state_names: Sequence[Sequence[str] | None] | None = None) -> None: ...
+
+        def __init__(
+            self,
+            parents: Sequence,
+            cpt: Sequence,
+            states: int | Sequence[int] | None = None,
+            records: Sequence[int | str] | None = None,
+            names: Sequence[str] | None = None,
+            table_tolerance: float = TABLE_TOLERANCE,
+            state_names: Sequence[Sequence[str] | None] | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
-        parents, cpt, node_states, notes = check_network(self.parents, self.cpt, self.states, self.names,
-                                                         self.table_tolerance)
+        parents, cpt, node_states, notes = check_network(
+            self.parents, self.cpt, self.states, self.names, self.table_tolerance
+        )
         records = check_records(self.records, len(parents), self.names)
         object.__setattr__(self, "parents", parents)
         object.__setattr__(self, "cpt", cpt)
         object.__setattr__(self, "notes", notes)
-        self._init_factors(node_states, records, [pa + (j,) for j, pa in enumerate(parents)], cpt,
-                           range(len(parents)), self.names, log_partition=0.0)
+        self._init_factors(
+            node_states,
+            records,
+            [pa + (j,) for j, pa in enumerate(parents)],
+            cpt,
+            range(len(parents)),
+            self.names,
+            log_partition=0.0,
+        )
         object.__setattr__(self, "state_names", check_state_names(self.state_names, self.node_states))
 
     def __repr__(self) -> str:
@@ -138,24 +153,33 @@ class BayesNetModel(FactorModel):
         """The Mendelian model of a :class:`~bdpsim.models.PedigreeModel` (thesis Table 3):
         founders with the founder law, children with ``T[g_parent1, g_parent2, .]``."""
         law = np.asarray(model.founder_probabilities)
-        return cls(tuple(tuple(p) for p in model.parents),
-                   tuple(TRANSMISSION if p else law for p in model.parents))
+        return cls(
+            tuple(tuple(p) for p in model.parents), tuple(TRANSMISSION if p else law for p in model.parents)
+        )
 
     @classmethod
-    def hmm(cls, transition, emission, n: int, initial=None,
-            table_tolerance: float = TABLE_TOLERANCE) -> BayesNetModel:
+    def hmm(
+        cls, transition, emission, n: int, initial=None, table_tolerance: float = TABLE_TOLERANCE
+    ) -> BayesNetModel:
         """Hidden chain ``H_0 -> H_1 -> ...`` (``transition``, start law ``initial``, default
         stationary) with one observed record ``O_t ~ emission[H_t]`` per step; node ``2t`` is
         ``H_t``, node ``2t + 1`` is ``O_t`` (named ``H0, O0, H1, ...``), and the records are the
         observations. ``n`` is checked (at most ``MAX_NODES / 2``) before anything is built."""
-        check(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_NODES // 2,
-              "model.hmm.n", n, f"must be an integer in 1..{MAX_NODES // 2} (2n nodes, at most {MAX_NODES})")
+        check(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 1 <= n <= MAX_NODES // 2,
+            "model.hmm.n",
+            n,
+            f"must be an integer in 1..{MAX_NODES // 2} (2n nodes, at most {MAX_NODES})",
+        )
         with naming(fields={"P": "model.hmm.transition"}):
             P = transition_matrix(transition)
         E = np.asarray(emission, dtype=float)
-        check(E.ndim == 2 and E.shape[0] == P.shape[0] and E.shape[1] >= 2, "model.hmm.emission",
-              E.tolist() if E.size < 50 else E.shape,
-              f"must be a matrix with one row per hidden state ({P.shape[0]}) and >= 2 columns")
+        check(
+            E.ndim == 2 and E.shape[0] == P.shape[0] and E.shape[1] >= 2,
+            "model.hmm.emission",
+            E.tolist() if E.size < 50 else E.shape,
+            f"must be a matrix with one row per hidden state ({P.shape[0]}) and >= 2 columns",
+        )
         if initial is None:
             w = stationary_distribution(P)
         else:
@@ -163,17 +187,31 @@ class BayesNetModel(FactorModel):
                 w = np.asarray(initial, dtype=float)
             except (TypeError, ValueError):
                 w = np.full(0, np.nan)
-            ok = w.shape == (P.shape[0],) and bool(np.all(np.isfinite(w))) and bool(np.all(w >= 0)) \
+            ok = (
+                w.shape == (P.shape[0],)
+                and bool(np.all(np.isfinite(w)))
+                and bool(np.all(w >= 0))
                 and abs(float(w.sum()) - 1) <= table_tolerance + rounding_slack(w.size)
-            check(ok, "model.hmm.initial", initial, f"must be {P.shape[0]} probabilities >= 0 summing to 1 "
-                  f"(within model.table_tolerance = {table_tolerance:g})")
+            )
+            check(
+                ok,
+                "model.hmm.initial",
+                initial,
+                f"must be {P.shape[0]} probabilities >= 0 summing to 1 "
+                f"(within model.table_tolerance = {table_tolerance:g})",
+            )
         parents, cpt, names = [], [], []
         for t in range(int(n)):
             parents += [(2 * t - 2,) if t else (), (2 * t,)]
             cpt += [P if t else w, E]
             names += [f"H{t}", f"O{t}"]
-        return cls(tuple(parents), tuple(cpt), records=tuple(range(1, 2 * int(n), 2)), names=tuple(names),
-                   table_tolerance=table_tolerance)
+        return cls(
+            tuple(parents),
+            tuple(cpt),
+            records=tuple(range(1, 2 * int(n), 2)),
+            names=tuple(names),
+            table_tolerance=table_tolerance,
+        )
 
     # ------------------------------------------------------------------ structure
     def moral_graph(self) -> dict[int, set[int]]:

@@ -49,11 +49,13 @@ from ...kernels.argcheck import count_as_float
 from ..factor_model import MAX_OPERATIONS, FactorModel
 from .check import brief
 
-MAX_REGIONS = 200_000   # regions per target
-MAX_CELLS = 1e7         # exhaustive: cells of the zeta tensors of one target
+MAX_REGIONS = 200_000  # regions per target
+MAX_CELLS = 1e7  # exhaustive: cells of the zeta tensors of one target
 GridScore = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-FAMILY = ("connected node sets R ∋ target of the moral graph whose outer boundary is records only; "
-          "the adversary knows every record outside R, none inside")
+FAMILY = (
+    "connected node sets R ∋ target of the moral graph whose outer boundary is records only; "
+    "the adversary knows every record outside R, none inside"
+)
 
 
 def laplace_score(noise_scale: float, delta: float = 1.0) -> GridScore:
@@ -111,8 +113,12 @@ def _targets(model: FactorModel, targets) -> list[int]:
     if targets is None:
         return list(range(model.n))
     tl = list(targets)
-    check(len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < model.n for t in tl),
-          "targets", tl, f"must be a non-empty list of records in 0..{model.n - 1}")
+    check(
+        len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < model.n for t in tl),
+        "targets",
+        tl,
+        f"must be a non-empty list of records in 0..{model.n - 1}",
+    )
     return [int(t) for t in tl]
 
 
@@ -125,7 +131,7 @@ def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: in
     for x, xp in itertools.combinations(range(W.shape[1]), 2):
         rows = np.flatnonzero(ok[:, x] & ok[:, xp])
         for s in range(0, rows.size, chunk):
-            r = rows[s:s + chunk]
+            r = rows[s : s + chunk]
             val, atom = grid_score(W[r, x], W[r, xp])
             count += r.size
             k = int(np.argmax(np.abs(val)))
@@ -135,8 +141,14 @@ def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: in
     return best[:5] + (count,)
 
 
-def adversary_bdpl(model: FactorModel, known: Mapping[int, int], target: int, increments,
-                   grid_score: GridScore, max_operations: float = MAX_OPERATIONS) -> WorstAdversary:
+def adversary_bdpl(
+    model: FactorModel,
+    known: Mapping[int, int],
+    target: int,
+    increments,
+    grid_score: GridScore,
+    max_operations: float = MAX_OPERATIONS,
+) -> WorstAdversary:
     """Exact ``BDPL_(K,i)(x_K) = max_{x != x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of one
     adversary (known records ``known``, target record ``target``), over the target pairs of
     positive probability. One elimination: ``O(N s^(w+1) Q)``, refused above ``max_operations``."""
@@ -147,18 +159,20 @@ def adversary_bdpl(model: FactorModel, known: Mapping[int, int], target: int, in
     shift = sum(int(inc[v][int(x[0])]) for v, x in ev.items() if v in inc)
     inc = {v: g for v, g in inc.items() if v not in ev}
     node = model.records[i]
-    tab, _ = model.law(model.factors(ev, inc), keep=(node,), what="adversary",
-                       max_operations=max_operations)
+    tab, _ = model.law(model.factors(ev, inc), keep=(node,), what="adversary", max_operations=max_operations)
     ok = tab.sum(axis=2) > 0
     if ok.sum() < 2:
-        raise NotAvailable(f"target {model.record_label(i)} has fewer than two values of positive probability "
-                           f"given its {len(known)} known records ({brief(dict(known))})")
+        raise NotAvailable(
+            f"target {model.record_label(i)} has fewer than two values of positive probability "
+            f"given its {len(known)} known records ({brief(dict(known))})"
+        )
     v, _, x, xp, atom, _ = _score_pairs(tab, ok, grid_score)
     keys = tuple(sorted(int(k) for k in known))
     return WorstAdversary(i, keys, tuple(int(known[k]) for k in keys), x, xp, v, atom + shift)
 
 
 # ---------------------------------------------------------------------------------- exhaustive
+
 
 def n_known_sets(n: int, targets: Sequence[int], min_known: int) -> int:
     """``(i, K)`` pairs with ``|K| >= min_known``."""
@@ -174,17 +188,32 @@ def exhaustive_cells(model: FactorModel, increments) -> float:
     return count_as_float(cells)  # inf past the float range (a network of a thousand records)
 
 
-def exhaustive_search(model: FactorModel, increments, grid_score: GridScore, *, targets=None,
-                      min_known: int = 0, max_cells: float = MAX_CELLS) -> SearchResult:
+def exhaustive_search(
+    model: FactorModel,
+    increments,
+    grid_score: GridScore,
+    *,
+    targets=None,
+    min_known: int = 0,
+    max_cells: float = MAX_CELLS,
+) -> SearchResult:
     """Every target, known set, known values and target pair (module docstring)."""
     T = _targets(model, targets)
     n, cards = model.n, model.record_states
-    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
-          min_known, f"must be an integer in 0..{n - 1}")
+    check(
+        isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1,
+        "min_known",
+        min_known,
+        f"must be an integer in 0..{n - 1}",
+    )
     cells = exhaustive_cells(model, increments)
     if cells > max_cells:
-        raise ConfigError("model", f"{n} records", f"the exhaustive search needs {cells:.3g} cells "
-                          f"(prod (states + 1) x sums per target), more than {max_cells:.3g}")
+        raise ConfigError(
+            "model",
+            f"{n} records",
+            f"the exhaustive search needs {cells:.3g} cells "
+            f"(prod (states + 1) x sums per target), more than {max_cells:.3g}",
+        )
     inc = model.increments(increments)
     g = [inc.get(v, np.zeros(model.node_states[v], dtype=np.int64)) for v in model.records]
     Q = 1 + sum(int(x.max()) for x in g)
@@ -220,13 +249,16 @@ def exhaustive_search(model: FactorModel, increments, grid_score: GridScore, *, 
 
 # ---------------------------------------------------------------------------------- regions
 
-def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int], bool],
-                   limit: float = MAX_REGIONS):
+
+def closed_regions(
+    adj: Mapping[int, set], start: int, is_record: Callable[[int], bool], limit: float = MAX_REGIONS
+):
     """Every connected node set ``R ∋ start`` whose outer boundary ``∂R`` has records only, as
     ``(R, ∂R)`` — binary branching on the smallest frontier record (include / exclude for good),
     hidden frontier nodes always included; each region is produced once."""
     stack: list[tuple[frozenset, frozenset, frozenset]] = [
-        (frozenset([start]), frozenset(), frozenset(adj[start]) - {start})]
+        (frozenset([start]), frozenset(), frozenset(adj[start]) - {start})
+    ]
     count = 0
     while stack:
         R, X, F = stack.pop()
@@ -238,9 +270,11 @@ def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int]
         if not F:
             count += 1
             if count > limit:
-                raise ConfigError("regions", f"> {limit} for node {start}",
-                                  "too many separated regions to search (raise max_regions or use a "
-                                  "smaller network)")
+                raise ConfigError(
+                    "regions",
+                    f"> {limit} for node {start}",
+                    "too many separated regions to search (raise max_regions or use a smaller network)",
+                )
             yield R, X
             continue
         v = min(F)
@@ -248,8 +282,14 @@ def closed_regions(adj: Mapping[int, set], start: int, is_record: Callable[[int]
         stack.append((R | {v}, X, (F | adj[v]) - R - {v} - X))
 
 
-def region_laws(model: FactorModel, node: int, R: frozenset, boundary: frozenset,
-                inc: Mapping[int, np.ndarray], max_operations: float = MAX_OPERATIONS):
+def region_laws(
+    model: FactorModel,
+    node: int,
+    R: frozenset,
+    boundary: frozenset,
+    inc: Mapping[int, np.ndarray],
+    max_operations: float = MAX_OPERATIONS,
+):
     """``P(X_node = x, S_R = q | x_∂R)`` for every boundary assignment (rows; column ``k`` of
     the returned ``grid`` is the assignment of ``sorted(boundary)``) from the factors meeting
     ``R`` only (on a network: the tables of ``R`` and its children), plus a mask of the
@@ -263,20 +303,33 @@ def region_laws(model: FactorModel, node: int, R: frozenset, boundary: frozenset
     tab, _ = model.law(fs, keep=(node,), batch=grid.shape[1], what="region", max_operations=max_operations)
     feasible = np.ones(grid.shape[1], dtype=bool)
     if not model.is_positive and bnodes:
-        full, _ = model.law(model.factors(ev), batch=grid.shape[1], what="region", max_operations=max_operations)
+        full, _ = model.law(
+            model.factors(ev), batch=grid.shape[1], what="region", max_operations=max_operations
+        )
         feasible = np.broadcast_to(full.reshape(full.shape[0], -1).sum(axis=1) > 0, feasible.shape)
     return np.broadcast_to(tab, (grid.shape[1],) + tab.shape[1:]), grid, bnodes, feasible
 
 
-def region_search(model: FactorModel, increments, grid_score: GridScore, *, targets=None,
-                  min_known: int = 0, max_regions: int = MAX_REGIONS,
-                  max_operations: float = MAX_OPERATIONS) -> SearchResult:
+def region_search(
+    model: FactorModel,
+    increments,
+    grid_score: GridScore,
+    *,
+    targets=None,
+    min_known: int = 0,
+    max_regions: int = MAX_REGIONS,
+    max_operations: float = MAX_OPERATIONS,
+) -> SearchResult:
     """Exact BDPL over all adversaries with ``|K| >= min_known`` by the separated-region
     reduction (module docstring): one batched elimination per (target, region)."""
     T = _targets(model, targets)
     n = model.n
-    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
-          min_known, f"must be an integer in 0..{n - 1}")
+    check(
+        isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1,
+        "min_known",
+        min_known,
+        f"must be an integer in 0..{n - 1}",
+    )
     inc = model.increments(increments)
     adj = model.interaction_graph()
     rec = set(model.records)
@@ -310,7 +363,9 @@ def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:
     draw = model.sample_conditional(cond, 1, np.random.default_rng(0))[0]
     known = tuple(r for r, node in enumerate(model.records) if node not in R)
     xk = tuple(int(draw[r]) for r in known)
-    shift = sum(int(inc[model.records[r]][xv]) for r, xv in zip(known, xk, strict=True) if model.records[r] in inc)
+    shift = sum(
+        int(inc[model.records[r]][xv]) for r, xv in zip(known, xk, strict=True) if model.records[r] in inc
+    )
     return WorstAdversary(i, known, xk, x, xp, v, atom + shift, tuple(sorted(R)))
 
 
@@ -337,13 +392,23 @@ class SearchPlan:
     seconds: float
 
     def text(self) -> str:
-        what = (f"{self.regions} separated regions" if self.method == "regions"
-                else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells")
+        what = (
+            f"{self.regions} separated regions"
+            if self.method == "regions"
+            else f"{self.known_sets} known sets by one exhaustive table of {self.cells:.3g} cells"
+        )
         return f"exact search over every adversary: {what}, ~{self.seconds:.2g} s of one core (estimate)"
 
 
-def search_plan(model: FactorModel, increments, *, targets=None, max_regions: int = MAX_REGIONS,
-                max_cells: float = MAX_CELLS, max_seconds: float = MAX_SEARCH_SECONDS) -> SearchPlan:
+def search_plan(
+    model: FactorModel,
+    increments,
+    *,
+    targets=None,
+    max_regions: int = MAX_REGIONS,
+    max_cells: float = MAX_CELLS,
+    max_seconds: float = MAX_SEARCH_SECONDS,
+) -> SearchPlan:
     """Count the separated regions (at most ``max_regions`` in all, a fraction of the search's
     own cost) and estimate the time of both searches before any arithmetic:
 
@@ -370,7 +435,10 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
         for R, bnd in closed_regions(adj, model.records[i], rec.__contains__, limit=math.inf):
             count += 1
             batch = math.prod(float(cards[v]) for v in bnd)
-            secs += REGION_OVERHEAD + batch * (len(R) + len(bnd)) * float(smax) ** (width + 1) * Q / OPS_PER_SECOND
+            secs += (
+                REGION_OVERHEAD
+                + batch * (len(R) + len(bnd)) * float(smax) ** (width + 1) * Q / OPS_PER_SECOND
+            )
             if count > max_regions:
                 over = True
                 break
@@ -385,31 +453,59 @@ def search_plan(model: FactorModel, increments, *, targets=None, max_regions: in
         return SearchPlan("exhaustive", count, nk, cells, ex_secs)
     if not over and secs <= max_seconds:
         return SearchPlan("regions", count, nk, cells, secs)
-    regions = f"more than {max_regions} separated regions" if over else \
-        f"{count} separated regions (~{secs:.3g} s)"
-    raise ConfigError("run.adversaries", "all",
-                      f"the exact search over every adversary is refused up front: {regions}, and the "
-                      f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nkf:.3g} known "
-                      f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
-                      "(run.adversaries = 100) or fewer records")
+    regions = (
+        f"more than {max_regions} separated regions" if over else f"{count} separated regions (~{secs:.3g} s)"
+    )
+    raise ConfigError(
+        "run.adversaries",
+        "all",
+        f"the exact search over every adversary is refused up front: {regions}, and the "
+        f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nkf:.3g} known "
+        f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
+        "(run.adversaries = 100) or fewer records",
+    )
 
 
-def bdpl_search(model: FactorModel, increments, grid_score: GridScore, *, method: str = "auto",
-                targets=None, min_known: int = 0, max_regions: int = MAX_REGIONS,
-                max_cells: float = MAX_CELLS) -> SearchResult:
+def bdpl_search(
+    model: FactorModel,
+    increments,
+    grid_score: GridScore,
+    *,
+    method: str = "auto",
+    targets=None,
+    min_known: int = 0,
+    max_regions: int = MAX_REGIONS,
+    max_cells: float = MAX_CELLS,
+) -> SearchResult:
     """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
     ``"exhaustive"``, or ``"auto"``: the cheaper by the up-front estimate (:func:`search_plan`;
     the exhaustive search only when it fits in ``max_cells``); ``reduced = False`` on a region
     search says that the reduction did not apply."""
-    check(method in ("auto", "regions", "exhaustive"), "method", method,
-          "must be 'auto', 'regions' or 'exhaustive'")
+    check(
+        method in ("auto", "regions", "exhaustive"),
+        "method",
+        method,
+        "must be 'auto', 'regions' or 'exhaustive'",
+    )
     if method == "exhaustive":
-        return exhaustive_search(model, increments, grid_score, targets=targets, min_known=min_known,
-                                 max_cells=max_cells)
+        return exhaustive_search(
+            model, increments, grid_score, targets=targets, min_known=min_known, max_cells=max_cells
+        )
     if method == "auto":
-        if search_plan(model, increments, targets=targets, max_regions=max_regions * len(_targets(model, targets)),
-                       max_cells=max_cells, max_seconds=math.inf).method == "exhaustive":
-            return exhaustive_search(model, increments, grid_score, targets=targets,
-                                     min_known=min_known, max_cells=max_cells)
-    return region_search(model, increments, grid_score, targets=targets, min_known=min_known,
-                         max_regions=max_regions)
+        if (
+            search_plan(
+                model,
+                increments,
+                targets=targets,
+                max_regions=max_regions * len(_targets(model, targets)),
+                max_cells=max_cells,
+                max_seconds=math.inf,
+            ).method
+            == "exhaustive"
+        ):
+            return exhaustive_search(
+                model, increments, grid_score, targets=targets, min_known=min_known, max_cells=max_cells
+            )
+    return region_search(
+        model, increments, grid_score, targets=targets, min_known=min_known, max_regions=max_regions
+    )

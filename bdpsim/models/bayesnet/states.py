@@ -63,8 +63,10 @@ class CountCodes:
         """A one-line note naming the records the count leaves out (``None`` if it covers all ``n``)."""
         if not self.uncounted:
             return None
-        return (f"mechanism.counted_states: {n - len(self.uncounted)} of {n} records have a counted state; "
-                f"not counted (no such state): {_listing(self.uncounted)}")
+        return (
+            f"mechanism.counted_states: {n - len(self.uncounted)} of {n} records have a counted state; "
+            f"not counted (no such state): {_listing(self.uncounted)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -78,15 +80,24 @@ class RecordCountQuery(CountQuery):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check(len(self.per_record) >= 1, "mechanism.counted_states", list(self.counted_states),
-              "needs one counted set per record")
+        check(
+            len(self.per_record) >= 1,
+            "mechanism.counted_states",
+            list(self.counted_states),
+            "needs one counted set per record",
+        )
         object.__setattr__(self, "per_record", tuple(tuple(int(k) for k in c) for c in self.per_record))
 
     def per_state(self, states: int) -> np.ndarray:
         f = np.zeros((len(self.per_record), states))
         for r, c in enumerate(self.per_record):
             bad = [k for k in c if k >= states]
-            check(not bad, "mechanism.counted_states", list(self.counted_states), f"states must be in 0..{states - 1}")
+            check(
+                not bad,
+                "mechanism.counted_states",
+                list(self.counted_states),
+                f"states must be in 0..{states - 1}",
+            )
             f[r, list(c)] = 1.0
         return f
 
@@ -95,19 +106,34 @@ class RecordCountQuery(CountQuery):
         table = self.per_state(max(int(data.max()) + 1 if data.size else 1, max(self.counted_states) + 1))
         return table[np.arange(data.shape[1])[None, :], data].sum(axis=1).astype(float)
 
+
 def check_state_names(state_names, node_states: tuple[int, ...]) -> tuple[tuple[str, ...], ...] | None:
     """Per node, one distinct non-empty name per state (``None``: unnamed states)."""
     if state_names is None:
         return None
     n = len(node_states)
-    check(isinstance(state_names, (list, tuple)) and len(state_names) == n, "model.state_names",
-          brief(state_names), f"must be a list of one list of state names per node ({n})")
+    check(
+        isinstance(state_names, (list, tuple)) and len(state_names) == n,
+        "model.state_names",
+        brief(state_names),
+        f"must be a list of one list of state names per node ({n})",
+    )
     out = []
     for v, (names, s) in enumerate(zip(state_names, node_states)):
-        check(isinstance(names, (list, tuple)) and len(names) == s
-              and all(isinstance(x, str) and x for x in names), "model.state_names", brief(names),
-              f"node {v} needs {s} non-empty state names")
-        check(len(set(names)) == s, "model.state_names", brief(names), f"the state names of node {v} must be distinct")
+        check(
+            isinstance(names, (list, tuple))
+            and len(names) == s
+            and all(isinstance(x, str) and x for x in names),
+            "model.state_names",
+            brief(names),
+            f"node {v} needs {s} non-empty state names",
+        )
+        check(
+            len(set(names)) == s,
+            "model.state_names",
+            brief(names),
+            f"the state names of node {v} must be distinct",
+        )
         out.append(tuple(names))
     return tuple(out)
 
@@ -124,7 +150,7 @@ def _vocabulary(model) -> str:
     for v in model.records:
         seen.update(dict.fromkeys(model.state_names[v]))
     text = ", ".join(seen)
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
 def _record(model, r: int) -> str:
@@ -135,41 +161,66 @@ def _record(model, r: int) -> str:
 def count_codes(model, values, field_name: str = "mechanism.counted_states") -> CountCodes:
     """The counted indices of ``values`` (state names or indices) on each record of ``model`` (a
     :class:`~bdpsim.models.bayesnet.model.BayesNetModel`); see the module docstring."""
-    check(isinstance(values, (list, tuple)) and len(values) >= 1, field_name, brief(values),
-          "must be a non-empty list of states")
+    check(
+        isinstance(values, (list, tuple)) and len(values) >= 1,
+        field_name,
+        brief(values),
+        "must be a non-empty list of states",
+    )
     sizes = [model.node_states[v] for v in model.records]
     given = list(values)
-    check(len(set(map(repr, given))) == len(given), field_name, brief(given), "counted states must be distinct")
+    check(
+        len(set(map(repr, given))) == len(given), field_name, brief(given), "counted states must be distinct"
+    )
     per_record: list[set[int]] = [set() for _ in sizes]
     for value in given:
         if isinstance(value, str):
             _name_codes(model, value, field_name, given, per_record)
             continue
-        check(is_int(value) and value >= 0, field_name, brief(given), "states must be integers >= 0 or state names")
+        check(
+            is_int(value) and value >= 0,
+            field_name,
+            brief(given),
+            "states must be integers >= 0 or state names",
+        )
         short = [r for r, s in enumerate(sizes) if value >= s]
         if short:
             small = sorted({sizes[r] for r in short})
-            hint = f"; name the states instead ({_vocabulary(model)})" if model.state_names is not None else ""
-            raise ConfigError(field_name, brief(given),
-                              f"state {value} is past the states of {len(short)} of {len(sizes)} records "
-                              f"({_listing(_record(model, r) for r in short)}: "
-                              f"{' or '.join(map(str, small))} states){hint}")
+            hint = (
+                f"; name the states instead ({_vocabulary(model)})" if model.state_names is not None else ""
+            )
+            raise ConfigError(
+                field_name,
+                brief(given),
+                f"state {value} is past the states of {len(short)} of {len(sizes)} records "
+                f"({_listing(_record(model, r) for r in short)}: "
+                f"{' or '.join(map(str, small))} states){hint}",
+            )
         for r in range(len(sizes)):
             per_record[r].add(int(value))
     uncounted = tuple(_record(model, r) for r, c in enumerate(per_record) if not c)
     check(len(uncounted) < len(sizes), field_name, brief(given), "no record has a counted state")
     full = [_record(model, r) for r, (c, s) in enumerate(zip(per_record, sizes)) if len(c) == s]
-    check(not full, field_name, brief(given),
-          f"counts every state of {_listing(full)}: such a record always adds 1 (count fewer states)")
-    return CountCodes(tuple(tuple(sorted(c)) for c in per_record), uncounted,
-                      any(isinstance(v, str) for v in given))
+    check(
+        not full,
+        field_name,
+        brief(given),
+        f"counts every state of {_listing(full)}: such a record always adds 1 (count fewer states)",
+    )
+    return CountCodes(
+        tuple(tuple(sorted(c)) for c in per_record), uncounted, any(isinstance(v, str) for v in given)
+    )
 
 
 def _name_codes(model, name: str, field_name: str, given, per_record: list[set[int]]) -> None:
     """Add the index of ``name`` to each record that has it (raises when none has it)."""
     if model.state_names is None:
-        raise ConfigError(field_name, brief(given), f"{name!r}: the network's states have no names "
-                          "(give state indices, or read the network from a BIF file)")
+        raise ConfigError(
+            field_name,
+            brief(given),
+            f"{name!r}: the network's states have no names "
+            "(give state indices, or read the network from a BIF file)",
+        )
     hit = False
     for r, v in enumerate(model.records):
         names = model.state_names[v]
@@ -177,5 +228,8 @@ def _name_codes(model, name: str, field_name: str, given, per_record: list[set[i
             per_record[r].add(names.index(name))
             hit = True
     if not hit:
-        raise ConfigError(field_name, brief(given),
-                          f"{name!r} is not a state of any record (the records' states: {_vocabulary(model)})")
+        raise ConfigError(
+            field_name,
+            brief(given),
+            f"{name!r} is not a state of any record (the records' states: {_vocabulary(model)})",
+        )

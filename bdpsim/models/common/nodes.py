@@ -13,7 +13,7 @@ from ...core.schema import Key
 from ..protocols import FactorGraph
 
 MAX_NODES = 100_000
-MAX_MESSAGE = 200       # characters of a value or a name list quoted in a message
+MAX_MESSAGE = 200  # characters of a value or a name list quoted in a message
 
 
 def brief(value, limit: int = MAX_MESSAGE):
@@ -24,7 +24,7 @@ def brief(value, limit: int = MAX_MESSAGE):
             return f"array of shape {value.shape}"
         value = value.tolist()
     text = repr(value)
-    return value if len(text) <= limit else text[:limit - 3] + "..."
+    return value if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def node_label(j: int, names=None) -> str:
@@ -40,11 +40,19 @@ def check_names(names, n: int) -> tuple[str, ...] | None:
     """One distinct non-empty name per node (``None``: unnamed)."""
     if names is None:
         return None
-    check(isinstance(names, (list, tuple)) and len(names) == n, "model.names", brief(names),
-          f"must be a list of one name per node ({n})")
+    check(
+        isinstance(names, (list, tuple)) and len(names) == n,
+        "model.names",
+        brief(names),
+        f"must be a list of one name per node ({n})",
+    )
     out = tuple(str(s) for s in names)
-    check(all(isinstance(s, (str, int, np.integer)) and str(s) for s in names), "model.names", brief(names),
-          "names must be non-empty strings")
+    check(
+        all(isinstance(s, (str, int, np.integer)) and str(s) for s in names),
+        "model.names",
+        brief(names),
+        "names must be non-empty strings",
+    )
     dup = sorted({s for s in out if out.count(s) > 1}) if len(set(out)) < n else []
     check(not dup, "model.names", brief(dup), "names must be distinct")
     return out
@@ -54,15 +62,23 @@ def check_records(records, n: int, names=None) -> tuple[int, ...]:
     """Distinct node indices, or node names when the nodes have ``names`` (default: every node)."""
     if records is None:
         return tuple(range(n))
-    check(isinstance(records, (list, tuple, np.ndarray)) and len(records) >= 1, "model.records",
-          brief(records), "must be a non-empty list of node indices" + (" or names" if names else ""))
+    check(
+        isinstance(records, (list, tuple, np.ndarray)) and len(records) >= 1,
+        "model.records",
+        brief(records),
+        "must be a non-empty list of node indices" + (" or names" if names else ""),
+    )
     index = {s: k for k, s in enumerate(names or ())}
     out = []
     for r in records:
         if isinstance(r, str) and r in index:
             r = index[r]
-        check(is_int(r) and 0 <= r < n, "model.records", brief(r),
-              f"entries must be nodes in 0..{n - 1}" + (" or node names" if names else ""))
+        check(
+            is_int(r) and 0 <= r < n,
+            "model.records",
+            brief(r),
+            f"entries must be nodes in 0..{n - 1}" + (" or node names" if names else ""),
+        )
         out.append(int(r))
     check(len(set(out)) == len(out), "model.records", brief(list(records)), "nodes must be distinct")
     return tuple(out)
@@ -70,13 +86,27 @@ def check_records(records, n: int, names=None) -> tuple[int, ...]:
 
 #: the keys every factor-model kind shares (networks, Markov random fields)
 NODE_KEYS = {
-    "states": Key("any", hashed=False, sweep=False, doc="states per node (one number or one per node)",
-                  rule="integers >= 2"),
-    "records": Key("any", hashed=False, sweep=False, doc="the nodes that are records (absent: every node)",
-                   rule="distinct node indices"),
-    "names": Key("any", hashed=False, sweep=False,
-                 doc="node names (absent: those of the BIF file or named graph, if any)",
-                 rule="distinct strings, one per node"),
+    "states": Key(
+        "any",
+        hashed=False,
+        sweep=False,
+        doc="states per node (one number or one per node)",
+        rule="integers >= 2",
+    ),
+    "records": Key(
+        "any",
+        hashed=False,
+        sweep=False,
+        doc="the nodes that are records (absent: every node)",
+        rule="distinct node indices",
+    ),
+    "names": Key(
+        "any",
+        hashed=False,
+        sweep=False,
+        doc="node names (absent: those of the BIF file or named graph, if any)",
+        rule="distinct strings, one per node",
+    ),
 }
 
 

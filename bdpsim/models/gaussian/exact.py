@@ -44,8 +44,10 @@ def clipped_sum_bdpl(model: GaussianModel, clip: tuple[float, float], b: float, 
     cond = model.conditional(adv.condition(0.0))
     col = list(cond.known).index(adv.i)
     if cond.unknown and np.any(np.abs(cond.gain[:, col]) > 1e-12):
-        raise NotAvailable(f"adversary {adv}: an unknown record depends on the target given the known "
-                           "ones (no closed form; use estimator = 'mixture')")
+        raise NotAvailable(
+            f"adversary {adv}: an unknown record depends on the target given the known "
+            "ones (no closed form; use estimator = 'mixture')"
+        )
     lo, hi = clip
     d = abs(np.clip(adv.x, lo, hi) - np.clip(adv.x_prime, lo, hi))
     return Estimate(float(d / b), 0, np.inf)
@@ -55,18 +57,25 @@ def check_exhaustive(model: GaussianModel, sizes: Sequence[int]) -> None:
     """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``model.n``) beyond
     :data:`EXHAUSTIVE_MAX_N` records."""
     if model.n > EXHAUSTIVE_MAX_N:
-        raise SearchTooLarge("model.n", f"model.n = {model.n}: exhaustive Gaussian search is limited to "
-                             f"n <= {EXHAUSTIVE_MAX_N}")
+        raise SearchTooLarge(
+            "model.n",
+            f"model.n = {model.n}: exhaustive Gaussian search is limited to n <= {EXHAUSTIVE_MAX_N}",
+        )
 
 
-def exhaustive_gaussian_sum(model: GaussianModel, beta: float, target_values: tuple[float, float],
-                            sizes: Sequence[int], targets: Sequence[int] | None = None) -> ExhaustiveResult:
+def exhaustive_gaussian_sum(
+    model: GaussianModel,
+    beta: float,
+    target_values: tuple[float, float],
+    sizes: Sequence[int],
+    targets: Sequence[int] | None = None,
+) -> ExhaustiveResult:
     """Exact ``BDPL_(K,i)(x, x') = |a| |x - x'| / beta`` for every ``(i, K)`` with the fixed target
     values ``(x, x')`` (independent of ``x_K``, recorded as the prior means)."""
     check_exhaustive(model, sizes)
     x, x_prime = target_values
     rows, pats = [], []
-    for i in (range(model.n) if targets is None else targets):
+    for i in range(model.n) if targets is None else targets:
         for K in known_sets(model.n, i, sizes):
             a = gaussian_sum_coefficient(model, i, K)
             pat = np.full(model.n, -1, dtype=np.int8)
@@ -75,9 +84,15 @@ def exhaustive_gaussian_sum(model: GaussianModel, beta: float, target_values: tu
             rows.append((i, abs(a) * abs(x - x_prime) / beta))
             pats.append(pat)
     m = len(rows)
-    return ExhaustiveResult(np.array([r[0] for r in rows]), np.array(pats).reshape(m, model.n),
-                            np.full(m, float(x)), np.full(m, float(x_prime)),
-                            np.array([r[1] for r in rows]), np.full(m, np.inf), np.array(model.mean))
+    return ExhaustiveResult(
+        np.array([r[0] for r in rows]),
+        np.array(pats).reshape(m, model.n),
+        np.full(m, float(x)),
+        np.full(m, float(x_prime)),
+        np.array([r[1] for r in rows]),
+        np.full(m, np.inf),
+        np.array(model.mean),
+    )
 
 
 class GaussianSumEngine:
@@ -115,9 +130,14 @@ class GaussianClippedSumEngine:
 
     def __init__(self, model: GaussianModel, clip: tuple[float, float], scale: float) -> None:
         self.model, self.clip, self.scale = model, clip, scale
-        self.incomplete = None if model.is_independent else (
-            "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
-            "unknown records do not depend on the target); use estimator = 'mixture'")
+        self.incomplete = (
+            None
+            if model.is_independent
+            else (
+                "no exact BDPL for a correlated Gaussian with a clipped sum (only single adversaries whose "
+                "unknown records do not depend on the target); use estimator = 'mixture'"
+            )
+        )
 
     def bdpl(self, adversary: Adversary) -> Estimate:
         return clipped_sum_bdpl(self.model, self.clip, self.scale, adversary)

@@ -28,8 +28,13 @@ GAUSSIAN_TRIES = 2000  # rejection draws a Sigma_rho class tries when it is buil
 DEFAULT_VALUE_RANGE = (0.0, 10.0)
 
 
-def random_gaussian_adversary(model: GaussianModel, sizes: Sequence[int], rng: np.random.Generator,
-                              targets: str, target_range: tuple[float, float]) -> Adversary:
+def random_gaussian_adversary(
+    model: GaussianModel,
+    sizes: Sequence[int],
+    rng: np.random.Generator,
+    targets: str,
+    target_range: tuple[float, float],
+) -> Adversary:
     """Gaussian adversary: ``x_K ~ N(mu_K, S_KK)`` (the model's marginal) and targets
 
     ``"uniform"``: ``x, x'`` independent uniform on ``target_range``;
@@ -54,21 +59,36 @@ class GaussianKind(ModelKind):
     name = "gaussian"
     doc = "multivariate Gaussian (explicit mean/cov, or the Sigma_rho class drawn per adversary)"
     example = {"n": 3, "rho": 0.3}
-    keys = {"n": Key("int", doc="number of records", rule="integer >= 2"),
-            "rho": Key("float", doc="correlation level of the class Sigma_rho (absent: explicit cov)",
-                       rule="in [0, 1); exactly one of rho, cov"),
-            "sigma": Key("float", 1.0, doc="standard deviation of every record of Sigma_rho", rule="> 0"),
-            "block": Key("int", doc="records per correlated block m (absent: n)", rule="divides n"),
-            "cov_draw": Key("str", "uniform", doc="how a Sigma_rho is drawn per adversary",
-                            rule="'uniform', 'positive' or 'equicorrelated'"),
-            "mean_range": Key("vector", doc="range the mean is drawn from (absent: the clip range)",
-                              rule="[a, b] with a <= b"),
-            "mean": Key("vector", doc="fixed mean (with cov; absent: drawn)", rule="n finite numbers"),
-            "cov": Key("matrix", doc="fixed covariance (absent: drawn from Sigma_rho)",
-                       rule="n x n symmetric positive definite")}
+    keys = {
+        "n": Key("int", doc="number of records", rule="integer >= 2"),
+        "rho": Key(
+            "float",
+            doc="correlation level of the class Sigma_rho (absent: explicit cov)",
+            rule="in [0, 1); exactly one of rho, cov",
+        ),
+        "sigma": Key("float", 1.0, doc="standard deviation of every record of Sigma_rho", rule="> 0"),
+        "block": Key("int", doc="records per correlated block m (absent: n)", rule="divides n"),
+        "cov_draw": Key(
+            "str",
+            "uniform",
+            doc="how a Sigma_rho is drawn per adversary",
+            rule="'uniform', 'positive' or 'equicorrelated'",
+        ),
+        "mean_range": Key(
+            "vector", doc="range the mean is drawn from (absent: the clip range)", rule="[a, b] with a <= b"
+        ),
+        "mean": Key("vector", doc="fixed mean (with cov; absent: drawn)", rule="n finite numbers"),
+        "cov": Key(
+            "matrix",
+            doc="fixed covariance (absent: drawn from Sigma_rho)",
+            rule="n x n symmetric positive definite",
+        ),
+    }
     domain = "real"
     summary_columns = owned_columns(
-        "epsilon", Column("rho", float, "Gaussian correlation level (class rho, or the largest |correlation|)"))
+        "epsilon",
+        Column("rho", float, "Gaussian correlation level (class rho, or the largest |correlation|)"),
+    )
 
     def build(self, params: dict, present: set, hints: Mapping[str, Any] | None = None) -> ModelSpec:
         """An explicit ``mean`` and ``cov``, or the class ``Sigma_rho`` (``rho``, ``sigma``,
@@ -79,8 +99,12 @@ class GaussianKind(ModelKind):
         check(n >= 2, "model.n", n, "must be an integer >= 2")
         vr = (hints or {}).get("value_range") or DEFAULT_VALUE_RANGE
         if "cov" in present or ("mean" in present and "rho" not in present):
-            check("cov" in present and "mean" in present, "model.cov", params["cov"],
-                  "an explicit Gaussian needs both mean and cov")
+            check(
+                "cov" in present and "mean" in present,
+                "model.cov",
+                params["cov"],
+                "an explicit Gaussian needs both mean and cov",
+            )
             check("rho" not in present, "model.rho", params["rho"], "give rho or an explicit cov, not both")
             check(len(params["mean"]) == n, "model.mean", params["mean"], f"must have n = {n} entries")
             model = GaussianModel(params["mean"], params["cov"])
@@ -88,11 +112,25 @@ class GaussianKind(ModelKind):
             if block is not None:
                 block_size(block, n)
                 same = (np.arange(n)[:, None] // block) == (np.arange(n)[None, :] // block)
-                check(bool(np.all(model.cov[~same] == 0)), "model.block", block,
-                      f"the cov correlates records of different blocks of {block} consecutive records")
-            return ModelSpec(self.name, n, block or n, fixed=model, owner=self,
-                             detail={"explicit": True, "block": block, "value_range": tuple(vr),
-                                     "rho": max_correlation(model.cov)})
+                check(
+                    bool(np.all(model.cov[~same] == 0)),
+                    "model.block",
+                    block,
+                    f"the cov correlates records of different blocks of {block} consecutive records",
+                )
+            return ModelSpec(
+                self.name,
+                n,
+                block or n,
+                fixed=model,
+                owner=self,
+                detail={
+                    "explicit": True,
+                    "block": block,
+                    "value_range": tuple(vr),
+                    "rho": max_correlation(model.cov),
+                },
+            )
         check(params["rho"] is not None, "model.rho", None, "a Gaussian model needs rho (or mean and cov)")
         mr = params["mean_range"]
         if mr is None:
@@ -100,12 +138,30 @@ class GaussianKind(ModelKind):
             if mr[0] == mr[1]:
                 mr = [mr[0] - 1.0, mr[1] + 1.0]
         check(len(mr) == 2, "model.mean_range", mr, "must be [low, high] with low < high")
-        family = GaussianClass(n, params["rho"], params["sigma"], params["block"], params["cov_draw"],
-                               (float(mr[0]), float(mr[1])), None if params["mean"] is None else tuple(params["mean"]))
+        family = GaussianClass(
+            n,
+            params["rho"],
+            params["sigma"],
+            params["block"],
+            params["cov_draw"],
+            (float(mr[0]), float(mr[1])),
+            None if params["mean"] is None else tuple(params["mean"]),
+        )
         fixed = family.equicorrelated() if family.cov_draw == "equicorrelated" else None
-        return ModelSpec(self.name, n, family.block or n, fixed=fixed, family=family, owner=self,
-                         detail={"explicit": False, "block": family.block, "value_range": family.mean_range,
-                                 "rho": family.rho})
+        return ModelSpec(
+            self.name,
+            n,
+            family.block or n,
+            fixed=fixed,
+            family=family,
+            owner=self,
+            detail={
+                "explicit": False,
+                "block": family.block,
+                "value_range": family.mean_range,
+                "rho": family.rho,
+            },
+        )
 
     def setup_cost(self, params: dict) -> tuple[float, float, str] | None:
         """A ``Sigma_rho`` class draws (up to :data:`GAUSSIAN_TRIES` times) an ``n x n`` matrix and
@@ -117,7 +173,9 @@ class GaussianKind(ModelKind):
 
     def cost(self, spec: ModelSpec) -> SampleCost:
         n = float(spec.n)  # a conditional draw is a matrix product; a covariance draw n^3
-        return SampleCost(n * n, n ** 3, model_bytes=4 * 8 * n * n, draw=0.0 if spec.fixed is not None else n ** 3)
+        return SampleCost(
+            n * n, n**3, model_bytes=4 * 8 * n * n, draw=0.0 if spec.fixed is not None else n**3
+        )
 
     def summary_cells(self, spec: ModelSpec) -> dict:
         """``rho``: the class's correlation level, or an explicit cov's largest ``|correlation|``."""
@@ -130,20 +188,38 @@ class GaussianKind(ModelKind):
         if spec.fixed is not None and spec.detail.get("explicit"):
             d = np.diag(spec.fixed.cov)
             if not np.allclose(d, d[0], rtol=1e-12, atol=0):
-                return {"model": B.not_applicable("gaussian", "needs a limited covariance Sigma_rho with a "
-                                                              "constant diagonal")}
+                return {
+                    "model": B.not_applicable(
+                        "gaussian", "needs a limited covariance Sigma_rho with a constant diagonal"
+                    )
+                }
         query, _ = laplace_noisy(mechanism) or (None, None)
         if isinstance(query, ClippedSumQuery) and math.isfinite(epsilon):
             return {"model": B.gaussian_bound(epsilon, spec.detail["rho"], spec.m)}
         if isinstance(query, SumQuery):
             x, xp = mechanism.target_values
-            return {"model": B.gaussian_bound(mechanism.metric_epsilon, spec.detail["rho"], spec.m, distance=abs(x - xp))}
+            return {
+                "model": B.gaussian_bound(
+                    mechanism.metric_epsilon, spec.detail["rho"], spec.m, distance=abs(x - xp)
+                )
+            }
         return {}
 
-    def draw_adversary(self, model, sizes: Sequence[int], rng: np.random.Generator, *,
-                       targets: str = "uniform", target_range: tuple[float, float] | None = None,
-                       spec: ModelSpec | None = None) -> Adversary:
-        rng_ = target_range or (spec.detail.get("value_range") if spec is not None else None) or DEFAULT_VALUE_RANGE
+    def draw_adversary(
+        self,
+        model,
+        sizes: Sequence[int],
+        rng: np.random.Generator,
+        *,
+        targets: str = "uniform",
+        target_range: tuple[float, float] | None = None,
+        spec: ModelSpec | None = None,
+    ) -> Adversary:
+        rng_ = (
+            target_range
+            or (spec.detail.get("value_range") if spec is not None else None)
+            or DEFAULT_VALUE_RANGE
+        )
         return random_gaussian_adversary(model, sizes, rng, targets, tuple(rng_))
 
     def exact(self, model, mechanism) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine:

@@ -52,12 +52,15 @@ class GaussianModel:
     def __post_init__(self) -> None:
         mu = np.asarray(self.mean, dtype=float)
         S = np.asarray(self.cov, dtype=float)
-        check(mu.ndim == 1 and mu.size >= 2, "model.mean", mu.tolist(),
-              "must be a vector of length n >= 2")
+        check(mu.ndim == 1 and mu.size >= 2, "model.mean", mu.tolist(), "must be a vector of length n >= 2")
         n = mu.size
         check(S.shape == (n, n), "model.cov", S.shape, f"must be an {n} x {n} matrix")
-        check(bool(np.all(np.isfinite(S))) and bool(np.all(np.isfinite(mu))), "model.cov",
-              S.tolist(), "entries must be finite")
+        check(
+            bool(np.all(np.isfinite(S))) and bool(np.all(np.isfinite(mu))),
+            "model.cov",
+            S.tolist(),
+            "entries must be finite",
+        )
         check(np.allclose(S, S.T, atol=1e-12), "model.cov", S.tolist(), "must be symmetric")
         try:
             np.linalg.cholesky(S)
@@ -99,9 +102,13 @@ class GaussianModel:
         chol = np.linalg.cholesky(cov) if U else np.zeros((0, 0))
         return GaussianConditional(U, T, xT, mean, cov, chol, gain)
 
-    def sample_conditional(self, known: Mapping[int, float], size: int,
-                           rng: np.random.Generator,
-                           cond: GaussianConditional | None = None) -> np.ndarray:
+    def sample_conditional(
+        self,
+        known: Mapping[int, float],
+        size: int,
+        rng: np.random.Generator,
+        cond: GaussianConditional | None = None,
+    ) -> np.ndarray:
         """Exact draws of ``X`` given ``X_j = known[j]``, shape ``(size, n)``."""
         cond = cond or self.conditional(known)
         out = np.empty((size, self.n))
@@ -123,9 +130,16 @@ def block_size(block, n: int) -> int:
     return m
 
 
-def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generator, *,
-                       block: int | None = None, draw: str = "uniform",
-                       max_tries: int = 10_000) -> np.ndarray:
+def limited_covariance(
+    n: int,
+    rho: float,
+    sigma: float,
+    rng: np.random.Generator,
+    *,
+    block: int | None = None,
+    draw: str = "uniform",
+    max_tries: int = 10_000,
+) -> np.ndarray:
     """A random limited covariance matrix ``Sigma_rho`` (paper Def. 5.4).
 
     Constant diagonal ``sigma^2``; off-diagonal entries ``sigma^2 r_jk`` with ``|r_jk| <= rho``;
@@ -140,8 +154,12 @@ def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generato
     check(isinstance(n, (int, np.integer)) and n >= 2, "model.n", n, "must be an integer >= 2")
     check(math.isfinite(rho) and 0 <= rho < 1, "model.rho", rho, "must be in [0, 1)")
     check(math.isfinite(sigma) and sigma > 0, "model.sigma", sigma, "must be > 0")
-    check(draw in ("uniform", "positive", "equicorrelated"), "model.cov_draw", draw,
-          "must be 'uniform', 'positive' or 'equicorrelated'")
+    check(
+        draw in ("uniform", "positive", "equicorrelated"),
+        "model.cov_draw",
+        draw,
+        "must be 'uniform', 'positive' or 'equicorrelated'",
+    )
     m = block_size(block, n)
     same_block = (np.arange(n)[:, None] // m) == (np.arange(n)[None, :] // m)
     off = same_block & ~np.eye(n, dtype=bool)
@@ -158,8 +176,7 @@ def limited_covariance(n: int, rho: float, sigma: float, rng: np.random.Generato
             return sigma**2 * R
         if draw == "equicorrelated":
             break
-    raise ConfigError("model.rho", rho,
-                      f"no positive definite {draw} Sigma_rho found for n = {n}; lower rho")
+    raise ConfigError("model.rho", rho, f"no positive definite {draw} Sigma_rho found for n = {n}; lower rho")
 
 
 @dataclass(frozen=True)
@@ -178,25 +195,48 @@ class GaussianClass:
 
     def __post_init__(self) -> None:
         lo, hi = self.mean_range
-        check(math.isfinite(lo) and math.isfinite(hi) and lo < hi, "model.mean_range", list(self.mean_range),
-              "must be [low, high] with low < high")
+        check(
+            math.isfinite(lo) and math.isfinite(hi) and lo < hi,
+            "model.mean_range",
+            list(self.mean_range),
+            "must be [low, high] with low < high",
+        )
         if self.mean is not None:
             check(len(self.mean) == self.n, "model.mean", list(self.mean), f"must have n = {self.n} entries")
         # every check of n, rho, sigma, block and cov_draw lives in limited_covariance: draw once
-        limited_covariance(self.n, self.rho, self.sigma, np.random.default_rng(0), block=self.block,
-                           draw=self.cov_draw, max_tries=2000)
+        limited_covariance(
+            self.n,
+            self.rho,
+            self.sigma,
+            np.random.default_rng(0),
+            block=self.block,
+            draw=self.cov_draw,
+            max_tries=2000,
+        )
 
     def draw(self, rng: np.random.Generator) -> GaussianModel:
         lo, hi = self.mean_range
         mean = np.array(self.mean) if self.mean is not None else rng.uniform(lo, hi, size=self.n)
-        return GaussianModel(mean, limited_covariance(self.n, self.rho, self.sigma, rng, block=self.block,
-                                                      draw=self.cov_draw))
+        return GaussianModel(
+            mean, limited_covariance(self.n, self.rho, self.sigma, rng, block=self.block, draw=self.cov_draw)
+        )
 
     def equicorrelated(self) -> GaussianModel:
         """The one model of an ``equicorrelated`` class (mean: ``mean`` or the range's midpoint)."""
-        mean = np.asarray(self.mean or [0.5 * (self.mean_range[0] + self.mean_range[1])] * self.n, dtype=float)
-        return GaussianModel(mean, limited_covariance(self.n, self.rho, self.sigma, np.random.default_rng(0),
-                                                      block=self.block, draw="equicorrelated"))
+        mean = np.asarray(
+            self.mean or [0.5 * (self.mean_range[0] + self.mean_range[1])] * self.n, dtype=float
+        )
+        return GaussianModel(
+            mean,
+            limited_covariance(
+                self.n,
+                self.rho,
+                self.sigma,
+                np.random.default_rng(0),
+                block=self.block,
+                draw="equicorrelated",
+            ),
+        )
 
 
 def max_correlation(cov: np.ndarray) -> float:

@@ -14,7 +14,9 @@ from ...kernels.chains import window_scan as wk
 from .model import MarkovChainModel
 
 
-def window_completion_sums(model: MarkovChainModel, supp: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def window_completion_sums(
+    model: MarkovChainModel, supp: np.ndarray, f: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """``(S_left[l, a], S_right[r, c])``: the query value of :func:`window_completion`'s values on
     ``0..l`` ending in ``a`` and on ``r..n-1`` starting at ``c`` — for every ``l``, ``r`` at once
     (``O(n s^2)``; the reference for :class:`CompletionSums`, which the search uses)."""
@@ -146,8 +148,10 @@ def _far_to_near_sum(f: np.ndarray, seq: list) -> float:
     exact = [Fraction(float(v)) for v in f]
     den = max(q.denominator for q in exact)
     total_abs = sum(int(c) * abs(q.numerator) * (den // q.denominator) for c, q in zip(counts, exact))
-    if total_abs <= 2 ** 53:  # every partial sum is an integer multiple of 1/den below 2^53/den
-        return float(Fraction(sum(int(c) * q.numerator * (den // q.denominator) for c, q in zip(counts, exact)), den))
+    if total_abs <= 2**53:  # every partial sum is an integer multiple of 1/den below 2^53/den
+        return float(
+            Fraction(sum(int(c) * q.numerator * (den // q.denominator) for c, q in zip(counts, exact)), den)
+        )
     terms = np.concatenate([np.tile(states, times) for states, times in seq if states.size and times])
     return float(np.add.accumulate(f[terms[::-1]])[-1])
 

@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
 
 
-
 def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
     """``(law under x, law under x', lattice step, atoms)`` of ``S = sum_t f(X_t)`` by the clamped
     forward recursion."""
@@ -67,14 +66,21 @@ def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
     """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) when the
     enumeration would examine more than :data:`EXHAUSTIVE_LIMIT` adversaries
     ``n sum_k C(n-1, k) s^k``."""
-    total = model.n * sum(math.comb(model.n - 1, k) * model.states ** k for k in sizes)
+    total = model.n * sum(math.comb(model.n - 1, k) * model.states**k for k in sizes)
     if total > EXHAUSTIVE_LIMIT:
-        raise SearchTooLarge("run.adversaries", f"'all' would examine {total} adversaries (limit 5e6); lower n "
-                             "or restrict known_sizes")
+        raise SearchTooLarge(
+            "run.adversaries",
+            f"'all' would examine {total} adversaries (limit 5e6); lower n or restrict known_sizes",
+        )
 
 
-def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
-                            targets: Sequence[int] | None = None, batch: int = 65_536) -> ExhaustiveResult:
+def exhaustive_markov_count(
+    model: MarkovChainModel,
+    mech,
+    sizes: Sequence[int],
+    targets: Sequence[int] | None = None,
+    batch: int = 65_536,
+) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes`` of a
     Laplace count ``mech`` (its ``query_function.counted_states`` and ``noise.scale``).
 
@@ -92,16 +98,18 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
     codes = codes[np.isin((codes >= 0).sum(axis=1), list(wanted))]
     pairs = list(itertools.combinations(range(s), 2))
     parts = []
-    for i in (range(n) if targets is None else targets):
+    for i in range(n) if targets is None else targets:
         others = [j for j in range(n) if j != i]
         for start in range(0, codes.shape[0], batch):
-            c = codes[start:start + batch]
+            c = codes[start : start + batch]
             m = c.shape[0]
             allowed = np.empty((m, s, n, s))
             cols = (c[:, :, None] == -1) | (c[:, :, None] == np.arange(s)[None, None, :])
             allowed[:, :, others, :] = cols[:, None, :, :]
             allowed[:, :, i, :] = np.eye(s)[None, :, :]
-            law, logev = model.count_law_masked(allowed.reshape(m * s, n, s), mech.query_function.counted_states)
+            law, logev = model.count_law_masked(
+                allowed.reshape(m * s, n, s), mech.query_function.counted_states
+            )
             law = law.reshape(m, s, n + 1)
             ok = np.isfinite(logev).reshape(m, s)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -113,8 +121,16 @@ def exhaustive_markov_count(model: MarkovChainModel, mech, sizes: Sequence[int],
                 v, where = grid_mixture_sup(lw[rows, x], lw[rows, xp], atoms, b)
                 pattern = np.full((rows.size, n), -2, dtype=np.int8)
                 pattern[:, others] = c[rows]
-                parts.append(ExhaustiveResult(np.full(rows.size, i), pattern, np.full(rows.size, x),
-                                              np.full(rows.size, xp), v, where))
+                parts.append(
+                    ExhaustiveResult(
+                        np.full(rows.size, i),
+                        pattern,
+                        np.full(rows.size, x),
+                        np.full(rows.size, xp),
+                        v,
+                        where,
+                    )
+                )
     return ExhaustiveResult.concat(parts, n)
 
 
@@ -134,8 +150,10 @@ class MarkovEngine:
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
         self.values = query.per_state(model.states)
-        self.method = (f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
-                       "mixtures; all adversaries by the window reduction")
+        self.method = (
+            f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
+            "mixtures; all adversaries by the window reduction"
+        )
 
     def query_laws(self, adversary: Adversary) -> QueryLaws:
         return laws_of(_laws(self.model, self.query, adversary))
@@ -150,7 +168,9 @@ class MarkovEngine:
         return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
 
     def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
-        return window_table(self.model, self.values, self.noise, min_known=min_known, top=top, profile=epsilon)
+        return window_table(
+            self.model, self.values, self.noise, min_known=min_known, top=top, profile=epsilon
+        )
 
     def check_window(self, min_known: int) -> None:
         return None  # the window reduction is polynomial in n
@@ -167,8 +187,10 @@ class MarkovLaplaceEngine(MarkovEngine):
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
         super().__init__(model, mech, query, noise)
         self.scale = noise.scale
-        self.method = ("forward recursion over (position, state, lattice sum of state_values); all "
-                       "adversaries by the window reduction")
+        self.method = (
+            "forward recursion over (position, state, lattice sum of state_values); all "
+            "adversaries by the window reduction"
+        )
 
     def bdpl(self, adversary: Adversary) -> Estimate:
         return additive_bdpl(self.model, self.query, self.scale, adversary)
@@ -187,8 +209,10 @@ class MarkovCountEngine(MarkovLaplaceEngine):
 
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
         super().__init__(model, mech, query, noise)
-        self.method = ("clamped forward recursion over (position, state, count), then the exact sup of two "
-                       "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)")
+        self.method = (
+            "clamped forward recursion over (position, state, count), then the exact sup of two "
+            "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)"
+        )
 
     def check_exhaustive(self, sizes: Sequence[int]) -> None:
         check_exhaustive(self.model, sizes)

@@ -32,13 +32,24 @@ class MarkovKind(ModelKind):
     name = "markov"
     doc = "finite Markov chain (transition or gamma, optional initial law)"
     example = {"n": 4, "gamma": 3.0}
-    keys = {"n": Key("int", doc="number of records (the chain's length)", rule="integer >= 2"),
-            "transition": Key("matrix", doc="transition matrix P (absent: gamma's 2-state chain of thesis Fig. 14)",
-                              rule="square, rows are probability vectors; exactly one of transition, gamma"),
-            "gamma": Key("float", doc="max P / min P of the chain of thesis Fig. 14 (absent: transition)",
-                         rule="finite number >= 1; exactly one of transition, gamma"),
-            "initial": Key("vector", doc="law of X_1 (absent: the stationary law)",
-                           rule="a probability vector over the chain's states")}
+    keys = {
+        "n": Key("int", doc="number of records (the chain's length)", rule="integer >= 2"),
+        "transition": Key(
+            "matrix",
+            doc="transition matrix P (absent: gamma's 2-state chain of thesis Fig. 14)",
+            rule="square, rows are probability vectors; exactly one of transition, gamma",
+        ),
+        "gamma": Key(
+            "float",
+            doc="max P / min P of the chain of thesis Fig. 14 (absent: transition)",
+            rule="finite number >= 1; exactly one of transition, gamma",
+        ),
+        "initial": Key(
+            "vector",
+            doc="law of X_1 (absent: the stationary law)",
+            rule="a probability vector over the chain's states",
+        ),
+    }
     domain = "discrete"
     summary_columns = owned_columns("epsilon", Column("gamma", float, "Markov chain max P / min P"), rank=1)
 
@@ -46,13 +57,24 @@ class MarkovKind(ModelKind):
         """``transition`` or ``gamma`` (thesis Fig. 14 chain), optional ``initial`` (default: the
         stationary law)."""
         has_t, has_g = "transition" in present, "gamma" in present
-        check(has_t != has_g, "model.transition", params["transition"], "give exactly one of transition or gamma")
+        check(
+            has_t != has_g,
+            "model.transition",
+            params["transition"],
+            "give exactly one of transition or gamma",
+        )
         check(params["n"] is not None, "model.n", None, "is required")
         with naming("model", {"P": "model.transition"}):
             P = transition_matrix(params["transition"]) if has_t else symmetric_chain(params["gamma"])
         model = MarkovChainModel(P, params["n"], params["initial"])
-        return ModelSpec(self.name, model.n, model.n, fixed=model,
-                         detail={"gamma": params["gamma"] if has_g else gamma_of(P)}, owner=self)
+        return ModelSpec(
+            self.name,
+            model.n,
+            model.n,
+            fixed=model,
+            detail={"gamma": params["gamma"] if has_g else gamma_of(P)},
+            owner=self,
+        )
 
     def summary_cells(self, spec: ModelSpec) -> dict:
         """``gamma``: the chain's ``max P / min P`` (given, or of its transition matrix)."""
@@ -68,9 +90,14 @@ class MarkovKind(ModelKind):
             return {"model": B.not_applicable("markov", why), "zhao": B.not_applicable("zhao", why)}
         model = spec.fixed
         if not model.is_stationary:
-            return {"model": B.not_applicable("markov", "needs a stationary start (H2)"),
-                    "zhao": B.not_applicable("zhao", "needs a stationary start (H2)")}
-        return {"model": B.markov_bound(epsilon, model.transition), "zhao": B.zhao_bound(epsilon, model.transition)}
+            return {
+                "model": B.not_applicable("markov", "needs a stationary start (H2)"),
+                "zhao": B.not_applicable("zhao", "needs a stationary start (H2)"),
+            }
+        return {
+            "model": B.markov_bound(epsilon, model.transition),
+            "zhao": B.zhao_bound(epsilon, model.transition),
+        }
 
     def windows(self, spec: ModelSpec) -> str | None:
         return None
@@ -99,10 +126,16 @@ class MarkovKind(ModelKind):
                 continue
             x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
             adv = Adversary(i, known, x_known, x, xp)
-            if np.isfinite(model.log_evidence(adv.condition(x))) and np.isfinite(model.log_evidence(adv.condition(xp))):
+            if np.isfinite(model.log_evidence(adv.condition(x))) and np.isfinite(
+                model.log_evidence(adv.condition(xp))
+            ):
                 return adv
-        raise ConfigError("run.adversary_family", "windows", f"no window adversary with |K| in known_sizes and "
-                          f"positive-probability conditions found (windows of up to {h} unknowns per side)")
+        raise ConfigError(
+            "run.adversary_family",
+            "windows",
+            f"no window adversary with |K| in known_sizes and "
+            f"positive-probability conditions found (windows of up to {h} unknowns per side)",
+        )
 
     def exact(self, model, mechanism) -> MarkovEngine:
         qn = additive_noisy(mechanism)

@@ -59,21 +59,34 @@ class MarkovChainModel:
     kind: str = field(default="markov", init=False)
 
     if TYPE_CHECKING:  # what the constructor accepts; after __post_init__ both are read-only arrays
+
         def __init__(self, transition: ArrayLike, n: int, initial: ArrayLike | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         with naming(fields={"P": "model.transition"}):
             P = transition_matrix(self.transition)
-        check(isinstance(self.n, (int, np.integer)) and self.n >= 2, "model.n", self.n,
-              "must be an integer >= 2")
+        check(
+            isinstance(self.n, (int, np.integer)) and self.n >= 2,
+            "model.n",
+            self.n,
+            "must be an integer >= 2",
+        )
         if self.initial is None:
             w = stationary_distribution(P)
         else:
             w = np.asarray(self.initial, dtype=float)
-            check(w.shape == (P.shape[0],), "model.initial", w.tolist(),
-                  f"must have one probability per state ({P.shape[0]})")
-            check(bool(np.all(w >= 0)) and abs(w.sum() - 1) < 1e-8, "model.initial", w.tolist(),
-                  "must be probabilities summing to 1")
+            check(
+                w.shape == (P.shape[0],),
+                "model.initial",
+                w.tolist(),
+                f"must have one probability per state ({P.shape[0]})",
+            )
+            check(
+                bool(np.all(w >= 0)) and abs(w.sum() - 1) < 1e-8,
+                "model.initial",
+                w.tolist(),
+                "must be probabilities summing to 1",
+            )
         P.setflags(write=False)
         w = np.array(w)
         w.setflags(write=False)
@@ -137,8 +150,9 @@ class MarkovChainModel:
         """Unconditional draws, shape ``(size, n)``."""
         return self.sample_conditional({}, size, rng)
 
-    def sample_conditional(self, known: Mapping[int, int], size: int,
-                           rng: np.random.Generator, method: str = "auto") -> np.ndarray:
+    def sample_conditional(
+        self, known: Mapping[int, int], size: int, rng: np.random.Generator, method: str = "auto"
+    ) -> np.ndarray:
         """Exact draws of the chain given ``X_j = known[j]``, shape ``(size, n)``, dtype int16.
 
         Forward filtering once, then backward sampling
@@ -179,8 +193,9 @@ class MarkovChainModel:
                 out[:, t] = (u[t][:, None] >= cdf[nxt]).sum(axis=1)
         return out
 
-    def _sample_bridge(self, alpha: np.ndarray, known: Mapping[int, int], size: int,
-                       rng: np.random.Generator) -> np.ndarray:
+    def _sample_bridge(
+        self, alpha: np.ndarray, known: Mapping[int, int], size: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """The backward pass over the unknown positions only (see :meth:`sample_conditional`)."""
         P, n, s = self.transition, self.n, self.states
         row = np.zeros(n, dtype=np.int16)
@@ -215,8 +230,9 @@ class MarkovChainModel:
         return additive_query_law(self, query, known)
 
     # ------------------------------------------------------------------ count law
-    def count_law(self, positions: Sequence[int], values: np.ndarray,
-                  counted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def count_law(
+        self, positions: Sequence[int], values: np.ndarray, counted: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Exact law of ``C = #{t : X_t in counted}`` given ``X_positions = values``.
 
         Forward recursion over (position, state, count) with the known positions clamped,
@@ -243,7 +259,9 @@ class MarkovChainModel:
         positions = [int(p) for p in positions]
         values = np.atleast_2d(np.asarray(values, dtype=np.int64))
         if values.shape[1] != len(positions):
-            raise ConfigError("values", values.shape, f"must have one column per known position ({len(positions)})")
+            raise ConfigError(
+                "values", values.shape, f"must have one column per known position ({len(positions)})"
+            )
         B = values.shape[0]
         allowed = np.ones((B, n, s))
         for j, p in enumerate(positions):
@@ -258,7 +276,9 @@ class MarkovChainModel:
         g[list(counted)] = 1
         return self.additive_law_masked(allowed, g)
 
-    def additive_law_masked(self, allowed: np.ndarray, increments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def additive_law_masked(
+        self, allowed: np.ndarray, increments: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Exact law of ``S = sum_t g(X_t)`` (``g`` non-negative integers per state) for a batch of
         masks ``allowed[b, t, x]``: the forward recursion over (position, state, partial sum)
         ``a_{t+1}(y, k + g(y)) = sum_x a_t(x, k) P[x, y]`` restricted to allowed ``y``.

@@ -113,13 +113,18 @@ class WindowAdversary:
     model: MarkovChainModel | None = field(repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
-        check(0 <= self.i < self.n and self.left >= 0 and self.right >= 0
-              and self.l >= -1 and self.r <= self.n, "window", (self.i, self.left, self.right),
-              f"must fit in a chain of n = {self.n}")
+        check(
+            0 <= self.i < self.n and self.left >= 0 and self.right >= 0 and self.l >= -1 and self.r <= self.n,
+            "window",
+            (self.i, self.left, self.right),
+            f"must fit in a chain of n = {self.n}",
+        )
 
     def completion(self) -> tuple[int, ...]:
         """The known values ``x_K``: the boundary values and a positive-probability completion."""
-        return window_completion(self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r)
+        return window_completion(
+            self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r
+        )
 
     @property
     def x_known(self) -> tuple[int, ...]:
@@ -144,18 +149,35 @@ class WindowAdversary:
     def table_row(self) -> dict:
         """The adversary columns of ``adversaries.csv.gz``, compactly: ``known`` as the ranges
         ``0..l;r..n-1`` and ``x_known`` as the boundary values (the rest does not matter)."""
-        known = ";".join(r for r in (f"0..{self.l}" if self.l >= 0 else "",
-                                     f"{self.r}..{self.n - 1}" if self.r < self.n else "") if r)
-        ends = ";".join(f"{k}={'chain end' if v is None else v}"
-                        for k, v in (("x_l", self.left_value), ("x_r", self.right_value)))
+        known = ";".join(
+            r
+            for r in (
+                f"0..{self.l}" if self.l >= 0 else "",
+                f"{self.r}..{self.n - 1}" if self.r < self.n else "",
+            )
+            if r
+        )
+        ends = ";".join(
+            f"{k}={'chain end' if v is None else v}"
+            for k, v in (("x_l", self.left_value), ("x_r", self.right_value))
+        )
         return {"i": self.i, "known": known, "x_known": ends, "x": str(self.x), "x_prime": str(self.x_prime)}
 
     def as_row(self) -> dict:
         end = lambda v: "chain end" if v is None else v  # noqa: E731
-        return {"i": self.i, "l": self.l, "r": self.r, "unknown_left": self.left,
-                "unknown_right": self.right, "left_value": end(self.left_value),
-                "right_value": end(self.right_value), "x": self.x, "x_prime": self.x_prime,
-                "bdpl": self.bdpl, "argmax": self.argmax}
+        return {
+            "i": self.i,
+            "l": self.l,
+            "r": self.r,
+            "unknown_left": self.left,
+            "unknown_right": self.right,
+            "left_value": end(self.left_value),
+            "right_value": end(self.right_value),
+            "x": self.x,
+            "x_prime": self.x_prime,
+            "bdpl": self.bdpl,
+            "argmax": self.argmax,
+        }
 
 
 @dataclass(frozen=True)
@@ -184,34 +206,57 @@ def validated_search(model, noise_scale, min_known, targets, window_limit, toler
         b = float(noise_scale) if isinstance(noise_scale, (int, float, np.number)) else math.nan
         check(math.isfinite(b) and b > 0, "noise_scale", noise_scale, "must be a finite number > 0")
     n = model.n
-    check(isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1, "min_known",
-          min_known, f"must be an integer in 0..n-1 = 0..{n - 1}")
+    check(
+        isinstance(min_known, (int, np.integer)) and 0 <= min_known <= n - 1,
+        "min_known",
+        min_known,
+        f"must be an integer in 0..n-1 = 0..{n - 1}",
+    )
     T = np.ones(n, dtype=bool)
     if targets is not None:
         tl = list(targets)
-        check(len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < n for t in tl),
-              "targets", tl, f"must be a non-empty list of positions in 0..{n - 1}")
+        check(
+            len(tl) > 0 and all(isinstance(t, (int, np.integer)) and 0 <= t < n for t in tl),
+            "targets",
+            tl,
+            f"must be a non-empty list of positions in 0..{n - 1}",
+        )
         T[:] = False
         T[tl] = True
-    check(isinstance(tolerance, (int, float)) and 0 < tolerance < 1, "tolerance", tolerance,
-          "must be a number in (0, 1)")
+    check(
+        isinstance(tolerance, (int, float)) and 0 < tolerance < 1,
+        "tolerance",
+        tolerance,
+        "must be a number in (0, 1)",
+    )
     if window_limit == "auto":
         lim = auto_window_limit(model.transition, n, tolerance)
     elif window_limit is None:
         lim = None
     else:
-        check(isinstance(window_limit, (int, np.integer)) and window_limit >= 0, "window_limit",
-              window_limit, "must be 'auto', None or an integer >= 0")
+        check(
+            isinstance(window_limit, (int, np.integer)) and window_limit >= 0,
+            "window_limit",
+            window_limit,
+            "must be 'auto', None or an integer >= 0",
+        )
         lim = int(window_limit)
     if lim is not None and lim >= n - 1:
         lim = None
     return b, T, lim
 
 
-def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
-                 min_known: int = 0, targets: Sequence[int] | None = None,
-                 window_limit: int | str | None = "auto", tolerance: float = DEFAULT_TOLERANCE,
-                 profile: float | None = None):
+def window_cells(
+    model: MarkovChainModel,
+    values: np.ndarray,
+    noise_scale,
+    *,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+    window_limit: int | str | None = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+    profile: float | None = None,
+):
     """Worst value per window cell (:func:`bdpsim.kernels.chains.window_scan.scan`) plus the search context.
 
     ``noise_scale`` is the Laplace scale ``b`` or any noise law (:mod:`bdpsim.kernels.noise.laws`; the
@@ -228,8 +273,15 @@ def window_cells(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
     g, delta, lmax, ok = ctx["g"], ctx["delta"], ctx["lmax"], ctx["ok"]
     if isinstance(noise_scale, NoiseLaw) or profile is not None:
         noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
-        cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok,
-                        score=pair_score(noise, delta, profile))
+        cells = wk.scan(
+            model.transition,
+            np.asarray(model.initial),
+            g,
+            math.nan,
+            lmax,
+            ok,
+            score=pair_score(noise, delta, profile),
+        )
     else:
         cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
     return cells, ctx
@@ -239,17 +291,30 @@ _CONTEXTS: OrderedDict = OrderedDict()  # the scale-free part of recent searches
 _CONTEXTS_KEPT = 4
 
 
-def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, window_limit,
-             tolerance) -> tuple[float, dict]:
+def _context(
+    model: MarkovChainModel, values, noise_scale, min_known, targets, window_limit, tolerance
+) -> tuple[float, dict]:
     """The noise scale ``b`` and everything of a search that does not depend on the noise:
     window limit, support, feasible cells, completion sums (cached for the last few chains,
     queries and search options, so a bracketing search over the scale computes them once)."""
     b, T, lim = validated_search(model, noise_scale, min_known, targets, window_limit, tolerance)
     f = np.asarray(values, dtype=float)
-    check(f.shape == (model.states,) and bool(np.all(np.isfinite(f))), "values", f.tolist(),
-          f"must be {model.states} finite query values (see query_values)")
-    key = (model.transition.tobytes(), model.transition.shape, np.asarray(model.initial, dtype=float).tobytes(),
-           model.n, f.tobytes(), int(min_known), None if targets is None else hashlib.blake2b(T.tobytes()).hexdigest(), lim)
+    check(
+        f.shape == (model.states,) and bool(np.all(np.isfinite(f))),
+        "values",
+        f.tolist(),
+        f"must be {model.states} finite query values (see query_values)",
+    )
+    key = (
+        model.transition.tobytes(),
+        model.transition.shape,
+        np.asarray(model.initial, dtype=float).tobytes(),
+        model.n,
+        f.tobytes(),
+        int(min_known),
+        None if targets is None else hashlib.blake2b(T.tobytes()).hexdigest(),
+        lim,
+    )
     ctx = _CONTEXTS.get(key)
     if ctx is not None:
         _CONTEXTS.move_to_end(key)
@@ -262,9 +327,21 @@ def _context(model: MarkovChainModel, values, noise_scale, min_known, targets, w
     # feasible_cells takes the (n, s) array or a Support (its docstring); its annotation names the array
     ok = wk.feasible_cells(n, lmax, cast(np.ndarray, supp), T, int(min_known))
     tol = 0.0 if lim is None else truncation_bound(model.transition, lim + 1)
-    ctx = dict(n=n, lmax=lmax, limit=lim, tolerance=tol, supp=supp, targets=T, g=g,
-               delta=delta, fmin=fmin, f=f, ok=ok, sums=CompletionSums(model, supp, f),
-               windows=_count_windows(n, ok, T))
+    ctx = dict(
+        n=n,
+        lmax=lmax,
+        limit=lim,
+        tolerance=tol,
+        supp=supp,
+        targets=T,
+        g=g,
+        delta=delta,
+        fmin=fmin,
+        f=f,
+        ok=ok,
+        sums=CompletionSums(model, supp, f),
+        windows=_count_windows(n, ok, T),
+    )
     _CONTEXTS[key] = ctx
     while len(_CONTEXTS) > _CONTEXTS_KEPT:
         _CONTEXTS.popitem(last=False)
@@ -280,14 +357,24 @@ def _count_windows(n: int, ok: np.ndarray, targets: np.ndarray) -> int:
     else:
         cum = np.concatenate([[0], np.cumsum(targets)])
         inner = cum[np.clip(n - 1 - R, 0, n)] - cum[np.clip(L + 1, 0, n)]  # targets in [L+1, n-2-R]
-    return int(ok[:, :, s].any(axis=-1).sum() + ok[:, :, :s, s].any(axis=-1).sum()
-               + np.where(ok[:, :, :s, :s].any(axis=(2, 3)), inner, 0).sum())
+    return int(
+        ok[:, :, s].any(axis=-1).sum()
+        + ok[:, :, :s, s].any(axis=-1).sum()
+        + np.where(ok[:, :, :s, :s].any(axis=(2, 3)), inner, 0).sum()
+    )
 
 
-def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
-                  min_known: int = 0, targets: Sequence[int] | None = None,
-                  window_limit: int | str | None = "auto",
-                  tolerance: float = DEFAULT_TOLERANCE, profile: float | None = None) -> WindowSearch:
+def window_search(
+    model: MarkovChainModel,
+    values: np.ndarray,
+    noise_scale,
+    *,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+    window_limit: int | str | None = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+    profile: float | None = None,
+) -> WindowSearch:
     """Exact ``BDPL = sup_{K, i, x_K, x, x'} sup_y ln p(y | x_K, x) / p(y | x_K, x')`` of
     ``Y = sum_t values[X_t] + Lap(noise_scale)`` over all adversaries with ``|K| >= min_known``.
 
@@ -309,8 +396,17 @@ def window_search(model: MarkovChainModel, values: np.ndarray, noise_scale, *,
     profile : float, optional
         Search the privacy profile ``delta(profile)`` instead (:func:`window_cells`).
     """
-    return window_table(model, values, noise_scale, min_known=min_known, targets=targets,
-                        window_limit=window_limit, tolerance=tolerance, top=1, profile=profile)[0]
+    return window_table(
+        model,
+        values,
+        noise_scale,
+        min_known=min_known,
+        targets=targets,
+        window_limit=window_limit,
+        tolerance=tolerance,
+        top=1,
+        profile=profile,
+    )[0]
 
 
 def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -> WindowAdversary:
@@ -320,35 +416,63 @@ def _adversary_at(model: MarkovChainModel, cells: dict, ctx: dict, idx: tuple) -
     c = None if kr == wk.END else int(cells["c"][idx])
     i = wk.first_target(n, L, R, a, c is None, ctx["supp"], ctx["targets"])
     sums = ctx["sums"]
-    known_sum = (0.0 if a is None else sums.left(i - L - 1, a)) + (0.0 if c is None else sums.right(i + R + 1, c))
+    known_sum = (0.0 if a is None else sums.left(i - L - 1, a)) + (
+        0.0 if c is None else sums.right(i + R + 1, c)
+    )
     y = ctx["delta"] * float(cells["atom"][idx]) + ctx["fmin"] * (L + R + 1) + known_sum
-    return WindowAdversary(n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]),
-                           float(cells["value"][idx]), y, model)
+    return WindowAdversary(
+        n,
+        i,
+        L,
+        R,
+        a,
+        c,
+        int(cells["x"][idx]),
+        int(cells["x_prime"][idx]),
+        float(cells["value"][idx]),
+        y,
+        model,
+    )
 
 
-def window_table(model: MarkovChainModel, values: np.ndarray, noise_scale: float, *,
-                 top: int | None = None, **kw) -> tuple[WindowSearch, list[WindowAdversary], np.ndarray]:
+def window_table(
+    model: MarkovChainModel, values: np.ndarray, noise_scale: float, *, top: int | None = None, **kw
+) -> tuple[WindowSearch, list[WindowAdversary], np.ndarray]:
     """:func:`window_search` plus the ``top`` most leaking window cells as adversaries (all when
     ``None``) and the finite values of every searched cell (one per window geometry class)."""
     cells, ctx = window_cells(model, values, noise_scale, **kw)
     v = cells["value"]
-    check(bool((v > -np.inf).any()), "model", "deterministic",
-          "no adversary has two target values of positive probability: nothing to distinguish")
+    check(
+        bool((v > -np.inf).any()),
+        "model",
+        "deterministic",
+        "no adversary has two target values of positive probability: nothing to distinguish",
+    )
     flat = np.flatnonzero(v.ravel() > -np.inf)
     order = flat[np.argsort(-v.ravel()[flat], kind="stable")]
     if top is not None:
         order = order[:top]
     advs = [_adversary_at(model, cells, ctx, np.unravel_index(int(j), v.shape)) for j in order]
     worst = advs[0]
-    res = WindowSearch(worst.bdpl, worst, ctx["limit"], ctx["tolerance"],
-                       ctx["windows"], int(cells["evaluated"]),
-                       int(kw.get("min_known", 0)))
+    res = WindowSearch(
+        worst.bdpl,
+        worst,
+        ctx["limit"],
+        ctx["tolerance"],
+        ctx["windows"],
+        int(cells["evaluated"]),
+        int(kw.get("min_known", 0)),
+    )
     return res, advs, v.ravel()[flat]
 
 
-def markov_bdpl(model: MarkovChainModel, noise_scale: float,
-                counted_states: Sequence[int] | None = None,
-                state_values: Sequence[float] | None = None, **kw) -> float:
+def markov_bdpl(
+    model: MarkovChainModel,
+    noise_scale: float,
+    counted_states: Sequence[int] | None = None,
+    state_values: Sequence[float] | None = None,
+    **kw,
+) -> float:
     """Exact BDPL over all adversaries of a Laplace count/sum on a chain (:func:`window_search`)."""
     f = query_values(model.states, counted_states, state_values)
     return window_search(model, f, noise_scale, **kw).bdpl

@@ -18,7 +18,7 @@ from ..factor_model import MAX_CLIQUE_CELLS
 
 MAX_EDGES = 1_000_000
 MAX_POTENTIAL_CELLS = 5e7  # node and edge tables of a field (400 MB of float64)
-MAX_COUPLING = 100.0   # |coupling| and |field|: exp(100) ratios are far beyond any leakage of interest
+MAX_COUPLING = 100.0  # |coupling| and |field|: exp(100) ratios are far beyond any leakage of interest
 INSTALL = "pip install bdpsim[mrf]"
 GRAPHS = ("karate",)
 
@@ -28,13 +28,17 @@ def _is_int(v) -> bool:
 
 
 def _number(v) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and math.isfinite(v)
+    return (
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and math.isfinite(v)
+    )
 
 
 def named_graph(name) -> tuple[int, list[tuple[int, int]]]:
     """``(nodes, edges)`` of a named graph: ``"karate"`` is Zachary's karate club (34 members,
     78 friendships) as networkx ships it (``networkx.karate_club_graph``)."""
-    check(isinstance(name, str) and name in GRAPHS, "model.graph", brief(name), f"must be one of {list(GRAPHS)}")
+    check(
+        isinstance(name, str) and name in GRAPHS, "model.graph", brief(name), f"must be one of {list(GRAPHS)}"
+    )
     try:
         import networkx as nx
     except ImportError:
@@ -48,8 +52,9 @@ def named_graph(name) -> tuple[int, list[tuple[int, int]]]:
 def check_edges(edges, nodes) -> tuple[int, tuple[tuple[int, int], ...]]:
     """``(nodes, edges)``: pairs of distinct node indices, each undirected edge once; ``nodes``
     (optional) at least the largest index + 1 (isolated nodes allowed)."""
-    check(isinstance(edges, (list, tuple)), "model.edges", brief(edges),
-          "must be a list of [i, j] node pairs")
+    check(
+        isinstance(edges, (list, tuple)), "model.edges", brief(edges), "must be a list of [i, j] node pairs"
+    )
     check(len(edges) <= MAX_EDGES, "model.edges", f"{len(edges)} edges", f"at most {MAX_EDGES} edges")
     out, seen = [], set()
     for k, e in enumerate(edges):
@@ -65,9 +70,15 @@ def check_edges(edges, nodes) -> tuple[int, tuple[tuple[int, int], ...]]:
     if nodes is None:
         check(top >= 2, "model.edges", brief(edges), "needs at least one edge (or give nodes)")
         nodes = top
-    check(_is_int(nodes) and 2 <= nodes <= MAX_NODES, "model.nodes", nodes,
-          f"must be an integer in 2..{MAX_NODES}")
-    check(top <= nodes, "model.edges", brief(edges), f"node indices must be in 0..{nodes - 1} (nodes = {nodes})")
+    check(
+        _is_int(nodes) and 2 <= nodes <= MAX_NODES,
+        "model.nodes",
+        nodes,
+        f"must be an integer in 2..{MAX_NODES}",
+    )
+    check(
+        top <= nodes, "model.edges", brief(edges), f"node indices must be in 0..{nodes - 1} (nodes = {nodes})"
+    )
     return int(nodes), tuple(out)
 
 
@@ -79,17 +90,25 @@ def check_size(cards: tuple[int, ...], edges: tuple[tuple[int, int], ...]) -> No
     at least the ``k + 1`` smallest state counts multiply). ``O(V + E)``: run before the tables are
     built and before the min-fill order, which is cubic in the degree of a dense graph."""
     cells = float(sum(cards)) + float(sum(cards[i] * cards[j] for i, j in edges))
-    check(cells <= MAX_POTENTIAL_CELLS, "model.states", f"{len(cards)} nodes, {len(edges)} edges",
-          f"the potential tables would hold {cells:.3g} cells (limit {MAX_POTENTIAL_CELLS:.3g}): fewer "
-          "states or edges")
+    check(
+        cells <= MAX_POTENTIAL_CELLS,
+        "model.states",
+        f"{len(cards)} nodes, {len(edges)} edges",
+        f"the potential tables would hold {cells:.3g} cells (limit {MAX_POTENTIAL_CELLS:.3g}): fewer "
+        "states or edges",
+    )
     adj: dict[int, set[int]] = {v: set() for v in range(len(cards))}
     for i, j in edges:
         adj[i].add(j)
         adj[j].add(i)
     width, clique = min_clique_cells(adj, dict(enumerate(cards)))
-    check(clique <= MAX_CLIQUE_CELLS, "model.edges", f"{len(cards)} nodes, induced width at least {width}",
-          f"infeasible: exact conditional sampling needs a junction tree with a clique table of at least "
-          f"{clique:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)")
+    check(
+        clique <= MAX_CLIQUE_CELLS,
+        "model.edges",
+        f"{len(cards)} nodes, induced width at least {width}",
+        f"infeasible: exact conditional sampling needs a junction tree with a clique table of at least "
+        f"{clique:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)",
+    )
 
 
 def check_states(states, nodes: int) -> tuple[int, ...]:
@@ -97,8 +116,12 @@ def check_states(states, nodes: int) -> tuple[int, ...]:
     if _is_int(states):
         check(2 <= states <= 1000, "model.states", states, "must be an integer in 2..1000 (or one per node)")
         return (int(states),) * nodes
-    check(isinstance(states, (list, tuple)) and len(states) == nodes, "model.states", brief(states),
-          f"must be an integer >= 2 or a list of one per node ({nodes})")
+    check(
+        isinstance(states, (list, tuple)) and len(states) == nodes,
+        "model.states",
+        brief(states),
+        f"must be an integer >= 2 or a list of one per node ({nodes})",
+    )
     for j, s in enumerate(states):
         check(_is_int(s) and 2 <= s <= 1000, f"model.states[{j}]", s, "must be an integer in 2..1000")
     return tuple(int(s) for s in states)
@@ -110,10 +133,19 @@ def check_coupling(coupling, n_edges: int) -> np.ndarray:
         c = np.full(n_edges, float(coupling))
     else:
         ok = isinstance(coupling, (list, tuple)) and len(coupling) == n_edges and all(map(_number, coupling))
-        check(ok, "model.coupling", brief(coupling), f"must be a finite number or a list of one per edge ({n_edges})")
+        check(
+            ok,
+            "model.coupling",
+            brief(coupling),
+            f"must be a finite number or a list of one per edge ({n_edges})",
+        )
         c = np.asarray(coupling, dtype=float)
-    check(bool(np.all(np.abs(c) <= MAX_COUPLING)), "model.coupling", brief(coupling),
-          f"must be at most {MAX_COUPLING:g} in absolute value")
+    check(
+        bool(np.all(np.abs(c) <= MAX_COUPLING)),
+        "model.coupling",
+        brief(coupling),
+        f"must be at most {MAX_COUPLING:g} in absolute value",
+    )
     return c
 
 
@@ -123,22 +155,41 @@ def check_field(field, cards: tuple[int, ...]) -> list[np.ndarray]:
     n = len(cards)
     if field is None:
         return [np.zeros(s) for s in cards]
-    check(isinstance(field, (list, tuple)) and len(field) > 0, "model.field", brief(field),
-          "must be a list of one value per state, or one row per node")
+    check(
+        isinstance(field, (list, tuple)) and len(field) > 0,
+        "model.field",
+        brief(field),
+        "must be a list of one value per state, or one row per node",
+    )
     if all(_number(v) for v in field):
-        check(len(set(cards)) == 1 and len(field) == cards[0], "model.field", brief(field),
-              f"one value per state needs every node with {len(field)} states (else one row per node)")
+        check(
+            len(set(cards)) == 1 and len(field) == cards[0],
+            "model.field",
+            brief(field),
+            f"one value per state needs every node with {len(field)} states (else one row per node)",
+        )
         rows = [np.asarray(field, dtype=float)] * n
     else:
-        check(len(field) == n, "model.field", brief(field), f"must have one row per node ({n}) or one value per state")
+        check(
+            len(field) == n,
+            "model.field",
+            brief(field),
+            f"must have one row per node ({n}) or one value per state",
+        )
         rows = []
         for v, row in enumerate(field):
             ok = isinstance(row, (list, tuple)) and len(row) == cards[v] and all(map(_number, row))
-            check(ok, f"model.field[{v}]", brief(row), f"must be {cards[v]} finite numbers (the node's states)")
+            check(
+                ok, f"model.field[{v}]", brief(row), f"must be {cards[v]} finite numbers (the node's states)"
+            )
             rows.append(np.asarray(row, dtype=float))
     for v, r in enumerate(rows):
-        check(bool(np.all(np.abs(r) <= MAX_COUPLING)), f"model.field[{v}]", brief(r.tolist()),
-              f"must be at most {MAX_COUPLING:g} in absolute value")
+        check(
+            bool(np.all(np.abs(r) <= MAX_COUPLING)),
+            f"model.field[{v}]",
+            brief(r.tolist()),
+            f"must be at most {MAX_COUPLING:g} in absolute value",
+        )
     return rows
 
 
@@ -148,7 +199,12 @@ def _table(value, shape: tuple[int, ...], name: str) -> np.ndarray:
     except (TypeError, ValueError):
         raise ConfigError(name, brief(value), f"must be a table of numbers of shape {shape}") from None
     check(t.shape == shape, name, brief(value), f"must have shape {shape}, got {t.shape}")
-    check(bool(np.all(np.isfinite(t))) and bool(np.all(t >= 0)), name, brief(value), "entries must be finite and >= 0")
+    check(
+        bool(np.all(np.isfinite(t))) and bool(np.all(t >= 0)),
+        name,
+        brief(value),
+        "entries must be finite and >= 0",
+    )
     check(bool(t.max() > 0), name, brief(value), "needs an entry > 0")
     return t
 
@@ -158,13 +214,23 @@ def check_potentials(node_potentials, edge_potentials, cards, edges):
     table per edge (multiplied into the Potts terms)."""
     nodes = None
     if node_potentials is not None:
-        check(isinstance(node_potentials, (list, tuple)) and len(node_potentials) == len(cards),
-              "model.node_potentials", brief(node_potentials), f"must be a list of one row per node ({len(cards)})")
+        check(
+            isinstance(node_potentials, (list, tuple)) and len(node_potentials) == len(cards),
+            "model.node_potentials",
+            brief(node_potentials),
+            f"must be a list of one row per node ({len(cards)})",
+        )
         nodes = [_table(p, (cards[v],), f"model.node_potentials[{v}]") for v, p in enumerate(node_potentials)]
     pairs = None
     if edge_potentials is not None:
-        check(isinstance(edge_potentials, (list, tuple)) and len(edge_potentials) == len(edges),
-              "model.edge_potentials", brief(edge_potentials), f"must be a list of one table per edge ({len(edges)})")
-        pairs = [_table(p, (cards[i], cards[j]), f"model.edge_potentials[{k}]")
-                 for k, (p, (i, j)) in enumerate(zip(edge_potentials, edges, strict=True))]
+        check(
+            isinstance(edge_potentials, (list, tuple)) and len(edge_potentials) == len(edges),
+            "model.edge_potentials",
+            brief(edge_potentials),
+            f"must be a list of one table per edge ({len(edges)})",
+        )
+        pairs = [
+            _table(p, (cards[i], cards[j]), f"model.edge_potentials[{k}]")
+            for k, (p, (i, j)) in enumerate(zip(edge_potentials, edges, strict=True))
+        ]
     return nodes, pairs

@@ -68,11 +68,19 @@ class MRFModel(FactorModel):
     node_states: tuple = dc_field(default=(), init=False, repr=False)
 
     if TYPE_CHECKING:  # what the constructor accepts (checked and normalised in __post_init__)
-        def __init__(self, edges: Sequence, states: int | Sequence[int] = 2,
-                     coupling: float | Sequence[float] = 0.0, field: Sequence | None = None,
-                     nodes: int | None = None, node_potentials: Sequence | None = None,
-                     edge_potentials: Sequence | None = None, records: Sequence[int | str] | None = None,
-                     names: Sequence[str] | None = None) -> None: ...
+
+        def __init__(
+            self,
+            edges: Sequence,
+            states: int | Sequence[int] = 2,
+            coupling: float | Sequence[float] = 0.0,
+            field: Sequence | None = None,
+            nodes: int | None = None,
+            node_potentials: Sequence | None = None,
+            edge_potentials: Sequence | None = None,
+            records: Sequence[int | str] | None = None,
+            names: Sequence[str] | None = None,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         nodes, edges = check_edges(self.edges, self.nodes)
@@ -88,8 +96,12 @@ class MRFModel(FactorModel):
             t = np.exp(h[v] - h[v].max())
             if phi is not None:
                 t = t * phi[v]
-            check(bool(t.max() > 0), f"model.node_potentials[{v}]", phi[v].tolist() if phi else None,
-                  "needs an entry > 0")
+            check(
+                bool(t.max() > 0),
+                f"model.node_potentials[{v}]",
+                phi[v].tolist() if phi else None,
+                "needs an entry > 0",
+            )
             tables.append(t / t.max())
         for k, (i, j) in enumerate(edges):
             same = np.equal.outer(np.arange(cards[i]), np.arange(cards[j]))
@@ -102,10 +114,14 @@ class MRFModel(FactorModel):
             t.setflags(write=False)
         object.__setattr__(self, "nodes", nodes)
         object.__setattr__(self, "edges", edges)
-        object.__setattr__(self, "coupling", tuple(coupling.tolist()) if not np.isscalar(self.coupling)
-                           else float(cast(float, self.coupling)))
-        self._init_factors(cards, records, [(v,) for v in range(nodes)] + list(edges), tables,
-                           range(nodes), names)
+        object.__setattr__(
+            self,
+            "coupling",
+            tuple(coupling.tolist()) if not np.isscalar(self.coupling) else float(cast(float, self.coupling)),
+        )
+        self._init_factors(
+            cards, records, [(v,) for v in range(nodes)] + list(edges), tables, range(nodes), names
+        )
 
     def check_normalisable(self) -> None:
         """Refuse a model whose potentials give every joint state weight zero."""
@@ -115,8 +131,12 @@ class MRFModel(FactorModel):
 
     def joint_table(self) -> np.ndarray:
         """``P(x)`` over every joint state of the nodes (small models; for checks)."""
-        check(bool(np.prod([float(s) for s in self.node_states]) <= 1e7), "model", f"{self.size} nodes",
-              "joint_table needs at most 1e7 joint states")
+        check(
+            bool(np.prod([float(s) for s in self.node_states]) <= 1e7),
+            "model",
+            f"{self.size} nodes",
+            "joint_table needs at most 1e7 joint states",
+        )
         logp = np.zeros(self.node_states)
         for sc, t in zip(self.scopes, self._tables, strict=True):
             shape = [1] * self.size

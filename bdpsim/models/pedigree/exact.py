@@ -54,12 +54,12 @@ MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) 
 
 def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
     if not (isinstance(mechanism, NoisyQuery) and isinstance(mechanism.query_function, CountQuery)):
-        raise NotAvailable(f"no exact BDPL for model 'pedigree' with mechanism "
-                           f"'{mechanism.kind}' (only 'count')")
+        raise NotAvailable(
+            f"no exact BDPL for model 'pedigree' with mechanism '{mechanism.kind}' (only 'count')"
+        )
     counted = mechanism.query_function.counted_states
     bad = [c for c in counted if c > 2]
-    check(not bad, "mechanism.counted_states", list(counted),
-          "genotypes must be in 0..2 (BB, Bb, bb)")
+    check(not bad, "mechanism.counted_states", list(counted), "genotypes must be in 0..2 (BB, Bb, bb)")
     return tuple(counted)
 
 
@@ -70,13 +70,13 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
     vals, where = np.empty(law_x.shape[0]), np.empty(law_x.shape[0])
     with np.errstate(divide="ignore"):
         for s in range(0, law_x.shape[0], chunk):
-            A, B = law_x[s:s + chunk], law_xp[s:s + chunk]
+            A, B = law_x[s : s + chunk], law_xp[s : s + chunk]
             if isinstance(noise, LaplaceKernel):
                 v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
             else:
                 v, w = noise.grid_sup(A, B, 1.0)
                 v = np.abs(v)
-            vals[s:s + chunk], where[s:s + chunk] = v, w
+            vals[s : s + chunk], where[s : s + chunk] = v, w
     return vals, where
 
 
@@ -114,10 +114,12 @@ def adversary_bdpl(model: PedigreeModel, mechanism, adversary: Adversary) -> flo
 
 # ---------------------------------------------------------------------------------- exhaustive
 
+
 def compositions(m: int) -> np.ndarray:
     """All ``(u, k_BB, k_Bb, k_bb) >= 0`` with sum ``m``, shape ``(C(m + 3, 3), 4)``."""
-    rows = [(m - a - b - c, a, b, c) for a in range(m + 1) for b in range(m + 1 - a)
-            for c in range(m + 1 - a - b)]
+    rows = [
+        (m - a - b - c, a, b, c) for a in range(m + 1) for b in range(m + 1 - a) for c in range(m + 1 - a - b)
+    ]
     return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
 
@@ -127,14 +129,16 @@ def _assignment(comps: np.ndarray) -> np.ndarray:
     m = int(comps[0].sum()) if comps.size else 0
     out = np.full((comps.shape[0], m), -1, dtype=np.int8)
     for r, (_, a, b, c) in enumerate(comps):
-        out[r, :a], out[r, a:a + b], out[r, a + b:a + b + c] = 0, 1, 2
+        out[r, :a], out[r, a : a + b], out[r, a + b : a + b + c] = 0, 1, 2
     return out
 
 
 def _multinomial(comps: np.ndarray) -> np.ndarray:
     m = comps.sum(axis=1)
-    return np.array([math.factorial(int(t)) // math.prod(math.factorial(int(k)) for k in r)
-                     for t, r in zip(m, comps)], dtype=float)
+    return np.array(
+        [math.factorial(int(t)) // math.prod(math.factorial(int(k)) for k in r) for t, r in zip(m, comps)],
+        dtype=float,
+    )
 
 
 def class_tensor_cells(model: PedigreeModel) -> float:
@@ -149,10 +153,13 @@ def _class_tensor(model: PedigreeModel, counted: tuple[int, ...]):
     """``E[core pattern (4,)*|C|, comp_1, ..., comp_m, c] = P(X_K = x_K, C = c)`` (see module doc)."""
     cells = class_tensor_cells(model)
     if cells > MAX_CELLS:
-        raise ConfigError("model.size", model.n,
-                          f"the exhaustive search over all adversary classes needs {cells:.3g} cells "
-                          f"(4^core x prod_groups C(size + 3, 3) x (n + 1)), more than the limit "
-                          f"{MAX_CELLS:.0e} (nuclear families up to 52 people fit)")
+        raise ConfigError(
+            "model.size",
+            model.n,
+            f"the exhaustive search over all adversary classes needs {cells:.3g} cells "
+            f"(4^core x prod_groups C(size + 3, 3) x (n + 1)), more than the limit "
+            f"{MAX_CELLS:.0e} (nuclear families up to 52 people fit)",
+        )
     mask = np.isin(np.arange(3), counted)
     nc, ng = len(model.core), len(model.leaf_groups)
     configs = model._configs
@@ -184,8 +191,17 @@ class PedigreeExhaustiveResult(ExhaustiveResult):
     @staticmethod
     def concat(parts):
         cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        return PedigreeExhaustiveResult(cat("i"), cat("pattern"), cat("x"), cat("x_prime"), cat("value"),
-                                        cat("argmax"), None, cat("multiplicity"), cat("known_size"))
+        return PedigreeExhaustiveResult(
+            cat("i"),
+            cat("pattern"),
+            cat("x"),
+            cat("x_prime"),
+            cat("value"),
+            cat("argmax"),
+            None,
+            cat("multiplicity"),
+            cat("known_size"),
+        )
 
 
 def _target_view(model, E, comps, target: int, representative: bool):
@@ -195,20 +211,26 @@ def _target_view(model, E, comps, target: int, representative: bool):
     if target in model.core:
         a = model.core.index(target)
         take = lambda x: np.take(E, x, axis=a)  # noqa: E731
-        return take, axes[:a] + axes[a + 1:], None, 1
+        return take, axes[:a] + axes[a + 1 :], None, 1
     j = next(g for g, (_, mem) in enumerate(model.leaf_groups) if target in mem)
     others = compositions(len(model.leaf_groups[j][1]) - 1)
     full = {tuple(r): k for k, r in enumerate(comps[j])}
-    index = [np.array([full[(r[0],) + tuple(r[1:] + np.eye(3, dtype=np.int64)[x])] for r in others])
-             for x in range(3)]
+    index = [
+        np.array([full[(r[0],) + tuple(r[1:] + np.eye(3, dtype=np.int64)[x])] for r in others])
+        for x in range(3)
+    ]
     take = lambda x: np.take(E, index[x], axis=nc + j)  # noqa: E731
     factor = len(model.leaf_groups[j][1]) if representative else 1
     return take, axes, (j, others), factor
 
 
-def exhaustive_pedigree_count(model: PedigreeModel, mechanism, sizes: Sequence[int] | None = None,
-                              targets: Sequence[int] | None = None,
-                              min_known: int = 0) -> PedigreeExhaustiveResult:
+def exhaustive_pedigree_count(
+    model: PedigreeModel,
+    mechanism,
+    sizes: Sequence[int] | None = None,
+    targets: Sequence[int] | None = None,
+    min_known: int = 0,
+) -> PedigreeExhaustiveResult:
     """Exact BDPL of every adversary class ``(i, K, x_K, {x, x'})`` (see module docstring).
 
     Parameters
@@ -261,9 +283,19 @@ def exhaustive_pedigree_count(model: PedigreeModel, mechanism, sizes: Sequence[i
             if ok.size == 0:
                 continue
             v, where = _sup(A[ok] / za[ok, None], B[ok] / zb[ok, None], b)
-            parts.append(PedigreeExhaustiveResult(
-                np.full(ok.size, i), pattern[ok], np.full(ok.size, x), np.full(ok.size, xp), v, where,
-                None, mult[ok], ksize[ok]))
+            parts.append(
+                PedigreeExhaustiveResult(
+                    np.full(ok.size, i),
+                    pattern[ok],
+                    np.full(ok.size, x),
+                    np.full(ok.size, xp),
+                    v,
+                    where,
+                    None,
+                    mult[ok],
+                    ksize[ok],
+                )
+            )
     if not parts:
         raise NotAvailable("no adversary with positive-probability conditions matches the filters")
     return PedigreeExhaustiveResult.concat(parts)
@@ -282,12 +314,16 @@ def check_exhaustive(model: PedigreeModel, sizes: Sequence[int]) -> None:
     exhaustive search of ``model`` would need more than :data:`MAX_CELLS` tensor cells."""
     cells = class_tensor_cells(model)
     if cells > MAX_CELLS:
-        raise SearchTooLarge("run.adversaries", f"the exhaustive pedigree search needs {cells:.2e} tensor cells "
-                             f"(limit {MAX_CELLS:.0e}); use fewer people")
+        raise SearchTooLarge(
+            "run.adversaries",
+            f"the exhaustive pedigree search needs {cells:.2e} tensor cells "
+            f"(limit {MAX_CELLS:.0e}); use fewer people",
+        )
 
 
-def exhaustive_for_driver(model: PedigreeModel, mechanism, sizes: Sequence[int],
-                          targets: Sequence[int] | None) -> PedigreeExhaustiveResult:
+def exhaustive_for_driver(
+    model: PedigreeModel, mechanism, sizes: Sequence[int], targets: Sequence[int] | None
+) -> PedigreeExhaustiveResult:
     """The exact-engine interface ``(model, mechanism, sizes, targets)`` of the driver: every
     adversary class with ``|K|`` in ``sizes`` (rows are classes of exchangeable children; the
     supremum is over all adversaries)."""
@@ -304,8 +340,10 @@ class PedigreeCountEngine:
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
 
-    method = ("enumeration of the genotypes of people with children, binomial counts of their "
-              "children; exhaustive over adversary classes of exchangeable children")
+    method = (
+        "enumeration of the genotypes of people with children, binomial counts of their "
+        "children; exhaustive over adversary classes of exchangeable children"
+    )
     incomplete: str | None = None
 
     def __init__(self, model: PedigreeModel, mechanism) -> None:

@@ -39,8 +39,8 @@ from ...core.errors import ConfigError, check
 from ...queries import CountQuery
 from ..common.genetics import GENOTYPES, TRANSMISSION  # noqa: F401  (re-exported: their former home)
 
-MAX_MEMBERS = 1000   # people in one pedigree
-MAX_CORE = 12        # people with children: the exact law enumerates 3^MAX_CORE configurations
+MAX_MEMBERS = 1000  # people in one pedigree
+MAX_CORE = 12  # people with children: the exact law enumerates 3^MAX_CORE configurations
 
 
 def hardy_weinberg(allele_b: float) -> np.ndarray:
@@ -62,8 +62,12 @@ def genotype_state(value, field_name: str = "state") -> int:
 
 def genotype_states(values: Sequence, field_name: str = "mechanism.counted_states") -> tuple[int, ...]:
     """``genotype_states(["BB"]) -> (0,)``: a list of genotypes (names or codes) as codes."""
-    check(isinstance(values, (list, tuple)) and len(values) > 0, field_name, values,
-          "must be a non-empty list of genotypes (BB, Bb, bb)")
+    check(
+        isinstance(values, (list, tuple)) and len(values) > 0,
+        field_name,
+        values,
+        "must be a non-empty list of genotypes (BB, Bb, bb)",
+    )
     out = tuple(genotype_state(v, field_name) for v in values)
     check(len(set(out)) == len(out), field_name, list(values), "genotypes must be distinct")
     return out
@@ -71,33 +75,65 @@ def genotype_states(values: Sequence, field_name: str = "mechanism.counted_state
 
 def _check_size(size, smallest: int) -> int:
     ok = isinstance(size, (int, np.integer)) and not isinstance(size, bool)
-    check(ok and smallest <= size <= MAX_MEMBERS, "model.size", size,
-          f"must be an integer in {smallest}..{MAX_MEMBERS}")
+    check(
+        ok and smallest <= size <= MAX_MEMBERS,
+        "model.size",
+        size,
+        f"must be an integer in {smallest}..{MAX_MEMBERS}",
+    )
     return int(size)
 
 
 def _check_parents(parents) -> tuple[tuple[int, ...], ...]:
-    check(isinstance(parents, (list, tuple)) and len(parents) >= 1, "model.parents", parents,
-          "must be a non-empty list with one parent list per person (founders: [])")
-    check(len(parents) <= MAX_MEMBERS, "model.parents", f"{len(parents)} people",
-          f"at most {MAX_MEMBERS} people per pedigree")
+    check(
+        isinstance(parents, (list, tuple)) and len(parents) >= 1,
+        "model.parents",
+        parents,
+        "must be a non-empty list with one parent list per person (founders: [])",
+    )
+    check(
+        len(parents) <= MAX_MEMBERS,
+        "model.parents",
+        f"{len(parents)} people",
+        f"at most {MAX_MEMBERS} people per pedigree",
+    )
     out = []
     for j, entry in enumerate(parents):
-        check(isinstance(entry, (list, tuple)), "model.parents", entry,
-              f"person {j}: must be a list of parent indices ([] for a founder)")
+        check(
+            isinstance(entry, (list, tuple)),
+            "model.parents",
+            entry,
+            f"person {j}: must be a list of parent indices ([] for a founder)",
+        )
         check(len(entry) <= 2, "model.parents", list(entry), f"person {j}: at most two parents")
-        check(len(entry) != 1, "model.parents", list(entry),
-              f"person {j}: needs 0 or 2 parents (list an unrecorded parent as a founder)")
+        check(
+            len(entry) != 1,
+            "model.parents",
+            list(entry),
+            f"person {j}: needs 0 or 2 parents (list an unrecorded parent as a founder)",
+        )
         for p in entry:
-            check(isinstance(p, (int, np.integer)) and not isinstance(p, bool), "model.parents",
-                  list(entry), f"person {j}: parent indices must be integers")
+            check(
+                isinstance(p, (int, np.integer)) and not isinstance(p, bool),
+                "model.parents",
+                list(entry),
+                f"person {j}: parent indices must be integers",
+            )
             check(p != j, "model.parents", list(entry), f"person {j}: cannot be their own parent")
-            where = (f"indices in 0..{j - 1}" if j else "person 0 comes first and can only be a founder, []")
-            check(0 <= p < j, "model.parents", list(entry),
-                  f"person {j}: parents must precede their children ({where}); a parent listed after "
-                  "the child, or a cycle of parents, is not a pedigree")
-        check(len(set(entry)) == len(entry), "model.parents", list(entry),
-              f"person {j}: the two parents must be different people")
+            where = f"indices in 0..{j - 1}" if j else "person 0 comes first and can only be a founder, []"
+            check(
+                0 <= p < j,
+                "model.parents",
+                list(entry),
+                f"person {j}: parents must precede their children ({where}); a parent listed after "
+                "the child, or a cycle of parents, is not a pedigree",
+            )
+        check(
+            len(set(entry)) == len(entry),
+            "model.parents",
+            list(entry),
+            f"person {j}: the two parents must be different people",
+        )
         out.append(tuple(sorted(int(p) for p in entry)))
     return tuple(out)
 
@@ -132,24 +168,38 @@ class PedigreeModel:
     def __post_init__(self) -> None:
         parents = _check_parents(self.parents)
         q = self.allele_b
-        check(isinstance(q, (int, float, np.floating)) and not isinstance(q, bool)
-              and math.isfinite(q) and 0 < q < 1, "model.allele_b", q, "must be a number in (0, 1)")
+        check(
+            isinstance(q, (int, float, np.floating))
+            and not isinstance(q, bool)
+            and math.isfinite(q)
+            and 0 < q < 1,
+            "model.allele_b",
+            q,
+            "must be a number in (0, 1)",
+        )
         if self.founder_law is None:
             law = hardy_weinberg(q)
         else:
             law = np.asarray(self.founder_law, dtype=float)
-            check(law.shape == (3,) and bool(np.all(law > 0)) and abs(law.sum() - 1) < 1e-9,
-                  "model.founder_law", self.founder_law,
-                  "must be three probabilities > 0 of (BB, Bb, bb) summing to 1")
+            check(
+                law.shape == (3,) and bool(np.all(law > 0)) and abs(law.sum() - 1) < 1e-9,
+                "model.founder_law",
+                self.founder_law,
+                "must be three probabilities > 0 of (BB, Bb, bb) summing to 1",
+            )
             law = law / law.sum()
             object.__setattr__(self, "founder_law", tuple(float(v) for v in law))
         has_child = np.zeros(len(parents), dtype=bool)
         for entry in parents:
             has_child[list(entry)] = True
         core = tuple(int(j) for j in np.flatnonzero(has_child))
-        check(len(core) <= MAX_CORE, "model.parents", f"{len(core)} people with children",
-              f"at most {MAX_CORE} people may have children (exact laws enumerate 3^{MAX_CORE} "
-              "genotype combinations of them)")
+        check(
+            len(core) <= MAX_CORE,
+            "model.parents",
+            f"{len(core)} people with children",
+            f"at most {MAX_CORE} people may have children (exact laws enumerate 3^{MAX_CORE} "
+            "genotype combinations of them)",
+        )
         groups: dict[tuple, list[int]] = {}
         for j in np.flatnonzero(~has_child):
             groups.setdefault(parents[j], []).append(int(j))
@@ -160,7 +210,7 @@ class PedigreeModel:
         object.__setattr__(self, "_core", core)
         object.__setattr__(self, "_groups", tuple((k, tuple(v)) for k, v in groups.items()))
         nc = len(core)
-        configs = np.indices((3,) * nc, dtype=np.int8).reshape(nc, 3 ** nc).T.copy()
+        configs = np.indices((3,) * nc, dtype=np.int8).reshape(nc, 3**nc).T.copy()
         prior = np.ones(configs.shape[0])
         pos = {c: a for a, c in enumerate(core)}
         for a, c in enumerate(core):  # core members in index order: parents come first
@@ -182,8 +232,9 @@ class PedigreeModel:
         return cls(((), ()) + ((0, 1),) * (size - 2), allele_b, founder_law)
 
     @classmethod
-    def three_generation(cls, size: int, allele_b: float = 0.3, founder_law=None, *,
-                         grandchildren: int | None = None) -> PedigreeModel:
+    def three_generation(
+        cls, size: int, allele_b: float = 0.3, founder_law=None, *, grandchildren: int | None = None
+    ) -> PedigreeModel:
         """Grandparents -> children, one of whom has children with a spouse.
 
         Layout: ``0, 1`` grandparents (founders); ``2`` their child who becomes a parent;
@@ -194,8 +245,12 @@ class PedigreeModel:
         """
         size = _check_size(size, 5)
         g = (size - 3) // 2 if grandchildren is None else grandchildren
-        check(isinstance(g, (int, np.integer)) and 1 <= g <= size - 4, "model.grandchildren", g,
-              f"must be an integer in 1..{size - 4} (size - 4)")
+        check(
+            isinstance(g, (int, np.integer)) and 1 <= g <= size - 4,
+            "model.grandchildren",
+            g,
+            f"must be an integer in 1..{size - 4} (size - 4)",
+        )
         s = size - 4 - g
         spouse = 3 + s
         parents = ((), (), (0, 1)) + ((0, 1),) * s + ((),) + ((2, spouse),) * g
@@ -342,7 +397,7 @@ def polymul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1]) + (da + db - 1,)
     out = np.zeros(shape)
     for k in range(da):
-        out[..., k:k + db] += a[..., k:k + 1] * b
+        out[..., k : k + db] += a[..., k : k + 1] * b
     return out
 
 
@@ -373,13 +428,15 @@ def leaf_group_polynomial(t: np.ndarray, comps: np.ndarray, counted_mask: np.nda
     u = comps[:, 0][:, None]  # (M, 1)
     j = np.arange(m + 1)[None, :]  # (1, m+1)
     valid = j <= u
-    binom = np.array([[math.comb(int(uu), int(jj)) if jj <= uu else 0 for jj in range(m + 1)]
-                      for uu in comps[:, 0]], dtype=float)
+    binom = np.array(
+        [[math.comb(int(uu), int(jj)) if jj <= uu else 0 for jj in range(m + 1)] for uu in comps[:, 0]],
+        dtype=float,
+    )
     with np.errstate(invalid="ignore"):
         pj = np.where(valid[None], pi ** j[None] * (1 - pi) ** np.maximum(u - j, 0)[None], 0.0)
     bino = binom[None] * pj  # (G, M, m+1): coefficient of z^j of (1 - pi + pi z)^u
     kc = comps[:, 1:][:, counted_mask].sum(axis=1)  # (M,)
     out = np.zeros(bino.shape)
     for r in range(comps.shape[0]):  # shift by the known counted members
-        out[:, r, kc[r]:] = bino[:, r, : m + 1 - kc[r]]
+        out[:, r, kc[r] :] = bino[:, r, : m + 1 - kc[r]]
     return out * lik[:, :, None]
