@@ -194,7 +194,8 @@ def coerce(name: str, key: Key, v: Any) -> Any:
             and all(isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v),
             name,
             v,
-            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; a BIF network's own)",
+            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; "
+            "a BIF network's own)",
         )
         return list(v)
     if t == "matrix":

@@ -334,21 +334,27 @@ DEVIATIONS: dict[str, Deviation] = {
     ),
     "tkde-budget": Deviation(
         "Cao et al., TKDE 2019, the budget-allocation figures (the paper's text is not in our sources; the "
-        "parameters are those of the authors' yangcao888/TPL scripts testPlotBudgetAlloc.m and tools/plotTPL.m): "
-        "α = 1, T = 30, Cao's upper-bound allocation (constant ε) and quantification allocation (ε_1, ε_mid, ε_T); "
+        "parameters are those of the authors' yangcao888/TPL scripts testPlotBudgetAlloc.m and "
+        "tools/plotTPL.m): "
+        "α = 1, T = 30, Cao's upper-bound allocation (constant ε) and quantification allocation "
+        "(ε_1, ε_mid, ε_T); "
         "budget, BPL, FPL, TPL per step; TM_B and TM_F two independent random 10-state matrices (rows of "
         "|N(1, 1)| and |N(2, 1)| draws, normalised; no seed)",
         "same α, T, allocations and series, on the 3-state chain of the TKDE Fig. 4 script testPlotLFunc.m "
         "([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4], [0.5, 0.3, 0.2]]) as the forward chain, its backward chain the "
-        "stationary time reversal; beside Cao's curves the exact BPL/FPL/TPL of any ε_t-DP step under the same budgets",
-        "the exact leakage needs one chain (independent TM_B and TM_F are no joint law of x_1..x_T) and at most 8 "
+        "stationary time reversal; beside Cao's curves the exact BPL/FPL/TPL of any ε_t-DP step "
+        "under the same budgets",
+        "the exact leakage needs one chain (independent TM_B and TM_F are no joint law of x_1..x_T) "
+        "and at most 8 "
         "states; the random matrices are unseeded, so no draw could be the paper's",
     ),
     "bdpsim-temporal": Deviation(
-        "not in the sources: the paper (§7) releases the activity and electricity series with bounds only; Cao et "
+        "not in the sources: the paper (§7) releases the activity and electricity series with "
+        "bounds only; Cao et "
         "al.'s TPL is the reference for leakage under temporal correlation (issue 34)",
         "one release per step, every step ε = 1-DP (any ε-DP step): the activity chain over a day of 288 "
-        "five-minute steps, the paper's three printed electricity chains over its 731 days (rows normalised), "
+        "five-minute steps, the paper's three printed electricity chains over its 731 days (rows "
+        "normalised), "
         "a random 3-state chain (Dirichlet(1) rows, seed 34, T = 30) and the order-swapping 2-state chain "
         "[[0.3, 0.7], [0.9, 0.1]] (T = 30); exact TPL_t, Cao et al.'s TPL_t, the Markov bound ε + 4 ln γ "
         "(paper Thm 6.2) and group privacy Tε",
@@ -358,9 +364,12 @@ DEVIATIONS: dict[str, Deviation] = {
     "bdpsim-attack": Deviation(
         "no source: the paper argues with membership-inference attacks for ε in [5, 20] but computes no "
         "attack on its chains",
-        "activity chain (n = 288) and thesis Fig. 15's symmetric chains (γ = 3, 10; n = 10), count of state 1 "
-        "with Laplace noise of scale 1/ε, ε ∈ {0.25, 0.5, 1, 2, 4, 8}: the exact worst advantage max_a TV(P_a, "
-        "Q_a) over every adversary against the exact BDPL, beside the chain with the same stationary marginal "
+        "activity chain (n = 288) and thesis Fig. 15's symmetric chains (γ = 3, 10; n = 10), count "
+        "of state 1 "
+        "with Laplace noise of scale 1/ε, ε ∈ {0.25, 0.5, 1, 2, 4, 8}: the exact worst advantage "
+        "max_a TV(P_a, "
+        "Q_a) over every adversary against the exact BDPL, beside the chain with the same "
+        "stationary marginal "
         "and independent records and the pure-ε curve tanh(BDPL/2)",
         "new figure (issue 35 item 4: what a BDPL means to an attacker)",
     ),

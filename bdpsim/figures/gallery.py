@@ -90,10 +90,10 @@ class Context:
         cfg = parse_config(raw, name)
         stem = self.stem(name, tag)
         done = run_progress(cfg, self.out / "runs" / stem)
+        estimate = fmt_range(*run_seconds(cfg, self.out / "runs" / stem))
         self.log(
             f"  run {stem}: {len(cfg.points)} configurations ({done} already done in "
-            f"{self.out / 'runs' / stem}), estimated {fmt_range(*run_seconds(cfg, self.out / 'runs' / stem))} "
-            "of one core"
+            f"{self.out / 'runs' / stem}), estimated {estimate} of one core"
         )
         rows = run_experiment(
             cfg, self.out / "runs" / stem, jobs=self.jobs, progress=self.progress, heartbeat=self.heartbeat

@@ -271,6 +271,46 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def _checked_jobs(config: ExperimentConfig, jobs, backend: str, scheduler: str | None, log) -> int:
+    """``--jobs``, ``--backend`` and ``--scheduler`` checked; the local worker count capped at the
+    CPUs and the tasks (a fork storm otherwise), with a line saying so."""
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError("--jobs", jobs, "must be an integer >= 1")
+    if backend not in BACKENDS:
+        raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+        return jobs
+    jobs, note = worker_count(jobs, sum(_task_count(p, jobs) for p in config.points))
+    if note:
+        log(note)
+    return jobs
+
+
+def _run_metadata(config: ExperimentConfig, jobs: int, backend: str) -> dict:
+    """``metadata.json`` of a run that starts: config, seed, points, provenance, status running."""
+    return R.metadata(
+        "run",
+        config.raw,
+        config.seed,
+        points=[
+            {
+                "id": p.id,
+                "params": p.params,
+                **({"model_notes": list(p.model.detail["notes"])} if p.model.detail.get("notes") else {}),
+            }
+            for p in config.points
+        ],
+        source=config.source,
+        title=config.title,
+        started=R.now(),
+        status="running",
+        argv=sys.argv,
+        jobs=jobs,
+        backend=backend,
+    )
+
+
 def run_experiment(
     config: ExperimentConfig,
     out: str | Path,
@@ -295,16 +335,7 @@ def run_experiment(
     partial ``summary.csv``/``adversaries.csv.gz`` and marks ``metadata.json`` ``failed``;
     Ctrl-C keeps the tables of what finished and marks it ``interrupted``.
     """
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError("--jobs", jobs, "must be an integer >= 1")
-    if backend not in BACKENDS:
-        raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
-    if scheduler is not None:
-        check_scheduler(scheduler)
-    if scheduler is None:  # local processes: no more than the CPUs and the tasks (a fork storm otherwise)
-        jobs, note = worker_count(jobs, sum(_task_count(p, jobs) for p in config.points))
-        if note:
-            log(note)
+    jobs = _checked_jobs(config, jobs, backend, scheduler, log)
     check_limits(config, limits or Limits(), jobs)
     out = R.check_out_dir(out, force)
     ids = [p.id for p in config.points]
@@ -326,26 +357,7 @@ def run_experiment(
                 log(f"recomputing configuration {p.id}: {problems[p.id]}")
         if todo and par is None:
             par = stack.enter_context(parallel(jobs, backend, scheduler))
-        meta = R.metadata(
-            "run",
-            config.raw,
-            config.seed,
-            points=[
-                {
-                    "id": p.id,
-                    "params": p.params,
-                    **({"model_notes": list(p.model.detail["notes"])} if p.model.detail.get("notes") else {}),
-                }
-                for p in config.points
-            ],
-            source=config.source,
-            title=config.title,
-            started=R.now(),
-            status="running",
-            argv=sys.argv,
-            jobs=jobs,
-            backend=backend,
-        )
+        meta = _run_metadata(config, jobs, backend)
         R.atomic_write_text(out / "metadata.json", R.dumps(meta))
         if len(todo) < len(ids):
             log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")

@@ -113,6 +113,33 @@ def _verify(src: Source, path: Path) -> Path:
     return path
 
 
+def _fetch_local(name: str, src, local: Path, shipped: Path | None) -> Path:
+    """The file of ``src`` in the user's ``local`` directory (``--data-dir`` or
+    ``$BDPSIM_DATA_DIR``), verified; the shipped copy when the directory lacks it."""
+    if not local.is_dir():  # a typo must not silently fall back on the shipped copy
+        raise DatasetError(
+            f"data_dir = {str(local)!r}: is not a directory (the directory holding "
+            f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)"
+        )
+    path = local / src.filename
+    if path.exists() and not path.is_file():  # a FIFO or a device: never read, never silently replaced
+        try:
+            check_regular(path, 2**62)
+        except FileRefused as exc:
+            raise DatasetError(
+                f"dataset {name}: {path} {exc.reason}",
+                f"dataset {name}: {src.filename} in --data-dir {exc.reason}",
+            ) from None
+    if not path.is_file() and shipped is not None:
+        return _verify(src, shipped)
+    if not path.is_file():
+        raise DatasetError(
+            f"dataset {name}: {path} not found; get {src.filename} from {src.url}",
+            f"dataset {name}: {src.filename} not supplied; get it from {src.url} and pass --data-dir DIR",
+        )
+    return _verify(src, path)
+
+
 def fetch(name: str, data_dir: str | Path | None = None) -> Path:
     """Path of a verified local copy of dataset ``name`` (downloading into the cache if needed).
 
@@ -139,28 +166,7 @@ def fetch(name: str, data_dir: str | Path | None = None) -> Path:
     local = data_dir or os.environ.get("BDPSIM_DATA_DIR")
     shipped = data_file(src.filename) if src.sha256 is not None else None  # bdpsim/data/, public domain
     if local:
-        if not Path(local).is_dir():  # a typo must not silently fall back on the shipped copy
-            raise DatasetError(
-                f"data_dir = {str(local)!r}: is not a directory (the directory holding "
-                f"{src.filename}; from --data-dir or $BDPSIM_DATA_DIR)"
-            )
-        path = Path(local) / src.filename
-        if path.exists() and not path.is_file():  # a FIFO or a device: never read, never silently replaced
-            try:
-                check_regular(path, 2**62)
-            except FileRefused as exc:
-                raise DatasetError(
-                    f"dataset {name}: {path} {exc.reason}",
-                    f"dataset {name}: {src.filename} in --data-dir {exc.reason}",
-                ) from None
-        if not path.is_file() and shipped is not None:
-            return _verify(src, shipped)
-        if not path.is_file():
-            raise DatasetError(
-                f"dataset {name}: {path} not found; get {src.filename} from {src.url}",
-                f"dataset {name}: {src.filename} not supplied; get it from {src.url} and pass --data-dir DIR",
-            )
-        return _verify(src, path)
+        return _fetch_local(name, src, Path(local), shipped)
     if src.sha256 is None:
         raise DatasetError(
             f"dataset {name}: {src.filename} not supplied and there is no pinned download; {src.doc}"

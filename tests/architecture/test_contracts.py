@@ -329,7 +329,8 @@ def toy_kind():
 
 
 def test_a_kind_registered_from_a_test_passes_the_model_contract(toy_kind):
-    """The toy model kind of tests/architecture/test_architecture.py (one class, one registry entry) passes the
+    """The toy model kind of tests/architecture/test_architecture.py (one class, one registry "
+    "entry) passes the
     same contract checks as the built-in kinds."""
     assert "iid" in MODEL_KINDS
     check_model_kind(toy_kind)

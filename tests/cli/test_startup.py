@@ -29,8 +29,8 @@ HEAVY = ("numpy", "scipy", "pgmpy", "pandas", "matplotlib", "networkx", "joblib"
 )
 def test_version_and_help_import_no_numerical_stack(argv, cli_env):
     probe = (
-        "import sys\nfrom bdpsim.cli import main\ntry:\n    main(%r)\nexcept SystemExit:\n    pass\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & set(%r)), file=sys.stderr)" % (argv, HEAVY)
+        f"import sys\nfrom bdpsim.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), file=sys.stderr)"
     )
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr

@@ -201,7 +201,8 @@ def test_the_site_builds_offline_without_a_warning(tmp_path):
     assert code == 0
 
 
-# ------------------------------------------------------------------ a site a researcher can skim (issue 38 item 9)
+# ------------------------------------------------------------------ a site a researcher can skim
+# (issue 38 item 9)
 DEVELOPER_NOTES = ("contracts", "type-checking", "kernel-errors", "writing-docs")
 
 

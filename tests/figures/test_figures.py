@@ -9,7 +9,8 @@ from bdpsim.core.errors import ConfigError
 from bdpsim.figures import data as D
 from bdpsim.figures.gallery import FIGURES, make_figures
 
-# bdpsim-competition (minutes of exact window searches at T = 288) is rendered in tests/studies/test_competition.py
+# bdpsim-competition (minutes of exact window searches at T = 288) is rendered in
+# tests/studies/test_competition.py
 # computed in seconds; bdpsim-competition, -calibration (72 s) and -generations (11 s) are exact searches
 # drawn here from small inputs (tests/figures/test_figures_sources.py) and in full by `bdpsim figures`
 SLOW_EXACT = (

@@ -76,7 +76,8 @@ def test_every_pgmpy_example_network_reads_alike():
 def test_reading_a_bif_file_imports_no_pgmpy(cli_env):
     probe = (
         "import sys\nfrom bdpsim.models.bayesnet.build import from_bif\n"
-        f"m = from_bif({str(WEATHER)!r})\nprint(m.node_states, 'pgmpy' in sys.modules, 'networkx' in sys.modules)"
+        f"m = from_bif({str(WEATHER)!r})\nprint(m.node_states, 'pgmpy' in sys.modules, 'networkx' "
+        f"in sys.modules)"
     )
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cli_env, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -98,8 +99,8 @@ HEAD = "variable A { type discrete [ 2 ] { a0, a1 }; }\nvariable B { type discre
             "rows missing",
         ),
         (
-            HEAD
-            + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; (a2) 0.1, 0.9; }",
+            HEAD + "probability ( A ) { table 0.5, 0.5; }\nprobability ( B | A ) { (a0) 0.5, 0.5; (a2) "
+            "0.1, 0.9; }",
             "unknown parent state",
         ),
         (

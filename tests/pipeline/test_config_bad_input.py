@@ -61,7 +61,8 @@ def test_table_tolerance_zero_still_refuses_a_real_deviation(bdpsim_cli, tmp_pat
 
 def test_hmm_initial_with_float_rounding_at_tolerance_zero(bdpsim_cli, tmp_path):
     hmm = (
-        '[model]\nkind = "bayesnet"\ntable_tolerance = 0\nhmm = { n = 3, transition = [[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], '
+        '[model]\nkind = "bayesnet"\ntable_tolerance = 0\nhmm = { n = 3, transition = [[0.7, 0.2, '
+        "0.1], [0.2, 0.6, 0.2], "
         "[0.1, 0.2, 0.7]], emission = [[0.7, 0.3], [0.5, 0.5], [0.2, 0.8]], initial = [0.7, 0.2, 0.1] }\n"
     )
     cfg = write_toml(tmp_path / "c.toml", RUN + hmm + COUNT)
@@ -91,7 +92,10 @@ def test_calibrated_kinds_on_a_random_field_name_what_they_run_on(bdpsim_cli, tm
 
 def test_markov_quilt_runs_on_a_bayesian_network(bdpsim_cli, tmp_path):
     """The refusal above is not a claim that only chains work: a network is calibrated."""
-    bn = '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\ncpt = [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]\n'
+    bn = (
+        '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\ncpt = [[0.6, 0.4], '
+        "[[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]\n"
+    )
     cfg = write_toml(tmp_path / "c.toml", RUN + bn + '[mechanism]\nkind = "markov_quilt"\nepsilon = 1.0\n')
     assert bdpsim_cli("validate", cfg).returncode == 0
 
