@@ -559,7 +559,7 @@ def check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
 
 
 def check_estimator_columns(cls):
-    """Every registered estimator's columns are declared (:func:`_check_declared`) and its
+    """Every registered estimator's columns are declared (:func:`check_declared`) and its
     ``summary`` fills only core cells, the columns it owns and its extras."""
     name = cls.name
     point = _point(
