@@ -477,18 +477,6 @@ def extend(f: np.ndarray, M: int, M_new: int, r: float) -> np.ndarray:
     return np.concatenate([f[0] * tail[::-1], f, f[-1] * tail])
 
 
-def full_conditions(pairs: LawPairs, M: int, r: float, epsilon: float) -> np.ndarray:
-    """Every condition (1) of every pair, both directions, over the whole output window (for tests
-    and tiny problems): rows over ``f(-M..M)``."""
-    c = pairs.atoms
-    out = []
-    for p in range(pairs.W1.shape[0]):
-        for w, wp in ((pairs.W1[p], pairs.W2[p]), (pairs.W2[p], pairs.W1[p])):
-            for s in range(int(c.min()) - M, int(c.max()) + M + 1):
-                out.append(condition_row(w, wp, c, s, M, r, epsilon))
-    return np.array(out)
-
-
 def mean_abs(law) -> float:
     """``E|Z|`` of a noise law (:class:`~bdpsim.kernels.noise.laws.NoiseLaw`): its ``mean_abs``,
     which each law computes in closed form."""
