@@ -1,6 +1,7 @@
 """Old import paths of modules that moved to the layer folders (issue 36), kept for one release.
 
-``import bdpsim.driver`` (or ``from bdpsim.errors import ConfigError``) still works: a meta-path
+Importing a module by its old name (``bdpsim.driver``; ``ConfigError`` from ``bdpsim.errors``) still
+works: a meta-path
 finder hands out the module at its new place under the old name, with a
 :class:`DeprecationWarning` naming the new path. The same module object serves both names, so
 classes and registries are shared. :data:`MOVES` is also the table ``scripts/relayout.py``
