@@ -308,7 +308,7 @@ class ExactEstimator:
         ``bdp_delta``; when the largest BDPL is infinite (no pure DP: the BDPL cannot rank the
         adversaries) the rows are those of the profile's search instead, the largest
         ``delta(eps)`` first, each with its own exact BDPL. With ``attack`` every row also gets its
-        attack columns (:func:`attack_cells`)."""
+        attack columns (``attack_cells``)."""
         rows = self._window_rows(point, advs, values)
         if not self.attack:
             return rows
@@ -391,8 +391,9 @@ class ExactEstimator:
         """The privacy profile's supremum over the adversaries: over the examined ones, or over every
         adversary by the engine's reduced search (``adversaries = "all"``). When the largest BDPL is
         infinite (no pure DP), the ``argmax_*`` cells name the adversary attaining ``bdp_delta``.
-        With ``attack``: the attack columns' maxima (:func:`worst_attack_cells` over every adversary,
-        else over the examined ones)."""
+        With ``attack``: the attack columns' maxima
+        (``worst_attack_cells`` over every adversary, else over the
+        examined ones)."""
         out = self._finish_profile(ctx, stats, rows)
         if self.attack:
             if ctx.exhaustive:
