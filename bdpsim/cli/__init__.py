@@ -79,6 +79,7 @@ BDPSIM_FIGURES = (
     "bdpsim-utility-optimal",
     "tkde-budget",
     "bdpsim-temporal",
+    "bdpsim-attack",
 )
 
 

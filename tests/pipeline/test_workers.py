@@ -114,6 +114,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow  # real processes and their timing: flaky on a loaded machine (opt in: -m slow)
 @pytest.mark.skipif(not os.path.isdir("/proc") or available_cpus() < 2, reason="needs /proc and 2 CPUs")
 @pytest.mark.parametrize("when", ["starting", "busy"])
 def test_workers_exit_when_the_driver_is_killed(tmp_path, when):
