@@ -7,7 +7,6 @@ import itertools
 import math
 import time
 
-import networkx as nx
 import pytest
 
 from bdpsim.kernels.argcheck import count_as_float
@@ -15,6 +14,8 @@ from bdpsim.kernels.graphical.elimination import degeneracy, min_clique_cells, p
 
 from ..conftest import write_toml
 from ..support.bad_input import one_line
+
+nx = pytest.importorskip("networkx")  # the [mrf] extra: not in a bare install (the wheel's smoke step)
 
 RUN = '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n'
 COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
