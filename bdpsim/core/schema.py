@@ -212,6 +212,9 @@ def coerce(name: str, key: Key, v: Any) -> Any:
     return v
 
 
+_SCALARS = ("int", "float", "strict_int", "str", "bool")
+
+
 def resolve_table(section: str, table: Any, schema: dict[str, Key]) -> dict[str, list]:
     """Every key of ``schema`` -> the list of its (coerced) values in ``table``."""
     check(isinstance(table, dict), section, table, "must be a TOML table")
@@ -223,7 +226,9 @@ def resolve_table(section: str, table: Any, schema: dict[str, Key]) -> dict[str,
         if k not in table:
             if key.default is REQUIRED:
                 raise ConfigError(name, None, "is required")
-            out[k] = [key.default]
+            # a swept scalar key's default may itself be a sweep (a list or a linspace table)
+            swept = key.sweep and isinstance(key.default, (list, dict)) and key.type in _SCALARS
+            out[k] = sweep_values(name, key, key.default) if swept else [key.default]
             continue
         out[k] = [coerce(name, key, v) for v in sweep_values(name, key, table[k])]
     return out

@@ -26,7 +26,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 
@@ -34,8 +33,7 @@ from ..calibration import CALIBRATION_METHODS, CalibrationProblem
 from ..calibration.groups import GaussianGroups, RecordGroups
 from ..calibration.methods import EXACT_METHOD
 from ..core.errors import check
-from ..core.schema import REQUIRED, Key
-from ..core.schema import sweep_table as _sweep_table
+from ..core.schema import REQUIRED, Key, resolve_table
 from ..kernels.noise.table import TableNoise
 from ..models import MarkovChainModel
 from ..models.pedigree.model import PedigreeModel
@@ -101,14 +99,6 @@ class UtilityConfig:
 MAX_RUNS, MAX_RECORDS, MAX_FAMILY = 10**6, 10**7, 1000  # beyond: hours and gigabytes per variant
 
 
-def _int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _num(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 #: every key of a ``[utility]`` table, declared once (type, default, doc, rule); :func:`parse_utility`
 #: checks each value against its key and names ``utility.<key>`` with the key's rule, and the docs'
 #: key reference is generated from these (``sweeps``: a list gives one variant or point per value)
@@ -148,9 +138,8 @@ UTILITY_KEYS = {
         rule="must be an integer in 0..2^63-1",
     ),
     "mechanisms": Key(
-        "any",
+        "str",
         None,
-        sweep=False,
         doc="calibration methods compared (default: the paper's for the data: "
         + "; ".join(f"{k} data {', '.join(v)}" for k, v in DEFAULT_MECHS.items())
         + ")",
@@ -159,13 +148,13 @@ UTILITY_KEYS = {
         + ")",
     ),
     "threshold": Key(
-        "vector",
+        "float",
         [70.0, 80.0, 90.0],
         doc="electricity: daily kWh above which a day is high (one variant each)",
         rule="must be kWh > 0",
     ),
     "split": Key(
-        "any",
+        "str",
         ["all"],
         doc="activity: all (one chain of every record) and/or days (one chain per "
         "complete day); galton: all and/or trios",
@@ -179,7 +168,7 @@ UTILITY_KEYS = {
         rule=f"must be an integer in 10..{MAX_RECORDS:.0e}",
     ),
     "family_size": Key(
-        "int_vector",
+        "strict_int",
         [2, 3, 5, 10],
         doc="genomic: people per family m (one variant each)",
         rule=f"must be integers in 2..min(records, {MAX_FAMILY})",
@@ -207,10 +196,6 @@ def _valid(name: str, value, ok: bool) -> None:
     check(ok, f"utility.{name}", value, UTILITY_KEYS[name].rule)
 
 
-def _listed(v) -> list:
-    return v if isinstance(v, list) else [v]
-
-
 def _distinct(name: str, values: list) -> None:
     """Refuse a variant listed twice in ``utility.<name>``: each value gives its own rows, so a
     repeated one gives duplicate rows (and duplicate lines in the figure)."""
@@ -226,73 +211,58 @@ def _distinct(name: str, values: list) -> None:
 
 
 def parse_utility(raw: dict) -> UtilityConfig:
-    """Validate a ``[utility]`` table (see configs/utility_*.toml) against :data:`UTILITY_KEYS`."""
+    """Validate a ``[utility]`` table (see configs/utility_*.toml) against :data:`UTILITY_KEYS`.
+
+    The table goes through the run configs' loader (:func:`bdpsim.core.schema.resolve_table`:
+    unknown keys, types, sweep lists and ``linspace``/``range`` tables, defaults); what remains
+    here are the rules that relate values (ranges, the data's methods and splits, repeats).
+    """
     for k in raw:
         check(k in ("utility", "title"), k, raw[k], "unknown table (allowed: title, [utility])")
-    u = raw.get("utility")
-    check(isinstance(u, dict), "[utility]", u, "table is required")
-    u = cast(Any, u)  # a table (just checked)
-    for k in u:
-        check(
-            k in UTILITY_KEYS,
-            f"utility.{k}",
-            u[k],
-            f"unknown key (allowed: {', '.join(sorted(UTILITY_KEYS))})",
-        )
-    d = {k: u.get(k, key.default) for k, key in UTILITY_KEYS.items()}
-    ds = u.get("dataset")
+    check(isinstance(raw.get("utility"), dict), "[utility]", raw.get("utility"), "table is required")
+    ds = raw["utility"].get("dataset")
     _valid("dataset", ds, ds in DATASETS)
+    d = resolve_table("utility", raw["utility"], UTILITY_KEYS)
     eps = d["epsilon"]
-    eps = _listed(_sweep_table("utility.epsilon", eps) if isinstance(eps, dict) else eps)
-    _valid("epsilon", eps, bool(eps) and all(_num(e) and 0 < e < math.inf for e in eps))
-    _distinct("epsilon", [float(e) for e in eps])
-    _valid("runs", d["runs"], _int(d["runs"]) and 20 <= d["runs"] <= MAX_RUNS)
-    _valid("beta", d["beta"], isinstance(d["beta"], float) and 0 < d["beta"] < 1)
-    _valid("seed", d["seed"], _int(d["seed"]) and 0 <= d["seed"] < 2**63)
-    kind = kind_of(ds)
-    mechs = DEFAULT_MECHS[kind] if d["mechanisms"] is None else d["mechanisms"]
-    _valid(
-        "mechanisms",
-        mechs,
-        isinstance(mechs, list) and bool(mechs) and all(m in ALLOWED_MECHS[kind] for m in mechs),
+    _valid("epsilon", eps, all(0 < e < math.inf for e in eps))
+    _distinct("epsilon", eps)
+    (runs,), (beta,), (seed,), (records,), (clip,), (meters,) = (
+        d[k] for k in ("runs", "beta", "seed", "records", "clip", "meters")
     )
+    _valid("runs", runs, 20 <= runs <= MAX_RUNS)
+    _valid("beta", beta, 0 < beta < 1)
+    _valid("seed", seed, 0 <= seed < 2**63)
+    kind = kind_of(ds)
+    mechs = DEFAULT_MECHS[kind] if d["mechanisms"] == [None] else d["mechanisms"]
+    _valid("mechanisms", mechs, all(m in ALLOWED_MECHS[kind] for m in mechs))
     _distinct("mechanisms", mechs)
-    thr = _listed(d["threshold"])
-    _valid("threshold", thr, bool(thr) and all(_num(t) and 0 < t < math.inf for t in thr))
-    _distinct("threshold", [float(t) for t in thr])
-    split = _listed(d["split"])
+    thr = d["threshold"]
+    _valid("threshold", thr, all(0 < t < math.inf for t in thr))
+    _distinct("threshold", thr)
+    split = d["split"]
     allowed = {"activity": ("all", "days"), "galton": ("all", "trios")}.get(ds, ("all",))
-    _valid("split", split, bool(split) and all(s in allowed for s in split))
+    _valid("split", split, all(s in allowed for s in split))
     _distinct("split", split)
-    records = d["records"]
-    _valid("records", records, _int(records) and 10 <= records <= MAX_RECORDS)
-    fam = _listed(d["family_size"])
-    _valid("family_size", fam, bool(fam) and all(_int(f) and 2 <= f <= min(records, MAX_FAMILY) for f in fam))
+    _valid("records", records, 10 <= records <= MAX_RECORDS)
+    fam = d["family_size"]
+    _valid("family_size", fam, all(2 <= f <= min(records, MAX_FAMILY) for f in fam))
     _distinct("family_size", fam)
-    clip = d["clip"]
     if clip is not None:
-        _valid(
-            "clip",
-            clip,
-            isinstance(clip, list)
-            and len(clip) == 2
-            and all(_num(c) and abs(c) <= 1e12 for c in clip)
-            and clip[0] < clip[1],
-        )
-    _valid("meters", d["meters"], d["meters"] in DS.METERS)
+        _valid("clip", clip, len(clip) == 2 and all(abs(c) <= 1e12 for c in clip) and clip[0] < clip[1])
+    _valid("meters", meters, meters in DS.METERS)
     return UtilityConfig(
         ds,
-        tuple(float(e) for e in eps),
-        d["runs"],
-        d["beta"],
-        d["seed"],
+        tuple(eps),
+        runs,
+        beta,
+        seed,
         tuple(mechs),
-        tuple(float(t) for t in thr),
+        tuple(thr),
         tuple(split),
         records,
         tuple(fam),
-        None if clip is None else tuple(clip),
-        d["meters"],
+        None if clip is None else (clip[0], clip[1]),
+        meters,
         raw,
     )
 
