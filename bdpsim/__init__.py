@@ -38,8 +38,8 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 _EXPORTS = {
     "Adversary": "adversary",
     "Estimate": "adversary",
-    "ExactResult": "api",
-    "exact_bdpl": "api",
+    "ExactResult": "estimators.supremum",
+    "exact_bdpl": "estimators.supremum",
     "load_adversaries": "api",
     "load_results": "api",
     "run": "api",

@@ -3,20 +3,18 @@ mechanism, and the worst-case searches over a model class.
 
 Everything here is a thin layer over the library (:mod:`bdpsim.pipeline.config`,
 :mod:`bdpsim.pipeline.driver`,
-:mod:`bdpsim.estimators`); the CLI calls the same functions.
+:mod:`bdpsim.estimators`; :func:`exact_bdpl` is defined in :mod:`bdpsim.estimators.supremum`);
+the CLI calls the same functions.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from .adversary import Adversary, is_upward_closed, known_sizes
-from .core.errors import ConfigError, NotAvailable
-from .estimators import adversary_bdpl, engine_for
-from .models.engines import HasExhaustive, HasWindowSearch, SearchTooLarge
+from .estimators.supremum import ExactResult as ExactResult  # public here too (bdpsim.api)
+from .estimators.supremum import exact_bdpl as exact_bdpl
 from .pipeline.config import ExperimentConfig, load_config, parse_config
 from .pipeline.results import read_adversaries, read_summary
 from .studies.worstcase import GaussianWorstCase, MarkovWorstCase
@@ -163,66 +161,6 @@ def run(
             cfg, out, jobs=jobs, backend=backend, progress=progress, force=force, limits=limits
         )
     return _table(rows) if as_frame else rows
-
-
-@dataclass(frozen=True)
-class ExactResult:
-    """The exact BDPL ``sup`` over the examined adversaries and the adversary attaining it;
-    ``adversaries`` counts the adversaries (or, for the window search, the window classes) examined."""
-
-    bdpl: float
-    adversary: Adversary
-    adversaries: int
-
-
-def exact_bdpl(
-    model, mechanism, adversary: Adversary | None = None, *, sizes: str | tuple[int, ...] = "all"
-) -> ExactResult:
-    """Exact BDPL of ``mechanism`` on ``model``: of one ``adversary``, or the supremum over every
-    adversary ``(i, K, x_K, x, x')`` with ``|K|`` in ``sizes`` (``"all"``: 0..n-1).
-
-    ``BDPL = sup_{K,i} sup_{x, x', x_K, s} ln p(s | x_K, x) / p(s | x_K, x')`` (thesis §3.1,
-    paper §3); the engine is the model kind's for the pair (:func:`bdpsim.estimators.engine_for`).
-
-    Parameters
-    ----------
-    model : DataModel
-        E.g. ``MarkovChainModel(P, n)`` or ``GaussianModel(mu, cov)``.
-    mechanism : Mechanism
-        E.g. ``LaplaceCount(epsilon)``.
-    adversary : Adversary, optional
-        One adversary ``(i, K, x_K, x, x')``; omitted: the supremum over all of them.
-    sizes : "all" or tuple of int, optional
-        Sizes ``|K|`` searched when ``adversary`` is omitted (``"all"``: 0..n-1).
-
-    Returns
-    -------
-    ExactResult
-        ``bdpl``, the adversary attaining it, and how many were examined.
-
-    Raises
-    ------
-    NotAvailable
-        When the pair has no exact engine (or no exhaustive search).
-    """
-    if adversary is not None:
-        return ExactResult(adversary_bdpl(model, mechanism, adversary).value, adversary, 1)
-    eng = engine_for(model, mechanism)
-    ks = known_sizes(sizes, model.n)
-    if isinstance(eng, HasWindowSearch) and is_upward_closed(ks, model.n):
-        search, advs, values = eng.window(ks[0], 1)  # a histogram's window search has no search object
-        return ExactResult(
-            search.bdpl if search is not None else float(values.max()), advs[0].adversary(), int(values.size)
-        )
-    if not isinstance(eng, HasExhaustive):
-        raise NotAvailable(f"no exhaustive search for {model.kind}+{mechanism.kind}")
-    try:
-        eng.check_exhaustive(ks)
-    except SearchTooLarge as err:
-        raise ConfigError("sizes", sizes, err.reason) from None
-    res = eng.exhaustive(ks, None)
-    j = res.best
-    return ExactResult(float(res.value[j]), res.adversary(j), len(res))
 
 
 def worst_case_markov(

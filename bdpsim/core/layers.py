@@ -131,9 +131,18 @@ LAYERS: tuple[Layer, ...] = (
         (
             ("studies", "`studies/`: the thesis' and papers' experiments"),
             ("utility", "`utility/`: the utility experiment on real data"),
-            ("api", "`api.py`: the Python facade (`run`, `exact_bdpl`, ...)"),
         ),
         "the experiments of the thesis and the papers",
+    ),
+    Layer(
+        "facade",
+        (
+            (
+                "api",
+                "`api.py`: the Python API for notebooks (`run`, `load_results`, `worst_case_markov`, ...)",
+            ),
+        ),
+        "one import for a notebook; the studies do not import it",
     ),
     Layer(
         "output",

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..api import exact_bdpl
 from ..attack.worst import worst_advantage
+from ..estimators.supremum import exact_bdpl
 from ..kernels.chains.transition import ACTIVITY
 from ..kernels.noise.laws import noise_from_params
 from ..mechanisms.noisy import NoisyQueryMechanism

@@ -35,7 +35,7 @@ class RocData:
 def roc_data(model, mechanism, independent=None, fpr=FPR_GRID) -> RocData:
     """The curves of :class:`RocData` (``independent``: the same mechanism's model on independent
     records, e.g. a chain whose rows are its stationary law)."""
-    from ..api import exact_bdpl
+    from ..estimators.supremum import exact_bdpl
 
     f = np.asarray(fpr, dtype=float)
     risk = attack_risk(model, mechanism)
