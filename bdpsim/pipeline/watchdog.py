@@ -26,13 +26,18 @@ POLL_SECONDS = 0.5
 
 _started: set[int] = set()  # pids of processes whose watchdog runs (a forked child starts its own)
 _lock = threading.Lock()
+#: the real ``os._exit``, taken at import: while a worker runs a user's mechanism,
+#: :func:`bdpsim.mechanisms.custom.no_exit` replaces ``os._exit`` with a function that raises (a
+#: mechanism must not end its process), which would turn this watchdog's exit into an exception in
+#: its own thread and leave the busy worker running
+_EXIT = os._exit
 
 
 def _watch(driver: int) -> None:
     while True:
         time.sleep(POLL_SECONDS)
         if os.getppid() != driver:  # the driver died: nobody will read this worker's results
-            os._exit(1)
+            _EXIT(1)
 
 
 def exit_with_parent(driver: int) -> bool:
@@ -57,7 +62,7 @@ def loky_worker_start(driver: int) -> None:
     driver died while this worker started (importing takes seconds; an idle worker would wait on its
     queue for ever), else :func:`exit_with_parent`."""
     if os.getppid() != driver:
-        os._exit(1)
+        _EXIT(1)
     exit_with_parent(driver)
 
 
