@@ -31,6 +31,7 @@ from bdpsim.adversary import Adversary, Estimate
 from bdpsim.cli import main
 from bdpsim.core.errors import ConfigError, NotAvailable, check
 from bdpsim.core.schema import Key
+from bdpsim.kernels.noise.laws import NoiseLaw
 from bdpsim.models import MODEL_KINDS, ModelKind, ModelSpec, register_model_kind
 from bdpsim.pipeline.results import read_adversaries, read_summary
 from bdpsim.queries import additive_noisy
@@ -93,7 +94,7 @@ class CopiesEngine:
 
     model: BlockCopies
     values: tuple[float, ...]
-    noise: object
+    noise: NoiseLaw
     method: str = "block convolution + the noise law's exact mixture supremum"
     incomplete: str | None = None
 
