@@ -273,3 +273,40 @@ def test_the_toy_kind_answers_bad_input_in_one_line(copies_kind, tmp_path, capsy
     )
     with pytest.raises(ConfigError, match="model.probs.*summing to 1"):
         CopiesKind().build({"n": 4, "block": 2, "probs": [0.5, 0.6]}, set())
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """An installed plug-in package: ``bdpsim.plugins`` entry points (``[project.entry-points]``)
+    naming the modules given, read afresh (as by a new process)."""
+    import sys
+    from importlib.metadata import EntryPoint
+
+    from bdpsim.core import registry
+
+    def install(**modules: str) -> None:
+        eps = [EntryPoint(name, value, registry.PLUGIN_GROUP) for name, value in modules.items()]
+        monkeypatch.setattr(
+            registry, "entry_points", lambda group: eps if group == registry.PLUGIN_GROUP else []
+        )
+        monkeypatch.setattr(registry, "_scanned", False)
+
+    yield install
+    MODEL_KINDS.pop("copies", None)
+    sys.modules.pop("tests.support.copies_plugin", None)
+
+
+def test_an_installed_plugin_kind_runs_from_the_shell_command(installed, tmp_path, capsys):
+    """``bdpsim run`` in a shell knows only what its process imports: a kind shipped by another
+    package reaches it through an entry point of the group ``bdpsim.plugins``, imported when the
+    first config is read. Nothing is registered by the test itself."""
+    assert "copies" not in MODEL_KINDS
+    installed(copies="tests.support.copies_plugin")
+    summary, rows = _run(tmp_path, "exact")
+    assert summary["model"] == "copies" and summary["bdpl_max"] == pytest.approx(1.0, abs=1e-9)
+    installed(broken="no_such_plugin_module")
+    cfg = tmp_path / "exact.toml"
+    assert main(["validate", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bdpsim: error: plugin broken = 'no_such_plugin_module': could not be imported")
+    assert "ModuleNotFoundError" in err and "\n" not in err
