@@ -59,6 +59,11 @@ def missing_members(obj: Any, protocol: type) -> list[str]:
     return out
 
 
+def _home(entry: Any) -> str:
+    """The module that defines an entry (its own, for a class; its class's, for an instance)."""
+    return str((entry if inspect.isclass(entry) else type(entry)).__module__)
+
+
 class Registry(dict):
     """Name -> entry, each entry checked against ``protocol`` when it registers.
 
@@ -89,7 +94,9 @@ class Registry(dict):
 
     def register(self, entry: Any, name: str | None = None) -> Any:
         """Check ``entry`` against the contract and add it under ``name`` (default: its ``name``);
-        a :class:`TypeError` says what is missing. Returns ``entry`` (usable as a decorator)."""
+        a :class:`TypeError` says what is missing, or that another module's entry holds the name
+        (registering again from the same module replaces the entry). Returns ``entry`` (usable as
+        a decorator)."""
         lacks = missing_members(entry, self.protocol)
         label = name or inspect.getattr_static(entry, "name", entry)
         if lacks:
@@ -103,6 +110,11 @@ class Registry(dict):
         why = self._check(entry) if self._check is not None else None
         if why:
             raise TypeError(f"{self.what} {key!r}: {why}")
+        held = self.get(key)
+        if held is not None and _home(held) != _home(entry):  # a plug-in may not shadow another's name
+            raise TypeError(
+                f"{self.what} {key!r} is registered already (by {_home(held)}); choose another name"
+            )
         self[key] = entry
         return entry
 

@@ -310,3 +310,17 @@ def test_an_installed_plugin_kind_runs_from_the_shell_command(installed, tmp_pat
     err = capsys.readouterr().err.strip()
     assert err.startswith("bdpsim: error: plugin broken = 'no_such_plugin_module': could not be imported")
     assert "ModuleNotFoundError" in err and "\n" not in err
+
+
+def test_a_plugin_cannot_shadow_a_kind_of_another_module(copies_kind):
+    """An installed plug-in claiming a built-in kind's name would silently change every run of
+    it: refused at registration, naming the holder. The same module registering again (a reload)
+    replaces its own entry."""
+
+    class Markov(CopiesKind):
+        name = "markov"
+
+    with pytest.raises(TypeError, match=r"model kind 'markov' is registered already \(by bdpsim\.models\."):
+        register_model_kind(Markov())
+    assert register_model_kind(CopiesKind()) is MODEL_KINDS["copies"]
+    assert type(MODEL_KINDS["markov"]).__module__ == "bdpsim.models.markov.kind"
