@@ -227,21 +227,27 @@ counted_states = [2]
 N_SAMPLES = 20_000
 
 
-def _run(tmp_path, estimator: str):
+def _run(tmp_path, estimator: str, epsilon: str = "0.5"):
     cfg = tmp_path / f"{estimator}.toml"
-    cfg.write_text(CONFIG.format(estimator=estimator, samples=N_SAMPLES))
+    text = CONFIG.format(estimator=estimator, samples=N_SAMPLES)
+    cfg.write_text(text.replace("epsilon = 0.5", f"epsilon = {epsilon}"))
     out = tmp_path / estimator
     assert main(["run", str(cfg), "--out", str(out), "--quiet"]) == 0
-    return read_summary(out)[0], read_adversaries(out)
+    return read_summary(out), read_adversaries(out)
 
 
 def test_bdpsim_run_exact_equals_the_closed_form(copies_kind, tmp_path):
-    summary, rows = _run(tmp_path, "exact")
-    assert len(rows) == 12 and max(len(r["known"].split(";")) for r in rows) == 4  # |K| <= n - block
+    """Every adversary's exact value is ``block eps |1[x counted] - 1[x' counted]|`` (a sweep of
+    eps: one configuration point each)."""
+    points, rows = _run(tmp_path, "exact", epsilon="[0.5, 1.5]")
+    eps = {p["point_id"]: p["epsilon"] for p in points}
+    assert sorted(eps.values()) == [0.5, 1.5] and len(rows) == 24
+    assert max(len(r["known"].split(";")) for r in rows) == 4  # |K| <= n - block
     for r in rows:
-        assert r["bdpl"] == pytest.approx(closed_form(2, int(r["x"]), int(r["x_prime"]), {2}, 0.5), abs=1e-9)
-    # some pair counts exactly one of x, x': the maximum is the general bound m eps = 2 * 0.5
-    assert summary["bdpl_max"] == pytest.approx(1.0, abs=1e-9) == summary["bound_general"]
+        exact = closed_form(2, int(r["x"]), int(r["x_prime"]), {2}, eps[r["point_id"]])
+        assert r["bdpl"] == pytest.approx(exact, abs=1e-9)
+    for p in points:  # a pair counting exactly one of x, x' was drawn: the max is the bound m eps
+        assert p["bdpl_max"] == pytest.approx(2 * p["epsilon"], abs=1e-9) == p["bound_general"]
 
 
 def test_bdpsim_run_monte_carlo_within_its_interval_of_the_closed_form(copies_kind, tmp_path):
@@ -250,7 +256,7 @@ def test_bdpsim_run_monte_carlo_within_its_interval_of_the_closed_form(copies_ki
     bounds on the query's values) holds the closed form, and the estimate is within 5 of its
     delta-method standard errors of it, which are of order ``1 / sqrt(N)`` (0 when the adversary
     knows every other block: the query is then a constant plus the target's block)."""
-    summary, rows = _run(tmp_path, "mixture")
+    (summary,), rows = _run(tmp_path, "mixture")
     assert len(rows) == 12
     for r in rows:
         exact = closed_form(2, int(r["x"]), int(r["x_prime"]), {2}, 0.5)
@@ -302,7 +308,7 @@ def test_an_installed_plugin_kind_runs_from_the_shell_command(installed, tmp_pat
     first config is read. Nothing is registered by the test itself."""
     assert "copies" not in MODEL_KINDS
     installed(copies="tests.support.copies_plugin")
-    summary, rows = _run(tmp_path, "exact")
+    (summary,), rows = _run(tmp_path, "exact")
     assert summary["model"] == "copies" and summary["bdpl_max"] == pytest.approx(1.0, abs=1e-9)
     installed(broken="no_such_plugin_module")
     cfg = tmp_path / "exact.toml"
