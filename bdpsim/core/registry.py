@@ -7,15 +7,28 @@ The four plug-in registries are :data:`bdpsim.models.MODEL_KINDS`,
 :data:`bdpsim.estimators.ESTIMATORS` (and the calibration methods,
 :data:`bdpsim.calibration.methods.CALIBRATION_METHODS`). A registry is a ``dict`` from name to
 entry, so reading it is plain dictionary access.
+
+Plug-ins installed as packages register themselves without a line in bdpsim: a distribution that
+declares an entry point in the group :data:`PLUGIN_GROUP` (``bdpsim.plugins``) names a module whose
+import registers its kinds; :func:`load_plugins` imports them all, once per process, when the
+first config is read (:func:`bdpsim.pipeline.config.parse_config`), so ``bdpsim run`` in a shell
+sees them too.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import entry_points
 from typing import Any
 
+from .errors import ConfigError
 from .schema import Key
+
+#: the entry-point group of plug-in modules (``[project.entry-points."bdpsim.plugins"]`` in a
+#: plug-in's ``pyproject.toml``: ``copies = "mypackage.copies"``)
+PLUGIN_GROUP = "bdpsim.plugins"
+_scanned = False  # whether this process has read the installed entry points (read once: ~10 ms)
 
 
 def _members(protocol: type) -> list[str]:
@@ -44,6 +57,11 @@ def missing_members(obj: Any, protocol: type) -> list[str]:
         if value is None and callable(inspect.getattr_static(protocol, name, None)):
             out.append(name)
     return out
+
+
+def _home(entry: Any) -> str:
+    """The module that defines an entry (its own, for a class; its class's, for an instance)."""
+    return str((entry if inspect.isclass(entry) else type(entry)).__module__)
 
 
 class Registry(dict):
@@ -76,7 +94,9 @@ class Registry(dict):
 
     def register(self, entry: Any, name: str | None = None) -> Any:
         """Check ``entry`` against the contract and add it under ``name`` (default: its ``name``);
-        a :class:`TypeError` says what is missing. Returns ``entry`` (usable as a decorator)."""
+        a :class:`TypeError` says what is missing, or that another module's entry holds the name
+        (registering again from the same module replaces the entry). Returns ``entry`` (usable as
+        a decorator)."""
         lacks = missing_members(entry, self.protocol)
         label = name or inspect.getattr_static(entry, "name", entry)
         if lacks:
@@ -90,6 +110,11 @@ class Registry(dict):
         why = self._check(entry) if self._check is not None else None
         if why:
             raise TypeError(f"{self.what} {key!r}: {why}")
+        held = self.get(key)
+        if held is not None and _home(held) != _home(entry):  # a plug-in may not shadow another's name
+            raise TypeError(
+                f"{self.what} {key!r} is registered already (by {_home(held)}); choose another name"
+            )
         self[key] = entry
         return entry
 
@@ -97,4 +122,26 @@ class Registry(dict):
         return dict, (dict(self),)
 
 
-__all__ = ["Registry", "missing_members"]
+def load_plugins() -> list[str]:
+    """Import every module installed under the entry-point group :data:`PLUGIN_GROUP`, the first
+    time it is called in a process (importing a plug-in module registers its kinds, noise laws,
+    estimators or calibration methods); returns the names of the entry points imported now. A
+    module that fails to import raises :class:`~bdpsim.core.errors.ConfigError` naming the entry
+    point and the cause (and the next call tries again)."""
+    global _scanned
+    if _scanned:
+        return []
+    done = []
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            ep.load()
+        except Exception as exc:  # any failure of a third-party import: one line, its cause named
+            raise ConfigError(
+                f"plugin {ep.name}", ep.value, f"could not be imported ({type(exc).__name__}: {exc})"
+            ) from exc
+        done.append(ep.name)
+    _scanned = True
+    return done
+
+
+__all__ = ["PLUGIN_GROUP", "Registry", "load_plugins", "missing_members"]

@@ -30,6 +30,7 @@ from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import LIMITS, FileRefused, read_text
+from ..core.registry import load_plugins
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from ..estimators import ESTIMATORS, engine_for
 from ..estimators.base import FinishContext
@@ -407,6 +408,7 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
         The validated settings and the expanded configuration points.
     """
     limits = limits or Limits()
+    load_plugins()  # kinds of installed plug-in packages (entry points bdpsim.plugins), once
     check(isinstance(raw, dict), "config", raw, "must be a TOML document")
     for k in raw:
         check(

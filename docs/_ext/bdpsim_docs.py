@@ -271,6 +271,18 @@ class Layers(_Generated):
         return list_table("", ["layer (lowest first)", "where", "what"], rows, "14 64 22")
 
 
+class Moves(_Generated):
+    """The moved modules' old and new import paths, from :data:`bdpsim.core.moved.MOVES` (the table
+    the deprecation aliases and ``scripts/relayout.py`` use; written out by hand, the old names
+    would be rewritten by that script)."""
+
+    def lines(self) -> list[str]:
+        from bdpsim.core.moved import MOVES
+
+        rows = [[_code(old), _code(new)] for old, new in MOVES.items()]
+        return list_table("", ["old (deprecated)", "new"], rows, "50 50")
+
+
 class Gallery(_Generated):
     def lines(self) -> list[str]:
         from bdpsim.figures.gallery import FIGURES
@@ -515,7 +527,7 @@ class PublicApi(_Generated):
 def setup(app):
     app.connect("missing-reference", resolve_short_reference)
     for name, cls in (("bdpsim-config-keys", ConfigKeys), ("bdpsim-columns", Columns),
-                      ("bdpsim-deviations", Deviations), ("bdpsim-layers", Layers), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
+                      ("bdpsim-deviations", Deviations), ("bdpsim-layers", Layers), ("bdpsim-moves", Moves), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
                       ("bdpsim-changelog-fragments", ChangelogFragments), ("bdpsim-public-api", PublicApi)):
         app.add_directive(name, cls)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -33,6 +33,7 @@ def test_every_top_level_module_is_in_one_layer_and_the_root_is_small():
 def test_the_layout_page_shows_the_generated_table():
     text = (ROOT / "docs" / "developer" / "layout.md").read_text(encoding="utf-8")
     assert ".. bdpsim-layers::" in text
+    assert ".. bdpsim-moves::" in text  # the moved modules' table, from bdpsim.core.moved.MOVES
 
 
 def test_no_reference_to_an_old_place_is_left():

@@ -1,0 +1,332 @@
+"""A new model kind is one class plus one registry call (issue 36 item 7): a toy kind defined and
+registered in this test module — records in blocks of identical copies — passes the plug-in
+contract (:func:`bdpsim.testing.check_model_kind`) and runs a TOML config end to end through
+``bdpsim run`` with the exact estimator (its own exact engine) and the mixture estimator (Monte
+Carlo), both checked against the closed form. No package file is touched.
+
+The model: ``n`` records in consecutive blocks of ``block`` records; every record of a block is a
+copy of the block's value ``V ~ probs`` and the blocks are independent. Its exact BDPL under a
+query + Laplace mechanism is known in closed form (group privacy, attained): an adversary can
+condition on ``X_i = x`` and on ``X_i = x'`` only if it knows no copy of the target, so the query
+``S = sum_r v(X_r)`` is ``block v(x) + R`` against ``block v(x') + R`` with the same law of ``R``
+(the other blocks), and for noise ``Lap(scale)``
+
+    BDPL_(K,i)(x, x') = block |v(x) - v(x')| / scale,
+
+the supremum being reached in the tail ``y -> ±inf`` of the output, whatever the law of ``R``.
+For a count (``v`` the indicator of the counted states, ``scale = 1 / eps``) it is ``block eps``
+when exactly one of ``x, x'`` is counted and 0 otherwise: the general bound ``m eps`` with
+``m = block``, met with equality.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from bdpsim.adversary import Adversary, Estimate
+from bdpsim.cli import main
+from bdpsim.core.errors import ConfigError, NotAvailable, check
+from bdpsim.core.schema import Key
+from bdpsim.kernels.noise.laws import NoiseLaw
+from bdpsim.models import MODEL_KINDS, ModelKind, ModelSpec, register_model_kind
+from bdpsim.pipeline.results import read_adversaries, read_summary
+from bdpsim.queries import additive_noisy
+from bdpsim.testing import check_model_kind
+
+# ------------------------------------------------------------------------------------ the model
+
+
+@dataclass(frozen=True)
+class BlockCopies:
+    """``n`` records in blocks of ``block`` identical copies of a value ``V ~ probs``; the blocks
+    are independent. Implements :class:`bdpsim.models.base.DiscreteModel`."""
+
+    probs: tuple[float, ...]
+    n: int
+    block: int
+    kind: str = field(default="copies", init=False)
+
+    @property
+    def states(self) -> int:
+        return len(self.probs)
+
+    def block_values(self, known) -> dict[int, int] | None:
+        """The value of every block holding a known record (``None``: two copies disagree)."""
+        out: dict[int, int] = {}
+        for j, v in known.items():
+            if out.setdefault(j // self.block, int(v)) != int(v):
+                return None
+        return out
+
+    def log_evidence(self, known) -> float:
+        """``log P(X_K = x_K) = sum over the blocks met of log probs[value]`` (``-inf`` if two
+        known copies disagree)."""
+        fixed = self.block_values(known)
+        if fixed is None:
+            return -math.inf
+        return float(sum(math.log(self.probs[v]) for v in fixed.values()))
+
+    def sample(self, size, rng):
+        return self.sample_conditional({}, size, rng)
+
+    def sample_conditional(self, known, size, rng):
+        fixed = self.block_values(known)
+        if fixed is None:
+            raise ValueError(f"known = {dict(known)}: copies of one block must agree")
+        values = rng.choice(self.states, size=(size, self.n // self.block), p=self.probs)
+        for b, v in fixed.items():
+            values[:, b] = v
+        return np.repeat(values, self.block, axis=1).astype(np.int16)
+
+
+# ------------------------------------------------------------------------------- the exact engine
+
+
+@dataclass(frozen=True)
+class CopiesEngine:
+    """Exact BDPL of an additive query plus any noise law: the two laws of the query are
+    convolutions over the free blocks (each adds ``block v(V)``); the noise law gives the exact
+    supremum of the log-ratio of the two output mixtures (``sup_log_ratio``)."""
+
+    model: BlockCopies
+    values: tuple[float, ...]
+    noise: NoiseLaw
+    method: str = "block convolution + the noise law's exact mixture supremum"
+    incomplete: str | None = None
+
+    def query_law(self, known) -> tuple[np.ndarray, np.ndarray]:
+        """``(atoms, probabilities)`` of ``S = sum_r v(X_r)`` given ``known``."""
+        m = self.model
+        fixed = m.block_values(known)
+        if fixed is None:
+            raise NotAvailable(f"known = {dict(known)}: a condition of probability zero")
+        law = {m.block * sum(self.values[v] for v in fixed.values()): 1.0}
+        for _ in range(m.n // m.block - len(fixed)):
+            new: dict[float, float] = {}
+            for a, p in law.items():
+                for s, q in enumerate(m.probs):
+                    key = round(a + m.block * self.values[s], 9)
+                    new[key] = new.get(key, 0.0) + p * q
+            law = new
+        atoms = np.array(sorted(law))
+        return atoms, np.array([law[a] for a in atoms])
+
+    def _sup(self, adv: Adversary):
+        (a1, w1), (a2, w2) = (self.query_law(adv.condition(v)) for v in (adv.x, adv.x_prime))
+        return self.noise.sup_log_ratio(a1, w1, a2, w2)
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        s = self._sup(adversary)
+        return Estimate(s.value, 0, s.argmax)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return Estimate(self._sup(adversary).forward)
+
+
+# ------------------------------------------------------------------------------------- the kind
+
+
+class CopiesKind(ModelKind):
+    """``[model] kind = "copies"``: keys, builder, adversaries that can exist, exact engine; the
+    cost, bounds and summary columns are :class:`~bdpsim.models.base.ModelKind`'s defaults."""
+
+    name = "copies"
+    doc = "records in blocks of identical copies; independent blocks"
+    keys = {
+        "n": Key("int", doc="number of records", rule="integer >= 1, a multiple of block"),
+        "block": Key("int", 2, doc="records per block (copies of one value)", rule="integer >= 1"),
+        "probs": Key("vector", doc="the law of a block's value", rule="a probability vector, entries > 0"),
+    }
+    domain = "discrete"
+    example = {"n": 4, "block": 2, "probs": [0.5, 0.3, 0.2]}
+
+    def build(self, params, present, hints=None):
+        n, block, probs = params["n"], params["block"], params["probs"]
+        check(block is not None and block >= 1, "model.block", block, "must be an integer >= 1")
+        check(
+            n is not None and n >= 1 and n % block == 0,
+            "model.n",
+            n,
+            f"must be a multiple of block = {block}",
+        )
+        p = np.asarray(probs if probs is not None else [], dtype=float)
+        ok = p.size >= 2 and bool(np.all(p > 0)) and abs(p.sum() - 1) < 1e-9
+        check(ok, "model.probs", probs, "must be >= 2 positive numbers summing to 1")
+        model = BlockCopies(tuple(float(v) for v in p), n, block)
+        return ModelSpec(self.name, n, block, fixed=model, owner=self)  # m = block: the bound m eps
+
+    def draw_adversary(self, model, sizes, rng, *, targets="uniform", target_range=None, spec=None):
+        """A uniform target, ``|K|`` uniform in ``sizes``, ``K`` uniform among the records outside
+        the target's block (an adversary knowing a copy of the target cannot condition on both
+        ``x`` and ``x'``), a uniform pair of states and ``x_K`` from the model's law."""
+        i = int(rng.integers(model.n))
+        others = [j for j in range(model.n) if j // model.block != i // model.block]
+        fit = [int(k) for k in sizes if k <= len(others)]
+        check(fit, "run.known_sizes", list(sizes), f"needs a size <= n - block = {len(others)}")
+        k = fit[int(rng.integers(len(fit)))]
+        known = tuple(sorted(int(j) for j in rng.choice(others, size=k, replace=False)))
+        x, x_prime = (int(v) for v in rng.choice(model.states, size=2, replace=False))
+        x_known = tuple(int(v) for v in model.sample(1, rng)[0, list(known)])
+        return Adversary(i, known, x_known, x, x_prime)
+
+    def exact(self, model, mechanism):
+        qn = additive_noisy(mechanism)
+        if qn is None:
+            self.no_engine(mechanism, "exact engines: an additive query plus noise")
+        values = np.asarray(qn[0].per_state(model.states), dtype=float)
+        if values.ndim != 1:
+            self.no_engine(mechanism, "exact engines: one value per state")
+        return CopiesEngine(model, tuple(float(v) for v in values), qn[1])
+
+
+@pytest.fixture
+def copies_kind():
+    kind = register_model_kind(CopiesKind())
+    yield kind
+    MODEL_KINDS.pop("copies", None)
+
+
+# ---------------------------------------------------------------------------------------- tests
+
+
+def closed_form(block: int, x: int, x_prime: int, counted, epsilon: float) -> float:
+    """``block eps |1[x counted] - 1[x' counted]|``: a count plus ``Lap(1 / eps)``."""
+    return block * epsilon * abs((x in counted) - (x_prime in counted))
+
+
+def test_the_toy_kind_passes_the_plugin_contract(copies_kind):
+    check_model_kind(copies_kind)
+
+
+CONFIG = """
+[run]
+adversaries = 12
+estimator = "{estimator}"
+known_sizes = [0, 1, 2, 3, 4]
+samples = {samples}
+noise_floor_adversaries = 0
+confidence = 0.99
+mixture_target_width = 0
+mixture_target_se = 0
+
+[model]
+kind = "copies"
+n = 6
+block = 2
+probs = [0.5, 0.3, 0.2]
+
+[mechanism]
+kind = "count"
+epsilon = 0.5
+counted_states = [2]
+"""
+N_SAMPLES = 20_000
+
+
+def _run(tmp_path, estimator: str, epsilon: str = "0.5"):
+    cfg = tmp_path / f"{estimator}.toml"
+    text = CONFIG.format(estimator=estimator, samples=N_SAMPLES)
+    cfg.write_text(text.replace("epsilon = 0.5", f"epsilon = {epsilon}"))
+    out = tmp_path / estimator
+    assert main(["run", str(cfg), "--out", str(out), "--quiet"]) == 0
+    return read_summary(out), read_adversaries(out)
+
+
+def test_bdpsim_run_exact_equals_the_closed_form(copies_kind, tmp_path):
+    """Every adversary's exact value is ``block eps |1[x counted] - 1[x' counted]|`` (a sweep of
+    eps: one configuration point each)."""
+    points, rows = _run(tmp_path, "exact", epsilon="[0.5, 1.5]")
+    eps = {p["point_id"]: p["epsilon"] for p in points}
+    assert sorted(eps.values()) == [0.5, 1.5] and len(rows) == 24
+    assert max(len(r["known"].split(";")) for r in rows) == 4  # |K| <= n - block
+    for r in rows:
+        exact = closed_form(2, int(r["x"]), int(r["x_prime"]), {2}, eps[r["point_id"]])
+        assert r["bdpl"] == pytest.approx(exact, abs=1e-9)
+    for p in points:  # a pair counting exactly one of x, x' was drawn: the max is the bound m eps
+        assert p["bdpl_max"] == pytest.approx(2 * p["epsilon"], abs=1e-9) == p["bound_general"]
+
+
+def test_bdpsim_run_monte_carlo_within_its_interval_of_the_closed_form(copies_kind, tmp_path):
+    """The mixture estimator (N = 2e4 draws per condition; the model offers no exact query law to
+    fall back on): each adversary's certified interval (level 0.99: simultaneous Clopper-Pearson
+    bounds on the query's values) holds the closed form, and the estimate is within 5 of its
+    delta-method standard errors of it, which are of order ``1 / sqrt(N)`` (0 when the adversary
+    knows every other block: the query is then a constant plus the target's block)."""
+    (summary,), rows = _run(tmp_path, "mixture")
+    assert len(rows) == 12
+    for r in rows:
+        exact = closed_form(2, int(r["x"]), int(r["x_prime"]), {2}, 0.5)
+        assert r["samples"] == N_SAMPLES and r["mixture_law"] == "sampled"
+        assert r["bdpl_ci_low"] <= exact <= r["bdpl_ci_high"], r
+        assert r["bdpl_se"] <= 3 / math.sqrt(N_SAMPLES), r
+        assert abs(r["bdpl"] - exact) <= 5 * r["bdpl_se"] + 1e-12, r
+        assert r["exact"] == pytest.approx(exact, abs=1e-9)  # the kind's engine, as a reference
+    assert summary["bdpl_max_ci_low"] <= 1.0 <= summary["bdpl_max_ci_high"]
+
+
+def test_the_toy_kind_answers_bad_input_in_one_line(copies_kind, tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(CONFIG.format(estimator="exact", samples=100).replace("n = 6", "n = 5"))
+    assert main(["run", str(cfg), "--out", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err == "bdpsim: error: model.n = 5: must be a multiple of block = 2"
+        and not (tmp_path / "bad").exists()
+    )
+    with pytest.raises(ConfigError, match="model.probs.*summing to 1"):
+        CopiesKind().build({"n": 4, "block": 2, "probs": [0.5, 0.6]}, set())
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """An installed plug-in package: ``bdpsim.plugins`` entry points (``[project.entry-points]``)
+    naming the modules given, read afresh (as by a new process)."""
+    import sys
+    from importlib.metadata import EntryPoint
+
+    from bdpsim.core import registry
+
+    def install(**modules: str) -> None:
+        eps = [EntryPoint(name, value, registry.PLUGIN_GROUP) for name, value in modules.items()]
+        monkeypatch.setattr(
+            registry, "entry_points", lambda group: eps if group == registry.PLUGIN_GROUP else []
+        )
+        monkeypatch.setattr(registry, "_scanned", False)
+
+    yield install
+    MODEL_KINDS.pop("copies", None)
+    sys.modules.pop("tests.support.copies_plugin", None)
+
+
+def test_an_installed_plugin_kind_runs_from_the_shell_command(installed, tmp_path, capsys):
+    """``bdpsim run`` in a shell knows only what its process imports: a kind shipped by another
+    package reaches it through an entry point of the group ``bdpsim.plugins``, imported when the
+    first config is read. Nothing is registered by the test itself."""
+    assert "copies" not in MODEL_KINDS
+    installed(copies="tests.support.copies_plugin")
+    (summary,), rows = _run(tmp_path, "exact")
+    assert summary["model"] == "copies" and summary["bdpl_max"] == pytest.approx(1.0, abs=1e-9)
+    installed(broken="no_such_plugin_module")
+    cfg = tmp_path / "exact.toml"
+    assert main(["validate", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bdpsim: error: plugin broken = 'no_such_plugin_module': could not be imported")
+    assert "ModuleNotFoundError" in err and "\n" not in err
+
+
+def test_a_plugin_cannot_shadow_a_kind_of_another_module(copies_kind):
+    """An installed plug-in claiming a built-in kind's name would silently change every run of
+    it: refused at registration, naming the holder. The same module registering again (a reload)
+    replaces its own entry."""
+
+    class Markov(CopiesKind):
+        name = "markov"
+
+    with pytest.raises(TypeError, match=r"model kind 'markov' is registered already \(by bdpsim\.models\."):
+        register_model_kind(Markov())
+    assert register_model_kind(CopiesKind()) is MODEL_KINDS["copies"]
+    assert type(MODEL_KINDS["markov"]).__module__ == "bdpsim.models.markov.kind"
