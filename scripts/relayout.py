@@ -259,8 +259,12 @@ def main(argv: list[str] | None = None) -> int:
             if p in seen or not p.is_file() or "_build" in p.parts or "auto_examples" in p.parts:
                 continue
             seen.add(p)
-            if p.resolve() in ((PKG / "core" / "moved.py").resolve(), Path(__file__).resolve()):
-                continue  # the table itself, and this script, name the old places
+            if p.resolve() in (
+                (PKG / "core" / "moved.py").resolve(),
+                Path(__file__).resolve(),
+                (ROOT / "changelog.d" / "integrator-layout.md").resolve(),
+            ):
+                continue  # the table itself, this script and the changelog of the move name the old places
             if rewrite_text(p, pats, write):
                 text.append(p)
     print(
