@@ -52,7 +52,7 @@ from .optimal import (
     pedigree_bdpl,
     pedigree_counted,
 )
-from .target import check_target_epsilon
+from .target import check_positive, check_target_epsilon
 
 RTOL = 1e-9
 #: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
@@ -311,15 +311,7 @@ def calibrate_graph(
         ``not run``).
     """
     check(method in METHODS, "method", method, f"must be one of {list(METHODS)}")
-    check(
-        isinstance(epsilon, (int, float))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0,
-        "epsilon",
-        epsilon,
-        "must be a finite number > 0",
-    )
+    check_positive(epsilon, "epsilon")
     check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
     check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)

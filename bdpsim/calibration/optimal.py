@@ -78,6 +78,7 @@ from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..queries import CountQuery
+from .target import check_positive
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
 RANGE = 1e10  # most ratio between the fastest (e^{-eps/Delta} per step) and slowest (r) decays over M
@@ -438,15 +439,7 @@ def optimal_noise(
         "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
         "(the separated regions' law pairs of the exact all-adversary search)",
     )
-    check(
-        isinstance(epsilon, (int, float))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0,
-        "epsilon",
-        epsilon,
-        "must be a finite number > 0",
-    )
+    check_positive(epsilon, "epsilon")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
     pairs, trunc, verify = _pairs_and_verifier(
         model,
