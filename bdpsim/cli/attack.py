@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .attack_report import DEFAULT_FPR, finite_json, report
+from .attack_report import add_fpr_argument, finite_json, report
 from .chain import (
     add_chain_arguments,
     add_initial_argument,
@@ -70,13 +70,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
     m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
     add_query_arguments(m)
-    m.add_argument(
-        "--fpr",
-        type=float,
-        nargs="+",
-        default=list(DEFAULT_FPR),
-        help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)",
-    )
+    add_fpr_argument(m)
     m.add_argument(
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )

@@ -10,7 +10,13 @@ import json
 import sys
 import time
 
-from .calibrate_config import check_epsilon, is_bdp, query_line, verdict  # shared with calibrate config
+from .calibrate_config import (  # shared with calibrate config
+    add_law_arguments,
+    check_epsilon,
+    is_bdp,
+    query_line,
+    verdict,
+)
 from .chain import (
     add_chain_arguments,
     add_initial_argument,
@@ -137,17 +143,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument(
         "--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps"
     )
-    m.add_argument(
-        "--staircase-gamma",
-        type=float,
-        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
-    )
-    m.add_argument(
-        "--objective",
-        default="mean_abs",
-        choices=["mean_abs", "variance"],
-        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
-    )
+    add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
     from .attack import add_target_flags  # issue 35: calibrate to an attack target instead of eps
 
