@@ -225,23 +225,7 @@ def optimal_row(
         return Calibration(
             "optimal", float(epsilon), engine.model.n, None, None, f"not applicable: {exc}", "table"
         )
-    extra = {k: v for k, v in opt.as_dict().items() if k not in ("bdpl", "truncation_tolerance")}
-    reason = (
-        f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over "
-        f"every adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
-        f"{opt.pairs} law pairs, {opt.rounds} rounds; verified by the exact engine)"
-    )
-    return Calibration(
-        "optimal",
-        float(opt.epsilon),
-        engine.model.n,
-        None,
-        opt.bdpl,
-        reason,
-        "table",
-        mean_abs=opt.mean_abs,
-        extra=extra,
-    )
+    return opt.as_calibration(engine.model.n, "law pairs", ("bdpl", "truncation_tolerance"))
 
 
 def quilt_row(engine: GraphEngine, epsilon: float) -> Calibration:
