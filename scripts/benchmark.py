@@ -22,10 +22,9 @@ Usage: python scripts/benchmark.py [--adversaries 20] [--samples 100000] [--json
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import fastkde
@@ -39,6 +38,10 @@ from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.models.base import random_discrete_adversary
 from bdpsim.models.markov.exact import exhaustive_markov_count
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import write_record  # noqa: E402
 
 
 def straightforward_sample(P, w, n, known, size, rng):
@@ -201,11 +204,5 @@ if __name__ == "__main__":
         command="python scripts/benchmark.py"
         + (f" --adversaries {args.adversaries}" if args.adversaries != 20 else "")
         + (f" --samples {args.samples}" if args.samples != 100_000 else ""),
-        load_average_before=load,
-        load_average_after=os.getloadavg()[0],
-        cpus=os.cpu_count(),
-        written=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(RECORD, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    write_record(args.json, RECORD, load)

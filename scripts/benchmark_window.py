@@ -22,13 +22,11 @@ Usage: python scripts/benchmark_window.py [--skip-untruncated] [--json PATH] [--
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
 import time
 import tracemalloc
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bdpsim.kernels.chains.lattice import query_values
@@ -37,6 +35,10 @@ from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.models.markov.exact import exhaustive_markov_count
 from bdpsim.models.markov.window import window_search
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import write_record  # noqa: E402
 
 ACTIVITY = [list(row) for row in _ACTIVITY]
 F = query_values(2, [1])
@@ -168,16 +170,8 @@ def main() -> None:
     print(f"   n = 17 568 auto: {rec['memory_mib_n17568']:8.1f} MiB   (target < 1024 MiB)")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"   process peak resident set size (includes the old n = 10 enumeration): {rss:.0f} MiB")
-    rec.update(
-        max_rss_mib=rss,
-        load_average_before=load,
-        load_average_after=os.getloadavg()[0],
-        cpus=os.cpu_count(),
-        written=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(rec, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    rec["max_rss_mib"] = rss
+    write_record(args.json, rec, load)
 
 
 if __name__ == "__main__":

@@ -11,16 +11,19 @@ with it; CPU seconds less so).
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
 from bdpsim.models.pedigree.model import PedigreeModel
 from bdpsim.studies.genomic_study import family_size_study, generation_study
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # script_out.py beside this script
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from script_out import write_record  # noqa: E402
 
 
 def timed(model, label) -> dict:
@@ -99,14 +102,8 @@ def main() -> None:
         ),
         three_generation_below_nuclear_same_size=all(r["bdpl"] < r["bdpl_nuclear_same_size"] for r in gen),
         three_generation_above_nuclear_core_size=all(r["bdpl"] > r["bdpl_nuclear_core_size"] for r in gen),
-        load_average_before=load,
-        load_average_after=os.getloadavg()[0],
-        cpus=os.cpu_count(),
-        written=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(rec, indent=2) + "\n")
-    print(f"wrote {args.json}")
+    write_record(args.json, rec, load)
 
 
 if __name__ == "__main__":

@@ -69,29 +69,12 @@ def calibrate(
         ``scale`` (the Laplace scale, or the amount ``Delta / eps'`` of geometric and staircase
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
-    if mechanism is not None:
-        check(
-            counted_states is None and state_values is None,
-            "mechanism",
-            type(mechanism).__name__,
-            "give the query as a mechanism or as counted_states / state_values, not both",
-        )
-        try:
-            state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
-        except AttributeError:
-            raise ConfigError(
-                "mechanism",
-                type(mechanism).__name__,
-                "must be a mechanism with an additive query "
-                "(a count or a sum of state values) on a discrete model",
-            ) from None
     if isinstance(model, MarkovChain):
         chain: Any = model  # a MarkovChain (protocol) is what calibrate_chain runs on
         return calibrate_chain(
             chain,
             epsilon,
-            counted_states=counted_states,
-            state_values=state_values,
+            state_values=_query_values(model, counted_states, state_values, mechanism),
             method=method,
             evaluate=evaluate,
             noise=noise,
@@ -126,11 +109,10 @@ def calibrate(
         type(model).__name__,
         "must be a Markov chain, pedigree, Bayesian network or Markov random field",
     )
-    values = query_of(int(model.states), counted_states, state_values).values
     rows = calibrate_graph(
         model,
         epsilon,
-        values,
+        _query_values(model, counted_states, state_values, mechanism),
         method=method,
         noise=noise,
         objective=objective,
@@ -140,3 +122,26 @@ def calibrate(
         progress=progress,
     )
     return rows[0]
+
+
+def _query_values(model, counted_states, state_values, mechanism) -> tuple[float, ...]:
+    """The query's value ``f(s)`` per state ``s`` of ``model``, read one way for every model: from
+    ``mechanism``'s additive query, or from ``counted_states`` / ``state_values``
+    (:func:`~bdpsim.calibration.target.query_of`: the count of state 1 without either)."""
+    if mechanism is not None:
+        check(
+            counted_states is None and state_values is None,
+            "mechanism",
+            type(mechanism).__name__,
+            "give the query as a mechanism or as counted_states / state_values, not both",
+        )
+        try:
+            state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
+        except AttributeError:
+            raise ConfigError(
+                "mechanism",
+                type(mechanism).__name__,
+                "must be a mechanism with an additive query "
+                "(a count or a sum of state values) on a discrete model",
+            ) from None
+    return query_of(int(model.states), counted_states, state_values).values

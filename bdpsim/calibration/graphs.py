@@ -52,7 +52,7 @@ from .optimal import (
     pedigree_bdpl,
     pedigree_counted,
 )
-from .target import check_target_epsilon
+from .target import check_positive, check_target_epsilon
 
 RTOL = 1e-9
 #: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
@@ -225,23 +225,7 @@ def optimal_row(
         return Calibration(
             "optimal", float(epsilon), engine.model.n, None, None, f"not applicable: {exc}", "table"
         )
-    extra = {k: v for k, v in opt.as_dict().items() if k not in ("bdpl", "truncation_tolerance")}
-    reason = (
-        f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP over "
-        f"every adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
-        f"{opt.pairs} law pairs, {opt.rounds} rounds; verified by the exact engine)"
-    )
-    return Calibration(
-        "optimal",
-        float(opt.epsilon),
-        engine.model.n,
-        None,
-        opt.bdpl,
-        reason,
-        "table",
-        mean_abs=opt.mean_abs,
-        extra=extra,
-    )
+    return opt.as_calibration(engine.model.n, "law pairs", ("bdpl", "truncation_tolerance"))
 
 
 def quilt_row(engine: GraphEngine, epsilon: float) -> Calibration:
@@ -311,15 +295,7 @@ def calibrate_graph(
         ``not run``).
     """
     check(method in METHODS, "method", method, f"must be one of {list(METHODS)}")
-    check(
-        isinstance(epsilon, (int, float))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0,
-        "epsilon",
-        epsilon,
-        "must be a finite number > 0",
-    )
+    check_positive(epsilon, "epsilon")
     check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
     check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)

@@ -65,6 +65,7 @@ from ..models.protocols import MarkovChain
 from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
 from .groups import CorrelatedGroups, EquicorrelatedGaussian
 from .quilt.chain import mqm_approx, mqm_exact
+from .target import check_positive, check_target_epsilon
 from .wasserstein import markov_laws, sup_over_secret_pairs
 
 RTOL = 1e-9
@@ -148,15 +149,7 @@ class CalibrationProblem:
             "(bdpsim.calibration.groups)",
         )
         eps = self.epsilon
-        check(
-            isinstance(eps, (int, float, np.number))
-            and not isinstance(eps, bool)
-            and math.isfinite(eps)
-            and eps > 0,
-            "epsilon",
-            eps,
-            "must be a finite number > 0",
-        )
+        check_positive(eps, "epsilon")
         check(
             self.sensitivity > 0,
             "state_values",
@@ -707,8 +700,6 @@ def calibrate_chain(
     """
     if method not in CALIBRATION_METHODS:
         raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
-    from .target import check_target_epsilon
-
     check_target_epsilon(epsilon, method, noise)
     check(
         isinstance(model, MarkovChain),

@@ -78,6 +78,7 @@ from ..models.pedigree.exact import exhaustive_pedigree_count
 from ..models.pedigree.model import PedigreeModel
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
 from ..queries import CountQuery
+from .target import check_positive
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
 RANGE = 1e10  # most ratio between the fastest (e^{-eps/Delta} per step) and slowest (r) decays over M
@@ -132,6 +133,23 @@ class OptimalNoise:
             "rounds": self.rounds,
             "symmetric": self.symmetric,
         }
+
+    def as_calibration(self, n: int, pairs: str = "law pairs", leave_out: tuple[str, ...] = ("bdpl",)):
+        """The :class:`~bdpsim.calibration.methods.Calibration` row of method ``optimal`` for a model
+        of ``n`` records: no Laplace scale, this exact BDPL, the reason naming the LP (its
+        ``pairs``: what the law pairs are), and :meth:`as_dict` less ``leave_out`` as ``extra``."""
+        from .methods import Calibration
+
+        reason = (
+            f"least {'E|Z|' if self.objective == 'mean_abs' else 'E Z^2'} integer noise that is eps-BDP "
+            f"over every adversary (LP on [-{self.M}, {self.M}] with geometric tails of ratio "
+            f"{self.tail_ratio:.6g}, {self.pairs} {pairs}, {self.rounds} rounds; verified by the exact "
+            "engine)"
+        )
+        extra = {k: v for k, v in self.as_dict().items() if k not in leave_out}
+        return Calibration(
+            "optimal", self.epsilon, n, None, self.bdpl, reason, "table", mean_abs=self.mean_abs, extra=extra
+        )
 
 
 def law_pairs(
@@ -438,15 +456,7 @@ def optimal_noise(
         "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
         "(the separated regions' law pairs of the exact all-adversary search)",
     )
-    check(
-        isinstance(epsilon, (int, float))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0,
-        "epsilon",
-        epsilon,
-        "must be a finite number > 0",
-    )
+    check_positive(epsilon, "epsilon")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
     pairs, trunc, verify = _pairs_and_verifier(
         model,
@@ -541,7 +551,6 @@ def calibrate_optimal(p):
     "pmf", "tail_ratio"}`` and the LP's size."""
     from ..core.errors import ConfigError
     from .budget import TooSlow, duration, scan_seconds
-    from .methods import Calibration
 
     search = {k: v for k, v in p.search.items() if k in ("min_known", "window_limit", "tolerance")}
     if p.budget is not None:
@@ -562,24 +571,7 @@ def calibrate_optimal(p):
         return p.not_applicable("optimal", exc.rule)
     except lp.Infeasible as exc:
         return p.not_applicable("optimal", str(exc))
-    extra = {k: v for k, v in opt.as_dict().items() if k != "bdpl"}
-    reason = (
-        f"least {'E|Z|' if opt.objective == 'mean_abs' else 'E Z^2'} integer noise that is "
-        "eps-BDP over every "
-        f"adversary (LP on [-{opt.M}, {opt.M}] with geometric tails of ratio {opt.tail_ratio:.6g}, "
-        f"{opt.pairs} window law pairs, {opt.rounds} rounds; verified by the exact engine)"
-    )
-    return Calibration(
-        "optimal",
-        float(p.epsilon),
-        p.model.n,
-        None,
-        opt.bdpl,
-        reason,
-        "table",
-        mean_abs=opt.mean_abs,
-        extra=extra,
-    )
+    return opt.as_calibration(p.model.n, "window law pairs")
 
 
 #: the optimal search costs about this many window scans' estimated time (measured: activity chain,

@@ -139,6 +139,20 @@ OPTIMAL_EPSILON = (0.01, 90.0)
 MIN_STAIRCASE_EPSILON = 1e-4
 
 
+def check_positive(value: Any, field: str = "epsilon") -> None:
+    """Refuse in one line (a :class:`~bdpsim.core.errors.ConfigError` naming ``field``) a ``value``
+    that is not a finite real number ``> 0`` (a bool is not a number here)."""
+    check(
+        isinstance(value, (int, float, np.number))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0,
+        field,
+        value,
+        "must be a finite number > 0",
+    )
+
+
 def check_target_epsilon(
     epsilon: float, method: str = "exact", noise: str | None = None, *, field: str = "epsilon"
 ) -> None:
@@ -146,15 +160,7 @@ def check_target_epsilon(
     calibration ``method`` (``"all"``: every method of ``bdpsim calibrate``) cannot take with
     ``noise``: every method takes ``0 < eps <= MAX_EPSILON``; ``optimal`` takes
     :data:`OPTIMAL_EPSILON`; staircase noise ``eps >= MIN_STAIRCASE_EPSILON``."""
-    check(
-        isinstance(epsilon, (int, float, np.number))
-        and not isinstance(epsilon, bool)
-        and math.isfinite(epsilon)
-        and epsilon > 0,
-        field,
-        epsilon,
-        "must be a finite number > 0",
-    )
+    check_positive(epsilon, field)
     check(
         epsilon <= MAX_EPSILON,
         field,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..core.errors import BdpsimError, ConfigError
 from ..kernels.argcheck import ParameterError
+from .progress import add_quiet_option
 from .studies import cmd_accuracy, cmd_configs, cmd_figures, cmd_utility
 
 EPILOG_RUN = """\
@@ -176,11 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="address of an existing Dask scheduler (with --backend dask); "
         "without it a local cluster of --jobs workers is started",
     )
-    r.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
-    )
+    add_quiet_option(r)
     r.add_argument(
         "--force", action="store_true", help="write into --out even if it holds files another tool wrote"
     )
@@ -276,11 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     ac.add_argument("--adversaries", type=int, default=20, help="random adversaries per case (default 20)")
     ac.add_argument("--seed", type=int, default=1, help="root seed (default 1)")
     ac.add_argument("--jobs", type=int, default=1, help="parallel workers (one case per task)")
-    ac.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
-    )
+    add_quiet_option(ac)
     _overwrite_option(ac)
     fg = sub.add_parser(
         "figures",
@@ -311,11 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
     fg.add_argument(
         "--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')"
     )
-    fg.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
-    )
+    add_quiet_option(fg)
     fg.add_argument(
         "--data-dir", help="local dataset files for the utility figures (else downloaded and verified)"
     )

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 
-from .attack_report import DEFAULT_FPR, finite_json, report
+from .attack_report import add_fpr_argument, finite_json, report
+from .chain import (
+    add_chain_arguments,
+    add_initial_argument,
+    add_query_arguments,
+    chain_model,
+    chain_query,
+    check_chain_flags,
+)
 
 EPILOG = """\
 examples:
@@ -29,20 +36,6 @@ allows (advantage tanh(BDPL/2), TPR min(1, e^BDPL FPR)). A TPR is exact when
 certified (the attained value meets the bound of the privacy profile for
 every adversary); else both the attained value and the bound are shown.
 """
-
-#: --fpr default: the low false-positive rates attacks are judged at
-
-
-def _matrix(text: str):
-    try:
-        m = json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}"
-        ) from None
-    if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
-        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
-    return m
 
 
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
@@ -65,15 +58,8 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         epilog=EPILOG,
         formatter_class=formatter_class,
     )
-    g = m.add_mutually_exclusive_group(required=True)
-    g.add_argument(
-        "--transition", type=_matrix, help='transition matrix as JSON, e.g. "[[0.9,0.1],[0.3,0.7]]"'
-    )
-    g.add_argument(
-        "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
-    )
-    m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
-    m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
+    add_chain_arguments(m)
+    add_initial_argument(m)
     m.add_argument(
         "--noise",
         default="laplace",
@@ -83,16 +69,8 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
     m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
-    q = m.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
-    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
-    m.add_argument(
-        "--fpr",
-        type=float,
-        nargs="+",
-        default=list(DEFAULT_FPR),
-        help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)",
-    )
+    add_query_arguments(m)
+    add_fpr_argument(m)
     m.add_argument(
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
@@ -136,29 +114,18 @@ def command(a) -> int:
     from ..core.errors import ConfigError
     from ..kernels.noise.laws import noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
-    from ..models import MarkovChainModel, symmetric_chain
-    from ..queries import CountQuery, StateSumQuery
 
     if a.model_kind == "config":
         from .attack_config import command as config_command
 
         return config_command(a)
     check_fpr("--fpr", a.fpr)
-    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
-        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if a.n < 2 or a.n > 10_000_000:
-        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    check_chain_flags(a)
     if not 0 <= a.min_known <= a.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{a.n - 1}")
-    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
+    model = chain_model(a)
     try:
-        model = MarkovChainModel(P, a.n, a.initial)
-    except ConfigError as exc:
-        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
-    try:
-        query = (
-            StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
-        )
+        query = chain_query(a)
         # each law reads (and checks) the parameters it takes; an error names the parameter
         noise = noise_from_params(
             a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity), scale=a.scale, sigma=a.sigma
@@ -212,20 +179,11 @@ def command_calibrate(a) -> int:
     from ..core.errors import ConfigError
     from ..kernels.noise.laws import noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
-    from ..models import MarkovChainModel, symmetric_chain
-    from ..queries import CountQuery, StateSumQuery
 
-    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
-        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if a.n < 2 or a.n > 10_000_000:
-        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
+    check_chain_flags(a)
     if a.method != EXACT_METHOD:
         raise ConfigError("--method", a.method, "must be exact with an attack target")
-    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
-    try:
-        model = MarkovChainModel(P, a.n, a.initial)
-    except ConfigError as exc:
-        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    model = chain_model(a)
     flags = {
         "target_advantage": "--target-advantage",
         "target_tpr": "--target-tpr",
@@ -233,9 +191,7 @@ def command_calibrate(a) -> int:
         "noise": "--noise",
     }
     try:
-        query = (
-            StateSumQuery(tuple(a.state_values)) if a.state_values else CountQuery(tuple(a.counted or (1,)))
-        )
+        query = chain_query(a)
         start = {
             "laplace": dict(scale=float(query.sensitivity)),
             "gaussian": dict(sigma=float(query.sensitivity)),

@@ -28,7 +28,7 @@ allows, as for bdpsim attack markov.
 
 def add_parser(cs, formatter_class) -> None:
     """Register ``attack config`` on the ``attack`` subparsers ``cs``."""
-    from .attack_report import DEFAULT_FPR
+    from .attack_report import add_fpr_argument
 
     c = cs.add_parser(
         "config",
@@ -39,13 +39,7 @@ def add_parser(cs, formatter_class) -> None:
         formatter_class=formatter_class,
     )
     c.add_argument("config", help="a TOML run config or a bundled config's name (as for run)")
-    c.add_argument(
-        "--fpr",
-        type=float,
-        nargs="+",
-        default=list(DEFAULT_FPR),
-        help="false-positive rates, each in (0, 1) (default 0.001 0.01 0.1)",
-    )
+    add_fpr_argument(c)
     c.add_argument(
         "--epsilon",
         type=float,

@@ -6,7 +6,20 @@ from __future__ import annotations
 import json
 import math
 
+#: --fpr default: the low false-positive rates attacks are judged at
 DEFAULT_FPR = (1e-3, 1e-2, 0.1)
+
+
+def add_fpr_argument(parser) -> None:
+    """``--fpr`` (the false-positive rates the TPR is reported at) on ``parser``: both
+    ``bdpsim attack`` subcommands take it alike."""
+    parser.add_argument(
+        "--fpr",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_FPR),
+        help="false-positive rates, each in (0, 1) (default " + " ".join(f"{f:g}" for f in DEFAULT_FPR) + ")",
+    )
 
 
 def finite_json(obj):

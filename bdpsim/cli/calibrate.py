@@ -7,11 +7,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 
-from .calibrate_config import check_epsilon, is_bdp, query_line, verdict  # shared with calibrate config
+from .calibrate_config import (  # shared with calibrate config
+    add_law_arguments,
+    check_epsilon,
+    is_bdp,
+    query_line,
+    verdict,
+)
+from .chain import (
+    add_chain_arguments,
+    add_initial_argument,
+    add_query_arguments,
+    chain_model,
+    check_chain_flags,
+)
 
 EPILOG = """\
 examples:
@@ -78,18 +90,6 @@ CALIBRATABLE_NOISE = ("laplace", "geometric", "staircase", "gaussian")
 DEFAULT_NOISE = "laplace"
 
 
-def _matrix(text: str):
-    try:
-        m = json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}"
-        ) from None
-    if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
-        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
-    return m
-
-
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
@@ -112,21 +112,12 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         epilog=EPILOG,
         formatter_class=formatter_class,
     )
-    g = m.add_mutually_exclusive_group(required=True)
-    g.add_argument(
-        "--transition", type=_matrix, help='transition matrix as JSON, e.g. "[[0.9,0.1],[0.3,0.7]]"'
-    )
-    g.add_argument(
-        "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
-    )
-    m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
+    add_chain_arguments(m)
     m.add_argument(
         "--epsilon", type=float, help="target BDPL (required unless --target-advantage or --target-tpr)"
     )
-    m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
-    q = m.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
-    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
+    add_initial_argument(m)
+    add_query_arguments(m)
     m.add_argument(
         "--method",
         default="exact",
@@ -152,17 +143,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     m.add_argument(
         "--delta", type=float, help="gaussian noise: the target delta of the privacy profile at eps"
     )
-    m.add_argument(
-        "--staircase-gamma",
-        type=float,
-        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
-    )
-    m.add_argument(
-        "--objective",
-        default="mean_abs",
-        choices=["mean_abs", "variance"],
-        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
-    )
+    add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
     from .attack import add_target_flags  # issue 35: calibrate to an attack target instead of eps
 
@@ -170,19 +151,6 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     from . import calibrate_config  # issue 30: pedigrees, networks and random fields from a config's [model]
 
     calibrate_config.add_parser(cs, parser_class, formatter_class)
-
-
-def _check_chain_flags(a) -> None:
-    """``--gamma``, ``--epsilon`` and ``--n`` of ``bdpsim calibrate markov`` (``ConfigError`` naming
-    the flag)."""
-    from ..core.errors import ConfigError
-
-    if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
-        raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
-    if a.epsilon is None:
-        raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
-    if a.n < 2 or a.n > 10_000_000:
-        raise ConfigError("--n", a.n, "must be an integer in 2..10000000")
 
 
 def command(a) -> int:
@@ -197,20 +165,17 @@ def command(a) -> int:
     from ..core.errors import ConfigError
     from ..kernels.noise.laws import NOISE_LAWS
     from ..mechanisms.kinds import NOISE_KEYS
-    from ..models import MarkovChainModel, symmetric_chain
     from .calibrate_config import flag_error
 
     if a.target_advantage is not None or a.target_tpr is not None:
         from .attack import command_calibrate
 
         return command_calibrate(a)
-    _check_chain_flags(a)
+    check_chain_flags(a)
+    if a.epsilon is None:
+        raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
     check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)
-    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
-    try:
-        model = MarkovChainModel(P, a.n, a.initial)
-    except ConfigError as exc:
-        raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
+    model = chain_model(a)
     try:
         query = query_of(model.states, a.counted, a.state_values)
     except ValueError as err:

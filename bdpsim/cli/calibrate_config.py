@@ -91,6 +91,22 @@ def flag_error(err: ValueError):
     return ConfigError(flag, exc.value, exc.rule) if flag else exc
 
 
+def add_law_arguments(parser) -> None:
+    """``--staircase-gamma`` and ``--objective`` (the shape of staircase noise, what optimal noise
+    minimises) on ``parser``: ``calibrate markov`` and ``calibrate config`` take them alike."""
+    parser.add_argument(
+        "--staircase-gamma",
+        type=float,
+        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
+    )
+    parser.add_argument(
+        "--objective",
+        default="mean_abs",
+        choices=["mean_abs", "variance"],
+        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
+    )
+
+
 def add_parser(cs, parser_class, formatter_class) -> None:
     """Register ``calibrate config`` on the ``calibrate`` subparsers ``cs``."""
     c = cs.add_parser(
@@ -129,17 +145,7 @@ def add_parser(cs, parser_class, formatter_class) -> None:
         choices=["laplace", "geometric", "staircase"],
         help="--method exact: the noise law calibrated (default: the config's noise, else laplace)",
     )
-    c.add_argument(
-        "--staircase-gamma",
-        type=float,
-        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
-    )
-    c.add_argument(
-        "--objective",
-        default="mean_abs",
-        choices=["mean_abs", "variance"],
-        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
-    )
+    add_law_arguments(c)
     c.add_argument(
         "--min-known",
         type=int,

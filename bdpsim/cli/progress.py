@@ -13,6 +13,15 @@ from ..pipeline.backends import Heartbeat
 EVERY = 10.0
 
 
+def add_quiet_option(parser) -> None:
+    """``--quiet`` on ``parser``: no :class:`Progress` bar or line (every long command alike)."""
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help=f"no progress bar (nor, without a terminal, the progress line every {EVERY:g} s)",
+    )
+
+
 class Progress:
     """A callable ``progress(done, total)``: a tqdm bar when stderr is a terminal, else a line
     ``DESC: done/total UNIT, N s elapsed`` every ``every`` seconds; silent with ``quiet``.

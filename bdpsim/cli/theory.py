@@ -7,6 +7,7 @@ import json
 import math
 
 from ..core.errors import ConfigError, naming
+from .progress import add_quiet_option
 
 EPILOG_BOUNDS = """\
 examples:
@@ -134,11 +135,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
     wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
     wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
-    wg.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
-    )
+    add_quiet_option(wg)
     wg.add_argument("--json", action="store_true", help=JSON_HELP)
     wm = ws.add_parser(
         "markov",
@@ -164,11 +161,7 @@ def add_parsers(sub, parser_class, formatter_class) -> None:
     wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
     wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
     wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
-    wm.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
-    )
+    add_quiet_option(wm)
     wm.add_argument("--json", action="store_true", help=JSON_HELP)
 
 

@@ -149,19 +149,18 @@ def query_support(model, mechanism, known: Mapping) -> tuple[str, object] | None
     q = mechanism.query_function if isinstance(mechanism, HasQueryFunction) else None
     unknown = model.n - len(known)
     if isinstance(q, AdditiveQuery) and isinstance(model, HasStates):
+        n = cast(Any, model).n  # HasStates: a data model, with n records
         f = q.per_state(model.states)
         if f.ndim == 2:  # per-record values (a count of named states, RecordCountQuery)
             g, delta, fmin = lattice(f)
-            free = [r for r in range(cast(Any, model).n) if r not in known]  # HasStates: a data model
             k0 = sum(int(g[int(r), int(v)]) for r, v in known.items())
-            ks = np.arange(
-                k0 + sum(int(g[r].min()) for r in free), k0 + sum(int(g[r].max()) for r in free) + 1
-            )
-            return "lattice", cast(Any, model).n * fmin + delta * ks
-        g, delta, fmin = _lattice(tuple(f))
-        k0 = sum(int(g[int(v)]) for v in known.values())
-        ks = np.arange(k0 + unknown * int(g.min()), k0 + unknown * int(g.max()) + 1)
-        return "lattice", cast(Any, model).n * fmin + delta * ks  # every model has n
+            free = [r for r in range(n) if r not in known]
+            lo, hi = sum(int(g[r].min()) for r in free), sum(int(g[r].max()) for r in free)
+        else:  # one value per state, the same for every record
+            g, delta, fmin = _lattice(tuple(f))
+            k0 = sum(int(g[int(v)]) for v in known.values())
+            lo, hi = unknown * int(g.min()), unknown * int(g.max())
+        return "lattice", n * fmin + delta * np.arange(k0 + lo, k0 + hi + 1)
     if isinstance(q, ClippedSumQuery):
         a, c = q.clip
         fixed = float(np.sum(np.clip(np.asarray(list(known.values()), dtype=float), a, c)))

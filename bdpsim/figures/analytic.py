@@ -118,16 +118,7 @@ def plot_thesis_fig07(rows, ax):
     labels = [h.get_label() for h in handles[:-1]] + [
         "the lower bound holds for β < 1/(e^ε + 1):\nits end, in the colour of the (ε, m) curve"
     ]
-    ax.legend(
-        handles,
-        labels,
-        handler_map={tuple: HandlerTuple(ndivide=None)},
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        borderaxespad=0.0,
-        fontsize=8,
-        frameon=False,
-    )
+    legend(ax, handles, labels, handler_map={tuple: HandlerTuple(ndivide=None)})
     return _finish(
         ax,
         "β",
@@ -296,16 +287,7 @@ def plot_paper_fig1(rows, ax):
     if bands:  # the swatches in the colours of the curves they mark
         handles += [tuple(bands), tuple(dots)]
         labels += ["general bound better (h > m),\nband in the curve's colour", "h = m (paper eq. 4)"]
-    ax.legend(
-        handles,
-        labels,
-        handler_map={tuple: HandlerTuple(ndivide=None)},
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        borderaxespad=0.0,
-        fontsize=8,
-        frameon=False,
-    )
+    legend(ax, handles, labels, handler_map={tuple: HandlerTuple(ndivide=None)})
     return _finish(
         ax,
         "max. Pearson correlation ρ",

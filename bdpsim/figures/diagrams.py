@@ -22,6 +22,22 @@ def _xy(p: np.ndarray) -> tuple[float, float]:
     return float(p[0]), float(p[1])
 
 
+def _arrow(ax, a: np.ndarray, b: np.ndarray, rad: float) -> None:
+    """A transition's arrow from ``a`` to ``b``, bent by ``rad`` (matplotlib's ``arc3``)."""
+    ax.add_patch(
+        FancyArrowPatch(
+            _xy(a),
+            _xy(b),
+            connectionstyle=f"arc3,rad={rad:g}",
+            arrowstyle="-|>",
+            mutation_scale=14,
+            lw=1.3,
+            color="k",
+            zorder=2,
+        )
+    )
+
+
 def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fontsize: float = 10):
     """A state diagram of one chain from its transition rows (``from``, ``to``, ``label``)."""
     s = 1 + max(max(r["from"], r["to"]) for r in rows)
@@ -39,36 +55,14 @@ def draw_chain(ax, rows: Sequence[dict], names: Sequence[str] | None = None, fon
         if x == y:  # self-loop over the state, label above it
             p = pos[x]
             a, b = p + R * np.array([-0.55, 0.84]), p + R * np.array([0.55, 0.84])
-            ax.add_patch(
-                FancyArrowPatch(
-                    _xy(a),
-                    _xy(b),
-                    connectionstyle="arc3,rad=-1.9",
-                    arrowstyle="-|>",
-                    mutation_scale=14,
-                    lw=1.3,
-                    color="k",
-                    zorder=2,
-                )
-            )
+            _arrow(ax, a, b, -1.9)
             ax.text(p[0], p[1] + R + 0.62, lab, ha="center", va="bottom", fontsize=fontsize)
             continue
         p, q = pos[x], pos[y]
         d = (q - p) / np.linalg.norm(q - p)
         nrm = np.array([-d[1], d[0]])
         a, b = p + R * (d * 0.8 + nrm * 0.6), q + R * (-d * 0.8 + nrm * 0.6)
-        ax.add_patch(
-            FancyArrowPatch(
-                _xy(a),
-                _xy(b),
-                connectionstyle="arc3,rad=-0.3",
-                arrowstyle="-|>",
-                mutation_scale=14,
-                lw=1.3,
-                color="k",
-                zorder=2,
-            )
-        )
+        _arrow(ax, a, b, -0.3)
         mid = (p + q) / 2 + nrm * (0.3 * np.linalg.norm(q - p) / 2 + 0.32)
         ax.text(
             *mid,

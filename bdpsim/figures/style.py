@@ -43,8 +43,10 @@ def legend(
     ncol: int = 1,
     title: str | None = None,
     fontsize: float = LEGEND_PT,
+    handler_map: dict | None = None,
 ):
-    """A legend to the right of ``ax``, outside its data area, in ``fontsize`` >= 8 pt."""
+    """A legend to the right of ``ax``, outside its data area, in ``fontsize`` >= 8 pt
+    (``handler_map``: matplotlib's, e.g. one entry for a tuple of handles)."""
     kw = dict(
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
@@ -55,6 +57,8 @@ def legend(
         title_fontsize=max(fontsize, LEGEND_PT),
         frameon=False,
     )
+    if handler_map is not None:
+        kw["handler_map"] = handler_map
     if handles is None:
         return ax.legend(**kw)
     return ax.legend(handles, labels if labels is not None else [h.get_label() for h in handles], **kw)

@@ -64,3 +64,32 @@ def test_state_values_on_a_network():
 def test_graph_model_errors_name_the_argument(kwargs, field):
     with pytest.raises(ValueError, match=rf"^{field} = "):  # ConfigError, or a kernel's ParameterError
         bdpsim.calibrate(MODELS["network"](), 1.0, **kwargs)
+
+
+@pytest.mark.parametrize("method", ["exact", "general", "wasserstein", "markov-quilt-exact"])
+def test_the_query_reads_alike_on_a_chain(method):
+    """A count of states {0, 2} given as counted states, as its per-state values or as a mechanism:
+    the same per-state values, so the same scale to the last bit, whatever the method."""
+    model = MODELS["chain"]()
+    ways = (
+        {"counted_states": [0, 2]},
+        {"state_values": [1.0, 0.0, 1.0]},
+        {"mechanism": bdpsim.LaplaceCount(3.0, (0, 2))},
+    )
+    scales = {bdpsim.calibrate(model, 2.0, method=method, evaluate=False, **w).scale for w in ways}
+    assert len(scales) == 1 and None not in scales
+
+
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"counted_states": [2], "mechanism": bdpsim.LaplaceCount(1.0, (2,))}, "mechanism"),
+        ({"mechanism": object()}, "mechanism"),
+        ({"counted_states": [3]}, "counted_states"),
+        ({"counted_states": [0, 1, 2]}, "counted_states"),
+        ({"state_values": [0.0, 1.0]}, "state_values"),
+    ],
+)
+def test_chain_query_errors_name_the_argument(kwargs, field):
+    with pytest.raises(ValueError, match=rf"^{field} = "):
+        bdpsim.calibrate(MODELS["chain"](), 1.0, **kwargs)

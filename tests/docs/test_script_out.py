@@ -65,3 +65,16 @@ def test_helper_lets_untracked_and_overwrite_through(tmp_path):
     script_out.refuse_committed(ap, True, ROOT / "results" / "benchmarks")  # --overwrite: no exit
     with pytest.raises(SystemExit):
         script_out.refuse_committed(ap, False, tmp_path, ROOT / "results" / "benchmarks")
+
+
+def test_write_record_adds_the_machine_state_after_the_numbers(tmp_path, capsys):
+    import json
+
+    script_out = load_script("script_out")
+    path = tmp_path / "sub" / "bench.json"
+    script_out.write_record(path, {"seconds": 1.5, "n": 3}, 0.25)
+    rec = json.loads(path.read_text())
+    assert list(rec) == ["seconds", "n", "load_average_before", "load_average_after", "cpus", "written"]
+    assert rec["seconds"] == 1.5 and rec["load_average_before"] == 0.25 and rec["cpus"] >= 1
+    assert rec["written"].endswith("+00:00") and path.read_text().endswith("}\n")
+    assert capsys.readouterr().out == f"wrote {path}\n"

@@ -12,7 +12,6 @@ import pytest
 from scipy import stats
 
 from bdpsim.adversary import Adversary
-from bdpsim.cli import main
 from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import AuditEstimator, adversary_bdpl
 from bdpsim.mechanisms.histogram import EXHAUSTIVE_MAX_N, HistogramMechanism, count_vector_law
@@ -24,6 +23,7 @@ from bdpsim.pipeline.driver import run_chunk, run_experiment
 from bdpsim.studies.audit_study import CASES, configuration_exact, coverage, exact_event_log_ratio
 
 from ..helpers import markov_joint
+from ..support.bad_config import cli, one_line_error
 
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
 COUNT = {"kind": "count", "epsilon": 1.0}
@@ -48,22 +48,6 @@ def audit_doc(budget=200_000, adversaries=8, mechanism=COUNT, model=CHAIN, **run
 def read_adversaries(out):
     with gzip.open(out / "adversaries.csv.gz", "rt") as f:
         return list(csv.DictReader(f))
-
-
-def cli(capsys, *args):
-    try:
-        rc = main([str(a) for a in args])
-    except SystemExit as exc:
-        rc = exc.code
-    cap = capsys.readouterr()
-    return rc, cap.out, cap.err
-
-
-def one_line_error(rc, err, *words):
-    assert rc == 2, err
-    assert err.startswith("bdpsim: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    for w in words:
-        assert w in err, err
 
 
 # ----------------------------------------------------------------------------- end to end

@@ -298,8 +298,11 @@ def test_from_pgmpy_and_bif(tmp_path):
     assert build({"bif": str(tmp_path / "d.bif")}).additive_law({0: 1}, [0, 1]) == pytest.approx(
         ref.additive_law({0: 1}, [0, 1]), abs=1e-12
     )
+    assert from_pgmpy(net, ["B", 3]).records == (1, 3)  # names and indices, as from_bif takes them
     with pytest.raises(ConfigError, match="^model.records = 'Z': not a node"):
         from_pgmpy(net, ["Z"])
+    with pytest.raises(ConfigError, match="^model.records = 'B': must be a list of node names"):
+        from_pgmpy(net, "B")
 
 
 def test_missing_pgmpy_is_one_clear_error(monkeypatch, tmp_path):

@@ -144,25 +144,10 @@ def from_pgmpy(model, records=None, table_tolerance: float = TABLE_TOLERANCE) ->
         t = np.transpose(t, ranks + [len(ev)])
         parents.append(tuple(index[ev[k]] for k in ranks))
         tables.append(t)
-    if records is not None:
-        check(
-            isinstance(records, (list, tuple)),
-            "model.records",
-            records,
-            "must be a list of node names or indices",
-        )
-        recs = []
-        for r in records:
-            if isinstance(r, str):
-                check(r in index, "model.records", r, f"not a node of the network ({len(order)} nodes)")
-                recs.append(index[r])
-            else:
-                recs.append(r)
-        records = recs
     return BayesNetModel(
         tuple(parents),
         tuple(tables),
-        records=records,
+        records=_record_indices(records, order),
         names=tuple(map(str, order)),
         table_tolerance=table_tolerance,
         state_names=tuple(tuple(map(str, own[v])) for v in order),
