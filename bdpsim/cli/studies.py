@@ -88,14 +88,11 @@ def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
 
 
 def _utility_one(a, path: Path, cfg, out: Path) -> None:
-    from ..utility.experiment import run_utility, write_utility
+    from ..utility.experiment import run_utility
 
-    rows, vs = run_utility(cfg, a.data_dir)
-    try:
-        written = write_utility(out, cfg, rows, vs, str(path))
-    except OSError as exc:
-        raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
-    for p in written:
+    # written as it goes (a lock, metadata.json with the status, each variant saved: resumable)
+    rows, vs = run_utility(cfg, a.data_dir, out=out, source=str(path))
+    for p in (out / "utility.csv", out / "metadata.json"):
         print(p)
     for v in vs:
         fit = {k: v.model[k] for k in ("rho", "gamma", "omega", "four_ln_gamma") if k in v.model}

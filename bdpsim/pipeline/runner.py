@@ -60,7 +60,9 @@ class Unit:
 
 @runtime_checkable
 class StudyKind(Protocol):
-    """What :func:`run_study` needs of a study (:class:`StudyBase` gives the optional parts)."""
+    """What :func:`run_study` needs of a study (:class:`StudyBase` gives the optional parts:
+    ``task_count``, ``prepare``, ``waits_for``, ``settle``, ``begin``, ``check``, ``check_out``,
+    ``metadata``, ``remove_tables``, ``worker_died``)."""
 
     #: the ``kind`` of ``metadata.json`` and the progress bar's label (``run``, ``accuracy``, ...)
     name: str
@@ -71,6 +73,9 @@ class StudyKind(Protocol):
 
     def units(self) -> Sequence[Unit]:
         """Every unit, in the order of the tables."""
+
+    def prepare(self, todo: Sequence[Unit]) -> None:
+        """Work the units to compute share, done once in this process before their tasks."""
 
     def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
         """The unit's tasks ``(fn, args)``: picklable calls whose results go to :meth:`finish`."""
@@ -117,7 +122,8 @@ class StudyKind(Protocol):
 
 
 class StudyBase:
-    """Defaults of the optional parts of :class:`StudyKind`: no unit waits for another, a record
+    """Defaults of the optional parts of :class:`StudyKind`: nothing shared to prepare, no unit
+    waits for another, a record
     is final when finished, nothing to do when a run begins, every ``jobs`` accepted, ``out`` any
     directory path (the kind's command checks more), metadata with the kind's name only, no
     tables to remove, a worker death blamed on ``--jobs``."""
@@ -128,6 +134,9 @@ class StudyBase:
 
     def task_count(self, unit: Unit, jobs: int) -> int:
         return len(self.tasks(unit, jobs))  # type: ignore[attr-defined]
+
+    def prepare(self, todo: Sequence[Unit]) -> None:
+        return None
 
     def waits_for(self, unit: Unit) -> Sequence[str]:
         return ()
@@ -334,6 +343,8 @@ def _execute(kind: StudyKind, run: _Run, log, progress: bool, heartbeat: float) 
         ),
     )
     try:
+        if run.todo:
+            kind.prepare(run.todo)
         plans = {u.id: kind.tasks(u, run.jobs) for u in run.todo}
         state["total"] = sum(map(len, plans.values()))
         bar = tqdm(
