@@ -39,7 +39,16 @@ from .backends import BACKENDS, WORKER_DEATHS, Heartbeat, check_scheduler, paral
 from .results.points import Unusable
 from .watchdog import worker_count
 
-__all__ = ["StudyBase", "StudyKind", "Unit", "Unusable", "checked_jobs", "run_study"]
+__all__ = [
+    "StudyBase",
+    "StudyKind",
+    "Unit",
+    "Unusable",
+    "checked_jobs",
+    "load_rows",
+    "rows_json",
+    "run_study",
+]
 
 
 @dataclass(frozen=True)
@@ -172,6 +181,32 @@ class StudyBase:
             f"a worker process died ({type(exc).__name__}; killed from outside or out of memory?): "
             f"finished {self.noun} are saved; re-run to resume, or lower --jobs",
         )
+
+
+def rows_json(rows: Sequence[dict]) -> str:
+    """A unit's rows as JSON, each row's keys in their order (a resumed unit's rows are the rows
+    it returned: same columns, same order; ``nan`` kept)."""
+    import json
+
+    from .results.tables import json_default
+
+    return json.dumps(list(rows), indent=1, allow_nan=True, default=json_default)
+
+
+def load_rows(path: Path) -> list[dict]:
+    """The rows :func:`rows_json` saved at ``path``, or :class:`Unusable` (missing, not JSON, not
+    a list of rows)."""
+    import json
+
+    if not path.is_file():
+        raise Unusable("missing")
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise Unusable("its file is not readable JSON") from None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise Unusable("its file is not a list of rows")
+    return rows
 
 
 def _stderr(msg: str) -> None:

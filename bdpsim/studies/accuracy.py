@@ -40,7 +40,7 @@ from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..pipeline import results as R
 from ..pipeline import seeds
-from ..pipeline.runner import StudyBase, Unit, Unusable, run_study
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 
 
 @dataclass(frozen=True)
@@ -237,18 +237,7 @@ class AccuracyKind(StudyBase):
         return record
 
     def load(self, out: Path, unit: Unit) -> list[dict]:
-        import json
-
-        path = _case_path(out, int(unit.id), unit.key)
-        if not path.is_file():
-            raise Unusable("missing")
-        try:
-            rows = json.loads(path.read_text())
-        except (OSError, ValueError):
-            raise Unusable("its file is not readable JSON") from None
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise Unusable("its file is not a list of rows")
-        return rows
+        return load_rows(_case_path(out, int(unit.id), unit.key))
 
     def begin(self, out: Path, done) -> None:
         self.finished.update({int(u): rows for u, rows in done.items()})
@@ -256,7 +245,7 @@ class AccuracyKind(StudyBase):
             self.progress(len(self.finished), len(self.cases))
 
     def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(_case_path(out, int(unit.id), unit.key), R.dumps(record))
+        R.atomic_write_text(_case_path(out, int(unit.id), unit.key), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         seed = self.meta.get("seed")

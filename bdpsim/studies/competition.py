@@ -42,7 +42,7 @@ from ..mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 from ..mechanisms.randomized_response.window import rr_bdpl
 from ..models import MarkovChainModel, symmetric_chain
 from ..pipeline import results as R
-from ..pipeline.runner import StudyBase, Unit, Unusable, run_study
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 
 SEARCH_TOLERANCE = 1e-10
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -304,21 +304,10 @@ class CompetitionKind(StudyBase):
         return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
 
     def load(self, out: Path, unit: Unit) -> list[dict]:
-        import json
-
-        path = self._path(out, unit)
-        if not path.is_file():
-            raise Unusable("missing")
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise Unusable("its file is not readable JSON") from None
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise Unusable("its file is not a list of rows")
-        return rows
+        return load_rows(self._path(out, unit))
 
     def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(self._path(out, unit), R.dumps(record))
+        R.atomic_write_text(self._path(out, unit), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         config = {

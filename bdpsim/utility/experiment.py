@@ -43,7 +43,7 @@ from ..models.pedigree.model import PedigreeModel
 from ..pipeline import results as R
 from ..pipeline import seeds
 from ..pipeline.config import load_toml
-from ..pipeline.runner import StudyBase, Unit, Unusable, run_study
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 
@@ -760,21 +760,10 @@ class UtilityKind(StudyBase):
         return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
 
     def load(self, out: Path, unit: Unit) -> list[dict]:
-        import json
-
-        path = self._path(out, unit)
-        if not path.is_file():
-            raise Unusable("missing")
-        try:
-            rows = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise Unusable("its file is not readable JSON") from None
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            raise Unusable("its file is not a list of rows")
-        return rows
+        return load_rows(self._path(out, unit))
 
     def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(self._path(out, unit), R.dumps(record))
+        R.atomic_write_text(self._path(out, unit), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         fitted = {v.name: v.model for v in self.vs}
