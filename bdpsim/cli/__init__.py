@@ -287,7 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="regenerate the figures of the thesis and the paper",
         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
         "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
-        "(resumable, in OUT/runs/).",
+        "(resumable, in OUT/runs/); so is the competition's exact search "
+        "(OUT/runs/competition).",
         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
         "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
         "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
