@@ -280,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="regenerate the figures of the thesis and the paper",
         description="Regenerate figures into OUT (PNG + PDF + CSV each) with a README.md "
         "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
-        "(resumable, in OUT/runs/).",
+        "(resumable, in OUT/runs/); so is the competition's exact search "
+        "(OUT/runs/competition).",
         epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
         "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
         "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
@@ -317,7 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
         "transition matrix with gamma and omega), calibrate Laplace mechanisms "
         "that are eps-BDP by the general, Gaussian, Markov and Zhao bounds (and "
         "the eps-DP baseline), run each 'runs' times and report the empirical 95 % "
-        "error quantile against the theory ln(20) b, MAPE and MSE.",
+        "error quantile against the theory ln(20) b, MAPE and MSE. Each variant "
+        "is saved as it finishes (OUT/units/): Ctrl-C keeps them and the same "
+        "command resumes.",
         epilog="examples:\n  bdpsim utility utility_galton          (Galton's heights ship with bdpsim)\n"
         "  bdpsim utility utility_galton utility_familyiq utility_activity\n"
         "  bdpsim utility configs/utility_electricity.toml --data-dir ~/data/ampds\n"

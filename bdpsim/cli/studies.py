@@ -88,14 +88,11 @@ def _check_writable_dir(out: Path, overwrite: bool = False) -> None:
 
 
 def _utility_one(a, path: Path, cfg, out: Path) -> None:
-    from ..utility.experiment import run_utility, write_utility
+    from ..utility.experiment import run_utility
 
-    rows, vs = run_utility(cfg, a.data_dir)
-    try:
-        written = write_utility(out, cfg, rows, vs, str(path))
-    except OSError as exc:
-        raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
-    for p in written:
+    # written as it goes (a lock, metadata.json with the status, each variant saved: resumable)
+    rows, vs = run_utility(cfg, a.data_dir, out=out, source=str(path))
+    for p in (out / "utility.csv", out / "metadata.json"):
         print(p)
     for v in vs:
         fit = {k: v.model[k] for k in ("rho", "gamma", "omega", "four_ln_gamma") if k in v.model}
@@ -162,7 +159,7 @@ def cmd_figures(a) -> int:
 
 
 def cmd_accuracy(a) -> int:
-    from ..studies.accuracy import GRID, accuracy_table, write_report
+    from ..studies.accuracy import GRID, accuracy_table
     from .progress import Progress
 
     if a.jobs < 1:
@@ -171,14 +168,19 @@ def cmd_accuracy(a) -> int:
     _check_writable_dir(out, a.overwrite)
     meta = {"samples": a.samples, "adversaries": a.adversaries, "seed": a.seed}
     finished: dict = {}
-    try:
+    try:  # the report is written as it goes (a lock, metadata.json, cases saved: resumable)
         with Progress("bdpsim accuracy", "cases", quiet=a.quiet) as bar:
             rows = accuracy_table(
-                tuple(a.samples), a.adversaries, a.seed, a.jobs, out=out, progress=bar, finished=finished
+                tuple(a.samples),
+                a.adversaries,
+                a.seed,
+                a.jobs,
+                out=out,
+                progress=bar,
+                finished=finished,
+                meta=meta,
             )
-    except KeyboardInterrupt:  # as 'bdpsim run': keep what finished, resumable
-        part = [r for ci in sorted(finished) for r in finished[ci]]
-        write_report(out, part, meta, status="interrupted")
+    except KeyboardInterrupt:  # as 'bdpsim run': what finished is kept (status interrupted), resumable
         print(
             f"bdpsim: interrupted; {len(finished)} of {len(GRID)} cases are saved in {out}; "
             "re-run the same command to resume",
@@ -187,7 +189,7 @@ def cmd_accuracy(a) -> int:
         return 130
     from ..figures.accuracy import save_accuracy
 
-    paths = write_report(out, rows, meta)
+    paths = [p for p in (out / "accuracy.csv", out / "accuracy.json") if p.is_file()]  # written as it went
     paths += save_accuracy(rows, Path(a.out))
     # the adaptive mixture run (target_se > 0) is labelled by its target: no two rows look alike
     label = [r["estimator"] + (f" se<={r['target_se']:g}" if r.get("target_se") else "") for r in rows]

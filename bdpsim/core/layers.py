@@ -120,7 +120,8 @@ LAYERS: tuple[Layer, ...] = (
                 "`pipeline/settings.py`, `pipeline/config.py`, `pipeline/cost.py`, "
                 "`pipeline/rows.py`, `pipeline/summarize.py`, `pipeline/flags.py`, "
                 "`pipeline/results/` (atomic files, tables, points, provenance, output "
-                "directories), `pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py` (the one "
+                "directories), `pipeline/runner.py` (the one runner: lock, metadata, resume), "
+                "`pipeline/driver.py`, `pipeline/plan.py`, `pipeline/backends.py` (the one "
                 "executor), `pipeline/seeds.py` (the one seed tree)",
             ),
         ),

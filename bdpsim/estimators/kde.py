@@ -69,7 +69,8 @@ KDE_CHECK = register_columns(
 
 #: the KDE against the mixture's per-adversary interval when one config has both estimators: they
 #: examine the same adversaries (the population key ignores the estimator), so the comparison is per
-#: adversary; filled after the run's points finish (:func:`bdpsim.pipeline.driver.compare_kde_with_mixture`)
+#: adversary; filled when both points have finished, before the KDE point's record is written
+#: (:func:`bdpsim.pipeline.driver.compare_kde_with_mixture`)
 KDE_MIXTURE_CHECK = register_columns(
     "summary",
     Column(

@@ -182,7 +182,8 @@ def _competition(ctx: Context) -> list[dict]:
         "tolerance 1e-10); randomized response only on the symmetric chains, with the "
         "Laplace scale of equal standard deviation"
     )
-    return competition_rows(log=ctx.log, jobs=ctx.jobs)
+    # saved by (chain, T) in OUT/runs/competition: an interrupted figure resumes
+    return competition_rows(log=ctx.log, jobs=ctx.jobs, out=ctx.out / "runs" / "competition")
 
 
 @dataclass(frozen=True)

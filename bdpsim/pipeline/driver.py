@@ -15,10 +15,13 @@ So a point's numbers do not depend on the number of workers, the backend, the ch
 other points the config contains. The percentile's confidence interval is distribution-free
 (:func:`bdpsim.kernels.stats.percentile_ci`) and draws no random numbers.
 
-Resume. A finished point is written atomically (``results.write_point``); re-running the same
-command skips finished points whose records are intact and recomputes damaged ones
-(``results.point_problem``). A lock serialises runs into one directory; a failure marks
-``metadata.json`` ``failed`` and removes the partial tables, Ctrl-C marks it ``interrupted``.
+Resume. The run is a study kind (:class:`RunKind`) of the one runner
+(:func:`bdpsim.pipeline.runner.run_study`): a finished point is written once, atomically
+(``results.save_point``); re-running the same command skips finished points whose records are
+intact and recomputes damaged ones (``results.load_point``). Within a run the points' rows stay in
+memory (the KDE-vs-mixture comparison and the tables use them; nothing is read back). A lock
+serialises runs into one directory; a failure marks ``metadata.json`` ``failed`` and removes the
+partial tables, Ctrl-C marks it ``interrupted``.
 Memory stays bounded: each task holds one adversary's samples at a time, samples are generated in
 chunks (``run.chunk``), and configs whose estimated memory or work exceed the limits
 (:mod:`bdpsim.pipeline.cost`) are refused before anything runs. Tasks carry their point pickled and load it
@@ -27,13 +30,11 @@ themselves (:func:`run_task`): a worker that cannot load it reports an error ins
 
 from __future__ import annotations
 
-import contextlib
 import math
 import pickle
 import sys
 import time
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -52,14 +53,13 @@ from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals,
 from ..models.base import adversary_names, record_names
 from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
 from . import results as R
-from .backends import BACKENDS, WORKER_DEATHS, Heartbeat, check_scheduler, parallel
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
 from .flags import FLAGS, warning_line
 from .flags import flags as _flags_of
 from .rows import ADVERSARY_COLUMNS, AdversaryResult, ordered_extras
+from .runner import StudyBase, Unit, run_study
 from .summarize import check_bounds, summarize
-from .watchdog import worker_count
 
 STAT_KEYS = ("bdpl", "null_bdpl", "exact", "nonpositive_points", "bdpl_se", "samples")
 
@@ -271,24 +271,9 @@ def _stderr(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _checked_jobs(config: ExperimentConfig, jobs, backend: str, scheduler: str | None, log) -> int:
-    """``--jobs``, ``--backend`` and ``--scheduler`` checked; the local worker count capped at the
-    CPUs and the tasks (a fork storm otherwise), with a line saying so."""
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError("--jobs", jobs, "must be an integer >= 1")
-    if backend not in BACKENDS:
-        raise ConfigError("--backend", backend, f"must be one of {list(BACKENDS)}")
-    if scheduler is not None:
-        check_scheduler(scheduler)
-        return jobs
-    jobs, note = worker_count(jobs, sum(_task_count(p, jobs) for p in config.points))
-    if note:
-        log(note)
-    return jobs
-
-
 def _run_metadata(config: ExperimentConfig, jobs: int, backend: str) -> dict:
-    """``metadata.json`` of a run that starts: config, seed, points, provenance, status running."""
+    """``metadata.json`` of a run that starts: config, seed, points, provenance (the runner adds
+    ``started`` and ``status``)."""
     return R.metadata(
         "run",
         config.raw,
@@ -303,8 +288,6 @@ def _run_metadata(config: ExperimentConfig, jobs: int, backend: str) -> dict:
         ],
         source=config.source,
         title=config.title,
-        started=R.now(),
-        status="running",
         argv=sys.argv,
         jobs=jobs,
         backend=backend,
@@ -333,56 +316,24 @@ def run_experiment(
     estimated memory and work (:func:`bdpsim.pipeline.cost.check_limits`), before anything is written.
     Concurrent runs into one ``out`` are serialised by a lock. A failure mid-run removes the
     partial ``summary.csv``/``adversaries.csv.gz`` and marks ``metadata.json`` ``failed``;
-    Ctrl-C keeps the tables of what finished and marks it ``interrupted``.
+    Ctrl-C keeps the tables of what finished and marks it ``interrupted``
+    (:func:`bdpsim.pipeline.runner.run_study` of a :class:`RunKind`).
     """
-    jobs = _checked_jobs(config, jobs, backend, scheduler, log)
-    check_limits(config, limits or Limits(), jobs)
-    out = R.check_out_dir(out, force)
-    ids = [p.id for p in config.points]
-    label = config.percentile_label
-    extras = extra_columns(config)
-    todo = [p for p in config.points if not R.point_done(out, p.id)]
-    # connect to the backend first: an unreachable scheduler must not leave files behind
-    with contextlib.ExitStack() as stack:
-        par = stack.enter_context(parallel(jobs, backend, scheduler)) if todo else None
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            stack.enter_context(R.run_lock(out, log))
-        except OSError as exc:
-            raise ConfigError("--out", str(out), f"cannot be written ({exc.strerror or exc})") from None
-        problems = {p.id: R.point_problem(out, p.id) for p in config.points}  # again: we may have waited
-        todo = [p for p in config.points if problems[p.id] is not None]
-        for p in todo:
-            if problems[p.id] != "missing":
-                log(f"recomputing configuration {p.id}: {problems[p.id]}")
-        if todo and par is None:
-            par = stack.enter_context(parallel(jobs, backend, scheduler))
-        meta = _run_metadata(config, jobs, backend)
-        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
-        if len(todo) < len(ids):
-            log(f"resuming: {len(ids) - len(todo)} of {len(ids)} configurations already finished in {out}")
-        summary = R.SummaryLog(out, ids, label, extras[0])  # finished points, once; then appended
-        try:
-            _execute(
-                _Run(par, todo, ids, (label, extras), out, jobs, meta, summary), log, progress, heartbeat
-            )
-        except OSError as exc:  # a full disk, the directory removed or made read-only mid-run
-            raise ConfigError(
-                "--out",
-                str(out),
-                f"cannot be written ({exc.strerror or exc}"
-                f"{': ' + str(exc.filename) if exc.filename else ''}); "
-                "finished configurations are kept: free space and re-run to resume",
-            ) from None
-        except Exception as exc:
-            if type(exc).__name__ not in WORKER_DEATHS:
-                raise
-            raise worker_died(todo, exc, jobs) from None
-        compare_kde_with_mixture(config, out, extras[1], log)
-        rows = R.write_tables(out, ids, label, extras)
-        meta.update(status="complete", finished=R.now())
-        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
-    return rows
+    kind = RunKind(config, limits or Limits())
+    return cast(
+        list,
+        run_study(
+            kind,
+            out,
+            jobs=jobs,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            log=log,
+            heartbeat=heartbeat,
+            force=force,
+        ),
+    )
 
 
 def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, ExperimentPoint]]:
@@ -401,59 +352,179 @@ def kde_mixture_pairs(config: ExperimentConfig) -> list[tuple[ExperimentPoint, E
     ]
 
 
-def _point_rows(out: Path, point_id: str, columns: Sequence[str]) -> dict[int, dict]:
+def _data_rows(data: bytes, columns: Sequence[str]) -> dict[int, dict]:
+    """A point's adversary rows by adversary index, from its adversary file's bytes (in memory)."""
     import gzip
 
     from .results.tables import csv_records
 
-    body = gzip.decompress(R.point_paths(out, point_id)[1].read_bytes()).decode()
-    rows = (dict(zip(columns, rec)) for rec in csv_records(body) if rec)  # no field-size limit (long cells)
-    return {int(r["adversary"]): r for r in rows}
+    rows = (dict(zip(columns, rec)) for rec in csv_records(gzip.decompress(data).decode()) if rec)
+    return {int(r["adversary"]): r for r in rows}  # no field-size limit (long cells)
 
 
 def compare_kde_with_mixture(
-    config: ExperimentConfig, out: Path, adversary_columns: Sequence[str], log: Callable[[str], None]
-) -> None:
-    """After the run's points finish: each KDE point's estimates against the mixture's per-adversary
-    intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both kept),
-    :func:`bdpsim.estimators.kde.outside_mixture`; the counts go into the KDE point's record
-    (``kde_above_mixture_n``, ``kde_below_mixture_n``), its flags are recomputed and a point
-    flagged only by this gets its one warning line (a point flagged already printed its line). Configs
-    without such a pair are untouched."""
-    import json
-
+    kp: ExperimentPoint,
+    summary: dict,
+    kde_data: bytes,
+    mp: ExperimentPoint,
+    mixture_data: bytes,
+    adversary_columns: Sequence[str],
+    log: Callable[[str], None],
+) -> dict:
+    """A KDE point's summary row with its estimates compared against the mixture point's
+    per-adversary intervals ``[bdpl_ci_low, bdpl_ci_high]`` of the same adversaries (the rows both
+    kept), :func:`bdpsim.estimators.kde.outside_mixture`: the counts ``kde_above_mixture_n``,
+    ``kde_below_mixture_n`` added and its flags recomputed; a point flagged only by this gets its
+    one warning line (a point flagged already printed its line). Both points' adversary rows come
+    from memory (``kde_data``, ``mixture_data``: their adversary files' bytes), and the KDE point's
+    record is written once, with the counts (:class:`RunKind` holds it until its pair finishes)."""
     columns = [*ADVERSARY_COLUMNS, *adversary_columns]
-    for kp, mp in kde_mixture_pairs(config):
-        if not (R.point_done(out, kp.id) and R.point_done(out, mp.id)):
-            continue
-        kr, mr = _point_rows(out, kp.id, columns), _point_rows(out, mp.id, columns)
-        both = sorted(set(kr) & set(mr))
-        kde, low, high = (
-            np.array([float(rows[j][k] or "nan") for j in both])
-            for rows, k in ((kr, "bdpl"), (mr, "bdpl_ci_low"), (mr, "bdpl_ci_high"))
-        )
-        above, below = kp.estimator().outside_intervals(kde, low, high)
-        js = R.point_paths(out, kp.id)[0]
-        marker = json.loads(js.read_text(encoding="utf-8"))
-        new = {"kde_above_mixture_n": above, "kde_below_mixture_n": below}
-        changed = any(marker.get(k) != v for k, v in new.items())
-        was_flagged = bool(marker.get(FLAGS))  # its warning line was printed when it finished
-        marker.update(new)
-        marker.pop(FLAGS, None)
-        found = _flags_of(kp, marker)
-        if found:
-            marker[FLAGS] = "; ".join(found)
-        R.atomic_write_text(js, R.dumps(marker))
-        if changed and (above or below) and not was_flagged:  # one warning line per flagged point
-            log(
-                warning_line(
-                    marker,
-                    [
-                        f"kde: {above} of {len(both)} estimates above the mixture's interval "
-                        f"of the same adversary (point {mp.id}), {below} below"
-                    ],
-                )
+    kr, mr = _data_rows(kde_data, columns), _data_rows(mixture_data, columns)
+    both = sorted(set(kr) & set(mr))
+    kde, low, high = (
+        np.array([float(rows[j][k] or "nan") for j in both])
+        for rows, k in ((kr, "bdpl"), (mr, "bdpl_ci_low"), (mr, "bdpl_ci_high"))
+    )
+    above, below = kp.estimator().outside_intervals(kde, low, high)
+    was_flagged = bool(summary.get(FLAGS))  # its warning line was printed when it finished
+    row = {k: v for k, v in summary.items() if k != FLAGS}
+    row.update(kde_above_mixture_n=above, kde_below_mixture_n=below)
+    found = _flags_of(kp, row)
+    if found:
+        row[FLAGS] = "; ".join(found)
+    if (above or below) and not was_flagged:  # one warning line per flagged point
+        log(
+            warning_line(
+                row,
+                [
+                    f"kde: {above} of {len(both)} estimates above the mixture's interval "
+                    f"of the same adversary (point {mp.id}), {below} below"
+                ],
             )
+        )
+    return row
+
+
+@dataclass(frozen=True)
+class PointRecord:
+    """A finished point: its marker (the summary row, with its adversary file's sha256 and row
+    count) and its adversary file's bytes (gzip), as written to ``out/points/``."""
+
+    marker: dict
+    data: bytes
+
+    @property
+    def row(self) -> dict:
+        """Its ``summary.csv`` row."""
+        return R.summary_row(self.marker)
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """A point whose tasks finished, before its record is settled: its summary row and its
+    adversary file's bytes."""
+
+    summary: dict
+    data: bytes
+
+
+class RunKind(StudyBase):
+    """``bdpsim run`` as a study kind (:mod:`bdpsim.pipeline.runner`): one unit per configuration
+    point (id: the point id; its content is in the id), its tasks by :func:`plan`, its record in
+    ``out/points/`` (:class:`PointRecord`), the tables ``summary.csv`` (appended as points finish)
+    and ``adversaries.csv.gz``. A KDE point paired with a mixture point (:func:`kde_mixture_pairs`)
+    waits for it: its record is written once, with the comparison's counts."""
+
+    name = "run"
+    noun = "configurations"
+    noun_one = "configuration"
+
+    def __init__(self, config: ExperimentConfig, limits: Limits | None = None) -> None:
+        self.config = config
+        self.limits = limits or Limits()
+        self.points = {p.id: p for p in config.points}
+        self.ids = [p.id for p in config.points]
+        self.label = config.percentile_label
+        self.extras = extra_columns(config)
+        self.pairs = {k.id: m.id for k, m in kde_mixture_pairs(config)}
+        self._blobs: dict[str, bytes] = {}
+        self._summary: R.SummaryLog | None = None
+
+    def units(self) -> list[Unit]:
+        return [Unit(i) for i in self.ids]
+
+    def check(self, jobs: int) -> None:
+        check_limits(self.config, self.limits, jobs)
+
+    def check_out(self, out: str | Path, force: bool) -> Path:
+        return R.check_out_dir(out, force)
+
+    def metadata(self, jobs: int, backend: str) -> dict:
+        return _run_metadata(self.config, jobs, backend)
+
+    def task_count(self, unit: Unit, jobs: int) -> int:
+        return _task_count(self.points[unit.id], jobs)
+
+    def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
+        p = self.points[unit.id]
+        if unit.id not in self._blobs:  # pickled once, loaded in the task
+            self._blobs[unit.id] = cloudpickle.dumps(p.with_shared_state())
+        return [(run_task, (fn, self._blobs[unit.id], *args[1:])) for fn, args in plan(p, jobs)]
+
+    def finish(self, unit: Unit, results: list, log: Callable[[str], None]) -> _Finished:
+        self._blobs.pop(unit.id, None)
+        p = self.points[unit.id]
+        stats = _concat_stats(results)
+        rows = _keep_rows(p, [r for c in results for r in c.rows])
+        rows.sort(key=AdversaryResult.sort_key)
+        finished = p.estimator().finish(p.finish_context(), stats, rows)  # configuration-level work
+        summ = summarize(p, stats, rows, sum(c.seconds for c in results), finished).as_row()
+        check_bounds(summ, log)
+        if summ.get(FLAGS):
+            log(warning_line(summ, [summ[FLAGS]]))
+        return _Finished(summ, R.adversary_data([r.as_row() for r in rows], self.extras[1]))
+
+    def waits_for(self, unit: Unit) -> Sequence[str]:
+        return [self.pairs[unit.id]] if unit.id in self.pairs else []
+
+    def settle(
+        self, unit: Unit, record: _Finished, deps: Mapping[str, Any], log: Callable[[str], None]
+    ) -> PointRecord:
+        summ = record.summary
+        mid = self.pairs.get(unit.id)
+        if mid is not None and mid in deps:
+            summ = compare_kde_with_mixture(
+                self.points[unit.id], summ, record.data, self.points[mid], deps[mid].data, self.extras[1], log
+            )
+        return PointRecord(R.point_marker(summ, record.data), record.data)
+
+    def load(self, out: Path, unit: Unit) -> PointRecord:
+        marker, data = R.load_point(out, unit.id)
+        if unit.id in self.pairs and "kde_above_mixture_n" not in marker:
+            raise R.Unusable(f"its comparison with mixture point {self.pairs[unit.id]} is missing")
+        return PointRecord(marker, data)
+
+    def begin(self, out: Path, done: Mapping[str, Any]) -> None:
+        rows = [done[i].row for i in self.ids if i in done]  # finished points, once; then appended
+        self._summary = R.SummaryLog(out, self.ids, self.label, self.extras[0], rows=rows)
+
+    def write(self, out: Path, unit: Unit, record: PointRecord) -> None:
+        R.save_point(out, unit.id, record.marker, record.data)
+        if self._summary is not None:
+            self._summary.append(record.row)  # one line; both tables are rewritten once, at the end
+
+    def tables(self, out: Path | None, done: Mapping[str, Any], status: str) -> list[dict]:
+        ids = [i for i in self.ids if i in done]
+        rows = [done[i].row for i in ids]
+        if out is None:
+            return rows
+        return R.write_tables_of(out, rows, [done[i].data for i in ids], self.label, self.extras)
+
+    def remove_tables(self, out: Path) -> None:
+        R.remove_tables(out)
+
+    def worker_died(self, exc: BaseException, todo: Sequence[Unit], jobs: int) -> Exception:
+        return worker_died([self.points[u.id] for u in todo], exc, jobs)
 
 
 #: what joblib (loky) and Dask raise when a worker process dies mid-task (killed, out of memory,
@@ -484,83 +555,3 @@ def worker_died(points: Sequence[ExperimentPoint], exc: BaseException, jobs: int
         f"a worker process died ({how}; killed from outside or out of memory?): "
         "finished configurations are saved; re-run to resume, or lower --jobs",
     )
-
-
-@dataclass
-class _Run:
-    """One run's state for :func:`_execute`: the backend, the points to do, every point id (config
-    order), the percentile label and extra columns, the output directory, the metadata record and
-    the ``summary.csv`` being appended."""
-
-    par: Any  # a joblib Parallel (or the dask one), None when nothing is to run
-    todo: list
-    ids: list
-    columns: tuple
-    out: Path
-    jobs: int
-    meta: dict
-    summary: R.SummaryLog
-
-
-def _execute(run: _Run, log, progress: bool, heartbeat: float) -> None:
-    """Run the tasks of the points ``run.todo``, writing each point as it finishes: its record,
-    then one line of ``summary.csv``."""
-    from joblib import delayed
-    from tqdm.auto import tqdm
-
-    par, todo, ids, out, jobs, meta = run.par, run.todo, run.ids, run.out, run.jobs, run.meta
-    label, extras = run.columns
-    tasks = [(p, fn, args) for p in todo for fn, args in plan(p, jobs)]
-    remaining: dict[str, int] = defaultdict(int)
-    for p, _, _ in tasks:
-        remaining[p.id] += 1
-    by_id = {p.id: p for p in todo}
-    collected: dict[str, list] = defaultdict(list)
-    secs: dict[str, float] = defaultdict(float)
-    state = {"tasks": 0, "points": 0}
-    bar = tqdm(total=len(tasks), unit="task", disable=not progress, desc="bdpsim run", file=sys.stderr)
-    beat = Heartbeat(
-        heartbeat,
-        log,
-        lambda: (
-            f"bdpsim run: {state['tasks']}/{len(tasks)} tasks, {state['points']}/{len(todo)} configurations"
-        ),
-    )
-    try:
-        blobs = {
-            p.id: cloudpickle.dumps(p.with_shared_state()) for p in todo
-        }  # pickled once, loaded in the task
-        calls = (delayed(run_task)(fn, blobs[p.id], *args[1:]) for p, fn, args in tasks)
-        for res in par(calls) if tasks else ():
-            collected[res.point_id].append(res)
-            secs[res.point_id] += res.seconds
-            remaining[res.point_id] -= 1
-            state["tasks"] += 1
-            bar.update(1)
-            if remaining[res.point_id] == 0:
-                p = by_id[res.point_id]
-                parts = sorted(collected.pop(p.id), key=lambda c: c.order)
-                stats = _concat_stats(parts)
-                rows = _keep_rows(p, [r for c in parts for r in c.rows])
-                rows.sort(key=AdversaryResult.sort_key)
-                finished = p.estimator().finish(p.finish_context(), stats, rows)  # configuration-level work
-                summ = summarize(p, stats, rows, secs[p.id], finished).as_row()
-                check_bounds(summ, log)
-                if summ.get(FLAGS):
-                    log(warning_line(summ, [summ[FLAGS]]))
-                R.write_point(out, p.id, summ, [r.as_row() for r in rows], extras[1])
-                run.summary.append(summ)  # one line; both tables are rebuilt once, at the end
-                state["points"] += 1
-    except KeyboardInterrupt:  # Ctrl-C: leave consistent tables of what finished
-        R.write_tables(out, ids, label, extras)
-        meta.update(status="interrupted", finished=R.now())
-        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
-        raise
-    except BaseException as exc:  # a failure: no partial tables; finished points stay for a resume
-        R.remove_tables(out)
-        meta.update(status="failed", finished=R.now(), error=f"{type(exc).__name__}: {exc}")
-        R.atomic_write_text(out / "metadata.json", R.dumps(meta))
-        raise
-    finally:
-        beat.stop()
-        bar.close()

@@ -11,7 +11,9 @@ allowed) are estimated by
   against the exact two-sided value.
 
 Every (case, adversary) draws the adversary from one seed-tree branch, so all estimators examine
-the same adversaries; each (case, adversary, variant) estimates from its own branch. A row
+the same adversaries; each (case, adversary, variant) estimates from its own branch. The cases are
+the units of a study kind (:class:`AccuracyKind`) of the one runner
+(:func:`bdpsim.pipeline.runner.run_study`): lock, ``metadata.json`` status and resume. A row
 summarises the error ``estimate - exact`` (bias, RMSE, max), the estimates' own standard errors
 (mixture: mean, max; the share of adversaries within 2 and 3 of them) and the samples used.
 """
@@ -19,7 +21,9 @@ summarises the error ``estimate - exact`` (bias, RMSE, max), the estimates' own 
 from __future__ import annotations
 
 import math
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +40,7 @@ from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..pipeline import results as R
 from ..pipeline import seeds
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,66 @@ def _case_task(ci: int, *args) -> tuple[int, list[dict]]:
     return ci, _case_errors(ci, *args)
 
 
+class AccuracyKind(StudyBase):
+    """The accuracy report as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit per
+    case (id: its index, key: :func:`_case_key`), one task each, its rows saved in
+    ``out/cases/`` as it finishes; the tables ``accuracy.csv`` and ``accuracy.json``
+    (:func:`write_report`, ``status`` complete or interrupted)."""
+
+    name = "accuracy"
+    noun = "cases"
+    noun_one = "case"
+
+    def __init__(self, cases, args: tuple, meta: dict, progress=None, finished: dict | None = None) -> None:
+        self.cases = list(cases)
+        self.args = args
+        self.meta = meta
+        self.keys = [_case_key(c, *args) for c in self.cases]
+        self.progress = progress
+        self.finished: dict[int, list[dict]] = {} if finished is None else finished
+
+    def units(self) -> list[Unit]:
+        return [Unit(f"{ci:02d}", key) for ci, key in enumerate(self.keys)]
+
+    def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
+        ci = int(unit.id)
+        return [(_case_task, (ci, self.cases[ci], *self.args))]
+
+    def finish(self, unit: Unit, results: list, log) -> list[dict]:
+        return results[0][1]
+
+    def settle(self, unit: Unit, record: list[dict], deps, log) -> list[dict]:
+        self.finished[int(unit.id)] = record
+        if self.progress is not None:
+            self.progress(len(self.finished), len(self.cases))
+        return record
+
+    def load(self, out: Path, unit: Unit) -> list[dict]:
+        return load_rows(_case_path(out, int(unit.id), unit.key))
+
+    def begin(self, out: Path, done) -> None:
+        self.finished.update({int(u): rows for u, rows in done.items()})
+        if self.progress is not None:
+            self.progress(len(self.finished), len(self.cases))
+
+    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
+        R.atomic_write_text(_case_path(out, int(unit.id), unit.key), rows_json(record))
+
+    def metadata(self, jobs: int, backend: str) -> dict:
+        seed = self.meta.get("seed")
+        return R.metadata(self.name, self.meta, seed, argv=sys.argv, jobs=jobs, backend=backend)
+
+    def tables(self, out: Path | None, done, status: str) -> list[dict]:
+        rows = [r for u in self.units() if u.id in done for r in done[u.id]]
+        if out is not None:
+            write_report(out, rows, self.meta, status)
+        return rows
+
+    def remove_tables(self, out: Path) -> None:
+        for name in ("accuracy.csv", "accuracy.json"):
+            (Path(out) / name).unlink(missing_ok=True)
+
+
 def accuracy_table(
     samples=(10_000, 100_000),
     adversaries: int = 200,
@@ -208,18 +273,19 @@ def accuracy_table(
     out: Path | None = None,
     progress=None,
     finished: dict | None = None,
+    meta: dict | None = None,
 ) -> list[dict]:
     """Rows of :data:`COLUMNS`, one per (case, estimator, samples, target_se).
 
-    With ``out``, each finished case is saved at once (``out/cases/``, atomically) and a case
-    already saved for the same inputs is reused: an interrupted report resumes where it stopped.
-    ``progress(done, total)`` is called as cases finish; ``finished`` (a dict, filled as cases
-    finish: case index -> rows) lets a caller keep what finished when interrupted.
+    Run by the one runner (:func:`bdpsim.pipeline.runner.run_study` of an :class:`AccuracyKind`).
+    With ``out``, each finished case is saved at once (``out/cases/``, atomically), a case
+    already saved for the same inputs is reused (an interrupted report resumes where it stopped),
+    the report is written (:func:`write_report`, with ``meta``: default the samples, adversaries
+    and seed) and ``out/metadata.json`` records the run's status; concurrent reports into one
+    ``out`` run one after the other (a lock). ``progress(done, total)`` is called as cases
+    finish; ``finished`` (a dict, filled as cases finish: case index -> rows) lets a caller keep
+    what finished when interrupted.
     """
-    import json
-
-    from ..pipeline.backends import tasks
-
     check(adversaries >= 1, "--adversaries", adversaries, "must be >= 1")
     check(all(int(s) >= 100 for s in samples), "--samples", list(samples), "each must be >= 100")
     check(target_se >= 0, "target_se", target_se, "must be >= 0")
@@ -228,25 +294,12 @@ def accuracy_table(
             check(c.param == 0, "case", c.name, "a clipped sum has exact values only for independent records")
     samples = tuple(int(s) for s in samples)
     args = (samples, adversaries, seed, target_se, max_samples)
-    keys = [_case_key(c, *args) for c in cases]
-    done: dict[int, list[dict]] = {} if finished is None else finished
-    if out is not None:
-        for ci, key in enumerate(keys):
-            try:
-                done[ci] = json.loads(_case_path(out, ci, key).read_text())
-            except (OSError, ValueError):
-                pass
-    todo = [ci for ci in range(len(cases)) if ci not in done]
-    if progress is not None:
-        progress(len(done), len(cases))
-    if todo:
-        for ci, rows in tasks(_case_task, ((ci, cases[ci], *args) for ci in todo), jobs, unordered=True):
-            if out is not None:
-                R.atomic_write_text(_case_path(out, ci, keys[ci]), R.dumps(rows))
-            done[ci] = rows
-            if progress is not None:
-                progress(len(done), len(cases))
-    return [r for ci in sorted(done) for r in done[ci]]
+    if meta is None:
+        meta = {"samples": list(samples), "adversaries": adversaries, "seed": seed}
+    kind = AccuracyKind(cases, args, meta, progress, finished)
+    if out is None and progress is not None:
+        progress(0, len(kind.cases))
+    return run_study(kind, out, jobs=jobs, progress=False)
 
 
 def write_report(out: Path, rows: list[dict], meta: dict, status: str = "complete") -> list[Path]:

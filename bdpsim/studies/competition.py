@@ -24,8 +24,10 @@ below ``eps``; BDP's adversary may also know other records (``bdpl``).
 from __future__ import annotations
 
 import math
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +41,8 @@ from ..mechanisms.randomized_response.core import flip_for_chain, rr_noise_std
 from ..mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 from ..mechanisms.randomized_response.window import rr_bdpl
 from ..models import MarkovChainModel, symmetric_chain
+from ..pipeline import results as R
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 
 SEARCH_TOLERANCE = 1e-10
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -64,6 +68,24 @@ GUARANTEE = {
     "wasserstein": "eps-Pufferfish (Wasserstein)",
     "randomized-response": "Chakrabarti et al.'s eps",
 }
+#: the columns of ``competition.csv`` (:func:`competition_rows` with ``out``)
+COLUMNS = [
+    "chain",
+    "T",
+    "epsilon",
+    "method",
+    "mechanism",
+    "guarantee",
+    "scale",
+    "scale_kind",
+    "noise_std",
+    "bdpl",
+    "eps_bdp",
+    "bdpl_no_knowledge",
+    "bdpl_over_eps",
+    "reason",
+    "seconds",
+]
 
 
 def competition_chains() -> list[tuple[str, np.ndarray]]:
@@ -224,6 +246,88 @@ def _case(label, P, T, eps, methods, randomized_response):
     )
 
 
+def _chain_case(label, P, T, epsilons, methods, randomized_response):
+    """One (chain, T) at every eps, one cache of window searches shared across eps: Laplace rows,
+    randomized-response rows and the seconds taken (a task)."""
+    t0 = time.perf_counter()
+    lap = laplace_rows(label, P, T, epsilons, methods)
+    rr = rr_rows(label, P, T, epsilons) if randomized_response else []
+    return lap, rr, time.perf_counter() - t0
+
+
+class CompetitionKind(StudyBase):
+    """The competition as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit per
+    (chain, T), its rows the Laplace rows then the randomized-response rows at every eps; one task
+    (a cache of window searches shared across eps) or, ``split``, one task per eps. With an
+    output directory each unit is saved in ``out/units/`` and the table is ``competition.csv``."""
+
+    name = "competition"
+    noun = "chains"
+    noun_one = "chain"
+
+    def __init__(self, chains, lengths, epsilons, methods, randomized_response, split, log=None) -> None:
+        import hashlib
+        import json
+
+        self.cases = [(label, np.asarray(P, dtype=float), int(T)) for label, P in chains for T in lengths]
+        self.epsilons = [float(e) for e in epsilons]
+        self.methods = list(methods)
+        self.rr = bool(randomized_response)
+        self.split = split
+        self.log = log
+        self.keys = [
+            hashlib.sha256(
+                json.dumps([label, P.tolist(), T, self.epsilons, self.methods, self.rr]).encode()
+            ).hexdigest()[:16]
+            for label, P, T in self.cases
+        ]
+
+    def units(self) -> list[Unit]:
+        return [Unit(f"{i:02d}", key) for i, key in enumerate(self.keys)]
+
+    def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
+        label, P, T = self.cases[int(unit.id)]
+        if self.split:
+            return [(_case, (label, P, T, eps, self.methods, self.rr)) for eps in self.epsilons]
+        return [(_chain_case, (label, P, T, self.epsilons, self.methods, self.rr))]
+
+    def finish(self, unit: Unit, results: list, log) -> list[dict]:
+        if self.split:
+            return [r for res in results for r in res[0]] + [r for res in results for r in res[1]]
+        lap, rr, seconds = results[0]
+        if self.log is not None:
+            label, _, T = self.cases[int(unit.id)]
+            self.log(f"  {label}, T = {T}: {seconds:.1f} s")
+        return lap + rr
+
+    def _path(self, out: Path, unit: Unit) -> Path:
+        return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
+
+    def load(self, out: Path, unit: Unit) -> list[dict]:
+        return load_rows(self._path(out, unit))
+
+    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
+        R.atomic_write_text(self._path(out, unit), rows_json(record))
+
+    def metadata(self, jobs: int, backend: str) -> dict:
+        config = {
+            "chains": [[label, P.tolist()] for label, P, _ in self.cases],
+            "epsilons": self.epsilons,
+            "methods": self.methods,
+            "randomized_response": self.rr,
+        }
+        return R.metadata(self.name, config, None, argv=sys.argv, jobs=jobs, backend=backend)
+
+    def tables(self, out: Path | None, done, status: str) -> list[dict]:
+        rows = [r for u in self.units() if u.id in done for r in done[u.id]]
+        if out is not None:
+            R.atomic_write_text(Path(out) / "competition.csv", R.csv_text(rows, COLUMNS))
+        return rows
+
+    def remove_tables(self, out: Path) -> None:
+        (Path(out) / "competition.csv").unlink(missing_ok=True)
+
+
 def competition_rows(
     chains: Sequence[tuple[str, np.ndarray]] | None = None,
     lengths: Sequence[int] = LENGTHS,
@@ -232,39 +336,22 @@ def competition_rows(
     randomized_response: bool = True,
     log=None,
     jobs: int = 1,
+    out: str | Path | None = None,
 ) -> list[dict]:
     """The comparison table: one row per (chain, T, eps, method).
 
-    ``jobs > 1`` runs the (chain, T, eps) cases in parallel processes (each case then calibrates
-    exactly from its own methods' window searches instead of a cache shared across eps; the exact
-    scales agree to the search's relative ``1e-9``).
+    Run by the one runner (:func:`bdpsim.pipeline.runner.run_study` of a
+    :class:`CompetitionKind`). ``jobs > 1`` runs the (chain, T, eps) cases in parallel processes
+    (each case then calibrates exactly from its own methods' window searches instead of a cache
+    shared across eps; the exact scales agree to the search's relative ``1e-9``). With ``out``,
+    each (chain, T) is saved as it finishes (``out/units/``), the table is written to
+    ``out/competition.csv`` and ``out/metadata.json`` records the run's status; re-running
+    resumes (a lock serialises runs into one ``out``).
     """
-    chains = list(chains or competition_chains())
-    rows = []
-    if jobs > 1:
-        from ..pipeline.backends import tasks
-
-        cases = [(label, P, T, eps) for label, P in chains for T in lengths for eps in epsilons]
-        out = list(
-            tasks(
-                _case, ((label, P, T, eps, methods, randomized_response) for label, P, T, eps in cases), jobs
-            )
-        )
-        done = dict(zip([(c[0], c[2], c[3]) for c in cases], out, strict=True))
-        for label, _ in chains:
-            for T in lengths:
-                rows += [r for eps in epsilons for r in done[label, T, eps][0]]
-                rows += [r for eps in epsilons for r in done[label, T, eps][1]]
-        return rows
-    for label, P in chains:
-        for T in lengths:
-            t0 = time.perf_counter()
-            rows += laplace_rows(label, P, T, epsilons, methods)
-            if randomized_response:
-                rows += rr_rows(label, P, T, epsilons)
-            if log is not None:
-                log(f"  {label}, T = {T}: {time.perf_counter() - t0:.1f} s")
-    return rows
+    kind = CompetitionKind(
+        list(chains or competition_chains()), lengths, epsilons, methods, randomized_response, jobs > 1, log
+    )
+    return run_study(kind, out, jobs=jobs, progress=False, log=log or (lambda m: None))
 
 
 def not_eps_bdp(rows: Sequence[dict]) -> list[dict]:

@@ -23,7 +23,8 @@ and ``mse_theory = E Z^2``, both from the table and its geometric tails.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from ..models.pedigree.model import PedigreeModel
 from ..pipeline import results as R
 from ..pipeline import seeds
 from ..pipeline.config import load_toml
+from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 
@@ -596,79 +598,184 @@ def calibrate(mech: str, eps: float, v: Variant) -> tuple[float, str]:
     return (c.tau if c.tau is not None else v.sensitivity / c.scale), note
 
 
-def run_utility(cfg: UtilityConfig, data_dir=None, jobs: int = 1) -> tuple[list[dict], list[Variant]]:
-    """All rows of :data:`COLUMNS` for the config, and the fitted variants (``jobs``: processes for
-    the Markov variants' calibrations, :func:`precompute`; the rows do not depend on it)."""
-    vs = variants(cfg, data_dir)
-    precompute(cfg, vs, jobs)
+def _variant_rows(cfg: UtilityConfig, vi: int, v: Variant) -> list[dict]:
+    """The rows of variant ``vi`` (every mechanism and eps; a task of :class:`UtilityKind`): the
+    noise of (variant, mechanism, eps) comes from its own seed stream, so a variant's rows do not
+    depend on the others."""
     rows = []
     q = 1 - cfg.beta
-    for vi, v in enumerate(vs):
-        for mi, mech in enumerate(cfg.mechanisms):
-            for ei, eps in enumerate(cfg.epsilon):
-                tau, note = calibrate(mech, eps, v)
-                noise = table_noise(calibration(mech, eps, v))
-                base = {
-                    "dataset": cfg.dataset,
-                    "variant": v.name,
-                    "mechanism": mech,
-                    "epsilon": eps,
-                    "tau": tau,
-                    "sensitivity": v.sensitivity,
-                    "n": v.n,
-                    "m": v.m,
-                    "databases": int(v.truths.size),
-                    "runs": cfg.runs,
-                    "note": note,
-                    "clip_bias_mse": v.clip_bias_mse(),
-                    "true_value": float(v.truths.mean()),
-                }
-                if noise is None and not math.isfinite(tau):  # a table is drawn whatever its DP epsilon
-                    rows.append(
-                        {
-                            **base,
-                            **{
-                                k: math.nan
-                                for k in (
-                                    "noise_scale",
-                                    "alpha_theory",
-                                    "alpha_empirical",
-                                    "mape",
-                                    "mse",
-                                    "mse_theory",
-                                )
-                            },
-                        }
-                    )
-                    continue
-                rng = seeds.stream(cfg.seed, DATASETS.index(cfg.dataset), vi, mi, ei)
-                if noise is None:  # Laplace with the calibrated scale
-                    b = v.sensitivity / tau
-                    draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
-                    theory = {
-                        "noise_scale": b,
-                        "alpha_theory": math.log(1 / cfg.beta) * b,
-                        "mse_theory": 2 * b * b,
-                    }
-                else:  # a table law (module docstring): its exact E|Z|, |Z| quantile and E Z^2
-                    draws = noise.sample((v.truths.size, cfg.runs), rng)
-                    _, mabs, sq = noise.moments()
-                    theory = {"noise_scale": mabs, "alpha_theory": abs_quantile(noise, q), "mse_theory": sq}
-                err = np.abs(draws)  # |(truth + noise) - truth|
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    rel = err / np.abs(v.truths)[:, None]
-                rel = rel[np.abs(v.truths) > 0]
+    for mi, mech in enumerate(cfg.mechanisms):
+        for ei, eps in enumerate(cfg.epsilon):
+            tau, note = calibrate(mech, eps, v)
+            noise = table_noise(calibration(mech, eps, v))
+            base = {
+                "dataset": cfg.dataset,
+                "variant": v.name,
+                "mechanism": mech,
+                "epsilon": eps,
+                "tau": tau,
+                "sensitivity": v.sensitivity,
+                "n": v.n,
+                "m": v.m,
+                "databases": int(v.truths.size),
+                "runs": cfg.runs,
+                "note": note,
+                "clip_bias_mse": v.clip_bias_mse(),
+                "true_value": float(v.truths.mean()),
+            }
+            if noise is None and not math.isfinite(tau):  # a table is drawn whatever its DP epsilon
                 rows.append(
                     {
                         **base,
-                        "noise_scale": theory["noise_scale"],
-                        "alpha_theory": theory["alpha_theory"],
-                        "alpha_empirical": float(np.quantile(err, q)),
-                        "mape": float(100 * rel.mean()) if rel.size else math.nan,
-                        "mse": float(np.mean(err**2)),
-                        "mse_theory": theory["mse_theory"],
+                        **{
+                            k: math.nan
+                            for k in (
+                                "noise_scale",
+                                "alpha_theory",
+                                "alpha_empirical",
+                                "mape",
+                                "mse",
+                                "mse_theory",
+                            )
+                        },
                     }
                 )
+                continue
+            rng = seeds.stream(cfg.seed, DATASETS.index(cfg.dataset), vi, mi, ei)
+            if noise is None:  # Laplace with the calibrated scale
+                b = v.sensitivity / tau
+                draws = rng.laplace(0.0, b, size=(v.truths.size, cfg.runs))  # runs per database
+                theory = {
+                    "noise_scale": b,
+                    "alpha_theory": math.log(1 / cfg.beta) * b,
+                    "mse_theory": 2 * b * b,
+                }
+            else:  # a table law (module docstring): its exact E|Z|, |Z| quantile and E Z^2
+                draws = noise.sample((v.truths.size, cfg.runs), rng)
+                _, mabs, sq = noise.moments()
+                theory = {"noise_scale": mabs, "alpha_theory": abs_quantile(noise, q), "mse_theory": sq}
+            err = np.abs(draws)  # |(truth + noise) - truth|
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = err / np.abs(v.truths)[:, None]
+            rel = rel[np.abs(v.truths) > 0]
+            rows.append(
+                {
+                    **base,
+                    "noise_scale": theory["noise_scale"],
+                    "alpha_theory": theory["alpha_theory"],
+                    "alpha_empirical": float(np.quantile(err, q)),
+                    "mape": float(100 * rel.mean()) if rel.size else math.nan,
+                    "mse": float(np.mean(err**2)),
+                    "mse_theory": theory["mse_theory"],
+                }
+            )
+    return rows
+
+
+def _variant_key(cfg: UtilityConfig, v: Variant) -> str:
+    """Content hash of a variant's task: the config (its fields, the raw table aside), the
+    variant's name, fitted model and data (its true values): saved rows are reused only for the
+    same inputs."""
+    import dataclasses
+    import hashlib
+    import json
+
+    fields = {k: val for k, val in dataclasses.asdict(cfg).items() if k != "raw"}
+
+    def digest(a) -> str | None:
+        return (
+            None if a is None else hashlib.sha256(np.ascontiguousarray(a, dtype=float).tobytes()).hexdigest()
+        )
+
+    text = json.dumps(
+        [fields, v.name, v.sensitivity, v.n, v.m, v.model, digest(v.truths), digest(v.raw_truths)],
+        sort_keys=True,
+        default=R.tables.json_default,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class UtilityKind(StudyBase):
+    """The utility experiment as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit
+    per fitted variant (one task: its rows), the Markov variants' calibrations computed first in
+    ``jobs`` processes (:func:`precompute`, for the variants to compute only); with an output
+    directory each variant is saved in ``out/units/`` as it finishes, the table is
+    ``utility.csv`` and ``metadata.json`` holds the config, the fits and the run's status."""
+
+    name = "utility"
+    noun = "variants"
+    noun_one = "variant"
+
+    def __init__(self, cfg: UtilityConfig, vs: Sequence[Variant], jobs: int = 1, source: str = "") -> None:
+        self.cfg = cfg
+        self.vs = list(vs)
+        self.jobs = jobs
+        self.source = source
+        self.keys = [_variant_key(cfg, v) for v in self.vs]
+
+    def units(self) -> list[Unit]:
+        return [Unit(f"{vi:02d}", key) for vi, key in enumerate(self.keys)]
+
+    def prepare(self, todo: Sequence[Unit]) -> None:
+        precompute(self.cfg, [self.vs[int(u.id)] for u in todo], self.jobs)
+
+    def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
+        vi = int(unit.id)
+        return [(_variant_rows, (self.cfg, vi, self.vs[vi]))]
+
+    def finish(self, unit: Unit, results: list, log) -> list[dict]:
+        return results[0]
+
+    def _path(self, out: Path, unit: Unit) -> Path:
+        return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
+
+    def load(self, out: Path, unit: Unit) -> list[dict]:
+        return load_rows(self._path(out, unit))
+
+    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
+        R.atomic_write_text(self._path(out, unit), rows_json(record))
+
+    def metadata(self, jobs: int, backend: str) -> dict:
+        fitted = {v.name: v.model for v in self.vs}
+        return R.metadata(
+            "utility",
+            self.cfg.raw,
+            self.cfg.seed,
+            source=self.source,
+            fitted=fitted,
+            argv=sys.argv,
+            jobs=self.jobs,
+        )
+
+    def tables(self, out: Path | None, done, status: str) -> list[dict]:
+        rows = [r for u in self.units() if u.id in done for r in done[u.id]]
+        if out is not None:
+            R.atomic_write_text(Path(out) / "utility.csv", R.csv_text(rows, COLUMNS))
+        return rows
+
+    def remove_tables(self, out: Path) -> None:
+        (Path(out) / "utility.csv").unlink(missing_ok=True)
+
+
+def run_utility(
+    cfg: UtilityConfig,
+    data_dir=None,
+    jobs: int = 1,
+    out: str | Path | None = None,
+    source: str = "",
+    log: Callable[[str], None] | None = None,
+) -> tuple[list[dict], list[Variant]]:
+    """All rows of :data:`COLUMNS` for the config, and the fitted variants (``jobs``: processes for
+    the Markov variants' calibrations, :func:`precompute`; the rows do not depend on it).
+
+    Run by the one runner (:func:`bdpsim.pipeline.runner.run_study` of a :class:`UtilityKind`).
+    With ``out``, each variant's rows are saved as they finish (``out/units/``), ``utility.csv``
+    and ``metadata.json`` (``source``: the config file; the run's status) are written, and
+    re-running resumes (a lock serialises runs into one ``out``)."""
+    vs = variants(cfg, data_dir)
+    kind = UtilityKind(cfg, vs, jobs, source)
+    say = log if log is not None else (lambda m: print(m, file=sys.stderr, flush=True))
+    rows = run_study(kind, out, jobs=1, progress=False, log=say)  # the tasks are cheap: in this process
     return rows, vs
 
 

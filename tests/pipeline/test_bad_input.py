@@ -110,7 +110,7 @@ def test_full_disk_while_writing_a_point(bdpsim_cli, tmp_path, monkeypatch):
     def full(out, pid, *a, **k):
         raise OSError(errno.ENOSPC, "No space left on device", str(out / "points" / f"{pid}.json"))
 
-    monkeypatch.setattr(R, "write_point", full)
+    monkeypatch.setattr(R, "save_point", full)  # the one write of a point's record
     out = tmp_path / "o"
     p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet")
     one_line(p, "--out", "No space left on device", "re-run to resume")

@@ -13,7 +13,7 @@ def test_fetch_refuses_a_missing_data_dir(tmp_path):
 def test_accuracy_rows_are_labelled(bdpsim_cli, tmp_path, monkeypatch):
     from bdpsim.studies import accuracy as A
 
-    def fake(samples, adversaries, seed, jobs, out=None, progress=None, finished=None):
+    def fake(samples, adversaries, seed, jobs, out=None, progress=None, finished=None, meta=None):
         base = {
             "case": "markov n=10 gamma=1 eps=1",
             "samples": 1000,

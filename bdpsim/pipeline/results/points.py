@@ -28,8 +28,27 @@ def point_done(out: Path, point_id: str) -> bool:
     return point_problem(out, point_id) is None
 
 
+class Unusable(Exception):
+    """A saved record that cannot be reused (``reason``: why; ``"missing"`` when there is none)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
 def point_problem(out: Path, point_id: str) -> str | None:
-    """Why the record of ``point_id`` in ``out`` cannot be reused (``None``: it can).
+    """Why the record of ``point_id`` in ``out`` cannot be reused (``None``: it can), by
+    :func:`load_point`."""
+    try:
+        load_point(out, point_id)
+    except Unusable as why:
+        return why.reason
+    return None
+
+
+def load_point(out: Path, point_id: str) -> tuple[dict, bytes]:
+    """The saved record of ``point_id`` in ``out``: its marker (summary row and checks) and its
+    adversary file's bytes (gzip), each read once; :class:`Unusable` when it cannot be reused.
 
     A record is reused only when its marker is this point's summary row, its adversary file
     decompresses completely, and (for records written since the check was added) the file's
@@ -37,40 +56,63 @@ def point_problem(out: Path, point_id: str) -> str | None:
     foreign) is recomputed."""
     js, gz = point_paths(out, point_id)
     if not js.is_file():
-        return "missing"
+        raise Unusable("missing")
     try:
         row = json.loads(js.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return "its marker is not readable JSON"
+        raise Unusable("its marker is not readable JSON") from None
     if not isinstance(row, dict) or row.get("point_id") != point_id:
-        return "its marker is not this point's summary row"
+        raise Unusable("its marker is not this point's summary row")
     if not gz.is_file():
-        return "its adversary file is missing"
+        raise Unusable("its adversary file is missing")
     try:
         data = gz.read_bytes()
         body = gzip.decompress(data)
         body.decode("utf-8")
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError, zlib.error):
-        return "its adversary file is truncated or not gzip"
+        raise Unusable("its adversary file is truncated or not gzip") from None
     want = row.get("_adversaries_sha256")
     if want is not None and (hashlib.sha256(data).hexdigest() != want
                              or body.count(b"\n") != row.get("_adversary_rows")):
-        return "its adversary file does not match its marker"
-    return None
+        raise Unusable("its adversary file does not match its marker")
+    return row, data
+
+
+def adversary_data(adversary_rows: Sequence[dict], extras: Sequence[str] = ()) -> bytes:
+    """A point's adversary file (gzip, no header): the base columns, then the config's extra
+    columns ``extras``."""
+    body = csv_text(adversary_rows, ADVERSARY_COLUMNS + list(extras), header=False).encode()
+    return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+def point_marker(summary: dict, data: bytes) -> dict:
+    """A point's marker: its summary row with its adversary file's sha256 and row count (checked
+    on resume, :func:`load_point`)."""
+    return {**summary, "_adversaries_sha256": hashlib.sha256(data).hexdigest(),
+            "_adversary_rows": gzip.decompress(data).count(b"\n")}
+
+
+def save_point(out: Path, point_id: str, marker: dict, data: bytes) -> None:
+    """Persist one finished point: its adversary file first, then its marker (the "done" mark)."""
+    js, gz = point_paths(out, point_id)
+    atomic_write_bytes(gz, data)
+    atomic_write_text(js, dumps(marker))
 
 
 def write_point(out: Path, point_id: str, summary: dict, adversary_rows: Sequence[dict],
-                extras: Sequence[str] = ()) -> None:
-    """Persist one finished point: adversary rows first (the base columns, then the config's extra
-    columns ``extras``), then the summary marker (which records the adversary file's sha256 and row
-    count, checked on resume)."""
-    js, gz = point_paths(out, point_id)
-    body = csv_text(adversary_rows, ADVERSARY_COLUMNS + list(extras), header=False).encode()
-    data = gzip.compress(body, compresslevel=6, mtime=0)
-    atomic_write_bytes(gz, data)
-    marker = {**summary, "_adversaries_sha256": hashlib.sha256(data).hexdigest(),
-              "_adversary_rows": body.count(b"\n")}
-    atomic_write_text(js, dumps(marker))
+                extras: Sequence[str] = ()) -> tuple[dict, bytes]:
+    """Persist one finished point (:func:`adversary_data`, :func:`point_marker`,
+    :func:`save_point`); return its marker and adversary file's bytes."""
+    data = adversary_data(adversary_rows, extras)
+    marker = point_marker(summary, data)
+    save_point(out, point_id, marker, data)
+    return marker, data
+
+
+def summary_row(marker: dict) -> dict:
+    """The ``summary.csv`` row of a marker, as read back from its JSON (so a row kept in memory
+    and a row read from disk write the same cells)."""
+    return {k: v for k, v in json.loads(dumps(marker)).items() if not k.startswith("_")}
 
 
 def finished_rows(out: Path, point_ids: Sequence[str]) -> list[dict]:
@@ -95,11 +137,14 @@ class SummaryLog:
     Its columns include ``flags`` (a row may be flagged later); the run's end rebuilds the file in
     config order with the flags column only if a row is flagged (:func:`write_tables`)."""
 
-    def __init__(self, out: Path, point_ids: Sequence[str], label: str = "p99", extras: Sequence[str] = ()):
+    def __init__(self, out: Path, point_ids: Sequence[str], label: str = "p99", extras: Sequence[str] = (),
+                 rows: Sequence[dict] | None = None):
         self.path = Path(out) / "summary.csv"
         flags = [] if _flags.FLAGS in extras else [_flags.FLAGS]
         self.columns = summary_columns(label, [*extras, *flags])
-        atomic_write_text(self.path, csv_text(finished_rows(Path(out), point_ids), self.columns))
+        if rows is None:  # the finished points' rows, read from their markers
+            rows = finished_rows(Path(out), point_ids)
+        atomic_write_text(self.path, csv_text(rows, self.columns))
 
     def append(self, row: dict) -> None:
         """Add one finished point's summary row."""
@@ -129,6 +174,21 @@ def write_tables(out: Path, point_ids: Sequence[str], label: str = "p99",
     members += [point_paths(out, r["point_id"])[1].read_bytes() for r in rows]
     atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
     return rows
+
+
+def write_tables_of(out: Path, rows: Sequence[dict], data: Sequence[bytes], label: str = "p99",
+                    extras: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[dict]:
+    """Write ``summary.csv`` and ``adversaries.csv.gz`` of the finished points from their summary
+    rows and adversary files' bytes held in memory (config order; nothing is read back); return
+    the rows. The files are those :func:`write_tables` rebuilds from disk."""
+    out = Path(out)
+    summ = list(extras[0])
+    if any(r.get(_flags.FLAGS) for r in rows) and _flags.FLAGS not in summ:  # only a flagged run has it
+        summ.append(_flags.FLAGS)
+    atomic_write_text(out / "summary.csv", csv_text(rows, summary_columns(label, summ)))
+    members = [gzip.compress(csv_text([], ADVERSARY_COLUMNS + list(extras[1])).encode(), mtime=0), *data]
+    atomic_write_bytes(out / "adversaries.csv.gz", b"".join(members))
+    return list(rows)
 
 
 def remove_tables(out: Path) -> None:
