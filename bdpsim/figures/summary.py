@@ -464,5 +464,15 @@ def plot_results(
     if title is None:
         title = _metadata_title(Path(results_dir) / "metadata.json") or default_title(rows)
     if title:
-        ax.set_title(title, fontsize=8)
+        ax.set_title(shortened(title), fontsize=8)
     return save(fig, stem, formats)
+
+
+#: the longest title drawn, in characters (a run's cell may hold a 100 000-node model's name)
+TITLE_LIMIT = 160
+
+
+def shortened(text: str, limit: int = TITLE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis: a figure's title is
+    one line over the axes, and drawing a 130 000-character cell as one took the plot 40 s."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -45,11 +45,16 @@ def _json(capsys, argv):
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("text", [MRF, PEDIGREE], ids=["mrf", "pedigree"])
-def test_config_matches_attack_risk(tmp_path, capsys, text):
+@pytest.mark.parametrize(
+    "text, fprs",
+    [(MRF, ["0.001", "0.1"]), (PEDIGREE, ["0.1"])],  # a pedigree's worst TPR: 5 s per FPR
+    ids=["mrf", "pedigree"],
+)
+def test_config_matches_attack_risk(tmp_path, capsys, text, fprs):
     cfg = tmp_path / "c.toml"
     cfg.write_text(text)
-    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.001", "0.1", "--json"])
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", *fprs, "--json"])
+    assert [row["fpr"] for row in out["tpr"]] == [float(f) for f in fprs]
     model, mech = config_pair(str(cfg))
     risk = bdpsim.attack_risk(model, mech)
     assert out["advantage"] == pytest.approx(risk.advantage, abs=1e-12)

@@ -144,6 +144,14 @@ def test_results_with_a_cell_over_the_csv_field_limit(bdpsim_cli, tmp_path):
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-500:]
 
 
+def test_a_long_title_is_shortened_on_the_plot():
+    from bdpsim.figures.summary import TITLE_LIMIT, shortened
+
+    assert shortened("markov, n = 8") == "markov, n = 8"
+    long = shortened("x" * 200_000)
+    assert len(long) == TITLE_LIMIT and long.endswith("…")
+
+
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_data_file_that_is_not_a_file(bdpsim_cli, tmp_path, kind):
     """``--data-dir`` holding a FIFO (or a directory) named galton.csv: refused, not read (it would
