@@ -211,6 +211,26 @@ def test_summary_identity_check_accepts_an_appended_column(tmp_path):
     assert mod.compare(new, old) == ["row 0 column b: '9' != '2'"]
 
 
+def test_summary_identity_check_close_columns(tmp_path, monkeypatch):
+    """``--close COLUMN``: that column's numbers within the tolerance, every other cell byte for byte."""
+    import importlib.util
+
+    from ..conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "CLOSE", {"x"})
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    old.write_text("x,y\n0.30000000000000004,0.30000000000000004\nabc,1\n")
+    new.write_text("x,y\n0.3,0.30000000000000004\nabc,1\n")
+    assert mod.compare(new, old) == [] and mod.NEAR["cells"] == 1
+    new.write_text("x,y\n0.3,0.3\nabc,1\n")  # y is not a close column: byte for byte
+    assert mod.compare(new, old) == ["row 0 column y: '0.3' != '0.30000000000000004'"]
+    new.write_text("x,y\n0.3000001,0.30000000000000004\nabd,1\n")  # beyond 1e-13; text stays text
+    assert len(mod.compare(new, old)) == 2
+
+
 # ---------------------------------------------------------------------------------- item 6: mixture note
 
 
