@@ -2,7 +2,8 @@
 
 * One adversary: ``P(S = s | x_K, x_i)`` for ``S = sum_t f(X_t)`` (a count, or a sum of per-state
   values on a lattice) by the clamped forward recursion over (position, state, partial sum)
-  (:meth:`MarkovChainModel.additive_law_masked`), then the exact sup of two Laplace mixtures.
+  (:meth:`MarkovChainModel.additive_law_masked`), then the exact sup of two Laplace mixtures
+  (:func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`, the one exact Laplace grid supremum).
 * Every adversary, small ``n``: :func:`exhaustive_markov_count` enumerates every known set in one
   batched recursion; paper scale: the window reduction (:mod:`bdpsim.models.markov.window`).
 """
@@ -19,7 +20,7 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, naming
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laplace_mixture import grid_mixture_sup
+from ...kernels.noise.laplace_mixture import grid_sup
 from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import AdditiveQuery, CountQuery
 from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
@@ -54,12 +55,13 @@ def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
 
 
 def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: Adversary) -> Estimate:
-    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws by the clamped forward
-    recursion, then the exact sup of two Laplace mixtures (log space)."""
-    W1, W2, _, atoms = _laws(model, query, adv)
-    with np.errstate(divide="ignore"):
-        v, where = grid_mixture_sup(np.log(W1), np.log(W2), atoms, b)
-    return Estimate(float(v[0]), 0, float(where[0]))
+    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws of ``S`` on its lattice
+    ``s_0 + delta k`` by the clamped forward recursion, then the exact sup of the two Laplace
+    mixtures, :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` with scale ``b / delta``
+    (its argmax an atom of ``S``)."""
+    W1, W2, delta, atoms = _laws(model, query, adv)
+    v, k = grid_sup(W1, W2, b / delta)
+    return Estimate(float(abs(v[0])), 0, float(atoms[0] + delta * k[0]))
 
 
 def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
@@ -92,7 +94,6 @@ def exhaustive_markov_count(
     conditions of probability zero are skipped. ``targets`` restricts the target indices.
     """
     n, s, b = model.n, model.states, mech.noise.scale
-    atoms = np.arange(n + 1.0)
     wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
     codes = codes[np.isin((codes >= 0).sum(axis=1), list(wanted))]
@@ -112,13 +113,12 @@ def exhaustive_markov_count(
             )
             law = law.reshape(m, s, n + 1)
             ok = np.isfinite(logev).reshape(m, s)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lw = np.log(law)
             for x, xp in pairs:
                 rows = np.flatnonzero(ok[:, x] & ok[:, xp])
                 if rows.size == 0:
                     continue
-                v, where = grid_mixture_sup(lw[rows, x], lw[rows, xp], atoms, b)
+                v, where = grid_sup(law[rows, x], law[rows, xp], b)  # atoms 0..n: the lattice itself
+                v = np.abs(v)
                 pattern = np.full((rows.size, n), -2, dtype=np.int8)
                 pattern[:, others] = c[rows]
                 parts.append(
@@ -182,7 +182,7 @@ class MarkovEngine:
 
 class MarkovLaplaceEngine(MarkovEngine):
     """:class:`MarkovEngine` for Laplace noise: the exact sup of two Laplace mixtures on the
-    lattice (:func:`~bdpsim.kernels.noise.laplace_mixture.grid_mixture_sup`)."""
+    lattice (:func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`)."""
 
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
         super().__init__(model, mech, query, noise)
