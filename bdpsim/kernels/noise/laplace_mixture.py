@@ -175,10 +175,12 @@ def grid_mixture_sup(
     logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray, b: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Batched exact ``sup_y |ln p1(y)/p2(y)|`` for Laplace mixtures on a shared atom grid: a thin
-    alias of :func:`grid_sup` (the one exact Laplace grid supremum) taking log-weights.
+    alias of :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` (the one exact Laplace grid
+    supremum) taking log-weights.
 
-    Equally spaced ``atoms = c_0 + delta k`` (``k = 0..J-1``) are the lattice of :func:`grid_sup`
-    with scale ``b / delta``; other atoms fall back to :func:`mixture_sup` per row.
+    Equally spaced ``atoms = c_0 + delta k`` (``k = 0..J-1``) are the lattice of
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` with scale ``b / delta``; other atoms
+    fall back to :func:`~bdpsim.kernels.noise.laplace_mixture.mixture_sup` per row.
 
     Parameters
     ----------

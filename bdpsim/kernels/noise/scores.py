@@ -26,7 +26,8 @@ def pair_score(noise, delta: float, profile: float | None = None):
 
 def scan_score(noise, delta: float, profile: float | None = None):
     """The score of the chain's window scan (:func:`bdpsim.kernels.chains.window_scan.scan`) for a
-    noise law: :func:`pair_score`, but a Laplace kernel (:class:`~.protocols.LaplaceKernel`)
+    noise law: :func:`pair_score`, but a Laplace kernel
+    (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`)
     scores the scan's unnormalised window laws directly with
     :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` of scale ``scale / delta`` (its rows'
     normalisation applied after the argmax: the scan's numbers since the window reduction).
