@@ -10,13 +10,10 @@ returns ``(W1, W2, step, atoms)`` (rows of shape ``(1, J)``).
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import numpy as np
 
 from ..adversary import Adversary, Estimate
-from ..core.errors import NotAvailable
-from ..kernels.noise.laplace_mixture import mixture_sup
 from ..kernels.noise.laws import grid_delta_pair
 
 
@@ -40,14 +37,3 @@ def noisy_profile(model, laws, query, noise, adv: Adversary, epsilon: float) -> 
     W1, W2, delta, _ = laws(model, query, adv)
     fwd, bwd = grid_delta_pair(noise, W1, W2, delta, epsilon)
     return float(max(fwd[0], bwd[0]))
-
-
-def one_sided_from_laws(model, query, b: float, adv: Adversary) -> Estimate:
-    """Exact one-sided ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` from the model's exact query laws
-    (the model's ``query_law``): the forward supremum of the two Laplace mixtures."""
-    laws = [model.query_law(query, adv.condition(v)) for v in (adv.x, adv.x_prime)]
-    if any(law is None for law in laws):
-        raise NotAvailable(f"no exact query law for {model.kind} with {type(query).__name__}")
-    (a1, w1), (a2, w2) = cast(list[tuple[np.ndarray, np.ndarray]], laws)  # none is None (raised above)
-    s = mixture_sup(a1, w1, a2, w2, b)
-    return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)

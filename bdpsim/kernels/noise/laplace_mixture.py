@@ -8,8 +8,16 @@ Between two consecutive atoms (of either mixture) both densities are ``A e^{-y/b
 so ``p1/p2 = (A1 + B1 u)/(A2 + B2 u)`` with ``u = e^{2y/b}`` is monotone. The supremum of
 ``ln p1/p2`` over ``y`` is therefore attained at an atom or in a tail, where it tends to
 ``ln E1[e^{C/b}] / E2[e^{C/b}]`` (``y -> +inf``) or ``ln E1[e^{-C/b}] / E2[e^{-C/b}]``
-(``y -> -inf``). Densities at all atoms come from prefix/suffix log-sum-exps of sorted atoms:
-``O((J1 + J2) log(J1 + J2))`` time, all in log space.
+(``y -> -inf``).
+
+* :func:`mixture_sup`: two mixtures with their own atoms; densities at all atoms from prefix/suffix
+  log-sum-exps of sorted atoms, ``O((J1 + J2) log(J1 + J2))`` time, all in log space.
+* :func:`grid_sup`: **the** exact Laplace grid supremum, batched over rows of two weight tables on
+  a common lattice ``0..J-1`` (every exact engine's Laplace case: the window scan of a chain, the
+  per-adversary and enumerated engines of a chain, pedigrees, Bayesian-network searches, through
+  :meth:`bdpsim.kernels.noise.laws.LaplaceNoise.grid_sup` or directly): two first-order linear
+  recursions, ``O(J)`` per row, with :func:`mixture_sup` as the exact fallback for a row whose
+  density underflows. :func:`grid_mixture_sup` is its thin alias taking log-weights and atoms.
 """
 
 from __future__ import annotations
@@ -99,46 +107,6 @@ def mixture_sup(atoms1, weights1, atoms2, weights2, b: float) -> MixtureSup:
     return MixtureSup(max(fwd, bwd), fwd, bwd, float(where[jf] if fwd >= bwd else where[jb]))
 
 
-def _lse(a: np.ndarray, axis: int) -> np.ndarray:
-    """Fast log-sum-exp along ``axis`` for arrays whose slices each hold a finite entry."""
-    m = np.max(a, axis=axis, keepdims=True)
-    return np.log(np.sum(np.exp(a - m), axis=axis)) + np.squeeze(m, axis=axis)
-
-
-def grid_mixture_sup(
-    logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray, b: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Batched exact sup for mixtures on a shared atom grid.
-
-    Parameters
-    ----------
-    logw1, logw2 : ndarray, shape (B, J)
-        Normalised log-weights (``-inf`` for zero) on the common ``atoms`` (shape ``(J,)``).
-    b : float
-        Laplace scale.
-
-    Returns
-    -------
-    value : ndarray, shape (B,)
-        ``sup_y |ln p1/p2|`` per row.
-    argmax : ndarray, shape (B,)
-        Where it is attained (an atom, or ``±inf`` for a tail).
-    """
-    atoms = np.asarray(atoms, dtype=float)
-    centre = float(np.median(atoms))
-    K = -np.abs(atoms[:, None] - atoms[None, :]) / b  # K[y, j]
-    l1 = _lse(logw1[:, None, :] + K[None], axis=2)
-    l2 = _lse(logw2[:, None, :] + K[None], axis=2)
-    s = (atoms - centre) / b
-    hi = _lse(logw1 + s, axis=1) - _lse(logw2 + s, axis=1)
-    lo = _lse(logw1 - s, axis=1) - _lse(logw2 - s, axis=1)
-    d = np.concatenate([l1 - l2, hi[:, None], lo[:, None]], axis=1)
-    where = np.concatenate([atoms, [np.inf, -np.inf]])
-    a = np.abs(d)
-    j = np.argmax(a, axis=1)
-    return a[np.arange(a.shape[0]), j], where[j]
-
-
 _TINY = 1e-300  # below this a density may be subnormal: such rows use the log-space path
 
 
@@ -201,3 +169,51 @@ def grid_sup(W1: np.ndarray, W2: np.ndarray, b: float) -> tuple[np.ndarray, np.n
         nz = np.flatnonzero((W1[i] > 0) | (W2[i] > 0))
         atom[i] = float(np.clip(m.argmax, nz[0], nz[-1]))
     return val, atom
+
+
+def grid_mixture_sup(
+    logw1: np.ndarray, logw2: np.ndarray, atoms: np.ndarray, b: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Batched exact ``sup_y |ln p1(y)/p2(y)|`` for Laplace mixtures on a shared atom grid: a thin
+    alias of :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` (the one exact Laplace grid
+    supremum) taking log-weights.
+
+    Equally spaced ``atoms = c_0 + delta k`` (``k = 0..J-1``) are the lattice of
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` with scale ``b / delta``; other atoms
+    fall back to :func:`~bdpsim.kernels.noise.laplace_mixture.mixture_sup` per row.
+
+    Parameters
+    ----------
+    logw1, logw2 : ndarray, shape (B, J)
+        Log-weights (``-inf`` for zero; normalised or not) on the common ``atoms`` (shape ``(J,)``).
+    atoms : ndarray, shape (J,)
+        The common atoms, increasing.
+    b : float
+        Laplace scale.
+
+    Returns
+    -------
+    value : ndarray, shape (B,)
+        ``sup_y |ln p1/p2|`` per row.
+    argmax : ndarray, shape (B,)
+        An atom where it is attained (beyond the extreme atoms the ratio is constant, equal to its
+        value at the nearest extreme atom, so a tail supremum is reported at that atom).
+    """
+    c = np.asarray(atoms, dtype=float).ravel()
+    W1, W2 = np.exp(np.asarray(logw1, dtype=float)), np.exp(np.asarray(logw2, dtype=float))
+    if W1.ndim != 2 or W1.shape != W2.shape or W1.shape[1] != c.size:
+        raise ValueError(
+            f"logw1/logw2: shapes {W1.shape} and {W2.shape} must both be (B, {c.size}) for {c.size} atoms"
+        )
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"b = {b!r}: the Laplace scale must be a finite number > 0")
+    step = (c[-1] - c[0]) / (c.size - 1) if c.size > 1 else 1.0
+    k = np.arange(c.size)
+    if step > 0 and np.allclose(c, c[0] + step * k, rtol=0.0, atol=1e-9 * max(abs(step), abs(c[0]))):
+        v, atom = grid_sup(W1, W2, b / step)
+        return np.abs(v), c[0] + step * atom
+    value, where = np.empty(W1.shape[0]), np.empty(W1.shape[0])
+    for i in range(W1.shape[0]):
+        m = mixture_sup(c, W1[i], c, W2[i], b)
+        value[i], where[i] = m.value, m.argmax
+    return value, where

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .laplace_mixture import grid_sup
 from .laws import grid_delta_pair
+from .protocols import LaplaceKernel
 
 
 def pair_score(noise, delta: float, profile: float | None = None):
@@ -20,3 +22,21 @@ def pair_score(noise, delta: float, profile: float | None = None):
         return np.where(fwd >= bwd, fwd, -bwd), np.zeros(fwd.shape)
 
     return score
+
+
+def scan_score(noise, delta: float, profile: float | None = None):
+    """The score of the chain's window scan (:func:`bdpsim.kernels.chains.window_scan.scan`) for a
+    noise law: :func:`pair_score`, but a Laplace kernel
+    (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`)
+    scores the scan's unnormalised window laws directly with
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` of scale ``scale / delta`` (its rows'
+    normalisation applied after the argmax: the scan's numbers since the window reduction).
+    """
+    if profile is None and isinstance(noise, LaplaceKernel):
+        b = float(noise.scale) / delta
+
+        def score(W1, W2):
+            return grid_sup(W1, W2, b)
+
+        return score
+    return pair_score(noise, delta, profile)

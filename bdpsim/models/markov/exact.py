@@ -1,8 +1,10 @@
-"""Exact BDPL of an additive query plus Laplace noise on a Markov chain (paper §6, thesis §7).
+"""Exact BDPL of an additive query plus noise on a Markov chain (paper §6, thesis §7).
 
 * One adversary: ``P(S = s | x_K, x_i)`` for ``S = sum_t f(X_t)`` (a count, or a sum of per-state
   values on a lattice) by the clamped forward recursion over (position, state, partial sum)
-  (:meth:`MarkovChainModel.additive_law_masked`), then the exact sup of two Laplace mixtures.
+  (:meth:`MarkovChainModel.additive_law_masked`), then the noise law's exact sup of two mixtures
+  (Laplace: :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`, the one exact Laplace grid
+  supremum).
 * Every adversary, small ``n``: :func:`exhaustive_markov_count` enumerates every known set in one
   batched recursion; paper scale: the window reduction (:mod:`bdpsim.models.markov.window`).
 """
@@ -19,11 +21,10 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, naming
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laplace_mixture import grid_mixture_sup
-from ...kernels.noise.protocols import LaplaceKernel
+from ...kernels.noise.laws import LaplaceNoise
 from ...queries import AdditiveQuery, CountQuery
 from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
-from ..noisy import noisy_bdpl, noisy_profile, one_sided_from_laws
+from ..noisy import noisy_bdpl, noisy_profile
 from .model import MarkovChainModel
 from .window import window_table
 
@@ -54,12 +55,11 @@ def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
 
 
 def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: Adversary) -> Estimate:
-    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws by the clamped forward
-    recursion, then the exact sup of two Laplace mixtures (log space)."""
-    W1, W2, _, atoms = _laws(model, query, adv)
-    with np.errstate(divide="ignore"):
-        v, where = grid_mixture_sup(np.log(W1), np.log(W2), atoms, b)
-    return Estimate(float(v[0]), 0, float(where[0]))
+    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws of ``S`` on its lattice
+    ``s_0 + delta k`` by the clamped forward recursion, then the exact sup of the two Laplace
+    mixtures (:func:`~bdpsim.models.noisy.noisy_bdpl` with Laplace noise:
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` with scale ``b / delta``)."""
+    return noisy_bdpl(model, _laws, query, LaplaceNoise(b), adv)
 
 
 def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
@@ -82,7 +82,9 @@ def exhaustive_markov_count(
     batch: int = 65_536,
 ) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes`` of a
-    Laplace count ``mech`` (its ``query_function.counted_states`` and ``noise.scale``).
+    count plus noise ``mech`` (its ``query_function.counted_states`` and ``noise``, any noise law:
+    its exact ``grid_sup`` on the count's lattice, for Laplace noise
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`).
 
     Each other record is either unknown or known with one of the ``s`` values, so for a target
     ``i`` there are ``(s + 1)^(n - 1)`` (known set, known values) combinations; their count laws
@@ -91,8 +93,7 @@ def exhaustive_markov_count(
     Each unordered pair ``x < x'`` is one adversary (the value is symmetric in ``x, x'``);
     conditions of probability zero are skipped. ``targets`` restricts the target indices.
     """
-    n, s, b = model.n, model.states, mech.noise.scale
-    atoms = np.arange(n + 1.0)
+    n, s, noise = model.n, model.states, mech.noise
     wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
     codes = codes[np.isin((codes >= 0).sum(axis=1), list(wanted))]
@@ -112,13 +113,12 @@ def exhaustive_markov_count(
             )
             law = law.reshape(m, s, n + 1)
             ok = np.isfinite(logev).reshape(m, s)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lw = np.log(law)
             for x, xp in pairs:
                 rows = np.flatnonzero(ok[:, x] & ok[:, xp])
                 if rows.size == 0:
                     continue
-                v, where = grid_mixture_sup(lw[rows, x], lw[rows, xp], atoms, b)
+                v, where = noise.grid_sup(law[rows, x], law[rows, xp], 1.0)  # atoms 0..n, step 1
+                v = np.abs(v)
                 pattern = np.full((rows.size, n), -2, dtype=np.int8)
                 pattern[:, others] = c[rows]
                 parts.append(
@@ -180,38 +180,15 @@ class MarkovEngine:
         return window_table(self.model, self.values, self.noise, min_known=min_known, top=top)
 
 
-class MarkovLaplaceEngine(MarkovEngine):
-    """:class:`MarkovEngine` for Laplace noise: the exact sup of two Laplace mixtures on the
-    lattice (:func:`~bdpsim.kernels.noise.laplace_mixture.grid_mixture_sup`)."""
-
-    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
-        super().__init__(model, mech, query, noise)
-        self.scale = noise.scale
-        self.method = (
-            "forward recursion over (position, state, lattice sum of state_values); all "
-            "adversaries by the window reduction"
-        )
-
-    def bdpl(self, adversary: Adversary) -> Estimate:
-        return additive_bdpl(self.model, self.query, self.scale, adversary)
-
-    def one_sided(self, adversary: Adversary) -> Estimate:
-        return one_sided_from_laws(self.model, self.query, self.scale, adversary)
-
-    def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
-        check_all_targets(targets)
-        return window_table(self.model, self.values, self.scale, min_known=min_known, top=top)
-
-
-class MarkovCountEngine(MarkovLaplaceEngine):
-    """:class:`MarkovLaplaceEngine` of a Laplace count, which also enumerates every known set
+class MarkovCountEngine(MarkovEngine):
+    """:class:`MarkovEngine` of a count (any noise law), which also enumerates every known set
     (:func:`exhaustive_markov_count`; capability :class:`~bdpsim.models.engines.HasExhaustive`)."""
 
-    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise: LaplaceKernel) -> None:
+    def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         super().__init__(model, mech, query, noise)
         self.method = (
             "clamped forward recursion over (position, state, count), then the exact sup of two "
-            "Laplace mixtures; all adversaries by the window reduction (or enumeration of every K)"
+            f"{noise.name} mixtures; all adversaries by the window reduction (or enumeration of every K)"
         )
 
     def check_exhaustive(self, sizes: Sequence[int]) -> None:
@@ -222,10 +199,10 @@ class MarkovCountEngine(MarkovLaplaceEngine):
 
 
 def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> MarkovEngine:
-    """The exact engine of ``query + noise`` on ``model``: per adversary, every adversary by the
-    window reduction, the privacy profile; and (Laplace counts only) enumeration of every known set."""
-    if not isinstance(noise, LaplaceKernel):  # the law's capability: closed-form Laplace mixture sups
-        return MarkovEngine(model, mech, query, noise)
+    """The exact engine of ``query + noise`` on ``model`` (any noise law: its exact functions, for
+    Laplace noise :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`): per adversary, every
+    adversary by the window reduction, the privacy profile; and for counts enumeration of every
+    known set."""
     if isinstance(query, CountQuery):
         return MarkovCountEngine(model, mech, query, noise)
-    return MarkovLaplaceEngine(model, mech, query, noise)
+    return MarkovEngine(model, mech, query, noise)

@@ -49,7 +49,10 @@ from ...core.errors import check, naming
 from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw
-from ...kernels.noise.scores import pair_score  # noqa: F401  (its former home)
+from ...kernels.noise.scores import (
+    pair_score,  # noqa: F401  (its former home)
+    scan_score,
+)
 from .completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
 from .model import MarkovChainModel
 
@@ -271,19 +274,16 @@ def window_cells(
     """
     b, ctx = _context(model, values, noise_scale, min_known, targets, window_limit, tolerance)
     g, delta, lmax, ok = ctx["g"], ctx["delta"], ctx["lmax"], ctx["ok"]
-    if isinstance(noise_scale, NoiseLaw) or profile is not None:
-        noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
-        cells = wk.scan(
-            model.transition,
-            np.asarray(model.initial),
-            g,
-            math.nan,
-            lmax,
-            ok,
-            score=pair_score(noise, delta, profile),
-        )
-    else:
-        cells = wk.scan(model.transition, np.asarray(model.initial), g, b / delta, lmax, ok)
+    noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
+    cells = wk.scan(
+        model.transition,
+        np.asarray(model.initial),
+        g,
+        math.nan,
+        lmax,
+        ok,
+        score=scan_score(noise, delta, profile),
+    )
     return cells, ctx
 
 

@@ -3,7 +3,8 @@
 **One adversary.** ``P(C = c | x_K, x_i)`` is exact (:meth:`PedigreeModel.count_law`), the output
 law is the Laplace mixture ``sum_c P(C = c | .) Lap(c, 1/eps)``, and the supremum over outputs of
 the log-ratio of two such mixtures is attained at an atom or in a tail (between atoms the ratio is
-monotone), computed exactly by :func:`~bdpsim.kernels.noise.laplace_mixture.grid_mixture_sup`.
+monotone), computed exactly by the noise law's ``grid_sup`` (Laplace:
+:func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`).
 
 **All adversaries, by exchangeability.** Childless people with the same parents (a *leaf group*;
 e.g. the children of a nuclear family) are exchangeable: permuting them is an automorphism of the
@@ -42,8 +43,6 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.argcheck import count_as_float
-from ...kernels.noise.laplace_mixture import grid_mixture_sup
-from ...kernels.noise.protocols import LaplaceKernel
 from ...queries import CountQuery, NoisyQuery
 from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, laws_of
 from ..noisy import noisy_bdpl, noisy_profile
@@ -65,18 +64,12 @@ def _counted(model: PedigreeModel, mechanism) -> tuple[int, ...]:
 
 def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
     """Exact ``sup_y |ln p_x(y) / p_x'(y)|`` per row of two normalised count laws ``(B, n + 1)``
-    plus noise (a noise law; Laplace: the log-space sup of two Laplace mixtures)."""
-    atoms = np.arange(law_x.shape[1], dtype=float)
+    plus noise: the noise law's ``grid_sup`` on the count's lattice (step 1; Laplace:
+    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup`), in chunks of ``chunk`` rows."""
     vals, where = np.empty(law_x.shape[0]), np.empty(law_x.shape[0])
-    with np.errstate(divide="ignore"):
-        for s in range(0, law_x.shape[0], chunk):
-            A, B = law_x[s : s + chunk], law_xp[s : s + chunk]
-            if isinstance(noise, LaplaceKernel):
-                v, w = grid_mixture_sup(np.log(A), np.log(B), atoms, noise.scale)
-            else:
-                v, w = noise.grid_sup(A, B, 1.0)
-                v = np.abs(v)
-            vals[s : s + chunk], where[s : s + chunk] = v, w
+    for s in range(0, law_x.shape[0], chunk):
+        v, w = noise.grid_sup(law_x[s : s + chunk], law_xp[s : s + chunk], 1.0)
+        vals[s : s + chunk], where[s : s + chunk] = np.abs(v), w
     return vals, where
 
 
