@@ -40,6 +40,7 @@ from .results.points import Unusable
 from .watchdog import worker_count
 
 __all__ = [
+    "RowsStudy",
     "StudyBase",
     "StudyKind",
     "Unit",
@@ -207,6 +208,21 @@ def load_rows(path: Path) -> list[dict]:
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise Unusable("its file is not a list of rows")
     return rows
+
+
+class RowsStudy(StudyBase):
+    """A study kind whose unit records are lists of rows, saved as JSON
+    (:func:`rows_json`) at :meth:`record_path`, by default ``OUT/units/<id>-<key>.json``."""
+
+    def record_path(self, out: Path, unit: Unit) -> Path:
+        """Where a unit's rows are saved."""
+        return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
+
+    def load(self, out: Path, unit: Unit) -> list[dict]:
+        return load_rows(self.record_path(out, unit))
+
+    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
+        R.atomic_write_text(self.record_path(out, unit), rows_json(record))
 
 
 def _stderr(msg: str) -> None:

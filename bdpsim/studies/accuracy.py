@@ -40,7 +40,7 @@ from ..models.base import random_discrete_adversary
 from ..models.gaussian.kind import random_gaussian_adversary
 from ..pipeline import results as R
 from ..pipeline import seeds
-from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
+from ..pipeline.runner import RowsStudy, Unit, run_study
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _case_task(ci: int, *args) -> tuple[int, list[dict]]:
     return ci, _case_errors(ci, *args)
 
 
-class AccuracyKind(StudyBase):
+class AccuracyKind(RowsStudy):
     """The accuracy report as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit per
     case (id: its index, key: :func:`_case_key`), one task each, its rows saved in
     ``out/cases/`` as it finishes; the tables ``accuracy.csv`` and ``accuracy.json``
@@ -236,16 +236,13 @@ class AccuracyKind(StudyBase):
             self.progress(len(self.finished), len(self.cases))
         return record
 
-    def load(self, out: Path, unit: Unit) -> list[dict]:
-        return load_rows(_case_path(out, int(unit.id), unit.key))
+    def record_path(self, out: Path, unit: Unit) -> Path:
+        return _case_path(out, int(unit.id), unit.key)  # the files of earlier versions: they resume
 
     def begin(self, out: Path, done) -> None:
         self.finished.update({int(u): rows for u, rows in done.items()})
         if self.progress is not None:
             self.progress(len(self.finished), len(self.cases))
-
-    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(_case_path(out, int(unit.id), unit.key), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         seed = self.meta.get("seed")

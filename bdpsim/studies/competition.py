@@ -42,7 +42,7 @@ from ..mechanisms.randomized_response.direct import rr_no_knowledge_bdpl
 from ..mechanisms.randomized_response.window import rr_bdpl
 from ..models import MarkovChainModel, symmetric_chain
 from ..pipeline import results as R
-from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
+from ..pipeline.runner import RowsStudy, Unit, run_study
 
 SEARCH_TOLERANCE = 1e-10
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -255,7 +255,7 @@ def _chain_case(label, P, T, epsilons, methods, randomized_response):
     return lap, rr, time.perf_counter() - t0
 
 
-class CompetitionKind(StudyBase):
+class CompetitionKind(RowsStudy):
     """The competition as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit per
     (chain, T), its rows the Laplace rows then the randomized-response rows at every eps; one task
     (a cache of window searches shared across eps) or, ``split``, one task per eps. With an
@@ -299,15 +299,6 @@ class CompetitionKind(StudyBase):
             label, _, T = self.cases[int(unit.id)]
             self.log(f"  {label}, T = {T}: {seconds:.1f} s")
         return lap + rr
-
-    def _path(self, out: Path, unit: Unit) -> Path:
-        return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
-
-    def load(self, out: Path, unit: Unit) -> list[dict]:
-        return load_rows(self._path(out, unit))
-
-    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(self._path(out, unit), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         config = {

@@ -41,7 +41,7 @@ from ..models.pedigree.model import PedigreeModel
 from ..pipeline import results as R
 from ..pipeline import seeds
 from ..pipeline.config import load_toml
-from ..pipeline.runner import StudyBase, Unit, load_rows, rows_json, run_study
+from ..pipeline.runner import RowsStudy, Unit, run_study
 from . import datasets as DS
 from .fitting import fit_gaussian, fit_markov
 
@@ -695,7 +695,7 @@ def _variant_key(cfg: UtilityConfig, v: Variant) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-class UtilityKind(StudyBase):
+class UtilityKind(RowsStudy):
     """The utility experiment as a study kind (:func:`bdpsim.pipeline.runner.run_study`): one unit
     per fitted variant (one task: its rows), the Markov variants' calibrations computed first in
     ``jobs`` processes (:func:`precompute`, for the variants to compute only); with an output
@@ -725,15 +725,6 @@ class UtilityKind(StudyBase):
 
     def finish(self, unit: Unit, results: list, log) -> list[dict]:
         return results[0]
-
-    def _path(self, out: Path, unit: Unit) -> Path:
-        return Path(out) / "units" / f"{unit.id}-{unit.key}.json"
-
-    def load(self, out: Path, unit: Unit) -> list[dict]:
-        return load_rows(self._path(out, unit))
-
-    def write(self, out: Path, unit: Unit, record: list[dict]) -> None:
-        R.atomic_write_text(self._path(out, unit), rows_json(record))
 
     def metadata(self, jobs: int, backend: str) -> dict:
         fitted = {v.name: v.model for v in self.vs}
