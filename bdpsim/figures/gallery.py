@@ -147,7 +147,7 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
     """Run the bundled utility configs ``names`` (``--quick``: 200 runs); an optional dataset
     whose file is missing is reported (log, note, fidelity "partial"), not silently dropped."""
     from ..utility.datasets import DatasetError
-    from ..utility.experiment import parse_utility, run_utility, write_utility
+    from ..utility.experiment import parse_utility, run_utility
 
     rows = []
     for name in names:
@@ -158,8 +158,10 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
             raw["utility"]["runs"] = QUICK_UTILITY_RUNS
         raw["utility"].update(ctx.overrides.get("utility", {}))
         cfg = parse_utility(raw)
+        # each variant saved in OUT/runs/<config> as it finishes: an interrupted figure resumes
+        runs = ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else ""))
         try:
-            r, vs = run_utility(cfg, ctx.data_dir, jobs=ctx.jobs)
+            r, _ = run_utility(cfg, ctx.data_dir, jobs=ctx.jobs, out=runs, source=name, log=ctx.log)
         except DatasetError as exc:
             if name not in optional:
                 raise
@@ -167,9 +169,6 @@ def _utility(ctx: Context, names: Sequence[str], optional: Sequence[str] = ()) -
             ctx.notes.append(f"{name} skipped: {exc.public}")
             ctx.missing.append(cfg.dataset)
             continue
-        write_utility(
-            ctx.out / "runs" / (Path(name).stem + ("-quick" if ctx.quick else "")), cfg, r, vs, name
-        )
         rows += r
     return rows
 

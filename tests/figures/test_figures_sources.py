@@ -549,3 +549,27 @@ def test_replot_from_csv_keeps_fidelity(tmp_path):
     assert [p.name for p in paths] == ["thesis-fig15.png", "thesis-fig15.pdf"]
     gallery = (tmp_path / "README.md").read_text()
     assert "> Note: kept" in gallery and "fidelity: `quick`" in gallery
+
+
+def test_utility_figures_resume_from_their_runs(tmp_path, fake_data, monkeypatch):
+    """A utility figure saves each variant in ``OUT/runs/<config>`` (the one runner): a second
+    ``make_figures`` recomputes no variant and draws the same rows."""
+    import bdpsim.utility.experiment as U
+
+    d, _, _ = fake_data
+    calls = []
+    real = U._variant_rows
+
+    def counted(*args):
+        calls.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(U, "_variant_rows", counted)
+    out = tmp_path / "out"
+    make_figures(["thesis-fig18"], out, data_dir=d, overrides=FAST, log=lambda m: None)
+    first = (out / "thesis-fig18.csv").read_text()
+    assert len(calls) == 2  # Galton: all and trios
+    meta = json.loads((out / "runs" / "utility_galton" / "metadata.json").read_text())
+    assert meta["status"] == "complete" and meta["kind"] == "utility"
+    make_figures(["thesis-fig18"], out, data_dir=d, overrides=FAST, log=lambda m: None)
+    assert len(calls) == 2 and (out / "thesis-fig18.csv").read_text() == first
