@@ -35,6 +35,8 @@ method, before any work.
 
 from __future__ import annotations
 
+import math
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -43,6 +45,7 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..core.errors import NotAvailable
+from ..kernels.noise.laws import grid_delta_pair
 
 if TYPE_CHECKING:  # pragma: no cover
     from .protocols import WindowRow
@@ -62,9 +65,9 @@ __all__ = [
     "HasWindowPlan",
     "HasWindowSearch",
     "QueryLaws",
+    "QueryLawsEngine",
     "SearchTooLarge",
     "check_all_targets",
-    "laws_of",
 ]
 
 
@@ -225,11 +228,56 @@ def check_all_targets(targets) -> None:
         raise TypeError(f"targets = {targets!r}: this window search covers every target at once (pass None)")
 
 
-def laws_of(quad: tuple[np.ndarray, np.ndarray, float, np.ndarray]) -> QueryLaws:
-    """:class:`QueryLaws` from the ``(W1, W2, step, atoms)`` of the noise-law engines
-    (:func:`bdpsim.models.noisy.noisy_bdpl`; rows of shape ``(1, J)``)."""
-    W1, W2, step, atoms = quad
-    return QueryLaws(np.asarray(atoms, dtype=float), np.asarray(W1)[0], np.asarray(W2)[0], float(step))
+class QueryLawsEngine(ABC):
+    """The exact engine of ``S + Z`` — an additive query ``S`` on a lattice plus noise ``Z`` of any
+    law — written once: a kind's engine gives the two exact laws of ``S``
+    (:meth:`query_laws`) and the noise law (``noise``), and everything else follows here from the
+    noise law's exact functions (:mod:`bdpsim.kernels.noise.laws`).
+
+    With ``p(y | x_K, x) = sum_j w_j f_Z(y - s_j)`` and ``p(y | x_K, x')`` the same with ``w'``
+    (the atoms ``s_j = s_0 + delta j`` and weights of :class:`QueryLaws`):
+
+    * :meth:`bdpl`: ``sup_y |ln p(y | x_K, x) / p(y | x_K, x')|``, the noise law's ``grid_sup``
+      on the lattice;
+    * :meth:`one_sided`: ``sup_y ln p(y | x_K, x) / p(y | x_K, x')``, its ``sup_log_ratio``;
+    * :meth:`profile`: ``delta(eps) = max(∫ (p_x - e^eps p_x')^+, ∫ (p_x' - e^eps p_x)^+)``, its
+      hockey-stick divergences (:func:`~bdpsim.kernels.noise.laws.grid_delta_pair`).
+
+    A subclass sets ``noise`` and ``method`` and implements :meth:`query_laws`; it satisfies
+    :class:`ExactEngine`, :class:`HasProfile` and :class:`HasQueryLaws` (the protocols stay the
+    interface: this class is how an engine gets them, not what callers check).
+    """
+
+    noise: Any
+    method: str
+    incomplete: str | None = None
+
+    @abstractmethod
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
+        """The laws of the query given ``(x_K, x)`` and ``(x_K, x')`` (raises
+        :class:`~bdpsim.core.errors.NotAvailable` when a condition has probability zero)."""
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        """Exact two-sided ``BDPL_(K,i)(x, x') = sup_y |ln p(y | x_K, x) / p(y | x_K, x')|``, with
+        the output ``y`` where it is attained (an atom ``s_0 + delta j``, or ``±inf`` for a tail)."""
+        laws = self.query_laws(adversary)
+        v, atom = self.noise.grid_sup(laws.under_x[None], laws.under_x_prime[None], laws.step)
+        where = float(laws.atoms[0] + laws.step * atom[0]) if np.isfinite(atom[0]) else float(atom[0])
+        return Estimate(float(abs(v[0])), 0, where)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        """Exact one-sided ``sup_y ln p(y | x_K, x) / p(y | x_K, x')`` (the argmax only when this
+        side is the larger, else ``nan``)."""
+        laws = self.query_laws(adversary)
+        s = self.noise.sup_log_ratio(laws.atoms, laws.under_x, laws.atoms, laws.under_x_prime)
+        return Estimate(s.forward, 0, s.argmax if s.forward >= s.backward else math.nan)
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        """The adversary's privacy profile ``max(delta(x || x'), delta(x' || x))`` at ``epsilon``."""
+        laws = self.query_laws(adversary)
+        W1, W2 = laws.under_x[None], laws.under_x_prime[None]
+        fwd, bwd = grid_delta_pair(self.noise, W1, W2, laws.step, epsilon)
+        return float(max(fwd[0], bwd[0]))
 
 
 @dataclass(frozen=True)
@@ -270,20 +318,18 @@ class ExhaustiveResult:
             int(self.i[j]), self.known(j), self.x_known(j), self.x[j].item(), self.x_prime[j].item()
         )
 
-    @staticmethod
-    def concat(parts: Sequence[ExhaustiveResult], n: int = 0) -> ExhaustiveResult:
+    @classmethod
+    def concat(cls, parts: Sequence[Any], n: int = 0) -> Any:
+        """The adversaries of ``parts`` (results of this class) one after the other: every
+        per-adversary field concatenated, the per-record ``values`` of the first part; no part,
+        no adversary (``n`` records)."""
         if not parts:  # no adversary with two positive-probability target values
             e = np.zeros(0)
-            return ExhaustiveResult(
-                e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e
-            )
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        return ExhaustiveResult(
-            cat("i"),
-            cat("pattern"),
-            cat("x"),
-            cat("x_prime"),
-            cat("value"),
-            cat("argmax"),
-            parts[0].values if parts else None,
+            return cls(e.astype(int), np.zeros((0, n), dtype=np.int8), e.astype(int), e.astype(int), e, e)
+        cols = [vars(p) for p in parts]  # the fields of each part, by name
+        return cls(
+            **{
+                name: v if name == "values" or v is None else np.concatenate([c[name] for c in cols])
+                for name, v in cols[0].items()
+            }
         )

@@ -98,7 +98,7 @@ def _kind_of_module(mod: str) -> str | None:
 def test_no_model_kind_imports_a_sibling_kind():
     """A kind package imports what it shares with another from ``bdpsim/models/common`` (or the
     kernels), never from the sibling, except to subclass its kind (:data:`SUBCLASS_IMPORTS`); the
-    shared model modules (base, engines, protocols, factor_model, noisy, common) import no kind."""
+    shared model modules (base, engines, protocols, factor_model, common) import no kind."""
     assert {"markov", "gaussian", "pedigree", "bayesnet", "mrf"} <= set(KIND_PACKAGES)
     bad = []
     for mod, deps in GRAPH.items():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...adversary import Adversary, Estimate
+from ...adversary import Adversary
 from ...core.errors import ConfigError, NotAvailable
 from ...core.schema import Key
 from ...kernels.chains.lattice import lattice
@@ -23,9 +23,8 @@ from ...kernels.noise.scores import pair_score
 from ...queries import additive_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
-from ..engines import QueryLaws, SearchTooLarge, laws_of
+from ..engines import QueryLaws, QueryLawsEngine, SearchTooLarge
 from ..factor_model import FactorModel
-from ..noisy import noisy_bdpl, noisy_profile
 from . import search as BS
 from .build import build
 
@@ -33,8 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..engines import WindowSearchResult
 
 
-def _laws(model: FactorModel, query, adv: Adversary):
-    """``(law under x, law under x', lattice step, atoms)`` of ``S`` by variable elimination."""
+def _laws(model: FactorModel, query, adv: Adversary) -> QueryLaws:
+    """The laws of ``S`` under ``(x_K, x)`` and ``(x_K, x')`` on its lattice ``n f_min + delta j``
+    by variable elimination."""
     g, delta, fmin = lattice(query.per_state(model.states))
     laws = []
     for v in (adv.x, adv.x_prime):
@@ -45,7 +45,8 @@ def _laws(model: FactorModel, query, adv: Adversary):
                 f"adversary i = {model.record_label(adv.i)}, |K| = {len(adv.known)}: a "
                 "conditioning event has probability zero"
             ) from None
-    return laws[0][None], laws[1][None], delta, model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
+    atoms = model.n * fmin + delta * np.arange(laws[0].size, dtype=float)
+    return QueryLaws(atoms, laws[0], laws[1], float(delta))
 
 
 class _Row:
@@ -175,12 +176,13 @@ class BayesNetKind(ModelKind):
         return FactorModelEngine(model, *qn)
 
 
-class FactorModelEngine:
+class FactorModelEngine(QueryLawsEngine):
     """The exact engine of ``query + noise`` (an additive query on a lattice, any noise law) on a
     factor model (a Bayesian network, a Markov random field): per adversary the two query laws by
     variable elimination over (clique, running query value), then the noise law's exact sup of two
-    mixtures; every adversary by the separated-region search (:mod:`bdpsim.models.bayesnet.search`),
-    planned up front and run in parts of the targets.
+    mixtures (:class:`~bdpsim.models.engines.QueryLawsEngine`); every adversary by the
+    separated-region search (:mod:`bdpsim.models.bayesnet.search`), planned up front and run in
+    parts of the targets.
 
     Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasWindowPlan`, :class:`~bdpsim.models.engines.HasProfile`,
@@ -192,22 +194,12 @@ class FactorModelEngine:
         "of two mixtures; all adversaries by the separated-region search (exhaustive where the "
         "known records separate nothing, e.g. a hidden Markov model)"
     )
-    incomplete: str | None = None
 
     def __init__(self, model: FactorModel, query, noise) -> None:
         self.model, self.query, self.noise = model, query, noise
 
     def query_laws(self, adversary: Adversary) -> QueryLaws:
-        return laws_of(_laws(self.model, self.query, adversary))
-
-    def bdpl(self, adversary: Adversary) -> Estimate:
-        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary)
-
-    def one_sided(self, adversary: Adversary) -> Estimate:
-        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary, signed=True)
-
-    def profile(self, adversary: Adversary, epsilon: float) -> float:
-        return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
+        return _laws(self.model, self.query, adversary)
 
     def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
         return _search(self.model, self.query, self.noise, min_known, targets=targets)

@@ -18,13 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...adversary import Adversary, Estimate
+from ...adversary import Adversary
 from ...core.errors import NotAvailable, naming
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.laws import LaplaceNoise
 from ...queries import AdditiveQuery, CountQuery
-from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, check_all_targets, laws_of
-from ..noisy import noisy_bdpl, noisy_profile
+from ..engines import ExhaustiveResult, QueryLaws, QueryLawsEngine, SearchTooLarge, check_all_targets
 from .model import MarkovChainModel
 from .window import window_table
 
@@ -37,9 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
     ChainSearchResult = tuple[WindowSearch, list[WindowAdversary], np.ndarray]
 
 
-def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
-    """``(law under x, law under x', lattice step, atoms)`` of ``S = sum_t f(X_t)`` by the clamped
-    forward recursion."""
+def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary) -> QueryLaws:
+    """The laws of ``S = sum_t f(X_t)`` under ``(x_K, x)`` and ``(x_K, x')`` on its lattice
+    ``n f_min + delta j`` by the clamped forward recursion."""
     pos = list(adv.known) + [adv.i]
     vals = np.array([list(adv.x_known) + [adv.x], list(adv.x_known) + [adv.x_prime]])
     with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
@@ -51,15 +49,8 @@ def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary):
     law, logev = model.additive_law_masked(allowed, g)
     if not np.all(np.isfinite(logev)):
         raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero")
-    return law[:1], law[1:], delta, model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
-
-
-def additive_bdpl(model: MarkovChainModel, query: AdditiveQuery, b: float, adv: Adversary) -> Estimate:
-    """Exact ``BDPL_(K,i)(x, x')`` of ``query + Lap(b)``: both laws of ``S`` on its lattice
-    ``s_0 + delta k`` by the clamped forward recursion, then the exact sup of the two Laplace
-    mixtures (:func:`~bdpsim.models.noisy.noisy_bdpl` with Laplace noise:
-    :func:`~bdpsim.kernels.noise.laplace_mixture.grid_sup` with scale ``b / delta``)."""
-    return noisy_bdpl(model, _laws, query, LaplaceNoise(b), adv)
+    atoms = model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
+    return QueryLaws(atoms, law[0], law[1], float(delta))
 
 
 def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
@@ -134,18 +125,16 @@ def exhaustive_markov_count(
     return ExhaustiveResult.concat(parts, n)
 
 
-class MarkovEngine:
+class MarkovEngine(QueryLawsEngine):
     """The exact engine of ``query + noise`` (an additive query on a lattice, any noise law) on a
     Markov chain: per adversary the two query laws by the forward recursion over (position, state,
-    lattice sum) then the noise law's exact sup of two mixtures; every adversary by the window
-    reduction; the privacy profile, per adversary and over every adversary.
+    lattice sum) then the noise law's exact sup of two mixtures (:class:`QueryLawsEngine`); every
+    adversary by the window reduction; the privacy profile, per adversary and over every adversary.
 
     Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasProfileSearch`,
     :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
-
-    incomplete: str | None = None
 
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
@@ -156,16 +145,7 @@ class MarkovEngine:
         )
 
     def query_laws(self, adversary: Adversary) -> QueryLaws:
-        return laws_of(_laws(self.model, self.query, adversary))
-
-    def bdpl(self, adversary: Adversary) -> Estimate:
-        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary)
-
-    def one_sided(self, adversary: Adversary) -> Estimate:
-        return noisy_bdpl(self.model, _laws, self.query, self.noise, adversary, signed=True)
-
-    def profile(self, adversary: Adversary, epsilon: float) -> float:
-        return noisy_profile(self.model, _laws, self.query, self.noise, adversary, epsilon)
+        return _laws(self.model, self.query, adversary)
 
     def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
         return window_table(

@@ -40,12 +40,11 @@ from typing import cast
 
 import numpy as np
 
-from ...adversary import Adversary, Estimate
+from ...adversary import Adversary
 from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.argcheck import count_as_float
 from ...queries import CountQuery, NoisyQuery
-from ..engines import ExhaustiveResult, QueryLaws, SearchTooLarge, laws_of
-from ..noisy import noisy_bdpl, noisy_profile
+from ..engines import ExhaustiveResult, QueryLaws, QueryLawsEngine, SearchTooLarge
 from .model import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
@@ -73,11 +72,10 @@ def _sup(law_x: np.ndarray, law_xp: np.ndarray, noise, chunk: int = 20_000):
     return vals, where
 
 
-def count_laws(model: PedigreeModel, mechanism, adversary: Adversary):
-    """``(law under x, law under x', 1, atoms)`` of the count (the contract of the noise-law
-    engines, :func:`bdpsim.models.noisy.noisy_bdpl`)."""
+def count_laws(model: PedigreeModel, mechanism, adversary: Adversary) -> QueryLaws:
+    """The laws of the count under ``(x_K, x)`` and ``(x_K, x')`` on ``0..n`` (step 1)."""
     laws = _target_laws(model, mechanism, adversary)
-    return laws[0][None], laws[1][None], 1.0, np.arange(model.n + 1, dtype=float)
+    return QueryLaws(np.arange(model.n + 1, dtype=float), laws[0], laws[1], 1.0)
 
 
 def _target_laws(model: PedigreeModel, mechanism, adversary: Adversary) -> list[np.ndarray]:
@@ -92,17 +90,11 @@ def _target_laws(model: PedigreeModel, mechanism, adversary: Adversary) -> list[
     return laws
 
 
-def exact_estimate(model: PedigreeModel, mechanism, adversary: Adversary) -> Estimate:
-    """:func:`adversary_bdpl` as an :class:`~bdpsim.estimators.base.Estimate` (with its argmax)."""
-    laws = _target_laws(model, mechanism, adversary)
-    v, where = _sup(laws[0][None], laws[1][None], mechanism.noise)
-    return Estimate(float(v[0]), 0, float(where[0]))
-
-
 def adversary_bdpl(model: PedigreeModel, mechanism, adversary: Adversary) -> float:
     """Exact target-dependent ``BDPL_(K,i)(x, x') = sup_{y} |ln p(y | x_K, x) / p(y | x_K, x')|``
-    for the adversary's known values ``x_K`` (paper Def. 5.2)."""
-    return exact_estimate(model, mechanism, adversary).value
+    for the adversary's known values ``x_K`` (paper Def. 5.2; :meth:`PedigreeCountEngine.bdpl`)."""
+    _counted(model, mechanism)  # NotAvailable for anything but a count
+    return PedigreeCountEngine(model, mechanism).bdpl(adversary).value
 
 
 # ---------------------------------------------------------------------------------- exhaustive
@@ -180,21 +172,6 @@ class PedigreeExhaustiveResult(ExhaustiveResult):
 
     multiplicity: np.ndarray | None = None
     known_size: np.ndarray | None = None
-
-    @staticmethod
-    def concat(parts):
-        cat = lambda name: np.concatenate([getattr(p, name) for p in parts])  # noqa: E731
-        return PedigreeExhaustiveResult(
-            cat("i"),
-            cat("pattern"),
-            cat("x"),
-            cat("x_prime"),
-            cat("value"),
-            cat("argmax"),
-            None,
-            cat("multiplicity"),
-            cat("known_size"),
-        )
 
 
 def _target_view(model, E, comps, target: int, representative: bool):
@@ -323,11 +300,11 @@ def exhaustive_for_driver(
     return exhaustive_pedigree_count(model, mechanism, sizes, targets)
 
 
-class PedigreeCountEngine:
+class PedigreeCountEngine(QueryLawsEngine):
     """The exact engine of a count of genotypes plus noise (any noise law) on a pedigree: the
     genotypes of people with children enumerated, binomial counts of their children
-    (:func:`exact_estimate`); every adversary class of exchangeable children enumerated
-    (:func:`exhaustive_pedigree_count`).
+    (:func:`count_laws`, then :class:`~bdpsim.models.engines.QueryLawsEngine`); every adversary
+    class of exchangeable children enumerated (:func:`exhaustive_pedigree_count`).
 
     Capabilities: :class:`~bdpsim.models.engines.HasExhaustive`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasQueryLaws`.
@@ -337,26 +314,13 @@ class PedigreeCountEngine:
         "enumeration of the genotypes of people with children, binomial counts of their "
         "children; exhaustive over adversary classes of exchangeable children"
     )
-    incomplete: str | None = None
 
     def __init__(self, model: PedigreeModel, mechanism) -> None:
         self.model, self.mechanism = model, mechanism
         self.query, self.noise = mechanism.query_function, mechanism.noise
 
-    def _laws(self, model, query, adversary: Adversary):
-        return count_laws(model, self.mechanism, adversary)
-
     def query_laws(self, adversary: Adversary) -> QueryLaws:
-        return laws_of(count_laws(self.model, self.mechanism, adversary))
-
-    def bdpl(self, adversary: Adversary) -> Estimate:
-        return exact_estimate(self.model, self.mechanism, adversary)
-
-    def one_sided(self, adversary: Adversary) -> Estimate:
-        return noisy_bdpl(self.model, self._laws, self.query, self.noise, adversary, signed=True)
-
-    def profile(self, adversary: Adversary, epsilon: float) -> float:
-        return noisy_profile(self.model, self._laws, self.query, self.noise, adversary, epsilon)
+        return count_laws(self.model, self.mechanism, adversary)
 
     def check_exhaustive(self, sizes: Sequence[int]) -> None:
         check_exhaustive(self.model, sizes)
