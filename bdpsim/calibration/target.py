@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -102,8 +102,8 @@ def query_of(
     fields = QUERY_FIELDS if source == "config" else ("counted_states", "state_values")
     query = discrete_query(states, counted_states, state_values, fields)
     f = tuple(map(float, query.per_state(states)))
-    if isinstance(query, CountQuery):
-        return CalibratedQuery(f, query.counted_states, None, source)
+    if state_values is None:  # a count (of state 1 without either)
+        return CalibratedQuery(f, cast(CountQuery, query).counted_states, None, source)
     return CalibratedQuery(f, None, f, source)
 
 
