@@ -82,13 +82,16 @@ class _CalibratedKind(MechanismKind):
     base_keys = {
         "epsilon": EPSILON,
         "counted_states": Key(
-            "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+            "state_vector",
+            [1],
+            doc="the states the query counts",
+            rule="distinct states of the model, not every one",
         ),
         "state_values": Key(
             "vector",
             hashed=False,
             doc="each state's value (the query sums them)",
-            rule="one finite number per state",
+            rule="one finite number per state, not all equal",
         ),
     }
 

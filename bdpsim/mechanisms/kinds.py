@@ -190,7 +190,10 @@ class CountKind(MechanismKind):
         {
             "epsilon": EPSILON,
             "counted_states": Key(
-                "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+                "state_vector",
+                [1],
+                doc="the states the query counts",
+                rule="distinct states of the model, not every one",
             ),
         }
     )
@@ -262,7 +265,7 @@ class SumKind(MechanismKind):
                 "vector",
                 hashed=False,
                 doc="on a chain: each state's value (the query sums them)",
-                rule="one finite number per state",
+                rule="one finite number per state, not all equal",
             ),
             "epsilon": EPSILON,
         }
