@@ -88,6 +88,10 @@ def test_every_path_refuses_a_bad_query_with_one_rule(tmp_path, capsys, case):
         one_line_error(rc, err, f"{flag} = ", rule)
         assert out == "", name
         said[name] = _rule(err)
+    good = _config(tmp_path, "counted_states = [1]")  # calibrate config's flags override its query
+    rc, out, err = cli(capsys, "calibrate", "config", good, "--epsilon", "1", *flags)
+    one_line_error(rc, err, f"{flag} = ", rule)
+    said["calibrate-config flags"] = _rule(err)
     path = _config(tmp_path, mechanism)
     for name, argv in CONFIG_COMMANDS.items():
         extra = ["--epsilon", "1"] if name == "calibrate-config" else []
