@@ -162,3 +162,16 @@ def test_a_count_of_every_state_would_be_constant():
     assert set(np.isin(data, (0, 1, 2)).sum(axis=1)) == {4}  # every state: n
     with pytest.raises(ValueError, match="counts every one of the 3 states"):
         CountQuery((0, 1, 2)).per_state(3)
+
+
+@pytest.mark.parametrize("bad", [[3], [1, 1], [], [1.5], [0, 1, 2]])
+def test_the_window_kernel_says_the_same_rule(bad):
+    # the kernel the exact engines call directly (below the queries' layer) words it alike
+    from bdpsim.core.errors import field_error
+    from bdpsim.kernels.chains.lattice import query_values
+
+    with pytest.raises(ValueError) as kernel:
+        query_values(3, bad)
+    with pytest.raises(ValueError) as query:
+        check_counted(bad, 3)
+    assert field_error(kernel.value).rule == field_error(query.value).rule
