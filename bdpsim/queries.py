@@ -37,34 +37,125 @@ class AdditiveQuery:
         self.per_state(states)
 
 
+#: the config fields of a discrete query (:func:`discrete_query`); the CLI passes its flags instead
+QUERY_FIELDS = ("mechanism.counted_states", "mechanism.state_values")
+
+
+def _is_state(c: Any) -> bool:
+    """Whether ``c`` is an integer state code (a bool or a float is not)."""
+    return isinstance(c, (int, np.integer)) and not isinstance(c, bool)
+
+
+def _shown(values: Any) -> Any:
+    """``values`` as the error shows it (a list when it is one)."""
+    return list(values) if isinstance(values, (list, tuple, np.ndarray)) else values
+
+
+def check_counted(counted: Any, states: int, field: str = QUERY_FIELDS[0]) -> tuple[int, ...]:
+    """The counted states of a count on records with states ``0..states-1``, checked by the one
+    rule every path applies (``bdpsim run``, ``attack``, ``calibrate``): a non-empty list of
+    distinct integer states in ``0..states-1`` that leaves at least one state out.
+
+    Counting every state is refused: then ``f(D) = n`` for every database ``D``, the query's
+    sensitivity is 0 and ``P(r | x) = P(r | x')`` for every target values ``x, x'``, so its BDPL is 0
+    whatever the noise: there is nothing to measure nor to calibrate (and the count's stated
+    sensitivity 1 would be wrong). A one-line :class:`~bdpsim.core.errors.ConfigError` names ``field``.
+    """
+    seq = isinstance(counted, (list, tuple, np.ndarray))
+    cs = list(counted) if seq else []
+    check(
+        seq
+        and len(cs) >= 1
+        and all(_is_state(c) and 0 <= c < states for c in cs)
+        and len(set(cs)) == len(cs),
+        field,
+        _shown(counted),
+        f"must be a non-empty list of distinct states in 0..{states - 1}",
+    )
+    check(
+        len(cs) < states,
+        field,
+        cs,
+        f"counts every one of the {states} states: the count is n for every database "
+        "(sensitivity 0, BDPL 0 whatever the noise); count a proper subset of the states",
+    )
+    return tuple(int(c) for c in cs)
+
+
+def check_state_values(values: Any, states: int, field: str = QUERY_FIELDS[1]) -> tuple[float, ...]:
+    """The per-state values ``v`` of a sum ``sum_t v(X_t)`` on records with states
+    ``0..states-1``, checked by the one rule every path applies: ``states`` finite numbers, not
+    all equal (all equal, the sum is ``n v`` for every database: sensitivity 0 and BDPL 0 whatever
+    the noise, as a count of every state). A one-line
+    :class:`~bdpsim.core.errors.ConfigError` names ``field``."""
+    seq = isinstance(values, (list, tuple, np.ndarray))
+    vs = list(values) if seq else []
+    check(
+        seq
+        and len(vs) == states
+        and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in vs)
+        and all(math.isfinite(float(v)) for v in vs),
+        field,
+        _shown(values),
+        f"must be {states} finite numbers (one per state)",
+    )
+    f = tuple(float(v) for v in vs)
+    check(
+        max(f) > min(f),
+        field,
+        list(f),
+        "are all equal: the sum is the same for every database "
+        "(sensitivity 0, BDPL 0 whatever the noise); give two different values at least",
+    )
+    return f
+
+
+def discrete_query(
+    states: int, counted_states: Any = None, state_values: Any = None, fields: tuple[str, str] = QUERY_FIELDS
+) -> CountQuery | StateSumQuery:
+    """The query of ``counted_states`` (a :class:`CountQuery`, ``#{t : X_t in S}``) or
+    ``state_values`` (a :class:`StateSumQuery`, ``sum_t v(X_t)``) on records with states
+    ``0..states-1``; neither: the count of state 1. The one check of a discrete query
+    (:func:`check_counted`, :func:`check_state_values`) shared by ``bdpsim run``'s ``[mechanism]``,
+    ``bdpsim attack`` and ``bdpsim calibrate``; ``fields`` are the names the errors give
+    (the config's keys, or a command's ``("--counted", "--state-values")``)."""
+    check(
+        counted_states is None or state_values is None,
+        fields[1],
+        _shown(state_values),
+        f"give {fields[0]} or {fields[1]}, not both",
+    )
+    if state_values is not None:
+        return StateSumQuery(check_state_values(state_values, states, fields[1]))
+    return CountQuery(check_counted([1] if counted_states is None else counted_states, states, fields[0]))
+
+
 @dataclass(frozen=True)
 class CountQuery(AdditiveQuery):
-    """``#{t : X_t in counted_states}``; sensitivity 1."""
+    """``#{t : X_t in counted_states}``; sensitivity 1 (as long as some state is left out:
+    :func:`check_counted`, applied by :meth:`per_state`)."""
 
     counted_states: tuple[int, ...] = (1,)
     sensitivity = 1.0
 
     def __post_init__(self) -> None:
-        cs = tuple(int(c) for c in self.counted_states)
+        cs = self.counted_states
         check(
-            len(cs) >= 1 and len(set(cs)) == len(cs) and min(cs) >= 0,
+            isinstance(cs, (list, tuple, np.ndarray))
+            and len(cs) >= 1
+            and all(_is_state(c) and c >= 0 for c in cs)
+            and len(set(cs)) == len(cs),
             "mechanism.counted_states",
-            list(self.counted_states),
+            _shown(cs),
             "must be a non-empty list of distinct states >= 0",
         )
-        object.__setattr__(self, "counted_states", cs)
+        object.__setattr__(self, "counted_states", tuple(int(c) for c in cs))
 
     def __call__(self, data: np.ndarray) -> np.ndarray:
         return np.isin(data, self.counted_states).sum(axis=1).astype(float)
 
     def per_state(self, states: int) -> np.ndarray:
-        bad = [c for c in self.counted_states if c >= states]
-        check(
-            not bad,
-            "mechanism.counted_states",
-            list(self.counted_states),
-            f"states must be in 0..{states - 1}",
-        )
+        check_counted(self.counted_states, states)
         f = np.zeros(states)
         f[list(self.counted_states)] = 1.0
         return f
@@ -77,14 +168,18 @@ class StateSumQuery(AdditiveQuery):
     state_values: tuple[float, ...]
 
     def __post_init__(self) -> None:
-        f = tuple(float(v) for v in self.state_values)
+        f = self.state_values
         check(
-            len(f) >= 2 and all(map(math.isfinite, f)) and max(f) > min(f),
+            isinstance(f, (list, tuple, np.ndarray))
+            and len(f) >= 2
+            and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in f)
+            and all(math.isfinite(float(v)) for v in f),
             "mechanism.state_values",
-            list(self.state_values),
-            "must be >= 2 finite values per state, not all equal",
+            _shown(f),
+            "must be >= 2 finite numbers (one per state)",
         )
-        object.__setattr__(self, "state_values", f)
+        check_state_values(f, len(f))  # not all equal
+        object.__setattr__(self, "state_values", tuple(float(v) for v in f))
 
     @property
     def sensitivity(self) -> float:
@@ -94,12 +189,7 @@ class StateSumQuery(AdditiveQuery):
         return np.asarray(self.state_values)[np.asarray(data, dtype=np.int64)].sum(axis=1)
 
     def per_state(self, states: int) -> np.ndarray:
-        check(
-            len(self.state_values) == states,
-            "mechanism.state_values",
-            list(self.state_values),
-            f"must have one value per state ({states})",
-        )
+        check_state_values(self.state_values, states)
         return np.asarray(self.state_values, dtype=float)
 
 

@@ -22,7 +22,7 @@ from ..mechanisms.kinds import EPSILON, state_codes
 from ..mechanisms.laplace import LaplaceMechanism
 from ..models.bayesnet.model import BayesNetModel
 from ..models.protocols import MarkovChain
-from ..queries import AdditiveQuery, CountQuery, StateSumQuery
+from ..queries import AdditiveQuery, discrete_query
 from .methods import CALIBRATION_METHODS, calibrate
 from .quilt.bayesnet import mqm_bayesnet
 
@@ -69,10 +69,12 @@ class CalibratedLaplace(LaplaceMechanism):
         return self.sensitivity / self.noise_scale
 
 
-def _query(params: dict) -> AdditiveQuery:
+def _query(params: dict, states: int) -> AdditiveQuery:
+    """The ``[mechanism]``'s query on a model of ``states`` states (one rule for every path:
+    :func:`bdpsim.queries.discrete_query`)."""
     if params.get("state_values") is not None:
-        return StateSumQuery(tuple(params["state_values"]))
-    return CountQuery(state_codes(params["counted_states"]))
+        return discrete_query(states, state_values=params["state_values"])
+    return discrete_query(states, list(state_codes(params["counted_states"])))
 
 
 class _CalibratedKind(MechanismKind):
@@ -80,13 +82,16 @@ class _CalibratedKind(MechanismKind):
     base_keys = {
         "epsilon": EPSILON,
         "counted_states": Key(
-            "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+            "state_vector",
+            [1],
+            doc="the states the query counts",
+            rule="distinct states of the model, not every one",
         ),
         "state_values": Key(
             "vector",
             hashed=False,
             doc="each state's value (the query sums them)",
-            rule="one finite number per state",
+            rule="one finite number per state, not all equal",
         ),
     }
 
@@ -104,7 +109,7 @@ class _CalibratedKind(MechanismKind):
             self.name,
             f"needs {self.models}, not model.kind = {spec.kind!r}",
         )
-        query = _query(params)
+        query = _query(params, spec.fixed.states)
         method = self.method(params)
         f = query.per_state(spec.fixed.states)
         cal = calibrate(spec.fixed, eps, state_values=f.tolist(), method=method, evaluate=False)
@@ -171,8 +176,7 @@ class MarkovQuiltKind(_CalibratedKind):
             params["variant"],
             "a Bayesian network takes the exact max-influence (variant = 'exact')",
         )
-        query = _query(params)
-        query.check_states(spec.fixed.states)
+        query = _query(params, spec.fixed.states)
         q = mqm_bayesnet(spec.fixed, eps)
         reason = (
             f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -88,23 +88,23 @@ def query_of(
     states: int, counted_states=None, state_values=None, source: str | None = None
 ) -> CalibratedQuery:
     """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states
-    (validated by :func:`bdpsim.kernels.chains.lattice.query_values`; genotype names count as
-    0, 1, 2); neither: the count of state 1 (``source = "default"``)."""
-    from ..kernels.chains.lattice import query_values
+    (checked by :func:`bdpsim.queries.discrete_query`, the rule of every path; genotype names
+    count as 0, 1, 2); neither: the count of state 1 (``source = "default"``). An error names
+    ``mechanism.counted_states`` (``mechanism.state_values``) for a config's query
+    (``source = "config"``), else ``counted_states`` (``state_values``)."""
     from ..mechanisms.kinds import state_codes
+    from ..queries import QUERY_FIELDS, CountQuery, discrete_query
 
-    if counted_states is not None:
-        counted_states = tuple(
-            int(c) if isinstance(c, (int, np.integer)) and not isinstance(c, bool) else c
-            for c in state_codes(list(counted_states))
-        )
-    f = query_values(states, counted_states, state_values)
+    if counted_states is not None and isinstance(counted_states, (list, tuple)):
+        counted_states = list(state_codes(list(counted_states)))
     if source is None:
         source = "default" if counted_states is None and state_values is None else "flags"
-    if state_values is not None:
-        return CalibratedQuery(tuple(map(float, f)), None, tuple(map(float, f)), source)
-    cs = (1,) if counted_states is None else tuple(counted_states)
-    return CalibratedQuery(tuple(map(float, f)), cs, None, source)
+    fields = QUERY_FIELDS if source == "config" else ("counted_states", "state_values")
+    query = discrete_query(states, counted_states, state_values, fields)
+    f = tuple(map(float, query.per_state(states)))
+    if state_values is None:  # a count (of state 1 without either)
+        return CalibratedQuery(f, cast(CountQuery, query).counted_states, None, source)
+    return CalibratedQuery(f, None, f, source)
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ def command(a) -> int:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{a.n - 1}")
     model = chain_model(a)
     try:
-        query = chain_query(a)
+        query = chain_query(a, model.states)
         # each law reads (and checks) the parameters it takes; an error names the parameter
         noise = noise_from_params(
             a.noise, epsilon=a.epsilon, sensitivity=float(query.sensitivity), scale=a.scale, sigma=a.sigma
@@ -191,7 +191,7 @@ def command_calibrate(a) -> int:
         "noise": "--noise",
     }
     try:
-        query = chain_query(a)
+        query = chain_query(a, model.states)
         start = {
             "laplace": dict(scale=float(query.sensitivity)),
             "gaussian": dict(sigma=float(query.sensitivity)),

@@ -20,6 +20,8 @@ import json
 import math
 import time
 
+from .chain import state_token
+
 EPILOG = """\
 examples:
   bdpsim calibrate config configs/bayesnet_example.toml --epsilon 1 \\
@@ -132,7 +134,11 @@ def add_parser(cs, parser_class, formatter_class) -> None:
     )
     q = c.add_mutually_exclusive_group()
     q.add_argument(
-        "--counted", type=int, nargs="+", help="counted states (default: the config's counted_states, else 1)"
+        "--counted",
+        type=state_token,
+        nargs="*",
+        metavar="S",
+        help="counted states (default: the config's counted_states, else 1)",
     )
     q.add_argument(
         "--state-values",

@@ -46,11 +46,31 @@ def add_initial_argument(m) -> None:
     m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
 
 
+def state_token(text: str) -> int | float:
+    """One ``--counted`` value: an integer, or the number given (a non-integer state is then
+    refused by :func:`bdpsim.queries.check_counted`, in the words of a config's
+    ``counted_states``); anything else is refused by argparse in one line."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be integer states, got {text!r}") from None
+
+
 def add_query_arguments(m) -> None:
     """``--counted`` or ``--state-values`` (at most one: the count of state 1 without either) on
     the parser ``m``."""
     q = m.add_mutually_exclusive_group()
-    q.add_argument("--counted", type=int, nargs="+", help="counted states (default: 1)")
+    q.add_argument(
+        "--counted",
+        type=state_token,
+        nargs="*",
+        metavar="S",
+        help="counted states (default: 1): distinct, in 0..states-1, not every one",
+    )
     q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
 
 
@@ -81,18 +101,23 @@ def chain_model(a):
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
 
 
-def chain_query(a):
-    """The query of ``--state-values`` (a :class:`~bdpsim.queries.StateSumQuery`) or ``--counted``
-    (a :class:`~bdpsim.queries.CountQuery`; the count of state 1 without either)."""
-    from ..queries import CountQuery, StateSumQuery
+#: the flags that name a chain's query in errors (:func:`bdpsim.queries.discrete_query`'s fields)
+QUERY_FLAGS = ("--counted", "--state-values")
 
-    if a.state_values:
-        return StateSumQuery(tuple(a.state_values))
-    return CountQuery(tuple(a.counted or (1,)))
+
+def chain_query(a, states: int):
+    """The query of ``--state-values`` (a :class:`~bdpsim.queries.StateSumQuery`) or ``--counted``
+    (a :class:`~bdpsim.queries.CountQuery`; the count of state 1 without either) on a chain of
+    ``states`` states, checked by :func:`bdpsim.queries.discrete_query` (the rule of a config's
+    ``[mechanism]``; the error names the flag)."""
+    from ..queries import discrete_query
+
+    return discrete_query(states, a.counted, a.state_values, QUERY_FLAGS)
 
 
 __all__ = [
     "N_RANGE",
+    "QUERY_FLAGS",
     "add_chain_arguments",
     "add_initial_argument",
     "add_query_arguments",
@@ -100,4 +125,5 @@ __all__ = [
     "chain_query",
     "check_chain_flags",
     "matrix_argument",
+    "state_token",
 ]

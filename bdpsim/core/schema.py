@@ -187,14 +187,13 @@ def coerce(name: str, key: Key, v: Any) -> Any:
             check(all(float(x).is_integer() for x in v), name, v, "must be a list of integers")
             return [int(x) for x in v]
         return [float(x) for x in v]
-    if t == "state_vector":
+    if t == "state_vector":  # which states (how many, distinct, in range): the model's rule
         check(
             isinstance(v, list)
-            and len(v) >= 1
-            and all(isinstance(x, str) or (isinstance(x, int) and not isinstance(x, bool)) for x in v),
+            and all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v),
             name,
             v,
-            "must be a non-empty list of states (integers, or state names: a pedigree's BB, Bb, bb; "
+            "must be a list of states (integers, or state names: a pedigree's BB, Bb, bb; "
             "a BIF network's own)",
         )
         return list(v)

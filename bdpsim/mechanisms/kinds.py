@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any, cast
 
 import numpy as np
@@ -15,7 +15,7 @@ from ..kernels.noise.checks import NoiseParams
 from ..kernels.noise.laws import NOISE_LAWS, key_owner, noise_from_params, noise_keys
 from ..kernels.noise.protocols import LaplaceKernel
 from ..kernels.noise.table import TableNoise
-from ..queries import ClippedSumQuery, CountQuery, StateSumQuery
+from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, discrete_query
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
@@ -158,6 +158,8 @@ def _count_query(values, spec) -> CountQuery:
     from ..models.protocols import HasRecordStates, HasStateNames
 
     if not isinstance(model, HasStateNames):
+        if model is not None and not isinstance(model, HasRecordStates):  # one rule for every path
+            return cast(CountQuery, discrete_query(model.states, list(state_codes(values))))
         query = CountQuery(state_codes(values))
         if isinstance(
             model, HasRecordStates
@@ -188,7 +190,10 @@ class CountKind(MechanismKind):
         {
             "epsilon": EPSILON,
             "counted_states": Key(
-                "state_vector", [1], doc="the states the query counts", rule="distinct states of the model"
+                "state_vector",
+                [1],
+                doc="the states the query counts",
+                rule="distinct states of the model, not every one",
             ),
         }
     )
@@ -260,7 +265,7 @@ class SumKind(MechanismKind):
                 "vector",
                 hashed=False,
                 doc="on a chain: each state's value (the query sums them)",
-                rule="one finite number per state",
+                rule="one finite number per state, not all equal",
             ),
             "epsilon": EPSILON,
         }
@@ -280,8 +285,7 @@ class SumKind(MechanismKind):
                 None,
                 f"a sum on a {spec.kind} model needs state_values (one query value per state)",
             )
-            query = StateSumQuery(tuple(cast(Sequence[float], values)))  # checked not None
-            query.check_states(states)
+            query = cast(StateSumQuery, discrete_query(states, state_values=values))  # every path's rule
             law = noise_law(params)
             if params["noise_scale"] is not None or takes_scale(law):
                 check(

@@ -62,8 +62,8 @@ def test_chain_query_is_the_count_of_state_one_by_default():
         state_values = None
 
     a = Args()
-    assert chain_query(a).counted_states == (1,)
+    assert chain_query(a, 2).counted_states == (1,)
     a.counted = [0]
-    assert chain_query(a).counted_states == (0,)
-    a.state_values = [0.0, 2.5]
-    assert chain_query(a).state_values == (0.0, 2.5)
+    assert chain_query(a, 2).counted_states == (0,)
+    a.counted, a.state_values = None, [0.0, 2.5]
+    assert chain_query(a, 2).state_values == (0.0, 2.5)

@@ -53,8 +53,8 @@ def query_values(
         len(cs) < states,
         "counted_states",
         cs,
-        f"counts every one of the {states} states: the count is "
-        "always n (sensitivity 0) and needs no noise; count a proper subset of the states",
+        f"counts every one of the {states} states: the count is n for every database "
+        "(sensitivity 0, BDPL 0 whatever the noise); count a proper subset of the states",
     )
     f = np.zeros(states)
     f[cs] = 1.0
