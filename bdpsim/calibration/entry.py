@@ -144,4 +144,4 @@ def _query_values(model, counted_states, state_values, mechanism) -> tuple[float
                 "must be a mechanism with an additive query "
                 "(a count or a sum of state values) on a discrete model",
             ) from None
-    return query_of(int(model.states), counted_states, state_values).values
+    return query_of(int(model.states), counted_states, state_values, model=model).values

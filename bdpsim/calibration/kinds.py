@@ -69,12 +69,12 @@ class CalibratedLaplace(LaplaceMechanism):
         return self.sensitivity / self.noise_scale
 
 
-def _query(params: dict, states: int) -> AdditiveQuery:
-    """The ``[mechanism]``'s query on a model of ``states`` states (one rule for every path:
+def _query(params: dict, model) -> AdditiveQuery:
+    """The ``[mechanism]``'s query on ``model`` (one rule for every path:
     :func:`bdpsim.queries.discrete_query`)."""
     if params.get("state_values") is not None:
-        return discrete_query(states, state_values=params["state_values"])
-    return discrete_query(states, list(state_codes(params["counted_states"])))
+        return discrete_query(model.states, state_values=params["state_values"])
+    return discrete_query(model.states, list(state_codes(params["counted_states"], model)))
 
 
 class _CalibratedKind(MechanismKind):
@@ -109,7 +109,7 @@ class _CalibratedKind(MechanismKind):
             self.name,
             f"needs {self.models}, not model.kind = {spec.kind!r}",
         )
-        query = _query(params, spec.fixed.states)
+        query = _query(params, spec.fixed)
         method = self.method(params)
         f = query.per_state(spec.fixed.states)
         cal = calibrate(spec.fixed, eps, state_values=f.tolist(), method=method, evaluate=False)
@@ -176,7 +176,7 @@ class MarkovQuiltKind(_CalibratedKind):
             params["variant"],
             "a Bayesian network takes the exact max-influence (variant = 'exact')",
         )
-        query = _query(params, spec.fixed.states)
+        query = _query(params, spec.fixed)
         q = mqm_bayesnet(spec.fixed, eps)
         reason = (
             f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "

@@ -85,7 +85,7 @@ class CalibratedQuery:
 
 
 def query_of(
-    states: int, counted_states=None, state_values=None, source: str | None = None
+    states: int, counted_states=None, state_values=None, source: str | None = None, model=None
 ) -> CalibratedQuery:
     """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states
     (checked by :func:`bdpsim.queries.discrete_query`, the rule of every path; genotype names
@@ -95,11 +95,11 @@ def query_of(
     from ..mechanisms.kinds import state_codes
     from ..queries import QUERY_FIELDS, CountQuery, discrete_query
 
-    if counted_states is not None and isinstance(counted_states, (list, tuple)):
-        counted_states = list(state_codes(list(counted_states)))
     if source is None:
         source = "default" if counted_states is None and state_values is None else "flags"
     fields = QUERY_FIELDS if source == "config" else ("counted_states", "state_values")
+    if counted_states is not None and isinstance(counted_states, (list, tuple)):
+        counted_states = list(state_codes(list(counted_states), model, fields[0]))
     query = discrete_query(states, counted_states, state_values, fields)
     f = tuple(map(float, query.per_state(states)))
     if state_values is None:  # a count (of state 1 without either)

@@ -177,7 +177,7 @@ def command(a) -> int:
     check_epsilon(a.epsilon, "--epsilon", a.method, a.noise)
     model = chain_model(a)
     try:
-        query = query_of(model.states, a.counted, a.state_values)
+        query = query_of(model.states, a.counted, a.state_values, model=model)
     except ValueError as err:
         raise (flag_error(err) or err) from None
     # 'all': every registered method defined on a chain (the Gaussian bound is not: it is left out)

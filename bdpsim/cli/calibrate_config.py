@@ -230,7 +230,8 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     )
     if "state_values" in stand_in:
         return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
-    return query_of(model.states, counted_states=stand_in["counted_states"], source="config"), str(kind)
+    counted = stand_in["counted_states"]
+    return query_of(model.states, counted_states=counted, source="config", model=model), str(kind)
 
 
 def _epsilon_of(mech: dict | None) -> float | None:
@@ -288,7 +289,7 @@ def config_target(
     overrides: list[tuple[str, Any, Any]] = []
     notes: list[str] = []
     if counted_states is not None or state_values is not None:
-        query = query_of(model.states, counted_states, state_values, source="flags")
+        query = query_of(model.states, counted_states, state_values, source="flags", model=model)
         if own is None and kind is not None:
             overrides.append(("mechanism.kind", None, kind))
         elif own is not None and own.values != query.values:

@@ -137,12 +137,24 @@ def _discrete_states(spec) -> int | None:
     return spec.probe().states if spec.owner is not None and spec.owner.domain == "discrete" else None
 
 
-def state_codes(values) -> tuple[int, ...]:
-    """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2."""
+def state_codes(values, model: Any = None, field: str = "mechanism.counted_states") -> tuple[int, ...]:
+    """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2
+    on a model whose records are genotypes (:class:`~bdpsim.models.protocols.HasGenotypes`, or
+    ``model`` None: not known here). A name on another model is refused, naming ``field``: its
+    states are numbered, and ``BB`` would silently count state 0."""
     if any(isinstance(v, str) for v in values):
+        from ..models.protocols import HasGenotypes
+
+        if model is not None and not isinstance(model, HasGenotypes):
+            raise ConfigError(
+                field,
+                list(values),
+                "state names are a pedigree's genotypes (BB, Bb, bb) or a BIF network's own; "
+                f"this model's states are the integers 0..{int(model.states) - 1}",
+            )
         from ..models.pedigree.model import genotype_states
 
-        return genotype_states(list(values))
+        return genotype_states(list(values), field)
     return tuple(values)
 
 
@@ -159,8 +171,8 @@ def _count_query(values, spec) -> CountQuery:
 
     if not isinstance(model, HasStateNames):
         if model is not None and not isinstance(model, HasRecordStates):  # one rule for every path
-            return cast(CountQuery, discrete_query(model.states, list(state_codes(values))))
-        query = CountQuery(state_codes(values))
+            return cast(CountQuery, discrete_query(model.states, list(state_codes(values, model))))
+        query = CountQuery(state_codes(values, model))
         if isinstance(
             model, HasRecordStates
         ):  # mixed cardinalities (a random field): no index past a record's states

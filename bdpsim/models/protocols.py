@@ -118,6 +118,17 @@ __all__ += ["HasRecordNames", "HasRecordStates", "HasStateNames"]
 
 
 @runtime_checkable
+class HasGenotypes(Protocol):
+    """Records are genotypes ``BB``, ``Bb``, ``bb`` (states 0, 1, 2; ``allele_b`` the minor allele's
+    frequency): a count may name them (``counted_states = ["BB"]``)."""
+
+    allele_b: float
+
+
+__all__ += ["HasGenotypes"]
+
+
+@runtime_checkable
 class WindowRow(Protocol):
     """One adversary an all-adversary search reports (the items of
     :meth:`~bdpsim.models.engines.HasWindowSearch.window`): target ``i``, its value ``bdpl`` and
