@@ -6,7 +6,6 @@ import os
 import pickle
 import signal
 import subprocess
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..support.bad_config import (
     python_config,
     toml,
 )
+from ..support.locks import lock_held
 
 
 @pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
@@ -175,24 +175,12 @@ def test_concurrent_runs_are_serialised(tmp_path):
     out = tmp_path / "o"
     out.mkdir()
     cfg = load_config(toml(tmp_path, OK))
-    held, release = threading.Event(), threading.Event()
-
-    def other_run():
-        with R.run_lock(out):
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=other_run)
-    t.start()
-    held.wait(5)
     log: list[str] = []
-    timer = threading.Timer(1.0, release.set)
-    timer.start()
-    t0 = time.perf_counter()
-    run_experiment(cfg, out, progress=False, log=log.append)
-    assert time.perf_counter() - t0 >= 0.9
+    with lock_held(out, 1.0):
+        t0 = time.perf_counter()
+        run_experiment(cfg, out, progress=False, log=log.append)
+        assert time.perf_counter() - t0 >= 0.9
     assert any("waiting for another bdpsim run" in m for m in log), log
-    t.join()
 
 
 def test_ctrl_c_marks_metadata_interrupted(tmp_path, cli_env):

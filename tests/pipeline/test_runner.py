@@ -10,7 +10,6 @@ import gzip
 import json
 import os
 import pathlib
-import threading
 import time
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from bdpsim.pipeline import driver as D
 from bdpsim.pipeline import results as R
 from bdpsim.pipeline import runner as RN
 from bdpsim.pipeline.config import load_config
+
+from ..support.locks import lock_held
 
 CALLS: list[tuple[str, int]] = []
 FAIL: dict[str, BaseException] = {}
@@ -194,24 +195,12 @@ def test_a_held_unit_is_written_once_after_the_unit_it_waits_for(tmp_path):
 def test_a_held_lock_is_waited_for(tmp_path):
     out = tmp_path / "o"
     out.mkdir()
-    held, release = threading.Event(), threading.Event()
-
-    def other_run():
-        with R.run_lock(out):
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=other_run)
-    t.start()
-    held.wait(5)
-    timer = threading.Timer(1.0, release.set)
-    timer.start()
     log: list[str] = []
-    t0 = time.perf_counter()
-    RN.run_study(SumOfSquares(2), out, progress=False, log=log.append)
-    assert time.perf_counter() - t0 >= 0.9
+    with lock_held(out, 1.0):
+        t0 = time.perf_counter()
+        RN.run_study(SumOfSquares(2), out, progress=False, log=log.append)
+        assert time.perf_counter() - t0 >= 0.9
     assert any("waiting for another bdpsim run" in m for m in log), log
-    t.join()
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,14 @@ uninterrupted run; a held lock is waited for."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from bdpsim.pipeline import results as R
+
+from ..support.locks import lock_held
 
 
 def status(out: Path) -> str:
@@ -57,21 +58,11 @@ def test_accuracy_waits_for_a_held_lock(tmp_path):
 
     out = tmp_path / "acc"
     out.mkdir()
-    held, release = threading.Event(), threading.Event()
-
-    def other_run():
-        with R.run_lock(out):
-            held.set()
-            release.wait(10)
-
-    t = threading.Thread(target=other_run)
-    t.start()
-    held.wait(5)
-    threading.Timer(1.0, release.set).start()
-    t0 = time.perf_counter()
-    A.accuracy_table(samples=(200,), adversaries=1, cases=A.GRID[:1], target_se=0.0, out=out)
-    assert time.perf_counter() - t0 >= 0.9 and status(out) == "complete"
-    t.join()
+    with lock_held(out, 1.0):
+        t0 = time.perf_counter()
+        A.accuracy_table(samples=(200,), adversaries=1, cases=A.GRID[:1], target_se=0.0, out=out)
+        assert time.perf_counter() - t0 >= 0.9
+    assert status(out) == "complete"
 
 
 def test_competition_resumes_after_a_failing_chain(tmp_path, monkeypatch):
