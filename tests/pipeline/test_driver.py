@@ -15,25 +15,9 @@ from bdpsim.pipeline.config import load_config
 from bdpsim.pipeline.driver import run_experiment
 
 from ..conftest import PY
+from ..support.configs import KDE_AND_MIXTURE
 
-CONFIG = """
-title = "determinism"
-[run]
-seed = 11
-adversaries = 12
-samples = 4000
-estimator = ["kde", "mixture"]
-known_sizes = "all"
-noise_floor_adversaries = 4
-bootstrap = 200
-[model]
-kind = "markov"
-n = 6
-gamma = [2.0, 6.0]
-[mechanism]
-kind = "count"
-epsilon = 1.0
-"""
+CONFIG = 'title = "determinism"\n' + KDE_AND_MIXTURE
 
 GAUSS = """
 [run]

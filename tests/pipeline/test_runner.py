@@ -21,6 +21,7 @@ from bdpsim.pipeline import results as R
 from bdpsim.pipeline import runner as RN
 from bdpsim.pipeline.config import load_config
 
+from ..support.configs import KDE_AND_MIXTURE
 from ..support.locks import lock_held
 
 CALLS: list[tuple[str, int]] = []
@@ -232,23 +233,7 @@ def test_the_kinds_are_study_kinds():
 
 # ------------------------------------------------------------------ bdpsim run as the runner's kind
 
-PAIRED = """
-[run]
-seed = 11
-adversaries = 12
-samples = 4000
-estimator = ["kde", "mixture"]
-known_sizes = "all"
-noise_floor_adversaries = 4
-bootstrap = 200
-[model]
-kind = "markov"
-n = 6
-gamma = [2.0, 6.0]
-[mechanism]
-kind = "count"
-epsilon = 1.0
-"""
+PAIRED = KDE_AND_MIXTURE  # the determinism test's config: a KDE point beside its mixture pair
 
 
 @pytest.fixture
