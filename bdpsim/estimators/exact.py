@@ -1,8 +1,9 @@
 """Exact per-adversary BDPL: the model kind's exact engine for a (model, mechanism) pair.
 
 Which pairs have an exact BDPL, and how, is each model kind's
-(:meth:`~bdpsim.models.base.ModelKind.exact`); this module asks the right kind and wraps the
-answer as an estimator. An engine's ``bdpl`` is two-sided,
+(:meth:`~bdpsim.models.base.ModelKind.exact`), asked through
+:func:`bdpsim.models.engines.engine_for` (re-exported here); this module wraps the answer as an
+estimator. An engine's ``bdpl`` is two-sided,
 ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` (both orders of the pair at once); its ``one_sided``
 is ``sup_s ln p(s | x_K, x) / p(s | x_K, x')`` for the ordered pair — what the thesis' signed KDE
 estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
@@ -11,11 +12,9 @@ estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -24,93 +23,19 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
-from ..mechanisms.protocols import HasExactMechanism
-from ..models import MODEL_KINDS, DataModel
-from ..models.engines import ExactEngine, HasProfile, HasProfileSearch
+from ..models.engines import (  # noqa: F401  (RECENT_ENGINES, known_engine, remember_engine: their former home)
+    RECENT_ENGINES,
+    ExactEngine,
+    HasProfile,
+    HasProfileSearch,
+    complete_engine,
+    engine_for,
+    exact_engine,
+    known_engine,
+    remember_engine,
+)
 from ..models.protocols import WindowRow
 from .base import CostContext, register_estimator
-
-
-def _kind_of(model):
-    kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
-    if kind is None:
-        raise NotAvailable(
-            f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})"
-        )
-    return kind
-
-
-#: how many recent (model, mechanism) pairs keep their engine (:func:`exact_engine`)
-RECENT_ENGINES = 8
-_recent: OrderedDict[tuple[int, int], tuple[Any, Any, ExactEngine | NotAvailable]] = OrderedDict()
-_recent_lock = threading.Lock()
-
-
-def _build_engine(model, mechanism) -> ExactEngine:
-    if isinstance(mechanism, HasExactMechanism):
-        return mechanism.exact(model)
-    return _kind_of(model).exact(model, mechanism)
-
-
-def known_engine(model, mechanism) -> ExactEngine | NotAvailable | None:
-    """The engine (or the refusal) :func:`exact_engine` already built for this very pair of objects,
-    else ``None`` (nothing is built)."""
-    with _recent_lock:
-        hit = _recent.get((id(model), id(mechanism)))
-    return hit[2] if hit is not None and hit[0] is model and hit[1] is mechanism else None
-
-
-def remember_engine(model, mechanism, engine: ExactEngine | NotAvailable) -> None:
-    """Keep ``engine`` as the answer of :func:`exact_engine` for this pair of objects (e.g. an engine
-    that arrived with a pickled point, whose model and mechanism it holds)."""
-    with _recent_lock:
-        _recent[(id(model), id(mechanism))] = (model, mechanism, engine)
-        _recent.move_to_end((id(model), id(mechanism)))
-        while len(_recent) > RECENT_ENGINES:
-            _recent.popitem(last=False)
-
-
-def exact_engine(model, mechanism) -> ExactEngine:
-    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
-    adversaries (``incomplete``); raises :class:`NotAvailable` with the reason when there is none.
-    A mechanism with an engine of its own (``mechanism.exact(model)``, e.g. randomized response)
-    answers first; otherwise the model kind's engine for "query + noise" mechanisms.
-
-    An engine is built once per pair of objects: the last :data:`RECENT_ENGINES` pairs keep theirs
-    (held by identity — models and mechanisms are immutable — with the refusals), so the adversaries
-    of a point share one engine."""
-    found = known_engine(model, mechanism)
-    if found is None:
-        try:
-            found = _build_engine(model, mechanism)
-        except NotAvailable as exc:
-            found = exc
-        remember_engine(model, mechanism, found)
-    if isinstance(found, NotAvailable):
-        raise NotAvailable(str(found))
-    return found
-
-
-def engine_for(model, mechanism) -> ExactEngine:
-    """The exact engine for *every* adversary of a (model, mechanism) pair (read by config
-    validation, the exact estimator, the driver and ``bdpsim validate``); raises
-    :class:`NotAvailable` with the reason when there is none, or when the engine covers only some
-    adversaries (its ``incomplete``). Its capabilities are protocols of :mod:`bdpsim.models.engines`
-    (``isinstance(engine, HasWindowSearch)``, ...)."""
-    try:
-        found: ExactEngine | NotAvailable = exact_engine(model, mechanism)
-    except NotAvailable as exc:
-        found = exc
-    return complete_engine(found)
-
-
-def complete_engine(found: ExactEngine | NotAvailable) -> ExactEngine:
-    """:func:`engine_for` from what :func:`exact_engine` answered (an engine or its refusal)."""
-    if isinstance(found, NotAvailable):
-        raise NotAvailable(f"{found}; use estimator = 'mixture' (query + Laplace) or 'kde'")
-    if found.incomplete is not None:
-        raise NotAvailable(found.incomplete)
-    return found
 
 
 def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:

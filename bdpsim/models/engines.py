@@ -2,8 +2,8 @@
 
 An *exact engine* is an object built once per (model, mechanism) pair — by the model kind
 (:meth:`bdpsim.models.base.ModelKind.exact`) or by a mechanism with an engine of its own
-(:class:`bdpsim.mechanisms.protocols.HasExactMechanism`) — and asked through
-:func:`bdpsim.estimators.engine_for`, which returns one or raises
+(:class:`HasExactMechanism`) — and asked through :func:`engine_for` (this module; also
+``bdpsim.estimators.engine_for``), which returns one or raises
 :class:`~bdpsim.core.errors.NotAvailable` with the reason. Every engine satisfies :class:`ExactEngine`
 (one adversary's exact BDPL, both sides); what else it can do is a capability, asked with
 ``isinstance``::
@@ -36,7 +36,9 @@ method, before any work.
 from __future__ import annotations
 
 import math
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -57,6 +59,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ExactEngine",
+    "HasExactMechanism",
+    "complete_engine",
+    "engine_for",
+    "exact_engine",
     "ExhaustiveResult",
     "HasExhaustive",
     "HasProfile",
@@ -333,3 +339,98 @@ class ExhaustiveResult:
                 for name, v in cols[0].items()
             }
         )
+
+
+@runtime_checkable
+class HasExactMechanism(Protocol):
+    """A mechanism with its own exact engine on a model (an :class:`ExactEngine` with its
+    capabilities; raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when it has
+    none), e.g. randomized response, the histogram; it answers before the model kind's engine
+    (:func:`exact_engine`). Declared here, below the mechanisms, so that :func:`engine_for` asks it
+    without importing them (``bdpsim.mechanisms.protocols`` re-exports it)."""
+
+    def exact(self, model): ...
+
+
+def _kind_of(model):
+    from .base import MODEL_KINDS, DataModel  # the kinds' registry sits above this module
+
+    kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
+    if kind is None:
+        raise NotAvailable(
+            f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})"
+        )
+    return kind
+
+
+#: how many recent (model, mechanism) pairs keep their engine (:func:`exact_engine`)
+RECENT_ENGINES = 8
+_recent: OrderedDict[tuple[int, int], tuple[Any, Any, ExactEngine | NotAvailable]] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def _build_engine(model, mechanism) -> ExactEngine:
+    if isinstance(mechanism, HasExactMechanism):
+        return mechanism.exact(model)
+    return _kind_of(model).exact(model, mechanism)
+
+
+def known_engine(model, mechanism) -> ExactEngine | NotAvailable | None:
+    """The engine (or the refusal) :func:`exact_engine` already built for this very pair of objects,
+    else ``None`` (nothing is built)."""
+    with _recent_lock:
+        hit = _recent.get((id(model), id(mechanism)))
+    return hit[2] if hit is not None and hit[0] is model and hit[1] is mechanism else None
+
+
+def remember_engine(model, mechanism, engine: ExactEngine | NotAvailable) -> None:
+    """Keep ``engine`` as the answer of :func:`exact_engine` for this pair of objects (e.g. an engine
+    that arrived with a pickled point, whose model and mechanism it holds)."""
+    with _recent_lock:
+        _recent[(id(model), id(mechanism))] = (model, mechanism, engine)
+        _recent.move_to_end((id(model), id(mechanism)))
+        while len(_recent) > RECENT_ENGINES:
+            _recent.popitem(last=False)
+
+
+def exact_engine(model, mechanism) -> ExactEngine:
+    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
+    adversaries (``incomplete``); raises :class:`NotAvailable` with the reason when there is none.
+    A mechanism with an engine of its own (``mechanism.exact(model)``, e.g. randomized response)
+    answers first; otherwise the model kind's engine for "query + noise" mechanisms.
+
+    An engine is built once per pair of objects: the last :data:`RECENT_ENGINES` pairs keep theirs
+    (held by identity — models and mechanisms are immutable — with the refusals), so the adversaries
+    of a point share one engine."""
+    found = known_engine(model, mechanism)
+    if found is None:
+        try:
+            found = _build_engine(model, mechanism)
+        except NotAvailable as exc:
+            found = exc
+        remember_engine(model, mechanism, found)
+    if isinstance(found, NotAvailable):
+        raise NotAvailable(str(found))
+    return found
+
+
+def engine_for(model, mechanism) -> ExactEngine:
+    """The exact engine for *every* adversary of a (model, mechanism) pair (read by config
+    validation, the exact estimator, the driver and ``bdpsim validate``); raises
+    :class:`NotAvailable` with the reason when there is none, or when the engine covers only some
+    adversaries (its ``incomplete``). Its capabilities are the protocols of this module
+    (``isinstance(engine, HasWindowSearch)``, ...)."""
+    try:
+        found: ExactEngine | NotAvailable = exact_engine(model, mechanism)
+    except NotAvailable as exc:
+        found = exc
+    return complete_engine(found)
+
+
+def complete_engine(found: ExactEngine | NotAvailable) -> ExactEngine:
+    """:func:`engine_for` from what :func:`exact_engine` answered (an engine or its refusal)."""
+    if isinstance(found, NotAvailable):
+        raise NotAvailable(f"{found}; use estimator = 'mixture' (query + Laplace) or 'kde'")
+    if found.incomplete is not None:
+        raise NotAvailable(found.incomplete)
+    return found

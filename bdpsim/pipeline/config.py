@@ -34,10 +34,18 @@ from ..core.registry import load_plugins
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from ..estimators import ESTIMATORS, engine_for
 from ..estimators.base import FinishContext
-from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from ..models import MODEL_KINDS, ModelSpec
-from ..models.engines import ExactEngine, HasExhaustive, HasWindowSearch, SearchTooLarge
+from ..models.engines import (
+    ExactEngine,
+    HasExhaustive,
+    HasWindowSearch,
+    SearchTooLarge,
+    complete_engine,
+    exact_engine,
+    known_engine,
+    remember_engine,
+)
 from . import seeds
 from .cost import Limits, model_setup
 from .settings import RunSettings, run_keys
@@ -158,7 +166,7 @@ class ExperimentPoint:
         return exhaustive_method(self.settings, self.model, self.mechanism)
 
     def _engine(self) -> ExactEngine | NotAvailable:
-        """What :func:`~bdpsim.estimators.exact.exact_engine` answers for this point's (probe)
+        """What :func:`~bdpsim.models.engines.exact_engine` answers for this point's (probe)
         model and mechanism — an engine, possibly for some adversaries only, or the refusal —
         built once and kept by the point."""
         found = self.__dict__.get("_exact_engine")
@@ -175,7 +183,7 @@ class ExperimentPoint:
         """The exact engine for every adversary of this point (:func:`~bdpsim.estimators.engine_for`;
         raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none). Built once
         per point: the point keeps it, and a point loaded from a pickle (a task) hands it back to
-        :func:`~bdpsim.estimators.exact.exact_engine`, so its adversaries share it."""
+        :func:`~bdpsim.models.engines.exact_engine`, so its adversaries share it."""
         return complete_engine(self._engine())
 
     def with_shared_state(self) -> ExperimentPoint:

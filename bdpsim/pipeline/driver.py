@@ -174,7 +174,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
     """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
-    exact engine (:func:`bdpsim.estimators.exact.engine_for`)."""
+    exact engine (:func:`bdpsim.models.engines.engine_for`)."""
     t0 = time.perf_counter()
     res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
