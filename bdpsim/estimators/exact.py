@@ -23,22 +23,21 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
-from ..models.engines import (  # noqa: F401  (RECENT_ENGINES, known_engine, remember_engine: their former home)
-    RECENT_ENGINES,
+from ..models.engines import (  # noqa: F401  (complete_engine, engine_for, exact_engine: their former home)
     ExactEngine,
     HasProfile,
     HasProfileSearch,
+    PairEngine,
     complete_engine,
     engine_for,
     exact_engine,
-    known_engine,
-    remember_engine,
+    use_engine,
 )
 from ..models.protocols import WindowRow
 from .base import CostContext, register_estimator
 
 
-def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
+def adversary_bdpl(model, mechanism, adversary: Adversary, engine: PairEngine = None) -> Estimate:
     """Exact ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` for one adversary (raises
     :class:`NotAvailable` where the pair, or this adversary, has no exact value).
 
@@ -53,21 +52,27 @@ def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
         E.g. :class:`~bdpsim.mechanisms.LaplaceCount`.
     adversary : Adversary
         ``(i, K, x_K, x, x')``.
+    engine : ExactEngine, NotAvailable or None, optional
+        The pair's exact engine as the caller built it (a configuration point's,
+        :func:`bdpsim.models.engines.build_engine`); ``None``: a new one.
 
     Returns
     -------
     Estimate
         ``value`` is the adversary's exact BDPL.
     """
-    return exact_engine(model, mechanism).bdpl(adversary)
+    return use_engine(engine, model, mechanism).bdpl(adversary)
 
 
-def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False) -> Estimate:
-    """Exact ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` (``signed``) or its two-sided version.
+def exact_reference(
+    model, mechanism, adversary: Adversary, signed: bool = False, engine: PairEngine = None
+) -> Estimate:
+    """Exact ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` (``signed``) or its two-sided version
+    (``engine``: the pair's engine as the caller built it, as :func:`adversary_bdpl`).
 
     Raises :class:`~bdpsim.core.errors.NotAvailable` where no exact value exists.
     """
-    eng = exact_engine(model, mechanism)
+    eng = use_engine(engine, model, mechanism)
     return eng.one_sided(adversary) if signed else eng.bdpl(adversary)
 
 
@@ -260,19 +265,19 @@ class ExactEstimator:
         return cls(settings.option("epsilon_profile"), False if attack is None else attack)
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
+    def supports(model, mechanism, engine: PairEngine = None) -> str | None:
         """``None`` when every adversary of the pair has an exact value, else why not (the
         :class:`~bdpsim.estimators.base.Estimator` answer; :func:`engine_for`'s refusal)."""
         try:
-            engine_for(model, mechanism)
+            use_engine(engine, model, mechanism, complete=True)
         except NotAvailable as exc:
             return str(exc)
         return None
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine: PairEngine = None) -> None:
         """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
         try:
-            eng = engine_for(model, mechanism)
+            eng = use_engine(engine, model, mechanism, complete=True)
         except NotAvailable:
             return
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
@@ -291,17 +296,20 @@ class ExactEstimator:
                 "run.epsilon_profile = eps to report its privacy profile delta(eps) (column bdp_delta)",
             )
 
-    def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
-        est = adversary_bdpl(model, mechanism, adversary)
+    def estimate(self, model, mechanism, adversary, rng=None, engine: PairEngine = None) -> Estimate:
+        """The adversary's exact BDPL by ``engine`` (the point's; ``None``: a new one), with its
+        privacy profile and attack columns when asked."""
+        eng = use_engine(engine, model, mechanism)
+        est = eng.bdpl(adversary)
         extra: dict[str, float] = {}
         if self.epsilon_profile is not None:
-            extra["bdp_delta"] = _profile(exact_engine(model, mechanism), adversary, self.epsilon_profile)
+            extra["bdp_delta"] = _profile(eng, adversary, self.epsilon_profile)
         if self.attack:
             extra.update(attack_cells(model, mechanism, adversary))
         return replace(est, extra={**est.extra, **extra}) if extra else est
 
-    def reference(self, model, mechanism, adversary) -> Estimate:
-        return adversary_bdpl(model, mechanism, adversary)
+    def reference(self, model, mechanism, adversary, engine: PairEngine = None) -> Estimate:
+        return adversary_bdpl(model, mechanism, adversary, engine)
 
     def null_estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
         return Estimate(0.0)

@@ -36,9 +36,7 @@ method, before any work.
 from __future__ import annotations
 
 import math
-import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -60,6 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ExactEngine",
     "HasExactMechanism",
+    "PairEngine",
+    "build_engine",
     "complete_engine",
     "engine_for",
     "exact_engine",
@@ -74,6 +74,7 @@ __all__ = [
     "QueryLawsEngine",
     "SearchTooLarge",
     "check_all_targets",
+    "use_engine",
 ]
 
 
@@ -363,52 +364,49 @@ def _kind_of(model):
     return kind
 
 
-#: how many recent (model, mechanism) pairs keep their engine (:func:`exact_engine`)
-RECENT_ENGINES = 8
-_recent: OrderedDict[tuple[int, int], tuple[Any, Any, ExactEngine | NotAvailable]] = OrderedDict()
-_recent_lock = threading.Lock()
-
-
 def _build_engine(model, mechanism) -> ExactEngine:
     if isinstance(mechanism, HasExactMechanism):
         return mechanism.exact(model)
     return _kind_of(model).exact(model, mechanism)
 
 
-def known_engine(model, mechanism) -> ExactEngine | NotAvailable | None:
-    """The engine (or the refusal) :func:`exact_engine` already built for this very pair of objects,
-    else ``None`` (nothing is built)."""
-    with _recent_lock:
-        hit = _recent.get((id(model), id(mechanism)))
-    return hit[2] if hit is not None and hit[0] is model and hit[1] is mechanism else None
-
-
-def remember_engine(model, mechanism, engine: ExactEngine | NotAvailable) -> None:
-    """Keep ``engine`` as the answer of :func:`exact_engine` for this pair of objects (e.g. an engine
-    that arrived with a pickled point, whose model and mechanism it holds)."""
-    with _recent_lock:
-        _recent[(id(model), id(mechanism))] = (model, mechanism, engine)
-        _recent.move_to_end((id(model), id(mechanism)))
-        while len(_recent) > RECENT_ENGINES:
-            _recent.popitem(last=False)
-
-
 def exact_engine(model, mechanism) -> ExactEngine:
-    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
+    """A new exact engine of a (model, mechanism) pair — possibly one that covers only some
     adversaries (``incomplete``); raises :class:`NotAvailable` with the reason when there is none.
     A mechanism with an engine of its own (``mechanism.exact(model)``, e.g. randomized response)
     answers first; otherwise the model kind's engine for "query + noise" mechanisms.
 
-    An engine is built once per pair of objects: the last :data:`RECENT_ENGINES` pairs keep theirs
-    (held by identity — models and mechanisms are immutable — with the refusals), so the adversaries
-    of a point share one engine."""
-    found = known_engine(model, mechanism)
-    if found is None:
-        try:
-            found = _build_engine(model, mechanism)
-        except NotAvailable as exc:
-            found = exc
-        remember_engine(model, mechanism, found)
+    Every call builds: whoever needs the engine more than once keeps it (a configuration point
+    builds its engine once, :attr:`bdpsim.pipeline.config.ExperimentPoint.engine`, and hands it to
+    its estimators and searches)."""
+    found = build_engine(model, mechanism)
+    if isinstance(found, NotAvailable):
+        raise NotAvailable(str(found))
+    return found
+
+
+def build_engine(model, mechanism) -> ExactEngine | NotAvailable:
+    """:func:`exact_engine`'s answer as a value: the new engine, or its refusal (a
+    :class:`~bdpsim.core.errors.NotAvailable`, returned, not raised) — what a configuration point
+    keeps and passes on (the ``engine`` argument of :func:`use_engine`)."""
+    try:
+        return _build_engine(model, mechanism)
+    except NotAvailable as exc:
+        return exc
+
+
+#: a pair's exact engine as a caller passes it on: the engine, the refusal :func:`build_engine`
+#: returned, or ``None`` (not built: :func:`use_engine` builds one)
+PairEngine = ExactEngine | NotAvailable | None
+
+
+def use_engine(engine: PairEngine, model, mechanism, *, complete: bool = False) -> ExactEngine:
+    """The engine a caller passed for ``(model, mechanism)`` — ``engine`` itself, its refusal
+    raised, or (``None``) a new one (:func:`exact_engine`); ``complete``: for every adversary, as
+    :func:`engine_for` (an ``incomplete`` engine refused with its reason)."""
+    found: ExactEngine | NotAvailable = build_engine(model, mechanism) if engine is None else engine
+    if complete:
+        return complete_engine(found)
     if isinstance(found, NotAvailable):
         raise NotAvailable(str(found))
     return found
@@ -420,15 +418,11 @@ def engine_for(model, mechanism) -> ExactEngine:
     :class:`NotAvailable` with the reason when there is none, or when the engine covers only some
     adversaries (its ``incomplete``). Its capabilities are the protocols of this module
     (``isinstance(engine, HasWindowSearch)``, ...)."""
-    try:
-        found: ExactEngine | NotAvailable = exact_engine(model, mechanism)
-    except NotAvailable as exc:
-        found = exc
-    return complete_engine(found)
+    return complete_engine(build_engine(model, mechanism))
 
 
 def complete_engine(found: ExactEngine | NotAvailable) -> ExactEngine:
-    """:func:`engine_for` from what :func:`exact_engine` answered (an engine or its refusal)."""
+    """:func:`engine_for` from what :func:`build_engine` answered (an engine or its refusal)."""
     if isinstance(found, NotAvailable):
         raise NotAvailable(f"{found}; use estimator = 'mixture' (query + Laplace) or 'kde'")
     if found.incomplete is not None:
