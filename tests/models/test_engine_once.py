@@ -198,3 +198,15 @@ def test_query_laws_are_the_exact_laws_of_the_count():
                 law[sum(x)] += pi[x[0]] * P[x[0], x[1]] * P[x[1], x[2]]
         np.testing.assert_allclose(got, law / law.sum(), atol=1e-12)
     np.testing.assert_allclose(laws.atoms, np.arange(4.0))
+
+
+def test_a_sweep_of_many_points_builds_one_engine_per_point(tmp_path, counted):
+    """Twelve points searched over every adversary (more than the eight pairs the identity cache
+    kept before): reading, checking and running the config builds twelve engines. Before, asking
+    how a point is searched (planning, counting its tasks, summarising) looked the engine up by
+    identity and rebuilt the ones evicted: 48 builds here, 4 per point for thesis_fig15_exact
+    (scripts/benchmarks/engine_seam.py)."""
+    doc = {**DOC, "model": {**DOC["model"], "gamma": [1.5 + 0.5 * k for k in range(12)]}}
+    doc["run"] = {**DOC["run"], "adversaries": "all", "adversary_rows": 2}
+    rows = bdpsim.run(doc, tmp_path, as_frame=False)
+    assert len(rows) == 12 and counted["engine"] == 12
