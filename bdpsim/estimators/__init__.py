@@ -6,6 +6,7 @@
 ``reference``, ``null_estimate``, ``cost`` and ``summary``.
 """
 
+from .. import mechanisms as _mechanisms  # noqa: F401, I001  (their summary columns registered first: their place in summary.csv)
 from ..adversary import Estimate
 from ..kernels.noise.laplace_mixture import MixtureSup, grid_mixture_sup, mixture_sup
 from .audit import AuditEstimator  # noqa: I001  (registered after the thesis' estimators)

@@ -276,11 +276,11 @@ class AuditEstimator:
         )
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
+    def supports(model, mechanism, engine=None) -> str | None:
         """Any mechanism: it is only run."""
         return None
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine=None) -> None:
         """Nothing beyond :meth:`__post_init__`: a budget too small to certify is a result (0)."""
 
     # ----------------------------------------------------------------- budget
@@ -304,7 +304,8 @@ class AuditEstimator:
         left = (1 - self.search) * self.budget
         return float(predicted_bound(p, q, max(1.0, self._final_size(left)), self.alpha / self.top))
 
-    def estimate(self, model, mechanism, adversary, rng) -> Estimate:
+    def estimate(self, model, mechanism, adversary, rng, engine=None) -> Estimate:
+        """Sampled: the exact engine is not used."""
         dx, dxp = _samplers(model, mechanism, adversary, self.chunk)
         r = audit_adversary(dx, dxp, self.per_adversary, self.alpha, rng, min_selection=MIN_SELECTION)
         extra = {
@@ -319,10 +320,10 @@ class AuditEstimator:
         each point estimate carries its own standard error (a null audit would spend the budget)."""
         return Estimate(math.nan)
 
-    def reference(self, model, mechanism, adversary) -> Estimate:
+    def reference(self, model, mechanism, adversary, engine=None) -> Estimate:
         """The adversary's exact two-sided BDPL, the quantity bounded (the point estimate estimates
-        an event's log-ratio, at most this)."""
-        return adversary_bdpl(model, mechanism, adversary)
+        an event's log-ratio, at most this; by ``engine``: the point's)."""
+        return adversary_bdpl(model, mechanism, adversary, engine)
 
     # ----------------------------------------------------------------- per configuration
     def configuration_audit(self, ctx, stats) -> ConfigurationCertificate:
@@ -385,7 +386,7 @@ class AuditEstimator:
         exact = math.nan
         if ctx.exact_reference:
             try:
-                exact = adversary_bdpl(model, ctx.mechanism, adv).value
+                exact = adversary_bdpl(model, ctx.mechanism, adv, ctx.engine_of(model)).value
             except NotAvailable:
                 pass
         note = (

@@ -58,8 +58,11 @@ class FinishContext:
 
     ``adversary(j)`` is ``(model, adversary)`` number ``j`` as the driver drew it; ``stream(*path)``
     a configuration-level generator (independent of every adversary's); ``engine()`` the point's
-    exact engine (raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none);
-    ``pair`` names the model and mechanism kinds.
+    exact engine for every adversary (raises :class:`~bdpsim.core.errors.NotAvailable` with the
+    reason when there is none); ``engine_of(model)`` the engine to pass on for a model
+    ``adversary(j)`` drew (the ``engine`` argument of :meth:`Estimator.reference`: the point's own
+    for its fixed model, ``None`` for a model of a family); ``pair`` names the model and mechanism
+    kinds. Nothing here builds an engine: the point built its own once.
     """
 
     mechanism: Any
@@ -70,11 +73,23 @@ class FinishContext:
     sizes: tuple[int, ...]
     engine: Callable[[], Any]
     pair: str
+    engine_of: Callable[[Any], Any] = lambda model: None
 
 
 @runtime_checkable
 class Estimator(Protocol):
-    """Estimates the adversary-specific target-dependent BDPL of one adversary."""
+    """Estimates the adversary-specific target-dependent BDPL of one adversary.
+
+    **The exact engine.** The methods that may use the pair's exact engine take it as ``engine``:
+    what the caller built for the (model, mechanism) pair — an
+    :class:`~bdpsim.models.engines.ExactEngine`, or its refusal (a
+    :class:`~bdpsim.core.errors.NotAvailable`, :func:`bdpsim.models.engines.build_engine`) — or
+    ``None`` (not built: the estimator builds one if it needs it,
+    :func:`bdpsim.models.engines.use_engine`). The driver passes the configuration point's engine
+    (built once per point, :attr:`bdpsim.pipeline.config.ExperimentPoint.engine`) for its fixed
+    model, one engine per drawn model for a family; an estimator never builds or looks one up
+    when it is given one.
+    """
 
     name: ClassVar[str]
     keys: ClassVar[Mapping[str, Key]]
@@ -91,15 +106,21 @@ class Estimator(Protocol):
         ...
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
-        """``None`` if the estimator handles the (model, mechanism) pair, else the reason."""
+    def supports(model, mechanism, engine: Any = None) -> str | None:
+        """``None`` if the estimator handles the (model, mechanism) pair, else the reason
+        (``engine``: the point's, as for :meth:`estimate`)."""
         ...
 
-    def estimate(self, model, mechanism, adversary: Adversary, rng: np.random.Generator) -> Estimate: ...
+    def estimate(
+        self, model, mechanism, adversary: Adversary, rng: np.random.Generator, engine: Any = None
+    ) -> Estimate:
+        """The estimate for ``adversary`` (``engine``: the pair's exact engine, see the class
+        docstring; a sampling estimator ignores it)."""
+        ...
 
-    def reference(self, model, mechanism, adversary: Adversary) -> Estimate:
-        """The exact value of the quantity :meth:`estimate` estimates (raises
-        :class:`~bdpsim.core.errors.NotAvailable` where there is none)."""
+    def reference(self, model, mechanism, adversary: Adversary, engine: Any = None) -> Estimate:
+        """The exact value of the quantity :meth:`estimate` estimates, by ``engine`` (the class
+        docstring; raises :class:`~bdpsim.core.errors.NotAvailable` where there is none)."""
         ...
 
     def null_estimate(self, model, mechanism, adversary: Adversary, rng: np.random.Generator) -> Estimate:
@@ -117,9 +138,10 @@ class Estimator(Protocol):
         :attr:`summary_columns`, and its :attr:`summary_extras`)."""
         ...
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine: Any = None) -> None:
         """Checks of the pair that depend on this estimator's own settings (raises
-        :class:`~bdpsim.core.errors.ConfigError`; run before anything runs)."""
+        :class:`~bdpsim.core.errors.ConfigError`; run before anything runs; ``engine``: the point's,
+        as for :meth:`estimate`)."""
         ...
 
     def finish(self, ctx: FinishContext, stats: Mapping[str, np.ndarray], rows) -> dict:

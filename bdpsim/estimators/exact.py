@@ -1,8 +1,9 @@
 """Exact per-adversary BDPL: the model kind's exact engine for a (model, mechanism) pair.
 
 Which pairs have an exact BDPL, and how, is each model kind's
-(:meth:`~bdpsim.models.base.ModelKind.exact`); this module asks the right kind and wraps the
-answer as an estimator. An engine's ``bdpl`` is two-sided,
+(:meth:`~bdpsim.models.base.ModelKind.exact`), asked through
+:func:`bdpsim.models.engines.engine_for` (re-exported here); this module wraps the answer as an
+estimator. An engine's ``bdpl`` is two-sided,
 ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` (both orders of the pair at once); its ``one_sided``
 is ``sup_s ln p(s | x_K, x) / p(s | x_K, x')`` for the ordered pair — what the thesis' signed KDE
 estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
@@ -11,11 +12,9 @@ estimator estimates (thesis §2, Def. 2.11; §3.1.2 step 6).
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -24,96 +23,21 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
-from ..mechanisms.protocols import HasExactMechanism
-from ..models import MODEL_KINDS, DataModel
-from ..models.engines import ExactEngine, HasProfile, HasProfileSearch
+from ..models.engines import (  # noqa: F401  (complete_engine, engine_for, exact_engine: their former home)
+    ExactEngine,
+    HasProfile,
+    HasProfileSearch,
+    PairEngine,
+    complete_engine,
+    engine_for,
+    exact_engine,
+    use_engine,
+)
 from ..models.protocols import WindowRow
 from .base import CostContext, register_estimator
 
 
-def _kind_of(model):
-    kind = MODEL_KINDS.get(model.kind) if isinstance(model, DataModel) else None
-    if kind is None:
-        raise NotAvailable(
-            f"model {type(model).__name__}: not of a registered model kind ({list(MODEL_KINDS)})"
-        )
-    return kind
-
-
-#: how many recent (model, mechanism) pairs keep their engine (:func:`exact_engine`)
-RECENT_ENGINES = 8
-_recent: OrderedDict[tuple[int, int], tuple[Any, Any, ExactEngine | NotAvailable]] = OrderedDict()
-_recent_lock = threading.Lock()
-
-
-def _build_engine(model, mechanism) -> ExactEngine:
-    if isinstance(mechanism, HasExactMechanism):
-        return mechanism.exact(model)
-    return _kind_of(model).exact(model, mechanism)
-
-
-def known_engine(model, mechanism) -> ExactEngine | NotAvailable | None:
-    """The engine (or the refusal) :func:`exact_engine` already built for this very pair of objects,
-    else ``None`` (nothing is built)."""
-    with _recent_lock:
-        hit = _recent.get((id(model), id(mechanism)))
-    return hit[2] if hit is not None and hit[0] is model and hit[1] is mechanism else None
-
-
-def remember_engine(model, mechanism, engine: ExactEngine | NotAvailable) -> None:
-    """Keep ``engine`` as the answer of :func:`exact_engine` for this pair of objects (e.g. an engine
-    that arrived with a pickled point, whose model and mechanism it holds)."""
-    with _recent_lock:
-        _recent[(id(model), id(mechanism))] = (model, mechanism, engine)
-        _recent.move_to_end((id(model), id(mechanism)))
-        while len(_recent) > RECENT_ENGINES:
-            _recent.popitem(last=False)
-
-
-def exact_engine(model, mechanism) -> ExactEngine:
-    """The exact engine of a (model, mechanism) pair — possibly one that covers only some
-    adversaries (``incomplete``); raises :class:`NotAvailable` with the reason when there is none.
-    A mechanism with an engine of its own (``mechanism.exact(model)``, e.g. randomized response)
-    answers first; otherwise the model kind's engine for "query + noise" mechanisms.
-
-    An engine is built once per pair of objects: the last :data:`RECENT_ENGINES` pairs keep theirs
-    (held by identity — models and mechanisms are immutable — with the refusals), so the adversaries
-    of a point share one engine."""
-    found = known_engine(model, mechanism)
-    if found is None:
-        try:
-            found = _build_engine(model, mechanism)
-        except NotAvailable as exc:
-            found = exc
-        remember_engine(model, mechanism, found)
-    if isinstance(found, NotAvailable):
-        raise NotAvailable(str(found))
-    return found
-
-
-def engine_for(model, mechanism) -> ExactEngine:
-    """The exact engine for *every* adversary of a (model, mechanism) pair (read by config
-    validation, the exact estimator, the driver and ``bdpsim validate``); raises
-    :class:`NotAvailable` with the reason when there is none, or when the engine covers only some
-    adversaries (its ``incomplete``). Its capabilities are protocols of :mod:`bdpsim.models.engines`
-    (``isinstance(engine, HasWindowSearch)``, ...)."""
-    try:
-        found: ExactEngine | NotAvailable = exact_engine(model, mechanism)
-    except NotAvailable as exc:
-        found = exc
-    return complete_engine(found)
-
-
-def complete_engine(found: ExactEngine | NotAvailable) -> ExactEngine:
-    """:func:`engine_for` from what :func:`exact_engine` answered (an engine or its refusal)."""
-    if isinstance(found, NotAvailable):
-        raise NotAvailable(f"{found}; use estimator = 'mixture' (query + Laplace) or 'kde'")
-    if found.incomplete is not None:
-        raise NotAvailable(found.incomplete)
-    return found
-
-
-def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
+def adversary_bdpl(model, mechanism, adversary: Adversary, engine: PairEngine = None) -> Estimate:
     """Exact ``sup_s |ln p(s | x_K, x) / p(s | x_K, x')|`` for one adversary (raises
     :class:`NotAvailable` where the pair, or this adversary, has no exact value).
 
@@ -128,21 +52,27 @@ def adversary_bdpl(model, mechanism, adversary: Adversary) -> Estimate:
         E.g. :class:`~bdpsim.mechanisms.LaplaceCount`.
     adversary : Adversary
         ``(i, K, x_K, x, x')``.
+    engine : ExactEngine, NotAvailable or None, optional
+        The pair's exact engine as the caller built it (a configuration point's,
+        :func:`bdpsim.models.engines.build_engine`); ``None``: a new one.
 
     Returns
     -------
     Estimate
         ``value`` is the adversary's exact BDPL.
     """
-    return exact_engine(model, mechanism).bdpl(adversary)
+    return use_engine(engine, model, mechanism).bdpl(adversary)
 
 
-def exact_reference(model, mechanism, adversary: Adversary, signed: bool = False) -> Estimate:
-    """Exact ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` (``signed``) or its two-sided version.
+def exact_reference(
+    model, mechanism, adversary: Adversary, signed: bool = False, engine: PairEngine = None
+) -> Estimate:
+    """Exact ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` (``signed``) or its two-sided version
+    (``engine``: the pair's engine as the caller built it, as :func:`adversary_bdpl`).
 
     Raises :class:`~bdpsim.core.errors.NotAvailable` where no exact value exists.
     """
-    eng = exact_engine(model, mechanism)
+    eng = use_engine(engine, model, mechanism)
     return eng.one_sided(adversary) if signed else eng.bdpl(adversary)
 
 
@@ -335,19 +265,19 @@ class ExactEstimator:
         return cls(settings.option("epsilon_profile"), False if attack is None else attack)
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
+    def supports(model, mechanism, engine: PairEngine = None) -> str | None:
         """``None`` when every adversary of the pair has an exact value, else why not (the
         :class:`~bdpsim.estimators.base.Estimator` answer; :func:`engine_for`'s refusal)."""
         try:
-            engine_for(model, mechanism)
+            use_engine(engine, model, mechanism, complete=True)
         except NotAvailable as exc:
             return str(exc)
         return None
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine: PairEngine = None) -> None:
         """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
         try:
-            eng = engine_for(model, mechanism)
+            eng = use_engine(engine, model, mechanism, complete=True)
         except NotAvailable:
             return
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
@@ -366,17 +296,20 @@ class ExactEstimator:
                 "run.epsilon_profile = eps to report its privacy profile delta(eps) (column bdp_delta)",
             )
 
-    def estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
-        est = adversary_bdpl(model, mechanism, adversary)
+    def estimate(self, model, mechanism, adversary, rng=None, engine: PairEngine = None) -> Estimate:
+        """The adversary's exact BDPL by ``engine`` (the point's; ``None``: a new one), with its
+        privacy profile and attack columns when asked."""
+        eng = use_engine(engine, model, mechanism)
+        est = eng.bdpl(adversary)
         extra: dict[str, float] = {}
         if self.epsilon_profile is not None:
-            extra["bdp_delta"] = _profile(exact_engine(model, mechanism), adversary, self.epsilon_profile)
+            extra["bdp_delta"] = _profile(eng, adversary, self.epsilon_profile)
         if self.attack:
             extra.update(attack_cells(model, mechanism, adversary))
         return replace(est, extra={**est.extra, **extra}) if extra else est
 
-    def reference(self, model, mechanism, adversary) -> Estimate:
-        return adversary_bdpl(model, mechanism, adversary)
+    def reference(self, model, mechanism, adversary, engine: PairEngine = None) -> Estimate:
+        return adversary_bdpl(model, mechanism, adversary, engine)
 
     def null_estimate(self, model, mechanism, adversary, rng=None) -> Estimate:
         return Estimate(0.0)

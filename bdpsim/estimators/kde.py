@@ -340,7 +340,7 @@ class KdeEstimator:
         )
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
+    def supports(model, mechanism, engine=None) -> str | None:
         """Any mechanism with scalar outputs that can be run on data batches (the KDE is 1-D)."""
         d = int(mechanism.output_dim) if isinstance(mechanism, HasOutputDim) else 1
         if d > 1:
@@ -380,18 +380,18 @@ class KdeEstimator:
         (:func:`outside_mixture`; below only for the two-sided ratio)."""
         return outside_mixture(values, low, high, signed=self.ratio == "signed")
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine=None) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
 
     def finish(self, ctx, stats, rows) -> dict:
         """No configuration-level work: every cell comes from the per-adversary statistics."""
         return {}
 
-    def reference(self, model, mechanism, adversary) -> Estimate:
+    def reference(self, model, mechanism, adversary, engine=None) -> Estimate:
         """The exact value of what this estimator estimates for ``adversary``: the one-sided
         ``sup_s ln p(s | x_K, x)/p(s | x_K, x')`` for ``"signed"``, the two-sided BDPL otherwise
-        (:func:`bdpsim.estimators.exact.exact_reference`)."""
-        return exact_reference(model, mechanism, adversary, signed=self.ratio == "signed")
+        (:func:`bdpsim.estimators.exact.exact_reference`, by ``engine``: the point's)."""
+        return exact_reference(model, mechanism, adversary, signed=self.ratio == "signed", engine=engine)
 
     def _outputs(self, model, mech, cond, rng):
         return sample_outputs(model, mech, cond, self.samples, rng, self.sampling, self.chunk)
@@ -410,7 +410,8 @@ class KdeEstimator:
         )
         return replace(est, samples=self.samples)
 
-    def estimate(self, model, mechanism, adversary, rng) -> Estimate:
+    def estimate(self, model, mechanism, adversary, rng, engine=None) -> Estimate:
+        """Sampled: the exact engine is not used."""
         a = self._outputs(model, mechanism, adversary.condition(adversary.x), rng)
         b = self._outputs(model, mechanism, adversary.condition(adversary.x_prime), rng)
         return self._max(a, b, rng)

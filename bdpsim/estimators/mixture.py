@@ -295,7 +295,7 @@ class MixtureEstimator:
             "bdpl_median_ci_high": mhi,
         }
 
-    def check(self, model, mechanism) -> None:
+    def check(self, model, mechanism, engine=None) -> None:
         """Nothing beyond :meth:`supports` to check for this (model, mechanism) pair."""
 
     def finish(self, ctx, stats, rows) -> dict:
@@ -313,16 +313,17 @@ class MixtureEstimator:
         return max(self.samples, self.max_samples)
 
     @staticmethod
-    def supports(model, mechanism) -> str | None:
+    def supports(model, mechanism, engine=None) -> str | None:
         return (
             None
             if has_laplace_noise(mechanism)
             else "the mixture estimator needs a 'query + Laplace' mechanism (count, clipped_sum, sum)"
         )
 
-    def reference(self, model, mechanism, adversary) -> Estimate:
-        """The two-sided exact BDPL of ``adversary`` (what the estimate estimates)."""
-        return adversary_bdpl(model, mechanism, adversary)
+    def reference(self, model, mechanism, adversary, engine=None) -> Estimate:
+        """The two-sided exact BDPL of ``adversary`` (what the estimate estimates; by ``engine``:
+        the point's)."""
+        return adversary_bdpl(model, mechanism, adversary, engine)
 
     def _query(self, model, mech, cond, size, rng):
         return sample_query_counts(model, mech, cond, size, rng, self.sampling, self.chunk)
@@ -426,7 +427,8 @@ class MixtureEstimator:
             },
         )
 
-    def estimate(self, model, mechanism, adversary, rng) -> Estimate:
+    def estimate(self, model, mechanism, adversary, rng, engine=None) -> Estimate:
+        """Sampled (or the model's exact query laws): the exact engine is not used."""
         if (why := self.supports(model, mechanism)) is not None:
             raise NotAvailable(why)
         return self._adaptive(

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-
-@runtime_checkable
-class HasExactMechanism(Protocol):
-    """The mechanism's own exact engine on a model (an :class:`~bdpsim.models.engines.ExactEngine`
-    with its capabilities; raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when it has
-    none), e.g. randomized response, the histogram; it answers before the model kind's engine."""
-
-    def exact(self, model): ...
+#: the mechanism's own exact engine on a model: declared beside the engine protocol (the models
+#: layer, below this one, asks it in :func:`bdpsim.models.engines.engine_for`)
+from ..models.engines import HasExactMechanism
 
 
 @runtime_checkable

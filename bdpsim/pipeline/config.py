@@ -32,12 +32,19 @@ from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import LIMITS, FileRefused, read_text
 from ..core.registry import load_plugins
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
-from ..estimators import ESTIMATORS, engine_for
+from ..estimators import ESTIMATORS
 from ..estimators.base import FinishContext
-from ..estimators.exact import complete_engine, exact_engine, known_engine, remember_engine
 from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
 from ..models import MODEL_KINDS, ModelSpec
-from ..models.engines import ExactEngine, HasExhaustive, HasWindowSearch, SearchTooLarge
+from ..models.engines import (
+    ExactEngine,
+    HasExhaustive,
+    HasWindowSearch,
+    PairEngine,
+    SearchTooLarge,
+    build_engine,
+    complete_engine,
+)
 from . import seeds
 from .cost import Limits, model_setup
 from .settings import RunSettings, run_keys
@@ -62,13 +69,20 @@ def sections() -> dict[str, dict[str, Key]]:
 class ExperimentPoint:
     """One configuration point: run settings, a model and a mechanism; ``id`` is a content hash.
 
-    ``params`` holds the point's config values (for metadata and the hash)."""
+    ``params`` holds the point's config values (for metadata and the hash). ``engine`` is the
+    point's exact engine — what :func:`~bdpsim.models.engines.build_engine` answers for its (probe)
+    model and mechanism: an engine, possibly for some adversaries only, or the refusal — built once,
+    where the point is built (``None`` given: built by ``__post_init__``), and owned by the point: it
+    travels with the pickled point to its tasks, and the driver hands it to the estimator of every
+    adversary of the point's fixed model (:meth:`engine_of`). Nothing looks an engine up.
+    """
 
     settings: RunSettings
     model: ModelSpec
     mechanism: Mechanism
     params: dict
     id: str
+    engine: PairEngine = field(default=None, repr=False, compare=False)
     #: 32-bit key of the point's adversary population (:func:`population_key_of`, computed once when
     #: the point is made): a hash of its model and mechanism tables, ``known_sizes``, ``targets`` and
     #: (when not the default) ``adversary_family`` — nothing about how the adversaries are estimated
@@ -106,6 +120,7 @@ class ExperimentPoint:
             sizes=self.sizes,
             engine=lambda: self.exact_engine,
             pair=f"{self.model.kind}+{self.mechanism.kind}",
+            engine_of=self.engine_of,
         )
 
     @property
@@ -155,38 +170,19 @@ class ExperimentPoint:
     @property
     def exhaustive_method(self) -> str:
         """How ``adversaries = "all"`` is searched (:func:`exhaustive_method`)."""
-        return exhaustive_method(self.settings, self.model, self.mechanism)
-
-    def _engine(self) -> ExactEngine | NotAvailable:
-        """What :func:`~bdpsim.estimators.exact.exact_engine` answers for this point's (probe)
-        model and mechanism — an engine, possibly for some adversaries only, or the refusal —
-        built once and kept by the point."""
-        found = self.__dict__.get("_exact_engine")
-        if found is None:
-            try:
-                found = exact_engine(self.model.probe(), self.mechanism)
-            except NotAvailable as exc:
-                found = exc
-            object.__setattr__(self, "_exact_engine", found)
-        return found
+        return exhaustive_method(self.settings, self.model, self.mechanism, self.engine)
 
     @property
     def exact_engine(self) -> ExactEngine:
-        """The exact engine for every adversary of this point (:func:`~bdpsim.estimators.engine_for`;
-        raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none). Built once
-        per point: the point keeps it, and a point loaded from a pickle (a task) hands it back to
-        :func:`~bdpsim.estimators.exact.exact_engine`, so its adversaries share it."""
-        return complete_engine(self._engine())
+        """The point's exact engine for every adversary (:attr:`engine` through
+        :func:`~bdpsim.models.engines.complete_engine`; raises
+        :class:`~bdpsim.core.errors.NotAvailable` with the reason when there is none)."""
+        return complete_engine(cast("ExactEngine | NotAvailable", self.engine))
 
-    def with_shared_state(self) -> ExperimentPoint:
-        """This point, with what every task of it shares built before it is pickled for them: its
-        exact engine when its adversaries need exact values (``estimator = "exact"`` or
-        ``exact_reference``) of one fixed model."""
-        if self.model.fixed is not None and (
-            self.settings.exact_reference or ESTIMATORS[self.settings.estimator].exact
-        ):
-            self._engine()
-        return self
+    def engine_of(self, model) -> PairEngine:
+        """The engine to pass on with ``model`` (the ``engine`` argument of the estimators): the
+        point's own for its fixed model, ``None`` for a model a family drew (its engine is its own)."""
+        return self.engine if model is self.model.fixed else None
 
     def __post_init__(self) -> None:
         st = self.settings
@@ -199,15 +195,8 @@ class ExperimentPoint:
         if st.adversary_family != "random":
             pop["adversary_family"] = st.adversary_family
         object.__setattr__(self, "population_key", population_key_of(pop))
-        found = known_engine(self.model.probe(), self.mechanism)  # built by the config checks, if any
-        if found is not None:
-            object.__setattr__(self, "_exact_engine", found)
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        found = state.get("_exact_engine")
-        if found is not None and self.model.fixed is not None:
-            remember_engine(self.model.fixed, self.mechanism, found)
+        if self.engine is None:  # a point made directly (not by the config loader): built here, once
+            object.__setattr__(self, "engine", build_engine(self.model.probe(), self.mechanism))
 
 
 def population_key_of(population: dict) -> int:
@@ -243,15 +232,16 @@ def _hashed(params: dict, present: dict[str, set], secs: dict[str, dict[str, Key
     return {s: {k: v for k, v in params[s].items() if secs[s][k].hashed or k in present[s]} for s in secs}
 
 
-def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
-    """Checks that need the model, the mechanism and the estimator together."""
+def _check_pair(settings: RunSettings, spec: ModelSpec, mech, found: ExactEngine | NotAvailable) -> None:
+    """Checks that need the model, the mechanism and the estimator together (``found``: the
+    point's exact engine, or its refusal, built once for them)."""
     n = spec.n
     resolve_known_sizes(settings.known_sizes, n)
     probe = spec.probe()
     est = ESTIMATORS[settings.estimator]
-    why = est.supports(probe, mech)
+    why = est.supports(probe, mech, engine=found)
     check(why is None, "run.estimator", settings.estimator, why or "")
-    settings.make_estimator().check(probe, mech)
+    settings.make_estimator().check(probe, mech, engine=found)
     if settings.adversary_family == "windows":
         why = spec.owner.windows(spec)
         check(why is None, "run.adversary_family", "windows", why or "")
@@ -264,10 +254,10 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
             "'all' needs a fixed model (markov, pedigree, or gaussian with an explicit cov or "
             "cov_draw = 'equicorrelated')",
         )
-        eng = _engine_for_all(probe, mech)
+        eng = _engine_for_all(found)
         sizes = resolve_known_sizes(settings.known_sizes, n)
         try:
-            if exhaustive_method(settings, spec, mech) == "window":
+            if exhaustive_method(settings, spec, mech, found) == "window":
                 cast(HasWindowSearch, eng).check_window(sizes[0])
                 return
             check(
@@ -281,20 +271,21 @@ def _check_pair(settings: RunSettings, spec: ModelSpec, mech) -> None:
             raise ConfigError(err.field, n if err.field == "model.n" else "all", err.reason) from None
 
 
-def _engine_for_all(probe, mech) -> ExactEngine:
-    """The engine for every adversary (:func:`~bdpsim.estimators.engine_for`), its refusal a
-    :class:`~bdpsim.core.errors.ConfigError` of ``run.adversaries = "all"``."""
+def _engine_for_all(found: PairEngine) -> ExactEngine:
+    """The point's engine for every adversary (:func:`~bdpsim.models.engines.complete_engine`), its
+    refusal a :class:`~bdpsim.core.errors.ConfigError` of ``run.adversaries = "all"``."""
     try:
-        return engine_for(probe, mech)
+        return complete_engine(cast("ExactEngine | NotAvailable", found))
     except NotAvailable as exc:
         raise ConfigError("run.adversaries", "all", str(exc)) from None
 
 
-def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech) -> str:
+def exhaustive_method(settings: RunSettings, spec: ModelSpec, mech, engine: PairEngine) -> str:
     """``"window"`` (window reduction, paper-scale chains) or ``"enumerate"`` (every known set):
-    ``run.exhaustive_method = "auto"`` takes the window search where the engine has one and the
-    known-set sizes are upward closed (``{k..n-1}``: the reduction's condition)."""
-    window = isinstance(_engine_for_all(spec.probe(), mech), HasWindowSearch)
+    ``run.exhaustive_method = "auto"`` takes the window search where the engine (the point's:
+    :attr:`ExperimentPoint.engine`) has one and the known-set sizes are upward closed
+    (``{k..n-1}``: the reduction's condition)."""
+    window = isinstance(_engine_for_all(engine), HasWindowSearch)
     sizes = resolve_known_sizes(settings.known_sizes, spec.n)
     can = window and is_upward_closed(sizes, spec.n)
     want = settings.exhaustive_method
@@ -361,10 +352,11 @@ def _build_point(
             "Mechanism protocol (kind, epsilon, __call__, columns, adversary_targets)"
         )
     with naming("mechanism"):  # a fallback: the engines name the fields they read themselves
-        _check_pair(settings, spec, mech)
+        found = build_engine(spec.probe(), mech)  # the point's engine: built once, here
+        _check_pair(settings, spec, mech, found)
     flat = _hashed(params, present, secs)
     pid = hashlib.sha256(_canonical(flat).encode()).hexdigest()[:16]
-    return ExperimentPoint(settings, spec, mech, flat, pid)
+    return ExperimentPoint(settings, spec, mech, flat, pid, engine=found)
 
 
 def _expand(doc: dict, where: str, limits: Limits) -> list[ExperimentPoint]:

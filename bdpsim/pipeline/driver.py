@@ -51,7 +51,7 @@ from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from ..models.base import adversary_names, record_names
-from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch
+from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch, build_engine
 from . import results as R
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
@@ -142,14 +142,19 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
     for j in indices:
         r_draw, r_est, r_null = point.adversary_streams(j)
         model, adv = point.draw_adversary(r_draw)
-        e = est.estimate(model, mech, adv, r_est)
+        # the point's engine for its fixed model (built once with the point, it came with the
+        # pickle); a model drawn from a family gets its own, once, for its estimate and reference
+        eng = point.engine_of(model)
+        if eng is None and want_exact:
+            eng = build_engine(model, mech)
+        e = est.estimate(model, mech, adv, r_est, engine=eng)
         null = est.null_estimate(model, mech, adv, r_null).value if j < nf else math.nan
         exact = math.nan
         if is_exact:
             exact = e.value
         elif want_exact:
             try:  # the exact value of what this estimator estimates (one- or two-sided)
-                exact = est.reference(model, mech, adv).value
+                exact = est.reference(model, mech, adv, engine=eng).value
             except NotAvailable:
                 pass
         rows.append(
@@ -174,7 +179,7 @@ def run_chunk(point: ExperimentPoint, indices: Sequence[int]) -> ChunkResult:
 
 def run_exhaustive(point: ExperimentPoint, targets: Sequence[int]) -> ChunkResult:
     """Exact BDPL of every adversary with target in ``targets`` (a joblib task), by the point's
-    exact engine (:func:`bdpsim.estimators.exact.engine_for`)."""
+    exact engine (:attr:`~bdpsim.pipeline.config.ExperimentPoint.engine`, built once with it)."""
     t0 = time.perf_counter()
     res = cast(HasExhaustive, point.exact_engine).exhaustive(point.sizes, list(targets))
     idx = np.arange(len(res))
@@ -467,8 +472,8 @@ class RunKind(StudyBase):
 
     def tasks(self, unit: Unit, jobs: int) -> list[tuple[Callable, tuple]]:
         p = self.points[unit.id]
-        if unit.id not in self._blobs:  # pickled once, loaded in the task
-            self._blobs[unit.id] = cloudpickle.dumps(p.with_shared_state())
+        if unit.id not in self._blobs:  # pickled once (with its engine), loaded in the task
+            self._blobs[unit.id] = cloudpickle.dumps(p)
         return [(run_task, (fn, self._blobs[unit.id], *args[1:])) for fn, args in plan(p, jobs)]
 
     def finish(self, unit: Unit, results: list, log: Callable[[str], None]) -> _Finished:

@@ -41,12 +41,12 @@ from ..core.columns import Column  # (also re-exported for column checks)
 from ..core.errors import ConfigError, NotAvailable
 from ..core.schema import REQUIRED, Key, coerce
 from ..estimators import ESTIMATORS, MixtureEstimator, exact_engine
-from ..kernels.noise.laws import NOISE_LAWS, NoiseLaw, noise_from_params
+from ..kernels.noise.laws import NOISE_LAWS, LaplaceNoise, NoiseLaw, noise_from_params
 from ..mechanisms import MECHANISM_KINDS, Mechanism
 from ..mechanisms.base import NO_COLUMNS
 from ..models import MODEL_KINDS, DiscreteModel, ExactEngine, MarkovChainModel, ModelSpec
 from ..models.base import SampleCost
-from ..models.engines import HasWindowSearch
+from ..models.engines import BdplScore, HasNoiseLaw, HasSearch, HasWindowSearch, ProfileScore, StackedScore
 from ..models.protocols import HasGaussianConditional
 from ..pipeline.config import parse_config
 from ..pipeline.rows import ADVERSARY_SCHEMA, EXTRA_COLUMNS, SUMMARY_SCHEMA
@@ -302,6 +302,87 @@ def check_model_kind_window_rows(kind):
         _expect(isinstance(w, WindowRow), f"{name}: {type(w).__name__} is not a WindowRow")
         _expect(set(w.table_row()) == {"i", "known", "x_known", "x", "x_prime"})
         _expect(w.adversary().i == w.i and w.table_row()["i"] == w.i and math.isfinite(w.bdpl))
+
+
+def _all_adversary_laws(model, mech, min_known: int):
+    """Every adversary ``(i, K, x_K, {x, x'})`` with ``|K| >= min_known`` of a small discrete model
+    whose two conditions have positive probability, with the two laws of the query (brute force:
+    one enumeration of every data tuple, weighted by the model's own ``log_evidence``)."""
+    cards = [int(c) for c in getattr(model, "record_states", None) or [model.states] * model.n]
+    n = len(cards)
+    tuples = np.array(list(itertools.product(*(range(c) for c in cards))), dtype=np.int64)
+    logp = np.array([model.log_evidence(dict(enumerate(map(int, t)))) for t in tuples])
+    prob = np.exp(logp - logp.max())
+    q = np.asarray(mech.query(tuples), dtype=float)
+    atoms, inv = np.unique(np.round(q, 9), return_inverse=True)
+    out = []
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k in range(min_known, n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(*(range(cards[j]) for j in K)):
+                    match = np.all(tuples[:, list(K)] == np.array(xk, dtype=np.int64), axis=1)
+                    laws = [
+                        np.bincount(inv, weights=prob * (match & (tuples[:, i] == v)), minlength=atoms.size)
+                        for v in range(cards[i])
+                    ]
+                    for x, xp in itertools.combinations(range(cards[i]), 2):
+                        w1, w2 = laws[x], laws[xp]
+                        if w1.sum() > 0 and w2.sum() > 0:
+                            out.append((Adversary(i, K, xk, x, xp), w1 / w1.sum(), w2 / w2.sum()))
+    return atoms, out
+
+
+def check_model_kind_search(kind):
+    """An engine with the search over every adversary (:class:`~bdpsim.models.engines.HasSearch`)
+    and another noise law (:class:`~bdpsim.models.engines.HasNoiseLaw`), on the kind's example: one
+    search of a two-component score (the BDPL and the privacy profile at ``eps = 0.5``) gives each
+    component's supremum over every adversary by brute force (the query's laws from the model's
+    ``log_evidence`` over every data tuple, the noise law's ``sup_log_ratio`` and
+    ``hockey_stick``), for ``|K| >= 0`` with the kind's noise and ``|K| >= 1`` with another
+    (``with_noise``: Laplace of scale 2), and an adversary attaining it; the engine's ``law_pairs``
+    give the same largest BDPL. The windows, regions or classes a reduced search scores stand for
+    every adversary, so any mistake in the reduction shows."""
+    name = kind.name
+    point = _model_point(kind)
+    model, mech = point.model.probe(), point.mechanism
+    try:
+        eng = kind.exact(model, mech)
+    except NotAvailable:
+        return
+    if not isinstance(eng, HasSearch):
+        return
+    _expect(isinstance(eng, HasNoiseLaw), f"{name}: an engine with a search has no with_noise")
+    _expect(
+        isinstance(model, DiscreteModel), f"{name}: a search over every adversary of a model without states"
+    )
+    eps = 0.5
+    score = StackedScore(BdplScore(), ProfileScore(eps))
+    for min_known, noise in ((0, eng.noise), (1, LaplaceNoise(2.0))):
+        found = eng.with_noise(noise).search(score, min_known, top=3)
+        _expect(found.names == ("bdpl", f"delta({eps:g})") and found.value.shape == (2,))
+        atoms, advs = _all_adversary_laws(model, mech, min_known)
+        best = {}
+        for adv, w1, w2 in advs:
+            b = noise.sup_log_ratio(atoms, w1, atoms, w2).value
+            d = max(
+                noise.hockey_stick(atoms, w1, atoms, w2, eps), noise.hockey_stick(atoms, w2, atoms, w1, eps)
+            )
+            key = (adv.i, adv.known, adv.x_known)
+            best[key + (adv.x, adv.x_prime)] = best[key + (adv.x_prime, adv.x)] = (b, d)
+        brute = np.max(np.array(list(best.values())), axis=0)
+        _expect(
+            _close(found.value, brute, rel=1e-7, abs=1e-9),
+            f"{name}: search {found.value} != brute force {brute} (every adversary, |K| >= {min_known})",
+        )
+        for k, w in enumerate(found.worst):
+            a = w.adversary()
+            got = best.get((a.i, tuple(a.known), tuple(a.x_known), a.x, a.x_prime))
+            _expect(got is not None, f"{name}: the worst adversary {a} is not an adversary of the model")
+            _expect(_close(got[k], found.value[k], rel=1e-7, abs=1e-9), (name, k, a, got, found.value))
+        pairs = eng.with_noise(noise).law_pairs(min_known)
+        v, _ = noise.grid_sup(pairs.W1, pairs.W2, pairs.step)
+        _expect(_close(np.max(np.abs(v)), found.value[0], rel=1e-7, abs=1e-9), f"{name}: law pairs' BDPL")
 
 
 def check_mechanism_kind_runs(kind, example=None):
@@ -659,7 +740,8 @@ def check_calibration_method(m) -> None:
 
 def check_model_kind(kind) -> None:
     """Every model-kind check: keys, conditional sampling against the exact law, the exact engine
-    against brute force (or the mixture), cost/bounds/answers, window rows."""
+    against brute force (or the mixture), cost/bounds/answers, window rows, the search over every
+    adversary with a score and another noise law against brute force."""
     for check in MODEL_KIND_CHECKS:
         check(kind)
 
@@ -699,6 +781,7 @@ MODEL_KIND_CHECKS: tuple[Callable[[Any], None], ...] = (
     check_model_kind_exact,
     check_model_kind_cost,
     check_model_kind_window_rows,
+    check_model_kind_search,
 )
 MECHANISM_KIND_CHECKS: tuple[Callable[..., None], ...] = (
     check_mechanism_kind_keys,

@@ -121,6 +121,14 @@ def test_model_kind_window_rows_are_window_rows(name):
     C.check_model_kind_window_rows(MODEL_KINDS[name])
 
 
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_model_kind_search_agrees_with_brute_force(name):
+    """An engine with the search over every adversary and ``with_noise``: a two-component score
+    (BDPL, delta(0.5)) searched in one pass equals the brute force over every adversary, with the
+    kind's noise and with another, and the adversaries it reports attain it."""
+    C.check_model_kind_search(MODEL_KINDS[name])
+
+
 # ------------------------------------------------------------------------------- mechanism kinds
 
 MECHANISM_NAMES = sorted(MECHANISM_KINDS)

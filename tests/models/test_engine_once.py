@@ -1,12 +1,16 @@
-"""The exact engine and the population key are built once per configuration point (issue 36).
+"""The exact engine and the population key are built once per configuration point.
 
 A traced run: ``bdpsim.run`` of a 2-point x 4-adversary exact run (two chunks per point, each
 loaded from its pickle as on a worker) counts the engine constructions and the population-key
-hashes. Before, ``markov_engine`` ran 10 times and the key was hashed 10 times in this run.
+hashes. Before the engines were kept, ``markov_engine`` ran 10 times and the key was hashed 10
+times in this run. The point owns its engine (``ExperimentPoint.engine``, built where the point is
+built) and hands it to its estimators: no cache keyed by object identity, no engine re-registered
+when a task unpickles its point; a joblib run builds no engine in its workers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import cloudpickle
@@ -16,7 +20,7 @@ import pytest
 import bdpsim
 import bdpsim.pipeline.config as C
 from bdpsim.core.errors import NotAvailable
-from bdpsim.estimators import adversary_bdpl, engine_for, exact_engine
+from bdpsim.estimators import ExactEstimator, KdeEstimator, adversary_bdpl, engine_for, exact_engine
 from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import GaussianModel, MarkovChainModel
 from bdpsim.models.engines import (
@@ -30,7 +34,9 @@ from bdpsim.models.engines import (
     SearchTooLarge,
 )
 from bdpsim.models.markov.exact import MarkovEngine
-from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.config import ExperimentConfig, parse_config
+from bdpsim.pipeline.driver import run_chunk, run_experiment
+from tests.support.counting import CountingCount, builds
 
 DOC = {
     "run": {
@@ -81,16 +87,75 @@ def test_a_run_with_exact_references_builds_each_engine_once_per_point(tmp_path,
 
 def test_a_pickled_point_hands_its_engine_to_its_adversaries(counted):
     point = parse_config(DOC).points[0]
-    assert counted["engine"] == 2  # by the config checks, one per point
+    assert counted["engine"] == 2  # with the points, one each (the config checks use it)
     eng = point.exact_engine
-    assert counted["engine"] == 2
+    assert point.engine is eng and counted["engine"] == 2
     loaded = pickle.loads(cloudpickle.dumps(point))  # as the driver ships a point to a task
-    assert loaded.exact_engine is not eng and loaded.population_key == point.population_key
+    assert loaded.engine is not eng and loaded.population_key == point.population_key
     model, adv = loaded.adversary(0)
-    assert model is loaded.model.fixed
-    assert exact_engine(model, loaded.mechanism) is loaded.exact_engine  # no rebuild
-    assert adversary_bdpl(model, loaded.mechanism, adv).value == eng.bdpl(adv).value
+    assert model is loaded.model.fixed and loaded.engine_of(model) is loaded.engine
+    assert loaded.engine.model is model  # one object graph: the engine's model is the point's
+    got = run_chunk(loaded, [0, 1, 2])  # a task: its estimates by the engine the point carried
     assert counted["engine"] == 2
+    assert got.stats["bdpl"][0] == eng.bdpl(adv).value == adversary_bdpl(model, point.mechanism, adv).value
+    assert counted["engine"] == 3  # adversary_bdpl without an engine builds its own (nothing is cached)
+    assert exact_engine(model, loaded.mechanism) is not exact_engine(model, loaded.mechanism)
+
+
+def _counting_config(tmp_path, estimator: str = "exact") -> ExperimentConfig:
+    """The 2-point config of :data:`DOC` with the mechanism counting its engine builds."""
+    log = str(tmp_path / "builds.txt")
+    cfg = parse_config({**DOC, "run": {**DOC["run"], "estimator": estimator, "samples": 200}})
+    points = tuple(
+        dataclasses.replace(p, mechanism=CountingCount(1.0, log=log), engine=None)  # built here, once
+        for p in cfg.points
+    )
+    return dataclasses.replace(cfg, points=points)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("estimator", ["exact", "mixture"])
+def test_one_engine_build_per_point_in_serial_and_joblib_runs(tmp_path, jobs, estimator):
+    """The points' engines are built with the points (2); running them — one process, or two
+    joblib workers that load each point from its pickle, 2 chunks per point — builds none: every
+    adversary's estimate (exact) or reference (mixture) comes from the engine its point carried."""
+    cfg = _counting_config(tmp_path, estimator)
+    log = cfg.points[0].mechanism.log
+    assert builds(log) == 2
+    rows = run_experiment(
+        cfg, tmp_path / "out", jobs=jobs, backend="loky", progress=False, log=lambda m: None
+    )
+    assert len(rows) == 2 and all(np.isfinite(r["bdpl_exact"]) for r in rows)
+    assert builds(log) == 2
+
+
+def test_estimators_use_the_engine_they_are_given():
+    """An estimator given the pair's engine uses it, and builds none: a refusal passed in is
+    raised as it is (a NotAvailable), not rebuilt."""
+    chain = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 4)
+    mech = LaplaceCount(1.0)
+    adv = bdpsim.Adversary(1, (0,), (1,), 0, 1)
+    eng = exact_engine(chain, mech)
+
+    class Spy:
+        method, incomplete, calls = "spy", None, 0
+
+        def bdpl(self, a):
+            Spy.calls += 1
+            return eng.bdpl(a)
+
+        def one_sided(self, a):
+            Spy.calls += 1
+            return eng.one_sided(a)
+
+    v = ExactEstimator().estimate(chain, mech, adv, engine=Spy()).value
+    assert v == eng.bdpl(adv).value and Spy.calls == 1
+    assert KdeEstimator(samples=100, ratio="signed").reference(chain, mech, adv, engine=Spy()).value == (
+        eng.one_sided(adv).value
+    )
+    assert Spy.calls == 2
+    with pytest.raises(NotAvailable, match="no engine here"):
+        ExactEstimator().reference(chain, mech, adv, engine=NotAvailable("no engine here"))
 
 
 def test_capabilities_are_protocols():
@@ -133,3 +198,15 @@ def test_query_laws_are_the_exact_laws_of_the_count():
                 law[sum(x)] += pi[x[0]] * P[x[0], x[1]] * P[x[1], x[2]]
         np.testing.assert_allclose(got, law / law.sum(), atol=1e-12)
     np.testing.assert_allclose(laws.atoms, np.arange(4.0))
+
+
+def test_a_sweep_of_many_points_builds_one_engine_per_point(tmp_path, counted):
+    """Twelve points searched over every adversary (more than the eight pairs the identity cache
+    kept before): reading, checking and running the config builds twelve engines. Before, asking
+    how a point is searched (planning, counting its tasks, summarising) looked the engine up by
+    identity and rebuilt the ones evicted: 48 builds here, 4 per point for thesis_fig15_exact
+    (scripts/benchmarks/engine_seam.py)."""
+    doc = {**DOC, "model": {**DOC["model"], "gamma": [1.5 + 0.5 * k for k in range(12)]}}
+    doc["run"] = {**DOC["run"], "adversaries": "all", "adversary_rows": 2}
+    rows = bdpsim.run(doc, tmp_path, as_frame=False)
+    assert len(rows) == 12 and counted["engine"] == 12

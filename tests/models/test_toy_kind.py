@@ -27,12 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from bdpsim.adversary import Adversary, Estimate
+from bdpsim.adversary import Adversary
 from bdpsim.cli import main
 from bdpsim.core.errors import ConfigError, NotAvailable, check
 from bdpsim.core.schema import Key
-from bdpsim.kernels.noise.laws import NoiseLaw
+from bdpsim.kernels.chains.lattice import lattice
+from bdpsim.kernels.noise.laws import GeometricNoise, NoiseLaw
+from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MODEL_KINDS, ModelKind, ModelSpec, register_model_kind
+from bdpsim.models.engines import BdplScore, HasNoiseLaw, HasSearch, QueryLaws, QueryLawsEngine, engine_for
 from bdpsim.pipeline.results import read_adversaries, read_summary
 from bdpsim.queries import additive_noisy
 from bdpsim.testing import check_model_kind
@@ -86,45 +89,37 @@ class BlockCopies:
 # ------------------------------------------------------------------------------- the exact engine
 
 
-@dataclass(frozen=True)
-class CopiesEngine:
-    """Exact BDPL of an additive query plus any noise law: the two laws of the query are
-    convolutions over the free blocks (each adds ``block v(V)``); the noise law gives the exact
-    supremum of the log-ratio of the two output mixtures (``sup_log_ratio``)."""
+class CopiesEngine(QueryLawsEngine):
+    """Exact engine of an additive query plus any noise law, written as the two laws of the query
+    on its lattice (:class:`~bdpsim.models.engines.QueryLawsEngine` gives the rest from the noise
+    law's exact functions: ``bdpl``, ``one_sided``, ``profile``, the search over every adversary
+    with any score, ``with_noise``): each free block adds ``block g(V)`` lattice steps, ``V ~
+    probs`` (a convolution), each block holding a known record adds ``block g(its value)``."""
 
-    model: BlockCopies
-    values: tuple[float, ...]
-    noise: NoiseLaw
-    method: str = "block convolution + the noise law's exact mixture supremum"
-    incomplete: str | None = None
+    method = "block convolution on the query's lattice + the noise law's exact mixture functions"
 
-    def query_law(self, known) -> tuple[np.ndarray, np.ndarray]:
-        """``(atoms, probabilities)`` of ``S = sum_r v(X_r)`` given ``known``."""
+    def __init__(self, model: BlockCopies, values: tuple[float, ...], noise: NoiseLaw) -> None:
+        self.model, self.values, self.noise = model, values, noise
+
+    def query_laws(self, adversary: Adversary) -> QueryLaws:
         m = self.model
-        fixed = m.block_values(known)
-        if fixed is None:
-            raise NotAvailable(f"known = {dict(known)}: a condition of probability zero")
-        law = {m.block * sum(self.values[v] for v in fixed.values()): 1.0}
-        for _ in range(m.n // m.block - len(fixed)):
-            new: dict[float, float] = {}
-            for a, p in law.items():
-                for s, q in enumerate(m.probs):
-                    key = round(a + m.block * self.values[s], 9)
-                    new[key] = new.get(key, 0.0) + p * q
-            law = new
-        atoms = np.array(sorted(law))
-        return atoms, np.array([law[a] for a in atoms])
-
-    def _sup(self, adv: Adversary):
-        (a1, w1), (a2, w2) = (self.query_law(adv.condition(v)) for v in (adv.x, adv.x_prime))
-        return self.noise.sup_log_ratio(a1, w1, a2, w2)
-
-    def bdpl(self, adversary: Adversary) -> Estimate:
-        s = self._sup(adversary)
-        return Estimate(s.value, 0, s.argmax)
-
-    def one_sided(self, adversary: Adversary) -> Estimate:
-        return Estimate(self._sup(adversary).forward)
+        g, step, low = lattice(np.asarray(self.values, dtype=float))
+        one = np.zeros(m.block * int(g.max()) + 1)
+        for s, q in enumerate(m.probs):  # one free block: block g(V) steps
+            one[m.block * int(g[s])] += q
+        laws = []
+        for v in (adversary.x, adversary.x_prime):
+            fixed = m.block_values(adversary.condition(v))
+            if fixed is None:
+                raise NotAvailable(f"adversary {adversary}: a condition of probability zero")
+            law = np.zeros(m.block * sum(int(g[u]) for u in fixed.values()) + 1)
+            law[-1] = 1.0
+            for _ in range(m.n // m.block - len(fixed)):
+                law = np.convolve(law, one)
+            laws.append(law)
+        J = max(w.size for w in laws)
+        w1, w2 = (np.pad(w, (0, J - w.size)) for w in laws)
+        return QueryLaws(m.n * low + step * np.arange(J), w1, w2, step)
 
 
 # ------------------------------------------------------------------------------------- the kind
@@ -180,7 +175,7 @@ class CopiesKind(ModelKind):
         values = np.asarray(qn[0].per_state(model.states), dtype=float)
         if values.ndim != 1:
             self.no_engine(mechanism, "exact engines: one value per state")
-        return CopiesEngine(model, tuple(float(v) for v in values), qn[1])
+        return CopiesEngine(model, tuple(float(v) for v in values), qn[1])  # with the search, with_noise
 
 
 @pytest.fixture
@@ -200,6 +195,23 @@ def closed_form(block: int, x: int, x_prime: int, counted, epsilon: float) -> fl
 
 def test_the_toy_kind_passes_the_plugin_contract(copies_kind):
     check_model_kind(copies_kind)
+
+
+def test_the_toy_kind_searches_every_adversary_with_any_noise_and_no_more_code(copies_kind):
+    """Its engine writes its query laws only; the search over every adversary (by enumeration) and
+    another noise law come with :class:`~bdpsim.models.engines.QueryLawsEngine`: the worst adversary
+    of a count of state 2 on blocks of 2 leaks ``block eps`` (group privacy, attained), for any
+    amount of Laplace noise; with geometric noise of parameter eps on the count's lattice as well."""
+    model = BlockCopies((0.5, 0.3, 0.2), 6, 2)
+    eng = engine_for(model, LaplaceCount(0.5, (2,)))
+    assert isinstance(eng, HasSearch) and isinstance(eng, HasNoiseLaw)
+    for eps in (0.5, 1.5):
+        found = eng.with_noise(eng.noise.with_parameter(1 / eps)).search(BdplScore(), 0)
+        assert found.value[0] == pytest.approx(closed_form(2, 2, 0, {2}, eps), abs=1e-9)
+        a = found.worst[0].adversary()
+        assert {a.x, a.x_prime} in ({2, 0}, {2, 1}) and a.i // 2 not in {k // 2 for k in a.known}
+    found = eng.with_noise(GeometricNoise(0.8)).search(BdplScore(), 1)
+    assert found.value[0] == pytest.approx(2 * 0.8, abs=1e-9)
 
 
 CONFIG = """

@@ -170,8 +170,15 @@ def _advance(A: np.ndarray, cur: int, g: np.ndarray, P: np.ndarray) -> np.ndarra
 
 
 def scan(
-    P: np.ndarray, w: np.ndarray, g: np.ndarray, b: float, lmax: int, ok: np.ndarray, score=None
-) -> dict[str, np.ndarray]:
+    P: np.ndarray,
+    w: np.ndarray,
+    g: np.ndarray,
+    b: float,
+    lmax: int,
+    ok: np.ndarray,
+    score=None,
+    components: int = 1,
+) -> dict:
     """Worst window adversary per cell ``[left kind, L, right kind, R]`` for ``L, R <= lmax``.
 
     Parameters
@@ -187,17 +194,25 @@ def scan(
     ok : ndarray of bool, shape (lmax + 1, lmax + 1, s + 1, s + 1)
         :func:`feasible_cells`.
     score : callable, optional
-        ``(W1, W2) -> (signed value, atom)`` per row of two laws on the lattice: the leakage of
-        the pair (largest magnitude, positive for the ``W1`` over ``W2`` direction). Default:
-        Laplace noise of scale ``b``, :func:`grid_sup`; any noise law's ``grid_sup`` or a
-        privacy-profile score plugs in (the window reduction does not depend on the noise).
+        ``(W1, W2) -> (signed value, atom)`` per row of two laws on the lattice (rows
+        unnormalised): the leakage of the pair (largest magnitude, positive for the ``W1`` over
+        ``W2`` direction); or ``(value, forward, atom)``, each of shape ``(rows, components)``:
+        the value of each component (larger: more leaking), whether it is attained in the ``W1``
+        over ``W2`` direction, and where (:class:`bdpsim.kernels.noise.scores.Scored`). Default:
+        Laplace noise of scale ``b``, :func:`grid_sup`; any noise law's ``grid_sup``, a
+        privacy-profile score or several at once plug in (the window reduction holds for every
+        score jointly quasi-convex in the pair and invariant to a common shift).
+    components : int
+        How many components the score gives (1 for a signed score).
 
     Returns
     -------
-    dict of ndarray, each of shape (2, lmax + 1, 2, lmax + 1)
-        ``value`` (``-inf`` where no window exists), ``a``/``c`` (boundary states, ``s`` = chain
-        end), ``x``/``x_prime`` (ordered so that ``ln p(y | x)/p(y | x')`` is positive at the
-        worst output) and ``atom`` (worst window sum, lattice units); plus ``evaluated``.
+    dict
+        Arrays of shape (2, lmax + 1, 2, lmax + 1), for the first component: ``value`` (``-inf``
+        where no window exists), ``a``/``c`` (boundary states, ``s`` = chain end),
+        ``x``/``x_prime`` (ordered so that the component is attained with ``x`` first) and
+        ``atom`` (worst window sum, lattice units); ``components``: one such dict per component
+        (the first is the top level's); plus ``evaluated``.
     """
     s, D = P.shape[0], int(g.max())
     if score is None:
@@ -206,10 +221,13 @@ def scan(
             return grid_sup(W1, W2, b)
 
     shape = (2, lmax + 1, 2, lmax + 1)
-    out = {"value": np.full(shape, -np.inf), "atom": np.zeros(shape)}
-    for key in ("a", "c", "x", "x_prime"):
-        out[key] = np.zeros(shape, dtype=np.int64)
-    out["evaluated"] = np.zeros((), dtype=np.int64)
+    parts = []
+    for _ in range(int(components)):
+        cell = {"value": np.full(shape, -np.inf), "atom": np.zeros(shape)}
+        for key in ("a", "c", "x", "x_prime"):
+            cell[key] = np.zeros(shape, dtype=np.int64)
+        parts.append(cell)
+    out: dict = {**parts[0], "components": parts, "evaluated": np.zeros((), dtype=np.int64)}
     pairs = np.array(list(itertools.combinations(range(s), 2)), dtype=np.int64).reshape(-1, 2)
     F = np.vstack([P, w[None, :]])[:, :, None]  # F[k, x, sigma] for L = 0
     per_L = (s + 1) * ((2 * lmax + 1) * D + 2) * (3 * s * s + 4 * (s + 1) * len(pairs))
@@ -242,14 +260,28 @@ def scan(
     return out
 
 
+def _triple(got, rows: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A score's answer as ``(value, forward, atom)`` of shape ``(rows, m)``: a signed pair
+    ``(signed value, atom)`` (one component) or the triple itself."""
+    if len(got) == 2:
+        v, a = (np.asarray(t, dtype=float) for t in got)
+        return np.abs(v)[:, None], ~(v < 0)[:, None], a[:, None]
+    v, f, a = (np.asarray(t) for t in got)
+    if v.shape != (rows, m) or f.shape != v.shape or a.shape != v.shape:
+        raise ValueError(f"score returned arrays of shape {v.shape}: need ({rows}, {m}) (rows, components)")
+    return v.astype(float, copy=False), f.astype(bool, copy=False), a.astype(float, copy=False)
+
+
 def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int, R: int, out: dict) -> None:
     """Score the feasible (L, k, c) rows of every target pair at right length ``R``; keep each
-    cell's best. ``G`` has axes (L, k, x, next state, sigma)."""
+    cell's best, component by component. ``G`` has axes (L, k, x, next state, sigma)."""
     nL, s1, s, J = G.shape[0], G.shape[1], G.shape[2], G.shape[-1]
     sel = ok.reshape(-1)
     if not sel.any():
         return
-    vals = np.full((len(pairs), nL * s1 * s1), np.nan)
+    m = len(out["components"])
+    vals = np.full((len(pairs), nL * s1 * s1, m), np.nan)
+    fwds = np.ones_like(vals, dtype=bool)
     atoms = np.zeros_like(vals)
     for j, (x, xp) in enumerate(pairs):
         W = [
@@ -261,29 +293,31 @@ def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int
         live = (W[0].sum(axis=1) > 0) & (W[1].sum(axis=1) > 0)
         rows = np.flatnonzero(sel)[live]
         if rows.size:
-            v, a = score(W[0][live], W[1][live])
-            vals[j, rows], atoms[j, rows] = v, a
+            v, f, a = _triple(score(W[0][live], W[1][live]), rows.size, m)
+            vals[j, rows], fwds[j, rows], atoms[j, rows] = v, f, a
             out["evaluated"] += rows.size
     kinds = [(KNOWN, slice(0, s)), (END, slice(s, s + 1))]
-    V = vals.reshape(len(pairs), nL, s1, s1)
-    A = atoms.reshape(V.shape)
-    for kl, ks in kinds:
-        for kr, cs in kinds:
-            sub = np.nan_to_num(np.moveaxis(np.abs(V[:, :, ks, cs]), 1, 0), nan=-1.0)
-            flat = sub.reshape(nL, -1)  # (L, pair * a * c); -1 where no window
-            best = np.argmax(flat, axis=1)
-            has = flat[np.arange(nL), best] >= 0
-            pj, a, c = np.unravel_index(best[has], sub.shape[1:])
-            Ls = np.flatnonzero(has)
-            a, c = a + ks.start, c + cs.start
-            signed = V[pj, Ls, a, c]
-            idx = (kl, L0 + Ls, kr, R)
-            x, xp = pairs[pj, 0], pairs[pj, 1]
-            out["value"][idx] = np.abs(signed)
-            out["atom"][idx] = _clip_to_support(G, Ls, a, c, x, xp, A[pj, Ls, a, c])
-            out["a"][idx], out["c"][idx] = a, c
-            out["x"][idx] = np.where(signed < 0, xp, x)
-            out["x_prime"][idx] = np.where(signed < 0, x, xp)
+    for k, cell in enumerate(out["components"]):
+        V = vals[:, :, k].reshape(len(pairs), nL, s1, s1)
+        F = fwds[:, :, k].reshape(V.shape)
+        A = atoms[:, :, k].reshape(V.shape)
+        for kl, ks in kinds:
+            for kr, cs in kinds:
+                sub = np.nan_to_num(np.moveaxis(V[:, :, ks, cs], 1, 0), nan=-1.0)
+                flat = sub.reshape(nL, -1)  # (L, pair * a * c); -1 where no window
+                best = np.argmax(flat, axis=1)
+                has = flat[np.arange(nL), best] >= 0
+                pj, a, c = np.unravel_index(best[has], sub.shape[1:])
+                Ls = np.flatnonzero(has)
+                a, c = a + ks.start, c + cs.start
+                forward = F[pj, Ls, a, c]
+                idx = (kl, L0 + Ls, kr, R)
+                x, xp = pairs[pj, 0], pairs[pj, 1]
+                cell["value"][idx] = V[pj, Ls, a, c]
+                cell["atom"][idx] = _clip_to_support(G, Ls, a, c, x, xp, A[pj, Ls, a, c])
+                cell["a"][idx], cell["c"][idx] = a, c
+                cell["x"][idx] = np.where(forward, x, xp)
+                cell["x_prime"][idx] = np.where(forward, xp, x)
 
 
 def _clip_to_support(G, Ls, a, c, x, xp, atom) -> np.ndarray:

@@ -11,6 +11,7 @@ separated-region search (exhaustive where the regions do not prune).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,11 +20,11 @@ from ...adversary import Adversary
 from ...core.errors import ConfigError, NotAvailable
 from ...core.schema import Key
 from ...kernels.chains.lattice import lattice
-from ...kernels.noise.scores import pair_score
+from ...kernels.noise.scores import BdplScore, ProfileScore, Scored, names_of
 from ...queries import additive_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
-from ..engines import QueryLaws, QueryLawsEngine, SearchTooLarge
+from ..engines import AdversarySearch, PairScore, QueryLaws, QueryLawsEngine, SearchTooLarge
 from ..factor_model import FactorModel
 from . import search as BS
 from .build import build
@@ -69,20 +70,18 @@ class _Row:
         return self.worst.adversary()
 
 
-def _search(model: FactorModel, query, noise, min_known: int, profile: float | None = None, targets=None):
+def _scored(model: FactorModel, query, noise, score, min_known: int, targets=None):
+    """The separated-region search (:func:`~bdpsim.models.bayesnet.search.bdpl_search`) ranked by
+    ``score`` (a :class:`~bdpsim.models.engines.PairScore`): its result and the worst adversary of
+    each component as a row (the output where attained: ``n f_min + delta atom``)."""
     g, delta, fmin = lattice(query.per_state(model.states))
-    try:
-        res = BS.bdpl_search(
-            model, g, pair_score(noise, delta, profile), min_known=min_known, targets=targets
-        )
-    except NotAvailable:
-        if targets is None:
-            raise
-        # one part of a split search whose targets never take two values (a root of a state of
-        # probability 0): no adversary of theirs leaks; the other parts answer for the model
-        return None, [], np.zeros(0)
-    y = model.n * fmin + delta * res.worst.atom
-    return res, [_Row(res.worst, y)], np.array([res.bdpl])
+
+    def fn(W1, W2):  # the BDPL: the noise law's grid_sup, the numbers of the region search
+        return Scored.of(score(W1, W2, delta, noise), W1.shape[0]).triple()
+
+    res = BS.bdpl_search(model, g, fn, min_known=min_known, targets=targets)
+    rows = [_Row(w, model.n * fmin + delta * w.atom) for w in (res.by_component or (res.worst,))]
+    return res, rows
 
 
 MAX_PARTS = 100  # tasks of an all-adversary search (targets split evenly; progress per task)
@@ -184,7 +183,8 @@ class FactorModelEngine(QueryLawsEngine):
     separated-region search (:mod:`bdpsim.models.bayesnet.search`), planned up front and run in
     parts of the targets.
 
-    Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
+    Capabilities: :class:`~bdpsim.models.engines.HasSearch` (any score),
+    :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasWindowPlan`, :class:`~bdpsim.models.engines.HasProfile`,
     :class:`~bdpsim.models.engines.HasProfileSearch`, :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
@@ -201,11 +201,35 @@ class FactorModelEngine(QueryLawsEngine):
     def query_laws(self, adversary: Adversary) -> QueryLaws:
         return _laws(self.model, self.query, adversary)
 
+    def check_search(self, min_known: int) -> None:
+        self.check_window(min_known)
+
+    def search(
+        self, score: PairScore, min_known: int = 0, top: int | None = 1, targets: Sequence[int] | None = None
+    ) -> AdversarySearch:
+        """Every adversary scored by the separated-region search
+        (:func:`~bdpsim.models.bayesnet.search.bdpl_search`, exhaustive where the regions do not
+        prune): each component's supremum and worst adversary; the worst of the first is the one
+        row (``top`` is not used: the search keeps no other cell)."""
+        names = names_of(score)
+        res, rows = _scored(self.model, self.query, self.noise, score, min_known, targets)
+        value = np.array([r.bdpl for r in rows])
+        return AdversarySearch(names, value, tuple(rows), rows[:1], value[None, :], 0.0, res)
+
     def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
-        return _search(self.model, self.query, self.noise, min_known, targets=targets)
+        try:
+            found = self.search(BdplScore(), min_known, top, targets)
+        except NotAvailable:
+            if targets is None:
+                raise
+            # one part of a split search whose targets never take two values (a root of a state of
+            # probability 0): no adversary of theirs leaks; the other parts answer for the model
+            return None, [], np.zeros(0)
+        return found.detail, found.rows, found.values[:, 0]
 
     def profile_window(self, min_known: int, epsilon: float, top: int | None) -> WindowSearchResult:
-        return _search(self.model, self.query, self.noise, min_known, epsilon)
+        found = self.search(ProfileScore(epsilon), min_known, top)
+        return found.detail, found.rows, found.values[:, 0]
 
     def check_window(self, min_known: int) -> None:
         """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) unless the

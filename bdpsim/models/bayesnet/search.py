@@ -4,7 +4,9 @@ Query ``Y = sum_r g_r(X_r) + noise`` with ``g_r`` non-negative integers (a count
 state values on a lattice, in lattice units). For an adversary ``(K, i)`` the output law given
 ``(x_K, x_i)`` is the noise kernel mixed over the exact law of ``S``; its leakage is
 ``score(law(x_K, x), law(x_K, x'))`` for a ``grid_score(W1, W2) -> (signed value, atom)`` batched
-over rows on the integer grid of ``S`` (:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup` for Laplace
+over rows on the integer grid of ``S`` (or ``(value, forward, atom)`` of shape ``(rows, m)``: a
+score of ``m`` components, each searched for its own worst adversary)
+(:func:`bdpsim.kernels.noise.laplace_mixture.grid_sup` for Laplace
 noise, :func:`laplace_score`). One elimination keeping ``X_i`` gives ``P(X_i = x, S = q | x_K)``
 for every ``x`` at once (:mod:`bdpsim.kernels.graphical.elimination`, ``O(N s^(w+1) Q)``).
 
@@ -91,7 +93,9 @@ class WorstAdversary:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """``bdpl`` = the largest leakage over the searched adversaries (exact).
+    """``bdpl`` = the largest leakage over the searched adversaries (exact; for a score of several
+    components, the first's; ``by_component``: each component's worst adversary, its ``bdpl`` the
+    component's supremum).
 
     ``method``: ``"exhaustive"`` or ``"regions"``; ``reduced``: whether the region family is
     smaller than the set of known sets (the reduction pruned something); ``family``: what was
@@ -107,6 +111,8 @@ class SearchResult:
     n_candidates: int
     n_known_sets: int
     n_evaluations: int
+    #: the worst adversary of every component of the score (the first is ``worst``)
+    by_component: tuple[WorstAdversary, ...] = ()
 
 
 def _targets(model: FactorModel, targets) -> list[int]:
@@ -122,23 +128,50 @@ def _targets(model: FactorModel, targets) -> list[int]:
     return [int(t) for t in tl]
 
 
-def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: int = 20_000):
-    """Best ``|score|`` over rows and ordered pairs of ``W`` (rows, s, Q) where ``ok`` (rows, s).
+def _triple(got, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A grid score's answer as ``(value, forward, atom)`` of shape ``(rows, m)``: a signed pair
+    ``(signed value, atom)`` (one component; the value is its magnitude) or the triple itself."""
+    if len(got) == 2:
+        v, a = (np.asarray(t, dtype=float) for t in got)
+        return np.abs(v)[:, None], (v >= 0)[:, None], a[:, None]
+    v, f, a = (np.asarray(t) for t in got)
+    if v.ndim != 2 or v.shape[0] != rows or f.shape != v.shape or a.shape != v.shape:
+        raise ValueError(f"grid score returned arrays of shape {v.shape}: need ({rows}, components)")
+    return v.astype(float, copy=False), f.astype(bool, copy=False), a.astype(float, copy=False)
 
-    Returns ``(value, row, x, x', atom, evaluations)`` (value ``-inf`` when nothing is scored)."""
-    best = (-math.inf, -1, 0, 0, math.nan, 0)
+
+def _score_pairs_by_component(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: int = 20_000):
+    """Best value over rows and ordered pairs of ``W`` (rows, s, Q) where ``ok`` (rows, s), for
+    each component of the score: ``grid_score(W1, W2)`` gives ``(signed value, atom)`` (the
+    magnitude ranks, the sign orders the pair) or ``(value, forward, atom)`` of shape
+    ``(rows, m)``.
+
+    Returns ``([(value, row, x, x', atom) per component], evaluations)`` (value ``-inf`` and row
+    ``-1`` when nothing is scored)."""
+    best: list[tuple] = []
     count = 0
     for x, xp in itertools.combinations(range(W.shape[1]), 2):
         rows = np.flatnonzero(ok[:, x] & ok[:, xp])
         for s in range(0, rows.size, chunk):
             r = rows[s : s + chunk]
-            val, atom = grid_score(W[r, x], W[r, xp])
+            val, fwd, atom = _triple(grid_score(W[r, x], W[r, xp]), r.size)
             count += r.size
-            k = int(np.argmax(np.abs(val)))
-            if abs(val[k]) > best[0]:
-                a, b = (x, xp) if val[k] >= 0 else (xp, x)
-                best = (float(abs(val[k])), int(r[k]), a, b, float(atom[k]), 0)
-    return best[:5] + (count,)
+            if not best:
+                best = [(-math.inf, -1, 0, 0, math.nan)] * val.shape[1]
+            for c in range(val.shape[1]):
+                k = int(np.argmax(val[:, c]))
+                if val[k, c] > best[c][0]:
+                    a, b = (x, xp) if fwd[k, c] else (xp, x)
+                    best[c] = (float(val[k, c]), int(r[k]), a, b, float(atom[k, c]))
+    return best or [(-math.inf, -1, 0, 0, math.nan)], count
+
+
+def _score_pairs(W: np.ndarray, ok: np.ndarray, grid_score: GridScore, chunk: int = 20_000):
+    """Best ``|score|`` over rows and ordered pairs of ``W`` (rows, s, Q) where ``ok`` (rows, s).
+
+    Returns ``(value, row, x, x', atom, evaluations)`` (value ``-inf`` when nothing is scored)."""
+    best, count = _score_pairs_by_component(W, ok, grid_score, chunk)
+    return best[0] + (count,)
 
 
 def adversary_bdpl(
@@ -222,7 +255,8 @@ def exhaustive_search(
     S = functools.reduce(np.add.outer, g)
     J = np.zeros(P.shape + (Q,))
     J.reshape(-1, Q)[np.arange(P.size), S.ravel()] = P.ravel()
-    best, evals = None, 0
+    best: list = [None]
+    evals = 0
     for i in T:
         Z = []
         for x in range(cards[i]):
@@ -235,16 +269,22 @@ def exhaustive_search(
         ksize = (idx < np.array(other)[:, None]).sum(axis=0)
         W = np.stack(Z, axis=1)
         ok = (W.sum(axis=2) > 0) & (ksize >= min_known)[:, None]
-        v, row, x, xp, atom, cnt = _score_pairs(W, ok, grid_score)
+        found, cnt = _score_pairs_by_component(W, ok, grid_score)
         evals += cnt
-        if row >= 0 and (best is None or v > best.bdpl):
-            recs = [k for k in range(n) if k != i]
-            kn = tuple((recs[a], int(idx[a, row])) for a in range(n - 1) if idx[a, row] < other[a])
-            best = WorstAdversary(i, tuple(k for k, _ in kn), tuple(val for _, val in kn), x, xp, v, atom)
-    if best is None:
+        if len(best) < len(found):
+            best = best + [None] * (len(found) - len(best))
+        recs = [k for k in range(n) if k != i]
+        for c, (v, row, x, xp, atom) in enumerate(found):
+            if row >= 0 and (best[c] is None or v > best[c].bdpl):
+                kn = tuple((recs[a], int(idx[a, row])) for a in range(n - 1) if idx[a, row] < other[a])
+                best[c] = WorstAdversary(
+                    i, tuple(k for k, _ in kn), tuple(val for _, val in kn), x, xp, v, atom
+                )
+    if best[0] is None:
         raise NotAvailable("no adversary has two target values of positive probability")
     nk = n_known_sets(n, T, min_known)
-    return SearchResult(best.bdpl, best, "exhaustive", False, "every known set", nk, nk, evals)
+    by = tuple(best)
+    return SearchResult(by[0].bdpl, by[0], "exhaustive", False, "every known set", nk, nk, evals, by)
 
 
 # ---------------------------------------------------------------------------------- regions
@@ -333,7 +373,8 @@ def region_search(
     inc = model.increments(increments)
     adj = model.interaction_graph()
     rec = set(model.records)
-    best, evals, count = None, 0, 0
+    best: list = [None]
+    evals, count = 0, 0
     for i in T:
         node = model.records[i]
         for R, bnd in closed_regions(adj, node, rec.__contains__, max_regions):
@@ -343,15 +384,18 @@ def region_search(
             count += 1
             tab, grid, bnodes, feas = region_laws(model, node, R, bnd, inc, max_operations)
             ok = (tab.sum(axis=2) > 0) & feas[:, None]
-            v, row, x, xp, atom, cnt = _score_pairs(tab, ok, grid_score)
+            found, cnt = _score_pairs_by_component(tab, ok, grid_score)
             evals += cnt
-            if row >= 0 and (best is None or v > best[0]):
-                best = (v, i, R, dict(zip(bnodes, grid[:, row].tolist(), strict=True)), x, xp, atom)
-    if best is None:
+            if len(best) < len(found):
+                best = best + [None] * (len(found) - len(best))
+            for c, (v, row, x, xp, atom) in enumerate(found):
+                if row >= 0 and (best[c] is None or v > best[c][0]):
+                    best[c] = (v, i, R, dict(zip(bnodes, grid[:, row].tolist(), strict=True)), x, xp, atom)
+    if best[0] is None:
         raise NotAvailable("no adversary has two target values of positive probability")
-    worst = _complete(model, inc, *best)
+    by = tuple(_complete(model, inc, *b) for b in best)
     nk = n_known_sets(n, T, min_known)
-    return SearchResult(worst.bdpl, worst, "regions", count < nk, FAMILY, count, nk, evals)
+    return SearchResult(by[0].bdpl, by[0], "regions", count < nk, FAMILY, count, nk, evals, by)
 
 
 def _complete(model, inc, v, i, R, bvals, x, xp, atom) -> WorstAdversary:

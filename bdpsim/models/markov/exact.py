@@ -22,9 +22,19 @@ from ...adversary import Adversary
 from ...core.errors import NotAvailable, naming
 from ...kernels.chains.lattice import lattice
 from ...queries import AdditiveQuery, CountQuery
-from ..engines import ExhaustiveResult, QueryLaws, QueryLawsEngine, SearchTooLarge, check_all_targets
+from ..engines import (
+    AdversarySearch,
+    BdplScore,
+    ExhaustiveResult,
+    PairScore,
+    ProfileScore,
+    QueryLaws,
+    QueryLawsEngine,
+    SearchTooLarge,
+    check_all_targets,
+)
 from .model import MarkovChainModel
-from .window import window_table
+from .window import scored_search
 
 EXHAUSTIVE_LIMIT = 5_000_000
 
@@ -71,6 +81,7 @@ def exhaustive_markov_count(
     sizes: Sequence[int],
     targets: Sequence[int] | None = None,
     batch: int = 65_536,
+    noise=None,
 ) -> ExhaustiveResult:
     """Exact BDPL of every adversary ``(i, K, x_K, {x, x'})`` with ``|K|`` in ``sizes`` of a
     count plus noise ``mech`` (its ``query_function.counted_states`` and ``noise``, any noise law:
@@ -82,9 +93,11 @@ def exhaustive_markov_count(
     under every ``x_i`` come from one batched clamped recursion
     (:meth:`MarkovChainModel.count_law_masked`), processed in batches of ``batch`` combinations.
     Each unordered pair ``x < x'`` is one adversary (the value is symmetric in ``x, x'``);
-    conditions of probability zero are skipped. ``targets`` restricts the target indices.
+    conditions of probability zero are skipped. ``targets`` restricts the target indices;
+    ``noise`` replaces the mechanism's noise law (an engine's :meth:`~MarkovEngine.with_noise`).
     """
-    n, s, noise = model.n, model.states, mech.noise
+    n, s = model.n, model.states
+    noise = mech.noise if noise is None else noise
     wanted = {int(k) for k in sizes}
     codes = np.array(list(itertools.product(range(-1, s), repeat=n - 1)), dtype=np.int8)
     codes = codes[np.isin((codes >= 0).sum(axis=1), list(wanted))]
@@ -125,13 +138,23 @@ def exhaustive_markov_count(
     return ExhaustiveResult.concat(parts, n)
 
 
+def _method(noise) -> str:
+    return (
+        f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
+        "mixtures; all adversaries by the window reduction"
+    )
+
+
 class MarkovEngine(QueryLawsEngine):
     """The exact engine of ``query + noise`` (an additive query on a lattice, any noise law) on a
     Markov chain: per adversary the two query laws by the forward recursion over (position, state,
     lattice sum) then the noise law's exact sup of two mixtures (:class:`QueryLawsEngine`); every
-    adversary by the window reduction; the privacy profile, per adversary and over every adversary.
+    adversary by the window reduction, for any score (:meth:`search`; the BDPL: :meth:`window`, the
+    privacy profile: :meth:`profile_window`); the privacy profile per adversary; another noise law
+    (:meth:`with_noise`).
 
-    Capabilities: :class:`~bdpsim.models.engines.HasWindowSearch`,
+    Capabilities: :class:`~bdpsim.models.engines.HasSearch`,
+    :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasProfileSearch`,
     :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
@@ -139,25 +162,44 @@ class MarkovEngine(QueryLawsEngine):
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
         self.values = query.per_state(model.states)
-        self.method = (
-            f"forward recursion over (position, state, lattice sum), then the exact sup of two {noise.name} "
-            "mixtures; all adversaries by the window reduction"
-        )
+        self.method = _method(noise)
+
+    def with_noise(self, noise) -> MarkovEngine:
+        new = super().with_noise(noise)
+        new.method = type(self)._describe(noise)
+        return new
+
+    @staticmethod
+    def _describe(noise) -> str:
+        return _method(noise)
 
     def query_laws(self, adversary: Adversary) -> QueryLaws:
         return _laws(self.model, self.query, adversary)
 
-    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
-        return window_table(
-            self.model, self.values, self.noise, min_known=min_known, top=top, profile=epsilon
+    def check_search(self, min_known: int) -> None:
+        return None  # the window reduction is polynomial in n
+
+    def search(
+        self, score: PairScore, min_known: int = 0, top: int | None = 1, targets: Sequence[int] | None = None
+    ) -> AdversarySearch:
+        """Every adversary scored by the window reduction
+        (:func:`~bdpsim.models.markov.window.scored_search`; ``tolerance``: the truncation of
+        windows longer than the automatic window limit)."""
+        return scored_search(
+            self.model, self.values, self.noise, score, top=top, min_known=min_known, targets=targets
         )
+
+    def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:
+        found = self.search(ProfileScore(epsilon), min_known, top)
+        return found.detail, found.rows, found.values[:, 0]
 
     def check_window(self, min_known: int) -> None:
         return None  # the window reduction is polynomial in n
 
     def window(self, min_known: int, top: int | None, targets=None) -> ChainSearchResult:
         check_all_targets(targets)
-        return window_table(self.model, self.values, self.noise, min_known=min_known, top=top)
+        found = self.search(BdplScore(), min_known, top)
+        return found.detail, found.rows, found.values[:, 0]
 
 
 class MarkovCountEngine(MarkovEngine):
@@ -166,7 +208,11 @@ class MarkovCountEngine(MarkovEngine):
 
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         super().__init__(model, mech, query, noise)
-        self.method = (
+        self.method = self._describe(noise)
+
+    @staticmethod
+    def _describe(noise) -> str:
+        return (
             "clamped forward recursion over (position, state, count), then the exact sup of two "
             f"{noise.name} mixtures; all adversaries by the window reduction (or enumeration of every K)"
         )
@@ -175,7 +221,7 @@ class MarkovCountEngine(MarkovEngine):
         check_exhaustive(self.model, sizes)
 
     def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
-        return exhaustive_markov_count(self.model, self.mechanism, sizes, targets)
+        return exhaustive_markov_count(self.model, self.mechanism, sizes, targets, noise=self.noise)
 
 
 def markov_engine(model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> MarkovEngine:

@@ -50,9 +50,12 @@ from ...kernels.chains import window_scan as wk
 from ...kernels.chains.lattice import lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw
 from ...kernels.noise.scores import (
+    names_of,
     pair_score,  # noqa: F401  (its former home)
+    scan_path_of,
     scan_score,
 )
+from ..engines import AdversarySearch
 from .completion import CompletionSums, window_completion, window_completion_sums  # noqa: F401 (re-exported)
 from .model import MarkovChainModel
 
@@ -259,6 +262,7 @@ def window_cells(
     window_limit: int | str | None = "auto",
     tolerance: float = DEFAULT_TOLERANCE,
     profile: float | None = None,
+    score=None,
 ):
     """Worst value per window cell (:func:`bdpsim.kernels.chains.window_scan.scan`) plus the search context.
 
@@ -266,7 +270,10 @@ def window_cells(
     window reduction holds for every additive noise kernel). With ``profile = eps`` the cells hold
     the privacy profile ``delta(eps)`` instead of the BDPL (the hockey-stick divergence is jointly
     convex and shift-invariant, so the reduction holds for it too; a truncated search then bounds
-    ``delta(eps) <= delta_searched(eps - tolerance)``).
+    ``delta(eps) <= delta_searched(eps - tolerance)``). With ``score`` (a
+    :class:`~bdpsim.models.engines.PairScore`) the cells hold its components instead
+    (``cells["components"][k]``; the BDPL score, :class:`~bdpsim.kernels.noise.scores.BdplScore`,
+    by the scan's own exact path: the numbers of the BDPL search).
 
     Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
     windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
@@ -275,14 +282,18 @@ def window_cells(
     b, ctx = _context(model, values, noise_scale, min_known, targets, window_limit, tolerance)
     g, delta, lmax, ok = ctx["g"], ctx["delta"], ctx["lmax"], ctx["ok"]
     noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
+    m = 1
+    if score is None:
+        fn = scan_score(noise, delta, profile)  # the BDPL (or the profile): the scan's own numbers
+    else:
+        m = len(names_of(score))
+        path = scan_path_of(score, noise, delta)  # the BDPL by the scan's own path, alone or stacked
+
+        def fn(W1, W2):
+            return path(W1, W2).triple()
+
     cells = wk.scan(
-        model.transition,
-        np.asarray(model.initial),
-        g,
-        math.nan,
-        lmax,
-        ok,
-        score=scan_score(noise, delta, profile),
+        model.transition, np.asarray(model.initial), g, math.nan, lmax, ok, score=fn, components=m
     )
     return cells, ctx
 
@@ -441,7 +452,15 @@ def window_table(
     """:func:`window_search` plus the ``top`` most leaking window cells as adversaries (all when
     ``None``) and the finite values of every searched cell (one per window geometry class)."""
     cells, ctx = window_cells(model, values, noise_scale, **kw)
-    v = cells["value"]
+    return _table(model, cells, ctx, top, int(kw.get("min_known", 0)))
+
+
+def _table(
+    model: MarkovChainModel, cells: dict, ctx: dict, top: int | None, min_known: int, k: int = 0
+) -> tuple[WindowSearch, list[WindowAdversary], np.ndarray]:
+    """:func:`window_table`'s answer for component ``k`` of the cells."""
+    cell = cells["components"][k]
+    v = cell["value"]
     check(
         bool((v > -np.inf).any()),
         "model",
@@ -452,7 +471,7 @@ def window_table(
     order = flat[np.argsort(-v.ravel()[flat], kind="stable")]
     if top is not None:
         order = order[:top]
-    advs = [_adversary_at(model, cells, ctx, np.unravel_index(int(j), v.shape)) for j in order]
+    advs = [_adversary_at(model, cell, ctx, np.unravel_index(int(j), v.shape)) for j in order]
     worst = advs[0]
     res = WindowSearch(
         worst.bdpl,
@@ -461,9 +480,51 @@ def window_table(
         ctx["tolerance"],
         ctx["windows"],
         int(cells["evaluated"]),
-        int(kw.get("min_known", 0)),
+        min_known,
     )
     return res, advs, v.ravel()[flat]
+
+
+def scored_search(
+    model: MarkovChainModel,
+    values: np.ndarray,
+    noise,
+    score,
+    *,
+    top: int | None = 1,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+    window_limit: int | str | None = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> AdversarySearch:
+    """Every adversary with ``|K| >= min_known`` of ``sum_t values[X_t] + noise`` ranked by
+    ``score`` (a :class:`~bdpsim.models.engines.PairScore`, one value or a vector per window
+    cell) by the window reduction (exact for scores jointly quasi-convex in the pair and invariant
+    to a common shift; :mod:`bdpsim.models.engines`): the supremum of each component and the
+    window adversary attaining it, the ``top`` cells by the first component, every cell's values
+    (:class:`~bdpsim.models.engines.AdversarySearch`; ``detail``: the first component's
+    :class:`WindowSearch`)."""
+    names = names_of(score)
+    cells, ctx = window_cells(
+        model,
+        values,
+        noise,
+        min_known=min_known,
+        targets=targets,
+        window_limit=window_limit,
+        tolerance=tolerance,
+        score=score,
+    )
+    res, advs, _ = _table(model, cells, ctx, top, int(min_known))
+    worst = [res.worst] + [
+        _table(model, cells, ctx, 1, int(min_known), k)[0].worst for k in range(1, len(names))
+    ]
+    comps = cells["components"]
+    flat = np.flatnonzero(comps[0]["value"].ravel() > -np.inf)
+    table = np.stack([c["value"].ravel()[flat] for c in comps], axis=1)
+    return AdversarySearch(
+        names, np.array([w.bdpl for w in worst]), tuple(worst), advs, table, float(ctx["tolerance"]), res
+    )
 
 
 def markov_bdpl(

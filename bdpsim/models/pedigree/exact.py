@@ -43,8 +43,20 @@ import numpy as np
 from ...adversary import Adversary
 from ...core.errors import ConfigError, NotAvailable, check
 from ...kernels.argcheck import count_as_float
+from ...kernels.noise.scores import names_of
 from ...queries import CountQuery, NoisyQuery
-from ..engines import ExhaustiveResult, QueryLaws, QueryLawsEngine, SearchTooLarge
+from ..engines import (
+    AdversaryRow,
+    AdversarySearch,
+    ExhaustiveResult,
+    PairScore,
+    QueryLaws,
+    QueryLawsEngine,
+    SearchTooLarge,
+    adversary_row,
+    ranked_search,
+    score_rows,
+)
 from .model import PedigreeModel, leaf_group_polynomial, polymul
 
 MAX_CELLS = 20_000_000  # cells of the class tensor (4^|C| prod_j C(m_j + 3, 3) (n + 1)): 160 MB
@@ -194,33 +206,42 @@ def _target_view(model, E, comps, target: int, representative: bool):
     return take, axes, (j, others), factor
 
 
-def exhaustive_pedigree_count(
+@dataclass(frozen=True)
+class ClassLaws:
+    """The adversary classes of one target ``i`` and target pair ``(x, x')`` (rows): each class's
+    pattern (``pattern[r, t]``: ``-2`` the target, ``-1`` unknown, else the known genotype),
+    multiplicity, ``|K|``, and its two count laws ``W1[r] = P(C | x_K, x_i = x)``,
+    ``W2[r] = P(C | x_K, x_i = x')`` on ``0..n`` (normalised) — what any score of the class search
+    needs, whatever the noise."""
+
+    i: int
+    x: int
+    x_prime: int
+    pattern: np.ndarray
+    multiplicity: np.ndarray
+    known_size: np.ndarray
+    W1: np.ndarray
+    W2: np.ndarray
+
+
+def class_laws(
     model: PedigreeModel,
-    mechanism,
+    counted: tuple[int, ...],
     sizes: Sequence[int] | None = None,
     targets: Sequence[int] | None = None,
     min_known: int = 0,
-) -> PedigreeExhaustiveResult:
-    """Exact BDPL of every adversary class ``(i, K, x_K, {x, x'})`` (see module docstring).
-
-    Parameters
-    ----------
-    sizes : sequence of int, optional
-        Allowed ``|K|`` (default all); ``min_known`` further requires ``|K| >= min_known``
-        (``1`` = the thesis' sampler, which never draws ``K = {}``).
-    targets : sequence of int, optional
-        Targets to search. By default every core member and one representative per leaf group
-        (multiplicities count all its members); listed leaf targets are searched individually.
-    """
-    counted = _counted(model, mechanism)
+) -> list[ClassLaws]:
+    """The count laws of every adversary class (module docstring) with ``|K|`` in ``sizes``
+    (default all) and ``|K| >= min_known``, one :class:`ClassLaws` per (target, target pair) with a
+    class of positive probability; ``targets`` as :func:`exhaustive_pedigree_count`."""
     E, comps = _class_tensor(model, counted)
-    n, b = model.n, mechanism.noise
+    n = model.n
     if targets is None:
         targets, representative = list(model.core) + [mem[0] for _, mem in model.leaf_groups], True
     else:
         targets, representative = [int(t) for t in targets], False
     allowed = set(range(n)) if sizes is None else {int(k) for k in sizes}
-    parts = []
+    blocks = []
     for i in targets:
         check(0 <= i < n, "targets", i, f"must be in 0..{n - 1}")
         take, axes, tgroup, factor = _target_view(model, E, comps, i, representative)
@@ -252,20 +273,61 @@ def exhaustive_pedigree_count(
             ok = np.flatnonzero(keep & (za > 0) & (zb > 0))
             if ok.size == 0:
                 continue
-            v, where = _sup(A[ok] / za[ok, None], B[ok] / zb[ok, None], b)
-            parts.append(
-                PedigreeExhaustiveResult(
-                    np.full(ok.size, i),
-                    pattern[ok],
-                    np.full(ok.size, x),
-                    np.full(ok.size, xp),
-                    v,
-                    where,
-                    None,
-                    mult[ok],
-                    ksize[ok],
+            blocks.append(
+                ClassLaws(
+                    i, x, xp, pattern[ok], mult[ok], ksize[ok], A[ok] / za[ok, None], B[ok] / zb[ok, None]
                 )
             )
+    return blocks
+
+
+def exhaustive_pedigree_count(
+    model: PedigreeModel,
+    mechanism,
+    sizes: Sequence[int] | None = None,
+    targets: Sequence[int] | None = None,
+    min_known: int = 0,
+    noise=None,
+) -> PedigreeExhaustiveResult:
+    """Exact BDPL of every adversary class ``(i, K, x_K, {x, x'})`` (see module docstring).
+
+    Parameters
+    ----------
+    sizes : sequence of int, optional
+        Allowed ``|K|`` (default all); ``min_known`` further requires ``|K| >= min_known``
+        (``1`` = the thesis' sampler, which never draws ``K = {}``).
+    targets : sequence of int, optional
+        Targets to search. By default every core member and one representative per leaf group
+        (multiplicities count all its members); listed leaf targets are searched individually.
+    noise : NoiseLaw, optional
+        Instead of the mechanism's (an engine's :meth:`~PedigreeCountEngine.with_noise`).
+    """
+    counted = _counted(model, mechanism)
+    return _scored_classes(
+        model,
+        class_laws(model, counted, sizes, targets, min_known),
+        mechanism.noise if noise is None else noise,
+    )
+
+
+def _scored_classes(model: PedigreeModel, blocks: list[ClassLaws], noise) -> PedigreeExhaustiveResult:
+    """The BDPL of every class of ``blocks`` (the noise law's ``grid_sup``, :func:`_sup`)."""
+    parts = []
+    for b in blocks:
+        v, where = _sup(b.W1, b.W2, noise)
+        parts.append(
+            PedigreeExhaustiveResult(
+                np.full(v.size, b.i),
+                b.pattern,
+                np.full(v.size, b.x),
+                np.full(v.size, b.x_prime),
+                v,
+                where,
+                None,
+                b.multiplicity,
+                b.known_size,
+            )
+        )
     if not parts:
         raise NotAvailable("no adversary with positive-probability conditions matches the filters")
     return PedigreeExhaustiveResult.concat(parts)
@@ -304,9 +366,12 @@ class PedigreeCountEngine(QueryLawsEngine):
     """The exact engine of a count of genotypes plus noise (any noise law) on a pedigree: the
     genotypes of people with children enumerated, binomial counts of their children
     (:func:`count_laws`, then :class:`~bdpsim.models.engines.QueryLawsEngine`); every adversary
-    class of exchangeable children enumerated (:func:`exhaustive_pedigree_count`).
+    class of exchangeable children enumerated (:func:`exhaustive_pedigree_count`), and searched for
+    any score (:meth:`search`: the classes' count laws computed once per engine, shared by its
+    :meth:`with_noise` copies).
 
-    Capabilities: :class:`~bdpsim.models.engines.HasExhaustive`,
+    Capabilities: :class:`~bdpsim.models.engines.HasSearch`,
+    :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasExhaustive`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasQueryLaws`.
     """
 
@@ -326,4 +391,66 @@ class PedigreeCountEngine(QueryLawsEngine):
         check_exhaustive(self.model, sizes)
 
     def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> PedigreeExhaustiveResult:
-        return exhaustive_pedigree_count(self.model, self.mechanism, sizes, targets)
+        return exhaustive_pedigree_count(self.model, self.mechanism, sizes, targets, noise=self.noise)
+
+    def check_search(self, min_known: int) -> None:
+        check_exhaustive(self.model, range(self.model.n))
+
+    def _classes(self, min_known: int, targets: Sequence[int] | None) -> list[ClassLaws]:
+        """The class laws searched: every target's (one representative per leaf group), computed
+        once per engine; or the listed targets' (each leaf target on its own)."""
+        counted = _counted(self.model, self.mechanism)
+        if targets is not None:
+            return class_laws(self.model, counted, None, targets, min_known)
+        cache = self._noise_free()
+        if "classes" not in cache:
+            cache["classes"] = class_laws(self.model, counted)
+        out = []
+        for b in cache["classes"]:
+            keep = b.known_size >= min_known
+            if keep.all():
+                out.append(b)
+            elif keep.any():
+                cut = {k: v[keep] for k, v in vars(b).items() if isinstance(v, np.ndarray)}
+                out.append(ClassLaws(b.i, b.x, b.x_prime, **cut))
+        return out
+
+    def search(
+        self, score: PairScore, min_known: int = 0, top: int | None = 1, targets: Sequence[int] | None = None
+    ) -> AdversarySearch:
+        """Every adversary class scored (the module docstring: exact for every adversary, each
+        class standing for its exchangeable members); a component's worst is, among the classes
+        within ``1e-9`` of its supremum, one of the fewest known records (:func:`worst_adversary`)."""
+        names = names_of(score)
+        self.check_search(min_known)
+        blocks = self._classes(int(min_known), targets)
+        if not blocks:
+            raise NotAvailable("no adversary with positive-probability conditions matches the filters")
+        W1, W2 = np.vstack([b.W1 for b in blocks]), np.vstack([b.W2 for b in blocks])
+        got = score_rows(score, W1, W2, 1.0, self.noise, self.SCORE_CHUNK)
+        ref = PedigreeExhaustiveResult.concat(
+            [
+                PedigreeExhaustiveResult(
+                    np.full(len(b.known_size), b.i),
+                    b.pattern,
+                    np.full(len(b.known_size), b.x),
+                    np.full(len(b.known_size), b.x_prime),
+                    np.zeros(len(b.known_size)),
+                    np.zeros(len(b.known_size)),
+                    None,
+                    b.multiplicity,
+                    b.known_size,
+                )
+                for b in blocks
+            ]
+        )
+        ksize = cast(np.ndarray, ref.known_size)
+
+        def fewest_known(v: np.ndarray, rtol: float = 1e-9) -> int:
+            tied = np.flatnonzero(v >= v.max() - rtol * max(1.0, abs(v.max())))
+            return int(tied[np.argmin(ksize[tied])])
+
+        def row(j: int, k: int) -> AdversaryRow:
+            return adversary_row(ref.adversary(j), got, j, k, 0.0, 1.0)
+
+        return ranked_search(names, got, row, top, fewest_known, detail=ref)
