@@ -61,10 +61,10 @@ def test_smoke_marker_is_registered_and_marks_the_installed_checks():
     )
     assert marked == [
         "architecture/test_installed.py",
+        "core/test_bundled.py",
         "estimators/test_exact.py",
         "pipeline/test_quickstart_identity.py",
-        "pipeline/test_usability.py",
-        "studies/test_usability.py",
+        "studies/test_utility.py",
     ]
     assert "-m smoke" in _ci() and "BDPSIM_INSTALLED_IN" in _ci()
 

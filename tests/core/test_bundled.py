@@ -1,54 +1,11 @@
-"""Usability: probes of the pipeline layer."""
-
-import threading
+"""The bundled configs (bdpsim.core.bundled): run by name from any directory, listed and copied by
+``bdpsim configs``, one copy shipped as package data, a directory given as a config named as such."""
 
 import pytest
 
-from bdpsim.pipeline import results as R
-from bdpsim.pipeline.config import load_config
-from bdpsim.pipeline.driver import run_experiment
-
-from ..support.bad_config import OK, cli, one_line_error, toml
+from ..support.bad_config import cli, one_line_error
 
 
-# ------------------------------------------------------------------ 2. the lock is released
-def test_finished_run_leaves_no_lock(tmp_path, capsys):
-    out = tmp_path / "o"
-    rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
-    assert rc == 0, err
-    assert not (out / R.LOCK_NAME).exists()
-    assert sorted(p.name for p in out.iterdir()) == [
-        "adversaries.csv.gz",
-        "metadata.json",
-        "points",
-        "summary.csv",
-    ]
-
-
-def test_lock_waiter_survives_the_holder_removing_the_file(tmp_path):
-    out = tmp_path / "o"
-    out.mkdir()
-    held, release, order = threading.Event(), threading.Event(), []
-
-    def holder():
-        with R.run_lock(out):
-            held.set()
-            release.wait(10)
-            order.append("first done")
-
-    t = threading.Thread(target=holder)
-    t.start()
-    held.wait(5)
-    threading.Timer(0.5, release.set).start()
-    with R.run_lock(out) as path:
-        order.append("second holds")
-        assert path.exists()  # the file the second run holds is the one at the path
-    t.join()
-    assert order == ["first done", "second holds"]
-    assert not (out / R.LOCK_NAME).exists()
-
-
-# ------------------------------------------------------------------ 3. bundled configs
 @pytest.mark.smoke
 def test_bundled_config_runs_by_name_from_any_directory(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -101,7 +58,7 @@ def test_one_copy_of_each_config_and_it_is_package_data():
     assert shipped and all(any(fnmatch.fnmatch(f, g) for g in globs) for f in shipped), shipped
 
 
-def test_directory_as_config_says_so(tmp_path, capsys):  # 18
+def test_directory_as_config_says_so(tmp_path, capsys):
     (tmp_path / "a.toml").write_text("")
     for cmd in ("run", "validate", "utility"):
         rc, _, err = cli(capsys, cmd, tmp_path)
@@ -119,27 +76,3 @@ def test_api_run_takes_a_bundled_name(monkeypatch):
     with pytest.raises(KeyError):
         bdpsim.run("quickstart")
     assert seen["path"].name == "quickstart.toml" and seen["path"].is_file()
-
-
-# ------------------------------------------------------------------ 10. a reader for adversaries.csv.gz
-def test_load_adversaries_types(tmp_path, capsys):
-    import bdpsim
-
-    out = tmp_path / "o"
-    rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
-    assert rc == 0, err
-    rows = bdpsim.load_adversaries(out, as_frame=False)
-    assert len(rows) == 6
-    for r in rows:
-        assert isinstance(r["known"], tuple) and all(isinstance(k, int) for k in r["known"])
-        assert isinstance(r["x_known"], tuple) and all(isinstance(v, int) for v in r["x_known"])
-        assert len(r["known"]) == len(r["x_known"])
-        assert isinstance(r["x"], int) and isinstance(r["x_prime"], int) and isinstance(r["bdpl"], float)
-    pd = pytest.importorskip("pandas")
-    frame = bdpsim.load_adversaries(out / "adversaries.csv.gz")
-    assert isinstance(frame, pd.DataFrame) and frame["x_known"].map(type).eq(tuple).all()
-
-
-def test_unflagged_run_has_no_flags_column(tmp_path):
-    run_experiment(load_config(toml(tmp_path, OK)), tmp_path / "o", progress=False, log=lambda m: None)
-    assert "flags" not in (tmp_path / "o" / "summary.csv").read_text().splitlines()[0].split(",")

@@ -1,7 +1,8 @@
-"""Fourth hostile catalogue (issue 38 item 11), cost checks: estimates that overflowed (exact integer
-cell counts converted to float) and checks that were themselves the hang (the min-fill order of a
-dense graph, a BIF parsed in full before its node count was looked at). Cheap counts refuse first:
-one line naming the field, the value and the rule, exit code 2, in seconds."""
+"""The cost checks (bdpsim.pipeline.cost and the counts behind them): the calibrated time range
+holds measured runs, the memory and work limits name their estimate and option, estimates that
+overflowed (exact integer cell counts converted to float) and checks that were themselves the hang
+(a dense random field, a BIF parsed in full before its node count was looked at). Cheap counts
+refuse first: one line naming the field, the value and the rule, exit code 2, in seconds."""
 
 import itertools
 import math
@@ -10,51 +11,14 @@ import time
 import pytest
 
 from bdpsim.kernels.argcheck import count_as_float
-from bdpsim.kernels.graphical.elimination import degeneracy, min_clique_cells, plan
+from bdpsim.pipeline.config import load_config
 
 from ..conftest import write_toml
+from ..support.bad_config import OK, cli, one_line_error, toml
 from ..support.bad_input import one_line
-
-nx = pytest.importorskip("networkx")  # the [mrf] extra: not in a bare install (the wheel's smoke step)
 
 RUN = '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n'
 COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
-
-
-@pytest.mark.parametrize(
-    "graph",
-    [
-        nx.complete_graph(12),
-        nx.path_graph(7),
-        nx.grid_2d_graph(6, 5),
-        nx.karate_club_graph(),
-        nx.gnp_random_graph(80, 0.15, seed=3),
-        nx.empty_graph(4),
-        nx.barabasi_albert_graph(60, 4, seed=1),
-    ],
-)
-def test_degeneracy_equals_networkx_core_number(graph):
-    """Independent brute force: networkx's k-core decomposition (max core number = degeneracy)."""
-    g = nx.convert_node_labels_to_integers(graph)
-    adj = {v: set(g[v]) for v in g}
-    assert degeneracy(adj) == max(nx.core_number(g).values(), default=0)
-
-
-def test_degeneracy_bounds_the_min_fill_width():
-    """The lower bound never exceeds what min-fill finds (it is a bound on every order)."""
-    for seed in range(5):
-        g = nx.gnp_random_graph(40, 0.2, seed=seed)
-        adj = {v: set(g[v]) for v in g}
-        cards = {v: 2 + v % 3 for v in g}
-        k, cells = min_clique_cells(adj, cards)
-        p = plan([(u, v) for u, v in g.edges] + [(v,) for v in g], cards, [1] * (g.number_of_edges() + 40))
-        assert k <= p.width and cells <= p.max_cells
-
-
-def test_plan_of_huge_cardinalities_is_inf_not_overflow():
-    cards = dict.fromkeys(range(3), 10**200)
-    p = plan([(0, 1, 2)], cards, [1])  # 1e600 cells: was OverflowError (int too large to convert to float)
-    assert p.max_cells == math.inf and p.operations == math.inf
 
 
 def test_count_as_float():
@@ -132,3 +96,56 @@ def test_bif_with_too_many_variables_refused_before_parsing(bdpsim_cli, tmp_path
     p = bdpsim_cli("validate", cfg)
     one_line(p, "model.bif", f"declares {MAX_NODES + 1} variables", f"at most {MAX_NODES} nodes")
     assert time.process_time() - t0 < 5
+
+
+def test_validate_prints_a_calibrated_range_that_holds_the_measured_time(capsys):
+    import csv
+    import re
+
+    from bdpsim.pipeline.cost import config_seconds, estimate_config
+
+    from ..conftest import ROOT
+
+    rc, out, _ = cli(capsys, "validate", "quickstart")
+    line = out.splitlines()[1]
+    assert rc == 0 and re.search(r"~[\d.]+ s - [\d.]+ s of one core \(calibrated on measured runs\)", line), (
+        line
+    )
+    lo, hi = config_seconds(estimate_config(load_config(ROOT / "configs" / "quickstart.toml"))[2])
+    measured = sum(
+        float(r["seconds"]) for r in csv.DictReader(open(ROOT / "results" / "quickstart" / "summary.csv"))
+    )
+    assert lo <= measured <= hi, (lo, measured, hi)
+    assert hi / lo < 5
+
+
+def test_kde_eval_points_memory_is_counted(tmp_path, capsys):
+    big = OK.replace('"mixture"', '"kde"') + "".join([])
+    big = big.replace("[run]\n", "[run]\neval_points = 1000000000\n")
+    rc, _, err = cli(capsys, "validate", toml(tmp_path, big))
+    one_line_error(rc, err, "of memory", "--max-memory-gib")
+    assert not list((tmp_path).glob("o*"))
+
+
+def test_calibrated_range_holds_the_recorded_figure_runs():
+    import json
+
+    from bdpsim.pipeline.cost import config_seconds, estimate_config
+
+    from ..conftest import ROOT
+
+    rec = json.loads((ROOT / "results" / "benchmarks" / "figures.json").read_text())["runs"]
+    for fig, name in (("thesis-fig15", "thesis_fig15"), ("thesis-fig09", "thesis_fig9")):
+        lo, hi = config_seconds(estimate_config(load_config(ROOT / "configs" / f"{name}.toml"))[2])
+        assert lo <= rec[fig]["compute_seconds"] <= hi, (fig, lo, rec[fig]["compute_seconds"], hi)
+
+
+def test_limit_names_estimate_and_option_and_can_be_raised(tmp_path, capsys):
+    cfg = toml(tmp_path, OK)
+    rc, out, _ = cli(capsys, "validate", cfg)
+    assert rc == 0 and "estimate: peak memory" in out and "work" in out
+    rc, _, err = cli(capsys, "validate", cfg, "--max-memory-gib", "1e-9")
+    one_line_error(rc, err, "of memory", "--max-memory-gib")
+    rc, _, err = cli(capsys, "run", cfg, "--out", tmp_path / "o", "--max-work", "10")
+    one_line_error(rc, err, "work units", "--max-work")
+    assert not (tmp_path / "o").exists()

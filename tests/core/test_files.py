@@ -1,7 +1,7 @@
-"""Fourth hostile catalogue (issue 38 item 11), files: paths that never end (``/dev/zero``, a FIFO),
-TOML nested hundreds of levels deep, a results table with a cell over the csv module's field
-limit. Each bad input: one line naming the field, the value and the rule, exit code 2, nothing
-written; the long cell is read."""
+"""Reading the user's files (bdpsim.core.files): paths that never end (``/dev/zero``, a FIFO), TOML
+nested hundreds of levels deep, binary configs and foreign summaries, a results table with a cell
+over the csv module's field limit. Each bad input: one line naming the field, the value and the
+rule, exit code 2, nothing written; the long cell is read."""
 
 import gzip
 import io
@@ -13,6 +13,7 @@ import pytest
 from bdpsim.core.files import FileRefused, check_regular, read_bytes, read_text
 
 from ..conftest import write_toml
+from ..support.bad_config import cli, one_line_error
 from ..support.bad_input import one_line
 
 RUN = '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n'
@@ -144,14 +145,6 @@ def test_results_with_a_cell_over_the_csv_field_limit(bdpsim_cli, tmp_path):
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-500:]
 
 
-def test_a_long_title_is_shortened_on_the_plot():
-    from bdpsim.figures.summary import TITLE_LIMIT, shortened
-
-    assert shortened("markov, n = 8") == "markov, n = 8"
-    long = shortened("x" * 200_000)
-    assert len(long) == TITLE_LIMIT and long.endswith("…")
-
-
 @pytest.mark.parametrize("kind", ["fifo", "directory"])
 def test_data_file_that_is_not_a_file(bdpsim_cli, tmp_path, kind):
     """``--data-dir`` holding a FIFO (or a directory) named galton.csv: refused, not read (it would
@@ -168,3 +161,23 @@ def test_data_file_that_is_not_a_file(bdpsim_cli, tmp_path, kind):
     p = bdpsim_cli("utility", "utility_galton", "--data-dir", data, "--out", out)
     one_line(p, "dataset galton", "galton.csv", "is not a regular file")
     assert not out.exists()
+
+
+def test_binary_utility_config_and_foreign_summaries(tmp_path, capsys):
+    binary = tmp_path / "u.toml"
+    binary.write_bytes(bytes(range(256)) * 4)
+    for cmd in ("utility", "validate"):
+        rc, _, err = cli(capsys, cmd, binary)
+        one_line_error(rc, err, "config")
+    for name, data in (
+        ("binary", bytes(range(256)) * 4),
+        ("foreign", b"a,b\n1,2\n"),
+        ("empty", b""),
+        ("gzip", gzip.compress(b"point_id\n")),
+    ):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "summary.csv").write_bytes(data)
+        rc, _, err = cli(capsys, "plot", d)
+        one_line_error(rc, err)
+        assert not list(d.glob("bdpl.*"))

@@ -1,13 +1,30 @@
-"""Usability: probes of the estimators layer."""
+"""The ``flags`` column (bdpsim.pipeline.flags): its rules on known rows, one warning line per flagged
+point, the column absent from an unflagged run, and a target eps below floating-point resolution."""
 
 from bdpsim.pipeline.config import load_config
 from bdpsim.pipeline.driver import run_experiment
 
 from ..support.bad_config import OK, cli, one_line_error, toml
-from ..support.usability import (
-    QUICK,
-    _point,
-)
+
+QUICK = """[run]
+seed = 1
+adversaries = 30
+samples = 5000
+estimator = ["kde", "mixture"]
+known_sizes = "all"
+noise_floor_adversaries = 5
+[model]
+kind = "markov"
+n = 6
+gamma = [1.0, 8.0]
+[mechanism]
+kind = "count"
+epsilon = 1.0
+"""
+
+
+def _point(tmp_path, text=OK):
+    return load_config(toml(tmp_path, text)).points[0]
 
 
 def test_flags_column_and_one_warning_line_per_flagged_point(tmp_path):
@@ -60,7 +77,7 @@ def test_flag_rules(tmp_path):
     assert ex == ["exact BDPL 2.5 > bound_model 2.4 (a bug or a counterexample)"]
 
 
-def test_tiny_epsilon_exact_is_flagged_sampling_refused(tmp_path, capsys):  # 16, 18
+def test_tiny_epsilon_exact_is_flagged_sampling_refused(tmp_path, capsys):
     tiny = OK.replace("epsilon = 1.0", "epsilon = 1e-300")
     log: list[str] = []
     rows = run_experiment(
@@ -80,21 +97,6 @@ def test_tiny_epsilon_exact_is_flagged_sampling_refused(tmp_path, capsys):  # 16
         assert not out.exists()
 
 
-def test_kde_eval_points_memory_is_counted(tmp_path, capsys):  # 16
-    big = OK.replace('"mixture"', '"kde"') + "".join([])
-    big = big.replace("[run]\n", "[run]\neval_points = 1000000000\n")
-    rc, _, err = cli(capsys, "validate", toml(tmp_path, big))
-    one_line_error(rc, err, "of memory", "--max-memory-gib")
-    assert not list((tmp_path).glob("o*"))
-
-
-def test_constant_user_mechanism_names_its_function(tmp_path, capsys):  # 18
-    (tmp_path / "mine.py").write_text(
-        "import numpy as np\n\ndef flat(data, rng):\n    return np.zeros(data.shape[0])\n"
-    )
-    cfg = OK.replace('"mixture"', '"kde"').replace(
-        '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n',
-        '[mechanism]\nkind = "python"\nfunction = "mine:flat"\n',
-    )
-    rc, _, err = cli(capsys, "run", toml(tmp_path, cfg), "--out", tmp_path / "o", "--quiet")
-    one_line_error(rc, err, "mechanism.function = 'mine:flat'", "same value", "no noise")
+def test_unflagged_run_has_no_flags_column(tmp_path):
+    run_experiment(load_config(toml(tmp_path, OK)), tmp_path / "o", progress=False, log=lambda m: None)
+    assert "flags" not in (tmp_path / "o" / "summary.csv").read_text().splitlines()[0].split(",")
