@@ -147,7 +147,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "fastKDE's grid; "
         "with or without the shift; signed or symmetric; four ways to draw K and x_K) stays below "
         "it at every point "
-        "(scripts/thesis_fidelity.py --readings, results/accuracy/thesis_fidelity_readings.txt); "
+        "(scripts/findings/thesis_fidelity.py --readings, results/accuracy/thesis_fidelity_readings.txt); "
         "at γ = 1 the "
         "records are independent, the BDPL is exactly ε and the exact densities already reach ε at the same "
         "points, so a maximum of noisy estimates over 1 000 points must exceed it.",

@@ -273,8 +273,8 @@ class Layers(_Generated):
 
 class Moves(_Generated):
     """The moved modules' old and new import paths, from :data:`bdpsim.core.moved.MOVES` (the table
-    the deprecation aliases and ``scripts/relayout.py`` use; written out by hand, the old names
-    would be rewritten by that script)."""
+    the deprecation aliases and ``tests/architecture/test_layout.py`` use; written out by hand, the
+    old names would fail that test)."""
 
     def lines(self) -> list[str]:
         from bdpsim.core.moved import MOVES

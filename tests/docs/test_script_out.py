@@ -86,7 +86,11 @@ def test_benchmark_window_refuses_a_committed_json():
     if not (ROOT / ".git").exists():
         pytest.fail("tests run from a git checkout (the README's flow)")
     p = subprocess.run(
-        [sys.executable, "scripts/benchmark_window.py"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "scripts/benchmarks/benchmark_window.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert p.returncode == 2 and "committed to git" in p.stderr and p.stdout == "", p
     assert p.stderr.count("\n") == 1

@@ -106,7 +106,7 @@ def test_budget_too_small_is_zero_with_a_note(tmp_path):
 
 
 def test_coverage_quick():
-    """The coverage check of scripts/audit_coverage.py with 30 repeats per case: exceedances of
+    """The coverage check of scripts/findings/audit_coverage.py with 30 repeats per case: exceedances of
     the certified bound over the certified adversary's exact BDPL at most the 99.9 % quantile of
     Bin(30, alpha); point estimates within 2 se of the event's exact log-ratio for >= 80 % (90 %
     over 200 repeats in results/benchmarks/audit_coverage.md)."""

@@ -63,7 +63,7 @@ def test_markov_three_state_search_respects_ratio_and_bound():
 
 @pytest.mark.timeout(
     120
-)  # a hang guard, not a speed check (seconds here; how quickly: scripts/benchmark_limits.py)
+)  # a hang guard, not a speed check (seconds here; how quickly: scripts/benchmarks/benchmark_limits.py)
 def test_worst_case_gaussian_is_capped():
     from bdpsim.studies.worstcase import worst_gaussian_sum
 

@@ -140,7 +140,7 @@ def test_validation_one_line_naming_the_field(kwargs, field, words):
 
 
 def test_huge_families_are_refused_instantly():
-    """Refused by validation, before any enumeration (how quickly: scripts/benchmark_limits.py)."""
+    """Refused by validation, before any enumeration (how quickly: scripts/benchmarks/benchmark_limits.py)."""
     for size in (10**9, 1001, 2, True, 5.0):
         with pytest.raises(ConfigError, match="model.size"):
             PedigreeModel.nuclear(size) if size != 2 else PedigreeModel.three_generation(size)

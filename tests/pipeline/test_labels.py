@@ -201,7 +201,9 @@ def test_summary_identity_check_accepts_an_appended_column(tmp_path):
 
     from ..conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    spec = importlib.util.spec_from_file_location(
+        "identity", ROOT / "scripts" / "checks" / "check_summary_identity.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     old, new, moved = tmp_path / "old.csv", tmp_path / "new.csv", tmp_path / "moved.csv"
@@ -220,7 +222,9 @@ def test_summary_identity_check_close_columns(tmp_path, monkeypatch):
 
     from ..conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    spec = importlib.util.spec_from_file_location(
+        "identity", ROOT / "scripts" / "checks" / "check_summary_identity.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     monkeypatch.setattr(mod, "CLOSE", {"x"})

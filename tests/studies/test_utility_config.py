@@ -77,4 +77,4 @@ def test_hostile_utility_configs(tmp_path, capsys, line, word):
     for cmd in ("validate", "utility"):
         rc, out, err = cli(capsys, cmd, cfg, *(["--out", tmp_path / "o"] if cmd == "utility" else []))
         one_line_error(rc, err, word)
-    assert not (tmp_path / "o").exists()  # how quickly: scripts/benchmark_limits.py
+    assert not (tmp_path / "o").exists()  # how quickly: scripts/benchmarks/benchmark_limits.py
