@@ -41,8 +41,15 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples/README.rst", "examples/*/README.rst", "**/README.md",
-                    "generated/**"]  # generated tables: included by the pages that show them
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "examples/README.rst",
+    "examples/*/README.rst",
+    "**/README.md",
+    "generated/**",
+]  # generated tables: included by the pages that show them
 templates_path = ["_templates"]
 
 # ----------------------------------------------------------------------------- references
@@ -51,7 +58,10 @@ nitpicky = True  # a reference that does not resolve is a warning, and -W makes 
 # build needs no network). Every bdpsim name must resolve; docs/_ext/bdpsim_docs.py resolves the
 # short names the docstrings use (ConfigError, MODEL_KINDS) to the one object they mean.
 nitpick_ignore_regex = [
-    (r"py:(class|obj|data|exc)", r"(abc|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+"),
+    (
+        r"py:(class|obj|data|exc)",
+        r"(abc|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+",
+    ),
 ]
 
 # ----------------------------------------------------------------------------- API (autodoc)

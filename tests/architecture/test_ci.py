@@ -48,7 +48,7 @@ def test_one_ruff_version_for_ci_and_pre_commit():
     hooks = (ROOT / ".pre-commit-config.yaml").read_text()
     assert re.findall(r'"(ruff==[^"]+)"', hooks) == pins
     assert "rev:" not in hooks  # every hook installs from PyPI, none is cloned from a git host
-    assert '".[dev]"' in _ci() and "ruff check bdpsim tests scripts" in _ci()
+    assert '".[dev]"' in _ci() and "ruff check .\n" in _ci() and "ruff format --check .\n" in _ci()
 
 
 def test_smoke_marker_is_registered_and_marks_the_installed_checks():
