@@ -1,4 +1,4 @@
-"""The utility frontier (issue 30): E|Z| of the optimal integer noise vs eps, beside the calibrated
+"""The utility frontier: E|Z| of the optimal integer noise vs eps, beside the calibrated
 Laplace, geometric and staircase noises and the Markov Quilt mechanism, for a count on a chain.
 
 Rows (one CSV, ``kind`` tells them apart):
