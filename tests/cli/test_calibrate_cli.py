@@ -277,7 +277,7 @@ def test_calibrate_markov_does_not_promise_laplace_only(bdpsim_cli):
 
 def test_calibrate_flags_not_eps_bdp_in_its_own_column(bdpsim_cli):
     p = bdpsim_cli(
-        "calibrate", "markov", "--transition", ACTIVITY, "--n", "100", "--epsilon", "10", "--method", "all"
+        "calibrate", "markov", "--transition", ACTIVITY, "--n", "20", "--epsilon", "10", "--method", "all"
     )
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
@@ -295,7 +295,7 @@ def test_calibrate_json_has_is_bdp(bdpsim_cli):
         "--transition",
         ACTIVITY,
         "--n",
-        "100",
+        "20",
         "--epsilon",
         "10",
         "--method",
