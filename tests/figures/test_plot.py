@@ -210,14 +210,16 @@ def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli,
     assert drawn["lower"] == [[r["bdpl_lower"] for r in read_summary(out)]]
 
 
-def test_plot_where_bdpl_png_is_a_directory(bdpsim_cli, tmp_path):
+def _a_run(bdpsim_cli, tmp_path):
+    """The results directory of a small run (a Markov chain's count, 4 adversaries)."""
     out = tmp_path / "o"
-    assert (
-        bdpsim_cli(
-            "run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet"
-        ).returncode
-        == 0
-    )
+    p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def test_plot_where_bdpl_png_is_a_directory(bdpsim_cli, tmp_path):
+    out = _a_run(bdpsim_cli, tmp_path)
     (out / "bdpl.png").mkdir()
     p = bdpsim_cli("plot", out)
     one_line(p, "results", "bdpl.png exists and is not a file")
@@ -228,13 +230,7 @@ def test_plot_into_a_read_only_directory(bdpsim_cli, tmp_path, monkeypatch):
     """(As root a chmod does not stop a write: the refusal of the file system is simulated.)"""
     import matplotlib.figure
 
-    out = tmp_path / "o"
-    assert (
-        bdpsim_cli(
-            "run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet"
-        ).returncode
-        == 0
-    )
+    out = _a_run(bdpsim_cli, tmp_path)
 
     def denied(self, fname, **kw):
         raise PermissionError(errno.EACCES, "Permission denied", str(fname))
