@@ -41,7 +41,7 @@ def test_help_teaches(bdpsim_cli, cmd):
 def test_run_then_plot(tmp_path, cli_env, bdpsim_cli):
     """End to end, as a user runs it: ``python -m bdpsim.cli run``, then ``plot`` (fresh processes);
     then ``validate`` of the same config (in-process). ``--jobs 2`` through the CLI:
-    tests/*/test_bad_config.py."""
+    tests/pipeline/test_workers.py."""
     cfg = tmp_path / "c.toml"
     cfg.write_text("""
 [run]
