@@ -1,4 +1,4 @@
-"""What the leakage means to an attacker (issue 35): the optimal attack's trade-off between false
+"""What the leakage means to an attacker: the optimal attack's trade-off between false
 and true positives, its advantage and TPR at low FPR, exact on correlated data.
 
 * :mod:`.tradeoff` — the Neyman-Pearson curve of two output laws from their hockey-stick divergence;

@@ -1,4 +1,4 @@
-"""Noise calibrated to an attack target (issue 35, item 3): the least noise such that the worst
+"""Noise calibrated to an attack target: the least noise such that the worst
 adversary's advantage is ``<= a``, or its TPR at FPR ``f`` is ``<= b``; beside it the noise that
 eps-BDP calibration needs for the ``eps`` whose pure-eps curve meets the same target.
 

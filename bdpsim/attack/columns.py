@@ -1,4 +1,4 @@
-"""The attack columns of an exact run (issue 35 item 5, ``[run] attack = true``): registered into
+"""The attack columns of an exact run (``[run] attack = true``): registered into
 :data:`bdpsim.estimators.exact.ATTACK_COLUMNS` on import (the estimator sits below this package)."""
 
 from __future__ import annotations

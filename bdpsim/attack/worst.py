@@ -177,7 +177,7 @@ def worst_tpr(model, mechanism, fpr: float, sizes="all", *, start: Adversary | N
 
 @dataclass(frozen=True)
 class AttackRisk:
-    """What the leakage means to an attacker (issue 35): the optimal attack of one adversary, or
+    """What the leakage means to an attacker : the optimal attack of one adversary, or
     the worst over every adversary.
 
     Attributes

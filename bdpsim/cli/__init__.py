@@ -347,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     from . import temporal as cli_temporal
 
     cli_temporal.add_parser(sub, _Parser, _Formatter)
-    from . import attack as cli_attack  # issue 35: the optimal attack
+    from . import attack as cli_attack  # the optimal attack
 
     cli_attack.add_parser(sub, _Parser, _Formatter)
     return p

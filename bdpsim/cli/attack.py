@@ -1,4 +1,4 @@
-"""``bdpsim attack``: what the leakage means to an attacker (issue 35) — the worst adversary's
+"""``bdpsim attack``: what the leakage means to an attacker — the worst adversary's
 advantage and TPR at low FPR, exact, beside the pure-eps reading of its BDPL.
 
 Only argument parsing and printing live here; the work is :func:`bdpsim.attack.attack_risk`.

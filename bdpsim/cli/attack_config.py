@@ -1,5 +1,5 @@
 """``bdpsim attack config FILE.toml``: the worst adversary's optimal attack on the data model and
-mechanism of a run config (Bayesian networks, random fields, pedigrees, Markov chains; issue 35).
+mechanism of a run config (Bayesian networks, random fields, pedigrees, Markov chains).
 
 The config's ``[model]`` is read as ``bdpsim calibrate config`` reads it
 (:func:`bdpsim.cli.calibrate_config.model_of_raw`), its ``[mechanism]`` as ``bdpsim run`` does

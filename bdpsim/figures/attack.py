@@ -1,4 +1,4 @@
-"""The attack figure (issue 35): ROC-style curves of the worst adversary's optimal attack against
+"""The attack figure: ROC-style curves of the worst adversary's optimal attack against
 the pure-eps curve of the exact BDPL and against independent records, on linear and log axes
 (data: :func:`bdpsim.studies.attack_roc.roc_data`)."""
 

@@ -1,4 +1,4 @@
-"""The data of the attack figures (issue 35, item 4): the worst adversary's curve against the
+"""The data of the attack figures: the worst adversary's curve against the
 pure-eps curve of the exact BDPL and against the curve on independent records (no matplotlib
 here; :mod:`bdpsim.figures.attack` draws it)."""
 

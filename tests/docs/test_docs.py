@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from ..conftest import ROOT
+from ..support.bad_config import cli
 
 DOCS = ROOT / "docs"
 
@@ -349,3 +350,29 @@ def test_figures_docs_name_the_default_output():
 
     for page in ("user/figures-data.md", "gallery.md", "user/commands.md"):
         assert FIGURES_OUT in (DOCS / page).read_text(), page
+
+
+def test_readme_quickstart_writes_outside_the_committed_results(capsys):
+    """The README's first command runs a bundled config into a git-ignored directory that holds no
+    committed file, so its second command (the test suite, with the README-numbers check against
+    the committed results/quickstart/) still passes on a fresh clone."""
+    import re
+    import shlex
+    import subprocess
+
+    from ..conftest import ROOT
+
+    block = (ROOT / "README.md").read_text().split("```bash\n", 1)[1].split("```", 1)[0]
+    first = block.splitlines()[0]
+    run = next(c for c in first.split("&&") if c.split()[:2] == ["bdpsim", "run"])
+    args = shlex.split(run)
+    out = args[args.index("--out") + 1]
+    assert not re.match(r"results/quickstart/?$", out)
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True)
+    if git("rev-parse").returncode != 0:
+        pytest.skip("not a git checkout")
+    assert git("check-ignore", "-q", f"{out}/summary.csv").returncode == 0, f"{out} is not git-ignored"
+    assert git("ls-files", out).stdout == ""
+    assert f"bdpsim plot {out}" in first
+    rc, text, err = cli(capsys, "validate", args[2])
+    assert rc == 0, err
