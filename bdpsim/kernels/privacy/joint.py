@@ -22,6 +22,7 @@ to its divergences:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from scipy.special import logsumexp
 from ..argcheck import TooExpensive, require
 
 #: mass of each release's output law left outside the enumerated grid
-TAIL = 1e-17
+TAIL = 1e-14
 #: most (grid cells x atoms) an enumeration computes
 MAX_ENUMERATION = 3e7
 
@@ -74,7 +75,7 @@ def _grid(noise, c: np.ndarray) -> np.ndarray:
     lo, hi = -reach, int(round(k[-1])) + reach
     while lo < -1 and float(noise.cdf(np.array([(lo + 1) * st - 0.5 * st]))[0]) <= TAIL / 2:
         lo += 1  # tighten to the least reach that keeps the tail below TAIL / 2
-    return c[0] + st * np.arange(lo, hi - (-reach - lo) + 1)
+    return c[0] + st * np.arange(lo, int(round(k[-1])) - lo + 1)  # the same reach on the right
 
 
 def enumeration_cost(atoms, noises) -> float:
@@ -112,19 +113,29 @@ def lattice_joint(atoms, w1, w2, noises, max_cost: float = MAX_ENUMERATION) -> J
     return JointLaws(out[0], out[1], outside, int(out[0].size))
 
 
+def _columns(atoms, m: int) -> np.ndarray:
+    """``atoms`` as a ``(J, m)`` table: column ``r`` the value release ``r`` adds its noise to (one
+    column repeated when all releases read the same query)."""
+    A = np.asarray(atoms, dtype=float)
+    return np.repeat(A[:, None], m, axis=1) if A.ndim == 1 else A
+
+
 def joint_log_density(y: np.ndarray, atoms: np.ndarray, w: np.ndarray, noises) -> np.ndarray:
-    """``ln sum_j w_j prod_r k_r(y_r - c_j)`` for draws ``y`` of shape ``(N, m)``."""
-    acc = np.zeros((y.shape[0], atoms.size))
+    """``ln sum_j w_j prod_r k_r(y_r - c_jr)`` for draws ``y`` of shape ``(N, m)`` (``atoms``: the
+    ``(J,)`` values of one query, or a ``(J, m)`` table of each release's value)."""
+    A = _columns(atoms, len(noises))
+    acc = np.zeros((y.shape[0], A.shape[0]))
     for r, z in enumerate(noises):
-        acc += z.log_density(y[:, r, None] - atoms[None, :])
+        acc += z.log_density(y[:, r, None] - A[None, :, r])
     with np.errstate(divide="ignore"):
         return logsumexp(acc + np.log(w)[None, :], axis=1)
 
 
 def sample_joint(atoms, w, noises, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` draws of ``(Y_1..Y_m)``: ``S ~ w`` once per draw, an independent noise per release."""
-    s = rng.choice(np.asarray(atoms, dtype=float), size=size, p=np.asarray(w, dtype=float) / np.sum(w))
-    return np.stack([s + z.sample(size, rng) for z in noises], axis=1)
+    A = _columns(atoms, len(noises))
+    j = rng.choice(A.shape[0], size=size, p=np.asarray(w, dtype=float) / np.sum(w))
+    return np.stack([A[j, r] + z.sample(size, rng) for r, z in enumerate(noises)], axis=1)
 
 
 def bernstein_halfwidth(values: np.ndarray, failure: float, value_range: float = 1.0) -> float:
@@ -164,20 +175,7 @@ def _losses(atoms, w1, w2, noises, draws, rng, chunk=20_000):
     return np.concatenate(out)
 
 
-def mc_profile(
-    atoms, w1, w2, noises, epsilons, draws: int, rng: np.random.Generator, confidence: float = 0.95
-) -> MonteCarloProfile:
-    """``max(delta_{p||q}(eps), delta_{q||p}(eps))`` by ``draws`` draws under each law (module
-    docstring). The interval of each order is two-sided with failure ``(1 - confidence)/4`` per
-    side, so both orders hold together with probability ``>= confidence``."""
-    c = np.asarray(atoms, dtype=float)
-    a, b = np.asarray(w1, dtype=float), np.asarray(w2, dtype=float)
-    a, b = a / a.sum(), b / b.sum()
-    require(0.0 < confidence < 1.0, "confidence", confidence, "must be in (0, 1)")
-    e = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    Lp = _losses(c, a, b, noises, draws, rng)  # ln p/q under p
-    Lq = _losses(c, b, a, noises, draws, rng)  # ln q/p under q
-    fail = (1.0 - confidence) / 4.0
+def _profile_from(Lp, Lq, e, fail):
     est, lo, hi = [], [], []
     for v in e:
         sides = []
@@ -188,10 +186,50 @@ def mc_profile(
         est.append(max(s[0] for s in sides))
         lo.append(max(s[1] for s in sides))
         hi.append(max(s[2] for s in sides))
+    return np.array(est), np.array(lo), np.array(hi)
+
+
+def mc_profile(
+    atoms,
+    w1,
+    w2,
+    noises,
+    epsilons,
+    draws: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+    target_width: float | None = None,
+    max_draws: int = 4_000_000,
+) -> MonteCarloProfile:
+    """``max(delta_{p||q}(eps), delta_{q||p}(eps))`` by ``draws`` draws under each law (module
+    docstring). The interval of each order is two-sided with failure ``(1 - confidence)/4`` per
+    side, so both orders hold together with probability ``>= confidence``.
+
+    With ``target_width`` the draws double (up to ``max_draws``) until every interval is at most
+    that wide; round ``k`` spends the failure ``(1 - confidence) / (k (k + 1))`` (summing to at most
+    ``1 - confidence`` over all rounds), so the interval where it stops holds with the stated
+    confidence whatever the stopping rule."""
+    A = np.asarray(atoms, dtype=float)
+    a, b = np.asarray(w1, dtype=float), np.asarray(w2, dtype=float)
+    a, b = a / a.sum(), b / b.sum()
+    require(0.0 < confidence < 1.0, "confidence", confidence, "must be in (0, 1)")
+    require(isinstance(draws, (int, np.integer)) and draws >= 2, "draws", draws, "must be an integer >= 2")
+    e = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    Lp = _losses(A, a, b, noises, draws, rng)  # ln p/q under p
+    Lq = _losses(A, b, a, noises, draws, rng)  # ln q/p under q
+    if target_width is None:
+        est, lo, hi = _profile_from(Lp, Lq, e, (1.0 - confidence) / 4.0)
+    else:
+        k = 1
+        while True:
+            est, lo, hi = _profile_from(Lp, Lq, e, (1.0 - confidence) / (4.0 * k * (k + 1)))
+            if float(np.max(hi - lo)) <= target_width or 2 * Lp.size > max_draws:
+                break
+            Lp = np.concatenate([Lp, _losses(A, a, b, noises, Lp.size, rng)])
+            Lq = np.concatenate([Lq, _losses(A, b, a, noises, Lq.size, rng)])
+            k += 1
     lmax = float(max(Lp.max(), Lq.max()))
-    return MonteCarloProfile(
-        e, np.array(est), np.array(lo), np.array(hi), int(draws), float(confidence), lmax
-    )
+    return MonteCarloProfile(e, est, lo, hi, int(Lp.size), float(confidence), lmax)
 
 
 def mixture_log_ratio_bound(w1, w2) -> float:
@@ -204,3 +242,79 @@ def mixture_log_ratio_bound(w1, w2) -> float:
     if np.any((a[use] == 0) | (b[use] == 0)):
         return math.inf
     return float(np.max(np.abs(np.log(a[use]) - np.log(b[use]))))
+
+
+def _multiplicities(cells: np.ndarray) -> np.ndarray:
+    """``m! / prod_v count_v!``: the number of output tuples with the sorted outputs ``cells``."""
+    m = cells.shape[1]
+    out = np.full(cells.shape[0], float(math.factorial(m)))
+    run = np.ones(cells.shape[0])
+    for r in range(1, m):
+        same = cells[:, r] == cells[:, r - 1]
+        run = np.where(same, run + 1, 1.0)
+        out /= np.where(same, run, 1.0)
+    return out
+
+
+def lattice_joint_rows(atoms, W1, W2, noises, epsilon: float | None, chunk: int = 400_000):
+    """:func:`lattice_joint` for many pairs of laws at once (rows of ``W1, W2`` on ``atoms``):
+    per row the larger of both orders of ``H_eps`` (``epsilon`` given) or of ``sup |ln p/q|``
+    (``epsilon = None``), and the mass outside the grid (at most, over rows and both laws).
+
+    The product kernel ``prod_r k_r(y_r - c_j)`` is built once, chunk by chunk of the output grid,
+    and every row's ``p = K w`` is one matrix product."""
+    c = np.asarray(atoms, dtype=float).ravel()
+    A, B = np.atleast_2d(np.asarray(W1, dtype=float)), np.atleast_2d(np.asarray(W2, dtype=float))
+    A = A / A.sum(axis=1, keepdims=True)
+    B = B / B.sum(axis=1, keepdims=True)
+    used = (A > 0).any(axis=0) | (B > 0).any(axis=0)
+    c, A, B = c[used], A[:, used], B[:, used]
+    grids = [_grid(z, c) for z in noises]
+    cost = float(np.prod([float(g.size) for g in grids])) * (c.size + 2 * A.shape[0])
+    if cost > MAX_ENUMERATION * 100:
+        raise TooExpensive(
+            "releases",
+            f"{len(noises)} lattice releases x {A.shape[0]} pairs",
+            f"the exact joint laws need {cost:.3g} cells x (atoms + pairs) (limit {MAX_ENUMERATION * 100:.3g})",
+        )
+    kern = [np.exp(z.log_density(g[:, None] - c[None, :])) for z, g in zip(noises, grids)]
+    shape = tuple(g.size for g in grids)
+    same = len(noises) > 1 and all(z == noises[0] for z in noises)
+    if same:  # identical noises: the joint law is symmetric, enumerate sorted outputs once
+        cells = np.array(list(itertools.combinations_with_replacement(range(shape[0]), len(noises))))
+        mult = _multiplicities(cells)
+        total = cells.shape[0]
+    else:
+        total = int(np.prod(shape))
+    rows = A.shape[0]
+    f_acc, b_acc = np.zeros(rows), np.zeros(rows)
+    f_sup, b_sup = np.full(rows, -np.inf), np.full(rows, -np.inf)
+    mass_p, mass_q = np.zeros(rows), np.zeros(rows)
+    k = math.exp(epsilon) if epsilon is not None else 0.0
+    for start in range(0, total, chunk):
+        stop = min(total, start + chunk)
+        if same:
+            idx = tuple(cells[start:stop, r] for r in range(len(noises)))
+            wt = mult[start:stop, None]
+        else:
+            idx = np.unravel_index(np.arange(start, stop), shape)
+            wt = np.ones((stop - start, 1))
+        M = kern[0][idx[0]]
+        for r in range(1, len(kern)):
+            M = M * kern[r][idx[r]]
+        P, Q = M @ A.T, M @ B.T  # (cells, rows)
+        mass_p += (wt * P).sum(axis=0)
+        mass_q += (wt * Q).sum(axis=0)
+        if epsilon is not None:
+            f_acc += (wt * np.maximum(P - k * Q, 0.0)).sum(axis=0)
+            b_acc += (wt * np.maximum(Q - k * P, 0.0)).sum(axis=0)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = np.log(P) - np.log(Q)
+            lr = np.where((P > 0) & (Q > 0), lr, np.where(P > 0, np.inf, np.where(Q > 0, -np.inf, np.nan)))
+            f_sup = np.maximum(f_sup, np.nanmax(np.where(np.isnan(lr), -np.inf, lr), axis=0))
+            b_sup = np.maximum(b_sup, np.nanmax(np.where(np.isnan(lr), -np.inf, -lr), axis=0))
+    outside = float(max(0.0, float(np.max(1.0 - mass_p)), float(np.max(1.0 - mass_q))))
+    if epsilon is not None:
+        return np.maximum(f_acc, b_acc), np.where(f_acc >= b_acc, 1.0, -1.0), outside
+    return np.maximum(f_sup, b_sup), np.where(f_sup >= b_sup, 1.0, -1.0), outside

@@ -1,0 +1,213 @@
+"""The worst adversary of a list of releases: the supremum over every adversary of a number of the
+joint output laws.
+
+**Reduction.** Let every release read additive queries of the records (counts, sums of state
+values, a histogram) with independent noise. For an adversary ``(K, i)`` on a chain whose nearest
+known records around ``i`` are ``l < i < r``, the unknown records outside ``[l, r]`` are independent
+of those inside given ``x_l, x_r``; their contribution to the query vector is one common random
+shift ``Z`` of every release, whose law does not depend on ``x_i``. So the joint output laws are
+``p_K(y) = E_Z p_{K*}(y - Z 1)`` and ``q_K`` likewise, the same mixture weights under ``x`` and
+``x'``, with ``K* = K ∪ ([n] \\ [l, r])``. The hockey-stick divergence (every ``eps``), the total
+variation and ``e^{(alpha - 1) D_alpha}`` are jointly convex and the supremum of the loss is jointly
+quasi-convex, so each is at most its largest value over the mixture's parts, each a shift of the
+``K*`` pair (shift-invariant): **the worst adversary knows every record outside a window around its
+target and nothing inside**, for the joint of any number of releases as for one (the window scan of
+:mod:`bdpsim.kernels.chains.window_scan`). On a network the known records that separate the target's
+region in the moral graph do the same (:mod:`bdpsim.models.bayesnet.search`). Checked against the
+exhaustive search over every ``K`` on small chains (``tests/accounting``).
+
+**Scores.** The scan scores pairs of window laws row by row (``score(W1, W2) -> (signed value,
+atom)``): batched for one release after the sufficient-statistic reduction (the noise law's own
+profile and supremum), row by row for the enumeration; for Monte Carlo releases the scan ranks the
+windows by a Gaussian proxy (each release's noise replaced by a normal one of the same variance) and
+the few best windows are measured by Monte Carlo (:data:`MC_TOP`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..adversary import Adversary
+from ..core.errors import NotAvailable
+from ..kernels.argcheck import TooExpensive
+from ..kernels.chains import window_scan as wk
+from ..kernels.privacy import joint as J
+from ..kernels.noise.laws import GaussianNoise, grid_delta_pair
+from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
+from .pairs import Components, JointPair, ReleasePlan
+
+#: windows measured by Monte Carlo after a proxy scan
+MC_TOP = 3
+#: tolerance of the window truncation (added to a profile's upper end as ``e^eps`` times it)
+WINDOW_TOLERANCE = 1e-9
+#: most pair evaluations done row by row (enumeration, Rényi cells) before the search is refused
+MAX_ROW_WORK = 2e9
+
+
+@dataclass
+class Candidate:
+    """A searched adversary and its score (the searched number, or its proxy)."""
+
+    adversary: Adversary
+    score: float
+    window: WindowAdversary | None = None
+
+
+def _marginal_matrix(comps: Components, c: int, size: int) -> np.ndarray:
+    """``M[k, j] = 1`` when packed sum ``k`` has component ``c`` equal to ``j`` (step units)."""
+    k = np.arange(size)
+    j = (k // comps.radix[c]) % comps.sizes[c]
+    M = np.zeros((size, int(j.max()) + 1))
+    M[k, j] = 1.0
+    return M
+
+
+def _variance(noise) -> float:
+    name = getattr(noise, "name", "")
+    if name == "gaussian":
+        return float(noise.sigma) ** 2
+    if name == "laplace":
+        return 2.0 * float(noise.scale) ** 2
+    if name == "geometric":
+        q = math.exp(-float(noise.epsilon))
+        return 2.0 * q / (1.0 - q) ** 2 * float(noise.step) ** 2
+    rng = np.random.default_rng(0)
+    return float(np.var(noise.sample(200_000, rng)))
+
+
+def proxy_noise(plan: ReleasePlan) -> GaussianNoise:
+    """The Gaussian proxy of a one-component plan: every noise replaced by a normal law of the same
+    variance, merged by the sufficient statistic."""
+    return GaussianNoise(1.0 / math.sqrt(sum(1.0 / _variance(z) for _, z in plan.reduced)))
+
+
+def row_score(
+    what: tuple, plan: ReleasePlan, comps: Components, seed: int = 0
+) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The scan's ``score(W1, W2)`` of ``what`` — ``("delta", eps)``, ``("bdpl",)``, ``("renyi", a)``,
+    ``("proxy", eps)`` — for rows on the packed lattice (module docstring)."""
+    kind = what[0]
+    one = plan.method == "one release" or kind == "proxy"
+    if one:
+        c = plan.reduced[0][0]
+        if len({cc for cc, _ in plan.reduced}) > 1:
+            raise NotAvailable("the Monte Carlo search ranks releases of one query only; give adversary=")
+        noise = proxy_noise(plan) if kind == "proxy" else plan.reduced[0][1]
+        step = comps.step[c]
+        cache: dict[int, np.ndarray] = {}
+
+        def marg(W):
+            size = W.shape[1]
+            if size not in cache:
+                cache[size] = _marginal_matrix(comps, c, size)
+            return W @ cache[size]
+
+        if kind in ("delta", "proxy"):
+            eps = float(what[1])
+
+            def score(W1, W2):
+                A, B = marg(W1), marg(W2)
+                f, b = grid_delta_pair(noise, A, B, step, eps)
+                return np.where(f >= b, f, -b), np.zeros(f.shape)
+
+            return score
+        if kind == "bdpl":
+
+            def score(W1, W2):
+                v, a = noise.grid_sup(marg(W1), marg(W2), step)
+                return v, np.where(np.isfinite(a), a, 0.0)
+
+            return score
+
+    if plan.method == "enumeration" and kind in ("delta", "bdpl") and len({c for c, _ in plan.reduced}) == 1:
+        c0 = plan.reduced[0][0]
+        noises = [z for _, z in plan.reduced]
+        eps = float(what[1]) if kind == "delta" else None
+        mcache: dict[int, np.ndarray] = {}
+
+        def score_enum(W1, W2):
+            size = W1.shape[1]
+            if size not in mcache:
+                mcache[size] = _marginal_matrix(comps, c0, size)
+            M = mcache[size]
+            A, B = W1 @ M, W2 @ M
+            live = (A.sum(axis=1) > 0) & (B.sum(axis=1) > 0)
+            out = np.full(A.shape[0], np.nan)
+            sign = np.ones(A.shape[0])
+            if live.any():
+                atoms = comps.step[c0] * np.arange(M.shape[1])
+                try:
+                    v, sg, outside = J.lattice_joint_rows(atoms, A[live], B[live], noises, eps)
+                except TooExpensive as err:
+                    raise NotAvailable(str(err)) from None
+                out[live] = v + (outside if eps is not None else 0.0)
+                sign[live] = sg
+            return out * sign, np.zeros(out.shape)
+
+        return score_enum
+
+    def score_rows(W1, W2):
+        out = np.zeros(W1.shape[0])
+        size = W1.shape[1]
+        atoms = comps.decode(size)
+        for r in range(W1.shape[0]):
+            pair = JointPair(plan, atoms, W1[r], W2[r], seed=seed)
+            if kind == "delta":
+                v = pair.delta(float(what[1])).upper
+            elif kind == "bdpl":
+                v = pair.bdpl().upper
+            else:
+                v = pair.renyi(float(what[1])).upper
+            out[r] = v
+        return out, np.zeros(out.shape)
+
+    return score_rows
+
+
+def chain_search(model, comps: Components, score, min_known: int, top: int) -> tuple[list[Candidate], int]:
+    """The window scan of a chain with ``score``: the ``top`` best window cells as adversaries, and
+    the window limit searched (module docstring)."""
+    n = model.n
+    g = comps.packed.astype(np.int64)
+    lim = auto_window_limit(model.transition, n, WINDOW_TOLERANCE)
+    lmax = n - 1 if lim is None or lim >= n - 1 else lim
+    supp = wk.support(model)
+    T = np.ones(n, dtype=bool)
+    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))  # type: ignore[arg-type]
+    cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok, score=score)
+    v = cells["value"]
+    flat = np.flatnonzero(v.ravel() > -np.inf)
+    if flat.size == 0:
+        raise NotAvailable("no adversary has two target values of positive probability")
+    order = flat[np.argsort(-v.ravel()[flat], kind="stable")][:top]
+    out = []
+    for j in order:
+        kl, L, kr, R = (int(t) for t in np.unravel_index(int(j), v.shape))
+        idx = (kl, L, kr, R)
+        a = None if kl == wk.END else int(cells["a"][idx])
+        c = None if kr == wk.END else int(cells["c"][idx])
+        i = wk.first_target(n, L, R, a, c is None, supp, T)  # type: ignore[arg-type]
+        w = WindowAdversary(
+            n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]), float(v[idx]), math.nan, model
+        )
+        out.append(Candidate(w.adversary(), float(v[idx]), w))
+    return out, lmax
+
+
+def truncation(model, lmax: int) -> float:
+    """``D_d + E_d`` of the searched window limit (0 when every window was searched)."""
+    if lmax >= model.n - 1:
+        return 0.0
+    return truncation_bound(model.transition, lmax + 1)
+
+
+def network_search(model, comps: Components, score, min_known: int) -> list[Candidate]:
+    """The separated-region search of a network with ``score``: its worst adversary."""
+    from ..models.bayesnet import search as BS
+
+    res = BS.bdpl_search(model, comps.packed.astype(np.int64), score, min_known=min_known)
+    return [Candidate(res.worst.adversary(), float(res.bdpl))]
