@@ -208,16 +208,13 @@ class JointPair:
         if "enum" not in self._cache:
             noises = [z for _, z in self.plan.reduced]
             cols = [c for c, _ in self.plan.reduced]
-            if len(set(cols)) == 1:
-                a, p = _marginal(self.atoms, self.w1, cols[0])
-                _, q = _marginal(self.atoms, self.w2, cols[0])
-                atoms = a
-            else:
-                raise NotAvailable(
-                    "enumeration of releases of different queries is not implemented; use Monte Carlo"
-                )
             try:
-                self._cache["enum"] = J.lattice_joint(atoms, p, q, noises)
+                if len(set(cols)) == 1:  # one query: its marginal law (fewer atoms)
+                    a, p = _marginal(self.atoms, self.w1, cols[0])
+                    _, q = _marginal(self.atoms, self.w2, cols[0])
+                    self._cache["enum"] = J.lattice_joint(a, p, q, noises)
+                else:
+                    self._cache["enum"] = J.lattice_joint(self.atoms[:, cols], self.w1, self.w2, noises)
             except TooExpensive as err:
                 raise NotAvailable(str(err)) from None
         return self._cache["enum"]

@@ -62,6 +62,7 @@ class JointLaws:
 
 def _grid(noise, c: np.ndarray) -> np.ndarray:
     st = float(noise.step)
+    c = np.sort(c)
     k = (c - c[0]) / st
     require(
         bool(np.all(np.abs(k - np.rint(k)) <= 1e-9 * np.maximum(1.0, np.abs(k)))),
@@ -78,35 +79,28 @@ def _grid(noise, c: np.ndarray) -> np.ndarray:
     return c[0] + st * np.arange(lo, int(round(k[-1])) - lo + 1)  # the same reach on the right
 
 
-def enumeration_cost(atoms, noises) -> float:
-    """Cells times atoms of :func:`lattice_joint` (what it refuses above ``MAX_ENUMERATION``)."""
-    c = np.sort(np.asarray(atoms, dtype=float))
-    return float(np.prod([float(_grid(z, c).size) for z in noises])) * c.size
-
-
 def lattice_joint(atoms, w1, w2, noises, max_cost: float = MAX_ENUMERATION) -> JointLaws:
-    """The joint laws of ``len(noises)`` releases of ``S`` with lattice noises, on the product grid
-    (module docstring); :class:`~bdpsim.kernels.argcheck.TooExpensive` up front above ``max_cost``."""
-    c = np.asarray(atoms, dtype=float).ravel()
+    """The joint laws of ``len(noises)`` releases with lattice noises on the product grid of their
+    outputs (module docstring); ``atoms`` the ``(J,)`` values of one query or a ``(J, m)`` table of
+    each release's value. :class:`~bdpsim.kernels.argcheck.TooExpensive` up front above ``max_cost``."""
+    A = _columns(atoms, len(noises))
     a, b = np.asarray(w1, dtype=float).ravel(), np.asarray(w2, dtype=float).ravel()
-    require(a.shape == c.shape and b.shape == c.shape, "w1", a.shape, "must have one weight per atom")
+    require(a.size == A.shape[0] and b.size == A.shape[0], "w1", a.shape, "must have one weight per atom")
     keep = (a > 0) | (b > 0)
-    c, a, b = c[keep], a[keep] / a.sum(), b[keep] / b.sum()
-    order = np.argsort(c)
-    c, a, b = c[order], a[order], b[order]
-    grids = [_grid(z, c) for z in noises]
-    cost = float(np.prod([float(g.size) for g in grids])) * c.size
+    A, a, b = A[keep], a[keep] / a.sum(), b[keep] / b.sum()
+    grids = [_grid(z, np.unique(A[:, r])) for r, z in enumerate(noises)]
+    cost = float(np.prod([float(g.size) for g in grids])) * A.shape[0]
     if cost > max_cost:
         raise TooExpensive(
             "releases",
-            f"{len(noises)} lattice releases of a query with {c.size} values",
+            f"{len(noises)} lattice releases of a query with {A.shape[0]} values",
             f"the exact joint law needs {cost:.3g} cells x atoms (limit {max_cost:.3g})",
         )
     out = []
     for w in (a, b):
         T = w.copy()  # shape (..., J): mass of each atom times the kernels so far
-        for z, g in zip(noises, grids):
-            K = np.exp(z.log_density(g[:, None] - c[None, :]))  # (G, J)
+        for r, (z, g) in enumerate(zip(noises, grids)):
+            K = np.exp(z.log_density(g[:, None] - A[None, :, r]))  # (G, J)
             T = T[..., None, :] * K
         out.append(T.sum(axis=-1).ravel())
     outside = max(0.0, 1.0 - float(out[0].sum()), 1.0 - float(out[1].sum()))
