@@ -35,7 +35,7 @@ from ..models.protocols import HasGaussianConditional
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .pairs import Components, JointPair, ReleasePlan, components, plan
-from .releases import HistogramRelease, LocalRelease, Release, as_releases, flatten
+from .releases import LocalRelease, Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
@@ -276,7 +276,7 @@ class Account:
             return self._epsilon_mc(d)
         ends = []
         for end in ("upper", "lower"):
-            f = lambda e: getattr(self.delta(e), end)  # noqa: E731
+            f = lambda e, end=end: getattr(self.delta(e), end)  # noqa: E731
             if f(0.0) <= d:
                 ends.append(0.0)
                 continue

@@ -196,7 +196,7 @@ class JointPair:
                 a, b = (u, v) if forward else (v, u)
                 if a == b:
                     continue
-                cells = MX.loss_cells(z, np.array([a, b]), np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+                cells = MX.loss_cells(z, np.array([a, b]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), 4096)
                 br = LossBracket.from_cells(cells.mass, cells.lower, cells.upper, LOSS_STEP, cells.inf_mass)
                 out = br if out is None else out.compose(br)
             if out is None:

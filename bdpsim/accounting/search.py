@@ -35,8 +35,8 @@ from ..adversary import Adversary
 from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
 from ..kernels.chains import window_scan as wk
-from ..kernels.privacy import joint as J
 from ..kernels.noise.laws import GaussianNoise, grid_delta_pair
+from ..kernels.privacy import joint as J
 from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
 from .pairs import Components, JointPair, ReleasePlan
 
@@ -85,75 +85,82 @@ def proxy_noise(plan: ReleasePlan) -> GaussianNoise:
     return GaussianNoise(1.0 / math.sqrt(sum(1.0 / _variance(z) for _, z in plan.reduced)))
 
 
+def _one_score(what: tuple, plan: ReleasePlan, comps: Components):
+    """Batched score of one release (after the sufficient statistic) or of the Gaussian proxy."""
+    kind = what[0]
+    c = plan.reduced[0][0]
+    if len({cc for cc, _ in plan.reduced}) > 1:
+        raise NotAvailable("the Monte Carlo search ranks releases of one query only; give adversary=")
+    noise = proxy_noise(plan) if kind == "proxy" else plan.reduced[0][1]
+    step = comps.step[c]
+    cache: dict[int, np.ndarray] = {}
+
+    def marg(W):
+        size = W.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c, size)
+        return W @ cache[size]
+
+    if kind in ("delta", "proxy"):
+        eps = float(what[1])
+
+        def score(W1, W2):
+            f, b = grid_delta_pair(noise, marg(W1), marg(W2), step, eps)
+            return np.where(f >= b, f, -b), np.zeros(f.shape)
+
+        return score
+
+    def sup(W1, W2):
+        v, a = noise.grid_sup(marg(W1), marg(W2), step)
+        return v, np.where(np.isfinite(a), a, 0.0)
+
+    return sup
+
+
+def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
+    """Batched exact score of lattice releases of one query
+    (:func:`~bdpsim.kernels.privacy.joint.lattice_joint_rows`)."""
+    c0 = plan.reduced[0][0]
+    noises = [z for _, z in plan.reduced]
+    eps = float(what[1]) if what[0] == "delta" else None
+    cache: dict[int, np.ndarray] = {}
+
+    def score(W1, W2):
+        size = W1.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c0, size)
+        A, B = W1 @ cache[size], W2 @ cache[size]
+        live = (A.sum(axis=1) > 0) & (B.sum(axis=1) > 0)
+        out = np.full(A.shape[0], np.nan)
+        sign = np.ones(A.shape[0])
+        if live.any():
+            atoms = comps.step[c0] * np.arange(A.shape[1])
+            try:
+                v, sg, outside = J.lattice_joint_rows(atoms, A[live], B[live], noises, eps)
+            except TooExpensive as err:
+                raise NotAvailable(str(err)) from None
+            out[live] = v + (outside if eps is not None else 0.0)
+            sign[live] = sg
+        return out * sign, np.zeros(out.shape)
+
+    return score
+
+
 def row_score(
     what: tuple, plan: ReleasePlan, comps: Components, seed: int = 0
 ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """The scan's ``score(W1, W2)`` of ``what`` — ``("delta", eps)``, ``("bdpl",)``, ``("renyi", a)``,
-    ``("proxy", eps)`` — for rows on the packed lattice (module docstring)."""
+    ``("proxy", eps)`` — for rows on the packed lattice (module docstring); the upper end of a
+    bracketed number (so the search's maximum bounds every adversary)."""
     kind = what[0]
-    one = plan.method == "one release" or kind == "proxy"
-    if one:
-        c = plan.reduced[0][0]
-        if len({cc for cc, _ in plan.reduced}) > 1:
-            raise NotAvailable("the Monte Carlo search ranks releases of one query only; give adversary=")
-        noise = proxy_noise(plan) if kind == "proxy" else plan.reduced[0][1]
-        step = comps.step[c]
-        cache: dict[int, np.ndarray] = {}
-
-        def marg(W):
-            size = W.shape[1]
-            if size not in cache:
-                cache[size] = _marginal_matrix(comps, c, size)
-            return W @ cache[size]
-
-        if kind in ("delta", "proxy"):
-            eps = float(what[1])
-
-            def score(W1, W2):
-                A, B = marg(W1), marg(W2)
-                f, b = grid_delta_pair(noise, A, B, step, eps)
-                return np.where(f >= b, f, -b), np.zeros(f.shape)
-
-            return score
-        if kind == "bdpl":
-
-            def score(W1, W2):
-                v, a = noise.grid_sup(marg(W1), marg(W2), step)
-                return v, np.where(np.isfinite(a), a, 0.0)
-
-            return score
-
+    if kind == "proxy" or (plan.method == "one release" and kind in ("delta", "bdpl")):
+        return _one_score(what, plan, comps)
     if plan.method == "enumeration" and kind in ("delta", "bdpl") and len({c for c, _ in plan.reduced}) == 1:
-        c0 = plan.reduced[0][0]
-        noises = [z for _, z in plan.reduced]
-        eps = float(what[1]) if kind == "delta" else None
-        mcache: dict[int, np.ndarray] = {}
-
-        def score_enum(W1, W2):
-            size = W1.shape[1]
-            if size not in mcache:
-                mcache[size] = _marginal_matrix(comps, c0, size)
-            M = mcache[size]
-            A, B = W1 @ M, W2 @ M
-            live = (A.sum(axis=1) > 0) & (B.sum(axis=1) > 0)
-            out = np.full(A.shape[0], np.nan)
-            sign = np.ones(A.shape[0])
-            if live.any():
-                atoms = comps.step[c0] * np.arange(M.shape[1])
-                try:
-                    v, sg, outside = J.lattice_joint_rows(atoms, A[live], B[live], noises, eps)
-                except TooExpensive as err:
-                    raise NotAvailable(str(err)) from None
-                out[live] = v + (outside if eps is not None else 0.0)
-                sign[live] = sg
-            return out * sign, np.zeros(out.shape)
-
-        return score_enum
+        return _enumeration_score(what, plan, comps)
 
     def score_rows(W1, W2):
         out = np.zeros(W1.shape[0])
-        size = W1.shape[1]
-        atoms = comps.decode(size)
+        atoms = comps.decode(W1.shape[1])
         for r in range(W1.shape[0]):
             pair = JointPair(plan, atoms, W1[r], W2[r], seed=seed)
             if kind == "delta":
