@@ -93,6 +93,8 @@ _EXPORTS = {
     "temporal_leakage": "temporal.table",  # continual release (issue 34)
     "AttackRisk": "attack",
     "attack_risk": "attack",  # issue 35: the optimal attack
+    "Account": "accounting",
+    "account": "accounting",  # the privacy accountant of many releases
 }
 _MODULES = ("bounds",)
 

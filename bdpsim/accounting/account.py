@@ -31,7 +31,8 @@ import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sets, known_sizes
 from ..core.errors import ConfigError, NotAvailable
-from ..models.protocols import HasGaussianConditional
+from ..kernels.noise.protocols import GaussianKernel
+from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .pairs import Components, JointPair, ReleasePlan, components, plan
@@ -276,7 +277,7 @@ class Account:
             return self._epsilon_mc(d)
         ends = []
         for end in ("upper", "lower"):
-            f = lambda e, end=end: getattr(self.delta(e), end)  # noqa: E731
+            f = (lambda e: self.delta(e).upper) if end == "upper" else (lambda e: self.delta(e).lower)
             if f(0.0) <= d:
                 ends.append(0.0)
                 continue
@@ -395,15 +396,11 @@ def _number(pair: JointPair, what: tuple) -> Value:
 
 
 def _is_chain(model) -> bool:
-    from ..models.markov.model import MarkovChainModel
-
-    return isinstance(model, MarkovChainModel)
+    return isinstance(model, MarkovChain)
 
 
 def _is_network(model) -> bool:
-    from ..models.factor_model import FactorModel
-
-    return isinstance(model, FactorModel)
+    return isinstance(model, FactorGraph)
 
 
 def account(
@@ -458,9 +455,9 @@ def account(
             if not (
                 isinstance(r, Release)
                 and isinstance(r.query, SumQuery)
-                and getattr(r.noise, "name", "") == "gaussian"
+                and isinstance(r.noise, GaussianKernel)
             ):
-                label = getattr(r, "label", type(r).__name__)
+                label = r.label
                 raise NotAvailable(
                     f"release {label!r}: Gaussian records have an exact joint law for the sum with "
                     "Gaussian noise only; use a Markov chain or network model, or Gaussian noise"
@@ -473,11 +470,11 @@ def account(
         acc = Account(model, rel, flat, adversary, ks, targets, seed)
         acc._plan = plan(flat, [0] * len(flat))
         return acc
-    states = getattr(model, "states", None)
+    states = model.states if isinstance(model, HasStates) else None
     if any(isinstance(r, LocalRelease) for r in rel):
         flatten(rel, states)  # raises NotAvailable naming the local release
     flat = flatten(rel, states)
-    if not hasattr(model, "additive_law") or states is None:
+    if not isinstance(model, HasAdditiveLaw) or states is None:
         raise NotAvailable(
             f"{type(model).__name__}: no exact law of additive queries; the accountant needs one"
         )

@@ -65,7 +65,7 @@ def profile_json(acc, epsilons: Sequence[float]) -> str:
     return json.dumps(
         {
             "label": LABEL,
-            "releases": [getattr(r, "label", str(r)) for r in acc.releases],
+            "releases": [r.label for r in acc.releases],
             "method": acc.method,
             "profile": profile_rows(acc, epsilons),
         },

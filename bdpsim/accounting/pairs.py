@@ -35,6 +35,7 @@ from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import GaussianNoise
+from ..kernels.noise.protocols import GaussianKernel, HasStep
 from ..kernels.privacy import divergences as D
 from ..kernels.privacy import gaussian as G
 from ..kernels.privacy import joint as J
@@ -53,11 +54,11 @@ CONFIDENCE = 0.95
 
 
 def _is_gaussian(noise) -> bool:
-    return getattr(noise, "name", "") == "gaussian"
+    return isinstance(noise, GaussianKernel)
 
 
 def _is_lattice(noise) -> bool:
-    return bool(getattr(noise, "discrete", False)) and hasattr(noise, "step")
+    return bool(noise.discrete) and isinstance(noise, HasStep)
 
 
 @dataclass(frozen=True)

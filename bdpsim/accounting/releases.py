@@ -109,12 +109,6 @@ def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
         return item
     if isinstance(item, NoisyQuery) and isinstance(item.noise, NoiseLaw):
         return Release(item.query_function, item.noise)
-    from ..mechanisms.histogram import HistogramMechanism
-
-    if isinstance(item, HistogramMechanism):
-        from ..kernels.noise.laws import LaplaceNoise
-
-        return HistogramRelease(LaplaceNoise(item.noise_scale))
     raise ConfigError(
         "releases",
         type(item).__name__,

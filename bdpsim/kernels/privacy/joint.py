@@ -70,13 +70,20 @@ def _grid(noise, c: np.ndarray) -> np.ndarray:
         c.tolist()[:5],
         f"must lie on the lattice of the noise step {st}",
     )
+
+    def tails(r: int) -> float:  # noise mass beyond r steps on either side
+        y = np.array([-r * st - 0.5 * st, r * st + 0.5 * st])
+        F = noise.cdf(y)
+        return float(F[0] + 1.0 - F[1])
+
     reach = 1
-    while float(noise.cdf(np.array([-reach * st - 0.5 * st]))[0]) > TAIL / 2:
+    while tails(reach) > TAIL:
         reach *= 2
-    lo, hi = -reach, int(round(k[-1])) + reach
-    while lo < -1 and float(noise.cdf(np.array([(lo + 1) * st - 0.5 * st]))[0]) <= TAIL / 2:
-        lo += 1  # tighten to the least reach that keeps the tail below TAIL / 2
-    return c[0] + st * np.arange(lo, int(round(k[-1])) - lo + 1)  # the same reach on the right
+    lo = reach // 2
+    while lo < reach - 1 and tails(lo) > TAIL:  # the least reach keeping the tails below TAIL
+        lo += 1
+    reach = lo if tails(lo) <= TAIL else reach
+    return c[0] + st * np.arange(-reach, int(round(k[-1])) + reach + 1)
 
 
 def lattice_joint(atoms, w1, w2, noises, max_cost: float = MAX_ENUMERATION) -> JointLaws:
@@ -269,7 +276,8 @@ def lattice_joint_rows(atoms, W1, W2, noises, epsilon: float | None, chunk: int 
         raise TooExpensive(
             "releases",
             f"{len(noises)} lattice releases x {A.shape[0]} pairs",
-            f"the exact joint laws need {cost:.3g} cells x (atoms + pairs) (limit {MAX_ENUMERATION * 100:.3g})",
+            f"the exact joint laws need {cost:.3g} cells x (atoms + pairs) "
+            f"(limit {MAX_ENUMERATION * 100:.3g})",
         )
     kern = [np.exp(z.log_density(g[:, None] - c[None, :])) for z, g in zip(noises, grids)]
     shape = tuple(g.size for g in grids)

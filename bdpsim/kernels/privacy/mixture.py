@@ -25,11 +25,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import logsumexp, ndtr
 
 from ..argcheck import require
+from ..noise.protocols import GaussianKernel, HasStep, LaplaceKernel
+
+
+@runtime_checkable
+class TwoSidedGeometric(Protocol):
+    """A lattice law ``P(step k) ∝ q^{|k|}`` (its ``q`` and ``step``): the loss of two mixtures of it
+    is constant beyond their extreme atoms."""
+
+    q: float
+    step: float
+
 
 #: tail mass of a lattice law left out of the cells (to +inf in the upper bound)
 TAIL = 1e-17
@@ -160,7 +172,7 @@ def lattice_cells(noise, atoms, w1, w2) -> LossCells:
     with np.errstate(invalid="ignore"):
         L = np.where(p > 0, lp - lq, -np.inf)
     out_mass = max(0.0, 1.0 - float(p.sum()))
-    if getattr(noise, "name", "") == "geometric":  # constant loss beyond the extreme atoms: exact
+    if isinstance(noise, TwoSidedGeometric):  # constant loss beyond the extreme atoms: exact
         lm = float(np.sum(a * noise.cdf(y[0] - 0.5 * st - c)))
         mass = np.concatenate([[lm], p, [max(0.0, out_mass - lm)]])
         L = np.concatenate([[L[0]], L, [L[-1]]])
@@ -170,16 +182,13 @@ def lattice_cells(noise, atoms, w1, w2) -> LossCells:
 
 def loss_cells(noise, atoms, w1, w2, resolution: int = 64) -> LossCells:
     """The cells of the pair for a Laplace, Gaussian or lattice noise law (else ``ValueError``)."""
-    if getattr(noise, "name", "") == "laplace":
+    if isinstance(noise, LaplaceKernel):
         return laplace_cells(noise.scale, atoms, w1, w2, resolution)
-    if getattr(noise, "name", "") == "gaussian":
+    if isinstance(noise, GaussianKernel):
         return gaussian_cells(noise.sigma, atoms, w1, w2, resolution)
-    if getattr(noise, "discrete", False) and hasattr(noise, "step"):
+    if noise.discrete and isinstance(noise, HasStep):
         return lattice_cells(noise, atoms, w1, w2)
-    raise ValueError(
-        f"noise = {getattr(noise, 'name', noise)!r}: no certified loss cells "
-        "(laplace, gaussian or a lattice law)"
-    )
+    raise ValueError(f"noise = {noise.name!r}: no certified loss cells (laplace, gaussian or a lattice law)")
 
 
 def cells_renyi(cells: LossCells, alpha: float) -> tuple[float, float]:
