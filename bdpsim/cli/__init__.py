@@ -350,6 +350,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import attack as cli_attack  # issue 35: the optimal attack
 
     cli_attack.add_parser(sub, _Parser, _Formatter)
+    from . import account as cli_account  # the privacy accountant
+
+    cli_account.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -483,7 +486,14 @@ COMMANDS = {
     "calibrate": lambda a: _calibrate(a),
     "temporal": lambda a: _temporal(a),
     "attack": lambda a: _attack(a),
+    "account": lambda a: _account(a),
 }
+
+
+def _account(a) -> int:
+    from . import account as cli_account
+
+    return cli_account.command(a)
 
 
 def _temporal(a) -> int:

@@ -1,0 +1,78 @@
+"""The accountant's figure: the joint privacy profile ``delta(eps)`` of a list of releases beside the
+naive composition and one release, and the trade-off curves they imply (data:
+:func:`bdpsim.accounting.curves.profile_curves`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import ConfigError
+from .style import colors, legend, save, subplots
+
+FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_plot_path(path) -> Path:
+    p = Path(path)
+    if p.suffix.lower() not in FORMATS:
+        raise ConfigError("--plot", str(path), f"must end in one of {', '.join(FORMATS)}")
+    return p
+
+
+def plot_profile(curves, title: str = ""):
+    """Two panels: ``delta(eps)`` (log scale) and the implied trade-off ``beta(alpha)``."""
+    from ..accounting.curves import implied_tradeoff
+
+    c = colors()
+    fig, (ax, bx) = subplots(1, 2, figsize=(10.0, 4.2))
+    k = curves.releases
+    ax.fill_between(curves.eps, curves.joint_lower, curves.joint_upper, color=c[0], alpha=0.25, linewidth=0)
+    ax.plot(curves.eps, curves.joint, color=c[0], label=f"joint, {k} releases (this model)")
+    if np.isfinite(curves.naive).any():
+        ax.plot(curves.eps, curves.naive, color=c[1], linestyle="--", label="composed as if independent")
+    ax.plot(curves.eps, curves.single, color=c[2], linestyle=":", label="one release")
+    ax.set_yscale("log")
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta(epsilon)")
+    alpha = np.linspace(1e-4, 1.0, 300)
+    bx.plot(alpha, implied_tradeoff(curves.eps, curves.joint_upper, alpha), color=c[0], label="joint")
+    if np.isfinite(curves.naive).any():
+        bx.plot(
+            alpha,
+            implied_tradeoff(curves.eps, curves.naive, alpha),
+            color=c[1],
+            linestyle="--",
+            label="composed as if independent",
+        )
+    bx.plot(
+        alpha,
+        implied_tradeoff(curves.eps, curves.single, alpha),
+        color=c[2],
+        linestyle=":",
+        label="one release",
+    )
+    bx.plot(alpha, 1 - alpha, color="0.6", linewidth=0.8, label="no information")
+    bx.set_xlabel("type I error (false-positive rate)")
+    bx.set_ylabel("type II error beta")
+    legend(ax)
+    legend(bx)
+    fig.suptitle(title or "Bayesian DP leakage on this model (not a DP guarantee)")
+    return fig
+
+
+def plot_account(acc, path, title: str = "", eps=None) -> Path:
+    """Write the figure of ``acc`` to ``path`` (``.png``, ``.pdf`` or ``.svg``)."""
+    import matplotlib.pyplot as plt
+
+    from ..accounting.curves import profile_curves
+
+    p = check_plot_path(path)
+    grid = np.linspace(0.0, 4.0, 17) if eps is None else np.asarray(eps, dtype=float)
+    fig = plot_profile(profile_curves(acc, grid), title)
+    try:
+        (out,) = save(fig, p.with_suffix(""), (p.suffix[1:].lower(),))
+    finally:
+        plt.close(fig)
+    return out
