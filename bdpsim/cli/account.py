@@ -36,7 +36,13 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         formatter_class=formatter_class,
     )
     p.add_argument("config", help="accountant config ([model], [[release]], [account]) or a bundled name")
-    p.add_argument("--epsilon", type=_number, nargs="+", metavar="EPS", help="delta(eps) at these eps (>= 0)")
+    p.add_argument(
+        "--epsilon",
+        type=_number,
+        nargs="+",
+        metavar="EPS",
+        help="delta(eps) at these eps (>= 0); any of --epsilon, --delta, --alpha replaces the [account] table's asks",
+    )
     p.add_argument(
         "--delta", type=_number, nargs="+", metavar="D", help="epsilon(delta) at these delta in (0, 1)"
     )
@@ -62,12 +68,13 @@ def command(a) -> int:
         check_plot_path(a.plot)
     cfg = load_account_config(a.config)
     acc = account(cfg.model, list(cfg.releases), sizes=cfg.sizes, targets=cfg.targets, seed=cfg.seed)
+    asked = eps is not None or dls is not None or als is not None  # the flags replace [account]'s asks
     rep = account_report(
         acc,
-        eps if eps is not None else cfg.epsilon,
-        dls if dls is not None else cfg.delta,
-        als if als is not None else cfg.alpha,
-        cfg.fpr if not (a.epsilon or a.delta or a.alpha) else (),
+        (eps or []) if asked else cfg.epsilon,
+        (dls or []) if asked else cfg.delta,
+        (als or []) if asked else cfg.alpha,
+        () if asked else cfg.fpr,
     )
     if a.plot:
         from ..figures.accounting import plot_account
