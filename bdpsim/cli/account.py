@@ -41,7 +41,8 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         type=_number,
         nargs="+",
         metavar="EPS",
-        help="delta(eps) at these eps (>= 0); any of --epsilon, --delta, --alpha replaces the [account] table's asks",
+        help="delta(eps) at these eps (>= 0); any of --epsilon, --delta, --alpha replaces the "
+        "[account] table's asks",
     )
     p.add_argument(
         "--delta", type=_number, nargs="+", metavar="D", help="epsilon(delta) at these delta in (0, 1)"
