@@ -44,7 +44,7 @@ from .pairs import Components, JointPair, ReleasePlan
 #: windows measured by Monte Carlo after a proxy scan
 MC_TOP = 3
 #: tolerance of the window truncation (added to a profile's upper end as ``e^eps`` times it)
-WINDOW_TOLERANCE = 1e-9
+WINDOW_TOLERANCE = 1e-13
 #: most pair evaluations done row by row (enumeration, Rényi cells) before the search is refused
 MAX_ROW_WORK = 2e9
 

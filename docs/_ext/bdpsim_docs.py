@@ -465,7 +465,7 @@ PUBLIC_GROUPS: dict[str, list[str]] = {
     "Mechanisms": ["LaplaceCount", "LaplaceStateSum", "LaplaceSum", "ClippedSum", "HistogramMechanism",
                    "RandomizedResponse", "CustomMechanism"],
     "Exact leakage": ["exact_bdpl", "adversary_bdpl", "ExactResult", "Adversary", "temporal_leakage",
-                      "attack_risk", "AttackRisk",
+                      "attack_risk", "AttackRisk", "account", "Account",
                       "worst_case_markov", "worst_case_gaussian", "MarkovWorstCase", "GaussianWorstCase"],
     "Calibration and competing mechanisms": ["calibrate", "Calibration", "mqm_approx", "mqm_exact",
                                              "wasserstein_scale", "w_infinity", "randomized_response_bdpl"],
