@@ -202,8 +202,8 @@ class Account:
 
     def _worst(self, what: tuple) -> Value:
         """The supremum of ``what`` over every adversary, with its kind and the adversary."""
-        if self.plan.method == "monte carlo" and self.adversary is None and what[0] != "bdpl":
-            return self._worst_mc(what)
+        if self.plan.method == "monte carlo" and self.adversary is None:
+            return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         cands, tol = self._candidates(what)
         best = None
         for c in cands:
@@ -217,6 +217,34 @@ class Account:
                 best.lower, best.upper + slack, best.adversary, f"window truncation <= {slack:.1e}"
             )
         return best
+
+    def _worst_bdpl_mc(self) -> Value:
+        """The joint BDPL of a Monte Carlo list over every adversary, certified: at least the
+        diagonal supremum of the worst window (Laplace releases), at most the largest ratio of the
+        query laws over every window."""
+        if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
+            raise NotAvailable(
+                "the joint BDPL of this list over every adversary needs a chain; give adversary="
+            )
+        from ..kernels.noise.protocols import LaplaceKernel
+
+        hi_c, _ = S.chain_search(
+            self.model, self.comps, S.bound_score("ratio", self.plan, self.comps), self.sizes[0], 1
+        )
+        lo, adv = -math.inf, hi_c[0].adversary
+        if all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
+            lo_c, _ = S.chain_search(
+                self.model, self.comps, S.bound_score("diagonal", self.plan, self.comps), self.sizes[0], 1
+            )
+            lo, adv = lo_c[0].score, lo_c[0].adversary
+        lo = max(lo, self.pair(adv).bdpl().lower)
+        return bracket(
+            lo,
+            hi_c[0].score,
+            adv,
+            "lower: this adversary (equal outputs, draws); upper: the query laws' largest ratio "
+            "over every window",
+        )
 
     def _worst_mc(self, what: tuple) -> Value:
         eps = float(what[1]) if what[0] == "delta" else 1.0

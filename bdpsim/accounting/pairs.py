@@ -34,8 +34,8 @@ import numpy as np
 from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
 from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import GaussianNoise
-from ..kernels.noise.protocols import GaussianKernel, HasStep
+from ..kernels.noise.laws import GaussianNoise, LaplaceNoise
+from ..kernels.noise.protocols import GaussianKernel, HasStep, LaplaceKernel
 from ..kernels.privacy import divergences as D
 from ..kernels.privacy import gaussian as G
 from ..kernels.privacy import joint as J
@@ -301,9 +301,38 @@ class JointPair:
         if m == "enumeration":
             jl = self._enumerated()
             return exact(max(D.max_log_ratio(jl.p, jl.q), D.max_log_ratio(jl.q, jl.p)))
-        lo = self._mc(np.array([0.0])).loss_max
+        lo = self._diagonal_sup()
+        if "draws" not in self._cache:
+            cols = [c for c, _ in self.plan.reduced]
+            noises = [z for _, z in self.plan.reduced]
+            mc = J.mc_profile(
+                self.atoms[:, cols], self.w1, self.w2, noises, [0.0], 20_000, np.random.default_rng(self.seed)
+            )
+            self._cache["draws"] = mc.loss_max
+        lo = max(lo, self._cache["draws"])
         hi = J.mixture_log_ratio_bound(self.w1, self.w2)
-        return bracket(lo, hi, note="largest loss drawn; largest ratio of the query laws")
+        cols = {c for c, _ in self.plan.reduced}
+        if len(cols) == 1 and all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
+            a, p = _marginal(self.atoms, self.w1, next(iter(cols)))
+            _, q = _marginal(self.atoms, self.w2, next(iter(cols)))
+            rate = sum(1.0 / float(z.scale) for _, z in self.plan.reduced)  # type: ignore[attr-defined]
+            hi = min(hi, float(J.laplace_log_ratio_bound(a, p, q, rate)[0]))
+        return bracket(
+            lo, hi, note="lower: the largest loss on the diagonal and drawn; upper: the query laws' ratio"
+        )
+
+    def _diagonal_sup(self) -> float:
+        """``sup |ln p/q|`` over equal outputs ``y_1 = ... = y_m`` (a lower bound of the joint's):
+        for Laplace releases of one query the diagonal is one Laplace release of scale
+        ``1 / sum_r 1/b_r``; ``-inf`` for other lists."""
+        cols = {c for c, _ in self.plan.reduced}
+        if len(cols) != 1 or not all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
+            return -math.inf
+        b = 1.0 / sum(1.0 / float(z.scale) for _, z in self.plan.reduced)
+        a1, p = _marginal(self.atoms, self.w1, cols.pop())
+        _, q = _marginal(self.atoms, self.w2, next(iter({c for c, _ in self.plan.reduced})))
+        s = LaplaceNoise(b).sup_log_ratio(a1, p, a1, q)
+        return max(s.forward, s.backward)
 
     def renyi(self, alpha: float) -> Value:
         """``max(D_alpha(p||q), D_alpha(q||p))``; ``alpha = inf``: :meth:`bdpl`."""

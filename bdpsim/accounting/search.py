@@ -35,7 +35,7 @@ from ..adversary import Adversary
 from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
 from ..kernels.chains import window_scan as wk
-from ..kernels.noise.laws import GaussianNoise, grid_delta_pair
+from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, grid_delta_pair
 from ..kernels.noise.protocols import GaussianKernel, LaplaceKernel
 from ..kernels.privacy import joint as J
 from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
@@ -141,6 +141,51 @@ def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
         return out * sign, np.zeros(out.shape)
 
     return score
+
+
+def bound_score(what: str, plan: ReleasePlan, comps: Components):
+    """Batched bounds of the joint BDPL of one query's releases: ``"ratio"`` the largest ratio of
+    the two query laws (an upper bound for any noise), ``"diagonal"`` the supremum over equal
+    outputs of Laplace releases (one Laplace release of scale ``1 / sum 1/b_r``: a lower bound)."""
+    c = plan.reduced[0][0]
+    if len({cc for cc, _ in plan.reduced}) > 1:
+        raise NotAvailable(
+            "the BDPL bracket of a Monte Carlo list reads releases of one query only; give adversary="
+        )
+    cache: dict[int, np.ndarray] = {}
+
+    def marg(W):
+        size = W.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c, size)
+        M = W @ cache[size]
+        return M / M.sum(axis=1, keepdims=True)
+
+    if what == "diagonal":
+        b = 1.0 / sum(1.0 / float(z.scale) for _, z in plan.reduced)  # type: ignore[attr-defined]
+        noise = LaplaceNoise(b)
+
+        def diag(W1, W2):
+            v, a = noise.grid_sup(marg(W1), marg(W2), comps.step[c])
+            return v, np.where(np.isfinite(a), a, 0.0)
+
+        return diag
+
+    laplace = all(isinstance(z, LaplaceKernel) for _, z in plan.reduced)
+    rate = sum(1.0 / float(z.scale) for _, z in plan.reduced) if laplace else 0.0  # type: ignore[attr-defined]
+
+    def ratio(W1, W2):
+        A, B = marg(W1), marg(W2)
+        use = (A > 0) | (B > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.abs(np.log(A) - np.log(B))
+        r = np.where(use, r, -np.inf).max(axis=1)
+        if laplace:
+            atoms = comps.step[c] * np.arange(A.shape[1])
+            r = np.minimum(r, J.laplace_log_ratio_bound(atoms, A, B, rate))
+        return r, np.zeros(A.shape[0])
+
+    return ratio
 
 
 def row_score(

@@ -67,7 +67,7 @@ def exact(v: float, adversary=None, note: str = "") -> Value:
 
 def bracket(lo: float, hi: float, adversary=None, note: str = "") -> Value:
     lo, hi = float(lo), float(hi)
-    if hi - lo <= 1e-12 * max(1.0, abs(hi)):
+    if math.isfinite(hi) and hi - lo <= 1e-12 * max(1.0, abs(hi)) or lo == hi:
         return exact(hi, adversary, note)
-    mid = hi if not math.isfinite(hi) else 0.5 * (lo + hi)
+    mid = lo if not math.isfinite(hi) else 0.5 * (lo + hi)
     return Value(mid, lo, hi, BRACKET, adversary, note)

@@ -320,3 +320,22 @@ def lattice_joint_rows(atoms, W1, W2, noises, epsilon: float | None, chunk: int 
     if epsilon is not None:
         return np.maximum(f_acc, b_acc), np.where(f_acc >= b_acc, 1.0, -1.0), outside
     return np.maximum(f_sup, b_sup), np.where(f_sup >= b_sup, 1.0, -1.0), outside
+
+
+def laplace_log_ratio_bound(atoms, W1, W2, rate: float) -> np.ndarray:
+    """Per row, an upper bound of ``sup_y |ln p(y)/q(y)|`` for releases of one query with Laplace
+    noises of total rate ``B = sum_r 1/b_r``: ``K_s(y) <= e^{B |s - t|} K_t(y)`` for every ``t``,
+    so ``p/q <= sum_s w_s e^{B |s - t|} / w'_t``; the least over ``t``, both orders (finite whenever
+    both laws have mass; the largest ratio of the weights may be infinite)."""
+    c = np.asarray(atoms, dtype=float)
+    A, B = np.atleast_2d(np.asarray(W1, dtype=float)), np.atleast_2d(np.asarray(W2, dtype=float))
+    A = A / A.sum(axis=1, keepdims=True)
+    B = B / B.sum(axis=1, keepdims=True)
+    E = rate * np.abs(c[:, None] - c[None, :])  # E[s, t]
+    with np.errstate(divide="ignore"):
+        out = []
+        for P, Q in ((A, B), (B, A)):
+            lse = logsumexp(np.log(P)[:, :, None] + E[None, :, :], axis=1)  # (rows, t)
+            v = np.where(Q > 0, lse - np.log(Q), np.inf)
+            out.append(v.min(axis=1))
+    return np.maximum(out[0], out[1])
