@@ -143,7 +143,7 @@ class Account:
                 adv = self.adversary
                 self._cache["gauss"] = (self._gauss_mu(adv.i, adv.known), adv)
             else:
-                best = (-1.0, None)
+                best: tuple[float, tuple | None] = (-1.0, None)
                 n = self.model.n
                 for i in range(n):
                     for K in known_sets(n, i, self.sizes):
@@ -369,15 +369,21 @@ class Account:
                 "tpr_at: the optimal attack needs one order of the profile; this list of releases "
                 "has only a Monte Carlo profile (ask delta(eps))"
             )
+
+        def hockey(forward: bool, end: int):
+            def h(t: float) -> float:
+                return pair.hockey(math.log(t), forward)[end]
+
+            return h
+
         best = (-1.0, 1.0, True)
         for fwd in (True, False):
-            curve = TradeOff(lambda t, f=fwd: pair.hockey(math.log(t), f)[0])
-            v, t = curve.tpr_threshold(a)
+            v, t = TradeOff(hockey(fwd, 0)).tpr_threshold(a)
             if v > best[0]:
                 best = (v, t, fwd)
         v, t, fwd = best
         if self.adversary is not None:
-            hi = TradeOff(lambda t, f=fwd: pair.hockey(math.log(t), f)[1]).tpr_at(a)
+            hi = TradeOff(hockey(fwd, 1)).tpr_at(a)
             return bracket(v, hi, adv)
         u = math.log(t)
         d = self.delta(abs(u)).upper
@@ -494,7 +500,7 @@ def account(
             raise ConfigError(
                 "targets", None, "Gaussian records need the two target values (x, x') of the adversaries"
             )
-        flat = list(rel)  # type: ignore[arg-type]
+        flat: list[Release] = [r for r in rel if isinstance(r, Release)]
         acc = Account(model, rel, flat, adversary, ks, targets, seed)
         acc._plan = plan(flat, [0] * len(flat))
         return acc
@@ -517,5 +523,5 @@ def account(
         comp_of.append(per_state.index(f))
     acc = Account(model, rel, flat, adversary, ks, targets, seed)
     acc._plan = plan(flat, comp_of)
-    acc._comps = components([np.array(f) for f in per_state], model.n)
+    acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
     return acc

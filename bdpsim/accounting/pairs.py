@@ -61,6 +61,18 @@ def _is_lattice(noise) -> bool:
     return bool(noise.discrete) and isinstance(noise, HasStep)
 
 
+def laplace_rate(plan: ReleasePlan) -> float | None:
+    """``sum_r 1/b_r`` when every release reads one query with Laplace noise, else ``None``."""
+    if len({c for c, _ in plan.reduced}) != 1:
+        return None
+    rate = 0.0
+    for _, z in plan.reduced:
+        if not isinstance(z, LaplaceKernel):
+            return None
+        rate += 1.0 / float(z.scale)
+    return rate
+
+
 @dataclass(frozen=True)
 class Components:
     """The distinct additive queries the releases read, on one integer lattice: per-state values
@@ -75,7 +87,10 @@ class Components:
 
     @property
     def packed(self) -> np.ndarray:
-        return sum(r * g for r, g in zip(self.radix, self.g))
+        out = np.zeros_like(self.g[0])
+        for r, g in zip(self.radix, self.g):
+            out = out + r * g
+        return out
 
     def decode(self, size: int, n_records: int = 0) -> np.ndarray:
         """The ``(size, C)`` component values of packed sums ``0..size-1`` (plus ``n fmin``)."""
@@ -289,8 +304,9 @@ class JointPair:
             s = z.sup_log_ratio(a, p, a, q)
             return exact(max(s.forward, s.backward))
         if m == "independent":
-            if self._gauss_mu() is not None:
-                return exact(math.inf if self._gauss_mu() > 0 else 0.0)
+            mu = self._gauss_mu()
+            if mu is not None:
+                return exact(math.inf if mu > 0 else 0.0)
             tot_f = tot_b = 0.0
             for z, u, v in self._points():
                 if u == v:
@@ -311,11 +327,11 @@ class JointPair:
             self._cache["draws"] = mc.loss_max
         lo = max(lo, self._cache["draws"])
         hi = J.mixture_log_ratio_bound(self.w1, self.w2)
-        cols = {c for c, _ in self.plan.reduced}
-        if len(cols) == 1 and all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
-            a, p = _marginal(self.atoms, self.w1, next(iter(cols)))
-            _, q = _marginal(self.atoms, self.w2, next(iter(cols)))
-            rate = sum(1.0 / float(z.scale) for _, z in self.plan.reduced)  # type: ignore[attr-defined]
+        rate = laplace_rate(self.plan)
+        if rate is not None:
+            c0 = self.plan.reduced[0][0]
+            a, p = _marginal(self.atoms, self.w1, c0)
+            _, q = _marginal(self.atoms, self.w2, c0)
             hi = min(hi, float(J.laplace_log_ratio_bound(a, p, q, rate)[0]))
         return bracket(
             lo, hi, note="lower: the largest loss on the diagonal and drawn; upper: the query laws' ratio"
@@ -325,12 +341,13 @@ class JointPair:
         """``sup |ln p/q|`` over equal outputs ``y_1 = ... = y_m`` (a lower bound of the joint's):
         for Laplace releases of one query the diagonal is one Laplace release of scale
         ``1 / sum_r 1/b_r``; ``-inf`` for other lists."""
-        cols = {c for c, _ in self.plan.reduced}
-        if len(cols) != 1 or not all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
+        rate = laplace_rate(self.plan)
+        if rate is None:
             return -math.inf
-        b = 1.0 / sum(1.0 / float(z.scale) for _, z in self.plan.reduced)
-        a1, p = _marginal(self.atoms, self.w1, cols.pop())
-        _, q = _marginal(self.atoms, self.w2, next(iter({c for c, _ in self.plan.reduced})))
+        b = 1.0 / rate
+        c0 = self.plan.reduced[0][0]
+        a1, p = _marginal(self.atoms, self.w1, c0)
+        _, q = _marginal(self.atoms, self.w2, c0)
         s = LaplaceNoise(b).sup_log_ratio(a1, p, a1, q)
         return max(s.forward, s.backward)
 

@@ -16,7 +16,7 @@ def describe(model, adv) -> str:
     """``target O3 (record 3): 1 vs 0; knows 0..1, 5..7`` in the model's names where it has them."""
     if adv is None:
         return ""
-    names = model.record_names if isinstance(model, HasRecordNames) else None
+    names = model.record_names() if isinstance(model, HasRecordNames) else None
 
     def rec(i: int) -> str:
         return f"{names[i]} (record {i})" if names else f"record {i}"

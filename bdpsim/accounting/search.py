@@ -39,7 +39,7 @@ from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, grid_delta_pair
 from ..kernels.noise.protocols import GaussianKernel, LaplaceKernel
 from ..kernels.privacy import joint as J
 from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
-from .pairs import Components, JointPair, ReleasePlan
+from .pairs import Components, JointPair, ReleasePlan, laplace_rate
 
 #: windows measured by Monte Carlo after a proxy scan
 MC_TOP = 3
@@ -162,8 +162,10 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components):
         return M / M.sum(axis=1, keepdims=True)
 
     if what == "diagonal":
-        b = 1.0 / sum(1.0 / float(z.scale) for _, z in plan.reduced)  # type: ignore[attr-defined]
-        noise = LaplaceNoise(b)
+        rate = laplace_rate(plan)
+        if rate is None:
+            raise NotAvailable("the equal-output bound needs Laplace releases of one query")
+        noise = LaplaceNoise(1.0 / rate)
 
         def diag(W1, W2):
             v, a = noise.grid_sup(marg(W1), marg(W2), comps.step[c])
@@ -171,8 +173,7 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components):
 
         return diag
 
-    laplace = all(isinstance(z, LaplaceKernel) for _, z in plan.reduced)
-    rate = sum(1.0 / float(z.scale) for _, z in plan.reduced) if laplace else 0.0  # type: ignore[attr-defined]
+    rate = laplace_rate(plan)
 
     def ratio(W1, W2):
         A, B = marg(W1), marg(W2)
@@ -180,7 +181,7 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components):
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.abs(np.log(A) - np.log(B))
         r = np.where(use, r, -np.inf).max(axis=1)
-        if laplace:
+        if rate is not None:
             atoms = comps.step[c] * np.arange(A.shape[1])
             r = np.minimum(r, J.laplace_log_ratio_bound(atoms, A, B, rate))
         return r, np.zeros(A.shape[0])

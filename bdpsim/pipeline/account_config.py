@@ -139,7 +139,7 @@ def parse_account_config(raw: dict, source: str = "", limits: Limits | None = No
     for k in ("model", "release"):
         check(k in raw, f"[{k}]" if k == "model" else "[[release]]", None, "is required")
     check(
-        isinstance(raw["release"], list) and raw["release"],
+        isinstance(raw["release"], list) and len(raw["release"]) > 0,
         "release",
         raw["release"],
         "must be [[release]] tables",

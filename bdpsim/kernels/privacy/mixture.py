@@ -42,6 +42,8 @@ class TwoSidedGeometric(Protocol):
     q: float
     step: float
 
+    def cdf(self, y) -> np.ndarray: ...
+
 
 #: tail mass of a lattice law left out of the cells (to +inf in the upper bound)
 TAIL = 1e-17
