@@ -200,8 +200,31 @@ class Account:
         rows.sort(key=lambda c: -c.score)
         return rows[:top]
 
+    def check_cost(self) -> None:
+        """Refuse up front (``NotAvailable`` with the estimate) a list whose exact joint law is too
+        large: the enumeration of lattice releases over the whole query range."""
+        if self.gaussian or self.plan.method != "enumeration":
+            return
+        from ..kernels.privacy import joint as J
+
+        cols = [c for c, _ in self.plan.reduced]
+        size = int(np.prod([self.comps.sizes[c] for c in set(cols)]))
+        atoms = self.comps.decode(size, self.model.n)
+        cells = 1.0
+        for c, z in self.plan.reduced:
+            cells *= float(J.grid_size(z, np.unique(atoms[:, c])))
+        cost = cells * size
+        if cost > J.MAX_ENUMERATION * 100:
+            raise NotAvailable(
+                f"{len(self.plan.reduced)} lattice releases ({'; '.join(r.label for r in self.flat[:2])}"
+                f"{', ...' if len(self.flat) > 2 else ''}): the exact joint law needs about {cost:.3g} "
+                f"cells x atoms per adversary (limit {J.MAX_ENUMERATION * 100:.3g}); use fewer "
+                "releases, Gaussian noise (one release by its sufficient statistic) or one adversary"
+            )
+
     def _worst(self, what: tuple) -> Value:
         """The supremum of ``what`` over every adversary, with its kind and the adversary."""
+        self.check_cost()
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         cands, tol = self._candidates(what)

@@ -204,5 +204,5 @@ def test_bad_arguments_are_refused_in_one_line():
         bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=40),
         [Release(CountQuery((1,)), GeometricNoise(0.2))] * 4,
     )
-    with pytest.raises(NotAvailable, match=r"need .* cells"):
+    with pytest.raises(NotAvailable, match=r"needs about .* cells x atoms per adversary"):
         big.delta(1.0)

@@ -114,6 +114,11 @@ def lattice_joint(atoms, w1, w2, noises, max_cost: float = MAX_ENUMERATION) -> J
     return JointLaws(out[0], out[1], outside, int(out[0].size))
 
 
+def grid_size(noise, atoms) -> int:
+    """Outputs of one lattice release of a query with these values on the enumerated grid."""
+    return int(_grid(noise, np.asarray(atoms, dtype=float)).size)
+
+
 def _columns(atoms, m: int) -> np.ndarray:
     """``atoms`` as a ``(J, m)`` table: column ``r`` the value release ``r`` adds its noise to (one
     column repeated when all releases read the same query)."""
