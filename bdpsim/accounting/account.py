@@ -228,12 +228,7 @@ class Account:
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         cands, tol = self._candidates(what)
-        best = None
-        for c in cands:
-            v = _number(self.pair(c.adversary), what)
-            if best is None or v.upper > best.upper:
-                best = Value(v.value, v.lower, v.upper, v.kind, c.adversary, v.note, v.confidence)
-        assert best is not None
+        best = self._measured(cands, what, lambda v: v.upper)
         if tol > 0 and math.isfinite(best.upper):
             slack = tol * (math.exp(what[1]) if what[0] == "delta" else 1.0)
             best = bracket(
@@ -269,15 +264,21 @@ class Account:
             "over every window",
         )
 
+    def _measured(self, cands: list[S.Candidate], what: tuple, key) -> Value:
+        """``what`` of each candidate's pair; the one with the largest ``key`` (its adversary attached)."""
+        best: Value | None = None
+        for c in cands:
+            v = _number(self.pair(c.adversary), what)
+            if best is None or key(v) > key(best):
+                best = Value(v.value, v.lower, v.upper, v.kind, c.adversary, v.note, v.confidence)
+        if best is None:
+            raise NotAvailable("no adversary has two target values of positive probability")
+        return best
+
     def _worst_mc(self, what: tuple) -> Value:
         eps = float(what[1]) if what[0] == "delta" else 1.0
         cands, _ = self._candidates(("proxy", eps), S.MC_TOP)
-        best = None
-        for c in cands:
-            v = _number(self.pair(c.adversary), what)
-            if best is None or v.value > best.value:
-                best = Value(v.value, v.lower, v.upper, v.kind, c.adversary, v.note, v.confidence)
-        assert best is not None
+        best = self._measured(cands, what, lambda v: v.value)
         note = (
             f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search "
             "(a lower bound of the supremum over every adversary)"

@@ -31,6 +31,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..argcheck import TooExpensive, require
+from .mixture import lattice_steps
 
 #: mass of each release's output law left outside the enumerated grid
 TAIL = 1e-14
@@ -63,13 +64,7 @@ class JointLaws:
 def _grid(noise, c: np.ndarray) -> np.ndarray:
     st = float(noise.step)
     c = np.sort(c)
-    k = (c - c[0]) / st
-    require(
-        bool(np.all(np.abs(k - np.rint(k)) <= 1e-9 * np.maximum(1.0, np.abs(k)))),
-        "atoms",
-        c.tolist()[:5],
-        f"must lie on the lattice of the noise step {st}",
-    )
+    k = lattice_steps(c, st)
 
     def tails(r: int) -> float:  # noise mass beyond r steps on either side
         y = np.array([-r * st - 0.5 * st, r * st + 0.5 * st])

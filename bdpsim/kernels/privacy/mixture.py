@@ -151,18 +151,25 @@ def _envelope(La, Lb, h, up, down):
     return np.maximum(np.minimum(La + up * t, Lb - down * (h - t)), np.maximum(La, Lb))
 
 
+def lattice_steps(c: np.ndarray, step: float) -> np.ndarray:
+    """``(c - c_0) / step`` for sorted atoms ``c`` that lie on one lattice of the noise step (else
+    ``ParameterError``)."""
+    k = (c - c[0]) / step
+    require(
+        bool(np.all(np.abs(k - np.rint(k)) <= 1e-9 * np.maximum(1.0, np.abs(k)))),
+        "atoms",
+        c.tolist()[:5],
+        f"must lie on one lattice of the noise step {step}",
+    )
+    return k
+
+
 def lattice_cells(noise, atoms, w1, w2) -> LossCells:
     """Cells of a pair with a lattice noise law (``noise.step``, ``noise.log_density``, ``noise.cdf``):
     one exact cell per output on ``c_0 + step Z``, ``TAIL`` mass at each end to ``+inf``."""
     c, a, b = _normalised(atoms, w1, w2)
     st = float(noise.step)
-    k = (c - c[0]) / st
-    require(
-        bool(np.all(np.abs(k - np.rint(k)) <= 1e-9 * np.maximum(1.0, np.abs(k)))),
-        "atoms",
-        c.tolist()[:5],
-        f"must lie on one lattice of the noise step {st}",
-    )
+    k = lattice_steps(c, st)
     reach = 1
     while float(noise.cdf(np.array([-reach * st - 0.5 * st]))[0]) > TAIL:
         reach *= 2
