@@ -283,6 +283,10 @@ class Account:
             f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search "
             "(a lower bound of the supremum over every adversary)"
         )
+        if what[0] == "delta" and _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n):
+            score = S.bound_score("noise-free", self.plan, self.comps, eps)
+            top, _ = S.chain_search(self.model, self.comps, score, self.sizes[0], 1)
+            note += f"; every adversary: <= {top[0].score:.4g} (the query laws without noise, certified)"
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
 
     # ------------------------------------------------------------------ public numbers

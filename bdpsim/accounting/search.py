@@ -143,7 +143,7 @@ def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
     return score
 
 
-def bound_score(what: str, plan: ReleasePlan, comps: Components):
+def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float = 0.0):
     """Batched bounds of the joint BDPL of one query's releases: ``"ratio"`` the largest ratio of
     the two query laws (an upper bound for any noise), ``"diagonal"`` the supremum over equal
     outputs of Laplace releases (one Laplace release of scale ``1 / sum 1/b_r``: a lower bound)."""
@@ -160,6 +160,16 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components):
             cache[size] = _marginal_matrix(comps, c, size)
         M = W @ cache[size]
         return M / M.sum(axis=1, keepdims=True)
+
+    if what == "noise-free":  # H_eps of the query laws themselves: no release can leak more
+        k = math.exp(epsilon)
+
+        def noise_free(W1, W2):
+            A, B = marg(W1), marg(W2)
+            f, b = np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1)
+            return np.maximum(f, b), np.zeros(A.shape[0])
+
+        return noise_free
 
     if what == "diagonal":
         rate = laplace_rate(plan)
