@@ -81,6 +81,7 @@ BDPSIM_FIGURES = (
     "tkde-budget",
     "bdpsim-temporal",
     "bdpsim-attack",
+    "bdpsim-accountant",
 )
 
 
@@ -414,6 +415,11 @@ def _cmd_validate(a) -> int:
     from ..pipeline.config import is_utility_config, load_config, load_toml
 
     path = _config_path(a)
+    from ..pipeline.account_config import describe_account, is_account_config, load_account_config
+
+    if is_account_config(load_toml(path)):
+        print("\n".join(describe_account(load_account_config(path), str(path))))
+        return 0
     if is_utility_config(load_toml(path)):
         from ..utility.experiment import describe_utility, load_utility
 

@@ -81,54 +81,46 @@ def plot_account(acc, path, title: str = "", eps=None) -> Path:
 def plot_accountant_gallery(rows, axes):
     """Gallery figure ``bdpsim-accountant`` (rows: :func:`bdpsim.studies.accountant.accountant_rows`):
     the joint ``delta(1)`` of ``k`` releases over every adversary (solid, with its interval) against
-    the per-release profiles composed as if independent (dashed), per chain ``gamma``: (a) Laplace
-    counts (1-DP each), (b) Gaussian counts (sd 2), (c) Gaussian counts on a hidden Markov network.
-    Returns the axes."""
+    the per-release profiles composed as if independent (dashed), per chain ``gamma`` (colour):
+    (a) Laplace counts (1-DP each), (b) Gaussian counts (sd 2), (c) Gaussian counts on a hidden
+    Markov network. One legend, right of the last panel. Returns the axes."""
+    from .style import proxy
+
     ax, bx, cx = list(np.atleast_1d(axes))[:3]
     c = colors()
-    chains = sorted({r["gamma"] for r in rows if r["model"].startswith("symmetric")})
+    chains = sorted({float(r["gamma"]) for r in rows if str(r["model"]).startswith("symmetric")})
     for axis, noise in ((ax, "laplace"), (bx, "gaussian")):
         for j, g in enumerate(chains):
             sel = [
                 r
                 for r in rows
-                if r["gamma"] == g and r["noise"] == noise and r["model"].startswith("symmetric")
+                if float(r["gamma"]) == g and r["noise"] == noise and str(r["model"]).startswith("symmetric")
             ]
+            if not sel:
+                continue
             k = np.array([float(r["releases"]) for r in sel])
-            axis.fill_between(
-                k,
-                [float(r["delta_joint_lower"]) for r in sel],
-                [float(r["delta_joint_upper"]) for r in sel],
-                color=c[j % len(c)],
-                alpha=0.25,
-                linewidth=0,
-            )
-            axis.plot(
-                k, [float(r["delta_joint"]) for r in sel], color=c[j % len(c)], label=f"γ = {g:g}: joint"
-            )
-            axis.plot(
-                k,
-                [float(r["delta_composed"]) for r in sel],
-                color=c[j % len(c)],
-                linestyle="--",
-                label=f"γ = {g:g}: composed",
-            )
+            col = c[j % len(c)]
+            lo = [float(r["delta_joint_lower"]) for r in sel]
+            hi = [float(r["delta_joint_upper"]) for r in sel]
+            axis.fill_between(k, lo, hi, color=col, alpha=0.25, linewidth=0)
+            axis.plot(k, [float(r["delta_joint"]) for r in sel], color=col)
+            axis.plot(k, [float(r["delta_composed"]) for r in sel], color=col, linestyle="--")
         axis.set_title(f"{noise} count, symmetric chain")
-    net = [r for r in rows if not r["model"].startswith("symmetric")]
+    net = [r for r in rows if not str(r["model"]).startswith("symmetric")]
     if net:
         k = np.array([float(r["releases"]) for r in net])
-        cx.plot(k, [float(r["delta_joint"]) for r in net], color=c[0], label="joint")
-        cx.plot(
-            k,
-            [float(r["delta_composed"]) for r in net],
-            color=c[0],
-            linestyle="--",
-            label="composed as if independent",
-        )
-        cx.set_title(net[0]["model"])
+        cx.plot(k, [float(r["delta_joint"]) for r in net], color="k")
+        cx.plot(k, [float(r["delta_composed"]) for r in net], color="k", linestyle="--")
+        cx.set_title(str(net[0]["model"]))
     for axis in (ax, bx, cx):
         axis.set_xscale("log")
         axis.set_xlabel("releases of the count")
         axis.set_ylabel("δ(ε = 1), worst adversary")
-        legend(axis)
+    handles = [proxy(f"chain γ = {g:g}", c[j % len(c)], linestyle="-") for j, g in enumerate(chains)]
+    handles += [
+        proxy("hidden Markov network", "k", linestyle="-"),
+        proxy("joint (this model)", "0.4", linestyle="-"),
+        proxy("composed as if independent", "0.4", linestyle="--"),
+    ]
+    legend(cx, handles)
     return [ax, bx, cx]

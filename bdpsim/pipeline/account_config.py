@@ -200,6 +200,27 @@ def parse_account_config(raw: dict, source: str = "", limits: Limits | None = No
     return AccountConfig(title, model, tuple(releases), eps, dl, al, fp, sizes, tg, seed)
 
 
+def is_account_config(raw: Any) -> bool:
+    """Whether a parsed TOML document is an accountant config (it lists ``[[release]]`` tables)."""
+    return isinstance(raw, dict) and "release" in raw
+
+
+def describe_account(cfg: AccountConfig, source: str) -> list[str]:
+    """What ``bdpsim validate`` prints for an accountant config."""
+    labels: dict[str, int] = {}
+    for r in cfg.releases:
+        labels[r.label] = labels.get(r.label, 0) + 1
+    rel = "; ".join(f"{k} x {lab}" if k > 1 else lab for lab, k in labels.items())
+    return [
+        f"{source}: valid accountant config ({cfg.title or 'untitled'})",
+        f"  model: {type(cfg.model).__name__}, n = {cfg.model.n}",
+        f"  releases ({len(cfg.releases)}): {rel}",
+        f"  asks: delta at eps {list(cfg.epsilon)}, epsilon at delta {list(cfg.delta)}, "
+        f"alpha {list(cfg.alpha)}, tpr at fpr {list(cfg.fpr)}",
+        f"  run it: bdpsim account {source}",
+    ]
+
+
 def load_account_config(path: str | Path, limits: Limits | None = None) -> AccountConfig:
     """Read and validate an accountant config file (or a bundled config's name)."""
     from ..core.bundled import resolve_config
