@@ -227,6 +227,8 @@ class Account:
         self.check_cost()
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
+        if what[0] == "renyi" and self.adversary is None:
+            return self._worst_renyi(what)
         cands, tol = self._candidates(what)
         best = self._measured(cands, what, lambda v: v.upper)
         if tol > 0 and math.isfinite(best.upper):
@@ -263,6 +265,16 @@ class Account:
             "lower: this adversary (equal outputs, draws); upper: the query laws' largest ratio "
             "over every window",
         )
+
+    def _worst_renyi(self, what: tuple) -> Value:
+        """Every window scored by a coarse certified upper end; the best few measured at the full
+        resolution; the supremum is at most the larger of their upper ends and the next window's
+        coarse one."""
+        k = 3
+        cands, tol = self._candidates(what, k + 1)
+        best = self._measured(cands[:k], what, lambda v: v.upper)
+        upper = max(best.upper, cands[k].score if len(cands) > k else -math.inf) + tol
+        return bracket(best.lower, upper, best.adversary, best.note)
 
     def _measured(self, cands: list[S.Candidate], what: tuple, key) -> Value:
         """``what`` of each candidate's pair; the one with the largest ``key`` (its adversary attached)."""

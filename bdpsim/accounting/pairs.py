@@ -351,8 +351,9 @@ class JointPair:
         s = LaplaceNoise(b).sup_log_ratio(a1, p, a1, q)
         return max(s.forward, s.backward)
 
-    def renyi(self, alpha: float) -> Value:
-        """``max(D_alpha(p||q), D_alpha(q||p))``; ``alpha = inf``: :meth:`bdpl`."""
+    def renyi(self, alpha: float, resolution: int = 64) -> Value:
+        """``max(D_alpha(p||q), D_alpha(q||p))``; ``alpha = inf``: :meth:`bdpl`. ``resolution``:
+        loss cells per gap or per ``sigma`` of one release (a coarser bracket is cheaper)."""
         a = float(alpha)
         if math.isinf(a):
             return self.bdpl()
@@ -360,8 +361,8 @@ class JointPair:
         if m == "one release":
             z, at, p, q = self._one()
             try:
-                f = MX.cells_renyi(MX.loss_cells(z, at, p, q), a)
-                b = MX.cells_renyi(MX.loss_cells(z, at, q, p), a)
+                f = MX.cells_renyi(MX.loss_cells(z, at, p, q, resolution), a)
+                b = MX.cells_renyi(MX.loss_cells(z, at, q, p, resolution), a)
             except ValueError as err:
                 raise NotAvailable(f"Rényi divergence: {err}") from None
             return bracket(max(f[0], b[0]), max(f[1], b[1]))

@@ -45,6 +45,9 @@ from .pairs import Components, JointPair, ReleasePlan, laplace_rate
 MC_TOP = 3
 #: tolerance of the window truncation (added to a profile's upper end as ``e^eps`` times it)
 WINDOW_TOLERANCE = 1e-13
+#: loss cells per gap (or sd) when a Rényi search scores every window: a coarser, still certified
+#: upper end; the best windows are measured again at the full resolution
+RENYI_SEARCH_RESOLUTION = 8
 #: most pair evaluations done row by row (enumeration, Rényi cells) before the search is refused
 MAX_ROW_WORK = 2e9
 
@@ -221,7 +224,7 @@ def row_score(
             elif kind == "bdpl":
                 v = pair.bdpl().upper
             else:
-                v = pair.renyi(float(what[1])).upper
+                v = pair.renyi(float(what[1]), RENYI_SEARCH_RESOLUTION).upper
             out[r] = v
         return out, np.zeros(out.shape)
 
