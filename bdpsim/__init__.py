@@ -93,6 +93,8 @@ _EXPORTS = {
     "temporal_leakage": "temporal.table",  # continual release
     "AttackRisk": "attack",
     "attack_risk": "attack",  # the optimal attack
+    "Account": "accounting",
+    "account": "accounting",  # the privacy accountant of many releases
 }
 _MODULES = ("bounds",)
 

@@ -536,6 +536,8 @@ PUBLIC_GROUPS: dict[str, list[str]] = {
         "temporal_leakage",
         "attack_risk",
         "AttackRisk",
+        "account",
+        "Account",
         "worst_case_markov",
         "worst_case_gaussian",
         "MarkovWorstCase",

@@ -291,7 +291,13 @@ def test_commands_configs_and_api_pages_are_complete():
             assert f"`{name}" in api, f"api.md does not name bdpsim.{name}"
 
 
-TUTORIALS = ["plot_1_time_series", "plot_2_bayesnet_calibration", "plot_3_thesis_figure", "plot_4_audit"]
+TUTORIALS = [
+    "plot_1_time_series",
+    "plot_2_bayesnet_calibration",
+    "plot_3_thesis_figure",
+    "plot_4_audit",
+    "plot_5_accountant",
+]
 
 
 def test_task_first_tutorials_are_pages_that_run_at_build_time():

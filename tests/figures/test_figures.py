@@ -19,6 +19,7 @@ SLOW_EXACT = (
     "bdpsim-generations",
     "bdpsim-frontier",
     "bdpsim-attack",
+    "bdpsim-accountant",
 )
 ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i not in SLOW_EXACT]
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]

@@ -145,6 +145,10 @@ def test_bundled_configs_are_valid():
     for f in files:
         if f.name.startswith("utility_"):
             assert load_utility(f).epsilon, f
+        elif f.name.startswith("account_"):
+            from bdpsim.pipeline.account_config import load_account_config
+
+            assert load_account_config(f).releases, f
         else:
             assert load_config(f).points, f
 
