@@ -30,7 +30,7 @@ from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import LIMITS, FileRefused, read_text
-from ..core.registry import load_plugins
+from ..core.registry import load_plugins, skipped_note
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from ..estimators import ESTIMATORS, engine_for
 from ..estimators.base import FinishContext
@@ -333,11 +333,13 @@ def _build_point(
         settings = RunSettings.from_table(params["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
-    check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}")
+    check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}{skipped_note()}")
     model_kind = MODEL_KINDS[kind]
     for k in sorted(present["model"] - set(model_kind.keys) - {"kind"}):
         raise ConfigError(f"model.{k}", mp[k], f"is not a key of a {kind} model")
-    check(mk in MECHANISM_KINDS, "mechanism.kind", mk, f"must be one of {list(MECHANISM_KINDS)}")
+    check(
+        mk in MECHANISM_KINDS, "mechanism.kind", mk, f"must be one of {list(MECHANISM_KINDS)}{skipped_note()}"
+    )
     mech_kind = MECHANISM_KINDS[mk]
     for k in sorted(present["mechanism"] - set(mech_kind.keys) - {"kind"}):
         raise ConfigError(f"mechanism.{k}", kp[k], f"is not a key of a '{mk}' mechanism")
