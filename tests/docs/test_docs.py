@@ -191,6 +191,26 @@ def test_every_docs_page_is_reachable():
         assert rel.with_suffix("").as_posix() in entries, f"docs/{rel} is in no toctree"
 
 
+def test_formulas_render_with_the_mathjax_shipped_with_the_docs(tmp_path):
+    """Before: the site loaded MathJax from a CDN, so offline every formula showed as raw TeX. A
+    page built with the docs' extension loads MathJax from its own ``_static`` (the copy shipped
+    in ``docs/_static/mathjax``, with its licence and fonts), and no script or stylesheet from
+    another host."""
+    code, warnings = _build(tmp_path, "Page\n====\n\nInline :math:`\\varepsilon + 4 \\ln \\gamma`.\n")
+    assert code == 0, warnings
+    html = (tmp_path / "out" / "index.html").read_text()
+    assert re.search(
+        r'<script defer="defer" src="_static/mathjax/tex-chtml-full\.js(\?v=\w+)?"></script>', html
+    )
+    assert r"\(\varepsilon + 4 \ln \gamma\)" in html
+    loads = re.findall(r"<(?:script|link)[^>]*(?:src|href)=\"([^\"]+)\"", html)
+    assert loads and not [u for u in loads if re.match(r"(https?:)?//", u)], loads
+    shipped = tmp_path / "out" / "_static" / "mathjax"
+    assert (shipped / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert len(list((shipped / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) == 23
+    assert "3.2.2" in (shipped / "tex-chtml-full.js").read_text()
+
+
 # ------------------------------------------------------------------------------- the whole site
 @pytest.mark.slow
 def test_the_site_builds_offline_without_a_warning(tmp_path):
