@@ -461,7 +461,8 @@ def resolve_short_reference(app, env, node, contnode):
 #: the API landing page's topics, in the order a researcher meets them (docs/reference/api.rst)
 PUBLIC_GROUPS: dict[str, list[str]] = {
     "Data models": ["MarkovChainModel", "GaussianModel", "PedigreeModel", "BayesNetModel", "from_bif",
-                    "from_pgmpy", "MRFModel", "symmetric_chain", "gamma_of", "omega_of", "limited_covariance"],
+                    "from_pgmpy", "MRFModel", "fit_chain", "symmetric_chain", "gamma_of", "omega_of",
+                    "limited_covariance"],
     "Mechanisms": ["LaplaceCount", "LaplaceStateSum", "LaplaceSum", "ClippedSum", "HistogramMechanism",
                    "RandomizedResponse", "CustomMechanism"],
     "Exact leakage": ["exact_bdpl", "adversary_bdpl", "ExactResult", "Adversary", "temporal_leakage",
