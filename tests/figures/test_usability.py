@@ -70,19 +70,21 @@ def test_readme_quickstart_writes_outside_the_committed_results(capsys):
 def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_beat):
     from bdpsim.figures import gallery
 
-    def fake(ids, out, log=print, **kw):
+    def fake(ids, out, log=print, done=None, **kw):
         import time
 
+        done([], ["thesis-fig03"])
         log("thesis-fig03: a figure")
         time.sleep(0.3)
         log("  a detail")
+        done(["thesis-fig03"], [])
         return []
 
     monkeypatch.setattr(gallery, "make_figures", fake)
     rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
     assert rc == 0
     assert any(
-        x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()
+        x.startswith("bdpsim figures (left: thesis-fig03): 0/1 figures done") for x in err.splitlines()
     ), err
 
 
