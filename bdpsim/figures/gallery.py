@@ -618,8 +618,8 @@ def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) ->
 @dataclass(frozen=True)
 class Computed:
     """One figure's computation: its rows (``None``: skipped, ``skipped`` says why), the notes and
-    missing data sets it recorded, the lines it logged (a worker's, shown when it finishes) and its
-    seconds."""
+    missing data sets it recorded, the lines it logged (a worker's, shown when it finishes), its
+    seconds and the CPU seconds of the process that made it (its runs' worker processes aside)."""
 
     fig_id: str
     rows: list[dict] | None
@@ -627,6 +627,7 @@ class Computed:
     missing: list
     lines: list[str]
     seconds: float
+    cpu: float
     skipped: str = ""
 
 
@@ -642,13 +643,14 @@ def _compute(fig_id: str, ctx: Context, live: bool) -> Computed:
     if not live:  # a worker: no progress bar or heartbeat of its own, its lines kept
         ctx = replace(ctx, log=lines.append, progress=False, heartbeat=0.0)
     ctx.notes, ctx.missing = [], []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         rows: list[dict] | None = FIGURES[fig_id].compute(ctx)
         why = ""
     except DatasetError as exc:
         rows, why = None, str(exc)
-    return Computed(fig_id, rows, ctx.notes, ctx.missing, lines, time.perf_counter() - t0, why)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return Computed(fig_id, rows, ctx.notes, ctx.missing, lines, seconds, cpu, why)
 
 
 def figure_groups(ids: Sequence[str]) -> list[list[str]]:
@@ -748,7 +750,7 @@ def make_figures(
             level = fidelity_level(quick, FIGURES[c.fig_id].simulated, c.missing)
             written += [out / f"{c.fig_id}.csv", *F.save(render(c.fig_id, c.rows, level), out / c.fig_id)]
             _record_fidelity(out, c.fig_id, level, c.notes)
-        log(f"  {c.fig_id}: done in {c.seconds:.0f} s")
+        log(f"  {c.fig_id}: done in {c.seconds:.0f} s ({c.cpu:.0f} s of CPU in its process)")
         finished.append(c.fig_id)
         if done is not None:
             done(list(finished), [i for i in ids if i not in finished])
