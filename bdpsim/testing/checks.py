@@ -91,7 +91,8 @@ def _checks(what: str, registry: Any) -> Callable[[Callable[..., None]], Callabl
             if name is None:
                 raise AssertionError(f"{entry!r} is not a {what}: it has no name (a non-empty string)")
             label = f"{what} {name!r} fails {check.__name__}"
-            if registry.get(name) is not entry:
+            held = registry.get(name)
+            if not (held is entry or (not isinstance(entry, type) and type(held) is type(entry))):
                 raise AssertionError(
                     f"{label}: it is not registered under its name (register it first: the checks "
                     "run it from a config, as bdpsim run does)"

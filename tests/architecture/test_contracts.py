@@ -222,6 +222,7 @@ def test_a_kind_registered_from_a_test_passes_the_model_contract(toy_kind):
     entry) passes the same contract checks as the built-in kinds."""
     assert "iid" in MODEL_KINDS
     check_model_kind(toy_kind)
+    C.check_model_kind_keys(IidKind())  # another instance of the registered class: the same kind
 
 
 def test_a_broken_kind_fails_the_contract(toy_kind, monkeypatch):
