@@ -112,7 +112,7 @@ class Registry(dict):
         another module's entry (registering again from the same module replaces the entry).
         Returns ``entry`` (usable as a decorator).
 
-        ``stacklevel`` (as in :func:`warnings.warn`): which caller registers, 1 for the caller of
+        ``stacklevel`` (as in ``warnings.warn``): which caller registers, 1 for the caller of
         this method, 2 for its caller (a ``register_*`` function passes 2)."""
         by = str(sys._getframe(stacklevel).f_globals.get("__name__", "?"))
         lacks = missing_members(entry, self.protocol)

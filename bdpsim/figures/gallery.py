@@ -694,7 +694,8 @@ def make_figures(
 ) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
 
-    ``jobs > 1`` makes several figures at once in worker processes (:func:`figure_groups`,
+    ``jobs > 1`` makes several figures at once in worker processes (the studies' executor,
+    :func:`~bdpsim.pipeline.backends.tasks`; :func:`figure_groups`,
     :func:`figure_workers`; the simulated ones, the longest, first): each figure's numbers are the
     same for any ``jobs`` (its runs are reproducible; figures reading the same runs are made in
     one process, and any two runs into one directory take turns by its lock). A worker's log
@@ -728,12 +729,10 @@ def make_figures(
     if workers == 1:
         computed: Iterable[Computed] = (_compute_logged(i, ctx, log) for i in ids)
     else:
-        import joblib
+        from ..pipeline.backends import tasks
 
-        parts = joblib.Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")(
-            joblib.delayed(_compute_group)(g, ctx) for g in groups
-        )
-        computed = (c for part in parts for c in part)
+        parts = tasks(_compute_group, [(g, ctx) for g in groups], workers, unordered=True)
+        computed = (c for part in parts for c in part)  # each group as its worker finishes it
     written = []
     for c in computed:
         if workers > 1:
