@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import itertools
 import json
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -694,12 +695,13 @@ def make_figures(
 ) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
 
-    ``jobs > 1`` makes several figures at once in worker processes (the studies' executor,
-    :func:`~bdpsim.pipeline.backends.tasks`; :func:`figure_groups`,
-    :func:`figure_workers`; the simulated ones, the longest, first): each figure's numbers are the
-    same for any ``jobs`` (its runs are reproducible; figures reading the same runs are made in
-    one process, and any two runs into one directory take turns by its lock). A worker's log
-    lines are shown when its figures are done; with one process they are logged as they come.
+    ``jobs > 1``: the simulated figures first, here, each run on every job; then the others
+    several at once in ``jobs`` worker processes (the studies' executor,
+    :func:`~bdpsim.pipeline.backends.tasks`; :func:`figure_groups`, :func:`figure_workers`).
+    Each figure's numbers are the same for any ``jobs`` (its runs are reproducible; figures
+    reading the same runs are made in one process, and any two runs into one directory take turns
+    by its lock). A worker's log lines are shown when its figures are done; the others' as they
+    come.
     ``done(finished, left)``: called with the figure ids finished and still to make, before the
     first and after each (a progress display: never more finished than ``ids``).
 
@@ -711,31 +713,37 @@ def make_figures(
     ids = _check_ids(ids)
     out = Path(out)
     groups = figure_groups(ids)
-    workers, inner = figure_workers(jobs, len(groups))
+    # the simulated figures first, one after the other here, each run on every job (they divide
+    # well); then the others, several at once in worker processes (each in one process)
+    here = [g for g in groups if jobs == 1 or any(FIGURES[i].simulated for i in g)]
+    rest = [g for g in groups if g not in here]
+    workers = figure_workers(jobs, len(rest))[0]
     ctx = Context(
         out,
         Path(configs) if configs else default_configs_dir(),
         quick,
-        inner,
+        jobs,
         overrides or {},
-        progress and workers == 1,
+        progress,
         data_dir,
-        log if workers == 1 else print,
-        heartbeat=heartbeat if workers == 1 else 0.0,
+        log,
+        heartbeat=heartbeat,
     )
     finished: list[str] = []
     if done is not None:
         done([], list(ids))
-    if workers == 1:
-        computed: Iterable[Computed] = (_compute_logged(i, ctx, log) for i in ids)
-    else:
+    live = [i for g in here for i in g] if jobs > 1 else ids  # one process: the gallery's order
+    computed: Iterable[Computed] = (_compute_logged(i, ctx, log) for i in live)
+    if rest:
         from ..pipeline.backends import tasks
 
-        parts = tasks(_compute_group, [(g, ctx) for g in groups], workers, unordered=True)
-        computed = (c for part in parts for c in part)  # each group as its worker finishes it
+        alone = replace(ctx, jobs=1, log=print, progress=False, heartbeat=0.0)
+        parts = tasks(_compute_group, [(g, alone) for g in rest], workers, unordered=True)
+        later = (c for part in parts for c in part)  # each group as its worker finishes it
+        computed = itertools.chain(computed, later)
     written = []
     for c in computed:
-        if workers > 1:
+        if c.fig_id not in live:  # a worker's: its title and lines now
             log(f"{c.fig_id}: {FIGURES[c.fig_id].title}")
             for line in c.lines:
                 log(line)
