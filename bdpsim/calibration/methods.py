@@ -591,7 +591,7 @@ CALIBRATION_METHODS: Registry = Registry("calibration method", CalibrationMethod
 def register_calibration_method(method: CalibrationMethod) -> CalibrationMethod:
     """Add ``method`` to :data:`CALIBRATION_METHODS` after checking it against
     :class:`CalibrationMethod` (a :class:`TypeError` says what it lacks); returns it."""
-    return CALIBRATION_METHODS.register(method)
+    return CALIBRATION_METHODS.register(method, stacklevel=2)
 
 
 _ANY = (MarkovChain, CorrelatedGroups)

@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "gallery. Simulated figures run the bundled configs through 'bdpsim run' "
         "(resumable, in OUT/runs/); so is the competition's exact search "
         "(OUT/runs/competition).",
-        epilog="examples:\n  bdpsim figures --quick --jobs 2          # all, preview fidelity\n"
+        epilog="examples:\n  bdpsim figures --quick                   # all, preview fidelity\n"
         "  bdpsim figures --only thesis-fig15 --jobs 2   # thesis fidelity\n"
         "  bdpsim figures --only thesis-fig09 --out results/figures --overwrite\n"
         "                              # replaces the committed figure\n"
@@ -302,7 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"output directory (default {FIGURES_OUT}, git-ignored; the committed gallery "
         "results/figures needs --overwrite)",
     )
-    fg.add_argument("--jobs", type=int, default=1, help="parallel workers for the simulated figures")
+    fg.add_argument(
+        "--jobs",
+        type=int,
+        help="worker processes: several figures at once, or one figure's runs (default: every "
+        "available core)",
+    )
     fg.add_argument(
         "--configs", help="directory of the configs (default: the bundled ones, 'bdpsim configs')"
     )

@@ -105,11 +105,20 @@ def _utility_one(a, path: Path, cfg, out: Path) -> None:
         print(f"note: {note}")
 
 
+def _left(ids: list[str], shown: int = 2) -> str:
+    """``a, b and 3 more``: the figures still to make, by name."""
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
+
+
 def cmd_figures(a) -> int:
     from ..core.bundled import CONFIG_DIR
-    from ..figures.gallery import FIGURES, estimate_figures, make_figures
+    from ..figures.gallery import estimate_figures, make_figures
+    from ..pipeline.watchdog import available_cpus
     from .progress import EVERY, Progress
 
+    if a.jobs is None:  # every core this process may use
+        a.jobs = available_cpus()
     if a.jobs < 1:
         raise ConfigError("--jobs", a.jobs, "must be an integer >= 1")
     _check_data_dir(a.data_dir)
@@ -119,17 +128,16 @@ def cmd_figures(a) -> int:
     for line in estimate_figures(a.only, Path(a.out), quick=a.quick, configs=configs).lines(a.jobs):
         print(line, flush=True)
     tty = sys.stderr.isatty()
-    # without a terminal, a line every ~10 s names the figure being made (runs show their own bar on one)
+    # without a terminal, a line every ~10 s says how many figures are done and which are left
+    # (runs show their own bar on one)
     bar = Progress("bdpsim figures", "figures done", tty=False, quiet=a.quiet or tty)
-    total = len(a.only) if a.only else len(FIGURES)
-    started: list[str] = []
 
     def log(line: str) -> None:
         print(line, flush=True)
-        if not line.startswith(" "):  # "ID: title" starts a figure
-            started.append(line.split(":", 1)[0])
-            bar.desc = f"bdpsim figures (making {started[-1]})"
-            bar(len(started) - 1, total)
+
+    def done(finished: list[str], left: list[str]) -> None:
+        bar.desc = f"bdpsim figures (left: {_left(left)})" if left else "bdpsim figures"
+        bar(len(finished), len(finished) + len(left))
 
     skipped: list[str] = []
     try:
@@ -144,6 +152,7 @@ def cmd_figures(a) -> int:
             log=log,
             skipped=skipped,
             heartbeat=0.0 if a.quiet or tty else EVERY,
+            done=done,
         )
     finally:
         bar.close()

@@ -9,6 +9,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
+from ..core.registry import skipped_note
 from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.checks import NoiseParams
@@ -81,7 +82,12 @@ def noise_law(params: dict):
     """The registered noise law ``params["noise"]`` names (a one-line error for an unknown one, or
     for a key of another law given with it)."""
     law = NOISE_LAWS.get(params["noise"])
-    check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
+    check(
+        law is not None,
+        "mechanism.noise",
+        params["noise"],
+        f"must be one of {list(NOISE_LAWS)}{skipped_note()}",
+    )
     law = cast(Any, law)  # registered (just checked)
     for k in NOISE_KEYS:
         if k != "noise" and k not in law.keys and params.get(k) is not None:

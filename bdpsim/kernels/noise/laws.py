@@ -47,6 +47,7 @@ hockey-stick divergence is an f-divergence: data processing). Per law:
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -328,9 +329,61 @@ def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tu
     return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
 
 
+#: the laws bdpsim ships (the registry's first entries)
+_BUILTIN_LAWS = (LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise)
+#: what a law's numbers are (its density) and what computes them exactly from it
+_DENSITY = ("sample", "log_density", "cdf")
+_EXACT = ("grid_sup", "grid_delta", "grid_delta_both", "sup_log_ratio", "hockey_stick", "_sup", "_delta")
+#: attributes bdpsim reads as the mark of a built-in kernel: a law with a ``scale`` runs as Laplace
+#: noise (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`: closed forms, ``LaplaceCount``),
+#: one with a ``sigma`` as Gaussian noise (:class:`~bdpsim.kernels.noise.protocols.GaussianKernel`)
+_KERNEL_MARKS: dict[str, Any] = {"scale": LaplaceNoise, "sigma": GaussianNoise}
+
+
+def _has_member(law: type, name: str) -> bool:
+    """Whether instances of the class ``law`` have the attribute ``name`` (a dataclass field, an
+    annotation or a class attribute)."""
+    return name in dir(law) or any(name in vars(c).get("__annotations__", {}) for c in law.__mro__)
+
+
+def _own_numbers(law: type) -> str | None:
+    """Why a law that is not one of bdpsim's own would run another law's numbers (``None``: it
+    would not). The exact engines do not evaluate a law's density: they call its exact functions
+    and take a law carrying a built-in kernel's mark for that kernel (closed forms). So a law
+    may neither subclass a built-in law, change its density and inherit its exact functions, nor
+    carry ``scale``/``sigma``; otherwise bdpsim would compute the parent's numbers under the new
+    law's name, without a word."""
+    if law in _BUILTIN_LAWS:
+        return None
+    for base in (b for b in law.__mro__[1:] if b in _BUILTIN_LAWS):
+        changed = [
+            m for m in _DENSITY if inspect.getattr_static(law, m) is not inspect.getattr_static(base, m)
+        ]
+        kept = [
+            m
+            for m in _EXACT
+            if m in dir(base) and inspect.getattr_static(law, m) is inspect.getattr_static(base, m)
+        ]
+        if changed and kept:
+            return (
+                f"subclasses the built-in {base.__name__} and changes its {', '.join(changed)} but "
+                f"inherits its exact {', '.join(kept)}: bdpsim would compute {base.__name__}'s numbers, "
+                "not this law's; write a class of its own (the NoiseLaw protocol)"
+            )
+    for mark, builtin in _KERNEL_MARKS.items():
+        if _has_member(law, mark):
+            return (
+                f"has a {mark!r}, the mark of the built-in {builtin.__name__} (bdpsim computes a law "
+                f"with a {mark!r} as {builtin.name} noise, by its closed forms, not this law's "
+                "functions): name the parameter otherwise"
+            )
+    return None
+
+
 NOISE_LAWS: Registry = Registry(
     "noise law",
     NoiseLaw,
+    _own_numbers,
     entries={
         "laplace": LaplaceNoise,
         "geometric": GeometricNoise,
@@ -346,7 +399,7 @@ def register_noise_law(law: type) -> type:
     its ``name``, after checking it is complete; returns it (usable as a class decorator). Its
     ``keys`` become ``[mechanism]`` keys of every query kind (``count``, ``clipped_sum``,
     ``sum``), and ``noise = "<name>"`` selects it."""
-    return NOISE_LAWS.register(law)
+    return NOISE_LAWS.register(law, stacklevel=2)
 
 
 #: the ``noise`` key itself (the law's name); each law's own keys follow it in :func:`noise_keys`
