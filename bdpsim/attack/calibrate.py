@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from typing import cast
 
 from ..core.errors import ConfigError
+from ..kernels.noise.traits import law_names
 from .tradeoff import check_fpr
 from .worst import worst_advantage, worst_tpr
 
-#: noise laws whose worst attack values are monotone in the parameter (module docstring)
-MONOTONE = ("laplace", "gaussian", "geometric")
 REL_TOL = 1e-6
 
 
@@ -137,11 +136,12 @@ def calibrate_attack(
     what, target = _check_target(target_advantage, target_tpr, at_fpr)
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
     noise = mechanism.noise
-    if noise.name not in MONOTONE:
+    monotone = law_names(monotone=True)  # a proof that more noise cannot raise an attack value
+    if noise.name not in monotone:
         raise ConfigError(
             "noise",
             noise.name,
-            f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
+            f"must be one of {list(monotone)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter
 
@@ -184,7 +184,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
         row = calibrate_graph(
             model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0]
         )[0]
-        return row.scale if mechanism.noise.name == "laplace" else row.parameter
+        return row.scale if row.parameter is None else row.parameter  # the Laplace scale is its parameter
     if not isinstance(model, MarkovChain):
         return None
     kw = (
@@ -199,7 +199,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     c = calibrate(
         cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw
     )
-    return c.scale if mechanism.noise.name == "laplace" else c.parameter
+    return c.scale if c.parameter is None else c.parameter
 
 
 __all__ = ["AttackCalibration", "calibrate_attack", "target_epsilon"]

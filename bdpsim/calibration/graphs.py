@@ -37,8 +37,9 @@ from scipy.optimize import brentq
 
 from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import LaplaceNoise, noise_from_params
+from ..kernels.noise.laws import LaplaceNoise, noise_with_amount
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
+from ..kernels.noise.protocols import LaplaceKernel
 from ..models.engines import SearchTooLarge
 from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
@@ -52,11 +53,9 @@ from .optimal import (
     pedigree_bdpl,
     pedigree_counted,
 )
-from .target import check_positive, check_target_epsilon
+from .target import check_positive, check_target_epsilon, exact_laws
 
 RTOL = 1e-9
-#: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
-EXACT_LAWS = ("laplace", "geometric", "staircase")
 #: all-adversary searches of an exact calibration (bracket ends and Brent steps; typically 8-14)
 EXACT_SEARCHES = 14
 METHODS = ("optimal", "exact", "all")
@@ -111,14 +110,9 @@ def graph_engine(model, values, *, min_known: int = 0) -> GraphEngine:
 
 
 def noise_at(law: str, amount: float, sensitivity: float, step: float, staircase_gamma: float | None = None):
-    """The noise law ``law`` with ``amount`` of noise: the Laplace scale, or DP epsilon
-    ``sensitivity / amount`` (geometric on the lattice of ``step``; staircase with ``staircase_gamma``,
-    default ``gamma*``)."""
-    if law == "laplace":
-        return LaplaceNoise(amount)
-    return noise_from_params(
-        law, epsilon=sensitivity / amount, sensitivity=sensitivity, staircase_gamma=staircase_gamma, step=step
-    )
+    """The noise law ``law`` with ``amount`` of noise
+    (:func:`~bdpsim.kernels.noise.laws.noise_with_amount`)."""
+    return noise_with_amount(law, amount, sensitivity, step=step, staircase_gamma=staircase_gamma)
 
 
 def exact_amount(
@@ -132,7 +126,10 @@ def exact_amount(
     """Least amount of ``law`` with exact BDPL ``<= epsilon`` (module docstring) and its BDPL;
     ``(None, 0)`` when even ``2^-60 Delta/eps`` is eps-BDP (no noise needed)."""
     check(
-        law in EXACT_LAWS, "noise", law, f"must be one of {list(EXACT_LAWS)} (pure DP laws with one amount)"
+        law in exact_laws(),
+        "noise",
+        law,
+        f"must be one of {list(exact_laws())} (pure DP laws with one amount)",
     )
     D, n = engine.sensitivity, engine.model.n
     seen: dict[float, float] = {}
@@ -192,7 +189,7 @@ def exact_noise(
         f"least {law} noise with exact BDPL <= eps over every adversary (bracketing search, relative "
         f"{RTOL:g})"
     )
-    if law == "laplace":
+    if isinstance(noise, LaplaceKernel):  # the amount is the Laplace scale itself
         return Calibration("exact", float(epsilon), n, amount, value, reason, mean_abs=amount)
     return Calibration(
         "exact",
@@ -287,8 +284,8 @@ def calibrate_graph(
         ``all``: the optimal noise, then the exact calibration of Laplace, geometric and staircase
         noise (``noise`` is then ignored), and on a Bayesian network the general Markov Quilt
         mechanism's Laplace noise (:func:`quilt_row`).
-    noise : {"laplace", "geometric", "staircase"}
-        The law ``exact`` calibrates.
+    noise : str
+        The law ``exact`` calibrates: one of :func:`~.target.exact_laws` (laplace, geometric, staircase).
     budget : float, optional
         Estimated seconds a method may take (networks; ``None``: no limit): a costlier one raises
         :class:`~bdpsim.calibration.budget.TooSlow` before it starts (with ``all``: its row says
@@ -296,13 +293,13 @@ def calibrate_graph(
     """
     check(method in METHODS, "method", method, f"must be one of {list(METHODS)}")
     check_positive(epsilon, "epsilon")
-    check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
+    check(noise in exact_laws(), "noise", noise, f"must be one of {list(exact_laws())} here")
     check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)
     runs = {
         "optimal": [("optimal", "table")],
         "exact": [("exact", noise)],
-        "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS],
+        "all": [("optimal", "table")] + [("exact", law) for law in exact_laws()],
     }[method]
     if method == "all" and isinstance(model, FactorGraph):  # Bayesian networks (a random field is refused)
         runs.append(("markov-quilt-general", "laplace"))

@@ -56,7 +56,7 @@ from ..core.errors import ConfigError, NotAvailable, check
 from ..core.registry import Registry
 from ..kernels.chains.lattice import lattice, query_values
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
-from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
+from ..kernels.noise.laws import NOISE_LAWS, noise_with_amount
 from ..kernels.noise.optimal_lp import mean_abs
 from ..kernels.noise.protocols import LaplaceKernel
 from ..models.markov.model import MarkovChainModel
@@ -196,16 +196,8 @@ class CalibrationProblem:
 
     def noise_at(self, amount: float):
         """The noise law with ``amount`` of noise (see the class docstring)."""
-        d, law = self.sensitivity, NOISE_LAWS[self.noise]
-        if law.noise_grows_with_parameter:  # the amount is the law's own parameter (a scale: sigma)
-            return noise_from_params(self.noise, **{law.parameter_name: amount})
-        return noise_from_params(
-            self.noise,
-            epsilon=d / amount,
-            sensitivity=d,
-            scale=None,
-            staircase_gamma=self.staircase_gamma,
-            step=self.step,
+        return noise_with_amount(
+            self.noise, amount, self.sensitivity, step=self.step, staircase_gamma=self.staircase_gamma
         )
 
     @property

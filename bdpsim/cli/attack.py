@@ -60,11 +60,13 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     add_chain_arguments(m)
     add_initial_argument(m)
+    from ..kernels.noise.traits import DEFAULT_LAW, law_names
+
     m.add_argument(
         "--noise",
-        default="laplace",
-        choices=["laplace", "geometric", "staircase", "gaussian"],
-        help="noise law (default laplace)",
+        default=DEFAULT_LAW,
+        choices=law_names(calibratable=True),
+        help=f"noise law (default {DEFAULT_LAW})",
     )
     m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
@@ -177,7 +179,7 @@ def command_calibrate(a) -> int:
     from ..attack.calibrate import calibrate_attack
     from ..calibration.methods import EXACT_METHOD
     from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_from_params
+    from ..kernels.noise.laws import noise_with_amount
     from ..mechanisms.noisy import NoisyQueryMechanism
 
     check_chain_flags(a)
@@ -192,13 +194,8 @@ def command_calibrate(a) -> int:
     }
     try:
         query = chain_query(a, model.states)
-        start = {
-            "laplace": dict(scale=float(query.sensitivity)),
-            "gaussian": dict(sigma=float(query.sensitivity)),
-            "geometric": dict(epsilon=1.0),
-            "staircase": dict(epsilon=1.0),
-        }.get(a.noise, {})
-        noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
+        sens = float(query.sensitivity)  # the search starts where the DP adversary leaks 1
+        noise = noise_with_amount(a.noise, sens, sens)
         cal = calibrate_attack(
             model,
             NoisyQueryMechanism(query, noise),

@@ -70,9 +70,8 @@ methods run), and an exact BDPL that would take longer is left out (bdpl = null)
 """
 
 
-#: ``--method`` and ``--noise`` choices and the default law (bdpsim.calibration.CALIBRATION_METHODS,
-#: the calibratable laws of bdpsim.kernels.noise.laws.NOISE_LAWS, the ``noise`` key's default in
-#: bdpsim.mechanisms.kinds.NOISE_KEYS; kept equal by a test: building the parser imports no NumPy)
+#: ``--method`` choices (bdpsim.calibration.CALIBRATION_METHODS; kept equal by a test: building the
+#: parser imports no NumPy)
 CALIBRATION_METHODS = (
     "exact",
     "dp",
@@ -86,14 +85,14 @@ CALIBRATION_METHODS = (
     "group",
     "optimal",
 )
-CALIBRATABLE_NOISE = ("laplace", "geometric", "staircase", "gaussian")
-DEFAULT_NOISE = "laplace"
 
 
 def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
     """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
     CLI's, which fills prose to the terminal and keeps the examples as written)."""
-    calibratable = list(CALIBRATABLE_NOISE)  # not a table: one fixed law
+    from ..kernels.noise.traits import DEFAULT_LAW, law_names
+
+    calibratable = law_names(calibratable=True)  # not a table: one fixed law
     c = sub.add_parser(
         "calibrate",
         help="noise for eps-BDP per method, with each one's exact BDPL",
@@ -135,7 +134,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     m.add_argument(
         "--noise",
-        default=DEFAULT_NOISE,
+        default=DEFAULT_LAW,
         choices=calibratable,
         help="noise law (default laplace); another law is calibrated by the exact method: the least "
         "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)",
@@ -163,8 +162,7 @@ def command(a) -> int:
     from ..calibration.methods import EXACT_METHOD
     from ..calibration.target import query_of
     from ..core.errors import ConfigError
-    from ..kernels.noise.laws import NOISE_LAWS
-    from ..mechanisms.kinds import NOISE_KEYS
+    from ..kernels.noise.traits import DEFAULT_LAW, law_names
     from .calibrate_config import flag_error
 
     if a.target_advantage is not None or a.target_tpr is not None:
@@ -187,14 +185,8 @@ def command(a) -> int:
         else [a.method]
     )
     runs = [(k, a.noise) for k in methods]
-    if (
-        a.method == "all" and a.noise == NOISE_KEYS["noise"].default
-    ):  # the other pure laws' least amounts (E|Z|)
-        runs += [
-            (EXACT_METHOD, k)
-            for k, law in NOISE_LAWS.items()
-            if law.calibratable and law.pure_dp and k != a.noise
-        ]
+    if a.method == "all" and a.noise == DEFAULT_LAW:  # the other pure laws' least amounts (E|Z|)
+        runs += [(EXACT_METHOD, k) for k in law_names(calibratable=True, pure_dp=True) if k != a.noise]
     out = _run_calibrations(model, query, methods, runs, a)
     note = _chain_note(model, a.initial is None)
     if note and a.json:
@@ -259,11 +251,11 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
 def _print_table(out: list, a) -> None:
     """The text answer of ``bdpsim calibrate markov``: one line per calibration ``out`` (its noise's
     parameter, ``E|Z|``, exact BDPL and whether it meets the target), its note below."""
-    from ..kernels.noise.laws import NOISE_LAWS
+    from ..kernels.noise.traits import TRAITS
 
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
-        what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
+        what = TRAITS[out[0].noise].amount  # sigma (gaussian), epsilon (geometric, staircase)
         dcol = any(c.delta is not None for c in out)
         print(
             f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
@@ -285,9 +277,7 @@ def _print_table(out: list, a) -> None:
     for c in out:
         scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        mine = (
-            c.noise == a.noise or not NOISE_LAWS[c.noise].calibratable
-        )  # a method's own law (optimal: a table)
+        mine = c.noise == a.noise or not TRAITS[c.noise].calibratable  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"
         print(f"{name[:26]:<26} {scale:>10} {_abs(c):>9} {bdpl:>10}  {_verdict(c, a)}")
         print(_note(c.reason))

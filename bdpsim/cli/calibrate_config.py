@@ -20,6 +20,7 @@ import json
 import math
 import time
 
+from ..kernels.noise.traits import law_names
 from .chain import state_token
 
 EPILOG = """\
@@ -148,7 +149,7 @@ def add_parser(cs, parser_class, formatter_class) -> None:
     )
     c.add_argument(
         "--noise",
-        choices=["laplace", "geometric", "staircase"],
+        choices=law_names(calibratable=True, pure_dp=True),
         help="--method exact: the noise law calibrated (default: the config's noise, else laplace)",
     )
     add_law_arguments(c)
@@ -276,7 +277,7 @@ def config_target(
         ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
         neither is given here.
     """
-    from ..calibration.target import CONFIG_LAWS, CalibrationTarget, query_of, show
+    from ..calibration.target import CalibrationTarget, exact_laws, query_of, show
     from ..core.bundled import resolve_config
     from ..core.errors import ConfigError, check
     from ..pipeline.config import load_toml
@@ -325,7 +326,7 @@ def config_target(
     own_noise = (mech or {}).get("noise") if own is not None else None
     own_gamma = (mech or {}).get("staircase_gamma") if own is not None else None
     if noise is None:
-        if own_noise is None or own_noise in CONFIG_LAWS:
+        if own_noise is None or own_noise in exact_laws():
             noise = own_noise or "laplace"
             staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
         else:
@@ -410,7 +411,8 @@ def command(a, is_bdp, note) -> int:
 
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
-    from ..calibration.graphs import EXACT_LAWS, calibrate_graph
+    from ..calibration.graphs import calibrate_graph
+    from ..calibration.target import exact_laws
     from ..core.errors import ConfigError
     from ..models.protocols import MarkovChain
     from .progress import Progress
@@ -441,7 +443,7 @@ def command(a, is_bdp, note) -> int:
             runs = {
                 "exact": [("exact", t.noise)],
                 "optimal": [("optimal", "laplace")],
-                "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS],
+                "all": [("optimal", "laplace")] + [("exact", law) for law in exact_laws()],
             }[a.method]
             start, out = time.monotonic(), []
             for k, law in runs:

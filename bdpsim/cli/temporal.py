@@ -37,9 +37,8 @@ one-hot histogram, each coordinate eps/2-DP; with --values, noise on the state's
 --allocate ALPHA: the per-step eps keeping max_t TPL_t <= ALPHA, exact against Cao's.
 """
 
-#: ``--mechanism`` and ``--method`` choices (bdpsim.temporal.mechanisms.MECHANISMS and
-#: bdpsim.temporal.table.METHODS; kept equal by a test: building the parser imports no SciPy)
-MECHANISMS = ("krr", "laplace", "geometric", "staircase", "any")
+#: ``--method`` choices (bdpsim.temporal.table.METHODS; kept equal by a test: building the parser
+#: imports no SciPy)
 METHODS = ("exact", "cao", "both")
 
 #: library parameter -> the flag that sets it
@@ -93,7 +92,11 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         help="per-step DP level: one value, or one per step",
     )
     p.add_argument("--steps", type=int, required=True, metavar="T", help="number of releases T >= 1")
-    p.add_argument("--mechanism", default="any", choices=MECHANISMS, help="per-step mechanism (default any)")
+    from ..temporal.releases import release_names
+
+    p.add_argument(
+        "--mechanism", default="any", choices=release_names(), help="per-step mechanism (default any)"
+    )
     p.add_argument(
         "--initial",
         default="stationary",

@@ -22,18 +22,24 @@ import numpy as np
 
 from ..core.columns import Column, register_columns
 from ..kernels.noise.protocols import HasStaircaseGamma, LaplaceKernel
+from ..kernels.noise.traits import DEFAULT_LAW, TRAITS, one_of
 from .base import NO_COLUMNS
 from .protocols import HasClip
 
+_OTHERS = tuple(t for t in TRAITS.values() if t.name != DEFAULT_LAW)  # the laws named in the columns
 COLUMNS = register_columns(
     "summary",
     Column(
-        "noise", str, "noise law of the mechanism when it is not Laplace: geometric, staircase or gaussian"
+        "noise",
+        str,
+        f"noise law of the mechanism when it is not Laplace: {one_of(tuple(t.name for t in _OTHERS))}",
     ),
     Column(
         "noise_parameter",
         float,
-        "its parameter: epsilon (geometric, staircase; per lattice step for geometric) or sigma (gaussian)",
+        "its parameter: "
+        + ", ".join(f"{t.amount} ({t.name})" for t in _OTHERS)
+        + "; geometric epsilon per lattice step",
     ),
     Column("staircase_gamma", float, "staircase noise: the gamma in use"),
     owner="mechanism noise law",

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 from bdpsim.cli import main
+from bdpsim.kernels.noise.traits import law_names
 from bdpsim.temporal import cao_leakage
 from bdpsim.temporal.exact import temporal_exact
+
+from ..support.parser import choices_of
 
 ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
 THREE = "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]"
@@ -224,10 +227,15 @@ def test_python_table_has_the_cli_columns():
 
 def test_cli_choices_are_the_library_s():
     from bdpsim.cli import temporal as cli_temporal
-    from bdpsim.temporal.mechanisms import MECHANISMS
+    from bdpsim.temporal.releases import release_names
     from bdpsim.temporal.table import METHODS
 
-    assert cli_temporal.MECHANISMS == MECHANISMS and cli_temporal.METHODS == METHODS
+    assert cli_temporal.METHODS == METHODS
+    assert (
+        tuple(choices_of(["temporal"], "--mechanism"))
+        == release_names()
+        == ("krr", "any", *law_names(calibratable=True, pure_dp=True))
+    )
 
 
 def test_cao_only(tmp_path, capsys):
