@@ -18,8 +18,8 @@ each). ``BDPL(a)`` is non-increasing in ``a`` (Laplace: ``Lap(b2) = Lap(b1) + W`
 the others checked numerically, :mod:`bdpsim.kernels.noise.laws`), and
 ``Delta/eps <= a* <= n Delta/eps`` (the DP adversary leaks ``Delta/a``; every eps'-DP mechanism is
 ``n eps'``-BDP, paper Thm 4.3): a root search on ``ln BDPL`` vs ``ln a`` to relative
-``1e-9`` by Brent's method, returned from the safe side (the returned amount's BDPL was computed
-and is ``<= eps``).
+``1e-9`` (:func:`bdpsim.kernels.roots.monotone_root`, Illinois steps, as the chains'), returned from
+the safe side (the returned amount's BDPL was computed and is ``<= eps``).
 
 **Optimal noise** (``method = "optimal"``): :func:`~.optimal.optimal_noise` (the LP over integer
 pmfs on the law pairs the engine scores, verified by the same engine).
@@ -33,13 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import LaplaceNoise, noise_with_amount
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
 from ..kernels.noise.protocols import LaplaceKernel
+from ..kernels.roots import monotone_root
 from ..models.engines import SearchTooLarge
 from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
@@ -134,35 +134,19 @@ def exact_amount(
     D, n = engine.sensitivity, engine.model.n
     seen: dict[float, float] = {}
 
-    def h(t: float) -> float:  # > 0 iff the amount e^t leaks more than eps
-        v = engine.bdpl(noise_at(law, math.exp(t), D, engine.step, staircase_gamma))
-        seen[t] = v
+    def excess(amount: float) -> float:  # > 0 iff the amount leaks more than eps
+        v = engine.bdpl(noise_at(law, amount, D, engine.step, staircase_gamma))
+        seen[amount] = v
         return math.log(max(v, 1e-300)) - math.log(epsilon)
 
-    lo, hi = math.log(D / epsilon), math.log(n * D / epsilon)
-    f_lo, f_hi = h(lo), math.nan
-    for _ in range(60):  # an unreachable extreme value can make the DP adversary leak less
-        if f_lo > 0:
-            break
-        hi, f_hi = lo, f_lo
-        lo -= math.log(2.0)
-        f_lo = h(lo)
-    else:
+    # an unreachable extreme value can make the DP adversary leak less (the bracket moves down);
+    # every eps'-DP noise is (n eps')-BDP: only rounding puts BDPL(n Delta/eps) above eps
+    root = monotone_root(excess, n * D / epsilon, D / epsilon, rtol=rtol, step="illinois")
+    if root.unsafe is None:
         return None, 0.0
-    if hi not in seen:
-        f_hi = h(hi)
-    for _ in range(60):  # every eps'-DP noise is (n eps')-BDP: only rounding puts BDPL(hi) above eps
-        if f_hi <= 0:
-            break
-        hi += math.log(2.0)
-        f_hi = h(hi)
-    if f_hi < 0:  # Brent's method on h; then the safe side of its root (within xtol of it)
-        xtol = math.log1p(rtol) / 4
-        t = brentq(h, lo, hi, xtol=xtol) + xtol
-        if t < hi:
-            h(t)
-    hi = min(t for t, v in seen.items() if v <= epsilon)  # the least amount whose BDPL was computed <= eps
-    return math.exp(hi), seen[hi]
+    if root.safe is None:
+        raise RuntimeError(f"no amount below {root.unsafe:g} of {law} noise reaches eps = {epsilon:g}")
+    return root.safe, seen[root.safe]  # the least amount whose BDPL was computed <= eps
 
 
 def exact_noise(

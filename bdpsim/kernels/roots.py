@@ -47,6 +47,35 @@ class Root:
     evaluations: int
 
 
+def _bracket(
+    f: Callable[[float], float], safe: tuple[float, float], unsafe: tuple[float, float]
+) -> tuple[tuple[float, float, float], tuple[float, float, float]] | Root:
+    """Step 1 of :func:`monotone_root` in ``t = ln x``: the ends ``(t, x)`` computed and a wrong
+    one moved outward (the old one becoming the other end), as ``((t, x, f) safe, (t, x, f)
+    unsafe)``; a :class:`Root` with ``None`` on the side not found."""
+    (ts, xs), (tu, xu) = safe, unsafe
+    out = math.log(2.0) if ts > tu else -math.log(2.0)  # from the unsafe end towards the safe side
+    fs, fu, moves = f(xs), math.nan, 0
+    while fs > 0:
+        if moves == MAX_EXPANSIONS:
+            return Root(None, xs, None, 0)
+        tu, xu, fu = ts, xs, fs  # the safe guess is unsafe: the nearer unsafe end
+        ts += out
+        xs, moves = math.exp(ts), moves + 1
+        fs = f(xs)
+    if math.isnan(fu):
+        fu = f(xu)
+    moves = 0
+    while fu <= 0:
+        if moves == MAX_EXPANSIONS:
+            return Root(xu, None, fu, 0)  # every point tried is safe
+        ts, xs, fs = tu, xu, fu  # the unsafe guess is safe: the nearer safe end
+        tu -= out
+        xu, moves = math.exp(tu), moves + 1
+        fu = f(xu)
+    return (ts, xs, fs), (tu, xu, fu)
+
+
 def monotone_root(
     excess: Callable[[float], float],
     safe: float,
@@ -109,6 +138,7 @@ def monotone_root(
     require(not log or (safe > 0 and unsafe > 0), "safe", (safe, unsafe), "must be > 0 in log space")
     require(log or not expand, "expand", expand, "moves an end by a factor 2: needs log space")
     require(step in ("bisect", "illinois"), "step", step, "must be 'bisect' or 'illinois'")
+    require(expand or step == "bisect", "step", step, "a secant step needs the ends' values: expand=True")
     require(rtol >= 0, "rtol", rtol, "must be >= 0")
     to_t: Callable[[float], float] = math.log if log else float
     to_x: Callable[[float], float] = math.exp if log else float
@@ -118,32 +148,16 @@ def monotone_root(
         calls[0] += 1
         return float(excess(x))
 
-    # ends: (t, x, excess); the caller's x is kept exactly (an x computed before, e.g. cached)
+    # ends (t, x, excess): the caller's x is kept exactly (e.g. a cached one)
     ts, xs, fs = to_t(safe), float(safe), -math.inf
     tu, xu, fu = to_t(unsafe), float(unsafe), math.inf
+    vs: float | None = None  # the safe end's computed excess (the Illinois step halves ``fs``)
     if expand:
-        out = 1.0 if ts > tu else -1.0  # from the unsafe end towards the safe side
-        fs, known = f(xs), False
-        for _ in range(MAX_EXPANSIONS):
-            if fs <= 0:
-                break
-            tu, xu, fu, known = ts, xs, fs, True  # the safe guess is unsafe: the nearer unsafe end
-            ts += out * math.log(2.0)
-            xs = to_x(ts)
-            fs = f(xs)
-        else:
-            return Root(None, xs, None, calls[0])
-        if not known:
-            fu = f(xu)
-        for _ in range(MAX_EXPANSIONS):
-            if fu > 0:
-                break
-            ts, xs, fs = tu, xu, fu  # the unsafe guess is safe: the nearer safe end
-            tu -= out * math.log(2.0)
-            xu = to_x(tu)
-            fu = f(xu)
-        else:
-            return Root(xs, None, fs, calls[0])
+        ends = _bracket(f, (ts, xs), (tu, xu))
+        if isinstance(ends, Root):
+            return Root(ends.safe, ends.unsafe, ends.safe_excess, calls[0])
+        (ts, xs, fs), (tu, xu, fu) = ends
+        vs = fs
     width = math.log1p(rtol) if log else rtol
     side = 0
     for _ in range(MAX_STEPS):
@@ -163,9 +177,9 @@ def monotone_root(
             tu, xu, fu = t, x, v
             fs, side = (fs / 2, -1) if side == -1 else (fs, -1)
         else:
-            ts, xs, fs = t, x, v
+            ts, xs, fs, vs = t, x, v, v
             fu, side = (fu / 2, 1) if side == 1 else (fu, 1)
-    return Root(xs, xu, None if math.isinf(fs) else fs, calls[0])
+    return Root(xs, xu, vs, calls[0])
 
 
 __all__ = ["MAX_EXPANSIONS", "MAX_STEPS", "Root", "monotone_root"]

@@ -19,29 +19,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import numpy as np
 
 from ..kernels.argcheck import require
+from ..kernels.roots import monotone_root
 
 #: relative precision of the bisections
 TOLERANCE = 1e-7
 
 
-def _bisect_largest(ok, lo: float, hi: float) -> float:
-    """The largest ``x`` in ``[lo, hi]`` with ``ok(x)`` (``ok`` monotone, ``ok(lo)`` true), to
-    relative :data:`TOLERANCE`; returns the feasible end."""
-    if ok(hi):
+def _largest(excess, lo: float, hi: float) -> float:
+    """The largest ``x`` in ``[lo, hi]`` with ``excess(x) <= 0`` (``excess`` non-decreasing,
+    ``excess(lo) <= 0``), to relative :data:`TOLERANCE`: ``hi`` when it qualifies, else the safe end
+    of the bisection (:func:`bdpsim.kernels.roots.monotone_root`)."""
+    if excess(hi) <= 0:
         return hi
-    for _ in range(200):
-        if hi - lo <= TOLERANCE * hi:
-            break
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    root = monotone_root(excess, lo, hi, rtol=TOLERANCE, log=False, expand=False)
+    return float(cast(float, root.safe))  # lo is safe: never None
 
 
 @dataclass(frozen=True)
@@ -114,13 +110,13 @@ def allocate(
 
     T = int(steps)
     lo = alpha / T
-    const = _bisect_largest(lambda e: worst(e) <= alpha, lo, alpha)
+    const = _largest(lambda e: worst(e) - alpha, lo, alpha)
     if T >= 2 and schedule:
 
         def sched(e_end: float) -> list[float]:
             return [e_end] + [const] * (T - 2) + [e_end]
 
-        end = _bisect_largest(lambda e: worst(sched(e)) <= alpha, const, alpha)
+        end = _largest(lambda e: worst(sched(e)) - alpha, const, alpha)
     else:
         end = const
     cinit = None if isinstance(initial, str) else initial
@@ -129,7 +125,7 @@ def allocate(
         return float(np.max(cao_leakage(transition, eps, T, initial=cinit).tpl))
 
     try:
-        cao_const: float | None = _bisect_largest(lambda e: cao_worst(e) <= alpha, lo, alpha)
+        cao_const: float | None = _largest(lambda e: cao_worst(e) - alpha, lo, alpha)
     except BdpsimError:  # pragma: no cover - Cao's recursion refuses the chain
         cao_const = None
     try:
