@@ -27,13 +27,6 @@ class HasOutputDim(Protocol):
 
 
 @runtime_checkable
-class HasNoiseScale(Protocol):
-    """An additive mechanism's noise scale (the Laplace ``b``)."""
-
-    noise_scale: float
-
-
-@runtime_checkable
 class HasFlip(Protocol):
     """Randomized response: each record flipped with probability ``flip``."""
 
@@ -47,7 +40,7 @@ class HasClip(Protocol):
     clip: tuple[float, float]
 
 
-__all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasNoiseScale", "HasOutputDim"]
+__all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasOutputDim"]
 
 
 @runtime_checkable
