@@ -6,9 +6,11 @@ Only argument parsing and printing live here; the work is
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
+
+from .base import named_by, subcommand
+from .chain import parse_vector, transition_of
 
 EPILOG = """\
 examples:
@@ -58,27 +60,22 @@ FLAGS = {
 }
 
 
-def _json_value(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be JSON like [[0.9,0.1],[0.3,0.7]], got {text!r}") from None
-
-
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
+def add_parser(sub) -> None:
     """Register ``bdpsim temporal`` on the top-level subparsers ``sub``."""
-    p = sub.add_parser(
+    from ..temporal.releases import release_names
+
+    p = subcommand(
+        sub,
         "temporal",
+        command,
         help="exact temporal leakage (BPL/FPL/TPL) of a continual release vs Cao's TPL",
         description="Exact backward, forward and temporal privacy leakage of a time series "
         "released step by step, beside Cao et al.'s TPL.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     chain = p.add_mutually_exclusive_group(required=True)
     chain.add_argument(
         "--transition",
-        type=_json_value,
         metavar="MATRIX",
         help="transition matrix as JSON (or a list of T-1 matrices, one per step)",
     )
@@ -92,8 +89,6 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         help="per-step DP level: one value, or one per step",
     )
     p.add_argument("--steps", type=int, required=True, metavar="T", help="number of releases T >= 1")
-    from ..temporal.releases import release_names
-
     p.add_argument(
         "--mechanism", default="any", choices=release_names(), help="per-step mechanism (default any)"
     )
@@ -142,14 +137,6 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     p.add_argument("--json", metavar="FILE", help="write every step's values and the inputs as JSON")
 
 
-def _flag_error(name: str, value, rule: str, exc: Exception) -> Exception:
-    """A library error (``name = value: rule``) re-raised naming the flag (``--epsilon = 0: ...``)."""
-    from ..core.errors import ConfigError
-
-    flag = FLAGS.get(str(name).split(".")[0])
-    return exc if flag is None else ConfigError(flag, value, rule)
-
-
 def _fmt(row: dict, key: str) -> str:
     v = row.get(key)
     if v is None and row.get(key + "_low") is not None:
@@ -159,18 +146,10 @@ def _fmt(row: dict, key: str) -> str:
 
 def command(a) -> int:
     from ..core.errors import ConfigError
-    from ..kernels.argcheck import ParameterError
-    from ..kernels.chains.transition import symmetric_chain
 
-    try:
-        transition = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
-        initial = a.initial if a.initial == "stationary" else _json_value(a.initial)
-    except ParameterError as exc:
-        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
-    except argparse.ArgumentTypeError:
-        raise ConfigError(
-            "--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]"
-        ) from None
+    with named_by(FLAGS):
+        transition = transition_of(a, per_step=True)
+    initial = "stationary" if a.initial == "stationary" else parse_vector("--initial", a.initial)
     if a.max_points is not None and a.max_points < 2:
         raise ConfigError("--max-points", a.max_points, "must be an integer >= 2")
     if a.rows < 2:
@@ -178,7 +157,7 @@ def command(a) -> int:
     eps = a.epsilon[0] if len(a.epsilon) == 1 else list(a.epsilon)
     from ..temporal.table import temporal_table
 
-    try:
+    with named_by(FLAGS):
         table = temporal_table(
             transition,
             eps,
@@ -194,17 +173,7 @@ def command(a) -> int:
         if a.allocate is not None:
             if not (math.isfinite(a.allocate) and a.allocate > 0):
                 raise ConfigError("--allocate", a.allocate, "must be a finite number > 0")
-            if (
-                len(a.epsilon) != 1
-                or a.known
-                or (
-                    isinstance(transition, list)
-                    and transition
-                    and isinstance(transition[0], list)
-                    and transition[0]
-                    and isinstance(transition[0][0], list)
-                )
-            ):
+            if len(a.epsilon) != 1 or a.known or table.per_step:
                 raise ConfigError(
                     "--allocate",
                     a.allocate,
@@ -214,17 +183,12 @@ def command(a) -> int:
 
             alloc = allocate(
                 a.allocate,
-                transition,
+                table.chain,
                 a.steps,
                 a.mechanism,
-                initial=initial,
                 values=a.values,
                 max_points=a.max_points,
             )
-    except ParameterError as exc:
-        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
-    except ConfigError as exc:
-        raise _flag_error(exc.field, exc.value, exc.rule, exc) from None
     rows = table.rows
     doc = _document(a, transition, initial, rows, table, alloc)
     if a.json:  # everything is computed: write it whole (no partial file on error)

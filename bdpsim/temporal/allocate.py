@@ -89,7 +89,7 @@ def allocate(
     """
     from ..core.errors import BdpsimError
     from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
-    from .exact import MAX_POINTS, temporal_exact
+    from .exact import MAX_POINTS, TemporalChain, temporal_exact
 
     require(
         isinstance(alpha, (int, float))
@@ -101,14 +101,13 @@ def allocate(
         "must be a finite number > 0",
     )
     cap = MAX_POINTS if max_points is None else max_points
+    chain = TemporalChain.of(transition, steps, initial)  # checked once, not at every bisection step
 
     def worst(eps) -> float:
-        res = temporal_exact(
-            transition, eps, steps, mechanism, initial=initial, values=values, max_points=cap
-        )
+        res = temporal_exact(chain, eps, chain.steps, mechanism, values=values, max_points=cap)
         return float(np.nanmax(res.tpl_high))
 
-    T = int(steps)
+    T = chain.steps
     lo = alpha / T
     const = _largest(lambda e: worst(e) - alpha, lo, alpha)
     if T >= 2 and schedule:
@@ -119,21 +118,21 @@ def allocate(
         end = _largest(lambda e: worst(sched(e)) - alpha, const, alpha)
     else:
         end = const
-    cinit = None if isinstance(initial, str) else initial
+    cinit = None if chain.stationary else chain.initial
 
     def cao_worst(eps: float) -> float:
-        return float(np.max(cao_leakage(transition, eps, T, initial=cinit).tpl))
+        return float(np.max(cao_leakage(chain.transition, eps, T, initial=cinit).tpl))
 
     try:
         cao_const: float | None = _largest(lambda e: cao_worst(e) - alpha, lo, alpha)
     except BdpsimError:  # pragma: no cover - Cao's recursion refuses the chain
         cao_const = None
     try:
-        ub: float | None = allocate_upper_bound(alpha, transition)
+        ub: float | None = allocate_upper_bound(alpha, chain.transition)
     except BdpsimError:
         ub = None
     try:
-        q = allocate_quantification(alpha, transition)
+        q = allocate_quantification(alpha, chain.transition)
         qs: tuple = (q.start, q.middle, q.end)
     except BdpsimError:
         qs = (None, None, None)

@@ -28,13 +28,20 @@ COLUMNS = ("t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", 
 class TemporalTable:
     """The per-step table and what produced it: ``rows`` (dicts with :data:`COLUMNS`), ``exact``
     (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated
-    hull), and the
-    exact engine's result (``None`` with ``method = "cao"``) for witnesses."""
+    hull), the
+    exact engine's result (``None`` with ``method = "cao"``) for witnesses, and the chain as it
+    was checked (:class:`~bdpsim.temporal.exact.TemporalChain`: a budget search reuses it)."""
 
     rows: list[dict]
     exact: bool | None
     points: int
     result: Any
+    chain: Any = None
+
+    @property
+    def per_step(self) -> bool:
+        """Whether the chain has one transition matrix per step."""
+        return self.chain is not None and self.chain.transition.ndim == 3
 
 
 def _num(x: float) -> float | None:
@@ -54,17 +61,17 @@ def temporal_table(
     max_points: int | None = None,
 ) -> TemporalTable:
     """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`."""
-    from .exact import MAX_POINTS, temporal_exact
+    from .exact import MAX_POINTS, TemporalChain, temporal_exact
 
     require(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
+    chain = TemporalChain.of(transition, steps, initial)  # checked once, for both methods
     res = None
     if method != "cao":  # exact or both
         res = temporal_exact(
-            transition,
+            chain,
             epsilon,
             steps,
             mechanism,
-            initial=initial,
             known=known,
             values=values,
             max_points=MAX_POINTS if max_points is None else max_points,
@@ -73,8 +80,9 @@ def temporal_table(
     if method in ("cao", "both") and not known:
         from .cao import cao_leakage
 
-        arr = np.asarray(transition, dtype=float) if not isinstance(transition, np.ndarray) else transition
-        cao = cao_leakage(arr, epsilon, steps, initial=None if isinstance(initial, str) else initial)
+        cao = cao_leakage(
+            chain.transition, epsilon, steps, initial=None if chain.stationary else chain.initial
+        )
     elif method == "cao":
         from ..core.errors import ConfigError
 
@@ -109,7 +117,7 @@ def temporal_table(
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
     return TemporalTable(
-        rows, res.exact if res is not None else None, res.points if res is not None else 0, res
+        rows, res.exact if res is not None else None, res.points if res is not None else 0, res, chain
     )
 
 
