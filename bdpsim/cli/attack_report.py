@@ -88,8 +88,8 @@ def report(a, model, mech, sizes, risk, rows) -> int:
             )
         )
         return 0
-    print(f"exact BDPL over every adversary {e:.6g}")
-    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g})")
+    print(f"exact BDPL over every adversary {e:.6g} nats")
+    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g} nats)")
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
     print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -67,6 +68,33 @@ def subcommand(
     p = sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=Formatter)
     p.set_defaults(run=run)
     return p
+
+
+def add_old_spelling(parser, old: str, new: str, **kwargs) -> None:
+    """Read the flag ``old`` of earlier releases as ``new`` (whose default must be ``None``) for one
+    more release: hidden from ``--help``; :func:`take_old_spellings` moves its value, with a note."""
+    dest = "old_" + old.lstrip("-").replace("-", "_")
+    parser.add_argument(old, dest=dest, help=argparse.SUPPRESS, **kwargs)
+    parser.set_defaults(old_spellings=(*(parser.get_default("old_spellings") or ()), (old, dest, new)))
+
+
+def take_old_spellings(a) -> None:
+    """Move the value of each old spelling given (:func:`add_old_spelling`) to its new flag, with a
+    note on stderr; an old and a new spelling both given are refused in one line."""
+    for old, dest, new in getattr(a, "old_spellings", ()):
+        value = getattr(a, dest)
+        if value is None:
+            continue
+        target = new.lstrip("-").replace("-", "_")
+        if getattr(a, target) is not None:
+            raise ConfigError(old, value, f"is {new} now: give {new} only")
+        setattr(a, target, value)
+        note(f"{old} is {new} now; {old} goes in the next release")
+
+
+def note(text: str) -> None:
+    """One line on stderr, ``bdpsim: note: TEXT`` (the words of an earlier release still read)."""
+    print(f"bdpsim: note: {text}", file=sys.stderr)
 
 
 def subcommands(parser: argparse.ArgumentParser, dest: str, metavar: str):
@@ -228,6 +256,7 @@ __all__ = [
     "Formatter",
     "Parser",
     "add_limit_options",
+    "add_old_spelling",
     "add_overwrite_option",
     "check_data_dir",
     "check_jobs",
@@ -239,7 +268,9 @@ __all__ = [
     "flag_error",
     "limits",
     "named_by",
+    "note",
     "quietly",
     "subcommand",
     "subcommands",
+    "take_old_spellings",
 ]

@@ -95,7 +95,8 @@ def command(a) -> int:
 
 
 def _fmt_bound(b) -> str:
-    return f"{b.value:.4f}" if math.isfinite(b.value) else f"not applicable ({b.reason})"
+    """A bound's value in nats, or why it does not apply."""
+    return f"{b.value:.4f} nats" if math.isfinite(b.value) else f"not applicable ({b.reason})"
 
 
 def _bound_data(b) -> dict:

@@ -317,7 +317,7 @@ def _print_table(out: list, a) -> None:
         what = TRAITS[out[0].noise].amount  # sigma (gaussian), epsilon (geometric, staircase)
         dcol = any(c.delta is not None for c in out)
         print(
-            f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
+            f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'BDPL (nats)':>11}"
             + (f" {'delta(eps)':>10}" if dcol else "")
             + "  eps-BDP?"
         )
@@ -326,20 +326,20 @@ def _print_table(out: list, a) -> None:
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
             print(
-                f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {mean_abs_cell(c):>9} {bdpl:>10}"
+                f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {mean_abs_cell(c):>9} {bdpl:>11}"
                 + (f" {dl:>10}" if dcol else "")
                 + f"  {verdict(c, a.epsilon, a.delta)}"
             )
             print(note(c.reason))
         return
-    print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
+    print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'BDPL (nats)':>11}  eps-BDP?")
     for c in out:
         scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mine = c.noise == a.noise or not TRAITS[c.noise].calibratable  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"
         print(
-            f"{name[:26]:<26} {scale:>10} {mean_abs_cell(c):>9} {bdpl:>10}  {verdict(c, a.epsilon, a.delta)}"
+            f"{name[:26]:<26} {scale:>10} {mean_abs_cell(c):>9} {bdpl:>11}  {verdict(c, a.epsilon, a.delta)}"
         )
         print(note(c.reason))
 

@@ -421,14 +421,16 @@ def command(a) -> int:
     print(query_line(t.query, eps, t.epsilon_source))
     # amount: the Laplace scale, or Delta / (DP eps) of geometric and staircase noise (see --help)
     delta = max(t.query.values) - min(t.query.values)
-    print(f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'exact BDPL':>10}  eps-BDP?")
+    print(
+        f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'BDPL (nats)':>11}  eps-BDP?"
+    )
     for c in out:
         amount = "n/a" if c.scale is None else f"{c.scale:.5g}"
         dp = "" if c.parameter is None or c.scale is None else f"{delta / c.scale:.4g}"  # the law's DP eps
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
         print(
-            f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
+            f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>11}  "
             f"{verdict(c, eps, None)}"
         )
         print(note(c.reason))

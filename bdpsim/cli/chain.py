@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 
 from ..core.errors import ConfigError
+from .base import note
 
 #: the range of ``--n`` (a chain of n records)
 N_RANGE = (2, 10_000_000)
@@ -74,7 +74,7 @@ def parse_initial(flag: str, tokens: list[str] | None) -> list[float] | None:
     if len(tokens) == 1 and tokens[0].lstrip().startswith("["):
         law = parse_vector(flag, tokens[0])
         spaced = " ".join(f"{x:g}" for x in law)
-        note(f"{flag} takes numbers separated by spaces ({flag} {spaced}); the JSON form goes")
+        note(f"{flag} takes numbers separated by spaces ({flag} {spaced}); JSON goes in the next release")
         return law
     try:
         return [float(t) for t in tokens]
@@ -84,11 +84,6 @@ def parse_initial(flag: str, tokens: list[str] | None) -> list[float] | None:
             " ".join(tokens),
             "must be probabilities separated by spaces (e.g. 0.5 0.5), or 'stationary'",
         ) from None
-
-
-def note(text: str) -> None:
-    """A deprecation line on stderr: ``bdpsim: note: TEXT in the next release``."""
-    print(f"bdpsim: note: {text} in the next release", file=sys.stderr)
 
 
 def add_chain_arguments(m, *, per_step: bool = False) -> None:
@@ -207,7 +202,6 @@ __all__ = [
     "chain_model",
     "chain_query",
     "check_chain_flags",
-    "note",
     "parse_initial",
     "parse_matrix",
     "parse_vector",

@@ -168,11 +168,11 @@ def _worst_markov(a, rng, W, progress=None) -> tuple[list[str], dict]:
     out = [
         f"stationary {a.states}-state chains with max P / min P <= {a.gamma:g}, n = {a.n}, eps = "
         f"{a.epsilon:g}",
-        f"worst exact BDPL found   {r.bdpl:.6f}  ({r.evaluations} chains evaluated exhaustively)",
+        f"worst exact BDPL found   {r.bdpl:.6f} nats  ({r.evaluations} chains evaluated exhaustively)",
     ]
     if math.isfinite(r.symmetric_bdpl):
-        out.append(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f}")
-    out.append(f"Markov bound             {r.markov_bound:.6f}")
+        out.append(f"symmetric chain (Fig.14) {r.symmetric_bdpl:.6f} nats")
+    out.append(f"Markov bound             {r.markov_bound:.6f} nats")
     out.append("worst transition matrix:")
     out.append(np.array2string(r.transition, precision=4))
     data = {

@@ -1,5 +1,5 @@
 """What one step of a continual release may release, by name (no NumPy: the command line's
-``--mechanism`` choices and the ``continual`` kind's ``release`` key read it).
+``--release`` choices and the ``continual`` kind's ``release`` key read it).
 
 A step releases k-ary randomized response (``krr``), the supremum over every eps-DP step
 (``any``), or noise of a registered law on the one-hot histogram of the step's value — any law

@@ -87,7 +87,7 @@ def test_one_json_parser_one_error_for_every_command(capsys, matrix, rule):
         ["attack", "markov", "--n", "5", "--epsilon", "1"],
         ["calibrate", "markov", "--n", "5", "--epsilon", "1"],
         ["bounds", "markov", "--epsilon", "1"],
-        ["temporal", "--steps", "5", "--epsilon", "1"],
+        ["temporal", "--n", "5", "--epsilon", "1"],
     ]
     lines = set()
     for command in commands:

@@ -1,7 +1,7 @@
 """What each noise law can do, declared once and readable without the numerical stack.
 
 Every caller that offers or refuses a law by what it can do — the command line's ``--noise`` and
-``--mechanism`` choices, the calibration methods, the attack's calibration, the continual
+``--release`` choices, the calibration methods, the attack's calibration, the continual
 release — asks :func:`law_names` (or :data:`TRAITS`), never a list of names of its own.
 
 A law's :class:`LawTraits` say:
