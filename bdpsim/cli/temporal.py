@@ -16,6 +16,7 @@ import math
 
 from ..kernels.noise.traits import one_of
 from ..temporal.releases import histogram_laws, release_names, value_laws
+from ..temporal.table import METHODS
 from .base import add_old_spelling, named_by, subcommand, take_old_spellings
 from .chain import add_chain_arguments, add_initial_argument, parse_initial, transition_of
 
@@ -49,9 +50,6 @@ express it).
 --allocate ALPHA: the per-step eps keeping every TPL <= ALPHA, exact against Cao's.
 """
 
-#: ``--method`` choices (bdpsim.temporal.table.METHODS; kept equal by a test: building the parser
-#: imports no SciPy)
-METHODS = ("exact", "cao", "both")
 
 #: library parameter -> the flag that sets it
 FLAGS = {
@@ -316,4 +314,4 @@ def _print_allocation(alloc) -> None:
     )
 
 
-__all__ = ["EPILOG", "FLAGS", "METHODS", "add_parser", "command"]
+__all__ = ["EPILOG", "FLAGS", "add_parser", "command"]

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..core.errors import ConfigError, check, naming
 
-#: the methods: the exact engine, Cao et al.'s recursion, or both (default)
+#: the methods: the exact engine, Cao et al.'s recursion, or both (default); the command line's
+#: ``--method`` choices (this module imports NumPy only in its functions)
 METHODS = ("exact", "cao", "both")
 #: the columns of a table, in order (``*_low``/``*_high`` added where an exact value is an interval)
 COLUMNS = ("i", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl")
@@ -74,6 +73,8 @@ def temporal_table(
 
 def _records(known_records: Sequence[int], steps: int) -> list[int]:
     """The known records, checked: integers in ``0..steps-1``."""
+    import numpy as np
+
     known = list(known_records) if isinstance(known_records, (list, tuple, np.ndarray)) else known_records
     check(
         isinstance(known, list)
@@ -97,6 +98,8 @@ def _table(
     method: str,
     max_points: int | None,
 ) -> TemporalTable:
+    import numpy as np
+
     from .exact import MAX_POINTS, TemporalChain, temporal_exact
 
     check(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
