@@ -60,13 +60,21 @@ class Parser(argparse.ArgumentParser):
 
 
 def subcommand(
-    sub, name: str, run: Callable[[argparse.Namespace], int], *, help: str, description: str, epilog: str
+    sub,
+    name: str,
+    run: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+    **defaults: Any,
 ) -> Parser:
     """Register the subcommand ``name`` on the subparsers ``sub``: its parser (laid out by
     :class:`Formatter`; ``help`` the line of ``bdpsim --help``) and ``run(args) -> exit code``, the
-    function :func:`bdpsim.cli.main` calls. Returns the parser, for its arguments."""
+    function :func:`bdpsim.cli.main` calls (``defaults``: further values it finds in ``args``).
+    Returns the parser, for its arguments."""
     p = sub.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=Formatter)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, **defaults)
     return p
 
 

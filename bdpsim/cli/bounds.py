@@ -45,8 +45,8 @@ def add_parser(sub) -> None:
         "P > 0 and a stationary start), with the calibration for eps-BDP.",
         epilog='examples:\n  bdpsim bounds markov --transition "[[0.882,0.118],[0.305,0.695]]" --epsilon 1\n'
         "  bdpsim bounds markov --gamma 5 --epsilon 1 --n 10",
+        action=_bounds_markov,
     )
-    bm.set_defaults(action=_bounds_markov)
     g = bm.add_mutually_exclusive_group(required=True)
     g.add_argument(
         "--transition", metavar="MATRIX", help=f'transition matrix as JSON, e.g. "{MATRIX_EXAMPLE}"'
@@ -54,9 +54,7 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
     )
-    bm.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
     bm.add_argument("--n", type=int, help="number of records (adds the general bound n eps)")
-    bm.add_argument("--json", action="store_true", help=JSON_HELP)
     bg = subcommand(
         bs,
         "gaussian",
@@ -66,12 +64,9 @@ def add_parser(sub) -> None:
         "sum on m records with max. Pearson correlation rho (paper Thm 5.5/5.8; "
         "needs rho (m - 2) < 1), beside the general bound m eps.",
         epilog="example:\n  bdpsim bounds gaussian --rho 0.275 --m 3 --epsilon 1",
+        action=_bounds_gaussian,
     )
-    bg.set_defaults(action=_bounds_gaussian)
     bg.add_argument("--rho", type=float, required=True, help="max. Pearson correlation")
-    bg.add_argument("--m", type=int, required=True, help="number of correlated records")
-    bg.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
-    bg.add_argument("--json", action="store_true", help=JSON_HELP)
     bgen = subcommand(
         bs,
         "general",
@@ -80,11 +75,13 @@ def add_parser(sub) -> None:
         description="General bound m eps on the BDPL of an eps-DP mechanism when at most "
         "m records are correlated (paper Thm 4.3).",
         epilog="example:\n  bdpsim bounds general --m 10 --epsilon 0.5",
+        action=_bounds_general,
     )
-    bgen.set_defaults(action=_bounds_general)
-    bgen.add_argument("--m", type=int, required=True, help="number of correlated records")
-    bgen.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
-    bgen.add_argument("--json", action="store_true", help=JSON_HELP)
+    for leaf in (bg, bgen):
+        leaf.add_argument("--m", type=int, required=True, help="number of correlated records")
+    for leaf in (bm, bg, bgen):
+        leaf.add_argument("--epsilon", type=float, required=True, help="DP parameter of the mechanism")
+        leaf.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def command(a) -> int:

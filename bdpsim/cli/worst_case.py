@@ -36,16 +36,14 @@ def add_parser(sub) -> None:
         "(i, K), by L-BFGS-B from many starts; prints the worst matrix and the "
         "equicorrelated and Gaussian-bound references.",
         epilog="example:\n  bdpsim worst-case gaussian --n 5 --rho 0.3",
+        action=_worst_gaussian,
     )
-    wg.set_defaults(action=_worst_gaussian)
     wg.add_argument("--n", type=int, required=True, help="records (2..12)")
     wg.add_argument("--rho", type=float, required=True, help="max. |correlation|, in [0, 1)")
     wg.add_argument("--noise-scale", type=float, default=10.0, help="Laplace beta (default 10)")
     wg.add_argument("--distance", type=float, default=10.0, help="|x - x'| (default 10)")
     wg.add_argument("--starts", type=int, default=40, help="local optimiser starts per known-set size")
-    wg.add_argument("--seed", type=int, default=1, help="seed of the random starts")
-    add_quiet_option(wg)
-    wg.add_argument("--json", action="store_true", help=JSON_HELP)
+
     wm = subcommand(
         ws,
         "markov",
@@ -56,8 +54,8 @@ def add_parser(sub) -> None:
         "Nelder-Mead from random starts; compares with the symmetric chain of "
         "thesis Fig. 14 and the Markov bound.",
         epilog="example:\n  bdpsim worst-case markov --gamma 5 --n 6 --epsilon 1",
+        action=_worst_markov,
     )
-    wm.set_defaults(action=_worst_markov)
     wm.add_argument(
         "--gamma",
         type=float,
@@ -70,9 +68,10 @@ def add_parser(sub) -> None:
     )
     wm.add_argument("--states", type=int, default=2, help="2 or 3 (default 2)")
     wm.add_argument("--starts", type=int, default=8, help="Nelder-Mead starts (default 8)")
-    wm.add_argument("--seed", type=int, default=1, help="seed of the random starts")
-    add_quiet_option(wm)
-    wm.add_argument("--json", action="store_true", help=JSON_HELP)
+    for leaf in (wg, wm):
+        leaf.add_argument("--seed", type=int, default=1, help="seed of the random starts")
+        add_quiet_option(leaf)
+        leaf.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
 def _finite(flag: str, value: float, rule: str, ok) -> None:

@@ -5,82 +5,25 @@
 timelines, the Theorem 10 suprema and the two budget allocations. They are upper bounds of the
 exact leakage.
 
-The names below are loaded on first use: :mod:`.releases` (what a step may release, read by the
-command line) imports no NumPy.
+The public names of :mod:`.cao` and :mod:`.lfp` are this package's too, loaded on first use:
+:mod:`.releases` (what a step may release, read by the command line) imports no NumPy.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from importlib.util import find_spec
+from typing import Any
 
-if TYPE_CHECKING:  # the re-exported names, for the type checker
-    from .cao import (  # noqa: F401
-        METHODS,
-        CaoSupremum,
-        CaoTimeline,
-        QuantifiedBudget,
-        allocate_quantification,
-        allocate_upper_bound,
-        backward_matrices,
-        cao_leakage,
-        cao_supremum,
-        reverse_chain,
-    )
-    from .lfp import (  # noqa: F401
-        LfpSolution,
-        LFunction,
-        Precomputed,
-        incremental_leakage,
-        incremental_leakage_lp,
-        incremental_leakage_precomputed,
-        l_function,
-        l_function_value,
-        precompute,
-        supremum,
-        theorem10,
-    )
-
-#: public name -> the module (of this package) that defines it
-_EXPORTS = {
-    **dict.fromkeys(
-        (
-            "METHODS",
-            "CaoSupremum",
-            "CaoTimeline",
-            "QuantifiedBudget",
-            "allocate_quantification",
-            "allocate_upper_bound",
-            "backward_matrices",
-            "cao_leakage",
-            "cao_supremum",
-            "reverse_chain",
-        ),
-        ".cao",
-    ),
-    **dict.fromkeys(
-        (
-            "LFunction",
-            "LfpSolution",
-            "Precomputed",
-            "incremental_leakage",
-            "incremental_leakage_lp",
-            "incremental_leakage_precomputed",
-            "l_function",
-            "l_function_value",
-            "precompute",
-            "supremum",
-            "theorem10",
-        ),
-        ".lfp",
-    ),
-}
+#: the modules whose public names (their ``__all__``) this package hands out
+_MODULES = (".cao", ".lfp")
 
 
 def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return vars(import_module(_EXPORTS[name], __name__))[name]
+    if find_spec(f"{__name__}.{name}") is not None:  # a module of the package: ``from . import x``
+        raise AttributeError(name)  # imports it
+    for module in _MODULES:
+        found = import_module(module, __name__)
+        if name in found.__all__:
+            return vars(found)[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = sorted(_EXPORTS)
