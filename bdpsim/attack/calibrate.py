@@ -6,9 +6,10 @@ eps-BDP calibration needs for the ``eps`` whose pure-eps curve meets the same ta
 are post-processed by the same kernel, so every trade-off curve can only rise (data processing for
 trade-off functions, Dong, Roth and Su 2022, Lemma 2.9): the worst advantage and TPR@FPR are
 non-increasing in the Laplace scale, the Gaussian sigma and (decreasing) the geometric epsilon —
-the decompositions of :mod:`bdpsim.kernels.noise.laws`. Staircase noise has none (its calibration
-by bisection is not certified; refused here). The least noise is found by bracketing and bisection
-in ``ln(parameter)`` to relative ``1e-6``, and its worst value is recomputed.
+the decompositions of :mod:`bdpsim.kernels.noise.laws`, each law's ``monotone`` trait. Staircase
+noise has none (its calibration by bisection is not certified; refused here). The least noise is
+found by bracketing and bisection in ``ln(parameter)`` to relative ``1e-6``
+(:func:`bdpsim.kernels.roots.monotone_root`), and its worst value is recomputed.
 
 **The eps-BDP comparison.** The pure-eps curve has advantage ``tanh(eps/2)`` and
 ``TPR(f) = min(1, e^eps f, 1 - e^-eps (1 - f))``; so the target ``a`` corresponds to
@@ -25,11 +26,11 @@ from dataclasses import dataclass
 from typing import cast
 
 from ..core.errors import ConfigError
+from ..kernels.noise.traits import law_names
+from ..kernels.roots import monotone_root
 from .tradeoff import check_fpr
 from .worst import worst_advantage, worst_tpr
 
-#: noise laws whose worst attack values are monotone in the parameter (module docstring)
-MONOTONE = ("laplace", "gaussian", "geometric")
 REL_TOL = 1e-6
 
 
@@ -86,33 +87,18 @@ def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
     return f"tpr@{float(at_fpr):g}", float(check_fpr("target_tpr", target_tpr))
 
 
-def _least_parameter(ok: Callable[[float], bool], p0: float, grows: bool, target: float) -> float:
-    """The noise parameter at which ``ok`` (the target met) starts to hold, ``ok`` monotone in the
-    amount of noise (more as the parameter grows when ``grows``): bracketed from ``p0`` by factors
-    of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter); the end that meets it."""
-    # bracket in ln(parameter): 'more' meets the target, 'less' does not
-    step = 2.0 if grows else 0.5
-    more, less = p0, p0
-    if ok(p0):
-        while ok(less / step):
-            less /= step
-            if abs(math.log(less / p0)) > 60:
-                raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
-        less /= step
-    else:
-        while not ok(more * step):
-            more *= step
-            if abs(math.log(more / p0)) > 60:
-                raise ConfigError("target", target, "cannot be met by this noise law")
-        more *= step
-    lo, hi = math.log(less), math.log(more)
-    while abs(hi - lo) > REL_TOL:
-        mid = 0.5 * (lo + hi)
-        if ok(math.exp(mid)):
-            hi = mid
-        else:
-            lo = mid
-    return math.exp(hi)
+def _least_parameter(value: Callable[[float], float], p0: float, grows: bool, target: float) -> float:
+    """The noise parameter at which ``value`` (the worst attack value, non-increasing in the amount
+    of noise, which grows with the parameter when ``grows``) falls to ``target``: bracketed from
+    ``p0`` by factors of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter)
+    (:func:`bdpsim.kernels.roots.monotone_root`); the end that meets it."""
+    less = p0 / 2.0 if grows else p0 * 2.0
+    root = monotone_root(lambda par: value(par) - target, p0, less, rtol=REL_TOL)
+    if root.unsafe is None:
+        raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
+    if root.safe is None:
+        raise ConfigError("target", target, "cannot be met by this noise law")
+    return root.safe
 
 
 def calibrate_attack(
@@ -137,11 +123,12 @@ def calibrate_attack(
     what, target = _check_target(target_advantage, target_tpr, at_fpr)
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
     noise = mechanism.noise
-    if noise.name not in MONOTONE:
+    monotone = law_names(monotone=True)  # a proof that more noise cannot raise an attack value
+    if noise.name not in monotone:
         raise ConfigError(
             "noise",
             noise.name,
-            f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
+            f"must be one of {list(monotone)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter
 
@@ -151,10 +138,7 @@ def calibrate_attack(
             return worst_advantage(model, mech, sizes).value
         return worst_tpr(model, mech, float(at_fpr), sizes).upper  # type: ignore[arg-type]
 
-    def ok(par: float) -> bool:
-        return value(par) <= target
-
-    par = _least_parameter(ok, float(noise.parameter), grows, target)
+    par = _least_parameter(value, float(noise.parameter), grows, target)
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
@@ -184,7 +168,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
         row = calibrate_graph(
             model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0]
         )[0]
-        return row.scale if mechanism.noise.name == "laplace" else row.parameter
+        return row.scale if row.parameter is None else row.parameter  # the Laplace scale is its parameter
     if not isinstance(model, MarkovChain):
         return None
     kw = (
@@ -199,7 +183,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     c = calibrate(
         cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw
     )
-    return c.scale if mechanism.noise.name == "laplace" else c.parameter
+    return c.scale if c.parameter is None else c.parameter
 
 
 __all__ = ["AttackCalibration", "calibrate_attack", "target_epsilon"]

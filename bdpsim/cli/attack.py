@@ -6,10 +6,8 @@ Only argument parsing and printing live here; the work is :func:`bdpsim.attack.a
 
 from __future__ import annotations
 
-import argparse
-import json
-
-from .attack_report import add_fpr_argument, finite_json, report
+from .attack_report import add_fpr_argument, report
+from .base import flag_error, subcommand, subcommands
 from .chain import (
     add_chain_arguments,
     add_initial_argument,
@@ -38,33 +36,39 @@ every adversary); else both the attained value and the bound are shown.
 """
 
 
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
-    """Register ``attack markov`` on the top-level subparsers ``sub``."""
-    c = sub.add_parser(
+def add_parser(sub) -> None:
+    """Register ``bdpsim attack`` (``markov``, ``config``) on the top-level subparsers ``sub``."""
+    from . import attack_config
+
+    c = subcommand(
+        sub,
         "attack",
+        command,
         help="the optimal attack: advantage and TPR at low FPR, exact",
         description="What the leakage means to an attacker: the optimal test's advantage "
         "and true-positive rate at low false-positive rates, exact, for the "
         "worst adversary.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
-    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
-    m = cs.add_parser(
+    cs = subcommands(c, "model_kind", "MODEL")
+    m = subcommand(
+        cs,
         "markov",
+        command,
         help="a count (or state sum) plus noise on a Markov chain",
         description="The worst adversary's optimal attack on a count (or sum of per-state "
         "values) plus noise over a Markov chain of n records.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     add_chain_arguments(m)
     add_initial_argument(m)
+    from ..kernels.noise.traits import DEFAULT_LAW, law_names
+
     m.add_argument(
         "--noise",
-        default="laplace",
-        choices=["laplace", "geometric", "staircase", "gaussian"],
-        help="noise law (default laplace)",
+        default=DEFAULT_LAW,
+        choices=law_names(calibratable=True),
+        help=f"noise law (default {DEFAULT_LAW})",
     )
     m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
@@ -75,36 +79,26 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
     m.add_argument("--json", action="store_true", help="print one JSON object")
-    from .attack_config import add_parser as add_config_parser
-
-    add_config_parser(cs, formatter_class)
     m.add_argument(
         "--plot",
         metavar="PATH",
         help="also draw the ROC figure (linear and log axes) into PATH "
         "(.png or .pdf): against the pure-eps and independent curves",
     )
+    attack_config.add_parser(cs)
 
 
-def _flag(err: ValueError):
-    """A library error as the one-line error naming this command's flag."""
-    from ..core.errors import ConfigError, field_error
-
-    exc = field_error(err)
-    if exc is None:
-        return None
-    flags = {
-        "epsilon": "--epsilon",
-        "scale": "--scale",
-        "sigma": "--sigma",
-        "fpr": "--fpr",
-        "counted_states": "--counted",
-        "state_values": "--state-values",
-        "values": "--state-values",
-        "run.known_sizes": "--min-known",
-    }
-    name = flags.get(exc.field, flags.get(exc.field.split(".")[-1]))
-    return ConfigError(name, exc.value, exc.rule) if name else exc
+#: a library field -> the flag of ``attack markov`` that sets it
+FLAGS = {
+    "epsilon": "--epsilon",
+    "scale": "--scale",
+    "sigma": "--sigma",
+    "fpr": "--fpr",
+    "counted_states": "--counted",
+    "state_values": "--state-values",
+    "values": "--state-values",
+    "run.known_sizes": "--min-known",
+}
 
 
 def command(a) -> int:
@@ -115,10 +109,6 @@ def command(a) -> int:
     from ..kernels.noise.laws import noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
 
-    if a.model_kind == "config":
-        from .attack_config import command as config_command
-
-        return config_command(a)
     check_fpr("--fpr", a.fpr)
     check_chain_flags(a)
     if not 0 <= a.min_known <= a.n - 1:
@@ -135,7 +125,7 @@ def command(a) -> int:
         risk = attack_risk(model, mech, sizes=sizes)
         rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
     except ValueError as err:
-        named = _flag(err)
+        named = flag_error(err, FLAGS)
         if named is None:
             raise
         raise named from None
@@ -151,79 +141,4 @@ def command(a) -> int:
     return report(a, model, mech, sizes, risk, rows)
 
 
-def add_target_flags(m) -> None:
-    """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
-    t = m.add_mutually_exclusive_group()
-    t.add_argument(
-        "--target-advantage",
-        type=float,
-        metavar="A",
-        help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)",
-    )
-    t.add_argument(
-        "--target-tpr",
-        type=float,
-        metavar="B",
-        help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this",
-    )
-    m.add_argument(
-        "--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)"
-    )
-
-
-def command_calibrate(a) -> int:
-    """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
-    noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
-    from ..attack.calibrate import calibrate_attack
-    from ..calibration.methods import EXACT_METHOD
-    from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_from_params
-    from ..mechanisms.noisy import NoisyQueryMechanism
-
-    check_chain_flags(a)
-    if a.method != EXACT_METHOD:
-        raise ConfigError("--method", a.method, "must be exact with an attack target")
-    model = chain_model(a)
-    flags = {
-        "target_advantage": "--target-advantage",
-        "target_tpr": "--target-tpr",
-        "at_fpr": "--at-fpr",
-        "noise": "--noise",
-    }
-    try:
-        query = chain_query(a, model.states)
-        start = {
-            "laplace": dict(scale=float(query.sensitivity)),
-            "gaussian": dict(sigma=float(query.sensitivity)),
-            "geometric": dict(epsilon=1.0),
-            "staircase": dict(epsilon=1.0),
-        }.get(a.noise, {})
-        noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
-        cal = calibrate_attack(
-            model,
-            NoisyQueryMechanism(query, noise),
-            target_advantage=a.target_advantage,
-            target_tpr=a.target_tpr,
-            at_fpr=a.at_fpr,
-            sizes=tuple(range(a.min_known, a.n)),
-        )
-    except ConfigError as exc:
-        if exc.field in flags:
-            raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
-        raise
-    if a.json:
-        print(json.dumps(finite_json(cal.as_dict())))
-        return 0
-    print(f"attack target: worst {cal.what} <= {cal.target:g}")
-    print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")
-    if cal.bdp_parameter is None:
-        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
-    else:
-        print(
-            f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
-            f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})"
-        )
-    return 0
-
-
-__all__ = ["add_parser", "command", "EPILOG", "add_target_flags", "command_calibrate"]
+__all__ = ["EPILOG", "add_parser", "command"]

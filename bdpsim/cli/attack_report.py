@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 
+from .base import finite_json
+
 #: --fpr default: the low false-positive rates attacks are judged at
 DEFAULT_FPR = (1e-3, 1e-2, 0.1)
 
@@ -20,17 +22,6 @@ def add_fpr_argument(parser) -> None:
         default=list(DEFAULT_FPR),
         help="false-positive rates, each in (0, 1) (default " + " ".join(f"{f:g}" for f in DEFAULT_FPR) + ")",
     )
-
-
-def finite_json(obj):
-    """``obj`` with every non-finite float replaced by ``None`` (JSON has no infinity)."""
-    if isinstance(obj, dict):
-        return {k: finite_json(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [finite_json(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def _adversary_json(adv) -> dict:
@@ -97,8 +88,8 @@ def report(a, model, mech, sizes, risk, rows) -> int:
             )
         )
         return 0
-    print(f"exact BDPL over every adversary {e:.6g}")
-    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g})")
+    print(f"exact BDPL over every adversary {e:.6g} nats")
+    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g} nats)")
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
     print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")

@@ -186,8 +186,14 @@ def test_a_registered_toy_law_runs_a_config_end_to_end(two_point, tmp_path):
 
 
 def test_removing_the_toy_law_removes_its_keys(two_point):
+    from bdpsim.kernels.noise.traits import TRAITS, law_names
+
+    # a law that declares no traits gets those its class attributes give, beside the built-ins'
+    assert TRAITS["two_point"].amount == "spread" and not TRAITS["two_point"].calibratable
+    assert "two_point" in law_names(pure_dp=False) and "two_point" not in law_names(calibratable=True)
     del NOISE_LAWS["two_point"]
     try:
+        assert "two_point" not in TRAITS
         assert "two_point_spread" not in MECHANISM_KINDS["count"].keys
         with pytest.raises(ValueError, match=r"^mechanism\.noise = 'two_point': must be one of "):
             bdpsim.run(

@@ -43,6 +43,8 @@ hockey-stick divergence is an f-divergence: data processing). Per law:
   NOT monotone: the jumps at ``(k + gamma*) Delta`` move against the atom lattice, and one pair on
   spacing 0.5 gains 0.36 nats when epsilon drops from 2.228 to 2.131 (pinned in the tests). So
   calibrate staircase noise by bisection on ``epsilon`` only with a fixed ``gamma``.
+
+Each law's reason (or its absence) is its ``monotone`` trait (:mod:`bdpsim.kernels.noise.traits`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ from .laplace_mixture import MixtureSup, mixture_sup
 from .protocols import HasBothDeltas
 from .stepwise import GeometricNoise, StaircaseNoise
 from .table import TableNoise, table_from_params
+from .traits import DEFAULT_LAW, GAUSSIAN, LAPLACE, TRAITS, LawTraits, contradiction, declare, traits_of
 
 
 @runtime_checkable
@@ -152,12 +155,13 @@ class LaplaceNoise:
     """
 
     scale: float
-    name: str = field(default="laplace", init=False)
+    name: str = field(default=LAPLACE.name, init=False)
     discrete: bool = field(default=False, init=False)
-    parameter_name: str = field(default="scale", init=False)
-    noise_grows_with_parameter: bool = field(default=True, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = True
+    parameter_name: str = field(default=LAPLACE.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=LAPLACE.grows, init=False)
+    traits: ClassVar[LawTraits] = LAPLACE
+    calibratable: ClassVar[bool] = LAPLACE.calibratable
+    pure_dp: ClassVar[bool] = LAPLACE.pure_dp
     keys: ClassVar[Mapping[str, Key]] = {}  # its amount is epsilon or the mechanism's noise_scale
 
     def __post_init__(self) -> None:
@@ -170,7 +174,7 @@ class LaplaceNoise:
     @classmethod
     def from_params(cls, params: NoiseParams) -> LaplaceNoise:
         """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
-        sens = params.only("laplace", ("epsilon", "scale"))
+        sens = params.only(LAPLACE.name, ("epsilon", "scale"))
         require(params.scale is not None or params.epsilon is not None, "epsilon", None, "is required")
         require(
             (params.scale is None) != (params.epsilon is None),
@@ -245,12 +249,13 @@ class GaussianNoise:
     """
 
     sigma: float
-    name: str = field(default="gaussian", init=False)
+    name: str = field(default=GAUSSIAN.name, init=False)
     discrete: bool = field(default=False, init=False)
-    parameter_name: str = field(default="sigma", init=False)
-    noise_grows_with_parameter: bool = field(default=True, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
+    parameter_name: str = field(default=GAUSSIAN.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=GAUSSIAN.grows, init=False)
+    traits: ClassVar[LawTraits] = GAUSSIAN
+    calibratable: ClassVar[bool] = GAUSSIAN.calibratable
+    pure_dp: ClassVar[bool] = GAUSSIAN.pure_dp  # calibrated to the privacy profile delta(eps)
     keys: ClassVar[Mapping[str, Key]] = {
         "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0")
     }
@@ -265,7 +270,7 @@ class GaussianNoise:
     @classmethod
     def from_params(cls, params: NoiseParams) -> GaussianNoise:
         """``sigma`` (required)."""
-        params.only("gaussian", ("sigma",))
+        params.only(GAUSSIAN.name, ("sigma",))
         require(params.sigma is not None, "sigma", params.sigma, "is required for gaussian noise")
         return cls(cast(float, params.sigma))  # checked in __post_init__
 
@@ -380,16 +385,33 @@ def _own_numbers(law: type) -> str | None:
     return None
 
 
-NOISE_LAWS: Registry = Registry(
+def _law_problem(law: type) -> str | None:
+    """Why ``law`` cannot be registered: its declared traits contradict it, or it would run another
+    law's numbers (:func:`_own_numbers`); ``None``: it can."""
+    return contradiction(law) or _own_numbers(law)
+
+
+class NoiseLawRegistry(Registry):
+    """The noise-law registry; it keeps :data:`~bdpsim.kernels.noise.traits.TRAITS` (what each law
+    can do, read without NumPy by the command line) in step with its entries."""
+
+    def __setitem__(self, name: str, law: Any) -> None:
+        traits = traits_of(law, name)
+        declare(traits if traits.name == name else replace(traits, name=name))
+        super().__setitem__(name, law)
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        TRAITS.pop(name, None)
+
+
+NOISE_LAWS: Registry = NoiseLawRegistry(
     "noise law",
     NoiseLaw,
-    _own_numbers,
+    _law_problem,
     entries={
-        "laplace": LaplaceNoise,
-        "geometric": GeometricNoise,
-        "staircase": StaircaseNoise,
-        "gaussian": GaussianNoise,
-        "table": TableNoise,
+        law.traits.name: law
+        for law in (LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise)
     },
 )  # each law checked against NoiseLaw; table: a user pmf with geometric tails
 
@@ -405,7 +427,7 @@ def register_noise_law(law: type) -> type:
 #: the ``noise`` key itself (the law's name); each law's own keys follow it in :func:`noise_keys`
 NOISE_KEY = Key(
     "str",
-    "laplace",
+    DEFAULT_LAW,
     hashed=False,
     doc="the additive noise law",
     rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)",
@@ -456,6 +478,28 @@ def noise_from_params(
     return law.from_params(params)  # each law reads (and checks) the parameters it takes
 
 
+def noise_with_amount(
+    name: str, amount: float, sensitivity: float, *, step: float = 1.0, staircase_gamma: float | None = None
+) -> NoiseLaw:
+    """The law ``name`` with ``amount`` of noise for a query of ``sensitivity`` ``Delta``: the law's
+    own parameter when its noise grows with it (the Laplace scale, the Gaussian sigma), else the DP
+    epsilon ``Delta / amount`` (geometric on the lattice of ``step``; staircase with
+    ``staircase_gamma``, default ``gamma*``). So the DP adversary leaks ``Delta / amount`` under
+    every pure law, and more ``amount`` is more noise (the amount calibrations search over)."""
+    require(name in TRAITS, "name", name, f"must be one of {list(TRAITS)}")
+    traits = TRAITS[name]
+    if traits.grows:
+        return noise_from_params(name, **{traits.amount: amount})
+    return noise_from_params(
+        name,
+        epsilon=sensitivity / amount,
+        sensitivity=sensitivity,
+        scale=None,
+        staircase_gamma=staircase_gamma,
+        step=step,
+    )
+
+
 __all__ = [
     "NoiseLaw",
     "LaplaceNoise",
@@ -469,6 +513,7 @@ __all__ = [
     "noise_keys",
     "register_noise_law",
     "noise_from_params",
+    "noise_with_amount",
     "table_from_params",
     "grid_delta_pair",
     "ParameterError",
