@@ -714,8 +714,9 @@ class HasExactMechanism(Protocol):
     """A mechanism with its own exact engine on a model (an :class:`ExactEngine` with its
     capabilities; raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when it has
     none), e.g. randomized response, the histogram; it answers before the model kind's engine
-    (:func:`exact_engine`). Declared here, below the mechanisms, so that :func:`engine_for` asks it
-    without importing them (``bdpsim.mechanisms.protocols`` re-exports it)."""
+    (:func:`~bdpsim.models.engines.exact_engine`). Declared here, below the mechanisms, so that
+    :func:`engine_for` asks it without importing them (``bdpsim.mechanisms.protocols`` re-exports
+    it)."""
 
     def exact(self, model): ...
 
