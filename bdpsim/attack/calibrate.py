@@ -1,4 +1,4 @@
-"""Noise calibrated to an attack target (issue 35, item 3): the least noise such that the worst
+"""Noise calibrated to an attack target: the least noise such that the worst
 adversary's advantage is ``<= a``, or its TPR at FPR ``f`` is ``<= b``; beside it the noise that
 eps-BDP calibration needs for the ``eps`` whose pure-eps curve meets the same target.
 
@@ -8,7 +8,8 @@ trade-off functions, Dong, Roth and Su 2022, Lemma 2.9): the worst advantage and
 non-increasing in the Laplace scale, the Gaussian sigma and (decreasing) the geometric epsilon —
 the decompositions of :mod:`bdpsim.kernels.noise.laws`. Staircase noise has none (its calibration
 by bisection is not certified; refused here). The least noise is found by bracketing and bisection
-in ``ln(parameter)`` to relative ``1e-6``, and its worst value is recomputed.
+in ``ln(parameter)`` to relative ``1e-6``, rounded to 6 significant digits toward more noise
+(the printed amount meets the target), and its worst value is recomputed.
 
 **The eps-BDP comparison.** The pure-eps curve has advantage ``tanh(eps/2)`` and
 ``TPR(f) = min(1, e^eps f, 1 - e^-eps (1 - f))``; so the target ``a`` corresponds to
@@ -24,13 +25,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, NotAvailable
 from .tradeoff import check_fpr
-from .worst import worst_advantage, worst_tpr
+from .worst import attack_risk, worst_tpr
 
 #: noise laws whose worst attack values are monotone in the parameter (module docstring)
 MONOTONE = ("laplace", "gaussian", "geometric")
 REL_TOL = 1e-6
+#: most factors of e between the start and the calibrated parameter (the float range: a target
+#: advantage of 1e-300 needs a Laplace scale of ~1e300)
+MAX_LOG_RANGE = 690.0
+#: significant digits of the calibrated parameter (rounded toward more noise: :func:`safe_round`)
+SIGNIFICANT = 6
 
 
 def target_epsilon(
@@ -86,33 +92,61 @@ def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
     return f"tpr@{float(at_fpr):g}", float(check_fpr("target_tpr", target_tpr))
 
 
-def _least_parameter(ok: Callable[[float], bool], p0: float, grows: bool, target: float) -> float:
+def _least_parameter(
+    ok: Callable[[float], bool], p0: float, grows: bool, target: float, progress: Callable | None = None
+) -> float:
     """The noise parameter at which ``ok`` (the target met) starts to hold, ``ok`` monotone in the
     amount of noise (more as the parameter grows when ``grows``): bracketed from ``p0`` by factors
-    of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter); the end that meets it."""
+    of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter); the end that meets it.
+    ``progress(step, None)`` after each evaluation."""
+    steps = iter(range(1, 10**6))
+
+    def meets(par: float) -> bool:
+        out = ok(par)
+        if progress is not None:
+            progress(next(steps), None)
+        return out
+
     # bracket in ln(parameter): 'more' meets the target, 'less' does not
     step = 2.0 if grows else 0.5
     more, less = p0, p0
-    if ok(p0):
-        while ok(less / step):
+    if meets(p0):
+        while meets(less / step):
             less /= step
-            if abs(math.log(less / p0)) > 60:
+            if abs(math.log(less / p0)) > MAX_LOG_RANGE:
                 raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
         less /= step
     else:
-        while not ok(more * step):
+        while not meets(more * step):
             more *= step
-            if abs(math.log(more / p0)) > 60:
+            if abs(math.log(more / p0)) > MAX_LOG_RANGE:
                 raise ConfigError("target", target, "cannot be met by this noise law")
         more *= step
     lo, hi = math.log(less), math.log(more)
     while abs(hi - lo) > REL_TOL:
         mid = 0.5 * (lo + hi)
-        if ok(math.exp(mid)):
+        if meets(math.exp(mid)):
             hi = mid
         else:
             lo = mid
     return math.exp(hi)
+
+
+def safe_round(value: float, grows: bool, digits: int = SIGNIFICANT) -> float:
+    """``value`` to ``digits`` significant digits rounded toward more noise (up when the noise
+    grows with the parameter, down otherwise): the printed amount meets the target that
+    ``value`` meets (noise is monotone), where rounding to nearest may miss it."""
+    if value == 0.0 or not math.isfinite(value):
+        return value
+    e = math.floor(math.log10(abs(value))) - (digits - 1)
+    scaled = value / 10.0**e
+    r = math.ceil(scaled - 1e-9) if grows else math.floor(scaled + 1e-9)  # an exact decimal stays
+    out = float(f"{r}e{e}")
+    if grows and out < value:
+        out = float(f"{r + 1}e{e}")
+    if not grows and out > value:
+        out = float(f"{r - 1}e{e}")
+    return out
 
 
 def calibrate_attack(
@@ -124,37 +158,52 @@ def calibrate_attack(
     at_fpr: float | None = None,
     sizes="all",
     compare: bool = True,
+    engine=None,
+    progress: Callable | None = None,
 ) -> AttackCalibration:
     """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
     adversary's advantage is ``<= target_advantage``, or its TPR at ``at_fpr`` (the bound for every
     adversary) is ``<= target_tpr``; with ``compare`` also the least eps-BDP noise of the same law
-    for :func:`target_epsilon` (Markov chains: :func:`bdpsim.calibration.calibrate`).
+    for :func:`target_epsilon` (:func:`bdpsim.calibration.calibrate` on chains,
+    :func:`bdpsim.calibration.graphs.calibrate_graph` on networks and random fields).
 
-    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity.
+    Every amount is searched by the pair's one exact engine re-noised
+    (:class:`~bdpsim.models.engines.HasNoiseLaw`: the query's laws computed once), through
+    :func:`~bdpsim.attack.worst.attack_risk`; the amount returned is rounded to
+    :data:`SIGNIFICANT` digits toward more noise (:func:`safe_round`: the printed amount meets
+    the target), and its worst value recomputed. ``progress(step, None)`` after each amount tried.
+
+    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity;
+    ``NotAvailable`` for a pair whose engine cannot be re-noised.
     """
-    from dataclasses import replace
+    from ..models.engines import HasNoiseLaw, engine_for
 
     what, target = _check_target(target_advantage, target_tpr, at_fpr)
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
-    noise = mechanism.noise
-    if noise.name not in MONOTONE:
+    noise = getattr(mechanism, "noise", None)
+    if noise is None or noise.name not in MONOTONE:
         raise ConfigError(
             "noise",
-            noise.name,
+            getattr(noise, "name", type(mechanism).__name__),
             f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter
+    eng = engine if engine is not None else engine_for(model, mechanism)
+    if not isinstance(eng, HasNoiseLaw):
+        raise NotAvailable(
+            f"exact engine {type(eng).__name__}: cannot be re-noised (no other amount of noise to search)"
+        )
 
     def value(par: float) -> float:
-        mech = replace(mechanism, noise=noise.with_parameter(par))
+        found = eng.with_noise(noise.with_parameter(par))
         if what == "advantage":
-            return worst_advantage(model, mech, sizes).value
-        return worst_tpr(model, mech, float(at_fpr), sizes).upper  # type: ignore[arg-type]
+            return attack_risk(model, mechanism, sizes=sizes, engine=found).advantage
+        return worst_tpr(model, mechanism, float(at_fpr), sizes, engine=found).upper  # type: ignore[arg-type]
 
     def ok(par: float) -> bool:
         return value(par) <= target
 
-    par = _least_parameter(ok, float(noise.parameter), grows, target)
+    par = safe_round(_least_parameter(ok, float(noise.parameter), grows, target, progress), grows)
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise

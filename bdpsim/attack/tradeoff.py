@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ..core.errors import ConfigError
+from ..models.pairs import FinitePair, LatticePair, ShiftPair
 
 #: the largest ``|ln t|`` searched (the noise laws' profile accepts ``|eps| <= 100``)
 LOG_T_MAX = 100.0
@@ -160,6 +161,67 @@ def mixture_tradeoff(noise, atoms_p, w_p, atoms_q, w_q) -> TradeOff:
     )
 
 
+def pair_tradeoff(pair) -> TradeOff:
+    """The trade-off of an adversary's two output laws (an
+    :class:`~bdpsim.models.pairs.OutputPair` of its exact engine: ``H(t)`` the pair's forward
+    hockey-stick divergence at ``eps = ln t``; the closed form for a normal shift)."""
+    if isinstance(pair, ShiftPair):
+        return gaussian_tradeoff(pair.mu)
+    kind = {
+        LatticePair: f"exact ({getattr(getattr(pair, 'noise', None), 'name', '')} mixtures)",
+        FinitePair: "exact (finite outcomes)",
+    }
+    return TradeOff(lambda t: float(pair.deltas([math.log(t)])[0][0]), label=kind.get(type(pair), "exact"))
+
+
+def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]:
+    """``(TPR, t*)`` of each pair ``pairs[r]`` (an :class:`~bdpsim.models.pairs.OutputPair`, ``x``:
+    the positives) at its FPR ``alphas[r]``: ``inf_t [t alpha + H(t)]`` by one golden-section
+    search in ``u = ln t`` over ``[-LOG_T_MAX, LOG_T_MAX]`` per row, all rows evaluated together
+    (:func:`~bdpsim.models.pairs.pair_deltas`), to the relative width ``tol`` of
+    :meth:`TradeOff.tpr_threshold` (the same search, row by row); a normal shift in closed form."""
+    from ..models.pairs import pair_deltas
+
+    alpha = np.asarray(alphas, dtype=float).ravel()
+    R = len(pairs)
+    value, where = np.zeros(R), np.ones(R)
+    shift = np.array([isinstance(p, ShiftPair) for p in pairs], dtype=bool)
+    for r in np.flatnonzero(shift):
+        mu, a = pairs[r].mu, alpha[r]
+        value[r] = min(1.0, max(a, float(ndtr(ndtri(a) + mu))))
+        where[r] = math.exp(mu * float(ndtri(1.0 - a)) - mu * mu / 2.0) if mu > 0 else 1.0
+    rest = np.flatnonzero(~shift)
+    if rest.size == 0:
+        return value, where
+    H = pair_deltas([pairs[r] for r in rest])
+    al = alpha[rest]
+
+    def fn(u: np.ndarray) -> np.ndarray:
+        return np.exp(u) * al + np.clip(H(u), 0.0, 1.0)
+
+    a, b = np.full(rest.size, -LOG_T_MAX), np.full(rest.size, LOG_T_MAX)
+    c, d = b - _GOLD * (b - a), a + _GOLD * (b - a)
+    fc, fd = fn(c), fn(d)
+    best_v, best_u = np.where(fd < fc, fd, fc), np.where(fd < fc, d, c)
+    active = b - a > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    while active.any():
+        left = active & (fc <= fd)
+        right = active & ~(fc <= fd)
+        b, d, fd = np.where(left, d, b), np.where(left, c, d), np.where(left, fc, fd)
+        a, c, fc = np.where(right, c, a), np.where(right, d, c), np.where(right, fd, fc)
+        new = np.where(left, b - _GOLD * (b - a), a + _GOLD * (b - a))
+        fnew = fn(np.where(active, new, c))
+        c, fc = np.where(left, new, c), np.where(left, fnew, fc)
+        d, fd = np.where(right, new, d), np.where(right, fnew, fd)
+        for fv, uv in ((fc, c), (fd, d)):
+            better = active & (fv < best_v)
+            best_v, best_u = np.where(better, fv, best_v), np.where(better, uv, best_u)
+        active = active & (b - a > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
+    value[rest] = np.minimum(1.0, np.maximum(al, best_v))
+    where[rest] = np.exp(best_u)
+    return value, where
+
+
 def gaussian_tradeoff(mu: float) -> TradeOff:
     """``mu``-GDP: ``P = N(mu, 1)`` against ``Q = N(0, 1)``;
     ``TPR(alpha) = Phi(Phi^{-1}(alpha) + mu)`` and
@@ -212,6 +274,8 @@ def discrete_tradeoff(p, q) -> TradeOff:
 
 __all__ = [
     "TradeOff",
+    "pair_tradeoff",
+    "tpr_rows",
     "mixture_tradeoff",
     "gaussian_tradeoff",
     "pure_dp_tradeoff",

@@ -1,5 +1,5 @@
-"""``bdpsim attack``: what the leakage means to an attacker (issue 35) — the worst adversary's
-advantage and TPR at low FPR, exact, beside the pure-eps reading of its BDPL.
+"""``bdpsim attack``: what the leakage means to an attacker — the largest advantage and the worst
+TPR at low FPR over every adversary, exact, beside the pure-eps reading of the BDPL.
 
 Only argument parsing and printing live here; the work is :func:`bdpsim.attack.attack_risk`.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .attack_report import add_fpr_argument, finite_json, report
+from .attack_report import add_fpr_argument, add_report_arguments, finite_json, report
 from .chain import (
     add_chain_arguments,
     add_initial_argument,
@@ -27,14 +27,16 @@ examples:
   bdpsim attack markov --transition "[[0.9,0.1],[0.3,0.7]]" --n 20 \\
       --epsilon 1 --fpr 0.001 0.05
 
-What it prints, for the worst adversary (i, K, x_K, x, x') over every
-adversary (|K| >= --min-known): the advantage max(TPR - FPR) = TV(P, Q) of the
-optimal (likelihood-ratio) test between the two output laws P (X_i = x) and
-Q (X_i = x'), and the largest TPR at each --fpr, each with the adversary
-attaining it; beside them what the pure eps-DP curve of the exact BDPL
-allows (advantage tanh(BDPL/2), TPR min(1, e^BDPL FPR)). A TPR is exact when
-certified (the attained value meets the bound of the privacy profile for
-every adversary); else both the attained value and the bound are shown.
+What it prints: the exact BDPL over every adversary (bdpl_max); the adversary
+(i, K, x_K, x, x') of largest advantage over every adversary (|K| >=
+--min-known), "the worst adversary", with its own BDPL and its advantage
+max(TPR - FPR) = TV(P, Q) of the optimal (likelihood-ratio) test between the
+two output laws P (X_i = x) and Q (X_i = x'); and the largest TPR at each
+--fpr over every adversary, each with the adversary attaining it; beside them
+what the pure eps-DP curve of bdpl_max allows (advantage tanh(BDPL/2), TPR
+min(1, e^BDPL FPR)). A TPR is exact when certified (the attained value meets
+the bound of the privacy profile for every adversary); else both the attained
+value and the bound are shown. Records are counted from 0 (--min-known, i).
 """
 
 
@@ -66,24 +68,22 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         choices=["laplace", "geometric", "staircase", "gaussian"],
         help="noise law (default laplace)",
     )
-    m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
+    m.add_argument(
+        "--epsilon",
+        type=float,
+        help="DP epsilon of the noise (laplace: scale = sensitivity/eps; not gaussian: --sigma)",
+    )
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
-    m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
+    m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation (no --epsilon)")
     add_query_arguments(m)
     add_fpr_argument(m)
     m.add_argument(
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
-    m.add_argument("--json", action="store_true", help="print one JSON object")
+    add_report_arguments(m)
     from .attack_config import add_parser as add_config_parser
 
     add_config_parser(cs, formatter_class)
-    m.add_argument(
-        "--plot",
-        metavar="PATH",
-        help="also draw the ROC figure (linear and log axes) into PATH "
-        "(.png or .pdf): against the pure-eps and independent curves",
-    )
 
 
 def _flag(err: ValueError):
@@ -114,13 +114,21 @@ def command(a) -> int:
     from ..core.errors import ConfigError
     from ..kernels.noise.laws import noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
+    from .attack_report import check_plot_path, plot, search_progress
 
     if a.model_kind == "config":
         from .attack_config import command as config_command
 
         return config_command(a)
     check_fpr("--fpr", a.fpr)
+    check_plot_path(a.plot)
     check_chain_flags(a)
+    if a.noise == "gaussian" and a.epsilon is not None:
+        raise ConfigError(
+            "--epsilon",
+            a.epsilon,
+            "gaussian noise is not eps-DP for any eps: give its standard deviation --sigma",
+        )
     if not 0 <= a.min_known <= a.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{a.n - 1}")
     model = chain_model(a)
@@ -132,23 +140,22 @@ def command(a) -> int:
         )
         mech = NoisyQueryMechanism(query, noise)
         sizes = tuple(range(a.min_known, a.n))
-        risk = attack_risk(model, mech, sizes=sizes)
-        rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
+        with search_progress(a.quiet) as bar:
+            risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)
+            rows = list(zip(a.fpr, risk.worst_tprs(a.fpr)))
     except ValueError as err:
         named = _flag(err)
         if named is None:
             raise
         raise named from None
     if a.plot:
-        from ..figures.attack import save_attack_roc
-        from ..studies.attack_roc import independent_chain, roc_data
-
-        save_attack_roc(
-            roc_data(model, mech, independent_chain(model)),
-            a.plot,
-            f"Markov chain, n = {a.n}, {noise.name} noise",
+        eps = (
+            f", eps = {mech.epsilon:.4g}"
+            if mech.epsilon is not None
+            else f", {noise.parameter_name} = {noise.parameter:.4g}"
         )
-    return report(a, model, mech, sizes, risk, rows)
+        plot(a, risk, f"Markov chain, n = {a.n}, {noise.name} noise{eps}")
+    return report(a, model, mech, risk, rows)
 
 
 def add_target_flags(m) -> None:
@@ -174,39 +181,75 @@ def add_target_flags(m) -> None:
 def command_calibrate(a) -> int:
     """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
     noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
-    from ..attack.calibrate import calibrate_attack
     from ..calibration.methods import EXACT_METHOD
     from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_from_params
-    from ..mechanisms.noisy import NoisyQueryMechanism
 
     check_chain_flags(a)
     if a.method != EXACT_METHOD:
         raise ConfigError("--method", a.method, "must be exact with an attack target")
     model = chain_model(a)
+    query = chain_query(a, model.states)
+    return calibrate_to_attack(a, model, query, a.noise, tuple(range(a.min_known, a.n)))
+
+
+def check_target_flags(a) -> None:
+    """Flags that mean nothing beside an attack target are refused, naming them (``--epsilon`` is
+    the eps-BDP target the attack target replaces; ``--at-fpr`` needs ``--target-tpr``)."""
+    from ..core.errors import ConfigError
+
+    target = a.target_advantage is not None or a.target_tpr is not None
+    if a.at_fpr is not None and a.target_tpr is None:
+        raise ConfigError("--at-fpr", a.at_fpr, "is the FPR of --target-tpr: give --target-tpr too")
+    if target and getattr(a, "epsilon", None) is not None:
+        raise ConfigError(
+            "--epsilon",
+            a.epsilon,
+            "is an eps-BDP target: give it or an attack target (--target-advantage, --target-tpr), not both",
+        )
+    for flag, name in (("delta", "--delta"), ("staircase_gamma", "--staircase-gamma")):
+        if target and getattr(a, flag, None) is not None:
+            raise ConfigError(
+                name,
+                getattr(a, flag),
+                "has no use with an attack target (the noise law's amount is searched)",
+            )
+
+
+def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
+    """The least noise of the law ``noise_name`` on ``query + noise`` over ``model`` meeting the
+    attack target of the flags (:func:`bdpsim.attack.calibrate.calibrate_attack`, with progress on
+    stderr); printed, or one JSON object with ``--json``."""
+    from ..attack.calibrate import calibrate_attack
+    from ..core.errors import ConfigError
+    from ..kernels.noise.laws import noise_from_params
+    from ..mechanisms.noisy import NoisyQueryMechanism
+    from .progress import Progress
+
     flags = {
         "target_advantage": "--target-advantage",
         "target_tpr": "--target-tpr",
         "at_fpr": "--at-fpr",
         "noise": "--noise",
     }
+    check_target_flags(a)
     try:
-        query = chain_query(a, model.states)
         start = {
             "laplace": dict(scale=float(query.sensitivity)),
             "gaussian": dict(sigma=float(query.sensitivity)),
             "geometric": dict(epsilon=1.0),
             "staircase": dict(epsilon=1.0),
-        }.get(a.noise, {})
-        noise = noise_from_params(a.noise, sensitivity=float(query.sensitivity), **start)
-        cal = calibrate_attack(
-            model,
-            NoisyQueryMechanism(query, noise),
-            target_advantage=a.target_advantage,
-            target_tpr=a.target_tpr,
-            at_fpr=a.at_fpr,
-            sizes=tuple(range(a.min_known, a.n)),
-        )
+        }.get(noise_name, {})
+        noise = noise_from_params(noise_name, sensitivity=float(query.sensitivity), **start)
+        with Progress("bdpsim calibrate", "amounts of noise tried", quiet=getattr(a, "quiet", False)) as bar:
+            cal = calibrate_attack(
+                model,
+                NoisyQueryMechanism(query, noise),
+                target_advantage=a.target_advantage,
+                target_tpr=a.target_tpr,
+                at_fpr=a.at_fpr,
+                sizes=sizes,
+                progress=bar,
+            )
     except ConfigError as exc:
         if exc.field in flags:
             raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
@@ -215,7 +258,10 @@ def command_calibrate(a) -> int:
         print(json.dumps(finite_json(cal.as_dict())))
         return 0
     print(f"attack target: worst {cal.what} <= {cal.target:g}")
-    print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")
+    print(
+        f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (rounded toward more noise; "
+        f"worst {cal.what} {cal.value:.6g})"
+    )
     if cal.bdp_parameter is None:
         print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
     else:
@@ -226,4 +272,4 @@ def command_calibrate(a) -> int:
     return 0
 
 
-__all__ = ["add_parser", "command", "EPILOG", "add_target_flags", "command_calibrate"]
+__all__ = ["add_parser", "command", "EPILOG", "add_target_flags", "command_calibrate", "calibrate_to_attack"]

@@ -167,7 +167,7 @@ def command(a) -> int:
     from ..mechanisms.kinds import NOISE_KEYS
     from .calibrate_config import flag_error
 
-    if a.target_advantage is not None or a.target_tpr is not None:
+    if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
         from .attack import command_calibrate
 
         return command_calibrate(a)

@@ -159,6 +159,9 @@ def add_parser(cs, parser_class, formatter_class) -> None:
         help="least size of the adversary's known set (0: all adversaries)",
     )
     c.add_argument("--json", action="store_true", help="print JSON (one object; a list for several rows)")
+    from .attack import add_target_flags  # an attack target instead of eps: every model calibrated
+
+    add_target_flags(c)
 
 
 def model_of(path: str):
@@ -403,20 +406,68 @@ def overrides(target) -> list[str]:
     return out + [f"note: {n}" for n in target.notes]
 
 
+def _attack_target(a) -> int:
+    """``calibrate config --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least noise
+    of the config's law (or ``--noise``) on its query meeting the attack target, on its model
+    (:func:`bdpsim.cli.attack.calibrate_to_attack`)."""
+    from ..calibration.methods import EXACT_METHOD
+    from ..core.errors import ConfigError
+    from .attack import calibrate_to_attack, check_target_flags
+
+    check_target_flags(a)
+    if a.method != EXACT_METHOD:
+        raise ConfigError("--method", a.method, "must be exact with an attack target")
+    try:
+        t = config_target(
+            a.config,
+            epsilon=1.0,  # no eps-BDP target: the attack target replaces it
+            counted_states=a.counted,
+            state_values=a.state_values,
+            noise=a.noise,
+            staircase_gamma=a.staircase_gamma,
+        )
+    except ValueError as err:
+        exc = flag_error(err)
+        if exc is None:
+            raise
+        raise exc from None
+    if a.min_known > t.model.n - 1:
+        raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{t.model.n - 1}")
+    import sys
+
+    from ..queries import discrete_query
+
+    for line in overrides(t):
+        if not line.startswith("note: --epsilon"):  # the eps-BDP target is not used here
+            print(wrap(line), file=sys.stderr if a.json else sys.stdout)
+    q = t.query
+    query = discrete_query(t.model.states, q.counted_states, q.state_values)
+    return calibrate_to_attack(a, t.model, query, t.noise, tuple(range(a.min_known, t.model.n)))
+
+
 def command(a, is_bdp, note) -> int:
     """Run ``bdpsim calibrate config``; one line per row or JSON (``is_bdp(row, eps, delta)`` and
-    ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``)."""
+    ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``); with an
+    attack target, the least noise meeting it (:func:`_attack_target`)."""
+    from ..core.errors import ConfigError
+
+    if a.min_known < 0:
+        raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
+    if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
+        return _attack_target(a)
+    return _bdp_target(a, is_bdp, note)
+
+
+def _bdp_target(a, is_bdp, note) -> int:
+    """``calibrate config`` to an eps-BDP target (:func:`command`)."""
     import sys
 
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
     from ..calibration.graphs import EXACT_LAWS, calibrate_graph
-    from ..core.errors import ConfigError
     from ..models.protocols import MarkovChain
     from .progress import Progress
 
-    if a.min_known < 0:
-        raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
     try:
         t = config_target(
             a.config,

@@ -20,6 +20,7 @@ from bdpsim.attack import (
     gaussian_tradeoff,
     mixture_tradeoff,
     output_laws,
+    pair_tradeoff,
     pure_dp_tradeoff,
     worst_advantage,
     worst_tpr,
@@ -251,7 +252,7 @@ def test_worst_adversary_equals_brute_force(name):
     tv, tprs = [], {a: [] for a in (1e-2, 0.1)}
     for adv in advs:
         try:
-            c = output_laws(model, mech, adv).tradeoff()
+            c = pair_tradeoff(output_laws(model, mech, adv))
         except NotAvailable:
             continue
         tv.append(c.advantage)
@@ -259,7 +260,7 @@ def test_worst_adversary_equals_brute_force(name):
             tprs[a].append(directed_tpr(model, mech, adv, a)[0])
     w = worst_advantage(model, mech)
     assert w.value == pytest.approx(max(tv), abs=1e-9)
-    assert output_laws(model, mech, w.adversary).tradeoff().advantage == pytest.approx(w.value, abs=1e-9)
+    assert pair_tradeoff(output_laws(model, mech, w.adversary)).advantage == pytest.approx(w.value, abs=1e-9)
     for a, vals in tprs.items():
         wt = worst_tpr(model, mech, a)
         assert wt.value == pytest.approx(max(vals), abs=1e-9)
@@ -283,7 +284,7 @@ def test_curve_never_below_pure_eps_curve(name):
         adv = Adversary(i, K, tuple(int(v) for v in rng.integers(0, 2, len(K))), 0, 1)
         r = attack_risk(model, mech, adv)
         e = adversary_bdpl(model, mech, adv).value
-        assert r.bdpl == pytest.approx(e)
+        assert r.adversary_bdpl == pytest.approx(e)
         assert r.advantage <= math.tanh(e / 2) + 1e-12
         assert np.all(r.beta(alphas) >= pure_dp_tradeoff(e).beta(alphas) - 1e-12)
 
@@ -327,7 +328,7 @@ def simulate(model, mech, adv, laws, thresholds, size, rng):
     for v in (adv.x, adv.x_prime):
         data = model.sample_conditional(adv.condition(v), size, rng)
         y = mech(data, rng)
-        llr = logdens(laws.atoms_x, laws.w_x, y) - logdens(laws.atoms_x_prime, laws.w_x_prime, y)
+        llr = logdens(laws.atoms, laws.w1, y) - logdens(laws.atoms, laws.w2, y)
         hits[v] = [int(np.sum(llr > math.log(t))) for t in thresholds]
     return hits
 
@@ -348,7 +349,7 @@ def test_simulated_attack_clopper_pearson(name):
     mech = LaplaceCount(1.0, counted_states=(1,))
     adv = Adversary(1, (0, 3), (1, 0), 1, 0)
     laws = output_laws(model, mech, adv)
-    curve = laws.tradeoff()
+    curve = pair_tradeoff(laws)
     rng = np.random.default_rng(2026)
     size = 40_000
     thresholds = [0.5, 1.0, 1.7, 3.0]
@@ -392,24 +393,26 @@ def test_worst_tpr_at_paper_scale_is_bracketed():
     w = r.worst_tpr(0.1)
     assert w.value <= w.upper + 1e-12
     assert directed_tpr(m, mech, w.adversary, 0.1)[0] == pytest.approx(w.value, abs=1e-12)
-    assert r.advantage <= math.tanh(r.bdpl / 2)
+    assert r.advantage <= math.tanh(r.adversary_bdpl / 2)
 
 
-def test_fast_tv_search_equals_the_engine_profile():
-    """The one-pass total-variation window search equals the engine's two-sided profile at eps = 0."""
-    from bdpsim.attack.laws import markov_worst_tv
+def test_worst_advantage_is_the_engine_profile_at_zero():
+    """The worst advantage (the one profile search of the attack, through the engine) equals the
+    engine's two-sided profile at eps = 0 over every adversary, for every noise law and on a
+    network; its adversary's own curve attains it."""
     from bdpsim.estimators import engine_for
 
-    m = chain(30)
-    for mech in (
-        LaplaceCount(1.0, counted_states=(1,)),
-        NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
-        NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5)),
+    for model, mech in (
+        (chain(30), LaplaceCount(1.0, counted_states=(1,))),
+        (chain(30), NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7))),
+        (chain(30), NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5))),
+        (network(), LaplaceCount(1.0, counted_states=(1,))),
     ):
-        v, adv = markov_worst_tv(m, mech, 0)
-        assert v == pytest.approx(engine_for(m, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
-        assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
-    assert markov_worst_tv(network(), LaplaceCount(1.0, counted_states=(1,)), 0) is None
+        w = worst_advantage(model, mech)
+        assert w.value == pytest.approx(engine_for(model, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
+        assert pair_tradeoff(output_laws(model, mech, w.adversary)).advantage == pytest.approx(
+            w.value, abs=1e-12
+        )
 
 
 def test_staircase_curve_against_exact_piecewise_constant_integration():

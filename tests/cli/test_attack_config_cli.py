@@ -71,14 +71,14 @@ def test_bundled_network_with_one_epsilon(capsys):
     assert mech.epsilon == 1.0
     risk = bdpsim.attack_risk(model, mech)
     assert out["advantage"] == pytest.approx(risk.advantage, abs=1e-12)
-    assert out["bdpl"] == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
+    assert out["bdpl_max"] == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
     assert 0 < out["advantage"] < out["pure_eps_advantage"]
 
 
 @pytest.mark.parametrize(
     "argv, field",
     [
-        (["bayesnet_example"], "mechanism"),  # sweeps epsilon
+        (["bayesnet_example"], "mechanism.epsilon"),  # sweeps epsilon: named, not "mechanism"
         (["bayesnet_example", "--epsilon", "1", "--fpr", "1.5"], "--fpr"),
         (["bayesnet_example", "--epsilon", "-1"], "--epsilon"),
         (["bayesnet_example", "--epsilon", "1", "--min-known", "99"], "--min-known"),

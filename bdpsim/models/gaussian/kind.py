@@ -19,6 +19,7 @@ from ...adversary import Adversary, draw_known_set
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
 from ...core.schema import Key
+from ...kernels.noise.protocols import GaussianKernel
 from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from . import exact as GE
@@ -222,13 +223,23 @@ class GaussianKind(ModelKind):
         )
         return random_gaussian_adversary(model, sizes, rng, targets, tuple(rng_))
 
-    def exact(self, model, mechanism) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine:
+    def exact(
+        self, model, mechanism
+    ) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine | GE.GaussianShiftEngine:
         query, noise = laplace_noisy(mechanism) or (None, None)  # query + Lap(noise.scale)
         if isinstance(query, SumQuery) and noise is not None:
             return GE.GaussianSumEngine(model, noise.scale, mechanism.target_values)
         if isinstance(query, ClippedSumQuery) and noise is not None:
             return GE.GaussianClippedSumEngine(model, query.clip, noise.scale)
-        self.no_engine(mechanism, "exact engines: unclipped and clipped Laplace sums")
+        law = getattr(mechanism, "noise", None)
+        if isinstance(getattr(mechanism, "query_function", None), SumQuery) and isinstance(
+            law, GaussianKernel
+        ):
+            return GE.GaussianShiftEngine(model, law.sigma, getattr(mechanism, "target_values", None))
+        self.no_engine(
+            mechanism,
+            "exact engines: unclipped and clipped Laplace sums, the unclipped sum with Gaussian noise",
+        )
 
 
 KIND = register_model_kind(GaussianKind())
