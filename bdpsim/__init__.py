@@ -90,9 +90,11 @@ _EXPORTS = {
     "from_bif": "models.bayesnet.build",
     "from_pgmpy": "models.bayesnet.build",  # Bayesian networks
     "MRFModel": "models.mrf",  # pairwise Markov random fields
-    "temporal_leakage": "temporal.table",  # continual release (issue 34)
+    "temporal_leakage": "temporal.table",  # continual release
     "AttackRisk": "attack",
-    "attack_risk": "attack",  # issue 35: the optimal attack
+    "attack_risk": "attack",  # the optimal attack
+    "Account": "accounting",
+    "account": "accounting",  # the privacy accountant of many releases
 }
 _MODULES = ("bounds",)
 

@@ -41,8 +41,15 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "examples/README.rst", "examples/*/README.rst", "**/README.md",
-                    "generated/**"]  # generated tables: included by the pages that show them
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "examples/README.rst",
+    "examples/*/README.rst",
+    "**/README.md",
+    "generated/**",
+]  # generated tables: included by the pages that show them
 templates_path = ["_templates"]
 
 # ----------------------------------------------------------------------------- references
@@ -51,7 +58,10 @@ nitpicky = True  # a reference that does not resolve is a warning, and -W makes 
 # build needs no network). Every bdpsim name must resolve; docs/_ext/bdpsim_docs.py resolves the
 # short names the docstrings use (ConfigError, MODEL_KINDS) to the one object they mean.
 nitpick_ignore_regex = [
-    (r"py:(class|obj|data|exc)", r"(abc|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+"),
+    (
+        r"py:(class|obj|data|exc)",
+        r"(abc|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+",
+    ),
 ]
 
 # ----------------------------------------------------------------------------- API (autodoc)
@@ -101,7 +111,7 @@ html_show_sourcelink = False
 # the pages of wide tables (config keys, columns, the gallery's deviations) drop the left section
 # navigation, giving their columns the width (the page's own contents stay on the right)
 html_sidebars = {"reference/config-keys": [], "reference/columns": [], "gallery": []}
-# MathJax: the site loads it from its usual CDN; scripts/docs_screenshot.sh points it at a local copy
+# MathJax: the site loads it from its usual CDN; scripts/checks/docs_screenshot.sh points it at a local copy
 if os.environ.get("BDPSIM_DOCS_MATHJAX"):  # Debian's libjs-mathjax (MathJax 2), for offline screenshots
     mathjax_path = os.environ["BDPSIM_DOCS_MATHJAX"]
     mathjax2_config = {"tex2jax": {"processClass": "math|tex2jax_process", "ignoreClass": "tex2jax_ignore"}}

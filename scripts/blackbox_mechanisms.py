@@ -1,8 +1,8 @@
 """Mechanisms as opaque user functions (``[mechanism] kind = "python"``) for the audit benchmarks.
 
 The audit sees only ``f(data, rng) -> outputs``: nothing about the query, the noise law or its
-scale. ``scripts/benchmark_audit.py`` and ``scripts/compare_estimators.py`` load these with
-``function = "blackbox_mechanisms:<name>"`` (the config's directory is on the import path).
+scale. ``scripts/benchmarks/benchmark_audit.py`` and ``scripts/findings/compare_estimators.py`` load
+these with ``function = "blackbox_mechanisms:<name>"`` (the config's directory is on the import path).
 """
 
 

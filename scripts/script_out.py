@@ -1,10 +1,13 @@
-"""Shared by the scripts that write into ``results/`` (``audit_coverage.py``, ``audit_figure.py``,
+"""The output rules of the scripts that write into ``results/``: committed files refused, records.
+
+Shared by the scripts that write into ``results/`` (``audit_coverage.py``, ``audit_figure.py``,
 ``benchmark_audit.py``, ``compare_estimators.py``, ``pufferfish_fig2.py``, ``frontier.py``,
 ``network_table.py``, ``coverage_study.py``): like ``bdpsim run`` / ``bdpsim figures``, they refuse to
 write into an output holding files committed to git (the checkout's reference results) unless
 ``--overwrite`` is given — checked before any work, so minutes of computing never end in a refusal.
 :func:`write_record` writes a benchmark's JSON record with the machine's load (``benchmark.py``,
-``benchmark_window.py``, ``pedigree_timing.py``)."""
+``benchmark_window.py``, ``pedigree_timing.py``).
+"""
 
 from __future__ import annotations
 

@@ -36,13 +36,21 @@ def brute_marginals(model, known: dict):
     return out / out.sum(1, keepdims=True)
 
 
-def load_script(name: str):
-    """``scripts/<name>.py`` as a module (scripts are not a package)."""
-    import importlib.util
-
+def script_path(name: str):
+    """The one ``scripts/<folder>/<name>.py`` (the scripts sit in folders by purpose; the modules
+    they share at ``scripts/``)."""
     from .conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    found = [*(ROOT / "scripts").glob(f"{name}.py"), *(ROOT / "scripts").glob(f"*/{name}.py")]
+    (path,) = [p for p in found if not p.is_symlink()]
+    return path
+
+
+def load_script(name: str):
+    """The script ``name`` (:func:`script_path`) as a module (scripts are not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, script_path(name))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

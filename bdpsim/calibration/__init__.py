@@ -35,7 +35,7 @@ from .wasserstein import w_infinity, wasserstein_scale
 register_calibration_method(
     Method(
         "optimal",
-        calibrate_optimal,  # issue 30: the least noise of any integer shape
+        calibrate_optimal,  # the least noise of any integer shape
         "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)",
     )
 )

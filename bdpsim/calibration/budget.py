@@ -6,7 +6,7 @@ mixing chain take minutes per scan, and the exact calibration runs about
 :data:`EXACT_SEARCHES` of them) and MQMExact (the authors' node-by-node search, linear in ``n``
 and in ``s^2``). :func:`calibrate <bdpsim.calibration.calibrate>` with a ``budget`` (seconds)
 estimates them from per-unit costs measured on a 2-core machine
-(``scripts/benchmark_calibrate.py``) and raises :class:`TooSlow` instead of starting a step
+(``scripts/benchmarks/benchmark_calibrate.py``) and raises :class:`TooSlow` instead of starting a step
 whose estimate exceeds the budget; ``bdpsim calibrate`` sets the budget (:data:`CLI_BUDGET`), the
 library's default is no budget.
 """
@@ -33,7 +33,7 @@ MQM_COLUMN_SECONDS = 2.0e-5
 #: budget (estimated seconds) of ``bdpsim calibrate``: at most about twice that on a loaded machine
 CLI_BUDGET = 120.0
 #: cost of one window search with another noise law, relative to Laplace noise (measured by
-#: ``scripts/benchmark_gaussian.py``: the Gaussian privacy profile's certified hockey-stick
+#: ``scripts/benchmarks/benchmark_gaussian.py``: the Gaussian privacy profile's certified hockey-stick
 #: divergence per law pair, both directions at once, against the Laplace closed form)
 NOISE_SCAN_FACTOR = {"gaussian": 12.0}
 

@@ -3,7 +3,7 @@ takes: a Markov chain (every method of :data:`~bdpsim.calibration.CALIBRATION_ME
 window reduction: :func:`bdpsim.calibration.methods.calibrate_chain`) and a pedigree, Bayesian
 network or Markov random field (``exact`` and ``optimal``, by the model's exact all-adversary
 engine: :func:`bdpsim.calibration.graphs.calibrate_graph`), the query given as counted states,
-state values or a mechanism (issue 38 item 4).
+state values or a mechanism.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Calibration on pedigrees, Bayesian networks and Markov random fields: the optimal integer noise
-and the exact calibration of Laplace, geometric and staircase noise (issue 30 item 3).
+and the exact calibration of Laplace, geometric and staircase noise.
 
 :func:`calibrate_graph` is ``bdpsim calibrate config`` for a model that is not a Markov chain. Every
 number comes from the model's exact engine over **every** adversary with ``|K| >= min_known``:

@@ -87,7 +87,7 @@ class Calibration:
     noise: str = "laplace"
     parameter: float | None = None
     delta: float | None = None
-    mean_abs: float | None = None  # E|Z| of the prescribed noise (issue 30: the utility a method pays)
+    mean_abs: float | None = None  # E|Z| of the prescribed noise: the utility a method pays
     extra: dict | None = None  # further JSON fields of a method (optimal: the noise table, its variance, ...)
     tau: float | None = None  # a bound's DP parameter (scale = Delta / tau up to rounding; None: no bound)
 
@@ -721,7 +721,7 @@ def calibrate_chain(
         objective=objective,
         progress=progress,
     )
-    if not problem.laplace and method == "optimal":  # issue 30
+    if not problem.laplace and method == "optimal":  # the optimal method chooses the noise law itself
         return problem.not_applicable(
             method,
             f"optimal chooses the noise law itself (an integer table): noise = {noise!r} does not apply",

@@ -1,4 +1,4 @@
-"""The utility frontier: the least noise any additive integer mechanism needs to be eps-BDP (issue 30).
+"""The utility frontier: the least noise any additive integer mechanism needs to be eps-BDP.
 
 For an integer-valued additive query ``S = sum_t f(X_t)`` on a Markov chain (a count, or a state
 sum whose values lie on an integer lattice) and an integer noise ``Z`` with pmf ``f``, the output

@@ -1,7 +1,7 @@
 """What a calibration certifies: the query, the target eps and the noise law, and where each came from.
 
 ``bdpsim calibrate`` answers "which noise makes *this query* eps-BDP?", so every answer names its
-query (issue 38 item 1: ``calibrate config`` once calibrated its own default count of state 1
+query (``calibrate config`` once calibrated its own default count of state 1
 while the config's ``[mechanism]`` counted state 2). :func:`query_of` is the query of explicit
 arguments (or the default count of state 1, said so); :func:`config_target` reads a run config:
 its ``[model]`` is the data model and its ``[mechanism]`` the default query (``counted_states``

@@ -81,6 +81,7 @@ BDPSIM_FIGURES = (
     "tkde-budget",
     "bdpsim-temporal",
     "bdpsim-attack",
+    "bdpsim-accountant",
 )
 
 
@@ -347,9 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
     from . import temporal as cli_temporal
 
     cli_temporal.add_parser(sub, _Parser, _Formatter)
-    from . import attack as cli_attack  # issue 35: the optimal attack
+    from . import attack as cli_attack  # the optimal attack
 
     cli_attack.add_parser(sub, _Parser, _Formatter)
+    from . import account as cli_account  # the privacy accountant
+
+    cli_account.add_parser(sub, _Parser, _Formatter)
     return p
 
 
@@ -411,6 +415,11 @@ def _cmd_validate(a) -> int:
     from ..pipeline.config import is_utility_config, load_config, load_toml
 
     path = _config_path(a)
+    from ..pipeline.account_config import describe_account, is_account_config, load_account_config
+
+    if is_account_config(load_toml(path)):
+        print("\n".join(describe_account(load_account_config(path), str(path))))
+        return 0
     if is_utility_config(load_toml(path)):
         from ..utility.experiment import describe_utility, load_utility
 
@@ -483,7 +492,14 @@ COMMANDS = {
     "calibrate": lambda a: _calibrate(a),
     "temporal": lambda a: _temporal(a),
     "attack": lambda a: _attack(a),
+    "account": lambda a: _account(a),
 }
+
+
+def _account(a) -> int:
+    from . import account as cli_account
+
+    return cli_account.command(a)
 
 
 def _temporal(a) -> int:

@@ -145,10 +145,10 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
-    from .attack import add_target_flags  # issue 35: calibrate to an attack target instead of eps
+    from .attack import add_target_flags  # calibrate to an attack target instead of eps
 
     add_target_flags(m)
-    from . import calibrate_config  # issue 30: pedigrees, networks and random fields from a config's [model]
+    from . import calibrate_config  # pedigrees, networks and random fields from a config's [model]
 
     calibrate_config.add_parser(cs, parser_class, formatter_class)
 

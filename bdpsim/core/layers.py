@@ -51,7 +51,8 @@ LAYERS: tuple[Layer, ...] = (
                 "`kernels/noise/` (noise laws and their exact mixture suprema; the optimal-noise "
                 "LP), `kernels/chains/` (transition matrices, lattices, the window scan), "
                 "`kernels/graphical/` (variable elimination, junction trees), `kernels/audit/` "
-                "(events, search, binomial certificates), `kernels/stats.py`, "
+                "(events, search, binomial certificates), `kernels/privacy/` (privacy-loss "
+                "distributions, joint laws of releases, closed forms), `kernels/stats.py`, "
                 "`kernels/mixture_interval.py`",
             ),
         ),
@@ -108,6 +109,13 @@ LAYERS: tuple[Layer, ...] = (
                 "`attack/`: what a leakage means to an attacker — the optimal test's trade-off "
                 "curve, advantage, TPR at low FPR, calibration to an attack target, the attack "
                 "columns of an exact run (`attack/columns.py`)",
+            ),
+            (
+                "accounting",
+                "`accounting/`: the privacy accountant of many releases on the same records — their "
+                "joint output laws (`accounting/pairs.py`), the worst adversary (`accounting/search.py`), "
+                "`account()` (`accounting/account.py`), the naive compositions (`accounting/naive.py`), "
+                "exports (`accounting/export.py`)",
             ),
         ),
         "numbers from models and mechanisms",

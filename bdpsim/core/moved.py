@@ -1,11 +1,12 @@
-"""Old import paths of modules that moved to the layer folders (issue 36), kept for one release.
+"""Old import paths of modules that moved to the layer folders, kept for one release.
 
 Importing a module by its old name (``bdpsim.driver``; ``ConfigError`` from ``bdpsim.errors``) still
 works: a meta-path
 finder hands out the module at its new place under the old name, with a
 :class:`DeprecationWarning` naming the new path. The same module object serves both names, so
-classes and registries are shared. :data:`MOVES` is also the table ``scripts/relayout.py``
-moves by. Planned removal: the release after 0.3.
+classes and registries are shared. :data:`MOVES` is also the table
+``tests/architecture/test_layout.py`` checks every reference against. Planned removal: the release
+after 0.3.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ unknown records each side and everything else known) the thesis' random known se
 adversaries whose *exact* BDPL is close (up to 3.466 among 60), but with unknown records scattered
 along the chain their leakage sits in far tails that no affordable sample certifies; window
 adversaries have a short unknown segment, and the audit certifies 3.37 of 3.47 within 10^8 calls in
-all (``scripts/benchmark_audit.py``, ``results/benchmarks/audit.md``).
+all (``scripts/benchmarks/benchmark_audit.py``, ``results/benchmarks/audit.md``).
 
 **What bdpsim does differently from the literature** (details and sources in
 :mod:`bdpsim.kernels.audit.certificates`). DP-Sniper (Bichsel et al. 2021), Google's ``dp_auditorium`` and

@@ -104,7 +104,7 @@ PROFILE_ADVERSARY = register_columns(
     Column("bdp_delta", float, "the adversary's privacy profile delta(epsilon_profile), exact"),
     owner="estimator exact",
 )
-#: the false-positive rates of the attack columns (issue 35 item 5) and their labels
+#: the false-positive rates of the attack columns and their labels
 ATTACK_FPRS = (("1e-3", 1e-3), ("1e-2", 1e-2), ("0.1", 0.1))
 ATTACK_ADVERSARY = register_columns(
     "adversaries",
@@ -202,7 +202,7 @@ class ExactEstimator:
             "bool",
             hashed=False,
             doc="also the optimal attack's advantage and TPR at FPR 1e-3, 1e-2, "
-            "0.1 per adversary and their max (issue 35; absent: not computed)",
+            "0.1 per adversary and their max (absent: not computed)",
             rule="true or false",
         ),
     }

@@ -53,7 +53,7 @@ from .sampling import sample_outputs
 KDE_RATIOS = ("signed", "symmetric")
 
 #: a KDE estimate has no interval (its error is a bias of unknown sign and size plus noise, with no
-#: derived law: issue 25); what it is checked against instead, where the run has exact values
+#: derived law); what it is checked against instead, where the run has exact values
 KDE_CHECK = register_columns(
     "summary",
     Column(

@@ -19,7 +19,7 @@ maximum over noisy values) and cannot see atoms the sample never drew: an estima
 sits at a rare query value is as uncertain as the count of that value says, and an unseen value
 is invisible. Validated by simulation against exact values (``tests/estimators/test_mixture_se.py``).
 
-Confidence interval (issue 25): ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
+Confidence interval: ``[bdpl_ci_low, bdpl_ci_high]`` holds the adversary's BDPL
 itself — the supremum, not the value at one selected output — with probability ``>= confidence``.
 Simultaneous Clopper–Pearson bounds on the weights of every value the query can take
 (:func:`~bdpsim.estimators.sampling.query_support`: the lattice of a count or state sum) give a box of

@@ -147,7 +147,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "fastKDE's grid; "
         "with or without the shift; signed or symmetric; four ways to draw K and x_K) stays below "
         "it at every point "
-        "(scripts/thesis_fidelity.py --readings, results/accuracy/thesis_fidelity_readings.txt); "
+        "(scripts/findings/thesis_fidelity.py --readings, results/accuracy/thesis_fidelity_readings.txt); "
         "at γ = 1 the "
         "records are independent, the BDPL is exactly ε and the exact densities already reach ε at the same "
         "points, so a maximum of noisy estimates over 1 000 points must exceed it.",
@@ -262,14 +262,14 @@ DEVIATIONS: dict[str, Deviation] = {
         "those of 53 days and 15 264 records",
     ),
     "bdpsim-calibration": Deviation(
-        "not in the sources (issue 10): the paper calibrates by bounds only (§5.2, §6.1, §7.3)",
+        "not in the sources: the paper calibrates by bounds only (§5.2, §6.1, §7.3)",
         "activity chain (n = 288, 17 568) and the Fig. 15 chains (γ = 3, 10; n = 10), ε ∈ {0.5, "
         "1, 2, 5, 10, 20}; "
         "exact = smallest scale with exact BDPL ≤ ε over all adversaries (window reduction)",
         "new figure: what an ε-BDP Laplace count needs for these data models, against the bound calibrations",
     ),
     "bdpsim-competition": Deviation(
-        "not in the sources (issue 12): the Markov Quilt and Wasserstein mechanisms (papers/002, "
+        "not in the sources: the Markov Quilt and Wasserstein mechanisms (papers/002, "
         "the authors' "
         "MATLAB code shs037/pufferfish) and Chakrabarti et al.'s randomized response (paper §6.2) are never "
         "measured under BDP there",
@@ -297,7 +297,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "adversaries, seed 1; "
         "audit budgets 1e5…1e8 mechanism calls (the mechanism run as a black box), KDE at 1e4 and 1e5 "
         "samples per condition over the same adversaries; exact BDPL by the window search",
-        "new figure (issue 17: a certified lower bound instead of the KDE's biased guess)",
+        "new figure: a certified lower bound instead of the KDE's biased guess",
     ),
     "bdpsim-generations": Deviation(
         "thesis §5.3 asks whether core family size matters more than family size (open question)",
@@ -315,7 +315,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "its table, beside "
         "the exactly calibrated Laplace noise; theory: E Z² of the table, 2b² for Laplace; Electricity when "
         "Electricity_P.csv is supplied",
-        "new figure (issue 30 item 4): how much of the utility the Laplace shape costs at equal "
+        "new figure: how much of the utility the Laplace shape costs at equal "
         "ε; ε ≤ 8 is where "
         "the Markov and Zhao bounds cannot calibrate (4 ln γ = 8.06) and each ε takes an LP of minutes",
     ),
@@ -330,7 +330,7 @@ DEVIATIONS: dict[str, Deviation] = {
         "chain and the "
         "paper's three printed Electricity chains (70/80/90 kWh, rows normalised, the paper's n = 731 days: "
         "Electricity_P.csv has no pinned download, so the printed matrices stand in for a fit)",
-        "new figure (issue 30: the utility limit of any additive integer noise)",
+        "new figure: the utility limit of any additive integer noise",
     ),
     "tkde-budget": Deviation(
         "Cao et al., TKDE 2019, the budget-allocation figures (the paper's text is not in our sources; the "
@@ -351,14 +351,14 @@ DEVIATIONS: dict[str, Deviation] = {
     "bdpsim-temporal": Deviation(
         "not in the sources: the paper (§7) releases the activity and electricity series with "
         "bounds only; Cao et "
-        "al.'s TPL is the reference for leakage under temporal correlation (issue 34)",
+        "al.'s TPL is the reference for leakage under temporal correlation",
         "one release per step, every step ε = 1-DP (any ε-DP step): the activity chain over a day of 288 "
         "five-minute steps, the paper's three printed electricity chains over its 731 days (rows "
         "normalised), "
         "a random 3-state chain (Dirichlet(1) rows, seed 34, T = 30) and the order-swapping 2-state chain "
         "[[0.3, 0.7], [0.9, 0.1]] (T = 30); exact TPL_t, Cao et al.'s TPL_t, the Markov bound ε + 4 ln γ "
         "(paper Thm 6.2) and group privacy Tε",
-        "new figure (issue 34 item 4): on the paper's 2-state chains, which keep the order of their states, "
+        "new figure: on the paper's 2-state chains, which keep the order of their states, "
         "the exact TPL equals Cao's; the last two panels show where it does not",
     ),
     "bdpsim-attack": Deviation(
@@ -371,7 +371,16 @@ DEVIATIONS: dict[str, Deviation] = {
         "Q_a) over every adversary against the exact BDPL, beside the chain with the same "
         "stationary marginal "
         "and independent records and the pure-ε curve tanh(BDPL/2)",
-        "new figure (issue 35 item 4: what a BDPL means to an attacker)",
+        "new figure: what a BDPL means to an attacker",
+    ),
+    "bdpsim-accountant": Deviation(
+        "no source: privacy accountants compose releases as if independent given the secret",
+        "thesis Fig. 14's symmetric chains (γ ∈ {1, 2, 5, 8}, n = 20) and a hidden Markov network "
+        "(n = 6), 1–50 releases of the count of state 1 with Laplace noise of scale 1 or Gaussian noise "
+        "of sd 2: the joint δ(1) over every adversary (exact for Gaussian noise; Monte Carlo over "
+        "the best windows of a proxy search for Laplace noise) against the per-release profiles "
+        "composed as if independent",
+        "new figure (the privacy accountant for correlated data)",
     ),
 }
 

@@ -1,4 +1,4 @@
-"""The ``bdpsim-frontier`` figure (issue 30): E|Z| of the optimal integer noise vs eps beside the
+"""The ``bdpsim-frontier`` figure: E|Z| of the optimal integer noise vs eps beside the
 calibrated Laplace, geometric and staircase noises and the Markov Quilt mechanism, and the optimal
 pmf's shape (rows: :func:`bdpsim.studies.frontier.frontier_rows`)."""
 

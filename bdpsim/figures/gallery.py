@@ -32,6 +32,7 @@ from ..studies import chains as S
 from ..studies import genomic_study as G
 from ..studies import pufferfish_fig2 as PF2
 from . import data as D
+from .accounting import plot_accountant_gallery
 from .attack import plot_attack_vs_bdpl
 from .audit import plot_audit
 from .calibration import plot_calibration
@@ -211,6 +212,14 @@ def _attack(ctx: Context) -> list[dict]:
     from ..studies.attack_chains import attack_rows
 
     return attack_rows()
+
+
+def _accountant(ctx: Context) -> list[dict]:
+    from ..studies.accountant import accountant_rows
+
+    if ctx.quick:
+        return accountant_rows(gammas=(1.0, 5.0), releases=(1, 5, 20), log=ctx.log)
+    return accountant_rows(log=ctx.log)
 
 
 def _frontier(ctx: Context) -> list[dict]:
@@ -448,6 +457,13 @@ FIGURES: dict[str, Figure] = {
         _attack,
         plot_attack_vs_bdpl,
         panels=2,
+    ),
+    "bdpsim-accountant": Figure(
+        "many releases of a count on correlated records: the joint δ(1) over every adversary against "
+        "the per-release profiles composed as if independent (symmetric chains, a hidden Markov network)",
+        _accountant,
+        plot_accountant_gallery,
+        panels=3,
     ),
 }
 

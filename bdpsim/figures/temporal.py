@@ -1,4 +1,4 @@
-"""Continual-release figures (issue 34 item 4): exact temporal leakage beside Cao et al.'s TPL
+"""Continual-release figures: exact temporal leakage beside Cao et al.'s TPL
 over time (rows: :mod:`bdpsim.studies.temporal_curves`)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A confidence interval for the supremum of the log-ratio of two Laplace mixtures whose weights
-are only sampled (the mixture estimator's per-adversary interval, issue 25).
+are only sampled (the mixture estimator's per-adversary interval).
 
 The query ``C`` takes values in a known finite set of atoms ``u`` (a lattice); its weights ``w_u``
 (condition ``x``)

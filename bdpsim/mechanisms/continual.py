@@ -1,4 +1,4 @@
-"""Continual release as a mechanism kind (``[mechanism] kind = "continual"``; issue 34 item 5).
+"""Continual release as a mechanism kind (``[mechanism] kind = "continual"``).
 
 The records ``x_1..x_n`` of a Markov chain model are one person's time series ``x_1..x_T``
 (``T = n``); the mechanism releases every step locally and independently, ``r_t ~ M(x_t)``, each

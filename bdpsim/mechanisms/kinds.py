@@ -42,7 +42,7 @@ class _NoiseKeys(Mapping):
 
 #: the noise law of a query mechanism and its keys (a live view of the registry)
 NOISE_KEYS: Mapping[str, Key] = _NoiseKeys()
-TABLE_KEYS = tuple(TableNoise.keys)  # noise = "table" (issue 30)
+TABLE_KEYS = tuple(TableNoise.keys)  # noise = "table": a user pmf with geometric tails
 
 
 class _WithNoiseKeys(Mapping):

@@ -1,5 +1,5 @@
 """Discrete models given as a product of factors: what Bayesian networks and Markov random
-fields share (issue 26).
+fields share.
 
 A :class:`FactorModel` is a law ``P(x) = (1/Z) prod_k phi_k(x_{C_k})`` over nodes ``0..N-1``
 (node ``v`` with ``s_v >= 2`` states) with non-negative tables ``phi_k`` over scopes ``C_k``;

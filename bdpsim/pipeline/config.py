@@ -478,6 +478,12 @@ def load_config(path: str | Path, limits: Limits | None = None) -> ExperimentCon
     """
     raw = load_toml(path)
     check(not is_utility_config(raw), "config", str(path), "is a utility config: use 'bdpsim utility'")
+    check(
+        not (isinstance(raw, dict) and "release" in raw),
+        "config",
+        str(path),
+        "is an accountant config ([[release]] tables): use 'bdpsim account'",
+    )
     token = CONFIG_DIR.set(str(Path(path).resolve().parent))  # user modules beside the config
     try:
         return parse_config(raw, str(Path(path)), limits)

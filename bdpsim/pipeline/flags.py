@@ -12,9 +12,9 @@ A point is flagged when
 * many KDE evaluation points were dropped (a density <= 0 there; more than 1 %), or some
   adversaries have no estimate at all;
 * KDE estimates lie above or below the exact values of the same adversaries (the KDE has no
-  interval; issue 25);
+  interval);
 * some mixture adversaries' confidence intervals stayed wider than ``mixture_target_width`` when
-  the sample budget ended (issue 25);
+  the sample budget ended;
 * its exact value exceeds an applicable bound (also printed as ``!!! EXACT BDPL ... EXCEEDS``);
 * every applicable upper bound is below floating-point resolution (e.g. ``epsilon = 1e-300``):
   the values, ~1e-16, are rounding noise, not leakage.

@@ -1,5 +1,5 @@
 """Data of the gallery figure ``bdpsim-attack``: the worst adversary's attack advantage against the
-exact BDPL across eps on the paper's chains, correlated vs independent records (issue 35 item 4).
+exact BDPL across eps on the paper's chains, correlated vs independent records.
 Tidy rows, no plotting (:func:`bdpsim.figures.attack.plot_attack_vs_bdpl`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The utility frontier (issue 30): E|Z| of the optimal integer noise vs eps, beside the calibrated
+"""The utility frontier: E|Z| of the optimal integer noise vs eps, beside the calibrated
 Laplace, geometric and staircase noises and the Markov Quilt mechanism, for a count on a chain.
 
 Rows (one CSV, ``kind`` tells them apart):
@@ -12,7 +12,7 @@ Rows (one CSV, ``kind`` tells them apart):
 * ``kind = "pmf"``: ``chain, n, epsilon, k, p_optimal, p_geometric`` — the optimal pmf and the
   calibrated geometric pmf at each integer ``k`` (tails included) for the eps in ``pmf_epsilons``.
 
-``scripts/frontier.py`` writes them to ``results/figures/bdpsim-frontier.csv`` and the findings table
+``scripts/findings/frontier.py`` writes them to ``results/figures/bdpsim-frontier.csv`` and the findings table
 ``docs/generated/frontier.md``; the ``bdpsim-frontier`` figure draws them.
 """
 

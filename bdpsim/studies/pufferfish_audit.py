@@ -1,6 +1,6 @@
 """Panel (e) of the ``pufferfish-fig2`` figure (:mod:`bdpsim.studies.pufferfish_fig2`): the BDPL of
 the Markov Quilt mechanism's histogram release at the figure's own ``T = 5000`` under BDP's
-adversary, where the exact value over all adversaries is out of reach (issue 18 §3).
+adversary, where the exact value over all adversaries is out of reach.
 
 The release is the one of panels (a)-(c): counts ``+ Lap(2 sigma)`` per cell with ``sigma`` =
 MQMApprox(``pi_est = 0.05``, ``g_est = 0.1``, ε, ``T``) — bdpsim's ``[mechanism] kind =

@@ -1,4 +1,4 @@
-"""Rows of the continual-release gallery figures (issue 34 item 4): the exact temporal leakage
+"""Rows of the continual-release gallery figures: the exact temporal leakage
 beside Cao et al.'s TPL over time.
 
 * :func:`tkde_budget_rows` — the TKDE paper's budget-allocation figures (``testPlotBudgetAlloc.m``

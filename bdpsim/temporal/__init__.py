@@ -1,4 +1,4 @@
-"""Leakage of a time series released step by step (continual release, issue 34).
+"""Leakage of a time series released step by step (continual release).
 
 :mod:`.cao` and :mod:`.lfp` port Cao et al.'s temporal privacy leakage (TPL; MATLAB code
 ``yangcao888/TPL``): the incremental leakage L(α) by LP and by TKDE Theorem 4, the BPL/FPL/TPL

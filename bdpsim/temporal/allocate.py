@@ -1,4 +1,4 @@
-"""Per-step budgets against the exact temporal leakage (issue 34 item 3), beside Cao et al.'s.
+"""Per-step budgets against the exact temporal leakage, beside Cao et al.'s.
 
 For a target ``alpha`` and a horizon ``T``:
 

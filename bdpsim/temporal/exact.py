@@ -1,6 +1,6 @@
 """Exact temporal leakage of a continual release: BPL_t, FPL_t, TPL_t by reachable-set propagation.
 
-Setting (Cao et al., ICDE 2017 / TKDE 2019; issue 34). A person's values ``x_1..x_T`` follow a
+Setting (Cao et al., ICDE 2017 / TKDE 2019). A person's values ``x_1..x_T`` follow a
 Markov chain (``k`` states, initial law ``pi_1``, transition ``P_t`` from step ``t`` to ``t+1``);
 step ``t`` releases ``r_t ~ M_t(x_t)`` independently given ``x_t``, with likelihood vector
 ``l_t(r) = (P(r_t = r | x_t = x))_x`` (:mod:`bdpsim.temporal.mechanisms`). For a target step ``t``
@@ -25,7 +25,7 @@ replaced, step by step, by the extreme points of the convex hull of its normalis
 mapped forward by every extreme output of the step): nothing that can be extreme is lost, and the
 suprema are exact. For 2 states the hull is 2 points (the smallest and largest ratio).
 
-An adversary who also knows ``x_s`` for ``s`` in a known set ``K`` (issue 34: beyond TPL): given
+An adversary who also knows ``x_s`` for ``s`` in a known set ``K`` (beyond TPL): given
 ``x_s`` the releases on the other side of ``s`` are independent of ``x_t``, so the past starts at
 the last known step ``s < t`` from the law ``P_s[c, :]`` (with ``pi_t`` replaced by the law of
 ``x_t`` given ``x_s = c``) and the future stops at the first known step ``s' > t`` with

@@ -54,8 +54,12 @@ def _code(text: object) -> str:
 
 
 def list_table(title: str, header: list[str], rows: list[list[str]], widths: str = "auto") -> list[str]:
-    lines = [f".. list-table:: {title}" if title else ".. list-table::", "   :header-rows: 1",
-             f"   :widths: {widths}", ""]
+    lines = [
+        f".. list-table:: {title}" if title else ".. list-table::",
+        "   :header-rows: 1",
+        f"   :widths: {widths}",
+        "",
+    ]
     for row in [header, *rows]:
         for j, cell in enumerate(row):
             lines.append(("   * - " if j == 0 else "     - ") + cell)
@@ -80,6 +84,7 @@ class _Generated(Directive):
 
 # ---------------------------------------------------------------------------------------- config keys
 
+
 def _default(key) -> str:
     from bdpsim.core.schema import REQUIRED
 
@@ -87,8 +92,9 @@ def _default(key) -> str:
         return "**required**"
     if key.default is None:
         return "\u2014"
-    return _code(repr(key.default).replace("'", '"') if not isinstance(key.default, bool)
-                 else str(key.default).lower())
+    return _code(
+        repr(key.default).replace("'", '"') if not isinstance(key.default, bool) else str(key.default).lower()
+    )
 
 
 def _render_message(node, namespace: dict) -> str | None:
@@ -168,10 +174,20 @@ def config_key_lines() -> list[str]:
 
     L: list[str] = []
     rules = validation_rules()
-    every = [*GENERIC_KEYS.values(), *(k for e in ESTIMATORS.values() for k in e.keys.values()),
-             *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values())]
+    every = [
+        *GENERIC_KEYS.values(),
+        *(k for e in ESTIMATORS.values() for k in e.keys.values()),
+        *(k for kind in (*MODEL_KINDS.values(), *MECHANISM_KINDS.values()) for k in kind.keys.values()),
+    ]
     with_doc = any(getattr(k, "doc", "") for k in every)  # the meaning column, once keys carry docs
-    header = ["key", "type", "default", "sweeps", *(["meaning"] if with_doc else []), "rule (as the code checks it)"]
+    header = [
+        "key",
+        "type",
+        "default",
+        "sweeps",
+        *(["meaning"] if with_doc else []),
+        "rule (as the code checks it)",
+    ]
     widths = "16 7 11 9 30 27" if with_doc else "20 8 14 9 49"
 
     def section(title: str, char: str) -> None:
@@ -185,21 +201,24 @@ def config_key_lines() -> list[str]:
     table("run", GENERIC_KEYS)
     for name, est in ESTIMATORS.items():
         if est.keys:
-            section(f"[run] keys of estimator = \"{name}\"", "~")
+            section(f'[run] keys of estimator = "{name}"', "~")
             table("run", est.keys)
     for sec, registry in (("model", MODEL_KINDS), ("mechanism", MECHANISM_KINDS)):
         section(f"[{sec}]", "-")
         L += [f"``kind`` (required) names the {sec} kind; the other keys belong to that kind.", ""]
         for name, kind in registry.items():
-            section(f"kind = \"{name}\"", "~")
+            section(f'kind = "{name}"', "~")
             L += [_cell(getattr(kind, "doc", "")), ""]
             table(sec, kind.keys)
     from bdpsim.utility.experiment import UTILITY_KEYS
 
     section("[utility]", "-")
-    L += ["Keys of a utility config (``bdpsim utility``, paper §7; "
-          ":data:`bdpsim.utility.experiment.UTILITY_KEYS`). A list of a key marked *sweeps* gives one "
-          "dataset variant (or, for ``epsilon``, one row per mechanism) per value.", ""]
+    L += [
+        "Keys of a utility config (``bdpsim utility``, paper §7; "
+        ":data:`bdpsim.utility.experiment.UTILITY_KEYS`). A list of a key marked *sweeps* gives one "
+        "dataset variant (or, for ``epsilon``, one row per mechanism) per value.",
+        "",
+    ]
     table("utility", UTILITY_KEYS)
     return L
 
@@ -210,6 +229,7 @@ class ConfigKeys(_Generated):
 
 
 # ---------------------------------------------------------------------------------------- columns
+
 
 def column_rows() -> list[tuple[str, str, str, str, str]]:
     """(file, column, type, owner, meaning) of every result column, from the same function the
@@ -237,12 +257,15 @@ class Columns(_Generated):
 
 # ---------------------------------------------------------------------------------------- gallery
 
+
 class Deviations(_Generated):
     def lines(self) -> list[str]:
         from bdpsim.figures.deviations import DEVIATIONS, DISAGREEMENTS, NOT_REPRODUCED
 
         rows = [[f"``{i}``", _cell(d.source), _cell(d.ours), _cell(d.why)] for i, d in DEVIATIONS.items()]
-        L = list_table("", ["figure", "source's parameters", "bdpsim's", "why they differ"], rows, "12 29 29 30")
+        L = list_table(
+            "", ["figure", "source's parameters", "bdpsim's", "why they differ"], rows, "12 29 29 30"
+        )
         L += ["**Not drawn.** Every figure of the paper and the thesis has an entry above, except:", ""]
         L += [f"- {_cell(k)}: {_cell(v)}." for k, v in NOT_REPRODUCED.items()] + [""]
         L += ["**Where the sources' own numbers disagree.**", ""]
@@ -264,17 +287,21 @@ class Layers(_Generated):
 
         def where(text: str) -> str:  # backquoted paths become literals, the rest stays prose
             # "\ " (an escaped space, removed in the output) lets a literal touch "(" or a word
-            return "".join(f"\\ ``{part}``\\ " if i % 2 else prose(part) for i, part in enumerate(text.split("`")))
+            return "".join(
+                f"\\ ``{part}``\\ " if i % 2 else prose(part) for i, part in enumerate(text.split("`"))
+            )
 
-        rows = [[f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
-                for i, layer in enumerate(LAYERS)]
+        rows = [
+            [f"{i + 1}. {_cell(layer.name)}", "; ".join(where(w) for _, w in layer.where), _cell(layer.what)]
+            for i, layer in enumerate(LAYERS)
+        ]
         return list_table("", ["layer (lowest first)", "where", "what"], rows, "14 64 22")
 
 
 class Moves(_Generated):
     """The moved modules' old and new import paths, from :data:`bdpsim.core.moved.MOVES` (the table
-    the deprecation aliases and ``scripts/relayout.py`` use; written out by hand, the old names
-    would be rewritten by that script)."""
+    the deprecation aliases and ``tests/architecture/test_layout.py`` use; written out by hand, the
+    old names would fail that test)."""
 
     def lines(self) -> list[str]:
         from bdpsim.core.moved import MOVES
@@ -293,13 +320,24 @@ class Gallery(_Generated):
             if not png.is_file():
                 continue
             rel = os.path.relpath(png, Path(self.state.document.current_source).parent)
-            L += [f".. _fig-{i}:", "", i, "~" * len(i), "", f"**{_cell(spec.title)}** "
-                  f"(``bdpsim figures --only {i}``)", "", f".. image:: {rel}", f"   :alt: {i}",
-                  "   :width: 100%", ""]
+            L += [
+                f".. _fig-{i}:",
+                "",
+                i,
+                "~" * len(i),
+                "",
+                f"**{_cell(spec.title)}** (``bdpsim figures --only {i}``)",
+                "",
+                f".. image:: {rel}",
+                f"   :alt: {i}",
+                "   :width: 100%",
+                "",
+            ]
         return L
 
 
 # ---------------------------------------------------------------------------------------- CLI
+
 
 class CliHelp(_Generated):
     """``--help`` of ``bdpsim`` and every subcommand, as the terminal shows it (80 columns)."""
@@ -329,6 +367,7 @@ class CliHelp(_Generated):
 
 # ---------------------------------------------------------------------------------------- changelog
 
+
 class ChangelogFragments(Directive):
     """Each ``changelog.d/*.md`` fragment (README.md aside), parsed as Markdown, under its name."""
 
@@ -343,11 +382,14 @@ class ChangelogFragments(Directive):
             lines += [f"**{p.stem}**", "", *p.read_text().splitlines(), ""]
         node = nodes.container()
         # the fragments are Markdown: parsed by MyST when this directive sits in a Markdown page
-        self.state.nested_parse(StringList(lines, source=str(ROOT / "changelog.d")), self.content_offset, node)
+        self.state.nested_parse(
+            StringList(lines, source=str(ROOT / "changelog.d")), self.content_offset, node
+        )
         return node.children
 
 
 # ---------------------------------------------------------------------------------------- references
+
 
 def _lookup(dotted: str):
     """The object a dotted name imports to, or a sentinel."""
@@ -424,7 +466,9 @@ def resolve_short_reference(app, env, node, contnode):
     objects = env.get_domain("py").objects
     if target.rpartition(".")[2].startswith("_") and not target.endswith("__init__"):
         # a private helper (not in the API pages): shown as text if it exists where it is named
-        found = _lookup(target) if "." in target and target.startswith("bdpsim.") else _in_context(node, target)
+        found = (
+            _lookup(target) if "." in target and target.startswith("bdpsim.") else _in_context(node, target)
+        )
         return contnode if found is not _MISSING else None
     if target.startswith("bdpsim.") and target.count(".") == 1:  # a top-level name: where it is defined
         import bdpsim
@@ -441,9 +485,11 @@ def resolve_short_reference(app, env, node, contnode):
         target = full
     found = [target] if target in objects else [n for n in objects if n.endswith("." + target)]
     if len(found) > 1:  # one object documented under several names (a package re-exporting it)?
+
         def ident(n):
             obj = _lookup(n)
             return n if obj is _MISSING else id(getattr(obj, "__func__", obj))
+
         if len({ident(n) for n in found}) == 1:
             found = sorted(found, key=lambda n: (objects[n].aliased, -n.count(".")))[:1]
     if len(found) == 1:
@@ -460,19 +506,70 @@ def resolve_short_reference(app, env, node, contnode):
 
 #: the API landing page's topics, in the order a researcher meets them (docs/reference/api.rst)
 PUBLIC_GROUPS: dict[str, list[str]] = {
-    "Data models": ["MarkovChainModel", "GaussianModel", "PedigreeModel", "BayesNetModel", "from_bif",
-                    "from_pgmpy", "MRFModel", "symmetric_chain", "gamma_of", "omega_of", "limited_covariance"],
-    "Mechanisms": ["LaplaceCount", "LaplaceStateSum", "LaplaceSum", "ClippedSum", "HistogramMechanism",
-                   "RandomizedResponse", "CustomMechanism"],
-    "Exact leakage": ["exact_bdpl", "adversary_bdpl", "ExactResult", "Adversary", "temporal_leakage",
-                      "attack_risk", "AttackRisk",
-                      "worst_case_markov", "worst_case_gaussian", "MarkovWorstCase", "GaussianWorstCase"],
-    "Calibration and competing mechanisms": ["calibrate", "Calibration", "mqm_approx", "mqm_exact",
-                                             "wasserstein_scale", "w_infinity", "randomized_response_bdpl"],
-    "Bounds": ["general_bound", "gaussian_bound", "markov_bound", "zhao_bound", "yang_bound",
-               "applicable_bounds", "bounds"],
-    "Runs and results": ["run", "load_results", "load_adversaries", "parse_config", "load_config",
-                         "ExperimentConfig", "RunSettings"],
+    "Data models": [
+        "MarkovChainModel",
+        "GaussianModel",
+        "PedigreeModel",
+        "BayesNetModel",
+        "from_bif",
+        "from_pgmpy",
+        "MRFModel",
+        "symmetric_chain",
+        "gamma_of",
+        "omega_of",
+        "limited_covariance",
+    ],
+    "Mechanisms": [
+        "LaplaceCount",
+        "LaplaceStateSum",
+        "LaplaceSum",
+        "ClippedSum",
+        "HistogramMechanism",
+        "RandomizedResponse",
+        "CustomMechanism",
+    ],
+    "Exact leakage": [
+        "exact_bdpl",
+        "adversary_bdpl",
+        "ExactResult",
+        "Adversary",
+        "temporal_leakage",
+        "attack_risk",
+        "AttackRisk",
+        "account",
+        "Account",
+        "worst_case_markov",
+        "worst_case_gaussian",
+        "MarkovWorstCase",
+        "GaussianWorstCase",
+    ],
+    "Calibration and competing mechanisms": [
+        "calibrate",
+        "Calibration",
+        "mqm_approx",
+        "mqm_exact",
+        "wasserstein_scale",
+        "w_infinity",
+        "randomized_response_bdpl",
+    ],
+    "Bounds": [
+        "general_bound",
+        "gaussian_bound",
+        "markov_bound",
+        "zhao_bound",
+        "yang_bound",
+        "applicable_bounds",
+        "bounds",
+    ],
+    "Runs and results": [
+        "run",
+        "load_results",
+        "load_adversaries",
+        "parse_config",
+        "load_config",
+        "ExperimentConfig",
+        "RunSettings",
+    ],
     "Estimators": ["KdeEstimator", "MixtureEstimator", "ExactEstimator", "AuditEstimator", "Estimate"],
     "Errors": ["BdpsimError", "ConfigError", "NotAvailable"],
 }
@@ -519,15 +616,27 @@ class PublicApi(_Generated):
         L: list[str] = []
         for title, rows in public_api_groups():
             L += [title, "-" * len(title), ""]
-            L += list_table("", ["bdpsim.", "what it is"],
-                            [[f":py:obj:`{n} <{t}>`", _cell(s)] for n, t, s in rows], "32 68")
+            L += list_table(
+                "",
+                ["bdpsim.", "what it is"],
+                [[f":py:obj:`{n} <{t}>`", _cell(s)] for n, t, s in rows],
+                "32 68",
+            )
         return L
 
 
 def setup(app):
     app.connect("missing-reference", resolve_short_reference)
-    for name, cls in (("bdpsim-config-keys", ConfigKeys), ("bdpsim-columns", Columns),
-                      ("bdpsim-deviations", Deviations), ("bdpsim-layers", Layers), ("bdpsim-moves", Moves), ("bdpsim-gallery", Gallery), ("bdpsim-cli", CliHelp),
-                      ("bdpsim-changelog-fragments", ChangelogFragments), ("bdpsim-public-api", PublicApi)):
+    for name, cls in (
+        ("bdpsim-config-keys", ConfigKeys),
+        ("bdpsim-columns", Columns),
+        ("bdpsim-deviations", Deviations),
+        ("bdpsim-layers", Layers),
+        ("bdpsim-moves", Moves),
+        ("bdpsim-gallery", Gallery),
+        ("bdpsim-cli", CliHelp),
+        ("bdpsim-changelog-fragments", ChangelogFragments),
+        ("bdpsim-public-api", PublicApi),
+    ):
         app.add_directive(name, cls)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

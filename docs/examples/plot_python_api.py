@@ -34,11 +34,17 @@ print(search.bdpl, search.symmetric_bdpl)
 # A whole config as a dict: a pandas DataFrame if pandas is installed. ``bdpl_exact`` is the
 # largest exact BDPL among the 40 *sampled* adversaries, not over every adversary as
 # ``exact_bdpl`` above (``"adversaries": "all"`` runs that search).
-table = bdpsim.run({"run": {"adversaries": 40, "samples": 20000, "estimator": "mixture"},
-                    "model": {"kind": "markov", "n": 6, "gamma": [1.0, 5.0]},
-                    "mechanism": {"kind": "count", "epsilon": 1.0}})
-table["exact_all"] = [bdpsim.exact_bdpl(bdpsim.MarkovChainModel(bdpsim.symmetric_chain(g), n=6),
-                                        bdpsim.LaplaceCount(1.0)).bdpl for g in table["gamma"]]
+table = bdpsim.run(
+    {
+        "run": {"adversaries": 40, "samples": 20000, "estimator": "mixture"},
+        "model": {"kind": "markov", "n": 6, "gamma": [1.0, 5.0]},
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
+)
+table["exact_all"] = [
+    bdpsim.exact_bdpl(bdpsim.MarkovChainModel(bdpsim.symmetric_chain(g), n=6), bdpsim.LaplaceCount(1.0)).bdpl
+    for g in table["gamma"]
+]
 print(table[["gamma", "bdpl_p99", "bdpl_exact", "exact_all", "bound_model"]])
 
 # %%

@@ -66,9 +66,14 @@ def test_bundled_configs_and_data_are_found_in_the_package():
         path = bundled.resolve_config(name)
         assert path.parent == bundled.CONFIG_DIR
         try:
-            assert load_utility(path).epsilon if name.startswith("utility_") else load_config(path).points, (
-                name
-            )
+            if name.startswith("account_"):
+                from bdpsim.pipeline.account_config import load_account_config
+
+                assert load_account_config(path).releases, name
+            else:
+                assert (
+                    load_utility(path).epsilon if name.startswith("utility_") else load_config(path).points
+                ), name
         except ConfigError as exc:  # a config of an optional extra, without it: one line saying so
             extra = re.search(r"pip install bdpsim\[(\w+)\]", str(exc))
             assert extra and extra[1] in EXTRAS, (name, str(exc))

@@ -111,3 +111,42 @@ def test_bad_inputs():
         args.update(kw)
         with pytest.raises(ValueError, match=f"^{field} = "):  # ConfigError, or a kernel's (query_values)
             calibrate(model, args.pop("epsilon"), **args)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), True, "1"], ids=repr)
+def test_every_calibration_refuses_a_bad_epsilon_in_the_same_words(bad):
+    """The target eps of the chain methods, the graph engines and the optimal noise: one rule
+    (bdpsim.calibration.target.check_positive), refused before any search starts."""
+    import numpy as np
+
+    from bdpsim.calibration import CalibrationProblem
+    from bdpsim.calibration.graphs import calibrate_graph
+    from bdpsim.calibration.optimal import optimal_noise
+    from bdpsim.calibration.target import check_target_epsilon
+    from bdpsim.core.errors import ConfigError
+    from bdpsim.models import MarkovChainModel, PedigreeModel
+
+    chain, f = MarkovChainModel([[0.8, 0.2], [0.3, 0.7]], 4), np.array([0.0, 1.0])
+    calls = (
+        lambda: check_target_epsilon(bad),
+        lambda: CalibrationProblem(chain, f, bad),
+        lambda: calibrate_graph(PedigreeModel.nuclear(2, 0.3), bad, np.array([0.0, 0.0, 1.0])),
+        lambda: optimal_noise(chain, bad, f),
+    )
+    for call in calls:
+        with pytest.raises(ConfigError, match=r"^epsilon = .*: must be a finite number > 0$"):
+            call()
+
+
+def test_a_numpy_epsilon_is_a_number_to_every_calibration():
+    import numpy as np
+
+    from bdpsim.calibration.graphs import calibrate_graph
+    from bdpsim.models import PedigreeModel
+
+    model = PedigreeModel.nuclear(2, 0.3)
+    values = np.array([0.0, 0.0, 1.0])
+    b = calibrate_graph(model, 1.0, values, method="exact")[0]
+    for eps in (np.float32(1.0), np.int64(1)):  # not Python floats (np.float64 is one)
+        a = calibrate_graph(model, eps, values, method="exact")[0]
+        assert a.scale == b.scale and a.scale is not None

@@ -36,5 +36,5 @@ def test_committed_frontier_is_consistent():
 
 
 def test_findings_table_is_generated_from_the_committed_csv():
-    table_text = runpy.run_path(str(ROOT / "scripts" / "frontier.py"))["table_text"]
+    table_text = runpy.run_path(str(ROOT / "scripts" / "findings" / "frontier.py"))["table_text"]
     assert (ROOT / "docs" / "generated" / "frontier.md").read_text() == table_text(read_rows(CSV))

@@ -1,5 +1,5 @@
 """The committed optimal-noise table of pgmpy's networks (docs/generated/optimal_networks.md) is what
-scripts/optimal_networks.py generates from its CSV, and its numbers are consistent: the optimal
+scripts/findings/optimal_networks.py generates from its CSV, and its numbers are consistent: the optimal
 noise is eps-BDP by the exact engine and needs no more E|Z| than any calibrated law."""
 
 from ..helpers import load_script

@@ -22,7 +22,9 @@ from bdpsim.models import MarkovChainModel
 from bdpsim.models.bayesnet.build import build
 from bdpsim.models.bayesnet.model import BayesNetModel
 
+from ..conftest import write_toml
 from ..models.test_bayesnet import DIAMOND, full_joint, random_network
+from ..support.bad_input import RUN_EXACT, one_line
 
 SYM = [[0.75, 0.25], [0.25, 0.75]]
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
@@ -238,3 +240,38 @@ def test_estimated_parameters_bad_inputs(kw, message):
     args = dict(pi_est=0.05, g_est=0.1) | kw
     with pytest.raises(ConfigError, match=message):
         mqm_estimated(100, 1.0, **args)
+
+
+MRF = '[model]\nkind = "mrf"\nstates = 2\ncoupling = 0.5\nedges = [[0, 1], [1, 2], [2, 0], [2, 3]]\n'
+
+
+@pytest.mark.parametrize(
+    "mechanism, words",
+    [
+        (
+            'kind = "markov_quilt"',
+            [
+                "mechanism.kind = 'markov_quilt'",
+                "Bayesian network (kind = 'bayesnet')",
+                "not model.kind = 'mrf'",
+            ],
+        ),
+        ('kind = "calibrated"', ["mechanism.kind = 'calibrated'", "not model.kind = 'mrf'"]),
+        ('kind = "wasserstein"', ["mechanism.kind = 'wasserstein'", "not model.kind = 'mrf'"]),
+    ],
+)
+def test_calibrated_kinds_on_a_random_field_name_what_they_run_on(bdpsim_cli, tmp_path, mechanism, words):
+    cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + MRF + f"[mechanism]\n{mechanism}\nepsilon = 1.0\n")
+    one_line(bdpsim_cli("validate", cfg), *words)
+
+
+def test_markov_quilt_runs_on_a_bayesian_network(bdpsim_cli, tmp_path):
+    """The refusal above is not a claim that only chains work: a network is calibrated."""
+    bn = (
+        '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\ncpt = [[0.6, 0.4], '
+        "[[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.2, 0.8]]]\n"
+    )
+    cfg = write_toml(
+        tmp_path / "c.toml", RUN_EXACT + bn + '[mechanism]\nkind = "markov_quilt"\nepsilon = 1.0\n'
+    )
+    assert bdpsim_cli("validate", cfg).returncode == 0

@@ -8,7 +8,7 @@ import pytest
 from bdpsim.cli import build_parser
 from bdpsim.cli.chain import chain_query
 
-from ..support.bad_config import cli, one_line_error
+from ..support.bad_config import calibrate, cli, one_line_error
 
 COMMANDS = (["attack", "markov"], ["calibrate", "markov"])
 SHARED = ("--transition", "--gamma", "--n", "--initial", "--counted", "--state-values")
@@ -67,3 +67,27 @@ def test_chain_query_is_the_count_of_state_one_by_default():
     assert chain_query(a, 2).counted_states == (0,)
     a.counted, a.state_values = None, [0.0, 2.5]
     assert chain_query(a, 2).state_values == (0.0, 2.5)
+
+
+def test_calibrate_non_number_matrix_one_line(capsys):
+    rc, out, err = calibrate(capsys, "--transition", "[[a,1],[0.5,0.5]]", "--n", "5", "--epsilon", "1")
+    one_line_error(rc, err, "--transition")
+    assert out == ""
+
+
+@pytest.mark.parametrize("matrix", ["[[true,false],[0.5,0.5]]", '[["0.5",0.5],[0.5,0.5]]'])
+def test_booleans_and_strings_are_not_probabilities(capsys, matrix):
+    for cmd in (["calibrate", "markov", "--n", "5"], ["bounds", "markov"]):
+        rc, out, err = cli(capsys, *cmd, "--transition", matrix, "--epsilon", "1")
+        one_line_error(rc, err, "--transition")
+        assert "deterministic" not in err and out == ""
+
+
+def test_subnormal_entry_is_refused_without_overflow_warnings(capsys):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow RuntimeWarning would fail here
+        for cmd in (["calibrate", "markov", "--n", "5"], ["bounds", "markov"]):
+            rc, out, err = cli(capsys, *cmd, "--transition", "[[1e-320,1],[0.5,0.5]]", "--epsilon", "1")
+            one_line_error(rc, err, "--transition", "subnormal")

@@ -8,6 +8,7 @@ import pytest
 from bdpsim.cli import build_parser
 
 from ..conftest import PY, ROOT
+from ..support.bad_config import _help
 
 
 def _walk(parser, path=("bdpsim",)):
@@ -19,6 +20,11 @@ def _walk(parser, path=("bdpsim",)):
 
 
 PARSERS = list(_walk(build_parser()))
+
+
+def _parsers():
+    """Every parser of a fresh ``build_parser()``, by its path of subcommands (``[]``: the top one)."""
+    return list(_walk(build_parser(), ()))
 
 
 def test_tree_is_walked():
@@ -60,3 +66,33 @@ def test_no_docstring_cites_the_private_spec():
         if "SCIENCE" in line
     ]
     assert not hits, hits
+
+
+def test_every_option_has_help():
+    missing = [
+        (" ".join(path), a.option_strings)
+        for path, parser in _parsers()
+        for a in parser._actions
+        if a.option_strings and not a.help
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("cmd", [["run"], ["validate"], ["plot"], ["figures"], ["utility"], ["configs"], []])
+def test_help_examples_are_never_broken(capsys, monkeypatch, cmd):
+    text = _help(capsys, monkeypatch, *cmd)
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("bdpsim ") and line.startswith("  "):  # an example command
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            assert not (nxt and not nxt.startswith(" ") and nxt[0] == "-"), (line, nxt)
+    assert not any(line.startswith("--") for line in lines), text  # no option wrapped to column 0
+
+
+def test_every_help_fits_80_columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    long = {
+        " ".join(path) or "bdpsim": max(len(line) for line in parser.format_help().splitlines())
+        for path, parser in _parsers()
+    }
+    assert "calibrate markov" in long and max(long.values()) <= 80, {k: v for k, v in long.items() if v > 80}

@@ -20,7 +20,7 @@ from bdpsim.mechanisms import LaplaceCount
 from bdpsim.models import MarkovChainModel
 from bdpsim.queries import CountQuery, StateSumQuery, check_counted, check_state_values, discrete_query
 
-from ..support.bad_config import cli, one_line_error
+from ..support.bad_config import calibrate, cli, one_line_error
 
 P3 = [[0.5, 0.3, 0.2], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]]
 CHAIN = ["--transition", json.dumps(P3), "--n", "4"]
@@ -175,3 +175,9 @@ def test_the_window_kernel_says_the_same_rule(bad):
     with pytest.raises(ValueError) as query:
         check_counted(bad, 3)
     assert field_error(kernel.value).rule == field_error(query.value).rule
+
+
+def test_counting_every_state_is_named_as_such(capsys):
+    rc, _, err = calibrate(capsys, "--gamma", "2", "--n", "5", "--epsilon", "1", "--counted", "0", "1")
+    one_line_error(rc, err, "--counted = [0, 1]", "every one of the 2 states")
+    assert "state_values" not in err

@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from ..conftest import ROOT
+from ..support.bad_config import cli
 
 DOCS = ROOT / "docs"
 
@@ -290,7 +291,13 @@ def test_commands_configs_and_api_pages_are_complete():
             assert f"`{name}" in api, f"api.md does not name bdpsim.{name}"
 
 
-TUTORIALS = ["plot_1_time_series", "plot_2_bayesnet_calibration", "plot_3_thesis_figure", "plot_4_audit"]
+TUTORIALS = [
+    "plot_1_time_series",
+    "plot_2_bayesnet_calibration",
+    "plot_3_thesis_figure",
+    "plot_4_audit",
+    "plot_5_accountant",
+]
 
 
 def test_task_first_tutorials_are_pages_that_run_at_build_time():
@@ -349,3 +356,29 @@ def test_figures_docs_name_the_default_output():
 
     for page in ("user/figures-data.md", "gallery.md", "user/commands.md"):
         assert FIGURES_OUT in (DOCS / page).read_text(), page
+
+
+def test_readme_quickstart_writes_outside_the_committed_results(capsys):
+    """The README's first command runs a bundled config into a git-ignored directory that holds no
+    committed file, so its second command (the test suite, with the README-numbers check against
+    the committed results/quickstart/) still passes on a fresh clone."""
+    import re
+    import shlex
+    import subprocess
+
+    from ..conftest import ROOT
+
+    block = (ROOT / "README.md").read_text().split("```bash\n", 1)[1].split("```", 1)[0]
+    first = block.splitlines()[0]
+    run = next(c for c in first.split("&&") if c.split()[:2] == ["bdpsim", "run"])
+    args = shlex.split(run)
+    out = args[args.index("--out") + 1]
+    assert not re.match(r"results/quickstart/?$", out)
+    git = lambda *a: subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True, text=True)
+    if git("rev-parse").returncode != 0:
+        pytest.skip("not a git checkout")
+    assert git("check-ignore", "-q", f"{out}/summary.csv").returncode == 0, f"{out} is not git-ignored"
+    assert git("ls-files", out).stdout == ""
+    assert f"bdpsim plot {out}" in first
+    rc, text, err = cli(capsys, "validate", args[2])
+    assert rc == 0, err

@@ -1,9 +1,9 @@
 """Every result number in the README and the documentation comes from a committed result.
 
-``scripts/readme_numbers.py --check`` recomputes each generated block of the README and of the
+``scripts/readme/readme_numbers.py --check`` recomputes each generated block of the README and of the
 docs pages (docs/**/*.md: the findings, the user guide) from the committed files under
 ``results/`` (no simulation) and fails listing the stale ones; fix with
-``python scripts/readme_numbers.py --write``.
+``python scripts/readme/readme_numbers.py --write``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("readme_numbers", ROOT / "scripts" / "readme_numbers.py")
+    spec = importlib.util.spec_from_file_location(
+        "readme_numbers", ROOT / "scripts" / "readme" / "readme_numbers.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules["readme_numbers"] = mod
     spec.loader.exec_module(mod)
@@ -34,7 +36,7 @@ def rn():
 def test_readme_numbers_match_committed_results(rn, capsys):
     code = rn.main(["--check"])
     out = capsys.readouterr().out
-    assert code == 0, "numbers out of date (python scripts/readme_numbers.py --write):\n" + out
+    assert code == 0, "numbers out of date (python scripts/readme/readme_numbers.py --write):\n" + out
 
 
 def _all_pages(rn) -> str:

@@ -3,6 +3,7 @@
 written (issue 27 item 4)."""
 
 import subprocess
+import sys
 
 import pytest
 
@@ -78,3 +79,18 @@ def test_write_record_adds_the_machine_state_after_the_numbers(tmp_path, capsys)
     assert rec["seconds"] == 1.5 and rec["load_average_before"] == 0.25 and rec["cpus"] >= 1
     assert rec["written"].endswith("+00:00") and path.read_text().endswith("}\n")
     assert capsys.readouterr().out == f"wrote {path}\n"
+
+
+def test_benchmark_window_refuses_a_committed_json():
+    """The script refuses before measuring anything (exit 2, one line), in the real checkout."""
+    if not (ROOT / ".git").exists():
+        pytest.fail("tests run from a git checkout (the README's flow)")
+    p = subprocess.run(
+        [sys.executable, "scripts/benchmarks/benchmark_window.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 2 and "committed to git" in p.stderr and p.stdout == "", p
+    assert p.stderr.count("\n") == 1

@@ -22,8 +22,11 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.driver import run_chunk, run_experiment
 from bdpsim.studies.audit_study import CASES, configuration_exact, coverage, exact_event_log_ratio
 
+from ..conftest import write_toml
 from ..helpers import markov_joint
 from ..support.bad_config import cli, one_line_error
+from ..support.bad_input import COUNT as COUNT_TOML
+from ..support.bad_input import COUNT_DEFAULT, MARKOV, RUN, RUN_EXACT, one_line
 
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
 COUNT = {"kind": "count", "epsilon": 1.0}
@@ -103,7 +106,7 @@ def test_budget_too_small_is_zero_with_a_note(tmp_path):
 
 
 def test_coverage_quick():
-    """The coverage check of scripts/audit_coverage.py with 30 repeats per case: exceedances of
+    """The coverage check of scripts/findings/audit_coverage.py with 30 repeats per case: exceedances of
     the certified bound over the certified adversary's exact BDPL at most the 99.9 % quantile of
     Bin(30, alpha); point estimates within 2 se of the event's exact log-ratio for >= 80 % (90 %
     over 200 repeats in results/benchmarks/audit_coverage.md)."""
@@ -459,3 +462,38 @@ def test_audit_figure_rows_and_plot(tmp_path):
         t.get_fontsize() >= LEGEND_PT for t in leg.get_texts()
     )
     assert "n = 40" in ax.get_title() and "4 window adversaries" in ax.get_title()
+
+
+@pytest.mark.parametrize("value", ["1e6", "100000.0", "1e300"])
+def test_audit_budget_must_be_an_integer(bdpsim_cli, tmp_path, value):
+    cfg = RUN.replace('"mixture"', '"audit"') + f"audit_budget = {value}\n" + MARKOV + COUNT_TOML
+    one_line(
+        bdpsim_cli("validate", write_toml(tmp_path / "c.toml", cfg)), "run.audit_budget", "must be an integer"
+    )
+
+
+def test_a_too_costly_audit_names_its_budget(bdpsim_cli, tmp_path):
+    cfg = RUN.replace('"mixture"', '"audit"') + "audit_budget = 1_000_000_000_000_000\n" + MARKOV + COUNT_TOML
+    one_line(
+        bdpsim_cli("validate", write_toml(tmp_path / "c.toml", cfg)), "run.audit_budget = 1000000000000000"
+    )
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("true", ["= True", "must be an integer", "not a boolean"]),
+        ('"1000000"', ["must be an integer", "not a string"]),
+        ("[true]", ["not a boolean"]),
+        ("1e6", ["not a float", "1_000_000"]),
+    ],
+)
+def test_audit_budget_names_what_it_got(bdpsim_cli, tmp_path, value, words):
+    cfg = write_toml(
+        tmp_path / "c.toml",
+        RUN_EXACT.replace('"exact"', '"audit"') + f"audit_budget = {value}\n" + MARKOV + COUNT_DEFAULT,
+    )
+    p = bdpsim_cli("validate", cfg)
+    one_line(p, "run.audit_budget", *words)
+    if value != "1e6":
+        assert "float" not in p.stderr

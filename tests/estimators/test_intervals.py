@@ -176,7 +176,9 @@ def test_budget_end_is_flagged(tmp_path, capsys):
 def test_committed_coverage_table_is_current():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("coverage_study", ROOT / "scripts" / "coverage_study.py")
+    spec = importlib.util.spec_from_file_location(
+        "coverage_study", ROOT / "scripts" / "findings" / "coverage_study.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = ROOT / "results" / "coverage"

@@ -9,6 +9,8 @@ from bdpsim.models import GaussianModel
 from bdpsim.models.gaussian.exact import gaussian_sum_coefficient
 from bdpsim.studies.worstcase import sum_slope, worst_gaussian_sum, worst_markov_chain
 
+from ..support.bad_config import cli, one_line_error
+
 
 def test_sum_slope_matches_model_coefficient(rng):
     from bdpsim.models import limited_covariance
@@ -57,3 +59,68 @@ def test_markov_three_state_search_respects_ratio_and_bound():
     assert r.transition.shape == (3, 3) and np.allclose(r.transition.sum(1), 1)
     assert B.gamma_of(r.transition) <= 3.0 + 1e-9
     assert 1.0 <= r.bdpl <= r.markov_bound
+
+
+@pytest.mark.timeout(
+    120
+)  # a hang guard, not a speed check (seconds here; how quickly: scripts/benchmarks/benchmark_limits.py)
+def test_worst_case_gaussian_is_capped():
+    from bdpsim.studies.worstcase import worst_gaussian_sum
+
+    # n = 12, rho = 0.5 looped forever; this case too, and is quicker
+    r = worst_gaussian_sum(8, 0.9, np.random.default_rng(1), starts=2)
+    assert r.capped and r.starts >= 1 and r.slope >= r.equicorrelated - 1e-9
+
+
+def test_worst_case_reports_progress_without_a_terminal(capsys, fast_beat, monkeypatch):
+    from bdpsim.studies import worstcase as W
+
+    real = W.worst_markov_chain
+
+    def slow(*args, progress=None, **kw):  # a search long enough for a heartbeat
+        import time
+
+        progress(0, 2)
+        time.sleep(0.3)
+        return real(*args, progress=progress, **kw)
+
+    monkeypatch.setattr(W, "worst_markov_chain", slow)
+    rc, out, err = cli(
+        capsys, "worst-case", "markov", "--gamma", "3", "--epsilon", "1", "--n", "3", "--starts", "2"
+    )
+    assert rc == 0 and "worst exact BDPL found" in out
+    beats = [x for x in err.splitlines() if x.startswith("bdpsim worst-case: ")]
+    assert beats and all("/2 searches" in x and "s elapsed" in x for x in beats), err
+    rc, out, err = cli(
+        capsys,
+        "worst-case",
+        "markov",
+        "--gamma",
+        "3",
+        "--epsilon",
+        "1",
+        "--n",
+        "3",
+        "--starts",
+        "2",
+        "--quiet",
+    )
+    assert rc == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (["gaussian", "--n", "4", "--rho", "0.3", "--distance", "nan"], "--distance"),
+        (["gaussian", "--n", "4", "--rho", "0.3", "--starts", "0"], "--starts"),
+        (["gaussian", "--n", "4", "--rho", "nan"], "--rho"),
+        (["gaussian", "--n", "4", "--rho", "0.3", "--noise-scale", "inf"], "--noise-scale"),
+        (["markov", "--gamma", "3", "--epsilon", "1", "--starts", "-1"], "--starts"),
+        (["markov", "--gamma", "inf", "--epsilon", "1"], "--gamma"),
+        (["markov", "--gamma", "3", "--epsilon", "nan"], "--epsilon"),
+    ],
+)
+def test_worst_case_bad_arguments(capsys, args, field):
+    rc, out, err = cli(capsys, "worst-case", *args)
+    one_line_error(rc, err, field)
+    assert out == ""

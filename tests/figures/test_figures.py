@@ -19,6 +19,7 @@ SLOW_EXACT = (
     "bdpsim-generations",
     "bdpsim-frontier",
     "bdpsim-attack",
+    "bdpsim-accountant",
 )
 ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i not in SLOW_EXACT]
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
@@ -34,31 +35,65 @@ def read(path):
         return list(csv.DictReader(fh))
 
 
-def test_analytic_figures(tmp_path):
-    paths = make_figures(ANALYTIC, tmp_path, log=lambda m: None)
-    for i in ANALYTIC:
-        for ext in ("png", "pdf", "csv"):
-            assert (tmp_path / f"{i}.{ext}").stat().st_size > (100 if ext == "csv" else 200), (i, ext)
-    assert len(paths) == 3 * len(ANALYTIC)
-    gallery = (tmp_path / "README.md").read_text()
-    assert all(f"bdpsim figures --only {i}" in gallery and f"({i}.png)" in gallery for i in ANALYTIC)
-    f03 = read(tmp_path / "thesis-fig03.csv")
+def _fig03(out):
+    f03 = read(out / "thesis-fig03.csv")
     assert all(math.isclose(float(r["beta"]), math.exp(-float(r["epsilon"]) / 2)) for r in f03[::40])
-    f05 = {round(float(r["epsilon"]), 6): float(r["beta_min"]) for r in read(tmp_path / "thesis-fig05.csv")}
+
+
+def _fig05(out):
+    f05 = {round(float(r["epsilon"]), 6): float(r["beta_min"]) for r in read(out / "thesis-fig05.csv")}
     assert f05[0.0] == 0.5 and math.isclose(f05[1.0], 1 / (math.e + 1))
-    f08 = [r for r in read(tmp_path / "thesis-fig08.csv") if r["n"] == "3"]
+
+
+def _fig08(out):
+    f08 = [r for r in read(out / "thesis-fig08.csv") if r["n"] == "3"]
     r = f08[50]
     rho = float(r["rho"])
     assert math.isclose(float(r["gaussian_bound"]), 9 / (4 * (1 / rho - 1)) + 1)
-    f16 = [r for r in read(tmp_path / "thesis-fig16.csv") if r["epsilon"] == "2.0"]
+
+
+def _fig16(out):
+    f16 = [r for r in read(out / "thesis-fig16.csv") if r["epsilon"] == "2.0"]
     assert math.isclose(float(f16[-1]["gamma_max"]), math.exp(2 * (1 - 1 / 10) / 4))
-    p3 = [r for r in read(tmp_path / "paper-fig3.csv") if r["epsilon"] == "20.0" and r["h"]]
+
+
+def _paper_fig3(out):
+    p3 = [r for r in read(out / "paper-fig3.csv") if r["epsilon"] == "20.0" and r["h"]]
     g = float(p3[10]["gamma"])
     assert math.isclose(float(p3[10]["h"]), 20 / (20 - 4 * math.log(g)))
-    f13 = {
-        (float(r["epsilon"]), int(r["n"])): float(r["gamma_max"]) for r in read(tmp_path / "thesis-fig13.csv")
-    }
+
+
+def _fig13(out):
+    f13 = {(float(r["epsilon"]), int(r["n"])): float(r["gamma_max"]) for r in read(out / "thesis-fig13.csv")}
     assert f13[(0.5, 1)] == 1.0 and f13[(0.5, 2)] < 100 and f13[(0.5, 30)] > 10
+
+
+#: the pinned points of an analytic figure's CSV, by figure id
+PINNED = {
+    "thesis-fig03": _fig03,
+    "thesis-fig05": _fig05,
+    "thesis-fig08": _fig08,
+    "thesis-fig16": _fig16,
+    "paper-fig3": _paper_fig3,
+    "thesis-fig13": _fig13,
+}
+
+
+def test_every_pinned_figure_is_an_analytic_one():
+    assert set(PINNED) <= set(ANALYTIC) and len(ANALYTIC) > len(PINNED)
+
+
+@pytest.mark.parametrize("fig_id", ANALYTIC)
+def test_analytic_figures(tmp_path, fig_id):
+    """Each analytic figure on its own (one figure per test: they are independent, and together
+    they took 16 s of one core): PNG, PDF and CSV, the gallery README's entry, its pinned points."""
+    paths = make_figures([fig_id], tmp_path, log=lambda m: None)
+    for ext in ("png", "pdf", "csv"):
+        assert (tmp_path / f"{fig_id}.{ext}").stat().st_size > (100 if ext == "csv" else 200), (fig_id, ext)
+    assert len(paths) == 3
+    gallery = (tmp_path / "README.md").read_text()
+    assert f"bdpsim figures --only {fig_id}" in gallery and f"({fig_id}.png)" in gallery
+    PINNED.get(fig_id, lambda out: None)(tmp_path)
 
 
 def test_paper_fig2_pinned():
@@ -111,12 +146,10 @@ def test_unknown_figure_id(tmp_path):
         make_figures(["thesis-fig99"], tmp_path)
 
 
-def test_utility_figures(tmp_path, data_dir):
-    logs = []
-    ids = ["paper-fig4", "paper-fig5", "thesis-fig17", "thesis-fig18", "thesis-fig19"]
+def _utility_figures(ids, out, data_dir, logs):
     make_figures(
         ids,
-        tmp_path,
+        out,
         quick=True,
         data_dir=data_dir,
         log=logs.append,
@@ -124,7 +157,19 @@ def test_utility_figures(tmp_path, data_dir):
     )
     for i in ids:
         for ext in ("png", "pdf", "csv"):
-            assert (tmp_path / f"{i}.{ext}").stat().st_size > 200
+            assert (out / f"{i}.{ext}").stat().st_size > 200
+
+
+def test_utility_figures(tmp_path, data_dir):
+    """The utility figures that read no activity-data runs (the others: the test below)."""
+    _utility_figures(["paper-fig4", "thesis-fig17", "thesis-fig18"], tmp_path, data_dir, [])
+
+
+def test_utility_figures_of_the_activity_data(tmp_path, data_dir):
+    """paper-fig5 and thesis-fig19, which read the same runs of the activity data (their exact
+    calibrations, most of the time, made once)."""
+    logs = []
+    _utility_figures(["paper-fig5", "thesis-fig19"], tmp_path, data_dir, logs)
     assert any("skipped utility_electricity.toml" in m for m in logs)  # AMPds not bundled: said, not hidden
     assert "> Note: utility_electricity.toml skipped" in (tmp_path / "README.md").read_text()
     rows = read(tmp_path / "paper-fig5.csv")

@@ -20,6 +20,9 @@ from bdpsim.figures.gallery import FiguresEstimate, estimate_figures, make_figur
 from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.cost import config_seconds, estimate_point
 
+from ..support.bad_config import _help, cli
+from ..support.bad_input import one_line
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {
     "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
@@ -190,3 +193,79 @@ def test_utility_titles_say_their_runs():
     fig, axes = subplots(1, 1, figsize=(6, 4), squeeze=False)
     U.plot_paper_fig4(rows, list(axes.ravel()))
     assert "(200 runs per ε)" in fig._suptitle.get_text()
+
+
+def test_figures_help_lists_every_gallery_id(capsys, monkeypatch):
+    from bdpsim.figures.gallery import FIGURES
+
+    text = _help(capsys, monkeypatch, "figures", columns=200)
+    ids = set(text.split("ids:")[1].replace(",", " ").split())
+    for fid in FIGURES:
+        head, _, tail = fid.rpartition("fig")
+        assert fid in ids or (head and tail in ids), fid
+
+
+def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_beat):
+    from bdpsim.figures import gallery
+
+    def fake(ids, out, log=print, **kw):
+        import time
+
+        log("thesis-fig03: a figure")
+        time.sleep(0.3)
+        log("  a detail")
+        return []
+
+    monkeypatch.setattr(gallery, "make_figures", fake)
+    rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
+    assert rc == 0
+    assert any(
+        x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()
+    ), err
+
+
+def test_figures_offline_skip_what_cannot_be_had(bdpsim_cli, tmp_path, monkeypatch):
+    """No network (a closed port as the mirror, an empty cache): a figure needing a download is
+    skipped with one line saying where to get the file, the others are drawn, exit code 2."""
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    out = tmp_path / "figs"
+    p = bdpsim_cli("figures", "--quick", "--only", "thesis-fig19", "thesis-fig03", "--out", out, "--quiet")
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    skipped = [line for line in p.stdout.splitlines() if "skipped thesis-fig19" in line]
+    assert len(skipped) == 1 and "activity.zip" in skipped[0] and "--data-dir" in skipped[0], p.stdout
+    assert p.stderr.strip().splitlines()[-1].startswith("bdpsim: error: 1 figure skipped")
+    assert (out / "thesis-fig03.png").is_file() and not (out / "thesis-fig19.png").exists()
+
+
+def test_figures_skip_when_the_fetcher_fails(tmp_path, monkeypatch):
+    """The same through the library, with the fetcher itself raising its offline error."""
+    from bdpsim.figures import gallery
+    from bdpsim.utility import datasets as DS
+
+    def offline(name, data_dir=None):
+        raise DS.DatasetError(f"dataset {name}: cannot download (ConnectionError); pass --data-dir DIR")
+
+    monkeypatch.setattr(DS, "fetch", offline)
+    logs, skipped = [], []
+    paths = gallery.make_figures(
+        ["thesis-fig18", "thesis-fig03"], tmp_path, quick=True, log=logs.append, skipped=skipped
+    )
+    assert skipped == ["thesis-fig18"] and any(
+        x.startswith("  skipped thesis-fig18: dataset galton") for x in logs
+    )
+    assert tmp_path / "thesis-fig03.png" in paths
+
+
+def test_figures_refuse_to_overwrite_committed_gallery(bdpsim_cli, checkout):
+    p = bdpsim_cli("figures", "--only", "thesis-fig03", "--quiet", "--out", "results/figures")
+    one_line(p, "--out", "results/figures", "committed to git")
+    assert not (checkout / "results" / "figures" / "thesis-fig03.png").exists()
+
+
+def test_figures_out_is_a_file(bdpsim_cli, tmp_path):
+    f = tmp_path / "f"
+    f.write_text("x")
+    one_line(bdpsim_cli("figures", "--only", "thesis-fig03", "--out", f), "--out", "is not a directory")
+    assert f.read_text() == "x"

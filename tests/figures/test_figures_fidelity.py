@@ -29,7 +29,9 @@ def _csv(name):
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("thesis_fidelity", ROOT / "scripts" / "thesis_fidelity.py")
+    spec = importlib.util.spec_from_file_location(
+        "thesis_fidelity", ROOT / "scripts" / "findings" / "thesis_fidelity.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

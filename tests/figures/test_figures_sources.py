@@ -136,6 +136,10 @@ def _small_rows(fig_id):
         from bdpsim.studies.competition import competition_chains, competition_rows
 
         return competition_rows(competition_chains(), lengths=(8, 9), epsilons=(1.0, 10.0))
+    if fig_id == "bdpsim-accountant":
+        from bdpsim.studies.accountant import accountant_rows
+
+        return accountant_rows(gammas=(1.0, 5.0), releases=(1, 2), n=5, noises=("gaussian",))
     if fig_id == "bdpsim-pedigree":
         return G.family_size_study(sizes=(3, 4, 6), epsilons=(1.0,), allele_bs=(0.3,))
     return G.generation_study(sizes=(5, 6), epsilons=(1.0,), allele_bs=(0.3,))

@@ -1,4 +1,4 @@
-"""scripts/gallery_staleness.py: the column-by-column comparison of a committed figure CSV with
+"""scripts/checks/gallery_staleness.py: the column-by-column comparison of a committed figure CSV with
 the rows the current code computes (known differences in, the same differences out)."""
 
 import math

@@ -1,4 +1,4 @@
-"""The committed network table (results/networks/) is what scripts/network_table.py generates
+"""The committed network table (results/networks/) is what scripts/findings/network_table.py generates
 from its CSV, and its numbers are consistent (audit lower bound <= exact worst, exact values
 within the general bound nodes x eps)."""
 

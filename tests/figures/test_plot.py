@@ -1,5 +1,6 @@
 """``bdpsim plot``: argument checks, group labels, automatic axes, no leaked warnings."""
 
+import errno
 import math
 import warnings
 
@@ -9,6 +10,18 @@ import bdpsim
 from bdpsim.core.errors import ConfigError
 from bdpsim.figures import choose_axes, plot_summary, subplots
 from bdpsim.figures.summary import check_axes
+
+from ..conftest import write_toml
+from ..support.bad_config import _help
+from ..support.bad_input import COUNT, MARKOV, RUN, one_line
+
+#: an audit of two variants of the count (Laplace and geometric noise) on the activity chain
+AUDIT = (
+    '[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
+    'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
+    '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+    'mechanism = { noise = "geometric" }\n'
+)
 
 EPS = [0.5, 1.0, 1.5, 2.0]
 
@@ -147,3 +160,90 @@ def test_plot_ignores_a_foreign_metadata_file(tmp_path):
     p.write_text('{"title": "ok"}')
     assert _metadata_title(p) == "ok"
     assert _metadata_title(tmp_path / "missing.json") == ""
+
+
+def test_plot_help_one_default_axis_list(capsys, monkeypatch):
+    from bdpsim.cli import PLOT_AXES
+    from bdpsim.figures.summary import AXIS_CANDIDATES
+
+    assert PLOT_AXES == AXIS_CANDIDATES
+    text = " ".join(_help(capsys, monkeypatch, "plot", columns=400).split())
+    assert text.count(", ".join(AXIS_CANDIDATES)) == 2
+
+
+def test_plot_of_a_header_only_summary_is_refused(tmp_path, bdpsim_cli):
+    from bdpsim.pipeline.rows import summary_columns
+
+    (tmp_path / "summary.csv").write_text(",".join(summary_columns()) + "\n")
+    p = bdpsim_cli("plot", tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "has no rows" in p.stderr, p.stderr
+    assert not (tmp_path / "bdpl.png").exists() and not (tmp_path / "bdpl.pdf").exists()
+
+
+def test_plot_of_an_audit_draws_the_certified_bound_of_every_variant(bdpsim_cli, tmp_path, monkeypatch):
+    from bdpsim.figures import summary as S
+
+    out = tmp_path / "o"
+    p = bdpsim_cli("run", write_toml(tmp_path / "a.toml", AUDIT), "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    drawn = {}
+
+    def capture(fig, stem, formats=("png", "pdf")):
+        ax = fig.axes[0]
+        drawn.update(
+            labels=ax.get_legend_handles_labels()[1],
+            xlabel=ax.get_xlabel(),
+            ticks=[t.get_text() for t in ax.get_xticklabels()],
+            lower=[line.get_ydata().tolist() for line in ax.get_lines() if line.get_marker() == "^"],
+        )
+        return []
+
+    monkeypatch.setattr(S, "save", capture)
+    p = bdpsim_cli("plot", out)
+    assert p.returncode == 0, p.stderr
+    assert any("certified lower bound (95 %)" in lab for lab in drawn["labels"]) and not any(
+        "p99" in lab for lab in drawn["labels"]
+    ), drawn
+    assert drawn["ticks"] == ["count", "count/geometric"] and drawn["xlabel"].startswith("mechanism")
+    from bdpsim.pipeline.results import read_summary
+
+    assert drawn["lower"] == [[r["bdpl_lower"] for r in read_summary(out)]]
+
+
+def _a_run(bdpsim_cli, tmp_path):
+    """The results directory of a small run (a Markov chain's count, 4 adversaries)."""
+    out = tmp_path / "o"
+    p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    return out
+
+
+def test_plot_where_bdpl_png_is_a_directory(bdpsim_cli, tmp_path):
+    out = _a_run(bdpsim_cli, tmp_path)
+    (out / "bdpl.png").mkdir()
+    p = bdpsim_cli("plot", out)
+    one_line(p, "results", "bdpl.png exists and is not a file")
+    assert not (out / "bdpl.pdf").exists()
+
+
+def test_plot_into_a_read_only_directory(bdpsim_cli, tmp_path, monkeypatch):
+    """(As root a chmod does not stop a write: the refusal of the file system is simulated.)"""
+    import matplotlib.figure
+
+    out = _a_run(bdpsim_cli, tmp_path)
+
+    def denied(self, fname, **kw):
+        raise PermissionError(errno.EACCES, "Permission denied", str(fname))
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", denied)
+    p = bdpsim_cli("plot", out)
+    one_line(p, "results", "Permission denied")
+    assert not list(out.glob("bdpl*")) and not list(out.glob(".bdpl*"))
+
+
+def test_a_long_title_is_shortened_on_the_plot():
+    from bdpsim.figures.summary import TITLE_LIMIT, shortened
+
+    assert shortened("markov, n = 8") == "markov, n = 8"
+    long = shortened("x" * 200_000)
+    assert len(long) == TITLE_LIMIT and long.endswith("…")

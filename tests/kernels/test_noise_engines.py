@@ -20,7 +20,9 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.driver import run_experiment
 from bdpsim.queries import CountQuery
 
+from ..conftest import write_toml
 from ..helpers import brute_count_law, every_binary_adversary
+from ..support.bad_input import MARKOV, RUN_EXACT, one_line
 
 LAWS = {
     "laplace": LaplaceNoise(0.8),
@@ -197,3 +199,26 @@ def test_exact_calibration_of_gaussian_noise():
     assert c.delta == pytest.approx(1e-2, rel=1e-6) and c.bdpl is None and c.parameter > 0
     less = calibrate(model, 1.0, noise="gaussian", delta=1e-1)
     assert less.parameter < c.parameter  # a looser delta needs less noise
+
+
+@pytest.mark.parametrize(
+    "noise, words",
+    [
+        (
+            'noise = "table"\nnoise_pmf = [0.25, 0.5, 0.25]\nnoise_offset = -1\n',
+            ["mechanism.noise = 'table'", "no pure DP", "finite support", "run.epsilon_profile = eps"],
+        ),
+        (
+            'noise = "gaussian"\nsigma = 1.0\n',
+            ["mechanism.noise = 'gaussian'", "no pure DP", "run.epsilon_profile = eps"],
+        ),
+    ],
+)
+def test_no_pure_dp_is_the_mechanism_s_not_the_run_s(bdpsim_cli, tmp_path, noise, words):
+    mech = '[mechanism]\nkind = "count"\n' + ("epsilon = 1.0\n" if "table" in noise else "") + noise
+    cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + MARKOV + mech)
+    p = bdpsim_cli("validate", cfg)
+    one_line(p, *words)
+    assert not p.stderr.startswith("bdpsim: error: run.epsilon_profile")
+    ok = write_toml(tmp_path / "ok.toml", RUN_EXACT + "epsilon_profile = 1.0\n" + MARKOV + mech)
+    assert bdpsim_cli("validate", ok).returncode == 0  # the way out the line names works

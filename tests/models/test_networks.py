@@ -21,7 +21,9 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.driver import run_experiment
 from bdpsim.pipeline.results import read_adversaries, read_summary
 
+from ..conftest import write_toml
 from ..models.test_bayesnet import random_network
+from ..support.bad_input import COUNT_DEFAULT, RUN_EXACT, one_line
 
 # ----------------------------------------------------------------------------- independent brute force
 
@@ -573,3 +575,32 @@ def test_alarm_from_its_bif_runs_sampled_adversaries_exactly(tmp_path):
     rows = run_experiment(cfg, tmp_path / "out", progress=False)
     assert rows[0]["exact_n"] == 5 and math.isfinite(rows[0]["bdpl_exact"])
     assert rows[0]["argmax_i_name"] in m.names
+
+
+BN = '[model]\nkind = "bayesnet"\nstates = 3\nparents = [[], [0]]\ntable_tolerance = 0\n'
+
+
+@pytest.mark.parametrize("root", ["[0.1, 0.2, 0.7]", "[0.7, 0.2, 0.1]", "[0.3, 0.3, 0.4]"])
+def test_table_tolerance_zero_accepts_float_rounding(bdpsim_cli, tmp_path, root):
+    """``sum([0.7, 0.2, 0.1]) == 0.9999999999999999``: exact probabilities, refused before."""
+    cpt = f"cpt = [{root}, [{root}, [0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]]\n"
+    cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + BN + cpt + COUNT_DEFAULT)
+    p = bdpsim_cli("validate", cfg)
+    assert p.returncode == 0, p.stderr
+
+
+def test_table_tolerance_zero_still_refuses_a_real_deviation(bdpsim_cli, tmp_path):
+    cpt = "cpt = [[0.1, 0.2, 0.7000001], [[0.1, 0.2, 0.7], [0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]]\n"
+    cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + BN + cpt + COUNT_DEFAULT)
+    one_line(bdpsim_cli("validate", cfg), "model.cpt[0]", "rows must sum to 1", "table_tolerance = 0")
+
+
+def test_hmm_initial_with_float_rounding_at_tolerance_zero(bdpsim_cli, tmp_path):
+    hmm = (
+        '[model]\nkind = "bayesnet"\ntable_tolerance = 0\nhmm = { n = 3, transition = [[0.7, 0.2, '
+        "0.1], [0.2, 0.6, 0.2], "
+        "[0.1, 0.2, 0.7]], emission = [[0.7, 0.3], [0.5, 0.5], [0.2, 0.8]], initial = [0.7, 0.2, 0.1] }\n"
+    )
+    cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + hmm + COUNT_DEFAULT)
+    p = bdpsim_cli("validate", cfg)
+    assert p.returncode == 0, p.stderr

@@ -140,7 +140,7 @@ def test_validation_one_line_naming_the_field(kwargs, field, words):
 
 
 def test_huge_families_are_refused_instantly():
-    """Refused by validation, before any enumeration (how quickly: scripts/benchmark_limits.py)."""
+    """Refused by validation, before any enumeration (how quickly: scripts/benchmarks/benchmark_limits.py)."""
     for size in (10**9, 1001, 2, True, 5.0):
         with pytest.raises(ConfigError, match="model.size"):
             PedigreeModel.nuclear(size) if size != 2 else PedigreeModel.three_generation(size)
@@ -390,3 +390,15 @@ def test_studies_rows_and_figures():
     got = plot_generations(gen, axs[2])
     assert (got if not isinstance(got, list) else got[0]) is axs[2]
     assert [len(a.lines) for a in axs] == [5, 4, 6]
+
+
+def test_pedigree_parent_after_child_message(capsys):
+    from bdpsim.core.errors import ConfigError
+    from bdpsim.models.pedigree.model import PedigreeModel
+
+    with pytest.raises(ConfigError) as e:
+        PedigreeModel([[1, 2], [], []])
+    assert "0..-1" not in str(e.value) and "person 0 comes first" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        PedigreeModel([[], [], [0, 3], [0, 2]])
+    assert "indices in 0..1" in str(e.value) and "cycle" in str(e.value)

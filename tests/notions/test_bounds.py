@@ -1,11 +1,14 @@
 """Bounds and accuracy formulas against the paper's pinned numbers (SCIENCE.md §6–§7)."""
 
+import json
 import math
 
 import numpy as np
 import pytest
 
 from bdpsim import bounds as B
+
+from ..support.bad_config import calibrate, cli
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
 
@@ -83,3 +86,41 @@ def test_bad_inputs_raise_one_line_value_errors(call):
 def test_zhao_omega_columnwise():
     P = np.array([[0.2, 0.8], [0.6, 0.4]])
     assert B.omega_of(P) == pytest.approx(max(0.6 / 0.2, 0.8 / 0.4))
+
+
+def test_transient_class_is_named():
+    from bdpsim.kernels.chains.transition import chain_structure
+
+    assert (
+        chain_structure([[0.5, 0.5], [0.0, 1.0]]) == "reducible: 2 communicating classes {0} (transient), {1}"
+    )
+    assert chain_structure([[0.0, 1.0], [1.0, 0.0]]) is None  # periodic but irreducible
+
+
+def test_reducible_chain_is_described_and_bounds_do_not_apply(capsys):
+    rc, out, err = cli(
+        capsys, "bounds", "markov", "--transition", "[[1,0],[0,1]]", "--epsilon", "1", "--n", "5"
+    )
+    assert rc == 0, err
+    assert "reducible: 2 communicating classes {0}, {1}: the Markov and Zhao bounds do not apply" in out
+    assert "markov bound   not applicable" in out
+    rc, out, err = calibrate(capsys, "--transition", "[[1,0],[0,1]]", "--n", "5", "--epsilon", "1")
+    assert rc == 0, err
+    first = out.splitlines()[0]
+    assert first.startswith("note: the chain is reducible") and "do not apply" in first
+    assert "one of several stationary laws" in first
+    rc, out, err = calibrate(
+        capsys,
+        "--transition",
+        "[[0.5,0.5],[0,1]]",
+        "--initial",
+        "1",
+        "0",
+        "--n",
+        "5",
+        "--epsilon",
+        "1",
+        "--json",
+    )
+    assert rc == 0 and "{0} (transient), {1}" in err  # the note goes to stderr: stdout stays JSON
+    assert json.loads(out)["method"] == "exact"

@@ -1,14 +1,19 @@
 """Config validation: every bad input is one ConfigError naming field, value and rule; the CLI
 prints one line, exits 2, writes nothing."""
 
+import pickle
+import re
 from pathlib import Path
 
 import pytest
 
 from bdpsim.core.errors import ConfigError
+from bdpsim.estimators import ESTIMATORS
 from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.settings import GENERIC_KEYS
 
 from ..conftest import ROOT
+from ..support.bad_config import BAD_CONFIGS, cli, one_line_error, toml
 
 BASE_MARKOV = {
     "run": {"adversaries": 5, "samples": 1000},
@@ -140,6 +145,10 @@ def test_bundled_configs_are_valid():
     for f in files:
         if f.name.startswith("utility_"):
             assert load_utility(f).epsilon, f
+        elif f.name.startswith("account_"):
+            from bdpsim.pipeline.account_config import load_account_config
+
+            assert load_account_config(f).releases, f
         else:
             assert load_config(f).points, f
 
@@ -199,3 +208,68 @@ def test_cli_bad_arguments(tmp_path, bdpsim_cli, monkeypatch, args, needle):
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr and p.stderr.strip().count("\n") == 0 and "Traceback" not in p.stderr
     assert not Path("/tmp/bdpsim-test-nodask").exists()
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CONFIGS))
+def test_bad_config_one_line_nothing_written(tmp_path, capsys, case):
+    text, word = BAD_CONFIGS[case]
+    cfg = toml(tmp_path, text)
+    rc, out, err = cli(capsys, "validate", cfg)
+    one_line_error(rc, err, word)
+    assert out == ""
+    rc, out, err = cli(capsys, "run", cfg, "--out", tmp_path / "out")
+    one_line_error(rc, err, word)
+    assert not (tmp_path / "out").exists()  # refused up front, not after building or running
+
+
+def test_config_error_survives_pickling():
+    e = ConfigError("model.rho", lambda: 0, "must be in [0, 1)")
+    f = pickle.loads(pickle.dumps(e))
+    assert type(f) is ConfigError and str(f) == str(e) and f.field == "model.rho"
+
+
+BOUND = re.compile(r"^(>=|>) (-?\d+(?:\.\d+)?)\b")
+
+
+def _bounded_keys():
+    for est in ESTIMATORS:
+        keys = dict(ESTIMATORS[est].keys) if est == "exact" else {**GENERIC_KEYS, **ESTIMATORS[est].keys}
+        for name, key in keys.items():
+            m = BOUND.match(key.rule or "")
+            if m and key.type in ("int", "float", "strict_int"):
+                yield pytest.param(est, name, key, m.group(1), float(m.group(2)), id=f"{est}-{name}")
+
+
+@pytest.mark.parametrize("est, name, key, op, bound", list(_bounded_keys()))
+def test_run_key_rule_agrees_with_the_code(est, name, key, op, bound):
+    """A ``[run]`` key whose reference rule is ``>= b`` accepts ``b``; ``> b`` refuses it; below ``b``
+    is refused either way (``mixture_target_width`` said "> 0" and took 0; ``mixture_max_samples``
+    said ">= run.samples" and took 1; ``eval_points`` said ">= 10" and took 9)."""
+    b = bound if key.type == "float" else int(bound)
+    below = b - 0.5 if key.type == "float" else b - 1
+
+    def accepted(v) -> bool:
+        run = {"seed": 1, "adversaries": 2, "estimator": est, name: v}
+        if est in ("kde", "mixture") and name != "samples":
+            run["samples"] = 1000
+        doc = {
+            "run": run,
+            "model": {"kind": "markov", "n": 4, "gamma": 2.0},
+            "mechanism": {"kind": "count", "epsilon": 1.0},
+        }
+        try:
+            parse_config(doc)
+            return True
+        except ConfigError as err:
+            assert f"run.{name}" in str(err), str(err)
+            return False
+
+    assert accepted(b) == (op == ">="), (name, key.rule, b)
+    assert not accepted(below), (name, key.rule, below)
+
+
+def test_the_disputed_rules_are_bounds_the_probe_reads():
+    """The three rules the issue found wrong are plain bounds now, so the probe above covers them
+    (``mixture_max_samples`` said ">= run.samples", which no value of the key can be checked against)."""
+    probed = {p.values[1] for p in _bounded_keys()}
+    assert {"mixture_target_width", "mixture_max_samples", "eval_points"} <= probed

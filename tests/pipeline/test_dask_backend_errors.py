@@ -12,6 +12,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from ..support.bad_config import OK, cli, one_line_error, toml
+from ..support.bad_input import MECHANISMS, _user_config, one_line
 
 pytest.importorskip("distributed")
 
@@ -139,3 +140,15 @@ def test_port_that_is_not_a_dask_scheduler(capsys, tmp_path):
         _run_fails(capsys, tmp_path, f"tcp://127.0.0.1:{httpd.server_address[1]}", "is not a Dask scheduler")
     finally:
         httpd.shutdown()
+
+
+def test_user_mechanism_that_kills_its_dask_worker_is_not_retried(bdpsim_cli, tmp_path):
+    """The local cluster's nanny would restart the worker and the task run again (for ever: joblib's
+    Dask backend never hears of the failure): one line within ~30 s instead."""
+    pytest.importorskip("distributed")
+    cfg, out = _user_config(tmp_path, MECHANISMS, "kill_in_worker")
+    t0 = time.monotonic()
+    p = bdpsim_cli("run", cfg, "--out", out, "--quiet", "--jobs", "2", "--backend", "dask")
+    assert time.monotonic() - t0 < 60
+    one_line(p, "mechanism.function", ":kill_in_worker", "worker process died")
+    assert not (out / "summary.csv").exists()

@@ -12,6 +12,9 @@ import pytest
 import bdpsim
 from bdpsim.pipeline.flags import flags
 
+from ..conftest import write_toml
+from ..support.bad_input import COUNT, MARKOV, RUN
+
 
 def _point(tmp_path, estimator="exact", adversaries="all"):
     from bdpsim.pipeline.config import parse_config
@@ -198,7 +201,9 @@ def test_summary_identity_check_accepts_an_appended_column(tmp_path):
 
     from ..conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    spec = importlib.util.spec_from_file_location(
+        "identity", ROOT / "scripts" / "checks" / "check_summary_identity.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     old, new, moved = tmp_path / "old.csv", tmp_path / "new.csv", tmp_path / "moved.csv"
@@ -217,7 +222,9 @@ def test_summary_identity_check_close_columns(tmp_path, monkeypatch):
 
     from ..conftest import ROOT
 
-    spec = importlib.util.spec_from_file_location("identity", ROOT / "scripts" / "check_summary_identity.py")
+    spec = importlib.util.spec_from_file_location(
+        "identity", ROOT / "scripts" / "checks" / "check_summary_identity.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     monkeypatch.setattr(mod, "CLOSE", {"x"})
@@ -456,3 +463,59 @@ def test_histogram_all_adversary_value_equals_its_exhaustive_run(tmp_path):
 
     point = parse_config(cfg).points[0]
     assert bdpsim.exact_bdpl(point.model.fixed, point.mechanism).bdpl == every
+
+
+def test_mixed_estimators_print_their_table(bdpsim_cli, tmp_path):
+    cfg = (
+        RUN.replace('"mixture"', '["audit", "exact", "mixture"]') + "audit_budget = 20_000\n" + MARKOV + COUNT
+    )
+    p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", cfg), "--out", tmp_path / "o", "--quiet")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "3 configurations -> " + str(tmp_path / "o") + "/summary.csv"
+    head = lines[1].split()
+    assert {"estimator", "bdpl_lower", "exact_max_sampled", "bdpl_all_adversaries"} <= set(head)
+    assert [line.split()[0] for line in lines[2:5]] == ["audit", "exact", "mixture"]
+    assert lines[5].startswith("exact_max_sampled: the largest exact BDPL among the sampled adversaries")
+
+
+def test_table_tells_mechanism_variants_apart():
+    from bdpsim.cli.table import console_table
+
+    rows = [
+        {"estimator": "audit", "mechanism": "count", "noise": "", "n": 3, "epsilon": 1.0, "bdpl_lower": 1.0},
+        {"estimator": "audit", "mechanism": "count", "noise": "geometric", "n": 3, "epsilon": 1.0},
+        {"estimator": "audit", "mechanism": "histogram", "n": 3, "epsilon": 1.0},
+    ]
+    lines = console_table(rows, "p99")
+    assert lines[0].split()[:2] == ["estimator", "mechanism"]
+    assert [line.split()[1] for line in lines[1:]] == ["count", "count/geometric", "histogram"]
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_table_of_one_calibrated_configuration(bdpsim_cli, tmp_path):
+    cfg = RUN + MARKOV + '[mechanism]\nkind = "calibrated"\nmethod = "general"\nepsilon = 1.0\n'
+    p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", cfg), "--out", tmp_path / "o", "--quiet")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("1 configuration -> ")
+    head, row = lines[1].split(), lines[2].split()
+    assert head[:4] == ["estimator", "n", "target_epsilon", "dp_epsilon"]
+    assert row[2] == "1" and float(row[3]) == pytest.approx(0.25)  # n = 4 records: scale 4, DP eps 1/4
+
+
+def test_validate_of_exhaustive_points_and_long_values(bdpsim_cli, tmp_path):
+    bn = (
+        '[run]\nseed = 1\nadversaries = "all"\nestimator = "exact"\nknown_sizes = "all"\n'
+        '[model]\nkind = "bayesnet"\nstates = 2\nparents = [[], [0], [1]]\n'
+        "cpt = [[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]\n"
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
+        "model = {cpt = [[0.5, 0.5], [[0.8, 0.2], [0.3, 0.7]], [[0.9, 0.1], [0.25, 0.75]]]}\n"
+    )
+    p = bdpsim_cli("validate", write_toml(tmp_path / "bn.toml", bn))
+    assert p.returncode == 0, p.stderr
+    assert "~0 B" not in p.stdout and "~0 units" not in p.stdout
+    assert "sweep model.cpt = 2 values: #1 " in p.stdout
+    points = [line for line in p.stdout.splitlines() if "model=bayesnet" in line]
+    assert [line.split("cpt=")[1].split()[0] for line in points] == ["#1", "#2"]
+    assert max(map(len, p.stdout.splitlines())) < 160

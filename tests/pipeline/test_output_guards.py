@@ -3,18 +3,23 @@ turned itself off when git refused the checkout (another owner's: "detected dubi
 and a ``[utility]`` variant listed twice gave duplicate rows. Each: one line naming the field, the
 value and the rule, exit code 2, nothing written."""
 
+import errno
 import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
 from bdpsim.pipeline.results import committed_files
 from bdpsim.pipeline.results.outdir import GitUnanswered
 
 from ..conftest import write_toml
-from ..support.bad_input import one_line
+from ..support.bad_config import OK, cli, one_line_error, toml
+from ..support.bad_input import COUNT, MARKOV, RUN, one_line
 
 CONFIG = (
     '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
@@ -121,3 +126,78 @@ def test_utility_variant_listed_twice(bdpsim_cli, tmp_path, key, value, shown):
         p = bdpsim_cli(*args)
         one_line(p, f"utility.{key}", f"lists {shown} twice", "list it once")
     assert not (tmp_path / "o").exists()
+
+
+def test_committed_files_outside_a_checkout(tmp_path):
+    from bdpsim.pipeline.results import committed_files
+
+    assert committed_files(tmp_path) == [] and committed_files(tmp_path / "missing") == []
+
+
+def test_run_refuses_to_overwrite_committed_results(bdpsim_cli, checkout):
+    cfg = write_toml(checkout / "quickstart.toml", RUN + MARKOV + COUNT)
+    p = bdpsim_cli("run", cfg, "--quiet")  # default --out: results/quickstart
+    one_line(p, "--out", "results/quickstart", "committed to git", "--overwrite")
+    assert (checkout / "results" / "quickstart" / "summary.csv").read_text() == "committed\n"
+    p = bdpsim_cli("run", cfg, "--quiet", "--out", "results/quickstart")
+    one_line(p, "committed to git")
+    p = bdpsim_cli("run", cfg, "--quiet", "--out", "results/mine")  # an untracked directory: fine
+    assert p.returncode == 0, p.stderr
+
+
+def test_run_overwrite_regenerates_committed_results(bdpsim_cli, checkout):
+    cfg = write_toml(checkout / "quickstart.toml", RUN + MARKOV + COUNT)
+    p = bdpsim_cli("run", cfg, "--quiet", "--overwrite", "--force")
+    assert p.returncode == 0, p.stderr
+    assert (checkout / "results" / "quickstart" / "summary.csv").read_text().startswith("point_id,")
+
+
+def test_full_disk_while_writing_a_point(bdpsim_cli, tmp_path, monkeypatch):
+    from bdpsim.pipeline import results as R
+
+    def full(out, pid, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "points" / f"{pid}.json"))
+
+    monkeypatch.setattr(R, "save_point", full)  # the one write of a point's record
+    out = tmp_path / "o"
+    p = bdpsim_cli("run", write_toml(tmp_path / "c.toml", RUN + MARKOV + COUNT), "--out", out, "--quiet")
+    one_line(p, "--out", "No space left on device", "re-run to resume")
+    assert not (out / "summary.csv").exists()
+
+
+def test_unwritable_out_directory(tmp_path, capsys):
+    """An existing directory that cannot be written: a read-only one, or (as root, who may write
+    any ordinary directory) /proc/self, which nobody can create files in."""
+    locked = Path("/proc/self") if os.geteuid() == 0 else tmp_path / "ro"
+    if locked != Path("/proc/self"):
+        locked.mkdir()
+        locked.chmod(0o500)
+    try:
+        rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", locked / "o")
+        one_line_error(rc, err, "not writable")
+    finally:
+        if locked != Path("/proc/self"):
+            locked.chmod(0o700)
+
+
+def test_files_follow_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        run_experiment(load_config(toml(tmp_path, OK)), tmp_path / "o", progress=False, log=lambda m: None)
+    finally:
+        os.umask(old)
+    for name in ("summary.csv", "adversaries.csv.gz", "metadata.json"):
+        assert (tmp_path / "o" / name).stat().st_mode & 0o777 == 0o640
+
+
+def test_foreign_directory_needs_force(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "thesis.tex").write_text("mine")
+    cfg = toml(tmp_path, OK)
+    rc, _, err = cli(capsys, "run", cfg, "--out", out, "--quiet")
+    one_line_error(rc, err, "--force")
+    assert sorted(p.name for p in out.iterdir()) == ["thesis.tex"]
+    rc, _, err = cli(capsys, "run", cfg, "--out", out, "--quiet", "--force")
+    assert rc == 0, err
+    assert (out / "thesis.tex").read_text() == "mine" and (out / "summary.csv").is_file()

@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import pathlib
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from bdpsim.pipeline import driver as D
 from bdpsim.pipeline import results as R
 from bdpsim.pipeline import runner as RN
 from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
 
+from ..support.bad_config import OK, cli, toml
 from ..support.configs import KDE_AND_MIXTURE
 from ..support.locks import lock_held
 
@@ -319,3 +322,51 @@ def test_run_resumes_after_a_failing_task_without_recomputing(tmp_path, paired, 
         with open(d / "summary.csv", newline="") as fh:
             tables.append(strip(list(csv.DictReader(fh))))
     assert tables[0] == tables[1]
+
+
+def test_finished_run_leaves_no_lock(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
+    assert rc == 0, err
+    assert not (out / R.LOCK_NAME).exists()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "adversaries.csv.gz",
+        "metadata.json",
+        "points",
+        "summary.csv",
+    ]
+
+
+def test_lock_waiter_survives_the_holder_removing_the_file(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    held, release, order = threading.Event(), threading.Event(), []
+
+    def holder():
+        with R.run_lock(out):
+            held.set()
+            release.wait(10)
+            order.append("first done")
+
+    t = threading.Thread(target=holder)
+    t.start()
+    held.wait(5)
+    threading.Timer(0.5, release.set).start()
+    with R.run_lock(out) as path:
+        order.append("second holds")
+        assert path.exists()  # the file the second run holds is the one at the path
+    t.join()
+    assert order == ["first done", "second holds"]
+    assert not (out / R.LOCK_NAME).exists()
+
+
+def test_concurrent_runs_are_serialised(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    cfg = load_config(toml(tmp_path, OK))
+    log: list[str] = []
+    with lock_held(out, 1.0):
+        t0 = time.perf_counter()
+        run_experiment(cfg, out, progress=False, log=log.append)
+        assert time.perf_counter() - t0 >= 0.9
+    assert any("waiting for another bdpsim run" in m for m in log), log

@@ -2,6 +2,7 @@
 the tasks started that many workers (a fork storm) — now capped, with one line saying so; after
 ``kill -9`` of ``bdpsim run`` its busy pool workers stayed alive — now they exit within a second."""
 
+import json
 import os
 import signal
 import subprocess
@@ -11,10 +12,15 @@ import uuid
 
 import pytest
 
+from bdpsim.core.errors import ConfigError
 from bdpsim.pipeline import watchdog
+from bdpsim.pipeline.config import load_config
+from bdpsim.pipeline.driver import run_experiment
 from bdpsim.pipeline.watchdog import available_cpus, exit_with_parent, worker_count
 
 from ..conftest import ROOT, write_toml
+from ..support.bad_config import MECH, cli, one_line_error, python_config
+from ..support.bad_input import MECHANISMS, _user_config, one_line
 
 CONFIG = (
     '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
@@ -177,3 +183,45 @@ def test_workers_exit_when_the_driver_is_killed(tmp_path, when):
         for w in workers:  # only the processes this test started
             if _alive(w):
                 os.kill(w, signal.SIGKILL)
+
+
+def test_user_mechanism_that_kills_its_loky_worker(bdpsim_cli, tmp_path):
+    cfg, out = _user_config(tmp_path, MECHANISMS, "kill_in_worker")
+    p = bdpsim_cli("run", cfg, "--out", out, "--quiet", "--jobs", "2")
+    one_line(p, "mechanism.function", ":kill_in_worker", "worker process died", "SIGKILL")
+    assert not (out / "summary.csv").exists()
+
+
+def test_failure_mid_run_in_a_worker(tmp_path, capsys):
+    """Raised in a loky worker: still the one-line ConfigError; no partial tables; status failed."""
+    mod = f"hostile_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{mod}.py").write_text(MECH)
+    out = tmp_path / "o"
+    rc, _, err = cli(
+        capsys, "run", python_config(tmp_path, f"{mod}:big"), "--out", out, "--jobs", "2", "--quiet"
+    )
+    one_line_error(rc, err, "too big")
+    assert not (out / "summary.csv").exists() and not (out / "adversaries.csv.gz").exists()
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "failed" and "too big" in meta["error"]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_worker_that_cannot_load_the_task(tmp_path, monkeypatch, backend):
+    """The user's module importable here but not on the workers: an error, not a broken pool
+    (loky) or a client waiting forever (Dask)."""
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    mod = f"hostile_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{mod}_impl.py").write_text(MECH)
+    (tmp_path / f"{mod}.py").write_text(
+        "import os\nif os.environ.get('HOSTILE_PID') != str(os.getpid()):\n"
+        "    raise ImportError('only importable in the client')\n"
+        f"from {mod}_impl import ok\n"
+    )
+    monkeypatch.setenv("HOSTILE_PID", str(os.getpid()))
+    cfg = load_config(python_config(tmp_path, f"{mod}:ok"))
+    with pytest.raises(ConfigError, match="only importable in the client"):
+        run_experiment(cfg, tmp_path / "o", jobs=2, backend=backend, progress=False, log=lambda m: None)
+    assert json.loads((tmp_path / "o" / "metadata.json").read_text())["status"] == "failed"

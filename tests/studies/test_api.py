@@ -7,6 +7,7 @@ import pytest
 import bdpsim
 
 from ..conftest import ROOT
+from ..support.bad_config import OK, cli, toml
 
 
 def test_readme_python_example_runs(capsys):
@@ -120,3 +121,21 @@ def test_results_are_a_dataframe_only_if_pandas_is_there(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pandas)
     rows = bdpsim.load_results(tmp_path)
     assert isinstance(rows, list) and rows[0]["n"] == 3
+
+
+def test_load_adversaries_types(tmp_path, capsys):
+    import bdpsim
+
+    out = tmp_path / "o"
+    rc, _, err = cli(capsys, "run", toml(tmp_path, OK), "--out", out, "--quiet")
+    assert rc == 0, err
+    rows = bdpsim.load_adversaries(out, as_frame=False)
+    assert len(rows) == 6
+    for r in rows:
+        assert isinstance(r["known"], tuple) and all(isinstance(k, int) for k in r["known"])
+        assert isinstance(r["x_known"], tuple) and all(isinstance(v, int) for v in r["x_known"])
+        assert len(r["known"]) == len(r["x_known"])
+        assert isinstance(r["x"], int) and isinstance(r["x_prime"], int) and isinstance(r["bdpl"], float)
+    pd = pytest.importorskip("pandas")
+    frame = bdpsim.load_adversaries(out / "adversaries.csv.gz")
+    assert isinstance(frame, pd.DataFrame) and frame["x_known"].map(type).eq(tuple).all()

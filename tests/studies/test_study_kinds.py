@@ -13,6 +13,7 @@ import pytest
 
 from bdpsim.pipeline import results as R
 
+from ..support.bad_config import cli
 from ..support.locks import lock_held
 
 
@@ -141,3 +142,87 @@ def test_utility_cli_resumes_and_says_so_in_help(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(U, "_variant_rows", lambda cfg, vi, v: (calls.append(vi), real(cfg, vi, v))[1])
     assert main(["utility", "utility_galton", "--out", str(out)]) == 0
     assert calls == [] and (out / "utility.csv").read_text() == first and status(out) == "complete"
+
+
+def test_accuracy_rows_are_labelled(bdpsim_cli, tmp_path, monkeypatch):
+    from bdpsim.studies import accuracy as A
+
+    def fake(samples, adversaries, seed, jobs, out=None, progress=None, finished=None, meta=None):
+        base = {
+            "case": "markov n=10 gamma=1 eps=1",
+            "samples": 1000,
+            "bias": 0.0,
+            "rmse": 0.0,
+            "max_abs_error": 0.0,
+        }
+        return [
+            dict(base, estimator="kde", target_se=0.0),
+            dict(base, estimator="mixture", target_se=0.0),
+            dict(base, estimator="mixture", target_se=0.005),
+        ]
+
+    monkeypatch.setattr(A, "accuracy_table", fake)
+    monkeypatch.setattr(A, "write_report", lambda *a, **k: [])
+    import bdpsim.figures.accuracy as FA
+
+    monkeypatch.setattr(FA, "save_accuracy", lambda rows, out: [])
+    p = bdpsim_cli("accuracy", "--out", tmp_path / "acc", "--quiet")
+    assert p.returncode == 0, p.stderr
+    labels = [line.split("eps=1", 1)[1].split()[0:2] for line in p.stdout.splitlines()[1:]]
+    assert labels == [["kde", "1000"], ["mixture", "1000"], ["mixture", "se<=0.005"]]
+
+
+def _tiny_accuracy(monkeypatch, calls, interrupt=True):
+    """Three cases of the accuracy grid; with ``interrupt``, Ctrl-C while case 1 first runs."""
+    from bdpsim.studies import accuracy as A
+
+    cases = A.GRID[:3]
+    monkeypatch.setattr(A, "GRID", cases)
+    real = A.accuracy_table
+    monkeypatch.setattr(A, "accuracy_table", lambda *a, **k: real(*a, cases=cases, **k))
+    orig = A._case_errors
+
+    def counted(ci, *args):
+        calls.append(ci)
+        if interrupt and ci == 1 and calls.count(1) == 1:
+            raise KeyboardInterrupt
+        return orig(ci, *args)
+
+    monkeypatch.setattr(A, "_case_errors", counted)
+
+
+def test_accuracy_ctrl_c_keeps_finished_cases_and_resumes(tmp_path, capsys, monkeypatch):
+    import json as _json
+
+    calls: list[int] = []
+    _tiny_accuracy(monkeypatch, calls)
+    out = tmp_path / "acc"
+    args = ["accuracy", "--samples", "200", "--adversaries", "2", "--out", out, "--quiet"]
+    rc, _, err = cli(capsys, *args)
+    assert rc == 130 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "1 of 3 cases are saved" in err and "resume" in err
+    assert _json.loads((out / "accuracy.json").read_text())["status"] == "interrupted"
+    assert len((out / "accuracy.csv").read_text().splitlines()) > 1  # case 0's rows
+    rc, stdout, err = cli(capsys, *args)
+    assert rc == 0, err
+    assert calls == [0, 1, 1, 2]  # case 0 was not recomputed
+    assert _json.loads((out / "accuracy.json").read_text())["status"] == "complete"
+
+
+def test_accuracy_heartbeat(tmp_path, capsys, monkeypatch, fast_beat):
+    from bdpsim.studies import accuracy as A
+
+    calls: list[int] = []
+    _tiny_accuracy(monkeypatch, calls, interrupt=False)
+    real = A._case_errors
+
+    def slow(ci, *args):
+        import time
+
+        time.sleep(0.2)
+        return real(ci, *args)
+
+    monkeypatch.setattr(A, "_case_errors", slow)
+    rc, _, err = cli(capsys, "accuracy", "--samples", "200", "--adversaries", "1", "--out", tmp_path / "a")
+    assert rc == 0
+    assert any(x.startswith("bdpsim accuracy: ") and "/3 cases" in x for x in err.splitlines()), err

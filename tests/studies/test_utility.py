@@ -22,6 +22,8 @@ from bdpsim.utility.experiment import parse_utility, run_utility, write_utility
 from bdpsim.utility.fitting import fit_markov
 
 from ..conftest import ROOT, TEST_DATA
+from ..support.bad_config import cli, one_line_error
+from ..support.bad_input import one_line
 
 
 @pytest.fixture
@@ -245,3 +247,87 @@ def test_write_utility(tmp_path):
     rows, vs = run_utility(cfg)
     paths = write_utility(tmp_path, cfg, rows, vs)
     assert all(p.is_file() for p in paths)
+
+
+def test_fetch_refuses_a_missing_data_dir(tmp_path):
+    from bdpsim.utility import datasets as DS
+
+    with pytest.raises(DS.DatasetError, match="is not a directory"):
+        DS.fetch("galton", tmp_path / "nonexistent")
+
+
+@pytest.mark.parametrize("command", [["utility", "utility_galton"], ["figures", "--only", "thesis-fig18"]])
+def test_data_dir_must_exist(bdpsim_cli, tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "o"
+    p = bdpsim_cli(*command, "--data-dir", "nonexistent", "--out", out)
+    one_line(p, "--data-dir", "nonexistent", "is not a directory")
+    assert not out.exists()
+
+
+@pytest.mark.smoke
+def test_galton_ships_with_the_package_and_is_used_offline(tmp_path, monkeypatch, capsys):
+    from bdpsim.utility import datasets as DS
+
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")  # any download would fail
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    assert DS.fetch("galton") == DS.data_file("galton.csv")
+    assert DS._sha256(DS.fetch("galton")) == DS.REGISTRY["galton"].sha256
+    rc, out, err = cli(capsys, "utility", "utility_galton", "--out", tmp_path / "u")
+    assert rc == 0 and (tmp_path / "u" / "utility.csv").is_file(), err
+    assert not (tmp_path / "cache").exists()
+
+
+def test_shipped_galton_is_checksum_verified(tmp_path, monkeypatch):
+    from bdpsim.utility import datasets as DS
+
+    bad = tmp_path / "galton.csv"
+    bad.write_text("family,father,mother,height\n1,70,60,65\n")
+    monkeypatch.setattr(DS, "data_file", lambda name: bad)
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    with pytest.raises(DS.DatasetError, match="fails its checksum"):
+        DS.fetch("galton")
+
+
+def test_utility_over_several_configs_goes_past_missing_data(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BDPSIM_DATA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BDPSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("BDPSIM_DATA_DIR", raising=False)
+    rc, out, err = cli(
+        capsys,
+        "utility",
+        "utility_electricity",
+        "utility_galton",
+        "utility_familyiq",
+        "--out",
+        tmp_path / "u",
+    )
+    assert rc == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 2 and all(x.startswith("bdpsim: error: dataset ") for x in lines), err
+    assert "(skipped utility_electricity;" in lines[0] and "(skipped utility_familyiq;" in lines[1]
+    assert "Traceback" not in err and "Downloading" not in err
+    assert (tmp_path / "u" / "utility_galton" / "utility.csv").is_file()
+    assert sorted(p.name for p in (tmp_path / "u").iterdir()) == ["utility_galton"]
+
+
+def test_utility_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "f"
+    f.write_text("x")
+    rc, _, err = cli(capsys, "utility", "utility_galton", "--out", f)
+    one_line_error(rc, err, "--out", "exists and is not a directory")
+    rc, _, err = cli(capsys, "utility", "utility_galton", "--out", f / "sub")
+    one_line_error(rc, err, "--out", "is a file, not a directory")
+    assert f.read_text() == "x"
+
+
+def test_header_only_electricity_file_one_line(tmp_path, capsys):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "Electricity_P.csv").write_text("UNIX_TS,WHE,RSE\n")
+    rc, _, err = cli(capsys, "utility", "utility_electricity", "--data-dir", d, "--out", tmp_path / "u")
+    one_line_error(rc, err, "holds no rows")
+    assert "Warning" not in err and not (tmp_path / "u").exists()

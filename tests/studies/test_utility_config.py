@@ -7,6 +7,8 @@ from bdpsim.core import schema
 from bdpsim.core.errors import ConfigError
 from bdpsim.utility.experiment import UTILITY_KEYS, parse_utility
 
+from ..support.bad_config import cli, one_line_error, toml
+
 
 def test_the_table_is_resolved_by_the_one_loader(monkeypatch):
     seen = []
@@ -58,3 +60,21 @@ def test_bad_values_name_the_key_the_value_and_the_rule(table, message):
     with pytest.raises(ConfigError) as e:
         parse_utility({"utility": {"dataset": "galton", **table}})
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "line,word",
+    [
+        ("family_size = [1000000000]", "utility.family_size"),
+        ("records = 1000000000000", "utility.records"),
+        ("runs = 1000000000000", "utility.runs"),
+        ("seed = true", "utility.seed"),
+        ("epsilon = [inf]", "utility.epsilon"),
+    ],
+)
+def test_hostile_utility_configs(tmp_path, capsys, line, word):
+    cfg = toml(tmp_path, f'[utility]\ndataset = "genomic"\n{line}\n')
+    for cmd in ("validate", "utility"):
+        rc, out, err = cli(capsys, cmd, cfg, *(["--out", tmp_path / "o"] if cmd == "utility" else []))
+        one_line_error(rc, err, word)
+    assert not (tmp_path / "o").exists()  # how quickly: scripts/benchmarks/benchmark_limits.py

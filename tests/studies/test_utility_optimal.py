@@ -185,8 +185,8 @@ def test_findings_table_is_generated_from_the_committed_csv():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    mod = runpy.run_path(str(root / "scripts" / "utility_optimal.py"))
-    assert mod["main"](["--check"]) == 0, "run: python scripts/utility_optimal.py"
+    mod = runpy.run_path(str(root / "scripts" / "findings" / "utility_optimal.py"))
+    assert mod["main"](["--check"]) == 0, "run: python scripts/findings/utility_optimal.py"
 
 
 def test_committed_optimal_rows_are_consistent():

@@ -1,10 +1,10 @@
-"""Shared by the bad config tests (tests/*/test_bad_config.py).
-
-Hostile input and hostile environments (issue 13): one line, exit 2, nothing written; no hang,
-no memory blow-up; output directories that resume only what is intact, refuse foreign files and
-serialise concurrent runs."""
+"""The in-process CLI (``cli``, ``calibrate``, ``_help``), its one-line error check and the config
+texts the tests of bad configs share: one line, exit 2, nothing written; no hang, no memory blow-up
+(``BAD_CONFIGS``, also timed by scripts/benchmarks/benchmark_limits.py)."""
 
 from pathlib import Path
+
+import pytest
 
 from bdpsim.cli import main
 
@@ -38,6 +38,19 @@ def cli(capsys, *args):
     return rc, cap.out, cap.err
 
 
+def calibrate(capsys, *args):
+    return cli(capsys, "calibrate", "markov", *args)
+
+
+def _help(capsys, monkeypatch, *args, columns=80):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    with pytest.raises(SystemExit):
+        from bdpsim.cli import main
+
+        main([*args, "--help"])
+    return capsys.readouterr().out
+
+
 def one_line_error(rc, err, *words):
     assert rc == 2, err
     assert err.startswith("bdpsim: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
@@ -51,7 +64,7 @@ def toml(tmp_path, text, name="c.toml"):
     return p
 
 
-# ------------------------------------------------------------------ 5. one line, exit 2, nothing written
+# ------------------------------------------------------------------ one line, exit 2, nothing written
 
 
 BAD_CONFIGS = {

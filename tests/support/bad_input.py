@@ -1,10 +1,7 @@
-"""Shared by the bad input tests (tests/*/test_bad_input.py).
+"""The subprocess CLI's one-line error check (``one_line``), config texts and the user mechanisms
+that end their process, shared by the tests of bad input: each probe gets one line naming the
+field, the value and the rule, exit code 2 (130 for Ctrl-C), no traceback, nothing written."""
 
-Third hostile catalogue (issue 27, items 2-5, 7, 8, 14-17): each probe gets one line naming
-the field, the value and the rule, exit code 2 (130 for Ctrl-C), no traceback, nothing written;
-and the newcomer's rough edges (help within 80 columns, tables that tell rows apart)."""
-
-import argparse
 import uuid
 
 from ..conftest import write_toml
@@ -17,6 +14,10 @@ MARKOV = '[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'
 
 COUNT = '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
 
+#: an exact run and a count with its default counted state, for the probes of a config's other tables
+RUN_EXACT = '[run]\nseed = 3\nadversaries = 4\nestimator = "exact"\n'
+COUNT_DEFAULT = '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+
 
 def one_line(p, *words, code=2):
     assert p.returncode == code, p
@@ -27,7 +28,7 @@ def one_line(p, *words, code=2):
         assert w in p.stderr, p.stderr
 
 
-# ------------------------------------------------------------------ 2. user mechanisms that end their process
+# ------------------------------------------------------------------ user mechanisms that end their process
 MECHANISMS = """
 import os, sys, signal, multiprocessing
 import numpy as np
@@ -74,30 +75,3 @@ def _user_config(tmp_path, body: str, function: str, **run) -> tuple:
         + f'[mechanism]\nkind = "python"\nfunction = "{mod}:{function}"\n'
     )
     return write_toml(tmp_path / "c.toml", text), tmp_path / "o"
-
-
-# ------------------------------------------------------------------ 5. plot of an audit
-AUDIT = (
-    '[run]\nseed = 17\nadversaries = 4\nestimator = "audit"\nadversary_family = "windows"\n'
-    'audit_budget = 40_000\n[model]\nkind = "markov"\nn = 12\ntransition = [[0.882, 0.118], [0.305, 0.695]]\n'
-    '[mechanism]\nkind = "count"\nepsilon = 1.0\n[[variants]]\n[[variants]]\n'
-    'mechanism = { noise = "geometric" }\n'
-)
-
-
-# ------------------------------------------------------------------ 16. help
-def _parsers():
-    from bdpsim.cli import build_parser
-
-    def walk(parser, path):
-        yield path, parser
-        for act in parser._actions:
-            if isinstance(act, argparse._SubParsersAction):
-                for name, sp in act.choices.items():
-                    yield from walk(sp, [*path, name])
-
-    return list(walk(build_parser(), []))
-
-
-# ------------------------------------------------------------------ 17. calibrate marks what is not eps-BDP
-ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"

@@ -392,7 +392,7 @@ NOISE_LAWS: Registry = Registry(
         "gaussian": GaussianNoise,
         "table": TableNoise,
     },
-)  # each law checked against NoiseLaw; table: a user pmf with geometric tails (issue 30)
+)  # each law checked against NoiseLaw; table: a user pmf with geometric tails
 
 
 def register_noise_law(law: type) -> type:

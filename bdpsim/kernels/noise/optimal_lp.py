@@ -1,4 +1,4 @@
-"""The least noise of any shape: a linear program over integer noise pmfs (issue 30).
+"""The least noise of any shape: a linear program over integer noise pmfs.
 
 Numerics only (no models): given the pairs of output laws of an additive query ``S`` that an
 adversary must not tell apart — rows ``w, w'`` on integer atoms ``c_j`` — find the pmf ``f`` of an

@@ -1,4 +1,4 @@
-"""A custom integer noise law given by a table: ``noise = "table"`` (issue 30).
+"""A custom integer noise law given by a table: ``noise = "table"``.
 
 The law lives on the integers. A table ``pmf`` of length ``m`` at ``offset = o`` gives
 ``P(o + t) = pmf[t]`` for ``t = 0..m-1``, continued by geometric tails of ratio ``r``::

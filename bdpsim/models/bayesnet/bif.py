@@ -1,4 +1,4 @@
-"""Reading a BIF file without pgmpy (issue 38 item 10): the ``variable`` and ``probability`` blocks.
+"""Reading a BIF file without pgmpy: the ``variable`` and ``probability`` blocks.
 
 Importing pgmpy costs seconds of CPU; the BIF grammar a network file uses is small::
 

@@ -1,5 +1,5 @@
 """``[model] kind = "bayesnet"``: discrete Bayesian networks — chains, pedigrees, hidden Markov
-models and any other DAG of conditional probability tables (issue 18; Pufferfish paper §4).
+models and any other DAG of conditional probability tables (Pufferfish paper §4).
 
 Owns the network's config keys (``states``, ``parents``, ``cpt``, ``records``; or ``hmm = {...}``;
 or ``bif = "path"`` via pgmpy), the number of correlated records for the general bound (records of

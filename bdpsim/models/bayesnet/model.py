@@ -1,4 +1,4 @@
-"""Discrete Bayesian-network data model (Pufferfish paper §4; issue 18).
+"""Discrete Bayesian-network data model (Pufferfish paper §4).
 
 Nodes ``0..N-1`` in topological order, node ``j`` with ``s_j >= 2`` states, parents ``pa(j)``
 (earlier nodes) and conditional table ``cpt[j][x_pa(j)..., x_j] = P(X_j = x_j | X_pa(j))``, so

@@ -1,4 +1,4 @@
-"""State names of a Bayesian network's nodes (a BIF file's ``{ no, yes }``; issue 38 item 3).
+"""State names of a Bayesian network's nodes (a BIF file's ``{ no, yes }``).
 
 A count of named states is ``f(D) = #{r : X_r in C_r}`` with ``C_r`` the indices the names have on
 record ``r``: a name counts on the records that have it (at whatever index), a record without any

@@ -1,5 +1,5 @@
 """``[model] kind = "mrf"``: pairwise Markov random fields (Potts models) on a graph, exact
-through the factor/elimination machinery shared with Bayesian networks (issue 26).
+through the factor/elimination machinery shared with Bayesian networks.
 :class:`MRFModel` is the model, :mod:`.kind` its config keys and engines, :mod:`.check` the
 validation."""
 

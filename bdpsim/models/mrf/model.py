@@ -1,5 +1,5 @@
 """Pairwise Markov random fields (Potts models) on a graph: undirected correlation, e.g.
-friendships in a social network (issue 26).
+friendships in a social network.
 
 ``P(x) ∝ exp( sum_{(i,j) in E} J_ij 1[x_i = x_j] + sum_i h_i(x_i) ) prod_i phi_i(x_i) prod_{(i,j)}
 psi_ij(x_i, x_j)``

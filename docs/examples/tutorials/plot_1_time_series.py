@@ -42,7 +42,10 @@ count = bdpsim.LaplaceCount(epsilon=eps)
 worst = bdpsim.exact_bdpl(chain, count)
 adv = worst.adversary
 print(f"exact BDPL of the eps = {eps} count: {worst.bdpl:.4f}")
-print(f"worst adversary: target reading {adv.i}, {len(adv.known)} readings known, x = {adv.x} vs x' = {adv.x_prime}")
+print(
+    f"worst adversary: target reading {adv.i}, {len(adv.known)} readings known, "
+    f"x = {adv.x} vs x' = {adv.x_prime}"
+)
 print(f"eps-BDP? {worst.bdpl <= eps}")
 
 # %%

@@ -34,8 +34,10 @@ for quick in (False, True):
 committed = Path(gallery.__file__).resolve().parents[2] / "results" / "figures" / "thesis-fig15.csv"
 if committed.is_file():  # in a checkout; an installed package has no committed gallery
     rows = gallery.read_rows(committed)
-    print(f"{len(rows)} rows, estimators {sorted({r['estimator'] for r in rows})}, "
-          f"{rows[0]['n_adversaries']} adversaries per point")
+    print(
+        f"{len(rows)} rows, estimators {sorted({r['estimator'] for r in rows})}, "
+        f"{rows[0]['n_adversaries']} adversaries per point"
+    )
     gallery.render("thesis-fig15", rows)
 
 # %%
@@ -44,8 +46,11 @@ if committed.is_file():  # in a checkout; an installed package has no committed 
 # configs through ``bdpsim run`` into ``OUT/runs/`` (resumable), writes the CSV and draws the
 # figure. Six adversaries make a poor KDE: the warnings say that its estimates exceed the exact
 # values — the reason the thesis used 1 000.
-tiny = {"run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
-        "model": {"n": 5, "gamma": [1.0, 2.0, 4.0]}, "mechanism": {"epsilon": [1.0]}}
+tiny = {
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "model": {"n": 5, "gamma": [1.0, 2.0, 4.0]},
+    "mechanism": {"epsilon": [1.0]},
+}
 written = gallery.make_figures(["thesis-fig15"], out, quick=True, overrides=tiny)
 print([p.name for p in written])
 fig, ax = plt.subplots(figsize=(8, 4.6))

@@ -24,19 +24,19 @@ import bdpsim
 # outputs. This one releases the number of 1s plus Laplace noise of scale 1 (an ε = 1 DP count),
 # written as a user would, without telling bdpsim what it is.
 work = Path(tempfile.mkdtemp())
-(work / "mymech.py").write_text('''
+(work / "mymech.py").write_text("""
 import numpy as np
 
 def noisy_count(data, rng):
     return (data == 1).sum(axis=1) + rng.laplace(0.0, 1.0, size=data.shape[0])
-''')
+""")
 
 # %%
 # 2. The config, beside the module (a ``kind = "python"`` module next to its config is
 # importable): a two-state chain of 10 readings, the window adversaries (know everything outside
 # a window around the target: where the worst adversary of a count on a chain is), and a budget
 # of 2·10^5 mechanism calls for the whole configuration, the adversary search included.
-(work / "audit.toml").write_text('''
+(work / "audit.toml").write_text("""
 [run]
 seed = 3
 adversaries = 10
@@ -53,12 +53,14 @@ transition = [[0.9, 0.1], [0.2, 0.8]]
 [mechanism]
 kind = "python"
 function = "mymech:noisy_count"
-''')
+""")
 table = bdpsim.run(work / "audit.toml", work / "out", as_frame=False)
 row = table[0]
 print(f"certified 95 % lower bound bdpl_lower = {row['bdpl_lower']:.3f}")
-print(f"point estimate {row['bdpl_audit']:.3f} ± {row['bdpl_audit_se']:.3f} (the certified adversary's "
-      f"event {row['audit_event']}), {row['audit_calls']} mechanism calls")
+print(
+    f"point estimate {row['bdpl_audit']:.3f} ± {row['bdpl_audit_se']:.3f} (the certified adversary's "
+    f"event {row['audit_event']}), {row['audit_calls']} mechanism calls"
+)
 
 # %%
 # 3. The check a black box does not allow, possible here because the function is a Laplace

@@ -1,0 +1,7 @@
+"""The privacy accountant of many releases on the same correlated records (:func:`account`)."""
+
+from .account import Account, account
+from .releases import HistogramRelease, LocalRelease, Release
+from .values import Value
+
+__all__ = ["Account", "HistogramRelease", "LocalRelease", "Release", "Value", "account"]

@@ -1,0 +1,567 @@
+"""``bdpsim.account``: the privacy accountant of a list of releases on correlated records.
+
+Every number is the **worst adversary's** — the supremum over every adversary ``(i, K, x_K, x,
+x')`` (``|K|`` in ``sizes``) and both orders of its pair — of a divergence of the two *joint*
+output laws of all the releases (independent noises, the same records):
+
+* ``delta(eps)``: the privacy profile ``sup H_eps`` (hockey-stick divergence); ``epsilon(delta)``
+  its inverse; ``advantage = delta(0)`` (total variation);
+* ``renyi(alpha)``: ``sup D_alpha`` for ``alpha`` in ``(1, inf]``; ``bdpl`` is ``alpha = inf``,
+  the joint BDPL (for one release exactly :func:`bdpsim.exact_bdpl`);
+* ``tpr_at(fpr)`` and ``beta(alpha)``: the optimal attack's true-positive rate and trade-off.
+
+Each is a :class:`~bdpsim.accounting.values.Value`: its kind (exact, certified bracket, Monte
+Carlo), its interval, and the adversary attaining it. They measure the leakage **on the given
+data model** (Bayesian DP): they are not a DP guarantee, which holds for every data law.
+
+How the joint laws are computed: :mod:`bdpsim.accounting.pairs`; the search over adversaries and
+why it may stop at windows: :mod:`bdpsim.accounting.search`; the naive answers beside them (the
+summed BDPLs, the profiles composed as if independent): :meth:`Account.naive`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..adversary import Adversary, is_upward_closed, known_sets, known_sizes
+from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.protocols import GaussianKernel
+from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
+from ..queries import AdditiveQuery, SumQuery
+from . import search as S
+from .pairs import Components, JointPair, ReleasePlan, components, plan
+from .releases import LocalRelease, Release, as_releases, flatten
+from .values import MONTE_CARLO, Value, bracket, exact
+
+#: adversaries an exhaustive search may enumerate (models without a window or region search)
+MAX_EXHAUSTIVE = 200_000
+
+
+def check_epsilon(epsilon) -> float:
+    e = float(epsilon)
+    if not (math.isfinite(e) and e >= 0.0):
+        raise ConfigError("epsilon", epsilon, "must be a finite number >= 0")
+    return e
+
+
+def check_delta(delta) -> float:
+    d = float(delta)
+    if not (0.0 < d < 1.0):
+        raise ConfigError("delta", delta, "must be in the open interval (0, 1)")
+    return d
+
+
+def check_alpha(alpha) -> float:
+    a = float(alpha)
+    if not (a > 1.0):
+        raise ConfigError("alpha", alpha, "must be > 1 (inf for the BDPL)")
+    return a
+
+
+def check_fpr(name: str, value) -> float:
+    v = float(value)
+    if not (0.0 < v < 1.0):
+        raise ConfigError(name, value, "must be in the open interval (0, 1)")
+    return v
+
+
+@dataclass
+class Account:
+    """The accountant of ``releases`` on ``model`` (:func:`account`)."""
+
+    model: Any
+    releases: tuple
+    flat: list[Release]
+    adversary: Adversary | None
+    sizes: tuple[int, ...]
+    targets: tuple[float, float] | None
+    seed: int = 0
+    _plan: ReleasePlan | None = None
+    _comps: Components | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def gaussian(self) -> bool:
+        return isinstance(self.model, HasGaussianConditional)
+
+    @property
+    def plan(self) -> ReleasePlan:
+        assert self._plan is not None
+        return self._plan
+
+    @property
+    def comps(self) -> Components:
+        assert self._comps is not None
+        return self._comps
+
+    @property
+    def method(self) -> str:
+        """How the joint laws are computed (one release, independent, enumeration, Monte Carlo,
+        closed form)."""
+        return "closed form (Gaussian records)" if self.gaussian else self.plan.method
+
+    def pair(self, adversary: Adversary) -> JointPair:
+        """The joint output laws of ``adversary`` (discrete records)."""
+        if self.gaussian:
+            raise NotAvailable("Gaussian records have a closed form, not a lattice pair")
+        g = self.comps.packed.astype(np.int64)
+        laws = []
+        for v in (adversary.x, adversary.x_prime):
+            try:
+                laws.append(np.asarray(self.model.additive_law(adversary.condition(v), g), dtype=float))
+            except ConfigError:
+                raise NotAvailable(
+                    f"adversary {adversary}: a conditioning event has probability zero"
+                ) from None
+        size = max(w.size for w in laws)
+        laws = [np.pad(w, (0, size - w.size)) for w in laws]
+        atoms = self.comps.decode(size, self.model.n)
+        return JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+
+    # ------------------------------------------------------------------ Gaussian records
+    def _gauss_mu(self, i: int, known: Sequence[int]) -> float:
+        """``mu = |a| |x - x'| / sqrt(v + sigma_eff^2)``: the mean of the sum moves by ``a (x - x')``
+        and its conditional variance is ``v`` given the known records and the target."""
+        cond = self.model.conditional({k: 0.0 for k in (*known, i)})
+        col = list(cond.known).index(i)
+        a = 1.0 + float(cond.gain[:, col].sum()) if cond.unknown else 1.0
+        v = float(np.sum(cond.cov)) if cond.unknown else 0.0
+        x, xp = self.targets if self.targets is not None else (self.adversary.x, self.adversary.x_prime)  # type: ignore[union-attr]
+        s = self.plan.reduced[0][1].sigma  # type: ignore[attr-defined]
+        return abs(a) * abs(x - xp) / math.sqrt(v + s * s)
+
+    def _gauss_worst(self) -> tuple[float, Adversary]:
+        if "gauss" not in self._cache:
+            if self.adversary is not None:
+                adv = self.adversary
+                self._cache["gauss"] = (self._gauss_mu(adv.i, adv.known), adv)
+            else:
+                best: tuple[float, tuple | None] = (-1.0, None)
+                n = self.model.n
+                for i in range(n):
+                    for K in known_sets(n, i, self.sizes):
+                        mu = self._gauss_mu(i, K)
+                        if mu > best[0]:
+                            best = (mu, (i, K))
+                i, K = best[1]  # type: ignore[misc]
+                x, xp = self.targets  # type: ignore[misc]
+                vals = tuple(float(self.model.mean[k]) for k in K)
+                self._cache["gauss"] = (best[0], Adversary(i, tuple(K), vals, x, xp))
+        return self._cache["gauss"]
+
+    # ------------------------------------------------------------------ the search
+    def _candidates(self, what: tuple, top: int = 1) -> tuple[list[S.Candidate], float]:
+        """Searched adversaries, best first, and the truncation tolerance of the search."""
+        key = ("cand", what, top)
+        if key in self._cache:
+            return self._cache[key]
+        if self.adversary is not None:
+            out = ([S.Candidate(self.adversary, math.nan)], 0.0)
+        else:
+            score = S.row_score(what, self.plan, self.comps, self.seed)
+            model = self.model
+            if _is_chain(model) and is_upward_closed(self.sizes, model.n):
+                cands, lmax = S.chain_search(model, self.comps, score, self.sizes[0], top)
+                out = (cands, S.truncation(model, lmax))
+            elif _is_network(model) and is_upward_closed(self.sizes, model.n):
+                out = (S.network_search(model, self.comps, score, self.sizes[0]), 0.0)
+            else:
+                out = (self._exhaustive(what, top), 0.0)
+        self._cache[key] = out
+        return out
+
+    def _exhaustive(self, what: tuple, top: int) -> list[S.Candidate]:
+        """Every adversary ``(i, K, x_K, {x, x'})``, each scored by its own pair (small models)."""
+        n, s = self.model.n, self.model.states
+        count = sum(len(list(known_sets(n, 0, [k]))) * s**k for k in self.sizes) * n * s * (s - 1) // 2
+        if count > MAX_EXHAUSTIVE:
+            raise NotAvailable(
+                f"the exhaustive search over {count:.3g} adversaries is refused (limit {MAX_EXHAUSTIVE}); "
+                "use sizes = 'all' on a chain or a network (window search) or give adversary="
+            )
+        rows = []
+        for i in range(n):
+            for K in known_sets(n, i, self.sizes):
+                for xk in itertools.product(range(s), repeat=len(K)):
+                    for x, xp in itertools.combinations(range(s), 2):
+                        adv = Adversary(i, tuple(K), tuple(xk), x, xp)
+                        try:
+                            v = _number(self.pair(adv), what).upper
+                        except NotAvailable:
+                            continue
+                        rows.append(S.Candidate(adv, v))
+        rows.sort(key=lambda c: -c.score)
+        return rows[:top]
+
+    def check_cost(self) -> None:
+        """Refuse up front (``NotAvailable`` with the estimate) a list whose exact joint law is too
+        large: the enumeration of lattice releases over the whole query range."""
+        if self.gaussian or self.plan.method != "enumeration":
+            return
+        from ..kernels.privacy import joint as J
+
+        cols = [c for c, _ in self.plan.reduced]
+        size = int(np.prod([self.comps.sizes[c] for c in set(cols)]))
+        atoms = self.comps.decode(size, self.model.n)
+        cells = 1.0
+        for c, z in self.plan.reduced:
+            cells *= float(J.grid_size(z, np.unique(atoms[:, c])))
+        cost = cells * size
+        if cost > J.MAX_ENUMERATION * 100:
+            raise NotAvailable(
+                f"{len(self.plan.reduced)} lattice releases ({'; '.join(r.label for r in self.flat[:2])}"
+                f"{', ...' if len(self.flat) > 2 else ''}): the exact joint law needs about {cost:.3g} "
+                f"cells x atoms per adversary (limit {J.MAX_ENUMERATION * 100:.3g}); use fewer "
+                "releases, Gaussian noise (one release by its sufficient statistic) or one adversary"
+            )
+
+    def _worst(self, what: tuple) -> Value:
+        """The supremum of ``what`` over every adversary, with its kind and the adversary."""
+        self.check_cost()
+        if self.plan.method == "monte carlo" and self.adversary is None:
+            return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
+        if what[0] == "renyi" and self.adversary is None:
+            return self._worst_renyi(what)
+        cands, tol = self._candidates(what)
+        best = self._measured(cands, what, lambda v: v.upper)
+        if tol > 0 and math.isfinite(best.upper):
+            slack = tol * (math.exp(what[1]) if what[0] == "delta" else 1.0)
+            best = bracket(
+                best.lower, best.upper + slack, best.adversary, f"window truncation <= {slack:.1e}"
+            )
+        return best
+
+    def _worst_bdpl_mc(self) -> Value:
+        """The joint BDPL of a Monte Carlo list over every adversary, certified: at least the
+        diagonal supremum of the worst window (Laplace releases), at most the largest ratio of the
+        query laws over every window."""
+        if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
+            raise NotAvailable(
+                "the joint BDPL of this list over every adversary needs a chain; give adversary="
+            )
+        from ..kernels.noise.protocols import LaplaceKernel
+
+        hi_c, _ = S.chain_search(
+            self.model, self.comps, S.bound_score("ratio", self.plan, self.comps), self.sizes[0], 1
+        )
+        lo, adv = -math.inf, hi_c[0].adversary
+        if all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
+            lo_c, _ = S.chain_search(
+                self.model, self.comps, S.bound_score("diagonal", self.plan, self.comps), self.sizes[0], 1
+            )
+            lo, adv = lo_c[0].score, lo_c[0].adversary
+        lo = max(lo, self.pair(adv).bdpl().lower)
+        return bracket(
+            lo,
+            hi_c[0].score,
+            adv,
+            "lower: this adversary (equal outputs, draws); upper: the query laws' largest ratio "
+            "over every window",
+        )
+
+    def _worst_renyi(self, what: tuple) -> Value:
+        """Every window scored by a coarse certified upper end; the best few measured at the full
+        resolution; the supremum is at most the larger of their upper ends and the next window's
+        coarse one."""
+        k = 3
+        cands, tol = self._candidates(what, k + 1)
+        best = self._measured(cands[:k], what, lambda v: v.upper)
+        upper = max(best.upper, cands[k].score if len(cands) > k else -math.inf) + tol
+        return bracket(best.lower, upper, best.adversary, best.note)
+
+    def _measured(self, cands: list[S.Candidate], what: tuple, key) -> Value:
+        """``what`` of each candidate's pair; the one with the largest ``key`` (its adversary attached)."""
+        best: Value | None = None
+        for c in cands:
+            v = _number(self.pair(c.adversary), what)
+            if best is None or key(v) > key(best):
+                best = Value(v.value, v.lower, v.upper, v.kind, c.adversary, v.note, v.confidence)
+        if best is None:
+            raise NotAvailable("no adversary has two target values of positive probability")
+        return best
+
+    def _worst_mc(self, what: tuple) -> Value:
+        eps = float(what[1]) if what[0] == "delta" else 1.0
+        cands, _ = self._candidates(("proxy", eps), S.MC_TOP)
+        best = self._measured(cands, what, lambda v: v.value)
+        note = (
+            f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search "
+            "(a lower bound of the supremum over every adversary)"
+        )
+        if what[0] == "delta" and _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n):
+            score = S.bound_score("noise-free", self.plan, self.comps, eps)
+            top, _ = S.chain_search(self.model, self.comps, score, self.sizes[0], 1)
+            note += f"; every adversary: <= {top[0].score:.4g} (the query laws without noise, certified)"
+        return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
+
+    # ------------------------------------------------------------------ public numbers
+    def delta(self, epsilon: float) -> Value:
+        """``sup_adv max(H_eps(p||q), H_eps(q||p))``: the joint privacy profile at ``epsilon``."""
+        e = check_epsilon(epsilon)
+        if self.gaussian:
+            from ..kernels.privacy.gaussian import gaussian_delta
+
+            mu, adv = self._gauss_worst()
+            return exact(gaussian_delta(mu, e), adv)
+        return self._worst(("delta", e))
+
+    def renyi(self, alpha: float) -> Value:
+        """``sup_adv max(D_alpha(p||q), D_alpha(q||p))`` for ``alpha`` in ``(1, inf]``."""
+        a = check_alpha(alpha)
+        if self.gaussian:
+            from ..kernels.privacy.gaussian import gaussian_renyi
+
+            mu, adv = self._gauss_worst()
+            return exact(gaussian_renyi(mu, a), adv)
+        return self._worst(("bdpl",) if math.isinf(a) else ("renyi", a))
+
+    @property
+    def bdpl(self) -> Value:
+        """The joint BDPL: ``sup_adv sup_y |ln p(y)/q(y)|`` (``renyi(inf)``)."""
+        return self.renyi(math.inf)
+
+    @property
+    def advantage(self) -> Value:
+        """``sup_adv TV(p, q) = delta(0)``: the optimal attack's largest ``TPR - FPR``."""
+        return self.delta(0.0)
+
+    def epsilon(self, delta: float, tol: float = 1e-4) -> Value:
+        """The least ``eps >= 0`` with ``delta(eps) <= delta`` (a bracket from the two ends of each
+        ``delta(eps)``; bisection to ``tol``)."""
+        d = check_delta(delta)
+        if self.gaussian:
+            from ..kernels.privacy.gaussian import gaussian_epsilon
+
+            mu, adv = self._gauss_worst()
+            return exact(gaussian_epsilon(mu, d), adv)
+        if self.plan.method == "monte carlo":
+            return self._epsilon_mc(d)
+        ends = []
+        for end in ("upper", "lower"):
+            f = (lambda e: self.delta(e).upper) if end == "upper" else (lambda e: self.delta(e).lower)
+            if f(0.0) <= d:
+                ends.append(0.0)
+                continue
+            lo, hi = 0.0, 1.0
+            while f(hi) > d:
+                lo, hi = hi, 2 * hi
+                if hi > 200:
+                    return exact(math.inf)
+            while hi - lo > tol:
+                mid = 0.5 * (lo + hi)
+                lo, hi = (mid, hi) if f(mid) > d else (lo, mid)
+            ends.append(hi if end == "upper" else lo)
+        adv = self.delta(ends[0]).adversary
+        return bracket(ends[1], ends[0], adv, f"bisection to {tol:g}")
+
+    def _epsilon_mc(self, d: float) -> Value:
+        from ..kernels.privacy import joint as J
+
+        v1 = self.delta(1.0)
+        pair = self.pair(v1.adversary)
+        cols = [c for c, _ in self.plan.reduced]
+        grid = np.linspace(0.0, 10.0, 401)
+        mc = J.mc_profile(
+            pair.atoms[:, cols],
+            pair.w1,
+            pair.w2,
+            [z for _, z in self.plan.reduced],
+            grid,
+            100_000,
+            np.random.default_rng(self.seed),
+        )
+
+        def first(curve):
+            ok = np.flatnonzero(curve <= d)
+            return float(grid[ok[0]]) if ok.size else math.inf
+
+        lo = first(mc.lower)
+        hi = first(mc.upper)
+        est = first(mc.estimate)
+        lo = max(0.0, lo - (grid[1] - grid[0]))
+        return Value(
+            est, lo, hi, MONTE_CARLO, v1.adversary, "on a grid of 0.025; adversary of delta(1)", mc.confidence
+        )
+
+    def tpr_at(self, fpr: float) -> Value:
+        """The worst adversary's largest true-positive rate at false-positive rate ``fpr``:
+        ``inf_t [t fpr + H(t)]`` (Neyman-Pearson), bracketed by the attained value of the adversary
+        of the largest advantage and ``t* fpr + sup_adv H(t*)`` (a bound for every adversary)."""
+        a = check_fpr("fpr", fpr)
+        if self.gaussian:
+            from ..kernels.privacy.gaussian import gaussian_beta
+
+            mu, adv = self._gauss_worst()
+            return exact(1.0 - gaussian_beta(mu, a), adv)
+        from ..attack.tradeoff import TradeOff
+
+        adv = self.advantage.adversary
+        pair = self.pair(adv)
+        if pair.method == "monte carlo":
+            raise NotAvailable(
+                "tpr_at: the optimal attack needs one order of the profile; this list of releases "
+                "has only a Monte Carlo profile (ask delta(eps))"
+            )
+
+        def hockey(forward: bool, end: int):
+            def h(t: float) -> float:
+                return pair.hockey(math.log(t), forward)[end]
+
+            return h
+
+        best = (-1.0, 1.0, True)
+        for fwd in (True, False):
+            v, t = TradeOff(hockey(fwd, 0)).tpr_threshold(a)
+            if v > best[0]:
+                best = (v, t, fwd)
+        v, t, fwd = best
+        if self.adversary is not None:
+            hi = TradeOff(hockey(fwd, 1)).tpr_at(a)
+            return bracket(v, hi, adv)
+        u = math.log(t)
+        d = self.delta(abs(u)).upper
+        upper = t * a + (d if u >= 0 else 1.0 - t + t * d)
+        return bracket(
+            v, min(1.0, max(upper, v)), adv, "attained by this adversary; upper end holds for every adversary"
+        )
+
+    def beta(self, alpha: float) -> Value:
+        """The trade-off ``beta(alpha) = 1 - tpr_at(alpha)`` (least type-II error at type-I error
+        ``alpha``)."""
+        v = self.tpr_at(check_fpr("alpha", alpha))
+        return Value(1 - v.value, 1 - v.upper, 1 - v.lower, v.kind, v.adversary, v.note, v.confidence)
+
+    # ------------------------------------------------------------------ naive answers
+    def naive(self):
+        """What an accountant for independent records would say (:class:`~bdpsim.accounting.naive.Naive`)."""
+        from .naive import naive
+
+        if "naive" not in self._cache:
+            self._cache["naive"] = naive(self)
+        return self._cache["naive"]
+
+    def single(self, release: Release) -> Account:
+        """The accountant of one of the releases alone (same model, adversaries, seed)."""
+        return account(
+            self.model,
+            [release],
+            adversary=self.adversary,
+            sizes=list(self.sizes),
+            targets=self.targets,
+            seed=self.seed,
+        )
+
+
+def _number(pair: JointPair, what: tuple) -> Value:
+    if what[0] == "delta":
+        return pair.delta(float(what[1]))
+    if what[0] == "bdpl":
+        return pair.bdpl()
+    if what[0] == "renyi":
+        return pair.renyi(float(what[1]))
+    raise ValueError(what)
+
+
+def _is_chain(model) -> bool:
+    return isinstance(model, MarkovChain)
+
+
+def _is_network(model) -> bool:
+    return isinstance(model, FactorGraph)
+
+
+def account(
+    model,
+    releases,
+    *,
+    adversary: Adversary | None = None,
+    sizes: str | Sequence[int] = "all",
+    targets: tuple[float, float] | None = None,
+    seed: int = 0,
+) -> Account:
+    """The privacy accountant of ``releases`` (independent noises, the same records) on ``model``.
+
+    Parameters
+    ----------
+    model : DataModel
+        A Markov chain, a Bayesian network or random field (discrete records: releases of counts,
+        sums of state values, histograms), or Gaussian records (releases of the sum with Gaussian
+        noise: closed form).
+    releases : list
+        :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
+        mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again.
+    adversary : Adversary, optional
+        One adversary; omitted: the worst over every adversary with ``|K|`` in ``sizes``.
+    sizes : "all" or list of int, optional
+        Known-set sizes of the search (``"all"``: ``0..n-1``, the window/region search).
+    targets : (float, float), optional
+        Gaussian records only: the two target values ``x, x'`` every adversary compares.
+    seed : int, optional
+        Seed of the Monte Carlo draws (where a list has no exact joint law).
+
+    Returns
+    -------
+    Account
+        ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)``, ``bdpl``, ``advantage``,
+        ``tpr_at(fpr)``, ``beta(alpha)``, ``naive()``; each a :class:`Value` with its kind.
+
+    Raises
+    ------
+    NotAvailable
+        A release with no exact joint law here (named, with what to use instead), or a search too
+        large (with its estimated cost).
+    ConfigError
+        A bad argument (one line naming it).
+    """
+    rel = as_releases(releases)
+    if adversary is not None and not isinstance(adversary, Adversary):
+        raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
+    ks = known_sizes(sizes if isinstance(sizes, str) else list(sizes), model.n)
+    if isinstance(model, HasGaussianConditional):
+        for r in rel:
+            if not (
+                isinstance(r, Release)
+                and isinstance(r.query, SumQuery)
+                and isinstance(r.noise, GaussianKernel)
+            ):
+                label = r.label
+                raise NotAvailable(
+                    f"release {label!r}: Gaussian records have an exact joint law for the sum with "
+                    "Gaussian noise only; use a Markov chain or network model, or Gaussian noise"
+                )
+        if adversary is None and targets is None:
+            raise ConfigError(
+                "targets", None, "Gaussian records need the two target values (x, x') of the adversaries"
+            )
+        flat: list[Release] = [r for r in rel if isinstance(r, Release)]
+        acc = Account(model, rel, flat, adversary, ks, targets, seed)
+        acc._plan = plan(flat, [0] * len(flat))
+        return acc
+    states = model.states if isinstance(model, HasStates) else None
+    if any(isinstance(r, LocalRelease) for r in rel):
+        flatten(rel, states)  # raises NotAvailable naming the local release
+    flat = flatten(rel, states)
+    if not isinstance(model, HasAdditiveLaw) or states is None:
+        raise NotAvailable(
+            f"{type(model).__name__}: no exact law of additive queries; the accountant needs one"
+        )
+    per_state = []
+    comp_of = []
+    for r in flat:
+        if not isinstance(r.query, AdditiveQuery):
+            raise NotAvailable(f"release {r.label!r}: not an additive query of discrete records")
+        f = tuple(np.asarray(r.query.per_state(states), dtype=float))
+        if f not in per_state:
+            per_state.append(f)
+        comp_of.append(per_state.index(f))
+    acc = Account(model, rel, flat, adversary, ks, targets, seed)
+    acc._plan = plan(flat, comp_of)
+    acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
+    return acc

@@ -1,0 +1,143 @@
+"""What an accountant is told: the list of releases made on the same records.
+
+A release is a query plus its own independent noise (:class:`Release`); the noisy histogram is one
+noisy count per state (:class:`HistogramRelease`); the local release of every record through a
+randomiser (:class:`LocalRelease`) is carried by a chain kernel of its own. Repetition is a list
+with the same release several times (``[r] * 10``). :func:`as_releases` normalises a list of
+releases or ``query + noise`` mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``, ...).
+
+The releases of additive queries on discrete records share the *components* they read: the
+distinct queries ``S_c = sum_t f_c(X_t)``; a release ``r`` is ``S_{c(r)} + Z_r``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.laws import NoiseLaw
+from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
+
+
+@dataclass(frozen=True)
+class Release:
+    """``query(X) + noise``: an additive query (a count, a sum of state values; on Gaussian records
+    the unclipped sum) and an independent noise law of any kind.
+
+    Parameters
+    ----------
+    query : AdditiveQuery or SumQuery
+        E.g. ``CountQuery((1,))``.
+    noise : NoiseLaw
+        E.g. ``GaussianNoise(3.0)``, ``LaplaceNoise(1.0)``, ``GeometricNoise(1.0)``.
+    name : str, optional
+        How reports name it (default: the query and the noise).
+    """
+
+    query: Any
+    noise: Any
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.query, (AdditiveQuery, SumQuery)):
+            raise ConfigError(
+                "release.query",
+                type(self.query).__name__,
+                "must be an additive query (count, state sum) or the sum",
+            )
+        if not isinstance(self.noise, NoiseLaw):
+            raise ConfigError(
+                "release.noise", type(self.noise).__name__, "must be a noise law (bdpsim.kernels.noise.laws)"
+            )
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        q = self.query
+        if isinstance(q, CountQuery):
+            qs = "count of " + ",".join(map(str, q.counted_states))
+        elif isinstance(q, SumQuery):
+            qs = "sum"
+        else:
+            qs = "sum of state values " + ",".join(f"{v:g}" for v in q.state_values)
+        return f"{qs} + {self.noise.name}({self.noise.parameter_name} = {self.noise.parameter:g})"
+
+
+@dataclass(frozen=True)
+class HistogramRelease:
+    """The histogram of the records (one count per state) with independent noise on every count."""
+
+    noise: Any
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.noise, NoiseLaw):
+            raise ConfigError("release.noise", type(self.noise).__name__, "must be a noise law")
+
+    def counts(self, states: int) -> list[Release]:
+        """One :class:`Release` per state: the count of that state plus its own noise."""
+        return [Release(CountQuery((s,)), self.noise, f"{self.label}[{s}]") for s in range(states)]
+
+    @property
+    def label(self) -> str:
+        return (
+            self.name
+            or f"histogram + {self.noise.name}({self.noise.parameter_name} = {self.noise.parameter:g})"
+        )
+
+
+@dataclass(frozen=True)
+class LocalRelease:
+    """Every record released through its own randomiser (k-RR, any eps-DP step): the output
+    sequence's joint law is carried along a chain by forward and backward recursions (a chain kernel
+    of its own; see :func:`bdpsim.accounting.account`)."""
+
+    mechanism: Any
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or f"local release ({type(self.mechanism).__name__})"
+
+
+def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
+    """A release from a release or a ``query + noise`` mechanism (else ``ConfigError``)."""
+    if isinstance(item, (Release, HistogramRelease, LocalRelease)):
+        return item
+    if isinstance(item, NoisyQuery) and isinstance(item.noise, NoiseLaw):
+        return Release(item.query_function, item.noise)
+    raise ConfigError(
+        "releases",
+        type(item).__name__,
+        "each must be a Release, a HistogramRelease or a 'query + noise' mechanism",
+    )
+
+
+def as_releases(releases: Sequence[Any] | Any) -> tuple[Release | HistogramRelease | LocalRelease, ...]:
+    """The list of releases (a single one is a list of one); empty is refused."""
+    items = list(releases) if isinstance(releases, (list, tuple)) else [releases]
+    if not items:
+        raise ConfigError("releases", [], "must list at least one release")
+    return tuple(as_release(r) for r in items)
+
+
+def flatten(releases, states: int | None) -> list[Release]:
+    """Every release as a noisy query: a histogram becomes its per-state counts; a local release is
+    refused here (it has its own kernel)."""
+    out: list[Release] = []
+    for r in releases:
+        if isinstance(r, HistogramRelease):
+            if states is None:
+                raise NotAvailable(f"release {r.label!r}: a histogram needs records with discrete states")
+            out.extend(r.counts(states))
+        elif isinstance(r, LocalRelease):
+            raise NotAvailable(
+                f"release {r.label!r}: the joint law of a local release is not yet in the accountant "
+                "(it needs the chain's forward/backward kernel); use bdpsim temporal for its leakage"
+            )
+        else:
+            out.append(r)
+    return out

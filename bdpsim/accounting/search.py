@@ -1,0 +1,276 @@
+"""The worst adversary of a list of releases: the supremum over every adversary of a number of the
+joint output laws.
+
+**Reduction.** Let every release read additive queries of the records (counts, sums of state
+values, a histogram) with independent noise. For an adversary ``(K, i)`` on a chain whose nearest
+known records around ``i`` are ``l < i < r``, the unknown records outside ``[l, r]`` are independent
+of those inside given ``x_l, x_r``; their contribution to the query vector is one common random
+shift ``Z`` of every release, whose law does not depend on ``x_i``. So the joint output laws are
+``p_K(y) = E_Z p_{K*}(y - Z 1)`` and ``q_K`` likewise, the same mixture weights under ``x`` and
+``x'``, with ``K* = K ∪ ([n] \\ [l, r])``. The hockey-stick divergence (every ``eps``), the total
+variation and ``e^{(alpha - 1) D_alpha}`` are jointly convex and the supremum of the loss is jointly
+quasi-convex, so each is at most its largest value over the mixture's parts, each a shift of the
+``K*`` pair (shift-invariant): **the worst adversary knows every record outside a window around its
+target and nothing inside**, for the joint of any number of releases as for one (the window scan of
+:mod:`bdpsim.kernels.chains.window_scan`). On a network the known records that separate the target's
+region in the moral graph do the same (:mod:`bdpsim.models.bayesnet.search`). Checked against the
+exhaustive search over every ``K`` on small chains (``tests/accounting``).
+
+**Scores.** The scan scores pairs of window laws row by row (``score(W1, W2) -> (signed value,
+atom)``): batched for one release after the sufficient-statistic reduction (the noise law's own
+profile and supremum), row by row for the enumeration; for Monte Carlo releases the scan ranks the
+windows by a Gaussian proxy (each release's noise replaced by a normal one of the same variance) and
+the few best windows are measured by Monte Carlo (:data:`MC_TOP`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..adversary import Adversary
+from ..core.errors import NotAvailable
+from ..kernels.argcheck import TooExpensive
+from ..kernels.chains import window_scan as wk
+from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, grid_delta_pair
+from ..kernels.noise.protocols import GaussianKernel, LaplaceKernel
+from ..kernels.privacy import joint as J
+from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
+from .pairs import Components, JointPair, ReleasePlan, laplace_rate
+
+#: windows measured by Monte Carlo after a proxy scan
+MC_TOP = 3
+#: tolerance of the window truncation (added to a profile's upper end as ``e^eps`` times it)
+WINDOW_TOLERANCE = 1e-13
+#: loss cells per gap (or sd) when a Rényi search scores every window: a coarser, still certified
+#: upper end; the best windows are measured again at the full resolution
+RENYI_SEARCH_RESOLUTION = 8
+#: most pair evaluations done row by row (enumeration, Rényi cells) before the search is refused
+MAX_ROW_WORK = 2e9
+
+
+@dataclass
+class Candidate:
+    """A searched adversary and its score (the searched number, or its proxy)."""
+
+    adversary: Adversary
+    score: float
+    window: WindowAdversary | None = None
+
+
+def _marginal_matrix(comps: Components, c: int, size: int) -> np.ndarray:
+    """``M[k, j] = 1`` when packed sum ``k`` has component ``c`` equal to ``j`` (step units)."""
+    k = np.arange(size)
+    j = (k // comps.radix[c]) % comps.sizes[c]
+    M = np.zeros((size, int(j.max()) + 1))
+    M[k, j] = 1.0
+    return M
+
+
+def _variance(noise) -> float:
+    if isinstance(noise, GaussianKernel):
+        return float(noise.sigma) ** 2
+    if isinstance(noise, LaplaceKernel):
+        return 2.0 * float(noise.scale) ** 2
+    rng = np.random.default_rng(0)  # a proxy only: a fixed sample's variance
+    return float(np.var(noise.sample(200_000, rng)))
+
+
+def proxy_noise(plan: ReleasePlan) -> GaussianNoise:
+    """The Gaussian proxy of a one-component plan: every noise replaced by a normal law of the same
+    variance, merged by the sufficient statistic."""
+    return GaussianNoise(1.0 / math.sqrt(sum(1.0 / _variance(z) for _, z in plan.reduced)))
+
+
+def _one_score(what: tuple, plan: ReleasePlan, comps: Components):
+    """Batched score of one release (after the sufficient statistic) or of the Gaussian proxy."""
+    kind = what[0]
+    c = plan.reduced[0][0]
+    if len({cc for cc, _ in plan.reduced}) > 1:
+        raise NotAvailable("the Monte Carlo search ranks releases of one query only; give adversary=")
+    noise = proxy_noise(plan) if kind == "proxy" else plan.reduced[0][1]
+    step = comps.step[c]
+    cache: dict[int, np.ndarray] = {}
+
+    def marg(W):
+        size = W.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c, size)
+        return W @ cache[size]
+
+    if kind in ("delta", "proxy"):
+        eps = float(what[1])
+
+        def score(W1, W2):
+            f, b = grid_delta_pair(noise, marg(W1), marg(W2), step, eps)
+            return np.where(f >= b, f, -b), np.zeros(f.shape)
+
+        return score
+
+    def sup(W1, W2):
+        v, a = noise.grid_sup(marg(W1), marg(W2), step)
+        return v, np.where(np.isfinite(a), a, 0.0)
+
+    return sup
+
+
+def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
+    """Batched exact score of lattice releases of one query
+    (:func:`~bdpsim.kernels.privacy.joint.lattice_joint_rows`)."""
+    c0 = plan.reduced[0][0]
+    noises = [z for _, z in plan.reduced]
+    eps = float(what[1]) if what[0] == "delta" else None
+    cache: dict[int, np.ndarray] = {}
+
+    def score(W1, W2):
+        size = W1.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c0, size)
+        A, B = W1 @ cache[size], W2 @ cache[size]
+        live = (A.sum(axis=1) > 0) & (B.sum(axis=1) > 0)
+        out = np.full(A.shape[0], np.nan)
+        sign = np.ones(A.shape[0])
+        if live.any():
+            atoms = comps.step[c0] * np.arange(A.shape[1])
+            try:
+                v, sg, outside = J.lattice_joint_rows(atoms, A[live], B[live], noises, eps)
+            except TooExpensive as err:
+                raise NotAvailable(str(err)) from None
+            out[live] = v + (outside if eps is not None else 0.0)
+            sign[live] = sg
+        return out * sign, np.zeros(out.shape)
+
+    return score
+
+
+def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float = 0.0):
+    """Batched bounds of the joint BDPL of one query's releases: ``"ratio"`` the largest ratio of
+    the two query laws (an upper bound for any noise), ``"diagonal"`` the supremum over equal
+    outputs of Laplace releases (one Laplace release of scale ``1 / sum 1/b_r``: a lower bound)."""
+    c = plan.reduced[0][0]
+    if len({cc for cc, _ in plan.reduced}) > 1:
+        raise NotAvailable(
+            "the BDPL bracket of a Monte Carlo list reads releases of one query only; give adversary="
+        )
+    cache: dict[int, np.ndarray] = {}
+
+    def marg(W):
+        size = W.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c, size)
+        M = W @ cache[size]
+        return M / M.sum(axis=1, keepdims=True)
+
+    if what == "noise-free":  # H_eps of the query laws themselves: no release can leak more
+        k = math.exp(epsilon)
+
+        def noise_free(W1, W2):
+            A, B = marg(W1), marg(W2)
+            f, b = np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1)
+            return np.maximum(f, b), np.zeros(A.shape[0])
+
+        return noise_free
+
+    if what == "diagonal":
+        rate = laplace_rate(plan)
+        if rate is None:
+            raise NotAvailable("the equal-output bound needs Laplace releases of one query")
+        noise = LaplaceNoise(1.0 / rate)
+
+        def diag(W1, W2):
+            v, a = noise.grid_sup(marg(W1), marg(W2), comps.step[c])
+            return v, np.where(np.isfinite(a), a, 0.0)
+
+        return diag
+
+    rate = laplace_rate(plan)
+
+    def ratio(W1, W2):
+        A, B = marg(W1), marg(W2)
+        use = (A > 0) | (B > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.abs(np.log(A) - np.log(B))
+        r = np.where(use, r, -np.inf).max(axis=1)
+        if rate is not None:
+            atoms = comps.step[c] * np.arange(A.shape[1])
+            r = np.minimum(r, J.laplace_log_ratio_bound(atoms, A, B, rate))
+        return r, np.zeros(A.shape[0])
+
+    return ratio
+
+
+def row_score(
+    what: tuple, plan: ReleasePlan, comps: Components, seed: int = 0
+) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The scan's ``score(W1, W2)`` of ``what`` — ``("delta", eps)``, ``("bdpl",)``, ``("renyi", a)``,
+    ``("proxy", eps)`` — for rows on the packed lattice (module docstring); the upper end of a
+    bracketed number (so the search's maximum bounds every adversary)."""
+    kind = what[0]
+    if kind == "proxy" or (plan.method == "one release" and kind in ("delta", "bdpl")):
+        return _one_score(what, plan, comps)
+    if plan.method == "enumeration" and kind in ("delta", "bdpl") and len({c for c, _ in plan.reduced}) == 1:
+        return _enumeration_score(what, plan, comps)
+
+    def score_rows(W1, W2):
+        out = np.zeros(W1.shape[0])
+        atoms = comps.decode(W1.shape[1])
+        for r in range(W1.shape[0]):
+            pair = JointPair(plan, atoms, W1[r], W2[r], seed=seed)
+            if kind == "delta":
+                v = pair.delta(float(what[1])).upper
+            elif kind == "bdpl":
+                v = pair.bdpl().upper
+            else:
+                v = pair.renyi(float(what[1]), RENYI_SEARCH_RESOLUTION).upper
+            out[r] = v
+        return out, np.zeros(out.shape)
+
+    return score_rows
+
+
+def chain_search(model, comps: Components, score, min_known: int, top: int) -> tuple[list[Candidate], int]:
+    """The window scan of a chain with ``score``: the ``top`` best window cells as adversaries, and
+    the window limit searched (module docstring)."""
+    n = model.n
+    g = comps.packed.astype(np.int64)
+    lim = auto_window_limit(model.transition, n, WINDOW_TOLERANCE)
+    lmax = n - 1 if lim is None or lim >= n - 1 else lim
+    supp = wk.support(model)
+    T = np.ones(n, dtype=bool)
+    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))  # type: ignore[arg-type]
+    cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok, score=score)
+    v = cells["value"]
+    flat = np.flatnonzero(v.ravel() > -np.inf)
+    if flat.size == 0:
+        raise NotAvailable("no adversary has two target values of positive probability")
+    order = flat[np.argsort(-v.ravel()[flat], kind="stable")][:top]
+    out = []
+    for j in order:
+        kl, L, kr, R = (int(t) for t in np.unravel_index(int(j), v.shape))
+        idx = (kl, L, kr, R)
+        a = None if kl == wk.END else int(cells["a"][idx])
+        c = None if kr == wk.END else int(cells["c"][idx])
+        i = wk.first_target(n, L, R, a, c is None, supp, T)  # type: ignore[arg-type]
+        w = WindowAdversary(
+            n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]), float(v[idx]), math.nan, model
+        )
+        out.append(Candidate(w.adversary(), float(v[idx]), w))
+    return out, lmax
+
+
+def truncation(model, lmax: int) -> float:
+    """``D_d + E_d`` of the searched window limit (0 when every window was searched)."""
+    if lmax >= model.n - 1:
+        return 0.0
+    return truncation_bound(model.transition, lmax + 1)
+
+
+def network_search(model, comps: Components, score, min_known: int) -> list[Candidate]:
+    """The separated-region search of a network with ``score``: its worst adversary."""
+    from ..models.bayesnet import search as BS
+
+    res = BS.bdpl_search(model, comps.packed.astype(np.int64), score, min_known=min_known)
+    return [Candidate(res.worst.adversary(), float(res.bdpl))]

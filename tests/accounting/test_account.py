@@ -1,0 +1,208 @@
+"""The privacy accountant (bdpsim.accounting) against brute force over every record tuple and every
+output sequence, the exhaustive search over every known set, and the closed forms."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import bdpsim
+from bdpsim.accounting import HistogramRelease, LocalRelease, Release, account
+from bdpsim.core.errors import ConfigError, NotAvailable
+from bdpsim.kernels.noise.laws import GaussianNoise, GeometricNoise, LaplaceNoise
+from bdpsim.kernels.privacy import divergences as D
+from bdpsim.kernels.privacy import gaussian as G
+from bdpsim.queries import CountQuery, StateSumQuery, SumQuery
+
+
+def chain_tuples(model):
+    """Every record tuple of a chain and its probability."""
+    P, w, n, s = model.transition, model.initial, model.n, model.states
+    xs = np.array(list(itertools.product(range(s), repeat=n)))
+    pr = w[xs[:, 0]] * np.prod(P[xs[:, :-1], xs[:, 1:]], axis=1)
+    return xs, pr
+
+
+def brute_joint(model, releases, adv, reach=24):
+    """``p(y | x_K, x)`` and ``p(y | x_K, x')`` on every output tuple of lattice noises within
+    ``reach`` of the query's range (tail mass below 1e-14 for the noises used)."""
+    xs, pr = chain_tuples(model)
+    out = []
+    for v in (adv.x, adv.x_prime):
+        cond = adv.condition(v)
+        keep = np.all([xs[:, k] == val for k, val in cond.items()], axis=0)
+        X, w = xs[keep], pr[keep] / pr[keep].sum()
+        vals = [r.query.per_state(model.states)[X].sum(axis=1) for r in releases]
+        out.append((vals, w))
+    grids = [np.arange(-reach, model.n * 2 + reach + 1) for _ in releases]
+    # explicit loops, small sizes: the joint pmf as a tensor
+    laws = []
+    for vals, w in out:
+        T = w.copy()
+        for r, (rel, g) in enumerate(zip(releases, grids)):
+            K = np.exp(rel.noise.log_density(g[:, None] - vals[r][None, :]))  # (G, tuples)
+            T = T[..., None, :] * K
+        laws.append(T.sum(axis=-1).ravel())
+    return laws
+
+
+def two_sided(p, q, eps):
+    return max(D.hockey_stick(p, q, eps), D.hockey_stick(q, p, eps))
+
+
+CHAIN2 = bdpsim.MarkovChainModel([[0.8, 0.2], [0.35, 0.65]], n=4, initial=[0.5, 0.5])
+CHAIN3 = bdpsim.MarkovChainModel([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]], n=3)
+
+
+@pytest.mark.parametrize(
+    "model,releases,adv",
+    [
+        (
+            CHAIN2,
+            [Release(CountQuery((1,)), GeometricNoise(e)) for e in (1.2, 1.2, 1.6)],
+            bdpsim.Adversary(2, (0,), (1,), 1, 0),
+        ),
+        (
+            CHAIN2,
+            [Release(CountQuery((1,)), GeometricNoise(1.4))] * 2,
+            bdpsim.Adversary(1, (), (), 0, 1),
+        ),
+        (
+            CHAIN3,
+            [
+                Release(CountQuery((2,)), GeometricNoise(1.3)),
+                Release(StateSumQuery((0.0, 1.0, 2.0)), GeometricNoise(1.5)),
+            ],
+            bdpsim.Adversary(0, (2,), (1,), 0, 2),
+        ),
+    ],
+)
+def test_one_adversary_equals_brute_force_over_every_output_sequence(model, releases, adv):
+    p, q = brute_joint(model, releases, adv)
+    acc = account(model, releases, adversary=adv)
+    for eps in (0.0, 0.5, 1.5):
+        v = acc.delta(eps)
+        assert v.kind == "exact" and v.adversary == adv
+        assert v.value == pytest.approx(two_sided(p, q, eps), abs=1e-12)
+    sup = max(D.max_log_ratio(p, q), D.max_log_ratio(q, p))
+    assert acc.bdpl.value == pytest.approx(sup, abs=1e-12)
+    r = acc.renyi(2.0)
+    exact = max(D.renyi(p, q, 2.0), D.renyi(q, p, 2.0))
+    assert r.lower - 1e-12 <= exact <= r.upper + 1e-12 and r.width < 1e-10
+
+
+@pytest.mark.parametrize(
+    "model,releases",
+    [
+        (CHAIN2, [Release(CountQuery((1,)), GeometricNoise(1.2))] * 2),
+        (
+            bdpsim.MarkovChainModel([[0.7, 0.3], [0.1, 0.9]], n=4),
+            [Release(CountQuery((1,)), GaussianNoise(s)) for s in (1.0, 2.0)],
+        ),
+        (
+            CHAIN3,
+            [Release(CountQuery((2,)), LaplaceNoise(1.0)), Release(CountQuery((2,)), GaussianNoise(1.5))][:1]
+            * 1,
+        ),
+        (
+            CHAIN3,
+            [
+                Release(CountQuery((2,)), GeometricNoise(1.3)),
+                Release(StateSumQuery((0.0, 1.0, 2.0)), GeometricNoise(1.5)),
+            ],
+        ),
+    ],
+)
+def test_window_search_equals_exhaustive_search_over_every_known_set(model, releases):
+    """The reduction: the worst window adversary is the worst adversary (every K, x_K, x, x')."""
+    acc = account(model, releases)
+    for what, number in ((("delta", 0.7), acc.delta(0.7)), (("bdpl",), acc.bdpl)):
+        every = acc._exhaustive(what, 1)[0]
+        assert number.value == pytest.approx(every.score, abs=1e-12)
+
+
+def test_gaussian_records_with_gaussian_noise_equal_the_closed_form():
+    """``mu^2 = d^T C^-1 d`` with the output covariance ``C = v 11^T + diag(sigma^2)`` and the mean
+    shift ``d = a (x - x') 1`` (the conditional law of the sum), by plain matrix algebra."""
+    cov = np.array([[1.0, 0.5, 0.2, 0.1], [0.5, 1.0, 0.5, 0.2], [0.2, 0.5, 1.0, 0.5], [0.1, 0.2, 0.5, 1.0]])
+    model = bdpsim.GaussianModel(np.zeros(4), cov)
+    sig = [1.0, 2.0, 0.5]
+    rel = [Release(SumQuery(), GaussianNoise(s)) for s in sig]
+    adv = bdpsim.Adversary(1, (3,), (0.0,), 1.0, -1.0)
+    T, U = [1, 3], [0, 2]
+    gain = cov[np.ix_(U, T)] @ np.linalg.inv(cov[np.ix_(T, T)])
+    a = 1.0 + gain[:, 0].sum()
+    v = (cov[np.ix_(U, U)] - gain @ cov[np.ix_(T, U)]).sum()
+    C = v * np.ones((3, 3)) + np.diag(np.square(sig))
+    mu = G.gaussian_mu(a * 2.0 * np.ones(3), C)
+    acc = account(model, rel, adversary=adv)
+    for eps in (0.0, 0.5, 2.0):
+        assert acc.delta(eps).value == pytest.approx(G.gaussian_delta(mu, eps), abs=1e-9)
+    assert acc.renyi(3.0).value == pytest.approx(1.5 * mu * mu, rel=1e-9)
+    assert acc.bdpl.value == math.inf
+    worst = account(model, rel, targets=(1.0, -1.0))
+    assert worst.delta(1.0).value >= acc.delta(1.0).value
+
+
+@pytest.mark.parametrize(
+    "model,mech",
+    [
+        (bdpsim.MarkovChainModel(bdpsim.symmetric_chain(5.0), n=6), bdpsim.LaplaceCount(epsilon=1.0)),
+        (bdpsim.MarkovChainModel([[0.7, 0.3], [0.1, 0.9]], n=7), bdpsim.LaplaceCount(epsilon=0.5)),
+    ],
+)
+def test_one_release_bdpl_is_exact_bdpl_and_the_profile_vanishes_beyond_it(model, mech):
+    acc = account(model, [mech])
+    b = acc.bdpl
+    assert b.kind == "exact"
+    assert b.value == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
+    assert acc.renyi(math.inf).value == b.value
+    assert acc.delta(b.value + 1e-9).value == pytest.approx(0.0, abs=1e-13)
+    assert acc.delta(b.value - 0.05).value > 0
+
+
+def test_one_release_on_a_network_is_exact_bdpl():
+    from bdpsim.models.bayesnet.model import BayesNetModel
+
+    hmm = BayesNetModel.hmm([[0.9, 0.1], [0.2, 0.8]], [[0.85, 0.15], [0.25, 0.75]], 4)
+    mech = bdpsim.LaplaceCount(epsilon=1.0)
+    assert account(hmm, [mech]).bdpl.value == pytest.approx(bdpsim.exact_bdpl(hmm, mech).bdpl, abs=1e-12)
+
+
+def test_histogram_and_repeated_gaussian_releases():
+    """A histogram is one noisy count per state; four Gaussian releases of sd 2 are one of sd 1."""
+    m = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(3.0), n=5)
+    one = account(m, [Release(CountQuery((1,)), GaussianNoise(1.0))])
+    four = account(m, [Release(CountQuery((1,)), GaussianNoise(2.0))] * 4)
+    assert four.delta(0.5).value == pytest.approx(one.delta(0.5).value, abs=1e-12)
+    adv = bdpsim.Adversary(2, (0, 4), (0, 1), 0, 1)
+    h = account(m, [HistogramRelease(GeometricNoise(2.0))], adversary=adv)
+    p, q = brute_joint(m, [Release(CountQuery((s,)), GeometricNoise(2.0)) for s in (0, 1)], adv, reach=18)
+    assert h.delta(0.3).value == pytest.approx(two_sided(p, q, 0.3), abs=1e-12)
+
+
+def test_bad_arguments_are_refused_in_one_line():
+    acc = account(CHAIN2, [bdpsim.LaplaceCount(epsilon=1.0)])
+    with pytest.raises(ConfigError, match=r"^epsilon = -1"):
+        acc.delta(-1)
+    with pytest.raises(ConfigError, match=r"^delta = 1"):
+        acc.epsilon(1.0)
+    with pytest.raises(ConfigError, match=r"^alpha = 1"):
+        acc.renyi(1.0)
+    with pytest.raises(NotAvailable, match="local release .*not yet"):
+        account(CHAIN2, [LocalRelease(object())])
+    with pytest.raises(NotAvailable, match="Gaussian records .*sum with Gaussian noise"):
+        account(
+            bdpsim.GaussianModel(np.zeros(2), np.eye(2)),
+            [Release(SumQuery(), LaplaceNoise(1.0))],
+            targets=(0, 1),
+        )
+    big = account(
+        bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=40),
+        [Release(CountQuery((1,)), GeometricNoise(0.2))] * 4,
+    )
+    with pytest.raises(NotAvailable, match=r"needs about .* cells x atoms per adversary"):
+        big.delta(1.0)

@@ -1,0 +1,169 @@
+"""The accountant's numerics (bdpsim.kernels.privacy) against closed forms and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.stats import norm
+
+from bdpsim.kernels.argcheck import ParameterError, TooExpensive
+from bdpsim.kernels.noise.laws import GaussianNoise, GeometricNoise, LaplaceNoise
+from bdpsim.kernels.privacy import divergences as D
+from bdpsim.kernels.privacy import gaussian as G
+from bdpsim.kernels.privacy import joint as J
+from bdpsim.kernels.privacy import mixture as MX
+from bdpsim.kernels.privacy.pld import LossBracket, PrivacyLoss
+
+ATOMS = np.arange(5.0)
+W1 = np.array([0.1, 0.2, 0.3, 0.2, 0.2])
+W2 = np.array([0.3, 0.3, 0.2, 0.1, 0.1])
+
+
+# ---------------------------------------------------------------- Gaussian closed form
+@pytest.mark.parametrize("mu,eps", [(0.5, 0.0), (1.0, 0.5), (2.0, 1.0), (3.0, 4.0)])
+def test_gaussian_delta_is_the_hockey_stick_integral(mu, eps):
+    f = lambda y: max(0.0, norm.pdf(y, mu) - math.exp(eps) * norm.pdf(y))  # noqa: E731
+    num, _ = integrate.quad(f, -30, 30, points=[mu / 2 + eps / mu], epsabs=1e-13, limit=200)
+    assert G.gaussian_delta(mu, eps) == pytest.approx(num, abs=1e-9)
+
+
+def test_gaussian_mu_renyi_beta_epsilon():
+    C = np.array([[2.0, 0.5], [0.5, 1.0]])
+    d = np.array([1.0, -0.5])
+    assert G.gaussian_mu(d, C) == pytest.approx(math.sqrt(d @ np.linalg.solve(C, d)), rel=1e-14)
+    assert G.gaussian_renyi(1.5, 3.0) == pytest.approx(3.375)
+    assert G.gaussian_renyi(1.5, math.inf) == math.inf and G.gaussian_renyi(0.0, math.inf) == 0.0
+    assert G.gaussian_beta(1.0, 0.05) == pytest.approx(norm.cdf(norm.ppf(0.95) - 1.0))
+    e = G.gaussian_epsilon(1.0, 1e-3)
+    assert G.gaussian_delta(1.0, e) == pytest.approx(1e-3, rel=1e-9)
+    assert e == pytest.approx(3.138671, abs=1e-6)  # pinned (delta(e) = 1e-3 checked above)
+    with pytest.raises(ParameterError, match="alpha"):
+        G.gaussian_renyi(1.0, 1.0)
+
+
+# ---------------------------------------------------------------- finite laws
+def test_finite_divergences_by_hand():
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5])
+    assert D.hockey_stick(p, q, 0.0) == pytest.approx(0.3)
+    assert D.hockey_stick(p, q, math.log(2)) == pytest.approx(0.1)
+    assert D.renyi(p, q, 2.0) == pytest.approx(math.log(0.25 / 0.2 + 0.09 / 0.3 + 0.04 / 0.5))
+    assert D.renyi(p, q, math.inf) == pytest.approx(math.log(2.5))
+    assert D.renyi(np.array([0.5, 0.5]), np.array([1.0, 0.0]), 2.0) == math.inf
+    assert D.invert_profile(lambda e: D.hockey_stick(p, q, e), 0.1, 2.0) == pytest.approx(
+        math.log(2), abs=1e-9
+    )
+
+
+# ---------------------------------------------------------------- privacy-loss distributions
+def test_pld_composition_brackets_the_product_pair():
+    p, q = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])
+    k = 4
+    P = np.ones(1)
+    Q = np.ones(1)
+    for _ in range(k):  # the exact product laws by brute force
+        P, Q = np.outer(P, p).ravel(), np.outer(Q, q).ravel()
+    br = LossBracket.from_losses(np.log(p / q), p, 1e-3).self_compose(k)
+    for eps in (0.0, 0.5, 1.0, 2.0):
+        lo, hi = br.delta(eps)
+        exact = D.hockey_stick(P, Q, eps)
+        assert lo <= exact + 1e-12 and exact <= hi + 1e-12 and hi - lo < 5e-3
+    lo, hi = br.renyi(2.0)
+    assert lo <= D.renyi(P, Q, 2.0) <= hi
+    assert br.upper.bdpl == pytest.approx(k * math.log(3), abs=k * 1e-3)
+
+
+def test_pld_infinity_mass_and_epsilon():
+    pl = PrivacyLoss.from_losses([0.5, math.inf], [0.9, 0.1], 0.01, True)
+    assert pl.inf_mass == pytest.approx(0.1)
+    assert pl.epsilon(0.05) == math.inf
+    assert pl.delta(10.0) == pytest.approx(0.1)
+    assert pl.renyi(2.0) == math.inf
+
+
+# ---------------------------------------------------------------- lattice mixtures
+@pytest.mark.parametrize("noise", [LaplaceNoise(1.0), GaussianNoise(1.0), GeometricNoise(1.0)])
+def test_loss_cells_bracket_the_exact_profile(noise):
+    cells = MX.loss_cells(noise, ATOMS, W1, W2)
+    br = LossBracket.from_cells(cells.mass, cells.lower, cells.upper, 1e-3, cells.inf_mass)
+    for eps in (0.0, 0.3, 0.6):
+        lo, hi = br.delta(eps)
+        exact = noise.hockey_stick(ATOMS, W1, ATOMS, W2, eps)
+        assert lo - 1e-12 <= exact <= hi + 1e-12
+        assert hi - lo < 3e-3
+    sup = noise.sup_log_ratio(ATOMS, W1, ATOMS, W2).forward
+    assert br.lower.bdpl - 1e-3 <= sup <= br.upper.bdpl + 1e-12
+
+
+def test_gaussian_cells_renyi_of_a_shift():
+    cells = MX.gaussian_cells(1.0, [0.0, 1.0], [1.0, 0.0], [0.0, 1.0], per_sigma=256)
+    lo, hi = MX.cells_renyi(cells, 3.0)
+    assert lo <= 1.5 <= hi and hi - lo < 5e-3
+
+
+def test_geometric_cells_renyi_is_exact():
+    """Geometric noise: each output a cell, the tails' loss constant: the Rényi divergence is exact
+    (brute force over a wide window of outputs)."""
+    g = GeometricNoise(0.7)
+    cells = MX.lattice_cells(g, ATOMS, W1, W2)
+    y = np.arange(-200, 205)
+    k = np.exp(g.log_density(y[:, None] - ATOMS[None, :]))
+    p, q = k @ W1, k @ W2
+    lo, hi = MX.cells_renyi(cells, 2.5)
+    assert lo == pytest.approx(D.renyi(p, q, 2.5), abs=1e-12) and hi == pytest.approx(lo, abs=1e-15)
+
+
+# ---------------------------------------------------------------- joint laws of releases
+def test_lattice_joint_is_the_brute_force_sum():
+    g1, g2 = GeometricNoise(1.2), GeometricNoise(0.9)
+    jl = J.lattice_joint(ATOMS[:3], W1[:3], W2[:3], [g1, g2])
+    assert jl.outside < 1e-13
+    w1, w2 = W1[:3] / W1[:3].sum(), W2[:3] / W2[:3].sum()
+    # brute force: every pair of outputs in a wide box
+    ys = range(-60, 63)
+    p = {}
+    for y1, y2 in itertools.product(ys, ys):
+        k = np.exp(g1.log_density(y1 - ATOMS[:3]) + g2.log_density(y2 - ATOMS[:3]))
+        p[(y1, y2)] = (float(k @ w1), float(k @ w2))
+    P = np.array([v[0] for v in p.values()])
+    Q = np.array([v[1] for v in p.values()])
+    for eps in (0.0, 0.4, 1.0):
+        assert D.hockey_stick(jl.p, jl.q, eps) == pytest.approx(D.hockey_stick(P, Q, eps), abs=1e-13)
+    assert D.max_log_ratio(jl.p, jl.q) == pytest.approx(D.max_log_ratio(P, Q), abs=1e-12)
+
+
+def test_lattice_joint_refuses_a_huge_enumeration_up_front():
+    g = GeometricNoise(0.1)
+    with pytest.raises(TooExpensive, match="cells x atoms"):
+        J.lattice_joint(ATOMS, W1, W2, [g] * 6)
+
+
+def test_gaussian_releases_reduce_to_one():
+    """Point-mass query laws: the joint of Gaussian releases is a Gaussian shift with
+    ``mu = |shift| / sigma_eff``."""
+    s = J.effective_sigma([1.0, 2.0, 2.0])
+    assert s == pytest.approx(1 / math.sqrt(1.5))
+    rng = np.random.default_rng(3)
+    mc = J.mc_profile(
+        [0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [GaussianNoise(v) for v in (1.0, 2.0, 2.0)], [0.5], 40_000, rng
+    )
+    exact = G.gaussian_delta(1 / s, 0.5)
+    assert mc.lower[0] <= exact <= mc.upper[0]
+
+
+def test_monte_carlo_interval_covers():
+    """Coverage of the empirical Bernstein interval: 40 seeds, 95 % nominal, against the exact
+    joint (enumeration); at least 37 must cover (binomial 40 x 0.95: P(< 37) = 0.14 under the
+    nominal level, and the bound is conservative)."""
+    g = GeometricNoise(1.0)
+    jl = J.lattice_joint(ATOMS[:3], W1[:3], W2[:3], [g, g])
+    exact = max(D.hockey_stick(jl.p, jl.q, 0.2), D.hockey_stick(jl.q, jl.p, 0.2))
+    cover = 0
+    for seed in range(40):
+        mc = J.mc_profile(ATOMS[:3], W1[:3], W2[:3], [g, g], [0.2], 2000, np.random.default_rng(seed))
+        cover += bool(mc.lower[0] <= exact <= mc.upper[0])
+        assert mc.loss_max <= max(D.max_log_ratio(jl.p, jl.q), D.max_log_ratio(jl.q, jl.p)) + 1e-12
+    assert cover >= 37
