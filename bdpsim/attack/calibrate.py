@@ -177,14 +177,19 @@ def calibrate_attack(
     ``NotAvailable`` for a pair whose engine cannot be re-noised.
     """
     from ..models.engines import HasNoiseLaw, engine_for
+    from ..queries import NoisyQuery
 
     what, target = _check_target(target_advantage, target_tpr, at_fpr)
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
-    noise = getattr(mechanism, "noise", None)
-    if noise is None or noise.name not in MONOTONE:
+    if not isinstance(mechanism, NoisyQuery):
+        raise ConfigError(
+            "mechanism", type(mechanism).__name__, "must be 'query + noise' (a noise law to calibrate)"
+        )
+    noise = mechanism.noise
+    if noise.name not in MONOTONE:
         raise ConfigError(
             "noise",
-            getattr(noise, "name", type(mechanism).__name__),
+            noise.name,
             f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ..core.errors import ConfigError
-from ..models.pairs import FinitePair, LatticePair, ShiftPair
+from ..models.pairs import HasClosedTradeOff
 
 #: the largest ``|ln t|`` searched (the noise laws' profile accepts ``|eps| <= 100``)
 LOG_T_MAX = 100.0
@@ -164,14 +164,14 @@ def mixture_tradeoff(noise, atoms_p, w_p, atoms_q, w_q) -> TradeOff:
 def pair_tradeoff(pair) -> TradeOff:
     """The trade-off of an adversary's two output laws (an
     :class:`~bdpsim.models.pairs.OutputPair` of its exact engine: ``H(t)`` the pair's forward
-    hockey-stick divergence at ``eps = ln t``; the closed form for a normal shift)."""
-    if isinstance(pair, ShiftPair):
-        return gaussian_tradeoff(pair.mu)
-    kind = {
-        LatticePair: f"exact ({getattr(getattr(pair, 'noise', None), 'name', '')} mixtures)",
-        FinitePair: "exact (finite outcomes)",
-    }
-    return TradeOff(lambda t: float(pair.deltas([math.log(t)])[0][0]), label=kind.get(type(pair), "exact"))
+    hockey-stick divergence at ``eps = ln t``; the closed form where the pair has one)."""
+    closed = None
+    if isinstance(pair, HasClosedTradeOff):
+
+        def closed(a: np.ndarray) -> np.ndarray:
+            return np.array([pair.closed_tpr(float(v))[0] for v in np.ravel(a)]).reshape(np.shape(a))
+
+    return TradeOff(lambda t: float(pair.deltas([math.log(t)])[0][0]), closed_tpr=closed, label=pair.label)
 
 
 def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]:
@@ -179,18 +179,17 @@ def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]
     the positives) at its FPR ``alphas[r]``: ``inf_t [t alpha + H(t)]`` by one golden-section
     search in ``u = ln t`` over ``[-LOG_T_MAX, LOG_T_MAX]`` per row, all rows evaluated together
     (:func:`~bdpsim.models.pairs.pair_deltas`), to the relative width ``tol`` of
-    :meth:`TradeOff.tpr_threshold` (the same search, row by row); a normal shift in closed form."""
+    :meth:`TradeOff.tpr_threshold` (the same search, row by row); a pair with a closed form
+    (:class:`~bdpsim.models.pairs.HasClosedTradeOff`, a normal shift) by it."""
     from ..models.pairs import pair_deltas
 
     alpha = np.asarray(alphas, dtype=float).ravel()
     R = len(pairs)
     value, where = np.zeros(R), np.ones(R)
-    shift = np.array([isinstance(p, ShiftPair) for p in pairs], dtype=bool)
-    for r in np.flatnonzero(shift):
-        mu, a = pairs[r].mu, alpha[r]
-        value[r] = min(1.0, max(a, float(ndtr(ndtri(a) + mu))))
-        where[r] = math.exp(mu * float(ndtri(1.0 - a)) - mu * mu / 2.0) if mu > 0 else 1.0
-    rest = np.flatnonzero(~shift)
+    closed = np.array([isinstance(p, HasClosedTradeOff) for p in pairs], dtype=bool)
+    for r in np.flatnonzero(closed):
+        value[r], where[r] = pairs[r].closed_tpr(float(alpha[r]))
+    rest = np.flatnonzero(~closed)
     if rest.size == 0:
         return value, where
     H = pair_deltas([pairs[r] for r in rest])

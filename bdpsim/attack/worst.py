@@ -92,7 +92,7 @@ def output_pair(engine, adversary: Adversary):
     or :class:`~bdpsim.core.errors.NotAvailable` with the reason."""
     if not isinstance(engine, HasOutputPair):
         raise NotAvailable(
-            f"exact engine {type(engine).__name__} ({getattr(engine, 'method', '?')}): no exact output "
+            f"exact engine {type(engine).__name__} ({engine.method}): no exact output "
             "laws of an adversary; give a Monte Carlo budget (bdpsim.attack.simulated_attack)"
         )
     return engine.output_pair(adversary)
@@ -222,7 +222,7 @@ def _enumerate(engine, model, sizes) -> list[Adversary]:
     if not isinstance(engine, HasExhaustive):
         raise NotAvailable(
             f"exact engine {type(engine).__name__}: no profile search or enumeration of every adversary "
-            f"for {getattr(model, 'kind', type(model).__name__)}: the worst adversary is unknown"
+            f"for {type(model).__name__}: the worst adversary is unknown"
         )
     engine.check_exhaustive(ks)  # SearchTooLarge (a NotAvailable) with the reason
     res = engine.exhaustive(ks, None)

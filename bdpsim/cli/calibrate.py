@@ -145,7 +145,7 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
-    from .attack import add_target_flags  # calibrate to an attack target instead of eps
+    from .attack_target import add_target_flags  # calibrate to an attack target instead of eps
 
     add_target_flags(m)
     from . import calibrate_config  # pedigrees, networks and random fields from a config's [model]
@@ -168,7 +168,7 @@ def command(a) -> int:
     from .calibrate_config import flag_error
 
     if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
-        from .attack import command_calibrate
+        from .attack_target import command_calibrate
 
         return command_calibrate(a)
     check_chain_flags(a)

@@ -159,7 +159,7 @@ def add_parser(cs, parser_class, formatter_class) -> None:
         help="least size of the adversary's known set (0: all adversaries)",
     )
     c.add_argument("--json", action="store_true", help="print JSON (one object; a list for several rows)")
-    from .attack import add_target_flags  # an attack target instead of eps: every model calibrated
+    from .attack_target import add_target_flags  # an attack target instead of eps: every model calibrated
 
     add_target_flags(c)
 
@@ -412,7 +412,7 @@ def _attack_target(a) -> int:
     (:func:`bdpsim.cli.attack.calibrate_to_attack`)."""
     from ..calibration.methods import EXACT_METHOD
     from ..core.errors import ConfigError
-    from .attack import calibrate_to_attack, check_target_flags
+    from .attack_target import calibrate_to_attack, check_target_flags
 
     check_target_flags(a)
     if a.method != EXACT_METHOD:

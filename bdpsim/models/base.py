@@ -423,7 +423,7 @@ def describe_adversary(model, adversary: Adversary, short: bool = False) -> str:
     ``record BP (i = 1), x = HIGH (1) vs x' = LOW (0), |K| = 3`` (:func:`adversary_words`); with
     ``short`` the form of a table cell, ``BP (i=1): HIGH (1) vs LOW (0), |K|=3``."""
     w = adversary_words(model, adversary)
-    n = int(getattr(model, "n", 0))
+    n = int(model.n)
     k = len(w["known"])
     named = "x_name" in w
     if short:

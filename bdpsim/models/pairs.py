@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.laws import grid_deltas, prepared_deltas
@@ -47,6 +47,19 @@ class OutputPair(Protocol):
     def bdpl(self) -> float:
         """``sup_y |ln p(y) / q(y)|`` (the adversary's exact BDPL; ``inf`` without pure DP)."""
         ...
+
+    @property
+    def label(self) -> str:
+        """How its numbers are obtained (shown beside a curve)."""
+        ...
+
+
+@runtime_checkable
+class HasClosedTradeOff(Protocol):
+    """A pair whose optimal test has a closed form: ``closed_tpr(alpha)`` gives the largest TPR at
+    FPR ``alpha`` and the likelihood-ratio threshold ``t*`` of the test attaining it."""
+
+    def closed_tpr(self, alpha: float) -> tuple[float, float]: ...
 
 
 def _clip_eps(epsilons) -> np.ndarray:
@@ -92,6 +105,10 @@ class LatticePair:
         v, _ = self.noise.grid_sup(self.w1[None], self.w2[None], self.step)
         return float(abs(v[0]))
 
+    @property
+    def label(self) -> str:
+        return f"exact ({self.noise.name} mixtures)"
+
 
 @dataclass(frozen=True)
 class ShiftPair:
@@ -115,6 +132,17 @@ class ShiftPair:
 
     def bdpl(self) -> float:
         return 0.0 if self.mu == 0.0 else math.inf
+
+    @property
+    def label(self) -> str:
+        return f"closed form ({self.mu:.6g}-GDP)"
+
+    def closed_tpr(self, alpha: float) -> tuple[float, float]:
+        """``TPR = Phi(Phi^-1(alpha) + mu)`` (Dong, Roth and Su 2022, Cor. 2.13), the threshold test
+        ``y > Phi^-1(1 - alpha)``: likelihood ratio ``t* = e^{mu c - mu^2 / 2}``."""
+        mu, a = self.mu, float(alpha)
+        value = min(1.0, max(a, float(ndtr(ndtri(a) + mu))))
+        return value, (math.exp(mu * float(ndtri(1.0 - a)) - mu * mu / 2.0) if mu > 0 else 1.0)
 
 
 def shift_delta(mu, eps) -> np.ndarray:
@@ -154,6 +182,10 @@ class FinitePair:
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.abs(np.log(self.p) - np.log(self.q))
         return float(np.max(np.where((self.p > 0) | (self.q > 0), r, 0.0)))
+
+    @property
+    def label(self) -> str:
+        return "exact (finite outcomes)"
 
 
 Rows = Callable[[np.ndarray], np.ndarray]
@@ -219,4 +251,12 @@ def pair_deltas(pairs: Sequence[OutputPair]) -> Rows:
     return evaluate
 
 
-__all__ = ["OutputPair", "LatticePair", "ShiftPair", "FinitePair", "pair_deltas", "shift_delta"]
+__all__ = [
+    "HasClosedTradeOff",
+    "OutputPair",
+    "LatticePair",
+    "ShiftPair",
+    "FinitePair",
+    "pair_deltas",
+    "shift_delta",
+]

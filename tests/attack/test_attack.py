@@ -443,3 +443,91 @@ def test_staircase_curve_against_exact_piecewise_constant_integration():
         v, t = c.tpr_threshold(a)
         assert v == pytest.approx(t * a + H(t), abs=1e-9)
         assert v <= min(s * a + H(s) for s in np.exp(np.linspace(-4, 4, 401))) + 1e-9
+
+
+# ------------------------------------------------------------------ randomized response
+
+
+def _rr_brute_force(model, flip, alphas):
+    """Every adversary of randomized response on a binary chain, from the joint law of the data
+    tuple and the flipped count (every tuple enumerated): the largest advantage and TPR at each
+    alpha over every adversary and both orders."""
+    from bdpsim.mechanisms.randomized_response.direct import flipped_count_laws
+
+    n = model.n
+    X, p = joint_table(model)
+    joint = p[:, None] * flipped_count_laws(n, flip)[X.sum(axis=1)]
+    best_tv, best_tpr = 0.0, dict.fromkeys(alphas, 0.0)
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k in range(n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(range(2), repeat=k):
+                    keep = (
+                        np.all(X[:, list(K)] == np.array(xk, dtype=int), axis=1)
+                        if K
+                        else np.ones(len(X), bool)
+                    )
+                    laws = [joint[keep & (X[:, i] == v)].sum(axis=0) for v in (0, 1)]
+                    if min(w.sum() for w in laws) <= 0:
+                        continue
+                    P, Q = (w / w.sum() for w in laws)
+                    best_tv = max(best_tv, 0.5 * float(np.abs(P - Q).sum()))
+                    for a in alphas:
+                        best_tpr[a] = max(
+                            best_tpr[a], discrete_tradeoff(P, Q).tpr_at(a), discrete_tradeoff(Q, P).tpr_at(a)
+                        )
+    return best_tv, best_tpr
+
+
+@pytest.mark.parametrize(
+    "P", [((0.8, 0.2), (0.3, 0.7)), ((0.7, 0.3), (1.0, 0.0))], ids=["positive", "with-zeros"]
+)
+def test_randomized_response_attack_equals_brute_force_over_every_output(P):
+    """Randomized response (the flipped count on 0..n, every output): its exact output laws and the
+    worst advantage and TPR over every adversary (window cells, or the brute force of a chain with
+    zeros) equal the maximum over every adversary of the joint enumeration, to 1e-12."""
+    from bdpsim.mechanisms import RandomizedResponse
+
+    model, mech = chain(5, P), RandomizedResponse(0.2)
+    alphas = (0.01, 0.1)
+    tv, tpr = _rr_brute_force(model, 0.2, alphas)
+    risk = attack_risk(model, mech, fpr=alphas, bdpl=True)
+    assert risk.advantage == pytest.approx(tv, abs=1e-12)
+    for a, w in zip(alphas, risk.worst_tprs(alphas)):
+        assert w.value == pytest.approx(tpr[a], abs=1e-12) and w.upper >= w.value
+    pair = output_laws(model, mech, risk.adversary)
+    assert pair_tradeoff(pair).advantage == pytest.approx(tv, abs=1e-12)
+    from bdpsim.mechanisms import randomized_response_bdpl
+
+    assert risk.bdpl_max == pytest.approx(randomized_response_bdpl(model, 0.2).bdpl, abs=1e-12)
+
+
+def test_randomized_response_search_too_large_is_refused_up_front():
+    from bdpsim.mechanisms import RandomizedResponse
+    from bdpsim.models.engines import SearchTooLarge
+
+    with pytest.raises(SearchTooLarge, match="model.n|records"):
+        attack_risk(chain(400), RandomizedResponse(0.2))
+
+
+def test_gaussian_records_worst_needs_bounded_targets():
+    """Gaussian records with Gaussian noise: one adversary is mu-GDP through the engine; the worst
+    over every adversary is refused with the reason (the real targets are unbounded)."""
+    m = GaussianModel(np.zeros(3), np.eye(3))
+    mech = NoisyQueryMechanism(SumQuery(), GaussianNoise(1.0), kind="sum")
+    with pytest.raises(NotAvailable, match="unbounded"):
+        attack_risk(m, mech)
+
+
+def test_names_of_the_two_bdpls():
+    """``adversary_bdpl`` is the max-advantage adversary's own BDPL, ``bdpl_max`` the BDPL over
+    every adversary (asked with ``bdpl``), the larger of the two."""
+    m, mech = chain(8), LaplaceCount(1.0, counted_states=(1,))
+    from bdpsim import exact_bdpl
+
+    r = attack_risk(m, mech, bdpl=True)
+    assert r.bdpl_max == pytest.approx(exact_bdpl(m, mech).bdpl, abs=1e-12)
+    assert r.adversary_bdpl == pytest.approx(adversary_bdpl(m, mech, r.adversary).value, abs=1e-12)
+    assert r.adversary_bdpl <= r.bdpl_max + 1e-12 and not hasattr(r, "bdpl")
+    assert attack_risk(m, mech).bdpl_max is None

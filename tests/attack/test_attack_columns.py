@@ -109,3 +109,14 @@ def test_bad_attack_value_is_one_line_exit_2(tmp_path, capsys):
     assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "run.attack" in err[0] and not (tmp_path / "out").exists()
+
+
+def test_console_table_shows_the_attack_columns(tmp_path, capsys):
+    """The table ``bdpsim run`` prints holds the attack columns of the summary (they were only in
+    summary.csv)."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(_toml(_raw(4.0, 1.0)))
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 0
+    head = capsys.readouterr().out
+    for name in ("advantage_max", "tpr_at_1e-3_max", "tpr_at_0.1_max"):
+        assert name in head

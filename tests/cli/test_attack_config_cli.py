@@ -93,3 +93,35 @@ def test_bad_input_one_line_exit_2(capsys, argv, field):
     assert main(["attack", "config", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"bdpsim: error: {field} = "), err
+
+
+def test_records_and_states_named_in_the_model_words(tmp_path, capsys):
+    """A BIF network: the attacked record and its states by their names beside the indices, in the
+    table and the JSON (it printed ``i=1, x=1, x'=0``: bdpsim's node order, state indices)."""
+    from pathlib import Path
+
+    bif = Path(__file__).resolve().parents[1] / "data" / "weather.bif"
+    (tmp_path / "weather.bif").write_text(bif.read_text())
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        f'title = "weather"\n[model]\nkind = "bayesnet"\nbif = "{tmp_path / "weather.bif"}"\n'
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
+    )
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.01", "--json"])
+    adv = out["adversary"]
+    names = ["Rain", "Wind", "Cloud", "Umbrella"]  # bdpsim's order: topological, ties by name
+    assert adv["i_name"] == names[adv["i"]] and adv["known_names"] == [names[k] for k in adv["known"]]
+    assert {adv["x_name"], adv["x_prime_name"]} <= {
+        "no",
+        "yes",
+        "low",
+        "mid",
+        "high",
+        "clear",
+        "some",
+        "overcast",
+    }
+    assert "i_name" in out["tpr"][0]["adversary"]
+    assert main(["attack", "config", str(cfg), "--fpr", "0.01"]) == 0
+    text = capsys.readouterr().out
+    assert f"record {adv['i_name']} (i = {adv['i']}), x = {adv['x_name']} ({adv['x']})" in text

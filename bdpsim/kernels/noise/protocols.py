@@ -69,3 +69,15 @@ class GaussianKernel(Protocol):
 
 
 __all__ += ["GaussianKernel"]
+
+
+@runtime_checkable
+class HasBdplBound(Protocol):
+    """Prepared rows of law pairs (:func:`bdpsim.kernels.noise.laws.prepared_deltas`) that also give
+    each pair's BDPL ``sup_y |ln p1/p2|`` (``bdpl_bound()``, from the same sides): the profile is 0
+    from that eps on."""
+
+    def bdpl_bound(self): ...
+
+
+__all__ += ["HasBdplBound"]

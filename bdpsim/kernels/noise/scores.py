@@ -22,7 +22,7 @@ import numpy as np
 
 from .laplace_mixture import grid_sup
 from .laws import grid_delta_pair, prepared_deltas
-from .protocols import LaplaceKernel
+from .protocols import HasBdplBound, LaplaceKernel
 
 
 def pair_score(noise, delta: float, profile: float | None = None):
@@ -225,12 +225,11 @@ class ProfilesScore:
         at = prepared_deltas(noise, W1, W2, step)
         signed = sup(W1, W2) if self.bdpl else None
         L = None  # each pair's BDPL where the law is pure DP: delta(eps) = 0 from eps = L on
-        if getattr(noise, "pure_dp", False):
-            L = (
-                np.abs(signed.value[:, 0])
-                if signed is not None
-                else getattr(at, "bdpl_bound", lambda: None)()
-            )
+        if noise.pure_dp:
+            if signed is not None:
+                L = np.abs(signed.value[:, 0])
+            elif isinstance(at, HasBdplBound):
+                L = at.bdpl_bound()
         for k, e in enumerate(eps):
             sub = None if L is None else np.flatnonzero(L > e - PRUNE_MARGIN)
             if sub is not None and sub.size == 0:

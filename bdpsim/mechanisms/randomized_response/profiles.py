@@ -33,7 +33,7 @@ from ...models.engines import AdversaryRow, AdversarySearch, SearchTooLarge
 from ...models.markov.model import MarkovChainModel
 from .core import BRUTE_FORCE_MAX_T, END, START, check_rr
 from .direct import flipped_count_laws
-from .window import _advance, _left_laws, _realise, _target
+from .window import advance_step, left_laws, realise_window, target_step
 
 #: most entries (cells x outcomes) of the laws the profile search scores
 SEARCH_LIMIT = 60_000_000
@@ -85,10 +85,10 @@ def _window_cells(model: MarkovChainModel, rho: float, min_known: int) -> Iterat
     e = np.array([[1 - rho, rho], [rho, 1 - rho]])
     D_cache: dict[int, np.ndarray] = {}
     for kl in (0, 1, START):
-        F = _left_laws(model, e, kl)
+        F = left_laws(model, e, kl)
         Ls = np.arange(T)
         Ls = Ls[Ls <= T - 1] if kl == START else Ls[Ls <= T - 2]
-        H = [_target(F[Ls], x, e) for x in (0, 1)]
+        H = [target_step(F[Ls], x, e) for x in (0, 1)]
         for R in range(T):
             used = Ls + R + (1 if kl == START else 2)
             for kr in (0, 1, END):
@@ -127,7 +127,7 @@ def _window_cells(model: MarkovChainModel, rho: float, min_known: int) -> Iterat
                         W[1],
                     )
             if R < T - 1:
-                H = [_advance(h, P, e) for h in H]
+                H = [advance_step(h, P, e) for h in H]
 
 
 def _brute_cells(model: MarkovChainModel, rho: float, min_known: int) -> Iterator[tuple]:
@@ -230,7 +230,7 @@ def rr_profiles(
             v, fw = _profile_values(W0, W1, eps)
 
             def window(j: int, forward: bool, kl=kl, L=L, kr=kr, R=R, m1s=m1s) -> Adversary:
-                a = _realise(model, kl, L, kr, R, int(m1s[j]), 0 if forward else 1, 0)
+                a = realise_window(model, kl, L, kr, R, int(m1s[j]), 0 if forward else 1, 0)
                 return Adversary(a.i, a.known, a.x_known, a.x, a.x_prime)
 
             keep.add(v, fw, window)

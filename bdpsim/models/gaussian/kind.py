@@ -20,8 +20,9 @@ from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
 from ...core.schema import Key
 from ...kernels.noise.protocols import GaussianKernel
-from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
+from ...queries import ClippedSumQuery, NoisyQuery, SumQuery, laplace_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..protocols import HasTargetValues
 from . import exact as GE
 from .model import GaussianClass, GaussianModel, block_size, max_correlation
 
@@ -231,11 +232,13 @@ class GaussianKind(ModelKind):
             return GE.GaussianSumEngine(model, noise.scale, mechanism.target_values)
         if isinstance(query, ClippedSumQuery) and noise is not None:
             return GE.GaussianClippedSumEngine(model, query.clip, noise.scale)
-        law = getattr(mechanism, "noise", None)
-        if isinstance(getattr(mechanism, "query_function", None), SumQuery) and isinstance(
-            law, GaussianKernel
+        if (
+            isinstance(mechanism, NoisyQuery)
+            and isinstance(mechanism.query_function, SumQuery)
+            and isinstance(mechanism.noise, GaussianKernel)
         ):
-            return GE.GaussianShiftEngine(model, law.sigma, getattr(mechanism, "target_values", None))
+            fixed = mechanism.target_values if isinstance(mechanism, HasTargetValues) else None
+            return GE.GaussianShiftEngine(model, mechanism.noise.sigma, fixed)
         self.no_engine(
             mechanism,
             "exact engines: unclipped and clipped Laplace sums, the unclipped sum with Gaussian noise",
