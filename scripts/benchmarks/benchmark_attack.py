@@ -93,6 +93,13 @@ PED_TPR_OLD = PEDIGREE + (
 )
 
 
+def _fill(code: str, **values) -> str:
+    """``code`` with each ``{name}`` replaced (the code holds dict braces: no ``str.format``)."""
+    for k, v in values.items():
+        code = code.replace("{" + k + "}", str(v))
+    return code
+
+
 def _env(tree: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
@@ -142,19 +149,19 @@ def _cases(new: bool, tmp: str, out: str) -> dict[str, tuple]:
     cfg_attack = Path(tmp) / "fig15_attack.toml"
     text = CONFIG.read_text().replace("adversary_rows = 200", "adversary_rows = 200\nattack = true")
     cfg_attack.write_text(text)
-    long = (WHOLE_NEW if new else ADVANTAGE).format(P=ACTIVITY, n=17_568, fprs=fprs)
+    long = _fill(WHOLE_NEW if new else ADVANTAGE, P=ACTIVITY, n=17_568, fprs=fprs)
     run = [*cli, "run"]
     return {
-        "chain288_exact": ("py", EXACT.format(P=ACTIVITY, n=288)),
-        "chain288_attack": ("py", (WHOLE_NEW if new else WHOLE_OLD).format(P=ACTIVITY, n=288, fprs=fprs)),
-        "chain288_exact_e2e": ("cmd", [sys.executable, "-c", E2E_EXACT.format(P=ACTIVITY, n=288)]),
+        "chain288_exact": ("py", _fill(EXACT, P=ACTIVITY, n=288)),
+        "chain288_attack": ("py", _fill(WHOLE_NEW if new else WHOLE_OLD, P=ACTIVITY, n=288, fprs=fprs)),
+        "chain288_exact_e2e": ("cmd", [sys.executable, "-c", _fill(E2E_EXACT, P=ACTIVITY, n=288)]),
         "chain288_attack_e2e": ("cmd", att),
-        "chain17568_exact": ("py", EXACT.format(P=ACTIVITY, n=17_568)),
+        "chain17568_exact": ("py", _fill(EXACT, P=ACTIVITY, n=17_568)),
         "chain17568_attack": ("py", long),
         "fig15_run": ("cmd", [*run, str(CONFIG), "--out", f"{out}/plain", "--quiet", "--overwrite"]),
         "fig15_run_attack": ("cmd", [*run, str(cfg_attack), "--out", f"{out}/at", "--quiet", "--overwrite"]),
         "pedigree_advantage": ("py", PED_ADVANTAGE),
-        "pedigree_tpr": ("py", (PED_TPR_NEW if new else PED_TPR_OLD).format(fprs=fprs)),
+        "pedigree_tpr": ("py", _fill(PED_TPR_NEW if new else PED_TPR_OLD, fprs=fprs)),
     }
 
 
