@@ -84,6 +84,7 @@ _EXPORTS = {
     "limited_covariance": "models",
     "omega_of": "models",
     "symmetric_chain": "models",
+    "fit_chain": "models.markov.fit",  # a chain fitted to a user's time series
     "GaussianWorstCase": "studies.worstcase",
     "MarkovWorstCase": "studies.worstcase",
     "RunSettings": "pipeline.settings",

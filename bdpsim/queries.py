@@ -252,21 +252,3 @@ def laplace_noisy(mechanism) -> tuple[Any, Any] | None:
     if isinstance(mechanism, NoisyQuery) and isinstance(mechanism.noise, LaplaceKernel):
         return mechanism.query_function, mechanism.noise
     return None
-
-
-@runtime_checkable
-class LaplaceQuery(Protocol):
-    """Deprecated (kept for one release): a mechanism with ``query_function`` and ``noise_scale``.
-    Ask :func:`laplace_noisy` (the noise law's capability) instead."""
-
-    query_function: Any
-    noise_scale: float
-
-
-def additive_laplace(mechanism) -> tuple[AdditiveQuery, float] | None:
-    """``(query, b)`` when ``mechanism`` is an additive query on discrete records plus ``Lap(b)``
-    (:func:`laplace_noisy`)."""
-    qn = laplace_noisy(mechanism)
-    if qn is not None and isinstance(qn[0], AdditiveQuery):
-        return qn[0], float(qn[1].scale)
-    return None

@@ -11,7 +11,6 @@ the API reference follows the package by ``autosummary :recursive:``, user pages
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -111,7 +110,4 @@ html_show_sourcelink = False
 # the pages of wide tables (config keys, columns, the gallery's deviations) drop the left section
 # navigation, giving their columns the width (the page's own contents stay on the right)
 html_sidebars = {"reference/config-keys": [], "reference/columns": [], "gallery": []}
-# MathJax: the site loads it from its usual CDN; scripts/checks/docs_screenshot.sh points it at a local copy
-if os.environ.get("BDPSIM_DOCS_MATHJAX"):  # Debian's libjs-mathjax (MathJax 2), for offline screenshots
-    mathjax_path = os.environ["BDPSIM_DOCS_MATHJAX"]
-    mathjax2_config = {"tex2jax": {"processClass": "math|tex2jax_process", "ignoreClass": "tex2jax_ignore"}}
+# MathJax: shipped in docs/_static/mathjax, no CDN (bdpsim_docs sets mathjax_path): maths shows offline

@@ -6,9 +6,10 @@ eps-BDP calibration needs for the ``eps`` whose pure-eps curve meets the same ta
 are post-processed by the same kernel, so every trade-off curve can only rise (data processing for
 trade-off functions, Dong, Roth and Su 2022, Lemma 2.9): the worst advantage and TPR@FPR are
 non-increasing in the Laplace scale, the Gaussian sigma and (decreasing) the geometric epsilon —
-the decompositions of :mod:`bdpsim.kernels.noise.laws`. Staircase noise has none (its calibration
-by bisection is not certified; refused here). The least noise is found by bracketing and bisection
-in ``ln(parameter)`` to relative ``1e-6``, rounded to 6 significant digits toward more noise
+the decompositions of :mod:`bdpsim.kernels.noise.laws`, each law's ``monotone`` trait. Staircase
+noise has none (its calibration by bisection is not certified; refused here). The least noise is
+found by bracketing and bisection in ``ln(parameter)`` to relative ``1e-6``
+(:func:`bdpsim.kernels.roots.monotone_root`), rounded to 6 significant digits toward more noise
 (the printed amount meets the target), and its worst value is recomputed.
 
 **The eps-BDP comparison.** The pure-eps curve has advantage ``tanh(eps/2)`` and
@@ -26,15 +27,12 @@ from dataclasses import dataclass
 from typing import cast
 
 from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.traits import law_names
+from ..kernels.roots import monotone_root
 from .tradeoff import check_fpr
 from .worst import attack_risk, worst_tpr
 
-#: noise laws whose worst attack values are monotone in the parameter (module docstring)
-MONOTONE = ("laplace", "gaussian", "geometric")
 REL_TOL = 1e-6
-#: most factors of e between the start and the calibrated parameter (the float range: a target
-#: advantage of 1e-300 needs a Laplace scale of ~1e300)
-MAX_LOG_RANGE = 690.0
 #: significant digits of the calibrated parameter (rounded toward more noise: :func:`safe_round`)
 SIGNIFICANT = 6
 
@@ -93,43 +91,28 @@ def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
 
 
 def _least_parameter(
-    ok: Callable[[float], bool], p0: float, grows: bool, target: float, progress: Callable | None = None
+    value: Callable[[float], float], p0: float, grows: bool, target: float, progress: Callable | None = None
 ) -> float:
-    """The noise parameter at which ``ok`` (the target met) starts to hold, ``ok`` monotone in the
-    amount of noise (more as the parameter grows when ``grows``): bracketed from ``p0`` by factors
-    of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter); the end that meets it.
-    ``progress(step, None)`` after each evaluation."""
+    """The noise parameter at which ``value`` (the worst attack value, non-increasing in the amount
+    of noise, which grows with the parameter when ``grows``) falls to ``target``: bracketed from
+    ``p0`` by factors of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter)
+    (:func:`bdpsim.kernels.roots.monotone_root`); the end that meets it. ``progress(step, None)``
+    after each evaluation."""
     steps = iter(range(1, 10**6))
 
-    def meets(par: float) -> bool:
-        out = ok(par)
+    def excess(par: float) -> float:
+        out = value(par) - target
         if progress is not None:
             progress(next(steps), None)
         return out
 
-    # bracket in ln(parameter): 'more' meets the target, 'less' does not
-    step = 2.0 if grows else 0.5
-    more, less = p0, p0
-    if meets(p0):
-        while meets(less / step):
-            less /= step
-            if abs(math.log(less / p0)) > MAX_LOG_RANGE:
-                raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
-        less /= step
-    else:
-        while not meets(more * step):
-            more *= step
-            if abs(math.log(more / p0)) > MAX_LOG_RANGE:
-                raise ConfigError("target", target, "cannot be met by this noise law")
-        more *= step
-    lo, hi = math.log(less), math.log(more)
-    while abs(hi - lo) > REL_TOL:
-        mid = 0.5 * (lo + hi)
-        if meets(math.exp(mid)):
-            hi = mid
-        else:
-            lo = mid
-    return math.exp(hi)
+    less = p0 / 2.0 if grows else p0 * 2.0
+    root = monotone_root(excess, p0, less, rtol=REL_TOL)
+    if root.unsafe is None:
+        raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
+    if root.safe is None:
+        raise ConfigError("target", target, "cannot be met by this noise law")
+    return root.safe
 
 
 def safe_round(value: float, grows: bool, digits: int = SIGNIFICANT) -> float:
@@ -186,11 +169,12 @@ def calibrate_attack(
             "mechanism", type(mechanism).__name__, "must be 'query + noise' (a noise law to calibrate)"
         )
     noise = mechanism.noise
-    if noise.name not in MONOTONE:
+    monotone = law_names(monotone=True)  # a proof that more noise cannot raise an attack value
+    if noise.name not in monotone:
         raise ConfigError(
             "noise",
             noise.name,
-            f"must be one of {list(MONOTONE)} (worst attack values monotone in the amount of noise)",
+            f"must be one of {list(monotone)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter
     eng = engine if engine is not None else engine_for(model, mechanism)
@@ -205,10 +189,7 @@ def calibrate_attack(
             return attack_risk(model, mechanism, sizes=sizes, engine=found).advantage
         return worst_tpr(model, mechanism, float(at_fpr), sizes, engine=found).upper  # type: ignore[arg-type]
 
-    def ok(par: float) -> bool:
-        return value(par) <= target
-
-    par = safe_round(_least_parameter(ok, float(noise.parameter), grows, target, progress), grows)
+    par = safe_round(_least_parameter(value, float(noise.parameter), grows, target, progress), grows)
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
@@ -238,7 +219,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
         row = calibrate_graph(
             model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0]
         )[0]
-        return row.scale if mechanism.noise.name == "laplace" else row.parameter
+        return row.scale if row.parameter is None else row.parameter  # the Laplace scale is its parameter
     if not isinstance(model, MarkovChain):
         return None
     kw = (
@@ -253,7 +234,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     c = calibrate(
         cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw
     )
-    return c.scale if mechanism.noise.name == "laplace" else c.parameter
+    return c.scale if c.parameter is None else c.parameter
 
 
 __all__ = ["AttackCalibration", "calibrate_attack", "target_epsilon"]

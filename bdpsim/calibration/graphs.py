@@ -18,8 +18,8 @@ each). ``BDPL(a)`` is non-increasing in ``a`` (Laplace: ``Lap(b2) = Lap(b1) + W`
 the others checked numerically, :mod:`bdpsim.kernels.noise.laws`), and
 ``Delta/eps <= a* <= n Delta/eps`` (the DP adversary leaks ``Delta/a``; every eps'-DP mechanism is
 ``n eps'``-BDP, paper Thm 4.3): a root search on ``ln BDPL`` vs ``ln a`` to relative
-``1e-9`` by Brent's method, returned from the safe side (the returned amount's BDPL was computed
-and is ``<= eps``).
+``1e-9`` (:func:`bdpsim.kernels.roots.monotone_root`, Illinois steps, as the chains'), returned from
+the safe side (the returned amount's BDPL was computed and is ``<= eps``).
 
 **Optimal noise** (``method = "optimal"``): :func:`~.optimal.optimal_noise` (the LP over integer
 pmfs on the law pairs the engine scores, verified by the same engine).
@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..core.errors import ConfigError, NotAvailable, check
 from ..kernels.chains.lattice import lattice
-from ..kernels.noise.laws import LaplaceNoise, noise_from_params
+from ..kernels.noise.laws import LaplaceNoise, noise_with_amount
 from ..kernels.noise.optimal_lp import Infeasible, mean_abs
+from ..kernels.noise.protocols import LaplaceKernel
+from ..kernels.roots import monotone_root
 from ..models.engines import SearchTooLarge
 from ..models.pedigree.exact import check_exhaustive
 from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
@@ -52,11 +53,9 @@ from .optimal import (
     pedigree_bdpl,
     pedigree_counted,
 )
-from .target import check_positive, check_target_epsilon
+from .target import check_positive, check_target_epsilon, exact_laws
 
 RTOL = 1e-9
-#: the noise laws :func:`exact_noise` calibrates (pure DP, one amount each)
-EXACT_LAWS = ("laplace", "geometric", "staircase")
 #: all-adversary searches of an exact calibration (bracket ends and Brent steps; typically 8-14)
 EXACT_SEARCHES = 14
 METHODS = ("optimal", "exact", "all")
@@ -111,14 +110,9 @@ def graph_engine(model, values, *, min_known: int = 0) -> GraphEngine:
 
 
 def noise_at(law: str, amount: float, sensitivity: float, step: float, staircase_gamma: float | None = None):
-    """The noise law ``law`` with ``amount`` of noise: the Laplace scale, or DP epsilon
-    ``sensitivity / amount`` (geometric on the lattice of ``step``; staircase with ``staircase_gamma``,
-    default ``gamma*``)."""
-    if law == "laplace":
-        return LaplaceNoise(amount)
-    return noise_from_params(
-        law, epsilon=sensitivity / amount, sensitivity=sensitivity, staircase_gamma=staircase_gamma, step=step
-    )
+    """The noise law ``law`` with ``amount`` of noise
+    (:func:`~bdpsim.kernels.noise.laws.noise_with_amount`)."""
+    return noise_with_amount(law, amount, sensitivity, step=step, staircase_gamma=staircase_gamma)
 
 
 def exact_amount(
@@ -132,40 +126,27 @@ def exact_amount(
     """Least amount of ``law`` with exact BDPL ``<= epsilon`` (module docstring) and its BDPL;
     ``(None, 0)`` when even ``2^-60 Delta/eps`` is eps-BDP (no noise needed)."""
     check(
-        law in EXACT_LAWS, "noise", law, f"must be one of {list(EXACT_LAWS)} (pure DP laws with one amount)"
+        law in exact_laws(),
+        "noise",
+        law,
+        f"must be one of {list(exact_laws())} (pure DP laws with one amount)",
     )
     D, n = engine.sensitivity, engine.model.n
     seen: dict[float, float] = {}
 
-    def h(t: float) -> float:  # > 0 iff the amount e^t leaks more than eps
-        v = engine.bdpl(noise_at(law, math.exp(t), D, engine.step, staircase_gamma))
-        seen[t] = v
+    def excess(amount: float) -> float:  # > 0 iff the amount leaks more than eps
+        v = engine.bdpl(noise_at(law, amount, D, engine.step, staircase_gamma))
+        seen[amount] = v
         return math.log(max(v, 1e-300)) - math.log(epsilon)
 
-    lo, hi = math.log(D / epsilon), math.log(n * D / epsilon)
-    f_lo, f_hi = h(lo), math.nan
-    for _ in range(60):  # an unreachable extreme value can make the DP adversary leak less
-        if f_lo > 0:
-            break
-        hi, f_hi = lo, f_lo
-        lo -= math.log(2.0)
-        f_lo = h(lo)
-    else:
+    # an unreachable extreme value can make the DP adversary leak less (the bracket moves down);
+    # every eps'-DP noise is (n eps')-BDP: only rounding puts BDPL(n Delta/eps) above eps
+    root = monotone_root(excess, n * D / epsilon, D / epsilon, rtol=rtol, step="illinois")
+    if root.unsafe is None:
         return None, 0.0
-    if hi not in seen:
-        f_hi = h(hi)
-    for _ in range(60):  # every eps'-DP noise is (n eps')-BDP: only rounding puts BDPL(hi) above eps
-        if f_hi <= 0:
-            break
-        hi += math.log(2.0)
-        f_hi = h(hi)
-    if f_hi < 0:  # Brent's method on h; then the safe side of its root (within xtol of it)
-        xtol = math.log1p(rtol) / 4
-        t = brentq(h, lo, hi, xtol=xtol) + xtol
-        if t < hi:
-            h(t)
-    hi = min(t for t, v in seen.items() if v <= epsilon)  # the least amount whose BDPL was computed <= eps
-    return math.exp(hi), seen[hi]
+    if root.safe is None:
+        raise RuntimeError(f"no amount below {root.unsafe:g} of {law} noise reaches eps = {epsilon:g}")
+    return root.safe, seen[root.safe]  # the least amount whose BDPL was computed <= eps
 
 
 def exact_noise(
@@ -192,7 +173,7 @@ def exact_noise(
         f"least {law} noise with exact BDPL <= eps over every adversary (bracketing search, relative "
         f"{RTOL:g})"
     )
-    if law == "laplace":
+    if isinstance(noise, LaplaceKernel):  # the amount is the Laplace scale itself
         return Calibration("exact", float(epsilon), n, amount, value, reason, mean_abs=amount)
     return Calibration(
         "exact",
@@ -287,8 +268,8 @@ def calibrate_graph(
         ``all``: the optimal noise, then the exact calibration of Laplace, geometric and staircase
         noise (``noise`` is then ignored), and on a Bayesian network the general Markov Quilt
         mechanism's Laplace noise (:func:`quilt_row`).
-    noise : {"laplace", "geometric", "staircase"}
-        The law ``exact`` calibrates.
+    noise : str
+        The law ``exact`` calibrates: one of :func:`~.target.exact_laws` (laplace, geometric, staircase).
     budget : float, optional
         Estimated seconds a method may take (networks; ``None``: no limit): a costlier one raises
         :class:`~bdpsim.calibration.budget.TooSlow` before it starts (with ``all``: its row says
@@ -296,13 +277,13 @@ def calibrate_graph(
     """
     check(method in METHODS, "method", method, f"must be one of {list(METHODS)}")
     check_positive(epsilon, "epsilon")
-    check(noise in EXACT_LAWS, "noise", noise, f"must be one of {list(EXACT_LAWS)} here")
+    check(noise in exact_laws(), "noise", noise, f"must be one of {list(exact_laws())} here")
     check_target_epsilon(epsilon, method, noise)
     engine = graph_engine(model, values, min_known=min_known)
     runs = {
         "optimal": [("optimal", "table")],
         "exact": [("exact", noise)],
-        "all": [("optimal", "table")] + [("exact", law) for law in EXACT_LAWS],
+        "all": [("optimal", "table")] + [("exact", law) for law in exact_laws()],
     }[method]
     if method == "all" and isinstance(model, FactorGraph):  # Bayesian networks (a random field is refused)
         runs.append(("markov-quilt-general", "laplace"))

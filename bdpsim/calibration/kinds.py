@@ -17,9 +17,10 @@ from typing import ClassVar, cast
 from ..core.columns import Column, register_columns
 from ..core.errors import check
 from ..core.schema import Key
+from ..kernels.noise.laws import LaplaceNoise
 from ..mechanisms.base import MechanismKind, register_mechanism_kind, required
 from ..mechanisms.kinds import EPSILON, state_codes
-from ..mechanisms.laplace import LaplaceMechanism
+from ..mechanisms.noisy import QueryNoiseMechanism
 from ..models.bayesnet.model import BayesNetModel
 from ..models.protocols import MarkovChain
 from ..queries import AdditiveQuery, discrete_query
@@ -45,12 +46,13 @@ COLUMNS = register_columns(
 
 
 @dataclass(frozen=True)
-class CalibratedLaplace(LaplaceMechanism):
-    """``query + Lap(noise_scale)`` with the scale a calibration ``method`` prescribes for
-    ``target_epsilon``; ``epsilon`` is its DP parameter ``sensitivity / noise_scale``."""
+class CalibratedLaplace(QueryNoiseMechanism):
+    """``query + Lap(b)`` (``noise``, a :class:`~bdpsim.kernels.noise.laws.LaplaceNoise`) with the
+    scale a calibration ``method`` prescribes for ``target_epsilon``: a member of the query + noise
+    family whose ``epsilon`` is its DP parameter ``sensitivity / b``."""
 
     query_function: AdditiveQuery
-    noise_scale: float
+    noise: LaplaceNoise
     method: str
     target_epsilon: float
     reason: str = ""
@@ -59,14 +61,6 @@ class CalibratedLaplace(LaplaceMechanism):
 
     def columns(self) -> dict:
         return {**super().columns(), "calibration": self.method, "target_epsilon": self.target_epsilon}
-
-    @property
-    def sensitivity(self) -> float:
-        return float(self.query_function.sensitivity)
-
-    @property
-    def epsilon(self) -> float:
-        return self.sensitivity / self.noise_scale
 
 
 def _query(params: dict, model) -> AdditiveQuery:
@@ -115,7 +109,7 @@ class _CalibratedKind(MechanismKind):
         cal = calibrate(spec.fixed, eps, state_values=f.tolist(), method=method, evaluate=False)
         check(cal.scale is not None, "mechanism.epsilon", eps, f"{method}: {cal.reason}")
         scale = cast(float, cal.scale)  # not None (just checked)
-        return CalibratedLaplace(query, scale, method, float(eps), cal.reason, self.name)
+        return CalibratedLaplace(query, LaplaceNoise(scale), method, float(eps), cal.reason, self.name)
 
 
 class CalibratedKind(_CalibratedKind):
@@ -182,8 +176,9 @@ class MarkovQuiltKind(_CalibratedKind):
             f"scale = sensitivity * sigma, sigma = {q.sigma:.6g} by the general Markov Quilt mechanism "
             f"(worst record {q.record}, quilt {list(q.quilt)}, card(X_N) = {q.nearby}; eps-Pufferfish)"
         )
+        scale = float(query.sensitivity * q.sigma)
         return CalibratedLaplace(
-            query, float(query.sensitivity * q.sigma), "markov-quilt-general", float(eps), reason, self.name
+            query, LaplaceNoise(scale), "markov-quilt-general", float(eps), reason, self.name
         )
 
     def method(self, params: dict) -> str:

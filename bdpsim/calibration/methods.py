@@ -56,9 +56,10 @@ from ..core.errors import ConfigError, NotAvailable, check
 from ..core.registry import Registry
 from ..kernels.chains.lattice import lattice, query_values
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
-from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
+from ..kernels.noise.laws import NOISE_LAWS, noise_with_amount
 from ..kernels.noise.optimal_lp import mean_abs
 from ..kernels.noise.protocols import LaplaceKernel
+from ..kernels.roots import monotone_root
 from ..models.markov.model import MarkovChainModel
 from ..models.markov.window import window_search
 from ..models.protocols import MarkovChain
@@ -196,16 +197,8 @@ class CalibrationProblem:
 
     def noise_at(self, amount: float):
         """The noise law with ``amount`` of noise (see the class docstring)."""
-        d, law = self.sensitivity, NOISE_LAWS[self.noise]
-        if law.noise_grows_with_parameter:  # the amount is the law's own parameter (a scale: sigma)
-            return noise_from_params(self.noise, **{law.parameter_name: amount})
-        return noise_from_params(
-            self.noise,
-            epsilon=d / amount,
-            sensitivity=d,
-            scale=None,
-            staircase_gamma=self.staircase_gamma,
-            step=self.step,
+        return noise_with_amount(
+            self.noise, amount, self.sensitivity, step=self.step, staircase_gamma=self.staircase_gamma
         )
 
     @property
@@ -308,6 +301,8 @@ class CalibrationProblem:
 def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None:
     """Smallest ``b`` with ``BDPL(b) + tolerance <= eps``, to relative ``rtol`` (returned from the
     safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP.
+    The search is :func:`bdpsim.kernels.roots.monotone_root` (Illinois steps on ``ln BDPL`` vs
+    ``ln b``) from the bracket ``[Delta/eps, n Delta/eps]``, narrowed by the scales already cached.
 
     For a noise law the search runs over its amount (:class:`CalibrationProblem`; the BDPL is
     non-increasing in it for Laplace, Gaussian and geometric noise, and for staircase noise with a
@@ -318,53 +313,31 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
     eps = problem.epsilon
     target = problem.target
 
-    def h(t: float, scale: float | None = None) -> float:  # > 0 iff the scale e^t leaks more than the target
-        v, tol = problem.bdpl(math.exp(t) if scale is None else scale)
+    def excess(scale: float) -> float:  # > 0 iff the scale leaks more than the target
+        v, tol = problem.bdpl(scale)
         if problem.profile:  # delta(eps) falls like a normal tail: its probit is nearly linear (fewer steps)
             return float(ndtri(min(max(v + tol, 1e-300), 1.0 - 1e-16)) - ndtri(target))
         return math.log(max(v + tol, 1e-300)) - math.log(target)
 
-    lo, s_lo = math.log(problem.sensitivity / eps), None
-    hi, s_hi = math.log(problem.sensitivity * problem.model.n / eps), None
+    lo0, hi0 = problem.sensitivity / eps, problem.sensitivity * problem.model.n / eps
+    lo, hi = lo0, hi0
     # scales already evaluated (other methods, other eps) narrow the bracket
     above = [b for b, (v, tol) in problem.cache.items() if v + tol > target]
     below = [b for b, (v, tol) in problem.cache.items() if v + tol <= target]
-    if above and math.log(max(above)) > lo:
-        s_lo = max(above)
-        lo = math.log(s_lo)
-    if below and math.log(min(below)) < hi:
-        s_hi = min(below)
-        hi = math.log(s_hi)
+    if above and max(above) > lo:
+        lo = max(above)
+    if below and min(below) < hi:
+        hi = min(below)
     if lo >= hi:  # cached values inconsistent with monotonicity (rounding): the default bracket
-        lo, s_lo = math.log(problem.sensitivity / eps), None
-        hi, s_hi = math.log(problem.sensitivity * problem.model.n / eps), None
-    f_lo, f_hi = h(lo, s_lo), h(hi, s_hi)
-    for _ in range(60):  # an unreachable extreme state can make the DP adversary leak less
-        if f_lo > 0:
-            break
-        lo -= math.log(2.0)
-        f_lo = h(lo)
-    else:
+        lo, hi = lo0, hi0
+    # an unreachable extreme state can make the DP adversary leak less (the bracket moves down);
+    # only rounding or the truncation tolerance can put BDPL(hi) above eps (it moves up)
+    root = monotone_root(excess, hi, lo, rtol=rtol, step="illinois")
+    if root.unsafe is None:
         return None
-    for _ in range(60):  # only rounding or the truncation tolerance can put BDPL(hi) above eps
-        if f_hi <= 0:
-            break
-        hi, s_hi = hi + math.log(2.0), None
-        f_hi = h(hi)
-    else:
-        raise RuntimeError(f"no scale below {math.exp(hi):g} reaches eps = {eps:g}")
-    width, side = math.log1p(rtol), 0
-    while hi - lo > width:
-        t = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        t = min(max(t, lo + width / 2), hi - width / 2)  # the bracket shrinks every step
-        f = h(t)
-        if f > 0:
-            lo, f_lo = t, f
-            f_hi, side = (f_hi / 2, -1) if side == -1 else (f_hi, -1)
-        else:
-            hi, f_hi, s_hi = t, f, None
-            f_lo, side = (f_lo / 2, 1) if side == 1 else (f_lo, 1)
-    return math.exp(hi) if s_hi is None else s_hi  # a scale whose BDPL was computed
+    if root.safe is None:
+        raise RuntimeError(f"no scale below {root.unsafe:g} reaches eps = {eps:g}")
+    return root.safe  # a scale whose BDPL was computed
 
 
 def _exact(p: CalibrationProblem) -> Calibration:
@@ -591,7 +564,7 @@ CALIBRATION_METHODS: Registry = Registry("calibration method", CalibrationMethod
 def register_calibration_method(method: CalibrationMethod) -> CalibrationMethod:
     """Add ``method`` to :data:`CALIBRATION_METHODS` after checking it against
     :class:`CalibrationMethod` (a :class:`TypeError` says what it lacks); returns it."""
-    return CALIBRATION_METHODS.register(method)
+    return CALIBRATION_METHODS.register(method, stacklevel=2)
 
 
 _ANY = (MarkovChain, CorrelatedGroups)

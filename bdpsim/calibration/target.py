@@ -21,9 +21,13 @@ from typing import Any, cast
 import numpy as np
 
 from ..core.errors import check
+from ..kernels.noise.traits import law_names
 
-#: the pure-DP noise laws with one amount that ``calibrate config`` calibrates
-CONFIG_LAWS = ("laplace", "geometric", "staircase")
+
+def exact_laws() -> tuple[str, ...]:
+    """The noise laws an exact calibration to eps-BDP over every adversary takes: pure DP with one
+    amount (their traits, :func:`bdpsim.kernels.noise.traits.law_names`)."""
+    return law_names(calibratable=True, pure_dp=True)
 
 
 def _num(x: float) -> str:

@@ -6,6 +6,8 @@ import argparse
 import json
 import math
 
+from .base import subcommand
+
 EPILOG = """examples:
   bdpsim account account_smart_meter
   bdpsim account my.toml --epsilon 0.5 1 2 --delta 1e-5 --alpha 2 inf --json
@@ -24,16 +26,17 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
+def add_parser(sub) -> None:
     """Register ``bdpsim account`` on the top-level subparsers ``sub``."""
-    p = sub.add_parser(
+    p = subcommand(
+        sub,
         "account",
+        command,
         help="privacy accountant: joint delta(eps), Rényi, BDPL of many releases on correlated records",
         description="The joint privacy profile delta(eps), epsilon(delta), Rényi divergences, BDPL "
         "and optimal attack of every release of CONFIG together (independent noises, the same "
         "records), over every adversary.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     p.add_argument("config", help="accountant config ([model], [[release]], [account]) or a bundled name")
     p.add_argument(

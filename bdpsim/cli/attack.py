@@ -6,9 +6,8 @@ Only argument parsing and printing live here; the work is :func:`bdpsim.attack.a
 
 from __future__ import annotations
 
-import argparse
-
 from .attack_report import add_fpr_argument, add_report_arguments, report
+from .base import flag_error, subcommand, subcommands
 from .chain import (
     add_chain_arguments,
     add_initial_argument,
@@ -39,33 +38,39 @@ value and the bound are shown. Records are counted from 0 (--min-known, i).
 """
 
 
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
-    """Register ``attack markov`` on the top-level subparsers ``sub``."""
-    c = sub.add_parser(
+def add_parser(sub) -> None:
+    """Register ``bdpsim attack`` (``markov``, ``config``) on the top-level subparsers ``sub``."""
+    from . import attack_config
+
+    c = subcommand(
+        sub,
         "attack",
+        command,
         help="the optimal attack: advantage and TPR at low FPR, exact",
         description="What the leakage means to an attacker: the optimal test's advantage "
         "and true-positive rate at low false-positive rates, exact, for the "
         "worst adversary.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
-    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
-    m = cs.add_parser(
+    cs = subcommands(c, "model_kind", "MODEL")
+    m = subcommand(
+        cs,
         "markov",
+        command,
         help="a count (or state sum) plus noise on a Markov chain",
         description="The worst adversary's optimal attack on a count (or sum of per-state "
         "values) plus noise over a Markov chain of n records.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     add_chain_arguments(m)
     add_initial_argument(m)
+    from ..kernels.noise.traits import DEFAULT_LAW, law_names
+
     m.add_argument(
         "--noise",
-        default="laplace",
-        choices=["laplace", "geometric", "staircase", "gaussian"],
-        help="noise law (default laplace)",
+        default=DEFAULT_LAW,
+        choices=law_names(calibratable=True),
+        help=f"noise law (default {DEFAULT_LAW})",
     )
     m.add_argument(
         "--epsilon",
@@ -80,30 +85,20 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
     add_report_arguments(m)
-    from .attack_config import add_parser as add_config_parser
-
-    add_config_parser(cs, formatter_class)
+    attack_config.add_parser(cs)
 
 
-def _flag(err: ValueError):
-    """A library error as the one-line error naming this command's flag."""
-    from ..core.errors import ConfigError, field_error
-
-    exc = field_error(err)
-    if exc is None:
-        return None
-    flags = {
-        "epsilon": "--epsilon",
-        "scale": "--scale",
-        "sigma": "--sigma",
-        "fpr": "--fpr",
-        "counted_states": "--counted",
-        "state_values": "--state-values",
-        "values": "--state-values",
-        "run.known_sizes": "--min-known",
-    }
-    name = flags.get(exc.field, flags.get(exc.field.split(".")[-1]))
-    return ConfigError(name, exc.value, exc.rule) if name else exc
+#: a library field -> the flag of ``attack markov`` that sets it
+FLAGS = {
+    "epsilon": "--epsilon",
+    "scale": "--scale",
+    "sigma": "--sigma",
+    "fpr": "--fpr",
+    "counted_states": "--counted",
+    "state_values": "--state-values",
+    "values": "--state-values",
+    "run.known_sizes": "--min-known",
+}
 
 
 def command(a) -> int:
@@ -115,10 +110,6 @@ def command(a) -> int:
     from ..mechanisms.noisy import NoisyQueryMechanism
     from .attack_report import check_plot_path, plot, search_progress
 
-    if a.model_kind == "config":
-        from .attack_config import command as config_command
-
-        return config_command(a)
     check_fpr("--fpr", a.fpr)
     check_plot_path(a.plot)
     check_chain_flags(a)
@@ -143,7 +134,7 @@ def command(a) -> int:
             risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)
             rows = list(zip(a.fpr, risk.worst_tprs(a.fpr)))
     except ValueError as err:
-        named = _flag(err)
+        named = flag_error(err, FLAGS)
         if named is None:
             raise
         raise named from None
@@ -157,4 +148,4 @@ def command(a) -> int:
     return report(a, model, mech, risk, rows)
 
 
-__all__ = ["add_parser", "command", "EPILOG"]
+__all__ = ["EPILOG", "add_parser", "command"]

@@ -10,7 +10,9 @@ The config's ``[model]`` is read as ``bdpsim calibrate config`` reads it
 
 from __future__ import annotations
 
-EPILOG = """\
+from ..kernels.noise.traits import law_names, one_of
+
+EPILOG = f"""\
 examples:
   bdpsim attack config bayesnet_example --fpr 0.001 0.01    # a bundled config
   bdpsim attack config configs/mrf_karate.toml --json
@@ -20,28 +22,31 @@ The data model is the config's [model] table and the mechanism its [mechanism]
 table, each with one value per key (a sweep is refused, naming the swept key:
 attack one at a time; --epsilon picks one value of a swept mechanism.epsilon);
 the [run] table is ignored. Models with an exact law: markov, pedigree,
-bayesnet, mrf (counts and state sums plus laplace, geometric, staircase or
-gaussian noise), and randomized response on a binary chain. Output: the
-adversary of largest advantage, its advantage max(TPR - FPR) and the largest
-TPR at each --fpr over every adversary beside what the pure eps curve of the
-exact BDPL over every adversary allows, as for bdpsim attack markov. Records
-and states are named in the model's words (a network's node and state names,
-a pedigree's genotypes) beside their indices; a network's records are counted
-in the lexicographic topological order of its node names, from 0.
+bayesnet, mrf (counts and state sums plus
+{one_of(law_names(calibratable=True))} noise), and randomized response on a
+binary chain. Output: the adversary of largest advantage, its advantage
+max(TPR - FPR) and the largest TPR at each --fpr over every adversary beside
+what the pure eps curve of the exact BDPL over every adversary allows, as for
+bdpsim attack markov. Records and states are named in the model's words (a
+network's node and state names, a pedigree's genotypes) beside their indices;
+a network's records are counted in the lexicographic topological order of its
+node names, from 0.
 """
 
 
-def add_parser(cs, formatter_class) -> None:
+def add_parser(cs) -> None:
     """Register ``attack config`` on the ``attack`` subparsers ``cs``."""
     from .attack_report import add_fpr_argument
+    from .base import subcommand
 
-    c = cs.add_parser(
+    c = subcommand(
+        cs,
         "config",
+        command,
         help="the optimal attack on the [model] and [mechanism] of a config",
         description="The worst adversary's optimal attack on the data model and mechanism "
         "of a run config: advantage and TPR at low FPR, exact.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     c.add_argument("config", help="a TOML run config or a bundled config's name (as for run)")
     add_fpr_argument(c)

@@ -8,6 +8,8 @@ import json
 import math
 import sys
 
+from .base import finite_json
+
 #: --fpr default: the low false-positive rates attacks are judged at
 DEFAULT_FPR = (1e-3, 1e-2, 0.1)
 
@@ -39,17 +41,6 @@ def add_report_arguments(parser) -> None:
         "the worst TPR at every FPR (attained, and the bound for every adversary) behind the "
         "table, against the pure-eps curve",
     )
-
-
-def finite_json(obj):
-    """``obj`` with every non-finite float replaced by ``None`` (JSON has no infinity)."""
-    if isinstance(obj, dict):
-        return {k: finite_json(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [finite_json(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def search_progress(quiet: bool, desc: str = "bdpsim attack"):
@@ -124,10 +115,10 @@ def report(a, model, mech, risk, rows) -> int:
             out.update(noise=noise.name, noise_parameter=float(noise.parameter))
         print(json.dumps(finite_json(out)))
         return 0
-    print(f"exact BDPL over every adversary (bdpl_max) {e:.6g}")
+    print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
     print("adversary of largest advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
-    print(f"  its own BDPL {risk.adversary_bdpl:.6g}")
+    print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")

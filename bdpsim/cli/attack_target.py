@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .attack_report import finite_json
+from .base import finite_json
 from .chain import chain_model, chain_query, check_chain_flags
 
 
@@ -72,26 +72,15 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
     attack target of the flags (:func:`bdpsim.attack.calibrate.calibrate_attack`, with progress on
     stderr); printed, or one JSON object with ``--json``."""
     from ..attack.calibrate import calibrate_attack
-    from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_from_params
+    from ..kernels.noise.laws import noise_with_amount
     from ..mechanisms.noisy import NoisyQueryMechanism
+    from .calibrate_report import named
     from .progress import Progress
 
-    flags = {
-        "target_advantage": "--target-advantage",
-        "target_tpr": "--target-tpr",
-        "at_fpr": "--at-fpr",
-        "noise": "--noise",
-    }
     check_target_flags(a)
     try:
-        start = {
-            "laplace": dict(scale=float(query.sensitivity)),
-            "gaussian": dict(sigma=float(query.sensitivity)),
-            "geometric": dict(epsilon=1.0),
-            "staircase": dict(epsilon=1.0),
-        }.get(noise_name, {})
-        noise = noise_from_params(noise_name, sensitivity=float(query.sensitivity), **start)
+        sens = float(query.sensitivity)  # the search starts where the DP adversary leaks 1
+        noise = noise_with_amount(noise_name, sens, sens)
         with Progress("bdpsim calibrate", "amounts of noise tried", quiet=getattr(a, "quiet", False)) as bar:
             cal = calibrate_attack(
                 model,
@@ -102,10 +91,8 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
                 sizes=sizes,
                 progress=bar,
             )
-    except ConfigError as exc:
-        if exc.field in flags:
-            raise ConfigError(flags[exc.field], exc.value, exc.rule) from None
-        raise
+    except ValueError as err:
+        raise (named(err) or err) from None
     if a.json:
         print(json.dumps(finite_json(cal.as_dict())))
         return 0

@@ -1,19 +1,27 @@
-"""``bdpsim calibrate``: the Laplace scale each method prescribes for eps-BDP, and its exact BDPL.
+"""``bdpsim calibrate``: the noise each method prescribes for eps-BDP on a data model, with the exact
+BDPL of what it prescribes; ``calibrate markov`` on a chain of the flags (here), ``calibrate
+config`` on the ``[model]`` of a run config (:mod:`bdpsim.cli.calibrate_config`).
 
-Only argument parsing and printing live here; the work is :func:`bdpsim.calibration.calibrate`.
+Only argument parsing and printing live here; the work is :func:`bdpsim.calibration.calibrate`
+(and :func:`bdpsim.attack.calibrate.calibrate_attack` for an attack target).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
-from .calibrate_config import (  # shared with calibrate config
+from ..kernels.noise.traits import DEFAULT_LAW, law_names
+from .attack_target import add_target_flags, command_calibrate
+from .base import subcommand, subcommands
+from .calibrate_report import (
     add_law_arguments,
     check_epsilon,
     is_bdp,
+    mean_abs_cell,
+    named,
+    note,
     query_line,
     verdict,
 )
@@ -25,7 +33,7 @@ from .chain import (
     check_chain_flags,
 )
 
-EPILOG = """\
+EPILOG = f"""\
 examples:
   bdpsim calibrate markov --transition "[[0.882,0.118],[0.305,0.695]]" \\
       --n 288 --epsilon 1
@@ -50,9 +58,10 @@ n Delta/eps: the same scale as general), dp (Delta/eps, the DP baseline: flagged
 gaussian (the Gaussian bound of the utility experiment: not applicable to a
 chain), optimal (not Laplace: the integer noise of least E|Z|,
 or E[Z^2] with --objective variance, that is eps-BDP, by a linear program; JSON adds mean_abs,
-variance and noise = {"offset", "pmf", "tail_ratio"}, a noise_table for noise = "table"; minutes
+variance and noise = {{"offset", "pmf", "tail_ratio"}}, a noise_table for noise = "table"; minutes
 for n in the hundreds) and any registered mechanism calibration; 'all' prints every one, with the
-E|Z| of each noise, and (for Laplace) the exact calibration of geometric and staircase noise too.
+E|Z| of each noise, and (for Laplace) the exact calibration of the other pure laws
+({", ".join(n for n in law_names(calibratable=True, pure_dp=True) if n != DEFAULT_LAW)}) too.
 For every method the exact BDPL of the mechanism it prescribes is computed by the window
 reduction, so a method whose noise is not eps-BDP is flagged (column eps-BDP?: yes, NOT eps-BDP,
 unknown; JSON key is_bdp: true, false, null). A method that cannot reach
@@ -70,9 +79,8 @@ methods run), and an exact BDPL that would take longer is left out (bdpl = null)
 """
 
 
-#: ``--method`` and ``--noise`` choices and the default law (bdpsim.calibration.CALIBRATION_METHODS,
-#: the calibratable laws of bdpsim.kernels.noise.laws.NOISE_LAWS, the ``noise`` key's default in
-#: bdpsim.mechanisms.kinds.NOISE_KEYS; kept equal by a test: building the parser imports no NumPy)
+#: ``--method`` choices (bdpsim.calibration.CALIBRATION_METHODS; kept equal by a test: building the
+#: parser imports no NumPy)
 CALIBRATION_METHODS = (
     "exact",
     "dp",
@@ -86,31 +94,31 @@ CALIBRATION_METHODS = (
     "group",
     "optimal",
 )
-CALIBRATABLE_NOISE = ("laplace", "geometric", "staircase", "gaussian")
-DEFAULT_NOISE = "laplace"
 
 
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
-    """Register ``calibrate markov`` on the top-level subparsers ``sub`` (``formatter_class``: the
-    CLI's, which fills prose to the terminal and keeps the examples as written)."""
-    calibratable = list(CALIBRATABLE_NOISE)  # not a table: one fixed law
-    c = sub.add_parser(
+def add_parser(sub) -> None:
+    """Register ``bdpsim calibrate`` (``markov``, ``config``) on the top-level subparsers ``sub``."""
+    from . import calibrate_config
+
+    c = subcommand(
+        sub,
         "calibrate",
+        command,
         help="noise for eps-BDP per method, with each one's exact BDPL",
         description="Calibrate the noise of a mechanism (Laplace, or the law --noise "
         "names) for eps-BDP on a data model and report the exact BDPL (over "
         "all adversaries) of what each method prescribes.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
-    cs = c.add_subparsers(dest="model_kind", required=True, parser_class=parser_class, metavar="MODEL")
-    m = cs.add_parser(
+    cs = subcommands(c, "model_kind", "MODEL")
+    m = subcommand(
+        cs,
         "markov",
+        command,
         help="an additive query (count or state sum) on a Markov chain",
         description="Calibrate the noise of a count (or sum of per-state values) on a "
         "Markov chain of n records: Laplace noise, or the law --noise names.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     add_chain_arguments(m)
     m.add_argument(
@@ -135,8 +143,8 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     m.add_argument(
         "--noise",
-        default=DEFAULT_NOISE,
-        choices=calibratable,
+        default=DEFAULT_LAW,
+        choices=law_names(calibratable=True),  # not a table: one fixed law
         help="noise law (default laplace); another law is calibrated by the exact method: the least "
         "noise that is eps-BDP (gaussian: the least sigma with delta(eps) <= --delta)",
     )
@@ -145,31 +153,19 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
     )
     add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
-    from .attack_target import add_target_flags  # calibrate to an attack target instead of eps
-
-    add_target_flags(m)
-    from . import calibrate_config  # pedigrees, networks and random fields from a config's [model]
-
-    calibrate_config.add_parser(cs, parser_class, formatter_class)
+    add_target_flags(m)  # calibrate to an attack target instead of eps
+    calibrate_config.add_parser(cs)
 
 
 def command(a) -> int:
-    """Run ``bdpsim calibrate markov``; one line per method or JSON."""
-    if a.model_kind == "config":
-        from . import calibrate_config
-
-        return calibrate_config.command(a, is_bdp, _note)
+    """Run ``bdpsim calibrate markov``: one line per method or JSON (to an attack target:
+    :func:`bdpsim.cli.attack_target.command_calibrate`)."""
     from ..calibration import supported_methods
     from ..calibration.methods import EXACT_METHOD
     from ..calibration.target import query_of
     from ..core.errors import ConfigError
-    from ..kernels.noise.laws import NOISE_LAWS
-    from ..mechanisms.kinds import NOISE_KEYS
-    from .calibrate_config import flag_error
 
     if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
-        from .attack_target import command_calibrate
-
         return command_calibrate(a)
     check_chain_flags(a)
     if a.epsilon is None:
@@ -179,7 +175,7 @@ def command(a) -> int:
     try:
         query = query_of(model.states, a.counted, a.state_values, model=model)
     except ValueError as err:
-        raise (flag_error(err) or err) from None
+        raise (named(err) or err) from None
     # 'all': every registered method defined on a chain (the Gaussian bound is not: it is left out)
     methods = (
         sorted(supported_methods(model), key=lambda k: (k != EXACT_METHOD, k))
@@ -187,26 +183,20 @@ def command(a) -> int:
         else [a.method]
     )
     runs = [(k, a.noise) for k in methods]
-    if (
-        a.method == "all" and a.noise == NOISE_KEYS["noise"].default
-    ):  # the other pure laws' least amounts (E|Z|)
-        runs += [
-            (EXACT_METHOD, k)
-            for k, law in NOISE_LAWS.items()
-            if law.calibratable and law.pure_dp and k != a.noise
-        ]
+    if a.method == "all" and a.noise == DEFAULT_LAW:  # the other pure laws' least amounts (E|Z|)
+        runs += [(EXACT_METHOD, k) for k in law_names(calibratable=True, pure_dp=True) if k != a.noise]
     out = _run_calibrations(model, query, methods, runs, a)
-    note = _chain_note(model, a.initial is None)
-    if note and a.json:
-        print(note, file=sys.stderr)
+    text = _chain_note(model, a.initial is None)
+    if text and a.json:
+        print(text, file=sys.stderr)
     if a.json:  # is_bdp: whether the prescribed mechanism meets the target (null: not computed)
         rows = [
             {**c.as_dict(), "query": query.as_dict(), "is_bdp": is_bdp(c, a.epsilon, a.delta)} for c in out
         ]
         print(json.dumps(rows[0] if len(rows) == 1 else rows))
         return 0
-    if note:
-        print(note)
+    if text:
+        print(text)
     print(query_line(query))
     _print_table(out, a)
     return 0
@@ -218,7 +208,6 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
     re-raised as the ``ConfigError`` of its flag."""
     from ..calibration import Calibration, calibrate
     from ..calibration.budget import CLI_BUDGET, TooSlow
-    from .calibrate_config import flag_error
     from .progress import Progress
 
     start, out = time.monotonic(), []
@@ -247,7 +236,7 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
                     raise
                 out.append(Calibration(k, float(a.epsilon), a.n, None, None, f"not run: {exc.rule}", law))
     except ValueError as err:
-        flagged = flag_error(err)  # a kernel's error (counted_states, staircase_gamma, ...) naming its flag
+        flagged = named(err)  # a kernel's error (counted_states, staircase_gamma, ...) naming its flag
         if flagged is None:
             raise
         raise flagged from None
@@ -259,14 +248,14 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
 def _print_table(out: list, a) -> None:
     """The text answer of ``bdpsim calibrate markov``: one line per calibration ``out`` (its noise's
     parameter, ``E|Z|``, exact BDPL and whether it meets the target), its note below."""
-    from ..kernels.noise.laws import NOISE_LAWS
+    from ..kernels.noise.traits import TRAITS
 
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
-        what = NOISE_LAWS[out[0].noise].parameter_name  # sigma (gaussian), epsilon (geometric, staircase)
+        what = TRAITS[out[0].noise].amount  # sigma (gaussian), epsilon (geometric, staircase)
         dcol = any(c.delta is not None for c in out)
         print(
-            f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'exact BDPL':>10}"
+            f"{'method':<16} {'noise':>9} {what:>9} {'E|Z|':>9} {'BDPL (nats)':>11}"
             + (f" {'delta(eps)':>10}" if dcol else "")
             + "  eps-BDP?"
         )
@@ -275,37 +264,22 @@ def _print_table(out: list, a) -> None:
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
             print(
-                f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {_abs(c):>9} {bdpl:>10}"
+                f"{c.method[:16]:<16} {c.noise[:9]:>9} {par:>9} {mean_abs_cell(c):>9} {bdpl:>11}"
                 + (f" {dl:>10}" if dcol else "")
-                + f"  {_verdict(c, a)}"
+                + f"  {verdict(c, a.epsilon, a.delta)}"
             )
-            print(_note(c.reason))
+            print(note(c.reason))
         return
-    print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'exact BDPL':>10}  eps-BDP?")
+    print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'BDPL (nats)':>11}  eps-BDP?")
     for c in out:
         scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
-        mine = (
-            c.noise == a.noise or not NOISE_LAWS[c.noise].calibratable
-        )  # a method's own law (optimal: a table)
+        mine = c.noise == a.noise or not TRAITS[c.noise].calibratable  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"
-        print(f"{name[:26]:<26} {scale:>10} {_abs(c):>9} {bdpl:>10}  {_verdict(c, a)}")
-        print(_note(c.reason))
-
-
-def _verdict(c, a) -> str:
-    return verdict(c, a.epsilon, a.delta)
-
-
-def _note(text: str) -> str:
-    import textwrap
-
-    return textwrap.fill(text, 80, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False)
-
-
-def _abs(c) -> str:
-    """E|Z| of a row's noise (``n/a`` when the method gives none)."""
-    return "n/a" if c.mean_abs is None else f"{c.mean_abs:.6g}"
+        print(
+            f"{name[:26]:<26} {scale:>10} {mean_abs_cell(c):>9} {bdpl:>11}  {verdict(c, a.epsilon, a.delta)}"
+        )
+        print(note(c.reason))
 
 
 def _chain_note(model, stationary_default: bool) -> str | None:

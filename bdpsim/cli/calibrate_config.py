@@ -20,9 +20,24 @@ import json
 import math
 import time
 
+from ..kernels.noise.traits import law_names
+from .attack_target import add_target_flags, calibrate_to_attack, check_target_flags
+from .base import subcommand
+from .calibrate_report import (
+    FLAGS,
+    add_law_arguments,
+    check_epsilon,
+    is_bdp,
+    named,
+    note,
+    query_line,
+    verdict,
+    wrap,
+)
 from .chain import state_token
 
-EPILOG = """\
+_PURE = ", ".join(law_names(calibratable=True, pure_dp=True))  # the laws method exact takes
+EPILOG = f"""\
 examples:
   bdpsim calibrate config configs/bayesnet_example.toml --epsilon 1 \\
       --method optimal
@@ -44,7 +59,7 @@ key (a list of values) is refused: calibrate one model at a time. family.toml:
 
 The query is the config's [mechanism] (counted_states or state_values of a
 count, sum or calibrated kind; none: the count of state 1), its epsilon the
-target and its noise (laplace, geometric, staircase) the law; a flag overrides
+target and its noise ({_PURE}) the law; a flag overrides
 each, and a note names the config value it replaced. Bundled configs are
 taken by name (as for run). The table and the JSON name the query calibrated.
 
@@ -54,8 +69,8 @@ and staircase noise of DP epsilon eps', column DP eps; so the DP adversary leaks
 every law and more amount is more noise), optimal
 (not a fixed law: the integer noise of least E|Z|, or E[Z^2] with --objective variance, that is
 eps-BDP over every adversary, by a linear program over the law pairs the exact engine scores, then
-verified by that engine; JSON adds mean_abs, variance and noise = {"offset", "pmf", "tail_ratio"},
-a noise_table for noise = "table"), all (optimal, then exact Laplace, geometric and staircase, and
+verified by that engine; JSON adds mean_abs, variance and noise = {{"offset", "pmf", "tail_ratio"}},
+a noise_table for noise = "table"), all (optimal, then exact {_PURE}, and
 on a Bayesian network the general Markov Quilt mechanism's Laplace noise for eps-Pufferfish).
 Every row reports the exact BDPL of its noise over every adversary and its E|Z|.
 
@@ -66,59 +81,19 @@ all its row says "not run: ..."). Pedigrees: an exhaustive search over adversary
 families).
 """
 
-#: a library field -> the command-line flag that sets it (``bdpsim calibrate markov`` and ``config``)
-FLAGS = {
-    "epsilon": "--epsilon",
-    "delta": "--delta",
-    "noise": "--noise",
-    "counted_states": "--counted",
-    "state_values": "--state-values",
-    "values": "--state-values",
-    "min_known": "--min-known",
-    "staircase_gamma": "--staircase-gamma",
-    "objective": "--objective",
-}
 
-
-def flag_error(err: ValueError):
-    """``err`` (a kernel's error or the library's :class:`~bdpsim.core.errors.ConfigError`) as the
-    one-line error naming the flag of its field (:data:`FLAGS`), or the field itself; ``None`` for
-    any other ``ValueError``."""
-    from ..core.errors import ConfigError, field_error
-
-    exc = field_error(err)
-    if exc is None:
-        return None
-    flag = FLAGS.get(exc.field)
-    return ConfigError(flag, exc.value, exc.rule) if flag else exc
-
-
-def add_law_arguments(parser) -> None:
-    """``--staircase-gamma`` and ``--objective`` (the shape of staircase noise, what optimal noise
-    minimises) on ``parser``: ``calibrate markov`` and ``calibrate config`` take them alike."""
-    parser.add_argument(
-        "--staircase-gamma",
-        type=float,
-        help="staircase noise: its gamma (default: gamma* = 1/(1 + e^(eps/2)) of the DP epsilon)",
-    )
-    parser.add_argument(
-        "--objective",
-        default="mean_abs",
-        choices=["mean_abs", "variance"],
-        help="--method optimal: minimise E|Z| (default) or E[Z^2]",
-    )
-
-
-def add_parser(cs, parser_class, formatter_class) -> None:
+def add_parser(cs) -> None:
     """Register ``calibrate config`` on the ``calibrate`` subparsers ``cs``."""
-    c = cs.add_parser(
+    c = subcommand(
+        cs,
         "config",
+        command,
         help="optimal or least noise for the [model] of a config (networks, pedigrees)",
         description="Calibrate the noise of a count (or integer state sum) on the data model of "
         "a run config's [model] table for eps-BDP over every adversary: the optimal "
-        "integer noise, or the least Laplace, geometric or staircase noise.",
+        "integer noise, or the least noise of a law --noise names "
+        f"({', '.join(law_names(calibratable=True, pure_dp=True))}).",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
     c.add_argument(
         "config",
@@ -148,7 +123,7 @@ def add_parser(cs, parser_class, formatter_class) -> None:
     )
     c.add_argument(
         "--noise",
-        choices=["laplace", "geometric", "staircase"],
+        choices=law_names(calibratable=True, pure_dp=True),
         help="--method exact: the noise law calibrated (default: the config's noise, else laplace)",
     )
     add_law_arguments(c)
@@ -159,9 +134,7 @@ def add_parser(cs, parser_class, formatter_class) -> None:
         help="least size of the adversary's known set (0: all adversaries)",
     )
     c.add_argument("--json", action="store_true", help="print JSON (one object; a list for several rows)")
-    from .attack_target import add_target_flags  # an attack target instead of eps: every model calibrated
-
-    add_target_flags(c)
+    add_target_flags(c)  # an attack target instead of eps: every model calibrated
 
 
 def model_of(path: str):
@@ -279,7 +252,7 @@ def config_target(
         ...), or it gives no target (``epsilon``) or no additive query (``mechanism.kind``) and
         neither is given here.
     """
-    from ..calibration.target import CONFIG_LAWS, CalibrationTarget, query_of, show
+    from ..calibration.target import CalibrationTarget, exact_laws, query_of, show
     from ..core.bundled import resolve_config
     from ..core.errors import ConfigError, check
     from ..pipeline.config import load_toml
@@ -328,7 +301,7 @@ def config_target(
     own_noise = (mech or {}).get("noise") if own is not None else None
     own_gamma = (mech or {}).get("staircase_gamma") if own is not None else None
     if noise is None:
-        if own_noise is None or own_noise in CONFIG_LAWS:
+        if own_noise is None or own_noise in exact_laws():
             noise = own_noise or "laplace"
             staircase_gamma = own_gamma if staircase_gamma is None else staircase_gamma
         else:
@@ -344,54 +317,9 @@ def config_target(
     )
 
 
-def is_bdp(c, epsilon: float, delta: float | None) -> bool | None:
-    """Whether the mechanism a calibration prescribes meets its target by its exact value: BDPL
-    <= eps (relative 1e-9), or for Gaussian noise delta(eps) <= --delta; ``None`` when that value
-    was not computed (or the method gave no noise)."""
-    if c.delta is not None and delta is not None:
-        return bool(c.delta <= delta * (1 + 1e-9))
-    if c.bdpl is None:
-        return None
-    return bool(c.bdpl <= epsilon * (1 + 1e-9))
-
-
-def verdict(c, epsilon: float, delta: float | None) -> str:
-    """The eps-BDP? column: what the JSON's ``is_bdp`` says (``yes``, ``NOT eps-BDP``, ``unknown``),
-    and ``n/a`` for a row that prescribes no noise (a method that cannot reach eps)."""
-    if c.scale is None and c.parameter is None and c.mean_abs is None and c.bdpl is None:
-        return "n/a"
-    return {True: "yes", False: "NOT eps-BDP", None: "unknown"}[is_bdp(c, epsilon, delta)]
-
-
-def query_line(query, epsilon: float | None = None, epsilon_source: str = "flags") -> str:
-    """``query: ...`` above a calibration table: the query calibrated, where it came from, and the
-    target eps when it came from a config."""
-    where = {"config": "from the config's [mechanism]", "flags": "from the flags", "default": "default"}
-    text = f"query: {query.description} ({where[query.source]})"
-    if epsilon is not None:
-        text += f"; target eps = {epsilon:g} ({where[epsilon_source]})"
-    return wrap(text)
-
-
-def wrap(text: str) -> str:
-    """A line of prose filled to 80 columns, its continuation indented."""
-    import textwrap
-
-    return textwrap.fill(text, 80, subsequent_indent="    ", break_on_hyphens=False)
-
-
-def check_epsilon(epsilon: float, field: str, method: str, noise: str | None = None) -> None:
-    """The one-line error for a target eps the calibration cannot take
-    (:func:`bdpsim.calibration.target.check_target_epsilon`), naming ``field`` (the flag, or the
-    config key it came from)."""
-    from ..calibration.target import check_target_epsilon
-
-    check_target_epsilon(epsilon, method, noise, field=field)
-
-
 def overrides(target) -> list[str]:
     """One ``note:`` line per explicit flag that replaced a different value of the config (named
-    by its flag, :data:`FLAGS`), and the target's own notes."""
+    by its flag, :data:`~bdpsim.cli.calibrate_report.FLAGS`), and the target's own notes."""
     from ..calibration.target import show
 
     out = []
@@ -409,10 +337,12 @@ def overrides(target) -> list[str]:
 def _attack_target(a) -> int:
     """``calibrate config --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least noise
     of the config's law (or ``--noise``) on its query meeting the attack target, on its model
-    (:func:`bdpsim.cli.attack.calibrate_to_attack`)."""
+    (:func:`bdpsim.cli.attack_target.calibrate_to_attack`)."""
+    import sys
+
     from ..calibration.methods import EXACT_METHOD
     from ..core.errors import ConfigError
-    from .attack_target import calibrate_to_attack, check_target_flags
+    from ..queries import discrete_query
 
     check_target_flags(a)
     if a.method != EXACT_METHOD:
@@ -427,16 +357,12 @@ def _attack_target(a) -> int:
             staircase_gamma=a.staircase_gamma,
         )
     except ValueError as err:
-        exc = flag_error(err)
+        exc = named(err)
         if exc is None:
             raise
         raise exc from None
     if a.min_known > t.model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{t.model.n - 1}")
-    import sys
-
-    from ..queries import discrete_query
-
     for line in overrides(t):
         if not line.startswith("note: --epsilon"):  # the eps-BDP target is not used here
             print(wrap(line), file=sys.stderr if a.json else sys.stdout)
@@ -445,26 +371,27 @@ def _attack_target(a) -> int:
     return calibrate_to_attack(a, t.model, query, t.noise, tuple(range(a.min_known, t.model.n)))
 
 
-def command(a, is_bdp, note) -> int:
-    """Run ``bdpsim calibrate config``; one line per row or JSON (``is_bdp(row, eps, delta)`` and
-    ``note(text)``: the verdict and the wrapped reason of ``bdpsim calibrate markov``); with an
-    attack target, the least noise meeting it (:func:`_attack_target`)."""
+def command(a) -> int:
+    """Run ``bdpsim calibrate config``; one line per row (its verdict and its reason below it, as
+    ``calibrate markov``'s) or JSON; with an attack target, the least noise meeting it
+    (:func:`_attack_target`)."""
     from ..core.errors import ConfigError
 
     if a.min_known < 0:
         raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
     if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
         return _attack_target(a)
-    return _bdp_target(a, is_bdp, note)
+    return _bdp_target(a)
 
 
-def _bdp_target(a, is_bdp, note) -> int:
+def _bdp_target(a) -> int:
     """``calibrate config`` to an eps-BDP target (:func:`command`)."""
     import sys
 
     from ..calibration import calibrate
     from ..calibration.budget import CLI_BUDGET
-    from ..calibration.graphs import EXACT_LAWS, calibrate_graph
+    from ..calibration.graphs import calibrate_graph
+    from ..calibration.target import exact_laws
     from ..models.protocols import MarkovChain
     from .progress import Progress
 
@@ -478,7 +405,7 @@ def _bdp_target(a, is_bdp, note) -> int:
             staircase_gamma=a.staircase_gamma,
         )
     except ValueError as err:
-        exc = flag_error(err)
+        exc = named(err)
         if exc is None:
             raise
         raise exc from None
@@ -492,7 +419,7 @@ def _bdp_target(a, is_bdp, note) -> int:
             runs = {
                 "exact": [("exact", t.noise)],
                 "optimal": [("optimal", "laplace")],
-                "all": [("optimal", "laplace")] + [("exact", law) for law in EXACT_LAWS],
+                "all": [("optimal", "laplace")] + [("exact", law) for law in exact_laws()],
             }[a.method]
             start, out = time.monotonic(), []
             for k, law in runs:
@@ -524,7 +451,7 @@ def _bdp_target(a, is_bdp, note) -> int:
                 progress=lambda *_: bar(next(rounds), None),
             )
     except (ValueError, OverflowError, MemoryError) as err:
-        exc = flag_error(err) if isinstance(err, ValueError) else None
+        exc = named(err) if isinstance(err, ValueError) else None
         if exc is None:
             raise
         raise exc from None
@@ -542,14 +469,16 @@ def _bdp_target(a, is_bdp, note) -> int:
     print(query_line(t.query, eps, t.epsilon_source))
     # amount: the Laplace scale, or Delta / (DP eps) of geometric and staircase noise (see --help)
     delta = max(t.query.values) - min(t.query.values)
-    print(f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'exact BDPL':>10}  eps-BDP?")
+    print(
+        f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'BDPL (nats)':>11}  eps-BDP?"
+    )
     for c in out:
         amount = "n/a" if c.scale is None else f"{c.scale:.5g}"
         dp = "" if c.parameter is None or c.scale is None else f"{delta / c.scale:.4g}"  # the law's DP eps
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
         print(
-            f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>10}  "
+            f"{c.method[:20]:<20} {c.noise[:9]:>9} {amount:>8} {dp:>7} {mabs:>8} {bdpl:>11}  "
             f"{verdict(c, eps, None)}"
         )
         print(note(c.reason))

@@ -1,8 +1,11 @@
-"""The Markov-chain flags shared by ``bdpsim attack markov`` and ``bdpsim calibrate markov``:
-the chain (``--transition`` or ``--gamma``, ``--n``, ``--initial``), the query (``--counted`` or
-``--state-values``), and the model they describe, checked with one-line errors naming the flag.
+"""The Markov-chain flags of ``bdpsim attack markov``, ``calibrate markov``, ``temporal`` and
+``bounds markov``: the chain (``--transition`` or ``--gamma``, ``--n``, ``--initial``), the query
+(``--counted`` or ``--state-values``), read the one way every command reads them.
 
-Only argument parsing lives here; the model is :class:`bdpsim.models.MarkovChainModel`.
+``--transition`` is the one JSON argument (:func:`parse_matrix`: its shape checked here, once;
+its numbers by the model); every vector is numbers separated by spaces (``--initial 0.5 0.5``).
+Every error is one :class:`~bdpsim.core.errors.ConfigError` naming the flag. Only argument
+parsing lives here; the model is :class:`bdpsim.models.MarkovChainModel`.
 """
 
 from __future__ import annotations
@@ -11,39 +14,107 @@ import argparse
 import json
 import math
 
+from ..core.errors import ConfigError
+from .base import note
+
 #: the range of ``--n`` (a chain of n records)
 N_RANGE = (2, 10_000_000)
+#: an example of each JSON shape, for the rules
+MATRIX_EXAMPLE = "[[0.9,0.1],[0.3,0.7]]"
 
 
-def matrix_argument(text: str) -> list:
-    """``--transition``: ``text`` parsed as a JSON list of lists (its numbers are checked by the
-    model; anything else is refused by argparse in one line)."""
+def _numbers(row) -> bool:
+    return isinstance(row, list) and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row
+    )
+
+
+def _square(m) -> bool:
+    return isinstance(m, list) and len(m) >= 1 and all(_numbers(r) and len(r) == len(m) for r in m)
+
+
+def parse_matrix(flag: str, text: str, *, per_step: bool = False) -> list:
+    """``--transition``: ``text`` as a square JSON matrix of finite numbers (with ``per_step``, also
+    a list of such matrices of one size, one per step), its shape checked here once; its numbers
+    (a row-stochastic matrix) are the model's rule. A :class:`~bdpsim.core.errors.ConfigError`
+    naming ``flag`` otherwise."""
     try:
         m = json.loads(text)
     except ValueError:
         m = None
-    if not (isinstance(m, list) and m and all(isinstance(r, list) for r in m)):
-        raise argparse.ArgumentTypeError(f"must be a JSON matrix like [[0.9,0.1],[0.3,0.7]], got {text!r}")
-    return m
+    if _square(m):
+        return m
+    if per_step and isinstance(m, list) and m and all(_square(p) and len(p) == len(m[0]) for p in m):
+        return m
+    if isinstance(m, list) and m and all(isinstance(r, list) for r in m) and all(_numbers(r) for r in m):
+        rule = "must be a square matrix (k rows of k numbers)"
+    else:
+        rule = f"must be a JSON matrix of numbers like {MATRIX_EXAMPLE}"
+    raise ConfigError(flag, text, rule + (", or a list of them, one per step" if per_step else ""))
 
 
-def add_chain_arguments(m) -> None:
-    """``--transition`` or ``--gamma`` (one of them required) and ``--n`` on the parser ``m``."""
+def parse_vector(flag: str, text: str) -> list[float]:
+    """A JSON vector of finite numbers (``"[0.5,0.5]"``), or a
+    :class:`~bdpsim.core.errors.ConfigError` naming ``flag``."""
+    try:
+        v = json.loads(text)
+    except ValueError:
+        v = None
+    if not (_numbers(v) and v):
+        raise ConfigError(flag, text, "must be a JSON vector of numbers like [0.5,0.5], or 'stationary'")
+    return [float(x) for x in v]
+
+
+def parse_initial(flag: str, tokens: list[str] | None) -> list[float] | None:
+    """``--initial``: probabilities separated by spaces (``None``: absent or ``stationary``, the
+    chain's stationary law). The JSON vector of earlier releases (``"[0.5,0.5]"``) is read for one
+    more release, with a note; the numbers are the model's rule."""
+    if tokens is None or tokens == ["stationary"]:
+        return None
+    if len(tokens) == 1 and tokens[0].lstrip().startswith("["):
+        law = parse_vector(flag, tokens[0])
+        spaced = " ".join(f"{x:g}" for x in law)
+        note(f"{flag} takes numbers separated by spaces ({flag} {spaced}); JSON goes in the next release")
+        return law
+    try:
+        return [float(t) for t in tokens]
+    except ValueError:
+        raise ConfigError(
+            flag,
+            " ".join(tokens),
+            "must be probabilities separated by spaces (e.g. 0.5 0.5), or 'stationary'",
+        ) from None
+
+
+def add_chain_arguments(m, *, per_step: bool = False) -> None:
+    """``--transition`` or ``--gamma`` (one of them required) and ``--n`` on the parser ``m``
+    (``per_step``: ``--transition`` may hold one matrix per step)."""
     g = m.add_mutually_exclusive_group(required=True)
     g.add_argument(
         "--transition",
-        type=matrix_argument,
-        help='transition matrix as JSON, e.g. "[[0.9,0.1],[0.3,0.7]]"',
+        metavar="MATRIX",
+        help=f'transition matrix as JSON, e.g. "{MATRIX_EXAMPLE}"'
+        + (" (or a list of n - 1 matrices, one per step)" if per_step else ""),
     )
     g.add_argument(
         "--gamma", type=float, help="the symmetric chain of thesis Fig. 14 with max P / min P = gamma"
     )
-    m.add_argument("--n", type=int, required=True, help="number of records (chain length)")
+    m.add_argument(
+        "--n",
+        type=int,
+        required=not per_step,  # temporal: its old spelling --steps still reads for one release
+        help="number of records (the chain's length)",
+    )
 
 
 def add_initial_argument(m) -> None:
     """``--initial`` (the chain's initial law) on the parser ``m``."""
-    m.add_argument("--initial", type=float, nargs="+", help="initial law (default: the stationary law)")
+    m.add_argument(
+        "--initial",
+        nargs="+",
+        metavar="P",
+        help="initial law, probabilities separated by spaces (default: the stationary law)",
+    )
 
 
 def state_token(text: str) -> int | float:
@@ -77,8 +148,6 @@ def add_query_arguments(m) -> None:
 def check_chain_flags(a) -> None:
     """``--gamma`` (finite, ``>= 1``) and ``--n`` (in :data:`N_RANGE`) of the parsed arguments ``a``
     (:class:`~bdpsim.core.errors.ConfigError` naming the flag)."""
-    from ..core.errors import ConfigError
-
     if a.gamma is not None and not (math.isfinite(a.gamma) and a.gamma >= 1):
         raise ConfigError("--gamma", a.gamma, "must be a finite number >= 1")
     lo, hi = N_RANGE
@@ -86,17 +155,26 @@ def check_chain_flags(a) -> None:
         raise ConfigError("--n", a.n, f"must be an integer in {lo}..{hi}")
 
 
+def transition_of(a, *, per_step: bool = False) -> list:
+    """The transition matrix of ``--transition`` (:func:`parse_matrix`) or the symmetric chain of
+    ``--gamma``."""
+    if a.transition is not None:
+        return parse_matrix("--transition", a.transition, per_step=per_step)
+    from ..kernels.chains.transition import symmetric_chain
+
+    return symmetric_chain(a.gamma).tolist()
+
+
 def chain_model(a):
     """The :class:`~bdpsim.models.MarkovChainModel` of ``--transition`` (or the symmetric chain of
     ``--gamma``), ``--n`` and ``--initial`` (flags checked by :func:`check_chain_flags` first); the
     model's error names its flag (``--transition``, ``--initial``)."""
-    from ..core.errors import ConfigError
-    from ..models import MarkovChainModel, symmetric_chain
+    from ..models import MarkovChainModel
 
     check_chain_flags(a)
-    P = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
+    P, initial = transition_of(a), parse_initial("--initial", a.initial)
     try:
-        return MarkovChainModel(P, a.n, a.initial)
+        return MarkovChainModel(P, a.n, initial)
     except ConfigError as exc:
         raise ConfigError(f"--{exc.field.split('.')[-1]}", exc.value, exc.rule) from None
 
@@ -124,6 +202,9 @@ __all__ = [
     "chain_model",
     "chain_query",
     "check_chain_flags",
-    "matrix_argument",
+    "parse_initial",
+    "parse_matrix",
+    "parse_vector",
     "state_token",
+    "transition_of",
 ]

@@ -1,7 +1,11 @@
 """``bdpsim temporal``: exact temporal leakage of a continual release, beside Cao et al.'s TPL.
 
 Only argument parsing and printing live here; the work is
-:func:`bdpsim.temporal.table.temporal_table` and :func:`bdpsim.temporal.allocate.allocate`.
+:func:`bdpsim.temporal.table.temporal_table` and :func:`bdpsim.temporal.allocate.allocate`. The
+flags speak the words of ``attack`` and ``calibrate`` (``--n``, ``--initial P ...``,
+``--state-values``, records numbered from 0); the spellings of earlier releases (``--steps``,
+``--mechanism``, ``--values``, a JSON ``--initial``) are read for one more release with a note, and
+``--known`` (steps numbered from 1) is refused with the ``--known-records`` that replaces it.
 """
 
 from __future__ import annotations
@@ -10,37 +14,42 @@ import argparse
 import json
 import math
 
-EPILOG = """\
+from ..kernels.noise.traits import one_of
+from ..temporal.releases import histogram_laws, release_names, value_laws
+from ..temporal.table import METHODS
+from .base import add_old_spelling, named_by, subcommand, take_old_spellings
+from .chain import add_chain_arguments, add_initial_argument, parse_initial, transition_of
+
+EPILOG = f"""\
 examples:
   bdpsim temporal --transition "[[0.882,0.118],[0.305,0.695]]" \\
-      --epsilon 1 --steps 10
+      --epsilon 1 --n 10
   bdpsim temporal --transition "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]" \\
-      --epsilon 1 --steps 20 --mechanism krr --json tpl.json
-  bdpsim temporal --gamma 4 --epsilon 0.5 --steps 288 --allocate 2
-  bdpsim temporal --transition "[[0.8,0.2],[0.3,0.7]]" --steps 3 \\
-      --epsilon 1 2 1 --known 1 --method exact
+      --epsilon 1 --n 20 --release krr --json tpl.json
+  bdpsim temporal --gamma 4 --epsilon 0.5 --n 288 --allocate 2
+  bdpsim temporal --transition "[[0.8,0.2],[0.3,0.7]]" --n 3 \\
+      --epsilon 1 2 1 --known-records 0 --method exact
   bdpsim temporal --transition "[[0.9,0.1,0],[0.1,0.8,0.1],[0,0.2,0.8]]" \\
-      --steps 12 --epsilon 1 --mechanism laplace --values 0 1 3
+      --n 12 --epsilon 1 --release laplace --state-values 0 1 3
 
-A person's values x_1..x_T follow the Markov chain; step t releases r_t from an eps_t-DP
-mechanism. BPL_t, FPL_t and TPL_t are the sup over outputs and value pairs (a, b) of
-ln P(releases | x_t = a) / P(releases | x_t = b) for the releases up to t, from t, and all.
-Exact values (bpl, fpl, tpl) come from propagating the reachable likelihood vectors (only the
-extreme points of their convex hull); cao_* is Cao et al.'s recursion (ICDE 2017 / TKDE 2019), an
-upper bound. Where the hull outgrows --max-points an exact value becomes an interval
+A person's values x_0..x_(n-1) follow the Markov chain; record i is released at its step by an
+eps_i-DP mechanism (records are numbered from 0, as i in adversaries.csv; the papers' step t is
+i + 1). BPL, FPL and TPL of record i are the sup over outputs and value pairs (a, b) of
+ln P(releases | x_i = a) / P(releases | x_i = b) for the releases up to i, from i, and all, in
+nats. Exact values (bpl, fpl, tpl) come from propagating the reachable likelihood vectors (only
+the extreme points of their convex hull); cao_* is Cao et al.'s recursion (ICDE 2017 / TKDE 2019),
+an upper bound. Where the hull outgrows --max-points an exact value becomes an interval
 [low, high] that provably holds (printed as low..high; JSON keys tpl_low, tpl_high, ...).
 
-Mechanisms: krr (P(r = x) = e^eps / (e^eps + k - 1)); laplace, geometric, staircase (noise on the
-one-hot histogram, each coordinate eps/2-DP; with --values, noise on the state's value); any
-(the sup over every eps-DP step: Cao's setting). Gaussian noise is not pure DP (infinite leakage).
---known S...: steps whose value the adversary knows (exact only; Cao's TPL cannot express it).
---allocate ALPHA: the per-step eps keeping max_t TPL_t <= ALPHA, exact against Cao's.
+Releases: krr (P(r = x) = e^eps / (e^eps + k - 1)); {", ".join(histogram_laws())} (noise on the
+one-hot histogram, each coordinate eps/2-DP; with --state-values, {one_of(value_laws())} noise on
+the state's value); any (the sup over every eps-DP step: Cao's setting). Gaussian noise is not pure
+DP (infinite leakage).
+--known-records I...: records whose value the adversary knows (exact only; Cao's TPL cannot
+express it).
+--allocate ALPHA: the per-step eps keeping every TPL <= ALPHA, exact against Cao's.
 """
 
-#: ``--mechanism`` and ``--method`` choices (bdpsim.temporal.mechanisms.MECHANISMS and
-#: bdpsim.temporal.table.METHODS; kept equal by a test: building the parser imports no SciPy)
-MECHANISMS = ("krr", "laplace", "geometric", "staircase", "any")
-METHODS = ("exact", "cao", "both")
 
 #: library parameter -> the flag that sets it
 FLAGS = {
@@ -48,79 +57,64 @@ FLAGS = {
     "P": "--transition",
     "gamma": "--gamma",
     "epsilon": "--epsilon",
-    "steps": "--steps",
-    "known": "--known",
+    "steps": "--n",
+    "known_records": "--known-records",
     "initial": "--initial",
-    "mechanism": "--mechanism",
-    "values": "--values",
+    "mechanism": "--release",
+    "values": "--state-values",
     "method": "--method",
     "alpha": "--allocate",
     "max_points": "--max-points",
 }
 
 
-def _json_value(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be JSON like [[0.9,0.1],[0.3,0.7]], got {text!r}") from None
-
-
-def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFormatter) -> None:
+def add_parser(sub) -> None:
     """Register ``bdpsim temporal`` on the top-level subparsers ``sub``."""
-    p = sub.add_parser(
+    p = subcommand(
+        sub,
         "temporal",
+        command,
         help="exact temporal leakage (BPL/FPL/TPL) of a continual release vs Cao's TPL",
         description="Exact backward, forward and temporal privacy leakage of a time series "
         "released step by step, beside Cao et al.'s TPL.",
         epilog=EPILOG,
-        formatter_class=formatter_class,
     )
-    chain = p.add_mutually_exclusive_group(required=True)
-    chain.add_argument(
-        "--transition",
-        type=_json_value,
-        metavar="MATRIX",
-        help="transition matrix as JSON (or a list of T-1 matrices, one per step)",
-    )
-    chain.add_argument("--gamma", type=float, help="the symmetric 2-state chain [[g,1],[1,g]]/(1+g)")
+    add_chain_arguments(p, per_step=True)
     p.add_argument(
         "--epsilon",
         type=float,
         nargs="+",
         required=True,
         metavar="EPS",
-        help="per-step DP level: one value, or one per step",
-    )
-    p.add_argument("--steps", type=int, required=True, metavar="T", help="number of releases T >= 1")
-    p.add_argument("--mechanism", default="any", choices=MECHANISMS, help="per-step mechanism (default any)")
-    p.add_argument(
-        "--initial",
-        default="stationary",
-        metavar="LAW",
-        help="law of x_1: 'stationary' (default) or a JSON vector",
+        help="per-step DP level: one value, or one per record",
     )
     p.add_argument(
-        "--known",
+        "--release",
+        choices=release_names(),
+        help=f"what each step releases (default any): {', '.join(release_names())}",
+    )
+    add_initial_argument(p)
+    p.add_argument(
+        "--known-records",
         type=int,
         nargs="*",
         default=[],
-        metavar="S",
-        help="steps (1..T) whose value the adversary knows",
+        metavar="I",
+        help="records (0..n-1) whose value the adversary knows",
     )
     p.add_argument(
-        "--values",
+        "--state-values",
         type=float,
         nargs="+",
         metavar="V",
-        help="a value per state: laplace/geometric noise on it instead of the histogram",
+        help=f"a value per state: {one_of(value_laws())} noise on it instead of the histogram",
     )
     p.add_argument("--method", default="both", choices=METHODS, help="exact, cao or both (default)")
     p.add_argument(
         "--allocate",
         type=float,
         metavar="ALPHA",
-        help="also find the per-step eps keeping every TPL_t <= ALPHA (exact and Cao's)",
+        help="also find the per-step eps keeping every TPL <= ALPHA (exact and Cao's)",
     )
     p.add_argument(
         "--max-points",
@@ -134,40 +128,42 @@ def add_parser(sub, parser_class, formatter_class=argparse.RawDescriptionHelpFor
         type=int,
         default=20,
         metavar="N",
-        help="rows printed (first and last N/2 when T is larger; default 20)",
+        help="rows printed (first and last N/2 when n is larger; default 20)",
     )
-    p.add_argument("--json", metavar="FILE", help="write every step's values and the inputs as JSON")
+    p.add_argument("--json", metavar="FILE", help="write every record's values and the inputs as JSON")
+    add_old_spelling(p, "--steps", "--n", type=int)
+    add_old_spelling(p, "--mechanism", "--release", choices=release_names())
+    add_old_spelling(p, "--values", "--state-values", type=float, nargs="+")
+    p.add_argument("--known", dest="old_known", type=int, nargs="*", help=argparse.SUPPRESS)  # refused
 
 
-def _flag_error(name: str, value, rule: str, exc: Exception) -> Exception:
-    """A library error (``name = value: rule``) re-raised naming the flag (``--epsilon = 0: ...``)."""
+def _vocabulary(a) -> None:
+    """The spellings of earlier releases, read as today's (a note each) or refused in one line."""
     from ..core.errors import ConfigError
 
-    flag = FLAGS.get(str(name).split(".")[0])
-    return exc if flag is None else ConfigError(flag, value, rule)
-
-
-def _fmt(row: dict, key: str) -> str:
-    v = row.get(key)
-    if v is None and row.get(key + "_low") is not None:
-        return f"{row[key + '_low']:.4f}..{row[key + '_high']:.4f}"
-    return "-" if v is None else f"{v:.4f}"
+    take_old_spellings(a)
+    if a.old_known is not None:
+        raise ConfigError(
+            "--known",
+            a.old_known,
+            "is --known-records now, records numbered from 0 (as i in the table and in "
+            "adversaries.csv): --known S is --known-records S-1 (here --known-records "
+            + " ".join(str(s - 1) for s in a.old_known)
+            + ")",
+        )
+    if a.n is None:
+        raise ConfigError("--n", None, "is required: the number of records (steps) released")
+    a.release = a.release or "any"
 
 
 def command(a) -> int:
+    """Run ``bdpsim temporal``: the table (leakages in nats), and with ``--json`` the file."""
     from ..core.errors import ConfigError
-    from ..kernels.argcheck import ParameterError
-    from ..kernels.chains.transition import symmetric_chain
 
-    try:
-        transition = symmetric_chain(a.gamma) if a.gamma is not None else a.transition
-        initial = a.initial if a.initial == "stationary" else _json_value(a.initial)
-    except ParameterError as exc:
-        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
-    except argparse.ArgumentTypeError:
-        raise ConfigError(
-            "--initial", a.initial, "must be 'stationary' or a JSON vector like [0.5,0.5]"
-        ) from None
+    _vocabulary(a)
+    with named_by(FLAGS):
+        transition = transition_of(a, per_step=True)
+    initial = parse_initial("--initial", a.initial) or "stationary"
     if a.max_points is not None and a.max_points < 2:
         raise ConfigError("--max-points", a.max_points, "must be an integer >= 2")
     if a.rows < 2:
@@ -175,15 +171,15 @@ def command(a) -> int:
     eps = a.epsilon[0] if len(a.epsilon) == 1 else list(a.epsilon)
     from ..temporal.table import temporal_table
 
-    try:
+    with named_by(FLAGS):
         table = temporal_table(
             transition,
             eps,
-            a.steps,
-            a.mechanism,
+            a.n,
+            a.release,
             initial=initial,
-            known=a.known,
-            values=a.values,
+            known_records=a.known_records,
+            values=a.state_values,
             method=a.method,
             max_points=a.max_points,
         )
@@ -191,37 +187,17 @@ def command(a) -> int:
         if a.allocate is not None:
             if not (math.isfinite(a.allocate) and a.allocate > 0):
                 raise ConfigError("--allocate", a.allocate, "must be a finite number > 0")
-            if (
-                len(a.epsilon) != 1
-                or a.known
-                or (
-                    isinstance(transition, list)
-                    and transition
-                    and isinstance(transition[0], list)
-                    and transition[0]
-                    and isinstance(transition[0][0], list)
-                )
-            ):
+            if len(a.epsilon) != 1 or a.known_records or table.per_step:
                 raise ConfigError(
                     "--allocate",
                     a.allocate,
-                    "needs one transition matrix and no --known (the budget replaces --epsilon)",
+                    "needs one transition matrix and no --known-records (the budget replaces --epsilon)",
                 )
             from ..temporal.allocate import allocate
 
             alloc = allocate(
-                a.allocate,
-                transition,
-                a.steps,
-                a.mechanism,
-                initial=initial,
-                values=a.values,
-                max_points=a.max_points,
+                a.allocate, table.chain, a.n, a.release, values=a.state_values, max_points=a.max_points
             )
-    except ParameterError as exc:
-        raise _flag_error(exc.param, exc.value, exc.rule, exc) from None
-    except ConfigError as exc:
-        raise _flag_error(exc.field, exc.value, exc.rule, exc) from None
     rows = table.rows
     doc = _document(a, transition, initial, rows, table, alloc)
     if a.json:  # everything is computed: write it whole (no partial file on error)
@@ -242,11 +218,11 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
         "inputs": {
             "transition": np.asarray(transition, dtype=float).tolist(),
             "epsilon": list(a.epsilon),
-            "steps": a.steps,
-            "mechanism": a.mechanism,
+            "n": a.n,
+            "release": a.release,
             "initial": initial,
-            "known": list(a.known),
-            "values": a.values,
+            "known_records": list(a.known_records),
+            "state_values": a.state_values,
             "method": a.method,
             "max_points": a.max_points,
         },
@@ -256,72 +232,86 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
         doc[key] = [r[key] for r in rows]
     res = table.result
     if res is not None and np.any(np.isfinite(res.tpl)):
-        t_max = int(np.nanargmax(res.tpl)) + 1
+        i = int(np.nanargmax(res.tpl))  # the engine numbers steps from 1
         doc["witness"] = {
-            "t": t_max,
-            "a": rows[t_max - 1]["a"],
-            "b": rows[t_max - 1]["b"],
-            "outputs": res.witness(t_max),
+            "i": i,
+            "a": rows[i]["a"],
+            "b": rows[i]["b"],
+            "outputs": res.witness(i + 1),
         }
-        if a.steps <= 50:
-            doc["witnesses"] = [res.witness(t) for t in range(1, a.steps + 1)]
+        if a.n <= 50:
+            doc["witnesses"] = [res.witness(t) for t in range(1, a.n + 1)]
     if alloc is not None:
         doc["allocation"] = alloc.as_dict()
     return doc
 
 
+def _fmt(row: dict, key: str) -> str:
+    v = row.get(key)
+    if v is None and row.get(key + "_low") is not None:
+        return f"{row[key + '_low']:.4f}..{row[key + '_high']:.4f}"
+    return "-" if v is None else f"{v:.4f}"
+
+
 def _print(a, rows, table, alloc) -> None:
+    """The table: a column per leakage, its unit (nats) under its name; the largest TPL below."""
     cols = [
         c
-        for c in ("t", "epsilon", "bpl", "fpl", "tpl", "cao_bpl", "cao_fpl", "cao_tpl")
+        for c in ("epsilon", "bpl", "fpl", "tpl", "cao_bpl", "cao_fpl", "cao_tpl")
         if any(r.get(c) is not None or r.get(c + "_low") is not None for r in rows)
     ]
-    T = len(rows)
+    n = len(rows)
     show = (
-        list(range(T)) if T <= a.rows else list(range(a.rows // 2)) + [-1] + list(range(T - a.rows // 2, T))
+        list(range(n)) if n <= a.rows else list(range(a.rows // 2)) + [-1] + list(range(n - a.rows // 2, n))
     )
-    print("  ".join(f"{c:>14}" if c not in ("t",) else f"{c:>6}" for c in cols))
+    cells = {c: [_fmt(rows[i], c) for i in show if i >= 0] for c in cols}
+    widths = {c: max([8, len(c), *map(len, cells[c])]) for c in cols}
+    print(f"{'i':>5}" + "".join(f"  {c:>{widths[c]}}" for c in cols))
+    print(f"{'':>5}" + "".join(f"  {'(nats)':>{widths[c]}}" for c in cols))
     for i in show:
         if i < 0:
-            print(f"{'...':>6}")
+            print(f"{'...':>5}")
             continue
-        r = rows[i]
-        print("  ".join(f"{r['t']:>6}" if c == "t" else f"{_fmt(r, c):>14}" for c in cols))
+        print(f"{rows[i]['i']:>5}" + "".join(f"  {_fmt(rows[i], c):>{widths[c]}}" for c in cols))
     tpl = [r["tpl"] if r["tpl"] is not None else r.get("tpl_high") for r in rows]
-    tpl_ok = [v for v in tpl if v is not None]
-    if tpl_ok:
-        i = max(range(T), key=lambda j: -math.inf if tpl[j] is None else tpl[j])
-        line = f"max TPL: exact {tpl[i]:.6g} at t = {i + 1} (values a={rows[i]['a']}, b={rows[i]['b']})"
+    if any(v is not None for v in tpl):
+        i = max(range(n), key=lambda j: -math.inf if tpl[j] is None else tpl[j])
+        line = f"max TPL: exact {tpl[i]:.6g} nats at i = {i} (values a={rows[i]['a']}, b={rows[i]['b']})"
         cao = [r["cao_tpl"] for r in rows if r["cao_tpl"] is not None]
         if cao:
-            line += f"; Cao {max(cao):.6g} ({(max(cao) / tpl[i] - 1) * 100:+.1f} %)"
+            line += f"; Cao {max(cao):.6g} nats ({(max(cao) / tpl[i] - 1) * 100:+.1f} %)"
         print(line)
     elif rows[0]["cao_tpl"] is not None:
-        i = max(range(T), key=lambda j: rows[j]["cao_tpl"])
-        print(f"max TPL: Cao {rows[i]['cao_tpl']:.6g} at t = {i + 1}")
+        i = max(range(n), key=lambda j: rows[j]["cao_tpl"])
+        print(f"max TPL: Cao {rows[i]['cao_tpl']:.6g} nats at i = {i}")
     if table.exact is False:
         print(
             f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high"
         )
     if alloc is not None:
-        print(
-            f"per-step eps for TPL_t <= {alloc.alpha:g} over {alloc.steps} steps: exact "
-            f"{alloc.exact_constant:.6g}"
-            + (
-                f", Cao {alloc.cao_constant:.6g} "
-                f"({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
-                if alloc.cao_constant
-                else ""
-            )
-            + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else "")
+        _print_allocation(alloc)
+
+
+def _print_allocation(alloc) -> None:
+    print(
+        f"per-step eps for every TPL <= {alloc.alpha:g} nats over n = {alloc.steps} records: exact "
+        f"{alloc.exact_constant:.6g}"
+        + (
+            f", Cao {alloc.cao_constant:.6g} ({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
+            if alloc.cao_constant
+            else ""
         )
-        print(
-            f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "
-            f"{alloc.exact_end:.6g}]"
-            + (
-                f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., "
-                f"{alloc.cao_end:.6g}]"
-                if alloc.cao_start
-                else ""
-            )
+        + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else "")
+    )
+    print(
+        f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "
+        f"{alloc.exact_end:.6g}]"
+        + (
+            f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., {alloc.cao_end:.6g}]"
+            if alloc.cao_start
+            else ""
         )
+    )
+
+
+__all__ = ["EPILOG", "FLAGS", "add_parser", "command"]

@@ -11,13 +11,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .shown import shown as _short
+
 if TYPE_CHECKING:
     import numpy as np
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class BdpsimError(ValueError):

@@ -12,12 +12,26 @@ use it.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import stat
 from pathlib import Path
 
 #: the largest file of each kind bdpsim reads (bytes): far above any real input
 LIMITS = {"toml": 16 * 2**20, "json": 64 * 2**20, "bif": 64 * 2**20}
+
+#: the directory of the config file being read (``None``: a config given as a dict): a relative
+#: path in it (``model.bif``, ``mechanism.noise_table``, a ``kind = "python"`` module) names a file
+#: beside it, wherever the command runs
+CONFIG_DIR: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim_config_dir", default=None)
+
+
+def beside_config(path: str | os.PathLike) -> Path:
+    """``path`` as a config names it: a relative path is relative to the directory of the config
+    being read (:data:`CONFIG_DIR`), or to the working directory when no config file is read."""
+    p = Path(path)
+    where = CONFIG_DIR.get()
+    return p if p.is_absolute() or where is None else Path(where) / p
 
 
 class FileRefused(ValueError):

@@ -167,7 +167,12 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "interface",
         (
-            ("cli", "`cli/` (parses arguments, calls library functions)"),
+            (
+                "cli",
+                "`cli/` (parses arguments, calls library functions: one module per subcommand, "
+                "`cli/base.py` what they share, `cli/chain.py` the Markov-chain flags)",
+            ),
+            ("__main__", "`__main__.py`: `python -m bdpsim` runs the command line"),
             (
                 "testing",
                 "`testing/`: the plug-in contract (`check_model_kind`, `check_noise_law`, ...) "

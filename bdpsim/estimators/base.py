@@ -162,4 +162,4 @@ ESTIMATORS: Registry = Registry("estimator", Estimator, _exact_flag)
 def register_estimator(cls: type) -> type:
     """Add an estimator class to :data:`ESTIMATORS` after checking it is complete (the class object
     against the :class:`Estimator` protocol)."""
-    return ESTIMATORS.register(cls)
+    return ESTIMATORS.register(cls, stacklevel=2)

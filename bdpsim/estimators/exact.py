@@ -23,6 +23,7 @@ from ..core.columns import Column, OwnedColumn, register_columns
 from ..core.errors import ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
+from ..kernels.noise.traits import TRAITS
 from ..models.engines import (  # noqa: F401  (complete_engine, engine_for, exact_engine: their former home)
     ExactEngine,
     HasProfile,
@@ -286,11 +287,8 @@ class ExactEstimator:
             noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
             noise = noise if isinstance(noise, str) and noise else None
             field, value = ("mechanism.noise", noise) if noise else ("mechanism.kind", mechanism.kind)
-            why = {
-                "table": "the table's pmf is 0 where its shift by the sensitivity is not: a finite "
-                "support or a zero inside",
-                "gaussian": "Gaussian noise",
-            }.get(noise or "", "its noise")
+            traits = TRAITS.get(noise or "")
+            why = traits.not_pure if traits is not None and traits.not_pure else "its noise"
             raise ConfigError(
                 field,
                 value,

@@ -54,7 +54,7 @@ from ..core.schema import Key
 from ..kernels.mixture_interval import band_interval, on_support, sup_intervals
 from ..kernels.noise.laplace_mixture import log_mixture_pdf, logsumexp, mixture_sup
 from ..kernels.stats import interval_percentile_ci, own_level
-from ..mechanisms import has_laplace_noise
+from ..queries import laplace_noisy
 from .base import CostContext, Estimate, register_estimator
 from .exact import adversary_bdpl
 from .sampling import exact_query_law, merge_laws, query_support, sample_query_counts
@@ -316,7 +316,7 @@ class MixtureEstimator:
     def supports(model, mechanism, engine=None) -> str | None:
         return (
             None
-            if has_laplace_noise(mechanism)
+            if laplace_noisy(mechanism) is not None
             else "the mixture estimator needs a 'query + Laplace' mechanism (count, clipped_sum, sum)"
         )
 

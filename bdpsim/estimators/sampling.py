@@ -17,10 +17,9 @@ import numpy as np
 
 from ..core.errors import naming
 from ..kernels.chains.lattice import lattice
-from ..mechanisms import has_laplace_noise
 from ..mechanisms.protocols import HasQueryFunction
 from ..models.protocols import HasGaussianConditional, HasQueryLaw, HasStates
-from ..queries import AdditiveQuery, ClippedSumQuery
+from ..queries import AdditiveQuery, ClippedSumQuery, laplace_noisy
 
 SAMPLING_MODES = ("auto", "data")
 
@@ -29,7 +28,7 @@ def exact_query_law(model, mechanism, known: Mapping) -> tuple[np.ndarray, np.nd
     """``(atoms, probabilities)`` of the noiseless query given ``known``, or ``None`` when the
     model offers no exact law for this mechanism's query (its ``query_law``,
     :class:`~bdpsim.models.protocols.HasQueryLaw`)."""
-    if isinstance(model, HasQueryLaw) and has_laplace_noise(mechanism):  # optional capabilities
+    if isinstance(model, HasQueryLaw) and laplace_noisy(mechanism) is not None:  # optional capabilities
         return model.query_law(mechanism.query_function, known)
     return None
 
@@ -124,7 +123,7 @@ def sample_outputs(
     chunk: int = 65_536,
 ) -> np.ndarray:
     """``size`` mechanism outputs ``M(X)`` with ``X ~ pi(. | known)`` (one output per tuple)."""
-    if has_laplace_noise(mechanism):
+    if laplace_noisy(mechanism) is not None:
         q = sample_query(model, mechanism, known, size, rng, mode, chunk)
         return q + mechanism.noise.sample(size, rng)
     return np.concatenate([mechanism(d, rng) for d in _data_chunks(model, known, size, rng, chunk)])

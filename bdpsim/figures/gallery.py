@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import copy
 import csv
+import itertools
 import json
 import tomllib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import figures as F
@@ -190,7 +191,9 @@ def _competition(ctx: Context) -> list[dict]:
 class Figure:
     """A gallery entry: ``compute(ctx) -> rows`` and ``plot(rows, ax)``; with ``panels`` other
     than 1 (a count, or a function of the rows) ``plot`` gets a list of axes, laid out in a
-    ``"row"``, a ``"column"`` or a grid of ``N`` columns (``"gridN"``, row-major)."""
+    ``"row"``, a ``"column"`` or a grid of ``N`` columns (``"gridN"``, row-major). ``after``: a
+    figure whose saved runs this one reads too; :func:`make_figures` makes it after that one, in
+    the same process (not waiting on its run's lock in another)."""
 
     title: str
     compute: Callable[[Context], list[dict]]
@@ -198,6 +201,7 @@ class Figure:
     simulated: bool = False
     panels: int | Callable[[list[dict]], int] = 1
     layout: str = "row"
+    after: str = ""
 
 
 def _audit(ctx: Context) -> list[dict]:
@@ -280,6 +284,7 @@ FIGURES: dict[str, Figure] = {
         F.plot_thesis_fig10,
         True,
         panels=lambda rows: len({r["n"] for r in rows}),
+        after="thesis-fig09",  # its clipped rows are Fig. 9's run
     ),
     "thesis-fig11": Figure(
         "Markov vs Zhao bound region in (ω, γ)", lambda c: D.thesis_fig11_rows(), F.plot_thesis_fig11
@@ -359,6 +364,7 @@ FIGURES: dict[str, Figure] = {
         lambda c: [r for r in _utility(c, ["utility_galton.toml"]) if r["variant"].startswith("trios")],
         F.plot_thesis_fig18,
         True,
+        after="paper-fig4",  # the Galton runs
     ),
     "thesis-fig19": Figure(
         "MSE of the BDP count on activity data (a: single days, b: complete data)",
@@ -366,6 +372,7 @@ FIGURES: dict[str, Figure] = {
         F.plot_thesis_fig19,
         True,
         panels=2,
+        after="paper-fig5",  # the activity runs
     ),
     "bdpsim-calibration": Figure(
         "Laplace scale for ε-BDP: exact calibration vs general, Markov and Zhao bounds",
@@ -625,6 +632,68 @@ def fidelity_level(quick: bool, simulated: bool, missing: Sequence[str] = ()) ->
     return "; ".join(parts) or "full"
 
 
+@dataclass(frozen=True)
+class Computed:
+    """One figure's computation: its rows (``None``: skipped, ``skipped`` says why), the notes and
+    missing data sets it recorded, the lines it logged (a worker's, shown when it finishes), its
+    seconds and the CPU seconds of the process that made it (its runs' worker processes aside)."""
+
+    fig_id: str
+    rows: list[dict] | None
+    notes: list
+    missing: list
+    lines: list[str]
+    seconds: float
+    cpu: float
+    skipped: str = ""
+
+
+def _compute(fig_id: str, ctx: Context, live: bool) -> Computed:
+    """Compute one figure (in this process, or in a worker process of :func:`make_figures`); a
+    missing data set (:class:`~bdpsim.utility.datasets.DatasetError`) skips it. ``live``: log as it
+    goes (one process); else keep the lines for the parent to show when the figure is done."""
+    import time
+
+    from ..utility.datasets import DatasetError
+
+    lines: list[str] = []
+    if not live:  # a worker: no progress bar or heartbeat of its own, its lines kept
+        ctx = replace(ctx, log=lines.append, progress=False, heartbeat=0.0)
+    ctx.notes, ctx.missing = [], []
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        rows: list[dict] | None = FIGURES[fig_id].compute(ctx)
+        why = ""
+    except DatasetError as exc:
+        rows, why = None, str(exc)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return Computed(fig_id, rows, ctx.notes, ctx.missing, lines, seconds, cpu, why)
+
+
+def figure_groups(ids: Sequence[str]) -> list[list[str]]:
+    """``ids`` in groups made one after the other in one process: a figure with ``after`` joins
+    the group of that figure when it is made too (they read the same runs); the simulated groups
+    (the longest) first, the gallery's order otherwise."""
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        head = FIGURES[i].after if FIGURES[i].after in groups else i
+        groups.setdefault(head, []).append(i)
+    return sorted(groups.values(), key=lambda g: not any(FIGURES[i].simulated for i in g))
+
+
+def figure_workers(jobs: int, groups: int) -> tuple[int, int]:
+    """``(workers, jobs per figure)``: ``jobs`` processes make up to that many groups of figures
+    at once, each figure's own runs sharing what is left (one group alone: its runs get every
+    job)."""
+    workers = max(1, min(jobs, groups))
+    return workers, max(1, jobs // workers)
+
+
+def _compute_group(group: Sequence[str], ctx: Context) -> list[Computed]:
+    """A worker process's part: the figures of one group, in order."""
+    return [_compute(i, ctx, False) for i in group]
+
+
 def make_figures(
     ids: Sequence[str] | None,
     out: Path,
@@ -638,18 +707,33 @@ def make_figures(
     data_dir: Path | None = None,
     skipped: list | None = None,
     heartbeat: float = 0.0,
+    done: Callable[[list[str], list[str]], None] | None = None,
 ) -> list[Path]:
     """Compute, plot and save the figures ``ids`` (all when None); rewrite the gallery README.
+
+    ``jobs > 1``: the simulated figures first, here, each run on every job; then the others
+    several at once in ``jobs`` worker processes (the studies' executor,
+    :func:`~bdpsim.pipeline.backends.tasks`; :func:`figure_groups`, :func:`figure_workers`).
+    Each figure's numbers are the same for any ``jobs`` (its runs are reproducible; figures
+    reading the same runs are made in one process, and any two runs into one directory take turns
+    by its lock). A worker's log lines are shown when its figures are done; the others' as they
+    come.
+    ``done(finished, left)``: called with the figure ids finished and still to make, before the
+    first and after each (a progress display: never more finished than ``ids``).
 
     A figure whose data set cannot be had (not supplied, offline, failing its checksum:
     :class:`~bdpsim.utility.datasets.DatasetError`) is skipped with one logged line saying how to
     get it, its id appended to ``skipped``; the other figures are drawn. Each simulated run logs
     its configurations and estimate as it starts; ``heartbeat > 0``: its progress every that many
     seconds (without a terminal; ``progress`` draws a bar)."""
-    from ..utility.datasets import DatasetError
-
     ids = _check_ids(ids)
     out = Path(out)
+    groups = figure_groups(ids)
+    # the simulated figures first, one after the other here, each run on every job (they divide
+    # well); then the others, several at once in worker processes (each in one process)
+    here = [g for g in groups if jobs == 1 or any(FIGURES[i].simulated for i in g)]
+    rest = [g for g in groups if g not in here]
+    workers = figure_workers(jobs, len(rest))[0]
     ctx = Context(
         out,
         Path(configs) if configs else default_configs_dir(),
@@ -661,25 +745,46 @@ def make_figures(
         log,
         heartbeat=heartbeat,
     )
+    finished: list[str] = []
+    if done is not None:
+        done([], list(ids))
+    live = [i for g in here for i in g] if jobs > 1 else ids  # one process: the gallery's order
+    computed: Iterable[Computed] = (_compute_logged(i, ctx, log) for i in live)
+    if rest:
+        from ..pipeline.backends import tasks
+
+        alone = replace(ctx, jobs=1, log=print, progress=False, heartbeat=0.0)
+        parts = tasks(_compute_group, [(g, alone) for g in rest], workers, unordered=True)
+        later = (c for part in parts for c in part)  # each group as its worker finishes it
+        computed = itertools.chain(computed, later)
     written = []
-    for i in ids:
-        spec = FIGURES[i]
-        log(f"{i}: {spec.title}")
-        ctx.notes, ctx.missing = [], []
-        try:
-            rows = spec.compute(ctx)
-        except DatasetError as exc:
-            log(f"  skipped {i}: {exc}")
+    for c in computed:
+        if c.fig_id not in live:  # a worker's: its title and lines now
+            log(f"{c.fig_id}: {FIGURES[c.fig_id].title}")
+            for line in c.lines:
+                log(line)
+        if c.rows is None:
+            log(f"  skipped {c.fig_id}: {c.skipped}")
             if skipped is not None:
-                skipped.append(i)
-            continue
-        cols = list(dict.fromkeys(k for r in rows for k in r))
-        R.atomic_write_text(out / f"{i}.csv", R.csv_text(rows, cols))
-        level = fidelity_level(quick, spec.simulated, ctx.missing)
-        written += [out / f"{i}.csv", *F.save(render(i, rows, level), out / i)]
-        _record_fidelity(out, i, level, ctx.notes)
+                skipped.append(c.fig_id)
+        else:
+            cols = list(dict.fromkeys(k for r in c.rows for k in r))
+            R.atomic_write_text(out / f"{c.fig_id}.csv", R.csv_text(c.rows, cols))
+            level = fidelity_level(quick, FIGURES[c.fig_id].simulated, c.missing)
+            written += [out / f"{c.fig_id}.csv", *F.save(render(c.fig_id, c.rows, level), out / c.fig_id)]
+            _record_fidelity(out, c.fig_id, level, c.notes)
+        log(f"  {c.fig_id}: done in {c.seconds:.0f} s ({c.cpu:.0f} s of CPU in its process)")
+        finished.append(c.fig_id)
+        if done is not None:
+            done(list(finished), [i for i in ids if i not in finished])
     write_gallery(out)
     return written
+
+
+def _compute_logged(fig_id: str, ctx: Context, log: Callable[[str], None]) -> Computed:
+    """:func:`_compute` in this process, its title logged first and its lines as they come."""
+    log(f"{fig_id}: {FIGURES[fig_id].title}")
+    return _compute(fig_id, ctx, True)
 
 
 def read_rows(path: Path) -> list[dict]:

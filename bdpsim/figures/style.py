@@ -44,12 +44,20 @@ def legend(
     title: str | None = None,
     fontsize: float = LEGEND_PT,
     handler_map: dict | None = None,
+    below: bool = False,
 ):
     """A legend to the right of ``ax``, outside its data area, in ``fontsize`` >= 8 pt
-    (``handler_map``: matplotlib's, e.g. one entry for a tuple of handles)."""
+    (``handler_map``: matplotlib's, e.g. one entry for a tuple of handles). ``below``: under the
+    axes' x label instead, centred in ``ncol`` columns, so that a single axes keeps the figure's
+    width (a legend of long labels to its right took half of it)."""
+    from matplotlib.transforms import offset_copy
+
+    where: dict = dict(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    if below:  # 3.5 lines of text below the axes: the tick labels and the x label stay clear
+        shift = offset_copy(ax.transAxes, ax.figure, y=-3.5 * LEGEND_PT * 1.25, units="points")
+        where = dict(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=shift)
     kw = dict(
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
+        **where,
         borderaxespad=0.0,
         ncol=ncol,
         title=title,

@@ -322,8 +322,9 @@ def plot_summary(rows: Sequence[dict], ax, x: str | None = None, group: str | No
         ax.set_xlim(-0.5, len(ticks) - 0.5)
     ax.set_ylabel("BDPL (nats)")
     ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        legend(ax)
+    labels = ax.get_legend_handles_labels()[1]
+    if labels:  # under the axes (the data keeps the figure's width); two columns if they fit
+        legend(ax, ncol=2 if max(map(len, labels)) <= LABELS_SIDE_BY_SIDE else 1, below=True)
     return ax
 
 
@@ -467,6 +468,10 @@ def plot_results(
         ax.set_title(shortened(title), fontsize=8)
     return save(fig, stem, formats)
 
+
+#: the longest legend labels (characters) set in two columns under a 6.4-inch summary plot; longer
+#: ones (a group's name added to each) take one column, or the legend outgrows the figure
+LABELS_SIDE_BY_SIDE = 50
 
 #: the longest title drawn, in characters (a run's cell may hold a 100 000-node model's name)
 TITLE_LIMIT = 160

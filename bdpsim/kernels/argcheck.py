@@ -12,11 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def shown(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+from ..core.shown import shown  # noqa: F401  (re-exported: how an error line shows a value)
 
 
 class ParameterError(ValueError):

@@ -1,7 +1,7 @@
 """Mechanisms: a noiseless query plus noise, or any user function (thesis §3, paper Def. 5.6).
 
 Query + noise is one family (:class:`QueryNoiseMechanism`, :mod:`.noisy`) for every noise law;
-the Laplace mechanisms (:mod:`.laplace`) are its thin constructors with ``Lap(noise_scale)``.
+the Laplace mechanisms (:mod:`.laplace`) are constructors that build it with Laplace noise.
 
 :data:`MECHANISM_KINDS` is the registry the config loader reads; a new mechanism kind is one
 module with a :class:`MechanismKind` and one :func:`register_mechanism_kind` call.
@@ -14,14 +14,7 @@ from .base import MECHANISM_KINDS, Mechanism, MechanismKind, register_mechanism_
 from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .histogram import HistogramMechanism
 from .kinds import state_codes
-from .laplace import (
-    ClippedSum,
-    LaplaceCount,
-    LaplaceMechanism,
-    LaplaceStateSum,
-    LaplaceSum,
-    has_laplace_noise,
-)
+from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
 from .noisy import NoisyQueryMechanism, QueryNoiseMechanism
 from .randomized_response import mechanism as _rr  # noqa: F401, I001
 from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
@@ -33,7 +26,6 @@ __all__ = [
     "CustomMechanism",
     "HistogramMechanism",
     "LaplaceCount",
-    "LaplaceMechanism",
     "LaplaceStateSum",
     "LaplaceSum",
     "Mechanism",
@@ -42,7 +34,6 @@ __all__ = [
     "QueryNoiseMechanism",
     "RandomizedResponse",
     "randomized_response_bdpl",
-    "has_laplace_noise",
     "import_function",
     "register_mechanism_kind",
     "state_codes",

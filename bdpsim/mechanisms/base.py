@@ -116,7 +116,7 @@ MECHANISM_KINDS: Registry = Registry("mechanism kind", MechanismKindContract, _d
 
 def register_mechanism_kind(kind: MechanismKind) -> MechanismKind:
     """Add ``kind`` to :data:`MECHANISM_KINDS` after checking it is complete; returns it."""
-    return MECHANISM_KINDS.register(kind)
+    return MECHANISM_KINDS.register(kind, stacklevel=2)
 
 
 def required(params: dict, key: str):

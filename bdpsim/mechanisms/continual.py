@@ -38,18 +38,15 @@ from ..core.errors import BdpsimError, NotAvailable, check
 from ..core.schema import Key
 from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
+from ..temporal.releases import OWN, release_names
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 
-#: what each step releases (``bdpsim temporal --mechanism``'s names)
-RELEASES = ("krr", "any", "laplace", "geometric", "staircase")
 #: most adversaries an exhaustive search (``run.adversaries = "all"``) enumerates
 MAX_EXHAUSTIVE = 200_000
 
 COLUMNS = register_columns(
     "summary",
-    Column(
-        "release", str, "continual release: what each step releases (krr, any, laplace, geometric, staircase)"
-    ),
+    Column("release", str, f"continual release: what each step releases ({', '.join(release_names())})"),
     Column(
         "cao_tpl_max",
         float,
@@ -76,10 +73,10 @@ class ContinualRelease:
 
     def __post_init__(self) -> None:
         check(
-            self.release in RELEASES,
+            self.release in release_names(),
             "mechanism.release",
             self.release,
-            f"must be one of {', '.join(RELEASES)}",
+            f"must be one of {', '.join(release_names())}",
         )
         e = self.step_epsilon
         check(
@@ -101,7 +98,7 @@ class ContinualRelease:
     @property
     def output_dim(self) -> int:
         """Numbers released per data tuple: one per step (krr, any) or ``k`` per step (histogram noise)."""
-        return self.steps * (1 if self.release in ("krr", "any") else self.states)
+        return self.steps * (1 if self.release in OWN else self.states)
 
     def step(self):
         """The per-step :class:`~bdpsim.temporal.mechanisms.StepRelease`."""
@@ -117,7 +114,7 @@ class ContinualRelease:
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = np.asarray(data).astype(np.int64)
         N, T = x.shape
-        if self.release in ("krr", "any"):
+        if self.release in OWN:
             cdf = np.cumsum(self.output_law(), axis=0)  # (outputs, k)
             u = rng.random((N, T))
             out = (u[..., None] > cdf.T[x][..., :-1]).sum(axis=-1)
@@ -241,7 +238,11 @@ class ContinualKind(MechanismKind):
     keys = {
         "epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
         "release": Key(
-            "str", "krr", hashed=False, doc="what each step releases", rule=f"one of {', '.join(RELEASES)}"
+            "str",
+            "krr",
+            hashed=False,
+            doc="what each step releases",
+            rule=f"one of {', '.join(release_names())}",
         ),
     }
     domain = "discrete"
@@ -274,4 +275,4 @@ class ContinualKind(MechanismKind):
 
 register_mechanism_kind(ContinualKind())
 
-__all__ = ["COLUMNS", "RELEASES", "ContinualEngine", "ContinualKind", "ContinualRelease"]
+__all__ = ["COLUMNS", "ContinualEngine", "ContinualKind", "ContinualRelease"]

@@ -7,7 +7,6 @@ unknown): the thesis' KDE estimator.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import importlib
 import os
 import sys
@@ -18,14 +17,12 @@ from typing import ClassVar, cast
 import numpy as np
 
 from ..core.errors import ConfigError, check
+from ..core.files import CONFIG_DIR  # the config's directory: kind = "python" modules beside it import
 from .base import NO_COLUMNS, positive
 
 #: a batch at least this large whose outputs are all equal is a mechanism without noise (a
 #: randomised one repeats one value 100 times with negligible probability)
 CONSTANT_BATCH = 100
-
-#: directory of the config being loaded: ``kind = "python"`` modules beside it are importable
-CONFIG_DIR: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim_config_dir", default=None)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
+from ..core.registry import skipped_note
 from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.checks import NoiseParams
@@ -18,7 +19,7 @@ from ..kernels.noise.table import TableNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, discrete_query
 from .base import MechanismKind, register_mechanism_kind, required
 from .custom import CONFIG_DIR, CustomMechanism, import_function
-from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
+from .laplace import LaplaceSum
 from .noisy import NoisyQueryMechanism
 
 EPSILON = Key("float", doc="the DP parameter of the mechanism", rule="> 0")
@@ -81,7 +82,12 @@ def noise_law(params: dict):
     """The registered noise law ``params["noise"]`` names (a one-line error for an unknown one, or
     for a key of another law given with it)."""
     law = NOISE_LAWS.get(params["noise"])
-    check(law is not None, "mechanism.noise", params["noise"], f"must be one of {list(NOISE_LAWS)}")
+    check(
+        law is not None,
+        "mechanism.noise",
+        params["noise"],
+        f"must be one of {list(NOISE_LAWS)}{skipped_note()}",
+    )
     law = cast(Any, law)  # registered (just checked)
     for k in NOISE_KEYS:
         if k != "noise" and k not in law.keys and params.get(k) is not None:
@@ -214,11 +220,7 @@ class CountKind(MechanismKind):
     def build(self, params: dict, spec):
         query = _count_query(params["counted_states"], spec)
         noise = query_noise(params, query, self.name, 1.0)
-        mech = (
-            LaplaceCount(params["epsilon"], query.counted_states)
-            if isinstance(noise, LaplaceKernel) and type(query) is CountQuery
-            else NoisyQueryMechanism(query, noise, self.name)
-        )
+        mech = NoisyQueryMechanism(query, noise, self.name, stated_epsilon=params["epsilon"])
         if (s := _discrete_states(spec)) is not None:
             mech.query_function.check_states(s)
         return mech
@@ -247,11 +249,7 @@ class ClippedSumKind(MechanismKind):
     def build(self, params: dict, spec):
         query = ClippedSumQuery(tuple(params["clip"]))
         noise = query_noise(params, query, self.name, None)
-        return (
-            ClippedSum(params["epsilon"], query.clip)
-            if isinstance(noise, LaplaceKernel)
-            else NoisyQueryMechanism(query, noise, self.name)
-        )
+        return NoisyQueryMechanism(query, noise, self.name, stated_epsilon=params["epsilon"])
 
 
 class SumKind(MechanismKind):
@@ -311,9 +309,7 @@ class SumKind(MechanismKind):
                 with naming("mechanism", NOISE_FIELDS):
                     step = lattice(query.per_state(states))[1]
             noise = query_noise({**params, "scale": params["noise_scale"]}, query, self.name, step)
-            if isinstance(noise, LaplaceKernel):
-                return LaplaceStateSum(query.state_values, params["epsilon"], params["noise_scale"])
-            return NoisyQueryMechanism(query, noise, self.name)
+            return NoisyQueryMechanism(query, noise, self.name, stated_epsilon=params["epsilon"])
         check(
             values is None,
             "mechanism.state_values",

@@ -22,13 +22,6 @@ class HasOutputDim(Protocol):
 
 
 @runtime_checkable
-class HasNoiseScale(Protocol):
-    """An additive mechanism's noise scale (the Laplace ``b``)."""
-
-    noise_scale: float
-
-
-@runtime_checkable
 class HasFlip(Protocol):
     """Randomized response: each record flipped with probability ``flip``."""
 
@@ -42,7 +35,7 @@ class HasClip(Protocol):
     clip: tuple[float, float]
 
 
-__all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasNoiseScale", "HasOutputDim"]
+__all__ = ["HasClip", "HasExactMechanism", "HasFlip", "HasOutputDim"]
 
 
 @runtime_checkable

@@ -481,7 +481,7 @@ MODEL_KINDS: Registry = Registry("model kind", ModelKindContract, _domain)
 def register_model_kind(kind: ModelKind) -> ModelKind:
     """Add ``kind`` to :data:`MODEL_KINDS` after checking it is complete (a ``TypeError`` at
     registration names what is missing); returns it."""
-    return MODEL_KINDS.register(kind)
+    return MODEL_KINDS.register(kind, stacklevel=2)
 
 
 def additive_query_law(model, query, known: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray] | None:

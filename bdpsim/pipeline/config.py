@@ -29,12 +29,12 @@ from .. import calibration as _calibration  # noqa: F401  (registers the calibra
 from ..adversary import is_upward_closed
 from ..adversary import known_sizes as resolve_known_sizes
 from ..core.errors import ConfigError, NotAvailable, check, naming
-from ..core.files import LIMITS, FileRefused, read_text
-from ..core.registry import load_plugins
+from ..core.files import CONFIG_DIR, LIMITS, FileRefused, read_text
+from ..core.registry import load_plugins, skipped_note
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
 from ..estimators import ESTIMATORS
 from ..estimators.base import FinishContext
-from ..mechanisms import CONFIG_DIR, MECHANISM_KINDS, Mechanism
+from ..mechanisms import MECHANISM_KINDS, Mechanism
 from ..models import MODEL_KINDS, ModelSpec
 from ..models.engines import (
     ExactEngine,
@@ -324,11 +324,13 @@ def _build_point(
         settings = RunSettings.from_table(params["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
-    check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}")
+    check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}{skipped_note()}")
     model_kind = MODEL_KINDS[kind]
     for k in sorted(present["model"] - set(model_kind.keys) - {"kind"}):
         raise ConfigError(f"model.{k}", mp[k], f"is not a key of a {kind} model")
-    check(mk in MECHANISM_KINDS, "mechanism.kind", mk, f"must be one of {list(MECHANISM_KINDS)}")
+    check(
+        mk in MECHANISM_KINDS, "mechanism.kind", mk, f"must be one of {list(MECHANISM_KINDS)}{skipped_note()}"
+    )
     mech_kind = MECHANISM_KINDS[mk]
     for k in sorted(present["mechanism"] - set(mech_kind.keys) - {"kind"}):
         raise ConfigError(f"mechanism.{k}", kp[k], f"is not a key of a '{mk}' mechanism")
@@ -390,7 +392,9 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
         The document: ``{"run": {...}, "model": {...}, "mechanism": {...}}`` (+ ``title``,
         ``variants``), as in the TOML files of ``configs/``.
     source : str, optional
-        Where it came from, for messages.
+        Where it came from, for messages. A config file's path: the relative paths in it
+        (``model.bif``, ``mechanism.noise_table``, a python mechanism's module) name files beside
+        it (:data:`~bdpsim.core.files.CONFIG_DIR`), wherever the process runs.
     limits : Limits, optional
         Refuse models whose construction alone exceeds them (default :class:`~bdpsim.pipeline.cost.Limits`).
 
@@ -399,6 +403,13 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     ExperimentConfig
         The validated settings and the expanded configuration points.
     """
+    here = str(Path(source).resolve().parent) if source and Path(source).is_file() else None
+    if here is not None and CONFIG_DIR.get() != here:  # paths in a config file name files beside it
+        token = CONFIG_DIR.set(here)
+        try:
+            return parse_config(raw, source, limits)
+        finally:
+            CONFIG_DIR.reset(token)
     limits = limits or Limits()
     load_plugins()  # kinds of installed plug-in packages (entry points bdpsim.plugins), once
     check(isinstance(raw, dict), "config", raw, "must be a TOML document")
@@ -484,8 +495,4 @@ def load_config(path: str | Path, limits: Limits | None = None) -> ExperimentCon
         str(path),
         "is an accountant config ([[release]] tables): use 'bdpsim account'",
     )
-    token = CONFIG_DIR.set(str(Path(path).resolve().parent))  # user modules beside the config
-    try:
-        return parse_config(raw, str(Path(path)), limits)
-    finally:
-        CONFIG_DIR.reset(token)
+    return parse_config(raw, str(Path(path)), limits)  # its relative paths: beside it

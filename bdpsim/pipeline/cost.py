@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from ..core.errors import ConfigError, check
 from ..estimators.base import CostContext
 from ..estimators.protocols import HasCostCulprit, HasEvalPoints, HasSpeed
-from ..mechanisms import has_laplace_noise
+from ..queries import laplace_noisy
 
 GIB = 2.0**30
 UNITS_PER_SECOND = 1e8  # rough single-core throughput, for the time shown beside the work
@@ -159,7 +159,7 @@ def estimate_point(point) -> PointCost:
     if est.exact:
         return PointCost(mem, A * ROW_BYTES, work, seconds_range(est, work, A))
     discrete = spec.owner.domain == "discrete"
-    exact_law = st.sampling == "auto" and discrete and has_laplace_noise(mech)
+    exact_law = st.sampling == "auto" and discrete and laplace_noisy(mech) is not None
     n, s = float(spec.n), float(spec.probe().states) if discrete else 1.0
     ctx = CostContext(
         adversaries=A,

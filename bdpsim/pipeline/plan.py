@@ -10,8 +10,9 @@ import math
 from typing import Any
 
 from ..core.errors import NotAvailable
-from ..mechanisms.protocols import HasNoiseScale, HasTargetEpsilon
+from ..mechanisms.protocols import HasTargetEpsilon
 from ..models.engines import ExactEngine, HasWindowPlan
+from ..queries import laplace_noisy
 from .config import ExperimentConfig
 from .cost import config_seconds, estimate_config, fmt_bytes, fmt_range
 
@@ -98,8 +99,8 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
             cells.append(f"target_epsilon={target:g}")
         if math.isfinite(p.epsilon):
             cells.append(f"{'dp_' if target is not None else ''}eps={p.epsilon:g}")
-        elif isinstance(p.mechanism, HasNoiseScale):
-            cells.append(f"noise_scale={p.mechanism.noise_scale:g}")
+        elif (qn := laplace_noisy(p.mechanism)) is not None:  # query + Lap(b), not eps-DP
+            cells.append(f"noise_scale={qn[1].scale:g}")
         cells += [f"estimator={st.estimator}", f"adversaries={st.adversaries}"]
         cells += _swept_cells(p, sw, long)
         try:

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ..core.errors import check
+from ..core.registry import skipped_note
 from ..core.schema import Key
 from ..estimators import ESTIMATORS
 from ..estimators.sampling import SAMPLING_MODES
@@ -138,7 +139,7 @@ class RunSettings:
             self.estimator in ESTIMATORS,
             "run.estimator",
             self.estimator,
-            f"must be one of {list(ESTIMATORS)}",
+            f"must be one of {list(ESTIMATORS)}{skipped_note()}",
         )
         ks = self.known_sizes
         if isinstance(ks, list):

@@ -50,16 +50,18 @@ def accountant_rows(
     n: int = N,
     network: bool = True,
     log: Callable[[str], None] = lambda m: None,
-    noises: Sequence[str] = ("laplace", "gaussian"),
+    noises: Sequence[str] | None = None,
 ) -> list[dict]:
     """One row per model, noise and number of releases: the joint ``delta(1)`` over every adversary
     (its interval and kind), the per-release profiles composed as if independent, the joint BDPL
-    (bracket) and the summed per-release BDPLs."""
+    (bracket) and the summed per-release BDPLs; ``noises``: the laws' names (default: Laplace noise
+    of scale ``LAPLACE_SCALE`` and Gaussian noise of sd ``SIGMA``, in that order)."""
     rows = []
     made = {
-        "laplace": Release(CountQuery((1,)), LaplaceNoise(LAPLACE_SCALE)),
-        "gaussian": Release(CountQuery((1,)), GaussianNoise(SIGMA)),
+        law.name: Release(CountQuery((1,)), law)
+        for law in (LaplaceNoise(LAPLACE_SCALE), GaussianNoise(SIGMA))
     }
+    noises = tuple(made) if noises is None else noises
     for g in gammas:
         chain = MarkovChainModel(symmetric_chain(g), n=n)
         for name in noises:

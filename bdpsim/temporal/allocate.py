@@ -19,29 +19,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import numpy as np
 
 from ..kernels.argcheck import require
+from ..kernels.roots import monotone_root
 
 #: relative precision of the bisections
 TOLERANCE = 1e-7
 
 
-def _bisect_largest(ok, lo: float, hi: float) -> float:
-    """The largest ``x`` in ``[lo, hi]`` with ``ok(x)`` (``ok`` monotone, ``ok(lo)`` true), to
-    relative :data:`TOLERANCE`; returns the feasible end."""
-    if ok(hi):
+def _largest(excess, lo: float, hi: float) -> float:
+    """The largest ``x`` in ``[lo, hi]`` with ``excess(x) <= 0`` (``excess`` non-decreasing,
+    ``excess(lo) <= 0``), to relative :data:`TOLERANCE`: ``hi`` when it qualifies, else the safe end
+    of the bisection (:func:`bdpsim.kernels.roots.monotone_root`)."""
+    if excess(hi) <= 0:
         return hi
-    for _ in range(200):
-        if hi - lo <= TOLERANCE * hi:
-            break
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    root = monotone_root(excess, lo, hi, rtol=TOLERANCE, log=False, expand=False)
+    return float(cast(float, root.safe))  # lo is safe: never None
 
 
 @dataclass(frozen=True)
@@ -93,7 +89,7 @@ def allocate(
     """
     from ..core.errors import BdpsimError
     from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
-    from .exact import MAX_POINTS, temporal_exact
+    from .exact import MAX_POINTS, TemporalChain, temporal_exact
 
     require(
         isinstance(alpha, (int, float))
@@ -105,39 +101,38 @@ def allocate(
         "must be a finite number > 0",
     )
     cap = MAX_POINTS if max_points is None else max_points
+    chain = TemporalChain.of(transition, steps, initial)  # checked once, not at every bisection step
 
     def worst(eps) -> float:
-        res = temporal_exact(
-            transition, eps, steps, mechanism, initial=initial, values=values, max_points=cap
-        )
+        res = temporal_exact(chain, eps, chain.steps, mechanism, values=values, max_points=cap)
         return float(np.nanmax(res.tpl_high))
 
-    T = int(steps)
+    T = chain.steps
     lo = alpha / T
-    const = _bisect_largest(lambda e: worst(e) <= alpha, lo, alpha)
+    const = _largest(lambda e: worst(e) - alpha, lo, alpha)
     if T >= 2 and schedule:
 
         def sched(e_end: float) -> list[float]:
             return [e_end] + [const] * (T - 2) + [e_end]
 
-        end = _bisect_largest(lambda e: worst(sched(e)) <= alpha, const, alpha)
+        end = _largest(lambda e: worst(sched(e)) - alpha, const, alpha)
     else:
         end = const
-    cinit = None if isinstance(initial, str) else initial
+    cinit = None if chain.stationary else chain.initial
 
     def cao_worst(eps: float) -> float:
-        return float(np.max(cao_leakage(transition, eps, T, initial=cinit).tpl))
+        return float(np.max(cao_leakage(chain.transition, eps, T, initial=cinit).tpl))
 
     try:
-        cao_const: float | None = _bisect_largest(lambda e: cao_worst(e) <= alpha, lo, alpha)
+        cao_const: float | None = _largest(lambda e: cao_worst(e) - alpha, lo, alpha)
     except BdpsimError:  # pragma: no cover - Cao's recursion refuses the chain
         cao_const = None
     try:
-        ub: float | None = allocate_upper_bound(alpha, transition)
+        ub: float | None = allocate_upper_bound(alpha, chain.transition)
     except BdpsimError:
         ub = None
     try:
-        q = allocate_quantification(alpha, transition)
+        q = allocate_quantification(alpha, chain.transition)
         qs: tuple = (q.start, q.middle, q.end)
     except BdpsimError:
         qs = (None, None, None)

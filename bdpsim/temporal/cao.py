@@ -41,12 +41,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 
 from bdpsim.core.errors import ConfigError
 from bdpsim.kernels.chains.transition import stationary_distribution
+from bdpsim.kernels.roots import MAX_STEPS, monotone_root
 from bdpsim.temporal.lfp import (
     LFunction,
     Precomputed,
@@ -68,7 +69,7 @@ METHODS: tuple[str, ...] = ("theorem4", "precomp", "lp", "lfunc")
 
 #: the bisections' stopping rule of the MATLAB code (``abs(err) < eps*10``) and a cap on halvings
 BISECTION_TOLERANCE = 10 * np.finfo(float).eps
-MAX_BISECTIONS = 200
+MAX_BISECTIONS = MAX_STEPS
 
 
 def _check_steps(steps: object) -> int:
@@ -406,15 +407,18 @@ def cao_supremum(transition: object, epsilon: float, backward: object = None) ->
 def _bisect(f: Callable[[float], float], target: float, start: float, width: float) -> float:
     """The MATLAB code's bisection: ``x = start``; halve ``range`` (from ``width``) and step
     towards ``f(x) = target`` (``f`` increasing) until ``|f(x) - target| < 10 eps`` (or
-    :data:`MAX_BISECTIONS` halvings)."""
-    x, step = start, width
-    for _ in range(MAX_BISECTIONS):
-        step *= 0.5
-        err = f(x) - target
-        if abs(err) < BISECTION_TOLERANCE:
-            break
-        x = x + step if err < 0 else x - step
-    return x
+    :data:`MAX_BISECTIONS` halvings): the midpoints of ``[start - width, start + width]``, whose
+    ends it never evaluates (:func:`bdpsim.kernels.roots.monotone_root` with trusted ends)."""
+    root = monotone_root(
+        lambda x: f(x) - target,
+        start - width,
+        start + width,
+        rtol=0.0,
+        log=False,
+        expand=False,
+        ftol=BISECTION_TOLERANCE,
+    )
+    return float(cast(float, root.safe))  # trusted ends: never None
 
 
 def allocate_upper_bound(alpha: float, transition: object, backward: object = None) -> float:

@@ -409,6 +409,69 @@ def _as_transitions(transition, steps: int) -> list[np.ndarray]:
     return [P] * max(steps - 1, 0)
 
 
+@dataclass(frozen=True)
+class TemporalChain:
+    """A Markov chain over ``steps`` steps, checked once (one matrix or one per step, square and
+    row-stochastic; the initial law a probability vector): what :func:`temporal_exact`, the budget
+    search of :func:`bdpsim.temporal.allocate.allocate` and :func:`bdpsim.temporal_leakage` take
+    without checking it again.
+
+    Attributes
+    ----------
+    transition : numpy.ndarray
+        ``(k, k)`` (one matrix for every step) or ``(steps - 1, k, k)`` (``P_t``: step ``t`` to ``t+1``).
+    initial : numpy.ndarray
+        The law ``pi_1`` of ``x_1`` (the stationary law of the first matrix when not given).
+    steps : int
+        ``T >= 1``.
+    stationary : bool
+        Whether ``initial`` is the stationary law because none was given.
+    """
+
+    transition: np.ndarray
+    initial: np.ndarray
+    steps: int
+    stationary: bool = False
+
+    @classmethod
+    def of(cls, transition, steps: int, initial="stationary") -> TemporalChain:
+        """The chain of ``transition`` (one ``(k, k)`` matrix or ``steps - 1`` of them), checked
+        (:class:`~bdpsim.kernels.argcheck.ParameterError` naming ``transition``, ``steps`` or
+        ``initial``); ``initial``: ``"stationary"`` or a probability vector."""
+        if isinstance(transition, TemporalChain):
+            return transition
+        require(
+            isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
+            "steps",
+            steps,
+            "must be an integer >= 1",
+        )
+        T = int(steps)
+        mats = _as_transitions(transition, T)
+        if mats and any(P is not mats[0] for P in mats):  # one matrix per step
+            arr = np.stack(mats)
+        else:
+            arr = (
+                mats[0]
+                if mats
+                else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
+            )
+        arr.setflags(write=False)
+        first = arr if arr.ndim == 2 else arr[0]
+        return cls(arr, _start_law(initial, first), T, isinstance(initial, str))
+
+    @property
+    def states(self) -> int:
+        return int(self.transition.shape[-1])
+
+    @property
+    def matrices(self) -> list[np.ndarray]:
+        """``P_1 .. P_{T-1}``."""
+        if self.transition.ndim == 3:
+            return list(self.transition)
+        return [self.transition] * (self.steps - 1)
+
+
 def _per_step(epsilon, steps: int) -> np.ndarray:
     if isinstance(epsilon, (list, tuple, np.ndarray)):
         eps = [float(e) if not isinstance(e, bool) else math.nan for e in np.ravel(epsilon)]
@@ -537,8 +600,9 @@ def temporal_exact(
 
     Parameters
     ----------
-    transition : array_like
-        A ``(k, k)`` row-stochastic matrix, or ``steps - 1`` of them (``P_t``: step ``t`` to ``t+1``).
+    transition : array_like or TemporalChain
+        A ``(k, k)`` row-stochastic matrix, or ``steps - 1`` of them (``P_t``: step ``t`` to ``t+1``);
+        or a :class:`TemporalChain` checked before (then ``initial`` is its own).
     epsilon : float or sequence of float
         The per-step DP level ``eps_t`` (> 0): one value, or one per step.
     steps : int
@@ -558,18 +622,10 @@ def temporal_exact(
     """
     from .mechanisms import step_release
 
-    require(
-        isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
-        "steps",
-        steps,
-        "must be an integer >= 1",
-    )
-    T = int(steps)
-    mats = _as_transitions(transition, T)
-    P0 = mats[0] if mats else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
-    k = P0.shape[0]
+    chain = TemporalChain.of(transition, steps, initial)
+    require(chain.steps == steps, "steps", steps, f"must be the chain's {chain.steps} steps")
+    T, k, mats, pi1 = chain.steps, chain.states, chain.matrices, chain.initial
     eps = _per_step(epsilon, T)
-    pi1 = _start_law(initial, P0)
     K = _known_steps(known, T)
     require(
         k <= MAX_STATES,

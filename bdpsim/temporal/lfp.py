@@ -537,3 +537,18 @@ def supremum(matrix: object, epsilon: float, pre: Precomputed | None = None) -> 
     return LfpSolution(
         float(sups[best]), float(qs[best]), float(ds[best]), (int(pi[rows[best]]), int(pj[rows[best]]))
     )
+
+
+__all__ = [
+    "LFunction",
+    "LfpSolution",
+    "Precomputed",
+    "incremental_leakage",
+    "incremental_leakage_lp",
+    "incremental_leakage_precomputed",
+    "l_function",
+    "l_function_value",
+    "precompute",
+    "supremum",
+    "theorem10",
+]

@@ -43,9 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.argcheck import ParameterError, require
-
-#: the mechanisms ``bdpsim temporal --mechanism`` offers
-MECHANISMS = ("krr", "laplace", "geometric", "staircase", "any")
+from ..kernels.noise.traits import one_of
+from .releases import histogram_laws, release_names, value_laws
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,8 @@ def any_dp(states: int, epsilon: float) -> StepRelease:
 
 
 def histogram_noise(law: str, states: int, epsilon: float) -> StepRelease:
-    """Noise of ``law`` (laplace, geometric, staircase) on the one-hot histogram, each coordinate
+    """Noise of ``law`` (one of :func:`~.releases.histogram_laws`: laplace, geometric, staircase)
+    on the one-hot histogram, each coordinate
     ``eps/2``-DP at sensitivity 1 (so the step is eps-DP).
 
     The likelihood cone is ``any``'s (module docstring); the per-coordinate ratio range
@@ -149,11 +149,11 @@ def histogram_noise(law: str, states: int, epsilon: float) -> StepRelease:
 
     eps = _epsilon(epsilon)
     require(
-        law in ("laplace", "geometric", "staircase"),
+        law in histogram_laws(),
         "mechanism",
         law,
-        "histogram noise must be laplace, geometric or staircase (gaussian is not pure DP: "
-        "its leakage is infinite)",
+        f"histogram noise must be {one_of(histogram_laws())} (a pure DP law with an amount; gaussian "
+        "is not pure DP: its leakage is infinite)",
     )
     noise = noise_from_params(law, epsilon=eps / 2, sensitivity=1.0)  # per coordinate: moved by 1
     y = np.array([0.0, 1.0])
@@ -171,16 +171,17 @@ def histogram_noise(law: str, states: int, epsilon: float) -> StepRelease:
 
 
 def value_noise(law: str, values, epsilon: float) -> StepRelease:
-    """Noise of ``law`` (laplace, geometric) on a per-state value ``v_x``, eps-DP at sensitivity
+    """Noise of ``law`` (one of :func:`~.releases.value_laws`: laplace, geometric) on a per-state
+    value ``v_x``, eps-DP at sensitivity
     ``max v - min v``: the outputs ``r = v_j`` are the extreme rays (module docstring)."""
-    from ..kernels.noise.laws import noise_from_params
+    from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
 
     eps = _epsilon(epsilon)
     require(
-        law in ("laplace", "geometric"),
+        law in value_laws(),
         "mechanism",
         law,
-        "noise on per-state values must be laplace or geometric",
+        f"noise on per-state values must be {one_of(value_laws())} (a law with an exponential kernel)",
     )
     v = np.asarray(values, dtype=float)
     require(
@@ -191,12 +192,12 @@ def value_noise(law: str, values, epsilon: float) -> StepRelease:
     )
     spread = float(v.max() - v.min())
     require(spread > 0, "values", v.tolist(), "must not all be equal (nothing is released)")
-    if law == "geometric":
+    if NOISE_LAWS[law].discrete is True:  # a lattice law (geometric) on the integers
         require(
             bool(np.all(np.abs(v - np.round(v)) < 1e-12)),
             "values",
             v.tolist(),
-            "geometric noise needs integer values (outputs of other classes never coincide)",
+            f"{law} noise needs integer values (outputs of other classes never coincide)",
         )
     noise = noise_from_params(law, epsilon=eps, sensitivity=spread)
     L = np.exp(np.asarray(noise.log_density(v[:, None] - v[None, :]), dtype=float))  # row j: r = v_j
@@ -204,10 +205,12 @@ def value_noise(law: str, values, epsilon: float) -> StepRelease:
 
 
 def step_release(mechanism: str, states: int, epsilon: float, values=None) -> StepRelease:
-    """The :class:`StepRelease` of ``mechanism`` (one of :data:`MECHANISMS`) for ``states`` states;
-    ``values`` (one per state) puts laplace or geometric noise on a per-state value instead of the
-    one-hot histogram."""
-    require(mechanism in MECHANISMS, "mechanism", mechanism, f"must be one of {', '.join(MECHANISMS)}")
+    """The :class:`StepRelease` of ``mechanism`` (one of :func:`~.releases.release_names`) for
+    ``states`` states; ``values`` (one per state) puts noise of a law of
+    :func:`~.releases.value_laws` on a per-state value instead of the one-hot histogram."""
+    require(
+        mechanism in release_names(), "mechanism", mechanism, f"must be one of {', '.join(release_names())}"
+    )
     if values is not None:
         require(len(values) == states, "values", list(values), f"must be {states} numbers, one per state")
         return value_noise(mechanism, values, epsilon)

@@ -1,10 +1,13 @@
 """``bdpsim.temporal_leakage``: the exact and Cao et al.'s temporal leakage as one table.
 
-One row per step ``t = 1..T`` with the columns of ``bdpsim temporal --json`` (:data:`COLUMNS`):
-``t``, ``epsilon``, the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known step, and where the
-exact value is only known to lie in an interval: then ``*_low`` and ``*_high`` hold it), the pair
-``a``, ``b`` attaining ``TPL_t``, and Cao et al.'s ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (``None``
-with a known set, which their TPL cannot express, or with ``method = "exact"``).
+One row per step with the columns of ``bdpsim temporal --json`` (:data:`COLUMNS`): ``i``, the
+step's record, numbered from 0 as bdpsim numbers records everywhere (``i`` and ``known`` of
+``adversaries.csv``, :class:`bdpsim.Adversary`; the paper's step ``t`` is ``i + 1``), ``epsilon``,
+the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known record, and where the exact value is only
+known to lie in an interval: then ``*_low`` and ``*_high`` hold it), the pair ``a``, ``b``
+attaining ``TPL``, and Cao et al.'s ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (``None`` with a known
+set, which their TPL cannot express, or with ``method = "exact"``). Leakages are in nats. Bad input
+raises :class:`~bdpsim.core.errors.ConfigError` naming the argument.
 """
 
 from __future__ import annotations
@@ -14,27 +17,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from ..core.errors import ConfigError, check, naming
 
-from ..kernels.argcheck import require
-
-#: the methods: the exact engine, Cao et al.'s recursion, or both (default)
+#: the methods: the exact engine, Cao et al.'s recursion, or both (default); the command line's
+#: ``--method`` choices (this module imports NumPy only in its functions)
 METHODS = ("exact", "cao", "both")
 #: the columns of a table, in order (``*_low``/``*_high`` added where an exact value is an interval)
-COLUMNS = ("t", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl")
+COLUMNS = ("i", "epsilon", "bpl", "fpl", "tpl", "a", "b", "cao_bpl", "cao_fpl", "cao_tpl")
 
 
 @dataclass(frozen=True)
 class TemporalTable:
     """The per-step table and what produced it: ``rows`` (dicts with :data:`COLUMNS`), ``exact``
     (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated
-    hull), and the
-    exact engine's result (``None`` with ``method = "cao"``) for witnesses."""
+    hull), the
+    exact engine's result (``None`` with ``method = "cao"``) for witnesses, and the chain as it
+    was checked (:class:`~bdpsim.temporal.exact.TemporalChain`: a budget search reuses it)."""
 
     rows: list[dict]
     exact: bool | None
     points: int
     result: Any
+    chain: Any = None
+
+    @property
+    def per_step(self) -> bool:
+        """Whether the chain has one transition matrix per step."""
+        return self.chain is not None and self.chain.transition.ndim == 3
 
 
 def _num(x: float) -> float | None:
@@ -48,23 +57,61 @@ def temporal_table(
     mechanism: str = "any",
     *,
     initial="stationary",
-    known: Sequence[int] = (),
+    known_records: Sequence[int] = (),
     values=None,
     method: str = "both",
     max_points: int | None = None,
 ) -> TemporalTable:
-    """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`."""
-    from .exact import MAX_POINTS, temporal_exact
+    """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`
+    but ``known_records``: the records (steps) ``0..steps-1`` whose value the adversary knows.
+    A kernel's error raised inside is the :class:`~bdpsim.core.errors.ConfigError` of its argument."""
+    with naming():
+        return _table(
+            transition, epsilon, steps, mechanism, initial, known_records, values, method, max_points
+        )
 
-    require(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
+
+def _records(known_records: Sequence[int], steps: int) -> list[int]:
+    """The known records, checked: integers in ``0..steps-1``."""
+    import numpy as np
+
+    known = list(known_records) if isinstance(known_records, (list, tuple, np.ndarray)) else known_records
+    check(
+        isinstance(known, list)
+        and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in known)
+        and all(0 <= int(s) < steps for s in known),
+        "known_records",
+        known,
+        f"must be records (steps) in 0..{steps - 1}",
+    )
+    return [int(s) for s in known]
+
+
+def _table(
+    transition: Any,
+    epsilon: Any,
+    steps: int,
+    mechanism: str,
+    initial: Any,
+    known_records: Sequence[int],
+    values: Any,
+    method: str,
+    max_points: int | None,
+) -> TemporalTable:
+    import numpy as np
+
+    from .exact import MAX_POINTS, TemporalChain, temporal_exact
+
+    check(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
+    chain = TemporalChain.of(transition, steps, initial)  # checked once, for both methods
+    known = [s + 1 for s in _records(known_records, chain.steps)]  # the engine's steps 1..T
     res = None
     if method != "cao":  # exact or both
         res = temporal_exact(
-            transition,
+            chain,
             epsilon,
             steps,
             mechanism,
-            initial=initial,
             known=known,
             values=values,
             max_points=MAX_POINTS if max_points is None else max_points,
@@ -73,12 +120,15 @@ def temporal_table(
     if method in ("cao", "both") and not known:
         from .cao import cao_leakage
 
-        arr = np.asarray(transition, dtype=float) if not isinstance(transition, np.ndarray) else transition
-        cao = cao_leakage(arr, epsilon, steps, initial=None if isinstance(initial, str) else initial)
+        cao = cao_leakage(
+            chain.transition, epsilon, steps, initial=None if chain.stationary else chain.initial
+        )
     elif method == "cao":
-        from ..core.errors import ConfigError
-
-        raise ConfigError("known", list(known), "Cao et al.'s TPL has no known set: use method exact or both")
+        raise ConfigError(
+            "known_records",
+            list(known_records),
+            "Cao et al.'s TPL has no known set: use method exact or both",
+        )
     T = int(steps)
     interval = res is not None and not bool(
         np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
@@ -94,7 +144,7 @@ def temporal_table(
     )
     cao_cols = {} if cao is None else {"bpl": cao.bpl, "fpl": cao.fpl, "tpl": cao.tpl}
     for i in range(T):
-        row: dict[str, Any] = {"t": i + 1, "epsilon": float(eps[i])}
+        row: dict[str, Any] = {"i": i, "epsilon": float(eps[i])}
         for key in ("bpl", "fpl", "tpl"):
             if res is None:
                 row[key] = None
@@ -109,7 +159,7 @@ def temporal_table(
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
     return TemporalTable(
-        rows, res.exact if res is not None else None, res.points if res is not None else 0, res
+        rows, res.exact if res is not None else None, res.points if res is not None else 0, res, chain
     )
 
 
@@ -120,17 +170,19 @@ def temporal_leakage(
     mechanism: str = "any",
     *,
     initial="stationary",
-    known: Sequence[int] = (),
+    known_records: Sequence[int] = (),
     values=None,
     method: str = "both",
     as_frame: bool = True,
+    known: Sequence[int] | None = None,
 ):
     """Exact temporal leakage of a continual release beside Cao et al.'s TPL, per step.
 
     ``TPL_t = sup ln P(r_1..r_T | x_t = a) / P(r_1..r_T | x_t = b)`` over the outputs and the value
     pairs (and ``BPL_t``, ``FPL_t`` with the releases up to / from ``t``), computed exactly by
     :func:`bdpsim.temporal.exact.temporal_exact`; Cao et al.'s recursion by
-    :func:`bdpsim.temporal.cao.cao_leakage`.
+    :func:`bdpsim.temporal.cao.cao_leakage`. Records (steps) are numbered from 0, as everywhere in
+    bdpsim: row ``i`` is the paper's step ``t = i + 1``.
 
     Parameters
     ----------
@@ -139,24 +191,34 @@ def temporal_leakage(
     epsilon : float or sequence of float
         Per-step DP level: one value or one per step.
     steps : int
-        ``T``.
+        ``n``, the number of records (steps).
     mechanism : str
-        ``krr``, ``laplace``, ``geometric``, ``staircase`` or ``any`` (every eps-DP step).
+        What each step releases: ``krr``, ``any`` (every eps-DP step) or a noise law
+        (:func:`bdpsim.temporal.releases.release_names`).
     initial : "stationary" or array_like
-        The law of ``x_1``.
-    known : sequence of int
-        Steps whose values the adversary knows (exact only).
+        The law of the first record.
+    known_records : sequence of int
+        Records ``0..steps-1`` whose values the adversary knows (exact only).
     values : sequence of float, optional
-        Per-state values: noise on ``v_{x_t}`` instead of the one-hot histogram.
+        Per-state values: noise on the value of the state instead of the one-hot histogram.
     method : {"both", "exact", "cao"}
     as_frame : bool
         A pandas ``DataFrame`` when pandas is installed (as :func:`bdpsim.run`), else a list of dicts.
+    known : sequence of int, optional
+        The known steps numbered from 1 (``known_records`` plus one), as earlier releases took them:
+        read for one more release, with a ``DeprecationWarning``.
 
     Returns
     -------
     DataFrame or list of dict
-        One row per step with the columns ``t``, ``epsilon``, ``bpl``, ``fpl``, ``tpl``, ``a``,
-        ``b``, ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (and ``*_low``/``*_high`` where an interval).
+        One row per record with the columns ``i``, ``epsilon``, ``bpl``, ``fpl``, ``tpl`` (nats),
+        ``a``, ``b``, ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (and ``*_low``/``*_high`` where an
+        interval).
+
+    Raises
+    ------
+    ConfigError
+        A :class:`~bdpsim.core.errors.BdpsimError` naming the argument and its rule.
 
     Examples
     --------
@@ -164,8 +226,26 @@ def temporal_leakage(
     >>> [round(r["tpl"], 6) for r in rows] == [round(r["cao_tpl"], 6) for r in rows]
     True
     """
+    if known is not None:
+        import warnings
+
+        check(not known_records, "known", list(known), "give known_records (numbered from 0) only")
+        warnings.warn(
+            "temporal_leakage(known=...) numbers steps from 1; give known_records=[s - 1 for s in known] "
+            "(records numbered from 0, as everywhere in bdpsim): known goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        known_records = [int(s) - 1 for s in known]
     table = temporal_table(
-        transition, epsilon, steps, mechanism, initial=initial, known=known, values=values, method=method
+        transition,
+        epsilon,
+        steps,
+        mechanism,
+        initial=initial,
+        known_records=known_records,
+        values=values,
+        method=method,
     )
     if not as_frame:
         return table.rows

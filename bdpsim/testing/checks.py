@@ -17,6 +17,7 @@ check runs in well under a second per kind (the exact-versus-mixture checks take
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -61,11 +62,54 @@ RUN = {
 SEED = 20261124
 
 
-def _expect(condition: object, message: object = "contract check failed") -> None:
-    """Raise :class:`AssertionError` with ``message`` unless ``condition`` holds (a check, not an
-    ``assert`` statement: it also runs under ``python -O``)."""
+def _expect(condition: object, message: object) -> None:
+    """Raise :class:`AssertionError` with ``message`` (what is wrong, with the values) unless
+    ``condition`` holds (a check, not an ``assert`` statement: it also runs under ``python -O``).
+    The check running it adds which plug-in and which check (:func:`_checks`)."""
     if not condition:
         raise AssertionError(message)
+
+
+def _name(entry: Any) -> str | None:
+    """A plug-in's registered name (``None``: it has none)."""
+    name = getattr(entry, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _checks(what: str, registry: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Make a function a contract check of one ``what`` (``"model kind"``) of ``registry``: its
+    failures name the plug-in and the check (``model kind 'copies' fails check_model_kind_exact:
+    ...``), a plug-in that is not a registered ``what`` fails with a line saying so, and an
+    exception the plug-in's own code raises (a ``ZeroDivisionError`` in its sampler, an
+    ``AttributeError`` of an empty kind) fails the check naming the plug-in and the error, instead
+    of escaping as itself."""
+
+    def wrap(check: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(check)
+        def run(entry: Any, *args: Any, **kwargs: Any) -> None:
+            name = _name(entry)
+            if name is None:
+                raise AssertionError(f"{entry!r} is not a {what}: it has no name (a non-empty string)")
+            label = f"{what} {name!r} fails {check.__name__}"
+            held = registry.get(name)
+            if not (held is entry or (not isinstance(entry, type) and type(held) is type(entry))):
+                raise AssertionError(
+                    f"{label}: it is not registered under its name (register it first: the checks "
+                    "run it from a config, as bdpsim run does)"
+                )
+            try:
+                check(entry, *args, **kwargs)
+            except AssertionError as exc:
+                if str(exc).startswith(f"{what} {name!r} fails "):  # a check it calls named it
+                    raise
+                raise AssertionError(f"{label}: {exc}") from exc
+            except Exception as exc:  # the plug-in's own code failed: the check fails, naming it
+                text = " ".join(str(exc).split())
+                raise AssertionError(f"{label}: {type(exc).__name__}: {text}") from exc
+
+        return run
+
+    return wrap
 
 
 def _close(actual: Any, expected: Any, rel: float = 1e-6, abs: float = 1e-12) -> bool:  # noqa: A002
@@ -77,7 +121,7 @@ def _close(actual: Any, expected: Any, rel: float = 1e-6, abs: float = 1e-12) ->
 
 
 def _model_example(kind) -> dict:
-    _expect(kind.example, f"model kind {kind.name!r} declares no example (ModelKind.example)")
+    _expect(kind.example, "it declares no example (ModelKind.example)")
     return dict(kind.example)
 
 
@@ -112,7 +156,7 @@ def _model_point(kind, **run):
 
 def _mechanism_example(kind, example=None) -> dict:
     ex = example or kind.example
-    _expect(ex, f"mechanism kind {kind.name!r} declares no example (MechanismKind.example)")
+    _expect(ex, "it declares no example (MechanismKind.example)")
     return ex
 
 
@@ -124,7 +168,7 @@ def _mechanism_point(kind, example=None, **run):
 def check_keys(owner: str, keys) -> None:
     for name, key in keys.items():
         where = f"{owner}.{name}"
-        _expect(isinstance(key, Key), where)
+        _expect(isinstance(key, Key), f"{where} is a {type(key).__name__}, not a Key")
         _expect(key.doc.strip(), f"{where} has no doc string")
         _expect(key.rule.strip(), f"{where} has no constraint")
         if key.default is not None and key.default is not REQUIRED:  # a declared default is valid
@@ -158,12 +202,12 @@ def _chi_square_p(counts: np.ndarray, probs: np.ndarray) -> float:
     return float(stats.chisquare(c, e * c.sum() / e.sum()).pvalue)
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_sampling(kind):
     """Conditional sampling agrees with the model's exact law at small n: discrete models against
     the brute-force conditional of their ``log_evidence`` (chi-square, p > 1e-4 at a fixed seed);
     Gaussian models against their closed-form conditional mean and covariance (within 5 standard
     errors of 20 000 draws)."""
-    name = kind.name
     point = _model_point(kind)
     rng = np.random.default_rng(SEED)
     checked = 0
@@ -172,23 +216,29 @@ def check_model_kind_sampling(kind):
         known = adv.condition(adv.x)
         size = 20_000
         draws = model.sample_conditional(known, size, rng)
-        _expect(draws.shape == (size, model.n))
+        _expect(
+            draws.shape == (size, model.n),
+            f"sample_conditional(size={size}) gave shape {draws.shape}, not ({size}, n = {model.n})",
+        )
         for t, v in known.items():
-            _expect(np.all(draws[:, t] == v), f"{name}: known record {t} not kept")
+            _expect(np.all(draws[:, t] == v), f"known record {t} = {v} not kept, for {adv}")
         if isinstance(model, DiscreteModel):
             _expect(
-                model.n * math.log(model.states) <= math.log(5000), f"{name}: example too large to enumerate"
+                model.n * math.log(model.states) <= math.log(5000),
+                f"its example is too large to enumerate ({model.states}^{model.n} > 5000 tuples)",
             )
             tuples, probs = _exact_conditional(model, known)
             _expect(
-                _close(probs.sum(), 1.0, abs=1e-9), f"{name}: the exact conditional law does not sum to 1"
+                _close(probs.sum(), 1.0, abs=1e-9),
+                f"the exact conditional law of {adv} sums to {float(probs.sum())!r}, not 1 (log_evidence)",
             )
             index = {t: k for k, t in enumerate(tuples)}
             counts = np.zeros(len(tuples))
             for row, c in zip(*np.unique(draws.astype(int), axis=0, return_counts=True), strict=True):
                 counts[index[tuple(int(v) for v in row)]] += c
             _expect(
-                _chi_square_p(counts, probs) > 1e-4, f"{name}: conditional draws do not follow the exact law"
+                (pv := _chi_square_p(counts, probs)) > 1e-4,
+                f"conditional draws do not follow the exact law, for {adv} (chi-square p = {pv:.3g})",
             )
             checked += 1
         elif isinstance(model, HasGaussianConditional):
@@ -196,16 +246,22 @@ def check_model_kind_sampling(kind):
             U = list(cond.unknown)
             X = draws[:, U]
             sd = np.sqrt(np.diag(cond.cov))
-            _expect(np.all(np.abs(X.mean(axis=0) - cond.mean) <= 5 * sd / math.sqrt(size)))
+            _expect(
+                np.all(np.abs(X.mean(axis=0) - cond.mean) <= 5 * sd / math.sqrt(size)),
+                f"conditional means {X.mean(axis=0)} != {cond.mean} (5 standard errors), for {adv}",
+            )
             # sample variances: standard error sd^2 sqrt(2/(N-1)) for normal data
-            _expect(np.all(np.abs(X.var(axis=0, ddof=1) - sd**2) <= 5 * sd**2 * math.sqrt(2 / (size - 1))))
+            _expect(
+                np.all(np.abs(X.var(axis=0, ddof=1) - sd**2) <= 5 * sd**2 * math.sqrt(2 / (size - 1))),
+                f"conditional variances {X.var(axis=0, ddof=1)} != {sd**2} (5 standard errors), for {adv}",
+            )
             checked += 1
         else:
             raise AssertionError(
-                f"model kind {name!r}: no exact law to check its sampling against "
+                "no exact law to check its sampling against "
                 "(implement DiscreteModel.log_evidence or HasGaussianConditional)"
             )
-    _expect(checked == 3)
+    _expect(checked == 3, f"{checked} of 3 adversaries checked")
 
 
 def _brute_force_bdpl(model, mech, adv: Adversary) -> float:
@@ -220,19 +276,19 @@ def _brute_force_bdpl(model, mech, adv: Adversary) -> float:
     return mech.noise.sup_log_ratio(a1, w1, a2, w2).value
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_exact(kind):
     """The kind's exact engine (or its reason for having none) on its example: against the brute
     force over every data tuple for discrete models, else against the mixture estimator within its
     interval."""
-    name = kind.name
     point = _model_point(kind)
     model, mech = point.model.probe(), point.mechanism
     try:
         eng = kind.exact(model, mech)
     except NotAvailable as exc:
-        _expect(str(exc).strip(), f"{name}: an empty reason for having no exact engine")
+        _expect(str(exc).strip(), "an empty reason for having no exact engine")
         return
-    _expect(isinstance(eng, ExactEngine))
+    _expect(isinstance(eng, ExactEngine), f"exact() gave a {type(eng).__name__}, not an ExactEngine")
     compared = 0
     for j in range(4):
         m, adv = point.draw_adversary(np.random.default_rng([SEED, 1, j]))
@@ -241,54 +297,75 @@ def check_model_kind_exact(kind):
         except NotAvailable:
             continue
         if isinstance(m, DiscreteModel):
-            _expect(_close(value, _brute_force_bdpl(m, mech, adv), rel=1e-7, abs=1e-9))
+            brute = _brute_force_bdpl(m, mech, adv)
+            _expect(
+                _close(value, brute, rel=1e-7, abs=1e-9),
+                f"the exact engine gives BDPL {float(value)!r} for {adv}, the brute force over every data "
+                f"tuple {float(brute)!r} (relative tolerance 1e-7)",
+            )
         else:
             est = MixtureEstimator(200_000).estimate(m, mech, adv, np.random.default_rng([SEED, 2, j]))
-            _expect(abs(est.value - value) <= 5 * est.se + 1e-3)
+            _expect(
+                abs(est.value - value) <= 5 * est.se + 1e-3,
+                f"the exact engine gives BDPL {float(value)!r} for {adv}, the mixture estimator "
+                f"{float(est.value)!r} (standard error {float(est.se)!r}; 5 of them allowed)",
+            )
         compared += 1
-    _expect(compared >= 1 or eng.incomplete, f"{name}: the exact engine answered no adversary")
+    _expect(compared >= 1 or eng.incomplete, "the exact engine answered no adversary")
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_cost(kind):
     """Cost finite and non-negative; ``accepts``/``windows``/``supports`` give None or a reason;
     the bounds are Bound values keyed as documented."""
     name = kind.name
     point = _model_point(kind)
     spec = point.model
-    _expect(isinstance(spec, ModelSpec) and spec.owner is kind and spec.kind == name)
+    _expect(
+        isinstance(spec, ModelSpec) and spec.owner is kind and spec.kind == name,
+        f"build() gave {spec!r}, not a ModelSpec of kind {name!r} owned by the kind",
+    )
     cost = kind.cost(spec)
-    _expect(isinstance(cost, SampleCost))
+    _expect(isinstance(cost, SampleCost), f"cost() gave a {type(cost).__name__}, not a SampleCost")
     for v in (cost.per_sample, cost.exact, cost.model_bytes, cost.exact_bytes, cost.draw):
-        _expect(math.isfinite(v) and v >= 0, f"{name}: cost {cost}")
+        _expect(math.isfinite(v) and v >= 0, f"cost {cost}: a value not finite and >= 0")
     setup = kind.setup_cost({k: None for k in kind.keys} | _model_example(kind))
-    _expect(setup is None or (len(setup) == 3 and all(math.isfinite(float(x)) for x in setup[:2])))
+    _expect(
+        setup is None or (len(setup) == 3 and all(math.isfinite(float(x)) for x in setup[:2])),
+        f"setup_cost() gave {setup!r}, not None or (work, bytes, what) with finite numbers",
+    )
     for mk in MECHANISM_KINDS.values():
         why = kind.accepts(mk)
-        _expect(why is None or (isinstance(why, str) and why.strip()))
+        _expect(why is None or (isinstance(why, str) and why.strip()), f"accepts({mk.name}) gave {why!r}")
     why = kind.windows(spec)
-    _expect(why is None or (isinstance(why, str) and why.strip()))
+    _expect(why is None or (isinstance(why, str) and why.strip()), f"windows() gave {why!r}")
     for est in ESTIMATORS.values():
         why = est.supports(spec.probe(), point.mechanism)
-        _expect(why is None or (isinstance(why, str) and why.strip()), f"{name}/{est.name}: {why!r}")
+        _expect(why is None or (isinstance(why, str) and why.strip()), f"estimator {est.name}: {why!r}")
     check_declared(
         f"model kind {name}", kind.summary_columns, kind.summary_extras(spec), kind.adversary_extras(spec)
     )
     own = {oc.column.name for oc in kind.summary_columns}
     for cell in kind.summary_cells(spec):  # columns it owns, or extra columns it registered and names
-        _expect(cell in own or cell in kind.summary_extras(spec), f"{name}: cell {cell!r} is not declared")
+        _expect(cell in own or cell in kind.summary_extras(spec), f"cell {cell!r} is not declared")
     bounds = kind.bounds(spec, point.mechanism, point.epsilon)
-    _expect(set(bounds) <= {"model", "zhao", "lower"})
-    for b in bounds.values():
-        _expect((math.isnan(b.value) and b.reason) or b.value >= 0)
+    _expect(
+        set(bounds) <= {"model", "zhao", "lower"}, f"bounds {sorted(bounds)}: keys beyond model, zhao, lower"
+    )
+    for key, b in bounds.items():
+        _expect(
+            (math.isnan(b.value) and b.reason) or b.value >= 0,
+            f"bound {key!r} = {b!r}: NaN without a reason, or < 0",
+        )
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_window_rows(kind):
     """An all-adversary search's rows (``ExactEngine.window``) satisfy ``WindowRow``: their
     ``table_row()`` gives exactly the adversary columns (no node names: the driver adds those from
     the model), ``adversary()`` the adversary with that target, and ``bdpl`` its value."""
     from bdpsim.models.protocols import WindowRow
 
-    name = kind.name
     point = _model_point(kind)
     try:
         eng = kind.exact(point.model.probe(), point.mechanism)
@@ -297,11 +374,18 @@ def check_model_kind_window_rows(kind):
     if not isinstance(eng, HasWindowSearch):
         return
     _, rows, values = eng.window(1, 3)
-    _expect(len(rows) >= 1 and np.size(values) >= 1)
+    _expect(len(rows) >= 1 and np.size(values) >= 1, "window(1, 3) gave no rows")
     for w in rows:
-        _expect(isinstance(w, WindowRow), f"{name}: {type(w).__name__} is not a WindowRow")
-        _expect(set(w.table_row()) == {"i", "known", "x_known", "x", "x_prime"})
-        _expect(w.adversary().i == w.i and w.table_row()["i"] == w.i and math.isfinite(w.bdpl))
+        _expect(isinstance(w, WindowRow), f"{type(w).__name__} is not a WindowRow")
+        cells = set(w.table_row())
+        _expect(
+            cells == {"i", "known", "x_known", "x", "x_prime"},
+            f"table_row() has {sorted(cells)}, not i, known, x_known, x, x_prime",
+        )
+        _expect(
+            w.adversary().i == w.i and w.table_row()["i"] == w.i and math.isfinite(w.bdpl),
+            f"row {w!r}: its adversary's target, its table's i and i disagree, or its bdpl is not finite",
+        )
 
 
 def _all_adversary_laws(model, mech, min_known: int):
@@ -333,6 +417,7 @@ def _all_adversary_laws(model, mech, min_known: int):
     return atoms, out
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_search(kind):
     """An engine with the search over every adversary (:class:`~bdpsim.models.engines.HasSearch`)
     and another noise law (:class:`~bdpsim.models.engines.HasNoiseLaw`), on the kind's example: one
@@ -360,7 +445,10 @@ def check_model_kind_search(kind):
     score = StackedScore(BdplScore(), ProfileScore(eps))
     for min_known, noise in ((0, eng.noise), (1, LaplaceNoise(2.0))):
         found = eng.with_noise(noise).search(score, min_known, top=3)
-        _expect(found.names == ("bdpl", f"delta({eps:g})") and found.value.shape == (2,))
+        _expect(
+            found.names == ("bdpl", f"delta({eps:g})") and found.value.shape == (2,),
+            f"a search of (bdpl, delta({eps:g})) gave names {found.names} and values {found.value}",
+        )
         atoms, advs = _all_adversary_laws(model, mech, min_known)
         best = {}
         for adv, w1, w2 in advs:
@@ -379,12 +467,17 @@ def check_model_kind_search(kind):
             a = w.adversary()
             got = best.get((a.i, tuple(a.known), tuple(a.x_known), a.x, a.x_prime))
             _expect(got is not None, f"{name}: the worst adversary {a} is not an adversary of the model")
-            _expect(_close(got[k], found.value[k], rel=1e-7, abs=1e-9), (name, k, a, got, found.value))
+            _expect(
+                _close(got[k], found.value[k], rel=1e-7, abs=1e-9),
+                f"the worst adversary {a} of {found.names[k]} has {got[k]} by brute force, the search "
+                f"{found.value[k]}",
+            )
         pairs = eng.with_noise(noise).law_pairs(min_known)
         v, _ = noise.grid_sup(pairs.W1, pairs.W2, pairs.step)
         _expect(_close(np.max(np.abs(v)), found.value[0], rel=1e-7, abs=1e-9), f"{name}: law pairs' BDPL")
 
 
+@_checks("mechanism kind", MECHANISM_KINDS)
 def check_mechanism_kind_runs(kind, example=None):
     """The example builds; the mechanism maps a batch ``(N, n)`` to ``N`` outputs (first axis),
     deterministically for a seed; its columns and extras are registered; epsilon is None or > 0;
@@ -392,34 +485,43 @@ def check_mechanism_kind_runs(kind, example=None):
     name = kind.name
     point = _mechanism_point(kind, example)
     mech = point.mechanism
-    _expect(isinstance(mech, Mechanism))
+    _expect(isinstance(mech, Mechanism), f"build() gave a {type(mech).__name__}, not a Mechanism")
     data = point.model.probe().sample(7, np.random.default_rng(SEED))
     out1 = np.asarray(mech(data, np.random.default_rng(1)))
     out2 = np.asarray(mech(data, np.random.default_rng(1)))
-    _expect(out1.shape[0] == 7 and np.array_equal(out1, out2))
-    _expect(set(NO_COLUMNS) <= set(mech.columns()))
-    _expect(mech.epsilon is None or (math.isfinite(mech.epsilon) and mech.epsilon > 0))
+    _expect(
+        out1.shape[:1] == (7,) and np.array_equal(out1, out2),
+        f"7 data tuples gave outputs of shape {out1.shape} (7 first), or different ones at one seed",
+    )
+    _expect(
+        set(NO_COLUMNS) <= set(mech.columns()),
+        f"columns() lacks {sorted(set(NO_COLUMNS) - set(mech.columns()))}",
+    )
+    _expect(
+        mech.epsilon is None or (math.isfinite(mech.epsilon) and mech.epsilon > 0),
+        f"epsilon = {mech.epsilon!r}: neither None nor a finite number > 0",
+    )
     for extra in mech.summary_extras:
-        _expect(extra in EXTRA_COLUMNS["summary"], f"{name}: column {extra!r} not registered")
+        _expect(extra in EXTRA_COLUMNS["summary"], f"column {extra!r} not registered")
     check_declared(f"mechanism kind {name}", (), mech.summary_extras, ())
     mode, rng_ = mech.adversary_targets("uniform")
-    _expect(isinstance(mode, str))
+    _expect(isinstance(mode, str), f"adversary_targets('uniform') gave mode {mode!r}, not a string")
     for est in ESTIMATORS.values():
         why = est.supports(point.model.probe(), mech)
-        _expect(why is None or (isinstance(why, str) and why.strip()))
+        _expect(why is None or (isinstance(why, str) and why.strip()), f"estimator {est.name}: {why!r}")
 
 
+@_checks("mechanism kind", MECHANISM_KINDS)
 def check_mechanism_kind_exact(kind, example=None):
     """Where the model has an exact engine for the mechanism, the exact BDPL of one adversary lies
     within the mixture estimator's interval (5 standard errors) whenever the mixture applies, and
     below the general bound ``m eps`` when the mechanism is eps-DP."""
-    name = kind.name
     point = _mechanism_point(kind, example)
     model, mech = point.model.probe(), point.mechanism
     try:  # the mechanism's own engine first (exact_engine), else the model kind's
         eng = exact_engine(model, mech)
     except NotAvailable as exc:
-        _expect(str(exc).strip())
+        _expect(str(exc).strip(), "an empty reason for having no exact engine")
         return
     for j in range(20):  # an engine may answer only some adversaries (``incomplete``)
         m, adv = point.draw_adversary(np.random.default_rng([SEED, 3, j]))
@@ -429,13 +531,21 @@ def check_mechanism_kind_exact(kind, example=None):
         except NotAvailable:
             continue
     else:
-        _expect(eng.incomplete, f"{name}: the exact engine answered none of 20 adversaries")
+        _expect(eng.incomplete, "the exact engine answered none of 20 adversaries")
         return
     if mech.epsilon:
-        _expect(value <= point.model.m * mech.epsilon * (1 + 1e-9) + 1e-12)
+        bound = point.model.m * mech.epsilon
+        _expect(
+            value <= bound * (1 + 1e-9) + 1e-12,
+            f"the exact BDPL {float(value)!r} of {adv} exceeds the general bound m eps = {float(bound)!r}",
+        )
     if MixtureEstimator.supports(m, mech) is None:
         est = MixtureEstimator(200_000).estimate(m, mech, adv, np.random.default_rng([SEED, 4]))
-        _expect(abs(est.value - value) <= 5 * est.se + 1e-3, (est, value))
+        _expect(
+            abs(est.value - value) <= 5 * est.se + 1e-3,
+            f"the exact engine gives BDPL {float(value)!r} for {adv}, the mixture estimator "
+            f"{float(est.value)!r} (standard error {float(est.se)!r}; 5 of them allowed)",
+        )
 
 
 def example_law(cls) -> NoiseLaw:
@@ -447,9 +557,10 @@ def example_law(cls) -> NoiseLaw:
             return noise_from_params(name, **params)
         except ValueError:  # a parameter the law does not take (a kernel's ParameterError)
             continue
-    raise AssertionError(f"noise law {name!r}: no example (give the class an example() classmethod)")
+    raise AssertionError("no example (give the class an example() classmethod)")
 
 
+@_checks("noise law", NOISE_LAWS)
 def check_noise_law_density(cls):
     """pmf/pdf sums/integrates to 1 and matches the cdf; sampling follows the cdf (KS at a fixed
     seed); the exact sup of the log-ratio of two mixtures is the grid's maximum (and +inf only when
@@ -457,33 +568,41 @@ def check_noise_law_density(cls):
     do ``grid_delta`` and ``hockey_stick``."""
     name = cls.name
     law = example_law(cls)
-    _expect(isinstance(law, NoiseLaw) and law.name == name)
-    _expect(law.with_parameter(law.parameter).parameter == law.parameter)
+    _expect(
+        isinstance(law, NoiseLaw) and law.name == name,
+        f"its example {law!r} is not a NoiseLaw named {name!r}",
+    )
+    same = law.with_parameter(law.parameter).parameter
+    _expect(same == law.parameter, f"with_parameter({law.parameter!r}).parameter = {same!r}")
     step = float(getattr(law, "step", 1.0))
     if law.discrete:
         y = np.arange(-400, 401) * step
         mass = np.exp(law.log_density(y))
-        _expect(_close(mass.sum(), 1.0, abs=1e-9), f"{name}: the pmf does not sum to 1")
-        _expect(_close(law.cdf(y[:-1]), np.cumsum(mass)[:-1], abs=1e-9), f"{name}: cdf != cumulated pmf")
+        _expect(_close(mass.sum(), 1.0, abs=1e-9), f"the pmf sums to {float(mass.sum())!r}, not 1")
+        _expect(_close(law.cdf(y[:-1]), np.cumsum(mass)[:-1], abs=1e-9), "cdf != the cumulated pmf")
     else:
         y = np.linspace(-60, 60, 240_001)
         dens = np.exp(law.log_density(y))
         # trapezoid rule, step 5e-4: error <= 1e-3 across the jumps of a staircase density
-        _expect(_close(np.trapezoid(dens, y), 1.0, abs=1e-3), f"{name}: the density does not integrate to 1")
+        total = np.trapezoid(dens, y)
+        _expect(_close(total, 1.0, abs=1e-3), f"the density integrates to {float(total)!r}, not 1")
         mid = y[::2000]
         _expect(
             _close(
                 law.cdf(mid),
                 [np.trapezoid(dens[: k * 2000 + 1], y[: k * 2000 + 1]) for k in range(mid.size)],
                 abs=1e-3,
-            )
+            ),
+            "cdf != the integrated density (to 1e-3)",
         )
-    draws = law.sample(20_000, np.random.default_rng(SEED))
+    draws = np.asarray(law.sample(20_000, np.random.default_rng(SEED)))
+    _expect(draws.shape == (20_000,), f"sample(20000) gave shape {draws.shape}, not (20000,)")
     if law.discrete:
         ks = np.abs(np.searchsorted(np.sort(draws), y, side="right") / draws.size - law.cdf(y)).max()
     else:
         ks = stats.kstest(draws, law.cdf).statistic
-    _expect(ks <= 1.95 / math.sqrt(draws.size))  # the KS 0.999 quantile
+    crit = 1.95 / math.sqrt(draws.size)  # the KS 0.999 quantile
+    _expect(ks <= crit, f"samples do not follow the cdf (Kolmogorov-Smirnov {ks:.4g} > {crit:.4g})")
     atoms1, w1 = np.array([0.0, 1.0, 3.0]), np.array([0.5, 0.3, 0.2])
     atoms2, w2 = np.array([0.0, 1.0, 3.0]), np.array([0.2, 0.3, 0.5])
     exact = law.sup_log_ratio(atoms1, w1, atoms2, w2)
@@ -492,41 +611,49 @@ def check_noise_law_density(cls):
     p2 = np.logaddexp.reduce(np.log(w2)[:, None] + law.log_density(grid[None, :] - atoms2[:, None]), axis=0)
     both = np.isfinite(p1) & np.isfinite(p2)
     on_grid = float(np.max(np.abs(p1[both] - p2[both])))
-    _expect(exact.value >= on_grid - 1e-6)
+    _expect(
+        exact.value >= on_grid - 1e-6,
+        f"sup_log_ratio {float(exact.value)!r} < the grid's maximum {on_grid!r}",
+    )
     if math.isfinite(exact.value):
-        _expect(exact.value <= on_grid + 1e-3, (exact, on_grid))
+        _expect(
+            exact.value <= on_grid + 1e-3,
+            f"sup_log_ratio {float(exact.value)!r} > the grid's maximum {on_grid!r}",
+        )
     W1, W2 = np.array([[0.5, 0.3, 0.0, 0.2]]), np.array([[0.2, 0.3, 0.0, 0.5]])
     val, _ = law.grid_sup(W1, W2, 1.0)
     _expect(
         _close(abs(val[0]), exact.value, rel=1e-6) or (math.isinf(val[0]) and math.isinf(exact.value)),
-        f"{name}: grid_sup != sup_log_ratio",
+        f"grid_sup {float(val[0])!r} != sup_log_ratio {float(exact.value)!r}",
     )
     d = law.grid_delta(W1, W2, 1.0, 0.1)[0]
-    _expect(_close(d, law.hockey_stick(atoms1, w1, atoms2, w2, 0.1), rel=1e-6, abs=1e-12))
-    _expect(0 <= d <= 1)
+    hs = law.hockey_stick(atoms1, w1, atoms2, w2, 0.1)
+    _expect(_close(d, hs, rel=1e-6, abs=1e-12), f"grid_delta {float(d)!r} != hockey_stick {float(hs)!r}")
+    _expect(0 <= d <= 1, f"grid_delta {float(d)!r} outside [0, 1]")
 
 
+@_checks("noise law", NOISE_LAWS)
 def check_noise_law_keys(cls):
     """Issue 36: a law's config keys (``keys``) each have a doc and a rule and are keys of every
     query kind; its ``mean_abs()`` is ``E|Z|``: checked against the mean of 400 000 samples, within
     5 standard errors (seeded)."""
     from bdpsim.mechanisms import MECHANISM_KINDS
 
-    name = cls.name
     for key, spec in cls.keys.items():
-        _expect(spec.doc and spec.rule, (name, key))
+        _expect(spec.doc and spec.rule, f"key {key!r} lacks a doc or a rule")
         for kind in MECHANISM_KINDS.values():  # every kind that takes a noise law takes its keys
             if "noise" in kind.keys:
-                _expect(
-                    kind.keys.get(key) is spec, f"noise law {name!r}: key {key!r} is not a key of {kind.name}"
-                )
+                _expect(kind.keys.get(key) is spec, f"key {key!r} is not a key of mechanism kind {kind.name}")
     law = example_law(cls)
     z = np.abs(law.sample(400_000, np.random.default_rng([SEED, 36])))
     _expect(
-        abs(z.mean() - law.mean_abs()) <= 5 * z.std() / math.sqrt(z.size), (name, z.mean(), law.mean_abs())
+        abs(z.mean() - law.mean_abs()) <= 5 * z.std() / math.sqrt(z.size),
+        f"mean_abs() = {float(law.mean_abs())!r}, the samples' mean |Z| {float(z.mean())!r} "
+        "(5 standard errors)",
     )
 
 
+@_checks("noise law", NOISE_LAWS)
 def check_noise_law_flags(cls):
     """``calibratable``: the law has an amount ``with_parameter`` changes (a table does not);
     ``pure_dp`` of a calibratable law: its ``dp_epsilon`` for a sensitivity of one step is finite.
@@ -534,21 +661,29 @@ def check_noise_law_flags(cls):
     from bdpsim.cli import build_parser
 
     name = cls.name
-    _expect(isinstance(cls.calibratable, bool) and isinstance(cls.pure_dp, bool))
+    _expect(
+        isinstance(cls.calibratable, bool) and isinstance(cls.pure_dp, bool),
+        f"calibratable = {cls.calibratable!r}, pure_dp = {cls.pure_dp!r}: not both bools",
+    )
     law = example_law(cls)
     argv = ["calibrate", "markov", "--gamma", "2", "--n", "3", "--epsilon", "1", "--noise", name]
     if cls.calibratable:
-        _expect(_close(law.with_parameter(2 * law.parameter).parameter, 2 * law.parameter))
-        _expect(cls.pure_dp == math.isfinite(law.dp_epsilon(float(getattr(law, "step", 1.0)))))
-        _expect(build_parser().parse_args(argv).noise == name)
+        twice = law.with_parameter(2 * law.parameter).parameter
+        _expect(
+            _close(twice, 2 * law.parameter), f"with_parameter({2 * law.parameter!r}).parameter = {twice!r}"
+        )
+        dp = law.dp_epsilon(float(getattr(law, "step", 1.0)))
+        _expect(cls.pure_dp == math.isfinite(dp), f"pure_dp = {cls.pure_dp} but dp_epsilon(step) = {dp!r}")
+        _expect(build_parser().parse_args(argv).noise == name, "calibrate markov --noise does not take it")
     else:
         try:
             build_parser().parse_args(argv)
         except SystemExit:
             return
-        raise AssertionError(f"noise law {name!r}: not calibratable, yet calibrate markov --noise takes it")
+        raise AssertionError("not calibratable, yet calibrate markov --noise takes it")
 
 
+@_checks("estimator", ESTIMATORS)
 def check_estimator_independent_records(cls):
     """Independent records: the BDPL is the DP epsilon. Every estimator supports a Laplace count on
     an i.i.d. chain; its ``reference`` is that epsilon; an estimate with a standard error lies within
@@ -563,20 +698,29 @@ def check_estimator_independent_records(cls):
         **({"adversaries": "all"} if cls.exact else {}),
     )
     est = point.estimator()
-    _expect(isinstance(est, cls))
+    _expect(isinstance(est, cls), f"the point's estimator is a {type(est).__name__}")
     model, mech = point.model.probe(), point.mechanism
-    _expect(est.supports(model, mech) is None)
+    why = est.supports(model, mech)
+    _expect(why is None, f"does not support a Laplace count on an i.i.d. chain: {why}")
     adv = Adversary(0, (1,), (1,), 0, 1)
     e = est.estimate(model, mech, adv, np.random.default_rng(SEED))
     ref = est.reference(model, mech, adv).value
-    _expect(_close(ref, 1.0, rel=1e-9))
-    _expect(math.isfinite(e.value))
+    _expect(_close(ref, 1.0, rel=1e-9), f"reference {float(ref)!r} for {adv}, not the DP epsilon 1")
+    _expect(math.isfinite(e.value), f"estimate {e!r} for {adv} is not finite")
     if cls.exact:
-        _expect(_close(e.value, 1.0, rel=1e-9))
+        _expect(
+            _close(e.value, 1.0, rel=1e-9),
+            f"exact estimate {float(e.value)!r} for {adv}, not the DP epsilon 1",
+        )
     elif e.se is not None and math.isfinite(e.se):
-        _expect(abs(e.value - ref) <= 5 * e.se + 1e-9, e)
+        _expect(
+            abs(e.value - ref) <= 5 * e.se + 1e-9,
+            f"estimate {float(e.value)!r} (standard error {float(e.se)!r}) for {adv}, the true BDPL 1 "
+            "(5 of them allowed)",
+        )
     if "bdpl_lower" in e.extra:
-        _expect(e.extra["bdpl_lower"] <= ref + 1e-9)
+        low = e.extra["bdpl_lower"]
+        _expect(low <= ref + 1e-9, f"certified lower bound {float(low)!r} above the true BDPL {float(ref)!r}")
     from bdpsim.estimators import CostContext
 
     ctx = CostContext(
@@ -590,7 +734,10 @@ def check_estimator_independent_records(cls):
         continuous=False,
     )
     work, mem = est.cost(ctx)
-    _expect(math.isfinite(work) and work >= 0 and math.isfinite(mem) and mem >= 0)
+    _expect(
+        math.isfinite(work) and work >= 0 and math.isfinite(mem) and mem >= 0,
+        f"cost() = ({work!r}, {mem!r}): not finite and >= 0",
+    )
     cells = est.summary(
         {
             "bdpl": np.array([e.value]),
@@ -601,9 +748,9 @@ def check_estimator_independent_records(cls):
             "samples": np.array([20_000.0]),
         }
     )
-    _expect(isinstance(cells, dict))
+    _expect(isinstance(cells, dict), f"summary() gave a {type(cells).__name__}, not a dict")
     for k in est.summary_extras:
-        _expect(k in EXTRA_COLUMNS["summary"])
+        _expect(k in EXTRA_COLUMNS["summary"], f"extra column {k!r} is not registered")
     check_keys(f"run[{name}]", cls.keys)
 
 
@@ -639,6 +786,7 @@ def check_declared(label: str, owned, summary_extras, adversary_extras) -> None:
             )
 
 
+@_checks("estimator", ESTIMATORS)
 def check_estimator_columns(cls):
     """Every registered estimator's columns are declared (:func:`check_declared`) and its
     ``summary`` fills only core cells, the columns it owns and its extras."""
@@ -669,12 +817,13 @@ def check_estimator_columns(cls):
         | {oc.column.name for oc in cls.summary_columns}
         | set(est.summary_extras)
     )
-    _expect(set(cells) <= allowed, f"{name}: fills undeclared cells {set(cells) - allowed}")
+    _expect(set(cells) <= allowed, f"fills undeclared cells {sorted(set(cells) - allowed)}")
 
 
 CONTRACT_CHAIN = MarkovChainModel(np.array([[0.6, 0.4], [0.35, 0.65]]), 5)
 
 
+@_checks("calibration method", CALIBRATION_METHODS)
 def check_calibration_method_chain(m):
     """Every method of the one registry is a :class:`CalibrationMethod` (name, doc, guarantee,
     ``supports``, ``calibrate``). On a small chain it returns a Calibration, never an exception:
@@ -683,34 +832,49 @@ def check_calibration_method_chain(m):
     target, and no Laplace scale below the exact method's smallest eps-BDP one; the DP baseline's
     BDPL is at least eps (the DP adversary alone leaks Delta / b = eps)."""
     method = m.name
-    _expect(isinstance(m, CalibrationMethod) and m.name == method and m.doc.strip())
-    _expect(m.guarantee in GUARANTEES)
+    _expect(
+        isinstance(m, CalibrationMethod) and m.name == method and m.doc.strip(),
+        "not a CalibrationMethod with a name and a doc",
+    )
+    _expect(m.guarantee in GUARANTEES, f"guarantee {m.guarantee!r} is not one of {sorted(GUARANTEES)}")
     chain, eps = CONTRACT_CHAIN, 2.0
     why = m.supports(CalibrationProblem(chain, np.array([0.0, 1.0]), eps))
-    _expect(why is None or (isinstance(why, str) and why.strip()))
+    _expect(why is None or (isinstance(why, str) and why.strip()), f"supports() gave {why!r}")
     cal = calibrate(chain, eps, method=method)
-    _expect(isinstance(cal, Calibration) and cal.method == method and cal.reason.strip())
+    _expect(
+        isinstance(cal, Calibration) and cal.method == method and cal.reason.strip(),
+        f"gave {cal!r}, not a Calibration of method {method!r} with a reason",
+    )
     if why is not None:
-        _expect(cal.scale is None and cal.bdpl is None and cal.reason == f"not applicable: {why}")
-        _expect(method not in supported_methods(chain))
+        _expect(
+            cal.scale is None and cal.bdpl is None and cal.reason == f"not applicable: {why}",
+            f"not applicable ({why}), yet gave {cal!r}",
+        )
+        _expect(method not in supported_methods(chain), "not applicable, yet among supported_methods")
         return
-    _expect(method in supported_methods(chain))
+    _expect(method in supported_methods(chain), "applicable, yet not among supported_methods")
     if cal.scale is None and cal.bdpl is None:  # defined on chains, but not for this target: says why
         return
-    _expect(cal.bdpl is not None and math.isfinite(cal.bdpl))
+    _expect(cal.bdpl is not None and math.isfinite(cal.bdpl), f"no finite BDPL in {cal!r}")
     if m.guarantee == "dp":
-        _expect(cal.bdpl >= eps * (1 - 1e-9), cal)
+        _expect(cal.bdpl >= eps * (1 - 1e-9), f"a DP baseline below eps = {eps}: {cal!r}")
     else:
-        _expect(cal.bdpl <= eps * (1 + 1e-6), cal)
+        _expect(
+            cal.bdpl <= eps * (1 + 1e-6), f"claims {eps}-BDP, yet its exact BDPL is {cal.bdpl!r}: {cal!r}"
+        )
     if cal.scale is None:  # a noise of its own shape (optimal): its E|Z| is what it pays
-        _expect(cal.mean_abs is not None and cal.mean_abs > 0)
+        _expect(cal.mean_abs is not None and cal.mean_abs > 0, f"no scale and no E|Z| > 0: {cal!r}")
         return
-    _expect(math.isfinite(cal.scale) and cal.scale > 0)
+    _expect(math.isfinite(cal.scale) and cal.scale > 0, f"scale {cal.scale!r} is not finite and > 0")
     if m.guarantee != "dp":
         exact = calibrate(chain, eps, method="exact")
-        _expect(cal.scale >= exact.scale * (1 - 1e-6))
+        _expect(
+            cal.scale >= exact.scale * (1 - 1e-6),
+            f"scale {cal.scale!r} below the least {eps}-BDP Laplace scale {exact.scale!r}",
+        )
 
 
+@_checks("calibration method", CALIBRATION_METHODS)
 def check_calibration_method_groups(m):
     """On groups of correlated records (the utility experiment's Gaussian and genomic data) every
     method answers with a Calibration: a chain-only method is not applicable, the bounds give their
@@ -720,16 +884,31 @@ def check_calibration_method_groups(m):
     for model in (RecordGroups(100, 4), GaussianGroups(100, 3, 0.0, "rho (m - 2) = 0 < 1")):
         p = CalibrationProblem(model, np.array([0.0, delta]), eps)
         cal = m.calibrate(p)
-        _expect(isinstance(cal, Calibration) and cal.method == method and cal.bdpl is None)
+        _expect(
+            isinstance(cal, Calibration) and cal.method == method and cal.bdpl is None,
+            f"on {type(model).__name__}: gave {cal!r}, not a Calibration of method {method!r} without a BDPL",
+        )
         why = m.supports(p)
         if why is not None:
-            _expect(cal.scale is None and cal.reason == f"not applicable: {why}")
+            _expect(
+                cal.scale is None and cal.reason == f"not applicable: {why}",
+                f"on {type(model).__name__}: not applicable ({why}), yet gave {cal!r}",
+            )
             continue
-        _expect(cal.scale is not None and cal.tau is not None)
-        _expect(_close(cal.scale, delta / cal.tau, rel=1e-12))
+        _expect(
+            cal.scale is not None and cal.tau is not None,
+            f"on {type(model).__name__}: no scale or tau: {cal!r}",
+        )
+        _expect(
+            _close(cal.scale, delta / cal.tau, rel=1e-12),
+            f"on {type(model).__name__}: scale {cal.scale!r} != Delta / tau = {delta / cal.tau!r}",
+        )
         expect = {"general": delta * model.m / eps, "dp": delta / eps, "gaussian": delta / eps}
         if method in expect:
-            _expect(_close(cal.scale, expect[method], rel=1e-12))
+            _expect(
+                _close(cal.scale, expect[method], rel=1e-12),
+                f"on {type(model).__name__}: scale {cal.scale!r}, known {expect[method]!r}",
+            )
 
 
 def check_calibration_method(m) -> None:
@@ -765,11 +944,13 @@ def check_estimator(cls) -> None:
         check(cls)
 
 
+@_checks("model kind", MODEL_KINDS)
 def check_model_kind_keys(kind) -> None:
     """Every config key of the kind has a default (valid), a rule and a doc."""
     check_keys(f"model[{kind.name}]", kind.keys)
 
 
+@_checks("mechanism kind", MECHANISM_KINDS)
 def check_mechanism_kind_keys(kind, example: dict | None = None) -> None:
     """Every config key of the kind has a default (valid), a rule and a doc."""
     check_keys(f"mechanism[{kind.name}]", kind.keys)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import bounds as B
 from ..core.errors import check
+from ..models.markov.fit import transition_counts  # the counts bdpsim.fit_chain fits a chain from
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -42,19 +43,10 @@ def fit_gaussian(columns: dict[str, np.ndarray], m: int) -> dict:
     }
 
 
-def transition_counts(segments: Sequence[np.ndarray], states: int = 2) -> np.ndarray:
-    """Counts of transitions ``x_t -> x_{t+1}`` within each segment (nan entries break a segment)."""
-    C = np.zeros((states, states))
-    for seg in segments:
-        seg = np.asarray(seg, float)
-        ok = np.isfinite(seg[:-1]) & np.isfinite(seg[1:])
-        a, b = seg[:-1][ok].astype(int), seg[1:][ok].astype(int)
-        np.add.at(C, (a, b), 1)
-    return C
-
-
 def fit_markov(segments: Sequence[np.ndarray], states: int = 2) -> dict:
-    """Empirical transition matrix, gamma, omega, and the (H1)/(H2) conditions of the Markov bound."""
+    """Empirical transition matrix (:func:`~bdpsim.models.markov.fit.transition_counts`, as
+    :func:`bdpsim.fit_chain` fits it), gamma, omega, and the (H1)/(H2) conditions of the Markov
+    bound."""
     C = transition_counts(segments, states)
     rows = C.sum(axis=1, keepdims=True)
     check(bool(np.all(rows > 0)), "data", C.tolist(), "every state needs an observed transition out of it")

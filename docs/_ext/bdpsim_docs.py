@@ -514,6 +514,7 @@ PUBLIC_GROUPS: dict[str, list[str]] = {
         "from_bif",
         "from_pgmpy",
         "MRFModel",
+        "fit_chain",
         "symmetric_chain",
         "gamma_of",
         "omega_of",
@@ -625,7 +626,24 @@ class PublicApi(_Generated):
         return L
 
 
+#: MathJax, shipped with the docs (docs/_static/mathjax/README.md says where it comes from)
+STATIC = Path(__file__).resolve().parents[1] / "_static"
+MATHJAX = "mathjax/tex-chtml-full.js"
+
+
+def use_shipped_mathjax(app, config):
+    """Render formulas with the MathJax copy under ``docs/_static`` (its path relative to the built
+    ``_static``), never a CDN: the site shows its maths offline. A site whose static path lacks
+    ``docs/_static`` gets it added."""
+    config.mathjax_path = MATHJAX
+    here = {(Path(app.confdir) / p).resolve() for p in config.html_static_path}
+    if STATIC not in here:
+        config.html_static_path = [*config.html_static_path, str(STATIC)]
+
+
 def setup(app):
+    app.setup_extension("sphinx.ext.mathjax")
+    app.connect("config-inited", use_shipped_mathjax)
     app.connect("missing-reference", resolve_short_reference)
     for name, cls in (
         ("bdpsim-config-keys", ConfigKeys),

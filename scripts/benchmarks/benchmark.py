@@ -69,8 +69,8 @@ def straightforward_estimate(model, mech, adv, N, rng, points=1000):
     out = []
     for target in (adv.x, adv.x_prime):
         data = straightforward_sample(P, w, n, adv.condition(target), N, rng)
-        c = np.isin(data, mech.counted_states).sum(1)
-        out.append(c + rng.laplace(0, mech.noise_scale, N))
+        c = np.isin(data, mech.query_function.counted_states).sum(1)
+        out.append(c + rng.laplace(0, mech.noise.scale, N))
     lo, hi = np.quantile(np.concatenate(out), [0.005, 0.995])
     t = rng.uniform(lo, hi, points)
     p1 = fastkde.pdf_at_points(out[0], list_of_points=t)

@@ -9,8 +9,8 @@
 # The window is 1280 x 900, a laptop's first screen: a table whose last column ("rule", "why they
 # differ") is cut there is a bug (docs/_static/bdpsim.css wraps them). TALL=1 shoots 1280 x 2400.
 #
-# Needs Debian's chromium (apt-get install -y chromium). MathJax: the site loads it from its CDN;
-# offline, install libjs-mathjax and the build here points the pages at the local copy.
+# Needs Debian's chromium (apt-get install -y chromium). MathJax ships with the site
+# (docs/_static/mathjax): the formulas render offline.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=$PWD/docs/_build/screenshots  # absolute: chromium does not write relative paths where expected
@@ -20,9 +20,6 @@ BROWSER=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$BROWSER" ]; then
   echo "docs_screenshot: no chromium (apt-get install -y chromium)" >&2
   exit 2
-fi
-if [ -f /usr/share/javascript/mathjax/MathJax.js ]; then
-  export BDPSIM_DOCS_MATHJAX="file:///usr/share/javascript/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
 fi
 if [ "${1:-}" = "--rebuild" ] || [ ! -f "$HTML/index.html" ]; then
   python -m sphinx -W -q -b html docs "$HTML"

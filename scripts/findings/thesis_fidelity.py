@@ -195,8 +195,8 @@ def readings_of_adversary(model, mech, adv, N: int, rng: np.random.Generator, po
     out = {}
     for mode in POINT_MODES:
         t = pts[mode]
-        e = np.log(_laplace_mixture(*law_x, mech.noise_scale, t)) - np.log(
-            _laplace_mixture(*law_xp, mech.noise_scale, t)
+        e = np.log(_laplace_mixture(*law_x, mech.noise.scale, t)) - np.log(
+            _laplace_mixture(*law_xp, mech.noise.scale, t)
         )
         for sh in SHIFTS:
             (gx, dx), (gxp, dxp) = fits[sh]

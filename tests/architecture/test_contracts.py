@@ -10,26 +10,37 @@ check runs in well under a second per kind.
 
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
 
 import bdpsim.testing.checks as C
+from bdpsim.adversary import Estimate
 from bdpsim.calibration.methods import CALIBRATION_METHODS, calibrate
 from bdpsim.core.columns import Column, owned_columns
 from bdpsim.core.errors import ConfigError
 from bdpsim.core.schema import Key
 from bdpsim.estimators import ESTIMATORS
-from bdpsim.kernels.noise.laws import NOISE_LAWS
+from bdpsim.kernels.noise.laws import NOISE_LAWS, register_noise_law
 from bdpsim.mechanisms import MECHANISM_KINDS
-from bdpsim.models import MODEL_KINDS, MarkovChainModel, register_model_kind
+from bdpsim.models import MODEL_KINDS, MarkovChainModel, ModelKind, register_model_kind
 from bdpsim.pipeline.rows import SUMMARY_SCHEMA, summary_schema
 from bdpsim.pipeline.settings import GENERIC_KEYS
-from bdpsim.testing import check_model_kind
+from bdpsim.testing import (
+    check_estimator,
+    check_model_kind,
+    check_noise_law,
+    parametrize_with_checks,
+)
 
 from ..architecture.test_architecture import IidCategorical, IidKind
+from ..mechanisms.test_noise_law_plugin import TwoPointNoise
+from ..models.test_toy_kind import CopiesKind
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -73,133 +84,22 @@ def test_utility_keys_have_default_constraint_doc():
         assert err.value.field == f"utility.{k}" and err.value.rule == UTILITY_KEYS[k].rule, k
 
 
-# ------------------------------------------------------------------------------------ model kinds
-
-MODEL_NAMES = sorted(MODEL_KINDS)
+# ---------------------------------------------------------- every check of every registered plug-in
 
 
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_keys_have_default_constraint_doc(name):
-    C.check_model_kind_keys(MODEL_KINDS[name])
+@parametrize_with_checks(EXAMPLES)
+def test_contract(check):
+    """Every check of :mod:`bdpsim.testing.checks` over every plug-in of the live registries (the
+    model kinds, mechanism kinds, noise laws, estimators and calibration methods), through the
+    parametrization a plug-in author uses; ids such as ``check_model_kind_exact[markov]``. What
+    each check asserts is its docstring."""
+    check()
 
 
 def test_run_keys_have_default_constraint_doc():
     C.check_keys("run", GENERIC_KEYS)
     for est in ESTIMATORS.values():
         C.check_keys(f"run[{est.name}]", est.keys)
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_conditional_sampling_matches_its_exact_law(name):
-    """Conditional sampling agrees with the model's exact law at small n: discrete models against
-    the brute-force conditional of their ``log_evidence`` (chi-square, p > 1e-4 at a fixed seed);
-    Gaussian models against their closed-form conditional mean and covariance (within 5 standard
-    errors of 20 000 draws)."""
-    C.check_model_kind_sampling(MODEL_KINDS[name])
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_exact_engine_agrees_with_brute_force_or_mixture(name):
-    """The kind's exact engine (or its reason for having none) on its example: against the brute
-    force over every data tuple for discrete models, else against the mixture estimator within its
-    interval."""
-    C.check_model_kind_exact(MODEL_KINDS[name])
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_cost_bounds_and_answers(name):
-    """Cost finite and non-negative; ``accepts``/``windows``/``supports`` give None or a reason;
-    the bounds are Bound values keyed as documented."""
-    C.check_model_kind_cost(MODEL_KINDS[name])
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_window_rows_are_window_rows(name):
-    """An all-adversary search's rows (``ExactEngine.window``) satisfy ``WindowRow``: their
-    ``table_row()`` gives exactly the adversary columns (no node names: the driver adds those from
-    the model), ``adversary()`` the adversary with that target, and ``bdpl`` its value."""
-    C.check_model_kind_window_rows(MODEL_KINDS[name])
-
-
-@pytest.mark.parametrize("name", MODEL_NAMES)
-def test_model_kind_search_agrees_with_brute_force(name):
-    """An engine with the search over every adversary and ``with_noise``: a two-component score
-    (BDPL, delta(0.5)) searched in one pass equals the brute force over every adversary, with the
-    kind's noise and with another, and the adversaries it reports attain it."""
-    C.check_model_kind_search(MODEL_KINDS[name])
-
-
-# ------------------------------------------------------------------------------- mechanism kinds
-
-MECHANISM_NAMES = sorted(MECHANISM_KINDS)
-
-
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
-def test_mechanism_kind_keys_have_default_constraint_doc(name):
-    C.check_mechanism_kind_keys(MECHANISM_KINDS[name])
-
-
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
-def test_mechanism_kind_builds_runs_and_describes_itself(name):
-    """The example builds; the mechanism maps a batch ``(N, n)`` to ``N`` outputs (first axis),
-    deterministically for a seed; its columns and extras are registered; epsilon is None or > 0;
-    every estimator answers None or a reason."""
-    C.check_mechanism_kind_runs(MECHANISM_KINDS[name], EXAMPLES.get(name))
-
-
-@pytest.mark.parametrize("name", MECHANISM_NAMES)
-def test_mechanism_kind_exact_value_agrees_with_the_mixture(name):
-    """Where the model has an exact engine for the mechanism, the exact BDPL of one adversary lies
-    within the mixture estimator's interval (5 standard errors) whenever the mixture applies, and
-    below the general bound ``m eps`` when the mechanism is eps-DP."""
-    C.check_mechanism_kind_exact(MECHANISM_KINDS[name], EXAMPLES.get(name))
-
-
-# ------------------------------------------------------------------------------------ noise laws
-
-
-@pytest.mark.parametrize("name", sorted(NOISE_LAWS))
-def test_noise_law_is_normalised_and_its_exact_sup_matches_a_grid(name):
-    """pmf/pdf sums/integrates to 1 and matches the cdf; sampling follows the cdf (KS at a fixed
-    seed); the exact sup of the log-ratio of two mixtures is the grid's maximum (and +inf only when
-    the grid's keeps growing); the batched ``grid_sup`` and the pair ``sup_log_ratio`` agree, and so
-    do ``grid_delta`` and ``hockey_stick``."""
-    C.check_noise_law_density(NOISE_LAWS[name])
-
-
-@pytest.mark.parametrize("name", sorted(NOISE_LAWS))
-def test_noise_law_owns_its_keys_and_its_mean_abs(name):
-    """Issue 36: a law's config keys (``keys``) each have a doc and a rule and are keys of every
-    query kind; its ``mean_abs()`` is ``E|Z|``: checked against the mean of 400 000 samples, within
-    5 standard errors (seeded)."""
-    C.check_noise_law_keys(NOISE_LAWS[name])
-
-
-@pytest.mark.parametrize("name", sorted(NOISE_LAWS))
-def test_noise_law_declares_whether_it_calibrates_and_is_pure(name):
-    """``calibratable``: the law has an amount ``with_parameter`` changes (a table does not);
-    ``pure_dp`` of a calibratable law: its ``dp_epsilon`` for a sensitivity of one step is finite.
-    ``bdpsim calibrate markov --noise`` takes exactly the calibratable laws."""
-    C.check_noise_law_flags(NOISE_LAWS[name])
-
-
-# ------------------------------------------------------------------------------------ estimators
-
-
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_estimator_contract_on_independent_records(name):
-    """Independent records: the BDPL is the DP epsilon. Every estimator supports a Laplace count on
-    an i.i.d. chain; its ``reference`` is that epsilon; an estimate with a standard error lies within
-    5 of them of it (exact estimators: equal); a certified lower bound (``bdpl_lower``) lies below
-    it; ``cost`` is finite; ``summary`` fills registered cells."""
-    C.check_estimator_independent_records(ESTIMATORS[name])
-
-
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_estimator_declares_every_column_it_fills(name):
-    """Every registered estimator's columns are declared (:func:`_check_declared`) and its
-    ``summary`` fills only core cells, the columns it owns and its extras."""
-    C.check_estimator_columns(ESTIMATORS[name])
 
 
 def test_summary_schema_places_every_owned_column_once_with_its_owner():
@@ -267,25 +167,6 @@ def test_summary_schema_places_every_owned_column_once_with_its_owner():
 # --------------------------------------------------------------------------- calibration methods
 
 
-@pytest.mark.parametrize("method", sorted(CALIBRATION_METHODS))
-def test_calibration_method_contract(method):
-    """Every method of the one registry is a :class:`CalibrationMethod` (name, doc, guarantee,
-    ``supports``, ``calibrate``). On a small chain it returns a Calibration, never an exception:
-    not applicable (with the reason ``supports`` gives) or a noise. A method that claims eps-BDP
-    (and the Pufferfish mechanisms, on this chain) prescribes noise whose exact BDPL is at most the
-    target, and no Laplace scale below the exact method's smallest eps-BDP one; the DP baseline's
-    BDPL is at least eps (the DP adversary alone leaks Delta / b = eps)."""
-    C.check_calibration_method_chain(CALIBRATION_METHODS[method])
-
-
-@pytest.mark.parametrize("method", sorted(CALIBRATION_METHODS))
-def test_calibration_method_on_groups_of_records(method):
-    """On groups of correlated records (the utility experiment's Gaussian and genomic data) every
-    method answers with a Calibration: a chain-only method is not applicable, the bounds give their
-    known scales (general: Delta m / eps; Gaussian with rho = 0: Delta / eps; DP: Delta / eps)."""
-    C.check_calibration_method_groups(CALIBRATION_METHODS[method])
-
-
 def test_dp_baseline_on_independent_records_is_eps():
     """Known answer: on independent records the DP baseline's exact BDPL is its DP epsilon."""
     cal = calibrate(MarkovChainModel(np.array([[0.3, 0.7], [0.3, 0.7]]), 5), 1.5, method="dp")
@@ -337,11 +218,11 @@ def toy_kind():
 
 
 def test_a_kind_registered_from_a_test_passes_the_model_contract(toy_kind):
-    """The toy model kind of tests/architecture/test_architecture.py (one class, one registry "
-    "entry) passes the
-    same contract checks as the built-in kinds."""
+    """The toy model kind of tests/architecture/test_architecture.py (one class, one registry
+    entry) passes the same contract checks as the built-in kinds."""
     assert "iid" in MODEL_KINDS
     check_model_kind(toy_kind)
+    C.check_model_kind_keys(IidKind())  # another instance of the registered class: the same kind
 
 
 def test_a_broken_kind_fails_the_contract(toy_kind, monkeypatch):
@@ -356,6 +237,118 @@ def test_a_broken_kind_fails_the_contract(toy_kind, monkeypatch):
     monkeypatch.setattr(IidCategorical, "sample_conditional", biased)
     with pytest.raises(AssertionError, match="do not follow the exact law"):
         C.check_model_kind_sampling(toy_kind)
+
+
+class DoubledCopies(CopiesKind):
+    """The copies kind of tests/models/test_toy_kind.py with an exact engine off by a factor 2."""
+
+    name = "doubled_copies"
+
+    def exact(self, model, mechanism):
+        engine = super().exact(model, mechanism)
+
+        class Doubled(type(engine)):
+            def bdpl(self, adversary):
+                e = super().bdpl(adversary)
+                return Estimate(2 * e.value, e.se, e.argmax)
+
+        return Doubled(engine.model, engine.values, engine.noise)
+
+
+class DividesByZero(IidKind):
+    """The iid kind whose model's ``log_evidence`` divides by zero (a plug-in's own bug)."""
+
+    name = "divides_by_zero"
+
+    def build(self, params, present, hints=None):
+        spec = super().build(params, present, hints)
+        model = replace(spec.fixed, probs=spec.fixed.probs)
+        object.__setattr__(model, "log_evidence", lambda known: 1 / 0)
+        return replace(spec, fixed=model)
+
+
+class Empty(ModelKind):
+    """A kind with a name and a builder, and nothing else."""
+
+    name, domain, keys = "empty", "discrete", {}
+
+    def build(self, params, present, hints=None):
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class NoDraws(TwoPointNoise):
+    """The toy law of tests/mechanisms/test_noise_law_plugin.py whose sampler returns nothing."""
+
+    name: str = field(default="no_draws", init=False)
+    keys: ClassVar[dict] = {}
+
+    @classmethod
+    def from_params(cls, params):
+        return cls(1.0)
+
+    def sample(self, size, rng):
+        return np.zeros(0)
+
+
+@pytest.fixture
+def broken():
+    """The broken plug-ins above, registered for one test."""
+    kinds = [register_model_kind(k()) for k in (DoubledCopies, DividesByZero, Empty)]
+    register_noise_law(NoDraws)
+    yield
+    for k in kinds:
+        MODEL_KINDS.pop(k.name)
+    NOISE_LAWS.pop(NoDraws.name)
+
+
+def test_an_engine_off_by_two_fails_naming_the_kind_the_adversary_and_both_values(broken):
+    """Before: ``contract check failed``, with no kind, adversary or value."""
+    with pytest.raises(AssertionError) as err:
+        check_model_kind(MODEL_KINDS["doubled_copies"])
+    found = re.fullmatch(
+        r"model kind 'doubled_copies' fails check_model_kind_exact: the exact engine gives BDPL "
+        r"(\S+) for (Adversary\(i=\d+, known=.*\)), the brute force over every data tuple (\S+) "
+        r"\(relative tolerance 1e-7\)",
+        str(err.value),
+    )
+    assert found, str(err.value)
+    assert float(found[1]) == pytest.approx(2 * float(found[3]), rel=1e-12) and float(found[3]) > 0
+
+
+def test_a_broken_or_empty_plugin_fails_naming_it(broken):
+    """Before: ``ZeroDivisionError`` (a law that samples nothing, in the check's own KS bound; a
+    kind whose model divides by zero) or ``AttributeError`` (an object that is no kind) escaped
+    the checks as themselves; an empty or unregistered kind failed with no name. Now each check
+    fails naming the plug-in, the check and what is wrong."""
+    cases = [
+        (
+            lambda: check_model_kind(MODEL_KINDS["divides_by_zero"]),
+            "model kind 'divides_by_zero' fails check_model_kind_sampling: ZeroDivisionError: "
+            "division by zero",
+        ),
+        (
+            lambda: check_model_kind(MODEL_KINDS["empty"]),
+            "model kind 'empty' fails check_model_kind_sampling: it declares no example (ModelKind.example)",
+        ),
+        (
+            lambda: check_model_kind(IidKind()),
+            "model kind 'iid' fails check_model_kind_keys: it is not registered under its name",
+        ),
+        (lambda: check_model_kind(object()), "is not a model kind: it has no name"),
+        (
+            lambda: check_noise_law(NoDraws),
+            "noise law 'no_draws' fails check_noise_law_density: sample(20000) gave shape (0,), not (20000,)",
+        ),
+        (
+            lambda: check_estimator(NoDraws),
+            "estimator 'no_draws' fails check_estimator_independent_records: it is",
+        ),
+    ]
+    for run, message in cases:
+        with pytest.raises(AssertionError) as err:
+            run()
+        assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
 
 
 def test_an_undocumented_key_fails_the_contract():
@@ -396,14 +389,25 @@ def test_generated_counts_table_is_current():
 
 
 def test_the_shipped_parametrization_covers_every_registered_plugin():
-    """``bdpsim.testing.parametrize_with_checks`` (what a plug-in author uses) names one check per
-    (check, plug-in) of the live registries, and each is a callable."""
-    from bdpsim.kernels.noise.laws import NOISE_LAWS
-    from bdpsim.testing import all_checks, parametrize_with_checks
+    """``bdpsim.testing.parametrize_with_checks`` (what :func:`test_contract` and a plug-in author
+    use) names one check per (check, plug-in) of the live registries, each once and callable: the
+    model kinds x the model checks, the mechanism kinds x theirs, and so on."""
+    from bdpsim.testing import all_checks
 
     mark = parametrize_with_checks(EXAMPLES)
     ids = [i for i, _ in all_checks(EXAMPLES)]
     assert mark.args[0] == "check" and len(mark.args[1]) == len(ids) == len(set(ids))
     assert all(callable(c) for c in mark.args[1])
-    for name in [*MODEL_KINDS, *NOISE_LAWS, *ESTIMATORS, *CALIBRATION_METHODS]:
-        assert any(i.endswith(f"[{name}]") for i in ids), name
+    expected = {
+        f"{check.__name__}[{name}]"
+        for registry, checks in (
+            (MODEL_KINDS, C.MODEL_KIND_CHECKS),
+            (MECHANISM_KINDS, C.MECHANISM_KIND_CHECKS),
+            (NOISE_LAWS, C.NOISE_LAW_CHECKS),
+            (ESTIMATORS, C.ESTIMATOR_CHECKS),
+            (CALIBRATION_METHODS, C.CALIBRATION_CHECKS),
+        )
+        for name in registry
+        for check in checks
+    }
+    assert set(ids) == expected

@@ -173,6 +173,46 @@ def test_no_kind_name_compared_as_a_string_outside_its_module():
     assert not hits, "\n".join(hits)
 
 
+def _law_lists(tree: ast.AST, names: set[str]) -> list[tuple[int, list[str]]]:
+    """The collection literals of ``tree`` (tuples, lists, sets, dict keys) holding two or more of
+    the noise-law ``names`` as strings, with their line numbers."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            elts = node.elts
+        elif isinstance(node, ast.Dict):
+            elts = [k for k in node.keys if k is not None]
+        else:
+            continue
+        found = sorted({e.value for e in elts if isinstance(e, ast.Constant) and e.value in names})
+        if len(found) >= 2:
+            out.append((node.lineno, found))
+    return out
+
+
+def test_no_noise_law_names_listed_by_hand():
+    """Which laws a caller offers or takes (command-line choices, calibration, attack, continual
+    release) it reads from the laws' traits (:func:`bdpsim.kernels.noise.traits.law_names`), never
+    from a list of their names written out, which a new law would not join."""
+    from bdpsim.kernels.noise.traits import TRAITS
+
+    names = set(TRAITS)
+    assert {"laplace", "geometric", "staircase", "gaussian", "table"} <= names
+    hits = [
+        f"{path.relative_to(ROOT)}:{line}: {found}"
+        for path in sorted(PKG.rglob("*.py"))
+        for line, found in _law_lists(ast.parse(path.read_text()), names)
+    ]
+    assert not hits, "law names listed by hand (read bdpsim.kernels.noise.traits.law_names):\n" + "\n".join(
+        hits
+    )
+    # the scan finds what it looks for
+    probe = (
+        'LAWS = ("laplace", "geometric")\nx = law in ["gaussian", "table"]\n{"staircase": 1, "laplace": 2}'
+    )
+    assert sorted(line for line, _ in _law_lists(ast.parse(probe), names)) == [1, 2, 3]
+
+
 @pytest.mark.parametrize("code", ["import bdpsim", "import bdpsim.cli; bdpsim.cli.build_parser()"])
 def test_import_is_light(code, cli_env):
     heavy = [

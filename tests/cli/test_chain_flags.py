@@ -91,3 +91,31 @@ def test_subnormal_entry_is_refused_without_overflow_warnings(capsys):
         for cmd in (["calibrate", "markov", "--n", "5"], ["bounds", "markov"]):
             rc, out, err = cli(capsys, *cmd, "--transition", "[[1e-320,1],[0.5,0.5]]", "--epsilon", "1")
             one_line_error(rc, err, "--transition", "subnormal")
+
+
+@pytest.mark.parametrize(
+    "matrix, rule",
+    [
+        ("not json", "must be a JSON matrix of numbers like [[0.9,0.1],[0.3,0.7]]"),
+        ("[0.9, 0.1]", "must be a JSON matrix of numbers"),
+        ('[["0.5",0.5],[0.5,0.5]]', "must be a JSON matrix of numbers"),
+        ("[[0.9,0.1,0.0],[0.3,0.7,0.0]]", "must be a square matrix (k rows of k numbers)"),
+        ("[[NaN,1],[0.5,0.5]]", "must be a JSON matrix of numbers"),
+    ],
+)
+def test_one_json_parser_one_error_for_every_command(capsys, matrix, rule):
+    """``--transition`` is read by one parser (bdpsim.cli.chain.parse_matrix): the same malformed
+    matrix gets the same one-line error, naming the flag, from every command that takes it (the
+    continual release adds that it also takes one matrix per step)."""
+    commands = [
+        ["attack", "markov", "--n", "5", "--epsilon", "1"],
+        ["calibrate", "markov", "--n", "5", "--epsilon", "1"],
+        ["bounds", "markov", "--epsilon", "1"],
+        ["temporal", "--n", "5", "--epsilon", "1"],
+    ]
+    lines = set()
+    for command in commands:
+        rc, out, err = cli(capsys, *command, "--transition", matrix)
+        one_line_error(rc, err, f"--transition = {matrix!r}: ", rule)
+        lines.add(err.replace(", or a list of them, one per step", ""))  # temporal: one matrix per step too
+    assert len(lines) == 1, lines

@@ -50,11 +50,49 @@ def test_help_has_description_and_example(path, parser):
     assert parser.description.split()[0] in text and "usage:" in text
 
 
-def test_version(cli_env):
+@pytest.mark.parametrize("path,parser", PARSERS, ids=[" ".join(p) for p, _ in PARSERS])
+def test_help_fits_80_columns(path, parser, monkeypatch):
+    """Every command's help, laid out for an 80-column terminal, fits it (examples as written)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    long = [line for line in parser.format_help().splitlines() if len(line) > 80]
+    assert not long, (" ".join(path), long)
+
+
+def test_every_command_runs_one_way():
+    """Each subcommand is one module of bdpsim/cli with ``add_parser(sub)``, and every command the
+    parser reaches names the function that runs it (``args.run``): one dispatch style."""
+    import inspect
+
+    import bdpsim.cli as cli
+
+    top = {name for path, _ in PARSERS if len(path) == 2 for name in path[1:]}
+    assert top == {"run", "validate", "plot", "configs", "bounds", "worst-case", "accuracy", "figures"} | {
+        "utility",
+        "calibrate",
+        "temporal",
+        "attack",
+        "account",
+    }
+    assert {m.__name__.rsplit(".", 1)[1] for m in cli.SUBCOMMANDS} == {t.replace("-", "_") for t in top}
+    leaves = [
+        (path, p)
+        for path, p in PARSERS
+        if not any(isinstance(a, argparse._SubParsersAction) for a in p._actions)
+    ]
+    for path, p in leaves:
+        run = p.get_default("run")
+        assert callable(run) and run.__module__.startswith("bdpsim.cli."), path
+    assert len(inspect.getsource(cli.build_parser).splitlines()) <= 25
+
+
+def test_version_and_python_m_bdpsim(cli_env):
+    """``python -m bdpsim`` is the ``bdpsim`` command (as ``python -m bdpsim.cli``)."""
     import bdpsim
 
     p = subprocess.run([PY, "-m", "bdpsim.cli", "--version"], capture_output=True, text=True, env=cli_env)
     assert p.returncode == 0 and p.stdout.strip() == f"bdpsim {bdpsim.__version__}"
+    p = subprocess.run([PY, "-m", "bdpsim", "--help"], capture_output=True, text=True, env=cli_env)
+    assert p.returncode == 0 and p.stdout.startswith("usage: bdpsim ") and "temporal" in p.stdout, p.stderr
 
 
 def test_no_docstring_cites_the_private_spec():

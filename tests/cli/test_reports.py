@@ -74,7 +74,7 @@ def test_calibrate_geometric_table_on_independent_records(bdpsim_cli):
     )
     assert rc == 0, err
     head, row = [line for line in out.splitlines() if not line.startswith("query:")][:2]
-    assert head.split() == ["method", "noise", "epsilon", "E|Z|", "exact", "BDPL", "eps-BDP?"]
+    assert head.split() == ["method", "noise", "epsilon", "E|Z|", "BDPL", "(nats)", "eps-BDP?"]
     method, noise, par, mean_abs, bdpl, verdict = row.split()
     q = math.exp(-1.0)
     assert (method, noise, verdict) == ("exact", "geometric", "yes")

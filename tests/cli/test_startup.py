@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from ..support.parser import choices_of, default_of
+
 #: what no help or version text needs (``scipy`` covers every SciPy submodule)
 HEAVY = ("numpy", "scipy", "pgmpy", "pandas", "matplotlib", "networkx", "joblib", "dask")
 
@@ -45,5 +47,9 @@ def test_calibrate_choices_are_the_library_s():
     from bdpsim.mechanisms.kinds import NOISE_KEYS
 
     assert sorted(cli_calibrate.CALIBRATION_METHODS) == sorted(CALIBRATION_METHODS)
-    assert cli_calibrate.CALIBRATABLE_NOISE == tuple(k for k, law in NOISE_LAWS.items() if law.calibratable)
-    assert cli_calibrate.DEFAULT_NOISE == NOISE_KEYS["noise"].default
+    calibratable = tuple(k for k, law in NOISE_LAWS.items() if law.calibratable)
+    pure = tuple(k for k in calibratable if NOISE_LAWS[k].pure_dp)
+    assert tuple(choices_of(["calibrate", "markov"], "--noise")) == calibratable
+    assert tuple(choices_of(["attack", "markov"], "--noise")) == calibratable
+    assert tuple(choices_of(["calibrate", "config"], "--noise")) == pure
+    assert default_of(["calibrate", "markov"], "--noise") == NOISE_KEYS["noise"].default

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 from bdpsim.cli import main
+from bdpsim.kernels.noise.traits import law_names
 from bdpsim.temporal import cao_leakage
 from bdpsim.temporal.exact import temporal_exact
+
+from ..support.parser import choices_of
 
 ACTIVITY = "[[0.882,0.118],[0.305,0.695]]"
 THREE = "[[0.5,0.3,0.2],[0.2,0.6,0.2],[0.1,0.2,0.7]]"
@@ -25,9 +28,9 @@ def test_json_holds_exact_and_cao_lists(tmp_path, capsys):
                 THREE,
                 "--epsilon",
                 "1",
-                "--steps",
+                "--n",
                 "7",
-                "--mechanism",
+                "--release",
                 "krr",
                 "--json",
                 str(out),
@@ -39,11 +42,11 @@ def test_json_holds_exact_and_cao_lists(tmp_path, capsys):
     P = json.loads(THREE)
     ex = temporal_exact(P, 1.0, 7, "krr")
     cao = cao_leakage(P, 1.0, 7)
-    assert doc["t"] == list(range(1, 8))
+    assert doc["i"] == list(range(7))  # records numbered from 0, as i in adversaries.csv
     for key in ("bpl", "fpl", "tpl"):
         np.testing.assert_allclose(doc[key], getattr(ex, key), atol=1e-12)
         np.testing.assert_allclose(doc["cao_" + key], getattr(cao, key), atol=1e-12)
-    assert doc["inputs"]["steps"] == 7 and doc["inputs"]["mechanism"] == "krr"
+    assert doc["inputs"]["n"] == 7 and doc["inputs"]["release"] == "krr"
     assert len(doc["witnesses"]) == 7 and doc["exact"] is True
     assert "max TPL: exact" in capsys.readouterr().out
 
@@ -58,7 +61,7 @@ def test_interval_keys_when_capped(tmp_path):
                 THREE,
                 "--epsilon",
                 "1",
-                "--steps",
+                "--n",
                 "8",
                 "--max-points",
                 "3",
@@ -91,10 +94,10 @@ def test_known_steps_and_per_step_epsilon(tmp_path):
                 "2",
                 "0.5",
                 "1",
-                "--steps",
+                "--n",
                 "4",
-                "--known",
-                "2",
+                "--known-records",
+                "1",
                 "--method",
                 "exact",
                 "--json",
@@ -119,7 +122,7 @@ def test_allocate_prints_and_writes_budgets(tmp_path, capsys):
                 "4",
                 "--epsilon",
                 "0.5",
-                "--steps",
+                "--n",
                 "20",
                 "--allocate",
                 "2",
@@ -141,14 +144,14 @@ BAD = [
     (["--transition", "[[0.5,0.6],[0.5,0.5]]"], "--transition", "sum to 1"),
     (["--epsilon", "0"], "--epsilon", "> 0"),
     (["--epsilon", "-1"], "--epsilon", "> 0"),
-    (["--steps", "0"], "--steps", ">= 1"),
+    (["--n", "0"], "--n", ">= 1"),
     (["--epsilon", "1", "2"], "--epsilon", "one value per step"),
-    (["--known", "9"], "--known", "1..5"),
-    (["--known", "0"], "--known", "1..5"),
-    (["--initial", "[0.5,0.6]"], "--initial", "summing to 1"),
+    (["--known-records", "5"], "--known-records", "0..4"),
+    (["--known-records", "-1"], "--known-records", "0..4"),
+    (["--initial", "0.5", "0.6"], "--initial", "summing to 1"),
     (["--initial", "uniform"], "--initial", "stationary"),
     (["--allocate", "-1"], "--allocate", "> 0"),
-    (["--values", "1", "2", "3"], "--values", "one per state"),
+    (["--state-values", "1", "2", "3"], "--state-values", "one per state"),
     (["--max-points", "1"], "--max-points", ">= 2"),
     (["--transition", "[[[0.9,0.1],[0.2,0.8]],[[0.9,0.1],[0.2,0.8]]]"], "--transition", "steps - 1 = 4"),
 ]
@@ -157,13 +160,13 @@ BAD = [
 @pytest.mark.parametrize("extra,flag,rule", BAD)
 def test_bad_input_one_line_exit_2(extra, flag, rule, tmp_path, capsys):
     out = tmp_path / "t.json"
-    args = {"--transition": ACTIVITY, "--epsilon": "1", "--steps": "5"}
+    args = {"--transition": ACTIVITY, "--epsilon": "1", "--n": "5"}
     argv = ["temporal"]
     flags = [e for e in extra if e.startswith("--")]
     for k, v in args.items():
         if k not in flags:
             argv += [k, v]
-    argv += extra + ["--json", str(out), "--mechanism", "laplace"]
+    argv += extra + ["--json", str(out), "--release", "laplace"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"bdpsim: error: {flag} = ") and rule in err, err
@@ -188,17 +191,17 @@ def test_cao_with_known_steps_is_refused(capsys):
                 ACTIVITY,
                 "--epsilon",
                 "1",
-                "--steps",
+                "--n",
                 "4",
-                "--known",
-                "2",
+                "--known-records",
+                "1",
                 "--method",
                 "cao",
             ]
         )
         == 2
     )
-    assert capsys.readouterr().err.startswith("bdpsim: error: --known = [2]: ")
+    assert capsys.readouterr().err.startswith("bdpsim: error: --known-records = [1]: ")
 
 
 def test_python_table_has_the_cli_columns():
@@ -206,7 +209,7 @@ def test_python_table_has_the_cli_columns():
 
     rows = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 5, "krr", as_frame=False)
     assert list(rows[0])[:10] == [
-        "t",
+        "i",
         "epsilon",
         "bpl",
         "fpl",
@@ -223,11 +226,15 @@ def test_python_table_has_the_cli_columns():
 
 
 def test_cli_choices_are_the_library_s():
-    from bdpsim.cli import temporal as cli_temporal
-    from bdpsim.temporal.mechanisms import MECHANISMS
+    from bdpsim.temporal.releases import release_names
     from bdpsim.temporal.table import METHODS
 
-    assert cli_temporal.MECHANISMS == MECHANISMS and cli_temporal.METHODS == METHODS
+    assert tuple(choices_of(["temporal"], "--method")) == METHODS
+    assert (
+        tuple(choices_of(["temporal"], "--release"))
+        == release_names()
+        == ("krr", "any", *law_names(calibratable=True, pure_dp=True))
+    )
 
 
 def test_cao_only(tmp_path, capsys):
@@ -240,7 +247,7 @@ def test_cao_only(tmp_path, capsys):
                 "3",
                 "--epsilon",
                 "1",
-                "--steps",
+                "--n",
                 "5",
                 "--method",
                 "cao",
@@ -256,3 +263,48 @@ def test_cao_only(tmp_path, capsys):
         doc["cao_tpl"], cao_leakage([[0.75, 0.25], [0.25, 0.75]], 1.0, 5).tpl, atol=1e-12
     )
     assert "max TPL: Cao" in capsys.readouterr().out
+
+
+def test_one_vocabulary_with_attack_and_calibrate(tmp_path, capsys):
+    """``temporal`` reads the words of ``attack`` and ``calibrate`` (--n, --initial P ...,
+    --state-values, records numbered from 0): the spellings of earlier releases (--steps,
+    --mechanism, --values, a JSON --initial) give the same numbers, with one note each on stderr;
+    --known (steps from 1) is refused in one line naming the --known-records that replaces it."""
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    base = ["temporal", "--transition", THREE, "--epsilon", "1", "--method", "exact"]
+    assert main([*base, "--n", "5", "--release", "laplace", "--state-values", "0", "1", "3",
+                 "--initial", "0.2", "0.3", "0.5", "--json", str(new)]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""
+    assert main([*base, "--steps", "5", "--mechanism", "laplace", "--values", "0", "1", "3",
+                 "--initial", "[0.2,0.3,0.5]", "--json", str(old)]) == 0  # fmt: skip
+    notes = capsys.readouterr().err.splitlines()
+    assert len(notes) == 4 and all(n.startswith("bdpsim: note: ") for n in notes), notes
+    assert "--steps is --n now" in notes[0] and "--initial 0.2 0.3 0.5" in notes[-1]
+    a, b = json.loads(new.read_text()), json.loads(old.read_text())
+    assert a["tpl"] == b["tpl"] and a["inputs"] == b["inputs"] and a["inputs"]["initial"] == [0.2, 0.3, 0.5]
+    assert main([*base, "--n", "5", "--known", "2", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bdpsim: error: --known = [2, 4]: is --known-records")
+    assert "--known-records 1 3" in err
+    assert main([*base, "--n", "5", "--steps", "5"]) == 2  # both spellings: one of them
+    assert "--steps = 5: is --n now: give --n only" in capsys.readouterr().err
+    # the table: records from 0, each leakage's unit under its name
+    assert main([*base, "--n", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["i", "epsilon", "bpl", "fpl", "tpl"] and set(out[1].split()) == {"(nats)"}
+    assert [line.split()[0] for line in out[2:5]] == ["0", "1", "2"] and " nats at i = " in out[5]
+    assert max(map(len, out)) <= 80
+
+
+def test_temporal_leakage_raises_bdpsim_errors_and_reads_old_known():
+    import bdpsim
+    from bdpsim.core.errors import BdpsimError
+
+    for kwargs in (dict(epsilon=0.0), dict(transition=[[0.5, 0.6], [0.5, 0.5]]), dict(known_records=[7])):
+        args = dict(transition=json.loads(THREE), epsilon=1.0, steps=4, mechanism="krr", as_frame=False)
+        with pytest.raises(BdpsimError):
+            bdpsim.temporal_leakage(**{**args, **kwargs})
+    rows = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 4, "krr", known_records=[1], as_frame=False)
+    with pytest.warns(DeprecationWarning, match="known_records"):
+        old = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 4, "krr", known=[2], as_frame=False)
+    assert rows == old and rows[1]["tpl"] is None and [r["i"] for r in rows] == [0, 1, 2, 3]

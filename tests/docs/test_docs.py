@@ -192,6 +192,26 @@ def test_every_docs_page_is_reachable():
         assert rel.with_suffix("").as_posix() in entries, f"docs/{rel} is in no toctree"
 
 
+def test_formulas_render_with_the_mathjax_shipped_with_the_docs(tmp_path):
+    """Before: the site loaded MathJax from a CDN, so offline every formula showed as raw TeX. A
+    page built with the docs' extension loads MathJax from its own ``_static`` (the copy shipped
+    in ``docs/_static/mathjax``, with its licence and fonts), and no script or stylesheet from
+    another host."""
+    code, warnings = _build(tmp_path, "Page\n====\n\nInline :math:`\\varepsilon + 4 \\ln \\gamma`.\n")
+    assert code == 0, warnings
+    html = (tmp_path / "out" / "index.html").read_text()
+    assert re.search(
+        r'<script defer="defer" src="_static/mathjax/tex-chtml-full\.js(\?v=\w+)?"></script>', html
+    )
+    assert r"\(\varepsilon + 4 \ln \gamma\)" in html
+    loads = re.findall(r"<(?:script|link)[^>]*(?:src|href)=\"([^\"]+)\"", html)
+    assert loads and not [u for u in loads if re.match(r"(https?:)?//", u)], loads
+    shipped = tmp_path / "out" / "_static" / "mathjax"
+    assert (shipped / "LICENSE").read_text().lstrip().startswith("Apache License")
+    assert len(list((shipped / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) == 23
+    assert "3.2.2" in (shipped / "tex-chtml-full.js").read_text()
+
+
 # ------------------------------------------------------------------------------- the whole site
 @pytest.mark.slow
 def test_the_site_builds_offline_without_a_warning(tmp_path):
@@ -349,6 +369,83 @@ def test_readme_says_what_the_test_command_installs_and_that_warnings_are_expect
     part = text[i : text.index("## ")]
     for want in ("warning:", "expected", "Dask", "pgmpy", "Sphinx", "minutes"):
         assert want in part, want
+
+
+def _distributions_of_the_test_extra() -> set[str]:
+    """The distributions ``pip install -e ".[test]"`` installs: the extra's requirements (and
+    bdpsim's own extras it names), followed through the installed packages' metadata."""
+    import tomllib
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    todo = [Requirement(r) for r in extras["test"]]
+    seen: set[str] = set()
+    while todo:
+        req = todo.pop()
+        if norm(req.name) == "bdpsim":
+            todo += [Requirement(r) for e in req.extras for r in extras[e]]
+            continue
+        if norm(req.name) in seen:
+            continue
+        seen.add(norm(req.name))
+        try:
+            deps = [Requirement(r) for r in requires(req.name) or []]
+        except PackageNotFoundError:
+            continue
+        for dep in deps:
+            if dep.marker is None or any(dep.marker.evaluate({"extra": e}) for e in ("", *req.extras)):
+                todo.append(dep)
+    return seen
+
+
+def test_the_test_extra_installs_every_package_a_test_skips_without():
+    """Before: the README said its test command skips nothing, yet riskcal (the attack-test extra)
+    was not in ``[test]`` and the attack curves' check was skipped. Every module a test
+    ``importorskip``s belongs to a distribution the ``[test]`` extra installs."""
+    import ast
+    from importlib.metadata import packages_distributions
+
+    test_extra = _distributions_of_the_test_extra()
+    owners = packages_distributions()
+    skipped_without = {
+        node.args[0].value.split(".")[0]
+        for path in (ROOT / "tests").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "pytest.importorskip"
+        and isinstance(node.args[0], ast.Constant)
+    }
+    assert {"riskcal", "dp_accounting", "pgmpy", "sphinx"} <= skipped_without
+    for module in sorted(skipped_without):
+        dists = {re.sub(r"[-_.]+", "-", d).lower() for d in owners.get(module, [])}
+        assert dists & test_extra, f"{module}: from {dists or 'no installed package'}, not in [test]"
+
+
+def test_readme_names_the_tests_skipped_by_who_runs_them():
+    """Before: "no test is skipped" while a root-only guard test was skipped for everyone else.
+    The skips that depend on the user or the machine rather than on a package (needs root, needs
+    two cores) are the ones the README names."""
+    reasons = {
+        (path.name, m[1])
+        for path in (ROOT / "tests").rglob("*.py")
+        for m in re.finditer(r'(?:pytest\.skip\(|reason=)f?"([^"]*)', path.read_text())
+        if re.search(r"\broot\b|CPUs?\b|cores?\b", m[1])
+    }
+    assert reasons == {
+        (
+            "test_output_guards.py",
+            "needs root to give the checkout to another user (the fake-git test covers the rest)",
+        ),
+        ("test_workers.py", "needs /proc and 2 CPUs"),
+    }
+    text = " ".join(_readme().split())
+    assert "so no test is skipped for a missing package" in text
+    assert "One test is skipped unless you run it as root" in text and "one needs two cores" in text
 
 
 def test_figures_docs_name_the_default_output():

@@ -34,7 +34,7 @@ def test_markov_exact_equals_brute_force(states, n):
         l1 = brute_count_law(model, adv.condition(x), [states - 1])
         l2 = brute_count_law(model, adv.condition(xp), [states - 1])
         atoms = np.arange(n + 1.0)
-        ref = mixture_sup(atoms, l1, atoms, l2, mech.noise_scale).value
+        ref = mixture_sup(atoms, l1, atoms, l2, mech.noise.scale).value
         assert adversary_bdpl(model, mech, adv).value == pytest.approx(ref, abs=1e-9)
 
 

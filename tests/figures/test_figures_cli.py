@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -208,19 +209,21 @@ def test_figures_help_lists_every_gallery_id(capsys, monkeypatch):
 def test_figures_heartbeat_names_the_figure(tmp_path, capsys, monkeypatch, fast_beat):
     from bdpsim.figures import gallery
 
-    def fake(ids, out, log=print, **kw):
+    def fake(ids, out, log=print, done=None, **kw):
         import time
 
+        done([], ["thesis-fig03"])
         log("thesis-fig03: a figure")
         time.sleep(0.3)
         log("  a detail")
+        done(["thesis-fig03"], [])
         return []
 
     monkeypatch.setattr(gallery, "make_figures", fake)
     rc, out, err = cli(capsys, "figures", "--only", "thesis-fig03", "--out", tmp_path)
     assert rc == 0
     assert any(
-        x.startswith("bdpsim figures (making thesis-fig03): 0/1 figures done") for x in err.splitlines()
+        x.startswith("bdpsim figures (left: thesis-fig03): 0/1 figures done") for x in err.splitlines()
     ), err
 
 
@@ -269,3 +272,84 @@ def test_figures_out_is_a_file(bdpsim_cli, tmp_path):
     f.write_text("x")
     one_line(bdpsim_cli("figures", "--only", "thesis-fig03", "--out", f), "--out", "is not a directory")
     assert f.read_text() == "x"
+
+
+def test_progress_counts_figures_not_log_lines_and_says_what_is_left(
+    tmp_path, monkeypatch, capsys, fast_beat
+):
+    """Before: the progress counted every log line not indented as a figure started, so a figure
+    logging ``activity n=288 eps=0.5: optimal E|Z| = ...`` (the frontier does) pushed it to
+    "49/34 figures done". It now counts the figures made, never past their number, and names the
+    ones left."""
+    import time
+
+    from bdpsim.cli import main
+
+    real = gallery.FIGURES["thesis-fig03"]
+
+    def chatty(ctx):
+        for k in range(3):  # unindented lines, as some studies log them
+            ctx.log(f"activity n=288 eps=0.{k}: optimal E|Z| = 7.49")
+        time.sleep(0.3)
+        return real.compute(ctx)
+
+    monkeypatch.setitem(gallery.FIGURES, "thesis-fig03", gallery.Figure(real.title, chatty, real.plot))
+    ids = ["thesis-fig03", "thesis-fig05", "thesis-fig08"]
+    assert main(["figures", "--only", *ids, "--jobs", "1", "--out", str(tmp_path)]) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("bdpsim figures")]
+    counts = [tuple(map(int, re.search(r": (\d+)/(\d+) figures done", x).groups())) for x in lines]
+    assert counts and all(done <= total == 3 for done, total in counts), lines
+    assert lines[0].startswith(
+        "bdpsim figures (left: thesis-fig03, thesis-fig05 and 1 more): 0/3 figures done"
+    )
+
+
+def test_figures_use_every_available_core_by_default(tmp_path, monkeypatch):
+    """Before: ``--jobs`` defaulted to 1 (the quick gallery took 1 039 s on one core of an idle
+    machine). Now it defaults to the cores this process may use; ``--jobs`` still rules."""
+    from bdpsim.cli import main
+    from bdpsim.pipeline.watchdog import available_cpus
+
+    seen = {}
+    monkeypatch.setattr(gallery, "make_figures", lambda ids, out, **kw: seen.update(kw) or [])
+    assert main(["figures", "--only", "thesis-fig03", "--quiet", "--out", str(tmp_path)]) == 0
+    assert seen["jobs"] == available_cpus()
+    assert main(["figures", "--only", "thesis-fig03", "--quiet", "--jobs", "3", "--out", str(tmp_path)]) == 0
+    assert seen["jobs"] == 3
+
+
+def test_figures_reading_the_same_runs_are_made_in_one_process():
+    """A figure that reads another's runs declares it (``after``) and joins its group, so that no
+    worker waits on another's run lock; the simulated groups go first; ``jobs`` processes make up
+    to that many groups at once, one group alone getting every job for its runs."""
+    from bdpsim.figures.gallery import FIGURES, RUNS, Context, figure_groups, figure_workers
+
+    ctx = Context(ROOT, CONFIG_DIR, quick=True)
+    names = {i: {name for name, _ in RUNS[i](ctx)} for i in RUNS}
+    for i in RUNS:
+        for j in RUNS:
+            if list(FIGURES).index(j) < list(FIGURES).index(i) and names[i] & names[j]:
+                assert FIGURES[i].after == j, (i, j)
+    groups = figure_groups(list(FIGURES))
+    assert sorted(i for g in groups for i in g) == sorted(FIGURES)
+    assert ["thesis-fig09", "thesis-fig10"] in groups and ["paper-fig4", "thesis-fig18"] in groups
+    assert ["paper-fig5", "thesis-fig19"] in groups and FIGURES[groups[0][0]].simulated
+    assert figure_groups(["thesis-fig10", "thesis-fig03"]) == [["thesis-fig10"], ["thesis-fig03"]]
+    assert figure_workers(2, len(groups)) == (2, 1) and figure_workers(4, 1) == (1, 4)
+    assert figure_workers(4, 2) == (2, 2) and figure_workers(1, 30) == (1, 1)
+
+
+@pytest.mark.slow  # two worker processes start (~20 s on a loaded machine)
+def test_figures_made_at_once_equal_figures_made_one_by_one(tmp_path):
+    """Several figures at once in worker processes (``jobs = 2``) write the same CSVs and gallery
+    as one process, and the same ids; a worker's lines are shown when its figure is done."""
+    ids = ["thesis-fig06", "thesis-fig08"]
+    logs = {1: [], 2: []}
+    for jobs in (1, 2):
+        make_figures(ids, tmp_path / str(jobs), jobs=jobs, log=logs[jobs].append)
+    for i in ids:
+        assert (tmp_path / "1" / f"{i}.csv").read_bytes() == (tmp_path / "2" / f"{i}.csv").read_bytes(), i
+    assert (tmp_path / "1" / "README.md").read_text() == (tmp_path / "2" / "README.md").read_text()
+    for jobs in (1, 2):
+        titles = [x.split(":")[0] for x in logs[jobs] if not x.startswith(" ")]
+        assert sorted(titles) == sorted(ids) and sum("done in" in x for x in logs[jobs]) == len(ids)

@@ -247,3 +247,44 @@ def test_a_long_title_is_shortened_on_the_plot():
     assert shortened("markov, n = 8") == "markov, n = 8"
     long = shortened("x" * 200_000)
     assert len(long) == TITLE_LIMIT and long.endswith("…")
+
+
+def test_the_quickstart_figure_gives_the_data_the_width(tmp_path):
+    """Before: the legend (long labels) sat to the right of the axes and took half the figure's
+    width, the data 34 % of it. The legend now sits under the x label in two columns: the axes
+    span at least 85 % of the drawn figure's width and the legend no more than it, overlapping
+    neither the axes nor their labels."""
+    import shutil
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from bdpsim.figures import plot_results
+    from bdpsim.figures import summary as S
+
+    from ..conftest import ROOT
+
+    run = tmp_path / "quickstart"
+    run.mkdir()
+    for name in ("summary.csv", "metadata.json"):
+        shutil.copy(ROOT / "results" / "quickstart" / name, run / name)
+    drawn = {}
+    subplots = S.subplots
+
+    def keep(*a, **kw):
+        fig, ax = subplots(*a, **kw)
+        drawn["fig"], drawn["ax"] = fig, ax
+        return fig, ax
+
+    S.subplots = keep
+    try:
+        (png,) = plot_results(run, formats=["png"])
+    finally:
+        S.subplots = subplots
+    fig, ax = drawn["fig"], drawn["ax"]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    whole = fig.get_tightbbox(renderer)
+    axes, xlabel = ax.get_window_extent(renderer), ax.xaxis.label.get_window_extent(renderer)
+    box = ax.get_legend().get_window_extent(renderer)
+    assert axes.width / (whole.width * fig.dpi) >= 0.85, (axes.width, whole.width * fig.dpi)
+    assert box.width <= axes.width * 1.02 and box.y1 < xlabel.y0, (box, xlabel)
+    assert png.stat().st_size > 0

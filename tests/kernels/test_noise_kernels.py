@@ -469,6 +469,48 @@ def test_monotone_in_noise_parameter():
     assert s_lo > s_hi + 0.3
 
 
+def test_traits_say_what_each_law_does():
+    """Each built-in law's traits (bdpsim.kernels.noise.traits) against the law itself: its name,
+    amount and direction, pure DP or not, an exponential kernel, and — where a proof is cited — no
+    exact sup or privacy profile that grows with the amount of noise (random mixtures)."""
+    from bdpsim.kernels.noise.laws import NOISE_LAWS, noise_with_amount
+    from bdpsim.kernels.noise.traits import TRAITS, law_names
+
+    assert tuple(TRAITS) == tuple(NOISE_LAWS)[: len(TRAITS)]
+    rng = np.random.default_rng(44)
+    W1, W2 = _weights(rng, 20, 6)
+    for name, t in TRAITS.items():
+        law = NOISE_LAWS[name]
+        assert (
+            law.traits is t
+            and t.name == name
+            and (law.calibratable, law.pure_dp) == (t.calibratable, t.pure_dp)
+        )
+        if not t.calibratable:
+            continue
+        noise = noise_with_amount(name, 2.0, 1.0)
+        assert (noise.name, noise.parameter_name, noise.noise_grows_with_parameter) == (
+            name,
+            t.amount,
+            t.grows,
+        )
+        assert math.isfinite(noise.dp_epsilon(1.0)) == t.pure_dp
+        y = np.arange(1.0, 6.0) if noise.discrete else 0.35 + 0.7 * np.arange(6)  # on its lattice, if any
+        for side in (y, -y):
+            slope = np.diff(np.asarray(noise.log_density(side), dtype=float)) / np.diff(side)
+            assert bool(np.allclose(slope, slope[0], atol=1e-12)) == t.exponential, (name, slope)
+        if t.monotone:  # from least to most noise (amounts 0.4 .. 4 of a query of sensitivity 1)
+            laws = [noise_with_amount(name, a, 1.0) for a in np.geomspace(0.4, 4.0, 9)]
+            dl = np.array([n.grid_delta(W1, W2, 1.0, 0.3) for n in laws])
+            assert np.max(np.diff(dl, axis=0)) <= 1e-9, name
+            if t.pure_dp:
+                sups = np.array([np.abs(n.grid_sup(W1, W2, 1.0)[0]) for n in laws])
+                assert np.max(np.diff(sups, axis=0)) <= 1e-9, name
+    assert law_names(calibratable=True, pure_dp=True)[:3] == ("laplace", "geometric", "staircase")
+    assert "staircase" not in law_names(monotone=True) and "gaussian" in law_names(monotone=True)
+    assert law_names(exponential=True)[:2] == ("laplace", "geometric")
+
+
 def test_log_space_path_for_wide_atom_ranges():
     """Atom ranges beyond 600 kernel units take the log-space recursion (no underflow)."""
     from scipy.optimize import brentq

@@ -20,7 +20,13 @@ import pytest
 import bdpsim
 from bdpsim.core.schema import Key
 from bdpsim.kernels.noise.laplace_mixture import MixtureSup
-from bdpsim.kernels.noise.laws import NOISE_LAWS, noise_keys, register_noise_law
+from bdpsim.kernels.noise.laws import (
+    NOISE_LAWS,
+    LaplaceNoise,
+    StaircaseNoise,
+    noise_keys,
+    register_noise_law,
+)
 from bdpsim.mechanisms import MECHANISM_KINDS
 
 
@@ -180,8 +186,14 @@ def test_a_registered_toy_law_runs_a_config_end_to_end(two_point, tmp_path):
 
 
 def test_removing_the_toy_law_removes_its_keys(two_point):
+    from bdpsim.kernels.noise.traits import TRAITS, law_names
+
+    # a law that declares no traits gets those its class attributes give, beside the built-ins'
+    assert TRAITS["two_point"].amount == "spread" and not TRAITS["two_point"].calibratable
+    assert "two_point" in law_names(pure_dp=False) and "two_point" not in law_names(calibratable=True)
     del NOISE_LAWS["two_point"]
     try:
+        assert "two_point" not in TRAITS
         assert "two_point_spread" not in MECHANISM_KINDS["count"].keys
         with pytest.raises(ValueError, match=r"^mechanism\.noise = 'two_point': must be one of "):
             bdpsim.run(
@@ -192,3 +204,54 @@ def test_removing_the_toy_law_removes_its_keys(two_point):
             )
     finally:
         register_noise_law(TwoPointNoise)
+
+
+@dataclass(frozen=True)
+class DoubledLaplace(LaplaceNoise):
+    """``Lap(2 scale)``, written as a subclass of the built-in law changing only its density."""
+
+    name: str = field(default="doubled", init=False)
+
+    def sample(self, size, rng):
+        return rng.laplace(0.0, 2.0 * self.scale, size)
+
+    def log_density(self, y):
+        return -np.abs(np.asarray(y, dtype=float)) / (2.0 * self.scale) - math.log(4.0 * self.scale)
+
+
+@dataclass(frozen=True)
+class ScaledTwoPoint(TwoPointNoise):
+    """The toy law with its parameter named ``scale``, the mark of the Laplace kernel."""
+
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class CoarseStaircase(StaircaseNoise):
+    """A staircase law whose pdf is changed, its exact kernels (``_sup``, ``_delta``) inherited."""
+
+    def log_density(self, y):
+        return super().log_density(2.0 * np.asarray(y, dtype=float)) + math.log(2.0)
+
+
+def test_a_law_that_would_run_a_built_in_laws_numbers_is_refused():
+    """Before: ``DoubledLaplace`` registered, and ``bdpsim.run`` with ``noise = "doubled"`` gave
+    the Laplace count's exact BDPL (1.93216 on a 4-record chain, gamma = 3, eps = 1), its density
+    ignored: the engines call a law's exact functions (inherited: Laplace's) and take any law with
+    a ``scale`` for the Laplace kernel. Refused at registration, naming what it inherits."""
+    with pytest.raises(
+        TypeError,
+        match=r"^noise law 'doubled': subclasses the built-in LaplaceNoise and changes its sample, "
+        r"log_density but inherits its exact grid_sup, grid_delta, sup_log_ratio, hockey_stick: "
+        r"bdpsim would compute LaplaceNoise's numbers",
+    ):
+        register_noise_law(DoubledLaplace)
+    with pytest.raises(TypeError, match=r"_sup, _delta: bdpsim would compute StaircaseNoise's numbers"):
+        NOISE_LAWS.register(CoarseStaircase, "coarse")
+    with pytest.raises(
+        TypeError,
+        match=r"^noise law 'two_point': has a 'scale', the mark of the built-in LaplaceNoise \(bdpsim "
+        r"computes a law with a 'scale' as laplace noise",
+    ):
+        register_noise_law(ScaledTwoPoint)
+    assert not {"doubled", "coarse", "two_point"} & set(NOISE_LAWS)

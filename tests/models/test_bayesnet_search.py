@@ -192,7 +192,7 @@ def test_pedigree_equals_the_genomic_engine(ped, counted):
     ref = float(exhaustive_pedigree_count(ped, mech).value.max())
     bn = BayesNetModel.from_pedigree(ped)
     g = np.isin(np.arange(3), counted).astype(int)
-    assert region_search(bn, g, laplace_score(mech.noise_scale)).bdpl == pytest.approx(ref, abs=1e-9)
+    assert region_search(bn, g, laplace_score(mech.noise.scale)).bdpl == pytest.approx(ref, abs=1e-9)
 
 
 def test_hmm_reduction_does_not_apply_and_says_so():

@@ -72,14 +72,14 @@ def brute_all(model, mech):
     directly at every atom and in both tails (paper §5: it is attained there)."""
     t, p = joint(model)
     n, atoms, out = model.n, np.arange(model.n + 1.0), {}
-    onehot = np.eye(n + 1)[np.isin(t, mech.counted_states).sum(1)] * p[:, None]  # (3^n, n+1)
+    onehot = np.eye(n + 1)[np.isin(t, mech.query_function.counted_states).sum(1)] * p[:, None]  # (3^n, n+1)
     for i in range(n):
         others = [j for j in range(n) if j != i]
         pats = np.array(list(itertools.product(range(-1, 3), repeat=n - 1)))
         match = np.all((pats[:, None, :] == -1) | (pats[:, None, :] == t[None, :, others]), axis=2)
         laws = [(match & (t[:, i] == x)[None]) @ onehot for x in range(3)]  # (4^(n-1), n+1)
-        kern = np.exp(-np.abs(atoms[:, None] - atoms[None, :]) / mech.noise_scale)
-        up, down = np.exp(atoms / mech.noise_scale), np.exp(-atoms / mech.noise_scale)
+        kern = np.exp(-np.abs(atoms[:, None] - atoms[None, :]) / mech.noise.scale)
+        up, down = np.exp(atoms / mech.noise.scale), np.exp(-atoms / mech.noise.scale)
         for x, xp in ((0, 1), (0, 2), (1, 2)):
             a, b = laws[x], laws[xp]
             ok = (a.sum(1) > 0) & (b.sum(1) > 0)
@@ -230,7 +230,7 @@ def test_adversary_bdpl_equals_brute_force(model, rng):
             with pytest.raises(NotAvailable):
                 adversary_bdpl(model, mech, adv)
             continue
-        ref = mixture_sup(atoms, l1, atoms, l2, mech.noise_scale).value
+        ref = mixture_sup(atoms, l1, atoms, l2, mech.noise.scale).value
         assert adversary_bdpl(model, mech, adv) == pytest.approx(ref, abs=1e-10)
         done += 1
 

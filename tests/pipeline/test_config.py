@@ -126,7 +126,7 @@ def test_linspace_and_vector_sweeps():
     doc = with_(BASE_GAUSS, model__rho={"linspace": [0.0, 0.4, 5]}, mechanism__clip=[[0.0, 10.0], [0.0, 5.0]])
     cfg = parse_config(doc)
     assert len(cfg.points) == 10
-    assert {p.mechanism.clip for p in cfg.points} == {(0.0, 10.0), (0.0, 5.0)}
+    assert {p.mechanism.query_function.clip for p in cfg.points} == {(0.0, 10.0), (0.0, 5.0)}
 
 
 def test_variants_union():

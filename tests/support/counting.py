@@ -5,16 +5,18 @@ test counts the builds of a run on any backend."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
 from bdpsim.mechanisms import LaplaceCount
+from bdpsim.mechanisms.noisy import NoisyQueryMechanism
 from bdpsim.models import MODEL_KINDS
 
 
 @dataclass(frozen=True)
-class CountingCount(LaplaceCount):
-    """:class:`~bdpsim.mechanisms.LaplaceCount` whose every engine build is a line of ``log``."""
+class CountingMechanism(NoisyQueryMechanism):
+    """A query + noise mechanism whose every engine build is a line of ``log``."""
 
     log: str = ""
 
@@ -22,6 +24,13 @@ class CountingCount(LaplaceCount):
         with open(self.log, "a", encoding="utf-8") as f:
             f.write(f"{os.getpid()}\n")
         return MODEL_KINDS[model.kind].exact(model, self)
+
+
+def CountingCount(epsilon: float, log: str) -> CountingMechanism:
+    """:func:`~bdpsim.mechanisms.LaplaceCount` ``(epsilon)`` counting its engine builds in ``log``."""
+    base = LaplaceCount(epsilon)
+    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+    return CountingMechanism(**fields, log=log)
 
 
 def builds(log) -> int:

@@ -32,7 +32,10 @@ def thesis_method(model, mech, adv, N, rng, *, shift=False, signed=True, points=
     outs = []
     for target in (adv.x, adv.x_prime):
         data = model.sample_conditional(adv.condition(target), N, rng)
-        outs.append(np.isin(data, mech.counted_states).sum(axis=1) + rng.laplace(0.0, mech.noise_scale, N))
+        outs.append(
+            np.isin(data, mech.query_function.counted_states).sum(axis=1)
+            + rng.laplace(0.0, mech.noise.scale, N)
+        )
     lo, hi = np.percentile(np.concatenate(outs), [0.5, 99.5])
     t = rng.uniform(lo, hi, points)
     dens = []

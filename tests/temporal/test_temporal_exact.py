@@ -370,6 +370,21 @@ def test_allocation_against_the_exact_tpl():
     assert worst(sched) <= 1.5 + 1e-9 and a.exact_end >= a.exact_middle
 
 
+def test_allocation_checks_the_chain_once(monkeypatch):
+    """The budget search computes the exact TPL some 50 times; the chain is checked once."""
+    import bdpsim.temporal.exact as E
+    from bdpsim.temporal.allocate import allocate
+
+    calls = []
+    check = E._as_transitions
+    monkeypatch.setattr(E, "_as_transitions", lambda *a: calls.append(1) or check(*a))
+    runs = []
+    exact = E.temporal_exact
+    monkeypatch.setattr(E, "temporal_exact", lambda *a, **k: runs.append(1) or exact(*a, **k))
+    allocate(1.5, [[0.8, 0.2], [0.3, 0.7]], 6, "krr")
+    assert len(calls) == 1 and len(runs) > 20
+
+
 @pytest.mark.parametrize(
     "P,known,T",
     [

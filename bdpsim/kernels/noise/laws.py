@@ -43,10 +43,13 @@ hockey-stick divergence is an f-divergence: data processing). Per law:
   NOT monotone: the jumps at ``(k + gamma*) Delta`` move against the atom lattice, and one pair on
   spacing 0.5 gains 0.36 nats when epsilon drops from 2.228 to 2.131 (pinned in the tests). So
   calibrate staircase noise by bisection on ``epsilon`` only with a fixed ``gamma``.
+
+Each law's reason (or its absence) is its ``monotone`` trait (:mod:`bdpsim.kernels.noise.traits`).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -75,6 +78,7 @@ from .laplace_mixture import MixtureSup, mixture_sup
 from .protocols import HasBothDeltas, HasDeltaTable
 from .stepwise import GeometricNoise, StaircaseNoise
 from .table import TableNoise, table_from_params
+from .traits import DEFAULT_LAW, GAUSSIAN, LAPLACE, TRAITS, LawTraits, contradiction, declare, traits_of
 
 
 @runtime_checkable
@@ -152,12 +156,13 @@ class LaplaceNoise:
     """
 
     scale: float
-    name: str = field(default="laplace", init=False)
+    name: str = field(default=LAPLACE.name, init=False)
     discrete: bool = field(default=False, init=False)
-    parameter_name: str = field(default="scale", init=False)
-    noise_grows_with_parameter: bool = field(default=True, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = True
+    parameter_name: str = field(default=LAPLACE.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=LAPLACE.grows, init=False)
+    traits: ClassVar[LawTraits] = LAPLACE
+    calibratable: ClassVar[bool] = LAPLACE.calibratable
+    pure_dp: ClassVar[bool] = LAPLACE.pure_dp
     keys: ClassVar[Mapping[str, Key]] = {}  # its amount is epsilon or the mechanism's noise_scale
 
     def __post_init__(self) -> None:
@@ -170,7 +175,7 @@ class LaplaceNoise:
     @classmethod
     def from_params(cls, params: NoiseParams) -> LaplaceNoise:
         """``scale``, or ``epsilon`` with ``scale = sensitivity / epsilon`` (exactly one)."""
-        sens = params.only("laplace", ("epsilon", "scale"))
+        sens = params.only(LAPLACE.name, ("epsilon", "scale"))
         require(params.scale is not None or params.epsilon is not None, "epsilon", None, "is required")
         require(
             (params.scale is None) != (params.epsilon is None),
@@ -259,12 +264,13 @@ class GaussianNoise:
     """
 
     sigma: float
-    name: str = field(default="gaussian", init=False)
+    name: str = field(default=GAUSSIAN.name, init=False)
     discrete: bool = field(default=False, init=False)
-    parameter_name: str = field(default="sigma", init=False)
-    noise_grows_with_parameter: bool = field(default=True, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = False  # calibrated to the privacy profile delta(eps)
+    parameter_name: str = field(default=GAUSSIAN.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=GAUSSIAN.grows, init=False)
+    traits: ClassVar[LawTraits] = GAUSSIAN
+    calibratable: ClassVar[bool] = GAUSSIAN.calibratable
+    pure_dp: ClassVar[bool] = GAUSSIAN.pure_dp  # calibrated to the privacy profile delta(eps)
     keys: ClassVar[Mapping[str, Key]] = {
         "sigma": Key("float", hashed=False, doc="Gaussian noise: its standard deviation", rule="> 0")
     }
@@ -279,7 +285,7 @@ class GaussianNoise:
     @classmethod
     def from_params(cls, params: NoiseParams) -> GaussianNoise:
         """``sigma`` (required)."""
-        params.only("gaussian", ("sigma",))
+        params.only(GAUSSIAN.name, ("sigma",))
         require(params.sigma is not None, "sigma", params.sigma, "is required for gaussian noise")
         return cls(cast(float, params.sigma))  # checked in __post_init__
 
@@ -382,15 +388,84 @@ def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tu
     return noise.grid_delta(W1, W2, delta, epsilon), noise.grid_delta(W2, W1, delta, epsilon)
 
 
-NOISE_LAWS: Registry = Registry(
+#: the laws bdpsim ships (the registry's first entries)
+_BUILTIN_LAWS = (LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise)
+#: what a law's numbers are (its density) and what computes them exactly from it
+_DENSITY = ("sample", "log_density", "cdf")
+_EXACT = ("grid_sup", "grid_delta", "grid_delta_both", "sup_log_ratio", "hockey_stick", "_sup", "_delta")
+#: attributes bdpsim reads as the mark of a built-in kernel: a law with a ``scale`` runs as Laplace
+#: noise (:class:`~bdpsim.kernels.noise.protocols.LaplaceKernel`: closed forms, ``LaplaceCount``),
+#: one with a ``sigma`` as Gaussian noise (:class:`~bdpsim.kernels.noise.protocols.GaussianKernel`)
+_KERNEL_MARKS: dict[str, Any] = {"scale": LaplaceNoise, "sigma": GaussianNoise}
+
+
+def _has_member(law: type, name: str) -> bool:
+    """Whether instances of the class ``law`` have the attribute ``name`` (a dataclass field, an
+    annotation or a class attribute)."""
+    return name in dir(law) or any(name in vars(c).get("__annotations__", {}) for c in law.__mro__)
+
+
+def _own_numbers(law: type) -> str | None:
+    """Why a law that is not one of bdpsim's own would run another law's numbers (``None``: it
+    would not). The exact engines do not evaluate a law's density: they call its exact functions
+    and take a law carrying a built-in kernel's mark for that kernel (closed forms). So a law
+    may neither subclass a built-in law, change its density and inherit its exact functions, nor
+    carry ``scale``/``sigma``; otherwise bdpsim would compute the parent's numbers under the new
+    law's name, without a word."""
+    if law in _BUILTIN_LAWS:
+        return None
+    for base in (b for b in law.__mro__[1:] if b in _BUILTIN_LAWS):
+        changed = [
+            m for m in _DENSITY if inspect.getattr_static(law, m) is not inspect.getattr_static(base, m)
+        ]
+        kept = [
+            m
+            for m in _EXACT
+            if m in dir(base) and inspect.getattr_static(law, m) is inspect.getattr_static(base, m)
+        ]
+        if changed and kept:
+            return (
+                f"subclasses the built-in {base.__name__} and changes its {', '.join(changed)} but "
+                f"inherits its exact {', '.join(kept)}: bdpsim would compute {base.__name__}'s numbers, "
+                "not this law's; write a class of its own (the NoiseLaw protocol)"
+            )
+    for mark, builtin in _KERNEL_MARKS.items():
+        if _has_member(law, mark):
+            return (
+                f"has a {mark!r}, the mark of the built-in {builtin.__name__} (bdpsim computes a law "
+                f"with a {mark!r} as {builtin.name} noise, by its closed forms, not this law's "
+                "functions): name the parameter otherwise"
+            )
+    return None
+
+
+def _law_problem(law: type) -> str | None:
+    """Why ``law`` cannot be registered: its declared traits contradict it, or it would run another
+    law's numbers (:func:`_own_numbers`); ``None``: it can."""
+    return contradiction(law) or _own_numbers(law)
+
+
+class NoiseLawRegistry(Registry):
+    """The noise-law registry; it keeps :data:`~bdpsim.kernels.noise.traits.TRAITS` (what each law
+    can do, read without NumPy by the command line) in step with its entries."""
+
+    def __setitem__(self, name: str, law: Any) -> None:
+        traits = traits_of(law, name)
+        declare(traits if traits.name == name else replace(traits, name=name))
+        super().__setitem__(name, law)
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        TRAITS.pop(name, None)
+
+
+NOISE_LAWS: Registry = NoiseLawRegistry(
     "noise law",
     NoiseLaw,
+    _law_problem,
     entries={
-        "laplace": LaplaceNoise,
-        "geometric": GeometricNoise,
-        "staircase": StaircaseNoise,
-        "gaussian": GaussianNoise,
-        "table": TableNoise,
+        law.traits.name: law
+        for law in (LaplaceNoise, GeometricNoise, StaircaseNoise, GaussianNoise, TableNoise)
     },
 )  # each law checked against NoiseLaw; table: a user pmf with geometric tails
 
@@ -400,13 +475,13 @@ def register_noise_law(law: type) -> type:
     its ``name``, after checking it is complete; returns it (usable as a class decorator). Its
     ``keys`` become ``[mechanism]`` keys of every query kind (``count``, ``clipped_sum``,
     ``sum``), and ``noise = "<name>"`` selects it."""
-    return NOISE_LAWS.register(law)
+    return NOISE_LAWS.register(law, stacklevel=2)
 
 
 #: the ``noise`` key itself (the law's name); each law's own keys follow it in :func:`noise_keys`
 NOISE_KEY = Key(
     "str",
-    "laplace",
+    DEFAULT_LAW,
     hashed=False,
     doc="the additive noise law",
     rule="a registered noise law (bdpsim.kernels.noise.laws.NOISE_LAWS)",
@@ -457,6 +532,28 @@ def noise_from_params(
     return law.from_params(params)  # each law reads (and checks) the parameters it takes
 
 
+def noise_with_amount(
+    name: str, amount: float, sensitivity: float, *, step: float = 1.0, staircase_gamma: float | None = None
+) -> NoiseLaw:
+    """The law ``name`` with ``amount`` of noise for a query of ``sensitivity`` ``Delta``: the law's
+    own parameter when its noise grows with it (the Laplace scale, the Gaussian sigma), else the DP
+    epsilon ``Delta / amount`` (geometric on the lattice of ``step``; staircase with
+    ``staircase_gamma``, default ``gamma*``). So the DP adversary leaks ``Delta / amount`` under
+    every pure law, and more ``amount`` is more noise (the amount calibrations search over)."""
+    require(name in TRAITS, "name", name, f"must be one of {list(TRAITS)}")
+    traits = TRAITS[name]
+    if traits.grows:
+        return noise_from_params(name, **{traits.amount: amount})
+    return noise_from_params(
+        name,
+        epsilon=sensitivity / amount,
+        sensitivity=sensitivity,
+        scale=None,
+        staircase_gamma=staircase_gamma,
+        step=step,
+    )
+
+
 __all__ = [
     "NoiseLaw",
     "LaplaceNoise",
@@ -470,6 +567,7 @@ __all__ = [
     "noise_keys",
     "register_noise_law",
     "noise_from_params",
+    "noise_with_amount",
     "table_from_params",
     "grid_delta_pair",
     "grid_deltas",

@@ -15,6 +15,7 @@ from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
 from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, lattice, positive, profile_epsilons, rows
+from .traits import GEOMETRIC, STAIRCASE, LawTraits
 
 # ----------------------------------------------------------------------------- geometric
 
@@ -42,12 +43,13 @@ class GeometricNoise(AtomKernelLaw):
 
     epsilon: float
     step: float = 1.0
-    name: str = field(default="geometric", init=False)
+    name: str = field(default=GEOMETRIC.name, init=False)
     discrete: bool = field(default=True, init=False)
-    parameter_name: str = field(default="epsilon", init=False)
-    noise_grows_with_parameter: bool = field(default=False, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = True
+    parameter_name: str = field(default=GEOMETRIC.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=GEOMETRIC.grows, init=False)
+    traits: ClassVar[LawTraits] = GEOMETRIC
+    calibratable: ClassVar[bool] = GEOMETRIC.calibratable
+    pure_dp: ClassVar[bool] = GEOMETRIC.pure_dp
     keys: ClassVar[Mapping[str, Key]] = {}  # its amount is epsilon
 
     def __post_init__(self) -> None:
@@ -63,7 +65,7 @@ class GeometricNoise(AtomKernelLaw):
     def from_params(cls, params: NoiseParams) -> GeometricNoise:
         """``epsilon`` for a query of this ``sensitivity`` (a multiple of ``step``): the per-step
         rate is ``epsilon * step / sensitivity``."""
-        sens = params.only("geometric", ("epsilon",))
+        sens = params.only(GEOMETRIC.name, ("epsilon",))
         require(params.epsilon is not None, "epsilon", params.epsilon, "is required for geometric noise")
         st = positive("step", params.step)
         m = sens / st
@@ -188,12 +190,13 @@ class StaircaseNoise(AtomKernelLaw):
     epsilon: float
     gamma: float | None = None
     sensitivity: float = 1.0
-    name: str = field(default="staircase", init=False)
+    name: str = field(default=STAIRCASE.name, init=False)
     discrete: bool = field(default=False, init=False)
-    parameter_name: str = field(default="epsilon", init=False)
-    noise_grows_with_parameter: bool = field(default=False, init=False)
-    calibratable: ClassVar[bool] = True
-    pure_dp: ClassVar[bool] = True
+    parameter_name: str = field(default=STAIRCASE.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=STAIRCASE.grows, init=False)
+    traits: ClassVar[LawTraits] = STAIRCASE
+    calibratable: ClassVar[bool] = STAIRCASE.calibratable
+    pure_dp: ClassVar[bool] = STAIRCASE.pure_dp
     keys: ClassVar[Mapping[str, Key]] = {
         "staircase_gamma": Key(
             "float", hashed=False, doc="staircase noise: its gamma (absent: gamma*)", rule="in [0, 1]"
@@ -217,7 +220,7 @@ class StaircaseNoise(AtomKernelLaw):
     @classmethod
     def from_params(cls, params: NoiseParams) -> StaircaseNoise:
         """``epsilon``, ``staircase_gamma`` (default ``gamma*``) and ``sensitivity``."""
-        sens = params.only("staircase", ("epsilon", "staircase_gamma"))
+        sens = params.only(STAIRCASE.name, ("epsilon", "staircase_gamma"))
         require(params.epsilon is not None, "epsilon", params.epsilon, "is required for staircase noise")
         try:
             return cls(cast(float, params.epsilon), params.staircase_gamma, sens)  # checked in __post_init__

@@ -45,6 +45,7 @@ from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from .checks import AtomKernelLaw, NoiseParams, check_sensitivity
+from .traits import TABLE, LawTraits
 
 SUM_RTOL = 1e-9
 _TINY = 1e-290
@@ -180,12 +181,13 @@ class TableNoise(AtomKernelLaw):
     pmf: tuple
     offset: int = 0
     tail_ratio: float = 0.0
-    name: str = field(default="table", init=False)
+    name: str = field(default=TABLE.name, init=False)
     discrete: bool = field(default=True, init=False)
-    parameter_name: str = field(default="tail_ratio", init=False)
-    noise_grows_with_parameter: bool = field(default=True, init=False)
-    calibratable: ClassVar[bool] = False  # one fixed law: no amount to calibrate
-    pure_dp: ClassVar[bool] = False  # pure DP or not by its table (finite support: not)
+    parameter_name: str = field(default=TABLE.amount, init=False)
+    noise_grows_with_parameter: bool = field(default=TABLE.grows, init=False)
+    traits: ClassVar[LawTraits] = TABLE
+    calibratable: ClassVar[bool] = TABLE.calibratable  # one fixed law: no amount to calibrate
+    pure_dp: ClassVar[bool] = TABLE.pure_dp  # pure DP or not by its table (finite support: not)
     step: float = field(default=1.0, init=False)
     keys: ClassVar[Mapping[str, Key]] = {
         "noise_table": Key(

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...core.errors import ConfigError, check
-from ...core.files import LIMITS, FileRefused, read_text
+from ...core.files import LIMITS, FileRefused, beside_config, read_text
 from .check import MAX_NODES, TABLE_TOLERANCE, check_tolerance
 from .model import BayesNetModel
 
@@ -78,7 +78,7 @@ def build(params: dict) -> BayesNetModel:
             if err.field.startswith("model."):
                 raise
             raise ConfigError(f"model.hmm.{err.field}", err.value, err.rule) from None
-    return from_bif(given["bif"], given.get("records"), tol)
+    return from_bif(beside_config(given["bif"]), given.get("records"), tol)  # beside the config
 
 
 def _pgmpy():

@@ -195,15 +195,13 @@ class GaussianKind(ModelKind):
                         "gaussian", "needs a limited covariance Sigma_rho with a constant diagonal"
                     )
                 }
-        query, _ = laplace_noisy(mechanism) or (None, None)
+        query, noise = laplace_noisy(mechanism) or (None, None)
         if isinstance(query, ClippedSumQuery) and math.isfinite(epsilon):
             return {"model": B.gaussian_bound(epsilon, spec.detail["rho"], spec.m)}
-        if isinstance(query, SumQuery):
-            x, xp = mechanism.target_values
-            return {
-                "model": B.gaussian_bound(
-                    mechanism.metric_epsilon, spec.detail["rho"], spec.m, distance=abs(x - xp)
-                )
+        if isinstance(query, SumQuery) and noise is not None:
+            x, xp = mechanism.adversary_targets("fixed")[1]  # the unclipped sum's one target pair
+            return {  # metric privacy: eps' = 1 / b per unit of |x - x'|
+                "model": B.gaussian_bound(1.0 / noise.scale, spec.detail["rho"], spec.m, distance=abs(x - xp))
             }
         return {}
 
@@ -229,7 +227,7 @@ class GaussianKind(ModelKind):
     ) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine | GE.GaussianShiftEngine:
         query, noise = laplace_noisy(mechanism) or (None, None)  # query + Lap(noise.scale)
         if isinstance(query, SumQuery) and noise is not None:
-            return GE.GaussianSumEngine(model, noise.scale, mechanism.target_values)
+            return GE.GaussianSumEngine(model, noise.scale, mechanism.adversary_targets("fixed")[1])
         if isinstance(query, ClippedSumQuery) and noise is not None:
             return GE.GaussianClippedSumEngine(model, query.clip, noise.scale)
         if (

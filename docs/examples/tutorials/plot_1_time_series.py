@@ -18,7 +18,7 @@ import bdpsim
 
 # %%
 # 1. Your series. Here a synthetic day of 288 binary readings (5-minute steps) with persistent
-# states; put your own 0/1 (or 0..k-1) array here.
+# states; put your own 0/1 (or 0..k-1) array here, NaN (or ``None``) where a reading is missing.
 rng = np.random.default_rng(7)
 true_P = np.array([[0.9, 0.1], [0.3, 0.7]])
 series = [0]
@@ -27,12 +27,12 @@ for _ in range(287):
 series = np.array(series)
 
 # %%
-# 2. Fit the chain: transition counts, each row normalised (the maximum-likelihood estimate).
-counts = np.zeros((2, 2))
-np.add.at(counts, (series[:-1], series[1:]), 1)
-P = counts / counts.sum(axis=1, keepdims=True)
-print("fitted transition matrix:\n", P.round(3))
-chain = bdpsim.MarkovChainModel(P, n=len(series))
+# 2. Fit the chain: ``bdpsim.fit_chain`` counts the transitions between consecutive readings and
+# normalises each row (the maximum-likelihood estimate); a missing reading breaks the chain rather
+# than being bridged, and several days go in as one run each (``fit_chain(days)``).
+chain = bdpsim.fit_chain(series)
+P = chain.transition
+print("fitted transition matrix:\n", P.round(3), f"\nrecords: {chain.n}")
 
 # %%
 # 3. The exact BDPL of the ε-DP count over every adversary (every target, every known set,

@@ -39,7 +39,7 @@ probability ( e | d ) { (no) 0.8, 0.2; (yes) 0.25, 0.75; }
 """
 path = Path(tempfile.mkdtemp()) / "contacts.bif"
 path.write_text(BIF)
-net = bdpsim.from_bif(path)  # needs pgmpy: pip install "bdpsim[bayesnet]"
+net = bdpsim.from_bif(path)  # bdpsim's own BIF reader: no pgmpy needed
 print(f"nodes {net.names}, parents {net.parents}")
 
 # %%
