@@ -129,7 +129,7 @@ class WindowAdversary:
     def completion(self) -> tuple[int, ...]:
         """The known values ``x_K``: the boundary values and a positive-probability completion."""
         return window_completion(
-            self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r
+            self.model, wk.support(self.model), self.left_value, self.l, self.right_value, self.r
         )
 
     @property
