@@ -30,13 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
 
 from ..core.errors import ConfigError
 from ..models.pairs import HasClosedTradeOff
 
 #: the largest ``|ln t|`` searched (the noise laws' profile accepts ``|eps| <= 100``)
 LOG_T_MAX = 100.0
+#: largest eps whose e^eps is computed directly (``math.exp`` overflows past ~709.78): beyond, log space
+EXP_MAX = 700.0
 _GOLD = (math.sqrt(5.0) - 1.0) / 2.0
 
 
@@ -249,17 +251,38 @@ def pure_dp_tradeoff(epsilon: float) -> TradeOff:
         return TradeOff(
             lambda t: 1.0, closed_tpr=lambda a: np.ones_like(a), label="pure inf-DP (no guarantee)"
         )
-    k = math.exp(e)
-    p, q = np.array([k, 1.0]) / (1 + k), np.array([1.0, k]) / (1 + k)
+    if e > EXP_MAX:  # e^eps overflows: the same curve in log space
+        p1, q1 = float(expit(e)), float(expit(-e))
+        p, q = np.array([p1, q1]), np.array([q1, p1])
+
+        def tpr(a):
+            with np.errstate(divide="ignore"):
+                ka = np.exp(np.minimum(e + np.log(a), 0.0))
+            return np.minimum(ka, 1.0 - math.exp(-e) * (1.0 - a))
+
+    else:
+        k = math.exp(e)
+        p, q = np.array([k, 1.0]) / (1 + k), np.array([1.0, k]) / (1 + k)
+
+        def tpr(a):
+            return np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k])
 
     def hockey(t: float) -> float:
         return float(np.maximum(p - t * q, 0.0).sum())
 
-    return TradeOff(
-        hockey,
-        closed_tpr=lambda a: np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k]),
-        label=f"pure {e:.6g}-DP",
-    )
+    return TradeOff(hockey, closed_tpr=tpr, label=f"pure {e:.6g}-DP")
+
+
+def pure_dp_tpr(epsilon: float, fpr: float) -> float:
+    """``min(1, e^eps fpr)``: the largest TPR at ``fpr`` that the pure ``eps`` bound allows of a
+    test's first direction (what the attack tables print beside each TPR); ``1`` for an infinite
+    ``eps``, in log space past :data:`EXP_MAX` (no overflow at ``eps = 800`` or ``1e308``)."""
+    e, f = float(epsilon), float(fpr)
+    if not math.isfinite(e):
+        return 1.0
+    if e > EXP_MAX:
+        return math.exp(min(e + math.log(f), 0.0)) if f > 0 else 0.0
+    return min(1.0, math.exp(e) * f)
 
 
 def discrete_tradeoff(p, q) -> TradeOff:
@@ -278,6 +301,7 @@ __all__ = [
     "mixture_tradeoff",
     "gaussian_tradeoff",
     "pure_dp_tradeoff",
+    "pure_dp_tpr",
     "discrete_tradeoff",
     "check_fpr",
     "LOG_T_MAX",

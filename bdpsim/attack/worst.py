@@ -46,7 +46,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sizes
-from ..core.errors import NotAvailable
+from ..core.errors import ConfigError, NotAvailable
 from ..models.engines import HasExhaustive, HasOutputPair, HasProfiles, PairEngine, use_engine
 from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
 
@@ -455,6 +455,12 @@ def attack_risk(
         curve = pair_tradeoff(pair)
         return AttackRisk(curve.advantage, adversary, pair.bdpl(), curve, False)
     alphas = [float(check_fpr("fpr", f)) for f in fpr]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a NaN is refused by name
+        return _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress)
+
+
+def _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress) -> AttackRisk:
+    """:func:`attack_risk` over every adversary."""
     eng = use_engine(engine, model, mechanism, complete=True)
     k = _min_known(eng, model, sizes)
     if k is None:
@@ -474,7 +480,31 @@ def attack_risk(
         pair = output_pair(eng, adv0)
     else:  # the pair in the order that attains the advantage
         pair = stored[1] if stored[0] == adv0 else stored[1].swapped()
-    return AttackRisk(d0, adv0, pair.bdpl(), pair_tradeoff(pair), True, state.bdpl, state)
+    own = pair.bdpl()
+    _check_finite([d0, own, *(state.best[a][0] for a in alphas if a in state.best)], mechanism)
+    return AttackRisk(d0, adv0, own, pair_tradeoff(pair), True, state.bdpl, state)
+
+
+def _check_finite(values, mechanism) -> None:
+    """A ``ConfigError`` naming the mechanism's ``epsilon`` (or its noise) when a value computed is
+    not a number: the noise is too small for floating point (e.g. ``epsilon = 1e308``: the
+    lattice of the query over the Laplace scale overflows)."""
+    if not any(math.isnan(float(v)) for v in values):
+        return
+    eps = getattr(mechanism, "epsilon", None)
+    noise = getattr(mechanism, "noise", None)
+    field, value = (
+        ("epsilon", eps)
+        if eps is not None
+        else ("noise", f"{noise.name} {noise.parameter_name} = {noise.parameter:g}")
+        if noise is not None
+        else ("mechanism", getattr(mechanism, "kind", type(mechanism).__name__))
+    )
+    raise ConfigError(
+        field,
+        value,
+        "leaves too little noise for floating point (the attack's numbers are not numbers): give more noise",
+    )
 
 
 __all__ = [

@@ -82,6 +82,7 @@ def report(a, model, mech, risk, rows) -> int:
     """Print the attack (``risk``, ``rows``: ``(fpr, WorstValue)``) as a table, or one JSON object
     with ``a.json``; shared by ``attack markov`` and ``attack config``. Records and states are
     named in the model's own words beside their indices (:func:`bdpsim.models.base.adversary_words`)."""
+    from ..attack.tradeoff import pure_dp_tpr
     from ..models.base import adversary_words, describe_adversary
 
     noise = getattr(mech, "noise", None)
@@ -89,7 +90,7 @@ def report(a, model, mech, risk, rows) -> int:
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
 
     def pure_tpr(f: float) -> float:
-        return min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0
+        return pure_dp_tpr(e, f)  # no overflow past e^709
 
     if a.json:  # an infinite BDPL (Gaussian noise) is null
         out = {

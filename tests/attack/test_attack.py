@@ -531,3 +531,21 @@ def test_names_of_the_two_bdpls():
     assert r.adversary_bdpl == pytest.approx(adversary_bdpl(m, mech, r.adversary).value, abs=1e-12)
     assert r.adversary_bdpl <= r.bdpl_max + 1e-12 and not hasattr(r, "bdpl")
     assert attack_risk(m, mech).bdpl_max is None
+
+
+def test_pure_eps_curve_past_the_floating_range():
+    """The pure eps curve at eps = 800 (e^eps overflows a float) in log space: TPR 1 at any FPR a
+    float holds above e^-800 = 0; below eps = 700 the same numbers as the direct formula."""
+    from bdpsim.attack.tradeoff import pure_dp_tpr, pure_dp_tradeoff
+
+    for eps in (800.0, 1e308):
+        c = pure_dp_tradeoff(eps)
+        assert np.array_equal(c.tpr_at(np.array([1e-300, 1e-3, 0.5])), np.ones(3))
+        assert c.advantage == pytest.approx(1.0) and pure_dp_tpr(eps, 1e-300) == 1.0
+    assert pure_dp_tpr(705.0, 1e-310) == pytest.approx(math.exp(705.0 + math.log(1e-310)), rel=1e-12)
+    a = np.array([1e-4, 1e-3, 0.3])
+    k = math.exp(3.0)
+    assert np.array_equal(
+        pure_dp_tradeoff(3.0).tpr_at(a), np.minimum.reduce([np.ones(3), k * a, 1 - (1 - a) / k])
+    )
+    assert pure_dp_tpr(3.0, 1e-3) == min(1.0, k * 1e-3) and pure_dp_tpr(math.inf, 1e-3) == 1.0

@@ -174,3 +174,20 @@ def test_plot_to_a_non_image_name_is_refused_before_the_work(tmp_path, capsys):
         and cap.err.startswith("bdpsim: error: --plot = ")
         and not (tmp_path / "roc.txt").exists()
     )
+
+
+def test_epsilon_past_the_floating_range(capsys):
+    """eps = 800: e^eps overflows a float, yet the table is computed right (with every other record
+    known the count gives x away: advantage and every TPR 1, the pure-eps bound 1); eps = 1e308
+    leaves a Laplace scale whose lattice overflows: one line naming --epsilon, exit code 2."""
+    assert main(CHAIN + ["--epsilon", "800", "--quiet", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["advantage"] == 1.0 and out["bdpl_max"] >= 800
+    assert [(r["tpr"], r["certified"], r["pure_eps_tpr"]) for r in out["tpr"]] == [(1.0, True, 1.0)] * 3
+    assert main(CHAIN + ["--epsilon", "800", "--quiet"]) == 0
+    assert "pure-eps" in capsys.readouterr().out
+    for flags in ([], ["--json"]):
+        assert main(CHAIN + ["--epsilon", "1e308", "--quiet", *flags]) == 2
+        cap = capsys.readouterr()
+        assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+        assert cap.err.startswith("bdpsim: error: --epsilon = 1e+308: leaves too little noise"), cap.err
