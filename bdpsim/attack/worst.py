@@ -56,6 +56,14 @@ MAX_PASSES = 3
 CERTIFIED = 1e-9
 #: cells of each search (by its first component) whose TPR is computed beside the worst of each eps
 TOP_CELLS = 16
+#: candidate adversaries a search over every adversary may hold (each search: the worst of each
+#: component and :data:`TOP_CELLS` leaders; 119 measured on the activity chain with three FPRs)
+CANDIDATES = 150
+#: bytes per record of one candidate: its known set and values, in the adversary and in its key
+#: (four tuples of 8-byte references; 4.9 KB per record measured at n = 100 000 and 400 000)
+CANDIDATE_RECORD_BYTES = 32
+#: the most memory the candidates may hold: the default limit of a run (``--max-memory-gib 8``)
+MAX_CANDIDATE_BYTES = 8 * 2**30
 #: the eps of the first search: 0 (the advantage); the TPR's thresholds come from its adversaries
 FIRST_EPSILONS = (0.0,)
 #: most adversaries an enumeration (sizes that are not upward closed) attacks one by one
@@ -459,8 +467,27 @@ def attack_risk(
         return _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress)
 
 
+def check_attack_cost(model) -> None:
+    """Refuse, before any work, a search over every adversary of a model whose candidate
+    adversaries would not fit in memory: up to :data:`CANDIDATES` of them, each with ``n`` known
+    records (:data:`CANDIDATE_RECORD_BYTES` each), beyond :data:`MAX_CANDIDATE_BYTES` (``n`` up
+    to about 1.8 million; the time grows alike, ~40 us per record measured)."""
+    n = int(model.n)
+    need = float(CANDIDATES) * CANDIDATE_RECORD_BYTES * n
+    if need > MAX_CANDIDATE_BYTES:
+        most = MAX_CANDIDATE_BYTES // (CANDIDATES * CANDIDATE_RECORD_BYTES)
+        raise ConfigError(
+            "model.n",
+            n,
+            f"the attack over every adversary holds up to {CANDIDATES} candidate adversaries of n "
+            f"records each: ~{need / 2**30:.3g} GiB (limit {MAX_CANDIDATE_BYTES / 2**30:g} GiB: "
+            f"n <= {most}), refused before the work; attack fewer records or one adversary",
+        )
+
+
 def _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress) -> AttackRisk:
-    """:func:`attack_risk` over every adversary."""
+    """:func:`attack_risk` over every adversary (:func:`check_attack_cost` first)."""
+    check_attack_cost(model)
     eng = use_engine(engine, model, mechanism, complete=True)
     k = _min_known(eng, model, sizes)
     if k is None:
@@ -517,5 +544,6 @@ __all__ = [
     "output_pair",
     "swap",
     "MAX_PASSES",
+    "check_attack_cost",
     "FIRST_EPSILONS",
 ]

@@ -98,6 +98,7 @@ FLAGS = {
     "state_values": "--state-values",
     "values": "--state-values",
     "run.known_sizes": "--min-known",
+    "model.n": "--n",
 }
 
 

@@ -41,7 +41,12 @@ def command_calibrate(a) -> int:
         raise ConfigError("--method", a.method, "must be exact with an attack target")
     model = chain_model(a)
     query = chain_query(a, model.states)
-    return calibrate_to_attack(a, model, query, a.noise, tuple(range(a.min_known, a.n)))
+    try:
+        return calibrate_to_attack(a, model, query, a.noise, tuple(range(a.min_known, a.n)))
+    except ConfigError as exc:
+        if exc.field == "model.n":  # the chain's length is the flag --n here
+            raise ConfigError("--n", exc.value, exc.rule) from None
+        raise
 
 
 def check_target_flags(a) -> None:

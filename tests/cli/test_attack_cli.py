@@ -191,3 +191,35 @@ def test_epsilon_past_the_floating_range(capsys):
         cap = capsys.readouterr()
         assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
         assert cap.err.startswith("bdpsim: error: --epsilon = 1e+308: leaves too little noise"), cap.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["attack", "markov", "--epsilon", "1", "--quiet"],
+        ["calibrate", "markov", "--target-advantage", "0.1"],
+        ["calibrate", "markov", "--target-tpr", "0.05", "--at-fpr", "0.01"],
+    ],
+)
+def test_ten_million_records_refused_by_the_cost_estimate(capsys, argv):
+    """An attack (or a calibration to an attack target) over every adversary of 10^7 records would
+    hold ~45 GiB of candidate adversaries and run for minutes: one line naming --n with the
+    estimate, exit 2, before the work (bdpsim.attack.worst.check_attack_cost)."""
+    chain = ["--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "10000000"]
+    assert main(argv[:2] + chain + argv[2:]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+    assert cap.err.startswith("bdpsim: error: --n = 10000000: the attack over every adversary"), cap.err
+    assert "GiB" in cap.err and "n <= 1789569" in cap.err
+
+
+def test_the_cost_estimate_names_the_model_size_in_the_library():
+    from bdpsim import ConfigError
+    from bdpsim.attack.worst import check_attack_cost
+
+    check_attack_cost(MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 1_789_569))
+    big = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 1_789_570)
+    with pytest.raises(ConfigError, match="model.n = 1789570"):
+        check_attack_cost(big)
+    with pytest.raises(ConfigError, match="model.n"):
+        bdpsim.attack_risk(big, LaplaceCount(1.0, counted_states=(1,)))

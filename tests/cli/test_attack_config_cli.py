@@ -125,3 +125,16 @@ def test_records_and_states_named_in_the_model_words(tmp_path, capsys):
     assert main(["attack", "config", str(cfg), "--fpr", "0.01"]) == 0
     text = capsys.readouterr().out
     assert f"record {adv['i_name']} (i = {adv['i']}), x = {adv['x_name']} ({adv['x']})" in text
+
+
+def test_karate_club_is_refused_by_the_search_estimate_before_the_work(capsys):
+    """The bundled karate club (34 members) has too many adversaries for the exact search: refused
+    in one line, exit 2, from the engine's estimate before any search (was: after 120 s)."""
+    import time
+
+    t0 = time.process_time()
+    assert main(["attack", "config", "mrf_karate", "--quiet"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+    assert cap.err.startswith("bdpsim: error: ") and "refused up front" in cap.err, cap.err
+    assert time.process_time() - t0 < 30  # ~2 s of CPU: an estimate, not the search
