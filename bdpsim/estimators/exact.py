@@ -26,6 +26,7 @@ from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.traits import TRAITS
 from ..models.engines import (  # noqa: F401  (complete_engine, engine_for, exact_engine: their former home)
     ExactEngine,
+    HasOutputPair,
     HasProfile,
     HasProfileSearch,
     PairEngine,
@@ -278,11 +279,22 @@ class ExactEstimator:
         return None
 
     def check(self, model, mechanism, engine: PairEngine = None) -> None:
-        """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
+        """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile.
+        ``attack = true`` needs each adversary's output laws
+        (:class:`~bdpsim.models.engines.HasOutputPair`): refused naming ``run.attack`` where the
+        pair's engine gives none."""
         try:
             eng = use_engine(engine, model, mechanism, complete=True)
         except NotAvailable:
             return
+        if self.attack and not isinstance(eng, HasOutputPair):
+            raise ConfigError(
+                "run.attack",
+                True,
+                f"needs each adversary's exact output laws, which the exact engine of a {model.kind} "
+                f"model with the '{mechanism.kind}' mechanism does not give: remove run.attack "
+                "(bdpsim.attack.simulated_attack attacks it by simulation)",
+            )
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
             noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
             noise = noise if isinstance(noise, str) and noise else None
