@@ -33,6 +33,10 @@ from .tradeoff import check_fpr
 from .worst import attack_risk, worst_tpr
 
 REL_TOL = 1e-6
+#: the least eps (of the pure curve meeting the target) the search resolves: below it a worst
+#: attack value is below floating-point resolution (an advantage computes as ~7e-16 at any larger
+#: amount of noise), so the amount comes from group privacy instead (:func:`_group_bound`)
+RESOLUTION_EPSILON = 2e-12
 #: significant digits of the calibrated parameter (rounded toward more noise: :func:`safe_round`)
 SIGNIFICANT = 6
 
@@ -60,7 +64,8 @@ class AttackCalibration:
     same target and ``bdp_parameter`` the least parameter of the same law that is eps-BDP
     (``None`` when no amount is, e.g. Gaussian noise); ``saving`` = ``bdp_parameter / parameter``
     for a law whose noise grows with the parameter, the inverse otherwise (> 1: the attack target
-    needs less noise).
+    needs less noise). ``note``: how the amount was found when not by the search (a target below
+    floating-point resolution: :func:`_group_bound`).
     """
 
     noise: str
@@ -72,6 +77,7 @@ class AttackCalibration:
     epsilon: float
     bdp_parameter: float | None
     saving: float | None
+    note: str | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -183,6 +189,9 @@ def calibrate_attack(
             f"exact engine {type(eng).__name__}: cannot be re-noised (no other amount of noise to search)"
         )
 
+    if eps < RESOLUTION_EPSILON:
+        return _group_bound(model, mechanism, what, target, eps, at_fpr)
+
     def value(par: float) -> float:
         found = eng.with_noise(noise.with_parameter(par))
         if what == "advantage":
@@ -196,6 +205,39 @@ def calibrate_attack(
         bdp = _bdp_parameter(model, mechanism, eps, sizes)
     saving = None if bdp is None else (bdp / par if grows else par / bdp)
     return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)
+
+
+def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr) -> AttackCalibration:
+    """A target whose pure curve's ``eps`` is below :data:`RESOLUTION_EPSILON` (e.g. an advantage
+    of ``1e-300``), met by group privacy: the noise of DP epsilon ``eps / n`` for the query's
+    sensitivity ``Delta`` (amount ``n Delta / eps``) bounds every output-law ratio by
+    ``e^{n Delta / amount} = e^eps`` (the query moves by at most ``n Delta``), so its BDPL over every
+    adversary is ``<= eps`` and every attack value is within the pure ``eps`` curve: the target is
+    met (certified, not the least noise). Pure-DP laws only; ``value`` is that bound."""
+    from ..kernels.noise.laws import noise_with_amount
+    from .tradeoff import pure_dp_tradeoff
+
+    noise = mechanism.noise
+    if not type(noise).pure_dp:
+        raise ConfigError(
+            "target",
+            target,
+            f"is below floating-point resolution (the pure curve's eps {eps:.3g} < "
+            f"{RESOLUTION_EPSILON:g}) and {noise.name} noise has no pure-DP bound to meet it by",
+        )
+    sens = float(mechanism.query_function.sensitivity)
+    grows = noise.noise_grows_with_parameter
+    amount = model.n * sens / eps
+    law = noise_with_amount(noise.name, amount, sens, step=float(getattr(noise, "step", 1.0)))
+    par = safe_round(float(law.parameter), grows)
+    bound = model.n * sens / (par if grows else sens / par)  # the BDPL bound at the rounded amount
+    value = math.tanh(bound / 2) if what == "advantage" else float(pure_dp_tradeoff(bound).tpr_at(at_fpr))
+    note = (
+        f"the target is below floating-point resolution (eps {eps:.3g} < {RESOLUTION_EPSILON:g}): "
+        f"met by group privacy (DP epsilon eps/n over n = {model.n} records; BDPL <= eps), not "
+        "the least noise"
+    )
+    return AttackCalibration(noise.name, noise.parameter_name, par, value, target, what, eps, par, 1.0, note)
 
 
 def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:

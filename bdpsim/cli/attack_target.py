@@ -106,6 +106,8 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
         f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (rounded toward more noise; "
         f"worst {cal.what} {cal.value:.6g})"
     )
+    if cal.note is not None:
+        print(f"note: {cal.note}")
     if cal.bdp_parameter is None:
         print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
     else:

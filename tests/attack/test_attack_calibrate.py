@@ -155,3 +155,34 @@ def test_long_target_calibration_shows_progress(capsys, monkeypatch):
     argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
     assert main([*argv, "--target-tpr", "0.05", "--at-fpr", "0.01"]) == 0
     assert "bdpsim calibrate: " in capsys.readouterr().err
+
+
+def test_a_target_below_floating_point_resolution_is_met_by_group_privacy(capsys):
+    """An advantage target of 1e-300 (the pure curve's eps = 2e-300): an advantage computes as ~7e-16
+    at any large scale, so the search cannot see it (it was refused as unreachable); Laplace and
+    geometric noise meet it by group privacy, amount n Delta / eps (BDPL <= n Delta / amount = eps,
+    so the advantage is <= tanh(eps / 2) = 1e-300), rounded toward more noise, with a note; the
+    same for a TPR target within 1e-12 of its FPR. Gaussian noise has no such bound: one line."""
+    from bdpsim.cli import main
+
+    cal = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_advantage=1e-300
+    )
+    assert cal.epsilon == pytest.approx(2e-300, rel=1e-12) and cal.parameter >= 8 / cal.epsilon
+    assert cal.parameter == pytest.approx(8 / cal.epsilon, rel=1e-5) and cal.value <= 1e-300
+    assert cal.note is not None and "group privacy" in cal.note and cal.saving == 1.0
+    geo = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(1.0)), target_advantage=1e-300
+    )
+    assert geo.parameter <= cal.epsilon / 8 and geo.value <= 1e-300  # its DP epsilon: eps / n or less
+    tpr = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_tpr=0.1 + 1e-13, at_fpr=0.1
+    )
+    assert tpr.note is not None and tpr.value <= 0.1 + 1e-13
+    argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+    assert main(argv + ["--target-advantage", "1e-300"]) == 0
+    out = capsys.readouterr().out
+    assert "least laplace scale: 4e+300" in out and "note: the target is below floating-point" in out
+    assert main(argv + ["--target-advantage", "1e-300", "--noise", "gaussian"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "below floating-point resolution" in err[0] and "gaussian" in err[0]
