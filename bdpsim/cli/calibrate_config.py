@@ -334,6 +334,24 @@ def overrides(target) -> list[str]:
     return out + [f"note: {n}" for n in target.notes]
 
 
+def _flags_target(a, epsilon: float | None):
+    """:func:`config_target` of ``a.config`` under the flags, its errors naming them."""
+    try:
+        return config_target(
+            a.config,
+            epsilon=epsilon,
+            counted_states=a.counted,
+            state_values=a.state_values,
+            noise=a.noise,
+            staircase_gamma=a.staircase_gamma,
+        )
+    except ValueError as err:
+        exc = named(err)
+        if exc is None:
+            raise
+        raise exc from None
+
+
 def _attack_target(a) -> int:
     """``calibrate config --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least noise
     of the config's law (or ``--noise``) on its query meeting the attack target, on its model
@@ -347,20 +365,7 @@ def _attack_target(a) -> int:
     check_target_flags(a)
     if a.method != EXACT_METHOD:
         raise ConfigError("--method", a.method, "must be exact with an attack target")
-    try:
-        t = config_target(
-            a.config,
-            epsilon=1.0,  # no eps-BDP target: the attack target replaces it
-            counted_states=a.counted,
-            state_values=a.state_values,
-            noise=a.noise,
-            staircase_gamma=a.staircase_gamma,
-        )
-    except ValueError as err:
-        exc = named(err)
-        if exc is None:
-            raise
-        raise exc from None
+    t = _flags_target(a, 1.0)  # no eps-BDP target: the attack target replaces it
     if a.min_known > t.model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{t.model.n - 1}")
     for line in overrides(t):
@@ -395,20 +400,7 @@ def _bdp_target(a) -> int:
     from ..models.protocols import MarkovChain
     from .progress import Progress
 
-    try:
-        t = config_target(
-            a.config,
-            epsilon=a.epsilon,
-            counted_states=a.counted,
-            state_values=a.state_values,
-            noise=a.noise,
-            staircase_gamma=a.staircase_gamma,
-        )
-    except ValueError as err:
-        exc = named(err)
-        if exc is None:
-            raise
-        raise exc from None
+    t = _flags_target(a, a.epsilon)
     check_epsilon(
         t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise
     )
