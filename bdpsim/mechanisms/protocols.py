@@ -53,6 +53,13 @@ class HasQueryFunction(Protocol):
 
 
 @runtime_checkable
+class AddsNoise(Protocol):
+    """A mechanism that adds one noise law (:mod:`bdpsim.kernels.noise.laws`) to its output."""
+
+    noise: object
+
+
+@runtime_checkable
 class RunsUserCode(Protocol):
     """A mechanism that runs a user's function (``kind = "python"``): a worker process that dies
     under it is an error of ``mechanism.function``."""
@@ -62,4 +69,4 @@ class RunsUserCode(Protocol):
     search_dir: str | None
 
 
-__all__ += ["HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]
+__all__ += ["AddsNoise", "HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]
