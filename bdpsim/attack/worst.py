@@ -518,14 +518,16 @@ def _check_finite(values, mechanism) -> None:
     lattice of the query over the Laplace scale overflows)."""
     if not any(math.isnan(float(v)) for v in values):
         return
-    eps = getattr(mechanism, "epsilon", None)
-    noise = getattr(mechanism, "noise", None)
+    from ..queries import NoisyQuery
+
+    eps = mechanism.epsilon
+    noise = mechanism.noise if isinstance(mechanism, NoisyQuery) else None
     field, value = (
         ("epsilon", eps)
         if eps is not None
         else ("noise", f"{noise.name} {noise.parameter_name} = {noise.parameter:g}")
         if noise is not None
-        else ("mechanism", getattr(mechanism, "kind", type(mechanism).__name__))
+        else ("mechanism", mechanism.kind)
     )
     raise ConfigError(
         field,
