@@ -214,7 +214,6 @@ def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr)
     ``e^{n Delta / amount} = e^eps`` (the query moves by at most ``n Delta``), so its BDPL over every
     adversary is ``<= eps`` and every attack value is within the pure ``eps`` curve: the target is
     met (certified, not the least noise). Pure-DP laws only; ``value`` is that bound."""
-    from ..kernels.noise.laws import noise_with_amount
     from .tradeoff import pure_dp_tradeoff
 
     noise = mechanism.noise
@@ -228,8 +227,9 @@ def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr)
     sens = float(mechanism.query_function.sensitivity)
     grows = noise.noise_grows_with_parameter
     amount = model.n * sens / eps
-    law = noise_with_amount(noise.name, amount, sens, step=float(getattr(noise, "step", 1.0)))
-    par = safe_round(float(law.parameter), grows)
+    # the law's parameter for this amount (:func:`~bdpsim.kernels.noise.laws.noise_with_amount`):
+    # the amount itself where the noise grows with it, else the DP epsilon Delta / amount
+    par = safe_round(amount if grows else sens / amount, grows)
     bound = model.n * sens / (par if grows else sens / par)  # the BDPL bound at the rounded amount
     value = math.tanh(bound / 2) if what == "advantage" else float(pure_dp_tradeoff(bound).tpr_at(at_fpr))
     note = (

@@ -47,7 +47,6 @@ import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
-from ..mechanisms.protocols import AddsNoise
 from ..models.engines import HasExhaustive, HasOutputPair, HasProfiles, PairEngine, use_engine
 from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
 
@@ -519,14 +518,16 @@ def _check_finite(values, mechanism) -> None:
     lattice of the query over the Laplace scale overflows)."""
     if not any(math.isnan(float(v)) for v in values):
         return
-    eps = mechanism.epsilon  # every mechanism answers it (None: not eps-DP for any eps)
-    noise = cast(Any, mechanism).noise if isinstance(mechanism, AddsNoise) else None
+    from ..queries import NoisyQuery
+
+    eps = mechanism.epsilon
+    noise = mechanism.noise if isinstance(mechanism, NoisyQuery) else None
     field, value = (
         ("epsilon", eps)
         if eps is not None
         else ("noise", f"{noise.name} {noise.parameter_name} = {noise.parameter:g}")
         if noise is not None
-        else ("mechanism", type(mechanism).__name__)
+        else ("mechanism", mechanism.kind)
     )
     raise ConfigError(
         field,

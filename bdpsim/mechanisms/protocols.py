@@ -53,13 +53,6 @@ class HasQueryFunction(Protocol):
 
 
 @runtime_checkable
-class AddsNoise(Protocol):
-    """A mechanism that adds one noise law (:mod:`bdpsim.kernels.noise.laws`) to its output."""
-
-    noise: object
-
-
-@runtime_checkable
 class RunsUserCode(Protocol):
     """A mechanism that runs a user's function (``kind = "python"``): a worker process that dies
     under it is an error of ``mechanism.function``."""
@@ -69,4 +62,4 @@ class RunsUserCode(Protocol):
     search_dir: str | None
 
 
-__all__ += ["AddsNoise", "HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]
+__all__ += ["HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]

@@ -18,7 +18,7 @@ from bdpsim.mechanisms.randomized_response.core import (
 )
 from bdpsim.mechanisms.randomized_response.direct import flipped_count_laws, rr_bdpl_bruteforce
 from bdpsim.mechanisms.randomized_response.mechanism import randomized_response_bdpl
-from bdpsim.mechanisms.randomized_response.window import _evaluate, _realise, rr_adversary_bdpl, rr_bdpl
+from bdpsim.mechanisms.randomized_response.window import _evaluate, realise_window, rr_adversary_bdpl, rr_bdpl
 from bdpsim.models import MarkovChainModel, symmetric_chain
 
 ACTIVITY = [[0.882, 0.118], [0.305, 0.695]]
@@ -71,10 +71,10 @@ def test_full_outside_composition_search_against_each_adversary(window):
     best = -math.inf
     for k in range(lo, hi + 1):
         for xx in (0, 1):
-            adv = _realise(model, kl, L, kr, R, k, xx, 0)
+            adv = realise_window(model, kl, L, kr, R, k, xx, 0)
             best = max(best, rr_adversary_bdpl(model, rho, adv))
     assert val == pytest.approx(best, abs=1e-12)
-    adv = _realise(model, kl, L, kr, R, m1, x, z)
+    adv = realise_window(model, kl, L, kr, R, m1, x, z)
     assert rr_adversary_bdpl(model, rho, adv) == pytest.approx(val, abs=1e-12)
 
 
