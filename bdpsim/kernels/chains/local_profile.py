@@ -1,0 +1,999 @@
+"""The privacy profile of a local release of every record of a Markov chain, bracketed.
+
+**Setting.** A person's values ``x_1..x_T`` follow a Markov chain (``k`` states, initial law
+``pi_1``, transitions ``P_t`` from step ``t`` to ``t + 1``, possibly different per step). Each step
+releases ``r_t ~ L_t[., x_t]`` independently given ``x_t`` (``L_t[r, x] = P(r_t = r | x_t = x)``,
+entries ``> 0``: k-RR, the extreme mechanism of every eps-DP step, any finite release). An
+adversary targets step ``t``, knows the values ``x_K`` of the steps ``K`` and compares ``x_t = a``
+with ``x_t = b`` from the whole release ``r = r_1..r_T``. Its privacy loss is
+``L(r) = ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` and its privacy profile the hockey-stick
+divergence ``delta(eps) = E_a[(1 - e^{eps - L})^+] = sum_r (P(r | a, x_K) - e^eps P(r | b, x_K))^+``.
+
+**Only the nearest known steps matter.** Let ``s < t < s'`` be the last known step before ``t``
+and the first after it (values ``c`` and ``d``; the chain's ends if none). Given ``x_s`` and
+``x_{s'}`` the chain splits into independent pieces, so the releases outside ``(s, s')`` and at
+the known steps have a law that does not depend on ``x_t``: they multiply both hypotheses' laws by
+the same factor, which leaves every divergence unchanged. Every known set with the same nearest
+steps and values has the same profile; the supremum over known sets is a supremum over windows
+``(s, s')`` and their values ``(c, d)`` (those a known set of an allowed size can have:
+:func:`window_allowed`). Inside the window, past and future are independent given ``x_t``:
+
+``P(r | a, x_K) = P(r_{s+1..t-1} | x_t = a, x_s = c) L_t[r_t, a] P(r_{t+1..s'-1} | x_t = a, x_{s'} = d)``
+
+so the pair of laws is the product of three independent pairs and ``L = L_past + L_t + L_future``.
+The past term is a function of the forward vector ``u(r)_x = P(r_{s+1..t-1}, x_t = x | x_s = c)``
+(``u = P_s[c, .]`` at ``t = s + 1``, ``u(r, o) = P_t^T (u(r) * L_t[o, .])``), with mass
+``u_a / Q_a`` under ``a`` (``Q = sum_r u(r)``, the law of ``x_t`` given ``x_s = c``); the future
+term of the backward vector ``v(r)_x = P(r_{t+1..s'-1}, x_{s'} = d | x_t = x)`` (``v = P_{s'-1}[., d]``
+at ``t = s' - 1``, or ``1`` without a known step; ``v(o, r) = P_t (L_{t+1}[o, .] * v(r))``), with
+mass ``v_a / N_a``. A pair ``(a, b)`` counts where both values are possible given ``c`` and ``d``
+(``Q_a N_a > 0`` and ``Q_b N_b > 0``).
+
+**The bracket.** The number of output sequences grows like ``m^T``; the filter's vector measure
+is held to a grid by two discretisations (:mod:`bdpsim.kernels.chains.belief_grid`): a merge of
+the atoms of each cell (a garbling of the release: every divergence can only shrink) and a split
+of each atom onto its cell's corners (the release is a garbling of the result: every divergence
+can only grow). Both commute with the later filter steps and with the independent other terms,
+so composing ``past x present x future`` (:mod:`bdpsim.kernels.chains.pair_product`: the
+hockey-stick of a product, exact on its parts) gives
+``delta_lower(eps) <= delta(eps) <= delta_upper(eps)`` for every ``eps``, the same order for every
+Rényi divergence ``D_alpha`` (data processing) and for ``eps(delta)``, and for the ``delta = 0``
+limit, the largest loss ``max_r L(r) = BPL_t(a, b) + FPL_t(a, b) - eps_t(a, b)`` of the exact
+temporal leakage (:mod:`bdpsim.temporal.exact`). The gap is a second-order effect of the cell
+size and narrows like ``grid^-2``; with a ``tolerance`` the grid doubles until the bracket of the
+worst adversary is that narrow. Up to floating-point rounding (relative ``~1e-15``) the bracket
+holds for every grid; the exact enumeration of every output sequence
+(:func:`enumerate_local_release`, small ``T``) is the tests' oracle.
+
+**Sharing work.** One forward sweep from the chain start gives the past of every target, one
+backward sweep from the end every future (``sizes = [0]``: cost linear in ``T``). A known step
+``s`` with value ``c`` starts a sweep of its own (on a chain whose transitions and releases are the
+same at every step, one sweep per value serves every ``s``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..argcheck import ParameterError, TooExpensive, count_as_float, require
+from .belief_grid import Atoms, loss_factor, merge_in_grid, propagate, split_onto_grid
+from .pair_product import Bounds, PairBracket, PairFactor, ProductPair
+from .transition import stationary_distribution, transition_matrix
+
+#: default cells per axis of the direction grid when no tolerance is asked
+GRID = 256
+#: first and largest grid of the refinement towards a tolerance
+GRID_START, GRID_MAX = 64, 4096
+#: default limit of the estimated work (atom-steps of the sweeps plus outcome-searches of the compositions)
+MAX_WORK = 2e10
+#: most output sequences times state paths the exact enumeration visits
+MAX_ENUMERATION = 20_000_000
+
+
+# ----------------------------------------------------------------------------- the release
+
+
+@dataclass(frozen=True)
+class LocalRelease:
+    """A Markov chain and the local release of each of its steps (module docstring), validated.
+
+    Build it with :func:`local_release`. ``transitions[t - 1]`` is ``P_t`` (step ``t`` to
+    ``t + 1``), ``likelihoods[t - 1]`` is ``L_t`` (``(m_t, k)``, columns summing to 1).
+    """
+
+    transitions: tuple[np.ndarray, ...]
+    initial: np.ndarray
+    likelihoods: tuple[np.ndarray, ...]
+    homogeneous: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        same_P = all(
+            P is self.transitions[0] or np.array_equal(P, self.transitions[0]) for P in self.transitions
+        )
+        same_L = all(
+            L is self.likelihoods[0]
+            or (L.shape == self.likelihoods[0].shape and np.array_equal(L, self.likelihoods[0]))
+            for L in self.likelihoods
+        )
+        object.__setattr__(self, "homogeneous", bool(same_P and same_L))
+
+    @property
+    def steps(self) -> int:
+        return len(self.likelihoods)
+
+    @property
+    def states(self) -> int:
+        return int(self.initial.size)
+
+    def priors(self) -> list[np.ndarray]:
+        """``pi_t`` for ``t = 1..T``."""
+        out = [self.initial]
+        for P in self.transitions:
+            out.append(out[-1] @ P)
+        return out
+
+
+def _likelihood(L, k: int, name: str) -> np.ndarray:
+    arr = np.asarray(L, dtype=float) if not isinstance(L, str) else np.array([])
+    require(
+        arr.ndim == 2 and arr.shape[1] == k and arr.shape[0] >= 1,
+        name,
+        np.shape(arr),
+        f"must be an (outputs, {k}) matrix: L[r, x] = P(r | x)",
+    )
+    require(
+        bool(np.all(np.isfinite(arr))) and bool(np.all(arr > 0)),
+        name,
+        arr.tolist() if arr.size <= 40 else arr.shape,
+        "entries must be finite and > 0 (every output possible from every state)",
+    )
+    cols = arr.sum(axis=0)
+    require(
+        bool(np.all(np.abs(cols - 1) < 1e-9)),
+        name,
+        np.round(cols, 12).tolist(),
+        "each column (a state's output law) must sum to 1",
+    )
+    return arr
+
+
+def local_release(transitions, initial, likelihoods, *, steps: int | None = None) -> LocalRelease:
+    """Validate a chain and its local release (:class:`LocalRelease`).
+
+    Parameters
+    ----------
+    transitions : array_like
+        One ``(k, k)`` row-stochastic matrix (every step), or ``T - 1`` of them (``P_t``: step
+        ``t`` to ``t + 1``).
+    initial : array_like or "stationary"
+        The law of ``x_1`` (``"stationary"``: the stationary law of the first matrix).
+    likelihoods : array_like
+        One ``(m, k)`` matrix ``L[r, x] = P(r | x)`` (every step), or ``T`` of them.
+    steps : int, optional
+        ``T``; needed when both ``transitions`` and ``likelihoods`` are single matrices.
+    """
+    per_P = isinstance(transitions, (list, tuple)) and len(transitions) > 0 and np.ndim(transitions[0]) == 2
+    per_P = per_P or (isinstance(transitions, np.ndarray) and transitions.ndim == 3)
+    per_L = isinstance(likelihoods, (list, tuple)) and len(likelihoods) > 0 and np.ndim(likelihoods[0]) == 2
+    per_L = per_L or (isinstance(likelihoods, np.ndarray) and likelihoods.ndim == 3)
+    T = None
+    if per_L:
+        T = len(likelihoods)
+    elif per_P:
+        T = len(transitions) + 1
+    if steps is not None:
+        require(
+            isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
+            "steps",
+            steps,
+            "must be an integer >= 1",
+        )
+        require(T is None or T == int(steps), "steps", steps, f"the per-step lists give T = {T}")
+        T = int(steps)
+    require(
+        T is not None, "steps", steps, "give steps = T when transitions and likelihoods are single matrices"
+    )
+    assert T is not None
+    if per_P:
+        mats = []
+        for i, P in enumerate(transitions):
+            try:
+                mats.append(transition_matrix(P))
+            except ParameterError as exc:
+                raise ParameterError("transitions", f"step {i + 1}: {exc.value}", exc.rule) from None
+        require(
+            len(mats) == T - 1,
+            "transitions",
+            f"{len(mats)} matrices",
+            f"a per-step list needs T - 1 = {T - 1} matrices (P_t maps step t to t + 1)",
+        )
+    else:
+        try:
+            P0 = transition_matrix(transitions)
+        except ParameterError as exc:
+            raise ParameterError("transitions", exc.value, exc.rule) from None
+        mats = [P0] * (T - 1)
+    k = mats[0].shape[0] if mats else (transition_matrix(transitions).shape[0] if not per_P else 0)
+    require(
+        all(P.shape == (k, k) for P in mats),
+        "transitions",
+        [P.shape for P in mats][:8],
+        "all matrices must have the same number of states",
+    )
+    if isinstance(initial, str):
+        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
+        require(bool(mats), "initial", initial, "a chain of one step has no transition to be stationary for")
+        pi = stationary_distribution(mats[0])
+    else:
+        pi = np.asarray(initial, dtype=float)
+        require(
+            pi.shape == (k,)
+            and bool(np.all(np.isfinite(pi)))
+            and bool(np.all(pi >= 0))
+            and abs(float(pi.sum()) - 1) < 1e-9,
+            "initial",
+            np.asarray(initial).tolist() if np.size(initial) <= 40 else np.shape(initial),
+            f"must be {k} probabilities >= 0 summing to 1",
+        )
+    if per_L:
+        require(
+            len(likelihoods) == T,
+            "likelihoods",
+            f"{len(likelihoods)} matrices",
+            f"a per-step list needs one matrix per step ({T})",
+        )
+        liks = tuple(_likelihood(L, k, "likelihoods") for L in likelihoods)
+    else:
+        L0 = _likelihood(likelihoods, k, "likelihoods")
+        liks = (L0,) * T
+    return LocalRelease(tuple(mats), pi, liks)
+
+
+# ----------------------------------------------------------------------------- sweeps
+
+
+def _reduce(atoms: Atoms, grid: int, kind: str) -> Atoms:
+    """The atoms held to the grid: kept as they are while there are at most as many as cells."""
+    d = max(int(np.count_nonzero(atoms.total() > 0)) - 1, 1)
+    if atoms.size <= grid**d:
+        return atoms
+    return split_onto_grid(atoms, grid) if kind == "upper" else merge_in_grid(atoms, grid)
+
+
+def _filter(
+    start: np.ndarray, moves: Iterator[tuple[np.ndarray, np.ndarray]], grid: int, kind: str
+) -> Iterator[Atoms]:
+    """The measure at the start, then after each move ``(L, M)`` (before it is held to the grid:
+    the last step before a target is used unreduced)."""
+    X = Atoms.of(np.asarray(start, dtype=float)[None, :])
+    yield X
+    for L, M in moves:
+        Y = propagate(X, L, M)
+        yield Y
+        X = _reduce(Y, grid, kind)
+
+
+def _pairs(k: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+#: per pair (a < b): (lower factor, upper factor) for the order (a, b); None where a or b is impossible
+Factors = dict[tuple[int, int], tuple[PairFactor, PairFactor]]
+
+
+def _factors(lower: Atoms, upper: Atoms, bins: int) -> Factors:
+    tot = lower.total()
+    out: Factors = {}
+    for a, b in _pairs(lower.states):
+        if tot[a] > 0 and tot[b] > 0:
+            out[(a, b)] = (loss_factor(lower, a, b, bins, "lower"), loss_factor(upper, a, b, bins, "upper"))
+    return out
+
+
+class _Sweeps:
+    """The past and future factors of every target for every start (the chain start or a known
+    step's value), computed on demand and kept (module docstring: sharing work)."""
+
+    def __init__(self, rel: LocalRelease, grid: int, bins: int) -> None:
+        self.rel, self.grid, self.bins = rel, grid, bins
+        self._past: dict[tuple[int, int], list[Factors]] = {}
+        self._future: dict[tuple[int, int], list[Factors]] = {}
+        self.atom_steps = 0.0
+
+    def _run(self, start: np.ndarray, moves: list[tuple[np.ndarray, np.ndarray]]) -> list[Factors]:
+        lo = _filter(start, iter(moves), self.grid, "lower")
+        up = _filter(start, iter(moves), self.grid, "upper")
+        out = []
+        for X, Y in zip(lo, up):
+            self.atom_steps += X.size + Y.size
+            out.append(_factors(X, Y, self.bins))
+        return out
+
+    def past(self, t: int, lo: int, c: int) -> Factors:
+        """The past factors of target ``t`` after the known step ``lo`` (value ``c``; ``lo = 0``:
+        the chain start)."""
+        rel = self.rel
+        T = rel.steps
+        if lo == 0:
+            key = (0, -1)
+            if key not in self._past:
+                moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(1, T)]
+                self._past[key] = self._run(rel.initial, moves)
+            return self._past[key][t - 1]
+        first = 1 if rel.homogeneous else lo
+        key = (first, c)
+        if key not in self._past:
+            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(first + 1, T)]
+            self._past[key] = self._run(rel.transitions[first - 1][c], moves)
+        return self._past[key][t - lo - 1]
+
+    def future(self, t: int, hi: int, d: int) -> Factors:
+        """The future factors of target ``t`` before the known step ``hi`` (value ``d``;
+        ``hi = T + 1``: the chain end)."""
+        rel = self.rel
+        T = rel.steps
+        k = rel.states
+        if hi == T + 1:
+            key = (T + 1, -1)
+            if key not in self._future:
+                moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(T, 1, -1)]
+                self._future[key] = self._run(np.ones(k), moves)
+            return self._future[key][T - t]
+        last = T if rel.homogeneous else hi
+        key = (last, d)
+        if key not in self._future:
+            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(last - 1, 1, -1)]
+            self._future[key] = self._run(rel.transitions[last - 2][:, d].copy(), moves)
+        return self._future[key][hi - t - 1]
+
+
+def _present(rel: LocalRelease, t: int, a: int, b: int) -> PairFactor:
+    L = rel.likelihoods[t - 1]
+    return PairFactor(L[:, a], L[:, b])
+
+
+# ----------------------------------------------------------------------------- one adversary
+
+
+@dataclass(frozen=True)
+class LocalAdversary:
+    """An adversary of the local release: target step ``target`` (1-based), hypotheses ``a`` vs
+    ``b`` (states from 0), the nearest known steps ``before = (s, c)`` and ``after = (s', d)``
+    (``None``: nothing known on that side). Every known set with these nearest steps and values has
+    the same profile (module docstring)."""
+
+    target: int
+    a: int
+    b: int
+    before: tuple[int, int] | None = None
+    after: tuple[int, int] | None = None
+
+    @property
+    def known(self) -> dict[int, int]:
+        """The nearest known steps and their values ``{step: value}``."""
+        return dict(x for x in (self.before, self.after) if x is not None)
+
+    def reversed(self) -> LocalAdversary:
+        """The same adversary with the hypotheses swapped."""
+        return LocalAdversary(self.target, self.b, self.a, self.before, self.after)
+
+
+def _nearest(
+    rel: LocalRelease, target: int, known: Mapping[int, int] | None
+) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    T, k = rel.steps, rel.states
+    require(
+        isinstance(target, (int, np.integer)) and not isinstance(target, bool) and 1 <= int(target) <= T,
+        "target",
+        target,
+        f"must be a step in 1..{T}",
+    )
+    known = dict(known or {})
+    for s, v in known.items():
+        require(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+            "known",
+            s,
+            f"steps must be in 1..{T}",
+        )
+        require(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= int(v) < k,
+            "known",
+            {s: v},
+            f"values must be states in 0..{k - 1}",
+        )
+    require(int(target) not in known, "known", sorted(known), f"must not contain the target {target}")
+    before = [s for s in known if s < target]
+    after = [s for s in known if s > target]
+    lo = max(before) if before else None
+    hi = min(after) if after else None
+    return (
+        (lo, int(known[lo])) if lo is not None else None,
+        (hi, int(known[hi])) if hi is not None else None,
+    )
+
+
+def _check_possible(rel: LocalRelease, known: Mapping[int, int]) -> None:
+    """Refuse known values of probability 0."""
+    if not known:
+        return
+    steps = sorted(known)
+    law = rel.priors()[steps[0] - 1]
+    prob = float(law[known[steps[0]]])
+    prev = steps[0]
+    for s in steps[1:]:
+        M = np.eye(rel.states)
+        for P in rel.transitions[prev - 1 : s - 1]:
+            M = M @ P
+        prob *= float(M[known[prev], known[s]])
+        prev = s
+    require(prob > 0, "known", dict(known), "these values have probability 0 together")
+
+
+def _bracket(sw: _Sweeps, adv: LocalAdversary) -> PairBracket | None:
+    """The bracket of ``adv`` (order ``(a, b)``), or ``None`` where ``a`` or ``b`` is impossible."""
+    rel = sw.rel
+    T = rel.steps
+    t = adv.target
+    lo, c = adv.before if adv.before else (0, -1)
+    hi, d = adv.after if adv.after else (T + 1, -1)
+    key = (min(adv.a, adv.b), max(adv.a, adv.b))
+    past = sw.past(t, lo, c).get(key)
+    fut = sw.future(t, hi, d).get(key)
+    if past is None or fut is None:
+        return None
+    pres = _present(rel, t, key[0], key[1])
+    low = ProductPair((past[0], pres, fut[0]))
+    up = ProductPair((past[1], pres, fut[1]))
+    if adv.a > adv.b:
+        low, up = low.reversed(), up.reversed()
+    return PairBracket(low, up)
+
+
+def _grid_arg(grid, name: str = "grid") -> int:
+    require(
+        isinstance(grid, (int, np.integer)) and not isinstance(grid, bool) and 2 <= int(grid) <= 1_000_000,
+        name,
+        grid,
+        "must be an integer in 2..1000000 (cells per axis)",
+    )
+    return int(grid)
+
+
+def _bins_for(grid: int, bins) -> int:
+    if bins is None:
+        return max(1024, 4 * grid)
+    return _grid_arg(bins, "bins")
+
+
+def _check_work(
+    rel: LocalRelease, grid: int, sweeps: float, compositions: float, bins: int, n_eps: int, max_work: float
+) -> float:
+    """The estimated work (atom-steps of the sweeps, outcome-searches of the compositions);
+    :class:`TooExpensive` above ``max_work``."""
+    k = rel.states
+    m = max(L.shape[0] for L in rel.likelihoods)
+    cap = float(grid + 1) ** (k - 1)  # atoms held per step; fewer while m^s is smaller
+    held = sum(min(cap, float(m) ** min(s, 600)) for s in range(rel.steps))
+    work = sweeps * held * m * k * 2 ** (k - 1) + compositions * bins * m * max(n_eps, 1) * 2
+    if not math.isfinite(work) or work > max_work:
+        raise TooExpensive(
+            "steps",
+            rel.steps,
+            f"the bracket may take ~{work:.3g} operations ({count_as_float(sweeps):.3g} sweeps of "
+            f"{rel.steps} steps on a grid of {grid} cells per axis in {k - 1} dimensions, "
+            f"{count_as_float(compositions):.3g} compositions), above the limit {max_work:.3g}",
+        )
+    return work
+
+
+def local_release_profile(
+    transitions,
+    initial,
+    likelihoods,
+    *,
+    target: int,
+    pair: tuple[int, int],
+    known: Mapping[int, int] | None = None,
+    steps: int | None = None,
+    grid: int = GRID,
+    bins: int | None = None,
+    max_work: float = MAX_WORK,
+) -> PairBracket:
+    """The privacy profile of one adversary of a chain's local release, bracketed (module docstring).
+
+    Parameters
+    ----------
+    transitions, initial, likelihoods, steps
+        The chain and its release (:func:`local_release`).
+    target : int
+        The target step ``t`` (1-based).
+    pair : (int, int)
+        The hypotheses ``(a, b)``: ``x_t = a`` against ``x_t = b`` (states from 0).
+    known : mapping of int to int, optional
+        Known steps and their values ``{s: x_s}`` (only the nearest on each side of ``t`` matter).
+    grid : int
+        Cells per axis of the direction grid (the bracket narrows like ``grid^-2``).
+    bins : int, optional
+        Cells of the one-dimensional loss grid of each part (default ``max(1024, 4 grid)``).
+    max_work : float
+        Refuse (:class:`~bdpsim.kernels.argcheck.TooExpensive`) a larger estimated work.
+
+    Returns
+    -------
+    PairBracket
+        ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)`` and ``bdpl()`` as :class:`Bounds`, each
+        the larger of both orders of the pair (``.lower`` / ``.upper`` are the order ``(a, b)``).
+    """
+    rel = local_release(transitions, initial, likelihoods, steps=steps)
+    return release_profile(
+        rel, target=target, pair=pair, known=known, grid=grid, bins=bins, max_work=max_work
+    )
+
+
+def release_profile(
+    rel: LocalRelease,
+    *,
+    target: int,
+    pair: tuple[int, int],
+    known: Mapping[int, int] | None = None,
+    grid: int = GRID,
+    bins: int | None = None,
+    max_work: float = MAX_WORK,
+) -> PairBracket:
+    """:func:`local_release_profile` on a validated :class:`LocalRelease`."""
+    k = rel.states
+    require(
+        isinstance(pair, (tuple, list))
+        and len(pair) == 2
+        and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= int(x) < k for x in pair
+        )
+        and int(pair[0]) != int(pair[1]),
+        "pair",
+        pair,
+        f"must be two different states in 0..{k - 1}",
+    )
+    g = _grid_arg(grid)
+    nb = _bins_for(g, bins)
+    before, after = _nearest(rel, target, known)
+    _check_possible(rel, dict(known or {}))
+    _check_work(rel, g, 4.0, 1.0, nb, 20, max_work)
+    adv = LocalAdversary(int(target), int(pair[0]), int(pair[1]), before, after)
+    out = _bracket(_Sweeps(rel, g, nb), adv)
+    require(
+        out is not None,
+        "pair",
+        tuple(pair),
+        f"both values must be possible at step {target} given the known values {dict(known or {})}",
+    )
+    assert out is not None
+    return out
+
+
+# ----------------------------------------------------------------------------- every adversary
+
+
+def known_sizes(sizes, steps: int) -> tuple[int, ...]:
+    """Allowed numbers of known steps: ``"all"`` (``0..T-1``) or a list of integers in ``0..T-1``."""
+    if isinstance(sizes, str):
+        require(sizes == "all", "sizes", sizes, "must be 'all' or a list of integers")
+        return tuple(range(steps))
+    require(
+        isinstance(sizes, (list, tuple, np.ndarray))
+        and len(sizes) > 0
+        and all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= int(s) < steps
+            for s in sizes
+        ),
+        "sizes",
+        sizes,
+        f"must be 'all' or a non-empty list of integers in 0..{steps - 1}",
+    )
+    return tuple(sorted({int(s) for s in sizes}))
+
+
+def window_allowed(t: int, lo: int, hi: int, steps: int, sizes: Sequence[int]) -> bool:
+    """Whether a known set of a size in ``sizes`` can have ``lo`` and ``hi`` as the nearest known
+    steps around ``t`` (``lo = 0``, ``hi = T + 1``: none): it holds the boundaries (``n0`` steps)
+    and any number of the ``lo - 1 + T - hi`` steps outside the window."""
+    n0 = int(lo >= 1) + int(hi <= steps)
+    outside = max(lo - 1, 0) + max(steps - hi, 0)
+    return any(n0 <= s <= n0 + outside for s in sizes)
+
+
+def _windows(rel: LocalRelease, t: int, sizes: Sequence[int]) -> list[tuple[int, int, int, int]]:
+    """Every ``(lo, c, hi, d)`` an allowed known set can have around ``t``."""
+    T = rel.steps
+    pis = rel.priors()
+    los = [(0, -1)] + [(s, c) for s in range(1, t) for c in range(rel.states) if pis[s - 1][c] > 0]
+    his = [(T + 1, -1)] + [
+        (s, d) for s in range(t + 1, T + 1) for d in range(rel.states) if pis[s - 1][d] > 0
+    ]
+    return [(lo, c, hi, d) for lo, c in los for hi, d in his if window_allowed(t, lo, hi, T, sizes)]
+
+
+@dataclass(frozen=True)
+class WorstProfile:
+    """The supremum over adversaries of the privacy profile of a chain's local release, bracketed.
+
+    Every ``high`` is the largest over the adversaries of the best upper end known for each (an
+    adversary left out of a finer grid keeps the upper end of a coarser one, which lay below the
+    largest lower end), every ``low`` the largest lower end: the supremum lies between them.
+
+    Attributes
+    ----------
+    epsilon : numpy.ndarray
+        The ``eps`` asked.
+    delta : Bounds
+        ``sup`` over adversaries (targets, known sets of the allowed sizes, pairs, both orders) of
+        ``delta(eps)``.
+    attained_by : tuple of LocalAdversary
+        Per ``eps``, the adversary (ordered pair) of the largest lower end.
+    bdpl : Bounds
+        The ``delta = 0`` limit: the supremum of the largest privacy loss (``max_t TPL_t`` of the
+        exact temporal leakage with ``sizes = [0]``); :attr:`bdpl_by` its adversary.
+    renyi : dict of float to Bounds
+        ``sup`` of ``D_alpha`` for each ``alpha`` asked.
+    epsilon_at : dict of float to Bounds
+        ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked.
+    grid, bins : int
+        The discretisation of the last pass.
+    tolerance : float or None
+        The width asked; :attr:`converged` whether ``max(delta.high - delta.low)`` reached it.
+    adversaries : int
+        Adversaries (ordered pairs) in the supremum; :attr:`composed` how many were composed at
+        the last grid.
+    sizes : tuple of int
+        The allowed numbers of known steps.
+    """
+
+    epsilon: np.ndarray
+    delta: Bounds
+    attained_by: tuple[LocalAdversary, ...]
+    bdpl: Bounds
+    bdpl_by: LocalAdversary
+    renyi: dict[float, Bounds]
+    epsilon_at: dict[float, Bounds]
+    grid: int
+    bins: int
+    tolerance: float | None
+    converged: bool
+    adversaries: int
+    composed: int
+    sizes: tuple[int, ...]
+
+    @property
+    def width(self) -> float:
+        """The widest gap ``delta.high - delta.low`` over the ``eps`` asked."""
+        return float(np.max(self.delta.width)) if self.epsilon.size else 0.0
+
+
+def _adversaries(rel: LocalRelease, sizes: Sequence[int]) -> Iterator[LocalAdversary]:
+    """Every adversary with ``a < b`` (the order ``(b, a)`` comes from the same bracket)."""
+    T = rel.steps
+    for t in range(1, T + 1):
+        for lo, c, hi, d in _windows(rel, t, sizes):
+            before = (lo, c) if lo >= 1 else None
+            after = (hi, d) if hi <= T else None
+            for a, b in _pairs(rel.states):
+                yield LocalAdversary(t, a, b, before, after)
+
+
+class _Tally:
+    """Per adversary (ordered pair), the best lower and upper ends known of each quantity, and the
+    largest lower ends over adversaries."""
+
+    def __init__(self, eps: np.ndarray, alphas: Sequence[float]) -> None:
+        self.eps, self.alphas = eps, list(alphas)
+        self.high: dict[LocalAdversary, np.ndarray] = {}  # delta at eps, then max loss, then D_alpha
+        self.low = np.full(eps.size + 1 + len(alphas), -np.inf)
+        self.by: list[LocalAdversary | None] = [None] * self.low.size
+
+    def add(self, adv: LocalAdversary, lower: ProductPair, upper: ProductPair) -> None:
+        lo = np.concatenate(
+            [lower.delta(self.eps), [lower.max_loss()], [lower.renyi(a) for a in self.alphas]]
+        )
+        hi = np.concatenate(
+            [upper.delta(self.eps), [upper.max_loss()], [upper.renyi(a) for a in self.alphas]]
+        )
+        self.high[adv] = np.minimum(self.high[adv], hi) if adv in self.high else hi
+        for i in np.flatnonzero(lo > self.low):
+            self.by[int(i)] = adv
+        self.low = np.maximum(self.low, lo)
+
+    def top(self) -> np.ndarray:
+        return np.max(np.stack(list(self.high.values())), axis=0)
+
+    def width(self) -> float:
+        n = self.eps.size
+        return float(np.max(self.top()[:n] - self.low[:n])) if n else 0.0
+
+    def contenders(self) -> set[LocalAdversary]:
+        """The adversaries whose upper end of some quantity lies above the largest lower end."""
+        return {adv for adv, hi in self.high.items() if bool(np.any(hi > self.low))}
+
+
+def _pass(
+    rel: LocalRelease, sw: _Sweeps, sizes: Sequence[int], tally: _Tally, keep: set[LocalAdversary] | None
+) -> int:
+    """Compose every adversary (of ``keep``, if given) on the sweeps ``sw``; returns how many."""
+    n = 0
+    for adv in _adversaries(rel, sizes):
+        rev = adv.reversed()
+        if keep is not None and adv not in keep and rev not in keep:
+            continue
+        br = _bracket(sw, adv)
+        if br is None:
+            continue
+        tally.add(adv, br.lower, br.upper)
+        tally.add(rev, br.lower.reversed(), br.upper.reversed())
+        n += 2
+    return n
+
+
+def _worst_epsilon(
+    rel: LocalRelease, sw: _Sweeps, sizes: Sequence[int], delta: float, top: Bounds, tol: float
+) -> Bounds:
+    """``eps(delta)`` of the worst adversary, bracketed: bisection (17 points a round) on the lower
+    and the upper supremum curves, each round over the adversaries whose curve at the interval's
+    left end still lies above ``delta`` (the others cannot move the infimum)."""
+    if delta == 0:
+        return Bounds(np.asarray(top.low), np.asarray(top.high))
+    ends = []
+    for side, hi0 in ((0, float(top.low)), (1, float(top.high))):
+        alive = list(_adversaries(rel, sizes))
+        lo, hi = 0.0, max(hi0, 0.0)
+        first = True
+        while True:
+            xs = np.array([0.0]) if first else np.linspace(lo, hi, 17)
+            worst = np.full(xs.size, -np.inf)
+            nxt = []
+            for adv in alive:
+                br = _bracket(sw, adv)
+                if br is None:
+                    continue
+                pair = br.lower if side == 0 else br.upper
+                vals = np.maximum(pair.delta(xs), pair.reversed().delta(xs))
+                worst = np.maximum(worst, vals)
+                if vals[0] > delta:
+                    nxt.append(adv)
+            alive = nxt
+            if first:
+                first = False
+                if worst[0] <= delta:
+                    hi = 0.0
+                    break
+                continue
+            above = np.flatnonzero(worst > delta)
+            i = int(above[-1])
+            if i == xs.size - 1:
+                lo = hi = float(xs[-1])
+                break
+            lo, hi = float(xs[i]), float(xs[i + 1])
+            alive = [a for a in alive if _bracket(sw, a) is not None]
+            if hi - lo <= tol:
+                break
+        ends.append(lo if side == 0 else hi)
+    return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
+
+
+def _epsilons_arg(epsilons) -> np.ndarray:
+    bad = isinstance(epsilons, str)
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float)) if not bad else np.array([np.nan])
+    require(
+        eps.ndim == 1 and bool(np.all(np.isfinite(eps))) and bool(np.all(eps >= 0)),
+        "epsilons",
+        epsilons if bad else np.asarray(epsilons).tolist(),
+        "must be finite numbers >= 0",
+    )
+    return eps
+
+
+def _alpha_arg(alpha) -> float:
+    require(
+        isinstance(alpha, (int, float, np.integer, np.floating))
+        and not isinstance(alpha, bool)
+        and float(alpha) > 1,
+        "alphas",
+        alpha,
+        "must be numbers > 1 (inf for the largest loss)",
+    )
+    return float(alpha)
+
+
+def _count(rel: LocalRelease, sizes: Sequence[int]) -> tuple[float, float]:
+    """``(sweeps, compositions)`` of one pass, for the cost estimate."""
+    T, k = rel.steps, rel.states
+    if tuple(sizes) == (0,):
+        comps = float(T)
+    else:
+        comps = (
+            float(sum(len(_windows(rel, t, sizes)) for t in range(1, T + 1)))
+            if T <= 300
+            else k * k * T**3 / 6.0
+        )
+    if not any(s > 0 for s in sizes):
+        sweeps = 4.0
+    elif rel.homogeneous:
+        sweeps = 4.0 * (k + 1)
+    else:
+        sweeps = 4.0 * (1 + k * T / 2)
+    return sweeps, comps * len(_pairs(k))
+
+
+def worst_local_release_profile(
+    transitions,
+    initial,
+    likelihoods,
+    *,
+    epsilons,
+    sizes="all",
+    steps: int | None = None,
+    deltas: Sequence[float] = (),
+    alphas: Sequence[float] = (),
+    tolerance: float | None = 1e-6,
+    grid: int | None = None,
+    bins: int | None = None,
+    max_grid: int = GRID_MAX,
+    max_work: float = MAX_WORK,
+) -> WorstProfile:
+    """The supremum over adversaries of a chain's local release profile, bracketed (module docstring).
+
+    The adversaries are every target ``t``, every pair of values in both orders, and every window
+    of nearest known steps with their values that a known set of a size in ``sizes`` can have
+    (:func:`window_allowed`; ``sizes = [0]``: the adversary who knows nothing, whose ``delta = 0``
+    limit is ``max_t TPL_t``).
+
+    Parameters
+    ----------
+    transitions, initial, likelihoods, steps
+        The chain and its release (:func:`local_release`).
+    epsilons : sequence of float
+        Where to evaluate ``delta(eps)`` (``>= 0``).
+    sizes : "all" or sequence of int
+        Allowed numbers of known steps.
+    deltas : sequence of float
+        Where to evaluate ``eps(delta)`` of the worst adversary (in ``[0, 1)``; to ``1e-9``).
+    alphas : sequence of float
+        Rényi orders (``> 1``; ``inf`` allowed).
+    tolerance : float or None
+        Double the grid (from ``grid``, default 64) until ``max(delta.high - delta.low) <=
+        tolerance`` or the grid would pass ``max_grid``; the adversaries whose upper ends all lie
+        below the largest lower ends are left out of the finer grids. ``None``: one pass at
+        ``grid`` (default 256).
+    grid, bins : int, optional
+        Cells per axis of the direction grid; cells of the one-dimensional loss grids.
+    max_grid : int
+        The finest grid the refinement tries.
+    max_work : float
+        Refuse (:class:`~bdpsim.kernels.argcheck.TooExpensive`) a pass of larger estimated work.
+
+    Returns
+    -------
+    WorstProfile
+    """
+    rel = local_release(transitions, initial, likelihoods, steps=steps)
+    return release_worst_profile(
+        rel,
+        epsilons=epsilons,
+        sizes=sizes,
+        deltas=deltas,
+        alphas=alphas,
+        tolerance=tolerance,
+        grid=grid,
+        bins=bins,
+        max_grid=max_grid,
+        max_work=max_work,
+    )
+
+
+def release_worst_profile(
+    rel: LocalRelease,
+    *,
+    epsilons,
+    sizes="all",
+    deltas: Sequence[float] = (),
+    alphas: Sequence[float] = (),
+    tolerance: float | None = 1e-6,
+    grid: int | None = None,
+    bins: int | None = None,
+    max_grid: int = GRID_MAX,
+    max_work: float = MAX_WORK,
+) -> WorstProfile:
+    """:func:`worst_local_release_profile` on a validated :class:`LocalRelease`."""
+    eps = _epsilons_arg(epsilons)
+    sz = known_sizes(sizes, rel.steps)
+    al = [_alpha_arg(a) for a in alphas]
+    dl = [float(x) for x in np.atleast_1d(np.asarray(list(deltas), dtype=float))]
+    require(all(0 <= x < 1 for x in dl), "deltas", list(deltas), "must be numbers in [0, 1)")
+    if tolerance is not None:
+        require(
+            isinstance(tolerance, (int, float, np.floating))
+            and not isinstance(tolerance, bool)
+            and tolerance > 0,
+            "tolerance",
+            tolerance,
+            "must be a number > 0 or None",
+        )
+    mg = _grid_arg(max_grid, "max_grid")
+    g = _grid_arg(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
+    sweeps, comps = _count(rel, sz)
+    tally = _Tally(eps, al)
+    keep: set[LocalAdversary] | None = None
+    while True:
+        nb = _bins_for(g, bins)
+        _check_work(rel, g, sweeps, comps if keep is None else len(keep) / 2.0, nb, eps.size, max_work)
+        sw = _Sweeps(rel, g, nb)
+        composed = _pass(rel, sw, sz, tally, keep)
+        if not tally.high:
+            raise ParameterError("sizes", list(sz), "no adversary has two possible values at its target")
+        if tolerance is None or tally.width() <= tolerance or 2 * g > mg:
+            break
+        keep = tally.contenders()
+        g *= 2
+    top = tally.top()
+    n = eps.size
+    bdpl = Bounds(np.asarray(tally.low[n]), np.asarray(top[n]))
+    renyi = {
+        a: Bounds(np.asarray(tally.low[n + 1 + i]), np.asarray(top[n + 1 + i])) for i, a in enumerate(al)
+    }
+    eps_at = {d: _worst_epsilon(rel, sw, sz, d, bdpl, 1e-9) for d in dl}
+    by = [b for b in tally.by if b is not None]  # every entry is set by the first adversary
+    assert len(by) == len(tally.by)
+    return WorstProfile(
+        eps,
+        Bounds(tally.low[:n].copy(), top[:n].copy()),
+        tuple(by[:n]),
+        bdpl,
+        by[n],
+        renyi,
+        eps_at,
+        g,
+        _bins_for(g, bins),
+        tolerance,
+        tolerance is not None and tally.width() <= tolerance,
+        len(tally.high),
+        composed,
+        sz,
+    )
+
+
+# ----------------------------------------------------------------------------- the oracle
+
+
+def enumerate_local_release(
+    rel: LocalRelease, *, target: int, pair: tuple[int, int], known: Mapping[int, int] | None = None
+) -> PairFactor:
+    """The exact pair of laws of the whole release ``r_1..r_T`` given ``x_t = a`` and ``x_t = b``
+    (and ``x_K``), by enumerating every output sequence and every state path:
+    ``P(r | x_t = a, x_K) = sum_{x : x_t = a, x_K} pi_1(x_1) prod_s P_s[x_s, x_{s+1}] prod_s L_s[r_s, x_s]
+    / P(x_t = a, x_K)``. The tests' oracle; refused (:class:`TooExpensive`) beyond
+    :data:`MAX_ENUMERATION` sequence-path pairs."""
+    T, k = rel.steps, rel.states
+    _nearest(rel, target, known)
+    known = dict(known or {})
+    a, b = int(pair[0]), int(pair[1])
+    outputs = [L.shape[0] for L in rel.likelihoods]
+    n_out = math.prod(outputs)
+    cost = n_out * k**T * T
+    if cost > MAX_ENUMERATION:
+        raise TooExpensive(
+            "steps", T, f"enumerating {n_out} output sequences x {k**T} paths exceeds {MAX_ENUMERATION}"
+        )
+    paths = np.array(np.unravel_index(np.arange(k**T), (k,) * T)).T  # (k^T, T)
+    prior = rel.initial[paths[:, 0]].copy()
+    for s in range(T - 1):
+        prior *= rel.transitions[s][paths[:, s], paths[:, s + 1]]
+    for s, v in known.items():
+        prior *= paths[:, s - 1] == v
+    seqs = np.array(np.unravel_index(np.arange(n_out), tuple(outputs))).T  # (n_out, T)
+    lik = np.ones((n_out, paths.shape[0]))
+    for s in range(T):
+        lik *= rel.likelihoods[s][seqs[:, s][:, None], paths[:, s][None, :]]
+    masses = []
+    for x in (a, b):
+        w = prior * (paths[:, target - 1] == x)
+        require(w.sum() > 0, "pair", (a, b), f"x_{target} = {x} is impossible given the known values")
+        masses.append(lik @ w / w.sum())
+    return PairFactor(masses[0], masses[1])
+
+
+__all__ = [
+    "GRID",
+    "LocalAdversary",
+    "LocalRelease",
+    "WorstProfile",
+    "enumerate_local_release",
+    "known_sizes",
+    "local_release",
+    "local_release_profile",
+    "release_profile",
+    "release_worst_profile",
+    "window_allowed",
+    "worst_local_release_profile",
+]

@@ -1,0 +1,322 @@
+"""Pairs of product laws: the hockey-stick divergence, Rényi divergence and largest privacy loss of
+independent releases composed, and a bracket of two such pairs.
+
+A release made of independent parts ``o = (o_1, ..., o_n)`` has, under two hypotheses ``a`` and
+``b``, the product laws ``P = p_1 x ... x p_n`` and ``Q = q_1 x ... x q_n`` (each part a
+:class:`PairFactor`: its outcome masses under ``a`` and under ``b``). Its privacy loss is the sum
+``L(o) = sum_i ln p_i(o_i) / q_i(o_i)`` of independent terms, and
+
+* the hockey-stick divergence (the privacy profile) is
+  ``delta(eps) = sum_o (P(o) - e^eps Q(o))^+ = E_P[(1 - e^{eps - L})^+]``;
+* the Rényi divergence of order ``alpha > 1`` adds over the parts:
+  ``D_alpha(P || Q) = sum_i 1/(alpha - 1) ln sum_o p_i(o)^alpha q_i(o)^{1 - alpha}``, and
+  ``D_inf = sup_o L(o) = sum_i max_o ln p_i(o) / q_i(o)``.
+
+:func:`hockey_stick` computes ``delta`` exactly from the parts without forming the whole product:
+the parts but the largest are multiplied out into one list of outcomes ``J`` with masses
+``(g_J, h_J)`` and losses ``m_J = ln g_J / h_J``, sorted; for an outcome ``i`` of the largest part
+the outcomes ``J`` with ``p_i g_J > e^eps q_i h_J`` are those with ``m_J > eps - ln p_i / q_i``, a
+tail of the sorted list, so ``delta(eps) = sum_i p_i A(eps - l_i) - e^eps q_i B(eps - l_i)`` with
+the tail sums ``A(s) = sum_{m_J > s} g_J`` and ``B(s) = sum_{m_J > s} h_J`` (one binary search
+per outcome and ``eps``).
+
+A :class:`PairBracket` holds two pairs, ``lower`` and ``upper``, with
+``delta_lower(eps) <= delta(eps) <= delta_upper(eps)`` for every ``eps`` (and the same order for
+every Rényi divergence): in :mod:`bdpsim.kernels.chains.local_profile` the lower pair is a
+garbling (a deterministic merge of outcomes) of the true pair, and the true pair a garbling of
+the upper one, so the data-processing inequality orders every f-divergence and Rényi divergence,
+for the pair and for its composition with any independent release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..argcheck import require
+
+#: most outcomes of the parts multiplied out before the binary searches (refused beyond)
+MAX_PRODUCT = 20_000_000
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A bracket ``low <= value <= high`` (numbers or arrays of the same shape)."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def width(self) -> np.ndarray:
+        """``high - low``."""
+        return np.asarray(self.high) - np.asarray(self.low)
+
+
+def _epsilons(epsilon) -> np.ndarray:
+    """``epsilon`` (a number or a 1-D sequence) as a float array, each finite or ``inf`` and ``>= 0``."""
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    require(
+        eps.ndim == 1 and eps.size >= 1 and bool(np.all(eps >= 0)) and not bool(np.any(np.isnan(eps))),
+        "epsilon",
+        np.asarray(epsilon).tolist(),
+        "must be numbers >= 0",
+    )
+    return eps
+
+
+@dataclass(frozen=True)
+class PairFactor:
+    """One independent part of a release: the masses ``p`` of its outcomes under hypothesis ``a``
+    and ``q`` under ``b`` (both ``>= 0``; outcomes of mass 0 under both are dropped).
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        ``(n,)`` masses of the same ``n`` outcomes (each summing to at most 1).
+    """
+
+    p: np.ndarray
+    q: np.ndarray
+
+    def __post_init__(self) -> None:
+        p = np.atleast_1d(np.asarray(self.p, dtype=float))
+        q = np.atleast_1d(np.asarray(self.q, dtype=float))
+        require(p.ndim == 1 and p.shape == q.shape, "q", q.shape, f"must have the shape of p {p.shape}")
+        require(
+            bool(np.all(np.isfinite(p) & (p >= 0))) and bool(np.all(np.isfinite(q) & (q >= 0))),
+            "p",
+            p[:8].tolist(),
+            "masses must be finite and >= 0",
+        )
+        keep = (p > 0) | (q > 0)
+        if not bool(np.all(keep)):
+            p, q = p[keep], q[keep]
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    @property
+    def size(self) -> int:
+        return int(self.p.size)
+
+    def loss(self) -> np.ndarray:
+        """``ln p / q`` per outcome (``+inf`` where ``q = 0``, ``-inf`` where ``p = 0``)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.p) - np.log(self.q)
+
+    def reversed(self) -> PairFactor:
+        """The same part with the hypotheses swapped."""
+        return PairFactor(self.q, self.p)
+
+    def max_loss(self) -> float:
+        """``max ln p / q`` over the outcomes with ``p > 0``."""
+        lo = self.loss()
+        return float(lo[self.p > 0].max()) if bool(np.any(self.p > 0)) else -math.inf
+
+    def log_moment(self, alpha: float) -> float:
+        """``ln sum_o p(o)^alpha q(o)^(1 - alpha)`` (``+inf`` where some ``q = 0 < p``)."""
+        m = self.p > 0
+        if bool(np.any(m & (self.q == 0))):
+            return math.inf
+        p, q = self.p[m], self.q[m]
+        x = alpha * np.log(p) + (1.0 - alpha) * np.log(q)
+        top = float(x.max())
+        return top + math.log(float(np.exp(x - top).sum()))
+
+
+def outer(first: PairFactor, second: PairFactor) -> PairFactor:
+    """The two parts as one: every pair of outcomes, masses multiplied."""
+    require(
+        first.size * second.size <= MAX_PRODUCT,
+        "factors",
+        (first.size, second.size),
+        f"multiplying out {first.size} x {second.size} outcomes exceeds {MAX_PRODUCT}",
+    )
+    return PairFactor(np.outer(first.p, second.p).ravel(), np.outer(first.q, second.q).ravel())
+
+
+def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
+    """``delta(eps) = sum_o (P(o) - e^eps Q(o))^+`` for the product of ``factors`` (module docstring:
+    the parts but the largest multiplied out, then one binary search per outcome and ``eps``).
+
+    Parameters
+    ----------
+    factors : sequence of PairFactor
+        The independent parts (at least one).
+    epsilon : float or sequence of float
+        Finite values ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``delta`` at each ``epsilon``.
+    """
+    eps = _epsilons(epsilon)
+    require(bool(np.all(np.isfinite(eps))), "epsilon", eps.tolist(), "must be finite")
+    require(len(factors) >= 1, "factors", len(factors), "need at least one part")
+    parts = sorted(factors, key=lambda f: f.size)
+    big = parts[-1]
+    rest = PairFactor(np.ones(1), np.ones(1))
+    for f in parts[:-1]:
+        rest = outer(rest, f)
+    if rest.size > big.size:  # search with the smaller list in the sorted larger one
+        big, rest = rest, big
+    m = big.loss()
+    order = np.argsort(m, kind="stable")
+    m = m[order]
+    A = np.concatenate([np.cumsum(big.p[order][::-1])[::-1], [0.0]])
+    B = np.concatenate([np.cumsum(big.q[order][::-1])[::-1], [0.0]])
+    lr = rest.loss()
+    out = np.empty(eps.size)
+    for n, e in enumerate(eps):
+        with np.errstate(invalid="ignore"):
+            theta = e - lr
+        theta = np.where(np.isnan(theta), np.inf, theta)  # an outcome of mass 0 under P
+        j = np.searchsorted(m, theta, side="right")
+        qb = rest.q * B[j]
+        with np.errstate(divide="ignore", over="ignore"):
+            neg = np.where(qb > 0, np.exp(e + np.log(np.where(qb > 0, qb, 1.0))), 0.0)
+        out[n] = float(np.maximum(rest.p * A[j] - neg, 0.0).sum())
+    return out
+
+
+@dataclass(frozen=True)
+class ProductPair:
+    """The laws ``P = x_i p_i`` and ``Q = x_i q_i`` of a release made of independent parts."""
+
+    factors: tuple[PairFactor, ...]
+
+    def reversed(self) -> ProductPair:
+        """The pair with the hypotheses swapped (``Q`` against ``P``)."""
+        return ProductPair(tuple(f.reversed() for f in self.factors))
+
+    def delta(self, epsilon) -> np.ndarray:
+        """The hockey-stick divergence ``delta(eps)`` (:func:`hockey_stick`)."""
+        return hockey_stick(self.factors, epsilon)
+
+    def max_loss(self) -> float:
+        """``D_inf(P || Q) = sup_o ln P(o) / Q(o)``: the sum of the parts' largest losses."""
+        return float(sum(f.max_loss() for f in self.factors))
+
+    def renyi(self, alpha: float) -> float:
+        """``D_alpha(P || Q)`` for ``alpha > 1`` (``inf`` gives :meth:`max_loss`): the sum over the
+        parts of ``1/(alpha - 1) ln sum_o p^alpha q^(1 - alpha)``."""
+        if math.isinf(alpha):
+            return self.max_loss()
+        return float(sum(f.log_moment(alpha) for f in self.factors)) / (alpha - 1.0)
+
+
+def _alpha(alpha) -> float:
+    require(
+        isinstance(alpha, (int, float, np.integer, np.floating))
+        and not isinstance(alpha, bool)
+        and float(alpha) > 1,
+        "alpha",
+        alpha,
+        "must be a number > 1 (inf for the largest loss)",
+    )
+    return float(alpha)
+
+
+def _delta_level(delta) -> np.ndarray:
+    d = np.atleast_1d(np.asarray(delta, dtype=float))
+    require(
+        d.ndim == 1 and bool(np.all((d >= 0) & (d < 1))),
+        "delta",
+        np.asarray(delta).tolist(),
+        "must be numbers in [0, 1)",
+    )
+    return d
+
+
+@dataclass(frozen=True)
+class PairBracket:
+    """Two pairs bracketing a release pair for both orders of its hypotheses: for every ``eps``
+    ``lower.delta(eps) <= delta(eps) <= upper.delta(eps)`` and the same for ``reversed()``; every
+    method returns :class:`Bounds` of the larger of the two orders (``sup`` over ``(a, b)`` and
+    ``(b, a)``).
+
+    Parameters
+    ----------
+    lower, upper : ProductPair
+        The pairs for the order ``(a, b)``; the order ``(b, a)`` is their :meth:`~ProductPair.reversed`.
+    """
+
+    lower: ProductPair
+    upper: ProductPair
+
+    def delta(self, epsilon) -> Bounds:
+        """``max`` over both orders of ``delta(eps)``, bracketed."""
+        lo = np.maximum(self.lower.delta(epsilon), self.lower.reversed().delta(epsilon))
+        hi = np.maximum(self.upper.delta(epsilon), self.upper.reversed().delta(epsilon))
+        return Bounds(lo, hi)
+
+    def bdpl(self) -> Bounds:
+        """The ``delta = 0`` limit: ``max`` over both orders of the largest privacy loss."""
+        return Bounds(
+            np.asarray(max(self.lower.max_loss(), self.lower.reversed().max_loss())),
+            np.asarray(max(self.upper.max_loss(), self.upper.reversed().max_loss())),
+        )
+
+    def renyi(self, alpha) -> Bounds:
+        """``max`` over both orders of ``D_alpha`` (``alpha > 1``; ``inf`` is :meth:`bdpl`)."""
+        a = _alpha(alpha)
+        return Bounds(
+            np.asarray(max(self.lower.renyi(a), self.lower.reversed().renyi(a))),
+            np.asarray(max(self.upper.renyi(a), self.upper.reversed().renyi(a))),
+        )
+
+    def epsilon(self, delta, *, tol: float = 1e-9) -> Bounds:
+        """``eps(delta) = inf {eps >= 0 : delta(eps) <= delta}`` for the larger of both orders,
+        bracketed: the lower end from the lower pair, the upper from the upper pair, each found by
+        bisection to ``tol`` and rounded outwards (``delta = 0`` gives :meth:`bdpl`)."""
+        d = _delta_level(delta)
+        b = self.bdpl()
+        pairs = ((self.lower, float(b.low), -1), (self.upper, float(b.high), +1))
+        out = []
+        for pair, top, side in pairs:
+            out.append(_invert(_both_orders(pair), d, max(top, 0.0), tol, side))
+        return Bounds(out[0], out[1])
+
+
+def _both_orders(pair: ProductPair):
+    """``eps -> max(delta_(a,b)(eps), delta_(b,a)(eps))``."""
+    rev = pair.reversed()
+    return lambda e: np.maximum(pair.delta(e), rev.delta(e))
+
+
+def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
+    """``inf {eps in [0, top] : f(eps) <= d}`` for a non-increasing ``f`` with ``f(top) = 0``, by
+    bisection on many points at once: the last point with ``f > d`` (``side = -1``) or the first
+    with ``f <= d`` (``side = +1``)."""
+    res = np.empty(d.size)
+    for n, level in enumerate(d):
+        if level <= 0:
+            res[n] = top
+            continue
+        lo, hi = 0.0, top
+        if float(f(0.0)[0]) <= level:
+            res[n] = 0.0
+            continue
+        while hi - lo > tol:
+            xs = np.linspace(lo, hi, 17)
+            vals = f(xs)
+            above = np.flatnonzero(vals > level)
+            i = int(above[-1])  # f(xs[0]) > level holds
+            lo, hi = float(xs[i]), float(xs[min(i + 1, 16)])
+            if i == 16:
+                break
+        res[n] = lo if side < 0 else hi
+    return res
+
+
+__all__ = [
+    "Bounds",
+    "PairBracket",
+    "PairFactor",
+    "ProductPair",
+    "hockey_stick",
+    "outer",
+]
