@@ -48,7 +48,9 @@ l_j)`` (upper).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -61,12 +63,13 @@ MAX_NODES = 8_000_000
 
 @dataclass(frozen=True)
 class Atoms:
-    """A finite measure on the cone ``R^k_+``: atom ``i`` is the vector ``w[i] * D[i]``.
+    """A finite measure on the cone ``R^k_+``: atom ``i`` is the vector ``w[i] * D[:, i]``.
 
     Parameters
     ----------
     D : numpy.ndarray
-        ``(n, k)`` directions, entries ``>= 0`` summing to 1 per row.
+        ``(k, n)`` directions (one row per coordinate, one column per atom), entries ``>= 0``,
+        no column all 0 (their scale is free: every use is homogeneous in the atom's vector).
     w : numpy.ndarray
         ``(n,)`` weights ``> 0``.
     """
@@ -76,11 +79,9 @@ class Atoms:
 
     @staticmethod
     def of(vectors: np.ndarray) -> Atoms:
-        """The atoms of the non-negative ``vectors`` (rows; all-zero rows dropped)."""
-        Y = np.atleast_2d(np.asarray(vectors, dtype=float))
-        s = Y.sum(axis=1)
-        keep = s > 0
-        return Atoms(Y[keep] / s[keep, None], s[keep])
+        """The atoms of the non-negative ``vectors`` (``(n, k)``, one per row; zero rows dropped)."""
+        Y = np.atleast_2d(np.asarray(vectors, dtype=float)).T
+        return _normalised(Y, np.ones(Y.shape[1]))
 
     @property
     def size(self) -> int:
@@ -88,16 +89,24 @@ class Atoms:
 
     @property
     def states(self) -> int:
-        return int(self.D.shape[1])
+        return int(self.D.shape[0])
 
     def total(self) -> np.ndarray:
-        """``sum_i w_i D_i``: the measure's total vector."""
-        return self.w @ self.D
+        """``sum_i w_i D[:, i]``: the measure's total vector."""
+        return self._total
+
+    @cached_property
+    def _total(self) -> np.ndarray:
+        return self.D @ self.w
 
     def support(self) -> np.ndarray:
         """The coordinates where the total is ``> 0`` (every atom is ``> 0`` there: checked)."""
+        return self._support
+
+    @cached_property
+    def _support(self) -> np.ndarray:
         S = np.flatnonzero(self.total() > 0)
-        if S.size > 1 and not bool(np.all(self.D[:, S] > 0)):
+        if S.size > 1 and not all(bool(np.all(self.D[x] > 0)) for x in S):
             raise ParameterError(
                 "transitions",
                 f"{self.size} atoms",
@@ -107,9 +116,18 @@ class Atoms:
         return S
 
 
+def _normalised(Y: np.ndarray, w: np.ndarray) -> Atoms:
+    """Atoms of the vectors ``w_i Y[:, i]`` (``(k, n)``), columns rescaled to sum 1."""
+    s = Y.sum(axis=0)
+    if not bool(np.all(s > 0)):
+        keep = s > 0
+        Y, s, w = Y[:, keep], s[keep], w[keep]
+    return Atoms(Y / s, w * s)
+
+
 def propagate(atoms: Atoms, likelihoods: np.ndarray, M: np.ndarray) -> Atoms:
-    """One filter step for every atom and every output ``o``: ``(D_i * L[o, .]) @ M``, weights
-    multiplied by the new vectors' sums (``n m`` atoms, atom ``i`` output ``o`` at ``i m + o``).
+    """One filter step for every atom and every output ``o``: the vector ``M^T (D_i * L[o, .])``,
+    i.e. ``(D_i * L[o]) @ M`` as a row (``n m`` atoms; output ``o`` of atom ``i`` at ``o n + i``).
 
     Parameters
     ----------
@@ -120,21 +138,23 @@ def propagate(atoms: Atoms, likelihoods: np.ndarray, M: np.ndarray) -> Atoms:
     M : numpy.ndarray
         ``(k, k)``: the transition (forward) or its transpose (backward).
     """
-    n, k = atoms.D.shape
-    Y = (atoms.D[:, None, :] * likelihoods[None, :, :]).reshape(-1, k) @ M
-    s = Y.sum(axis=1)
-    keep = s > 0
-    w = np.repeat(atoms.w, likelihoods.shape[0]) * s
-    return Atoms(Y[keep] / s[keep, None], w[keep])
+    k, n = atoms.D.shape
+    m = likelihoods.shape[0]
+    # row o k + j of W: column j of diag(L[o]) M, so (W @ D)[o k + j, i] = ((D_i * L[o]) @ M)_j
+    W = (likelihoods[:, :, None] * M[None, :, :]).transpose(0, 2, 1).reshape(m * k, k)
+    Y = (W @ atoms.D).reshape(m, k, n).transpose(1, 0, 2).reshape(k, m * n)
+    w = np.tile(atoms.w, m)
+    zero = ~(Y > 0).any(axis=0)  # not for a positive release: L > 0 and M's rows sum to 1
+    return Atoms(Y[:, ~zero], w[~zero]) if bool(zero.any()) else Atoms(Y, w)
 
 
 @dataclass(frozen=True)
 class _Chart:
-    """The log chart of a set of atoms on their support: ``Z = ln D_S[:-1] - ln D_S[-1]``, the
-    bounding box ``[lo, lo + cells h]`` per axis, each atom's cell ``j`` and position ``s`` in it."""
+    """The log chart of a set of atoms on their support: ``Z = ln D_S[:-1] - ln D_S[-1]`` (one row
+    per axis), the bounding box ``[lo, lo + cells h]`` per axis, each atom's cell ``j`` and
+    position ``s`` in it."""
 
     S: np.ndarray
-    Z: np.ndarray
     lo: np.ndarray
     h: np.ndarray
     cells: np.ndarray
@@ -144,19 +164,29 @@ class _Chart:
 
 def _chart(atoms: Atoms, cells: int) -> _Chart:
     S = atoms.support()
-    lD = np.log(atoms.D[:, S])
-    Z = lD[:, :-1] - lD[:, -1:]
-    lo, hi = Z.min(axis=0), Z.max(axis=0)
-    span = hi - lo
-    ncell = np.where(span > 0, cells, 1).astype(np.int64)
-    h = np.where(span > 0, span / ncell, 0.0)
-    safe = np.where(h > 0, h, 1.0)
-    j = np.clip(np.floor((Z - lo) / safe).astype(np.int64), 0, ncell - 1)
-    j = np.where(h > 0, j, 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.expm1(Z - (lo + j * h)) / np.expm1(safe)
-    s = np.where(h > 0, np.clip(s, 0.0, 1.0), 0.0)
-    return _Chart(S, Z, lo, h, ncell, j, s)
+    d = S.size - 1
+    lD = np.log(atoms.D[S])
+    Z = lD[:-1]
+    Z -= lD[-1]
+    n = atoms.size
+    lo, h = Z.min(axis=1), np.zeros(d)
+    hi = Z.max(axis=1)
+    ncell = np.ones(d, dtype=np.int64)
+    j = np.zeros((d, n), dtype=np.int64)
+    s = np.zeros((d, n))
+    for x in range(d):
+        if hi[x] > lo[x]:
+            ncell[x] = cells
+            h[x] = (hi[x] - lo[x]) / cells
+            Zx = Z[x]
+            Zx -= lo[x]
+            jx = np.minimum((Zx * (1.0 / h[x])).astype(np.int64), cells - 1)
+            j[x] = jx
+            Zx -= jx * h[x]  # the position in the cell, in [0, h]
+            sx = np.expm1(Zx, out=s[x])
+            sx *= 1.0 / math.expm1(h[x])
+            np.clip(sx, 0.0, 1.0, out=sx)
+    return _Chart(S, lo, h, ncell, j, s)
 
 
 def _one_direction(atoms: Atoms) -> Atoms:
@@ -186,33 +216,37 @@ def split_onto_grid(atoms: Atoms, cells: int) -> Atoms:
     per = c.cells + 1
     nodes = int(np.prod(per))
     _check_nodes(nodes, cells, d)
-    base = atoms.w * atoms.D[:, S[-1]]
+    base = atoms.w * atoms.D[S[-1]]
     W = np.zeros(nodes)
     for corner in itertools.product((0, 1), repeat=d):
-        cn = np.array(corner)
-        if bool(np.any((cn == 1) & (c.h == 0))):
+        if any(corner[x] and c.h[x] == 0 for x in range(d)):
             continue
         weight = base.copy()
         flat = np.zeros(atoms.size, dtype=np.int64)
         for x in range(d):
-            weight *= c.s[:, x] if corner[x] else 1.0 - c.s[:, x]
-            flat = flat * per[x] + c.j[:, x] + corner[x]
+            weight *= c.s[x] if corner[x] else 1.0 - c.s[x]
+            flat *= per[x]
+            flat += c.j[x] + corner[x]
         W += np.bincount(flat, weights=weight, minlength=nodes)
     idx = np.flatnonzero(W > 0)
-    coords = np.stack(np.unravel_index(idx, tuple(per)), axis=1) * c.h + c.lo  # (n, d) log ratios
-    top = np.maximum(coords.max(axis=1), 0.0)
-    V = np.zeros((idx.size, atoms.states))
-    V[:, S[:-1]] = np.exp(coords - top[:, None])
-    V[:, S[-1]] = np.exp(-top)
-    tot = V.sum(axis=1)
-    # node vector = W (e^coords, 1) = W e^top * V
-    return Atoms(V / tot[:, None], W[idx] * np.exp(top) * tot)
+    coords = np.stack(np.unravel_index(idx, tuple(per))) * c.h[:, None] + c.lo[:, None]  # (d, n)
+    top = np.maximum(coords.max(axis=0), 0.0)
+    V = np.zeros((atoms.states, idx.size))
+    V[S[:-1]] = np.exp(coords - top)
+    V[S[-1]] = np.exp(-top)
+    tot = V.sum(axis=0)
+    # node vector = W (e^coords, 1) = W e^top V
+    return Atoms(V / tot, W[idx] * np.exp(top) * tot)
 
 
 def extreme_atoms(atoms: Atoms, S: np.ndarray) -> np.ndarray:
     """Indices of the atoms maximising each ratio ``D_x / D_y`` over ``x != y`` in ``S``."""
-    lD = np.log(atoms.D[:, S])
-    pick = {int(np.argmax(lD[:, x] - lD[:, y])) for x in range(S.size) for y in range(S.size) if x != y}
+    lD = np.log(atoms.D[S])
+    pick = set()
+    for x in range(S.size):
+        for y in range(x + 1, S.size):
+            diff = lD[x] - lD[y]
+            pick |= {int(np.argmax(diff)), int(np.argmin(diff))}
     return np.array(sorted(pick), dtype=np.int64)
 
 
@@ -227,27 +261,29 @@ def merge_in_grid(atoms: Atoms, cells: int) -> Atoms:
     total_cells = int(np.prod(c.cells))
     _check_nodes(total_cells, cells, d)
     keep = extreme_atoms(atoms, S)
-    rest = np.ones(atoms.size, dtype=bool)
-    rest[keep] = False
     flat = np.zeros(atoms.size, dtype=np.int64)
     for x in range(d):
-        flat = flat * c.cells[x] + c.j[:, x]
-    flat = flat[rest]
-    wr = atoms.w[rest]
-    Dr = atoms.D[rest]
+        flat *= c.cells[x]
+        flat += c.j[x]
+    flat[keep] = total_cells  # a cell of their own, dropped below
     Y = np.stack(
-        [np.bincount(flat, weights=wr * Dr[:, x], minlength=total_cells) for x in range(atoms.states)], 1
+        [
+            np.bincount(flat, weights=atoms.w * atoms.D[x], minlength=total_cells + 1)[:total_cells]
+            for x in range(atoms.states)
+        ]
     )
-    Y = Y[Y.sum(axis=1) > 0]
-    merged = Atoms.of(Y)
-    return Atoms(np.concatenate([merged.D, atoms.D[keep]]), np.concatenate([merged.w, atoms.w[keep]]))
+    used = Y.sum(axis=0) > 0
+    merged = _normalised(Y[:, used], np.ones(int(used.sum())))
+    return Atoms(
+        np.concatenate([merged.D, atoms.D[:, keep]], axis=1), np.concatenate([merged.w, atoms.w[keep]])
+    )
 
 
 def pair_masses(atoms: Atoms, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
     """``(p, q)``: the atoms' masses under the hypotheses ``a`` and ``b`` (``u_ia / Q_a``, ``u_ib / Q_b``)."""
     Q = atoms.total()
     require(Q[a] > 0 and Q[b] > 0, "pair", (a, b), "both values must have positive probability")
-    return atoms.w * atoms.D[:, a] / Q[a], atoms.w * atoms.D[:, b] / Q[b]
+    return atoms.w * atoms.D[a] / Q[a], atoms.w * atoms.D[b] / Q[b]
 
 
 def loss_factor(atoms: Atoms, a: int, b: int, bins: int, kind: str) -> PairFactor:
@@ -257,28 +293,31 @@ def loss_factor(atoms: Atoms, a: int, b: int, bins: int, kind: str) -> PairFacto
     p, q = pair_masses(atoms, a, b)
     if p.size <= bins:
         return PairFactor(p, q)
-    loss = np.log(p) - np.log(q)
+    Q = atoms.total()
+    loss = np.log(atoms.D[a]) - np.log(atoms.D[b]) + (math.log(Q[b]) - math.log(Q[a]))
     lo, hi = float(loss.min()), float(loss.max())
     if hi <= lo:
         return PairFactor(np.array([p.sum()]), np.array([q.sum()]))
     h = (hi - lo) / bins
-    j = np.clip(np.floor((loss - lo) / h).astype(np.int64), 0, bins - 1)
+    j = np.minimum(((loss - lo) / h).astype(np.int64), bins - 1)
+    np.maximum(j, 0, out=j)
     if kind == "lower":
         keep = np.array(sorted({int(np.argmin(loss)), int(np.argmax(loss))}))
-        rest = np.ones(p.size, dtype=bool)
-        rest[keep] = False
-        P = np.bincount(j[rest], weights=p[rest], minlength=bins)
-        Qm = np.bincount(j[rest], weights=q[rest], minlength=bins)
+        j[keep] = bins
+        P = np.bincount(j, weights=p, minlength=bins + 1)[:bins]
+        Qm = np.bincount(j, weights=q, minlength=bins + 1)[:bins]
         return PairFactor(np.concatenate([P, p[keep]]), np.concatenate([Qm, q[keep]]))
     edge = lo + j * h
-    s = np.clip(np.expm1(loss - edge) / np.expm1(h), 0.0, 1.0)
-    Qn = np.bincount(j, weights=q * (1.0 - s), minlength=bins + 1) + np.bincount(
-        j + 1, weights=q * s, minlength=bins + 1
+    s = np.expm1(loss - edge) / np.expm1(h)
+    np.clip(s, 0.0, 1.0, out=s)
+    qs = q * s
+    Qn = np.bincount(j, weights=q - qs, minlength=bins + 1) + np.bincount(
+        j + 1, weights=qs, minlength=bins + 1
     )
-    # the p-masses are e^{node} times the q-masses: p (1 - s) e^{edge - loss}, p s e^{edge + h - loss}
-    Pn = np.bincount(j, weights=p * (1.0 - s) * np.exp(edge - loss), minlength=bins + 1) + np.bincount(
-        j + 1, weights=p * s * np.exp(edge + h - loss), minlength=bins + 1
-    )
+    # the p-masses are e^{node} times the q-masses (each at most 1: no overflow in logs)
+    nodes = lo + np.arange(bins + 1) * h
+    with np.errstate(divide="ignore"):
+        Pn = np.exp(np.log(Qn) + nodes)
     return PairFactor(Pn, Qn)
 
 

@@ -70,6 +70,8 @@ GRID = 256
 GRID_START, GRID_MAX = 64, 4096
 #: default limit of the estimated work (atom-steps of the sweeps plus outcome-searches of the compositions)
 MAX_WORK = 2e10
+#: without a tolerance, how far above the targets' upper ends a block of targets may be bounded together
+BLOCK_SLACK = 1e-10
 #: most output sequences times state paths the exact enumeration visits
 MAX_ENUMERATION = 20_000_000
 
@@ -104,6 +106,16 @@ class LocalRelease:
     @property
     def steps(self) -> int:
         return len(self.likelihoods)
+
+    @property
+    def stationary(self) -> bool:
+        """The same transitions and releases at every step and an initial law stationary for
+        them (to ``1e-12``): the releases' law is then invariant under a shift in time."""
+        if not self.homogeneous:
+            return False
+        if not self.transitions:
+            return True
+        return bool(np.max(np.abs(self.initial @ self.transitions[0] - self.initial)) <= 1e-12)
 
     @property
     def states(self) -> int:
@@ -276,21 +288,45 @@ def _factors(lower: Atoms, upper: Atoms, bins: int) -> Factors:
 
 class _Sweeps:
     """The past and future factors of every target for every start (the chain start or a known
-    step's value), computed on demand and kept (module docstring: sharing work)."""
+    step's value), computed on demand and kept (module docstring: sharing work).
 
-    def __init__(self, rel: LocalRelease, grid: int, bins: int) -> None:
+    ``wanted``: the sweeps from the chain's start and end keep the factors of these indices only
+    (``("past", t)``, ``("future", t)``; ``None``: all); asking for another reruns the sweep.
+    :attr:`used` records every index asked, for the next pass's ``wanted``."""
+
+    def __init__(
+        self, rel: LocalRelease, grid: int, bins: int, wanted: set[tuple[str, int]] | None = None
+    ) -> None:
         self.rel, self.grid, self.bins = rel, grid, bins
-        self._past: dict[tuple[int, int], list[Factors]] = {}
-        self._future: dict[tuple[int, int], list[Factors]] = {}
-        self.atom_steps = 0.0
+        self.wanted = None if wanted is None else set(wanted)
+        self.used: set[tuple[str, int]] = set()
+        self._past: dict[tuple[int, int], list[Factors | None]] = {}
+        self._future: dict[tuple[int, int], list[Factors | None]] = {}
+        self.runs = 0
 
-    def _run(self, start: np.ndarray, moves: list[tuple[np.ndarray, np.ndarray]]) -> list[Factors]:
+    def _run(
+        self, start: np.ndarray, moves: list[tuple[np.ndarray, np.ndarray]], keep
+    ) -> list[Factors | None]:
+        self.runs += 1
         lo = _filter(start, iter(moves), self.grid, "lower")
         up = _filter(start, iter(moves), self.grid, "upper")
-        out = []
-        for X, Y in zip(lo, up):
-            self.atom_steps += X.size + Y.size
-            out.append(_factors(X, Y, self.bins))
+        return [_factors(X, Y, self.bins) if keep(i) else None for i, (X, Y) in enumerate(zip(lo, up))]
+
+    def _keep(self, side: str, step_of):
+        wanted = self.wanted
+        if wanted is None:
+            return lambda i: True
+        return lambda i: (side, step_of(i)) in wanted
+
+    def _lookup(self, store, key, index: int, side: str, t: int, run) -> Factors:
+        self.used.add((side, t))
+        got = store.get(key)
+        if got is None or got[index] is None:
+            if self.wanted is not None and got is not None:
+                self.wanted |= self.used | {(side, t)}
+            store[key] = got = run()
+        out = got[index]
+        assert out is not None
         return out
 
     def past(self, t: int, lo: int, c: int) -> Factors:
@@ -299,36 +335,36 @@ class _Sweeps:
         rel = self.rel
         T = rel.steps
         if lo == 0:
-            key = (0, -1)
-            if key not in self._past:
-                moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(1, T)]
-                self._past[key] = self._run(rel.initial, moves)
-            return self._past[key][t - 1]
+            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(1, T)]
+            keep = self._keep("past", lambda i: i + 1)
+            return self._lookup(
+                self._past, (0, -1), t - 1, "past", t, lambda: self._run(rel.initial, moves, keep)
+            )
         first = 1 if rel.homogeneous else lo
-        key = (first, c)
-        if key not in self._past:
-            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(first + 1, T)]
-            self._past[key] = self._run(rel.transitions[first - 1][c], moves)
-        return self._past[key][t - lo - 1]
+        moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(first + 1, T)]
+        start = rel.transitions[first - 1][c]
+        return self._lookup(
+            self._past, (first, c), t - lo - 1, "known", t, lambda: self._run(start, moves, lambda i: True)
+        )
 
     def future(self, t: int, hi: int, d: int) -> Factors:
         """The future factors of target ``t`` before the known step ``hi`` (value ``d``;
         ``hi = T + 1``: the chain end)."""
         rel = self.rel
         T = rel.steps
-        k = rel.states
         if hi == T + 1:
-            key = (T + 1, -1)
-            if key not in self._future:
-                moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(T, 1, -1)]
-                self._future[key] = self._run(np.ones(k), moves)
-            return self._future[key][T - t]
+            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(T, 1, -1)]
+            keep = self._keep("future", lambda i: T - i)
+            ones = np.ones(rel.states)
+            return self._lookup(
+                self._future, (T + 1, -1), T - t, "future", t, lambda: self._run(ones, moves, keep)
+            )
         last = T if rel.homogeneous else hi
-        key = (last, d)
-        if key not in self._future:
-            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(last - 1, 1, -1)]
-            self._future[key] = self._run(rel.transitions[last - 2][:, d].copy(), moves)
-        return self._future[key][hi - t - 1]
+        moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(last - 1, 1, -1)]
+        start = rel.transitions[last - 2][:, d].copy()
+        return self._lookup(
+            self._future, (last, d), hi - t - 1, "known", t, lambda: self._run(start, moves, lambda i: True)
+        )
 
 
 def _present(rel: LocalRelease, t: int, a: int, b: int) -> PairFactor:
@@ -587,14 +623,23 @@ def window_allowed(t: int, lo: int, hi: int, steps: int, sizes: Sequence[int]) -
 
 
 def _windows(rel: LocalRelease, t: int, sizes: Sequence[int]) -> list[tuple[int, int, int, int]]:
-    """Every ``(lo, c, hi, d)`` an allowed known set can have around ``t``."""
+    """Every ``(lo, c, hi, d)`` an allowed known set can have around ``t`` (``c = -1``, ``d = -1``
+    where ``lo = 0``, ``hi = T + 1``: nothing known on that side)."""
     T = rel.steps
+    if max(sizes) == 0:
+        return [(0, -1, T + 1, -1)]
     pis = rel.priors()
-    los = [(0, -1)] + [(s, c) for s in range(1, t) for c in range(rel.states) if pis[s - 1][c] > 0]
-    his = [(T + 1, -1)] + [
-        (s, d) for s in range(t + 1, T + 1) for d in range(rel.states) if pis[s - 1][d] > 0
-    ]
-    return [(lo, c, hi, d) for lo, c in los for hi, d in his if window_allowed(t, lo, hi, T, sizes)]
+    values = [[x for x in range(rel.states) if pis[s - 1][x] > 0] for s in range(1, T + 1)]
+    los = [0, *range(1, t)]
+    his = [*range(t + 1, T + 1), T + 1]
+    out = []
+    for lo in los:
+        for hi in his:
+            if window_allowed(t, lo, hi, T, sizes):
+                for c in values[lo - 1] if lo >= 1 else [-1]:
+                    for d in values[hi - 1] if hi <= T else [-1]:
+                        out.append((lo, c, hi, d))
+    return out
 
 
 @dataclass(frozen=True)
@@ -664,27 +709,62 @@ def _adversaries(rel: LocalRelease, sizes: Sequence[int]) -> Iterator[LocalAdver
                 yield LocalAdversary(t, a, b, before, after)
 
 
+@dataclass(frozen=True)
+class _Block:
+    """Every target ``t1..t2`` of the adversary who knows nothing, hypotheses ``a`` vs ``b``."""
+
+    t1: int
+    t2: int
+    a: int
+    b: int
+
+    def reversed(self) -> _Block:
+        return _Block(self.t1, self.t2, self.b, self.a)
+
+
 class _Tally:
-    """Per adversary (ordered pair), the best lower and upper ends known of each quantity, and the
-    largest lower ends over adversaries."""
+    """Per adversary (ordered pair) or block of targets, the best upper ends known of each quantity
+    (``delta`` at each ``eps``, the largest loss, ``D_alpha`` at each ``alpha``), the largest lower
+    ends over adversaries and who attains them, and the pairs composed in the current pass."""
 
     def __init__(self, eps: np.ndarray, alphas: Sequence[float]) -> None:
         self.eps, self.alphas = eps, list(alphas)
-        self.high: dict[LocalAdversary, np.ndarray] = {}  # delta at eps, then max loss, then D_alpha
+        self.high: dict[LocalAdversary | _Block, np.ndarray] = {}
         self.low = np.full(eps.size + 1 + len(alphas), -np.inf)
         self.by: list[LocalAdversary | None] = [None] * self.low.size
+        self.entries: list[tuple[ProductPair | None, ProductPair]] = []
+        self.target_top = np.full(self.low.size, -np.inf)  # largest upper ends of single adversaries
 
-    def add(self, adv: LocalAdversary, lower: ProductPair, upper: ProductPair) -> None:
-        lo = np.concatenate(
-            [lower.delta(self.eps), [lower.max_loss()], [lower.renyi(a) for a in self.alphas]]
+    def _ends(self, pair: ProductPair) -> tuple[np.ndarray, np.ndarray]:
+        fwd, bwd = pair.delta_both(self.eps)
+        rev = pair.reversed()
+        return (
+            np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas]]),
+            np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas]]),
         )
-        hi = np.concatenate(
-            [upper.delta(self.eps), [upper.max_loss()], [upper.renyi(a) for a in self.alphas]]
-        )
-        self.high[adv] = np.minimum(self.high[adv], hi) if adv in self.high else hi
-        for i in np.flatnonzero(lo > self.low):
-            self.by[int(i)] = adv
-        self.low = np.maximum(self.low, lo)
+
+    def _upper(self, key, rev_key, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
+        hi = self._ends(upper)
+        for who, h in ((key, hi[0]), (rev_key, hi[1])):
+            self.high[who] = np.minimum(self.high[who], h) if who in self.high else h
+        return hi
+
+    def add(self, adv: LocalAdversary, bracket: PairBracket) -> None:
+        """Both orders of the pair of ``adv``."""
+        hi = self._upper(adv, adv.reversed(), bracket.upper)
+        self.target_top = np.maximum(self.target_top, np.maximum(hi[0], hi[1]))
+        for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower)):
+            for i in np.flatnonzero(lo > self.low):
+                self.by[int(i)] = who
+            self.low = np.maximum(self.low, lo)
+        self.entries.append((bracket.lower, bracket.upper))
+
+    def add_block(self, block: _Block, upper: ProductPair) -> np.ndarray:
+        """An upper pair valid for every target of ``block`` (both orders); returns its excess over
+        the largest upper ends of single adversaries."""
+        hi = self._upper(block, block.reversed(), upper)
+        self.entries.append((None, upper))
+        return np.maximum(hi[0], hi[1]) - self.target_top
 
     def top(self) -> np.ndarray:
         return np.max(np.stack(list(self.high.values())), axis=0)
@@ -695,7 +775,11 @@ class _Tally:
 
     def contenders(self) -> set[LocalAdversary]:
         """The adversaries whose upper end of some quantity lies above the largest lower end."""
-        return {adv for adv, hi in self.high.items() if bool(np.any(hi > self.low))}
+        return {
+            adv
+            for adv, hi in self.high.items()
+            if isinstance(adv, LocalAdversary) and bool(np.any(hi > self.low))
+        }
 
 
 def _pass(
@@ -710,54 +794,95 @@ def _pass(
         br = _bracket(sw, adv)
         if br is None:
             continue
-        tally.add(adv, br.lower, br.upper)
-        tally.add(rev, br.lower.reversed(), br.upper.reversed())
+        tally.add(adv, br)
         n += 2
     return n
 
 
+def _pass_blocks(rel: LocalRelease, sw: _Sweeps, tally: _Tally, slack: float) -> int:
+    """The adversary who knows nothing on a stationary chain whose transitions and releases are the
+    same at every step, over blocks of targets.
+
+    By stationarity the releases ``r_2..r_t`` given ``x_{t+1}`` have the law of ``r_1..r_{t-1}``
+    given ``x_t``: the past pair of target ``t`` is a garbling of that of ``t + 1`` (drop ``r_1``),
+    and likewise the future pair of ``t + 1`` one of ``t``. So for every ``t`` in ``[t1, t2]`` the
+    release pair is a garbling of ``past_{t2} x present x future_{t1}``, whose upper pair bounds
+    every divergence of the block at once. Blocks are halved (their middle target composed) until
+    their upper ends lie within ``slack`` of the largest upper ends of the targets composed, or
+    hold one or two targets. Returns the number of compositions."""
+    T = rel.steps
+    n = 0
+    done: set[int] = set()
+
+    def target(t: int) -> None:
+        nonlocal n
+        if t in done:
+            return
+        done.add(t)
+        for a, b in _pairs(rel.states):
+            br = _bracket(sw, LocalAdversary(t, a, b))
+            if br is not None:
+                tally.add(LocalAdversary(t, a, b), br)
+                n += 2
+
+    for t in (1, T, (1 + T) // 2):
+        target(t)
+    stack = [(1, T)]
+    while stack:
+        t1, t2 = stack.pop()
+        if t2 - t1 <= 1:
+            target(t1)
+            target(t2)
+            continue
+        excess = -np.inf
+        for a, b in _pairs(rel.states):
+            past = sw.past(t2, 0, -1).get((a, b))
+            fut = sw.future(t1, T + 1, -1).get((a, b))
+            if past is None or fut is None:
+                continue
+            up = ProductPair((past[1], _present(rel, t1, a, b), fut[1]))
+            excess = max(excess, float(np.max(tally.add_block(_Block(t1, t2, a, b), up))))
+            n += 2
+        if excess <= slack:
+            continue
+        tm = (t1 + t2) // 2
+        target(tm)
+        stack += [(tm, t2), (t1, tm)]
+    return n
+
+
 def _worst_epsilon(
-    rel: LocalRelease, sw: _Sweeps, sizes: Sequence[int], delta: float, top: Bounds, tol: float
+    entries: list[tuple[ProductPair | None, ProductPair]], delta: float, top: Bounds
 ) -> Bounds:
-    """``eps(delta)`` of the worst adversary, bracketed: bisection (17 points a round) on the lower
-    and the upper supremum curves, each round over the adversaries whose curve at the interval's
-    left end still lies above ``delta`` (the others cannot move the infimum)."""
+    """``eps(delta)`` of the worst adversary, bracketed, from the pairs of the last pass (lower pairs
+    of adversaries; upper pairs of adversaries and blocks): bisection to ``1e-9`` (17 points a
+    round) on the largest lower and the largest upper curve, each round over the pairs whose curve
+    at the interval's left end still lies above ``delta`` (the others cannot move the infimum)."""
     if delta == 0:
         return Bounds(np.asarray(top.low), np.asarray(top.high))
     ends = []
-    for side, hi0 in ((0, float(top.low)), (1, float(top.high))):
-        alive = list(_adversaries(rel, sizes))
-        lo, hi = 0.0, max(hi0, 0.0)
-        first = True
+    for side, top_side in ((0, float(top.low)), (1, float(top.high))):
+        alive: list[ProductPair] = [p for p in (e[side] for e in entries) if p is not None]
+        xs = np.array([0.0])
+        lo, hi = 0.0, max(top_side, 0.0)
         while True:
-            xs = np.array([0.0]) if first else np.linspace(lo, hi, 17)
             worst = np.full(xs.size, -np.inf)
             nxt = []
-            for adv in alive:
-                br = _bracket(sw, adv)
-                if br is None:
-                    continue
-                pair = br.lower if side == 0 else br.upper
-                vals = np.maximum(pair.delta(xs), pair.reversed().delta(xs))
+            for pair in alive:
+                vals = np.maximum(*pair.delta_both(xs))
                 worst = np.maximum(worst, vals)
                 if vals[0] > delta:
-                    nxt.append(adv)
+                    nxt.append(pair)
             alive = nxt
-            if first:
-                first = False
-                if worst[0] <= delta:
-                    hi = 0.0
-                    break
-                continue
-            above = np.flatnonzero(worst > delta)
-            i = int(above[-1])
-            if i == xs.size - 1:
-                lo = hi = float(xs[-1])
+            if xs.size == 1 and not worst[0] > delta:  # delta(0) <= delta already
+                lo = hi = 0.0
                 break
-            lo, hi = float(xs[i]), float(xs[i + 1])
-            alive = [a for a in alive if _bracket(sw, a) is not None]
-            if hi - lo <= tol:
+            i = int(np.flatnonzero(worst > delta)[-1])  # worst(lo) > delta holds
+            if xs.size > 1:
+                lo, hi = float(xs[i]), float(xs[min(i + 1, xs.size - 1)])
+            if hi - lo <= 1e-9:
                 break
+            xs = np.linspace(lo, hi, 17)
         ends.append(lo if side == 0 else hi)
     return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
 
@@ -905,24 +1030,39 @@ def release_worst_profile(
     sweeps, comps = _count(rel, sz)
     tally = _Tally(eps, al)
     keep: set[LocalAdversary] | None = None
+    wanted: set[tuple[str, int]] | None = None
+    blocks = max(sz) == 0 and rel.stationary
     while True:
         nb = _bins_for(g, bins)
-        _check_work(rel, g, sweeps, comps if keep is None else len(keep) / 2.0, nb, eps.size, max_work)
-        sw = _Sweeps(rel, g, nb)
-        composed = _pass(rel, sw, sz, tally, keep)
+        work_comps = comps if keep is None else len(keep) / 2.0
+        if blocks:
+            work_comps = min(comps, 8.0 * len(_pairs(rel.states)) * max(math.log2(rel.steps), 1) * 16)
+        _check_work(rel, g, sweeps, work_comps, nb, eps.size, max_work)
+        sw = _Sweeps(rel, g, nb, wanted if blocks else None)
+        tally.entries = []
+        if blocks:
+            composed = _pass_blocks(rel, sw, tally, tolerance / 4 if tolerance else BLOCK_SLACK)
+        else:
+            composed = _pass(rel, sw, sz, tally, keep)
         if not tally.high:
             raise ParameterError("sizes", list(sz), "no adversary has two possible values at its target")
-        if tolerance is None or tally.width() <= tolerance or 2 * g > mg:
+        width = tally.width()
+        if tolerance is None or width <= tolerance or g >= mg:
             break
         keep = tally.contenders()
-        g *= 2
+        wanted = sw.used
+        # the bracket narrows like grid^-2: aim at the tolerance in one step (at least doubling)
+        g = min(mg, max(2 * g, int(math.ceil(1.2 * g * math.sqrt(width / tolerance)))))
+    if dl and keep is not None and not blocks:  # eps(delta) needs every adversary at the last grid
+        tally.entries = []
+        _pass(rel, sw, sz, tally, None)
     top = tally.top()
     n = eps.size
     bdpl = Bounds(np.asarray(tally.low[n]), np.asarray(top[n]))
     renyi = {
         a: Bounds(np.asarray(tally.low[n + 1 + i]), np.asarray(top[n + 1 + i])) for i, a in enumerate(al)
     }
-    eps_at = {d: _worst_epsilon(rel, sw, sz, d, bdpl, 1e-9) for d in dl}
+    eps_at = {d: _worst_epsilon(tally.entries, d, bdpl) for d in dl}
     by = [b for b in tally.by if b is not None]  # every entry is set by the first adversary
     assert len(by) == len(tally.by)
     return WorstProfile(

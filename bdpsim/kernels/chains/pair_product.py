@@ -137,9 +137,41 @@ def outer(first: PairFactor, second: PairFactor) -> PairFactor:
     return PairFactor(np.outer(first.p, second.p).ravel(), np.outer(first.q, second.q).ravel())
 
 
-def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
-    """``delta(eps) = sum_o (P(o) - e^eps Q(o))^+`` for the product of ``factors`` (module docstring:
-    the parts but the largest multiplied out, then one binary search per outcome and ``eps``).
+def _positive_sum(gain: np.ndarray, e: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """``sum_i (gain_i - e^eps cost_i)^+`` per row (``e`` a column of ``eps``); ``e^eps`` in logs
+    past the float range."""
+    if float(e.max()) < 700:
+        return np.maximum(gain - np.exp(e) * cost, 0.0).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        big = np.where(cost > 0, np.exp(np.minimum(e + np.log(np.where(cost > 0, cost, 1.0)), 709.0)), 0.0)
+    return np.maximum(gain - big, 0.0).sum(axis=1)
+
+
+def _split(factors: Sequence[PairFactor], n_eps: int) -> tuple[PairFactor, PairFactor]:
+    """The parts as two: the one searched with (``rest``, one part alone) and the one sorted
+    (``big``, the others multiplied out), chosen to make ``(|rest| n_eps + |big|) log|big|`` least."""
+    require(len(factors) >= 1, "factors", len(factors), "need at least one part")
+    one = PairFactor(np.ones(1), np.ones(1))
+    best = None
+    for i, f in enumerate(factors):
+        n_big = math.prod(g.size for j, g in enumerate(factors) if j != i)
+        cost = (f.size * n_eps + n_big) * math.log2(n_big + 2)
+        if best is None or cost < best[0]:
+            best = (cost, i)
+    assert best is not None
+    i = best[1]
+    big = one
+    for j, g in enumerate(factors):
+        if j != i:
+            big = outer(big, g)
+    return factors[i], big
+
+
+def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarray, np.ndarray]:
+    """``delta(eps)`` of the product of ``factors`` for both orders: ``sum_o (P(o) - e^eps Q(o))^+``
+    and ``sum_o (Q(o) - e^eps P(o))^+`` (module docstring: the parts but the largest multiplied out,
+    then one binary search per outcome and ``eps``; the second order reads the same sorted list
+    from the other end, ``Q g > e^eps P h`` where ``m_J < -eps - l_i``).
 
     Parameters
     ----------
@@ -150,36 +182,41 @@ def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray
-        ``delta`` at each ``epsilon``.
+    (numpy.ndarray, numpy.ndarray)
+        ``delta`` of ``(P, Q)`` and of ``(Q, P)`` at each ``epsilon``.
     """
     eps = _epsilons(epsilon)
     require(bool(np.all(np.isfinite(eps))), "epsilon", eps.tolist(), "must be finite")
-    require(len(factors) >= 1, "factors", len(factors), "need at least one part")
-    parts = sorted(factors, key=lambda f: f.size)
-    big = parts[-1]
-    rest = PairFactor(np.ones(1), np.ones(1))
-    for f in parts[:-1]:
-        rest = outer(rest, f)
-    if rest.size > big.size:  # search with the smaller list in the sorted larger one
-        big, rest = rest, big
+    rest, big = _split(factors, eps.size)
     m = big.loss()
     order = np.argsort(m, kind="stable")
     m = m[order]
-    A = np.concatenate([np.cumsum(big.p[order][::-1])[::-1], [0.0]])
-    B = np.concatenate([np.cumsum(big.q[order][::-1])[::-1], [0.0]])
+    g, h = big.p[order], big.q[order]
+    zero = np.zeros(1)
+    A = np.concatenate([np.cumsum(g[::-1])[::-1], zero])  # tail sums: m_J > s
+    B = np.concatenate([np.cumsum(h[::-1])[::-1], zero])
+    Ah = np.concatenate([zero, np.cumsum(g)])  # head sums: m_J < s
+    Bh = np.concatenate([zero, np.cumsum(h)])
     lr = rest.loss()
-    out = np.empty(eps.size)
-    for n, e in enumerate(eps):
-        with np.errstate(invalid="ignore"):
-            theta = e - lr
-        theta = np.where(np.isnan(theta), np.inf, theta)  # an outcome of mass 0 under P
-        j = np.searchsorted(m, theta, side="right")
-        qb = rest.q * B[j]
-        with np.errstate(divide="ignore", over="ignore"):
-            neg = np.where(qb > 0, np.exp(e + np.log(np.where(qb > 0, qb, 1.0))), 0.0)
-        out[n] = float(np.maximum(rest.p * A[j] - neg, 0.0).sum())
-    return out
+    down = np.argsort(-lr, kind="stable")  # the keys e - lr then increase: faster searches
+    lr = lr[down]
+    rest = PairFactor(rest.p[down], rest.q[down])
+    fwd = np.empty(eps.size)
+    bwd = np.empty(eps.size)
+    step = max(1, 2_000_000 // max(lr.size, 1))
+    for i0 in range(0, eps.size, step):
+        e = eps[i0 : i0 + step, None]
+        j = np.searchsorted(m, e - lr[None, :], side="right")
+        fwd[i0 : i0 + step] = _positive_sum(rest.p * A[j], e, rest.q * B[j])
+        j = np.searchsorted(m, -e - lr[None, :], side="left")
+        bwd[i0 : i0 + step] = _positive_sum(rest.q * Bh[j], e, rest.p * Ah[j])
+    return fwd, bwd
+
+
+def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
+    """``delta(eps) = sum_o (P(o) - e^eps Q(o))^+`` for the product of ``factors``
+    (:func:`hockey_stick_both`, first order)."""
+    return hockey_stick_both(factors, epsilon)[0]
 
 
 @dataclass(frozen=True)
@@ -195,6 +232,10 @@ class ProductPair:
     def delta(self, epsilon) -> np.ndarray:
         """The hockey-stick divergence ``delta(eps)`` (:func:`hockey_stick`)."""
         return hockey_stick(self.factors, epsilon)
+
+    def delta_both(self, epsilon) -> tuple[np.ndarray, np.ndarray]:
+        """``delta(eps)`` of ``(P, Q)`` and of ``(Q, P)`` (:func:`hockey_stick_both`)."""
+        return hockey_stick_both(self.factors, epsilon)
 
     def max_loss(self) -> float:
         """``D_inf(P || Q) = sup_o ln P(o) / Q(o)``: the sum of the parts' largest losses."""
@@ -249,8 +290,8 @@ class PairBracket:
 
     def delta(self, epsilon) -> Bounds:
         """``max`` over both orders of ``delta(eps)``, bracketed."""
-        lo = np.maximum(self.lower.delta(epsilon), self.lower.reversed().delta(epsilon))
-        hi = np.maximum(self.upper.delta(epsilon), self.upper.reversed().delta(epsilon))
+        lo = np.maximum(*self.lower.delta_both(epsilon))
+        hi = np.maximum(*self.upper.delta_both(epsilon))
         return Bounds(lo, hi)
 
     def bdpl(self) -> Bounds:
@@ -283,8 +324,7 @@ class PairBracket:
 
 def _both_orders(pair: ProductPair):
     """``eps -> max(delta_(a,b)(eps), delta_(b,a)(eps))``."""
-    rev = pair.reversed()
-    return lambda e: np.maximum(pair.delta(e), rev.delta(e))
+    return lambda e: np.maximum(*pair.delta_both(e))
 
 
 def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
@@ -318,5 +358,6 @@ __all__ = [
     "PairFactor",
     "ProductPair",
     "hockey_stick",
+    "hockey_stick_both",
     "outer",
 ]
