@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..argcheck import ParameterError, TooExpensive, count_as_float, require
-from .belief_grid import Atoms, loss_factor, merge_in_grid, propagate, split_onto_grid
+from .belief_grid import MAX_NODES, Atoms, loss_factor, merge_in_grid, propagate, split_onto_grid
 from .pair_product import Bounds, PairBracket, PairFactor, ProductPair
 from .transition import stationary_distribution, transition_matrix
 
@@ -478,6 +478,11 @@ def _grid_arg(grid, name: str = "grid") -> int:
         "must be an integer in 2..1000000 (cells per axis)",
     )
     return int(grid)
+
+
+def _largest_grid(k: int) -> int:
+    """The finest grid whose nodes fit :data:`~bdpsim.kernels.chains.belief_grid.MAX_NODES` (``k`` states)."""
+    return max(2, int(MAX_NODES ** (1.0 / max(k - 1, 1))) - 1)
 
 
 def _bins_for(grid: int, bins) -> int:
@@ -1027,6 +1032,8 @@ def release_worst_profile(
         )
     mg = _grid_arg(max_grid, "max_grid")
     g = _grid_arg(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
+    if tolerance is not None:
+        g = min(g, mg)
     sweeps, comps = _count(rel, sz)
     tally = _Tally(eps, al)
     keep: set[LocalAdversary] | None = None
@@ -1039,6 +1046,8 @@ def release_worst_profile(
             work_comps = min(comps, 8.0 * len(_pairs(rel.states)) * max(math.log2(rel.steps), 1) * 16)
         _check_work(rel, g, sweeps, work_comps, nb, eps.size, max_work)
         sw = _Sweeps(rel, g, nb, wanted if blocks else None)
+        if blocks:  # the blocks of a pass need not be those of the last: count afresh
+            tally = _Tally(eps, al)
         tally.entries = []
         if blocks:
             composed = _pass_blocks(rel, sw, tally, tolerance / 4 if tolerance else BLOCK_SLACK)
@@ -1047,12 +1056,14 @@ def release_worst_profile(
         if not tally.high:
             raise ParameterError("sizes", list(sz), "no adversary has two possible values at its target")
         width = tally.width()
-        if tolerance is None or width <= tolerance or g >= mg:
+        if tolerance is None or width <= tolerance or g >= min(mg, _largest_grid(rel.states)):
             break
         keep = tally.contenders()
         wanted = sw.used
         # the bracket narrows like grid^-2: aim at the tolerance in one step (at least doubling)
-        g = min(mg, max(2 * g, int(math.ceil(1.2 * g * math.sqrt(width / tolerance)))))
+        g = min(
+            mg, _largest_grid(rel.states), max(2 * g, int(math.ceil(1.2 * g * math.sqrt(width / tolerance))))
+        )
     if dl and keep is not None and not blocks:  # eps(delta) needs every adversary at the last grid
         tally.entries = []
         _pass(rel, sw, sz, tally, None)

@@ -289,10 +289,10 @@ class PairBracket:
     upper: ProductPair
 
     def delta(self, epsilon) -> Bounds:
-        """``max`` over both orders of ``delta(eps)``, bracketed."""
+        """``max`` over both orders of ``delta(eps)``, bracketed (arrays shaped like ``epsilon``)."""
         lo = np.maximum(*self.lower.delta_both(epsilon))
         hi = np.maximum(*self.upper.delta_both(epsilon))
-        return Bounds(lo, hi)
+        return Bounds(_like(epsilon, lo), _like(epsilon, hi))
 
     def bdpl(self) -> Bounds:
         """The ``delta = 0`` limit: ``max`` over both orders of the largest privacy loss."""
@@ -312,14 +312,20 @@ class PairBracket:
     def epsilon(self, delta, *, tol: float = 1e-9) -> Bounds:
         """``eps(delta) = inf {eps >= 0 : delta(eps) <= delta}`` for the larger of both orders,
         bracketed: the lower end from the lower pair, the upper from the upper pair, each found by
-        bisection to ``tol`` and rounded outwards (``delta = 0`` gives :meth:`bdpl`)."""
+        bisection to ``tol`` and rounded outwards (``delta = 0`` gives :meth:`bdpl`; arrays shaped
+        like ``delta``)."""
         d = _delta_level(delta)
         b = self.bdpl()
         pairs = ((self.lower, float(b.low), -1), (self.upper, float(b.high), +1))
         out = []
         for pair, top, side in pairs:
             out.append(_invert(_both_orders(pair), d, max(top, 0.0), tol, side))
-        return Bounds(out[0], out[1])
+        return Bounds(_like(delta, out[0]), _like(delta, out[1]))
+
+
+def _like(arg, values: np.ndarray) -> np.ndarray:
+    """``values`` as a 0-d array where ``arg`` is a number."""
+    return values.reshape(()) if np.ndim(arg) == 0 else values
 
 
 def _both_orders(pair: ProductPair):
