@@ -279,11 +279,11 @@ def test_blocks_of_targets_on_a_stationary_chain():
     high = np.max([s.high for s in singles], axis=0)
     assert np.all(w.delta.low <= high + TOL) and np.all(low <= w.delta.high + TOL)
     assert w.width <= 1.5 * float(np.max(high - low))  # its lower end: the targets composed
-    assert w.composed < 2 * T  # two per composition (both orders)
+    assert w.composed < T  # targets and blocks
     # not stationary: every target composed
     moved = local_release(P2, [0.9, 0.1], krr(2, 1.0), steps=T)
     assert not moved.stationary
-    assert release_worst_profile(moved, epsilons=eps, sizes=[0], tolerance=None, grid=8).composed == 2 * T
+    assert release_worst_profile(moved, epsilons=eps, sizes=[0], tolerance=None, grid=8).composed == T
 
 
 def test_a_tolerance_is_reached_by_refining_the_grid():
@@ -417,3 +417,12 @@ def test_too_large_a_computation_is_refused_up_front_with_its_cost():
     with pytest.raises(TooExpensive, match=r"^steps = 12: enumerating 531441 output sequences"):
         enumerate_local_release(local_release(P3, PI3, krr(3, 1), steps=12), target=2, pair=(0, 1))
     assert time.perf_counter() - start < 5.0
+
+
+def test_the_window_count_of_the_cost_estimate_is_exact():
+    from bdpsim.kernels.chains.local_profile import _window_count, _windows
+
+    rel = local_release(P2, PI2, krr(2, 1.0), steps=9)
+    for sizes in ([0], [1], [2], [3], [0, 2], list(range(9)), [8]):
+        for t in range(1, 10):
+            assert len(_windows(rel, t, sizes)) == _window_count(9, t, sizes, 2)

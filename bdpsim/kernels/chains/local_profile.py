@@ -70,6 +70,8 @@ GRID = 256
 GRID_START, GRID_MAX = 64, 4096
 #: default limit of the estimated work (atom-steps of the sweeps plus outcome-searches of the compositions)
 MAX_WORK = 2e10
+#: the work (in the estimate's units, about one floating-point operation) of looking at one adversary
+VISIT = 3000.0
 #: without a tolerance, how far above the targets' upper ends a block of targets may be bounded together
 BLOCK_SLACK = 1e-10
 #: most output sequences times state paths the exact enumeration visits
@@ -286,13 +288,20 @@ def _factors(lower: Atoms, upper: Atoms, bins: int) -> Factors:
     return out
 
 
+#: where the factors of a target come from: ("past" | "future", the sweep's start, the index in it)
+Slot = tuple[str, tuple[int, int], int]
+
+
 class _Sweeps:
     """The past and future factors of every target for every start (the chain start or a known
     step's value), computed on demand and kept (module docstring: sharing work).
 
-    ``wanted``: the sweeps from the chain's start and end keep the factors of these indices only
+    A sweep is named by its start: ``(0, -1)`` the chain start, ``(T + 1, -1)`` the chain end,
+    ``(s, c)`` a known value ``c`` at step ``s`` (on a chain with the same transitions and releases
+    at every step, one sweep per value serves every ``s``: it starts at step 1 or ``T``).
+    ``wanted``: the sweeps from the chain's start and end keep the factors of these targets only
     (``("past", t)``, ``("future", t)``; ``None``: all); asking for another reruns the sweep.
-    :attr:`used` records every index asked, for the next pass's ``wanted``."""
+    :attr:`used` records every target asked, for the next pass's ``wanted``."""
 
     def __init__(
         self, rel: LocalRelease, grid: int, bins: int, wanted: set[tuple[str, int]] | None = None
@@ -300,76 +309,83 @@ class _Sweeps:
         self.rel, self.grid, self.bins = rel, grid, bins
         self.wanted = None if wanted is None else set(wanted)
         self.used: set[tuple[str, int]] = set()
-        self._past: dict[tuple[int, int], list[Factors | None]] = {}
-        self._future: dict[tuple[int, int], list[Factors | None]] = {}
+        self._store: dict[tuple[str, tuple[int, int]], list[Factors | None]] = {}
+        self._present: dict[tuple[int, int, int], PairFactor] = {}
         self.runs = 0
 
-    def _run(
-        self, start: np.ndarray, moves: list[tuple[np.ndarray, np.ndarray]], keep
-    ) -> list[Factors | None]:
+    def past_slot(self, t: int, lo: int, c: int) -> Slot:
+        """The slot of the past of target ``t`` after the known step ``lo`` (value ``c``; ``lo = 0``:
+        the chain start)."""
+        if lo == 0:
+            return ("past", (0, -1), t - 1)
+        return ("past", (1 if self.rel.homogeneous else lo, c), t - lo - 1)
+
+    def future_slot(self, t: int, hi: int, d: int) -> Slot:
+        """The slot of the future of target ``t`` before the known step ``hi`` (value ``d``;
+        ``hi = T + 1``: the chain end)."""
+        T = self.rel.steps
+        if hi == T + 1:
+            return ("future", (T + 1, -1), T - t)
+        return ("future", (T if self.rel.homogeneous else hi, d), hi - t - 1)
+
+    def _run(self, side: str, start_key: tuple[int, int]) -> list[Factors | None]:
+        rel = self.rel
+        T = rel.steps
+        s0, c = start_key
+        if side == "past":
+            start = rel.initial if s0 == 0 else rel.transitions[s0 - 1][c]
+            step = 1
+        else:
+            start = np.ones(rel.states) if s0 == T + 1 else rel.transitions[s0 - 2][:, c].copy()
+            step = -1
+        wanted = self.wanted if s0 in (0, T + 1) else None  # the sweeps of known values keep all
         self.runs += 1
-        lo = _filter(start, iter(moves), self.grid, "lower")
-        up = _filter(start, iter(moves), self.grid, "upper")
-        return [_factors(X, Y, self.bins) if keep(i) else None for i, (X, Y) in enumerate(zip(lo, up))]
+        lo = _filter(start, _moves(rel, side, s0), self.grid, "lower")
+        up = _filter(start, _moves(rel, side, s0), self.grid, "upper")
+        return [
+            _factors(X, Y, self.bins) if wanted is None or (side, s0 + step * (i + 1)) in wanted else None
+            for i, (X, Y) in enumerate(zip(lo, up))
+        ]
 
-    def _keep(self, side: str, step_of):
-        wanted = self.wanted
-        if wanted is None:
-            return lambda i: True
-        return lambda i: (side, step_of(i)) in wanted
-
-    def _lookup(self, store, key, index: int, side: str, t: int, run) -> Factors:
+    def factors(self, slot: Slot, t: int) -> Factors:
+        """The factors of a slot (``t``: its target)."""
+        side, start_key, index = slot
         self.used.add((side, t))
-        got = store.get(key)
+        store_key = (side, start_key)
+        got = self._store.get(store_key)
         if got is None or got[index] is None:
             if self.wanted is not None and got is not None:
-                self.wanted |= self.used | {(side, t)}
-            store[key] = got = run()
+                self.wanted |= self.used
+            self._store[store_key] = got = self._run(side, start_key)
         out = got[index]
         assert out is not None
         return out
 
     def past(self, t: int, lo: int, c: int) -> Factors:
-        """The past factors of target ``t`` after the known step ``lo`` (value ``c``; ``lo = 0``:
-        the chain start)."""
-        rel = self.rel
-        T = rel.steps
-        if lo == 0:
-            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(1, T)]
-            keep = self._keep("past", lambda i: i + 1)
-            return self._lookup(
-                self._past, (0, -1), t - 1, "past", t, lambda: self._run(rel.initial, moves, keep)
-            )
-        first = 1 if rel.homogeneous else lo
-        moves = [(rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(first + 1, T)]
-        start = rel.transitions[first - 1][c]
-        return self._lookup(
-            self._past, (first, c), t - lo - 1, "known", t, lambda: self._run(start, moves, lambda i: True)
-        )
+        """The past factors of target ``t`` (:meth:`past_slot`)."""
+        return self.factors(self.past_slot(t, lo, c), t)
 
     def future(self, t: int, hi: int, d: int) -> Factors:
-        """The future factors of target ``t`` before the known step ``hi`` (value ``d``;
-        ``hi = T + 1``: the chain end)."""
-        rel = self.rel
-        T = rel.steps
-        if hi == T + 1:
-            moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(T, 1, -1)]
-            keep = self._keep("future", lambda i: T - i)
-            ones = np.ones(rel.states)
-            return self._lookup(
-                self._future, (T + 1, -1), T - t, "future", t, lambda: self._run(ones, moves, keep)
-            )
-        last = T if rel.homogeneous else hi
-        moves = [(rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(last - 1, 1, -1)]
-        start = rel.transitions[last - 2][:, d].copy()
-        return self._lookup(
-            self._future, (last, d), hi - t - 1, "known", t, lambda: self._run(start, moves, lambda i: True)
-        )
+        """The future factors of target ``t`` (:meth:`future_slot`)."""
+        return self.factors(self.future_slot(t, hi, d), t)
+
+    def present(self, t: int, a: int, b: int) -> PairFactor:
+        """The release of step ``t`` as a part for the pair ``(a, b)`` (one object per distinct release)."""
+        i = 0 if self.rel.homogeneous else t - 1
+        key = (i, a, b)
+        if key not in self._present:
+            L = self.rel.likelihoods[t - 1]
+            self._present[key] = PairFactor(L[:, a], L[:, b])
+        return self._present[key]
 
 
-def _present(rel: LocalRelease, t: int, a: int, b: int) -> PairFactor:
-    L = rel.likelihoods[t - 1]
-    return PairFactor(L[:, a], L[:, b])
+def _moves(rel: LocalRelease, side: str, s0: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The moves ``(L, M)`` of the sweep from ``s0`` (:meth:`_Sweeps._run`): forward from step
+    ``s0 + 1`` with ``M = P_s``, backward from step ``s0 - 1`` with ``M = P_{s-1}^T``."""
+    T = rel.steps
+    if side == "past":
+        return ((rel.likelihoods[s - 1], rel.transitions[s - 1]) for s in range(s0 + 1, T))
+    return ((rel.likelihoods[s - 1], rel.transitions[s - 2].T) for s in range(s0 - 1, 1, -1))
 
 
 # ----------------------------------------------------------------------------- one adversary
@@ -450,19 +466,26 @@ def _check_possible(rel: LocalRelease, known: Mapping[int, int]) -> None:
     require(prob > 0, "known", dict(known), "these values have probability 0 together")
 
 
-def _bracket(sw: _Sweeps, adv: LocalAdversary) -> PairBracket | None:
-    """The bracket of ``adv`` (order ``(a, b)``), or ``None`` where ``a`` or ``b`` is impossible."""
-    rel = sw.rel
-    T = rel.steps
+def _slots(sw: _Sweeps, adv: LocalAdversary) -> tuple[Slot, Slot, int]:
+    """The slots of the past and future of ``adv`` and the index of its step's release: a key equal
+    for every adversary composing the same parts (with the pair)."""
+    T = sw.rel.steps
     t = adv.target
     lo, c = adv.before if adv.before else (0, -1)
     hi, d = adv.after if adv.after else (T + 1, -1)
+    return sw.past_slot(t, lo, c), sw.future_slot(t, hi, d), 0 if sw.rel.homogeneous else t
+
+
+def _bracket(sw: _Sweeps, adv: LocalAdversary) -> PairBracket | None:
+    """The bracket of ``adv`` (order ``(a, b)``), or ``None`` where ``a`` or ``b`` is impossible."""
+    t = adv.target
+    past_slot, future_slot, _ = _slots(sw, adv)
     key = (min(adv.a, adv.b), max(adv.a, adv.b))
-    past = sw.past(t, lo, c).get(key)
-    fut = sw.future(t, hi, d).get(key)
+    past = sw.factors(past_slot, t).get(key)
+    fut = sw.factors(future_slot, t).get(key)
     if past is None or fut is None:
         return None
-    pres = _present(rel, t, key[0], key[1])
+    pres = sw.present(t, key[0], key[1])
     low = ProductPair((past[0], pres, fut[0]))
     up = ProductPair((past[1], pres, fut[1]))
     if adv.a > adv.b:
@@ -492,22 +515,32 @@ def _bins_for(grid: int, bins) -> int:
 
 
 def _check_work(
-    rel: LocalRelease, grid: int, sweeps: float, compositions: float, bins: int, n_eps: int, max_work: float
+    rel: LocalRelease,
+    grid: int,
+    sweeps: float,
+    compositions: float,
+    bins: int,
+    n_eps: int,
+    max_work: float,
+    adversaries: float = 0.0,
 ) -> float:
-    """The estimated work (atom-steps of the sweeps, outcome-searches of the compositions);
-    :class:`TooExpensive` above ``max_work``."""
+    """The estimated work (atom-steps of the sweeps, outcome-searches of the compositions, and
+    :data:`VISIT` for each adversary looked at); :class:`TooExpensive` above ``max_work``."""
     k = rel.states
     m = max(L.shape[0] for L in rel.likelihoods)
     cap = float(grid + 1) ** (k - 1)  # atoms held per step; fewer while m^s is smaller
     held = sum(min(cap, float(m) ** min(s, 600)) for s in range(rel.steps))
-    work = sweeps * held * m * k * 2 ** (k - 1) + compositions * bins * m * max(n_eps, 1) * 2
+    outcomes = min(float(bins), cap * m)  # of a part
+    work = sweeps * held * m * k * 2 ** (k - 1) + compositions * outcomes * m * max(n_eps, 1) * 2
+    work += adversaries * VISIT
     if not math.isfinite(work) or work > max_work:
         raise TooExpensive(
             "steps",
             rel.steps,
             f"the bracket may take ~{work:.3g} operations ({count_as_float(sweeps):.3g} sweeps of "
             f"{rel.steps} steps on a grid of {grid} cells per axis in {k - 1} dimensions, "
-            f"{count_as_float(compositions):.3g} compositions), above the limit {max_work:.3g}",
+            f"{count_as_float(compositions):.3g} compositions of {count_as_float(adversaries):.3g} "
+            f"adversaries), above the limit {max_work:.3g}",
         )
     return work
 
@@ -675,9 +708,11 @@ class WorstProfile:
         The discretisation of the last pass.
     tolerance : float or None
         The width asked; :attr:`converged` whether ``max(delta.high - delta.low)`` reached it.
-    adversaries : int
-        Adversaries (ordered pairs) in the supremum; :attr:`composed` how many were composed at
-        the last grid.
+    composed : int
+        Compositions ``past x present x future`` (each for a pair in both orders) of the last grid:
+        one per distinct set of parts (on a chain with the same transitions and releases at every
+        step, windows of the same lengths and boundary values share one), one per block of
+        targets (:attr:`tolerance` reached early leaves the rest out).
     sizes : tuple of int
         The allowed numbers of known steps.
     """
@@ -693,7 +728,6 @@ class WorstProfile:
     bins: int
     tolerance: float | None
     converged: bool
-    adversaries: int
     composed: int
     sizes: tuple[int, ...]
 
@@ -728,36 +762,40 @@ class _Block:
 
 
 class _Tally:
-    """Per adversary (ordered pair) or block of targets, the best upper ends known of each quantity
-    (``delta`` at each ``eps``, the largest loss, ``D_alpha`` at each ``alpha``), the largest lower
-    ends over adversaries and who attains them, and the pairs composed in the current pass."""
+    """Per composition (``key``: the parts' slots and the pair ``a < b``, or a block of targets),
+    the best upper ends known of each quantity for both orders (``delta`` at each ``eps``, the
+    largest loss, ``D_alpha`` at each ``alpha``); the largest lower ends over adversaries and who
+    attains them; the pairs composed in the current pass (for ``eps(delta)``)."""
 
     def __init__(self, eps: np.ndarray, alphas: Sequence[float]) -> None:
         self.eps, self.alphas = eps, list(alphas)
-        self.high: dict[LocalAdversary | _Block, np.ndarray] = {}
+        self.high: dict[tuple, np.ndarray] = {}  # (2, n): the order (a, b), then (b, a)
         self.low = np.full(eps.size + 1 + len(alphas), -np.inf)
         self.by: list[LocalAdversary | None] = [None] * self.low.size
         self.entries: list[tuple[ProductPair | None, ProductPair]] = []
         self.target_top = np.full(self.low.size, -np.inf)  # largest upper ends of single adversaries
+        self.seen: set[tuple] = set()  # compositions made in the current pass
 
-    def _ends(self, pair: ProductPair) -> tuple[np.ndarray, np.ndarray]:
+    def _ends(self, pair: ProductPair) -> np.ndarray:
         fwd, bwd = pair.delta_both(self.eps)
         rev = pair.reversed()
-        return (
-            np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas]]),
-            np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas]]),
+        return np.stack(
+            [
+                np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas]]),
+                np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas]]),
+            ]
         )
 
-    def _upper(self, key, rev_key, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
+    def _upper(self, key: tuple, upper: ProductPair) -> np.ndarray:
         hi = self._ends(upper)
-        for who, h in ((key, hi[0]), (rev_key, hi[1])):
-            self.high[who] = np.minimum(self.high[who], h) if who in self.high else h
+        self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
         return hi
 
-    def add(self, adv: LocalAdversary, bracket: PairBracket) -> None:
-        """Both orders of the pair of ``adv``."""
-        hi = self._upper(adv, adv.reversed(), bracket.upper)
-        self.target_top = np.maximum(self.target_top, np.maximum(hi[0], hi[1]))
+    def add(self, key: tuple, adv: LocalAdversary, bracket: PairBracket) -> None:
+        """The composition ``key`` of the adversary ``adv`` (``a < b``; both orders)."""
+        self.seen.add(key)
+        hi = self._upper(key, bracket.upper)
+        self.target_top = np.maximum(self.target_top, hi.max(axis=0))
         for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower)):
             for i in np.flatnonzero(lo > self.low):
                 self.by[int(i)] = who
@@ -767,40 +805,39 @@ class _Tally:
     def add_block(self, block: _Block, upper: ProductPair) -> np.ndarray:
         """An upper pair valid for every target of ``block`` (both orders); returns its excess over
         the largest upper ends of single adversaries."""
-        hi = self._upper(block, block.reversed(), upper)
+        hi = self._upper(("block", block), upper)
         self.entries.append((None, upper))
-        return np.maximum(hi[0], hi[1]) - self.target_top
+        return hi.max(axis=0) - self.target_top
 
     def top(self) -> np.ndarray:
-        return np.max(np.stack(list(self.high.values())), axis=0)
+        return np.max(np.stack([h.max(axis=0) for h in self.high.values()]), axis=0)
 
     def width(self) -> float:
         n = self.eps.size
         return float(np.max(self.top()[:n] - self.low[:n])) if n else 0.0
 
-    def contenders(self) -> set[LocalAdversary]:
-        """The adversaries whose upper end of some quantity lies above the largest lower end."""
-        return {
-            adv
-            for adv, hi in self.high.items()
-            if isinstance(adv, LocalAdversary) and bool(np.any(hi > self.low))
-        }
+    def contenders(self) -> set[tuple]:
+        """The compositions whose upper end of some quantity lies above the largest lower end."""
+        return {key for key, hi in self.high.items() if bool(np.any(hi.max(axis=0) > self.low))}
 
 
 def _pass(
-    rel: LocalRelease, sw: _Sweeps, sizes: Sequence[int], tally: _Tally, keep: set[LocalAdversary] | None
+    rel: LocalRelease, sw: _Sweeps, sizes: Sequence[int], tally: _Tally, keep: set[tuple] | None
 ) -> int:
-    """Compose every adversary (of ``keep``, if given) on the sweeps ``sw``; returns how many."""
+    """Compose every adversary (of the compositions ``keep``, if given) on the sweeps ``sw``, once
+    per distinct composition; returns how many compositions."""
+    tally.seen = set()
     n = 0
     for adv in _adversaries(rel, sizes):
-        rev = adv.reversed()
-        if keep is not None and adv not in keep and rev not in keep:
+        key = (*_slots(sw, adv), adv.a, adv.b)
+        if key in tally.seen or (keep is not None and key not in keep):
             continue
+        tally.seen.add(key)
         br = _bracket(sw, adv)
         if br is None:
             continue
-        tally.add(adv, br)
-        n += 2
+        tally.add(key, adv, br)
+        n += 1
     return n
 
 
@@ -825,10 +862,11 @@ def _pass_blocks(rel: LocalRelease, sw: _Sweeps, tally: _Tally, slack: float) ->
             return
         done.add(t)
         for a, b in _pairs(rel.states):
-            br = _bracket(sw, LocalAdversary(t, a, b))
+            adv = LocalAdversary(t, a, b)
+            br = _bracket(sw, adv)
             if br is not None:
-                tally.add(LocalAdversary(t, a, b), br)
-                n += 2
+                tally.add((*_slots(sw, adv), a, b), adv, br)
+                n += 1
 
     for t in (1, T, (1 + T) // 2):
         target(t)
@@ -845,9 +883,9 @@ def _pass_blocks(rel: LocalRelease, sw: _Sweeps, tally: _Tally, slack: float) ->
             fut = sw.future(t1, T + 1, -1).get((a, b))
             if past is None or fut is None:
                 continue
-            up = ProductPair((past[1], _present(rel, t1, a, b), fut[1]))
+            up = ProductPair((past[1], sw.present(t1, a, b), fut[1]))
             excess = max(excess, float(np.max(tally.add_block(_Block(t1, t2, a, b), up))))
-            n += 2
+            n += 1
         if excess <= slack:
             continue
         tm = (t1 + t2) // 2
@@ -916,24 +954,37 @@ def _alpha_arg(alpha) -> float:
     return float(alpha)
 
 
-def _count(rel: LocalRelease, sizes: Sequence[int]) -> tuple[float, float]:
-    """``(sweeps, compositions)`` of one pass, for the cost estimate."""
+def _window_count(T: int, t: int, sizes: Sequence[int], k: int) -> int:
+    """How many ``(lo, c, hi, d)`` :func:`_windows` lists for target ``t`` at most (every value
+    counted possible), in ``O(T)``: the known steps hold the boundaries and any of the ``lo - 1 +
+    T - hi`` steps outside the window (:func:`window_allowed`)."""
+    s1 = min((s for s in sizes if s >= 1), default=None)
+    s2 = min((s for s in sizes if s >= 2), default=None)
+    n = int(0 in sizes)
+    if s1 is not None:  # one side: lo in [max(1, s1), t - 1]; hi in [t + 1, T + 1 - s1]
+        n += k * (max(0, t - max(1, s1)) + max(0, min(T, T + 1 - s1) - t))
+    if s2 is not None and t >= 2 and t <= T - 1:  # both: u = lo - 1, v = T - hi, u + v >= s2 - 2
+        A, B, c = t - 2, T - t - 1, s2 - 2
+        short = sum(min(B + 1, c - u) for u in range(0, min(A, c - 1) + 1)) if c > 0 else 0
+        n += k * k * ((A + 1) * (B + 1) - short)
+    return n
+
+
+def _count(rel: LocalRelease, sizes: Sequence[int]) -> tuple[float, float, float]:
+    """``(sweeps, compositions, adversaries)`` of one pass, for the cost estimate (on a chain with
+    the same transitions and releases at every step, a window's parts depend on its lengths and
+    boundary values only: at most ``((k + 1) T)^2 / 2`` distinct compositions)."""
     T, k = rel.steps, rel.states
-    if tuple(sizes) == (0,):
-        comps = float(T)
-    else:
-        comps = (
-            float(sum(len(_windows(rel, t, sizes)) for t in range(1, T + 1)))
-            if T <= 300
-            else k * k * T**3 / 6.0
-        )
+    visits = float(sum(_window_count(T, t, sizes, k) for t in range(1, T + 1)))
+    comps = min(visits, ((k + 1) * T) ** 2 / 2.0) if rel.homogeneous else visits
     if not any(s > 0 for s in sizes):
         sweeps = 4.0
     elif rel.homogeneous:
         sweeps = 4.0 * (k + 1)
     else:
         sweeps = 4.0 * (1 + k * T / 2)
-    return sweeps, comps * len(_pairs(k))
+    pairs = len(_pairs(k))
+    return sweeps, comps * pairs, visits * pairs
 
 
 def worst_local_release_profile(
@@ -1034,17 +1085,17 @@ def release_worst_profile(
     g = _grid_arg(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
     if tolerance is not None:
         g = min(g, mg)
-    sweeps, comps = _count(rel, sz)
+    sweeps, comps, visits = _count(rel, sz)
     tally = _Tally(eps, al)
-    keep: set[LocalAdversary] | None = None
+    keep: set[tuple] | None = None
     wanted: set[tuple[str, int]] | None = None
     blocks = max(sz) == 0 and rel.stationary
     while True:
         nb = _bins_for(g, bins)
-        work_comps = comps if keep is None else len(keep) / 2.0
+        work_comps = comps if keep is None else float(len(keep))
         if blocks:
             work_comps = min(comps, 8.0 * len(_pairs(rel.states)) * max(math.log2(rel.steps), 1) * 16)
-        _check_work(rel, g, sweeps, work_comps, nb, eps.size, max_work)
+        _check_work(rel, g, sweeps, work_comps, nb, eps.size, max_work, 0.0 if blocks else visits)
         sw = _Sweeps(rel, g, nb, wanted if blocks else None)
         if blocks:  # the blocks of a pass need not be those of the last: count afresh
             tally = _Tally(eps, al)
@@ -1088,7 +1139,6 @@ def release_worst_profile(
         _bins_for(g, bins),
         tolerance,
         tolerance is not None and tally.width() <= tolerance,
-        len(tally.high),
         composed,
         sz,
     )
