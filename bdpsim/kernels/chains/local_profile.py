@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -125,10 +126,19 @@ class LocalRelease:
 
     def priors(self) -> list[np.ndarray]:
         """``pi_t`` for ``t = 1..T``."""
+        return self._priors
+
+    @cached_property
+    def _priors(self) -> list[np.ndarray]:
         out = [self.initial]
         for P in self.transitions:
             out.append(out[-1] @ P)
         return out
+
+    @cached_property
+    def possible(self) -> list[list[int]]:
+        """The values of positive probability at each step ``1..T`` (``possible[t - 1]``)."""
+        return [[x for x in range(self.states) if p[x] > 0] for p in self._priors]
 
 
 def _likelihood(L, k: int, name: str) -> np.ndarray:
@@ -666,8 +676,7 @@ def _windows(rel: LocalRelease, t: int, sizes: Sequence[int]) -> list[tuple[int,
     T = rel.steps
     if max(sizes) == 0:
         return [(0, -1, T + 1, -1)]
-    pis = rel.priors()
-    values = [[x for x in range(rel.states) if pis[s - 1][x] > 0] for s in range(1, T + 1)]
+    values = rel.possible
     los = [0, *range(1, t)]
     his = [*range(t + 1, T + 1), T + 1]
     out = []
@@ -735,17 +744,6 @@ class WorstProfile:
     def width(self) -> float:
         """The widest gap ``delta.high - delta.low`` over the ``eps`` asked."""
         return float(np.max(self.delta.width)) if self.epsilon.size else 0.0
-
-
-def _adversaries(rel: LocalRelease, sizes: Sequence[int]) -> Iterator[LocalAdversary]:
-    """Every adversary with ``a < b`` (the order ``(b, a)`` comes from the same bracket)."""
-    T = rel.steps
-    for t in range(1, T + 1):
-        for lo, c, hi, d in _windows(rel, t, sizes):
-            before = (lo, c) if lo >= 1 else None
-            after = (hi, d) if hi <= T else None
-            for a, b in _pairs(rel.states):
-                yield LocalAdversary(t, a, b, before, after)
 
 
 @dataclass(frozen=True)
@@ -826,18 +824,24 @@ def _pass(
 ) -> int:
     """Compose every adversary (of the compositions ``keep``, if given) on the sweeps ``sw``, once
     per distinct composition; returns how many compositions."""
-    tally.seen = set()
+    tally.seen = seen = set()
     n = 0
-    for adv in _adversaries(rel, sizes):
-        key = (*_slots(sw, adv), adv.a, adv.b)
-        if key in tally.seen or (keep is not None and key not in keep):
-            continue
-        tally.seen.add(key)
-        br = _bracket(sw, adv)
-        if br is None:
-            continue
-        tally.add(key, adv, br)
-        n += 1
+    T = rel.steps
+    pairs = _pairs(rel.states)
+    for t in range(1, T + 1):
+        present = 0 if rel.homogeneous else t
+        for lo, c, hi, d in _windows(rel, t, sizes):
+            slots = (sw.past_slot(t, lo, c), sw.future_slot(t, hi, d), present)
+            for a, b in pairs:
+                key = (*slots, a, b)
+                if key in seen or (keep is not None and key not in keep):
+                    continue
+                seen.add(key)
+                adv = LocalAdversary(t, a, b, (lo, c) if lo >= 1 else None, (hi, d) if hi <= T else None)
+                br = _bracket(sw, adv)
+                if br is not None:
+                    tally.add(key, adv, br)
+                    n += 1
     return n
 
 

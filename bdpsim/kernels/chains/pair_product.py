@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -97,21 +98,44 @@ class PairFactor:
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "q", q)
 
+    @staticmethod
+    def checked(p: np.ndarray, q: np.ndarray) -> PairFactor:
+        """A part from masses already known to be valid (``(n,)`` float arrays, finite, ``>= 0``,
+        no outcome of mass 0 under both): no check, no copy."""
+        out = object.__new__(PairFactor)
+        object.__setattr__(out, "p", p)
+        object.__setattr__(out, "q", q)
+        return out
+
     @property
     def size(self) -> int:
         return int(self.p.size)
 
     def loss(self) -> np.ndarray:
         """``ln p / q`` per outcome (``+inf`` where ``q = 0``, ``-inf`` where ``p = 0``)."""
+        return self._loss
+
+    @cached_property
+    def _loss(self) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.p) - np.log(self.q)
 
     def reversed(self) -> PairFactor:
         """The same part with the hypotheses swapped."""
-        return PairFactor(self.q, self.p)
+        return self._reversed
+
+    @cached_property
+    def _reversed(self) -> PairFactor:
+        out = PairFactor.checked(self.q, self.p)
+        object.__setattr__(out, "_reversed", self)
+        return out
 
     def max_loss(self) -> float:
         """``max ln p / q`` over the outcomes with ``p > 0``."""
+        return self._max_loss
+
+    @cached_property
+    def _max_loss(self) -> float:
         lo = self.loss()
         return float(lo[self.p > 0].max()) if bool(np.any(self.p > 0)) else -math.inf
 
@@ -134,7 +158,9 @@ def outer(first: PairFactor, second: PairFactor) -> PairFactor:
         (first.size, second.size),
         f"multiplying out {first.size} x {second.size} outcomes exceeds {MAX_PRODUCT}",
     )
-    return PairFactor(np.outer(first.p, second.p).ravel(), np.outer(first.q, second.q).ravel())
+    p, q = np.outer(first.p, second.p).ravel(), np.outer(first.q, second.q).ravel()
+    keep = (p > 0) | (q > 0)
+    return PairFactor.checked(p, q) if bool(keep.all()) else PairFactor.checked(p[keep], q[keep])
 
 
 def _positive_sum(gain: np.ndarray, e: np.ndarray, cost: np.ndarray) -> np.ndarray:
@@ -151,7 +177,7 @@ def _split(factors: Sequence[PairFactor], n_eps: int) -> tuple[PairFactor, PairF
     """The parts as two: the one searched with (``rest``, one part alone) and the one sorted
     (``big``, the others multiplied out), chosen to make ``(|rest| n_eps + |big|) log|big|`` least."""
     require(len(factors) >= 1, "factors", len(factors), "need at least one part")
-    one = PairFactor(np.ones(1), np.ones(1))
+    one = PairFactor.checked(np.ones(1), np.ones(1))
     best = None
     for i, f in enumerate(factors):
         n_big = math.prod(g.size for j, g in enumerate(factors) if j != i)
@@ -200,7 +226,7 @@ def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarra
     lr = rest.loss()
     down = np.argsort(-lr, kind="stable")  # the keys e - lr then increase: faster searches
     lr = lr[down]
-    rest = PairFactor(rest.p[down], rest.q[down])
+    rest = PairFactor.checked(rest.p[down], rest.q[down])
     fwd = np.empty(eps.size)
     bwd = np.empty(eps.size)
     step = max(1, 2_000_000 // max(lr.size, 1))
