@@ -301,7 +301,7 @@ def test_bad_input_is_refused_in_one_line():
         ),
         (
             lambda: worst_local_release_profile(P2, PI2, krr(2, 1), steps=3, epsilons=[1.0], alphas=[1.0]),
-            r"^alphas = 1\.0: must be numbers > 1",
+            r"^alphas = 1\.0: must be a number > 1",
         ),
         (
             lambda: worst_local_release_profile(P2, PI2, krr(2, 1), steps=3, epsilons=[1.0], deltas=[1.0]),

@@ -93,7 +93,7 @@ def test_bad_parts_are_refused_in_one_line():
     with pytest.raises(ParameterError, match="masses must be finite and >= 0"):
         PairFactor(np.array([0.5, -0.1]), np.array([0.5, 0.5]))
     f = PairFactor(np.ones(2) / 2, np.ones(2) / 2)
-    with pytest.raises(ParameterError, match=r"^epsilon = -1\.0: must be numbers >= 0$"):
+    with pytest.raises(ParameterError, match=r"^epsilon = -1\.0: must be finite numbers >= 0$"):
         hockey_stick([f], -1.0)
     with pytest.raises(ParameterError, match="need at least one part"):
         hockey_stick([], 0.5)

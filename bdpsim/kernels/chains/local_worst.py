@@ -61,7 +61,7 @@ from .local_profile import (
     value_pairs,
     windows,
 )
-from .pair_product import Bounds, PairBracket, ProductPair
+from .pair_product import Bounds, PairBracket, ProductPair, alpha_value, delta_values, epsilon_values
 
 #: first and largest grid of the refinement towards a tolerance
 GRID_START, GRID_MAX = 64, 4096
@@ -314,30 +314,6 @@ def _worst_epsilon(
     return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
 
 
-def _epsilons_arg(epsilons) -> np.ndarray:
-    bad = isinstance(epsilons, str)
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float)) if not bad else np.array([np.nan])
-    require(
-        eps.ndim == 1 and bool(np.all(np.isfinite(eps))) and bool(np.all(eps >= 0)),
-        "epsilons",
-        epsilons if bad else np.asarray(epsilons).tolist(),
-        "must be finite numbers >= 0",
-    )
-    return eps
-
-
-def _alpha_arg(alpha) -> float:
-    require(
-        isinstance(alpha, (int, float, np.integer, np.floating))
-        and not isinstance(alpha, bool)
-        and float(alpha) > 1,
-        "alphas",
-        alpha,
-        "must be numbers > 1 (inf for the largest loss)",
-    )
-    return float(alpha)
-
-
 def _next_grid(history: list[tuple[int, float]], tolerance: float) -> int:
     """The grid of the next pass: double after the first; then aim at the tolerance with the order
     of convergence ``p`` the last two passes show (``width ~ grid^-p``, ``p`` kept in ``[1.5, 3]``,
@@ -390,15 +366,8 @@ def worst_local_release_profile(
     likelihoods,
     *,
     epsilons,
-    sizes="all",
     steps: int | None = None,
-    deltas: Sequence[float] = (),
-    alphas: Sequence[float] = (),
-    tolerance: float | None = 1e-6,
-    grid: int | None = None,
-    bins: int | None = None,
-    max_grid: int = GRID_MAX,
-    max_work: float = MAX_WORK,
+    **options,
 ) -> WorstProfile:
     """The supremum over adversaries of a chain's local release profile, bracketed (module docstring).
 
@@ -410,9 +379,11 @@ def worst_local_release_profile(
     Parameters
     ----------
     transitions, initial, likelihoods, steps
-        The chain and its release (:func:`local_release`).
+        The chain and its release (:func:`~bdpsim.kernels.chains.local_profile.local_release`).
     epsilons : sequence of float
         Where to evaluate ``delta(eps)`` (``>= 0``).
+    **options
+        The keywords of :func:`release_worst_profile`, passed on:
     sizes : "all" or sequence of int
         Allowed numbers of known steps.
     deltas : sequence of float
@@ -435,18 +406,8 @@ def worst_local_release_profile(
     -------
     WorstProfile
     """
-    rel = local_release(transitions, initial, likelihoods, steps=steps)
     return release_worst_profile(
-        rel,
-        epsilons=epsilons,
-        sizes=sizes,
-        deltas=deltas,
-        alphas=alphas,
-        tolerance=tolerance,
-        grid=grid,
-        bins=bins,
-        max_grid=max_grid,
-        max_work=max_work,
+        local_release(transitions, initial, likelihoods, steps=steps), epsilons=epsilons, **options
     )
 
 
@@ -463,12 +424,12 @@ def release_worst_profile(
     max_grid: int = GRID_MAX,
     max_work: float = MAX_WORK,
 ) -> WorstProfile:
-    """:func:`worst_local_release_profile` on a validated :class:`LocalRelease`."""
-    eps = _epsilons_arg(epsilons)
+    """:func:`worst_local_release_profile` on a validated
+    :class:`~bdpsim.kernels.chains.local_profile.LocalRelease` (its keywords: the parameters there)."""
+    eps = epsilon_values(epsilons, "epsilons")
     sz = known_sizes(sizes, rel.steps)
-    al = [_alpha_arg(a) for a in alphas]
-    dl = [float(x) for x in np.atleast_1d(np.asarray(list(deltas), dtype=float))]
-    require(all(0 <= x < 1 for x in dl), "deltas", list(deltas), "must be numbers in [0, 1)")
+    al = [alpha_value(a, "alphas") for a in alphas]
+    dl = [float(x) for x in delta_values(list(deltas), "deltas")] if len(deltas) else []
     if tolerance is not None:
         require(
             isinstance(tolerance, (int, float, np.floating))

@@ -56,16 +56,43 @@ class Bounds:
         return np.asarray(self.high) - np.asarray(self.low)
 
 
-def _epsilons(epsilon) -> np.ndarray:
-    """``epsilon`` (a number or a 1-D sequence) as a float array, each finite or ``inf`` and ``>= 0``."""
-    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+def epsilon_values(epsilon, name: str = "epsilon") -> np.ndarray:
+    """``epsilon`` (a number or a 1-D sequence) as a float array of finite numbers ``>= 0``
+    (:class:`~bdpsim.kernels.argcheck.ParameterError` naming ``name`` otherwise)."""
+    bad = isinstance(epsilon, str)
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float)) if not bad else np.array([np.nan])
     require(
-        eps.ndim == 1 and eps.size >= 1 and bool(np.all(eps >= 0)) and not bool(np.any(np.isnan(eps))),
-        "epsilon",
-        np.asarray(epsilon).tolist(),
-        "must be numbers >= 0",
+        eps.ndim == 1 and eps.size >= 1 and bool(np.all(np.isfinite(eps))) and bool(np.all(eps >= 0)),
+        name,
+        epsilon if bad else np.asarray(epsilon).tolist(),
+        "must be finite numbers >= 0",
     )
     return eps
+
+
+def alpha_value(alpha, name: str = "alpha") -> float:
+    """A Rényi order: a number ``> 1`` (``inf`` for the largest loss)."""
+    require(
+        isinstance(alpha, (int, float, np.integer, np.floating))
+        and not isinstance(alpha, bool)
+        and float(alpha) > 1,
+        name,
+        alpha,
+        "must be a number > 1 (inf for the largest loss)",
+    )
+    return float(alpha)
+
+
+def delta_values(delta, name: str = "delta") -> np.ndarray:
+    """``delta`` (a number or a 1-D sequence) as a float array of numbers in ``[0, 1)``."""
+    d = np.atleast_1d(np.asarray(delta, dtype=float))
+    require(
+        d.ndim == 1 and bool(np.all((d >= 0) & (d < 1))),
+        name,
+        np.asarray(delta).tolist(),
+        "must be numbers in [0, 1)",
+    )
+    return d
 
 
 @dataclass(frozen=True)
@@ -211,8 +238,7 @@ def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarra
     (numpy.ndarray, numpy.ndarray)
         ``delta`` of ``(P, Q)`` and of ``(Q, P)`` at each ``epsilon``.
     """
-    eps = _epsilons(epsilon)
-    require(bool(np.all(np.isfinite(eps))), "epsilon", eps.tolist(), "must be finite")
+    eps = epsilon_values(epsilon)
     rest, big = _split(factors, eps.size)
     m = big.loss()
     order = np.argsort(m, kind="stable")
@@ -275,29 +301,6 @@ class ProductPair:
         return float(sum(f.log_moment(alpha) for f in self.factors)) / (alpha - 1.0)
 
 
-def _alpha(alpha) -> float:
-    require(
-        isinstance(alpha, (int, float, np.integer, np.floating))
-        and not isinstance(alpha, bool)
-        and float(alpha) > 1,
-        "alpha",
-        alpha,
-        "must be a number > 1 (inf for the largest loss)",
-    )
-    return float(alpha)
-
-
-def _delta_level(delta) -> np.ndarray:
-    d = np.atleast_1d(np.asarray(delta, dtype=float))
-    require(
-        d.ndim == 1 and bool(np.all((d >= 0) & (d < 1))),
-        "delta",
-        np.asarray(delta).tolist(),
-        "must be numbers in [0, 1)",
-    )
-    return d
-
-
 @dataclass(frozen=True)
 class PairBracket:
     """Two pairs bracketing a release pair for both orders of its hypotheses: for every ``eps``
@@ -329,7 +332,7 @@ class PairBracket:
 
     def renyi(self, alpha) -> Bounds:
         """``max`` over both orders of ``D_alpha`` (``alpha > 1``; ``inf`` is :meth:`bdpl`)."""
-        a = _alpha(alpha)
+        a = alpha_value(alpha)
         return Bounds(
             np.asarray(max(self.lower.renyi(a), self.lower.reversed().renyi(a))),
             np.asarray(max(self.upper.renyi(a), self.upper.reversed().renyi(a))),
@@ -340,7 +343,7 @@ class PairBracket:
         bracketed: the lower end from the lower pair, the upper from the upper pair, each found by
         bisection to ``tol`` and rounded outwards (``delta = 0`` gives :meth:`bdpl`; arrays shaped
         like ``delta``)."""
-        d = _delta_level(delta)
+        d = delta_values(delta)
         b = self.bdpl()
         pairs = ((self.lower, float(b.low), -1), (self.upper, float(b.high), +1))
         out = []
@@ -387,6 +390,9 @@ def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
 __all__ = [
     "Bounds",
     "PairBracket",
+    "alpha_value",
+    "delta_values",
+    "epsilon_values",
     "PairFactor",
     "ProductPair",
     "hockey_stick",
