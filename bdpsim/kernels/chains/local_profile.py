@@ -306,7 +306,8 @@ class Sweeps:
     ``(s, c)`` a known value ``c`` at step ``s`` (on a chain with the same transitions and releases
     at every step, one sweep per value serves every ``s``: it starts at step 1 or ``T``).
     ``wanted``: the sweeps from the chain's start and end keep the factors of these targets only
-    (``("past", t)``, ``("future", t)``; ``None``: all); asking for another reruns the sweep.
+    (``("past", t)``, ``("future", t)``; ``None``: all); asking for another reruns the sweep once,
+    keeping every step.
     :attr:`used` records every target asked, for the next pass's ``wanted``."""
 
     def __init__(
@@ -360,8 +361,8 @@ class Sweeps:
         store_key = (side, start_key)
         got = self._store.get(store_key)
         if got is None or got[index] is None:
-            if self.wanted is not None and got is not None:
-                self.wanted |= self.used
+            if got is not None:  # a target the last pass did not ask for: one rerun keeping every step
+                self.wanted = None
             self._store[store_key] = got = self._run(side, start_key)
         out = got[index]
         assert out is not None

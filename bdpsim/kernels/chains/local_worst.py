@@ -24,8 +24,10 @@ pair of ``t + 1`` a garbling of that of ``t``. So for every ``t`` in ``[t1, t2]`
 is a garbling of ``past_{t2} x present x future_{t1}``, and one composition bounds every
 divergence of a block of targets from above. With ``sizes = [0]`` the targets are searched by
 halving blocks (their middle target composed for the lower end) until a block's upper end lies
-within ``tolerance / 4`` (without a tolerance :data:`BLOCK_SLACK`) of the targets' own: the whole
-chain of ``T = 1000`` steps costs a handful of compositions.
+within a quarter of the tolerance (without a tolerance :data:`BLOCK_SLACK`) of the targets' own:
+the whole chain of ``T = 1000`` steps costs a handful of compositions. A finer pass keeps the
+factors of the targets the last pass composed and of the middle and quarter points of the blocks
+it accepted (another target costs a rerun of the sweep).
 
 **Refinement.** Each pass composes on one grid; a pass's bracket of the supremum is
 ``[max lower, max upper]`` over its compositions (a composition left out of a finer pass keeps the
@@ -225,7 +227,9 @@ def _pass(rel: LocalRelease, sw: Sweeps, sizes: Sequence[int], tally: _Tally, ke
     return n
 
 
-def _pass_blocks(rel: LocalRelease, sw: Sweeps, tally: _Tally, slack: float) -> int:
+def _pass_blocks(
+    rel: LocalRelease, sw: Sweeps, tally: _Tally, slack: float
+) -> tuple[int, list[tuple[int, int]]]:
     """The adversary who knows nothing on a stationary chain whose transitions and releases are the
     same at every step, over blocks of targets.
 
@@ -234,11 +238,14 @@ def _pass_blocks(rel: LocalRelease, sw: Sweeps, tally: _Tally, slack: float) -> 
     and likewise the future pair of ``t + 1`` one of ``t``. So for every ``t`` in ``[t1, t2]`` the
     release pair is a garbling of ``past_{t2} x present x future_{t1}``, whose upper pair bounds
     every divergence of the block at once. Blocks are halved (their middle target composed) until
-    their upper ends lie within ``slack`` of the largest upper ends of the targets composed, or
-    hold one or two targets. Returns the number of compositions."""
+    their upper ends of ``delta`` at the ``eps`` asked lie within ``slack`` of the largest upper
+    ends of the targets composed (their largest loss and ``D_alpha`` bound the block's too, less
+    tightly), or hold one or two targets. Returns the number of compositions and the blocks
+    accepted."""
     T = rel.steps
     n = 0
     done: set[int] = set()
+    accepted: list[tuple[int, int]] = []
 
     def target(t: int) -> None:
         nonlocal n
@@ -268,14 +275,27 @@ def _pass_blocks(rel: LocalRelease, sw: Sweeps, tally: _Tally, slack: float) -> 
             if past is None or fut is None:
                 continue
             up = ProductPair((past[1], sw.present(t1, a, b), fut[1]))
-            excess = max(excess, float(np.max(tally.add_block(_Block(t1, t2, a, b), up))))
+            over = tally.add_block(_Block(t1, t2, a, b), up)
+            excess = max(excess, float(np.max(over[: tally.eps.size], initial=-np.inf)))
             n += 1
         if excess <= slack:
+            accepted.append((t1, t2))
             continue
         tm = (t1 + t2) // 2
         target(tm)
         stack += [(tm, t2), (t1, tm)]
-    return n
+    return n, accepted
+
+
+def _next_wanted(used: set[tuple[str, int]], accepted: list[tuple[int, int]]) -> set[tuple[str, int]]:
+    """The targets whose factors the next (finer) block pass keeps: those used, and the middle and
+    quarter points of every block accepted (a finer grid may split it twice)."""
+    out = set(used)
+    for t1, t2 in accepted:
+        tm = (t1 + t2) // 2
+        for t in (tm, (t1 + tm) // 2, (tm + t2) // 2):
+            out |= {("past", t), ("future", t)}
+    return out
 
 
 def _worst_epsilon(
@@ -314,6 +334,22 @@ def _worst_epsilon(
     return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
 
 
+def _order(history: list[tuple[int, float]]) -> float:
+    """The order of convergence ``p`` the last two passes show (``width ~ grid^-p``, kept in
+    ``[1.5, 3]``; 2 with one pass)."""
+    if len(history) < 2:
+        return 2.0
+    (g0, w0), (g, w) = history[-2:]
+    p = math.log(w0 / w) / math.log(g / g0) if w0 > w > 0 else 2.0
+    return min(max(p, 1.5), 3.0)
+
+
+def _reach(history: list[tuple[int, float]], grid: int) -> float:
+    """The width a pass on ``grid`` may reach, extrapolated from the last passes."""
+    g, w = history[-1]
+    return w * (g / grid) ** _order(history)
+
+
 def _next_grid(history: list[tuple[int, float]], tolerance: float) -> int:
     """The grid of the next pass: double after the first; then aim at the tolerance with the order
     of convergence ``p`` the last two passes show (``width ~ grid^-p``, ``p`` kept in ``[1.5, 3]``,
@@ -321,9 +357,7 @@ def _next_grid(history: list[tuple[int, float]], tolerance: float) -> int:
     g, w = history[-1]
     if len(history) < 2 or w <= 0:
         return 2 * g
-    g0, w0 = history[-2]
-    p = math.log(w0 / w) / math.log(g / g0) if w0 > w > 0 else 2.0
-    p = min(max(p, 1.5), 3.0)
+    p = _order(history)
     return max(int(math.ceil(1.25 * g)), int(math.ceil(1.05 * g * (w / tolerance) ** (1.0 / p))))
 
 
@@ -448,6 +482,7 @@ def release_worst_profile(
     keep: set[tuple] | None = None
     wanted: set[tuple[str, int]] | None = None
     history: list[tuple[int, float]] = []
+    accepted: list[tuple[int, int]] = []
     blocks = max(sz) == 0 and rel.stationary
     while True:
         nb = loss_bins(g, bins)
@@ -460,7 +495,10 @@ def release_worst_profile(
             tally = _Tally(eps, al)
         tally.entries = []
         if blocks:
-            composed = _pass_blocks(rel, sw, tally, tolerance / 4 if tolerance else BLOCK_SLACK)
+            slack = tolerance / 4 if tolerance else BLOCK_SLACK  # the same in every pass: alike trees
+            if tolerance and history and g >= min(mg, finest_grid(rel.states)):
+                slack = max(slack, _reach(history, g) / 4)  # the last pass cannot reach the tolerance
+            composed, accepted = _pass_blocks(rel, sw, tally, slack)
         else:
             composed = _pass(rel, sw, sz, tally, keep)
         if not tally.high:
@@ -469,7 +507,7 @@ def release_worst_profile(
         if tolerance is None or width <= tolerance or g >= min(mg, finest_grid(rel.states)):
             break
         keep = tally.contenders()
-        wanted = sw.used
+        wanted = _next_wanted(sw.used, accepted) if blocks else None
         history.append((g, width))
         g = min(mg, finest_grid(rel.states), _next_grid(history, tolerance))
     if dl and keep is not None and not blocks:  # eps(delta) needs every adversary at the last grid
