@@ -302,6 +302,10 @@ class Account:
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
 
     # ------------------------------------------------------------------ public numbers
+    def prepare(self, epsilons=(), deltas=(), alphas=()) -> None:
+        """Numbers asked together (a local release computes them in one pass; here each number is
+        computed, and kept, when asked)."""
+
     def delta(self, epsilon: float) -> Value:
         """``sup_adv max(H_eps(p||q), H_eps(q||p))``: the joint privacy profile at ``epsilon``."""
         e = check_epsilon(epsilon)
@@ -496,7 +500,10 @@ def account(
         noise: closed form).
     releases : list
         :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
-        mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again.
+        mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again. Or
+        local releases of every record (:class:`LocalRelease`: k-RR, randomized response, a
+        likelihood matrix) on a Markov chain, alone: a
+        :class:`~bdpsim.accounting.local.LocalAccount` with the same numbers, bracketed.
     adversary : Adversary, optional
         One adversary; omitted: the worst over every adversary with ``|K|`` in ``sizes``.
     sizes : "all" or list of int, optional
@@ -524,6 +531,18 @@ def account(
     if adversary is not None and not isinstance(adversary, Adversary):
         raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
     ks = known_sizes(sizes if isinstance(sizes, str) else list(sizes), model.n)
+    local = [r for r in rel if isinstance(r, LocalRelease)]
+    if local:
+        other = [r for r in rel if not isinstance(r, LocalRelease)]
+        if other:
+            raise NotAvailable(
+                f"release {other[0].label!r} beside {local[0].label!r}: a local release and noisy "
+                "queries together have no joint law here; account the local releases and the noisy "
+                "queries separately"
+            )
+        from .local import local_account
+
+        return local_account(model, rel, adversary, ks)  # type: ignore[return-value]
     if isinstance(model, HasGaussianConditional):
         for r in rel:
             if not (
@@ -545,8 +564,6 @@ def account(
         acc._plan = plan(flat, [0] * len(flat))
         return acc
     states = model.states if isinstance(model, HasStates) else None
-    if any(isinstance(r, LocalRelease) for r in rel):
-        flatten(rel, states)  # raises NotAvailable naming the local release
     flat = flatten(rel, states)
     if not isinstance(model, HasAdditiveLaw) or states is None:
         raise NotAvailable(

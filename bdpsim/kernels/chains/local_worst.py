@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -94,7 +94,8 @@ class WorstProfile:
         The ``delta = 0`` limit: the supremum of the largest privacy loss (``max_t TPL_t`` of the
         exact temporal leakage with ``sizes = [0]``); :attr:`bdpl_by` its adversary.
     renyi : dict of float to Bounds
-        ``sup`` of ``D_alpha`` for each ``alpha`` asked.
+        ``sup`` of ``D_alpha`` for each ``alpha`` asked; :attr:`renyi_by` the adversary (ordered
+        pair) of each largest lower end.
     epsilon_at : dict of float to Bounds
         ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked.
     grid, bins : int
@@ -123,6 +124,7 @@ class WorstProfile:
     converged: bool
     composed: int
     sizes: tuple[int, ...]
+    renyi_by: dict[float, LocalAdversary] = field(default_factory=dict)
 
     @property
     def width(self) -> float:
@@ -394,6 +396,41 @@ def _count(rel: LocalRelease, sizes: Sequence[int]) -> tuple[float, float, float
     return sweeps, comps * pairs, visits * pairs
 
 
+def _pass_work(
+    rel: LocalRelease,
+    grid: int,
+    sizes: Sequence[int],
+    bins: int,
+    n_eps: int,
+    max_work: float,
+    kept: int | None = None,
+) -> float:
+    """The estimated work of one pass (``kept``: the compositions a finer pass keeps)."""
+    sweeps, comps, visits = _count(rel, sizes)
+    blocks = max(sizes) == 0 and rel.stationary
+    work_comps = comps if kept is None else float(kept)
+    if blocks:
+        work_comps = min(comps, 8.0 * len(value_pairs(rel.states)) * max(math.log2(rel.steps), 1) * 16)
+    return estimate_work(
+        rel, grid, sweeps, work_comps, bins, n_eps, max_work, 0.0 if blocks else visits, VISIT
+    )
+
+
+def first_pass_work(
+    rel: LocalRelease,
+    *,
+    sizes="all",
+    n_eps: int = 1,
+    tolerance: float | None = 1e-6,
+    max_work: float = MAX_WORK,
+) -> float:
+    """The estimated work of the first pass of :func:`release_worst_profile` (its defaults for the
+    grid and bins): refuse (:class:`~bdpsim.kernels.argcheck.TooExpensive`, with the estimate) a
+    release too large before any work."""
+    g = GRID_START if tolerance is not None else GRID
+    return _pass_work(rel, g, known_sizes(sizes, rel.steps), loss_bins(g, None), n_eps, max_work)
+
+
 def worst_local_release_profile(
     transitions,
     initial,
@@ -477,7 +514,6 @@ def release_worst_profile(
     g = grid_argument(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
     if tolerance is not None:
         g = min(g, mg)
-    sweeps, comps, visits = _count(rel, sz)
     tally = _Tally(eps, al)
     keep: set[tuple] | None = None
     wanted: set[tuple[str, int]] | None = None
@@ -486,10 +522,7 @@ def release_worst_profile(
     blocks = max(sz) == 0 and rel.stationary
     while True:
         nb = loss_bins(g, bins)
-        work_comps = comps if keep is None else float(len(keep))
-        if blocks:
-            work_comps = min(comps, 8.0 * len(value_pairs(rel.states)) * max(math.log2(rel.steps), 1) * 16)
-        estimate_work(rel, g, sweeps, work_comps, nb, eps.size, max_work, 0.0 if blocks else visits, VISIT)
+        _pass_work(rel, g, sz, nb, eps.size, max_work, None if keep is None else len(keep))
         sw = Sweeps(rel, g, nb, wanted if blocks else None)
         if blocks:  # the blocks of a pass need not be those of the last: count afresh
             tally = _Tally(eps, al)
@@ -536,6 +569,7 @@ def release_worst_profile(
         tolerance is not None and tally.width() <= tolerance,
         composed,
         sz,
+        {a: by[n + 1 + i] for i, a in enumerate(al)},
     )
 
 
@@ -544,6 +578,7 @@ __all__ = [
     "GRID_MAX",
     "GRID_START",
     "WorstProfile",
+    "first_pass_work",
     "release_worst_profile",
     "worst_local_release_profile",
 ]
