@@ -96,7 +96,7 @@ class LocalAccount:
                 first_pass_work(self.chain, sizes=list(self.sizes), tolerance=TOLERANCE)
         except TooExpensive as err:
             raise NotAvailable(
-                f"release {label!r} on {self.model.n} records: {err}; use sizes=[0] (the adversary "
+                f"release {label!r} on {self.model.n} records: {err.rule}; use sizes=[0] (the adversary "
                 "who knows nothing), fewer records or one adversary"
             ) from None
 
@@ -125,7 +125,8 @@ class LocalAccount:
             )
         except TooExpensive as err:
             raise NotAvailable(
-                f"release {self.releases[0].label!r}: {err}; use sizes=[0] or one adversary"
+                f"release {self.releases[0].label!r} on {self.model.n} records: {err.rule}; use "
+                "sizes=[0] or one adversary"
             ) from None
         grid = f"grid {w.grid}, {'converged' if w.converged else 'finest grid'}"
         for j, e in enumerate(w.epsilon):
