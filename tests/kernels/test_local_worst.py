@@ -84,6 +84,23 @@ def test_blocks_of_targets_on_a_stationary_chain():
     assert release_worst_profile(moved, epsilons=eps, sizes=[0], tolerance=None, grid=8).composed == T
 
 
+def test_a_block_that_is_split_leaves_no_upper_end_behind():
+    """On a short chain the blocks of targets are split down to single targets; the upper end of a
+    block that was split (the past of its last target with the future of its first, far looser than
+    any of its targets) must not stay in the supremum: the bracket is then that of the targets
+    composed one by one (before the fix, T = 6: [0.25533, 0.25977] against the exact 0.25533)."""
+    P = np.array([[0.882, 0.118], [0.305, 0.695]])
+    eps = np.array([0.0, 1.0])
+    for T in (3, 6, 9):
+        rel = local_release(P, "stationary", krr(2, 1.0), steps=T)
+        w = release_worst_profile(rel, epsilons=eps, sizes=[0], tolerance=None, grid=64)
+        singles = [release_profile(rel, target=t, pair=(0, 1), grid=64) for t in range(1, T + 1)]
+        high = np.max([s.delta(eps).high for s in singles], axis=0)
+        assert np.all(w.delta.high <= high + 1e-12)
+        assert float(w.bdpl.high) <= max(float(s.bdpl().high) for s in singles) + 1e-12
+    assert w.delta.high[1] == pytest.approx(0.2595206895, abs=1e-9)
+
+
 def test_a_tolerance_is_reached_by_refining_the_grid():
     w = worst_local_release_profile(
         P3,

@@ -186,12 +186,18 @@ class _Tally:
             self.low = np.maximum(self.low, lo)
         self.entries.append((bracket.lower, bracket.upper))
 
-    def add_block(self, block: _Block, upper: ProductPair) -> np.ndarray:
-        """An upper pair valid for every target of ``block`` (both orders); returns its excess over
-        the largest upper ends of single adversaries."""
-        hi = self._upper(("block", block), upper)
+    def block_excess(self, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
+        """The ends of an upper pair valid for every target of a block (both orders) and their
+        excess over the largest upper ends of single adversaries."""
+        hi = self._ends(upper)
+        return hi, hi.max(axis=0) - self.target_top
+
+    def add_block(self, block: _Block, upper: ProductPair, hi: np.ndarray) -> None:
+        """An accepted block's upper pair and its ends (:meth:`block_excess`); a block that is
+        split is not kept: its halves and its middle target bound its targets more tightly."""
+        key = ("block", block)
+        self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
         self.entries.append((None, upper))
-        return hi.max(axis=0) - self.target_top
 
     def top(self) -> np.ndarray:
         return np.max(np.stack([h.max(axis=0) for h in self.high.values()]), axis=0)
@@ -271,16 +277,20 @@ def _pass_blocks(
             target(t2)
             continue
         excess = -np.inf
+        uppers = []
         for a, b in value_pairs(rel.states):
             past = sw.past(t2, 0, -1).get((a, b))
             fut = sw.future(t1, T + 1, -1).get((a, b))
             if past is None or fut is None:
                 continue
             up = ProductPair((past[1], sw.present(t1, a, b), fut[1]))
-            over = tally.add_block(_Block(t1, t2, a, b), up)
+            hi, over = tally.block_excess(up)
+            uppers.append((_Block(t1, t2, a, b), up, hi))
             excess = max(excess, float(np.max(over[: tally.eps.size], initial=-np.inf)))
             n += 1
         if excess <= slack:
+            for block, up, hi in uppers:
+                tally.add_block(block, up, hi)
             accepted.append((t1, t2))
             continue
         tm = (t1 + t2) // 2
