@@ -35,6 +35,7 @@ from ..kernels.noise.protocols import GaussianKernel
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
+from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .pairs import Components, JointPair, ReleasePlan, components, plan
 from .releases import LocalRelease, Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
@@ -43,36 +44,8 @@ from .values import MONTE_CARLO, Value, bracket, exact
 MAX_EXHAUSTIVE = 200_000
 
 
-def check_epsilon(epsilon) -> float:
-    e = float(epsilon)
-    if not (math.isfinite(e) and e >= 0.0):
-        raise ConfigError("epsilon", epsilon, "must be a finite number >= 0")
-    return e
-
-
-def check_delta(delta) -> float:
-    d = float(delta)
-    if not (0.0 < d < 1.0):
-        raise ConfigError("delta", delta, "must be in the open interval (0, 1)")
-    return d
-
-
-def check_alpha(alpha) -> float:
-    a = float(alpha)
-    if not (a > 1.0):
-        raise ConfigError("alpha", alpha, "must be > 1 (inf for the BDPL)")
-    return a
-
-
-def check_fpr(name: str, value) -> float:
-    v = float(value)
-    if not (0.0 < v < 1.0):
-        raise ConfigError(name, value, "must be in the open interval (0, 1)")
-    return v
-
-
 @dataclass
-class Account:
+class Account(Derived):
     """The accountant of ``releases`` on ``model`` (:func:`account`)."""
 
     model: Any
@@ -302,10 +275,6 @@ class Account:
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
 
     # ------------------------------------------------------------------ public numbers
-    def prepare(self, epsilons=(), deltas=(), alphas=()) -> None:
-        """Numbers asked together (a local release computes them in one pass; here each number is
-        computed, and kept, when asked)."""
-
     def delta(self, epsilon: float) -> Value:
         """``sup_adv max(H_eps(p||q), H_eps(q||p))``: the joint privacy profile at ``epsilon``."""
         e = check_epsilon(epsilon)
@@ -325,16 +294,6 @@ class Account:
             mu, adv = self._gauss_worst()
             return exact(gaussian_renyi(mu, a), adv)
         return self._worst(("bdpl",) if math.isinf(a) else ("renyi", a))
-
-    @property
-    def bdpl(self) -> Value:
-        """The joint BDPL: ``sup_adv sup_y |ln p(y)/q(y)|`` (``renyi(inf)``)."""
-        return self.renyi(math.inf)
-
-    @property
-    def advantage(self) -> Value:
-        """``sup_adv TV(p, q) = delta(0)``: the optimal attack's largest ``TPR - FPR``."""
-        return self.delta(0.0)
 
     def epsilon(self, delta: float, tol: float = 1e-4) -> Value:
         """The least ``eps >= 0`` with ``delta(eps) <= delta`` (a bracket from the two ends of each
@@ -435,12 +394,6 @@ class Account:
         return bracket(
             v, min(1.0, max(upper, v)), adv, "attained by this adversary; upper end holds for every adversary"
         )
-
-    def beta(self, alpha: float) -> Value:
-        """The trade-off ``beta(alpha) = 1 - tpr_at(alpha)`` (least type-II error at type-I error
-        ``alpha``)."""
-        v = self.tpr_at(check_fpr("alpha", alpha))
-        return Value(1 - v.value, 1 - v.upper, 1 - v.lower, v.kind, v.adversary, v.note, v.confidence)
 
     # ------------------------------------------------------------------ naive answers
     def naive(self):

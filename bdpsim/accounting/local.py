@@ -36,7 +36,7 @@ from ..kernels.chains.local_profile import (
 )
 from ..kernels.chains.local_profile import LocalRelease as ChainRelease
 from ..kernels.chains.local_worst import GRID_MAX, first_pass_work, release_worst_profile
-from .account import check_alpha, check_delta, check_epsilon, check_fpr
+from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .releases import LocalRelease
 from .values import Value, bracket
 
@@ -68,7 +68,7 @@ def _value(low, high, adversary: Adversary | None, note: str) -> Value:
 
 
 @dataclass
-class LocalAccount:
+class LocalAccount(Derived):
     """The accountant of a local release of every record of ``model`` (a Markov chain):
     ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)``, ``bdpl``, ``advantage`` (module docstring).
     Numbers asked together (:meth:`prepare`) share one refinement of the grid."""
@@ -190,26 +190,12 @@ class LocalAccount:
         self.prepare(alphas=[a])
         return self._cache[("renyi", a)]
 
-    @property
-    def bdpl(self) -> Value:
-        """The joint BDPL (``renyi(inf)``): the largest privacy loss over every output sequence."""
-        return self.renyi(math.inf)
-
-    @property
-    def advantage(self) -> Value:
-        """``delta(0)``: the optimal attack's largest ``TPR - FPR``."""
-        return self.delta(0.0)
-
     def tpr_at(self, fpr: float) -> Value:
         check_fpr("fpr", fpr)
         raise NotAvailable(
             "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
             "ask delta(eps) (the trade-off curve is determined by the profile)"
         )
-
-    def beta(self, alpha: float) -> Value:
-        check_fpr("alpha", alpha)
-        return self.tpr_at(alpha)
 
     def naive(self):
         raise NotAvailable("a local release has no per-release naive composition here")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -92,6 +92,14 @@ class HistogramRelease:
         )
 
 
+@runtime_checkable
+class FlipsRecords(Protocol):
+    """A randomiser of binary records that flips each with probability ``flip`` (randomized
+    response)."""
+
+    flip: float
+
+
 #: the randomisers a local release names (else a likelihood matrix)
 RANDOMISERS = ("krr",)
 
@@ -123,8 +131,6 @@ class LocalRelease:
     name: str = ""
 
     def __post_init__(self) -> None:
-        from ..mechanisms.randomized_response import RandomizedResponse
-
         m = self.mechanism
         if isinstance(m, str):
             if m not in RANDOMISERS:
@@ -138,7 +144,7 @@ class LocalRelease:
             return
         if self.epsilon is not None:
             raise ConfigError("release.epsilon", self.epsilon, "is for randomiser 'krr' only")
-        if isinstance(m, RandomizedResponse):
+        if isinstance(m, FlipsRecords):
             return
         try:
             M = np.asarray(m, dtype=float)
@@ -163,13 +169,11 @@ class LocalRelease:
 
     def matrix(self, states: int) -> np.ndarray:
         """``M[x, r] = P(r | x)`` for records with ``states`` states (``ConfigError`` if it does not fit)."""
-        from ..mechanisms.randomized_response import RandomizedResponse
-
         m = self.mechanism
         if isinstance(m, str):
             e = math.exp(float(self.epsilon))  # type: ignore[arg-type]
             return (np.ones((states, states)) + np.eye(states) * (e - 1.0)) / (e + states - 1.0)
-        if isinstance(m, RandomizedResponse):
+        if isinstance(m, FlipsRecords):
             if states != 2:
                 raise ConfigError(
                     "release.mechanism", states, "randomized response needs records with 2 states"

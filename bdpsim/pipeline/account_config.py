@@ -42,6 +42,7 @@ from ..accounting.releases import LocalRelease, as_release
 from ..core.errors import ConfigError, check, naming
 from ..mechanisms import MECHANISM_KINDS
 from ..models import MODEL_KINDS
+from ..models.protocols import HasStates
 from .config import load_toml, sections
 from .cost import Limits, model_setup
 
@@ -169,7 +170,7 @@ def _local(where: str, table: dict, spec) -> LocalRelease:
     try:
         rel = LocalRelease(mech, eps, name)
         model = spec.fixed
-        if model is not None and hasattr(model, "states"):
+        if isinstance(model, HasStates):
             rel.matrix(int(model.states))
     except ConfigError as err:
         raise ConfigError(where + "." + err.field.removeprefix("release."), err.value, err.rule) from None
