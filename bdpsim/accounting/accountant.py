@@ -35,6 +35,7 @@ from ..kernels.noise.protocols import GaussianKernel
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
+from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .pairs import Components, JointPair, ReleasePlan, components, plan
 from .releases import LocalRelease, Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
@@ -43,36 +44,8 @@ from .values import MONTE_CARLO, Value, bracket, exact
 MAX_EXHAUSTIVE = 200_000
 
 
-def check_epsilon(epsilon) -> float:
-    e = float(epsilon)
-    if not (math.isfinite(e) and e >= 0.0):
-        raise ConfigError("epsilon", epsilon, "must be a finite number >= 0")
-    return e
-
-
-def check_delta(delta) -> float:
-    d = float(delta)
-    if not (0.0 < d < 1.0):
-        raise ConfigError("delta", delta, "must be in the open interval (0, 1)")
-    return d
-
-
-def check_alpha(alpha) -> float:
-    a = float(alpha)
-    if not (a > 1.0):
-        raise ConfigError("alpha", alpha, "must be > 1 (inf for the BDPL)")
-    return a
-
-
-def check_fpr(name: str, value) -> float:
-    v = float(value)
-    if not (0.0 < v < 1.0):
-        raise ConfigError(name, value, "must be in the open interval (0, 1)")
-    return v
-
-
 @dataclass
-class Account:
+class Account(Derived):
     """The accountant of ``releases`` on ``model`` (:func:`account`)."""
 
     model: Any
@@ -322,16 +295,6 @@ class Account:
             return exact(gaussian_renyi(mu, a), adv)
         return self._worst(("bdpl",) if math.isinf(a) else ("renyi", a))
 
-    @property
-    def bdpl(self) -> Value:
-        """The joint BDPL: ``sup_adv sup_y |ln p(y)/q(y)|`` (``renyi(inf)``)."""
-        return self.renyi(math.inf)
-
-    @property
-    def advantage(self) -> Value:
-        """``sup_adv TV(p, q) = delta(0)``: the optimal attack's largest ``TPR - FPR``."""
-        return self.delta(0.0)
-
     def epsilon(self, delta: float, tol: float = 1e-4) -> Value:
         """The least ``eps >= 0`` with ``delta(eps) <= delta`` (a bracket from the two ends of each
         ``delta(eps)``; bisection to ``tol``)."""
@@ -432,12 +395,6 @@ class Account:
             v, min(1.0, max(upper, v)), adv, "attained by this adversary; upper end holds for every adversary"
         )
 
-    def beta(self, alpha: float) -> Value:
-        """The trade-off ``beta(alpha) = 1 - tpr_at(alpha)`` (least type-II error at type-I error
-        ``alpha``)."""
-        v = self.tpr_at(check_fpr("alpha", alpha))
-        return Value(1 - v.value, 1 - v.upper, 1 - v.lower, v.kind, v.adversary, v.note, v.confidence)
-
     # ------------------------------------------------------------------ naive answers
     def naive(self):
         """What an accountant for independent records would say (:class:`~bdpsim.accounting.naive.Naive`)."""
@@ -496,7 +453,10 @@ def account(
         noise: closed form).
     releases : list
         :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
-        mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again.
+        mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again. Or
+        local releases of every record (:class:`LocalRelease`: k-RR, randomized response, a
+        likelihood matrix) on a Markov chain, alone: a
+        :class:`~bdpsim.accounting.local.LocalAccount` with the same numbers, bracketed.
     adversary : Adversary, optional
         One adversary; omitted: the worst over every adversary with ``|K|`` in ``sizes``.
     sizes : "all" or list of int, optional
@@ -524,6 +484,18 @@ def account(
     if adversary is not None and not isinstance(adversary, Adversary):
         raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
     ks = known_sizes(sizes if isinstance(sizes, str) else list(sizes), model.n)
+    local = [r for r in rel if isinstance(r, LocalRelease)]
+    if local:
+        other = [r for r in rel if not isinstance(r, LocalRelease)]
+        if other:
+            raise NotAvailable(
+                f"release {other[0].label!r} beside {local[0].label!r}: a local release and noisy "
+                "queries together have no joint law here; account the local releases and the noisy "
+                "queries separately"
+            )
+        from .local import local_account
+
+        return local_account(model, rel, adversary, ks)  # type: ignore[return-value]
     if isinstance(model, HasGaussianConditional):
         for r in rel:
             if not (
@@ -545,8 +517,6 @@ def account(
         acc._plan = plan(flat, [0] * len(flat))
         return acc
     states = model.states if isinstance(model, HasStates) else None
-    if any(isinstance(r, LocalRelease) for r in rel):
-        flatten(rel, states)  # raises NotAvailable naming the local release
     flat = flatten(rel, states)
     if not isinstance(model, HasAdditiveLaw) or states is None:
         raise NotAvailable(

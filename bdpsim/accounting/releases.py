@@ -12,9 +12,12 @@ distinct queries ``S_c = sum_t f_c(X_t)``; a release ``r`` is ``S_{c(r)} + Z_r``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.laws import NoiseLaw
@@ -89,18 +92,114 @@ class HistogramRelease:
         )
 
 
+@runtime_checkable
+class FlipsRecords(Protocol):
+    """A randomiser of binary records that flips each with probability ``flip`` (randomized
+    response)."""
+
+    flip: float
+
+
+#: the randomisers a local release names (else a likelihood matrix)
+RANDOMISERS = ("krr",)
+
+
 @dataclass(frozen=True)
 class LocalRelease:
-    """Every record released through its own randomiser (k-RR, any eps-DP step): the output
-    sequence's joint law is carried along a chain by forward and backward recursions (a chain kernel
-    of its own; see :func:`bdpsim.accounting.account`)."""
+    """Every record released through its own randomiser, independently given the records (k-RR,
+    any eps-DP step): the output sequence's joint law is carried along a chain by forward and
+    backward recursions (:mod:`bdpsim.kernels.chains.local_profile`; see
+    :func:`bdpsim.accounting.account`).
+
+    Parameters
+    ----------
+    mechanism : "krr", RandomizedResponse or array_like
+        ``"krr"``: k-ary randomized response at ``epsilon``, ``P(r = x) = e^eps / (e^eps + k - 1)``
+        and ``1 / (e^eps + k - 1)`` for each other output; a
+        :class:`~bdpsim.mechanisms.randomized_response.RandomizedResponse` (binary records, each
+        flipped with probability ``flip``: its records, not its count, are released); or a likelihood
+        matrix ``M[x, r] = P(r | x)`` (rows = record states, columns = outputs, rows summing to 1,
+        entries > 0: any eps-DP step with finitely many outputs).
+    epsilon : float, optional
+        The k-RR level (``"krr"`` only).
+    name : str, optional
+        How reports name it.
+    """
 
     mechanism: Any
+    epsilon: float | None = None
     name: str = ""
+
+    def __post_init__(self) -> None:
+        m = self.mechanism
+        if isinstance(m, str):
+            if m not in RANDOMISERS:
+                raise ConfigError(
+                    "release.randomiser", m, f"must be one of {list(RANDOMISERS)} or a likelihood matrix"
+                )
+            e = self.epsilon
+            ok = isinstance(e, (int, float, np.integer, np.floating)) and not isinstance(e, bool)
+            if not (ok and math.isfinite(float(e)) and float(e) > 0):  # type: ignore[arg-type]
+                raise ConfigError("release.epsilon", e, "k-RR needs a finite epsilon > 0")
+            return
+        if self.epsilon is not None:
+            raise ConfigError("release.epsilon", self.epsilon, "is for randomiser 'krr' only")
+        if isinstance(m, FlipsRecords):
+            return
+        try:
+            M = np.asarray(m, dtype=float)
+        except (TypeError, ValueError):
+            M = np.array([])
+        if not (M.ndim == 2 and M.shape[0] >= 2 and M.shape[1] >= 1):
+            raise ConfigError(
+                "release.mechanism",
+                type(m).__name__ if M.size == 0 else list(M.shape),
+                "must be 'krr', a RandomizedResponse or a likelihood matrix (rows = record states, "
+                "columns = outputs)",
+            )
+        if not (np.all(np.isfinite(M)) and np.all(M > 0)):
+            raise ConfigError(
+                "release.likelihoods", M.tolist(), "entries must be finite and > 0 (every output possible)"
+            )
+        if not np.all(np.abs(M.sum(axis=1) - 1) < 1e-9):
+            raise ConfigError(
+                "release.likelihoods", np.round(M.sum(axis=1), 12).tolist(), "each row must sum to 1"
+            )
+        object.__setattr__(self, "mechanism", tuple(tuple(float(v) for v in row) for row in M))
+
+    def matrix(self, states: int) -> np.ndarray:
+        """``M[x, r] = P(r | x)`` for records with ``states`` states (``ConfigError`` if it does not fit)."""
+        m = self.mechanism
+        if isinstance(m, str):
+            e = math.exp(float(self.epsilon))  # type: ignore[arg-type]
+            return (np.ones((states, states)) + np.eye(states) * (e - 1.0)) / (e + states - 1.0)
+        if isinstance(m, FlipsRecords):
+            if states != 2:
+                raise ConfigError(
+                    "release.mechanism", states, "randomized response needs records with 2 states"
+                )
+            return np.array([[1 - m.flip, m.flip], [m.flip, 1 - m.flip]])
+        M = np.array(m, dtype=float)
+        if M.shape[0] != states:
+            raise ConfigError(
+                "release.likelihoods", list(M.shape), f"needs one row per record state ({states})"
+            )
+        return M
 
     @property
     def label(self) -> str:
-        return self.name or f"local release ({type(self.mechanism).__name__})"
+        if self.name:
+            return self.name
+        m = self.mechanism
+        if isinstance(m, str):
+            what = f"k-RR (epsilon = {float(self.epsilon):g})"  # type: ignore[arg-type]
+        elif isinstance(m, tuple):
+            M = np.array(m)
+            eps = float(np.max(np.log(M.max(axis=0) / M.min(axis=0))))
+            what = f"a {M.shape[0]} x {M.shape[1]} likelihood matrix (epsilon = {eps:.4g})"
+        else:
+            what = f"randomized response (flip = {m.flip:g})"
+        return f"local release of every record through {what}"
 
 
 def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
@@ -135,8 +234,8 @@ def flatten(releases, states: int | None) -> list[Release]:
             out.extend(r.counts(states))
         elif isinstance(r, LocalRelease):
             raise NotAvailable(
-                f"release {r.label!r}: the joint law of a local release is not yet in the accountant "
-                "(it needs the chain's forward/backward kernel); use bdpsim temporal for its leakage"
+                f"release {r.label!r}: a local release has its own kernel (the chain's forward and "
+                "backward filter), not a noisy query's joint law"
             )
         else:
             out.append(r)

@@ -57,6 +57,7 @@ def account_report(
     kind, adversary, and where asked the naive answer beside it."""
     model = acc.model
     nv = acc.naive() if naive and len(acc.flat) > 1 else None
+    acc.prepare(epsilons, deltas, alphas)
     rows = []
     for e in epsilons:
         nd = None

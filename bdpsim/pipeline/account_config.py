@@ -14,6 +14,13 @@ the field for every bad key or value)::
     sigma = 3.0
     repeat = 10                 # ... released this many times (default 1)
 
+    # or, alone, the local release of every record of a markov model:
+    # [[release]]
+    # kind = "local"
+    # randomiser = "krr"        # k-ary randomized response at epsilon, or "matrix"
+    # epsilon = 1.0
+    # likelihoods = [[0.7, 0.3], [0.2, 0.8]]   # randomiser = "matrix": P(output | state), rows = states
+
     [account]
     epsilon = [0.5, 1.0, 2.0]   # delta(eps) at these
     delta = [1e-5]              # epsilon(delta) at these
@@ -31,10 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..accounting.releases import as_release
+from ..accounting.releases import LocalRelease, as_release
 from ..core.errors import ConfigError, check, naming
 from ..mechanisms import MECHANISM_KINDS
 from ..models import MODEL_KINDS
+from ..models.protocols import HasStates
 from .config import load_toml, sections
 from .cost import Limits, model_setup
 
@@ -105,6 +113,8 @@ def _release(j: int, table: Any, spec) -> list:
         repeat,
         f"must be an integer in 1..{MAX_REPEAT}",
     )
+    if table.get("kind") == "local":
+        return [_local(where, table, spec)] * repeat
     with naming(where):
         params = _one(where, resolve_table(where, table, sections()["mechanism"]))
     mk = params["kind"]
@@ -119,6 +129,52 @@ def _release(j: int, table: Any, spec) -> list:
     except ConfigError:
         raise ConfigError(f"{where}.kind", mk, "is not 'query + noise' (count, state sum, sum)") from None
     return [rel] * repeat
+
+
+#: the keys of a local release's table and what each is
+LOCAL_KEYS = {
+    "kind": '"local": every record released through its own randomiser',
+    "randomiser": '"krr" (k-ary randomized response at epsilon) or "matrix" (likelihoods)',
+    "epsilon": "the k-RR level (> 0)",
+    "likelihoods": "P(output | state): one row per record state, one column per output",
+    "name": "how the report names it",
+}
+
+
+def _local(where: str, table: dict, spec) -> LocalRelease:
+    """A ``kind = "local"`` release table (:data:`LOCAL_KEYS`), checked against the model's states."""
+    for k in table:
+        check(
+            k in LOCAL_KEYS,
+            f"{where}.{k}",
+            table[k],
+            f"is not a key of a local release ({', '.join(LOCAL_KEYS)})",
+        )
+    how = table.get("randomiser", "krr")
+    check(how in ("krr", "matrix"), f"{where}.randomiser", how, "must be 'krr' or 'matrix'")
+    name = table.get("name", "")
+    check(isinstance(name, str), f"{where}.name", name, "must be a string")
+    if how == "krr":
+        check(
+            "likelihoods" not in table,
+            f"{where}.likelihoods",
+            table.get("likelihoods"),
+            "is for randomiser = 'matrix'",
+        )
+        check("epsilon" in table, f"{where}.epsilon", None, "is required for randomiser = 'krr'")
+        mech, eps = "krr", table["epsilon"]
+    else:
+        check("epsilon" not in table, f"{where}.epsilon", table.get("epsilon"), "is for randomiser = 'krr'")
+        check("likelihoods" in table, f"{where}.likelihoods", None, "is required for randomiser = 'matrix'")
+        mech, eps = table["likelihoods"], None
+    try:
+        rel = LocalRelease(mech, eps, name)
+        model = spec.fixed
+        if isinstance(model, HasStates):
+            rel.matrix(int(model.states))
+    except ConfigError as err:
+        raise ConfigError(where + "." + err.field.removeprefix("release."), err.value, err.rule) from None
+    return rel
 
 
 def _numbers(name: str, v: Any, rule, why: str) -> tuple[float, ...]:

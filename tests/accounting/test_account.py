@@ -192,8 +192,8 @@ def test_bad_arguments_are_refused_in_one_line():
         acc.epsilon(1.0)
     with pytest.raises(ConfigError, match=r"^alpha = 1"):
         acc.renyi(1.0)
-    with pytest.raises(NotAvailable, match="local release .*not yet"):
-        account(CHAIN2, [LocalRelease(object())])
+    with pytest.raises(ConfigError, match=r"^release.mechanism = 'object': must be 'krr'"):
+        LocalRelease(object())
     with pytest.raises(NotAvailable, match="Gaussian records .*sum with Gaussian noise"):
         account(
             bdpsim.GaussianModel(np.zeros(2), np.eye(2)),

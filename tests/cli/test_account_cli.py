@@ -91,3 +91,96 @@ def test_bad_input_is_one_line_exit_2(bdpsim_cli, tmp_path, text, args, message)
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("bdpsim: error: ")
     assert message in r.stderr
     assert not (tmp_path / "x.txt").exists()
+
+
+LOCAL = """title = "a local k-RR release"
+[model]
+kind = "markov"
+n = 5
+transition = [[0.8, 0.2], [0.3, 0.7]]
+
+[[release]]
+kind = "local"
+randomiser = "krr"
+epsilon = 1.0
+
+[account]
+epsilon = [1.0]
+delta = [0.01]
+alpha = [inf]
+fpr = [0.05]
+"""
+
+
+def test_a_local_release_in_process(tmp_path, capsys):
+    from bdpsim.cli import main
+
+    assert main(["account", write(tmp_path, LOCAL), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["releases"] == ["local release of every record through k-RR (epsilon = 1)"]
+    d1, e, bdpl, tpr = rep["rows"]
+    assert tpr["quantity"] == "tpr_at(0.05)" and "delta(eps)" in tpr["not_available"]
+    # the pinned values of tests/accounting/test_local_release.py (brute force over every sequence)
+    assert d1["quantity"] == "delta(1)" and d1["kind"] == "exact"
+    assert abs(d1["value"] - 0.2081729328393) < 1e-12
+    assert d1["adversary"] == "target record 2: 1 vs 0; knows records nothing"
+    assert bdpl["quantity"] == "bdpl" and abs(bdpl["value"] - 2.4079997355977) < 1e-12
+    assert e["quantity"] == "epsilon(0.01)" and e["width"] <= 1e-6
+    matrix = LOCAL.replace(
+        'randomiser = "krr"\nepsilon = 1.0',
+        'randomiser = "matrix"\nlikelihoods = [[0.8, 0.2], [0.2, 0.8]]\nname = "flip 0.2"',
+    )
+    assert main(["account", write(tmp_path, matrix), "--epsilon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "releases (1): flip 0.2" in out and "delta(1)" in out and "exact" in out
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        (
+            "epsilon = 1.0\n\n[account]",
+            "epsilon = 0\n\n[account]",
+            "release[0].epsilon = 0: k-RR needs a finite epsilon > 0",
+        ),
+        (
+            'randomiser = "krr"',
+            'randomiser = "rr"',
+            "release[0].randomiser = 'rr': must be 'krr' or 'matrix'",
+        ),
+        (
+            'randomiser = "krr"',
+            'randomiser = "krr"\nflip = 0.2',
+            "release[0].flip = 0.2: is not a key of a local release",
+        ),
+        (
+            'randomiser = "krr"\nepsilon = 1.0',
+            'randomiser = "matrix"\nlikelihoods = [[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]]',
+            "release[0].likelihoods = [3, 2]: needs one row per record state (2)",
+        ),
+        (
+            'randomiser = "krr"\nepsilon = 1.0',
+            'randomiser = "matrix"\nlikelihoods = [[0.7, 0.4], [0.2, 0.8]]',
+            "release[0].likelihoods = [1.1, 1.0]: each row must sum to 1",
+        ),
+        (
+            'randomiser = "krr"\nepsilon = 1.0',
+            'randomiser = "matrix"',
+            "release[0].likelihoods = None: is required",
+        ),
+        ("n = 5", "n = 3000", "3000 records: the bracket may take"),
+        (
+            "[account]",
+            '[[release]]\nkind = "count"\nnoise = "laplace"\nepsilon = 1.0\n\n[account]',
+            "release 'count of 1",
+        ),
+    ],
+)
+def test_a_bad_local_release_is_one_line_exit_2(tmp_path, capsys, old, new, message):
+    from bdpsim.cli import main
+
+    assert old in LOCAL
+    assert main(["account", write(tmp_path, LOCAL.replace(old, new, 1))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bdpsim: error: ")
+    assert message in err

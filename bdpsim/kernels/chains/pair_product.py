@@ -1,0 +1,401 @@
+"""Pairs of product laws: the hockey-stick divergence, Rényi divergence and largest privacy loss of
+independent releases composed, and a bracket of two such pairs.
+
+A release made of independent parts ``o = (o_1, ..., o_n)`` has, under two hypotheses ``a`` and
+``b``, the product laws ``P = p_1 x ... x p_n`` and ``Q = q_1 x ... x q_n`` (each part a
+:class:`PairFactor`: its outcome masses under ``a`` and under ``b``). Its privacy loss is the sum
+``L(o) = sum_i ln p_i(o_i) / q_i(o_i)`` of independent terms, and
+
+* the hockey-stick divergence (the privacy profile) is
+  ``delta(eps) = sum_o (P(o) - e^eps Q(o))^+ = E_P[(1 - e^{eps - L})^+]``;
+* the Rényi divergence of order ``alpha > 1`` adds over the parts:
+  ``D_alpha(P || Q) = sum_i 1/(alpha - 1) ln sum_o p_i(o)^alpha q_i(o)^{1 - alpha}``, and
+  ``D_inf = sup_o L(o) = sum_i max_o ln p_i(o) / q_i(o)``.
+
+:func:`hockey_stick` computes ``delta`` exactly from the parts without forming the whole product:
+the parts but the largest are multiplied out into one list of outcomes ``J`` with masses
+``(g_J, h_J)`` and losses ``m_J = ln g_J / h_J``, sorted; for an outcome ``i`` of the largest part
+the outcomes ``J`` with ``p_i g_J > e^eps q_i h_J`` are those with ``m_J > eps - ln p_i / q_i``, a
+tail of the sorted list, so ``delta(eps) = sum_i p_i A(eps - l_i) - e^eps q_i B(eps - l_i)`` with
+the tail sums ``A(s) = sum_{m_J > s} g_J`` and ``B(s) = sum_{m_J > s} h_J`` (one binary search
+per outcome and ``eps``).
+
+A :class:`PairBracket` holds two pairs, ``lower`` and ``upper``, with
+``delta_lower(eps) <= delta(eps) <= delta_upper(eps)`` for every ``eps`` (and the same order for
+every Rényi divergence): in :mod:`bdpsim.kernels.chains.local_profile` the lower pair is a
+garbling (a deterministic merge of outcomes) of the true pair, and the true pair a garbling of
+the upper one, so the data-processing inequality orders every f-divergence and Rényi divergence,
+for the pair and for its composition with any independent release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..argcheck import require
+
+#: most outcomes of the parts multiplied out before the binary searches (refused beyond)
+MAX_PRODUCT = 20_000_000
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A bracket ``low <= value <= high`` (numbers or arrays of the same shape)."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def width(self) -> np.ndarray:
+        """``high - low``."""
+        return np.asarray(self.high) - np.asarray(self.low)
+
+
+def epsilon_values(epsilon, name: str = "epsilon") -> np.ndarray:
+    """``epsilon`` (a number or a 1-D sequence) as a float array of finite numbers ``>= 0``
+    (:class:`~bdpsim.kernels.argcheck.ParameterError` naming ``name`` otherwise)."""
+    bad = isinstance(epsilon, str)
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float)) if not bad else np.array([np.nan])
+    require(
+        eps.ndim == 1 and eps.size >= 1 and bool(np.all(np.isfinite(eps))) and bool(np.all(eps >= 0)),
+        name,
+        epsilon if bad else np.asarray(epsilon).tolist(),
+        "must be finite numbers >= 0",
+    )
+    return eps
+
+
+def alpha_value(alpha, name: str = "alpha") -> float:
+    """A Rényi order: a number ``> 1`` (``inf`` for the largest loss)."""
+    require(
+        isinstance(alpha, (int, float, np.integer, np.floating))
+        and not isinstance(alpha, bool)
+        and float(alpha) > 1,
+        name,
+        alpha,
+        "must be a number > 1 (inf for the largest loss)",
+    )
+    return float(alpha)
+
+
+def delta_values(delta, name: str = "delta") -> np.ndarray:
+    """``delta`` (a number or a 1-D sequence) as a float array of numbers in ``[0, 1)``."""
+    d = np.atleast_1d(np.asarray(delta, dtype=float))
+    require(
+        d.ndim == 1 and bool(np.all((d >= 0) & (d < 1))),
+        name,
+        np.asarray(delta).tolist(),
+        "must be numbers in [0, 1)",
+    )
+    return d
+
+
+@dataclass(frozen=True)
+class PairFactor:
+    """One independent part of a release: the masses ``p`` of its outcomes under hypothesis ``a``
+    and ``q`` under ``b`` (both ``>= 0``; outcomes of mass 0 under both are dropped).
+
+    Parameters
+    ----------
+    p, q : numpy.ndarray
+        ``(n,)`` masses of the same ``n`` outcomes (each summing to at most 1).
+    """
+
+    p: np.ndarray
+    q: np.ndarray
+
+    def __post_init__(self) -> None:
+        p = np.atleast_1d(np.asarray(self.p, dtype=float))
+        q = np.atleast_1d(np.asarray(self.q, dtype=float))
+        require(p.ndim == 1 and p.shape == q.shape, "q", q.shape, f"must have the shape of p {p.shape}")
+        require(
+            bool(np.all(np.isfinite(p) & (p >= 0))) and bool(np.all(np.isfinite(q) & (q >= 0))),
+            "p",
+            p[:8].tolist(),
+            "masses must be finite and >= 0",
+        )
+        keep = (p > 0) | (q > 0)
+        if not bool(np.all(keep)):
+            p, q = p[keep], q[keep]
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+
+    @staticmethod
+    def checked(p: np.ndarray, q: np.ndarray) -> PairFactor:
+        """A part from masses already known to be valid (``(n,)`` float arrays, finite, ``>= 0``,
+        no outcome of mass 0 under both): no check, no copy."""
+        out = object.__new__(PairFactor)
+        object.__setattr__(out, "p", p)
+        object.__setattr__(out, "q", q)
+        return out
+
+    @property
+    def size(self) -> int:
+        return int(self.p.size)
+
+    def loss(self) -> np.ndarray:
+        """``ln p / q`` per outcome (``+inf`` where ``q = 0``, ``-inf`` where ``p = 0``)."""
+        return self._loss
+
+    @cached_property
+    def _loss(self) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.p) - np.log(self.q)
+
+    def reversed(self) -> PairFactor:
+        """The same part with the hypotheses swapped."""
+        return self._reversed
+
+    @cached_property
+    def _reversed(self) -> PairFactor:
+        out = PairFactor.checked(self.q, self.p)
+        object.__setattr__(out, "_reversed", self)
+        return out
+
+    def max_loss(self) -> float:
+        """``max ln p / q`` over the outcomes with ``p > 0``."""
+        return self._max_loss
+
+    @cached_property
+    def _max_loss(self) -> float:
+        lo = self.loss()
+        return float(lo[self.p > 0].max()) if bool(np.any(self.p > 0)) else -math.inf
+
+    def log_moment(self, alpha: float) -> float:
+        """``ln sum_o p(o)^alpha q(o)^(1 - alpha)`` (``+inf`` where some ``q = 0 < p``)."""
+        m = self.p > 0
+        if bool(np.any(m & (self.q == 0))):
+            return math.inf
+        p, q = self.p[m], self.q[m]
+        x = alpha * np.log(p) + (1.0 - alpha) * np.log(q)
+        top = float(x.max())
+        return top + math.log(float(np.exp(x - top).sum()))
+
+
+def outer(first: PairFactor, second: PairFactor) -> PairFactor:
+    """The two parts as one: every pair of outcomes, masses multiplied."""
+    require(
+        first.size * second.size <= MAX_PRODUCT,
+        "factors",
+        (first.size, second.size),
+        f"multiplying out {first.size} x {second.size} outcomes exceeds {MAX_PRODUCT}",
+    )
+    p, q = np.outer(first.p, second.p).ravel(), np.outer(first.q, second.q).ravel()
+    keep = (p > 0) | (q > 0)
+    return PairFactor.checked(p, q) if bool(keep.all()) else PairFactor.checked(p[keep], q[keep])
+
+
+def _positive_sum(gain: np.ndarray, e: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """``sum_i (gain_i - e^eps cost_i)^+`` per row (``e`` a column of ``eps``); ``e^eps`` in logs
+    past the float range."""
+    if float(e.max()) < 700:
+        return np.maximum(gain - np.exp(e) * cost, 0.0).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        big = np.where(cost > 0, np.exp(np.minimum(e + np.log(np.where(cost > 0, cost, 1.0)), 709.0)), 0.0)
+    return np.maximum(gain - big, 0.0).sum(axis=1)
+
+
+def _split(factors: Sequence[PairFactor], n_eps: int) -> tuple[PairFactor, PairFactor]:
+    """The parts as two: the one searched with (``rest``, one part alone) and the one sorted
+    (``big``, the others multiplied out), chosen to make ``(|rest| n_eps + |big|) log|big|`` least."""
+    require(len(factors) >= 1, "factors", len(factors), "need at least one part")
+    one = PairFactor.checked(np.ones(1), np.ones(1))
+    best = None
+    for i, f in enumerate(factors):
+        n_big = math.prod(g.size for j, g in enumerate(factors) if j != i)
+        cost = (f.size * n_eps + n_big) * math.log2(n_big + 2)
+        if best is None or cost < best[0]:
+            best = (cost, i)
+    assert best is not None
+    i = best[1]
+    big = one
+    for j, g in enumerate(factors):
+        if j != i:
+            big = outer(big, g)
+    return factors[i], big
+
+
+def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarray, np.ndarray]:
+    """``delta(eps)`` of the product of ``factors`` for both orders: ``sum_o (P(o) - e^eps Q(o))^+``
+    and ``sum_o (Q(o) - e^eps P(o))^+`` (module docstring: the parts but the largest multiplied out,
+    then one binary search per outcome and ``eps``; the second order reads the same sorted list
+    from the other end, ``Q g > e^eps P h`` where ``m_J < -eps - l_i``).
+
+    Parameters
+    ----------
+    factors : sequence of PairFactor
+        The independent parts (at least one).
+    epsilon : float or sequence of float
+        Finite values ``>= 0``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``delta`` of ``(P, Q)`` and of ``(Q, P)`` at each ``epsilon``.
+    """
+    eps = epsilon_values(epsilon)
+    rest, big = _split(factors, eps.size)
+    m = big.loss()
+    order = np.argsort(m, kind="stable")
+    m = m[order]
+    g, h = big.p[order], big.q[order]
+    zero = np.zeros(1)
+    A = np.concatenate([np.cumsum(g[::-1])[::-1], zero])  # tail sums: m_J > s
+    B = np.concatenate([np.cumsum(h[::-1])[::-1], zero])
+    Ah = np.concatenate([zero, np.cumsum(g)])  # head sums: m_J < s
+    Bh = np.concatenate([zero, np.cumsum(h)])
+    lr = rest.loss()
+    down = np.argsort(-lr, kind="stable")  # the keys e - lr then increase: faster searches
+    lr = lr[down]
+    rest = PairFactor.checked(rest.p[down], rest.q[down])
+    fwd = np.empty(eps.size)
+    bwd = np.empty(eps.size)
+    step = max(1, 2_000_000 // max(lr.size, 1))
+    for i0 in range(0, eps.size, step):
+        e = eps[i0 : i0 + step, None]
+        j = np.searchsorted(m, e - lr[None, :], side="right")
+        fwd[i0 : i0 + step] = _positive_sum(rest.p * A[j], e, rest.q * B[j])
+        j = np.searchsorted(m, -e - lr[None, :], side="left")
+        bwd[i0 : i0 + step] = _positive_sum(rest.q * Bh[j], e, rest.p * Ah[j])
+    return fwd, bwd
+
+
+def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
+    """``delta(eps) = sum_o (P(o) - e^eps Q(o))^+`` for the product of ``factors``
+    (:func:`hockey_stick_both`, first order)."""
+    return hockey_stick_both(factors, epsilon)[0]
+
+
+@dataclass(frozen=True)
+class ProductPair:
+    """The laws ``P = x_i p_i`` and ``Q = x_i q_i`` of a release made of independent parts."""
+
+    factors: tuple[PairFactor, ...]
+
+    def reversed(self) -> ProductPair:
+        """The pair with the hypotheses swapped (``Q`` against ``P``)."""
+        return ProductPair(tuple(f.reversed() for f in self.factors))
+
+    def delta(self, epsilon) -> np.ndarray:
+        """The hockey-stick divergence ``delta(eps)`` (:func:`hockey_stick`)."""
+        return hockey_stick(self.factors, epsilon)
+
+    def delta_both(self, epsilon) -> tuple[np.ndarray, np.ndarray]:
+        """``delta(eps)`` of ``(P, Q)`` and of ``(Q, P)`` (:func:`hockey_stick_both`)."""
+        return hockey_stick_both(self.factors, epsilon)
+
+    def max_loss(self) -> float:
+        """``D_inf(P || Q) = sup_o ln P(o) / Q(o)``: the sum of the parts' largest losses."""
+        return float(sum(f.max_loss() for f in self.factors))
+
+    def renyi(self, alpha: float) -> float:
+        """``D_alpha(P || Q)`` for ``alpha > 1`` (``inf`` gives :meth:`max_loss`): the sum over the
+        parts of ``1/(alpha - 1) ln sum_o p^alpha q^(1 - alpha)``."""
+        if math.isinf(alpha):
+            return self.max_loss()
+        return float(sum(f.log_moment(alpha) for f in self.factors)) / (alpha - 1.0)
+
+
+@dataclass(frozen=True)
+class PairBracket:
+    """Two pairs bracketing a release pair for both orders of its hypotheses: for every ``eps``
+    ``lower.delta(eps) <= delta(eps) <= upper.delta(eps)`` and the same for ``reversed()``; every
+    method returns :class:`Bounds` of the larger of the two orders (``sup`` over ``(a, b)`` and
+    ``(b, a)``).
+
+    Parameters
+    ----------
+    lower, upper : ProductPair
+        The pairs for the order ``(a, b)``; the order ``(b, a)`` is their :meth:`~ProductPair.reversed`.
+    """
+
+    lower: ProductPair
+    upper: ProductPair
+
+    def delta(self, epsilon) -> Bounds:
+        """``max`` over both orders of ``delta(eps)``, bracketed (arrays shaped like ``epsilon``)."""
+        lo = np.maximum(*self.lower.delta_both(epsilon))
+        hi = np.maximum(*self.upper.delta_both(epsilon))
+        return Bounds(_like(epsilon, lo), _like(epsilon, hi))
+
+    def bdpl(self) -> Bounds:
+        """The ``delta = 0`` limit: ``max`` over both orders of the largest privacy loss."""
+        return Bounds(
+            np.asarray(max(self.lower.max_loss(), self.lower.reversed().max_loss())),
+            np.asarray(max(self.upper.max_loss(), self.upper.reversed().max_loss())),
+        )
+
+    def renyi(self, alpha) -> Bounds:
+        """``max`` over both orders of ``D_alpha`` (``alpha > 1``; ``inf`` is :meth:`bdpl`)."""
+        a = alpha_value(alpha)
+        return Bounds(
+            np.asarray(max(self.lower.renyi(a), self.lower.reversed().renyi(a))),
+            np.asarray(max(self.upper.renyi(a), self.upper.reversed().renyi(a))),
+        )
+
+    def epsilon(self, delta, *, tol: float = 1e-9) -> Bounds:
+        """``eps(delta) = inf {eps >= 0 : delta(eps) <= delta}`` for the larger of both orders,
+        bracketed: the lower end from the lower pair, the upper from the upper pair, each found by
+        bisection to ``tol`` and rounded outwards (``delta = 0`` gives :meth:`bdpl`; arrays shaped
+        like ``delta``)."""
+        d = delta_values(delta)
+        b = self.bdpl()
+        pairs = ((self.lower, float(b.low), -1), (self.upper, float(b.high), +1))
+        out = []
+        for pair, top, side in pairs:
+            out.append(_invert(_both_orders(pair), d, max(top, 0.0), tol, side))
+        return Bounds(_like(delta, out[0]), _like(delta, out[1]))
+
+
+def _like(arg, values: np.ndarray) -> np.ndarray:
+    """``values`` as a 0-d array where ``arg`` is a number."""
+    return values.reshape(()) if np.ndim(arg) == 0 else values
+
+
+def _both_orders(pair: ProductPair):
+    """``eps -> max(delta_(a,b)(eps), delta_(b,a)(eps))``."""
+    return lambda e: np.maximum(*pair.delta_both(e))
+
+
+def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
+    """``inf {eps in [0, top] : f(eps) <= d}`` for a non-increasing ``f`` with ``f(top) = 0``, by
+    bisection on many points at once: the last point with ``f > d`` (``side = -1``) or the first
+    with ``f <= d`` (``side = +1``)."""
+    res = np.empty(d.size)
+    for n, level in enumerate(d):
+        if level <= 0:
+            res[n] = top
+            continue
+        lo, hi = 0.0, top
+        if float(f(0.0)[0]) <= level:
+            res[n] = 0.0
+            continue
+        while hi - lo > tol:
+            xs = np.linspace(lo, hi, 17)
+            vals = f(xs)
+            above = np.flatnonzero(vals > level)
+            i = int(above[-1])  # f(xs[0]) > level holds
+            lo, hi = float(xs[i]), float(xs[min(i + 1, 16)])
+            if i == 16:
+                break
+        res[n] = lo if side < 0 else hi
+    return res
+
+
+__all__ = [
+    "Bounds",
+    "PairBracket",
+    "alpha_value",
+    "delta_values",
+    "epsilon_values",
+    "PairFactor",
+    "ProductPair",
+    "hockey_stick",
+    "hockey_stick_both",
+    "outer",
+]
