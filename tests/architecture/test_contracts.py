@@ -385,7 +385,8 @@ def test_generated_counts_table_is_current():
     )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.GENERATED.read_text() == mod.markdown(), "run: python scripts/checks/architecture_counts.py --write"
+    fix = "run: python scripts/checks/architecture_counts.py --write"
+    assert mod.GENERATED.read_text() == mod.markdown(), fix
 
 
 def test_the_shipped_parametrization_covers_every_registered_plugin():
