@@ -61,7 +61,9 @@ FLAGS = {
     "known_records": "--known-records",
     "initial": "--initial",
     "mechanism": "--release",
+    "release": "--release",
     "values": "--state-values",
+    "state_values": "--state-values",
     "method": "--method",
     "alpha": "--allocate",
     "max_points": "--max-points",
@@ -169,25 +171,19 @@ def command(a) -> int:
     if a.rows < 2:
         raise ConfigError("--rows", a.rows, "must be an integer >= 2")
     eps = a.epsilon[0] if len(a.epsilon) == 1 else list(a.epsilon)
+    from ..temporal.chain import ReleasedChain
     from ..temporal.table import temporal_table
 
     with named_by(FLAGS):
-        table = temporal_table(
-            transition,
-            eps,
-            a.n,
-            a.release,
-            initial=initial,
-            known_records=a.known_records,
-            values=a.state_values,
-            method=a.method,
-            max_points=a.max_points,
+        chain = ReleasedChain.of(  # the chain and its releases, checked once
+            transition, eps, a.n, a.release, initial=initial, state_values=a.state_values
         )
+        table = temporal_table(chain, known_records=a.known_records, method=a.method, max_points=a.max_points)
         alloc = None
         if a.allocate is not None:
             if not (math.isfinite(a.allocate) and a.allocate > 0):
                 raise ConfigError("--allocate", a.allocate, "must be a finite number > 0")
-            if len(a.epsilon) != 1 or a.known_records or table.per_step:
+            if len(a.epsilon) != 1 or a.known_records or chain.per_step:
                 raise ConfigError(
                     "--allocate",
                     a.allocate,
@@ -195,9 +191,7 @@ def command(a) -> int:
                 )
             from ..temporal.allocate import allocate
 
-            alloc = allocate(
-                a.allocate, table.chain, a.n, a.release, values=a.state_values, max_points=a.max_points
-            )
+            alloc = allocate(a.allocate, chain, a.n, a.release, max_points=a.max_points)
     rows = table.rows
     doc = _document(a, transition, initial, rows, table, alloc)
     if a.json:  # everything is computed: write it whole (no partial file on error)

@@ -14,7 +14,7 @@ step ``epsilon``-DP:
   of the one-hot histogram of ``x_t`` (outputs ``k`` numbers per step).
 
 bdpsim's adversary ``(i, K, x_K, x, x')`` is the target step ``t = i + 1``, the known steps ``K``
-and their values. Its exact BDPL is :class:`bdpsim.temporal.adversary.ChainLeakage`; with ``K``
+and their values. Its exact BDPL is :class:`bdpsim.temporal.exact.TemporalEngine`; with ``K``
 empty, the maximum over the pairs is the exact temporal leakage ``TPL_t``
 (:func:`bdpsim.temporal_leakage`), so ``bdpl_max`` over every adversary with ``known_sizes = [0]``
 is ``max_t TPL_t``. The summary adds Cao et al.'s bound ``cao_tpl_max = max_t TPL_t`` of their
@@ -144,12 +144,12 @@ class ContinualRelease:
         :class:`~bdpsim.core.errors.NotAvailable` on models other than Markov chains."""
         if not isinstance(model, MarkovChain):
             raise NotAvailable("continual release has an exact leakage on Markov chain models only")
-        return ContinualEngine(model, self.step())
+        return ContinualEngine(model, self)
 
 
 class ContinualEngine:
     """Exact leakage of a continual release on a Markov chain, adversary by adversary
-    (:class:`~bdpsim.temporal.adversary.ChainLeakage`), and every adversary with ``|K|`` in a set of
+    (:class:`~bdpsim.temporal.exact.TemporalEngine`), and every adversary with ``|K|`` in a set of
     sizes enumerated (:class:`~bdpsim.models.engines.HasExhaustive`)."""
 
     method = (
@@ -158,13 +158,15 @@ class ContinualEngine:
     )
     incomplete: str | None = None
 
-    def __init__(self, chain: MarkovChain, release) -> None:
-        from ..temporal.adversary import ChainLeakage
+    def __init__(self, chain: MarkovChain, mechanism: ContinualRelease) -> None:
+        from ..temporal.chain import ReleasedChain
+        from ..temporal.exact import TemporalEngine
 
         self.T, self.k = int(chain.n), int(chain.states)
-        P = np.asarray(chain.transition, dtype=float)
-        init = np.asarray(chain.initial, dtype=float)
-        self.chain = ChainLeakage([P] * (self.T - 1), init, [release] * self.T)
+        value = ReleasedChain.of(
+            chain.transition, mechanism.step_epsilon, chain.n, mechanism.release, initial=chain.initial
+        )
+        self.chain = TemporalEngine.of(value)
 
     @staticmethod
     def _known(adv: Adversary) -> dict:

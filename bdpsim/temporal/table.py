@@ -32,7 +32,7 @@ class TemporalTable:
     (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated
     hull), the
     exact engine's result (``None`` with ``method = "cao"``) for witnesses, and the chain as it
-    was checked (:class:`~bdpsim.temporal.exact.TemporalChain`: a budget search reuses it)."""
+    was checked (:class:`~bdpsim.temporal.chain.ReleasedChain`: a budget search reuses it)."""
 
     rows: list[dict]
     exact: bool | None
@@ -52,8 +52,8 @@ def _num(x: float) -> float | None:
 
 def temporal_table(
     transition,
-    epsilon,
-    steps: int,
+    epsilon=None,
+    steps: int | None = None,
     mechanism: str = "any",
     *,
     initial="stationary",
@@ -62,81 +62,55 @@ def temporal_table(
     method: str = "both",
     max_points: int | None = None,
 ) -> TemporalTable:
-    """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`
-    but ``known_records``: the records (steps) ``0..steps-1`` whose value the adversary knows.
+    """The table (module docstring) of a :class:`~bdpsim.temporal.chain.ReleasedChain` (as
+    ``transition``), or of the arguments of :func:`bdpsim.temporal.exact.temporal_exact`, but
+    ``known_records``: the records (steps) ``0..steps-1`` whose value the adversary knows.
     A kernel's error raised inside is the :class:`~bdpsim.core.errors.ConfigError` of its argument."""
     with naming():
-        return _table(
-            transition, epsilon, steps, mechanism, initial, known_records, values, method, max_points
+        from .chain import released_chain
+
+        chain = released_chain(transition, epsilon, steps, mechanism, initial=initial, state_values=values)
+        check(
+            steps is None or steps == chain.steps, "steps", steps, f"must be the chain's {chain.steps} steps"
         )
+        return _table(chain, known_records, method, max_points)
 
 
-def _records(known_records: Sequence[int], steps: int) -> list[int]:
-    """The known records, checked: integers in ``0..steps-1``."""
+def _table(chain: Any, known_records: Sequence[int], method: str, max_points: int | None) -> TemporalTable:
     import numpy as np
 
-    known = list(known_records) if isinstance(known_records, (list, tuple, np.ndarray)) else known_records
-    check(
-        isinstance(known, list)
-        and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in known)
-        and all(0 <= int(s) < steps for s in known),
-        "known_records",
-        known,
-        f"must be records (steps) in 0..{steps - 1}",
-    )
-    return [int(s) for s in known]
-
-
-def _table(
-    transition: Any,
-    epsilon: Any,
-    steps: int,
-    mechanism: str,
-    initial: Any,
-    known_records: Sequence[int],
-    values: Any,
-    method: str,
-    max_points: int | None,
-) -> TemporalTable:
-    import numpy as np
-
-    from .exact import MAX_POINTS, TemporalChain, temporal_exact
+    from .chain import records_of
+    from .exact import engine_of
 
     check(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
-    chain = TemporalChain.of(transition, steps, initial)  # checked once, for both methods
-    known = [s + 1 for s in _records(known_records, chain.steps)]  # the engine's steps 1..T
-    res = None
-    if method != "cao":  # exact or both
-        res = temporal_exact(
-            chain,
-            epsilon,
-            steps,
-            mechanism,
-            known=known,
-            values=values,
-            max_points=MAX_POINTS if max_points is None else max_points,
-        )
-    cao = None
-    if method in ("cao", "both") and not known:
-        from .cao import cao_leakage
-
-        cao = cao_leakage(
-            chain.transition, epsilon, steps, initial=None if chain.stationary else chain.initial
-        )
-    elif method == "cao":
+    known = [s + 1 for s in records_of(known_records, chain.steps)]  # the engine's steps 1..T
+    if method == "cao" and known:
         raise ConfigError(
             "known_records",
             list(known_records),
             "Cao et al.'s TPL has no known set: use method exact or both",
         )
-    T = int(steps)
+    res = None
+    if method != "cao":  # exact or both
+        res = engine_of(chain, max_points=max_points).leakage(known)
+    cao = None
+    if method in ("cao", "both") and not known:
+        from .cao import cao_leakage
+
+        cao = cao_leakage(
+            chain.transition,
+            chain.epsilons,
+            chain.steps,
+            initial=None if chain.stationary else chain.initial,
+        )
+    T = chain.steps
     interval = res is not None and not bool(
         np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
         and np.allclose(np.nan_to_num(res.bpl_high - res.bpl), 0.0, atol=1e-12)
         and np.allclose(np.nan_to_num(res.fpl_high - res.fpl), 0.0, atol=1e-12)
     )
     rows = []
-    eps = res.epsilon if res is not None else cao.epsilon  # type: ignore[union-attr]
+    eps = chain.epsilons
     ends = (
         {}
         if res is None

@@ -142,8 +142,8 @@ def test_allocate_prints_and_writes_budgets(tmp_path, capsys):
 
 BAD = [
     (["--transition", "[[0.5,0.6],[0.5,0.5]]"], "--transition", "sum to 1"),
-    (["--epsilon", "0"], "--epsilon", "> 0"),
-    (["--epsilon", "-1"], "--epsilon", "> 0"),
+    (["--epsilon", "0"], "--epsilon", "must be a number in [1e-09, 700]"),
+    (["--epsilon", "-1"], "--epsilon", "must be a number in [1e-09, 700]"),
     (["--n", "0"], "--n", ">= 1"),
     (["--epsilon", "1", "2"], "--epsilon", "one value per step"),
     (["--known-records", "5"], "--known-records", "0..4"),

@@ -19,8 +19,7 @@ from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import ESTIMATORS
 from bdpsim.kernels.chains.transition import stationary_distribution
 from bdpsim.pipeline.config import parse_config
-from bdpsim.temporal.adversary import ChainLeakage
-from bdpsim.temporal.exact import temporal_exact
+from bdpsim.temporal.exact import TemporalEngine, temporal_exact
 from bdpsim.temporal.mechanisms import step_release
 
 CONFIG = Path(__file__).resolve().parents[2] / "bdpsim" / "configs" / "temporal_example.toml"
@@ -64,7 +63,7 @@ def test_per_adversary_leakage_equals_brute_force(k, T, mechanism, sticky):
     pi = stationary_distribution(P)
     rel = step_release(mechanism, k, 0.9)
     L = rel.likelihoods / rel.likelihoods.sum(axis=0)  # k-RR's law; "any": the mechanism the kind runs
-    chain = ChainLeakage([P] * (T - 1), pi, [rel] * T)
+    chain = TemporalEngine([P] * (T - 1), pi, [rel] * T)
     checked = 0
     for t in range(T):
         others = [s for s in range(T) if s != t]
