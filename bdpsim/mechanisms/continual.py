@@ -180,6 +180,14 @@ class ContinualEngine:
         a = adversary
         return Estimate(self.chain.one_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
 
+    def exhaustive_parts(self, jobs: int) -> list[list[int]]:
+        """``jobs`` runs of consecutive targets (:class:`~bdpsim.models.engines.HasExhaustiveParts`):
+        with nothing known every target of a part reads the same two sweeps, so a part costs
+        ``O(T)`` and the search is linear in ``T`` (one task per target would redo the sweeps at
+        every target: quadratic)."""
+        parts = max(1, min(int(jobs), self.T))
+        return [[int(t) for t in p] for p in np.array_split(np.arange(self.T), parts)]
+
     def count(self, sizes: Sequence[int]) -> int:
         """Adversaries (unordered pairs) with ``|K|`` in ``sizes``."""
         T, k = self.T, self.k

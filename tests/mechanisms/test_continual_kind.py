@@ -92,6 +92,20 @@ def test_bundled_config_bdpl_max_is_the_exact_max_tpl_and_cao_column_is_caos():
         assert r["release"] == "krr" and r["n_adversaries"] == T * 3  # every target and unordered pair
 
 
+def test_a_run_propagates_each_chain_once_not_once_per_target(monkeypatch):
+    """Every target of a point reads the same forward and backward sweep: a run is linear in T
+    (one task per target redid both sweeps at every target: 2 T sweeps, quadratic in T)."""
+    import bdpsim.temporal.exact as E
+
+    sweeps = []
+    propagate = E.propagate
+    monkeypatch.setattr(E, "propagate", lambda *a, **k: sweeps.append(1) or propagate(*a, **k))
+    raw = tomllib.loads(CONFIG.read_text())
+    raw["model"]["n"], raw["mechanism"]["epsilon"] = 30, 1.0
+    rows = bdpsim.run(raw).to_dict("records")
+    assert rows[0]["n_adversaries"] == 30 * 3 and len(sweeps) == 2
+
+
 def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), **run):
     return parse_config(
         {
