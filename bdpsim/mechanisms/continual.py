@@ -34,10 +34,11 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..core.columns import Column, register_columns
-from ..core.errors import BdpsimError, NotAvailable, check
+from ..core.errors import BdpsimError, ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
+from ..temporal.chain import arguments
 from ..temporal.releases import OWN, release_names
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 
@@ -78,13 +79,10 @@ class ContinualRelease:
             self.release,
             f"must be one of {', '.join(release_names())}",
         )
-        e = self.step_epsilon
-        check(
-            isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e > 0,
-            "mechanism.epsilon",
-            e,
-            "must be a finite number > 0",
-        )
+        from ..temporal.chain import check_epsilon
+
+        with arguments({"epsilon": "mechanism.epsilon"}):  # e^eps must stay a float
+            check_epsilon(self.step_epsilon, self.steps)
 
     @property
     def epsilon(self) -> float:
@@ -235,6 +233,27 @@ class ContinualEngine:
         )
 
 
+def check_two_values(P: np.ndarray, initial: np.ndarray, steps: int) -> None:
+    """Some step has two possible values (else no adversary has a pair to tell apart, and the
+    search would finish with none): a :class:`~bdpsim.core.errors.ConfigError` naming
+    ``model.transition`` and the states that never occur. The supports of the step laws repeat
+    within ``2^k`` steps, so at most ``2^k + 1`` steps are looked at."""
+    support = initial > 0
+    seen = np.zeros_like(support)
+    for _ in range(min(steps, 2 ** P.shape[0] + 1)):
+        if support.sum() >= 2:
+            return
+        seen |= support
+        support = (support.astype(float) @ P) > 0
+    never = [int(s) for s in np.flatnonzero(~seen)]
+    raise ConfigError(
+        "model.transition",
+        P.tolist(),
+        f"at every step only one state can occur (states {never} never do): no adversary can tell "
+        "two values apart",
+    )
+
+
 class ContinualKind(MechanismKind):
     name = "continual"
     example = {
@@ -274,6 +293,9 @@ class ContinualKind(MechanismKind):
             f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states",
         )
         check(params.get("epsilon") is not None, "mechanism.epsilon", None, "is required")
+        check_two_values(
+            np.asarray(chain.transition, dtype=float), np.asarray(chain.initial, dtype=float), int(chain.n)
+        )
         return ContinualRelease(
             params["release"],
             params["epsilon"],

@@ -3,8 +3,9 @@
 One row per step with the columns of ``bdpsim temporal --json`` (:data:`COLUMNS`): ``i``, the
 step's record, numbered from 0 as bdpsim numbers records everywhere (``i`` and ``known`` of
 ``adversaries.csv``, :class:`bdpsim.Adversary`; the paper's step ``t`` is ``i + 1``), ``epsilon``,
-the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known record, and where the exact value is only
-known to lie in an interval: then ``*_low`` and ``*_high`` hold it), the pair ``a``, ``b``
+the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known record; where the exact value is only
+known to lie in an interval, its upper end, a safe bound, and ``*_low`` and ``*_high`` hold the
+interval), the pair ``a``, ``b``
 attaining ``TPL``, and Cao et al.'s ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (``None`` with a known
 set, which their TPL cannot express, or with ``method = "exact"``). Leakages are in nats. Bad input
 raises :class:`~bdpsim.core.errors.ConfigError` naming the argument.
@@ -39,6 +40,9 @@ class TemporalTable:
     points: int
     result: Any
     chain: Any = None
+    #: why Cao et al.'s columns are missing beside the exact ones (``method = "both"`` on a chain
+    #: their recursion refuses, e.g. one with a transient state), else ``None``
+    cao_note: str | None = None
 
     @property
     def per_step(self) -> bool:
@@ -93,16 +97,23 @@ def _table(chain: Any, known_records: Sequence[int], method: str, max_points: in
     res = None
     if method != "cao":  # exact or both
         res = engine_of(chain, max_points=max_points).leakage(known)
-    cao = None
+    cao, cao_note = None, None
     if method in ("cao", "both") and not known:
+        from ..core.errors import BdpsimError
         from .cao import cao_leakage
 
-        cao = cao_leakage(
-            chain.transition,
-            chain.epsilons,
-            chain.steps,
-            initial=None if chain.stationary else chain.initial,
-        )
+        try:
+            cao = cao_leakage(
+                chain.transition,
+                chain.epsilons,
+                chain.steps,
+                initial=None if chain.stationary else chain.initial,
+            )
+        except BdpsimError as exc:  # beside the exact columns, a chain Cao's recursion refuses
+            if method == "cao":
+                raise
+            why = str(getattr(exc, "rule", exc)).split("; pass backward=")[0]  # no flag offers it
+            cao_note = f"Cao et al.'s columns are not defined on this chain ({why})"
     T = chain.steps
     interval = res is not None and not bool(
         np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
@@ -124,7 +135,9 @@ def _table(chain: Any, known_records: Sequence[int], method: str, max_points: in
                 row[key] = None
                 continue
             low, high = _num(ends[key][0][i]), _num(ends[key][1][i])
-            row[key] = low if low is not None and high is not None and high - low <= 1e-12 else None
+            # the exact value; where only an interval is known, its upper end (a safe bound),
+            # the interval beside it
+            row[key] = low if low is not None and high is not None and high - low <= 1e-12 else high
             if interval:
                 row[key + "_low"], row[key + "_high"] = low, high
         row["a"] = int(res.pair[i, 0]) if res is not None and res.pair[i, 0] >= 0 else None
@@ -133,7 +146,12 @@ def _table(chain: Any, known_records: Sequence[int], method: str, max_points: in
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
     return TemporalTable(
-        rows, res.exact if res is not None else None, res.points if res is not None else 0, res, chain
+        rows,
+        res.exact if res is not None else None,
+        res.points if res is not None else 0,
+        res,
+        chain,
+        cao_note,
     )
 
 

@@ -106,12 +106,12 @@ def test_a_run_propagates_each_chain_once_not_once_per_target(monkeypatch):
     assert rows[0]["n_adversaries"] == 30 * 3 and len(sweeps) == 2
 
 
-def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), **run):
+def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), epsilon=1.0, **run):
     return parse_config(
         {
             "run": {"estimator": "exact", "adversaries": 3, **run},
             "model": {"kind": "markov", "n": n, "transition": [list(r) for r in transition]},
-            "mechanism": {"kind": "continual", "epsilon": 1.0, "release": release},
+            "mechanism": {"kind": "continual", "epsilon": epsilon, "release": release},
         }
     ).points[0]
 
@@ -192,3 +192,18 @@ def test_cli_run_bad_release_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.release = ")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("eps", [800.0, 1e-300])
+def test_a_budget_past_the_floating_range_is_refused_by_the_kind(eps):
+    """e^800 overflows (the run's numbers were inf/nan); 1e-300 makes every likelihood equal."""
+    with pytest.raises(ConfigError, match=r"^mechanism\.epsilon = .*\[1e-09, 700\]"):
+        _point(epsilon=eps)
+
+
+def test_a_chain_whose_other_state_never_occurs_is_refused_not_run_with_no_adversary():
+    """From the stationary law (1, 0) state 1 never occurs: the search finished with zero
+    adversaries and no note."""
+    with pytest.raises(ConfigError, match=r"model\.transition = .*states \[1\] never do"):
+        _point(transition=((1.0, 0.0), (0.5, 0.5)), epsilon=1.0)
+    _point(transition=((0.0, 1.0), (1.0, 0.0)))  # a cycle: both states occur, every step one of them
