@@ -37,6 +37,8 @@ from .releases import release_names, value_laws
 #: ``MAX_EPSILON`` ``e^eps`` overflows (a step that large reveals its value)
 MIN_EPSILON = 1e-9
 MAX_EPSILON = 700.0
+#: largest per-state value in absolute value (the config's limit on numbers)
+MAX_VALUE = 1e12
 #: the rule of a budget, in words
 EPSILON_RULE = f"must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}] (below it a step's likelihoods agree to floating-point precision, above it e^eps overflows)"  # noqa: E501
 
@@ -146,6 +148,13 @@ def _state_values(values: Any, release: str, k: int) -> np.ndarray | None:
         f"must be {k} finite numbers, one per state",
     )
     check(bool(v.max() > v.min()), "state_values", v.tolist(), "must not all be equal (nothing is released)")
+    check(
+        bool(np.all(np.abs(v) <= MAX_VALUE)),
+        "state_values",
+        v.tolist(),
+        f"must be at most {MAX_VALUE:g} in absolute value (the noise scale grows with their span: "
+        "beyond it the step's likelihoods underflow)",
+    )
     if release == "geometric":
         check(
             bool(np.all(np.abs(v - np.round(v)) < 1e-12)),

@@ -387,6 +387,12 @@ def test_csv_holds_the_table(tmp_path, capsys):
         (["--n", "1000000000", "--method", "cao"], "--n", "at most 1e+06 steps"),
         (["--json", "."], "--json", "is a directory"),
         (["--csv", "."], "--csv", "is a directory"),
+        (["--release", "laplace", "--state-values", "0", "1e308"], "--state-values", "at most 1e+12"),
+        (
+            ["--release", "laplace", "--state-values", "0", "1e100", "--epsilon", "700"],
+            "--state-values",
+            "1e+12",
+        ),
     ],
 )
 def test_hostile_continual_input_is_one_line_before_the_work(extra, flag, rule, capsys):
