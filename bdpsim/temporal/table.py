@@ -112,7 +112,8 @@ def _table(chain: Any, known_records: Sequence[int], method: str, max_points: in
         except BdpsimError as exc:  # beside the exact columns, a chain Cao's recursion refuses
             if method == "cao":
                 raise
-            why = str(getattr(exc, "rule", exc)).split("; pass backward=")[0]  # no flag offers it
+            # the rule broken (after "field = value: "), without the library argument no flag offers
+            why = str(exc).split(": ", 1)[-1].split("; pass backward=")[0]
             cao_note = f"Cao et al.'s columns are not defined on this chain ({why})"
     T = chain.steps
     interval = res is not None and not bool(
