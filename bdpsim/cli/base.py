@@ -178,6 +178,21 @@ def check_writable_dir(out: Path, overwrite: bool = False) -> None:
         raise ConfigError("--out", str(out), f"{anc} is a file, not a directory")
 
 
+def check_writable_file(flag: str, path: str | None) -> None:
+    """An output file named by ``flag`` (``--json``, ``--csv``), checked before any work: not a
+    directory, nor below a file (an error after the computation would name a temporary file)."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ConfigError(flag, path, "is a directory: name a file to write")
+    anc = p.parent
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    if not anc.is_dir():
+        raise ConfigError(flag, path, f"{anc} is a file, not a directory")
+
+
 def check_data_dir(data_dir: str | None) -> None:
     """``--data-dir`` must name a directory: a typo would otherwise silently use the bundled or
     downloaded copies instead of the user's files."""

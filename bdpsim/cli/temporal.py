@@ -17,7 +17,7 @@ import math
 from ..kernels.noise.traits import one_of
 from ..temporal.releases import histogram_laws, release_names, value_laws
 from ..temporal.table import METHODS
-from .base import add_old_spelling, named_by, subcommand, take_old_spellings
+from .base import add_old_spelling, check_writable_file, named_by, subcommand, take_old_spellings
 from .chain import add_chain_arguments, add_initial_argument, parse_initial, transition_of
 
 EPILOG = f"""\
@@ -61,7 +61,9 @@ FLAGS = {
     "known_records": "--known-records",
     "initial": "--initial",
     "mechanism": "--release",
+    "release": "--release",
     "values": "--state-values",
+    "state_values": "--state-values",
     "method": "--method",
     "alpha": "--allocate",
     "max_points": "--max-points",
@@ -131,6 +133,7 @@ def add_parser(sub) -> None:
         help="rows printed (first and last N/2 when n is larger; default 20)",
     )
     p.add_argument("--json", metavar="FILE", help="write every record's values and the inputs as JSON")
+    p.add_argument("--csv", metavar="FILE", help="write the table, one row per record, as CSV")
     add_old_spelling(p, "--steps", "--n", type=int)
     add_old_spelling(p, "--mechanism", "--release", choices=release_names())
     add_old_spelling(p, "--values", "--state-values", type=float, nargs="+")
@@ -168,26 +171,22 @@ def command(a) -> int:
         raise ConfigError("--max-points", a.max_points, "must be an integer >= 2")
     if a.rows < 2:
         raise ConfigError("--rows", a.rows, "must be an integer >= 2")
+    check_writable_file("--json", a.json)  # before the work, not after it
+    check_writable_file("--csv", a.csv)
     eps = a.epsilon[0] if len(a.epsilon) == 1 else list(a.epsilon)
+    from ..temporal.chain import ReleasedChain
     from ..temporal.table import temporal_table
 
     with named_by(FLAGS):
-        table = temporal_table(
-            transition,
-            eps,
-            a.n,
-            a.release,
-            initial=initial,
-            known_records=a.known_records,
-            values=a.state_values,
-            method=a.method,
-            max_points=a.max_points,
+        chain = ReleasedChain.of(  # the chain and its releases, checked once
+            transition, eps, a.n, a.release, initial=initial, state_values=a.state_values
         )
+        table = temporal_table(chain, known_records=a.known_records, method=a.method, max_points=a.max_points)
         alloc = None
         if a.allocate is not None:
             if not (math.isfinite(a.allocate) and a.allocate > 0):
                 raise ConfigError("--allocate", a.allocate, "must be a finite number > 0")
-            if len(a.epsilon) != 1 or a.known_records or table.per_step:
+            if len(a.epsilon) != 1 or a.known_records or chain.per_step:
                 raise ConfigError(
                     "--allocate",
                     a.allocate,
@@ -195,9 +194,7 @@ def command(a) -> int:
                 )
             from ..temporal.allocate import allocate
 
-            alloc = allocate(
-                a.allocate, table.chain, a.n, a.release, values=a.state_values, max_points=a.max_points
-            )
+            alloc = allocate(a.allocate, chain, a.n, a.release, max_points=a.max_points)
     rows = table.rows
     doc = _document(a, transition, initial, rows, table, alloc)
     if a.json:  # everything is computed: write it whole (no partial file on error)
@@ -206,6 +203,8 @@ def command(a) -> int:
         from ..pipeline.results.atomic import atomic_write_text
 
         atomic_write_text(Path(a.json), json.dumps(doc, indent=1) + "\n")
+    if a.csv:
+        _write_csv(a.csv, rows)
     _print(a, rows, table, alloc)
     return 0
 
@@ -228,6 +227,8 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
         },
         "exact": table.exact,
     }
+    if table.cao_note:
+        doc["cao_note"] = table.cao_note
     for key in keys:
         doc[key] = [r[key] for r in rows]
     res = table.result
@@ -246,11 +247,39 @@ def _document(a, transition, initial, rows, table, alloc) -> dict:
     return doc
 
 
+def _write_csv(path: str, rows: list[dict]) -> None:
+    """The table as CSV (the JSON's per-record columns; empty cells where a value is ``None``)."""
+    import csv
+    import io
+    from pathlib import Path
+
+    from ..pipeline.results.atomic import atomic_write_text
+
+    buf = io.StringIO()
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+    w.writeheader()
+    w.writerows({k: ("" if r.get(k) is None else r[k]) for k in keys} for r in rows)
+    atomic_write_text(Path(path), buf.getvalue())
+
+
 def _fmt(row: dict, key: str) -> str:
-    v = row.get(key)
-    if v is None and row.get(key + "_low") is not None:
-        return f"{row[key + '_low']:.4f}..{row[key + '_high']:.4f}"
+    """A cell: the value, or an interval ``low..high`` with its width (its ends may agree to 4 digits)."""
+    v, low, high = row.get(key), row.get(key + "_low"), row.get(key + "_high")
+    if low is not None and high is not None and high - low > 1e-12:
+        return f"{low:.4f}..{high:.4f} (width {high - low:.1e})"
     return "-" if v is None else f"{v:.4f}"
+
+
+def _relative(value: float, name: str, ref: float, ref_name: str) -> str:
+    """``name`` against ``ref_name`` in words, always in that order: "Cao 2.1 % above exact" (never
+    a signed "-0.0 %" from a rounding-level difference)."""
+    if not (math.isfinite(value) and math.isfinite(ref)) or ref == 0:
+        return f"{name} vs {ref_name}: not comparable"
+    rel = (value / ref - 1) * 100
+    if abs(rel) < 0.05:
+        return f"{name} equal to {ref_name} within 0.05 %"
+    return f"{name} {abs(rel):.1f} % {'above' if rel > 0 else 'below'} {ref_name}"
 
 
 def _print(a, rows, table, alloc) -> None:
@@ -279,11 +308,13 @@ def _print(a, rows, table, alloc) -> None:
         line = f"max TPL: exact {tpl[i]:.6g} nats at i = {i} (values a={rows[i]['a']}, b={rows[i]['b']})"
         cao = [r["cao_tpl"] for r in rows if r["cao_tpl"] is not None]
         if cao:
-            line += f"; Cao {max(cao):.6g} nats ({(max(cao) / tpl[i] - 1) * 100:+.1f} %)"
+            line += f"; Cao {max(cao):.6g} nats ({_relative(max(cao), 'Cao', tpl[i], 'exact')})"
         print(line)
     elif rows[0]["cao_tpl"] is not None:
         i = max(range(n), key=lambda j: rows[j]["cao_tpl"])
         print(f"max TPL: Cao {rows[i]['cao_tpl']:.6g} nats at i = {i}")
+    if table.cao_note:
+        print(table.cao_note)
     if table.exact is False:
         print(
             f"interval: the hull outgrew the cap ({table.points} points kept); exact values lie in low..high"
@@ -293,25 +324,35 @@ def _print(a, rows, table, alloc) -> None:
 
 
 def _print_allocation(alloc) -> None:
+    c = alloc.exact_constant
     print(
         f"per-step eps for every TPL <= {alloc.alpha:g} nats over n = {alloc.steps} records: exact "
-        f"{alloc.exact_constant:.6g}"
+        f"{c:.6g}"
         + (
-            f", Cao {alloc.cao_constant:.6g} ({(alloc.exact_constant / alloc.cao_constant - 1) * 100:+.1f} %)"
+            f", Cao {alloc.cao_constant:.6g} ({_relative(alloc.cao_constant, 'Cao', c, 'exact')})"
             if alloc.cao_constant
             else ""
         )
         + (f"; Cao's horizon-free {alloc.cao_upper_bound:.6g}" if alloc.cao_upper_bound else "")
     )
-    print(
-        f"schedule [end, middle.., end]: exact [{alloc.exact_end:.6g}, {alloc.exact_middle:.6g}.., "
-        f"{alloc.exact_end:.6g}]"
-        + (
-            f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., {alloc.cao_end:.6g}]"
-            if alloc.cao_start
-            else ""
+    T = alloc.steps
+    if T <= 2:  # no middle step: the schedule is its one or two steps
+        print(f"schedule over the {T} steps: exact [{', '.join([f'{alloc.exact_end:.6g}'] * T)}]")
+        return
+    if alloc.exact_end <= c * (1 + 1e-6):  # the end search found no room: say so, not a 3-part list
+        line = (
+            f"schedule: exact {c:.6g} at every step (raising the first and last step's eps would "
+            f"push some TPL above {alloc.alpha:g})"
         )
-    )
+    else:
+        e = f"{alloc.exact_end:.6g}"
+        line = f"schedule [first, middle.., last]: exact [{e}, {c:.6g}.., {e}]"
+    if alloc.cao_start:
+        line += (
+            f"; Cao's quantification [{alloc.cao_start:.6g}, {alloc.cao_middle:.6g}.., {alloc.cao_end:.6g}]"
+            " (safe against Cao's bound, which is above the exact TPL)"
+        )
+    print(line)
 
 
 __all__ = ["EPILOG", "FLAGS", "add_parser", "command"]

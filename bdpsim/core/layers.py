@@ -67,8 +67,9 @@ LAYERS: tuple[Layer, ...] = (
             (
                 "temporal",
                 "`temporal/`: continual release — Cao et al.'s TPL (`temporal/cao.py`, "
-                "`temporal/lfp.py`) and the exact temporal leakage (`temporal/exact.py`, per "
-                "adversary `temporal/adversary.py`); the `continual` mechanism kind builds on it",
+                "`temporal/lfp.py`), a chain and its releases (`temporal/chain.py`) and the exact "
+                "temporal leakage of every step and adversary (`temporal/exact.py`); the `continual` "
+                "mechanism kind builds on it",
             ),
         ),
         "the paper's objects",

@@ -14,7 +14,7 @@ step ``epsilon``-DP:
   of the one-hot histogram of ``x_t`` (outputs ``k`` numbers per step).
 
 bdpsim's adversary ``(i, K, x_K, x, x')`` is the target step ``t = i + 1``, the known steps ``K``
-and their values. Its exact BDPL is :class:`bdpsim.temporal.adversary.ChainLeakage`; with ``K``
+and their values. Its exact BDPL is :class:`bdpsim.temporal.exact.TemporalEngine`; with ``K``
 empty, the maximum over the pairs is the exact temporal leakage ``TPL_t``
 (:func:`bdpsim.temporal_leakage`), so ``bdpl_max`` over every adversary with ``known_sizes = [0]``
 is ``max_t TPL_t``. The summary adds Cao et al.'s bound ``cao_tpl_max = max_t TPL_t`` of their
@@ -34,10 +34,11 @@ import numpy as np
 
 from ..adversary import Adversary, Estimate
 from ..core.columns import Column, register_columns
-from ..core.errors import BdpsimError, NotAvailable, check
+from ..core.errors import BdpsimError, ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
+from ..temporal.chain import arguments
 from ..temporal.releases import OWN, release_names
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 
@@ -78,13 +79,10 @@ class ContinualRelease:
             self.release,
             f"must be one of {', '.join(release_names())}",
         )
-        e = self.step_epsilon
-        check(
-            isinstance(e, (int, float)) and not isinstance(e, bool) and math.isfinite(e) and e > 0,
-            "mechanism.epsilon",
-            e,
-            "must be a finite number > 0",
-        )
+        from ..temporal.chain import check_epsilon
+
+        with arguments({"epsilon": "mechanism.epsilon"}):  # e^eps must stay a float
+            check_epsilon(self.step_epsilon, self.steps)
 
     @property
     def epsilon(self) -> float:
@@ -144,12 +142,12 @@ class ContinualRelease:
         :class:`~bdpsim.core.errors.NotAvailable` on models other than Markov chains."""
         if not isinstance(model, MarkovChain):
             raise NotAvailable("continual release has an exact leakage on Markov chain models only")
-        return ContinualEngine(model, self.step())
+        return ContinualEngine(model, self)
 
 
 class ContinualEngine:
     """Exact leakage of a continual release on a Markov chain, adversary by adversary
-    (:class:`~bdpsim.temporal.adversary.ChainLeakage`), and every adversary with ``|K|`` in a set of
+    (:class:`~bdpsim.temporal.exact.TemporalEngine`), and every adversary with ``|K|`` in a set of
     sizes enumerated (:class:`~bdpsim.models.engines.HasExhaustive`)."""
 
     method = (
@@ -158,13 +156,15 @@ class ContinualEngine:
     )
     incomplete: str | None = None
 
-    def __init__(self, chain: MarkovChain, release) -> None:
-        from ..temporal.adversary import ChainLeakage
+    def __init__(self, chain: MarkovChain, mechanism: ContinualRelease) -> None:
+        from ..temporal.chain import ReleasedChain
+        from ..temporal.exact import TemporalEngine
 
         self.T, self.k = int(chain.n), int(chain.states)
-        P = np.asarray(chain.transition, dtype=float)
-        init = np.asarray(chain.initial, dtype=float)
-        self.chain = ChainLeakage([P] * (self.T - 1), init, [release] * self.T)
+        value = ReleasedChain.of(
+            chain.transition, mechanism.step_epsilon, chain.n, mechanism.release, initial=chain.initial
+        )
+        self.chain = TemporalEngine.of(value)
 
     @staticmethod
     def _known(adv: Adversary) -> dict:
@@ -177,6 +177,14 @@ class ContinualEngine:
     def one_sided(self, adversary: Adversary) -> Estimate:
         a = adversary
         return Estimate(self.chain.one_sided(int(a.i), self._known(a), int(a.x), int(a.x_prime)))
+
+    def exhaustive_parts(self, jobs: int) -> list[list[int]]:
+        """``jobs`` runs of consecutive targets (:class:`~bdpsim.models.engines.HasExhaustiveParts`):
+        with nothing known every target of a part reads the same two sweeps, so a part costs
+        ``O(T)`` and the search is linear in ``T`` (one task per target would redo the sweeps at
+        every target: quadratic)."""
+        parts = max(1, min(int(jobs), self.T))
+        return [[int(t) for t in p] for p in np.array_split(np.arange(self.T), parts)]
 
     def count(self, sizes: Sequence[int]) -> int:
         """Adversaries (unordered pairs) with ``|K|`` in ``sizes``."""
@@ -225,6 +233,27 @@ class ContinualEngine:
         )
 
 
+def check_two_values(P: np.ndarray, initial: np.ndarray, steps: int) -> None:
+    """Some step has two possible values (else no adversary has a pair to tell apart, and the
+    search would finish with none): a :class:`~bdpsim.core.errors.ConfigError` naming
+    ``model.transition`` and the states that never occur. The supports of the step laws repeat
+    within ``2^k`` steps, so at most ``2^k + 1`` steps are looked at."""
+    support = initial > 0
+    seen = np.zeros_like(support)
+    for _ in range(min(steps, 2 ** P.shape[0] + 1)):
+        if support.sum() >= 2:
+            return
+        seen |= support
+        support = (support.astype(float) @ P) > 0
+    never = [int(s) for s in np.flatnonzero(~seen)]
+    raise ConfigError(
+        "model.transition",
+        P.tolist(),
+        f"at every step only one state can occur (states {never} never do): no adversary can tell "
+        "two values apart",
+    )
+
+
 class ContinualKind(MechanismKind):
     name = "continual"
     example = {
@@ -264,6 +293,9 @@ class ContinualKind(MechanismKind):
             f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states",
         )
         check(params.get("epsilon") is not None, "mechanism.epsilon", None, "is required")
+        check_two_values(
+            np.asarray(chain.transition, dtype=float), np.asarray(chain.initial, dtype=float), int(chain.n)
+        )
         return ContinualRelease(
             params["release"],
             params["epsilon"],

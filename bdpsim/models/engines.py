@@ -31,6 +31,7 @@ capability                  what it gives
 :class:`HasNoiseLaw`        ``noise`` and ``with_noise(law)``: the same engine (same
                             query laws, same cached recursions) with another noise
 :class:`HasExhaustive`      every adversary with ``|K|`` in a set of sizes, enumerated
+:class:`HasExhaustiveParts` that enumeration's tasks: target lists sharing cached work
 :class:`HasWindowSearch`    the BDPL's supremum over every adversary with ``|K| >= k``
 :class:`HasWindowPlan`      that search's up-front estimate and its parts (tasks)
 :class:`HasProfile`         one adversary's privacy profile ``delta(eps)``
@@ -127,6 +128,7 @@ __all__ = [
     "exact_engine",
     "ExhaustiveResult",
     "HasExhaustive",
+    "HasExhaustiveParts",
     "HasProfile",
     "HasProfileSearch",
     "HasQueryLaws",
@@ -201,6 +203,16 @@ class HasExhaustive(Protocol):
 
     def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
         """Every adversary with ``|K|`` in ``sizes`` (and target in ``targets``; ``None``: all)."""
+        ...
+
+
+@runtime_checkable
+class HasExhaustiveParts(Protocol):
+    """An enumeration whose targets share cached work (one propagation serves every target): run
+    as a few tasks of many targets instead of one task per target."""
+
+    def exhaustive_parts(self, jobs: int) -> list[list[int]]:
+        """The target lists of the tasks (each runs ``exhaustive(sizes, part)``) for ``jobs`` workers."""
         ...
 
 

@@ -51,7 +51,7 @@ from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_cheap
 from ..estimators.kde import KDE_MIXTURE_CHECK
 from ..estimators.protocols import ComparedWithIntervals, HasAdversaryIntervals, HasWindowRows
 from ..models.base import adversary_names, record_names
-from ..models.engines import HasExhaustive, HasWindowPlan, HasWindowSearch, build_engine
+from ..models.engines import HasExhaustive, HasExhaustiveParts, HasWindowPlan, HasWindowSearch, build_engine
 from . import results as R
 from .config import ExperimentConfig, ExperimentPoint
 from .cost import Limits, check_limits
@@ -258,6 +258,9 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
             if isinstance(eng, HasWindowPlan):  # one task per part: the progress bar counts them
                 return [(run_window, (point, part)) for part in eng.window_parts()]
             return [(run_window, (point,))]
+        eng = point.exact_engine
+        if isinstance(eng, HasExhaustiveParts):  # targets sharing cached work: a few tasks
+            return [(run_exhaustive, (point, part)) for part in eng.exhaustive_parts(jobs)]
         return [(run_exhaustive, (point, [i])) for i in range(point.model.n)]
     A = cast(int, point.settings.adversaries)  # a count: "all" returned above
     size = max(1, min(25, math.ceil(A / max(1, 2 * jobs))))
@@ -267,7 +270,10 @@ def plan(point: ExperimentPoint, jobs: int) -> list[tuple[Callable, tuple]]:
 def _task_count(point: ExperimentPoint, jobs: int) -> int:
     """How many tasks :func:`plan` makes of ``point`` (without building an exhaustive search's parts)."""
     if point.settings.exhaustive:
-        return point.model.n if point.exhaustive_method != "window" else jobs
+        if point.exhaustive_method == "window":
+            return jobs
+        eng = point.exact_engine  # built with the point (it is pickled with it)
+        return len(eng.exhaustive_parts(jobs)) if isinstance(eng, HasExhaustiveParts) else point.model.n
     A = cast(int, point.settings.adversaries)  # an int unless exhaustive ("all"), handled above
     return math.ceil(A / max(1, min(25, math.ceil(A / max(1, 2 * jobs)))))
 

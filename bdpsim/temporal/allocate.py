@@ -89,7 +89,8 @@ def allocate(
     """
     from ..core.errors import BdpsimError
     from .cao import allocate_quantification, allocate_upper_bound, cao_leakage
-    from .exact import MAX_POINTS, TemporalChain, temporal_exact
+    from .chain import MAX_EPSILON, MIN_EPSILON, released_chain
+    from .exact import engine_of
 
     require(
         isinstance(alpha, (int, float))
@@ -100,11 +101,19 @@ def allocate(
         alpha,
         "must be a finite number > 0",
     )
-    cap = MAX_POINTS if max_points is None else max_points
-    chain = TemporalChain.of(transition, steps, initial)  # checked once, not at every bisection step
+    # checked once, not at every bisection step (the budget is the search's)
+    chain = released_chain(transition, 1.0, steps, mechanism, initial=initial, state_values=values)
+    # eps <= TPL <= T eps: the search runs over [alpha / T, alpha], which must be budgets a step may have
+    require(
+        chain.steps * MIN_EPSILON <= alpha <= MAX_EPSILON,
+        "alpha",
+        alpha,
+        f"must be in [{chain.steps * MIN_EPSILON:g}, {MAX_EPSILON:g}] (the per-step eps searched "
+        f"lies in [alpha / n, alpha], and a step's eps in [{MIN_EPSILON:g}, {MAX_EPSILON:g}])",
+    )
 
     def worst(eps) -> float:
-        res = temporal_exact(chain, eps, chain.steps, mechanism, values=values, max_points=cap)
+        res = engine_of(chain.with_epsilon(eps), max_points=max_points).leakage()
         return float(np.nanmax(res.tpl_high))
 
     T = chain.steps

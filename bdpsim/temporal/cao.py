@@ -72,9 +72,21 @@ BISECTION_TOLERANCE = 10 * np.finfo(float).eps
 MAX_BISECTIONS = MAX_STEPS
 
 
+#: most steps of a timeline: the recursion evaluates one L(alpha) per step and direction in Python
+#: (about 1e-4 s each), so 10^6 steps take minutes; more are refused before any list is built
+MAX_TIMELINE_STEPS = 10**6
+
+
 def _check_steps(steps: object) -> int:
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ConfigError("steps", steps, "must be an integer >= 1")
+    if steps > MAX_TIMELINE_STEPS:
+        raise ConfigError(
+            "steps",
+            int(steps),
+            f"Cao et al.'s recursion evaluates L(alpha) at every step (about 1e-4 s each): at most "
+            f"{MAX_TIMELINE_STEPS:.0e} steps",
+        )
     return int(steps)
 
 

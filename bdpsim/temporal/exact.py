@@ -39,19 +39,37 @@ Where the hull outgrows ``max_points`` the engine keeps a subset (a lower bound:
 is reached by an output sequence) and propagates from there on an outer relaxation, the cone
 ``{u : u_a <= e^{R_ab} u_b}`` of pairwise log-ratio bounds, by one linear-fractional program per
 pair and step (an upper bound): the result is an interval ``[low, high]`` that provably holds.
+
+The engine. :class:`TemporalEngine` (one per :class:`~bdpsim.temporal.chain.ReleasedChain`, the
+chain and its releases checked once) answers every exact question from the same cached sweeps:
+:meth:`TemporalEngine.leakage` (``BPL_t``, ``FPL_t``, ``TPL_t`` of every step, what
+:func:`temporal_exact` returns) and, for one adversary of bdpsim's model (target step ``t``, known
+steps ``K`` with values ``x_K``, values ``a`` vs ``b``), :meth:`TemporalEngine.one_sided` and
+:meth:`TemporalEngine.two_sided`. Given ``x_K`` the chain splits at the known steps: with ``s`` the
+last known step before ``t`` (value ``c``; or the chain start) and ``s'`` the first after (value
+``d``; or the chain end),
+
+``sup_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K) = D_past(a, b) + eps_t(a, b) + D_fut(a, b)``
+
+with ``D_past(a, b) = sup ln P(r_{s+1..t-1} | x_t = a, x_s = c) / P(... | x_t = b, x_s = c)`` and
+``D_fut`` likewise with ``r_{t+1..s'-1}`` and ``x_{s'} = d``. Both come from one sweep each, cached
+by its start (``s``, ``c``) and length: with ``K`` empty every target reads the same two sweeps (one
+forward from the start law, one backward from the chain end) that give ``TPL_t``, so every
+adversary of a chain costs one lookup after ``O(T)`` work.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..kernels.argcheck import ParameterError, TooExpensive, require
-from ..kernels.chains.transition import stationary_distribution, transition_matrix
+from ..core.errors import ConfigError, NotAvailable, check
+from ..kernels.argcheck import TooExpensive, require
+from .chain import ReleasedChain, arguments, released_chain
 from .mechanisms import StepRelease
 
 #: default cap on the points of a propagated hull before the engine falls back to an interval
@@ -325,7 +343,7 @@ def _sweep(
     return sw
 
 
-#: the propagation and its record under public names (:mod:`bdpsim.temporal.adversary` reuses them)
+#: the propagation and its record under public names
 Sweep = _Sweep
 propagate = _sweep
 
@@ -367,137 +385,6 @@ class TemporalLeakage:
         require(1 <= t <= self.steps, "t", t, f"must be a step in 1..{self.steps}")
         fn = self._witness
         return fn(t) if callable(fn) else []
-
-
-def _as_transitions(transition, steps: int) -> list[np.ndarray]:
-    arr = transition
-    if (
-        isinstance(arr, np.ndarray)
-        and arr.ndim == 3
-        or (
-            isinstance(arr, (list, tuple))
-            and arr
-            and isinstance(arr[0], (list, tuple, np.ndarray))
-            and arr[0] is not None
-            and np.ndim(arr[0]) == 2
-        )
-    ):
-        mats = []
-        for i, P in enumerate(arr):
-            try:
-                mats.append(transition_matrix(P))
-            except ParameterError as exc:
-                raise ParameterError("transition", f"step {i + 1}", str(exc)) from None
-        require(
-            len(mats) == steps - 1,
-            "transition",
-            f"{len(mats)} matrices",
-            f"a per-step list needs steps - 1 = {steps - 1} matrices (P_t maps step t to t+1)",
-        )
-        k = mats[0].shape[0] if mats else 0
-        require(
-            all(P.shape == (k, k) for P in mats),
-            "transition",
-            [P.shape for P in mats],
-            "all matrices must have the same number of states",
-        )
-        return mats
-    try:
-        P = transition_matrix(transition)
-    except ParameterError as exc:
-        raise ParameterError("transition", exc.value, exc.rule) from None
-    return [P] * max(steps - 1, 0)
-
-
-@dataclass(frozen=True)
-class TemporalChain:
-    """A Markov chain over ``steps`` steps, checked once (one matrix or one per step, square and
-    row-stochastic; the initial law a probability vector): what :func:`temporal_exact`, the budget
-    search of :func:`bdpsim.temporal.allocate.allocate` and :func:`bdpsim.temporal_leakage` take
-    without checking it again.
-
-    Attributes
-    ----------
-    transition : numpy.ndarray
-        ``(k, k)`` (one matrix for every step) or ``(steps - 1, k, k)`` (``P_t``: step ``t`` to ``t+1``).
-    initial : numpy.ndarray
-        The law ``pi_1`` of ``x_1`` (the stationary law of the first matrix when not given).
-    steps : int
-        ``T >= 1``.
-    stationary : bool
-        Whether ``initial`` is the stationary law because none was given.
-    """
-
-    transition: np.ndarray
-    initial: np.ndarray
-    steps: int
-    stationary: bool = False
-
-    @classmethod
-    def of(cls, transition, steps: int, initial="stationary") -> TemporalChain:
-        """The chain of ``transition`` (one ``(k, k)`` matrix or ``steps - 1`` of them), checked
-        (:class:`~bdpsim.kernels.argcheck.ParameterError` naming ``transition``, ``steps`` or
-        ``initial``); ``initial``: ``"stationary"`` or a probability vector."""
-        if isinstance(transition, TemporalChain):
-            return transition
-        require(
-            isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 1,
-            "steps",
-            steps,
-            "must be an integer >= 1",
-        )
-        T = int(steps)
-        mats = _as_transitions(transition, T)
-        if mats and any(P is not mats[0] for P in mats):  # one matrix per step
-            arr = np.stack(mats)
-        else:
-            arr = (
-                mats[0]
-                if mats
-                else transition_matrix(transition if np.ndim(transition) == 2 else transition[0])
-            )
-        arr.setflags(write=False)
-        first = arr if arr.ndim == 2 else arr[0]
-        return cls(arr, _start_law(initial, first), T, isinstance(initial, str))
-
-    @property
-    def states(self) -> int:
-        return int(self.transition.shape[-1])
-
-    @property
-    def matrices(self) -> list[np.ndarray]:
-        """``P_1 .. P_{T-1}``."""
-        if self.transition.ndim == 3:
-            return list(self.transition)
-        return [self.transition] * (self.steps - 1)
-
-
-def _per_step(epsilon, steps: int) -> np.ndarray:
-    if isinstance(epsilon, (list, tuple, np.ndarray)):
-        eps = [float(e) if not isinstance(e, bool) else math.nan for e in np.ravel(epsilon)]
-        require(
-            len(eps) == steps,
-            "epsilon",
-            list(np.ravel(epsilon))[:8],
-            f"a per-step list needs one value per step ({steps}), got {len(eps)}",
-        )
-    else:
-        require(
-            isinstance(epsilon, (int, float, np.integer, np.floating)) and not isinstance(epsilon, bool),
-            "epsilon",
-            epsilon,
-            "must be a number > 0 or one per step",
-        )
-        eps = [float(epsilon)] * steps
-    arr = np.array(eps, dtype=float)
-    bad = np.flatnonzero(~(np.isfinite(arr) & (arr > 0)))
-    require(
-        bad.size == 0,
-        "epsilon",
-        eps[int(bad[0])] if bad.size else None,
-        f"must be finite and > 0 (step {int(bad[0]) + 1 if bad.size else 0})",
-    )
-    return arr
 
 
 def _absorb(sw, steps: list[int], c, D: np.ndarray, H: np.ndarray, src: dict) -> None:
@@ -542,52 +429,10 @@ def _priors(pi1: np.ndarray, mats: list) -> list[np.ndarray]:
     return pis
 
 
-def _start_law(initial, P0: np.ndarray) -> np.ndarray:
-    """The law of the first step: ``"stationary"`` (that of ``P0``) or a checked probability vector."""
-    k = P0.shape[0]
-    if isinstance(initial, str):
-        require(initial == "stationary", "initial", initial, "must be 'stationary' or a probability vector")
-        return stationary_distribution(P0)
-    pi1 = np.asarray(initial, dtype=float)
-    require(
-        pi1.shape == (k,)
-        and bool(np.all(np.isfinite(pi1)))
-        and bool(np.all(pi1 >= 0))
-        and abs(pi1.sum() - 1) < 1e-8,
-        "initial",
-        np.asarray(initial).tolist(),
-        f"must be {k} probabilities >= 0 summing to 1",
-    )
-    return pi1
-
-
-def _known_steps(known, T: int) -> list[int]:
-    """The adversary's known steps, checked to be in ``1..T``, sorted without repeats."""
-    for s in known or ():
-        require(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
-            "known",
-            s,
-            f"must be steps in 1..{T}",
-        )
-    return sorted({int(s) for s in known}) if known is not None else []
-
-
-def _releases(mechanism, k: int, eps, values) -> list:
-    """The step release of each step's epsilon (one object per distinct epsilon)."""
-    from .mechanisms import step_release
-
-    cache: dict[float, StepRelease] = {}
-    for e in eps:
-        if float(e) not in cache:
-            cache[float(e)] = step_release(mechanism, k, float(e), values)
-    return [cache[float(e)] for e in eps]
-
-
 def temporal_exact(
     transition,
-    epsilon,
-    steps: int,
+    epsilon=None,
+    steps: int | None = None,
     mechanism: str = "any",
     *,
     initial="stationary",
@@ -600,11 +445,12 @@ def temporal_exact(
 
     Parameters
     ----------
-    transition : array_like or TemporalChain
-        A ``(k, k)`` row-stochastic matrix, or ``steps - 1`` of them (``P_t``: step ``t`` to ``t+1``);
-        or a :class:`TemporalChain` checked before (then ``initial`` is its own).
+    transition : array_like or ReleasedChain
+        A ``(k, k)`` row-stochastic matrix, or ``steps - 1`` of them (``P_t``: step ``t`` to
+        ``t+1``); or a :class:`~bdpsim.temporal.chain.ReleasedChain` checked before (then
+        ``epsilon``, ``steps``, ``mechanism``, ``initial`` and ``values`` are its own).
     epsilon : float or sequence of float
-        The per-step DP level ``eps_t`` (> 0): one value, or one per step.
+        The per-step DP level ``eps_t``: one value, or one per step.
     steps : int
         ``T >= 1``.
     mechanism : str
@@ -619,124 +465,261 @@ def temporal_exact(
     max_points, max_work
         The hull cap (past it, an interval) and the work refused up front
         (:class:`~bdpsim.kernels.argcheck.TooExpensive`).
-    """
-    from .mechanisms import step_release
 
-    chain = TemporalChain.of(transition, steps, initial)
-    require(chain.steps == steps, "steps", steps, f"must be the chain's {chain.steps} steps")
-    T, k, mats, pi1 = chain.steps, chain.states, chain.matrices, chain.initial
-    eps = _per_step(epsilon, T)
-    K = _known_steps(known, T)
-    require(
+    Raises
+    ------
+    ConfigError
+        A bad argument, named (the chain and its releases are one value, checked once:
+        :meth:`bdpsim.temporal.chain.ReleasedChain.of`).
+    """
+    with arguments({"release": "mechanism", "state_values": "values"}):
+        chain = released_chain(transition, epsilon, steps, mechanism, initial=initial, state_values=values)
+    check(steps is None or steps == chain.steps, "steps", steps, f"must be the chain's {chain.steps} steps")
+    eng = TemporalEngine.of(chain, max_points=max_points, max_work=max_work)
+    return eng.leakage(known)
+
+
+# ----------------------------------------------------------------------------- the engine
+
+
+def check_states(k: int, field: str = "transition") -> None:
+    """The hull propagation's limit on the states (:data:`~bdpsim.temporal.exact.MAX_STATES`)."""
+    check(
         k <= MAX_STATES,
-        "transition",
+        field,
         f"{k} states",
         f"exact temporal leakage propagates convex hulls in k - 1 dimensions: at most {MAX_STATES} states",
     )
-    m = step_release(mechanism, k, float(eps[0]), values).likelihoods.shape[0]
-    _check_work(T, m, k, bool(K), max_points, max_work)
-    rels = _releases(mechanism, k, eps, values)
-    # priors pi_t
-    pis = _priors(pi1, mats)
-    Kset = set(K)
-    bplD = np.full((T, k, k), -np.inf)
-    bplH = np.full((T, k, k), -np.inf)
-    fplD = np.full((T, k, k), -np.inf)
-    fplH = np.full((T, k, k), -np.inf)
-    src_b: dict[int, Any] = {}  # t -> per pair (a, b): (sweep, index, known value c)
-    src_f: dict[int, Any] = {}
-    exact_all = True
-    points = 0
-    cuts = [0] + K + [T + 1]
-    for lo, hi in zip(cuts[:-1], cuts[1:]):  # targets lo+1 .. hi-1
-        n = hi - lo - 1
-        if n <= 0:
-            continue
-        # forward: starts at step lo+1
-        starts_f: list[tuple[int | None, np.ndarray]] = (
-            [(None, pi1)] if lo == 0 else [(c, mats[lo - 1][c]) for c in range(k) if pis[lo - 1][c] > 0]
-        )
-        for c, start in starts_f:
-            sw = _sweep(start, mats[lo : hi - 1], rels[lo : hi - 1], n, max_points)
-            exact_all &= sw.exact
-            points = max(points, sw.points)
-            _absorb(sw, [lo + i for i in range(n)], c, bplD, bplH, src_b)  # 0-based step indices
-        # backward: starts at step hi-1, goes down to lo+1
-        starts_b: list[tuple[int | None, np.ndarray]] = (
-            [(None, np.ones(k))]
-            if hi == T + 1
-            else [(d, mats[hi - 2][:, d].copy()) for d in range(k) if pis[hi - 1][d] > 0]
-        )
-        rev_mats = [mats[t0 - 1].T for t0 in range(hi - 2, lo, -1)]  # step t0 (0-based) -> t0-1
-        rev_rels = [rels[t0] for t0 in range(hi - 2, lo, -1)]
-        for d, start in starts_b:
-            sw = _sweep(start, rev_mats, rev_rels, n, max_points)
-            exact_all &= sw.exact
-            points = max(points, sw.points)
-            _absorb(sw, [hi - 2 - i for i in range(n)], d, fplD, fplH, src_f)
-    E = (
-        np.stack([r.pair_epsilon() for r in rels])
-        if len({id(r) for r in rels}) > 1
-        else np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
-    )
-    possible = np.stack(pis) > 0
-    valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
-    valid[[s - 1 for s in K]] = False
 
-    # a pair counts where both values are possible given some known values on each side: the past
-    # ratio needs a future known value compatible with a and b (and the future one a past value)
-    past_ok, fut_ok = np.isfinite(bplD), np.isfinite(fplD)
-    tp = np.where(valid, bplD + fplD + E, -np.inf)
-    bpl = _worst(np.where(fut_ok, bplD + E, -np.inf), valid)
-    fpl = _worst(np.where(past_ok, fplD + E, -np.inf), valid)
-    tpl = _worst(bplD + fplD + E, valid)
-    bplh = _worst(np.where(fut_ok, bplH + E, -np.inf), valid)
-    fplh = _worst(np.where(past_ok, fplH + E, -np.inf), valid)
-    tplh = _worst(bplH + fplH + E, valid)
-    flat = np.argmax(tp.reshape(T, -1), axis=1)
-    pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
-    pair[np.isnan(tpl)] = -1
 
-    def witness(t: int) -> list[str]:
-        t0 = t - 1
-        labels = ["*"] * T
-        for s in K:
-            labels[s - 1] = "known"
-        if t in Kset or pair[t0, 0] < 0:
+class TemporalEngine:
+    """Exact leakage of the releases ``rels`` (one :class:`StepRelease` per step) of a chain with
+    transitions ``mats`` (``T - 1`` matrices, ``mats[s]`` from step ``s`` to ``s + 1``, 0-based) and
+    start law ``initial`` (module docstring); :meth:`of` builds it from a
+    :class:`~bdpsim.temporal.chain.ReleasedChain` after its work check."""
+
+    def __init__(
+        self,
+        mats: Sequence[np.ndarray],
+        initial: np.ndarray,
+        rels: Sequence[StepRelease],
+        max_points: int = MAX_POINTS,
+        max_work: float = MAX_WORK,
+    ):
+        self.mats = [np.asarray(M, dtype=float) for M in mats]
+        self.initial = np.asarray(initial, dtype=float)
+        self.rels = list(rels)
+        self.T = len(self.rels)
+        check(
+            len(self.mats) == max(self.T - 1, 0),
+            "mats",
+            f"{len(self.mats)} matrices",
+            f"need T - 1 = {self.T - 1}",
+        )
+        self.k = int(self.initial.shape[0])
+        self.max_points = int(max_points)
+        self.max_work = float(max_work)
+        self.outputs = int(self.rels[0].likelihoods.shape[0]) if self.rels else 0
+        # each distinct matrix transposed once (a time-homogeneous chain: one object, so the
+        # 2-state sweep's per-matrix cache hits at every step)
+        seen: dict[int, np.ndarray] = {}
+        self.mats_t = [seen.setdefault(id(M), M.T) for M in self.mats]
+        self.epsilon = np.array([float(r.epsilon) for r in self.rels])
+        self.priors = _priors(self.initial, self.mats)
+        self._sweeps: dict[tuple, Sweep] = {}
+        self._leakage: dict[tuple[int, ...], TemporalLeakage] = {}
+
+    @classmethod
+    def of(
+        cls, chain: ReleasedChain, *, max_points: int = MAX_POINTS, max_work: float = MAX_WORK
+    ) -> TemporalEngine:
+        """The engine of ``chain``: its states and its work (``2 T points outputs k^2``) checked
+        first (``ConfigError`` naming ``transition``; :class:`~bdpsim.kernels.argcheck.TooExpensive`
+        naming ``steps``), then its step releases built."""
+        check_states(chain.states)
+        _check_work(chain.steps, chain.outputs, chain.states, False, max_points, max_work)
+        eng = cls(chain.matrices, chain.initial, chain.step_releases(), max_points, max_work)
+        eng.epsilon = np.array(chain.epsilons, dtype=float)
+        return eng
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_sweeps"], state["_leakage"] = {}, {}  # caches stay where they were computed
+        return state
+
+    # ------------------------------------------------------------------ sweeps, cached
+    def forward(self, s0: int, c: int, n: int | None = None) -> Sweep:
+        """The sweep from step ``s0`` (law of ``x_{s0}``: the start law if ``c < 0``, else
+        ``P[c, :]`` from ``x_{s0 - 1} = c``) over ``n`` steps (default: to the chain end)."""
+        n = self.T - s0 if n is None else n
+        key = ("f", s0, c, n)
+        if key not in self._sweeps:
+            start = self.initial if c < 0 else self.mats[s0 - 1][c]
+            self._sweeps[key] = propagate(
+                start, self.mats[s0 : s0 + n - 1], self.rels[s0 : s0 + n - 1], n, self.max_points
+            )
+        return self._sweeps[key]
+
+    def backward(self, e0: int, d: int, n: int | None = None) -> Sweep:
+        """The sweep from step ``e0`` (``1`` if ``d < 0``, else ``P(x_{e0 + 1} = d | x_{e0})``)
+        down over ``n`` steps (default: to step 0)."""
+        n = e0 + 1 if n is None else n
+        key = ("b", e0, d, n)
+        if key not in self._sweeps:
+            start = np.ones(self.k) if d < 0 else self.mats[e0][:, d].copy()
+            steps = range(e0 - 1, e0 - n, -1)
+            mats = [self.mats_t[s] for s in steps]
+            rels = [self.rels[s + 1] for s in steps]
+            self._sweeps[key] = propagate(start, mats, rels, n, self.max_points)
+        return self._sweeps[key]
+
+    # ------------------------------------------------------------------ one adversary
+    def one_sided(self, t: int, known: Mapping[int, int], a: int, b: int) -> float:
+        """``sup_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` (0-based steps and states); a
+        :class:`~bdpsim.core.errors.NotAvailable` where ``a`` or ``b`` is impossible given ``x_K`` or
+        the propagation fell back to an interval (``max_points``)."""
+        before = [s for s in known if s < t]
+        after = [s for s in known if s > t]
+        lo = max(before) if before else -1
+        hi = min(after) if after else self.T
+        past = self.forward(lo + 1, int(known[lo]) if before else -1)
+        fut = self.backward(hi - 1, int(known[hi]) if after else -1)
+        if not (past.exact and fut.exact):
+            raise NotAvailable(
+                f"the reachable hull outgrew {self.max_points} points: only an interval is known"
+            )
+        dp = past.D[t - (lo + 1)][a, b]
+        df = fut.D[hi - 1 - t][a, b]
+        if not (math.isfinite(dp) and math.isfinite(df)):
+            raise NotAvailable(f"x_{t} = {a} or {b} is impossible given the known values")
+        return float(dp + self.rels[t].pair_epsilon()[a, b] + df)
+
+    def two_sided(self, t: int, known: Mapping[int, int], a: int, b: int) -> float:
+        """``max`` of :meth:`one_sided` over both orders of the pair."""
+        return max(self.one_sided(t, known, a, b), self.one_sided(t, known, b, a))
+
+    # ------------------------------------------------------------------ every step
+    def leakage(self, known: Sequence[int] = ()) -> TemporalLeakage:
+        """``BPL_t``, ``FPL_t``, ``TPL_t`` of every step for an adversary who knows the steps
+        ``known`` (numbered from 1, as :func:`~bdpsim.temporal.exact.temporal_exact`; checked:
+        ``ConfigError`` naming ``known``); with none known, computed once."""
+        T = self.T
+        for s in known or ():
+            check(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 1 <= int(s) <= T,
+                "known",
+                s,
+                f"must be steps in 1..{T}",
+            )
+        K = sorted({int(s) for s in known}) if known else []
+        if K:
+            _check_work(T, self.outputs, self.k, True, self.max_points, self.max_work)
+        key = tuple(K)
+        if key not in self._leakage:
+            self._leakage[key] = self._leakage_of(K)
+        return self._leakage[key]
+
+    def _leakage_of(self, K: list[int]) -> TemporalLeakage:
+        T, k, rels, pis = self.T, self.k, self.rels, self.priors
+        Kset = set(K)
+        bplD = np.full((T, k, k), -np.inf)
+        bplH = np.full((T, k, k), -np.inf)
+        fplD = np.full((T, k, k), -np.inf)
+        fplH = np.full((T, k, k), -np.inf)
+        src_b: dict[int, Any] = {}  # t -> per pair (a, b): (sweep, index, known value c)
+        src_f: dict[int, Any] = {}
+        exact_all = True
+        points = 0
+        cuts = [0] + K + [T + 1]
+        for lo, hi in zip(cuts[:-1], cuts[1:]):  # targets lo+1 .. hi-1 (steps from 1)
+            n = hi - lo - 1
+            if n <= 0:
+                continue
+            starts_f = [None] if lo == 0 else [c for c in range(k) if pis[lo - 1][c] > 0]
+            for c in starts_f:  # forward: starts at step lo+1, 0-based lo
+                sw = self.forward(lo, -1 if c is None else c, n)
+                exact_all &= sw.exact
+                points = max(points, sw.points)
+                _absorb(sw, [lo + i for i in range(n)], c, bplD, bplH, src_b)  # 0-based steps
+            starts_b = [None] if hi == T + 1 else [d for d in range(k) if pis[hi - 1][d] > 0]
+            for d in starts_b:  # backward: starts at step hi-1, 0-based hi-2, down to lo+1
+                sw = self.backward(hi - 2, -1 if d is None else d, n)
+                exact_all &= sw.exact
+                points = max(points, sw.points)
+                _absorb(sw, [hi - 2 - i for i in range(n)], d, fplD, fplH, src_f)
+        E = (
+            np.stack([r.pair_epsilon() for r in rels])
+            if len({id(r) for r in rels}) > 1
+            else np.broadcast_to(rels[0].pair_epsilon(), (T, k, k))
+        )
+        possible = np.stack(pis) > 0
+        valid = ~np.eye(k, dtype=bool)[None] & possible[:, :, None] & possible[:, None, :]
+        valid[[s - 1 for s in K]] = False
+
+        # a pair counts where both values are possible given some known values on each side: the
+        # past ratio needs a future known value compatible with a and b (and the future one a past)
+        past_ok, fut_ok = np.isfinite(bplD), np.isfinite(fplD)
+        tp = np.where(valid, bplD + fplD + E, -np.inf)
+        bpl = _worst(np.where(fut_ok, bplD + E, -np.inf), valid)
+        fpl = _worst(np.where(past_ok, fplD + E, -np.inf), valid)
+        tpl = _worst(bplD + fplD + E, valid)
+        bplh = _worst(np.where(fut_ok, bplH + E, -np.inf), valid)
+        fplh = _worst(np.where(past_ok, fplH + E, -np.inf), valid)
+        tplh = _worst(bplH + fplH + E, valid)
+        flat = np.argmax(tp.reshape(T, -1), axis=1)
+        pair = np.stack([flat // k, flat % k], axis=1).astype(np.int64)
+        pair[np.isnan(tpl)] = -1
+
+        def witness(t: int) -> list[str]:
+            t0 = t - 1
+            labels = ["*"] * T
+            for s in K:
+                labels[s - 1] = "known"
+            if t in Kset or pair[t0, 0] < 0:
+                return labels
+            a_, b_ = int(pair[t0, 0]), int(pair[t0, 1])
+            lo = max([s for s in K if s < t], default=0)
+            hi = min([s for s in K if s > t], default=T + 1)
+            sw, i, c = src_b[t0][a_][b_]
+            if c is not None:
+                labels[lo - 1] = f"known x={c}"
+            p = int(sw.best[i][a_, b_])
+            for j, o in enumerate(sw.outputs(i, p)):
+                labels[lo + j] = rels[lo + j].labels[o]
+            labels[t0] = rels[t0].labels[int(rels[t0].pair_argmax()[a_, b_])]
+            sw, i, d = src_f[t0][a_][b_]
+            if d is not None:
+                labels[hi - 1] = f"known x={d}"
+            p = int(sw.best[i][a_, b_])
+            for j, o in enumerate(sw.outputs(i, p)):
+                labels[hi - 2 - j] = rels[hi - 2 - j].labels[o]
             return labels
-        a_, b_ = int(pair[t0, 0]), int(pair[t0, 1])
-        lo = max([s for s in K if s < t], default=0)
-        hi = min([s for s in K if s > t], default=T + 1)
-        sw, i, c = src_b[t0][a_][b_]
-        if c is not None:
-            labels[lo - 1] = f"known x={c}"
-        p = int(sw.best[i][a_, b_])
-        for j, o in enumerate(sw.outputs(i, p)):
-            labels[lo + j] = rels[lo + j].labels[o]
-        labels[t0] = rels[t0].labels[int(rels[t0].pair_argmax()[a_, b_])]
-        sw, i, d = src_f[t0][a_][b_]
-        if d is not None:
-            labels[hi - 1] = f"known x={d}"
-        p = int(sw.best[i][a_, b_])
-        for j, o in enumerate(sw.outputs(i, p)):
-            labels[hi - 2 - j] = rels[hi - 2 - j].labels[o]
-        return labels
 
-    return TemporalLeakage(
-        np.arange(1, T + 1),
-        eps,
-        bpl,
-        fpl,
-        tpl,
-        bplh,
-        fplh,
-        tplh,
-        pair,
-        tuple(K),
-        bool(exact_all),
-        int(points),
-        witness,
-    )
+        return TemporalLeakage(
+            np.arange(1, T + 1),
+            self.epsilon,
+            bpl,
+            fpl,
+            tpl,
+            bplh,
+            fplh,
+            tplh,
+            pair,
+            tuple(K),
+            bool(exact_all),
+            int(points),
+            witness,
+        )
+
+
+def engine_of(
+    chain: ReleasedChain, *, max_points: int | None = None, max_work: float = MAX_WORK
+) -> TemporalEngine:
+    """:meth:`TemporalEngine.of` with ``max_points`` checked (``None``: the default cap)."""
+    cap = MAX_POINTS if max_points is None else max_points
+    if not (isinstance(cap, (int, np.integer)) and not isinstance(cap, bool) and cap >= 2):
+        raise ConfigError("max_points", cap, "must be an integer >= 2")
+    return TemporalEngine.of(chain, max_points=int(cap), max_work=max_work)
 
 
 def _merge_src(prev, better: np.ndarray, new) -> list[list]:

@@ -3,8 +3,9 @@
 One row per step with the columns of ``bdpsim temporal --json`` (:data:`COLUMNS`): ``i``, the
 step's record, numbered from 0 as bdpsim numbers records everywhere (``i`` and ``known`` of
 ``adversaries.csv``, :class:`bdpsim.Adversary`; the paper's step ``t`` is ``i + 1``), ``epsilon``,
-the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known record, and where the exact value is only
-known to lie in an interval: then ``*_low`` and ``*_high`` hold it), the pair ``a``, ``b``
+the exact ``bpl``, ``fpl``, ``tpl`` (``None`` at a known record; where the exact value is only
+known to lie in an interval, its upper end, a safe bound, and ``*_low`` and ``*_high`` hold the
+interval), the pair ``a``, ``b``
 attaining ``TPL``, and Cao et al.'s ``cao_bpl``, ``cao_fpl``, ``cao_tpl`` (``None`` with a known
 set, which their TPL cannot express, or with ``method = "exact"``). Leakages are in nats. Bad input
 raises :class:`~bdpsim.core.errors.ConfigError` naming the argument.
@@ -32,13 +33,16 @@ class TemporalTable:
     (False where some value is an interval; None with ``method = "cao"``), ``points`` (largest propagated
     hull), the
     exact engine's result (``None`` with ``method = "cao"``) for witnesses, and the chain as it
-    was checked (:class:`~bdpsim.temporal.exact.TemporalChain`: a budget search reuses it)."""
+    was checked (:class:`~bdpsim.temporal.chain.ReleasedChain`: a budget search reuses it)."""
 
     rows: list[dict]
     exact: bool | None
     points: int
     result: Any
     chain: Any = None
+    #: why Cao et al.'s columns are missing beside the exact ones (``method = "both"`` on a chain
+    #: their recursion refuses, e.g. one with a transient state), else ``None``
+    cao_note: str | None = None
 
     @property
     def per_step(self) -> bool:
@@ -52,8 +56,8 @@ def _num(x: float) -> float | None:
 
 def temporal_table(
     transition,
-    epsilon,
-    steps: int,
+    epsilon=None,
+    steps: int | None = None,
     mechanism: str = "any",
     *,
     initial="stationary",
@@ -62,81 +66,63 @@ def temporal_table(
     method: str = "both",
     max_points: int | None = None,
 ) -> TemporalTable:
-    """The table (module docstring); arguments as :func:`bdpsim.temporal.exact.temporal_exact`
-    but ``known_records``: the records (steps) ``0..steps-1`` whose value the adversary knows.
+    """The table (module docstring) of a :class:`~bdpsim.temporal.chain.ReleasedChain` (as
+    ``transition``), or of the arguments of :func:`bdpsim.temporal.exact.temporal_exact`, but
+    ``known_records``: the records (steps) ``0..steps-1`` whose value the adversary knows.
     A kernel's error raised inside is the :class:`~bdpsim.core.errors.ConfigError` of its argument."""
     with naming():
-        return _table(
-            transition, epsilon, steps, mechanism, initial, known_records, values, method, max_points
+        from .chain import released_chain
+
+        chain = released_chain(transition, epsilon, steps, mechanism, initial=initial, state_values=values)
+        check(
+            steps is None or steps == chain.steps, "steps", steps, f"must be the chain's {chain.steps} steps"
         )
+        return _table(chain, known_records, method, max_points)
 
 
-def _records(known_records: Sequence[int], steps: int) -> list[int]:
-    """The known records, checked: integers in ``0..steps-1``."""
+def _table(chain: Any, known_records: Sequence[int], method: str, max_points: int | None) -> TemporalTable:
     import numpy as np
 
-    known = list(known_records) if isinstance(known_records, (list, tuple, np.ndarray)) else known_records
-    check(
-        isinstance(known, list)
-        and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in known)
-        and all(0 <= int(s) < steps for s in known),
-        "known_records",
-        known,
-        f"must be records (steps) in 0..{steps - 1}",
-    )
-    return [int(s) for s in known]
-
-
-def _table(
-    transition: Any,
-    epsilon: Any,
-    steps: int,
-    mechanism: str,
-    initial: Any,
-    known_records: Sequence[int],
-    values: Any,
-    method: str,
-    max_points: int | None,
-) -> TemporalTable:
-    import numpy as np
-
-    from .exact import MAX_POINTS, TemporalChain, temporal_exact
+    from .chain import records_of
+    from .exact import engine_of
 
     check(method in METHODS, "method", method, f"must be one of {', '.join(METHODS)}")
-    chain = TemporalChain.of(transition, steps, initial)  # checked once, for both methods
-    known = [s + 1 for s in _records(known_records, chain.steps)]  # the engine's steps 1..T
-    res = None
-    if method != "cao":  # exact or both
-        res = temporal_exact(
-            chain,
-            epsilon,
-            steps,
-            mechanism,
-            known=known,
-            values=values,
-            max_points=MAX_POINTS if max_points is None else max_points,
-        )
-    cao = None
-    if method in ("cao", "both") and not known:
-        from .cao import cao_leakage
-
-        cao = cao_leakage(
-            chain.transition, epsilon, steps, initial=None if chain.stationary else chain.initial
-        )
-    elif method == "cao":
+    known = [s + 1 for s in records_of(known_records, chain.steps)]  # the engine's steps 1..T
+    if method == "cao" and known:
         raise ConfigError(
             "known_records",
             list(known_records),
             "Cao et al.'s TPL has no known set: use method exact or both",
         )
-    T = int(steps)
+    res = None
+    if method != "cao":  # exact or both
+        res = engine_of(chain, max_points=max_points).leakage(known)
+    cao, cao_note = None, None
+    if method in ("cao", "both") and not known:
+        from ..core.errors import BdpsimError
+        from .cao import cao_leakage
+
+        try:
+            cao = cao_leakage(
+                chain.transition,
+                chain.epsilons,
+                chain.steps,
+                initial=None if chain.stationary else chain.initial,
+            )
+        except BdpsimError as exc:  # beside the exact columns, a chain Cao's recursion refuses
+            if method == "cao":
+                raise
+            # the rule broken (after "field = value: "), without the library argument no flag offers
+            why = str(exc).split(": ", 1)[-1].split("; pass backward=")[0]
+            cao_note = f"Cao et al.'s columns are not defined on this chain ({why})"
+    T = chain.steps
     interval = res is not None and not bool(
         np.allclose(np.nan_to_num(res.tpl_high - res.tpl), 0.0, atol=1e-12)
         and np.allclose(np.nan_to_num(res.bpl_high - res.bpl), 0.0, atol=1e-12)
         and np.allclose(np.nan_to_num(res.fpl_high - res.fpl), 0.0, atol=1e-12)
     )
     rows = []
-    eps = res.epsilon if res is not None else cao.epsilon  # type: ignore[union-attr]
+    eps = chain.epsilons
     ends = (
         {}
         if res is None
@@ -150,7 +136,9 @@ def _table(
                 row[key] = None
                 continue
             low, high = _num(ends[key][0][i]), _num(ends[key][1][i])
-            row[key] = low if low is not None and high is not None and high - low <= 1e-12 else None
+            # the exact value; where only an interval is known, its upper end (a safe bound),
+            # the interval beside it
+            row[key] = low if low is not None and high is not None and high - low <= 1e-12 else high
             if interval:
                 row[key + "_low"], row[key + "_high"] = low, high
         row["a"] = int(res.pair[i, 0]) if res is not None and res.pair[i, 0] >= 0 else None
@@ -159,7 +147,12 @@ def _table(
             row["cao_" + key] = float(cao_cols[key][i]) if cao_cols else None
         rows.append(row)
     return TemporalTable(
-        rows, res.exact if res is not None else None, res.points if res is not None else 0, res, chain
+        rows,
+        res.exact if res is not None else None,
+        res.points if res is not None else 0,
+        res,
+        chain,
+        cao_note,
     )
 
 

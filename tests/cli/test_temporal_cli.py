@@ -142,8 +142,8 @@ def test_allocate_prints_and_writes_budgets(tmp_path, capsys):
 
 BAD = [
     (["--transition", "[[0.5,0.6],[0.5,0.5]]"], "--transition", "sum to 1"),
-    (["--epsilon", "0"], "--epsilon", "> 0"),
-    (["--epsilon", "-1"], "--epsilon", "> 0"),
+    (["--epsilon", "0"], "--epsilon", "must be a number in [1e-09, 700]"),
+    (["--epsilon", "-1"], "--epsilon", "must be a number in [1e-09, 700]"),
     (["--n", "0"], "--n", ">= 1"),
     (["--epsilon", "1", "2"], "--epsilon", "one value per step"),
     (["--known-records", "5"], "--known-records", "0..4"),
@@ -308,3 +308,96 @@ def test_temporal_leakage_raises_bdpsim_errors_and_reads_old_known():
     with pytest.warns(DeprecationWarning, match="known_records"):
         old = bdpsim.temporal_leakage(json.loads(THREE), 1.0, 4, "krr", known=[2], as_frame=False)
     assert rows == old and rows[1]["tpl"] is None and [r["i"] for r in rows] == [0, 1, 2, 3]
+
+
+# ----------------------------------------------------------------------------- continual release in words
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["temporal", *argv])
+    got = capsys.readouterr()
+    return code, got.out, got.err
+
+
+def test_cao_is_always_said_against_exact_in_words(capsys):
+    """The percentage beside Cao meant "Cao above exact" on one line and "exact above Cao" on the
+    next, and a 1e-15 difference printed "-0.0 %"."""
+    example = "[[0.8,0.15,0.05],[0.3,0.6,0.1],[0.05,0.15,0.8]]"  # the bundled continual config's chain
+    code, out, _ = _run(capsys, "--transition", example, "--epsilon", "1", "--n", "6", "--allocate", "2")
+    assert code == 0
+    assert "Cao 2.1 % above exact" in out  # max TPL: Cao 4.41783 vs exact 4.32648
+    assert "Cao 1.3 % below exact" in out  # budgets: Cao 0.453717 vs exact 0.45992
+    assert "%)" not in out.replace("% above exact)", "").replace("% below exact)", "")
+    code, out, _ = _run(capsys, "--transition", ACTIVITY, "--epsilon", "1", "--n", "5")
+    assert "-0.0" not in out and "Cao equal to exact within 0.05 %" in out
+
+
+def test_allocation_says_what_its_schedule_is(capsys):
+    """A constant exact schedule is said in words; one or two steps have no middle step."""
+    code, out, _ = _run(capsys, "--transition", ACTIVITY, "--epsilon", "1", "--n", "6", "--allocate", "2")
+    assert code == 0 and "at every step (raising the first and last step's eps would push" in out
+    assert "[end, middle.., end]" not in out
+    for n, shown in (("1", "exact [1]"), ("2", "schedule over the 2 steps: exact [")):
+        code, out, _ = _run(capsys, "--transition", ACTIVITY, "--epsilon", "1", "--n", n, "--allocate", "1")
+        assert code == 0 and shown in out and "middle" not in out, out
+
+
+def test_an_interval_shows_its_width_and_the_json_its_upper_end(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    code, text, _ = _run(
+        capsys, "--transition", THREE, "--epsilon", "1", "--n", "8", "--release", "krr",
+        "--max-points", "3", "--json", str(out),
+    )  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert code == 0 and doc["exact"] is False and "(width " in text
+    assert None not in doc["tpl"]
+    np.testing.assert_allclose(doc["tpl"], doc["tpl_high"], atol=1e-12)
+    assert all(lo <= hi for lo, hi in zip(doc["tpl_low"], doc["tpl_high"]))
+
+
+def test_both_methods_on_a_chain_with_a_transient_state(tmp_path, capsys):
+    """--method both computes the exact columns where Cao's recursion refuses the chain (as
+    --method exact does) and says why Cao's are missing, naming no library argument."""
+    chain = "[[0.5,0.5,0],[0,0.5,0.5],[0,0.5,0.5]]"
+    out = tmp_path / "t.json"
+    code, text, err = _run(capsys, "--transition", chain, "--epsilon", "1", "--n", "4", "--json", str(out))
+    ex = temporal_exact(np.array(json.loads(chain)), 1.0, 4, "any")
+    doc = json.loads(out.read_text())
+    assert code == 0 and err == "" and "Cao et al.'s columns are not defined on this chain" in text
+    assert "backward=" not in text and doc["cao_tpl"] == [None] * 4 and "cao_note" in doc
+    np.testing.assert_allclose(doc["tpl"], ex.tpl, atol=1e-12)
+
+
+def test_csv_holds_the_table(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    code, _, _ = _run(capsys, "--transition", ACTIVITY, "--epsilon", "1", "--n", "5", "--csv", str(out))
+    lines = out.read_text().splitlines()
+    ex = temporal_exact(np.array(json.loads(ACTIVITY)), 1.0, 5, "any")
+    assert code == 0 and lines[0].startswith("i,epsilon,bpl,fpl,tpl,a,b,cao_bpl") and len(lines) == 6
+    np.testing.assert_allclose([float(x.split(",")[4]) for x in lines[1:]], ex.tpl, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "extra,flag,rule",
+    [
+        (["--allocate", "1e6"], "--allocate", "must be in [5e-09, 700]"),
+        (["--allocate", "1e-300"], "--allocate", "must be in [5e-09, 700]"),
+        (["--epsilon", "1e308"], "--epsilon", "e^eps overflows"),
+        (["--epsilon", "1e-300"], "--epsilon", "[1e-09, 700]"),
+        (["--n", "1000000000", "--method", "cao"], "--n", "at most 1e+06 steps"),
+        (["--json", "."], "--json", "is a directory"),
+        (["--csv", "."], "--csv", "is a directory"),
+        (["--release", "laplace", "--state-values", "0", "1e308"], "--state-values", "at most 1e+12"),
+        (
+            ["--release", "laplace", "--state-values", "0", "1e100", "--epsilon", "700"],
+            "--state-values",
+            "1e+12",
+        ),
+    ],
+)
+def test_hostile_continual_input_is_one_line_before_the_work(extra, flag, rule, capsys):
+    args = {"--transition": ACTIVITY, "--epsilon": "1", "--n": "5"}
+    argv = [x for k, v in args.items() if k not in extra for x in (k, v)] + extra
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"bdpsim: error: {flag} = ") and rule in err and ".tmp" not in err, err

@@ -19,8 +19,7 @@ from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import ESTIMATORS
 from bdpsim.kernels.chains.transition import stationary_distribution
 from bdpsim.pipeline.config import parse_config
-from bdpsim.temporal.adversary import ChainLeakage
-from bdpsim.temporal.exact import temporal_exact
+from bdpsim.temporal.exact import TemporalEngine, temporal_exact
 from bdpsim.temporal.mechanisms import step_release
 
 CONFIG = Path(__file__).resolve().parents[2] / "bdpsim" / "configs" / "temporal_example.toml"
@@ -64,7 +63,7 @@ def test_per_adversary_leakage_equals_brute_force(k, T, mechanism, sticky):
     pi = stationary_distribution(P)
     rel = step_release(mechanism, k, 0.9)
     L = rel.likelihoods / rel.likelihoods.sum(axis=0)  # k-RR's law; "any": the mechanism the kind runs
-    chain = ChainLeakage([P] * (T - 1), pi, [rel] * T)
+    chain = TemporalEngine([P] * (T - 1), pi, [rel] * T)
     checked = 0
     for t in range(T):
         others = [s for s in range(T) if s != t]
@@ -93,12 +92,26 @@ def test_bundled_config_bdpl_max_is_the_exact_max_tpl_and_cao_column_is_caos():
         assert r["release"] == "krr" and r["n_adversaries"] == T * 3  # every target and unordered pair
 
 
-def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), **run):
+def test_a_run_propagates_each_chain_once_not_once_per_target(monkeypatch):
+    """Every target of a point reads the same forward and backward sweep: a run is linear in T
+    (one task per target redid both sweeps at every target: 2 T sweeps, quadratic in T)."""
+    import bdpsim.temporal.exact as E
+
+    sweeps = []
+    propagate = E.propagate
+    monkeypatch.setattr(E, "propagate", lambda *a, **k: sweeps.append(1) or propagate(*a, **k))
+    raw = tomllib.loads(CONFIG.read_text())
+    raw["model"]["n"], raw["mechanism"]["epsilon"] = 30, 1.0
+    rows = bdpsim.run(raw).to_dict("records")
+    assert rows[0]["n_adversaries"] == 30 * 3 and len(sweeps) == 2
+
+
+def _point(release="krr", n=5, transition=((0.8, 0.2), (0.3, 0.7)), epsilon=1.0, **run):
     return parse_config(
         {
             "run": {"estimator": "exact", "adversaries": 3, **run},
             "model": {"kind": "markov", "n": n, "transition": [list(r) for r in transition]},
-            "mechanism": {"kind": "continual", "epsilon": 1.0, "release": release},
+            "mechanism": {"kind": "continual", "epsilon": epsilon, "release": release},
         }
     ).points[0]
 
@@ -179,3 +192,18 @@ def test_cli_run_bad_release_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.release = ")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("eps", [800.0, 1e-300])
+def test_a_budget_past_the_floating_range_is_refused_by_the_kind(eps):
+    """e^800 overflows (the run's numbers were inf/nan); 1e-300 makes every likelihood equal."""
+    with pytest.raises(ConfigError, match=r"^mechanism\.epsilon = .*\[1e-09, 700\]"):
+        _point(epsilon=eps)
+
+
+def test_a_chain_whose_other_state_never_occurs_is_refused_not_run_with_no_adversary():
+    """From the stationary law (1, 0) state 1 never occurs: the search finished with zero
+    adversaries and no note."""
+    with pytest.raises(ConfigError, match=r"model\.transition = .*states \[1\] never do"):
+        _point(transition=((1.0, 0.0), (0.5, 0.5)), epsilon=1.0)
+    _point(transition=((0.0, 1.0), (1.0, 0.0)))  # a cycle: both states occur, every step one of them
