@@ -1,23 +1,19 @@
 """The one Python entry point of calibration, :func:`calibrate`, for every model ``bdpsim calibrate``
-takes: a Markov chain (every method of :data:`~bdpsim.calibration.CALIBRATION_METHODS`, by the
-window reduction: :func:`bdpsim.calibration.methods.calibrate_chain`) and a pedigree, Bayesian
-network or Markov random field (``exact`` and ``optimal``, by the model's exact all-adversary
-engine: :func:`bdpsim.calibration.graphs.calibrate_graph`), the query given as counted states,
-state values or a mechanism.
+takes: a Markov chain (every method of :data:`~bdpsim.calibration.CALIBRATION_METHODS`) and every
+other model whose exact engine searches every adversary — a pedigree, a Bayesian network, a Markov
+random field, a model kind of a plug-in (``exact`` and ``optimal``) — all through one path
+(:func:`bdpsim.calibration.methods.calibrate_query`: the model's exact engine, re-noised), the
+query given as counted states, state values or a mechanism.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..core.errors import ConfigError, check
-from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
-from .methods import EXACT_METHOD, Calibration, calibrate_chain
-from .target import check_target_epsilon, query_of
-
-#: the methods on a pedigree, network or random field
-GRAPH_METHODS = (EXACT_METHOD, "optimal")
+from ..models.protocols import MarkovChain
+from .methods import Calibration, calibrate_query, supported_methods
+from .target import query_of
 
 
 def calibrate(
@@ -43,7 +39,8 @@ def calibrate(
 
     Parameters
     ----------
-    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
+    model : a Markov chain or any model with an exact engine over every adversary
+        ``MarkovChainModel``, ``PedigreeModel``, ``BayesNetModel``, ``MRFModel``, a plug-in's kind.
     epsilon : float
         Target BDPL, in ``(0, 700]`` (``optimal``: ``[0.01, 90]``; staircase noise ``>= 1e-4``:
         :func:`bdpsim.calibration.target.check_target_epsilon`).
@@ -56,12 +53,11 @@ def calibrate(
         ``counted_states`` / ``state_values`` (its own noise is not used).
     method : str
         On a chain every registered method (:func:`~bdpsim.calibration.methods.calibrate_chain`);
-        on a pedigree, network or random field ``exact`` (the least Laplace scale, or the least
-        geometric / staircase noise with ``noise``) or ``optimal`` (the least-E|Z| integer noise).
+        on another model ``exact`` (the least Laplace scale, or the least amount of the law
+        ``noise`` names) or ``optimal`` (the least-E|Z| integer noise).
     evaluate, delta, budget, objective, progress, **search
-        As :func:`~bdpsim.calibration.methods.calibrate_chain` (on a pedigree, network or random
-        field: ``min_known`` is the only search option, ``delta`` is refused and the exact BDPL is
-        always computed).
+        As :func:`~bdpsim.calibration.methods.calibrate_chain` (``min_known`` and ``targets`` are
+        every engine's search options; ``window_limit`` and ``tolerance`` a chain's).
 
     Returns
     -------
@@ -69,59 +65,37 @@ def calibrate(
         ``scale`` (the Laplace scale, or the amount ``Delta / eps'`` of geometric and staircase
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
-    if isinstance(model, MarkovChain):
-        chain: Any = model  # a MarkovChain (protocol) is what calibrate_chain runs on
-        return calibrate_chain(
-            chain,
-            epsilon,
-            state_values=_query_values(model, counted_states, state_values, mechanism),
-            method=method,
-            evaluate=evaluate,
-            noise=noise,
-            delta=delta,
-            staircase_gamma=staircase_gamma,
-            budget=budget,
-            objective=objective,
-            progress=progress,
-            **search,
+    values = _query_values(model, counted_states, state_values, mechanism)
+    if not isinstance(model, MarkovChain):  # a chain answers a method not defined on it with a row
+        methods = supported_methods(model)
+        check(
+            bool(methods),
+            "model",
+            type(model).__name__,
+            "has no calibration: a Markov chain, or a data model of a registered kind whose exact "
+            "engine searches every adversary (a pedigree, a Bayesian network, a Markov random field, ...)",
         )
-    # pedigrees, networks, random fields: their exact all-adversary engines (scipy.optimize: imported here)
-    from .graphs import calibrate_graph
-
-    check(
-        method in GRAPH_METHODS,
-        "method",
-        method,
-        f"on a {type(model).__name__} must be one of "
-        f"{list(GRAPH_METHODS)} (the bounds and the competing mechanisms are defined on a Markov chain)",
-    )
-    check_target_epsilon(epsilon, method, noise)
-    check(
-        not search.keys() - {"min_known"},
-        "search",
-        sorted(search),
-        "on a pedigree, network or random field only min_known is an option of the exact search",
-    )
-    check(delta is None, "delta", delta, "is the target of gaussian noise, calibrated on a Markov chain only")
-    check(
-        isinstance(model, (HasCountLaw, FactorGraph)),
-        "model",
-        type(model).__name__,
-        "must be a Markov chain, pedigree, Bayesian network or Markov random field",
-    )
-    rows = calibrate_graph(
+        check(
+            method in methods,
+            "method",
+            method,
+            f"on a {type(model).__name__} must be one of "
+            f"{methods} (the bounds and the competing mechanisms are defined on a Markov chain)",
+        )
+    return calibrate_query(
         model,
         epsilon,
-        _query_values(model, counted_states, state_values, mechanism),
+        values,
         method=method,
+        evaluate=evaluate,
         noise=noise,
-        objective=objective,
-        min_known=int(search.get("min_known", 0)),
+        delta=delta,
         staircase_gamma=staircase_gamma,
         budget=budget,
+        objective=objective,
         progress=progress,
+        **search,
     )
-    return rows[0]
 
 
 def _query_values(model, counted_states, state_values, mechanism) -> tuple[float, ...]:

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from bdpsim.calibration import calibrate
-from bdpsim.calibration.budget import TooSlow, mqm_exact_seconds, scan_seconds
+from bdpsim.calibration.budget import TooSlow, mqm_exact_seconds
 from bdpsim.models import MarkovChainModel, symmetric_chain
+from bdpsim.models.markov.window import scan_cost
 
 
 def _chain50():
@@ -96,7 +97,5 @@ def test_library_has_no_budget_by_default_and_estimates_grow_as_documented():
         calibrate(m, 1.0, method="markov-quilt-exact", budget=1e-6)
     assert mqm_exact_seconds(2, 10_000_002) == pytest.approx(100 * mqm_exact_seconds(2, 100_002))
     assert mqm_exact_seconds(50, 1000) > 100 * mqm_exact_seconds(2, 1000)
-    small, _ = scan_seconds(m, np.array([0.0, 1.0]), {})
-    assert (
-        small == scan_seconds(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]), {})[0]
-    )
+    small, _ = scan_cost(m, np.array([0.0, 1.0]))
+    assert small == scan_cost(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]))[0]
