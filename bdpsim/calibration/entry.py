@@ -10,24 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..core.errors import ConfigError, check
+from ..core.errors import check
 from ..models.protocols import MarkovChain
+from ..queries import AdditiveQuery
+from .budget import Budget
 from .methods import Calibration, calibrate_query, supported_methods
-from .target import query_of
+from .target import CalibratedQuery, per_state_values, query_of
 
 
 def calibrate(
     model,
     epsilon: float,
     *,
-    counted_states: Sequence[int] | None = None,
+    counted_states: Sequence[int | str] | None = None,
     state_values: Sequence[float] | None = None,
     method: str = "exact",
     evaluate: bool = True,
     noise: str = "laplace",
     delta: float | None = None,
     staircase_gamma: float | None = None,
-    budget: float | None = None,
+    budget: float | Budget | None = None,
     objective: str = "mean_abs",
     progress: Callable | None = None,
     mechanism=None,
@@ -45,8 +47,9 @@ def calibrate(
         Target BDPL, in ``(0, 700]`` (``optimal``: ``[0.01, 90]``; staircase noise ``>= 1e-4``:
         :func:`bdpsim.calibration.target.check_target_epsilon`).
     counted_states, state_values
-        The query: count of a state set (default state 1; genotype names on a pedigree) or sum of
-        per-state values.
+        The query: count of a state set (default state 1), read as ``bdpsim run`` reads a config's
+        ``counted_states`` (indices, genotype names on a pedigree, a BIF network's own state
+        names: ``["high", "severe"]``), or sum of per-state values.
     mechanism : Mechanism, optional
         The query as a mechanism whose query is additive (``LaplaceCount(1.0, (2,))``,
         ``LaplaceStateSum``, ...): its ``query_function`` gives the per-state values, instead of
@@ -65,7 +68,7 @@ def calibrate(
         ``scale`` (the Laplace scale, or the amount ``Delta / eps'`` of geometric and staircase
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
-    values = _query_values(model, counted_states, state_values, mechanism)
+    q = _query(model, counted_states, state_values, mechanism)
     if not isinstance(model, MarkovChain):  # a chain answers a method not defined on it with a row
         methods = supported_methods(model)
         check(
@@ -85,7 +88,8 @@ def calibrate(
     return calibrate_query(
         model,
         epsilon,
-        values,
+        q.values,
+        query=q.record_query,
         method=method,
         evaluate=evaluate,
         noise=noise,
@@ -98,9 +102,10 @@ def calibrate(
     )
 
 
-def _query_values(model, counted_states, state_values, mechanism) -> tuple[float, ...]:
-    """The query's value ``f(s)`` per state ``s`` of ``model``, read one way for every model: from
-    ``mechanism``'s additive query, or from ``counted_states`` / ``state_values``
+def _query(model, counted_states, state_values, mechanism):
+    """The query (:class:`~bdpsim.calibration.target.CalibratedQuery`: its values per state and the
+    query itself), read one way for every model: ``mechanism``'s additive query, or
+    ``counted_states`` / ``state_values`` as ``bdpsim run`` reads them
     (:func:`~bdpsim.calibration.target.query_of`: the count of state 1 without either)."""
     if mechanism is not None:
         check(
@@ -109,13 +114,14 @@ def _query_values(model, counted_states, state_values, mechanism) -> tuple[float
             type(mechanism).__name__,
             "give the query as a mechanism or as counted_states / state_values, not both",
         )
-        try:
-            state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
-        except AttributeError:
-            raise ConfigError(
-                "mechanism",
-                type(mechanism).__name__,
-                "must be a mechanism with an additive query "
-                "(a count or a sum of state values) on a discrete model",
-            ) from None
-    return query_of(int(model.states), counted_states, state_values, model=model).values
+        query = getattr(mechanism, "query_function", None)
+        check(
+            isinstance(query, AdditiveQuery),
+            "mechanism",
+            type(mechanism).__name__,
+            "must be a mechanism with an additive query "
+            "(a count or a sum of state values) on a discrete model",
+        )
+        values = per_state_values(query, int(model.states))
+        return CalibratedQuery(values, None, values, "flags", query)
+    return query_of(int(model.states), counted_states, state_values, model=model)

@@ -248,6 +248,12 @@ class CalibrationProblem:
         return int(self.model.n if self.chain else cast(CorrelatedGroups, self.model).m)  # else: groups
 
     @property
+    def ledger(self) -> Budget | None:
+        """:attr:`budget` as the :class:`~bdpsim.calibration.budget.Budget` it became (a number
+        given is a new one)."""
+        return cast("Budget | None", self.budget)
+
+    @property
     def min_known(self) -> int:
         return int(self.search.get("min_known", 0))
 
@@ -289,11 +295,11 @@ class CalibrationProblem:
         """Charge ``searches`` searches over every adversary to the budget, or raise
         :class:`~bdpsim.calibration.budget.TooSlow` with the estimate when they do not fit (field
         ``--transition`` on a chain, else ``model``; ``fix``: what to change)."""
-        if self.budget is None:
+        if self.ledger is None:
             return
         one = self.search_cost()
         est = searches * one.seconds
-        if not self.budget.fits(est):
+        if not self.ledger.fits(est):
             field, value = (
                 ("--transition", f"{self.model.states} states")
                 if self.chain
@@ -303,21 +309,21 @@ class CalibrationProblem:
                 field,
                 value,
                 f"{what} needs ~{duration(est)} ({one.what}, ~{duration(one.seconds)} per search, "
-                f"~{searches:g} searches); at most ~{duration(self.budget.left)} allowed ({fix})",
+                f"~{searches:g} searches); at most ~{duration(self.ledger.left)} allowed ({fix})",
             )
-        self.budget.charge(est)
+        self.ledger.charge(est)
 
     def result(self, method: str, scale: float, reason: str, tau: float | None = None) -> Calibration:
         """The calibration of ``scale``, with its exact BDPL when :attr:`evaluate` (on a model with an
         exact engine) and ``tau`` the bound's DP parameter if the scale came from one."""
         value = None
         evaluate = self.evaluate and self.exact
-        if evaluate and self.budget is not None and float(scale) not in self.cache:
+        if evaluate and self.ledger is not None and float(scale) not in self.cache:
             one = self.search_cost()
-            if not self.budget.fits(one.seconds):
+            if not self.ledger.fits(one.seconds):
                 reason = f"{reason}; exact BDPL not computed: it needs ~{duration(one.seconds)} ({one.what})"
                 return self._with(method, scale, None, reason, tau)
-            self.budget.charge(one.seconds)
+            self.ledger.charge(one.seconds)
         if evaluate:
             value = self.bdpl(scale)[0]
         elif self.exact and float(scale) in self.cache:  # computed anyway (the exact search's last point)
@@ -493,7 +499,8 @@ def _quilt(name: str, variant: str) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
         P, n = p.model.transition, p.model.n
         approx = variant == "approx"  # else the authors' MQMExact
-        deadline = None if approx or n < 3 else check_mqm_exact(p.model.states, n, p.budget)
+        if not approx and n >= 3:
+            check_mqm_exact(p.model.states, n, p.ledger)
         try:
             if approx:
                 q = mqm_approx(P, n, p.epsilon)
@@ -507,7 +514,7 @@ def _quilt(name: str, variant: str) -> Callable:
                 # the authors' start law (first row of P^100) for a stationary chain, as mqm_exact's
                 # default; a chain that starts elsewhere is protected for its own start law
                 ini = None if p.model.is_stationary else p.model.initial
-                q = mqm_exact(P, n, p.epsilon, initial=ini, deadline=deadline)
+                q = mqm_exact(P, n, p.epsilon, initial=ini)
                 how = (
                     (
                         "MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of "

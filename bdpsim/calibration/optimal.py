@@ -402,18 +402,18 @@ def calibrate_optimal(p):
     ``noise = {"offset", "pmf", "tail_ratio"}`` and the LP's size."""
     from .budget import TooSlow, duration
 
-    if p.budget is not None:
+    if p.ledger is not None:
         one = p.search_cost()
         searches = SCANS_PER_OPTIMUM if p.chain else OPTIMAL_SEARCHES
         est = searches * one.seconds
-        if not p.budget.fits(est):
+        if not p.ledger.fits(est):
             raise TooSlow(
                 "--n" if p.chain else "model",
                 p.model.n if p.chain else f"{p.model.n} records",
                 f"optimal needs ~{duration(est)} (~{searches} x a {one.what}); at most "
-                f"~{duration(p.budget.left)} allowed" + (" (use a smaller --n)" if p.chain else ""),
+                f"~{duration(p.ledger.left)} allowed" + (" (use a smaller --n)" if p.chain else ""),
             )
-        p.budget.charge(est)
+        p.ledger.charge(est)
     steps = itertools.count(len(p.cache) + 1)  # the LP's rounds, counted on from the searches
     rounds = None if p.progress is None else (lambda *_: p.progress(next(steps), None))
     try:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
-from ..kernels.noise.traits import DEFAULT_LAW, law_names
+from ..kernels.noise.traits import DEFAULT_LAW, TRAITS, law_names
 from .base import finite_json, subcommand, subcommands
 from .calibrate_report import (
     add_law_arguments,
@@ -22,6 +21,7 @@ from .calibrate_report import (
     named,
     note,
     query_line,
+    safe_amount,
     verdict,
 )
 from .chain import (
@@ -253,30 +253,36 @@ def attack_target(a) -> int:
         print(json.dumps(finite_json(cal.as_dict())))
         return 0
     print(f"attack target: worst {cal.what} <= {cal.target:g}")
-    print(f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (worst {cal.what} {cal.value:.6g})")
+    grows = TRAITS[cal.noise].grows
+    print(
+        f"least {cal.noise} {cal.parameter_name}: {safe_amount(cal.parameter, grows)} "
+        f"(worst {cal.what} {cal.value:.6g})"
+    )
     if cal.bdp_parameter is None:
         print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
     else:
         print(
             f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
-            f"{cal.bdp_parameter:.6g} (the attack target saves a factor {cal.saving:.4g})"
+            f"{safe_amount(cal.bdp_parameter, grows)} (the attack target saves a factor {cal.saving:.4g})"
         )
     return 0
 
 
 def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
-    """One calibration per ``(method, noise law)`` of ``runs`` within ``CLI_BUDGET`` (a method that
-    would not fit: a "not run" row, unless it is the only one asked for); a kernel's ``ValueError``
+    """One calibration per ``(method, noise law)`` of ``runs`` within one
+    :class:`~bdpsim.calibration.budget.Budget` of ``CLI_BUDGET`` estimated seconds, charged with
+    the estimates of the steps that ran, not their time (a method that would not fit: a "not run"
+    row, unless it is the only one asked for); a kernel's ``ValueError``
     re-raised as the ``ConfigError`` of its flag."""
     from ..calibration import Calibration, calibrate
-    from ..calibration.budget import CLI_BUDGET, TooSlow
+    from ..calibration.budget import CLI_BUDGET, Budget, TooSlow
     from .progress import Progress
 
-    start, out = time.monotonic(), []
+    out: list = []
+    budget = Budget(CLI_BUDGET)  # charged with the estimates of what runs: the same table on any machine
     bar = Progress("bdpsim calibrate", "window searches")
     try:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
-            left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
                 out.append(
                     calibrate(
@@ -288,7 +294,7 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
                         noise=law,
                         delta=a.delta,
                         staircase_gamma=a.staircase_gamma,
-                        budget=left,
+                        budget=budget,
                         objective=a.objective,
                         progress=bar,
                     )
@@ -310,8 +316,6 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
 def _print_table(out: list, a) -> None:
     """The text answer of ``bdpsim calibrate markov``: one line per calibration ``out`` (its noise's
     parameter, ``E|Z|``, exact BDPL and whether it meets the target), its note below."""
-    from ..kernels.noise.traits import TRAITS
-
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = TRAITS[out[0].noise].amount  # sigma (gaussian), epsilon (geometric, staircase)
@@ -322,7 +326,7 @@ def _print_table(out: list, a) -> None:
             + "  eps-BDP?"
         )
         for c in out:
-            par = "n/a" if c.parameter is None else f"{c.parameter:.6g}"
+            par = "n/a" if c.parameter is None else safe_amount(c.parameter, TRAITS[c.noise].grows)
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
             print(
@@ -334,7 +338,7 @@ def _print_table(out: list, a) -> None:
         return
     print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'BDPL (nats)':>11}  eps-BDP?")
     for c in out:
-        scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
+        scale = "n/a" if c.scale is None or c.noise != a.noise else safe_amount(c.scale)  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mine = c.noise == a.noise or not TRAITS[c.noise].calibratable  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .window import DEFAULT_TOLERANCE, scan_cost, scored_search
 #: the window search's own options (:class:`~bdpsim.models.engines.HasSearchOptions`) and their
 #: defaults: windows longer than the least length whose truncation bound is below ``tolerance``
 #: are left out (:mod:`bdpsim.models.markov.window`)
-WINDOW_OPTIONS = {"window_limit": "auto", "tolerance": DEFAULT_TOLERANCE}
+WINDOW_OPTIONS: dict[str, Any] = {"window_limit": "auto", "tolerance": DEFAULT_TOLERANCE}
 
 EXHAUSTIVE_LIMIT = 5_000_000
 
@@ -171,7 +171,7 @@ class MarkovEngine(QueryLawsEngine):
         self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
         self.values = query.per_state(model.states)
         self.method = _method(noise)
-        self.search_options = dict(WINDOW_OPTIONS)
+        self.search_options: dict[str, Any] = dict(WINDOW_OPTIONS)
 
     def with_search_options(self, **options) -> MarkovEngine:
         """This engine with the window search's options changed (:data:`WINDOW_OPTIONS`; checked
