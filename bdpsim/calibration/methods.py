@@ -757,15 +757,7 @@ def calibrate_chain(
     *,
     counted_states: Sequence[int] | None = None,
     state_values: Sequence[float] | None = None,
-    method: str = "exact",
-    evaluate: bool = True,
-    noise: str = "laplace",
-    delta: float | None = None,
-    staircase_gamma: float | None = None,
-    budget: float | Budget | None = None,
-    objective: str = "mean_abs",
-    progress: Callable | None = None,
-    **search,
+    **options,
 ) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
@@ -806,8 +798,10 @@ def calibrate_chain(
     progress : callable, optional
         ``progress(done, None)`` after each search over every adversary (e.g.
         :class:`bdpsim.cli.progress.Progress`).
-    **search
-        Options of the exact engine's search (``min_known``, ``targets``; a chain's window search
+    **options
+        The keywords of :func:`calibrate_query` documented above (``method``, ``evaluate``,
+        ``noise``, ``delta``, ``staircase_gamma``, ``objective``, ``budget``, ``progress``) and the
+        options of the exact engine's search (``min_known``, ``targets``; a chain's window search
         also takes ``window_limit`` and ``tolerance``, :mod:`bdpsim.models.markov.window`).
     """
     check(
@@ -817,18 +811,7 @@ def calibrate_chain(
         "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)",
     )
     return calibrate_query(
-        model,
-        epsilon,
-        query_values(model.states, counted_states, state_values),
-        method=method,
-        evaluate=evaluate,
-        noise=noise,
-        delta=delta,
-        staircase_gamma=staircase_gamma,
-        budget=budget,
-        objective=objective,
-        progress=progress,
-        **search,
+        model, epsilon, query_values(model.states, counted_states, state_values), **options
     )
 
 
