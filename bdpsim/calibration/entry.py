@@ -9,10 +9,11 @@ query given as counted states, state values or a mechanism.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from ..core.errors import check
 from ..models.protocols import MarkovChain
-from ..queries import AdditiveQuery
+from ..queries import additive_noisy
 from .budget import Budget
 from .methods import Calibration, calibrate_query, supported_methods
 from .target import CalibratedQuery, per_state_values, query_of
@@ -114,14 +115,15 @@ def _query(model, counted_states, state_values, mechanism):
             type(mechanism).__name__,
             "give the query as a mechanism or as counted_states / state_values, not both",
         )
-        query = getattr(mechanism, "query_function", None)
+        found = additive_noisy(mechanism)
         check(
-            isinstance(query, AdditiveQuery),
+            found is not None,
             "mechanism",
             type(mechanism).__name__,
             "must be a mechanism with an additive query "
             "(a count or a sum of state values) on a discrete model",
         )
+        query = cast(tuple, found)[0]
         values = per_state_values(query, int(model.states))
         return CalibratedQuery(values, None, values, "flags", query)
     return query_of(int(model.states), counted_states, state_values, model=model)

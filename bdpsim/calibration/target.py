@@ -88,8 +88,10 @@ class CalibratedQuery:
         """The counted state indices (every index counted on some record), ``None`` for a sum."""
         if self.counted_states is None:
             return None
-        counted = getattr(self.query, "counted_states", None)
-        return tuple(int(c) for c in (self.counted_states if counted is None else counted))
+        from ..queries import CountQuery
+
+        counted = self.query.counted_states if isinstance(self.query, CountQuery) else self.counted_states
+        return tuple(int(c) for c in counted)
 
     @property
     def named(self) -> bool:
