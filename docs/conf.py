@@ -59,7 +59,7 @@ nitpicky = True  # a reference that does not resolve is a warning, and -W makes 
 nitpick_ignore_regex = [
     (
         r"py:(class|obj|data|exc)",
-        r"(abc|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+",
+        r"(abc|argparse|numpy|np|scipy|pandas|matplotlib|collections\.abc|typing|pathlib|importlib|sys)\..+",
     ),
 ]
 

@@ -1,6 +1,6 @@
 """The privacy accountant of many releases on the same correlated records (:func:`account`)."""
 
-from .account import Account, account
+from .accountant import Account, account
 from .releases import HistogramRelease, LocalRelease, Release
 from .values import Value
 

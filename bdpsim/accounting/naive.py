@@ -31,7 +31,7 @@ def dp_accounting_available() -> bool:
 
 @dataclass
 class Naive:
-    """The naive answers of an :class:`~bdpsim.accounting.account.Account`."""
+    """The naive answers of an :class:`~bdpsim.accounting.Account`."""
 
     account: Any
     groups: list = field(default_factory=list)  # (release, count, its own Account)

@@ -2,24 +2,34 @@
 and true positives, its advantage and TPR at low FPR, exact on correlated data.
 
 * :mod:`.tradeoff` — the Neyman-Pearson curve of two output laws from their hockey-stick divergence;
-* :mod:`.laws` — the adapter to bdpsim's exact engines (the two output laws of an adversary);
+* :mod:`.laws` — an adversary's two output laws, from the pair's exact engine;
 * :mod:`.worst` — the worst adversary and :func:`attack_risk`;
 * :mod:`.columns` — the attack columns of an exact run (``[run] attack = true``);
 * :mod:`.montecarlo` — a simulated attack with Clopper-Pearson bands (black-box mechanisms).
 """
 
 from . import columns as _columns  # noqa: F401  (registers the attack columns of an exact run)
-from .laws import GaussianShift, OutputLaws, output_laws
+from .laws import FinitePair, LatticePair, OutputPair, ShiftPair, output_laws
 from .montecarlo import SimulatedAttack, simulated_attack
-from .tradeoff import TradeOff, discrete_tradeoff, gaussian_tradeoff, mixture_tradeoff, pure_dp_tradeoff
+from .tradeoff import (
+    TradeOff,
+    discrete_tradeoff,
+    gaussian_tradeoff,
+    mixture_tradeoff,
+    pair_tradeoff,
+    pure_dp_tradeoff,
+)
 from .worst import AttackRisk, WorstValue, attack_risk, worst_advantage, worst_tpr
 
 __all__ = [
     "AttackRisk",
-    "GaussianShift",
+    "FinitePair",
+    "LatticePair",
+    "ShiftPair",
     "SimulatedAttack",
     "simulated_attack",
-    "OutputLaws",
+    "OutputPair",
+    "pair_tradeoff",
     "TradeOff",
     "WorstValue",
     "attack_risk",

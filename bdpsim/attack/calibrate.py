@@ -9,7 +9,8 @@ non-increasing in the Laplace scale, the Gaussian sigma and (decreasing) the geo
 the decompositions of :mod:`bdpsim.kernels.noise.laws`, each law's ``monotone`` trait. Staircase
 noise has none (its calibration by bisection is not certified; refused here). The least noise is
 found by bracketing and bisection in ``ln(parameter)`` to relative ``1e-6``
-(:func:`bdpsim.kernels.roots.monotone_root`), and its worst value is recomputed.
+(:func:`bdpsim.kernels.roots.monotone_root`), rounded to 6 significant digits toward more noise
+(the printed amount meets the target), and its worst value is recomputed.
 
 **The eps-BDP comparison.** The pure-eps curve has advantage ``tanh(eps/2)`` and
 ``TPR(f) = min(1, e^eps f, 1 - e^-eps (1 - f))``; so the target ``a`` corresponds to
@@ -25,13 +26,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.traits import law_names
 from ..kernels.roots import monotone_root
 from .tradeoff import check_fpr
-from .worst import worst_advantage, worst_tpr
+from .worst import attack_risk, worst_tpr
 
 REL_TOL = 1e-6
+#: the least eps (of the pure curve meeting the target) the search resolves: below it a worst
+#: attack value is below floating-point resolution (an advantage computes as ~7e-16 at any larger
+#: amount of noise), so the amount comes from group privacy instead (:func:`_group_bound`)
+RESOLUTION_EPSILON = 2e-12
+#: significant digits of the calibrated parameter (rounded toward more noise: :func:`safe_round`)
+SIGNIFICANT = 6
 
 
 def target_epsilon(
@@ -57,7 +64,8 @@ class AttackCalibration:
     same target and ``bdp_parameter`` the least parameter of the same law that is eps-BDP
     (``None`` when no amount is, e.g. Gaussian noise); ``saving`` = ``bdp_parameter / parameter``
     for a law whose noise grows with the parameter, the inverse otherwise (> 1: the attack target
-    needs less noise).
+    needs less noise). ``note``: how the amount was found when not by the search (a target below
+    floating-point resolution: :func:`_group_bound`).
     """
 
     noise: str
@@ -69,6 +77,7 @@ class AttackCalibration:
     epsilon: float
     bdp_parameter: float | None
     saving: float | None
+    note: str | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -87,18 +96,46 @@ def _check_target(target_advantage, target_tpr, at_fpr) -> tuple[str, float]:
     return f"tpr@{float(at_fpr):g}", float(check_fpr("target_tpr", target_tpr))
 
 
-def _least_parameter(value: Callable[[float], float], p0: float, grows: bool, target: float) -> float:
+def _least_parameter(
+    value: Callable[[float], float], p0: float, grows: bool, target: float, progress: Callable | None = None
+) -> float:
     """The noise parameter at which ``value`` (the worst attack value, non-increasing in the amount
     of noise, which grows with the parameter when ``grows``) falls to ``target``: bracketed from
     ``p0`` by factors of 2 in ln(parameter), then bisected to ``REL_TOL`` in ln(parameter)
-    (:func:`bdpsim.kernels.roots.monotone_root`); the end that meets it."""
+    (:func:`bdpsim.kernels.roots.monotone_root`); the end that meets it. ``progress(step, None)``
+    after each evaluation."""
+    steps = iter(range(1, 10**6))
+
+    def excess(par: float) -> float:
+        out = value(par) - target
+        if progress is not None:
+            progress(next(steps), None)
+        return out
+
     less = p0 / 2.0 if grows else p0 * 2.0
-    root = monotone_root(lambda par: value(par) - target, p0, less, rtol=REL_TOL)
+    root = monotone_root(excess, p0, less, rtol=REL_TOL)
     if root.unsafe is None:
         raise ConfigError("target", target, "is met by any amount of noise (nothing to calibrate)")
     if root.safe is None:
         raise ConfigError("target", target, "cannot be met by this noise law")
     return root.safe
+
+
+def safe_round(value: float, grows: bool, digits: int = SIGNIFICANT) -> float:
+    """``value`` to ``digits`` significant digits rounded toward more noise (up when the noise
+    grows with the parameter, down otherwise): the printed amount meets the target that
+    ``value`` meets (noise is monotone), where rounding to nearest may miss it."""
+    if value == 0.0 or not math.isfinite(value):
+        return value
+    e = math.floor(math.log10(abs(value))) - (digits - 1)
+    scaled = value / 10.0**e
+    r = math.ceil(scaled - 1e-9) if grows else math.floor(scaled + 1e-9)  # an exact decimal stays
+    out = float(f"{r}e{e}")
+    if grows and out < value:
+        out = float(f"{r + 1}e{e}")
+    if not grows and out > value:
+        out = float(f"{r - 1}e{e}")
+    return out
 
 
 def calibrate_attack(
@@ -110,18 +147,33 @@ def calibrate_attack(
     at_fpr: float | None = None,
     sizes="all",
     compare: bool = True,
+    engine=None,
+    progress: Callable | None = None,
 ) -> AttackCalibration:
     """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
     adversary's advantage is ``<= target_advantage``, or its TPR at ``at_fpr`` (the bound for every
     adversary) is ``<= target_tpr``; with ``compare`` also the least eps-BDP noise of the same law
-    for :func:`target_epsilon` (Markov chains: :func:`bdpsim.calibration.calibrate`).
+    for :func:`target_epsilon` (:func:`bdpsim.calibration.calibrate` on chains,
+    :func:`bdpsim.calibration.graphs.calibrate_graph` on networks and random fields).
 
-    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity.
+    Every amount is searched by the pair's one exact engine re-noised
+    (:class:`~bdpsim.models.engines.HasNoiseLaw`: the query's laws computed once), through
+    :func:`~bdpsim.attack.worst.attack_risk`; the amount returned is rounded to
+    :data:`SIGNIFICANT` digits toward more noise (:func:`safe_round`: the printed amount meets
+    the target), and its worst value recomputed. ``progress(step, None)`` after each amount tried.
+
+    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity;
+    ``NotAvailable`` for a pair whose engine cannot be re-noised.
     """
-    from dataclasses import replace
+    from ..models.engines import HasNoiseLaw, engine_for
+    from ..queries import NoisyQuery
 
     what, target = _check_target(target_advantage, target_tpr, at_fpr)
     eps = target_epsilon(target_advantage, target_tpr, at_fpr)
+    if not isinstance(mechanism, NoisyQuery):
+        raise ConfigError(
+            "mechanism", type(mechanism).__name__, "must be 'query + noise' (a noise law to calibrate)"
+        )
     noise = mechanism.noise
     monotone = law_names(monotone=True)  # a proof that more noise cannot raise an attack value
     if noise.name not in monotone:
@@ -131,20 +183,61 @@ def calibrate_attack(
             f"must be one of {list(monotone)} (worst attack values monotone in the amount of noise)",
         )
     grows = noise.noise_grows_with_parameter
+    eng = engine if engine is not None else engine_for(model, mechanism)
+    if not isinstance(eng, HasNoiseLaw):
+        raise NotAvailable(
+            f"exact engine {type(eng).__name__}: cannot be re-noised (no other amount of noise to search)"
+        )
+
+    if eps < RESOLUTION_EPSILON:
+        return _group_bound(model, mechanism, what, target, eps, at_fpr)
 
     def value(par: float) -> float:
-        mech = replace(mechanism, noise=noise.with_parameter(par))
+        found = eng.with_noise(noise.with_parameter(par))
         if what == "advantage":
-            return worst_advantage(model, mech, sizes).value
-        return worst_tpr(model, mech, float(at_fpr), sizes).upper  # type: ignore[arg-type]
+            return attack_risk(model, mechanism, sizes=sizes, engine=found).advantage
+        return worst_tpr(model, mechanism, float(at_fpr), sizes, engine=found).upper  # type: ignore[arg-type]
 
-    par = _least_parameter(value, float(noise.parameter), grows, target)
+    par = safe_round(_least_parameter(value, float(noise.parameter), grows, target, progress), grows)
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
         bdp = _bdp_parameter(model, mechanism, eps, sizes)
     saving = None if bdp is None else (bdp / par if grows else par / bdp)
     return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)
+
+
+def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr) -> AttackCalibration:
+    """A target whose pure curve's ``eps`` is below :data:`RESOLUTION_EPSILON` (e.g. an advantage
+    of ``1e-300``), met by group privacy: the noise of DP epsilon ``eps / n`` for the query's
+    sensitivity ``Delta`` (amount ``n Delta / eps``) bounds every output-law ratio by
+    ``e^{n Delta / amount} = e^eps`` (the query moves by at most ``n Delta``), so its BDPL over every
+    adversary is ``<= eps`` and every attack value is within the pure ``eps`` curve: the target is
+    met (certified, not the least noise). Pure-DP laws only; ``value`` is that bound."""
+    from ..kernels.noise.laws import noise_with_amount
+    from .tradeoff import pure_dp_tradeoff
+
+    noise = mechanism.noise
+    if not type(noise).pure_dp:
+        raise ConfigError(
+            "target",
+            target,
+            f"is below floating-point resolution (the pure curve's eps {eps:.3g} < "
+            f"{RESOLUTION_EPSILON:g}) and {noise.name} noise has no pure-DP bound to meet it by",
+        )
+    sens = float(mechanism.query_function.sensitivity)
+    grows = noise.noise_grows_with_parameter
+    amount = model.n * sens / eps
+    law = noise_with_amount(noise.name, amount, sens, step=float(getattr(noise, "step", 1.0)))
+    par = safe_round(float(law.parameter), grows)
+    bound = model.n * sens / (par if grows else sens / par)  # the BDPL bound at the rounded amount
+    value = math.tanh(bound / 2) if what == "advantage" else float(pure_dp_tradeoff(bound).tpr_at(at_fpr))
+    note = (
+        f"the target is below floating-point resolution (eps {eps:.3g} < {RESOLUTION_EPSILON:g}): "
+        f"met by group privacy (DP epsilon eps/n over n = {model.n} records; BDPL <= eps), not "
+        "the least noise"
+    )
+    return AttackCalibration(noise.name, noise.parameter_name, par, value, target, what, eps, par, 1.0, note)
 
 
 def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:

@@ -30,12 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
 
 from ..core.errors import ConfigError
+from ..models.pairs import HasClosedTradeOff
 
 #: the largest ``|ln t|`` searched (the noise laws' profile accepts ``|eps| <= 100``)
 LOG_T_MAX = 100.0
+#: largest eps whose e^eps is computed directly (``math.exp`` overflows past ~709.78): beyond, log space
+EXP_MAX = 700.0
 _GOLD = (math.sqrt(5.0) - 1.0) / 2.0
 
 
@@ -160,6 +163,66 @@ def mixture_tradeoff(noise, atoms_p, w_p, atoms_q, w_q) -> TradeOff:
     )
 
 
+def pair_tradeoff(pair) -> TradeOff:
+    """The trade-off of an adversary's two output laws (an
+    :class:`~bdpsim.models.pairs.OutputPair` of its exact engine: ``H(t)`` the pair's forward
+    hockey-stick divergence at ``eps = ln t``; the closed form where the pair has one)."""
+    closed = None
+    if isinstance(pair, HasClosedTradeOff):
+
+        def closed(a: np.ndarray) -> np.ndarray:
+            return np.array([pair.closed_tpr(float(v))[0] for v in np.ravel(a)]).reshape(np.shape(a))
+
+    return TradeOff(lambda t: float(pair.deltas([math.log(t)])[0][0]), closed_tpr=closed, label=pair.label)
+
+
+def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]:
+    """``(TPR, t*)`` of each pair ``pairs[r]`` (an :class:`~bdpsim.models.pairs.OutputPair`, ``x``:
+    the positives) at its FPR ``alphas[r]``: ``inf_t [t alpha + H(t)]`` by one golden-section
+    search in ``u = ln t`` over ``[-LOG_T_MAX, LOG_T_MAX]`` per row, all rows evaluated together
+    (:func:`~bdpsim.models.pairs.pair_deltas`), to the relative width ``tol`` of
+    :meth:`TradeOff.tpr_threshold` (the same search, row by row); a pair with a closed form
+    (:class:`~bdpsim.models.pairs.HasClosedTradeOff`, a normal shift) by it."""
+    from ..models.pairs import pair_deltas
+
+    alpha = np.asarray(alphas, dtype=float).ravel()
+    R = len(pairs)
+    value, where = np.zeros(R), np.ones(R)
+    closed = np.array([isinstance(p, HasClosedTradeOff) for p in pairs], dtype=bool)
+    for r in np.flatnonzero(closed):
+        value[r], where[r] = pairs[r].closed_tpr(float(alpha[r]))
+    rest = np.flatnonzero(~closed)
+    if rest.size == 0:
+        return value, where
+    H = pair_deltas([pairs[r] for r in rest])
+    al = alpha[rest]
+
+    def fn(u: np.ndarray) -> np.ndarray:
+        return np.exp(u) * al + np.clip(H(u), 0.0, 1.0)
+
+    a, b = np.full(rest.size, -LOG_T_MAX), np.full(rest.size, LOG_T_MAX)
+    c, d = b - _GOLD * (b - a), a + _GOLD * (b - a)
+    fc, fd = fn(c), fn(d)
+    best_v, best_u = np.where(fd < fc, fd, fc), np.where(fd < fc, d, c)
+    active = b - a > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    while active.any():
+        left = active & (fc <= fd)
+        right = active & ~(fc <= fd)
+        b, d, fd = np.where(left, d, b), np.where(left, c, d), np.where(left, fc, fd)
+        a, c, fc = np.where(right, c, a), np.where(right, d, c), np.where(right, fd, fc)
+        new = np.where(left, b - _GOLD * (b - a), a + _GOLD * (b - a))
+        fnew = fn(np.where(active, new, c))
+        c, fc = np.where(left, new, c), np.where(left, fnew, fc)
+        d, fd = np.where(right, new, d), np.where(right, fnew, fd)
+        for fv, uv in ((fc, c), (fd, d)):
+            better = active & (fv < best_v)
+            best_v, best_u = np.where(better, fv, best_v), np.where(better, uv, best_u)
+        active = active & (b - a > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
+    value[rest] = np.minimum(1.0, np.maximum(al, best_v))
+    where[rest] = np.exp(best_u)
+    return value, where
+
+
 def gaussian_tradeoff(mu: float) -> TradeOff:
     """``mu``-GDP: ``P = N(mu, 1)`` against ``Q = N(0, 1)``;
     ``TPR(alpha) = Phi(Phi^{-1}(alpha) + mu)`` and
@@ -188,17 +251,38 @@ def pure_dp_tradeoff(epsilon: float) -> TradeOff:
         return TradeOff(
             lambda t: 1.0, closed_tpr=lambda a: np.ones_like(a), label="pure inf-DP (no guarantee)"
         )
-    k = math.exp(e)
-    p, q = np.array([k, 1.0]) / (1 + k), np.array([1.0, k]) / (1 + k)
+    if e > EXP_MAX:  # e^eps overflows: the same curve in log space
+        p1, q1 = float(expit(e)), float(expit(-e))
+        p, q = np.array([p1, q1]), np.array([q1, p1])
+
+        def tpr(a):
+            with np.errstate(divide="ignore"):
+                ka = np.exp(np.minimum(e + np.log(a), 0.0))
+            return np.minimum(ka, 1.0 - math.exp(-e) * (1.0 - a))
+
+    else:
+        k = math.exp(e)
+        p, q = np.array([k, 1.0]) / (1 + k), np.array([1.0, k]) / (1 + k)
+
+        def tpr(a):
+            return np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k])
 
     def hockey(t: float) -> float:
         return float(np.maximum(p - t * q, 0.0).sum())
 
-    return TradeOff(
-        hockey,
-        closed_tpr=lambda a: np.minimum.reduce([np.ones_like(a), k * a, 1.0 - (1.0 - a) / k]),
-        label=f"pure {e:.6g}-DP",
-    )
+    return TradeOff(hockey, closed_tpr=tpr, label=f"pure {e:.6g}-DP")
+
+
+def pure_dp_tpr(epsilon: float, fpr: float) -> float:
+    """``min(1, e^eps fpr)``: the largest TPR at ``fpr`` that the pure ``eps`` bound allows of a
+    test's first direction (what the attack tables print beside each TPR); ``1`` for an infinite
+    ``eps``, in log space past :data:`EXP_MAX` (no overflow at ``eps = 800`` or ``1e308``)."""
+    e, f = float(epsilon), float(fpr)
+    if not math.isfinite(e):
+        return 1.0
+    if e > EXP_MAX:
+        return math.exp(min(e + math.log(f), 0.0)) if f > 0 else 0.0
+    return min(1.0, math.exp(e) * f)
 
 
 def discrete_tradeoff(p, q) -> TradeOff:
@@ -212,9 +296,12 @@ def discrete_tradeoff(p, q) -> TradeOff:
 
 __all__ = [
     "TradeOff",
+    "pair_tradeoff",
+    "tpr_rows",
     "mixture_tradeoff",
     "gaussian_tradeoff",
     "pure_dp_tradeoff",
+    "pure_dp_tpr",
     "discrete_tradeoff",
     "check_fpr",
     "LOG_T_MAX",

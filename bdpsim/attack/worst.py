@@ -1,49 +1,73 @@
-"""The worst adversary: the largest advantage and TPR at a given FPR over every adversary.
+"""The worst adversary: the largest advantage and TPR at a given FPR over every adversary, read
+from the privacy profile the pair's exact engine searches.
+
+Everything here reaches the exact computations through the engine
+(:func:`bdpsim.models.engines.engine_for`, or the engine a caller passes) and two of its
+capabilities: :class:`~bdpsim.models.engines.HasOutputPair` (one adversary's two output laws) and
+:class:`~bdpsim.models.engines.HasProfiles` (the privacy profile at several ``eps`` over every
+adversary in one search), or, for known-set sizes that are not ``{k..n-1}`` or an engine without
+the profile search, :class:`~bdpsim.models.engines.HasExhaustive` (every adversary enumerated).
 
 **Advantage.** ``TV(P_a, Q_a) = delta_a(0)`` is the privacy profile at ``eps = 0``, so its
-maximum over every adversary ``a = (i, K, x_K, x, x')`` is the exact engine's profile search at
-``eps = 0`` (the window reduction on chains, the region search on networks and random fields; the
-reduction holds for the hockey-stick divergence, which is jointly convex and shift-invariant), and
-the adversary attaining it is the search's worst cell.
+maximum over every adversary ``a = (i, K, x_K, x, x')`` is the profile search at ``eps = 0`` (the
+window reduction on chains, the region search on networks and random fields, the class search on
+pedigrees: the reductions hold for the hockey-stick divergence, jointly convex and
+shift-invariant), and the adversary attaining it is the search's worst cell: **the worst
+adversary** of an attack is this one, the adversary of largest advantage.
 
 **TPR at FPR alpha.** Every adversary and both orders of its pair obey
 ``TPR_a(alpha) <= t alpha + Delta(t)`` for every ``t > 0``, where ``Delta(t) = sup_a max(H_a(t),
 H'_a(t))`` is the two-sided profile at ``eps = ln t`` (for ``t < 1``:
-``Delta(t) = 1 - t + t Delta(1/t)``). With ``a_k`` the adversary attaining ``Delta(t_k)`` and
-``t_{k+1}`` the minimiser of ``t alpha + H_{a_k}(t)``, the iteration stops when an adversary's
-exact ``TPR`` (a lower bound, attained) meets ``t alpha + Delta(t)`` (an upper bound for every
-adversary): then the value is certified exact (``gap = 0`` up to floating point). Otherwise both
-bounds are returned (``tpr_upper``). This is the saddle point of
-``inf_t sup_a [t alpha + H_a(t)]``; the upper bound is the f-DP guarantee implied by the
-profile, the greatest convex minorant of the lower envelope ``min_a beta_a`` (Dong, Roth and Su
-2022, Prop. 2.12: a family of (eps, delta(eps)) guarantees is the f-DP guarantee of the convex
-conjugate of ``delta``).
+``Delta(t) = 1 - t + t Delta(1/t)``). So the search computes the profile at several ``eps`` in one
+pass (:class:`~bdpsim.kernels.noise.scores.ProfilesScore`) and
 
-Engines without a profile search (randomized response, Gaussian records, exhaustive-only pairs)
-enumerate their exhaustive search's adversaries; small models only.
+* the least ``t alpha + Delta(t)`` over the ``t`` searched is an upper bound for every adversary
+  (``upper``; the f-DP guarantee the profile implies: Dong, Roth and Su 2022, Prop. 2.12);
+* the exact TPR of the adversaries attaining the profile (and of the search's leading cells),
+  both orders of each pair, is attained (``value``, with its adversary and its optimal
+  likelihood-ratio threshold ``t*``);
+* the next pass searches the profile at every uncertified ``alpha``'s ``t*`` at once, for all the
+  FPRs asked together, until ``upper`` meets ``value`` (certified exact: ``gap = 0`` up to floating
+  point; the saddle point of ``inf_t sup_a [t alpha + H_a(t)]``) or :data:`MAX_PASSES` passes;
+  otherwise both bounds are returned.
+
+One pass of :data:`FIRST_EPSILONS` gives the advantage and (with ``bdpl``) the BDPL over every
+adversary too, so ``bdpsim attack`` costs two or three searches of the engine whatever the
+number of FPRs (one per FPR and round before).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sizes
-from ..core.errors import NotAvailable
-from ..estimators import engine_for
-from ..models.engines import HasExhaustive, HasProfileSearch
-from .laws import markov_worst_tv, output_laws
-from .tradeoff import LOG_T_MAX, TradeOff, check_fpr
+from ..core.errors import ConfigError, NotAvailable
+from ..models.engines import HasExhaustive, HasOutputPair, HasProfiles, PairEngine, use_engine
+from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
 
-#: profile iterations of the worst TPR@FPR search before it returns its two bounds
-MAX_ROUNDS = 6
+#: most searches of the profile (the first included) before the worst TPR@FPR returns its bounds
+MAX_PASSES = 3
 #: relative gap below which the worst TPR@FPR counts as certified exact
 CERTIFIED = 1e-9
-#: cells of the last profile search examined when the iteration does not certify its value
+#: cells of each search (by its first component) whose TPR is computed beside the worst of each eps
 TOP_CELLS = 16
+#: candidate adversaries a search over every adversary may hold (each search: the worst of each
+#: component and :data:`TOP_CELLS` leaders; 119 measured on the activity chain with three FPRs)
+CANDIDATES = 150
+#: bytes per record of one candidate: its known set and values, in the adversary and in its key
+#: (four tuples of 8-byte references; 4.9 KB per record measured at n = 100 000 and 400 000)
+CANDIDATE_RECORD_BYTES = 32
+#: the most memory the candidates may hold: the default limit of a run (``--max-memory-gib 8``)
+MAX_CANDIDATE_BYTES = 8 * 2**30
+#: the eps of the first search: 0 (the advantage); the TPR's thresholds come from its adversaries
+FIRST_EPSILONS = (0.0,)
+#: most adversaries an enumeration (sizes that are not upward closed) attacks one by one
+ENUMERATION_LIMIT = 200_000
 
 
 @dataclass(frozen=True)
@@ -65,160 +89,304 @@ def swap(adv: Adversary) -> Adversary:
     return Adversary(adv.i, adv.known, adv.x_known, adv.x_prime, adv.x)
 
 
-def directed_tpr(model, mechanism, adv: Adversary, fpr: float) -> tuple[float, Adversary, float]:
+def _key(adv: Adversary) -> tuple:
+    """One key for both orders of an adversary's pair."""
+    lo, hi = sorted((adv.x, adv.x_prime), key=repr)
+    return (adv.i, tuple(adv.known), tuple(adv.x_known), lo, hi)
+
+
+def output_pair(engine, adversary: Adversary):
+    """The adversary's two output laws by ``engine`` (:class:`~bdpsim.models.engines.HasOutputPair`),
+    or :class:`~bdpsim.core.errors.NotAvailable` with the reason."""
+    if not isinstance(engine, HasOutputPair):
+        raise NotAvailable(
+            f"exact engine {type(engine).__name__} ({engine.method}): no exact output "
+            "laws of an adversary; give a Monte Carlo budget (bdpsim.attack.simulated_attack)"
+        )
+    return engine.output_pair(adversary)
+
+
+def directed_tpr(
+    model, mechanism, adv: Adversary, fpr: float, engine: PairEngine = None
+) -> tuple[float, Adversary, float]:
     """``(TPR, ordered adversary, t*)``: the better order of the pair at ``fpr`` and the ``t`` of
     its optimal likelihood-ratio threshold."""
-    laws = output_laws(model, mechanism, adv)
-    best = (-1.0, adv, 1.0)
-    for lw, a in ((laws, adv), (laws.swapped(), swap(adv))):
-        v, t = lw.tradeoff().tpr_threshold(fpr)
-        if v > best[0]:
-            best = (v, a, t)
-    return best
+    eng = use_engine(engine, model, mechanism)
+    pair = output_pair(eng, adv)
+    vals, ts = tpr_rows([pair, pair.swapped()], np.full(2, float(check_fpr("fpr", fpr))))
+    k = int(np.argmax(vals))
+    return float(vals[k]), (adv if k == 0 else swap(adv)), float(ts[k])
 
 
-def _sizes(model, sizes) -> tuple[int, ...]:
-    return known_sizes(sizes, model.n)
+class _Attack:
+    """The state of one worst-case search: the profile ``Delta(eps)`` at every ``eps`` searched and
+    who attains it, the candidate adversaries with their pairs, and the best attained TPR per FPR."""
+
+    def __init__(self, engine, min_known: int, progress: Callable | None) -> None:
+        self.engine, self.min_known, self.progress = engine, int(min_known), progress
+        self.envelope: dict[float, tuple[float, Adversary]] = {}
+        self.pairs: dict[tuple, tuple[Adversary, Any]] = {}
+        self.best: dict[float, tuple[float, Adversary, float]] = {}
+        self.tried: dict[float, set] = {}
+        self.bdpl: float | None = None
+        self.passes = 0
+
+    # ------------------------------------------------------------------ searches
+    def search(self, epsilons: Sequence[float], bdpl: bool = False) -> list[Adversary]:
+        """One search of the profile at ``epsilons`` (and the BDPL): the envelope updated; the new
+        candidate adversaries (the worst of each eps, the leading cells)."""
+        eps = list(dict.fromkeys(float(e) for e in epsilons))  # in order: the first ranks the rows
+        found = self.engine.profiles(eps, self.min_known, TOP_CELLS, bdpl)
+        self.passes += 1
+        if self.progress is not None:
+            self.progress(self.passes, MAX_PASSES)
+        out = []
+        leaders = found.leaders or (found.rows,)
+        for k, name in enumerate(found.names):
+            adv = found.worst[k].adversary()
+            if name == "bdpl":
+                self.bdpl = float(found.value[k])
+                top = self.bdpl + float(found.tolerance)  # every adversary's BDPL is at most this
+                if top <= LOG_T_MAX:  # so delta(top) = 0 (p <= e^top q): the pure-eps bound
+                    self.envelope.setdefault(top, (0.0, adv))
+            else:
+                self.envelope[eps[k]] = (float(found.value[k]), adv)
+            out.append(adv)
+            if k < len(leaders):
+                out += [r.adversary() for r in leaders[k]]
+        return out
+
+    def upper(self, alpha: float) -> tuple[float, float]:
+        """``min_t [t alpha + Delta(t)]`` over the ``t = e^{+-eps}`` searched, and that ``t``."""
+        best = (1.0, 1.0)
+        for e, (d, _) in self.envelope.items():
+            t = math.exp(min(e, LOG_T_MAX))
+            for tt, v in ((t, t * alpha + d), (1.0 / t, alpha / t + 1.0 - 1.0 / t + d / t)):
+                if v < best[0]:
+                    best = (v, tt)
+        return best
+
+    # ------------------------------------------------------------------ candidates
+    def attack(self, advs: Sequence[Adversary], alphas: Sequence[float]) -> None:
+        """The exact TPR at each of ``alphas`` of each adversary of ``advs`` not tried yet (both
+        orders of its pair), the best per alpha kept."""
+        for adv in advs:
+            key = _key(adv)
+            if key not in self.pairs:
+                try:
+                    self.pairs[key] = (adv, output_pair(self.engine, adv))
+                except NotAvailable:  # a condition of probability zero: no such adversary
+                    continue
+        for a in alphas:
+            todo = [k for k in self.pairs if k not in self.tried.setdefault(a, set())]
+            if not todo:
+                continue
+            self.tried[a].update(todo)
+            rows, who = [], []
+            for k in todo:
+                adv, pair = self.pairs[k]
+                rows += [pair, pair.swapped()]
+                who += [adv, swap(adv)]
+            vals, ts = tpr_rows(rows, np.full(len(rows), a))
+            j = int(np.argmax(vals))
+            if a not in self.best or vals[j] > self.best[a][0]:
+                self.best[a] = (float(vals[j]), who[j], float(ts[j]))
+
+    def result(self, alpha: float) -> WorstValue:
+        v, adv, _ = self.best[alpha]
+        return WorstValue(v, adv, max(self.upper(alpha)[0], v))
+
+    def certified(self, alpha: float) -> bool:
+        return self.result(alpha).certified
+
+    def refine(self, alphas: Sequence[float]) -> None:
+        """Search the profile at every uncertified alpha's threshold ``t*`` (one search for all),
+        until certified, nothing new to search, or :data:`MAX_PASSES` searches in all (the first
+        included; ``MAX_PASSES - 1`` more for FPRs asked later)."""
+        limit = max(MAX_PASSES, self.passes + MAX_PASSES - 1) if self.passes > 1 else MAX_PASSES
+        while self.passes < limit:
+            gaps = {a: self.result(a) for a in alphas}
+            todo = sorted(
+                (a for a in alphas if not gaps[a].certified), key=lambda a: gaps[a].value - gaps[a].upper
+            )
+            eps = [min(abs(math.log(self.best[a][2])), LOG_T_MAX) for a in todo]  # the widest gap first
+            eps = [e for e in eps if not any(abs(e - s) <= 1e-12 for s in self.envelope)]
+            if not eps:
+                return
+            self.attack(self.search(eps), alphas)
 
 
-def _engine(model, mechanism):
-    return engine_for(model, mechanism)  # raises NotAvailable with the reason when there is none
+def _min_known(engine, model, sizes) -> int | None:
+    """The least known-set size when ``sizes`` is ``{k..n-1}`` and the engine searches the profile,
+    else ``None`` (enumerate)."""
+    ks = known_sizes(sizes, model.n)
+    if isinstance(engine, HasProfiles) and is_upward_closed(ks, model.n):
+        return ks[0]
+    return None
 
 
-def _profile_search(eng, model, ks):
-    """``eps -> (Delta(e^eps), adversary attaining it)`` for ``eps >= 0``, or ``None``."""
-    if not isinstance(eng, HasProfileSearch) or not is_upward_closed(ks, model.n):
-        return None
-
-    def at(eps: float, top: int = 1):
-        res, advs, _ = eng.profile_window(ks[0], float(eps), top)
-        if top == 1:
-            return float(res.bdpl), advs[0].adversary()
-        return [a.adversary() for a in advs]
-
-    return at
-
-
-def _enumerate(eng, model, ks) -> list[Adversary]:
-    if not isinstance(eng, HasExhaustive):
+def _enumerate(engine, model, sizes) -> list[Adversary]:
+    ks = known_sizes(sizes, model.n)
+    if not isinstance(engine, HasExhaustive):
         raise NotAvailable(
-            f"no exhaustive or profile search for {model.kind}: the worst adversary is unknown"
+            f"exact engine {type(engine).__name__}: no profile search or enumeration of every adversary "
+            f"for {type(model).__name__}: the worst adversary is unknown"
         )
-    eng.check_exhaustive(ks)  # SearchTooLarge (a NotAvailable) with the reason
-    res = eng.exhaustive(ks, None)
+    engine.check_exhaustive(ks)  # SearchTooLarge (a NotAvailable) with the reason
+    res = engine.exhaustive(ks, None)
+    if len(res) > ENUMERATION_LIMIT:
+        raise NotAvailable(
+            f"{len(res)} adversaries to attack one by one (limit {ENUMERATION_LIMIT}); use known sizes "
+            "{k..n-1} (the profile search) or fewer records"
+        )
     return [res.adversary(j) for j in range(len(res))]
 
 
-def worst_advantage(model, mechanism, sizes="all") -> WorstValue:
+@dataclass
+class _Enumerated:
+    """Every adversary of an enumeration with its pair (the worst-case values are maxima over
+    them, exact)."""
+
+    advs: list
+    pairs: list
+
+    def advantage(self) -> WorstValue:
+        tv = np.array([p.deltas([0.0])[0][0] for p in self.pairs])
+        j = int(np.argmax(tv))
+        return WorstValue(float(tv[j]), self.advs[j], float(tv[j]))
+
+    def tpr(self, alpha: float) -> WorstValue:
+        rows = [q for p in self.pairs for q in (p, p.swapped())]
+        who = [b for a in self.advs for b in (a, swap(a))]
+        vals, _ = tpr_rows(rows, np.full(len(rows), alpha))
+        j = int(np.argmax(vals))
+        return WorstValue(float(vals[j]), who[j], float(vals[j]))
+
+
+def _enumerated(engine, model, sizes) -> _Enumerated:
+    advs, pairs = [], []
+    for adv in _enumerate(engine, model, sizes):
+        try:
+            pairs.append(output_pair(engine, adv))
+        except NotAvailable:
+            continue
+        advs.append(adv)
+    if not advs:
+        raise NotAvailable("no adversary has two target values of positive probability")
+    return _Enumerated(advs, pairs)
+
+
+def worst_advantage(model, mechanism, sizes="all", *, engine: PairEngine = None) -> WorstValue:
     """``max_a TV(P_a, Q_a)`` over every adversary with ``|K|`` in ``sizes``, exact."""
-    ks = _sizes(model, sizes)
-    if is_upward_closed(ks, model.n) and (fast := markov_worst_tv(model, mechanism, ks[0])) is not None:
-        return WorstValue(fast[0], fast[1], fast[0])
-    eng = _engine(model, mechanism)
-    at = _profile_search(eng, model, ks)
-    if at is not None:
-        v, adv = at(0.0)
-        return WorstValue(v, adv, v)
-    best = max(
-        (
-            (output_laws(model, mechanism, a).tradeoff().advantage, i, a)
-            for i, a in enumerate(_enumerate(eng, model, ks))
-        ),
-        key=lambda r: (r[0], -r[1]),
-    )
-    return WorstValue(best[0], best[2], best[0])
+    return attack_risk(model, mechanism, sizes=sizes, engine=engine).worst_advantage
 
 
-def worst_tpr(model, mechanism, fpr: float, sizes="all", *, start: Adversary | None = None) -> WorstValue:
+def worst_tpr(
+    model, mechanism, fpr: float, sizes="all", *, start: Adversary | None = None, engine: PairEngine = None
+) -> WorstValue:
     """``max_a TPR_a(fpr)`` over every adversary with ``|K|`` in ``sizes`` and both orders of its
-    pair (module docstring: certified by the profile search, or both bounds)."""
+    pair (module docstring: certified by the profile search, or both bounds); ``start``: one more
+    adversary to try first."""
     alpha = float(check_fpr("fpr", fpr))
-    ks = _sizes(model, sizes)
-    eng = _engine(model, mechanism)
-    at = _profile_search(eng, model, ks)
-    if at is None:
-        rows = [directed_tpr(model, mechanism, a, alpha) for a in _enumerate(eng, model, ks)]
-        v, adv, _ = max(rows, key=lambda r: r[0])
-        return WorstValue(v, adv, v)
-
-    def delta(t: float) -> tuple[float, Adversary]:
-        if t >= 1.0:
-            d, a = at(min(math.log(t), LOG_T_MAX))
-            return d, a
-        d, a = at(min(-math.log(t), LOG_T_MAX))
-        return 1.0 - t + t * d, a
-
-    def top(t: float, k: int) -> list[Adversary]:
-        return at(min(abs(math.log(t)), LOG_T_MAX), k)
-
-    adv = start if start is not None else at(0.0)[1]
-    best_v, best_a, t = directed_tpr(model, mechanism, adv, alpha)
-    upper = math.inf
-    seen = set()
-    for _ in range(MAX_ROUNDS):
-        d, a = delta(t)
-        upper = min(upper, t * alpha + d, 1.0)
-        if upper - best_v <= CERTIFIED * max(1.0, upper):
-            break
-        key = (a.i, a.known, a.x_known, a.x, a.x_prime)
-        if key in seen:
-            break
-        seen.add(key)
-        v, a2, t = directed_tpr(model, mechanism, a, alpha)
-        if v > best_v:
-            best_v, best_a = v, a2
-    if upper - best_v > CERTIFIED * max(1.0, upper):  # not certified: try the next cells at the last t
-        for a in top(t, TOP_CELLS):
-            v, a2, _ = directed_tpr(model, mechanism, a, alpha)
-            if v > best_v:
-                best_v, best_a = v, a2
-    return WorstValue(best_v, best_a, max(upper, best_v))
+    risk = attack_risk(model, mechanism, sizes=sizes, engine=engine, fpr=(alpha,), start=start)
+    return risk.worst_tpr(alpha)
 
 
 @dataclass(frozen=True)
 class AttackRisk:
-    """What the leakage means to an attacker : the optimal attack of one adversary, or
-    the worst over every adversary.
+    """What the leakage means to an attacker: the optimal attack of one adversary, or the worst
+    over every adversary.
 
     Attributes
     ----------
     advantage : float
-        ``max (TPR - FPR) = TV(P, Q)`` (the worst adversary's for a worst-case result).
+        ``max (TPR - FPR) = TV(P, Q)``: the adversary's, or for a worst-case result the largest
+        over every adversary.
     adversary : Adversary
-        The adversary attaining ``advantage`` (``x``: the positives).
-    bdpl : float
-        That adversary's exact BDPL (``nan`` where the engine has none); ``advantage <= tanh(bdpl/2)``.
+        The adversary given, or for a worst-case result **the adversary of largest advantage**
+        (the one attaining ``advantage``; ``x``: the positives).
+    adversary_bdpl : float
+        That adversary's own exact BDPL (``advantage <= tanh(adversary_bdpl / 2)``); ``inf``
+        without pure DP.
     curve : TradeOff
-        That adversary's trade-off (``tpr_at``, ``beta``, ``bayes_success``).
+        That adversary's trade-off curve (``tpr_at``, ``beta``, ``bayes_success``).
     worst : bool
-        ``True``: ``tpr_at`` maximises over every adversary (the search of :func:`worst_tpr`).
+        ``True``: ``tpr_at`` maximises over every adversary (the search of the module docstring).
+    bdpl_max : float or None
+        For a worst-case result asked with ``bdpl``: the exact BDPL over every adversary (what
+        eps-BDP states; its pure-eps curve bounds every attack), from the same search; else
+        ``None``.
     """
 
     advantage: float
     adversary: Adversary
-    bdpl: float
+    adversary_bdpl: float
     curve: TradeOff
     worst: bool
-    model: object = None
-    mechanism: object = None
-    sizes: object = "all"
+    bdpl_max: float | None = None
+    _state: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def worst_advantage(self) -> WorstValue:
+        """The advantage with the adversary attaining it (exact: ``upper == value``)."""
+        return WorstValue(self.advantage, self.adversary, self.advantage)
 
     def tpr_at(self, fpr):
         """The largest true-positive rate at false-positive rate ``fpr`` in (0, 1): this
-        adversary's ``1 - beta(fpr)``, or for a worst-case result the maximum over every adversary
-        (float; an array for an array)."""
+        adversary's ``1 - beta(fpr)``, or for a worst-case result the maximum attained over every
+        adversary (:meth:`worst_tpr`; float, an array for an array)."""
         a = check_fpr("fpr", fpr)
         if not self.worst:
             return self.curve.tpr_at(fpr)
-        out = np.array([self.worst_tpr(float(v)).value for v in a.ravel()]).reshape(a.shape)
+        found = self.worst_tprs([float(v) for v in a.ravel()])
+        out = np.array([w.value for w in found]).reshape(a.shape)
         return float(out) if np.ndim(fpr) == 0 else out
 
     def worst_tpr(self, fpr: float) -> WorstValue:
         """The worst ``TPR@fpr`` with the adversary attaining it and the bound for every adversary."""
+        return self.worst_tprs([float(check_fpr("fpr", fpr))])[0]
+
+    def worst_tprs(self, fprs: Sequence[float]) -> list[WorstValue]:
+        """:meth:`worst_tpr` of several FPRs, searched together (the searches already made for
+        this result reused)."""
+        alphas = [float(check_fpr("fpr", f)) for f in fprs]
         if not self.worst:
-            v = float(self.curve.tpr_at(fpr))
-            return WorstValue(v, self.adversary, v)
-        return worst_tpr(self.model, self.mechanism, fpr, self.sizes, start=self.adversary)
+            return [
+                WorstValue(float(self.curve.tpr_at(a)), self.adversary, float(self.curve.tpr_at(a)))
+                for a in alphas
+            ]
+        state = self._state
+        if isinstance(state, _Enumerated):
+            return [state.tpr(a) for a in alphas]
+        new = [a for a in alphas if a not in state.best]
+        if new:
+            state.attack([adv for adv, _ in state.pairs.values()], new)
+            state.refine(new)
+        return [state.result(a) for a in alphas]
+
+    def bound_curve(self, fpr) -> tuple[np.ndarray, np.ndarray]:
+        """``(attained, upper)`` on the FPR grid ``fpr``: the largest TPR of the adversaries this
+        result has examined (each exact, attained), and the bound ``min_t [t alpha + Delta(t)]``
+        for every adversary from the profile searched — the curves behind :meth:`worst_tpr` (equal
+        to its value and upper bound at the FPRs it was asked; an adversary's own curve when not a
+        worst-case result)."""
+        a = np.atleast_1d(check_fpr("fpr", fpr)).astype(float)
+        if not self.worst:
+            v = np.asarray(self.curve.tpr_at(a), dtype=float)
+            return v, v
+        state = self._state
+        if isinstance(state, _Enumerated):
+            v = np.array([state.tpr(x).value for x in a])
+            return v, v
+        pairs = [p for _, p in state.pairs.values()]
+        rows = [q for p in pairs for q in (p, p.swapped())]
+        vals, _ = tpr_rows([r for r in rows for _ in a], np.tile(a, len(rows)))
+        attained = vals.reshape(len(rows), a.size).max(axis=0)
+        for k, x in enumerate(a):  # the refined values where they were asked
+            if float(x) in state.best:
+                attained[k] = max(attained[k], state.best[float(x)][0])
+        upper = np.array([state.upper(float(x))[0] for x in a])
+        return attained, np.maximum(upper, attained)
 
     def beta(self, alpha):
         """``1 - tpr_at(alpha)``: the trade-off function (for a worst-case result the lower envelope
@@ -232,17 +400,17 @@ class AttackRisk:
         return self.curve.bayes_success(prior)
 
 
-def _bdpl(model, mechanism, adv: Adversary) -> float:
-    from ..estimators import adversary_bdpl
-
-    try:
-        return float(adversary_bdpl(model, mechanism, adv).value)
-    except (NotAvailable, ValueError):
-        return math.nan
-
-
 def attack_risk(
-    model, mechanism, adversary: Adversary | None = None, *, sizes: str | Sequence[int] = "all"
+    model,
+    mechanism,
+    adversary: Adversary | None = None,
+    *,
+    sizes: str | Sequence[int] = "all",
+    fpr: Sequence[float] = (),
+    bdpl: bool = False,
+    start: Adversary | None = None,
+    engine: PairEngine = None,
+    progress: Callable | None = None,
 ) -> AttackRisk:
     """The optimal attack on ``mechanism`` over ``model``: of one ``adversary``, or the worst over
     every adversary ``(i, K, x_K, x, x')`` with ``|K|`` in ``sizes`` (as :func:`bdpsim.exact_bdpl`).
@@ -257,42 +425,125 @@ def attack_risk(
         E.g. ``MarkovChainModel(P, n)``, a Bayesian network, a random field, a pedigree, or a
         ``GaussianModel`` (unclipped sum with Gaussian noise: ``mu``-GDP in closed form).
     mechanism : Mechanism
-        "query + noise" with any noise law (``LaplaceCount``, ``NoisyQueryMechanism``).
+        Any mechanism whose exact engine gives an adversary's output laws: "query + noise" with
+        any noise law, randomized response on a binary chain.
     adversary : Adversary, optional
         One adversary; omitted: the worst over all of them.
     sizes : "all" or tuple of int, optional
         Known-set sizes searched when ``adversary`` is omitted.
+    fpr : sequence of float, optional
+        FPRs whose worst TPR is searched in the same searches as the advantage
+        (:meth:`AttackRisk.worst_tpr`; others are searched when asked).
+    bdpl : bool, optional
+        Also the exact BDPL over every adversary, from the first search (:attr:`AttackRisk.bdpl_max`).
+    start : Adversary, optional
+        One more adversary whose TPR is tried first.
+    engine : ExactEngine, optional
+        The pair's exact engine as the caller built it (a configuration point's); ``None``: a new
+        one (:func:`bdpsim.models.engines.engine_for`).
+    progress : callable, optional
+        ``progress(done, total)`` after each search of the profile (at most :data:`MAX_PASSES`).
 
     Returns
     -------
     AttackRisk
-        ``advantage``, ``tpr_at(fpr)``, ``beta(alpha)``, ``adversary``.
+        ``advantage``, ``tpr_at(fpr)``, ``beta(alpha)``, ``adversary`` (of largest advantage).
 
     Raises
     ------
     NotAvailable
-        When the pair has no exact output law (use :func:`bdpsim.attack.montecarlo.simulated_attack`
-        with a sample budget).
+        When the pair has no exact output laws (use :func:`bdpsim.attack.montecarlo.simulated_attack`
+        with a sample budget), or no search over every adversary.
     """
     if adversary is not None:
         if not isinstance(adversary, Adversary):
             raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
-        curve = output_laws(model, mechanism, adversary).tradeoff()
-        return AttackRisk(
-            curve.advantage,
-            adversary,
-            _bdpl(model, mechanism, adversary),
-            curve,
-            False,
-            model,
-            mechanism,
-            sizes,
+        eng = use_engine(engine, model, mechanism)
+        pair = output_pair(eng, adversary)
+        curve = pair_tradeoff(pair)
+        return AttackRisk(curve.advantage, adversary, pair.bdpl(), curve, False)
+    alphas = [float(check_fpr("fpr", f)) for f in fpr]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a NaN is refused by name
+        return _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress)
+
+
+def check_attack_cost(model) -> None:
+    """Refuse, before any work, a search over every adversary of a model whose candidate
+    adversaries would not fit in memory: up to :data:`CANDIDATES` of them, each with ``n`` known
+    records (:data:`CANDIDATE_RECORD_BYTES` each), beyond :data:`MAX_CANDIDATE_BYTES` (``n`` up
+    to about 1.8 million; the time grows alike, ~40 us per record measured)."""
+    n = int(model.n)
+    need = float(CANDIDATES) * CANDIDATE_RECORD_BYTES * n
+    if need > MAX_CANDIDATE_BYTES:
+        most = MAX_CANDIDATE_BYTES // (CANDIDATES * CANDIDATE_RECORD_BYTES)
+        raise ConfigError(
+            "model.n",
+            n,
+            f"the attack over every adversary holds up to {CANDIDATES} candidate adversaries of n "
+            f"records each: ~{need / 2**30:.3g} GiB (limit {MAX_CANDIDATE_BYTES / 2**30:g} GiB: "
+            f"n <= {most}), refused before the work; attack fewer records or one adversary",
         )
-    w = worst_advantage(model, mechanism, sizes)
-    curve = output_laws(model, mechanism, w.adversary).tradeoff()
-    return AttackRisk(
-        w.value, w.adversary, _bdpl(model, mechanism, w.adversary), curve, True, model, mechanism, sizes
+
+
+def _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress) -> AttackRisk:
+    """:func:`attack_risk` over every adversary (:func:`check_attack_cost` first)."""
+    check_attack_cost(model)
+    eng = use_engine(engine, model, mechanism, complete=True)
+    k = _min_known(eng, model, sizes)
+    if k is None:
+        state: Any = _enumerated(eng, model, sizes)
+        w = state.advantage()
+        pair = output_pair(eng, w.adversary)
+        bdpl_max = max(p.bdpl() for p in state.pairs) if bdpl else None
+        return AttackRisk(w.value, w.adversary, pair.bdpl(), pair_tradeoff(pair), True, bdpl_max, state)
+    cast(HasProfiles, eng).check_profiles(k)  # an engine with the profile search (_min_known)
+    state = _Attack(eng, k, progress)
+    advs = state.search(FIRST_EPSILONS, bdpl)
+    d0, adv0 = state.envelope[0.0]
+    state.attack(([start] if start is not None else []) + advs, alphas)
+    state.refine(alphas)
+    stored = state.pairs.get(_key(adv0))
+    if stored is None:
+        pair = output_pair(eng, adv0)
+    else:  # the pair in the order that attains the advantage
+        pair = stored[1] if stored[0] == adv0 else stored[1].swapped()
+    own = pair.bdpl()
+    _check_finite([d0, own, *(state.best[a][0] for a in alphas if a in state.best)], mechanism)
+    return AttackRisk(d0, adv0, own, pair_tradeoff(pair), True, state.bdpl, state)
+
+
+def _check_finite(values, mechanism) -> None:
+    """A ``ConfigError`` naming the mechanism's ``epsilon`` (or its noise) when a value computed is
+    not a number: the noise is too small for floating point (e.g. ``epsilon = 1e308``: the
+    lattice of the query over the Laplace scale overflows)."""
+    if not any(math.isnan(float(v)) for v in values):
+        return
+    eps = getattr(mechanism, "epsilon", None)
+    noise = getattr(mechanism, "noise", None)
+    field, value = (
+        ("epsilon", eps)
+        if eps is not None
+        else ("noise", f"{noise.name} {noise.parameter_name} = {noise.parameter:g}")
+        if noise is not None
+        else ("mechanism", getattr(mechanism, "kind", type(mechanism).__name__))
+    )
+    raise ConfigError(
+        field,
+        value,
+        "leaves too little noise for floating point (the attack's numbers are not numbers): give more noise",
     )
 
 
-__all__ = ["AttackRisk", "WorstValue", "attack_risk", "worst_advantage", "worst_tpr", "directed_tpr", "swap"]
+__all__ = [
+    "AttackRisk",
+    "WorstValue",
+    "attack_risk",
+    "worst_advantage",
+    "worst_tpr",
+    "directed_tpr",
+    "output_pair",
+    "swap",
+    "MAX_PASSES",
+    "check_attack_cost",
+    "FIRST_EPSILONS",
+]

@@ -1,12 +1,12 @@
-"""``bdpsim attack``: what the leakage means to an attacker — the worst adversary's
-advantage and TPR at low FPR, exact, beside the pure-eps reading of its BDPL.
+"""``bdpsim attack``: what the leakage means to an attacker — the largest advantage and the worst
+TPR at low FPR over every adversary, exact, beside the pure-eps reading of the BDPL.
 
 Only argument parsing and printing live here; the work is :func:`bdpsim.attack.attack_risk`.
 """
 
 from __future__ import annotations
 
-from .attack_report import add_fpr_argument, report
+from .attack_report import add_fpr_argument, add_report_arguments, report
 from .base import flag_error, subcommand, subcommands
 from .chain import (
     add_chain_arguments,
@@ -25,14 +25,16 @@ examples:
   bdpsim attack markov --transition "[[0.9,0.1],[0.3,0.7]]" --n 20 \\
       --epsilon 1 --fpr 0.001 0.05
 
-What it prints, for the worst adversary (i, K, x_K, x, x') over every
-adversary (|K| >= --min-known): the advantage max(TPR - FPR) = TV(P, Q) of the
-optimal (likelihood-ratio) test between the two output laws P (X_i = x) and
-Q (X_i = x'), and the largest TPR at each --fpr, each with the adversary
-attaining it; beside them what the pure eps-DP curve of the exact BDPL
-allows (advantage tanh(BDPL/2), TPR min(1, e^BDPL FPR)). A TPR is exact when
-certified (the attained value meets the bound of the privacy profile for
-every adversary); else both the attained value and the bound are shown.
+What it prints: the exact BDPL over every adversary (bdpl_max); the adversary
+(i, K, x_K, x, x') of largest advantage over every adversary (|K| >=
+--min-known), "the worst adversary", with its own BDPL and its advantage
+max(TPR - FPR) = TV(P, Q) of the optimal (likelihood-ratio) test between the
+two output laws P (X_i = x) and Q (X_i = x'); and the largest TPR at each
+--fpr over every adversary, each with the adversary attaining it; beside them
+what the pure eps-DP curve of bdpl_max allows (advantage tanh(BDPL/2), TPR
+min(1, e^BDPL FPR)). A TPR is exact when certified (the attained value meets
+the bound of the privacy profile for every adversary); else both the attained
+value and the bound are shown. Records are counted from 0 (--min-known, i).
 """
 
 
@@ -70,21 +72,19 @@ def add_parser(sub) -> None:
         choices=law_names(calibratable=True),
         help=f"noise law (default {DEFAULT_LAW})",
     )
-    m.add_argument("--epsilon", type=float, help="DP epsilon of the noise (laplace: scale = sensitivity/eps)")
+    m.add_argument(
+        "--epsilon",
+        type=float,
+        help="DP epsilon of the noise (laplace: scale = sensitivity/eps; not gaussian: --sigma)",
+    )
     m.add_argument("--scale", type=float, help="laplace noise: its scale (instead of --epsilon)")
-    m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation")
+    m.add_argument("--sigma", type=float, help="gaussian noise: its standard deviation (no --epsilon)")
     add_query_arguments(m)
     add_fpr_argument(m)
     m.add_argument(
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
-    m.add_argument("--json", action="store_true", help="print one JSON object")
-    m.add_argument(
-        "--plot",
-        metavar="PATH",
-        help="also draw the ROC figure (linear and log axes) into PATH "
-        "(.png or .pdf): against the pure-eps and independent curves",
-    )
+    add_report_arguments(m)
     attack_config.add_parser(cs)
 
 
@@ -98,6 +98,7 @@ FLAGS = {
     "state_values": "--state-values",
     "values": "--state-values",
     "run.known_sizes": "--min-known",
+    "model.n": "--n",
 }
 
 
@@ -106,11 +107,19 @@ def command(a) -> int:
     from ..attack import attack_risk
     from ..attack.tradeoff import check_fpr
     from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_from_params
+    from ..kernels.noise.laws import NOISE_LAWS, noise_from_params
     from ..mechanisms.noisy import NoisyQueryMechanism
+    from .attack_report import check_plot_path, plot, search_progress
 
     check_fpr("--fpr", a.fpr)
+    check_plot_path(a.plot)
     check_chain_flags(a)
+    law = NOISE_LAWS[a.noise]
+    if a.epsilon is not None and not law.pure_dp and "epsilon" not in law.keys:  # not an eps-DP law
+        amount = "--" + str(law.parameter_name).replace("_", "-")
+        raise ConfigError(
+            "--epsilon", a.epsilon, f"{a.noise} noise is not eps-DP for any eps: give its amount {amount}"
+        )
     if not 0 <= a.min_known <= a.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{a.n - 1}")
     model = chain_model(a)
@@ -122,23 +131,22 @@ def command(a) -> int:
         )
         mech = NoisyQueryMechanism(query, noise)
         sizes = tuple(range(a.min_known, a.n))
-        risk = attack_risk(model, mech, sizes=sizes)
-        rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
+        with search_progress(a.quiet) as bar:
+            risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)
+            rows = list(zip(a.fpr, risk.worst_tprs(a.fpr)))
     except ValueError as err:
         named = flag_error(err, FLAGS)
         if named is None:
             raise
         raise named from None
     if a.plot:
-        from ..figures.attack import save_attack_roc
-        from ..studies.attack_roc import independent_chain, roc_data
-
-        save_attack_roc(
-            roc_data(model, mech, independent_chain(model)),
-            a.plot,
-            f"Markov chain, n = {a.n}, {noise.name} noise",
+        eps = (
+            f", eps = {mech.epsilon:.4g}"
+            if mech.epsilon is not None
+            else f", {noise.parameter_name} = {noise.parameter:.4g}"
         )
-    return report(a, model, mech, sizes, risk, rows)
+        plot(a, risk, f"Markov chain, n = {a.n}, {noise.name} noise{eps}")
+    return report(a, model, mech, risk, rows)
 
 
 __all__ = ["EPILOG", "add_parser", "command"]

@@ -1,4 +1,4 @@
-"""``bdpsim attack config FILE.toml``: the worst adversary's optimal attack on the data model and
+"""``bdpsim attack config FILE.toml``: the optimal attack over every adversary on the data model and
 mechanism of a run config (Bayesian networks, random fields, pedigrees, Markov chains).
 
 The config's ``[model]`` is read as ``bdpsim calibrate config`` reads it
@@ -19,12 +19,18 @@ examples:
   bdpsim attack config family.toml --min-known 1
 
 The data model is the config's [model] table and the mechanism its [mechanism]
-table, each with one value per key (a sweep is refused: attack one at a time);
+table, each with one value per key (a sweep is refused, naming the swept key:
+attack one at a time; --epsilon picks one value of a swept mechanism.epsilon);
 the [run] table is ignored. Models with an exact law: markov, pedigree,
-bayesnet, mrf (counts and state sums plus {one_of(law_names(calibratable=True))}
-noise). Output: the worst adversary's advantage max(TPR - FPR) and
-its largest TPR at each --fpr beside what the pure eps curve of the exact BDPL
-allows, as for bdpsim attack markov.
+bayesnet, mrf (counts and state sums plus
+{one_of(law_names(calibratable=True))} noise), and randomized response on a
+binary chain. Output: the adversary of largest advantage, its advantage
+max(TPR - FPR) and the largest TPR at each --fpr over every adversary beside
+what the pure eps curve of the exact BDPL over every adversary allows, as for
+bdpsim attack markov. Records and states are named in the model's words (a
+network's node and state names, a pedigree's genotypes) beside their indices;
+a network's records are counted in the lexicographic topological order of its
+node names, from 0.
 """
 
 
@@ -52,7 +58,9 @@ def add_parser(cs) -> None:
     c.add_argument(
         "--min-known", type=int, default=0, help="least size of the adversary's known set (default 0)"
     )
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    from .attack_report import add_report_arguments
+
+    add_report_arguments(c)
 
 
 def config_pair(config: str, epsilon: float | None = None):
@@ -85,14 +93,31 @@ def config_pair(config: str, epsilon: float | None = None):
             raise ConfigError("--epsilon", exc.value, exc.rule) from None
         raise
     if len(cfg.points) != 1:
+        field, values = _swept(cfg.points)
+        hint = " or pick one with --epsilon" if field == "mechanism.epsilon" else ""
         raise ConfigError(
-            "mechanism",
-            path,
-            f"sweeps {len(cfg.points)} mechanisms: attack one at a time (give "
-            "each [mechanism] key one value)",
+            field,
+            values,
+            f"sweeps {len(values)} values ({len(cfg.points)} configurations): attack one at a time "
+            f"(give {field} one value in the config{hint})",
         )
     point = cfg.points[0]
     return point.model.fixed, point.mechanism
+
+
+def _swept(points) -> tuple[str, list]:
+    """The first ``[model]`` or ``[mechanism]`` key whose value differs between the configuration
+    points of a sweep, with its values (in the points' order, each once)."""
+    for table in ("model", "mechanism"):
+        for key in dict.fromkeys(k for p in points for k in p.params[table]):
+            values: list = []
+            for p in points:
+                v = p.params[table].get(key)
+                if v not in values:
+                    values.append(v)
+            if len(values) > 1:
+                return f"{table}.{key}", values
+    return "mechanism", [len(points)]
 
 
 def command(a) -> int:
@@ -100,16 +125,18 @@ def command(a) -> int:
     from ..attack import attack_risk
     from ..attack.tradeoff import check_fpr
     from ..core.errors import ConfigError
-    from .attack_report import report
+    from .attack_report import check_plot_path, plot, report, search_progress
 
     check_fpr("--fpr", a.fpr)
+    check_plot_path(a.plot)
     model, mech = config_pair(a.config, a.epsilon)
     if not 0 <= a.min_known <= model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{model.n - 1}")
     sizes = tuple(range(a.min_known, model.n))
     try:
-        risk = attack_risk(model, mech, sizes=sizes)
-        rows = [(f, risk.worst_tpr(f)) for f in a.fpr]
+        with search_progress(a.quiet) as bar:
+            risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)
+            rows = list(zip(a.fpr, risk.worst_tprs(a.fpr)))
     except ConfigError as exc:
         if not exc.field.startswith("run."):
             raise
@@ -120,7 +147,10 @@ def command(a) -> int:
             "known records is refused for this model (too large); attack one adversary with "
             "bdpsim.attack_risk(model, mechanism, adversary)",
         ) from None
-    return report(a, model, mech, sizes, risk, rows)
+    if a.plot:
+        eps = f", eps = {mech.epsilon:.4g}" if getattr(mech, "epsilon", None) is not None else ""
+        plot(a, risk, f"{model.kind} model, n = {model.n}, {mech.kind}{eps}")
+    return report(a, model, mech, risk, rows)
 
 
 __all__ = ["add_parser", "command", "config_pair", "EPILOG"]

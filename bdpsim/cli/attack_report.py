@@ -1,10 +1,12 @@
-"""The report of ``bdpsim attack`` (``markov`` and ``config``): the worst adversary's advantage and
-TPR at low FPR as a table or one JSON object, shared by both subcommands."""
+"""The report of ``bdpsim attack`` (``markov`` and ``config``): the adversary of largest advantage,
+its advantage, the worst TPR at low FPRs and the exact BDPL over every adversary, as a table or one
+JSON object; the work is :func:`bdpsim.attack.attack_risk` (one search for all of it)."""
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 
 from .base import finite_json
 
@@ -24,78 +26,107 @@ def add_fpr_argument(parser) -> None:
     )
 
 
-def _adversary_json(adv) -> dict:
-    return {
-        k: (list(v) if isinstance(v, tuple) else v)
-        for k, v in {
-            "i": adv.i,
-            "known": adv.known,
-            "x_known": adv.x_known,
-            "x": adv.x,
-            "x_prime": adv.x_prime,
-        }.items()
-    }
-
-
-def _describe(adv, n: int) -> str:
-    k = len(adv.known)
-    return (
-        f"i={adv.i}, |K|={k}, x={adv.x}, x'={adv.x_prime}"
-        if k < n - 1 or k == 0
-        else f"i={adv.i}, |K|={k} (all others), x={adv.x}, x'={adv.x_prime}"
+def add_report_arguments(parser) -> None:
+    """``--json``, ``--quiet`` and ``--plot`` of both ``bdpsim attack`` subcommands."""
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar (nor, without a terminal, the progress line every 10 s)",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="also draw the ROC figure (linear and log axes) into PATH (.png, .pdf or .svg): "
+        "the worst TPR at every FPR (attained, and the bound for every adversary) behind the "
+        "table, against the pure-eps curve",
     )
 
 
-def _worst_bdpl(model, mech, sizes) -> float:
-    """The exact BDPL over every adversary (what eps-BDP states; its pure-eps curve bounds every attack)."""
-    from ..api import exact_bdpl
+def search_progress(quiet: bool, desc: str = "bdpsim attack"):
+    """A :class:`~bdpsim.cli.progress.Progress` of the profile searches of
+    :func:`bdpsim.attack.attack_risk` (a bar on a terminal, else a line every 10 s on stderr:
+    silent for a quick search; nothing with ``quiet``), to close after the work."""
+    from .progress import Progress
 
-    return float(exact_bdpl(model, mech, sizes=sizes).bdpl)
+    return Progress(desc, "profile searches", quiet=quiet)
 
 
-def report(a, model, mech, sizes, risk, rows) -> int:
-    """Print the worst adversary's attack (``risk``, ``rows``: ``(fpr, WorstValue)``) as a table, or
-    one JSON object with ``a.json``; shared by ``attack markov`` and ``attack config``."""
-    noise = mech.noise
-    e = _worst_bdpl(model, mech, sizes)
+def check_plot_path(path) -> None:
+    """A ``--plot`` path the figure can be written to (its format from the suffix), refused before
+    any work."""
+    if path is None:
+        return
+    from pathlib import Path
+
+    from ..core.errors import ConfigError
+
+    p = Path(path)
+    if p.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise ConfigError("--plot", str(path), "must end in .png, .pdf or .svg (the figure's format)")
+    if not p.parent.exists() and str(p.parent) not in ("", "."):
+        raise ConfigError("--plot", str(path), f"its folder {p.parent} does not exist")
+
+
+def plot(a, risk, title: str) -> None:
+    """Draw the ROC figure of ``risk`` into ``a.plot`` (the curves behind the table's TPRs) and say
+    which file was written."""
+    from ..figures.attack import save_attack_roc
+    from ..studies.attack_roc import risk_roc_data
+
+    save_attack_roc(risk_roc_data(risk, marks=a.fpr), a.plot, title)
+    print(f"ROC figure written to {a.plot}", file=sys.stderr)
+
+
+def report(a, model, mech, risk, rows) -> int:
+    """Print the attack (``risk``, ``rows``: ``(fpr, WorstValue)``) as a table, or one JSON object
+    with ``a.json``; shared by ``attack markov`` and ``attack config``. Records and states are
+    named in the model's own words beside their indices (:func:`bdpsim.models.base.adversary_words`)."""
+    from ..attack.tradeoff import pure_dp_tpr
+    from ..models.base import adversary_words, describe_adversary
+
+    noise = getattr(mech, "noise", None)
+    e = float(risk.bdpl_max) if risk.bdpl_max is not None else math.nan
     pure_adv = math.tanh(e / 2) if math.isfinite(e) else 1.0
+
+    def pure_tpr(f: float) -> float:
+        return pure_dp_tpr(e, f)  # no overflow past e^709
+
     if a.json:  # an infinite BDPL (Gaussian noise) is null
-        print(
-            json.dumps(
-                finite_json(
-                    {
-                        "advantage": risk.advantage,
-                        "adversary": _adversary_json(risk.adversary),
-                        "bdpl": e,
-                        "adversary_bdpl": risk.bdpl,
-                        "pure_eps_advantage": pure_adv,
-                        "bayes_success": risk.bayes_success(0.5),
-                        "noise": noise.name,
-                        "noise_parameter": float(noise.parameter),
-                        "tpr": [
-                            {
-                                "fpr": f,
-                                "tpr": w.value,
-                                "upper": w.upper,
-                                "certified": w.certified,
-                                "pure_eps_tpr": min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0,
-                                "adversary": _adversary_json(w.adversary),
-                            }
-                            for f, w in rows
-                        ],
-                    }
-                )
-            )
-        )
+        out = {
+            "bdpl_max": e,
+            "advantage": risk.advantage,
+            "adversary": adversary_words(model, risk.adversary),
+            "adversary_bdpl": risk.adversary_bdpl,
+            "pure_eps_advantage": pure_adv,
+            "bayes_success": risk.bayes_success(0.5),
+            "tpr": [
+                {
+                    "fpr": f,
+                    "tpr": w.value,
+                    "upper": w.upper,
+                    "certified": w.certified,
+                    "pure_eps_tpr": pure_tpr(f),
+                    "adversary": adversary_words(model, w.adversary),
+                }
+                for f, w in rows
+            ],
+        }
+        if noise is not None:
+            out.update(noise=noise.name, noise_parameter=float(noise.parameter))
+        print(json.dumps(finite_json(out)))
         return 0
-    print(f"exact BDPL over every adversary {e:.6g} nats")
-    print(f"worst adversary: {_describe(risk.adversary, model.n)} (its BDPL {risk.bdpl:.6g} nats)")
+    print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
+    print("adversary of largest advantage (the worst adversary):")
+    print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
-    print(f"  (the pure-eps curve of the BDPL allows {pure_adv:.6g})")
+    print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
-    print(f"{'FPR':>8} {'TPR':>10} {'bound':>10} {'pure-eps':>9}  attained by")
+    print("worst TPR at each FPR over every adversary (bound: for every adversary)")
+    print(f"{'FPR':>7} {'TPR':>9} {'bound':>9} {'pure-eps':>8}  attained by")
     for f, w in rows:
-        pure = min(1.0, math.exp(e) * f) if math.isfinite(e) else 1.0
         bound = "exact" if w.certified else f"{w.upper:.6g}"
-        print(f"{f:>8.3g} {w.value:>10.6g} {bound:>10} {pure:>9.4g}  {_describe(w.adversary, model.n)}")
+        who = describe_adversary(model, w.adversary, short=True)
+        print(f"{f:>7.3g} {w.value:>9.6g} {bound:>9} {pure_tpr(f):>8.4g}  {who}")
     return 0

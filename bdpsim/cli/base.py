@@ -55,7 +55,8 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 class Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, exit code 2."""
 
-    def error(self, message: str):  # one line, exit 2
+    def error(self, message: str):
+        """Print ``message`` as one line naming the command's ``--help`` and exit with code 2."""
         self.exit(2, f"bdpsim: error: {message} (see '{self.prog} --help')\n")
 
 

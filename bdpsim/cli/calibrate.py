@@ -12,7 +12,8 @@ import json
 import sys
 
 from ..kernels.noise.traits import DEFAULT_LAW, TRAITS, law_names
-from .base import finite_json, subcommand, subcommands
+from .attack_target import add_target_flags, command_calibrate
+from .base import subcommand, subcommands
 from .calibrate_report import (
     add_law_arguments,
     check_epsilon,
@@ -29,7 +30,6 @@ from .chain import (
     add_initial_argument,
     add_query_arguments,
     chain_model,
-    chain_query,
     check_chain_flags,
 )
 
@@ -153,40 +153,20 @@ def add_parser(sub) -> None:
     )
     add_law_arguments(m)
     m.add_argument("--json", action="store_true", help="print JSON (one object; a list with --method all)")
-    add_target_flags(m)
+    add_target_flags(m)  # calibrate to an attack target instead of eps
     calibrate_config.add_parser(cs)
-
-
-def add_target_flags(m) -> None:
-    """``--target-advantage`` / ``--target-tpr`` with ``--at-fpr`` on ``bdpsim calibrate markov``."""
-    t = m.add_mutually_exclusive_group()
-    t.add_argument(
-        "--target-advantage",
-        type=float,
-        metavar="A",
-        help="instead of --epsilon: the least noise whose worst attack advantage is <= this (0..1)",
-    )
-    t.add_argument(
-        "--target-tpr",
-        type=float,
-        metavar="B",
-        help="instead of --epsilon: the least noise whose worst TPR at --at-fpr is <= this",
-    )
-    m.add_argument(
-        "--at-fpr", type=float, metavar="F", help="the false-positive rate of --target-tpr, in (0, 1)"
-    )
 
 
 def command(a) -> int:
     """Run ``bdpsim calibrate markov``: one line per method or JSON (to an attack target:
-    :func:`attack_target`)."""
+    :func:`bdpsim.cli.attack_target.command_calibrate`)."""
     from ..calibration import supported_methods
     from ..calibration.methods import EXACT_METHOD
     from ..calibration.target import query_of
     from ..core.errors import ConfigError
 
-    if a.target_advantage is not None or a.target_tpr is not None:
-        return attack_target(a)
+    if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
+        return command_calibrate(a)
     check_chain_flags(a)
     if a.epsilon is None:
         raise ConfigError("--epsilon", None, "is required (or give --target-advantage or --target-tpr)")
@@ -219,52 +199,6 @@ def command(a) -> int:
         print(text)
     print(query_line(query))
     _print_table(out, a)
-    return 0
-
-
-def attack_target(a) -> int:
-    """``bdpsim calibrate markov --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least
-    noise meeting the attack target, beside the eps-BDP noise for the eps whose pure curve meets it."""
-    from ..attack.calibrate import calibrate_attack
-    from ..calibration.methods import EXACT_METHOD
-    from ..core.errors import ConfigError
-    from ..kernels.noise.laws import noise_with_amount
-    from ..mechanisms.noisy import NoisyQueryMechanism
-
-    check_chain_flags(a)
-    if a.method != EXACT_METHOD:
-        raise ConfigError("--method", a.method, "must be exact with an attack target")
-    model = chain_model(a)
-    try:
-        query = chain_query(a, model.states)
-        sens = float(query.sensitivity)  # the search starts where the DP adversary leaks 1
-        noise = noise_with_amount(a.noise, sens, sens)
-        cal = calibrate_attack(
-            model,
-            NoisyQueryMechanism(query, noise),
-            target_advantage=a.target_advantage,
-            target_tpr=a.target_tpr,
-            at_fpr=a.at_fpr,
-            sizes=tuple(range(a.min_known, a.n)),
-        )
-    except ConfigError as exc:
-        raise (named(exc) or exc) from None
-    if a.json:
-        print(json.dumps(finite_json(cal.as_dict())))
-        return 0
-    print(f"attack target: worst {cal.what} <= {cal.target:g}")
-    grows = TRAITS[cal.noise].grows
-    print(
-        f"least {cal.noise} {cal.parameter_name}: {safe_amount(cal.parameter, grows)} "
-        f"(worst {cal.what} {cal.value:.6g})"
-    )
-    if cal.bdp_parameter is None:
-        print(f"eps-BDP comparison: eps = {cal.epsilon:.6g}; no {cal.noise} noise is eps-BDP")
-    else:
-        print(
-            f"eps-BDP comparison: eps = {cal.epsilon:.6g} needs {cal.parameter_name} "
-            f"{safe_amount(cal.bdp_parameter, grows)} (the attack target saves a factor {cal.saving:.4g})"
-        )
     return 0
 
 

@@ -19,6 +19,7 @@ import json
 import math
 
 from ..kernels.noise.traits import law_names
+from .attack_target import add_target_flags, calibrate_to_attack, check_target_flags
 from .base import subcommand
 from .calibrate_report import (
     FLAGS,
@@ -133,6 +134,7 @@ def add_parser(cs) -> None:
         help="least size of the adversary's known set (0: all adversaries)",
     )
     c.add_argument("--json", action="store_true", help="print JSON (one object; a list for several rows)")
+    add_target_flags(c)  # an attack target instead of eps: every model calibrated
 
 
 def model_of(path: str):
@@ -333,22 +335,12 @@ def overrides(target) -> list[str]:
     return out + [f"note: {n}" for n in target.notes]
 
 
-def command(a) -> int:
-    """Run ``bdpsim calibrate config``; one line per row (its verdict and its reason below it, as
-    ``calibrate markov``'s) or JSON."""
-    import sys
-
-    from ..calibration.budget import CLI_BUDGET, Budget
-    from ..calibration.graphs import calibrate_graph
-    from ..core.errors import ConfigError
-    from .progress import Progress
-
-    if a.min_known < 0:
-        raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
+def _flags_target(a, epsilon: float | None):
+    """:func:`config_target` of ``a.config`` under the flags, its errors naming them."""
     try:
-        t = config_target(
+        return config_target(
             a.config,
-            epsilon=a.epsilon,
+            epsilon=epsilon,
             counted_states=a.counted,
             state_values=a.state_values,
             noise=a.noise,
@@ -359,6 +351,52 @@ def command(a) -> int:
         if exc is None:
             raise
         raise exc from None
+
+
+def _attack_target(a) -> int:
+    """``calibrate config --target-advantage A`` (or ``--target-tpr B --at-fpr F``): the least noise
+    of the config's law (or ``--noise``) on its query meeting the attack target, on its model
+    (:func:`bdpsim.cli.attack_target.calibrate_to_attack`)."""
+    import sys
+
+    from ..calibration.methods import EXACT_METHOD
+    from ..core.errors import ConfigError
+
+    check_target_flags(a)
+    if a.method != EXACT_METHOD:
+        raise ConfigError("--method", a.method, "must be exact with an attack target")
+    t = _flags_target(a, 1.0)  # no eps-BDP target: the attack target replaces it
+    if a.min_known > t.model.n - 1:
+        raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{t.model.n - 1}")
+    for line in overrides(t):
+        if not line.startswith("note: --epsilon"):  # the eps-BDP target is not used here
+            print(wrap(line), file=sys.stderr if a.json else sys.stdout)
+    query = t.query.query  # as the run reads it (a network's state names included)
+    return calibrate_to_attack(a, t.model, query, t.noise, tuple(range(a.min_known, t.model.n)))
+
+
+def command(a) -> int:
+    """Run ``bdpsim calibrate config``; one line per row (its verdict and its reason below it, as
+    ``calibrate markov``'s) or JSON; with an attack target, the least noise meeting it
+    (:func:`_attack_target`)."""
+    from ..core.errors import ConfigError
+
+    if a.min_known < 0:
+        raise ConfigError("--min-known", a.min_known, "must be an integer >= 0")
+    if a.target_advantage is not None or a.target_tpr is not None or a.at_fpr is not None:
+        return _attack_target(a)
+    return _bdp_target(a)
+
+
+def _bdp_target(a) -> int:
+    """``calibrate config`` to an eps-BDP target (:func:`command`)."""
+    import sys
+
+    from ..calibration.budget import CLI_BUDGET, Budget
+    from ..calibration.graphs import calibrate_graph
+    from .progress import Progress
+
+    t = _flags_target(a, a.epsilon)
     check_epsilon(
         t.epsilon, "--epsilon" if t.epsilon_source == "flags" else "mechanism.epsilon", a.method, t.noise
     )

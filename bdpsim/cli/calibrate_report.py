@@ -4,7 +4,6 @@ their tables and JSON."""
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 from .base import flag_error
@@ -117,15 +116,10 @@ __all__ = [
 
 def safe_amount(value: float, grows: bool = True, digits: int = 6) -> str:
     """A calibrated amount of noise printed to ``digits`` significant digits, rounded toward
-    safety: up when the noise grows with it (a Laplace scale, a Gaussian sigma, an amount
-    ``Delta / eps'``), down when it shrinks (a DP epsilon), so that the number a reader copies is
-    never less noise than the one calibrated (rounded to nearest, ``2.46431`` copied from a scale
-    of ``2.464315`` missed its target by ``1e-7``). Written like ``%g``."""
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+    safety (:func:`bdpsim.attack.calibrate.safe_round`): up when the noise grows with it (a
+    Laplace scale, a Gaussian sigma, an amount ``Delta / eps'``), down when it shrinks (a DP
+    epsilon), so that the number a reader copies is never less noise than the one calibrated.
+    Written like ``%g``."""
+    from ..attack.calibrate import safe_round
 
-    if not math.isfinite(value) or value == 0:
-        return f"{value:.{digits}g}"
-    exact = Decimal(repr(float(value)))
-    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)  # the last significant digit kept
-    rounded = exact.quantize(quantum, rounding=ROUND_CEILING if grows else ROUND_FLOOR)
-    return f"{float(rounded):.{digits}g}"
+    return f"{safe_round(value, grows, digits):.{digits}g}"

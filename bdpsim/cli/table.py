@@ -5,7 +5,8 @@ A column is shown when it tells the rows apart or holds a headline number: ``mec
 noise law and calibration method) whenever the rows use more than one, ``target_epsilon`` (the
 eps a calibrated mechanism aims at; ``epsilon`` is then headed ``dp_epsilon``, the noise's DP
 parameter), the estimators' own headline columns (an audit's certified ``bdpl_lower``, the privacy
-profile's ``bdp_delta``) when any row holds a value. A row without a column (an exact row of a
+profile's ``bdp_delta``, the attack's ``advantage_max`` and ``tpr_at_<fpr>_max``) when any row
+holds a value. A row without a column (an exact row of a
 config that also audits) shows an empty cell.
 """
 
@@ -15,14 +16,16 @@ import math
 from collections.abc import Collection
 
 from ..estimators.all_adversaries import ALL_ADVERSARIES
+from ..estimators.exact import ATTACK_SUMMARY
 from ..pipeline.rows import mechanism_label
 
 #: rows printed at most; the rest are only in summary.csv
 MAX_ROWS = 50
 WIDTH = 12
 
-#: the columns of estimators and noise laws that have their own headline number
-OWN = ("bdpl_lower", "bdpl_audit", "bdp_delta")
+#: the columns of estimators and noise laws that have their own headline number (the attack's:
+#: ``[run] attack = true``)
+OWN = ("bdpl_lower", "bdpl_audit", "bdp_delta", *(c.name for c in ATTACK_SUMMARY))
 
 
 def _has(v) -> bool:

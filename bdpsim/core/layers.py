@@ -114,7 +114,7 @@ LAYERS: tuple[Layer, ...] = (
                 "accounting",
                 "`accounting/`: the privacy accountant of many releases on the same records — their "
                 "joint output laws (`accounting/pairs.py`), the worst adversary (`accounting/search.py`), "
-                "`account()` (`accounting/account.py`), the naive compositions (`accounting/naive.py`), "
+                "`account()` (`accounting/accountant.py`), the naive compositions (`accounting/naive.py`), "
                 "exports (`accounting/export.py`)",
             ),
         ),

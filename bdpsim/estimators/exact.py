@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.traits import TRAITS
 from ..models.engines import (  # noqa: F401  (complete_engine, engine_for, exact_engine: their former home)
     ExactEngine,
+    HasOutputPair,
     HasProfile,
     HasProfileSearch,
     PairEngine,
@@ -150,12 +151,12 @@ ATTACK_SUMMARY = register_columns(
 
 #: the attack columns' two functions, registered by :mod:`bdpsim.attack.columns` (the attack package
 #: builds on this layer's engines, so the estimator calls it through this table, never by import):
-#: ``"cells"``: ``(model, mechanism, adversary) -> {column: value}``; ``"worst"``: ``(model,
-#: mechanism, sizes) -> {column_max: value}``
-ATTACK_COLUMNS: dict[str, Callable[..., dict[str, float]]] = {}
+#: ``"cells"``: ``(model, mechanism, adversaries, engine) -> [{column: value}, ...]``; ``"worst"``:
+#: ``(model, mechanism, sizes, engine) -> {column_max: value}`` (``engine``: the point's)
+ATTACK_COLUMNS: dict[str, Callable[..., Any]] = {}
 
 
-def _attack_function(name: str) -> Callable[..., dict[str, float]]:
+def _attack_function(name: str) -> Callable[..., Any]:
     if name not in ATTACK_COLUMNS:  # the run pipeline imports bdpsim.attack, which registers them
         raise ConfigError(
             "run.attack", True, "needs the attack columns of bdpsim.attack (import bdpsim.attack)"
@@ -163,18 +164,19 @@ def _attack_function(name: str) -> Callable[..., dict[str, float]]:
     return ATTACK_COLUMNS[name]
 
 
-def attack_cells(model, mechanism, adversary: Adversary) -> dict[str, float]:
-    """The adversary's attack columns: ``advantage = TV(P, Q)`` and ``tpr_at_<fpr> = 1 - beta(fpr)``
-    of the Neyman-Pearson test of ``P`` (``X_i = x``) against ``Q`` (``X_i = x'``), exact
-    (:func:`bdpsim.attack.attack_risk` with this ``adversary``; :data:`ATTACK_COLUMNS`)."""
-    return _attack_function("cells")(model, mechanism, adversary)
+def attack_cells(model, mechanism, adversaries, engine: PairEngine = None) -> list[dict[str, float]]:
+    """Each adversary's attack columns: ``advantage = TV(P, Q)`` and ``tpr_at_<fpr> = 1 -
+    beta(fpr)`` of the Neyman-Pearson test of ``P`` (``X_i = x``) against ``Q`` (``X_i = x'``),
+    exact, by ``engine`` (the point's; :func:`bdpsim.attack.attack_risk` with this ``adversary``;
+    :data:`ATTACK_COLUMNS`)."""
+    return _attack_function("cells")(model, mechanism, list(adversaries), engine)
 
 
-def worst_attack_cells(model, mechanism, sizes) -> dict[str, float]:
+def worst_attack_cells(model, mechanism, sizes, engine: PairEngine = None) -> dict[str, float]:
     """``advantage_max`` and ``tpr_at_<fpr>_max`` over every adversary with ``|K|`` in ``sizes``
-    (:func:`bdpsim.attack.worst.worst_advantage`, :func:`~bdpsim.attack.worst.worst_tpr`: values
-    attained by an adversary; :data:`ATTACK_COLUMNS`)."""
-    return _attack_function("worst")(model, mechanism, sizes)
+    (:func:`bdpsim.attack.attack_risk`: values attained by an adversary; :data:`ATTACK_COLUMNS`),
+    by ``engine`` (the point's)."""
+    return _attack_function("worst")(model, mechanism, sizes, engine)
 
 
 @dataclass(frozen=True)
@@ -244,7 +246,8 @@ class ExactEstimator:
         if not self.attack:
             return rows
         model, mech = point.model.fixed, point.mechanism
-        return [(w, v, y, {**x, **attack_cells(model, mech, w.adversary())}) for w, v, y, x in rows]
+        cells = attack_cells(model, mech, [w.adversary() for w, _, _, _ in rows], point.exact_engine)
+        return [(w, v, y, {**x, **c}) for (w, v, y, x), c in zip(rows, cells)]
 
     def _window_rows(self, point, advs, values) -> list[tuple[WindowRow, float, float, dict]]:
         if self.epsilon_profile is None:
@@ -276,11 +279,22 @@ class ExactEstimator:
         return None
 
     def check(self, model, mechanism, engine: PairEngine = None) -> None:
-        """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile."""
+        """A mechanism without pure DP (Gaussian noise) has an infinite BDPL: ask for its profile.
+        ``attack = true`` needs each adversary's output laws
+        (:class:`~bdpsim.models.engines.HasOutputPair`): refused naming ``run.attack`` where the
+        pair's engine gives none."""
         try:
             eng = use_engine(engine, model, mechanism, complete=True)
         except NotAvailable:
             return
+        if self.attack and not isinstance(eng, HasOutputPair):
+            raise ConfigError(
+                "run.attack",
+                True,
+                f"needs each adversary's exact output laws, which the exact engine of a {model.kind} "
+                f"model with the '{mechanism.kind}' mechanism does not give: remove run.attack "
+                "(bdpsim.attack.simulated_attack attacks it by simulation)",
+            )
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
             noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty
             noise = noise if isinstance(noise, str) and noise else None
@@ -303,7 +317,7 @@ class ExactEstimator:
         if self.epsilon_profile is not None:
             extra["bdp_delta"] = _profile(eng, adversary, self.epsilon_profile)
         if self.attack:
-            extra.update(attack_cells(model, mechanism, adversary))
+            extra.update(attack_cells(model, mechanism, [adversary], eng)[0])
         return replace(est, extra={**est.extra, **extra}) if extra else est
 
     def reference(self, model, mechanism, adversary, engine: PairEngine = None) -> Estimate:
@@ -331,7 +345,7 @@ class ExactEstimator:
                 model = ctx.adversary(0)[
                     0
                 ]  # the point's one model (an exhaustive search needs a fixed model)
-                out.update(worst_attack_cells(model, ctx.mechanism, ctx.sizes))
+                out.update(worst_attack_cells(model, ctx.mechanism, ctx.sizes, ctx.engine()))
             else:
                 for c in ATTACK_SUMMARY:
                     d = stats.get(c.name[: -len("_max")], np.zeros(0))

@@ -10,16 +10,36 @@ from .style import colors, legend, subplots
 
 
 def plot_attack_roc(data, title: str = ""):
-    """Two panels (linear axes; log axes for low FPR) of TPR against FPR. Returns the Figure."""
+    """Two panels (linear axes; log axes for low FPR) of TPR against FPR: the worst TPR over every
+    adversary (attained; the bound for every adversary where it is higher, shaded between) — the
+    curve behind the table of ``bdpsim attack``, its points marked — against the pure-eps curve of
+    the exact BDPL. Returns the Figure."""
     c = colors()
     fig, (ax, bx) = subplots(1, 2, figsize=(10.0, 4.2))
+    gap = bool((data.upper > data.worst + 1e-9).any())
     for axis in (ax, bx):
         axis.plot(
-            data.fpr, data.worst, color=c[0], label=f"adversary of largest advantage ({data.advantage:.3g})"
+            data.fpr, data.worst, color=c[0], label=f"worst TPR, attained (advantage {data.advantage:.3g})"
         )
-        axis.plot(
-            data.fpr, data.pure, color=c[1], linestyle="--", label=f"pure-eps curve, BDPL {data.bdpl:.3g}"
+        if gap:
+            axis.fill_between(data.fpr, data.worst, data.upper, color=c[0], alpha=0.2, linewidth=0)
+            axis.plot(
+                data.fpr,
+                data.upper,
+                color=c[0],
+                linewidth=0.8,
+                linestyle="-.",
+                label="bound for every adversary",
+            )
+        if data.marks:
+            f, t = zip(*data.marks)
+            axis.plot(f, t, linestyle="none", marker="o", color=c[0], markersize=4, label="the table's FPRs")
+        pure = (
+            f"pure-eps curve, BDPL {data.bdpl:.3g}"
+            if data.bdpl == data.bdpl
+            else "pure-eps curve (no pure DP)"
         )
+        axis.plot(data.fpr, data.pure, color=c[1], linestyle="--", label=pure)
         if data.independent is not None:
             axis.plot(
                 data.fpr,
@@ -93,7 +113,7 @@ def plot_attack_vs_bdpl(rows, axes):
 
 
 def save_attack_roc(data, path, title: str = "") -> Path:
-    """Draw :func:`plot_attack_roc` into ``path`` (PNG or PDF by its suffix)."""
+    """Draw :func:`plot_attack_roc` into ``path`` (PNG, PDF or SVG by its suffix)."""
     out = Path(path)
     plot_attack_roc(data, title).savefig(out, dpi=150)
     return out

@@ -69,8 +69,8 @@ class QueryNoiseMechanism:
 
     @property
     def summary_extras(self) -> tuple[str, ...]:
-        """The noise law's ``summary.csv`` columns (:data:`COLUMNS`); none for a Laplace kernel,
-        whose scale is the core column ``noise_scale``."""
+        """The noise law's ``summary.csv`` columns (``COLUMNS`` of this module); none for a Laplace
+        kernel, whose scale is the core column ``noise_scale``."""
         return () if isinstance(self.noise, LaplaceKernel) else NOISE_COLUMNS
 
     @property

@@ -29,7 +29,7 @@ from ..core.registry import Registry
 from ..core.schema import Key
 from ..kernels.chains.lattice import lattice
 from ..queries import AdditiveQuery
-from .protocols import HasRecordNames, HasRecordStates, HasStateNames, HasStates
+from .protocols import HasGenotypes, HasRecordNames, HasRecordStates, HasStateNames, HasStates
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bounds import Bound
@@ -374,6 +374,74 @@ def adversary_names(model, i: int, known, adversary=None) -> dict:
             x_known_names=_cut(";".join(label(k, v) for k, v in zip(adversary.known, adversary.x_known))),
         )
     return out
+
+
+#: a pedigree's genotypes by state (``0 = BB``, ``1 = Bb``, ``2 = bb``)
+GENOTYPES = ("BB", "Bb", "bb")
+
+
+def state_word(model, record: int, state) -> str | None:
+    """The name of ``state`` of ``record`` in the model's own words: a network's state name (a BIF
+    file's, pgmpy's), a pedigree's genotype (``BB``, ``Bb``, ``bb``); ``None`` where states are
+    only numbers (a chain's, a random field's)."""
+    if has_state_names(model):
+        return str(model.state_label(int(record), int(state)))
+    if isinstance(model, HasGenotypes) and float(state).is_integer() and 0 <= int(state) < len(GENOTYPES):
+        return GENOTYPES[int(state)]
+    return None
+
+
+def adversary_words(model, adversary: Adversary) -> dict:
+    """The adversary ``(i, K, x_K, x, x')`` in the model's own words beside its indices: ``i``,
+    ``known``, ``x_known``, ``x``, ``x_prime`` as numbers (record indices count the model's record
+    order: a network's nodes in the lexicographic topological order by name,
+    :func:`bdpsim.models.bayesnet.bif.read_bif`), and where the model names them ``i_name`` and
+    ``known_names`` (node names) and ``x_name``, ``x_prime_name`` and ``x_known_names`` (state
+    names, genotypes) — what a report shows (JSON-ready: lists, not tuples)."""
+    a = adversary
+    num = (lambda v: int(v)) if all(float(v).is_integer() for v in (a.x, a.x_prime)) else float  # noqa: E731
+    out: dict = {
+        "i": int(a.i),
+        "known": [int(k) for k in a.known],
+        "x_known": [num(v) for v in a.x_known],
+        "x": num(a.x),
+        "x_prime": num(a.x_prime),
+    }
+    names = record_names(model)
+    if names:
+        out["i_name"] = names[int(a.i)]
+        out["known_names"] = [names[int(k)] for k in a.known]
+    if state_word(model, a.i, a.x) is not None:
+        out["x_name"] = state_word(model, a.i, a.x)
+        out["x_prime_name"] = state_word(model, a.i, a.x_prime)
+        out["x_known_names"] = [state_word(model, k, v) for k, v in zip(a.known, a.x_known)]
+    return out
+
+
+def describe_adversary(model, adversary: Adversary, short: bool = False) -> str:
+    """The adversary in the model's own words, the indices beside the names:
+    ``record BP (i = 1), x = HIGH (1) vs x' = LOW (0), |K| = 3`` (:func:`adversary_words`); with
+    ``short`` the form of a table cell, ``BP (i=1): HIGH (1) vs LOW (0), |K|=3``."""
+    w = adversary_words(model, adversary)
+    n = int(model.n)
+    k = len(w["known"])
+    named = "x_name" in w
+    if short:
+        rec = f"{w['i_name']} (i={w['i']})" if "i_name" in w else f"i={w['i']}"
+        val = (
+            f"{w['x_name']} ({w['x']}) vs {w['x_prime_name']} ({w['x_prime']})"
+            if named
+            else f"x={w['x']} vs {w['x_prime']}"
+        )
+        return f"{rec}: {val}, |K|={k}"
+    rec = f"record {w['i_name']} (i = {w['i']})" if "i_name" in w else f"record i = {w['i']}"
+    val = (
+        f"x = {w['x_name']} ({w['x']}) vs x' = {w['x_prime_name']} ({w['x_prime']})"
+        if named
+        else f"x = {w['x']} vs x' = {w['x_prime']}"
+    )
+    known = f"|K| = {k}" + (" (every other record)" if n and k == n - 1 else "")
+    return f"{rec}, {val}, {known}"
 
 
 @runtime_checkable

@@ -86,11 +86,13 @@ from ..kernels.noise.scores import (
     FunctionScore,
     PairScore,
     ProfileScore,
+    ProfilesScore,
     RecordPairs,
     Scored,
     StackedScore,
     names_of,
 )
+from .pairs import LatticePair, OutputPair
 from .protocols import HasRecordStates, HasStates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,10 +109,16 @@ __all__ = [
     "BdplScore",
     "FunctionScore",
     "HasNoiseLaw",
+    "HasOutputPair",
+    "HasProfiles",
     "HasSearch",
     "HasSearchCost",
     "HasSearchOptions",
     "SearchCost",
+    "LatticePair",
+    "OutputPair",
+    "ProfilesScore",
+    "profile_score",
     "PairScore",
     "ProfileScore",
     "QueryLawPairs",
@@ -310,6 +318,10 @@ class AdversarySearch:
     detail : object
         The engine's own search result (:class:`~bdpsim.models.markov.window.WindowSearch`,
         :class:`~bdpsim.models.bayesnet.search.SearchResult`, ...; what ``window`` returns first).
+    leaders : tuple of lists
+        Per component, its ``top`` cells, the most leaking first (``leaders[0]`` is ``rows``; a
+        chain's search with ``top = None``: the other components' worst only; a network's region
+        search: its worst only); ``()`` where the search did not rank them.
     """
 
     names: tuple[str, ...]
@@ -319,6 +331,7 @@ class AdversarySearch:
     values: np.ndarray
     tolerance: float = 0.0
     detail: Any = None
+    leaders: tuple = ()
 
     def of(self, name: str) -> tuple[float, Any]:
         """``(value, worst)`` of the component ``name``."""
@@ -417,6 +430,45 @@ class HasNoiseLaw(Protocol):
     def with_noise(self, noise: Any) -> Any:
         """This engine with the noise law ``noise`` (a :class:`~bdpsim.kernels.noise.laws.NoiseLaw`)."""
         ...
+
+
+@runtime_checkable
+class HasOutputPair(Protocol):
+    """The two output laws of one adversary as the attack quantities read them
+    (:class:`~bdpsim.models.pairs.OutputPair`: the hockey-stick divergences of both directions, the
+    BDPL), whatever the mechanism's output is (query + noise on a lattice, two normal laws, a finite
+    set of outcomes)."""
+
+    def output_pair(self, adversary: Adversary) -> OutputPair:
+        """``P`` given ``(x_K, x)`` and ``Q`` given ``(x_K, x')`` (raises
+        :class:`~bdpsim.core.errors.NotAvailable` when a condition has probability zero)."""
+        ...
+
+
+@runtime_checkable
+class HasProfiles(Protocol):
+    """The two-sided privacy profile ``delta(eps) = sup_a max(∫ (p_a - e^eps q_a)^+, ∫ (q_a -
+    e^eps p_a)^+)`` at several ``eps >= 0`` over every adversary with ``|K| >= min_known``, in one
+    pass, with who attains each (what the attack reads its advantage, ``eps = 0``, and its TPR
+    bounds from: :mod:`bdpsim.attack.worst`)."""
+
+    def check_profiles(self, min_known: int) -> None:
+        """Raise :class:`SearchTooLarge` if the search is too large to finish."""
+        ...
+
+    def profiles(
+        self, epsilons: Sequence[float], min_known: int = 0, top: int | None = 1, bdpl: bool = False
+    ) -> AdversarySearch:
+        """Components ``delta(eps)`` for each of ``epsilons`` in order (then ``"bdpl"`` with
+        ``bdpl``: the BDPL over every adversary, the numbers of :meth:`HasSearch.search` with
+        :class:`BdplScore`); ``top`` cells by the first component (:class:`AdversarySearch`)."""
+        ...
+
+
+def profile_score(epsilons: Sequence[float], bdpl: bool = False) -> PairScore:
+    """The score of :meth:`HasProfiles.profiles`: :class:`ProfilesScore` of ``epsilons`` (then
+    the BDPL with ``bdpl``)."""
+    return ProfilesScore([float(e) for e in epsilons], bdpl=bdpl)
 
 
 @dataclass(frozen=True)
@@ -528,6 +580,24 @@ class QueryLawsEngine(ABC):
     def query_laws(self, adversary: Adversary) -> QueryLaws:
         """The laws of the query given ``(x_K, x)`` and ``(x_K, x')`` (raises
         :class:`~bdpsim.core.errors.NotAvailable` when a condition has probability zero)."""
+
+    def output_pair(self, adversary: Adversary) -> LatticePair:
+        """The adversary's two output laws (:class:`HasOutputPair`): its query laws plus the
+        noise law, on the query's lattice."""
+        laws = self.query_laws(adversary)
+        return LatticePair(
+            laws.under_x, laws.under_x_prime, float(laws.step), float(laws.atoms[0]), self.noise
+        )
+
+    def check_profiles(self, min_known: int) -> None:
+        self.check_search(min_known)
+
+    def profiles(
+        self, epsilons: Sequence[float], min_known: int = 0, top: int | None = 1, bdpl: bool = False
+    ) -> AdversarySearch:
+        """The privacy profile at every one of ``epsilons`` over every adversary in one search
+        (:class:`HasProfiles`; :meth:`search` with :func:`profile_score`)."""
+        return cast(Any, self).search(profile_score(epsilons, bdpl), min_known, top)
 
     def bdpl(self, adversary: Adversary) -> Estimate:
         """Exact two-sided ``BDPL_(K,i)(x, x') = sup_y |ln p(y | x_K, x) / p(y | x_K, x')|``, with
@@ -683,16 +753,18 @@ def ranked_search(names, got: Scored, row, top: int | None, pick=None, **kw) -> 
     finite = np.nan_to_num(V, nan=-np.inf)
     choose = pick or (lambda v: int(np.argmax(v)))
     worst = tuple(row(choose(finite[:, k]), k) for k in range(V.shape[1]))
-    order = np.argsort(-finite[:, 0], kind="stable")
-    if top is not None:
-        order = order[:top]
+    leaders = []
+    for k in range(V.shape[1]):
+        order = np.argsort(-finite[:, k], kind="stable")
+        leaders.append([row(int(j), k) for j in (order if top is None else order[:top])])
     return AdversarySearch(
         tuple(names),
         np.array([w.bdpl for w in worst]),
         worst,
-        [row(int(j), 0) for j in order],
+        leaders[0],
         V,
         **kw,
+        leaders=tuple(leaders),
     )
 
 
@@ -756,8 +828,9 @@ class HasExactMechanism(Protocol):
     """A mechanism with its own exact engine on a model (an :class:`ExactEngine` with its
     capabilities; raises :class:`~bdpsim.core.errors.NotAvailable` with the reason when it has
     none), e.g. randomized response, the histogram; it answers before the model kind's engine
-    (:func:`exact_engine`). Declared here, below the mechanisms, so that :func:`engine_for` asks it
-    without importing them (``bdpsim.mechanisms.protocols`` re-exports it)."""
+    (:func:`~bdpsim.models.engines.exact_engine`). Declared here, below the mechanisms, so that
+    :func:`engine_for` asks it without importing them (``bdpsim.mechanisms.protocols`` re-exports
+    it)."""
 
     def exact(self, model): ...
 

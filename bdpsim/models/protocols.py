@@ -165,3 +165,14 @@ class FactorGraph(Protocol):
 
 
 __all__ += ["FactorGraph"]
+
+
+@runtime_checkable
+class HasTargetValues(Protocol):
+    """A mechanism on real-valued records whose adversaries distinguish one fixed pair of target
+    values ``(x, x')`` (an unclipped sum's ``target_values``): without it the targets are unbounded."""
+
+    target_values: tuple[float, float]
+
+
+__all__ += ["HasTargetValues"]

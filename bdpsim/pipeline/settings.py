@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal
 
-from ..core.errors import check
+from ..core.errors import ConfigError, check
 from ..core.registry import skipped_note
 from ..core.schema import Key
 from ..estimators import ESTIMATORS
@@ -205,6 +205,25 @@ class RunSettings:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         for est in ESTIMATORS.values():  # each estimator validates the keys it owns
             est.from_settings(self)
+        self._check_exact_keys()
+
+    def _check_exact_keys(self) -> None:
+        """A key only exact estimators own (``attack``, ``epsilon_profile``: columns of exact
+        values), set beside another estimator, is refused naming it: that estimator would drop
+        it without a word."""
+        for k, v in self.options.items():
+            owners = [name for name, est in ESTIMATORS.items() if k in est.keys]
+            if self.estimator in owners or not all(ESTIMATORS[o].exact for o in owners):
+                continue
+            if v == ESTIMATORS[owners[0]].keys[k].default:  # e.g. attack = false: nothing asked
+                continue
+            raise ConfigError(
+                f"run.{k}",
+                v,
+                f"is computed by the {' or '.join(repr(o) for o in owners)} estimator only: "
+                f"run.estimator = {self.estimator!r} would drop it (set run.estimator = "
+                f"{owners[0]!r}, or remove run.{k})",
+            )
 
     def option(self, name: str) -> Any:
         """An estimator-owned key's value (its default when not set)."""

@@ -1,16 +1,18 @@
-"""The data of the attack figures: the worst adversary's curve against the
-pure-eps curve of the exact BDPL and against the curve on independent records (no matplotlib
-here; :mod:`bdpsim.figures.attack` draws it)."""
+"""The data of the attack figures: the worst TPR at every FPR over every adversary (attained, and
+the bound for every adversary) — the curves behind ``bdpsim attack``'s table — against the
+pure-eps curve of the exact BDPL and, optionally, the worst adversary on independent records (no
+matplotlib here; :mod:`bdpsim.figures.attack` draws it)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..attack.tradeoff import pure_dp_tradeoff
-from ..attack.worst import attack_risk
+from ..attack.worst import AttackRisk, attack_risk
 
 #: the FPR grid of the figures: log-spaced from 1e-4, then linear to 1 - 1e-4
 FPR_GRID = np.unique(np.concatenate([np.logspace(-4, -1, 40), np.linspace(0.1, 0.9999, 60)]))
@@ -18,34 +20,48 @@ FPR_GRID = np.unique(np.concatenate([np.logspace(-4, -1, 40), np.linspace(0.1, 0
 
 @dataclass(frozen=True)
 class RocData:
-    """TPR on ``fpr`` of: the worst adversary (its own curve, the advantage's adversary) and the
-    worst TPR bound at each FPR (``upper``: the f-DP guarantee of the worst profile, attained
-    where certified), the pure-eps curve of the exact BDPL ``bdpl`` and, when given, the worst
-    adversary on independent records."""
+    """On ``fpr``: ``worst``, the largest TPR attained by an adversary the search examined (exact,
+    attained), and ``upper``, the bound ``min_t [t alpha + Delta(t)]`` for every adversary (equal
+    to ``worst`` where certified); the pure-eps curve of the exact BDPL over every adversary
+    ``bdpl``; the largest ``advantage``; the table's points ``marks`` (``(fpr, tpr)``); when
+    given, the worst TPR on independent records."""
 
     fpr: np.ndarray
     worst: np.ndarray
+    upper: np.ndarray
     pure: np.ndarray
     bdpl: float
     advantage: float
-    independent: np.ndarray | None
-    independent_advantage: float | None
+    marks: tuple = ()
+    independent: np.ndarray | None = None
+    independent_advantage: float | None = None
 
 
-def roc_data(model, mechanism, independent=None, fpr=FPR_GRID) -> RocData:
-    """The curves of :class:`RocData` (``independent``: the same mechanism's model on independent
-    records, e.g. a chain whose rows are its stationary law)."""
-    from ..estimators.supremum import exact_bdpl
-
-    f = np.asarray(fpr, dtype=float)
-    risk = attack_risk(model, mechanism)
-    eps = float(exact_bdpl(model, mechanism).bdpl)
+def risk_roc_data(
+    risk: AttackRisk, fpr=FPR_GRID, marks: Sequence[float] = (), independent: AttackRisk | None = None
+) -> RocData:
+    """The curves of :class:`RocData` from a worst-case result (asked with ``bdpl``): its
+    :meth:`~bdpsim.attack.worst.AttackRisk.bound_curve` on ``fpr`` with the points of ``marks``
+    (the FPRs of a table, :meth:`~bdpsim.attack.worst.AttackRisk.worst_tpr`) among them."""
+    marks = [float(m) for m in np.ravel(np.asarray(marks, dtype=float))]
+    found = risk.worst_tprs(marks) if marks else []
+    f = np.unique(np.concatenate([np.asarray(fpr, dtype=float), np.asarray(marks, dtype=float)]))
+    worst, upper = risk.bound_curve(f)
+    eps = float(risk.bdpl_max) if risk.bdpl_max is not None else math.nan
     pure = pure_dp_tradeoff(eps).tpr_at(f) if math.isfinite(eps) else np.ones_like(f)
     ind, ind_adv = None, None
     if independent is not None:
-        r = attack_risk(independent, mechanism)
-        ind, ind_adv = np.asarray(r.curve.tpr_at(f)), r.advantage
-    return RocData(f, np.asarray(risk.curve.tpr_at(f)), np.asarray(pure), eps, risk.advantage, ind, ind_adv)
+        ind, ind_adv = independent.bound_curve(f)[0], independent.advantage
+    pts = tuple((float(m), w.value) for m, w in zip(marks, found))
+    return RocData(f, worst, upper, np.asarray(pure), eps, risk.advantage, pts, ind, ind_adv)
+
+
+def roc_data(model, mechanism, independent=None, fpr=FPR_GRID) -> RocData:
+    """:func:`risk_roc_data` of the worst case over every adversary (``independent``: the same
+    mechanism's model on independent records, e.g. a chain whose rows are its stationary law)."""
+    risk = attack_risk(model, mechanism, bdpl=True)
+    ind = attack_risk(independent, mechanism) if independent is not None else None
+    return risk_roc_data(risk, fpr, independent=ind)
 
 
 def independent_chain(model):
@@ -58,4 +74,4 @@ def independent_chain(model):
     return MarkovChainModel(np.tile(pi, (pi.size, 1)), model.n)
 
 
-__all__ = ["RocData", "roc_data", "independent_chain", "FPR_GRID"]
+__all__ = ["RocData", "risk_roc_data", "roc_data", "independent_chain", "FPR_GRID"]

@@ -634,9 +634,9 @@ def check_noise_law_density(cls):
 
 @_checks("noise law", NOISE_LAWS)
 def check_noise_law_keys(cls):
-    """Issue 36: a law's config keys (``keys``) each have a doc and a rule and are keys of every
-    query kind; its ``mean_abs()`` is ``E|Z|``: checked against the mean of 400 000 samples, within
-    5 standard errors (seeded)."""
+    """A law's config keys (``keys``) each have a doc and a rule and are keys of every query kind;
+    its ``mean_abs()`` is ``E|Z|``: checked against the mean of 400 000 samples, within 5 standard
+    errors (seeded)."""
     from bdpsim.mechanisms import MECHANISM_KINDS
 
     for key, spec in cls.keys.items():

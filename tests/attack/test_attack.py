@@ -20,6 +20,7 @@ from bdpsim.attack import (
     gaussian_tradeoff,
     mixture_tradeoff,
     output_laws,
+    pair_tradeoff,
     pure_dp_tradeoff,
     worst_advantage,
     worst_tpr,
@@ -251,7 +252,7 @@ def test_worst_adversary_equals_brute_force(name):
     tv, tprs = [], {a: [] for a in (1e-2, 0.1)}
     for adv in advs:
         try:
-            c = output_laws(model, mech, adv).tradeoff()
+            c = pair_tradeoff(output_laws(model, mech, adv))
         except NotAvailable:
             continue
         tv.append(c.advantage)
@@ -259,7 +260,7 @@ def test_worst_adversary_equals_brute_force(name):
             tprs[a].append(directed_tpr(model, mech, adv, a)[0])
     w = worst_advantage(model, mech)
     assert w.value == pytest.approx(max(tv), abs=1e-9)
-    assert output_laws(model, mech, w.adversary).tradeoff().advantage == pytest.approx(w.value, abs=1e-9)
+    assert pair_tradeoff(output_laws(model, mech, w.adversary)).advantage == pytest.approx(w.value, abs=1e-9)
     for a, vals in tprs.items():
         wt = worst_tpr(model, mech, a)
         assert wt.value == pytest.approx(max(vals), abs=1e-9)
@@ -283,7 +284,7 @@ def test_curve_never_below_pure_eps_curve(name):
         adv = Adversary(i, K, tuple(int(v) for v in rng.integers(0, 2, len(K))), 0, 1)
         r = attack_risk(model, mech, adv)
         e = adversary_bdpl(model, mech, adv).value
-        assert r.bdpl == pytest.approx(e)
+        assert r.adversary_bdpl == pytest.approx(e)
         assert r.advantage <= math.tanh(e / 2) + 1e-12
         assert np.all(r.beta(alphas) >= pure_dp_tradeoff(e).beta(alphas) - 1e-12)
 
@@ -327,7 +328,7 @@ def simulate(model, mech, adv, laws, thresholds, size, rng):
     for v in (adv.x, adv.x_prime):
         data = model.sample_conditional(adv.condition(v), size, rng)
         y = mech(data, rng)
-        llr = logdens(laws.atoms_x, laws.w_x, y) - logdens(laws.atoms_x_prime, laws.w_x_prime, y)
+        llr = logdens(laws.atoms, laws.w1, y) - logdens(laws.atoms, laws.w2, y)
         hits[v] = [int(np.sum(llr > math.log(t))) for t in thresholds]
     return hits
 
@@ -348,7 +349,7 @@ def test_simulated_attack_clopper_pearson(name):
     mech = LaplaceCount(1.0, counted_states=(1,))
     adv = Adversary(1, (0, 3), (1, 0), 1, 0)
     laws = output_laws(model, mech, adv)
-    curve = laws.tradeoff()
+    curve = pair_tradeoff(laws)
     rng = np.random.default_rng(2026)
     size = 40_000
     thresholds = [0.5, 1.0, 1.7, 3.0]
@@ -392,24 +393,26 @@ def test_worst_tpr_at_paper_scale_is_bracketed():
     w = r.worst_tpr(0.1)
     assert w.value <= w.upper + 1e-12
     assert directed_tpr(m, mech, w.adversary, 0.1)[0] == pytest.approx(w.value, abs=1e-12)
-    assert r.advantage <= math.tanh(r.bdpl / 2)
+    assert r.advantage <= math.tanh(r.adversary_bdpl / 2)
 
 
-def test_fast_tv_search_equals_the_engine_profile():
-    """The one-pass total-variation window search equals the engine's two-sided profile at eps = 0."""
-    from bdpsim.attack.laws import markov_worst_tv
+def test_worst_advantage_is_the_engine_profile_at_zero():
+    """The worst advantage (the one profile search of the attack, through the engine) equals the
+    engine's two-sided profile at eps = 0 over every adversary, for every noise law and on a
+    network; its adversary's own curve attains it."""
     from bdpsim.estimators import engine_for
 
-    m = chain(30)
-    for mech in (
-        LaplaceCount(1.0, counted_states=(1,)),
-        NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7)),
-        NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5)),
+    for model, mech in (
+        (chain(30), LaplaceCount(1.0, counted_states=(1,))),
+        (chain(30), NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(0.7))),
+        (chain(30), NoisyQueryMechanism(CountQuery((1,)), GaussianNoise(1.5))),
+        (network(), LaplaceCount(1.0, counted_states=(1,))),
     ):
-        v, adv = markov_worst_tv(m, mech, 0)
-        assert v == pytest.approx(engine_for(m, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
-        assert output_laws(m, mech, adv).tradeoff().advantage == pytest.approx(v, abs=1e-12)
-    assert markov_worst_tv(network(), LaplaceCount(1.0, counted_states=(1,)), 0) is None
+        w = worst_advantage(model, mech)
+        assert w.value == pytest.approx(engine_for(model, mech).profile_window(0, 0.0, 1)[0].bdpl, abs=1e-12)
+        assert pair_tradeoff(output_laws(model, mech, w.adversary)).advantage == pytest.approx(
+            w.value, abs=1e-12
+        )
 
 
 def test_staircase_curve_against_exact_piecewise_constant_integration():
@@ -440,3 +443,109 @@ def test_staircase_curve_against_exact_piecewise_constant_integration():
         v, t = c.tpr_threshold(a)
         assert v == pytest.approx(t * a + H(t), abs=1e-9)
         assert v <= min(s * a + H(s) for s in np.exp(np.linspace(-4, 4, 401))) + 1e-9
+
+
+# ------------------------------------------------------------------ randomized response
+
+
+def _rr_brute_force(model, flip, alphas):
+    """Every adversary of randomized response on a binary chain, from the joint law of the data
+    tuple and the flipped count (every tuple enumerated): the largest advantage and TPR at each
+    alpha over every adversary and both orders."""
+    from bdpsim.mechanisms.randomized_response.direct import flipped_count_laws
+
+    n = model.n
+    X, p = joint_table(model)
+    joint = p[:, None] * flipped_count_laws(n, flip)[X.sum(axis=1)]
+    best_tv, best_tpr = 0.0, dict.fromkeys(alphas, 0.0)
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        for k in range(n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(range(2), repeat=k):
+                    keep = (
+                        np.all(X[:, list(K)] == np.array(xk, dtype=int), axis=1)
+                        if K
+                        else np.ones(len(X), bool)
+                    )
+                    laws = [joint[keep & (X[:, i] == v)].sum(axis=0) for v in (0, 1)]
+                    if min(w.sum() for w in laws) <= 0:
+                        continue
+                    P, Q = (w / w.sum() for w in laws)
+                    best_tv = max(best_tv, 0.5 * float(np.abs(P - Q).sum()))
+                    for a in alphas:
+                        best_tpr[a] = max(
+                            best_tpr[a], discrete_tradeoff(P, Q).tpr_at(a), discrete_tradeoff(Q, P).tpr_at(a)
+                        )
+    return best_tv, best_tpr
+
+
+@pytest.mark.parametrize(
+    "P", [((0.8, 0.2), (0.3, 0.7)), ((0.7, 0.3), (1.0, 0.0))], ids=["positive", "with-zeros"]
+)
+def test_randomized_response_attack_equals_brute_force_over_every_output(P):
+    """Randomized response (the flipped count on 0..n, every output): its exact output laws and the
+    worst advantage and TPR over every adversary (window cells, or the brute force of a chain with
+    zeros) equal the maximum over every adversary of the joint enumeration, to 1e-12."""
+    from bdpsim.mechanisms import RandomizedResponse
+
+    model, mech = chain(5, P), RandomizedResponse(0.2)
+    alphas = (0.01, 0.1)
+    tv, tpr = _rr_brute_force(model, 0.2, alphas)
+    risk = attack_risk(model, mech, fpr=alphas, bdpl=True)
+    assert risk.advantage == pytest.approx(tv, abs=1e-12)
+    for a, w in zip(alphas, risk.worst_tprs(alphas)):
+        assert w.value == pytest.approx(tpr[a], abs=1e-12) and w.upper >= w.value
+    pair = output_laws(model, mech, risk.adversary)
+    assert pair_tradeoff(pair).advantage == pytest.approx(tv, abs=1e-12)
+    from bdpsim.mechanisms import randomized_response_bdpl
+
+    assert risk.bdpl_max == pytest.approx(randomized_response_bdpl(model, 0.2).bdpl, abs=1e-12)
+
+
+def test_randomized_response_search_too_large_is_refused_up_front():
+    from bdpsim.mechanisms import RandomizedResponse
+    from bdpsim.models.engines import SearchTooLarge
+
+    with pytest.raises(SearchTooLarge, match="model.n|records"):
+        attack_risk(chain(400), RandomizedResponse(0.2))
+
+
+def test_gaussian_records_worst_needs_bounded_targets():
+    """Gaussian records with Gaussian noise: one adversary is mu-GDP through the engine; the worst
+    over every adversary is refused with the reason (the real targets are unbounded)."""
+    m = GaussianModel(np.zeros(3), np.eye(3))
+    mech = NoisyQueryMechanism(SumQuery(), GaussianNoise(1.0), kind="sum")
+    with pytest.raises(NotAvailable, match="unbounded"):
+        attack_risk(m, mech)
+
+
+def test_names_of_the_two_bdpls():
+    """``adversary_bdpl`` is the max-advantage adversary's own BDPL, ``bdpl_max`` the BDPL over
+    every adversary (asked with ``bdpl``), the larger of the two."""
+    m, mech = chain(8), LaplaceCount(1.0, counted_states=(1,))
+    from bdpsim import exact_bdpl
+
+    r = attack_risk(m, mech, bdpl=True)
+    assert r.bdpl_max == pytest.approx(exact_bdpl(m, mech).bdpl, abs=1e-12)
+    assert r.adversary_bdpl == pytest.approx(adversary_bdpl(m, mech, r.adversary).value, abs=1e-12)
+    assert r.adversary_bdpl <= r.bdpl_max + 1e-12 and not hasattr(r, "bdpl")
+    assert attack_risk(m, mech).bdpl_max is None
+
+
+def test_pure_eps_curve_past_the_floating_range():
+    """The pure eps curve at eps = 800 (e^eps overflows a float) in log space: TPR 1 at any FPR a
+    float holds above e^-800 = 0; below eps = 700 the same numbers as the direct formula."""
+    from bdpsim.attack.tradeoff import pure_dp_tpr, pure_dp_tradeoff
+
+    for eps in (800.0, 1e308):
+        c = pure_dp_tradeoff(eps)
+        assert np.array_equal(c.tpr_at(np.array([1e-300, 1e-3, 0.5])), np.ones(3))
+        assert c.advantage == pytest.approx(1.0) and pure_dp_tpr(eps, 1e-300) == 1.0
+    assert pure_dp_tpr(705.0, 1e-310) == pytest.approx(math.exp(705.0 + math.log(1e-310)), rel=1e-12)
+    a = np.array([1e-4, 1e-3, 0.3])
+    k = math.exp(3.0)
+    assert np.array_equal(
+        pure_dp_tradeoff(3.0).tpr_at(a), np.minimum.reduce([np.ones(3), k * a, 1 - (1 - a) / k])
+    )
+    assert pure_dp_tpr(3.0, 1e-3) == min(1.0, k * 1e-3) and pure_dp_tpr(math.inf, 1e-3) == 1.0

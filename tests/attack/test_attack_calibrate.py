@@ -79,3 +79,110 @@ def test_network_calibration_and_its_eps_bdp_comparison():
     c = calibrate_attack(net, mech(LaplaceNoise(1.0)), target_advantage=0.1)
     assert c.value <= 0.1 and c.bdp_parameter is not None and c.saving >= 1 - 1e-6
     assert worst_advantage(net, mech(LaplaceNoise(c.bdp_parameter))).value <= 0.1 + 1e-9
+
+
+@pytest.mark.parametrize("target", [0.1, 0.25])
+def test_the_printed_amount_meets_the_target(target, capsys):
+    """The calibrated amount is rounded toward more noise: copying the printed scale meets the
+    target (rounded to nearest, 12.5343 and 4.06056 missed 0.1 and 0.25 by ~1e-7)."""
+    from bdpsim.cli import main
+
+    argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+    assert main([*argv, "--target-advantage", str(target)]) == 0
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("least laplace scale"))
+    printed = float(line.split(":")[1].split()[0])
+    assert worst_advantage(CHAIN, mech(LaplaceNoise(printed))).value <= target
+    c = calibrate_attack(CHAIN, mech(LaplaceNoise(1.0)), target_advantage=target, compare=False)
+    assert c.parameter == printed and float(f"{c.parameter:.6g}") == c.parameter
+
+
+def test_calibration_goes_through_one_reused_engine(monkeypatch):
+    """Every amount tried re-noises the one engine of the pair (no engine built per amount)."""
+    from bdpsim.models.markov.exact import MarkovEngine
+
+    calls = [0]
+    init = MarkovEngine.__init__
+
+    def counted(self, *a, **kw):
+        calls[0] += 1
+        init(self, *a, **kw)
+
+    monkeypatch.setattr(MarkovEngine, "__init__", counted)
+    calibrate_attack(CHAIN, mech(LaplaceNoise(1.0)), target_advantage=0.2, compare=False)
+    assert calls[0] == 1
+
+
+def test_config_target_advantage_on_a_network_matches_the_library(capsys):
+    """``calibrate config --target-advantage`` (networks were "unrecognized"): the library's
+    calibration of the config's model, query and law, as JSON."""
+    import json
+
+    from bdpsim.cli import main
+    from bdpsim.cli.attack_config import config_pair
+
+    assert main(["calibrate", "config", "bayesnet_example", "--target-advantage", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    model, m = config_pair("bayesnet_example", 1.0)
+    ref = calibrate_attack(model, mech(LaplaceNoise(1.0)), target_advantage=0.2, compare=False)
+    assert out["parameter"] == ref.parameter and out["value"] <= 0.2
+    assert worst_advantage(model, mech(LaplaceNoise(out["parameter"]))).value <= 0.2
+
+
+@pytest.mark.parametrize(
+    "argv, first",
+    [
+        (["--at-fpr", "0.01"], "bdpsim: error: --at-fpr = 0.01: is the FPR of --target-tpr"),
+        (
+            ["--target-advantage", "0.2", "--epsilon", "1"],
+            "bdpsim: error: --epsilon = 1.0: is an eps-BDP target",
+        ),
+    ],
+)
+def test_flags_beside_a_target_are_refused(argv, first, capsys):
+    from bdpsim.cli import main
+
+    assert main(["calibrate", "config", "bayesnet_example", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(first), err
+
+
+def test_long_target_calibration_shows_progress(capsys, monkeypatch):
+    """Without a terminal a line every EVERY seconds on stderr (a target calibration ran for minutes
+    silently)."""
+    from bdpsim.cli import main, progress
+
+    monkeypatch.setattr(progress, "EVERY", 0.001)
+    argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+    assert main([*argv, "--target-tpr", "0.05", "--at-fpr", "0.01"]) == 0
+    assert "bdpsim calibrate: " in capsys.readouterr().err
+
+
+def test_a_target_below_floating_point_resolution_is_met_by_group_privacy(capsys):
+    """An advantage target of 1e-300 (the pure curve's eps = 2e-300): an advantage computes as ~7e-16
+    at any large scale, so the search cannot see it (it was refused as unreachable); Laplace and
+    geometric noise meet it by group privacy, amount n Delta / eps (BDPL <= n Delta / amount = eps,
+    so the advantage is <= tanh(eps / 2) = 1e-300), rounded toward more noise, with a note; the
+    same for a TPR target within 1e-12 of its FPR. Gaussian noise has no such bound: one line."""
+    from bdpsim.cli import main
+
+    cal = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_advantage=1e-300
+    )
+    assert cal.epsilon == pytest.approx(2e-300, rel=1e-12) and cal.parameter >= 8 / cal.epsilon
+    assert cal.parameter == pytest.approx(8 / cal.epsilon, rel=1e-5) and cal.value <= 1e-300
+    assert cal.note is not None and "group privacy" in cal.note and cal.saving == 1.0
+    geo = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), GeometricNoise(1.0)), target_advantage=1e-300
+    )
+    assert geo.parameter <= cal.epsilon / 8 and geo.value <= 1e-300  # its DP epsilon: eps / n or less
+    tpr = calibrate_attack(
+        CHAIN, NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0)), target_tpr=0.1 + 1e-13, at_fpr=0.1
+    )
+    assert tpr.note is not None and tpr.value <= 0.1 + 1e-13
+    argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "8"]
+    assert main(argv + ["--target-advantage", "1e-300"]) == 0
+    out = capsys.readouterr().out
+    assert "least laplace scale: 4e+300" in out and "note: the target is below floating-point" in out
+    assert main(argv + ["--target-advantage", "1e-300", "--noise", "gaussian"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "below floating-point resolution" in err[0] and "gaussian" in err[0]

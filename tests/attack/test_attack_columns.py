@@ -109,3 +109,60 @@ def test_bad_attack_value_is_one_line_exit_2(tmp_path, capsys):
     assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "run.attack" in err[0] and not (tmp_path / "out").exists()
+
+
+def test_console_table_shows_the_attack_columns(tmp_path, capsys):
+    """The table ``bdpsim run`` prints holds the attack columns of the summary (they were only in
+    summary.csv)."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(_toml(_raw(4.0, 1.0)))
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 0
+    head = capsys.readouterr().out
+    for name in ("advantage_max", "tpr_at_1e-3_max", "tpr_at_0.1_max"):
+        assert name in head
+
+
+@pytest.mark.parametrize(
+    "run, mechanism, first",
+    [
+        (
+            {"estimator": "mixture", "adversaries": 5, "attack": True},
+            None,
+            "run.attack = True: is computed by the 'exact' estimator only: run.estimator = 'mixture'",
+        ),
+        (
+            {"estimator": "mixture", "adversaries": 5, "epsilon_profile": 0.5},
+            None,
+            "run.epsilon_profile = 0.5: is computed by the 'exact' estimator only",
+        ),
+        (
+            {"estimator": "kde", "adversaries": 5, "attack": True},
+            None,
+            "run.attack = True: is computed by the 'exact' estimator only: run.estimator = 'kde'",
+        ),
+        (
+            {"attack": True},
+            {"kind": "histogram", "epsilon": 1.0},
+            "run.attack = True: needs each adversary's exact output laws, which the exact engine of "
+            "a markov model with the 'histogram' mechanism does not give",
+        ),
+    ],
+)
+def test_attack_keys_the_run_cannot_honour_are_refused_naming_them(tmp_path, capsys, run, mechanism, first):
+    """``attack`` / ``epsilon_profile`` beside an estimator that drops them (they ran, the columns
+    silently missing), and ``attack`` on a pair without exact output laws (its error named a
+    Python class, the engine's, after the run started): one line naming the key, exit 2, at
+    validate and run alike, nothing written."""
+    raw = _raw(4.0, 1.0)
+    raw["run"] = {k: v for k, v in raw["run"].items() if k not in ("known_sizes", "adversaries", "attack")}
+    raw["run"].update(run)
+    if mechanism is not None:
+        raw["mechanism"] = mechanism
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(_toml(raw))
+    for argv in (["validate", str(cfg)], ["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]):
+        assert main(argv) == 2
+        cap = capsys.readouterr()
+        err = cap.err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("bdpsim: error: " + first), cap.err
+        assert "Engine" not in err[0] and not (tmp_path / "out").exists()

@@ -76,14 +76,14 @@ def test_bundled_network_with_one_epsilon(capsys):
     assert mech.epsilon == 1.0
     risk = bdpsim.attack_risk(model, mech)
     assert out["advantage"] == pytest.approx(risk.advantage, abs=1e-12)
-    assert out["bdpl"] == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
+    assert out["bdpl_max"] == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
     assert 0 < out["advantage"] < out["pure_eps_advantage"]
 
 
 @pytest.mark.parametrize(
     "argv, field",
     [
-        (["bayesnet_example"], "mechanism"),  # sweeps epsilon
+        (["bayesnet_example"], "mechanism.epsilon"),  # sweeps epsilon: named, not "mechanism"
         (["bayesnet_example", "--epsilon", "1", "--fpr", "1.5"], "--fpr"),
         (["bayesnet_example", "--epsilon", "-1"], "--epsilon"),
         (["bayesnet_example", "--epsilon", "1", "--min-known", "99"], "--min-known"),
@@ -93,3 +93,48 @@ def test_bad_input_one_line_exit_2(capsys, argv, field):
     assert main(["attack", "config", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"bdpsim: error: {field} = "), err
+
+
+def test_records_and_states_named_in_the_model_words(tmp_path, capsys):
+    """A BIF network: the attacked record and its states by their names beside the indices, in the
+    table and the JSON (it printed ``i=1, x=1, x'=0``: bdpsim's node order, state indices)."""
+    from pathlib import Path
+
+    bif = Path(__file__).resolve().parents[1] / "data" / "weather.bif"
+    (tmp_path / "weather.bif").write_text(bif.read_text())
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        f'title = "weather"\n[model]\nkind = "bayesnet"\nbif = "{tmp_path / "weather.bif"}"\n'
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [1]\n'
+    )
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.01", "--json"])
+    adv = out["adversary"]
+    names = ["Rain", "Wind", "Cloud", "Umbrella"]  # bdpsim's order: topological, ties by name
+    assert adv["i_name"] == names[adv["i"]] and adv["known_names"] == [names[k] for k in adv["known"]]
+    assert {adv["x_name"], adv["x_prime_name"]} <= {
+        "no",
+        "yes",
+        "low",
+        "mid",
+        "high",
+        "clear",
+        "some",
+        "overcast",
+    }
+    assert "i_name" in out["tpr"][0]["adversary"]
+    assert main(["attack", "config", str(cfg), "--fpr", "0.01"]) == 0
+    text = capsys.readouterr().out
+    assert f"record {adv['i_name']} (i = {adv['i']}), x = {adv['x_name']} ({adv['x']})" in text
+
+
+def test_karate_club_is_refused_by_the_search_estimate_before_the_work(capsys):
+    """The bundled karate club (34 members) has too many adversaries for the exact search: refused
+    in one line, exit 2, from the engine's estimate before any search (was: after 120 s)."""
+    import time
+
+    t0 = time.process_time()
+    assert main(["attack", "config", "mrf_karate", "--quiet"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
+    assert cap.err.startswith("bdpsim: error: ") and "refused up front" in cap.err, cap.err
+    assert time.process_time() - t0 < 30  # ~2 s of CPU: an estimate, not the search

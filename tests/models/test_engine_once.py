@@ -177,7 +177,8 @@ def test_capabilities_are_protocols():
     with pytest.raises(
         NotAvailable,
         match="no exact BDPL for model 'gaussian' with mechanism 'count' "
-        r"\(exact engines: unclipped and clipped Laplace sums\); use",
+        r"\(exact engines: unclipped and clipped Laplace sums, the unclipped sum with Gaussian "
+        r"noise\); use",
     ):
         engine_for(gauss, LaplaceCount(1.0))
 

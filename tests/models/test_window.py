@@ -331,6 +331,45 @@ def test_support_cycle_and_lazy_completion_sums_match_the_tables():
                 assert np.array_equal(np.array(got_l), left) and np.array_equal(np.array(got_r), right)
 
 
+def test_window_completion_is_the_likeliest_neighbour_walk_from_either_support():
+    """``window_completion`` (one table lookup per record) == the walk it documents, one argmax per
+    step (leftward over the values reachable at ``t - 1``, first on ties), from the full support
+    array and from the compact ``Support`` alike, on chains with transient supports; and every
+    value it gives is reachable (a positive-probability completion)."""
+    from bdpsim.kernels.chains import window_scan as wk
+    from bdpsim.models.markov.window import window_completion
+
+    def walk(model, supp, a, l, c, r):
+        P, left, right = model.transition, [], []
+        if a is not None:
+            left = [a]
+            for t in range(l, 0, -1):
+                left.append(int(np.argmax(np.where(supp[t - 1], P[:, left[-1]], -1.0))))
+            left.reverse()
+        if c is not None:
+            right = [c]
+            for _ in range(r + 1, model.n):
+                right.append(int(np.argmax(P[right[-1]])))
+        return tuple(left + right)
+
+    cases, rng = _support_cases()
+    for P, w in cases:
+        P = np.asarray(P, dtype=float)
+        for n in (2, 9, 40):
+            model = MarkovChainModel(P, n, w)
+            full, sp = wk.reachable(model), wk.support(model)
+            for i in range(n):
+                for l in sorted({-1, i - 1, i // 2 - 1}):
+                    for r in sorted({i + 1, min(n, i + 3), n}):
+                        a = None if l < 0 else int(rng.choice(np.flatnonzero(full[l])))
+                        c = None if r >= n else int(rng.integers(P.shape[0]))
+                        want = walk(model, full, a, l, c, r)
+                        assert window_completion(model, full, a, l, c, r) == want
+                        assert window_completion(model, sp, a, l, c, r) == want
+                        if a is not None:
+                            assert all(full[t, v] for t, v in enumerate(want[: l + 1]))
+
+
 def test_exact_search_does_not_grow_with_n():
     """A chain of ten million records: the support settles at once, so the search takes seconds."""
     import time

@@ -314,7 +314,11 @@ def _score_step(G: np.ndarray, pairs: np.ndarray, score, ok: np.ndarray, L0: int
                 idx = (kl, L0 + Ls, kr, R)
                 x, xp = pairs[pj, 0], pairs[pj, 1]
                 cell["value"][idx] = V[pj, Ls, a, c]
-                cell["atom"][idx] = _clip_to_support(G, Ls, a, c, x, xp, A[pj, Ls, a, c])
+                atom = A[pj, Ls, a, c]
+                # a score with no output where it is attained (nan, e.g. a privacy profile) keeps nan
+                cell["atom"][idx] = (
+                    atom if np.isnan(atom).all() else _clip_to_support(G, Ls, a, c, x, xp, atom)
+                )
                 cell["a"][idx], cell["c"][idx] = a, c
                 cell["x"][idx] = np.where(forward, x, xp)
                 cell["x_prime"][idx] = np.where(forward, xp, x)

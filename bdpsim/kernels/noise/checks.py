@@ -68,6 +68,20 @@ def profile_eps(epsilon) -> float:
     return float(epsilon)
 
 
+def profile_epsilons(epsilons) -> np.ndarray:
+    """Several ``eps`` of a privacy profile (:func:`profile_eps` each) as a float array of shape
+    ``(m,)`` or ``(rows, m)``."""
+    e = np.asarray(epsilons, dtype=float)
+    require(
+        e.ndim in (1, 2) and e.size > 0 and bool(np.all(np.abs(e) <= MAX_PROFILE_EPSILON)),
+        "epsilons",
+        e.tolist() if e.size <= 5 else "...",
+        f"must be finite numbers in [-{MAX_PROFILE_EPSILON:g}, {MAX_PROFILE_EPSILON:g}], shape (m,) or "
+        "(rows, m)",
+    )
+    return e
+
+
 def pair(atoms1, w1, atoms2, w2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Union of two atom sets with the weights of each mixture on it (one row each)."""
     a1, a2 = np.asarray(atoms1, dtype=float).ravel(), np.asarray(atoms2, dtype=float).ravel()

@@ -69,12 +69,13 @@ from .checks import (
     pair,
     positive,
     profile_eps,
+    profile_epsilons,
     rows,
     signed,
     sup_result,
 )
 from .laplace_mixture import MixtureSup, mixture_sup
-from .protocols import HasBothDeltas
+from .protocols import HasBothDeltas, HasDeltaTable
 from .stepwise import GeometricNoise, StaircaseNoise
 from .table import TableNoise, table_from_params
 from .traits import DEFAULT_LAW, GAUSSIAN, LAPLACE, TRAITS, LawTraits, contradiction, declare, traits_of
@@ -230,6 +231,20 @@ class LaplaceNoise:
         c, A, B = pair(atoms1, w1, atoms2, w2)
         return float(ek.laplace_delta(A, B, c / self.scale, profile_eps(epsilon))[0])
 
+    def prepare_deltas(self, W1, W2, delta: float):
+        """``(epsilons, subset=None) -> (forward, backward)``: both directions of the privacy profile
+        of these rows (or the rows ``subset`` of them) at several ``eps`` (shape ``(m,)``, or
+        ``(rows, m)``: one per row), each ``(rows, m)``, the mixtures' sides computed once
+        (:func:`~bdpsim.kernels.noise.exp_kernels.laplace_prepared`)."""
+        A, B = rows(W1, W2)
+        at = ek.laplace_prepared(A, B, lattice(delta, A.shape[1]) / self.scale)
+
+        def prepared(epsilons, subset=None):
+            return at(np.exp(profile_epsilons(epsilons)), subset)
+
+        prepared.bdpl_bound = at.bdpl_bound  # type: ignore[attr-defined]  # each row's BDPL
+        return prepared
+
 
 # ----------------------------------------------------------------------------- Gaussian
 
@@ -324,6 +339,45 @@ class GaussianNoise:
 
 
 # ----------------------------------------------------------------------------- registry
+
+
+def grid_deltas(noise: NoiseLaw, W1, W2, delta: float, epsilons) -> tuple[np.ndarray, np.ndarray]:
+    """Both directions of the privacy profile of every row at several ``eps``: ``epsilons`` of
+    shape ``(m,)`` (the same for every row) or ``(rows, m)`` (one per row and column); returns
+    ``(forward, backward)``, each ``(rows, m)``: ``noise.grid_delta(W1, W2, delta, eps)`` and the
+    same with ``W1, W2`` exchanged. In one pass where the law offers it
+    (:class:`~bdpsim.kernels.noise.protocols.HasDeltaTable`: Laplace and geometric noise share the
+    mixtures' sides between every ``eps``), else :func:`grid_delta_pair` once per distinct ``eps``."""
+    return prepared_deltas(noise, W1, W2, delta)(epsilons)
+
+
+def prepared_deltas(noise: NoiseLaw, W1, W2, delta: float):
+    """``(epsilons, subset=None) -> (forward, backward)`` of :func:`grid_deltas` for these rows (or
+    the rows ``subset`` of them: an index or a mask), what does not depend on ``eps`` done once
+    (the law's ``prepare_deltas``, :class:`~bdpsim.kernels.noise.protocols.HasDeltaTable`; else
+    :func:`grid_delta_pair` once per distinct ``eps`` at each call)."""
+    if isinstance(noise, HasDeltaTable):
+        return noise.prepare_deltas(W1, W2, delta)
+    A0, B0 = np.atleast_2d(np.asarray(W1, dtype=float)), np.atleast_2d(np.asarray(W2, dtype=float))
+
+    def at(epsilons, subset=None) -> tuple[np.ndarray, np.ndarray]:
+        A, B = (A0, B0) if subset is None else (A0[subset], B0[subset])
+        rows_ = A.shape[0]
+        E = profile_epsilons(epsilons)
+        fwd = np.zeros((rows_, E.shape[-1]))
+        bwd = np.zeros_like(fwd)
+        if E.ndim == 1:
+            for k, e in enumerate(E):
+                fwd[:, k], bwd[:, k] = grid_delta_pair(noise, A, B, delta, float(e))
+            return fwd, bwd
+        full = np.broadcast_to(E, (rows_, E.shape[1]))
+        for e in np.unique(full):
+            r, c = np.nonzero(full == e)
+            f, b = grid_delta_pair(noise, A[r], B[r], delta, float(e))
+            fwd[r, c], bwd[r, c] = f, b
+        return fwd, bwd
+
+    return at
 
 
 def grid_delta_pair(noise: NoiseLaw, W1, W2, delta: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -516,6 +570,8 @@ __all__ = [
     "noise_with_amount",
     "table_from_params",
     "grid_delta_pair",
+    "grid_deltas",
+    "prepared_deltas",
     "ParameterError",
     "MixtureSup",
 ]

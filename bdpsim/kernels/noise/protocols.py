@@ -35,6 +35,20 @@ __all__ += ["HasBothDeltas"]
 
 
 @runtime_checkable
+class HasDeltaTable(Protocol):
+    """Both directions of the privacy profile of rows of law pairs at several ``eps`` (shape
+    ``(m,)`` or ``(rows, m)``), what does not depend on ``eps`` prepared once
+    (``prepare_deltas(W1, W2, delta)`` returns ``(epsilons, subset=None) -> (forward, backward)``
+    for the rows or a subset of them; Laplace, geometric noise):
+    :func:`bdpsim.kernels.noise.laws.grid_deltas`."""
+
+    def prepare_deltas(self, W1, W2, delta: float): ...
+
+
+__all__ += ["HasDeltaTable"]
+
+
+@runtime_checkable
 class LaplaceKernel(Protocol):
     """A law whose density is the Laplace kernel ``e^{-|y|/scale} / (2 scale)``: mixtures of it have
     the closed-form suprema of :mod:`bdpsim.kernels.noise.laplace_mixture` (the mixture estimator,
@@ -55,3 +69,15 @@ class GaussianKernel(Protocol):
 
 
 __all__ += ["GaussianKernel"]
+
+
+@runtime_checkable
+class HasBdplBound(Protocol):
+    """Prepared rows of law pairs (:func:`bdpsim.kernels.noise.laws.prepared_deltas`) that also give
+    each pair's BDPL ``sup_y |ln p1/p2|`` (``bdpl_bound()``, from the same sides): the profile is 0
+    from that eps on."""
+
+    def bdpl_bound(self): ...
+
+
+__all__ += ["HasBdplBound"]

@@ -21,8 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .laplace_mixture import grid_sup
-from .laws import grid_delta_pair
-from .protocols import LaplaceKernel
+from .laws import grid_delta_pair, prepared_deltas
+from .protocols import HasBdplBound, LaplaceKernel
 
 
 def pair_score(noise, delta: float, profile: float | None = None):
@@ -185,6 +185,74 @@ class ProfileScore:
         fwd, bwd = grid_delta_pair(noise, W1, W2, step, self.epsilon)
         out = np.where(fwd >= bwd, fwd, -bwd)  # the scans' numbers: the larger side, signed
         return Scored(np.abs(out)[:, None], (out >= 0)[:, None], np.zeros((fwd.size, 1)))
+
+
+#: a pair whose BDPL is below ``eps - PRUNE_MARGIN`` has ``delta(eps) = 0``: not evaluated
+PRUNE_MARGIN = 1e-9
+
+
+@dataclass(frozen=True)
+class ProfilesScore:
+    """The privacy profile of a pair at several ``epsilons`` in one pass: a component
+    ``delta(eps)`` per value (as :class:`ProfileScore` each), then with ``bdpl`` the BDPL
+    (:class:`BdplScore`'s numbers, its scan path included). What the attack's searches read: the
+    advantage (``eps = 0``), the profile its TPR bounds come from, the BDPL over every adversary.
+
+    The values share their work: the mixtures' sides once for every ``eps``
+    (:func:`~bdpsim.kernels.noise.laws.prepared_deltas`); and for a pure-DP noise law each pair's
+    BDPL ``L`` is read first (from the same sides, or the BDPL component), since ``p <= e^L q``
+    makes ``delta(eps) = 0`` exactly for ``eps >= L``: a pair is evaluated only at the ``eps``
+    below its ``L`` (plus :data:`PRUNE_MARGIN`), the others are 0 — at large ``eps`` most pairs.
+    """
+
+    epsilons: tuple[float, ...]
+    bdpl: bool = False
+    names: tuple[str, ...] = field(default=(), compare=False)
+
+    def __init__(self, epsilons, bdpl: bool = False, names: tuple[str, ...] = ()) -> None:
+        eps = tuple(float(e) for e in np.ravel(np.asarray(epsilons, dtype=float)))
+        if not eps:
+            raise ValueError("epsilons = []: a profile score needs at least one eps")
+        object.__setattr__(self, "epsilons", eps)
+        object.__setattr__(self, "bdpl", bool(bdpl))
+        default = tuple(f"delta({e:.17g})" for e in eps) + (("bdpl",) if bdpl else ())
+        object.__setattr__(self, "names", tuple(names) or default)
+
+    def _profiles(self, W1, W2, step: float, noise, sup) -> Scored:
+        rows = np.shape(W1)[0]
+        eps = np.array(self.epsilons)
+        fwd, bwd = np.zeros((rows, eps.size)), np.zeros((rows, eps.size))
+        at = prepared_deltas(noise, W1, W2, step)
+        signed = sup(W1, W2) if self.bdpl else None
+        L = None  # each pair's BDPL where the law is pure DP: delta(eps) = 0 from eps = L on
+        if noise.pure_dp:
+            if signed is not None:
+                L = np.abs(signed.value[:, 0])
+            elif isinstance(at, HasBdplBound):
+                L = at.bdpl_bound()
+        for k, e in enumerate(eps):
+            sub = None if L is None else np.flatnonzero(L > e - PRUNE_MARGIN)
+            if sub is not None and sub.size == 0:
+                continue
+            if sub is None or sub.size > 0.6 * rows:  # most rows: all of them (no copies)
+                f, b = at(np.array([e]))
+                fwd[:, k], bwd[:, k] = f[:, 0], b[:, 0]
+            else:
+                f, b = at(np.array([e]), sub)
+                fwd[sub, k], bwd[sub, k] = f[:, 0], b[:, 0]
+        forward = fwd >= bwd
+        out = Scored(np.where(forward, fwd, bwd), forward, np.full(fwd.shape, np.nan))  # no output
+        if signed is not None:
+            out = Scored.join([out, signed], axis=1)
+        return out
+
+    def __call__(self, W1, W2, step: float, noise) -> Scored:
+        return self._profiles(W1, W2, step, noise, lambda A, B: BdplScore()(A, B, step, noise))
+
+    def scan_path(self, noise, step: float) -> Callable[[np.ndarray, np.ndarray], Scored]:
+        """The same, the BDPL by the window scan's own path (:meth:`BdplScore.scan_path`)."""
+        bdpl_path = BdplScore().scan_path(noise, step)
+        return lambda W1, W2: self._profiles(W1, W2, step, noise, bdpl_path)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
-from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, positive
+from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, lattice, positive, profile_epsilons, rows
 from .traits import GEOMETRIC, STAIRCASE, LawTraits
 
 # ----------------------------------------------------------------------------- geometric
@@ -136,6 +136,35 @@ class GeometricNoise(AtomKernelLaw):
         for idx, k in ek.geometric_classes(c, self.step):
             total += ek.geometric_delta(A[:, idx], B[:, idx], k, self.epsilon, eps)
         return np.minimum(total, 1.0)
+
+    def prepare_deltas(self, W1, W2, delta: float):
+        """``(epsilons, subset=None) -> (forward, backward)``: both directions of the privacy profile
+        of these rows (or the rows ``subset`` of them) at several ``eps`` (shape ``(m,)``, or
+        ``(rows, m)``: one per row), each ``(rows, m)``, each class's sides computed once
+        (:func:`~bdpsim.kernels.noise.exp_kernels.geometric_prepared`)."""
+        A, B = rows(W1, W2)
+        c = lattice(delta, A.shape[1])
+        parts = [
+            ek.geometric_prepared(A[:, idx], B[:, idx], k, self.epsilon)
+            for idx, k in ek.geometric_classes(c, self.step)
+        ]
+
+        def at(epsilons, subset=None) -> tuple[np.ndarray, np.ndarray]:
+            ee = np.exp(profile_epsilons(epsilons))
+            n = A.shape[0] if subset is None else np.arange(A.shape[0])[subset].size
+            fwd = np.zeros((n, ee.shape[-1]))
+            bwd = np.zeros_like(fwd)
+            for part in parts:
+                f, b = part(ee, subset)
+                fwd += f
+                bwd += b
+            return np.minimum(fwd, 1.0), np.minimum(bwd, 1.0)
+
+        def bound() -> np.ndarray:  # each row's BDPL: the largest over its classes
+            return np.max(np.stack([part.bdpl_bound() for part in parts]), axis=0)
+
+        at.bdpl_bound = bound  # type: ignore[attr-defined]
+        return at
 
 
 # ----------------------------------------------------------------------------- staircase

@@ -14,7 +14,8 @@ window search of :mod:`bdpsim.mechanisms.randomized_response.window` (brute forc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, cast
 
 import numpy as np
@@ -22,11 +23,15 @@ import numpy as np
 from ...adversary import Adversary, Estimate
 from ...core.errors import NotAvailable, check
 from ...core.schema import Key
+from ...models.engines import AdversaryRow, AdversarySearch
 from ...models.markov.model import MarkovChainModel
+from ...models.pairs import FinitePair
 from ...models.protocols import MarkovChain
 from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 from .core import RRResult, check_rr, debiased_count, flip_for_chain
 from .direct import rr_bdpl_bruteforce
+from .profiles import check_search as check_profile_search
+from .profiles import rr_laws, rr_profiles
 from .window import rr_adversary_bdpl, rr_bdpl
 
 
@@ -101,7 +106,10 @@ class RandomizedResponse:
 class RandomizedResponseEngine:
     """The exact engine of randomized response on a binary Markov chain: the forward recursion over
     (position, state, flipped count) (:func:`~bdpsim.mechanisms.randomized_response.window.rr_adversary_bdpl`,
-    the one-sided value; the two-sided one is the larger of both orders of the pair)."""
+    the one-sided value; the two-sided one is the larger of both orders of the pair); an
+    adversary's two output laws (the flipped count's, :func:`~.profiles.rr_laws`) and the privacy
+    profile over every adversary (:func:`~.profiles.rr_profiles`; capabilities
+    :class:`~bdpsim.models.engines.HasOutputPair`, :class:`~bdpsim.models.engines.HasProfiles`)."""
 
     method = (
         "forward recursion over (position, state, flipped count); all adversaries by "
@@ -122,6 +130,38 @@ class RandomizedResponseEngine:
 
     def one_sided(self, adversary: Adversary) -> Estimate:
         return Estimate(rr_adversary_bdpl(self.chain, self.flip, adversary))
+
+    def output_pair(self, adversary: Adversary) -> FinitePair:
+        """The flipped count's laws given ``(x_K, x)`` and ``(x_K, x')`` on ``0..n``."""
+        return FinitePair(*rr_laws(self.chain, self.flip, adversary))
+
+    def check_profiles(self, min_known: int) -> None:
+        check_profile_search(self.chain, self.flip)
+
+    def profiles(
+        self, epsilons: Sequence[float], min_known: int = 0, top: int | None = 1, bdpl: bool = False
+    ) -> AdversarySearch:
+        """The privacy profile at each of ``epsilons`` over every adversary
+        (:func:`~.profiles.rr_profiles`), then with ``bdpl`` the BDPL over every adversary
+        (:func:`randomized_response_bdpl`; every known-set size: ``min_known`` 0 only)."""
+        found = rr_profiles(self.chain, self.flip, epsilons, min_known, top)
+        if not bdpl:
+            return found
+        if min_known:
+            raise NotAvailable(
+                "randomized response's BDPL over every adversary: every known set only (min_known = 0)"
+            )
+        res = randomized_response_bdpl(self.chain, self.flip)
+        w = res.worst
+        row = AdversaryRow(Adversary(w.i, w.known, w.x_known, w.x, w.x_prime), float(res.bdpl))
+        return replace(
+            found,
+            names=(*found.names, "bdpl"),
+            value=np.append(found.value, res.bdpl),
+            worst=(*found.worst, row),
+            values=np.append(found.values, [[res.bdpl]], axis=1),
+            leaders=(*found.leaders, [row]),
+        )
 
 
 class RandomizedResponseKind(MechanismKind):

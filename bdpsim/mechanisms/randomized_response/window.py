@@ -67,7 +67,7 @@ def _step(f: np.ndarray, P: np.ndarray, e: np.ndarray) -> np.ndarray:
     return g / g.sum(axis=(1, 2), keepdims=True)
 
 
-def _target(f: np.ndarray, x: int, e: np.ndarray) -> np.ndarray:
+def target_step(f: np.ndarray, x: int, e: np.ndarray) -> np.ndarray:
     """Clamp the current record to ``x`` and count its flip: ``h(x, k) = sum_z f(x, k-z) e[x, z]``."""
     h = np.zeros_like(f)
     for z in range(2):
@@ -75,7 +75,7 @@ def _target(f: np.ndarray, x: int, e: np.ndarray) -> np.ndarray:
     return h
 
 
-def _advance(h: np.ndarray, P: np.ndarray, e: np.ndarray) -> np.ndarray:
+def advance_step(h: np.ndarray, P: np.ndarray, e: np.ndarray) -> np.ndarray:
     """``h'(y', k) = sum_y sum_z h(y, k - z) P[y, y'] e[y', z]`` (move on and count the new flip)."""
     g = np.zeros_like(h)
     for y2 in range(2):
@@ -85,7 +85,7 @@ def _advance(h: np.ndarray, P: np.ndarray, e: np.ndarray) -> np.ndarray:
     return g / g.sum(axis=(1, 2), keepdims=True)
 
 
-def _left_laws(model: MarkovChainModel, e: np.ndarray, kind) -> np.ndarray:
+def left_laws(model: MarkovChainModel, e: np.ndarray, kind) -> np.ndarray:
     """``F[L](y, k) ∝ P(X_{l+L+1} = y, flips of the L records after l sum to k | left boundary)``
     for ``L = 0..T-1``; ``kind`` a known value ``a`` or :data:`START`."""
     T, P = model.n, model.transition
@@ -161,13 +161,13 @@ def _candidates(model: MarkovChainModel, e: np.ndarray) -> tuple[list[tuple], li
     cand = []  # (upper, lower, kl, L, kr, R, a, c)
     lowers = []
     for kl in (0, 1, START):
-        F = _left_laws(model, e, kl)  # (T, 2, T+1)
+        F = left_laws(model, e, kl)  # (T, 2, T+1)
         Ls = np.arange(T)
         if kl == START:
             Ls = Ls[Ls <= T - 1]  # target i = L
         else:
             Ls = Ls[Ls <= T - 2]  # l = i - L - 1 >= 0
-        H = [_target(F[Ls], x, e) for x in (0, 1)]
+        H = [target_step(F[Ls], x, e) for x in (0, 1)]
         for R in range(T):
             used = Ls + R + (1 if kl == START else 2)  # records from l (or 0) to i + R
             for kr in (0, 1, END):
@@ -186,7 +186,7 @@ def _candidates(model: MarkovChainModel, e: np.ndarray) -> tuple[list[tuple], li
                     lowers.append(lw)
                     cand.append((float(u), float(lw), kl, int(L), kr, R))
             if R < T - 1:
-                H = [_advance(h, P, e) for h in H]
+                H = [advance_step(h, P, e) for h in H]
     return cand, lowers
 
 
@@ -217,7 +217,7 @@ def rr_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
     value, (_, _, kl, L, kr, R), m1, z, x = best
     if m1 is None:  # the best lower value: an extreme output
         val, m1, z, x = _evaluate(model, e, rho, kl, L, kr, R, extreme_only=True)
-    adv = _realise(model, kl, L, kr, R, m1, x, z)
+    adv = realise_window(model, kl, L, kr, R, m1, x, z)
     return RRResult(float(value), float(rho), T, adv, "window search", len(cand), evaluations, m1)
 
 
@@ -230,9 +230,9 @@ def _window_laws(model, e, kl, L, kr, R) -> tuple[np.ndarray, np.ndarray]:
         f = _step(f, P, e)
     out = []
     for x in (0, 1):
-        h = _target(f, x, e)
+        h = target_step(f, x, e)
         for _ in range(R):
-            h = _advance(h, P, e)
+            h = advance_step(h, P, e)
         q = h[0].sum(axis=0) if kr == END else np.einsum("yk,y->k", h[0], P[:, kr])
         out.append(q / q.sum())
     return out[0], out[1]
@@ -260,7 +260,7 @@ def _evaluate(model, e, rho, kl, L, kr, R, extreme_only=False):
     return _exact_window(lq0, lq1, m, lo, hi, rho)
 
 
-def _realise(model, kl, L, kr, R, m1, x, z) -> RRAdversary:
+def realise_window(model, kl, L, kr, R, m1, x, z) -> RRAdversary:
     """A concrete adversary of the window class: target as far left as the class allows, outside
     values with ``m1`` ones (boundary values first)."""
     T = model.n

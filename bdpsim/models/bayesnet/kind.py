@@ -216,7 +216,9 @@ class FactorModelEngine(QueryLawsEngine):
         names = names_of(score)
         res, rows = _scored(self.model, self.query, self.noise, score, min_known, targets)
         value = np.array([r.bdpl for r in rows])
-        return AdversarySearch(names, value, tuple(rows), rows[:1], value[None, :], 0.0, res)
+        return AdversarySearch(
+            names, value, tuple(rows), rows[:1], value[None, :], 0.0, res, tuple([r] for r in rows)
+        )
 
     def window(self, min_known: int, top: int | None, targets=None) -> WindowSearchResult:
         try:

@@ -8,10 +8,16 @@
   ``S_UT S_TT^{-1} e_i = 0``; e.g. independent records, or ``U`` empty): the remaining sum is
   bounded and its law does not depend on ``x_i``, so the sup is the tail value
   ``|clip(x) - clip(x')| / b`` (one-sided alike).
+* Unclipped sum + ``N(0, sigma^2)``: ``Y | x_K, x_i = N(m(x_i), v + sigma^2)`` with
+  ``m(x_i) = sum x_K + sum E[X_U | x_K, x_i]`` and ``v = 1^T S_{U|T} 1`` (Schur complement): two
+  normal laws of one variance, ``mu = |m(x) - m(x')| / sqrt(v + sigma^2)`` apart in standard
+  deviations — ``mu``-GDP in closed form (Dong, Roth and Su 2022), no pure DP (``BDPL = inf`` for
+  ``x != x'``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +25,7 @@ import numpy as np
 from ...adversary import Adversary, Estimate, known_sets
 from ...core.errors import NotAvailable
 from ..engines import ExhaustiveResult, SearchTooLarge
+from ..pairs import ShiftPair, shift_delta
 from .model import GaussianModel
 
 EXHAUSTIVE_MAX_N = 14
@@ -144,3 +151,61 @@ class GaussianClippedSumEngine:
 
     def one_sided(self, adversary: Adversary) -> Estimate:
         return clipped_sum_bdpl(self.model, self.clip, self.scale, adversary)
+
+
+def sum_shift(model: GaussianModel, sigma: float, adv: Adversary) -> float:
+    """``mu = |m(x) - m(x')| / sqrt(v + sigma^2)`` of an unclipped sum plus ``N(0, sigma^2)`` (module
+    docstring)."""
+    means, var = [], 0.0
+    for v in (adv.x, adv.x_prime):
+        cond = model.conditional(adv.condition(v))
+        means.append(float(np.sum(cond.known_values)) + float(np.sum(cond.mean)))
+        var = float(np.sum(cond.cov)) if cond.unknown else 0.0
+    return abs(means[0] - means[1]) / math.sqrt(var + float(sigma) ** 2)
+
+
+class GaussianShiftEngine:
+    """The exact engine of an unclipped sum plus Gaussian noise on a Gaussian model: the output given
+    an adversary's knowledge is normal, so its two output laws are one normal law shifted by
+    ``mu`` standard deviations (:func:`sum_shift`; ``mu``-GDP): the privacy profile and the
+    attack's curve in closed form (:class:`~bdpsim.models.pairs.ShiftPair`), the BDPL infinite
+    (no pure DP). Every ``(i, K)`` is enumerated when the mechanism fixes the target values
+    (``target_values``; capability :class:`~bdpsim.models.engines.HasExhaustive`); otherwise the
+    targets are unbounded reals and only single adversaries have a value."""
+
+    method = "closed form: N(m(x), v + sigma^2) against N(m(x'), v + sigma^2), mu-GDP (Schur complement)"
+    incomplete: str | None = None
+
+    def __init__(self, model: GaussianModel, sigma: float, target_values: tuple[float, float] | None) -> None:
+        self.model, self.sigma, self.target_values = model, float(sigma), target_values
+
+    def output_pair(self, adversary: Adversary) -> ShiftPair:
+        return ShiftPair(sum_shift(self.model, self.sigma, adversary))
+
+    def bdpl(self, adversary: Adversary) -> Estimate:
+        mu = sum_shift(self.model, self.sigma, adversary)
+        return Estimate(math.inf if mu > 0 else 0.0, 0, math.inf)
+
+    def one_sided(self, adversary: Adversary) -> Estimate:
+        return self.bdpl(adversary)
+
+    def profile(self, adversary: Adversary, epsilon: float) -> float:
+        return float(shift_delta(sum_shift(self.model, self.sigma, adversary), float(epsilon)))
+
+    def check_exhaustive(self, sizes: Sequence[int]) -> None:
+        if self.target_values is None:
+            raise NotAvailable(
+                "an unclipped sum of real records with Gaussian noise: the target values x, x' are "
+                "unbounded, so no adversary is the worst; attack one adversary "
+                "(bdpsim.attack_risk(model, mechanism, adversary))"
+            )
+        check_exhaustive(self.model, sizes)
+
+    def exhaustive(self, sizes: Sequence[int], targets: Sequence[int] | None) -> ExhaustiveResult:
+        self.check_exhaustive(sizes)
+        x, xp = self.target_values  # type: ignore[misc]
+        res = exhaustive_gaussian_sum(self.model, 1.0, (x, xp), sizes, targets)
+        mus = np.array([sum_shift(self.model, self.sigma, res.adversary(j)) for j in range(len(res))])
+        return ExhaustiveResult(
+            res.i, res.pattern, res.x, res.x_prime, np.where(mus > 0, np.inf, 0.0), res.argmax, res.values
+        )

@@ -19,8 +19,10 @@ from ...adversary import Adversary, draw_known_set
 from ...core.columns import Column, owned_columns
 from ...core.errors import ConfigError, check
 from ...core.schema import Key
-from ...queries import ClippedSumQuery, SumQuery, laplace_noisy
+from ...kernels.noise.protocols import GaussianKernel
+from ...queries import ClippedSumQuery, NoisyQuery, SumQuery, laplace_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
+from ..protocols import HasTargetValues
 from . import exact as GE
 from .model import GaussianClass, GaussianModel, block_size, max_correlation
 
@@ -220,13 +222,25 @@ class GaussianKind(ModelKind):
         )
         return random_gaussian_adversary(model, sizes, rng, targets, tuple(rng_))
 
-    def exact(self, model, mechanism) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine:
+    def exact(
+        self, model, mechanism
+    ) -> GE.GaussianSumEngine | GE.GaussianClippedSumEngine | GE.GaussianShiftEngine:
         query, noise = laplace_noisy(mechanism) or (None, None)  # query + Lap(noise.scale)
         if isinstance(query, SumQuery) and noise is not None:
             return GE.GaussianSumEngine(model, noise.scale, mechanism.adversary_targets("fixed")[1])
         if isinstance(query, ClippedSumQuery) and noise is not None:
             return GE.GaussianClippedSumEngine(model, query.clip, noise.scale)
-        self.no_engine(mechanism, "exact engines: unclipped and clipped Laplace sums")
+        if (
+            isinstance(mechanism, NoisyQuery)
+            and isinstance(mechanism.query_function, SumQuery)
+            and isinstance(mechanism.noise, GaussianKernel)
+        ):
+            fixed = mechanism.target_values if isinstance(mechanism, HasTargetValues) else None
+            return GE.GaussianShiftEngine(model, mechanism.noise.sigma, fixed)
+        self.no_engine(
+            mechanism,
+            "exact engines: unclipped and clipped Laplace sums, the unclipped sum with Gaussian noise",
+        )
 
 
 KIND = register_model_kind(GaussianKind())

@@ -157,17 +157,37 @@ def _far_to_near_sum(f: np.ndarray, seq: list) -> float:
 
 
 def window_completion(model, supp, a, l, c, r) -> tuple[int, ...]:
-    """Positive-probability values for ``0..l`` ending in ``a`` and ``r..n-1`` starting at ``c``."""
+    """Positive-probability values for ``0..l`` ending in ``a`` and ``r..n-1`` starting at ``c``:
+    each step the likeliest neighbour (the first on ties), ``x_{t-1} = argmax_{u reachable at t-1}
+    P[u, x_t]`` leftward and ``x_{t+1} = argmax_v P[x_t, v]`` rightward.
+
+    ``supp`` is the ``(n, s)`` array of :func:`~bdpsim.kernels.chains.window_scan.reachable` or its
+    :class:`~bdpsim.kernels.chains.window_scan.Support`. Each step is a lookup in a table of the
+    argmax per (distinct support row, value), built once per call (``O(rows s^2)``), so the
+    ``O(n)`` walk is one list index per record."""
     P = model.transition
-    left = []
+    left: list[int] = []
     if a is not None:
-        left = [a]
-        for t in range(l, 0, -1):
-            left.append(int(np.argmax(np.where(supp[t - 1], P[:, left[-1]], -1.0))))
+        left = [int(a)]
+        if l > 0:
+            if isinstance(supp, wk.Support):
+                rows, idx = supp.rows, np.asarray(supp.index(np.arange(l)))
+            else:
+                rows, idx = np.unique(np.asarray(supp)[:l], axis=0, return_inverse=True)
+            # table[k][b]: argmax over u of where(rows[k][u], P[u, b], -1) (first on ties, as 1-D argmax)
+            table = [np.argmax(np.where(row[:, None], P, -1.0), axis=0).tolist() for row in rows]
+            at = np.asarray(idx).reshape(-1).tolist()
+            v = left[0]
+            for t in range(l, 0, -1):
+                v = table[at[t - 1]][v]
+                left.append(v)
         left.reverse()
-    right = []
+    right: list[int] = []
     if c is not None:
-        right = [c]
+        nxt = np.argmax(P, axis=1).tolist()
+        v = int(c)
+        right = [v]
         for _ in range(r + 1, model.n):
-            right.append(int(np.argmax(P[right[-1]])))
+            v = nxt[v]
+            right.append(v)
     return tuple(left + right)

@@ -26,6 +26,7 @@ from ..engines import (
     AdversarySearch,
     BdplScore,
     ExhaustiveResult,
+    LatticePair,
     PairScore,
     ProfileScore,
     QueryLaws,
@@ -35,6 +36,7 @@ from ..engines import (
     check_all_targets,
 )
 from .model import MarkovChainModel
+from .segments import chain_query_laws
 from .window import DEFAULT_TOLERANCE, scan_cost, scored_search
 
 #: the window search's own options (:class:`~bdpsim.models.engines.HasSearchOptions`) and their
@@ -53,11 +55,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary) -> QueryLaws:
     """The laws of ``S = sum_t f(X_t)`` under ``(x_K, x)`` and ``(x_K, x')`` on its lattice
-    ``n f_min + delta j`` by the clamped forward recursion."""
+    ``n f_min + delta j`` by the clamped forward recursion (every record carries the partial sum:
+    the numbers of every exact BDPL; :func:`_pair_laws` is the linear-time path of the attack's
+    output laws)."""
     pos = list(adv.known) + [adv.i]
     vals = np.array([list(adv.x_known) + [adv.x], list(adv.x_known) + [adv.x_prime]])
-    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
-        g, delta, fmin = lattice(query.per_state(model.states))
+    g, delta, fmin = _lattice(model, query)
     allowed = np.ones((2, model.n, model.states))
     for j, p in enumerate(pos):
         allowed[:, p, :] = 0.0
@@ -67,6 +70,18 @@ def _laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary) -> Quer
         raise NotAvailable(f"adversary {adv}: a conditioning event has probability zero")
     atoms = model.n * fmin + delta * np.arange(law.shape[1], dtype=float)
     return QueryLaws(atoms, law[0], law[1], float(delta))
+
+
+def _lattice(model: MarkovChainModel, query: AdditiveQuery):
+    with naming(fields={"values": "mechanism.state_values"}):  # the query values off any lattice
+        return lattice(query.per_state(model.states))
+
+
+def _pair_laws(model: MarkovChainModel, query: AdditiveQuery, adv: Adversary) -> QueryLaws:
+    """:func:`_laws` run of unknown records by run, on the atoms the unknown records reach
+    (:func:`~bdpsim.models.markov.segments.chain_query_laws` with ``trim``: linear in ``n``)."""
+    g, delta, fmin = _lattice(model, query)
+    return chain_query_laws(model, g, delta, fmin, adv, trim=True)
 
 
 def check_exhaustive(model: MarkovChainModel, sizes: Sequence[int]) -> None:
@@ -202,6 +217,12 @@ class MarkovEngine(QueryLawsEngine):
 
     def query_laws(self, adversary: Adversary) -> QueryLaws:
         return _laws(self.model, self.query, adversary)
+
+    def output_pair(self, adversary: Adversary) -> LatticePair:
+        """The adversary's output laws on the atoms its unknown records reach (linear in ``n``:
+        :func:`~bdpsim.models.markov.segments.chain_query_laws`)."""
+        laws = _pair_laws(self.model, self.query, adversary)
+        return LatticePair(laws.under_x, laws.under_x_prime, laws.step, float(laws.atoms[0]), self.noise)
 
     def check_search(self, min_known: int) -> None:
         return None  # the window reduction is polynomial in n

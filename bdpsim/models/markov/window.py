@@ -129,7 +129,7 @@ class WindowAdversary:
     def completion(self) -> tuple[int, ...]:
         """The known values ``x_K``: the boundary values and a positive-probability completion."""
         return window_completion(
-            self.model, wk.reachable(self.model), self.left_value, self.l, self.right_value, self.r
+            self.model, wk.support(self.model), self.left_value, self.l, self.right_value, self.r
         )
 
     @property
@@ -554,14 +554,21 @@ def scored_search(
         score=score,
     )
     res, advs, _ = _table(model, cells, ctx, top, int(min_known))
-    worst = [res.worst] + [
-        _table(model, cells, ctx, 1, int(min_known), k)[0].worst for k in range(1, len(names))
-    ]
+    # the other components' leading cells (with top = None: their worst only)
+    others = [_table(model, cells, ctx, top or 1, int(min_known), k) for k in range(1, len(names))]
+    worst = [res.worst] + [t[0].worst for t in others]
     comps = cells["components"]
     flat = np.flatnonzero(comps[0]["value"].ravel() > -np.inf)
     table = np.stack([c["value"].ravel()[flat] for c in comps], axis=1)
     return AdversarySearch(
-        names, np.array([w.bdpl for w in worst]), tuple(worst), advs, table, float(ctx["tolerance"]), res
+        names,
+        np.array([w.bdpl for w in worst]),
+        tuple(worst),
+        advs,
+        table,
+        float(ctx["tolerance"]),
+        res,
+        (advs, *(t[1] for t in others)),
     )
 
 
