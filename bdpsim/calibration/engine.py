@@ -46,6 +46,14 @@ def additive_query(values) -> AdditiveQuery:
     are 0 and 1 (both present), else the sum of the values (the same per-state values either way:
     a model whose engine takes counts only, a pedigree, gets a count)."""
     v = np.asarray(values, dtype=float)
+    if v.ndim != 1:  # a table per record: the values do not say which query it is
+        raise ConfigError(
+            "counted_states",
+            f"a table of {v.shape[0]} records",
+            "a count whose states differ between records (state names at different indices) is "
+            "calibrated to eps-BDP with the query itself (bdpsim.calibrate, calibrate config), not "
+            "from per-record values",
+        )
     if v.ndim == 1 and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all():
         return CountQuery(tuple(int(s) for s in np.flatnonzero(v == 1)))
     return StateSumQuery(tuple(float(x) for x in v))

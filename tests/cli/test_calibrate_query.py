@@ -161,3 +161,6 @@ def test_state_names_of_a_bif_network_read_as_run_reads_them(tmp_path, capsys, c
     assert own <= 0.7 * (1 + 1e-9) and own == pytest.approx(0.7, rel=1e-6)
     flags = _json(capsys, _write(tmp_path, text.replace(names, "1")), "--counted", *counted)
     assert flags["scale"] == obj["scale"] and flags["query"]["source"] == "flags"
+    if counted == ["yes"]:  # the attack target's eps-BDP comparison takes per-state values: one line
+        assert main(["calibrate", "config", _write(tmp_path, text), "--target-advantage", "0.3"]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
