@@ -15,6 +15,7 @@ registers them as
 mechanism kinds of a config.
 """
 
+from ..models.base import DataModel
 from . import kinds as _kinds  # noqa: F401  (registers the calibrated mechanism kinds)
 from .entry import calibrate
 from .kinds import CalibratedLaplace
@@ -37,6 +38,7 @@ register_calibration_method(
         "optimal",
         calibrate_optimal,  # the least noise of any integer shape
         "the least E|Z| (or E Z^2) integer noise that is eps-BDP (an LP)",
+        models=(DataModel,),  # any model whose exact engine searches every adversary
     )
 )
 

@@ -1,37 +1,36 @@
 """The one Python entry point of calibration, :func:`calibrate`, for every model ``bdpsim calibrate``
-takes: a Markov chain (every method of :data:`~bdpsim.calibration.CALIBRATION_METHODS`, by the
-window reduction: :func:`bdpsim.calibration.methods.calibrate_chain`) and a pedigree, Bayesian
-network or Markov random field (``exact`` and ``optimal``, by the model's exact all-adversary
-engine: :func:`bdpsim.calibration.graphs.calibrate_graph`), the query given as counted states,
-state values or a mechanism.
+takes: a Markov chain (every method of :data:`~bdpsim.calibration.CALIBRATION_METHODS`) and every
+other model whose exact engine searches every adversary — a pedigree, a Bayesian network, a Markov
+random field, a model kind of a plug-in (``exact`` and ``optimal``) — all through one path
+(:func:`bdpsim.calibration.methods.calibrate_query`: the model's exact engine, re-noised), the
+query given as counted states, state values or a mechanism.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import cast
 
-from ..core.errors import ConfigError, check
-from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
-from .methods import EXACT_METHOD, Calibration, calibrate_chain
-from .target import check_target_epsilon, query_of
-
-#: the methods on a pedigree, network or random field
-GRAPH_METHODS = (EXACT_METHOD, "optimal")
+from ..core.errors import check
+from ..models.protocols import MarkovChain
+from ..queries import additive_noisy
+from .budget import Budget
+from .methods import Calibration, calibrate_query, supported_methods
+from .target import CalibratedQuery, per_state_values, query_of
 
 
 def calibrate(
     model,
     epsilon: float,
     *,
-    counted_states: Sequence[int] | None = None,
+    counted_states: Sequence[int | str] | None = None,
     state_values: Sequence[float] | None = None,
     method: str = "exact",
     evaluate: bool = True,
     noise: str = "laplace",
     delta: float | None = None,
     staircase_gamma: float | None = None,
-    budget: float | None = None,
+    budget: float | Budget | None = None,
     objective: str = "mean_abs",
     progress: Callable | None = None,
     mechanism=None,
@@ -43,25 +42,26 @@ def calibrate(
 
     Parameters
     ----------
-    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
+    model : a Markov chain or any model with an exact engine over every adversary
+        ``MarkovChainModel``, ``PedigreeModel``, ``BayesNetModel``, ``MRFModel``, a plug-in's kind.
     epsilon : float
         Target BDPL, in ``(0, 700]`` (``optimal``: ``[0.01, 90]``; staircase noise ``>= 1e-4``:
         :func:`bdpsim.calibration.target.check_target_epsilon`).
     counted_states, state_values
-        The query: count of a state set (default state 1; genotype names on a pedigree) or sum of
-        per-state values.
+        The query: count of a state set (default state 1), read as ``bdpsim run`` reads a config's
+        ``counted_states`` (indices, genotype names on a pedigree, a BIF network's own state
+        names: ``["high", "severe"]``), or sum of per-state values.
     mechanism : Mechanism, optional
         The query as a mechanism whose query is additive (``LaplaceCount(1.0, (2,))``,
         ``LaplaceStateSum``, ...): its ``query_function`` gives the per-state values, instead of
         ``counted_states`` / ``state_values`` (its own noise is not used).
     method : str
         On a chain every registered method (:func:`~bdpsim.calibration.methods.calibrate_chain`);
-        on a pedigree, network or random field ``exact`` (the least Laplace scale, or the least
-        geometric / staircase noise with ``noise``) or ``optimal`` (the least-E|Z| integer noise).
+        on another model ``exact`` (the least Laplace scale, or the least amount of the law
+        ``noise`` names) or ``optimal`` (the least-E|Z| integer noise).
     evaluate, delta, budget, objective, progress, **search
-        As :func:`~bdpsim.calibration.methods.calibrate_chain` (on a pedigree, network or random
-        field: ``min_known`` is the only search option, ``delta`` is refused and the exact BDPL is
-        always computed).
+        As :func:`~bdpsim.calibration.methods.calibrate_chain` (``min_known`` and ``targets`` are
+        every engine's search options; ``window_limit`` and ``tolerance`` a chain's).
 
     Returns
     -------
@@ -69,64 +69,44 @@ def calibrate(
         ``scale`` (the Laplace scale, or the amount ``Delta / eps'`` of geometric and staircase
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
-    if isinstance(model, MarkovChain):
-        chain: Any = model  # a MarkovChain (protocol) is what calibrate_chain runs on
-        return calibrate_chain(
-            chain,
-            epsilon,
-            state_values=_query_values(model, counted_states, state_values, mechanism),
-            method=method,
-            evaluate=evaluate,
-            noise=noise,
-            delta=delta,
-            staircase_gamma=staircase_gamma,
-            budget=budget,
-            objective=objective,
-            progress=progress,
-            **search,
+    q = _query(model, counted_states, state_values, mechanism)
+    if not isinstance(model, MarkovChain):  # a chain answers a method not defined on it with a row
+        methods = supported_methods(model)
+        check(
+            bool(methods),
+            "model",
+            type(model).__name__,
+            "has no calibration: a Markov chain, or a data model of a registered kind whose exact "
+            "engine searches every adversary (a pedigree, a Bayesian network, a Markov random field, ...)",
         )
-    # pedigrees, networks, random fields: their exact all-adversary engines (scipy.optimize: imported here)
-    from .graphs import calibrate_graph
-
-    check(
-        method in GRAPH_METHODS,
-        "method",
-        method,
-        f"on a {type(model).__name__} must be one of "
-        f"{list(GRAPH_METHODS)} (the bounds and the competing mechanisms are defined on a Markov chain)",
-    )
-    check_target_epsilon(epsilon, method, noise)
-    check(
-        not search.keys() - {"min_known"},
-        "search",
-        sorted(search),
-        "on a pedigree, network or random field only min_known is an option of the exact search",
-    )
-    check(delta is None, "delta", delta, "is the target of gaussian noise, calibrated on a Markov chain only")
-    check(
-        isinstance(model, (HasCountLaw, FactorGraph)),
-        "model",
-        type(model).__name__,
-        "must be a Markov chain, pedigree, Bayesian network or Markov random field",
-    )
-    rows = calibrate_graph(
+        check(
+            method in methods,
+            "method",
+            method,
+            f"on a {type(model).__name__} must be one of "
+            f"{methods} (the bounds and the competing mechanisms are defined on a Markov chain)",
+        )
+    return calibrate_query(
         model,
         epsilon,
-        _query_values(model, counted_states, state_values, mechanism),
+        q.values,
+        query=q.record_query,
         method=method,
+        evaluate=evaluate,
         noise=noise,
-        objective=objective,
-        min_known=int(search.get("min_known", 0)),
+        delta=delta,
         staircase_gamma=staircase_gamma,
         budget=budget,
+        objective=objective,
         progress=progress,
+        **search,
     )
-    return rows[0]
 
 
-def _query_values(model, counted_states, state_values, mechanism) -> tuple[float, ...]:
-    """The query's value ``f(s)`` per state ``s`` of ``model``, read one way for every model: from
-    ``mechanism``'s additive query, or from ``counted_states`` / ``state_values``
+def _query(model, counted_states, state_values, mechanism):
+    """The query (:class:`~bdpsim.calibration.target.CalibratedQuery`: its values per state and the
+    query itself), read one way for every model: ``mechanism``'s additive query, or
+    ``counted_states`` / ``state_values`` as ``bdpsim run`` reads them
     (:func:`~bdpsim.calibration.target.query_of`: the count of state 1 without either)."""
     if mechanism is not None:
         check(
@@ -135,13 +115,15 @@ def _query_values(model, counted_states, state_values, mechanism) -> tuple[float
             type(mechanism).__name__,
             "give the query as a mechanism or as counted_states / state_values, not both",
         )
-        try:
-            state_values = [float(v) for v in mechanism.query_function.per_state(model.states)]
-        except AttributeError:
-            raise ConfigError(
-                "mechanism",
-                type(mechanism).__name__,
-                "must be a mechanism with an additive query "
-                "(a count or a sum of state values) on a discrete model",
-            ) from None
-    return query_of(int(model.states), counted_states, state_values, model=model).values
+        found = additive_noisy(mechanism)
+        check(
+            found is not None,
+            "mechanism",
+            type(mechanism).__name__,
+            "must be a mechanism with an additive query "
+            "(a count or a sum of state values) on a discrete model",
+        )
+        query = cast(tuple, found)[0]
+        values = per_state_values(query, int(model.states))
+        return CalibratedQuery(values, None, values, "flags", query)
+    return query_of(int(model.states), counted_states, state_values, model=model)

@@ -1,8 +1,11 @@
-"""Laplace scales that make an additive query on a Markov chain eps-BDP, and their exact BDPL.
+"""Laplace scales that make an additive query on a data model eps-BDP, and their exact BDPL.
 
 Every method answers: which scale ``b`` should ``Y = sum_t f(X_t) + Lap(b)`` use so that its
 BDPL is at most ``eps``? — and reports the exact BDPL over all adversaries of the mechanism it
-prescribes (:func:`bdpsim.models.markov.window.window_search`).
+prescribes, by the model's exact engine re-noised (:mod:`bdpsim.calibration.engine`). The bounds and
+the competing mechanisms are a Markov chain's; ``exact`` and ``optimal`` take every model whose
+engine searches every adversary (a chain, a pedigree, a network, a random field, a kind of a
+plug-in).
 
 * ``exact``: the smallest ``b`` with exact ``BDPL(b) <= eps``. ``Lap(b2) = Lap(b1) + W`` for
   ``b2 > b1`` (``W = 0`` w.p. ``(b1/b2)^2``, else ``Lap(b2)``: the characteristic functions give
@@ -47,7 +50,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, cast, runtime_checkable
+from functools import cached_property
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -59,11 +63,13 @@ from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.laws import NOISE_LAWS, noise_with_amount
 from ..kernels.noise.optimal_lp import mean_abs
 from ..kernels.noise.protocols import LaplaceKernel
+from ..kernels.noise.scores import BdplScore, ProfileScore
 from ..kernels.roots import monotone_root
-from ..models.markov.model import MarkovChainModel
-from ..models.markov.window import window_search
+from ..models.base import DataModel
+from ..models.engines import SearchCost
 from ..models.protocols import MarkovChain
-from .budget import TooSlow, check_exact, check_mqm_exact, duration, scan_seconds
+from .budget import EXACT_SEARCHES, NOISE_SCAN_FACTOR, Budget, TooSlow, budget_of, check_mqm_exact, duration
+from .engine import additive_query, check_search, exact_engine, search_cost, searched
 from .groups import CorrelatedGroups, EquicorrelatedGaussian
 from .quilt.chain import mqm_approx, mqm_exact
 from .target import check_positive, check_target_epsilon
@@ -111,16 +117,32 @@ class Calibration:
 
 @dataclass(frozen=True)
 class CalibrationProblem:
-    """Chain, per-state query values ``f``, target ``epsilon`` and window-search options.
+    """A model, the per-state query values ``f``, the target ``epsilon`` and the search options.
+
+    The model is a Markov chain (every method), any model with an exact engine over every
+    adversary (methods ``exact`` and ``optimal``, through the engine: :mod:`.engine`) or groups of
+    correlated records (the bounds, :mod:`.groups`). ``query`` is the query itself when the
+    per-state values do not say it all (a count whose states differ between records: ``values``
+    then holds its sensitivity and lattice); ``None``: the query of ``values``
+    (:func:`~.engine.additive_query`).
 
     ``noise`` (default Laplace) is the noise law to calibrate (:mod:`bdpsim.kernels.noise.laws`): its
     amount ``s`` is the Laplace scale ``b``, the Gaussian ``sigma``, or ``Delta / s`` is the DP
     epsilon of geometric and staircase noise (so the DP adversary leaks ``Delta / s`` for every
     pure law, and more ``s`` means more noise). For Gaussian noise, whose pure BDPL is infinite,
     the target is the privacy profile: ``delta(epsilon) <= delta``.
+
+    ``evaluate``: whether :meth:`result` computes the exact BDPL of the prescribed scale (a
+    mechanism that only needs its scale skips it). ``cache``: ``scale -> (BDPL, tolerance)``
+    already computed; ``BDPL(b)`` does not depend on ``epsilon``, so problems for several
+    ``epsilon`` of one model and query may share one cache (the exact search then starts from the
+    tightest bracket in it). ``budget``: estimated seconds the methods may take
+    (:class:`~bdpsim.calibration.budget.Budget`, or a number for a new one; ``None``: no limit): a
+    costlier step raises :class:`~bdpsim.calibration.budget.TooSlow`, and an exact BDPL costlier
+    than what is left is not computed (``bdpl = None``, said in the reason).
     """
 
-    model: MarkovChainModel
+    model: Any
     values: np.ndarray
     epsilon: float
     search: dict = field(default_factory=dict)
@@ -129,28 +151,15 @@ class CalibrationProblem:
     noise: str = "laplace"
     delta: float | None = None
     staircase_gamma: float | None = None
-    budget: float | None = None
+    budget: float | Budget | None = None
     objective: str = "mean_abs"  # what method "optimal" minimises: E|Z| or E Z^2 ("variance")
     progress: Callable | None = field(default=None, repr=False, compare=False)
-    """Whether :meth:`result` computes the exact BDPL of the prescribed scale (a mechanism that only
-    needs its scale skips it)."""
-    """``scale -> (BDPL, tolerance)`` already computed; ``BDPL(b)`` does not depend on ``epsilon``,
-    so problems for several ``epsilon`` of one chain and query may share one cache (the exact
-    search then starts from the tightest bracket in it)."""
-    """``budget``: estimated seconds a method may take (:mod:`bdpsim.calibration.budget`; ``None``:
-    no limit): a costlier search raises :class:`~bdpsim.calibration.budget.TooSlow`, and an exact
-    BDPL costlier than the budget is not computed (``bdpl = None``, said in the reason)."""
+    query: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        check(
-            isinstance(self.model, (MarkovChain, CorrelatedGroups)),
-            "model",
-            type(self.model).__name__,
-            "must be a Markov chain (MarkovChainModel) or groups of correlated records "
-            "(bdpsim.calibration.groups)",
-        )
         eps = self.epsilon
         check_positive(eps, "epsilon")
+        object.__setattr__(self, "budget", budget_of(self.budget))
         check(
             self.sensitivity > 0,
             "state_values",
@@ -223,8 +232,14 @@ class CalibrationProblem:
 
     @property
     def chain(self) -> bool:
-        """Whether the model is a Markov chain (the exact engine's model)."""
+        """Whether the model is a Markov chain (the bounds' and competing mechanisms' model)."""
         return isinstance(self.model, MarkovChain)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the model may have an exact engine (a data model; groups of correlated records
+        have none): its exact BDPL is computed."""
+        return isinstance(self.model, DataModel)
 
     @property
     def group_size(self) -> int:
@@ -232,37 +247,86 @@ class CalibrationProblem:
         chain correlates every record with every other)."""
         return int(self.model.n if self.chain else cast(CorrelatedGroups, self.model).m)  # else: groups
 
+    @property
+    def ledger(self) -> Budget | None:
+        """:attr:`budget` as the :class:`~bdpsim.calibration.budget.Budget` it became (a number
+        given is a new one)."""
+        return cast("Budget | None", self.budget)
+
+    @property
+    def min_known(self) -> int:
+        return int(self.search.get("min_known", 0))
+
+    @cached_property
+    def engine(self):
+        """The model's exact engine of the query plus noise (:func:`~.engine.exact_engine`), built
+        on first use and re-noised for every amount; its refusal of a search too large to finish
+        is raised here, before any work (:func:`~.engine.check_search`)."""
+        query = self.query if self.query is not None else additive_query(self.values)
+        engine = exact_engine(self.model, query, self.noise_at(1.0), self.search)
+        check_search(engine, self.model, self.min_known)
+        return engine
+
+    def search_cost(self) -> SearchCost:
+        """The up-front estimate of one search over every adversary (the engine's; with another
+        noise law than Laplace, :data:`~bdpsim.calibration.budget.NOISE_SCAN_FACTOR` times it)."""
+        cost = search_cost(self.engine, self.min_known)
+        factor = NOISE_SCAN_FACTOR.get(self.noise, 1.0)
+        if factor == 1.0:
+            return cost
+        return SearchCost(
+            cost.seconds * factor, f"{cost.what}, {self.noise} noise ~{factor:g}x a Laplace scan"
+        )
+
     def bdpl(self, scale: float) -> tuple[float, float]:
         """Exact BDPL over all adversaries at ``scale``: ``(value, truncation tolerance)`` (for a
-        law without pure DP: the privacy profile ``delta(epsilon)``)."""
+        law without pure DP: the privacy profile ``delta(epsilon)``), by the engine re-noised."""
         scale = float(scale)
         if scale not in self.cache:
-            if self.laplace:  # the Laplace scale itself (the default)
-                res = window_search(self.model, self.values, scale, **self.search)
-            elif self.profile:
-                res = window_search(
-                    self.model, self.values, self.noise_at(scale), profile=self.epsilon, **self.search
-                )
-            else:
-                res = window_search(self.model, self.values, self.noise_at(scale), **self.search)
-            self.cache[scale] = (res.bdpl, res.tolerance)
+            score = ProfileScore(self.epsilon) if self.profile else BdplScore()
+            self.cache[scale] = searched(
+                self.engine, self.noise_at(scale), score, self.min_known, self.search.get("targets")
+            )
             if self.progress is not None:
                 self.progress(len(self.cache), None)
         return self.cache[scale]
 
+    def too_slow(self, what: str, searches: float, fix: str) -> None:
+        """Charge ``searches`` searches over every adversary to the budget, or raise
+        :class:`~bdpsim.calibration.budget.TooSlow` with the estimate when they do not fit (field
+        ``--transition`` on a chain, else ``model``; ``fix``: what to change)."""
+        if self.ledger is None:
+            return
+        one = self.search_cost()
+        est = searches * one.seconds
+        if not self.ledger.fits(est):
+            field, value = (
+                ("--transition", f"{self.model.states} states")
+                if self.chain
+                else ("model", f"{self.model.n} records")
+            )
+            raise TooSlow(
+                field,
+                value,
+                f"{what} needs ~{duration(est)} ({one.what}, ~{duration(one.seconds)} per search, "
+                f"~{searches:g} searches); at most ~{duration(self.ledger.left)} allowed ({fix})",
+            )
+        self.ledger.charge(est)
+
     def result(self, method: str, scale: float, reason: str, tau: float | None = None) -> Calibration:
-        """The calibration of ``scale``, with its exact BDPL when :attr:`evaluate` (on a chain: the
-        exact engine's model) and ``tau`` the bound's DP parameter if the scale came from one."""
+        """The calibration of ``scale``, with its exact BDPL when :attr:`evaluate` (on a model with an
+        exact engine) and ``tau`` the bound's DP parameter if the scale came from one."""
         value = None
-        evaluate = self.evaluate and self.chain
-        if evaluate and self.budget is not None and float(scale) not in self.cache:
-            est, why = scan_seconds(self.model, self.values, self.search)
-            if est > self.budget:
-                reason = f"{reason}; exact BDPL not computed: it needs ~{duration(est)} ({why})"
+        evaluate = self.evaluate and self.exact
+        if evaluate and self.ledger is not None and float(scale) not in self.cache:
+            one = self.search_cost()
+            if not self.ledger.fits(one.seconds):
+                reason = f"{reason}; exact BDPL not computed: it needs ~{duration(one.seconds)} ({one.what})"
                 return self._with(method, scale, None, reason, tau)
+            self.ledger.charge(one.seconds)
         if evaluate:
             value = self.bdpl(scale)[0]
-        elif self.chain and float(scale) in self.cache:  # computed anyway (the exact search's last point)
+        elif self.exact and float(scale) in self.cache:  # computed anyway (the exact search's last point)
             value = self.cache[float(scale)][0]
         return self._with(method, scale, value, reason, tau)
 
@@ -294,15 +358,20 @@ class CalibrationProblem:
             mean_abs=mean_abs(law),
         )
 
-    def not_applicable(self, method: str, why: str) -> Calibration:
-        return Calibration(method, float(self.epsilon), self.model.n, None, None, f"not applicable: {why}")
+    def not_applicable(self, method: str, why: str, noise: str = "laplace") -> Calibration:
+        return Calibration(
+            method, float(self.epsilon), self.model.n, None, None, f"not applicable: {why}", noise
+        )
 
 
 def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None:
     """Smallest ``b`` with ``BDPL(b) + tolerance <= eps``, to relative ``rtol`` (returned from the
     safe side: the returned scale is eps-BDP); ``None`` if even ``2^-60 Delta/eps`` is eps-BDP.
     The search is :func:`bdpsim.kernels.roots.monotone_root` (Illinois steps on ``ln BDPL`` vs
-    ``ln b``) from the bracket ``[Delta/eps, n Delta/eps]``, narrowed by the scales already cached.
+    ``ln b``) from the bracket ``[Delta/eps, n Delta/eps]`` (the DP adversary ``K = [n] \\ {i}``
+    leaks ``Delta/b``; every eps'-DP mechanism is ``n eps'``-BDP, paper Thm 4.3), narrowed by the
+    scales already cached; each ``BDPL(b)`` is the model's exact engine re-noised
+    (:meth:`CalibrationProblem.bdpl`), whatever the model.
 
     For a noise law the search runs over its amount (:class:`CalibrationProblem`; the BDPL is
     non-increasing in it for Laplace, Gaussian and geometric noise, and for staircase noise with a
@@ -341,15 +410,24 @@ def exact_scale(problem: CalibrationProblem, rtol: float = RTOL) -> float | None
 
 
 def _exact(p: CalibrationProblem) -> Calibration:
-    check_exact(p.model, p.values, p.search, p.budget, noise=p.noise)
+    p.too_slow(
+        "exact",
+        EXACT_SEARCHES,
+        "a chain with fewer states or faster mixing, or a --method without the exact search"
+        if p.chain
+        else "a smaller model, or a larger min_known",
+    )
     scale = exact_scale(p)
     if scale is None:
         return p.not_applicable(
             "exact", "BDPL <= eps at every scale (no target values are distinguishable): no noise is needed"
         )
-    return p.result(
-        "exact", scale, f"smallest scale with exact BDPL <= eps (bracketing search, relative {RTOL:g})"
+    how = (
+        "smallest scale with exact BDPL <= eps"
+        if p.laplace
+        else f"least {p.noise} noise with exact BDPL <= eps over every adversary"
     )
+    return p.result("exact", scale, f"{how} (bracketing search, relative {RTOL:g})")
 
 
 def _general(p: CalibrationProblem) -> Calibration:
@@ -421,7 +499,8 @@ def _quilt(name: str, variant: str) -> Callable:
     def method(p: CalibrationProblem) -> Calibration:
         P, n = p.model.transition, p.model.n
         approx = variant == "approx"  # else the authors' MQMExact
-        deadline = None if approx or n < 3 else check_mqm_exact(p.model.states, n, p.budget)
+        if not approx and n >= 3:
+            check_mqm_exact(p.model.states, n, p.ledger)
         try:
             if approx:
                 q = mqm_approx(P, n, p.epsilon)
@@ -435,7 +514,7 @@ def _quilt(name: str, variant: str) -> Callable:
                 # the authors' start law (first row of P^100) for a stationary chain, as mqm_exact's
                 # default; a chain that starts elsewhere is protected for its own start law
                 ini = None if p.model.is_stationary else p.model.initial
-                q = mqm_exact(P, n, p.epsilon, initial=ini, deadline=deadline)
+                q = mqm_exact(P, n, p.epsilon, initial=ini)
                 how = (
                     (
                         "MQMExact (k_findBest_2dir_exact.m, node marginals from the first row of "
@@ -494,6 +573,7 @@ GUARANTEES = {
 }
 _MODEL_WORDS = {
     MarkovChain: "a Markov chain",
+    DataModel: "a data model with an exact engine over every adversary",
     CorrelatedGroups: "groups of correlated records (n, m)",
     EquicorrelatedGaussian: "groups of equicorrelated Gaussian records (rho, m)",
 }
@@ -569,7 +649,12 @@ def register_calibration_method(method: CalibrationMethod) -> CalibrationMethod:
 
 _ANY = (MarkovChain, CorrelatedGroups)
 for _m in (
-    Method("exact", _exact, "the smallest scale whose exact BDPL over all adversaries is <= eps"),
+    Method(
+        "exact",
+        _exact,
+        "the smallest scale whose exact BDPL over all adversaries is <= eps",
+        models=(DataModel,),
+    ),
     Method("dp", _dp, "Delta / eps: the DP baseline (not eps-BDP under correlation)", "dp", _ANY),
     Method(
         "general", _general, "Delta m / eps: the general bound (group privacy, m = n on a chain)", models=_ANY
@@ -615,21 +700,64 @@ def supported_methods(model) -> list[str]:
     return [name for name, m in CALIBRATION_METHODS.items() if m.supports(probe) is None]
 
 
-def calibrate_chain(
-    model: MarkovChainModel,
+def calibrate_query(
+    model,
     epsilon: float,
+    values,
     *,
-    counted_states: Sequence[int] | None = None,
-    state_values: Sequence[float] | None = None,
+    query=None,
     method: str = "exact",
     evaluate: bool = True,
     noise: str = "laplace",
     delta: float | None = None,
     staircase_gamma: float | None = None,
-    budget: float | None = None,
+    budget: float | Budget | None = None,
     objective: str = "mean_abs",
     progress: Callable | None = None,
     **search,
+) -> Calibration:
+    """The calibration ``method`` (a key of :data:`CALIBRATION_METHODS`) of the query with per-state
+    ``values`` (``query``: the query itself, when the values do not say it all) on ``model``, with
+    the exact BDPL over all adversaries of what it prescribes: the one path of every model
+    (:func:`calibrate_chain`, :func:`bdpsim.calibration.entry.calibrate`); arguments as
+    :func:`calibrate_chain`'s. A method not defined on the model returns a not-applicable
+    :class:`Calibration`."""
+    if method not in CALIBRATION_METHODS:
+        raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
+    check_target_epsilon(epsilon, method, noise)
+    problem = CalibrationProblem(
+        model,
+        np.asarray(values, dtype=float),
+        epsilon,
+        dict(search),
+        evaluate=evaluate,
+        noise=noise,
+        delta=delta,
+        staircase_gamma=staircase_gamma,
+        budget=budget,
+        objective=objective,
+        progress=progress,
+        query=query,
+    )
+    if not problem.laplace and method == "optimal":  # the optimal method chooses the noise law itself
+        return problem.not_applicable(
+            method,
+            f"optimal chooses the noise law itself (an integer table): noise = {noise!r} does not apply",
+        )
+    if not problem.laplace and method != EXACT_METHOD:
+        return problem.not_applicable(
+            method, f"{method} calibrates Laplace noise; for {noise} noise use method = 'exact'"
+        )
+    return CALIBRATION_METHODS[method].calibrate(problem)
+
+
+def calibrate_chain(
+    model,
+    epsilon: float,
+    *,
+    counted_states: Sequence[int] | None = None,
+    state_values: Sequence[float] | None = None,
+    **options,
 ) -> Calibration:
     """Laplace scale for eps-BDP by ``method`` (a key of :data:`CALIBRATION_METHODS`) and the
     exact BDPL over all adversaries of the mechanism it prescribes — or, with ``noise``, the least
@@ -661,49 +789,30 @@ def calibrate_chain(
     objective : str, optional
         What ``method = "optimal"`` minimises: ``mean_abs`` (``E|Z|``, default) or ``variance``
         (``E Z^2``) (:mod:`bdpsim.calibration.optimal`).
-    budget : float, optional
-        Estimated seconds the method may take (default: no limit). A costlier exact search or
-        MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a ConfigError naming the
-        field to change, with the estimate) before it starts; a costlier exact BDPL of the
-        prescribed scale is left out (``bdpl = None``).
+    budget : float or Budget, optional
+        Estimated seconds the method may take (default: no limit; a
+        :class:`~bdpsim.calibration.budget.Budget` is shared by every calibration given it). A
+        costlier exact search or MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a
+        ConfigError naming the field to change, with the estimate) before it starts; a costlier
+        exact BDPL of the prescribed scale is left out (``bdpl = None``).
     progress : callable, optional
-        ``progress(done, None)`` after each window search (e.g. :class:`bdpsim.cli.progress.Progress`).
-    **search
-        Options of :func:`bdpsim.models.markov.window.window_search` (``min_known``, ``window_limit``, ...).
+        ``progress(done, None)`` after each search over every adversary (e.g.
+        :class:`bdpsim.cli.progress.Progress`).
+    **options
+        The keywords of :func:`calibrate_query` documented above (``method``, ``evaluate``,
+        ``noise``, ``delta``, ``staircase_gamma``, ``objective``, ``budget``, ``progress``) and the
+        options of the exact engine's search (``min_known``, ``targets``; a chain's window search
+        also takes ``window_limit`` and ``tolerance``, :mod:`bdpsim.models.markov.window`).
     """
-    if method not in CALIBRATION_METHODS:
-        raise ConfigError("method", method, f"must be one of {sorted(CALIBRATION_METHODS)}")
-    check_target_epsilon(epsilon, method, noise)
     check(
         isinstance(model, MarkovChain),
         "model",
         type(model).__name__,
         "must be a Markov chain (MarkovChainModel; pedigrees, networks, random fields: bdpsim.calibrate)",
     )
-    f = query_values(model.states, counted_states, state_values)
-    problem = CalibrationProblem(
-        model,
-        f,
-        epsilon,
-        dict(search),
-        evaluate=evaluate,
-        noise=noise,
-        delta=delta,
-        staircase_gamma=staircase_gamma,
-        budget=budget,
-        objective=objective,
-        progress=progress,
+    return calibrate_query(
+        model, epsilon, query_values(model.states, counted_states, state_values), **options
     )
-    if not problem.laplace and method == "optimal":  # the optimal method chooses the noise law itself
-        return problem.not_applicable(
-            method,
-            f"optimal chooses the noise law itself (an integer table): noise = {noise!r} does not apply",
-        )
-    if not problem.laplace and method != EXACT_METHOD:
-        return problem.not_applicable(
-            method, f"{method} calibrates Laplace noise; for {noise} noise use method = 'exact'"
-        )
-    return CALIBRATION_METHODS[method].calibrate(problem)
 
 
 calibrate = calibrate_chain  # the name the calibrated mechanism kinds and the studies import

@@ -12,25 +12,25 @@ kernel: the output law of any adversary ``(K, i)`` is a common-weight mixture of
 laws of a *window* adversary (knows everything outside ``(l, r)``, nothing inside but ``x_i``).
 If ``f`` satisfies the conditions of every window pair, it satisfies them for every adversary
 (a ratio of mixtures with common weights is at most the largest ratio of its parts). The window
-pairs are exactly the law pairs the exact engine scores (:func:`bdpsim.kernels.chains.window_scan.scan`);
-they are collected once, normalised and deduplicated (pairs equal to 13 digits, either order).
+pairs are exactly the law pairs the exact engine scores (its
+:meth:`~bdpsim.models.engines.HasSearch.law_pairs`, :func:`law_pairs`); they are collected once,
+normalised and deduplicated (pairs equal to 13 digits, either order).
 With ``window_limit = "auto"`` windows longer than the truncation length are left out; the
 module docstring of :mod:`bdpsim.models.markov.window` bounds what they add by
 ``tolerance = D_d + E_d`` for *any* noise, so the LP targets ``eps - tolerance``.
 
-**Pedigrees, Bayesian networks, Markov random fields.** The same LP takes the law pairs the
-model's exact all-adversary engine scores, collected by a recorder standing in for the noise
-law: every adversary class's pair of count laws on a pedigree (:func:`pedigree_law_pairs`), and
-on a network or random field the separated regions' laws ``P(X_i = x, S_R | x_∂R)`` vs ``x'`` of
-:func:`bdpsim.models.bayesnet.search.bdpl_search` (:func:`network_law_pairs`; every known set's
-laws where the search is exhaustive). The region reduction holds for any mechanism (a ratio of
-common-weight mixtures), so meeting those pairs' conditions is meeting every adversary's; no
-truncation. Networks whose search is too costly are refused up front with the estimate
-(:func:`network_plan`).
+**Every model with an exact engine.** The same LP takes the law pairs any model's exact
+all-adversary engine scores (:meth:`~bdpsim.models.engines.HasSearch.law_pairs`, the pairs of one
+search recorded): every adversary class's pair of count laws on a pedigree, on a network or random
+field the separated regions' laws ``P(X_i = x, S_R | x_∂R)`` vs ``x'`` (every known set's laws
+where the search is exhaustive), every enumerated adversary's laws for a kind that searches by
+enumeration. Each reduction holds for any mechanism (a ratio of common-weight mixtures), so
+meeting those pairs' conditions is meeting every adversary's; no truncation. A search too costly
+is refused up front by the engine's own estimate.
 
 **Verified, not trusted.** The LP's pmf becomes a :class:`~bdpsim.kernels.noise.table.TableNoise`
-and its exact BDPL over all adversaries is computed by the exact engine
-(:func:`bdpsim.models.markov.window.window_search`), independently of the LP. The LP targets
+and its exact BDPL over all adversaries is computed by the same engine re-noised with it
+(:mod:`bdpsim.calibration.engine`), independently of the LP. The LP targets
 ``eps - margin`` (``margin`` starting at ``1e-9``, for the solver's relative feasibility
 tolerance); if the verified BDPL plus the truncation tolerance exceeds ``eps``, the margin grows
 tenfold and the LP is solved again (at most 4 times), so the returned noise is eps-BDP by the exact
@@ -59,25 +59,19 @@ costly); ``False`` never.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import check
-from ..kernels.chains import window_scan as wk
+from ..core.errors import ConfigError, check
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise import optimal_lp as lp
-from ..kernels.noise.scores import pair_score
+from ..kernels.noise.scores import BdplScore
 from ..kernels.noise.table import TableNoise
-from ..models.bayesnet import search as BS
-from ..models.markov.model import MarkovChainModel
-from ..models.markov.window import DEFAULT_TOLERANCE, _context, window_search
-from ..models.pedigree.exact import exhaustive_pedigree_count
-from ..models.pedigree.model import PedigreeModel
-from ..models.protocols import FactorGraph, HasCountLaw, MarkovChain
-from ..queries import CountQuery
+from .engine import additive_query, check_search, exact_engine, search_cost, searched
 from .target import check_positive
 
 MARGINS = (1e-9, 1e-8, 1e-7, 1e-6)
@@ -152,158 +146,41 @@ class OptimalNoise:
         )
 
 
+def integer_step(values) -> int:
+    """The integer lattice step of the query ``values`` (:func:`~bdpsim.kernels.chains.lattice.lattice`);
+    a :class:`~bdpsim.core.errors.ConfigError` naming ``state_values`` when they are not on an
+    integer lattice (the optimal noise is integer)."""
+    _, delta, _ = lattice(np.asarray(values, dtype=float))
+    check(
+        abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1,
+        "state_values",
+        np.asarray(values).tolist(),
+        "optimal integer noise needs integer query values (a count, or integer state values)",
+    )
+    return int(round(delta))
+
+
 def law_pairs(
-    model: MarkovChainModel,
-    values,
-    *,
-    min_known: int = 0,
-    window_limit="auto",
-    tolerance: float = DEFAULT_TOLERANCE,
+    model, values, *, min_known: int = 0, query=None, engine=None, **search
 ) -> tuple[lp.LawPairs, float]:
-    """Every window law pair the exact engine scores (module docstring), normalised and deduplicated,
-    on the integer lattice of the query; and the truncation tolerance of the window search."""
-    _, ctx = _context(model, np.asarray(values, dtype=float), 1.0, min_known, None, window_limit, tolerance)
-    delta = float(ctx["delta"])
-    check(
-        abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1,
-        "state_values",
-        np.asarray(values).tolist(),
-        "optimal integer noise needs integer query values (a count, or integer state values)",
-    )
-    got = []
-
-    def record(W1, W2):
-        got.append((np.array(W1, dtype=float), np.array(W2, dtype=float)))
-        return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
-
-    wk.scan(
-        model.transition, np.asarray(model.initial), ctx["g"], math.nan, ctx["lmax"], ctx["ok"], score=record
-    )
-    J = max(a.shape[1] for a, _ in got)
-    pad = [
-        np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in got]),
-        np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in got]),
-    ]
-    last = np.flatnonzero(((pad[0] > 0) | (pad[1] > 0)).any(axis=0))[-1]
-    W1, W2 = lp.dedupe(pad[0][:, : last + 1], pad[1][:, : last + 1])
-    return lp.LawPairs(W1, W2, int(round(delta))), float(ctx["tolerance"])
+    """Every law pair the model's exact engine scores in its search over every adversary
+    (:meth:`~bdpsim.models.engines.HasSearch.law_pairs`: a chain's window pairs, a pedigree's
+    adversary classes, a network's separated regions, an enumerated kind's adversaries; module
+    docstring), normalised and deduplicated, on the integer lattice of the query; and the search's
+    truncation tolerance (a chain's windows longer than its window limit). ``engine``: the engine
+    of ``query`` (default: of ``values``, :func:`~.engine.additive_query`) if already built."""
+    delta = integer_step(values)
+    if engine is None:
+        engine = exact_engine(model, query if query is not None else additive_query(values), None, search)
+        check_search(engine, model, min_known)
+    found = engine.law_pairs(int(min_known), search.get("targets"))
+    W1, W2 = lp.dedupe(found.W1, found.W2, normalised=True)  # the engine's pairs are normalised
+    return lp.LawPairs(W1, W2, delta), float(found.tolerance)
 
 
-@dataclass(frozen=True)
-class PedigreeCount:
-    """A pedigree count mechanism (the :class:`~bdpsim.queries.NoisyQuery` protocol) for the exact engine."""
-
-    query_function: CountQuery
-    noise: object
-    kind: str = "count"
-
-
-class _Recorder:
-    """A stand-in noise law whose ``grid_sup`` records the count-law pairs the pedigree engine scores."""
-
-    def __init__(self) -> None:
-        self.got: list = []
-
-    def grid_sup(self, W1, W2, delta):
-        self.got.append((np.array(W1, dtype=float), np.array(W2, dtype=float)))
-        return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
-
-
-def pedigree_counted(values) -> tuple[int, ...]:
-    v = np.asarray(values, dtype=float)
-    check(
-        v.shape == (3,) and bool(np.all((v == 0) | (v == 1))) and v.any() and not v.all(),
-        "state_values",
-        v.tolist(),
-        "a pedigree's optimal noise is for a count: one 0/1 value per genotype (BB, Bb, bb), "
-        "some 1 and some 0",
-    )
-    return tuple(int(g) for g in np.flatnonzero(v == 1))
-
-
-def pedigree_bdpl(model: PedigreeModel, values, noise, *, min_known: int = 0) -> float:
-    """Exact BDPL over every adversary class of a pedigree's count (``values``: one 0/1 per genotype)
-    plus ``noise`` (:func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`)."""
-    mech = PedigreeCount(CountQuery(pedigree_counted(values)), noise)
-    return float(np.max(exhaustive_pedigree_count(model, mech, min_known=min_known).value))
-
-
-def pedigree_law_pairs(model: PedigreeModel, values, *, min_known: int = 0) -> lp.LawPairs:
-    """Every adversary class's pair of count laws ``P(C | x_K, x_i = x)``, ``P(C | x_K, x_i = x')``
-    on a pedigree (the classes :func:`~bdpsim.models.pedigree.exact.exhaustive_pedigree_count`
-    scores), normalised and deduplicated."""
-    rec = _Recorder()
-    exhaustive_pedigree_count(
-        model, PedigreeCount(CountQuery(pedigree_counted(values)), rec), min_known=min_known
-    )
-    W1, W2 = lp.dedupe(np.vstack([a for a, _ in rec.got]), np.vstack([b for _, b in rec.got]))
-    return lp.LawPairs(W1, W2, 1)
-
-
-#: all-adversary searches the optimal noise of a network costs (law pairs once, then the exact
-#: verification of each LP margin tried; usually 2)
-NETWORK_SEARCHES = 2
-
-
-def network_plan(
-    model, values, *, searches: float = 1.0, max_seconds: float = BS.MAX_SEARCH_SECONDS
-) -> tuple[BS.SearchPlan, np.ndarray, int]:
-    """The exact engine's all-adversary search plan for a Bayesian network or Markov random field
-    (:func:`bdpsim.models.bayesnet.search.search_plan`), its lattice increments and integer step;
-    refused up front (:class:`~bdpsim.core.errors.ConfigError` naming ``model``, with the estimate) when
-    ``searches`` of it would exceed ``max_seconds``, or when it is too large to plan at all."""
-    from ..core.errors import ConfigError
-
-    g, delta, _ = lattice(np.asarray(values, dtype=float))
-    check(
-        abs(delta - round(delta)) <= 1e-9 * max(1.0, delta) and round(delta) >= 1,
-        "state_values",
-        np.asarray(values).tolist(),
-        "optimal integer noise needs integer query values (a count, or integer state values)",
-    )
-    try:
-        plan = BS.search_plan(model, g, max_seconds=math.inf)
-    except ConfigError as exc:
-        raise ConfigError("model", f"{model.n} records", exc.rule.split("; limit ~")[0]) from None
-    if plan.seconds * searches > max_seconds:
-        raise ConfigError(
-            "model",
-            f"{model.n} records",
-            f"needs ~{plan.seconds * searches:.3g} s of one core "
-            f"(~{searches:g} x the {plan.text()}); at most {max_seconds:g} s allowed",
-        )
-    return plan, g, int(round(delta))
-
-
-def network_bdpl(model, plan, noise, *, min_known: int = 0) -> float:
-    """Exact BDPL over every adversary of a network's or random field's query plus ``noise``, by the
-    search :func:`network_plan` chose (``plan`` its result)."""
-    sp, g, delta = plan
-    return float(
-        BS.bdpl_search(model, g, pair_score(noise, delta), method=sp.method, min_known=min_known).bdpl
-    )
-
-
-def network_law_pairs(model, values, *, min_known: int = 0, plan=None) -> lp.LawPairs:
-    """Every law pair the exact all-adversary search of a Bayesian network or Markov random field
-    scores (:func:`bdpsim.models.bayesnet.search.bdpl_search`: the separated regions' laws
-    ``P(X_i = x, S_R | x_∂R)`` vs ``x'``, or every known set's laws when the search is
-    exhaustive), normalised and deduplicated, on the integer lattice of the query. The region
-    reduction holds for any mechanism, so noise meeting these pairs' conditions meets every
-    adversary's."""
-    if plan is None:
-        plan = network_plan(model, values)
-    sp, g, delta = plan
-    rec = _Recorder()
-    BS.bdpl_search(
-        model, g, lambda W1, W2: rec.grid_sup(W1, W2, delta), method=sp.method, min_known=min_known
-    )
-    J = max(a.shape[1] for a, _ in rec.got)
-    W1 = np.vstack([np.pad(a, ((0, 0), (0, J - a.shape[1]))) for a, _ in rec.got])
-    W2 = np.vstack([np.pad(b, ((0, 0), (0, J - b.shape[1]))) for _, b in rec.got])
-    last = np.flatnonzero(((W1 > 0) | (W2 > 0)).any(axis=0))[-1]
-    W1, W2 = lp.dedupe(W1[:, : last + 1], W2[:, : last + 1])
-    return lp.LawPairs(W1, W2, delta)
+#: all-adversary searches the optimal noise costs besides its LP (the law pairs once, then the
+#: exact verification of each LP margin tried; usually 2)
+OPTIMAL_SEARCHES = 2
 
 
 def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
@@ -324,45 +201,6 @@ def mirror_closed(pairs: lp.LawPairs, digits: int = 10) -> bool:
 def _table(sol: lp.LPSolution) -> TableNoise:
     off, pmf, r = lp.noise_table(sol.f, sol.M, sol.tail_ratio)
     return TableNoise(tuple(pmf), off, r)
-
-
-def _pairs_and_verifier(
-    model,
-    values,
-    network: bool,
-    pedigree: bool,
-    *,
-    min_known: int,
-    window_limit,
-    tolerance: float,
-    max_seconds: float,
-):
-    """The law pairs the LP constrains, their truncation (the BDPL the window limit may leave out) and
-    ``verify(noise) -> (bdpl, tolerance)`` by the exact engine of ``model``'s kind (networks and random
-    fields: the region reduction; pedigrees: the exhaustive engine; chains: the window search)."""
-    if network:  # exact over every adversary (the region reduction): no truncation
-        plan = network_plan(model, values, searches=NETWORK_SEARCHES, max_seconds=max_seconds)
-        pairs, trunc = network_law_pairs(model, values, min_known=min_known, plan=plan), 0.0
-
-        def verify(noise):
-            return network_bdpl(model, plan, noise, min_known=min_known), 0.0
-    elif pedigree:  # exact and exhaustive: no truncation; verified by the exhaustive pedigree engine
-        pairs, trunc = pedigree_law_pairs(model, values, min_known=min_known), 0.0
-
-        def verify(noise):
-            return pedigree_bdpl(model, values, noise, min_known=min_known), 0.0
-    else:
-        pairs, trunc = law_pairs(
-            model, values, min_known=min_known, window_limit=window_limit, tolerance=tolerance
-        )
-
-        def verify(noise):
-            res = window_search(
-                model, values, noise, min_known=min_known, window_limit=window_limit, tolerance=tolerance
-            )
-            return float(res.bdpl), res.tolerance
-
-    return pairs, trunc, verify
 
 
 def _tail_ratios(tail_ratio, r_min: float) -> list[float]:
@@ -405,8 +243,24 @@ def _solve_lp(pairs, target: float, M: int, r: float, objective: str, sym: bool,
     return got
 
 
+def _engine(model, values, query, search: dict, min_known: int, max_seconds: float):
+    """The exact engine of the query (:func:`~.engine.exact_engine`), refused up front by its own
+    limits and, with its estimate, when :data:`OPTIMAL_SEARCHES` searches exceed ``max_seconds``."""
+    engine = exact_engine(model, query if query is not None else additive_query(values), None, search)
+    check_search(engine, model, min_known)
+    cost = search_cost(engine, min_known)
+    if cost.seconds * OPTIMAL_SEARCHES > max_seconds:
+        raise ConfigError(
+            "model",
+            f"{model.n} records",
+            f"needs ~{cost.seconds * OPTIMAL_SEARCHES:.3g} s of one core "
+            f"(~{OPTIMAL_SEARCHES:g} x the {cost.what}); at most {max_seconds:g} s allowed",
+        )
+    return engine
+
+
 def optimal_noise(
-    model: MarkovChainModel,
+    model,
     epsilon: float,
     values,
     *,
@@ -415,10 +269,10 @@ def optimal_noise(
     tail_ratio="auto",
     symmetric: bool | None = None,
     min_known: int = 0,
-    window_limit="auto",
-    tolerance: float = DEFAULT_TOLERANCE,
     progress=None,
-    max_seconds: float = BS.MAX_SEARCH_SECONDS,
+    max_seconds: float = math.inf,
+    query=None,
+    **search,
 ) -> OptimalNoise:
     """The integer noise of least ``E|Z|`` (``objective = "variance"``: least ``E Z^2``) whose
     mechanism ``sum_t values[X_t] + Z`` is eps-BDP over every adversary, verified by the exact engine
@@ -426,7 +280,8 @@ def optimal_noise(
 
     Parameters
     ----------
-    model : MarkovChainModel, PedigreeModel, BayesNetModel or MRFModel
+    model : any model with an exact engine over every adversary
+        A Markov chain, pedigree, Bayesian network, Markov random field or a plug-in's kind.
     epsilon : float
         Target BDPL.
     values : array of shape (states,)
@@ -439,36 +294,32 @@ def optimal_noise(
         Ratio of the geometric tails (at least the least admissible one).
     symmetric : bool or None
         Impose ``f(k) = f(-k)`` (``None``: when the pair set is mirror-closed).
-    min_known, window_limit, tolerance
-        Adversary family and window truncation, as :func:`~bdpsim.models.markov.window.window_search`.
+    min_known, **search
+        Adversary family (``min_known``, ``targets``) and the engine's own search options (a
+        chain's window truncation ``window_limit``, ``tolerance``:
+        :func:`~bdpsim.models.markov.window.window_search`).
     max_seconds : float
-        Bayesian networks and Markov random fields: refuse up front (one line with the estimate,
-        :func:`network_plan`) when the exact all-adversary searches would take longer.
+        Refuse up front (one line with the engine's estimate) when the exact all-adversary searches
+        would take longer (default: no limit but the engine's own).
+    query : AdditiveQuery, optional
+        The query, when ``values`` do not say it all (a count whose states differ between records).
     """
     t0 = time.monotonic()
-    network = isinstance(model, FactorGraph)  # a Bayesian network or Markov random field
-    pedigree = not network and not isinstance(model, MarkovChain) and isinstance(model, HasCountLaw)
-    check(
-        network or pedigree or isinstance(model, MarkovChain),
-        "model",
-        type(model).__name__,
-        "the optimal noise is computed for Markov chains (from the window adversaries' law pairs), "
-        "pedigrees (every adversary class's count laws), Bayesian networks and Markov random fields "
-        "(the separated regions' law pairs of the exact all-adversary search)",
-    )
     check_positive(epsilon, "epsilon")
     check(objective in lp.OBJECTIVES, "objective", objective, f"must be one of {list(lp.OBJECTIVES)}")
-    pairs, trunc, verify = _pairs_and_verifier(
-        model,
-        values,
-        network,
-        pedigree,
-        min_known=min_known,
-        window_limit=window_limit,
-        tolerance=tolerance,
-        max_seconds=max_seconds,
+    engine = _engine(model, values, query, search, min_known, max_seconds)
+    pairs, trunc = law_pairs(model, values, min_known=min_known, engine=engine, **search)
+    targets = search.get("targets")
+
+    def verify(noise):
+        return searched(engine, noise, BdplScore(), min_known, targets)
+
+    check(
+        trunc < epsilon / 2,
+        "window_limit",
+        search.get("window_limit", "auto"),
+        "truncates too much for this epsilon",
     )
-    check(trunc < epsilon / 2, "window_limit", window_limit, "truncates too much for this epsilon")
     sym = mirror_closed(pairs) if symmetric is None else bool(symmetric)
     r_min = lp.min_tail_ratio(pairs, epsilon - trunc)
     auto_M, span = M == "auto", math.inf
@@ -546,35 +397,47 @@ def optimal_noise(
 
 def calibrate_optimal(p):
     """Method ``optimal`` of :data:`bdpsim.calibration.CALIBRATION_METHODS`: the least-``E|Z|`` (or
-    ``E Z^2``, ``p.objective``) integer noise that is eps-BDP, verified by the exact engine. The
-    row has no Laplace ``scale``; its JSON adds ``mean_abs``, ``variance``, ``noise = {"offset",
-    "pmf", "tail_ratio"}`` and the LP's size."""
-    from ..core.errors import ConfigError
-    from .budget import TooSlow, duration, scan_seconds
+    ``E Z^2``, ``p.objective``) integer noise that is eps-BDP, verified by the exact engine, on any
+    model with one. The row has no Laplace ``scale``; its JSON adds ``mean_abs``, ``variance``,
+    ``noise = {"offset", "pmf", "tail_ratio"}`` and the LP's size."""
+    from .budget import TooSlow, duration
 
-    search = {k: v for k, v in p.search.items() if k in ("min_known", "window_limit", "tolerance")}
-    if p.budget is not None:
-        est, why = scan_seconds(p.model, p.values, p.search)
-        est *= SCANS_PER_OPTIMUM
-        if est > p.budget:
+    if p.ledger is not None:
+        one = p.search_cost()
+        searches = SCANS_PER_OPTIMUM if p.chain else OPTIMAL_SEARCHES
+        est = searches * one.seconds
+        if not p.ledger.fits(est):
             raise TooSlow(
-                "--n",
-                p.model.n,
-                f"optimal needs ~{duration(est)} (~{SCANS_PER_OPTIMUM} x a "
-                f"{why}); at most ~{duration(p.budget)} allowed (use a smaller --n)",
+                "--n" if p.chain else "model",
+                p.model.n if p.chain else f"{p.model.n} records",
+                f"optimal needs ~{duration(est)} (~{searches} x a {one.what}); at most "
+                f"~{duration(p.ledger.left)} allowed" + (" (use a smaller --n)" if p.chain else ""),
             )
+        p.ledger.charge(est)
+    steps = itertools.count(len(p.cache) + 1)  # the LP's rounds, counted on from the searches
+    rounds = None if p.progress is None else (lambda *_: p.progress(next(steps), None))
     try:
-        opt = optimal_noise(p.model, p.epsilon, p.values, objective=p.objective, **search)
+        opt = optimal_noise(
+            p.model,
+            p.epsilon,
+            p.values,
+            objective=p.objective,
+            query=p.query,
+            progress=rounds,
+            **p.search,
+        )
     except ConfigError as exc:
         if exc.field != "state_values":
             raise
-        return p.not_applicable("optimal", exc.rule)
+        return p.not_applicable("optimal", exc.rule, "table")
     except lp.Infeasible as exc:
-        return p.not_applicable("optimal", str(exc))
-    return opt.as_calibration(p.model.n, "window law pairs")
+        return p.not_applicable("optimal", str(exc), "table")
+    if p.chain:  # its windows may be truncated: the tolerance is said
+        return opt.as_calibration(p.model.n, "window law pairs")
+    return opt.as_calibration(p.model.n, "law pairs", ("bdpl", "truncation_tolerance"))
 
 
-#: the optimal search costs about this many window scans' estimated time (measured: activity chain,
-#: n = 288, eps = 1: 110 s on a machine loaded ~4x, estimate 0.36 s per scan; smaller eps, with a
-#: wider M, take longer: 284 s at eps = 0.5)
+#: the optimal search on a chain costs about this many window scans' estimated time (its LP on the
+#: window law pairs dominates; measured: activity chain, n = 288, eps = 1: 110 s on a machine loaded
+#: ~4x, estimate 0.36 s per scan; smaller eps, with a wider M, take longer: 284 s at eps = 0.5)
 SCANS_PER_OPTIMUM = 100

@@ -15,7 +15,7 @@ states) or a sum of per-state values ``v``; its sensitivity is ``Delta = max v -
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -49,12 +49,17 @@ class CalibratedQuery:
 
     ``counted_states`` (a count) or ``state_values`` (a sum) is how it was given; ``source`` is
     ``"config"`` (the config's ``[mechanism]``), ``"flags"`` (explicit arguments) or
-    ``"default"`` (the count of state 1)."""
+    ``"default"`` (the count of state 1). ``counted_states`` are as given (a network's state names,
+    or indices); ``query`` is the query itself (:class:`~bdpsim.queries.AdditiveQuery`, as ``bdpsim
+    run`` reads it: a name at different indices on different records is a per-record count, whose
+    ``values`` are those of one record with both a counted and an uncounted state, the same
+    sensitivity and lattice: :func:`per_state_values`)."""
 
     values: tuple[float, ...]
-    counted_states: tuple[int, ...] | None = None
+    counted_states: tuple[int | str, ...] | None = None
     state_values: tuple[float, ...] | None = None
     source: str = "default"
+    query: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         check(
@@ -71,18 +76,47 @@ class CalibratedQuery:
         )
 
     @property
+    def record_query(self) -> Any:
+        """The query itself when its values depend on the record (a per-record count; what a
+        calibration must be given besides :attr:`values`), else ``None``: the values say it all."""
+        if self.query is None or np.ndim(self.query.per_state(len(self.values))) < 2:
+            return None
+        return self.query
+
+    @property
+    def codes(self) -> tuple[int, ...] | None:
+        """The counted state indices (every index counted on some record), ``None`` for a sum."""
+        if self.counted_states is None:
+            return None
+        from ..queries import CountQuery
+
+        counted = self.query.counted_states if isinstance(self.query, CountQuery) else self.counted_states
+        return tuple(int(c) for c in counted)
+
+    @property
+    def named(self) -> bool:
+        """Whether the counted states were given by name (a network's states, genotypes)."""
+        return any(isinstance(c, str) for c in self.counted_states or ())
+
+    @property
     def description(self) -> str:
-        """The query in words: ``count of records in states [2]`` or ``sum of state values [0, 1, 3]``."""
+        """The query in words: ``count of records in states [2]``, with the names given beside the
+        indices (``count of records in states [0] (BB)``), or ``sum of state values [0, 1, 3]``."""
         if self.counted_states is not None:
-            return f"count of records in states [{', '.join(map(str, self.counted_states))}]"
+            text = f"count of records in states [{', '.join(map(str, self.codes or ()))}]"
+            if self.named:
+                text += f" ({', '.join(map(str, self.counted_states))})"
+            return text
         return f"sum of state values [{', '.join(map(_num, self.state_values or ()))}]"
 
     def as_dict(self) -> dict:
-        """The query as JSON: ``description``, ``counted_states`` or ``state_values``, ``values``
-        (per state) and ``source``."""
+        """The query as JSON: ``description``, ``counted_states`` (as given, with ``state_codes``
+        beside names) or ``state_values``, ``values`` (per state) and ``source``."""
         d: dict[str, Any] = {"description": self.description}
         if self.counted_states is not None:
-            d["counted_states"] = list(self.counted_states)
+            d["counted_states"] = list(self.counted_states)  # as given: names or indices
+            if self.named:
+                d["state_codes"] = list(self.codes or ())
         else:
             d["state_values"] = list(self.state_values or ())
         return {**d, "values": list(self.values), "source": self.source}
@@ -91,24 +125,42 @@ class CalibratedQuery:
 def query_of(
     states: int, counted_states=None, state_values=None, source: str | None = None, model=None
 ) -> CalibratedQuery:
-    """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states
-    (checked by :func:`bdpsim.queries.discrete_query`, the rule of every path; genotype names
-    count as 0, 1, 2); neither: the count of state 1 (``source = "default"``). An error names
-    ``mechanism.counted_states`` (``mechanism.state_values``) for a config's query
-    (``source = "config"``), else ``counted_states`` (``state_values``)."""
-    from ..mechanisms.kinds import state_codes
-    from ..queries import QUERY_FIELDS, CountQuery, discrete_query
+    """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states, read as
+    ``bdpsim run`` reads a config's ``[mechanism]`` (:func:`bdpsim.mechanisms.kinds.count_query`:
+    a BIF network's state names, a pedigree's genotype names, indices; checked by
+    :func:`bdpsim.queries.discrete_query`, the rule of every path); neither: the count of state 1
+    (``source = "default"``). An error names ``mechanism.counted_states``
+    (``mechanism.state_values``) for a config's query (``source = "config"``), else
+    ``counted_states`` (``state_values``)."""
+    from ..mechanisms.kinds import count_query, state_codes
+    from ..queries import QUERY_FIELDS, discrete_query
 
     if source is None:
         source = "default" if counted_states is None and state_values is None else "flags"
     fields = QUERY_FIELDS if source == "config" else ("counted_states", "state_values")
-    if counted_states is not None and isinstance(counted_states, (list, tuple)):
-        counted_states = list(state_codes(list(counted_states), model, fields[0]))
+    if isinstance(counted_states, (list, tuple)) and state_values is None:
+        if model is None:  # indices or genotype names on records of `states` states
+            codes = list(state_codes(list(counted_states), None, fields[0]))
+            query = discrete_query(states, codes, None, fields)
+        else:
+            query = count_query(list(counted_states), model, fields[0])
+        given = tuple(counted_states)
+        return CalibratedQuery(per_state_values(query, states), given, None, source, query)
     query = discrete_query(states, counted_states, state_values, fields)
     f = tuple(map(float, query.per_state(states)))
     if state_values is None:  # a count (of state 1 without either)
-        return CalibratedQuery(f, cast(CountQuery, query).counted_states, None, source)
-    return CalibratedQuery(f, None, f, source)
+        return CalibratedQuery(f, cast(Any, query).counted_states, None, source, query)
+    return CalibratedQuery(f, None, f, source, query)
+
+
+def per_state_values(query, states: int) -> tuple[float, ...]:
+    """``query``'s value per state (:meth:`~bdpsim.queries.AdditiveQuery.per_state`); for a query
+    whose values depend on the record (an ``(n, states)`` table) those of the record with the
+    largest spread: the same sensitivity, and for a count the same lattice."""
+    table = np.asarray(query.per_state(states), dtype=float)
+    if table.ndim == 2:
+        table = table[int(np.argmax(table.max(axis=1) - table.min(axis=1)))]
+    return tuple(map(float, table))
 
 
 @dataclass(frozen=True)

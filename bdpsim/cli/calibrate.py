@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
-from ..kernels.noise.traits import DEFAULT_LAW, law_names
+from ..kernels.noise.traits import DEFAULT_LAW, TRAITS, law_names
 from .attack_target import add_target_flags, command_calibrate
 from .base import subcommand, subcommands
 from .calibrate_report import (
@@ -23,6 +22,7 @@ from .calibrate_report import (
     named,
     note,
     query_line,
+    safe_amount,
     verdict,
 )
 from .chain import (
@@ -203,18 +203,20 @@ def command(a) -> int:
 
 
 def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
-    """One calibration per ``(method, noise law)`` of ``runs`` within ``CLI_BUDGET`` (a method that
-    would not fit: a "not run" row, unless it is the only one asked for); a kernel's ``ValueError``
+    """One calibration per ``(method, noise law)`` of ``runs`` within one
+    :class:`~bdpsim.calibration.budget.Budget` of ``CLI_BUDGET`` estimated seconds, charged with
+    the estimates of the steps that ran, not their time (a method that would not fit: a "not run"
+    row, unless it is the only one asked for); a kernel's ``ValueError``
     re-raised as the ``ConfigError`` of its flag."""
     from ..calibration import Calibration, calibrate
-    from ..calibration.budget import CLI_BUDGET, TooSlow
+    from ..calibration.budget import CLI_BUDGET, Budget, TooSlow
     from .progress import Progress
 
-    start, out = time.monotonic(), []
+    out: list = []
+    budget = Budget(CLI_BUDGET)  # charged with the estimates of what runs: the same table on any machine
     bar = Progress("bdpsim calibrate", "window searches")
     try:
         for k, law in runs:  # the estimated cost of every method fits in what is left of CLI_BUDGET
-            left = max(CLI_BUDGET - (time.monotonic() - start), 0.0)
             try:
                 out.append(
                     calibrate(
@@ -226,7 +228,7 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
                         noise=law,
                         delta=a.delta,
                         staircase_gamma=a.staircase_gamma,
-                        budget=left,
+                        budget=budget,
                         objective=a.objective,
                         progress=bar,
                     )
@@ -248,8 +250,6 @@ def _run_calibrations(model, query, methods: list, runs: list, a) -> list:
 def _print_table(out: list, a) -> None:
     """The text answer of ``bdpsim calibrate markov``: one line per calibration ``out`` (its noise's
     parameter, ``E|Z|``, exact BDPL and whether it meets the target), its note below."""
-    from ..kernels.noise.traits import TRAITS
-
     # one line per method, whether it meets the target in its own column, its note below (80 columns)
     if out[0].parameter is not None:  # another noise law: its own parameter, and delta for gaussian
         what = TRAITS[out[0].noise].amount  # sigma (gaussian), epsilon (geometric, staircase)
@@ -260,7 +260,7 @@ def _print_table(out: list, a) -> None:
             + "  eps-BDP?"
         )
         for c in out:
-            par = "n/a" if c.parameter is None else f"{c.parameter:.6g}"
+            par = "n/a" if c.parameter is None else safe_amount(c.parameter, TRAITS[c.noise].grows)
             bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
             dl = "" if c.delta is None else f"{c.delta:.6g}"
             print(
@@ -272,7 +272,7 @@ def _print_table(out: list, a) -> None:
         return
     print(f"{'method':<26} {'scale':>10} {'E|Z|':>9} {'BDPL (nats)':>11}  eps-BDP?")
     for c in out:
-        scale = "n/a" if c.scale is None or c.noise != a.noise else f"{c.scale:.6g}"  # the Laplace scale
+        scale = "n/a" if c.scale is None or c.noise != a.noise else safe_amount(c.scale)  # the Laplace scale
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mine = c.noise == a.noise or not TRAITS[c.noise].calibratable  # a method's own law (optimal: a table)
         name = c.method if mine else f"{c.method} ({c.noise})"

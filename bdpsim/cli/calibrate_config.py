@@ -4,13 +4,12 @@ run config's ``[model]`` table (pedigrees, Bayesian networks, Markov random fiel
 Argument parsing, printing and :func:`config_target` (what the config asks to calibrate: its
 ``[model]``, and the query, target and noise of its ``[mechanism]`` under the flags; here because
 the calibration layer may not import the config layer, tests/architecture/test_layers.py) live here; the work
-is :func:`bdpsim.calibration.graphs.calibrate_graph` (and :func:`bdpsim.calibration.calibrate` for
-a Markov chain).
+is :func:`bdpsim.calibration.graphs.calibrate_graph` for every model (through its exact engine).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from ..calibration.target import CalibrationTarget
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
 import itertools
 import json
 import math
-import time
 
 from ..kernels.noise.traits import law_names
 from .attack_target import add_target_flags, calibrate_to_attack, check_target_flags
@@ -31,10 +29,11 @@ from .calibrate_report import (
     named,
     note,
     query_line,
+    safe_amount,
     verdict,
     wrap,
 )
-from .chain import state_token
+from .chain import state_or_name
 
 _PURE = ", ".join(law_names(calibratable=True, pure_dp=True))  # the laws method exact takes
 EPILOG = f"""\
@@ -110,10 +109,11 @@ def add_parser(cs) -> None:
     q = c.add_mutually_exclusive_group()
     q.add_argument(
         "--counted",
-        type=state_token,
+        type=state_or_name,
         nargs="*",
         metavar="S",
-        help="counted states (default: the config's counted_states, else 1)",
+        help="counted states, indices or the model's state names (default: the config's "
+        "counted_states, else 1)",
     )
     q.add_argument(
         "--state-values",
@@ -179,7 +179,7 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     """The query of the config's ``[mechanism]`` (validated against the model as ``bdpsim run``
     does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
     ``(None, None)`` without a ``[mechanism]``."""
-    from ..calibration.target import query_of
+    from ..calibration.target import CalibratedQuery, per_state_values, query_of
     from ..core.errors import check
     from ..mechanisms.base import MECHANISM_KINDS
     from ..pipeline.config import parse_config
@@ -206,8 +206,9 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     )
     if "state_values" in stand_in:
         return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
-    counted = stand_in["counted_states"]
-    return query_of(model.states, counted_states=counted, source="config", model=model), str(kind)
+    query = cast(Any, cfg.points[0].mechanism).query_function  # the run's reading of names (warned once)
+    counted = tuple(stand_in["counted_states"])
+    return CalibratedQuery(per_state_values(query, model.states), counted, None, "config", query), str(kind)
 
 
 def _epsilon_of(mech: dict | None) -> float | None:
@@ -360,7 +361,6 @@ def _attack_target(a) -> int:
 
     from ..calibration.methods import EXACT_METHOD
     from ..core.errors import ConfigError
-    from ..queries import discrete_query
 
     check_target_flags(a)
     if a.method != EXACT_METHOD:
@@ -371,8 +371,7 @@ def _attack_target(a) -> int:
     for line in overrides(t):
         if not line.startswith("note: --epsilon"):  # the eps-BDP target is not used here
             print(wrap(line), file=sys.stderr if a.json else sys.stdout)
-    q = t.query
-    query = discrete_query(t.model.states, q.counted_states, q.state_values)
+    query = t.query.query  # as the run reads it (a network's state names included)
     return calibrate_to_attack(a, t.model, query, t.noise, tuple(range(a.min_known, t.model.n)))
 
 
@@ -393,11 +392,8 @@ def _bdp_target(a) -> int:
     """``calibrate config`` to an eps-BDP target (:func:`command`)."""
     import sys
 
-    from ..calibration import calibrate
-    from ..calibration.budget import CLI_BUDGET
+    from ..calibration.budget import CLI_BUDGET, Budget
     from ..calibration.graphs import calibrate_graph
-    from ..calibration.target import exact_laws
-    from ..models.protocols import MarkovChain
     from .progress import Progress
 
     t = _flags_target(a, a.epsilon)
@@ -406,42 +402,21 @@ def _bdp_target(a) -> int:
     )
     model, eps, values = t.model, t.epsilon, list(t.query.values)
     bar = Progress("bdpsim calibrate", "LP rounds")
-    try:
-        if isinstance(model, MarkovChain):  # the chain's own calibration layer (window reduction)
-            runs = {
-                "exact": [("exact", t.noise)],
-                "optimal": [("optimal", "laplace")],
-                "all": [("optimal", "laplace")] + [("exact", law) for law in exact_laws()],
-            }[a.method]
-            start, out = time.monotonic(), []
-            for k, law in runs:
-                out.append(
-                    calibrate(
-                        model,
-                        eps,
-                        state_values=values,
-                        method=k,
-                        noise=law,
-                        min_known=a.min_known,
-                        staircase_gamma=t.staircase_gamma,
-                        objective=a.objective,
-                        budget=max(CLI_BUDGET - (time.monotonic() - start), 0.0),
-                    )
-                )
-        else:
-            rounds = itertools.count(1)
-            out = calibrate_graph(
-                model,
-                eps,
-                values,
-                method=a.method,
-                noise=t.noise,
-                objective=a.objective,
-                min_known=a.min_known,
-                staircase_gamma=t.staircase_gamma,
-                budget=CLI_BUDGET,
-                progress=lambda *_: bar(next(rounds), None),
-            )
+    rounds = itertools.count(1)
+    try:  # every model through its exact engine; one budget of estimates for every row
+        out = calibrate_graph(
+            model,
+            eps,
+            values,
+            method=a.method,
+            noise=t.noise,
+            objective=a.objective,
+            min_known=a.min_known,
+            staircase_gamma=t.staircase_gamma,
+            budget=Budget(CLI_BUDGET),
+            progress=lambda *_: bar(next(rounds), None),
+            query=t.query.record_query,
+        )
     except (ValueError, OverflowError, MemoryError) as err:
         exc = named(err) if isinstance(err, ValueError) else None
         if exc is None:
@@ -465,8 +440,8 @@ def _bdp_target(a) -> int:
         f"{'method':<20} {'noise':>9} {'amount':>8} {'DP eps':>7} {'E|Z|':>8} {'BDPL (nats)':>11}  eps-BDP?"
     )
     for c in out:
-        amount = "n/a" if c.scale is None else f"{c.scale:.5g}"
-        dp = "" if c.parameter is None or c.scale is None else f"{delta / c.scale:.4g}"  # the law's DP eps
+        amount = "n/a" if c.scale is None else safe_amount(c.scale, digits=5)  # rounded up: more noise
+        dp = "" if c.parameter is None or c.scale is None else safe_amount(delta / c.scale, False, 4)
         bdpl = "n/a" if c.bdpl is None else f"{c.bdpl:.6g}"
         mabs = "n/a" if c.mean_abs is None else f"{c.mean_abs:.5g}"
         print(

@@ -112,3 +112,14 @@ __all__ = [
     "verdict",
     "wrap",
 ]
+
+
+def safe_amount(value: float, grows: bool = True, digits: int = 6) -> str:
+    """A calibrated amount of noise printed to ``digits`` significant digits, rounded toward
+    safety (:func:`bdpsim.attack.calibrate.safe_round`): up when the noise grows with it (a
+    Laplace scale, a Gaussian sigma, an amount ``Delta / eps'``), down when it shrinks (a DP
+    epsilon), so that the number a reader copies is never less noise than the one calibrated.
+    Written like ``%g``."""
+    from ..attack.calibrate import safe_round
+
+    return f"{safe_round(value, grows, digits):.{digits}g}"

@@ -131,6 +131,17 @@ def state_token(text: str) -> int | float:
         raise argparse.ArgumentTypeError(f"must be integer states, got {text!r}") from None
 
 
+def state_or_name(text: str) -> int | float | str:
+    """One ``--counted`` value of a command on a config's model: a number as :func:`state_token`
+    reads it, else a state name as written (the model reads it as ``bdpsim run`` reads a config's
+    ``counted_states``: a BIF network's own names, a pedigree's genotypes, or refused naming the
+    flag)."""
+    try:
+        return state_token(text)
+    except argparse.ArgumentTypeError:
+        return text
+
+
 def add_query_arguments(m) -> None:
     """``--counted`` or ``--state-values`` (at most one: the count of state 1 without either) on
     the parser ``m``."""

@@ -1,8 +1,8 @@
 """One bracketing search for where a monotone test changes sign: the least amount of noise that
 meets a target, the largest budget that keeps a leakage below one.
 
-:func:`monotone_root` serves the exact calibrations (:func:`bdpsim.calibration.methods.exact_scale`,
-:func:`bdpsim.calibration.graphs.exact_amount`), the calibration to an attack target
+:func:`monotone_root` serves the exact calibrations of every model
+(:func:`bdpsim.calibration.methods.exact_scale`), the calibration to an attack target
 (:func:`bdpsim.attack.calibrate.calibrate_attack`), the per-step budgets of a continual release
 (:func:`bdpsim.temporal.allocate.allocate`) and Cao et al.'s allocations
 (:mod:`bdpsim.temporal.cao`); each keeps its own tolerance and says which side is safe.

@@ -165,20 +165,31 @@ def state_codes(values, model: Any = None, field: str = "mechanism.counted_state
 
 
 def _count_query(values, spec) -> CountQuery:
-    """The count of ``values``: a model that names its states resolves them itself (a network read
-    from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`; a warning
-    names the records the count leaves out), others take indices or genotype names."""
+    """The count of ``values`` of a config's ``[mechanism]`` on the model of ``spec``
+    (:func:`count_query`)."""
     model = (
         spec.probe()
         if spec is not None and spec.owner is not None and spec.owner.domain == "discrete"
         else None
     )
+    return count_query(values, model)
+
+
+def count_query(values, model: Any = None, field: str = "mechanism.counted_states") -> CountQuery:
+    """The count of the counted states ``values`` on ``model``, read one way by ``bdpsim run``,
+    ``validate`` and ``calibrate``: a model that names its states resolves them itself (a network
+    read from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`: a name
+    counts on the records that have it, a per-record count where its index differs; a warning
+    names the records the count leaves out), others take indices or genotype names
+    (:func:`state_codes`). ``model`` ``None``: not known here (indices and genotype names);
+    errors name ``field``."""
     from ..models.protocols import HasRecordStates, HasStateNames
 
     if not isinstance(model, HasStateNames):
         if model is not None and not isinstance(model, HasRecordStates):  # one rule for every path
-            return cast(CountQuery, discrete_query(model.states, list(state_codes(values, model))))
-        query = CountQuery(state_codes(values, model))
+            codes = list(state_codes(values, model, field))
+            return cast(CountQuery, discrete_query(model.states, codes, fields=(field, "state_values")))
+        query = CountQuery(state_codes(values, model, field))
         if isinstance(
             model, HasRecordStates
         ):  # mixed cardinalities (a random field): no index past a record's states
@@ -186,17 +197,17 @@ def _count_query(values, spec) -> CountQuery:
             short = [r for r, s in enumerate(sizes) if any(c >= s for c in query.counted_states)]
             if short:
                 raise ConfigError(
-                    "mechanism.counted_states",
+                    field,
                     list(values),
                     f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
                     f"{short[0]}: {sizes[short[0]]} states)",
                 )
         return query
-    codes = model.count_codes(list(values))
+    codes = model.count_codes(list(values), field)
     if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
         import warnings
 
-        warnings.warn(note, stacklevel=2)
+        warnings.warn(note, stacklevel=3)
     return codes.query(cast(Any, model).record_states)
 
 

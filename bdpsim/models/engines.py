@@ -30,6 +30,9 @@ capability                  what it gives
                             ``law_pairs(min_known)``: every law pair it scores
 :class:`HasNoiseLaw`        ``noise`` and ``with_noise(law)``: the same engine (same
                             query laws, same cached recursions) with another noise
+:class:`HasSearchCost`      ``search_cost(min_known)``: that search's up-front
+                            estimate (seconds of one core, and what it depends on)
+:class:`HasSearchOptions`   options of its own search (a chain's window truncation)
 :class:`HasExhaustive`      every adversary with ``|K|`` in a set of sizes, enumerated
 :class:`HasExhaustiveParts` that enumeration's tasks: target lists sharing cached work
 :class:`HasWindowSearch`    the BDPL's supremum over every adversary with ``|K| >= k``
@@ -110,6 +113,9 @@ __all__ = [
     "HasOutputPair",
     "HasProfiles",
     "HasSearch",
+    "HasSearchCost",
+    "HasSearchOptions",
+    "SearchCost",
     "LatticePair",
     "OutputPair",
     "ProfilesScore",
@@ -352,11 +358,14 @@ class QueryLawPairs:
     up to a shift of the pair (the known records' part, which no shift-invariant score sees),
     normalised, padded with zeros to one width; not deduplicated (the searched cells, in the
     search's order). Meeting a quasi-convex, shift-invariant condition on every pair (e.g. a noise
-    law's ``eps``-BDP) meets it for every adversary (module docstring)."""
+    law's ``eps``-BDP) meets it for every adversary (module docstring), up to ``tolerance``: the
+    search's truncation (a chain's windows longer than its window limit: a value met on every pair
+    is met by every adversary within ``tolerance``; 0: exact)."""
 
     W1: np.ndarray
     W2: np.ndarray
     step: float
+    tolerance: float = 0.0
 
     def __len__(self) -> int:
         return int(self.W1.shape[0])
@@ -386,6 +395,39 @@ class HasSearch(Protocol):
     def law_pairs(self, min_known: int = 0, targets: Sequence[int] | None = None) -> QueryLawPairs:
         """Every law pair :meth:`search` scores (:class:`QueryLawPairs`)."""
         ...
+
+
+@dataclass(frozen=True)
+class SearchCost:
+    """The up-front estimate of one search over every adversary (:class:`HasSearchCost`):
+    ``seconds`` of one core (``nan``: no estimate) and ``what`` it depends on, in words (``window
+    scan over 3 states, <= 17 unknowns per side``)."""
+
+    seconds: float
+    what: str
+
+
+@runtime_checkable
+class HasSearchCost(Protocol):
+    """An engine that estimates its search over every adversary before any work (what a caller
+    running several searches — a calibration — budgets with)."""
+
+    def search_cost(self, min_known: int) -> SearchCost:
+        """The estimate of one :meth:`HasSearch.search` with ``|K| >= min_known`` (raises
+        :class:`SearchTooLarge` when the search cannot be planned at all)."""
+        ...
+
+
+@runtime_checkable
+class HasSearchOptions(Protocol):
+    """An engine whose search takes options of its own beyond ``min_known`` and ``targets`` (a
+    chain's window truncation: ``window_limit``, ``tolerance``): ``search_options`` their values,
+    ``with_search_options(**options)`` the same engine with some changed (an unknown name raises
+    :class:`~bdpsim.core.errors.ConfigError` naming ``search``)."""
+
+    search_options: dict
+
+    def with_search_options(self, **options: Any) -> Any: ...
 
 
 @runtime_checkable
@@ -690,9 +732,9 @@ class QueryLawsEngine(ABC):
         """Every law pair :meth:`search` scores (:class:`QueryLawPairs`), recorded by
         :class:`~bdpsim.kernels.noise.scores.RecordPairs` during one search."""
         rec = RecordPairs()
-        self.search(rec, min_known, 1, targets)
+        found = self.search(rec, min_known, 1, targets)
         W1, W2, step = rec.stacked()
-        return QueryLawPairs(W1, W2, step)
+        return QueryLawPairs(W1, W2, step, float(found.tolerance))
 
 
 def score_rows(score, W1: np.ndarray, W2: np.ndarray, step: float, noise, chunk: int = 20_000) -> Scored:

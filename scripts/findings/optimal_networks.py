@@ -75,15 +75,16 @@ def one(name: str, model, eps: float) -> dict:
     """One row: the optimal noise and the three calibrated laws at ``eps``."""
     import numpy as np
 
-    from bdpsim.calibration.graphs import exact_noise, graph_engine, optimal_row, quilt_row
-    from bdpsim.calibration.optimal import network_plan
+    from bdpsim.calibration.graphs import quilt_row
+    from bdpsim.calibration.methods import CalibrationProblem, calibrate_query
+    from bdpsim.kernels.chains.lattice import lattice
+    from bdpsim.models.bayesnet.search import search_plan
 
     values = np.zeros(model.states)
     values[1] = 1.0
-    engine = graph_engine(model, values)
-    plan = network_plan(model, values)[0]
+    plan = search_plan(model, lattice(values)[0], max_seconds=float("inf"))
     t0 = time.process_time()
-    opt = optimal_row(engine, eps)
+    opt = calibrate_query(model, eps, values, method="optimal")
     row = {
         "network": name,
         "nodes": model.n,
@@ -99,13 +100,13 @@ def one(name: str, model, eps: float) -> dict:
     }
     for law in LAWS:
         t0 = time.process_time()
-        c = exact_noise(engine, eps, law)
+        c = calibrate_query(model, eps, values, method="exact", noise=law)
         row[f"{law}_mean_abs"] = c.mean_abs
         row[f"{law}_cpu_seconds"] = round(time.process_time() - t0, 2)
         if law == "laplace":
             row["laplace_scale"] = c.scale
         print(f"  {name} eps={eps:g} {law}: E|Z| = {c.mean_abs:.6g}, BDPL {c.bdpl:.10f}", flush=True)
-    q = quilt_row(engine, eps)
+    q = quilt_row(CalibrationProblem(model, values, eps, {}))
     row["markov_quilt_mean_abs"], row["markov_quilt_bdpl"] = q.mean_abs, q.bdpl
     print(
         f"  {name} eps={eps:g} optimal: E|Z| = {opt.mean_abs:.6g} ({row['optimal_cpu_seconds']} s "

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from bdpsim.calibration import calibrate
-from bdpsim.calibration.budget import TooSlow, mqm_exact_seconds, scan_seconds
+from bdpsim.calibration.budget import TooSlow, mqm_exact_seconds
 from bdpsim.models import MarkovChainModel, symmetric_chain
+from bdpsim.models.markov.window import scan_cost
 
 
 def _chain50():
@@ -96,7 +97,37 @@ def test_library_has_no_budget_by_default_and_estimates_grow_as_documented():
         calibrate(m, 1.0, method="markov-quilt-exact", budget=1e-6)
     assert mqm_exact_seconds(2, 10_000_002) == pytest.approx(100 * mqm_exact_seconds(2, 100_002))
     assert mqm_exact_seconds(50, 1000) > 100 * mqm_exact_seconds(2, 1000)
-    small, _ = scan_seconds(m, np.array([0.0, 1.0]), {})
-    assert (
-        small == scan_seconds(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]), {})[0]
-    )
+    small, _ = scan_cost(m, np.array([0.0, 1.0]))
+    assert small == scan_cost(MarkovChainModel(symmetric_chain(2), 10_000_000), np.array([0.0, 1.0]))[0]
+
+
+def _rows(capsys, argv) -> dict:
+    from bdpsim.cli import main
+
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    return {
+        (r["method"], str(r.get("noise"))): {k: v for k, v in r.items() if "seconds" not in k} for r in rows
+    }
+
+
+@pytest.mark.parametrize("command", ["markov", "config"])
+def test_the_budget_is_charged_with_estimates_not_the_clock(capsys, monkeypatch, tmp_path, command):
+    """Which methods run and which are "not run" depends on the command alone: the same table when
+    every reading of the clock jumps 1000 s (a machine loaded past any budget), since the budget
+    is charged with the steps' estimates (it was wall time: the second run's rows were "not run"
+    or left their exact BDPL out)."""
+    import itertools
+    import time
+
+    config = tmp_path / "chain.toml"
+    config.write_text('[model]\nkind = "markov"\nn = 8\ngamma = 2.0\n')
+    argv = {
+        "markov": ["calibrate", "markov", "--gamma", "2", "--n", "8", "--epsilon", "1", "--method", "all"],
+        "config": ["calibrate", "config", str(config), "--epsilon", "1", "--method", "all"],
+    }[command] + ["--json"]
+    calm = _rows(capsys, argv)
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "monotonic", lambda: 1000.0 * next(ticks))
+    assert _rows(capsys, argv) == calm
+    assert all(not str(r["reason"]).startswith("not run") for r in calm.values())

@@ -480,3 +480,21 @@ def test_amount_column_is_what_help_says(configs, bdpsim_cli):
     assert re.fullmatch(r"[0-9.]+", lap[2]) and float(lap[3]) == pytest.approx(
         float(lap[2]), rel=1e-4
     )  # E|Z| = b
+
+
+def test_printed_amounts_are_rounded_toward_more_noise(capsys):
+    """A calibrated amount is printed rounded toward safety: the gamma = 2 chain at n = 40 needs
+    the Laplace scale 1.9417513..., printed 1.94176 (to nearest, 1.94175: less noise than
+    calibrated, its BDPL above the target); a DP epsilon is rounded down. The JSON keeps every
+    digit."""
+    from bdpsim.cli import main
+    from bdpsim.cli.calibrate_report import safe_amount
+
+    args = ["calibrate", "markov", "--gamma", "2", "--n", "40", "--epsilon", "1"]
+    assert main([*args, "--json"]) == 0
+    scale = json.loads(capsys.readouterr().out)["scale"]
+    assert main(args) == 0
+    printed = float(capsys.readouterr().out.splitlines()[2].split()[1])
+    assert printed >= scale and printed == pytest.approx(scale, rel=1e-5) and f"{scale:.6g}" == "1.94175"
+    assert safe_amount(0.5149996, grows=False) == "0.514999" and safe_amount(0.5149996) == "0.515"
+    assert safe_amount(9.9999991) == "10" and safe_amount(2.0, grows=False) == "2"

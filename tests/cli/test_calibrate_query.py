@@ -122,3 +122,45 @@ def test_config_query_errors_one_line(tmp_path, capsys, text, args, field):
     assert main(["calibrate", "config", _write(tmp_path, text), *args]) == 2
     err = capsys.readouterr()
     assert err.out == "" and len(err.err.strip().splitlines()) == 1 and f"{field} = " in err.err
+
+
+def _bif_mechanism(counted, epsilon: float):
+    """The mechanism ``bdpsim run`` builds for a count of ``counted`` on the weather network."""
+    from bdpsim.pipeline.config import parse_config
+
+    from ..conftest import TEST_DATA
+
+    raw = {
+        "run": {"adversaries": 2, "samples": 1000, "seed": 1},
+        "model": {"kind": "bayesnet", "bif": str(TEST_DATA / "weather.bif")},
+        "mechanism": {"kind": "count", "epsilon": epsilon, "counted_states": counted},
+    }
+    point = parse_config(raw, "weather").points[0]
+    return point.model.fixed, point.mechanism
+
+
+@pytest.mark.parametrize("counted", [["high", "overcast"], ["yes"]], ids=["one-index", "per-record"])
+def test_state_names_of_a_bif_network_read_as_run_reads_them(tmp_path, capsys, counted):
+    """``calibrate config`` takes the state names ``run`` and ``validate`` take (the network's own:
+    "high" is state 2 of Wind, "overcast" state 2 of Cloud; "yes" state 1 of Rain and Umbrella and
+    no state of the others, a per-record count); checked by the run's own mechanism at the
+    printed scale: eps-BDP, and tight."""
+    pytest.importorskip("pgmpy")
+    from ..conftest import TEST_DATA
+
+    names = ", ".join(f'"{c}"' for c in counted)
+    text = (
+        f'[model]\nkind = "bayesnet"\nbif = "{TEST_DATA / "weather.bif"}"\n\n'
+        f'[mechanism]\nkind = "count"\nepsilon = 0.7\ncounted_states = [{names}]\n'
+    )
+    path = _write(tmp_path, text)
+    obj = _json(capsys, path)
+    assert obj["query"]["counted_states"] == counted and obj["query"]["source"] == "config"
+    model, mech = _bif_mechanism(counted, 1.0 / obj["scale"])
+    own = bdpsim.exact_bdpl(model, mech).bdpl
+    assert own <= 0.7 * (1 + 1e-9) and own == pytest.approx(0.7, rel=1e-6)
+    flags = _json(capsys, _write(tmp_path, text.replace(names, "1")), "--counted", *counted)
+    assert flags["scale"] == obj["scale"] and flags["query"]["source"] == "flags"
+    if counted == ["yes"]:  # the attack target's eps-BDP comparison takes per-state values: one line
+        assert main(["calibrate", "config", _write(tmp_path, text), "--target-advantage", "0.3"]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -342,3 +342,24 @@ def test_a_plugin_cannot_shadow_a_kind_of_another_module(copies_kind):
         register_model_kind(Markov())
     assert register_model_kind(CopiesKind()) is MODEL_KINDS["copies"]
     assert type(MODEL_KINDS["markov"]).__module__ == "bdpsim.models.markov.kind"
+
+
+def test_the_toy_kind_is_calibrated_with_no_more_code(copies_kind, tmp_path, capsys):
+    """Calibration reaches the toy kind through its engine alone: the least Laplace scale of a
+    count of state 2 on blocks of 2 is ``block / eps`` (the closed form ``block / scale <= eps``),
+    the optimal integer noise is eps-BDP and needs no more ``E|Z|``; ``calibrate config`` on its
+    config gives the same scale."""
+    import json
+
+    import bdpsim
+
+    model, eps = BlockCopies((0.5, 0.3, 0.2), 4, 2), 0.8
+    c = bdpsim.calibrate(model, eps, counted_states=[2])
+    assert c.scale == pytest.approx(2 / eps, rel=1e-8) and c.scale >= 2 / eps * (1 - 1e-12)
+    assert c.bdpl <= eps * (1 + 1e-12)
+    opt = bdpsim.calibrate(model, eps, counted_states=[2], method="optimal")
+    assert opt.bdpl <= eps * (1 + 1e-9) and opt.mean_abs <= c.mean_abs * (1 + 1e-9)
+    cfg = tmp_path / "copies.toml"
+    cfg.write_text('[model]\nkind = "copies"\nn = 4\nblock = 2\nprobs = [0.5, 0.3, 0.2]\n')
+    assert main(["calibrate", "config", str(cfg), "--epsilon", str(eps), "--counted", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scale"] == c.scale

@@ -74,11 +74,14 @@ class LawPairs:
         return np.arange(self.W1.shape[1], dtype=np.int64) * int(self.delta)
 
 
-def dedupe(W1: np.ndarray, W2: np.ndarray, digits: int = 13) -> tuple[np.ndarray, np.ndarray]:
-    """Normalised rows, with pairs equal (either order) to ``digits`` significant digits kept once
-    (both directions are constrained anyway)."""
-    W1 = W1 / W1.sum(axis=1, keepdims=True)
-    W2 = W2 / W2.sum(axis=1, keepdims=True)
+def dedupe(
+    W1: np.ndarray, W2: np.ndarray, digits: int = 13, normalised: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised rows (``normalised``: as given, already normalised), with pairs equal (either
+    order) to ``digits`` significant digits kept once (both directions are constrained anyway)."""
+    if not normalised:
+        W1 = W1 / W1.sum(axis=1, keepdims=True)
+        W2 = W2 / W2.sum(axis=1, keepdims=True)
     a, b = np.round(W1, digits), np.round(W2, digits)
     swap = np.array([tuple(x) > tuple(y) for x, y in zip(a, b, strict=True)], dtype=bool)
     key = np.where(swap[:, None], np.hstack([b, a]), np.hstack([a, b]))

@@ -11,6 +11,7 @@ separated-region search (exhaustive where the regions do not prune).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ from ...kernels.noise.scores import BdplScore, ProfileScore, Scored, names_of
 from ...queries import additive_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
-from ..engines import AdversarySearch, PairScore, QueryLaws, QueryLawsEngine, SearchTooLarge
+from ..engines import AdversarySearch, PairScore, QueryLaws, QueryLawsEngine, SearchCost, SearchTooLarge
 from ..factor_model import FactorModel
 from . import search as BS
 from .build import build
@@ -186,7 +187,8 @@ class FactorModelEngine(QueryLawsEngine):
     Capabilities: :class:`~bdpsim.models.engines.HasSearch` (any score),
     :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasWindowPlan`, :class:`~bdpsim.models.engines.HasProfile`,
-    :class:`~bdpsim.models.engines.HasProfileSearch`, :class:`~bdpsim.models.engines.HasQueryLaws`.
+    :class:`~bdpsim.models.engines.HasProfileSearch`, :class:`~bdpsim.models.engines.HasQueryLaws`,
+    :class:`~bdpsim.models.engines.HasSearchCost`.
     """
 
     method = (
@@ -232,6 +234,17 @@ class FactorModelEngine(QueryLawsEngine):
     def profile_window(self, min_known: int, epsilon: float, top: int | None) -> WindowSearchResult:
         found = self.search(ProfileScore(epsilon), min_known, top)
         return found.detail, found.rows, found.values[:, 0]
+
+    def search_cost(self, min_known: int) -> SearchCost:
+        """The region search's up-front estimate (:func:`~bdpsim.models.bayesnet.search.search_plan`,
+        with no limit of time; :class:`~bdpsim.models.engines.SearchTooLarge` when it cannot be planned
+        at all: too many regions and too large an exhaustive table)."""
+        g, _, _ = lattice(self.query.per_state(self.model.states))
+        try:
+            plan = BS.search_plan(self.model, g, max_seconds=math.inf)
+        except ConfigError as err:
+            raise SearchTooLarge("run.adversaries", err.rule.split("; limit ~")[0]) from None
+        return SearchCost(plan.seconds, plan.text())
 
     def check_window(self, min_known: int) -> None:
         """Raise :class:`~bdpsim.models.engines.SearchTooLarge` (field ``run.adversaries``) unless the

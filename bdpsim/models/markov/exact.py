@@ -14,12 +14,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...adversary import Adversary
-from ...core.errors import NotAvailable, naming
+from ...core.errors import ConfigError, NotAvailable, naming
 from ...kernels.chains.lattice import lattice
 from ...queries import AdditiveQuery, CountQuery
 from ..engines import (
@@ -31,12 +31,18 @@ from ..engines import (
     ProfileScore,
     QueryLaws,
     QueryLawsEngine,
+    SearchCost,
     SearchTooLarge,
     check_all_targets,
 )
 from .model import MarkovChainModel
 from .segments import chain_query_laws
-from .window import scored_search
+from .window import DEFAULT_TOLERANCE, scan_cost, scored_search
+
+#: the window search's own options (:class:`~bdpsim.models.engines.HasSearchOptions`) and their
+#: defaults: windows longer than the least length whose truncation bound is below ``tolerance``
+#: are left out (:mod:`bdpsim.models.markov.window`)
+WINDOW_OPTIONS: dict[str, Any] = {"window_limit": "auto", "tolerance": DEFAULT_TOLERANCE}
 
 EXHAUSTIVE_LIMIT = 5_000_000
 
@@ -171,13 +177,34 @@ class MarkovEngine(QueryLawsEngine):
     Capabilities: :class:`~bdpsim.models.engines.HasSearch`,
     :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasProfileSearch`,
-    :class:`~bdpsim.models.engines.HasQueryLaws`.
+    :class:`~bdpsim.models.engines.HasQueryLaws`, :class:`~bdpsim.models.engines.HasSearchCost`
+    (the window scan's estimate), :class:`~bdpsim.models.engines.HasSearchOptions` (the window
+    truncation, :data:`WINDOW_OPTIONS`).
     """
 
     def __init__(self, model: MarkovChainModel, mech, query: AdditiveQuery, noise) -> None:
         self.model, self.mechanism, self.query, self.noise = model, mech, query, noise
         self.values = query.per_state(model.states)
         self.method = _method(noise)
+        self.search_options: dict[str, Any] = dict(WINDOW_OPTIONS)
+
+    def with_search_options(self, **options) -> MarkovEngine:
+        """This engine with the window search's options changed (:data:`WINDOW_OPTIONS`; checked
+        by the search)."""
+        unknown = sorted(set(options) - set(WINDOW_OPTIONS))
+        if unknown:
+            raise ConfigError(
+                "search",
+                unknown,
+                f"the window search's options are {list(WINDOW_OPTIONS)} (besides min_known, targets)",
+            )
+        new = self.with_noise(self.noise)  # a copy sharing the noise-free part
+        new.search_options = {**self.search_options, **options}
+        return new
+
+    def search_cost(self, min_known: int) -> SearchCost:
+        """The window scan's up-front estimate (:func:`~bdpsim.models.markov.window.scan_cost`)."""
+        return SearchCost(*scan_cost(self.model, self.values, min_known=min_known, **self.search_options))
 
     def with_noise(self, noise) -> MarkovEngine:
         new = super().with_noise(noise)
@@ -207,7 +234,14 @@ class MarkovEngine(QueryLawsEngine):
         (:func:`~bdpsim.models.markov.window.scored_search`; ``tolerance``: the truncation of
         windows longer than the automatic window limit)."""
         return scored_search(
-            self.model, self.values, self.noise, score, top=top, min_known=min_known, targets=targets
+            self.model,
+            self.values,
+            self.noise,
+            score,
+            top=top,
+            min_known=min_known,
+            targets=targets,
+            **self.search_options,
         )
 
     def profile_window(self, min_known: int, epsilon: float, top: int | None) -> ChainSearchResult:

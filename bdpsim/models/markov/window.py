@@ -252,6 +252,44 @@ def validated_search(model, noise_scale, min_known, targets, window_limit, toler
     return b, T, lim
 
 
+#: seconds per unit of window-scan work (law rows times lattice length, see :func:`scan_cost`)
+SCAN_SECONDS_PER_UNIT = 1.0e-7
+#: seconds per (target pair, window length) step of the scan (Python overhead)
+SCAN_SECONDS_PER_STEP = 5.0e-5
+
+
+def scan_cost(
+    model: MarkovChainModel,
+    values,
+    *,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+    window_limit: int | str | None = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> tuple[float, str]:
+    """Estimated seconds of one window search of ``sum_t values[X_t] + noise`` (the scan of
+    :func:`window_cells`, any noise law at the Laplace closed form's speed) and what it depends on,
+    before any work: ``s (s - 1) / 2`` target pairs times ``(s + 1)^2 Delta (L + 1)^3`` units of
+    law rows and lattice points, ``L`` the window limit (per-unit costs measured on a 2-core
+    machine by ``scripts/benchmarks/benchmark_calibrate.py``). It does not grow with ``n`` past the
+    window limit: ``s^4 (L + 1)^3``.
+
+    Returns
+    -------
+    seconds : float
+    why : str
+        e.g. ``"window scan over 50 states, <= 17 unknowns per side"``.
+    """
+    _, _, lim = validated_search(model, 1.0, int(min_known), targets, window_limit, tolerance)
+    s, n = model.states, model.n
+    lmax = n - 1 if lim is None else lim
+    D = int(lattice(np.asarray(values, dtype=float))[0].max())
+    pairs = s * (s - 1) // 2
+    units = float(pairs) * (s + 1) ** 2 * D * float(lmax + 1) ** 3
+    seconds = SCAN_SECONDS_PER_UNIT * units + SCAN_SECONDS_PER_STEP * pairs * float(lmax + 1) ** 2
+    return seconds, f"window scan over {s} states, <= {lmax} unknowns per side"
+
+
 def window_cells(
     model: MarkovChainModel,
     values: np.ndarray,
