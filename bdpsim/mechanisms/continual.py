@@ -61,7 +61,9 @@ COLUMNS = register_columns(
         "cao_tpl_max",
         float,
         "continual release: Cao et al.'s temporal privacy leakage max_t TPL_t (their "
-        "recursion, an upper bound of the exact max_t TPL_t)",
+        "recursion, an upper bound of the exact max_t TPL_t), the leakage to an adversary who knows "
+        "no step: it bounds bdpl_max only with known_sizes = [0] (an adversary who knows steps may "
+        "learn more than it)",
     ),
     owner="mechanism continual",
 )

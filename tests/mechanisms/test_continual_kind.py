@@ -332,3 +332,71 @@ def test_state_values_release_samples_value_plus_laplace_noise_of_each_steps_bud
         b = 4.0 / eps
         assert abs(np.median(out[:, t]) - v) < 5 * b / np.sqrt(N)
         assert abs(np.mean(np.abs(out[:, t] - v)) - b) < 5 * b / np.sqrt(N)
+
+
+# ---------------------------------------------------------------- what the run's columns are
+def test_column_docs_say_what_gamma_and_cao_tpl_max_are():
+    """``gamma`` (the chain's max P / min P, read by the Markov bound) and ``cao_tpl_max`` (the
+    adversary who knows no step: beside ``bdpl_max`` only with ``known_sizes = [0]``) explained."""
+    from bdpsim.pipeline.results import markdown_columns  # what the column reference prints
+
+    docs = {}
+    for line in markdown_columns().splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if cells[0] == "summary.csv":
+            docs[cells[1].strip("`")] = " | ".join(cells[4:])
+    assert "max P / min P" in docs["gamma"] and "bound_model" in docs["gamma"]
+    assert "knows no step" in docs["cao_tpl_max"] and "known_sizes = [0]" in docs["cao_tpl_max"]
+
+
+def test_console_shows_cao_beside_exact_and_says_whom_it_bounds(tmp_path, capsys):
+    cfg = tmp_path / "k.toml"
+    cfg.write_text(
+        f'[run]\nestimator = "exact"\nadversaries = "all"\nknown_sizes = [0, 1]\n'
+        f'[model]\nkind = "markov"\nn = 5\ntransition = {P3}\n'
+        '[mechanism]\nkind = "continual"\nrelease = "krr"\nepsilon = 1.0\n'
+    )
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(out) if line.lstrip().startswith("estimator"))
+    assert "cao_tpl_max" in out[head].split()
+    cao = max(x["cao_tpl"] for x in bdpsim.temporal_leakage(P3, 1.0, 5, "krr", as_frame=False))
+    assert f"{cao:.4g}" == out[head + 1].split()[-1]
+    assert any(line.startswith("gamma: the chain's max P / min P") for line in out)
+    assert any("bounds only the adversary who knows no step" in line and "0;1" in line for line in out)
+
+
+def test_plot_of_a_continual_run_draws_caos_bound(tmp_path):
+    """The bundled config's title says "vs Cao": the figure draws ``cao_tpl_max`` per epsilon."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bdpsim.figures.summary import plot_summary
+    from bdpsim.pipeline.results import read_summary
+
+    raw = _raw(n=5, release="krr", epsilon=[0.5, 1.0])
+    assert main(["run", _write(tmp_path, raw), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    rows = read_summary(tmp_path / "out")
+    fig, ax = plt.subplots()
+    plot_summary(rows, ax)
+    (line,) = [ln for ln in ax.get_lines() if "Cao" in ln.get_label()]
+    want = sorted((r["epsilon"], r["cao_tpl_max"]) for r in rows)
+    assert list(line.get_xdata()) == [e for e, _ in want] and list(line.get_ydata()) == [c for _, c in want]
+    plt.close(fig)
+
+
+def _write(tmp_path, raw) -> str:
+    """``raw`` as a TOML config file (flat tables of numbers, strings and lists)."""
+
+    def val(v):
+        return f'"{v}"' if isinstance(v, str) else str(v)
+
+    text = "".join(
+        f"[{t}]\n" + "".join(f"{k} = {val(v)}\n" for k, v in raw[t].items())
+        for t in ("run", "model", "mechanism")
+    )
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    return str(path)
