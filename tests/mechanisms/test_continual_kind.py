@@ -400,3 +400,21 @@ def _write(tmp_path, raw) -> str:
     path = tmp_path / "c.toml"
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize("release", ["krr", "any"])
+def test_a_schedule_releases_each_step_at_its_own_budget(release):
+    """Per step, the empirical output frequencies of state 0 within 5 standard errors of
+    ``P(r | x = 0)`` at that step's budget (k-RR: ``e^eps_t / (e^eps_t + 2)`` kept)."""
+    schedule = [0.5, 2.0, 0.5, 2.0]
+    raw = _raw(n=4, release=release, epsilon_schedule=schedule)
+    raw["model"]["transition"] = [[1 / 3] * 3] * 3
+    mech = parse_config(raw).points[0].mechanism
+    N = 40_000
+    out = mech(np.zeros((N, 4), dtype=int), np.random.default_rng(5))
+    for t, eps in enumerate(schedule):
+        law = mech.output_law(eps)[:, 0]
+        if release == "krr":
+            assert law[0] == pytest.approx(math.exp(eps) / (math.exp(eps) + 2))
+        freq = np.bincount(out[:, t].astype(int), minlength=law.size) / N
+        assert np.all(np.abs(freq - law) <= 5 * np.sqrt(law * (1 - law) / N) + 1e-12), (t, freq, law)
