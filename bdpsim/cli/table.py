@@ -19,6 +19,8 @@ from ..estimators.all_adversaries import ALL_ADVERSARIES
 from ..estimators.exact import ATTACK_SUMMARY
 from ..pipeline.rows import mechanism_label
 
+#: a continual release's column of Cao et al.'s bound (:mod:`bdpsim.mechanisms.continual`)
+CAO = "cao_tpl_max"
 #: rows printed at most; the rest are only in summary.csv
 MAX_ROWS = 50
 WIDTH = 12
@@ -61,6 +63,8 @@ def console_table(rows: list[dict], label: str, sampled: Collection[str] = ()) -
     if any(_has(r.get(ALL_ADVERSARIES)) for r in rows):
         cols.append((ALL_ADVERSARIES, ALL_ADVERSARIES))
     cols += [(c, c) for c in ("bound_general", "bound_model")]
+    if any(_has(r.get(CAO)) for r in rows):  # a continual release: Cao et al.'s bound beside
+        cols.append((CAO, CAO))
     cols += [(c, c) for c in OWN if any(isinstance(r.get(c), (int, float)) and _has(r[c]) for r in rows)]
 
     def cell(v) -> str:
@@ -89,6 +93,7 @@ def table_notes(rows: list[dict], sampled: Collection[str] = ()) -> list[str]:
         )
     if any(_has(r.get(ALL_ADVERSARIES)) for r in rows):
         out.append(f"{ALL_ADVERSARIES}: the exact BDPL over every adversary (the chain's window search)")
+    out += _continual_notes(rows)
     for r in rows:
         k, m = r.get("exact_law_n"), r.get("n_adversaries")
         if isinstance(k, (int, float)) and _has(k) and k > 0 and isinstance(m, (int, float)) and m > 0:
@@ -101,6 +106,26 @@ def table_notes(rows: list[dict], sampled: Collection[str] = ()) -> list[str]:
                 f"mixture ({where}): {int(k)} of {int(m)} adversaries ({k / m:.1%}) took the exact "
                 "conditional law of the query (mixture_exact_law), not samples: their values are exact"
             )
+    return out
+
+
+def _continual_notes(rows: list[dict]) -> list[str]:
+    """What a continual release's columns are: ``gamma`` (its chain's), Cao et al.'s bound and the
+    adversaries it bounds (those who know no step), against those ``bdpl_max`` covers."""
+    cont = [r for r in rows if _has(r.get(CAO))]
+    if not cont:
+        return []
+    out = [
+        "gamma: the chain's max P / min P (bound_model = eps + 4 ln gamma, the Markov bound)",
+        f"{CAO}: Cao et al.'s bound on max_t TPL_t, the leakage to an adversary who knows no step",
+    ]
+    knowing = sorted({str(r.get("known_sizes")) for r in cont if str(r.get("known_sizes", "0")) != "0"})
+    if knowing:
+        out.append(
+            f"{CAO} bounds only the adversary who knows no step; bdpl_max here also covers those who "
+            f"know steps (known_sizes = {', '.join(knowing)}), who may learn more than Cao's bound: "
+            "compare it with a run of known_sizes = [0]"
+        )
     return out
 
 

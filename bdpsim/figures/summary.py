@@ -211,7 +211,8 @@ def _plot_estimator(ax, est: str, rs: list, x: str, ce, label: str, single: bool
 
 def _plot_references(ax, rs_all: list, x: str, c, label: str, categories: bool, single: bool) -> None:
     """One curve's references of :func:`plot_summary`, in colour ``c``: the exact max over the same
-    adversaries (where no exact estimator ran), the exact BDPL over every adversary and
+    adversaries (where no exact estimator ran), the exact BDPL over every adversary, a continual
+    release's ``cao_tpl_max`` (Cao et al.'s bound for the adversary who knows no step) and
     ``min(general, model bound)`` (a marker where no line is drawn: ``categories``, ``single``)."""
     rs = sorted(rs_all, key=lambda r: r[x])
     xs = np.array([r[x] for r in rs], dtype=float)
@@ -229,6 +230,17 @@ def _plot_references(ax, rs_all: list, x: str, c, label: str, categories: bool, 
     every = np.array([r.get("bdpl_all_adversaries", np.nan) for r in rs], dtype=float)
     if np.isfinite(every).any():
         ax.plot(xs, every, "*", color=c, ms=9, label=f"exact BDPL, every adversary {label}".strip())
+    cao = np.array([_number(r.get("cao_tpl_max")) for r in rs], dtype=float)  # None: nan
+    if np.isfinite(cao).any():  # a continual release: Cao et al.'s bound of max_t TPL_t
+        ax.plot(
+            xs,
+            cao,
+            "s" if categories or single else "s--",
+            mfc="none",
+            color=c,
+            lw=1,
+            label=f"Cao et al.'s bound on max_t TPL_t (no step known) {label}".strip(),
+        )
     bounds = np.vstack([[r.get(k, np.nan) for r in rs] for k in ("bound_general", "bound_model")]).astype(
         float
     )

@@ -11,15 +11,23 @@ step ``epsilon``-DP:
   ``P(S | x) ∝ e^eps`` if ``x ∈ S`` else ``1`` (by symmetry every state has the same total);
   its likelihood vectors are the extreme rays of every eps-DP step's likelihood cone;
 * ``release = "laplace" | "geometric" | "staircase"``: that noise at ``eps/2`` on each coordinate
-  of the one-hot histogram of ``x_t`` (outputs ``k`` numbers per step).
+  of the one-hot histogram of ``x_t`` (outputs ``k`` numbers per step);
+* with ``state_values = [v_1, .., v_k]`` (``laplace`` or ``geometric``): that noise on the step's
+  value, ``r_t = v_{x_t} + Z`` at ``eps`` and sensitivity ``max v - min v`` (one number per step).
+
+``epsilon`` is every step's budget; ``epsilon_schedule = [eps_1, .., eps_T]`` gives one per step
+instead (the ``epsilon`` column is then the largest: every step is that DP). The chain and its
+releases are one :class:`~bdpsim.temporal.chain.ReleasedChain`, checked when the point is built,
+the same value ``bdpsim temporal --epsilon eps_1 .. eps_T --state-values v_1 .. v_k`` computes.
 
 bdpsim's adversary ``(i, K, x_K, x, x')`` is the target step ``t = i + 1``, the known steps ``K``
 and their values. Its exact BDPL is :class:`bdpsim.temporal.exact.TemporalEngine`; with ``K``
 empty, the maximum over the pairs is the exact temporal leakage ``TPL_t``
 (:func:`bdpsim.temporal_leakage`), so ``bdpl_max`` over every adversary with ``known_sizes = [0]``
 is ``max_t TPL_t``. The summary adds Cao et al.'s bound ``cao_tpl_max = max_t TPL_t`` of their
-recursion (:func:`bdpsim.temporal.cao.cao_leakage`; the same chain, stationary-reversal backward
-matrices) and the ``release``.
+recursion (:func:`bdpsim.temporal.cao.cao_leakage`; the same chain and budgets, stationary-reversal
+backward matrices), a bound for the adversary who knows no step: beside ``bdpl_max`` only when
+``known_sizes = [0]`` (an adversary who knows a step may leak more than it), and the ``release``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import ClassVar
 
 import numpy as np
@@ -38,8 +47,8 @@ from ..core.errors import BdpsimError, ConfigError, NotAvailable, check
 from ..core.schema import Key
 from ..models.engines import ExhaustiveResult, SearchTooLarge
 from ..models.protocols import MarkovChain
-from ..temporal.chain import arguments
-from ..temporal.releases import OWN, release_names
+from ..temporal.chain import ReleasedChain, arguments, check_epsilon
+from ..temporal.releases import OWN, release_names, value_laws
 from .base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 
 #: most adversaries an exhaustive search (``run.adversaries = "all"``) enumerates
@@ -52,7 +61,9 @@ COLUMNS = register_columns(
         "cao_tpl_max",
         float,
         "continual release: Cao et al.'s temporal privacy leakage max_t TPL_t (their "
-        "recursion, an upper bound of the exact max_t TPL_t)",
+        "recursion, an upper bound of the exact max_t TPL_t), the leakage to an adversary who knows "
+        "no step: it bounds bdpl_max only with known_sizes = [0] (an adversary who knows steps may "
+        "learn more than it)",
     ),
     owner="mechanism continual",
 )
@@ -62,13 +73,16 @@ COLUMNS = register_columns(
 class ContinualRelease:
     """Release every record of a Markov chain's time series locally, each step ``epsilon``-DP
     (module docstring). ``transition``, ``initial`` and ``steps`` are the chain's (kept for Cao's
-    column and the exact engine)."""
+    column and the exact engine); ``epsilon_schedule`` (one budget per step, ``step_epsilon`` its
+    largest) and ``state_values`` (one value per state) are the config keys of the same names."""
 
     release: str
     step_epsilon: float
     transition: np.ndarray
     initial: np.ndarray
     steps: int
+    epsilon_schedule: tuple[float, ...] | None = None
+    state_values: tuple[float, ...] | None = None
     kind: str = field(default="continual", init=False)
     summary_extras: ClassVar[tuple[str, ...]] = tuple(c.name for c in COLUMNS)
 
@@ -79,14 +93,33 @@ class ContinualRelease:
             self.release,
             f"must be one of {', '.join(release_names())}",
         )
-        from ..temporal.chain import check_epsilon
-
         with arguments({"epsilon": "mechanism.epsilon"}):  # e^eps must stay a float
             check_epsilon(self.step_epsilon, self.steps)
+        _ = self.chain  # the chain and its releases, checked once, naming the config's fields
+
+    @cached_property
+    def chain(self) -> ReleasedChain:
+        """The chain and its releases (:class:`~bdpsim.temporal.chain.ReleasedChain`)."""
+        schedule = self.epsilon_schedule is not None
+        names = {
+            "epsilon": "mechanism.epsilon_schedule" if schedule else "mechanism.epsilon",
+            "state_values": "mechanism.state_values",
+            "release": "mechanism.release",
+        }
+        with arguments(names):
+            return ReleasedChain.of(
+                self.transition,
+                list(self.epsilon_schedule) if self.epsilon_schedule is not None else self.step_epsilon,
+                self.steps,
+                self.release,
+                initial=self.initial,
+                state_values=None if self.state_values is None else list(self.state_values),
+            )
 
     @property
     def epsilon(self) -> float:
-        """Each step's DP parameter: changing one step's value changes one release (event level)."""
+        """Each step's DP parameter (the largest of a schedule): changing one step's value changes
+        one release (event level)."""
         return float(self.step_epsilon)
 
     @property
@@ -96,40 +129,57 @@ class ContinualRelease:
     @property
     def output_dim(self) -> int:
         """Numbers released per data tuple: one per step (krr, any) or ``k`` per step (histogram noise)."""
-        return self.steps * (1 if self.release in OWN else self.states)
+        one = self.release in OWN or self.state_values is not None
+        return self.steps * (1 if one else self.states)
 
-    def step(self):
-        """The per-step :class:`~bdpsim.temporal.mechanisms.StepRelease`."""
-        from ..temporal.mechanisms import step_release
+    def step(self, epsilon: float | None = None):
+        """The per-step :class:`~bdpsim.temporal.mechanisms.StepRelease` (at ``epsilon``, by
+        default ``step_epsilon``)."""
+        return self.chain.step_release(self.step_epsilon if epsilon is None else epsilon)
 
-        return step_release(self.release, self.states, self.step_epsilon)
-
-    def output_law(self) -> np.ndarray:
+    def output_law(self, epsilon: float | None = None) -> np.ndarray:
         """``(outputs, k)``: ``P(r = j | x)`` of a krr or any step (columns sum to 1)."""
-        L = self.step().likelihoods
+        L = self.step(epsilon).likelihoods
         return L / L.sum(axis=0, keepdims=True)
 
     def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = np.asarray(data).astype(np.int64)
         N, T = x.shape
+        eps = self.chain.epsilons
         if self.release in OWN:
-            cdf = np.cumsum(self.output_law(), axis=0)  # (outputs, k)
-            u = rng.random((N, T))
-            out = (u[..., None] > cdf.T[x][..., :-1]).sum(axis=-1)
-            return out.astype(float)
+            out = np.empty((N, T))
+            for e in np.unique(eps):  # the steps of one budget at once
+                steps = np.flatnonzero(eps == e)
+                cdf = np.cumsum(self.output_law(float(e)), axis=0)  # (outputs, k)
+                u = rng.random((N, steps.size))
+                out[:, steps] = (u[..., None] > cdf.T[x[:, steps]][..., :-1]).sum(axis=-1)
+            return out
         from ..kernels.noise.laws import noise_from_params
 
-        noise = noise_from_params(self.release, epsilon=self.step_epsilon / 2, sensitivity=1.0)
+        if self.state_values is not None:  # noise on the value: r_t = v_{x_t} + Z, eps_t at the span
+            v = np.asarray(self.state_values, dtype=float)
+            out = v[x]
+            for e in np.unique(eps):
+                steps = np.flatnonzero(eps == e)
+                noise = noise_from_params(
+                    self.release, epsilon=float(e), sensitivity=float(v.max() - v.min())
+                )
+                out[:, steps] += noise.sample(N * steps.size, rng).reshape(N, steps.size)
+            return out
         hist = np.eye(self.states)[x]  # (N, T, k)
-        return (hist + noise.sample(N * T * self.states, rng).reshape(hist.shape)).reshape(N, -1)
+        for e in np.unique(eps):
+            steps = np.flatnonzero(eps == e)
+            noise = noise_from_params(self.release, epsilon=float(e) / 2, sensitivity=1.0)
+            shape = (N, steps.size, self.states)
+            hist[:, steps] += noise.sample(N * steps.size * self.states, rng).reshape(shape)
+        return hist.reshape(N, -1)
 
     def columns(self) -> dict:
         from ..temporal.cao import cao_leakage
 
+        budget = self.step_epsilon if self.epsilon_schedule is None else self.chain.epsilons
         try:
-            cao = float(
-                np.max(cao_leakage(self.transition, self.step_epsilon, self.steps, initial=self.initial).tpl)
-            )
+            cao = float(np.max(cao_leakage(self.transition, budget, self.steps, initial=self.initial).tpl))
         except BdpsimError:  # Cao's recursion refuses the chain (e.g. rows with disjoint supports)
             cao = math.nan
         return {**NO_COLUMNS, "release": self.release, "cao_tpl_max": cao}
@@ -157,14 +207,10 @@ class ContinualEngine:
     incomplete: str | None = None
 
     def __init__(self, chain: MarkovChain, mechanism: ContinualRelease) -> None:
-        from ..temporal.chain import ReleasedChain
         from ..temporal.exact import TemporalEngine
 
         self.T, self.k = int(chain.n), int(chain.states)
-        value = ReleasedChain.of(
-            chain.transition, mechanism.step_epsilon, chain.n, mechanism.release, initial=chain.initial
-        )
-        self.chain = TemporalEngine.of(value)
+        self.chain = TemporalEngine.of(ReleasedChain.of_model(chain, mechanism))
 
     @staticmethod
     def _known(adv: Adversary) -> dict:
@@ -265,13 +311,33 @@ class ContinualKind(MechanismKind):
         "epsilon-DP (k-RR, any eps-DP step, or noise on the one-hot histogram); exact TPL beside Cao et al.'s"
     )
     keys = {
-        "epsilon": Key("float", doc="each step's DP parameter", rule="> 0"),
+        "epsilon": Key(
+            "float",
+            doc="each step's DP parameter (the same at every step)",
+            rule="> 0; exactly one of epsilon, epsilon_schedule",
+        ),
         "release": Key(
             "str",
             "krr",
             hashed=False,
             doc="what each step releases",
             rule=f"one of {', '.join(release_names())}",
+        ),
+        "epsilon_schedule": Key(
+            "vector",
+            sweep=False,
+            hashed=False,
+            doc="each step's DP parameter, one per step (as bdpsim temporal --epsilon e_1 .. e_T); the "
+            "epsilon column is the largest",
+            rule="model.n numbers in [1e-09, 700]; exactly one of epsilon, epsilon_schedule",
+        ),
+        "state_values": Key(
+            "vector",
+            hashed=False,
+            doc="on a chain: each state's value; the noise is on the value instead of the one-hot histogram "
+            "(as bdpsim temporal --state-values)",
+            rule=f"one finite number per state, not all equal; release {' or '.join(value_laws())} "
+            "(geometric: integers)",
         ),
     }
     domain = "discrete"
@@ -292,16 +358,34 @@ class ContinualKind(MechanismKind):
             f"{chain.states} states",
             f"continual release propagates hulls in k - 1 dimensions: at most {MAX_STATES} states",
         )
-        check(params.get("epsilon") is not None, "mechanism.epsilon", None, "is required")
+        schedule, values = params.get("epsilon_schedule"), params.get("state_values")
+        if schedule is not None:
+            check(
+                params.get("epsilon") is None,
+                "mechanism.epsilon_schedule",
+                schedule,
+                "give mechanism.epsilon (every step) or mechanism.epsilon_schedule (one per step), not both",
+            )
+        else:
+            check(
+                params.get("epsilon") is not None,
+                "mechanism.epsilon",
+                None,
+                "is required (or mechanism.epsilon_schedule, one per step)",
+            )
         check_two_values(
             np.asarray(chain.transition, dtype=float), np.asarray(chain.initial, dtype=float), int(chain.n)
         )
+        with arguments({"epsilon": "mechanism.epsilon_schedule"}):  # the length and every budget
+            budgets = None if schedule is None else check_epsilon(schedule, int(chain.n))
         return ContinualRelease(
             params["release"],
-            params["epsilon"],
+            params["epsilon"] if budgets is None else float(np.max(budgets)),
             np.asarray(chain.transition, dtype=float),
             np.asarray(chain.initial, dtype=float),
             int(chain.n),
+            None if budgets is None else tuple(float(e) for e in budgets),
+            None if values is None else tuple(float(v) for v in values),
         )
 
 

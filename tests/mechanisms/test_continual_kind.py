@@ -207,3 +207,214 @@ def test_a_chain_whose_other_state_never_occurs_is_refused_not_run_with_no_adver
     with pytest.raises(ConfigError, match=r"model\.transition = .*states \[1\] never do"):
         _point(transition=((1.0, 0.0), (0.5, 0.5)), epsilon=1.0)
     _point(transition=((0.0, 1.0), (1.0, 0.0)))  # a cycle: both states occur, every step one of them
+
+
+# ---------------------------------------------------------------- per-step budgets and state values
+P3 = [[0.8, 0.15, 0.05], [0.3, 0.6, 0.1], [0.05, 0.15, 0.8]]
+
+
+def _raw(n=6, **mechanism):
+    return {
+        "run": {"estimator": "exact", "adversaries": "all", "known_sizes": [0], "seed": 3},
+        "model": {"kind": "markov", "n": n, "transition": P3},
+        "mechanism": {"kind": "continual", **mechanism},
+    }
+
+
+@pytest.mark.parametrize(
+    "mechanism,temporal",
+    [
+        (
+            {"release": "krr", "epsilon_schedule": [2.0, 0.5, 0.5, 1.0, 0.5, 2.0]},
+            {"epsilon": [2.0, 0.5, 0.5, 1.0, 0.5, 2.0], "mechanism": "krr"},
+        ),
+        (
+            {"release": "laplace", "epsilon": 1.0, "state_values": [0.0, 1.0, 3.0]},
+            {"epsilon": 1.0, "mechanism": "laplace", "values": [0.0, 1.0, 3.0]},
+        ),
+        (
+            {
+                "release": "geometric",
+                "epsilon_schedule": [1.0, 0.5, 1.5, 1.0, 0.5, 1.0],
+                "state_values": [0, 2, 5],
+            },
+            {"epsilon": [1.0, 0.5, 1.5, 1.0, 0.5, 1.0], "mechanism": "geometric", "values": [0, 2, 5]},
+        ),
+    ],
+)
+def test_schedule_and_state_values_keys_give_temporal_leakage_numbers(mechanism, temporal):
+    """``mechanism.epsilon_schedule`` and ``mechanism.state_values`` run the release ``bdpsim
+    temporal`` computes with ``--epsilon e_1 .. e_T`` and ``--state-values``: the same max TPL and
+    Cao's max TPL; the ``epsilon`` column is the largest step budget (each step is that DP)."""
+    rows = bdpsim.run(_raw(**mechanism)).to_dict("records")
+    ref = bdpsim.temporal_leakage(P3, steps=6, as_frame=False, **temporal)
+    (row,) = rows
+    assert row["bdpl_max"] == pytest.approx(max(x["tpl"] for x in ref), abs=1e-10)
+    assert row["cao_tpl_max"] == pytest.approx(max(x["cao_tpl"] for x in ref), abs=1e-10)
+    assert row["epsilon"] == max(np.ravel(temporal["epsilon"]))
+    eng = TemporalEngine.of(
+        bdpsim.temporal.chain.ReleasedChain.of(
+            P3, temporal["epsilon"], 6, temporal["mechanism"], state_values=temporal.get("values")
+        )
+    )
+    assert row["bdpl_max"] == pytest.approx(float(np.max(eng.leakage([]).tpl)), abs=1e-10)
+
+
+def test_cli_run_with_a_schedule_equals_bdpsim_temporal(tmp_path, capsys):
+    cfg = tmp_path / "sched.toml"
+    cfg.write_text(
+        '[run]\nestimator = "exact"\nadversaries = "all"\nknown_sizes = [0]\n'
+        f'[model]\nkind = "markov"\nn = 5\ntransition = {P3}\n'
+        '[mechanism]\nkind = "continual"\nrelease = "laplace"\n'
+        "epsilon_schedule = [1.5, 0.5, 0.5, 0.5, 1.5]\nstate_values = [0.0, 2.0, 3.0]\n"
+    )
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    import csv
+    import json
+
+    (row,) = list(csv.DictReader((tmp_path / "out" / "summary.csv").open()))
+    doc = tmp_path / "t.json"
+    args = ["temporal", "--transition", str(P3), "--n", "5", "--release", "laplace", "--json", str(doc)]
+    args += ["--epsilon", *"1.5 0.5 0.5 0.5 1.5".split(), "--state-values", "0", "2", "3"]
+    assert main(args) == 0
+    capsys.readouterr()
+    ref = json.loads(doc.read_text())
+    assert float(row["bdpl_max"]) == pytest.approx(max(ref["tpl"]), abs=1e-10)
+    assert float(row["cao_tpl_max"]) == pytest.approx(max(ref["cao_tpl"]), abs=1e-10)
+
+
+SCHEDULE, VALUES = "mechanism.epsilon_schedule", "mechanism.state_values"
+
+
+@pytest.mark.parametrize(
+    "mechanism,field,rule",
+    [
+        ({"release": "krr", "epsilon_schedule": [1.0, 1.0]}, SCHEDULE, "one value per step"),
+        ({"release": "krr", "epsilon_schedule": [1.0] * 5 + [900.0]}, SCHEDULE, "700"),
+        ({"release": "krr", "epsilon": 1.0, "epsilon_schedule": [1.0] * 6}, SCHEDULE, "not both"),
+        ({"release": "krr"}, "mechanism.epsilon", "required"),
+        ({"release": "krr", "epsilon": 1.0, "state_values": [0, 1, 2]}, VALUES, "laplace"),
+        ({"release": "laplace", "epsilon": 1.0, "state_values": [0, 1]}, VALUES, "3 finite"),
+        ({"release": "geometric", "epsilon": 1.0, "state_values": [0, 0.5, 2]}, VALUES, "integer"),
+    ],
+)
+def test_bad_schedule_or_state_values_is_one_config_error(mechanism, field, rule):
+    with pytest.raises(ConfigError) as err:
+        parse_config(_raw(**mechanism))
+    assert err.value.field == field and rule in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_cli_bad_schedule_one_line_exit_2_nothing_written(tmp_path, capsys, command):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(
+        f'[model]\nkind = "markov"\nn = 4\ntransition = {P3}\n'
+        '[mechanism]\nkind = "continual"\nrelease = "krr"\nepsilon_schedule = [1.0, 2.0]\n'
+    )
+    out = tmp_path / "out"
+    argv = [command, str(cfg)] + (["--out", str(out)] if command == "run" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bdpsim: error: mechanism.epsilon_schedule = [1.0, 2.0]"), err
+    assert "one value per step" in err[0] and not out.exists()
+
+
+def test_state_values_release_samples_value_plus_laplace_noise_of_each_steps_budget():
+    """``r_t = v_{x_t} + Laplace(b_t)``, ``b_t = (max v - min v) / eps_t``: the empirical median and
+    mean absolute deviation within 5 standard errors (N = 40 000)."""
+    raw = _raw(n=3, release="laplace", epsilon_schedule=[0.5, 1.0, 2.0], state_values=[0.0, 1.0, 4.0])
+    mech = parse_config(raw).points[0].mechanism
+    assert mech.output_dim == 3
+    N = 40_000
+    out = mech(np.repeat(np.array([[0, 2, 1]]), N, axis=0), np.random.default_rng(11))
+    assert out.shape == (N, 3)
+    for t, (v, eps) in enumerate(zip([0.0, 4.0, 1.0], [0.5, 1.0, 2.0])):
+        b = 4.0 / eps
+        assert abs(np.median(out[:, t]) - v) < 5 * b / np.sqrt(N)
+        assert abs(np.mean(np.abs(out[:, t] - v)) - b) < 5 * b / np.sqrt(N)
+
+
+# ---------------------------------------------------------------- what the run's columns are
+def test_column_docs_say_what_gamma_and_cao_tpl_max_are():
+    """``gamma`` (the chain's max P / min P, read by the Markov bound) and ``cao_tpl_max`` (the
+    adversary who knows no step: beside ``bdpl_max`` only with ``known_sizes = [0]``) explained."""
+    from bdpsim.pipeline.results import markdown_columns  # what the column reference prints
+
+    docs = {}
+    for line in markdown_columns().splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if cells[0] == "summary.csv":
+            docs[cells[1].strip("`")] = " | ".join(cells[4:])
+    assert "max P / min P" in docs["gamma"] and "bound_model" in docs["gamma"]
+    assert "knows no step" in docs["cao_tpl_max"] and "known_sizes = [0]" in docs["cao_tpl_max"]
+
+
+def test_console_shows_cao_beside_exact_and_says_whom_it_bounds(tmp_path, capsys):
+    cfg = tmp_path / "k.toml"
+    cfg.write_text(
+        f'[run]\nestimator = "exact"\nadversaries = "all"\nknown_sizes = [0, 1]\n'
+        f'[model]\nkind = "markov"\nn = 5\ntransition = {P3}\n'
+        '[mechanism]\nkind = "continual"\nrelease = "krr"\nepsilon = 1.0\n'
+    )
+    assert main(["run", str(cfg), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(out) if line.lstrip().startswith("estimator"))
+    assert "cao_tpl_max" in out[head].split()
+    cao = max(x["cao_tpl"] for x in bdpsim.temporal_leakage(P3, 1.0, 5, "krr", as_frame=False))
+    assert f"{cao:.4g}" == out[head + 1].split()[-1]
+    assert any(line.startswith("gamma: the chain's max P / min P") for line in out)
+    assert any("bounds only the adversary who knows no step" in line and "0;1" in line for line in out)
+
+
+def test_plot_of_a_continual_run_draws_caos_bound(tmp_path):
+    """The bundled config's title says "vs Cao": the figure draws ``cao_tpl_max`` per epsilon."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bdpsim.figures.summary import plot_summary
+    from bdpsim.pipeline.results import read_summary
+
+    raw = _raw(n=5, release="krr", epsilon=[0.5, 1.0])
+    assert main(["run", _write(tmp_path, raw), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    rows = read_summary(tmp_path / "out")
+    fig, ax = plt.subplots()
+    plot_summary(rows, ax)
+    (line,) = [ln for ln in ax.get_lines() if "Cao" in ln.get_label()]
+    want = sorted((r["epsilon"], r["cao_tpl_max"]) for r in rows)
+    assert list(line.get_xdata()) == [e for e, _ in want] and list(line.get_ydata()) == [c for _, c in want]
+    plt.close(fig)
+
+
+def _write(tmp_path, raw) -> str:
+    """``raw`` as a TOML config file (flat tables of numbers, strings and lists)."""
+
+    def val(v):
+        return f'"{v}"' if isinstance(v, str) else str(v)
+
+    text = "".join(
+        f"[{t}]\n" + "".join(f"{k} = {val(v)}\n" for k, v in raw[t].items())
+        for t in ("run", "model", "mechanism")
+    )
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("release", ["krr", "any"])
+def test_a_schedule_releases_each_step_at_its_own_budget(release):
+    """Per step, the empirical output frequencies of state 0 within 5 standard errors of
+    ``P(r | x = 0)`` at that step's budget (k-RR: ``e^eps_t / (e^eps_t + 2)`` kept)."""
+    schedule = [0.5, 2.0, 0.5, 2.0]
+    raw = _raw(n=4, release=release, epsilon_schedule=schedule)
+    raw["model"]["transition"] = [[1 / 3] * 3] * 3
+    mech = parse_config(raw).points[0].mechanism
+    N = 40_000
+    out = mech(np.zeros((N, 4), dtype=int), np.random.default_rng(5))
+    for t, eps in enumerate(schedule):
+        law = mech.output_law(eps)[:, 0]
+        if release == "krr":
+            assert law[0] == pytest.approx(math.exp(eps) / (math.exp(eps) + 2))
+        freq = np.bincount(out[:, t].astype(int), minlength=law.size) / N
+        assert np.all(np.abs(freq - law) <= 5 * np.sqrt(law * (1 - law) / N) + 1e-12), (t, freq, law)

@@ -28,6 +28,14 @@ from .window import auto_window_limit
 WINDOW_TOLERANCE = 0.01
 
 
+#: what the ``gamma`` column is (a continual release's chain too)
+GAMMA_DOC = (
+    "Markov chain: its transition ratio max P / min P over the transition matrix's entries (inf when "
+    "one is 0; 1: independent records), the chain's correlation the Markov bound bound_model = "
+    "eps + 4 ln gamma and bound_zhao read"
+)
+
+
 class MarkovKind(ModelKind):
     name = "markov"
     doc = "finite Markov chain (transition or gamma, optional initial law)"
@@ -51,7 +59,7 @@ class MarkovKind(ModelKind):
         ),
     }
     domain = "discrete"
-    summary_columns = owned_columns("epsilon", Column("gamma", float, "Markov chain max P / min P"), rank=1)
+    summary_columns = owned_columns("epsilon", Column("gamma", float, GAMMA_DOC), rank=1)
 
     def build(self, params: dict, present: set, hints=None) -> ModelSpec:
         """``transition`` or ``gamma`` (thesis Fig. 14 chain), optional ``initial`` (default: the
