@@ -15,11 +15,11 @@ in nats. bdpsim computes them exactly, beside Cao et al.'s recursion, which is a
 
 The steps: fit a Markov chain to the readings, compute the exact leakage hour by hour beside
 Cao's, plot it, and find the per-hour ε that keeps the whole day within a budget. On the command
-line the same is::
-
-    bdpsim temporal --transition "[[0.793,0.163,0.043],[0.25,0.593,0.157],[0.078,0.336,0.586]]" \\
-        --n 24 --epsilon 1 --release any --allocate 2
+line the same is ``bdpsim temporal --transition "[[...]]" --n 24 --epsilon 1 --release any
+--allocate 2``, with the fitted matrix that step 2 prints.
 """
+
+import json
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -50,6 +50,8 @@ LEVELS = ("low", "medium", "high")
 chain = bdpsim.fit_chain(np.array(days), n=T)
 P = chain.transition
 print("fitted transition matrix (low, medium, high):\n", P.round(3))
+print(f"the same on the command line:\nbdpsim temporal --transition '{json.dumps(P.tolist())}' \\")
+print("    --n 24 --epsilon 1 --release any --allocate 2")
 
 # %%
 # 3. The leakage hour by hour. ``mechanism="any"`` is the supremum over every ε-DP randomiser
