@@ -87,7 +87,8 @@ print(f"k-RR: largest exact TPL {max(r['tpl'] for r in krr):.3f}, Cao's {max(r['
 # %%
 # 4. The picture: ``TPL_t`` against Cao's bound, with the two bounds one would quote without
 # bdpsim — the paper's Markov bound ``ε + 4 ln γ`` (``γ`` = the ratio of the largest to the
-# smallest transition probability) and group privacy ``Tε`` (the day as one record).
+# smallest transition probability) and group privacy ``Tε`` (the day as one record). The figure
+# counts steps as the papers do: step ``t`` is hour ``i = t - 1``.
 markov = bdpsim.markov_bound(eps, P).value
 curve = [
     {
