@@ -23,6 +23,8 @@ for your own network, a config whose ``[model]`` is ``kind = "bayesnet"`` with `
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import bdpsim
 from bdpsim.attack.calibrate import calibrate_attack
@@ -98,6 +100,12 @@ fig = plot_attack_roc(
     risk_roc_data(risk, marks=(1e-3, 1e-2)),
     title=f"Optimal attack on one household, Laplace count eps = {eps:g}",
 )
+# ``plot_attack_roc`` draws a Figure of its own without pyplot (``bdpsim attack --plot`` saves it
+# as a file: ``fig.savefig("roc.png")``); this page shows its pixels through pyplot.
+canvas = FigureCanvasAgg(fig)
+canvas.draw()
+shown = plt.figure(figsize=fig.get_size_inches(), dpi=fig.dpi)
+shown.figimage(np.asarray(canvas.buffer_rgba()))
 plt.show()
 
 # %%
