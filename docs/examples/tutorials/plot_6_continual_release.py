@@ -71,8 +71,8 @@ print(
 
 # %%
 # The hours in the middle of the day leak most: both their past and their future releases speak
-# of them. Each hour is 1-DP, yet the whole day is only about ``max TPL``-DP in any one hour — more
-# than four times ε. Cao's recursion lets the past (and the future) be anything within its largest
+# of them. Each hour is 1-DP, yet the day's releases leak up to ``max TPL`` nats about one hour —
+# more than four times ε. Cao's recursion lets the past (and the future) be anything within its largest
 # log ratio, in both directions, where the exact computation follows only the likelihood vectors
 # the releases can reach; on a chain of three or more states it is above the exact value:
 over = max(r["cao_tpl"] / r["tpl"] for r in rows)

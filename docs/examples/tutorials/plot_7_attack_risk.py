@@ -74,9 +74,10 @@ print(f"exact BDPL over every adversary: {risk.bdpl_max:.4f} nats (the DP epsilo
 
 # %%
 # What the numbers mean. The worst adversary targets household no. 7 and knows nobody else's load:
-# no. 7 sits in the middle of the street's network, so its load says most about its neighbours'
-# and moves the published count most. From the count alone, its best test tells ``high`` from
-# ``low`` with a TPR that exceeds its FPR by the advantage, and guesses right 85 % of the time
+# no. 7 has the most neighbours in the network (no. 3, no. 5, no. 9), so its load carries most of
+# the others' along, and the count, which adds them up, moves most with it. From the count alone,
+# its best test tells ``high`` from ``low`` with a TPR that exceeds its FPR by up to the
+# advantage, and guesses right 85 % of the time
 # where a coin would be right half of it. At a threshold that wrongly accuses one ``low`` household
 # in a hundred, it catches about a quarter of the ``high`` ones.
 #
