@@ -317,6 +317,8 @@ TUTORIALS = [
     "plot_3_thesis_figure",
     "plot_4_audit",
     "plot_5_accountant",
+    "plot_6_continual_release",
+    "plot_7_attack_risk",
 ]
 
 
