@@ -116,7 +116,7 @@ class LocalRelease:
     mechanism : "krr", RandomizedResponse or array_like
         ``"krr"``: k-ary randomized response at ``epsilon``, ``P(r = x) = e^eps / (e^eps + k - 1)``
         and ``1 / (e^eps + k - 1)`` for each other output; a
-        :class:`~bdpsim.mechanisms.randomized_response.RandomizedResponse` (binary records, each
+        :class:`~bdpsim.mechanisms.randomized_response.mechanism.RandomizedResponse` (binary records, each
         flipped with probability ``flip``: its records, not its count, are released); or a likelihood
         matrix ``M[x, r] = P(r | x)`` (rows = record states, columns = outputs, rows summing to 1,
         entries > 0: any eps-DP step with finitely many outputs).

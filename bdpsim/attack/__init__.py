@@ -9,7 +9,11 @@ and true positives, its advantage and TPR at low FPR, exact on correlated data.
 """
 
 from . import columns as _columns  # noqa: F401  (registers the attack columns of an exact run)
-from .laws import FinitePair, LatticePair, OutputPair, ShiftPair, output_laws
+from .laws import FinitePair as FinitePair
+from .laws import LatticePair as LatticePair
+from .laws import OutputPair as OutputPair
+from .laws import ShiftPair as ShiftPair
+from .laws import output_laws
 from .montecarlo import SimulatedAttack, simulated_attack
 from .tradeoff import (
     TradeOff,
@@ -21,14 +25,12 @@ from .tradeoff import (
 )
 from .worst import AttackRisk, WorstValue, attack_risk, worst_advantage, worst_tpr
 
+# the output-law pairs (OutputPair, LatticePair, ShiftPair, FinitePair) are importable from here and
+# documented where they live, bdpsim.models.pairs
 __all__ = [
     "AttackRisk",
-    "FinitePair",
-    "LatticePair",
-    "ShiftPair",
     "SimulatedAttack",
     "simulated_attack",
-    "OutputPair",
     "pair_tradeoff",
     "TradeOff",
     "WorstValue",

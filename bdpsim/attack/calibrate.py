@@ -37,7 +37,7 @@ REL_TOL = 1e-6
 #: attack value is below floating-point resolution (an advantage computes as ~7e-16 at any larger
 #: amount of noise), so the amount comes from group privacy instead (:func:`_group_bound`)
 RESOLUTION_EPSILON = 2e-12
-#: significant digits of the calibrated parameter (rounded toward more noise: :func:`safe_round`)
+#: significant digits of the calibrated parameter (rounded toward more noise: ``safe_round``)
 SIGNIFICANT = 6
 
 
@@ -159,7 +159,7 @@ def calibrate_attack(
     Every amount is searched by the pair's one exact engine re-noised
     (:class:`~bdpsim.models.engines.HasNoiseLaw`: the query's laws computed once), through
     :func:`~bdpsim.attack.worst.attack_risk`; the amount returned is rounded to
-    :data:`SIGNIFICANT` digits toward more noise (:func:`safe_round`: the printed amount meets
+    :data:`SIGNIFICANT` digits toward more noise (``safe_round``: the printed amount meets
     the target), and its worst value recomputed. ``progress(step, None)`` after each amount tried.
 
     Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity;

@@ -19,30 +19,30 @@ is a capability, asked with ``isinstance``::
     if isinstance(eng, HasQueryLaws):             # the two laws an adversary compares
         laws = eng.query_laws(adversary)          # S | x_K, x and S | x_K, x' (output: S + noise)
 
-==========================  =========================================================
-capability                  what it gives
-==========================  =========================================================
-:class:`ExactEngine`        ``bdpl(adv)``, ``one_sided(adv)``, ``method``, ``incomplete``
-:class:`HasSearch`          ``search(score, min_known, top, targets)``: every
-                            adversary with ``|K| >= min_known``, ranked by a score of
-                            its two laws (one value or a vector per adversary); the
-                            sup of each component and the adversary attaining it;
-                            ``law_pairs(min_known)``: every law pair it scores
-:class:`HasNoiseLaw`        ``noise`` and ``with_noise(law)``: the same engine (same
-                            query laws, same cached recursions) with another noise
-:class:`HasSearchCost`      ``search_cost(min_known)``: that search's up-front
-                            estimate (seconds of one core, and what it depends on)
-:class:`HasSearchOptions`   options of its own search (a chain's window truncation)
-:class:`HasExhaustive`      every adversary with ``|K|`` in a set of sizes, enumerated
-:class:`HasExhaustiveParts` that enumeration's tasks: target lists sharing cached work
-:class:`HasWindowSearch`    the BDPL's supremum over every adversary with ``|K| >= k``
-:class:`HasWindowPlan`      that search's up-front estimate and its parts (tasks)
-:class:`HasProfile`         one adversary's privacy profile ``delta(eps)``
-:class:`HasProfileSearch`   the profile's supremum over every adversary, and who
-                            attains it
-:class:`HasQueryLaws`       the exact laws of the query under ``x`` and ``x'``, and
-                            the noise law
-==========================  =========================================================
+============================  =========================================================
+capability                    what it gives
+============================  =========================================================
+:class:`ExactEngine`          ``bdpl(adv)``, ``one_sided(adv)``, ``method``, ``incomplete``
+:class:`HasSearch`            ``search(score, min_known, top, targets)``: every
+                              adversary with ``|K| >= min_known``, ranked by a score of
+                              its two laws (one value or a vector per adversary); the
+                              sup of each component and the adversary attaining it;
+                              ``law_pairs(min_known)``: every law pair it scores
+:class:`HasNoiseLaw`          ``noise`` and ``with_noise(law)``: the same engine (same
+                              query laws, same cached recursions) with another noise
+:class:`HasSearchCost`        ``search_cost(min_known)``: that search's up-front
+                              estimate (seconds of one core, and what it depends on)
+:class:`HasSearchOptions`     options of its own search (a chain's window truncation)
+:class:`HasExhaustive`        every adversary with ``|K|`` in a set of sizes, enumerated
+:class:`HasExhaustiveParts`  that enumeration's tasks: target lists sharing cached work
+:class:`HasWindowSearch`      the BDPL's supremum over every adversary with ``|K| >= k``
+:class:`HasWindowPlan`        that search's up-front estimate and its parts (tasks)
+:class:`HasProfile`           one adversary's privacy profile ``delta(eps)``
+:class:`HasProfileSearch`     the profile's supremum over every adversary, and who
+                              attains it
+:class:`HasQueryLaws`         the exact laws of the query under ``x`` and ``x'``, and
+                              the noise law
+============================  =========================================================
 
 **The search with a score.** The engines of "query + noise" (:class:`QueryLawsEngine`: chains,
 networks, random fields, pedigrees, and any kind that writes its ``query_laws``) search every

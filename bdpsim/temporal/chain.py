@@ -8,8 +8,8 @@ an initial law, by default the stationary law of the first matrix) and every ste
 :func:`bdpsim.temporal_leakage`, ``bdpsim temporal``, the temporal engine
 (:class:`bdpsim.temporal.exact.TemporalEngine`), the budget search
 (:func:`bdpsim.temporal.allocate.allocate`), Cao et al.'s columns, and the ``continual`` kind's
-:class:`bdpsim.LocalRelease` on a chain model — takes the value as it was checked, and a new
-per-step budget (:meth:`ReleasedChain.with_epsilon`) checks the budget alone.
+:class:`~bdpsim.mechanisms.continual.ContinualRelease` on a chain model — takes the value as it was
+checked, and a new per-step budget (:meth:`ReleasedChain.with_epsilon`) checks the budget alone.
 
 Every rule broken raises one error type, :class:`~bdpsim.core.errors.ConfigError`, naming the
 argument (``transition``, ``initial``, ``steps``, ``release``, ``epsilon``, ``state_values``);
@@ -170,7 +170,8 @@ def _state_values(values: Any, release: str, k: int) -> np.ndarray | None:
 @dataclass(frozen=True, eq=False)
 class ReleasedChain:
     """A Markov chain of ``steps`` steps and what each step releases (module docstring); make one
-    with :meth:`of` (checked) or :meth:`of_model` (a chain model and a :class:`bdpsim.LocalRelease`).
+    with :meth:`of` (checked) or :meth:`of_model` (a chain model and a
+    :class:`~bdpsim.mechanisms.continual.ContinualRelease`).
 
     Attributes
     ----------
@@ -253,9 +254,9 @@ class ReleasedChain:
     def of_model(cls, model: Any, release: Any) -> ReleasedChain:
         """The value of a chain model (``transition``, ``initial``, ``n``: a
         :class:`~bdpsim.models.MarkovChainModel`) and a local release (``release``, ``epsilon``,
-        ``state_values``: a :class:`bdpsim.LocalRelease`), each checked by its own constructor:
-        what remains is checked here (the budget's length against ``n``, the values against the
-        states)."""
+        ``state_values``: a :class:`~bdpsim.mechanisms.continual.ContinualRelease`), each checked by
+        its own constructor: what remains is checked here (the budget's length against ``n``, the
+        values against the states)."""
         return cls.of(
             model.transition,
             release.epsilon_schedule if release.epsilon_schedule is not None else release.epsilon,
