@@ -34,7 +34,7 @@ capability                    what it gives
                               estimate (seconds of one core, and what it depends on)
 :class:`HasSearchOptions`     options of its own search (a chain's window truncation)
 :class:`HasExhaustive`        every adversary with ``|K|`` in a set of sizes, enumerated
-:class:`HasExhaustiveParts`  that enumeration's tasks: target lists sharing cached work
+:class:`HasExhaustiveParts`   that enumeration's tasks: target lists sharing cached work
 :class:`HasWindowSearch`      the BDPL's supremum over every adversary with ``|K| >= k``
 :class:`HasWindowPlan`        that search's up-front estimate and its parts (tasks)
 :class:`HasProfile`           one adversary's privacy profile ``delta(eps)``
