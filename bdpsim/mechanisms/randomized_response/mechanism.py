@@ -31,8 +31,8 @@ from ..base import NO_COLUMNS, MechanismKind, register_mechanism_kind
 from .core import RRResult, check_rr, debiased_count, flip_for_chain
 from .direct import rr_bdpl_bruteforce
 from .profiles import check_search as check_profile_search
-from .profiles import rr_laws, rr_profiles
-from .window import rr_adversary_bdpl, rr_bdpl
+from .profiles import rr_profiles
+from .window import rr_adversary_bdpl, rr_bdpl, rr_laws
 
 
 def randomized_response_bdpl(model: MarkovChainModel, rho: float) -> RRResult:
@@ -107,7 +107,7 @@ class RandomizedResponseEngine:
     """The exact engine of randomized response on a binary Markov chain: the forward recursion over
     (position, state, flipped count) (:func:`~bdpsim.mechanisms.randomized_response.window.rr_adversary_bdpl`,
     the one-sided value; the two-sided one is the larger of both orders of the pair); an
-    adversary's two output laws (the flipped count's, :func:`~.profiles.rr_laws`) and the privacy
+    adversary's two output laws (the flipped count's, :func:`~.window.rr_laws`) and the privacy
     profile over every adversary (:func:`~.profiles.rr_profiles`; capabilities
     :class:`~bdpsim.models.engines.HasOutputPair`, :class:`~bdpsim.models.engines.HasProfiles`)."""
 

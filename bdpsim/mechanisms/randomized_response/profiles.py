@@ -3,7 +3,7 @@ the attack quantities read (:mod:`bdpsim.attack.worst`), beside the BDPL of
 :mod:`bdpsim.mechanisms.randomized_response.window`.
 
 The output is the flipped count ``Z`` on ``0..T`` (the debiasing is a bijection), so an
-adversary's two output laws are two probability vectors (:func:`rr_laws`), and its privacy profile
+adversary's two output laws are two probability vectors (:func:`~.window.rr_laws`), and its privacy profile
 ``delta(eps) = max(sum_z (p_z - e^eps q_z)^+, sum_z (q_z - e^eps p_z)^+)`` a finite sum.
 
 **Every adversary.** The window reduction of the BDPL holds for the profile (the hockey-stick
@@ -37,40 +37,6 @@ from .window import advance_step, left_laws, realise_window, target_step
 
 #: most entries (cells x outcomes) of the laws the profile search scores
 SEARCH_LIMIT = 60_000_000
-
-
-def rr_laws(model: MarkovChainModel, rho: float, adversary: Adversary) -> tuple[np.ndarray, np.ndarray]:
-    """``P(Z = z | x_K, x)`` and ``P(Z = z | x_K, x')``, ``z = 0..T``: the forward recursion over
-    (position, state, flipped count) with the known records clamped (raises
-    :class:`~bdpsim.core.errors.NotAvailable` for a condition of probability zero)."""
-    check_rr(model, rho)
-    T, P = model.n, model.transition
-    e = np.array([[1 - rho, rho], [rho, 1 - rho]])
-    laws = []
-    for x in (adversary.x, adversary.x_prime):
-        allowed = np.ones((T, 2))
-        for p, v in zip(adversary.known, adversary.x_known):
-            allowed[p] = 0
-            allowed[p, int(v)] = 1
-        allowed[adversary.i] = 0
-        allowed[adversary.i, int(x)] = 1
-        f = np.zeros((2, T + 1))
-        for y in range(2):
-            for zz in range(2):
-                f[y, zz] += model.initial[y] * allowed[0, y] * e[y, zz]
-        for t in range(1, T):
-            if not f.sum() > 0:
-                break
-            g = np.zeros_like(f)
-            base = P.T @ f  # base[y', k] = sum_y P[y, y'] f[y, k]
-            for y2 in range(2):
-                for zz in range(2):
-                    g[y2, zz:] += base[y2, : T + 1 - zz] * e[y2, zz] * allowed[t, y2]
-            f = g / g.sum() if g.sum() > 0 else g
-        if not f.sum() > 0:
-            raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero")
-        laws.append(f.sum(axis=0) / f.sum())
-    return laws[0], laws[1]
 
 
 def _outside_laws(m: int, rho: float) -> np.ndarray:
@@ -252,4 +218,4 @@ def rr_profiles(
     return AdversarySearch(names, value, worst, leaders[0], value[None, :], 0.0, None, leaders)
 
 
-__all__ = ["rr_laws", "rr_profiles", "check_search", "SEARCH_LIMIT"]
+__all__ = ["rr_profiles", "check_search", "SEARCH_LIMIT"]

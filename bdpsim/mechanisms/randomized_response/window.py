@@ -281,9 +281,12 @@ def realise_window(model, kl, L, kr, R, m1, x, z) -> RRAdversary:
     return RRAdversary(i, tuple(known), tuple(vals[p] for p in known), x, 1 - x, int(z))
 
 
-def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversary | Adversary) -> float:
-    """``max_z ln P(Z = z | x_K, x) / P(Z = z | x_K, x')`` of one adversary (forward recursion
-    over (position, state, flipped count) with the known records clamped)."""
+def rr_laws(
+    model: MarkovChainModel, rho: float, adversary: RRAdversary | Adversary
+) -> tuple[np.ndarray, np.ndarray]:
+    """``P(Z = z | x_K, x)`` and ``P(Z = z | x_K, x')``, ``z = 0..T``: the forward recursion over
+    (position, state, flipped count) with the known records clamped (raises
+    :class:`~bdpsim.core.errors.NotAvailable` for a condition of probability zero)."""
     check_rr(model, rho)
     T, P = model.n, model.transition
     e = np.array([[1 - rho, rho], [rho, 1 - rho]])
@@ -292,23 +295,32 @@ def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversar
         allowed = np.ones((T, 2))
         for p, v in zip(adversary.known, adversary.x_known):
             allowed[p] = 0
-            allowed[p, v] = 1
+            allowed[p, int(v)] = 1
         allowed[adversary.i] = 0
-        allowed[adversary.i, cast(int, x)] = (
-            1  # a state of the binary chain (an Adversary's x is typed float)
-        )
+        allowed[adversary.i, int(x)] = 1
         f = np.zeros((2, T + 1))
         for y in range(2):
             for zz in range(2):
                 f[y, zz] += model.initial[y] * allowed[0, y] * e[y, zz]
         for t in range(1, T):
+            if not f.sum() > 0:
+                break
             g = np.zeros_like(f)
             base = P.T @ f  # base[y', k] = sum_y P[y, y'] f[y, k]
             for y2 in range(2):
                 for zz in range(2):
                     g[y2, zz:] += base[y2, : T + 1 - zz] * e[y2, zz] * allowed[t, y2]
-            f = g / g.sum()
+            f = g / g.sum() if g.sum() > 0 else g
+        if not f.sum() > 0:
+            raise NotAvailable(f"adversary {adversary}: a conditioning event has probability zero")
         laws.append(f.sum(axis=0) / f.sum())
+    return laws[0], laws[1]
+
+
+def rr_adversary_bdpl(model: MarkovChainModel, rho: float, adversary: RRAdversary | Adversary) -> float:
+    """``max_z ln P(Z = z | x_K, x) / P(Z = z | x_K, x')`` of one adversary (the laws of
+    :func:`rr_laws`)."""
+    laws = rr_laws(model, rho, adversary)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(laws[0] > 0, np.log(laws[0]) - np.log(laws[1]), -np.inf)
     return float(r.max())
