@@ -550,7 +550,8 @@ def _refusal(model, count, secs, over, slow, cells, ex_secs, nk, max_regions, ma
     if over:
         regions = f"more than {max_regions} separated regions (limit {max_regions})"
     else:
-        regions = f"{'the first ' if slow else ''}{count} separated regions {'already ' if slow else ''}need ~{secs:.3g} s"
+        first, already = ("the first ", "already ") if slow else ("", "")
+        regions = f"{first}{count} separated regions {already}need ~{secs:.3g} s"
     if cells > max_cells:
         table = f"the exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g})"
     else:
