@@ -53,12 +53,19 @@ def exact_bdpl(
     ------
     NotAvailable
         When the pair has no exact engine (or no exhaustive search).
+    ConfigError
+        When the search over every adversary exceeds its engine's up-front estimate (field
+        ``sizes``; e.g. a Bayesian network of thousands of regions), before any work.
     """
     if adversary is not None:
         return ExactResult(adversary_bdpl(model, mechanism, adversary).value, adversary, 1)
     eng = engine_for(model, mechanism)
     ks = known_sizes(sizes, model.n)
     if isinstance(eng, HasWindowSearch) and is_upward_closed(ks, model.n):
+        try:  # the engine's up-front estimate, before any work (a network too large: one line)
+            eng.check_window(ks[0])
+        except SearchTooLarge as err:
+            raise ConfigError("sizes", sizes, err.reason) from None
         search, advs, values = eng.window(ks[0], 1)  # a histogram's window search has no search object
         return ExactResult(
             search.bdpl if search is not None else float(values.max()), advs[0].adversary(), int(values.size)

@@ -10,7 +10,11 @@ tests used to assert:
    (``BAD_CONFIGS``): refused up front, not after building or running (limit 10 s);
 2. ``worst_gaussian_sum(8, 0.9, starts=2)``: the capped worst-case Gaussian search (limit 20 s);
 3. ``bdpsim validate`` + ``bdpsim utility`` of the hostile ``[utility]`` configs (limit 5 s);
-4. ``PedigreeModel`` refusing huge families (10^9 members, 10^6 people; limit 2 s).
+4. ``PedigreeModel`` refusing huge families (10^9 members, 10^6 people; limit 2 s);
+5. the search over every adversary refused from its estimate: ``bdpsim.exact_bdpl`` on pgmpy's
+   ALARM and CHILD (when pgmpy is installed) and on a CHILD-like network built here, ``bdpsim
+   validate`` + ``bdpsim run`` of a 5 000-step hidden Markov model with ``adversaries = "all"``
+   (limit 2 s; 5 s for the two commands; they took 21-43 s, past 60 s, and 77 s before).
 
 Prints one line per case and the load average before and after (timings on a shared machine vary
 with it; CPU seconds less so); ``--json PATH`` also writes the numbers. Exit status 1 if a case
@@ -29,6 +33,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -138,13 +143,55 @@ def pedigrees() -> list[dict]:
     return [timed(f"pedigree: {label}", 2.0, lambda make=make: refused(make)) for label, make in cases]
 
 
+def searches(tmp: Path) -> list[dict]:
+    import bdpsim as api
+    from tests.models.test_bayesnet import random_network
+
+    def refused(model) -> bool:
+        try:
+            api.exact_bdpl(model, api.LaplaceCount(1.0))
+        except ConfigError:
+            return True
+        return False
+
+    nets = [("CHILD-like: 14 nodes, 2-6 states", random_network(np.random.default_rng(3), 14, 14, 6, 4))]
+    try:
+        from pgmpy.utils import get_example_model
+
+        with warnings.catch_warnings():  # pgmpy's deprecation notes
+            warnings.simplefilter("ignore")
+            nets += [
+                (f"pgmpy's {name}", api.from_pgmpy(get_example_model(name))) for name in ("alarm", "child")
+            ]
+    except ImportError:
+        print("pgmpy not installed: ALARM and CHILD skipped")
+    out = [timed(f"exact_bdpl: {label}", 2.0, lambda m=m: refused(m)) for label, m in nets]
+    cfg = tmp / "hmm.toml"
+    cfg.write_text(
+        '[run]\nadversaries = "all"\nestimator = "exact"\n[model]\nkind = "bayesnet"\n'
+        "hmm = { transition = [[0.9, 0.1], [0.2, 0.8]], emission = [[0.85, 0.15], [0.25, 0.75]], n = 5000 }\n"
+        '[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+    )
+    dest = tmp / "hmm"
+    out.append(
+        timed(
+            "config: 5 000-step HMM, every adversary",
+            5.0,  # validate and run: 2.5 s each (the model's build and checks included)
+            lambda: cli("validate", cfg) == 2 and cli("run", cfg, "--out", dest) == 2 and not dest.exists(),
+        )
+    )
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="also write the measured numbers here")
     args = ap.parse_args()
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as d:
-        rows = bad_configs(Path(d)) + worst_case() + utility_configs(Path(d)) + pedigrees()
+        rows = (
+            bad_configs(Path(d)) + worst_case() + utility_configs(Path(d)) + pedigrees() + searches(Path(d))
+        )
     after = os.getloadavg()[0]
     bad = [r["case"] for r in rows if not r["ok"]]
     print(

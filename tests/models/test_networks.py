@@ -4,6 +4,7 @@ against an independent brute force over every joint state and every adversary.""
 
 import itertools
 import math
+import re
 import time
 import warnings
 
@@ -553,6 +554,106 @@ def test_all_adversary_search_is_refused_up_front_with_its_estimate():
     small = build_bn(MIXED)
     plan = search_plan(small, _g_table(small, _count(small.record_states)))
     assert plan.method in ("exhaustive", "regions") and plan.seconds < 10
+
+
+def _no_work(monkeypatch, *names):
+    """Make the named functions of the search fail the test when called: work the refusal skips."""
+    import bdpsim.models.bayesnet.search as BS
+
+    def work(*args, **kwargs):
+        raise AssertionError("the search started its work before refusing")
+
+    for name in names:
+        monkeypatch.setattr(BS, name, work)
+
+
+def test_dense_network_is_refused_by_exact_bdpl_before_any_region_law(monkeypatch):
+    """A network like pgmpy's CHILD (14 nodes of up to 6 states, up to 4 parents each: width 5)
+    whose region search is estimated above an hour: ``exact_bdpl`` answers with the estimate in one
+    line before any region's law (it ran the search: past 20 s CPU with no answer on CHILD; ALARM
+    refused after 42.6 s with "limit ~inf s")."""
+    import bdpsim
+
+    m = random_network(np.random.default_rng(3), nodes=14, records=14, max_states=6, max_parents=4)
+    _no_work(monkeypatch, "region_laws", "exhaustive_search")
+    t0 = time.process_time()
+    with pytest.raises(ConfigError) as err:
+        bdpsim.exact_bdpl(m, bdpsim.LaplaceCount(1.0))
+    assert time.process_time() - t0 < 2.0
+    line = str(err.value)
+    assert "\n" not in line and line.startswith("sizes = 'all': the exact search over every adversary")
+    assert "a model of 14 nodes (14 records of 2–6 states)" in line  # the network's size
+    assert re.search(r"separated regions already need ~[0-9.e+]+ s", line)  # the estimate
+    assert "limit ~3600 s of one core" in line and "inf" not in line  # the limit, never "~inf"
+    with pytest.raises(ConfigError, match="refused up front") as err:  # the search itself: same
+        bdpl_search(m, _g_table(m, _count(m.record_states)), laplace_score(1.0))
+    assert "inf" not in str(err.value)
+
+
+def test_hmm_of_thousands_of_steps_is_refused_without_enumerating_regions(monkeypatch):
+    """A 5 000-step hidden Markov model: each target has ``2^4999`` separated regions (its first
+    frontier, :func:`~bdpsim.models.bayesnet.search.frontier_records`), known without enumerating
+    one; the config and ``exact_bdpl`` are refused in about a second (168 s before, 2.4 GB)."""
+    import bdpsim
+
+    doc = {
+        "run": {"adversaries": "all", "estimator": "exact", "known_sizes": "all"},
+        "model": {
+            "kind": "bayesnet",
+            "hmm": {
+                "transition": [[0.9, 0.1], [0.2, 0.8]],
+                "emission": [[0.85, 0.15], [0.25, 0.75]],
+                "n": 5000,
+            },
+        },
+        "mechanism": {"kind": "count", "epsilon": 1.0},
+    }
+    _no_work(monkeypatch, "closed_regions", "region_laws", "exhaustive_search")
+    t0 = time.process_time()
+    with pytest.raises(ConfigError) as err:
+        parse_config(doc)
+    line = str(err.value)
+    assert line.startswith(
+        "run.adversaries = 'all': the exact search over every adversary is refused up front"
+    )
+    assert "a model of 10000 nodes (5000 records of 2 states)" in line
+    assert "more than 200000 separated regions (limit 200000)" in line and "(limit 1e+07)" in line
+    m = BayesNetModel.hmm([[0.9, 0.1], [0.2, 0.8]], [[0.85, 0.15], [0.25, 0.75]], 5000)
+    with pytest.raises(ConfigError, match="more than 200000 separated regions"):
+        bdpsim.exact_bdpl(m, bdpsim.LaplaceCount(1.0))
+    assert time.process_time() - t0 < 4.0
+
+
+def test_first_frontier_bounds_the_regions_counted():
+    """``2^k`` regions at least, ``k`` the first frontier's records: against the enumeration, on
+    chains, random networks with hidden nodes and a small HMM (every region of a target)."""
+    from bdpsim.models.bayesnet.search import closed_regions, frontier_records
+
+    models = [random_network(np.random.default_rng(s), nodes=9, records=6, max_states=3) for s in range(6)]
+    models.append(BayesNetModel.hmm([[0.9, 0.1], [0.2, 0.8]], [[0.8, 0.2], [0.3, 0.7]], 6))
+    for m in models:
+        adj, rec = m.interaction_graph(), set(m.records)
+        for node in m.records:
+            k = frontier_records(adj, node, rec.__contains__)
+            assert 2**k <= sum(1 for _ in closed_regions(adj, node, rec.__contains__))
+    h = models[-1]
+    adj, rec = h.interaction_graph(), set(h.records)
+    assert all(frontier_records(adj, r, rec.__contains__) == 5 for r in h.records)  # 2^5 regions each
+
+
+def test_known_sets_and_exhaustive_cells_of_large_networks_by_their_formulas():
+    """The counts of the plan, now in one product (a network of thousands of records), against the
+    formulas term by term: ``|T| sum_{k >= m} C(n-1, k)`` and ``max_r s_r prod_{j != r} (s_j + 1) Q``."""
+    from bdpsim.models.bayesnet.search import exhaustive_cells, n_known_sets
+
+    for n in (1, 2, 7, 30):
+        for m in range(n):
+            assert n_known_sets(n, [0, 1, 2], m) == 3 * sum(math.comb(n - 1, k) for k in range(m, n))
+    for seed in range(4):
+        m = random_network(np.random.default_rng(seed), nodes=8, records=6, max_states=4)
+        cards, g = m.record_states, _g_table(m, _count(m.record_states))
+        direct = max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards))
+        assert exhaustive_cells(m, g) == float(direct * (1 + m.n))
 
 
 def test_alarm_from_its_bif_runs_sampled_adversaries_exactly(tmp_path):

@@ -243,7 +243,7 @@ class FactorModelEngine(QueryLawsEngine):
         try:
             plan = BS.search_plan(self.model, g, max_seconds=math.inf)
         except ConfigError as err:
-            raise SearchTooLarge("run.adversaries", err.rule.split("; limit ~")[0]) from None
+            raise SearchTooLarge("run.adversaries", err.rule.removesuffix(". " + BS.REFUSAL_ADVICE)) from None
         return SearchCost(plan.seconds, plan.text())
 
     def check_window(self, min_known: int) -> None:

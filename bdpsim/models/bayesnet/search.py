@@ -208,8 +208,11 @@ def adversary_bdpl(
 
 
 def n_known_sets(n: int, targets: Sequence[int], min_known: int) -> int:
-    """``(i, K)`` pairs with ``|K| >= min_known``."""
-    return len(targets) * sum(math.comb(n - 1, k) for k in range(min_known, n))
+    """``(i, K)`` pairs with ``|K| >= min_known``: ``|T| (2^(n-1) - sum_{k < min_known} C(n-1, k))``
+    (the binomial sum taken from whichever end is shorter: a network of thousands of records)."""
+    if min_known > (n - 1) // 2:
+        return len(targets) * sum(math.comb(n - 1, k) for k in range(min_known, n))
+    return len(targets) * (2 ** (n - 1) - sum(math.comb(n - 1, k) for k in range(min_known)))
 
 
 def exhaustive_cells(model: FactorModel, increments) -> float:
@@ -217,7 +220,8 @@ def exhaustive_cells(model: FactorModel, increments) -> float:
     inc = model.increments(increments)
     Q = 1 + sum(int(g.max()) for g in inc.values())
     cards = model.record_states
-    cells = max(c * math.prod(d + 1 for k, d in enumerate(cards) if k != r) for r, c in enumerate(cards)) * Q
+    every = math.prod(d + 1 for d in cards)  # one product, divided by each record's factor (exact)
+    cells = max(c * (every // (c + 1)) for c in cards) * Q
     return count_as_float(cells)  # inf past the float range (a network of a thousand records)
 
 
@@ -320,6 +324,25 @@ def closed_regions(
         v = min(F)
         stack.append((R, X | {v}, F - {v}))
         stack.append((R | {v}, X, (F | adj[v]) - R - {v} - X))
+
+
+def frontier_records(adj: Mapping[int, set], start: int, is_record: Callable[[int], bool]) -> int:
+    """The records on the outer boundary of ``start`` once its hidden neighbours are closed over (the
+    first frontier of :func:`closed_regions`). The branching of :func:`closed_regions` keeps each of
+    them in the frontier until it branches on it (include or exclude), so every path of its binary
+    tree branches on all ``k`` of them: ``start`` has at least ``2^k`` regions (an HMM's target:
+    ``2^(n-1)``), known without enumerating any."""
+    R, F, todo = {start}, set(), [start]
+    while todo:  # through hidden nodes only, each once: linear in the edges
+        for v in adj[todo.pop()]:
+            if v in R or v in F:
+                continue
+            if is_record(v):
+                F.add(v)
+            else:
+                R.add(v)
+                todo.append(v)
+    return len(F)
 
 
 def region_laws(
@@ -462,20 +485,31 @@ def search_plan(
     * exhaustive: ``cells x (s - 1) s / 2`` pair scores per target plus, per target, the joint
       table's elimination (:meth:`~bdpsim.models.factor_model.FactorModel.exact_cost`).
 
+    The count stops as soon as it cannot fit: above ``max_regions`` (known before enumerating when
+    the targets' first frontiers already give more, :func:`frontier_records`: an HMM's ``2^(n-1)``
+    per target), or once the regions counted exceed ``max_seconds``.
+
     Picks the exhaustive search when it fits and the regions do not prune or cost more (the
     choice of :func:`bdpl_search`'s ``"auto"``), else the regions; raises a one-line :class:`ConfigError`
-    (field
-    ``run.adversaries``) with the estimate when neither fits (regions above ``max_regions``,
-    cells above ``max_cells``, or more than ``max_seconds``)."""
+    (field ``run.adversaries``) naming the model's size, the estimates and the limits when neither
+    fits (regions above ``max_regions``, cells above ``max_cells``, or more than ``max_seconds``)."""
     T = _targets(model, targets)
     inc = model.increments(increments)
     Q = 1 + sum(int(g.max()) for g in inc.values())
     smax = max(model.node_states)
-    width = model.elimination_plan().width
+    nk = n_known_sets(model.n, T, 0)
+    cells = exhaustive_cells(model, increments)
+    ex_secs = len(T) * (cells * max(1, smax * (smax - 1) // 2) * 20 + model.exact_cost()[1]) / OPS_PER_SECOND
     adj, rec = model.interaction_graph(), set(model.records)
     cards = model.node_states
-    count, secs, over = 0, 0.0, False
-    for i in T:
+    count, secs, over, slow, least = 0, 0.0, False, False, 0
+    for i in T:  # a lower bound first: no enumeration when the first frontiers alone are too many
+        least += 2 ** min(frontier_records(adj, model.records[i], rec.__contains__), 64)
+        if least > max_regions:
+            over, count = True, max_regions + 1  # as many as the count would have stopped at
+            break
+    width = model.elimination_plan().width if not over else 0
+    for i in T if not over else ():
         for R, bnd in closed_regions(adj, model.records[i], rec.__contains__, limit=math.inf):
             count += 1
             batch = math.prod(float(cards[v]) for v in bnd)
@@ -486,27 +520,47 @@ def search_plan(
             if count > max_regions:
                 over = True
                 break
-        if over:
+            if secs > max_seconds:  # the regions cannot fit whatever the rest: stop counting
+                slow = True
+                break
+        if over or slow:
             break
-    nk = n_known_sets(model.n, T, 0)
-    nkf = count_as_float(nk)
-    cells = exhaustive_cells(model, increments)
-    ex_secs = len(T) * (cells * max(1, smax * (smax - 1) // 2) * 20 + model.exact_cost()[1]) / OPS_PER_SECOND
     use_ex = cells <= max_cells and (over or count >= nk or ex_secs <= secs)
     if use_ex and ex_secs <= max_seconds:
         return SearchPlan("exhaustive", count, nk, cells, ex_secs)
     if not over and secs <= max_seconds:
         return SearchPlan("regions", count, nk, cells, secs)
-    regions = (
-        f"more than {max_regions} separated regions" if over else f"{count} separated regions (~{secs:.3g} s)"
-    )
     raise ConfigError(
         "run.adversaries",
         "all",
-        f"the exact search over every adversary is refused up front: {regions}, and the "
-        f"exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g}) for {nkf:.3g} known "
-        f"sets; limit ~{max_seconds:g} s of one core. Use sampled adversaries "
-        "(run.adversaries = 100) or fewer records",
+        _refusal(model, count, secs, over, slow, cells, ex_secs, nk, max_regions, max_cells, max_seconds),
+    )
+
+
+#: what a refusal of the search over every adversary advises
+REFUSAL_ADVICE = "Use sampled adversaries (run.adversaries = 100) or fewer records"
+
+
+def _refusal(model, count, secs, over, slow, cells, ex_secs, nk, max_regions, max_cells, max_seconds) -> str:
+    """The one line of :func:`search_plan`'s refusal: the model's size, each search's estimate and
+    the limit it passes (a limit of time only where one was set and estimated)."""
+    states = sorted(set(model.record_states))
+    span = f"{states[0]}" if len(states) == 1 else f"{states[0]}–{states[-1]}"
+    size = f"a model of {model.size} nodes ({model.n} records of {span} states)"
+    if over:
+        regions = f"more than {max_regions} separated regions (limit {max_regions})"
+    else:
+        first, already = ("the first ", "already ") if slow else ("", "")
+        regions = f"{first}{count} separated regions {already}need ~{secs:.3g} s"
+    if cells > max_cells:
+        table = f"the exhaustive table needs {cells:.3g} cells (limit {max_cells:.3g})"
+    else:
+        table = f"the exhaustive table of {cells:.3g} cells needs ~{ex_secs:.3g} s"
+    timed = (not over or cells <= max_cells) and math.isfinite(max_seconds)
+    limit = f"; limit ~{max_seconds:g} s of one core" if timed else ""
+    return (
+        f"the exact search over every adversary is refused up front on {size}: {regions}, and {table} "
+        f"for {count_as_float(nk):.3g} known sets{limit}. {REFUSAL_ADVICE}"
     )
 
 
@@ -523,8 +577,9 @@ def bdpl_search(
 ) -> SearchResult:
     """Exact BDPL over all adversaries: ``method = "regions"`` (the reduction),
     ``"exhaustive"``, or ``"auto"``: the cheaper by the up-front estimate (:func:`search_plan`;
-    the exhaustive search only when it fits in ``max_cells``); ``reduced = False`` on a region
-    search says that the reduction did not apply."""
+    the exhaustive search only when it fits in ``max_cells``; neither above
+    :data:`MAX_SEARCH_SECONDS`: refused in one line before any work); ``reduced = False`` on a
+    region search says that the reduction did not apply."""
     check(
         method in ("auto", "regions", "exhaustive"),
         "method",
@@ -543,7 +598,6 @@ def bdpl_search(
                 targets=targets,
                 max_regions=max_regions * len(_targets(model, targets)),
                 max_cells=max_cells,
-                max_seconds=math.inf,
             ).method
             == "exhaustive"
         ):
