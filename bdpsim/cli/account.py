@@ -59,7 +59,7 @@ def add_parser(sub) -> None:
 
 def command(a) -> int:
     from ..accounting import account
-    from ..accounting.accountant import check_alpha, check_delta, check_epsilon
+    from ..accounting.asks import check_alpha, check_delta, check_epsilon
     from ..accounting.report import account_report, format_report
     from ..pipeline.account_config import load_account_config
 
