@@ -42,6 +42,10 @@ from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
 MAX_EXHAUSTIVE = 200_000
+#: most records an account takes: every exact joint law here passes over every record at least once
+#: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
+#: refused before any work
+MAX_RECORDS = 1_000_000
 
 
 @dataclass
@@ -434,6 +438,17 @@ def _is_network(model) -> bool:
     return isinstance(model, FactorGraph)
 
 
+def _check_records(model) -> None:
+    """Refuse (``ConfigError`` on ``model.n``) a model of more than :data:`MAX_RECORDS` records."""
+    if model.n > MAX_RECORDS:
+        raise ConfigError(
+            "model.n",
+            model.n,
+            f"the accountant takes at most {MAX_RECORDS:,} records (every joint law passes over every "
+            "record per adversary)",
+        )
+
+
 def account(
     model,
     releases,
@@ -483,6 +498,7 @@ def account(
     rel = as_releases(releases)
     if adversary is not None and not isinstance(adversary, Adversary):
         raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
+    _check_records(model)
     ks = known_sizes(sizes if isinstance(sizes, str) else list(sizes), model.n)
     local = [r for r in rel if isinstance(r, LocalRelease)]
     if local:

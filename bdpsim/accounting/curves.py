@@ -26,24 +26,34 @@ class ProfileCurves:
 
 
 def profile_curves(acc, eps) -> ProfileCurves:
+    """The curves of :class:`ProfileCurves` on ``eps`` (all asked at once: a local release's
+    bracket computes every ``eps`` in one refinement); a curve the account has not (the naive
+    composition or the one release of a local release) is ``nan``."""
     e = np.asarray(eps, dtype=float)
+    acc.prepare(epsilons=[float(v) for v in e])
     vals = [acc.delta(float(v)) for v in e]
-    nv = acc.naive() if len(acc.flat) > 1 else None
-    naive = []
-    for v in e:
+    naive = np.full(e.shape, np.nan)
+    single = np.full(e.shape, np.nan)
+    try:
+        nv = acc.naive() if len(acc.flat) > 1 else None
+    except NotAvailable:
+        nv = None
+    for j, v in enumerate(e):
         try:
-            naive.append(nv.composed_delta(float(v)).value if nv is not None else np.nan)
+            naive[j] = nv.composed_delta(float(v)).value if nv is not None else np.nan
         except NotAvailable:
-            naive.append(np.nan)
-    one = acc.single(acc.flat[0])
+            pass
+    if acc.flat:
+        one = acc.single(acc.flat[0])
+        single = np.array([one.delta(float(v)).value for v in e])
     return ProfileCurves(
         e,
         np.array([v.value for v in vals]),
         np.array([v.lower for v in vals]),
         np.array([v.upper for v in vals]),
-        np.array(naive),
-        np.array([one.delta(float(v)).value for v in e]),
-        len(acc.flat),
+        naive,
+        single,
+        len(acc.flat) or len(acc.releases),
     )
 
 

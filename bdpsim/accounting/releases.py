@@ -22,6 +22,7 @@ import numpy as np
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.laws import NoiseLaw
 from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
+from ..temporal.chain import MAX_EPSILON
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,10 @@ class LocalRelease:
                 )
             e = self.epsilon
             ok = isinstance(e, (int, float, np.integer, np.floating)) and not isinstance(e, bool)
-            if not (ok and math.isfinite(float(e)) and float(e) > 0):  # type: ignore[arg-type]
-                raise ConfigError("release.epsilon", e, "k-RR needs a finite epsilon > 0")
+            if not (ok and 0 < float(e) <= MAX_EPSILON):  # type: ignore[arg-type]
+                raise ConfigError(
+                    "release.epsilon", e, f"k-RR needs an epsilon in (0, {MAX_EPSILON:g}] (e^epsilon a float)"
+                )
             return
         if self.epsilon is not None:
             raise ConfigError("release.epsilon", self.epsilon, "is for randomiser 'krr' only")

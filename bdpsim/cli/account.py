@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 
 from .base import subcommand
 
@@ -84,6 +85,7 @@ def command(a) -> int:
         from ..figures.accounting import plot_account
 
         plot_account(acc, a.plot, title=cfg.title)
+        print(f"wrote {a.plot}", file=sys.stderr)  # stderr: --json keeps stdout one document
     if a.json:
         print(
             json.dumps(

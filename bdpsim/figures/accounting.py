@@ -32,7 +32,8 @@ def plot_profile(curves, title: str = ""):
     ax.plot(curves.eps, curves.joint, color=c[0], label=f"joint, {k} releases (this model)")
     if np.isfinite(curves.naive).any():
         ax.plot(curves.eps, curves.naive, color=c[1], linestyle="--", label="composed as if independent")
-    ax.plot(curves.eps, curves.single, color=c[2], linestyle=":", label="one release")
+    if np.isfinite(curves.single).any():
+        ax.plot(curves.eps, curves.single, color=c[2], linestyle=":", label="one release")
     ax.set_yscale("log")
     ax.set_xlabel("epsilon")
     ax.set_ylabel("delta(epsilon)")
@@ -46,13 +47,14 @@ def plot_profile(curves, title: str = ""):
             linestyle="--",
             label="composed as if independent",
         )
-    bx.plot(
-        alpha,
-        implied_tradeoff(curves.eps, curves.single, alpha),
-        color=c[2],
-        linestyle=":",
-        label="one release",
-    )
+    if np.isfinite(curves.single).any():
+        bx.plot(
+            alpha,
+            implied_tradeoff(curves.eps, curves.single, alpha),
+            color=c[2],
+            linestyle=":",
+            label="one release",
+        )
     bx.plot(alpha, 1 - alpha, color="0.6", linewidth=0.8, label="no information")
     bx.set_xlabel("type I error (false-positive rate)")
     bx.set_ylabel("type II error beta")

@@ -141,8 +141,14 @@ def test_a_local_release_in_process(tmp_path, capsys):
         (
             "epsilon = 1.0\n\n[account]",
             "epsilon = 0\n\n[account]",
-            "release[0].epsilon = 0: k-RR needs a finite epsilon > 0",
+            "release[0].epsilon = 0: k-RR needs an epsilon in (0, 700]",
         ),
+        (
+            "epsilon = 1.0\n\n[account]",
+            "epsilon = 800\n\n[account]",
+            "release[0].epsilon = 800: k-RR needs an epsilon in (0, 700]",
+        ),
+        ("n = 5", "n = 1000000000", "model.n = 1000000000: the accountant takes at most 1,000,000 records"),
         (
             'randomiser = "krr"',
             'randomiser = "rr"',
@@ -184,3 +190,14 @@ def test_a_bad_local_release_is_one_line_exit_2(tmp_path, capsys, old, new, mess
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("bdpsim: error: ")
     assert message in err
+
+
+def test_a_local_release_plots_its_profile(tmp_path, capsys):
+    """``--plot`` of a local release draws the joint curves (it has no per-release composition and
+    no one-release curve: they are left out, not an AttributeError after the computation)."""
+    from bdpsim.cli import main
+
+    png = tmp_path / "profile.png"
+    assert main(["account", write(tmp_path, LOCAL), "--epsilon", "1", "--plot", str(png)]) == 0
+    assert png.stat().st_size > 0
+    assert f"wrote {png}" in capsys.readouterr().err
