@@ -141,12 +141,12 @@ def test_a_local_release_in_process(tmp_path, capsys):
         (
             "epsilon = 1.0\n\n[account]",
             "epsilon = 0\n\n[account]",
-            "release[0].epsilon = 0: k-RR needs an epsilon in (0, 700]",
+            "release[0].epsilon = 0: k-RR needs an epsilon: must be a number in [1e-09, 700]",
         ),
         (
             "epsilon = 1.0\n\n[account]",
             "epsilon = 800\n\n[account]",
-            "release[0].epsilon = 800: k-RR needs an epsilon in (0, 700]",
+            "release[0].epsilon = 800: k-RR needs an epsilon: must be a number in [1e-09, 700]",
         ),
         ("n = 5", "n = 1000000000", "model.n = 1000000000: the accountant takes at most 1,000,000 records"),
         (
