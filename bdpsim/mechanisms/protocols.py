@@ -91,6 +91,9 @@ class ReleasesEveryRecord(Protocol):
     """A local release of every record (:class:`~bdpsim.mechanisms.local.LocalRelease`): each record
     through its own randomiser, whose likelihood matrix on ``states`` states the accountant reads."""
 
+    @property
+    def label(self) -> str: ...
+
     def matrix(self, states: int): ...
 
     def likelihoods(self, states: int): ...

@@ -199,3 +199,63 @@ def test_cli_validate_shows_a_schedule_as_a_schedule(tmp_path, capsys):
     assert main(["validate", str(cfg)]) == 0
     out = capsys.readouterr().out
     assert "eps=schedule of 6 (0.1..0.5)" in out and "eps=0.5 " not in out
+
+
+# ---------------------------------------------------------------- the optimal attack on a local release
+def _laws(P, pi, L, T, t, known, a, b):
+    """The output laws ``P(r | x_t = a, x_K)`` and ``P(r | x_t = b, x_K)`` over every output sequence."""
+    k, m = L.shape[1], L.shape[0]
+
+    def law(x):
+        tot = np.zeros([m] * T)
+        for path in itertools.product(range(k), repeat=T):
+            if path[t] != x or any(path[s] != v for s, v in known.items()):
+                continue
+            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
+            arr = np.array(1.0)
+            for i in range(T):
+                arr = np.multiply.outer(arr, L[:, path[i]])
+            tot = tot + p * arr
+        return (tot / tot.sum()).ravel()
+
+    return law(a), law(b)
+
+
+def _tpr(p, q, alpha) -> float:
+    """Neyman-Pearson: the largest ``P(reject)`` under ``p`` at ``Q(reject) = alpha`` (randomised)."""
+    order = np.argsort(-(p / q))
+    tpr, fpr = 0.0, 0.0
+    for j in order:
+        if fpr + q[j] >= alpha:
+            return tpr + p[j] * (alpha - fpr) / q[j]
+        tpr, fpr = tpr + p[j], fpr + q[j]
+    return tpr
+
+
+def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_bounds_the_tpr():
+    """``attack_risk`` refused a local release (NotAvailable); now the advantage (``TV = delta(0)``)
+    is certified in a bracket holding the brute-force maximum over every adversary and output
+    sequence (T = 4), and the TPR at FPR 0.1 is an upper bound, labelled so, above the brute force."""
+    T, eps = 4, 1.0
+    model = bdpsim.MarkovChainModel(P2, n=T)
+    pi = np.asarray(model.initial)
+    L = np.array([[np.e, 1.0], [1.0, np.e]]) / (np.e + 1)
+    tv, tpr = 0.0, 0.0
+    for t in range(T):
+        others = [s for s in range(T) if s != t]
+        for K in itertools.chain.from_iterable(itertools.combinations(others, r) for r in range(T)):
+            for vals in itertools.product(range(2), repeat=len(K)):
+                p, q = _laws(P2, pi, L, T, t, dict(zip(K, vals)), 0, 1)
+                tv = max(tv, 0.5 * float(np.abs(p - q).sum()))
+                tpr = max(tpr, _tpr(p, q, 0.1), _tpr(q, p, 0.1))
+    risk = bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps))
+    assert risk.worst and risk.advantage.kind == "certified bracket"
+    assert risk.advantage.low - 1e-12 <= tv <= risk.advantage.high + 1e-12 and risk.advantage.width <= 1e-6
+    bound = risk.tpr_bound(0.1)
+    assert bound.kind == "upper bound" and tpr <= bound.high + 1e-12 and bound.high < 1
+    one = Adversary(1, (3,), (0,), 0, 1)
+    p, q = _laws(P2, pi, L, T, 1, {3: 0}, 0, 1)
+    mine = bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps), one)
+    assert mine.advantage.low - 1e-12 <= 0.5 * float(np.abs(p - q).sum()) <= mine.advantage.high + 1e-12
+    with pytest.raises(NotAvailable, match=r"supremum over every eps-DP step.*exact_bdpl"):
+        bdpsim.attack_risk(model, bdpsim.LocalRelease("any", eps))
