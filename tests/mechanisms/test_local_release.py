@@ -259,3 +259,31 @@ def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_b
     assert mine.advantage.low - 1e-12 <= 0.5 * float(np.abs(p - q).sum()) <= mine.advantage.high + 1e-12
     with pytest.raises(NotAvailable, match=r"supremum over every eps-DP step.*exact_bdpl"):
         bdpsim.attack_risk(model, bdpsim.LocalRelease("any", eps))
+
+
+# ---------------------------------------------------------------- calibration of a local release
+def test_calibrate_gives_the_largest_epsilon_meeting_the_target_rounded_down():
+    """``calibrate(model, target, mechanism=LocalRelease(...))`` refused a local release (not an
+    additive query); now it answers the largest k-RR epsilon, to 6 significant digits, whose exact
+    max_t TPL_t (``temporal_exact``, independent of the engine's adversary search) meets the target,
+    and one unit more in the last digit does not."""
+    model = bdpsim.MarkovChainModel(P3, n=24)
+    cal = bdpsim.calibrate(model, 3.0, mechanism=bdpsim.LocalRelease("krr", 1.0))
+    assert cal.epsilon == 0.394886 and cal.release.epsilon_schedule is None
+    tpl = lambda e: float(np.nanmax(temporal_exact(P3, e, 24, "krr", initial=model.initial).tpl))  # noqa: E731
+    assert tpl(cal.epsilon) == pytest.approx(cal.bdpl, abs=1e-12) and cal.bdpl <= 3.0
+    assert tpl(cal.epsilon + 1e-6) > 3.0
+    sched = [0.5] * 12 + [1.0] * 12
+    cal = bdpsim.calibrate(model, 3.0, mechanism=bdpsim.LocalRelease("any", sched))
+    got = np.array(cal.release.epsilon_schedule)
+    assert np.allclose(got / np.array(sched), cal.factor) and cal.epsilon == 0.439605
+    ref = lambda c: float(
+        np.nanmax(temporal_exact(P3, list(c * np.array(sched)), 24, "any", initial=model.initial).tpl)
+    )  # noqa: E731,E501
+    assert ref(cal.factor) <= 3.0 < ref(cal.factor + 1e-6)
+    with pytest.raises(ConfigError, match=r"^epsilon = -1: the target BDPL must be"):
+        bdpsim.calibrate(model, -1, mechanism=bdpsim.LocalRelease("krr", 1.0))
+    with pytest.raises(ConfigError, match=r"^mechanism = .*give a named release"):
+        bdpsim.calibrate(
+            bdpsim.MarkovChainModel(P2, n=4), 1.0, mechanism=bdpsim.LocalRelease(RandomizedResponse(0.2))
+        )
