@@ -287,3 +287,16 @@ def test_calibrate_gives_the_largest_epsilon_meeting_the_target_rounded_down():
         bdpsim.calibrate(
             bdpsim.MarkovChainModel(P2, n=4), 1.0, mechanism=bdpsim.LocalRelease(RandomizedResponse(0.2))
         )
+
+
+def test_a_likelihood_matrix_draws_its_rows_and_a_named_release_needs_its_states_to_draw():
+    """``M[x, r]``: the empirical output frequencies of each state within 5 standard errors
+    (N = 40 000); k-RR without ``states`` names the argument instead of guessing ``k``."""
+    M = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+    N = 40_000
+    out = bdpsim.LocalRelease(M)(np.repeat(np.array([[0, 1]]), N, axis=0), np.random.default_rng(3))
+    for x in range(2):
+        freq = np.bincount(out[:, x].astype(int), minlength=3) / N
+        assert np.all(np.abs(freq - M[x]) <= 5 * np.sqrt(M[x] * (1 - M[x]) / N)), (x, freq)
+    with pytest.raises(ConfigError, match=r"^release.states = None: drawing a named release needs"):
+        bdpsim.LocalRelease("krr", 1.0)(np.zeros((2, 3), dtype=int), np.random.default_rng(0))
