@@ -20,29 +20,12 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.temporal.chain import ReleasedChain
 from bdpsim.temporal.exact import temporal_exact
 
+from ..helpers import local_release_laws as _laws
+from ..helpers import local_release_loss as _brute
+
 CONFIG = Path(__file__).resolve().parents[2] / "bdpsim" / "configs" / "temporal_example.toml"
 P3 = np.array([[0.8, 0.15, 0.05], [0.3, 0.6, 0.1], [0.05, 0.15, 0.8]])  # the bundled chain
 P2 = np.array([[0.9, 0.1], [0.2, 0.8]])
-
-
-def _brute(P, pi, L, T, t, known, a, b) -> float:
-    """``max_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` over every output sequence, summing
-    every state path (``L[j, x] = P(r = j | x)``)."""
-    k, m = L.shape[1], L.shape[0]
-
-    def law(x):
-        tot = np.zeros([m] * T)
-        for path in itertools.product(range(k), repeat=T):
-            if path[t] != x or any(path[s] != v for s, v in known.items()):
-                continue
-            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
-            arr = np.array(1.0)
-            for i in range(T):
-                arr = np.multiply.outer(arr, L[:, path[i]])
-            tot = tot + p * arr
-        return tot / tot.sum()
-
-    return float(np.max(np.log(law(a)) - np.log(law(b))))
 
 
 def test_the_accountant_and_the_kind_share_one_class():
@@ -202,25 +185,6 @@ def test_cli_validate_shows_a_schedule_as_a_schedule(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the optimal attack on a local release
-def _laws(P, pi, L, T, t, known, a, b):
-    """The output laws ``P(r | x_t = a, x_K)`` and ``P(r | x_t = b, x_K)`` over every output sequence."""
-    k, m = L.shape[1], L.shape[0]
-
-    def law(x):
-        tot = np.zeros([m] * T)
-        for path in itertools.product(range(k), repeat=T):
-            if path[t] != x or any(path[s] != v for s, v in known.items()):
-                continue
-            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
-            arr = np.array(1.0)
-            for i in range(T):
-                arr = np.multiply.outer(arr, L[:, path[i]])
-            tot = tot + p * arr
-        return (tot / tot.sum()).ravel()
-
-    return law(a), law(b)
-
-
 def _tpr(p, q, alpha) -> float:
     """Neyman-Pearson: the largest ``P(reject)`` under ``p`` at ``Q(reject) = alpha`` (randomised)."""
     order = np.argsort(-(p / q))
