@@ -77,7 +77,8 @@ class ContinualEngine:
             raise SearchTooLarge(
                 "run.known_sizes",
                 f"{c} adversaries (T = {self.T}, {self.k} states): above "
-                f"{MAX_EXHAUSTIVE}; use known_sizes = [0] or fewer sizes",
+                f"{MAX_EXHAUSTIVE}; use known sizes [0] (the adversary who knows no step: max_t "
+                "TPL_t) or fewer sizes",
             )
         cells = float(c) * self.T
         if cells > MAX_CELLS:

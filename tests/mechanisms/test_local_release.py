@@ -264,3 +264,13 @@ def test_a_likelihood_matrix_draws_its_rows_and_a_named_release_needs_its_states
         assert np.all(np.abs(freq - M[x]) <= 5 * np.sqrt(M[x] * (1 - M[x]) / N)), (x, freq)
     with pytest.raises(ConfigError, match=r"^release.states = None: drawing a named release needs"):
         bdpsim.LocalRelease("krr", 1.0)(np.zeros((2, 3), dtype=int), np.random.default_rng(0))
+
+
+def test_exact_bdpl_over_every_known_set_of_a_long_chain_is_refused_before_the_work():
+    with pytest.raises(ConfigError) as err:
+        bdpsim.exact_bdpl(bdpsim.MarkovChainModel(P3, n=24), bdpsim.LocalRelease("krr", 1.0))
+    assert (
+        err.value.field == "sizes"
+        and "5066549580791808 adversaries (T = 24, 3 states): above 200000" in str(err.value)
+    )
+    assert "known sizes [0] (the adversary who knows no step" in str(err.value)
