@@ -223,6 +223,8 @@ def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_b
     assert mine.advantage.low - 1e-12 <= 0.5 * float(np.abs(p - q).sum()) <= mine.advantage.high + 1e-12
     with pytest.raises(NotAvailable, match=r"supremum over every eps-DP step.*exact_bdpl"):
         bdpsim.attack_risk(model, bdpsim.LocalRelease("any", eps))
+    with pytest.raises(NotAvailable, match=r"not the worst TPR attained nor the BDPL.*exact_bdpl"):
+        bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps), bdpl=True)  # what bdpsim attack asks
 
 
 # ---------------------------------------------------------------- calibration of a local release
