@@ -105,6 +105,12 @@ class LocalRelease:
                 v,
                 "must be an integer >= 1",
             )
+        check(
+            self.states != 1,
+            "release.states",
+            self.states,
+            "a record needs >= 2 states (one reveals nothing)",
+        )
         check(isinstance(self.name, str), "release.name", self.name, "must be a string")
         r = self.release
         if isinstance(r, str):
@@ -117,10 +123,23 @@ class LocalRelease:
                 )
             self._check_budget()
             if self.state_values is not None:
+                v = self.state_values
+                check(
+                    isinstance(v, (list, tuple, np.ndarray)) and np.ndim(v) == 1 and _length(v) >= 2,
+                    "release.state_values",
+                    v,
+                    "must be a list of finite numbers, one per state (>= 2)",
+                )
                 with arguments({"state_values": "release.state_values"}):
                     vals = state_values_of(self.state_values, r, self.states or _length(self.state_values))
                 object.__setattr__(self, "state_values", tuple(float(v) for v in vals))  # type: ignore[union-attr]
             return
+        check(
+            r is not None and not isinstance(r, (bool, int, float)),
+            "release.randomiser",
+            r,
+            f"must be one of {', '.join(release_names())}, a RandomizedResponse or a likelihood matrix",
+        )
         given = {"epsilon": self.epsilon, "epsilon_schedule": self.epsilon_schedule}
         for arg, v in {**given, "state_values": self.state_values}.items():
             if v is not None:
@@ -172,6 +191,12 @@ class LocalRelease:
             s, e = e, None
         if s is not None:
             items = list(np.ravel(np.asarray(s, dtype=object))) if np.ndim(s) > 0 else [s]
+            check(
+                len(items) > 0,
+                "release.epsilon",
+                [],
+                "a per-step schedule needs one value per step (none given)",
+            )
             with arguments({"epsilon": "release.epsilon"}):
                 arr = check_epsilon(items, len(items))
                 if self.steps is not None:
@@ -414,10 +439,11 @@ class LocalRelease:
 
 
 def _length(values: Any) -> int:
+    """How many values were given (a list with a non-number counts its entries)."""
     try:
-        return int(np.size(np.asarray(values, dtype=float)))
-    except (TypeError, ValueError):
-        return 0
+        return len(values)
+    except TypeError:
+        return int(np.size(values))
 
 
 def _matrix_epsilon(release: LocalRelease, model) -> float:

@@ -118,6 +118,12 @@ def test_the_accountant_refuses_the_releases_without_a_likelihood_matrix_naming_
         (([[0.5, 0.5], [0.5, 0.5]], 1.0), {}, "release.epsilon", "named release"),
         (("rr", 1.0), {}, "release.randomiser", "must be one of krr, any"),
         (("krr", 1.0), {"states": 0}, "release.states", ">= 1"),
+        # probed after the move: a traceback's words, a count of 0 values, a rule about epsilon
+        (("krr", []), {}, "release.epsilon", "none given"),
+        (("laplace", 1.0), {"state_values": [0, "a"]}, "release.state_values", "2 finite numbers"),
+        (("laplace", 1.0), {"state_values": 5}, "release.state_values", "a list of finite numbers"),
+        ((None, 1.0), {}, "release.randomiser", "must be one of krr, any"),
+        (("krr", 1.0), {"states": 1}, "release.states", ">= 2 states"),
     ],
 )
 def test_bad_arguments_are_one_config_error_naming_the_argument(args, kw, field, rule):
