@@ -102,20 +102,22 @@ def calibrate_local(model, target: float, release, *, sizes: Any = (0,)) -> Loca
         return bdpl(c) - float(target)
 
     root = monotone_root(excess, 0.5, 2.0, rtol=RTOL)
-    if root.safe is None:
+    c = math.nan if root.safe is None else float(root.safe)
+    eps = round_down(c * top) if c > 0 else math.nan
+    factor = min(c, eps / top)
+    if not factor * low >= MIN_EPSILON:  # the root is the floor of the budgets (or none): unmet
         raise ConfigError(
             "epsilon",
             target,
             f"no budget of the release meets it (even each step at {MIN_EPSILON:g} leaks more)",
         )
-    c = float(root.safe)
-    eps = round_down(c * top)
-    factor = min(c, eps / top)
     out = release.scaled(factor) if release.epsilon_schedule is not None else release.with_epsilon(eps)
     value = float(exact_bdpl(model, out, sizes=ks).bdpl)
     if value > target:  # the rounding is downward and the BDPL monotone: a guard, never hit
         raise ConfigError("epsilon", target, f"the rounded budget leaks {value:.6g} above it")
     what = "every step's epsilon" if release.epsilon_schedule is None else "the factor on the schedule"
+    if factor * top >= MAX_EPSILON * (1 - 1e-5):
+        what += f" (capped: a step's epsilon is at most {MAX_EPSILON:g}, where the target is not reached)"
     return LocalCalibration(
         out,
         float(target),

@@ -261,6 +261,19 @@ def test_calibrate_gives_the_largest_epsilon_meeting_the_target_rounded_down():
         )
 
 
+def test_calibrate_at_the_ends_of_the_budget_range():
+    """A target no budget meets (below the leakage of steps at the least epsilon, 1e-9) is one
+    ``ConfigError`` naming the target (it was the internal ``release.epsilon = 9.99999e-10``); a
+    target above what the largest budget (700) leaks answers that budget and says it is capped."""
+    model = bdpsim.MarkovChainModel(P2, n=6)
+    for target in (1e-300, 1e-9):
+        with pytest.raises(ConfigError, match=r"^epsilon = 1e-(300|09): no budget of the release meets it"):
+            bdpsim.calibrate(model, target, mechanism=bdpsim.LocalRelease("krr", 1.0))
+    cal = bdpsim.calibrate(model, 1e308, mechanism=bdpsim.LocalRelease("krr", 1.0))
+    assert cal.epsilon == 699.999 and "capped" in cal.reason
+    assert "capped" not in bdpsim.calibrate(model, 1.0, mechanism=bdpsim.LocalRelease("krr", 1.0)).reason
+
+
 def test_a_likelihood_matrix_draws_its_rows_and_a_named_release_needs_its_states_to_draw():
     """``M[x, r]``: the empirical output frequencies of each state within 5 standard errors
     (N = 40 000); k-RR without ``states`` names the argument instead of guessing ``k``."""
