@@ -172,6 +172,21 @@ def test_the_pruned_profile_search_finds_the_full_search_worst():
         assert 0 < score.evaluated < 0.5 * sum(rows)
 
 
+def test_epsilon_names_the_adversary_attaining_it():
+    """``epsilon(delta)`` carries the worst adversary of ``delta`` at its upper end (lattice,
+    Gaussian and Monte Carlo-free lists); with no finite eps (a tiny Laplace scale) it is ``inf`` with
+    the adversary still past the largest eps of a profile (before: the doubling asked delta(128) and
+    the noise law refused it)."""
+    acc = account(CHAIN2, [Release(CountQuery((1,)), GaussianNoise(1.0))] * 2)
+    v = acc.epsilon(0.05)
+    assert v.adversary is not None and v.adversary == acc.delta(v.upper).adversary
+    assert acc.delta(v.upper).upper <= 0.05 < acc.delta(max(v.lower - 1e-3, 0.0)).upper
+    tiny = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(0.002))])
+    w = tiny.epsilon(0.01)
+    assert math.isinf(w.value) and w.adversary == tiny.delta(100.0).adversary
+    assert tiny.delta(100.0).value > 0.01
+
+
 def test_gaussian_records_with_gaussian_noise_equal_the_closed_form():
     """``mu^2 = d^T C^-1 d`` with the output covariance ``C = v 11^T + diag(sigma^2)`` and the mean
     shift ``d = a (x - x') 1`` (the conditional law of the sum), by plain matrix algebra."""
