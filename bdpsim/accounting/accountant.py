@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -317,7 +317,11 @@ class Account(Derived):
             return self._epsilon_mc(d)
         ends = []
         for end in ("upper", "lower"):
-            f = (lambda e: self.delta(e).upper) if end == "upper" else (lambda e: self.delta(e).lower)
+
+            def f(e: float, end: str = end) -> float:
+                v = self.delta(e)
+                return v.upper if end == "upper" else v.lower
+
             if f(0.0) <= d:
                 ends.append(0.0)
                 continue
@@ -326,7 +330,11 @@ class Account(Derived):
                 if hi >= MAX_PROFILE_EPSILON:  # past the largest eps of a profile: unbounded
                     return exact(math.inf, self.delta(hi).adversary, f"delta({hi:g}) > {d:g}")
                 lo, hi = hi, min(2 * hi, MAX_PROFILE_EPSILON)
-            root = monotone_root(lambda e, f=f: f(e) - d, hi, lo, rtol=0.0, atol=tol, log=False, expand=False)
+
+            def excess(e: float, f: Callable[[float], float] = f) -> float:
+                return f(e) - d
+
+            root = monotone_root(excess, hi, lo, rtol=0.0, atol=tol, log=False, expand=False)
             ends.append(float(root.safe if end == "upper" else root.unsafe))  # type: ignore[arg-type]
         adv = self.delta(ends[0]).adversary
         return bracket(ends[1], ends[0], adv, f"bisection to {tol:g}")

@@ -270,7 +270,7 @@ def _window(engine) -> bool:
         and isinstance(engine, HasSearch)
         and isinstance(engine, HasNoiseLaw)
         and isinstance(engine.noise, HasDeltaTable)
-        and type(engine).profiles is QueryLawsEngine.profiles
+        and type(engine).profiles is QueryLawsEngine.profiles  # type: ignore[attr-defined]
     )
 
 

@@ -375,15 +375,11 @@ def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
         if float(f(0.0)[0]) <= level:
             res[n] = 0.0
             continue
-        root = monotone_root(
-            lambda e, v=float(level): float(f(e)[0]) - v,
-            top,
-            0.0,
-            rtol=0.0,
-            atol=tol,
-            log=False,
-            expand=False,
-        )
+
+        def excess(e: float, v: float = float(level)) -> float:
+            return float(f(e)[0]) - v
+
+        root = monotone_root(excess, top, 0.0, rtol=0.0, atol=tol, log=False, expand=False)
         res[n] = root.unsafe if side < 0 else root.safe
     return res
 
