@@ -43,7 +43,8 @@ BOUND_MARGIN = 1e-12
 #: at a kink of ``H``: first order; 6e-14 measured on the activity chain); the reported TPR is the
 #: adversary's own, to the width 1e-13 (:func:`~bdpsim.attack.tradeoff.tpr_rows`)
 SOLVE_TOL = 1e-10
-#: pairs of largest total variation solved exactly in the first batch (the first best and t*)
+#: pairs solved exactly first in each batch (the largest total variation in the first batch, which
+#: gives the first best and t*; then the largest bounds), before the others are bounded again
 LEAD_ROWS = 4
 #: where bound (1) is read, in ``ln t`` from the best pair's ``ln t*`` (each probe on the pairs the
 #: previous ones left; just below ``t*`` the bound is tightest for the many pairs whose likelihood
@@ -136,14 +137,16 @@ class TprScore:
                 best.value, best.t = float(vals[j]), float(ts[j])
 
     def _prune(self, at, live: np.ndarray, k: int, offset: float) -> np.ndarray:
-        """The rows of ``live`` whose bound (1) at ``t = t* e^offset`` exceeds the best so far."""
+        """The rows of ``live`` whose bound (1) at ``t = t* e^offset`` exceeds the best so far,
+        the largest bound first."""
         t = self.best[k].t
         if live.size == 0 or not (math.isfinite(t) and t > 0):
             return live
         e = min(max(math.log(t) + offset, -LOG_T_MAX), LOG_T_MAX)
         f, b = at(np.array([e]), live)
         bound = math.exp(e) * self.alphas[k] + np.maximum(f[:, 0], b[:, 0]) + BOUND_MARGIN
-        return live[bound > self.best[k].value]
+        keep = np.flatnonzero(bound > self.best[k].value)
+        return live[keep[np.argsort(-bound[keep], kind="stable")]]
 
     def _probe_all(self, at, tau: np.ndarray, fresh: list[int], lead: np.ndarray) -> list[np.ndarray]:
         """Per FPR the rows left by bound (1) at the first probe, every FPR in one evaluation of
@@ -177,7 +180,15 @@ class TprScore:
                 for offset in PROBES[1:]:
                     live = self._prune(at, live, k, offset)
                 todo.append((live, k))
-            self._solve(W1, W2, step, noise, todo, value, forward)
+            # the pairs of largest bound first; the others bounded again at the new best and t*
+            self._solve(W1, W2, step, noise, [(r[:LEAD_ROWS], k) for r, k in todo], value, forward)
+            rest = []
+            for r, k in todo:
+                r = r[LEAD_ROWS:]
+                for offset in PROBES:
+                    r = self._prune(at, r, k, offset)
+                rest.append((r, k))
+            self._solve(W1, W2, step, noise, rest, value, forward)
         return Scored(value, forward, np.full(value.shape, math.nan))
 
 
