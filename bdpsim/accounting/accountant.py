@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,9 @@ import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sets, known_sizes
 from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.protocols import GaussianKernel
+from ..kernels.roots import monotone_root
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
@@ -301,7 +303,10 @@ class Account(Derived):
 
     def epsilon(self, delta: float, tol: float = 1e-4) -> Value:
         """The least ``eps >= 0`` with ``delta(eps) <= delta`` (a bracket from the two ends of each
-        ``delta(eps)``; bisection to ``tol``)."""
+        ``delta(eps)``; bisection to ``tol``: :func:`~bdpsim.kernels.roots.monotone_root`), with
+        the adversary attaining it: the worst adversary of ``delta`` at the bracket's upper end (for
+        ``inf``: at the largest ``eps`` of a profile, 100, where its ``delta`` still exceeds
+        ``delta``)."""
         d = check_delta(delta)
         if self.gaussian:
             from ..kernels.privacy.gaussian import gaussian_epsilon
@@ -312,19 +317,25 @@ class Account(Derived):
             return self._epsilon_mc(d)
         ends = []
         for end in ("upper", "lower"):
-            f = (lambda e: self.delta(e).upper) if end == "upper" else (lambda e: self.delta(e).lower)
+
+            def f(e: float, end: str = end) -> float:
+                v = self.delta(e)
+                return v.upper if end == "upper" else v.lower
+
             if f(0.0) <= d:
                 ends.append(0.0)
                 continue
             lo, hi = 0.0, 1.0
             while f(hi) > d:
-                lo, hi = hi, 2 * hi
-                if hi > 200:
-                    return exact(math.inf)
-            while hi - lo > tol:
-                mid = 0.5 * (lo + hi)
-                lo, hi = (mid, hi) if f(mid) > d else (lo, mid)
-            ends.append(hi if end == "upper" else lo)
+                if hi >= MAX_PROFILE_EPSILON:  # past the largest eps of a profile: unbounded
+                    return exact(math.inf, self.delta(hi).adversary, f"delta({hi:g}) > {d:g}")
+                lo, hi = hi, min(2 * hi, MAX_PROFILE_EPSILON)
+
+            def excess(e: float, f: Callable[[float], float] = f) -> float:
+                return f(e) - d
+
+            root = monotone_root(excess, hi, lo, rtol=0.0, atol=tol, log=False, expand=False)
+            ends.append(float(root.safe if end == "upper" else root.unsafe))  # type: ignore[arg-type]
         adv = self.delta(ends[0]).adversary
         return bracket(ends[1], ends[0], adv, f"bisection to {tol:g}")
 

@@ -194,13 +194,22 @@ def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]
     rest = np.flatnonzero(~closed)
     if rest.size == 0:
         return value, where
-    H = pair_deltas([pairs[r] for r in rest])
-    al = alpha[rest]
+    value[rest], where[rest] = golden_rows(pair_deltas([pairs[r] for r in rest]), alpha[rest], tol)
+    return value, where
+
+
+def golden_rows(
+    H: Callable[[np.ndarray], np.ndarray], alphas, tol: float = 1e-13
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(TPR, t*)`` of rows whose hockey-stick function is ``H`` (``u -> H_r(e^{u_r})`` per row
+    ``r``, each at its own ``u_r``) at FPR ``alphas[r]``: the golden-section search of
+    :func:`tpr_rows` in ``u = ln t`` over ``[-LOG_T_MAX, LOG_T_MAX]``, every row at once."""
+    al = np.asarray(alphas, dtype=float).ravel()
 
     def fn(u: np.ndarray) -> np.ndarray:
         return np.exp(u) * al + np.clip(H(u), 0.0, 1.0)
 
-    a, b = np.full(rest.size, -LOG_T_MAX), np.full(rest.size, LOG_T_MAX)
+    a, b = np.full(al.size, -LOG_T_MAX), np.full(al.size, LOG_T_MAX)
     c, d = b - _GOLD * (b - a), a + _GOLD * (b - a)
     fc, fd = fn(c), fn(d)
     best_v, best_u = np.where(fd < fc, fd, fc), np.where(fd < fc, d, c)
@@ -218,9 +227,7 @@ def tpr_rows(pairs, alphas, tol: float = 1e-13) -> tuple[np.ndarray, np.ndarray]
             better = active & (fv < best_v)
             best_v, best_u = np.where(better, fv, best_v), np.where(better, uv, best_u)
         active = active & (b - a > tol * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
-    value[rest] = np.minimum(1.0, np.maximum(al, best_v))
-    where[rest] = np.exp(best_u)
-    return value, where
+    return np.minimum(1.0, np.maximum(al, best_v)), np.exp(best_u)
 
 
 def gaussian_tradeoff(mu: float) -> TradeOff:

@@ -32,8 +32,11 @@ pass (:class:`~bdpsim.kernels.noise.scores.ProfilesScore`) and
   otherwise both bounds are returned.
 
 One pass of :data:`FIRST_EPSILONS` gives the advantage and (with ``bdpl``) the BDPL over every
-adversary too, so ``bdpsim attack`` costs two or three searches of the engine whatever the
-number of FPRs (one per FPR and round before).
+adversary too. **On a chain** (a window search, Laplace or geometric noise) the same pass also
+solves the worst TPR at every FPR asked with it by branch and bound over the window's law pairs,
+which bound every adversary's TPR (:mod:`bdpsim.attack.pruned`): certified exact in that one
+search, so ``bdpsim attack markov`` costs one search of the engine whatever the number of FPRs;
+elsewhere two or three (FPRs asked later: the passes above).
 """
 
 from __future__ import annotations
@@ -47,8 +50,20 @@ import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.protocols import HasDeltaTable
 from ..mechanisms.protocols import ReleasesEveryRecord
-from ..models.engines import HasExhaustive, HasOutputPair, HasProfiles, PairEngine, use_engine
+from ..models.engines import (
+    HasExhaustive,
+    HasNoiseLaw,
+    HasOutputPair,
+    HasProfiles,
+    HasSearch,
+    HasSearchOptions,
+    PairEngine,
+    QueryLawsEngine,
+    use_engine,
+)
+from .pruned import TprScore
 from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
 
 #: most searches of the profile (the first included) before the worst TPR@FPR returns its bounds
@@ -123,28 +138,47 @@ class _Attack:
     """The state of one worst-case search: the profile ``Delta(eps)`` at every ``eps`` searched and
     who attains it, the candidate adversaries with their pairs, and the best attained TPR per FPR."""
 
-    def __init__(self, engine, min_known: int, progress: Callable | None) -> None:
+    def __init__(self, engine, min_known: int, progress: Callable | None, window: bool = False) -> None:
         self.engine, self.min_known, self.progress = engine, int(min_known), progress
+        #: the engine's search is a chain's window search: the first search solves the worst TPR
+        #: of the FPRs asked with it by branch and bound (:mod:`bdpsim.attack.pruned`)
+        self.window = window
         self.envelope: dict[float, tuple[float, Adversary]] = {}
         self.pairs: dict[tuple, tuple[Adversary, Any]] = {}
         self.best: dict[float, tuple[float, Adversary, float]] = {}
         self.tried: dict[float, set] = {}
+        #: per FPR solved by the branch and bound: the largest TPR over every law pair searched,
+        #: which bounds every adversary's
+        self.bounded: dict[float, float] = {}
         self.bdpl: float | None = None
         self.passes = 0
 
     # ------------------------------------------------------------------ searches
-    def search(self, epsilons: Sequence[float], bdpl: bool = False) -> list[Adversary]:
-        """One search of the profile at ``epsilons`` (and the BDPL): the envelope updated; the new
-        candidate adversaries (the worst of each eps, the leading cells)."""
+    def search(
+        self, epsilons: Sequence[float], bdpl: bool = False, alphas: Sequence[float] = ()
+    ) -> list[Adversary]:
+        """One search of the profile at ``epsilons`` (and the BDPL; and on a chain's window search
+        the worst TPR at ``alphas``): the envelope updated; the new candidate adversaries (the
+        worst of each eps and TPR, the leading cells of each eps)."""
         eps = list(dict.fromkeys(float(e) for e in epsilons))  # in order: the first ranks the rows
-        found = self.engine.profiles(eps, self.min_known, TOP_CELLS, bdpl)
+        tprs = [float(a) for a in dict.fromkeys(alphas)] if self.window and eps == [0.0] else []
+        if tprs:
+            score = TprScore(tprs, bdpl)
+            found = cast(HasSearch, self.engine).search(score, self.min_known, TOP_CELLS)
+        else:
+            found = self.engine.profiles(eps, self.min_known, TOP_CELLS, bdpl)
         self.passes += 1
         if self.progress is not None:
             self.progress(self.passes, MAX_PASSES)
         out = []
         leaders = found.leaders or (found.rows,)
+        profiles = len(eps) + (1 if bdpl else 0)
         for k, name in enumerate(found.names):
             adv = found.worst[k].adversary()
+            out.append(adv)
+            if k >= profiles:  # a TPR solved over every pair: its worst only
+                self.bounded[tprs[k - profiles]] = float(found.value[k])
+                continue
             if name == "bdpl":
                 self.bdpl = float(found.value[k])
                 top = self.bdpl + float(found.tolerance)  # every adversary's BDPL is at most this
@@ -152,7 +186,6 @@ class _Attack:
                     self.envelope.setdefault(top, (0.0, adv))
             else:
                 self.envelope[eps[k]] = (float(found.value[k]), adv)
-            out.append(adv)
             if k < len(leaders):
                 out += [r.adversary() for r in leaders[k]]
         return out
@@ -195,7 +228,7 @@ class _Attack:
 
     def result(self, alpha: float) -> WorstValue:
         v, adv, _ = self.best[alpha]
-        return WorstValue(v, adv, max(self.upper(alpha)[0], v))
+        return WorstValue(v, adv, max(min(self.upper(alpha)[0], self.bounded.get(alpha, math.inf)), v))
 
     def certified(self, alpha: float) -> bool:
         return self.result(alpha).certified
@@ -224,6 +257,22 @@ def _min_known(engine, model, sizes) -> int | None:
     if isinstance(engine, HasProfiles) and is_upward_closed(ks, model.n):
         return ks[0]
     return None
+
+
+def _window(engine) -> bool:
+    """Whether the engine's profile search is a chain's window search — the one search with options
+    of its own (:class:`~bdpsim.models.engines.HasSearchOptions`: the window truncation) whose
+    profiles are its search with the profile score — whose law pairs bound every adversary's TPR
+    (:mod:`bdpsim.attack.pruned`), with a noise law that evaluates a pair's profile at many ``t``
+    from one table (Laplace, geometric; a Gaussian pair's profile is a search per ``t``: the
+    profile passes instead)."""
+    return (
+        isinstance(engine, HasSearchOptions)
+        and isinstance(engine, HasSearch)
+        and isinstance(engine, HasNoiseLaw)
+        and isinstance(engine.noise, HasDeltaTable)
+        and type(engine).profiles is QueryLawsEngine.profiles  # type: ignore[attr-defined]
+    )
 
 
 def _enumerate(engine, model, sizes) -> list[Adversary]:
@@ -516,8 +565,8 @@ def _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress) 
         bdpl_max = max(p.bdpl() for p in state.pairs) if bdpl else None
         return AttackRisk(w.value, w.adversary, pair.bdpl(), pair_tradeoff(pair), True, bdpl_max, state)
     cast(HasProfiles, eng).check_profiles(k)  # an engine with the profile search (_min_known)
-    state = _Attack(eng, k, progress)
-    advs = state.search(FIRST_EPSILONS, bdpl)
+    state = _Attack(eng, k, progress, _window(eng))
+    advs = state.search(FIRST_EPSILONS, bdpl, alphas)
     d0, adv0 = state.envelope[0.0]
     state.attack(([start] if start is not None else []) + advs, alphas)
     state.refine(alphas)

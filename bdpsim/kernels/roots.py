@@ -5,7 +5,10 @@ meets a target, the largest budget that keeps a leakage below one.
 (:func:`bdpsim.calibration.methods.exact_scale`), the calibration to an attack target
 (:func:`bdpsim.attack.calibrate.calibrate_attack`), the per-step budgets of a continual release
 (:func:`bdpsim.temporal.allocate.allocate`) and Cao et al.'s allocations
-(:mod:`bdpsim.temporal.cao`); each keeps its own tolerance and says which side is safe.
+(:mod:`bdpsim.temporal.cao`), and the inverses of privacy profiles (``eps(delta)``:
+:func:`bdpsim.kernels.privacy.divergences.invert_profile`,
+:func:`bdpsim.kernels.privacy.gaussian.gaussian_epsilon`, the accountant's ``epsilon``, the pair
+product's ``epsilon_values``); each keeps its own tolerance and says which side is safe.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ def monotone_root(
     step: Literal["bisect", "illinois"] = "bisect",
     expand: bool = True,
     ftol: float | None = None,
+    atol: float = 0.0,
 ) -> Root:
     """Bracket the point where ``excess`` turns positive and return the bracket's safe end.
 
@@ -128,6 +132,9 @@ def monotone_root(
         Compute the ends and move a wrong one outward (default), or trust them.
     ftol : float, optional
         A computed ``|excess|`` below this ends the search at that point.
+    atol : float
+        Without ``log``: the bracket is also narrow enough once ``hi - lo <= atol`` (default 0;
+        ``rtol = atol = tol`` stops at ``hi - lo <= tol max(1, |lo|, |hi|)``).
 
     Returns
     -------
@@ -140,6 +147,7 @@ def monotone_root(
     require(step in ("bisect", "illinois"), "step", step, "must be 'bisect' or 'illinois'")
     require(expand or step == "bisect", "step", step, "a secant step needs the ends' values: expand=True")
     require(rtol >= 0, "rtol", rtol, "must be >= 0")
+    require(atol >= 0 and (atol == 0 or not log), "atol", atol, "must be >= 0, and 0 in log space")
     to_t: Callable[[float], float] = math.log if log else float
     to_x: Callable[[float], float] = math.exp if log else float
     calls = [0]
@@ -162,7 +170,7 @@ def monotone_root(
     side = 0
     for _ in range(MAX_STEPS):
         lo, hi = min(ts, tu), max(ts, tu)
-        if (hi - lo <= width) if log else (hi - lo <= width * max(abs(lo), abs(hi))):
+        if (hi - lo <= width) if log else (hi - lo <= max(width * max(abs(lo), abs(hi)), atol)):
             break
         if step == "illinois":
             t = ts - fs * (ts - tu) / (fs - fu)

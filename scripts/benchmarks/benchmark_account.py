@@ -142,6 +142,7 @@ def main() -> None:
     p.add_argument("--gamma", type=float, nargs="+", default=[2.0, 5.0])
     p.add_argument("--skip-laplace", action="store_true")
     p.add_argument("--local-only", action="store_true", help="only the local-release targets")
+    p.add_argument("--skip-local", action="store_true", help="without the local-release targets")
     a = p.parse_args()
     if not a.local_only:
         gaussian_records()
@@ -150,7 +151,7 @@ def main() -> None:
         if not a.skip_laplace:
             for g in a.gamma:
                 chain_laplace(g)
-    for states, steps in ((2, 1000), (3, 100)):
+    for states, steps in () if a.skip_local else ((2, 1000), (3, 100)):
         local_release(states, steps)
         local_release_cli(states, steps)
 

@@ -124,6 +124,69 @@ def test_window_search_equals_exhaustive_search_over_every_known_set(model, rele
         assert number.value == pytest.approx(every.score, abs=1e-12)
 
 
+def test_coupling_bound_holds_and_is_the_coupled_sum():
+    """The monotone coupling's bound: the coupled sum by hand on a small pair; never below the
+    noisy pair's two-sided profile (random lattice laws, Gaussian and Laplace noise)."""
+    from bdpsim.accounting.search import coupling_bound
+    from bdpsim.kernels.noise.laws import grid_delta_pair
+
+    A, B = np.array([[0.5, 0.5, 0.0]]), np.array([[0.0, 0.5, 0.5]])
+    h = np.array([0.0, 0.3, 0.7])
+    assert coupling_bound(A, B, h)[0] == pytest.approx(0.3, abs=1e-15)  # mass 1/2 + 1/2 one step apart
+    rng = np.random.default_rng(3)
+    for noise in (GaussianNoise(0.8), LaplaceNoise(1.0)):
+        W1, W2 = rng.dirichlet(np.ones(7), 40), rng.dirichlet(np.ones(7), 40)
+        for eps in (0.0, 0.6):
+            one = np.zeros((7, 7))
+            one[:, 0] = 1.0
+            f, b = grid_delta_pair(noise, one, np.eye(7), 0.5, eps)
+            got = coupling_bound(W1, W2, np.maximum(f, b))
+            f, b = grid_delta_pair(noise, W1, W2, 0.5, eps)
+            assert np.all(got >= np.maximum(f, b) - 1e-12)
+
+
+def test_the_pruned_profile_search_finds_the_full_search_worst():
+    """One release (after the sufficient statistic): the worst window of delta(eps) by branch and
+    bound is the full scan's (value and adversary), evaluating a small part of the window pairs."""
+    from bdpsim.accounting import search as S
+    from bdpsim.kernels.noise.laws import grid_delta_pair
+
+    model = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(8.0), n=30)
+    rel = [Release(CountQuery((1,)), GaussianNoise(3.0))] * 10
+    acc = account(model, rel)
+    for eps in (0.0, 1.0):
+        score = S.row_score(("delta", eps), acc.plan, acc.comps)
+        assert isinstance(score, S.PrunedDelta)
+        pruned, _ = S.chain_search(model, acc.comps, score, 0, 1)
+        noise, step = acc.plan.reduced[0][1], acc.comps.step[0]
+
+        rows = []
+
+        def full(W1, W2, noise=noise, step=step, eps=eps, rows=rows):
+            rows.append(W1.shape[0])
+            f, b = grid_delta_pair(noise, W1, W2, step, eps)
+            return np.where(f >= b, f, -b), np.zeros(f.shape)
+
+        every, _ = S.chain_search(model, acc.comps, full, 0, 1)
+        assert pruned[0].score == every[0].score and pruned[0].adversary == every[0].adversary
+        assert 0 < score.evaluated < 0.5 * sum(rows)
+
+
+def test_epsilon_names_the_adversary_attaining_it():
+    """``epsilon(delta)`` carries the worst adversary of ``delta`` at its upper end (lattice,
+    Gaussian and Monte Carlo-free lists); with no finite eps (a tiny Laplace scale) it is ``inf`` with
+    the adversary still past the largest eps of a profile (before: the doubling asked delta(128) and
+    the noise law refused it)."""
+    acc = account(CHAIN2, [Release(CountQuery((1,)), GaussianNoise(1.0))] * 2)
+    v = acc.epsilon(0.05)
+    assert v.adversary is not None and v.adversary == acc.delta(v.upper).adversary
+    assert acc.delta(v.upper).upper <= 0.05 < acc.delta(max(v.lower - 1e-3, 0.0)).upper
+    tiny = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(0.002))])
+    w = tiny.epsilon(0.01)
+    assert math.isinf(w.value) and w.adversary == tiny.delta(100.0).adversary
+    assert tiny.delta(100.0).value > 0.01
+
+
 def test_gaussian_records_with_gaussian_noise_equal_the_closed_form():
     """``mu^2 = d^T C^-1 d`` with the output covariance ``C = v 11^T + diag(sigma^2)`` and the mean
     shift ``d = a (x - x') 1`` (the conditional law of the sum), by plain matrix algebra."""

@@ -267,6 +267,45 @@ def test_worst_adversary_equals_brute_force(name):
         assert wt.upper >= wt.value - 1e-12
 
 
+@pytest.mark.parametrize("noise", [LaplaceNoise(1.0), GeometricNoise(0.8)], ids=["laplace", "geometric"])
+def test_worst_tpr_on_a_chain_is_the_largest_over_every_adversary(noise):
+    """A 3-state chain of 4 records, a sum query, Laplace and geometric noise: the worst TPR at each FPR
+    asked with the search (the first search's branch and bound over the window pairs) is attained
+    by its adversary and certified, equal to the largest over every adversary, both orders of every
+    pair, enumerated (known sets of every size); the advantage and BDPL are the engine's own."""
+    from bdpsim.attack.tradeoff import tpr_rows
+    from bdpsim.estimators import engine_for
+    from bdpsim.queries import StateSumQuery
+
+    P = ((0.6, 0.3, 0.1), (0.2, 0.5, 0.3), (0.25, 0.25, 0.5))
+    model = MarkovChainModel(np.array(P), 4)
+    mech = NoisyQueryMechanism(StateSumQuery((0.0, 1.0, 3.0)), noise)
+    eng = engine_for(model, mech)
+    fprs = (1e-3, 0.05, 0.3)
+    rows = []
+    for i in range(model.n):
+        others = [j for j in range(model.n) if j != i]
+        for k in range(model.n):
+            for K in itertools.combinations(others, k):
+                for xk in itertools.product(range(3), repeat=k):
+                    for x, xp in itertools.combinations(range(3), 2):
+                        try:
+                            pair = eng.output_pair(Adversary(i, K, xk, x, xp))
+                        except NotAvailable:
+                            continue
+                        rows += [pair, pair.swapped()]
+    r = attack_risk(model, mech, fpr=fprs, bdpl=True)
+    assert r._state.passes == 1  # the first search answered every FPR
+    for a in fprs:
+        brute = float(tpr_rows(rows, np.full(len(rows), a))[0].max())
+        w = r.worst_tpr(a)
+        assert w.certified and w.upper >= w.value
+        assert w.value == pytest.approx(brute, abs=1e-12)
+        assert directed_tpr(model, mech, w.adversary, a)[0] == pytest.approx(w.value, abs=1e-12)
+    found = eng.profiles([0.0], 0, 1, True)
+    assert r.advantage == found.value[0] and r.bdpl_max == found.value[1]
+
+
 # ------------------------------------------------------------------ the pure-eps bound
 
 

@@ -98,3 +98,26 @@ def test_bad_arguments_are_one_line():
         args = {"rtol": 1e-6, **kwargs}
         with pytest.raises(ParameterError, match=rf"^{param} = "):
             monotone_root(leak, **args)
+
+
+def test_an_absolute_width_stops_a_linear_search_as_the_profile_inverses_did():
+    """``rtol = atol = tol`` in ``x``: the bracket stops at ``hi - lo <= tol max(1, hi)``, the
+    midpoints of a plain bisection of ``[lo, hi]`` (the inverses of privacy profiles); ``atol`` in
+    log space is refused."""
+    from bdpsim.kernels.roots import monotone_root
+
+    def plain(f, lo, hi, tol):
+        while hi - lo > tol * max(1.0, hi):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if f(mid) > 0 else (lo, mid)
+        return hi
+
+    for root, hi, tol in ((0.3, 1.0, 1e-10), (3.7, 8.0, 1e-12), (1e-4, 1.0, 1e-9)):
+
+        def f(x, r=root):
+            return r - x
+
+        got = monotone_root(f, hi, 0.0, rtol=tol, atol=tol, log=False, expand=False)
+        assert got.safe == plain(f, 0.0, hi, tol) and got.safe - tol * max(1.0, hi) <= root <= got.safe
+    with pytest.raises(ValueError, match="atol"):
+        monotone_root(lambda x: x - 1.0, 0.5, 2.0, rtol=1e-3, atol=1e-3)

@@ -38,6 +38,7 @@ from functools import cached_property
 import numpy as np
 
 from ..argcheck import require
+from ..roots import monotone_root
 
 #: most outcomes of the parts multiplied out before the binary searches (refused beyond)
 MAX_PRODUCT = 20_000_000
@@ -364,26 +365,22 @@ def _both_orders(pair: ProductPair):
 
 def _invert(f, d: np.ndarray, top: float, tol: float, side: int) -> np.ndarray:
     """``inf {eps in [0, top] : f(eps) <= d}`` for a non-increasing ``f`` with ``f(top) = 0``, by
-    bisection on many points at once: the last point with ``f > d`` (``side = -1``) or the first
-    with ``f <= d`` (``side = +1``)."""
+    bisection to ``tol`` (:func:`~bdpsim.kernels.roots.monotone_root`): the last point with
+    ``f > d`` (``side = -1``) or the first with ``f <= d`` (``side = +1``)."""
     res = np.empty(d.size)
     for n, level in enumerate(d):
-        if level <= 0:
+        if level <= 0 or top <= 0:
             res[n] = top
             continue
-        lo, hi = 0.0, top
         if float(f(0.0)[0]) <= level:
             res[n] = 0.0
             continue
-        while hi - lo > tol:
-            xs = np.linspace(lo, hi, 17)
-            vals = f(xs)
-            above = np.flatnonzero(vals > level)
-            i = int(above[-1])  # f(xs[0]) > level holds
-            lo, hi = float(xs[i]), float(xs[min(i + 1, 16)])
-            if i == 16:
-                break
-        res[n] = lo if side < 0 else hi
+
+        def excess(e: float, v: float = float(level)) -> float:
+            return float(f(e)[0]) - v
+
+        root = monotone_root(excess, top, 0.0, rtol=0.0, atol=tol, log=False, expand=False)
+        res[n] = root.unsafe if side < 0 else root.safe
     return res
 
 

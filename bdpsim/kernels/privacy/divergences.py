@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..argcheck import require
+from ..roots import monotone_root
 
 
 def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
@@ -69,9 +70,7 @@ def invert_profile(
     require(0.0 < d < 1.0, "delta", delta, "must be in the open interval (0, 1)")
     if profile(0.0) <= d:
         return 0.0
-    lo, hi = 0.0, float(upper)
+    hi = float(upper)
     require(math.isfinite(hi) and profile(hi) <= d, "upper", upper, "must satisfy profile(upper) <= delta")
-    while hi - lo > tol * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if profile(mid) > d else (lo, mid)
-    return hi
+    root = monotone_root(lambda e: profile(e) - d, hi, 0.0, rtol=tol, atol=tol, log=False, expand=False)
+    return float(root.safe)  # type: ignore[arg-type]  # the given safe end at least

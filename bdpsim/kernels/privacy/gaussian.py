@@ -18,6 +18,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..argcheck import require
+from ..roots import monotone_root
 
 
 def gaussian_mu(d, C) -> float:
@@ -84,7 +85,7 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     lo, hi = 0.0, 1.0
     while gaussian_delta(m, hi) > d:
         lo, hi = hi, 2 * hi
-    while hi - lo > 1e-12 * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if gaussian_delta(m, mid) > d else (lo, mid)
-    return hi
+    root = monotone_root(
+        lambda e: gaussian_delta(m, e) - d, hi, lo, rtol=1e-12, atol=1e-12, log=False, expand=False
+    )
+    return float(root.safe)  # type: ignore[arg-type]  # the given safe end at least
