@@ -34,12 +34,13 @@ from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.protocols import GaussianKernel
 from ..kernels.roots import monotone_root
+from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .pairs import Components, JointPair, ReleasePlan, components, plan
-from .releases import LocalRelease, Release, as_releases, flatten
+from .releases import Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
@@ -480,8 +481,8 @@ def account(
     releases : list
         :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
         mechanisms (``LaplaceCount``, ``NoisyQueryMechanism``); repeat one by listing it again. Or
-        local releases of every record (:class:`LocalRelease`: k-RR, randomized response, a
-        likelihood matrix) on a Markov chain, alone: a
+        local releases of every record (:class:`~bdpsim.mechanisms.local.LocalRelease`: k-RR,
+        randomized response, a likelihood matrix) on a Markov chain, alone: a
         :class:`~bdpsim.accounting.local.LocalAccount` with the same numbers, bracketed.
     adversary : Adversary, optional
         One adversary; omitted: the worst over every adversary with ``|K|`` in ``sizes``.
@@ -511,9 +512,9 @@ def account(
         raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
     _check_records(model)
     ks = known_sizes(sizes if isinstance(sizes, str) else list(sizes), model.n)
-    local = [r for r in rel if isinstance(r, LocalRelease)]
+    local = [r for r in rel if isinstance(r, ReleasesEveryRecord)]
     if local:
-        other = [r for r in rel if not isinstance(r, LocalRelease)]
+        other = [r for r in rel if not isinstance(r, ReleasesEveryRecord)]
         if other:
             raise NotAvailable(
                 f"release {other[0].label!r} beside {local[0].label!r}: a local release and noisy "

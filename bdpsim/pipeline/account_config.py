@@ -45,6 +45,7 @@ from typing import Any
 from ..accounting.releases import LocalRelease, as_release
 from ..core.errors import ConfigError, check, naming
 from ..mechanisms import MECHANISM_KINDS
+from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models import MODEL_KINDS
 from ..models.protocols import HasStates
 from .config import load_toml, sections
@@ -130,7 +131,7 @@ def _release(j: int, table: Any, spec, where: str = "") -> list:
         raise ConfigError(f"{where}.{k}", table[k], f"is not a key of a '{mk}' release")
     with naming(where):
         mech = mech_kind.build(params, spec)
-    if isinstance(mech, LocalRelease):  # kind = "continual": the local release of every record
+    if isinstance(mech, ReleasesEveryRecord):  # kind = "continual": the local release of every record
         return [mech] * repeat
     try:
         rel = as_release(mech)
