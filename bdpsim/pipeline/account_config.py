@@ -30,9 +30,10 @@ the field for every bad key or value)::
     targets = [0.0, 1.0]        # Gaussian records: the two target values
     seed = 0                    # Monte Carlo draws where no exact joint law exists
 
-A run config of the ``continual`` kind (``[mechanism] kind = "continual"``, one value per key) is
-read as the accountant config of its one release (:func:`continual_as_account`): its ``[run]``
-table is ``bdpsim run``'s, an ``[account]`` table may be added.
+A run config (a ``[mechanism]`` table, one value per key: e.g. the ``continual`` kind, the local
+release of every record) is read as the accountant config of its one release
+(:func:`run_config_as_account`): its ``[run]`` table is ``bdpsim run``'s, an ``[account]`` table
+may be added.
 """
 
 from __future__ import annotations
@@ -196,26 +197,19 @@ def _numbers(name: str, v: Any, rule, why: str) -> tuple[float, ...]:
     return tuple(out)
 
 
-#: the top keys of a continual run config the accountant reads (``[run]`` is the run's own)
-CONTINUAL_KEYS = ("title", "run", "model", "mechanism", "account")
+#: the top keys of a run config the accountant reads (``[run]`` is the run's own)
+RUN_KEYS = ("title", "run", "model", "mechanism", "account")
 
 
-def continual_as_account(raw: dict) -> dict:
-    """A run config of the ``continual`` kind (a ``[mechanism]`` table, no ``[[release]]``) as an
-    accountant config: its mechanism is its one release, its ``[run]`` table is left to ``bdpsim
-    run``; any other document is returned as it is."""
+def run_config_as_account(raw: dict) -> dict:
+    """A run config (a ``[mechanism]`` table, no ``[[release]]``: e.g. the ``continual`` kind, the
+    local release of every record) as an accountant config: its mechanism is its one release, its
+    ``[run]`` table is left to ``bdpsim run``; any other document is returned as it is."""
     mech = raw.get("mechanism")
     if "release" in raw or not isinstance(mech, dict):
         return raw
-    check(
-        mech.get("kind") == "continual",
-        "mechanism.kind",
-        mech.get("kind"),
-        "the accountant reads a run config of the 'continual' kind (the local release of every "
-        "record); list other releases as [[release]] tables",
-    )
     for k in raw:
-        check(k in CONTINUAL_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(CONTINUAL_KEYS)})")
+        check(k in RUN_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(RUN_KEYS)})")
     out = {k: v for k, v in raw.items() if k not in ("run", "mechanism")}
     return {**out, "release": [mech]}
 
@@ -223,7 +217,7 @@ def continual_as_account(raw: dict) -> dict:
 def parse_account_config(raw: dict, source: str = "", limits: Limits | None = None) -> AccountConfig:
     """Validate a parsed accountant config (module docstring); ``ConfigError`` naming the field."""
     check(isinstance(raw, dict), "config", source, "must be a TOML document")
-    given, raw = raw, continual_as_account(raw)
+    given, raw = raw, run_config_as_account(raw)
     for k in raw:
         check(k in TOP_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(TOP_KEYS)})")
     for k in ("model", "release"):

@@ -225,7 +225,8 @@ fpr = [0.05]
 def test_a_continual_run_config_is_accounted_as_its_local_release(tmp_path, capsys):
     """``bdpsim account`` of a ``continual`` run config (no ``[[release]]``) accounts its mechanism,
     the same numbers as the ``kind = "local"`` release table (it was refused: ``run`` an unknown key);
-    a sweep, another mechanism kind or a key of neither format are one line naming the field."""
+    a sweep or a key of neither format are one line naming the field; a count's run config is its
+    one noisy count."""
     from bdpsim.cli import main
 
     assert main(["account", write(tmp_path, CONTINUAL), "--json"]) == 0
@@ -234,9 +235,14 @@ def test_a_continual_run_config_is_accounted_as_its_local_release(tmp_path, caps
     assert abs(rows[2]["value"] - 2.4079997355977) < 1e-12  # bdpl
     for old, new, message in [
         ("epsilon = 1.0\n[account]", "epsilon = [0.5, 1.0]\n[account]", "mechanism.epsilon = [0.5, 1.0]"),
-        ('kind = "continual"', 'kind = "count"', "mechanism.kind = 'count': the accountant reads"),
         ("[account]", "[sweep]\nx = 1\n[account]", "sweep = {'x': 1}: unknown key"),
     ]:
         assert main(["account", write(tmp_path, CONTINUAL.replace(old, new, 1))]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err, err
+    count = CONTINUAL.replace('kind = "continual"\nrelease = "krr"', 'kind = "count"\nnoise = "laplace"')
+    assert main(["account", write(tmp_path, count), "--json"]) == 0
+    as_run = json.loads(capsys.readouterr().out)["rows"]
+    table = count.replace('[run]\nestimator = "exact"\n', "").replace("[mechanism]", "[[release]]")
+    assert main(["account", write(tmp_path, table), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == as_run
