@@ -20,6 +20,7 @@ from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.traits import LAPLACE
 from ..models.common.genetics import GENOTYPES
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
+from .counted import count_query
 from .noisy import NoisyQueryMechanism
 
 
@@ -54,7 +55,7 @@ def LaplaceCount(
     model : data model, optional
         The model the count runs on: its state names are read and the states checked against it
         as ``bdpsim run`` reads ``[mechanism] counted_states``
-        (:func:`bdpsim.mechanisms.kinds.count_query`; on a network whose records number a name
+        (:func:`bdpsim.mechanisms.counted.count_query`; on a network whose records number a name
         differently, a per-record count).
 
     Returns
@@ -75,8 +76,6 @@ def LaplaceCount(
             else "",
         )
     if model is not None or any(isinstance(v, str) for v in counted_states):
-        from .kinds import count_query
-
         query = count_query(counted_states, model, "counted_states")
     else:
         query = CountQuery(counted_states)  # type: ignore[arg-type]
