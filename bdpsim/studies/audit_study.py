@@ -230,13 +230,13 @@ def budget_rows(
     import tempfile
     from pathlib import Path
 
-    from ..kernels.chains.lattice import query_values
+    from ..estimators.supremum import exact_bdpl
+    from ..mechanisms import LaplaceCount
     from ..models import MarkovChainModel
-    from ..models.markov.window import window_search
 
     model = {"kind": "markov", "n": n, "transition": ACTIVITY}
     mech = {"kind": "count", "epsilon": 1.0}
-    exact = window_search(MarkovChainModel(ACTIVITY, n), query_values(2, [1]), 1.0).bdpl
+    exact = exact_bdpl(MarkovChainModel(ACTIVITY, n), LaplaceCount(1.0)).bdpl  # the pair's engine
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(out) if out is not None else Path(tmp)
