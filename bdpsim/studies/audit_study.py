@@ -107,18 +107,17 @@ def _config(
     model: dict | None = None,
     run: dict | None = None,
 ) -> dict:
-    return {
-        "run": {
-            "estimator": "audit",
-            "adversaries": adversaries,
-            "known_sizes": "all",
-            "audit_budget": budget,
-            "seed": seed,
-            **(run or {}),
-        },
-        "model": copy.deepcopy(model or CHAIN),
-        "mechanism": dict(mechanism),
+    table = {
+        "estimator": "audit",
+        "adversaries": adversaries,
+        "known_sizes": "all",
+        "audit_budget": budget,
+        "seed": seed,
+        **(run or {}),
     }
+    if table["estimator"] != "audit":  # the audit's own key: another estimator refuses it
+        del table["audit_budget"]
+    return {"run": table, "model": copy.deepcopy(model or CHAIN), "mechanism": dict(mechanism)}
 
 
 def configuration_exact(mechanism: dict, model: dict | None = None) -> float:
