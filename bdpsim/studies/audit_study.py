@@ -115,7 +115,7 @@ def _config(
         "seed": seed,
         **(run or {}),
     }
-    if table["estimator"] != "audit":  # the audit's own key: another estimator refuses it
+    if table["estimator"] != AuditEstimator.name:  # the audit's own key: another estimator refuses it
         del table["audit_budget"]
     return {"run": table, "model": copy.deepcopy(model or CHAIN), "mechanism": dict(mechanism)}
 
