@@ -95,6 +95,10 @@ _EXPORTS = {
     "temporal_leakage": "temporal.table",  # continual release
     "AttackRisk": "attack",
     "attack_risk": "attack",  # the optimal attack
+    "calibrate_attack": "attack.calibrate",  # the least noise meeting an attack target
+    "risk_roc_data": "studies.attack_roc",  # the curves behind an attack's table and figure
+    "describe_adversary": "models.base",  # an adversary in the model's own words
+    "allocate": "temporal.allocate",  # per-step budgets of a continual release
     "Account": "accounting",
     "account": "accounting",  # the privacy accountant of many releases
 }

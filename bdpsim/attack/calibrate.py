@@ -162,8 +162,36 @@ def calibrate_attack(
     :data:`SIGNIFICANT` digits toward more noise (``safe_round``: the printed amount meets
     the target), and its worst value recomputed. ``progress(step, None)`` after each amount tried.
 
-    Raises ``ConfigError`` for targets outside (0, 1) or a noise law without monotonicity;
-    ``NotAvailable`` for a pair whose engine cannot be re-noised.
+    Parameters
+    ----------
+    model : data model
+        Any model whose exact engine searches every adversary.
+    mechanism : NoisyQuery
+        ``query + noise``: its noise law's amount is calibrated (the amount given starts the search).
+    target_advantage : float, optional
+        The largest worst advantage ``max (TPR - FPR)`` allowed, in (0, 1).
+    target_tpr, at_fpr : float, optional
+        Instead, the largest worst TPR at the false-positive rate ``at_fpr``.
+    sizes : "all", "thesis" or sequence of int
+        The known-set sizes of the adversaries.
+    compare : bool
+        Also the least eps-BDP amount of the same law (``bdp_parameter``, ``saving``).
+    engine : exact engine, optional
+        The pair's engine (built here when not given).
+    progress : callable, optional
+        ``progress(step, None)`` after each amount tried.
+
+    Returns
+    -------
+    AttackCalibration
+        The least amount (``parameter``), its worst value, and the eps-BDP comparison.
+
+    Raises
+    ------
+    ConfigError
+        Targets outside (0, 1), or a noise law without monotonicity.
+    NotAvailable
+        A pair whose engine cannot be re-noised.
     """
     from ..models.engines import HasNoiseLaw, engine_for
     from ..queries import NoisyQuery

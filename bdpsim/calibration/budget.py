@@ -9,7 +9,10 @@ scan, :func:`bdpsim.models.markov.window.scan_cost`: it does not grow with ``n``
 and in ``s^2``). :func:`calibrate <bdpsim.calibration.calibrate>` with a ``budget`` estimates each
 step before it starts and raises :class:`TooSlow` instead of starting one whose estimate exceeds
 what is left of the budget; ``bdpsim calibrate`` gives every method of one command one
-:class:`Budget` of :data:`CLI_BUDGET` estimated seconds, the library's default is no budget.
+:class:`Budget` of :data:`CLI_BUDGET` estimated seconds; the library's entry points
+(:func:`bdpsim.calibrate`, :func:`~bdpsim.calibration.methods.calibrate_chain`,
+:func:`~bdpsim.calibration.graphs.calibrate_graph`) one of :data:`DEFAULT_BUDGET` unless given
+another (``budget=None``: no limit).
 
 **Deterministic.** A :class:`Budget` is charged with the *estimates* of the steps that ran, never
 with the time they took: which methods run, and which are "not run", depends on the command alone,
@@ -21,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, check
 
 #: window searches of the exact calibration's bracketing search (measured: 8 to 12 on chains and
 #: networks, bdpsim.kernels.roots.monotone_root's Illinois steps from [Delta/eps, n Delta/eps])
@@ -33,6 +36,9 @@ MQM_COLUMN_SECONDS = 2.0e-5
 #: budget (estimated seconds) of one ``bdpsim calibrate`` command: at most about twice that on a
 #: loaded machine
 CLI_BUDGET = 120.0
+#: budget (estimated seconds of one core) of a library calibration given none: an hour, the limit
+#: of the exact search over every adversary of a network (``budget=None`` lifts it)
+DEFAULT_BUDGET = 3600.0
 #: cost of one search with another noise law, relative to Laplace noise (measured by
 #: ``scripts/benchmarks/benchmark_gaussian.py``: the Gaussian privacy profile's certified hockey-stick
 #: divergence per law pair, both directions at once, against the Laplace closed form)
@@ -55,6 +61,8 @@ class Budget:
 
     seconds: float
     spent: float = 0.0
+    #: how to allow more, said in a refusal (a number given to the library: ``budget=``)
+    hint: str = ""
 
     @property
     def left(self) -> float:
@@ -72,11 +80,17 @@ class Budget:
 
 
 def budget_of(budget: float | Budget | None) -> Budget | None:
-    """``budget`` as a :class:`Budget`: a number is a new one of that many seconds; ``None`` no
-    budget."""
+    """``budget`` as a :class:`Budget`: a number is a new one of that many seconds (its refusal
+    says how to raise it); ``None`` no budget."""
     if budget is None or isinstance(budget, Budget):
         return budget
-    return Budget(float(budget))
+    check(
+        isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0,
+        "budget",
+        budget,
+        "must be a number of estimated seconds > 0, a Budget, or None (no limit)",
+    )
+    return Budget(float(budget), hint=f"budget = {budget:g} estimated s: a larger one, or None for no limit")
 
 
 def duration(seconds: float) -> str:
@@ -112,11 +126,12 @@ def check_mqm_exact(states: int, T: int, budget: Budget | None) -> None:
     if not budget.fits(est):
         per = _mqm_node_seconds(states)
         most = int(left / per) + 2
+        more = f"; {budget.hint}" if budget.hint else ""
         raise TooSlow(
             "--n",
             T,
             f"markov-quilt-exact needs ~{duration(est)} (the authors' node-by-node "
             f"search, ~{per * 1e3:.2g} ms per record with {states} states); at most "
-            f"{most} records in ~{duration(left)} (use a smaller --n)",
+            f"{most} records in ~{duration(left)} (use a smaller --n{more})",
         )
     budget.charge(est)

@@ -15,7 +15,7 @@ from ..core.errors import check
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import MarkovChain
 from ..queries import additive_noisy
-from .budget import Budget
+from .budget import DEFAULT_BUDGET, Budget
 from .methods import Calibration, calibrate_query, supported_methods
 from .target import CalibratedQuery, per_state_values, query_of
 
@@ -31,7 +31,7 @@ def calibrate(
     noise: str = "laplace",
     delta: float | None = None,
     staircase_gamma: float | None = None,
-    budget: float | Budget | None = None,
+    budget: float | Budget | None = DEFAULT_BUDGET,
     objective: str = "mean_abs",
     progress: Callable | None = None,
     mechanism=None,
@@ -64,7 +64,12 @@ def calibrate(
         On a chain every registered method (:func:`~bdpsim.calibration.methods.calibrate_chain`);
         on another model ``exact`` (the least Laplace scale, or the least amount of the law
         ``noise`` names) or ``optimal`` (the least-E|Z| integer noise).
-    evaluate, delta, budget, objective, progress, **search
+    budget : float or Budget or None, optional
+        Estimated seconds of one core the calibration may spend (default
+        :data:`~bdpsim.calibration.budget.DEFAULT_BUDGET`, an hour; ``None``: no limit): a step
+        whose up-front estimate exceeds what is left is refused before it starts
+        (:class:`~bdpsim.calibration.budget.TooSlow`, with the estimate).
+    evaluate, delta, objective, progress, **search
         As :func:`~bdpsim.calibration.methods.calibrate_chain` (``min_known`` and ``targets`` are
         every engine's search options; ``window_limit`` and ``tolerance`` a chain's).
 

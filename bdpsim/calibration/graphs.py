@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ..core.errors import ConfigError, NotAvailable, check
-from .budget import Budget, TooSlow, budget_of
+from .budget import DEFAULT_BUDGET, Budget, TooSlow, budget_of
 from .methods import Calibration, CalibrationProblem, calibrate_query
 from .optimal import integer_step
 from .target import check_positive, check_target_epsilon, exact_laws
@@ -70,7 +70,7 @@ def calibrate_graph(
     objective: str = "mean_abs",
     min_known: int = 0,
     staircase_gamma: float | None = None,
-    budget: float | Budget | None = None,
+    budget: float | Budget | None = DEFAULT_BUDGET,
     progress=None,
     query=None,
 ) -> list[Calibration]:
@@ -90,8 +90,9 @@ def calibrate_graph(
         general Markov Quilt mechanism's Laplace noise (:func:`quilt_row`).
     noise : str
         The law ``exact`` calibrates: one of :func:`~.target.exact_laws` (laplace, geometric, staircase).
-    budget : float or Budget, optional
-        Estimated seconds the rows may take together (``None``: no limit): a costlier one raises
+    budget : float or Budget or None, optional
+        Estimated seconds the rows may take together (default
+        :data:`~bdpsim.calibration.budget.DEFAULT_BUDGET`, an hour; ``None``: no limit): a costlier one raises
         :class:`~bdpsim.calibration.budget.TooSlow` before it starts (with ``all``: its row says
         ``not run``).
     progress : callable, optional

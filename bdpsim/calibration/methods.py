@@ -68,7 +68,16 @@ from ..kernels.roots import monotone_root
 from ..models.base import DataModel
 from ..models.engines import SearchCost
 from ..models.protocols import MarkovChain
-from .budget import EXACT_SEARCHES, NOISE_SCAN_FACTOR, Budget, TooSlow, budget_of, check_mqm_exact, duration
+from .budget import (
+    DEFAULT_BUDGET,
+    EXACT_SEARCHES,
+    NOISE_SCAN_FACTOR,
+    Budget,
+    TooSlow,
+    budget_of,
+    check_mqm_exact,
+    duration,
+)
 from .engine import additive_query, check_search, exact_engine, search_cost, searched
 from .groups import CorrelatedGroups, EquicorrelatedGaussian
 from .quilt.chain import mqm_approx, mqm_exact
@@ -309,7 +318,8 @@ class CalibrationProblem:
                 field,
                 value,
                 f"{what} needs ~{duration(est)} ({one.what}, ~{duration(one.seconds)} per search, "
-                f"~{searches:g} searches); at most ~{duration(self.ledger.left)} allowed ({fix})",
+                f"~{searches:g} searches); at most ~{duration(self.ledger.left)} allowed ({fix}"
+                + (f"; {self.ledger.hint})" if self.ledger.hint else ")"),
             )
         self.ledger.charge(est)
 
@@ -711,7 +721,7 @@ def calibrate_query(
     noise: str = "laplace",
     delta: float | None = None,
     staircase_gamma: float | None = None,
-    budget: float | Budget | None = None,
+    budget: float | Budget | None = DEFAULT_BUDGET,
     objective: str = "mean_abs",
     progress: Callable | None = None,
     **search,
@@ -789,8 +799,9 @@ def calibrate_chain(
     objective : str, optional
         What ``method = "optimal"`` minimises: ``mean_abs`` (``E|Z|``, default) or ``variance``
         (``E Z^2``) (:mod:`bdpsim.calibration.optimal`).
-    budget : float or Budget, optional
-        Estimated seconds the method may take (default: no limit; a
+    budget : float or Budget or None, optional
+        Estimated seconds the method may take (default :data:`~bdpsim.calibration.budget.DEFAULT_BUDGET`,
+        an hour; ``None``: no limit; a
         :class:`~bdpsim.calibration.budget.Budget` is shared by every calibration given it). A
         costlier exact search or MQMExact raises :class:`~bdpsim.calibration.budget.TooSlow` (a
         ConfigError naming the field to change, with the estimate) before it starts; a costlier

@@ -126,7 +126,7 @@ def query_of(
     states: int, counted_states=None, state_values=None, source: str | None = None, model=None
 ) -> CalibratedQuery:
     """The query of ``counted_states`` or ``state_values`` on a model of ``states`` states, read as
-    ``bdpsim run`` reads a config's ``[mechanism]`` (:func:`bdpsim.mechanisms.kinds.count_query`:
+    ``bdpsim run`` reads a config's ``[mechanism]`` (:func:`bdpsim.mechanisms.counted.count_query`:
     a BIF network's state names, a pedigree's genotype names, indices; checked by
     :func:`bdpsim.queries.discrete_query`, the rule of every path); neither: the count of state 1
     (``source = "default"``). An error names ``mechanism.counted_states``

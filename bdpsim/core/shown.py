@@ -9,6 +9,7 @@ and lists it holds (``0.5``, ``[0.5, 0.6]``), never as NumPy's ``repr`` (``[np.f
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -37,4 +38,19 @@ def shown(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["plain", "shown"]
+def magnitude(value: float, log10: float | None = None) -> str:
+    """A count or size in an error line, as ``f"{value:.3g}"`` (``5e+07``), past the float range
+    too (``1.15e+310``, never ``inf``): from an exact integer ``value``, or from ``log10`` beside
+    an infinite one."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1e300:
+        log10 = math.log10(value)
+    elif not (math.isinf(value) and log10 is not None and math.isfinite(log10)):
+        return f"{value:.3g}"
+    e = math.floor(log10)
+    m = 10.0 ** (log10 - e)
+    if float(f"{m:.3g}") >= 10.0:  # 9.999 rounds up to the next power
+        m, e = m / 10.0, e + 1
+    return f"{m:.3g}e+{e}"
+
+
+__all__ = ["magnitude", "plain", "shown"]

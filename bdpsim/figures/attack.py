@@ -9,59 +9,78 @@ from pathlib import Path
 from .style import colors, legend, subplots
 
 
-def plot_attack_roc(data, title: str = ""):
-    """Two panels (linear axes; log axes for low FPR) of TPR against FPR: the worst TPR over every
-    adversary (attained; the bound for every adversary where it is higher, shaded between) — the
-    curve behind the table of ``bdpsim attack``, its points marked — against the pure-eps curve of
-    the exact BDPL. Returns the Figure."""
+def plot_attack_roc(
+    data, ax=None, *, log: bool = False, marks=(), title: str | None = None, show_legend=True
+):
+    """TPR against FPR on one axes: the worst TPR over every adversary (attained; the bound for
+    every adversary where it is higher, shaded between) — the curve behind the table of ``bdpsim
+    attack``, its points marked — against the pure-eps curve of the exact BDPL.
+
+    Parameters
+    ----------
+    data : RocData or AttackRisk
+        :func:`bdpsim.risk_roc_data`'s curves, or a worst-case :func:`bdpsim.attack_risk` result
+        (asked with ``bdpl=True`` for the pure-eps curve), whose curves are computed here with
+        ``marks``.
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure's, without pyplot, when not given).
+    log : bool
+        Log axes (the low FPRs), else linear axes on [0, 1].
+    marks : sequence of float
+        With an ``AttackRisk``: the FPRs whose worst TPR is marked (a table's).
+    title : str, optional
+        The axes' title (default: which axes they are).
+    show_legend : bool
+        Draw the legend to the right of the axes.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    if hasattr(data, "bound_curve"):  # an AttackRisk: its curves on the figures' FPR grid
+        from ..studies.attack_roc import risk_roc_data
+
+        data = risk_roc_data(data, marks=marks)
+    if ax is None:
+        _, ax = subplots(figsize=(7.4 if show_legend else 5.0, 4.2))
     c = colors()
-    fig, (ax, bx) = subplots(1, 2, figsize=(10.0, 4.2))
     gap = bool((data.upper > data.worst + 1e-9).any())
-    for axis in (ax, bx):
-        axis.plot(
-            data.fpr, data.worst, color=c[0], label=f"worst TPR, attained (advantage {data.advantage:.3g})"
+    ax.plot(data.fpr, data.worst, color=c[0], label=f"worst TPR, attained (advantage {data.advantage:.3g})")
+    if gap:
+        ax.fill_between(data.fpr, data.worst, data.upper, color=c[0], alpha=0.2, linewidth=0)
+        ax.plot(
+            data.fpr, data.upper, color=c[0], linewidth=0.8, linestyle="-.", label="bound for every adversary"
         )
-        if gap:
-            axis.fill_between(data.fpr, data.worst, data.upper, color=c[0], alpha=0.2, linewidth=0)
-            axis.plot(
-                data.fpr,
-                data.upper,
-                color=c[0],
-                linewidth=0.8,
-                linestyle="-.",
-                label="bound for every adversary",
-            )
-        if data.marks:
-            f, t = zip(*data.marks)
-            axis.plot(f, t, linestyle="none", marker="o", color=c[0], markersize=4, label="the table's FPRs")
-        pure = (
-            f"pure-eps curve, BDPL {data.bdpl:.3g}"
-            if data.bdpl == data.bdpl
-            else "pure-eps curve (no pure DP)"
+    if data.marks:
+        f, t = zip(*data.marks)
+        ax.plot(f, t, linestyle="none", marker="o", color=c[0], markersize=4, label="the table's FPRs")
+    pure = (
+        f"pure-eps curve, BDPL {data.bdpl:.3g}" if data.bdpl == data.bdpl else "pure-eps curve (no pure DP)"
+    )
+    ax.plot(data.fpr, data.pure, color=c[1], linestyle="--", label=pure)
+    if data.independent is not None:
+        ax.plot(
+            data.fpr,
+            data.independent,
+            color=c[2],
+            linestyle=":",
+            label=f"independent records (advantage {data.independent_advantage:.3g})",
         )
-        axis.plot(data.fpr, data.pure, color=c[1], linestyle="--", label=pure)
-        if data.independent is not None:
-            axis.plot(
-                data.fpr,
-                data.independent,
-                color=c[2],
-                linestyle=":",
-                label=f"independent records (advantage {data.independent_advantage:.3g})",
-            )
-        axis.plot(data.fpr, data.fpr, color="0.6", linewidth=0.8, label="no information (TPR = FPR)")
-        axis.set_xlabel("false-positive rate")
-        axis.set_ylabel("true-positive rate")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.01)
-    bx.set_xscale("log")
-    bx.set_yscale("log")
-    bx.set_xlim(data.fpr.min(), 1)
-    ax.set_title("linear axes")
-    bx.set_title("log axes (low FPR)")
-    legend(bx)
-    if title:
-        fig.suptitle(title)
-    return fig
+    ax.plot(data.fpr, data.fpr, color="0.6", linewidth=0.8, label="no information (TPR = FPR)")
+    ax.set_xlabel("false-positive rate")
+    ax.set_ylabel("true-positive rate")
+    if log:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(data.fpr.min(), 1)
+    else:
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.01)
+    ax.set_title(("log axes (low FPR)" if log else "linear axes") if title is None else title)
+    if show_legend:
+        legend(ax)
+    return ax
 
 
 def plot_attack_vs_bdpl(rows, axes):
@@ -113,9 +132,15 @@ def plot_attack_vs_bdpl(rows, axes):
 
 
 def save_attack_roc(data, path, title: str = "") -> Path:
-    """Draw :func:`plot_attack_roc` into ``path`` (PNG, PDF or SVG by its suffix)."""
+    """Two panels of :func:`plot_attack_roc` (linear axes; log axes for low FPR, with the legend)
+    titled ``title``, saved to ``path`` (PNG, PDF or SVG by its suffix): ``bdpsim attack --plot``."""
+    fig, (ax, bx) = subplots(1, 2, figsize=(10.0, 4.2))
+    plot_attack_roc(data, ax, show_legend=False)
+    plot_attack_roc(data, bx, log=True)
+    if title:
+        fig.suptitle(title)
     out = Path(path)
-    plot_attack_roc(data, title).savefig(out, dpi=150)
+    fig.savefig(out, dpi=150)
     return out
 
 

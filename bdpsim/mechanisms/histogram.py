@@ -36,8 +36,8 @@ from ..core.errors import NotAvailable, check
 from ..core.schema import Key
 from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
 from ..models.engines import check_all_targets
+from ..models.markov import WindowAdversary
 from ..models.markov.model import MarkovChainModel
-from ..models.markov.window import WindowAdversary
 from ..models.protocols import MarkovChain
 from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, required
 

@@ -18,6 +18,7 @@ from ..kernels.noise.protocols import LaplaceKernel
 from ..kernels.noise.table import TableNoise
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, discrete_query
 from .base import MechanismKind, register_mechanism_kind, required
+from .counted import count_query, state_codes  # noqa: F401  (re-exported: their former home)
 from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .laplace import LaplaceSum
 from .noisy import NoisyQueryMechanism
@@ -143,27 +144,6 @@ def _discrete_states(spec) -> int | None:
     return spec.probe().states if spec.owner is not None and spec.owner.domain == "discrete" else None
 
 
-def state_codes(values, model: Any = None, field: str = "mechanism.counted_states") -> tuple[int, ...]:
-    """Counted states as integer codes; genotype names (``"BB"``, ``"Bb"``, ``"bb"``) map to 0, 1, 2
-    on a model whose records are genotypes (:class:`~bdpsim.models.protocols.HasGenotypes`, or
-    ``model`` None: not known here). A name on another model is refused, naming ``field``: its
-    states are numbered, and ``BB`` would silently count state 0."""
-    if any(isinstance(v, str) for v in values):
-        from ..models.protocols import HasGenotypes
-
-        if model is not None and not isinstance(model, HasGenotypes):
-            raise ConfigError(
-                field,
-                list(values),
-                "state names are a pedigree's genotypes (BB, Bb, bb) or a BIF network's own; "
-                f"this model's states are the integers 0..{int(model.states) - 1}",
-            )
-        from ..models.pedigree.model import genotype_states
-
-        return genotype_states(list(values), field)
-    return tuple(values)
-
-
 def _count_query(values, spec) -> CountQuery:
     """The count of ``values`` of a config's ``[mechanism]`` on the model of ``spec``
     (:func:`count_query`)."""
@@ -173,42 +153,6 @@ def _count_query(values, spec) -> CountQuery:
         else None
     )
     return count_query(values, model)
-
-
-def count_query(values, model: Any = None, field: str = "mechanism.counted_states") -> CountQuery:
-    """The count of the counted states ``values`` on ``model``, read one way by ``bdpsim run``,
-    ``validate`` and ``calibrate``: a model that names its states resolves them itself (a network
-    read from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`: a name
-    counts on the records that have it, a per-record count where its index differs; a warning
-    names the records the count leaves out), others take indices or genotype names
-    (:func:`state_codes`). ``model`` ``None``: not known here (indices and genotype names);
-    errors name ``field``."""
-    from ..models.protocols import HasRecordStates, HasStateNames
-
-    if not isinstance(model, HasStateNames):
-        if model is not None and not isinstance(model, HasRecordStates):  # one rule for every path
-            codes = list(state_codes(values, model, field))
-            return cast(CountQuery, discrete_query(model.states, codes, fields=(field, "state_values")))
-        query = CountQuery(state_codes(values, model, field))
-        if isinstance(
-            model, HasRecordStates
-        ):  # mixed cardinalities (a random field): no index past a record's states
-            sizes = model.record_states
-            short = [r for r, s in enumerate(sizes) if any(c >= s for c in query.counted_states)]
-            if short:
-                raise ConfigError(
-                    field,
-                    list(values),
-                    f"past the states of {len(short)} of {len(sizes)} records (e.g. record "
-                    f"{short[0]}: {sizes[short[0]]} states)",
-                )
-        return query
-    codes = model.count_codes(list(values), field)
-    if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
-        import warnings
-
-        warnings.warn(note, stacklevel=3)
-    return codes.query(cast(Any, model).record_states)
 
 
 class CountKind(MechanismKind):

@@ -13,11 +13,14 @@ law is a Laplace kernel (:func:`bdpsim.queries.laplace_noisy`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..core.errors import check, naming
 from ..kernels.noise.laws import LaplaceNoise, noise_from_params
 from ..kernels.noise.traits import LAPLACE
+from ..models.common.genetics import GENOTYPES
 from ..queries import ClippedSumQuery, CountQuery, StateSumQuery, SumQuery
+from .counted import count_query
 from .noisy import NoisyQueryMechanism
 
 
@@ -36,22 +39,47 @@ def _from_scale(query, noise_scale: float, kind: str, targets=None) -> NoisyQuer
     return NoisyQueryMechanism(query, noise, kind, targets)
 
 
-def LaplaceCount(epsilon: float, counted_states: Sequence[int] = (1,)) -> NoisyQueryMechanism:
+def LaplaceCount(
+    epsilon: float, counted_states: Sequence[int | str] = (1,), *, model: Any = None
+) -> NoisyQueryMechanism:
     """``#{j : X_j in counted_states} + Lap(1/eps)``; sensitivity 1 (eps-DP).
 
     Parameters
     ----------
     epsilon : float
         The DP parameter (> 0): the noise is ``Lap(1/epsilon)``.
-    counted_states : sequence of int
-        The states the query counts (default state 1).
+    counted_states : sequence of int or str
+        The states the query counts (default state 1): indices ``0, 1, ...``, or genotype names
+        (``"BB"``, ``"Bb"``, ``"bb"``), or with ``model`` the model's own state names (a Bayesian
+        network's, ``("high",)``).
+    model : data model, optional
+        The model the count runs on: its state names are read and the states checked against it
+        as ``bdpsim run`` reads ``[mechanism] counted_states``
+        (:func:`bdpsim.mechanisms.counted.count_query`; on a network whose records number a name
+        differently, a per-record count).
 
     Returns
     -------
     NoisyQueryMechanism
         A :class:`~bdpsim.queries.CountQuery` plus :class:`~bdpsim.kernels.noise.laws.LaplaceNoise`.
     """
-    return _from_epsilon(CountQuery(counted_states), epsilon, "count")  # type: ignore[arg-type]
+    if model is None and not isinstance(counted_states, str):
+        names = [v for v in counted_states if isinstance(v, str) and v not in GENOTYPES]
+        check(
+            not names,
+            "counted_states",
+            list(counted_states),
+            f"state names like {names[0]!r} are the model's: pass it, LaplaceCount(epsilon, "
+            f"counted_states={tuple(counted_states)!r}, model=network) (without one, states are "
+            "indices 0, 1, ... or genotypes BB, Bb, bb)"
+            if names
+            else "",
+        )
+    if model is not None or any(isinstance(v, str) for v in counted_states):
+        query = count_query(counted_states, model, "counted_states")
+    else:
+        query = CountQuery(counted_states)  # type: ignore[arg-type]
+    return _from_epsilon(query, epsilon, "count")
 
 
 def ClippedSum(epsilon: float, clip: tuple[float, float] = (0.0, 10.0)) -> NoisyQueryMechanism:

@@ -421,7 +421,22 @@ def adversary_words(model, adversary: Adversary) -> dict:
 def describe_adversary(model, adversary: Adversary, short: bool = False) -> str:
     """The adversary in the model's own words, the indices beside the names:
     ``record BP (i = 1), x = HIGH (1) vs x' = LOW (0), |K| = 3`` (:func:`adversary_words`); with
-    ``short`` the form of a table cell, ``BP (i=1): HIGH (1) vs LOW (0), |K|=3``."""
+    ``short`` the form of a table cell, ``BP (i=1): HIGH (1) vs LOW (0), |K|=3``.
+
+    Parameters
+    ----------
+    model : data model
+        The model the adversary attacks (its record and state names, where it has them).
+    adversary : Adversary
+        Target ``i``, known records ``K`` with their values, the two target values ``x, x'``.
+    short : bool
+        The form of a table cell.
+
+    Returns
+    -------
+    str
+        One line.
+    """
     w = adversary_words(model, adversary)
     n = int(model.n)
     k = len(w["known"])

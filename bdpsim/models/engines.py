@@ -807,6 +807,17 @@ class ExhaustiveResult:
     def known(self, j: int) -> tuple[int, ...]:
         return tuple(int(t) for t in np.flatnonzero(self.pattern[j] >= 0))
 
+    def known_sizes(self) -> np.ndarray:
+        """``|K|``, the number of known records, of every adversary."""
+        return (np.asarray(self.pattern) >= 0).sum(axis=1)
+
+    def worst(self, rtol: float = 1e-9) -> int:
+        """The adversary of the largest BDPL; among ties (within ``rtol``) one of the fewest known
+        records, then the first."""
+        top = self.value.max()
+        tied = np.flatnonzero(self.value >= top - rtol * max(1.0, abs(top)))
+        return int(tied[np.argmin(self.known_sizes()[tied])])
+
     def x_known(self, j: int) -> tuple:
         k = np.flatnonzero(self.pattern[j] >= 0)
         if self.values is None:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..core.errors import ConfigError, check, naming
+from ..core.shown import magnitude
 from ..kernels.graphical.elimination import (
     Factor,
     clamp,
@@ -365,7 +366,7 @@ class FactorModel:
                 field,
                 f"{self.size} nodes, induced width at least {width}",
                 f"infeasible: exact conditional sampling needs a junction tree with a clique "
-                f"table of at least {cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
+                f"table of at least {magnitude(cells)} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
                 "O(N s^(w+1)) for treewidth w)",
             )
         p = plan(scopes, cards, [1] * len(scopes))
@@ -374,8 +375,8 @@ class FactorModel:
                 field,
                 f"{self.size} nodes, induced width {p.width}",
                 f"infeasible: exact conditional sampling needs a junction tree with a clique "
-                f"table of {p.max_cells:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is "
-                "O(N s^(w+1)) for treewidth w)",
+                f"table of {magnitude(p.max_cells, p.log10_cells)} cells (limit "
+                f"{MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)",
             )
         return p
 

@@ -318,10 +318,14 @@ def _check_magnitude(name: str, value: Any) -> None:
 
 
 def _build_point(
-    params: dict, present: dict[str, set], secs: dict[str, dict[str, Key]], limits: Limits
+    params: dict,
+    present: dict[str, set],
+    secs: dict[str, dict[str, Key]],
+    limits: Limits,
+    swept: tuple[str, ...] = (),
 ) -> ExperimentPoint:
     with naming("run"):  # a kernel's error names its parameter; here, the config field
-        settings = RunSettings.from_table(params["run"])
+        settings = RunSettings.from_table(params["run"], alongside=swept)
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
     check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}{skipped_note()}")
@@ -375,7 +379,7 @@ def _expand(doc: dict, where: str, limits: Limits) -> list[ExperimentPoint]:
         params: dict = {s: {} for s in secs}
         for (s, k, _), v in zip(axes, combo):
             params[s][k] = v
-        points.append(_build_point(params, present, secs, limits))
+        points.append(_build_point(params, present, secs, limits, tuple(resolved["run"]["estimator"])))
     return points
 
 

@@ -7,7 +7,7 @@ once from the settings). The config loader only turns TOML into keyword argument
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Literal
@@ -205,22 +205,21 @@ class RunSettings:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         for est in ESTIMATORS.values():  # each estimator validates the keys it owns
             est.from_settings(self)
-        self._check_exact_keys()
+        self._check_owned_keys()
 
-    def _check_exact_keys(self) -> None:
-        """A key only exact estimators own (``attack``, ``epsilon_profile``: columns of exact
-        values), set beside another estimator, is refused naming it: that estimator would drop
-        it without a word."""
+    def _check_owned_keys(self) -> None:
+        """A key only some estimators own (``attack``, ``epsilon_profile``: columns of exact values;
+        ``kde_backend``, ``mixture_target_se``, ``audit_alpha``, ...), set beside another
+        estimator, is refused naming it: that estimator would drop it without a word."""
         for k, v in self.options.items():
             owners = [name for name, est in ESTIMATORS.items() if k in est.keys]
-            if self.estimator in owners or not all(ESTIMATORS[o].exact for o in owners):
-                continue
-            if v == ESTIMATORS[owners[0]].keys[k].default:  # e.g. attack = false: nothing asked
-                continue
+            if self.estimator in owners or v == ESTIMATORS[owners[0]].keys[k].default:
+                continue  # e.g. attack = false: nothing asked
+            verb = "computed" if all(ESTIMATORS[o].exact for o in owners) else "read"
             raise ConfigError(
                 f"run.{k}",
                 v,
-                f"is computed by the {' or '.join(repr(o) for o in owners)} estimator only: "
+                f"is {verb} by the {' or '.join(repr(o) for o in owners)} estimator only: "
                 f"run.estimator = {self.estimator!r} would drop it (set run.estimator = "
                 f"{owners[0]!r}, or remove run.{k})",
             )
@@ -260,7 +259,19 @@ class RunSettings:
         return d
 
     @classmethod
-    def from_table(cls, table: Mapping[str, Any]) -> RunSettings:
-        """From a resolved ``[run]`` table: generic keys as fields, the rest as ``options``."""
+    def from_table(cls, table: Mapping[str, Any], alongside: Collection[str] = ()) -> RunSettings:
+        """From a resolved ``[run]`` table: generic keys as fields, the rest as ``options``.
+
+        ``alongside``: the other estimators of the same sweep (``estimator = ["kde", "mixture"]``):
+        a key only they own is theirs, not this point's (its points read it), and is left out here
+        instead of refused.
+        """
         generic = {k: v for k, v in table.items() if k in GENERIC_KEYS}
-        return cls(**generic, options={k: v for k, v in table.items() if k not in GENERIC_KEYS})
+        est = table.get("estimator", GENERIC_KEYS["estimator"].default)
+
+        def theirs(k: str) -> bool:
+            owners = {name for name, e in ESTIMATORS.items() if k in e.keys}
+            return est not in owners and bool(owners & set(alongside))
+
+        options = {k: v for k, v in table.items() if k not in GENERIC_KEYS and not theirs(k)}
+        return cls(**generic, options=options)

@@ -42,7 +42,24 @@ def risk_roc_data(
 ) -> RocData:
     """The curves of :class:`RocData` from a worst-case result (asked with ``bdpl``): its
     :meth:`~bdpsim.attack.worst.AttackRisk.bound_curve` on ``fpr`` with the points of ``marks``
-    (the FPRs of a table, :meth:`~bdpsim.attack.worst.AttackRisk.worst_tpr`) among them."""
+    (the FPRs of a table, :meth:`~bdpsim.attack.worst.AttackRisk.worst_tpr`) among them.
+
+    Parameters
+    ----------
+    risk : AttackRisk
+        A worst-case :func:`bdpsim.attack_risk` result (with ``bdpl=True`` for the pure-eps curve).
+    fpr : array_like
+        The false-positive rates of the curves (default :data:`FPR_GRID`).
+    marks : sequence of float
+        FPRs whose worst TPR is searched and marked (a table's).
+    independent : AttackRisk, optional
+        The same mechanism on independent records, drawn beside.
+
+    Returns
+    -------
+    RocData
+        The curves (:func:`bdpsim.figures.attack.plot_attack_roc` draws them).
+    """
     marks = [float(m) for m in np.ravel(np.asarray(marks, dtype=float))]
     found = risk.worst_tprs(marks) if marks else []
     f = np.unique(np.concatenate([np.asarray(fpr, dtype=float), np.asarray(marks, dtype=float)]))

@@ -17,11 +17,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import cast
 
-import numpy as np
-
 from ..bounds import genomic_lower_bound
 from ..mechanisms import LaplaceCount
-from ..models.pedigree.exact import exhaustive_pedigree_count, worst_adversary
+from ..models.engines import HasExhaustive, engine_for
 from ..models.pedigree.model import GENOTYPES, PedigreeModel, genotype_states
 from ..pipeline import seeds
 
@@ -35,11 +33,12 @@ def role(model: PedigreeModel, i: int) -> str:
 
 def _exact(model: PedigreeModel, epsilon: float, counted: tuple[int, ...]) -> dict:
     """Exact BDPL over all adversaries and over ``|K| >= 1``, with the worst adversary."""
-    res = exhaustive_pedigree_count(model, LaplaceCount(epsilon, counted))
-    j = worst_adversary(res)
+    engine = cast(HasExhaustive, engine_for(model, LaplaceCount(epsilon, counted)))
+    res = engine.exhaustive(range(model.n), None)  # one row per adversary class
+    j = res.worst()
     adv = res.adversary(j)
     top = float(res.value.max())
-    known_size = cast(np.ndarray, res.known_size)  # always set on a pedigree result
+    known_size = res.known_sizes()
     thesis = res.value[known_size >= 1]
     return {
         "bdpl": top,

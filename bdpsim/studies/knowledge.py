@@ -20,7 +20,7 @@ import numpy as np
 from ..core.errors import check
 from ..kernels.chains import window_scan as wk
 from ..models import MarkovChainModel
-from ..models.markov.window import window_cells
+from ..models.markov import window_cells
 
 KNOWLEDGE_COLUMNS = (
     "unknown_left",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from .. import bounds as B
 from ..core.errors import NotAvailable, check
 from ..mechanisms import LaplaceCount
 from ..models import MarkovChainModel
-from ..models.markov.exact import exhaustive_markov_count
+from ..models.engines import HasExhaustive, engine_for
 
 
 def sum_slope(R: np.ndarray, k: int) -> float:
@@ -156,7 +157,8 @@ class MarkovWorstCase:
 def markov_exact_bdpl(P: np.ndarray, n: int, epsilon: float, counted=(1,)) -> float:
     """Exact BDPL (max over every adversary, K = {} included) of the eps-DP count."""
     model = MarkovChainModel(P, n)
-    return float(exhaustive_markov_count(model, LaplaceCount(epsilon, tuple(counted)), range(n)).value.max())
+    engine = cast(HasExhaustive, engine_for(model, LaplaceCount(epsilon, tuple(counted))))
+    return float(engine.exhaustive(range(n), None).value.max())
 
 
 def worst_markov_chain(

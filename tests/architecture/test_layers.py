@@ -116,6 +116,34 @@ def test_no_model_kind_imports_a_sibling_kind():
         assert dep in GRAPH[mod], f"{mod} no longer imports {dep}: remove it from SUBCLASS_IMPORTS"
 
 
+#: the modules of a kind package anyone may import: its model, its kind, its builders (and what the
+#: package itself re-exports); the rest (a chain's window reduction, a pedigree's exhaustive search,
+#: ...) is reached through the pair's exact engine (:func:`bdpsim.models.engines.engine_for`)
+KIND_PUBLIC = {"model", "kind", "build", "fit"}
+#: reaches still to be routed through the engine (the accountant's search)
+KIND_REACHES_LEFT = {
+    ("bdpsim.accounting.search", "bdpsim.models.markov.window"),
+    ("bdpsim.accounting.search", "bdpsim.models.bayesnet.search"),
+}
+
+
+def test_no_module_outside_the_models_reaches_into_a_kind():
+    """Studies and mechanisms imported a chain's window reduction and a pedigree's exhaustive
+    search from the kinds' own modules: they ask the engine, or the kind package's public names."""
+    bad = [
+        f"{mod} -> {dep}"
+        for mod, deps in GRAPH.items()
+        if not mod.startswith("bdpsim.models")
+        for dep in deps
+        if (kind := _kind_of_module(dep)) is not None
+        and dep.rsplit(".", 1)[-1] not in KIND_PUBLIC | {kind}
+        and (mod, dep) not in KIND_REACHES_LEFT
+    ]
+    assert not bad, "imports of a model kind's internals (ask engine_for(model, mechanism)): " + ", ".join(
+        sorted(bad)
+    )
+
+
 def test_no_import_cycle():
     """Tarjan's strongly connected components of the import graph (deferred imports included)."""
     index, low, stack, on, cycles = {}, {}, [], set(), []

@@ -90,7 +90,40 @@ def test_fifty_states_refused_or_left_unevaluated(bdpsim_cli):
     assert row["scale"] > 0 and row["bdpl"] is None and "exact BDPL not computed" in row["reason"]
 
 
-def test_library_has_no_budget_by_default_and_estimates_grow_as_documented():
+def test_library_default_budget_refuses_from_the_estimate(monkeypatch):
+    """``bdpsim.calibrate`` had no budget by default: a 24-state chain's exact calibration (~1.6 h
+    estimated) started and ran on. The default is :data:`DEFAULT_BUDGET` (an hour): refused before
+    any search, with the estimate and how to lift it; ``budget=None`` starts the search."""
+    import time
+
+    import bdpsim.calibration.methods as methods
+    from bdpsim.calibration.budget import DEFAULT_BUDGET
+
+    assert DEFAULT_BUDGET == 3600.0
+
+    class Started(Exception):
+        pass
+
+    def started(*args, **kwargs):
+        raise Started
+
+    monkeypatch.setattr(methods, "searched", started)  # a search that starts ends the call here
+    P = np.random.default_rng(0).dirichlet(np.full(24, 0.3), size=24)
+    m = MarkovChainModel(P, 200)
+    t0 = time.process_time()
+    with pytest.raises(TooSlow) as err:
+        calibrate(m, 1.0)
+    assert time.process_time() - t0 < 5.0
+    line = str(err.value)
+    assert "exact needs ~1.6 h" in line and "at most ~60 min allowed" in line
+    assert line.endswith("budget = 3600 estimated s: a larger one, or None for no limit)")
+    with pytest.raises(Started):  # no budget: the search starts
+        calibrate(m, 1.0, budget=None)
+    with pytest.raises(ValueError, match="^budget = 0: must be a number of estimated seconds > 0"):
+        calibrate(m, 1.0, budget=0)
+
+
+def test_library_budget_and_estimates_grow_as_documented():
     m = MarkovChainModel(symmetric_chain(2), 50)
     assert calibrate(m, 1.0, method="markov-quilt-exact").bdpl is not None
     with pytest.raises(TooSlow, match="^--n = 50: markov-quilt-exact"):

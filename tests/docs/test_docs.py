@@ -481,3 +481,21 @@ def test_readme_quickstart_writes_outside_the_committed_results(capsys):
     assert f"bdpsim plot {out}" in first
     rc, text, err = cli(capsys, "validate", args[2])
     assert rc == 0, err
+
+
+def test_the_tutorials_names_are_public():
+    """The attack and continual-release tutorials reached ``describe_adversary``,
+    ``calibrate_attack``, ``risk_roc_data`` and ``allocate`` through submodules: each is a
+    ``bdpsim`` name, the object its module defines."""
+    import bdpsim
+    from bdpsim.attack.calibrate import calibrate_attack
+    from bdpsim.models.base import describe_adversary
+    from bdpsim.studies.attack_roc import risk_roc_data
+    from bdpsim.temporal.allocate import allocate
+
+    for obj in (describe_adversary, calibrate_attack, risk_roc_data, allocate):
+        assert obj.__name__ in bdpsim.__all__ and getattr(bdpsim, obj.__name__) is obj
+    for tutorial in ("plot_6_continual_release", "plot_7_attack_risk"):
+        text = (DOCS / "examples" / "tutorials" / f"{tutorial}.py").read_text()
+        assert "from bdpsim.models.base" not in text and "from bdpsim.temporal.allocate" not in text
+        assert "FigureCanvasAgg" not in text

@@ -33,3 +33,26 @@ def test_rows_against_closed_forms_and_bounds():
     corr = {r["epsilon"]: r["advantage"] for r in rows if r["records"] == "correlated"}
     ind = {r["epsilon"]: r["advantage"] for r in rows if r["records"] == "independent"}
     assert corr[0.5] > ind[0.5] + 0.05  # correlation raises the attack's success at small eps
+
+
+def test_plot_attack_roc_draws_on_the_axes_given_and_returns_it():
+    """``plot_attack_roc`` built a two-panel Figure of its own (the tutorial copied its pixels into
+    pyplot): it draws on the Axes given (or a new one) and returns it; given an ``AttackRisk`` it
+    draws the same curves as :func:`bdpsim.risk_roc_data`."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    import bdpsim
+    from bdpsim.figures.attack import plot_attack_roc
+
+    chain = MarkovChainModel(symmetric_chain(4.0), 5)
+    risk = attack_risk(chain, bdpsim.LaplaceCount(1.0), fpr=(0.01,), bdpl=True)
+    data = bdpsim.risk_roc_data(risk, marks=(0.01,))
+    ax = Figure().subplots()
+    assert plot_attack_roc(data, ax) is ax
+    worst = ax.get_lines()[0]
+    assert np.array_equal(worst.get_xdata(), data.fpr) and np.array_equal(worst.get_ydata(), data.worst)
+    assert ax.get_xscale() == "linear" and ax.get_title() == "linear axes"
+    own = plot_attack_roc(risk, log=True, marks=(0.01,), title="t")
+    assert own.get_xscale() == "log" and own.get_title() == "t" and own.figure is not ax.figure
+    assert np.array_equal(own.get_lines()[0].get_ydata(), data.worst)

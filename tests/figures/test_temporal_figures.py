@@ -66,3 +66,30 @@ def test_day_rows_bounds_and_gap(day):
             assert gap < 1e-9, label
         else:  # the random 3-state and the order-swapping chain: strictly below
             assert gap > 0.1, label
+
+
+def test_plot_temporal_day_takes_temporal_leakages_result():
+    """``plot_temporal_day`` wanted the gallery study's rows (the tutorial rebuilt them by hand):
+    it draws :func:`bdpsim.temporal_leakage`'s table as returned (DataFrame or dicts), step
+    ``t = i + 1``, with the Markov bound of the matrix given and group privacy the sum of the
+    steps' eps."""
+    from matplotlib.figure import Figure
+
+    import bdpsim
+    from bdpsim.figures.temporal import plot_temporal_day
+
+    P = np.array([[0.8, 0.15, 0.05], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]])
+    rows = bdpsim.temporal_leakage(P, 0.5, 6, "any", as_frame=False)
+    for given in (rows, bdpsim.temporal_leakage(P, 0.5, 6, "any")):
+        ax = Figure().subplots()
+        assert plot_temporal_day(given, ax, transition=P, name="meter") == [ax]
+        tpl, cao, markov, group = ax.get_lines()
+        assert list(tpl.get_xdata()) == [1, 2, 3, 4, 5, 6]
+        assert list(tpl.get_ydata()) == pytest.approx([r["tpl"] for r in rows], abs=0)
+        assert list(cao.get_ydata()) == pytest.approx([r["cao_tpl"] for r in rows], abs=0)
+        assert markov.get_ydata()[0] == pytest.approx(0.5 + 4 * math.log(gamma_of(P)))
+        assert group.get_ydata()[0] == pytest.approx(3.0)
+        assert ax.get_title().startswith("meter, T = 6\nP = [[0.8, 0.15, 0.05]")
+    schedule = bdpsim.temporal_leakage(P, [1.0, 0.5, 0.5, 1.0], 4, "any", as_frame=False)
+    (ax,) = plot_temporal_day(schedule)  # no matrix: no Markov bound; a new figure
+    assert len(ax.get_lines()) == 3 and ax.get_lines()[2].get_ydata()[0] == pytest.approx(3.0)

@@ -42,3 +42,51 @@ def test_a_pedigree_counts_bb_as_genotype_0(bdpsim_cli, tmp_path):
     assert "states [0]" in a.stdout
     strip = [line for line in a.stdout.splitlines() if "from the config" not in line]
     assert strip == [line for line in b.stdout.splitlines() if "from the config" not in line]
+
+
+def _street():
+    from bdpsim.models import BayesNetModel
+
+    return BayesNetModel(
+        parents=[[], [0], [1]],
+        cpt=[[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.5, 0.5], [0.1, 0.9]]],
+        names=["a", "b", "c"],
+        state_names=[("low", "high"), ("high", "low"), ("low", "high")],
+    )
+
+
+def test_laplace_count_reads_a_networks_state_names_with_its_model():
+    """``LaplaceCount(eps, ("high",))`` was refused in Python while the config's ``counted_states =
+    ["high"]`` counts them: with ``model=`` the names are read as ``bdpsim run`` reads them (here
+    record b numbers ``high`` 0: a per-record count), the same BDPL as the indices it means."""
+    import numpy as np
+
+    import bdpsim
+    from bdpsim.mechanisms.kinds import count_query
+
+    net = _street()
+    named = bdpsim.LaplaceCount(1.0, ("high",), model=net)
+    assert named.query_function == count_query(["high"], net)  # the config's reading
+    data = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    assert list(named.query_function(data)) == [3.0, 0.0, 1.0]  # counted by hand: a, b, c high
+    assert named.epsilon == 1.0 and named.columns()["noise_scale"] == 1.0
+    chain_net = net.__class__(
+        parents=[[], [0], [1]],
+        cpt=[[0.6, 0.4], [[0.8, 0.2], [0.3, 0.7]], [[0.5, 0.5], [0.1, 0.9]]],
+        state_names=[("low", "high")] * 3,
+    )
+    by_name = bdpsim.exact_bdpl(chain_net, bdpsim.LaplaceCount(1.0, ("high",), model=chain_net)).bdpl
+    assert by_name == bdpsim.exact_bdpl(chain_net, bdpsim.LaplaceCount(1.0, (1,))).bdpl
+
+
+def test_laplace_count_without_its_model_says_how_to_pass_state_names():
+    import bdpsim
+
+    with pytest.raises(ConfigError) as err:
+        bdpsim.LaplaceCount(1.0, counted_states=("high",))
+    msg = str(err.value)
+    assert msg.startswith("counted_states = ['high']: state names like 'high' are the model's")
+    assert "model=" in msg and "\n" not in msg
+    assert bdpsim.LaplaceCount(1.0, ("Bb",)).query_function.counted_states == (1,)  # genotypes keep codes
+    with pytest.raises(ConfigError, match=r"counted_states = \['high'\]: state names are a pedigree's"):
+        bdpsim.LaplaceCount(1.0, ("high",), model=MarkovChainModel(symmetric_chain(2.0), 4))

@@ -705,3 +705,16 @@ def test_hmm_initial_with_float_rounding_at_tolerance_zero(bdpsim_cli, tmp_path)
     cfg = write_toml(tmp_path / "c.toml", RUN_EXACT + hmm + COUNT_DEFAULT)
     p = bdpsim_cli("validate", cfg)
     assert p.returncode == 0, p.stderr
+
+
+def test_a_field_past_the_float_range_is_refused_with_its_size():
+    """A clique of 310 ten-state nodes: its junction tree's smallest clique table holds 10^310
+    cells, which the refusal printed as "inf cells"."""
+    import itertools
+
+    with pytest.raises(ConfigError) as err:
+        MRFModel(edges=tuple(itertools.combinations(range(310), 2)), states=10, coupling=0.5)
+    line = str(err.value)
+    assert "a clique table of at least 1e+310 cells (limit 5e+07" in line and "inf" not in line.replace(
+        "infeasible", ""
+    )

@@ -122,6 +122,41 @@ def test_sweeps_expand_cartesian():
     assert len({p.id for p in cfg.points}) == 12
 
 
+@pytest.mark.parametrize(
+    "estimator, key, value, owner",
+    [
+        ("mixture", "kde_backend", "statsmodels", "kde"),
+        ("mixture", "kde_ratio", "symmetric", "kde"),
+        ("kde", "mixture_target_se", 0.05, "mixture"),
+        ("exact", "mixture_max_samples", 400_000, "mixture"),
+        ("exact", "audit_alpha", 0.1, "audit"),
+        ("audit", "eval_points", 200, "kde"),
+    ],
+)
+def test_a_key_only_another_estimator_reads_is_refused_naming_it(estimator, key, value, owner):
+    """A key one estimator owns, set beside another (``kde_backend`` with ``estimator =
+    "mixture"``), did nothing without a word: refused in one line naming the key, its value and
+    the estimator that reads it."""
+    doc = with_(BASE_MARKOV, run__estimator=estimator, **{f"run__{key}": value})
+    with pytest.raises(ConfigError) as err:
+        parse_config(doc)
+    msg = str(err.value)
+    assert msg.startswith(f"run.{key} = {value!r}: is read by the {owner!r} estimator only: ")
+    assert f"run.estimator = {estimator!r} would drop it" in msg and "\n" not in msg
+
+
+def test_a_swept_estimator_keeps_its_own_keys():
+    """``estimator = ["kde", "mixture"]`` with a KDE key: the KDE points read it, the mixture points
+    leave it out (not refused); a key neither reads is still refused."""
+    doc = with_(BASE_MARKOV, run__estimator=["kde", "mixture"], run__kde_ratio="symmetric")
+    cfg = parse_config(doc)
+    got = {p.settings.estimator: p.settings.option("kde_ratio") for p in cfg.points}
+    assert got == {"kde": "symmetric", "mixture": "signed"}
+    doc = with_(BASE_MARKOV, run__estimator=["kde", "mixture"], run__audit_alpha=0.1)
+    with pytest.raises(ConfigError, match="run.audit_alpha = 0.1: is read by the 'audit' estimator only"):
+        parse_config(doc)
+
+
 def test_linspace_and_vector_sweeps():
     doc = with_(BASE_GAUSS, model__rho={"linspace": [0.0, 0.4, 5]}, mechanism__clip=[[0.0, 10.0], [0.0, 5.0]])
     cfg = parse_config(doc)

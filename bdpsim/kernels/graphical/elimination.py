@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...core.shown import magnitude
 from ..argcheck import TooExpensive
 
 MAX_OPERATIONS = 1e10  # default refusal threshold of plan()
@@ -192,13 +193,14 @@ def degeneracy(adj: dict[int, set[int]]) -> int:
     return k
 
 
-def min_clique_cells(adj: dict[int, set[int]], cards: dict[int, int]) -> tuple[int, float]:
+def min_clique_cells(adj: dict[int, set[int]], cards: dict[int, int]) -> tuple[int, int]:
     """``(k, c)``: a lower bound ``k`` on the induced width of any elimination order
     (:func:`degeneracy`) and a lower bound ``c`` on the cells of its largest clique table, the
-    product of the ``k + 1`` smallest cardinalities (as a float: ``inf`` past the float range)."""
+    product of the ``k + 1`` smallest cardinalities (an exact integer, past the float range too:
+    :func:`bdpsim.core.shown.magnitude` shows it)."""
     k = degeneracy(adj)
     small = sorted(cards[v] for v in adj)[: k + 1]
-    return k, math.prod(float(c) for c in small)
+    return k, math.prod(int(c) for c in small)
 
 
 def min_fill_order(adj: dict[int, set[int]], eliminate: Iterable[int]) -> list[int]:
@@ -240,7 +242,8 @@ class Plan:
 
     ``width``: induced width (largest elimination clique minus one, the kept variables' final
     table included); ``operations``: estimated multiply-adds (module docstring); ``max_cells``: the
-    largest intermediate table (batch x states x sums).
+    largest intermediate table (batch x states x sums); both ``inf`` past the float range, their
+    base-10 logarithms ``log10_operations``, ``log10_cells`` finite (the refusal's exponent).
     """
 
     order: tuple[int, ...]
@@ -248,6 +251,8 @@ class Plan:
     width: int
     operations: float
     max_cells: float
+    log10_operations: float = -math.inf
+    log10_cells: float = -math.inf
 
     def check(
         self, what: str = "elimination", max_operations: float = MAX_OPERATIONS, max_cells: float = MAX_CELLS
@@ -258,8 +263,9 @@ class Plan:
             raise TooExpensive(
                 what,
                 f"{len(self.order)} variables, induced width {self.width}",
-                f"infeasible: about {self.operations:.3g} operations (limit "
-                f"{max_operations:.3g}) and tables of {self.max_cells:.3g} cells (limit "
+                f"infeasible: about {magnitude(self.operations, self.log10_operations)} operations "
+                f"(limit {max_operations:.3g}) and tables of {magnitude(self.max_cells, self.log10_cells)} "
+                "cells (limit "
                 f"{max_cells:.3g}); the cost is O(N s^(w+1) Q) for treewidth w",
             )
         return self
@@ -287,6 +293,7 @@ def plan(
         for v in sc:
             by_var.setdefault(v, set()).add(j)
     ops, cells_max, width, nxt = 0.0, 0.0, 0, len(scopes)
+    log_ops, log_cells = -math.inf, -math.inf  # their log10, finite where they overflow
     steps: list[int | None] = [*order, None]
     for e in steps:  # the variable eliminated (None: the last product)
         ids = set(live) if e is None else by_var.pop(e, set())
@@ -295,13 +302,17 @@ def plan(
         parts = sorted((live.pop(j) for j in ids), key=lambda p: p[1])
         scope = frozenset().union(*(p[0] for p in parts))
         cells = float(batch) * math.prod(float(cards[u]) for u in scope)  # inf, never OverflowError
+        log_c = math.log10(batch) + math.fsum(math.log10(cards[u]) for u in scope)
         width = max(width, len(scope) - 1)
         q = parts[0][1]
         for _, qj in parts[1:]:
             ops += cells * q * qj
+            log_ops = _log10_add(log_ops, log_c + math.log10(q * qj))
             q += qj - 1
         ops += cells * q
+        log_ops = _log10_add(log_ops, log_c + math.log10(q))
         cells_max = max(cells_max, cells * q)
+        log_cells = max(log_cells, log_c + math.log10(q))
         if e is None:
             break
         new = scope - {e}
@@ -311,7 +322,13 @@ def plan(
                 by_var[u].add(nxt)
         live[nxt] = (new, q)
         nxt += 1
-    return Plan(tuple(order), keep, width, ops, cells_max)
+    return Plan(tuple(order), keep, width, ops, cells_max, log_ops, log_cells)
+
+
+def _log10_add(a: float, b: float) -> float:
+    """``log10(10^a + 10^b)`` without leaving the float range."""
+    hi, lo = max(a, b), min(a, b)
+    return hi if lo == -math.inf else hi + math.log10(1.0 + 10.0 ** (lo - hi))
 
 
 # ---------------------------------------------------------------------------------- elimination

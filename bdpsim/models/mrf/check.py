@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ...core.errors import ConfigError, check
+from ...core.shown import magnitude
 from ...kernels.graphical.elimination import min_clique_cells
 from ..common.nodes import MAX_NODES, brief
 from ..factor_model import MAX_CLIQUE_CELLS
@@ -107,7 +108,7 @@ def check_size(cards: tuple[int, ...], edges: tuple[tuple[int, int], ...]) -> No
         "model.edges",
         f"{len(cards)} nodes, induced width at least {width}",
         f"infeasible: exact conditional sampling needs a junction tree with a clique table of at least "
-        f"{clique:.3g} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)",
+        f"{magnitude(clique)} cells (limit {MAX_CLIQUE_CELLS:.3g}; the cost is O(N s^(w+1)) for treewidth w)",
     )
 
 

@@ -185,6 +185,10 @@ class PedigreeExhaustiveResult(ExhaustiveResult):
     multiplicity: np.ndarray | None = None
     known_size: np.ndarray | None = None
 
+    def known_sizes(self) -> np.ndarray:
+        """``|K|`` of every class (``known_size``)."""
+        return cast(np.ndarray, self.known_size)  # always set on a pedigree result (concat)
+
 
 def _target_view(model, E, comps, target: int, representative: bool):
     """Axes of ``E`` for one target: the (x-indexed) slicer and per-axis row descriptors."""
@@ -334,11 +338,9 @@ def _scored_classes(model: PedigreeModel, blocks: list[ClassLaws], noise) -> Ped
 
 
 def worst_adversary(res: PedigreeExhaustiveResult, rtol: float = 1e-9) -> int:
-    """Row of the largest BDPL; among ties (within ``rtol``) the smallest ``|K|``, then first."""
-    top = res.value.max()
-    tied = np.flatnonzero(res.value >= top - rtol * max(1.0, abs(top)))
-    known_size = cast(np.ndarray, res.known_size)  # always set on a pedigree result (concat)
-    return int(tied[np.argmin(known_size[tied])])
+    """Row of the largest BDPL; among ties (within ``rtol``) the smallest ``|K|``, then first
+    (:meth:`~bdpsim.models.engines.ExhaustiveResult.worst`)."""
+    return res.worst(rtol)
 
 
 def check_exhaustive(model: PedigreeModel, sizes: Sequence[int]) -> None:

@@ -26,7 +26,6 @@ import numpy as np
 
 import bdpsim
 from bdpsim.figures.temporal import plot_temporal_day
-from bdpsim.temporal.allocate import allocate
 
 # %%
 # 1. Your readings: four weeks of hourly levels, 0 = low, 1 = medium, 2 = high (here synthetic;
@@ -87,36 +86,21 @@ print(f"k-RR: largest exact TPL {max(r['tpl'] for r in krr):.3f}, Cao's {max(r['
 # %%
 # 4. The picture: ``TPL_t`` against Cao's bound, with the two bounds one would quote without
 # bdpsim — the paper's Markov bound ``ε + 4 ln γ`` (``γ`` = the ratio of the largest to the
-# smallest transition probability) and group privacy ``Tε`` (the day as one record). The figure
-# counts steps as the papers do: step ``t`` is hour ``i = t - 1``.
-markov = bdpsim.markov_bound(eps, P).value
-curve = [
-    {
-        "chain": "my meter",
-        "t": r["i"] + 1,
-        "tpl": r["tpl"],
-        "cao_tpl": r["cao_tpl"],
-        "markov": markov,
-        "group": T * eps,
-        "transition": ";".join(",".join(f"{v:.3g}" for v in row) for row in P),
-        "steps": T,
-        "epsilon": eps,
-    }
-    for r in rows
-]
-fig, ax = plt.subplots(figsize=(9, 4.2))
-plot_temporal_day(curve, ax)
+# smallest transition probability; drawn when you pass the matrix) and group privacy ``Tε`` (the
+# day as one record). ``plot_temporal_day`` takes the table as ``temporal_leakage`` returned it
+# and counts steps as the papers do: step ``t`` is hour ``i = t - 1``.
+fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
+plot_temporal_day(rows, ax, transition=P, name="my meter")
 fig.suptitle(f"Every hour {eps:g}-DP (any randomiser): exact TPL_t against Cao et al.'s", fontsize=10)
-fig.tight_layout()
 
 # %%
 # 5. A budget for the day: which ε per hour keeps every hour's ``TPL`` within α = 2 nats?
-# ``allocate`` answers against the exact leakage (a constant ε, and an end-boosted schedule
+# ``bdpsim.allocate`` answers against the exact leakage (a constant ε, and an end-boosted schedule
 # ``[end, middle, ..., middle, end]``: the first and last hours have one side only), beside Cao
 # et al.'s constant, their horizon-free constant (TKDE Theorem 10) and their quantification
 # schedule.
 alpha = 2.0
-plan = allocate(alpha, P, T, "any")
+plan = bdpsim.allocate(alpha, P, T, "any")
 print(f"exact constant eps per hour: {plan.exact_constant:.4f}")
 print(f"exact end-boosted schedule: ends {plan.exact_end:.4f}, middle {plan.exact_middle:.4f}")
 print(f"Cao's constant: {plan.cao_constant:.4f}, horizon-free: {plan.cao_upper_bound:.4f}")

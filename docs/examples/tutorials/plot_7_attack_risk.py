@@ -23,16 +23,11 @@ for your own network, a config whose ``[model]`` is ``kind = "bayesnet"`` with `
 import math
 
 import matplotlib.pyplot as plt
-import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 import bdpsim
-from bdpsim.attack.calibrate import calibrate_attack
 from bdpsim.attack.tradeoff import pure_dp_tradeoff
 from bdpsim.figures.attack import plot_attack_roc
 from bdpsim.models import BayesNetModel
-from bdpsim.models.base import describe_adversary
-from bdpsim.studies.attack_roc import risk_roc_data
 
 # %%
 # 1. The model: a Bayesian network of the five households, each ``low`` or ``high`` at the peak
@@ -53,9 +48,10 @@ street = BayesNetModel(
 print(f"households (bdpsim's record order): {street.names}")
 
 # %%
-# 2. The release: the count of ``high`` households plus Laplace noise of scale 1/ε (ε-DP).
+# 2. The release: the count of ``high`` households plus Laplace noise of scale 1/ε (ε-DP). The
+# state names are the network's: ``model=street`` reads them as a config's ``counted_states``.
 eps = 1.0
-count = bdpsim.LaplaceCount(epsilon=eps, counted_states=(1,))  # state 1 = "high"
+count = bdpsim.LaplaceCount(epsilon=eps, counted_states=("high",), model=street)
 
 # %%
 # 3. The worst attack over every adversary. ``fpr`` names the false-positive rates whose worst
@@ -63,12 +59,12 @@ count = bdpsim.LaplaceCount(epsilon=eps, counted_states=(1,))  # state 1 = "high
 # adversary from the first search.
 risk = bdpsim.attack_risk(street, count, fpr=(1e-3, 1e-2), bdpl=True)
 print(f"worst advantage max(TPR - FPR): {risk.advantage:.4f}")
-print(f"  attained by: {describe_adversary(street, risk.adversary)}")
+print(f"  attained by: {bdpsim.describe_adversary(street, risk.adversary)}")
 print(f"  that adversary's Bayes-optimal guess is right {risk.bayes_success():.1%} of the time (prior 1/2)")
 for fpr in (1e-3, 1e-2):
     w = risk.worst_tpr(fpr)
     state = "certified exact" if w.certified else f"bound for every adversary {w.upper:.4f}"
-    who = describe_adversary(street, w.adversary, short=True)
+    who = bdpsim.describe_adversary(street, w.adversary, short=True)
     print(f"worst TPR at FPR {fpr:g}: {w.value:.4f} ({state}); {who}")
 print(f"exact BDPL over every adversary: {risk.bdpl_max:.4f} nats (the DP epsilon: {eps})")
 
@@ -97,17 +93,14 @@ print(f"TPR / FPR at FPR 1e-3: {risk.tpr_at(1e-3) / 1e-3:.2f}; e^BDPL = {math.ex
 # 4. The trade-off curve, every FPR at once: the worst TPR attained (solid), the bound for every
 # adversary (shaded where above it), the two FPRs of the table marked, and the pure-ε curve of
 # the exact BDPL (dashed).
-fig = plot_attack_roc(
-    risk_roc_data(risk, marks=(1e-3, 1e-2)),
-    title=f"Optimal attack on one household, Laplace count eps = {eps:g}",
-)
-# ``plot_attack_roc`` draws a Figure of its own without pyplot (``bdpsim attack --plot`` saves it
-# as a file: ``fig.savefig("roc.png")``); this page shows its pixels through pyplot.
-canvas = FigureCanvasAgg(fig)
-canvas.draw()
-shown = plt.figure(figsize=fig.get_size_inches(), dpi=fig.dpi)
-shown.figimage(np.asarray(canvas.buffer_rgba()))
-plt.show()
+# ``risk_roc_data`` computes the curves once; ``plot_attack_roc`` draws them on an Axes and returns
+# it (linear axes, or ``log=True`` for the low FPRs). ``bdpsim attack --plot roc.png`` saves the same
+# two panels.
+roc = bdpsim.risk_roc_data(risk, marks=(1e-3, 1e-2))
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(10.0, 4.2), layout="constrained")
+plot_attack_roc(roc, ax, show_legend=False)
+plot_attack_roc(roc, bx, log=True)
+fig.suptitle(f"Optimal attack on one household, Laplace count eps = {eps:g}")
 
 # %%
 # 5. How much noise keeps every attack below a target? The least Laplace scale whose worst
@@ -115,7 +108,7 @@ plt.show()
 # curve meets the same target (``ε = 2 artanh(0.1)``): the attack target is the weaker
 # requirement, so it needs less noise. On the command line:
 # ``bdpsim calibrate config bayesnet_example --target-advantage 0.1``.
-cal = calibrate_attack(street, count, target_advantage=0.1)
+cal = bdpsim.calibrate_attack(street, count, target_advantage=0.1)
 print(f"least Laplace scale for worst advantage <= 0.1: {cal.parameter:g} (worst advantage {cal.value:.6f})")
 print(
     f"eps-BDP at eps = {cal.epsilon:.4f} needs scale {cal.bdp_parameter:.4g}: {cal.saving:.3f} times as much"
