@@ -38,7 +38,7 @@ from ..kernels.chains.local_profile import LocalRelease as ChainRelease
 from ..kernels.chains.local_worst import GRID_MAX, first_pass_work, release_worst_profile
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .releases import LocalRelease
-from .values import Value, bracket
+from .values import Value, bracket, exact
 
 #: the width of ``delta(eps)`` the refinement aims at
 TOLERANCE = 1e-6
@@ -79,6 +79,8 @@ class LocalAccount(Derived):
     sizes: tuple[int, ...]
     chain: ChainRelease
     flat: list = field(default_factory=list)
+    #: the width of ``delta(eps)`` the grid's refinement aims at
+    tolerance: float = TOLERANCE
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -120,7 +122,7 @@ class LocalAccount(Derived):
                 sizes=list(self.sizes),
                 deltas=dls,
                 alphas=als,
-                tolerance=TOLERANCE,
+                tolerance=self.tolerance,
                 max_grid=GRID_MAX,
             )
         except TooExpensive as err:
@@ -144,7 +146,7 @@ class LocalAccount(Derived):
 
     def _prepare_one(self, eps: list[float], dls: list[float], als: list[float]) -> None:
         """One adversary: the grid doubled from :data:`GRID` until every ``delta`` asked is
-        :data:`TOLERANCE` wide (or the finest grid)."""
+        :attr:`tolerance` wide (or the finest grid)."""
         adv = self.adversary
         assert adv is not None
         known = {int(k) + 1: int(v) for k, v in zip(adv.known, adv.x_known)}
@@ -155,7 +157,7 @@ class LocalAccount(Derived):
                 self.chain, target=int(adv.i) + 1, pair=(int(adv.x), int(adv.x_prime)), known=known, grid=g
             )
             d = br.delta(np.array(eps or [0.0]))
-            if float(np.max(d.width)) <= TOLERANCE or g >= top:
+            if float(np.max(d.width)) <= self.tolerance or g >= top:
                 break
             g = min(2 * g, top)
         note = f"grid {g}"
@@ -201,11 +203,208 @@ class LocalAccount(Derived):
         raise NotAvailable("a local release has no per-release naive composition here")
 
 
+# ---------------------------------------------------------------------- continuous releases
+
+#: cells of the bracketing channels' first pass, and the most the refinement takes
+BINS_START, BINS_MAX = 64, 4096
+#: the filter grid's tolerance in the first pass (it only measures the channels' gap)
+FIRST_TOLERANCE = 1e-5
+
+
+def _log_mean(w: float, a: float, b: float) -> float:
+    """``ln(w e^a + (1 - w) e^b)`` without overflow (``w`` in ``[0, 1]``)."""
+    if w >= 1.0:
+        return a
+    terms = [math.log(w) + a] if w > 0 else []
+    terms.append(math.log1p(-w) + b)
+    return float(np.logaddexp.reduce(terms))
+
+
+@dataclass
+class ValueNoiseAccount(Derived):
+    """The accountant of a release with continuous outputs at every record of a chain (Gaussian
+    noise on a per-state value, :class:`~bdpsim.accounting.value_release.ValueNoise`), bracketed.
+
+    The release is held between two finite channels (:mod:`bdpsim.kernels.chains.value_channels`):
+    a lower one, a garbling of it, and an upper one of which the release restricted to a range is a
+    garbling; each is accounted like k-RR (:class:`LocalAccount`). ``delta(eps)`` lies in
+    ``[delta_lower(eps), delta_upper(eps) + 1 - (1 - tau)^T]`` (``tau``: one step's output outside the
+    range, the same under every state), ``eps(delta)`` in ``[eps_lower(delta), eps_upper(delta - 1 +
+    (1 - tau)^T)]``, ``D_alpha`` in ``[D_lower, ln(w e^{(alpha-1) D_upper} + (1 - w) e^{(alpha-1) B})
+    / (alpha - 1)]`` with ``w = (1 - tau)^T`` and ``B`` the closed-form bound of the release given
+    some output outside the range. The cells are refined until the bracket of ``delta`` is
+    :data:`TOLERANCE` wide (a first pass of :data:`BINS_START` cells measures the gap, which
+    narrows like ``bins^-2``; the second aims at the tolerance) or :data:`BINS_MAX` cells or the
+    cost limit. The BDPL is ``+inf`` (the loss of one output is unbounded), stated, not computed."""
+
+    model: Any
+    releases: tuple
+    adversary: Adversary | None
+    sizes: tuple[int, ...]
+    value: Any
+    others: tuple = ()
+    flat: list = field(default_factory=list)
+    bins: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def method(self) -> str:
+        return (
+            "continuous local release: held between two finite channels in the Blackwell order "
+            "(lower: the outputs quantised into cells; upper: the outputs in a range split onto the "
+            "cells' nodes, plus the probability of an output outside the range), each accounted by "
+            "the chain's forward and backward filters on a grid, bracketed"
+        )
+
+    @property
+    def steps(self) -> int:
+        return int(self.model.n)
+
+    def _accounts(self, bins: int, tolerance: float) -> tuple[LocalAccount, LocalAccount, Any]:
+        """The accounts of the lower and upper channel with ``bins`` cells."""
+        k = int(self.model.states)
+        pair = self.value.channels(k, bins, self.steps)
+        out = []
+        for M in (pair.lower, pair.upper):
+            for r in self.others:
+                N = r.matrix(k)
+                M = (M[:, :, None] * N[:, None, :]).reshape(k, -1)
+            chain = local_release(
+                np.asarray(self.model.transition, dtype=float),
+                np.asarray(self.model.initial, dtype=float),
+                M.T,
+                steps=self.steps,
+            )
+            acc = LocalAccount(
+                self.model, self.releases, self.adversary, self.sizes, chain, tolerance=tolerance
+            )
+            out.append(acc)
+        return out[0], out[1], pair
+
+    def check_cost(self) -> None:
+        """Refuse up front (``NotAvailable`` with the estimate) a chain too long for the first pass."""
+        lo, up, _ = self._accounts(BINS_START, FIRST_TOLERANCE)
+        up.check_cost()
+
+    def _fits(self, bins: int) -> bool:
+        """Whether the upper channel's first pass with ``bins`` cells is within the cost limit."""
+        _, up, _ = self._accounts(bins, TOLERANCE / 2)
+        try:
+            up.check_cost()
+        except NotAvailable:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ computing
+    def prepare(self, epsilons=(), deltas=(), alphas=()) -> None:
+        """Compute the numbers asked (``delta`` at ``epsilons``, ``epsilon`` at ``deltas``,
+        ``renyi`` at ``alphas``) in one refinement of the cells (class docstring)."""
+        eps = [check_epsilon(e) for e in epsilons if ("delta", float(e)) not in self._cache]
+        dls = [check_delta(d) for d in deltas if ("epsilon", float(d)) not in self._cache]
+        als = [check_alpha(a) for a in alphas if ("renyi", float(a)) not in self._cache]
+        als = [a for a in als if math.isfinite(a)]
+        if not (eps or dls or als) and self._cache:
+            return
+        asked = eps or [0.0]
+        bins, reached = BINS_START, math.inf
+        lo, up, pair = self._run(BINS_START, FIRST_TOLERANCE, asked, [], [])
+        slack = pair.slack(self.steps)
+        reached = max(float(up.delta(e).upper) + slack - float(lo.delta(e).lower) for e in asked)
+        if reached > TOLERANCE:
+            aim = int(math.ceil(1.1 * BINS_START * math.sqrt(max(reached, 0.0) / (TOLERANCE / 2))))
+            bins = min(max(aim, 2 * BINS_START), BINS_MAX)
+            while bins > BINS_START and not self._fits(bins):
+                bins //= 2
+        if bins > BINS_START or dls or als:
+            tol = TOLERANCE / 2 if bins > BINS_START else FIRST_TOLERANCE
+            lo, up, pair = self._run(bins, tol, asked, dls, als)
+        self.bins = bins
+        slack = pair.slack(self.steps)
+        note = f"{bins} cells; outside the range (|z| > {pair.range:.3g} sigma) over all steps: {slack:.2g}"
+        for e in eps:
+            a, b = lo.delta(e), up.delta(e)
+            self._cache[("delta", e)] = _value(a.lower, min(b.upper + slack, 1.0), a.adversary, note)
+        for d in dls:
+            a = lo.epsilon(d)
+            high = up.epsilon(d - slack).upper if d - slack > 0 else math.inf
+            self._cache[("epsilon", d)] = _value(a.lower, high, None, note)
+        for al in als:
+            a, b = lo.renyi(al), up.renyi(al)
+            w = 1.0 - slack
+            bound = self._outside_renyi(al, pair.range)
+            high = _log_mean(w, (al - 1) * float(b.upper), (al - 1) * bound) / (al - 1)
+            self._cache[("renyi", al)] = _value(a.lower, high, a.adversary, note)
+
+    def _run(self, bins: int, tolerance: float, eps, dls, als):
+        lo, up, pair = self._accounts(bins, tolerance)
+        slack = pair.slack(self.steps)
+        lo.prepare(epsilons=eps, deltas=dls, alphas=als)
+        up.prepare(epsilons=eps, deltas=[d - slack for d in dls if d - slack > 0], alphas=als)
+        return lo, up, pair
+
+    def _outside_renyi(self, alpha: float, Z: float) -> float:
+        """``B >= D_alpha`` of the release given some output outside the range, over every
+        adversary: the prior's largest ratio plus one step's Rényi divergence inside or outside
+        the range (:func:`~bdpsim.kernels.chains.value_channels.step_renyi`; other releases of the
+        step add their own ``D_alpha``)."""
+        from ..kernels.chains.value_channels import prior_ratio_bound, step_renyi
+
+        k = int(self.model.states)
+        prior = prior_ratio_bound(np.asarray(self.model.transition, dtype=float), self.model.initial)
+        v = np.asarray(self.value.state_values)
+        step = step_renyi(self.value.separation, Z, alpha)
+        others = [r.matrix(k) for r in self.others]
+        worst = 0.0
+        for a in range(k):
+            for b in range(k):
+                if a == b:
+                    continue
+                d = prior[a, b] + (step if v[a] != v[b] else 0.0)
+                for M in others:
+                    d += float(np.log(np.sum(M[a] ** alpha * M[b] ** (1 - alpha)))) / (alpha - 1)
+                worst = max(worst, d)
+        return worst
+
+    # ------------------------------------------------------------------ public numbers
+    def delta(self, epsilon: float) -> Value:
+        """``sup_adv max(H_eps(p||q), H_eps(q||p))`` of the whole output sequence, bracketed."""
+        e = check_epsilon(epsilon)
+        self.prepare(epsilons=[e])
+        return self._cache[("delta", e)]
+
+    def epsilon(self, delta: float) -> Value:
+        """``inf {eps >= 0 : sup_adv delta(eps) <= delta}``, bracketed."""
+        d = check_delta(delta)
+        self.prepare(deltas=[d])
+        return self._cache[("epsilon", d)]
+
+    def renyi(self, alpha: float) -> Value:
+        """``sup_adv max(D_alpha(p||q), D_alpha(q||p))``, bracketed; ``alpha = inf``: ``+inf`` (one
+        output's loss is unbounded)."""
+        a = check_alpha(alpha)
+        if math.isinf(a):
+            return exact(math.inf, None, "the loss of one output is unbounded (Gaussian noise)")
+        self.prepare(alphas=[a])
+        return self._cache[("renyi", a)]
+
+    def tpr_at(self, fpr: float) -> Value:
+        check_fpr("fpr", fpr)
+        raise NotAvailable(
+            "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
+            "ask delta(eps) (the trade-off curve is determined by the profile)"
+        )
+
+    def naive(self):
+        raise NotAvailable("a local release has no per-release naive composition here")
+
+
 def local_account(
     model, releases: tuple, adversary: Adversary | None, sizes: tuple[int, ...]
-) -> LocalAccount:
-    """The :class:`LocalAccount` of ``releases`` (all local) on ``model``; ``NotAvailable`` naming the
+) -> LocalAccount | ValueNoiseAccount:
+    """The :class:`LocalAccount` of ``releases`` (all local) on ``model`` (a
+    :class:`ValueNoiseAccount` where one has continuous outputs); ``NotAvailable`` naming the
     release where the model is not a Markov chain or the chain is too long."""
+    from ..kernels.chains.value_channels import HasChannels
     from ..models.protocols import MarkovChain
 
     if not isinstance(model, MarkovChain):
@@ -213,6 +412,17 @@ def local_account(
             f"release {releases[0].label!r}: the joint law of a local release is computed on a Markov "
             f"chain (a markov model), not on {type(model).__name__}"
         )
+    continuous = [r for r in releases if isinstance(r, HasChannels)]
+    if continuous:
+        if len(continuous) > 1:
+            raise NotAvailable(
+                f"release {continuous[1].label!r} beside {continuous[0].label!r}: one release with "
+                "continuous outputs per account (two would need a channel pair of their tuple)"
+            )
+        others = tuple(r for r in releases if r is not continuous[0])
+        vacc = ValueNoiseAccount(model, releases, adversary, sizes, continuous[0], others)
+        vacc.check_cost()
+        return vacc
     M = joint_matrix(releases, int(model.states))
     chain = local_release(
         np.asarray(model.transition, dtype=float),
