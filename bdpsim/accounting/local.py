@@ -29,6 +29,7 @@ from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
 from ..kernels.chains.local_profile import (
     GRID,
+    MAX_WORK,
     LocalAdversary,
     finest_grid,
     local_release,
@@ -83,6 +84,8 @@ class LocalAccount(Derived):
     flat: list = field(default_factory=list)
     #: the width of ``delta(eps)`` the grid's refinement aims at
     tolerance: float = TOLERANCE
+    #: the kernels' work limit of one pass
+    max_work: float = MAX_WORK
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -126,6 +129,7 @@ class LocalAccount(Derived):
                 alphas=als,
                 tolerance=self.tolerance,
                 max_grid=GRID_MAX,
+                max_work=self.max_work,
             )
         except TooExpensive as err:
             raise NotAvailable(
@@ -156,7 +160,12 @@ class LocalAccount(Derived):
         g = min(GRID, top)
         while True:
             br = release_profile(
-                self.chain, target=int(adv.i) + 1, pair=(int(adv.x), int(adv.x_prime)), known=known, grid=g
+                self.chain,
+                target=int(adv.i) + 1,
+                pair=(int(adv.x), int(adv.x_prime)),
+                known=known,
+                grid=g,
+                max_work=self.max_work,
             )
             d = br.delta(np.array(eps or [0.0]))
             if float(np.max(d.width)) <= self.tolerance or g >= top:
@@ -285,7 +294,13 @@ class ValueNoiseAccount(Derived):
                 steps=self.steps,
             )
             acc = LocalAccount(
-                self.model, self.releases, self.adversary, self.sizes, chain, tolerance=tolerance
+                self.model,
+                self.releases,
+                self.adversary,
+                self.sizes,
+                chain,
+                tolerance=tolerance,
+                max_work=VALUE_MAX_WORK,
             )
             out.append(acc)
         return out[0], out[1], pair
@@ -339,7 +354,11 @@ class ValueNoiseAccount(Derived):
                 bins = int(bins * 0.8)
         if bins > BINS_START or dls or als:
             tol = TOLERANCE / 2 if bins > BINS_START else FIRST_TOLERANCE
-            lo, up, pair = self._run(bins, tol, asked, dls, als)
+            try:
+                lo, up, pair = self._run(bins, tol, asked, dls, als)
+            except NotAvailable:  # the filter grid outgrew the limit: the first pass's bracket
+                bins = BINS_START
+                lo, up, pair = self._run(bins, FIRST_TOLERANCE, asked, dls, als)
         self.bins = bins
         slack = pair.slack(self.steps)
         note = f"{bins} cells; outside the range (|z| > {pair.range:.3g} sigma) over all steps: {slack:.2g}"

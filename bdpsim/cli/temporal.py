@@ -33,7 +33,8 @@ examples:
   bdpsim temporal --transition "[[0.9,0.1,0],[0.1,0.8,0.1],[0,0.2,0.8]]" \\
       --n 12 --epsilon 1 --release laplace --state-values 0 1 3
   bdpsim temporal --transition "[[0.8,0.2],[0.3,0.7]]" --n 100 \\
-      --release gaussian --sigma 1 --state-values 0 1 --epsilon 0.5 1 --delta 1e-5 --alpha 2
+      --release gaussian --sigma 1 --state-values 0 1 \\
+      --epsilon 0.5 1 --delta 1e-5 --alpha 2
 
 A person's values x_0..x_(n-1) follow the Markov chain; record i is released at its step by an
 eps_i-DP mechanism (records are numbered from 0, as i in adversaries.csv; the papers' step t is
@@ -108,6 +109,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--release",
         choices=names,
+        metavar="RELEASE",
         help=f"what each step releases (default any): {', '.join(names)}",
     )
     p.add_argument(
