@@ -438,9 +438,12 @@ def _value_noise(a) -> int:
         release = ValueNoise(mechanism=a.release, state_values=tuple(a.state_values), sigma=a.sigma)
     check_writable_file("--json", a.json)
     from ..accounting import account
+    from ..accounting.local import ValueNoiseAccount
 
     with named_by(VALUE_FLAGS):
         acc = account(model, [release], sizes=[0])
+        if not isinstance(acc, ValueNoiseAccount):  # the accountant's type for a continuous release
+            raise TypeError(f"the accountant answered {type(acc).__name__} for {release.label!r}")
         acc.prepare(epsilons=eps, deltas=deltas, alphas=[x for x in alphas if math.isfinite(x)])
         rows = [(f"delta({e:g})", acc.delta(e)) for e in eps]
         rows += [(f"epsilon({d:g})", acc.epsilon(d)) for d in deltas]
