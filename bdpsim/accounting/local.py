@@ -33,12 +33,10 @@ from ..kernels.chains.local_profile import (
     LocalAdversary,
     finest_grid,
     local_release,
-    loss_bins,
     release_profile,
 )
 from ..kernels.chains.local_profile import LocalRelease as ChainRelease
-from ..kernels.chains.local_worst import GRID_MAX, first_pass_work, release_worst_profile
-from ..kernels.chains.local_worst import _pass_work as pass_work
+from ..kernels.chains.local_worst import GRID_MAX, GRID_START, first_pass_work, release_worst_profile
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .releases import LocalRelease
 from .values import Value, bracket, exact
@@ -300,16 +298,26 @@ class ValueNoiseAccount(Derived):
                 self.sizes,
                 chain,
                 tolerance=tolerance,
-                max_work=VALUE_MAX_WORK,
+                max_work=10 * VALUE_MAX_WORK,  # the cells are chosen within VALUE_MAX_WORK (_fits)
             )
             out.append(acc)
         return out[0], out[1], pair
 
     def _work(self, bins: int, grid: int) -> None:
         """:class:`TooExpensive` where one channel's pass with ``bins`` cells on a filter grid of
-        ``grid`` cells per axis is estimated above the kernels' work limit."""
+        ``grid`` cells per axis is estimated above :data:`VALUE_MAX_WORK`: the kernels' estimate
+        of a first pass (grid 64) scaled by ``grid / 64`` (the sweeps' and compositions' work grow
+        at most in proportion)."""
         _, up, _ = self._accounts(bins, TOLERANCE / 2)
-        pass_work(up.chain, grid, self.sizes, loss_bins(grid, None), 4, VALUE_MAX_WORK)
+        first = first_pass_work(up.chain, sizes=list(self.sizes), n_eps=4, max_work=math.inf)
+        work = first * grid / GRID_START
+        if work > VALUE_MAX_WORK:
+            raise TooExpensive(
+                "bins",
+                bins,
+                f"the bracket may take ~{work:.3g} operations ({self.steps} steps, {bins} cells, a "
+                f"filter grid of {grid}), above the limit {VALUE_MAX_WORK:.3g}",
+            )
 
     def check_cost(self) -> None:
         """Refuse up front (``NotAvailable`` with the estimate) a chain too long for the first pass
