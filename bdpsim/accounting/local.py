@@ -68,8 +68,37 @@ def _value(low, high, adversary: Adversary | None, note: str) -> Value:
     return bracket(max(lo, 0.0), max(hi, lo, 0.0), adversary, note)
 
 
+class LocalNumbers(Derived):
+    """The numbers every local-release accountant reads from its cache (filled by ``prepare``):
+    ``delta``, ``epsilon``; ``tpr_at`` and ``naive`` are not computed for local releases."""
+
+    _cache: dict
+
+    def delta(self, epsilon: float) -> Value:
+        """``sup_adv max(H_eps(p||q), H_eps(q||p))`` of the whole output sequence, bracketed."""
+        e = check_epsilon(epsilon)
+        self.prepare(epsilons=[e])
+        return self._cache[("delta", e)]
+
+    def epsilon(self, delta: float) -> Value:
+        """``inf {eps >= 0 : sup_adv delta(eps) <= delta}``, bracketed (bisection to ``1e-9``)."""
+        d = check_delta(delta)
+        self.prepare(deltas=[d])
+        return self._cache[("epsilon", d)]
+
+    def tpr_at(self, fpr: float) -> Value:
+        check_fpr("fpr", fpr)
+        raise NotAvailable(
+            "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
+            "ask delta(eps) (the trade-off curve is determined by the profile)"
+        )
+
+    def naive(self):
+        raise NotAvailable("a local release has no per-release naive composition here")
+
+
 @dataclass
-class LocalAccount(Derived):
+class LocalAccount(LocalNumbers):
     """The accountant of a local release of every record of ``model`` (a Markov chain):
     ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)``, ``bdpl``, ``advantage`` (module docstring).
     Numbers asked together (:meth:`prepare`) share one refinement of the grid."""
@@ -182,34 +211,12 @@ class LocalAccount(Derived):
             self._cache[("epsilon", dl)] = _value(b.low, b.high, adv, note)
 
     # ------------------------------------------------------------------ public numbers
-    def delta(self, epsilon: float) -> Value:
-        """``sup_adv max(H_eps(p||q), H_eps(q||p))`` of the whole output sequence, bracketed."""
-        e = check_epsilon(epsilon)
-        self.prepare(epsilons=[e])
-        return self._cache[("delta", e)]
-
-    def epsilon(self, delta: float) -> Value:
-        """``inf {eps >= 0 : sup_adv delta(eps) <= delta}``, bracketed (bisection to ``1e-9``)."""
-        d = check_delta(delta)
-        self.prepare(deltas=[d])
-        return self._cache[("epsilon", d)]
-
     def renyi(self, alpha: float) -> Value:
         """``sup_adv max(D_alpha(p||q), D_alpha(q||p))``; ``alpha = inf``: the exact temporal leakage
         ``max_t TPL_t`` (with ``sizes = [0]``)."""
         a = check_alpha(alpha)
         self.prepare(alphas=[a])
         return self._cache[("renyi", a)]
-
-    def tpr_at(self, fpr: float) -> Value:
-        check_fpr("fpr", fpr)
-        raise NotAvailable(
-            "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
-            "ask delta(eps) (the trade-off curve is determined by the profile)"
-        )
-
-    def naive(self):
-        raise NotAvailable("a local release has no per-release naive composition here")
 
 
 # ---------------------------------------------------------------------- continuous releases
@@ -219,7 +226,7 @@ BINS_START, BINS_MAX = 64, 4096
 #: the filter grid's tolerance in the first pass (it only measures the channels' gap)
 FIRST_TOLERANCE = 1e-5
 #: the work limit of a continuous release's passes, in the kernels' estimate (which counts every
-#: composition at its largest: 2-state chain, 100 records, 2318 cells, estimated 4.1e10, took 166 s
+#: composition at its largest: 2-state chain, 100 records, 2318 cells, estimated 3.4e10, took 150 s
 #: on two loaded cores for both channels)
 VALUE_MAX_WORK = 1e11
 #: the filter grids the cost estimates assume for the first pass and for the tolerance (measured:
@@ -237,7 +244,7 @@ def _log_mean(w: float, a: float, b: float) -> float:
 
 
 @dataclass
-class ValueNoiseAccount(Derived):
+class ValueNoiseAccount(LocalNumbers):
     """The accountant of a release with continuous outputs at every record of a chain (Gaussian
     noise on a per-state value, :class:`~bdpsim.accounting.value_release.ValueNoise`), bracketed.
 
@@ -415,18 +422,6 @@ class ValueNoiseAccount(Derived):
         return worst
 
     # ------------------------------------------------------------------ public numbers
-    def delta(self, epsilon: float) -> Value:
-        """``sup_adv max(H_eps(p||q), H_eps(q||p))`` of the whole output sequence, bracketed."""
-        e = check_epsilon(epsilon)
-        self.prepare(epsilons=[e])
-        return self._cache[("delta", e)]
-
-    def epsilon(self, delta: float) -> Value:
-        """``inf {eps >= 0 : sup_adv delta(eps) <= delta}``, bracketed."""
-        d = check_delta(delta)
-        self.prepare(deltas=[d])
-        return self._cache[("epsilon", d)]
-
     def renyi(self, alpha: float) -> Value:
         """``sup_adv max(D_alpha(p||q), D_alpha(q||p))``, bracketed; ``alpha = inf``: ``+inf`` (one
         output's loss is unbounded)."""
@@ -435,16 +430,6 @@ class ValueNoiseAccount(Derived):
             return exact(math.inf, None, "the loss of one output is unbounded (Gaussian noise)")
         self.prepare(alphas=[a])
         return self._cache[("renyi", a)]
-
-    def tpr_at(self, fpr: float) -> Value:
-        check_fpr("fpr", fpr)
-        raise NotAvailable(
-            "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
-            "ask delta(eps) (the trade-off curve is determined by the profile)"
-        )
-
-    def naive(self):
-        raise NotAvailable("a local release has no per-release naive composition here")
 
 
 def local_account(

@@ -121,22 +121,13 @@ def add_parser(sub) -> None:
         metavar="S",
         help="--release gaussian: the noise's standard deviation on the state's value",
     )
-    p.add_argument(
-        "--delta",
-        type=float,
-        nargs="+",
-        default=[],
-        metavar="D",
-        help="--release gaussian: print eps(delta) at these delta in (0, 1)",
-    )
-    p.add_argument(
-        "--alpha",
-        type=float,
-        nargs="+",
-        default=[],
-        metavar="A",
-        help="--release gaussian: print the Renyi divergence at these orders > 1",
-    )
+    for flag, metavar, what in (
+        ("--delta", "D", "eps(delta) at these delta in (0, 1)"),
+        ("--alpha", "A", "the Renyi divergence at these orders > 1"),
+    ):
+        p.add_argument(
+            flag, type=float, nargs="+", default=[], metavar=metavar, help=f"--release gaussian: print {what}"
+        )
     add_initial_argument(p)
     p.add_argument(
         "--known-records",
