@@ -74,6 +74,7 @@ _EXPORTS = {
     "LaplaceCount": "mechanisms",
     "LaplaceStateSum": "mechanisms",
     "LaplaceSum": "mechanisms",
+    "LocalRelease": "mechanisms.local",  # the local release of every record
     "RandomizedResponse": "mechanisms",
     "randomized_response_bdpl": "mechanisms",
     "BayesNetModel": "models",

@@ -66,3 +66,30 @@ def every_binary_adversary(n: int):
             for K in itertools.combinations(others, k):
                 for xk in itertools.product(range(2), repeat=k):
                     yield Adversary(i, K, xk, 0, 1)
+
+
+def local_release_laws(P, pi, L, T, t, known, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """By brute force over every state path and output sequence, the laws ``P(r | x_t = a, x_K)``
+    and ``P(r | x_t = b, x_K)`` of the local release of every step of a chain (``L[j, x] = P(r =
+    j | x)``, transition ``P``, start law ``pi``, ``T`` steps, ``known = {s: x_s}``), flattened."""
+    k, m = L.shape[1], L.shape[0]
+
+    def law(x):
+        tot = np.zeros([m] * T)
+        for path in itertools.product(range(k), repeat=T):
+            if path[t] != x or any(path[s] != v for s, v in known.items()):
+                continue
+            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
+            arr = np.array(1.0)
+            for i in range(T):
+                arr = np.multiply.outer(arr, L[:, path[i]])
+            tot = tot + p * arr
+        return (tot / tot.sum()).ravel()
+
+    return law(a), law(b)
+
+
+def local_release_loss(P, pi, L, T, t, known, a, b) -> float:
+    """``max_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` (:func:`local_release_laws`)."""
+    p, q = local_release_laws(P, pi, L, T, t, known, a, b)
+    return float(np.max(np.log(p) - np.log(q)))

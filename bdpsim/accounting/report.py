@@ -34,8 +34,8 @@ def describe(model, adv) -> str:
         if k + 1 == len(known) or known[k + 1] != j + 1:
             runs.append(f"{start}" if start == j else f"{start}..{j}")
             start = None
-    kn = ", ".join(runs) if runs else "nothing"
-    return f"target {rec(adv.i)}: {state(adv.i, adv.x)} vs {state(adv.i, adv.x_prime)}; knows records {kn}"
+    kn = f"knows records {', '.join(runs)}" if runs else "knows no record"
+    return f"target {rec(adv.i)}: {state(adv.i, adv.x)} vs {state(adv.i, adv.x_prime)}; {kn}"
 
 
 def _entry(name: str, v: Value, model, naive: Value | None = None) -> dict:

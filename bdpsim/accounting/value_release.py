@@ -28,6 +28,10 @@ VALUE_NOISES = ("gaussian",)
 class ValueNoise(LocalRelease):
     """Gaussian noise on a per-state value at every record: ``y_t = v[x_t] + N(0, sigma^2)``.
 
+    A local release of every record (a :class:`~bdpsim.mechanisms.local.LocalRelease`, so the
+    accountant carries it along the chain) whose outputs are continuous and whose noise is given
+    by ``sigma``, not by an epsilon (it is not pure DP).
+
     Parameters
     ----------
     state_values : sequence of float
@@ -39,15 +43,15 @@ class ValueNoise(LocalRelease):
         How reports name it.
     """
 
-    mechanism: Any = "gaussian"
-    state_values: tuple[float, ...] = ()
+    release: Any = "gaussian"
     sigma: float = math.nan
 
     def __post_init__(self) -> None:
-        if self.mechanism not in VALUE_NOISES:
-            raise ConfigError("release.noise", self.mechanism, f"must be one of {list(VALUE_NOISES)}")
-        if self.epsilon is not None:
-            raise ConfigError("release.epsilon", self.epsilon, "Gaussian noise has sigma, not epsilon")
+        if self.release not in VALUE_NOISES:
+            raise ConfigError("release.noise", self.release, f"must be one of {list(VALUE_NOISES)}")
+        for arg, given in (("epsilon", self.epsilon), ("epsilon_schedule", self.epsilon_schedule)):
+            if given is not None:
+                raise ConfigError(f"release.{arg}", given, "Gaussian noise has sigma, not epsilon")
         s = self.sigma
         if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
             raise ConfigError("release.sigma", s, "must be a finite number > 0")
@@ -72,6 +76,10 @@ class ValueNoise(LocalRelease):
                 s,
                 f"the values {u0:g} and {u1:g} are {mu:.3g} sigma apart, above {MAX_SEPARATION:g}: "
                 "the release all but reveals every record (delta(eps) is about 1 at every eps asked)",
+            )
+        if self.states is not None and self.states != v.size:
+            raise ConfigError(
+                "release.state_values", v.tolist(), f"needs one value per state ({self.states})"
             )
         object.__setattr__(self, "state_values", tuple(float(x) for x in v))
         object.__setattr__(self, "sigma", float(s))

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
+from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.engines import HasExhaustive, HasOutputPair, HasProfiles, PairEngine, use_engine
 from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
 
@@ -455,6 +456,8 @@ def attack_risk(
         When the pair has no exact output laws (use :func:`bdpsim.attack.montecarlo.simulated_attack`
         with a sample budget), or no search over every adversary.
     """
+    if isinstance(mechanism, ReleasesEveryRecord):  # a local release: its bracketed attack
+        return _local_risk(model, mechanism, adversary, sizes, bdpl)
     if adversary is not None:
         if not isinstance(adversary, Adversary):
             raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
@@ -465,6 +468,22 @@ def attack_risk(
     alphas = [float(check_fpr("fpr", f)) for f in fpr]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a NaN is refused by name
         return _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress)
+
+
+def _local_risk(model, release, adversary, sizes, bdpl: bool):
+    """The optimal attack on a local release of every record (:mod:`bdpsim.attack.local`): the
+    advantage bracketed, the TPR at an FPR an upper bound (no worst TPR attained, no BDPL beside:
+    ``bdpl`` is refused naming :func:`bdpsim.exact_bdpl`)."""
+    from .local import local_attack_risk
+
+    if bdpl:
+        raise NotAvailable(
+            f"release {release.label!r}: its attack gives the advantage (bracketed) and a TPR bound, "
+            "not the worst TPR attained nor the BDPL beside them; ask bdpsim.attack_risk(model, "
+            "release) and bdpsim.exact_bdpl(model, release)"
+        )
+
+    return local_attack_risk(model, release, adversary, sizes=sizes)
 
 
 def check_attack_cost(model) -> None:

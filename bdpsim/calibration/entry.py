@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from ..core.errors import check
+from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import MarkovChain
 from ..queries import additive_noisy
 from .budget import Budget
@@ -54,7 +55,11 @@ def calibrate(
     mechanism : Mechanism, optional
         The query as a mechanism whose query is additive (``LaplaceCount(1.0, (2,))``,
         ``LaplaceStateSum``, ...): its ``query_function`` gives the per-state values, instead of
-        ``counted_states`` / ``state_values`` (its own noise is not used).
+        ``counted_states`` / ``state_values`` (its own noise is not used). Or a local release of
+        every record (:class:`~bdpsim.LocalRelease`): its largest epsilon (a schedule: the largest
+        factor on it) whose exact BDPL meets ``epsilon``, a
+        :class:`~bdpsim.calibration.local.LocalCalibration` (``search``: ``sizes``, default
+        ``(0,)``, the adversary who knows no step: ``max_t TPL_t``).
     method : str
         On a chain every registered method (:func:`~bdpsim.calibration.methods.calibrate_chain`);
         on another model ``exact`` (the least Laplace scale, or the least amount of the law
@@ -69,6 +74,10 @@ def calibrate(
         ``scale`` (the Laplace scale, or the amount ``Delta / eps'`` of geometric and staircase
         noise), ``bdpl`` and ``reason``; ``method = "optimal"``: the noise table in ``extra``.
     """
+    if isinstance(mechanism, ReleasesEveryRecord):  # a local release: its budget, not a noise scale
+        from .local import calibrate_local
+
+        return calibrate_local(model, epsilon, mechanism, **search)  # type: ignore[return-value]
     q = _query(model, counted_states, state_values, mechanism)
     if not isinstance(model, MarkovChain):  # a chain answers a method not defined on it with a row
         methods = supported_methods(model)

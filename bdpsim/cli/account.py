@@ -39,7 +39,11 @@ def add_parser(sub) -> None:
         "records), over every adversary.",
         epilog=EPILOG,
     )
-    p.add_argument("config", help="accountant config ([model], [[release]], [account]) or a bundled name")
+    p.add_argument(
+        "config",
+        help="accountant config ([model], [[release]], [account]), a run config of the continual "
+        "kind, or a bundled name",
+    )
     p.add_argument(
         "--epsilon",
         type=_number,

@@ -86,11 +86,13 @@ def config_pair(config: str, epsilon: float | None = None):
         raise ConfigError("mechanism", mech, "needs a [mechanism] table (the mechanism attacked)")
     if epsilon is not None:
         mech = {**mech, "epsilon": epsilon}
-    try:
-        cfg = parse_config({"model": raw["model"], "mechanism": mech}, path)
+    try:  # the attack is exact: the pair is checked for the exact estimator, whatever [run] says
+        cfg = parse_config({"model": raw["model"], "mechanism": mech, "run": {"estimator": "exact"}}, path)
     except ConfigError as exc:
         if epsilon is not None and exc.field == "mechanism.epsilon":
             raise ConfigError("--epsilon", exc.value, exc.rule) from None
+        if exc.field.startswith("run."):
+            raise ConfigError("mechanism", mech.get("kind"), f"the attack is exact: {exc.rule}") from None
         raise
     if len(cfg.points) != 1:
         field, values = _swept(cfg.points)
@@ -125,7 +127,8 @@ def command(a) -> int:
     from ..attack import attack_risk
     from ..attack.tradeoff import check_fpr
     from ..core.errors import ConfigError
-    from .attack_report import check_plot_path, plot, report, search_progress
+    from ..mechanisms.protocols import ReleasesEveryRecord
+    from .attack_report import check_plot_path, plot, report, report_local, search_progress
 
     check_fpr("--fpr", a.fpr)
     check_plot_path(a.plot)
@@ -133,6 +136,15 @@ def command(a) -> int:
     if not 0 <= a.min_known <= model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{model.n - 1}")
     sizes = tuple(range(a.min_known, model.n))
+    if isinstance(mech, ReleasesEveryRecord):  # a local release: a bracket and a bound
+        if a.plot:
+            raise ConfigError(
+                "--plot",
+                a.plot,
+                "a local release's attack has no trade-off curve to draw (its TPR is a bound); "
+                "bdpsim account CONFIG --plot draws its privacy profile",
+            )
+        return report_local(a, model, mech, attack_risk(model, mech, sizes=sizes))
     try:
         with search_progress(a.quiet) as bar:
             risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)

@@ -130,3 +130,34 @@ def report(a, model, mech, risk, rows) -> int:
         who = describe_adversary(model, w.adversary, short=True)
         print(f"{f:>7.3g} {w.value:>9.6g} {bound:>9} {pure_tpr(f):>8.4g}  {who}")
     return 0
+
+
+def report_local(a, model, release, risk) -> int:
+    """Print the optimal attack on a local release of every record (``risk``: a
+    :class:`~bdpsim.attack.local.LocalAttackRisk`): the advantage as its certified bracket, the TPR at
+    each ``a.fpr`` as the upper bound the privacy profile implies for every adversary (not the TPR of
+    an attack: no attack attaining it is computed), or one JSON object with ``a.json``."""
+    from ..models.base import adversary_words, describe_adversary
+
+    adv = risk.advantage
+    bounds = [(f, risk.tpr_bound(f)) for f in a.fpr]
+    if a.json:
+        out = {
+            "release": release.label,
+            "advantage": {"low": adv.low, "high": adv.high, "kind": adv.kind},
+            "adversary": adversary_words(model, risk.adversary),
+            "worst": risk.worst,
+            "tpr": [{"fpr": f, "upper": b.high, "kind": b.kind} for f, b in bounds],
+        }
+        print(json.dumps(finite_json(out)))
+        return 0
+    print(f"optimal attack on a local release of every record: {release.label}")
+    print("adversary of largest advantage (the worst adversary; the lower end of its bracket):")
+    print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"advantage (max TPR - FPR) {adv.text(6)}")
+    print("TPR at each FPR: an upper bound for every adversary, from the privacy profile")
+    print("(no attack attaining it is computed; its exact BDPL: bdpsim run, exact_bdpl)")
+    print(f"{'FPR':>7} {'TPR <=':>9}")
+    for f, b in bounds:
+        print(f"{f:>7.3g} {b.high:>9.6g}")
+    return 0

@@ -429,7 +429,7 @@ def _value_noise(a) -> int:
         model = _chain_model(a)
         from ..accounting.value_release import ValueNoise
 
-        release = ValueNoise(mechanism=a.release, state_values=tuple(a.state_values), sigma=a.sigma)
+        release = ValueNoise(release=a.release, state_values=tuple(a.state_values), sigma=a.sigma)
     check_writable_file("--json", a.json)
     from ..accounting import account
     from ..accounting.local import ValueNoiseAccount

@@ -15,6 +15,7 @@ from .custom import CONFIG_DIR, CustomMechanism, import_function
 from .histogram import HistogramMechanism
 from .kinds import state_codes
 from .laplace import ClippedSum, LaplaceCount, LaplaceStateSum, LaplaceSum
+from .local import LocalRelease
 from .noisy import NoisyQueryMechanism, QueryNoiseMechanism
 from .randomized_response import mechanism as _rr  # noqa: F401, I001
 from .randomized_response.mechanism import RandomizedResponse, randomized_response_bdpl
@@ -28,6 +29,7 @@ __all__ = [
     "LaplaceCount",
     "LaplaceStateSum",
     "LaplaceSum",
+    "LocalRelease",
     "Mechanism",
     "MechanismKind",
     "NoisyQueryMechanism",

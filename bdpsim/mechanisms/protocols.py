@@ -63,3 +63,40 @@ class RunsUserCode(Protocol):
 
 
 __all__ += ["HasQueryFunction", "HasTargetEpsilon", "RunsUserCode"]
+
+
+@runtime_checkable
+class HasModelColumns(Protocol):
+    """A mechanism whose summary cells read the model (a local release: Cao et al.'s bound of the
+    chain); the run's summary asks :meth:`model_columns` instead of ``columns()``."""
+
+    def model_columns(self, model) -> dict: ...
+
+
+__all__ += ["HasModelColumns"]
+
+
+@runtime_checkable
+class HasEpsilonSchedule(Protocol):
+    """A mechanism with one budget per step (``None``: the same ``epsilon`` at every step)."""
+
+    epsilon_schedule: tuple[float, ...] | None
+
+
+__all__ += ["HasEpsilonSchedule"]
+
+
+@runtime_checkable
+class ReleasesEveryRecord(Protocol):
+    """A local release of every record (:class:`~bdpsim.mechanisms.local.LocalRelease`): each record
+    through its own randomiser, whose likelihood matrix on ``states`` states the accountant reads."""
+
+    @property
+    def label(self) -> str: ...
+
+    def matrix(self, states: int): ...
+
+    def likelihoods(self, states: int): ...
+
+
+__all__ += ["ReleasesEveryRecord"]

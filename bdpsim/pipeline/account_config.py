@@ -29,6 +29,10 @@ the field for every bad key or value)::
     sizes = "all"               # known-set sizes of the worst adversary
     targets = [0.0, 1.0]        # Gaussian records: the two target values
     seed = 0                    # Monte Carlo draws where no exact joint law exists
+
+A run config of the ``continual`` kind (``[mechanism] kind = "continual"``, one value per key) is
+read as the accountant config of its one release (:func:`continual_as_account`): its ``[run]``
+table is ``bdpsim run``'s, an ``[account]`` table may be added.
 """
 
 from __future__ import annotations
@@ -100,10 +104,12 @@ def _model(table: Any, limits: Limits):
     return spec
 
 
-def _release(j: int, table: Any, spec) -> list:
+def _release(j: int, table: Any, spec, where: str = "") -> list:
+    """The release(s) of the ``j``-th ``[[release]]`` table (named ``where`` in errors, by default
+    ``release[j]``), its ``repeat`` expanded."""
     from ..core.schema import resolve_table
 
-    where = f"release[{j}]"
+    where = where or f"release[{j}]"
     check(isinstance(table, dict), where, table, "must be a TOML table")
     table = dict(table)
     repeat = table.pop("repeat", 1)
@@ -124,6 +130,8 @@ def _release(j: int, table: Any, spec) -> list:
         raise ConfigError(f"{where}.{k}", table[k], f"is not a key of a '{mk}' release")
     with naming(where):
         mech = mech_kind.build(params, spec)
+    if isinstance(mech, LocalRelease):  # kind = "continual": the local release of every record
+        return [mech] * repeat
     try:
         rel = as_release(mech)
     except ConfigError:
@@ -187,9 +195,34 @@ def _numbers(name: str, v: Any, rule, why: str) -> tuple[float, ...]:
     return tuple(out)
 
 
+#: the top keys of a continual run config the accountant reads (``[run]`` is the run's own)
+CONTINUAL_KEYS = ("title", "run", "model", "mechanism", "account")
+
+
+def continual_as_account(raw: dict) -> dict:
+    """A run config of the ``continual`` kind (a ``[mechanism]`` table, no ``[[release]]``) as an
+    accountant config: its mechanism is its one release, its ``[run]`` table is left to ``bdpsim
+    run``; any other document is returned as it is."""
+    mech = raw.get("mechanism")
+    if "release" in raw or not isinstance(mech, dict):
+        return raw
+    check(
+        mech.get("kind") == "continual",
+        "mechanism.kind",
+        mech.get("kind"),
+        "the accountant reads a run config of the 'continual' kind (the local release of every "
+        "record); list other releases as [[release]] tables",
+    )
+    for k in raw:
+        check(k in CONTINUAL_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(CONTINUAL_KEYS)})")
+    out = {k: v for k, v in raw.items() if k not in ("run", "mechanism")}
+    return {**out, "release": [mech]}
+
+
 def parse_account_config(raw: dict, source: str = "", limits: Limits | None = None) -> AccountConfig:
     """Validate a parsed accountant config (module docstring); ``ConfigError`` naming the field."""
     check(isinstance(raw, dict), "config", source, "must be a TOML document")
+    given, raw = raw, continual_as_account(raw)
     for k in raw:
         check(k in TOP_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(TOP_KEYS)})")
     for k in ("model", "release"):
@@ -203,7 +236,7 @@ def parse_account_config(raw: dict, source: str = "", limits: Limits | None = No
     spec = _model(raw["model"], limits or Limits(8.0, 1e13))
     releases: list = []
     for j, t in enumerate(raw["release"]):
-        releases.extend(_release(j, t, spec))
+        releases.extend(_release(j, t, spec, "mechanism" if raw is not given else ""))
     acc = dict(ACCOUNT_DEFAULTS)
     table = raw.get("account", {})
     check(isinstance(table, dict), "account", table, "must be a TOML table")

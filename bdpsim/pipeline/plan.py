@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from ..core.errors import NotAvailable
-from ..mechanisms.protocols import HasTargetEpsilon
+from ..mechanisms.protocols import HasEpsilonSchedule, HasTargetEpsilon
 from ..models.engines import ExactEngine, HasWindowPlan
 from ..queries import laplace_noisy
 from .config import ExperimentConfig
@@ -97,7 +97,10 @@ def describe(cfg: ExperimentConfig, limit: int = 50) -> list[str]:
         target = p.mechanism.target_epsilon if isinstance(p.mechanism, HasTargetEpsilon) else None
         if target is not None:
             cells.append(f"target_epsilon={target:g}")
-        if math.isfinite(p.epsilon):
+        sched = p.mechanism.epsilon_schedule if isinstance(p.mechanism, HasEpsilonSchedule) else None
+        if sched is not None:  # one budget per step: the schedule, not only its largest
+            cells.append(f"eps=schedule of {len(sched)} ({min(sched):g}..{max(sched):g})")
+        elif math.isfinite(p.epsilon):
             cells.append(f"{'dp_' if target is not None else ''}eps={p.epsilon:g}")
         elif (qn := laplace_noisy(p.mechanism)) is not None:  # query + Lap(b), not eps-DP
             cells.append(f"noise_scale={qn[1].scale:g}")

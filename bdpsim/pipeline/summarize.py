@@ -13,6 +13,7 @@ import numpy as np
 from ..core.errors import NotAvailable
 from ..estimators.all_adversaries import ALL_ADVERSARIES, all_adversaries_bdpl, all_adversaries_cheap
 from ..kernels.stats import interval_percentile_ci, own_level, percentile_ci
+from ..mechanisms.protocols import HasModelColumns
 from ..models.engines import HasWindowPlan
 from .config import ExperimentPoint
 from .flags import FLAGS, flags
@@ -109,7 +110,7 @@ def summarize(
     cells = {
         **spec.owner.summary_cells(spec),
         **ESTIMATOR_CELLS,
-        **mech.columns(),
+        **(mech.model_columns(spec.probe()) if isinstance(mech, HasModelColumns) else mech.columns()),
         **point.estimator().summary(stats),
         **{k: v for k, v in (finished or {}).items() if k not in who},
     }

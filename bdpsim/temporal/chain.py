@@ -8,7 +8,7 @@ an initial law, by default the stationary law of the first matrix) and every ste
 :func:`bdpsim.temporal_leakage`, ``bdpsim temporal``, the temporal engine
 (:class:`bdpsim.temporal.exact.TemporalEngine`), the budget search
 (:func:`bdpsim.temporal.allocate.allocate`), Cao et al.'s columns, and the ``continual`` kind's
-:class:`~bdpsim.mechanisms.continual.ContinualRelease` on a chain model — takes the value as it was
+:class:`~bdpsim.mechanisms.local.LocalRelease` on a chain model — takes the value as it was
 checked, and a new per-step budget (:meth:`ReleasedChain.with_epsilon`) checks the budget alone.
 
 Every rule broken raises one error type, :class:`~bdpsim.core.errors.ConfigError`, naming the
@@ -127,7 +127,10 @@ def _initial(initial: Any, first: np.ndarray) -> np.ndarray:
     return law
 
 
-def _state_values(values: Any, release: str, k: int) -> np.ndarray | None:
+def state_values_of(values: Any, release: str, k: int) -> np.ndarray | None:
+    """A value per state for noise of ``release`` on the value (``None`` stays ``None``), checked:
+    a law of :func:`~bdpsim.temporal.releases.value_laws`, ``k`` finite numbers not all equal, at
+    most :data:`MAX_VALUE` in absolute value, integers for a lattice law; read-only."""
     if values is None:
         return None
     laws = value_laws()
@@ -171,7 +174,7 @@ def _state_values(values: Any, release: str, k: int) -> np.ndarray | None:
 class ReleasedChain:
     """A Markov chain of ``steps`` steps and what each step releases (module docstring); make one
     with :meth:`of` (checked) or :meth:`of_model` (a chain model and a
-    :class:`~bdpsim.mechanisms.continual.ContinualRelease`).
+    :class:`~bdpsim.mechanisms.local.LocalRelease`).
 
     Attributes
     ----------
@@ -190,6 +193,10 @@ class ReleasedChain:
         A value per state: the noise is on the value instead of the one-hot histogram.
     stationary : bool
         Whether ``initial`` is the stationary law because none was given.
+    likelihoods : numpy.ndarray or None
+        ``(outputs, k)``: a randomiser's likelihood vectors, the same at every step (``release``
+        ``"matrix"``: a likelihood matrix or randomized response of a
+        :class:`~bdpsim.mechanisms.local.LocalRelease`; ``epsilon`` its DP level).
     """
 
     transition: np.ndarray
@@ -199,6 +206,7 @@ class ReleasedChain:
     epsilon: np.ndarray
     state_values: np.ndarray | None = None
     stationary: bool = False
+    likelihoods: np.ndarray | None = None
 
     @classmethod
     def of(
@@ -247,24 +255,50 @@ class ReleasedChain:
             raise ConfigError("transition", [], "a chain of one step still needs its transition matrix")
         law = _initial(initial, first)
         eps = check_epsilon(epsilon, T)
-        values = _state_values(state_values, release, P.shape[-1])
+        values = state_values_of(state_values, release, P.shape[-1])
         return cls(P, law, T, release, eps, values, isinstance(initial, str))
 
     @classmethod
     def of_model(cls, model: Any, release: Any) -> ReleasedChain:
         """The value of a chain model (``transition``, ``initial``, ``n``: a
-        :class:`~bdpsim.models.MarkovChainModel`) and a local release (``release``, ``epsilon``,
-        ``state_values``: a :class:`~bdpsim.mechanisms.continual.ContinualRelease`), each checked by
-        its own constructor: what remains is checked here (the budget's length against ``n``, the
-        values against the states)."""
-        return cls.of(
-            model.transition,
-            release.epsilon_schedule if release.epsilon_schedule is not None else release.epsilon,
-            int(model.n),
-            release.release,
-            initial=model.initial,
-            state_values=release.state_values,
+        :class:`~bdpsim.models.MarkovChainModel`) and a local release of every record (a
+        :class:`~bdpsim.mechanisms.local.LocalRelease`: ``release``, ``epsilon`` or its schedule,
+        ``state_values``), each checked by its own constructor: what remains is checked here (the
+        budget's length against ``n``, the values and the release's states against the chain's;
+        :class:`ConfigError` naming the release's argument)."""
+        k = int(np.shape(model.transition)[-1])
+        check(
+            release.states is None or int(release.states) == k,
+            "release.states",
+            release.states,
+            f"must be the chain's {k} states",
         )
+        check(
+            release.steps is None or int(release.steps) == int(model.n),
+            "release.steps",
+            release.steps,
+            f"must be the chain's {int(model.n)} records",
+        )
+        L = release.likelihoods(k)
+        if L is not None:  # a randomiser: the same likelihood vectors at every step
+            P = _transitions(model.transition, int(model.n))
+            first = P if P.ndim == 2 else P[0]
+            eps = float(np.max(np.log(L.max(axis=1) / L.min(axis=1)))) if L.shape[0] else 0.0
+            arr = np.array(max(eps, 0.0))
+            arr.setflags(write=False)
+            law = _initial(model.initial, first)
+            lik = np.array(L, dtype=float)
+            lik.setflags(write=False)
+            return cls(P, law, int(model.n), "matrix", arr, None, isinstance(model.initial, str), lik)
+        with arguments({"epsilon": "release.epsilon", "state_values": "release.state_values"}):
+            return cls.of(
+                model.transition,
+                release.budget,
+                int(model.n),
+                release.release,
+                initial=model.initial,
+                state_values=release.state_values,
+            )
 
     def with_epsilon(self, epsilon: Any) -> ReleasedChain:
         """The same chain and release with another per-step budget (only the budget is checked)."""
@@ -314,6 +348,11 @@ class ReleasedChain:
         """The :class:`~bdpsim.temporal.mechanisms.StepRelease` of one step at ``epsilon``."""
         from .mechanisms import step_release
 
+        if self.likelihoods is not None:  # a randomiser's own likelihood vectors (its outputs)
+            from .mechanisms import StepRelease
+
+            labels = tuple(f"r={j}" for j in range(self.likelihoods.shape[0]))
+            return StepRelease("matrix", float(epsilon), self.likelihoods, labels)
         values = None if self.state_values is None else self.state_values.tolist()
         with naming(fields={"mechanism": "release", "values": "state_values", "states": "release"}):
             return step_release(self.release, self.states, float(epsilon), values)
@@ -386,4 +425,5 @@ __all__ = [
     "check_epsilon",
     "records_of",
     "released_chain",
+    "state_values_of",
 ]

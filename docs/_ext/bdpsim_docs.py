@@ -527,6 +527,7 @@ PUBLIC_GROUPS: dict[str, list[str]] = {
         "ClippedSum",
         "HistogramMechanism",
         "RandomizedResponse",
+        "LocalRelease",
         "CustomMechanism",
     ],
     "Exact leakage": [

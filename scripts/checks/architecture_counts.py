@@ -183,7 +183,10 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
     return found
 
 
-TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 3, "noise_probes": 0}  # issues 28 and 36
+#: "isinstance": 2, plus the accountant's two checks of the local release by class
+#: (accounting/accountant.py), counted since the class moved to the mechanisms: they go with the
+#: ReleasesEveryRecord protocol (bdpsim/mechanisms/protocols.py), then the target is 2 again
+TARGETS = {"isinstance": 4, "getattr": 12, "private_imports": 3, "noise_probes": 0}  # issues 28 and 36
 
 GENERATED = ROOT / "docs" / "generated" / "architecture_counts.md"
 #: the counts at main be71edc, before issue 28 (this script run on that tree)

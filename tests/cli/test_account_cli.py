@@ -123,7 +123,7 @@ def test_a_local_release_in_process(tmp_path, capsys):
     # the pinned values of tests/accounting/test_local_release.py (brute force over every sequence)
     assert d1["quantity"] == "delta(1)" and d1["kind"] == "exact"
     assert abs(d1["value"] - 0.2081729328393) < 1e-12
-    assert d1["adversary"] == "target record 2: 1 vs 0; knows records nothing"
+    assert d1["adversary"] == "target record 2: 1 vs 0; knows no record"
     assert bdpl["quantity"] == "bdpl" and abs(bdpl["value"] - 2.4079997355977) < 1e-12
     assert e["quantity"] == "epsilon(0.01)" and e["width"] <= 1e-6
     matrix = LOCAL.replace(
@@ -141,12 +141,12 @@ def test_a_local_release_in_process(tmp_path, capsys):
         (
             "epsilon = 1.0\n\n[account]",
             "epsilon = 0\n\n[account]",
-            "release[0].epsilon = 0: k-RR needs an epsilon in (0, 700]",
+            "release[0].epsilon = 0: k-RR needs an epsilon: must be a number in [1e-09, 700]",
         ),
         (
             "epsilon = 1.0\n\n[account]",
             "epsilon = 800\n\n[account]",
-            "release[0].epsilon = 800: k-RR needs an epsilon in (0, 700]",
+            "release[0].epsilon = 800: k-RR needs an epsilon: must be a number in [1e-09, 700]",
         ),
         ("n = 5", "n = 1000000000", "model.n = 1000000000: the accountant takes at most 1,000,000 records"),
         (
@@ -201,3 +201,42 @@ def test_a_local_release_plots_its_profile(tmp_path, capsys):
     assert main(["account", write(tmp_path, LOCAL), "--epsilon", "1", "--plot", str(png)]) == 0
     assert png.stat().st_size > 0
     assert f"wrote {png}" in capsys.readouterr().err
+
+
+CONTINUAL = """title = "five k-RR releases: a run config of the continual kind"
+[run]
+estimator = "exact"
+[model]
+kind = "markov"
+n = 5
+transition = [[0.8, 0.2], [0.3, 0.7]]
+[mechanism]
+kind = "continual"
+release = "krr"
+epsilon = 1.0
+[account]
+epsilon = [1.0]
+delta = [0.01]
+alpha = [inf]
+fpr = [0.05]
+"""
+
+
+def test_a_continual_run_config_is_accounted_as_its_local_release(tmp_path, capsys):
+    """``bdpsim account`` of a ``continual`` run config (no ``[[release]]``) accounts its mechanism,
+    the same numbers as the ``kind = "local"`` release table (it was refused: ``run`` an unknown key);
+    a sweep, another mechanism kind or a key of neither format are one line naming the field."""
+    from bdpsim.cli import main
+
+    assert main(["account", write(tmp_path, CONTINUAL), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert abs(rows[0]["value"] - 0.2081729328393) < 1e-12  # delta(1), pinned above
+    assert abs(rows[2]["value"] - 2.4079997355977) < 1e-12  # bdpl
+    for old, new, message in [
+        ("epsilon = 1.0\n[account]", "epsilon = [0.5, 1.0]\n[account]", "mechanism.epsilon = [0.5, 1.0]"),
+        ('kind = "continual"', 'kind = "count"', "mechanism.kind = 'count': the accountant reads"),
+        ("[account]", "[sweep]\nx = 1\n[account]", "sweep = {'x': 1}: unknown key"),
+    ]:
+        assert main(["account", write(tmp_path, CONTINUAL.replace(old, new, 1))]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err

@@ -138,3 +138,40 @@ def test_karate_club_is_refused_by_the_search_estimate_before_the_work(capsys):
     assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
     assert cap.err.startswith("bdpsim: error: ") and "refused up front" in cap.err, cap.err
     assert time.process_time() - t0 < 30  # ~2 s of CPU: an estimate, not the search
+
+
+CONTINUAL = """title = "four k-RR releases of a 2-state chain"
+[model]
+kind = "markov"
+n = 4
+transition = [[0.8, 0.2], [0.3, 0.7]]
+[mechanism]
+kind = "continual"
+release = "krr"
+epsilon = 1.0
+"""
+
+
+def test_a_continual_config_is_attacked_as_a_local_release(tmp_path, capsys):
+    """``attack config`` of a continual config (no ``[run]``: it failed on the default ``kde``
+    estimator, and with ``estimator = "exact"`` on ``attack_risk``'s BDPL) reports the advantage as
+    :func:`bdpsim.attack_risk`'s certified bracket and each TPR as its upper bound, labelled; a
+    ``--plot`` (no curve to draw) is refused before the work."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONTINUAL)
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.01", "0.1", "--json", "--quiet"])
+    model, mech = config_pair(str(cfg))
+    risk = bdpsim.attack_risk(model, mech, sizes=(0, 1, 2, 3))
+    assert out["advantage"] == {
+        "low": risk.advantage.low,
+        "high": risk.advantage.high,
+        "kind": "certified bracket",
+    }
+    assert abs(out["advantage"]["high"] - 0.4749629775214) < 1e-9 and risk.advantage.width < 1e-6
+    assert [t["upper"] for t in out["tpr"]] == [risk.tpr_bound(f).high for f in (0.01, 0.1)]
+    assert {t["kind"] for t in out["tpr"]} == {"upper bound"} and out["adversary"]["i"] == 2
+    assert main(["attack", "config", str(cfg), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "[0.474963, 0.474963] (certified bracket" in text and "an upper bound for every adversary" in text
+    assert main(["attack", "config", str(cfg), "--plot", str(tmp_path / "r.png")]) == 2
+    assert "--plot" in capsys.readouterr().err and not (tmp_path / "r.png").exists()

@@ -22,27 +22,9 @@ from bdpsim.pipeline.config import parse_config
 from bdpsim.temporal.exact import TemporalEngine, temporal_exact
 from bdpsim.temporal.mechanisms import step_release
 
+from ..helpers import local_release_loss as _brute
+
 CONFIG = Path(__file__).resolve().parents[2] / "bdpsim" / "configs" / "temporal_example.toml"
-
-
-def _brute(P, pi, L, T, t, known, a, b) -> float:
-    """``max_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` over every output sequence, summing
-    every state path (``L[j, x] = P(r = j | x)``)."""
-    k, m = L.shape[1], L.shape[0]
-
-    def law(x):
-        tot = np.zeros([m] * T)
-        for path in itertools.product(range(k), repeat=T):
-            if path[t] != x or any(path[s] != v for s, v in known.items()):
-                continue
-            p = pi[path[0]] * np.prod([P[path[i], path[i + 1]] for i in range(T - 1)])
-            arr = np.array(1.0)
-            for i in range(T):
-                arr = np.multiply.outer(arr, L[:, path[i]])
-            tot = tot + p * arr
-        return tot / tot.sum()
-
-    return float(np.max(np.log(law(a)) - np.log(law(b))))
 
 
 @pytest.mark.parametrize(
