@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
+from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..argcheck import require
 
@@ -117,24 +117,12 @@ def two_values(values) -> tuple[float, float, np.ndarray]:
     return float(distinct[0]), float(distinct[-1]), v == distinct[-1]
 
 
-def separation(values, sigma: float) -> float:
-    """``mu = (u_1 - u_0) / sigma`` of :func:`two_values`."""
-    u0, u1, _ = two_values(values)
-    return (u1 - u0) / sigma
-
-
 def range_for(mu: float, steps: int, outside: float = OUTSIDE) -> float:
     """The half-width ``Z`` whose outside probability ``tau`` keeps ``1 - (1 - tau)^T <= outside``:
     ``tau <= 2 Phi(-(Z - mu/2))``, solved for ``Z`` (at least 6 beyond the far value)."""
     per_step = outside / max(int(steps), 1) / 2
-    t = -_ndtri(per_step)
+    t = -float(ndtri(per_step))
     return mu / 2 + max(t, 6.0)
-
-
-def _ndtri(p: float) -> float:
-    from scipy.special import ndtri
-
-    return float(ndtri(p))
 
 
 def _mass(lo: np.ndarray, hi: np.ndarray, shift: float) -> np.ndarray:
@@ -304,10 +292,10 @@ __all__ = [
     "HasChannels",
     "gaussian_channels",
     "lower_channel",
+    "nodes_for",
     "outside_probability",
     "prior_ratio_bound",
     "range_for",
-    "separation",
     "step_renyi",
     "two_values",
     "upper_channel",
