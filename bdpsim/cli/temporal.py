@@ -31,6 +31,9 @@ examples:
       --epsilon 1 2 1 --known-records 0 --method exact
   bdpsim temporal --transition "[[0.9,0.1,0],[0.1,0.8,0.1],[0,0.2,0.8]]" \\
       --n 12 --epsilon 1 --release laplace --state-values 0 1 3
+  bdpsim temporal --transition "[[0.8,0.2],[0.3,0.7]]" --n 100 \\
+      --release gaussian --sigma 1 --state-values 0 1 \\
+      --epsilon 0.5 1 --delta 1e-5 --alpha 2
 
 A person's values x_0..x_(n-1) follow the Markov chain; record i is released at its step by an
 eps_i-DP mechanism (records are numbered from 0, as i in adversaries.csv; the papers' step t is
@@ -43,13 +46,22 @@ an upper bound. Where the hull outgrows --max-points an exact value becomes an i
 
 Releases: krr (P(r = x) = e^eps / (e^eps + k - 1)); {", ".join(histogram_laws())} (noise on the
 one-hot histogram, each coordinate eps/2-DP; with --state-values, {one_of(value_laws())} noise on
-the state's value); any (the sup over every eps-DP step: Cao's setting). Gaussian noise is not pure
-DP (infinite leakage).
+the state's value); any (the sup over every eps-DP step: Cao's setting).
+--release gaussian --sigma S --state-values V...: Gaussian noise on the state's value (at most
+two distinct values). Its BDPL is infinite; it prints instead the privacy profile delta(eps) at
+each --epsilon (here the eps of the profile, not a per-step level), eps(delta) at each --delta and
+the Renyi divergence at each --alpha, of the whole release against the adversary who knows nothing
+(the sup over records and value pairs), each a certified bracket with its width: the leakage on
+this chain (Bayesian DP), not a DP guarantee.
 --known-records I...: records whose value the adversary knows (exact only; Cao's TPL cannot
 express it).
 --allocate ALPHA: the per-step eps keeping every TPL <= ALPHA, exact against Cao's.
 """
 
+
+#: the releases of continuous noise on a state's value (the accountant's
+#: :data:`bdpsim.accounting.value_release.VALUE_NOISES`; written here: the parser stays light)
+VALUE_NOISES = ("gaussian",)
 
 #: library parameter -> the flag that sets it
 FLAGS = {
@@ -67,7 +79,13 @@ FLAGS = {
     "method": "--method",
     "alpha": "--allocate",
     "max_points": "--max-points",
+    "release.sigma": "--sigma",
+    "release.state_values": "--state-values",
+    "model.n": "--n",
+    "delta": "--delta",
 }
+#: the flags of ``--release gaussian`` (there ``alpha`` is a Renyi order)
+VALUE_FLAGS = {**FLAGS, "alpha": "--alpha"}
 
 
 def add_parser(sub) -> None:
@@ -86,15 +104,30 @@ def add_parser(sub) -> None:
         "--epsilon",
         type=float,
         nargs="+",
-        required=True,
         metavar="EPS",
-        help="per-step DP level: one value, or one per record",
+        help="per-step DP level: one value, or one per record (--release gaussian: where delta(eps) "
+        "is printed)",
     )
+    names = release_names() + VALUE_NOISES
     p.add_argument(
         "--release",
-        choices=release_names(),
-        help=f"what each step releases (default any): {', '.join(release_names())}",
+        choices=names,
+        metavar="RELEASE",
+        help=f"what each step releases (default any): {', '.join(names)}",
     )
+    p.add_argument(
+        "--sigma",
+        type=float,
+        metavar="S",
+        help="--release gaussian: the noise's standard deviation on the state's value",
+    )
+    for flag, metavar, what in (
+        ("--delta", "D", "eps(delta) at these delta in (0, 1)"),
+        ("--alpha", "A", "the Renyi divergence at these orders > 1"),
+    ):
+        p.add_argument(
+            flag, type=float, nargs="+", default=[], metavar=metavar, help=f"--release gaussian: print {what}"
+        )
     add_initial_argument(p)
     p.add_argument(
         "--known-records",
@@ -164,6 +197,13 @@ def command(a) -> int:
     from ..core.errors import ConfigError
 
     _vocabulary(a)
+    if a.release in VALUE_NOISES:
+        return _value_noise(a)
+    for flag, given in (("--sigma", a.sigma), ("--delta", a.delta), ("--alpha", a.alpha)):
+        if given not in (None, []):
+            raise ConfigError(flag, given, "is for --release gaussian (the other releases print BPL/FPL/TPL)")
+    if a.epsilon is None:
+        raise ConfigError("--epsilon", None, "is required: the per-step DP level")
     with named_by(FLAGS):
         transition = transition_of(a, per_step=True)
     initial = parse_initial("--initial", a.initial) or "stationary"
@@ -353,6 +393,117 @@ def _print_allocation(alloc) -> None:
             " (safe against Cao's bound, which is above the exact TPL)"
         )
     print(line)
+
+
+# ---------------------------------------------------------------------- Gaussian noise on a value
+
+
+def _value_noise(a) -> int:
+    """``--release gaussian``: the accountant's bracketed delta(eps), eps(delta) and Renyi curve of
+    the whole release against the adversary who knows nothing (nats), and with ``--json`` the file."""
+    from ..core.errors import ConfigError
+
+    for flag, given in (
+        ("--known-records", a.known_records),
+        ("--allocate", a.allocate),
+        ("--csv", a.csv),
+        ("--max-points", a.max_points),
+    ):
+        if given not in (None, []):
+            raise ConfigError(
+                flag, given, "is not for --release gaussian (it prints delta(eps), eps(delta) and Renyi)"
+            )
+    if a.sigma is None:
+        raise ConfigError("--sigma", None, "is required with --release gaussian")
+    if a.state_values is None:
+        raise ConfigError("--state-values", None, "is required with --release gaussian: a value per state")
+    eps, deltas, alphas = list(a.epsilon or []), list(a.delta), list(a.alpha)
+    if not (eps or deltas or alphas):
+        raise ConfigError("--epsilon", None, "ask at least one of --epsilon, --delta, --alpha")
+    from ..accounting.asks import check_alpha, check_delta, check_epsilon
+
+    with named_by(VALUE_FLAGS):
+        eps = [check_epsilon(e) for e in eps]
+        deltas = [check_delta(d) for d in deltas]
+        alphas = [check_alpha(x) for x in alphas]
+        model = _chain_model(a)
+        from ..accounting.value_release import ValueNoise
+
+        release = ValueNoise(release=a.release, state_values=tuple(a.state_values), sigma=a.sigma)
+    check_writable_file("--json", a.json)
+    from ..accounting import account
+    from ..accounting.local import ValueNoiseAccount
+
+    with named_by(VALUE_FLAGS):
+        acc = account(model, [release], sizes=[0])
+        if not isinstance(acc, ValueNoiseAccount):  # the accountant's type for a continuous release
+            raise TypeError(f"the accountant answered {type(acc).__name__} for {release.label!r}")
+        acc.prepare(epsilons=eps, deltas=deltas, alphas=[x for x in alphas if math.isfinite(x)])
+        rows = [(f"delta({e:g})", acc.delta(e)) for e in eps]
+        rows += [(f"epsilon({d:g})", acc.epsilon(d)) for d in deltas]
+        rows += [(f"renyi({x:g})", acc.renyi(x)) for x in alphas]
+    if a.json:
+        from pathlib import Path
+
+        from ..pipeline.results.atomic import atomic_write_text
+        from .base import finite_json
+
+        doc = {
+            "inputs": {
+                "transition": [list(map(float, r)) for r in model.transition],
+                "initial": [float(x) for x in model.initial],
+                "n": a.n,
+                "release": a.release,
+                "sigma": release.sigma,
+                "state_values": list(release.state_values),
+            },
+            "release": release.label,
+            "meaning": MEANING,
+            "adversary": ADVERSARY,
+            "method": acc.method,
+            "cells": acc.bins,
+            "values": {name: {**v.as_dict(), "adversary": _who(v)} for name, v in rows},
+            "bdpl": None,
+            "bdpl_note": "inf: the loss of one output is unbounded (Gaussian noise)",
+        }
+        atomic_write_text(Path(a.json), json.dumps(finite_json(doc), indent=1) + "\n")
+    print(f"{release.label}, n = {a.n} records")
+    print(f"{MEANING}; {ADVERSARY}")
+    width = max(len(name) for name, _ in rows)
+    for name, v in rows:
+        who = _who(v)
+        print(f"  {name:<{width}} = {v.text(8)}" + (f"  ({who})" if who else ""))
+    print(f"  {'bdpl':<{width}} = inf (the loss of one output is unbounded)")
+    print(f"method: {acc.method}; {acc.bins} cells")
+    return 0
+
+
+#: what the numbers of ``--release gaussian`` are
+MEANING = "leakage on this chain (Bayesian DP: the chain is the prior), not a DP guarantee; nats"
+#: whom they are about
+ADVERSARY = "the worst record and value pair, the adversary knowing no other record"
+
+
+def _who(v) -> str:
+    adv = v.adversary
+    if adv is None:
+        return ""
+    return f"record {adv.i}, x = {adv.x} vs {adv.x_prime}"
+
+
+def _chain_model(a):
+    """The chain of ``--transition`` / ``--gamma``, ``--n`` and ``--initial`` (one matrix)."""
+    from ..core.errors import ConfigError
+    from .chain import chain_model
+
+    try:
+        return chain_model(a)
+    except ConfigError:
+        raise
+    except ValueError as err:  # a per-step list of matrices: one chain here
+        raise ConfigError(
+            "--transition", a.transition, f"one transition matrix with --release gaussian ({err})"
+        ) from None
 
 
 __all__ = ["EPILOG", "FLAGS", "add_parser", "command"]

@@ -230,10 +230,12 @@ def test_cli_choices_are_the_library_s():
     from bdpsim.temporal.table import METHODS
 
     assert tuple(choices_of(["temporal"], "--method")) == METHODS
+    from bdpsim.accounting.value_release import VALUE_NOISES
+
     assert (
         tuple(choices_of(["temporal"], "--release"))
-        == release_names()
-        == ("krr", "any", *law_names(calibratable=True, pure_dp=True))
+        == release_names() + VALUE_NOISES
+        == ("krr", "any", *law_names(calibratable=True, pure_dp=True), "gaussian")
     )
 
 
@@ -401,3 +403,82 @@ def test_hostile_continual_input_is_one_line_before_the_work(extra, flag, rule, 
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"bdpsim: error: {flag} = ") and rule in err and ".tmp" not in err, err
+
+
+# ------------------------------------------------------------------ Gaussian noise on a value
+
+INDEPENDENT = "[[0.6,0.4],[0.6,0.4]]"  # identical rows: independent records
+GAUSS = ["--release", "gaussian", "--sigma", "1", "--state-values", "0", "1.5"]
+
+
+def test_gaussian_release_prints_bracketed_profile_and_writes_json(tmp_path, capsys):
+    """Independent records: every number is the one-step Gaussian mechanism's (mu = 1.5), inside
+    its printed bracket; the BDPL is stated infinite; the numbers are labelled as the leakage on
+    the chain, not a DP guarantee."""
+    from scipy.stats import norm
+
+    out = tmp_path / "g.json"
+    argv = ["--transition", INDEPENDENT, "--n", "4", *GAUSS, "--epsilon", "0.5", "2"]
+    code, text, err = _run(capsys, *argv, "--delta", "1e-3", "--alpha", "2", "--json", str(out))
+    assert code == 0, err
+    assert "not a DP guarantee" in text and "bdpl" in text and "= inf" in text
+    assert "delta(0.5)" in text and "certified bracket, width" in text
+    doc = json.loads(out.read_text())
+    mu = 1.5
+    for e in (0.5, 2.0):
+        v = doc["values"][f"delta({e:g})"]
+        closed = norm.cdf(mu / 2 - e / mu) - np.exp(e) * norm.cdf(-mu / 2 - e / mu)
+        assert v["lower"] - 1e-12 <= closed <= v["upper"] + 1e-12 and v["width"] <= 1e-6
+    r = doc["values"]["renyi(2)"]
+    assert r["lower"] - 1e-12 <= 2 * mu**2 / 2 <= r["upper"] + 1e-12
+    assert doc["bdpl"] is None and "unbounded" in doc["bdpl_note"]
+    assert doc["inputs"]["sigma"] == 1.0 and doc["inputs"]["state_values"] == [0.0, 1.5]
+
+
+@pytest.mark.parametrize(
+    "extra,flag,rule",
+    [
+        (["--sigma", "0"], "--sigma", "finite number > 0"),
+        (["--sigma", "-1"], "--sigma", "finite number > 0"),
+        (["--sigma", "nan"], "--sigma", "finite number > 0"),
+        (["--sigma", "inf"], "--sigma", "finite number > 0"),
+        (["--sigma", "1e-300"], "--sigma", "sigma apart, above 20"),
+        (["--state-values", "0", "1e308"], "--sigma", "sigma apart, above 20"),
+        (["--state-values", "0", "1", "2"], "--state-values", "at most two distinct values"),
+        (["--state-values", "0", "1", "1"], "--state-values", "one value per record state (2)"),
+        (["--n", "1000000000"], "--n", "must be an integer in"),
+        (["--n", "200000"], "release", "the bracket may take ~"),
+        (["--alpha", "1"], "--alpha", "must be > 1"),
+        (["--delta", "1"], "--delta", "open interval (0, 1)"),
+        (["--epsilon", "-1"], "--epsilon", "finite number >= 0"),
+        (["--known-records", "1"], "--known-records", "not for --release gaussian"),
+        (["--allocate", "1"], "--allocate", "not for --release gaussian"),
+        (["--json", "."], "--json", "is a directory"),
+    ],
+)
+def test_hostile_gaussian_input_is_one_line_exit_2(extra, flag, rule, tmp_path, capsys):
+    args = {
+        "--transition": [ACTIVITY],
+        "--n": ["5"],
+        "--epsilon": ["1"],
+        "--release": ["gaussian"],
+        "--sigma": ["1"],
+        "--state-values": ["0", "1.5"],
+    }
+    given = [e for e in extra if e.startswith("--")]
+    argv = [x for k, v in args.items() if k not in given for x in (k, *v)] + extra
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    prefix = "bdpsim: error: " + (f"{flag} = " if flag.startswith("--") else "")
+    assert err.startswith(prefix) and rule in err and "Traceback" not in err, err
+
+
+def test_gaussian_flags_need_the_gaussian_release_and_sigma(capsys):
+    code, _, err = _run(capsys, "--transition", ACTIVITY, "--n", "5", "--epsilon", "1", "--sigma", "2")
+    assert code == 2 and err.startswith("bdpsim: error: --sigma = 2.0: is for --release gaussian")
+    code, _, err = _run(
+        capsys, "--transition", ACTIVITY, "--n", "5", "--release", "gaussian", "--epsilon", "1"
+    )
+    assert code == 2 and err.startswith("bdpsim: error: --sigma = None: is required")
+    code, _, err = _run(capsys, "--transition", ACTIVITY, "--n", "5", *GAUSS)
+    assert code == 2 and "ask at least one of --epsilon, --delta, --alpha" in err

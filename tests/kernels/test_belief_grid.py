@@ -116,3 +116,21 @@ def test_ratios_beyond_the_float_range_are_refused():
     with pytest.raises(ValueError, match="left the floating-point range"):
         split_onto_grid(atoms, 4)
     assert math.isfinite(float(atoms.total()[0]))
+
+
+def test_the_merge_rescales_the_atoms_it_keeps_apart():
+    """The atoms that maximise a ratio are kept apart by the merge; each filter step multiplies
+    an atom by a likelihood, so a kept atom left at its own scale shrank step after step and
+    underflowed on a long chain with small likelihoods (a Gaussian release's far tail bins:
+    'a ratio of forward vectors left the floating-point range' after a dozen steps). Every atom
+    out of the merge now has a direction summing to 1 and the same vector."""
+    D = np.array([[1e-200, 3e-1, 2e-1, 5e-201], [3e-200, 1e-1, 4e-1, 5e-201]])
+    atoms = Atoms(D, np.array([1.0, 2.0, 3.0, 4.0]))
+    low = merge_in_grid(atoms, 1)
+    np.testing.assert_allclose(low.D.sum(axis=0), 1.0, rtol=1e-15)
+    np.testing.assert_allclose(low.total(), atoms.total(), rtol=1e-14)
+    L = np.array([[1e-16, 1e-16], [1 - 1e-16, 1 - 1e-16]])
+    P = np.array([[0.8, 0.2], [0.3, 0.7]])
+    for _ in range(30):  # before: the kept atoms' entries underflowed to 0 by here
+        low = merge_in_grid(propagate(low, L, P), 1)
+        assert bool(np.all(low.D > 0))

@@ -331,3 +331,16 @@ def test_too_large_a_computation_is_refused_up_front_with_its_cost():
     with pytest.raises(TooExpensive, match=r"^steps = 12: enumerating 531441 output sequences"):
         enumerate_local_release(local_release(P3, PI3, krr(3, 1), steps=12), target=2, pair=(0, 1))
     assert time.perf_counter() - start < 5.0
+
+
+def test_the_cost_estimate_of_many_outputs_over_many_steps_is_a_number():
+    """``m^s`` atoms before the grid caps them: with 2000 outputs (a quantised Gaussian release)
+    ``2000.0 ** 600`` overflowed (OverflowError out of the cost estimate); it is the cap there."""
+    from bdpsim.kernels.chains.local_profile import estimate_work, local_release
+
+    L = np.full((2000, 2), 1 / 2000)
+    rel = local_release([[0.8, 0.2], [0.3, 0.7]], [0.6, 0.4], L, steps=700)
+    work = estimate_work(rel, 64, 4.0, 1.0, 1024, 1, 1e30)
+    held = 1 + 2000 + 2000**2 + 65.0 * (700 - 3)  # m^s until the cap of 65 atoms per step
+    assert work >= 4.0 * min(held, 65.0 * 700) * 2000 * 2 * 2
+    assert math.isfinite(work)

@@ -274,9 +274,9 @@ def merge_in_grid(atoms: Atoms, cells: int) -> Atoms:
     )
     used = Y.sum(axis=0) > 0
     merged = _normalised(Y[:, used], np.ones(int(used.sum())))
-    return Atoms(
-        np.concatenate([merged.D, atoms.D[:, keep]], axis=1), np.concatenate([merged.w, atoms.w[keep]])
-    )
+    kept = _normalised(atoms.D[:, keep], atoms.w[keep])  # rescaled: a kept atom's scale would
+    # otherwise shrink by a likelihood at every step and underflow on a long chain
+    return Atoms(np.concatenate([merged.D, kept.D], axis=1), np.concatenate([merged.w, kept.w]))
 
 
 def pair_masses(atoms: Atoms, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:

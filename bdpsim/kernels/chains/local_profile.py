@@ -537,7 +537,8 @@ def estimate_work(
     k = rel.states
     m = max(L.shape[0] for L in rel.likelihoods)
     cap = float(grid + 1) ** (k - 1)  # atoms held per step; fewer while m^s is smaller
-    held = sum(min(cap, float(m) ** min(s, 600)) for s in range(rel.steps))
+    lm = math.log(m)  # m^s past the float range (many outputs: a quantised Gaussian) is above the cap
+    held = sum(min(cap, float(m) ** s if s * lm < 700 else math.inf) for s in range(rel.steps))
     outcomes = min(float(bins), cap * m)  # of a part
     work = sweeps * held * m * k * 2 ** (k - 1) + compositions * outcomes * m * max(n_eps, 1) * 2
     work += adversaries * visit

@@ -1,0 +1,203 @@
+"""Gaussian noise on a per-state value held between two finite channels
+(bdpsim/kernels/chains/value_channels.py): the lower one a garbling of the release, the upper one
+dominating it; checked against the one-step Gaussian mechanism's closed form, against the true
+continuous joint law of a two-step chain integrated numerically, and against brute force for the
+Rényi terms of the outside-range bound."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.stats import norm
+
+from bdpsim.kernels.argcheck import ParameterError
+from bdpsim.kernels.chains.local_profile import local_release, release_profile
+from bdpsim.kernels.chains.pair_product import PairFactor, hockey_stick_both
+from bdpsim.kernels.chains.value_channels import (
+    gaussian_channels,
+    outside_probability,
+    prior_ratio_bound,
+    range_for,
+    step_renyi,
+)
+
+EPS = np.array([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
+
+
+def gaussian_mechanism(mu, eps):
+    """The one-step Gaussian mechanism's profile: Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu)."""
+    eps = np.asarray(eps, dtype=float)
+    return norm.cdf(mu / 2 - eps / mu) - np.exp(eps) * norm.cdf(-mu / 2 - eps / mu)
+
+
+def _one_step(M):
+    return np.maximum(*hockey_stick_both([PairFactor(M[1], M[0])], EPS))
+
+
+@pytest.mark.parametrize("mu", [0.5, 1.0, 3.0])
+def test_one_step_brackets_the_gaussian_mechanism_and_closes_like_bins_squared(mu):
+    exact = gaussian_mechanism(mu, EPS)
+    widths = []
+    for bins in (128, 512):
+        ch = gaussian_channels([0.0, mu], 1.0, bins, 1)
+        for M in (ch.lower, ch.upper):
+            assert np.all(M > 0)
+            np.testing.assert_allclose(M.sum(axis=1), 1.0, atol=1e-14)
+        low, high = _one_step(ch.lower), _one_step(ch.upper) + ch.slack(1)
+        assert np.all(low <= exact + 1e-13)
+        assert np.all(exact <= high + 1e-13)
+        widths.append(float(np.max(high - low)))
+    assert widths[1] <= {0.5: 6e-6, 1.0: 9e-6, 3.0: 4.5e-5}[mu]  # pinned: 512 cells (4.9e-6, 7.3e-6, 3.6e-5)
+    assert widths[0] / widths[1] >= 10  # second order: 4x the cells, ~16x narrower
+
+
+def test_the_range_holds_the_outside_probability_over_all_steps():
+    for steps in (1, 100, 10**6):
+        ch = gaussian_channels([0.0, 2.0], 1.0, 16, steps)
+        assert ch.range == pytest.approx(range_for(2.0, steps))
+        assert ch.slack(steps) <= 1.01e-10
+        assert ch.outside == pytest.approx(norm.sf(ch.range + 1) + norm.sf(ch.range - 1), rel=1e-12)
+    assert outside_probability(0.0, 1.0) == pytest.approx(2 * norm.sf(1.0))
+
+
+def test_equal_values_give_one_uninformative_output_and_states_share_rows():
+    ch = gaussian_channels([1.0, 1.0, 1.0], 2.0, 32, 5)
+    assert ch.lower.shape == (3, 1) and ch.slack(5) == 0.0
+    ch = gaussian_channels([0.0, 1.0, 0.0], 1.0, 32, 5)
+    np.testing.assert_array_equal(ch.lower[0], ch.lower[2])
+    np.testing.assert_array_equal(ch.upper[0], ch.upper[2])
+
+
+@pytest.mark.parametrize(
+    "kwargs, param",
+    [
+        (dict(values=[0.0, 1.0], sigma=0.0, bins=8, steps=1), "sigma"),
+        (dict(values=[0.0, 1.0], sigma=float("nan"), bins=8, steps=1), "sigma"),
+        (dict(values=[0.0, 1.0], sigma=-1.0, bins=8, steps=1), "sigma"),
+        (dict(values=[0.0, 1.0], sigma=1e-3, bins=8, steps=1), "sigma"),  # 1000 sigma apart
+        (dict(values=[0.0, 1.0, 2.0], sigma=1.0, bins=8, steps=1), "state_values"),
+        (dict(values=[0.0, 1.0], sigma=1.0, bins=1, steps=1), "bins"),
+    ],
+)
+def test_bad_arguments_are_refused_naming_them(kwargs, param):
+    with pytest.raises(ParameterError) as err:
+        gaussian_channels(**kwargs)
+    assert err.value.param == param
+
+
+# --------------------------------------------------------------- the true two-step joint law
+
+P2 = np.array([[0.8, 0.2], [0.3, 0.7]])
+PI2 = np.array([0.6, 0.4])
+V2 = np.array([0.0, 1.2])
+
+
+def _inner(coef, mu_vals):
+    """``int (sum_c coef_c phi(y - v_c))_+ dy`` for two components (one sign change at most)."""
+    a0, a1 = coef
+    if a0 >= 0 and a1 >= 0:
+        return a0 + a1
+    if a0 <= 0 and a1 <= 0:
+        return 0.0
+    v0, v1 = mu_vals
+    # a0 phi(y - v0) + a1 phi(y - v1) = 0  <=>  e^{(v1 - v0)(y - (v0 + v1)/2)} = -a0/a1
+    y = (v0 + v1) / 2 + math.log(-a0 / a1) / (v1 - v0)
+    if a1 > 0:  # positive above y
+        return a0 * norm.sf(y - v0) + a1 * norm.sf(y - v1)
+    return a0 * norm.cdf(y - v0) + a1 * norm.cdf(y - v1)
+
+
+def two_step_delta(target, a, b, eps):
+    """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` given ``x_target = a``
+    vs ``b`` (nothing known), by integrating over ``y_target`` numerically the closed-form
+    integral over the other output: the other record marginalised through the chain."""
+    if target == 1:
+        other = {x: P2[x] for x in (a, b)}  # law of x_2 given x_1
+    else:
+        joint = PI2[:, None] * P2
+        other = {x: joint[:, x] / joint[:, x].sum() for x in (a, b)}  # law of x_1 given x_2
+    e = math.exp(eps)
+
+    def f(y):
+        A, B = norm.pdf(y - V2[a]), e * norm.pdf(y - V2[b])
+        return _inner(A * other[a] - B * other[b], V2)
+
+    val, err = integrate.quad(f, -14, 15, points=[0.0, 0.6, 1.2], epsabs=1e-13, epsrel=1e-12, limit=400)
+    return val
+
+
+def test_two_step_chain_bracket_contains_the_integrated_joint_law():
+    bins = 768
+    mu = (V2[1] - V2[0]) / 1.0
+    ch = gaussian_channels(list(V2), 1.0, bins, 2)
+    for target in (1, 2):
+        # the kernel's bracket is of the larger of both orders of the pair
+        both = np.maximum(*[[two_step_delta(target, a, b, e) for e in EPS] for a, b in ((0, 1), (1, 0))])
+        lo, hi = (
+            np.asarray(
+                getattr(
+                    release_profile(
+                        local_release(P2, PI2, M.T, steps=2), target=target, pair=(0, 1), grid=2048
+                    ).delta(EPS),
+                    end,
+                )
+            )
+            for M, end in ((ch.lower, "low"), (ch.upper, "high"))
+        )
+        hi = hi + ch.slack(2)
+        assert np.all(lo <= both + 1e-10), (target, lo - both)
+        assert np.all(both <= hi + 1e-10), (target, both - hi)
+        assert float(np.max(hi - lo)) <= 1e-4
+    # one step alone is the Gaussian mechanism: the chain's second output adds to it
+    assert two_step_delta(1, 1, 0, 0.5) > gaussian_mechanism(mu, 0.5)
+
+
+# --------------------------------------------------------------- the outside-range bound
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 5.0])
+def test_step_renyi_is_the_integral_inside_and_outside(alpha):
+    mu, Z = 1.3, 2.0
+    tau = outside_probability(mu, Z)
+
+    def E(lo, hi):
+        f = lambda z: math.exp(alpha * norm.logpdf(z - mu / 2) + (1 - alpha) * norm.logpdf(z + mu / 2))  # noqa: E731
+        return integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+
+    d_in = math.log(E(-Z, Z) / (1 - tau)) / (alpha - 1)
+    c = mu * (alpha - 0.5)  # the integrand's centre: integrate around it, out to 40
+    d_out = math.log((E(min(-Z, c) - 40, -Z) + E(Z, max(Z, c) + 40)) / tau) / (alpha - 1)
+    assert step_renyi(mu, Z, alpha) == pytest.approx(max(d_in, d_out), rel=1e-9)
+    # without a range: the Gaussian mechanism's alpha mu^2 / 2
+    assert step_renyi(mu, 40.0, alpha) == pytest.approx(alpha * mu**2 / 2, rel=1e-9)
+
+
+def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
+    """Brute force on a 3-state chain of 4 steps: ``ln C_a(x) / C_b(x)`` over every path of the
+    other records, every target and every known set with its values, both orders."""
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]])
+    pi = np.array([0.3, 0.3, 0.4])
+    T, k = 4, 3
+    B = prior_ratio_bound(P, pi)
+    paths = list(itertools.product(range(k), repeat=T))
+    prob = {x: pi[x[0]] * math.prod(P[x[s], x[s + 1]] for s in range(T - 1)) for x in paths}
+    worst = np.zeros((k, k))
+    for t in range(T):
+        others = [s for s in range(T) if s != t]
+        for r in range(len(others) + 1):
+            for K in itertools.combinations(others, r):
+                for xK in itertools.product(range(k), repeat=r):
+                    fit = [x for x in paths if all(x[s] == v for s, v in zip(K, xK))]
+                    for a, b in itertools.permutations(range(k), 2):
+                        Na = sum(prob[x] for x in fit if x[t] == a)
+                        Nb = sum(prob[x] for x in fit if x[t] == b)
+                        for x in fit:
+                            if x[t] != a:
+                                continue
+                            xb = x[:t] + (b,) + x[t + 1 :]
+                            ratio = (prob[x] / Na) / (prob[xb] / Nb)
+                            worst[a, b] = max(worst[a, b], math.log(ratio))
+    assert np.all(worst <= B + 1e-12)
+    assert float(np.max(worst)) > 0.5 * float(np.max(B))  # and it is not far above
