@@ -75,6 +75,7 @@ _EXPORTS = {
     "LaplaceStateSum": "mechanisms",
     "LaplaceSum": "mechanisms",
     "LocalRelease": "mechanisms.local",  # the local release of every record
+    "ValueNoise": "mechanisms.value_noise",  # Gaussian noise on each record's value
     "RandomizedResponse": "mechanisms",
     "randomized_response_bdpl": "mechanisms",
     "BayesNetModel": "models",

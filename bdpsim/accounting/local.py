@@ -246,7 +246,7 @@ def _log_mean(w: float, a: float, b: float) -> float:
 @dataclass
 class ValueNoiseAccount(LocalNumbers):
     """The accountant of a release with continuous outputs at every record of a chain (Gaussian
-    noise on a per-state value, :class:`~bdpsim.accounting.value_release.ValueNoise`), bracketed.
+    noise on a per-state value, :class:`~bdpsim.mechanisms.value_noise.ValueNoise`), bracketed.
 
     The release is held between two finite channels (:mod:`bdpsim.kernels.chains.value_channels`):
     a lower one, a garbling of it, and an upper one of which the release restricted to a range is a

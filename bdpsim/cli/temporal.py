@@ -60,7 +60,7 @@ express it).
 
 
 #: the releases of continuous noise on a state's value (the accountant's
-#: :data:`bdpsim.accounting.value_release.VALUE_NOISES`; written here: the parser stays light)
+#: :data:`bdpsim.mechanisms.value_noise.VALUE_NOISES`; written here: the parser stays light)
 VALUE_NOISES = ("gaussian",)
 
 #: library parameter -> the flag that sets it
@@ -427,7 +427,7 @@ def _value_noise(a) -> int:
         deltas = [check_delta(d) for d in deltas]
         alphas = [check_alpha(x) for x in alphas]
         model = _chain_model(a)
-        from ..accounting.value_release import ValueNoise
+        from ..mechanisms.value_noise import ValueNoise
 
         release = ValueNoise(release=a.release, state_values=tuple(a.state_values), sigma=a.sigma)
     check_writable_file("--json", a.json)

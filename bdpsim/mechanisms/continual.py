@@ -47,6 +47,7 @@ from ..temporal.releases import release_names, value_laws
 from .base import MechanismKind, register_mechanism_kind
 from .local import LocalRelease
 from .local_engine import ContinualEngine
+from .value_noise import VALUE_NOISES, ValueNoise
 
 COLUMNS = register_columns(
     "summary",
@@ -104,8 +105,15 @@ class ContinualKind(MechanismKind):
             "str",
             "krr",
             hashed=False,
-            doc="what each step releases",
-            rule=f"one of {', '.join(release_names())}",
+            doc="what each step releases (gaussian: noise of sd sigma on the state value; its BDPL is "
+            "+inf, its privacy profile is bdpsim account's)",
+            rule=f"one of {', '.join(release_names() + VALUE_NOISES)}",
+        ),
+        "sigma": Key(
+            "float",
+            hashed=False,
+            doc="release = 'gaussian': the noise's standard deviation (with state_values)",
+            rule="a finite number > 0; for release = 'gaussian' only, instead of epsilon",
         ),
         "epsilon_schedule": Key(
             "vector",
@@ -150,10 +158,18 @@ class ContinualKind(MechanismKind):
             params.get("state_values"),
         )
         check(
-            release in release_names(),
+            release in release_names() + VALUE_NOISES,
             "mechanism.release",
             release,
-            f"must be one of {', '.join(release_names())}",
+            f"must be one of {', '.join(release_names() + VALUE_NOISES)}",
+        )
+        if release in VALUE_NOISES:
+            return _value_noise(params, chain)
+        check(
+            params.get("sigma") is None,
+            "mechanism.sigma",
+            params.get("sigma"),
+            f"is for release = {' or '.join(VALUE_NOISES)} only (this release has an epsilon)",
         )
         if schedule is not None:
             check(
@@ -188,6 +204,29 @@ class ContinualKind(MechanismKind):
             )
             ReleasedChain.of_model(chain, rel)  # the chain and its release, checked together
         return rel
+
+
+def _value_noise(params: dict, chain) -> ValueNoise:
+    """``release = 'gaussian'``: :class:`~bdpsim.mechanisms.value_noise.ValueNoise` of the
+    ``sigma`` and ``state_values`` keys (no epsilon: the noise is not pure DP)."""
+    for key in ("epsilon", "epsilon_schedule"):
+        check(
+            params.get(key) is None,
+            f"mechanism.{key}",
+            params.get(key),
+            "Gaussian noise has sigma, not epsilon (its BDPL is +inf; bdpsim account gives its "
+            "delta(eps) and Renyi curves)",
+        )
+    for key in ("sigma", "state_values"):
+        check(params.get(key) is not None, f"mechanism.{key}", None, "is required for release = 'gaussian'")
+    names = {f"release.{k}": f"mechanism.{k}" for k in ("sigma", "state_values", "noise")}
+    with arguments(names):
+        return ValueNoise(
+            state_values=tuple(params["state_values"]),
+            sigma=params["sigma"],
+            states=int(chain.states),
+            steps=int(chain.n),
+        )
 
 
 register_mechanism_kind(ContinualKind())

@@ -528,6 +528,7 @@ PUBLIC_GROUPS: dict[str, list[str]] = {
         "HistogramMechanism",
         "RandomizedResponse",
         "LocalRelease",
+        "ValueNoise",
         "CustomMechanism",
     ],
     "Exact leakage": [

@@ -16,9 +16,9 @@ import bdpsim
 from bdpsim.accounting import LocalRelease, account
 from bdpsim.accounting import local as local_module
 from bdpsim.accounting.local import ValueNoiseAccount
-from bdpsim.accounting.value_release import ValueNoise
 from bdpsim.accounting.values import UNBOUNDED
 from bdpsim.core.errors import ConfigError, NotAvailable
+from bdpsim.mechanisms.value_noise import ValueNoise
 
 P2 = np.array([[0.8, 0.2], [0.3, 0.7]])
 INDEPENDENT = np.array([[0.6, 0.4], [0.6, 0.4]])  # identical rows: the records are independent

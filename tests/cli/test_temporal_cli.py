@@ -230,7 +230,7 @@ def test_cli_choices_are_the_library_s():
     from bdpsim.temporal.table import METHODS
 
     assert tuple(choices_of(["temporal"], "--method")) == METHODS
-    from bdpsim.accounting.value_release import VALUE_NOISES
+    from bdpsim.mechanisms.value_noise import VALUE_NOISES
 
     assert (
         tuple(choices_of(["temporal"], "--release"))

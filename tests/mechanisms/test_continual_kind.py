@@ -400,3 +400,51 @@ def test_a_schedule_releases_each_step_at_its_own_budget(release):
             assert law[0] == pytest.approx(math.exp(eps) / (math.exp(eps) + 2))
         freq = np.bincount(out[:, t].astype(int), minlength=law.size) / N
         assert np.all(np.abs(freq - law) <= 5 * np.sqrt(law * (1 - law) / N) + 1e-12), (t, freq, law)
+
+
+GAUSSIAN = """title = "hourly values with Gaussian noise"
+[run]
+estimator = "exact"
+[model]
+kind = "markov"
+n = 4
+transition = [[0.8, 0.2], [0.3, 0.7]]
+[mechanism]
+kind = "continual"
+release = "gaussian"
+sigma = 1.5
+state_values = [0.0, 2.0]
+"""
+
+
+def test_a_gaussian_continual_config_is_the_value_noise_release_and_run_points_to_account(tmp_path, capsys):
+    """``release = "gaussian"`` (refused: not a pure-DP release) builds
+    :class:`bdpsim.ValueNoise` over the chain, which ``bdpsim account`` brackets; ``bdpsim run``
+    with the exact estimator says its BDPL is +inf and where its profile is, an audit samples it;
+    the keys of the other form are one line naming the field."""
+    from bdpsim.pipeline.account_config import load_account_config
+
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(GAUSSIAN)
+    (rel,) = load_account_config(str(cfg)).releases
+    assert isinstance(rel, bdpsim.ValueNoise) and rel.sigma == 1.5 and rel.state_values == (0.0, 2.0)
+    assert rel.states == 2 and rel.steps == 4
+    y = rel(np.array([[0, 1, 1, 0]] * 20000), np.random.default_rng(3))
+    assert np.allclose(y.mean(axis=0), [0, 2, 2, 0], atol=0.05) and abs(y.std() - np.sqrt(1.5**2 + 1)) < 0.03
+    assert main(["validate", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "BDPL is +inf" in err and "bdpsim account CONFIG" in err
+    for old, new, message in [
+        ("sigma = 1.5\n", "", "mechanism.sigma = None: is required for release = 'gaussian'"),
+        ("sigma = 1.5", "sigma = 1.5\nepsilon = 1.0", "mechanism.epsilon = 1.0: Gaussian noise has sigma"),
+        ("sigma = 1.5", "sigma = -1.0", "mechanism.sigma = -1.0: must be a finite number > 0"),
+        (
+            'release = "gaussian"\nsigma = 1.5',
+            'release = "krr"\nepsilon = 1.0\nsigma = 1.5',
+            "mechanism.sigma = 1.5",
+        ),
+    ]:
+        cfg.write_text(GAUSSIAN.replace(old, new, 1))
+        assert main(["validate", str(cfg)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err

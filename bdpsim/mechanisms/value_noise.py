@@ -18,7 +18,7 @@ import numpy as np
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.argcheck import ParameterError
 from ..kernels.chains.value_channels import MAX_SEPARATION, ChannelPair, gaussian_channels, two_values
-from .releases import LocalRelease
+from .local import LocalRelease
 
 #: the noise laws a value release names
 VALUE_NOISES = ("gaussian",)
@@ -88,6 +88,24 @@ class ValueNoise(LocalRelease):
         raise NotAvailable(
             f"release {self.label!r}: continuous outputs have no likelihood matrix; the accountant "
             "brackets it between two finite channels (channels)"
+        )
+
+    def __call__(self, data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``y_t = v[x_t] + sigma Z_t`` for every record of every data tuple (rows)."""
+        x = np.asarray(data).astype(np.int64)
+        return np.asarray(self.state_values, dtype=float)[x] + self.sigma * rng.standard_normal(x.shape)
+
+    def model_columns(self, model) -> dict:
+        """The summary cells: Cao et al.'s bound is for pure-DP steps (``nan`` here)."""
+        return self.columns()
+
+    def exact(self, model):
+        """No exact BDPL engine: the BDPL of Gaussian noise is ``+inf``; ``NotAvailable`` naming where
+        its privacy profile is (:func:`bdpsim.account`)."""
+        raise NotAvailable(
+            f"release {self.label!r}: its BDPL is +inf (Gaussian noise is not pure DP), so bdpsim run "
+            "has nothing to estimate; its delta(eps) and Renyi curves: bdpsim account CONFIG, "
+            "bdpsim.account(model, [release])"
         )
 
     def check_states(self, states: int) -> None:
