@@ -1,7 +1,7 @@
 """The accountant of the local release of every record of a Markov chain (k-RR, any eps-DP step).
 
 The records ``x_1..x_n`` are a chain's steps; every record is released through its own
-randomiser, independently given the records (:class:`~bdpsim.accounting.releases.LocalRelease`;
+randomiser, independently given the records (:class:`~bdpsim.mechanisms.local.LocalRelease`;
 several local releases on the same records are one randomiser whose output is the tuple of their
 outputs, ``M[x, (r, r')] = M_1[x, r] M_2[x, r']``). The joint law of the output sequence given
 the adversary's hypotheses is carried along the chain by forward and backward filters

@@ -135,7 +135,6 @@ def flatten(releases, states: int | None) -> list[Release]:
 __all__ = [
     "FlipsRecords",
     "HistogramRelease",
-    "LocalRelease",
     "RANDOMISERS",
     "Release",
     "as_release",

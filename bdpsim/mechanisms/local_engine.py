@@ -70,7 +70,7 @@ class ContinualEngine:
 
     def check_exhaustive(self, sizes: Sequence[int]) -> None:
         """Refuse up front (:class:`~bdpsim.models.engines.SearchTooLarge`, one line with the size,
-        the estimate and the limit) an enumeration of more than :data:`MAX_EXHAUSTIVE` adversaries
+        the estimate and the limit) an enumeration of more than ``MAX_EXHAUSTIVE`` (200 000) adversaries
         or :data:`MAX_CELLS` known-set cells."""
         c = self.count(sizes)
         if c > MAX_EXHAUSTIVE:
