@@ -78,10 +78,12 @@ class Adversary:
 
 def known_sizes(spec, n: int) -> tuple[int, ...]:
     """Allowed known-set sizes: ``"thesis"`` = 1..n-1, ``"all"`` = 0..n-1, or a list."""
-    if spec == "thesis":
+    if isinstance(spec, str) and spec == "thesis":
         return tuple(range(1, n))
-    if spec == "all":
+    if isinstance(spec, str) and spec == "all":
         return tuple(range(0, n))
+    if isinstance(spec, (range, np.ndarray)) and np.ndim(spec) == 1:  # range(1, n), an array
+        spec = [int(k) if isinstance(k, (int, np.integer)) else k for k in spec]
     if (
         isinstance(spec, (list, tuple))
         and spec

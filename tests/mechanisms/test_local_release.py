@@ -295,3 +295,21 @@ def test_exact_bdpl_over_every_known_set_of_a_long_chain_is_refused_before_the_w
         and "5066549580791808 adversaries (T = 24, 3 states): above 200000" in str(err.value)
     )
     assert "known sizes [0] (the adversary who knows no step" in str(err.value)
+
+
+def test_known_sizes_may_be_a_range_or_an_array():
+    """``sizes=range(n)`` (or a NumPy array) is the list it spells, in ``exact_bdpl``,
+    ``attack_risk`` and ``account`` (each refused it: 'must be ... a non-empty list'); an empty
+    range and sizes past ``n - 1`` are still one line naming the sizes."""
+    model = bdpsim.MarkovChainModel(P2, n=4)
+    rel = bdpsim.LocalRelease("krr", 1.0)
+    want = bdpsim.exact_bdpl(model, rel, sizes=[0, 1, 2, 3]).bdpl
+    assert bdpsim.exact_bdpl(model, rel, sizes=range(4)).bdpl == want
+    assert bdpsim.exact_bdpl(model, rel, sizes=np.arange(4)).bdpl == want
+    assert (
+        bdpsim.attack_risk(model, rel, sizes=range(4)).advantage
+        == bdpsim.attack_risk(model, rel, sizes=[0, 1, 2, 3]).advantage
+    )
+    for bad, rule in ((range(0), "non-empty list"), (range(5), "0..n-1 = 0..3")):
+        with pytest.raises(ConfigError, match=rule):
+            bdpsim.exact_bdpl(model, rel, sizes=bad)

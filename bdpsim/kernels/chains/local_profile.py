@@ -647,7 +647,7 @@ def known_sizes(sizes, steps: int) -> tuple[int, ...]:
         require(sizes == "all", "sizes", sizes, "must be 'all' or a list of integers")
         return tuple(range(steps))
     require(
-        isinstance(sizes, (list, tuple, np.ndarray))
+        isinstance(sizes, (list, tuple, range, np.ndarray))
         and len(sizes) > 0
         and all(
             isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= int(s) < steps
