@@ -116,9 +116,9 @@ def _mqm_node_seconds(states: int) -> float:
 
 
 def check_mqm_exact(states: int, T: int, budget: Budget | None) -> None:
-    """Raise :class:`TooSlow` (field ``--n``) if MQMExact is estimated to exceed what is left of
-    ``budget``, else charge it (nothing without a budget). The refusal is the estimate's alone: no
-    clock stops the search once it started (module docstring)."""
+    """Raise :class:`TooSlow` (field ``model.n``; the command line names ``--n``) if MQMExact is
+    estimated to exceed what is left of ``budget``, else charge it (nothing without a budget). The
+    refusal is the estimate's alone: no clock stops the search once it started (module docstring)."""
     if budget is None:
         return
     est = mqm_exact_seconds(states, T)
@@ -128,10 +128,10 @@ def check_mqm_exact(states: int, T: int, budget: Budget | None) -> None:
         most = int(left / per) + 2
         more = f"; {budget.hint}" if budget.hint else ""
         raise TooSlow(
-            "--n",
+            "model.n",
             T,
             f"markov-quilt-exact needs ~{duration(est)} (the authors' node-by-node "
             f"search, ~{per * 1e3:.2g} ms per record with {states} states); at most "
-            f"{most} records in ~{duration(left)} (use a smaller --n{more})",
+            f"{most} records in ~{duration(left)} (use fewer records{more})",
         )
     budget.charge(est)

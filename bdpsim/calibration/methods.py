@@ -303,14 +303,14 @@ class CalibrationProblem:
     def too_slow(self, what: str, searches: float, fix: str) -> None:
         """Charge ``searches`` searches over every adversary to the budget, or raise
         :class:`~bdpsim.calibration.budget.TooSlow` with the estimate when they do not fit (field
-        ``--transition`` on a chain, else ``model``; ``fix``: what to change)."""
+        ``model.transition`` on a chain, else ``model``; ``fix``: what to change)."""
         if self.ledger is None:
             return
         one = self.search_cost()
         est = searches * one.seconds
         if not self.ledger.fits(est):
             field, value = (
-                ("--transition", f"{self.model.states} states")
+                ("model.transition", f"{self.model.states} states")
                 if self.chain
                 else ("model", f"{self.model.n} records")
             )
@@ -423,7 +423,7 @@ def _exact(p: CalibrationProblem) -> Calibration:
     p.too_slow(
         "exact",
         EXACT_SEARCHES,
-        "a chain with fewer states or faster mixing, or a --method without the exact search"
+        "a chain with fewer states or faster mixing, or a method without the exact search"
         if p.chain
         else "a smaller model, or a larger min_known",
     )

@@ -408,10 +408,10 @@ def calibrate_optimal(p):
         est = searches * one.seconds
         if not p.ledger.fits(est):
             raise TooSlow(
-                "--n" if p.chain else "model",
+                "model.n" if p.chain else "model",
                 p.model.n if p.chain else f"{p.model.n} records",
                 f"optimal needs ~{duration(est)} (~{searches} x a {one.what}); at most "
-                f"~{duration(p.ledger.left)} allowed" + (" (use a smaller --n)" if p.chain else ""),
+                f"~{duration(p.ledger.left)} allowed" + (" (use fewer records)" if p.chain else ""),
             )
         p.ledger.charge(est)
     steps = itertools.count(len(p.cache) + 1)  # the LP's rounds, counted on from the searches

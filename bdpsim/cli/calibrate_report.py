@@ -22,6 +22,8 @@ FLAGS = {
     "target_advantage": "--target-advantage",
     "target_tpr": "--target-tpr",
     "at_fpr": "--at-fpr",
+    "model.n": "--n",
+    "model.transition": "--transition",
 }
 
 

@@ -30,7 +30,7 @@ def test_mqm_exact_refused_up_front_with_the_estimate(bdpsim_cli):
         "markov-quilt-exact",
     )
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
-    assert "--n = 10000000: markov-quilt-exact needs ~" in p.stderr and "use a smaller --n" in p.stderr
+    assert "--n = 10000000: markov-quilt-exact needs ~" in p.stderr and "use fewer records" in p.stderr
 
 
 def test_method_all_reports_the_refused_method_and_runs_the_others(bdpsim_cli):
@@ -126,7 +126,7 @@ def test_library_default_budget_refuses_from_the_estimate(monkeypatch):
 def test_library_budget_and_estimates_grow_as_documented():
     m = MarkovChainModel(symmetric_chain(2), 50)
     assert calibrate(m, 1.0, method="markov-quilt-exact").bdpl is not None
-    with pytest.raises(TooSlow, match="^--n = 50: markov-quilt-exact"):
+    with pytest.raises(TooSlow, match="^model.n = 50: markov-quilt-exact"):
         calibrate(m, 1.0, method="markov-quilt-exact", budget=1e-6)
     assert mqm_exact_seconds(2, 10_000_002) == pytest.approx(100 * mqm_exact_seconds(2, 100_002))
     assert mqm_exact_seconds(50, 1000) > 100 * mqm_exact_seconds(2, 1000)
@@ -164,3 +164,18 @@ def test_the_budget_is_charged_with_estimates_not_the_clock(capsys, monkeypatch,
     monkeypatch.setattr(time, "monotonic", lambda: 1000.0 * next(ticks))
     assert _rows(capsys, argv) == calm
     assert all(not str(r["reason"]).startswith("not run") for r in calm.values())
+
+
+def test_library_refusals_name_the_model_field_and_the_cli_its_flag(capsys):
+    """A budget refusal from a Python call names the model's field (``model.transition``,
+    ``model.n``), not a flag of the command line (``--transition``, ``--n``: what ``bdpsim
+    calibrate markov`` says, mapped there)."""
+    from bdpsim.cli import main
+
+    m = MarkovChainModel(symmetric_chain(2), 50)
+    with pytest.raises(TooSlow, match=r"^model.transition = '2 states': exact needs ~.*or a method without"):
+        calibrate(m, 1.0, method="exact", budget=1e-9)
+    argv = ["calibrate", "markov", "--gamma", "2", "--n", "10000000", "--epsilon", "1"]
+    assert main([*argv, "--method", "markov-quilt-exact"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bdpsim: error: --n = 10000000: markov-quilt-exact needs") and "--n" not in err[25:]

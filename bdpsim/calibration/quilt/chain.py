@@ -276,11 +276,11 @@ def _exact_search(grid, epsilon: float, T: int, method: str, params: dict, deadl
         if deadline is not None and time.monotonic() > deadline:
             done = (time.monotonic() - t0) / max(i - 2, 1)
             raise TooSlow(
-                "--n",
+                "model.n",
                 T,
                 f"markov-quilt-exact stopped at node {i} of {T} after "
                 f"{time.monotonic() - t0:.0f} s (~{done * 1e3:.2g} ms per record, "
-                f"~{done * (T - 2) / 60:.0f} min in all; use a smaller --n)",
+                f"~{done * (T - 2) / 60:.0f} min in all; use fewer records)",
             )
         nm, a, b = quilt_scores(lambda A, B, i=i: grid(i, A, B), i, T, epsilon)
         noise[i - 1] = nm
