@@ -41,6 +41,13 @@ from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .releases import LocalRelease
 from .values import Value, bracket, exact
 
+#: the eps at which ``tpr_at`` reads the profile (``t = e^eps`` and ``e^-eps``)
+TPR_EPSILONS = (0.0, *(float(e) for e in np.round(np.geomspace(0.01, 8.0, 24), 6)))
+#: how ``tpr_at``'s bracket was found, in the report
+TPR_NOTE = (
+    "bracketed from the privacy profile at 25 eps: the upper end holds for every adversary, the "
+    "lower end is attained by the adversary named"
+)
 #: the width of ``delta(eps)`` the refinement aims at
 TOLERANCE = 1e-6
 #: what each adversary's known set is, in the report
@@ -87,11 +94,31 @@ class LocalNumbers(Derived):
         return self._cache[("epsilon", d)]
 
     def tpr_at(self, fpr: float) -> Value:
-        check_fpr("fpr", fpr)
-        raise NotAvailable(
-            "tpr_at: the optimal attack's trade-off of a local release is not in the accountant; "
-            "ask delta(eps) (the trade-off curve is determined by the profile)"
-        )
+        """The worst adversary's most powerful test at false-positive rate ``a = fpr``, bracketed
+        from the profile at :data:`TPR_EPSILONS` (``t = e^eps``, ``delta(eps)`` in ``[d_lo, d_hi]``):
+
+        * upper, for every adversary and both orders: ``TPR <= min(t a + d_hi, 1 - (1 - a - d_hi)
+          / t)`` (the f-DP curve the profile implies);
+        * lower, attained: the adversary of ``d_lo`` has a set ``S``, ``q = Q(S)``, with ``P(S) >=
+          d_lo + t q``; its ROC curve is concave through ``(0, 0)``, ``(q, P(S))`` and ``(1, 1)``.
+          If ``q >= a`` the chord from the origin gives ``TPR >= a (d_lo / q + t) >= a t / (1 -
+          d_lo)`` (``P(S) <= 1`` bounds ``q <= (1 - d_lo) / t``); if ``q <= a`` the chord to ``(1, 1)``
+          gives ``TPR >= d_lo + a (1 - d_lo)`` (least at ``q = 0`` for ``t >= 1``); the least of the
+          two (and the trivial test ``TPR = a``).
+
+        The bracket is what the profile certifies, not refined further (its width is printed)."""
+        a = check_fpr("fpr", fpr)
+        self.prepare(epsilons=TPR_EPSILONS)
+        lo, hi, who = a, 1.0, None
+        for e in TPR_EPSILONS:
+            v = self._cache[("delta", float(e))]
+            t, d_lo, d_hi = math.exp(e), float(v.lower), min(float(v.upper), 1.0)
+            hi = min(hi, t * a + d_hi, 1.0 - (1.0 - a - d_hi) / t)
+            through_origin = a * t / (1.0 - d_lo) if d_lo < 1.0 and a <= (1.0 - d_lo) / t else math.inf
+            low = min(through_origin, d_lo + a * (1.0 - d_lo), 1.0)
+            if low > lo:
+                lo, who = low, v.adversary
+        return bracket(lo, max(hi, lo), who, TPR_NOTE)
 
     def naive(self):
         raise NotAvailable("a local release has no per-release naive composition here")

@@ -169,5 +169,50 @@ def test_refusals_name_the_release_and_what_to_use():
     acc = account(model, [LocalRelease("krr", 1.0)])
     with pytest.raises(ConfigError, match=r"^epsilon = -1"):
         acc.delta(-1)
-    with pytest.raises(NotAvailable, match="tpr_at"):
-        acc.tpr_at(0.1)
+    with pytest.raises(ConfigError, match=r"^fpr = 0"):
+        acc.tpr_at(0)
+
+
+def np_tpr(p: np.ndarray, q: np.ndarray, a: float) -> float:
+    """The most powerful test of ``p`` against ``q`` at false-positive rate ``a`` (Neyman-Pearson:
+    outputs by decreasing ``p / q``, the last one randomised)."""
+    order = np.argsort(-(p / q), kind="stable")
+    tpr, fpr = 0.0, 0.0
+    for j in order:
+        take = min(1.0, (a - fpr) / q[j]) if q[j] > 0 else 1.0
+        tpr, fpr = tpr + take * p[j], fpr + take * q[j]
+        if fpr >= a - 1e-15:
+            break
+    return tpr
+
+
+@pytest.mark.parametrize("case", ["2 states, k-RR, T = 5", "3 states, a 3 x 2 matrix, T = 4"])
+def test_tpr_at_brackets_the_worst_most_powerful_test_by_brute_force(case):
+    """``tpr_at`` of a local release (it was NotAvailable) is a bracket holding the worst
+    adversary's most powerful test, by brute force over every adversary, order and output
+    sequence; ``beta`` is its complement; the lower end is attained by the adversary named."""
+    from tests.helpers import local_release_laws
+
+    P, T, rel, M = CASES[case]
+    model = bdpsim.MarkovChainModel(P, n=T)
+    acc = account(model, [rel])
+    k = model.states
+    worst = dict.fromkeys((1e-3, 0.05, 0.3), 0.0)
+    for t in range(T):
+        for size in range(T):
+            for K in itertools.combinations([j for j in range(T) if j != t], size):
+                for xk in itertools.product(range(k), repeat=size):
+                    for a, b in itertools.permutations(range(k), 2):
+                        try:
+                            p, q = local_release_laws(P, model.initial, M.T, T, t, dict(zip(K, xk)), a, b)
+                        except (ZeroDivisionError, FloatingPointError):
+                            continue
+                        if not (np.all(np.isfinite(p)) and np.all(np.isfinite(q))):
+                            continue
+                        for f in worst:
+                            worst[f] = max(worst[f], np_tpr(p, q, f))
+    for f, truth in worst.items():
+        v = acc.tpr_at(f)
+        assert v.lower - 1e-12 <= truth <= v.upper + 1e-12, (f, v, truth)
+        assert v.lower > f and v.upper < 1 and v.adversary is not None
+        assert acc.beta(f).upper == pytest.approx(1 - v.lower, abs=1e-15)
