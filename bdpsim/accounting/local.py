@@ -198,11 +198,32 @@ class LocalAccount(LocalNumbers):
             )
         for a, b in w.renyi.items():
             self._cache[("renyi", a)] = _value(b.low, b.high, as_adversary(w.renyi_by[a]), grid)
-        self._cache[("renyi", math.inf)] = _value(w.bdpl.low, w.bdpl.high, as_adversary(w.bdpl_by), grid)
+        self._cache[("renyi", math.inf)] = self._bdpl(w.bdpl.low, w.bdpl.high, as_adversary(w.bdpl_by), grid)
         for d, b in w.epsilon_at.items():
             self._cache[("epsilon", d)] = _value(
                 b.low, b.high, None, f"{grid}; the inverse of the supremum over adversaries of delta(eps)"
             )
+
+    def _bdpl(self, low: float, high: float, adversary: Adversary, note: str) -> Value:
+        """The BDPL: the kernel's bracket ``[low, high]``, or, where it is wider than
+        :attr:`tolerance`, the exact value of the temporal engine (:func:`bdpsim.exact_bdpl` of the
+        releases' joint matrix over the same known-set sizes) when it lies in the bracket and its
+        enumeration is not refused."""
+        if high - low > self.tolerance:
+            from ..core.errors import BdpsimError
+            from ..estimators.supremum import exact_bdpl
+            from ..mechanisms.local import LocalRelease as Release
+
+            try:
+                M = joint_matrix(self.releases, int(self.model.states))
+                ex = exact_bdpl(self.model, Release(M), sizes=self.sizes)
+            except BdpsimError:
+                ex = None
+            if ex is not None and low - 1e-9 <= ex.bdpl <= high + 1e-9:
+                return exact(
+                    float(ex.bdpl), ex.adversary, "the temporal engine's exact max_t TPL_t (in the bracket)"
+                )
+        return _value(low, high, adversary, note)
 
     def _prepare_one(self, eps: list[float], dls: list[float], als: list[float]) -> None:
         """One adversary: the grid doubled from :data:`GRID` until every ``delta`` asked is

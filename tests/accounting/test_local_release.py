@@ -216,3 +216,15 @@ def test_tpr_at_brackets_the_worst_most_powerful_test_by_brute_force(case):
         assert v.lower - 1e-12 <= truth <= v.upper + 1e-12, (f, v, truth)
         assert v.lower > f and v.upper < 1 and v.adversary is not None
         assert acc.beta(f).upper == pytest.approx(1 - v.lower, abs=1e-15)
+
+
+def test_the_bdpl_of_a_long_three_state_chain_is_the_temporal_engines_exact_value():
+    """Where the kernel's BDPL bracket stays wider than the tolerance (three states, 24 steps: it
+    was [3.49739, 3.49810]), the accountant answers the temporal engine's exact value, which lies
+    in the bracket and equals ``temporal_exact``'s max_t TPL_t."""
+    model = bdpsim.MarkovChainModel(P3, n=24)
+    acc = account(model, [LocalRelease("krr", 1.0)], sizes=[0])
+    b = acc.bdpl
+    tpl = float(np.nanmax(temporal_exact(P3, 1.0, 24, "krr", initial=model.initial).tpl))
+    assert b.kind == "exact" and b.value == pytest.approx(tpl, abs=1e-12)
+    assert b.value == pytest.approx(3.497387878994806, abs=1e-12) and b.adversary.i == 11
