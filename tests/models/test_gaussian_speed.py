@@ -250,7 +250,7 @@ def test_gaussian_calibration_refuses_unreachable_targets_in_one_line(bdpsim_cli
 
 def test_gaussian_calibration_is_budgeted_and_reports_progress():
     model = MarkovChainModel(np.array([[0.882, 0.118], [0.305, 0.695]]), 288)
-    with pytest.raises(TooSlow, match=r"--transition.*gaussian noise ~12x a Laplace scan"):
+    with pytest.raises(TooSlow, match=r"^model.transition = .*gaussian noise ~12x a Laplace scan"):
         calibrate(model, 1.0, noise="gaussian", delta=1e-6, budget=0.01)
     seen = []
     small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 6)
