@@ -198,7 +198,8 @@ class LocalAccount(LocalNumbers):
             )
         for a, b in w.renyi.items():
             self._cache[("renyi", a)] = _value(b.low, b.high, as_adversary(w.renyi_by[a]), grid)
-        self._cache[("renyi", math.inf)] = self._bdpl(w.bdpl.low, w.bdpl.high, as_adversary(w.bdpl_by), grid)
+        low, high = float(np.asarray(w.bdpl.low)), float(np.asarray(w.bdpl.high))
+        self._cache[("renyi", math.inf)] = self._bdpl(low, high, as_adversary(w.bdpl_by), grid)
         for d, b in w.epsilon_at.items():
             self._cache[("epsilon", d)] = _value(
                 b.low, b.high, None, f"{grid}; the inverse of the supremum over adversaries of delta(eps)"
