@@ -76,8 +76,21 @@ class Adversary:
         }
 
 
+#: most records of a model whose known-set sizes are listed (the command line's ``--n`` limit: past
+#: it the list alone takes gigabytes before any estimate of the work)
+MAX_RECORDS = 10_000_000
+
+
 def known_sizes(spec, n: int) -> tuple[int, ...]:
-    """Allowed known-set sizes: ``"thesis"`` = 1..n-1, ``"all"`` = 0..n-1, or a list."""
+    """Allowed known-set sizes: ``"thesis"`` = 1..n-1, ``"all"`` = 0..n-1, or a list; a model of
+    more than :data:`MAX_RECORDS` records is refused (``ConfigError`` on ``model.n``)."""
+    check(
+        n <= MAX_RECORDS,
+        "model.n",
+        n,
+        f"must be at most {MAX_RECORDS:,} records (every adversary's known-set sizes are listed; "
+        "the exact search does not grow with n past its window)",
+    )
     if isinstance(spec, str) and spec == "thesis":
         return tuple(range(1, n))
     if isinstance(spec, str) and spec == "all":

@@ -91,8 +91,9 @@ def config_pair(config: str, epsilon: float | None = None):
     except ConfigError as exc:
         if epsilon is not None and exc.field == "mechanism.epsilon":
             raise ConfigError("--epsilon", exc.value, exc.rule) from None
-        if exc.field.startswith("run."):
-            raise ConfigError("mechanism", mech.get("kind"), f"the attack is exact: {exc.rule}") from None
+        if exc.field.startswith("run."):  # the estimators' advice is for bdpsim run, not here
+            rule = exc.rule.split("; use estimator = ")[0]
+            raise ConfigError("mechanism", mech.get("kind"), f"the attack is exact: {rule}") from None
         raise
     if len(cfg.points) != 1:
         field, values = _swept(cfg.points)

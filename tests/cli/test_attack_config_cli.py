@@ -175,3 +175,27 @@ def test_a_continual_config_is_attacked_as_a_local_release(tmp_path, capsys):
     assert "[0.474963, 0.474963] (certified bracket" in text and "an upper bound for every adversary" in text
     assert main(["attack", "config", str(cfg), "--plot", str(tmp_path / "r.png")]) == 2
     assert "--plot" in capsys.readouterr().err and not (tmp_path / "r.png").exists()
+
+
+def test_a_model_of_a_billion_records_is_refused_in_one_line(tmp_path, capsys):
+    """``validate`` and ``attack config`` of a chain of 10^9 records listed every known-set size
+    (gigabytes, no answer in 30 s); both now refuse ``model.n`` in one line. A Gaussian continual
+    config's attack is refused without the run estimators' advice."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(
+        CONTINUAL.replace("n = 4", "n = 1000000000")
+        .replace('kind = "continual"', 'kind = "count"')
+        .replace('release = "krr"\n', "")
+    )
+    for argv in (["validate", str(cfg)], ["attack", "config", str(cfg), "--quiet"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("bdpsim: error: model.n = 1000000000: must be at most")
+    cfg.write_text(
+        CONTINUAL.replace(
+            'release = "krr"\nepsilon = 1.0', 'release = "gaussian"\nsigma = 1.0\nstate_values = [0, 1]'
+        )
+    )
+    assert main(["attack", "config", str(cfg), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "BDPL is +inf" in err and "use estimator" not in err and err.count("\n") == 1
