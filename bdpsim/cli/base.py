@@ -186,6 +186,8 @@ def check_writable_file(flag: str, path: str | None) -> None:
     p = Path(path)
     if p.is_dir():
         raise ConfigError(flag, path, "is a directory: name a file to write")
+    if p.exists() and not p.is_file():  # a FIFO or a device: the write would block or be lost
+        raise ConfigError(flag, path, "is not a regular file (a pipe or a device): name a file to write")
     anc = p.parent
     while not anc.exists() and anc != anc.parent:
         anc = anc.parent

@@ -201,3 +201,18 @@ def test_foreign_directory_needs_force(tmp_path, capsys):
     rc, _, err = cli(capsys, "run", cfg, "--out", out, "--quiet", "--force")
     assert rc == 0, err
     assert (out / "thesis.tex").read_text() == "mine" and (out / "summary.csv").is_file()
+
+
+def test_a_fifo_as_json_output_is_refused_before_the_work(tmp_path, capsys):
+    """``--json`` naming a FIFO blocked the command at the write (no reader, no answer in 20 s);
+    it is refused in one line before any work."""
+    import os
+
+    from bdpsim.cli import main
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    argv = ["temporal", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "5", "--epsilon", "1"]
+    assert main([*argv, "--json", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--json" in err and "not a regular file" in err
