@@ -268,18 +268,45 @@ class Account(Derived):
         return best
 
     def _worst_mc(self, what: tuple) -> Value:
+        """The worst of the few best windows of a Gaussian-proxy search, measured by Monte Carlo (a
+        value at most the supremum). For ``delta`` on a chain the interval is that of the supremum
+        over every adversary: from the window's Monte Carlo lower end to a certified upper end over
+        every window (:meth:`_certified_mc_upper`)."""
         eps = float(what[1]) if what[0] == "delta" else 1.0
         cands, _ = self._candidates(("proxy", eps), S.MC_TOP)
         best = self._measured(cands, what, lambda v: v.value)
         note = (
-            f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search "
-            "(a lower bound of the supremum over every adversary)"
+            f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search"
+            f" [{best.lower:.4g}, {best.upper:.4g}] (at most the supremum over every adversary)"
         )
         if what[0] == "delta" and _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n):
-            score = S.bound_score("noise-free", self.plan, self.comps, eps)
-            top, _ = S.chain_search(self.model, self.comps, score, self.sizes[0], 1)
-            note += f"; every adversary: <= {top[0].score:.4g} (the query laws without noise, certified)"
+            upper, how = self._certified_mc_upper(eps)
+            note += (
+                f"; every adversary: <= {upper:.4g} ({how}, certified); the interval is the "
+                "supremum's: that window's lower end to this one"
+            )
+            lower = min(best.lower, upper)
+            return Value(best.value, lower, upper, best.kind, best.adversary, note, best.confidence)
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
+
+    def _certified_mc_upper(self, eps: float) -> tuple[float, str]:
+        """The least of two certified upper ends of ``delta(eps)`` over every window of a chain: the
+        query laws' own divergence (no noise) and the coupling bound
+        (:mod:`bdpsim.accounting.coupling`), each with the window truncation's slack."""
+        from .coupling import coupling_score
+
+        slack = 0.0
+        found = []
+        for how, score in (
+            ("the query laws without noise", S.bound_score("noise-free", self.plan, self.comps, eps)),
+            ("the monotone coupling of the query laws", coupling_score(self.plan, self.comps, eps)),
+        ):
+            if score is None:
+                continue
+            top, lmax = S.chain_search(self.model, self.comps, score, self.sizes[0], 1)
+            slack = S.truncation(self.model, lmax) * math.exp(eps)
+            found.append((min(top[0].score + slack, 1.0), how))
+        return min(found)
 
     # ------------------------------------------------------------------ public numbers
     def delta(self, epsilon: float) -> Value:

@@ -51,6 +51,8 @@ MC_DRAWS = 20_000
 MC_WIDTH = 0.005
 MC_MAX_DRAWS = 2_000_000
 CONFIDENCE = 0.95
+#: cells of the output line per pair of point masses (a release whose query value is known)
+POINT_RESOLUTION = 4096
 
 
 def _is_gaussian(noise) -> bool:
@@ -212,7 +214,9 @@ class JointPair:
                 a, b = (u, v) if forward else (v, u)
                 if a == b:
                     continue
-                cells = MX.loss_cells(z, np.array([a, b]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), 4096)
+                cells = MX.loss_cells(
+                    z, np.array([a, b]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), POINT_RESOLUTION
+                )
                 br = LossBracket.from_cells(cells.mass, cells.lower, cells.upper, LOSS_STEP, cells.inf_mass)
                 out = br if out is None else out.compose(br)
             if out is None:
