@@ -26,6 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
+from ..calibration.budget import (
+    DEFAULT_BUDGET,
+    EXACT_SEARCHES,
+    NOISE_SCAN_FACTOR,
+    Budget,
+    TooSlow,
+    budget_of,
+    duration,
+)
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.traits import law_names
 from ..kernels.roots import monotone_root
@@ -149,6 +158,7 @@ def calibrate_attack(
     compare: bool = True,
     engine=None,
     progress: Callable | None = None,
+    budget=DEFAULT_BUDGET,
 ) -> AttackCalibration:
     """The least noise of ``mechanism``'s noise law (its other settings kept) such that the worst
     adversary's advantage is ``<= target_advantage``, or its TPR at ``at_fpr`` (the bound for every
@@ -180,6 +190,15 @@ def calibrate_attack(
         The pair's engine (built here when not given).
     progress : callable, optional
         ``progress(step, None)`` after each amount tried.
+    budget : float or Budget or None, optional
+        Estimated seconds the search may take (default
+        :data:`~bdpsim.calibration.budget.DEFAULT_BUDGET`, an hour; ``None``: no limit): about
+        :data:`~bdpsim.calibration.budget.EXACT_SEARCHES` amounts are tried, each one search over
+        every adversary of the engine's estimate (:class:`~bdpsim.models.engines.HasSearchCost`;
+        another law than Laplace :data:`~bdpsim.calibration.budget.NOISE_SCAN_FACTOR` times it);
+        a search that does not fit is refused before it starts
+        (:class:`~bdpsim.calibration.budget.TooSlow`, naming the model's field, with the estimate).
+        The eps-BDP comparison is charged to what is left.
 
     Returns
     -------
@@ -190,6 +209,8 @@ def calibrate_attack(
     ------
     ConfigError
         Targets outside (0, 1), or a noise law without monotonicity.
+    TooSlow
+        The search's estimate exceeds ``budget``.
     NotAvailable
         A pair whose engine cannot be re-noised.
     """
@@ -219,6 +240,8 @@ def calibrate_attack(
 
     if eps < RESOLUTION_EPSILON:
         return _group_bound(model, mechanism, what, target, eps, at_fpr)
+    ledger = budget_of(budget)
+    _charge_search(ledger, eng, model, noise.name, sizes)
 
     def value(par: float) -> float:
         found = eng.with_noise(noise.with_parameter(par))
@@ -230,7 +253,7 @@ def calibrate_attack(
     achieved = value(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
-        bdp = _bdp_parameter(model, mechanism, eps, sizes)
+        bdp = _bdp_parameter(model, mechanism, eps, sizes, ledger)
     saving = None if bdp is None else (bdp / par if grows else par / bdp)
     return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)
 
@@ -268,7 +291,38 @@ def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr)
     return AttackCalibration(noise.name, noise.parameter_name, par, value, target, what, eps, par, 1.0, note)
 
 
-def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
+def _charge_search(ledger: Budget | None, engine, model, noise: str, sizes) -> None:
+    """Charge the attack calibration's searches (about ``EXACT_SEARCHES`` amounts, one search over
+    every adversary each) to ``ledger``, or raise :class:`TooSlow` before any work when their
+    estimate does not fit (field ``model.transition`` on a chain, else ``model``)."""
+    from ..adversary import known_sizes
+    from ..calibration.engine import search_cost
+    from ..models.protocols import MarkovChain
+
+    if ledger is None:
+        return
+    one = search_cost(engine, known_sizes(sizes, model.n)[0])
+    factor = NOISE_SCAN_FACTOR.get(noise, 1.0)
+    est = EXACT_SEARCHES * one.seconds * factor
+    if ledger.fits(est):
+        ledger.charge(est)
+        return
+    chain = isinstance(model, MarkovChain)
+    field, value = (
+        ("model.transition", f"{model.states} states") if chain else ("model", f"{model.n} records")
+    )
+    law = f", {noise} noise ~{factor:g}x a Laplace search" if factor != 1.0 else ""
+    raise TooSlow(
+        field,
+        value,
+        f"the attack calibration needs ~{duration(est)} ({one.what}{law}, ~{duration(one.seconds * factor)} "
+        f"per amount of noise, ~{EXACT_SEARCHES} amounts); at most ~{duration(ledger.left)} allowed "
+        "(a chain with fewer states or faster mixing, fewer records, or an eps target"
+        + (f"; {ledger.hint})" if ledger.hint else ")"),
+    )
+
+
+def _bdp_parameter(model, mechanism, eps: float, sizes, ledger: Budget | None = None) -> float | None:
     """The least parameter of the mechanism's noise law that is eps-BDP over every adversary
     (:func:`bdpsim.calibration.calibrate` on Markov chains, :func:`bdpsim.calibration.graphs.calibrate_graph`
     on networks and random fields; an upward-closed family), else ``None``."""
@@ -287,7 +341,7 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
 
         values = q.per_state(cast(HasStates, model).states)
         row = calibrate_graph(
-            model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0]
+            model, eps, values, method="exact", noise=mechanism.noise.name, min_known=ks[0], budget=ledger
         )[0]
         return row.scale if row.parameter is None else row.parameter  # the Laplace scale is its parameter
     if not isinstance(model, MarkovChain):
@@ -302,7 +356,13 @@ def _bdp_parameter(model, mechanism, eps: float, sizes) -> float | None:
     if kw is None:
         return None
     c = calibrate(
-        cast(MarkovChainModel, model), eps, method="exact", noise=mechanism.noise.name, min_known=ks[0], **kw
+        cast(MarkovChainModel, model),
+        eps,
+        method="exact",
+        noise=mechanism.noise.name,
+        min_known=ks[0],
+        budget=ledger,
+        **kw,
     )
     return c.scale if c.parameter is None else c.parameter
 

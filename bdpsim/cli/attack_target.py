@@ -77,6 +77,7 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
     attack target of the flags (:func:`bdpsim.attack.calibrate.calibrate_attack`, with progress on
     stderr); printed, or one JSON object with ``--json``."""
     from ..attack.calibrate import calibrate_attack
+    from ..calibration.budget import CLI_BUDGET, Budget
     from ..kernels.noise.laws import noise_with_amount
     from ..mechanisms.noisy import NoisyQueryMechanism
     from .calibrate_report import named
@@ -95,6 +96,7 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
                 at_fpr=a.at_fpr,
                 sizes=sizes,
                 progress=bar,
+                budget=Budget(CLI_BUDGET),  # as the eps calibration: refused up front past it
             )
     except ValueError as err:
         raise (named(err) or err) from None

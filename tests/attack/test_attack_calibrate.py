@@ -186,3 +186,23 @@ def test_a_target_below_floating_point_resolution_is_met_by_group_privacy(capsys
     assert main(argv + ["--target-advantage", "1e-300", "--noise", "gaussian"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "below floating-point resolution" in err[0] and "gaussian" in err[0]
+
+
+def test_a_target_whose_search_exceeds_the_budget_is_refused_before_the_work(capsys):
+    """A 16-state chain: the attack calibration's searches are estimated (the engine's search cost,
+    about ten amounts) and refused in one line naming the model's field, as the eps calibration is;
+    before, ``bdpsim calibrate markov --target-advantage`` ran past two minutes with "0/? amounts
+    tried"."""
+    from bdpsim.calibration.budget import TooSlow
+    from bdpsim.cli import main
+
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(16), 16)
+    model = MarkovChainModel(P, n=200)
+    mech = NoisyQueryMechanism(CountQuery((1,)), LaplaceNoise(1.0))
+    with pytest.raises(TooSlow, match=r"^model.transition = '16 states': the attack calibration needs ~"):
+        calibrate_attack(model, mech, target_advantage=0.3, budget=60.0)
+    argv = ["calibrate", "markov", "--transition", str(P.tolist()), "--n", "200", "--target-advantage", "0.3"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bdpsim: error: --transition = '16 states': the attack")
