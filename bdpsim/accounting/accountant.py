@@ -137,6 +137,14 @@ class Account(Derived):
         return self._cache["gauss"]
 
     # ------------------------------------------------------------------ the search
+    @property
+    def engine(self):
+        """The model's exact engine whose search over every adversary the accountant's scores ride on
+        (:func:`~bdpsim.accounting.search.packed_engine`; built once)."""
+        if "engine" not in self._cache:
+            self._cache["engine"] = S.packed_engine(self.model, self.comps, self.plan.reduced[0][1])
+        return self._cache["engine"]
+
     def _candidates(self, what: tuple, top: int = 1) -> tuple[list[S.Candidate], float]:
         """Searched adversaries, best first, and the truncation tolerance of the search."""
         key = ("cand", what, top)
@@ -147,11 +155,8 @@ class Account(Derived):
         else:
             score = S.row_score(what, self.plan, self.comps, self.seed)
             model = self.model
-            if _is_chain(model) and is_upward_closed(self.sizes, model.n):
-                cands, lmax = S.chain_search(model, self.comps, score, self.sizes[0], top)
-                out = (cands, S.truncation(model, lmax))
-            elif _is_network(model) and is_upward_closed(self.sizes, model.n):
-                out = (S.network_search(model, self.comps, score, self.sizes[0]), 0.0)
+            if (_is_chain(model) or _is_network(model)) and is_upward_closed(self.sizes, model.n):
+                out = S.engine_search(self.engine, score, self.sizes[0], top)
             else:
                 out = (self._exhaustive(what, top), 0.0)
         self._cache[key] = out
@@ -228,13 +233,12 @@ class Account(Derived):
             )
         from ..kernels.noise.protocols import LaplaceKernel
 
-        hi_c, _ = S.chain_search(
-            self.model, self.comps, S.bound_score("ratio", self.plan, self.comps), self.sizes[0], 1
-        )
+        ratio = S.bound_score("ratio", self.plan, self.comps)
+        hi_c, _ = S.engine_search(self.engine, ratio, self.sizes[0], 1)
         lo, adv = -math.inf, hi_c[0].adversary
         if all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
-            lo_c, _ = S.chain_search(
-                self.model, self.comps, S.bound_score("diagonal", self.plan, self.comps), self.sizes[0], 1
+            lo_c, _ = S.engine_search(
+                self.engine, S.bound_score("diagonal", self.plan, self.comps), self.sizes[0], 1
             )
             lo, adv = lo_c[0].score, lo_c[0].adversary
         lo = max(lo, self.pair(adv).bdpl().lower)
@@ -295,7 +299,6 @@ class Account(Derived):
         (:mod:`bdpsim.accounting.coupling`), each with the window truncation's slack."""
         from .coupling import coupling_score
 
-        slack = 0.0
         found = []
         for how, score in (
             ("the query laws without noise", S.bound_score("noise-free", self.plan, self.comps, eps)),
@@ -303,8 +306,8 @@ class Account(Derived):
         ):
             if score is None:
                 continue
-            top, lmax = S.chain_search(self.model, self.comps, score, self.sizes[0], 1)
-            slack = S.truncation(self.model, lmax) * math.exp(eps)
+            top, tol = S.engine_search(self.engine, score, self.sizes[0], 1)
+            slack = tol * math.exp(eps)
             found.append((min(top[0].score + slack, 1.0), how))
         return min(found)
 

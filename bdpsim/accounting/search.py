@@ -11,12 +11,20 @@ shift ``Z`` of every release, whose law does not depend on ``x_i``. So the joint
 variation and ``e^{(alpha - 1) D_alpha}`` are jointly convex and the supremum of the loss is jointly
 quasi-convex, so each is at most its largest value over the mixture's parts, each a shift of the
 ``K*`` pair (shift-invariant): **the worst adversary knows every record outside a window around its
-target and nothing inside**, for the joint of any number of releases as for one (the window scan of
-:mod:`bdpsim.kernels.chains.window_scan`). On a network the known records that separate the target's
-region in the moral graph do the same (:mod:`bdpsim.models.bayesnet.search`). Checked against the
-exhaustive search over every ``K`` on small chains (``tests/accounting``).
+target and nothing inside**, for the joint of any number of releases as for one (a chain's window
+scan). On a network the known records that separate the target's region in the moral graph do the
+same (the region search). Checked against the exhaustive search over every ``K`` on small chains
+(``tests/accounting``).
 
-**Scores.** The scan scores pairs of window laws row by row (``score(W1, W2) -> (signed value,
+**Through the engine.** Both searches are the model's exact engine's
+(:meth:`~bdpsim.models.engines.HasSearch.search` of :func:`packed_engine`: the components packed
+into one integer per state, a sum of state values), with the window truncation it owns (its
+``tolerance``, added to a number's upper end). The scores decode the packed sums column by column,
+so they ask for the law pairs on the packed values as they are
+(:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`), not on the lattice moved to its least
+value: :func:`engine_search`.
+
+**Scores.** The search scores pairs of window laws row by row (``score(W1, W2) -> (signed value,
 atom)``): batched for one release after the sufficient-statistic reduction (the noise law's own
 profile and supremum), row by row for the enumeration; for Monte Carlo releases the scan ranks the
 windows by a Gaussian proxy (each release's noise replaced by a normal one of the same variance) and
@@ -28,17 +36,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..adversary import Adversary
-from ..core.errors import NotAvailable
+from ..core.errors import ConfigError, NotAvailable
 from ..kernels.argcheck import TooExpensive
-from ..kernels.chains import window_scan as wk
 from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, grid_delta_pair
 from ..kernels.noise.protocols import GaussianKernel, LaplaceKernel
+from ..kernels.noise.scores import FunctionScore, Scored
 from ..kernels.privacy import joint as J
-from ..models.markov.window import WindowAdversary, auto_window_limit, truncation_bound
+from ..mechanisms.noisy import NoisyQueryMechanism
+from ..models.engines import HasSearch, HasSearchOptions, engine_for
+from ..queries import StateSumQuery
 from .pairs import Components, JointPair, ReleasePlan, laplace_rate
 
 #: windows measured by Monte Carlo after a proxy scan
@@ -58,7 +69,7 @@ class Candidate:
 
     adversary: Adversary
     score: float
-    window: WindowAdversary | None = None
+    row: Any = None  # the engine's row (a chain's window adversary, a network's region adversary)
 
 
 def _marginal_matrix(comps: Components, c: int, size: int) -> np.ndarray:
@@ -311,46 +322,46 @@ def row_score(
     return score_rows
 
 
-def chain_search(model, comps: Components, score, min_known: int, top: int) -> tuple[list[Candidate], int]:
-    """The window scan of a chain with ``score``: the ``top`` best window cells as adversaries, and
-    the window limit searched (module docstring)."""
-    n = model.n
-    g = comps.packed.astype(np.int64)
-    lim = auto_window_limit(model.transition, n, WINDOW_TOLERANCE)
-    lmax = n - 1 if lim is None or lim >= n - 1 else lim
-    supp = wk.support(model)
-    T = np.ones(n, dtype=bool)
-    ok = wk.feasible_cells(n, lmax, supp, T, int(min_known))  # type: ignore[arg-type]
-    cells = wk.scan(model.transition, np.asarray(model.initial), g, math.nan, lmax, ok, score=score)
-    v = cells["value"]
-    flat = np.flatnonzero(v.ravel() > -np.inf)
-    if flat.size == 0:
-        raise NotAvailable("no adversary has two target values of positive probability")
-    order = flat[np.argsort(-v.ravel()[flat], kind="stable")][:top]
-    out = []
-    for j in order:
-        kl, L, kr, R = (int(t) for t in np.unravel_index(int(j), v.shape))
-        idx = (kl, L, kr, R)
-        a = None if kl == wk.END else int(cells["a"][idx])
-        c = None if kr == wk.END else int(cells["c"][idx])
-        i = wk.first_target(n, L, R, a, c is None, supp, T)  # type: ignore[arg-type]
-        w = WindowAdversary(
-            n, i, L, R, a, c, int(cells["x"][idx]), int(cells["x_prime"][idx]), float(v[idx]), math.nan, model
-        )
-        out.append(Candidate(w.adversary(), float(v[idx]), w))
-    return out, lmax
+def packed_engine(model, comps: Components, noise=None):
+    """The exact engine (:func:`~bdpsim.models.engines.engine_for`) of the components packed into
+    one integer per state (``sum_c radix_c g_c``: a sum of state values) on ``model``, whose
+    search over every adversary — a chain's window scan, a network's region search — the
+    accountant's scores ride on (:func:`engine_search`). ``noise`` is the engine's noise law; the
+    scores carry the releases' own noises and do not read it (default ``Lap(1)``). A chain's window
+    truncation: :data:`WINDOW_TOLERANCE`."""
+    query = StateSumQuery(tuple(float(v) for v in comps.packed))
+    law = LaplaceNoise(1.0) if noise is None else noise
+    engine = engine_for(model, NoisyQueryMechanism(query, law, "sum"))
+    if not isinstance(engine, HasSearch):
+        raise NotAvailable(f"{type(engine).__name__}: no search over every adversary; give adversary=")
+    if isinstance(engine, HasSearchOptions):
+        engine = engine.with_search_options(tolerance=WINDOW_TOLERANCE)
+    return engine
 
 
-def truncation(model, lmax: int) -> float:
-    """``D_d + E_d`` of the searched window limit (0 when every window was searched)."""
-    if lmax >= model.n - 1:
-        return 0.0
-    return truncation_bound(model.transition, lmax + 1)
+def engine_search(engine, score, min_known: int, top: int | None) -> tuple[list[Candidate], float]:
+    """The engine's search (:meth:`~bdpsim.models.engines.HasSearch.search`) with ``score`` — rows
+    ``(W1, W2) -> (signed value, atom)`` on the packed sums (module docstring), which it reads as
+    they are (:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`) — its ``top`` best cells as
+    adversaries (a network's region search: its worst only) and the search's truncation tolerance
+    (a chain's windows longer than the automatic limit; 0: none)."""
+
+    def packed(W1, W2, step, noise) -> Scored:
+        return Scored.signed(*score(W1, W2))
+
+    try:
+        found = engine.search(FunctionScore(packed, ("joint",), reads_query_values=True), int(min_known), top)
+    except ConfigError as err:  # the window scan found no cell: a chain with nothing to distinguish
+        if err.field != "model":
+            raise
+        raise NotAvailable("no adversary has two target values of positive probability") from None
+    return [Candidate(r.adversary(), float(r.bdpl), r) for r in found.rows], float(found.tolerance)
 
 
-def network_search(model, comps: Components, score, min_known: int) -> list[Candidate]:
-    """The separated-region search of a network with ``score``: its worst adversary."""
-    from ..models.bayesnet import search as BS
-
-    res = BS.bdpl_search(model, comps.packed.astype(np.int64), score, min_known=min_known)
-    return [Candidate(res.worst.adversary(), float(res.bdpl))]
+def chain_search(
+    model, comps: Components, score, min_known: int, top: int, engine=None
+) -> tuple[list[Candidate], float]:
+    """The window scan of a chain with ``score`` (:func:`engine_search` of ``engine``, default
+    :func:`packed_engine`): the ``top`` best window cells as adversaries, and the truncation
+    tolerance of the windows searched (module docstring)."""
+    return engine_search(packed_engine(model, comps) if engine is None else engine, score, min_known, top)

@@ -63,6 +63,15 @@ conjugate bounds it (:mod:`bdpsim.attack.worst`). A chain's window search may tr
 (``window_limit = "auto"``): its ``tolerance`` bounds what the BDPL may miss (for the profile:
 ``delta(eps) <= delta_searched(eps - tolerance)``).
 
+**Scores that read the sums.** A score sees the law pairs up to a common shift and a unit (rows on
+``0, step, 2 step, ...``), which is all a shift-invariant score needs. A score that decodes the sums
+themselves — several queries packed into one integer per state, the accountant's joint laws of
+many releases (:mod:`bdpsim.accounting.search`) — declares it
+(:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`, e.g. ``FunctionScore(fn, names,
+reads_query_values=True)``): a chain's window scan and a network's region search then give it rows
+on the query's per-state values as they are (non-negative integers, ``step = 1``, column ``k`` the
+searched records' sum ``k``); the other searches refuse it (:func:`refuse_query_values`).
+
 An engine too large for a requested search says so by raising :class:`SearchTooLarge` (a
 :class:`~bdpsim.core.errors.NotAvailable` naming the config field to change) from its ``check_*``
 method, before any work.
@@ -92,6 +101,7 @@ from ..kernels.noise.scores import (
     Scored,
     StackedScore,
     names_of,
+    reads_query_values,
 )
 from .pairs import LatticePair, OutputPair
 from .protocols import HasRecordStates, HasStates
@@ -146,6 +156,7 @@ __all__ = [
     "adversary_row",
     "check_all_targets",
     "ranked_search",
+    "refuse_query_values",
     "score_rows",
     "use_engine",
 ]
@@ -690,8 +701,10 @@ class QueryLawsEngine(ABC):
         top: int | None = 1,
         targets: Sequence[int] | None = None,
     ) -> AdversarySearch:
-        """Every adversary scored (:class:`HasSearch`), by enumeration (the class docstring)."""
+        """Every adversary scored (:class:`HasSearch`), by enumeration (the class docstring); a
+        score reading the query's values is refused (:func:`refuse_query_values`)."""
         names = names_of(score)
+        refuse_query_values(score, f"{type(self).__name__}'s search by enumeration")
         check(
             isinstance(min_known, (int, np.integer)) and min_known >= 0,
             "min_known",
@@ -735,6 +748,19 @@ class QueryLawsEngine(ABC):
         found = self.search(rec, min_known, 1, targets)
         W1, W2, step = rec.stacked()
         return QueryLawPairs(W1, W2, step, float(found.tolerance))
+
+
+def refuse_query_values(score, search: str) -> None:
+    """Raise :class:`~bdpsim.core.errors.NotAvailable` when ``score`` reads the query's values
+    themselves (:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`): ``search`` gives its law
+    pairs up to a shift (the searches that give them on the values: a chain's window scan, a
+    network's region search)."""
+    if reads_query_values(score):
+        raise NotAvailable(
+            f"{search}: its law pairs are on the query's lattice up to a shift, not on the query's "
+            "values as they are (a score reading them needs a chain's window scan or a network's "
+            "region search)"
+        )
 
 
 def score_rows(score, W1: np.ndarray, W2: np.ndarray, step: float, noise, chunk: int = 20_000) -> Scored:

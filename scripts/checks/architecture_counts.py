@@ -25,6 +25,11 @@ Definitions (AST, so comments and strings never count):
   capability probes proper; the others read a field whose name is data).
 * *private cross-module import*: ``from M import _name`` with ``M`` a bdpsim module other than
   the importing one (relative or absolute).
+* *kind reach* (``kind_reaches``): outside ``models/``, an import (at the top or deferred in a
+  function) of a module of a model kind's package (``models/<kind>/``, not ``common``) other than
+  its public ones (``model``, ``kind``, ``build``, ``fit``, the package itself): a kind's internals,
+  which callers reach through the pair's exact engine (``engine_for``);
+  ``tests/architecture/test_layers.py`` holds them at 0.
 * *noise probe* (``noise_probes``, issue 36): outside ``kernels/noise/``, an ``isinstance(x, C)``
   or a comparison ``x is C``, ``x is not C``, ``x == C`` whose ``C`` is a concrete noise law class
   (a non-Protocol class defined in ``kernels/noise/``) or a Laplace-only mechanism type
@@ -146,6 +151,31 @@ def _private_imports(
             found["private_imports"].append(f"{rel}:{node.lineno} {src}.{a.name}")
 
 
+#: the modules of a kind package anyone may import (the rest: through the pair's exact engine)
+KIND_PUBLIC = {"model", "kind", "build", "fit"}
+
+
+def _kind_reaches(node, package: str, mods: dict, rel: str, found: dict[str, list[str]]) -> None:
+    """Imports of a model kind's internals by a module outside ``models/``: appended to
+    ``found["kind_reaches"]``."""
+    if rel.startswith("models/"):
+        return
+    if isinstance(node, ast.Import):
+        targets = [a.name for a in node.names]
+    else:
+        src = node.module or ""
+        if node.level:
+            base = package.split(".")
+            src = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+        targets = [f"{src}.{a.name}" if f"{src}.{a.name}" in mods else src for a in node.names]
+    kinds = {p.parent.name for p in (PKG / "models").glob("*/__init__.py")} - {"common"}
+    for t in dict.fromkeys(targets):
+        parts = t.split(".")
+        if len(parts) > 3 and parts[:2] == ["bdpsim", "models"] and parts[2] in kinds:
+            if parts[3] not in KIND_PUBLIC:
+                found["kind_reaches"].append(f"{rel}:{node.lineno} {t}")
+
+
 def counts(listing: bool = False) -> dict[str, list[str]]:
     mods = _modules()
     concrete = _concrete_classes(mods)
@@ -156,6 +186,7 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
         "getattr_literal": [],
         "private_imports": [],
         "noise_probes": [],
+        "kind_reaches": [],
     }
     noise = {
         c for c, files in concrete.items() if any(f.startswith("kernels/noise/") for f in files)
@@ -180,10 +211,12 @@ def counts(listing: bool = False) -> dict[str, list[str]]:
                         )
             elif isinstance(node, ast.ImportFrom):
                 _private_imports(node, package, mod, mods, rel, found)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                _kind_reaches(node, package, mods, rel, found)
     return found
 
 
-TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 3, "noise_probes": 0}  # issues 28 and 36
+TARGETS = {"isinstance": 2, "getattr": 12, "private_imports": 3, "noise_probes": 0, "kind_reaches": 0}
 
 GENERATED = ROOT / "docs" / "generated" / "architecture_counts.md"
 #: the counts at main be71edc, before issue 28 (this script run on that tree)
@@ -194,7 +227,8 @@ BEFORE = {
     "getattr_literal": 29,
     "private_imports": 14,
     "noise_probes": 17,
-}  # noise_probes: at main 72aee1f, before issue 36 (this script run on that tree)
+    "kind_reaches": 2,
+}  # noise_probes: at main 72aee1f, before issue 36; kind_reaches: at main 8af23df (this script on each)
 
 
 def markdown() -> str:
@@ -210,6 +244,7 @@ def markdown() -> str:
         )
     lines.append("")
     lines.append("`noise_probes`: before = main 72aee1f (issue 36), the first tree it was counted on.")
+    lines.append("`kind_reaches`: before = main 8af23df, the first tree it was counted on.")
     return "\n".join(lines) + "\n"
 
 

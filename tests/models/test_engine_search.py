@@ -33,7 +33,7 @@ from bdpsim.models.engines import (
 )
 from bdpsim.models.markov.window import window_table
 from bdpsim.pipeline.config import parse_config
-from bdpsim.queries import CountQuery
+from bdpsim.queries import CountQuery, StateSumQuery
 
 ACTIVITY = np.array([[0.882, 0.118], [0.305, 0.695]])
 
@@ -202,3 +202,57 @@ def test_the_activity_chain_bdpl_through_the_search():
 
 #: ``exact_bdpl`` of the activity chain at d78b062 (before the engines took a score), all digits
 ACTIVITY_BDPL = 3.4748733767538766
+
+
+def _first_columns(engine, reads: bool) -> tuple[int, bool]:
+    """The least column of positive weight over every law pair the engine's search scores, and
+    whether every row's columns of positive weight share one parity."""
+    seen = []
+
+    def record(W1, W2, step, noise):
+        seen.append((np.asarray(W1) > 0) | (np.asarray(W2) > 0))
+        return np.zeros(W1.shape[0])
+
+    engine.search(FunctionScore(record, ("recorded",), reads_query_values=reads), 0)
+    least = min(int(np.argmax(m.any(axis=0))) for m in seen)
+    one_parity = all(len({k % 2 for k in np.flatnonzero(row)}) <= 1 for m in seen for row in m)
+    return least, one_parity
+
+
+@pytest.mark.parametrize("name", ["chain", "bayesnet"])
+def test_a_score_reading_the_query_values_gets_them_as_they_are(name):
+    """State values 1 and 3: on their lattice (``1 + 2 g``) the rows start at column 0 with every
+    column used; a score reading the values themselves (``reads_query_values``) gets the searched
+    records' sum of the values — a chain's window sums from 1 (it holds its target), the small
+    network's exhaustive table every record's sum (from n), of one parity per row (the odd values of
+    a fixed number of records) — and the same BDPL (shift-invariant, its lattice step 2 against 1)."""
+    mech = NoisyQueryMechanism(StateSumQuery((1.0, 3.0)), LaplaceNoise(2.0), "sum")
+    model = MarkovChainModel(ACTIVITY, 9) if name == "chain" else ENGINES["bayesnet"].model
+    eng = engine_for(model, mech)
+    assert _first_columns(eng, False)[0] == 0
+    least, one_parity = _first_columns(eng, True)
+    assert one_parity and least == (1 if name == "chain" else model.n)  # the network's: every record
+    on_values = FunctionScore(lambda W1, W2, step, noise: BdplScore()(W1, W2, step, noise), ("bdpl",), True)
+    got, plain = eng.search(on_values, 0), eng.search(BdplScore(), 0)
+    assert got.value[0] == pytest.approx(plain.value[0], rel=1e-12)
+    assert got.worst[0].adversary() == plain.worst[0].adversary()
+
+
+def test_a_score_reading_the_query_values_is_refused_where_they_are_not_given():
+    """The pedigree's class search and the enumeration of any other engine give law pairs up to a
+    shift: they refuse such a score (``NotAvailable`` saying which search); values that are not
+    non-negative integers are refused by the chain's scan, naming them."""
+    from bdpsim.core.errors import NotAvailable
+    from bdpsim.models.engines import QueryLawsEngine
+
+    reads = FunctionScore(lambda W1, W2, step, noise: np.zeros(W1.shape[0]), ("zero",), True)
+    with pytest.raises(NotAvailable, match="class search.*query's values"):
+        ENGINES["pedigree"].search(reads, 0)
+    with pytest.raises(NotAvailable, match="by enumeration"):
+        QueryLawsEngine.search(ENGINES["chain"], reads, 0)
+    halves = engine_for(
+        MarkovChainModel(ACTIVITY, 5),
+        NoisyQueryMechanism(StateSumQuery((0.5, 1.0)), LaplaceNoise(1.0), "sum"),
+    )
+    with pytest.raises(ValueError, match=r"values = \[0.5, 1.0\].*non-negative integers"):
+        halves.search(reads, 0)

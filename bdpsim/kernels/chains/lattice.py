@@ -90,3 +90,18 @@ def lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
         f"needs {int(g.max())} grid steps between min and max (at most {MAX_LATTICE_STEPS})",
     )
     return g, top / int(g.max()), float(f.min())
+
+
+def integer_lattice(values: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``(g, 1.0, 0.0)`` with ``g = values`` taken as they are: per-state values that are already
+    non-negative integers (several queries packed into one integer per state), not moved to their
+    least value nor divided by their step as :func:`lattice` does (what a score reading the sums
+    themselves needs, :class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`)."""
+    f = np.asarray(values, dtype=float)
+    require(
+        bool(np.all(f >= 0) and np.all(f == np.round(f))),
+        "values",
+        f.tolist(),
+        "must be non-negative integers (a score reading the query's values takes them as they are)",
+    )
+    return f.astype(np.int64), 1.0, 0.0

@@ -280,13 +280,41 @@ class StackedScore:
         return lambda W1, W2: Scored.join([f(W1, W2) for f in fns], axis=1)
 
 
+@runtime_checkable
+class ReadsQueryValues(Protocol):
+    """A score that reads the searched sums themselves, not only the pair up to a common shift and a
+    unit: with ``reads_query_values`` true, a search gives it law pairs on the query's per-state
+    values **as they are** — non-negative integers, ``step = 1`` — column ``k`` of a row the
+    probability that the searched records' sum of the values is ``k`` (a chain's window: its
+    unknown records and the target; a network's region: its records; a network's exhaustive table:
+    every record), instead of on the query's lattice moved to its least value and divided by its
+    step.
+
+    What needs it: several additive queries packed into one integer per state (mixed radix: the
+    accountant's components, :class:`bdpsim.accounting.pairs.Components`), whose joint law a score
+    decodes column by column. The known records outside the sum add one packed integer (no carry),
+    a common shift of each query: a score invariant to that shift (every divergence of the joint
+    laws) keeps the reduced searches exact. The searches that honour it: a chain's window scan, a
+    network's region search; the others refuse such a score
+    (:func:`bdpsim.models.engines.refuse_query_values`)."""
+
+    reads_query_values: bool
+
+
+def reads_query_values(score) -> bool:
+    """Whether ``score`` asks for law pairs on the query's own values (:class:`ReadsQueryValues`)."""
+    return isinstance(score, ReadsQueryValues) and bool(score.reads_query_values)
+
+
 @dataclass(frozen=True)
 class FunctionScore:
     """Any function ``fn(W1, W2, step, noise)`` as a score with components ``names`` (it returns a
-    :class:`Scored` or the values: shape ``(rows,)`` or ``(rows, len(names))``)."""
+    :class:`Scored` or the values: shape ``(rows,)`` or ``(rows, len(names))``);
+    ``reads_query_values``: it reads the sums themselves (:class:`ReadsQueryValues`)."""
 
     fn: Callable
     names: tuple[str, ...] = ("score",)
+    reads_query_values: bool = False
 
     def __call__(self, W1, W2, step: float, noise) -> Scored:
         return Scored.of(self.fn(W1, W2, step, noise), np.shape(W1)[0])

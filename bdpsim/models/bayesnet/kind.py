@@ -20,8 +20,8 @@ import numpy as np
 from ...adversary import Adversary
 from ...core.errors import ConfigError, NotAvailable
 from ...core.schema import Key
-from ...kernels.chains.lattice import lattice
-from ...kernels.noise.scores import BdplScore, ProfileScore, Scored, names_of
+from ...kernels.chains.lattice import integer_lattice, lattice
+from ...kernels.noise.scores import BdplScore, ProfileScore, Scored, names_of, reads_query_values
 from ...queries import additive_noisy
 from ..base import ModelKind, ModelSpec, SampleCost, register_model_kind
 from ..common.nodes import NODE_KEYS, correlated_records  # noqa: F401  (NODE_KEYS: its former home)
@@ -74,8 +74,13 @@ class _Row:
 def _scored(model: FactorModel, query, noise, score, min_known: int, targets=None):
     """The separated-region search (:func:`~bdpsim.models.bayesnet.search.bdpl_search`) ranked by
     ``score`` (a :class:`~bdpsim.models.engines.PairScore`): its result and the worst adversary of
-    each component as a row (the output where attained: ``n f_min + delta atom``)."""
-    g, delta, fmin = lattice(query.per_state(model.states))
+    each component as a row (the output where attained: ``n f_min + delta atom``). A score reading
+    the query's values (:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`) gets rows on the
+    values as they are (non-negative integers, step 1)."""
+    if reads_query_values(score):
+        g, delta, fmin = integer_lattice(query.per_state(model.states))
+    else:
+        g, delta, fmin = lattice(query.per_state(model.states))
 
     def fn(W1, W2):  # the BDPL: the noise law's grid_sup, the numbers of the region search
         return Scored.of(score(W1, W2, delta, noise), W1.shape[0]).triple()

@@ -47,11 +47,12 @@ import numpy as np
 from ...adversary import Adversary
 from ...core.errors import check, naming
 from ...kernels.chains import window_scan as wk
-from ...kernels.chains.lattice import lattice, query_values
+from ...kernels.chains.lattice import integer_lattice, lattice, query_values
 from ...kernels.noise.laws import LaplaceNoise, NoiseLaw
 from ...kernels.noise.scores import (
     names_of,
     pair_score,  # noqa: F401  (its former home)
+    reads_query_values,
     scan_path_of,
     scan_score,
 )
@@ -301,6 +302,7 @@ def window_cells(
     tolerance: float = DEFAULT_TOLERANCE,
     profile: float | None = None,
     score=None,
+    on_values: bool = False,
 ):
     """Worst value per window cell (:func:`bdpsim.kernels.chains.window_scan.scan`) plus the search context.
 
@@ -311,13 +313,15 @@ def window_cells(
     ``delta(eps) <= delta_searched(eps - tolerance)``). With ``score`` (a
     :class:`~bdpsim.models.engines.PairScore`) the cells hold its components instead
     (``cells["components"][k]``; the BDPL score, :class:`~bdpsim.kernels.noise.scores.BdplScore`,
-    by the scan's own exact path: the numbers of the BDPL search).
+    by the scan's own exact path: the numbers of the BDPL search). With ``on_values`` the scan runs
+    on ``values`` as they are (non-negative integers, step 1: the window laws' column ``k`` is the
+    window sum ``k``; :class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`), not on their lattice.
 
     Returns ``(cells, context)``; ``cells["value"][kl, L, kr, R]`` is the worst BDPL of the
     windows with ``L``/``R`` unknowns left/right of the target whose left/right end is a known
     record (``kl``/``kr`` = 0) or the chain end (1); ``-inf`` where no such adversary exists.
     """
-    b, ctx = _context(model, values, noise_scale, min_known, targets, window_limit, tolerance)
+    b, ctx = _context(model, values, noise_scale, min_known, targets, window_limit, tolerance, on_values)
     g, delta, lmax, ok = ctx["g"], ctx["delta"], ctx["lmax"], ctx["ok"]
     noise = noise_scale if isinstance(noise_scale, NoiseLaw) else LaplaceNoise(b)
     m = 1
@@ -341,11 +345,13 @@ _CONTEXTS_KEPT = 4
 
 
 def _context(
-    model: MarkovChainModel, values, noise_scale, min_known, targets, window_limit, tolerance
+    model: MarkovChainModel, values, noise_scale, min_known, targets, window_limit, tolerance, on_values=False
 ) -> tuple[float, dict]:
     """The noise scale ``b`` and everything of a search that does not depend on the noise:
     window limit, support, feasible cells, completion sums (cached for the last few chains,
-    queries and search options, so a bracketing search over the scale computes them once)."""
+    queries and search options, so a bracketing search over the scale computes them once). The
+    query's lattice ``values = fmin + delta g``; with ``on_values`` the values themselves
+    (non-negative integers: ``g = values``, ``delta = 1``, ``fmin = 0``)."""
     b, T, lim = validated_search(model, noise_scale, min_known, targets, window_limit, tolerance)
     f = np.asarray(values, dtype=float)
     check(
@@ -363,13 +369,17 @@ def _context(
         int(min_known),
         None if targets is None else hashlib.blake2b(T.tobytes()).hexdigest(),
         lim,
+        bool(on_values),
     )
     ctx = _CONTEXTS.get(key)
     if ctx is not None:
         _CONTEXTS.move_to_end(key)
         return b, ctx
-    with naming(fields={"values": "state_values"}):  # off any lattice (calibrate's and optimal's name)
-        g, delta, fmin = lattice(f)
+    if on_values:
+        g, delta, fmin = integer_lattice(f)
+    else:
+        with naming(fields={"values": "state_values"}):  # off any lattice (calibrate's and optimal's name)
+            g, delta, fmin = lattice(f)
     n = model.n
     lmax = n - 1 if lim is None else lim
     supp = wk.support(model)
@@ -541,7 +551,8 @@ def scored_search(
     to a common shift; :mod:`bdpsim.models.engines`): the supremum of each component and the
     window adversary attaining it, the ``top`` cells by the first component, every cell's values
     (:class:`~bdpsim.models.engines.AdversarySearch`; ``detail``: the first component's
-    :class:`WindowSearch`)."""
+    :class:`WindowSearch`). A score reading the query's values
+    (:class:`~bdpsim.kernels.noise.scores.ReadsQueryValues`) gets rows on ``values`` as they are."""
     names = names_of(score)
     cells, ctx = window_cells(
         model,
@@ -552,6 +563,7 @@ def scored_search(
         window_limit=window_limit,
         tolerance=tolerance,
         score=score,
+        on_values=reads_query_values(score),
     )
     res, advs, _ = _table(model, cells, ctx, top, int(min_known))
     # the other components' leading cells (with top = None: their worst only)

@@ -55,6 +55,7 @@ from ..engines import (
     SearchTooLarge,
     adversary_row,
     ranked_search,
+    refuse_query_values,
     score_rows,
 )
 from .model import PedigreeModel, leaf_group_polynomial, polymul
@@ -422,8 +423,10 @@ class PedigreeCountEngine(QueryLawsEngine):
     ) -> AdversarySearch:
         """Every adversary class scored (the module docstring: exact for every adversary, each
         class standing for its exchangeable members); a component's worst is, among the classes
-        within ``1e-9`` of its supremum, one of the fewest known records (:func:`worst_adversary`)."""
+        within ``1e-9`` of its supremum, one of the fewest known records (:func:`worst_adversary`);
+        a score reading the query's values is refused (the class laws are on the count's lattice)."""
         names = names_of(score)
+        refuse_query_values(score, "the pedigree's class search")
         self.check_search(min_known)
         blocks = self._classes(int(min_known), targets)
         if not blocks:
