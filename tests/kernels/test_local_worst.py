@@ -16,7 +16,7 @@ from bdpsim.kernels.chains.local_profile import (
     release_profile,
 )
 from bdpsim.kernels.chains.local_worst import release_worst_profile, worst_local_release_profile
-from bdpsim.kernels.chains.pair_product import hockey_stick_both
+from bdpsim.kernels.chains.pair_product import hockey_stick_both, tpr_both
 
 from .test_local_profile import P2, P3, PI2, TOL, krr
 
@@ -60,6 +60,46 @@ def test_the_worst_adversary_is_found_among_every_known_set(k, T, seed):
         adv = fine.attained_by[1]
         f = enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b), known=adv.known)
         assert hockey_stick_both([f], [eps[1]])[0][0] == pytest.approx(best[1], abs=1e-13)
+
+
+@pytest.mark.parametrize("k, T, seed", [(2, 5, 1), (3, 4, 2)])
+def test_the_worst_tpr_is_each_adversarys_own_most_powerful_test(k, T, seed):
+    """``fprs``: the worst TPR at each FPR is the supremum over adversaries (every known set, both
+    orders) of each one's own most powerful test, by exhaustive enumeration of every output
+    sequence: inside the bracket, which is 1e-9 wide; the adversary named attains the lower end
+    with its own exact pair; ``eps(delta)`` names an adversary whose exact ``delta`` at the lower
+    end exceeds ``delta``."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(k), size=k)
+    pi = rng.dirichlet(np.ones(k))
+    rel = local_release(P, pi, krr(k, 1.1), steps=T)
+    fprs = np.array([1e-3, 0.05, 0.3])
+    best = np.zeros(fprs.size)
+    for t in range(1, T + 1):
+        others = [s for s in range(1, T + 1) if s != t]
+        for n in range(T):
+            for K in itertools.combinations(others, n):
+                for values in itertools.product(range(k), repeat=n):
+                    for a, b in itertools.permutations(range(k), 2):
+                        try:
+                            f = enumerate_local_release(
+                                rel, target=t, pair=(a, b), known=dict(zip(K, values))
+                            )
+                        except ParameterError:
+                            continue
+                        best = np.maximum(best, tpr_both([f], fprs)[0][0])
+    w = release_worst_profile(rel, epsilons=[0.0], fprs=fprs, deltas=[0.05], tolerance=1e-9)
+    for i, a in enumerate(fprs):
+        b = w.tpr[float(a)]
+        assert float(b.low) - 1e-12 <= best[i] <= float(b.high) + 1e-12
+        assert float(b.high) - float(b.low) <= 1e-9
+        adv = w.tpr_by[float(a)]
+        f = enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b), known=adv.known)
+        own_low, own_high = tpr_both([f], [a])
+        assert float(b.low) <= own_high[0, 0] + 1e-12 and own_low[0, 0] <= float(b.high) + 1e-12
+    e, who = w.epsilon_at[0.05], w.epsilon_by[0.05]
+    f = enumerate_local_release(rel, target=who.target, pair=(who.a, who.b), known=who.known)
+    assert hockey_stick_both([f], [float(e.low)])[0][0] > 0.05
 
 
 def test_blocks_of_targets_on_a_stationary_chain():

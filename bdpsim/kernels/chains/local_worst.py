@@ -63,7 +63,16 @@ from .local_profile import (
     value_pairs,
     windows,
 )
-from .pair_product import Bounds, PairBracket, ProductPair, alpha_value, delta_values, epsilon_values
+from .pair_product import (
+    Bounds,
+    PairBracket,
+    ProductPair,
+    alpha_value,
+    delta_values,
+    epsilon_values,
+    fpr_value,
+    tpr_both,
+)
 
 #: first and largest grid of the refinement towards a tolerance
 GRID_START, GRID_MAX = 64, 4096
@@ -97,7 +106,16 @@ class WorstProfile:
         ``sup`` of ``D_alpha`` for each ``alpha`` asked; :attr:`renyi_by` the adversary (ordered
         pair) of each largest lower end.
     epsilon_at : dict of float to Bounds
-        ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked.
+        ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked;
+        :attr:`epsilon_by` the adversary (ordered pair) whose lower pair has ``delta > delta_asked``
+        at the lower end: it certifies ``eps(delta) >= low`` (``None`` where ``eps(delta) = 0``).
+    tpr : dict of float to Bounds
+        Per FPR ``alpha`` asked, ``sup`` over adversaries and both orders of the most powerful
+        test's TPR at FPR ``alpha``, each adversary's own (:func:`~bdpsim.kernels.chains.pair_product.
+        tpr_both` of its pair: ``TPR_adv(alpha) = inf_eps [e^eps alpha + delta_adv(eps)]`` over
+        every real ``eps``; not the bound ``inf_eps sup_adv`` of the profile); :attr:`tpr_by` the
+        adversary (ordered pair: positives ``x_t = a``) of the largest lower end, attained by a
+        test of its lower pair (a garbling of its release).
     grid, bins : int
         The discretisation of the last pass.
     tolerance : float or None
@@ -117,7 +135,6 @@ class WorstProfile:
     bdpl: Bounds
     bdpl_by: LocalAdversary
     renyi: dict[float, Bounds]
-    epsilon_at: dict[float, Bounds]
     grid: int
     bins: int
     tolerance: float | None
@@ -125,6 +142,10 @@ class WorstProfile:
     composed: int
     sizes: tuple[int, ...]
     renyi_by: dict[float, LocalAdversary] = field(default_factory=dict)
+    epsilon_at: dict[float, Bounds] = field(default_factory=dict)
+    epsilon_by: dict[float, LocalAdversary | None] = field(default_factory=dict)
+    tpr: dict[float, Bounds] = field(default_factory=dict)
+    tpr_by: dict[float, LocalAdversary] = field(default_factory=dict)
 
     @property
     def width(self) -> float:
@@ -151,22 +172,33 @@ class _Tally:
     largest loss, ``D_alpha`` at each ``alpha``); the largest lower ends over adversaries and who
     attains them; the pairs composed in the current pass (for ``eps(delta)``)."""
 
-    def __init__(self, eps: np.ndarray, alphas: Sequence[float]) -> None:
+    def __init__(self, eps: np.ndarray, alphas: Sequence[float], fprs: Sequence[float] = ()) -> None:
         self.eps, self.alphas = eps, list(alphas)
+        self.fprs = np.array([float(f) for f in fprs])
         self.high: dict[tuple, np.ndarray] = {}  # (2, n): the order (a, b), then (b, a)
-        self.low = np.full(eps.size + 1 + len(alphas), -np.inf)
+        self.low = np.full(eps.size + 1 + len(alphas) + self.fprs.size, -np.inf)
         self.by: list[LocalAdversary | None] = [None] * self.low.size
-        self.entries: list[tuple[ProductPair | None, ProductPair]] = []
+        self.entries: list[tuple[ProductPair | None, ProductPair, LocalAdversary | None]] = []
+        # the quantities the tolerance and the blocks' slack read: delta at each eps, TPR at each FPR
+        self.checked = np.r_[np.arange(eps.size), np.arange(self.low.size - self.fprs.size, self.low.size)]
         self.target_top = np.full(self.low.size, -np.inf)  # largest upper ends of single adversaries
         self.seen: set[tuple] = set()  # compositions made in the current pass
 
-    def _ends(self, pair: ProductPair) -> np.ndarray:
+    def _ends(self, pair: ProductPair, side: str = "upper") -> np.ndarray:
+        """Per order, the quantities of ``pair``: ``delta`` at each ``eps``, the largest loss,
+        ``D_alpha`` at each ``alpha``, the most powerful test's TPR at each FPR (its lower end,
+        attained, for a lower pair; its upper end for an upper pair: :func:`tpr_both`)."""
         fwd, bwd = pair.delta_both(self.eps)
         rev = pair.reversed()
+        if self.fprs.size:
+            tpr_low, tpr_high = tpr_both(pair.factors, self.fprs)
+            tpr = tpr_low if side == "lower" else tpr_high
+        else:
+            tpr = np.empty((2, 0))
         return np.stack(
             [
-                np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas]]),
-                np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas]]),
+                np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas], tpr[0]]),
+                np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas], tpr[1]]),
             ]
         )
 
@@ -180,11 +212,11 @@ class _Tally:
         self.seen.add(key)
         hi = self._upper(key, bracket.upper)
         self.target_top = np.maximum(self.target_top, hi.max(axis=0))
-        for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower)):
+        for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower, "lower")):
             for i in np.flatnonzero(lo > self.low):
                 self.by[int(i)] = who
             self.low = np.maximum(self.low, lo)
-        self.entries.append((bracket.lower, bracket.upper))
+        self.entries.append((bracket.lower, bracket.upper, adv))
 
     def block_excess(self, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
         """The ends of an upper pair valid for every target of a block (both orders) and their
@@ -197,14 +229,15 @@ class _Tally:
         split is not kept: its halves and its middle target bound its targets more tightly."""
         key = ("block", block)
         self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
-        self.entries.append((None, upper))
+        self.entries.append((None, upper, None))
 
     def top(self) -> np.ndarray:
         return np.max(np.stack([h.max(axis=0) for h in self.high.values()]), axis=0)
 
     def width(self) -> float:
-        n = self.eps.size
-        return float(np.max(self.top()[:n] - self.low[:n])) if n else 0.0
+        """The widest bracket of ``delta`` at the ``eps`` asked and of the TPR at the FPRs asked."""
+        c = self.checked
+        return float(np.max(self.top()[c] - self.low[c])) if c.size else 0.0
 
     def contenders(self) -> set[tuple]:
         """The compositions whose upper end of some quantity lies above the largest lower end."""
@@ -286,7 +319,7 @@ def _pass_blocks(
             up = ProductPair((past[1], sw.present(t1, a, b), fut[1]))
             hi, over = tally.block_excess(up)
             uppers.append((_Block(t1, t2, a, b), up, hi))
-            excess = max(excess, float(np.max(over[: tally.eps.size], initial=-np.inf)))
+            excess = max(excess, float(np.max(over[tally.checked], initial=-np.inf)))
             n += 1
         if excess <= slack:
             for block, up, hi in uppers:
@@ -311,39 +344,56 @@ def _next_wanted(used: set[tuple[str, int]], accepted: list[tuple[int, int]]) ->
 
 
 def _worst_epsilon(
-    entries: list[tuple[ProductPair | None, ProductPair]], delta: float, top: Bounds
-) -> Bounds:
+    entries: list[tuple[ProductPair | None, ProductPair, LocalAdversary | None]],
+    delta: float,
+    top: Bounds,
+    top_by: LocalAdversary,
+) -> tuple[Bounds, LocalAdversary | None]:
     """``eps(delta)`` of the worst adversary, bracketed, from the pairs of the last pass (lower pairs
     of adversaries; upper pairs of adversaries and blocks): bisection to ``1e-9`` (17 points a
     round) on the largest lower and the largest upper curve, each round over the pairs whose curve
-    at the interval's left end still lies above ``delta`` (the others cannot move the infimum)."""
+    at the interval's left end still lies above ``delta`` (the others cannot move the infimum).
+    With it the adversary (ordered pair) whose lower pair has ``delta_lower(eps_lo) > delta`` at the
+    bracket's lower end ``eps_lo``: it certifies ``eps(delta) >= eps_lo`` (``None`` where every
+    ``delta(0) <= delta``, so ``eps(delta) = 0``; ``top_by``, the adversary of the largest loss, at
+    ``delta = 0``)."""
     if delta == 0:
-        return Bounds(np.asarray(top.low), np.asarray(top.high))
+        return Bounds(np.asarray(top.low), np.asarray(top.high)), top_by
     ends = []
+    who: LocalAdversary | None = None
     for side, top_side in ((0, float(top.low)), (1, float(top.high))):
-        alive: list[ProductPair] = [p for p in (e[side] for e in entries) if p is not None]
+        alive = [(e[side], e[2]) for e in entries if e[side] is not None]
         xs = np.array([0.0])
         lo, hi = 0.0, max(top_side, 0.0)
         while True:
             worst = np.full(xs.size, -np.inf)
             nxt = []
-            for pair in alive:
-                vals = np.maximum(*pair.delta_both(xs))
+            rows = []
+            for pair, adv in alive:
+                assert pair is not None
+                fwd, bwd = pair.delta_both(xs)
+                vals = np.maximum(fwd, bwd)
                 worst = np.maximum(worst, vals)
+                rows.append((vals, fwd, adv))
                 if vals[0] > delta:
-                    nxt.append(pair)
+                    nxt.append((pair, adv))
             alive = nxt
             if xs.size == 1 and not worst[0] > delta:  # delta(0) <= delta already
                 lo = hi = 0.0
+                who = None if side == 0 else who
                 break
             i = int(np.flatnonzero(worst > delta)[-1])  # worst(lo) > delta holds
+            if side == 0:
+                vals, fwd, adv = max(rows, key=lambda r: float(r[0][i]))
+                if adv is not None:
+                    who = adv if fwd[i] >= vals[i] else adv.reversed()
             if xs.size > 1:
                 lo, hi = float(xs[i]), float(xs[min(i + 1, xs.size - 1)])
             if hi - lo <= 1e-9:
                 break
             xs = np.linspace(lo, hi, 17)
         ends.append(lo if side == 0 else hi)
-    return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
+    return Bounds(np.asarray(ends[0]), np.asarray(ends[1])), who
 
 
 def _order(history: list[tuple[int, float]]) -> float:
@@ -499,6 +549,7 @@ def release_worst_profile(
     sizes="all",
     deltas: Sequence[float] = (),
     alphas: Sequence[float] = (),
+    fprs: Sequence[float] = (),
     tolerance: float | None = 1e-6,
     grid: int | None = None,
     bins: int | None = None,
@@ -511,6 +562,7 @@ def release_worst_profile(
     sz = known_sizes(sizes, rel.steps)
     al = [alpha_value(a, "alphas") for a in alphas]
     dl = [float(x) for x in delta_values(list(deltas), "deltas")] if len(deltas) else []
+    fp = [fpr_value(f) for f in fprs]
     if tolerance is not None:
         require(
             isinstance(tolerance, (int, float, np.floating))
@@ -524,7 +576,7 @@ def release_worst_profile(
     g = grid_argument(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
     if tolerance is not None:
         g = min(g, mg)
-    tally = _Tally(eps, al)
+    tally = _Tally(eps, al, fp)
     keep: set[tuple] | None = None
     wanted: set[tuple[str, int]] | None = None
     history: list[tuple[int, float]] = []
@@ -535,7 +587,7 @@ def release_worst_profile(
         _pass_work(rel, g, sz, nb, eps.size, max_work, None if keep is None else len(keep))
         sw = Sweeps(rel, g, nb, wanted if blocks else None)
         if blocks:  # the blocks of a pass need not be those of the last: count afresh
-            tally = _Tally(eps, al)
+            tally = _Tally(eps, al, fp)
         tally.entries = []
         if blocks:
             slack = tolerance / 4 if tolerance else BLOCK_SLACK  # the same in every pass: alike trees
@@ -562,9 +614,10 @@ def release_worst_profile(
     renyi = {
         a: Bounds(np.asarray(tally.low[n + 1 + i]), np.asarray(top[n + 1 + i])) for i, a in enumerate(al)
     }
-    eps_at = {d: _worst_epsilon(tally.entries, d, bdpl) for d in dl}
     by = [b for b in tally.by if b is not None]  # every entry is set by the first adversary
     assert len(by) == len(tally.by)
+    eps_at = {d: _worst_epsilon(tally.entries, d, bdpl, by[n]) for d in dl}
+    m = n + 1 + len(al)
     return WorstProfile(
         eps,
         Bounds(tally.low[:n].copy(), top[:n].copy()),
@@ -572,7 +625,6 @@ def release_worst_profile(
         bdpl,
         by[n],
         renyi,
-        eps_at,
         g,
         loss_bins(g, bins),
         tolerance,
@@ -580,6 +632,10 @@ def release_worst_profile(
         composed,
         sz,
         {a: by[n + 1 + i] for i, a in enumerate(al)},
+        {d: b for d, (b, _) in eps_at.items()},
+        {d: who for d, (_, who) in eps_at.items()},
+        {f: Bounds(np.asarray(tally.low[m + i]), np.asarray(top[m + i])) for i, f in enumerate(fp)},
+        {f: by[m + i] for i, f in enumerate(fp)},
     )
 
 
