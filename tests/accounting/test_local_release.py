@@ -215,7 +215,20 @@ def test_tpr_at_brackets_the_worst_most_powerful_test_by_brute_force(case):
         v = acc.tpr_at(f)
         assert v.lower - 1e-12 <= truth <= v.upper + 1e-12, (f, v, truth)
         assert v.lower > f and v.upper < 1 and v.adversary is not None
+        # the worst adversary's own TPR (it was the profile's bracket, [0.178, 0.322] at k-RR T = 5)
+        assert v.upper - v.lower <= 1e-9
         assert acc.beta(f).upper == pytest.approx(1 - v.lower, abs=1e-15)
+        # the adversary named attains it: its own most powerful test, by brute force
+        w = v.adversary
+        p, q = local_release_laws(
+            P, model.initial, M.T, T, w.i, dict(zip(w.known, w.x_known)), w.x, w.x_prime
+        )
+        assert v.lower - 1e-12 <= np_tpr(p, q, f) <= v.upper + 1e-12
+    # eps(delta) names the adversary whose delta at the lower end exceeds delta
+    e = acc.epsilon(0.05)
+    w = e.adversary
+    p, q = local_release_laws(P, model.initial, M.T, T, w.i, dict(zip(w.known, w.x_known)), w.x, w.x_prime)
+    assert np.sum(np.maximum(p - math.exp(e.lower) * q, 0.0)) > 0.05
 
 
 def test_the_bdpl_of_a_long_three_state_chain_is_the_temporal_engines_exact_value():
