@@ -78,6 +78,8 @@ from .pair_product import (
 GRID_START, GRID_MAX = 64, 4096
 #: the work (in the estimate's units, about one floating-point operation) of looking at one adversary
 VISIT = 3000.0
+#: the ``eps`` (both signs) at which each adversary's profile bounds its TPR before any search
+BOUND_EPSILONS = np.r_[0.0, np.geomspace(0.01, 8.0, 24)]
 #: without a tolerance, how far above the targets' upper ends a block of targets may be bounded together
 BLOCK_SLACK = 1e-10
 
@@ -166,6 +168,14 @@ class _Block:
         return _Block(self.t1, self.t2, self.b, self.a)
 
 
+def _equal(one: ProductPair, two: ProductPair) -> bool:
+    """Whether two pairs have the same parts (a bracket closed where the grid holds every atom)."""
+    return len(one.factors) == len(two.factors) and all(
+        f is g or (np.array_equal(f.p, g.p) and np.array_equal(f.q, g.q))
+        for f, g in zip(one.factors, two.factors)
+    )
+
+
 class _Tally:
     """Per composition (``key``: the parts' slots and the pair ``a < b``, or a block of targets),
     the best upper ends known of each quantity for both orders (``delta`` at each ``eps``, the
@@ -183,17 +193,41 @@ class _Tally:
         self.checked = np.r_[np.arange(eps.size), np.arange(self.low.size - self.fprs.size, self.low.size)]
         self.target_top = np.full(self.low.size, -np.inf)  # largest upper ends of single adversaries
         self.seen: set[tuple] = set()  # compositions made in the current pass
+        self.pending: list[tuple[tuple, LocalAdversary, PairBracket]] = []  # TPRs to search (settle)
 
-    def _ends(self, pair: ProductPair, side: str = "upper") -> np.ndarray:
+    def _profile_bound(self, fwd: np.ndarray, bwd: np.ndarray) -> np.ndarray:
+        """``(2, fprs)``: per order, ``min_c [e^c alpha + delta(c)]`` over ``c = +-e`` for ``e`` in
+        :data:`BOUND_EPSILONS` (``fwd``, ``bwd``: ``delta`` of both orders there; ``delta(-e) = 1 -
+        e^-e + e^-e delta_reversed(e)``): an upper bound of the pair's TPR at each FPR."""
+        a = self.fprs[:, None]
+        t = np.exp(-BOUND_EPSILONS)[None, :]
+        out = []
+        for d, r in ((fwd, bwd), (bwd, fwd)):
+            above = a / t + d[None, :]
+            below = t * a + 1.0 - t + t * r[None, :]
+            out.append(np.minimum(above.min(axis=1), below.min(axis=1)))
+        return np.minimum(np.stack(out), 1.0)
+
+    def _ends(self, pair: ProductPair, side: str = "upper", search: bool = True) -> np.ndarray:
         """Per order, the quantities of ``pair``: ``delta`` at each ``eps``, the largest loss,
         ``D_alpha`` at each ``alpha``, the most powerful test's TPR at each FPR (its lower end,
-        attained, for a lower pair; its upper end for an upper pair: :func:`tpr_both`)."""
-        fwd, bwd = pair.delta_both(self.eps)
+        attained, for a lower pair; its upper end for an upper pair: :func:`tpr_both`, not
+        searched past the best lower ends so far). Without ``search``: the trivial test (lower)
+        or the bound of the pair's profile (:meth:`_profile_bound`, upper)."""
         rev = pair.reversed()
+        n = self.eps.size
         if self.fprs.size:
-            tpr_low, tpr_high = tpr_both(pair.factors, self.fprs)
-            tpr = tpr_low if side == "lower" else tpr_high
+            fwd, bwd = pair.delta_both(np.r_[self.eps, BOUND_EPSILONS])
+            bound = self._profile_bound(fwd[n:], bwd[n:])
+            fwd, bwd = fwd[:n], bwd[:n]
+            if not search:
+                tpr = bound if side == "upper" else np.stack([self.fprs, self.fprs])
+            else:
+                floor = self.low[self.low.size - self.fprs.size :]
+                low, high = tpr_both(pair.factors, self.fprs, floor=floor, high=bound)
+                tpr = low if side == "lower" else high
         else:
+            fwd, bwd = pair.delta_both(self.eps)
             tpr = np.empty((2, 0))
         return np.stack(
             [
@@ -207,16 +241,52 @@ class _Tally:
         self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
         return hi
 
-    def add(self, key: tuple, adv: LocalAdversary, bracket: PairBracket) -> None:
-        """The composition ``key`` of the adversary ``adv`` (``a < b``; both orders)."""
+    def _raise(self, adv: LocalAdversary, lows: np.ndarray, cols=slice(None)) -> None:
+        """The lower ends ``lows`` (both orders) of ``adv``'s quantities ``cols``."""
+        for who, lo in zip((adv, adv.reversed()), lows):
+            now = self.low[cols]
+            idx = np.arange(self.low.size)[cols]
+            for i in np.flatnonzero(lo > now):
+                self.by[int(idx[i])] = who
+            self.low[cols] = np.maximum(now, lo)
+
+    def add(self, key: tuple, adv: LocalAdversary, bracket: PairBracket, defer: bool = False) -> None:
+        """The composition ``key`` of the adversary ``adv`` (``a < b``; both orders). ``defer``:
+        its TPR is searched by :meth:`settle` (until then: the trivial test and its profile's
+        bound)."""
         self.seen.add(key)
-        hi = self._upper(key, bracket.upper)
+        defer = defer and bool(self.fprs.size)
+        if defer:
+            hi = self._ends(bracket.upper, search=False)
+            self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
+        else:
+            hi = self._upper(key, bracket.upper)
         self.target_top = np.maximum(self.target_top, hi.max(axis=0))
-        for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower, "lower")):
-            for i in np.flatnonzero(lo > self.low):
-                self.by[int(i)] = who
-            self.low = np.maximum(self.low, lo)
+        lows = self._ends(bracket.lower, "lower", search=not defer)
+        self._raise(adv, lows)
+        if defer:
+            self.pending.append((key, adv, bracket))
         self.entries.append((bracket.lower, bracket.upper, adv))
+
+    def settle(self) -> None:
+        """Branch and bound over the deferred compositions' TPRs: by decreasing upper end (the
+        bound of their profile, the largest over the FPRs), each searched (:func:`tpr_both`; once
+        where the lower and the upper pair are equal) unless its upper end at every FPR is at most
+        the best lower end attained so far."""
+        n = self.fprs.size
+        cols = slice(self.low.size - n, self.low.size)
+        order = sorted(self.pending, key=lambda e: -float(self.high[e[0]][:, cols].max()))
+        for key, adv, bracket in order:
+            high = self.high[key][:, cols]
+            if not bool(np.any(high > self.low[cols])):
+                continue
+            lower, upper = bracket.lower, bracket.upper
+            low, up = tpr_both(upper.factors, self.fprs, floor=self.low[cols], high=high)
+            if not _equal(lower, upper):
+                low = tpr_both(lower.factors, self.fprs, floor=self.low[cols], high=up)[0]
+            self._raise(adv, low, cols)
+            self.high[key][:, cols] = np.minimum(high, up)
+        self.pending = []
 
     def block_excess(self, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
         """The ends of an upper pair valid for every target of a block (both orders) and their
@@ -263,8 +333,9 @@ def _pass(rel: LocalRelease, sw: Sweeps, sizes: Sequence[int], tally: _Tally, ke
                 adv = LocalAdversary(t, a, b, (lo, c) if lo >= 1 else None, (hi, d) if hi <= T else None)
                 br = adversary_bracket(sw, adv)
                 if br is not None:
-                    tally.add(key, adv, br)
+                    tally.add(key, adv, br, defer=True)
                     n += 1
+    tally.settle()
     return n
 
 
@@ -343,6 +414,15 @@ def _next_wanted(used: set[tuple[str, int]], accepted: list[tuple[int, int]]) ->
     return out
 
 
+def _largest_at(rows: list, i: int) -> LocalAdversary | None:
+    """The adversary (ordered pair) of the largest ``delta`` at point ``i`` among ``rows``
+    (``(both orders' larger, the order (a, b), adversary)``)."""
+    vals, fwd, adv = max(rows, key=lambda r: float(r[0][i]))
+    if adv is None:
+        return None
+    return adv if fwd[i] >= vals[i] else adv.reversed()
+
+
 def _worst_epsilon(
     entries: list[tuple[ProductPair | None, ProductPair, LocalAdversary | None]],
     delta: float,
@@ -362,7 +442,7 @@ def _worst_epsilon(
     ends = []
     who: LocalAdversary | None = None
     for side, top_side in ((0, float(top.low)), (1, float(top.high))):
-        alive = [(e[side], e[2]) for e in entries if e[side] is not None]
+        alive = [(p, e[2]) for e in entries if (p := e[0] if side == 0 else e[1]) is not None]
         xs = np.array([0.0])
         lo, hi = 0.0, max(top_side, 0.0)
         while True:
@@ -370,7 +450,6 @@ def _worst_epsilon(
             nxt = []
             rows = []
             for pair, adv in alive:
-                assert pair is not None
                 fwd, bwd = pair.delta_both(xs)
                 vals = np.maximum(fwd, bwd)
                 worst = np.maximum(worst, vals)
@@ -384,9 +463,7 @@ def _worst_epsilon(
                 break
             i = int(np.flatnonzero(worst > delta)[-1])  # worst(lo) > delta holds
             if side == 0:
-                vals, fwd, adv = max(rows, key=lambda r: float(r[0][i]))
-                if adv is not None:
-                    who = adv if fwd[i] >= vals[i] else adv.reversed()
+                who = _largest_at(rows, i) or who
             if xs.size > 1:
                 lo, hi = float(xs[i]), float(xs[min(i + 1, xs.size - 1)])
             if hi - lo <= 1e-9:

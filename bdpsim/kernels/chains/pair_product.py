@@ -279,8 +279,9 @@ def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarra
     return fwd, bwd
 
 
-#: points of each round of the threshold search of :func:`tpr_both`, and its width in the loss
-TPR_POINTS, TPR_ATOL = 33, 1e-11
+#: points of each round of the threshold search of :func:`tpr_both`, its width in the loss, and the
+#: width of the TPR's bracket at which a search stops
+TPR_POINTS, TPR_ATOL, TPR_WIDTH = 17, 1e-11, 1e-13
 
 
 def _tests(rest: PairFactor, m, A, B, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -292,23 +293,28 @@ def _tests(rest: PairFactor, m, A, B, c: np.ndarray) -> tuple[np.ndarray, np.nda
     step = max(1, 2_000_000 // max(rest.size, 1))
     for i0 in range(0, c.size, step):
         j = np.searchsorted(m, c[i0 : i0 + step, None] - rest.loss()[None, :], side="right")
-        tp[i0 : i0 + step] = (rest.p * A[j]).sum(axis=1)
-        fp[i0 : i0 + step] = (rest.q * B[j]).sum(axis=1)
+        tp[i0 : i0 + step] = A[j] @ rest.p
+        fp[i0 : i0 + step] = B[j] @ rest.q
     return tp.reshape(shape), fp.reshape(shape)
 
 
-def _tpr_one(rest: PairFactor, m, A, B, alphas: np.ndarray, span: tuple[float, float]):
+def _tpr_one(rest: PairFactor, m, A, B, alphas: np.ndarray, span, high: np.ndarray, floor: np.ndarray):
     """The most powerful test of ``P`` against ``Q`` at each FPR of ``alphas``, bracketed
-    (:func:`tpr_both`, one order): ``(low, high)``."""
+    (:func:`tpr_both`, one order): ``(low, high)``, ``high`` starting from the bounds given; an FPR
+    whose ``high`` is at most ``floor`` is not searched further."""
     n = alphas.size
     rows = np.arange(n)
     lo, hi = np.full(n, span[0]), np.full(n, span[1])
-    low, high = alphas.copy(), np.ones(n)  # the trivial test (guess at random) is attained
-    live = np.ones(n, dtype=bool)
+    low = alphas.copy()  # the trivial test (guess at random) is attained
+    high = np.maximum(np.minimum(high, 1.0), low)
+    live = high > np.maximum(floor, low + TPR_WIDTH)
     grid = np.linspace(0.0, 1.0, TPR_POINTS)
-    with np.errstate(over="ignore", invalid="ignore"):
+    secant = np.full(n, np.nan)  # the threshold of the last chord's slope: exact on one atom
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while bool(live.any()):
             c = lo[:, None] + (hi - lo)[:, None] * grid[None, :]
+            c = np.concatenate([c, np.where(np.isfinite(secant), secant, lo)[:, None]], axis=1)
+            c.sort(axis=1)
             tp, fp = _tests(rest, m, A, B, c)
             a = alphas[:, None]
             # upper: sum (P - e^c Q)^+ = tp - e^c fp, and P(S) <= that + e^c Q(S), at every c
@@ -316,23 +322,29 @@ def _tpr_one(rest: PairFactor, m, A, B, alphas: np.ndarray, span: tuple[float, f
             high = np.where(live, np.minimum(high, np.nanmin(tangent, axis=1)), high)
             # lower: i the last threshold whose test passes alpha; its mixture with the next one
             above = fp > a
-            i = np.where(above.any(axis=1), TPR_POINTS - 1 - np.argmax(above[:, ::-1], axis=1), -1)
-            k = np.clip(i + 1, 0, TPR_POINTS - 1)
+            npts = c.shape[1]
+            i = np.where(above.any(axis=1), npts - 1 - np.argmax(above[:, ::-1], axis=1), -1)
+            k = np.clip(i + 1, 0, npts - 1)
             i0 = np.maximum(i, 0)
             t0, f0, t1, f1 = tp[rows, i0], fp[rows, i0], tp[rows, k], fp[rows, k]
-            inside = (i >= 0) & (i < TPR_POINTS - 1)
+            inside = (i >= 0) & (i < npts - 1)
             w = np.where(inside, (alphas - f1) / np.where(inside, f0 - f1, 1.0), 0.0)
             mixed = t1 + np.clip(w, 0.0, 1.0) * (t0 - t1)
             cand = np.where(inside, mixed, np.where(i < 0, tp[:, 0], 0.0))
             low = np.where(live, np.maximum(low, cand), low)
+            slope = np.where(inside & (f0 > f1), (t0 - t1) / np.where(f0 > f1, f0 - f1, 1.0), np.nan)
             nlo, nhi = c[rows, i0], c[rows, k]
-            live &= inside & (nhi - nlo > TPR_ATOL)
+            secant = np.where(slope > 0, np.log(slope), np.nan)
+            secant = np.where((secant > nlo) & (secant < nhi), secant, np.nan)
+            live &= inside & (nhi - nlo > TPR_ATOL) & (high - low > TPR_WIDTH) & (high > floor)
             lo, hi = np.where(live, nlo, lo), np.where(live, nhi, hi)
     low = np.minimum(low, 1.0)
     return low, np.maximum(np.minimum(high, 1.0), low)
 
 
-def tpr_both(factors: Sequence[PairFactor], alphas) -> tuple[np.ndarray, np.ndarray]:
+def tpr_both(
+    factors: Sequence[PairFactor], alphas, *, floor=None, high=None
+) -> tuple[np.ndarray, np.ndarray]:
     """The most powerful test's TPR at each FPR ``alpha`` of the product of ``factors``, for both
     orders (``P`` against ``Q``, then ``Q`` against ``P``), bracketed: ``(low, high)``, each
     ``(2, len(alphas))``.
@@ -349,10 +361,32 @@ def tpr_both(factors: Sequence[PairFactor], alphas) -> tuple[np.ndarray, np.ndar
       every ``c`` tried (``delta`` the hockey-stick at ``c``, of either sign): for every test,
       ``P(S) <= delta(c) + e^c Q(S)``.
 
-    The two meet up to ``(e^{c_2} - e^{c_1}) alpha`` of the last interval (relative ``~1e-11``) and
-    floating-point rounding.
+    Each round also tries the threshold ``ln`` of the last mixture's slope, where the two meet
+    exactly when one level of the loss lies between the two tests. A search stops when the bracket
+    is :data:`TPR_WIDTH` wide, the threshold's interval :data:`TPR_ATOL` wide, or (branch and
+    bound) ``high`` is at most ``floor`` (per FPR: the best TPR already attained elsewhere; this
+    pair cannot beat it). ``high`` starts from the closed forms of the pair's largest losses and
+    total variation: ``TPR <= min(alpha + TV, e^{D_inf(P||Q)} alpha, 1 - e^{-D_inf(Q||P)} (1 -
+    alpha))``, and from ``high`` (``(2, len(alphas))``) where the caller knows upper bounds.
     """
     a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    fl = (
+        np.full(a.size, -np.inf)
+        if floor is None
+        else np.broadcast_to(np.asarray(floor, dtype=float), a.shape)
+    )
+    pair = ProductPair(tuple(factors))
+    tv = float(hockey_stick_both(factors, [0.0])[0][0]) if high is None else 1.0
+    d_fwd, d_bwd = pair.max_loss(), pair.reversed().max_loss()
+    with np.errstate(over="ignore"):
+        closed = [
+            np.minimum.reduce([a + tv, np.exp(d_fwd) * a, 1.0 - np.exp(-d_bwd) * (1.0 - a)]),
+            np.minimum.reduce([a + tv, np.exp(d_bwd) * a, 1.0 - np.exp(-d_fwd) * (1.0 - a)]),
+        ]
+    if high is not None:
+        closed = [np.minimum(closed[0], high[0]), np.minimum(closed[1], high[1])]
+    if not any(bool(np.any(h > np.maximum(fl, a))) for h in closed):  # this pair cannot beat the floor
+        return np.stack([a, a]), np.maximum(np.stack(closed), a)
     rest, big = _split(factors, TPR_POINTS * a.size)
     m = big.loss()
     order = np.argsort(m, kind="stable")
@@ -369,7 +403,7 @@ def tpr_both(factors: Sequence[PairFactor], alphas) -> tuple[np.ndarray, np.ndar
         fin_m, fin_r = ms[np.isfinite(ms)], lr[np.isfinite(lr)]
         top = (float(fin_m.max()) if fin_m.size else 0.0) + (float(fin_r.max()) if fin_r.size else 0.0)
         bot = (float(fin_m.min()) if fin_m.size else 0.0) + (float(fin_r.min()) if fin_r.size else 0.0)
-        out_low[side], out_high[side] = _tpr_one(r, ms, A, B, a, (bot - 1.0, top + 1.0))
+        out_low[side], out_high[side] = _tpr_one(r, ms, A, B, a, (bot - 1.0, top + 1.0), closed[side], fl)
     return out_low, out_high
 
 
