@@ -124,6 +124,31 @@ def test_blocks_of_targets_on_a_stationary_chain():
     assert release_worst_profile(moved, epsilons=eps, sizes=[0], tolerance=None, grid=8).composed == T
 
 
+def test_the_worst_tpr_over_blocks_of_targets_holds_every_targets_own():
+    """On a stationary chain (the adversary who knows nothing: blocks of targets), the worst TPR's
+    bracket holds every target's own most powerful test by exhaustive enumeration, the named
+    adversary's own lies in it, and a long chain (T = 200) is bracketed within the tolerance."""
+    T = 7
+    rel = local_release(P2, "stationary", krr(2, 1.0), steps=T)
+    fprs = [1e-3, 0.05, 0.3]
+    best = np.zeros(3)
+    for t in range(1, T + 1):
+        for a, b in ((0, 1), (1, 0)):
+            best = np.maximum(
+                best, tpr_both([enumerate_local_release(rel, target=t, pair=(a, b))], fprs)[0][0]
+            )
+    w = release_worst_profile(rel, epsilons=[0.0], fprs=fprs, sizes=[0], tolerance=1e-9)
+    for i, f in enumerate(fprs):
+        b, adv = w.tpr[f], w.tpr_by[f]
+        assert float(b.low) - 1e-12 <= best[i] <= float(b.high) + 1e-12 and float(b.high - b.low) <= 1e-9
+        own = tpr_both([enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b))], [f])
+        assert float(b.low) - 1e-12 <= own[0][0, 0] <= float(b.high) + 1e-12
+    long = release_worst_profile(
+        local_release(P2, "stationary", krr(2, 1.0), steps=200), epsilons=[0.0], fprs=[0.05], sizes=[0]
+    )
+    assert long.converged and float(long.tpr[0.05].high - long.tpr[0.05].low) <= 1e-6
+
+
 def test_a_block_that_is_split_leaves_no_upper_end_behind():
     """On a short chain the blocks of targets are split down to single targets; the upper end of a
     block that was split (the past of its last target with the future of its first, far looser than
