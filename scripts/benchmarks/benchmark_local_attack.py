@@ -65,14 +65,15 @@ def _cases(new: bool) -> dict[str, list[str]]:
     }
 
 
-def _run(tree: str, argv: list[str], timeout: float) -> tuple[float, float] | None:
-    """``(CPU s, wall s)`` of ``argv`` in a fresh process with ``tree`` first on the path."""
+def _run(tree: str, argv: list[str], timeout: float, cwd: str) -> tuple[float, float] | None:
+    """``(CPU s, wall s)`` of ``argv`` in a fresh process with ``tree`` first on the path (run in
+    ``cwd``, a folder without ``bdpsim/``: ``python -c`` puts its folder first)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     try:
-        subprocess.run(argv, env=env, cwd=str(ROOT), capture_output=True, check=True, timeout=timeout)
+        subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
     wall = time.perf_counter() - t0
@@ -91,13 +92,14 @@ def main(argv=None) -> int:
         blob = subprocess.run(
             ["git", "-C", str(ROOT), "archive", a.base, "bdpsim"], capture_output=True, check=True
         ).stdout
-        tarfile.open(fileobj=BytesIO(blob)).extractall(tmp, filter="data")
-        trees = {a.base: (tmp, False), "this checkout": (str(ROOT), True)}
+        base = Path(tmp) / "base"
+        tarfile.open(fileobj=BytesIO(blob)).extractall(base, filter="data")
+        trees = {a.base: (str(base), False), "this checkout": (str(ROOT), True)}
         times: dict[str, dict[str, list]] = {t: {c: [] for c in _cases(True)} for t in trees}
         for _ in range(a.repeat):
             for case in _cases(True):
                 for label, (tree, new) in trees.items():
-                    times[label][case].append(_run(tree, _cases(new)[case], a.timeout))
+                    times[label][case].append(_run(tree, _cases(new)[case], a.timeout, tmp))
     print(f"load average {os.getloadavg()[0]:.1f}; CPU s (wall s), median of {a.repeat}")
     for case in _cases(True):
         got = {}

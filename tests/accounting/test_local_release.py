@@ -16,6 +16,7 @@ from bdpsim.accounting.local import LocalAccount
 from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.mechanisms.randomized_response import RandomizedResponse
 from bdpsim.temporal.exact import temporal_exact
+from tests.helpers import np_tpr
 
 EPS = (0.0, 0.3, 1.0, 2.0)
 P2 = np.array([[0.8, 0.2], [0.3, 0.7]])
@@ -171,19 +172,6 @@ def test_refusals_name_the_release_and_what_to_use():
         acc.delta(-1)
     with pytest.raises(ConfigError, match=r"^fpr = 0"):
         acc.tpr_at(0)
-
-
-def np_tpr(p: np.ndarray, q: np.ndarray, a: float) -> float:
-    """The most powerful test of ``p`` against ``q`` at false-positive rate ``a`` (Neyman-Pearson:
-    outputs by decreasing ``p / q``, the last one randomised)."""
-    order = np.argsort(-(p / q), kind="stable")
-    tpr, fpr = 0.0, 0.0
-    for j in order:
-        take = min(1.0, (a - fpr) / q[j]) if q[j] > 0 else 1.0
-        tpr, fpr = tpr + take * p[j], fpr + take * q[j]
-        if fpr >= a - 1e-15:
-            break
-    return tpr
 
 
 @pytest.mark.parametrize("case", ["2 states, k-RR, T = 5", "3 states, a 3 x 2 matrix, T = 4"])

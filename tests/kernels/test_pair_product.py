@@ -17,6 +17,7 @@ from bdpsim.kernels.chains.pair_product import (
     hockey_stick_both,
     tpr_both,
 )
+from tests.helpers import np_tpr
 
 
 def _factor(rng, n, spread=1.0):
@@ -121,19 +122,6 @@ def test_the_order_of_the_parts_does_not_matter(order):
     np.testing.assert_allclose(got[1], base[1], atol=1e-15)
 
 
-def _np_tpr(p, q, a):
-    """Neyman-Pearson by hand: outcomes by decreasing ``p / q``, the last one randomised."""
-    with np.errstate(divide="ignore"):
-        order = np.argsort(-(np.log(p) - np.log(q)), kind="stable")
-    tpr = fpr = 0.0
-    for j in order:
-        take = min(1.0, (a - fpr) / q[j]) if q[j] > 0 else 1.0
-        tpr, fpr = tpr + take * p[j], fpr + take * q[j]
-        if fpr >= a - 1e-15:
-            break
-    return tpr
-
-
 def test_the_most_powerful_test_of_a_product_is_bracketed_to_1e_9_around_neyman_pearson():
     """``tpr_both``: for both orders, the most powerful test at each FPR of the product multiplied
     out (sorted by hand) lies in ``[low, high]``, whose width is below 1e-9; ``PairBracket.tpr`` of a
@@ -146,7 +134,7 @@ def test_the_most_powerful_test_of_a_product_is_bracketed_to_1e_9_around_neyman_
         p, q = _multiplied_out(factors)
         low, high = tpr_both(factors, alphas)
         for side, (x, y) in enumerate(((p, q), (q, p))):
-            truth = np.array([_np_tpr(x, y, a) for a in alphas])
+            truth = np.array([np_tpr(x, y, a) for a in alphas])
             assert np.all(low[side] <= truth + 1e-13) and np.all(truth <= high[side] + 1e-13)
             assert np.all(high[side] - low[side] <= 1e-9)
         pair = ProductPair(tuple(factors))

@@ -32,9 +32,17 @@ it accepted (another target costs a rerun of the sweep).
 **Refinement.** Each pass composes on one grid; a pass's bracket of the supremum is
 ``[max lower, max upper]`` over its compositions (a composition left out of a finer pass keeps the
 upper end of a coarser one, which lay below the largest lower end). With a tolerance, the grid
-grows until ``max(delta.high - delta.low)`` over the ``eps`` asked is within it: doubled once,
-then aimed with the order of convergence the last two passes show (about ``grid^-2``); the
-compositions whose upper ends lie below the largest lower ends at every quantity are left out.
+grows until ``max(delta.high - delta.low)`` over the ``eps`` asked (and of the TPR over the FPRs
+asked) is within it: doubled once, then aimed with the order of convergence the last two passes
+show (about ``grid^-2``); the compositions whose upper ends lie below the largest lower ends at
+every quantity are left out.
+
+**The worst TPR at an FPR.** Not a function of the supremum's profile: ``sup_adv inf_eps [e^eps
+alpha + delta_adv(eps)]`` lies below ``inf_eps sup_adv``. Each composition's own most powerful
+test is bracketed (:func:`~bdpsim.kernels.chains.pair_product.tpr_both`: attained on its lower pair,
+a garbling of the release; bounded on its upper pair), by branch and bound within a pass: every
+composition's TPR is first bounded by its own profile at :data:`BOUND_EPSILONS` (both signs), then
+searched in the order of these bounds only where it can pass the largest TPR attained so far.
 """
 
 from __future__ import annotations
