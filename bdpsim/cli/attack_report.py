@@ -166,8 +166,8 @@ def report_local(a, model, release, risk) -> int:
     print(f"advantage (max TPR - FPR) {adv.text(6)}")
     print("worst TPR at each FPR over every adversary: its own most powerful test, a certified bracket")
     print("(the lower end attained by the adversary named, the upper end for every adversary)")
-    print(f"{'FPR':>7} {'TPR low':>9} {'TPR high':>9} {'width':>8}  attained by")
+    print(f"{'FPR':>7} {'TPR low':>10} {'TPR high':>10} {'width':>8}  attained by")
     for f, b in rows:
         who = describe_adversary(model, b.adversary, short=True) if b.adversary is not None else "-"
-        print(f"{f:>7.3g} {b.low:>9.6g} {b.high:>9.6g} {b.width:>8.2g}  {who}")
+        print(f"{f:>7.3g} {b.low:>10.6g} {b.high:>10.6g} {b.width:>8.2g}  {who}")
     return 0
