@@ -282,6 +282,10 @@ class LocalAccount(LocalNumbers):
             self._cache[("tpr", f)] = _value(tp.low[j], tp.high[j], adv, f"{note}; {TPR_NOTE}")
 
     # ------------------------------------------------------------------ public numbers
+    def prepare_tprs(self, fprs=()) -> None:
+        """``tpr_at`` at every FPR of ``fprs`` in one refinement of the grid."""
+        self.prepare(fprs=fprs)
+
     def tpr_at(self, fpr: float) -> Value:
         """The worst adversary's most powerful test at false-positive rate ``a = fpr``:
         ``sup_adv TPR_adv(a)``, each adversary's own ``TPR_adv(a) = inf_eps [e^eps a +

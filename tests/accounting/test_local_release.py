@@ -229,3 +229,26 @@ def test_the_bdpl_of_a_long_three_state_chain_is_the_temporal_engines_exact_valu
     tpl = float(np.nanmax(temporal_exact(P3, 1.0, 24, "krr", initial=model.initial).tpl))
     assert b.kind == "exact" and b.value == pytest.approx(tpl, abs=1e-12)
     assert b.value == pytest.approx(3.497387878994806, abs=1e-12) and b.adversary.i == 11
+
+
+def test_the_report_computes_every_tpr_in_one_refinement(monkeypatch):
+    """``account_report`` with several FPRs of a local release: one refinement of the grid for all
+    of them (each ``tpr_at`` ran its own), the same numbers as asked one by one."""
+    import bdpsim.accounting.local as local
+    from bdpsim.accounting.report import account_report
+
+    calls = []
+    real = local.release_worst_profile
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("fprs"))
+        return real(*args, **kwargs)
+
+    model = bdpsim.MarkovChainModel(P2, n=5)
+    monkeypatch.setattr(local, "release_worst_profile", counted)
+    rep = account_report(account(model, [LocalRelease("krr", 1.0)]), epsilons=[1.0], fprs=[0.01, 0.05, 0.3])
+    assert [c for c in calls if c] == [[0.01, 0.05, 0.3]]
+    one = account(model, [LocalRelease("krr", 1.0)])
+    rows = {r["quantity"]: r for r in rep["rows"]}
+    for f in (0.01, 0.05, 0.3):
+        assert rows[f"tpr_at({f:g})"]["value"] == pytest.approx(one.tpr_at(f).value, abs=1e-12)
