@@ -93,3 +93,17 @@ def local_release_loss(P, pi, L, T, t, known, a, b) -> float:
     """``max_r ln P(r | x_t = a, x_K) / P(r | x_t = b, x_K)`` (:func:`local_release_laws`)."""
     p, q = local_release_laws(P, pi, L, T, t, known, a, b)
     return float(np.max(np.log(p) - np.log(q)))
+
+
+def np_tpr(p: np.ndarray, q: np.ndarray, a: float) -> float:
+    """The most powerful test of ``p`` against ``q`` at false-positive rate ``a`` (Neyman-Pearson:
+    outputs by decreasing ``p / q``, the last one randomised)."""
+    with np.errstate(divide="ignore"):
+        order = np.argsort(-(np.log(p) - np.log(q)), kind="stable")
+    tpr, fpr = 0.0, 0.0
+    for j in order:
+        take = min(1.0, (a - fpr) / q[j]) if q[j] > 0 else 1.0
+        tpr, fpr = tpr + take * p[j], fpr + take * q[j]
+        if fpr >= a - 1e-15:
+            break
+    return tpr

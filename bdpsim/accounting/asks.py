@@ -53,6 +53,10 @@ class Derived:
         """Numbers asked together (a local release computes them in one pass; elsewhere each
         number is computed, and kept, when asked)."""
 
+    def prepare_tprs(self, fprs=()) -> None:
+        """``tpr_at`` at ``fprs`` computed together (a local release: in one refinement; elsewhere
+        each is computed when asked)."""
+
     @property
     def bdpl(self) -> Value:
         """The joint BDPL: ``sup_adv sup_y |ln p(y)/q(y)|`` (``renyi(inf)``)."""

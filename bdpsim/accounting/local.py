@@ -43,11 +43,18 @@ from .values import Value, bracket, exact
 
 #: the eps at which ``tpr_at`` reads the profile (``t = e^eps`` and ``e^-eps``)
 TPR_EPSILONS = (0.0, *(float(e) for e in np.round(np.geomspace(0.01, 8.0, 24), 6)))
-#: how ``tpr_at``'s bracket was found, in the report
-TPR_NOTE = (
+#: how the profile's ``tpr_at`` bracket was found (a continuous release), in the report
+PROFILE_TPR_NOTE = (
     "bracketed from the privacy profile at 25 eps: the upper end holds for every adversary, the "
     "lower end is attained by the adversary named"
 )
+#: how ``LocalAccount.tpr_at``'s bracket was found, in the report
+TPR_NOTE = (
+    "the worst adversary's own most powerful test: the lower end attained by the adversary named, "
+    "the upper end for every adversary"
+)
+#: how ``LocalAccount.epsilon``'s adversary certifies the lower end, in the report
+EPSILON_NOTE = "the adversary named has delta(eps) > delta at the lower end"
 #: the width of ``delta(eps)`` the refinement aims at
 TOLERANCE = 1e-6
 #: what each adversary's known set is, in the report
@@ -118,7 +125,7 @@ class LocalNumbers(Derived):
             low = min(through_origin, d_lo + a * (1.0 - d_lo), 1.0)
             if low > lo:
                 lo, who = low, v.adversary
-        return bracket(lo, max(hi, lo), who, TPR_NOTE)
+        return bracket(lo, max(hi, lo), who, PROFILE_TPR_NOTE)
 
     def naive(self):
         raise NotAvailable("a local release has no per-release naive composition here")
@@ -162,17 +169,19 @@ class LocalAccount(LocalNumbers):
             ) from None
 
     # ------------------------------------------------------------------ computing
-    def prepare(self, epsilons=(), deltas=(), alphas=()) -> None:
-        """Compute ``delta`` at ``epsilons``, ``epsilon`` at ``deltas`` and ``renyi`` at ``alphas``
-        (and the BDPL) in one refinement of the grid; the later calls read them."""
+    def prepare(self, epsilons=(), deltas=(), alphas=(), fprs=()) -> None:
+        """Compute ``delta`` at ``epsilons``, ``epsilon`` at ``deltas``, ``renyi`` at ``alphas`` and
+        ``tpr_at`` at ``fprs`` (and the BDPL) in one refinement of the grid; the later calls read
+        them."""
         eps = [check_epsilon(e) for e in epsilons if ("delta", float(e)) not in self._cache]
         dls = [check_delta(d) for d in deltas if ("epsilon", float(d)) not in self._cache]
         als = [check_alpha(a) for a in alphas if ("renyi", float(a)) not in self._cache]
         als = [a for a in als if math.isfinite(a)]
-        if not (eps or dls or als) and ("renyi", math.inf) in self._cache:
+        fps = [float(check_fpr("fpr", f)) for f in fprs if ("tpr", float(f)) not in self._cache]
+        if not (eps or dls or als or fps) and ("renyi", math.inf) in self._cache:
             return
         if self.adversary is not None:
-            self._prepare_one(eps, dls, als)
+            self._prepare_one(eps, dls, als, fps)
             return
         try:
             w = release_worst_profile(
@@ -181,6 +190,7 @@ class LocalAccount(LocalNumbers):
                 sizes=list(self.sizes),
                 deltas=dls,
                 alphas=als,
+                fprs=fps,
                 tolerance=self.tolerance,
                 max_grid=GRID_MAX,
                 max_work=self.max_work,
@@ -201,9 +211,16 @@ class LocalAccount(LocalNumbers):
         low, high = float(np.asarray(w.bdpl.low)), float(np.asarray(w.bdpl.high))
         self._cache[("renyi", math.inf)] = self._bdpl(low, high, as_adversary(w.bdpl_by), grid)
         for d, b in w.epsilon_at.items():
+            who = w.epsilon_by[d]
             self._cache[("epsilon", d)] = _value(
-                b.low, b.high, None, f"{grid}; the inverse of the supremum over adversaries of delta(eps)"
+                b.low,
+                b.high,
+                None if who is None else as_adversary(who),
+                f"{grid}; the inverse of the supremum over adversaries of delta(eps); "
+                + (EPSILON_NOTE if who is not None else "delta(0) <= delta: eps(delta) = 0"),
             )
+        for f, b in w.tpr.items():
+            self._cache[("tpr", f)] = _value(b.low, b.high, as_adversary(w.tpr_by[f]), f"{grid}; {TPR_NOTE}")
 
     def _bdpl(self, low: float, high: float, adversary: Adversary, note: str) -> Value:
         """The BDPL: the kernel's bracket ``[low, high]``, or, where it is wider than
@@ -226,9 +243,9 @@ class LocalAccount(LocalNumbers):
                 )
         return _value(low, high, adversary, note)
 
-    def _prepare_one(self, eps: list[float], dls: list[float], als: list[float]) -> None:
-        """One adversary: the grid doubled from :data:`GRID` until every ``delta`` asked is
-        :attr:`tolerance` wide (or the finest grid)."""
+    def _prepare_one(self, eps: list[float], dls: list[float], als: list[float], fps: list[float]) -> None:
+        """One adversary: the grid doubled from :data:`GRID` until every ``delta`` and ``tpr_at``
+        asked is :attr:`tolerance` wide (or the finest grid)."""
         adv = self.adversary
         assert adv is not None
         known = {int(k) + 1: int(v) for k, v in zip(adv.known, adv.x_known)}
@@ -244,7 +261,9 @@ class LocalAccount(LocalNumbers):
                 max_work=self.max_work,
             )
             d = br.delta(np.array(eps or [0.0]))
-            if float(np.max(d.width)) <= self.tolerance or g >= top:
+            tp = br.tpr(np.array(fps)) if fps else None
+            width = max(float(np.max(d.width)), float(np.max(tp.width)) if tp is not None else 0.0)
+            if width <= self.tolerance or g >= top:
                 break
             g = min(2 * g, top)
         note = f"grid {g}"
@@ -258,8 +277,27 @@ class LocalAccount(LocalNumbers):
         for dl in dls:
             b = br.epsilon(dl)
             self._cache[("epsilon", dl)] = _value(b.low, b.high, adv, note)
+        for j, f in enumerate(fps):
+            assert tp is not None
+            self._cache[("tpr", f)] = _value(tp.low[j], tp.high[j], adv, f"{note}; {TPR_NOTE}")
 
     # ------------------------------------------------------------------ public numbers
+    def prepare_tprs(self, fprs=()) -> None:
+        """``tpr_at`` at every FPR of ``fprs`` in one refinement of the grid."""
+        self.prepare(fprs=fprs)
+
+    def tpr_at(self, fpr: float) -> Value:
+        """The worst adversary's most powerful test at false-positive rate ``a = fpr``:
+        ``sup_adv TPR_adv(a)``, each adversary's own ``TPR_adv(a) = inf_eps [e^eps a +
+        delta_adv(eps)]`` over every real ``eps`` and both orders (Neyman-Pearson on its own pair,
+        :func:`~bdpsim.kernels.chains.pair_product.tpr_both`), bracketed: the lower end attained by
+        a test of the adversary named (on its lower pair, a garbling of its release), the upper end
+        for every adversary; the grid refined with the profile's until :attr:`tolerance` wide. This
+        is the true worst TPR ``sup_adv inf_eps``, not the profile's bound ``inf_eps sup_adv``."""
+        a = float(check_fpr("fpr", fpr))
+        self.prepare(fprs=[a])
+        return self._cache[("tpr", a)]
+
     def renyi(self, alpha: float) -> Value:
         """``sup_adv max(D_alpha(p||q), D_alpha(q||p))``; ``alpha = inf``: the exact temporal leakage
         ``max_t TPL_t`` (with ``sizes = [0]``)."""

@@ -58,6 +58,10 @@ def account_report(
     model = acc.model
     nv = acc.naive() if naive and len(acc.flat) > 1 else None
     acc.prepare(epsilons, deltas, alphas)
+    try:
+        acc.prepare_tprs(fprs)
+    except NotAvailable:
+        pass  # each row says why
     rows = []
     for e in epsilons:
         nd = None

@@ -1,56 +1,61 @@
 """The optimal attack on the local release of every record of a Markov chain
 (:class:`~bdpsim.mechanisms.local.LocalRelease` with a likelihood matrix: k-RR, randomized response,
-a matrix), from the bracketed privacy profile of the chain kernel
-(:mod:`bdpsim.kernels.chains.local_worst`, :mod:`bdpsim.kernels.chains.local_profile`).
+a matrix), read from the accountant of the release (:class:`~bdpsim.accounting.local.LocalAccount`,
+on the chain kernels :mod:`bdpsim.kernels.chains.local_worst` and
+:mod:`bdpsim.kernels.chains.local_profile`): one implementation for both.
 
 **Advantage.** ``TV(P, Q) = delta(0)``: the profile at ``eps = 0``, of one adversary or its
 supremum over every adversary (target, pair of values, nearest known records on each side),
 bracketed ``[low, high]`` to :data:`TOLERANCE` (the grid refined until then, or its finest size).
 
-**TPR at FPR alpha.** Every adversary and both orders of its pair obey ``TPR(alpha) <= t alpha +
-Delta(t)`` for every ``t > 0`` (``Delta(t)`` the two-sided profile at ``eps = ln t``; ``t < 1``:
-``1 - t + t Delta(1/t)``): the least of these over the ``eps`` of :data:`EPSILONS`, at the upper ends
-of the profile's brackets, is an **upper bound** for every adversary (the f-DP guarantee the
-profile implies), not the TPR of an attack: it is reported as a bound.
+**TPR at FPR alpha.** The worst adversary's most powerful test: ``sup_adv TPR_adv(alpha)``, each
+adversary's own ``TPR_adv(alpha) = inf_eps [e^eps alpha + delta_adv(eps)]`` over every real ``eps``
+and both orders of its pair (Neyman-Pearson on its own law pair), bracketed: the lower end is
+attained by a test of the adversary named, the upper end holds for every adversary (the kernel's
+branch and bound over adversaries, refined with the grid until :data:`TOLERANCE` wide). Not the
+profile's bound ``inf_eps sup_adv [e^eps alpha + delta_adv(eps)]``, which lies above it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..accounting.local import LocalAccount, joint_matrix
+from ..accounting.values import Value
 from ..adversary import Adversary
 from ..core.errors import ConfigError, NotAvailable
-from ..kernels.argcheck import TooExpensive
-from ..kernels.chains.local_profile import GRID, finest_grid, known_sizes, local_release, release_profile
-from ..kernels.chains.local_worst import GRID_MAX, first_pass_work, release_worst_profile
+from ..kernels.chains.local_profile import known_sizes, local_release
 from ..models.protocols import MarkovChain
 from .tradeoff import check_fpr
 
-#: the width of the advantage's bracket the refinement aims at
+#: the width of the advantage's and the TPR's bracket the refinement aims at
 TOLERANCE = 1e-6
-#: the eps at which the profile is bracketed for the TPR bound (``t = e^eps`` and ``e^-eps``)
-EPSILONS = (0.0, *np.round(np.geomspace(0.01, 8.0, 24), 6))
 
 
 @dataclass(frozen=True)
 class Bracket:
-    """A number known to lie in ``[low, high]`` (``kind``: ``certified bracket`` or ``upper bound``)."""
+    """A number known to lie in ``[low, high]`` (``kind``: ``certified bracket``), with the adversary
+    of its lower end where one attains it."""
 
     low: float
     high: float
     kind: str
+    adversary: Adversary | None = None
 
     @property
     def width(self) -> float:
         return self.high - self.low
 
     def text(self, digits: int = 4) -> str:
-        if self.kind == "upper bound":
-            return f"<= {self.high:.{digits}g} (upper bound)"
         return f"[{self.low:.{digits}g}, {self.high:.{digits}g}] ({self.kind}, width {self.width:.2g})"
+
+
+def _bracket(v: Value) -> Bracket:
+    return Bracket(float(v.lower), float(v.upper), "certified bracket", v.adversary)
 
 
 @dataclass(frozen=True)
@@ -63,104 +68,63 @@ class LocalAttackRisk:
         ``max (TPR - FPR) = TV(P, Q)`` of the adversary given, or its supremum over every adversary,
         certified between ``low`` and ``high``.
     adversary : Adversary
-        The adversary given, or the one of the largest lower end (its nearest known records).
+        The adversary given, or the one of the advantage's largest lower end (its nearest known
+        records).
     worst : bool
         Whether the numbers are suprema over every adversary.
-    epsilon, delta_high : numpy.ndarray
-        The profile's ``eps`` and the upper ends of its bracket (the TPR bound reads them).
-    grid : int
-        The kernel's grid of the last pass.
+    account : LocalAccount
+        The release's accountant, which computes (and keeps) every number.
     """
 
     advantage: Bracket
     adversary: Adversary
     worst: bool
-    epsilon: np.ndarray
-    delta_high: np.ndarray
-    grid: int
+    account: LocalAccount = field(repr=False, compare=False)
 
-    def tpr_bound(self, fpr: float) -> Bracket:
-        """An upper bound of ``TPR`` at ``fpr`` for every adversary (or the one given): ``min_t [t
-        alpha + Delta(t)]`` at the profile's upper ends (module docstring); ``low`` is ``fpr`` (the
-        trivial test), so the bracket is ``[fpr, bound]``, labelled ``upper bound``."""
-        a = float(check_fpr("fpr", fpr))
-        t = np.exp(self.epsilon)
-        d = np.minimum(self.delta_high, 1.0)
-        above = t * a + d  # t = e^eps >= 1
-        below = a / t + 1.0 - 1.0 / t + d / t  # t = e^-eps <= 1: Delta(t) = 1 - t + t Delta(1/t)
-        return Bracket(a, float(min(1.0, above.min(), below.min())), "upper bound")
+    def tpr_at(self, fpr: float) -> Bracket:
+        """The worst adversary's (or the one given's) most powerful test's TPR at ``fpr``, a
+        certified bracket (module docstring) with the adversary attaining its lower end."""
+        return _bracket(self.account.tpr_at(float(check_fpr("fpr", fpr))))
+
+    def worst_tprs(self, fprs: Sequence[float]) -> list[Bracket]:
+        """:meth:`tpr_at` at each FPR, computed in one refinement."""
+        fs = [float(check_fpr("fpr", f)) for f in fprs]
+        self.account.prepare(fprs=fs)
+        return [self.tpr_at(f) for f in fs]
 
 
-def _chain(model, release) -> Any:
+def local_attack_risk(
+    model, release, adversary: Adversary | None = None, *, sizes: Any = "all", fpr: Sequence[float] = ()
+) -> LocalAttackRisk:
+    """The optimal attack on ``release`` (a local release with a likelihood matrix) over ``model``
+    (a Markov chain): of one ``adversary``, or the worst over every adversary with ``|K|`` in
+    ``sizes`` (module docstring), with the TPR at each ``fpr`` computed in the same refinement;
+    ``NotAvailable`` naming the release where there is no matrix or no chain, or where the
+    bracket's work is too large (before the work)."""
     if not isinstance(model, MarkovChain):
         raise NotAvailable(
             f"release {release.label!r}: the optimal attack on a local release is computed on a Markov "
             f"chain, not on {type(model).__name__}"
         )
-    M = release.matrix(int(model.states))  # NotAvailable for any / continuous outputs / schedules
-    return local_release(
+    if adversary is not None and not isinstance(adversary, Adversary):
+        raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
+    fs = [float(check_fpr("fpr", f)) for f in fpr]
+    M = joint_matrix((release,), int(model.states))  # NotAvailable for any / continuous outputs / schedules
+    chain = local_release(
         np.asarray(model.transition, dtype=float),
         np.asarray(model.initial, dtype=float),
         M.T,
         steps=int(model.n),
     )
-
-
-def _adversary(adv) -> Adversary:
-    """The kernel's adversary in bdpsim's words (records from 0; its nearest known records)."""
-    known = [(w[0] - 1, w[1]) for w in (adv.before, adv.after) if w is not None]
-    return Adversary(adv.target - 1, tuple(k for k, _ in known), tuple(v for _, v in known), adv.a, adv.b)
-
-
-def local_attack_risk(
-    model, release, adversary: Adversary | None = None, *, sizes: Any = "all"
-) -> LocalAttackRisk:
-    """The optimal attack on ``release`` (a local release with a likelihood matrix) over ``model``
-    (a Markov chain): of one ``adversary``, or the worst over every adversary with ``|K|`` in
-    ``sizes`` (module docstring); ``NotAvailable`` naming the release where there is no matrix or no
-    chain, or where the bracket's work is too large (before the work)."""
-    chain = _chain(model, release)
-    if adversary is not None:
-        if not isinstance(adversary, Adversary):
-            raise ConfigError("adversary", adversary, "must be a bdpsim.Adversary")
-        known = {int(k) + 1: int(v) for k, v in zip(adversary.known, adversary.x_known)}
-        top = min(GRID_MAX, finest_grid(chain.states))
-        g = min(GRID, top)
-        eps = np.array(EPSILONS)
-        while True:
-            br = release_profile(
-                chain,
-                target=int(adversary.i) + 1,
-                pair=(int(adversary.x), int(adversary.x_prime)),
-                known=known,
-                grid=g,
-            )
-            d = br.delta(eps)
-            if float(d.high[0] - d.low[0]) <= TOLERANCE or g >= top:
-                break
-            g = min(2 * g, top)
-        adv = Bracket(float(max(d.low[0], 0.0)), float(max(d.high[0], d.low[0], 0.0)), "certified bracket")
-        return LocalAttackRisk(adv, adversary, False, eps, np.asarray(d.high, dtype=float), g)
-    ks = list(known_sizes(sizes, int(model.n)))
-    try:
-        first_pass_work(chain, sizes=ks, tolerance=TOLERANCE)
-        w = release_worst_profile(
-            chain, epsilons=list(EPSILONS), sizes=ks, tolerance=TOLERANCE, max_grid=GRID_MAX
-        )
-    except TooExpensive as err:
-        raise NotAvailable(
-            f"release {release.label!r} on {model.n} records: {err.rule}; use sizes=[0] (the adversary "
-            "who knows nothing), fewer records or one adversary"
-        ) from None
-    lo, hi = float(max(w.delta.low[0], 0.0)), float(max(w.delta.high[0], w.delta.low[0], 0.0))
-    return LocalAttackRisk(
-        Bracket(lo, hi, "certified bracket"),
-        _adversary(w.attained_by[0]),
-        True,
-        np.asarray(w.epsilon, dtype=float),
-        np.asarray(w.delta.high, dtype=float),
-        int(w.grid),
+    acc = LocalAccount(
+        model, (release,), adversary, known_sizes(sizes, int(model.n)), chain, tolerance=TOLERANCE
     )
+    acc.check_cost()
+    acc.prepare(epsilons=[0.0], fprs=fs)
+    adv = acc.advantage
+    who = adversary if adversary is not None else adv.adversary
+    assert who is not None
+    return LocalAttackRisk(_bracket(adv), who, adversary is None, acc)
 
 
-__all__ = ["Bracket", "EPSILONS", "LocalAttackRisk", "TOLERANCE", "local_attack_risk"]
+__all__ = ["Bracket", "LocalAttackRisk", "TOLERANCE", "local_attack_risk"]

@@ -506,7 +506,7 @@ def attack_risk(
         with a sample budget), or no search over every adversary.
     """
     if isinstance(mechanism, ReleasesEveryRecord):  # a local release: its bracketed attack
-        return _local_risk(model, mechanism, adversary, sizes, bdpl)
+        return _local_risk(model, mechanism, adversary, sizes, bdpl, fpr)
     if adversary is not None:
         if not isinstance(adversary, Adversary):
             raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
@@ -519,20 +519,20 @@ def attack_risk(
         return _worst_risk(model, mechanism, sizes, alphas, bdpl, start, engine, progress)
 
 
-def _local_risk(model, release, adversary, sizes, bdpl: bool):
+def _local_risk(model, release, adversary, sizes, bdpl: bool, fpr: Sequence[float]):
     """The optimal attack on a local release of every record (:mod:`bdpsim.attack.local`): the
-    advantage bracketed, the TPR at an FPR an upper bound (no worst TPR attained, no BDPL beside:
-    ``bdpl`` is refused naming :func:`bdpsim.exact_bdpl`)."""
+    advantage and the worst TPR at each ``fpr`` bracketed, with the adversaries attaining them (no
+    BDPL beside: ``bdpl`` is refused naming :func:`bdpsim.exact_bdpl`)."""
     from .local import local_attack_risk
 
     if bdpl:
         raise NotAvailable(
-            f"release {release.label!r}: its attack gives the advantage (bracketed) and a TPR bound, "
-            "not the worst TPR attained nor the BDPL beside them; ask bdpsim.attack_risk(model, "
-            "release) and bdpsim.exact_bdpl(model, release)"
+            f"release {release.label!r}: its attack gives the advantage and the worst TPR (bracketed), "
+            "not the BDPL beside them; ask bdpsim.attack_risk(model, release) and "
+            "bdpsim.exact_bdpl(model, release)"
         )
 
-    return local_attack_risk(model, release, adversary, sizes=sizes)
+    return local_attack_risk(model, release, adversary, sizes=sizes, fpr=fpr)
 
 
 def check_attack_cost(model) -> None:

@@ -137,15 +137,15 @@ def command(a) -> int:
     if not 0 <= a.min_known <= model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{model.n - 1}")
     sizes = tuple(range(a.min_known, model.n))
-    if isinstance(mech, ReleasesEveryRecord):  # a local release: a bracket and a bound
+    if isinstance(mech, ReleasesEveryRecord):  # a local release: certified brackets
         if a.plot:
             raise ConfigError(
                 "--plot",
                 a.plot,
-                "a local release's attack has no trade-off curve to draw (its TPR is a bound); "
-                "bdpsim account CONFIG --plot draws its privacy profile",
+                "a local release's attack has no trade-off curve to draw (its TPR is bracketed at "
+                "each --fpr); bdpsim account CONFIG --plot draws its privacy profile",
             )
-        return report_local(a, model, mech, attack_risk(model, mech, sizes=sizes))
+        return report_local(a, model, mech, attack_risk(model, mech, sizes=sizes, fpr=a.fpr))
     try:
         with search_progress(a.quiet) as bar:
             risk = attack_risk(model, mech, sizes=sizes, fpr=a.fpr, bdpl=True, progress=bar)

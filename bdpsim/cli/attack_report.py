@@ -134,20 +134,29 @@ def report(a, model, mech, risk, rows) -> int:
 
 def report_local(a, model, release, risk) -> int:
     """Print the optimal attack on a local release of every record (``risk``: a
-    :class:`~bdpsim.attack.local.LocalAttackRisk`): the advantage as its certified bracket, the TPR at
-    each ``a.fpr`` as the upper bound the privacy profile implies for every adversary (not the TPR of
-    an attack: no attack attaining it is computed), or one JSON object with ``a.json``."""
+    :class:`~bdpsim.attack.local.LocalAttackRisk`): the advantage and the worst TPR at each
+    ``a.fpr`` as certified brackets, each with the adversary attaining its lower end (the TPR: the
+    worst adversary's own most powerful test), or one JSON object with ``a.json``."""
     from ..models.base import adversary_words, describe_adversary
 
     adv = risk.advantage
-    bounds = [(f, risk.tpr_bound(f)) for f in a.fpr]
+    rows = list(zip(a.fpr, risk.worst_tprs(a.fpr)))
     if a.json:
         out = {
             "release": release.label,
             "advantage": {"low": adv.low, "high": adv.high, "kind": adv.kind},
             "adversary": adversary_words(model, risk.adversary),
             "worst": risk.worst,
-            "tpr": [{"fpr": f, "upper": b.high, "kind": b.kind} for f, b in bounds],
+            "tpr": [
+                {
+                    "fpr": f,
+                    "low": b.low,
+                    "high": b.high,
+                    "kind": b.kind,
+                    "adversary": adversary_words(model, b.adversary) if b.adversary is not None else None,
+                }
+                for f, b in rows
+            ],
         }
         print(json.dumps(finite_json(out)))
         return 0
@@ -155,9 +164,10 @@ def report_local(a, model, release, risk) -> int:
     print("adversary of largest advantage (the worst adversary; the lower end of its bracket):")
     print(f"  {describe_adversary(model, risk.adversary)}")
     print(f"advantage (max TPR - FPR) {adv.text(6)}")
-    print("TPR at each FPR: an upper bound for every adversary, from the privacy profile")
-    print("(no attack attaining it is computed; its exact BDPL: bdpsim run, exact_bdpl)")
-    print(f"{'FPR':>7} {'TPR <=':>9}")
-    for f, b in bounds:
-        print(f"{f:>7.3g} {b.high:>9.6g}")
+    print("worst TPR at each FPR over every adversary: its own most powerful test, a certified bracket")
+    print("(the lower end attained by the adversary named, the upper end for every adversary)")
+    print(f"{'FPR':>7} {'TPR low':>10} {'TPR high':>10} {'width':>8}  attained by")
+    for f, b in rows:
+        who = describe_adversary(model, b.adversary, short=True) if b.adversary is not None else "-"
+        print(f"{f:>7.3g} {b.low:>10.6g} {b.high:>10.6g} {b.width:>8.2g}  {who}")
     return 0

@@ -16,6 +16,7 @@ from bdpsim.accounting.local import LocalAccount
 from bdpsim.core.errors import ConfigError, NotAvailable
 from bdpsim.mechanisms.randomized_response import RandomizedResponse
 from bdpsim.temporal.exact import temporal_exact
+from tests.helpers import np_tpr
 
 EPS = (0.0, 0.3, 1.0, 2.0)
 P2 = np.array([[0.8, 0.2], [0.3, 0.7]])
@@ -173,19 +174,6 @@ def test_refusals_name_the_release_and_what_to_use():
         acc.tpr_at(0)
 
 
-def np_tpr(p: np.ndarray, q: np.ndarray, a: float) -> float:
-    """The most powerful test of ``p`` against ``q`` at false-positive rate ``a`` (Neyman-Pearson:
-    outputs by decreasing ``p / q``, the last one randomised)."""
-    order = np.argsort(-(p / q), kind="stable")
-    tpr, fpr = 0.0, 0.0
-    for j in order:
-        take = min(1.0, (a - fpr) / q[j]) if q[j] > 0 else 1.0
-        tpr, fpr = tpr + take * p[j], fpr + take * q[j]
-        if fpr >= a - 1e-15:
-            break
-    return tpr
-
-
 @pytest.mark.parametrize("case", ["2 states, k-RR, T = 5", "3 states, a 3 x 2 matrix, T = 4"])
 def test_tpr_at_brackets_the_worst_most_powerful_test_by_brute_force(case):
     """``tpr_at`` of a local release (it was NotAvailable) is a bracket holding the worst
@@ -215,7 +203,20 @@ def test_tpr_at_brackets_the_worst_most_powerful_test_by_brute_force(case):
         v = acc.tpr_at(f)
         assert v.lower - 1e-12 <= truth <= v.upper + 1e-12, (f, v, truth)
         assert v.lower > f and v.upper < 1 and v.adversary is not None
+        # the worst adversary's own TPR (it was the profile's bracket, [0.178, 0.322] at k-RR T = 5)
+        assert v.upper - v.lower <= 1e-9
         assert acc.beta(f).upper == pytest.approx(1 - v.lower, abs=1e-15)
+        # the adversary named attains it: its own most powerful test, by brute force
+        w = v.adversary
+        p, q = local_release_laws(
+            P, model.initial, M.T, T, w.i, dict(zip(w.known, w.x_known)), w.x, w.x_prime
+        )
+        assert v.lower - 1e-12 <= np_tpr(p, q, f) <= v.upper + 1e-12
+    # eps(delta) names the adversary whose delta at the lower end exceeds delta
+    e = acc.epsilon(0.05)
+    w = e.adversary
+    p, q = local_release_laws(P, model.initial, M.T, T, w.i, dict(zip(w.known, w.x_known)), w.x, w.x_prime)
+    assert np.sum(np.maximum(p - math.exp(e.lower) * q, 0.0)) > 0.05
 
 
 def test_the_bdpl_of_a_long_three_state_chain_is_the_temporal_engines_exact_value():
@@ -228,3 +229,26 @@ def test_the_bdpl_of_a_long_three_state_chain_is_the_temporal_engines_exact_valu
     tpl = float(np.nanmax(temporal_exact(P3, 1.0, 24, "krr", initial=model.initial).tpl))
     assert b.kind == "exact" and b.value == pytest.approx(tpl, abs=1e-12)
     assert b.value == pytest.approx(3.497387878994806, abs=1e-12) and b.adversary.i == 11
+
+
+def test_the_report_computes_every_tpr_in_one_refinement(monkeypatch):
+    """``account_report`` with several FPRs of a local release: one refinement of the grid for all
+    of them (each ``tpr_at`` ran its own), the same numbers as asked one by one."""
+    import bdpsim.accounting.local as local
+    from bdpsim.accounting.report import account_report
+
+    calls = []
+    real = local.release_worst_profile
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("fprs"))
+        return real(*args, **kwargs)
+
+    model = bdpsim.MarkovChainModel(P2, n=5)
+    monkeypatch.setattr(local, "release_worst_profile", counted)
+    rep = account_report(account(model, [LocalRelease("krr", 1.0)]), epsilons=[1.0], fprs=[0.01, 0.05, 0.3])
+    assert [c for c in calls if c] == [[0.01, 0.05, 0.3]]
+    one = account(model, [LocalRelease("krr", 1.0)])
+    rows = {r["quantity"]: r for r in rep["rows"]}
+    for f in (0.01, 0.05, 0.3):
+        assert rows[f"tpr_at({f:g})"]["value"] == pytest.approx(one.tpr_at(f).value, abs=1e-12)

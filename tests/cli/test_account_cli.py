@@ -119,8 +119,12 @@ def test_a_local_release_in_process(tmp_path, capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rep["releases"] == ["local release of every record through k-RR (epsilon = 1)"]
     d1, e, bdpl, tpr = rep["rows"]
-    assert tpr["quantity"] == "tpr_at(0.05)" and tpr["kind"] == "certified bracket"  # was not available
-    assert 0.05 < tpr["value"] - tpr["width"] / 2 < tpr["value"] + tpr["width"] / 2 < 1
+    # was not available, then the profile's bracket [0.178, 0.322]; now the worst adversary's own
+    # most powerful test (brute force over every sequence: tests/accounting/test_local_release.py)
+    assert tpr["quantity"] == "tpr_at(0.05)" and tpr["kind"] == "exact"
+    assert abs(tpr["value"] - 0.3207287142591) < 1e-12
+    assert tpr["adversary"] == "target record 2: 1 vs 0; knows no record"
+    assert e["adversary"] == "target record 2: 1 vs 0; knows no record"
     # the pinned values of tests/accounting/test_local_release.py (brute force over every sequence)
     assert d1["quantity"] == "delta(1)" and d1["kind"] == "exact"
     assert abs(d1["value"] - 0.2081729328393) < 1e-12

@@ -155,24 +155,28 @@ epsilon = 1.0
 def test_a_continual_config_is_attacked_as_a_local_release(tmp_path, capsys):
     """``attack config`` of a continual config (no ``[run]``: it failed on the default ``kde``
     estimator, and with ``estimator = "exact"`` on ``attack_risk``'s BDPL) reports the advantage as
-    :func:`bdpsim.attack_risk`'s certified bracket and each TPR as its upper bound, labelled; a
+    :func:`bdpsim.attack_risk`'s certified bracket and each TPR as its certified bracket; a
     ``--plot`` (no curve to draw) is refused before the work."""
     cfg = tmp_path / "c.toml"
     cfg.write_text(CONTINUAL)
     out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.01", "0.1", "--json", "--quiet"])
     model, mech = config_pair(str(cfg))
-    risk = bdpsim.attack_risk(model, mech, sizes=(0, 1, 2, 3))
+    risk = bdpsim.attack_risk(model, mech, sizes=(0, 1, 2, 3), fpr=(0.01, 0.1))  # as the command asks
     assert out["advantage"] == {
         "low": risk.advantage.low,
         "high": risk.advantage.high,
         "kind": "certified bracket",
     }
     assert abs(out["advantage"]["high"] - 0.4749629775214) < 1e-9 and risk.advantage.width < 1e-6
-    assert [t["upper"] for t in out["tpr"]] == [risk.tpr_bound(f).high for f in (0.01, 0.1)]
-    assert {t["kind"] for t in out["tpr"]} == {"upper bound"} and out["adversary"]["i"] == 2
+    # each TPR was the profile's upper bound; now the worst adversary's own most powerful test
+    assert [(t["low"], t["high"]) for t in out["tpr"]] == [
+        (b.low, b.high) for b in risk.worst_tprs([0.01, 0.1])
+    ]
+    assert {t["kind"] for t in out["tpr"]} == {"certified bracket"} and out["adversary"]["i"] == 2
+    assert all(t["high"] - t["low"] <= 1e-6 and t["adversary"] is not None for t in out["tpr"])
     assert main(["attack", "config", str(cfg), "--quiet"]) == 0
     text = capsys.readouterr().out
-    assert "[0.474963, 0.474963] (certified bracket" in text and "an upper bound for every adversary" in text
+    assert "[0.474963, 0.474963] (certified bracket" in text and "its own most powerful test" in text
     assert main(["attack", "config", str(cfg), "--plot", str(tmp_path / "r.png")]) == 2
     assert "--plot" in capsys.readouterr().err and not (tmp_path / "r.png").exists()
 

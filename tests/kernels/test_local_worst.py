@@ -16,19 +16,15 @@ from bdpsim.kernels.chains.local_profile import (
     release_profile,
 )
 from bdpsim.kernels.chains.local_worst import release_worst_profile, worst_local_release_profile
-from bdpsim.kernels.chains.pair_product import hockey_stick_both
+from bdpsim.kernels.chains.pair_product import hockey_stick_both, tpr_both
 
 from .test_local_profile import P2, P3, PI2, TOL, krr
 
 
-@pytest.mark.parametrize("k, T, seed", [(2, 5, 1), (3, 4, 2)])
-def test_the_worst_adversary_is_found_among_every_known_set(k, T, seed):
-    rng = np.random.default_rng(seed)
-    P = rng.dirichlet(np.ones(k), size=k)
-    pi = rng.dirichlet(np.ones(k))
-    rel = local_release(P, pi, krr(k, 1.1), steps=T)
-    eps = np.array([0.0, 0.5, 1.0, 2.0])
-    exact = {}
+def _every_adversary(rel):
+    """``(|K|, exact pair)`` of every adversary: target, known set with values of positive
+    probability, ordered pair (by enumeration of every output sequence)."""
+    T, k = rel.steps, rel.states
     for t in range(1, T + 1):
         others = [s for s in range(1, T + 1) if s != t]
         for n in range(T):
@@ -41,9 +37,21 @@ def test_the_worst_adversary_is_found_among_every_known_set(k, T, seed):
                             )
                         except ParameterError:
                             continue
-                        row = exact.setdefault(n, [np.zeros(eps.size), 0.0])
-                        row[0] = np.maximum(row[0], hockey_stick_both([f], eps)[0])
-                        row[1] = max(row[1], f.max_loss())
+                        yield n, f
+
+
+@pytest.mark.parametrize("k, T, seed", [(2, 5, 1), (3, 4, 2)])
+def test_the_worst_adversary_is_found_among_every_known_set(k, T, seed):
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(k), size=k)
+    pi = rng.dirichlet(np.ones(k))
+    rel = local_release(P, pi, krr(k, 1.1), steps=T)
+    eps = np.array([0.0, 0.5, 1.0, 2.0])
+    exact = {}
+    for n, f in _every_adversary(rel):
+        row = exact.setdefault(n, [np.zeros(eps.size), 0.0])
+        row[0] = np.maximum(row[0], hockey_stick_both([f], eps)[0])
+        row[1] = max(row[1], f.max_loss())
     for sizes in ([0], [1], [2], "all"):
         ns = known_sizes(sizes, T)
         best = np.max([exact[n][0] for n in ns], axis=0)
@@ -60,6 +68,35 @@ def test_the_worst_adversary_is_found_among_every_known_set(k, T, seed):
         adv = fine.attained_by[1]
         f = enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b), known=adv.known)
         assert hockey_stick_both([f], [eps[1]])[0][0] == pytest.approx(best[1], abs=1e-13)
+
+
+@pytest.mark.parametrize("k, T, seed", [(2, 5, 1), (3, 4, 2)])
+def test_the_worst_tpr_is_each_adversarys_own_most_powerful_test(k, T, seed):
+    """``fprs``: the worst TPR at each FPR is the supremum over adversaries (every known set, both
+    orders) of each one's own most powerful test, by exhaustive enumeration of every output
+    sequence: inside the bracket, which is 1e-9 wide; the adversary named attains the lower end
+    with its own exact pair; ``eps(delta)`` names an adversary whose exact ``delta`` at the lower
+    end exceeds ``delta``."""
+    rng = np.random.default_rng(seed)
+    P = rng.dirichlet(np.ones(k), size=k)
+    pi = rng.dirichlet(np.ones(k))
+    rel = local_release(P, pi, krr(k, 1.1), steps=T)
+    fprs = np.array([1e-3, 0.05, 0.3])
+    best = np.zeros(fprs.size)
+    for _, f in _every_adversary(rel):
+        best = np.maximum(best, tpr_both([f], fprs)[0][0])
+    w = release_worst_profile(rel, epsilons=[0.0], fprs=fprs, deltas=[0.05], tolerance=1e-9)
+    for i, a in enumerate(fprs):
+        b = w.tpr[float(a)]
+        assert float(b.low) - 1e-12 <= best[i] <= float(b.high) + 1e-12
+        assert float(b.high) - float(b.low) <= 1e-9
+        adv = w.tpr_by[float(a)]
+        f = enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b), known=adv.known)
+        own_low, own_high = tpr_both([f], [a])
+        assert float(b.low) <= own_high[0, 0] + 1e-12 and own_low[0, 0] <= float(b.high) + 1e-12
+    e, who = w.epsilon_at[0.05], w.epsilon_by[0.05]
+    f = enumerate_local_release(rel, target=who.target, pair=(who.a, who.b), known=who.known)
+    assert hockey_stick_both([f], [float(e.low)])[0][0] > 0.05
 
 
 def test_blocks_of_targets_on_a_stationary_chain():
@@ -82,6 +119,31 @@ def test_blocks_of_targets_on_a_stationary_chain():
     moved = local_release(P2, [0.9, 0.1], krr(2, 1.0), steps=T)
     assert not moved.stationary
     assert release_worst_profile(moved, epsilons=eps, sizes=[0], tolerance=None, grid=8).composed == T
+
+
+def test_the_worst_tpr_over_blocks_of_targets_holds_every_targets_own():
+    """On a stationary chain (the adversary who knows nothing: blocks of targets), the worst TPR's
+    bracket holds every target's own most powerful test by exhaustive enumeration, the named
+    adversary's own lies in it, and a long chain (T = 200) is bracketed within the tolerance."""
+    T = 7
+    rel = local_release(P2, "stationary", krr(2, 1.0), steps=T)
+    fprs = [1e-3, 0.05, 0.3]
+    best = np.zeros(3)
+    for t in range(1, T + 1):
+        for a, b in ((0, 1), (1, 0)):
+            best = np.maximum(
+                best, tpr_both([enumerate_local_release(rel, target=t, pair=(a, b))], fprs)[0][0]
+            )
+    w = release_worst_profile(rel, epsilons=[0.0], fprs=fprs, sizes=[0], tolerance=1e-9)
+    for i, f in enumerate(fprs):
+        b, adv = w.tpr[f], w.tpr_by[f]
+        assert float(b.low) - 1e-12 <= best[i] <= float(b.high) + 1e-12 and float(b.high - b.low) <= 1e-9
+        own = tpr_both([enumerate_local_release(rel, target=adv.target, pair=(adv.a, adv.b))], [f])
+        assert float(b.low) - 1e-12 <= own[0][0, 0] <= float(b.high) + 1e-12
+    long = release_worst_profile(
+        local_release(P2, "stationary", krr(2, 1.0), steps=200), epsilons=[0.0], fprs=[0.05], sizes=[0]
+    )
+    assert long.converged and float(long.tpr[0.05].high - long.tpr[0.05].low) <= 1e-6
 
 
 def test_a_block_that_is_split_leaves_no_upper_end_behind():

@@ -202,10 +202,10 @@ def _tpr(p, q, alpha) -> float:
     return tpr
 
 
-def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_bounds_the_tpr():
+def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_the_tpr():
     """``attack_risk`` refused a local release (NotAvailable); now the advantage (``TV = delta(0)``)
-    is certified in a bracket holding the brute-force maximum over every adversary and output
-    sequence (T = 4), and the TPR at FPR 0.1 is an upper bound, labelled so, above the brute force."""
+    and the worst TPR at FPR 0.1 are certified in brackets holding the brute-force maximum over
+    every adversary, order and output sequence (T = 4); the TPR's adversary attains it."""
     T, eps = 4, 1.0
     model = bdpsim.MarkovChainModel(P2, n=T)
     pi = np.asarray(model.initial)
@@ -221,15 +221,21 @@ def test_attack_risk_of_a_local_release_brackets_the_brute_force_advantage_and_b
     risk = bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps))
     assert risk.worst and risk.advantage.kind == "certified bracket"
     assert risk.advantage.low - 1e-12 <= tv <= risk.advantage.high + 1e-12 and risk.advantage.width <= 1e-6
-    bound = risk.tpr_bound(0.1)
-    assert bound.kind == "upper bound" and tpr <= bound.high + 1e-12 and bound.high < 1
+    # the TPR was an upper bound (the profile's f-DP curve); now the worst adversary's own most
+    # powerful test, certified, with the adversary attaining its lower end
+    b = risk.tpr_at(0.1)
+    assert b.kind == "certified bracket" and b.low - 1e-12 <= tpr <= b.high + 1e-12 and b.width <= 1e-9
+    w = b.adversary
+    p, q = _laws(P2, pi, L, T, w.i, dict(zip(w.known, w.x_known)), w.x, w.x_prime)
+    assert b.low - 1e-12 <= _tpr(p, q, 0.1) <= b.high + 1e-12
+    assert [x.low for x in risk.worst_tprs([0.1])] == [b.low]
     one = Adversary(1, (3,), (0,), 0, 1)
     p, q = _laws(P2, pi, L, T, 1, {3: 0}, 0, 1)
     mine = bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps), one)
     assert mine.advantage.low - 1e-12 <= 0.5 * float(np.abs(p - q).sum()) <= mine.advantage.high + 1e-12
     with pytest.raises(NotAvailable, match=r"supremum over every eps-DP step.*exact_bdpl"):
         bdpsim.attack_risk(model, bdpsim.LocalRelease("any", eps))
-    with pytest.raises(NotAvailable, match=r"not the worst TPR attained nor the BDPL.*exact_bdpl"):
+    with pytest.raises(NotAvailable, match=r"not the BDPL beside them.*exact_bdpl"):
         bdpsim.attack_risk(model, bdpsim.LocalRelease("krr", eps), bdpl=True)  # what bdpsim attack asks
 
 

@@ -32,9 +32,17 @@ it accepted (another target costs a rerun of the sweep).
 **Refinement.** Each pass composes on one grid; a pass's bracket of the supremum is
 ``[max lower, max upper]`` over its compositions (a composition left out of a finer pass keeps the
 upper end of a coarser one, which lay below the largest lower end). With a tolerance, the grid
-grows until ``max(delta.high - delta.low)`` over the ``eps`` asked is within it: doubled once,
-then aimed with the order of convergence the last two passes show (about ``grid^-2``); the
-compositions whose upper ends lie below the largest lower ends at every quantity are left out.
+grows until ``max(delta.high - delta.low)`` over the ``eps`` asked (and of the TPR over the FPRs
+asked) is within it: doubled once, then aimed with the order of convergence the last two passes
+show (about ``grid^-2``); the compositions whose upper ends lie below the largest lower ends at
+every quantity are left out.
+
+**The worst TPR at an FPR.** Not a function of the supremum's profile: ``sup_adv inf_eps [e^eps
+alpha + delta_adv(eps)]`` lies below ``inf_eps sup_adv``. Each composition's own most powerful
+test is bracketed (:func:`~bdpsim.kernels.chains.pair_product.tpr_both`: attained on its lower pair,
+a garbling of the release; bounded on its upper pair), by branch and bound within a pass: every
+composition's TPR is first bounded by its own profile at :data:`BOUND_EPSILONS` (both signs), then
+searched in the order of these bounds only where it can pass the largest TPR attained so far.
 """
 
 from __future__ import annotations
@@ -63,12 +71,23 @@ from .local_profile import (
     value_pairs,
     windows,
 )
-from .pair_product import Bounds, PairBracket, ProductPair, alpha_value, delta_values, epsilon_values
+from .pair_product import (
+    Bounds,
+    PairBracket,
+    ProductPair,
+    alpha_value,
+    delta_values,
+    epsilon_values,
+    fpr_value,
+    tpr_both,
+)
 
 #: first and largest grid of the refinement towards a tolerance
 GRID_START, GRID_MAX = 64, 4096
 #: the work (in the estimate's units, about one floating-point operation) of looking at one adversary
 VISIT = 3000.0
+#: the ``eps`` (both signs) at which each adversary's profile bounds its TPR before any search
+BOUND_EPSILONS = np.r_[0.0, np.geomspace(0.01, 8.0, 24)]
 #: without a tolerance, how far above the targets' upper ends a block of targets may be bounded together
 BLOCK_SLACK = 1e-10
 
@@ -97,7 +116,16 @@ class WorstProfile:
         ``sup`` of ``D_alpha`` for each ``alpha`` asked; :attr:`renyi_by` the adversary (ordered
         pair) of each largest lower end.
     epsilon_at : dict of float to Bounds
-        ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked.
+        ``eps(delta) = inf {eps : sup delta(eps) <= delta}`` for each ``delta`` asked;
+        :attr:`epsilon_by` the adversary (ordered pair) whose lower pair has ``delta > delta_asked``
+        at the lower end: it certifies ``eps(delta) >= low`` (``None`` where ``eps(delta) = 0``).
+    tpr : dict of float to Bounds
+        Per FPR ``alpha`` asked, ``sup`` over adversaries and both orders of the most powerful
+        test's TPR at FPR ``alpha``, each adversary's own (:func:`~bdpsim.kernels.chains.pair_product.
+        tpr_both` of its pair: ``TPR_adv(alpha) = inf_eps [e^eps alpha + delta_adv(eps)]`` over
+        every real ``eps``; not the bound ``inf_eps sup_adv`` of the profile); :attr:`tpr_by` the
+        adversary (ordered pair: positives ``x_t = a``) of the largest lower end, attained by a
+        test of its lower pair (a garbling of its release).
     grid, bins : int
         The discretisation of the last pass.
     tolerance : float or None
@@ -117,7 +145,6 @@ class WorstProfile:
     bdpl: Bounds
     bdpl_by: LocalAdversary
     renyi: dict[float, Bounds]
-    epsilon_at: dict[float, Bounds]
     grid: int
     bins: int
     tolerance: float | None
@@ -125,6 +152,10 @@ class WorstProfile:
     composed: int
     sizes: tuple[int, ...]
     renyi_by: dict[float, LocalAdversary] = field(default_factory=dict)
+    epsilon_at: dict[float, Bounds] = field(default_factory=dict)
+    epsilon_by: dict[float, LocalAdversary | None] = field(default_factory=dict)
+    tpr: dict[float, Bounds] = field(default_factory=dict)
+    tpr_by: dict[float, LocalAdversary] = field(default_factory=dict)
 
     @property
     def width(self) -> float:
@@ -145,28 +176,71 @@ class _Block:
         return _Block(self.t1, self.t2, self.b, self.a)
 
 
+def _equal(one: ProductPair, two: ProductPair) -> bool:
+    """Whether two pairs have the same parts (a bracket closed where the grid holds every atom)."""
+    return len(one.factors) == len(two.factors) and all(
+        f is g or (np.array_equal(f.p, g.p) and np.array_equal(f.q, g.q))
+        for f, g in zip(one.factors, two.factors)
+    )
+
+
 class _Tally:
     """Per composition (``key``: the parts' slots and the pair ``a < b``, or a block of targets),
     the best upper ends known of each quantity for both orders (``delta`` at each ``eps``, the
     largest loss, ``D_alpha`` at each ``alpha``); the largest lower ends over adversaries and who
     attains them; the pairs composed in the current pass (for ``eps(delta)``)."""
 
-    def __init__(self, eps: np.ndarray, alphas: Sequence[float]) -> None:
+    def __init__(self, eps: np.ndarray, alphas: Sequence[float], fprs: Sequence[float] = ()) -> None:
         self.eps, self.alphas = eps, list(alphas)
+        self.fprs = np.array([float(f) for f in fprs])
         self.high: dict[tuple, np.ndarray] = {}  # (2, n): the order (a, b), then (b, a)
-        self.low = np.full(eps.size + 1 + len(alphas), -np.inf)
+        self.low = np.full(eps.size + 1 + len(alphas) + self.fprs.size, -np.inf)
         self.by: list[LocalAdversary | None] = [None] * self.low.size
-        self.entries: list[tuple[ProductPair | None, ProductPair]] = []
+        self.entries: list[tuple[ProductPair | None, ProductPair, LocalAdversary | None]] = []
+        # the quantities the tolerance and the blocks' slack read: delta at each eps, TPR at each FPR
+        self.checked = np.r_[np.arange(eps.size), np.arange(self.low.size - self.fprs.size, self.low.size)]
         self.target_top = np.full(self.low.size, -np.inf)  # largest upper ends of single adversaries
         self.seen: set[tuple] = set()  # compositions made in the current pass
+        self.pending: list[tuple[tuple, LocalAdversary, PairBracket]] = []  # TPRs to search (settle)
 
-    def _ends(self, pair: ProductPair) -> np.ndarray:
-        fwd, bwd = pair.delta_both(self.eps)
+    def _profile_bound(self, fwd: np.ndarray, bwd: np.ndarray) -> np.ndarray:
+        """``(2, fprs)``: per order, ``min_c [e^c alpha + delta(c)]`` over ``c = +-e`` for ``e`` in
+        :data:`BOUND_EPSILONS` (``fwd``, ``bwd``: ``delta`` of both orders there; ``delta(-e) = 1 -
+        e^-e + e^-e delta_reversed(e)``): an upper bound of the pair's TPR at each FPR."""
+        a = self.fprs[:, None]
+        t = np.exp(-BOUND_EPSILONS)[None, :]
+        out = []
+        for d, r in ((fwd, bwd), (bwd, fwd)):
+            above = a / t + d[None, :]
+            below = t * a + 1.0 - t + t * r[None, :]
+            out.append(np.minimum(above.min(axis=1), below.min(axis=1)))
+        return np.minimum(np.stack(out), 1.0)
+
+    def _ends(self, pair: ProductPair, side: str = "upper", search: bool = True) -> np.ndarray:
+        """Per order, the quantities of ``pair``: ``delta`` at each ``eps``, the largest loss,
+        ``D_alpha`` at each ``alpha``, the most powerful test's TPR at each FPR (its lower end,
+        attained, for a lower pair; its upper end for an upper pair: :func:`tpr_both`, not
+        searched past the best lower ends so far). Without ``search``: the trivial test (lower)
+        or the bound of the pair's profile (:meth:`_profile_bound`, upper)."""
         rev = pair.reversed()
+        n = self.eps.size
+        if self.fprs.size:
+            fwd, bwd = pair.delta_both(np.r_[self.eps, BOUND_EPSILONS])
+            bound = self._profile_bound(fwd[n:], bwd[n:])
+            fwd, bwd = fwd[:n], bwd[:n]
+            if not search:
+                tpr = bound if side == "upper" else np.stack([self.fprs, self.fprs])
+            else:
+                floor = self.low[self.low.size - self.fprs.size :]
+                low, high = tpr_both(pair.factors, self.fprs, floor=floor, high=bound)
+                tpr = low if side == "lower" else high
+        else:
+            fwd, bwd = pair.delta_both(self.eps)
+            tpr = np.empty((2, 0))
         return np.stack(
             [
-                np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas]]),
-                np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas]]),
+                np.concatenate([fwd, [pair.max_loss()], [pair.renyi(a) for a in self.alphas], tpr[0]]),
+                np.concatenate([bwd, [rev.max_loss()], [rev.renyi(a) for a in self.alphas], tpr[1]]),
             ]
         )
 
@@ -175,16 +249,52 @@ class _Tally:
         self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
         return hi
 
-    def add(self, key: tuple, adv: LocalAdversary, bracket: PairBracket) -> None:
-        """The composition ``key`` of the adversary ``adv`` (``a < b``; both orders)."""
+    def _raise(self, adv: LocalAdversary, lows: np.ndarray, cols=slice(None)) -> None:
+        """The lower ends ``lows`` (both orders) of ``adv``'s quantities ``cols``."""
+        for who, lo in zip((adv, adv.reversed()), lows):
+            now = self.low[cols]
+            idx = np.arange(self.low.size)[cols]
+            for i in np.flatnonzero(lo > now):
+                self.by[int(idx[i])] = who
+            self.low[cols] = np.maximum(now, lo)
+
+    def add(self, key: tuple, adv: LocalAdversary, bracket: PairBracket, defer: bool = False) -> None:
+        """The composition ``key`` of the adversary ``adv`` (``a < b``; both orders). ``defer``:
+        its TPR is searched by :meth:`settle` (until then: the trivial test and its profile's
+        bound)."""
         self.seen.add(key)
-        hi = self._upper(key, bracket.upper)
+        defer = defer and bool(self.fprs.size)
+        if defer:
+            hi = self._ends(bracket.upper, search=False)
+            self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
+        else:
+            hi = self._upper(key, bracket.upper)
         self.target_top = np.maximum(self.target_top, hi.max(axis=0))
-        for who, lo in zip((adv, adv.reversed()), self._ends(bracket.lower)):
-            for i in np.flatnonzero(lo > self.low):
-                self.by[int(i)] = who
-            self.low = np.maximum(self.low, lo)
-        self.entries.append((bracket.lower, bracket.upper))
+        lows = self._ends(bracket.lower, "lower", search=not defer)
+        self._raise(adv, lows)
+        if defer:
+            self.pending.append((key, adv, bracket))
+        self.entries.append((bracket.lower, bracket.upper, adv))
+
+    def settle(self) -> None:
+        """Branch and bound over the deferred compositions' TPRs: by decreasing upper end (the
+        bound of their profile, the largest over the FPRs), each searched (:func:`tpr_both`; once
+        where the lower and the upper pair are equal) unless its upper end at every FPR is at most
+        the best lower end attained so far."""
+        n = self.fprs.size
+        cols = slice(self.low.size - n, self.low.size)
+        order = sorted(self.pending, key=lambda e: -float(self.high[e[0]][:, cols].max()))
+        for key, adv, bracket in order:
+            high = self.high[key][:, cols]
+            if not bool(np.any(high > self.low[cols])):
+                continue
+            lower, upper = bracket.lower, bracket.upper
+            low, up = tpr_both(upper.factors, self.fprs, floor=self.low[cols], high=high)
+            if not _equal(lower, upper):
+                low = tpr_both(lower.factors, self.fprs, floor=self.low[cols], high=up)[0]
+            self._raise(adv, low, cols)
+            self.high[key][:, cols] = np.minimum(high, up)
+        self.pending = []
 
     def block_excess(self, upper: ProductPair) -> tuple[np.ndarray, np.ndarray]:
         """The ends of an upper pair valid for every target of a block (both orders) and their
@@ -197,14 +307,15 @@ class _Tally:
         split is not kept: its halves and its middle target bound its targets more tightly."""
         key = ("block", block)
         self.high[key] = np.minimum(self.high[key], hi) if key in self.high else hi
-        self.entries.append((None, upper))
+        self.entries.append((None, upper, None))
 
     def top(self) -> np.ndarray:
         return np.max(np.stack([h.max(axis=0) for h in self.high.values()]), axis=0)
 
     def width(self) -> float:
-        n = self.eps.size
-        return float(np.max(self.top()[:n] - self.low[:n])) if n else 0.0
+        """The widest bracket of ``delta`` at the ``eps`` asked and of the TPR at the FPRs asked."""
+        c = self.checked
+        return float(np.max(self.top()[c] - self.low[c])) if c.size else 0.0
 
     def contenders(self) -> set[tuple]:
         """The compositions whose upper end of some quantity lies above the largest lower end."""
@@ -230,8 +341,9 @@ def _pass(rel: LocalRelease, sw: Sweeps, sizes: Sequence[int], tally: _Tally, ke
                 adv = LocalAdversary(t, a, b, (lo, c) if lo >= 1 else None, (hi, d) if hi <= T else None)
                 br = adversary_bracket(sw, adv)
                 if br is not None:
-                    tally.add(key, adv, br)
+                    tally.add(key, adv, br, defer=True)
                     n += 1
+    tally.settle()
     return n
 
 
@@ -286,7 +398,7 @@ def _pass_blocks(
             up = ProductPair((past[1], sw.present(t1, a, b), fut[1]))
             hi, over = tally.block_excess(up)
             uppers.append((_Block(t1, t2, a, b), up, hi))
-            excess = max(excess, float(np.max(over[: tally.eps.size], initial=-np.inf)))
+            excess = max(excess, float(np.max(over[tally.checked], initial=-np.inf)))
             n += 1
         if excess <= slack:
             for block, up, hi in uppers:
@@ -310,40 +422,63 @@ def _next_wanted(used: set[tuple[str, int]], accepted: list[tuple[int, int]]) ->
     return out
 
 
+def _largest_at(rows: list, i: int) -> LocalAdversary | None:
+    """The adversary (ordered pair) of the largest ``delta`` at point ``i`` among ``rows``
+    (``(both orders' larger, the order (a, b), adversary)``)."""
+    vals, fwd, adv = max(rows, key=lambda r: float(r[0][i]))
+    if adv is None:
+        return None
+    return adv if fwd[i] >= vals[i] else adv.reversed()
+
+
 def _worst_epsilon(
-    entries: list[tuple[ProductPair | None, ProductPair]], delta: float, top: Bounds
-) -> Bounds:
+    entries: list[tuple[ProductPair | None, ProductPair, LocalAdversary | None]],
+    delta: float,
+    top: Bounds,
+    top_by: LocalAdversary,
+) -> tuple[Bounds, LocalAdversary | None]:
     """``eps(delta)`` of the worst adversary, bracketed, from the pairs of the last pass (lower pairs
     of adversaries; upper pairs of adversaries and blocks): bisection to ``1e-9`` (17 points a
     round) on the largest lower and the largest upper curve, each round over the pairs whose curve
-    at the interval's left end still lies above ``delta`` (the others cannot move the infimum)."""
+    at the interval's left end still lies above ``delta`` (the others cannot move the infimum).
+    With it the adversary (ordered pair) whose lower pair has ``delta_lower(eps_lo) > delta`` at the
+    bracket's lower end ``eps_lo``: it certifies ``eps(delta) >= eps_lo`` (``None`` where every
+    ``delta(0) <= delta``, so ``eps(delta) = 0``; ``top_by``, the adversary of the largest loss, at
+    ``delta = 0``)."""
     if delta == 0:
-        return Bounds(np.asarray(top.low), np.asarray(top.high))
+        return Bounds(np.asarray(top.low), np.asarray(top.high)), top_by
     ends = []
+    who: LocalAdversary | None = None
     for side, top_side in ((0, float(top.low)), (1, float(top.high))):
-        alive: list[ProductPair] = [p for p in (e[side] for e in entries) if p is not None]
+        alive = [(p, e[2]) for e in entries if (p := e[0] if side == 0 else e[1]) is not None]
         xs = np.array([0.0])
         lo, hi = 0.0, max(top_side, 0.0)
         while True:
             worst = np.full(xs.size, -np.inf)
             nxt = []
-            for pair in alive:
-                vals = np.maximum(*pair.delta_both(xs))
+            rows = []
+            for pair, adv in alive:
+                fwd, bwd = pair.delta_both(xs)
+                vals = np.maximum(fwd, bwd)
                 worst = np.maximum(worst, vals)
+                rows.append((vals, fwd, adv))
                 if vals[0] > delta:
-                    nxt.append(pair)
+                    nxt.append((pair, adv))
             alive = nxt
             if xs.size == 1 and not worst[0] > delta:  # delta(0) <= delta already
                 lo = hi = 0.0
+                who = None if side == 0 else who
                 break
             i = int(np.flatnonzero(worst > delta)[-1])  # worst(lo) > delta holds
+            if side == 0:
+                who = _largest_at(rows, i) or who
             if xs.size > 1:
                 lo, hi = float(xs[i]), float(xs[min(i + 1, xs.size - 1)])
             if hi - lo <= 1e-9:
                 break
             xs = np.linspace(lo, hi, 17)
         ends.append(lo if side == 0 else hi)
-    return Bounds(np.asarray(ends[0]), np.asarray(ends[1]))
+    return Bounds(np.asarray(ends[0]), np.asarray(ends[1])), who
 
 
 def _order(history: list[tuple[int, float]]) -> float:
@@ -499,6 +634,7 @@ def release_worst_profile(
     sizes="all",
     deltas: Sequence[float] = (),
     alphas: Sequence[float] = (),
+    fprs: Sequence[float] = (),
     tolerance: float | None = 1e-6,
     grid: int | None = None,
     bins: int | None = None,
@@ -511,6 +647,7 @@ def release_worst_profile(
     sz = known_sizes(sizes, rel.steps)
     al = [alpha_value(a, "alphas") for a in alphas]
     dl = [float(x) for x in delta_values(list(deltas), "deltas")] if len(deltas) else []
+    fp = [fpr_value(f) for f in fprs]
     if tolerance is not None:
         require(
             isinstance(tolerance, (int, float, np.floating))
@@ -524,7 +661,7 @@ def release_worst_profile(
     g = grid_argument(grid) if grid is not None else (GRID_START if tolerance is not None else GRID)
     if tolerance is not None:
         g = min(g, mg)
-    tally = _Tally(eps, al)
+    tally = _Tally(eps, al, fp)
     keep: set[tuple] | None = None
     wanted: set[tuple[str, int]] | None = None
     history: list[tuple[int, float]] = []
@@ -535,7 +672,7 @@ def release_worst_profile(
         _pass_work(rel, g, sz, nb, eps.size, max_work, None if keep is None else len(keep))
         sw = Sweeps(rel, g, nb, wanted if blocks else None)
         if blocks:  # the blocks of a pass need not be those of the last: count afresh
-            tally = _Tally(eps, al)
+            tally = _Tally(eps, al, fp)
         tally.entries = []
         if blocks:
             slack = tolerance / 4 if tolerance else BLOCK_SLACK  # the same in every pass: alike trees
@@ -562,9 +699,10 @@ def release_worst_profile(
     renyi = {
         a: Bounds(np.asarray(tally.low[n + 1 + i]), np.asarray(top[n + 1 + i])) for i, a in enumerate(al)
     }
-    eps_at = {d: _worst_epsilon(tally.entries, d, bdpl) for d in dl}
     by = [b for b in tally.by if b is not None]  # every entry is set by the first adversary
     assert len(by) == len(tally.by)
+    eps_at = {d: _worst_epsilon(tally.entries, d, bdpl, by[n]) for d in dl}
+    m = n + 1 + len(al)
     return WorstProfile(
         eps,
         Bounds(tally.low[:n].copy(), top[:n].copy()),
@@ -572,7 +710,6 @@ def release_worst_profile(
         bdpl,
         by[n],
         renyi,
-        eps_at,
         g,
         loss_bins(g, bins),
         tolerance,
@@ -580,6 +717,10 @@ def release_worst_profile(
         composed,
         sz,
         {a: by[n + 1 + i] for i, a in enumerate(al)},
+        {d: b for d, (b, _) in eps_at.items()},
+        {d: who for d, (_, who) in eps_at.items()},
+        {f: Bounds(np.asarray(tally.low[m + i]), np.asarray(top[m + i])) for i, f in enumerate(fp)},
+        {f: by[m + i] for i, f in enumerate(fp)},
     )
 
 

@@ -84,6 +84,19 @@ def alpha_value(alpha, name: str = "alpha") -> float:
     return float(alpha)
 
 
+def fpr_value(fpr, name: str = "fprs") -> float:
+    """A false-positive rate: a number in ``(0, 1)``."""
+    require(
+        isinstance(fpr, (int, float, np.integer, np.floating))
+        and not isinstance(fpr, bool)
+        and 0 < float(fpr) < 1,
+        name,
+        fpr,
+        "must be a number in (0, 1)",
+    )
+    return float(fpr)
+
+
 def delta_values(delta, name: str = "delta") -> np.ndarray:
     """``delta`` (a number or a 1-D sequence) as a float array of numbers in ``[0, 1)``."""
     d = np.atleast_1d(np.asarray(delta, dtype=float))
@@ -266,6 +279,134 @@ def hockey_stick_both(factors: Sequence[PairFactor], epsilon) -> tuple[np.ndarra
     return fwd, bwd
 
 
+#: points of each round of the threshold search of :func:`tpr_both`, its width in the loss, and the
+#: width of the TPR's bracket at which a search stops
+TPR_POINTS, TPR_ATOL, TPR_WIDTH = 17, 1e-11, 1e-13
+
+
+def _tests(rest: PairFactor, m, A, B, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(P(L > c), Q(L > c))`` of the tests ``L > c`` (``c`` an array of thresholds; ``L = l_i +
+    m_J``, ``m`` the sorted losses of the part multiplied out, ``A``, ``B`` its tail sums)."""
+    shape = c.shape
+    c = c.reshape(-1)
+    tp, fp = np.empty(c.size), np.empty(c.size)
+    step = max(1, 2_000_000 // max(rest.size, 1))
+    for i0 in range(0, c.size, step):
+        j = np.searchsorted(m, c[i0 : i0 + step, None] - rest.loss()[None, :], side="right")
+        tp[i0 : i0 + step] = A[j] @ rest.p
+        fp[i0 : i0 + step] = B[j] @ rest.q
+    return tp.reshape(shape), fp.reshape(shape)
+
+
+def _tpr_one(rest: PairFactor, m, A, B, alphas: np.ndarray, span, high: np.ndarray, floor: np.ndarray):
+    """The most powerful test of ``P`` against ``Q`` at each FPR of ``alphas``, bracketed
+    (:func:`tpr_both`, one order): ``(low, high)``, ``high`` starting from the bounds given; an FPR
+    whose ``high`` is at most ``floor`` is not searched further."""
+    n = alphas.size
+    rows = np.arange(n)
+    lo, hi = np.full(n, span[0]), np.full(n, span[1])
+    low = alphas.copy()  # the trivial test (guess at random) is attained
+    high = np.maximum(np.minimum(high, 1.0), low)
+    live = high > np.maximum(floor, low + TPR_WIDTH)
+    grid = np.linspace(0.0, 1.0, TPR_POINTS)
+    secant = np.full(n, np.nan)  # the threshold of the last chord's slope: exact on one atom
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        while bool(live.any()):
+            c = lo[:, None] + (hi - lo)[:, None] * grid[None, :]
+            c = np.concatenate([c, np.where(np.isfinite(secant), secant, lo)[:, None]], axis=1)
+            c.sort(axis=1)
+            tp, fp = _tests(rest, m, A, B, c)
+            a = alphas[:, None]
+            # upper: sum (P - e^c Q)^+ = tp - e^c fp, and P(S) <= that + e^c Q(S), at every c
+            tangent = tp + np.exp(c) * (a - fp)
+            high = np.where(live, np.minimum(high, np.nanmin(tangent, axis=1)), high)
+            # lower: i the last threshold whose test passes alpha; its mixture with the next one
+            above = fp > a
+            npts = c.shape[1]
+            i = np.where(above.any(axis=1), npts - 1 - np.argmax(above[:, ::-1], axis=1), -1)
+            k = np.clip(i + 1, 0, npts - 1)
+            i0 = np.maximum(i, 0)
+            t0, f0, t1, f1 = tp[rows, i0], fp[rows, i0], tp[rows, k], fp[rows, k]
+            inside = (i >= 0) & (i < npts - 1)
+            w = np.where(inside, (alphas - f1) / np.where(inside, f0 - f1, 1.0), 0.0)
+            mixed = t1 + np.clip(w, 0.0, 1.0) * (t0 - t1)
+            cand = np.where(inside, mixed, np.where(i < 0, tp[:, 0], 0.0))
+            low = np.where(live, np.maximum(low, cand), low)
+            slope = np.where(inside & (f0 > f1), (t0 - t1) / np.where(f0 > f1, f0 - f1, 1.0), np.nan)
+            nlo, nhi = c[rows, i0], c[rows, k]
+            secant = np.where(slope > 0, np.log(slope), np.nan)
+            secant = np.where((secant > nlo) & (secant < nhi), secant, np.nan)
+            live &= inside & (nhi - nlo > TPR_ATOL) & (high - low > TPR_WIDTH) & (high > floor)
+            lo, hi = np.where(live, nlo, lo), np.where(live, nhi, hi)
+    low = np.minimum(low, 1.0)
+    return low, np.maximum(np.minimum(high, 1.0), low)
+
+
+def tpr_both(
+    factors: Sequence[PairFactor], alphas, *, floor=None, high=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The most powerful test's TPR at each FPR ``alpha`` of the product of ``factors``, for both
+    orders (``P`` against ``Q``, then ``Q`` against ``P``), bracketed: ``(low, high)``, each
+    ``(2, len(alphas))``.
+
+    Neyman-Pearson: ``TPR(alpha) = max {P(S) : Q(S) <= alpha}`` over randomised tests ``S``, attained
+    by the tests ``L > c`` mixed at the threshold. The threshold is searched in the loss (rounds of
+    :data:`TPR_POINTS` points to :data:`TPR_ATOL`), with the tests' masses ``P(L > c) = sum_i p_i
+    A(c - l_i)`` and ``Q(L > c) = sum_i q_i B(c - l_i)`` read as in :func:`hockey_stick_both`.
+
+    * ``low``: the mixture of the two tests around the FPR ``alpha`` (the test of largest threshold
+      whose FPR exceeds ``alpha`` and the next one): a test of this pair with FPR ``alpha`` and this
+      TPR (attained).
+    * ``high``: ``min_c [P(L > c) + e^c (alpha - Q(L > c))] = min_c [e^c alpha + delta(c)]`` over
+      every ``c`` tried (``delta`` the hockey-stick at ``c``, of either sign): for every test,
+      ``P(S) <= delta(c) + e^c Q(S)``.
+
+    Each round also tries the threshold ``ln`` of the last mixture's slope, where the two meet
+    exactly when one level of the loss lies between the two tests. A search stops when the bracket
+    is :data:`TPR_WIDTH` wide, the threshold's interval :data:`TPR_ATOL` wide, or (branch and
+    bound) ``high`` is at most ``floor`` (per FPR: the best TPR already attained elsewhere; this
+    pair cannot beat it). ``high`` starts from the closed forms of the pair's largest losses and
+    total variation: ``TPR <= min(alpha + TV, e^{D_inf(P||Q)} alpha, 1 - e^{-D_inf(Q||P)} (1 -
+    alpha))``, and from ``high`` (``(2, len(alphas))``) where the caller knows upper bounds.
+    """
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    fl = (
+        np.full(a.size, -np.inf)
+        if floor is None
+        else np.broadcast_to(np.asarray(floor, dtype=float), a.shape)
+    )
+    pair = ProductPair(tuple(factors))
+    tv = float(hockey_stick_both(factors, [0.0])[0][0]) if high is None else 1.0
+    d_fwd, d_bwd = pair.max_loss(), pair.reversed().max_loss()
+    with np.errstate(over="ignore"):
+        closed = [
+            np.minimum.reduce([a + tv, np.exp(d_fwd) * a, 1.0 - np.exp(-d_bwd) * (1.0 - a)]),
+            np.minimum.reduce([a + tv, np.exp(d_bwd) * a, 1.0 - np.exp(-d_fwd) * (1.0 - a)]),
+        ]
+    if high is not None:
+        closed = [np.minimum(closed[0], high[0]), np.minimum(closed[1], high[1])]
+    if not any(bool(np.any(h > np.maximum(fl, a))) for h in closed):  # this pair cannot beat the floor
+        return np.stack([a, a]), np.maximum(np.stack(closed), a)
+    rest, big = _split(factors, TPR_POINTS * a.size)
+    m = big.loss()
+    order = np.argsort(m, kind="stable")
+    m = m[order]
+    out_low, out_high = np.empty((2, a.size)), np.empty((2, a.size))
+    for side in range(2):
+        g, h = (big.p[order], big.q[order]) if side == 0 else (big.q[order][::-1], big.p[order][::-1])
+        ms = m if side == 0 else -m[::-1]
+        r = rest if side == 0 else rest.reversed()
+        zero = np.zeros(1)
+        A = np.concatenate([np.cumsum(g[::-1])[::-1], zero])
+        B = np.concatenate([np.cumsum(h[::-1])[::-1], zero])
+        lr = r.loss()
+        fin_m, fin_r = ms[np.isfinite(ms)], lr[np.isfinite(lr)]
+        top = (float(fin_m.max()) if fin_m.size else 0.0) + (float(fin_r.max()) if fin_r.size else 0.0)
+        bot = (float(fin_m.min()) if fin_m.size else 0.0) + (float(fin_r.min()) if fin_r.size else 0.0)
+        out_low[side], out_high[side] = _tpr_one(r, ms, A, B, a, (bot - 1.0, top + 1.0), closed[side], fl)
+    return out_low, out_high
+
+
 def hockey_stick(factors: Sequence[PairFactor], epsilon) -> np.ndarray:
     """``delta(eps) = sum_o (P(o) - e^eps Q(o))^+`` for the product of ``factors``
     (:func:`hockey_stick_both`, first order)."""
@@ -323,6 +464,16 @@ class PairBracket:
         lo = np.maximum(*self.lower.delta_both(epsilon))
         hi = np.maximum(*self.upper.delta_both(epsilon))
         return Bounds(_like(epsilon, lo), _like(epsilon, hi))
+
+    def tpr(self, fprs, *, both: bool = True) -> Bounds:
+        """The most powerful test's TPR at each FPR of ``fprs``, bracketed (:func:`tpr_both`): the
+        lower end attained by a test of the lower pair (a garbling of the release), the upper end
+        from the upper pair; ``max`` over both orders (``both = False``: the order ``(a, b)``,
+        positives ``a``). Arrays shaped like ``fprs``."""
+        f = np.array([fpr_value(x) for x in np.atleast_1d(np.asarray(fprs, dtype=float))])
+        lo, hi = tpr_both(self.lower.factors, f)[0], tpr_both(self.upper.factors, f)[1]
+        lo, hi = (lo.max(axis=0), hi.max(axis=0)) if both else (lo[0], hi[0])
+        return Bounds(_like(fprs, lo), _like(fprs, hi))
 
     def bdpl(self) -> Bounds:
         """The ``delta = 0`` limit: ``max`` over both orders of the largest privacy loss."""
@@ -390,9 +541,11 @@ __all__ = [
     "alpha_value",
     "delta_values",
     "epsilon_values",
+    "fpr_value",
     "PairFactor",
     "ProductPair",
     "hockey_stick",
     "hockey_stick_both",
     "outer",
+    "tpr_both",
 ]
