@@ -98,7 +98,7 @@ def test_a_randomiser_beside_it_composes_on_each_step(tolerance_1e4):
         (dict(state_values=[0, 1e308], sigma=1.0), "release.sigma"),
         (dict(state_values=[0, 1], sigma=True), "release.sigma"),
         (dict(state_values=[0, 1], sigma="1"), "release.sigma"),
-        (dict(state_values=[0, 1, 2], sigma=1.0), "release.state_values"),
+        (dict(state_values=[0, 1, 2, 3, 4, 5, 6], sigma=1.0), "release.state_values"),
         (dict(state_values=[0, float("nan")], sigma=1.0), "release.state_values"),
         (dict(state_values=["a", "b"], sigma=1.0), "release.state_values"),
         (dict(state_values=[1.0], sigma=1.0), "release.state_values"),

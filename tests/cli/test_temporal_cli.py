@@ -444,7 +444,7 @@ def test_gaussian_release_prints_bracketed_profile_and_writes_json(tmp_path, cap
         (["--sigma", "inf"], "--sigma", "finite number > 0"),
         (["--sigma", "1e-300"], "--sigma", "sigma apart, above 20"),
         (["--state-values", "0", "1e308"], "--sigma", "sigma apart, above 20"),
-        (["--state-values", "0", "1", "2"], "--state-values", "at most two distinct values"),
+        (["--state-values", *"0123456"], "--state-values", "at most 6 distinct values"),
         (["--state-values", "0", "1", "1"], "--state-values", "one value per record state (2)"),
         (["--n", "1000000000"], "--n", "must be an integer in"),
         (["--n", "200000"], "release", "the bracket may take ~"),

@@ -77,7 +77,7 @@ def test_equal_values_give_one_uninformative_output_and_states_share_rows():
         (dict(values=[0.0, 1.0], sigma=float("nan"), bins=8, steps=1), "sigma"),
         (dict(values=[0.0, 1.0], sigma=-1.0, bins=8, steps=1), "sigma"),
         (dict(values=[0.0, 1.0], sigma=1e-3, bins=8, steps=1), "sigma"),  # 1000 sigma apart
-        (dict(values=[0.0, 1.0, 2.0], sigma=1.0, bins=8, steps=1), "state_values"),
+        (dict(values=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], sigma=1.0, bins=8, steps=1), "state_values"),
         (dict(values=[0.0, 1.0], sigma=1.0, bins=1, steps=1), "bins"),
     ],
 )
