@@ -1,8 +1,9 @@
 """Gaussian noise on a per-state value held between two finite channels
 (bdpsim/kernels/chains/value_channels.py): the lower one a garbling of the release, the upper one
 dominating it; checked against the one-step Gaussian mechanism's closed form, against the true
-continuous joint law of a two-step chain integrated numerically, and against brute force for the
-Rényi terms of the outside-range bound."""
+continuous joint law of a two-step chain integrated numerically (two values, and three whose upper
+channel splits each cell onto the corners of the box of likelihood ratios), and against brute force
+or numerical integration for the Rényi terms of the outside-range bound."""
 
 import itertools
 import math
@@ -10,6 +11,7 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate
+from scipy.special import ndtr
 from scipy.stats import norm
 
 from bdpsim.kernels.argcheck import ParameterError
@@ -20,7 +22,9 @@ from bdpsim.kernels.chains.value_channels import (
     outside_probability,
     prior_ratio_bound,
     range_for,
+    standard_values,
     step_renyi,
+    step_renyi_values,
 )
 
 EPS = np.array([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
@@ -201,3 +205,143 @@ def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
                             worst[a, b] = max(worst[a, b], math.log(ratio))
     assert np.all(worst <= B + 1e-12)
     assert float(np.max(worst)) > 0.5 * float(np.max(B))  # and it is not far above
+
+
+# --------------------------------------------------------------- three distinct values
+
+P3 = np.array([[0.7, 0.2, 0.1], [0.25, 0.5, 0.25], [0.1, 0.3, 0.6]])
+PI3 = np.array([0.5, 0.3, 0.2])
+V3 = np.array([0.0, 0.5, 1.5])  # e^{V_c y} = s^0, s^1, s^3 with s = e^{y / 2}
+EPS3 = np.array([0.0, 0.5, 1.0, 2.0])
+PAIRS3 = ((0, 1), (0, 2), (1, 2))
+
+
+def _pdf(x):
+    return np.exp(-np.square(x) / 2) / math.sqrt(2 * math.pi)
+
+
+@pytest.mark.parametrize("values", [[0.0, 1.0, 3.0], [2.0, -1.0, 0.0, 2.0]])
+def test_three_values_one_step_brackets_every_pair_and_closes_like_bins_squared(values):
+    """One step of the corner channel against the Gaussian mechanism of every pair of states
+    (states sharing a value give equal rows); the gap narrows like ``bins^-2`` (8x the cells:
+    ~64x narrower)."""
+    v = np.asarray(values)
+    widths = []
+    for bins in (64, 512):
+        ch = gaussian_channels(values, 1.0, bins, 1)
+        assert ch.upper.shape[1] == 3 * bins + 1 and ch.lower.shape[1] == bins + 2
+        for M in (ch.lower, ch.upper):
+            assert np.all(M > 0)
+            np.testing.assert_allclose(M.sum(axis=1), 1.0, atol=1e-14)
+        width = 0.0
+        for a, b in itertools.combinations(range(v.size), 2):
+            if v[a] == v[b]:
+                np.testing.assert_array_equal(ch.upper[a], ch.upper[b])
+                continue
+            exact = gaussian_mechanism(abs(v[a] - v[b]), EPS)
+            low = np.maximum(*hockey_stick_both([PairFactor(ch.lower[a], ch.lower[b])], EPS))
+            high = np.maximum(*hockey_stick_both([PairFactor(ch.upper[a], ch.upper[b])], EPS)) + ch.slack(1)
+            assert np.all(low <= exact + 1e-13), (a, b, low - exact)
+            assert np.all(exact <= high + 1e-13), (a, b, exact - high)
+            width = max(width, float(np.max(high - low)))
+        widths.append(width)
+    assert widths[1] <= 7e-5  # measured: 5.6e-5 for [0, 1, 3] (the pair 1, 3), 3.0e-5 for the other
+    assert widths[0] / widths[1] >= 40
+
+
+def _positive_part(coef):
+    """``int (sum_c coef_c phi(y - V3_c))_+ dy`` in closed form: its sign is that of the cubic
+    ``sum_c coef_c e^{-V_c^2/2} s^{2 V_c}`` in ``s = e^{y / 2}`` (at most three positive roots)."""
+    c = coef * np.exp(-(V3**2) / 2)
+    roots = np.roots([c[2], 0.0, c[1], c[0]])
+    s = np.sort([r.real for r in roots if abs(r.imag) <= 1e-9 * abs(r) and r.real > 0])
+    cuts = np.concatenate([[-np.inf], 2 * np.log(s), [np.inf]])
+    total = 0.0
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        if np.isfinite(lo) and np.isfinite(hi):
+            mid = (lo + hi) / 2
+        else:
+            mid = lo + 1 if np.isfinite(lo) else (hi - 1 if np.isfinite(hi) else 0.0)
+        if np.sum(coef * _pdf(mid - V3)) > 0:
+            total += float(np.sum(coef * (ndtr(hi - V3) - ndtr(lo - V3))))
+    return total
+
+
+def three_value_delta(target, a, b, eps):
+    """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` of the 3-state chain
+    given ``x_target = a`` vs ``b`` (nothing known): the other output's integral in closed form
+    (:func:`_positive_part`), the target's by adaptive quadrature (its error returned)."""
+    if target == 1:
+        other = {x: P3[x] for x in (a, b)}  # law of x_2 given x_1
+    else:
+        joint = PI3[:, None] * P3
+        other = {x: joint[:, x] / joint[:, x].sum() for x in (a, b)}  # law of x_1 given x_2
+    e = math.exp(eps)
+
+    def f(y):
+        return _positive_part(_pdf(y - V3[a]) * other[a] - e * _pdf(y - V3[b]) * other[b])
+
+    return integrate.quad(f, -14, 16, points=list(V3), epsabs=1e-12, epsrel=1e-10, limit=200)
+
+
+def test_two_step_three_value_chain_bracket_contains_the_integrated_joint_law():
+    """Both targets, every pair of values in both orders, 4 eps: the bracket of the corner channel
+    (512 cells) holds the true law's delta; width measured 1.7e-5 (6.8e-5 at 256 cells)."""
+    ch = gaussian_channels(list(V3), 1.0, 512, 2)
+    width = 0.0
+    for target in (1, 2):
+        for a, b in PAIRS3:
+            runs = [three_value_delta(target, x, y, e) for x, y in ((a, b), (b, a)) for e in EPS3]
+            assert max(err for _, err in runs) <= 1e-9
+            both = np.max(np.reshape([val for val, _ in runs], (2, -1)), axis=0)
+            lo, hi = (
+                np.asarray(
+                    getattr(
+                        release_profile(
+                            local_release(P3, PI3, M.T, steps=2), target=target, pair=(a, b), grid=512
+                        ).delta(EPS3),
+                        end,
+                    )
+                )
+                for M, end in ((ch.lower, "low"), (ch.upper, "high"))
+            )
+            hi = hi + ch.slack(2)
+            assert np.all(lo <= both + 1e-10), (target, a, b, lo - both)
+            assert np.all(both <= hi + 1e-10), (target, a, b, both - hi)
+            width = max(width, float(np.max(hi - lo)))
+    assert width <= 2e-5
+
+
+@pytest.mark.parametrize("alpha", [1.5, 3.0])
+def test_step_renyi_of_three_values_is_the_integral_of_both_parts(alpha):
+    """The mixture ``G_j = (1 - tau') A_j + tau' B_j`` from its definition, integrated numerically:
+    ``A_j = p_j 1_in / (1 - tau_j)``, ``B_j = p_j (1_out + rho_j 1_in) / tau'``, ``tau' = 2 max tau_j``."""
+    w = standard_values(np.array([0.0, 0.7, 1.6]), 1.0)
+    Z = 2.5
+    tau_r, B = step_renyi_values(w, Z, alpha)
+    tau = np.array([norm.sf(Z - x) + norm.cdf(-Z - x) for x in w])
+    assert tau_r == pytest.approx(2 * tau.max(), rel=1e-12)
+    rho = (tau_r - tau) / (1 - tau)
+    assert np.all(rho > 0)
+
+    def E(a, b, lo, hi, ga, gb):
+        def f(z):
+            return (
+                ga**alpha
+                * gb ** (1 - alpha)
+                * math.exp(alpha * norm.logpdf(z - w[a]) + (1 - alpha) * norm.logpdf(z - w[b]))
+            )
+
+        return integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+
+    for a, b in itertools.permutations(range(3), 2):
+        c = alpha * w[a] + (1 - alpha) * w[b]  # the integrand's centre: integrate around it, out to 40
+        inside = E(a, b, -Z, Z, 1 / (1 - tau[a]), 1 / (1 - tau[b]))
+        tails = E(a, b, min(-Z, c) - 40, -Z, 1, 1) + E(a, b, Z, max(Z, c) + 40, 1, 1)
+        outside = (tails + E(a, b, -Z, Z, rho[a], rho[b])) / tau_r
+        want = max(math.log(inside) / (alpha - 1), math.log(outside) / (alpha - 1), 0.0)
+        assert B[a, b] == pytest.approx(want, rel=1e-8), (a, b)
+    # two values: the mixture's weight is the common tau and the bound is step_renyi's
+    tau2, B2 = step_renyi_values(standard_values(np.array([0.0, 1.3]), 1.0), Z, alpha)
+    assert tau2 == outside_probability(1.3, Z)
+    assert B2[0, 1] == B2[1, 0] == step_renyi(1.3, Z, alpha)
