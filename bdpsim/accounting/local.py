@@ -417,6 +417,7 @@ class ValueNoiseAccount(LocalNumbers):
             bins = min(max(aim, 2 * BINS_START), BINS_MAX)
             while bins > BINS_START and not self._fits(bins):
                 bins = int(bins * 0.8)
+            bins = max(bins, BINS_START)  # none fits: the first pass's cells (and numbers)
         if bins > BINS_START or dls or als:
             tol = TOLERANCE / 2 if bins > BINS_START else FIRST_TOLERANCE
             try:

@@ -57,6 +57,34 @@ def test_independent_records_give_the_gaussian_mechanism(n, sizes):
     assert b.value == math.inf and b.kind == UNBOUNDED
 
 
+@pytest.mark.parametrize(
+    "row, mu",
+    [
+        ([0.5, 0.3, 0.2], 3.0),  # the worst pair: the values 0 and 3
+        ([0.6, 0.4, 0.0], 1.0),  # the state of value 3 never occurs: the worst pair is 0 and 1
+    ],
+)
+def test_three_values_on_independent_records_give_the_gaussian_mechanism(row, mu, tolerance_1e4):
+    """Three distinct values [0, 1, 3] (the upper channel on the corners of the ratio box),
+    identical transition rows: every adversary faces one step's Gaussian mechanism of the farthest
+    pair of values with positive prior; delta, its inverse and D_2 = 2 mu^2 / 2 in their brackets
+    (measured widths <= 6e-5 at about 300 cells)."""
+    P = np.tile(row, (3, 1))
+    model = bdpsim.MarkovChainModel(P, n=5, initial=np.array(row))
+    acc = account(model, [ValueNoise(state_values=[0.0, 1.0, 3.0], sigma=1.0)], sizes=[0])
+    acc.prepare(epsilons=EPS, deltas=[1e-3], alphas=[2.0])
+    for e in EPS:
+        v = acc.delta(e)
+        assert v.lower - 1e-12 <= gaussian_mechanism(mu, e) <= v.upper + 1e-12
+        assert v.width <= 1e-4
+    inverse = brentq(lambda e: gaussian_mechanism(mu, e) - 1e-3, 0.0, 40.0, xtol=1e-13)
+    v = acc.epsilon(1e-3)
+    assert v.lower - 1e-9 <= inverse <= v.upper + 1e-9 and v.width <= 0.01
+    v = acc.renyi(2.0)
+    assert v.lower - 1e-12 <= 2.0 * mu**2 / 2 <= v.upper + 1e-12 and v.width <= 0.05
+    assert acc.bdpl.value == math.inf
+
+
 def test_a_correlated_chain_is_pinned(tolerance_1e4):
     """The 2-state chain P2, 6 records, every known set: delta computed once to a bracket of
     1e-6 (0.629032050, 0.434316488, 0.250088937 at eps 0, 1, 2, each +-4e-7, attained by the
