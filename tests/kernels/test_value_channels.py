@@ -18,6 +18,7 @@ from bdpsim.kernels.argcheck import ParameterError
 from bdpsim.kernels.chains.local_profile import local_release, release_profile
 from bdpsim.kernels.chains.pair_product import PairFactor, hockey_stick_both
 from bdpsim.kernels.chains.value_channels import (
+    corner_channel,
     gaussian_channels,
     outside_probability,
     prior_ratio_bound,
@@ -247,6 +248,48 @@ def test_three_values_one_step_brackets_every_pair_and_closes_like_bins_squared(
         widths.append(width)
     assert widths[1] <= 7e-5  # measured: 5.6e-5 for [0, 1, 3] (the pair 1, 3), 3.0e-5 for the other
     assert widths[0] / widths[1] >= 40
+
+
+def test_corner_channel_is_its_definition_integrated():
+    """The corner channel's entries against their definition, each weight ``int_cell phi_1
+    lambda_c`` by adaptive quadrature of the multilinear weights written directly (``t_j = (r_j(z)
+    - r_j(a)) / (r_j(b) - r_j(a))``); rows normalised. Its rows are the values' probabilities of
+    the range, before normalising: the split loses no mass."""
+    w = standard_values(np.array([0.0, 0.8, 2.0]), 1.0)
+    nodes = np.array([-1.5, -0.5, 0.2, 1.0, 2.5])
+    r = lambda j, z: math.exp((w[j] - w[0]) * z - (w[j] ** 2 - w[0] ** 2) / 2)  # noqa: E731
+    corners = [(0, 1), (1, 0)]
+    node_w = np.zeros(nodes.size)
+    off = {c: np.zeros(nodes.size - 1) for c in corners}
+    for i, (a, b) in enumerate(zip(nodes[:-1], nodes[1:])):
+        for c in itertools.product((0, 1), repeat=2):
+
+            def f(z, c=c, a=a, b=b):
+                lam = 1.0
+                for j, cj in enumerate(c, start=1):
+                    t = (r(j, z) - r(j, a)) / (r(j, b) - r(j, a))
+                    lam *= t if cj else 1 - t
+                return norm.pdf(z - w[0]) * lam
+
+            W = integrate.quad(f, a, b, epsabs=0, epsrel=1e-13)[0]
+            if c == (0, 0):
+                node_w[i] += W
+            elif c == (1, 1):
+                node_w[i + 1] += W
+            else:
+                off[c][i] = W
+    rows = []
+    for j in range(3):
+        at = lambda z, j=j: r(j, z) if j else 1.0  # noqa: E731
+        row = [node_w * np.array([at(z) for z in nodes])]
+        for c in corners:
+            ends = nodes[np.arange(nodes.size - 1) + (c[j - 1] if j else 0)]
+            row.append(off[c] * np.array([at(z) for z in ends]))
+        rows.append(np.concatenate(row))
+    want = np.array(rows)
+    mass = want.sum(axis=1)
+    np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
+    np.testing.assert_allclose(corner_channel(w, nodes), want / mass[:, None], rtol=1e-11)
 
 
 def _positive_part(coef):

@@ -205,12 +205,14 @@ def corner_channel(centres, nodes: np.ndarray) -> np.ndarray:
     """``(m, N + 1 + N (2^(m-1) - 2))``: the corner channel ``D`` of ``m >= 2`` values (module
     docstring: more than two values) conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised.
 
-    Outputs: the ``N + 1`` nodes (the corners ``r(z_i)`` shared by neighbouring cells), then each
-    cell's off-curve corners. With ``d_j = w_j - w_1``, ``t_j = expm1(d_j u) / expm1(d_j h)`` and
-    ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j h)`` (``u`` the offset in a cell of width
-    ``h``: no cancellation), a corner's weight ``int_cell phi_1 lambda_c`` is computed by
-    Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell: the integrand is entire);
-    value ``j``'s entry is the weight times ``r_j`` at the corner's ``j``-th end."""
+    Outputs: the ``N + 1`` nodes (the corners ``r(z_i)`` shared by neighbouring cells), then the
+    off-curve corners, corner by corner (``c`` in :func:`itertools.product` order, ``c_j = 1``: the
+    cell's right end for ``r_j``), each over the ``N`` cells. With ``d_j = w_j - w_1``,
+    ``t_j = expm1(d_j u) / expm1(d_j h)`` and ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j
+    h)`` (``u`` the offset in a cell of width ``h``: no cancellation), a corner's weight ``int_cell
+    phi_1 lambda_c`` is computed by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell:
+    the integrand is entire); value ``j``'s entry is the weight times ``r_j`` at the corner's
+    ``j``-th end."""
     w = np.asarray(centres, dtype=float)
     z = np.asarray(nodes, dtype=float)
     h = np.diff(z)
