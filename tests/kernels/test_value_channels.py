@@ -26,6 +26,7 @@ from bdpsim.kernels.chains.value_channels import (
     standard_values,
     step_renyi,
     step_renyi_values,
+    tangent_channel,
 )
 
 EPS = np.array([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
@@ -221,16 +222,23 @@ def _pdf(x):
     return np.exp(-np.square(x) / 2) / math.sqrt(2 * math.pi)
 
 
-@pytest.mark.parametrize("values", [[0.0, 1.0, 3.0], [2.0, -1.0, 0.0, 2.0]])
-def test_three_values_one_step_brackets_every_pair_and_closes_like_bins_squared(values):
-    """One step of the corner channel against the Gaussian mechanism of every pair of states
-    (states sharing a value give equal rows); the gap narrows like ``bins^-2`` (8x the cells:
-    ~64x narrower)."""
+@pytest.mark.parametrize(
+    "values, per_cell, pinned",
+    [
+        ([0.0, 1.0, 3.0], 2, 2.5e-5),  # the tangent channel: measured 1.9e-5 (the pair 1, 3)
+        ([2.0, -1.0, 0.0, 2.0], 2, 2.5e-5),  # the same three values shifted, two states share one
+        ([0.0, 1.0, 2.5, 4.0], 7, 3e-4),  # four values, the box's corners: measured 2.4e-4
+    ],
+)
+def test_more_values_one_step_brackets_every_pair_and_closes_like_bins_squared(values, per_cell, pinned):
+    """One step of the upper channel of three or four values against the Gaussian mechanism of
+    every pair of states (states sharing a value give equal rows); the gap narrows like
+    ``bins^-2`` (8x the cells: ~50x narrower)."""
     v = np.asarray(values)
     widths = []
     for bins in (64, 512):
         ch = gaussian_channels(values, 1.0, bins, 1)
-        assert ch.upper.shape[1] == 3 * bins + 1 and ch.lower.shape[1] == bins + 2
+        assert ch.upper.shape[1] == per_cell * bins + 1 and ch.lower.shape[1] == bins + 2
         for M in (ch.lower, ch.upper):
             assert np.all(M > 0)
             np.testing.assert_allclose(M.sum(axis=1), 1.0, atol=1e-14)
@@ -246,8 +254,51 @@ def test_three_values_one_step_brackets_every_pair_and_closes_like_bins_squared(
             assert np.all(exact <= high + 1e-13), (a, b, exact - high)
             width = max(width, float(np.max(high - low)))
         widths.append(width)
-    assert widths[1] <= 7e-5  # measured: 5.6e-5 for [0, 1, 3] (the pair 1, 3), 3.0e-5 for the other
+    assert widths[1] <= pinned
     assert widths[0] / widths[1] >= 40
+
+
+def test_tangent_channel_is_its_definition_integrated():
+    """The tangent channel's entries against their definition: at each point of a cell the
+    barycentric weights of the ratio vector ``r(z)`` in the triangle of ``r(a)``, ``r(b)`` and the
+    meeting point of the curve's tangents at both ends, each solved as a linear system (no formula
+    of the package), integrated against ``phi_1`` by adaptive quadrature; all three weights
+    ``>= 0`` (the curve is in the triangle). Rows keep each value's mass of the range."""
+    w = standard_values(np.array([0.0, 0.8, 2.0]), 1.0)
+    nodes = np.array([-1.5, -0.5, 0.2, 1.0, 2.5])
+    d = w[1:] - w[0]
+
+    def r(z):
+        return np.exp(d * z - d * (w[1:] + w[0]) / 2)
+
+    node_w = np.zeros(nodes.size)
+    tip_w = np.zeros(nodes.size - 1)
+    tips = []
+    for i, (a, b) in enumerate(zip(nodes[:-1], nodes[1:])):
+        A, B = r(a), r(b)
+        s = np.linalg.solve(np.column_stack([d * A, -d * B]), B - A)  # A + s0 A' = B + s1 B'
+        T = A + s[0] * d * A
+        tips.append(T)
+        M = np.vstack([np.column_stack([A, B, T]), np.ones(3)])
+
+        def lam(z, M=M):
+            return np.linalg.solve(M, np.append(r(z), 1.0))
+
+        for k in range(3):
+            W = integrate.quad(lambda z, k=k: norm.pdf(z - w[0]) * lam(z)[k], a, b, epsabs=0, epsrel=1e-13)[0]
+            assert W > 0
+            if k == 0:
+                node_w[i] += W
+            elif k == 1:
+                node_w[i + 1] += W
+            else:
+                tip_w[i] = W
+    ratios = np.vstack([np.ones((1, nodes.size)), np.array([r(z) for z in nodes]).T])
+    tip_ratios = np.vstack([np.ones((1, len(tips))), np.array(tips).T])
+    want = np.hstack([node_w * ratios, tip_w * tip_ratios])
+    mass = want.sum(axis=1)
+    np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
+    np.testing.assert_allclose(tangent_channel(w, nodes), want / mass[:, None], rtol=1e-11)
 
 
 def test_corner_channel_is_its_definition_integrated():
@@ -328,8 +379,9 @@ def three_value_delta(target, a, b, eps):
 
 
 def test_two_step_three_value_chain_bracket_contains_the_integrated_joint_law():
-    """Both targets, every pair of values in both orders, 4 eps: the bracket of the corner channel
-    (512 cells) holds the true law's delta; width measured 1.7e-5 (6.8e-5 at 256 cells)."""
+    """Both targets, every pair of values in both orders, 4 eps: the bracket of the tangent channel
+    (512 cells) holds the true law's delta; width measured 9.1e-6 (3.6e-5 at 256 cells; the box's
+    corners gave 1.7e-5 at 512)."""
     ch = gaussian_channels(list(V3), 1.0, 512, 2)
     width = 0.0
     for target in (1, 2):
@@ -352,7 +404,7 @@ def test_two_step_three_value_chain_bracket_contains_the_integrated_joint_law():
             assert np.all(lo <= both + 1e-10), (target, a, b, lo - both)
             assert np.all(both <= hi + 1e-10), (target, a, b, both - hi)
             width = max(width, float(np.max(hi - lo)))
-    assert width <= 2e-5
+    assert width <= 1.2e-5
 
 
 @pytest.mark.parametrize("alpha", [1.5, 3.0])

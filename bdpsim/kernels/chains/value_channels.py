@@ -49,7 +49,14 @@ lambda_c`` (corners ``r(z_i)`` shared by neighbouring cells are one output: equa
 vectors); given ``(cell, c)``, a draw of ``z`` with density ``∝ phi_1 lambda_c`` on the cell gives
 back ``G_in`` whatever the value, so ``G_in`` is a garbling of it (:func:`corner_channel`). The
 corner's log-ratios differ from the curve's by ``O(h)``: the added spread of the privacy loss is a
-mean-preserving ``O(h)`` one, and the gap stays second order. The range's outside probability
+mean-preserving ``O(h)`` one, and the gap stays second order.
+
+Any convex set holding the curve's arc works the same way. **Three values** (used there instead
+of the box): the arc ``(r_2, r_3)`` is convex (``r_3 ∝ r_2^{d_3 / d_2}``, ``d_3 > d_2``), so it lies in
+the triangle of its ends and of the meeting point ``T`` of its tangents at both ends
+(:func:`tangent_channel`): ``2 N + 1`` outputs instead of the box's ``3 N + 1``, and ``T`` lies
+``O(h^2)`` off the arc where the box's other corners lie ``O(h)`` off it (measured on the values
+``0, 1, 3``: a gap 3 to 4 times narrower at the same cells). The range's outside probability
 ``tau_j`` now depends on the value (the middle ones are less likely outside); with ``tau = max_j
 tau_j`` (the extremes') ``G_j = (1 - tau) A_j + tau B_j`` with ``A_j = phi_j 1_in / (1 - tau_j)`` and
 ``B_j = phi_j (1_out + rho_j 1_in) / tau``, ``rho_j = (tau - tau_j) / (1 - tau_j) >= 0``: a mixture
@@ -243,6 +250,61 @@ def corner_channel(centres, nodes: np.ndarray) -> np.ndarray:
     return D / D.sum(axis=1, keepdims=True)
 
 
+def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``(e^{d t} - 1 - d t) / d`` without cancellation (a series below ``|d t| = 0.5``)."""
+    y = d * t
+    small = np.abs(y) < 0.5
+    ys = np.where(small, y, 0.0)
+    series = np.zeros_like(ys)
+    term = ys.copy()
+    for k in range(2, 20):
+        term = term * ys / k
+        series = series + term
+    return np.where(small, series, np.expm1(y) - y) / d
+
+
+def tangent_channel(centres, nodes: np.ndarray) -> np.ndarray:
+    """``(3, 2 N + 1)``: the tangent channel of three values (module docstring: three values)
+    conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised. Outputs: the ``N + 1`` nodes,
+    then each cell's tangent vertex ``T``.
+
+    In a cell ``[a, a + h]`` with ``x_j(u) = r_j(a + u) / r_j(a) - 1 = expm1(d_j u)`` the curve
+    runs from ``0`` to ``B = x(h)``; the tangents at its ends meet at ``T = s_A (d_2, d_3)`` with
+    ``s_B = (E_3 - E_2) / (e^{d_3 h} - e^{d_2 h})``, ``s_A = E_2 - s_B e^{d_2 h}``, ``E_j = expm1(d_j
+    h) / d_j``. The barycentric weights of ``x(u)`` are ``lambda_B = (g_3(u) - g_2(u)) / (g_3(h) -
+    g_2(h))`` (``g_j(t) = (e^{d_j t} - 1 - d_j t) / d_j``, no cancellation), ``lambda_T = (B_2 x_3 -
+    B_3 x_2) / (s_A d_2 d_3 (g_2(h) - g_3(h)))`` and ``lambda_A = 1 - lambda_B - lambda_T``; their
+    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell)."""
+    w = np.asarray(centres, dtype=float)
+    z = np.asarray(nodes, dtype=float)
+    h = np.diff(z)
+    d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
+    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
+    u = (x[None, :] + 1) / 2 * h[:, None]
+    base = np.exp(-((z[:-1, None] + u - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi)
+    base = base * gw[None, :] * h[:, None] / 2
+    gh = _expm1_excess(np.array(d3), h) - _expm1_excess(np.array(d2), h)  # > 0
+    s_b = gh / (np.exp(d2 * h) * np.expm1((d3 - d2) * h))  # (E_3 - E_2) / (e_3 - e_2)
+    s_a = np.expm1(d2 * h) / d2 - s_b * np.exp(d2 * h)
+    lam_b = (_expm1_excess(np.array(d3), u) - _expm1_excess(np.array(d2), u)) / gh[:, None]
+    cross = np.expm1(d2 * h)[:, None] * np.expm1(d3 * u) - np.expm1(d3 * h)[:, None] * np.expm1(d2 * u)
+    lam_t = np.maximum(-cross / (s_a * d2 * d3 * gh)[:, None], 0.0)
+    lam_a = np.maximum(1.0 - lam_b - lam_t, 0.0)
+    WA, WB, WT = (np.sum(base * lam, axis=1) for lam in (lam_a, lam_b, lam_t))
+    log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
+    node_weight = np.zeros(z.size)
+    node_weight[:-1] += WA
+    node_weight[1:] += WB
+    ratio_t = np.exp(log_r[:, :-1]) * (1 + s_a[None, :] * np.array([[d2], [d3]]))
+    D = np.vstack(
+        [
+            np.concatenate([node_weight, WT]),
+            *(np.concatenate([node_weight * np.exp(log_r[j]), WT * ratio_t[j]]) for j in range(2)),
+        ]
+    )
+    return D / D.sum(axis=1, keepdims=True)
+
+
 def nodes_for(mu: float, Z: float, bins: int, centres=None) -> np.ndarray:
     """``bins + 1`` nodes on ``[-Z, Z]``, denser where the outputs are likely: equal masses of the
     density ``g ∝ (phi_0 + phi_1)^{1/3}`` (approximated by the mixture of ``N(-+mu/2, 3)``, or of
@@ -321,7 +383,8 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
         lower, upper = lower_channel(w, nodes), upper_channel(mu, nodes)
     else:
         nodes = nodes_for(mu, Z, bins, centres=w)
-        lower, upper = lower_channel(w, nodes), corner_channel(w, nodes)
+        split = tangent_channel if u.size == 3 else corner_channel
+        lower, upper = lower_channel(w, nodes), split(w, nodes)
     return ChannelPair(lower[index], upper[index], outside_probability(mu, Z), Z)
 
 
@@ -428,5 +491,6 @@ __all__ = [
     "standard_values",
     "step_renyi",
     "step_renyi_values",
+    "tangent_channel",
     "upper_channel",
 ]
