@@ -115,15 +115,19 @@ def _inner(coef, mu_vals):
     return a0 * norm.cdf(y - v0) + a1 * norm.cdf(y - v1)
 
 
+def other_record_law(P, pi, target, values):
+    """The law of the other record of a two-record chain given the target's value, per value."""
+    if target == 1:
+        return {x: P[x] for x in values}  # law of x_2 given x_1
+    joint = pi[:, None] * P
+    return {x: joint[:, x] / joint[:, x].sum() for x in values}  # law of x_1 given x_2
+
+
 def two_step_delta(target, a, b, eps):
     """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` given ``x_target = a``
     vs ``b`` (nothing known), by integrating over ``y_target`` numerically the closed-form
     integral over the other output: the other record marginalised through the chain."""
-    if target == 1:
-        other = {x: P2[x] for x in (a, b)}  # law of x_2 given x_1
-    else:
-        joint = PI2[:, None] * P2
-        other = {x: joint[:, x] / joint[:, x].sum() for x in (a, b)}  # law of x_1 given x_2
+    other = other_record_law(P2, PI2, target, (a, b))
     e = math.exp(eps)
 
     def f(y):
@@ -365,11 +369,7 @@ def three_value_delta(target, a, b, eps):
     """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` of the 3-state chain
     given ``x_target = a`` vs ``b`` (nothing known): the other output's integral in closed form
     (:func:`_positive_part`), the target's by adaptive quadrature (its error returned)."""
-    if target == 1:
-        other = {x: P3[x] for x in (a, b)}  # law of x_2 given x_1
-    else:
-        joint = PI3[:, None] * P3
-        other = {x: joint[:, x] / joint[:, x].sum() for x in (a, b)}  # law of x_1 given x_2
+    other = other_record_law(P3, PI3, target, (a, b))
     e = math.exp(eps)
 
     def f(y):
