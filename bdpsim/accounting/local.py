@@ -37,6 +37,7 @@ from ..kernels.chains.local_profile import (
 )
 from ..kernels.chains.local_profile import LocalRelease as ChainRelease
 from ..kernels.chains.local_worst import GRID_MAX, GRID_START, first_pass_work, release_worst_profile
+from ..kernels.chains.value_channels import outside_over
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .releases import LocalRelease
 from .values import Value, bracket, exact
@@ -454,6 +455,7 @@ class ValueNoiseAccount(LocalNumbers):
             bins = min(max(aim, 2 * BINS_START), BINS_MAX)
             while bins > BINS_START and not self._fits(bins):
                 bins = int(bins * 0.8)
+            bins = max(bins, BINS_START)  # none fits: the first pass's cells (and numbers)
         if bins > BINS_START or dls or als:
             tol = TOLERANCE / 2 if bins > BINS_START else FIRST_TOLERANCE
             try:
@@ -473,8 +475,8 @@ class ValueNoiseAccount(LocalNumbers):
             self._cache[("epsilon", d)] = _value(a.lower, high, None, note)
         for al in als:
             a, b = lo.renyi(al), up.renyi(al)
-            w = 1.0 - slack
-            bound = self._outside_renyi(al, pair.range)
+            tau, bound = self._outside_renyi(al, pair.range)
+            w = 1.0 - outside_over(tau, self.steps)
             high = _log_mean(w, (al - 1) * float(b.upper), (al - 1) * bound) / (al - 1)
             self._cache[("renyi", al)] = _value(a.lower, high, a.adversary, note)
 
@@ -485,28 +487,28 @@ class ValueNoiseAccount(LocalNumbers):
         up.prepare(epsilons=eps, deltas=[d - slack for d in dls if d - slack > 0], alphas=als)
         return lo, up, pair
 
-    def _outside_renyi(self, alpha: float, Z: float) -> float:
-        """``B >= D_alpha`` of the release given some output outside the range, over every
-        adversary: the prior's largest ratio plus one step's Rényi divergence inside or outside
-        the range (:func:`~bdpsim.kernels.chains.value_channels.step_renyi`; other releases of the
+    def _outside_renyi(self, alpha: float, Z: float) -> tuple[float, float]:
+        """``(tau', B)``: the range's outside weight per step and ``B >= D_alpha`` of the release
+        given some step in the outside part, over every adversary: the prior's largest ratio plus
+        one step's Rényi divergence in either part of the mixture
+        (:func:`~bdpsim.kernels.chains.value_channels.step_renyi_values`; other releases of the
         step add their own ``D_alpha``)."""
-        from ..kernels.chains.value_channels import prior_ratio_bound, step_renyi
+        from ..kernels.chains.value_channels import prior_ratio_bound
 
         k = int(self.model.states)
         prior = prior_ratio_bound(np.asarray(self.model.transition, dtype=float), self.model.initial)
-        v = np.asarray(self.value.state_values)
-        step = step_renyi(self.value.separation, Z, alpha)
+        tau, step = self.value.step_renyi(alpha, Z)
         others = [r.matrix(k) for r in self.others]
         worst = 0.0
         for a in range(k):
             for b in range(k):
                 if a == b:
                     continue
-                d = prior[a, b] + (step if v[a] != v[b] else 0.0)
+                d = prior[a, b] + float(step[a, b])
                 for M in others:
                     d += float(np.log(np.sum(M[a] ** alpha * M[b] ** (1 - alpha)))) / (alpha - 1)
                 worst = max(worst, d)
-        return worst
+        return tau, worst
 
     # ------------------------------------------------------------------ public numbers
     def renyi(self, alpha: float) -> Value:

@@ -48,11 +48,11 @@ Releases: krr (P(r = x) = e^eps / (e^eps + k - 1)); {", ".join(histogram_laws())
 one-hot histogram, each coordinate eps/2-DP; with --state-values, {one_of(value_laws())} noise on
 the state's value); any (the sup over every eps-DP step: Cao's setting).
 --release gaussian --sigma S --state-values V...: Gaussian noise on the state's value (at most
-two distinct values). Its BDPL is infinite; it prints instead the privacy profile delta(eps) at
-each --epsilon (here the eps of the profile, not a per-step level), eps(delta) at each --delta and
-the Renyi divergence at each --alpha, of the whole release against the adversary who knows nothing
-(the sup over records and value pairs), each a certified bracket with its width: the leakage on
-this chain (Bayesian DP), not a DP guarantee.
+six distinct values; three or more cost more per cell). Its BDPL is infinite; it prints instead
+the privacy profile delta(eps) at each --epsilon (here the eps of the profile, not a per-step
+level), eps(delta) at each --delta and the Renyi divergence at each --alpha, of the whole release
+against the adversary who knows nothing (the sup over records and value pairs), each a certified
+bracket with its width: the leakage on this chain (Bayesian DP), not a DP guarantee.
 --known-records I...: records whose value the adversary knows (exact only; Cao's TPL cannot
 express it).
 --allocate ALPHA: the per-step eps keeping every TPL <= ALPHA, exact against Cao's.

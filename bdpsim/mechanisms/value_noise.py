@@ -17,7 +17,15 @@ import numpy as np
 
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.argcheck import ParameterError
-from ..kernels.chains.value_channels import MAX_SEPARATION, ChannelPair, gaussian_channels, two_values
+from ..kernels.chains.value_channels import (
+    MAX_SEPARATION,
+    MAX_VALUES,
+    ChannelPair,
+    distinct_values,
+    gaussian_channels,
+    standard_values,
+    step_renyi_values,
+)
 from .local import LocalRelease
 
 #: the noise laws a value release names
@@ -35,8 +43,8 @@ class ValueNoise(LocalRelease):
     Parameters
     ----------
     state_values : sequence of float
-        ``v[x]``, one per record state (at most two distinct values: the bracket's channels
-        need a monotone likelihood ratio).
+        ``v[x]``, one per record state (at most six distinct values: the bracket's upper channel
+        has ``2^(m-1)`` outputs per cell for ``m`` distinct values; states may share a value).
     sigma : float
         The noise's standard deviation (finite, ``> 0``).
     name : str, optional
@@ -65,10 +73,15 @@ class ValueNoise(LocalRelease):
             raise ConfigError(
                 "release.state_values", self.state_values, "must be one finite number per state (2 or more)"
             )
-        try:
-            u0, u1, _ = two_values(v)
-        except ParameterError as err:
-            raise ConfigError("release.state_values", v.tolist(), err.rule) from None
+        u = distinct_values(v)[0]
+        if u.size > MAX_VALUES:
+            raise ConfigError(
+                "release.state_values",
+                v.tolist(),
+                f"at most {MAX_VALUES} distinct values (the bracket's upper channel has 2^(m-1) outputs "
+                "per cell for m distinct values)",
+            )
+        u0, u1 = float(u[0]), float(u[-1])
         mu = (u1 - u0) / float(s)
         if not (math.isfinite(mu) and mu <= MAX_SEPARATION):
             raise ConfigError(
@@ -128,9 +141,20 @@ class ValueNoise(LocalRelease):
 
     @property
     def separation(self) -> float:
-        """``mu = (u_1 - u_0) / sigma``: the one-step Gaussian mechanism's parameter."""
-        u0, u1, _ = two_values(self.state_values)
-        return (u1 - u0) / self.sigma
+        """``mu = (max v - min v) / sigma``: the one-step Gaussian mechanism's parameter of the
+        farthest pair of values."""
+        v = self.state_values
+        return (max(v) - min(v)) / self.sigma
+
+    def step_renyi(self, alpha: float, Z: float) -> tuple[float, np.ndarray]:
+        """``(tau', B)``: the outside weight and, per pair of states, the bound of one step's
+        ``D_alpha`` in both parts of the range's mixture
+        (:func:`~bdpsim.kernels.chains.value_channels.step_renyi_values`; ``0`` for equal values)."""
+        u, index = distinct_values(self.state_values)
+        if u.size == 1:
+            return 0.0, np.zeros((index.size, index.size))
+        tau, B = step_renyi_values(standard_values(u, self.sigma), Z, alpha)
+        return tau, B[np.ix_(index, index)]
 
     @property
     def label(self) -> str:

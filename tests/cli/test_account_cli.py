@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -251,3 +252,42 @@ def test_a_continual_run_config_is_accounted_as_its_local_release(tmp_path, caps
     table = count.replace('[run]\nestimator = "exact"\n', "").replace("[mechanism]", "[[release]]")
     assert main(["account", write(tmp_path, table), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rows"] == as_run
+
+
+GAUSSIAN_THREE = """title = "Gaussian noise on three state values at every record"
+[run]
+estimator = "exact"
+[model]
+kind = "markov"
+n = 2
+transition = [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2], [0.5, 0.3, 0.2]]
+[mechanism]
+kind = "continual"
+release = "gaussian"
+sigma = 1.0
+state_values = [0.0, 1.0, 3.0]
+"""
+
+
+def test_a_gaussian_continual_config_on_three_values_is_accounted(tmp_path, capsys, monkeypatch):
+    """A continual config with ``release = "gaussian"`` and three distinct values (independent
+    records): delta(1) and D_2 bracket the Gaussian mechanism of the farthest pair (mu = 3); seven
+    distinct values are refused in one line naming the field."""
+    from scipy.stats import norm
+
+    from bdpsim.accounting import local as local_module
+    from bdpsim.cli import main
+
+    monkeypatch.setattr(local_module, "TOLERANCE", 1e-4)
+    cfg = write(tmp_path, GAUSSIAN_THREE)
+    assert main(["account", cfg, "--epsilon", "1", "--alpha", "2", "--json"]) == 0
+    rows = {r["quantity"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    closed = norm.cdf(3 / 2 - 1 / 3) - math.exp(1) * norm.cdf(-3 / 2 - 1 / 3)
+    d, r = rows["delta(1)"], rows["renyi(2)"]
+    assert d["lower"] - 1e-12 <= closed <= d["upper"] + 1e-12 and d["width"] <= 1e-4
+    assert r["lower"] - 1e-12 <= 9.0 <= r["upper"] + 1e-12
+    assert "0 vs 2" in d["adversary"] or "2 vs 0" in d["adversary"]
+    seven = GAUSSIAN_THREE.replace("[0.0, 1.0, 3.0]", "[0, 1, 2, 3, 4, 5, 6]")
+    assert main(["account", write(tmp_path, seven, "b.toml"), "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "state_values" in err and "at most 6 distinct values" in err, err

@@ -435,6 +435,32 @@ def test_gaussian_release_prints_bracketed_profile_and_writes_json(tmp_path, cap
     assert doc["inputs"]["sigma"] == 1.0 and doc["inputs"]["state_values"] == [0.0, 1.5]
 
 
+def test_gaussian_release_on_three_values_prints_the_farthest_pair(tmp_path, capsys, monkeypatch):
+    """Three distinct values (0, 1, 3) on a 3-state chain of independent records: delta(eps) is
+    the Gaussian mechanism of the farthest pair (mu = 3), inside the bracket printed (the
+    accountant's tolerance at 1e-4 here); more records than the work limit allows are refused up
+    front with the estimate, in one line."""
+    from scipy.stats import norm
+
+    from bdpsim.accounting import local as local_module
+
+    monkeypatch.setattr(local_module, "TOLERANCE", 1e-4)
+    three = "[[0.5,0.3,0.2],[0.5,0.3,0.2],[0.5,0.3,0.2]]"
+    values = ["--release", "gaussian", "--sigma", "1", "--state-values", "0", "1", "3"]
+    out = tmp_path / "g3.json"
+    code, text, err = _run(
+        capsys, "--transition", three, "--n", "3", *values, "--epsilon", "1", "--json", str(out)
+    )
+    assert code == 0, err
+    assert "state values [0, 1, 3]" in text and ("x = 2 vs 0" in text or "x = 0 vs 2" in text), text
+    v = json.loads(out.read_text())["values"]["delta(1)"]
+    closed = norm.cdf(3 / 2 - 1 / 3) - np.exp(1) * norm.cdf(-3 / 2 - 1 / 3)
+    assert v["lower"] - 1e-12 <= closed <= v["upper"] + 1e-12 and v["width"] <= 1e-4
+    code, text, err = _run(capsys, "--transition", three, "--n", "2000", *values, "--epsilon", "1")
+    assert code == 2 and text == "" and err.count("\n") == 1, err
+    assert "on 2000 records: the bracket may take ~" in err and "above the limit" in err
+
+
 @pytest.mark.parametrize(
     "extra,flag,rule",
     [
@@ -444,7 +470,7 @@ def test_gaussian_release_prints_bracketed_profile_and_writes_json(tmp_path, cap
         (["--sigma", "inf"], "--sigma", "finite number > 0"),
         (["--sigma", "1e-300"], "--sigma", "sigma apart, above 20"),
         (["--state-values", "0", "1e308"], "--sigma", "sigma apart, above 20"),
-        (["--state-values", "0", "1", "2"], "--state-values", "at most two distinct values"),
+        (["--state-values", *"0123456"], "--state-values", "at most 6 distinct values"),
         (["--state-values", "0", "1", "1"], "--state-values", "one value per record state (2)"),
         (["--n", "1000000000"], "--n", "must be an integer in"),
         (["--n", "200000"], "release", "the bracket may take ~"),

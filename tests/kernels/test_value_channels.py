@@ -1,8 +1,9 @@
 """Gaussian noise on a per-state value held between two finite channels
 (bdpsim/kernels/chains/value_channels.py): the lower one a garbling of the release, the upper one
 dominating it; checked against the one-step Gaussian mechanism's closed form, against the true
-continuous joint law of a two-step chain integrated numerically, and against brute force for the
-Rényi terms of the outside-range bound."""
+continuous joint law of a two-step chain integrated numerically (two values, and three whose upper
+channel splits each cell onto the corners of the box of likelihood ratios), and against brute force
+or numerical integration for the Rényi terms of the outside-range bound."""
 
 import itertools
 import math
@@ -10,17 +11,22 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate
+from scipy.special import ndtr
 from scipy.stats import norm
 
 from bdpsim.kernels.argcheck import ParameterError
 from bdpsim.kernels.chains.local_profile import local_release, release_profile
 from bdpsim.kernels.chains.pair_product import PairFactor, hockey_stick_both
 from bdpsim.kernels.chains.value_channels import (
+    corner_channel,
     gaussian_channels,
     outside_probability,
     prior_ratio_bound,
     range_for,
+    standard_values,
     step_renyi,
+    step_renyi_values,
+    tangent_channel,
 )
 
 EPS = np.array([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
@@ -77,7 +83,7 @@ def test_equal_values_give_one_uninformative_output_and_states_share_rows():
         (dict(values=[0.0, 1.0], sigma=float("nan"), bins=8, steps=1), "sigma"),
         (dict(values=[0.0, 1.0], sigma=-1.0, bins=8, steps=1), "sigma"),
         (dict(values=[0.0, 1.0], sigma=1e-3, bins=8, steps=1), "sigma"),  # 1000 sigma apart
-        (dict(values=[0.0, 1.0, 2.0], sigma=1.0, bins=8, steps=1), "state_values"),
+        (dict(values=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], sigma=1.0, bins=8, steps=1), "state_values"),
         (dict(values=[0.0, 1.0], sigma=1.0, bins=1, steps=1), "bins"),
     ],
 )
@@ -109,15 +115,19 @@ def _inner(coef, mu_vals):
     return a0 * norm.cdf(y - v0) + a1 * norm.cdf(y - v1)
 
 
+def other_record_law(P, pi, target, values):
+    """The law of the other record of a two-record chain given the target's value, per value."""
+    if target == 1:
+        return {x: P[x] for x in values}  # law of x_2 given x_1
+    joint = pi[:, None] * P
+    return {x: joint[:, x] / joint[:, x].sum() for x in values}  # law of x_1 given x_2
+
+
 def two_step_delta(target, a, b, eps):
     """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` given ``x_target = a``
     vs ``b`` (nothing known), by integrating over ``y_target`` numerically the closed-form
     integral over the other output: the other record marginalised through the chain."""
-    if target == 1:
-        other = {x: P2[x] for x in (a, b)}  # law of x_2 given x_1
-    else:
-        joint = PI2[:, None] * P2
-        other = {x: joint[:, x] / joint[:, x].sum() for x in (a, b)}  # law of x_1 given x_2
+    other = other_record_law(P2, PI2, target, (a, b))
     e = math.exp(eps)
 
     def f(y):
@@ -201,3 +211,232 @@ def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
                             worst[a, b] = max(worst[a, b], math.log(ratio))
     assert np.all(worst <= B + 1e-12)
     assert float(np.max(worst)) > 0.5 * float(np.max(B))  # and it is not far above
+
+
+# --------------------------------------------------------------- three distinct values
+
+P3 = np.array([[0.7, 0.2, 0.1], [0.25, 0.5, 0.25], [0.1, 0.3, 0.6]])
+PI3 = np.array([0.5, 0.3, 0.2])
+V3 = np.array([0.0, 0.5, 1.5])  # e^{V_c y} = s^0, s^1, s^3 with s = e^{y / 2}
+EPS3 = np.array([0.0, 0.5, 1.0, 2.0])
+PAIRS3 = ((0, 1), (0, 2), (1, 2))
+
+
+def _pdf(x):
+    return np.exp(-np.square(x) / 2) / math.sqrt(2 * math.pi)
+
+
+@pytest.mark.parametrize(
+    "values, per_cell, pinned",
+    [
+        ([0.0, 1.0, 3.0], 2, 2.5e-5),  # the tangent channel: measured 1.9e-5 (the pair 1, 3)
+        ([2.0, -1.0, 0.0, 2.0], 2, 2.5e-5),  # the same three values shifted, two states share one
+        ([0.0, 1.0, 2.5, 4.0], 7, 3e-4),  # four values, the box's corners: measured 2.4e-4
+    ],
+)
+def test_more_values_one_step_brackets_every_pair_and_closes_like_bins_squared(values, per_cell, pinned):
+    """One step of the upper channel of three or four values against the Gaussian mechanism of
+    every pair of states (states sharing a value give equal rows); the gap narrows like
+    ``bins^-2`` (8x the cells: ~50x narrower)."""
+    v = np.asarray(values)
+    widths = []
+    for bins in (64, 512):
+        ch = gaussian_channels(values, 1.0, bins, 1)
+        assert ch.upper.shape[1] == per_cell * bins + 1 and ch.lower.shape[1] == bins + 2
+        for M in (ch.lower, ch.upper):
+            assert np.all(M > 0)
+            np.testing.assert_allclose(M.sum(axis=1), 1.0, atol=1e-14)
+        width = 0.0
+        for a, b in itertools.combinations(range(v.size), 2):
+            if v[a] == v[b]:
+                np.testing.assert_array_equal(ch.upper[a], ch.upper[b])
+                continue
+            exact = gaussian_mechanism(abs(v[a] - v[b]), EPS)
+            low = np.maximum(*hockey_stick_both([PairFactor(ch.lower[a], ch.lower[b])], EPS))
+            high = np.maximum(*hockey_stick_both([PairFactor(ch.upper[a], ch.upper[b])], EPS)) + ch.slack(1)
+            assert np.all(low <= exact + 1e-13), (a, b, low - exact)
+            assert np.all(exact <= high + 1e-13), (a, b, exact - high)
+            width = max(width, float(np.max(high - low)))
+        widths.append(width)
+    assert widths[1] <= pinned
+    assert widths[0] / widths[1] >= 40
+
+
+def test_tangent_channel_is_its_definition_integrated():
+    """The tangent channel's entries against their definition: at each point of a cell the
+    barycentric weights of the ratio vector ``r(z)`` in the triangle of ``r(a)``, ``r(b)`` and the
+    meeting point of the curve's tangents at both ends, each solved as a linear system (no formula
+    of the package), integrated against ``phi_1`` by adaptive quadrature; all three weights
+    ``>= 0`` (the curve is in the triangle). Rows keep each value's mass of the range."""
+    w = standard_values(np.array([0.0, 0.8, 2.0]), 1.0)
+    nodes = np.array([-1.5, -0.5, 0.2, 1.0, 2.5])
+    d = w[1:] - w[0]
+
+    def r(z):
+        return np.exp(d * z - d * (w[1:] + w[0]) / 2)
+
+    node_w = np.zeros(nodes.size)
+    tip_w = np.zeros(nodes.size - 1)
+    tips = []
+    for i, (a, b) in enumerate(zip(nodes[:-1], nodes[1:])):
+        A, B = r(a), r(b)
+        s = np.linalg.solve(np.column_stack([d * A, -d * B]), B - A)  # A + s0 A' = B + s1 B'
+        T = A + s[0] * d * A
+        tips.append(T)
+        M = np.vstack([np.column_stack([A, B, T]), np.ones(3)])
+
+        def lam(z, M=M):
+            return np.linalg.solve(M, np.append(r(z), 1.0))
+
+        for k in range(3):
+            W = integrate.quad(lambda z, k=k: norm.pdf(z - w[0]) * lam(z)[k], a, b, epsabs=0, epsrel=1e-13)[0]
+            assert W > 0
+            if k == 0:
+                node_w[i] += W
+            elif k == 1:
+                node_w[i + 1] += W
+            else:
+                tip_w[i] = W
+    ratios = np.vstack([np.ones((1, nodes.size)), np.array([r(z) for z in nodes]).T])
+    tip_ratios = np.vstack([np.ones((1, len(tips))), np.array(tips).T])
+    want = np.hstack([node_w * ratios, tip_w * tip_ratios])
+    mass = want.sum(axis=1)
+    np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
+    np.testing.assert_allclose(tangent_channel(w, nodes), want / mass[:, None], rtol=1e-11)
+
+
+def test_corner_channel_is_its_definition_integrated():
+    """The corner channel's entries against their definition, each weight ``int_cell phi_1
+    lambda_c`` by adaptive quadrature of the multilinear weights written directly (``t_j = (r_j(z)
+    - r_j(a)) / (r_j(b) - r_j(a))``); rows normalised. Its rows are the values' probabilities of
+    the range, before normalising: the split loses no mass."""
+    w = standard_values(np.array([0.0, 0.8, 2.0]), 1.0)
+    nodes = np.array([-1.5, -0.5, 0.2, 1.0, 2.5])
+    r = lambda j, z: math.exp((w[j] - w[0]) * z - (w[j] ** 2 - w[0] ** 2) / 2)  # noqa: E731
+    corners = [(0, 1), (1, 0)]
+    node_w = np.zeros(nodes.size)
+    off = {c: np.zeros(nodes.size - 1) for c in corners}
+    for i, (a, b) in enumerate(zip(nodes[:-1], nodes[1:])):
+        for c in itertools.product((0, 1), repeat=2):
+
+            def f(z, c=c, a=a, b=b):
+                lam = 1.0
+                for j, cj in enumerate(c, start=1):
+                    t = (r(j, z) - r(j, a)) / (r(j, b) - r(j, a))
+                    lam *= t if cj else 1 - t
+                return norm.pdf(z - w[0]) * lam
+
+            W = integrate.quad(f, a, b, epsabs=0, epsrel=1e-13)[0]
+            if c == (0, 0):
+                node_w[i] += W
+            elif c == (1, 1):
+                node_w[i + 1] += W
+            else:
+                off[c][i] = W
+    rows = []
+    for j in range(3):
+        at = lambda z, j=j: r(j, z) if j else 1.0  # noqa: E731
+        row = [node_w * np.array([at(z) for z in nodes])]
+        for c in corners:
+            ends = nodes[np.arange(nodes.size - 1) + (c[j - 1] if j else 0)]
+            row.append(off[c] * np.array([at(z) for z in ends]))
+        rows.append(np.concatenate(row))
+    want = np.array(rows)
+    mass = want.sum(axis=1)
+    np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
+    np.testing.assert_allclose(corner_channel(w, nodes), want / mass[:, None], rtol=1e-11)
+
+
+def _positive_part(coef):
+    """``int (sum_c coef_c phi(y - V3_c))_+ dy`` in closed form: its sign is that of the cubic
+    ``sum_c coef_c e^{-V_c^2/2} s^{2 V_c}`` in ``s = e^{y / 2}`` (at most three positive roots)."""
+    c = coef * np.exp(-(V3**2) / 2)
+    roots = np.roots([c[2], 0.0, c[1], c[0]])
+    s = np.sort([r.real for r in roots if abs(r.imag) <= 1e-9 * abs(r) and r.real > 0])
+    cuts = np.concatenate([[-np.inf], 2 * np.log(s), [np.inf]])
+    total = 0.0
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        if np.isfinite(lo) and np.isfinite(hi):
+            mid = (lo + hi) / 2
+        else:
+            mid = lo + 1 if np.isfinite(lo) else (hi - 1 if np.isfinite(hi) else 0.0)
+        if np.sum(coef * _pdf(mid - V3)) > 0:
+            total += float(np.sum(coef * (ndtr(hi - V3) - ndtr(lo - V3))))
+    return total
+
+
+def three_value_delta(target, a, b, eps):
+    """``delta(eps)`` of the true continuous pair of laws of ``(y_1, y_2)`` of the 3-state chain
+    given ``x_target = a`` vs ``b`` (nothing known): the other output's integral in closed form
+    (:func:`_positive_part`), the target's by adaptive quadrature (its error returned)."""
+    other = other_record_law(P3, PI3, target, (a, b))
+    e = math.exp(eps)
+
+    def f(y):
+        return _positive_part(_pdf(y - V3[a]) * other[a] - e * _pdf(y - V3[b]) * other[b])
+
+    return integrate.quad(f, -14, 16, points=list(V3), epsabs=1e-12, epsrel=1e-10, limit=200)
+
+
+def test_two_step_three_value_chain_bracket_contains_the_integrated_joint_law():
+    """Both targets, every pair of values in both orders, 4 eps: the bracket of the tangent channel
+    (512 cells) holds the true law's delta; width measured 9.1e-6 (3.6e-5 at 256 cells; the box's
+    corners gave 1.7e-5 at 512)."""
+    ch = gaussian_channels(list(V3), 1.0, 512, 2)
+    width = 0.0
+    for target in (1, 2):
+        for a, b in PAIRS3:
+            runs = [three_value_delta(target, x, y, e) for x, y in ((a, b), (b, a)) for e in EPS3]
+            assert max(err for _, err in runs) <= 1e-9
+            both = np.max(np.reshape([val for val, _ in runs], (2, -1)), axis=0)
+            lo, hi = (
+                np.asarray(
+                    getattr(
+                        release_profile(
+                            local_release(P3, PI3, M.T, steps=2), target=target, pair=(a, b), grid=512
+                        ).delta(EPS3),
+                        end,
+                    )
+                )
+                for M, end in ((ch.lower, "low"), (ch.upper, "high"))
+            )
+            hi = hi + ch.slack(2)
+            assert np.all(lo <= both + 1e-10), (target, a, b, lo - both)
+            assert np.all(both <= hi + 1e-10), (target, a, b, both - hi)
+            width = max(width, float(np.max(hi - lo)))
+    assert width <= 1.2e-5
+
+
+@pytest.mark.parametrize("alpha", [1.5, 3.0])
+def test_step_renyi_of_three_values_is_the_integral_of_both_parts(alpha):
+    """The mixture ``G_j = (1 - tau') A_j + tau' B_j`` from its definition, integrated numerically:
+    ``A_j = p_j 1_in / (1 - tau_j)``, ``B_j = p_j (1_out + rho_j 1_in) / tau'``, ``tau' = 2 max tau_j``."""
+    w = standard_values(np.array([0.0, 0.7, 1.6]), 1.0)
+    Z = 2.5
+    tau_r, B = step_renyi_values(w, Z, alpha)
+    tau = np.array([norm.sf(Z - x) + norm.cdf(-Z - x) for x in w])
+    assert tau_r == pytest.approx(2 * tau.max(), rel=1e-12)
+    rho = (tau_r - tau) / (1 - tau)
+    assert np.all(rho > 0)
+
+    def E(a, b, lo, hi, ga, gb):
+        def f(z):
+            return (
+                ga**alpha
+                * gb ** (1 - alpha)
+                * math.exp(alpha * norm.logpdf(z - w[a]) + (1 - alpha) * norm.logpdf(z - w[b]))
+            )
+
+        return integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+
+    for a, b in itertools.permutations(range(3), 2):
+        c = alpha * w[a] + (1 - alpha) * w[b]  # the integrand's centre: integrate around it, out to 40
+        inside = E(a, b, -Z, Z, 1 / (1 - tau[a]), 1 / (1 - tau[b]))
+        tails = E(a, b, min(-Z, c) - 40, -Z, 1, 1) + E(a, b, Z, max(Z, c) + 40, 1, 1)
+        outside = (tails + E(a, b, -Z, Z, rho[a], rho[b])) / tau_r
+        want = max(math.log(inside) / (alpha - 1), math.log(outside) / (alpha - 1), 0.0)
+        assert B[a, b] == pytest.approx(want, rel=1e-8), (a, b)
+    # two values: the mixture's weight is the common tau and the bound is step_renyi's
+    tau2, B2 = step_renyi_values(standard_values(np.array([0.0, 1.3]), 1.0), Z, alpha)
+    assert tau2 == outside_probability(1.3, Z)
+    assert B2[0, 1] == B2[1, 0] == step_renyi(1.3, Z, alpha)

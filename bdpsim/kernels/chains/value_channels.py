@@ -35,6 +35,36 @@ left of it; from node ``j`` a draw of ``z`` with density ``∝`` those weights g
 Both channels have positive entries and finitely many outputs; the gap is a second-order effect
 of the cell width (``~ (mu h)^2``).
 
+**More than two values** ``w_1 < ... < w_m`` (standard coordinates: ``w_j = (v_j - mid) / sigma``,
+the extremes at ``-+mu/2``, ``mu`` their distance). The ratios ``r_j(z) = phi_j / phi_1 = e^{d_j z -
+d_j (w_j + w_1) / 2}`` (``d_j = w_j - w_1 > 0``) are all increasing, so on a cell ``[a, b]`` the
+vector ``r(z)`` lies in the box ``prod_j [r_j(a), r_j(b)]``, and the multilinear weights
+``lambda_c(z) = prod_j (t_j or 1 - t_j)``, ``t_j = (r_j(z) - r_j(a)) / (r_j(b) - r_j(a))``, are
+``>= 0``, sum to 1 and give ``r(z) = sum_c lambda_c(z) c`` over the box's ``2^(m-1)`` corners ``c``:
+
+``phi_j(z) = phi_1(z) r_j(z) = sum_c phi_1(z) lambda_c(z) c_j`` (``c_1 = 1``).
+
+The corner channel outputs ``(cell, c)`` with value ``j``'s likelihood ``c_j int_cell phi_1
+lambda_c`` (corners ``r(z_i)`` shared by neighbouring cells are one output: equal likelihood
+vectors); given ``(cell, c)``, a draw of ``z`` with density ``∝ phi_1 lambda_c`` on the cell gives
+back ``G_in`` whatever the value, so ``G_in`` is a garbling of it (:func:`corner_channel`). The
+corner's log-ratios differ from the curve's by ``O(h)``: the added spread of the privacy loss is a
+mean-preserving ``O(h)`` one, and the gap stays second order.
+
+Any convex set holding the curve's arc works the same way. **Three values** (used there instead
+of the box): the arc ``(r_2, r_3)`` is convex (``r_3 ∝ r_2^{d_3 / d_2}``, ``d_3 > d_2``), so it lies in
+the triangle of its ends and of the meeting point ``T`` of its tangents at both ends
+(:func:`tangent_channel`): ``2 N + 1`` outputs instead of the box's ``3 N + 1``, and ``T`` lies
+``O(h^2)`` off the arc where the box's other corners lie ``O(h)`` off it (measured on the values
+``0, 1, 3``: a gap 3 to 4 times narrower at the same cells). The range's outside probability
+``tau_j`` now depends on the value (the middle ones are less likely outside); with ``tau = max_j
+tau_j`` (the extremes') ``G_j = (1 - tau) A_j + tau B_j`` with ``A_j = phi_j 1_in / (1 - tau_j)`` and
+``B_j = phi_j (1_out + rho_j 1_in) / tau``, ``rho_j = (tau - tau_j) / (1 - tau_j) >= 0``: a mixture
+with a weight common to every value, so the bound ``delta_G <= delta_A + 1 - (1 - tau)^T`` holds as
+for two values (``A`` is ``G_in`` above). For ``D_alpha`` the outside part ``B`` must not put mass
+where another value's has none, so the mixture is taken with ``2 tau`` (every ``rho_j > 0``;
+:func:`step_renyi_values`).
+
 **Rényi.** ``D`` bounds ``D_alpha`` of ``P_in``; the outside part is bounded through the joint
 convexity of ``e^{(alpha - 1) D_alpha}``: ``E_alpha(P) <= w E_alpha(P_in) + (1 - w) E_alpha(P_out)``,
 and a release pattern's law is a garbling of (the other records, the target's own output), so
@@ -45,6 +75,7 @@ closed form (:func:`step_renyi`) and the prior's largest ratio from the transiti
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -61,6 +92,8 @@ MAX_SEPARATION = 20.0
 QUADRATURE = 12
 #: the node density's floor, relative to its peak
 FLOOR = 0.1
+#: the most distinct values (the upper channel has ``2^(m-1) - 2`` off-curve corners per cell)
+MAX_VALUES = 6
 #: the outside probability over all steps, ``1 - (1 - tau)^T``, aimed at
 OUTSIDE = 1e-10
 
@@ -89,7 +122,12 @@ class ChannelPair:
 
     def slack(self, steps: int) -> float:
         """``1 - (1 - tau)^T``: added to the upper channel's ``delta`` over ``T`` steps."""
-        return float(-math.expm1(steps * math.log1p(-self.outside))) if self.outside > 0 else 0.0
+        return outside_over(self.outside, steps)
+
+
+def outside_over(outside: float, steps: int) -> float:
+    """``1 - (1 - tau)^T``: the probability that some of ``T`` steps falls outside the range."""
+    return float(-math.expm1(steps * math.log1p(-outside))) if outside > 0 else 0.0
 
 
 @runtime_checkable
@@ -102,19 +140,12 @@ class HasChannels(Protocol):
     def channels(self, states: int, bins: int, steps: int) -> ChannelPair: ...
 
 
-def two_values(values) -> tuple[float, float, np.ndarray]:
-    """``(u_0, u_1, high)``: the two distinct values and which states have the larger (a state
-    mask); ``u_0 = u_1`` where all values are equal. More than two distinct values are refused."""
+def distinct_values(values) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, index)``: the distinct values in increasing order and each state's index into them
+    (states sharing a value are one value: their rows of every channel are equal)."""
     v = np.asarray(values, dtype=float)
-    distinct = np.unique(v)
-    require(
-        distinct.size <= 2,
-        "state_values",
-        v.tolist(),
-        "at most two distinct values (the bracket holds the release between two finite channels "
-        "when its likelihood ratio is monotone)",
-    )
-    return float(distinct[0]), float(distinct[-1]), v == distinct[-1]
+    u, index = np.unique(v, return_inverse=True)
+    return u, index.reshape(-1)
 
 
 def range_for(mu: float, steps: int, outside: float = OUTSIDE) -> float:
@@ -138,11 +169,12 @@ def outside_probability(mu: float, Z: float) -> float:
     return float(ndtr(-Z - mu / 2) + ndtr(-Z + mu / 2))
 
 
-def lower_channel(mu: float, nodes: np.ndarray) -> np.ndarray:
-    """``(2, N + 2)``: the low and high state's probabilities of the two tails and the ``N`` cells
-    between the ``nodes`` (module docstring: lower channel)."""
+def lower_channel(centres, nodes: np.ndarray) -> np.ndarray:
+    """``(m, N + 2)``: each value's probabilities of the two tails and the ``N`` cells between the
+    ``nodes`` (module docstring: lower channel); ``centres``: the values in standard coordinates
+    (``-mu/2, mu/2`` for two)."""
     edges = np.concatenate([[-np.inf], nodes, [np.inf]])
-    rows = [_mass(edges[:-1], edges[1:], s) for s in (-mu / 2, mu / 2)]
+    rows = [_mass(edges[:-1], edges[1:], float(s)) for s in centres]
     return np.vstack(rows)
 
 
@@ -176,15 +208,115 @@ def upper_channel(mu: float, nodes: np.ndarray) -> np.ndarray:
     return D / D.sum(axis=1, keepdims=True)
 
 
-def nodes_for(mu: float, Z: float, bins: int) -> np.ndarray:
+def corner_channel(centres, nodes: np.ndarray) -> np.ndarray:
+    """``(m, N + 1 + N (2^(m-1) - 2))``: the corner channel ``D`` of ``m >= 2`` values (module
+    docstring: more than two values) conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised.
+
+    Outputs: the ``N + 1`` nodes (the corners ``r(z_i)`` shared by neighbouring cells), then the
+    off-curve corners, corner by corner (``c`` in :func:`itertools.product` order, ``c_j = 1``: the
+    cell's right end for ``r_j``), each over the ``N`` cells. With ``d_j = w_j - w_1``,
+    ``t_j = expm1(d_j u) / expm1(d_j h)`` and ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j
+    h)`` (``u`` the offset in a cell of width ``h``: no cancellation), a corner's weight ``int_cell
+    phi_1 lambda_c`` is computed by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell:
+    the integrand is entire); value ``j``'s entry is the weight times ``r_j`` at the corner's
+    ``j``-th end."""
+    w = np.asarray(centres, dtype=float)
+    z = np.asarray(nodes, dtype=float)
+    h = np.diff(z)
+    d = (w[1:] - w[0])[:, None, None]
+    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
+    u = ((x[None, :] + 1) / 2 * h[:, None])[None]  # offsets in each cell
+    base = np.exp(-((z[:-1, None] + u[0] - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi)
+    base = base * gw[None, :] * h[:, None] / 2
+    span = np.expm1(d * h[None, :, None])
+    up = np.expm1(d * u) / span  # t_j
+    down = np.exp(d * u) * np.expm1(d * (h[None, :, None] - u)) / span  # 1 - t_j
+    log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
+    cells = np.arange(h.size)
+    nodes_weight = np.zeros(z.size)
+    off = []
+    for corner in itertools.product((0, 1), repeat=w.size - 1):
+        lam = np.prod([up[j] if c else down[j] for j, c in enumerate(corner)], axis=0)
+        W = np.sum(base * lam, axis=1)
+        if not any(corner):
+            nodes_weight[:-1] += W
+        elif all(corner):
+            nodes_weight[1:] += W
+        else:
+            ends = np.array([log_r[j, cells + c] for j, c in enumerate(corner)])
+            off.append(np.vstack([W, W * np.exp(ends)]))
+    node_rows = np.vstack([nodes_weight, nodes_weight * np.exp(log_r)])
+    D = np.hstack([node_rows, *off])
+    return D / D.sum(axis=1, keepdims=True)
+
+
+def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``(e^{d t} - 1 - d t) / d`` without cancellation (a series below ``|d t| = 0.5``)."""
+    y = d * t
+    small = np.abs(y) < 0.5
+    ys = np.where(small, y, 0.0)
+    series = np.zeros_like(ys)
+    term = ys.copy()
+    for k in range(2, 20):
+        term = term * ys / k
+        series = series + term
+    return np.where(small, series, np.expm1(y) - y) / d
+
+
+def tangent_channel(centres, nodes: np.ndarray) -> np.ndarray:
+    """``(3, 2 N + 1)``: the tangent channel of three values (module docstring: three values)
+    conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised. Outputs: the ``N + 1`` nodes,
+    then each cell's tangent vertex ``T``.
+
+    In a cell ``[a, a + h]`` with ``x_j(u) = r_j(a + u) / r_j(a) - 1 = expm1(d_j u)`` the curve
+    runs from ``0`` to ``B = x(h)``; the tangents at its ends meet at ``T = s_A (d_2, d_3)`` with
+    ``s_B = (E_3 - E_2) / (e^{d_3 h} - e^{d_2 h})``, ``s_A = E_2 - s_B e^{d_2 h}``, ``E_j = expm1(d_j
+    h) / d_j``. The barycentric weights of ``x(u)`` are ``lambda_B = (g_3(u) - g_2(u)) / (g_3(h) -
+    g_2(h))`` (``g_j(t) = (e^{d_j t} - 1 - d_j t) / d_j``, no cancellation), ``lambda_T = (B_2 x_3 -
+    B_3 x_2) / (s_A d_2 d_3 (g_2(h) - g_3(h)))`` and ``lambda_A = 1 - lambda_B - lambda_T``; their
+    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell)."""
+    w = np.asarray(centres, dtype=float)
+    z = np.asarray(nodes, dtype=float)
+    h = np.diff(z)
+    d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
+    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
+    u = (x[None, :] + 1) / 2 * h[:, None]
+    base = np.exp(-((z[:-1, None] + u - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi)
+    base = base * gw[None, :] * h[:, None] / 2
+    gh = _expm1_excess(np.array(d3), h) - _expm1_excess(np.array(d2), h)  # > 0
+    s_b = gh / (np.exp(d2 * h) * np.expm1((d3 - d2) * h))  # (E_3 - E_2) / (e_3 - e_2)
+    s_a = np.expm1(d2 * h) / d2 - s_b * np.exp(d2 * h)
+    lam_b = (_expm1_excess(np.array(d3), u) - _expm1_excess(np.array(d2), u)) / gh[:, None]
+    cross = np.expm1(d2 * h)[:, None] * np.expm1(d3 * u) - np.expm1(d3 * h)[:, None] * np.expm1(d2 * u)
+    lam_t = np.maximum(-cross / (s_a * d2 * d3 * gh)[:, None], 0.0)
+    lam_a = np.maximum(1.0 - lam_b - lam_t, 0.0)
+    WA, WB, WT = (np.sum(base * lam, axis=1) for lam in (lam_a, lam_b, lam_t))
+    log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
+    node_weight = np.zeros(z.size)
+    node_weight[:-1] += WA
+    node_weight[1:] += WB
+    ratio_t = np.exp(log_r[:, :-1]) * (1 + s_a[None, :] * np.array([[d2], [d3]]))
+    D = np.vstack(
+        [
+            np.concatenate([node_weight, WT]),
+            *(np.concatenate([node_weight * np.exp(log_r[j]), WT * ratio_t[j]]) for j in range(2)),
+        ]
+    )
+    return D / D.sum(axis=1, keepdims=True)
+
+
+def nodes_for(mu: float, Z: float, bins: int, centres=None) -> np.ndarray:
     """``bins + 1`` nodes on ``[-Z, Z]``, denser where the outputs are likely: equal masses of the
-    density ``g ∝ (phi_0 + phi_1)^{1/3}`` (approximated by the mixture of ``N(-+mu/2, 3)``) plus a
-    floor (:data:`FLOOR` of its peak). A cell's share of the bracket's gap is about its mass
-    times ``(mu h)^2``, which this spacing (the classical optimal quantiser's) makes small for a
-    given number of cells."""
+    density ``g ∝ (phi_0 + phi_1)^{1/3}`` (approximated by the mixture of ``N(-+mu/2, 3)``, or of
+    ``N(c, 3)`` over the ``centres`` given) plus a floor (:data:`FLOOR` of its peak). A cell's
+    share of the bracket's gap is about its mass times ``(mu h)^2``, which this spacing (the
+    classical optimal quantiser's) makes small for a given number of cells."""
     grid = np.linspace(-Z, Z, 64 * int(bins) + 1)
     s = math.sqrt(3.0)
-    g = np.exp(-(((grid + mu / 2) / s) ** 2) / 2) + np.exp(-(((grid - mu / 2) / s) ** 2) / 2)
+    if centres is None:
+        g = np.exp(-(((grid + mu / 2) / s) ** 2) / 2) + np.exp(-(((grid - mu / 2) / s) ** 2) / 2)
+    else:
+        g = np.sum([np.exp(-(((grid - c) / s) ** 2) / 2) for c in centres], axis=0)
     g = g / g.max() + FLOOR
     G = np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(grid))])
     nodes = np.interp(np.linspace(0.0, G[-1], int(bins) + 1), G, grid)
@@ -199,7 +331,7 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
     Parameters
     ----------
     values : sequence of float
-        ``v[x]`` per state (at most two distinct values).
+        ``v[x]`` per state (at most :data:`MAX_VALUES` distinct values).
     sigma : float
         The noise's standard deviation (``> 0``).
     bins : int
@@ -210,7 +342,8 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
     Returns
     -------
     ChannelPair
-        Lower (``bins + 2`` outputs) and upper (``bins + 1`` outputs) channels, ``M[x, r]``.
+        Lower (``bins + 2`` outputs) and upper (``bins + 1`` outputs for two distinct values,
+        ``bins + 1 + bins (2^(m-1) - 2)`` for ``m``) channels, ``M[x, r]``.
     """
     require(
         isinstance(sigma, (int, float, np.floating)) and math.isfinite(sigma) and sigma > 0,
@@ -224,24 +357,43 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
         bins,
         "must be an integer >= 2",
     )
-    u0, u1, high = two_values(values)
-    k = high.size
-    if u1 == u0:  # no output carries information: one output
+    u, index = distinct_values(values)
+    k = index.size
+    if u.size == 1:  # no output carries information: one output
         one = np.ones((k, 1))
         return ChannelPair(one, one, 0.0, 0.0)
-    mu = (u1 - u0) / sigma
+    require(
+        u.size <= MAX_VALUES,
+        "state_values",
+        np.asarray(values, dtype=float).tolist(),
+        f"at most {MAX_VALUES} distinct values (the upper channel has 2^(m-1) outputs per cell)",
+    )
+    mu = (u[-1] - u[0]) / sigma
     require(
         math.isfinite(mu) and mu <= MAX_SEPARATION,
         "sigma",
         sigma,
-        f"the values {u0:g} and {u1:g} are {mu:.3g} sigma apart, above {MAX_SEPARATION:g}: the "
-        "release all but reveals the state (delta(eps) near 1 - e^eps * 0)",
+        f"the values {u[0]:g} and {u[-1]:g} are {mu:.3g} sigma apart, above {MAX_SEPARATION:g}: "
+        "the release all but reveals the state (delta(eps) near 1 - e^eps * 0)",
     )
     Z = range_for(mu, steps)
-    nodes = nodes_for(mu, Z, bins)
-    lo2, up2 = lower_channel(mu, nodes), upper_channel(mu, nodes)
-    rows = np.where(high, 1, 0)
-    return ChannelPair(lo2[rows], up2[rows], outside_probability(mu, Z), Z)
+    w = standard_values(u, sigma)
+    if u.size == 2:
+        nodes = nodes_for(mu, Z, bins)
+        lower, upper = lower_channel(w, nodes), upper_channel(mu, nodes)
+    else:
+        nodes = nodes_for(mu, Z, bins, centres=w)
+        split = tangent_channel if u.size == 3 else corner_channel
+        lower, upper = lower_channel(w, nodes), split(w, nodes)
+    return ChannelPair(lower[index], upper[index], outside_probability(mu, Z), Z)
+
+
+def standard_values(u, sigma: float) -> np.ndarray:
+    """The distinct values ``u`` (increasing) in standard coordinates: ``w_j = (u_j - u_1) / sigma
+    - mu / 2``, so the extremes are ``-+mu/2`` (exactly, for two values)."""
+    u = np.asarray(u, dtype=float)
+    mu = (u[-1] - u[0]) / sigma
+    return (u - u[0]) / sigma - mu / 2
 
 
 def step_renyi(mu: float, Z: float, alpha: float) -> float:
@@ -259,6 +411,42 @@ def step_renyi(mu: float, Z: float, alpha: float) -> float:
     d_in = (base + log_in - math.log1p(-tau)) / (alpha - 1)
     d_out = (base + log_out - math.log(tau)) / (alpha - 1) if tau > 0 else -math.inf
     return max(d_in, d_out, 0.0)
+
+
+def step_renyi_values(centres, Z: float, alpha: float) -> tuple[float, np.ndarray]:
+    """``(tau', B)``: ``B[a, b]`` bounds one step's ``D_alpha`` of value ``a`` against ``b`` in both
+    parts of the mixture ``G = (1 - tau') A + tau' B`` with a weight ``1 - tau'`` common to every value
+    (module docstring: more than two values). Two values: ``tau' = tau`` and :func:`step_renyi`.
+
+    With ``tau_j`` value ``j``'s outside probability, ``tau' = 2 max_j tau_j`` and ``rho_j = (tau' -
+    tau_j) / (1 - tau_j) > 0``, ``A_j = p_j 1_in / (1 - tau_j)`` and ``B_j = p_j (1_out + rho_j 1_in) /
+    tau'``; with ``I_S = int_S p_a^alpha p_b^{1 - alpha} = e^{alpha (alpha - 1) (w_a - w_b)^2 / 2}
+    P(N(c, 1) in S)``, ``c = alpha w_a + (1 - alpha) w_b``: ``E_alpha(A) = I_in / ((1 - tau_a)^alpha
+    (1 - tau_b)^{1 - alpha})``, ``E_alpha(B) = (I_out + rho_a^alpha rho_b^{1 - alpha} I_in) / tau'``."""
+    w = np.asarray(centres, dtype=float)
+    m = w.size
+    out = np.zeros((m, m))
+    if m == 2:
+        mu = float(w[1] - w[0])
+        out[0, 1] = out[1, 0] = step_renyi(mu, Z, alpha)
+        return outside_probability(mu, Z), out
+    tau = ndtr(-Z - w) + ndtr(-Z + w)
+    tau_r = 2.0 * float(np.max(tau))
+    log_rho = np.log(tau_r - tau) - np.log1p(-tau)
+    for a in range(m):
+        for b in range(m):
+            if a == b:
+                continue
+            c = alpha * w[a] + (1 - alpha) * w[b]
+            base = alpha * (alpha - 1) * (w[a] - w[b]) ** 2 / 2
+            with np.errstate(divide="ignore"):
+                log_in = base + float(np.log(_mass(np.array(-Z), np.array(Z), float(c))))
+            log_out = base + float(np.logaddexp(log_ndtr(-Z - c), log_ndtr(c - Z)))
+            d_in = (log_in - alpha * math.log1p(-tau[a]) - (1 - alpha) * math.log1p(-tau[b])) / (alpha - 1)
+            mixed = np.logaddexp(log_out, alpha * log_rho[a] + (1 - alpha) * log_rho[b] + log_in)
+            d_out = (float(mixed) - math.log(tau_r)) / (alpha - 1)
+            out[a, b] = max(d_in, d_out, 0.0)
+    return tau_r, out
 
 
 def prior_ratio_bound(transition, initial) -> np.ndarray:
@@ -287,16 +475,22 @@ def prior_ratio_bound(transition, initial) -> np.ndarray:
 
 __all__ = [
     "MAX_SEPARATION",
+    "MAX_VALUES",
     "OUTSIDE",
     "ChannelPair",
     "HasChannels",
+    "corner_channel",
+    "distinct_values",
     "gaussian_channels",
     "lower_channel",
     "nodes_for",
+    "outside_over",
     "outside_probability",
     "prior_ratio_bound",
     "range_for",
+    "standard_values",
     "step_renyi",
-    "two_values",
+    "step_renyi_values",
+    "tangent_channel",
     "upper_channel",
 ]
