@@ -85,7 +85,9 @@ def _value(low, high, adversary: Adversary | None, note: str) -> Value:
 
 class LocalNumbers(Derived):
     """The numbers every local-release accountant reads from its cache (filled by ``prepare``):
-    ``delta``, ``epsilon``; ``tpr_at`` and ``naive`` are not computed for local releases."""
+    ``delta``, ``epsilon``, and ``tpr_at`` as the bracket its profile certifies
+    (:class:`LocalAccount` overrides it with each adversary's own most powerful test); ``naive``
+    is not computed for local releases."""
 
     _cache: dict
 
