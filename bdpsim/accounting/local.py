@@ -348,7 +348,8 @@ class ValueNoiseAccount(LocalNumbers):
     some output outside the range. The cells are refined until the bracket of ``delta`` is
     :data:`TOLERANCE` wide (a first pass of :data:`BINS_START` cells measures the gap, which
     narrows like ``bins^-2``; the second aims at the tolerance) or :data:`BINS_MAX` cells or the
-    cost limit. The BDPL is ``+inf`` (the loss of one output is unbounded), stated, not computed."""
+    cost limit. The BDPL is ``+inf`` (the loss of one output is unbounded), stated, not computed
+    (``0`` where every state has the same value and nothing else is released)."""
 
     model: Any
     releases: tuple
@@ -518,6 +519,8 @@ class ValueNoiseAccount(LocalNumbers):
         output's loss is unbounded)."""
         a = check_alpha(alpha)
         if math.isinf(a):
+            if self.value.separation == 0.0 and not self.others:
+                return exact(0.0, None, "every state has the same value: the outputs say nothing")
             return exact(math.inf, None, "the loss of one output is unbounded (Gaussian noise)")
         self.prepare(alphas=[a])
         return self._cache[("renyi", a)]

@@ -442,6 +442,7 @@ def _value_noise(a) -> int:
         rows = [(f"delta({e:g})", acc.delta(e)) for e in eps]
         rows += [(f"epsilon({d:g})", acc.epsilon(d)) for d in deltas]
         rows += [(f"renyi({x:g})", acc.renyi(x)) for x in alphas]
+    bdpl = acc.renyi(math.inf)  # +inf, stated (0 where every state has the same value)
     if a.json:
         from pathlib import Path
 
@@ -463,8 +464,8 @@ def _value_noise(a) -> int:
             "method": acc.method,
             "cells": acc.bins,
             "values": {name: {**v.as_dict(), "adversary": _who(v)} for name, v in rows},
-            "bdpl": None,
-            "bdpl_note": "inf: the loss of one output is unbounded (Gaussian noise)",
+            "bdpl": None if math.isinf(bdpl.value) else bdpl.value,
+            "bdpl_note": ("inf: " if math.isinf(bdpl.value) else "") + bdpl.note,
         }
         atomic_write_text(Path(a.json), json.dumps(finite_json(doc), indent=1) + "\n")
     print(f"{release.label}, n = {a.n} records")
@@ -473,7 +474,7 @@ def _value_noise(a) -> int:
     for name, v in rows:
         who = _who(v)
         print(f"  {name:<{width}} = {v.text(8)}" + (f"  ({who})" if who else ""))
-    print(f"  {'bdpl':<{width}} = inf (the loss of one output is unbounded)")
+    print(f"  {'bdpl':<{width}} = {bdpl.value:g} ({bdpl.note})")
     print(f"method: {acc.method}; {acc.bins} cells")
     return 0
 

@@ -20,6 +20,7 @@ from ..kernels.argcheck import ParameterError
 from ..kernels.chains.value_channels import (
     MAX_SEPARATION,
     MAX_VALUES,
+    MIN_SEPARATION,
     ChannelPair,
     distinct_values,
     gaussian_channels,
@@ -89,6 +90,15 @@ class ValueNoise(LocalRelease):
                 s,
                 f"the values {u0:g} and {u1:g} are {mu:.3g} sigma apart, above {MAX_SEPARATION:g}: "
                 "the release all but reveals every record (delta(eps) is about 1 at every eps asked)",
+            )
+        if u.size >= 3 and mu < MIN_SEPARATION:
+            raise ConfigError(
+                "release.sigma",
+                s,
+                f"the values {u0:g} and {u1:g} are {mu:.3g} sigma apart, below {MIN_SEPARATION:g}: the "
+                "bracket of three or more values loses every digit in floating point (every delta(eps) "
+                "is at most the Gaussian mechanism's with mu = that gap times sqrt(n); give a smaller "
+                "sigma)",
             )
         if self.states is not None and self.states != v.size:
             raise ConfigError(

@@ -154,3 +154,25 @@ def test_refusals_of_the_account():
         assert err.value.field == name
     with pytest.raises(NotAvailable, match="continuous outputs have no likelihood matrix"):
         rel.matrix(2)
+
+
+def test_equal_values_leak_nothing_and_a_spread_below_floating_point_is_refused(capsys):
+    """Every state with the same value: the outputs are noise alone, so delta = 0 and the BDPL is 0
+    (it was stated +inf, by ``bdpsim temporal`` too). Three values less than 1e-12 sigma apart are
+    refused naming the sigma (the upper channel's tangents failed with an internal error naming a
+    likelihood matrix, and warnings, from about 3e-17)."""
+    from bdpsim.cli import main
+
+    chain = bdpsim.MarkovChainModel(P2, n=4)
+    acc = account(chain, [ValueNoise(state_values=(2.0, 2.0), sigma=1.0)])
+    assert acc.delta(0.5).value == 0.0
+    assert acc.bdpl.value == 0.0 and "same value" in acc.bdpl.note
+    with pytest.raises(
+        ConfigError, match=r"^release.sigma = 1e\+17: the values 0 and 3 are 3e-17 sigma apart"
+    ):
+        ValueNoise(state_values=(0.0, 1.0, 3.0), sigma=1e17)
+    argv = ["temporal", "--transition", str(P2.tolist()), "--n", "3", "--release", "gaussian", "--sigma", "1"]
+    assert main([*argv, "--state-values", "2", "2", "--epsilon", "0.5"]) == 0
+    assert "bdpl       = 0 (every state has the same value" in capsys.readouterr().out
+    assert main([*argv, "--state-values", "0", "1", "--epsilon", "0.5"]) == 0
+    assert "= inf (the loss of one output is unbounded" in capsys.readouterr().out

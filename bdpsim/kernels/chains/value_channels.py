@@ -88,6 +88,9 @@ from ..argcheck import require
 #: the values' distance in units of sigma above which the release is refused (the node channel's
 #: far entries would fall under the floating-point range)
 MAX_SEPARATION = 20.0
+#: least spread (largest minus least value, in sigma) of three or more values: below it the upper
+#: channel's tangents cancel in floating point (they failed near 3e-17)
+MIN_SEPARATION = 1e-12
 #: Gauss-Legendre points per cell for the node channel's weights
 QUADRATURE = 12
 #: the node density's floor, relative to its peak
