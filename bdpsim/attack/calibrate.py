@@ -39,7 +39,7 @@ from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.traits import law_names
 from ..kernels.roots import monotone_root
 from .tradeoff import check_fpr
-from .worst import attack_risk, worst_tpr
+from .worst import attack_risk, check_attack_cost, worst_tpr
 
 REL_TOL = 1e-6
 #: the least eps (of the pure curve meeting the target) the search resolves: below it a worst
@@ -240,6 +240,7 @@ def calibrate_attack(
 
     if eps < RESOLUTION_EPSILON:
         return _group_bound(model, mechanism, what, target, eps, at_fpr)
+    check_attack_cost(model)  # memory first: instant, where the search's estimate is not (10^7 records)
     ledger = budget_of(budget)
     _charge_search(ledger, eng, model, noise.name, sizes)
 
