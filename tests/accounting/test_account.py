@@ -269,3 +269,23 @@ def test_bad_arguments_are_refused_in_one_line():
     )
     with pytest.raises(NotAvailable, match=r"needs about .* cells x atoms per adversary"):
         big.delta(1.0)
+
+
+def test_two_state_histogram_is_two_releases_of_the_count_of_state_1():
+    """On two states ``n - y_0`` has the law of the count of state 1 plus the same symmetric noise:
+    a Gaussian histogram is one Gaussian release of that count with ``sigma / sqrt 2`` (exact), and
+    the histogram mechanism is accepted as its release (Laplace ``2 / epsilon`` per cell)."""
+    m = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=6)
+    h = account(m, [HistogramRelease(GaussianNoise(2.0))])
+    one = account(m, [Release(CountQuery((1,)), GaussianNoise(2.0 / np.sqrt(2.0)))])
+    assert h.method == "one release"
+    for e in (0.0, 0.5, 2.0):
+        assert h.delta(e).kind == "exact"
+        assert h.delta(e).value == pytest.approx(one.delta(e).value, abs=1e-12)
+    mech = bdpsim.HistogramMechanism(1.0, 2)
+    rel = bdpsim.accounting.releases.as_release(mech)
+    assert rel == HistogramRelease(LaplaceNoise(2.0), states=2)
+    with pytest.raises(ConfigError, match=r"^release.states = 3: the histogram has 3 cells"):
+        account(m, [bdpsim.HistogramMechanism(1.0, 3)])
+    with pytest.raises(ConfigError, match=r"^release.states = 1: must be an integer >= 2"):
+        HistogramRelease(LaplaceNoise(2.0), states=1)
