@@ -39,6 +39,7 @@ from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianCondition
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
+from .boxes import BoxDelta
 from .pairs import Components, JointPair, ReleasePlan, components, plan
 from .releases import Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
@@ -145,7 +146,11 @@ class Account(Derived):
         if self.adversary is not None:
             out = ([S.Candidate(self.adversary, math.nan)], 0.0)
         else:
-            score = S.row_score(what, self.plan, self.comps, self.seed)
+            score = (
+                BoxDelta(self.plan, self.comps, what[1])
+                if self.plan.method == "boxes" and what[0] == "delta" and top == 1
+                else S.row_score(what, self.plan, self.comps, self.seed)
+            )
             model = self.model
             if _is_chain(model) and is_upward_closed(self.sizes, model.n):
                 cands, lmax = S.chain_search(model, self.comps, score, self.sizes[0], top)
