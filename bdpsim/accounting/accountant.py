@@ -41,7 +41,7 @@ from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta
 from .pairs import Components, JointPair, ReleasePlan, components, plan
-from .releases import Release, as_releases, flatten
+from .releases import HistogramRelease, Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
@@ -567,4 +567,18 @@ def account(
     acc = Account(model, rel, flat, adversary, ks, targets, seed)
     acc._plan = plan(flat, comp_of)
     acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
+    _check_histograms(acc, states)
     return acc
+
+
+def _check_histograms(acc: Account, states: int) -> None:
+    """Refuse (``NotAvailable``, naming the release and the number of states) a Monte Carlo
+    histogram of more than two states over every adversary: its noisy counts read several
+    queries, which the search does not rank."""
+    wide = [r for r in acc.releases if isinstance(r, HistogramRelease) and states > 2]
+    if wide and acc.adversary is None and acc.plan.method == "monte carlo":
+        raise NotAvailable(
+            f"release {wide[0].label!r}: the histogram of {states} states has no joint law over every "
+            f"adversary here ({states} noisy counts; two states: certified); give adversary= (Monte "
+            "Carlo), lattice noise (exact enumeration), or use bdpsim run with estimator = 'audit'"
+        )

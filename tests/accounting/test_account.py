@@ -352,3 +352,13 @@ def test_laplace_histogram_of_two_states_worst_adversary_and_bdpl():
     bdpl = account(big, [mech]).bdpl
     assert bdpl.kind == "exact"
     assert bdpl.value == pytest.approx(bdpsim.exact_bdpl(big, mech).bdpl, abs=1e-12)
+
+
+def test_laplace_histogram_of_three_states_over_every_adversary_is_refused_naming_what_to_use():
+    three = bdpsim.MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=4)
+    with pytest.raises(
+        NotAvailable, match=r"^release 'histogram \+ laplace\(scale = 2\)': the histogram of 3 states"
+    ):
+        account(three, [bdpsim.HistogramMechanism(1.0, 3)])
+    adv = bdpsim.Adversary(1, (0,), (0,), 0, 1)
+    assert account(three, [bdpsim.HistogramMechanism(1.0, 3)], adversary=adv).method == "monte carlo"
