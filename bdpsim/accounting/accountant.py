@@ -89,9 +89,13 @@ class Account(Derived):
         return "closed form (Gaussian records)" if self.gaussian else self.plan.method
 
     def pair(self, adversary: Adversary) -> JointPair:
-        """The joint output laws of ``adversary`` (discrete records)."""
+        """The joint output laws of ``adversary`` (discrete records; kept for box brackets, whose
+        pair caches each bracket it computed)."""
         if self.gaussian:
             raise NotAvailable("Gaussian records have a closed form, not a lattice pair")
+        key = ("pair", adversary)
+        if key in self._cache:
+            return self._cache[key]
         g = self.comps.packed.astype(np.int64)
         laws = []
         for v in (adversary.x, adversary.x_prime):
@@ -104,7 +108,10 @@ class Account(Derived):
         size = max(w.size for w in laws)
         laws = [np.pad(w, (0, size - w.size)) for w in laws]
         atoms = self.comps.decode(size, self.model.n)
-        return JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+        pair = JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+        if self.plan.method == "boxes":
+            self._cache[key] = pair
+        return pair
 
     # ------------------------------------------------------------------ Gaussian records
     def _gauss_mu(self, i: int, known: Sequence[int]) -> float:
