@@ -34,6 +34,7 @@ from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.protocols import GaussianKernel
 from ..kernels.roots import monotone_root
+from ..mechanisms.histogram import ATTACK_MAX_N
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
@@ -46,6 +47,9 @@ from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
 MAX_EXHAUSTIVE = 200_000
+#: longest chain whose two Laplace releases (the two-state histogram) are searched over every
+#: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms)
+BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -192,9 +196,20 @@ class Account(Derived):
         rows.sort(key=lambda c: -c.score)
         return rows[:top]
 
-    def check_cost(self) -> None:
+    def check_cost(self, what: tuple = ()) -> None:
         """Refuse up front (``NotAvailable`` with the estimate) a list whose exact joint law is too
-        large: the enumeration of lattice releases over the whole query range."""
+        large: the enumeration of lattice releases over the whole query range; the box brackets of
+        two Laplace releases over every window of a chain longer than :data:`BOX_SEARCH_MAX_N`."""
+        boxes = self.plan.method == "boxes" and what[:1] != ("bdpl",)  # the BDPL: exact, cheap
+        if boxes and self.adversary is None and self.model.n > BOX_SEARCH_MAX_N:
+            n = self.model.n
+            raise NotAvailable(
+                f"{self.flat[0].label.split('[')[0].strip()} on n = {n} records: the search over every "
+                f"adversary brackets about {4 * n * n} windows by boxes of the plane, each with about "
+                f"{n + 1} atoms (measured on a loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in "
+                f"320 s; limit n <= {BOX_SEARCH_MAX_N}); give adversary= or use bdpsim run with "
+                "estimator = 'audit'"
+            )
         if self.gaussian or self.plan.method != "enumeration":
             return
         from ..kernels.privacy import joint as J
@@ -216,7 +231,7 @@ class Account(Derived):
 
     def _worst(self, what: tuple) -> Value:
         """The supremum of ``what`` over every adversary, with its kind and the adversary."""
-        self.check_cost()
+        self.check_cost(what)
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         if what[0] == "renyi" and self.adversary is None:

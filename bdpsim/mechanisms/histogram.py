@@ -44,6 +44,9 @@ from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, 
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
+#: longest two-state chain whose histogram is attacked (each adversary's output laws, the search
+#: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms)
+ATTACK_MAX_N = 16
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:
@@ -186,7 +189,7 @@ class HistogramMechanism:
                 f"(limit {LIMIT:.0e}); use estimator = 'audit'"
             )
         small = n <= EXHAUSTIVE_MAX_N.get(s, 0)  # else 'all' is refused up front (no search)
-        if s == 2:  # two states: each adversary's output laws too (HistogramPair)
+        if s == 2 and n <= ATTACK_MAX_N:  # each adversary's output laws too (HistogramPair)
             return (HistogramWindowPairEngine if small else HistogramPairEngine)(model, self.noise_scale)
         return (HistogramWindowEngine if small else HistogramEngine)(model, self.noise_scale)
 
@@ -245,10 +248,14 @@ class HistogramPair:
 
     @classmethod
     def of(cls, laws, b: float) -> HistogramPair:
-        """From the two ``(atoms, probabilities)`` of :func:`count_vector_law` (their union)."""
+        """From the two ``(atoms, probabilities)`` of :func:`count_vector_law` (on the union of
+        their atoms)."""
         (a1, p1), (a2, p2) = laws
-        z1, z2 = np.zeros(p2.size), np.zeros(p1.size)
-        return cls(np.concatenate([a1, a2]), np.concatenate([p1, z1]), np.concatenate([z2, p2]), b)
+        atoms, inv = np.unique(np.concatenate([a1, a2]), axis=0, return_inverse=True)
+        inv = np.ravel(inv)
+        w1 = np.bincount(inv, np.concatenate([p1, np.zeros(p2.size)]), minlength=len(atoms))
+        w2 = np.bincount(inv, np.concatenate([np.zeros(p1.size), p2]), minlength=len(atoms))
+        return cls(atoms, w1, w2, b)
 
     def _hockey(self, eps: float, forward: bool) -> float:
         if eps < 0:

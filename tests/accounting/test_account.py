@@ -362,3 +362,15 @@ def test_laplace_histogram_of_three_states_over_every_adversary_is_refused_namin
         account(three, [bdpsim.HistogramMechanism(1.0, 3)])
     adv = bdpsim.Adversary(1, (0,), (0,), 0, 1)
     assert account(three, [bdpsim.HistogramMechanism(1.0, 3)], adversary=adv).method == "monte carlo"
+
+
+def test_box_search_of_a_long_chain_is_refused_up_front_with_its_cost():
+    """Over every adversary the box brackets of the two-state Laplace histogram are refused above
+    n = 16 before any work, with the estimated cost; the BDPL (exact, cheap) is not."""
+    long = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=17)
+    acc = account(long, [bdpsim.HistogramMechanism(1.0, 2)])
+    with pytest.raises(NotAvailable, match=r"on n = 17 records: .*about 1156 windows.*limit n <= 16"):
+        acc.delta(1.0)
+    with pytest.raises(NotAvailable, match=r"on n = 17 records: .*limit n <= 16"):
+        bdpsim.attack_risk(long, bdpsim.HistogramMechanism(1.0, 2))
+    assert acc.bdpl.kind == "exact"

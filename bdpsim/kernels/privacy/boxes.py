@@ -40,6 +40,8 @@ TOLERANCE = 1e-6
 MAX_WORK = 2e7
 #: most refinement rounds
 MAX_ROUNDS = 400
+#: the share of the bracket's gap whose boxes are split in each round (the largest gaps first)
+SPLIT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def laplace_boxes_hockey(
         # split the boxes holding the larger part of the gap; keep the others as they are
         order = np.argsort(-gap, kind="stable")
         share = np.cumsum(gap[order])
-        pick = order[: int(np.searchsorted(share, 0.5 * share[-1])) + 1]
+        pick = order[: int(np.searchsorted(share, SPLIT_SHARE * share[-1])) + 1]
         if work + 2**m * pick.size * at.shape[0] * m > max_work:
             break
         keep = np.ones(lo.shape[0], dtype=bool)
