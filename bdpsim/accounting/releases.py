@@ -22,7 +22,7 @@ import numpy as np
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, NoiseLaw
 from ..kernels.noise.stepwise import GeometricNoise
-from ..mechanisms.histogram import HistogramMechanism
+from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.local import RANDOMISERS, FlipsRecords, LocalRelease
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
@@ -134,8 +134,8 @@ def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
     Laplace noise and number of cells) (else ``ConfigError``)."""
     if isinstance(item, (Release, HistogramRelease, ReleasesEveryRecord)):
         return item  # type: ignore[return-value]
-    if isinstance(item, HistogramMechanism):
-        return HistogramRelease(LaplaceNoise(item.noise_scale), states=int(item.states))
+    if isinstance(item, NoisyHistogram):
+        return HistogramRelease(LaplaceNoise(item.noise_scale), states=item.histogram_cells())
     if isinstance(item, NoisyQuery) and isinstance(item.noise, NoiseLaw):
         return Release(item.query_function, item.noise)
     raise ConfigError(

@@ -51,7 +51,7 @@ import numpy as np
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.protocols import HasDeltaTable
-from ..mechanisms.histogram import HistogramMechanism
+from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.engines import (
     HasExhaustive,
@@ -508,7 +508,7 @@ def attack_risk(
     """
     if isinstance(mechanism, ReleasesEveryRecord):  # a local release: its bracketed attack
         return _local_risk(model, mechanism, adversary, sizes, bdpl)
-    if isinstance(mechanism, HistogramMechanism):  # the accountant's box brackets
+    if isinstance(mechanism, NoisyHistogram):  # the accountant's box brackets
         return _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl)
     if adversary is not None:
         if not isinstance(adversary, Adversary):
@@ -566,10 +566,11 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
         raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
     acc = account(model, [mechanism], adversary=adversary, sizes=sizes)
     if acc.plan.method != "boxes":
+        s = mechanism.histogram_cells()
         raise NotAvailable(
-            f"the Laplace histogram of {mechanism.states} states: its attack risk needs the joint law of "
-            f"{mechanism.states} noisy counts, computed for two states only; use bdpsim run with "
-            "estimator = 'audit', or bdpsim.attack.simulated_attack with a sample budget"
+            f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
+            "counts, computed for two states only; use bdpsim run with estimator = 'audit', or "
+            "bdpsim.attack.simulated_attack with a sample budget"
         )
     adv = adversary if adversary is not None else acc.advantage.adversary
     pair = acc.pair(adv)

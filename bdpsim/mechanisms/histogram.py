@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -131,6 +131,19 @@ def _window_adversary(model: MarkovChainModel, r) -> WindowAdversary:
     )
 
 
+@runtime_checkable
+class NoisyHistogram(Protocol):
+    """Laplace noise of scale ``noise_scale`` on every count of the histogram of the states
+    (:class:`HistogramMechanism`; the accountant and the attack read it as this)."""
+
+    @property
+    def noise_scale(self) -> float: ...
+
+    def histogram_cells(self) -> int:
+        """The number of counts (the model's states)."""
+        ...
+
+
 @dataclass(frozen=True)
 class HistogramMechanism:
     """``histogram(X) + Lap(2 / epsilon)^states`` (see module docstring); output ``(N, states)``."""
@@ -159,6 +172,10 @@ class HistogramMechanism:
     @property
     def output_dim(self) -> int:
         """Outputs are vectors of one noisy count per state."""
+        return int(self.states)
+
+    def histogram_cells(self) -> int:
+        """One count per state (:class:`NoisyHistogram`)."""
         return int(self.states)
 
     def query(self, data: np.ndarray) -> np.ndarray:
