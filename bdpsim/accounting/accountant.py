@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -48,7 +48,8 @@ from .values import MONTE_CARLO, Value, bracket, exact
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
 MAX_EXHAUSTIVE = 200_000
 #: longest chain whose two Laplace releases (the two-state histogram) are searched over every
-#: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms)
+#: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms;
+#: measured n = 8: 6 s, 16: 85 s, 24: 320 s on a loaded machine); longer: Monte Carlo
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
@@ -196,20 +197,9 @@ class Account(Derived):
         rows.sort(key=lambda c: -c.score)
         return rows[:top]
 
-    def check_cost(self, what: tuple = ()) -> None:
+    def check_cost(self) -> None:
         """Refuse up front (``NotAvailable`` with the estimate) a list whose exact joint law is too
-        large: the enumeration of lattice releases over the whole query range; the box brackets of
-        two Laplace releases over every window of a chain longer than :data:`BOX_SEARCH_MAX_N`."""
-        boxes = self.plan.method == "boxes" and what[:1] != ("bdpl",)  # the BDPL: exact, cheap
-        if boxes and self.adversary is None and self.model.n > BOX_SEARCH_MAX_N:
-            n = self.model.n
-            raise NotAvailable(
-                f"{self.flat[0].label.split('[')[0].strip()} on n = {n} records: the search over every "
-                f"adversary brackets about {4 * n * n} windows by boxes of the plane, each with about "
-                f"{n + 1} atoms (measured on a loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in "
-                f"320 s; limit n <= {BOX_SEARCH_MAX_N}); give adversary= or use bdpsim run with "
-                "estimator = 'audit'"
-            )
+        large: the enumeration of lattice releases over the whole query range."""
         if self.gaussian or self.plan.method != "enumeration":
             return
         from ..kernels.privacy import joint as J
@@ -231,7 +221,7 @@ class Account(Derived):
 
     def _worst(self, what: tuple) -> Value:
         """The supremum of ``what`` over every adversary, with its kind and the adversary."""
-        self.check_cost(what)
+        self.check_cost()
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         if what[0] == "renyi" and self.adversary is None:
@@ -588,9 +578,17 @@ def account(
         comp_of.append(per_state.index(f))
     acc = Account(model, rel, flat, adversary, ks, targets, seed)
     acc._plan = plan(flat, comp_of)
+    _fall_back_from_boxes(acc)
     acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
     _check_histograms(acc, states)
     return acc
+
+
+def _fall_back_from_boxes(acc: Account) -> None:
+    """Two Laplace releases over every adversary of a chain longer than :data:`BOX_SEARCH_MAX_N`:
+    Monte Carlo (the box search would take too long)."""
+    if acc.plan.method == "boxes" and acc.adversary is None and acc.model.n > BOX_SEARCH_MAX_N:
+        acc._plan = replace(acc.plan, boxes=False)
 
 
 def _check_histograms(acc: Account, states: int) -> None:

@@ -140,6 +140,8 @@ class ReleasePlan:
     releases: tuple[Release, ...]
     component_of: tuple[int, ...]
     reduced: tuple[tuple[int, object], ...]
+    #: whether two Laplace releases of one scale take the box brackets (else Monte Carlo)
+    boxes: bool = True
 
     @property
     def method(self) -> str:
@@ -147,7 +149,7 @@ class ReleasePlan:
             return "one release"
         if all(_is_lattice(z) for _, z in self.reduced):
             return "enumeration"
-        if box_scale(self) is not None:
+        if self.boxes and box_scale(self) is not None:
             return "boxes"
         return "monte carlo"
 
