@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -34,17 +34,23 @@ from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.protocols import GaussianKernel
 from ..kernels.roots import monotone_root
+from ..mechanisms.histogram import ATTACK_MAX_N
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
+from .boxes import BoxDelta
 from .pairs import Components, JointPair, ReleasePlan, components, plan
-from .releases import Release, as_releases, flatten
+from .releases import HistogramRelease, Release, as_releases, flatten
 from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
 MAX_EXHAUSTIVE = 200_000
+#: longest chain whose two Laplace releases (the two-state histogram) are searched over every
+#: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms;
+#: measured n = 8: 6 s, 16: 85 s, 24: 320 s on a loaded machine); longer: Monte Carlo
+BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -88,9 +94,13 @@ class Account(Derived):
         return "closed form (Gaussian records)" if self.gaussian else self.plan.method
 
     def pair(self, adversary: Adversary) -> JointPair:
-        """The joint output laws of ``adversary`` (discrete records)."""
+        """The joint output laws of ``adversary`` (discrete records; kept for box brackets, whose
+        pair caches each bracket it computed)."""
         if self.gaussian:
             raise NotAvailable("Gaussian records have a closed form, not a lattice pair")
+        key = ("pair", adversary)
+        if key in self._cache:
+            return self._cache[key]
         g = self.comps.packed.astype(np.int64)
         laws = []
         for v in (adversary.x, adversary.x_prime):
@@ -103,7 +113,10 @@ class Account(Derived):
         size = max(w.size for w in laws)
         laws = [np.pad(w, (0, size - w.size)) for w in laws]
         atoms = self.comps.decode(size, self.model.n)
-        return JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+        pair = JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+        if self.plan.method == "boxes":
+            self._cache[key] = pair
+        return pair
 
     # ------------------------------------------------------------------ Gaussian records
     def _gauss_mu(self, i: int, known: Sequence[int]) -> float:
@@ -153,7 +166,11 @@ class Account(Derived):
         if self.adversary is not None:
             out = ([S.Candidate(self.adversary, math.nan)], 0.0)
         else:
-            score = S.row_score(what, self.plan, self.comps, self.seed)
+            score = (
+                BoxDelta(self.plan, self.comps, what[1])
+                if self.plan.method == "boxes" and what[0] == "delta" and top == 1
+                else S.row_score(what, self.plan, self.comps, self.seed)
+            )
             model = self.model
             if (_is_chain(model) or _is_network(model)) and is_upward_closed(self.sizes, model.n):
                 out = S.engine_search(self.engine, score, self.sizes[0], top)
@@ -591,5 +608,27 @@ def account(
         comp_of.append(per_state.index(f))
     acc = Account(model, rel, flat, adversary, ks, targets, seed)
     acc._plan = plan(flat, comp_of)
+    _fall_back_from_boxes(acc)
     acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
+    _check_histograms(acc, states)
     return acc
+
+
+def _fall_back_from_boxes(acc: Account) -> None:
+    """Two Laplace releases over every adversary of a chain longer than :data:`BOX_SEARCH_MAX_N`:
+    Monte Carlo (the box search would take too long)."""
+    if acc.plan.method == "boxes" and acc.adversary is None and acc.model.n > BOX_SEARCH_MAX_N:
+        acc._plan = replace(acc.plan, boxes=False)
+
+
+def _check_histograms(acc: Account, states: int) -> None:
+    """Refuse (``NotAvailable``, naming the release and the number of states) a Monte Carlo
+    histogram of more than two states over every adversary: its noisy counts read several
+    queries, which the search does not rank."""
+    wide = [r for r in acc.releases if isinstance(r, HistogramRelease) and states > 2]
+    if wide and acc.adversary is None and acc.plan.method == "monte carlo":
+        raise NotAvailable(
+            f"release {wide[0].label!r}: the histogram of {states} states has no joint law over every "
+            f"adversary here ({states} noisy counts; two states: certified); give adversary= (Monte "
+            "Carlo), lattice noise (exact enumeration), or use bdpsim run with estimator = 'audit'"
+        )

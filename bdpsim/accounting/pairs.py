@@ -18,7 +18,11 @@ k_r(y_r - s_{k, c(r)})`` and ``q`` likewise. How its numbers are computed (:clas
    the loss add up exactly).
 4. **Lattice noises**: the joint law enumerated on the product grid of outputs (error at most the
    ``1e-17`` mass left out per release).
-5. Otherwise **Monte Carlo** with exact likelihoods per draw (an interval that holds with the stated
+5. **Two Laplace releases of one scale** (the noisy histogram of two states is two releases of the
+   count of state 1): the hockey-stick divergence certified by boxes
+   (:mod:`bdpsim.kernels.privacy.boxes`), the supremum of the loss exact at the vertices of the
+   atoms' grid (:func:`bdpsim.kernels.chains.histogram_sup.histogram_sup`).
+6. Otherwise **Monte Carlo** with exact likelihoods per draw (an interval that holds with the stated
    confidence), and for the supremum of the loss a certified bracket: the largest loss seen below,
    the largest ratio of the query laws above.
 """
@@ -33,6 +37,7 @@ import numpy as np
 
 from ..core.errors import NotAvailable
 from ..kernels.argcheck import TooExpensive
+from ..kernels.chains.histogram_sup import histogram_sup
 from ..kernels.chains.lattice import lattice
 from ..kernels.noise.laws import GaussianNoise, LaplaceNoise
 from ..kernels.noise.protocols import GaussianKernel, HasStep, LaplaceKernel
@@ -40,6 +45,7 @@ from ..kernels.privacy import divergences as D
 from ..kernels.privacy import gaussian as G
 from ..kernels.privacy import joint as J
 from ..kernels.privacy import mixture as MX
+from ..kernels.privacy.boxes import laplace_boxes_hockey
 from ..kernels.privacy.pld import LossBracket
 from .releases import Release
 from .values import MONTE_CARLO, Value, bracket, exact
@@ -73,6 +79,15 @@ def laplace_rate(plan: ReleasePlan) -> float | None:
             return None
         rate += 1.0 / float(z.scale)
     return rate
+
+
+def box_scale(plan: ReleasePlan) -> float | None:
+    """The common scale ``b`` when the plan is two Laplace releases of one scale, else ``None``."""
+    z = [n for _, n in plan.reduced if isinstance(n, LaplaceKernel)]
+    if len(z) != 2 or len(plan.reduced) != 2:
+        return None
+    b = {float(n.scale) for n in z}
+    return b.pop() if len(b) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -127,6 +142,8 @@ class ReleasePlan:
     releases: tuple[Release, ...]
     component_of: tuple[int, ...]
     reduced: tuple[tuple[int, object], ...]
+    #: whether two Laplace releases of one scale take the box brackets (else Monte Carlo)
+    boxes: bool = True
 
     @property
     def method(self) -> str:
@@ -134,6 +151,8 @@ class ReleasePlan:
             return "one release"
         if all(_is_lattice(z) for _, z in self.reduced):
             return "enumeration"
+        if self.boxes and box_scale(self) is not None:
+            return "boxes"
         return "monte carlo"
 
     @property
@@ -183,8 +202,8 @@ class JointPair:
     # --------------------------------------------------------------- which computation
     @property
     def method(self) -> str:
-        if self.plan.method == "one release":
-            return "one release"
+        if self.plan.method in ("one release", "boxes"):
+            return self.plan.method
         if self.w1.size == 1 or (np.count_nonzero(self.w1) == 1 and np.count_nonzero(self.w2) == 1):
             return "independent"
         return self.plan.method
@@ -282,6 +301,14 @@ class JointPair:
             jl = self._enumerated()
             v = D.hockey_stick(jl.p, jl.q, epsilon) if forward else D.hockey_stick(jl.q, jl.p, epsilon)
             return v, min(1.0, v + jl.outside)
+        if m == "boxes":
+            key = ("boxes", float(epsilon), forward or epsilon == 0.0)  # eps = 0: symmetric
+            if key not in self._cache:
+                cols = [c for c, _ in self.plan.reduced]
+                a, b = (self.w1, self.w2) if key[2] else (self.w2, self.w1)
+                br = laplace_boxes_hockey(self.atoms[:, cols], a, b, box_scale(self.plan), epsilon)  # type: ignore[arg-type]
+                self._cache[key] = (br.lower, br.upper)
+            return self._cache[key]
         raise NotAvailable("one-order Monte Carlo profiles are not kept; use delta()")
 
     def delta(self, epsilon: float) -> Value:
@@ -321,6 +348,10 @@ class JointPair:
         if m == "enumeration":
             jl = self._enumerated()
             return exact(max(D.max_log_ratio(jl.p, jl.q), D.max_log_ratio(jl.q, jl.p)))
+        if m == "boxes":
+            cols = [c for c, _ in self.plan.reduced]
+            at = self.atoms[:, cols]
+            return exact(histogram_sup(at, self.w1, at, self.w2, box_scale(self.plan)).value)  # type: ignore[arg-type]
         lo = self._diagonal_sup()
         if "draws" not in self._cache:
             cols = [c for c, _ in self.plan.reduced]
@@ -394,6 +425,11 @@ class JointPair:
                 hi = math.log(box + jl.outside * math.exp((a - 1) * sup)) / (a - 1)
                 out.append((lo, hi))
             return bracket(max(o[0] for o in out), max(o[1] for o in out))
+        if m == "boxes":
+            raise NotAvailable(
+                "the Rényi divergence of two Laplace releases (or the noisy histogram of two states) is "
+                "not computed here; ask delta(eps), epsilon(delta) or bdpl (alpha = inf)"
+            )
         raise NotAvailable(
             "the Rényi divergence of this list of releases has no exact joint law here (several "
             "non-Gaussian, non-lattice releases); ask delta(eps) (Monte Carlo) or use lattice noise"

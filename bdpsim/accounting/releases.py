@@ -17,11 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import ConfigError, NotAvailable
-from ..kernels.noise.laws import NoiseLaw
+from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, NoiseLaw
+from ..kernels.noise.stepwise import GeometricNoise
+from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.local import RANDOMISERS, FlipsRecords, LocalRelease
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
+
+#: noise laws symmetric about 0 (the two-state histogram's reduction to one query reads this)
+SYMMETRIC_NOISE = (LaplaceNoise, GaussianNoise, GeometricNoise)
 
 
 @dataclass(frozen=True)
@@ -71,18 +78,47 @@ class Release:
 
 @dataclass(frozen=True)
 class HistogramRelease:
-    """The histogram of the records (one count per state) with independent noise on every count."""
+    """The histogram of the records (one count per state) with independent noise on every count.
+
+    ``states``: the number of cells the release was built for (``None``: the model's); a model with
+    another number of states is refused naming ``release.states``."""
 
     noise: Any
     name: str = ""
+    states: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.noise, NoiseLaw):
             raise ConfigError("release.noise", type(self.noise).__name__, "must be a noise law")
+        whole = isinstance(self.states, (int, np.integer)) and not isinstance(self.states, bool)
+        if self.states is not None and not (whole and self.states >= 2):
+            raise ConfigError("release.states", self.states, "must be an integer >= 2")
 
     def counts(self, states: int) -> list[Release]:
         """One :class:`Release` per state: the count of that state plus its own noise."""
         return [Release(CountQuery((s,)), self.noise, f"{self.label}[{s}]") for s in range(states)]
+
+    def releases(self, states: int) -> list[Release]:
+        """The noisy counts the accountant reads: :meth:`counts`, except on two states with noise
+        symmetric about 0 (:data:`SYMMETRIC_NOISE`), where the count of state 0 is ``n`` minus the
+        count of state 1: ``y_0 = n - N_1 + Z_0`` and ``n - y_0 = N_1 - Z_0`` has the law of
+        ``N_1 + Z_0``, so the histogram is (a bijection of the output away from) **two releases of
+        the count of state 1** — one query, whose joint laws the accountant has exactly (Gaussian
+        noise: one release of the mean; lattice noise: enumeration; Laplace: the box quadrature of
+        :mod:`bdpsim.kernels.privacy.boxes`). Every divergence of the output laws is unchanged."""
+        if self.states is not None and self.states != states:
+            raise ConfigError(
+                "release.states",
+                self.states,
+                f"the histogram has {self.states} cells but the model's records have {states} states",
+            )
+        if states == 2 and isinstance(self.noise, SYMMETRIC_NOISE):
+            q = CountQuery((1,))
+            return [
+                Release(q, self.noise, f"{self.label}[0] (as n minus it)"),
+                Release(q, self.noise, f"{self.label}[1]"),
+            ]
+        return self.counts(states)
 
     @property
     def label(self) -> str:
@@ -93,15 +129,19 @@ class HistogramRelease:
 
 
 def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
-    """A release from a release or a ``query + noise`` mechanism (else ``ConfigError``)."""
+    """A release from a release, a ``query + noise`` mechanism or the noisy histogram
+    (:class:`~bdpsim.mechanisms.histogram.HistogramMechanism`: a :class:`HistogramRelease` with its
+    Laplace noise and number of cells) (else ``ConfigError``)."""
     if isinstance(item, (Release, HistogramRelease, ReleasesEveryRecord)):
         return item  # type: ignore[return-value]
+    if isinstance(item, NoisyHistogram):
+        return HistogramRelease(LaplaceNoise(item.noise_scale), states=item.histogram_cells())
     if isinstance(item, NoisyQuery) and isinstance(item.noise, NoiseLaw):
         return Release(item.query_function, item.noise)
     raise ConfigError(
         "releases",
         type(item).__name__,
-        "each must be a Release, a HistogramRelease or a 'query + noise' mechanism",
+        "each must be a Release, a HistogramRelease, a 'query + noise' mechanism or the histogram",
     )
 
 
@@ -121,7 +161,7 @@ def flatten(releases, states: int | None) -> list[Release]:
         if isinstance(r, HistogramRelease):
             if states is None:
                 raise NotAvailable(f"release {r.label!r}: a histogram needs records with discrete states")
-            out.extend(r.counts(states))
+            out.extend(r.releases(states))
         elif isinstance(r, ReleasesEveryRecord):
             raise NotAvailable(
                 f"release {r.label!r}: a local release has its own kernel (the chain's forward and "
@@ -137,6 +177,7 @@ __all__ = [
     "HistogramRelease",
     "RANDOMISERS",
     "Release",
+    "SYMMETRIC_NOISE",
     "as_release",
     "as_releases",
     "flatten",

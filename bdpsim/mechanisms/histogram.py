@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from ..adversary import Adversary, Estimate
 from ..core.errors import NotAvailable, check
 from ..core.schema import Key
 from ..kernels.chains.histogram_sup import LIMIT, chain_histogram_bdpl, histogram_sup
+from ..kernels.privacy.boxes import laplace_boxes_hockey
 from ..models.engines import check_all_targets
 from ..models.markov import WindowAdversary
 from ..models.markov.model import MarkovChainModel
@@ -43,6 +44,9 @@ from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, 
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
+#: longest two-state chain whose histogram is attacked (each adversary's output laws, the search
+#: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms)
+ATTACK_MAX_N = 16
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:
@@ -127,6 +131,19 @@ def _window_adversary(model: MarkovChainModel, r) -> WindowAdversary:
     )
 
 
+@runtime_checkable
+class NoisyHistogram(Protocol):
+    """Laplace noise of scale ``noise_scale`` on every count of the histogram of the states
+    (:class:`HistogramMechanism`; the accountant and the attack read it as this)."""
+
+    @property
+    def noise_scale(self) -> float: ...
+
+    def histogram_cells(self) -> int:
+        """The number of counts (the model's states)."""
+        ...
+
+
 @dataclass(frozen=True)
 class HistogramMechanism:
     """``histogram(X) + Lap(2 / epsilon)^states`` (see module docstring); output ``(N, states)``."""
@@ -157,6 +174,10 @@ class HistogramMechanism:
         """Outputs are vectors of one noisy count per state."""
         return int(self.states)
 
+    def histogram_cells(self) -> int:
+        """One count per state (:class:`NoisyHistogram`)."""
+        return int(self.states)
+
     def query(self, data: np.ndarray) -> np.ndarray:
         return histogram(data, self.states)
 
@@ -185,6 +206,8 @@ class HistogramMechanism:
                 f"(limit {LIMIT:.0e}); use estimator = 'audit'"
             )
         small = n <= EXHAUSTIVE_MAX_N.get(s, 0)  # else 'all' is refused up front (no search)
+        if s == 2 and n <= ATTACK_MAX_N:  # each adversary's output laws too (HistogramPair)
+            return (HistogramWindowPairEngine if small else HistogramPairEngine)(model, self.noise_scale)
         return (HistogramWindowEngine if small else HistogramEngine)(model, self.noise_scale)
 
 
@@ -223,6 +246,75 @@ class HistogramWindowEngine(HistogramEngine):
         m = self.model
         r = chain_histogram_bdpl(m.transition, m.initial, m.n, [self.scale], min_known=min_known)[0]
         return None, [_window_adversary(m, r)], np.array([r.value])
+
+
+@dataclass(frozen=True)
+class HistogramPair:
+    """One adversary's two output laws of the Laplace histogram (an
+    :class:`~bdpsim.models.pairs.OutputPair`): ``P = sum_c w1[c] Lap(b)^s(. - c)`` over the count
+    vectors ``atoms`` and ``Q`` likewise with ``w2``. Its hockey-stick divergences are the middles
+    of the box brackets of :func:`~bdpsim.kernels.privacy.boxes.laplace_boxes_hockey` (width at most
+    :data:`~bdpsim.kernels.privacy.boxes.TOLERANCE`; ``eps < 0`` by ``H_eps(p||q) = 1 - e^eps +
+    e^eps H_{-eps}(q||p)``); its BDPL exact (:func:`histogram_sup`)."""
+
+    atoms: np.ndarray
+    w1: np.ndarray
+    w2: np.ndarray
+    b: float
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, laws, b: float) -> HistogramPair:
+        """From the two ``(atoms, probabilities)`` of :func:`count_vector_law` (on the union of
+        their atoms)."""
+        (a1, p1), (a2, p2) = laws
+        atoms, inv = np.unique(np.concatenate([a1, a2]), axis=0, return_inverse=True)
+        inv = np.ravel(inv)
+        w1 = np.bincount(inv, np.concatenate([p1, np.zeros(p2.size)]), minlength=len(atoms))
+        w2 = np.bincount(inv, np.concatenate([np.zeros(p1.size), p2]), minlength=len(atoms))
+        return cls(atoms, w1, w2, b)
+
+    def _hockey(self, eps: float, forward: bool) -> float:
+        if eps < 0:
+            k = math.exp(eps)
+            return 1.0 - k + k * self._hockey(-eps, not forward)
+        key = (eps, forward)
+        if key not in self._cache:
+            a, b = (self.w1, self.w2) if forward else (self.w2, self.w1)
+            br = laplace_boxes_hockey(self.atoms, a, b, self.b, eps)
+            self._cache[key] = 0.5 * (br.lower + br.upper)
+        return self._cache[key]
+
+    def deltas(self, epsilons) -> tuple[np.ndarray, np.ndarray]:
+        e = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        f = np.array([self._hockey(float(x), True) for x in e.ravel()]).reshape(e.shape)
+        g = np.array([self._hockey(float(x), False) for x in e.ravel()]).reshape(e.shape)
+        return f, g
+
+    def swapped(self) -> HistogramPair:
+        return HistogramPair(self.atoms, self.w2, self.w1, self.b)
+
+    def bdpl(self) -> float:
+        return float(histogram_sup(self.atoms, self.w1, self.atoms, self.w2, self.b).value)
+
+    @property
+    def label(self) -> str:
+        return "box brackets of width <= 1e-6 (their middle)"
+
+
+class HistogramPairEngine(HistogramEngine):
+    """:class:`HistogramEngine` of a two-state chain with each adversary's output laws
+    (:class:`HistogramPair`; capability :class:`~bdpsim.models.engines.HasOutputPair`)."""
+
+    def output_pair(self, adversary: Adversary) -> HistogramPair:
+        laws = [
+            count_vector_law(self.model, adversary.condition(v)) for v in (adversary.x, adversary.x_prime)
+        ]
+        return HistogramPair.of(laws, self.scale)
+
+
+class HistogramWindowPairEngine(HistogramWindowEngine, HistogramPairEngine):
+    """:class:`HistogramWindowEngine` with each adversary's output laws (two states)."""
 
 
 class HistogramKind(MechanismKind):

@@ -588,3 +588,35 @@ def test_pure_eps_curve_past_the_floating_range():
         pure_dp_tradeoff(3.0).tpr_at(a), np.minimum.reduce([np.ones(3), k * a, 1 - (1 - a) / k])
     )
     assert pure_dp_tpr(3.0, 1e-3) == min(1.0, k * 1e-3) and pure_dp_tpr(math.inf, 1e-3) == 1.0
+
+
+def test_attack_risk_of_the_two_state_laplace_histogram():
+    """The histogram of a two-state chain is attacked through the accountant's box brackets: the
+    worst advantage over every adversary is the largest total variation of the histogram's own
+    output densities over R^2 (plane integrals, every adversary of a 3-record chain) to the
+    brackets' width; one adversary's advantage is its own; the worst TPR is a bracket
+    ``[attained, bound for every adversary]`` under the pure-DP curve of the BDPL; three states
+    are refused naming the number of states and what to use instead."""
+    import bdpsim
+
+    from ..accounting.test_account import HIST_CHAIN, every_histogram_adversary, histogram_pair
+    from ..helpers import laplace_plane_hockey
+
+    mech = bdpsim.HistogramMechanism(1.0, 2)
+    tv = {}
+    for i in range(HIST_CHAIN.n):
+        for adv in every_histogram_adversary(i):
+            atoms, p, q = histogram_pair(HIST_CHAIN, adv)
+            tv[adv] = laplace_plane_hockey(atoms, p, q, mech.noise_scale, 0.0)
+    risk = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,), bdpl=True)
+    assert risk.advantage == pytest.approx(max(tv.values()), abs=1e-6)
+    assert tv[risk.adversary] == pytest.approx(max(tv.values()), abs=1e-6)
+    assert risk.bdpl_max == pytest.approx(bdpsim.exact_bdpl(HIST_CHAIN, mech).bdpl, abs=1e-12)
+    w = risk.worst_tpr(0.05)
+    assert w.value <= w.upper <= min(1.0, math.exp(risk.bdpl_max) * 0.05) + 1e-9
+    one = bdpsim.attack_risk(HIST_CHAIN, mech, adversary=risk.adversary)
+    assert one.advantage == pytest.approx(tv[risk.adversary], abs=1e-6)
+    assert 0.05 < one.tpr_at(0.05) <= w.value + 1e-6
+    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=4)
+    with pytest.raises(NotAvailable, match=r"histogram of 3 states.*estimator = 'audit'"):
+        bdpsim.attack_risk(three, bdpsim.HistogramMechanism(1.0, 3))

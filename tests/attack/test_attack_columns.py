@@ -91,6 +91,21 @@ def test_correlated_chain_matches_attack_risk(tmp_path):
     assert max(float(r["advantage"]) for r in advs) == pytest.approx(worst.advantage, abs=1e-12)
 
 
+def test_two_state_histogram_is_attacked_by_its_box_brackets(tmp_path):
+    """``attack = true`` with the Laplace histogram of a two-state chain (refused before): the
+    worst advantage is attack_risk's (the accountant's box brackets, width <= 1e-6), each row's
+    advantage at most the pure-eps bound of its exact BDPL."""
+    raw = _raw(4.0, 1.0, n=2)
+    raw["mechanism"] = {"kind": "histogram", "epsilon": 1.0}
+    summ, advs = _run(tmp_path, raw)
+    point = parse_config(raw).points[0]
+    worst = attack_risk(point.model.fixed, point.mechanism)
+    (row,) = summ
+    assert float(row["advantage_max"]) == pytest.approx(worst.advantage, abs=1e-12)
+    assert float(row["tpr_at_0.1_max"]) <= math.exp(float(row["bdpl_exact"])) * 0.1 + 1e-9
+    assert advs and all(float(r["advantage"]) <= math.tanh(float(r["bdpl"]) / 2) + 1e-6 for r in advs)
+
+
 def test_sampled_adversaries_take_the_max_over_the_rows(tmp_path):
     summ, advs = _run(tmp_path, _raw(4.0, 1.0, adversaries=30))
     (row,) = summ
@@ -142,7 +157,15 @@ def test_console_table_shows_the_attack_columns(tmp_path, capsys):
         ),
         (
             {"attack": True},
-            {"kind": "histogram", "epsilon": 1.0},
+            {
+                "kind": "histogram",
+                "epsilon": 1.0,
+                "model": {
+                    "kind": "markov",
+                    "n": 5,
+                    "transition": [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]],
+                },
+            },
             "run.attack = True: needs each adversary's exact output laws, which the exact engine of "
             "a markov model with the 'histogram' mechanism does not give",
         ),
@@ -157,6 +180,8 @@ def test_attack_keys_the_run_cannot_honour_are_refused_naming_them(tmp_path, cap
     raw["run"] = {k: v for k, v in raw["run"].items() if k not in ("known_sizes", "adversaries", "attack")}
     raw["run"].update(run)
     if mechanism is not None:
+        mechanism = dict(mechanism)
+        raw["model"] = mechanism.pop("model", raw["model"])  # the histogram of three states
         raw["mechanism"] = mechanism
     cfg = tmp_path / "c.toml"
     cfg.write_text(_toml(raw))
