@@ -438,7 +438,11 @@ def _value_noise(a) -> int:
         acc = account(model, [release], sizes=[0])
         if not isinstance(acc, ValueNoiseAccount):  # the accountant's type for a continuous release
             raise TypeError(f"the accountant answered {type(acc).__name__} for {release.label!r}")
-        acc.prepare(epsilons=eps, deltas=deltas, alphas=[x for x in alphas if math.isfinite(x)])
+        from .progress import Progress
+
+        # the passes give no count: without a terminal a line every ~10 s says the work goes on
+        with Progress("bdpsim temporal", "passes of the bracket"):
+            acc.prepare(epsilons=eps, deltas=deltas, alphas=[x for x in alphas if math.isfinite(x)])
         rows = [(f"delta({e:g})", acc.delta(e)) for e in eps]
         rows += [(f"epsilon({d:g})", acc.epsilon(d)) for d in deltas]
         rows += [(f"renyi({x:g})", acc.renyi(x)) for x in alphas]
