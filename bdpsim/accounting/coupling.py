@@ -6,7 +6,7 @@ For an adversary the two joint output laws are mixtures of one product kernel ov
 of the query, ``P = sum_j A_j K_j`` and ``Q = sum_k B_k K_k``, with ``K_j`` the law of the releases
 when the query is ``j`` steps (independent noise per release). For any coupling ``pi`` of ``A`` and
 ``B``, ``P = sum pi(j, k) K_j`` and ``Q = sum pi(j, k) K_k``; the hockey-stick divergence is jointly
-convex, so
+convex, so::
 
     H_eps(P || Q) <= sum_{j,k} pi(j, k) H_eps(K_j || K_k) <= sum pi(j, k) h[|j - k|],
 

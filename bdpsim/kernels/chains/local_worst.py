@@ -121,9 +121,10 @@ class WorstProfile:
         at the lower end: it certifies ``eps(delta) >= low`` (``None`` where ``eps(delta) = 0``).
     tpr : dict of float to Bounds
         Per FPR ``alpha`` asked, ``sup`` over adversaries and both orders of the most powerful
-        test's TPR at FPR ``alpha``, each adversary's own (:func:`~bdpsim.kernels.chains.pair_product.
-        tpr_both` of its pair: ``TPR_adv(alpha) = inf_eps [e^eps alpha + delta_adv(eps)]`` over
-        every real ``eps``; not the bound ``inf_eps sup_adv`` of the profile); :attr:`tpr_by` the
+        test's TPR at FPR ``alpha``, each adversary's own
+        (:func:`~bdpsim.kernels.chains.pair_product.tpr_both` of its pair:
+        ``TPR_adv(alpha) = inf_eps [e^eps alpha + delta_adv(eps)]`` over every real ``eps``;
+        not the bound ``inf_eps sup_adv`` of the profile); :attr:`tpr_by` the
         adversary (ordered pair: positives ``x_t = a``) of the largest lower end, attained by a
         test of its lower pair (a garbling of its release).
     grid, bins : int

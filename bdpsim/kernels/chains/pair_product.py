@@ -351,7 +351,7 @@ def tpr_both(
 
     Neyman-Pearson: ``TPR(alpha) = max {P(S) : Q(S) <= alpha}`` over randomised tests ``S``, attained
     by the tests ``L > c`` mixed at the threshold. The threshold is searched in the loss (rounds of
-    :data:`TPR_POINTS` points to :data:`TPR_ATOL`), with the tests' masses ``P(L > c) = sum_i p_i
+    ``TPR_POINTS`` points to ``TPR_ATOL``), with the tests' masses ``P(L > c) = sum_i p_i
     A(c - l_i)`` and ``Q(L > c) = sum_i q_i B(c - l_i)`` read as in :func:`hockey_stick_both`.
 
     * ``low``: the mixture of the two tests around the FPR ``alpha`` (the test of largest threshold
@@ -363,7 +363,7 @@ def tpr_both(
 
     Each round also tries the threshold ``ln`` of the last mixture's slope, where the two meet
     exactly when one level of the loss lies between the two tests. A search stops when the bracket
-    is :data:`TPR_WIDTH` wide, the threshold's interval :data:`TPR_ATOL` wide, or (branch and
+    is ``TPR_WIDTH`` wide, the threshold's interval ``TPR_ATOL`` wide, or (branch and
     bound) ``high`` is at most ``floor`` (per FPR: the best TPR already attained elsewhere; this
     pair cannot beat it). ``high`` starts from the closed forms of the pair's largest losses and
     total variation: ``TPR <= min(alpha + TV, e^{D_inf(P||Q)} alpha, 1 - e^{-D_inf(Q||P)} (1 -

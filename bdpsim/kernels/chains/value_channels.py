@@ -216,7 +216,7 @@ def corner_channel(centres, nodes: np.ndarray) -> np.ndarray:
     docstring: more than two values) conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised.
 
     Outputs: the ``N + 1`` nodes (the corners ``r(z_i)`` shared by neighbouring cells), then the
-    off-curve corners, corner by corner (``c`` in :func:`itertools.product` order, ``c_j = 1``: the
+    off-curve corners, corner by corner (``c`` in ``itertools.product`` order, ``c_j = 1``: the
     cell's right end for ``r_j``), each over the ``N`` cells. With ``d_j = w_j - w_1``,
     ``t_j = expm1(d_j u) / expm1(d_j h)`` and ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j
     h)`` (``u`` the offset in a cell of width ``h``: no cancellation), a corner's weight ``int_cell
