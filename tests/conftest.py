@@ -1,5 +1,6 @@
 import dataclasses
 import os
+import signal
 import subprocess
 import sys
 import warnings
@@ -8,6 +9,13 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+
+# A test run started in the background of a shell without job control (``cmd &`` in a script, some CI
+# runners) inherits SIGINT ignored, and so would every process it starts: the Ctrl-C tests (a run
+# interrupted, a plug-in's own KeyboardInterrupt told from the user's) need the default. Python's
+# handler here (in each xdist worker too) is reset to the default in the processes they spawn.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_DATA = ROOT / "tests" / "data"  # shipped fixtures; see tests/data/README.md
