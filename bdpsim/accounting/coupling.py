@@ -30,7 +30,7 @@ from ..core.errors import BdpsimError
 from ..kernels.privacy import mixture as MX
 from ..kernels.privacy.pld import LossBracket
 from .pairs import LOSS_STEP, POINT_RESOLUTION, Components, ReleasePlan
-from .search import coupling_bound
+from .search import component_marginal, coupling_bound
 
 #: loss grid of the shift profiles ``h[m]`` (with the output cells of
 #: :data:`~bdpsim.accounting.pairs.POINT_RESOLUTION`): those of the pairs measured, so that where the
@@ -87,20 +87,8 @@ def coupling_score(plan: ReleasePlan, comps: Components, epsilon: float):
         return None
     c = cols.pop()
     step = comps.step[c]
-    cache: dict[int, np.ndarray] = {}
+    marginal = component_marginal(comps, c)
     shifts: list[np.ndarray] = [np.zeros(0)]
-
-    def marginal(W: np.ndarray) -> np.ndarray:
-        size = W.shape[1]
-        if comps.radix[c] == 1 and size <= comps.sizes[c]:
-            return W
-        if size not in cache:  # the packed sums' component c (step units)
-            k = np.arange(size)
-            j = (k // comps.radix[c]) % comps.sizes[c]
-            M = np.zeros((size, int(j.max()) + 1))
-            M[k, j] = 1.0
-            cache[size] = M
-        return W @ cache[size]
 
     def h_of(size: int) -> np.ndarray:
         if shifts[0].size < size:

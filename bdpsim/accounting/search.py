@@ -81,6 +81,23 @@ def _marginal_matrix(comps: Components, c: int, size: int) -> np.ndarray:
     return M
 
 
+def component_marginal(comps: Components, c: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``marg(W)``: rows of laws of the packed sums as laws of component ``c`` (step units), by
+    :func:`_marginal_matrix` (cached per width; the identity where ``c`` is the only component)."""
+    cache: dict[int, np.ndarray] = {}
+
+    def marg(W: np.ndarray) -> np.ndarray:
+        size = W.shape[1]
+        if size not in cache:
+            cache[size] = _marginal_matrix(comps, c, size)
+        M = cache[size]
+        if M.shape[0] == M.shape[1] and comps.radix[c] == 1:  # one component: the identity
+            return W
+        return W @ M
+
+    return marg
+
+
 def _variance(noise) -> float:
     if isinstance(noise, GaussianKernel):
         return float(noise.sigma) ** 2
@@ -179,16 +196,7 @@ def _one_score(what: tuple, plan: ReleasePlan, comps: Components):
         raise NotAvailable("the Monte Carlo search ranks releases of one query only; give adversary=")
     noise = proxy_noise(plan) if kind == "proxy" else plan.reduced[0][1]
     step = comps.step[c]
-    cache: dict[int, np.ndarray] = {}
-
-    def marg(W):
-        size = W.shape[1]
-        if size not in cache:
-            cache[size] = _marginal_matrix(comps, c, size)
-        M = cache[size]
-        if M.shape[0] == M.shape[1] and comps.radix[c] == 1:  # one component: the identity
-            return W
-        return W @ M
+    marg = component_marginal(comps, c)
 
     if kind == "delta":  # the worst window only: by branch and bound (PrunedDelta)
         return PrunedDelta(noise, step, float(what[1]), marg)
