@@ -41,8 +41,18 @@ from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta
-from .pairs import Components, JointPair, ReleasePlan, components, plan
+from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, components, plan
 from .releases import HistogramRelease, Release, as_releases, flatten
+from .sweep import (
+    LOWER_DRAWS,
+    LOWER_FAILURE,
+    LOWER_TOP,
+    STAGE1_DRAWS,
+    STAGE2_DRAWS,
+    SWEEP_TOLERANCE,
+    WindowSweep,
+    pair_lowers,
+)
 from .values import MONTE_CARLO, Value, bracket, exact
 
 #: adversaries an exhaustive search may enumerate (models without a window or region search)
@@ -101,6 +111,15 @@ class Account(Derived):
         key = ("pair", adversary)
         if key in self._cache:
             return self._cache[key]
+        laws = self._packed_laws(adversary)
+        atoms = self.comps.decode(laws[0].size, self.model.n)
+        pair = JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
+        if self.plan.method == "boxes":
+            self._cache[key] = pair
+        return pair
+
+    def _packed_laws(self, adversary: Adversary) -> list[np.ndarray]:
+        """The adversary's two laws of the packed sums (:attr:`comps`), padded to one size."""
         g = self.comps.packed.astype(np.int64)
         laws = []
         for v in (adversary.x, adversary.x_prime):
@@ -111,12 +130,7 @@ class Account(Derived):
                     f"adversary {adversary}: a conditioning event has probability zero"
                 ) from None
         size = max(w.size for w in laws)
-        laws = [np.pad(w, (0, size - w.size)) for w in laws]
-        atoms = self.comps.decode(size, self.model.n)
-        pair = JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
-        if self.plan.method == "boxes":
-            self._cache[key] = pair
-        return pair
+        return [np.pad(w, (0, size - w.size)) for w in laws]
 
     # ------------------------------------------------------------------ Gaussian records
     def _gauss_mu(self, i: int, known: Sequence[int]) -> float:
@@ -289,18 +303,25 @@ class Account(Derived):
         return best
 
     def _worst_mc(self, what: tuple) -> Value:
-        """The worst of the few best windows of a Gaussian-proxy search, measured by Monte Carlo (a
-        value at most the supremum). For ``delta`` on a chain the interval is that of the supremum
-        over every adversary: from the window's Monte Carlo lower end to a certified upper end over
-        every window (:meth:`_certified_mc_upper`)."""
+        """``delta`` on a chain: every window by Monte Carlo on common draws (:meth:`_swept`), an
+        interval of the supremum over every adversary. Otherwise (or where the sweep does not
+        apply): the worst of the few best windows of a Gaussian-proxy search, measured by Monte
+        Carlo (a value at most the supremum); for ``delta`` on a chain its interval then runs from
+        that window's Monte Carlo lower end to a certified upper end over every window
+        (:meth:`_certified_mc_upper`)."""
         eps = float(what[1]) if what[0] == "delta" else 1.0
+        chain = _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)
+        if what[0] == "delta" and chain:
+            swept = self._swept(eps)
+            if swept is not None:
+                return swept
         cands, _ = self._candidates(("proxy", eps), S.MC_TOP)
         best = self._measured(cands, what, lambda v: v.value)
         note = (
             f"{best.note}; the worst of the {len(cands)} best windows of a Gaussian-proxy search"
             f" [{best.lower:.4g}, {best.upper:.4g}] (at most the supremum over every adversary)"
         )
-        if what[0] == "delta" and _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n):
+        if what[0] == "delta" and chain:
             upper, how = self._certified_mc_upper(eps)
             note += (
                 f"; every adversary: <= {upper:.4g} ({how}, certified); the interval is the "
@@ -309,6 +330,53 @@ class Account(Derived):
             lower = min(best.lower, upper)
             return Value(best.value, lower, upper, best.kind, best.adversary, note, best.confidence)
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
+
+    def _swept(self, eps: float) -> Value | None:
+        """``delta(eps)`` over every window of a chain by Monte Carlo on common draws
+        (:mod:`bdpsim.accounting.sweep`): an interval that holds for the supremum over every
+        adversary; ``None`` where the sweep does not apply (several queries, a noise whose
+        likelihood ratios overflow)."""
+        try:
+            sweep = WindowSweep(self.plan, self.comps, eps, self.seed)
+            engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
+            top, tol = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
+            upper, certified, windows, again = sweep.upper()
+        except NotAvailable:
+            return None
+        slack = tol * math.exp(eps)
+        upper = min(upper + slack, 1.0)
+        c = self.plan.reduced[0][0]
+        marginal = S.component_marginal(self.comps, c)
+        ends: list[tuple[float, float, bool, Adversary]] = []  # estimate, lower end, certified
+        drawn, laws = [], []
+        for cand in top:
+            pair = self.pair(cand.adversary)
+            if pair.method != "monte carlo":  # the query known up to the target: bracketed
+                v = pair.delta(eps)
+                ends.append((v.value, v.lower, True, cand.adversary))
+                continue
+            A, B = marginal(np.vstack(self._packed_laws(cand.adversary)))
+            laws.append((A / A.sum(), B / B.sum()))
+            drawn.append(cand.adversary)
+        if laws:
+            found = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_FAILURE / (2 * len(laws)))
+            ends += [(e, lo, False, adv) for (e, lo), adv in zip(found, drawn)]
+        how = (
+            f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
+            f" ({again} again on {STAGE2_DRAWS} fresh ones) below its certified end (no noise; the"
+            " monotone coupling), a window whose query is known up to the target by its certified"
+            f" bracket; window truncation <= {slack:.1e}"
+        )
+        sure = [e for e in ends if e[2]]
+        if certified and sure:
+            est, lower, _, adv = max(sure, key=lambda e: e[1])
+            return bracket(lower, upper, adv, how + "; every end certified")
+        est, lower, _, adv = max(ends, key=lambda e: e[1])
+        note = (
+            f"{how}; the lower end: the worst of the {len(top)} best windows ({LOWER_DRAWS} fresh"
+            " draws where Monte Carlo); the interval holds for the supremum"
+        )
+        return Value(est, min(lower, upper), upper, MONTE_CARLO, adv, note, CONFIDENCE)
 
     def _certified_mc_upper(self, eps: float) -> tuple[float, str]:
         """The least of two certified upper ends of ``delta(eps)`` over every window of a chain: the

@@ -16,7 +16,9 @@ bracketed on a loss grid (:class:`~bdpsim.kernels.privacy.pld.LossBracket`, its 
 monotone coupling gives :func:`~bdpsim.accounting.search.coupling_bound`; the window scan's supremum
 of it over every window is an upper end of the supremum over every adversary (the window reduction
 of :mod:`bdpsim.accounting.search`), certified, not sampled. It is looser than the Monte Carlo value
-of the worst window found (it ignores how the mixture smooths the laws) but it holds.
+of the worst window found (it ignores how the mixture smooths the laws) but it holds: the window
+sweep (:mod:`bdpsim.accounting.sweep`) caps each window's Monte Carlo upper end with it, and it is
+the upper end alone where the sweep does not apply.
 """
 
 from __future__ import annotations

@@ -1,0 +1,282 @@
+"""Every window's privacy profile by Monte Carlo on one set of common draws: the supremum over every
+adversary of ``delta(eps)`` for releases of one query with no exact joint law (e.g. ten Laplace
+counts), as an interval that holds.
+
+**The laws.** For a window of the chain's scan (:mod:`bdpsim.accounting.search`) the two joint
+output laws are mixtures of one product kernel over the query's lattice values ``j`` (step ``s``):
+``P = sum_j A_j K_j`` and ``Q = sum_k B_k K_k``, ``K_j(y) = prod_r f_r(y_r - j s)`` (``f_r`` the
+noise density of release ``r``, independent noises). Their hockey-stick divergence is an
+expectation under ``P``,
+
+``H_eps(P || Q) = E_P[(1 - e^eps q(Y) / p(Y))_+]``, a mean of values in ``[0, 1]``.
+
+**Common draws.** A draw under ``P`` is an atom ``j`` (the inverse cdf of ``A`` at a uniform ``u``)
+and ``Y = j s + z`` with ``z`` the noises. At it, ``p(Y) / K_j(Y) = sum_k A_k r_{j-k}(z)`` and
+``q(Y) / K_j(Y) = sum_k B_k r_{j-k}(z)`` with the ratio table ``r_d(z) = prod_r f_r(z_r + d s) /
+f_r(z_r)``, which depends on the draw only, not on the window. One set of ``N`` draws ``(u, z)``
+therefore serves every window: with the uniforms sorted, each atom's draws are a contiguous block,
+and a window's estimate costs two products of that block of the table with ``A`` and ``B`` per atom
+(``N J`` operations for ``J`` atoms) — the table is built once. Sorting the uniforms pairs them with
+the noises through a permutation independent of the noises, so the pairs are still independent and
+identically distributed: the mean and the variance of the ``N`` values, all the intervals below
+read, are those of an i.i.d. sample. The same holds under ``Q`` (draws from ``B``).
+
+**The interval of the supremum** ``sup_w max(H_eps(P_w || Q_w), H_eps(Q_w || P_w))`` over the ``W``
+windows searched (failure ``1 - CONFIDENCE`` in all, split in three):
+
+1. every window, both orders, ``N_1`` common draws: a one-sided empirical Bernstein upper end
+   (:func:`~bdpsim.kernels.privacy.joint.bernstein_halfwidth`, Maurer and Pontil 2009, Thm 4) with
+   failure ``STAGE_FAILURE / (2 W)`` each (Bonferroni: all hold at once with probability ``>= 1 -
+   STAGE_FAILURE`` whatever the dependence between windows);
+2. the windows whose stage-1 upper end exceeds the largest stage-1 estimate, again on ``N_2`` fresh
+   draws with failure ``STAGE_FAILURE / (2 W_2)`` each (the choice reads stage 1 only, so given it
+   the fresh draws are independent of it); the upper end of the supremum is the largest upper end
+   of every window, from its last stage;
+3. the lower end: the few windows of largest estimate (:data:`LOWER_TOP`), each adversary's own
+   pair on ``N_3`` fresh draws, one-sided lower ends with failure ``LOWER_FAILURE / (2 LOWER_TOP)``
+   each; the largest is at most its adversary's value, hence at most the supremum.
+
+The search's window truncation adds ``tolerance * e^eps`` to the upper end (a truncated scan bounds
+``delta(eps) <= delta_searched(eps - tolerance)``): :data:`SWEEP_TOLERANCE` cuts the scan to the
+windows whose far records still matter at that level.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import NotAvailable
+from .pairs import CONFIDENCE, Components, ReleasePlan
+from .search import bound_score, component_marginal
+
+#: common draws of stage 1 (every window)
+STAGE1_DRAWS = 40_000
+#: fresh draws of stage 2 (the windows stage 1 could not rule out)
+STAGE2_DRAWS = 1_000_000
+#: fresh draws per adversary of the lower end
+LOWER_DRAWS = 1_000_000
+#: draws per block of the ratio table (bounds the memory: ``chunk x (2 D + 1)`` numbers)
+CHUNK = 50_000
+#: most draws whose ratio tables are kept between calls (stage 1's, read by every scan batch)
+KEEP_TABLES = 100_000
+#: windows measured for the lower end
+LOWER_TOP = 3
+#: failure of each of the two upper-end stages; the lower end's: the rest of ``1 - CONFIDENCE``
+STAGE_FAILURE = 0.4 * (1.0 - CONFIDENCE)
+LOWER_FAILURE = (1.0 - CONFIDENCE) - 2 * STAGE_FAILURE
+#: the window truncation of the sweep's scan (its slack ``tolerance e^eps`` joins the upper end): far
+#: below the Monte Carlo error, while the scan stops at the windows whose far records matter
+SWEEP_TOLERANCE = 1e-4
+#: largest log-ratio of the table (beyond it ``exp`` overflows): such noise is refused
+MAX_LOG_RATIO = 700.0
+
+
+@dataclass
+class CommonDraws:
+    """``n`` draws ``(u, z)`` (uniforms sorted) and their ratio table ``r_d(z)``, ``|d| <= D``
+    (module docstring), built block by block of :data:`CHUNK` draws and widened as windows grow."""
+
+    noises: Sequence
+    step: float
+    n: int
+    rng: np.random.Generator
+    blocks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    tables: dict[int, np.ndarray] = field(default_factory=dict)
+    reach: int = -1
+
+    def __post_init__(self) -> None:
+        left = self.n
+        while left > 0:
+            k = min(CHUNK, left)
+            u = np.sort(self.rng.random(k))
+            z = np.stack([f.sample(k, self.rng) for f in self.noises], axis=1)
+            self.blocks.append((u, z))
+            left -= k
+
+    def table(self, b: int, reach: int) -> np.ndarray:
+        """Block ``b``'s table ``T[s, self.reach + d] = r_d(z_s)`` for ``|d| <= self.reach``
+        (at least ``reach``); kept for the next call where the draws are few
+        (:data:`KEEP_TABLES`), else built again (memory bounded by one block)."""
+        if reach > self.reach:
+            self.reach = max(reach, 2 * self.reach)
+            self.tables = {}
+        if b in self.tables:
+            return self.tables[b]
+        _, z = self.blocks[b]
+        d = np.arange(-self.reach, self.reach + 1) * self.step
+        log = np.zeros((z.shape[0], d.size))
+        for r, f in enumerate(self.noises):
+            base = f.log_density(z[:, r])
+            log += f.log_density(z[:, r, None] + d[None, :]) - base[:, None]
+        top = float(np.max(log))
+        if not top <= MAX_LOG_RATIO:
+            raise NotAvailable(
+                f"the noises' likelihood ratios reach e^{top:.3g} between lattice values "
+                "(overflow): the window sweep does not apply"
+            )
+        T = np.exp(log)
+        if self.n <= KEEP_TABLES:
+            self.tables[b] = T
+        return T
+
+
+def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, k: float) -> np.ndarray:
+    """``(rows, 2, 2)``: per row and order (``P || Q`` from ``A``, ``Q || P`` from ``B``) the sum and
+    the sum of squares of ``(1 - k q/p)_+`` (``(1 - k p/q)_+``) over the draws."""
+    rows, J = A.shape
+    out = np.zeros((rows, 2, 2))
+    for b in range(len(draws.blocks)):
+        u = draws.blocks[b][0]
+        T = draws.table(b, J - 1)
+        off = draws.reach
+        for r in range(rows):
+            M = np.stack([A[r, ::-1], B[r, ::-1]], axis=1)
+            for side, w in enumerate((A[r], B[r])):
+                edges = np.searchsorted(u, np.concatenate([[0.0], np.cumsum(w)]))
+                edges[-1] = u.size  # the cdf's last value is 1 up to rounding
+                for j in np.nonzero(edges[1:] > edges[:-1])[0]:
+                    pq = T[edges[j] : edges[j + 1], off + j - J + 1 : off + j + 1] @ M
+                    own, other = (pq[:, 0], pq[:, 1]) if side == 0 else (pq[:, 1], pq[:, 0])
+                    x = np.maximum(1.0 - k * other / own, 0.0)
+                    out[r, side, 0] += x.sum()
+                    # not BLAS's dot: its threads stall on short vectors when the machine is busy
+                    out[r, side, 1] += np.einsum("i,i->", x, x)
+    return out
+
+
+def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row and order: the mean of the ``n`` values and the one-sided empirical Bernstein
+    deviation with ``failure`` (:func:`~bdpsim.kernels.privacy.joint.bernstein_halfwidth`)."""
+    mean = sums[..., 0] / n
+    var = np.maximum(sums[..., 1] - n * mean**2, 0.0) / (n - 1)
+    lg = math.log(2.0 / failure)
+    return mean, np.sqrt(2.0 * var * lg / n) + 7.0 * lg / (3.0 * (n - 1))
+
+
+def _ends(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the estimate ``max`` over the two orders, and the larger one-sided upper end (each
+    order with ``failure``)."""
+    mean, half = _mean_half(sums, n, failure)
+    return mean.max(axis=1), np.minimum(mean + half, 1.0).max(axis=1)
+
+
+def _stacked(laws: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs' laws as two arrays of rows, padded with zeros to the widest."""
+    width = max(a.size for a, _ in laws)
+    A, B = np.zeros((len(laws), width)), np.zeros((len(laws), width))
+    for i, (a, b) in enumerate(laws):
+        A[i, : a.size], B[i, : b.size] = a, b
+    return A, B
+
+
+def pair_lowers(
+    laws: Sequence[tuple[np.ndarray, np.ndarray]], draws: CommonDraws, epsilon: float, failure: float
+) -> list[tuple[float, float]]:
+    """Per pair of lattice laws ``(A, B)`` (rows normalised; one pass over ``draws`` for all):
+    ``(estimate, lower end)`` of ``max(H_eps(P||Q), H_eps(Q||P))``, each order's one-sided lower
+    end with ``failure``."""
+    trimmed = []
+    for a, b in laws:  # shift-invariant: the laws' common support only
+        on = np.nonzero((a > 0) | (b > 0))[0]
+        trimmed.append((a[on[0] : on[-1] + 1], b[on[0] : on[-1] + 1]))
+    A, B = _stacked(trimmed)
+    s = _sums(A, B, draws, math.exp(epsilon))
+    mean, half = _mean_half(s, draws.n, failure)
+    return [(float(m.max()), float(np.maximum(m - h, 0.0).max())) for m, h in zip(mean, half)]
+
+
+class WindowSweep:
+    """The window scan's row score of stage 1 (module docstring): each row's estimate, the rows
+    kept for the later stages. Beside it each row's certified upper end — the least of the query
+    laws' own divergence and the coupling bound (:mod:`bdpsim.accounting.coupling`) — caps the
+    row's Monte Carlo upper end; a row whose two laws are point masses (the adversary knows the
+    query up to the target: a product of the releases' own privacy-loss distributions) takes its
+    certified end alone, without draws."""
+
+    def __init__(self, plan: ReleasePlan, comps: Components, epsilon: float, seed: int) -> None:
+        from .coupling import coupling_score
+
+        cols = {c for c, _ in plan.reduced}
+        if len(cols) != 1:
+            raise NotAvailable("the window sweep reads releases of one query only")
+        c = cols.pop()
+        self.noises = [z for _, z in plan.reduced]
+        self.step = float(comps.step[c])
+        self.epsilon = float(epsilon)
+        self.k = math.exp(self.epsilon)
+        self.marginal = component_marginal(comps, c)
+        self.bounds = [
+            b
+            for b in (bound_score("noise-free", plan, comps, epsilon), coupling_score(plan, comps, epsilon))
+            if b is not None
+        ]
+        self.streams = [np.random.default_rng(s) for s in np.random.SeedSequence([seed, 2]).spawn(3)]
+        self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS, self.streams[0])
+        self.laws: list[tuple[np.ndarray, np.ndarray]] = []
+        self.sums: list[np.ndarray] = []
+        self.capped: list[float] = []  # the Monte Carlo rows' certified upper ends
+        self.points: list[float] = []  # the point-mass rows' certified upper ends
+
+    def _certified(self, W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
+        out = np.ones(W1.shape[0])
+        for b in self.bounds:
+            out = np.minimum(out, b(W1, W2)[0])
+        return out
+
+    def __call__(self, W1: np.ndarray, W2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        A, B = self.marginal(W1), self.marginal(W2)
+        a, b = A.sum(axis=1), B.sum(axis=1)
+        out = np.full(A.shape[0], np.nan)
+        live = (a > 0) & (b > 0)
+        if not live.any():
+            return out, np.zeros(A.shape[0])
+        cert = np.full(A.shape[0], np.nan)
+        cert[live] = self._certified(W1[live], W2[live])
+        point = live & (np.count_nonzero(A, axis=1) == 1) & (np.count_nonzero(B, axis=1) == 1)
+        out[point] = cert[point]
+        self.points.extend(cert[point])
+        mc = live & ~point
+        if mc.any():
+            An, Bn = A[mc] / a[mc, None], B[mc] / b[mc, None]
+            s = _sums(An, Bn, self.stage1, self.k)
+            out[mc] = np.minimum(_ends(s, self.stage1.n, 1.0)[0], cert[mc])
+            self.laws.extend(zip(An, Bn))
+            self.sums.extend(s)
+            self.capped.extend(cert[mc])
+        return out, np.zeros(A.shape[0])
+
+    def upper(self) -> tuple[float, bool, int, int]:
+        """The upper end of the supremum over the rows scored (stages 1 and 2); whether it is
+        certified (the rows' certified ends alone reach no higher); the number of windows; the
+        number refined by stage 2."""
+        W = len(self.sums)
+        if W + len(self.points) == 0:
+            raise NotAvailable("no adversary has two target values of positive probability")
+        points = max(self.points, default=-math.inf)
+        if W == 0:
+            return float(points), True, len(self.points), 0
+        cap = np.array(self.capped)
+        mean, up = _ends(np.array(self.sums), self.stage1.n, STAGE_FAILURE / (2 * W))
+        up = np.minimum(up, cap)
+        again = np.nonzero(up > max(float(mean.max()), points))[0]
+        if again.size:
+            fresh = CommonDraws(self.noises, self.step, STAGE2_DRAWS, self.streams[1])
+            A, B = _stacked([self.laws[r] for r in again])
+            _, up2 = _ends(_sums(A, B, fresh, self.k), fresh.n, STAGE_FAILURE / (2 * again.size))
+            up[again] = np.minimum(up2, cap[again])
+        upper = max(float(up.max()), points)
+        certified = max(float(cap.max()), points)
+        if certified <= upper:
+            return certified, True, W + len(self.points), int(again.size)
+        return upper, False, W + len(self.points), int(again.size)
+
+    def lower_draws(self) -> CommonDraws:
+        """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""
+        return CommonDraws(self.noises, self.step, LOWER_DRAWS, self.streams[2])
+
+
+__all__ = ["LOWER_TOP", "SWEEP_TOLERANCE", "CommonDraws", "WindowSweep", "pair_lowers"]
