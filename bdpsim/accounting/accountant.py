@@ -45,7 +45,7 @@ from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, components, p
 from .releases import HistogramRelease, Release, as_releases, flatten
 from .sweep import (
     LOWER_DRAWS,
-    LOWER_FAILURE,
+    LOWER_SHARE,
     LOWER_TOP,
     STAGE1_DRAWS,
     STAGE2_DRAWS,
@@ -61,6 +61,8 @@ MAX_EXHAUSTIVE = 200_000
 #: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms;
 #: measured n = 8: 6 s, 16: 85 s, 24: 320 s on a loaded machine); longer: Monte Carlo
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
+#: tries of the window sweep for the upper end of ``epsilon(delta)`` of a Monte Carlo list
+EPSILON_TRIES = 3
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -331,13 +333,13 @@ class Account(Derived):
             return Value(best.value, lower, upper, best.kind, best.adversary, note, best.confidence)
         return Value(best.value, best.lower, best.upper, best.kind, best.adversary, note, best.confidence)
 
-    def _swept(self, eps: float) -> Value | None:
+    def _swept(self, eps: float, failure: float = 1.0 - CONFIDENCE) -> Value | None:
         """``delta(eps)`` over every window of a chain by Monte Carlo on common draws
         (:mod:`bdpsim.accounting.sweep`): an interval that holds for the supremum over every
         adversary; ``None`` where the sweep does not apply (several queries, a noise whose
         likelihood ratios overflow)."""
         try:
-            sweep = WindowSweep(self.plan, self.comps, eps, self.seed)
+            sweep = WindowSweep(self.plan, self.comps, eps, self.seed, failure)
             engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
             top, tol = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
             upper, certified, windows, again = sweep.upper()
@@ -359,7 +361,7 @@ class Account(Derived):
             laws.append((A / A.sum(), B / B.sum()))
             drawn.append(cand.adversary)
         if laws:
-            found = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_FAILURE / (2 * len(laws)))
+            found = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_SHARE * failure / (2 * len(laws)))
             ends += [(e, lo, False, adv) for (e, lo), adv in zip(found, drawn)]
         how = (
             f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
@@ -376,7 +378,7 @@ class Account(Derived):
             f"{how}; the lower end: the worst of the {len(top)} best windows ({LOWER_DRAWS} fresh"
             " draws where Monte Carlo); the interval holds for the supremum"
         )
-        return Value(est, min(lower, upper), upper, MONTE_CARLO, adv, note, CONFIDENCE)
+        return Value(est, min(lower, upper), upper, MONTE_CARLO, adv, note, 1.0 - failure)
 
     def _certified_mc_upper(self, eps: float) -> tuple[float, str]:
         """The least of two certified upper ends of ``delta(eps)`` over every window of a chain: the
@@ -456,12 +458,19 @@ class Account(Derived):
         return bracket(ends[1], ends[0], adv, f"bisection to {tol:g}")
 
     def _epsilon_mc(self, d: float) -> Value:
+        """``epsilon(d)`` of a Monte Carlo list: the adversary of ``delta(1)``'s profile on a grid of
+        ``eps`` (draws under both laws, failure half of ``1 - CONFIDENCE``) gives the estimate and the
+        lower end (the least ``eps`` of one adversary is at most the supremum's). On a chain the
+        upper end is the supremum's: the first ``eps`` from that adversary's upper end on where the
+        window sweep's upper end of ``delta(eps)`` over every adversary is at most ``d`` (the other
+        half of the failure, split among :data:`EPSILON_TRIES` tries; ``inf`` if none is)."""
         from ..kernels.privacy import joint as J
 
         v1 = self.delta(1.0)
         pair = self.pair(v1.adversary)
         cols = [c for c, _ in self.plan.reduced]
         grid = np.linspace(0.0, 10.0, 401)
+        half = (1.0 - CONFIDENCE) / 2
         mc = J.mc_profile(
             pair.atoms[:, cols],
             pair.w1,
@@ -470,19 +479,35 @@ class Account(Derived):
             grid,
             100_000,
             np.random.default_rng(self.seed),
+            1.0 - half,
         )
 
         def first(curve):
             ok = np.flatnonzero(curve <= d)
             return float(grid[ok[0]]) if ok.size else math.inf
 
-        lo = first(mc.lower)
-        hi = first(mc.upper)
-        est = first(mc.estimate)
-        lo = max(0.0, lo - (grid[1] - grid[0]))
-        return Value(
-            est, lo, hi, MONTE_CARLO, v1.adversary, "on a grid of 0.025; adversary of delta(1)", mc.confidence
-        )
+        lo = max(0.0, first(mc.lower) - (grid[1] - grid[0]))
+        hi, est = first(mc.upper), first(mc.estimate)
+        note = "on a grid of 0.025; the adversary of delta(1)"
+        chain = _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)
+        if self.adversary is None and chain and math.isfinite(hi):
+            e, found = hi, None
+            for _ in range(EPSILON_TRIES):
+                v = self._swept(e, half / EPSILON_TRIES)
+                if v is None:  # the sweep does not apply: this adversary's upper end
+                    note += " (its own upper end: the window sweep does not apply)"
+                    break
+                if v.upper <= d:
+                    found = e
+                    note += f"; every adversary: delta({e:.4g}) <= {v.upper:.4g} (window sweep)"
+                    break
+                e = min(1.25 * e + 0.1, MAX_PROFILE_EPSILON)
+            else:
+                note += f"; every adversary: no eps up to {e:.4g} shown to give delta <= {d:g}"
+            if v is not None:
+                hi = math.inf if found is None else found
+                return Value(est, lo, max(hi, lo), MONTE_CARLO, v1.adversary, note, CONFIDENCE)
+        return Value(est, lo, hi, MONTE_CARLO, v1.adversary, note, mc.confidence)
 
     def tpr_at(self, fpr: float) -> Value:
         """The worst adversary's largest true-positive rate at false-positive rate ``fpr``:

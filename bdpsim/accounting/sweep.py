@@ -22,18 +22,18 @@ identically distributed: the mean and the variance of the ``N`` values, all the 
 read, are those of an i.i.d. sample. The same holds under ``Q`` (draws from ``B``).
 
 **The interval of the supremum** ``sup_w max(H_eps(P_w || Q_w), H_eps(Q_w || P_w))`` over the ``W``
-windows searched (failure ``1 - CONFIDENCE`` in all, split in three):
+windows searched (failure ``f = 1 - CONFIDENCE`` in all unless told, split in three):
 
 1. every window, both orders, ``N_1`` common draws: a one-sided empirical Bernstein upper end
    (:func:`~bdpsim.kernels.privacy.joint.bernstein_halfwidth`, Maurer and Pontil 2009, Thm 4) with
-   failure ``STAGE_FAILURE / (2 W)`` each (Bonferroni: all hold at once with probability ``>= 1 -
-   STAGE_FAILURE`` whatever the dependence between windows);
+   failure ``STAGE_SHARE f / (2 W)`` each (Bonferroni: all hold at once with probability ``>= 1 -
+   STAGE_SHARE f`` whatever the dependence between windows);
 2. the windows whose stage-1 upper end exceeds the largest stage-1 estimate, again on ``N_2`` fresh
-   draws with failure ``STAGE_FAILURE / (2 W_2)`` each (the choice reads stage 1 only, so given it
+   draws with failure ``STAGE_SHARE f / (2 W_2)`` each (the choice reads stage 1 only, so given it
    the fresh draws are independent of it); the upper end of the supremum is the largest upper end
    of every window, from its last stage;
 3. the lower end: the few windows of largest estimate (:data:`LOWER_TOP`), each adversary's own
-   pair on ``N_3`` fresh draws, one-sided lower ends with failure ``LOWER_FAILURE / (2 LOWER_TOP)``
+   pair on ``N_3`` fresh draws, one-sided lower ends with failure ``LOWER_SHARE f / (2 LOWER_TOP)``
    each; the largest is at most its adversary's value, hence at most the supremum.
 
 The search's window truncation adds ``tolerance * e^eps`` to the upper end (a truncated scan bounds
@@ -65,9 +65,9 @@ CHUNK = 50_000
 KEEP_TABLES = 100_000
 #: windows measured for the lower end
 LOWER_TOP = 3
-#: failure of each of the two upper-end stages; the lower end's: the rest of ``1 - CONFIDENCE``
-STAGE_FAILURE = 0.4 * (1.0 - CONFIDENCE)
-LOWER_FAILURE = (1.0 - CONFIDENCE) - 2 * STAGE_FAILURE
+#: share of the failure of each of the two upper-end stages; the lower end's: the rest
+STAGE_SHARE = 0.4
+LOWER_SHARE = 1.0 - 2 * STAGE_SHARE
 #: the window truncation of the sweep's scan (its slack ``tolerance e^eps`` joins the upper end): far
 #: below the Monte Carlo error, while the scan stops at the windows whose far records matter
 SWEEP_TOLERANCE = 1e-4
@@ -197,9 +197,17 @@ class WindowSweep:
     query up to the target: a product of the releases' own privacy-loss distributions) takes its
     certified end alone, without draws."""
 
-    def __init__(self, plan: ReleasePlan, comps: Components, epsilon: float, seed: int) -> None:
+    def __init__(
+        self,
+        plan: ReleasePlan,
+        comps: Components,
+        epsilon: float,
+        seed: int,
+        failure: float = 1.0 - CONFIDENCE,
+    ) -> None:
         from .coupling import coupling_score
 
+        self.failure = float(failure)
         cols = {c for c, _ in plan.reduced}
         if len(cols) != 1:
             raise NotAvailable("the window sweep reads releases of one query only")
@@ -260,13 +268,13 @@ class WindowSweep:
         if W == 0:
             return float(points), True, len(self.points), 0
         cap = np.array(self.capped)
-        mean, up = _ends(np.array(self.sums), self.stage1.n, STAGE_FAILURE / (2 * W))
+        mean, up = _ends(np.array(self.sums), self.stage1.n, STAGE_SHARE * self.failure / (2 * W))
         up = np.minimum(up, cap)
         again = np.nonzero(up > max(float(mean.max()), points))[0]
         if again.size:
             fresh = CommonDraws(self.noises, self.step, STAGE2_DRAWS, self.streams[1])
             A, B = _stacked([self.laws[r] for r in again])
-            _, up2 = _ends(_sums(A, B, fresh, self.k), fresh.n, STAGE_FAILURE / (2 * again.size))
+            _, up2 = _ends(_sums(A, B, fresh, self.k), fresh.n, STAGE_SHARE * self.failure / (2 * again.size))
             up[again] = np.minimum(up2, cap[again])
         upper = max(float(up.max()), points)
         certified = max(float(cap.max()), points)
@@ -279,4 +287,4 @@ class WindowSweep:
         return CommonDraws(self.noises, self.step, LOWER_DRAWS, self.streams[2])
 
 
-__all__ = ["LOWER_TOP", "SWEEP_TOLERANCE", "CommonDraws", "WindowSweep", "pair_lowers"]
+__all__ = ["LOWER_SHARE", "LOWER_TOP", "SWEEP_TOLERANCE", "CommonDraws", "WindowSweep", "pair_lowers"]

@@ -274,26 +274,31 @@ def test_bad_arguments_are_refused_in_one_line():
 def _laplace_2d_delta(A, B, b, eps, h=0.05, reach=30.0):
     """``max(H_eps(P||Q), H_eps(Q||P))`` of two releases ``S + Z_1``, ``S + Z_2`` (Laplace scales
     ``b = (b_1, b_2)``) of a count of law ``A`` / ``B`` on ``0..len-1``, by the midpoint rule on a
-    square grid (the mass beyond ``reach`` is below 1e-5 for scales ``<= 2.5``)."""
+    square grid (the mass beyond ``reach`` is below 1e-5 for scales ``<= 2.5``), for one ``eps`` or
+    a tuple of them."""
     y = np.arange(-reach, len(A) + reach, h) + h / 2
     K1, K2 = (np.exp(-np.abs(y[:, None] - np.arange(len(A))[None, :]) / s) * (h / (2 * s)) for s in b)
     P, Q = (K1 * A) @ K2.T, (K1 * B) @ K2.T
-    k = math.exp(eps)
-    return max(np.maximum(P - k * Q, 0).sum(), np.maximum(Q - k * P, 0).sum())
+    out = []
+    for e in np.atleast_1d(eps):
+        k = math.exp(e)
+        out.append(max(np.maximum(P - k * Q, 0).sum(), np.maximum(Q - k * P, 0).sum()))
+    return out[0] if np.ndim(eps) == 0 else out
 
 
 _BRUTE: dict = {}
 
 
-def _brute_supremum(model, b, eps) -> float:
-    """The supremum over every adversary of ``delta(eps)`` of two Laplace releases of the count of
-    state 1 (scales ``b``): every target, known set and known values of the chain, each distinct
-    pair integrated on a grid (:func:`_laplace_2d_delta`, error below 1e-4)."""
-    key = (id(model), tuple(b), eps)
+def _brute_supremum(model, b, eps):
+    """The supremum over every adversary of ``delta(eps)`` (one ``eps`` or a tuple) of two Laplace
+    releases of the count of state 1 (scales ``b``): every target, known set and known values of
+    the chain, each distinct pair integrated on a grid (:func:`_laplace_2d_delta`, error below
+    1e-4)."""
+    key = (id(model), tuple(b), tuple(np.atleast_1d(eps)))
     if key in _BRUTE:
         return _BRUTE[key]
     xs, pr = chain_tuples(model)
-    worst = 0.0
+    worst = np.zeros(np.atleast_1d(eps).size)
     seen = set()
     for i in range(model.n):
         others = [k for k in range(model.n) if k != i]
@@ -308,9 +313,12 @@ def _brute_supremum(model, b, eps) -> float:
                     if tuple(laws) in seen:
                         continue
                     seen.add(tuple(laws))
-                    worst = max(worst, _laplace_2d_delta(np.array(laws[0]), np.array(laws[1]), b, eps))
-    _BRUTE[key] = worst
-    return worst
+                    got = _laplace_2d_delta(
+                        np.array(laws[0]), np.array(laws[1]), b, tuple(np.atleast_1d(eps))
+                    )
+                    worst = np.maximum(worst, got)
+    _BRUTE[key] = float(worst[0]) if np.ndim(eps) == 0 else [float(w) for w in worst]
+    return _BRUTE[key]
 
 
 def test_monte_carlo_list_interval_holds_for_the_supremum_over_every_adversary():
@@ -331,6 +339,20 @@ def test_monte_carlo_list_interval_holds_for_the_supremum_over_every_adversary()
     assert pair.delta(eps).value == pytest.approx(worst, abs=0.003)  # the adversary attains it
     # pinned (seed 0): the interval of the supremum
     assert (got.lower, got.upper) == pytest.approx((0.307738, 0.309422), abs=1e-6)
+
+
+def test_epsilon_of_a_monte_carlo_list_brackets_the_supremum_s_epsilon():
+    """``epsilon(delta)`` of a Monte Carlo list on a chain: its upper end is the supremum's (the
+    window sweep shows ``delta <= d`` there over every adversary), its lower end one adversary's;
+    the brute-force supremum of ``delta`` (every adversary, grid integrals) is ``<= d`` at the
+    upper end and ``>= d`` at the lower end."""
+    b, d = (2.5, 2.0), 0.1
+    got = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in b]).epsilon(d)
+    assert got.kind == "Monte Carlo" and got.confidence == 0.95
+    assert "every adversary: delta(" in got.note and "(window sweep)" in got.note
+    at_upper, at_lower = _brute_supremum(CHAIN2, b, (got.upper, got.lower))
+    assert at_upper <= d + 1e-4 and at_lower >= d - 1e-4
+    assert got.width <= 0.05 + 1e-12
 
 
 def test_window_sweep_intervals_cover_the_supremum(monkeypatch):
