@@ -61,6 +61,8 @@ MAX_EXHAUSTIVE = 200_000
 #: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms;
 #: measured n = 8: 6 s, 16: 85 s, 24: 320 s on a loaded machine); longer: Monte Carlo
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
+#: adversaries tried by :meth:`Account._epsilon_by_adversaries` before it bisects on the search
+EPSILON_ROUNDS = 4
 #: tries of the window sweep for the upper end of ``epsilon(delta)`` of a Monte Carlo list
 EPSILON_TRIES = 3
 #: most records an account takes: every exact joint law here passes over every record at least once
@@ -433,29 +435,43 @@ class Account(Derived):
             return exact(gaussian_epsilon(mu, d), adv)
         if self.plan.method == "monte carlo":
             return self._epsilon_mc(d)
-        ends = []
-        for end in ("upper", "lower"):
+        if self.adversary is None:
+            found = self._epsilon_by_adversaries(d, tol)
+            if found is not None:
+                return found
+        ends = _profile_root(self.delta, d, tol)
+        if isinstance(ends, Value):
+            return ends
+        adv = self.delta(ends[1]).adversary
+        return bracket(ends[0], ends[1], adv, f"bisection to {tol:g}")
 
-            def f(e: float, end: str = end) -> float:
+    def _epsilon_by_adversaries(self, d: float, tol: float) -> Value | None:
+        """``epsilon(d)`` over every adversary as the largest of the adversaries' own: ``eps <= e``
+        holds for the supremum exactly when ``delta_adv(e) <= d`` for every adversary. An adversary's
+        own root by bisection on its pair (cheap), then one search at the root's upper end: where
+        every adversary's ``delta`` is ``<= d`` there, the pair's bracket is the supremum's (its
+        lower end is one adversary's, at most the supremum's); else the search's worst adversary is
+        the next one tried (:data:`EPSILON_ROUNDS` rounds; ``None``: not settled, bisect on the
+        search itself)."""
+        adv = self.delta(1.0).adversary
+        for _ in range(EPSILON_ROUNDS):
+            pair = self.pair(adv)
+            ends = _profile_root(pair.delta, d, tol)
+            if isinstance(ends, Value):  # this adversary's eps is unbounded, so is the supremum's
+                return exact(math.inf, adv, ends.note)
+            lo, hi = ends
+            for e in (hi, hi + tol):  # the second: past the search's truncation slack
                 v = self.delta(e)
-                return v.upper if end == "upper" else v.lower
-
-            if f(0.0) <= d:
-                ends.append(0.0)
-                continue
-            lo, hi = 0.0, 1.0
-            while f(hi) > d:
-                if hi >= MAX_PROFILE_EPSILON:  # past the largest eps of a profile: unbounded
-                    return exact(math.inf, self.delta(hi).adversary, f"delta({hi:g}) > {d:g}")
-                lo, hi = hi, min(2 * hi, MAX_PROFILE_EPSILON)
-
-            def excess(e: float, f: Callable[[float], float] = f) -> float:
-                return f(e) - d
-
-            root = monotone_root(excess, hi, lo, rtol=0.0, atol=tol, log=False, expand=False)
-            ends.append(float(root.safe if end == "upper" else root.unsafe))  # type: ignore[arg-type]
-        adv = self.delta(ends[0]).adversary
-        return bracket(ends[1], ends[0], adv, f"bisection to {tol:g}")
+                if v.upper <= d:
+                    note = (
+                        f"bisection to {tol:g} on this adversary; every adversary: delta({e:.6g}) "
+                        f"<= {v.upper:.3g} (one search)"
+                    )
+                    return bracket(lo, e, adv, note)
+                if v.adversary != adv:
+                    break
+            adv = v.adversary
+        return None
 
     def _epsilon_mc(self, d: float) -> Value:
         """``epsilon(d)`` of a Monte Carlo list: the adversary of ``delta(1)``'s profile on a grid of
@@ -580,6 +596,35 @@ def _number(pair: JointPair, what: tuple) -> Value:
     if what[0] == "renyi":
         return pair.renyi(float(what[1]))
     raise ValueError(what)
+
+
+def _profile_root(delta: Callable[[float], Value], d: float, tol: float) -> tuple[float, float] | Value:
+    """``(lower, upper)`` ends of the least ``eps >= 0`` with ``delta(eps) <= d``, ``delta`` a
+    bracketed profile: each end by bisection to ``tol`` on the matching end of ``delta``
+    (:func:`~bdpsim.kernels.roots.monotone_root`); a :class:`Value` of ``inf`` where ``delta`` still
+    exceeds ``d`` at the largest ``eps`` of a profile."""
+    ends = []
+    for end in ("lower", "upper"):
+
+        def f(e: float, end: str = end) -> float:
+            v = delta(e)
+            return v.upper if end == "upper" else v.lower
+
+        if f(0.0) <= d:
+            ends.append(0.0)
+            continue
+        lo, hi = 0.0, 1.0
+        while f(hi) > d:
+            if hi >= MAX_PROFILE_EPSILON:  # past the largest eps of a profile: unbounded
+                return exact(math.inf, delta(hi).adversary, f"delta({hi:g}) > {d:g}")
+            lo, hi = hi, min(2 * hi, MAX_PROFILE_EPSILON)
+
+        def excess(e: float, f: Callable[[float], float] = f) -> float:
+            return f(e) - d
+
+        root = monotone_root(excess, hi, lo, rtol=0.0, atol=tol, log=False, expand=False)
+        ends.append(float(root.safe if end == "upper" else root.unsafe))  # type: ignore[arg-type]
+    return ends[0], ends[1]
 
 
 def _is_chain(model) -> bool:

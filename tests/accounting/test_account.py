@@ -187,6 +187,36 @@ def test_epsilon_names_the_adversary_attaining_it():
     assert tiny.delta(100.0).value > 0.01
 
 
+def test_epsilon_over_every_adversary_is_the_largest_adversary_epsilon():
+    """``epsilon(d)`` over every adversary, as the largest of the adversaries' own (a pair's
+    bisection, then one search showing ``delta <= d`` over every adversary at its upper end), meets
+    the bisection on the search itself (every step a search over every adversary) to the
+    tolerance, with a few searches instead of one per step: two Laplace releases of one scale
+    (box brackets) and lattice releases."""
+    from bdpsim.accounting.accountant import _profile_root
+
+    model = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=4)
+    for rel, d in (
+        ([Release(CountQuery((1,)), LaplaceNoise(2.0))] * 2, 0.1),
+        ([Release(CountQuery((1,)), GeometricNoise(1.0))] * 2, 0.05),
+    ):
+        acc = account(model, rel)
+        searched = []
+        delta = acc.delta
+
+        def counted(e, delta=delta, searched=searched):
+            searched.append(e)
+            return delta(e)
+
+        acc.delta = counted  # type: ignore[method-assign]
+        fast = acc.epsilon(d)
+        assert "one search" in fast.note and len(set(searched)) <= 4
+        slow = _profile_root(delta, d, 1e-4)
+        assert fast.lower <= slow[1] + 1e-12 and slow[0] <= fast.upper + 1e-12
+        assert fast.width <= 2e-4 and abs(fast.upper - slow[1]) <= 2e-4
+        assert delta(fast.upper).upper <= d < delta(fast.lower - 1e-3).lower
+
+
 def test_gaussian_records_with_gaussian_noise_equal_the_closed_form():
     """``mu^2 = d^T C^-1 d`` with the output covariance ``C = v 11^T + diag(sigma^2)`` and the mean
     shift ``d = a (x - x') 1`` (the conditional law of the sum), by plain matrix algebra."""
