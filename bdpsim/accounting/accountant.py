@@ -48,7 +48,6 @@ from .sweep import (
     LOWER_SHARE,
     LOWER_TOP,
     STAGE1_DRAWS,
-    STAGE2_DRAWS,
     SWEEP_TOLERANCE,
     WindowSweep,
     pair_lowers,
@@ -63,8 +62,10 @@ MAX_EXHAUSTIVE = 200_000
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: adversaries tried by :meth:`Account._epsilon_by_adversaries` before it bisects on the search
 EPSILON_ROUNDS = 4
-#: tries of the window sweep for the upper end of ``epsilon(delta)`` of a Monte Carlo list
-EPSILON_TRIES = 3
+#: tries of the window sweep for the upper end of ``epsilon(delta)`` of a Monte Carlo list, at
+#: the adversary's own upper end, then ``EPSILON_STEP`` times 1, 3 and 7 above it
+EPSILON_TRIES = 4
+EPSILON_STEP = 0.05
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -339,7 +340,13 @@ class Account(Derived):
         """``delta(eps)`` over every window of a chain by Monte Carlo on common draws
         (:mod:`bdpsim.accounting.sweep`): an interval that holds for the supremum over every
         adversary; ``None`` where the sweep does not apply (several queries, a noise whose
-        likelihood ratios overflow)."""
+        likelihood ratios overflow). Kept per ``(eps, failure)``."""
+        key = ("swept", float(eps), float(failure))
+        if key not in self._cache:
+            self._cache[key] = self._sweep(eps, failure)
+        return self._cache[key]
+
+    def _sweep(self, eps: float, failure: float) -> Value | None:
         try:
             sweep = WindowSweep(self.plan, self.comps, eps, self.seed, failure)
             engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
@@ -367,7 +374,7 @@ class Account(Derived):
             ends += [(e, lo, False, adv) for (e, lo), adv in zip(found, drawn)]
         how = (
             f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
-            f" ({again} again on {STAGE2_DRAWS} fresh ones) below its certified end (no noise; the"
+            f" ({again} again on {sweep.stage2_draws} fresh ones) below its certified end (no noise; the"
             " monotone coupling), a window whose query is known up to the target by its certified"
             f" bracket; window truncation <= {slack:.1e}"
         )
@@ -507,7 +514,7 @@ class Account(Derived):
         note = "on a grid of 0.025; the adversary of delta(1)"
         chain = _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)
         if self.adversary is None and chain and math.isfinite(hi):
-            e, found = hi, None
+            e, found, tries = hi, None, 0
             for _ in range(EPSILON_TRIES):
                 v = self._swept(e, half / EPSILON_TRIES)
                 if v is None:  # the sweep does not apply: this adversary's upper end
@@ -517,7 +524,8 @@ class Account(Derived):
                     found = e
                     note += f"; every adversary: delta({e:.4g}) <= {v.upper:.4g} (window sweep)"
                     break
-                e = min(1.25 * e + 0.1, MAX_PROFILE_EPSILON)
+                e = min(e + EPSILON_STEP * 2**tries, MAX_PROFILE_EPSILON)
+                tries += 1
             else:
                 note += f"; every adversary: no eps up to {e:.4g} shown to give delta <= {d:g}"
             if v is not None:

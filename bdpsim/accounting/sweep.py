@@ -55,8 +55,10 @@ from .search import bound_score, component_marginal
 
 #: common draws of stage 1 (every window)
 STAGE1_DRAWS = 40_000
-#: fresh draws of stage 2 (the windows stage 1 could not rule out)
+#: fresh draws of stage 2 (the windows stage 1 could not rule out), fewer where the windows are
+#: many: at most :data:`STAGE2_WORK` draws x atoms in all (at least twice stage 1's draws)
 STAGE2_DRAWS = 1_000_000
+STAGE2_WORK = 4e9
 #: fresh draws per adversary of the lower end
 LOWER_DRAWS = 1_000_000
 #: draws per block of the ratio table (bounds the memory: ``chunk x (2 D + 1)`` numbers)
@@ -157,6 +159,13 @@ def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np
     return mean, np.sqrt(2.0 * var * lg / n) + 7.0 * lg / (3.0 * (n - 1))
 
 
+def _deviation(var: float, n: int, failure: float) -> float:
+    """The empirical Bernstein deviation of a mean of ``n`` values in ``[0, 1]`` of variance ``var``
+    (:func:`_mean_half`)."""
+    lg = math.log(2.0 / failure)
+    return math.sqrt(2.0 * var * lg / n) + 7.0 * lg / (3.0 * (n - 1))
+
+
 def _ends(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the estimate ``max`` over the two orders, and the larger one-sided upper end (each
     order with ``failure``)."""
@@ -228,6 +237,7 @@ class WindowSweep:
         self.sums: list[np.ndarray] = []
         self.capped: list[float] = []  # the Monte Carlo rows' certified upper ends
         self.points: list[float] = []  # the point-mass rows' certified upper ends
+        self.stage2_draws = 0
 
     def _certified(self, W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
         out = np.ones(W1.shape[0])
@@ -268,11 +278,21 @@ class WindowSweep:
         if W == 0:
             return float(points), True, len(self.points), 0
         cap = np.array(self.capped)
-        mean, up = _ends(np.array(self.sums), self.stage1.n, STAGE_SHARE * self.failure / (2 * W))
+        sums = np.array(self.sums)
+        failure = STAGE_SHARE * self.failure / (2 * W)
+        mean, up = _ends(sums, self.stage1.n, failure)
         up = np.minimum(up, cap)
-        again = np.nonzero(up > max(float(mean.max()), points))[0]
+        # stage 2 cannot bring an upper end below the best estimate plus its own deviation
+        top = int(np.argmax(mean))
+        side = int(np.argmax(sums[top, :, 0]))
+        var = sums[top, side, 1] / self.stage1.n - mean[top] ** 2
+        floor = max(float(mean[top]), points) + _deviation(max(var, 0.0), STAGE2_DRAWS, failure)
+        again = np.nonzero(up > floor)[0]
         if again.size:
-            fresh = CommonDraws(self.noises, self.step, STAGE2_DRAWS, self.streams[1])
+            atoms = sum(self.laws[r][0].size for r in again)
+            draws = int(max(min(STAGE2_DRAWS, STAGE2_WORK / atoms), 2 * STAGE1_DRAWS))
+            fresh = CommonDraws(self.noises, self.step, draws, self.streams[1])
+            self.stage2_draws = draws
             A, B = _stacked([self.laws[r] for r in again])
             _, up2 = _ends(_sums(A, B, fresh, self.k), fresh.n, STAGE_SHARE * self.failure / (2 * again.size))
             up[again] = np.minimum(up2, cap[again])
