@@ -135,18 +135,22 @@ def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, k: float) -> np.ndar
         u = draws.blocks[b][0]
         T = draws.table(b, J - 1)
         off = draws.reach
+        pq = np.empty((u.size, 2))
         for r in range(rows):
             M = np.stack([A[r, ::-1], B[r, ::-1]], axis=1)
             for side, w in enumerate((A[r], B[r])):
                 edges = np.searchsorted(u, np.concatenate([[0.0], np.cumsum(w)]))
                 edges[-1] = u.size  # the cdf's last value is 1 up to rounding
                 for j in np.nonzero(edges[1:] > edges[:-1])[0]:
-                    pq = T[edges[j] : edges[j + 1], off + j - J + 1 : off + j + 1] @ M
-                    own, other = (pq[:, 0], pq[:, 1]) if side == 0 else (pq[:, 1], pq[:, 0])
-                    x = np.maximum(1.0 - k * other / own, 0.0)
-                    out[r, side, 0] += x.sum()
-                    # not BLAS's dot: its threads stall on short vectors when the machine is busy
-                    out[r, side, 1] += np.einsum("i,i->", x, x)
+                    lo, hi = edges[j], edges[j + 1]
+                    np.matmul(T[lo:hi, off + j - J + 1 : off + j + 1], M, out=pq[lo:hi])
+                x = pq[:, 1 - side] / pq[:, side]
+                x *= -k
+                x += 1.0
+                np.maximum(x, 0.0, out=x)
+                out[r, side, 0] += x.sum()
+                # not BLAS's dot: its threads stall on short vectors when the machine is busy
+                out[r, side, 1] += np.einsum("i,i->", x, x)
     return out
 
 
@@ -257,14 +261,21 @@ class WindowSweep:
         point = live & (np.count_nonzero(A, axis=1) == 1) & (np.count_nonzero(B, axis=1) == 1)
         out[point] = cert[point]
         self.points.extend(cert[point])
-        mc = live & ~point
-        if mc.any():
-            An, Bn = A[mc] / a[mc, None], B[mc] / b[mc, None]
-            s = _sums(An, Bn, self.stage1, self.k)
-            out[mc] = np.minimum(_ends(s, self.stage1.n, 1.0)[0], cert[mc])
-            self.laws.extend(zip(An, Bn))
-            self.sums.extend(s)
-            self.capped.extend(cert[mc])
+        rows = np.nonzero(live & ~point)[0]
+        if rows.size:
+            on = (A[rows] > 0) | (B[rows] > 0)  # shift-invariant: each row on its own support
+            first, last = np.argmax(on, axis=1), on.shape[1] - 1 - np.argmax(on[:, ::-1], axis=1)
+            width = last - first + 1
+            for w in np.unique(width):
+                pick = np.nonzero(width == w)[0]
+                cols = first[pick, None] + np.arange(w)[None, :]
+                An = np.take_along_axis(A[rows[pick]], cols, axis=1) / a[rows[pick], None]
+                Bn = np.take_along_axis(B[rows[pick]], cols, axis=1) / b[rows[pick], None]
+                s = _sums(An, Bn, self.stage1, self.k)
+                out[rows[pick]] = np.minimum(_ends(s, self.stage1.n, 1.0)[0], cert[rows[pick]])
+                self.laws.extend(zip(An, Bn))
+                self.sums.extend(s)
+                self.capped.extend(cert[rows[pick]])
         return out, np.zeros(A.shape[0])
 
     def upper(self) -> tuple[float, bool, int, int]:
