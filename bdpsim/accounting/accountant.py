@@ -378,11 +378,13 @@ class Account(Derived):
             " monotone coupling), a window whose query is known up to the target by its certified"
             f" bracket; window truncation <= {slack:.1e}"
         )
-        sure = [e for e in ends if e[2]]
-        if certified and sure:
-            est, lower, _, adv = max(sure, key=lambda e: e[1])
-            return bracket(lower, upper, adv, how + "; every end certified")
         est, lower, _, adv = max(ends, key=lambda e: e[1])
+        sure = [e for e in ends if e[2]]
+        if sure:  # certified where that costs at most twice the Monte Carlo interval's width
+            _, lo_c, _, adv_c = max(sure, key=lambda e: e[1])
+            certified = min(certified + slack, 1.0)
+            if certified - lo_c <= 2.0 * (upper - min(lower, upper)):
+                return bracket(lo_c, certified, adv_c, how + "; every end certified")
         note = (
             f"{how}; the lower end: the worst of the {len(top)} best windows ({LOWER_DRAWS} fresh"
             " draws where Monte Carlo); the interval holds for the supremum"

@@ -278,16 +278,16 @@ class WindowSweep:
                 self.capped.extend(cert[rows[pick]])
         return out, np.zeros(A.shape[0])
 
-    def upper(self) -> tuple[float, bool, int, int]:
-        """The upper end of the supremum over the rows scored (stages 1 and 2); whether it is
-        certified (the rows' certified ends alone reach no higher); the number of windows; the
-        number refined by stage 2."""
+    def upper(self) -> tuple[float, float, int, int]:
+        """The upper end of the supremum over the rows scored (stages 1 and 2); its certified upper
+        end (the rows' certified ends alone, without draws); the number of windows; the number
+        refined by stage 2."""
         W = len(self.sums)
         if W + len(self.points) == 0:
             raise NotAvailable("no adversary has two target values of positive probability")
         points = max(self.points, default=-math.inf)
         if W == 0:
-            return float(points), True, len(self.points), 0
+            return float(points), float(points), len(self.points), 0
         cap = np.array(self.capped)
         sums = np.array(self.sums)
         failure = STAGE_SHARE * self.failure / (2 * W)
@@ -309,9 +309,7 @@ class WindowSweep:
             up[again] = np.minimum(up2, cap[again])
         upper = max(float(up.max()), points)
         certified = max(float(cap.max()), points)
-        if certified <= upper:
-            return certified, True, W + len(self.points), int(again.size)
-        return upper, False, W + len(self.points), int(again.size)
+        return min(upper, certified), certified, W + len(self.points), int(again.size)
 
     def lower_draws(self) -> CommonDraws:
         """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""
