@@ -62,10 +62,9 @@ MAX_EXHAUSTIVE = 200_000
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: adversaries tried by :meth:`Account._epsilon_by_adversaries` before it bisects on the search
 EPSILON_ROUNDS = 4
-#: tries of the window sweep for the upper end of ``epsilon(delta)`` of a Monte Carlo list, at
-#: the adversary's own upper end, then ``EPSILON_STEP`` times 1, 3 and 7 above it
+#: tries of ``epsilon(delta)`` of a Monte Carlo list on a chain: an adversary's own profile, then
+#: the window sweep at its upper end (which names the next adversary where it does not settle it)
 EPSILON_TRIES = 4
-EPSILON_STEP = 0.05
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -340,22 +339,46 @@ class Account(Derived):
         """``delta(eps)`` over every window of a chain by Monte Carlo on common draws
         (:mod:`bdpsim.accounting.sweep`): an interval that holds for the supremum over every
         adversary; ``None`` where the sweep does not apply (several queries, a noise whose
-        likelihood ratios overflow). Kept per ``(eps, failure)``."""
+        likelihood ratios overflow, ``eps`` beyond the largest of a profile). Kept per ``(eps,
+        failure)``."""
         key = ("swept", float(eps), float(failure))
         if key not in self._cache:
             self._cache[key] = self._sweep(eps, failure)
         return self._cache[key]
 
-    def _sweep(self, eps: float, failure: float) -> Value | None:
+    def _sweep_tolerance(self, engine) -> float:
+        """The window truncation of the sweep's scan (a scan without scores, once per account): a
+        truncated scan bounds ``delta(eps) <= delta_searched(eps - tolerance)``."""
+        if "sweep tolerance" not in self._cache:
+
+            def nothing(W1, W2):
+                return np.zeros(W1.shape[0]), np.zeros(W1.shape[0])
+
+            self._cache["sweep tolerance"] = S.engine_search(engine, nothing, self.sizes[0], 1)[1]
+        return self._cache["sweep tolerance"]
+
+    def _sweep_upper(self, eps: float, failure: float, tag: int = 0):
+        """The sweep's scan and its upper ends at ``eps`` (every window scored at ``eps`` less the
+        truncation, :meth:`_sweep_tolerance`): ``(sweep, top windows, upper end, certified upper
+        end, windows, refined, truncation)``; ``None`` where it does not apply. ``tag`` names the
+        draws (a try whose ``eps`` was chosen from other draws takes its own)."""
+        if eps > MAX_PROFILE_EPSILON:
+            return None
         try:
-            sweep = WindowSweep(self.plan, self.comps, eps, self.seed, failure)
             engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
-            top, tol = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
+            tol = self._sweep_tolerance(engine)
+            sweep = WindowSweep(self.plan, self.comps, eps - tol, self.seed, failure, tag)
+            top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
             upper, certified, windows, again = sweep.upper()
         except NotAvailable:
             return None
-        slack = tol * math.exp(eps)
-        upper = min(upper + slack, 1.0)
+        return sweep, top, upper, certified, windows, again, tol
+
+    def _sweep(self, eps: float, failure: float) -> Value | None:
+        found = self._sweep_upper(eps, failure)
+        if found is None:
+            return None
+        sweep, top, upper, certified, windows, again, tol = found
         c = self.plan.reduced[0][0]
         marginal = S.component_marginal(self.comps, c)
         ends: list[tuple[float, float, bool, Adversary]] = []  # estimate, lower end, certified
@@ -370,26 +393,27 @@ class Account(Derived):
             laws.append((A / A.sum(), B / B.sum()))
             drawn.append(cand.adversary)
         if laws:
-            found = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_SHARE * failure / (2 * len(laws)))
-            ends += [(e, lo, False, adv) for (e, lo), adv in zip(found, drawn)]
+            found_ends = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_SHARE * failure / (2 * len(laws)))
+            ends += [(e, lo, False, adv) for (e, lo), adv in zip(found_ends, drawn)]
         how = (
             f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
             f" ({again} again on {sweep.stage2_draws} fresh ones) below its certified end (no noise; the"
             " monotone coupling), a window whose query is known up to the target by its certified"
-            f" bracket; window truncation <= {slack:.1e}"
+            f" bracket; upper ends at eps - {tol:.1e} (the window truncation)"
         )
         est, lower, _, adv = max(ends, key=lambda e: e[1])
         sure = [e for e in ends if e[2]]
         if sure:  # certified where that costs at most twice the Monte Carlo interval's width
             _, lo_c, _, adv_c = max(sure, key=lambda e: e[1])
-            certified = min(certified + slack, 1.0)
             if certified - lo_c <= 2.0 * (upper - min(lower, upper)):
                 return bracket(lo_c, certified, adv_c, how + "; every end certified")
         note = (
             f"{how}; the lower end: the worst of the {len(top)} best windows ({LOWER_DRAWS} fresh"
             " draws where Monte Carlo); the interval holds for the supremum"
         )
-        return Value(est, min(lower, upper), upper, MONTE_CARLO, adv, note, 1.0 - failure)
+        lower = min(lower, upper)
+        est = min(max(est, lower), upper)
+        return Value(est, lower, upper, MONTE_CARLO, adv, note, 1.0 - failure)
 
     def _certified_mc_upper(self, eps: float) -> tuple[float, str]:
         """The least of two certified upper ends of ``delta(eps)`` over every window of a chain: the
@@ -479,61 +503,74 @@ class Account(Derived):
                     return bracket(lo, e, adv, note)
                 if v.adversary != adv:
                     break
+            if v.adversary == adv:  # the same adversary again: bisect on the search instead
+                return None
             adv = v.adversary
         return None
 
     def _epsilon_mc(self, d: float) -> Value:
-        """``epsilon(d)`` of a Monte Carlo list: the adversary of ``delta(1)``'s profile on a grid of
-        ``eps`` (draws under both laws, failure half of ``1 - CONFIDENCE``) gives the estimate and the
-        lower end (the least ``eps`` of one adversary is at most the supremum's). On a chain the
-        upper end is the supremum's: the first ``eps`` from that adversary's upper end on where the
-        window sweep's upper end of ``delta(eps)`` over every adversary is at most ``d`` (the other
-        half of the failure, split among :data:`EPSILON_TRIES` tries; ``inf`` if none is)."""
+        """``epsilon(d)`` of a Monte Carlo list. An adversary's profile on a grid of ``eps`` (draws
+        under both laws) gives an estimate and a lower end (the least ``eps`` of one adversary is at
+        most the supremum's), starting with the adversary of ``delta(1)``. On a chain the upper end
+        is the supremum's: the window sweep at that adversary's upper end shows ``delta <= d`` over
+        every adversary, or names the worst window there, whose own profile is the next try
+        (:data:`EPSILON_TRIES` tries; ``inf`` if none shows it). Half of ``1 - CONFIDENCE`` goes to
+        the profiles' lower ends, half to the sweeps, each split among the tries; every try reads
+        fresh draws."""
         from ..kernels.privacy import joint as J
 
-        v1 = self.delta(1.0)
-        pair = self.pair(v1.adversary)
-        cols = [c for c, _ in self.plan.reduced]
         grid = np.linspace(0.0, 10.0, 401)
-        half = (1.0 - CONFIDENCE) / 2
-        mc = J.mc_profile(
-            pair.atoms[:, cols],
-            pair.w1,
-            pair.w2,
-            [z for _, z in self.plan.reduced],
-            grid,
-            100_000,
-            np.random.default_rng(self.seed),
-            1.0 - half,
-        )
+        every = is_upward_closed(self.sizes, self.model.n)
+        chain = self.adversary is None and _is_chain(self.model) and every
+        tries = EPSILON_TRIES if chain else 1
+        share = (1.0 - CONFIDENCE) / (2 * tries) if chain else 1.0 - CONFIDENCE
 
         def first(curve):
             ok = np.flatnonzero(curve <= d)
             return float(grid[ok[0]]) if ok.size else math.inf
 
-        lo = max(0.0, first(mc.lower) - (grid[1] - grid[0]))
-        hi, est = first(mc.upper), first(mc.estimate)
-        note = "on a grid of 0.025; the adversary of delta(1)"
-        chain = _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)
-        if self.adversary is None and chain and math.isfinite(hi):
-            e, found, tries = hi, None, 0
-            for _ in range(EPSILON_TRIES):
-                v = self._swept(e, half / EPSILON_TRIES)
-                if v is None:  # the sweep does not apply: this adversary's upper end
-                    note += " (its own upper end: the window sweep does not apply)"
-                    break
-                if v.upper <= d:
-                    found = e
-                    note += f"; every adversary: delta({e:.4g}) <= {v.upper:.4g} (window sweep)"
-                    break
-                e = min(e + EPSILON_STEP * 2**tries, MAX_PROFILE_EPSILON)
-                tries += 1
-            else:
-                note += f"; every adversary: no eps up to {e:.4g} shown to give delta <= {d:g}"
-            if v is not None:
-                hi = math.inf if found is None else found
-                return Value(est, lo, max(hi, lo), MONTE_CARLO, v1.adversary, note, CONFIDENCE)
-        return Value(est, lo, hi, MONTE_CARLO, v1.adversary, note, mc.confidence)
+        adv = self.delta(1.0).adversary
+        best: tuple[float, float, Adversary] | None = None  # lower end, estimate, adversary
+        hi, note = math.inf, "on a grid of 0.025"
+        for t in range(tries):
+            pair = self.pair(adv)
+            cols = [c for c, _ in self.plan.reduced]
+            mc = J.mc_profile(
+                pair.atoms[:, cols],
+                pair.w1,
+                pair.w2,
+                [z for _, z in self.plan.reduced],
+                grid,
+                100_000,
+                np.random.default_rng([self.seed, 7, t] if t else self.seed),
+                1.0 - share,
+            )
+            lo = max(0.0, first(mc.lower) - (grid[1] - grid[0]))
+            if best is None or lo > best[0]:
+                best = (lo, first(mc.estimate), adv)
+            own = first(mc.upper)
+            if not chain:
+                hi, note = own, note + "; the adversary of delta(1)"
+                break
+            if not math.isfinite(own):
+                note += f"; adversary {t + 1}: delta({grid[-1]:g}) > {d:g}"
+                break
+            found = self._sweep_upper(max(own, best[0]), share, tag=1 + t)
+            if found is None:  # the sweep does not apply: this adversary's upper end
+                hi, note = own, note + "; this adversary's own upper end (the window sweep does not apply)"
+                break
+            e, top = max(own, best[0]), found[1]
+            if found[2] <= d:
+                hi = e
+                note += f"; every adversary: delta({e:.4g}) <= {found[2]:.4g} (window sweep, try {t + 1})"
+                break
+            adv = top[0].adversary  # the worst window at e: its own eps is larger
+        else:
+            note += f"; every adversary: not shown below inf in {tries} tries"
+        assert best is not None
+        lo, est, named = best
+        conf = CONFIDENCE if chain else mc.confidence
+        return Value(min(max(est, lo), hi), lo, max(hi, lo), MONTE_CARLO, named, note, conf)
 
     def tpr_at(self, fpr: float) -> Value:
         """The worst adversary's largest true-positive rate at false-positive rate ``fpr``:

@@ -28,7 +28,8 @@ windows searched (failure ``f = 1 - CONFIDENCE`` in all unless told, split in th
    (:func:`~bdpsim.kernels.privacy.joint.bernstein_halfwidth`, Maurer and Pontil 2009, Thm 4) with
    failure ``STAGE_SHARE f / (2 W)`` each (Bonferroni: all hold at once with probability ``>= 1 -
    STAGE_SHARE f`` whatever the dependence between windows);
-2. the windows whose stage-1 upper end exceeds the largest stage-1 estimate, again on ``N_2`` fresh
+2. the windows whose stage-1 upper end exceeds the largest stage-1 estimate plus stage 2's own
+   expected deviation (no window below can end above the others after it), again on ``N_2`` fresh
    draws with failure ``STAGE_SHARE f / (2 W_2)`` each (the choice reads stage 1 only, so given it
    the fresh draws are independent of it); the upper end of the supremum is the largest upper end
    of every window, from its last stage;
@@ -36,9 +37,10 @@ windows searched (failure ``f = 1 - CONFIDENCE`` in all unless told, split in th
    pair on ``N_3`` fresh draws, one-sided lower ends with failure ``LOWER_SHARE f / (2 LOWER_TOP)``
    each; the largest is at most its adversary's value, hence at most the supremum.
 
-The search's window truncation adds ``tolerance * e^eps`` to the upper end (a truncated scan bounds
-``delta(eps) <= delta_searched(eps - tolerance)``): :data:`SWEEP_TOLERANCE` cuts the scan to the
-windows whose far records still matter at that level.
+The scan is truncated to the windows whose far records still matter at :data:`SWEEP_TOLERANCE`; a
+truncated scan bounds ``delta(eps) <= delta_searched(eps - tolerance)``, so the upper ends (and the
+certified caps) are those of ``eps - tolerance`` (the caller's ``epsilon``), the lower ends those of
+``eps`` itself (an adversary's own value).
 """
 
 from __future__ import annotations
@@ -217,6 +219,7 @@ class WindowSweep:
         epsilon: float,
         seed: int,
         failure: float = 1.0 - CONFIDENCE,
+        tag: int = 0,
     ) -> None:
         from .coupling import coupling_score
 
@@ -235,7 +238,8 @@ class WindowSweep:
             for b in (bound_score("noise-free", plan, comps, epsilon), coupling_score(plan, comps, epsilon))
             if b is not None
         ]
-        self.streams = [np.random.default_rng(s) for s in np.random.SeedSequence([seed, 2]).spawn(3)]
+        entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
+        self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
         self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS, self.streams[0])
         self.laws: list[tuple[np.ndarray, np.ndarray]] = []
         self.sums: list[np.ndarray] = []

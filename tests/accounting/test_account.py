@@ -379,7 +379,7 @@ def test_epsilon_of_a_monte_carlo_list_brackets_the_supremum_s_epsilon():
     b, d = (2.5, 2.0), 0.1
     got = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in b]).epsilon(d)
     assert got.kind == "Monte Carlo" and got.confidence == 0.95
-    assert "every adversary: delta(" in got.note and "(window sweep)" in got.note
+    assert "every adversary: delta(" in got.note and "(window sweep, try" in got.note
     at_upper, at_lower = _brute_supremum(CHAIN2, b, (got.upper, got.lower))
     assert at_upper <= d + 1e-4 and at_lower >= d - 1e-4
     assert got.width <= 0.05 + 1e-12
