@@ -250,6 +250,12 @@ class RunSettings:
         given = self.given
         if given is None:
             given = frozenset(k for k in READ_BY_SOME if values[k] != GENERIC_KEYS[k].default)
+        if self.exhaustive and "noise_floor_adversaries" in given:
+            raise ConfigError(
+                "run.noise_floor_adversaries",
+                values["noise_floor_adversaries"],
+                "adversaries = 'all' gives every adversary's exact value, with no noise floor: remove it",
+            )
         reads = ESTIMATORS[self.estimator].reads
         sweep = [o for o in self.alongside if o in ESTIMATORS]
         for k in sorted(given & READ_BY_SOME - reads):
