@@ -245,12 +245,13 @@ class RunSettings:
         """A generic key of :data:`~bdpsim.estimators.base.READ_BY_SOME` given beside an estimator
         that does not read it (:attr:`~bdpsim.estimators.base.Estimator.reads`), nor does another
         estimator of the sweep, is refused naming the estimators that read it; ``bootstrap``, read
-        by none and carried by old configs, is warned about."""
+        by none and carried by old configs, is warned about. A noise floor asked of every adversary
+        (``adversaries = "all"``: exact values, none computed) is refused; 0 asks for nothing."""
         values = self.as_dict()
         given = self.given
         if given is None:
             given = frozenset(k for k in READ_BY_SOME if values[k] != GENERIC_KEYS[k].default)
-        if self.exhaustive and "noise_floor_adversaries" in given:
+        if self.exhaustive and "noise_floor_adversaries" in given and values["noise_floor_adversaries"] > 0:
             raise ConfigError(
                 "run.noise_floor_adversaries",
                 values["noise_floor_adversaries"],

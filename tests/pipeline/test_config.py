@@ -174,13 +174,17 @@ UNREAD = [
 
 
 def test_a_noise_floor_beside_every_adversary_is_refused():
-    """``adversaries = "all"`` computes exact values with no noise floor: its count was accepted and
-    did nothing (the exact estimator's noise floor of 0 fills the summary for drawn adversaries)."""
+    """``adversaries = "all"`` computes exact values with no noise floor: a count of them was accepted
+    and did nothing (the exact estimator's noise floor of 0 fills the summary for drawn adversaries);
+    0 asks for nothing."""
     doc = with_(BASE_MARKOV, run__samples=None, run__estimator="exact", run__adversaries="all")
     doc["run"]["noise_floor_adversaries"] = 100  # its default, set
     with pytest.raises(ConfigError, match=r"^run\.noise_floor_adversaries = 100: adversaries = 'all'"):
         parse_config(doc)
+    doc["run"]["noise_floor_adversaries"] = 0  # asks for nothing
+    assert parse_config(doc).points[0].settings.exhaustive
     doc["run"]["adversaries"] = 5
+    doc["run"]["noise_floor_adversaries"] = 100
     assert parse_config(doc).points[0].settings.noise_floor_adversaries == 100
 
 
@@ -218,8 +222,9 @@ def test_run_settings_refuse_an_unread_value_in_python():
     with pytest.raises(ConfigError, match=r"^run\.chunk = 2000: is read by the 'audit' or 'kde' or"):
         RunSettings(estimator="exact", chunk=2000)
     assert RunSettings(estimator="exact", samples=100_000).estimator == "exact"
-    with pytest.raises(ConfigError, match=r"^run\.noise_floor_adversaries = 0: adversaries = 'all' gives"):
-        RunSettings(estimator="exact", adversaries="all", noise_floor_adversaries=0)
+    with pytest.raises(ConfigError, match=r"^run\.noise_floor_adversaries = 5: adversaries = 'all' gives"):
+        RunSettings(estimator="exact", adversaries="all", noise_floor_adversaries=5)
+    assert RunSettings(estimator="exact", adversaries="all", noise_floor_adversaries=0).exhaustive
     with pytest.raises(ConfigError, match=r"^run\.exhaustive_method = 'window': is how adversaries = 'all'"):
         RunSettings(estimator="exact", adversaries=10, exhaustive_method="window")
     assert RunSettings(estimator="exact", adversaries="all", exhaustive_method="window").exhaustive
