@@ -505,7 +505,7 @@ class ValueNoiseAccount(LocalNumbers):
         worst = 0.0
         for a in range(k):
             for b in range(k):
-                if a == b:
+                if a == b or prior[a, b] == -math.inf:  # -inf: a value no record takes, no adversary
                     continue
                 d = prior[a, b] + float(step[a, b])
                 for M in others:

@@ -218,14 +218,18 @@ def config_path(a) -> Path:
 
 
 def quietly(fn, *args):
-    """Call ``fn``; warnings it raises are shown only after it succeeded (never before an error)."""
+    """Call ``fn``; warnings it raises are shown only after it succeeded (never before an error),
+    each once (every point of a sweep would repeat a config's)."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = fn(*args)
+    shown = set()
     for w in caught:
-        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        if (str(w.message), w.category) not in shown:
+            shown.add((str(w.message), w.category))
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     return result
 
 

@@ -224,6 +224,8 @@ class AuditEstimator:
     adversaries: int = 1000
     chunk: int = 65_536
     name: ClassVar[str] = "audit"
+    #: its budget, not run.samples, sets its calls; no noise floor (null_estimate: nan)
+    reads: ClassVar[frozenset[str]] = frozenset({"chunk", "exact_reference"})
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "audit_alpha": Key(

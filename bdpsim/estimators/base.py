@@ -19,7 +19,15 @@ from ..core.columns import OwnedColumn, owned_problem
 from ..core.registry import Registry
 from ..core.schema import Key
 
-__all__ = ["CostContext", "ESTIMATORS", "Estimate", "Estimator", "FinishContext", "register_estimator"]
+__all__ = [
+    "READ_BY_SOME",
+    "CostContext",
+    "ESTIMATORS",
+    "Estimate",
+    "Estimator",
+    "FinishContext",
+    "register_estimator",
+]
 
 
 @dataclass(frozen=True)
@@ -93,6 +101,9 @@ class Estimator(Protocol):
 
     name: ClassVar[str]
     keys: ClassVar[Mapping[str, Key]]
+    #: the generic ``[run]`` keys of :data:`READ_BY_SOME` it reads (the run refuses the others beside
+    #: it: a sample count beside the exact estimator changes nothing)
+    reads: ClassVar[frozenset[str]]
     exact: ClassVar[bool]
     #: summary.csv columns it owns, in every table (bdpsim.core.columns.owned_columns; the KDE's); a new
     #: estimator declares extra columns instead (summary_extras: only in the runs that use it)
@@ -150,7 +161,28 @@ class Estimator(Protocol):
         ...
 
 
+#: the generic ``[run]`` keys (:data:`bdpsim.pipeline.settings.GENERIC_KEYS`) that only some
+#: estimators read, each declaring its own in :attr:`Estimator.reads`: the sample count and how the
+#: samples are drawn, the noise floor's adversaries, the exact reference beside an estimate, the
+#: search over every adversary; ``bootstrap`` is read by none (accepted for old configs). The run
+#: itself reads the others (seed, adversaries, known sizes, percentile, ...) whatever the estimator.
+READ_BY_SOME = frozenset(
+    {
+        "samples",
+        "sampling",
+        "chunk",
+        "noise_floor_adversaries",
+        "exact_reference",
+        "exhaustive_method",
+        "bootstrap",
+    }
+)
+
+
 def _exact_flag(cls) -> str | None:
+    reads = cls.reads
+    if not (isinstance(reads, frozenset) and reads <= READ_BY_SOME):
+        return f"reads must be a frozenset of {sorted(READ_BY_SOME)} (the generic keys it reads)"
     return owned_problem(cls.summary_columns) or (
         None if isinstance(cls.exact, bool) else "exact must be a bool"
     )

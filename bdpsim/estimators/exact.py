@@ -192,6 +192,10 @@ class ExactEstimator:
     epsilon_profile: float | None = None
     attack: bool = False
     name: ClassVar[str] = "exact"
+    #: nothing sampled (no sample count, sampling mode or chunk); its estimate is the exact value (no
+    #: reference beside it); its noise floor, 0 by construction, fills the summary's noise_floor
+    #: cells for that many adversaries; the search over every adversary is its own
+    reads: ClassVar[frozenset[str]] = frozenset({"noise_floor_adversaries", "exhaustive_method"})
     exact: ClassVar[bool] = True
     keys: ClassVar[dict[str, Key]] = {
         "epsilon_profile": Key(

@@ -232,6 +232,9 @@ class KdeEstimator:
     positive_shift: bool = False
     point_mode: str = "uniform"
     name: ClassVar[str] = "kde"
+    reads: ClassVar[frozenset[str]] = frozenset(
+        {"samples", "sampling", "chunk", "noise_floor_adversaries", "exact_reference"}
+    )
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {
         "eval_points": Key("int", 1000, doc="KDE evaluation points", rule=">= 1"),

@@ -180,6 +180,9 @@ class MixtureEstimator:
     percentile: float = 99.0
     adversaries: int = 1
     name: ClassVar[str] = "mixture"
+    reads: ClassVar[frozenset[str]] = frozenset(
+        {"samples", "sampling", "chunk", "noise_floor_adversaries", "exact_reference"}
+    )
     adversary_intervals: ClassVar[bool] = True  # bdpl_ci_low/high per adversary (HasAdversaryIntervals)
     exact: ClassVar[bool] = False
     keys: ClassVar[dict[str, Key]] = {

@@ -24,11 +24,13 @@ from pathlib import Path
 
 from .. import figures as F
 from ..core.errors import ConfigError
-from ..estimators import KdeEstimator
+from ..estimators import ESTIMATORS, KdeEstimator
+from ..estimators.base import READ_BY_SOME
 from ..pipeline import results as R
 from ..pipeline.config import ExperimentConfig, parse_config
 from ..pipeline.cost import config_seconds, estimate_point, fmt_range
 from ..pipeline.driver import run_experiment
+from ..pipeline.settings import GENERIC_KEYS
 from ..studies import chains as S
 from ..studies import genomic_study as G
 from ..studies import pufferfish_fig2 as PF2
@@ -46,8 +48,18 @@ from .pedigree import plot_family_size, plot_generations
 from .pufferfish import plot_pufferfish_fig2
 from .temporal import day_panels, plot_temporal_day, plot_tkde_budget
 
-QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20, "bootstrap": 300}
+QUICK = {"adversaries": 100, "samples": 10_000, "noise_floor_adversaries": 20}
 QUICK_UTILITY_RUNS = 200
+
+
+def _read_by(raw: dict, run: dict) -> dict:
+    """The keys of ``run`` (the quick settings, a test's overrides: given to every config of a
+    figure) that the config's estimators read: a generic key only some estimators read
+    (:data:`~bdpsim.estimators.base.READ_BY_SOME`, e.g. ``samples`` beside ``estimator = "exact"``)
+    is left out where none of them does (the run would refuse it)."""
+    est = raw.get("run", {}).get("estimator", GENERIC_KEYS["estimator"].default)
+    reads = [ESTIMATORS[e].reads for e in (est if isinstance(est, list) else [est]) if e in ESTIMATORS]
+    return {k: v for k, v in run.items() if k not in READ_BY_SOME or any(k in r for r in reads)}
 
 
 @dataclass
@@ -73,15 +85,14 @@ class Context:
                 f"has no {name}; run from a bdpsim checkout or pass --configs DIR",
             )
         raw = tomllib.loads(path.read_text())
-        if self.quick:
-            raw.setdefault("run", {}).update(
-                {k: v for k, v in QUICK.items() if raw["run"].get("adversaries") != "all" or k == "bootstrap"}
-            )
+        if self.quick and raw.setdefault("run", {}).get("adversaries") != "all":
+            raw["run"].update(_read_by(raw, QUICK))
         for sec, table in self.overrides.items():
             if sec == "variants":
                 raw["variants"] = copy.deepcopy(table)
             else:
-                raw.setdefault(sec, {}).update(copy.deepcopy(table))
+                more = _read_by(raw, table) if sec == "run" else table
+                raw.setdefault(sec, {}).update(copy.deepcopy(more))
         return raw
 
     def stem(self, name: str, tag: str = "") -> str:

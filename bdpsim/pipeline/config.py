@@ -325,7 +325,7 @@ def _build_point(
     swept: tuple[str, ...] = (),
 ) -> ExperimentPoint:
     with naming("run"):  # a kernel's error names its parameter; here, the config field
-        settings = RunSettings.from_table(params["run"], alongside=swept)
+        settings = RunSettings.from_table(params["run"], alongside=swept, given=present["run"])
     mp, kp = params["model"], params["mechanism"]
     kind, mk = mp["kind"], kp["kind"]
     check(kind in MODEL_KINDS, "model.kind", kind, f"must be one of {list(MODEL_KINDS)}{skipped_note()}")

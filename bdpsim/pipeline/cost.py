@@ -242,7 +242,7 @@ def _culprit(point) -> tuple[str, object]:
     est = point.estimator()
     if isinstance(est, HasCostCulprit):  # an estimator whose cost another key sets (audit: its budget)
         ratios.append(est.cost_culprit())
-    elif not est.exact:
+    elif "samples" in est.reads:  # an estimator that samples (Estimator.reads)
         ratios.append((st.samples / 100_000, "run.samples", st.samples))
     _, field, value = max(ratios, key=lambda t: t[0])
     return field, value

@@ -7,6 +7,7 @@ once from the settings). The config loader only turns TOML into keyword argument
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -16,6 +17,7 @@ from ..core.errors import ConfigError, check
 from ..core.registry import skipped_note
 from ..core.schema import Key
 from ..estimators import ESTIMATORS
+from ..estimators.base import READ_BY_SOME
 from ..estimators.sampling import SAMPLING_MODES
 
 TARGET_MODES = ("uniform", "endpoints")
@@ -83,6 +85,22 @@ def run_keys() -> dict[str, Key]:
 EXHAUSTIVE_METHODS = ("auto", "window", "enumerate")
 
 
+def _dropped(key: str, value: Any, estimator: str, readers: list[str], verb: str = "read") -> ConfigError:
+    """The refusal of ``run.<key>`` beside ``estimator``, which would drop it: ``readers`` are the
+    estimators that read it."""
+    who = " or ".join(repr(o) for o in readers)
+    fix = (
+        f"set run.estimator = {readers[0]!r}, or remove run.{key}"
+        if len(readers) == 1
+        else f"remove run.{key}, or set run.estimator to one of them"
+    )
+    return ConfigError(
+        f"run.{key}",
+        value,
+        f"is {verb} by the {who} estimator only: run.estimator = {estimator!r} would drop it ({fix})",
+    )
+
+
 def _count(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 1
 
@@ -100,6 +118,13 @@ class RunSettings:
     accepted for old configs and unused (the interval is distribution-free, not resampled).
     ``options`` holds the keys the estimators own (e.g. ``kde_ratio``, ``mixture_target_se``;
     :attr:`bdpsim.estimators.base.Estimator.keys`): each estimator class validates its own.
+
+    A generic key only some estimators read (:data:`~bdpsim.estimators.base.READ_BY_SOME`: the
+    sample count, ``sampling``, ``chunk``, the noise floor, the exact reference, the exhaustive
+    search's method), given beside an estimator that does not declare it
+    (:attr:`~bdpsim.estimators.base.Estimator.reads`), is refused naming the estimators that read
+    it. ``given``: the keys the config set (``None``: those whose value is not the default);
+    ``alongside``: the estimators of the same sweep (a key one of them reads is theirs).
     """
 
     seed: int = 1
@@ -119,6 +144,8 @@ class RunSettings:
     exhaustive_method: str = "auto"
     adversary_family: str = "random"
     options: Mapping[str, Any] = field(default_factory=dict)
+    given: frozenset[str] | None = field(default=None, compare=False, repr=False)
+    alongside: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         check(
@@ -187,6 +214,12 @@ class RunSettings:
             f"must be one of {list(ADVERSARY_FAMILIES)}",
         )
         check(
+            self.exhaustive_method == "auto" or self.exhaustive,
+            "run.exhaustive_method",
+            self.exhaustive_method,
+            "is how adversaries = 'all' is searched: set run.adversaries = 'all', or remove it",
+        )
+        check(
             self.adversary_family == "random" or not self.exhaustive,
             "run.adversary_family",
             self.adversary_family,
@@ -206,6 +239,40 @@ class RunSettings:
         for est in ESTIMATORS.values():  # each estimator validates the keys it owns
             est.from_settings(self)
         self._check_owned_keys()
+        self._check_read_keys()
+
+    def _check_read_keys(self) -> None:
+        """A generic key of :data:`~bdpsim.estimators.base.READ_BY_SOME` given beside an estimator
+        that does not read it (:attr:`~bdpsim.estimators.base.Estimator.reads`), nor does another
+        estimator of the sweep, is refused naming the estimators that read it; ``bootstrap``, read
+        by none and carried by old configs, is warned about. A noise floor asked of every adversary
+        (``adversaries = "all"``: exact values, none computed) is refused; 0 asks for nothing."""
+        values = self.as_dict()
+        given = self.given
+        if given is None:
+            given = frozenset(k for k in READ_BY_SOME if values[k] != GENERIC_KEYS[k].default)
+        if self.exhaustive and "noise_floor_adversaries" in given and values["noise_floor_adversaries"] > 0:
+            raise ConfigError(
+                "run.noise_floor_adversaries",
+                values["noise_floor_adversaries"],
+                "adversaries = 'all' gives every adversary's exact value, with no noise floor: remove it",
+            )
+        reads = ESTIMATORS[self.estimator].reads
+        sweep = [o for o in self.alongside if o in ESTIMATORS]
+        for k in sorted(given & READ_BY_SOME - reads):
+            if any(k in ESTIMATORS[o].reads for o in sweep):
+                continue  # the sweep's other points read it
+            v = values[k]
+            readers = [name for name, est in ESTIMATORS.items() if k in est.reads]
+            if not readers:  # bootstrap: accepted for old configs (README), unused since 0.2
+                warnings.warn(
+                    f"run.{k} = {v!r}: read by no estimator (the percentile's interval is "
+                    "distribution-free, not resampled); remove it",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                continue
+            raise _dropped(k, v, self.estimator, readers)
 
     def _check_owned_keys(self) -> None:
         """A key only some estimators own (``attack``, ``epsilon_profile``: columns of exact values;
@@ -216,13 +283,7 @@ class RunSettings:
             if self.estimator in owners or v == ESTIMATORS[owners[0]].keys[k].default:
                 continue  # e.g. attack = false: nothing asked
             verb = "computed" if all(ESTIMATORS[o].exact for o in owners) else "read"
-            raise ConfigError(
-                f"run.{k}",
-                v,
-                f"is {verb} by the {' or '.join(repr(o) for o in owners)} estimator only: "
-                f"run.estimator = {self.estimator!r} would drop it (set run.estimator = "
-                f"{owners[0]!r}, or remove run.{k})",
-            )
+            raise _dropped(k, v, self.estimator, owners, verb)
 
     def option(self, name: str) -> Any:
         """An estimator-owned key's value (its default when not set)."""
@@ -251,7 +312,11 @@ class RunSettings:
         return ESTIMATORS[self.estimator].from_settings(self)
 
     def as_dict(self) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "options"}
+        d = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("options", "given", "alongside")
+        }
         if isinstance(self.known_sizes, tuple):
             d["known_sizes"] = list(self.known_sizes)
         for k, v in self.options.items():
@@ -259,12 +324,16 @@ class RunSettings:
         return d
 
     @classmethod
-    def from_table(cls, table: Mapping[str, Any], alongside: Collection[str] = ()) -> RunSettings:
+    def from_table(
+        cls, table: Mapping[str, Any], alongside: Collection[str] = (), given: Collection[str] | None = None
+    ) -> RunSettings:
         """From a resolved ``[run]`` table: generic keys as fields, the rest as ``options``.
 
         ``alongside``: the other estimators of the same sweep (``estimator = ["kde", "mixture"]``):
         a key only they own is theirs, not this point's (its points read it), and is left out here
-        instead of refused.
+        instead of refused; a generic key only they read is not refused. ``given``: the keys the
+        config set (a generic key the estimator does not read is refused even at its default
+        value; ``None``: those whose value differs from the default).
         """
         generic = {k: v for k, v in table.items() if k in GENERIC_KEYS}
         est = table.get("estimator", GENERIC_KEYS["estimator"].default)
@@ -274,4 +343,9 @@ class RunSettings:
             return est not in owners and bool(owners & set(alongside))
 
         options = {k: v for k, v in table.items() if k not in GENERIC_KEYS and not theirs(k)}
-        return cls(**generic, options=options)
+        return cls(
+            **generic,
+            options=options,
+            given=None if given is None else frozenset(given) & frozenset(GENERIC_KEYS),
+            alongside=tuple(alongside),
+        )

@@ -168,6 +168,7 @@ def _key_rows(section: str, keys: dict, rules: dict, with_doc: bool) -> list[lis
 def config_key_lines() -> list[str]:
     import bdpsim.pipeline.config  # noqa: F401  (imports every kind, so the registries are complete)
     from bdpsim.estimators import ESTIMATORS
+    from bdpsim.estimators.base import READ_BY_SOME
     from bdpsim.mechanisms import MECHANISM_KINDS
     from bdpsim.models import MODEL_KINDS
     from bdpsim.pipeline.settings import GENERIC_KEYS
@@ -197,8 +198,17 @@ def config_key_lines() -> list[str]:
         L.extend(list_table("", header, _key_rows(sec, keys, rules, with_doc), widths))
 
     section("[run]", "-")
-    L += ["Keys of every run, whatever the estimator (:class:`bdpsim.pipeline.settings.RunSettings`).", ""]
+    L += ["Keys of every run (:class:`bdpsim.pipeline.settings.RunSettings`).", ""]
     table("run", GENERIC_KEYS)
+    L += [
+        "Some of them only some estimators read, each declaring its own "
+        "(:attr:`bdpsim.estimators.base.Estimator.reads`); beside another estimator they are refused:",
+        "",
+    ]
+    for key in (k for k in GENERIC_KEYS if k in READ_BY_SOME):
+        readers = [name for name, est in ESTIMATORS.items() if key in est.reads]
+        L.append(f"* ``{key}``: " + (", ".join(f"``{r}``" for r in readers) or "none (a warning)"))
+    L.append("")
     for name, est in ESTIMATORS.items():
         if est.keys:
             section(f'[run] keys of estimator = "{name}"', "~")

@@ -88,7 +88,7 @@ FIELDS = [
 
 def _run(model: dict, mech: dict, run: dict, out: Path) -> dict | str:
     doc = {
-        "run": {"adversaries": ADV, "known_sizes": "all", "noise_floor_adversaries": 0, "seed": 17, **run},
+        "run": {"adversaries": ADV, "known_sizes": "all", "seed": 17, **run},
         "model": model,
         "mechanism": mech,
     }
@@ -104,15 +104,17 @@ def compare(name: str, budget: int, root: Path) -> dict:
     samples = budget // (2 * ADV)
     row = {"mechanism": name}
     gaussian = mech.get("noise") == "gaussian"
-    ex = _run(
-        model, mech, {"estimator": "exact", **({"epsilon_profile": 1.0} if gaussian else {})}, root / "exact"
-    )
+    exact_run = {"estimator": "exact", "noise_floor_adversaries": 0}
+    ex = _run(model, mech, {**exact_run, **({"epsilon_profile": 1.0} if gaussian else {})}, root / "exact")
     row["exact_examined"] = ex["bdpl_exact"] if isinstance(ex, dict) else math.nan
     row["bdp_delta"] = ex.get("bdp_delta", math.nan) if isinstance(ex, dict) else math.nan
     row["exact_all"] = math.inf if gaussian else configuration_exact(mech, model)
     for est, run in (
-        ("kde", {"samples": samples, "sampling": "data"}),
-        ("mixture", {"samples": samples, "mixture_target_se": 0.0, "sampling": "data"}),
+        ("kde", {"samples": samples, "sampling": "data", "noise_floor_adversaries": 0}),
+        (
+            "mixture",
+            {"samples": samples, "mixture_target_se": 0.0, "sampling": "data", "noise_floor_adversaries": 0},
+        ),
         ("audit", {"audit_budget": budget}),
     ):
         t = time.perf_counter()

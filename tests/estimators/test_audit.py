@@ -26,7 +26,7 @@ from ..conftest import write_toml
 from ..helpers import markov_joint
 from ..support.bad_config import cli, one_line_error
 from ..support.bad_input import COUNT as COUNT_TOML
-from ..support.bad_input import COUNT_DEFAULT, MARKOV, RUN, RUN_EXACT, one_line
+from ..support.bad_input import COUNT_DEFAULT, MARKOV, RUN_AUDIT, RUN_EXACT, one_line
 
 CHAIN = {"kind": "markov", "n": 6, "gamma": 4.0}
 COUNT = {"kind": "count", "epsilon": 1.0}
@@ -466,14 +466,14 @@ def test_audit_figure_rows_and_plot(tmp_path):
 
 @pytest.mark.parametrize("value", ["1e6", "100000.0", "1e300"])
 def test_audit_budget_must_be_an_integer(bdpsim_cli, tmp_path, value):
-    cfg = RUN.replace('"mixture"', '"audit"') + f"audit_budget = {value}\n" + MARKOV + COUNT_TOML
+    cfg = RUN_AUDIT + f"audit_budget = {value}\n" + MARKOV + COUNT_TOML
     one_line(
         bdpsim_cli("validate", write_toml(tmp_path / "c.toml", cfg)), "run.audit_budget", "must be an integer"
     )
 
 
 def test_a_too_costly_audit_names_its_budget(bdpsim_cli, tmp_path):
-    cfg = RUN.replace('"mixture"', '"audit"') + "audit_budget = 1_000_000_000_000_000\n" + MARKOV + COUNT_TOML
+    cfg = RUN_AUDIT + "audit_budget = 1_000_000_000_000_000\n" + MARKOV + COUNT_TOML
     one_line(
         bdpsim_cli("validate", write_toml(tmp_path / "c.toml", cfg)), "run.audit_budget = 1000000000000000"
     )

@@ -164,7 +164,6 @@ def test_summary_interval_is_the_order_statistic_interval(tmp_path):
     doc = {
         "run": {
             "adversaries": 400,
-            "samples": 500,
             "estimator": "exact",
             "noise_floor_adversaries": 0,
             "known_sizes": "all",

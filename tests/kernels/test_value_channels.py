@@ -184,16 +184,14 @@ def test_step_renyi_is_the_integral_inside_and_outside(alpha):
     assert step_renyi(mu, 40.0, alpha) == pytest.approx(alpha * mu**2 / 2, rel=1e-9)
 
 
-def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
-    """Brute force on a 3-state chain of 4 steps: ``ln C_a(x) / C_b(x)`` over every path of the
-    other records, every target and every known set with its values, both orders."""
-    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]])
-    pi = np.array([0.3, 0.3, 0.4])
-    T, k = 4, 3
-    B = prior_ratio_bound(P, pi)
+def _worst_prior_ratio(P, pi, T):
+    """Brute force: ``max ln C_a(x) / C_b(x)`` over every target ``t``, every known set with its
+    values and every path ``x`` of the other records, both orders, over the adversaries for whom
+    both target values have positive probability given what they know (``-inf``: none)."""
+    k = len(pi)
     paths = list(itertools.product(range(k), repeat=T))
     prob = {x: pi[x[0]] * math.prod(P[x[s], x[s + 1]] for s in range(T - 1)) for x in paths}
-    worst = np.zeros((k, k))
+    worst = np.full((k, k), -math.inf)
     for t in range(T):
         others = [s for s in range(T) if s != t]
         for r in range(len(others) + 1):
@@ -203,14 +201,61 @@ def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
                     for a, b in itertools.permutations(range(k), 2):
                         Na = sum(prob[x] for x in fit if x[t] == a)
                         Nb = sum(prob[x] for x in fit if x[t] == b)
+                        if Na == 0 or Nb == 0:  # a value impossible given x_K: no adversary
+                            continue
                         for x in fit:
-                            if x[t] != a:
+                            if x[t] != a or prob[x] == 0:
                                 continue
                             xb = x[:t] + (b,) + x[t + 1 :]
-                            ratio = (prob[x] / Na) / (prob[xb] / Nb)
+                            ratio = math.inf if prob[xb] == 0 else (prob[x] / Na) / (prob[xb] / Nb)
                             worst[a, b] = max(worst[a, b], math.log(ratio))
+    return worst
+
+
+def test_prior_ratio_bound_holds_over_every_path_target_and_known_set():
+    """Brute force on a 3-state chain of 4 steps: ``ln C_a(x) / C_b(x)`` over every path of the
+    other records, every target and every known set with its values, both orders."""
+    P = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]])
+    pi = np.array([0.3, 0.3, 0.4])
+    B = prior_ratio_bound(P, pi)
+    worst = _worst_prior_ratio(P, pi, 4)
     assert np.all(worst <= B + 1e-12)
     assert float(np.max(worst)) > 0.5 * float(np.max(B))  # and it is not far above
+
+
+@pytest.mark.parametrize(
+    "P, pi, never, first_only",
+    [
+        # state 2 never occurs (its column and its initial probability are 0): was NaN
+        ([[0.6, 0.4, 0.0], [0.3, 0.7, 0.0], [0.5, 0.2, 0.3]], [0.5, 0.5, 0.0], [2], []),
+        # two states never occur: np.max of an empty set raised
+        ([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]], [1.0, 0.0, 0.0], [1, 2], []),
+        # state 2 occurs at the first record only (never entered): was NaN
+        ([[0.6, 0.4, 0.0], [0.3, 0.7, 0.0], [0.2, 0.8, 0.0]], [0.3, 0.3, 0.4], [], [2]),
+        # state 2 is entered from state 1 only, which never occurs: the pair (0, 2) has no
+        # adversary, and state 1's row cannot make (0, 2) infinite
+        ([[0.6, 0.0, 0.4], [0.0, 0.1, 0.9], [0.5, 0.0, 0.5]], [1.0, 0.0, 0.0], [1], []),
+    ],
+)
+def test_prior_ratio_bound_of_a_state_that_never_occurs(P, pi, never, first_only):
+    """A pair with a value no adversary can hold is no adversary's: ``-inf`` (the supremum over an
+    empty set), never NaN; a value possible at the first record only has no predecessor's factor;
+    every other pair finite and above the brute force over the paths of positive probability."""
+    P, pi = np.array(P), np.array(pi)
+    B = prior_ratio_bound(P, pi)
+    worst = _worst_prior_ratio(P, pi, 4)
+    assert not np.isnan(B).any()
+    k = len(pi)
+    for a, b in itertools.permutations(range(k), 2):
+        if a in never or b in never:
+            assert B[a, b] == -math.inf and worst[a, b] == -math.inf
+        else:
+            assert math.isfinite(B[a, b]) and worst[a, b] <= B[a, b] + 1e-12
+    for a in first_only:  # only the successor's factor: ln max r + ln max 1/r over the rows
+        for b in set(range(k)) - {a} - set(never):
+            either = (P[a] > 0) | (P[b] > 0)
+            r = P[a][either] / P[b][either]
+            assert B[a, b] == pytest.approx(math.log(r.max()) + math.log((1 / r).max()), rel=1e-12)
 
 
 # --------------------------------------------------------------- three distinct values

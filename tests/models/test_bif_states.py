@@ -176,7 +176,7 @@ def test_run_prints_no_traceback_and_counts_by_name(tmp_path, capsys):
 
     cfg = tmp_path / "w.toml"
     cfg.write_text(
-        f'[run]\nadversaries = 2\nsamples = 500\nseed = 1\nestimator = "exact"\n'
+        f'[run]\nadversaries = 2\nseed = 1\nestimator = "exact"\n'
         f'[model]\nkind = "bayesnet"\nbif = "{BIF}"\n'
         f'[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["yes"]\n'
     )

@@ -219,8 +219,7 @@ CONFIG = """
 adversaries = 12
 estimator = "{estimator}"
 known_sizes = [0, 1, 2, 3, 4]
-samples = {samples}
-noise_floor_adversaries = 0
+{samples}noise_floor_adversaries = 0
 confidence = 0.99
 {mixture}
 [model]
@@ -242,7 +241,8 @@ MIXTURE = "mixture_target_width = 0\nmixture_target_se = 0\n"
 def _run(tmp_path, estimator: str, epsilon: str = "0.5"):
     cfg = tmp_path / f"{estimator}.toml"
     own = MIXTURE if estimator == "mixture" else ""
-    text = CONFIG.format(estimator=estimator, samples=N_SAMPLES, mixture=own)
+    samples = "" if estimator == "exact" else f"samples = {N_SAMPLES}\n"  # the exact samples nothing
+    text = CONFIG.format(estimator=estimator, samples=samples, mixture=own)
     cfg.write_text(text.replace("epsilon = 0.5", f"epsilon = {epsilon}"))
     out = tmp_path / estimator
     assert main(["run", str(cfg), "--out", str(out), "--quiet"]) == 0
@@ -283,7 +283,7 @@ def test_bdpsim_run_monte_carlo_within_its_interval_of_the_closed_form(copies_ki
 
 def test_the_toy_kind_answers_bad_input_in_one_line(copies_kind, tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
-    cfg.write_text(CONFIG.format(estimator="exact", samples=100, mixture="").replace("n = 6", "n = 5"))
+    cfg.write_text(CONFIG.format(estimator="exact", samples="", mixture="").replace("n = 6", "n = 5"))
     assert main(["run", str(cfg), "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err.strip()
     assert (

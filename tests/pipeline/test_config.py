@@ -9,6 +9,7 @@ import pytest
 
 from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import ESTIMATORS
+from bdpsim.estimators.base import READ_BY_SOME
 from bdpsim.pipeline.config import parse_config
 from bdpsim.pipeline.settings import GENERIC_KEYS
 
@@ -157,6 +158,123 @@ def test_a_swept_estimator_keeps_its_own_keys():
         parse_config(doc)
 
 
+# (estimator, generic key it does not read, value, the estimators that read it)
+UNREAD = [
+    ("exact", "samples", 5000, ["kde", "mixture"]),
+    ("exact", "samples", 100_000, ["kde", "mixture"]),  # its default value, set: still refused
+    ("exact", "sampling", "data", ["kde", "mixture"]),
+    ("exact", "chunk", 4096, ["audit", "kde", "mixture"]),
+    ("exact", "exact_reference", False, ["audit", "kde", "mixture"]),
+    ("audit", "samples", 5000, ["kde", "mixture"]),
+    ("audit", "noise_floor_adversaries", 0, ["exact", "kde", "mixture"]),
+    ("audit", "sampling", "data", ["kde", "mixture"]),
+    ("kde", "exhaustive_method", "auto", ["exact"]),
+    ("mixture", "exhaustive_method", "auto", ["exact"]),
+]
+
+
+def test_a_noise_floor_beside_every_adversary_is_refused():
+    """``adversaries = "all"`` computes exact values with no noise floor: a count of them was accepted
+    and did nothing (the exact estimator's noise floor of 0 fills the summary for drawn adversaries);
+    0 asks for nothing."""
+    doc = with_(BASE_MARKOV, run__samples=None, run__estimator="exact", run__adversaries="all")
+    doc["run"]["noise_floor_adversaries"] = 100  # its default, set
+    with pytest.raises(ConfigError, match=r"^run\.noise_floor_adversaries = 100: adversaries = 'all'"):
+        parse_config(doc)
+    doc["run"]["noise_floor_adversaries"] = 0  # asks for nothing
+    assert parse_config(doc).points[0].settings.exhaustive
+    doc["run"]["adversaries"] = 5
+    doc["run"]["noise_floor_adversaries"] = 100
+    assert parse_config(doc).points[0].settings.noise_floor_adversaries == 100
+
+
+def _unread_message(estimator, key, value, readers):
+    who = " or ".join(repr(o) for o in readers)
+    return (
+        f"run.{key} = {value!r}: is read by the {who} estimator only: "
+        f"run.estimator = {estimator!r} would drop it"
+    )
+
+
+@pytest.mark.parametrize("estimator, key, value, readers", UNREAD)
+def test_a_generic_key_the_estimator_does_not_read_is_refused(estimator, key, value, readers):
+    """A sample count (or chunk, sampling mode, exact reference, ...) beside an estimator that
+    never reads it was accepted without a word: refused naming the key, its value and the
+    estimators that read it (each declares the generic keys it reads: ``Estimator.reads``)."""
+    doc = with_(BASE_MARKOV, run__samples=None, run__estimator=estimator)
+    doc["run"][key] = value
+    with pytest.raises(ConfigError) as err:
+        parse_config(doc)
+    assert err.value.field == f"run.{key}" and err.value.value == value
+    assert str(err.value).startswith(_unread_message(estimator, key, value, readers))
+    assert "\n" not in str(err.value)
+    del doc["run"][key]  # without it the config is good
+    assert parse_config(doc).points
+
+
+def test_run_settings_refuse_an_unread_value_in_python():
+    """Built in Python, ``RunSettings`` refuses a value other than the default of a key the
+    estimator does not read (its default cannot be told from an absent key there)."""
+    from bdpsim.pipeline.settings import RunSettings
+
+    with pytest.raises(ConfigError, match=r"^run\.samples = 5000: is read by the 'kde' or 'mixture'"):
+        RunSettings(estimator="exact", samples=5000)
+    with pytest.raises(ConfigError, match=r"^run\.chunk = 2000: is read by the 'audit' or 'kde' or"):
+        RunSettings(estimator="exact", chunk=2000)
+    assert RunSettings(estimator="exact", samples=100_000).estimator == "exact"
+    with pytest.raises(ConfigError, match=r"^run\.noise_floor_adversaries = 5: adversaries = 'all' gives"):
+        RunSettings(estimator="exact", adversaries="all", noise_floor_adversaries=5)
+    assert RunSettings(estimator="exact", adversaries="all", noise_floor_adversaries=0).exhaustive
+    with pytest.raises(ConfigError, match=r"^run\.exhaustive_method = 'window': is how adversaries = 'all'"):
+        RunSettings(estimator="exact", adversaries=10, exhaustive_method="window")
+    assert RunSettings(estimator="exact", adversaries="all", exhaustive_method="window").exhaustive
+
+
+@pytest.mark.parametrize("estimator, key, value, readers", [UNREAD[0], UNREAD[6], UNREAD[8]])
+def test_the_cli_refuses_an_unread_key_in_one_line_writing_nothing(
+    tmp_path, capsys, estimator, key, value, readers
+):
+    """``bdpsim validate`` and ``bdpsim run`` of each estimator family's bad config: exit 2, one
+    line naming the key, nothing written."""
+    shown = str(value).lower() if isinstance(value, bool) else repr(value).replace("'", '"')
+    text = (
+        f'[run]\nseed = 3\nadversaries = 4\nestimator = "{estimator}"\n{key} = {shown}\n'
+        '[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+    )
+    cfg = toml(tmp_path, text)
+    for args in (("validate", cfg), ("run", cfg, "--out", tmp_path / "out")):
+        rc, out, err = cli(capsys, *args)
+        one_line_error(rc, err, _unread_message(estimator, key, value, readers))
+        assert out == "" and not (tmp_path / "out").exists()
+
+
+def test_a_swept_estimator_keeps_the_generic_keys_its_points_read():
+    """``estimator = ["kde", "exact"]`` with ``samples``: the KDE points read it, the exact points do
+    not refuse it; beside ``["exact", "audit"]`` (neither reads it) it is refused."""
+    doc = with_(BASE_MARKOV, run__estimator=["kde", "exact"], run__samples=4000)
+    cfg = parse_config(doc)
+    assert sorted(p.settings.estimator for p in cfg.points) == ["exact", "kde"]
+    assert {p.estimator().samples for p in cfg.points if p.settings.estimator == "kde"} == {4000}
+    doc = with_(BASE_MARKOV, run__estimator=["exact", "audit"], run__samples=4000)
+    with pytest.raises(ConfigError, match="run.samples = 4000: is read by the 'kde' or 'mixture'"):
+        parse_config(doc)
+
+
+def test_bootstrap_read_by_no_estimator_is_warned_about_once(tmp_path, bdpsim_cli):
+    """``bootstrap`` (accepted for old configs; the percentile's interval is distribution-free) is
+    read by no estimator: a warning, one line once for a sweep, the run goes on."""
+    doc = with_(BASE_MARKOV, run__bootstrap=200, model__gamma=[2.0, 3.0])
+    with pytest.warns(UserWarning, match=r"^run\.bootstrap = 200: read by no estimator"):
+        assert len(parse_config(doc).points) == 2
+    cfg = toml(
+        tmp_path,
+        "[run]\nadversaries = 4\nsamples = 1000\nbootstrap = 200\n[model]\n"
+        'kind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n[mechanism]\nkind = "count"\nepsilon = 1.0\n',
+    )
+    p = bdpsim_cli("validate", cfg)
+    assert p.returncode == 0 and p.stderr.count("run.bootstrap = 200: read by no estimator") == 1
+
+
 def test_linspace_and_vector_sweeps():
     doc = with_(BASE_GAUSS, model__rho={"linspace": [0.0, 0.4, 5]}, mechanism__clip=[[0.0, 10.0], [0.0, 5.0]])
     cfg = parse_config(doc)
@@ -267,8 +385,10 @@ BOUND = re.compile(r"^(>=|>) (-?\d+(?:\.\d+)?)\b")
 
 
 def _bounded_keys():
-    for est in ESTIMATORS:
-        keys = dict(ESTIMATORS[est].keys) if est == "exact" else {**GENERIC_KEYS, **ESTIMATORS[est].keys}
+    for est in ESTIMATORS:  # the generic keys it reads (the others are refused beside it) and its own
+        reads = ESTIMATORS[est].reads
+        generic = {k: key for k, key in GENERIC_KEYS.items() if k not in READ_BY_SOME or k in reads}
+        keys = {**generic, **ESTIMATORS[est].keys}
         for name, key in keys.items():
             m = BOUND.match(key.rule or "")
             if m and key.type in ("int", "float", "strict_int"):

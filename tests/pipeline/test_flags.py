@@ -81,7 +81,7 @@ def test_tiny_epsilon_exact_is_flagged_sampling_refused(tmp_path, capsys):
     tiny = OK.replace("epsilon = 1.0", "epsilon = 1e-300")
     log: list[str] = []
     rows = run_experiment(
-        load_config(toml(tmp_path, tiny.replace('"mixture"', '"exact"'))),
+        load_config(toml(tmp_path, tiny.replace('"mixture"', '"exact"').replace("samples = 1000\n", ""))),
         tmp_path / "o",
         progress=False,
         log=log.append,

@@ -25,7 +25,7 @@ def test_exact_bdpl_independent_records_is_epsilon():
 
 def test_run_returns_rows_and_loads_them(tmp_path):
     doc = {
-        "run": {"adversaries": 10, "samples": 2000, "estimator": "exact", "known_sizes": "all"},
+        "run": {"adversaries": 10, "estimator": "exact", "known_sizes": "all"},
         "model": {"kind": "markov", "n": 4, "gamma": 3.0},
         "mechanism": {"kind": "count", "epsilon": 1.0},
     }

@@ -7,6 +7,8 @@ import uuid
 from ..conftest import write_toml
 
 RUN = '[run]\nseed = 3\nadversaries = 4\nsamples = 1000\nestimator = "mixture"\nnoise_floor_adversaries = 0\n'
+#: the audit's run table: its budget sets its calls (no samples), it has no noise floor
+RUN_AUDIT = '[run]\nseed = 3\nadversaries = 4\nestimator = "audit"\n'
 
 
 MARKOV = '[model]\nkind = "markov"\nn = 4\ngamma = 2.0\n'

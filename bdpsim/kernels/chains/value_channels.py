@@ -452,27 +452,57 @@ def step_renyi_values(centres, Z: float, alpha: float) -> tuple[float, np.ndarra
     return tau_r, out
 
 
+def _occurring(P: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """The states of positive probability at some record: those reachable from the initial
+    law's support (a superset of each record's support: the bound below may use it)."""
+    seen = np.asarray(initial, dtype=float) > 0
+    while True:
+        more = seen | (P[seen] > 0).any(axis=0)
+        if (more == seen).all():
+            return seen
+        seen = more
+
+
+def _factor_ratio(col_a: np.ndarray, col_b: np.ndarray) -> float:
+    """``ln max r + ln max 1/r`` with ``r = col_a / col_b`` over the entries where either is
+    positive (``+inf`` where one is 0 and the other not)."""
+    both = (col_a > 0) | (col_b > 0)
+    with np.errstate(divide="ignore"):
+        r = col_a[both] / col_b[both]
+        return float(np.log(np.max(r))) + float(np.log(np.max(1 / r)))
+
+
 def prior_ratio_bound(transition, initial) -> np.ndarray:
     """``B[a, b] >= sup_{t, K, x_{-t}} ln C_a(x_{-t}) / C_b(x_{-t})`` plus its reverse, where
     ``C_a`` is the law of the other records given ``x_t = a`` and the known ``x_K``: only the
     neighbours' factors ``P[c, a] P[a, d]`` depend on the target's value, and the normaliser is a
     mixture of them, so ``ln max_{c,d} r + ln max_{c,d} 1/r`` with ``r = P[c,a] P[a,d] / (P[c,b]
     P[b,d])`` bounds it (``+inf`` where a path possible under one value is impossible under the
-    other). ``initial`` is unused beyond its shape: the first step's factor ``pi(a)`` cancels."""
+    other).
+
+    The supremum is over the adversaries for whom both values have positive probability and over
+    the paths of positive probability: a predecessor ``c`` is a state that occurs (reachable from
+    ``initial``'s support); a value no record takes (never entered from a state that occurs, and
+    not in ``initial``'s support) gives ``-inf`` with every other value (the supremum over an
+    empty set: no adversary); a value taken at the first record only (``initial`` gives it, no
+    state that occurs leads to it) gives the successor's factor alone. The first record's factor
+    ``pi(a)`` cancels in ``C_a``."""
     P = np.asarray(transition, dtype=float)
     k = P.shape[0]
+    occurs = _occurring(P, np.asarray(initial, dtype=float))
+    entered = (P[occurs] > 0).any(axis=0)  # possible at some record after the first
     out = np.zeros((k, k))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for a in range(k):
-            for b in range(k):
-                if a == b:
-                    continue
-                total = 0.0
-                for col_a, col_b in ((P[:, a], P[:, b]), (P[a, :], P[b, :])):
-                    both = (col_a > 0) | (col_b > 0)
-                    r = col_a[both] / col_b[both]
-                    total += float(np.log(np.max(r))) + float(np.log(np.max(1 / r)))
-                out[a, b] = total
+    for a in range(k):
+        for b in range(k):
+            if a == b:
+                continue
+            if not (occurs[a] and occurs[b]):
+                out[a, b] = -math.inf
+                continue
+            total = _factor_ratio(P[a, :], P[b, :])  # the successor's (rows: never all 0)
+            if entered[a] and entered[b]:  # the predecessor's, over the states that occur
+                total += _factor_ratio(P[occurs, a], P[occurs, b])
+            out[a, b] = total
     return out
 
 
