@@ -47,6 +47,12 @@ EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
 #: longest two-state chain whose histogram is attacked (each adversary's output laws, the search
 #: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms)
 ATTACK_MAX_N = 16
+#: longest three-state chain whose histogram is accounted and attacked for one given adversary by
+#: the box brackets of R^3 (three Laplace releases): within their
+#: :data:`~bdpsim.kernels.privacy.boxes.MAX_WORK` kernel evaluations (2-3 s a bracket) their width
+#: grows with n (measured, delta(0.3) of one adversary: n = 3: 1.5e-6, 4: 2.8e-5, 5: 2e-4, 6: 1.2e-3,
+#: 8: 7e-3); the search over every adversary is refused (n = 3: 32 s for one delta(eps))
+THREE_STATE_MAX_N = 6
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:

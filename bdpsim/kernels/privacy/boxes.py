@@ -30,9 +30,12 @@ is certified at every step (rounding aside); refinement stops at :data:`TOLERANC
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..argcheck import TooExpensive
 
 #: width of the bracket the refinement aims at
 TOLERANCE = 1e-6
@@ -102,12 +105,35 @@ def _split(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+def first_work(atoms: int, cells: Sequence[int]) -> float:
+    """Kernel evaluations of the first assessment: every cell of the atoms' grid (``cells[k]``
+    intervals on axis ``k``) against every atom on every axis."""
+    return float(math.prod(cells)) * atoms * len(cells)
+
+
+def check_box_cost(atoms: int, cells: Sequence[int], max_work: float) -> None:
+    """Refuse (:class:`~bdpsim.kernels.argcheck.TooExpensive`, before any work) a bracket whose
+    first assessment alone exceeds ``max_work`` kernel evaluations (it holds them all in memory)."""
+    work = first_work(atoms, cells)
+    if work > max_work:
+        raise TooExpensive(
+            "boxes",
+            f"{len(cells)} Laplace releases of {atoms} atoms ({math.prod(cells)} cells)",
+            f"the first box bracket needs ~{work:.3g} kernel evaluations (limit {max_work:.0e}); "
+            "fewer atoms (fewer records) are bracketed",
+        )
+
+
 def laplace_boxes_hockey(
-    atoms, w1, w2, b: float, epsilon: float, tol: float = TOLERANCE, max_work: float = MAX_WORK
+    atoms, w1, w2, b: float, epsilon: float, tol: float = TOLERANCE, max_work: float | None = None
 ) -> BoxBracket:
     """``[lower, upper]`` of ``H_eps(p || q)`` for the product-Laplace mixtures of the module
     docstring (``atoms``: ``(J, m)``; ``w1``, ``w2``: their weights, normalised here; ``b`` the
-    common scale; ``epsilon >= 0``)."""
+    common scale; ``epsilon >= 0``; ``max_work``: most kernel evaluations, ``None``:
+    :data:`MAX_WORK` as it is at the call). Refused (:class:`~bdpsim.kernels.argcheck.TooExpensive`,
+    before any work) where the first assessment alone exceeds ``max_work`` (:func:`check_box_cost`)."""
+    if max_work is None:
+        max_work = MAX_WORK
     at = np.atleast_2d(np.asarray(atoms, dtype=float))
     p, q = np.asarray(w1, dtype=float), np.asarray(w2, dtype=float)
     if at.shape[0] != p.size or p.size != q.size:
@@ -119,6 +145,7 @@ def laplace_boxes_hockey(
     m = at.shape[1]
     k = math.exp(epsilon)
     edges = [np.concatenate([[-np.inf], np.unique(at[:, j]), [np.inf]]) for j in range(m)]
+    check_box_cost(at.shape[0], [e.size - 1 for e in edges], max_work)
     grids = np.meshgrid(*[np.arange(e.size - 1) for e in edges], indexing="ij")
     idx = np.stack([g.ravel() for g in grids], axis=1)
     lo = np.stack([edges[j][idx[:, j]] for j in range(m)], axis=1)
@@ -156,4 +183,4 @@ def laplace_boxes_hockey(
     return BoxBracket(done_lo + float(low.sum()), min(1.0, done_hi + float(up.sum())), boxes)
 
 
-__all__ = ["BoxBracket", "MAX_WORK", "TOLERANCE", "laplace_boxes_hockey"]
+__all__ = ["BoxBracket", "MAX_WORK", "TOLERANCE", "check_box_cost", "first_work", "laplace_boxes_hockey"]
