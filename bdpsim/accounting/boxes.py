@@ -28,7 +28,7 @@ def boxes_reach(plan: ReleasePlan, n: int, every: bool) -> bool:
     """Whether the box brackets take the plan's Laplace releases on ``n`` records (else Monte Carlo):
     two releases (boxes of the plane) for one adversary, and over ``every`` adversary up to
     ``n = ATTACK_MAX_N``; three (boxes of R^3, the histogram of three states) for one adversary
-    up to ``n = THREE_STATE_MAX_N``, never over every adversary (:data:`THREE_STATE_MAX_N`)."""
+    up to ``n = THREE_STATE_MAX_N``, never over every adversary."""
     if box_scale(plan) is None:
         return False
     if len(plan.reduced) == 2:
@@ -41,7 +41,7 @@ def three_state_search_cost(n: int) -> str:
     R^3, in words (the refusal names it)."""
     return (
         f"about {4 * n * n} windows, each two box brackets of R^3 of up to 2e7 kernel evaluations "
-        f"(up to ~{8 * n * n} s; measured n = 3: 32 s for one delta(eps))"
+        f"(measured on a loaded machine, one delta(eps): n = 3 in 33 s, n = 4 in 64 s)"
     )
 
 

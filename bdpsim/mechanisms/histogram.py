@@ -49,10 +49,11 @@ EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
 ATTACK_MAX_N = 16
 #: longest three-state chain whose histogram is accounted and attacked for one given adversary by
 #: the box brackets of R^3 (three Laplace releases): within their
-#: :data:`~bdpsim.kernels.privacy.boxes.MAX_WORK` kernel evaluations (2-3 s a bracket) their width
-#: grows with n (measured, delta(0.3) of one adversary: n = 3: 1.5e-6, 4: 2.8e-5, 5: 2e-4, 6: 1.2e-3,
-#: 8: 7e-3); the search over every adversary is refused (n = 3: 32 s for one delta(eps))
-THREE_STATE_MAX_N = 6
+#: :data:`~bdpsim.kernels.privacy.boxes.MAX_WORK` kernel evaluations their width grows with n
+#: (measured, delta(0.3) of one adversary: n = 3: 7.9e-7, 4: 1.8e-6, 6: 1.9e-5, 8: 6.9e-5, 10: 1.6e-4,
+#: 12: 3.7e-4, 16: 7.8e-4; 3-17 s a bracket on a loaded machine); the search over every adversary is
+#: refused (n = 3: 33 s, n = 4: 64 s for one delta(eps))
+THREE_STATE_MAX_N = 10
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:

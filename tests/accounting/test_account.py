@@ -413,7 +413,7 @@ def test_laplace_histogram_of_three_states_over_every_adversary_is_refused_namin
         NotAvailable,
         match=r"^release 'histogram \+ laplace\(scale = 2\)': the histogram of 3 states has no joint "
         r"law over every adversary here on n = 4 records .*about 64 windows, each two box brackets of "
-        r"R\^3 .*give adversary= \(certified box brackets up to n = 6, Monte Carlo beyond\)",
+        r"R\^3 .*give adversary= \(certified box brackets up to n = 10, Monte Carlo beyond\)",
     ):
         account(three, [bdpsim.HistogramMechanism(1.0, 3)])
     adv = bdpsim.Adversary(1, (0,), (0,), 0, 1)

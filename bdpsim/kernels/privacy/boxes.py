@@ -7,8 +7,11 @@ same atoms ``a_j`` in ``R^m``: the joint output law of ``m`` Laplace releases of
 **Boxes.** Cut every axis at the atoms' coordinates: inside a cell of that grid every
 ``|y_k - a_jk|`` has a fixed sign, every kernel is monotone in each coordinate, and its integral
 over any box ``B`` inside the cell is a product of Laplace CDF differences (``P_B = ∫_B p``,
-``Q_B``; exact). Per box, with ``r_lo <= q/p <= r_hi`` on ``B`` (each kernel bounded by its value
-at the box's nearest and farthest corner from its atom)::
+``Q_B``; exact). Per box, with ``r_lo <= q/p <= r_hi`` on ``B`` (inside a cell the kernels of
+the atoms of one sign pattern move together: ``q/p`` is a linear-fractional function of one factor
+per pattern, each in a known interval on the box, and its extremes are at the vertices of those
+intervals, :func:`_ratio_range` — as tight as the crude ratio of each kernel's largest and least
+values when the patterns' weight ratios differ most, far tighter where the two laws look alike)::
 
     r_hi <= e^-eps:  ∫_B (p - e^eps q)^+ = P_B - e^eps Q_B        (exact)
     r_lo >= e^-eps:  ∫_B (p - e^eps q)^+ = 0                      (exact)
@@ -56,32 +59,65 @@ class BoxBracket:
     boxes: int
 
 
-def _kernels(lo: np.ndarray, hi: np.ndarray, atoms: np.ndarray, b: float):
-    """Per box, atom and axis: the kernel's integral over the side, and its least and largest value
-    on it (times ``2b``; on an unbounded side both at the finite end: the common tail factor
-    cancels in ``q/p``)."""
+def _masses(lo: np.ndarray, hi: np.ndarray, atoms: np.ndarray, b: float) -> np.ndarray:
+    """Per box, atom and axis: the kernel's integral over the side (times ``2b``)."""
     a = atoms[None, :, :]
     L, H = lo[:, None, :], hi[:, None, :]
-    right = a <= L  # the side lies right of the atom (else left of it: no atom inside a cell)
-    near = np.where(right, L - a, a - H)
-    far = np.where(right, H - a, a - L)
-    width = H - L
+    near = np.where(a <= L, L - a, a - H)  # the side right of the atom, else left of it
     with np.errstate(invalid="ignore"):
-        mass = 0.5 * np.exp(-near / b) * -np.expm1(-width / b)
-    kmax = np.exp(-near / b)
-    kmin = np.where(np.isfinite(width), np.exp(-far / b), kmax)
-    return mass, kmin, kmax
+        return 0.5 * np.exp(-near / b) * -np.expm1(-(H - L) / b)
+
+
+def _ratio_range(lo, hi, atoms, w1, w2, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """``[r_lo, r_hi]`` bounding ``q/p`` on each box (inside one cell of the atoms' grid).
+
+    Inside a cell atom ``j``'s kernel is ``K_j(ref) x_s(y)``: its value at the box's reference
+    corner ``ref`` (the lower end of each side, the finite end of an unbounded one) times a factor
+    ``x_s(y) = prod_k e^{-sigma_k (y_k - ref_k) / b}`` shared by every atom of its sign pattern ``s``
+    (``sigma_k = +1`` right of the atom on axis ``k``, else ``-1``), which on the box lies in
+    ``[lo_s, hi_s]`` (on an unbounded side every atom has the same sign and the factor, common to
+    all, cancels: taken as 1). So ``q/p = sum_s B_s x_s / sum_s A_s x_s`` (``A_s``, ``B_s``: the
+    weighted kernels of pattern ``s`` at ``ref``), a linear-fractional function of the box ``x in
+    prod [lo_s, hi_s]``, whose extremes are at the vertices that put the patterns of larger
+    ``B_s / A_s`` at one end and the others at the other (a threshold in that order)."""
+    a = atoms[None, :, :]
+    L, H = lo[:, None, :], hi[:, None, :]
+    m = atoms.shape[1]
+    right = a <= L  # the side lies right of the atom (else left of it: no atom inside a cell)
+    ref = np.where(np.isfinite(L), L, H)
+    kref = np.exp(-np.abs(ref - a).sum(axis=2) / b)
+    pattern = (right * (1 << np.arange(m))).sum(axis=2)
+    S = 1 << m
+    A = np.stack([((pattern == s) * kref) @ w1 for s in range(S)], axis=1)
+    B = np.stack([((pattern == s) * kref) @ w2 for s in range(S)], axis=1)
+    h = np.where(np.isfinite(hi - lo), hi - lo, 0.0)
+    bits = ((np.arange(S)[:, None] >> np.arange(m)) & 1).astype(bool)  # right of the atoms on axis k
+    xlo = np.exp(-(h[:, None, :] * bits[None]).sum(axis=2) / b)
+    xhi = np.exp((h[:, None, :] * ~bits[None]).sum(axis=2) / b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        key = np.where(A > 0, B / A, np.where(B > 0, np.inf, -np.inf))
+        order = np.argsort(-key, axis=1)
+        Ao, Bo = np.take_along_axis(A, order, 1), np.take_along_axis(B, order, 1)
+        xl, xh = np.take_along_axis(xlo, order, 1), np.take_along_axis(xhi, order, 1)
+        zero = np.zeros((A.shape[0], 1))
+
+        def vertices(head, tail):  # the first c patterns at ``head``, the others at ``tail``
+            num = np.concatenate([zero, np.cumsum(Bo * head, 1)], 1)
+            num += np.concatenate([np.cumsum((Bo * tail)[:, ::-1], 1)[:, ::-1], zero], 1)
+            den = np.concatenate([zero, np.cumsum(Ao * head, 1)], 1)
+            den += np.concatenate([np.cumsum((Ao * tail)[:, ::-1], 1)[:, ::-1], zero], 1)
+            return np.where(den > 0, num / den, np.inf)
+
+        r_hi = vertices(xh, xl).max(axis=1)
+        r_lo = vertices(xl, xh).min(axis=1)
+    return r_lo, r_hi
 
 
 def _assess(lo, hi, atoms, w1, w2, b, k):
-    mass, kmin, kmax = _kernels(lo, hi, atoms, b)
+    mass = _masses(lo, hi, atoms, b)
     P = mass.prod(axis=2) @ w1
     Q = mass.prod(axis=2) @ w2
-    pmin, pmax = kmin.prod(axis=2) @ w1, kmax.prod(axis=2) @ w1
-    qmin, qmax = kmin.prod(axis=2) @ w2, kmax.prod(axis=2) @ w2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r_lo = np.where(pmax > 0, qmin / pmax, np.inf)
-        r_hi = np.where(pmin > 0, qmax / pmin, np.inf)
+    r_lo, r_hi = _ratio_range(lo, hi, atoms, w1, w2, b)
     diff = P - k * Q
     positive = r_hi * k <= 1.0
     zero = r_lo * k >= 1.0
