@@ -173,36 +173,14 @@ def line_positive(a, c, b):
 
 def laplace_plane_hockey(atoms, w1, w2, b, eps):
     """``∫∫ (p - e^eps q)^+`` of two mixtures of product ``Lap(b)^2`` laws on atoms ``(J, 2)``,
-    independently of the boxes: for each ``y0`` the ``y1`` integral in closed form (between the
-    atoms' second coordinates both mixtures are ``P e^{y/b} + M e^{-y/b}``: one root at most),
-    then ``y0`` by adaptive quadrature between the atoms' first coordinates (tails cut at 40 b:
-    mass below 1e-17)."""
+    independently of the boxes: for each ``y0`` the ``y1`` integral in closed form
+    (:func:`line_positive`), then ``y0`` by adaptive quadrature between the atoms' first
+    coordinates (tails cut at 40 b: mass below 1e-17)."""
     A0, A1 = atoms[:, 0].astype(float), atoms[:, 1].astype(float)
     w1, w2, k = w1 / w1.sum(), w2 / w2.sum(), math.exp(eps)
-    edges = np.concatenate([[-np.inf], np.unique(A1), [np.inf]])
 
     def inner(y0):
-        c = (w1 - k * w2) * np.exp(-np.abs(y0 - A0) / b) / (4 * b * b)
-        tot = 0.0
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            left = A1 <= lo  # atoms left of the piece: e^{-(y - a)/b}
-            P = float(np.sum(np.where(~left, c * np.exp(-A1 / b), 0.0)))
-            M = float(np.sum(np.where(left, c * np.exp(A1 / b), 0.0)))
-
-            def F(y, P=P, M=M):
-                if math.isinf(y):
-                    return 0.0
-                return b * P * math.exp(y / b) - b * M * math.exp(-y / b)
-
-            pts = [lo, hi]
-            if P * M < 0:
-                r = 0.5 * b * math.log(-M / P)
-                pts = [lo, r, hi] if lo < r < hi else pts
-            for a, z in zip(pts[:-1], pts[1:]):
-                mid = 0.5 * (a + z) if math.isfinite(a + z) else (z - 1 if math.isfinite(z) else a + 1)
-                if P * math.exp(mid / b) + M * math.exp(-mid / b) > 0:
-                    tot += F(z) - F(a)
-        return tot
+        return line_positive(A1, (w1 - k * w2) * np.exp(-np.abs(y0 - A0) / b) / (4 * b * b), b)
 
     xs = np.unique(A0)
     cuts = [xs[0] - 40 * b, *xs, xs[-1] + 40 * b]
