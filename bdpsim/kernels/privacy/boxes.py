@@ -156,7 +156,7 @@ def check_box_cost(atoms: int, cells: Sequence[int], max_work: float) -> None:
             "boxes",
             f"{len(cells)} Laplace releases of {atoms} atoms ({math.prod(cells)} cells)",
             f"the first box bracket needs ~{work:.3g} kernel evaluations (limit {max_work:.0e}); "
-            "fewer atoms (fewer records) are bracketed",
+            "a chain of fewer records has fewer atoms",
         )
 
 
