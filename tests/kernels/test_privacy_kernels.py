@@ -215,7 +215,7 @@ def test_laplace_boxes_of_space_reduce_to_the_plane_and_the_line():
         assert br.upper - br.lower <= 1e-4
 
 
-@pytest.mark.parametrize("eps, work", [(0.3, 2e6), (0.0, 2e5)])
+@pytest.mark.parametrize("eps, work", [(0.15, 2e6), (0.0, 2e5)])
 def test_laplace_boxes_bracket_the_space_integral(eps, work):
     """The histogram of one record of three states (atoms e_0, e_1, e_2: three Laplace releases,
     boxes of R^3): the bracket holds the independent space integral (the y2 integral in closed
