@@ -40,7 +40,7 @@ def three_state_search_cost(n: int) -> str:
     """The estimated cost of the search over every adversary of three Laplace releases by boxes of
     R^3, in words (the refusal names it)."""
     return (
-        f"about {4 * n * n} windows, each two box brackets of R^3 of up to 2e7 kernel evaluations "
+        f"about {4 * n * n} windows, each two box brackets of R^3 of up to 4e7 kernel evaluations "
         f"(measured on a loaded machine, one delta(eps): n = 3 in 33 s, n = 4 in 64 s)"
     )
 

@@ -583,7 +583,7 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
         lo, hi = pair.hockey(math.log(t), True)
         return 0.5 * (lo + hi)
 
-    width = "width <= 1e-6" if s == 2 else "of R^3, width growing with n (~2e-4 at n = 10)"
+    width = "width <= 1e-6" if s == 2 else "of R^3, width growing with n (~3e-4 at n = 10)"
     curve = TradeOff(hockey, label=f"box brackets {width} (their middle)")
     own = pair.bdpl().value
     if adversary is not None:
@@ -616,8 +616,8 @@ def _check_histogram_attack(s: int, n: int, every: bool) -> None:
     if s == 3 and n > THREE_STATE_MAX_N:
         raise NotAvailable(
             f"the Laplace histogram of 3 states on n = {n} records: one adversary's box brackets of R^3 "
-            f"(up to 2e7 kernel evaluations each) widen with n (measured width 1.6e-4 at n = 10, "
-            f"7.8e-4 at n = 16; limit n <= {THREE_STATE_MAX_N}); use bdpsim.account(..., adversary=) "
+            f"(up to 4e7 kernel evaluations each) widen with n (measured width 2.6e-4 at n = 10, "
+            f"1.3e-3 at n = 16; limit n <= {THREE_STATE_MAX_N}); use bdpsim.account(..., adversary=) "
             "(Monte Carlo) or bdpsim run with estimator = 'audit'"
         )
     if s > 3:
