@@ -18,8 +18,9 @@ k_r(y_r - s_{k, c(r)})`` and ``q`` likewise. How its numbers are computed (:clas
    the loss add up exactly).
 4. **Lattice noises**: the joint law enumerated on the product grid of outputs (error at most the
    ``1e-17`` mass left out per release).
-5. **Two Laplace releases of one scale** (the noisy histogram of two states is two releases of the
-   count of state 1): the hockey-stick divergence certified by boxes
+5. **Two or three Laplace releases of one scale** (the noisy histogram of two states is two releases
+   of the count of state 1; of three states, the three counts): the hockey-stick divergence
+   certified by boxes
    (:mod:`bdpsim.kernels.privacy.boxes`), the supremum of the loss exact at the vertices of the
    atoms' grid (:func:`bdpsim.kernels.chains.histogram_sup.histogram_sup`).
 6. Otherwise **Monte Carlo** with exact likelihoods per draw (an interval that holds with the stated
@@ -57,6 +58,9 @@ MC_DRAWS = 20_000
 MC_WIDTH = 0.005
 MC_MAX_DRAWS = 2_000_000
 CONFIDENCE = 0.95
+#: most Laplace releases of one scale bracketed by boxes (the noisy histogram of three states: three
+#: releases, boxes of R^3; more: Monte Carlo)
+MAX_BOX_RELEASES = 3
 #: cells of the output line per pair of point masses (a release whose query value is known)
 POINT_RESOLUTION = 4096
 
@@ -82,9 +86,10 @@ def laplace_rate(plan: ReleasePlan) -> float | None:
 
 
 def box_scale(plan: ReleasePlan) -> float | None:
-    """The common scale ``b`` when the plan is two Laplace releases of one scale, else ``None``."""
+    """The common scale ``b`` when the plan is two to :data:`MAX_BOX_RELEASES` Laplace releases of
+    one scale, else ``None``."""
     z = [n for _, n in plan.reduced if isinstance(n, LaplaceKernel)]
-    if len(z) != 2 or len(plan.reduced) != 2:
+    if not 2 <= len(z) <= MAX_BOX_RELEASES or len(plan.reduced) != len(z):
         return None
     b = {float(n.scale) for n in z}
     return b.pop() if len(b) == 1 else None
@@ -142,7 +147,7 @@ class ReleasePlan:
     releases: tuple[Release, ...]
     component_of: tuple[int, ...]
     reduced: tuple[tuple[int, object], ...]
-    #: whether two Laplace releases of one scale take the box brackets (else Monte Carlo)
+    #: whether two or three Laplace releases of one scale take the box brackets (else Monte Carlo)
     boxes: bool = True
 
     @property
@@ -306,7 +311,10 @@ class JointPair:
             if key not in self._cache:
                 cols = [c for c, _ in self.plan.reduced]
                 a, b = (self.w1, self.w2) if key[2] else (self.w2, self.w1)
-                br = laplace_boxes_hockey(self.atoms[:, cols], a, b, box_scale(self.plan), epsilon)  # type: ignore[arg-type]
+                try:
+                    br = laplace_boxes_hockey(self.atoms[:, cols], a, b, box_scale(self.plan), epsilon)  # type: ignore[arg-type]
+                except TooExpensive as err:
+                    raise NotAvailable(str(err)) from None
                 self._cache[key] = (br.lower, br.upper)
             return self._cache[key]
         raise NotAvailable("one-order Monte Carlo profiles are not kept; use delta()")
@@ -427,8 +435,9 @@ class JointPair:
             return bracket(max(o[0] for o in out), max(o[1] for o in out))
         if m == "boxes":
             raise NotAvailable(
-                "the Rényi divergence of two Laplace releases (or the noisy histogram of two states) is "
-                "not computed here; ask delta(eps), epsilon(delta) or bdpl (alpha = inf)"
+                "the Rényi divergence of two or three Laplace releases of one scale (or the noisy "
+                "histogram of two or three states) is not computed here; ask delta(eps), "
+                "epsilon(delta) or bdpl (alpha = inf)"
             )
         raise NotAvailable(
             "the Rényi divergence of this list of releases has no exact joint law here (several "

@@ -51,7 +51,7 @@ import numpy as np
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.protocols import HasDeltaTable
-from ..mechanisms.histogram import ATTACK_MAX_N, NoisyHistogram
+from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_MAX_N, NoisyHistogram
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.engines import (
     HasExhaustive,
@@ -556,28 +556,25 @@ class _Accounted(_Enumerated):
 
 
 def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> AttackRisk:
-    """The optimal attack on the Laplace histogram of a two-state chain: the account of its one
-    release (:func:`bdpsim.account`: two releases of the count of state 1, their hockey-stick
-    divergences bracketed to 1e-6 by boxes, the BDPL exact), the curve of the adversary (of largest
-    advantage) from the middle of each bracket."""
+    """The optimal attack on the Laplace histogram of a two- or three-state chain: the account of
+    its one release (:func:`bdpsim.account`: two releases of the count of state 1, or the three
+    counts; their hockey-stick divergences bracketed by boxes of the plane to 1e-6, of R^3 wider,
+    the BDPL exact), the curve of the adversary (of largest advantage) from the middle of each
+    bracket. Refused before any work: more states; three states over every adversary or on more
+    than :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N` records; two states over every
+    adversary on more than :data:`~bdpsim.mechanisms.histogram.ATTACK_MAX_N` records."""
     from ..accounting import account
 
     if adversary is not None and not isinstance(adversary, Adversary):
         raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
     s, n = mechanism.histogram_cells(), int(model.n)
-    if s == 2 and adversary is None and n > ATTACK_MAX_N:
-        raise NotAvailable(
-            f"the Laplace histogram on n = {n} records: the attack over every adversary brackets about "
-            f"{4 * n * n} windows by boxes of the plane, each with about {n + 1} atoms (measured on a "
-            f"loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in 320 s; limit n <= {ATTACK_MAX_N}); "
-            "give adversary= or use bdpsim run with estimator = 'audit'"
-        )
+    _check_histogram_attack(s, n, adversary is None)
     acc = account(model, [mechanism], adversary=adversary, sizes=sizes)
     if acc.plan.method != "boxes":
         raise NotAvailable(
             f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
-            "counts, computed for two states only; use bdpsim run with estimator = 'audit', or "
-            "bdpsim.attack.simulated_attack with a sample budget"
+            "counts, computed for two and three states only; use bdpsim run with estimator = 'audit', "
+            "or bdpsim.attack.simulated_attack with a sample budget"
         )
     adv = adversary if adversary is not None else acc.advantage.adversary
     pair = acc.pair(adv)
@@ -586,7 +583,8 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
         lo, hi = pair.hockey(math.log(t), True)
         return 0.5 * (lo + hi)
 
-    curve = TradeOff(hockey, label="box brackets of width <= 1e-6 (their middle)")
+    width = "width <= 1e-6" if s == 2 else "of R^3, width growing with n (~3e-4 at n = 10)"
+    curve = TradeOff(hockey, label=f"box brackets {width} (their middle)")
     own = pair.bdpl().value
     if adversary is not None:
         return AttackRisk(curve.advantage, adv, own, curve, False)
@@ -595,6 +593,39 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
     for a in alphas:
         state.tpr(a)
     return AttackRisk(acc.advantage.value, adv, own, curve, True, acc.bdpl.value if bdpl else None, state)
+
+
+def _check_histogram_attack(s: int, n: int, every: bool) -> None:
+    """Refuse (``NotAvailable``, one line naming the size and the estimated cost) an attack on the
+    Laplace histogram the box brackets do not reach."""
+    from ..accounting.boxes import three_state_search_cost
+
+    if s == 2 and every and n > ATTACK_MAX_N:
+        raise NotAvailable(
+            f"the Laplace histogram on n = {n} records: the attack over every adversary brackets about "
+            f"{4 * n * n} windows by boxes of the plane, each with about {n + 1} atoms (measured on a "
+            f"loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in 320 s; limit n <= {ATTACK_MAX_N}); "
+            "give adversary= or use bdpsim run with estimator = 'audit'"
+        )
+    if s == 3 and every:
+        raise NotAvailable(
+            f"the Laplace histogram of 3 states on n = {n} records: the attack over every adversary "
+            f"would bracket {three_state_search_cost(n)}, refused; give adversary= (n <= "
+            f"{THREE_STATE_MAX_N}) or use bdpsim run with estimator = 'audit'"
+        )
+    if s == 3 and n > THREE_STATE_MAX_N:
+        raise NotAvailable(
+            f"the Laplace histogram of 3 states on n = {n} records: one adversary's box brackets of R^3 "
+            f"(up to 4e7 kernel evaluations each) widen with n (measured width 2.6e-4 at n = 10, "
+            f"1.3e-3 at n = 16; limit n <= {THREE_STATE_MAX_N}); use bdpsim.account(..., adversary=) "
+            "(Monte Carlo) or bdpsim run with estimator = 'audit'"
+        )
+    if s > 3:
+        raise NotAvailable(
+            f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
+            "counts, computed for two and three states only; use bdpsim run with estimator = 'audit', "
+            "or bdpsim.attack.simulated_attack with a sample budget"
+        )
 
 
 def check_attack_cost(model) -> None:

@@ -531,14 +531,89 @@ def test_laplace_histogram_of_two_states_worst_adversary_and_bdpl():
     assert bdpl.value == pytest.approx(bdpsim.exact_bdpl(big, mech).bdpl, abs=1e-12)
 
 
+THREE_STATES = [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]
+
+
 def test_laplace_histogram_of_three_states_over_every_adversary_is_refused_naming_what_to_use():
-    three = bdpsim.MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=4)
+    """Over every adversary the three noisy counts are refused before any work, naming the records,
+    the estimated cost of a box search and what to use; one adversary takes the boxes of R^3 up to
+    n = THREE_STATE_MAX_N records, Monte Carlo beyond."""
+    from bdpsim.mechanisms.histogram import THREE_STATE_MAX_N
+
+    three = bdpsim.MarkovChainModel(THREE_STATES, n=4)
     with pytest.raises(
-        NotAvailable, match=r"^release 'histogram \+ laplace\(scale = 2\)': the histogram of 3 states"
+        NotAvailable,
+        match=r"^release 'histogram \+ laplace\(scale = 2\)': the histogram of 3 states has no joint "
+        r"law over every adversary here on n = 4 records .*about 64 windows, each two box brackets of "
+        r"R\^3 .*give adversary= \(certified box brackets up to n = 10, Monte Carlo beyond\)",
     ):
         account(three, [bdpsim.HistogramMechanism(1.0, 3)])
     adv = bdpsim.Adversary(1, (0,), (0,), 0, 1)
-    assert account(three, [bdpsim.HistogramMechanism(1.0, 3)], adversary=adv).method == "monte carlo"
+    assert account(three, [bdpsim.HistogramMechanism(1.0, 3)], adversary=adv).method == "boxes"
+    longer = bdpsim.MarkovChainModel(THREE_STATES, n=THREE_STATE_MAX_N + 1)
+    assert account(longer, [bdpsim.HistogramMechanism(1.0, 3)], adversary=adv).method == "monte carlo"
+
+
+def histogram3_pair(model, adv):
+    """The count vectors ``(N_0, N_1, N_2)`` of a three-state chain given ``(x_K, x)`` and
+    ``(x_K, x')``, by enumeration of every record tuple: atoms and the two weight vectors."""
+    xs, pr = chain_tuples(model)
+    n = model.n
+    atoms = np.array([(a, c, n - a - c) for a in range(n + 1) for c in range(n + 1 - a)], dtype=float)
+    laws = []
+    for v in (adv.x, adv.x_prime):
+        keep = np.all([xs[:, k] == val for k, val in adv.condition(v).items()], axis=0)
+        counts = np.stack([(xs[keep] == s).sum(axis=1) for s in range(3)], axis=1)
+        w = np.array([pr[keep][np.all(counts == a, axis=1)].sum() for a in atoms])
+        laws.append(w / w.sum())
+    return atoms, laws[0], laws[1]
+
+
+def test_laplace_histogram_of_three_states_one_adversary_brackets_the_space_integral(monkeypatch):
+    """One adversary of a 2-record three-state chain: the accountant's joint laws are the count
+    vectors enumerated from every record tuple (to 1e-15), its box bracket of R^3 (a small work
+    budget: wider, still certified) holds the space integral of the histogram's own output
+    densities (asked to 1e-5: its outer error estimate plus 1e-6 for the inner ones, asked to 1e-7
+    each; measured: asking 1e-6 moves it by 5e-8), the advantage is delta(0), and the BDPL is
+    exact_bdpl's for this adversary to 1e-12."""
+    import bdpsim.kernels.privacy.boxes as boxes
+
+    from ..helpers import laplace_space_hockey
+
+    monkeypatch.setattr(boxes, "MAX_WORK", 1e6)
+    model = bdpsim.MarkovChainModel(THREE_STATES, n=2)
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    adv = bdpsim.Adversary(0, (), (), 0, 2)
+    acc = account(model, [mech], adversary=adv)
+    assert acc.method == "boxes"
+    atoms, p, q = histogram3_pair(model, adv)
+    pair = acc.pair(adv)
+    got = {tuple(a): (u, v) for a, u, v in zip(pair.atoms, pair.w1, pair.w2)}
+    for a, u, v in zip(atoms, p, q):
+        assert got.get(tuple(a), (0.0, 0.0)) == pytest.approx((u, v), abs=1e-15)
+    keep = (p > 0) | (q > 0)
+    want, err = laplace_space_hockey(atoms[keep], p[keep], q[keep], mech.noise_scale, 1.0, tol=1e-5)
+    lo, hi = pair.hockey(1.0, True)
+    assert lo - err - 1e-6 <= want <= hi + err + 1e-6
+    assert hi - lo <= 1e-3
+    d = acc.delta(1.0)
+    assert d.kind == "certified bracket" and d.upper >= want - err - 1e-6
+    assert acc.advantage.lower == acc.delta(0.0).lower and acc.advantage.upper == acc.delta(0.0).upper
+    assert acc.bdpl.kind == "exact"
+    assert acc.bdpl.value == pytest.approx(bdpsim.exact_bdpl(model, mech, adversary=adv).bdpl, abs=1e-12)
+
+
+def test_box_bracket_too_large_for_one_adversary_refused_with_its_cost():
+    """One adversary of the two-state histogram on 400 records: the first box bracket alone needs
+    ~3.9e8 kernel evaluations (401 atoms, 402^2 cells, 6 per atom; limit 4e7): refused in one line naming that
+    estimate before any array of that size is made (it allocated gigabytes before)."""
+    m = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(2.0), n=400)
+    acc = account(m, [bdpsim.HistogramMechanism(1.0, 2)], adversary=bdpsim.Adversary(200, (), (), 0, 1))
+    with pytest.raises(
+        NotAvailable, match=r"^boxes = '2 Laplace releases of 401 atoms \(161604 cells\)'.*~3\.89e\+08"
+    ) as err:
+        acc.delta(0.5)
+    assert "\n" not in str(err.value)
 
 
 def test_box_search_of_a_long_chain_is_monte_carlo_and_its_attack_refused_with_its_cost():

@@ -620,3 +620,59 @@ def test_attack_risk_of_the_two_state_laplace_histogram():
     three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=4)
     with pytest.raises(NotAvailable, match=r"histogram of 3 states.*estimator = 'audit'"):
         bdpsim.attack_risk(three, bdpsim.HistogramMechanism(1.0, 3))
+
+
+def test_attack_risk_of_the_three_state_laplace_histogram_for_one_adversary(monkeypatch):
+    """Three states, one adversary: the advantage is the total variation of the histogram's own
+    output densities over R^3 (space integral asked to 1e-5, plus 1e-6 for its inner quadratures)
+    to the half-width of the accountant's box bracket (a small work budget: wider, still
+    certified); the TPR at FPR 0.05 is under ``t alpha + delta_t`` at ``t = e`` (the accountant's
+    upper end) and over the FPR; the adversary's BDPL is exact_bdpl's."""
+    import bdpsim
+    import bdpsim.kernels.privacy.boxes as boxes
+
+    from ..accounting.test_account import THREE_STATES, histogram3_pair
+    from ..helpers import laplace_space_hockey
+
+    monkeypatch.setattr(boxes, "MAX_WORK", 3e5)
+    model = MarkovChainModel(THREE_STATES, n=2)
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    adv = Adversary(0, (), (), 0, 2)
+    atoms, p, q = histogram3_pair(model, adv)
+    keep = (p > 0) | (q > 0)
+    tv, err = laplace_space_hockey(atoms[keep], p[keep], q[keep], mech.noise_scale, 0.0, tol=1e-5)
+    risk = bdpsim.attack_risk(model, mech, adversary=adv)
+    acc = bdpsim.account(model, [mech], adversary=adv)
+    half = 0.5 * acc.advantage.width
+    assert risk.advantage == pytest.approx(tv, abs=half + err + 1e-6)
+    assert half <= 1e-3 and "R^3" in risk.curve.label
+    assert 0.05 < risk.tpr_at(0.05) <= math.e * 0.05 + acc.pair(adv).hockey(1.0, True)[1] + 1e-12
+    assert risk.adversary_bdpl == pytest.approx(bdpsim.exact_bdpl(model, mech, adversary=adv).bdpl, abs=1e-12)
+
+
+def test_attack_on_the_three_state_histogram_refused_up_front_naming_size_and_cost():
+    """Refused before any work, one line each: over every adversary (the windows and the brackets'
+    cost), one adversary past THREE_STATE_MAX_N records (the width measured), four states."""
+    import bdpsim
+    from bdpsim.mechanisms.histogram import THREE_STATE_MAX_N
+
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=3)
+    with pytest.raises(
+        NotAvailable, match=r"^the Laplace histogram of 3 states on n = 3 records: .*about 36 windows"
+    ):
+        bdpsim.attack_risk(three, mech)
+    n = THREE_STATE_MAX_N + 1
+    longer = MarkovChainModel(three.transition, n=n)
+    adv = Adversary(1, (0,), (0,), 0, 1)
+    with pytest.raises(
+        NotAvailable,
+        match=rf"^the Laplace histogram of 3 states on n = {n} records: one adversary's box brackets",
+    ) as err:
+        bdpsim.attack_risk(longer, mech, adversary=adv)
+    assert "\n" not in str(err.value) and f"limit n <= {THREE_STATE_MAX_N}" in str(err.value)
+    four = MarkovChainModel(np.full((4, 4), 0.25), n=2)
+    with pytest.raises(
+        NotAvailable, match=r"^the Laplace histogram of 4 states: .*two and three states only"
+    ):
+        bdpsim.attack_risk(four, bdpsim.HistogramMechanism(1.0, 4), adversary=adv)
