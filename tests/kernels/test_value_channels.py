@@ -20,6 +20,7 @@ from bdpsim.kernels.chains.pair_product import PairFactor, hockey_stick_both
 from bdpsim.kernels.chains.value_channels import (
     corner_channel,
     gaussian_channels,
+    outside_over,
     outside_probability,
     prior_ratio_bound,
     range_for,
@@ -63,7 +64,11 @@ def test_the_range_holds_the_outside_probability_over_all_steps():
     for steps in (1, 100, 10**6):
         ch = gaussian_channels([0.0, 2.0], 1.0, 16, steps)
         assert ch.range == pytest.approx(range_for(2.0, steps))
-        assert ch.slack(steps) <= 1.01e-10
+        assert outside_over(ch.outside, steps) <= 1.01e-10
+        # the slack adds the upper channel's certified error: 1 - ((1 - tau) e^{-e})^T
+        assert ch.slack(steps) == pytest.approx(
+            1 - ((1 - ch.outside) * math.exp(-ch.error)) ** steps, rel=1e-6
+        )
         assert ch.outside == pytest.approx(norm.sf(ch.range + 1) + norm.sf(ch.range - 1), rel=1e-12)
     assert outside_probability(0.0, 1.0) == pytest.approx(2 * norm.sf(1.0))
 
@@ -302,7 +307,7 @@ def test_tangent_channel_is_its_definition_integrated():
     want = np.hstack([node_w * ratios, tip_w * tip_ratios])
     mass = want.sum(axis=1)
     np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
-    np.testing.assert_allclose(tangent_channel(w, nodes), want / mass[:, None], rtol=1e-11)
+    np.testing.assert_allclose(tangent_channel(w, nodes).matrix, want / mass[:, None], rtol=1e-11)
 
 
 def test_corner_channel_is_its_definition_integrated():
@@ -344,7 +349,7 @@ def test_corner_channel_is_its_definition_integrated():
     want = np.array(rows)
     mass = want.sum(axis=1)
     np.testing.assert_allclose(mass, norm.cdf(2.5 - w) - norm.cdf(-1.5 - w), rtol=1e-12)
-    np.testing.assert_allclose(corner_channel(w, nodes), want / mass[:, None], rtol=1e-11)
+    np.testing.assert_allclose(corner_channel(w, nodes).matrix, want / mass[:, None], rtol=1e-11)
 
 
 def _positive_part(coef):
