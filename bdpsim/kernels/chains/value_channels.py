@@ -77,7 +77,9 @@ dz`` computed by Gauss-Legendre quadrature, and the upper end must hold, not mer
 (closed forms exist, ``phi`` times exponentials, but they cancel catastrophically as ``mu h -> 0``).
 Each weight ``W'`` is computed with an absolute error at most ``E``: the quadrature remainder's
 bound (:func:`quadrature_remainder`: the integrand is entire, bounded on a Bernstein ellipse by
-``|phi|``'s bound there times ``|lambda|``'s, both in closed form) plus a running-error estimate
+``|phi|``'s bound there times ``|lambda|``'s, both in closed form; the rule is applied on as many
+equal pieces of each cell as bring the remainder's share under :data:`REMAINDER`,
+:func:`certified`: the tails' wide cells and a large ``mu h`` need them) plus a running-error estimate
 of the floating-point rounding (each operation off by at most ``u = 2^-53`` of the magnitudes it
 combines, the library's ``exp`` and ``expm1`` within an ulp, times :data:`ROUNDING_MARGIN`: an
 estimate, not a proof). So every entry of the computed channel ``D'`` is within ``e^{+-e}`` of
@@ -112,13 +114,18 @@ MAX_SEPARATION = 20.0
 #: least spread (largest minus least value, in sigma) of three or more values: below it the upper
 #: channel's tangents cancel in floating point (they failed near 3e-17)
 MIN_SEPARATION = 1e-12
-#: Gauss-Legendre points per cell for the node channel's weights
+#: Gauss-Legendre points per cell (or piece of a cell) for the upper channel's weights
 QUADRATURE = 20
 #: the Bernstein ellipses (sums of semi-axes, in units of the half cell) over which the quadrature
 #: remainder's bound is minimised (:func:`quadrature_remainder`)
 ELLIPSES = (1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0)
 #: float64's unit roundoff
 ROUNDOFF = float(np.finfo(float).eps) / 2
+#: the quadrature remainder's share of the upper channel's error aimed at (the rule is applied on
+#: more pieces of each cell until it is below; :func:`certified`)
+REMAINDER = 1e-13
+#: the most pieces of a cell the rule is applied on
+MAX_PARTS = 256
 #: the factor on the running-error estimates of the upper channel's floating-point rounding
 ROUNDING_MARGIN = 8.0
 #: the node density's floor, relative to its peak
@@ -254,19 +261,23 @@ def _log_psi(y: np.ndarray) -> np.ndarray:
     return np.where(big, y + np.log(np.where(big, y, 1.0) - 1 + np.exp(-np.where(big, y, 1.0))), small)
 
 
-def quadrature_remainder(left: np.ndarray, h: np.ndarray, centre: float, log_weight) -> np.ndarray:
+def quadrature_remainder(
+    left: np.ndarray, h: np.ndarray, centre: float, log_weight, parts: int = 1
+) -> np.ndarray:
     """A bound on the Gauss-Legendre remainder of ``int_cell phi(z - centre) lambda(z) dz`` on each
-    cell ``[left, left + h]`` (module docstring: certified weights).
+    cell ``[left, left + h]``, the rule applied on ``parts`` equal pieces of it (module docstring:
+    certified weights).
 
-    With the cell mapped onto ``[-1, 1]``, the integrand is entire; on the Bernstein ellipse of
-    parameter ``rho`` (foci the cell's ends, semi-axes ``h (rho +- 1/rho) / 4``) its modulus is at
-    most ``M = e^{b^2 / 2} phi(g) L``, ``b`` the semi-minor axis, ``g`` the least distance from
-    ``centre`` to the ellipse's shadow on the real line (``|e^{-(z - c)^2 / 2}| = e^{-((x - c)^2 -
-    y^2) / 2}``) and ``L`` the bound ``exp(log_weight(R))`` on ``|lambda|`` at distance at most
-    ``R = h (1 + (rho + 1/rho) / 2) / 2`` from either end of the cell. With ``n`` points
-    (:data:`QUADRATURE`), ``|E| <= (h / 2) (64 / 15) M rho^{-2n} / (1 - rho^{-2})`` (Trefethen,
+    On a piece mapped onto ``[-1, 1]`` the integrand is entire; on the Bernstein ellipse of
+    parameter ``rho`` (foci the piece's ends, semi-axes ``h' (rho +- 1/rho) / 4`` for a piece of
+    width ``h'``) its modulus is at most ``M = e^{b^2 / 2} phi(g) L``, ``b`` the semi-minor axis,
+    ``g`` the least distance from ``centre`` to the ellipse's shadow on the real line
+    (``|e^{-(z - c)^2 / 2}| = e^{-((x - c)^2 - y^2) / 2}``) and ``L = exp(log_weight(R_a, R_b))`` the
+    bound on ``|lambda|`` at the complex points within ``R_a`` of the cell's left end and ``R_b`` of
+    its right end (the piece's centre's distances plus the semi-major axis). With ``n`` points
+    (:data:`QUADRATURE`), ``|E| <= (h' / 2) (64 / 15) M rho^{-2n} / (1 - rho^{-2})`` (Trefethen,
     *Approximation Theory and Approximation Practice*, Theorem 19.3), minimised over
-    :data:`ELLIPSES`.
+    :data:`ELLIPSES` and summed over the pieces.
 
     Parameters
     ----------
@@ -275,18 +286,32 @@ def quadrature_remainder(left: np.ndarray, h: np.ndarray, centre: float, log_wei
     centre : float
         The Gaussian factor's centre.
     log_weight : callable
-        ``R (rhos, cells) -> (rhos, cells)``: the log of a bound on ``|lambda|`` over the complex
-        points within ``R`` of both ends of the cell.
+        ``(R_a, R_b) (rhos, cells) -> (rhos, cells)``: the log of a bound on ``|lambda|``.
+    parts : int
+        The pieces of each cell the rule is applied on.
     """
     rho = np.asarray(ELLIPSES, dtype=float)[:, None]
-    half = np.asarray(h, dtype=float)[None, :] / 2
+    h = np.asarray(h, dtype=float)[None, :]
+    half = h / (2 * parts)
     major, minor = (rho + 1 / rho) / 2, (rho - 1 / rho) / 2
-    mid = np.asarray(left, dtype=float)[None, :] + half
-    gap = np.maximum(np.abs(mid - centre) - half * major, 0.0)
-    log_m = -(gap**2) / 2 + (half * minor) ** 2 / 2 - 0.5 * math.log(2 * math.pi)
-    log_m = log_m + log_weight(half * (1 + major))
-    log_e = np.log(half) + math.log(64 / 15) + log_m - 2 * QUADRATURE * np.log(rho) - np.log1p(-(rho**-2))
-    return np.exp(np.min(log_e, axis=0))
+    total = np.zeros(h.shape[1])
+    for k in range(parts):
+        offset = (2 * k + 1) * half  # the piece's centre, from the cell's left end
+        gap = np.maximum(np.abs(np.asarray(left, dtype=float)[None, :] + offset - centre) - half * major, 0.0)
+        log_m = -(gap**2) / 2 + (half * minor) ** 2 / 2 - 0.5 * math.log(2 * math.pi)
+        log_m = log_m + log_weight(offset + half * major, h - offset + half * major)
+        log_e = np.log(half) + math.log(64 / 15) + log_m - 2 * QUADRATURE * np.log(rho) - np.log1p(-(rho**-2))
+        total = total + np.exp(np.min(log_e, axis=0))
+    return total
+
+
+def _points(h: np.ndarray, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, g)``, ``(cells, parts n)``: the offsets in each cell of the ``n``-point Gauss-Legendre
+    rule (:data:`QUADRATURE`) on ``parts`` equal pieces of it, and their weights."""
+    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
+    k = np.arange(parts)[:, None]
+    at = ((k + (x[None, :] + 1) / 2) / parts).ravel()
+    return at[None, :] * h[:, None], np.tile(gw, parts)[None, :] * h[:, None] / (2 * parts)
 
 
 def _base_rounding(zz: np.ndarray, centre: float, h: np.ndarray) -> np.ndarray:
@@ -302,7 +327,7 @@ def _weights(base: np.ndarray, rel_base: np.ndarray, lam: np.ndarray, err_lam: n
     terms' own (``base_k (rel_base_k lambda_k + err_lam_k)``, ``err_lam`` absolute) and the
     summation's (``n u W`` for ``n`` positive terms), times :data:`ROUNDING_MARGIN`."""
     W = np.sum(base * lam, axis=1)
-    R = np.sum(base * (rel_base * np.abs(lam) + err_lam), axis=1) + QUADRATURE * ROUNDOFF * W
+    R = np.sum(base * (rel_base * np.abs(lam) + err_lam), axis=1) + base.shape[1] * ROUNDOFF * W
     return W, ROUNDING_MARGIN * R
 
 
@@ -316,7 +341,9 @@ def _log_error(W: np.ndarray, bound: np.ndarray) -> float:
     return -math.log1p(-worst) if worst < 1 else math.inf
 
 
-def _split(weights: np.ndarray, factors: np.ndarray, weight_error: np.ndarray, factor_error: np.ndarray):
+def _split(
+    weights: np.ndarray, factors: np.ndarray, weight_error: np.ndarray, factor_error: np.ndarray, remainder
+):
     """``SplitChannel`` of entries ``weights[r] * factors[s, r]`` normalised per row ``s``: each
     weight's log error ``weight_error[r]``, each factor's ``factor_error[s, r]``; the row sum adds at
     most the largest entry's error and its own rounding (``n u`` for ``n`` positive terms), the
@@ -326,7 +353,7 @@ def _split(weights: np.ndarray, factors: np.ndarray, weight_error: np.ndarray, f
     worst = float(np.max(entry))
     n = D.shape[1]
     error = 2 * worst + ROUNDING_MARGIN * (n + 2) * ROUNDOFF
-    return SplitChannel(D / D.sum(axis=1, keepdims=True), error)
+    return SplitChannel(D / D.sum(axis=1, keepdims=True), error, remainder)
 
 
 def _node_factor_error(log_r: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -347,55 +374,62 @@ class SplitChannel:
         ``e`` with ``|ln(D[s, r] / D'[s, r])| <= e`` for every entry, ``D`` the channel the module
         docstring defines (its weights the exact integrals): the quadrature's remainder
         (:func:`quadrature_remainder`) and the floating-point rounding.
+    remainder : float
+        The quadrature remainder's share of ``error`` (``-ln(1 - Q / W')`` at the worst weight).
     """
 
     matrix: np.ndarray
     error: float
+    remainder: float = 0.0
 
 
-def upper_channel(mu: float, nodes: np.ndarray) -> SplitChannel:
+def upper_channel(mu: float, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     """``(2, N + 1)``: the node channel ``D`` of the release conditioned on ``nodes[0] <= z <=
     nodes[-1]`` (module docstring: upper channel), rows normalised to 1, with its error bound.
 
     ``A_j``'s two cell integrals ``int phi_0 (1 - beta)`` and ``int phi_0 beta`` are computed by
-    Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell), their remainders bounded by
+    Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of ``parts`` pieces of a cell),
+    their remainders bounded by
     :func:`quadrature_remainder` with ``|beta| <= expm1(mu R) / expm1(mu h)`` and ``|1 - beta| =
     |expm1(-mu (h - u)) / expm1(-mu h)| <= expm1(mu R) / (1 - e^{-mu h})`` (the series of ``expm1``
     has positive coefficients); node ``j``'s high-state entry is ``e^{mu z_j}`` times its low-state
     entry."""
     z = np.asarray(nodes, dtype=float)
     h = np.diff(z)
-    x, w = np.polynomial.legendre.leggauss(QUADRATURE)
-    u = (x[None, :] + 1) / 2 * h[:, None]  # offsets in each cell
+    u, gq = _points(h, parts)  # offsets in each cell
     zz = z[:-1, None] + u
     phi0 = np.exp(-((zz + mu / 2) ** 2) / 2) / math.sqrt(2 * math.pi)
     if mu > 0:
         beta = np.expm1(mu * u) / np.expm1(mu * h)[:, None]
-        log_up = lambda R: _log_expm1(mu * R) - _log_expm1(mu * h)  # noqa: E731
-        log_down = lambda R: _log_expm1(mu * R) - np.log(-np.expm1(-mu * h))  # noqa: E731
+        log_up = lambda Ra, Rb: _log_expm1(mu * Ra) - _log_expm1(mu * h)  # noqa: E731
+        log_down = lambda Ra, Rb: _log_expm1(mu * Rb) - np.log(-np.expm1(-mu * h))  # noqa: E731
     else:
         beta = u / h[:, None]
-        log_up = log_down = lambda R: np.log(R / h)  # noqa: E731
-    base = phi0 * w[None, :] * h[:, None] / 2
+        log_up = lambda Ra, Rb: np.log(Ra / h)  # noqa: E731
+        log_down = lambda Ra, Rb: np.log(Rb / h)  # noqa: E731
+    base = phi0 * gq
     rel_base = _base_rounding(zz, -mu / 2, h)
     err_beta = beta * ROUNDOFF * (6 + 6 * (1 + mu * h[:, None]))
     right, r_round = _weights(base, rel_base, 1 - beta, ROUNDOFF * (1 + beta) + err_beta)  # left node
     left, l_round = _weights(base, rel_base, beta, err_beta)  # to the cell's right node
-    r_bound = r_round + quadrature_remainder(z[:-1], h, -mu / 2, log_down)
-    l_bound = l_round + quadrature_remainder(z[:-1], h, -mu / 2, log_up)
+    r_quad = quadrature_remainder(z[:-1], h, -mu / 2, log_down, parts)
+    l_quad = quadrature_remainder(z[:-1], h, -mu / 2, log_up, parts)
+    r_bound, l_bound = r_round + r_quad, l_round + l_quad
     A = np.zeros(z.size)
     A[:-1] += right
     A[1:] += left
-    E = np.zeros(z.size)
+    E, Q = np.zeros(z.size), np.zeros(z.size)
     E[:-1] += r_bound
     E[1:] += l_bound
+    Q[:-1] += r_quad
+    Q[1:] += l_quad
     log_r = mu * z
     factors = np.vstack([np.ones(z.size), np.exp(log_r)])
     f_err = np.vstack([np.zeros(z.size), _node_factor_error(log_r, mu * np.abs(z))])
-    return _split(A, factors, np.full(z.size, _log_error(A, E)), f_err)
+    return _split(A, factors, np.full(z.size, _log_error(A, E)), f_err, _log_error(A, Q))
 
 
-def corner_channel(centres, nodes: np.ndarray) -> SplitChannel:
+def corner_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     """``(m, N + 1 + N (2^(m-1) - 2))``: the corner channel ``D`` of ``m >= 2`` values (module
     docstring: more than two values) conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised,
     with its error bound.
@@ -405,7 +439,8 @@ def corner_channel(centres, nodes: np.ndarray) -> SplitChannel:
     cell's right end for ``r_j``), each over the ``N`` cells. With ``d_j = w_j - w_1``,
     ``t_j = expm1(d_j u) / expm1(d_j h)`` and ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j
     h)`` (``u`` the offset in a cell of width ``h``: no cancellation), a corner's weight ``int_cell
-    phi_1 lambda_c`` is computed by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell),
+    phi_1 lambda_c`` is computed by Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of
+    ``parts`` pieces of a cell),
     its remainder bounded by :func:`quadrature_remainder` with the product of ``|t_j| <= expm1(d_j
     R) / expm1(d_j h)`` and ``|1 - t_j| <= expm1(d_j R) / (1 - e^{-d_j h})``; value ``j``'s entry is
     the weight times ``r_j`` at the corner's ``j``-th end."""
@@ -413,11 +448,10 @@ def corner_channel(centres, nodes: np.ndarray) -> SplitChannel:
     z = np.asarray(nodes, dtype=float)
     h = np.diff(z)
     d = (w[1:] - w[0])[:, None, None]
-    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
-    u = ((x[None, :] + 1) / 2 * h[:, None])[None]  # offsets in each cell
-    zz = z[:-1, None] + u[0]
-    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi)
-    base = base * gw[None, :] * h[:, None] / 2
+    u0, gq = _points(h, parts)  # offsets in each cell
+    u = u0[None]
+    zz = z[:-1, None] + u0
+    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
     rel_base = _base_rounding(zz, float(w[0]), h)
     span = np.expm1(d * h[None, :, None])
     up = np.expm1(d * u) / span  # t_j
@@ -426,14 +460,16 @@ def corner_channel(centres, nodes: np.ndarray) -> SplitChannel:
     hh = h[None, :, None]
     rel_up = ROUNDOFF * (6 + 6 * (1 + d * hh)) + 0 * u
     rel_down = ROUNDOFF * (10 + 5 * d * u + (1 + d * v) * (2 + 4 * u / v))
-    log_t = [lambda R, dj=float(dj): _log_expm1(dj * R) - _log_expm1(dj * h) for dj in d[:, 0, 0]]
-    log_s = [lambda R, dj=float(dj): _log_expm1(dj * R) - np.log(-np.expm1(-dj * h)) for dj in d[:, 0, 0]]
+    log_t = [lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Ra) - _log_expm1(dj * h) for dj in d[:, 0, 0]]
+    log_s = [
+        lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Rb) - np.log(-np.expm1(-dj * h)) for dj in d[:, 0, 0]
+    ]
     log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
     scale = np.abs(w[1:] - w[0])[:, None] * (np.abs(z[None, :]) + np.abs(w[1:, None] + w[0]) / 2)
     r_err = _node_factor_error(log_r, scale)
     cells = np.arange(h.size)
-    nodes_weight, nodes_bound = np.zeros(z.size), np.zeros(z.size)
-    off, off_err, off_w, off_bound = [], [], [], []
+    nodes_weight, nodes_bound, nodes_quad = np.zeros(z.size), np.zeros(z.size), np.zeros(z.size)
+    off, off_err, off_w, off_bound, off_quad = [], [], [], [], []
     for corner in itertools.product((0, 1), repeat=w.size - 1):
         lam = np.prod([up[j] if c else down[j] for j, c in enumerate(corner)], axis=0)
         rel = (
@@ -441,27 +477,33 @@ def corner_channel(centres, nodes: np.ndarray) -> SplitChannel:
             + w.size * ROUNDOFF
         )
         W, rounding = _weights(base, rel_base, lam, lam * rel)
-        parts = [log_t[j] if c else log_s[j] for j, c in enumerate(corner)]
-        bound = rounding + quadrature_remainder(
-            z[:-1], h, float(w[0]), lambda R, parts=parts: np.sum([f(R) for f in parts], axis=0)
+        logs = [log_t[j] if c else log_s[j] for j, c in enumerate(corner)]
+        quad = quadrature_remainder(
+            z[:-1], h, float(w[0]), lambda Ra, Rb, logs=logs: np.sum([f(Ra, Rb) for f in logs], axis=0), parts
         )
+        bound = rounding + quad
         if not any(corner):
             nodes_weight[:-1] += W
             nodes_bound[:-1] += bound
+            nodes_quad[:-1] += quad
         elif all(corner):
             nodes_weight[1:] += W
             nodes_bound[1:] += bound
+            nodes_quad[1:] += quad
         else:
             ends = np.array([log_r[j, cells + c] for j, c in enumerate(corner)])
             off.append(np.vstack([np.ones(h.size), np.exp(ends)]))
             off_err.append(np.vstack([np.zeros(h.size), [r_err[j, cells + c] for j, c in enumerate(corner)]]))
             off_w.append(W)
             off_bound.append(bound)
+            off_quad.append(quad)
     weights = np.concatenate([nodes_weight, *off_w])
     bounds = np.concatenate([nodes_bound, *off_bound])
+    quads = np.concatenate([nodes_quad, *off_quad])
     factors = np.hstack([np.vstack([np.ones(z.size), np.exp(log_r)]), *off])
     f_err = np.hstack([np.vstack([np.zeros(z.size), r_err]), *off_err])
-    return _split(weights, factors, np.full(weights.size, _log_error(weights, bounds)), f_err)
+    error = np.full(weights.size, _log_error(weights, bounds))
+    return _split(weights, factors, error, f_err, _log_error(weights, quads))
 
 
 def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -477,7 +519,7 @@ def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.where(small, series, np.expm1(y) - y) / d
 
 
-def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
+def tangent_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     """``(3, 2 N + 1)``: the tangent channel of three values (module docstring: three values)
     conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised, with its error bound. Outputs:
     the ``N + 1`` nodes, then each cell's tangent vertex ``T``.
@@ -488,7 +530,8 @@ def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
     h) / d_j``. The barycentric weights of ``x(u)`` are ``lambda_B = (g_3(u) - g_2(u)) / (g_3(h) -
     g_2(h))`` (``g_j(t) = (e^{d_j t} - 1 - d_j t) / d_j``, no cancellation), ``lambda_T = (B_2 x_3 -
     B_3 x_2) / (s_A d_2 d_3 (g_2(h) - g_3(h)))`` and ``lambda_A = 1 - lambda_B - lambda_T``; their
-    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points per cell).
+    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of
+    ``parts`` pieces of a cell).
 
     The remainders (:func:`quadrature_remainder`): ``g_3 - g_2 = int_{d_2}^{d_3} psi(d t) / d^2 dd``
     with ``psi(y) = y e^y - expm1(y)`` (positive coefficients), so ``|lambda_B| <= sup_d psi(d R) /
@@ -500,11 +543,9 @@ def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
     z = np.asarray(nodes, dtype=float)
     h = np.diff(z)
     d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
-    x, gw = np.polynomial.legendre.leggauss(QUADRATURE)
-    u = (x[None, :] + 1) / 2 * h[:, None]
+    u, gq = _points(h, parts)
     zz = z[:-1, None] + u
-    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi)
-    base = base * gw[None, :] * h[:, None] / 2
+    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
     g3h, g2h = _expm1_excess(np.array(d3), h), _expm1_excess(np.array(d2), h)
     gh = g3h - g2h  # > 0
     s_b = gh / (np.exp(d2 * h) * np.expm1((d3 - d2) * h))  # (E_3 - E_2) / (e_3 - e_2)
@@ -531,16 +572,15 @@ def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
     e_t = np.abs(e_cross) / den[:, None] + lam_t * (r_den[:, None] + uu)
     e_a = 2 * uu * (1 + lam_b + lam_t) + e_b + e_t
     rel_base = _base_rounding(zz, float(w[0]), h)
-    log_b = lambda R: _log_psi(d3 * R) - _log_psi(d3 * h)  # noqa: E731
-    log_a = lambda R: _log_psi(d3 * R) - np.log(_psi(-d3 * h))  # noqa: E731
-    log_t = lambda R: np.logaddexp(0.0, np.logaddexp(log_a(R), log_b(R)))  # noqa: E731
+    log_b = lambda Ra, Rb: _log_psi(d3 * Ra) - _log_psi(d3 * h)  # noqa: E731
+    log_a = lambda Ra, Rb: _log_psi(d3 * Rb) - np.log(_psi(-d3 * h))  # noqa: E731
+    log_t = lambda Ra, Rb: np.logaddexp(0.0, np.logaddexp(log_a(Ra, Rb), log_b(Ra, Rb)))  # noqa: E731
     (WA, ra), (WB, rb), (WT, rt) = (
         _weights(base, rel_base, lam, e) for lam, e in ((lam_a, e_a), (lam_b, e_b), (lam_t, e_t))
     )
     left = z[:-1]
-    ea = ra + quadrature_remainder(left, h, float(w[0]), log_a)
-    eb = rb + quadrature_remainder(left, h, float(w[0]), log_b)
-    et = rt + quadrature_remainder(left, h, float(w[0]), log_t)
+    qa, qb, qt = (quadrature_remainder(left, h, float(w[0]), f, parts) for f in (log_a, log_b, log_t))
+    ea, eb, et = ra + qa, rb + qb, rt + qt
     log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
     scale = np.abs(w[1:] - w[0])[:, None] * (np.abs(z[None, :]) + np.abs(w[1:, None] + w[0]) / 2)
     r_err = _node_factor_error(log_r, scale)
@@ -549,6 +589,9 @@ def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
     node_weight[1:] += WB
     node_bound[:-1] += ea
     node_bound[1:] += eb
+    node_quad = np.zeros(z.size)
+    node_quad[:-1] += qa
+    node_quad[1:] += qb
     dd = np.array([[d2], [d3]])
     ratio_t = np.exp(log_r[:, :-1]) * (1 + s_a[None, :] * dd)
     t_err = r_err[:, :-1] + ROUNDING_MARGIN * (e_sa[None, :] * dd + 3 * uu * (1 + s_a[None, :] * dd)) / (
@@ -558,7 +601,20 @@ def tangent_channel(centres, nodes: np.ndarray) -> SplitChannel:
     bounds = np.concatenate([node_bound, et])
     factors = np.vstack([np.ones(weights.size), np.hstack([np.exp(log_r), ratio_t])])
     f_err = np.vstack([np.zeros(weights.size), np.hstack([r_err, t_err])])
-    return _split(weights, factors, np.full(weights.size, _log_error(weights, bounds)), f_err)
+    error = np.full(weights.size, _log_error(weights, bounds))
+    return _split(weights, factors, error, f_err, _log_error(weights, np.concatenate([node_quad, qt])))
+
+
+def certified(split) -> SplitChannel:
+    """``split(parts)`` (an upper channel with the rule on ``parts`` pieces of each cell) at the
+    fewest pieces (1, 2, 4, ... :data:`MAX_PARTS`) whose quadrature remainder is at most
+    :data:`REMAINDER` (coarse cells: the tails' wide ones, or a large ``mu h``)."""
+    parts = 1
+    out = split(parts)
+    while out.remainder > REMAINDER and parts < MAX_PARTS:
+        parts *= 2
+        out = split(parts)
+    return out
 
 
 def nodes_for(mu: float, Z: float, bins: int, centres=None) -> np.ndarray:
@@ -636,11 +692,11 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
     w = standard_values(u, sigma)
     if u.size == 2:
         nodes = nodes_for(mu, Z, bins)
-        lower, upper = lower_channel(w, nodes), upper_channel(mu, nodes)
+        lower, upper = lower_channel(w, nodes), certified(lambda k: upper_channel(mu, nodes, k))
     else:
         nodes = nodes_for(mu, Z, bins, centres=w)
         split = tangent_channel if u.size == 3 else corner_channel
-        lower, upper = lower_channel(w, nodes), split(w, nodes)
+        lower, upper = lower_channel(w, nodes), certified(lambda k: split(w, nodes, k))
     tau = outside_probability(mu, Z)
     error = upper.error + coordinates_error(mu, Z, tau)
     return ChannelPair(lower[index], upper.matrix[index], tau, Z, error)
@@ -749,10 +805,13 @@ __all__ = [
     "MAX_VALUES",
     "OUTSIDE",
     "ELLIPSES",
+    "MAX_PARTS",
     "QUADRATURE",
+    "REMAINDER",
     "ChannelPair",
     "HasChannels",
     "SplitChannel",
+    "certified",
     "coordinates_error",
     "corner_channel",
     "distinct_values",
