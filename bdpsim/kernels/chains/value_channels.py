@@ -79,7 +79,7 @@ Each weight ``W'`` is computed with an absolute error at most ``E``: the quadrat
 bound (:func:`quadrature_remainder`: the integrand is entire, bounded on a Bernstein ellipse by
 ``|phi|``'s bound there times ``|lambda|``'s, both in closed form; the rule is applied on as many
 equal pieces of each cell as bring the remainder's share under :data:`REMAINDER`,
-:func:`certified`: the tails' wide cells and a large ``mu h`` need them) plus a running-error estimate
+cell by cell: the tails' wide cells and a large ``mu h`` need them) plus a running-error estimate
 of the floating-point rounding (each operation off by at most ``u = 2^-53`` of the magnitudes it
 combines, the library's ``exp`` and ``expm1`` within an ulp, times :data:`ROUNDING_MARGIN`: an
 estimate, not a proof). So every entry of the computed channel ``D'`` is within ``e^{+-e}`` of
@@ -122,7 +122,7 @@ ELLIPSES = (1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 64.0)
 #: float64's unit roundoff
 ROUNDOFF = float(np.finfo(float).eps) / 2
 #: the quadrature remainder's share of the upper channel's error aimed at (the rule is applied on
-#: more pieces of each cell until it is below; :func:`certified`)
+#: more pieces of a cell until it is below)
 REMAINDER = 1e-13
 #: the most pieces of a cell the rule is applied on
 MAX_PARTS = 256
@@ -383,21 +383,35 @@ class SplitChannel:
     remainder: float = 0.0
 
 
-def upper_channel(mu: float, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
-    """``(2, N + 1)``: the node channel ``D`` of the release conditioned on ``nodes[0] <= z <=
-    nodes[-1]`` (module docstring: upper channel), rows normalised to 1, with its error bound.
+def _refined(cells_of, left: np.ndarray, h: np.ndarray, parts: int | None) -> dict:
+    """Each cell's weights ``{name: (W, E, Q)}`` (the weights, bounds on their errors, the bounds'
+    quadrature share) from ``cells_of(left, h, parts)``, the rule on ``parts`` pieces of each cell;
+    ``parts = None``: on the fewest pieces (1, 2, 4, ... :data:`MAX_PARTS`, cell by cell) that bring
+    every weight's remainder under :data:`REMAINDER` of it (the tails' wide cells, a large ``mu h``)."""
+    if parts is not None:
+        return cells_of(left, h, parts)
+    out = cells_of(left, h, 1)
+    todo, k = _coarse(out), 1
+    while todo.any() and k < MAX_PARTS:
+        k *= 2
+        sub = cells_of(left[todo], h[todo], k)
+        for name, arrays in sub.items():
+            for full, part in zip(out[name], arrays):
+                full[todo] = part
+        todo[todo] = _coarse(sub)
+    return out
 
-    ``A_j``'s two cell integrals ``int phi_0 (1 - beta)`` and ``int phi_0 beta`` are computed by
-    Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of ``parts`` pieces of a cell),
-    their remainders bounded by
-    :func:`quadrature_remainder` with ``|beta| <= expm1(mu R) / expm1(mu h)`` and ``|1 - beta| =
-    |expm1(-mu (h - u)) / expm1(-mu h)| <= expm1(mu R) / (1 - e^{-mu h})`` (the series of ``expm1``
-    has positive coefficients); node ``j``'s high-state entry is ``e^{mu z_j}`` times its low-state
-    entry."""
-    z = np.asarray(nodes, dtype=float)
-    h = np.diff(z)
+
+def _coarse(cells: dict) -> np.ndarray:
+    """The cells some of whose weights have a remainder bound above :data:`REMAINDER` of them."""
+    return np.any([Q > REMAINDER * W for W, _, Q in cells.values()], axis=0)
+
+
+def _node_cells(mu: float, left: np.ndarray, h: np.ndarray, parts: int) -> dict:
+    """``{"right", "left"}``: each cell's weights ``int phi_0 (1 - beta)`` (to its left node) and
+    ``int phi_0 beta`` (to its right node) with their error bounds (:func:`upper_channel`)."""
     u, gq = _points(h, parts)  # offsets in each cell
-    zz = z[:-1, None] + u
+    zz = left[:, None] + u
     phi0 = np.exp(-((zz + mu / 2) ** 2) / 2) / math.sqrt(2 * math.pi)
     if mu > 0:
         beta = np.expm1(mu * u) / np.expm1(mu * h)[:, None]
@@ -410,26 +424,69 @@ def upper_channel(mu: float, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     base = phi0 * gq
     rel_base = _base_rounding(zz, -mu / 2, h)
     err_beta = beta * ROUNDOFF * (6 + 6 * (1 + mu * h[:, None]))
-    right, r_round = _weights(base, rel_base, 1 - beta, ROUNDOFF * (1 + beta) + err_beta)  # left node
-    left, l_round = _weights(base, rel_base, beta, err_beta)  # to the cell's right node
-    r_quad = quadrature_remainder(z[:-1], h, -mu / 2, log_down, parts)
-    l_quad = quadrature_remainder(z[:-1], h, -mu / 2, log_up, parts)
-    r_bound, l_bound = r_round + r_quad, l_round + l_quad
-    A = np.zeros(z.size)
-    A[:-1] += right
-    A[1:] += left
-    E, Q = np.zeros(z.size), np.zeros(z.size)
-    E[:-1] += r_bound
-    E[1:] += l_bound
-    Q[:-1] += r_quad
-    Q[1:] += l_quad
+    right, r_round = _weights(base, rel_base, 1 - beta, ROUNDOFF * (1 + beta) + err_beta)
+    to_right, l_round = _weights(base, rel_base, beta, err_beta)
+    r_quad = quadrature_remainder(left, h, -mu / 2, log_down, parts)
+    l_quad = quadrature_remainder(left, h, -mu / 2, log_up, parts)
+    return {"right": (right, r_round + r_quad, r_quad), "left": (to_right, l_round + l_quad, l_quad)}
+
+
+def upper_channel(mu: float, nodes: np.ndarray, parts: int | None = None) -> SplitChannel:
+    """``(2, N + 1)``: the node channel ``D`` of the release conditioned on ``nodes[0] <= z <=
+    nodes[-1]`` (module docstring: upper channel), rows normalised to 1, with its error bound.
+
+    ``A_j``'s two cell integrals ``int phi_0 (1 - beta)`` and ``int phi_0 beta`` are computed by
+    Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of ``parts`` pieces of a cell;
+    ``None``: as many as the remainder needs, cell by cell), their remainders bounded by
+    :func:`quadrature_remainder` with ``|beta| <= expm1(mu R_a) / expm1(mu h)`` and ``|1 - beta| =
+    |expm1(-mu (h - u)) / expm1(-mu h)| <= expm1(mu R_b) / (1 - e^{-mu h})`` (the series of
+    ``expm1`` has positive coefficients); node ``j``'s high-state entry is ``e^{mu z_j}`` times its
+    low-state entry."""
+    z = np.asarray(nodes, dtype=float)
+    cells = _refined(lambda a, h, k: _node_cells(mu, a, h, k), z[:-1], np.diff(z), parts)
+    A, E, Q = (np.zeros(z.size) for _ in range(3))
+    for out, ends in ((A, 0), (E, 1), (Q, 2)):
+        out[:-1] += cells["right"][ends]
+        out[1:] += cells["left"][ends]
     log_r = mu * z
     factors = np.vstack([np.ones(z.size), np.exp(log_r)])
     f_err = np.vstack([np.zeros(z.size), _node_factor_error(log_r, mu * np.abs(z))])
     return _split(A, factors, np.full(z.size, _log_error(A, E)), f_err, _log_error(A, Q))
 
 
-def corner_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
+def _corner_cells(w: np.ndarray, left: np.ndarray, h: np.ndarray, parts: int) -> dict:
+    """``{corner: (W, E, Q)}``: each cell's weight ``int phi_1 lambda_c`` of every corner ``c`` with
+    its error bound (:func:`corner_channel`)."""
+    d = (w[1:] - w[0])[:, None, None]
+    u0, gq = _points(h, parts)  # offsets in each cell
+    u = u0[None]
+    zz = left[:, None] + u0
+    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
+    rel_base = _base_rounding(zz, float(w[0]), h)
+    span = np.expm1(d * h[None, :, None])
+    up = np.expm1(d * u) / span  # t_j
+    v = h[None, :, None] - u
+    down = np.exp(d * u) * np.expm1(d * v) / span  # 1 - t_j
+    rel_up = ROUNDOFF * (6 + 6 * (1 + d * h[None, :, None])) + 0 * u
+    rel_down = ROUNDOFF * (10 + 5 * d * u + (1 + d * v) * (2 + 4 * u / v))
+    log_t = [lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Ra) - _log_expm1(dj * h) for dj in d[:, 0, 0]]
+    log_s = [
+        lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Rb) - np.log(-np.expm1(-dj * h)) for dj in d[:, 0, 0]
+    ]
+    out = {}
+    for corner in itertools.product((0, 1), repeat=w.size - 1):
+        lam = np.prod([up[j] if c else down[j] for j, c in enumerate(corner)], axis=0)
+        rel = np.sum([rel_up[j] if c else rel_down[j] for j, c in enumerate(corner)], axis=0)
+        W, rounding = _weights(base, rel_base, lam, lam * (rel + w.size * ROUNDOFF))
+        logs = [log_t[j] if c else log_s[j] for j, c in enumerate(corner)]
+        quad = quadrature_remainder(
+            left, h, float(w[0]), lambda Ra, Rb, logs=logs: np.sum([f(Ra, Rb) for f in logs], axis=0), parts
+        )
+        out[corner] = (W, rounding + quad, quad)
+    return out
+
+
+def corner_channel(centres, nodes: np.ndarray, parts: int | None = None) -> SplitChannel:
     """``(m, N + 1 + N (2^(m-1) - 2))``: the corner channel ``D`` of ``m >= 2`` values (module
     docstring: more than two values) conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised,
     with its error bound.
@@ -440,70 +497,33 @@ def corner_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     ``t_j = expm1(d_j u) / expm1(d_j h)`` and ``1 - t_j = e^{d_j u} expm1(d_j (h - u)) / expm1(d_j
     h)`` (``u`` the offset in a cell of width ``h``: no cancellation), a corner's weight ``int_cell
     phi_1 lambda_c`` is computed by Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of
-    ``parts`` pieces of a cell),
-    its remainder bounded by :func:`quadrature_remainder` with the product of ``|t_j| <= expm1(d_j
-    R) / expm1(d_j h)`` and ``|1 - t_j| <= expm1(d_j R) / (1 - e^{-d_j h})``; value ``j``'s entry is
+    ``parts`` pieces of a cell; ``None``: as many as the remainder needs, cell by cell), its
+    remainder bounded by :func:`quadrature_remainder` with the product of ``|t_j| <= expm1(d_j R_a)
+    / expm1(d_j h)`` and ``|1 - t_j| <= expm1(d_j R_b) / (1 - e^{-d_j h})``; value ``j``'s entry is
     the weight times ``r_j`` at the corner's ``j``-th end."""
     w = np.asarray(centres, dtype=float)
     z = np.asarray(nodes, dtype=float)
-    h = np.diff(z)
-    d = (w[1:] - w[0])[:, None, None]
-    u0, gq = _points(h, parts)  # offsets in each cell
-    u = u0[None]
-    zz = z[:-1, None] + u0
-    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
-    rel_base = _base_rounding(zz, float(w[0]), h)
-    span = np.expm1(d * h[None, :, None])
-    up = np.expm1(d * u) / span  # t_j
-    v = h[None, :, None] - u
-    down = np.exp(d * u) * np.expm1(d * v) / span  # 1 - t_j
-    hh = h[None, :, None]
-    rel_up = ROUNDOFF * (6 + 6 * (1 + d * hh)) + 0 * u
-    rel_down = ROUNDOFF * (10 + 5 * d * u + (1 + d * v) * (2 + 4 * u / v))
-    log_t = [lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Ra) - _log_expm1(dj * h) for dj in d[:, 0, 0]]
-    log_s = [
-        lambda Ra, Rb, dj=float(dj): _log_expm1(dj * Rb) - np.log(-np.expm1(-dj * h)) for dj in d[:, 0, 0]
-    ]
+    N = z.size - 1
+    cells = _refined(lambda a, h, k: _corner_cells(w, a, h, k), z[:-1], np.diff(z), parts)
     log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
     scale = np.abs(w[1:] - w[0])[:, None] * (np.abs(z[None, :]) + np.abs(w[1:, None] + w[0]) / 2)
     r_err = _node_factor_error(log_r, scale)
-    cells = np.arange(h.size)
-    nodes_weight, nodes_bound, nodes_quad = np.zeros(z.size), np.zeros(z.size), np.zeros(z.size)
-    off, off_err, off_w, off_bound, off_quad = [], [], [], [], []
-    for corner in itertools.product((0, 1), repeat=w.size - 1):
-        lam = np.prod([up[j] if c else down[j] for j, c in enumerate(corner)], axis=0)
-        rel = (
-            np.sum([rel_up[j] if c else rel_down[j] for j, c in enumerate(corner)], axis=0)
-            + w.size * ROUNDOFF
-        )
-        W, rounding = _weights(base, rel_base, lam, lam * rel)
-        logs = [log_t[j] if c else log_s[j] for j, c in enumerate(corner)]
-        quad = quadrature_remainder(
-            z[:-1], h, float(w[0]), lambda Ra, Rb, logs=logs: np.sum([f(Ra, Rb) for f in logs], axis=0), parts
-        )
-        bound = rounding + quad
-        if not any(corner):
-            nodes_weight[:-1] += W
-            nodes_bound[:-1] += bound
-            nodes_quad[:-1] += quad
-        elif all(corner):
-            nodes_weight[1:] += W
-            nodes_bound[1:] += bound
-            nodes_quad[1:] += quad
-        else:
-            ends = np.array([log_r[j, cells + c] for j, c in enumerate(corner)])
-            off.append(np.vstack([np.ones(h.size), np.exp(ends)]))
-            off_err.append(np.vstack([np.zeros(h.size), [r_err[j, cells + c] for j, c in enumerate(corner)]]))
-            off_w.append(W)
-            off_bound.append(bound)
-            off_quad.append(quad)
-    weights = np.concatenate([nodes_weight, *off_w])
-    bounds = np.concatenate([nodes_bound, *off_bound])
-    quads = np.concatenate([nodes_quad, *off_quad])
-    factors = np.hstack([np.vstack([np.ones(z.size), np.exp(log_r)]), *off])
-    f_err = np.hstack([np.vstack([np.zeros(z.size), r_err]), *off_err])
+    at = np.arange(N)
+    node = [np.zeros(z.size) for _ in range(3)]  # weights, bounds, quadrature shares
+    off: list = [[], [], []]
+    factors, f_err = [np.vstack([np.ones(z.size), np.exp(log_r)])], [np.vstack([np.zeros(z.size), r_err])]
+    for corner, arrays in cells.items():
+        if not any(corner) or all(corner):
+            for total, x in zip(node, arrays):
+                total[(slice(None, -1) if not any(corner) else slice(1, None))] += x
+            continue
+        for part, x in zip(off, arrays):
+            part.append(x)
+        factors.append(np.vstack([np.ones(N), np.exp([log_r[j, at + c] for j, c in enumerate(corner)])]))
+        f_err.append(np.vstack([np.zeros(N), [r_err[j, at + c] for j, c in enumerate(corner)]]))
+    weights, bounds, quads = (np.concatenate([n, *o]) for n, o in zip(node, off))
     error = np.full(weights.size, _log_error(weights, bounds))
-    return _split(weights, factors, error, f_err, _log_error(weights, quads))
+    return _split(weights, np.hstack(factors), error, np.hstack(f_err), _log_error(weights, quads))
 
 
 def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -519,37 +539,29 @@ def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.where(small, series, np.expm1(y) - y) / d
 
 
-def tangent_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
-    """``(3, 2 N + 1)``: the tangent channel of three values (module docstring: three values)
-    conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised, with its error bound. Outputs:
-    the ``N + 1`` nodes, then each cell's tangent vertex ``T``.
-
-    In a cell ``[a, a + h]`` with ``x_j(u) = r_j(a + u) / r_j(a) - 1 = expm1(d_j u)`` the curve
-    runs from ``0`` to ``B = x(h)``; the tangents at its ends meet at ``T = s_A (d_2, d_3)`` with
-    ``s_B = (E_3 - E_2) / (e^{d_3 h} - e^{d_2 h})``, ``s_A = E_2 - s_B e^{d_2 h}``, ``E_j = expm1(d_j
-    h) / d_j``. The barycentric weights of ``x(u)`` are ``lambda_B = (g_3(u) - g_2(u)) / (g_3(h) -
-    g_2(h))`` (``g_j(t) = (e^{d_j t} - 1 - d_j t) / d_j``, no cancellation), ``lambda_T = (B_2 x_3 -
-    B_3 x_2) / (s_A d_2 d_3 (g_2(h) - g_3(h)))`` and ``lambda_A = 1 - lambda_B - lambda_T``; their
-    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of
-    ``parts`` pieces of a cell).
-
-    The remainders (:func:`quadrature_remainder`): ``g_3 - g_2 = int_{d_2}^{d_3} psi(d t) / d^2 dd``
-    with ``psi(y) = y e^y - expm1(y)`` (positive coefficients), so ``|lambda_B| <= sup_d psi(d R) /
-    psi(d h) = psi(d_3 R) / psi(d_3 h)`` (the ratio grows with ``d``); the same weight seen from the
-    cell's other end (``d -> -d``, ``u -> h - u``) is ``lambda_A``, whose denominator is
-    ``int psi(-d h) / d^2 dd``, so ``|lambda_A| <= psi(d_3 R) / psi(-d_3 h)``; ``|lambda_T| <= 1 +
-    |lambda_A| + |lambda_B|``."""
-    w = np.asarray(centres, dtype=float)
-    z = np.asarray(nodes, dtype=float)
-    h = np.diff(z)
-    d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
-    u, gq = _points(h, parts)
-    zz = z[:-1, None] + u
-    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
+def _tangent_vertex(d2: float, d3: float, h: np.ndarray) -> tuple:
+    """``(g3h, g2h, s_b, s_a, e_gh, e_sa)``: per cell ``g_j(h)``, the tangents' parameters
+    (:func:`tangent_channel`) and running-error estimates of ``g_3(h) - g_2(h)`` and ``s_A``."""
+    uu = ROUNDOFF
     g3h, g2h = _expm1_excess(np.array(d3), h), _expm1_excess(np.array(d2), h)
     gh = g3h - g2h  # > 0
     s_b = gh / (np.exp(d2 * h) * np.expm1((d3 - d2) * h))  # (E_3 - E_2) / (e_3 - e_2)
     s_a = np.expm1(d2 * h) / d2 - s_b * np.exp(d2 * h)
+    e_gh = uu * (g3h + g2h) + uu * (40 + 5 * d3 * h) * g3h + uu * (40 + 5 * d2 * h) * g2h
+    r_sb = e_gh / gh + uu * (6 + (1 + (d3 - d2) * h) * (2 + (d3 + d2) / (d3 - d2)))
+    e_sa = uu * 5 * np.expm1(d2 * h) / d2 + s_b * np.exp(d2 * h) * (r_sb + 3 * uu + 2 * d2 * h * uu)
+    return g3h, g2h, s_b, s_a, e_gh, e_sa
+
+
+def _tangent_cells(w: np.ndarray, left: np.ndarray, h: np.ndarray, parts: int) -> dict:
+    """``{"A", "B", "T"}``: each cell's weights of its left node, right node and tangent vertex
+    with their error bounds (:func:`tangent_channel`)."""
+    d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
+    u, gq = _points(h, parts)
+    zz = left[:, None] + u
+    base = np.exp(-((zz - w[0]) ** 2) / 2) / math.sqrt(2 * math.pi) * gq
+    g3h, g2h, s_b, s_a, e_gh, e_sa = _tangent_vertex(d2, d3, h)
+    gh = g3h - g2h
     g3u, g2u = _expm1_excess(np.array(d3), u), _expm1_excess(np.array(d2), u)
     lam_b = (g3u - g2u) / gh[:, None]
     e2h, e3h, e2u, e3u = np.expm1(d2 * h), np.expm1(d3 * h), np.expm1(d2 * u), np.expm1(d3 * u)
@@ -559,11 +571,8 @@ def tangent_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     # running-error estimates (module docstring: certified weights), absolute for each lambda
     uu = ROUNDOFF
     r_g = lambda d, t: uu * (40 + 5 * d * t)  # noqa: E731
-    e_gh = uu * (g3h + g2h) + r_g(d3, h) * g3h + r_g(d2, h) * g2h
     e_b = (uu * (g3u + g2u) + r_g(d3, u) * g3u + r_g(d2, u) * g2u + lam_b * e_gh[:, None]) / gh[:, None]
     e_b = e_b + uu * lam_b
-    r_sb = e_gh / gh + uu * (6 + (1 + (d3 - d2) * h) * (2 + (d3 + d2) / (d3 - d2)))
-    e_sa = uu * 5 * e2h / d2 + s_b * np.exp(d2 * h) * (r_sb + 3 * uu + 2 * d2 * h * uu)
     r_e = lambda d, t: uu * (3 + 5 * (1 + d * t))  # noqa: E731
     e_cross = e2h[:, None] * e3u * (r_e(d2, h)[:, None] + r_e(d3, u) + uu)
     e_cross = e_cross + e3h[:, None] * e2u * (r_e(d3, h)[:, None] + r_e(d2, u) + uu)
@@ -575,46 +584,60 @@ def tangent_channel(centres, nodes: np.ndarray, parts: int = 1) -> SplitChannel:
     log_b = lambda Ra, Rb: _log_psi(d3 * Ra) - _log_psi(d3 * h)  # noqa: E731
     log_a = lambda Ra, Rb: _log_psi(d3 * Rb) - np.log(_psi(-d3 * h))  # noqa: E731
     log_t = lambda Ra, Rb: np.logaddexp(0.0, np.logaddexp(log_a(Ra, Rb), log_b(Ra, Rb)))  # noqa: E731
-    (WA, ra), (WB, rb), (WT, rt) = (
-        _weights(base, rel_base, lam, e) for lam, e in ((lam_a, e_a), (lam_b, e_b), (lam_t, e_t))
-    )
-    left = z[:-1]
-    qa, qb, qt = (quadrature_remainder(left, h, float(w[0]), f, parts) for f in (log_a, log_b, log_t))
-    ea, eb, et = ra + qa, rb + qb, rt + qt
+    out = {}
+    for name, lam, err, log_lam in (
+        ("A", lam_a, e_a, log_a),
+        ("B", lam_b, e_b, log_b),
+        ("T", lam_t, e_t, log_t),
+    ):
+        W, rounding = _weights(base, rel_base, lam, err)
+        quad = quadrature_remainder(left, h, float(w[0]), log_lam, parts)
+        out[name] = (W, rounding + quad, quad)
+    return out
+
+
+def tangent_channel(centres, nodes: np.ndarray, parts: int | None = None) -> SplitChannel:
+    """``(3, 2 N + 1)``: the tangent channel of three values (module docstring: three values)
+    conditioned on ``nodes[0] <= z <= nodes[-1]``, rows normalised, with its error bound. Outputs:
+    the ``N + 1`` nodes, then each cell's tangent vertex ``T``.
+
+    In a cell ``[a, a + h]`` with ``x_j(u) = r_j(a + u) / r_j(a) - 1 = expm1(d_j u)`` the curve
+    runs from ``0`` to ``B = x(h)``; the tangents at its ends meet at ``T = s_A (d_2, d_3)`` with
+    ``s_B = (E_3 - E_2) / (e^{d_3 h} - e^{d_2 h})``, ``s_A = E_2 - s_B e^{d_2 h}``, ``E_j = expm1(d_j
+    h) / d_j``. The barycentric weights of ``x(u)`` are ``lambda_B = (g_3(u) - g_2(u)) / (g_3(h) -
+    g_2(h))`` (``g_j(t) = (e^{d_j t} - 1 - d_j t) / d_j``, no cancellation), ``lambda_T = (B_2 x_3 -
+    B_3 x_2) / (s_A d_2 d_3 (g_2(h) - g_3(h)))`` and ``lambda_A = 1 - lambda_B - lambda_T``; their
+    integrals against ``phi_1`` by Gauss-Legendre quadrature (:data:`QUADRATURE` points on each of
+    ``parts`` pieces of a cell; ``None``: as many as the remainder needs, cell by cell).
+
+    The remainders (:func:`quadrature_remainder`): ``g_3 - g_2 = int_{d_2}^{d_3} psi(d t) / d^2 dd``
+    with ``psi(y) = y e^y - expm1(y)`` (positive coefficients), so ``|lambda_B| <= sup_d psi(d R_a)
+    / psi(d h) = psi(d_3 R_a) / psi(d_3 h)`` (the ratio grows with ``d``); the same weight seen from
+    the cell's other end (``d -> -d``, ``u -> h - u``) is ``lambda_A``, whose denominator is
+    ``int psi(-d h) / d^2 dd``, so ``|lambda_A| <= psi(d_3 R_b) / psi(-d_3 h)``; ``|lambda_T| <= 1 +
+    |lambda_A| + |lambda_B|``."""
+    w = np.asarray(centres, dtype=float)
+    z = np.asarray(nodes, dtype=float)
+    h = np.diff(z)
+    d2, d3 = float(w[1] - w[0]), float(w[2] - w[0])
+    cells = _refined(lambda a, hh, k: _tangent_cells(w, a, hh, k), z[:-1], h, parts)
+    _, _, _, s_a, _, e_sa = _tangent_vertex(d2, d3, h)
     log_r = (w[1:] - w[0])[:, None] * (z[None, :] - (w[1:, None] + w[0]) / 2)  # ln r_j at the nodes
     scale = np.abs(w[1:] - w[0])[:, None] * (np.abs(z[None, :]) + np.abs(w[1:, None] + w[0]) / 2)
     r_err = _node_factor_error(log_r, scale)
-    node_weight, node_bound = np.zeros(z.size), np.zeros(z.size)
-    node_weight[:-1] += WA
-    node_weight[1:] += WB
-    node_bound[:-1] += ea
-    node_bound[1:] += eb
-    node_quad = np.zeros(z.size)
-    node_quad[:-1] += qa
-    node_quad[1:] += qb
+    node = [np.zeros(z.size) for _ in range(3)]  # weights, bounds, quadrature shares
+    for total, a, b in zip(node, cells["A"], cells["B"]):
+        total[:-1] += a
+        total[1:] += b
     dd = np.array([[d2], [d3]])
-    ratio_t = np.exp(log_r[:, :-1]) * (1 + s_a[None, :] * dd)
-    t_err = r_err[:, :-1] + ROUNDING_MARGIN * (e_sa[None, :] * dd + 3 * uu * (1 + s_a[None, :] * dd)) / (
-        1 + s_a[None, :] * dd
-    )
-    weights = np.concatenate([node_weight, WT])
-    bounds = np.concatenate([node_bound, et])
+    tip = 1 + s_a[None, :] * dd
+    ratio_t = np.exp(log_r[:, :-1]) * tip
+    t_err = r_err[:, :-1] + ROUNDING_MARGIN * (e_sa[None, :] * dd + 3 * ROUNDOFF * tip) / tip
+    weights, bounds, quads = (np.concatenate([n, t]) for n, t in zip(node, cells["T"]))
     factors = np.vstack([np.ones(weights.size), np.hstack([np.exp(log_r), ratio_t])])
     f_err = np.vstack([np.zeros(weights.size), np.hstack([r_err, t_err])])
     error = np.full(weights.size, _log_error(weights, bounds))
-    return _split(weights, factors, error, f_err, _log_error(weights, np.concatenate([node_quad, qt])))
-
-
-def certified(split) -> SplitChannel:
-    """``split(parts)`` (an upper channel with the rule on ``parts`` pieces of each cell) at the
-    fewest pieces (1, 2, 4, ... :data:`MAX_PARTS`) whose quadrature remainder is at most
-    :data:`REMAINDER` (coarse cells: the tails' wide ones, or a large ``mu h``)."""
-    parts = 1
-    out = split(parts)
-    while out.remainder > REMAINDER and parts < MAX_PARTS:
-        parts *= 2
-        out = split(parts)
-    return out
+    return _split(weights, factors, error, f_err, _log_error(weights, quads))
 
 
 def nodes_for(mu: float, Z: float, bins: int, centres=None) -> np.ndarray:
@@ -692,11 +715,11 @@ def gaussian_channels(values, sigma: float, bins: int, steps: int) -> ChannelPai
     w = standard_values(u, sigma)
     if u.size == 2:
         nodes = nodes_for(mu, Z, bins)
-        lower, upper = lower_channel(w, nodes), certified(lambda k: upper_channel(mu, nodes, k))
+        lower, upper = lower_channel(w, nodes), upper_channel(mu, nodes)
     else:
         nodes = nodes_for(mu, Z, bins, centres=w)
         split = tangent_channel if u.size == 3 else corner_channel
-        lower, upper = lower_channel(w, nodes), certified(lambda k: split(w, nodes, k))
+        lower, upper = lower_channel(w, nodes), split(w, nodes)
     tau = outside_probability(mu, Z)
     error = upper.error + coordinates_error(mu, Z, tau)
     return ChannelPair(lower[index], upper.matrix[index], tau, Z, error)
@@ -811,7 +834,6 @@ __all__ = [
     "ChannelPair",
     "HasChannels",
     "SplitChannel",
-    "certified",
     "coordinates_error",
     "corner_channel",
     "distinct_values",
