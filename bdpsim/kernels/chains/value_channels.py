@@ -237,16 +237,21 @@ def _log_expm1(y: np.ndarray) -> np.ndarray:
     return y + np.log(-np.expm1(-y))
 
 
+def _taylor_tail(y: np.ndarray, weight, terms: int) -> np.ndarray:
+    """``sum_{k = 2}^{terms - 1} weight(k) y^k / k!`` (for ``|y| < 0.5``, where it has converged)."""
+    series = np.zeros_like(y)
+    term = y.copy()
+    for k in range(2, terms):
+        term = term * y / k
+        series = series + weight(k) * term
+    return series
+
+
 def _psi(y: np.ndarray) -> np.ndarray:
     """``psi(y) = y e^y - expm1(y) = sum_{k >= 2} (k - 1) y^k / k!`` (a series below ``|y| = 0.5``)."""
     y = np.asarray(y, dtype=float)
     small = np.abs(y) < 0.5
-    ys = np.where(small, y, 0.0)
-    series = np.zeros_like(ys)
-    term = ys.copy()
-    for k in range(2, 24):
-        term = term * ys / k
-        series = series + (k - 1) * term
+    series = _taylor_tail(np.where(small, y, 0.0), lambda k: k - 1, 24)
     with np.errstate(over="ignore"):
         direct = y * np.exp(y) - np.expm1(y)
     return np.where(small, series, direct)
@@ -530,12 +535,7 @@ def _expm1_excess(d: np.ndarray, t: np.ndarray) -> np.ndarray:
     """``(e^{d t} - 1 - d t) / d`` without cancellation (a series below ``|d t| = 0.5``)."""
     y = d * t
     small = np.abs(y) < 0.5
-    ys = np.where(small, y, 0.0)
-    series = np.zeros_like(ys)
-    term = ys.copy()
-    for k in range(2, 20):
-        term = term * ys / k
-        series = series + term
+    series = _taylor_tail(np.where(small, y, 0.0), lambda k: 1, 20)
     return np.where(small, series, np.expm1(y) - y) / d
 
 
