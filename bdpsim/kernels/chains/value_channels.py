@@ -87,7 +87,8 @@ the exact ``D`` (:class:`SplitChannel`; ``e = 2 max_r -ln(1 - E_r / W'_r)`` plus
 factors' and the normalisation's rounding), and the rounding of the values' standard coordinates
 adds :func:`coordinates_error`. Then ``D >= e^{-e} D'`` entrywise and ``D = e^{-e} D' + (1 -
 e^{-e}) R`` with ``R`` a channel: a mixture with a weight common to every state, exactly like the
-range's, so ``delta_G(eps) <= delta_{D'}(eps) + 1 - ((1 - tau) e^{-e})^T``
+range's (the garbling that gives ``G_in`` from ``D`` gives, from ``D'``, a garbling of ``D'``), so
+``delta_G(eps) <= delta_{D'}(eps) + 1 - ((1 - tau) e^{-e})^T``
 (:meth:`ChannelPair.slack`). For ``D_alpha`` the joint laws of the two hypotheses are within
 ``e^{+-L}``, ``L = T e``, of ``D'``'s, so ``E_alpha = sum P^alpha Q^{1 - alpha}`` grows at most by
 ``e^{(2 alpha - 1) L}`` (:meth:`ChannelPair.log_ratio`). Other releases of the step multiply each
