@@ -832,6 +832,8 @@ __all__ = [
     "MAX_PARTS",
     "QUADRATURE",
     "REMAINDER",
+    "ROUNDING_MARGIN",
+    "ROUNDOFF",
     "ChannelPair",
     "HasChannels",
     "SplitChannel",
