@@ -345,11 +345,15 @@ class ValueNoiseAccount(LocalNumbers):
     range, the same under every state), ``eps(delta)`` in ``[eps_lower(delta), eps_upper(delta - 1 +
     (1 - tau)^T)]``, ``D_alpha`` in ``[D_lower, ln(w e^{(alpha-1) D_upper} + (1 - w) e^{(alpha-1) B})
     / (alpha - 1)]`` with ``w = (1 - tau)^T`` and ``B`` the closed-form bound of the release given
-    some output outside the range. The cells are refined until the bracket of ``delta`` is
-    :data:`TOLERANCE` wide (a first pass of :data:`BINS_START` cells measures the gap, which
-    narrows like ``bins^-2``; the second aims at the tolerance) or :data:`BINS_MAX` cells or the
-    cost limit. The BDPL is ``+inf`` (the loss of one output is unbounded), stated, not computed
-    (``0`` where every state has the same value and nothing else is released)."""
+    some output outside the range. The upper channel's weights are integrals computed by quadrature:
+    its certified per-step error ``e`` (:class:`~bdpsim.kernels.chains.value_channels.ChannelPair`)
+    widens the upper ends, ``(1 - tau)^T`` becoming ``((1 - tau) e^{-e})^T`` in ``delta`` and
+    ``eps``, and ``(alpha - 1) D_upper`` gaining ``(2 alpha - 1) T e`` in ``D_alpha``. The cells
+    are refined until the bracket of ``delta`` is :data:`TOLERANCE` wide (a first pass of
+    :data:`BINS_START` cells measures the gap, which narrows like ``bins^-2``; the second aims at
+    the tolerance) or :data:`BINS_MAX` cells or the cost limit. The BDPL is ``+inf`` (the loss of
+    one output is unbounded), stated, not computed (``0`` where every state has the same value and
+    nothing else is released)."""
 
     model: Any
     releases: tuple
@@ -468,7 +472,10 @@ class ValueNoiseAccount(LocalNumbers):
                 lo, up, pair = self._run(bins, FIRST_TOLERANCE, asked, dls, als)
         self.bins = bins
         slack = pair.slack(self.steps)
-        note = f"{bins} cells; outside the range (|z| > {pair.range:.3g} sigma) over all steps: {slack:.2g}"
+        note = (
+            f"{bins} cells; outside the range (|z| > {pair.range:.3g} sigma) or off the computed upper "
+            f"channel over all steps: {slack:.2g}"
+        )
         for e in eps:
             a, b = lo.delta(e), up.delta(e)
             self._cache[("delta", e)] = _value(a.lower, min(b.upper + slack, 1.0), a.adversary, note)
@@ -480,7 +487,8 @@ class ValueNoiseAccount(LocalNumbers):
             a, b = lo.renyi(al), up.renyi(al)
             tau, bound = self._outside_renyi(al, pair.range)
             w = 1.0 - outside_over(tau, self.steps)
-            high = _log_mean(w, (al - 1) * float(b.upper), (al - 1) * bound) / (al - 1)
+            inside = (al - 1) * float(b.upper) + (2 * al - 1) * pair.log_ratio(self.steps)
+            high = _log_mean(w, inside, (al - 1) * bound) / (al - 1)
             self._cache[("renyi", al)] = _value(a.lower, high, a.adversary, note)
 
     def _run(self, bins: int, tolerance: float, eps, dls, als):

@@ -176,3 +176,35 @@ def test_equal_values_leak_nothing_and_a_spread_below_floating_point_is_refused(
     assert "bdpl       = 0 (every state has the same value" in capsys.readouterr().out
     assert main([*argv, "--state-values", "0", "1", "--epsilon", "0.5"]) == 0
     assert "= inf (the loss of one output is unbounded" in capsys.readouterr().out
+
+
+def test_the_upper_channel_error_widens_the_upper_ends(monkeypatch):
+    """The bracket's upper ends take the upper channel's certified per-step error ``e`` (set here
+    to 1e-4 in place of the ~1e-12 computed, 3 records, tolerance 1e-2 so both runs use the first
+    pass's cells): ``delta``'s by ``((1 - tau)^T - ((1 - tau) e^{-e})^T``, ``D_2``'s through
+    ``(alpha - 1) D_upper + (2 alpha - 1) T e``; the lower ends do not move."""
+    import dataclasses
+
+    from bdpsim.kernels.chains.value_channels import outside_over
+
+    monkeypatch.setattr(local_module, "TOLERANCE", 1e-2)
+    model = bdpsim.MarkovChainModel(INDEPENDENT, n=3, initial=np.array([0.6, 0.4]))
+    release = ValueNoise(state_values=[0.0, 1.5], sigma=1.0)
+    runs = {}
+    for e in (0.0, 1e-4):
+
+        def channels(self, states, bins, steps, e=e, plain=ValueNoise.channels):
+            return dataclasses.replace(plain(self, states, bins, steps), error=e)
+
+        monkeypatch.setattr(ValueNoise, "channels", channels)
+        acc = account(model, [release], sizes=[0])
+        acc.prepare(epsilons=[0.5], alphas=[2.0])
+        runs[e] = (acc.delta(0.5), acc.renyi(2.0), acc.bins)
+        pair = release.channels(2, acc.bins, 3)
+    (d0, r0, b0), (d1, r1, b1) = runs[0.0], runs[1e-4]
+    assert b0 == b1
+    tau = pair.outside
+    added = outside_over(1 - (1 - tau) * math.exp(-1e-4), 3) - outside_over(tau, 3)
+    assert d1.upper - d0.upper == pytest.approx(added, rel=1e-6) and added > 2.9e-4
+    assert d1.lower == d0.lower and r1.lower == r0.lower
+    assert r1.upper - r0.upper == pytest.approx(3 * 3 * 1e-4, rel=0.05)  # (2 alpha - 1) T e / (alpha - 1)
