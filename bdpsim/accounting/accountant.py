@@ -411,9 +411,9 @@ class Account(Derived):
             f"{how}; the lower end: the worst of the {len(top)} best windows ({LOWER_DRAWS} fresh"
             " draws where Monte Carlo); the interval holds for the supremum"
         )
-        lower = min(lower, upper)
-        est = min(max(est, lower), upper)
-        return Value(est, lower, upper, MONTE_CARLO, adv, note, 1.0 - failure)
+        lower = float(min(lower, upper))
+        est = float(min(max(est, lower), upper))
+        return Value(est, lower, float(upper), MONTE_CARLO, adv, note, 1.0 - failure)
 
     def _certified_mc_upper(self, eps: float) -> tuple[float, str]:
         """The least of two certified upper ends of ``delta(eps)`` over every window of a chain: the
@@ -570,7 +570,8 @@ class Account(Derived):
         assert best is not None
         lo, est, named = best
         conf = CONFIDENCE if chain else mc.confidence
-        return Value(min(max(est, lo), hi), lo, max(hi, lo), MONTE_CARLO, named, note, conf)
+        value = float(min(max(est, lo), hi))
+        return Value(value, float(lo), float(max(hi, lo)), MONTE_CARLO, named, note, conf)
 
     def tpr_at(self, fpr: float) -> Value:
         """The worst adversary's largest true-positive rate at false-positive rate ``fpr``:

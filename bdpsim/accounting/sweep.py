@@ -289,7 +289,7 @@ class WindowSweep:
         W = len(self.sums)
         if W + len(self.points) == 0:
             raise NotAvailable("no adversary has two target values of positive probability")
-        points = max(self.points, default=-math.inf)
+        points = float(max(self.points, default=-math.inf))
         if W == 0:
             return float(points), float(points), len(self.points), 0
         cap = np.array(self.capped)
@@ -313,7 +313,7 @@ class WindowSweep:
             up[again] = np.minimum(up2, cap[again])
         upper = max(float(up.max()), points)
         certified = max(float(cap.max()), points)
-        return min(upper, certified), certified, W + len(self.points), int(again.size)
+        return float(min(upper, certified)), float(certified), W + len(self.points), int(again.size)
 
     def lower_draws(self) -> CommonDraws:
         """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""

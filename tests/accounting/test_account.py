@@ -362,6 +362,7 @@ def test_monte_carlo_list_interval_holds_for_the_supremum_over_every_adversary()
     assert worst == pytest.approx(0.30877, abs=1e-4)
     got = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in b]).delta(eps)
     assert got.kind == "Monte Carlo" and got.confidence == 0.95
+    assert {type(x) for x in (got.value, got.lower, got.upper)} == {float}  # a CSV writes repr()
     assert "windows, each by Monte Carlo on 40000 common draws" in got.note
     assert got.lower - 1e-4 <= worst <= got.upper + 1e-4  # the grid's error is below 1e-4
     assert got.width < 0.003
