@@ -569,6 +569,14 @@ class Account(Derived):
             note += f"; every adversary: not shown below inf in {tries} tries"
         assert best is not None
         lo, est, named = best
+        if hi > lo:  # delta = 0 beyond the joint BDPL: its certified upper end bounds eps
+            try:
+                b = self.bdpl
+            except NotAvailable:
+                b = None
+            if b is not None and b.kind != MONTE_CARLO and b.upper < hi:
+                hi = max(float(b.upper), lo)
+                note += f"; delta = 0 beyond the joint BDPL's certified upper end {b.upper:.4g}"
         conf = CONFIDENCE if chain else mc.confidence
         value = float(min(max(est, lo), hi))
         return Value(value, float(lo), float(max(hi, lo)), MONTE_CARLO, named, note, conf)

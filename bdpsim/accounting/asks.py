@@ -6,13 +6,16 @@ from __future__ import annotations
 import math
 
 from ..core.errors import ConfigError
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from .values import Value
 
 
 def check_epsilon(epsilon) -> float:
+    """``epsilon`` of a profile: finite, in ``[0, MAX_PROFILE_EPSILON]`` (beyond it ``e^eps``
+    overflows the noise laws' profiles; ``delta`` there is 0 for every pure-DP release)."""
     e = float(epsilon)
-    if not (math.isfinite(e) and e >= 0.0):
-        raise ConfigError("epsilon", epsilon, "must be a finite number >= 0")
+    if not (math.isfinite(e) and 0.0 <= e <= MAX_PROFILE_EPSILON):
+        raise ConfigError("epsilon", epsilon, f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}]")
     return e
 
 

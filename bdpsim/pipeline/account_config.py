@@ -45,6 +45,7 @@ from typing import Any
 
 from ..accounting.releases import LocalRelease, as_release
 from ..core.errors import ConfigError, check, naming
+from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms import MECHANISM_KINDS
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models import MODEL_KINDS
@@ -241,7 +242,10 @@ def parse_account_config(raw: dict, source: str = "", limits: Limits | None = No
         )
         acc[k] = v
     eps = _numbers(
-        "epsilon", acc["epsilon"], lambda x: math.isfinite(x) and x >= 0, "must be a finite number >= 0"
+        "epsilon",
+        acc["epsilon"],
+        lambda x: math.isfinite(x) and 0 <= x <= MAX_PROFILE_EPSILON,
+        f"must be a finite number in [0, {MAX_PROFILE_EPSILON:g}]",
     )
     dl = _numbers("delta", acc["delta"], lambda x: 0 < x < 1, "must be in the open interval (0, 1)")
     al = _numbers("alpha", acc["alpha"], lambda x: x > 1, "must be > 1 (inf for the BDPL)")

@@ -386,6 +386,21 @@ def test_epsilon_of_a_monte_carlo_list_brackets_the_supremum_s_epsilon():
     assert got.width <= 0.05 + 1e-12
 
 
+def test_epsilon_of_a_monte_carlo_list_is_at_most_the_joint_bdpl_and_eps_is_bounded():
+    """``delta = 0`` beyond the joint BDPL, so its certified upper end caps ``epsilon(d)`` where
+    draws cannot show ``delta <= d`` (a tiny ``d``: the interval was ``[lo, inf]``); an ``eps``
+    beyond the largest of a profile is refused in one line (was an ``OverflowError`` at 800)."""
+    rel = [Release(CountQuery((1,)), LaplaceNoise(s)) for s in (2.0, 2.5)]
+    acc = account(bdpsim.MarkovChainModel([[0.8, 0.2], [0.3, 0.7]], n=6), rel)
+    got, b = acc.epsilon(1e-300), acc.bdpl
+    assert b.kind == "certified bracket" and math.isfinite(got.upper)
+    assert got.upper == pytest.approx(b.upper, abs=1e-12) and got.lower <= b.upper
+    assert "joint BDPL's certified upper end" in got.note
+    for bad in (800.0, 1e308, float("nan"), -1.0):
+        with pytest.raises(ConfigError, match=r"^epsilon = .*: must be a finite number in \[0, 100\]$"):
+            acc.delta(bad)
+
+
 def test_window_sweep_intervals_cover_the_supremum(monkeypatch):
     """Coverage: with few draws (wide intervals, so that a biased estimate would miss) the
     interval of the supremum over every adversary holds for every one of 30 seeds (nominal 95 %;

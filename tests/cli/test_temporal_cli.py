@@ -476,7 +476,7 @@ def test_gaussian_release_on_three_values_prints_the_farthest_pair(tmp_path, cap
         (["--n", "200000"], "release", "the bracket may take ~"),
         (["--alpha", "1"], "--alpha", "must be > 1"),
         (["--delta", "1"], "--delta", "open interval (0, 1)"),
-        (["--epsilon", "-1"], "--epsilon", "finite number >= 0"),
+        (["--epsilon", "-1"], "--epsilon", "finite number in [0, 100]"),
         (["--known-records", "1"], "--known-records", "not for --release gaussian"),
         (["--allocate", "1"], "--allocate", "not for --release gaussian"),
         (["--json", "."], "--json", "is a directory"),
