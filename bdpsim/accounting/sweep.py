@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import NotAvailable
+from ..kernels.privacy.joint import bernstein_deviation
 from .pairs import CONFIDENCE, Components, ReleasePlan
 from .search import bound_score, component_marginal
 
@@ -158,18 +159,10 @@ def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, k: float) -> np.ndar
 
 def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row and order: the mean of the ``n`` values and the one-sided empirical Bernstein
-    deviation with ``failure`` (:func:`~bdpsim.kernels.privacy.joint.bernstein_halfwidth`)."""
+    deviation with ``failure`` (:func:`~bdpsim.kernels.privacy.joint.bernstein_deviation`)."""
     mean = sums[..., 0] / n
     var = np.maximum(sums[..., 1] - n * mean**2, 0.0) / (n - 1)
-    lg = math.log(2.0 / failure)
-    return mean, np.sqrt(2.0 * var * lg / n) + 7.0 * lg / (3.0 * (n - 1))
-
-
-def _deviation(var: float, n: int, failure: float) -> float:
-    """The empirical Bernstein deviation of a mean of ``n`` values in ``[0, 1]`` of variance ``var``
-    (:func:`_mean_half`)."""
-    lg = math.log(2.0 / failure)
-    return math.sqrt(2.0 * var * lg / n) + 7.0 * lg / (3.0 * (n - 1))
+    return mean, bernstein_deviation(var, n, failure)
 
 
 def _ends(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
@@ -301,7 +294,8 @@ class WindowSweep:
         top = int(np.argmax(mean))
         side = int(np.argmax(sums[top, :, 0]))
         var = sums[top, side, 1] / self.stage1.n - mean[top] ** 2
-        floor = max(float(mean[top]), points) + _deviation(max(var, 0.0), STAGE2_DRAWS, failure)
+        deviation = float(bernstein_deviation(max(var, 0.0), STAGE2_DRAWS, failure))
+        floor = max(float(mean[top]), points) + deviation
         again = np.nonzero(up > floor)[0]
         if again.size:
             atoms = sum(self.laws[r][0].size for r in again)

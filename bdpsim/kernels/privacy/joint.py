@@ -145,9 +145,14 @@ def bernstein_halfwidth(values: np.ndarray, failure: float, value_range: float =
     ``mu - mean <= sqrt(2 V ln(2/failure) / n) + 7 R ln(2/failure) / (3 (n - 1))``."""
     n = values.size
     require(n >= 2, "values", n, "need at least 2 draws")
-    v = float(np.var(values, ddof=1))
+    return float(bernstein_deviation(float(np.var(values, ddof=1)), n, failure, value_range))
+
+
+def bernstein_deviation(var, n: int, failure: float, value_range: float = 1.0):
+    """:func:`bernstein_halfwidth` from the sample variance ``var`` (unbiased; a number or an array)
+    of ``n`` values: ``sqrt(2 var ln(2/failure) / n) + 7 R ln(2/failure) / (3 (n - 1))``."""
     lg = math.log(2.0 / failure)
-    return math.sqrt(2.0 * v * lg / n) + 7.0 * value_range * lg / (3.0 * (n - 1))
+    return np.sqrt(2.0 * np.asarray(var, dtype=float) * lg / n) + 7.0 * value_range * lg / (3.0 * (n - 1))
 
 
 @dataclass(frozen=True)
