@@ -119,11 +119,10 @@ LEAD_ROWS = 8
 BOUND_MARGIN = 1e-12
 
 
-def coupling_bound(A: np.ndarray, B: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """``sum_{j,k} pi(j, k) h[|j - k|]`` per row for the monotone coupling ``pi`` of the lattice laws
-    ``A[r]`` and ``B[r]`` (rows normalised): with ``h[m]`` the two-sided hockey-stick divergence of
-    the noise between two atoms ``m`` steps apart, an upper bound of the two-sided divergence of the
-    noisy laws (``P = sum pi(j, k) N_j``, ``Q = sum pi(j, k) N_k``: joint convexity)."""
+def coupling_pieces(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The monotone (quantile) coupling of the lattice laws ``A[r]`` and ``B[r]`` (rows normalised) as
+    pieces of the quantile level: per row the mass of each piece and the distance in steps between
+    the atoms of ``A`` and ``B`` it couples (shape ``(rows, 2 J)`` each)."""
     rows, J = A.shape
     cA, cB = np.cumsum(A, axis=1), np.cumsum(B, axis=1)
     cA[:, -1] = cB[:, -1] = 1.0
@@ -134,8 +133,30 @@ def coupling_bound(A: np.ndarray, B: np.ndarray, h: np.ndarray) -> np.ndarray:
     is_a = order < J
     j = np.cumsum(is_a, axis=1) - is_a  # the quantile's atom of A on each piece
     k = np.cumsum(~is_a, axis=1) - ~is_a
-    gap = np.minimum(np.abs(np.minimum(j, J - 1) - np.minimum(k, J - 1)), h.size - 1)
-    return np.sum(np.clip(mass, 0.0, None) * h[gap], axis=1)
+    return np.clip(mass, 0.0, None), np.abs(np.minimum(j, J - 1) - np.minimum(k, J - 1))
+
+
+def coupling_bound(A: np.ndarray, B: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``sum_{j,k} pi(j, k) h[|j - k|]`` per row for the monotone coupling ``pi`` of the lattice laws
+    ``A[r]`` and ``B[r]`` (rows normalised): with ``h[m]`` the two-sided hockey-stick divergence of
+    the noise between two atoms ``m`` steps apart, an upper bound of the two-sided divergence of the
+    noisy laws (``P = sum pi(j, k) N_j``, ``Q = sum pi(j, k) N_k``: joint convexity)."""
+    mass, gap = coupling_pieces(A, B)
+    return np.sum(mass * h[np.minimum(gap, h.size - 1)], axis=1)
+
+
+def coupling_reach(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Per row the largest distance in steps ``max {|j - k| : pi(j, k) > 0}`` of the monotone coupling
+    of the lattice laws ``A[r]`` and ``B[r]`` (rows normalised) — their infinity-Wasserstein
+    distance, which the monotone coupling attains on a line. With ``P = sum pi(j, k) N_j`` and ``Q =
+    sum pi(j, k) N_k`` (:func:`coupling_bound`), ``p / q <= max_{pi(j, k) > 0} n_j / n_k``: for noise
+    whose log-ratio between atoms ``m`` steps apart is at most ``m L`` (Laplace releases of total rate
+    ``L`` per step) the joint BDPL is at most ``L`` times the reach. The pieces are found twice, from
+    each end of the lattice (the cumulative sums lose the small masses of their upper tail, not of
+    their lower one), and the larger reach is kept."""
+    fwd = coupling_pieces(A, B)
+    rev = coupling_pieces(A[:, ::-1], B[:, ::-1])
+    return np.maximum(*(np.where(m > 0, g, 0).max(axis=1) for m, g in (fwd, rev)))
 
 
 class PrunedDelta:
@@ -246,9 +267,12 @@ def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
 
 
 def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float = 0.0):
-    """Batched bounds of the joint BDPL of one query's releases: ``"ratio"`` the largest ratio of
-    the two query laws (an upper bound for any noise), ``"diagonal"`` the supremum over equal
-    outputs of Laplace releases (one Laplace release of scale ``1 / sum 1/b_r``: a lower bound)."""
+    """Batched bounds of the joint numbers of one query's releases: ``"ratio"`` the largest ratio of
+    the two query laws (an upper bound of the BDPL for any noise; for Laplace releases also the
+    coupling reach times their rate, :func:`coupling_reach`), ``"diagonal"`` the supremum over equal
+    outputs of Laplace releases (one Laplace release of scale ``1 / sum 1/b_r``: a lower bound),
+    ``"noise-free"`` the query laws' own ``H_eps`` (an upper end of ``delta(eps)``; ``epsilon`` an
+    array of ``K`` values: shape ``(rows, K)``)."""
     c = plan.reduced[0][0]
     if len({cc for cc, _ in plan.reduced}) > 1:
         raise NotAvailable(
@@ -264,12 +288,18 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float 
         return M / M.sum(axis=1, keepdims=True)
 
     if what == "noise-free":  # H_eps of the query laws themselves: no release can leak more
-        k = math.exp(epsilon)
+        ks = np.exp(np.atleast_1d(np.asarray(epsilon, dtype=float)))
 
         def noise_free(W1, W2):
             A, B = marg(W1), marg(W2)
-            f, b = np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1)
-            return np.maximum(f, b), np.zeros(A.shape[0])
+            out = np.stack(
+                [
+                    np.maximum(np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1))
+                    for k in ks
+                ],
+                axis=1,
+            )
+            return (out if np.ndim(epsilon) else out[:, 0]), np.zeros(A.shape[0])
 
         return noise_free
 
@@ -296,6 +326,7 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float 
         if rate is not None:
             atoms = comps.step[c] * np.arange(A.shape[1])
             r = np.minimum(r, J.laplace_log_ratio_bound(atoms, A, B, rate))
+            r = np.minimum(r, rate * comps.step[c] * coupling_reach(A, B))
         return r, np.zeros(A.shape[0])
 
     return ratio

@@ -129,11 +129,13 @@ class CommonDraws:
         return T
 
 
-def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, k: float) -> np.ndarray:
-    """``(rows, 2, 2)``: per row and order (``P || Q`` from ``A``, ``Q || P`` from ``B``) the sum and
-    the sum of squares of ``(1 - k q/p)_+`` (``(1 - k p/q)_+``) over the draws."""
+def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, ks: np.ndarray) -> np.ndarray:
+    """``(rows, K, 2, 2)``: per row, value ``k`` of ``ks`` and order (``P || Q`` from ``A``, ``Q || P``
+    from ``B``) the sum and the sum of squares of ``(1 - k q/p)_+`` (``(1 - k p/q)_+``) over the
+    draws (the table's products are shared by every ``k``)."""
     rows, J = A.shape
-    out = np.zeros((rows, 2, 2))
+    ks = np.atleast_1d(ks)
+    out = np.zeros((rows, ks.size, 2, 2))
     for b in range(len(draws.blocks)):
         u = draws.blocks[b][0]
         T = draws.table(b, J - 1)
@@ -147,29 +149,31 @@ def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, k: float) -> np.ndar
                 for j in np.nonzero(edges[1:] > edges[:-1])[0]:
                     lo, hi = edges[j], edges[j + 1]
                     np.matmul(T[lo:hi, off + j - J + 1 : off + j + 1], M, out=pq[lo:hi])
-                x = pq[:, 1 - side] / pq[:, side]
-                x *= -k
-                x += 1.0
-                np.maximum(x, 0.0, out=x)
-                out[r, side, 0] += x.sum()
-                # not BLAS's dot: its threads stall on short vectors when the machine is busy
-                out[r, side, 1] += np.einsum("i,i->", x, x)
+                ratio = pq[:, 1 - side] / pq[:, side]
+                for g, k in enumerate(ks):
+                    x = ratio * -k
+                    x += 1.0
+                    np.maximum(x, 0.0, out=x)
+                    out[r, g, side, 0] += x.sum()
+                    # not BLAS's dot: its threads stall on short vectors when the machine is busy
+                    out[r, g, side, 1] += np.einsum("i,i->", x, x)
     return out
 
 
 def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per row and order: the mean of the ``n`` values and the one-sided empirical Bernstein
-    deviation with ``failure`` (:func:`~bdpsim.kernels.privacy.joint.bernstein_deviation`)."""
+    """Per row (value of ``eps``) and order: the mean of the ``n`` values and the one-sided empirical
+    Bernstein deviation with ``failure``
+    (:func:`~bdpsim.kernels.privacy.joint.bernstein_deviation`)."""
     mean = sums[..., 0] / n
     var = np.maximum(sums[..., 1] - n * mean**2, 0.0) / (n - 1)
     return mean, bernstein_deviation(var, n, failure)
 
 
 def _ends(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the estimate ``max`` over the two orders, and the larger one-sided upper end (each
-    order with ``failure``)."""
+    """Per row and value of ``eps``: the estimate ``max`` over the two orders, and the larger one-sided
+    upper end (each order with ``failure``)."""
     mean, half = _mean_half(sums, n, failure)
-    return mean.max(axis=1), np.minimum(mean + half, 1.0).max(axis=1)
+    return mean.max(axis=-1), np.minimum(mean + half, 1.0).max(axis=-1)
 
 
 def _stacked(laws: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -181,20 +185,29 @@ def _stacked(laws: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray,
     return A, B
 
 
-def pair_lowers(
-    laws: Sequence[tuple[np.ndarray, np.ndarray]], draws: CommonDraws, epsilon: float, failure: float
-) -> list[tuple[float, float]]:
-    """Per pair of lattice laws ``(A, B)`` (rows normalised; one pass over ``draws`` for all):
-    ``(estimate, lower end)`` of ``max(H_eps(P||Q), H_eps(Q||P))``, each order's one-sided lower
-    end with ``failure``."""
+def pair_ends(
+    laws: Sequence[tuple[np.ndarray, np.ndarray]], draws: CommonDraws, epsilons, failure: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair of lattice laws ``(A, B)`` (rows normalised; one pass over ``draws`` for all), value
+    of ``epsilons`` and order (``P || Q``, ``Q || P``): the estimate of ``H_eps`` and its one-sided
+    lower and upper ends, each with ``failure`` (shape ``(pairs, K, 2)`` each)."""
     trimmed = []
     for a, b in laws:  # shift-invariant: the laws' common support only
         on = np.nonzero((a > 0) | (b > 0))[0]
         trimmed.append((a[on[0] : on[-1] + 1], b[on[0] : on[-1] + 1]))
     A, B = _stacked(trimmed)
-    s = _sums(A, B, draws, math.exp(epsilon))
+    s = _sums(A, B, draws, np.exp(np.atleast_1d(np.asarray(epsilons, dtype=float))))
     mean, half = _mean_half(s, draws.n, failure)
-    return [(float(m.max()), float(np.maximum(m - h, 0.0).max())) for m, h in zip(mean, half)]
+    return mean, np.maximum(mean - half, 0.0), np.minimum(mean + half, 1.0)
+
+
+def pair_lowers(
+    laws: Sequence[tuple[np.ndarray, np.ndarray]], draws: CommonDraws, epsilon: float, failure: float
+) -> list[tuple[float, float]]:
+    """Per pair of lattice laws ``(A, B)``: ``(estimate, lower end)`` of ``max(H_eps(P||Q),
+    H_eps(Q||P))``, each order's one-sided lower end with ``failure`` (:func:`pair_ends`)."""
+    mean, low, _ = pair_ends(laws, draws, epsilon, failure)
+    return [(float(m.max()), float(lo.max())) for m, lo in zip(mean[:, 0], low[:, 0])]
 
 
 class WindowSweep:
@@ -203,13 +216,17 @@ class WindowSweep:
     laws' own divergence and the coupling bound (:mod:`bdpsim.accounting.coupling`) — caps the
     row's Monte Carlo upper end; a row whose two laws are point masses (the adversary knows the
     query up to the target: a product of the releases' own privacy-loss distributions) takes its
-    certified end alone, without draws."""
+    certified end alone, without draws.
+
+    ``epsilon`` a number, or an array of ``K`` values measured on the same draws (each value's
+    failure ``failure / K``: the ends hold at every value at once); the scan's row score is that of
+    the first value."""
 
     def __init__(
         self,
         plan: ReleasePlan,
         comps: Components,
-        epsilon: float,
+        epsilon,
         seed: int,
         failure: float = 1.0 - CONFIDENCE,
         tag: int = 0,
@@ -223,25 +240,28 @@ class WindowSweep:
         c = cols.pop()
         self.noises = [z for _, z in plan.reduced]
         self.step = float(comps.step[c])
-        self.epsilon = float(epsilon)
-        self.k = math.exp(self.epsilon)
+        self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        self.ks = np.exp(self.epsilons)
         self.marginal = component_marginal(comps, c)
         self.bounds = [
             b
-            for b in (bound_score("noise-free", plan, comps, epsilon), coupling_score(plan, comps, epsilon))
+            for b in (
+                bound_score("noise-free", plan, comps, self.epsilons),
+                coupling_score(plan, comps, self.epsilons),
+            )
             if b is not None
         ]
         entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
         self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
         self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS, self.streams[0])
         self.laws: list[tuple[np.ndarray, np.ndarray]] = []
-        self.sums: list[np.ndarray] = []
-        self.capped: list[float] = []  # the Monte Carlo rows' certified upper ends
-        self.points: list[float] = []  # the point-mass rows' certified upper ends
+        self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
+        self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
+        self.points: list[np.ndarray] = []  # the point-mass rows' certified upper ends (K,)
         self.stage2_draws = 0
 
     def _certified(self, W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
-        out = np.ones(W1.shape[0])
+        out = np.ones((W1.shape[0], self.ks.size))
         for b in self.bounds:
             out = np.minimum(out, b(W1, W2)[0])
         return out
@@ -253,10 +273,10 @@ class WindowSweep:
         live = (a > 0) & (b > 0)
         if not live.any():
             return out, np.zeros(A.shape[0])
-        cert = np.full(A.shape[0], np.nan)
+        cert = np.full((A.shape[0], self.ks.size), np.nan)
         cert[live] = self._certified(W1[live], W2[live])
         point = live & (np.count_nonzero(A, axis=1) == 1) & (np.count_nonzero(B, axis=1) == 1)
-        out[point] = cert[point]
+        out[point] = cert[point, 0]
         self.points.extend(cert[point])
         rows = np.nonzero(live & ~point)[0]
         if rows.size:
@@ -268,50 +288,68 @@ class WindowSweep:
                 cols = first[pick, None] + np.arange(w)[None, :]
                 An = np.take_along_axis(A[rows[pick]], cols, axis=1) / a[rows[pick], None]
                 Bn = np.take_along_axis(B[rows[pick]], cols, axis=1) / b[rows[pick], None]
-                s = _sums(An, Bn, self.stage1, self.k)
-                out[rows[pick]] = np.minimum(_ends(s, self.stage1.n, 1.0)[0], cert[rows[pick]])
+                s = _sums(An, Bn, self.stage1, self.ks)
+                out[rows[pick]] = np.minimum(_ends(s, self.stage1.n, 1.0)[0][:, 0], cert[rows[pick], 0])
                 self.laws.extend(zip(An, Bn))
                 self.sums.extend(s)
                 self.capped.extend(cert[rows[pick]])
         return out, np.zeros(A.shape[0])
 
-    def upper(self) -> tuple[float, float, int, int]:
-        """The upper end of the supremum over the rows scored (stages 1 and 2); its certified upper
+    def uppers(self) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """At each value of ``eps`` (shape ``(K,)``): the upper end of the supremum over the rows
+        scored (stages 1 and 2, every end at every value holding at once) and its certified upper
         end (the rows' certified ends alone, without draws); the number of windows; the number
         refined by stage 2."""
-        W = len(self.sums)
+        W, K = len(self.sums), self.ks.size
         if W + len(self.points) == 0:
             raise NotAvailable("no adversary has two target values of positive probability")
-        points = float(max(self.points, default=-math.inf))
+        points = np.max(np.array(self.points), axis=0) if self.points else np.full(K, -math.inf)
         if W == 0:
-            return float(points), float(points), len(self.points), 0
+            return points, points, len(self.points), 0
         cap = np.array(self.capped)
         sums = np.array(self.sums)
-        failure = STAGE_SHARE * self.failure / (2 * W)
+        failure = STAGE_SHARE * self.failure / (2 * W * K)
         mean, up = _ends(sums, self.stage1.n, failure)
         up = np.minimum(up, cap)
         # stage 2 cannot bring an upper end below the best estimate plus its own deviation
-        top = int(np.argmax(mean))
-        side = int(np.argmax(sums[top, :, 0]))
-        var = sums[top, side, 1] / self.stage1.n - mean[top] ** 2
-        deviation = float(bernstein_deviation(max(var, 0.0), STAGE2_DRAWS, failure))
-        floor = max(float(mean[top]), points) + deviation
-        again = np.nonzero(up > floor)[0]
+        again_at = np.zeros(W, dtype=bool)
+        for g in range(K):
+            top = int(np.argmax(mean[:, g]))
+            side = int(np.argmax(sums[top, g, :, 0]))
+            var = sums[top, g, side, 1] / self.stage1.n - mean[top, g] ** 2
+            deviation = float(bernstein_deviation(max(var, 0.0), STAGE2_DRAWS, failure))
+            floor = max(float(mean[top, g]), float(points[g])) + deviation
+            again_at |= up[:, g] > floor
+        again = np.nonzero(again_at)[0]
         if again.size:
             atoms = sum(self.laws[r][0].size for r in again)
-            draws = int(max(min(STAGE2_DRAWS, STAGE2_WORK / atoms), 2 * STAGE1_DRAWS))
+            draws = int(max(min(STAGE2_DRAWS, STAGE2_WORK / (atoms * K)), 2 * STAGE1_DRAWS))
             fresh = CommonDraws(self.noises, self.step, draws, self.streams[1])
             self.stage2_draws = draws
             A, B = _stacked([self.laws[r] for r in again])
-            _, up2 = _ends(_sums(A, B, fresh, self.k), fresh.n, STAGE_SHARE * self.failure / (2 * again.size))
+            failure2 = STAGE_SHARE * self.failure / (2 * again.size * K)
+            _, up2 = _ends(_sums(A, B, fresh, self.ks), fresh.n, failure2)
             up[again] = np.minimum(up2, cap[again])
-        upper = max(float(up.max()), points)
-        certified = max(float(cap.max()), points)
-        return float(min(upper, certified)), float(certified), W + len(self.points), int(again.size)
+        upper = np.maximum(up.max(axis=0), points)
+        certified = np.maximum(cap.max(axis=0), points)
+        return np.minimum(upper, certified), certified, W + len(self.points), int(again.size)
+
+    def upper(self) -> tuple[float, float, int, int]:
+        """:meth:`uppers` of a sweep of one ``eps``, as numbers."""
+        upper, certified, windows, again = self.uppers()
+        return float(upper[0]), float(certified[0]), windows, again
 
     def lower_draws(self) -> CommonDraws:
         """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""
         return CommonDraws(self.noises, self.step, LOWER_DRAWS, self.streams[2])
 
 
-__all__ = ["LOWER_SHARE", "LOWER_TOP", "SWEEP_TOLERANCE", "CommonDraws", "WindowSweep", "pair_lowers"]
+__all__ = [
+    "LOWER_SHARE",
+    "LOWER_TOP",
+    "SWEEP_TOLERANCE",
+    "CommonDraws",
+    "WindowSweep",
+    "pair_ends",
+    "pair_lowers",
+]
