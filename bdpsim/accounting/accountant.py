@@ -49,7 +49,9 @@ from .sweep import (
     LOWER_TOP,
     STAGE1_DRAWS,
     SWEEP_TOLERANCE,
+    CommonDraws,
     WindowSweep,
+    pair_ends,
     pair_lowers,
 )
 from .values import MONTE_CARLO, Value, bracket, exact
@@ -65,6 +67,8 @@ EPSILON_ROUNDS = 4
 #: tries of ``epsilon(delta)`` of a Monte Carlo list on a chain: an adversary's own profile, then
 #: the window sweep at its upper end (which names the next adversary where it does not settle it)
 EPSILON_TRIES = 4
+#: the draws of the Rényi curve's sweep (its own, beside those of ``delta``)
+RENYI_TAG = 7
 #: most records an account takes: every exact joint law here passes over every record at least once
 #: per adversary (and the known-set sizes of ``sizes = 'all'`` are listed), so a larger model is
 #: refused before any work
@@ -245,6 +249,10 @@ class Account(Derived):
     def _worst(self, what: tuple) -> Value:
         """The supremum of ``what`` over every adversary, with its kind and the adversary."""
         self.check_cost()
+        if what[0] == "renyi" and self.plan.method in ("monte carlo", "boxes"):
+            drawn = self._renyi_drawn(float(what[1]))
+            if drawn is not None:
+                return drawn
         if self.plan.method == "monte carlo" and self.adversary is None:
             return self._worst_bdpl_mc() if what[0] == "bdpl" else self._worst_mc(what)
         if what[0] == "renyi" and self.adversary is None:
@@ -283,6 +291,118 @@ class Account(Derived):
             adv,
             "lower: this adversary (equal outputs, draws); upper: the query laws' largest ratio "
             "over every window",
+        )
+
+    def _renyi_drawn(self, alpha: float) -> Value | None:
+        """``renyi(alpha)`` of a list measured by Monte Carlo (or by box brackets, which give no
+        Rényi divergence) from its privacy profile (:mod:`bdpsim.accounting.renyi`): the given
+        adversary's, or the supremum over every adversary of a chain; ``None`` where the profile's
+        bounds do not apply (several queries, no finite certified BDPL, not a chain)."""
+        key = ("renyi bounds", self.adversary)
+        if key not in self._cache:
+            try:
+                self._cache[key] = (
+                    self._renyi_bounds_every()
+                    if self.adversary is None
+                    else self._renyi_bounds_one(self.adversary)
+                )
+            except NotAvailable:
+                self._cache[key] = None
+        found = self._cache[key]
+        return None if found is None else found.renyi(alpha)
+
+    def _renyi_reach(self) -> tuple[Any, float, int]:
+        """The marginal of the one query the releases read, its lattice step and the plan's noises."""
+        cols = {c for c, _ in self.plan.reduced}
+        if len(cols) != 1:
+            raise NotAvailable("the Rényi curve from the profile reads releases of one query only")
+        c = cols.pop()
+        return S.component_marginal(self.comps, c), float(self.comps.step[c]), c
+
+    def _renyi_bounds_one(self, adversary: Adversary):
+        """The given adversary's profile: certified ends (no noise; the monotone coupling) on
+        ``[0, L]`` and both orders' Monte Carlo ends on one set of fresh draws."""
+        from . import renyi as R
+
+        marginal, step, _ = self._renyi_reach()
+        pair = self.pair(adversary)
+        L = pair.bdpl().upper
+        if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
+            return None
+        W1, W2 = (w[None, :] for w in self._packed_laws(adversary))
+        coarse = np.linspace(0.0, L, R.CAP_POINTS)
+        caps = WindowSweep(self.plan, self.comps, coarse, self.seed, measure=False)
+        caps(W1, W2)
+        cap_up = caps.uppers()[0]
+        end = R.grid_end(coarse, cap_up)
+        fine = np.linspace(0.0, end, R.LOWER_CELLS + 1)
+        A, B = marginal(np.vstack([W1, W2]))
+        laws = [(A / A.sum(), B / B.sum())]
+        failure = 1.0 - CONFIDENCE
+        rng = np.random.default_rng([self.seed, 3]).spawn(1)[0]  # a child stream of the seed
+        draws = CommonDraws([z for _, z in self.plan.reduced], step, LOWER_DRAWS, rng)
+        mean, low, up = pair_ends(laws, draws, fine, failure / (4 * fine.size))
+        points, upper = R.envelope(
+            np.concatenate([fine, coarse]), np.concatenate([up[0].max(axis=1), cap_up])
+        )
+        note = (
+            f"this adversary: both orders of its profile by Monte Carlo on {LOWER_DRAWS} draws at "
+            f"{fine.size} values of eps in [0, {end:.3g}], certified ends beyond up to its BDPL's "
+            f"certified upper end {L:.4g}; D_alpha from the profile's integral representation"
+        )
+        return R.ProfileBounds(
+            points, upper, float(L), fine, [adversary], [low[0]], [mean[0]], [None], note, 1.0 - failure
+        )
+
+    def _renyi_bounds_every(self):
+        """The supremum over every window of a chain (:mod:`bdpsim.accounting.renyi`)."""
+        from . import renyi as R
+
+        if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
+            return None
+        marginal, step, _ = self._renyi_reach()
+        L = self._worst_bdpl_mc().upper
+        if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
+            return None
+        failure = 1.0 - CONFIDENCE
+        engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
+        tol = self._sweep_tolerance(engine)
+        coarse = np.linspace(0.0, L, R.CAP_POINTS)
+        caps = WindowSweep(self.plan, self.comps, coarse - tol, self.seed, failure, measure=False)
+        S.engine_search(engine, caps, self.sizes[0], 1)
+        cap_up = caps.uppers()[0]
+        end = R.grid_end(coarse, cap_up)
+        fine = np.linspace(0.0, end, R.GRID_CELLS + 1)
+        sweep = WindowSweep(
+            self.plan, self.comps, fine - tol, self.seed, failure, tag=RENYI_TAG, score_at=R.GRID_CELLS // 4
+        )
+        top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
+        up, _, windows, again = sweep.uppers()
+        points, upper = R.envelope(np.concatenate([fine, coarse]), np.concatenate([up, cap_up]))
+        advs, laws, certified, drawn = [], [], [], []
+        for cand in top:
+            pair = self.pair(cand.adversary)
+            if pair.method == "independent":  # the query known up to the target: bracketed
+                advs.append(cand.adversary)
+                certified.append(pair.renyi)
+                continue
+            A, B = marginal(np.vstack(self._packed_laws(cand.adversary)))
+            laws.append((A / A.sum(), B / B.sum()))
+            drawn.append(cand.adversary)
+        dense = np.linspace(0.0, end, R.LOWER_CELLS + 1)
+        lows, means = R.lower_ends(laws, sweep.noises, step, dense, sweep.streams[2], LOWER_SHARE * failure)
+        note = R.sweep_note(windows, again, sweep.stage2_draws, tol, end, L)
+        return R.ProfileBounds(
+            points,
+            upper,
+            float(L),
+            dense,
+            advs + drawn,
+            [None] * len(advs) + lows,
+            [None] * len(advs) + means,
+            certified + [None] * len(drawn),
+            note,
+            1.0 - failure,
         )
 
     def _worst_renyi(self, what: tuple) -> Value:

@@ -266,7 +266,7 @@ def _enumeration_score(what: tuple, plan: ReleasePlan, comps: Components):
     return score
 
 
-def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float = 0.0):
+def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float | np.ndarray = 0.0):
     """Batched bounds of the joint numbers of one query's releases: ``"ratio"`` the largest ratio of
     the two query laws (an upper bound of the BDPL for any noise; for Laplace releases also the
     coupling reach times their rate, :func:`coupling_reach`), ``"diagonal"`` the supremum over equal

@@ -150,13 +150,22 @@ def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, ks: np.ndarray) -> n
                     lo, hi = edges[j], edges[j + 1]
                     np.matmul(T[lo:hi, off + j - J + 1 : off + j + 1], M, out=pq[lo:hi])
                 ratio = pq[:, 1 - side] / pq[:, side]
-                for g, k in enumerate(ks):
-                    x = ratio * -k
+                if ks.size == 1:
+                    x = ratio * -ks[0]
                     x += 1.0
                     np.maximum(x, 0.0, out=x)
-                    out[r, g, side, 0] += x.sum()
+                    out[r, 0, side, 0] += x.sum()
                     # not BLAS's dot: its threads stall on short vectors when the machine is busy
-                    out[r, g, side, 1] += np.einsum("i,i->", x, x)
+                    out[r, 0, side, 1] += np.einsum("i,i->", x, x)
+                    continue
+                # several k: (1 - k x)_+ is nonzero where x < 1/k, a prefix of the sorted ratios,
+                # whose sums of x and x^2 give every k's two sums at once
+                x = np.sort(ratio)
+                c1 = np.concatenate([[0.0], np.cumsum(x)])
+                c2 = np.concatenate([[0.0], np.cumsum(x * x)])
+                m = np.searchsorted(x, 1.0 / ks, side="left")
+                out[r, :, side, 0] += np.maximum(m - ks * c1[m], 0.0)
+                out[r, :, side, 1] += np.maximum(m - 2.0 * ks * c1[m] + ks * ks * c2[m], 0.0)
     return out
 
 
@@ -220,7 +229,8 @@ class WindowSweep:
 
     ``epsilon`` a number, or an array of ``K`` values measured on the same draws (each value's
     failure ``failure / K``: the ends hold at every value at once); the scan's row score is that of
-    the first value."""
+    value ``score_at``. ``measure = False``: no draws, every row by its certified end alone (the
+    profile's certified upper ends over every window, cheaply)."""
 
     def __init__(
         self,
@@ -230,6 +240,8 @@ class WindowSweep:
         seed: int,
         failure: float = 1.0 - CONFIDENCE,
         tag: int = 0,
+        score_at: int = 0,
+        measure: bool = True,
     ) -> None:
         from .coupling import coupling_score
 
@@ -242,6 +254,7 @@ class WindowSweep:
         self.step = float(comps.step[c])
         self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
         self.ks = np.exp(self.epsilons)
+        self.score_at, self.measure = int(score_at), bool(measure)
         self.marginal = component_marginal(comps, c)
         self.bounds = [
             b
@@ -253,7 +266,7 @@ class WindowSweep:
         ]
         entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
         self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
-        self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS, self.streams[0])
+        self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS if measure else 0, self.streams[0])
         self.laws: list[tuple[np.ndarray, np.ndarray]] = []
         self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
         self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
@@ -276,7 +289,9 @@ class WindowSweep:
         cert = np.full((A.shape[0], self.ks.size), np.nan)
         cert[live] = self._certified(W1[live], W2[live])
         point = live & (np.count_nonzero(A, axis=1) == 1) & (np.count_nonzero(B, axis=1) == 1)
-        out[point] = cert[point, 0]
+        if not self.measure:
+            point = live
+        out[point] = cert[point, self.score_at]
         self.points.extend(cert[point])
         rows = np.nonzero(live & ~point)[0]
         if rows.size:
@@ -289,7 +304,8 @@ class WindowSweep:
                 An = np.take_along_axis(A[rows[pick]], cols, axis=1) / a[rows[pick], None]
                 Bn = np.take_along_axis(B[rows[pick]], cols, axis=1) / b[rows[pick], None]
                 s = _sums(An, Bn, self.stage1, self.ks)
-                out[rows[pick]] = np.minimum(_ends(s, self.stage1.n, 1.0)[0][:, 0], cert[rows[pick], 0])
+                g = self.score_at
+                out[rows[pick]] = np.minimum(_ends(s, self.stage1.n, 1.0)[0][:, g], cert[rows[pick], g])
                 self.laws.extend(zip(An, Bn))
                 self.sums.extend(s)
                 self.capped.extend(cert[rows[pick]])

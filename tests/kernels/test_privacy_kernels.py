@@ -60,6 +60,62 @@ def test_finite_divergences_by_hand():
     )
 
 
+def _profiles(p, q, grid):
+    return (
+        np.array([D.hockey_stick(p, q, e) for e in grid]),
+        np.array([D.hockey_stick(q, p, e) for e in grid]),
+    )
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 5.0])
+def test_renyi_from_profile_brackets_the_renyi_divergence(alpha):
+    """The hockey-stick representation of D_alpha: random finite laws, the exact profiles on grids
+    up to the larger log-ratio; lower <= exact <= upper (both orders), the chords in e^eps (the
+    profile is convex there) tighter than the left ends, and the gap shrinking with the cell."""
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        p, q = rng.dirichlet(np.ones(6)), rng.dirichlet(np.ones(6))
+        top = max(D.max_log_ratio(p, q), D.max_log_ratio(q, p)) * (1 + 1e-12)
+        gaps = []
+        for cells in (10, 40):
+            grid = np.linspace(0.0, top, cells + 1)
+            f, b = _profiles(p, q, grid)
+            exact = D.renyi(p, q, alpha)
+            lo = D.renyi_from_profile(alpha, grid, f, b, "lower")
+            up = D.renyi_from_profile(alpha, grid, f, b, "upper")
+            chord = D.renyi_from_profile(alpha, grid, f, b, "upper", chord=16)
+            assert lo <= exact + 1e-12 and exact <= chord + 1e-12 and chord <= up + 1e-12
+            assert D.renyi_from_profile(alpha, grid, b, f, "lower") <= D.renyi(q, p, alpha) + 1e-12
+            gaps.append(chord - lo)
+        assert gaps[1] < gaps[0] / 3
+
+
+def test_renyi_from_profile_pinned_and_refusals():
+    """Randomized response of eps0 = 1 (p = (e, 1) / (1 + e), q reversed: D_2 = ln((p1^2/q1 + ...)))
+    on a grid of four cells: pinned ends around the exact value; bad arguments named."""
+    e1 = math.e / (1 + math.e)
+    p, q = np.array([e1, 1 - e1]), np.array([1 - e1, e1])
+    grid = np.linspace(0.0, 1.0, 5)
+    f, b = _profiles(p, q, grid)
+    exact = D.renyi(p, q, 2.0)
+    assert exact == pytest.approx(math.log(e1**2 / (1 - e1) + (1 - e1) ** 2 / e1), abs=1e-15)
+    lo = D.renyi_from_profile(2.0, grid, f, b, "lower")
+    up = D.renyi_from_profile(2.0, grid, f, b, "upper", chord=16)
+    assert lo < exact < up
+    assert (lo, up) == pytest.approx((0.6011429, 0.7429742), abs=1e-7)
+    for kwargs, name in (
+        ({"alpha": 1.0}, "alpha"),
+        ({"alpha": math.inf}, "alpha"),
+        ({"end": "middle"}, "end"),
+        ({"grid": grid + 0.1}, "grid"),
+        ({"grid": grid[::-1]}, "grid"),
+        ({"forward": f[:-1]}, "forward"),
+    ):
+        args = {"alpha": 2.0, "grid": grid, "forward": f, "backward": b, "end": "upper", **kwargs}
+        with pytest.raises(ParameterError, match=f"^{name} = "):
+            D.renyi_from_profile(**args)
+
+
 # ---------------------------------------------------------------- privacy-loss distributions
 def test_pld_composition_brackets_the_product_pair():
     p, q = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])

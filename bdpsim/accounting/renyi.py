@@ -1,0 +1,144 @@
+"""The Rényi curve of a list of releases measured by Monte Carlo (e.g. ten Laplace counts), from its
+privacy profile: an interval that holds, for one adversary or the supremum over every adversary of a
+chain.
+
+**From the profile to ``D_alpha``.** For ``alpha > 1``, ``E_Q[(p/q)^alpha] = 1 + alpha (alpha - 1)
+int_0^inf [e^{(alpha - 1) eps} H_eps(P || Q) + e^{-alpha eps} H_eps(Q || P)] d eps`` (the
+hockey-stick representation of an f-divergence,
+:func:`~bdpsim.kernels.privacy.divergences.renyi_from_profile`): both profiles are non-increasing,
+so upper ends of them on a grid, vanishing beyond a certified upper end of the BDPL, give an upper
+end of ``D_alpha``; lower ends give a lower end. Over every adversary the supremum of the integrals
+is at most the integral of the supremum, so the worst adversary's profile (both orders: the window
+sweep's upper ends, :mod:`bdpsim.accounting.sweep`) bounds ``sup D_alpha`` in either order.
+
+**The grid.** First a pass without draws: every window's certified upper end of ``delta(eps)`` (the
+query laws without noise, the monotone coupling) at :data:`CAP_POINTS` values on ``[0, L]`` (``L``
+the certified upper end of the BDPL); the Monte Carlo sweep then measures :data:`GRID_CELLS` + 1
+values on ``[0, E]``, ``E`` the first value where the certified ends are negligible
+(:data:`NEGLIGIBLE`); beyond it the certified ends serve. Where the integral is loose (large
+``alpha``: the weight ``e^{(alpha - 1) eps}`` reaches the tail), ``D_alpha <= D_inf <= L`` is the
+upper end.
+
+**The lower end.** The few worst windows of the sweep (:data:`~bdpsim.accounting.sweep.LOWER_TOP`),
+each adversary's own pair on fresh draws: lower ends of both orders at every grid value, integrated;
+the largest is at most its adversary's ``D_alpha``, hence at most the supremum.
+
+**Failure.** The caps pass is certified; the sweep's upper ends share ``2 STAGE_SHARE f`` of the
+failure ``f`` over its windows, stages and values, the lower ends ``LOWER_SHARE f``: the interval
+holds with probability at least ``1 - f``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.privacy.divergences import renyi_from_profile
+from .sweep import LOWER_DRAWS, LOWER_SHARE, STAGE1_DRAWS, CommonDraws, pair_ends
+from .values import MONTE_CARLO, Value
+
+#: values of ``eps`` of the pass without draws (certified ends over every window) on ``[0, L]``
+CAP_POINTS = 33
+#: cells of the Monte Carlo grid on ``[0, E]``
+GRID_CELLS = 48
+#: cells of the lower ends' grid (per adversary: cheap on its own draws)
+LOWER_CELLS = 4 * GRID_CELLS
+#: sub-cells of the upper end's chords (the profile is convex in ``e^eps``)
+CHORD = 16
+#: a certified end of ``delta(eps)`` at or below this ends the Monte Carlo grid
+NEGLIGIBLE = 1e-12
+
+
+@dataclass(frozen=True)
+class ProfileBounds:
+    """Upper ends of the profile ``sup max(H_eps(P||Q), H_eps(Q||P))`` at ``points`` (non-increasing,
+    vanishing beyond the last point, the BDPL's certified upper end ``bdpl_upper``); lower ends of
+    both orders of candidate adversaries' profiles at the grid ``fine`` (``lowers[i]``, shape ``(K,
+    2)``, with their estimates ``means[i]``), or a certified Rényi value of a candidate
+    (``certified[i]``, a callable of ``alpha``)."""
+
+    points: np.ndarray
+    upper: np.ndarray
+    bdpl_upper: float
+    fine: np.ndarray
+    adversaries: Sequence
+    lowers: Sequence
+    means: Sequence
+    certified: Sequence
+    note: str
+    confidence: float
+
+    def renyi(self, alpha: float) -> Value:
+        """The interval of ``D_alpha`` (the supremum over the adversaries the bounds cover)."""
+        a = float(alpha)
+        up = renyi_from_profile(a, self.points, self.upper, self.upper, "upper", chord=CHORD)
+        up = min(up, self.bdpl_upper)
+        best: tuple[float, float, object] = (-math.inf, -math.inf, None)
+        for adv, low, mean, cert in zip(self.adversaries, self.lowers, self.means, self.certified):
+            if cert is not None:
+                v = cert(a)
+                lo, est = v.lower, v.value
+            else:
+                lo = max(
+                    renyi_from_profile(a, self.fine, low[:, 0], low[:, 1], "lower"),
+                    renyi_from_profile(a, self.fine, low[:, 1], low[:, 0], "lower"),
+                )
+                est = max(
+                    _middle(a, self.fine, mean[:, 0], mean[:, 1]),
+                    _middle(a, self.fine, mean[:, 1], mean[:, 0]),
+                )
+            if lo > best[0]:
+                best = (lo, est, adv)
+        lower = float(min(max(best[0], 0.0), up))
+        est = float(min(max(best[1], lower), up))
+        return Value(est, lower, float(up), MONTE_CARLO, best[2], self.note, self.confidence)
+
+
+def _middle(alpha: float, grid: np.ndarray, f: np.ndarray, b: np.ndarray) -> float:
+    """The estimate of ``D_alpha`` from estimated profiles: the mean of the two Riemann sums."""
+    g = np.append(grid, grid[-1] + (grid[-1] - grid[-2]))  # the profiles vanish one cell on
+    f, b = np.append(f, 0.0), np.append(b, 0.0)
+    return 0.5 * (renyi_from_profile(alpha, g, f, b, "upper") + renyi_from_profile(alpha, g, f, b, "lower"))
+
+
+def envelope(points: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct points, increasing, each with the least upper end given at or before it (the
+    profile does not increase)."""
+    at, where = np.unique(np.asarray(points, dtype=float), return_inverse=True)
+    least = np.full(at.size, np.inf)
+    np.minimum.at(least, where, np.asarray(upper, dtype=float))
+    return at, np.minimum.accumulate(least)
+
+
+def grid_end(coarse: np.ndarray, caps: np.ndarray) -> float:
+    """``E``: the first value of ``coarse`` (after 0) whose certified end is negligible, else the
+    last."""
+    small = np.nonzero(caps[1:] <= NEGLIGIBLE)[0]
+    return float(coarse[1 + small[0]] if small.size else coarse[-1])
+
+
+def lower_ends(laws, noises, step: float, fine: np.ndarray, rng, failure: float):
+    """Lower ends and estimates of both orders of ``H_eps`` at ``fine`` for each pair of lattice laws
+    (one set of :data:`LOWER_DRAWS` fresh draws; each end with ``failure / (2 K pairs)``)."""
+    if not laws:
+        return [], []
+    draws = CommonDraws(noises, step, LOWER_DRAWS, rng)
+    mean, low, _ = pair_ends(laws, draws, fine, failure / (2 * fine.size * len(laws)))
+    return list(low), list(mean)
+
+
+def sweep_note(windows: int, again: int, stage2: int, tol: float, end: float, bdpl: float) -> str:
+    return (
+        f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws "
+        f"({again} again on {stage2} fresh ones) at {GRID_CELLS + 1} values of eps in [0, {end:.3g}] "
+        f"below its certified ends, which alone serve up to the BDPL's certified upper end "
+        f"{bdpl:.4g}; D_alpha from the profile's integral representation; upper ends at eps - "
+        f"{tol:.1e} (the window truncation); the lower end: the worst of the best windows, each on "
+        f"{LOWER_DRAWS} fresh draws, {LOWER_SHARE:.0%} of the failure"
+    )
+
+
+__all__ = ["CAP_POINTS", "GRID_CELLS", "NEGLIGIBLE", "ProfileBounds", "envelope", "grid_end", "lower_ends"]
