@@ -298,18 +298,22 @@ class Account(Derived):
         Rényi divergence) from its privacy profile (:mod:`bdpsim.accounting.renyi`): the given
         adversary's, or the supremum over every adversary of a chain; ``None`` where the profile's
         bounds do not apply (several queries, no finite certified BDPL, not a chain)."""
-        key = ("renyi bounds", self.adversary)
+        found = self._profile_bounds()
+        return None if found is None else found.renyi(alpha)
+
+    def _profile_bounds(self):
+        """The profile's bounds of a Monte Carlo list (:mod:`bdpsim.accounting.renyi`), once per
+        account; ``None`` where they do not apply."""
+        key = "profile bounds"
         if key not in self._cache:
             try:
+                every = self.adversary is None
                 self._cache[key] = (
-                    self._renyi_bounds_every()
-                    if self.adversary is None
-                    else self._renyi_bounds_one(self.adversary)
+                    self._renyi_bounds_every() if every else self._renyi_bounds_one(self.adversary)
                 )
             except NotAvailable:
                 self._cache[key] = None
-        found = self._cache[key]
-        return None if found is None else found.renyi(alpha)
+        return self._cache[key]
 
     def _renyi_reach(self) -> tuple[Any, float, int]:
         """The marginal of the one query the releases read, its lattice step and the plan's noises."""
@@ -384,7 +388,7 @@ class Account(Derived):
             pair = self.pair(cand.adversary)
             if pair.method == "independent":  # the query known up to the target: bracketed
                 advs.append(cand.adversary)
-                certified.append(pair.renyi)
+                certified.append(pair)
                 continue
             A, B = marginal(np.vstack(self._packed_laws(cand.adversary)))
             laws.append((A / A.sum(), B / B.sum()))
@@ -713,6 +717,10 @@ class Account(Derived):
             return exact(1.0 - gaussian_beta(mu, a), adv)
         from ..attack.tradeoff import TradeOff
 
+        if self.plan.method == "monte carlo":
+            found = self._profile_bounds()
+            if found is not None:
+                return found.tpr(a)
         adv = self.advantage.adversary
         pair = self.pair(adv)
         if pair.method == "monte carlo":

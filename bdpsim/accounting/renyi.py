@@ -31,7 +31,7 @@ holds with probability at least ``1 - f``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,8 +57,8 @@ class ProfileBounds:
     """Upper ends of the profile ``sup max(H_eps(P||Q), H_eps(Q||P))`` at ``points`` (non-increasing,
     vanishing beyond the last point, the BDPL's certified upper end ``bdpl_upper``); lower ends of
     both orders of candidate adversaries' profiles at the grid ``fine`` (``lowers[i]``, shape ``(K,
-    2)``, with their estimates ``means[i]``), or a certified Rényi value of a candidate
-    (``certified[i]``, a callable of ``alpha``)."""
+    2)``, with their estimates ``means[i]``), or a candidate's certified pair (``certified[i]``,
+    whose Rényi divergence and profile are bracketed)."""
 
     points: np.ndarray
     upper: np.ndarray
@@ -79,7 +79,7 @@ class ProfileBounds:
         best: tuple[float, float, object] = (-math.inf, -math.inf, None)
         for adv, low, mean, cert in zip(self.adversaries, self.lowers, self.means, self.certified):
             if cert is not None:
-                v = cert(a)
+                v = cert.renyi(a)
                 lo, est = v.lower, v.value
             else:
                 lo = max(
@@ -95,6 +95,67 @@ class ProfileBounds:
         lower = float(min(max(best[0], 0.0), up))
         est = float(min(max(best[1], lower), up))
         return Value(est, lower, float(up), MONTE_CARLO, best[2], self.note, self.confidence)
+
+    def tpr(self, fpr: float) -> Value:
+        """The interval of the largest true-positive rate at false-positive rate ``fpr`` (either
+        order as the null). Neyman-Pearson: ``TPR(a) = inf_{t > 0} [t a + H_t(P || Q)]`` with
+        ``H_t`` the hockey-stick divergence at ``t = e^eps`` and, for ``t < 1``, ``H_t(P || Q) = 1 - t
+        + t H_{1/t}(Q || P)``. Upper end: the infimum over the grid's ``t = e^{+-eps_i}`` of the
+        upper ends (the supremum's profile bounds both orders of every adversary). Lower end: each
+        candidate's own order, each cell of ``t`` bounded below by its far end's lower end of ``H``
+        and its near end of ``t`` (``H`` does not increase in ``t``); the best candidate and order."""
+        a = float(fpr)
+        k = np.exp(self.points)
+        up = min(1.0, float(np.min(k * a + self.upper)), float(np.min(1.0 - (1.0 - a - self.upper) / k)))
+        up = min(up, float(k[-1] * a))  # beyond the BDPL's upper end H = 0
+        best: tuple[float, float, object] = (-math.inf, -math.inf, None)
+        for adv, low, mean, cert in zip(self.adversaries, self.lowers, self.means, self.certified):
+            if cert is not None:
+                lo = est = _pair_tpr(cert, a)
+            else:
+                lo = max(
+                    _tpr_low(a, self.fine, low[:, 0], low[:, 1]), _tpr_low(a, self.fine, low[:, 1], low[:, 0])
+                )
+                est = max(
+                    _tpr_est(a, self.fine, mean[:, 0], mean[:, 1]),
+                    _tpr_est(a, self.fine, mean[:, 1], mean[:, 0]),
+                )
+            if lo > best[0]:
+                best = (lo, est, adv)
+        lower = float(min(max(best[0], a), up))
+        est = float(min(max(best[1], lower), up))
+        note = self.note.replace(
+            "D_alpha from the profile's integral representation", "TPR by Neyman-Pearson"
+        )
+        return Value(est, lower, float(up), MONTE_CARLO, best[2], note, self.confidence)
+
+
+def _tpr_low(a: float, grid: np.ndarray, f: np.ndarray, b: np.ndarray) -> float:
+    """A lower end of ``inf_t [t a + H_t(P || Q)]`` from lower ends ``f`` of ``H(P || Q)`` and ``b``
+    of ``H(Q || P)`` at ``eps`` = ``grid`` (cells of ``t = e^eps >= 1`` and of ``t = e^-eps``)."""
+    t = np.exp(grid)
+    high = np.min(t[:-1] * a + f[1:])  # t in [t_j, t_{j+1}]: t a >= t_j a, H_t >= f_{j+1}
+    beyond = t[-1] * a  # t >= t_G: H >= 0
+    # t = 1/s, s in [t_j, t_{j+1}]: 1 - t (1 - a) + t H_s(Q || P) >= 1 - (1 - a) / t_j + b_{j+1} / t_{j+1}
+    low = np.min(1.0 - (1.0 - a) / t[:-1] + b[1:] / t[1:])
+    below = 1.0 - (1.0 - a) / t[-1]  # t <= 1/t_G
+    return float(max(0.0, min(high, beyond, low, below)))
+
+
+def _tpr_est(a: float, grid: np.ndarray, f: np.ndarray, b: np.ndarray) -> float:
+    """The estimate of ``inf_t [t a + H_t(P || Q)]`` from estimated profiles at the grid's ``t``."""
+    t = np.exp(grid)
+    return float(min(1.0, np.min(t * a + f), np.min(1.0 - (1.0 - a) / t + b / t)))
+
+
+def _pair_tpr(pair, a: float) -> float:
+    """A certified pair's attained TPR at ``a`` (the better order)."""
+    from ..attack.tradeoff import TradeOff
+
+    def lower_hockey(forward: bool) -> Callable[[float], float]:
+        return lambda t: float(pair.hockey(math.log(t), forward)[0])
+
+    return max(TradeOff(lower_hockey(fwd)).tpr_threshold(a)[0] for fwd in (True, False))
 
 
 def _middle(alpha: float, grid: np.ndarray, f: np.ndarray, b: np.ndarray) -> float:

@@ -3,6 +3,7 @@ output sequence, the exhaustive search over every known set, and the closed form
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -447,6 +448,45 @@ def _brute_renyi(model, b, alphas, adversary_laws=None):
     return list(worst)
 
 
+@functools.cache
+def _two_laplace_account():
+    """The account of two Laplace counts of scales 2.5 and 2 on ``CHAIN2`` (Monte Carlo), shared by
+    the tests of its profile's bounds (built once per process)."""
+    return account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in (2.5, 2.0)])
+
+
+def _np_tpr(X, Y, fprs):
+    """The Neyman-Pearson test's TPR at each of ``fprs`` of ``X`` against the null ``Y`` (finite
+    laws)."""
+    o = np.argsort(-(X / np.maximum(Y, 1e-300)))
+    cy, cx = np.cumsum(Y[o]), np.cumsum(X[o])
+    k = np.searchsorted(cy, fprs)
+    before_y, before_x = np.where(k > 0, cy[k - 1], 0.0), np.where(k > 0, cx[k - 1], 0.0)
+    return before_x + (np.asarray(fprs) - before_y) / Y[o][k] * X[o][k]
+
+
+def test_tpr_of_a_monte_carlo_list_holds_for_the_supremum_over_every_adversary():
+    """``tpr_at(fpr)`` (and ``beta``) of a Monte Carlo list — refused before — from the profile's
+    bounds (Neyman-Pearson on the sweep's upper ends; the worst windows' own lower ends): the
+    interval contains the brute-force supremum over every adversary and both orders (each pair on
+    a grid of step 0.2, within 2e-3 of step 0.1), at small and large FPRs."""
+    b = (2.5, 2.0)
+    acc = _two_laplace_account()
+    fprs = (0.01, 0.1, 0.5)
+    brute = np.zeros(3)
+    for A, B in _distinct_pairs(CHAIN2):
+        P, Q = (x.ravel() for x in _laplace_2d_laws(A, B, b, h=0.2))
+        brute = np.maximum(brute, np.maximum(_np_tpr(P, Q, fprs), _np_tpr(Q, P, fprs)))
+    for fpr, worst in zip(fprs, brute):
+        got = acc.tpr_at(fpr)
+        assert got.kind == "Monte Carlo" and got.lower - 2e-3 <= worst <= got.upper + 2e-3, (fpr, worst)
+        assert got.width < 0.01 and "Neyman-Pearson" in got.note
+        beta = acc.beta(fpr)
+        assert (beta.lower, beta.upper) == pytest.approx((1 - got.upper, 1 - got.lower), abs=1e-15)
+    # pinned (seed 0)
+    assert (got.lower, got.upper) == pytest.approx((0.848702, 0.855716), abs=1e-6)
+
+
 def test_renyi_of_a_monte_carlo_list_holds_for_the_supremum_over_every_adversary():
     """Two Laplace releases of one count, of two scales (no exact joint law: Monte Carlo): the
     interval of ``renyi(alpha)`` over every adversary — the worst adversary's profile at 49 values
@@ -455,7 +495,7 @@ def test_renyi_of_a_monte_carlo_list_holds_for_the_supremum_over_every_adversary
     interval containing its own value. Refused before (``NotAvailable``)."""
     b, alphas = (2.5, 2.0), (2.0, 5.0)
     rel = [Release(CountQuery((1,)), LaplaceNoise(s)) for s in b]
-    acc = account(CHAIN2, rel)
+    acc = _two_laplace_account()
     brute = _brute_renyi(CHAIN2, b, alphas)
     for alpha, worst, width in zip(alphas, brute, (0.03, 0.1)):
         got = acc.renyi(alpha)
