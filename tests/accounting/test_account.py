@@ -535,6 +535,13 @@ def test_renyi_of_one_adversary_by_draws_covers_its_value(monkeypatch):
     est = np.array([v.value for v in got])
     assert abs(est.mean() - truth) < 4 * est.std() / math.sqrt(est.size) + 0.01
     assert 0.01 < np.mean([v.width for v in got]) < 0.5  # wide enough to test, narrow enough to mean
+    # two scales (no box bracket): one adversary's TPR from its own profile's bounds
+    two = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in (2.5, 2.0)], adversary=adv)
+    P, Q = (
+        x.ravel() for x in _laplace_2d_laws(*[w / w.sum() for w in two._packed_laws(adv)], (2.5, 2.0), h=0.2)
+    )
+    tpr, own = two.tpr_at(0.1), max(_np_tpr(P, Q, [0.1])[0], _np_tpr(Q, P, [0.1])[0])
+    assert tpr.kind == "Monte Carlo" and tpr.lower - 2e-3 <= own <= tpr.upper + 2e-3
 
 
 def test_window_sweep_agrees_with_the_certified_box_brackets(monkeypatch):
