@@ -67,6 +67,8 @@ EPSILON_ROUNDS = 4
 #: tries of ``epsilon(delta)`` of a Monte Carlo list on a chain: an adversary's own profile, then
 #: the window sweep at its upper end (which names the next adversary where it does not settle it)
 EPSILON_TRIES = 4
+#: the least end of the profile's grid (the BDPL's upper end may be 0: two equal laws)
+MIN_REACH = 1e-9
 #: the draws of the Rényi curve's sweep (its own, beside those of ``delta``)
 RENYI_TAG = 7
 #: most records an account takes: every exact joint law here passes over every record at least once
@@ -330,7 +332,7 @@ class Account(Derived):
 
         marginal, step, _ = self._renyi_reach()
         pair = self.pair(adversary)
-        L = pair.bdpl().upper
+        L = max(pair.bdpl().upper, MIN_REACH)  # two equal laws: BDPL 0, the grid must increase
         if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
             return None
         W1, W2 = (w[None, :] for w in self._packed_laws(adversary))
@@ -365,7 +367,7 @@ class Account(Derived):
         if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
             return None
         marginal, step, _ = self._renyi_reach()
-        L = self._worst_bdpl_mc().upper
+        L = max(self._worst_bdpl_mc().upper, MIN_REACH)  # two equal laws: BDPL 0, the grid must increase
         if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
             return None
         failure = 1.0 - CONFIDENCE
