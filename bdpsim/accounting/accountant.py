@@ -279,7 +279,7 @@ class Account(Derived):
         from ..kernels.noise.protocols import LaplaceKernel
 
         ratio = S.bound_score("ratio", self.plan, self.comps)
-        hi_c, _ = S.engine_search(self.engine, ratio, self.sizes[0], 1)
+        hi_c, tol = S.engine_search(self.engine, ratio, self.sizes[0], 1)
         lo, adv = -math.inf, hi_c[0].adversary
         if all(isinstance(z, LaplaceKernel) for _, z in self.plan.reduced):
             lo_c, _ = S.engine_search(
@@ -289,10 +289,10 @@ class Account(Derived):
         lo = max(lo, self.pair(adv).bdpl().lower)
         return bracket(
             lo,
-            hi_c[0].score,
+            hi_c[0].score + tol,
             adv,
             "lower: this adversary (equal outputs, draws); upper: the query laws' largest ratio "
-            "over every window",
+            "(Laplace releases: their rate times the laws' coupling reach) over every window",
         )
 
     def _renyi_drawn(self, alpha: float) -> Value | None:

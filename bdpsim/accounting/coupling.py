@@ -73,7 +73,7 @@ def shift_profile(plan: ReleasePlan, step: float, epsilon, size: int, known=()) 
     groups = Counter(z for _, z in plan.reduced)
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
     h = np.ones((size, eps.size))
-    h[0] = 0.0
+    h[0] = np.maximum(0.0, -np.expm1(eps))  # H_eps(K || K) = (1 - e^eps)_+: 0 unless eps < 0
     known = np.asarray(known, dtype=float).reshape(-1, eps.size) if len(known) else np.zeros((0, eps.size))
     done = min(known.shape[0], size)
     h[:done] = known[:done]

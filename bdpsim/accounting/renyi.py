@@ -75,7 +75,7 @@ class ProfileBounds:
         """The interval of ``D_alpha`` (the supremum over the adversaries the bounds cover)."""
         a = float(alpha)
         up = renyi_from_profile(a, self.points, self.upper, self.upper, "upper", chord=CHORD)
-        up = min(up, self.bdpl_upper)
+        up = min(up, self.bdpl_upper) if not math.isnan(up) else self.bdpl_upper
         best: tuple[float, float, object] = (-math.inf, -math.inf, None)
         for adv, low, mean, cert in zip(self.adversaries, self.lowers, self.means, self.certified):
             if cert is not None:
@@ -90,7 +90,7 @@ class ProfileBounds:
                     _middle(a, self.fine, mean[:, 0], mean[:, 1]),
                     _middle(a, self.fine, mean[:, 1], mean[:, 0]),
                 )
-            if lo > best[0]:
+            if not math.isnan(lo) and lo > best[0]:
                 best = (lo, est, adv)
         lower = float(min(max(best[0], 0.0), up))
         est = float(min(max(best[1], lower), up))

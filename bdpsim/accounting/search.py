@@ -151,12 +151,26 @@ def coupling_reach(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     distance, which the monotone coupling attains on a line. With ``P = sum pi(j, k) N_j`` and ``Q =
     sum pi(j, k) N_k`` (:func:`coupling_bound`), ``p / q <= max_{pi(j, k) > 0} n_j / n_k``: for noise
     whose log-ratio between atoms ``m`` steps apart is at most ``m L`` (Laplace releases of total rate
-    ``L`` per step) the joint BDPL is at most ``L`` times the reach. The pieces are found twice, from
-    each end of the lattice (the cumulative sums lose the small masses of their upper tail, not of
-    their lower one), and the larger reach is kept."""
-    fwd = coupling_pieces(A, B)
-    rev = coupling_pieces(A[:, ::-1], B[:, ::-1])
-    return np.maximum(*(np.where(m > 0, g, 0).max(axis=1) for m, g in (fwd, rev)))
+    ``L`` per step) the joint BDPL is at most ``L`` times the reach.
+
+    The atoms of positive mass ``j`` of ``A`` and ``k`` of ``B`` are coupled where their quantile
+    intervals ``[F_A(j-), F_A(j)]`` and ``[F_B(k-), F_B(k)]`` overlap; they are taken as coupled where
+    they come within a rounding slack of each other (an atom whose mass the cumulative sums round
+    away still couples with its neighbours' atoms), so the reach is never under-estimated."""
+    rows, _ = A.shape
+    out = np.zeros(rows, dtype=int)
+    for r in range(rows):
+        ja, kb = np.nonzero(A[r] > 0)[0], np.nonzero(B[r] > 0)[0]
+        if ja.size == 0 or kb.size == 0:
+            continue
+        ca, cb = np.cumsum(A[r, ja]), np.cumsum(B[r, kb])
+        ca, cb = ca / ca[-1], cb / cb[-1]
+        pa, pb = np.concatenate([[0.0], ca[:-1]]), np.concatenate([[0.0], cb[:-1]])
+        slack = 8.0 * (ja.size + kb.size) * np.finfo(float).eps
+        first = np.clip(np.searchsorted(cb, pa - slack, side="right"), 0, kb.size - 1)
+        last = np.clip(np.searchsorted(pb, ca + slack, side="left") - 1, 0, kb.size - 1)
+        out[r] = max(np.abs(ja - kb[first]).max(), np.abs(ja - kb[last]).max())
+    return out
 
 
 class PrunedDelta:
@@ -288,7 +302,7 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float 
         return M / M.sum(axis=1, keepdims=True)
 
     if what == "noise-free":  # H_eps of the query laws themselves: no release can leak more
-        ks = np.exp(np.atleast_1d(np.asarray(epsilon, dtype=float)))
+        ks = np.array([math.exp(e) for e in np.atleast_1d(np.asarray(epsilon, dtype=float))])
 
         def noise_free(W1, W2):
             A, B = marg(W1), marg(W2)

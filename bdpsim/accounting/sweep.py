@@ -205,7 +205,7 @@ def pair_ends(
         on = np.nonzero((a > 0) | (b > 0))[0]
         trimmed.append((a[on[0] : on[-1] + 1], b[on[0] : on[-1] + 1]))
     A, B = _stacked(trimmed)
-    s = _sums(A, B, draws, np.exp(np.atleast_1d(np.asarray(epsilons, dtype=float))))
+    s = _sums(A, B, draws, np.array([math.exp(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))]))
     mean, half = _mean_half(s, draws.n, failure)
     return mean, np.maximum(mean - half, 0.0), np.minimum(mean + half, 1.0)
 
@@ -253,7 +253,7 @@ class WindowSweep:
         self.noises = [z for _, z in plan.reduced]
         self.step = float(comps.step[c])
         self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        self.ks = np.exp(self.epsilons)
+        self.ks = np.array([math.exp(e) for e in self.epsilons])
         self.score_at, self.measure = int(score_at), bool(measure)
         self.marginal = component_marginal(comps, c)
         self.bounds = [

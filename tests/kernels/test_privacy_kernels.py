@@ -90,6 +90,22 @@ def test_renyi_from_profile_brackets_the_renyi_divergence(alpha):
         assert gaps[1] < gaps[0] / 3
 
 
+@pytest.mark.parametrize("alpha", [250.0, 2000.0])
+def test_renyi_from_profile_of_a_large_order_is_finite_and_holds(alpha):
+    """Orders whose weights ``e^{(alpha - 1) eps}`` overflow on the grid (``alpha L > 709``; the
+    profile vanishes before the grid's end, at a loose upper end of the BDPL): computed in logs,
+    finite, and around the exact value (the first version gave NaN or the grid's end)."""
+    e0 = 3.0
+    p1 = math.exp(e0) / (1 + math.exp(e0))
+    p, q = np.array([p1, 1 - p1]), np.array([1 - p1, p1])
+    grid = np.linspace(0.0, 12.7, 400)
+    f, b = _profiles(p, q, grid)
+    lo = D.renyi_from_profile(alpha, grid, f, b, "lower")
+    up = D.renyi_from_profile(alpha, grid, f, b, "upper", chord=16)
+    assert math.isfinite(lo) and math.isfinite(up)
+    assert lo <= D.renyi(p, q, alpha) <= up < e0 + 0.03
+
+
 def test_renyi_from_profile_pinned_and_refusals():
     """Randomized response of eps0 = 1 (p = (e, 1) / (1 + e), q reversed: D_2 = ln((p1^2/q1 + ...)))
     on a grid of four cells: pinned ends around the exact value; bad arguments named."""

@@ -108,19 +108,25 @@ def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: i
     require(f.shape == e.shape and b.shape == e.shape, "forward", f.shape, "must have the grid's shape")
     if chord > 0 and end == "upper":  # the chords in gamma, on m sub-cells of each cell
         t = np.linspace(0.0, 1.0, int(chord) + 1)[:-1]
-        g0, g1 = np.exp(e[:-1, None]), np.exp(e[1:, None])
-        sub = np.log(g0 + t[None, :] * (g1 - g0))
+        # ln(g0 + t (g1 - g0)) = eps_i + ln(1 + t expm1(eps_{i+1} - eps_i)): no overflow
+        sub = e[:-1, None] + np.log1p(t[None, :] * np.expm1(np.diff(e))[:, None])
         f = np.append((f[:-1, None] + t[None, :] * (f[1:, None] - f[:-1, None])).ravel(), f[-1])
         b = np.append((b[:-1, None] + t[None, :] * (b[1:, None] - b[:-1, None])).ravel(), b[-1])
         e = np.append(sub.ravel(), e[-1])
-        e[0] = 0.0
-    lo, hi = e[:-1], e[1:]
-    # int e^{(a-1) eps} and int e^{-a eps} over each cell, as expm1 differences (no cancellation)
-    up_w = np.exp((a - 1.0) * lo) * np.expm1((a - 1.0) * (hi - lo)) / (a - 1.0)
-    down_w = np.exp(-a * lo) * -np.expm1(-a * (hi - lo)) / a
+    lo, width = e[:-1], np.diff(e)
+    # in logs (the weights overflow beyond (alpha - 1) eps = 709): the cells' integrals
+    # ln int e^{(a-1) eps} = (a-1) eps_i + ln expm1((a-1) w) - ln(a-1), ln int e^{-a eps} likewise
+    x = (a - 1.0) * width
+    log_up = (a - 1.0) * lo + np.where(x > 30.0, x + np.log1p(-np.exp(-np.minimum(x, 700.0))), 0.0)
+    log_up += np.where(x > 30.0, 0.0, np.log(np.expm1(np.minimum(x, 30.0)))) - math.log(a - 1.0)
+    log_down = -a * lo + np.log(-np.expm1(-a * width)) - math.log(a)
     pick = slice(None, -1) if end == "upper" else slice(1, None)
-    moment = a * (a - 1.0) * float(np.sum(up_w * f[pick] + down_w * b[pick]))
-    return math.log1p(moment) / (a - 1.0)
+    with np.errstate(divide="ignore"):  # a profile value 0 is a term -inf: dropped
+        terms = np.concatenate([log_up + np.log(f[pick]), log_down + np.log(b[pick])])
+    if not np.any(terms > -np.inf):
+        return 0.0
+    log_moment = math.log(a * (a - 1.0)) + float(logsumexp(terms))
+    return float(np.logaddexp(0.0, log_moment)) / (a - 1.0)
 
 
 def invert_profile(
