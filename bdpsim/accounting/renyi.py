@@ -171,7 +171,17 @@ def envelope(points: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndar
     at, where = np.unique(np.asarray(points, dtype=float), return_inverse=True)
     least = np.full(at.size, np.inf)
     np.minimum.at(least, where, np.asarray(upper, dtype=float))
-    return at, np.minimum.accumulate(least)
+    least = np.minimum.accumulate(least)
+    # a point within rounding of the one before it adds nothing: dropped (fewer points, still ends);
+    # the first (0) and the last (beyond which the profile vanishes) stay, the one before the last
+    # goes where they are that close
+    keep = np.concatenate([[True], np.diff(at) > 1e-12 * np.maximum(1.0, at[1:])])
+    if not keep[-1]:
+        keep[-1] = True
+        before = np.nonzero(keep[:-1])[0][-1]
+        if before > 0:
+            keep[before] = False
+    return at[keep], least[keep]
 
 
 def grid_end(coarse: np.ndarray, caps: np.ndarray) -> float:

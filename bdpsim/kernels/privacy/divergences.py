@@ -117,11 +117,12 @@ def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: i
     # in logs (the weights overflow beyond (alpha - 1) eps = 709): the cells' integrals
     # ln int e^{(a-1) eps} = (a-1) eps_i + ln expm1((a-1) w) - ln(a-1), ln int e^{-a eps} likewise
     x = (a - 1.0) * width
-    log_up = (a - 1.0) * lo + np.where(x > 30.0, x + np.log1p(-np.exp(-np.minimum(x, 700.0))), 0.0)
-    log_up += np.where(x > 30.0, 0.0, np.log(np.expm1(np.minimum(x, 30.0)))) - math.log(a - 1.0)
-    log_down = -a * lo + np.log(-np.expm1(-a * width)) - math.log(a)
-    pick = slice(None, -1) if end == "upper" else slice(1, None)
-    with np.errstate(divide="ignore"):  # a profile value 0 is a term -inf: dropped
+    big = np.maximum(x, 30.0)  # ln expm1(x) = x + ln(1 - e^-x) beyond 30, else as it is
+    with np.errstate(divide="ignore"):  # a profile value 0 (or a cell of width 0): a term -inf, dropped
+        log_up = (a - 1.0) * lo - math.log(a - 1.0)
+        log_up += np.where(x > 30.0, big + np.log1p(-np.exp(-big)), np.log(np.expm1(np.minimum(x, 30.0))))
+        log_down = -a * lo + np.log(-np.expm1(-a * width)) - math.log(a)
+        pick = slice(None, -1) if end == "upper" else slice(1, None)
         terms = np.concatenate([log_up + np.log(f[pick]), log_down + np.log(b[pick])])
     if not np.any(terms > -np.inf):
         return 0.0
