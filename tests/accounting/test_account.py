@@ -273,7 +273,7 @@ def test_a_release_is_a_mechanism_of_the_query_noise_family():
 
     rel = Release(CountQuery((1,)), LaplaceNoise(1.0))
     lap = bdpsim.LaplaceCount(epsilon=1.0)
-    assert isinstance(rel, QueryNoiseMechanism)
+    assert isinstance(rel, QueryNoiseMechanism) and isinstance(rel, bdpsim.mechanisms.Mechanism)
     data = np.array([[0, 1, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]])
     np.testing.assert_array_equal(rel.query(data), [2.0, 4.0, 0.0])
     np.testing.assert_array_equal(rel(data, np.random.default_rng(7)), lap(data, np.random.default_rng(7)))
