@@ -33,6 +33,16 @@ from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
 SYMMETRIC_NOISE = (LaplaceNoise, GaussianNoise, GeometricNoise)
 
 
+def _described(query: Any) -> tuple[str, str]:
+    """The mechanism kind of a release's query (``count``, or ``sum`` for a state sum and the sum)
+    and how reports name it (``count of 1``, ``sum of state values 0,1,3``, ``sum``)."""
+    if isinstance(query, CountQuery):
+        return "count", "count of " + ",".join(map(str, query.counted_states))
+    if isinstance(query, SumQuery):
+        return "sum", "sum"
+    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in query.state_values)
+
+
 @dataclass(frozen=True)
 class Release(QueryNoiseMechanism):
     """``query_function(X) + noise``: an additive query (a count, a sum of state values; on
@@ -79,19 +89,13 @@ class Release(QueryNoiseMechanism):
             raise ConfigError(
                 "release.noise", type(self.noise).__name__, "must be a noise law (bdpsim.kernels.noise.laws)"
             )
-        object.__setattr__(self, "kind", "count" if isinstance(self.query_function, CountQuery) else "sum")
+        object.__setattr__(self, "kind", _described(self.query_function)[0])
 
     @property
     def label(self) -> str:
         if self.name:
             return self.name
-        q = self.query_function
-        if isinstance(q, CountQuery):
-            qs = "count of " + ",".join(map(str, q.counted_states))
-        elif isinstance(q, SumQuery):
-            qs = "sum"
-        else:
-            qs = "sum of state values " + ",".join(f"{v:g}" for v in q.state_values)
+        qs = _described(self.query_function)[1]
         return f"{qs} + {self.noise.name}({self.noise.parameter_name} = {self.noise.parameter:g})"
 
 
