@@ -899,7 +899,7 @@ def account(
         for r in rel:
             if not (
                 isinstance(r, Release)
-                and isinstance(r.query, SumQuery)
+                and isinstance(r.query_function, SumQuery)
                 and isinstance(r.noise, GaussianKernel)
             ):
                 label = r.label
@@ -924,9 +924,9 @@ def account(
     per_state = []
     comp_of = []
     for r in flat:
-        if not isinstance(r.query, AdditiveQuery):
+        if not isinstance(r.query_function, AdditiveQuery):
             raise NotAvailable(f"release {r.label!r}: not an additive query of discrete records")
-        f = tuple(np.asarray(r.query.per_state(states), dtype=float))
+        f = tuple(np.asarray(r.query_function.per_state(states), dtype=float))
         if f not in per_state:
             per_state.append(f)
         comp_of.append(per_state.index(f))

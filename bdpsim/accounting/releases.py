@@ -1,6 +1,7 @@
 """What an accountant is told: the list of releases made on the same records.
 
-A release is a query plus its own independent noise (:class:`Release`); the noisy histogram is one
+A release is a query plus its own independent noise (:class:`Release`, a mechanism of the query +
+noise family of :mod:`bdpsim.mechanisms.noisy`); the noisy histogram is one
 noisy count per state (:class:`HistogramRelease`); the local release of every record through a
 randomiser (:class:`LocalRelease`, the mechanism of :mod:`bdpsim.mechanisms.local`, re-exported
 here) is carried by a chain kernel of its own. Repetition is a list
@@ -14,7 +15,7 @@ distinct queries ``S_c = sum_t f_c(X_t)``; a release ``r`` is ``S_{c(r)} + Z_r``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, NoiseLaw
 from ..kernels.noise.stepwise import GeometricNoise
 from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.local import RANDOMISERS, FlipsRecords, LocalRelease
+from ..mechanisms.noisy import QueryNoiseMechanism
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
 
@@ -31,48 +33,69 @@ from ..queries import AdditiveQuery, CountQuery, NoisyQuery, SumQuery
 SYMMETRIC_NOISE = (LaplaceNoise, GaussianNoise, GeometricNoise)
 
 
+def _described(query: Any) -> tuple[str, str]:
+    """The mechanism kind of a release's query (``count``, or ``sum`` for a state sum and the sum)
+    and how reports name it (``count of 1``, ``sum of state values 0,1,3``, ``sum``)."""
+    if isinstance(query, CountQuery):
+        return "count", "count of " + ",".join(map(str, query.counted_states))
+    if isinstance(query, SumQuery):
+        return "sum", "sum"
+    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in query.state_values)
+
+
 @dataclass(frozen=True)
-class Release:
-    """``query(X) + noise``: an additive query (a count, a sum of state values; on Gaussian records
-    the unclipped sum) and an independent noise law of any kind.
+class Release(QueryNoiseMechanism):
+    """``query_function(X) + noise``: an additive query (a count, a sum of state values; on
+    Gaussian records the unclipped sum) and an independent noise law of any kind.
+
+    A mechanism of the query + noise family (:class:`~bdpsim.mechanisms.noisy.QueryNoiseMechanism`):
+    :meth:`query` gives the noiseless answers ``f(D)``, calling it ``(data, rng)`` releases, and
+    every engine that takes ``LaplaceCount`` or a ``NoisyQueryMechanism`` takes it
+    (``bdpsim.exact_bdpl(model, Release(CountQuery((1,)), LaplaceNoise(1.0)))``).
 
     Parameters
     ----------
-    query : AdditiveQuery or SumQuery
-        E.g. ``CountQuery((1,))``.
+    query_function : AdditiveQuery or SumQuery
+        E.g. ``CountQuery((1,))`` (positional: ``Release(CountQuery((1,)), LaplaceNoise(1.0))``).
     noise : NoiseLaw
         E.g. ``GaussianNoise(3.0)``, ``LaplaceNoise(1.0)``, ``GeometricNoise(1.0)``.
     name : str, optional
         How reports name it (default: the query and the noise).
     """
 
-    query: Any
+    query_function: Any
     noise: Any
     name: str = ""
+    #: the mechanism kind of the query, set from it: ``count`` or ``sum`` (a state sum, the sum)
+    kind: str = field(default="count", init=False, repr=False, compare=False)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Release:
+        if "query" in kwargs:  # the family's query(data) is a method: the query is query_function
+            raise TypeError(
+                "Release(query=...): the query is the field query_function "
+                "(Release(query_function=CountQuery((1,)), noise=...), or positionally "
+                "Release(CountQuery((1,)), noise)); query(data) is the noiseless answer"
+            )
+        return super().__new__(cls)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.query, (AdditiveQuery, SumQuery)):
+        if not isinstance(self.query_function, (AdditiveQuery, SumQuery)):
             raise ConfigError(
-                "release.query",
-                type(self.query).__name__,
+                "release.query_function",
+                type(self.query_function).__name__,
                 "must be an additive query (count, state sum) or the sum",
             )
         if not isinstance(self.noise, NoiseLaw):
             raise ConfigError(
                 "release.noise", type(self.noise).__name__, "must be a noise law (bdpsim.kernels.noise.laws)"
             )
+        object.__setattr__(self, "kind", _described(self.query_function)[0])
 
     @property
     def label(self) -> str:
         if self.name:
             return self.name
-        q = self.query
-        if isinstance(q, CountQuery):
-            qs = "count of " + ",".join(map(str, q.counted_states))
-        elif isinstance(q, SumQuery):
-            qs = "sum"
-        else:
-            qs = "sum of state values " + ",".join(f"{v:g}" for v in q.state_values)
+        qs = _described(self.query_function)[1]
         return f"{qs} + {self.noise.name}({self.noise.parameter_name} = {self.noise.parameter:g})"
 
 
@@ -129,7 +152,9 @@ class HistogramRelease:
 
 
 def as_release(item: Any) -> Release | HistogramRelease | LocalRelease:
-    """A release from a release, a ``query + noise`` mechanism or the noisy histogram
+    """A release from a release, a ``query + noise`` mechanism (``LaplaceCount``,
+    ``NoisyQueryMechanism``: the :class:`Release` of its ``query_function`` and ``noise``, named as
+    a release is) or the noisy histogram
     (:class:`~bdpsim.mechanisms.histogram.HistogramMechanism`: a :class:`HistogramRelease` with its
     Laplace noise and number of cells) (else ``ConfigError``)."""
     if isinstance(item, (Release, HistogramRelease, ReleasesEveryRecord)):

@@ -36,7 +36,7 @@ def brute_joint(model, releases, adv, reach=24):
         cond = adv.condition(v)
         keep = np.all([xs[:, k] == val for k, val in cond.items()], axis=0)
         X, w = xs[keep], pr[keep] / pr[keep].sum()
-        vals = [r.query.per_state(model.states)[X].sum(axis=1) for r in releases]
+        vals = [r.query_function.per_state(model.states)[X].sum(axis=1) for r in releases]
         out.append((vals, w))
     grids = [np.arange(-reach, model.n * 2 + reach + 1) for _ in releases]
     # explicit loops, small sizes: the joint pmf as a tensor
@@ -327,6 +327,64 @@ def test_one_release_on_a_network_is_exact_bdpl():
     hmm = BayesNetModel.hmm([[0.9, 0.1], [0.2, 0.8]], [[0.85, 0.15], [0.25, 0.75]], 4)
     mech = bdpsim.LaplaceCount(epsilon=1.0)
     assert account(hmm, [mech]).bdpl.value == pytest.approx(bdpsim.exact_bdpl(hmm, mech).bdpl, abs=1e-12)
+
+
+def test_a_release_is_a_mechanism_of_the_query_noise_family():
+    """``Release(query_function, noise)`` is a :class:`QueryNoiseMechanism`: ``query(data)`` the
+    noiseless answers, a call releases them with noise, and an engine takes it as it takes the
+    equivalent ``LaplaceCount`` (the same exact BDPL and adversary, the same draws from one seed)."""
+    from bdpsim.mechanisms.noisy import QueryNoiseMechanism
+
+    rel = Release(CountQuery((1,)), LaplaceNoise(1.0))
+    lap = bdpsim.LaplaceCount(epsilon=1.0)
+    assert isinstance(rel, QueryNoiseMechanism) and isinstance(rel, bdpsim.mechanisms.Mechanism)
+    data = np.array([[0, 1, 1, 0], [1, 1, 1, 1], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(rel.query(data), [2.0, 4.0, 0.0])
+    np.testing.assert_array_equal(rel(data, np.random.default_rng(7)), lap(data, np.random.default_rng(7)))
+    assert (
+        (rel.kind, rel.epsilon, rel.sensitivity)
+        == (lap.kind, lap.epsilon, lap.sensitivity)
+        == ("count", 1.0, 1.0)
+    )
+    np.testing.assert_equal(rel.columns(), lap.columns())
+    model = bdpsim.MarkovChainModel(bdpsim.symmetric_chain(5.0), n=6)
+    got, want = bdpsim.exact_bdpl(model, rel), bdpsim.exact_bdpl(model, lap)
+    assert (got.bdpl, got.adversary) == (want.bdpl, want.adversary)
+    assert Release(SumQuery(), GaussianNoise(1.0), "weekly sum").kind == "sum"
+    assert Release(CountQuery((1,)), LaplaceNoise(1.0), "weekly count").label == "weekly count"
+    assert Release(query_function=CountQuery((1,)), noise=LaplaceNoise(1.0)) == rel
+    with pytest.raises(TypeError, match=r"^Release\(query=\.\.\.\): the query is the field query_function"):
+        Release(query=CountQuery((1,)), noise=LaplaceNoise(1.0))  # type: ignore[call-arg]
+    with pytest.raises(ConfigError, match=r"^release.query_function = 'str': must be an additive query"):
+        Release("count", LaplaceNoise(1.0))
+    with pytest.raises(ConfigError, match=r"^release.noise = 'float': must be a noise law"):
+        Release(CountQuery((1,)), 1.0)
+
+
+@pytest.mark.parametrize(
+    "noise,times", [(GeometricNoise(1.2), 2), (GaussianNoise(1.5), 3), (LaplaceNoise(2.0), 1)]
+)
+def test_account_of_releases_equals_account_of_the_equivalent_mechanisms(noise, times):
+    """``account`` of ``Release`` s and of the equivalent ``NoisyQueryMechanism`` s: the same
+    releases, labels, method and every number to the last digit."""
+    from bdpsim.mechanisms.noisy import NoisyQueryMechanism
+
+    a = account(CHAIN2, [Release(CountQuery((1,)), noise)] * times)
+    b = account(CHAIN2, [NoisyQueryMechanism(CountQuery((1,)), noise)] * times)
+    assert a.releases == b.releases and a.method == b.method
+    assert [r.label for r in b.releases] == [
+        f"count of 1 + {noise.name}({noise.parameter_name} = {noise.parameter:g})"
+    ] * times
+    for get in (lambda x: x.delta(0.5), lambda x: x.delta(0.0), lambda x: x.bdpl, lambda x: x.epsilon(1e-3)):
+        u, v = get(a), get(b)
+        assert (u.value, u.lower, u.upper, u.kind, u.adversary) == (
+            v.value,
+            v.lower,
+            v.upper,
+            v.kind,
+            v.adversary,
+        )
+    assert a.delta(0.5).kind == "exact"
 
 
 def test_histogram_and_repeated_gaussian_releases():
