@@ -132,7 +132,8 @@ class BoxDelta:
         live = list(ends)
         for tol in (*LEVELS, TOLERANCE):
             for key, o in live:
-                br = laplace_boxes_hockey(*fresh[key][o], self.b, self.epsilon, tol=tol)
+                a, p, q = fresh[key][o]
+                br = laplace_boxes_hockey(a, p, q, self.b, self.epsilon, tol=tol)
                 ends[key, o] = (br.lower, br.upper)
                 self.floor = max(self.floor, br.lower)
                 self.evaluated += tol == TOLERANCE

@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 
 from ..accounting.pairs import box_scale
+from ..adversary import Adversary
 from ..kernels.chains.histogram_sup import histogram_sup
-from ..kernels.privacy.boxes import laplace_boxes_hockey
+from ..kernels.privacy.boxes import TOLERANCE, laplace_boxes_hockey
 from .tradeoff import LOG_T_MAX, argmin_log_t, pure_dp_tpr
 
 #: width of the brackets the threshold is searched on (measured: 0.1-0.3 s a bracket of R^3)
@@ -31,28 +32,36 @@ SEARCH_WIDTH = 1e-4
 SEARCH_TOLERANCE = 1e-7
 
 
+def _scale(pair) -> float:
+    """The common Laplace scale of the pair's releases (an account of three of one scale)."""
+    b = box_scale(pair.plan)
+    assert b is not None  # box_tpr is reached for the box brackets' accounts only
+    return b
+
+
 def _hockey(pair, u: float, forward: bool, tol: float | None) -> tuple[float, float]:
     """``(lower, upper)`` of the pair's ``H_u`` (``forward``: ``p || q``), bracketed to ``tol``
-    (``None``: the kernel's full tolerance); ``u < 0`` by ``H_u(p||q) = 1 - e^u + e^u H_{-u}(q||p)``."""
+    (``None``: the kernel's :data:`~bdpsim.kernels.privacy.boxes.TOLERANCE`); ``u < 0`` by
+    ``H_u(p||q) = 1 - e^u + e^u H_{-u}(q||p)``."""
     if u < 0:
         lo, hi = _hockey(pair, -u, not forward, tol)
         k = math.exp(u)
         return 1.0 - k + k * lo, 1.0 - k + k * hi
     cols = [c for c, _ in pair.plan.reduced]
     p, q = (pair.w1, pair.w2) if forward or u == 0.0 else (pair.w2, pair.w1)
-    kw = {} if tol is None else {"tol": tol}
-    br = laplace_boxes_hockey(pair.atoms[:, cols], p, q, box_scale(pair.plan), u, **kw)
+    at = pair.atoms[:, cols]
+    br = laplace_boxes_hockey(at, p, q, _scale(pair), u, tol=TOLERANCE if tol is None else tol)
     return br.lower, br.upper
 
 
-def box_tpr(acc, alpha: float) -> tuple[float, float, object]:
+def box_tpr(acc, alpha: float) -> tuple[float, float, Adversary]:
     """``(attained, upper, adversary)`` of the worst TPR at FPR ``alpha`` of the account ``acc`` of
     three Laplace releases over every adversary (module docstring)."""
     adv = acc.advantage.adversary
     pair = acc.pair(adv)
     cols = [c for c, _ in pair.plan.reduced]
     at = pair.atoms[:, cols]
-    own = histogram_sup(at, pair.w1, at, pair.w2, box_scale(pair.plan))  # type: ignore[arg-type]
+    own = histogram_sup(at, pair.w1, at, pair.w2, _scale(pair))
     best = (-1.0, 0.0)
     for forward in (True, False):
 
