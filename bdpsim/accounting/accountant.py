@@ -34,14 +34,14 @@ from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..kernels.noise.protocols import GaussianKernel
 from ..kernels.roots import monotone_root
-from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_MAX_N
+from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
 from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta, boxes_reach, three_state_search_cost
-from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, components, plan
+from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, box_scale, components, plan
 from .releases import HistogramRelease, Release, as_releases, flatten
 from .sweep import (
     LOWER_DRAWS,
@@ -941,27 +941,38 @@ def account(
 def _fall_back_from_boxes(acc: Account) -> None:
     """Laplace releases the box brackets do not reach (:func:`~bdpsim.accounting.boxes.boxes_reach`:
     two over every adversary of a chain longer than :data:`BOX_SEARCH_MAX_N`, three over every
-    adversary or on a long chain): Monte Carlo (the box search would take too long)."""
+    adversary of a chain longer than :data:`~bdpsim.mechanisms.histogram.THREE_STATE_EVERY_MAX_N`
+    or for one adversary longer than :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N`):
+    Monte Carlo (the box search would take too long)."""
     if acc.plan.method == "boxes" and not boxes_reach(acc.plan, acc.model.n, acc.adversary is None):
         acc._plan = replace(acc.plan, boxes=False)
 
 
 def _check_histograms(acc: Account, states: int) -> None:
-    """Refuse (``NotAvailable``, naming the release, the number of states and the estimated cost) a
+    """Refuse (``NotAvailable``, naming the release, the records, the limit and what to use) a
     Monte Carlo histogram of more than two states over every adversary: its noisy counts read several
-    queries, which the search does not rank; three states have certified box brackets for one
-    adversary (:data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N`)."""
+    queries, which the search does not rank; three states have certified box brackets over every
+    adversary up to :data:`~bdpsim.mechanisms.histogram.THREE_STATE_EVERY_MAX_N` records (with the
+    estimated cost beyond) and for one adversary up to
+    :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N`."""
     wide = [r for r in acc.releases if isinstance(r, HistogramRelease) and states > 2]
     if wide and acc.adversary is None and acc.plan.method == "monte carlo":
         n = int(acc.model.n)
-        cost = f"; a search by boxes would bracket {three_state_search_cost(n)}" if states == 3 else ""
+        label = wide[0].label
+        if states == 3 and box_scale(acc.plan) is not None:
+            raise NotAvailable(
+                f"release {label!r}: the histogram of 3 states over every adversary is searched by box "
+                f"brackets of R^3 up to n = {THREE_STATE_EVERY_MAX_N} records, not n = {n} (it would "
+                f"bracket {three_state_search_cost(n)}); give adversary= (certified box brackets up to "
+                f"n = {THREE_STATE_MAX_N}, Monte Carlo beyond), or use bdpsim run with estimator = 'audit'"
+            )
         one = (
             f"give adversary= (certified box brackets up to n = {THREE_STATE_MAX_N}, Monte Carlo beyond)"
             if states == 3
             else "give adversary= (Monte Carlo)"
         )
         raise NotAvailable(
-            f"release {wide[0].label!r}: the histogram of {states} states has no joint law over every "
-            f"adversary here on n = {n} records ({states} noisy counts; two states: certified{cost}); "
+            f"release {label!r}: the histogram of {states} states has no joint law over every "
+            f"adversary here on n = {n} records ({states} noisy counts; two states: certified); "
             f"{one}, lattice noise (exact enumeration), or use bdpsim run with estimator = 'audit'"
         )

@@ -53,7 +53,7 @@ def check_fpr(name: str, value) -> np.ndarray:
     return arr
 
 
-def _argmin_log_t(
+def argmin_log_t(
     fn: Callable[[float], float], lo: float = -LOG_T_MAX, hi: float = LOG_T_MAX, tol: float = 1e-13
 ) -> tuple[float, float]:
     """Golden-section search of a unimodal ``fn(u)`` on ``[lo, hi]``: ``(u*, fn(u*))``, the best
@@ -120,7 +120,7 @@ class TradeOff:
             t = math.exp(u)
             return t * alpha + self._h(t)
 
-        u, v = _argmin_log_t(fn)
+        u, v = argmin_log_t(fn)
         return float(min(1.0, max(alpha, v))), math.exp(u)
 
     def _tpr_one(self, alpha: float) -> float:
@@ -311,5 +311,6 @@ __all__ = [
     "pure_dp_tpr",
     "discrete_tradeoff",
     "check_fpr",
+    "argmin_log_t",
     "LOG_T_MAX",
 ]

@@ -51,7 +51,7 @@ import numpy as np
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.protocols import HasDeltaTable
-from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_MAX_N, NoisyHistogram
+from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N, NoisyHistogram
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.engines import (
     HasExhaustive,
@@ -555,6 +555,22 @@ class _Accounted(_Enumerated):
         return WorstValue(v.lower, v.adversary, v.upper)
 
 
+@dataclass
+class _BoxAccounted(_Accounted):
+    """:class:`_Accounted` of three Laplace releases (the histogram of three states): each TPR by
+    :func:`bdpsim.attack.boxes.box_tpr` (the threshold searched on coarser brackets), kept per FPR."""
+
+    found: dict = field(default_factory=dict)
+
+    def tpr(self, alpha: float) -> WorstValue:
+        from .boxes import box_tpr
+
+        if alpha not in self.found:
+            v, upper, adv = box_tpr(self.account, alpha)
+            self.found[alpha] = WorstValue(v, adv, upper)
+        return self.found[alpha]
+
+
 def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> AttackRisk:
     """The optimal attack on the Laplace histogram of a two- or three-state chain: the account of
     its one release (:func:`bdpsim.account`: two releases of the count of state 1, or the three
@@ -589,7 +605,7 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
     if adversary is not None:
         return AttackRisk(curve.advantage, adv, own, curve, False)
     alphas = [float(check_fpr("fpr", f)) for f in fpr]
-    state = _Accounted([adv], [], acc)
+    state = (_BoxAccounted if s == 3 else _Accounted)([adv], [], acc)
     for a in alphas:
         state.tpr(a)
     return AttackRisk(acc.advantage.value, adv, own, curve, True, acc.bdpl.value if bdpl else None, state)
@@ -607,11 +623,11 @@ def _check_histogram_attack(s: int, n: int, every: bool) -> None:
             f"loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in 320 s; limit n <= {ATTACK_MAX_N}); "
             "give adversary= or use bdpsim run with estimator = 'audit'"
         )
-    if s == 3 and every:
+    if s == 3 and every and n > THREE_STATE_EVERY_MAX_N:
         raise NotAvailable(
             f"the Laplace histogram of 3 states on n = {n} records: the attack over every adversary "
-            f"would bracket {three_state_search_cost(n)}, refused; give adversary= (n <= "
-            f"{THREE_STATE_MAX_N}) or use bdpsim run with estimator = 'audit'"
+            f"would bracket {three_state_search_cost(n)} (limit n <= {THREE_STATE_EVERY_MAX_N}); give "
+            f"adversary= (n <= {THREE_STATE_MAX_N}) or use bdpsim run with estimator = 'audit'"
         )
     if s == 3 and n > THREE_STATE_MAX_N:
         raise NotAvailable(

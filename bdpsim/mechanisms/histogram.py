@@ -51,9 +51,15 @@ ATTACK_MAX_N = 16
 #: the box brackets of R^3 (three Laplace releases): within their
 #: :data:`~bdpsim.kernels.privacy.boxes.MAX_WORK` kernel evaluations their width grows with n
 #: (measured, delta(0.3) of one adversary: n = 3: 7.9e-7, 4: 5.1e-6, 6: 5.2e-5, 8: 1.1e-4, 10: 2.6e-4,
-#: 12: 6.0e-4, 16: 1.3e-3; 2-4 s a bracket on a loaded machine); the search over every adversary is
-#: refused (n = 3: 33 s, n = 4: 64 s for one delta(eps))
+#: 12: 6.0e-4, 16: 1.3e-3; 2-4 s a bracket on a loaded machine)
 THREE_STATE_MAX_N = 10
+#: longest three-state chain whose histogram is accounted and attacked over every adversary (the
+#: window scan by box brackets of R^3, :class:`~bdpsim.accounting.boxes.BoxDelta`: about 4 n^2
+#: windows of up to (n + 1)(n + 2)/2 atoms). Measured on a loaded machine, one delta(0.3) in
+#: process: n = 3 9 s, 4 12 s, 6 14 s, 8 24 s, 10 53 s; end to end (scripts/benchmarks/
+#: benchmark_histogram3.py, CPU) bdpsim account --epsilon 0.3: n = 3 7.7 s, 6 8.9 s, 8 13.5 s;
+#: bdpsim attack config (advantage, three TPRs, BDPL): n = 3 19 s, 4 20 s, 6 28 s, 8 54 s
+THREE_STATE_EVERY_MAX_N = 8
 
 
 def histogram(data: np.ndarray, states: int) -> np.ndarray:

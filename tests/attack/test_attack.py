@@ -617,7 +617,11 @@ def test_attack_risk_of_the_two_state_laplace_histogram():
     one = bdpsim.attack_risk(HIST_CHAIN, mech, adversary=risk.adversary)
     assert one.advantage == pytest.approx(tv[risk.adversary], abs=1e-6)
     assert 0.05 < one.tpr_at(0.05) <= w.value + 1e-6
-    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=4)
+    from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N
+
+    three = MarkovChainModel(
+        [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=THREE_STATE_EVERY_MAX_N + 1
+    )
     with pytest.raises(NotAvailable, match=r"histogram of 3 states.*estimator = 'audit'"):
         bdpsim.attack_risk(three, bdpsim.HistogramMechanism(1.0, 3))
 
@@ -650,18 +654,57 @@ def test_attack_risk_of_the_three_state_laplace_histogram_for_one_adversary(monk
     assert risk.adversary_bdpl == pytest.approx(bdpsim.exact_bdpl(model, mech, adversary=adv).bdpl, abs=1e-12)
 
 
-def test_attack_on_the_three_state_histogram_refused_up_front_naming_size_and_cost():
-    """Refused before any work, one line each: over every adversary (the windows and the brackets'
-    cost), one adversary past THREE_STATE_MAX_N records (the width measured), four states."""
+def test_attack_risk_of_the_three_state_laplace_histogram_over_every_adversary(monkeypatch):
+    """Three states over every adversary (the accountant's box search, a small work budget: wider
+    brackets, still certified): the advantage is the middle of the bracket over every adversary,
+    which starts at the best of the window adversaries' own lower ends; the worst TPR at each FPR
+    is a bracket ``[attained, bound for every adversary]`` below the pure-DP curve of the BDPL; at
+    FPR 0.05 the attained one is the named adversary's own TPR (its curve, to the brackets' width)
+    and the bound is above the own TPR of the adversary of the second largest advantage (both
+    orders)."""
     import bdpsim
-    from bdpsim.mechanisms.histogram import THREE_STATE_MAX_N
+    import bdpsim.kernels.privacy.boxes as boxes
+
+    from ..accounting.test_account import THREE_STATES, one_adversary_brackets, window_adversaries
+
+    monkeypatch.setattr(boxes, "MAX_WORK", 2e5)
+    model = MarkovChainModel(THREE_STATES, n=3)
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    fprs = (0.01, 0.05)
+    risk = bdpsim.attack_risk(model, mech, fpr=fprs, bdpl=True)
+    acc = bdpsim.account(model, [mech])
+    every = acc.advantage
+    assert risk.advantage == every.value and risk.adversary == every.adversary
+    each = one_adversary_brackets(model, mech, 0.0, window_adversaries(model))
+    assert every.lower >= max(v.lower for v in each.values())
+    assert risk.bdpl_max == pytest.approx(bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12)
+    for f, w in zip(fprs, risk.worst_tprs(fprs)):
+        assert f < w.value <= w.upper <= min(1.0, math.exp(risk.bdpl_max) * f) + 1e-12
+    w = risk.worst_tpr(0.05)
+    own = bdpsim.attack_risk(model, mech, adversary=w.adversary).tpr_at(0.05)
+    assert own == pytest.approx(w.value, abs=every.width)
+    second = sorted(each, key=lambda a: -each[a].upper)[1]
+    for a in (second, Adversary(second.i, second.known, second.x_known, second.x_prime, second.x)):
+        assert bdpsim.attack_risk(model, mech, adversary=a).tpr_at(0.05) <= w.upper + every.width
+
+
+def test_attack_on_the_three_state_histogram_refused_up_front_naming_size_and_cost():
+    """Refused before any work, one line each: over every adversary past THREE_STATE_EVERY_MAX_N
+    records (the windows, the brackets' cost and the limit), one adversary past THREE_STATE_MAX_N
+    records (the width measured), four states."""
+    import bdpsim
+    from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N
 
     mech = bdpsim.HistogramMechanism(1.0, 3)
-    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=3)
+    m = THREE_STATE_EVERY_MAX_N + 1
+    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=m)
     with pytest.raises(
-        NotAvailable, match=r"^the Laplace histogram of 3 states on n = 3 records: .*about 36 windows"
-    ):
+        NotAvailable,
+        match=rf"^the Laplace histogram of 3 states on n = {m} records: .*about {4 * m * m} windows.*"
+        rf"limit n <= {THREE_STATE_EVERY_MAX_N}\); give adversary=",
+    ) as err:
         bdpsim.attack_risk(three, mech)
+    assert "\n" not in str(err.value)
     n = THREE_STATE_MAX_N + 1
     longer = MarkovChainModel(three.transition, n=n)
     adv = Adversary(1, (0,), (0,), 0, 1)

@@ -292,3 +292,34 @@ def test_a_gaussian_continual_config_on_three_values_is_accounted(tmp_path, caps
     assert main(["account", write(tmp_path, seven, "b.toml"), "--epsilon", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "state_values" in err and "at most 6 distinct values" in err, err
+
+
+HISTOGRAM3 = """[model]
+kind = "markov"
+transition = [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]
+n = {n}
+
+[{table}]
+kind = "histogram"
+epsilon = 1.0
+"""
+
+
+def test_three_state_histogram_beyond_its_limit_is_refused_in_one_line(tmp_path, capsys):
+    """``bdpsim account`` and ``bdpsim attack config`` of the three-state Laplace histogram past
+    THREE_STATE_EVERY_MAX_N records: exit 2, one line naming the release, n, the limit and what
+    to use instead (before any work)."""
+    from bdpsim.cli import main
+    from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N
+
+    n = THREE_STATE_EVERY_MAX_N + 1
+    cfg = write(tmp_path, HISTOGRAM3.format(n=n, table="[release]"))
+    assert main(["account", cfg, "--epsilon", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'histogram + laplace(scale = 2)'" in err, err
+    assert f"up to n = {THREE_STATE_EVERY_MAX_N} records, not n = {n}" in err and "adversary=" in err
+    cfg = write(tmp_path, HISTOGRAM3.format(n=n, table="mechanism"), "b.toml")
+    assert main(["attack", "config", cfg, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"histogram of 3 states on n = {n} records" in err, err
+    assert f"limit n <= {THREE_STATE_EVERY_MAX_N}" in err and "adversary=" in err

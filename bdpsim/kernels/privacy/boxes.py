@@ -33,6 +33,7 @@ is certified at every step (rounding aside); refinement stops at :data:`TOLERANC
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,13 @@ MAX_WORK = 4e7
 MAX_ROUNDS = 400
 #: the share of the bracket's gap whose boxes are split in each round (the largest gaps first)
 SPLIT_SHARE = 0.5
+#: brackets kept by :func:`laplace_boxes_hockey` (the least recently used dropped beyond)
+KEPT = 4096
+#: decimals of the weights in the key of a kept bracket (a bracket found under it is widened by the
+#: weights' distance, :func:`_kept`)
+KEY_DECIMALS = 12
+
+_BRACKETS: OrderedDict = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,46 @@ def check_box_cost(atoms: int, cells: Sequence[int], max_work: float) -> None:
         )
 
 
+def _key(at, p, q, b: float, epsilon: float, max_work: float) -> tuple:
+    """A bracket's key: the scale, ``eps``, the work limit, the atoms less their least value on each
+    axis (every divergence is invariant to a common shift of the atoms) and the weights rounded to
+    :data:`KEY_DECIMALS` decimals."""
+    return (
+        float(b),
+        float(epsilon),
+        float(max_work),
+        at.shape,
+        at.tobytes(),
+        np.round(p, KEY_DECIMALS).tobytes(),
+        np.round(q, KEY_DECIMALS).tobytes(),
+    )
+
+
+def _kept(key: tuple, p, q, k: float, tol: float) -> BoxBracket | None:
+    """The bracket kept under ``key`` if it was asked to ``tol`` or finer (or is that narrow),
+    widened by ``TV(p, p') + e^eps TV(q, q')`` against the weights ``p', q'`` it was computed with
+    (``H_eps(p || q) = sup_S [P(S) - e^eps Q(S)]`` moves by at most that: the same bracket where
+    the weights are equal)."""
+    got = _BRACKETS.get(key)
+    if got is None or (got[0] > tol and got[1].upper - got[1].lower > tol):
+        return None
+    _BRACKETS.move_to_end(key)
+    _, br, p0, q0 = got
+    slack = 0.5 * float(np.abs(p - p0).sum()) + k * 0.5 * float(np.abs(q - q0).sum())
+    if slack == 0.0:
+        return br
+    return BoxBracket(max(0.0, br.lower - slack), min(1.0, br.upper + slack), br.boxes)
+
+
+def _keep(key: tuple, tol: float, br: BoxBracket, p, q) -> None:
+    old = _BRACKETS.get(key)
+    if old is None or old[0] >= tol:
+        _BRACKETS[key] = (tol, br, p, q)
+        _BRACKETS.move_to_end(key)
+    while len(_BRACKETS) > KEPT:
+        _BRACKETS.popitem(last=False)
+
+
 def laplace_boxes_hockey(
     atoms, w1, w2, b: float, epsilon: float, tol: float = TOLERANCE, max_work: float | None = None
 ) -> BoxBracket:
@@ -174,7 +222,12 @@ def laplace_boxes_hockey(
     docstring (``atoms``: ``(J, m)``; ``w1``, ``w2``: their weights, normalised here; ``b`` the
     common scale; ``epsilon >= 0``; ``max_work``: most kernel evaluations, ``None``:
     :data:`MAX_WORK` as it is at the call). Refused (:class:`~bdpsim.kernels.argcheck.TooExpensive`,
-    before any work) where the first assessment alone exceeds ``max_work`` (:func:`check_box_cost`)."""
+    before any work) where the first assessment alone exceeds ``max_work`` (:func:`check_box_cost`).
+
+    The atoms are moved to least value 0 on each axis (exact for the integer counts of a
+    histogram). The last :data:`KEPT` brackets are kept by content (:func:`_key`): a pair asked
+    again — the same laws up to a common shift of the atoms, e.g. a window of a chain and the
+    adversary it names — to ``tol`` or coarser gets the bracket found (:func:`_kept`), no work."""
     if max_work is None:
         max_work = MAX_WORK
     at = np.atleast_2d(np.asarray(atoms, dtype=float))
@@ -185,8 +238,19 @@ def laplace_boxes_hockey(
         raise ValueError("laplace_boxes_hockey: needs two laws of positive mass, b > 0, epsilon >= 0")
     keep = (p > 0) | (q > 0)
     at, p, q = at[keep], p[keep] / p.sum(), q[keep] / q.sum()
-    m = at.shape[1]
+    at = at - at.min(axis=0)
     k = math.exp(epsilon)
+    key = _key(at, p, q, b, epsilon, max_work)
+    found = _kept(key, p, q, k, tol)
+    if found is None:
+        found = _bracket(at, p, q, b, k, tol, max_work)
+        _keep(key, tol, found, p, q)
+    return found
+
+
+def _bracket(at, p, q, b: float, k: float, tol: float, max_work: float) -> BoxBracket:
+    """:func:`laplace_boxes_hockey` of normalised weights at ``k = e^eps`` (module docstring)."""
+    m = at.shape[1]
     edges = [np.concatenate([[-np.inf], np.unique(at[:, j]), [np.inf]]) for j in range(m)]
     check_box_cost(at.shape[0], [e.size - 1 for e in edges], max_work)
     grids = np.meshgrid(*[np.arange(e.size - 1) for e in edges], indexing="ij")
@@ -229,6 +293,7 @@ def laplace_boxes_hockey(
 
 __all__ = [
     "BoxBracket",
+    "KEPT",
     "MAX_WORK",
     "TOLERANCE",
     "box_work",
