@@ -723,6 +723,11 @@ class Account(Derived):
             found = self._profile_bounds()
             if found is not None:
                 return found.tpr(a)
+        if self.adversary is None and self.plan.method == "boxes" and len(self.plan.reduced) == 3:
+            from ..attack.boxes import box_tpr  # three counts: the threshold on coarser brackets
+
+            v, upper, adv3 = box_tpr(self, a)
+            return bracket(v, upper, adv3, "attained by this adversary; upper end holds for every adversary")
         adv = self.advantage.adversary
         pair = self.pair(adv)
         if pair.method == "monte carlo":
