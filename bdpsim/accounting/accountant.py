@@ -43,6 +43,7 @@ from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta, boxes_reach, three_state_search_cost
 from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, box_scale, components, plan
 from .releases import HistogramRelease, Release, as_releases, flatten
+from .several import window_sweep
 from .sweep import (
     LOWER_DRAWS,
     LOWER_SHARE,
@@ -52,7 +53,6 @@ from .sweep import (
     CommonDraws,
     WindowSweep,
     pair_ends,
-    pair_lowers,
 )
 from .values import MONTE_CARLO, Value, bracket, exact
 
@@ -493,7 +493,7 @@ class Account(Derived):
         try:
             engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
             tol = self._sweep_tolerance(engine)
-            sweep = WindowSweep(self.plan, self.comps, eps - tol, self.seed, failure, tag)
+            sweep = window_sweep(self.plan, self.comps, eps - tol, self.seed, failure=failure, tag=tag)
             top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
             upper, certified, windows, again = sweep.upper()
         except NotAvailable:
@@ -505,8 +505,6 @@ class Account(Derived):
         if found is None:
             return None
         sweep, top, upper, certified, windows, again, tol = found
-        c = self.plan.reduced[0][0]
-        marginal = S.component_marginal(self.comps, c)
         ends: list[tuple[float, float, bool, Adversary]] = []  # estimate, lower end, certified
         drawn, laws = [], []
         for cand in top:
@@ -515,16 +513,19 @@ class Account(Derived):
                 v = pair.delta(eps)
                 ends.append((v.value, v.lower, True, cand.adversary))
                 continue
-            A, B = marginal(np.vstack(self._packed_laws(cand.adversary)))
-            laws.append((A / A.sum(), B / B.sum()))
+            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
             drawn.append(cand.adversary)
         if laws:
-            found_ends = pair_lowers(laws, sweep.lower_draws(), eps, LOWER_SHARE * failure / (2 * len(laws)))
-            ends += [(e, lo, False, adv) for (e, lo), adv in zip(found_ends, drawn)]
+            share = LOWER_SHARE * failure / (2 * len(laws))
+            mean, low, _ = sweep.lower_ends(laws, sweep.lower_draws(), eps, share)
+            ends += [
+                (float(m.max()), float(lo.max()), False, adv)
+                for m, lo, adv in zip(mean[:, 0], low[:, 0], drawn)
+            ]
         how = (
             f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
-            f" ({again} again on {sweep.stage2_draws} fresh ones) below its certified end (no noise; the"
-            " monotone coupling), a window whose query is known up to the target by its certified"
+            f" ({again} again on {sweep.stage2_draws} fresh ones) below its certified end ({sweep.CAPS}),"
+            " a window whose query is known up to the target by its certified"
             f" bracket; upper ends at eps - {tol:.1e} (the window truncation)"
         )
         est, lower, _, adv = max(ends, key=lambda e: e[1])
@@ -961,7 +962,8 @@ def _check_histograms(acc: Account, states: int) -> None:
     estimated cost beyond) and for one adversary up to
     :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N`."""
     wide = [r for r in acc.releases if isinstance(r, HistogramRelease) and states > 2]
-    if wide and acc.adversary is None and acc.plan.method == "monte carlo":
+    swept = _is_chain(acc.model) and is_upward_closed(acc.sizes, acc.model.n)  # the window sweep
+    if wide and acc.adversary is None and acc.plan.method == "monte carlo" and not swept:
         n = int(acc.model.n)
         label = wide[0].label
         if states == 3 and box_scale(acc.plan) is not None:

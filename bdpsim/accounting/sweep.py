@@ -149,27 +149,32 @@ def _sums(A: np.ndarray, B: np.ndarray, draws: CommonDraws, ks: np.ndarray) -> n
                 for j in np.nonzero(edges[1:] > edges[:-1])[0]:
                     lo, hi = edges[j], edges[j + 1]
                     np.matmul(T[lo:hi, off + j - J + 1 : off + j + 1], M, out=pq[lo:hi])
-                ratio = pq[:, 1 - side] / pq[:, side]
-                if ks.size == 1:
-                    x = ratio * -ks[0]
-                    x += 1.0
-                    np.maximum(x, 0.0, out=x)
-                    out[r, 0, side, 0] += x.sum()
-                    # not BLAS's dot: its threads stall on short vectors when the machine is busy
-                    out[r, 0, side, 1] += np.einsum("i,i->", x, x)
-                    continue
-                # several k: (1 - k x)_+ is nonzero where x < 1/k, a prefix of the sorted ratios,
-                # whose sums of x and x^2 give every k's two sums at once
-                x = np.sort(ratio)
-                c1 = np.concatenate([[0.0], np.cumsum(x)])
-                c2 = np.concatenate([[0.0], np.cumsum(x * x)])
-                m = np.searchsorted(x, 1.0 / ks, side="left")
-                out[r, :, side, 0] += np.maximum(m - ks * c1[m], 0.0)
-                out[r, :, side, 1] += np.maximum(m - 2.0 * ks * c1[m] + ks * ks * c2[m], 0.0)
+                add_hockey(out[r, :, side], pq[:, 1 - side] / pq[:, side], ks)
     return out
 
 
-def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
+def add_hockey(out: np.ndarray, ratio: np.ndarray, ks: np.ndarray) -> None:
+    """Add to ``out[g]`` (shape ``(K, 2)``) the sum and the sum of squares of ``(1 - k_g ratio)_+``
+    over the draws' likelihood ratios ``ratio``."""
+    if ks.size == 1:
+        x = ratio * -ks[0]
+        x += 1.0
+        np.maximum(x, 0.0, out=x)
+        out[0, 0] += x.sum()
+        # not BLAS's dot: its threads stall on short vectors when the machine is busy
+        out[0, 1] += np.einsum("i,i->", x, x)
+        return
+    # several k: (1 - k x)_+ is nonzero where x < 1/k, a prefix of the sorted ratios, whose sums
+    # of x and x^2 give every k's two sums at once
+    x = np.sort(ratio)
+    c1 = np.concatenate([[0.0], np.cumsum(x)])
+    c2 = np.concatenate([[0.0], np.cumsum(x * x)])
+    m = np.searchsorted(x, 1.0 / ks, side="left")
+    out[:, 0] += np.maximum(m - ks * c1[m], 0.0)
+    out[:, 1] += np.maximum(m - 2.0 * ks * c1[m] + ks * ks * c2[m], 0.0)
+
+
+def mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row (value of ``eps``) and order: the mean of the ``n`` values and the one-sided empirical
     Bernstein deviation with ``failure``
     (:func:`~bdpsim.kernels.privacy.joint.bernstein_deviation`)."""
@@ -181,7 +186,7 @@ def _mean_half(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np
 def _ends(sums: np.ndarray, n: int, failure: float) -> tuple[np.ndarray, np.ndarray]:
     """Per row and value of ``eps``: the estimate ``max`` over the two orders, and the larger one-sided
     upper end (each order with ``failure``)."""
-    mean, half = _mean_half(sums, n, failure)
+    mean, half = mean_half(sums, n, failure)
     return mean.max(axis=-1), np.minimum(mean + half, 1.0).max(axis=-1)
 
 
@@ -206,7 +211,7 @@ def pair_ends(
         trimmed.append((a[on[0] : on[-1] + 1], b[on[0] : on[-1] + 1]))
     A, B = _stacked(trimmed)
     s = _sums(A, B, draws, np.array([math.exp(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=float))]))
-    mean, half = _mean_half(s, draws.n, failure)
+    mean, half = mean_half(s, draws.n, failure)
     return mean, np.maximum(mean - half, 0.0), np.minimum(mean + half, 1.0)
 
 
@@ -231,6 +236,9 @@ class WindowSweep:
     failure ``failure / K``: the ends hold at every value at once); the scan's row score is that of
     value ``score_at``. ``measure = False``: no draws, every row by its certified end alone (the
     profile's certified upper ends over every window, cheaply)."""
+
+    #: what caps each window's Monte Carlo upper end, in the notes
+    CAPS = "no noise; the monotone coupling"
 
     def __init__(
         self,
@@ -266,7 +274,7 @@ class WindowSweep:
         ]
         entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
         self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
-        self.stage1 = CommonDraws(self.noises, self.step, STAGE1_DRAWS if measure else 0, self.streams[0])
+        self.stage1 = self._new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
         self.laws: list[tuple[np.ndarray, np.ndarray]] = []
         self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
         self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
@@ -338,13 +346,12 @@ class WindowSweep:
             again_at |= up[:, g] > floor
         again = np.nonzero(again_at)[0]
         if again.size:
-            atoms = sum(self.laws[r][0].size for r in again)
+            atoms = sum(self.laws[r][-1].size for r in again)
             draws = int(max(min(STAGE2_DRAWS, STAGE2_WORK / (atoms * K)), 2 * STAGE1_DRAWS))
-            fresh = CommonDraws(self.noises, self.step, draws, self.streams[1])
+            fresh = self._new_draws(draws, self.streams[1])
             self.stage2_draws = draws
-            A, B = _stacked([self.laws[r] for r in again])
             failure2 = STAGE_SHARE * self.failure / (2 * again.size * K)
-            _, up2 = _ends(_sums(A, B, fresh, self.ks), fresh.n, failure2)
+            _, up2 = _ends(self._measure([self.laws[r] for r in again], fresh), fresh.n, failure2)
             up[again] = np.minimum(up2, cap[again])
         upper = np.maximum(up.max(axis=0), points)
         certified = np.maximum(cap.max(axis=0), points)
@@ -355,9 +362,26 @@ class WindowSweep:
         upper, certified, windows, again = self.uppers()
         return float(upper[0]), float(certified[0]), windows, again
 
-    def lower_draws(self) -> CommonDraws:
+    def lower_draws(self):
         """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""
-        return CommonDraws(self.noises, self.step, LOWER_DRAWS, self.streams[2])
+        return self._new_draws(LOWER_DRAWS, self.streams[2])
+
+    def _new_draws(self, n: int, rng: np.random.Generator):
+        return CommonDraws(self.noises, self.step, n, rng)
+
+    def _measure(self, laws: Sequence, draws) -> np.ndarray:
+        """:func:`_sums` of the pairs of laws ``laws`` on ``draws``, at every ``eps``."""
+        A, B = _stacked(laws)
+        return _sums(A, B, draws, self.ks)
+
+    def pair_laws(self, W1: np.ndarray, W2: np.ndarray) -> tuple:
+        """One adversary's pair of laws of the packed sums as the sweep reads them (normalised)."""
+        A, B = self.marginal(np.vstack([W1, W2]))
+        return A / A.sum(), B / B.sum()
+
+    def lower_ends(self, laws: Sequence, draws, epsilons, failure: float):
+        """:func:`pair_ends` of ``laws`` (from :meth:`pair_laws`) on ``draws``."""
+        return pair_ends(laws, draws, epsilons, failure)
 
 
 __all__ = [

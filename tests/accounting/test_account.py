@@ -793,11 +793,13 @@ def test_laplace_histogram_of_two_states_worst_adversary_and_bdpl():
 THREE_STATES = [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]]
 
 
-def test_laplace_histogram_of_three_states_over_every_adversary_refused_beyond_its_limit():
+def test_laplace_histogram_of_three_states_over_every_adversary_beyond_the_boxes_is_swept():
     """Over every adversary the three noisy counts take the box search up to
-    n = THREE_STATE_EVERY_MAX_N records; beyond, refused before any work in one line naming the
-    release, the records, the limit, the estimated cost and what to use; one adversary takes the
-    boxes of R^3 up to n = THREE_STATE_MAX_N records, Monte Carlo beyond."""
+    n = THREE_STATE_EVERY_MAX_N records and the window sweep of several queries beyond (Monte
+    Carlo); where the sweep does not apply (known-set sizes that are not every size from some size
+    on) they are refused before any work in one line naming the release, the records, the limit,
+    the estimated cost and what to use; one adversary takes the boxes of R^3 up to
+    n = THREE_STATE_MAX_N records, Monte Carlo beyond."""
     from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N
 
     mech = bdpsim.HistogramMechanism(1.0, 3)
@@ -805,6 +807,7 @@ def test_laplace_histogram_of_three_states_over_every_adversary_refused_beyond_i
     assert account(small, [mech]).method == "boxes"
     n = THREE_STATE_EVERY_MAX_N + 1
     three = bdpsim.MarkovChainModel(THREE_STATES, n=n)
+    assert account(three, [mech]).method == "monte carlo"
     with pytest.raises(
         NotAvailable,
         match=rf"^release 'histogram \+ laplace\(scale = 2\)': the histogram of 3 states over every "
@@ -812,12 +815,38 @@ def test_laplace_histogram_of_three_states_over_every_adversary_refused_beyond_i
         rf"not n = {n} \(it would bracket about {4 * n * n} windows .*\); give adversary= \(certified "
         rf"box brackets up to n = {THREE_STATE_MAX_N}, Monte Carlo beyond\)",
     ) as err:
-        account(three, [mech])
+        account(three, [mech], sizes=[0, 1])
     assert "\n" not in str(err.value)
     adv = bdpsim.Adversary(1, (0,), (0,), 0, 1)
     assert account(three, [mech], adversary=adv).method == "boxes"
     longer = bdpsim.MarkovChainModel(THREE_STATES, n=THREE_STATE_MAX_N + 1)
     assert account(longer, [mech], adversary=adv).method == "monte carlo"
+
+
+def test_several_query_sweep_meets_the_certified_box_search_of_three_states(monkeypatch):
+    """The histogram of three states on 4 records: the window sweep of several queries (the three
+    noisy counts' joint laws on common draws, boxes switched off) gives an interval of ``delta``
+    over every adversary meeting the certified box search's bracket, at two ``eps``; its lower
+    end's adversary has its own certified bracket within the interval's width."""
+    from dataclasses import replace
+
+    from bdpsim.accounting import sweep
+
+    monkeypatch.setattr(sweep, "STAGE2_DRAWS", 200_000)
+    monkeypatch.setattr(sweep, "LOWER_DRAWS", 200_000)
+    model = bdpsim.MarkovChainModel(THREE_STATES, n=4)
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    boxes = account(model, [mech])
+    mc = account(model, [mech])
+    mc._plan = replace(mc.plan, boxes=False)
+    assert boxes.method == "boxes" and mc.method == "monte carlo"
+    for eps in (0.0, 0.3):
+        cert, got = boxes.delta(eps), mc.delta(eps)
+        assert got.kind == "Monte Carlo" and "windows, each by Monte Carlo" in got.note
+        assert got.lower <= cert.upper + 1e-12 and cert.lower <= got.upper + 1e-12, (eps, cert, got)
+        assert got.width < 0.01
+        own = account(model, [mech], adversary=got.adversary).delta(eps)
+        assert own.value == pytest.approx(cert.value, abs=got.width + own.width)
 
 
 def window_adversaries(model):

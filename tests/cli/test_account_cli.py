@@ -306,14 +306,15 @@ epsilon = 1.0
 
 
 def test_three_state_histogram_beyond_its_limit_is_refused_in_one_line(tmp_path, capsys):
-    """``bdpsim account`` and ``bdpsim attack config`` of the three-state Laplace histogram past
-    THREE_STATE_EVERY_MAX_N records: exit 2, one line naming the release, n, the limit and what
-    to use instead (before any work)."""
+    """``bdpsim account`` (known-set sizes that the window sweep does not take) and ``bdpsim attack
+    config`` of the three-state Laplace histogram past THREE_STATE_EVERY_MAX_N records: exit 2, one
+    line naming the release, n, the limit and what to use instead (before any work)."""
     from bdpsim.cli import main
     from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N
 
     n = THREE_STATE_EVERY_MAX_N + 1
-    cfg = write(tmp_path, HISTOGRAM3.format(n=n, table="[release]"))
+    # known-set sizes other than every size from some size on: no window sweep to fall back to
+    cfg = write(tmp_path, HISTOGRAM3.format(n=n, table="[release]") + "\n[account]\nsizes = [0, 1]\n")
     assert main(["account", cfg, "--epsilon", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'histogram + laplace(scale = 2)'" in err, err
