@@ -22,6 +22,7 @@ import tomllib
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import FrameType
 from typing import Any, cast
 
 import numpy as np
@@ -477,13 +478,14 @@ def _outside_bdpsim() -> int:
     """The ``stacklevel`` of the first caller outside the package, for ``warnings.warn`` called
     by this function's caller."""
     here = str(Path(__file__).resolve().parents[1])
-    frame, level = sys._getframe(2), 2
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(here):
         frame, level = frame.f_back, level + 1
     return level
 
 
-def _warn_unread(points, source: str) -> None:
+def _warn_unread(points: list[ExperimentPoint], source: str) -> None:
     """Warn, once per key and value, about the ``[run]`` keys the config set that no estimator
     reads (:attr:`RunSettings.unread <bdpsim.pipeline.settings.RunSettings.unread>`: ``bootstrap``,
     accepted for old configs). The warning names the config and the key, and is located at the
