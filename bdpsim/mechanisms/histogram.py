@@ -45,8 +45,13 @@ from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
 #: longest two-state chain whose histogram is attacked (each adversary's output laws, the search
-#: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms)
-ATTACK_MAX_N = 16
+#: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms; the
+#: cost grows like n^2.5-n^3). Measured by ``scripts/benchmarks/benchmark_histogram_attack.py``
+#: (CPU s of ``bdpsim attack config``'s work over every adversary, a loaded machine, one run):
+#: symmetric chain gamma 2, n = 8: 4.4, 12: 7.9, 16: 14, 18: 19, 20: 23, 24: 38; gamma 30 (the
+#: costliest chain tried), n = 16: 43, 18: 54. The limit keeps the costliest size within 1.4x of
+#: n = 16's (n = 20 is 1.6-1.8x)
+ATTACK_MAX_N = 18
 #: longest three-state chain whose histogram is accounted and attacked for one given adversary by
 #: the box brackets of R^3 (three Laplace releases): within their
 #: :data:`~bdpsim.kernels.privacy.boxes.MAX_WORK` kernel evaluations their width grows with n

@@ -16,9 +16,13 @@ import hashlib
 import itertools
 import json
 import math
+import re
+import sys
 import tomllib
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import FrameType
 from typing import Any, cast
 
 import numpy as np
@@ -452,7 +456,53 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     check(len(set(ids)) == len(ids), "config", source, "contains duplicate configuration points")
     pct = {p.settings.percentile for p in points}
     check(len(pct) == 1, "run.percentile", sorted(pct), "must be the same for every point of a config")
+    _warn_unread(points, source)
     return ExperimentConfig(raw, tuple(points), title, source)
+
+
+def _key_line(source: str, key: str) -> int:
+    """The first line of the config file ``source`` that sets ``key`` (``key = ...``, also in an
+    inline table or a dotted key), 1 when none is found or the file cannot be read."""
+    setting = re.compile(rf"(?:^|[\s{{,.]){re.escape(key)}\s*=")
+    try:
+        text = read_text(source, LIMITS["toml"])
+    except (OSError, FileRefused):
+        return 1
+    for i, line in enumerate(text.splitlines(), 1):
+        if setting.search(line.split("#", 1)[0]):
+            return i
+    return 1
+
+
+def _outside_bdpsim() -> int:
+    """The ``stacklevel`` of the first caller outside the package, for ``warnings.warn`` called
+    by this function's caller."""
+    here = str(Path(__file__).resolve().parents[1])
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(here):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_unread(points: list[ExperimentPoint], source: str) -> None:
+    """Warn, once per key and value, about the ``[run]`` keys the config set that no estimator
+    reads (:attr:`RunSettings.unread <bdpsim.pipeline.settings.RunSettings.unread>`: ``bootstrap``,
+    accepted for old configs). The warning names the config and the key, and is located at the
+    key's line of the config file (a config given as a dict: the first caller outside bdpsim)."""
+    unread = dict.fromkeys((k, p.settings.as_dict()[k]) for p in points for k in p.settings.unread)
+    for k, v in unread:
+        where = f"{source}: " if source else ""
+        message = f"{where}[run] {k} = {v!r} is read by no estimator of this run (ignored); remove it"
+        if source and Path(source).is_file():
+            warnings.warn_explicit(message, UserWarning, source, _key_line(source, k), registry=_WARNED)
+        else:
+            warnings.warn(message, UserWarning, stacklevel=_outside_bdpsim())
+
+
+#: the registry of :func:`_warn_unread`'s warnings located in config files: each shown once per
+#: process under the default filter, as ``warnings.warn`` shows each of its locations
+_WARNED: dict = {}
 
 
 def load_toml(path: str | Path) -> dict:

@@ -7,7 +7,6 @@ once from the settings). The config loader only turns TOML into keyword argument
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -241,16 +240,34 @@ class RunSettings:
         self._check_owned_keys()
         self._check_read_keys()
 
+    def _given(self) -> frozenset[str]:
+        """The generic keys of :data:`~bdpsim.estimators.base.READ_BY_SOME` the config set (``given``
+        ``None``: those whose value is not the default)."""
+        if self.given is not None:
+            return self.given
+        values = self.as_dict()
+        return frozenset(k for k in READ_BY_SOME if values[k] != GENERIC_KEYS[k].default)
+
+    @property
+    def unread(self) -> tuple[str, ...]:
+        """The keys the config set that no estimator reads (``bootstrap``, carried by old configs):
+        accepted, and warned about by the config loader (:func:`bdpsim.pipeline.config.parse_config`
+        names the config file and the key's line)."""
+        return tuple(
+            sorted(
+                k for k in self._given() & READ_BY_SOME if not any(k in e.reads for e in ESTIMATORS.values())
+            )
+        )
+
     def _check_read_keys(self) -> None:
         """A generic key of :data:`~bdpsim.estimators.base.READ_BY_SOME` given beside an estimator
         that does not read it (:attr:`~bdpsim.estimators.base.Estimator.reads`), nor does another
-        estimator of the sweep, is refused naming the estimators that read it; ``bootstrap``, read
-        by none and carried by old configs, is warned about. A noise floor asked of every adversary
-        (``adversaries = "all"``: exact values, none computed) is refused; 0 asks for nothing."""
+        estimator of the sweep, is refused naming the estimators that read it; a key read by no
+        estimator (:attr:`unread`: ``bootstrap``, carried by old configs) is accepted. A noise floor
+        asked of every adversary (``adversaries = "all"``: exact values, none computed) is refused;
+        0 asks for nothing."""
         values = self.as_dict()
-        given = self.given
-        if given is None:
-            given = frozenset(k for k in READ_BY_SOME if values[k] != GENERIC_KEYS[k].default)
+        given = self._given()
         if self.exhaustive and "noise_floor_adversaries" in given and values["noise_floor_adversaries"] > 0:
             raise ConfigError(
                 "run.noise_floor_adversaries",
@@ -259,20 +276,11 @@ class RunSettings:
             )
         reads = ESTIMATORS[self.estimator].reads
         sweep = [o for o in self.alongside if o in ESTIMATORS]
-        for k in sorted(given & READ_BY_SOME - reads):
+        for k in sorted(given & READ_BY_SOME - reads - set(self.unread)):
             if any(k in ESTIMATORS[o].reads for o in sweep):
                 continue  # the sweep's other points read it
-            v = values[k]
             readers = [name for name, est in ESTIMATORS.items() if k in est.reads]
-            if not readers:  # bootstrap: accepted for old configs (README), unused since 0.2
-                warnings.warn(
-                    f"run.{k} = {v!r}: read by no estimator (the percentile's interval is "
-                    "distribution-free, not resampled); remove it",
-                    UserWarning,
-                    stacklevel=4,
-                )
-                continue
-            raise _dropped(k, v, self.estimator, readers)
+            raise _dropped(k, values[k], self.estimator, readers)
 
     def _check_owned_keys(self) -> None:
         """A key only some estimators own (``attack``, ``epsilon_profile``: columns of exact values;

@@ -25,7 +25,7 @@ ANALYTIC = [i for i, f in FIGURES.items() if not f.simulated and i not in SLOW_E
 SIMULATED = ["thesis-fig09", "thesis-fig10", "thesis-fig15"]
 
 TINY = {
-    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2},
     "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}],
 }
 
@@ -122,7 +122,7 @@ def test_simulated_figures_tiny(tmp_path):
     over = {**TINY}
     make_figures(["thesis-fig09", "thesis-fig10"], tmp_path, jobs=2, overrides=over, log=lambda m: None)
     fig15 = {
-        "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+        "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2},
         "model": {"n": 5, "gamma": [1.0, 4.0]},
         "mechanism": {"epsilon": [1.0]},
     }

@@ -26,7 +26,7 @@ from ..support.bad_input import one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {
-    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2},
     "variants": [{"model": {"n": 3, "rho": [0.2, 0.6]}}],
 }
 

@@ -10,7 +10,7 @@ import pytest
 from bdpsim.core.errors import ConfigError
 from bdpsim.estimators import ESTIMATORS
 from bdpsim.estimators.base import READ_BY_SOME
-from bdpsim.pipeline.config import parse_config
+from bdpsim.pipeline.config import load_config, parse_config
 from bdpsim.pipeline.settings import GENERIC_KEYS
 
 from ..conftest import ROOT
@@ -260,19 +260,39 @@ def test_a_swept_estimator_keeps_the_generic_keys_its_points_read():
         parse_config(doc)
 
 
-def test_bootstrap_read_by_no_estimator_is_warned_about_once(tmp_path, bdpsim_cli):
+def test_bootstrap_read_by_no_estimator_is_warned_about_once_at_the_config(tmp_path, bdpsim_cli):
     """``bootstrap`` (accepted for old configs; the percentile's interval is distribution-free) is
-    read by no estimator: a warning, one line once for a sweep, the run goes on."""
-    doc = with_(BASE_MARKOV, run__bootstrap=200, model__gamma=[2.0, 3.0])
-    with pytest.warns(UserWarning, match=r"^run\.bootstrap = 200: read by no estimator"):
-        assert len(parse_config(doc).points) == 2
-    cfg = toml(
-        tmp_path,
+    read by no estimator: one warning for a sweep, naming the config file and the key, located at
+    the key's line of the config (not inside bdpsim); the run goes on."""
+    text = (
         "[run]\nadversaries = 4\nsamples = 1000\nbootstrap = 200\n[model]\n"
-        'kind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n[mechanism]\nkind = "count"\nepsilon = 1.0\n',
+        'kind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n[mechanism]\nkind = "count"\nepsilon = 1.0\n'
     )
+    cfg = toml(tmp_path, text)
+    said = f"{cfg}: [run] bootstrap = 200 is read by no estimator of this run (ignored); remove it"
+    with pytest.warns(UserWarning) as caught:
+        assert len(load_config(cfg).points) == 2
+    assert [(str(w.message), w.filename, w.lineno) for w in caught] == [(said, str(cfg), 4)]
     p = bdpsim_cli("validate", cfg)
-    assert p.returncode == 0 and p.stderr.count("run.bootstrap = 200: read by no estimator") == 1
+    assert p.returncode == 0 and p.stderr.count(said) == 1
+    assert f"{cfg}:4: UserWarning: {said}" in p.stderr  # Python's line: the config's, not bdpsim's
+    # in a [[variants]] inline table: its line
+    cfg = toml(tmp_path, text.replace("bootstrap = 200\n", "") + "[[variants]]\nrun = { bootstrap = 200 }\n")
+    with pytest.warns(UserWarning) as caught:
+        load_config(cfg)
+    assert [(w.filename, w.lineno) for w in caught] == [(str(cfg), 12)]
+
+
+def test_bootstrap_in_a_config_given_as_a_dict_is_warned_about_at_the_caller():
+    """A config given as a dict has no file: the warning is located at the first caller outside
+    bdpsim (this test), once for the sweep."""
+    doc = with_(BASE_MARKOV, run__bootstrap=200, model__gamma=[2.0, 3.0])
+    with pytest.warns(UserWarning) as caught:
+        assert len(parse_config(doc).points) == 2
+    said = "[run] bootstrap = 200 is read by no estimator of this run (ignored); remove it"
+    assert [(str(w.message), w.filename) for w in caught] == [(said, __file__)]
+    with pytest.warns(UserWarning, match=r"^<dict>: \[run\] bootstrap = 200 is read by no estimator"):
+        parse_config(doc, "<dict>")
 
 
 def test_linspace_and_vector_sweeps():

@@ -8,7 +8,6 @@ samples = 4000
 estimator = ["kde", "mixture"]
 known_sizes = "all"
 noise_floor_adversaries = 4
-bootstrap = 200
 [model]
 kind = "markov"
 n = 6

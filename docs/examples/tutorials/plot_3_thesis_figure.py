@@ -47,7 +47,7 @@ if committed.is_file():  # in a checkout; an installed package has no committed 
 # figure. Six adversaries make a poor KDE: the warnings say that its estimates exceed the exact
 # values — the reason the thesis used 1 000.
 tiny = {
-    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2, "bootstrap": 50},
+    "run": {"adversaries": 6, "samples": 2000, "noise_floor_adversaries": 2},
     "model": {"n": 5, "gamma": [1.0, 2.0, 4.0]},
     "mechanism": {"epsilon": [1.0]},
 }
