@@ -60,7 +60,8 @@ from .values import MONTE_CARLO, Value, bracket, exact
 MAX_EXHAUSTIVE = 200_000
 #: longest chain whose two Laplace releases (the two-state histogram) are searched over every
 #: adversary by box brackets (their cost grows like n^3: about 4 n^2 windows of n + 1 atoms;
-#: measured n = 8: 6 s, 16: 85 s, 24: 320 s on a loaded machine); longer: Monte Carlo
+#: measured, gamma 2, the attack command's CPU: n = 8: 4 s, 18: 19 s, 24: 38 s,
+#: scripts/benchmarks/benchmark_histogram_attack.py); longer: Monte Carlo
 BOX_SEARCH_MAX_N = ATTACK_MAX_N
 #: adversaries tried by :meth:`Account._epsilon_by_adversaries` before it bisects on the search
 EPSILON_ROUNDS = 4

@@ -620,7 +620,8 @@ def _check_histogram_attack(s: int, n: int, every: bool) -> None:
         raise NotAvailable(
             f"the Laplace histogram on n = {n} records: the attack over every adversary brackets about "
             f"{4 * n * n} windows by boxes of the plane, each with about {n + 1} atoms (measured on a "
-            f"loaded machine: n = 8 in 6 s, n = 16 in 85 s, n = 24 in 320 s; limit n <= {ATTACK_MAX_N}); "
+            "loaded machine, gamma 2, CPU: n = 8 in 4 s, n = 18 in 19 s, n = 24 in 38 s; "
+            f"limit n <= {ATTACK_MAX_N}); "
             "give adversary= or use bdpsim run with estimator = 'audit'"
         )
     if s == 3 and every and n > THREE_STATE_EVERY_MAX_N:
