@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import NotAvailable
-from .pairs import CONFIDENCE, Components, ReleasePlan
-from .sweep import CHUNK, KEEP_TABLES, MAX_LOG_RATIO, STAGE1_DRAWS, WindowSweep, add_hockey, mean_half
+from .pairs import Components, ReleasePlan
+from .sweep import KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
 
 
 @dataclass
@@ -47,13 +47,7 @@ class SeveralDraws:
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     def __post_init__(self) -> None:
-        left = self.n
-        while left > 0:
-            k = min(CHUNK, left)
-            u = np.sort(self.rng.random(k))
-            z = np.stack([f.sample(k, self.rng) for f in self.noises], axis=1)
-            self.blocks.append((u, z))
-            left -= k
+        self.blocks.extend(draw_blocks(self.noises, self.n, self.rng))
 
     def table(self, b: int, reach: np.ndarray) -> list[np.ndarray]:
         """Block ``b``'s tables ``L_r[s, reach[c(r)] + d]`` (at least ``reach`` per query; kept
@@ -113,33 +107,11 @@ class SeveralQuerySweep(WindowSweep):
 
     CAPS = "no noise"
 
-    def __init__(
-        self,
-        plan: ReleasePlan,
-        comps: Components,
-        epsilon,
-        seed: int,
-        failure: float = 1.0 - CONFIDENCE,
-        tag: int = 0,
-        score_at: int = 0,
-        measure: bool = True,
-    ) -> None:
-        self.failure = float(failure)
+    def _read(self, plan: ReleasePlan, comps: Components) -> None:
+        """The rows are read as they are: laws of the query vector (every query, its own step)."""
         self.comps = comps
-        self.noises = [z for _, z in plan.reduced]
         self.cols = [c for c, _ in plan.reduced]
         self.steps = [float(comps.step[c]) for c in self.cols]
-        self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        self.ks = np.array([math.exp(e) for e in self.epsilons])
-        self.score_at, self.measure = int(score_at), bool(measure)
-        entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
-        self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
-        self.stage1 = self._new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
-        self.laws: list = []
-        self.sums: list[np.ndarray] = []
-        self.capped: list[np.ndarray] = []
-        self.points: list[np.ndarray] = []
-        self.stage2_draws = 0
         self._codes: dict[int, np.ndarray] = {}
 
     def _new_draws(self, n: int, rng: np.random.Generator) -> SeveralDraws:

@@ -80,6 +80,18 @@ SWEEP_TOLERANCE = 1e-4
 MAX_LOG_RATIO = 700.0
 
 
+def draw_blocks(noises: Sequence, n: int, rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n`` draws in blocks of :data:`CHUNK`: sorted uniforms ``u`` and one noise column per release."""
+    blocks, left = [], n
+    while left > 0:
+        k = min(CHUNK, left)
+        u = np.sort(rng.random(k))
+        z = np.stack([f.sample(k, rng) for f in noises], axis=1)
+        blocks.append((u, z))
+        left -= k
+    return blocks
+
+
 @dataclass
 class CommonDraws:
     """``n`` draws ``(u, z)`` (uniforms sorted) and their ratio table ``r_d(z)``, ``|d| <= D``
@@ -94,13 +106,7 @@ class CommonDraws:
     reach: int = -1
 
     def __post_init__(self) -> None:
-        left = self.n
-        while left > 0:
-            k = min(CHUNK, left)
-            u = np.sort(self.rng.random(k))
-            z = np.stack([f.sample(k, self.rng) for f in self.noises], axis=1)
-            self.blocks.append((u, z))
-            left -= k
+        self.blocks.extend(draw_blocks(self.noises, self.n, self.rng))
 
     def table(self, b: int, reach: int) -> np.ndarray:
         """Block ``b``'s table ``T[s, self.reach + d] = r_d(z_s)`` for ``|d| <= self.reach``
@@ -251,18 +257,30 @@ class WindowSweep:
         score_at: int = 0,
         measure: bool = True,
     ) -> None:
+        self.failure = float(failure)
+        self.noises = [z for _, z in plan.reduced]
+        self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        self.ks = np.array([math.exp(e) for e in self.epsilons])
+        self.score_at, self.measure = int(score_at), bool(measure)
+        self._read(plan, comps)
+        entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
+        self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
+        self.stage1 = self._new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
+        self.laws: list = []
+        self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
+        self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
+        self.points: list[np.ndarray] = []  # the point-mass rows' certified upper ends (K,)
+        self.stage2_draws = 0
+
+    def _read(self, plan: ReleasePlan, comps: Components) -> None:
+        """What the rows are read through: the one query's marginal, its step, its certified caps."""
         from .coupling import coupling_score
 
-        self.failure = float(failure)
         cols = {c for c, _ in plan.reduced}
         if len(cols) != 1:
             raise NotAvailable("the window sweep reads releases of one query only")
         c = cols.pop()
-        self.noises = [z for _, z in plan.reduced]
         self.step = float(comps.step[c])
-        self.epsilons = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        self.ks = np.array([math.exp(e) for e in self.epsilons])
-        self.score_at, self.measure = int(score_at), bool(measure)
         self.marginal = component_marginal(comps, c)
         self.bounds = [
             b
@@ -272,14 +290,6 @@ class WindowSweep:
             )
             if b is not None
         ]
-        entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
-        self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
-        self.stage1 = self._new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
-        self.laws: list[tuple[np.ndarray, np.ndarray]] = []
-        self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
-        self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
-        self.points: list[np.ndarray] = []  # the point-mass rows' certified upper ends (K,)
-        self.stage2_draws = 0
 
     def _certified(self, W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
         out = np.ones((W1.shape[0], self.ks.size))

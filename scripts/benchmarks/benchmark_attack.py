@@ -43,6 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
+from fresh_python import printed  # noqa: E402
 from script_out import add_overwrite, refuse_committed, write_record  # noqa: E402
 
 CONFIG = ROOT / "bdpsim" / "configs" / "thesis_fig15_exact.toml"
@@ -108,19 +109,8 @@ def _env(tree: str) -> dict:
 
 def _python(tree: str, code: str, cwd: str, timeout: float) -> float | None:
     """The number ``code`` prints (its CPU seconds) in a fresh process, or ``None`` past ``timeout``."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            env=_env(tree),
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    return float(out.stdout.split()[-1])
+    words = printed(code, _env(tree), timeout, cwd)
+    return None if words is None else float(words[-1])
 
 
 def _wall(tree: str, argv: list[str], cwd: str, timeout: float) -> float | None:

@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from fresh_python import printed  # noqa: E402
 
 #: lift the cap (the constant and the two modules that import it by name) to ``{cap}``
 LIFT = """
@@ -93,19 +95,10 @@ def _env() -> dict:
 def _library(n: int, gamma: float, cap: int, timeout: float) -> tuple[float, float, float] | None:
     """CPU seconds of ``attack_risk`` over every adversary (the advantage; the command's work) and
     the advantage, or ``None`` past ``timeout``."""
-    code = _fill(LIBRARY, n=n, gamma=gamma, cap=cap)
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            env=_env(),
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
+    words = printed(_fill(LIBRARY, n=n, gamma=gamma, cap=cap), _env(), timeout)
+    if words is None:
         return None
-    alone, whole, adv = out.stdout.split()[-3:]
+    alone, whole, adv = words[-3:]
     return float(alone), float(whole), float(adv)
 
 

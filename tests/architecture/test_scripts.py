@@ -14,7 +14,7 @@ from ..conftest import ROOT
 SCRIPTS = ROOT / "scripts"
 FOLDERS = ("benchmarks", "checks", "findings", "readme")
 #: the modules the scripts of every folder import, at scripts/ itself
-SHARED = ("blackbox_mechanisms.py", "script_out.py")
+SHARED = ("blackbox_mechanisms.py", "fresh_python.py", "script_out.py")
 #: the files outside scripts/ that name scripts by their path (the changelogs keep the old paths)
 NAMING = ("README.md", "CONTRIBUTING.md", "pyproject.toml", ".ci/run", "docs/**/*.md", "docs/**/*.py")
 
