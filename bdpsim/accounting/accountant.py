@@ -50,9 +50,6 @@ from .sweep import (
     LOWER_TOP,
     STAGE1_DRAWS,
     SWEEP_TOLERANCE,
-    CommonDraws,
-    WindowSweep,
-    pair_ends,
 )
 from .values import MONTE_CARLO, Value, bracket, exact
 
@@ -277,6 +274,10 @@ class Account(Derived):
             raise NotAvailable(
                 "the joint BDPL of this list over every adversary needs a chain; give adversary="
             )
+        if len({c for c, _ in self.plan.reduced}) > 1:  # several queries: each window's own bracket
+            cands, tol = self._candidates(("bdpl",))
+            best = self._measured(cands, ("bdpl",), lambda v: v.upper)
+            return bracket(best.lower, best.upper + tol, best.adversary, best.note)
         from ..kernels.noise.protocols import LaplaceKernel
 
         ratio = S.bound_score("ratio", self.plan, self.comps)
@@ -318,37 +319,28 @@ class Account(Derived):
                 self._cache[key] = None
         return self._cache[key]
 
-    def _renyi_reach(self) -> tuple[Any, float, int]:
-        """The marginal of the one query the releases read, its lattice step and the plan's noises."""
-        cols = {c for c, _ in self.plan.reduced}
-        if len(cols) != 1:
-            raise NotAvailable("the Rényi curve from the profile reads releases of one query only")
-        c = cols.pop()
-        return S.component_marginal(self.comps, c), float(self.comps.step[c]), c
-
     def _renyi_bounds_one(self, adversary: Adversary):
         """The given adversary's profile: certified ends (no noise; the monotone coupling) on
         ``[0, L]`` and both orders' Monte Carlo ends on one set of fresh draws."""
         from . import renyi as R
 
-        marginal, step, _ = self._renyi_reach()
         pair = self.pair(adversary)
         L = max(pair.bdpl().upper, MIN_REACH)  # two equal laws: BDPL 0, the grid must increase
         if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
             return None
         W1, W2 = (w[None, :] for w in self._packed_laws(adversary))
         coarse = np.linspace(0.0, L, R.CAP_POINTS)
-        caps = WindowSweep(self.plan, self.comps, coarse, self.seed, measure=False)
+        caps = window_sweep(self.plan, self.comps, coarse, self.seed, measure=False)
         caps(W1, W2)
         cap_up = caps.uppers()[0]
         end = R.grid_end(coarse, cap_up)
         fine = np.linspace(0.0, end, R.LOWER_CELLS + 1)
-        A, B = marginal(np.vstack([W1, W2]))
-        laws = [(A / A.sum(), B / B.sum())]
+        laws = [caps.pair_laws(W1[0], W2[0])]
         failure = 1.0 - CONFIDENCE
         rng = np.random.default_rng([self.seed, 3]).spawn(1)[0]  # a child stream of the seed
-        draws = CommonDraws([z for _, z in self.plan.reduced], step, LOWER_DRAWS, rng)
-        mean, low, up = pair_ends(laws, draws, fine, failure / (4 * fine.size))
+        mean, low, up = caps.lower_ends(
+            laws, caps.new_draws(LOWER_DRAWS, rng), fine, failure / (4 * fine.size)
+        )
         points, upper = R.envelope(
             np.concatenate([fine, coarse]), np.concatenate([up[0].max(axis=1), cap_up])
         )
@@ -367,7 +359,6 @@ class Account(Derived):
 
         if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
             return None
-        marginal, step, _ = self._renyi_reach()
         L = max(self._worst_bdpl_mc().upper, MIN_REACH)  # two equal laws: BDPL 0, the grid must increase
         if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
             return None
@@ -375,13 +366,19 @@ class Account(Derived):
         engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
         tol = self._sweep_tolerance(engine)
         coarse = np.linspace(0.0, L, R.CAP_POINTS)
-        caps = WindowSweep(self.plan, self.comps, coarse - tol, self.seed, failure, measure=False)
+        caps = window_sweep(self.plan, self.comps, coarse - tol, self.seed, failure=failure, measure=False)
         S.engine_search(engine, caps, self.sizes[0], 1)
         cap_up = caps.uppers()[0]
         end = R.grid_end(coarse, cap_up)
         fine = np.linspace(0.0, end, R.GRID_CELLS + 1)
-        sweep = WindowSweep(
-            self.plan, self.comps, fine - tol, self.seed, failure, tag=RENYI_TAG, score_at=R.GRID_CELLS // 4
+        sweep = window_sweep(
+            self.plan,
+            self.comps,
+            fine - tol,
+            self.seed,
+            failure=failure,
+            tag=RENYI_TAG,
+            score_at=R.GRID_CELLS // 4,
         )
         top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
         up, _, windows, again = sweep.uppers()
@@ -393,11 +390,10 @@ class Account(Derived):
                 advs.append(cand.adversary)
                 certified.append(pair)
                 continue
-            A, B = marginal(np.vstack(self._packed_laws(cand.adversary)))
-            laws.append((A / A.sum(), B / B.sum()))
+            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
             drawn.append(cand.adversary)
         dense = np.linspace(0.0, end, R.LOWER_CELLS + 1)
-        lows, means = R.lower_ends(laws, sweep.noises, step, dense, sweep.streams[2], LOWER_SHARE * failure)
+        lows, means = R.lower_ends(sweep, laws, dense, LOWER_SHARE * failure)
         note = R.sweep_note(windows, again, sweep.stage2_draws, tol, end, L)
         return R.ProfileBounds(
             points,

@@ -85,14 +85,19 @@ def laplace_rate(plan: ReleasePlan) -> float | None:
     return rate
 
 
-def box_scale(plan: ReleasePlan) -> float | None:
-    """The common scale ``b`` when the plan is two to :data:`MAX_BOX_RELEASES` Laplace releases of
-    one scale, else ``None``."""
+def laplace_scale(plan: ReleasePlan) -> float | None:
+    """The common scale ``b`` when every release of the plan is Laplace of one scale, else ``None``."""
     z = [n for _, n in plan.reduced if isinstance(n, LaplaceKernel)]
-    if not 2 <= len(z) <= MAX_BOX_RELEASES or len(plan.reduced) != len(z):
+    if len(plan.reduced) != len(z):
         return None
     b = {float(n.scale) for n in z}
     return b.pop() if len(b) == 1 else None
+
+
+def box_scale(plan: ReleasePlan) -> float | None:
+    """The common scale ``b`` when the plan is two to :data:`MAX_BOX_RELEASES` Laplace releases of
+    one scale, else ``None``."""
+    return laplace_scale(plan) if 2 <= len(plan.reduced) <= MAX_BOX_RELEASES else None
 
 
 @dataclass(frozen=True)
@@ -360,6 +365,13 @@ class JointPair:
             cols = [c for c, _ in self.plan.reduced]
             at = self.atoms[:, cols]
             return exact(histogram_sup(at, self.w1, at, self.w2, box_scale(self.plan)).value)  # type: ignore[arg-type]
+        scale = laplace_scale(self.plan)
+        if scale is not None and len({c for c, _ in self.plan.reduced}) > 1:  # e.g. a histogram
+            at = self.atoms[:, [c for c, _ in self.plan.reduced]]
+            try:  # exact at the vertices of the atoms' grid, where that grid is small enough
+                return exact(histogram_sup(at, self.w1, at, self.w2, scale).value)
+            except ValueError:
+                pass
         lo = self._diagonal_sup()
         if "draws" not in self._cache:
             cols = [c for c, _ in self.plan.reduced]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.privacy.divergences import renyi_from_profile
-from .sweep import LOWER_DRAWS, LOWER_SHARE, STAGE1_DRAWS, CommonDraws, pair_ends
+from .sweep import LOWER_DRAWS, LOWER_SHARE, STAGE1_DRAWS
 from .values import MONTE_CARLO, Value
 
 #: values of ``eps`` of the pass without draws (certified ends over every window) on ``[0, L]``
@@ -191,13 +191,13 @@ def grid_end(coarse: np.ndarray, caps: np.ndarray) -> float:
     return float(coarse[1 + small[0]] if small.size else coarse[-1])
 
 
-def lower_ends(laws, noises, step: float, fine: np.ndarray, rng, failure: float):
-    """Lower ends and estimates of both orders of ``H_eps`` at ``fine`` for each pair of lattice laws
-    (one set of :data:`LOWER_DRAWS` fresh draws; each end with ``failure / (2 K pairs)``)."""
+def lower_ends(sweep, laws, fine: np.ndarray, failure: float):
+    """Lower ends and estimates of both orders of ``H_eps`` at ``fine`` for each pair of laws (as the
+    ``sweep`` reads them; one set of :data:`LOWER_DRAWS` fresh draws, its lower ends' stream; each
+    end with ``failure / (2 K pairs)``)."""
     if not laws:
         return [], []
-    draws = CommonDraws(noises, step, LOWER_DRAWS, rng)
-    mean, low, _ = pair_ends(laws, draws, fine, failure / (2 * fine.size * len(laws)))
+    mean, low, _ = sweep.lower_ends(laws, sweep.lower_draws(), fine, failure / (2 * fine.size * len(laws)))
     return list(low), list(mean)
 
 

@@ -114,7 +114,7 @@ class SeveralQuerySweep(WindowSweep):
         self.steps = [float(comps.step[c]) for c in self.cols]
         self._codes: dict[int, np.ndarray] = {}
 
-    def _new_draws(self, n: int, rng: np.random.Generator) -> SeveralDraws:
+    def new_draws(self, n: int, rng: np.random.Generator) -> SeveralDraws:
         return SeveralDraws(self.noises, self.steps, self.cols, n, rng)
 
     def _measure(self, laws: Sequence, draws) -> np.ndarray:

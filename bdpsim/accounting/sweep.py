@@ -265,7 +265,7 @@ class WindowSweep:
         self._read(plan, comps)
         entropy = [seed, 2] if tag == 0 else [seed, 2, tag]
         self.streams = np.random.default_rng(entropy).spawn(3)  # child streams of one seed
-        self.stage1 = self._new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
+        self.stage1 = self.new_draws(STAGE1_DRAWS if measure else 0, self.streams[0])
         self.laws: list = []
         self.sums: list[np.ndarray] = []  # per Monte Carlo row: (K, 2, 2)
         self.capped: list[np.ndarray] = []  # the Monte Carlo rows' certified upper ends (K,)
@@ -358,7 +358,7 @@ class WindowSweep:
         if again.size:
             atoms = sum(self.laws[r][-1].size for r in again)
             draws = int(max(min(STAGE2_DRAWS, STAGE2_WORK / (atoms * K)), 2 * STAGE1_DRAWS))
-            fresh = self._new_draws(draws, self.streams[1])
+            fresh = self.new_draws(draws, self.streams[1])
             self.stage2_draws = draws
             failure2 = STAGE_SHARE * self.failure / (2 * again.size * K)
             _, up2 = _ends(self._measure([self.laws[r] for r in again], fresh), fresh.n, failure2)
@@ -374,9 +374,9 @@ class WindowSweep:
 
     def lower_draws(self):
         """The fresh draws of the lower end (one set for its :data:`LOWER_TOP` adversaries)."""
-        return self._new_draws(LOWER_DRAWS, self.streams[2])
+        return self.new_draws(LOWER_DRAWS, self.streams[2])
 
-    def _new_draws(self, n: int, rng: np.random.Generator):
+    def new_draws(self, n: int, rng: np.random.Generator):
         return CommonDraws(self.noises, self.step, n, rng)
 
     def _measure(self, laws: Sequence, draws) -> np.ndarray:

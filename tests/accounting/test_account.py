@@ -824,17 +824,18 @@ def test_laplace_histogram_of_three_states_over_every_adversary_beyond_the_boxes
 
 
 def test_several_query_sweep_meets_the_certified_box_search_of_three_states(monkeypatch):
-    """The histogram of three states on 4 records: the window sweep of several queries (the three
+    """The histogram of three states on 3 records: the window sweep of several queries (the three
     noisy counts' joint laws on common draws, boxes switched off) gives an interval of ``delta``
     over every adversary meeting the certified box search's bracket, at two ``eps``; its lower
-    end's adversary has its own certified bracket within the interval's width."""
+    end's adversary has its own certified bracket within the interval's width; the BDPL is exact;
+    ``tpr_at`` (from the profile's bounds) meets the box search's certified TPR."""
     from dataclasses import replace
 
     from bdpsim.accounting import sweep
 
     monkeypatch.setattr(sweep, "STAGE2_DRAWS", 200_000)
     monkeypatch.setattr(sweep, "LOWER_DRAWS", 200_000)
-    model = bdpsim.MarkovChainModel(THREE_STATES, n=4)
+    model = bdpsim.MarkovChainModel(THREE_STATES, n=3)
     mech = bdpsim.HistogramMechanism(1.0, 3)
     boxes = account(model, [mech])
     mc = account(model, [mech])
@@ -847,6 +848,34 @@ def test_several_query_sweep_meets_the_certified_box_search_of_three_states(monk
         assert got.width < 0.01
         own = account(model, [mech], adversary=got.adversary).delta(eps)
         assert own.value == pytest.approx(cert.value, abs=got.width + own.width)
+
+
+def test_several_query_lists_have_an_exact_bdpl_and_a_profile_s_attack(monkeypatch):
+    """The histogram of three states on 3 records by the several-query sweep (boxes switched off;
+    a coarser grid and fewer draws: wider intervals, still holding): the BDPL is exact at the
+    vertices of the count grid (as exact_bdpl); ``tpr_at`` from the profile's bounds meets the box
+    search's certified TPR; ``renyi(2)`` lies between 0 and the BDPL."""
+    from dataclasses import replace
+
+    from bdpsim.accounting import renyi, sweep
+
+    for name, value in (("STAGE1_DRAWS", 10_000), ("STAGE2_DRAWS", 50_000), ("LOWER_DRAWS", 50_000)):
+        monkeypatch.setattr(sweep, name, value)
+    monkeypatch.setattr(renyi, "GRID_CELLS", 16)
+    monkeypatch.setattr(renyi, "LOWER_CELLS", 32)
+    model = bdpsim.MarkovChainModel(THREE_STATES, n=3)
+    mech = bdpsim.HistogramMechanism(1.0, 3)
+    mc = account(model, [mech])
+    mc._plan = replace(mc.plan, boxes=False)
+    bdpl = mc.bdpl
+    assert bdpl.kind == "exact" and bdpl.value == pytest.approx(
+        bdpsim.exact_bdpl(model, mech).bdpl, abs=1e-12
+    )
+    tpr, cert = mc.tpr_at(0.05), account(model, [mech]).tpr_at(0.05)
+    assert tpr.kind == "Monte Carlo" and tpr.lower <= cert.upper + 1e-12 and cert.lower <= tpr.upper + 1e-12
+    assert tpr.width < 0.05
+    two = mc.renyi(2.0)
+    assert two.kind == "Monte Carlo" and 0 < two.lower <= two.upper <= bdpl.value
 
 
 def window_adversaries(model):
