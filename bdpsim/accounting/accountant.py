@@ -270,9 +270,9 @@ class Account(Derived):
         """The joint BDPL of a Monte Carlo list over every adversary, certified: at least the
         diagonal supremum of the worst window (Laplace releases), at most the largest ratio of the
         query laws over every window."""
-        if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
+        if not self._sweeps_every():
             raise NotAvailable(
-                "the joint BDPL of this list over every adversary needs a chain; give adversary="
+                "the joint BDPL of this list over every adversary needs a chain or a network; give adversary="
             )
         if len({c for c, _ in self.plan.reduced}) > 1:  # several queries: each window's own bracket
             cands, tol = self._candidates(("bdpl",))
@@ -357,13 +357,13 @@ class Account(Derived):
         """The supremum over every window of a chain (:mod:`bdpsim.accounting.renyi`)."""
         from . import renyi as R
 
-        if not (_is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)):
+        if not self._sweeps_every():
             return None
         L = max(self._worst_bdpl_mc().upper, MIN_REACH)  # two equal laws: BDPL 0, the grid must increase
         if not (math.isfinite(L) and L <= MAX_PROFILE_EPSILON):
             return None
         failure = 1.0 - CONFIDENCE
-        engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
+        engine = self._sweep_engine()
         tol = self._sweep_tolerance(engine)
         coarse = np.linspace(0.0, L, R.CAP_POINTS)
         caps = window_sweep(self.plan, self.comps, coarse - tol, self.seed, failure=failure, measure=False)
@@ -394,7 +394,7 @@ class Account(Derived):
             drawn.append(cand.adversary)
         dense = np.linspace(0.0, end, R.LOWER_CELLS + 1)
         lows, means = R.lower_ends(sweep, laws, dense, LOWER_SHARE * failure)
-        note = R.sweep_note(windows, again, sweep.stage2_draws, tol, end, L)
+        note = R.sweep_note(windows, again, sweep.stage2_draws, tol, end, L, self._scanned)
         return R.ProfileBounds(
             points,
             upper,
@@ -437,7 +437,7 @@ class Account(Derived):
         that window's Monte Carlo lower end to a certified upper end over every window
         (:meth:`_certified_mc_upper`)."""
         eps = float(what[1]) if what[0] == "delta" else 1.0
-        chain = _is_chain(self.model) and is_upward_closed(self.sizes, self.model.n)
+        chain = self._sweeps_every()
         if what[0] == "delta" and chain:
             swept = self._swept(eps)
             if swept is not None:
@@ -469,6 +469,25 @@ class Account(Derived):
             self._cache[key] = self._sweep(eps, failure)
         return self._cache[key]
 
+    def _sweeps_every(self) -> bool:
+        """Whether the search over every adversary scores every window (a chain) or region (a
+        network) — the sweeps' condition: known-set sizes upward closed."""
+        model = self.model
+        return (_is_chain(model) or _is_network(model)) and is_upward_closed(self.sizes, model.n)
+
+    @property
+    def _scanned(self) -> str:
+        """What the search over every adversary scores, in the notes."""
+        return "windows" if _is_chain(self.model) else "regions"
+
+    def _sweep_engine(self):
+        """The engine of the sweeps' scans: a chain's with the coarser window truncation
+        :data:`~bdpsim.accounting.sweep.SWEEP_TOLERANCE`; a network's region search as it is (it
+        truncates nothing)."""
+        if _is_chain(self.model):
+            return self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
+        return self.engine
+
     def _sweep_tolerance(self, engine) -> float:
         """The window truncation of the sweep's scan (a scan without scores, once per account): a
         truncated scan bounds ``delta(eps) <= delta_searched(eps - tolerance)``."""
@@ -488,7 +507,7 @@ class Account(Derived):
         if eps > MAX_PROFILE_EPSILON:
             return None
         try:
-            engine = self.engine.with_search_options(tolerance=SWEEP_TOLERANCE)
+            engine = self._sweep_engine()
             tol = self._sweep_tolerance(engine)
             sweep = window_sweep(self.plan, self.comps, eps - tol, self.seed, failure=failure, tag=tag)
             top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
@@ -520,7 +539,7 @@ class Account(Derived):
                 for m, lo, adv in zip(mean[:, 0], low[:, 0], drawn)
             ]
         how = (
-            f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws"
+            f"every adversary: {windows} {self._scanned}, each by Monte Carlo on {STAGE1_DRAWS} common draws"
             f" ({again} again on {sweep.stage2_draws} fresh ones) below its certified end ({sweep.CAPS}),"
             " a window whose query is known up to the target by its certified"
             f" bracket; upper ends at eps - {tol:.1e} (the window truncation)"
@@ -644,8 +663,7 @@ class Account(Derived):
         from ..kernels.privacy import joint as J
 
         grid = np.linspace(0.0, 10.0, 401)
-        every = is_upward_closed(self.sizes, self.model.n)
-        chain = self.adversary is None and _is_chain(self.model) and every
+        chain = self.adversary is None and self._sweeps_every()
         tries = EPSILON_TRIES if chain else 1
         share = (1.0 - CONFIDENCE) / (2 * tries) if chain else 1.0 - CONFIDENCE
 
@@ -959,7 +977,7 @@ def _check_histograms(acc: Account, states: int) -> None:
     estimated cost beyond) and for one adversary up to
     :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N`."""
     wide = [r for r in acc.releases if isinstance(r, HistogramRelease) and states > 2]
-    swept = _is_chain(acc.model) and is_upward_closed(acc.sizes, acc.model.n)  # the window sweep
+    swept = acc._sweeps_every()  # the window (region) sweep
     if wide and acc.adversary is None and acc.plan.method == "monte carlo" and not swept:
         n = int(acc.model.n)
         label = wide[0].label

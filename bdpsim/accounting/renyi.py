@@ -201,9 +201,11 @@ def lower_ends(sweep, laws, fine: np.ndarray, failure: float):
     return list(low), list(mean)
 
 
-def sweep_note(windows: int, again: int, stage2: int, tol: float, end: float, bdpl: float) -> str:
+def sweep_note(
+    windows: int, again: int, stage2: int, tol: float, end: float, bdpl: float, scanned: str = "windows"
+) -> str:
     return (
-        f"every adversary: {windows} windows, each by Monte Carlo on {STAGE1_DRAWS} common draws "
+        f"every adversary: {windows} {scanned}, each by Monte Carlo on {STAGE1_DRAWS} common draws "
         f"({again} again on {stage2} fresh ones) at {GRID_CELLS + 1} values of eps in [0, {end:.3g}] "
         f"below its certified ends, which alone serve up to the BDPL's certified upper end "
         f"{bdpl:.4g}; D_alpha from the profile's integral representation; upper ends at eps - "

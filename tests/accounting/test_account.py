@@ -501,6 +501,32 @@ def test_monte_carlo_list_interval_holds_for_the_supremum_over_every_adversary()
     assert (got.lower, got.upper) == pytest.approx((0.307738, 0.309422), abs=1e-6)
 
 
+def test_monte_carlo_list_on_a_network_holds_for_the_supremum_over_every_adversary():
+    """A hidden Markov network (every known set closed: the region search scores every adversary's
+    region): two Laplace counts of two scales, Monte Carlo; the sweep over every region gives an
+    interval containing the brute-force supremum (every target, known set and known values, each
+    distinct pair integrated on a grid), where it was the worst proxy region's value."""
+    from bdpsim.models.bayesnet.model import BayesNetModel
+
+    hmm = BayesNetModel.hmm([[0.9, 0.1], [0.2, 0.8]], [[0.85, 0.15], [0.25, 0.75]], 4)
+    b, eps = (2.5, 2.0), 0.3
+    acc = account(hmm, [Release(CountQuery((1,)), LaplaceNoise(s)) for s in b])
+    got = acc.delta(eps)
+    assert got.kind == "Monte Carlo" and "regions, each by Monte Carlo" in got.note
+    seen, worst = set(), 0.0
+    for i in range(hmm.n):
+        others = [k for k in range(hmm.n) if k != i]
+        for size in range(hmm.n):
+            for K in itertools.combinations(others, size):
+                for xk in itertools.product(range(2), repeat=size):
+                    A, B = (w / w.sum() for w in acc._packed_laws(bdpsim.Adversary(i, K, xk, 0, 1)))
+                    key = (tuple(np.round(A, 14)), tuple(np.round(B, 14)))
+                    if key not in seen:
+                        seen.add(key)
+                        worst = max(worst, _laplace_2d_delta(A, B, b, eps))
+    assert got.lower - 1e-4 <= worst <= got.upper + 1e-4 and got.width < 0.005, (worst, got.text())
+
+
 def test_epsilon_of_a_monte_carlo_list_brackets_the_supremum_s_epsilon():
     """``epsilon(delta)`` of a Monte Carlo list on a chain: its upper end is the supremum's (the
     window sweep shows ``delta <= d`` there over every adversary), its lower end one adversary's;
