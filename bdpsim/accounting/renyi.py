@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.privacy.divergences import renyi_from_profile
+from ..kernels.privacy.divergences import MAX_ORDER, renyi_from_profile
 from .sweep import LOWER_DRAWS, LOWER_SHARE, STAGE1_DRAWS
 from .values import MONTE_CARLO, Value
 
@@ -74,8 +74,12 @@ class ProfileBounds:
     def renyi(self, alpha: float) -> Value:
         """The interval of ``D_alpha`` (the supremum over the adversaries the bounds cover)."""
         a = float(alpha)
-        up = renyi_from_profile(a, self.points, self.upper, self.upper, "upper", chord=CHORD)
-        up = min(up, self.bdpl_upper) if not math.isnan(up) else self.bdpl_upper
+        # D_alpha grows with alpha: past MAX_ORDER the lower end is that order's (the weights
+        # e^{(alpha - 1) eps} would overflow), the upper end the BDPL's (D_alpha <= D_inf)
+        low_a = min(a, MAX_ORDER)
+        up = self.bdpl_upper
+        if a <= MAX_ORDER:
+            up = min(up, renyi_from_profile(a, self.points, self.upper, self.upper, "upper", chord=CHORD))
         best: tuple[float, float, object] = (-math.inf, -math.inf, None)
         for adv, low, mean, cert in zip(self.adversaries, self.lowers, self.means, self.certified):
             if cert is not None:
@@ -83,12 +87,12 @@ class ProfileBounds:
                 lo, est = v.lower, v.value
             else:
                 lo = max(
-                    renyi_from_profile(a, self.fine, low[:, 0], low[:, 1], "lower"),
-                    renyi_from_profile(a, self.fine, low[:, 1], low[:, 0], "lower"),
+                    renyi_from_profile(low_a, self.fine, low[:, 0], low[:, 1], "lower"),
+                    renyi_from_profile(low_a, self.fine, low[:, 1], low[:, 0], "lower"),
                 )
                 est = max(
-                    _middle(a, self.fine, mean[:, 0], mean[:, 1]),
-                    _middle(a, self.fine, mean[:, 1], mean[:, 0]),
+                    _middle(low_a, self.fine, mean[:, 0], mean[:, 1]),
+                    _middle(low_a, self.fine, mean[:, 1], mean[:, 0]),
                 )
             if not math.isnan(lo) and lo > best[0]:
                 best = (lo, est, adv)

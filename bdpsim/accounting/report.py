@@ -74,7 +74,7 @@ def account_report(
     for d in deltas:
         rows.append(_entry(f"epsilon({d:g})", acc.epsilon(d), model))
     for a in alphas:
-        name = "bdpl" if math.isinf(a) else f"renyi({a:g})"
+        name = "bdpl" if math.isinf(a) else f"renyi({a:.12g})"
         nb = nv.summed_bdpl if (nv is not None and math.isinf(a)) else None
         try:
             rows.append(_entry(name, acc.renyi(a), model, nb))

@@ -651,6 +651,10 @@ def test_renyi_of_a_monte_carlo_list_holds_for_the_supremum_over_every_adversary
         assert got.width < width, got.text()
         assert "integral representation" in got.note and "windows" in got.note
     assert acc.renyi(2.0).upper <= acc.renyi(5.0).upper <= acc.bdpl.upper  # D_alpha grows to D_inf
+    huge = acc.renyi(
+        1e308
+    )  # no overflow: the lower end of the largest order integrated, the BDPL's upper end
+    assert acc.renyi(5.0).lower <= huge.lower <= huge.upper == acc.bdpl.upper
     one = account(CHAIN2, rel, adversary=got.adversary)
     laws = [w / w.sum() for w in one._packed_laws(got.adversary)]
     own, theirs = one.renyi(5.0), _brute_renyi(CHAIN2, b, (5.0,), laws)[0]

@@ -122,6 +122,7 @@ def test_renyi_from_profile_pinned_and_refusals():
     for kwargs, name in (
         ({"alpha": 1.0}, "alpha"),
         ({"alpha": math.inf}, "alpha"),
+        ({"alpha": 1e308}, "alpha"),
         ({"end": "middle"}, "end"),
         ({"grid": grid + 0.1}, "grid"),
         ({"grid": grid[::-1]}, "grid"),

@@ -62,6 +62,10 @@ def renyi(p, q, alpha: float) -> float:
     return float(logsumexp(a * lp + (1.0 - a) * lq) / (a - 1.0))
 
 
+#: the largest order :func:`renyi_from_profile` integrates (beyond, ``(alpha - 1) eps`` overflows)
+MAX_ORDER = 1e6
+
+
 def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: int = 0) -> float:
     """A bound of ``D_alpha(P || Q)`` (``alpha`` in ``(1, inf)``) from the two privacy profiles
     ``H_eps(P || Q)`` and ``H_eps(Q || P)`` known at the points of ``grid`` only.
@@ -86,7 +90,7 @@ def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: i
     Parameters
     ----------
     alpha : float
-        The order, ``1 < alpha < inf``.
+        The order, ``1 < alpha <=`` :data:`MAX_ORDER`.
     grid : array_like
         Increasing values ``0 = eps_0 < ... < eps_G``.
     forward, backward : array_like
@@ -95,7 +99,9 @@ def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: i
         Which bound.
     """
     a = float(alpha)
-    require(1.0 < a < math.inf, "alpha", alpha, "must be in (1, inf)")
+    require(
+        1.0 < a <= MAX_ORDER, "alpha", alpha, f"must be in (1, {MAX_ORDER:g}] (beyond: the BDPL bounds it)"
+    )
     require(end in ("upper", "lower"), "end", end, "must be 'upper' or 'lower'")
     e = np.asarray(grid, dtype=float)
     f, b = np.asarray(forward, dtype=float), np.asarray(backward, dtype=float)
@@ -123,10 +129,11 @@ def renyi_from_profile(alpha: float, grid, forward, backward, end: str, chord: i
         log_up += np.where(x > 30.0, big + np.log1p(-np.exp(-big)), np.log(np.expm1(np.minimum(x, 30.0))))
         log_down = -a * lo + np.log(-np.expm1(-a * width)) - math.log(a)
         pick = slice(None, -1) if end == "upper" else slice(1, None)
-        terms = np.concatenate([log_up + np.log(f[pick]), log_down + np.log(b[pick])])
+        weights, values = np.concatenate([log_up, log_down]), np.concatenate([f[pick], b[pick]])
+        terms = np.where(values > 0, weights + np.log(np.maximum(values, 0.0)), -np.inf)
     if not np.any(terms > -np.inf):
         return 0.0
-    log_moment = math.log(a * (a - 1.0)) + float(logsumexp(terms))
+    log_moment = math.log(a) + math.log(a - 1.0) + float(logsumexp(terms))
     return float(np.logaddexp(0.0, log_moment)) / (a - 1.0)
 
 
