@@ -321,16 +321,18 @@ def test_bad_input_is_refused_in_one_line():
 
 
 def test_too_large_a_computation_is_refused_up_front_with_its_cost():
+    """Refused before any work: this process's CPU time stays small (wall time is the machine's:
+    it failed under CI's doubled load at 5.6 s)."""
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(
         TooExpensive, match=r"^steps = 2000: the bracket may take ~[0-9.e+]+ operations .* above the limit"
     ):
         worst_local_release_profile(P2, "stationary", krr(2, 1), steps=2000, epsilons=[1.0], sizes="all")
     with pytest.raises(TooExpensive, match=r"^steps = 12: enumerating 531441 output sequences"):
         enumerate_local_release(local_release(P3, PI3, krr(3, 1), steps=12), target=2, pair=(0, 1))
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
 
 
 def test_the_cost_estimate_of_many_outputs_over_many_steps_is_a_number():
