@@ -383,15 +383,8 @@ class Account(Derived):
         top, _ = S.engine_search(engine, sweep, self.sizes[0], LOWER_TOP)
         up, _, windows, again = sweep.uppers()
         points, upper = R.envelope(np.concatenate([fine, coarse]), np.concatenate([up, cap_up]))
-        advs, laws, certified, drawn = [], [], [], []
-        for cand in top:
-            pair = self.pair(cand.adversary)
-            if pair.method == "independent":  # the query known up to the target: bracketed
-                advs.append(cand.adversary)
-                certified.append(pair)
-                continue
-            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
-            drawn.append(cand.adversary)
+        sure, laws, drawn = self._top_split(top, sweep, ("monte carlo", "boxes"))
+        advs, certified = [a for a, _ in sure], [p for _, p in sure]
         dense = np.linspace(0.0, end, R.LOWER_CELLS + 1)
         lows, means = R.lower_ends(sweep, laws, dense, LOWER_SHARE * failure)
         note = R.sweep_note(windows, again, sweep.stage2_draws, tol, end, L, self._scanned)
@@ -516,21 +509,30 @@ class Account(Derived):
             return None
         return sweep, top, upper, certified, windows, again, tol
 
+    def _top_split(self, top, sweep, drawn_methods: tuple[str, ...]):
+        """The sweep's best windows split in two: ``(adversary, pair)`` of those whose pair is
+        bracketed (its method not in ``drawn_methods``: the query known up to the target), and the
+        others' laws as the sweep reads them, with their adversaries (measured on fresh draws)."""
+        sure, laws, drawn = [], [], []
+        for cand in top:
+            pair = self.pair(cand.adversary)
+            if pair.method not in drawn_methods:
+                sure.append((cand.adversary, pair))
+                continue
+            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
+            drawn.append(cand.adversary)
+        return sure, laws, drawn
+
     def _sweep(self, eps: float, failure: float) -> Value | None:
         found = self._sweep_upper(eps, failure)
         if found is None:
             return None
         sweep, top, upper, certified, windows, again, tol = found
+        sure, laws, drawn = self._top_split(top, sweep, ("monte carlo",))
         ends: list[tuple[float, float, bool, Adversary]] = []  # estimate, lower end, certified
-        drawn, laws = [], []
-        for cand in top:
-            pair = self.pair(cand.adversary)
-            if pair.method != "monte carlo":  # the query known up to the target: bracketed
-                v = pair.delta(eps)
-                ends.append((v.value, v.lower, True, cand.adversary))
-                continue
-            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
-            drawn.append(cand.adversary)
+        for adv, pair in sure:
+            v = pair.delta(eps)
+            ends.append((v.value, v.lower, True, adv))
         if laws:
             share = LOWER_SHARE * failure / (2 * len(laws))
             mean, low, _ = sweep.lower_ends(laws, sweep.lower_draws(), eps, share)

@@ -119,6 +119,19 @@ LEAD_ROWS = 8
 BOUND_MARGIN = 1e-12
 
 
+def two_sided_hockey(A: np.ndarray, B: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """``(rows, K)``: ``max(H(A || B), H(B || A))`` at each ``k = e^eps`` of ``ks`` for rows of finite
+    laws on the same atoms, ``H(A || B) = sum (A - k B)_+`` — the laws' own divergence, an upper end
+    of that of any release of them (data processing)."""
+    return np.stack(
+        [
+            np.maximum(np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1))
+            for k in ks
+        ],
+        axis=1,
+    )
+
+
 def coupling_pieces(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The monotone (quantile) coupling of the lattice laws ``A[r]`` and ``B[r]`` (rows normalised) as
     pieces of the quantile level: per row the mass of each piece and the distance in steps between
@@ -306,13 +319,7 @@ def bound_score(what: str, plan: ReleasePlan, comps: Components, epsilon: float 
 
         def noise_free(W1, W2):
             A, B = marg(W1), marg(W2)
-            out = np.stack(
-                [
-                    np.maximum(np.maximum(A - k * B, 0.0).sum(axis=1), np.maximum(B - k * A, 0.0).sum(axis=1))
-                    for k in ks
-                ],
-                axis=1,
-            )
+            out = two_sided_hockey(A, B, ks)
             return (out if np.ndim(epsilon) else out[:, 0]), np.zeros(A.shape[0])
 
         return noise_free

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.errors import NotAvailable
 from .pairs import Components, ReleasePlan
+from .search import two_sided_hockey
 from .sweep import KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
 
 
@@ -139,13 +140,8 @@ class SeveralQuerySweep(WindowSweep):
 
     def _certified(self, W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
         """The noise-free ``H_eps`` of the packed laws (both orders' larger), per row and ``eps``."""
-        A, B = W1 / W1.sum(axis=1, keepdims=True), W2 / W2.sum(axis=1, keepdims=True)
-        return np.stack(
-            [
-                np.maximum(np.maximum(A - k * B, 0).sum(axis=1), np.maximum(B - k * A, 0).sum(axis=1))
-                for k in self.ks
-            ],
-            axis=1,
+        return two_sided_hockey(
+            W1 / W1.sum(axis=1, keepdims=True), W2 / W2.sum(axis=1, keepdims=True), self.ks
         )
 
     def __call__(self, W1: np.ndarray, W2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
