@@ -268,6 +268,13 @@ class JointPair:
                 raise NotAvailable(str(err)) from None
         return self._cache["enum"]
 
+    def losses(self, draws: int, rng: np.random.Generator) -> np.ndarray:
+        """``draws`` privacy losses ``ln p(Y)/q(Y)`` with ``Y ~ p`` (the joint law of every
+        release under ``x``; :func:`~bdpsim.kernels.privacy.joint.loss_draws`)."""
+        cols = [c for c, _ in self.plan.reduced]
+        noises = [z for _, z in self.plan.reduced]
+        return J.loss_draws(self.atoms[:, cols], self.w1, self.w2, noises, draws, rng)
+
     def _mc(self, epsilons: np.ndarray) -> J.MonteCarloProfile:
         key = ("mc", tuple(np.round(epsilons, 12)))
         if key not in self._cache:

@@ -163,6 +163,23 @@ def mixture_tradeoff(noise, atoms_p, w_p, atoms_q, w_q) -> TradeOff:
     )
 
 
+def drawn_tradeoff(losses, label: str = "") -> TradeOff:
+    """The trade-off estimated from privacy losses ``L = ln p(Y)/q(Y)`` drawn with ``Y ~ p``:
+    ``H(t) = E_p[(1 - t e^{-L})^+]``, the mean over the draws (convex and decreasing in ``t``, as
+    the exact ``H``, so the curve is a trade-off curve; a Monte Carlo estimate, without an
+    interval: the intervals come from :meth:`bdpsim.accounting.Account.tpr_at`)."""
+    L = np.sort(np.asarray(losses, dtype=float).ravel())
+    if L.size < 2 or not np.all(np.isfinite(L)):
+        raise ConfigError("losses", L.size, "must be at least 2 finite privacy losses")
+
+    def hockey(t: float) -> float:
+        u = math.log(t)
+        tail = L[np.searchsorted(L, u, side="right") :]  # (1 - t e^{-L})^+ > 0 exactly where L > ln t
+        return float(-np.expm1(u - tail).sum() / L.size)
+
+    return TradeOff(hockey, label=label or f"Monte Carlo estimate ({L.size} draws)")
+
+
 def pair_tradeoff(pair) -> TradeOff:
     """The trade-off of an adversary's two output laws (an
     :class:`~bdpsim.models.pairs.OutputPair` of its exact engine: ``H(t)`` the pair's forward

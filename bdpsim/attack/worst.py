@@ -48,10 +48,11 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..accounting.values import BRACKET, EXACT, MONTE_CARLO
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
 from ..kernels.noise.protocols import HasDeltaTable
-from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N, NoisyHistogram
+from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models.engines import (
     HasExhaustive,
@@ -65,7 +66,7 @@ from ..models.engines import (
     use_engine,
 )
 from .pruned import TprScore
-from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, pair_tradeoff, tpr_rows
+from .tradeoff import LOG_T_MAX, TradeOff, check_fpr, drawn_tradeoff, pair_tradeoff, pure_dp_tpr, tpr_rows
 
 #: most searches of the profile (the first included) before the worst TPR@FPR returns its bounds
 MAX_PASSES = 3
@@ -90,15 +91,35 @@ ENUMERATION_LIMIT = 200_000
 @dataclass(frozen=True)
 class WorstValue:
     """A worst-case value over every adversary: ``value`` is attained by ``adversary`` (exact);
-    ``upper`` holds for every adversary (``== value`` when certified)."""
+    ``upper`` holds for every adversary (``== value`` when certified).
+
+    A Monte Carlo value (``confidence`` given, with ``lower``): ``value`` is the estimate and
+    ``[lower, upper]`` an interval that holds with probability at least ``confidence``; it is
+    never certified."""
 
     value: float
     adversary: Adversary
     upper: float
+    lower: float | None = None
+    confidence: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.lower is None) != (self.confidence is None):
+            raise ValueError(
+                f"lower = {self.lower!r}, confidence = {self.confidence!r}: a Monte Carlo value gives "
+                "both (its interval's lower end and the probability the interval holds), an exact one neither"
+            )
+        if self.confidence is not None and not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence = {self.confidence!r}: must be in (0, 1)")
+
+    @property
+    def low(self) -> float:
+        """The lower end: the interval's (Monte Carlo), else ``value`` (attained)."""
+        return self.value if self.lower is None else self.lower
 
     @property
     def certified(self) -> bool:
-        return self.upper - self.value <= CERTIFIED * max(1.0, self.upper)
+        return self.confidence is None and self.upper - self.value <= CERTIFIED * max(1.0, self.upper)
 
 
 def swap(adv: Adversary) -> Adversary:
@@ -367,6 +388,14 @@ class AttackRisk:
         For a worst-case result asked with ``bdpl``: the exact BDPL over every adversary (what
         eps-BDP states; its pure-eps curve bounds every attack), from the same search; else
         ``None``.
+    kind : str
+        ``"exact"``; ``"certified bracket"`` (the box brackets of the Laplace histogram: each
+        :meth:`worst_tpr` a bracket); ``"Monte Carlo"`` (the histogram beyond them:
+        :func:`bdpsim.account`'s window sweep; ``advantage`` and ``tpr_at`` are estimates,
+        :attr:`worst_advantage` and :meth:`worst_tpr` give their intervals, ``curve`` is the
+        adversary's curve estimated from its own draws).
+    confidence : float or None
+        For ``"Monte Carlo"``: the probability each interval holds (0.95); else ``None``.
     """
 
     advantage: float
@@ -376,10 +405,31 @@ class AttackRisk:
     worst: bool
     bdpl_max: float | None = None
     _state: Any = field(default=None, repr=False, compare=False)
+    kind: str = EXACT
+    confidence: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in (EXACT, BRACKET, MONTE_CARLO):
+            raise ValueError(f"kind = {self.kind!r}: must be one of {[EXACT, BRACKET, MONTE_CARLO]}")
+        if (self.kind == MONTE_CARLO) != (self.confidence is not None):
+            raise ValueError(
+                f"confidence = {self.confidence!r}: given for a Monte Carlo result only "
+                f"(kind = {self.kind!r})"
+            )
+        if self.confidence is not None and not isinstance(self._state, _Accounted):
+            raise ValueError("a Monte Carlo result needs its account (the intervals come from it)")
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the numbers are Monte Carlo estimates (:attr:`confidence`)."""
+        return self.confidence is not None
 
     @property
     def worst_advantage(self) -> WorstValue:
-        """The advantage with the adversary attaining it (exact: ``upper == value``)."""
+        """The advantage with the adversary attaining it (exact: ``upper == value``; Monte Carlo:
+        the estimate with its interval)."""
+        if self.drawn:
+            return self._state.advantage()
         return WorstValue(self.advantage, self.adversary, self.advantage)
 
     def tpr_at(self, fpr):
@@ -387,7 +437,7 @@ class AttackRisk:
         adversary's ``1 - beta(fpr)``, or for a worst-case result the maximum attained over every
         adversary (:meth:`worst_tpr`; float, an array for an array)."""
         a = check_fpr("fpr", fpr)
-        if not self.worst:
+        if not self.worst and not self.drawn:
             return self.curve.tpr_at(fpr)
         found = self.worst_tprs([float(v) for v in a.ravel()])
         out = np.array([w.value for w in found]).reshape(a.shape)
@@ -401,6 +451,8 @@ class AttackRisk:
         """:meth:`worst_tpr` of several FPRs, searched together (the searches already made for
         this result reused)."""
         alphas = [float(check_fpr("fpr", f)) for f in fprs]
+        if self.drawn:  # the account's intervals, for one adversary or every adversary
+            return [self._state.tpr(a) for a in alphas]
         if not self.worst:
             return [
                 WorstValue(float(self.curve.tpr_at(a)), self.adversary, float(self.curve.tpr_at(a)))
@@ -422,6 +474,9 @@ class AttackRisk:
         to its value and upper bound at the FPRs it was asked; an adversary's own curve when not a
         worst-case result)."""
         a = np.atleast_1d(check_fpr("fpr", fpr)).astype(float)
+        if self.drawn:  # the intervals' two ends (Monte Carlo)
+            found = self.worst_tprs([float(x) for x in a])
+            return np.array([w.low for w in found]), np.array([w.upper for w in found])
         if not self.worst:
             v = np.asarray(self.curve.tpr_at(a), dtype=float)
             return v, v
@@ -447,7 +502,9 @@ class AttackRisk:
         return float(b) if np.ndim(alpha) == 0 else b
 
     def bayes_success(self, prior: float = 0.5) -> float:
-        """The adversary's Bayes-optimal probability of guessing ``X_i`` (prior ``P(X_i = x)``)."""
+        """The adversary's Bayes-optimal probability of guessing ``X_i`` (prior ``P(X_i = x)``;
+        for a Monte Carlo result an estimate from the adversary's own draws: at prior 1/2 it is
+        ``(1 + advantage) / 2``, whose interval :attr:`worst_advantage` gives)."""
         return self.curve.bayes_success(prior)
 
 
@@ -538,21 +595,33 @@ def _local_risk(model, release, adversary, sizes, bdpl: bool, fpr: Sequence[floa
     return local_attack_risk(model, release, adversary, sizes=sizes, fpr=fpr)
 
 
+def _worst_value(v, cap: float = math.inf) -> WorstValue:
+    """An account's :class:`~bdpsim.accounting.Value` as a worst-case value: a bracket's lower end
+    attained by its adversary and its upper end for every adversary; a Monte Carlo estimate with its
+    interval and confidence, the interval's upper end (and the estimate) at most ``cap``, a value
+    certain to hold (the pure-eps value of an exact BDPL)."""
+    if v.kind == MONTE_CARLO:
+        hi = min(v.upper, cap)
+        return WorstValue(min(v.value, hi), v.adversary, hi, min(v.lower, hi), v.confidence)
+    return WorstValue(v.lower, v.adversary, v.upper)
+
+
 @dataclass
 class _Accounted(_Enumerated):
     """The worst-case values of an account (:func:`bdpsim.account`): its ``advantage`` and
-    ``tpr_at`` brackets — ``value`` the lower end, attained by the adversary named; ``upper`` a
-    bound for every adversary."""
+    ``tpr_at`` (:func:`_worst_value`)."""
 
     account: Any = None
+    #: an exact BDPL of every adversary the account covers: its pure-eps values cap the Monte Carlo
+    #: intervals (``tanh(bdpl / 2)`` the advantage, ``min(e^eps a, 1 - e^-eps (1 - a))`` the TPR)
+    bdpl: float = math.inf
 
     def advantage(self) -> WorstValue:
-        v = self.account.advantage
-        return WorstValue(v.lower, v.adversary, v.upper)
+        return _worst_value(self.account.advantage, math.tanh(self.bdpl / 2))
 
     def tpr(self, alpha: float) -> WorstValue:
-        v = self.account.tpr_at(alpha)
-        return WorstValue(v.lower, v.adversary, v.upper)
+        cap = min(pure_dp_tpr(self.bdpl, alpha), 1.0 - math.exp(-self.bdpl) * (1.0 - alpha))
+        return _worst_value(self.account.tpr_at(alpha), cap)
 
 
 @dataclass
@@ -572,77 +641,98 @@ class _BoxAccounted(_Accounted):
 
 
 def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> AttackRisk:
-    """The optimal attack on the Laplace histogram of a two- or three-state chain: the account of
-    its one release (:func:`bdpsim.account`: two releases of the count of state 1, or the three
-    counts; their hockey-stick divergences bracketed by boxes of the plane to 1e-6, of R^3 wider,
-    the BDPL exact), the curve of the adversary (of largest advantage) from the middle of each
-    bracket. Refused before any work: more states; three states over every adversary or on more
-    than :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N` records; two states over every
-    adversary on more than :data:`~bdpsim.mechanisms.histogram.ATTACK_MAX_N` records."""
+    """The optimal attack on the Laplace histogram: the account of its one release
+    (:func:`bdpsim.account`: the noisy count of every state). Where the box brackets reach (two
+    states: one adversary, or every adversary up to
+    :data:`~bdpsim.mechanisms.histogram.ATTACK_MAX_N` records; three states: one adversary up to
+    :data:`~bdpsim.mechanisms.histogram.THREE_STATE_MAX_N` records, every adversary up to
+    :data:`~bdpsim.mechanisms.histogram.THREE_STATE_EVERY_MAX_N`), certified brackets: their
+    hockey-stick divergences bracketed by boxes of the plane to 1e-6, of R^3 wider, the curve of the
+    adversary (of largest advantage) from the middle of each bracket. Beyond them (more records, or
+    four states or more), Monte Carlo (:func:`_drawn_histogram_risk`)."""
     from ..accounting import account
 
     if adversary is not None and not isinstance(adversary, Adversary):
         raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
-    s, n = mechanism.histogram_cells(), int(model.n)
-    _check_histogram_attack(s, n, adversary is None)
+    s = mechanism.histogram_cells()
     acc = account(model, [mechanism], adversary=adversary, sizes=sizes)
+    alphas = [float(check_fpr("fpr", f)) for f in fpr]
+    if acc.plan.method == "monte carlo":
+        return _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl)
     if acc.plan.method != "boxes":
         raise NotAvailable(
             f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
-            "counts, computed for two and three states only; use bdpsim run with estimator = 'audit', "
-            "or bdpsim.attack.simulated_attack with a sample budget"
+            f"counts, which the accountant computes here by {acc.plan.method}; use bdpsim run with "
+            "estimator = 'audit', or bdpsim.attack.simulated_attack with a sample budget"
         )
     adv = adversary if adversary is not None else acc.advantage.adversary
     pair = acc.pair(adv)
+    width = "width <= 1e-6" if s == 2 else "of R^3, width growing with n (~3e-4 at n = 10)"
+    curve = _bracket_tradeoff(pair, f"box brackets {width} (their middle)")
+    own = pair.bdpl().value
+    if adversary is not None:
+        return AttackRisk(curve.advantage, adv, own, curve, False, kind=BRACKET)
+    state = (_BoxAccounted if s == 3 else _Accounted)([adv], [], acc)
+    for a in alphas:
+        state.tpr(a)
+    top = acc.bdpl.value if bdpl else None
+    return AttackRisk(acc.advantage.value, adv, own, curve, True, top, state, kind=BRACKET)
+
+
+#: draws of the Monte Carlo adversary's own trade-off curve (:func:`_drawn_histogram_risk`)
+CURVE_DRAWS = 200_000
+#: the stream of those draws, beside the account's seed
+CURVE_TAG = 11
+
+
+def _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl: bool) -> AttackRisk:
+    """The attack on a Laplace histogram beyond the box brackets, by Monte Carlo: the advantage
+    ``delta(0)`` and each ``tpr_at`` are the account's (:meth:`bdpsim.accounting.Account.tpr_at`:
+    over every adversary the window sweep's intervals, for one adversary its own draws), each an
+    interval holding with probability 95 %; the adversary of the largest estimated advantage; its
+    curve estimated from :data:`CURVE_DRAWS` losses of its own (:func:`drawn_tradeoff`); its own
+    BDPL and ``bdpl_max`` exact (the histogram's exact engine, :func:`bdpsim.exact_bdpl`)."""
+    from ..estimators.supremum import exact_bdpl
+
+    if adversary is None:
+        top = exact_bdpl(model, mechanism, sizes=sizes if isinstance(sizes, str) else tuple(sizes)).bdpl
+    else:
+        top = exact_bdpl(model, mechanism, adversary).bdpl
+    state = _Accounted([], [], acc, top)
+    found = state.advantage()
+    adv = adversary if adversary is not None else found.adversary
+    pair = acc.pair(adv)
+    own = top if adversary is not None else exact_bdpl(model, mechanism, adv).bdpl
+    if found.confidence is None:  # one adversary whose query the known records fix: not drawn
+        curve = _bracket_tradeoff(pair)
+        if adversary is not None:
+            return AttackRisk(curve.advantage, adv, own, curve, False, kind=BRACKET)
+        return AttackRisk(found.low, adv, own, curve, True, top if bdpl else None, state, kind=BRACKET)
+    curve = drawn_tradeoff(pair.losses(CURVE_DRAWS, np.random.default_rng([acc.seed, CURVE_TAG])))
+    for a in alphas:  # asked with the attack: computed now (the account keeps its sweeps)
+        state.tpr(a)
+    return AttackRisk(
+        found.value,
+        adv,
+        own,
+        curve,
+        adversary is None,
+        top if bdpl and adversary is None else None,
+        state,
+        kind=MONTE_CARLO,
+        confidence=found.confidence,
+    )
+
+
+def _bracket_tradeoff(pair, label: str = "") -> TradeOff:
+    """The trade-off curve of an account's pair from the middle of each bracket of its forward
+    hockey-stick divergence (:meth:`bdpsim.accounting.pairs.JointPair.hockey`)."""
 
     def hockey(t: float) -> float:
         lo, hi = pair.hockey(math.log(t), True)
         return 0.5 * (lo + hi)
 
-    width = "width <= 1e-6" if s == 2 else "of R^3, width growing with n (~3e-4 at n = 10)"
-    curve = TradeOff(hockey, label=f"box brackets {width} (their middle)")
-    own = pair.bdpl().value
-    if adversary is not None:
-        return AttackRisk(curve.advantage, adv, own, curve, False)
-    alphas = [float(check_fpr("fpr", f)) for f in fpr]
-    state = (_BoxAccounted if s == 3 else _Accounted)([adv], [], acc)
-    for a in alphas:
-        state.tpr(a)
-    return AttackRisk(acc.advantage.value, adv, own, curve, True, acc.bdpl.value if bdpl else None, state)
-
-
-def _check_histogram_attack(s: int, n: int, every: bool) -> None:
-    """Refuse (``NotAvailable``, one line naming the size and the estimated cost) an attack on the
-    Laplace histogram the box brackets do not reach."""
-    from ..accounting.boxes import three_state_search_cost
-
-    if s == 2 and every and n > ATTACK_MAX_N:
-        raise NotAvailable(
-            f"the Laplace histogram on n = {n} records: the attack over every adversary brackets about "
-            f"{4 * n * n} windows by boxes of the plane, each with about {n + 1} atoms (measured on a "
-            "loaded machine, gamma 2, CPU: n = 8 in 4 s, n = 18 in 19 s, n = 24 in 38 s; "
-            f"limit n <= {ATTACK_MAX_N}); "
-            "give adversary= or use bdpsim run with estimator = 'audit'"
-        )
-    if s == 3 and every and n > THREE_STATE_EVERY_MAX_N:
-        raise NotAvailable(
-            f"the Laplace histogram of 3 states on n = {n} records: the attack over every adversary "
-            f"would bracket {three_state_search_cost(n)} (limit n <= {THREE_STATE_EVERY_MAX_N}); give "
-            f"adversary= (n <= {THREE_STATE_MAX_N}) or use bdpsim run with estimator = 'audit'"
-        )
-    if s == 3 and n > THREE_STATE_MAX_N:
-        raise NotAvailable(
-            f"the Laplace histogram of 3 states on n = {n} records: one adversary's box brackets of R^3 "
-            f"(up to 4e7 kernel evaluations each) widen with n (measured width 2.6e-4 at n = 10, "
-            f"1.3e-3 at n = 16; limit n <= {THREE_STATE_MAX_N}); use bdpsim.account(..., adversary=) "
-            "(Monte Carlo) or bdpsim run with estimator = 'audit'"
-        )
-    if s > 3:
-        raise NotAvailable(
-            f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
-            "counts, computed for two and three states only; use bdpsim run with estimator = 'audit', "
-            "or bdpsim.attack.simulated_attack with a sample budget"
-        )
+    return TradeOff(hockey, label=label or f"{pair.method} (the middle of each bracket)")
 
 
 def check_attack_cost(model) -> None:

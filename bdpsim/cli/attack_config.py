@@ -24,7 +24,9 @@ attack one at a time; --epsilon picks one value of a swept mechanism.epsilon);
 the [run] table is ignored. Models with an exact law: markov, pedigree,
 bayesnet, mrf (counts and state sums plus
 {one_of(law_names(calibratable=True))} noise), and randomized response on a
-binary chain. Output: the adversary of largest advantage, its advantage
+binary chain. The Laplace histogram of a chain (mechanism kind "histogram"):
+certified brackets on short chains, Monte Carlo beyond them (the table says
+so first; each number with its 95% interval). Output: the adversary of largest advantage, its advantage
 max(TPR - FPR) and the largest TPR at each --fpr over every adversary beside
 what the pure eps curve of the exact BDPL over every adversary allows, as for
 bdpsim attack markov. Records and states are named in the model's words (a
@@ -45,7 +47,8 @@ def add_parser(cs) -> None:
         command,
         help="the optimal attack on the [model] and [mechanism] of a config",
         description="The worst adversary's optimal attack on the data model and mechanism "
-        "of a run config: advantage and TPR at low FPR, exact.",
+        "of a run config: advantage and TPR at low FPR, exact (the Laplace histogram: "
+        "certified brackets, or Monte Carlo intervals on long chains).",
         epilog=EPILOG,
     )
     c.add_argument("config", help="a TOML run config or a bundled config's name (as for run)")

@@ -92,8 +92,11 @@ def report(a, model, mech, risk, rows) -> int:
     def pure_tpr(f: float) -> float:
         return pure_dp_tpr(e, f)  # no overflow past e^709
 
+    drawn = risk.confidence is not None  # Monte Carlo: every number an estimate with its interval
+    adv = risk.worst_advantage
     if a.json:  # an infinite BDPL (Gaussian noise) is null
         out = {
+            "kind": risk.kind,
             "bdpl_max": e,
             "advantage": risk.advantage,
             "adversary": adversary_words(model, risk.adversary),
@@ -106,21 +109,34 @@ def report(a, model, mech, risk, rows) -> int:
                     "tpr": w.value,
                     "upper": w.upper,
                     "certified": w.certified,
+                    **({"lower": w.low} if drawn else {}),
                     "pure_eps_tpr": pure_tpr(f),
                     "adversary": adversary_words(model, w.adversary),
                 }
                 for f, w in rows
             ],
         }
+        if drawn:
+            out.update(
+                confidence=risk.confidence,
+                advantage_lower=adv.low,
+                advantage_upper=adv.upper,
+                bayes_success=(1.0 + adv.value) / 2,
+                bayes_success_lower=(1.0 + adv.low) / 2,
+                bayes_success_upper=(1.0 + adv.upper) / 2,
+            )
         if noise is not None:
             out.update(noise=noise.name, noise_parameter=float(noise.parameter))
         print(json.dumps(finite_json(out)))
         return 0
+    if drawn:
+        return _report_drawn(model, risk, rows, e, pure_adv, pure_tpr)
     print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
     print("adversary of largest advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
     print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
-    print(f"advantage (max TPR - FPR) {risk.advantage:.6g}")
+    kind = " (the middle of a certified bracket)" if risk.kind != "exact" else ""
+    print(f"advantage (max TPR - FPR) {risk.advantage:.6g}{kind}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
     print("worst TPR at each FPR over every adversary (bound: for every adversary)")
@@ -129,6 +145,35 @@ def report(a, model, mech, risk, rows) -> int:
         bound = "exact" if w.certified else f"{w.upper:.6g}"
         who = describe_adversary(model, w.adversary, short=True)
         print(f"{f:>7.3g} {w.value:>9.6g} {bound:>9} {pure_tpr(f):>8.4g}  {who}")
+    return 0
+
+
+def _report_drawn(model, risk, rows, e: float, pure_adv: float, pure_tpr) -> int:
+    """The table of :func:`report` for a Monte Carlo attack (the Laplace histogram beyond the box
+    brackets): each number an estimate with its interval and the confidence it holds at."""
+    from ..models.base import describe_adversary
+
+    conf = f"{risk.confidence:.0%}"
+    adv = risk.worst_advantage
+
+    def interval(v: float, lo: float, hi: float) -> str:
+        return f"{v:.4g} [{lo:.4g}, {hi:.4g}]"
+
+    print(f"Monte Carlo: each interval below holds with probability at least {conf}")
+    print("  (the accountant's window sweep: bdpsim account gives the same numbers)")
+    print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
+    print("adversary of largest estimated advantage (the worst adversary):")
+    print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats (exact)")
+    print(f"advantage (max TPR - FPR) {interval(adv.value, adv.low, adv.upper)}")
+    print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
+    b = [(1.0 + v) / 2 for v in (adv.value, adv.low, adv.upper)]
+    print(f"Bayes success at prior 1/2 {interval(*b)}")
+    print(f"worst TPR at each FPR over every adversary: estimate and {conf} interval")
+    print(f"{'FPR':>7} {'TPR':>9} {'low':>9} {'high':>9} {'pure-eps':>8}  attained by")
+    for f, w in rows:
+        who = describe_adversary(model, w.adversary, short=True)
+        print(f"{f:>7.3g} {w.value:>9.4g} {w.low:>9.4g} {w.upper:>9.4g} {pure_tpr(f):>8.4g}  {who}")
     return 0
 
 

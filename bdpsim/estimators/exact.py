@@ -292,12 +292,18 @@ class ExactEstimator:
         except NotAvailable:
             return
         if self.attack and not isinstance(eng, HasOutputPair):
+            from ..mechanisms.histogram import NoisyHistogram
+
+            instead = (
+                "bdpsim attack config CONFIG attacks it: Monte Carlo intervals past the box brackets"
+                if isinstance(mechanism, NoisyHistogram)
+                else "bdpsim.attack.simulated_attack attacks it by simulation"
+            )
             raise ConfigError(
                 "run.attack",
                 True,
                 f"needs each adversary's exact output laws, which the exact engine of a {model.kind} "
-                f"model with the '{mechanism.kind}' mechanism does not give: remove run.attack "
-                "(bdpsim.attack.simulated_attack attacks it by simulation)",
+                f"model with the '{mechanism.kind}' mechanism does not give: remove run.attack ({instead})",
             )
         if self.epsilon_profile is None and mechanism.epsilon is None and isinstance(eng, HasProfile):
             noise = mechanism.columns().get("noise")  # the noise law's name (NoisyMechanism), else empty

@@ -46,12 +46,19 @@ def plot_attack_roc(
         _, ax = subplots(figsize=(7.4 if show_legend else 5.0, 4.2))
     c = colors()
     gap = bool((data.upper > data.worst + 1e-9).any())
-    ax.plot(data.fpr, data.worst, color=c[0], label=f"worst TPR, attained (advantage {data.advantage:.3g})")
+    conf = getattr(data, "confidence", None)  # Monte Carlo: the two ends of each interval
+    low, high = (
+        (f"worst TPR, attained (advantage {data.advantage:.3g})", "bound for every adversary")
+        if conf is None
+        else (
+            f"worst TPR, {conf:.0%} interval's lower end (Monte Carlo; advantage {data.advantage:.3g})",
+            f"its upper end ({conf:.0%})",
+        )
+    )
+    ax.plot(data.fpr, data.worst, color=c[0], label=low)
     if gap:
         ax.fill_between(data.fpr, data.worst, data.upper, color=c[0], alpha=0.2, linewidth=0)
-        ax.plot(
-            data.fpr, data.upper, color=c[0], linewidth=0.8, linestyle="-.", label="bound for every adversary"
-        )
+        ax.plot(data.fpr, data.upper, color=c[0], linewidth=0.8, linestyle="-.", label=high)
     if data.marks:
         f, t = zip(*data.marks)
         ax.plot(f, t, linestyle="none", marker="o", color=c[0], markersize=4, label="the table's FPRs")

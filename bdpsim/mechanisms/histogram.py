@@ -44,8 +44,9 @@ from .base import NO_COLUMNS, MechanismKind, positive, register_mechanism_kind, 
 
 #: chains longer than this have no exhaustive histogram search (its cost grows like n^(s+2))
 EXHAUSTIVE_MAX_N = {2: 100, 3: 30, 4: 16, 5: 12}
-#: longest two-state chain whose histogram is attacked (each adversary's output laws, the search
-#: over every adversary by the accountant's box brackets: about 4 n^2 windows of n + 1 atoms; the
+#: longest two-state chain whose histogram is attacked by certified brackets (each adversary's
+#: output laws, the search over every adversary by the accountant's box brackets: about 4 n^2
+#: windows of n + 1 atoms; longer chains: Monte Carlo, the accountant's window sweep; the
 #: cost grows like n^2.5-n^3). Measured by ``scripts/benchmarks/benchmark_histogram_attack.py``
 #: (CPU s of ``bdpsim attack config``'s work over every adversary, a loaded machine, one run):
 #: symmetric chain gamma 2, n = 8: 4.4, 12: 7.9, 16: 14, 18: 19, 20: 23, 24: 38; gamma 30 (the

@@ -24,7 +24,8 @@ class RocData:
     attained), and ``upper``, the bound ``min_t [t alpha + Delta(t)]`` for every adversary (equal
     to ``worst`` where certified); the pure-eps curve of the exact BDPL over every adversary
     ``bdpl``; the largest ``advantage``; the table's points ``marks`` (``(fpr, tpr)``); when
-    given, the worst TPR on independent records."""
+    given, the worst TPR on independent records. A Monte Carlo result (``confidence`` given):
+    ``worst`` and ``upper`` are the two ends of intervals that hold with that probability."""
 
     fpr: np.ndarray
     worst: np.ndarray
@@ -35,6 +36,7 @@ class RocData:
     marks: tuple = ()
     independent: np.ndarray | None = None
     independent_advantage: float | None = None
+    confidence: float | None = None
 
 
 def risk_roc_data(
@@ -70,7 +72,7 @@ def risk_roc_data(
     if independent is not None:
         ind, ind_adv = independent.bound_curve(f)[0], independent.advantage
     pts = tuple((float(m), w.value) for m, w in zip(marks, found))
-    return RocData(f, worst, upper, np.asarray(pure), eps, risk.advantage, pts, ind, ind_adv)
+    return RocData(f, worst, upper, np.asarray(pure), eps, risk.advantage, pts, ind, ind_adv, risk.confidence)
 
 
 def roc_data(model, mechanism, independent=None, fpr=FPR_GRID) -> RocData:

@@ -6,7 +6,8 @@ Usage::
         [--gamma 2] [--timeout 900]
 
 Measures what sets :data:`bdpsim.mechanisms.histogram.ATTACK_MAX_N` (the longest two-state chain
-whose histogram is attacked over every adversary; longer chains are refused before any work).
+whose histogram is attacked over every adversary by certified box brackets; longer chains are
+attacked by Monte Carlo, the accountant's window sweep).
 For each ``n``, on the symmetric chain of each ``gamma`` (default 2; 30 costs about three times
 more) with the histogram of ``epsilon = 1`` (Laplace(2) on each of the two counts), in a fresh
 process each (cold):
@@ -16,7 +17,7 @@ process each (cold):
    the worst TPR at those FPRs (CPU s, a second call in the same process, after the first);
 3. ``bdpsim attack config FILE.toml --json --quiet`` end to end (wall s): the command a user runs.
 
-Both processes lift the cap to the largest ``n`` asked (``ATTACK_MAX_N`` in the three modules that
+Both processes lift the cap to the largest ``n`` asked (``ATTACK_MAX_N`` in the two modules that
 read it) so that chains beyond today's cap can be timed; at and below the cap nothing else differs.
 Prints one line per ``n`` with the times and their ratios to the ``n = 16`` times of the same run
 (the machine may be shared: the ratios, not the seconds, are the measure).
@@ -37,10 +38,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from fresh_python import printed  # noqa: E402
 
-#: lift the cap (the constant and the two modules that import it by name) to ``{cap}``
+#: lift the cap (the constant and the module that imports it by name) to ``{cap}``
 LIFT = """
-import bdpsim.mechanisms.histogram as H, bdpsim.attack.worst as W, bdpsim.accounting.boxes as B
-H.ATTACK_MAX_N = W.ATTACK_MAX_N = B.ATTACK_MAX_N = {cap}
+import bdpsim.mechanisms.histogram as H, bdpsim.accounting.boxes as B
+H.ATTACK_MAX_N = B.ATTACK_MAX_N = {cap}
 """
 
 LIBRARY = (

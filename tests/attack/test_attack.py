@@ -595,20 +595,16 @@ def test_attack_risk_of_the_two_state_laplace_histogram():
     worst advantage over every adversary is the largest total variation of the histogram's own
     output densities over R^2 (plane integrals, every adversary of a 3-record chain) to the
     brackets' width; one adversary's advantage is its own; the worst TPR is a bracket
-    ``[attained, bound for every adversary]`` under the pure-DP curve of the BDPL; three states
-    are refused naming the number of states and what to use instead."""
+    ``[attained, bound for every adversary]`` under the pure-DP curve of the BDPL; the result says
+    it is a certified bracket."""
     import bdpsim
 
-    from ..accounting.test_account import HIST_CHAIN, every_histogram_adversary, histogram_pair
-    from ..helpers import laplace_plane_hockey
+    from ..accounting.test_account import HIST_CHAIN
 
     mech = bdpsim.HistogramMechanism(1.0, 2)
-    tv = {}
-    for i in range(HIST_CHAIN.n):
-        for adv in every_histogram_adversary(i):
-            atoms, p, q = histogram_pair(HIST_CHAIN, adv)
-            tv[adv] = laplace_plane_hockey(atoms, p, q, mech.noise_scale, 0.0)
+    tv = _histogram_tvs(mech)
     risk = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,), bdpl=True)
+    assert (risk.kind, risk.confidence) == ("certified bracket", None)
     assert risk.advantage == pytest.approx(max(tv.values()), abs=1e-6)
     assert tv[risk.adversary] == pytest.approx(max(tv.values()), abs=1e-6)
     assert risk.bdpl_max == pytest.approx(bdpsim.exact_bdpl(HIST_CHAIN, mech).bdpl, abs=1e-12)
@@ -617,13 +613,20 @@ def test_attack_risk_of_the_two_state_laplace_histogram():
     one = bdpsim.attack_risk(HIST_CHAIN, mech, adversary=risk.adversary)
     assert one.advantage == pytest.approx(tv[risk.adversary], abs=1e-6)
     assert 0.05 < one.tpr_at(0.05) <= w.value + 1e-6
-    from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N
 
-    three = MarkovChainModel(
-        [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=THREE_STATE_EVERY_MAX_N + 1
-    )
-    with pytest.raises(NotAvailable, match=r"histogram of 3 states.*estimator = 'audit'"):
-        bdpsim.attack_risk(three, bdpsim.HistogramMechanism(1.0, 3))
+
+def _histogram_tvs(mech) -> dict:
+    """The total variation of the two-state histogram's own output densities over R^2 (plane
+    integrals) of every adversary of the 3-record chain ``HIST_CHAIN``."""
+    from ..accounting.test_account import HIST_CHAIN, every_histogram_adversary, histogram_pair
+    from ..helpers import laplace_plane_hockey
+
+    tv = {}
+    for i in range(HIST_CHAIN.n):
+        for adv in every_histogram_adversary(i):
+            atoms, p, q = histogram_pair(HIST_CHAIN, adv)
+            tv[adv] = laplace_plane_hockey(atoms, p, q, mech.noise_scale, 0.0)
+    return tv
 
 
 def test_attack_risk_of_the_three_state_laplace_histogram_for_one_adversary(monkeypatch):
@@ -691,34 +694,57 @@ def test_attack_risk_of_the_three_state_laplace_histogram_over_every_adversary(m
     assert (t.lower, t.upper, t.adversary) == (w.value, w.upper, w.adversary)
 
 
-def test_attack_on_the_three_state_histogram_refused_up_front_naming_size_and_cost():
-    """Refused before any work, one line each: over every adversary past THREE_STATE_EVERY_MAX_N
-    records (the windows, the brackets' cost and the limit), one adversary past THREE_STATE_MAX_N
-    records (the width measured), four states."""
+def test_attack_risk_of_the_laplace_histogram_beyond_the_box_brackets_is_monte_carlo(monkeypatch):
+    """Past the box brackets (here forced: ATTACK_MAX_N = 1) the attack is the accountant's Monte
+    Carlo, and says so (kind, confidence, never certified): over every adversary of the two-state
+    histogram the advantage's 95 % interval holds the largest total variation of the plane
+    integrals; the TPR's interval meets the certified bracket of the box search and lies under the
+    pure-eps curve of the exact BDPL over every adversary (``bdpl_max``, the exact engine's); the
+    adversary's curve, estimated from its own 200 000 draws, gives its own total variation within
+    six standard deviations of a mean of values in [0, 1] (6 * 0.5 / sqrt(200 000))."""
     import bdpsim
-    from bdpsim.mechanisms.histogram import THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N
+    import bdpsim.accounting.boxes as boxes
+    from bdpsim.attack.tradeoff import pure_dp_tpr
 
-    mech = bdpsim.HistogramMechanism(1.0, 3)
-    m = THREE_STATE_EVERY_MAX_N + 1
-    three = MarkovChainModel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], n=m)
-    with pytest.raises(
-        NotAvailable,
-        match=rf"^the Laplace histogram of 3 states on n = {m} records: .*about {4 * m * m} windows.*"
-        rf"limit n <= {THREE_STATE_EVERY_MAX_N}\); give adversary=",
-    ) as err:
-        bdpsim.attack_risk(three, mech)
-    assert "\n" not in str(err.value)
-    n = THREE_STATE_MAX_N + 1
-    longer = MarkovChainModel(three.transition, n=n)
+    from ..accounting.test_account import HIST_CHAIN
+
+    mech = bdpsim.HistogramMechanism(1.0, 2)
+    tv = _histogram_tvs(mech)
+    certified = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,)).worst_tpr(0.05)
+    monkeypatch.setattr(boxes, "ATTACK_MAX_N", 1)
+    risk = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,), bdpl=True)
+    assert (risk.kind, risk.confidence, risk.worst) == ("Monte Carlo", 0.95, True)
+    adv = risk.worst_advantage
+    assert adv.lower <= max(tv.values()) <= adv.upper and not adv.certified
+    assert adv.lower < adv.value == risk.advantage < adv.upper <= math.tanh(risk.bdpl_max / 2)
+    assert risk.bdpl_max == pytest.approx(bdpsim.exact_bdpl(HIST_CHAIN, mech).bdpl, abs=1e-15)
+    assert risk.adversary_bdpl == bdpsim.exact_bdpl(HIST_CHAIN, mech, risk.adversary).bdpl
+    w = risk.worst_tpr(0.05)
+    assert w.lower <= certified.upper and certified.value <= w.upper and not w.certified
+    assert 0.05 < w.lower <= w.value <= w.upper <= pure_dp_tpr(risk.bdpl_max, 0.05)
+    assert risk.tpr_at(0.05) == w.value and risk.beta(0.05) == 1.0 - w.value
+    assert risk.curve.advantage == pytest.approx(tv[risk.adversary], abs=6 * 0.5 / math.sqrt(200_000))
+    low, high = risk.bound_curve([0.05, 0.2])
+    assert low[0] == w.lower and high[0] == w.upper and np.all(low <= high)
+
+
+def test_attack_risk_of_the_histogram_of_four_states_for_one_adversary_is_monte_carlo():
+    """Four states (no box brackets): one adversary's attack is Monte Carlo from its own draws, an
+    interval under the pure-eps values of its exact BDPL (``tanh(eps / 2)``, ``e^eps alpha``); an
+    adversary whose known records fix the query vector has exact laws (the accountant's product of
+    Laplace pairs): a certified bracket, not Monte Carlo."""
+    import bdpsim
+
+    model = MarkovChainModel(np.full((4, 4), 0.25), n=3)
+    mech = bdpsim.HistogramMechanism(1.0, 4)
     adv = Adversary(1, (0,), (0,), 0, 1)
-    with pytest.raises(
-        NotAvailable,
-        match=rf"^the Laplace histogram of 3 states on n = {n} records: one adversary's box brackets",
-    ) as err:
-        bdpsim.attack_risk(longer, mech, adversary=adv)
-    assert "\n" not in str(err.value) and f"limit n <= {THREE_STATE_MAX_N}" in str(err.value)
-    four = MarkovChainModel(np.full((4, 4), 0.25), n=2)
-    with pytest.raises(
-        NotAvailable, match=r"^the Laplace histogram of 4 states: .*two and three states only"
-    ):
-        bdpsim.attack_risk(four, bdpsim.HistogramMechanism(1.0, 4), adversary=adv)
+    risk = bdpsim.attack_risk(model, mech, adversary=adv, fpr=(0.1,))
+    assert (risk.kind, risk.confidence, risk.worst) == ("Monte Carlo", 0.95, False)
+    own = bdpsim.exact_bdpl(model, mech, adv).bdpl
+    assert risk.adversary_bdpl == own and risk.adversary == adv
+    a = risk.worst_advantage
+    assert 0 < a.lower <= a.value <= a.upper <= math.tanh(own / 2)
+    (w,) = risk.worst_tprs([0.1])
+    assert 0.1 < w.lower <= w.value <= w.upper <= min(1.0, math.exp(own) * 0.1) and w.adversary == adv
+    fixed = bdpsim.attack_risk(model, mech, adversary=Adversary(1, (0, 2), (0, 1), 0, 1))
+    assert (fixed.kind, fixed.confidence) == ("certified bracket", None)

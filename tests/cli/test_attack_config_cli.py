@@ -68,6 +68,45 @@ def test_config_matches_attack_risk(tmp_path, capsys, text, fprs):
         assert row["tpr"] == pytest.approx(worst_tpr(model, mech, row["fpr"]).value, abs=1e-12)
         assert row["tpr"] <= row["pure_eps_tpr"] + 1e-12
     assert out["advantage"] <= out["pure_eps_advantage"] + 1e-12
+    assert out["kind"] == "exact" and "confidence" not in out
+
+
+HISTOGRAM2 = """[model]
+kind = "markov"
+transition = [[0.8, 0.2], [0.35, 0.65]]
+initial = [0.5, 0.5]
+n = 3
+[mechanism]
+kind = "histogram"
+epsilon = 1.0
+"""
+
+
+def test_the_histogram_past_its_box_brackets_is_attacked_by_monte_carlo(tmp_path, capsys, monkeypatch):
+    """The Laplace histogram past its certified box brackets (here forced: ATTACK_MAX_N = 1; it was
+    refused): the table says Monte Carlo and the confidence first, every number an estimate with its
+    interval; the JSON carries the kind, the confidence and both ends, never ``certified``; the
+    numbers are attack_risk's."""
+    import bdpsim.accounting.boxes as boxes
+
+    monkeypatch.setattr(boxes, "ATTACK_MAX_N", 1)
+    cfg = tmp_path / "h.toml"
+    cfg.write_text(HISTOGRAM2)
+    assert main(["attack", "config", str(cfg), "--quiet", "--fpr", "0.05", "0.2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Monte Carlo: each interval below holds with probability at least 95%"
+    assert any(ln.startswith("advantage (max TPR - FPR) ") and "[" in ln for ln in lines)
+    rows = [ln.split() for ln in lines if ln.lstrip().startswith(("0.05 ", "0.2 "))]
+    assert len(rows) == 2 and all(float(r[2]) <= float(r[1]) <= float(r[3]) for r in rows)
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.05", "0.2", "--json"])
+    assert (out["kind"], out["confidence"]) == ("Monte Carlo", 0.95)
+    assert out["advantage_lower"] <= out["advantage"] <= out["advantage_upper"] <= out["pure_eps_advantage"]
+    model, mech = config_pair(str(cfg))
+    risk = bdpsim.attack_risk(model, mech, fpr=(0.05, 0.2), bdpl=True)
+    assert out["advantage"] == risk.advantage and out["bdpl_max"] == risk.bdpl_max
+    for row, w in zip(out["tpr"], risk.worst_tprs([0.05, 0.2])):
+        assert (row["lower"], row["tpr"], row["upper"]) == (w.lower, w.value, w.upper)
+        assert row["lower"] <= row["tpr"] <= row["upper"] <= row["pure_eps_tpr"] and not row["certified"]
 
 
 def test_bundled_network_with_one_epsilon(capsys):

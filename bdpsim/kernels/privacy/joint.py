@@ -170,7 +170,13 @@ class MonteCarloProfile:
     loss_max: float
 
 
-def _losses(atoms, w1, w2, noises, draws, rng, chunk=20_000):
+def loss_draws(
+    atoms, w1, w2, noises, draws: int, rng: np.random.Generator, chunk: int = 20_000
+) -> np.ndarray:
+    """``draws`` privacy losses ``L = ln p(Y)/q(Y)`` with ``Y ~ p``: ``p`` the joint law of the noisy
+    releases when the query vector has law ``w1`` on ``atoms``, ``q`` with ``w2``
+    (:func:`sample_joint`, :func:`joint_log_density`), drawn in chunks of ``chunk`` (bounded memory).
+    ``H_t(p||q) = E_p[(1 - t e^{-L})^+]`` is the hockey-stick divergence they estimate."""
     out = []
     left = draws
     while left > 0:
@@ -221,8 +227,8 @@ def mc_profile(
     require(0.0 < confidence < 1.0, "confidence", confidence, "must be in (0, 1)")
     require(isinstance(draws, (int, np.integer)) and draws >= 2, "draws", draws, "must be an integer >= 2")
     e = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    Lp = _losses(A, a, b, noises, draws, rng)  # ln p/q under p
-    Lq = _losses(A, b, a, noises, draws, rng)  # ln q/p under q
+    Lp = loss_draws(A, a, b, noises, draws, rng)  # ln p/q under p
+    Lq = loss_draws(A, b, a, noises, draws, rng)  # ln q/p under q
     if target_width is None:
         est, lo, hi = _profile_from(Lp, Lq, e, (1.0 - confidence) / 4.0)
     else:
@@ -231,8 +237,8 @@ def mc_profile(
             est, lo, hi = _profile_from(Lp, Lq, e, (1.0 - confidence) / (4.0 * k * (k + 1)))
             if float(np.max(hi - lo)) <= target_width or 2 * Lp.size > max_draws:
                 break
-            Lp = np.concatenate([Lp, _losses(A, a, b, noises, Lp.size, rng)])
-            Lq = np.concatenate([Lq, _losses(A, b, a, noises, Lq.size, rng)])
+            Lp = np.concatenate([Lp, loss_draws(A, a, b, noises, Lp.size, rng)])
+            Lq = np.concatenate([Lq, loss_draws(A, b, a, noises, Lq.size, rng)])
             k += 1
     lmax = float(max(Lp.max(), Lq.max()))
     return MonteCarloProfile(e, est, lo, hi, int(Lp.size), float(confidence), lmax)
