@@ -135,7 +135,9 @@ def report(a, model, mech, risk, rows) -> int:
     print("adversary of largest advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
     print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
-    kind = " (the middle of a certified bracket)" if risk.kind != "exact" else ""
+    from ..accounting.values import EXACT
+
+    kind = " (the middle of a certified bracket)" if risk.kind != EXACT else ""
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}{kind}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
