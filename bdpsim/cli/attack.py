@@ -138,6 +138,8 @@ def command(a) -> int:
         named = flag_error(err, FLAGS)
         if named is None:
             raise
+        if named.field == "--epsilon" and a.epsilon is None and a.scale is not None:  # eps from --scale
+            named = ConfigError("--scale", a.scale, named.rule)
         raise named from None
     if a.plot:
         eps = (

@@ -85,12 +85,24 @@ def config_pair(config: str, epsilon: float | None = None):
     raw = load_toml(path)
     model_of_raw(raw, path)  # the [model]'s own errors, and one model
     mech = raw.get("mechanism")
+    if "release" in raw:  # an accountant config: its releases are attacked together by bdpsim account
+        where = "beside the [mechanism] attacked here" if isinstance(mech, dict) else "and no [mechanism]"
+        raise ConfigError(
+            "release",
+            f"{len(raw['release']) if isinstance(raw['release'], list) else 1} table(s)",
+            f"[[release]] tables {where}: an accountant config; bdpsim account CONFIG attacks its "
+            "releases together (advantage, tpr_at in [account]); bdpsim attack config attacks the "
+            "one [mechanism] of a run config",
+        )
     if not isinstance(mech, dict):
         raise ConfigError("mechanism", mech, "needs a [mechanism] table (the mechanism attacked)")
     if epsilon is not None:
         mech = {**mech, "epsilon": epsilon}
-    try:  # the attack is exact: the pair is checked for the exact estimator, whatever [run] says
-        cfg = parse_config({"model": raw["model"], "mechanism": mech, "run": {"estimator": "exact"}}, path)
+    # the attack is exact: the pair is checked for the exact estimator, whatever [run] says (with a
+    # privacy profile's eps, so that noise without pure DP is taken: its attack reads the profile)
+    run = {"estimator": "exact", "epsilon_profile": 1.0}
+    try:
+        cfg = parse_config({"model": raw["model"], "mechanism": mech, "run": run}, path)
     except ConfigError as exc:
         if epsilon is not None and exc.field == "mechanism.epsilon":
             raise ConfigError("--epsilon", exc.value, exc.rule) from None
@@ -132,6 +144,7 @@ def command(a) -> int:
     from ..attack.tradeoff import check_fpr
     from ..core.errors import ConfigError
     from ..mechanisms.protocols import ReleasesEveryRecord
+    from ..models.engines import SearchTooLarge
     from .attack_report import check_plot_path, plot, report, report_local, search_progress
 
     check_fpr("--fpr", a.fpr)
@@ -162,6 +175,14 @@ def command(a) -> int:
             "the exact search over every adversary with this many "
             "known records is refused for this model (too large); attack one adversary with "
             "bdpsim.attack_risk(model, mechanism, adversary)",
+        ) from None
+    except SearchTooLarge as exc:  # its advice names bdpsim run's keys: this command's instead
+        reason = exc.reason.split(". Use sampled adversaries")[0]
+        raise ConfigError(
+            "model",
+            f"{model.kind}, n = {model.n}",
+            f"{reason}; bdpsim attack config searches every adversary: attack fewer records, a larger "
+            "--min-known, or one adversary in Python (bdpsim.attack_risk(model, mechanism, adversary))",
         ) from None
     if a.plot:
         eps = f", eps = {mech.epsilon:.4g}" if getattr(mech, "epsilon", None) is not None else ""

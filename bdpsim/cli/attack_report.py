@@ -60,12 +60,14 @@ def check_plot_path(path) -> None:
     from pathlib import Path
 
     from ..core.errors import ConfigError
+    from .base import check_writable_file
 
     p = Path(path)
     if p.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise ConfigError("--plot", str(path), "must end in .png, .pdf or .svg (the figure's format)")
     if not p.parent.exists() and str(p.parent) not in ("", "."):
         raise ConfigError("--plot", str(path), f"its folder {p.parent} does not exist")
+    check_writable_file("--plot", str(path))
 
 
 def plot(a, risk, title: str) -> None:
@@ -76,6 +78,38 @@ def plot(a, risk, title: str) -> None:
 
     save_attack_roc(risk_roc_data(risk, marks=a.fpr), a.plot, title)
     print(f"ROC figure written to {a.plot}", file=sys.stderr)
+
+
+#: most known records listed one by one in a table (the JSON lists every one)
+KNOWN_SHOWN = 12
+
+
+def known_words(model, adversary) -> str:
+    """What the adversary knows, in the model's words: ``knows Rain = yes, Wind = low``; a chain's
+    runs of consecutive records with one value together (``knows records 0-24 = 1, 26 = 0``); past
+    :data:`KNOWN_SHOWN` items, how many more (``--json`` lists them all)."""
+    from ..models.base import adversary_words
+
+    w = adversary_words(model, adversary)
+    known, values = w["known"], w["x_known"]
+    if not known:
+        return "knows no other record"
+    names, states = w.get("known_names"), w.get("x_known_names")
+    if names is None and states is None:  # unnamed records: runs of equal values
+        items, start = [], 0
+        for k in range(1, len(known) + 1):
+            if k == len(known) or known[k] != known[k - 1] + 1 or values[k] != values[start]:
+                lo, hi = known[start], known[k - 1]
+                items.append(f"{lo}-{hi} = {values[start]}" if hi > lo else f"{lo} = {values[start]}")
+                start = k
+        head = "records " if len(known) > 1 else "record "
+    else:
+        who = names if names is not None else [str(k) for k in known]
+        what = states if states is not None else values
+        items = [f"{r} = {v}" for r, v in zip(who, what)]
+        head = ""
+    more = f" and {len(items) - KNOWN_SHOWN} more (--json lists them)" if len(items) > KNOWN_SHOWN else ""
+    return f"knows {head}{', '.join(items[:KNOWN_SHOWN])}{more}"
 
 
 def report(a, model, mech, risk, rows) -> int:
@@ -134,10 +168,11 @@ def report(a, model, mech, risk, rows) -> int:
     print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
     print("adversary of largest advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"  {known_words(model, risk.adversary)}")
     print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
     from ..accounting.values import EXACT
 
-    kind = " (the middle of a certified bracket)" if risk.kind != EXACT else ""
+    kind = " (the middle of a certified bracket)" if risk.kind != EXACT else " (exact)"
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}{kind}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     print(f"Bayes success at prior 1/2 {risk.bayes_success(0.5):.6g}")
@@ -166,6 +201,7 @@ def _report_drawn(model, risk, rows, e: float, pure_adv: float, pure_tpr) -> int
     print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
     print("adversary of largest estimated advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"  {known_words(model, risk.adversary)}")
     print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats (exact)")
     print(f"advantage (max TPR - FPR) {interval(adv.value, adv.low, adv.upper)}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
@@ -210,6 +246,7 @@ def report_local(a, model, release, risk) -> int:
     print(f"optimal attack on a local release of every record: {release.label}")
     print("adversary of largest advantage (the worst adversary; the lower end of its bracket):")
     print(f"  {describe_adversary(model, risk.adversary)}")
+    print(f"  {known_words(model, risk.adversary)}")
     print(f"advantage (max TPR - FPR) {adv.text(6)}")
     print("worst TPR at each FPR over every adversary: its own most powerful test, a certified bracket")
     print("(the lower end attained by the adversary named, the upper end for every adversary)")

@@ -191,6 +191,9 @@ def test_epsilon_past_the_floating_range(capsys):
         cap = capsys.readouterr()
         assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
         assert cap.err.startswith("bdpsim: error: --epsilon = 1e+308: leaves too little noise"), cap.err
+    # given as a scale, the error names the flag given (it named --epsilon, which was not)
+    assert main(CHAIN + ["--scale", "1e-308", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("bdpsim: error: --scale = 1e-308: leaves too little noise")
 
 
 @pytest.mark.parametrize(

@@ -177,6 +177,8 @@ def test_karate_club_is_refused_by_the_search_estimate_before_the_work(capsys):
     assert cap.out == "" and len(cap.err.strip().splitlines()) == 1
     assert cap.err.startswith("bdpsim: error: ") and "refused up front" in cap.err, cap.err
     assert time.process_time() - t0 < 30  # ~2 s of CPU: an estimate, not the search
+    # the advice is this command's (it advised run.adversaries, a key attack config ignores)
+    assert "run.adversaries" not in cap.err and "--min-known" in cap.err
 
 
 CONTINUAL = """title = "four k-RR releases of a 2-state chain"
@@ -242,3 +244,67 @@ def test_a_model_of_a_billion_records_is_refused_in_one_line(tmp_path, capsys):
     assert main(["attack", "config", str(cfg), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "BDPL is +inf" in err and "use estimator" not in err and err.count("\n") == 1
+
+
+def test_what_the_worst_adversary_knows_is_said_in_the_model_words():
+    """The table says which records the worst adversary knows and their values (it printed only
+    ``|K| = 2``): a chain's runs of consecutive records with one value together; a network's records
+    and states by their names; past twelve items, how many more."""
+    from bdpsim.adversary import Adversary
+    from bdpsim.cli.attack_report import known_words
+
+    from ..conftest import TEST_DATA
+
+    chain = bdpsim.MarkovChainModel([[0.8, 0.2], [0.3, 0.7]], n=9)
+    adv = Adversary(5, (0, 1, 2, 4, 6, 7), (1, 1, 0, 0, 0, 0), 0, 1)
+    assert known_words(chain, adv) == "knows records 0-1 = 1, 2 = 0, 4 = 0, 6-7 = 0"
+    assert known_words(chain, Adversary(5, (), (), 0, 1)) == "knows no other record"
+    assert known_words(chain, Adversary(5, (8,), (1,), 0, 1)) == "knows record 8 = 1"
+    alternating = Adversary(0, tuple(range(1, 15)), tuple(k % 2 for k in range(1, 15)), 0, 1)
+    long = bdpsim.MarkovChainModel([[0.8, 0.2], [0.3, 0.7]], n=15)
+    assert known_words(long, alternating).endswith("12 = 0 and 2 more (--json lists them)")
+    pytest.importorskip("pgmpy")
+    from bdpsim.models.bayesnet.build import from_bif
+
+    net = from_bif(TEST_DATA / "weather.bif")  # Rain, Wind, Cloud, Umbrella
+    assert known_words(net, Adversary(2, (0, 1), (1, 0), 0, 1)) == "knows Rain = yes, Wind = low"
+
+
+def test_config_of_releases_is_refused_naming_bdpsim_account(tmp_path, capsys):
+    """A file with [[release]] tables (an accountant config), with or without a [mechanism]: one
+    line naming ``release`` and ``bdpsim account`` (they were ignored: the [mechanism] attacked
+    alone)."""
+    for mech in ('[mechanism]\nkind = "count"\nepsilon = 1.0\n', ""):
+        cfg = tmp_path / "r.toml"
+        cfg.write_text(
+            HISTOGRAM2.split("[mechanism]")[0] + mech + '[[release]]\nkind = "count"\nepsilon = 1.0\n'
+        )
+        assert main(["attack", "config", str(cfg), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("bdpsim: error: release = ") and "bdpsim account" in err[0]
+
+
+def test_gaussian_noise_config_is_attacked(tmp_path, capsys):
+    """A config's count with Gaussian noise (no pure DP) is attacked as ``attack markov --noise
+    gaussian`` attacks it (it was refused, advising a [run] key the command ignores): the JSON's
+    ``bdpl_max`` is null (infinite), the numbers attack_risk's."""
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(
+        HISTOGRAM2.split("[mechanism]")[0] + '[mechanism]\nkind = "count"\nnoise = "gaussian"\nsigma = 1.0\n'
+    )
+    out = _json(capsys, ["attack", "config", str(cfg), "--fpr", "0.1", "--json"])
+    model, mech = config_pair(str(cfg))
+    risk = bdpsim.attack_risk(model, mech, fpr=(0.1,))
+    assert out["bdpl_max"] is None and out["kind"] == "exact"
+    assert out["advantage"] == risk.advantage and out["tpr"][0]["tpr"] == risk.worst_tpr(0.1).value
+
+
+def test_an_unwritable_plot_path_is_refused_before_the_work(tmp_path, capsys):
+    """``--plot`` below a file: one line naming --plot before any work (it computed the attack, then
+    failed naming the path)."""
+    (tmp_path / "afile").write_text("")
+    cfg = tmp_path / "h.toml"
+    cfg.write_text(HISTOGRAM2)
+    assert main(["attack", "config", str(cfg), "--quiet", "--plot", str(tmp_path / "afile" / "x.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bdpsim: error: --plot = "), err
