@@ -546,7 +546,10 @@ class Account(Derived):
             " a window whose query is known up to the target by its certified"
             f" bracket; upper ends at eps - {tol:.1e} (the window truncation)"
         )
-        est, lower, _, adv = max(ends, key=lambda e: e[1])
+        # the largest lower end; the estimate and adversary of the largest estimate (a certified
+        # window, lower end = estimate, must not hide a drawn one estimated higher)
+        lower = max(e[1] for e in ends)
+        est, _, _, adv = max(ends, key=lambda e: e[0])
         sure = [e for e in ends if e[2]]
         if sure:  # certified where that costs at most twice the Monte Carlo interval's width
             _, lo_c, _, adv_c = max(sure, key=lambda e: e[1])

@@ -94,8 +94,8 @@ class ProfileBounds:
                     _middle(low_a, self.fine, mean[:, 0], mean[:, 1]),
                     _middle(low_a, self.fine, mean[:, 1], mean[:, 0]),
                 )
-            if not math.isnan(lo) and lo > best[0]:
-                best = (lo, est, adv)
+            if not math.isnan(lo):
+                best = _better(best, lo, est, adv)
         lower = float(min(max(best[0], 0.0), up))
         est = float(min(max(best[1], lower), up))
         return Value(est, lower, float(up), MONTE_CARLO, best[2], self.note, self.confidence)
@@ -124,14 +124,22 @@ class ProfileBounds:
                     _tpr_est(a, self.fine, mean[:, 0], mean[:, 1]),
                     _tpr_est(a, self.fine, mean[:, 1], mean[:, 0]),
                 )
-            if lo > best[0]:
-                best = (lo, est, adv)
+            best = _better(best, lo, est, adv)
         lower = float(min(max(best[0], a), up))
         est = float(min(max(best[1], lower), up))
         note = self.note.replace(
             "D_alpha from the profile's integral representation", "TPR by Neyman-Pearson"
         )
         return Value(est, lower, float(up), MONTE_CARLO, best[2], note, self.confidence)
+
+
+def _better(best: tuple[float, float, object], lo: float, est: float, adv) -> tuple[float, float, object]:
+    """The running ``(lower end, estimate, adversary)`` of a supremum over candidates: the largest
+    lower end (each candidate's bounds the supremum from below), the largest estimate with its
+    candidate (a certified candidate, lower end = estimate, must not hide a drawn one estimated
+    higher)."""
+    low = max(best[0], lo)
+    return (low, est, adv) if est > best[1] else (low, best[1], best[2])
 
 
 def _tpr_low(a: float, grid: np.ndarray, f: np.ndarray, b: np.ndarray) -> float:

@@ -392,8 +392,10 @@ class AttackRisk:
         ``"exact"``; ``"certified bracket"`` (the box brackets of the Laplace histogram: each
         :meth:`worst_tpr` a bracket); ``"Monte Carlo"`` (the histogram beyond them:
         :func:`bdpsim.account`'s window sweep; ``advantage`` and ``tpr_at`` are estimates,
-        :attr:`worst_advantage` and :meth:`worst_tpr` give their intervals, ``curve`` is the
-        adversary's curve estimated from its own draws).
+        :attr:`worst_advantage` and :meth:`worst_tpr` give their intervals (some may be certified
+        brackets, each :class:`WorstValue` says), ``curve`` is the adversary's curve estimated from
+        its own draws; for one adversary ``tpr_at`` is the better of its two orders, as
+        :meth:`bdpsim.accounting.Account.tpr_at`).
     confidence : float or None
         For ``"Monte Carlo"``: the probability each interval holds (0.95); else ``None``.
     """
@@ -425,10 +427,17 @@ class AttackRisk:
         return self.confidence is not None
 
     @property
+    def bdpl_kind(self) -> str:
+        """How :attr:`bdpl_max` is known: ``"exact"``, or ``"certified bracket"`` where it is the
+        upper end of the accountant's bracket (the histogram past the exact search's reach)."""
+        return getattr(self._state, "bdpl_kind", EXACT)
+
+    @property
     def worst_advantage(self) -> WorstValue:
-        """The advantage with the adversary attaining it (exact: ``upper == value``; Monte Carlo:
-        the estimate with its interval)."""
-        if self.drawn:
+        """The advantage with the adversary attaining it (exact: ``upper == value``; an account's
+        bracket: its lower end attained and its upper end; Monte Carlo: the estimate with its
+        interval)."""
+        if isinstance(self._state, _Accounted):
             return self._state.advantage()
         return WorstValue(self.advantage, self.adversary, self.advantage)
 
@@ -474,7 +483,7 @@ class AttackRisk:
         to its value and upper bound at the FPRs it was asked; an adversary's own curve when not a
         worst-case result)."""
         a = np.atleast_1d(check_fpr("fpr", fpr)).astype(float)
-        if self.drawn:  # the intervals' two ends (Monte Carlo)
+        if isinstance(self._state, _Accounted):  # an account's intervals or brackets: both ends
             found = self.worst_tprs([float(x) for x in a])
             return np.array([w.low for w in found]), np.array([w.upper for w in found])
         if not self.worst:
@@ -503,8 +512,10 @@ class AttackRisk:
 
     def bayes_success(self, prior: float = 0.5) -> float:
         """The adversary's Bayes-optimal probability of guessing ``X_i`` (prior ``P(X_i = x)``;
-        for a Monte Carlo result an estimate from the adversary's own draws: at prior 1/2 it is
-        ``(1 + advantage) / 2``, whose interval :attr:`worst_advantage` gives)."""
+        at prior 1/2, ``(1 + advantage) / 2``; for a Monte Carlo result at another prior an
+        estimate from the adversary's own draws)."""
+        if isinstance(self._state, _Accounted) and float(prior) == 0.5:
+            return (1.0 + self.advantage) / 2.0
         return self.curve.bayes_success(prior)
 
 
@@ -566,7 +577,7 @@ def attack_risk(
     if isinstance(mechanism, ReleasesEveryRecord):  # a local release: its bracketed attack
         return _local_risk(model, mechanism, adversary, sizes, bdpl, fpr)
     if isinstance(mechanism, NoisyHistogram):  # the accountant's box brackets
-        return _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl)
+        return _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl, progress)
     if adversary is not None:
         if not isinstance(adversary, Adversary):
             raise TypeError(f"adversary = {adversary!r}: must be a bdpsim.Adversary")
@@ -598,12 +609,12 @@ def _local_risk(model, release, adversary, sizes, bdpl: bool, fpr: Sequence[floa
 def _worst_value(v, cap: float = math.inf) -> WorstValue:
     """An account's :class:`~bdpsim.accounting.Value` as a worst-case value: a bracket's lower end
     attained by its adversary and its upper end for every adversary; a Monte Carlo estimate with its
-    interval and confidence, the interval's upper end (and the estimate) at most ``cap``, a value
-    certain to hold (the pure-eps value of an exact BDPL)."""
+    interval and confidence. Every end at most ``cap``, a value certain to hold (the pure-eps value
+    of a BDPL's certified upper end)."""
+    hi = min(v.upper, cap)
     if v.kind == MONTE_CARLO:
-        hi = min(v.upper, cap)
         return WorstValue(min(v.value, hi), v.adversary, hi, min(v.lower, hi), v.confidence)
-    return WorstValue(v.lower, v.adversary, v.upper)
+    return WorstValue(min(v.lower, hi), v.adversary, hi)
 
 
 @dataclass
@@ -612,12 +623,20 @@ class _Accounted(_Enumerated):
     ``tpr_at`` (:func:`_worst_value`)."""
 
     account: Any = None
-    #: an exact BDPL of every adversary the account covers: its pure-eps values cap the Monte Carlo
-    #: intervals (``tanh(bdpl / 2)`` the advantage, ``min(e^eps a, 1 - e^-eps (1 - a))`` the TPR)
+    #: a certified upper end of the BDPL of every adversary the account covers: its pure-eps values
+    #: cap the intervals (``tanh(bdpl / 2)`` the advantage, ``min(e^eps a, 1 - e^-eps (1 - a))`` the
+    #: TPR)
     bdpl: float = math.inf
+    #: whether :attr:`bdpl` is the exact BDPL (``"exact"``) or a bracket's upper end
+    bdpl_kind: str = EXACT
 
     def advantage(self) -> WorstValue:
         return _worst_value(self.account.advantage, math.tanh(self.bdpl / 2))
+
+    def advantage_value(self) -> float:
+        """The advantage as one number: the estimate (Monte Carlo) or the bracket's middle, at most
+        the cap."""
+        return min(float(self.account.advantage.value), self.advantage().upper)
 
     def tpr(self, alpha: float) -> WorstValue:
         cap = min(pure_dp_tpr(self.bdpl, alpha), 1.0 - math.exp(-self.bdpl) * (1.0 - alpha))
@@ -640,7 +659,7 @@ class _BoxAccounted(_Accounted):
         return self.found[alpha]
 
 
-def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> AttackRisk:
+def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool, progress=None) -> AttackRisk:
     """The optimal attack on the Laplace histogram: the account of its one release
     (:func:`bdpsim.account`: the noisy count of every state). Where the box brackets reach (two
     states: one adversary, or every adversary up to
@@ -658,7 +677,7 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool) -> Atta
     acc = account(model, [mechanism], adversary=adversary, sizes=sizes)
     alphas = [float(check_fpr("fpr", f)) for f in fpr]
     if acc.plan.method == "monte carlo":
-        return _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl)
+        return _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl, progress)
     if acc.plan.method != "boxes":
         raise NotAvailable(
             f"the Laplace histogram of {s} states: its attack risk needs the joint law of {s} noisy "
@@ -685,34 +704,56 @@ CURVE_DRAWS = 200_000
 CURVE_TAG = 11
 
 
-def _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl: bool) -> AttackRisk:
+def _drawn_histogram_risk(
+    model, mechanism, acc, adversary, sizes, alphas, bdpl: bool, progress
+) -> AttackRisk:
     """The attack on a Laplace histogram beyond the box brackets, by Monte Carlo: the advantage
     ``delta(0)`` and each ``tpr_at`` are the account's (:meth:`bdpsim.accounting.Account.tpr_at`:
     over every adversary the window sweep's intervals, for one adversary its own draws), each an
-    interval holding with probability 95 %; the adversary of the largest estimated advantage; its
-    curve estimated from :data:`CURVE_DRAWS` losses of its own (:func:`drawn_tradeoff`); its own
-    BDPL and ``bdpl_max`` exact (the histogram's exact engine, :func:`bdpsim.exact_bdpl`)."""
+    interval holding with probability 95 % (or a certified bracket where the adversary's query is
+    fixed by what it knows); the adversary of the largest estimated advantage; its curve estimated
+    from :data:`CURVE_DRAWS` losses of its own (:func:`drawn_tradeoff`; the middle of the bracket
+    where certified); its own BDPL and ``bdpl_max`` exact (the histogram's exact engine,
+    :func:`bdpsim.exact_bdpl`), or past that engine's reach the upper end of the accountant's
+    certified bracket. Those BDPLs cap every interval (:class:`_Accounted`). ``progress(done,
+    total)`` after the advantage and after each TPR."""
+    from ..accounting.pairs import CONFIDENCE
     from ..estimators.supremum import exact_bdpl
 
-    if adversary is None:
-        top = exact_bdpl(model, mechanism, sizes=sizes if isinstance(sizes, str) else tuple(sizes)).bdpl
-    else:
-        top = exact_bdpl(model, mechanism, adversary).bdpl
-    state = _Accounted([], [], acc, top)
+    total = 1 + len(alphas)
+    if progress is not None:
+        progress(0, total)
+    kind = EXACT
+    try:
+        if adversary is None:
+            top = exact_bdpl(model, mechanism, sizes=sizes if isinstance(sizes, str) else tuple(sizes)).bdpl
+        else:
+            top = exact_bdpl(model, mechanism, adversary).bdpl
+    except NotAvailable:  # past the exact search's reach (or sizes it does not search): the bracket
+        top, kind = float(acc.bdpl.upper), BRACKET
+    state = _Accounted([], [], acc, top, kind)
     found = state.advantage()
+    if progress is not None:
+        progress(1, total)
     adv = adversary if adversary is not None else found.adversary
     pair = acc.pair(adv)
-    own = top if adversary is not None else exact_bdpl(model, mechanism, adv).bdpl
-    if found.confidence is None:  # one adversary whose query the known records fix: not drawn
+    if adversary is not None:
+        own = top
+    else:
+        try:
+            own = exact_bdpl(model, mechanism, adv).bdpl
+        except NotAvailable:
+            own = float(pair.bdpl().upper)
+    if pair.method == "monte carlo":
+        curve = drawn_tradeoff(pair.losses(CURVE_DRAWS, np.random.default_rng([acc.seed, CURVE_TAG])))
+    else:  # the adversary's query is fixed by what it knows: certified laws
         curve = _bracket_tradeoff(pair)
-        if adversary is not None:
-            return AttackRisk(curve.advantage, adv, own, curve, False, kind=BRACKET)
-        return AttackRisk(found.low, adv, own, curve, True, top if bdpl else None, state, kind=BRACKET)
-    curve = drawn_tradeoff(pair.losses(CURVE_DRAWS, np.random.default_rng([acc.seed, CURVE_TAG])))
-    for a in alphas:  # asked with the attack: computed now (the account keeps its sweeps)
+    for k, a in enumerate(alphas):  # asked with the attack: computed now (the account keeps its sweeps)
         state.tpr(a)
+        if progress is not None:
+            progress(2 + k, total)
     return AttackRisk(
-        found.value,
+        state.advantage_value(),
         adv,
         own,
         curve,
@@ -720,7 +761,7 @@ def _drawn_histogram_risk(model, mechanism, acc, adversary, sizes, alphas, bdpl:
         top if bdpl and adversary is None else None,
         state,
         kind=MONTE_CARLO,
-        confidence=found.confidence,
+        confidence=CONFIDENCE,
     )
 
 

@@ -132,6 +132,7 @@ def report(a, model, mech, risk, rows) -> int:
         out = {
             "kind": risk.kind,
             "bdpl_max": e,
+            "bdpl_kind": risk.bdpl_kind,
             "advantage": risk.advantage,
             "adversary": adversary_words(model, risk.adversary),
             "adversary_bdpl": risk.adversary_bdpl,
@@ -188,6 +189,7 @@ def report(a, model, mech, risk, rows) -> int:
 def _report_drawn(model, risk, rows, e: float, pure_adv: float, pure_tpr) -> int:
     """The table of :func:`report` for a Monte Carlo attack (the Laplace histogram beyond the box
     brackets): each number an estimate with its interval and the confidence it holds at."""
+    from ..accounting.values import EXACT
     from ..models.base import describe_adversary
 
     conf = f"{risk.confidence:.0%}"
@@ -198,16 +200,21 @@ def _report_drawn(model, risk, rows, e: float, pure_adv: float, pure_tpr) -> int
 
     print(f"Monte Carlo: each interval below holds with probability at least {conf}")
     print("  (the accountant's window sweep: bdpsim account gives the same numbers)")
-    print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
+    if risk.bdpl_kind == EXACT:
+        print(f"exact BDPL over every adversary (bdpl_max) {e:.6g} nats")
+    else:
+        print(f"BDPL over every adversary (bdpl_max) at most {e:.6g} nats (a certified upper end)")
     print("adversary of largest estimated advantage (the worst adversary):")
     print(f"  {describe_adversary(model, risk.adversary)}")
     print(f"  {known_words(model, risk.adversary)}")
-    print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats (exact)")
+    own = "(exact)" if risk.bdpl_kind == EXACT else "(at most)"
+    print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats {own}")
     print(f"advantage (max TPR - FPR) {interval(adv.value, adv.low, adv.upper)}")
     print(f"  (the pure-eps curve of bdpl_max allows {pure_adv:.6g})")
     b = [(1.0 + v) / 2 for v in (adv.value, adv.low, adv.upper)]
     print(f"Bayes success at prior 1/2 {interval(*b)}")
     print(f"worst TPR at each FPR over every adversary: estimate and {conf} interval")
+    print("  (attained by: the adversary of the largest estimate)")
     print(f"{'FPR':>7} {'TPR':>9} {'low':>9} {'high':>9} {'pure-eps':>8}  attained by")
     for f, w in rows:
         who = describe_adversary(model, w.adversary, short=True)

@@ -731,8 +731,8 @@ def test_attack_risk_of_the_laplace_histogram_beyond_the_box_brackets_is_monte_c
 def test_attack_risk_of_the_histogram_of_four_states_for_one_adversary_is_monte_carlo():
     """Four states (no box brackets): one adversary's attack is Monte Carlo from its own draws, an
     interval under the pure-eps values of its exact BDPL (``tanh(eps / 2)``, ``e^eps alpha``); an
-    adversary whose known records fix the query vector has exact laws (the accountant's product of
-    Laplace pairs): a certified bracket, not Monte Carlo."""
+    adversary whose known records fix the query vector has certified laws (the accountant's
+    product of Laplace pairs): its advantage a certified bracket, both ends kept."""
     import bdpsim
 
     model = MarkovChainModel(np.full((4, 4), 0.25), n=3)
@@ -747,4 +747,27 @@ def test_attack_risk_of_the_histogram_of_four_states_for_one_adversary_is_monte_
     (w,) = risk.worst_tprs([0.1])
     assert 0.1 < w.lower <= w.value <= w.upper <= min(1.0, math.exp(own) * 0.1) and w.adversary == adv
     fixed = bdpsim.attack_risk(model, mech, adversary=Adversary(1, (0, 2), (0, 1), 0, 1))
-    assert (fixed.kind, fixed.confidence) == ("certified bracket", None)
+    b = fixed.worst_advantage  # a certified bracket inside a Monte Carlo result, its upper end kept
+    assert fixed.kind == "Monte Carlo" and b.confidence is None and b.value < b.upper
+    assert b.value <= fixed.advantage <= b.upper <= math.tanh(fixed.adversary_bdpl / 2)
+
+
+def test_a_certified_bracket_inside_a_monte_carlo_attack_keeps_its_upper_end(monkeypatch):
+    """Independent records, the histogram forced past its box brackets: the worst adversary knows
+    every other record, so the accountant brackets its advantage (a product of Laplace pairs) —
+    the result keeps both ends (it reported the lower end as a certified value, below the truth),
+    holding the box search's certified value; the Bayes success at 1/2 is (1 + advantage) / 2 (it
+    was the curve's, another number); the TPRs are the Monte Carlo intervals and say so."""
+    import bdpsim
+    import bdpsim.accounting.boxes as boxes
+
+    iid = MarkovChainModel([[0.5, 0.5], [0.5, 0.5]], n=3)
+    mech = bdpsim.HistogramMechanism(1.0, 2)
+    box = bdpsim.attack_risk(iid, mech).worst_advantage
+    monkeypatch.setattr(boxes, "ATTACK_MAX_N", 1)
+    risk = bdpsim.attack_risk(iid, mech, fpr=(0.05,))
+    b = risk.worst_advantage
+    assert risk.kind == "Monte Carlo" and b.confidence is None and not b.certified
+    assert b.value <= box.value <= box.upper <= b.upper and b.value <= risk.advantage <= b.upper
+    assert risk.bayes_success(0.5) == (1 + risk.advantage) / 2
+    assert risk.worst_tpr(0.05).confidence == 0.95
