@@ -146,10 +146,11 @@ def command(a) -> int:
     from ..mechanisms.protocols import ReleasesEveryRecord
     from ..models.engines import SearchTooLarge
     from .attack_report import check_plot_path, plot, report, report_local, search_progress
+    from .base import quietly
 
     check_fpr("--fpr", a.fpr)
     check_plot_path(a.plot)
-    model, mech = config_pair(a.config, a.epsilon)
+    model, mech = quietly(config_pair, a.config, a.epsilon)  # its warnings after it succeeded
     if not 0 <= a.min_known <= model.n - 1:
         raise ConfigError("--min-known", a.min_known, f"must be an integer in 0..{model.n - 1}")
     sizes = tuple(range(a.min_known, model.n))
