@@ -771,3 +771,22 @@ def test_a_certified_bracket_inside_a_monte_carlo_attack_keeps_its_upper_end(mon
     assert b.value <= box.value <= box.upper <= b.upper and b.value <= risk.advantage <= b.upper
     assert risk.bayes_success(0.5) == (1 + risk.advantage) / 2
     assert risk.worst_tpr(0.05).confidence == 0.95
+
+
+def test_past_the_exact_search_the_monte_carlo_attack_caps_by_the_accountant_s_bdpl(monkeypatch):
+    """Past the histogram's exact search (here forced: EXHAUSTIVE_MAX_N two states = 2; it is 100)
+    the Monte Carlo attack caps its intervals by the upper end of the accountant's certified BDPL
+    bracket and says so (``bdpl_kind``; it was refused naming the exhaustive search)."""
+    import bdpsim
+    import bdpsim.accounting.boxes as boxes
+    import bdpsim.mechanisms.histogram as hist
+
+    from ..accounting.test_account import HIST_CHAIN
+
+    mech = bdpsim.HistogramMechanism(1.0, 2)
+    exact = bdpsim.exact_bdpl(HIST_CHAIN, mech).bdpl
+    monkeypatch.setattr(boxes, "ATTACK_MAX_N", 1)
+    monkeypatch.setitem(hist.EXHAUSTIVE_MAX_N, 2, 2)
+    risk = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,), bdpl=True)
+    assert (risk.kind, risk.bdpl_kind) == ("Monte Carlo", "certified bracket")
+    assert risk.bdpl_max >= exact and risk.worst_advantage.upper <= math.tanh(risk.bdpl_max / 2)
