@@ -17,6 +17,17 @@ Monte Carlo upper end is capped by the hockey-stick divergence of its two laws w
 
 Everything else — the stages, the Bonferroni split, the lower ends, the truncation — is the one
 query's (:class:`~bdpsim.accounting.sweep.WindowSweep`).
+
+**Cost, before any work** (:func:`sweep_cost`). Stage 1 measures every window's pair on
+:data:`~bdpsim.accounting.sweep.STAGE1_DRAWS` draws: ``N_1 R sum_w J_w`` products (draw, atom,
+release), the pairs ``w`` counted by the search before any law is built
+(:class:`~bdpsim.models.engines.HasScanRows`) and each window's atoms bounded by the query vectors
+its unknown records reach (:func:`window_atoms`: exact for a histogram). Stage 2 and the lower end
+add a bounded amount (at most :data:`~bdpsim.accounting.sweep.STAGE2_WORK` and
+:data:`~bdpsim.accounting.sweep.LOWER_TOP` windows on
+:data:`~bdpsim.accounting.sweep.LOWER_DRAWS` draws), so stage 1 is the part that grows without
+bound (like ``n^(k-1)`` atoms per window for ``k`` states); a list whose stage 1 exceeds
+:data:`MAX_SWEEP_WORK` is refused (:func:`check_sweep_cost`).
 """
 
 from __future__ import annotations
@@ -30,7 +41,18 @@ import numpy as np
 from ..core.errors import NotAvailable
 from .pairs import Components, ReleasePlan
 from .search import two_sided_hockey
-from .sweep import KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
+from .sweep import STAGE1_DRAWS, KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
+
+#: seconds per unit of the sweep's work, one (draw, atom, release) product of stage 1, on a loaded
+#: 2-core machine: measured 4.2e-9 to 6.0e-9 (the histogram of 3 states on 9 records: 4.2e9 units
+#: in 21.8 s; of 4 states on 4 records: 8.5e8 in 5.1 s; stage 2 and the lower ends likewise),
+#: ``scripts/benchmarks/benchmark_several_sweep.py``
+SWEEP_SECONDS_PER_UNIT = 5e-9
+#: most work of the sweep's stage 1 (units of :data:`SWEEP_SECONDS_PER_UNIT`): about 10 minutes of
+#: one ``delta(eps)`` on a loaded machine. Every list measured to finish one ``delta(eps)`` within a
+#: few minutes stays below it (the histogram of 3 states on 20 records: 2.2e10, 127 s; of 4 states
+#: on 6 records: 1.5e10, 108 s); the histogram of 5 states on 30 records needs about 1e14 (days)
+MAX_SWEEP_WORK = 1.2e11
 
 
 @dataclass
@@ -166,6 +188,88 @@ class SeveralQuerySweep(WindowSweep):
         return out, np.zeros(W1.shape[0])
 
 
+def window_atoms(comps: Components, unknowns: np.ndarray) -> np.ndarray:
+    """Per window of ``m`` unknown records (``unknowns``) beside the target, an upper end of the
+    atoms of its pair of laws (the query vectors reached under ``x`` or ``x'``): the multisets of
+    ``m + 1`` states holding ``x`` or ``x'`` among ``s`` distinct query vectors of a state, ``2
+    C(m + s - 1, s - 1) - C(m + s - 2, s - 1)`` (exact for a histogram, whose states' vectors are
+    independent), and at most the ``(m + 1) D + 1`` packed sums they span (``D`` the spread of the
+    states' packed values)."""
+    packed = np.unique(np.asarray(comps.packed, dtype=float))
+    s, spread = int(packed.size), float(packed[-1] - packed[0])
+    out = []
+    for m in np.asarray(unknowns, dtype=np.int64).tolist():
+        multisets = 2 * math.comb(m + s - 1, s - 1) - math.comb(m + s - 2, s - 1)
+        out.append(min(float(multisets), (m + 1) * spread + 1.0))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class SweepCost:
+    """Stage 1 of the several-query sweep, counted before any work (module docstring):
+    ``windows`` law pairs of ``atoms`` atoms in all (the widest ``widest``), each measured on
+    ``draws`` draws of ``releases`` noises."""
+
+    windows: int
+    atoms: float
+    widest: float
+    releases: int
+    draws: int
+
+    @property
+    def work(self) -> float:
+        """``draws x atoms x releases``: the (draw, atom, release) products of stage 1."""
+        return float(self.draws) * self.atoms * self.releases
+
+    @property
+    def seconds(self) -> float:
+        """The estimated seconds of stage 1 (:data:`SWEEP_SECONDS_PER_UNIT`)."""
+        return self.work * SWEEP_SECONDS_PER_UNIT
+
+
+def sweep_cost(plan: ReleasePlan, comps: Components, rows: np.ndarray) -> SweepCost:
+    """:class:`SweepCost` of the several-query sweep of ``plan`` whose search scores ``rows[m]``
+    law pairs of windows of ``m`` unknown records
+    (:meth:`~bdpsim.models.engines.HasScanRows.scan_rows`)."""
+    rows = np.asarray(rows, dtype=float)
+    used = np.flatnonzero(rows > 0)
+    atoms = window_atoms(comps, used)
+    return SweepCost(
+        windows=int(rows.sum()),
+        atoms=float(np.dot(rows[used], atoms)),
+        widest=float(atoms.max()) if atoms.size else 0.0,
+        releases=len(plan.reduced),
+        draws=STAGE1_DRAWS,
+    )
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` in words: ``"40 s"``, ``"12 min"``, ``"3.2 h"``, ``"5.1 days"``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.3g} days"
+
+
+def check_sweep_cost(cost: SweepCost, what: str, n: int, states: int) -> None:
+    """Refuse (:class:`~bdpsim.core.errors.NotAvailable`, one line) a sweep whose stage 1 exceeds
+    :data:`MAX_SWEEP_WORK`, naming ``what`` is released, the records and states, the estimated
+    work, the limit and what to do instead."""
+    if cost.work <= MAX_SWEEP_WORK:
+        return
+    raise NotAvailable(
+        f"{what}: the Monte Carlo sweep over every adversary of n = {n} records ({states} states) needs "
+        f"about {cost.work:.2g} draw x atom x release products ({cost.windows} windows of up to "
+        f"{cost.widest:.0f} atoms, {cost.draws} draws, {cost.releases} noises), about "
+        f"{_duration(cost.seconds)} per delta(eps); limit {MAX_SWEEP_WORK:.2g} (about "
+        f"{_duration(MAX_SWEEP_WORK * SWEEP_SECONDS_PER_UNIT)}); use fewer records, give adversary= "
+        "(one adversary), or use bdpsim run with estimator = 'audit'"
+    )
+
+
 def window_sweep(plan: ReleasePlan, comps: Components, epsilon, seed: int, **options) -> WindowSweep:
     """The window sweep of ``plan``'s releases: of one query, or of several."""
     if len({c for c, _ in plan.reduced}) == 1:
@@ -173,4 +277,15 @@ def window_sweep(plan: ReleasePlan, comps: Components, epsilon, seed: int, **opt
     return SeveralQuerySweep(plan, comps, epsilon, seed, **options)
 
 
-__all__ = ["SeveralDraws", "SeveralQuerySweep", "several_sums", "window_sweep"]
+__all__ = [
+    "MAX_SWEEP_WORK",
+    "SWEEP_SECONDS_PER_UNIT",
+    "SeveralDraws",
+    "SeveralQuerySweep",
+    "SweepCost",
+    "check_sweep_cost",
+    "several_sums",
+    "sweep_cost",
+    "window_atoms",
+    "window_sweep",
+]
