@@ -978,7 +978,9 @@ def _check_sweep_cost(acc: Account, states: int) -> None:
     of a chain is too large (:func:`~bdpsim.accounting.several.check_sweep_cost`: the pairs the
     search will score, counted by the engine, times their atoms, draws and releases)."""
     several = len({c for c, _ in acc.plan.reduced}) > 1
-    if acc.adversary is not None or acc.plan.method != "monte carlo" or not several or not acc._sweeps_every():
+    if acc.adversary is not None or acc.plan.method != "monte carlo" or not several:
+        return
+    if not acc._sweeps_every():
         return
     engine = acc._sweep_engine()
     if not isinstance(engine, HasScanRows):  # a network's region search: not counted here

@@ -41,7 +41,7 @@ import numpy as np
 from ..core.errors import NotAvailable
 from .pairs import Components, ReleasePlan
 from .search import two_sided_hockey
-from .sweep import STAGE1_DRAWS, KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
+from .sweep import KEEP_TABLES, MAX_LOG_RATIO, STAGE1_DRAWS, WindowSweep, add_hockey, draw_blocks, mean_half
 
 #: seconds per unit of the sweep's work, one (draw, atom, release) product of stage 1, on a loaded
 #: 2-core machine: measured 4.2e-9 to 6.0e-9 (the histogram of 3 states on 9 records: 4.2e9 units
