@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import NotAvailable
+from . import sweep
 from .pairs import Components, ReleasePlan
 from .search import two_sided_hockey
-from .sweep import KEEP_TABLES, MAX_LOG_RATIO, STAGE1_DRAWS, WindowSweep, add_hockey, draw_blocks, mean_half
+from .sweep import KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
 
 #: seconds per unit of the sweep's work, one (draw, atom, release) product of stage 1, on a loaded
 #: 2-core machine: measured 4.2e-9 to 6.0e-9 (the histogram of 3 states on 9 records: 4.2e9 units
@@ -239,7 +240,7 @@ def sweep_cost(plan: ReleasePlan, comps: Components, rows: np.ndarray) -> SweepC
         atoms=float(np.dot(rows[used], atoms)),
         widest=float(atoms.max()) if atoms.size else 0.0,
         releases=len(plan.reduced),
-        draws=STAGE1_DRAWS,
+        draws=sweep.STAGE1_DRAWS,  # read when asked, as the sweep reads it
     )
 
 
