@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import resource
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchmark_histogram3 import run  # the same timing of a fresh bdpsim process
 
 import bdpsim
 from bdpsim.accounting import several
@@ -45,18 +43,6 @@ def estimate(k: int, n: int):
     return sweep_cost(acc.plan, acc.comps, acc._sweep_engine().scan_rows(0))
 
 
-def run(args: list[str]) -> tuple[float, float, int, str]:
-    """Wall and CPU seconds of ``bdpsim ARGS`` in a fresh process, its exit code and last line."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "bdpsim", *args], capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return wall, cpu, done.returncode, lines[-1] if lines else ""
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sizes", nargs="+", default=DEFAULT, metavar="K:N", help="states:records to run")
@@ -70,9 +56,7 @@ def main() -> None:
             cost = estimate(k, n)
             cfg = Path(tmp) / f"h{k}_{n}.toml"
             cfg.write_text(config(k, n))
-            wall, cpu, code, line = run(["account", str(cfg), "--epsilon", str(a.epsilon)])
-            if code != 0:
-                raise SystemExit(f"bdpsim account ({k} states, n = {n}): exit {code}: {line}")
+            wall, cpu, _ = run(["account", str(cfg), "--epsilon", str(a.epsilon)])
             rows.append((k, n, cost, wall, cpu))
             print(
                 f"{k} states, n = {n:3d}: {cost.windows:6d} windows, {cost.atoms:9.3g} atoms, work "
@@ -84,8 +68,8 @@ def main() -> None:
         k, n = (int(t) for t in a.refused.split(":"))
         cfg = Path(tmp) / "refused.toml"
         cfg.write_text(config(k, n))
-        wall, cpu, code, line = run(["account", str(cfg), "--epsilon", str(a.epsilon)])
-        print(f"{k} states, n = {n}: exit {code} in {cpu:.2f} s CPU, {wall:.2f} s wall: {line}")
+        wall, cpu, line = run(["account", str(cfg), "--epsilon", str(a.epsilon)], expect=2)
+        print(f"{k} states, n = {n}: exit 2 in {cpu:.2f} s CPU, {wall:.2f} s wall: {line}")
     ratios = [cpu / cost.seconds for _, _, cost, _, cpu in rows]
     print(
         f"measured CPU / estimate over {len(rows)} sizes: {min(ratios):.2f} .. {max(ratios):.2f} "
