@@ -976,7 +976,7 @@ def _fall_back_from_boxes(acc: Account) -> None:
 def _check_sweep_cost(acc: Account, states: int) -> None:
     """Refuse before any work a list reading several queries whose window sweep over every adversary
     of a chain is too large (:func:`~bdpsim.accounting.several.check_sweep_cost`: the pairs the
-    search will score, counted by the engine, times their atoms, draws and releases)."""
+    search will score, counted by the engine, their atoms, draws, releases and laws' cells)."""
     several = len({c for c, _ in acc.plan.reduced}) > 1
     if acc.adversary is not None or acc.plan.method != "monte carlo" or not several:
         return
@@ -991,7 +991,7 @@ def _check_sweep_cost(acc: Account, states: int) -> None:
         if len(labels) == 1
         else f"{len(labels)} releases ({'; '.join(labels[:2])}{', ...' if len(labels) > 2 else ''})"
     )
-    cost = sweep_cost(acc.plan, acc.comps, engine.scan_rows(acc.sizes[0]))
+    cost = sweep_cost(acc.plan, acc.comps, engine.scan_rows(acc.sizes[0]), int(acc.model.n))
     check_sweep_cost(cost, what, int(acc.model.n), states)
 
 

@@ -960,7 +960,7 @@ def test_several_query_sweep_cost_counts_the_pairs_and_atoms_the_sweep_measures(
     mc = account(model, releases)
     mc._plan = replace(mc.plan, boxes=False)
     assert mc.method == "monte carlo"
-    cost = sweep_cost(mc.plan, mc.comps, mc._sweep_engine().scan_rows(0))
+    cost = sweep_cost(mc.plan, mc.comps, mc._sweep_engine().scan_rows(0), 4)
     mc.delta(0.3)
     atoms = [X.shape[0] for X, _, _ in seen]
     assert len(atoms) > 0 and cost.draws == 2_000 and cost.releases == len(mc.plan.reduced)
@@ -1008,9 +1008,9 @@ def test_window_atoms_count_the_query_vectors_a_window_reaches(states):
 def test_several_query_sweep_too_large_is_refused_before_any_work(monkeypatch):
     """The histogram of 5 states on 30 records over every adversary (a sweep of about 2e14 draw x
     atom x release products: days) is refused by ``account`` itself, in well under a second of this
-    process's CPU, in one line naming the release, the records and states, the estimated work and
-    time, the limit and what to do instead; one adversary is not refused. The limit is the
-    computed work: a list just above it is refused, one at it is not."""
+    process's CPU, in one line naming the release, the records and states, the estimated time and
+    work, the limit and what to do instead; one adversary is not refused. The limit is the
+    estimate: a list just above it is refused, one at it is not."""
     import time
 
     from bdpsim.accounting import several
@@ -1023,10 +1023,10 @@ def test_several_query_sweep_too_large_is_refused_before_any_work(monkeypatch):
     with pytest.raises(
         NotAvailable,
         match=r"^release 'histogram \+ laplace\(scale = 2\)': the Monte Carlo sweep over every adversary "
-        r"of n = 30 records \(5 states\) needs about 2e\+14 draw x atom x release products \(104360 "
-        r"windows of up to 45880 atoms, 40000 draws, 5 noises\), about .* days per delta\(eps\); limit "
-        r"1\.2e\+11 \(about 10 min\); use fewer records, give adversary= \(one adversary\), or use "
-        r"bdpsim run with estimator = 'audit'$",
+        r"of n = 30 records \(5 states\) needs about .* days per delta\(eps\) \(limit 5 min\): 2e\+14 "
+        r"draw x atom x release products \(104360 windows of up to 45880 atoms, 40000 draws, 5 noises\), "
+        r".* cells of their laws, .* steps of the best windows' exact laws; use fewer records, give "
+        r"adversary= \(one adversary\), or use bdpsim run with estimator = 'audit'$",
     ) as err:
         account(model, [mech])
     assert time.process_time() - start < 0.5
@@ -1035,12 +1035,27 @@ def test_several_query_sweep_too_large_is_refused_before_any_work(monkeypatch):
     nine = bdpsim.MarkovChainModel(THREE_STATES, n=9)
     three = bdpsim.HistogramMechanism(1.0, 3)
     acc = account(nine, [three])
-    work = sweep_cost(acc.plan, acc.comps, acc._sweep_engine().scan_rows(0)).work
-    monkeypatch.setattr(several, "MAX_SWEEP_WORK", work)
+    seconds = sweep_cost(acc.plan, acc.comps, acc._sweep_engine().scan_rows(0), 9).seconds
+    monkeypatch.setattr(several, "MAX_SWEEP_SECONDS", seconds)
     assert account(nine, [three]).method == "monte carlo"
-    monkeypatch.setattr(several, "MAX_SWEEP_WORK", work * (1 - 1e-9))
-    with pytest.raises(NotAvailable, match=r"n = 9 records \(3 states\) needs about 4\.2e\+09 draw x atom"):
+    monkeypatch.setattr(several, "MAX_SWEEP_SECONDS", seconds * (1 - 1e-9))
+    with pytest.raises(NotAvailable, match=r"n = 9 records \(3 states\) needs about 21 s per delta\(eps\)"):
         account(nine, [three])
+
+
+def test_several_query_sweep_cost_counts_the_laws_cells_and_steps():
+    """The laws' terms of the sweep's cost on a 3-state histogram of 9 records: each window pair's
+    laws span ``(m + 1) D + 1`` packed sums (``D = 100``: the packed values 1, 10, 100), and the
+    best windows' adversaries (3, each's two laws twice) get their exact laws over the whole chain,
+    ``n (n 100 + 1)`` steps each."""
+    from bdpsim.accounting.several import sweep_cost
+
+    acc = account(bdpsim.MarkovChainModel(THREE_STATES, n=9), [bdpsim.HistogramMechanism(1.0, 3)])
+    rows = acc._sweep_engine().scan_rows(0)
+    assert acc.comps.packed.tolist() == [1, 10, 100]
+    cost = sweep_cost(acc.plan, acc.comps, rows, 9)
+    assert cost.cells == sum(r * ((m + 1) * 99 + 1) for m, r in enumerate(rows))
+    assert cost.law_steps == 12 * 9 * (9 * 100 + 1)
 
 
 def window_adversaries(model):

@@ -354,7 +354,8 @@ def test_a_too_large_several_query_sweep_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(
         "bdpsim: error: release 'histogram + laplace(scale = 2)': the Monte Carlo sweep over every "
-        "adversary of n = 30 records (5 states) needs about 2e+14 draw x atom x release products"
+        "adversary of n = 30 records (5 states) needs about "
     )
-    assert "limit 1.2e+11" in err and "give adversary=" in err and "estimator = 'audit'" in err
+    assert "days per delta(eps) (limit 5 min): 2e+14 draw x atom x release products" in err
+    assert "give adversary=" in err and "estimator = 'audit'" in err
     assert not png.exists()
