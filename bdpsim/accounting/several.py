@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..calibration.budget import duration
 from ..core.errors import NotAvailable
 from . import sweep
 from .pairs import Components, ReleasePlan
@@ -272,17 +273,6 @@ def sweep_cost(plan: ReleasePlan, comps: Components, rows: np.ndarray, n: int) -
     )
 
 
-def _duration(seconds: float) -> str:
-    """``seconds`` in words: ``"40 s"``, ``"12 min"``, ``"3.2 h"``, ``"5.1 days"``."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.3g} days"
-
-
 def check_sweep_cost(cost: SweepCost, what: str, n: int, states: int) -> None:
     """Refuse (:class:`~bdpsim.core.errors.NotAvailable`, one line) a sweep estimated above
     :data:`MAX_SWEEP_SECONDS`, naming ``what`` is released, the records and states, the estimated
@@ -291,7 +281,7 @@ def check_sweep_cost(cost: SweepCost, what: str, n: int, states: int) -> None:
         return
     raise NotAvailable(
         f"{what}: the Monte Carlo sweep over every adversary of n = {n} records ({states} states) needs "
-        f"about {_duration(cost.seconds)} per delta(eps) (limit {_duration(MAX_SWEEP_SECONDS)}): "
+        f"about {duration(cost.seconds)} per delta(eps) (limit {duration(MAX_SWEEP_SECONDS)}): "
         f"{cost.work:.2g} draw x atom x release products ({cost.windows} windows of up to "
         f"{cost.widest:.0f} atoms, {cost.draws} draws, {cost.releases} noises), {cost.cells:.2g} cells "
         f"of their laws, {cost.law_steps:.2g} steps of the best windows' exact laws; use fewer records, "

@@ -1023,7 +1023,7 @@ def test_several_query_sweep_too_large_is_refused_before_any_work(monkeypatch):
     with pytest.raises(
         NotAvailable,
         match=r"^release 'histogram \+ laplace\(scale = 2\)': the Monte Carlo sweep over every adversary "
-        r"of n = 30 records \(5 states\) needs about .* days per delta\(eps\) \(limit 5 min\): 2e\+14 "
+        r"of n = 30 records \(5 states\) needs about .* days per delta\(eps\) \(limit 300 s\): 2e\+14 "
         r"draw x atom x release products \(104360 windows of up to 45880 atoms, 40000 draws, 5 noises\), "
         r".* cells of their laws, .* steps of the best windows' exact laws; use fewer records, give "
         r"adversary= \(one adversary\), or use bdpsim run with estimator = 'audit'$",

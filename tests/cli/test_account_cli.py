@@ -356,6 +356,6 @@ def test_a_too_large_several_query_sweep_is_one_line_exit_2(tmp_path, capsys):
         "bdpsim: error: release 'histogram + laplace(scale = 2)': the Monte Carlo sweep over every "
         "adversary of n = 30 records (5 states) needs about "
     )
-    assert "days per delta(eps) (limit 5 min): 2e+14 draw x atom x release products" in err
+    assert "days per delta(eps) (limit 300 s): 2e+14 draw x atom x release products" in err
     assert "give adversary=" in err and "estimator = 'audit'" in err
     assert not png.exists()
