@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calibration.budget import duration
 from ..core.errors import NotAvailable
+from ..core.shown import duration
 from . import sweep
 from .pairs import Components, ReleasePlan
 from .search import two_sided_hockey
