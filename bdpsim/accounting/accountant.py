@@ -36,6 +36,7 @@ from ..kernels.noise.protocols import GaussianKernel
 from ..kernels.roots import monotone_root
 from ..mechanisms.histogram import ATTACK_MAX_N, THREE_STATE_EVERY_MAX_N, THREE_STATE_MAX_N
 from ..mechanisms.protocols import ReleasesEveryRecord
+from ..models.engines import HasScanRows
 from ..models.protocols import FactorGraph, HasAdditiveLaw, HasGaussianConditional, HasStates, MarkovChain
 from ..queries import AdditiveQuery, SumQuery
 from . import search as S
@@ -43,7 +44,7 @@ from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta, boxes_reach, three_state_search_cost
 from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, box_scale, components, plan
 from .releases import HistogramRelease, Release, as_releases, flatten
-from .several import window_sweep
+from .several import check_sweep_cost, sweep_cost, window_sweep
 from .sweep import (
     LOWER_DRAWS,
     LOWER_SHARE,
@@ -961,6 +962,7 @@ def account(
     _fall_back_from_boxes(acc)
     acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
     _check_histograms(acc, states)
+    _check_sweep_cost(acc, states)
     return acc
 
 
@@ -972,6 +974,28 @@ def _fall_back_from_boxes(acc: Account) -> None:
     Monte Carlo (the box search would take too long)."""
     if acc.plan.method == "boxes" and not boxes_reach(acc.plan, acc.model.n, acc.adversary is None):
         acc._plan = replace(acc.plan, boxes=False)
+
+
+def _check_sweep_cost(acc: Account, states: int) -> None:
+    """Refuse before any work a list reading several queries whose window sweep over every adversary
+    of a chain is too large (:func:`~bdpsim.accounting.several.check_sweep_cost`: the pairs the
+    search will score, counted by the engine, their atoms, draws, releases and laws' cells)."""
+    several = len({c for c, _ in acc.plan.reduced}) > 1
+    if acc.adversary is not None or acc.plan.method != "monte carlo" or not several:
+        return
+    if not acc._sweeps_every():
+        return
+    engine = acc._sweep_engine()
+    if not isinstance(engine, HasScanRows):  # a network's region search: not counted here
+        return
+    labels = [r.label for r in acc.releases]
+    what = (
+        f"release {labels[0]!r}"
+        if len(labels) == 1
+        else f"{len(labels)} releases ({'; '.join(labels[:2])}{', ...' if len(labels) > 2 else ''})"
+    )
+    cost = sweep_cost(acc.plan, acc.comps, engine.scan_rows(acc.sizes[0]), int(acc.model.n))
+    check_sweep_cost(cost, what, int(acc.model.n), states)
 
 
 def _check_histograms(acc: Account, states: int) -> None:

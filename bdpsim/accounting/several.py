@@ -17,6 +17,20 @@ Monte Carlo upper end is capped by the hockey-stick divergence of its two laws w
 
 Everything else — the stages, the Bonferroni split, the lower ends, the truncation — is the one
 query's (:class:`~bdpsim.accounting.sweep.WindowSweep`).
+
+**Cost, before any work** (:func:`sweep_cost`). Stage 1 measures every window's pair on
+:data:`~bdpsim.accounting.sweep.STAGE1_DRAWS` draws: ``N_1 R sum_w J_w`` products (draw, atom,
+release), the pairs ``w`` counted by the search before any law is built
+(:class:`~bdpsim.models.engines.HasScanRows`) and each window's atoms bounded by the query vectors
+its unknown records reach (:func:`window_atoms`: exact for a histogram). Stage 2 and the lower end
+add a bounded amount (at most :data:`~bdpsim.accounting.sweep.STAGE2_WORK` and
+:data:`~bdpsim.accounting.sweep.LOWER_TOP` windows on
+:data:`~bdpsim.accounting.sweep.LOWER_DRAWS` draws), so stage 1 is the Monte Carlo part that
+grows without bound (like ``n^(k-1)`` atoms per window for ``k`` states). Beside it the scan builds
+each pair's laws on the packed sums (``(m + 1) D + 1`` cells, ``D ~ n^(k-1)``) and the best
+windows' adversaries get their exact laws over the whole chain (``n (n D + 1)`` steps each). A list
+estimated above :data:`MAX_SWEEP_SECONDS` at the measured speed of each is refused
+(:func:`check_sweep_cost`).
 """
 
 from __future__ import annotations
@@ -28,9 +42,35 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import NotAvailable
+from ..core.shown import duration
+from . import sweep
 from .pairs import Components, ReleasePlan
 from .search import two_sided_hockey
 from .sweep import KEEP_TABLES, MAX_LOG_RATIO, WindowSweep, add_hockey, draw_blocks, mean_half
+
+#: seconds per unit of the sweep's Monte Carlo work, one (draw, atom, release) product of stage 1,
+#: on a loaded 2-core machine: measured 4.2e-9 to 6.0e-9 (the histogram of 3 states on 9 records:
+#: 4.2e9 units in 21.8 s; of 4 states on 4 records: 8.5e8 in 5.1 s; stage 2 and the lower ends
+#: likewise), ``scripts/benchmarks/benchmark_several_sweep.py``
+SWEEP_SECONDS_PER_UNIT = 5e-9
+#: seconds per cell of the window pairs' laws (a window of ``m`` unknown records spans ``(m + 1) D +
+#: 1`` packed sums, ``D`` the spread of the states' packed values), built by the scan and read by
+#: the sweep: measured 1.1e-8 to 1.9e-8 for the scan alone (3 states, n = 20 .. 200), 5e-8 with
+#: the sweep's reading (3 states on 50 records: 4.5 s for 8.5e7 cells)
+SWEEP_SECONDS_PER_CELL = 5e-8
+#: seconds per (record, packed sum) step of the exact law of a best window's adversary over the
+#: whole chain (:data:`~bdpsim.accounting.sweep.LOWER_TOP` windows, each adversary's two laws twice):
+#: measured 1.3e-8 at 3 states on 20 and 35 records, 2.7e-7 on 50 (1.7 s a law, 12 of them 21 s of
+#: a 26-s ``delta(eps)``): the larger, so a long chain is not under-estimated
+SWEEP_SECONDS_PER_LAW_STEP = 2.7e-7
+#: laws of the best windows' adversaries over the whole chain computed per ``delta(eps)``
+LAWS_PER_DELTA = 4 * sweep.LOWER_TOP
+#: the most estimated seconds of one ``delta(eps)`` (at the measured seconds above; the CLI's
+#: default asks take about 8.5 of them: 3 states on 9 records, one ``delta`` 25.8 s of CPU, the
+#: default asks 220 s). Every list measured to finish one ``delta(eps)`` within a few minutes stays
+#: below it (the histogram of 3 states on 20 records: about 140 s estimated, 127 s measured; of 4
+#: states on 6 records: 34 s); the histogram of 5 states on 30 records needs days
+MAX_SWEEP_SECONDS = 300.0
 
 
 @dataclass
@@ -166,6 +206,89 @@ class SeveralQuerySweep(WindowSweep):
         return out, np.zeros(W1.shape[0])
 
 
+def window_atoms(comps: Components, unknowns: np.ndarray) -> np.ndarray:
+    """Per window of ``m`` unknown records (``unknowns``) beside the target, an upper end of the
+    atoms of its pair of laws (the query vectors reached under ``x`` or ``x'``): the multisets of
+    ``m + 1`` states holding ``x`` or ``x'`` among ``s`` distinct query vectors of a state, ``2
+    C(m + s - 1, s - 1) - C(m + s - 2, s - 1)`` (exact for a histogram, whose states' vectors are
+    independent), and at most the ``(m + 1) D + 1`` packed sums they span (``D`` the spread of the
+    states' packed values)."""
+    packed = np.unique(np.asarray(comps.packed, dtype=float))
+    s, spread = int(packed.size), float(packed[-1] - packed[0])
+    out = []
+    for m in np.asarray(unknowns, dtype=np.int64).tolist():
+        multisets = 2 * math.comb(m + s - 1, s - 1) - math.comb(m + s - 2, s - 1)
+        out.append(min(float(multisets), (m + 1) * spread + 1.0))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class SweepCost:
+    """One ``delta(eps)`` of the several-query sweep, counted before any work (module docstring):
+    ``windows`` law pairs of ``atoms`` atoms in all (the widest ``widest``), each measured on
+    ``draws`` draws of ``releases`` noises; ``cells`` the cells of those pairs' laws; ``law_steps``
+    the (record, packed sum) steps of the exact laws of the best windows' adversaries."""
+
+    windows: int
+    atoms: float
+    widest: float
+    releases: int
+    draws: int
+    cells: float
+    law_steps: float
+
+    @property
+    def work(self) -> float:
+        """``draws x atoms x releases``: the (draw, atom, release) products of stage 1."""
+        return float(self.draws) * self.atoms * self.releases
+
+    @property
+    def seconds(self) -> float:
+        """The estimated seconds (:data:`SWEEP_SECONDS_PER_UNIT`, :data:`SWEEP_SECONDS_PER_CELL`,
+        :data:`SWEEP_SECONDS_PER_LAW_STEP`)."""
+        return (
+            self.work * SWEEP_SECONDS_PER_UNIT
+            + self.cells * SWEEP_SECONDS_PER_CELL
+            + self.law_steps * SWEEP_SECONDS_PER_LAW_STEP
+        )
+
+
+def sweep_cost(plan: ReleasePlan, comps: Components, rows: np.ndarray, n: int) -> SweepCost:
+    """:class:`SweepCost` of the several-query sweep of ``plan`` on ``n`` records whose search scores
+    ``rows[m]`` law pairs of windows of ``m`` unknown records
+    (:meth:`~bdpsim.models.engines.HasScanRows.scan_rows`)."""
+    rows = np.asarray(rows, dtype=float)
+    used = np.flatnonzero(rows > 0)
+    atoms = window_atoms(comps, used)
+    packed = np.asarray(comps.packed, dtype=float)
+    spread = float(packed.max() - packed.min())
+    return SweepCost(
+        windows=int(rows.sum()),
+        atoms=float(np.dot(rows[used], atoms)),
+        widest=float(atoms.max()) if atoms.size else 0.0,
+        releases=len(plan.reduced),
+        draws=sweep.STAGE1_DRAWS,  # read when asked, as the sweep reads it
+        cells=float(np.dot(rows[used], (used + 1) * spread + 1.0)),
+        law_steps=LAWS_PER_DELTA * float(n) * (n * float(packed.max()) + 1.0),
+    )
+
+
+def check_sweep_cost(cost: SweepCost, what: str, n: int, states: int) -> None:
+    """Refuse (:class:`~bdpsim.core.errors.NotAvailable`, one line) a sweep estimated above
+    :data:`MAX_SWEEP_SECONDS`, naming ``what`` is released, the records and states, the estimated
+    work and time, the limit and what to do instead."""
+    if cost.seconds <= MAX_SWEEP_SECONDS:
+        return
+    raise NotAvailable(
+        f"{what}: the Monte Carlo sweep over every adversary of n = {n} records ({states} states) needs "
+        f"about {duration(cost.seconds)} per delta(eps) (limit {duration(MAX_SWEEP_SECONDS)}): "
+        f"{cost.work:.2g} draw x atom x release products ({cost.windows} windows of up to "
+        f"{cost.widest:.0f} atoms, {cost.draws} draws, {cost.releases} noises), {cost.cells:.2g} cells "
+        f"of their laws, {cost.law_steps:.2g} steps of the best windows' exact laws; use fewer records, "
+        "give adversary= (one adversary), or use bdpsim run with estimator = 'audit'"
+    )
+
+
 def window_sweep(plan: ReleasePlan, comps: Components, epsilon, seed: int, **options) -> WindowSweep:
     """The window sweep of ``plan``'s releases: of one query, or of several."""
     if len({c for c, _ in plan.reduced}) == 1:
@@ -173,4 +296,17 @@ def window_sweep(plan: ReleasePlan, comps: Components, epsilon, seed: int, **opt
     return SeveralQuerySweep(plan, comps, epsilon, seed, **options)
 
 
-__all__ = ["SeveralDraws", "SeveralQuerySweep", "several_sums", "window_sweep"]
+__all__ = [
+    "MAX_SWEEP_SECONDS",
+    "SWEEP_SECONDS_PER_CELL",
+    "SWEEP_SECONDS_PER_LAW_STEP",
+    "SWEEP_SECONDS_PER_UNIT",
+    "SeveralDraws",
+    "SeveralQuerySweep",
+    "SweepCost",
+    "check_sweep_cost",
+    "several_sums",
+    "sweep_cost",
+    "window_atoms",
+    "window_sweep",
+]

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from ..core.errors import ConfigError, check
+from ..core.shown import duration
 
 #: window searches of the exact calibration's bracketing search (measured: 8 to 12 on chains and
 #: networks, bdpsim.kernels.roots.monotone_root's Illinois steps from [Delta/eps, n Delta/eps])
@@ -91,17 +92,6 @@ def budget_of(budget: float | Budget | None) -> Budget | None:
         "must be a number of estimated seconds > 0, a Budget, or None (no limit)",
     )
     return Budget(float(budget), hint=f"budget = {budget:g} estimated s: a larger one, or None for no limit")
-
-
-def duration(seconds: float) -> str:
-    """``seconds`` for a reader: ``"40 s"``, ``"12 min"``, ``"3.5 h"``, ``"20 days"``."""
-    if seconds < 600:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.0f} days"
 
 
 def mqm_exact_seconds(states: int, T: int) -> float:

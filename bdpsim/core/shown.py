@@ -4,7 +4,8 @@ A value that passed through NumPy (``np.float64(0.5)``, an array) is shown as th
 and lists it holds (``0.5``, ``[0.5, 0.6]``), never as NumPy's ``repr`` (``[np.float64(0.5),
 ...]``, ``array([...])``); long values are cut. Both error types of the package use it
 (:class:`bdpsim.core.errors.ConfigError` and the kernels'
-:class:`bdpsim.kernels.argcheck.ParameterError`). NumPy is never imported here.
+:class:`bdpsim.kernels.argcheck.ParameterError`). An estimated time in a refusal is shown in the
+unit a reader reads (:func:`duration`). NumPy is never imported here.
 """
 
 from __future__ import annotations
@@ -53,4 +54,16 @@ def magnitude(value: float, log10: float | None = None) -> str:
     return f"{m:.3g}e+{e}"
 
 
-__all__ = ["magnitude", "plain", "shown"]
+def duration(seconds: float) -> str:
+    """An estimated time for a reader (a refusal's estimate, its limit): ``"40 s"``, ``"12 min"``,
+    ``"3.5 h"``, ``"20 days"``."""
+    if seconds < 600:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+__all__ = ["duration", "magnitude", "plain", "shown"]

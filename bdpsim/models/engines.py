@@ -32,6 +32,8 @@ capability                    what it gives
                               query laws, same cached recursions) with another noise
 :class:`HasSearchCost`        ``search_cost(min_known)``: that search's up-front
                               estimate (seconds of one core, and what it depends on)
+:class:`HasScanRows`          ``scan_rows(min_known)``: the law pairs that search scores,
+                              by unknown records per window, before any work
 :class:`HasSearchOptions`     options of its own search (a chain's window truncation)
 :class:`HasExhaustive`        every adversary with ``|K|`` in a set of sizes, enumerated
 :class:`HasExhaustiveParts`   that enumeration's tasks: target lists sharing cached work
@@ -123,6 +125,7 @@ __all__ = [
     "HasOutputPair",
     "HasProfiles",
     "HasSearch",
+    "HasScanRows",
     "HasSearchCost",
     "HasSearchOptions",
     "SearchCost",
@@ -426,6 +429,18 @@ class HasSearchCost(Protocol):
     def search_cost(self, min_known: int) -> SearchCost:
         """The estimate of one :meth:`HasSearch.search` with ``|K| >= min_known`` (raises
         :class:`SearchTooLarge` when the search cannot be planned at all)."""
+        ...
+
+
+@runtime_checkable
+class HasScanRows(Protocol):
+    """An engine whose search scores law pairs of windows (a chain's window scan) and counts them
+    before any work: what a score whose cost grows with the window (a Monte Carlo sweep over
+    every window) budgets with."""
+
+    def scan_rows(self, min_known: int) -> np.ndarray:
+        """``rows[m]``: the law pairs :meth:`HasSearch.search` with ``|K| >= min_known`` scores
+        whose windows hold ``m`` unknown records beside the target (an upper end)."""
         ...
 
 

@@ -24,16 +24,19 @@ def config(n: int, table: str) -> str:
     )
 
 
-def run(args: list[str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds of ``bdpsim ARGS`` in a fresh process, and its last output line."""
+def run(args: list[str], expect: int = 0) -> tuple[float, float, str]:
+    """Wall and CPU seconds of ``bdpsim ARGS`` in a fresh process, and its second output line (or,
+    where it is expected to fail, its error line); an exit code other than ``expect`` stops."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "bdpsim", *args], capture_output=True, text=True)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    if done.returncode != 0:
+    if done.returncode != expect:
         raise SystemExit(f"bdpsim {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
+    if expect != 0:
+        return wall, cpu, done.stderr.strip()
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     return wall, cpu, lines[1] if len(lines) > 1 else ""
 

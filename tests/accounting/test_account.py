@@ -907,6 +907,157 @@ def test_several_query_lists_have_an_exact_bdpl_and_a_profile_s_attack(monkeypat
     assert two.kind == "Monte Carlo" and 0 < two.lower <= two.upper <= bdpl.value
 
 
+def stage_one_laws(monkeypatch):
+    """Record the laws the several-query sweep measures on its stage-1 draws (few draws: the
+    counts, not the numbers, are under test)."""
+    from bdpsim.accounting import several, sweep
+
+    for name, value in (("STAGE1_DRAWS", 2_000), ("STAGE2_DRAWS", 5_000), ("LOWER_DRAWS", 3_000)):
+        monkeypatch.setattr(sweep, name, value)
+    seen: list = []
+    measure = several.several_sums
+
+    def recorded(laws, draws, ks):
+        if draws.n == sweep.STAGE1_DRAWS:
+            seen.extend(laws)
+        return measure(laws, draws, ks)
+
+    monkeypatch.setattr(several, "several_sums", recorded)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "transition,releases,equal",
+    [
+        (THREE_STATES, [bdpsim.HistogramMechanism(1.0, 3)], True),
+        # a transition of probability zero: pairs of probability zero are counted (an upper end)
+        ([[0.5, 0.5, 0.0], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]], [bdpsim.HistogramMechanism(1.0, 3)], False),
+        # a count beside a sum of state values: the sums of states 1 and 3 and of 2 and 2 coincide
+        (
+            [[0.4 if i == j else 0.2 for j in range(4)] for i in range(4)],
+            [
+                Release(CountQuery((0,)), LaplaceNoise(1.0)),
+                Release(StateSumQuery((0.0, 1.0, 2.0, 3.0)), LaplaceNoise(1.5)),
+            ],
+            False,
+        ),
+    ],
+)
+def test_several_query_sweep_cost_counts_the_pairs_and_atoms_the_sweep_measures(
+    monkeypatch, transition, releases, equal
+):
+    """The up-front cost of the several-query sweep (counted before any law is built: the pairs
+    the engine's window scan will score, each window's atoms bounded by the query vectors its
+    records reach) against the laws the sweep's stage 1 measures on a 4-record chain: the same
+    pairs and atoms for a histogram of a chain with every transition possible, at least as many
+    otherwise; its work is draws x atoms x releases."""
+    from dataclasses import replace
+
+    from bdpsim.accounting.several import sweep_cost
+
+    seen = stage_one_laws(monkeypatch)
+    model = bdpsim.MarkovChainModel(transition, n=4)
+    mc = account(model, releases)
+    mc._plan = replace(mc.plan, boxes=False)
+    assert mc.method == "monte carlo"
+    cost = sweep_cost(mc.plan, mc.comps, mc._sweep_engine().scan_rows(0), 4)
+    mc.delta(0.3)
+    atoms = [X.shape[0] for X, _, _ in seen]
+    assert len(atoms) > 0 and cost.draws == 2_000 and cost.releases == len(mc.plan.reduced)
+    assert cost.work == 2_000 * cost.atoms * cost.releases
+    if equal:
+        assert (cost.windows, cost.atoms, cost.widest) == (len(atoms), sum(atoms), max(atoms))
+    else:
+        assert cost.windows >= len(atoms) and cost.atoms >= sum(atoms) and cost.widest >= max(atoms)
+        assert cost.atoms <= 3 * sum(atoms)  # an upper end, not a wild one
+
+
+@pytest.mark.parametrize("states", [3, 4, 5])
+def test_window_atoms_count_the_query_vectors_a_window_reaches(states):
+    """Per window of ``m`` unknown records beside the target, the atoms of a histogram's pair of
+    laws are the count vectors of ``m + 1`` records of which the target is ``x`` or ``x'``
+    (enumerated here for every pair ``x, x'``); for a count beside a sum of state values the
+    bound is at least the distinct packed sums enumerated."""
+    from bdpsim.accounting.pairs import components
+    from bdpsim.accounting.several import window_atoms
+
+    n = 12
+    hist = components([np.eye(states)[c] for c in range(states)], n)
+    mixed = components([np.eye(states)[1], np.arange(states, dtype=float) ** 2], n)
+    m = np.arange(6)
+    for comps, exact in ((hist, True), (mixed, False)):
+        packed = np.asarray(comps.packed, dtype=np.int64)
+        want = []
+        for k in m:
+            counts = []
+            for x, xp in itertools.combinations(range(states), 2):
+                sums = {
+                    int(packed[list(rest) + [t]].sum())
+                    for t in (x, xp)
+                    for rest in itertools.combinations_with_replacement(range(states), int(k))
+                }
+                counts.append(len(sums))
+            want.append(max(counts))
+        got = window_atoms(comps, m)
+        if exact:
+            assert got.tolist() == want
+        else:
+            assert np.all(got >= want) and got[0] == want[0] == 2
+
+
+def test_several_query_sweep_too_large_is_refused_before_any_work(monkeypatch):
+    """The histogram of 5 states on 30 records over every adversary (a sweep of about 2e14 draw x
+    atom x release products: days) is refused by ``account`` itself, in well under a second of this
+    process's CPU, in one line naming the release, the records and states, the estimated time and
+    work, the limit and what to do instead; one adversary is not refused. The limit is the
+    estimate: a list just above it is refused, one at it is not."""
+    import time
+
+    from bdpsim.accounting import several
+    from bdpsim.accounting.several import sweep_cost
+
+    five = [[0.6 if i == j else 0.1 for j in range(5)] for i in range(5)]
+    model = bdpsim.MarkovChainModel(five, n=30)
+    mech = bdpsim.HistogramMechanism(1.0, 5)
+    start = time.process_time()
+    with pytest.raises(
+        NotAvailable,
+        match=r"^release 'histogram \+ laplace\(scale = 2\)': the Monte Carlo sweep over every adversary "
+        r"of n = 30 records \(5 states\) needs about .* days per delta\(eps\) \(limit 300 s\): 2e\+14 "
+        r"draw x atom x release products \(104360 windows of up to 45880 atoms, 40000 draws, 5 noises\), "
+        r".* cells of their laws, .* steps of the best windows' exact laws; use fewer records, give "
+        r"adversary= \(one adversary\), or use bdpsim run with estimator = 'audit'$",
+    ) as err:
+        account(model, [mech])
+    assert time.process_time() - start < 0.5
+    assert "\n" not in str(err.value)
+    assert account(model, [mech], adversary=bdpsim.Adversary(1, (0,), (0,), 0, 1)).method == "monte carlo"
+    nine = bdpsim.MarkovChainModel(THREE_STATES, n=9)
+    three = bdpsim.HistogramMechanism(1.0, 3)
+    acc = account(nine, [three])
+    seconds = sweep_cost(acc.plan, acc.comps, acc._sweep_engine().scan_rows(0), 9).seconds
+    monkeypatch.setattr(several, "MAX_SWEEP_SECONDS", seconds)
+    assert account(nine, [three]).method == "monte carlo"
+    monkeypatch.setattr(several, "MAX_SWEEP_SECONDS", seconds * (1 - 1e-9))
+    with pytest.raises(NotAvailable, match=r"n = 9 records \(3 states\) needs about 21 s per delta\(eps\)"):
+        account(nine, [three])
+
+
+def test_several_query_sweep_cost_counts_the_laws_cells_and_steps():
+    """The laws' terms of the sweep's cost on a 3-state histogram of 9 records: each window pair's
+    laws span ``(m + 1) D + 1`` packed sums (``D = 100``: the packed values 1, 10, 100), and the
+    best windows' adversaries (3, each's two laws twice) get their exact laws over the whole chain,
+    ``n (n 100 + 1)`` steps each."""
+    from bdpsim.accounting.several import sweep_cost
+
+    acc = account(bdpsim.MarkovChainModel(THREE_STATES, n=9), [bdpsim.HistogramMechanism(1.0, 3)])
+    rows = acc._sweep_engine().scan_rows(0)
+    assert acc.comps.packed.tolist() == [1, 10, 100]
+    cost = sweep_cost(acc.plan, acc.comps, rows, 9)
+    assert cost.cells == sum(r * ((m + 1) * 99 + 1) for m, r in enumerate(rows))
+    assert cost.law_steps == 12 * 9 * (9 * 100 + 1)
+
+
 def window_adversaries(model):
     """Every adversary the window search covers on a chain: target ``i``, known records
     ``K = [0, l] + [r, n)`` outside a window ``l < i < r``, every value of them, every pair of

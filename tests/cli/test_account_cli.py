@@ -320,3 +320,38 @@ def test_three_state_histogram_beyond_its_limit_is_refused_in_one_line(tmp_path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'histogram + laplace(scale = 2)'" in err, err
     assert f"up to n = {THREE_STATE_EVERY_MAX_N} records, not n = {n}" in err and "adversary=" in err
+
+
+FIVE_STATES = """title = "a five-state histogram"
+[model]
+kind = "markov"
+n = 30
+transition = [[0.6, 0.1, 0.1, 0.1, 0.1], [0.1, 0.6, 0.1, 0.1, 0.1], [0.1, 0.1, 0.6, 0.1, 0.1],
+              [0.1, 0.1, 0.1, 0.6, 0.1], [0.1, 0.1, 0.1, 0.1, 0.6]]
+
+[[release]]
+kind = "histogram"
+epsilon = 1.0
+"""
+
+
+def test_a_too_large_several_query_sweep_is_one_line_exit_2(tmp_path, capsys):
+    """The histogram of 5 states on 30 records over every adversary (days of Monte Carlo) is
+    refused before any work: one line naming the release, the records and states, the estimated
+    work, the limit and what to do instead; exit 2; no plot written."""
+    import time
+
+    from bdpsim.cli import main
+
+    png = tmp_path / "p.png"
+    start = time.process_time()
+    assert main(["account", write(tmp_path, FIVE_STATES), "--plot", str(png)]) == 2
+    assert time.process_time() - start < 2.0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        "bdpsim: error: release 'histogram + laplace(scale = 2)': the Monte Carlo sweep over every "
+        "adversary of n = 30 records (5 states) needs about "
+    )
+    assert "days per delta(eps) (limit 300 s): 2e+14 draw x atom x release products" in err
+    assert "give adversary=" in err and "estimator = 'audit'" in err
+    assert not png.exists()

@@ -37,7 +37,7 @@ from ..engines import (
 )
 from .model import MarkovChainModel
 from .segments import chain_query_laws
-from .window import DEFAULT_TOLERANCE, scan_cost, scored_search
+from .window import DEFAULT_TOLERANCE, scan_cost, scored_search, window_rows
 
 #: the window search's own options (:class:`~bdpsim.models.engines.HasSearchOptions`) and their
 #: defaults: windows longer than the least length whose truncation bound is below ``tolerance``
@@ -178,7 +178,8 @@ class MarkovEngine(QueryLawsEngine):
     :class:`~bdpsim.models.engines.HasNoiseLaw`, :class:`~bdpsim.models.engines.HasWindowSearch`,
     :class:`~bdpsim.models.engines.HasProfile`, :class:`~bdpsim.models.engines.HasProfileSearch`,
     :class:`~bdpsim.models.engines.HasQueryLaws`, :class:`~bdpsim.models.engines.HasSearchCost`
-    (the window scan's estimate), :class:`~bdpsim.models.engines.HasSearchOptions` (the window
+    (the window scan's estimate), :class:`~bdpsim.models.engines.HasScanRows` (its law pairs by
+    window size), :class:`~bdpsim.models.engines.HasSearchOptions` (the window
     truncation, :data:`WINDOW_OPTIONS`).
     """
 
@@ -205,6 +206,11 @@ class MarkovEngine(QueryLawsEngine):
     def search_cost(self, min_known: int) -> SearchCost:
         """The window scan's up-front estimate (:func:`~bdpsim.models.markov.window.scan_cost`)."""
         return SearchCost(*scan_cost(self.model, self.values, min_known=min_known, **self.search_options))
+
+    def scan_rows(self, min_known: int) -> np.ndarray:
+        """The law pairs the window scan scores, by unknown records per window
+        (:func:`~bdpsim.models.markov.window.window_rows`)."""
+        return window_rows(self.model, min_known=min_known, **self.search_options)
 
     def with_noise(self, noise) -> MarkovEngine:
         new = super().with_noise(noise)

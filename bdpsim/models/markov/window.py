@@ -291,6 +291,29 @@ def scan_cost(
     return seconds, f"window scan over {s} states, <= {lmax} unknowns per side"
 
 
+def window_rows(
+    model: MarkovChainModel,
+    *,
+    min_known: int = 0,
+    targets: Sequence[int] | None = None,
+    window_limit: int | str | None = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> np.ndarray:
+    """``rows[m]``: how many law pairs the window scan hands its score (:func:`window_cells`) whose
+    windows hold ``m = L + R`` unknown records beside the target — per target pair ``(x, x')``
+    every feasible cell (:func:`~bdpsim.kernels.chains.window_scan.feasible_cells`), before the
+    pairs of probability zero are dropped (an upper end). What a score's cost grows with, known
+    before any law is built."""
+    _, T, lim = validated_search(model, 1.0, int(min_known), targets, window_limit, tolerance)
+    n, s = model.n, model.states
+    lmax = n - 1 if lim is None else lim
+    ok = wk.feasible_cells(n, lmax, cast(np.ndarray, wk.support(model)), T, int(min_known))
+    per = ok.sum(axis=(2, 3))
+    L, R = np.indices(per.shape)
+    cells = np.bincount((L + R).ravel(), weights=per.ravel(), minlength=2 * lmax + 1)
+    return cells.astype(np.int64) * (s * (s - 1) // 2)
+
+
 def window_cells(
     model: MarkovChainModel,
     values: np.ndarray,
