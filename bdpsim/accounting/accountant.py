@@ -44,7 +44,7 @@ from .asks import Derived, check_alpha, check_delta, check_epsilon, check_fpr
 from .boxes import BoxDelta, boxes_reach, three_state_search_cost
 from .pairs import CONFIDENCE, Components, JointPair, ReleasePlan, box_scale, components, plan
 from .releases import HistogramRelease, Release, as_releases, flatten
-from .several import check_sweep_cost, sweep_cost, window_sweep
+from .several import SweepCost, check_sweep_cost, sweep_cost, window_sweep
 from .sweep import (
     LOWER_DRAWS,
     LOWER_SHARE,
@@ -976,26 +976,38 @@ def _fall_back_from_boxes(acc: Account) -> None:
         acc._plan = replace(acc.plan, boxes=False)
 
 
-def _check_sweep_cost(acc: Account, states: int) -> None:
-    """Refuse before any work a list reading several queries whose window sweep over every adversary
-    of a chain is too large (:func:`~bdpsim.accounting.several.check_sweep_cost`: the pairs the
-    search will score, counted by the engine, their atoms, draws, releases and laws' cells)."""
+def sweep_cost_of(acc: Account) -> SweepCost | None:
+    """The estimated cost of one ``delta(eps)`` of a list reading several queries, swept over every
+    adversary of a chain (:func:`~bdpsim.accounting.several.sweep_cost`: the pairs the search will
+    score, counted by the engine, their atoms, draws, releases and laws' cells); ``None`` where no
+    such sweep runs or it is not counted (a network's region search)."""
     several = len({c for c, _ in acc.plan.reduced}) > 1
     if acc.adversary is not None or acc.plan.method != "monte carlo" or not several:
-        return
+        return None
     if not acc._sweeps_every():
-        return
+        return None
     engine = acc._sweep_engine()
     if not isinstance(engine, HasScanRows):  # a network's region search: not counted here
-        return
+        return None
+    return sweep_cost(acc.plan, acc.comps, engine.scan_rows(acc.sizes[0]), int(acc.model.n))
+
+
+def releases_named(acc: Account) -> str:
+    """The releases of ``acc`` in one phrase (the first two labels), for a refusal."""
     labels = [r.label for r in acc.releases]
-    what = (
+    return (
         f"release {labels[0]!r}"
         if len(labels) == 1
         else f"{len(labels)} releases ({'; '.join(labels[:2])}{', ...' if len(labels) > 2 else ''})"
     )
-    cost = sweep_cost(acc.plan, acc.comps, engine.scan_rows(acc.sizes[0]), int(acc.model.n))
-    check_sweep_cost(cost, what, int(acc.model.n), states)
+
+
+def _check_sweep_cost(acc: Account, states: int) -> None:
+    """Refuse before any work a list reading several queries whose window sweep over every adversary
+    of a chain is too large (:func:`sweep_cost_of`, :func:`~bdpsim.accounting.several.check_sweep_cost`)."""
+    cost = sweep_cost_of(acc)
+    if cost is not None:
+        check_sweep_cost(cost, releases_named(acc), int(acc.model.n), states)
 
 
 def _check_histograms(acc: Account, states: int) -> None:

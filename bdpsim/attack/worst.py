@@ -700,6 +700,15 @@ def _histogram_risk(model, mechanism, adversary, sizes, fpr, bdpl: bool, progres
 
 #: draws of the Monte Carlo adversary's own trade-off curve (:func:`_drawn_histogram_risk`)
 CURVE_DRAWS = 200_000
+#: the Monte Carlo attack of a list reading several queries (the histogram of three or more states)
+#: over every adversary costs about this many times the estimate of one ``delta(eps)`` of its
+#: sweep (:func:`bdpsim.accounting.accountant.sweep_cost_of`): the advantage, then the profile at
+#: many ``eps`` and the best windows' lower ends. Measured: three states, n = 9, advantage and three
+#: TPRs with the BDPL, 106 s of CPU against 21 s estimated (one delta(eps): 29 s)
+ATTACK_SWEEPS = 5.0
+#: the most estimated seconds of that attack before it is refused up front (about 10 minutes:
+#: three states up to about n = 15; the accountant itself takes up to 300 s per delta(eps))
+MAX_ATTACK_SECONDS = 600.0
 #: the stream of those draws, beside the account's seed
 CURVE_TAG = 11
 
@@ -717,9 +726,20 @@ def _drawn_histogram_risk(
     :func:`bdpsim.exact_bdpl`), or past that engine's reach the upper end of the accountant's
     certified bracket. Those BDPLs cap every interval (:class:`_Accounted`). ``progress(done,
     total)`` after the advantage and after each TPR."""
+    from ..accounting.accountant import releases_named, sweep_cost_of
     from ..accounting.pairs import CONFIDENCE
+    from ..core.shown import duration
     from ..estimators.supremum import exact_bdpl
 
+    cost = sweep_cost_of(acc)
+    if cost is not None and ATTACK_SWEEPS * cost.seconds > MAX_ATTACK_SECONDS:
+        raise NotAvailable(
+            f"{releases_named(acc)}: the Monte Carlo attack over every adversary of n = {model.n} "
+            f"records ({mechanism.histogram_cells()} states) needs about "
+            f"{duration(ATTACK_SWEEPS * cost.seconds)} ({ATTACK_SWEEPS:g} window sweeps of about "
+            f"{duration(cost.seconds)} each; limit {duration(MAX_ATTACK_SECONDS)}); use fewer records, "
+            "give adversary= (one adversary), or bdpsim account CONFIG (one delta(eps) at a time)"
+        )
     total = 1 + len(alphas)
     if progress is not None:
         progress(0, total)

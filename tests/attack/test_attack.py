@@ -790,3 +790,23 @@ def test_past_the_exact_search_the_monte_carlo_attack_caps_by_the_accountant_s_b
     risk = bdpsim.attack_risk(HIST_CHAIN, mech, fpr=(0.05,), bdpl=True)
     assert (risk.kind, risk.bdpl_kind) == ("Monte Carlo", "certified bracket")
     assert risk.bdpl_max >= exact and risk.worst_advantage.upper <= math.tanh(risk.bdpl_max / 2)
+
+
+def test_a_too_long_monte_carlo_attack_is_refused_up_front_with_its_cost(monkeypatch):
+    """The Monte Carlo attack of the histogram of three states over every adversary costs several
+    window sweeps: estimated before any work (ATTACK_SWEEPS times the accountant's estimate of one
+    delta(eps)) and refused above MAX_ATTACK_SECONDS in one line naming the release, the records,
+    the time and what to do (here the limit lowered to 1 s; CPU of the refusal well under a second)."""
+    import time
+
+    import bdpsim
+    import bdpsim.attack.worst as W
+
+    monkeypatch.setattr(W, "MAX_ATTACK_SECONDS", 1.0)
+    model = MarkovChainModel([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]], n=9)
+    t = time.process_time()
+    with pytest.raises(
+        NotAvailable, match=r"^release 'histogram \+ laplace.*n = 9 records \(3 states\)"
+    ) as err:
+        bdpsim.attack_risk(model, bdpsim.HistogramMechanism(1.0, 3))
+    assert time.process_time() - t < 1.0 and "\n" not in str(err.value) and "adversary=" in str(err.value)
