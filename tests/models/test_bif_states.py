@@ -284,7 +284,9 @@ def _named_count_config(tmp_path):
     return path, text.splitlines().index('counted_states = ["yes"]  # Rain, Umbrella') + 1
 
 
-UNCOUNTED = "mechanism.counted_states: 2 of 4 records have a counted state; not counted (no such state): Wind, Cloud"
+UNCOUNTED = (
+    "mechanism.counted_states: 2 of 4 records have a counted state; not counted (no such state): Wind, Cloud"
+)
 
 
 def test_the_uncounted_records_warning_of_a_config_points_at_its_key(tmp_path):
@@ -303,7 +305,9 @@ def test_validate_shows_the_uncounted_records_warning_once_at_the_key(tmp_path, 
     path, line = _named_count_config(tmp_path)
     p = bdpsim_cli("validate", path)
     assert p.returncode == 0 and "valid, 2 configuration points" in p.stdout
-    assert p.stderr == f'{path}:{line}: UserWarning: {UNCOUNTED}\n  counted_states = ["yes"]  # Rain, Umbrella\n'
+    assert (
+        p.stderr == f'{path}:{line}: UserWarning: {UNCOUNTED}\n  counted_states = ["yes"]  # Rain, Umbrella\n'
+    )
 
 
 def test_the_uncounted_records_warning_of_a_library_call_points_at_the_caller():
