@@ -33,9 +33,9 @@ CONFIG_FILE: contextvars.ContextVar[str | None] = contextvars.ContextVar("bdpsim
 #: the top directory of the package: frames below it are bdpsim's own
 _HERE = str(Path(__file__).resolve().parents[1]) + os.sep
 
-#: the registry of the warnings located in config files: each shown once per process (per
-#: key line and text) under the default filter, as ``warnings.warn`` shows each of its locations
-_WARNED: dict = {}
+#: the registries of the warnings located in config files, one per file (as Python keeps one per
+#: module): each warning shown once per process, file, line and text under the default filter
+_WARNED: dict[str, dict] = {}
 
 
 @contextmanager
@@ -84,7 +84,7 @@ def warn_user(message: str, key: str | None = None, category: type[Warning] = Us
     source = CONFIG_FILE.get()
     if source is not None and key:
         line = key_line(source, key.rsplit(".", 1)[-1])
-        warnings.warn_explicit(message, category, source, line, registry=_WARNED)
+        warnings.warn_explicit(message, category, source, line, registry=_WARNED.setdefault(source, {}))
     else:
         warnings.warn(message, category, stacklevel=outside_bdpsim(sys._getframe(1)) + 1)
 

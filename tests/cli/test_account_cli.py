@@ -335,7 +335,8 @@ def test_a_release_counting_a_network_state_name_warns_at_its_key(tmp_path, bdps
 
     text = (
         f'[model]\nkind = "bayesnet"\nbif = "{TEST_DATA / "weather.bif"}"\n\n'
-        '[[release]]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["high", "overcast"]\n\n[account]\nepsilon = [1.0]\n'
+        '[[release]]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["high", "overcast"]\n\n'
+        "[account]\nepsilon = [1.0]\n"
     )
     path = tmp_path / "named.toml"
     path.write_text(text)
