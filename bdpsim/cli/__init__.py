@@ -7,7 +7,8 @@ One module per subcommand (``bdpsim/cli/<name>.py``: ``run``, ``validate``, ``pl
 help layout, the shared options) and :mod:`bdpsim.cli.chain` (the Markov-chain flags).
 
 Bad input (config or argument) prints one line ``bdpsim: error: FIELD = VALUE: RULE`` on stderr
-and exits with code 2, without a traceback and without writing results.
+and exits with code 2, without a traceback and without writing results; so does a warning that the
+interpreter's filters make an error (``python -W error``, ``PYTHONWARNINGS=error``).
 """
 
 from __future__ import annotations
@@ -97,6 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except ParameterError as exc:  # a kernel's input error no config layer named: one line all the same
         print(f"bdpsim: error: {exc}", file=sys.stderr)
+        return 2
+    except Warning as exc:  # a warning the user's filters make an error (python -W error, PYTHONWARNINGS)
+        text = " ".join(str(exc).splitlines())
+        print(
+            f"bdpsim: error: {text} (a {type(exc).__name__} made an error by -W or PYTHONWARNINGS)",
+            file=sys.stderr,
+        )
         return 2
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()

@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from .base import subcommand
+from .base import quietly, subcommand
 
 EPILOG = """examples:
   bdpsim account account_smart_meter
@@ -75,7 +75,7 @@ def command(a) -> int:
         from ..figures.accounting import check_plot_path
 
         check_plot_path(a.plot)
-    cfg = load_account_config(a.config)
+    cfg = quietly(load_account_config, a.config)  # its warnings after it, as run's
     acc = account(cfg.model, list(cfg.releases), sizes=cfg.sizes, targets=cfg.targets, seed=cfg.seed)
     asked = eps is not None or dls is not None or als is not None  # the flags replace [account]'s asks
     rep = account_report(

@@ -219,11 +219,12 @@ def config_path(a) -> Path:
 
 def quietly(fn, *args):
     """Call ``fn``; warnings it raises are shown only after it succeeded (never before an error),
-    each once (every point of a sweep would repeat a config's)."""
+    each once (every point of a sweep would repeat a config's). The interpreter's warning filters
+    decide as everywhere (``-W``, ``PYTHONWARNINGS``): an ignored warning is not shown, and one they
+    make an error is raised (the command's one-line error, :func:`bdpsim.cli.main`)."""
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings(record=True) as caught:  # the filters as they are: only the showing waits
         result = fn(*args)
     shown = set()
     for w in caught:

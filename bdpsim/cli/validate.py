@@ -37,7 +37,7 @@ def command(a) -> int:
     from ..pipeline.account_config import describe_account, is_account_config, load_account_config
 
     if is_account_config(load_toml(path)):
-        print("\n".join(describe_account(load_account_config(path), str(path))))
+        print("\n".join(describe_account(quietly(load_account_config, path), str(path))))
         return 0
     if is_utility_config(load_toml(path)):
         from ..utility.experiment import describe_utility, load_utility

@@ -38,7 +38,8 @@ LAYERS: tuple[Layer, ...] = (
                 "`core/errors.py`, `core/schema.py` (config keys: type, default, rule, doc), "
                 "`core/registry.py` (one `Registry` for every plug-in type, checked against its "
                 "Protocol), `core/columns.py`, `core/bundled.py`, `core/layers.py` (this table), "
-                "`core/moved.py` (old import paths, one release)",
+                "`core/moved.py` (old import paths, one release), `core/warn.py` (warnings located "
+                "at the config key that causes them, or at the caller)",
             ),
         ),
         "the words every layer speaks",

@@ -22,13 +22,13 @@ from __future__ import annotations
 import inspect
 import signal
 import sys
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import Any
 
 from .schema import Key
+from .warn import warn_user
 
 #: the entry-point group of plug-in modules (``[project.entry-points."bdpsim.plugins"]`` in a
 #: plug-in's ``pyproject.toml``: ``copies = "mypackage.copies"``)
@@ -218,7 +218,7 @@ def load_plugins() -> list[str]:
                 done.append(ep.name)
                 continue
         _skipped[ep.name] = f"{ep.name} ({ep.value}): {why}"
-        warnings.warn(f"plug-in {_skipped[ep.name]}; skipped", UserWarning, stacklevel=2)
+        warn_user(f"plug-in {_skipped[ep.name]}; skipped")  # at the first caller outside bdpsim
     return done
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ..core.errors import ConfigError
+from ..core.warn import warn_user
 from ..queries import CountQuery, discrete_query
 
 
@@ -61,9 +62,7 @@ def count_query(values, model: Any = None, field: str = "mechanism.counted_state
         return query
     codes = model.count_codes(list(values), field)
     if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
-        import warnings
-
-        warnings.warn(note, stacklevel=3)
+        warn_user(note, field)  # at the config's key, or at the caller outside bdpsim
     return codes.query(cast(Any, model).record_states)
 
 

@@ -45,6 +45,7 @@ from typing import Any
 
 from ..accounting.releases import LocalRelease, as_release
 from ..core.errors import ConfigError, check, naming
+from ..core.warn import config_file
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms import MECHANISM_KINDS
 from ..mechanisms.protocols import ReleasesEveryRecord
@@ -216,7 +217,15 @@ def run_config_as_account(raw: dict) -> dict:
 
 
 def parse_account_config(raw: dict, source: str = "", limits: Limits | None = None) -> AccountConfig:
-    """Validate a parsed accountant config (module docstring); ``ConfigError`` naming the field."""
+    """Validate a parsed accountant config (module docstring); ``ConfigError`` naming the field. A
+    warning one of its keys causes is located at that key's line of the file ``source``
+    (:func:`~bdpsim.core.warn.warn_user`)."""
+    with config_file(source):
+        return _parse_account_config(raw, source, limits)
+
+
+def _parse_account_config(raw: dict, source: str, limits: Limits | None) -> AccountConfig:
+    """:func:`parse_account_config` once its warnings' location is set."""
     check(isinstance(raw, dict), "config", source, "must be a TOML document")
     given, raw = raw, run_config_as_account(raw)
     for k in raw:

@@ -16,13 +16,9 @@ import hashlib
 import itertools
 import json
 import math
-import re
-import sys
 import tomllib
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import FrameType
 from typing import Any, cast
 
 import numpy as np
@@ -36,6 +32,7 @@ from ..core.errors import ConfigError, NotAvailable, check, naming
 from ..core.files import CONFIG_DIR, LIMITS, FileRefused, read_text
 from ..core.registry import load_plugins, skipped_note
 from ..core.schema import MAX_SWEEP, REQUIRED, Key, resolve_table
+from ..core.warn import config_file, warn_user
 from ..estimators import ESTIMATORS
 from ..estimators.base import FinishContext
 from ..mechanisms import MECHANISM_KINDS, Mechanism
@@ -402,7 +399,8 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     source : str, optional
         Where it came from, for messages. A config file's path: the relative paths in it
         (``model.bif``, ``mechanism.noise_table``, a python mechanism's module) name files beside
-        it (:data:`~bdpsim.core.files.CONFIG_DIR`), wherever the process runs.
+        it (:data:`~bdpsim.core.files.CONFIG_DIR`), wherever the process runs; a warning one of its
+        keys causes is located at that key's line (:func:`~bdpsim.core.warn.warn_user`).
     limits : Limits, optional
         Refuse models whose construction alone exceeds them (default :class:`~bdpsim.pipeline.cost.Limits`).
 
@@ -418,6 +416,12 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
             return parse_config(raw, source, limits)
         finally:
             CONFIG_DIR.reset(token)
+    with config_file(source):  # the warnings its keys cause: located at their lines
+        return _parse_config(raw, source, limits)
+
+
+def _parse_config(raw: dict, source: str, limits: Limits | None) -> ExperimentConfig:
+    """:func:`parse_config` once its file's directory and warnings' location are set."""
     limits = limits or Limits()
     load_plugins()  # kinds of installed plug-in packages (entry points bdpsim.plugins), once
     check(isinstance(raw, dict), "config", raw, "must be a TOML document")
@@ -460,49 +464,16 @@ def parse_config(raw: dict, source: str = "", limits: Limits | None = None) -> E
     return ExperimentConfig(raw, tuple(points), title, source)
 
 
-def _key_line(source: str, key: str) -> int:
-    """The first line of the config file ``source`` that sets ``key`` (``key = ...``, also in an
-    inline table or a dotted key), 1 when none is found or the file cannot be read."""
-    setting = re.compile(rf"(?:^|[\s{{,.]){re.escape(key)}\s*=")
-    try:
-        text = read_text(source, LIMITS["toml"])
-    except (OSError, FileRefused):
-        return 1
-    for i, line in enumerate(text.splitlines(), 1):
-        if setting.search(line.split("#", 1)[0]):
-            return i
-    return 1
-
-
-def _outside_bdpsim() -> int:
-    """The ``stacklevel`` of the first caller outside the package, for ``warnings.warn`` called
-    by this function's caller."""
-    here = str(Path(__file__).resolve().parents[1])
-    frame: FrameType | None = sys._getframe(2)
-    level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(here):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def _warn_unread(points: list[ExperimentPoint], source: str) -> None:
     """Warn, once per key and value, about the ``[run]`` keys the config set that no estimator
     reads (:attr:`RunSettings.unread <bdpsim.pipeline.settings.RunSettings.unread>`: ``bootstrap``,
     accepted for old configs). The warning names the config and the key, and is located at the
-    key's line of the config file (a config given as a dict: the first caller outside bdpsim)."""
+    key's line of the config file (a config given as a dict: the first caller outside bdpsim;
+    :func:`~bdpsim.core.warn.warn_user`)."""
     unread = dict.fromkeys((k, p.settings.as_dict()[k]) for p in points for k in p.settings.unread)
     for k, v in unread:
         where = f"{source}: " if source else ""
-        message = f"{where}[run] {k} = {v!r} is read by no estimator of this run (ignored); remove it"
-        if source and Path(source).is_file():
-            warnings.warn_explicit(message, UserWarning, source, _key_line(source, k), registry=_WARNED)
-        else:
-            warnings.warn(message, UserWarning, stacklevel=_outside_bdpsim())
-
-
-#: the registry of :func:`_warn_unread`'s warnings located in config files: each shown once per
-#: process under the default filter, as ``warnings.warn`` shows each of its locations
-_WARNED: dict = {}
+        warn_user(f"{where}[run] {k} = {v!r} is read by no estimator of this run (ignored); remove it", k)
 
 
 def load_toml(path: str | Path) -> dict:

@@ -355,3 +355,28 @@ def test_a_too_large_several_query_sweep_is_one_line_exit_2(tmp_path, capsys):
     assert "days per delta(eps) (limit 300 s): 2e+14 draw x atom x release products" in err
     assert "give adversary=" in err and "estimator = 'audit'" in err
     assert not png.exists()
+
+
+def test_a_release_counting_a_network_state_name_warns_at_its_key(tmp_path, bdpsim_cli):
+    """The records a count of a network's state names leaves out: warned at the release's
+    ``counted_states`` line, after the report (``validate`` and ``account``); ``-W error``: the
+    one-line error."""
+    pytest.importorskip("pgmpy")
+    from ..conftest import TEST_DATA
+
+    text = (
+        f'[model]\nkind = "bayesnet"\nbif = "{TEST_DATA / "weather.bif"}"\n\n'
+        '[[release]]\nkind = "count"\nepsilon = 1.0\ncounted_states = ["high", "overcast"]\n\n'
+        "[account]\nepsilon = [1.0]\n"
+    )
+    path = tmp_path / "named.toml"
+    path.write_text(text)
+    said = "2 of 4 records have a counted state; not counted (no such state): Rain, Umbrella"
+    for cmd in ("validate", "account"):
+        p = bdpsim_cli(cmd, path)
+        assert p.returncode == 0 and p.stdout and p.stderr.count(said) == 1, p
+        assert p.stderr.startswith(f"{path}:8: UserWarning: ") and p.stderr.endswith(
+            f"{said}\n  {text.splitlines()[7]}\n"
+        )
+    p = bdpsim_cli("account", path, errors=(UserWarning,))
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1 and said in p.stderr

@@ -154,3 +154,60 @@ def test_warnings_never_precede_the_error(capsys):
     with pytest.raises(ConfigError):
         _quietly(warns_then_fails)
     assert capsys.readouterr().err == ""
+
+
+#: a config that warns: its ``[run] bootstrap`` (line 4) is read by no estimator
+WARNS = (
+    "[run]\nadversaries = 4\nsamples = 1000\nbootstrap = 200\n"
+    '[model]\nkind = "markov"\nn = 4\ngamma = [2.0, 3.0]\n[mechanism]\nkind = "count"\nepsilon = 1.0\n'
+)
+
+
+def _said(cfg) -> str:
+    return f"{cfg}: [run] bootstrap = 200 is read by no estimator of this run (ignored); remove it"
+
+
+def test_a_config_warning_is_shown_once_after_success_at_the_config_line(tmp_path, bdpsim_cli):
+    """Python's default filters: the warning of a two-point sweep once, after the points, at the
+    config's line."""
+    cfg = write_toml(tmp_path / "w.toml", WARNS)
+    p = bdpsim_cli("validate", cfg)
+    assert p.returncode == 0 and "valid, 2 configuration points" in p.stdout
+    assert p.stderr.count(_said(cfg)) == 1 and p.stderr.startswith(f"{cfg}:4: UserWarning: {_said(cfg)}")
+
+
+def test_a_warning_the_filters_make_an_error_is_the_one_line_error(tmp_path, bdpsim_cli):
+    """``-W error`` (here ``-W error::UserWarning``): the config's warning is the command's one-line
+    error naming it, exit code 2, no traceback; ``run`` writes nothing."""
+    cfg = write_toml(tmp_path / "w.toml", WARNS)
+    p = bdpsim_cli("validate", cfg, errors=(UserWarning,))
+    one_line(p, f"bdpsim: error: {_said(cfg)} (a UserWarning made an error by -W or PYTHONWARNINGS)")
+    assert p.stdout == ""
+    out = tmp_path / "out"
+    p = bdpsim_cli("run", cfg, "--out", out, "--quiet", errors=(UserWarning,))
+    one_line(p, _said(cfg))
+    assert p.stdout == "" and not out.exists() and sorted(tmp_path.iterdir()) == [cfg]
+
+
+def test_ignored_warnings_are_not_shown(tmp_path, capsys):
+    """``-W ignore``: the command succeeds and says nothing on stderr."""
+    import warnings
+
+    from bdpsim.cli import main
+
+    cfg = write_toml(tmp_path / "w.toml", WARNS)
+    with warnings.catch_warnings(record=True) as shown:  # what Python would print
+        warnings.simplefilter("ignore")
+        assert main(["validate", str(cfg)]) == 0
+    cap = capsys.readouterr()
+    assert "valid, 2 configuration points" in cap.out and cap.err == "" and shown == []
+
+
+def test_python_W_error_makes_a_config_warning_the_one_line_error(tmp_path, cli_env):
+    """End to end, as a user types it: ``python -W error -m bdpsim validate CONFIG``."""
+    cfg = write_toml(tmp_path / "w.toml", WARNS)
+    p = subprocess.run(
+        [PY, "-W", "error", "-m", "bdpsim", "validate", str(cfg)], capture_output=True, text=True, env=cli_env
+    )
+    one_line(p, f"bdpsim: error: {_said(cfg)} (a UserWarning made an error by -W or PYTHONWARNINGS)")
+    assert p.stdout == ""

@@ -126,6 +126,15 @@ def test_a_broken_plugin_is_skipped_with_one_warning_naming_it(installed):
     assert _load() == []
 
 
+def test_the_skipped_plugin_warning_points_at_the_caller_outside_bdpsim(installed):
+    """Its location is the user's call (here: this file's ``parse_config``), not a line of bdpsim
+    (it was ``bdpsim/pipeline/config.py``, the caller of the scan)."""
+    installed(broken="hp_broken")
+    with pytest.warns(UserWarning, match="plug-in broken") as caught:
+        parse_config(CONFIG)
+    assert [w.filename for w in caught] == [__file__]
+
+
 def test_a_kind_of_a_skipped_plugin_is_refused_naming_the_plugin(installed):
     installed(copies="hp_broken")
     _load()

@@ -269,3 +269,55 @@ def test_all_adversary_search_of_a_named_count_equals_brute_force():
                         if min(law.sum() for law in laws) > 0:
                             best = max(best, _laplace_bdpl(*(law / law.sum() for law in laws)))
     assert got == pytest.approx(best, abs=1e-9)
+
+
+# ------------------------------------------------------- where the uncounted-records warning points
+def _named_count_config(tmp_path):
+    """The config file of :data:`NAMED_COUNT` and the line of its ``counted_states`` key."""
+    text = (
+        "[run]\nadversaries = 2\nsamples = 1000\nseed = 1\n"
+        f'[model]\nkind = "bayesnet"\nbif = "{BIF}"\n'
+        '[mechanism]\nkind = "count"\nepsilon = [1.0, 2.0]\ncounted_states = ["yes"]  # Rain, Umbrella\n'
+    )
+    path = tmp_path / "named.toml"
+    path.write_text(text)
+    return path, text.splitlines().index('counted_states = ["yes"]  # Rain, Umbrella') + 1
+
+
+UNCOUNTED = (
+    "mechanism.counted_states: 2 of 4 records have a counted state; not counted (no such state): Wind, Cloud"
+)
+
+
+def test_the_uncounted_records_warning_of_a_config_points_at_its_key(tmp_path):
+    """Read from a config file, the warning is located at the config's ``counted_states`` line (as the
+    ``bootstrap`` warning), not inside bdpsim: Python's warning line shows the user's key."""
+    from bdpsim.pipeline.config import load_config
+
+    path, line = _named_count_config(tmp_path)
+    with pytest.warns(UserWarning) as caught:
+        assert len(load_config(path).points) == 2
+    assert {(str(w.message), w.filename, w.lineno) for w in caught} == {(UNCOUNTED, str(path), line)}
+
+
+def test_validate_shows_the_uncounted_records_warning_once_at_the_key(tmp_path, bdpsim_cli):
+    """``bdpsim validate``: Python's line names the config and its key's line, once for the sweep."""
+    path, line = _named_count_config(tmp_path)
+    p = bdpsim_cli("validate", path)
+    assert p.returncode == 0 and "valid, 2 configuration points" in p.stdout
+    assert (
+        p.stderr == f'{path}:{line}: UserWarning: {UNCOUNTED}\n  counted_states = ["yes"]  # Rain, Umbrella\n'
+    )
+
+
+def test_the_uncounted_records_warning_of_a_library_call_points_at_the_caller():
+    """Called from Python (no config file: a config given as a dict, ``LaplaceCount(model=...)``,
+    ``bdpsim.calibrate``), the warning is located at the caller's line: this file."""
+    import bdpsim
+
+    with pytest.warns(UserWarning) as caught:
+        _config(["yes"])
+        bdpsim.LaplaceCount(1.0, ["yes"], model=_model())
+        bdpsim.calibrate(_model(), 0.9, counted_states=["yes"])
+    assert [w.filename for w in caught] == [__file__] * 3
+    assert UNCOUNTED in str(caught[0].message) and str(caught[1].message).endswith(UNCOUNTED[25:])
