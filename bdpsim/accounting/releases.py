@@ -35,12 +35,18 @@ SYMMETRIC_NOISE = (LaplaceNoise, GaussianNoise, GeometricNoise)
 
 def _described(query: Any) -> tuple[str, str]:
     """The mechanism kind of a release's query (``count``, or ``sum`` for a state sum and the sum)
-    and how reports name it (``count of 1``, ``sum of state values 0,1,3``, ``sum``)."""
+    and how reports name it (``count of 1``, ``per-record count of 1``, ``sum of state values
+    0,1,3``, ``sum``)."""
     if isinstance(query, CountQuery):
-        return "count", "count of " + ",".join(map(str, query.counted_states))
+        # a count whose counted indices differ by record (a state name at different indices)
+        per = "per-record " if getattr(query, "per_record", ()) else ""
+        return "count", per + "count of " + ",".join(map(str, query.counted_states))
     if isinstance(query, SumQuery):
         return "sum", "sum"
-    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in query.state_values)
+    values = getattr(query, "state_values", None)
+    if values is None:  # an additive query of its own (e.g. values per record and state)
+        return "sum", f"sum of {type(query).__name__}"
+    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in values)
 
 
 @dataclass(frozen=True)
