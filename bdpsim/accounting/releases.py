@@ -38,15 +38,10 @@ def _described(query: Any) -> tuple[str, str]:
     and how reports name it (``count of 1``, ``per-record count of 1``, ``sum of state values
     0,1,3``, ``sum``)."""
     if isinstance(query, CountQuery):
-        # a count whose counted indices differ by record (a state name at different indices)
-        per = "per-record " if getattr(query, "per_record", ()) else ""
-        return "count", per + "count of " + ",".join(map(str, query.counted_states))
+        return "count", query.label
     if isinstance(query, SumQuery):
         return "sum", "sum"
-    values = getattr(query, "state_values", None)
-    if values is None:  # an additive query of its own (e.g. values per record and state)
-        return "sum", f"sum of {type(query).__name__}"
-    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in values)
+    return "sum", query.label
 
 
 @dataclass(frozen=True)
