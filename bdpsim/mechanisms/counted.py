@@ -12,7 +12,6 @@ from typing import Any, cast
 from ..core.errors import ConfigError
 from ..queries import CountQuery, discrete_query
 
-
 #: the config table a mechanism's counted states are read from (``mechanism``; an accountant
 #: config's ``release[j]``): the field a count's errors and its note name (:func:`count_query`)
 TABLE: ContextVar[str] = ContextVar("counted_states_table", default="mechanism")
