@@ -887,7 +887,9 @@ def account(
     ----------
     model : DataModel
         A Markov chain, a Bayesian network or random field (discrete records: releases of counts,
-        sums of state values, histograms), or Gaussian records (releases of the sum with Gaussian
+        sums of state values, histograms; on a network or random field also per-record queries,
+        whose ``per_state`` is an ``(n, states)`` table: a count of a state name at different
+        indices on different nodes), or Gaussian records (releases of the sum with Gaussian
         noise: closed form).
     releases : list
         :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
