@@ -992,9 +992,9 @@ def _values(model, release: Release, states: int) -> np.ndarray:
         raise NotAvailable(
             f"release {release.label!r}: its query's values differ by record (an (n, states) table), "
             f"which the exact laws of a {type(model).__name__} do not take; give the model as a "
-            "Bayesian network (kind = 'bayesnet') or a random field"
+            "Bayesian network (kind = 'bayesnet'; a chain: BayesNetModel.from_markov) or a random field"
         )
-    if not (f.ndim == 1 or (f.ndim == 2 and f.shape[0] == model.n)):
+    if f.shape not in ((states,), (model.n, states)):
         raise NotAvailable(
             f"release {release.label!r}: its query's per_state values have shape {f.shape}; "
             f"need one per state ({states},) or one per record and state ({model.n}, {states})"

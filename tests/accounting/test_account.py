@@ -1327,6 +1327,18 @@ def test_a_per_record_query_on_a_chain_is_refused_naming_the_release():
         account(CHAIN2, [rel])
 
 
+def test_a_per_record_table_of_the_wrong_shape_is_refused_naming_the_release():
+    """A table of 3 rows on a random field of 4 records: one line naming the release and the shapes
+    the accountant takes (not an error deep in the model's laws)."""
+    from bdpsim.models.mrf import MRFModel
+
+    from ..models.test_networks import MRFS
+
+    rel = Release(RecordValues(((0, 1, 0, 0),) * 3), LaplaceNoise(1.0))
+    with pytest.raises(NotAvailable, match=r"release 'sum of RecordValues .*shape \(3, 4\).*\(4, 4\)"):
+        account(MRFModel(**MRFS[2]), [rel])
+
+
 def test_a_monte_carlo_list_with_known_set_sizes_the_search_does_not_take_is_refused():
     """Two Laplace counts of two scales (Monte Carlo) over every adversary with sizes = [1]: one line
     naming the releases and what to give (was: ValueError ('proxy', 0.5) and, for the BDPL, 'needs a
