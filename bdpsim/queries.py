@@ -32,6 +32,11 @@ class AdditiveQuery:
     def per_state(self, states: int) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    @property
+    def label(self) -> str:
+        """How reports name the query (``count of 1``, ``sum of state values 0,1,3``)."""
+        return f"sum of {type(self).__name__}"
+
     def check_states(self, states: int) -> None:
         """Raise :class:`~bdpsim.core.errors.ConfigError` unless the query fits ``states`` states."""
         self.per_state(states)
@@ -154,6 +159,10 @@ class CountQuery(AdditiveQuery):
     def __call__(self, data: np.ndarray) -> np.ndarray:
         return np.isin(data, self.counted_states).sum(axis=1).astype(float)
 
+    @property
+    def label(self) -> str:
+        return "count of " + ",".join(map(str, self.counted_states))
+
     def per_state(self, states: int) -> np.ndarray:
         check_counted(self.counted_states, states)
         f = np.zeros(states)
@@ -184,6 +193,10 @@ class StateSumQuery(AdditiveQuery):
     @property
     def sensitivity(self) -> float:
         return max(self.state_values) - min(self.state_values)
+
+    @property
+    def label(self) -> str:
+        return "sum of state values " + ",".join(f"{v:g}" for v in self.state_values)
 
     def __call__(self, data: np.ndarray) -> np.ndarray:
         return np.asarray(self.state_values)[np.asarray(data, dtype=np.int64)].sum(axis=1)

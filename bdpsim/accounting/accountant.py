@@ -194,9 +194,13 @@ class Account(Derived):
                 if self.plan.method == "boxes" and what[0] == "delta" and top == 1
                 else S.row_score(what, self.plan, self.comps, self.seed)
             )
-            model = self.model
-            if (_is_chain(model) or _is_network(model)) and is_upward_closed(self.sizes, model.n):
+            if self._sweeps_every():
                 out = S.engine_search(self.engine, score, self.sizes[0], top)
+            elif what[0] == "proxy":  # a Monte Carlo list: no exact number to score each adversary by
+                raise NotAvailable(
+                    f"releases {self._labels()}: a Monte Carlo list over every adversary is "
+                    f"{self._no_sweep()}"
+                )
             else:
                 out = (self._exhaustive(what, top), 0.0)
         self._cache[key] = out
@@ -218,10 +222,10 @@ class Account(Derived):
                     for x, xp in itertools.combinations(range(s), 2):
                         adv = Adversary(i, tuple(K), tuple(xk), x, xp)
                         try:
-                            v = _number(self.pair(adv), what).upper
-                        except NotAvailable:
+                            pair = self.pair(adv)
+                        except NotAvailable:  # a conditioning event of probability zero
                             continue
-                        rows.append(S.Candidate(adv, v))
+                        rows.append(S.Candidate(adv, _number(pair, what).upper))
         rows.sort(key=lambda c: -c.score)
         return rows[:top]
 
@@ -241,8 +245,8 @@ class Account(Derived):
         cost = cells * size
         if cost > J.MAX_ENUMERATION * 100:
             raise NotAvailable(
-                f"{len(self.plan.reduced)} lattice releases ({'; '.join(r.label for r in self.flat[:2])}"
-                f"{', ...' if len(self.flat) > 2 else ''}): the exact joint law needs about {cost:.3g} "
+                f"{len(self.plan.reduced)} lattice releases ({self._labels()}): the exact joint law needs "
+                f"about {cost:.3g} "
                 f"cells x atoms per adversary (limit {J.MAX_ENUMERATION * 100:.3g}); use fewer "
                 "releases, Gaussian noise (one release by its sufficient statistic) or one adversary"
             )
@@ -273,7 +277,8 @@ class Account(Derived):
         query laws over every window."""
         if not self._sweeps_every():
             raise NotAvailable(
-                "the joint BDPL of this list over every adversary needs a chain or a network; give adversary="
+                f"releases {self._labels()}: the joint BDPL of a Monte Carlo list over every adversary is "
+                f"{self._no_sweep()}"
             )
         if len({c for c, _ in self.plan.reduced}) > 1:  # several queries: each window's own bracket
             cands, tol = self._candidates(("bdpl",))
@@ -468,6 +473,18 @@ class Account(Derived):
         network) — the sweeps' condition: known-set sizes upward closed."""
         model = self.model
         return (_is_chain(model) or _is_network(model)) and is_upward_closed(self.sizes, model.n)
+
+    def _labels(self) -> str:
+        """The first releases' labels, for messages."""
+        return "; ".join(r.label for r in self.flat[:2]) + (", ..." if len(self.flat) > 2 else "")
+
+    def _no_sweep(self) -> str:
+        """Why a Monte Carlo list is not searched over every adversary here, and what to give."""
+        sizes = "" if is_upward_closed(self.sizes, self.model.n) else f", known-set sizes {list(self.sizes)}"
+        return (
+            "searched only on a chain or a network with sizes = 'all' (every window or region), here "
+            f"a {type(self.model).__name__}{sizes}; give sizes = 'all' or adversary="
+        )
 
     @property
     def _scanned(self) -> str:
@@ -874,7 +891,9 @@ def account(
     ----------
     model : DataModel
         A Markov chain, a Bayesian network or random field (discrete records: releases of counts,
-        sums of state values, histograms), or Gaussian records (releases of the sum with Gaussian
+        sums of state values, histograms; on a network or random field also per-record queries,
+        whose ``per_state`` is an ``(n, states)`` table: a count of a state name at different
+        indices on different nodes), or Gaussian records (releases of the sum with Gaussian
         noise: closed form).
     releases : list
         :class:`~bdpsim.accounting.releases.Release`, :class:`HistogramRelease`, or "query + noise"
@@ -948,22 +967,44 @@ def account(
         raise NotAvailable(
             f"{type(model).__name__}: no exact law of additive queries; the accountant needs one"
         )
-    per_state = []
+    per_state: list[np.ndarray] = []
     comp_of = []
     for r in flat:
-        if not isinstance(r.query_function, AdditiveQuery):
-            raise NotAvailable(f"release {r.label!r}: not an additive query of discrete records")
-        f = tuple(np.asarray(r.query_function.per_state(states), dtype=float))
-        if f not in per_state:
+        f = _values(model, r, states)
+        same = [k for k, g in enumerate(per_state) if g.shape == f.shape and np.array_equal(g, f)]
+        if not same:
             per_state.append(f)
-        comp_of.append(per_state.index(f))
+        comp_of.append(same[0] if same else len(per_state) - 1)
     acc = Account(model, rel, flat, adversary, ks, targets, seed)
     acc._plan = plan(flat, comp_of)
     _fall_back_from_boxes(acc)
-    acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
+    acc._comps = components(per_state, int(model.n))  # type: ignore[attr-defined]
     _check_histograms(acc, states)
     _check_sweep_cost(acc, states)
     return acc
+
+
+def _values(model, release: Release, states: int) -> np.ndarray:
+    """The values ``f`` of ``release``'s additive query: one per state (``(states,)``), or one per
+    record and state (``(n, states)``: a per-record query, e.g. a count of a state name at different
+    indices on different nodes), which only a factor model's laws take (per-record increments);
+    ``NotAvailable`` naming the release otherwise."""
+    q = release.query_function
+    if not isinstance(q, AdditiveQuery):
+        raise NotAvailable(f"release {release.label!r}: not an additive query of discrete records")
+    f = np.asarray(q.per_state(states), dtype=float)
+    if f.ndim == 2 and not _is_network(model):
+        raise NotAvailable(
+            f"release {release.label!r}: its query's values differ by record (an (n, states) table), "
+            f"which the exact laws of a {type(model).__name__} do not take; give the model as a "
+            "Bayesian network (kind = 'bayesnet'; a chain: BayesNetModel.from_markov) or a random field"
+        )
+    if f.shape not in ((states,), (model.n, states)):
+        raise NotAvailable(
+            f"release {release.label!r}: its query's per_state values have shape {f.shape}; "
+            f"need one per state ({states},) or one per record and state ({model.n}, {states})"
+        )
+    return f
 
 
 def _fall_back_from_boxes(acc: Account) -> None:

@@ -104,7 +104,9 @@ def box_scale(plan: ReleasePlan) -> float | None:
 class Components:
     """The distinct additive queries the releases read, on one integer lattice: per-state values
     ``f_c = fmin_c + delta_c g_c``, packed into one integer ``sum_c radix_c g_c`` per state so that
-    the model's one-dimensional law of ``sum_t g(X_t)`` is the joint law of every ``S_c``."""
+    the model's one-dimensional law of ``sum_t g(X_t)`` is the joint law of every ``S_c``. A
+    per-record query's ``g_c`` is an ``(n, states)`` table (``S_c = sum_t g_c[t, X_t]``); then
+    :attr:`packed` is one too (the per-state values broadcast to every record)."""
 
     g: tuple[np.ndarray, ...]
     step: tuple[float, ...]
@@ -138,7 +140,8 @@ def components(per_state: Sequence[np.ndarray], n: int) -> Components:
         steps.append(float(d))
         fmins.append(float(fm))
         radix.append(r)
-        m = n * int(g.max()) + 1
+        # the largest sum: n max g, or per record its own largest value (an (n, states) table)
+        m = (n * int(g.max()) if g.ndim == 1 else int(g.max(axis=1).sum())) + 1
         sizes.append(m)
         r *= m
     return Components(tuple(gs), tuple(steps), tuple(fmins), tuple(radix), tuple(sizes))

@@ -35,12 +35,13 @@ SYMMETRIC_NOISE = (LaplaceNoise, GaussianNoise, GeometricNoise)
 
 def _described(query: Any) -> tuple[str, str]:
     """The mechanism kind of a release's query (``count``, or ``sum`` for a state sum and the sum)
-    and how reports name it (``count of 1``, ``sum of state values 0,1,3``, ``sum``)."""
+    and how reports name it (``count of 1``, ``per-record count of 1``, ``sum of state values
+    0,1,3``, ``sum``)."""
     if isinstance(query, CountQuery):
-        return "count", "count of " + ",".join(map(str, query.counted_states))
+        return "count", query.label
     if isinstance(query, SumQuery):
         return "sum", "sum"
-    return "sum", "sum of state values " + ",".join(f"{v:g}" for v in query.state_values)
+    return "sum", query.label
 
 
 @dataclass(frozen=True)

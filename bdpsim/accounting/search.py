@@ -49,7 +49,7 @@ from ..kernels.noise.scores import FunctionScore, Scored
 from ..kernels.privacy import joint as J
 from ..mechanisms.noisy import NoisyQueryMechanism
 from ..models.engines import HasSearch, HasSearchOptions, engine_for
-from ..queries import StateSumQuery
+from ..queries import AdditiveQuery, StateSumQuery
 from .pairs import Components, JointPair, ReleasePlan, laplace_rate
 
 #: windows measured by Monte Carlo after a proxy scan
@@ -382,6 +382,23 @@ def row_score(
     return score_rows
 
 
+@dataclass(frozen=True, eq=False)
+class RecordSumQuery(AdditiveQuery):
+    """``sum_t v[t, X_t]``: the packed sums of components one of which is a per-record query
+    (:class:`~bdpsim.accounting.pairs.Components`), its ``(n, states)`` table of non-negative
+    integers as it is — what a factor model's engine takes as per-record increments."""
+
+    table: np.ndarray
+
+    @property
+    def sensitivity(self) -> float:
+        t = np.asarray(self.table, dtype=float)
+        return float(np.max(t.max(axis=1) - t.min(axis=1)))
+
+    def per_state(self, states: int) -> np.ndarray:
+        return np.asarray(self.table, dtype=float)
+
+
 def packed_engine(model, comps: Components, noise=None):
     """The exact engine (:func:`~bdpsim.models.engines.engine_for`) of the components packed into
     one integer per state (``sum_c radix_c g_c``: a sum of state values) on ``model``, whose
@@ -389,7 +406,8 @@ def packed_engine(model, comps: Components, noise=None):
     accountant's scores ride on (:func:`engine_search`). ``noise`` is the engine's noise law; the
     scores carry the releases' own noises and do not read it (default ``Lap(1)``). A chain's window
     truncation: :data:`WINDOW_TOLERANCE`."""
-    query = StateSumQuery(tuple(float(v) for v in comps.packed))
+    packed = comps.packed
+    query = StateSumQuery(tuple(float(v) for v in packed)) if packed.ndim == 1 else RecordSumQuery(packed)
     law = LaplaceNoise(1.0) if noise is None else noise
     engine = engine_for(model, NoisyQueryMechanism(query, law, "sum"))
     if not isinstance(engine, HasSearch):

@@ -4,11 +4,28 @@ counted_states``, ``bdpsim calibrate`` and :func:`bdpsim.LaplaceCount`'s ``model
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, cast
 
 from ..core.errors import ConfigError
 from ..core.warn import warn_user
 from ..queries import CountQuery, discrete_query
+
+#: the config table a mechanism's counted states are read from (``mechanism``; an accountant
+#: config's ``release[j]``): the field a count's errors and its note name (:func:`count_query`)
+TABLE: ContextVar[str] = ContextVar("counted_states_table", default="mechanism")
+
+
+@contextmanager
+def read_from(table: str) -> Iterator[None]:
+    """Within the block a count's counted states are ``table.counted_states`` (:data:`TABLE`)."""
+    token = TABLE.set(table)
+    try:
+        yield
+    finally:
+        TABLE.reset(token)
 
 
 def state_codes(values, model: Any = None, field: str = "mechanism.counted_states") -> tuple[int, ...]:
@@ -32,15 +49,18 @@ def state_codes(values, model: Any = None, field: str = "mechanism.counted_state
     return tuple(values)
 
 
-def count_query(values, model: Any = None, field: str = "mechanism.counted_states") -> CountQuery:
+def count_query(values, model: Any = None, field: str | None = None) -> CountQuery:
     """The count of the counted states ``values`` on ``model``, read one way by ``bdpsim run``,
     ``validate`` and ``calibrate``: a model that names its states resolves them itself (a network
     read from a BIF file, :meth:`~bdpsim.models.bayesnet.model.BayesNetModel.count_codes`: a name
     counts on the records that have it, a per-record count where its index differs; a warning
     names the records the count leaves out), others take indices or genotype names
     (:func:`state_codes`). ``model`` ``None``: not known here (indices and genotype names);
-    errors name ``field``."""
+    errors and the note name ``field`` (default: ``counted_states`` of the table read,
+    :data:`TABLE`)."""
     from ..models.protocols import HasRecordStates, HasStateNames
+
+    field = field or f"{TABLE.get()}.counted_states"
 
     if not isinstance(model, HasStateNames):
         if model is not None and not isinstance(model, HasRecordStates):  # one rule for every path
@@ -61,9 +81,9 @@ def count_query(values, model: Any = None, field: str = "mechanism.counted_state
                 )
         return query
     codes = model.count_codes(list(values), field)
-    if (note := codes.note(cast(Any, model).n)) is not None:  # a HasStateNames model is a data model
+    if (note := codes.note(cast(Any, model).n, field)) is not None:  # a HasStateNames model is a data model
         warn_user(note, field)  # at the config's key, or at the caller outside bdpsim
     return codes.query(cast(Any, model).record_states)
 
 
-__all__ = ["count_query", "state_codes"]
+__all__ = ["TABLE", "count_query", "read_from", "state_codes"]

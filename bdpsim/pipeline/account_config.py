@@ -48,6 +48,7 @@ from ..core.errors import ConfigError, check, naming
 from ..core.warn import config_file
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms import MECHANISM_KINDS
+from ..mechanisms.counted import read_from
 from ..mechanisms.protocols import ReleasesEveryRecord
 from ..models import MODEL_KINDS
 from ..models.protocols import HasStates
@@ -132,8 +133,13 @@ def _release(j: int, table: Any, spec, where: str = "") -> list:
     mech_kind = MECHANISM_KINDS[mk]
     for k in sorted(set(table) - set(mech_kind.keys) - {"kind"}):
         raise ConfigError(f"{where}.{k}", table[k], f"is not a key of a '{mk}' release")
-    with naming(where):
-        mech = mech_kind.build(params, spec)
+    try:
+        with naming(where), read_from(where):
+            mech = mech_kind.build(params, spec)
+    except ConfigError as err:  # a kind's own check names its table's field: this release's
+        if not err.field.startswith("mechanism.") or where == "mechanism":
+            raise
+        raise ConfigError(where + err.field.removeprefix("mechanism"), err.value, err.rule) from None
     if isinstance(mech, ReleasesEveryRecord):  # kind = "continual": the local release of every record
         return [mech] * repeat
     try:

@@ -380,3 +380,61 @@ def test_a_release_counting_a_network_state_name_warns_at_its_key(tmp_path, bdps
         )
     p = bdpsim_cli("account", path, errors=(UserWarning,))
     assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1 and said in p.stderr
+
+
+def _weather_config(counted, model=None):
+    """Two geometric counts on the weather network (tests/data/weather.bif; Rain, Wind, Cloud,
+    Umbrella of 2, 3, 3, 2 states), the second of the states named ``counted``."""
+    from ..conftest import TEST_DATA
+
+    bif = TEST_DATA / "weather.bif"
+    model = model or f'kind = "bayesnet"\nbif = "{bif.as_posix()}"'
+    return (
+        f'[model]\n{model}\n\n[[release]]\nkind = "count"\nnoise = "geometric"\nepsilon = 1.0\n'
+        f'\n[[release]]\nkind = "count"\nnoise = "geometric"\nepsilon = 0.5\n'
+        f"counted_states = {json.dumps(counted)}\n"
+    )
+
+
+def test_a_per_record_count_is_accounted_and_a_chain_refuses_it_in_one_line(tmp_path, capsys):
+    """A count of the state named "yes" (Rain and Umbrella: a per-record count) with an ordinary
+    count beside it: every ask answers (was: a traceback); its note names the release's own field.
+    On a chain the name is refused in one line naming the release's field, exit 2."""
+    pytest.importorskip("pgmpy")
+    from bdpsim.cli import main
+
+    cfg = write(tmp_path, _weather_config(["yes"]))
+    with pytest.warns(
+        UserWarning, match=r"^release\[1\]\.counted_states: 2 of 4 records have a counted state"
+    ):
+        assert main(["account", cfg, "--epsilon", "0.5", "--delta", "0.01", "--alpha", "inf", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["releases"][1].startswith("per-record count of 1 + geometric"), rep["releases"]
+    d, e, bdpl = rep["rows"][:3]
+    assert d["quantity"] == "delta(0.5)" and 0 < d["value"] < 1 and e["value"] > 0.5
+    assert bdpl["quantity"] == "bdpl" and math.isfinite(bdpl["value"]) and "Rain" in bdpl["adversary"]
+    chain = write(tmp_path, _weather_config(["yes"], 'kind = "markov"\nn = 4\ngamma = 2.0'), "b.toml")
+    assert main(["account", chain, "--epsilon", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("bdpsim: error: release[1].counted_states = ['yes']"), err
+
+
+@pytest.mark.parametrize(
+    "release,message",
+    [
+        ("counted_states = [0, 1]", "release[1].counted_states = [0, 1]: counts every one of the 2 states"),
+        ("counted_states = [2]", "release[1].counted_states = [2]: must be a non-empty list of distinct"),
+        ("epsilon = -1.0", "release[1].epsilon = -1.0: must be a finite number > 0"),
+    ],
+)
+def test_a_release_s_bad_count_names_the_release_s_own_field(tmp_path, capsys, release, message):
+    """The errors of a ``[[release]]`` table's count name ``release[j].<key>`` (were
+    ``mechanism.counted_states``, ``mechanism.epsilon``)."""
+    from bdpsim.cli import main
+
+    text = GAUSS.replace('noise = "gaussian"\nsigma = 2.0\nrepeat = 4', "epsilon = 1.0") + (
+        f'\n[[release]]\nkind = "count"\nepsilon = 1.0\n{release}\n'
+    ).replace("epsilon = 1.0\nepsilon", "epsilon")
+    assert main(["account", write(tmp_path, text), "--epsilon", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err

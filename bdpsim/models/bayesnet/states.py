@@ -59,12 +59,13 @@ class CountCodes:
             return CountQuery(self.codes)
         return RecordCountQuery(self.codes, self.per_record)
 
-    def note(self, n: int) -> str | None:
-        """A one-line note naming the records the count leaves out (``None`` if it covers all ``n``)."""
+    def note(self, n: int, field: str = "mechanism.counted_states") -> str | None:
+        """A one-line note naming the records the count leaves out (``None`` if it covers all ``n``),
+        led by the ``field`` the counted states were given in."""
         if not self.uncounted:
             return None
         return (
-            f"mechanism.counted_states: {n - len(self.uncounted)} of {n} records have a counted state; "
+            f"{field}: {n - len(self.uncounted)} of {n} records have a counted state; "
             f"not counted (no such state): {_listing(self.uncounted)}"
         )
 
@@ -87,6 +88,10 @@ class RecordCountQuery(CountQuery):
             "needs one counted set per record",
         )
         object.__setattr__(self, "per_record", tuple(tuple(int(k) for k in c) for c in self.per_record))
+
+    @property
+    def label(self) -> str:
+        return "per-record " + super().label
 
     def per_state(self, states: int) -> np.ndarray:
         f = np.zeros((len(self.per_record), states))
