@@ -85,6 +85,17 @@ def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
         (GAUSS, ("--alpha", "1"), "alpha = 1.0: must be > 1"),
         (GAUSS, ("--plot", "x.txt"), "--plot = "),
         (GAUSS.replace('kind = "markov"', 'kind = "markov"\nbogus = 1'), (), "model.bogus = 1"),
+        # a [[release]] table's values named as release[j] (were mechanism.sigma, mechanism.noise)
+        (GAUSS.replace("sigma = 2.0", "sigma = -1.0"), (), "release[0].sigma = -1.0: must be"),
+        (GAUSS.replace('"gaussian"', '"laplce"'), (), "release[0].noise = 'laplce': must be one of"),
+        (GAUSS + '\n[[release]]\nkind = "count"\nnoise = "laplace"\nepsilon = 1.0\ncounted_states = [5]\n',
+         (), "release[1].counted_states = [5]"),
+        # too little noise: was NaN printed as a certified bracket (Laplace), a traceback (staircase)
+        (GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "laplace"\nepsilon = 1e308'), (),
+         "release[0].noise = 'count of 1 + laplace(scale = 1e-308)': leaves too little noise"),
+        (GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "staircase"\nepsilon = 1e4'), (),
+         "release[0].epsilon = 10000.0: must be at most 700"),
+        (GAUSS.split("[[release]]")[0], (), "[[release]] = None: is required: one [[release]] table"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(bdpsim_cli, tmp_path, text, args, message):
@@ -180,6 +191,11 @@ def test_a_local_release_in_process(tmp_path, capsys):
             'randomiser = "krr"\nepsilon = 1.0',
             'randomiser = "matrix"',
             "release[0].likelihoods = None: is required",
+        ),
+        (  # was "release[0].mechanism = 'list': must be 'krr', 'any', ...": a field not in the file
+            'randomiser = "krr"\nepsilon = 1.0',
+            'randomiser = "matrix"\nlikelihoods = [[0.8, 0.2, 0.0], [0.2, 0.8]]',
+            "release[0].likelihoods = [[0.8, 0.2, 0.0], [0.2, 0.8]]: must be a matrix of numbers",
         ),
         ("n = 5", "n = 3000", "3000 records: the bracket may take"),
         (
