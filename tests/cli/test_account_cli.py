@@ -88,13 +88,22 @@ def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
         # a [[release]] table's values named as release[j] (were mechanism.sigma, mechanism.noise)
         (GAUSS.replace("sigma = 2.0", "sigma = -1.0"), (), "release[0].sigma = -1.0: must be"),
         (GAUSS.replace('"gaussian"', '"laplce"'), (), "release[0].noise = 'laplce': must be one of"),
-        (GAUSS + '\n[[release]]\nkind = "count"\nnoise = "laplace"\nepsilon = 1.0\ncounted_states = [5]\n',
-         (), "release[1].counted_states = [5]"),
+        (
+            GAUSS + '\n[[release]]\nkind = "count"\nnoise = "laplace"\nepsilon = 1.0\ncounted_states = [5]\n',
+            (),
+            "release[1].counted_states = [5]",
+        ),
         # too little noise: was NaN printed as a certified bracket (Laplace), a traceback (staircase)
-        (GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "laplace"\nepsilon = 1e308'), (),
-         "release[0].noise = 'count of 1 + laplace(scale = 1e-308)': leaves too little noise"),
-        (GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "staircase"\nepsilon = 1e4'), (),
-         "release[0].epsilon = 10000.0: must be at most 700"),
+        (
+            GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "laplace"\nepsilon = 1e308'),
+            (),
+            "release[0].noise = 'count of 1 + laplace(scale = 1e-308)': leaves too little noise",
+        ),
+        (
+            GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "staircase"\nepsilon = 1e4'),
+            (),
+            "release[0].epsilon = 10000.0: must be at most 700",
+        ),
         (GAUSS.split("[[release]]")[0], (), "[[release]] = None: is required: one [[release]] table"),
     ],
 )
