@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
-from .base import subcommand
+from .base import check_writable_file, finite_json, subcommand
 
 EPILOG = """examples:
   bdpsim account account_smart_meter
@@ -71,10 +70,11 @@ def command(a) -> int:
     eps = [check_epsilon(e) for e in a.epsilon] if a.epsilon else None
     dls = [check_delta(d) for d in a.delta] if a.delta else None
     als = [check_alpha(x) for x in a.alpha] if a.alpha else None
-    if a.plot:
+    if a.plot is not None:  # before the work: an empty or unwritable path, not a temporary file's name
         from ..figures.accounting import check_plot_path
 
         check_plot_path(a.plot)
+        check_writable_file("--plot", a.plot)
     cfg = load_account_config(a.config)
     acc = account(cfg.model, list(cfg.releases), sizes=cfg.sizes, targets=cfg.targets, seed=cfg.seed)
     asked = eps is not None or dls is not None or als is not None  # the flags replace [account]'s asks
@@ -90,14 +90,8 @@ def command(a) -> int:
 
         plot_account(acc, a.plot, title=cfg.title)
         print(f"wrote {a.plot}", file=sys.stderr)  # stderr: --json keeps stdout one document
-    if a.json:
-        print(
-            json.dumps(
-                rep,
-                indent=2,
-                default=lambda v: None if isinstance(v, float) and not math.isfinite(v) else str(v),
-            )
-        )
+    if a.json:  # inf (an unbounded BDPL, a bracket's open end) as null: its kind says why
+        print(json.dumps(finite_json(rep), indent=2, default=str, allow_nan=False))
     else:
         print(format_report(rep, cfg.title))
     return 0

@@ -67,6 +67,19 @@ def test_report_json_and_plot(bdpsim_cli, tmp_path):
     assert "composed as if independent" in r.stdout
 
 
+def test_json_is_strict_json_with_an_unbounded_bdpl_as_null(bdpsim_cli, tmp_path):
+    """An infinite BDPL (Gaussian noise) was printed as ``Infinity``, which JSON does not have (a
+    strict parser refuses the document); it is ``null`` beside its kind ``exact (unbounded)``."""
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    r = bdpsim_cli("account", write(tmp_path, GAUSS), "--alpha", "inf", "--json")
+    assert r.returncode == 0, r.stderr
+    (bdpl,) = json.loads(r.stdout, parse_constant=refuse)["rows"]
+    assert bdpl["kind"] == "exact (unbounded)" and bdpl["value"] is None and bdpl["width"] is None
+
+
 def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
     r = bdpsim_cli("account", write(tmp_path, CONFIG), "--epsilon", "1")
     assert r.returncode == 0, r.stderr
@@ -84,6 +97,10 @@ def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
         (GAUSS, ("--epsilon", "800"), "epsilon = 800.0: must be a finite number in [0, 100]"),
         (GAUSS, ("--alpha", "1"), "alpha = 1.0: must be > 1"),
         (GAUSS, ("--plot", "x.txt"), "--plot = "),
+        # refused before the work (was: the account computed, then a temporary file's name; and
+        # --plot "" wrote nothing and said nothing)
+        (GAUSS, ("--plot", "/proc/p.png"), "--plot = '/proc/p.png': cannot write in /proc"),
+        (GAUSS, ("--plot", ""), "--plot = '': must end in one of"),
         (GAUSS.replace('kind = "markov"', 'kind = "markov"\nbogus = 1'), (), "model.bogus = 1"),
         # a [[release]] table's values named as release[j] (were mechanism.sigma, mechanism.noise)
         (GAUSS.replace("sigma = 2.0", "sigma = -1.0"), (), "release[0].sigma = -1.0: must be"),
