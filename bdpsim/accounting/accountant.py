@@ -958,12 +958,10 @@ def account(
         raise NotAvailable(
             f"{type(model).__name__}: no exact law of additive queries; the accountant needs one"
         )
-    per_state = []
+    per_state: list[tuple[float, ...]] = []
     comp_of = []
     for r in flat:
-        if not isinstance(r.query_function, AdditiveQuery):
-            raise NotAvailable(f"release {r.label!r}: not an additive query of discrete records")
-        f = tuple(np.asarray(r.query_function.per_state(states), dtype=float))
+        f = _values_per_state(r, states)
         if f not in per_state:
             per_state.append(f)
         comp_of.append(per_state.index(f))
@@ -973,6 +971,22 @@ def account(
     acc._comps = components([np.array(f) for f in per_state], int(model.n))  # type: ignore[attr-defined]
     _check_histograms(acc, states)
     return acc
+
+
+def _values_per_state(release: Release, states: int) -> tuple[float, ...]:
+    """The value ``release``'s query adds for a record in each state, the same for every record
+    (``NotAvailable``, naming the release, for a query that is not additive or whose values differ
+    by record: a count of named states that not every record of a network has)."""
+    if not isinstance(release.query_function, AdditiveQuery):
+        raise NotAvailable(f"release {release.label!r}: not an additive query of discrete records")
+    table = np.asarray(release.query_function.per_state(states), dtype=float)
+    if table.ndim == 2 and not np.all(table == table[:1]):  # a value per record and state
+        raise NotAvailable(
+            f"release {release.label!r}: its value of a state differs by record (a count of named "
+            "states that not every record has); the accountant needs one value per state for "
+            "every record: count state indices, or give state_values"
+        )
+    return tuple(float(v) for v in (table[0] if table.ndim == 2 else table))
 
 
 def _fall_back_from_boxes(acc: Account) -> None:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..accounting.releases import LocalRelease, as_release
+from ..accounting.releases import LocalRelease, Release, as_release
 from ..core.errors import ConfigError, check, naming
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms import MECHANISM_KINDS
@@ -144,6 +144,12 @@ def _release(j: int, table: Any, spec, where: str = "") -> list:
         if err.field != "releases":  # a release's own value (e.g. too little noise), named as is
             raise
         raise ConfigError(f"{where}.kind", mk, "is not 'query + noise' (count, state sum, sum)") from None
+    named = params.get("counted_states")
+    if isinstance(rel, Release) and isinstance(named, list) and any(isinstance(c, str) for c in named):
+        noise = rel.noise  # states counted by name: the report names them so (not their indices)
+        law = f"{noise.name}({noise.parameter_name} = {noise.parameter:g})"
+        label = f"count of {','.join(map(str, named))} + {law}"
+        rel = Release(rel.query_function, noise, label)
     return [rel] * repeat
 
 

@@ -1111,3 +1111,23 @@ def test_box_search_of_a_long_chain_is_monte_carlo_and_its_attack_refused_with_i
     assert account(long, [bdpsim.HistogramMechanism(1.0, 2)], adversary=adv).method == "boxes"
     with pytest.raises(NotAvailable, match=r"on n = 19 records: .*about 1444 windows.*limit n <= 18"):
         bdpsim.attack_risk(long, bdpsim.HistogramMechanism(1.0, 2))
+
+
+def test_a_count_whose_values_differ_by_record_is_refused_naming_it():
+    """A count of a state name that not every record of a network has (the weather network's "yes":
+    Rain and Umbrella only) adds a value per record and state; the accountant takes one value per
+    state and refuses it in one line naming the release (was a numpy ``ValueError`` traceback:
+    "truth value of an array ... is ambiguous")."""
+    pytest.importorskip("pgmpy")
+    from bdpsim.mechanisms.counted import count_query
+    from bdpsim.models.bayesnet.build import from_bif
+
+    from ..conftest import TEST_DATA
+
+    net = from_bif(str(TEST_DATA / "weather.bif"))
+    with pytest.warns(UserWarning, match="not counted"):
+        query = count_query(["yes"], net)
+    with pytest.raises(
+        NotAvailable, match=r"^release 'count of yes \+ .*: its value of a state differs by record"
+    ):
+        account(net, [Release(query, GeometricNoise(1.0), "count of yes + geometric")])

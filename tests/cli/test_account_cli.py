@@ -366,3 +366,26 @@ def test_three_state_histogram_beyond_its_limit_is_refused_in_one_line(tmp_path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"histogram of 3 states on n = {n} records" in err, err
     assert f"limit n <= {THREE_STATE_EVERY_MAX_N}" in err and "adversary=" in err
+
+
+def test_a_count_of_named_states_is_named_so(bdpsim_cli, tmp_path):
+    """A ``[[release]]`` counting a network's states by name is named by them (it was "count of
+    1"); one whose values differ by record is refused naming it (was a traceback)."""
+    pytest.importorskip("pgmpy")
+    from pathlib import Path
+
+    bif = Path(__file__).resolve().parents[1] / "data" / "weather.bif"
+    text = f"""[model]
+kind = "bayesnet"
+bif = "{bif}"
+
+[[release]]
+kind = "count"
+counted_states = ["yes"]
+noise = "geometric"
+epsilon = 1.0
+"""
+    r = bdpsim_cli("account", write(tmp_path, text))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("bdpsim: error: release 'count of yes + geometric(epsilon = 1)': its value")
