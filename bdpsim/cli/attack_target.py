@@ -87,7 +87,7 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
     """The least noise of the law ``noise_name`` on ``query + noise`` over ``model`` meeting the
     attack target of the flags (:func:`bdpsim.attack.calibrate.calibrate_attack`, with progress on
     stderr); printed, or one JSON object with ``--json``."""
-    from ..attack.calibrate import calibrate_attack
+    from ..attack.calibrate import EXACT, calibrate_attack
     from ..calibration.budget import CLI_BUDGET, Budget
     from ..kernels.noise.laws import noise_with_amount
     from ..mechanisms.noisy import NoisyQueryMechanism
@@ -115,7 +115,7 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
         print(json.dumps(finite_json(cal.as_dict())))
         return 0
     print(f"attack target: worst {cal.what} <= {cal.target:g}")
-    bound = "" if cal.kind == "exact" else "<= "
+    bound = "" if cal.kind == EXACT else "<= "
     print(
         f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (rounded toward more noise; "
         f"worst {cal.what} {bound}{cal.value:.6g}, {cal.kind})"

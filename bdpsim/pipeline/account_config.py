@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..accounting.releases import LocalRelease, Release, as_release
+from ..adversary import known_sizes
 from ..core.errors import ConfigError, check, naming
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
 from ..mechanisms import MECHANISM_KINDS
@@ -326,6 +327,11 @@ def parse_account_config(raw: dict, source: str = "", limits: Limits | None = No
         spec.kind,
         "the accountant needs one fixed model (not a class drawn per adversary)",
     )
+    if isinstance(sizes, list):  # against the model's records, named as this file does (not run.known_sizes)
+        try:
+            known_sizes(sizes, int(model.n))
+        except ConfigError as err:
+            raise ConfigError("account.sizes", err.value, err.rule) from None
     return AccountConfig(title, model, tuple(releases), eps, dl, al, fp, sizes, tg, seed)
 
 

@@ -101,6 +101,11 @@ def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
         # --plot "" wrote nothing and said nothing)
         (GAUSS, ("--plot", "/proc/p.png"), "--plot = '/proc/p.png': cannot write in /proc"),
         (GAUSS, ("--plot", ""), "--plot = '': must end in one of"),
+        (
+            GAUSS + "\n[account]\nsizes = [-1]\n",
+            (),
+            "account.sizes = [-1]: sizes must be in 0..n-1",
+        ),  # was run.known_sizes
         (GAUSS.replace('kind = "markov"', 'kind = "markov"\nbogus = 1'), (), "model.bogus = 1"),
         # a [[release]] table's values named as release[j] (were mechanism.sigma, mechanism.noise)
         (GAUSS.replace("sigma = 2.0", "sigma = -1.0"), (), "release[0].sigma = -1.0: must be"),
