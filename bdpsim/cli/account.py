@@ -13,6 +13,26 @@ EPILOG = """examples:
   bdpsim account my.toml --epsilon 0.5 1 2 --delta 1e-5 --alpha 2 inf --json
   bdpsim account account_smart_meter --plot profile.png
 
+my.toml: the data model, one [[release]] table per release, and the asks:
+  [model]
+  kind = "markov"
+  n = 24
+  transition = [[0.9, 0.1], [0.3, 0.7]]
+
+  [[release]]          # a [mechanism] table of bdpsim run: kind, noise,
+  kind = "count"       # its amount (epsilon, scale or sigma), counted_states
+  noise = "gaussian"   # or state_values; repeat = k releases it k times
+  sigma = 3.0
+  repeat = 10
+
+  [account]            # optional; --epsilon, --delta, --alpha replace it
+  epsilon = [0.5, 1.0]
+  delta = [1e-5]
+  alpha = [2.0, inf]
+  fpr = [0.01]
+Or, alone, the local release of every record of a chain: kind = "local",
+randomiser = "krr" and epsilon (or "matrix" and likelihoods, one row per state).
+
 The numbers are the worst adversary's on the given data model (Bayesian DP): the leakage of these
 releases on these records, not a DP guarantee. Each is printed with its kind (exact, certified
 bracket, Monte Carlo) and width, beside the naive answers (per-release BDPLs summed; per-release

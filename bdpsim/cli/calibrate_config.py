@@ -45,6 +45,8 @@ examples:
   bdpsim calibrate config family.toml --epsilon 0.5 --counted 2 \\
       --method optimal --json
   bdpsim calibrate config bayesnet_example --epsilon 1    # a bundled config
+  bdpsim calibrate config bayesnet_example --target-advantage 0.2
+  bdpsim calibrate config family.toml --target-tpr 0.05 --at-fpr 0.01
 
 The data model is the config's [model] table (its [run] table is ignored):
 kind = "pedigree" (the query counts genotypes 0 = BB, 1 = Bb, 2 = bb),
@@ -119,6 +121,7 @@ def add_parser(cs) -> None:
         "--state-values",
         type=float,
         nargs="+",
+        metavar="V",
         help="query value per state, a sum query (default: the config's state_values)",
     )
     c.add_argument(

@@ -394,3 +394,17 @@ epsilon = 1.0
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("bdpsim: error: release 'count of yes + geometric(epsilon = 1)': its value")
+
+
+def test_the_help_teaches_a_config_that_runs(tmp_path, capsys):
+    """``bdpsim account --help`` shows the shape of an accountant config (the help named the
+    tables without their keys); the example as printed is a valid config."""
+    from bdpsim.cli import build_parser, main
+
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    text = sub.choices["account"].format_help()
+    shown = text.split("my.toml: ")[1].split("\nOr, alone")[0].splitlines()[1:]
+    toml = "\n".join(line[2:] for line in shown)
+    assert "[[release]]" in toml and "[account]" in toml
+    assert main(["account", write(tmp_path, toml), "--epsilon", "1"]) == 0
+    assert "delta(1)" in capsys.readouterr().out
