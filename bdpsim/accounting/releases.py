@@ -92,7 +92,7 @@ class Release(QueryNoiseMechanism):
                 "release.noise", type(self.noise).__name__, "must be a noise law (bdpsim.kernels.noise.laws)"
             )
         object.__setattr__(self, "kind", _described(self.query_function)[0])
-        sens = float(getattr(self.query_function, "sensitivity", math.inf))
+        sens = float(self.query_function.sensitivity)  # inf for the sum of Gaussian records
         if type(self.noise).pure_dp and math.isfinite(sens):
             eps = float(self.noise.dp_epsilon(sens))
             if not eps <= MAX_DP_EPSILON:  # its profile's e^eps overflows: NaN where numbers were
