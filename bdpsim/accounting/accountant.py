@@ -623,9 +623,10 @@ class Account(Derived):
     def epsilon(self, delta: float, tol: float = 1e-4) -> Value:
         """The least ``eps >= 0`` with ``delta(eps) <= delta`` (a bracket from the two ends of each
         ``delta(eps)``; bisection to ``tol``: :func:`~bdpsim.kernels.roots.monotone_root`), with
-        the adversary attaining it: the worst adversary of ``delta`` at the bracket's upper end (for
-        ``inf``: at the largest ``eps`` of a profile, 100, where its ``delta`` still exceeds
-        ``delta``)."""
+        the adversary attaining it: the worst adversary of ``delta`` at the bracket's upper end.
+        Where ``delta`` still exceeds ``delta`` at the largest ``eps`` of a profile (100), the
+        bracket is ``[100, BDPL]``: ``delta`` is 0 beyond the joint BDPL (its certified upper end;
+        ``inf`` only where the BDPL is), with the adversary of ``delta(100)``."""
         d = check_delta(delta)
         if self.gaussian:
             from ..kernels.privacy.gaussian import gaussian_epsilon
@@ -638,11 +639,22 @@ class Account(Derived):
             found = self._epsilon_by_adversaries(d, tol)
             if found is not None:
                 return found
-        ends = _profile_root(self.delta, d, tol)
-        if isinstance(ends, Value):
-            return ends
-        adv = self.delta(ends[1]).adversary
-        return bracket(ends[0], ends[1], adv, f"bisection to {tol:g}")
+        lo, hi = _profile_root(self.delta, d, tol)
+        if math.isinf(hi):
+            return self._past_profile(lo, d, self.delta(MAX_PROFILE_EPSILON).adversary)
+        adv = self.delta(hi).adversary
+        return bracket(lo, hi, adv, f"bisection to {tol:g}")
+
+    def _past_profile(self, lo: float, d: float, adversary) -> Value:
+        """``epsilon(d)`` where ``delta(100) > d`` may hold (the upper end of the profile's bracket
+        there exceeds ``d``): at least ``lo``, at most the joint BDPL's certified upper end
+        (``delta = 0`` beyond it; ``inf`` only where that end is), with ``adversary``."""
+        b = self.bdpl
+        hi = float(b.upper) if b.kind != MONTE_CARLO else math.inf
+        note = f"delta({MAX_PROFILE_EPSILON:g}) > {d:g} (the largest eps of a profile)"
+        if math.isfinite(hi):
+            note += f"; delta = 0 beyond the joint BDPL's certified upper end {hi:.4g}"
+        return bracket(min(lo, hi), hi, adversary, note)
 
     def _epsilon_by_adversaries(self, d: float, tol: float) -> Value | None:
         """``epsilon(d)`` over every adversary as the largest of the adversaries' own: ``eps <= e``
@@ -655,10 +667,9 @@ class Account(Derived):
         adv = self.delta(1.0).adversary
         for _ in range(EPSILON_ROUNDS):
             pair = self.pair(adv)
-            ends = _profile_root(pair.delta, d, tol)
-            if isinstance(ends, Value):  # this adversary's eps is unbounded, so is the supremum's
-                return exact(math.inf, adv, ends.note)
-            lo, hi = ends
+            lo, hi = _profile_root(pair.delta, d, tol)
+            if math.isinf(hi):  # this adversary's eps may be past the profile: bounded by the BDPL
+                return self._past_profile(lo, d, adv)
             for e in (hi, hi + tol):  # the second: past the search's truncation slack
                 v = self.delta(e)
                 if v.upper <= d:
@@ -828,11 +839,13 @@ def _number(pair: JointPair, what: tuple) -> Value:
     raise ValueError(what)
 
 
-def _profile_root(delta: Callable[[float], Value], d: float, tol: float) -> tuple[float, float] | Value:
+def _profile_root(delta: Callable[[float], Value], d: float, tol: float) -> tuple[float, float]:
     """``(lower, upper)`` ends of the least ``eps >= 0`` with ``delta(eps) <= d``, ``delta`` a
     bracketed profile: each end by bisection to ``tol`` on the matching end of ``delta``
-    (:func:`~bdpsim.kernels.roots.monotone_root`); a :class:`Value` of ``inf`` where ``delta`` still
-    exceeds ``d`` at the largest ``eps`` of a profile."""
+    (:func:`~bdpsim.kernels.roots.monotone_root`). An end whose side of ``delta`` still exceeds
+    ``d`` at the largest ``eps`` of a profile (:data:`MAX_PROFILE_EPSILON`) is that ``eps`` for the
+    lower end (certified: ``delta`` exceeds ``d`` there) and ``inf`` for the upper end (the caller
+    bounds it by the BDPL)."""
     ends = []
     for end in ("lower", "upper"):
 
@@ -844,10 +857,11 @@ def _profile_root(delta: Callable[[float], Value], d: float, tol: float) -> tupl
             ends.append(0.0)
             continue
         lo, hi = 0.0, 1.0
-        while f(hi) > d:
-            if hi >= MAX_PROFILE_EPSILON:  # past the largest eps of a profile: unbounded
-                return exact(math.inf, delta(hi).adversary, f"delta({hi:g}) > {d:g}")
+        while f(hi) > d and hi < MAX_PROFILE_EPSILON:
             lo, hi = hi, min(2 * hi, MAX_PROFILE_EPSILON)
+        if f(hi) > d:  # past the largest eps of a profile
+            ends.append(MAX_PROFILE_EPSILON if end == "lower" else math.inf)
+            continue
 
         def excess(e: float, f: Callable[[float], float] = f) -> float:
             return f(e) - d

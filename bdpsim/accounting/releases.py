@@ -14,6 +14,7 @@ distinct queries ``S_c = sum_t f_c(X_t)``; a release ``r`` is ``S_{c(r)} + Z_r``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ConfigError, NotAvailable
+from ..kernels.noise.checks import MAX_DP_EPSILON
 from ..kernels.noise.laws import GaussianNoise, LaplaceNoise, NoiseLaw
 from ..kernels.noise.stepwise import GeometricNoise
 from ..mechanisms.histogram import NoisyHistogram
@@ -91,6 +93,16 @@ class Release(QueryNoiseMechanism):
                 "release.noise", type(self.noise).__name__, "must be a noise law (bdpsim.kernels.noise.laws)"
             )
         object.__setattr__(self, "kind", _described(self.query_function)[0])
+        sens = float(self.query_function.sensitivity)  # inf for the sum of Gaussian records
+        if type(self.noise).pure_dp and math.isfinite(sens):
+            eps = float(self.noise.dp_epsilon(sens))
+            if not eps <= MAX_DP_EPSILON:  # its profile's e^eps overflows: NaN where numbers were
+                raise ConfigError(
+                    "release.noise",
+                    self.label,
+                    f"leaves too little noise for floating point: its DP epsilon {eps:.4g} is above "
+                    f"{MAX_DP_EPSILON:g} (e^eps overflows double precision past ~709.8); give more noise",
+                )
 
     @property
     def label(self) -> str:

@@ -64,6 +64,12 @@ def target_epsilon(
     return max(math.log(b / f), math.log((1.0 - f) / (1.0 - b)))
 
 
+#: the kinds of an attack calibration's worst value (:attr:`AttackCalibration.kind`)
+EXACT = "exact"
+UPPER_BOUND = "certified upper bound over every adversary"
+GROUP_BOUND = "certified upper bound (group privacy)"
+
+
 @dataclass(frozen=True)
 class AttackCalibration:
     """The least noise meeting an attack target, and the eps-BDP calibration it is compared with.
@@ -74,7 +80,10 @@ class AttackCalibration:
     (``None`` when no amount is, e.g. Gaussian noise); ``saving`` = ``bdp_parameter / parameter``
     for a law whose noise grows with the parameter, the inverse otherwise (> 1: the attack target
     needs less noise). ``note``: how the amount was found when not by the search (a target below
-    floating-point resolution: :func:`_group_bound`).
+    floating-point resolution: :func:`_group_bound`). ``kind``: what ``value`` is — :data:`EXACT`
+    (the worst advantage; a worst TPR whose attained value meets the bound for every adversary),
+    :data:`UPPER_BOUND` (a worst TPR's bound for every adversary, above the largest attained) or
+    :data:`GROUP_BOUND` (the pure-eps curve's value of the group-privacy bound).
     """
 
     noise: str
@@ -87,6 +96,7 @@ class AttackCalibration:
     bdp_parameter: float | None
     saving: float | None
     note: str | None = None
+    kind: str = "exact"
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -244,19 +254,25 @@ def calibrate_attack(
     ledger = budget_of(budget)
     _charge_search(ledger, eng, model, noise.name, sizes)
 
-    def value(par: float) -> float:
+    def measured(par: float) -> tuple[float, str]:
         found = eng.with_noise(noise.with_parameter(par))
         if what == "advantage":
-            return attack_risk(model, mechanism, sizes=sizes, engine=found).advantage
-        return worst_tpr(model, mechanism, float(at_fpr), sizes, engine=found).upper  # type: ignore[arg-type]
+            return attack_risk(model, mechanism, sizes=sizes, engine=found).advantage, EXACT
+        w = worst_tpr(model, mechanism, float(at_fpr), sizes, engine=found)  # type: ignore[arg-type]
+        return w.upper, EXACT if w.certified else UPPER_BOUND
+
+    def value(par: float) -> float:
+        return measured(par)[0]
 
     par = safe_round(_least_parameter(value, float(noise.parameter), grows, target, progress), grows)
-    achieved = value(par)
+    achieved, kind = measured(par)
     bdp = None
     if compare and type(noise).pure_dp:  # eps-BDP exists for some amount of this noise
         bdp = _bdp_parameter(model, mechanism, eps, sizes, ledger)
     saving = None if bdp is None else (bdp / par if grows else par / bdp)
-    return AttackCalibration(noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving)
+    return AttackCalibration(
+        noise.name, noise.parameter_name, par, achieved, target, what, eps, bdp, saving, kind=kind
+    )
 
 
 def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr) -> AttackCalibration:
@@ -289,7 +305,9 @@ def _group_bound(model, mechanism, what: str, target: float, eps: float, at_fpr)
         f"met by group privacy (DP epsilon eps/n over n = {model.n} records; BDPL <= eps), not "
         "the least noise"
     )
-    return AttackCalibration(noise.name, noise.parameter_name, par, value, target, what, eps, par, 1.0, note)
+    return AttackCalibration(
+        noise.name, noise.parameter_name, par, value, target, what, eps, par, 1.0, note, GROUP_BOUND
+    )
 
 
 def _charge_search(ledger: Budget | None, engine, model, noise: str, sizes) -> None:

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..core.errors import check
+from ..core.errors import ConfigError, check
 from ..kernels.noise.traits import law_names
 
 
@@ -139,18 +139,36 @@ def query_of(
         source = "default" if counted_states is None and state_values is None else "flags"
     fields = QUERY_FIELDS if source == "config" else ("counted_states", "state_values")
     if isinstance(counted_states, (list, tuple)) and state_values is None:
-        if model is None:  # indices or genotype names on records of `states` states
-            codes = list(state_codes(list(counted_states), None, fields[0]))
-            query = discrete_query(states, codes, None, fields)
-        else:
-            query = count_query(list(counted_states), model, fields[0])
-        given = tuple(counted_states)
+        try:
+            if model is None:  # indices or genotype names on records of `states` states
+                codes = list(state_codes(list(counted_states), None, fields[0]))
+                query = discrete_query(states, codes, None, fields)
+            else:
+                query = count_query(list(counted_states), model, fields[0])
+        except ConfigError as err:  # the states as given (names stay names), not their indices
+            if err.field != fields[0] or err.value == list(counted_states):
+                raise
+            raise ConfigError(err.field, list(counted_states), err.rule) from None
+        given = genotype_names(query, model) or tuple(counted_states)
         return CalibratedQuery(per_state_values(query, states), given, None, source, query)
     query = discrete_query(states, counted_states, state_values, fields)
     f = tuple(map(float, query.per_state(states)))
     if state_values is None:  # a count (of state 1 without either)
-        return CalibratedQuery(f, cast(Any, query).counted_states, None, source, query)
+        counted = genotype_names(query, model) or cast(Any, query).counted_states
+        return CalibratedQuery(f, counted, None, source, query)
     return CalibratedQuery(f, None, f, source, query)
+
+
+def genotype_names(query, model) -> tuple[str, ...] | None:
+    """The counted states of ``query`` as genotype names (``BB``, ``Bb``, ``bb``) on a model whose
+    records are genotypes (the model's own words, however they were given); else ``None``."""
+    from ..models.common.genetics import GENOTYPES
+    from ..models.protocols import HasGenotypes
+    from ..queries import CountQuery
+
+    if not (isinstance(model, HasGenotypes) and isinstance(query, CountQuery)):
+        return None
+    return tuple(GENOTYPES[int(c)] for c in query.counted_states)
 
 
 def per_state_values(query, states: int) -> tuple[float, ...]:

@@ -4,15 +4,34 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
-from .base import quietly, subcommand
+from .base import check_writable_file, finite_json, quietly, subcommand
 
 EPILOG = """examples:
   bdpsim account account_smart_meter
   bdpsim account my.toml --epsilon 0.5 1 2 --delta 1e-5 --alpha 2 inf --json
   bdpsim account account_smart_meter --plot profile.png
+
+my.toml: the data model, one [[release]] table per release, and the asks:
+  [model]
+  kind = "markov"
+  n = 24
+  transition = [[0.9, 0.1], [0.3, 0.7]]
+
+  [[release]]          # a [mechanism] table of bdpsim run: kind, noise,
+  kind = "count"       # its amount (epsilon, scale or sigma), counted_states
+  noise = "gaussian"   # or state_values; repeat = k releases it k times
+  sigma = 3.0
+  repeat = 10
+
+  [account]            # optional; --epsilon, --delta, --alpha replace it
+  epsilon = [0.5, 1.0]
+  delta = [1e-5]
+  alpha = [2.0, inf]
+  fpr = [0.01]
+Or, alone, the local release of every record of a chain: kind = "local",
+randomiser = "krr" and epsilon (or "matrix" and likelihoods, one row per state).
 
 The numbers are the worst adversary's on the given data model (Bayesian DP): the leakage of these
 releases on these records, not a DP guarantee. Each is printed with its kind (exact, certified
@@ -71,10 +90,11 @@ def command(a) -> int:
     eps = [check_epsilon(e) for e in a.epsilon] if a.epsilon else None
     dls = [check_delta(d) for d in a.delta] if a.delta else None
     als = [check_alpha(x) for x in a.alpha] if a.alpha else None
-    if a.plot:
+    if a.plot is not None:  # before the work: an empty or unwritable path, not a temporary file's name
         from ..figures.accounting import check_plot_path
 
         check_plot_path(a.plot)
+        check_writable_file("--plot", a.plot)
     cfg = quietly(load_account_config, a.config)  # its warnings after it, as run's
     acc = account(cfg.model, list(cfg.releases), sizes=cfg.sizes, targets=cfg.targets, seed=cfg.seed)
     asked = eps is not None or dls is not None or als is not None  # the flags replace [account]'s asks
@@ -90,14 +110,8 @@ def command(a) -> int:
 
         plot_account(acc, a.plot, title=cfg.title)
         print(f"wrote {a.plot}", file=sys.stderr)  # stderr: --json keeps stdout one document
-    if a.json:
-        print(
-            json.dumps(
-                rep,
-                indent=2,
-                default=lambda v: None if isinstance(v, float) and not math.isfinite(v) else str(v),
-            )
-        )
+    if a.json:  # inf (an unbounded BDPL, a bracket's open end) as null: its kind says why
+        print(json.dumps(finite_json(rep), indent=2, default=str, allow_nan=False))
     else:
         print(format_report(rep, cfg.title))
     return 0

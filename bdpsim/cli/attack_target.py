@@ -57,6 +57,17 @@ def check_target_flags(a) -> None:
     target = a.target_advantage is not None or a.target_tpr is not None
     if a.at_fpr is not None and a.target_tpr is None:
         raise ConfigError("--at-fpr", a.at_fpr, "is the FPR of --target-tpr: give --target-tpr too")
+    if a.target_tpr is not None and a.at_fpr is None:
+        raise ConfigError(
+            "--target-tpr", a.target_tpr, "needs --at-fpr F: the false-positive rate it is the TPR at"
+        )
+    b, f = a.target_tpr, a.at_fpr
+    if b is not None and f is not None and 0.0 < f < 1.0 and 0.0 < b < 1.0 and b <= f:
+        raise ConfigError(
+            "--target-tpr",
+            b,
+            f"must exceed --at-fpr = {f:g} (TPR = FPR is the trivial attack, met by any noise)",
+        )
     if target and getattr(a, "epsilon", None) is not None:
         raise ConfigError(
             "--epsilon",
@@ -76,7 +87,7 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
     """The least noise of the law ``noise_name`` on ``query + noise`` over ``model`` meeting the
     attack target of the flags (:func:`bdpsim.attack.calibrate.calibrate_attack`, with progress on
     stderr); printed, or one JSON object with ``--json``."""
-    from ..attack.calibrate import calibrate_attack
+    from ..attack.calibrate import EXACT, calibrate_attack
     from ..calibration.budget import CLI_BUDGET, Budget
     from ..kernels.noise.laws import noise_with_amount
     from ..mechanisms.noisy import NoisyQueryMechanism
@@ -104,9 +115,10 @@ def calibrate_to_attack(a, model, query, noise_name: str, sizes) -> int:
         print(json.dumps(finite_json(cal.as_dict())))
         return 0
     print(f"attack target: worst {cal.what} <= {cal.target:g}")
+    bound = "" if cal.kind == EXACT else "<= "
     print(
         f"least {cal.noise} {cal.parameter_name}: {cal.parameter:.6g} (rounded toward more noise; "
-        f"worst {cal.what} {cal.value:.6g})"
+        f"worst {cal.what} {bound}{cal.value:.6g}, {cal.kind})"
     )
     if cal.note is not None:
         print(f"note: {cal.note}")

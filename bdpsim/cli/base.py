@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -193,6 +194,11 @@ def check_writable_file(flag: str, path: str | None) -> None:
         anc = anc.parent
     if not anc.is_dir():
         raise ConfigError(flag, path, f"{anc} is a file, not a directory")
+    try:  # an anonymous file: nothing is left behind, and /proc or a read-only disk says no now
+        with tempfile.TemporaryFile(dir=anc):
+            pass
+    except OSError as err:
+        raise ConfigError(flag, path, f"cannot write in {anc} ({err.strerror})") from None
 
 
 def check_data_dir(data_dir: str | None) -> None:

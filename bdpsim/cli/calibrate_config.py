@@ -45,6 +45,8 @@ examples:
   bdpsim calibrate config family.toml --epsilon 0.5 --counted 2 \\
       --method optimal --json
   bdpsim calibrate config bayesnet_example --epsilon 1    # a bundled config
+  bdpsim calibrate config bayesnet_example --target-advantage 0.2
+  bdpsim calibrate config family.toml --target-tpr 0.05 --at-fpr 0.01
 
 The data model is the config's [model] table (its [run] table is ignored):
 kind = "pedigree" (the query counts genotypes 0 = BB, 1 = Bb, 2 = bb),
@@ -119,6 +121,7 @@ def add_parser(cs) -> None:
         "--state-values",
         type=float,
         nargs="+",
+        metavar="V",
         help="query value per state, a sum query (default: the config's state_values)",
     )
     c.add_argument(
@@ -179,7 +182,7 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     """The query of the config's ``[mechanism]`` (validated against the model as ``bdpsim run``
     does), or ``(None, kind)`` when its mechanism is not an additive query (``kind``), or
     ``(None, None)`` without a ``[mechanism]``."""
-    from ..calibration.target import CalibratedQuery, per_state_values, query_of
+    from ..calibration.target import CalibratedQuery, genotype_names, per_state_values, query_of
     from ..core.errors import check
     from ..mechanisms.base import MECHANISM_KINDS
     from ..pipeline.config import parse_config
@@ -207,7 +210,7 @@ def _config_query(raw: dict, path: str, model) -> tuple[Any, str | None]:
     if "state_values" in stand_in:
         return query_of(model.states, state_values=stand_in["state_values"], source="config"), str(kind)
     query = cast(Any, cfg.points[0].mechanism).query_function  # the run's reading of names (warned once)
-    counted = tuple(stand_in["counted_states"])
+    counted = genotype_names(query, model) or tuple(stand_in["counted_states"])  # the model's words
     return CalibratedQuery(per_state_values(query, model.states), counted, None, "config", query), str(kind)
 
 
@@ -289,7 +292,7 @@ def config_target(
             "of state_values): give the query to calibrate as --counted or --state-values",
         )
     else:
-        query = query_of(model.states, source="default")
+        query = query_of(model.states, source="default", model=model)
     if epsilon is None:
         own_eps = _epsilon_of(mech)
         check(own_eps is not None, "epsilon", None, "is required: the config's [mechanism] gives no epsilon")

@@ -153,7 +153,9 @@ def add_query_arguments(m) -> None:
         metavar="S",
         help="counted states (default: 1): distinct, in 0..states-1, not every one",
     )
-    q.add_argument("--state-values", type=float, nargs="+", help="query value per state (a sum query)")
+    q.add_argument(
+        "--state-values", type=float, nargs="+", metavar="V", help="query value per state (a sum query)"
+    )
 
 
 def check_chain_flags(a) -> None:

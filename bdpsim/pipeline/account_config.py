@@ -39,11 +39,14 @@ may be added.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..accounting.releases import LocalRelease, as_release
+from ..accounting.releases import LocalRelease, Release, as_release
+from ..adversary import known_sizes
 from ..core.errors import ConfigError, check, naming
 from ..core.warn import config_file
 from ..kernels.noise.checks import MAX_PROFILE_EPSILON
@@ -126,27 +129,45 @@ def _release(j: int, table: Any, spec, where: str = "") -> list:
     )
     if table.get("kind") == "local":
         return [_local(where, table, spec)] * repeat
-    with naming(where):
+    with naming(where), _in_release(where):
         params = _one(where, resolve_table(where, table, sections()["mechanism"]))
     mk = params["kind"]
     check(mk in MECHANISM_KINDS, f"{where}.kind", mk, f"must be one of {list(MECHANISM_KINDS)}")
     mech_kind = MECHANISM_KINDS[mk]
     for k in sorted(set(table) - set(mech_kind.keys) - {"kind"}):
         raise ConfigError(f"{where}.{k}", table[k], f"is not a key of a '{mk}' release")
-    try:
-        with naming(where), read_from(where):
-            mech = mech_kind.build(params, spec)
-    except ConfigError as err:  # a kind's own check names its table's field: this release's
-        if not err.field.startswith("mechanism.") or where == "mechanism":
-            raise
-        raise ConfigError(where + err.field.removeprefix("mechanism"), err.value, err.rule) from None
+    with naming(where), read_from(where), _in_release(where):
+        mech = mech_kind.build(params, spec)
     if isinstance(mech, ReleasesEveryRecord):  # kind = "continual": the local release of every record
         return [mech] * repeat
     try:
-        rel = as_release(mech)
-    except ConfigError:
+        with _in_release(where):
+            rel = as_release(mech)
+    except ConfigError as err:
+        if err.field != "releases":  # a release's own value (e.g. too little noise), named as is
+            raise
         raise ConfigError(f"{where}.kind", mk, "is not 'query + noise' (count, state sum, sum)") from None
+    named = params.get("counted_states")
+    if isinstance(rel, Release) and isinstance(named, list) and any(isinstance(c, str) for c in named):
+        noise = rel.noise  # states counted by name: the report names them so (not their indices)
+        law = f"{noise.name}({noise.parameter_name} = {noise.parameter:g})"
+        label = f"count of {','.join(map(str, named))} + {law}"
+        rel = Release(rel.query_function, noise, label)
     return [rel] * repeat
+
+
+@contextmanager
+def _in_release(where: str) -> Iterator[None]:
+    """A ``ConfigError`` raised in the block naming the mechanism's or a release's field
+    (``mechanism.noise``, ``release.noise``: the builders' names) re-raised naming the
+    ``[[release]]`` table ``where`` holds it in (``release[0].noise``)."""
+    try:
+        yield
+    except ConfigError as err:
+        for prefix in ("mechanism.", "release."):
+            if err.field.startswith(prefix):
+                raise ConfigError(where + "." + err.field.removeprefix(prefix), err.value, err.rule) from None
+        raise
 
 
 #: the keys of a local release's table and what each is
@@ -185,6 +206,16 @@ def _local(where: str, table: dict, spec) -> LocalRelease:
         check("epsilon" not in table, f"{where}.epsilon", table.get("epsilon"), "is for randomiser = 'krr'")
         check("likelihoods" in table, f"{where}.likelihoods", None, "is required for randomiser = 'matrix'")
         mech, eps = table["likelihoods"], None
+        rows = mech if isinstance(mech, list) else []
+        check(
+            len(rows) > 0
+            and all(isinstance(r, list) and len(r) == len(rows[0]) > 0 for r in rows)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in rows for v in r),
+            f"{where}.likelihoods",
+            mech,
+            "must be a matrix of numbers: one row per record state, rows of one length (one column "
+            "per output)",
+        )
     try:
         rel = LocalRelease(mech, eps, name)
         model = spec.fixed
@@ -236,8 +267,14 @@ def _parse_account_config(raw: dict, source: str, limits: Limits | None) -> Acco
     given, raw = raw, run_config_as_account(raw)
     for k in raw:
         check(k in TOP_KEYS, k, raw[k], f"unknown key (allowed: {', '.join(TOP_KEYS)})")
-    for k in ("model", "release"):
-        check(k in raw, f"[{k}]" if k == "model" else "[[release]]", None, "is required")
+    check("model" in raw, "[model]", None, "is required: the data model (kind and its keys)")
+    check(
+        "release" in raw,
+        "[[release]]",
+        None,
+        'is required: one [[release]] table per release (e.g. kind = "count", noise = "gaussian", '
+        "sigma = 3.0), before any [account] table",
+    )
     check(
         isinstance(raw["release"], list) and len(raw["release"]) > 0,
         "release",
@@ -300,6 +337,11 @@ def _parse_account_config(raw: dict, source: str, limits: Limits | None) -> Acco
         spec.kind,
         "the accountant needs one fixed model (not a class drawn per adversary)",
     )
+    if isinstance(sizes, list):  # against the model's records, named as this file does (not run.known_sizes)
+        try:
+            known_sizes(sizes, int(model.n))
+        except ConfigError as err:
+            raise ConfigError("account.sizes", err.value, err.rule) from None
     return AccountConfig(title, model, tuple(releases), eps, dl, al, fp, sizes, tg, seed)
 
 

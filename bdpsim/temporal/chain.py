@@ -402,7 +402,7 @@ def arguments(names: Mapping[str, str]) -> Iterator[None]:
 
 def records_of(known_records: Sequence[int] | Any, steps: int, name: str = "known_records") -> list[int]:
     """Records (steps numbered from 0) an adversary knows, checked: integers in ``0..steps-1``,
-    sorted without repeats."""
+    not every one (a target must be left), sorted without repeats."""
     seq = isinstance(known_records, (list, tuple, np.ndarray, range))
     known = list(known_records) if seq else known_records
     check(
@@ -413,7 +413,14 @@ def records_of(known_records: Sequence[int] | Any, steps: int, name: str = "know
         known,
         f"must be records (steps) in 0..{steps - 1}",
     )
-    return sorted({int(s) for s in known})
+    out = sorted({int(s) for s in known})
+    check(
+        len(out) < steps,
+        name,
+        known,
+        f"every record is known: no record is left to be the target (know at most {steps - 1} of {steps})",
+    )
+    return out
 
 
 __all__ = [

@@ -239,17 +239,19 @@ def test_the_pruned_profile_search_finds_the_full_search_worst():
 
 def test_epsilon_names_the_adversary_attaining_it():
     """``epsilon(delta)`` carries the worst adversary of ``delta`` at its upper end (lattice,
-    Gaussian and Monte Carlo-free lists); with no finite eps (a tiny Laplace scale) it is ``inf`` with
-    the adversary still past the largest eps of a profile (before: the doubling asked delta(128) and
-    the noise law refused it)."""
+    Gaussian and Monte Carlo-free lists); where ``delta`` exceeds ``d`` at the largest eps of a
+    profile (a tiny Laplace scale) it is the certified bracket ``[100, BDPL]`` with the adversary of
+    ``delta(100)`` (before: the doubling asked delta(128) and the noise law refused it; then it
+    was ``inf`` labelled exact beside a finite exact BDPL, though ``delta = 0`` beyond the BDPL)."""
     acc = account(CHAIN2, [Release(CountQuery((1,)), GaussianNoise(1.0))] * 2)
     v = acc.epsilon(0.05)
     assert v.adversary is not None and v.adversary == acc.delta(v.upper).adversary
     assert acc.delta(v.upper).upper <= 0.05 < acc.delta(max(v.lower - 1e-3, 0.0)).upper
     tiny = account(CHAIN2, [Release(CountQuery((1,)), LaplaceNoise(0.002))])
-    w = tiny.epsilon(0.01)
-    assert math.isinf(w.value) and w.adversary == tiny.delta(100.0).adversary
-    assert tiny.delta(100.0).value > 0.01
+    w, b = tiny.epsilon(0.01), tiny.bdpl
+    assert w.adversary == tiny.delta(100.0).adversary and tiny.delta(100.0).lower > 0.01
+    assert b.kind == "exact" and 100.0 < b.value < math.inf
+    assert w.kind == "certified bracket" and (w.lower, w.upper) == (100.0, b.upper)
 
 
 def test_epsilon_over_every_adversary_is_the_largest_adversary_epsilon():

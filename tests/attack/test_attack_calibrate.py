@@ -136,6 +136,12 @@ def test_config_target_advantage_on_a_network_matches_the_library(capsys):
             ["--target-advantage", "0.2", "--epsilon", "1"],
             "bdpsim: error: --epsilon = 1.0: is an eps-BDP target",
         ),
+        # the library's parameter names were printed: "--at-fpr = None: is required with target_tpr"
+        (["--target-tpr", "0.2"], "bdpsim: error: --target-tpr = 0.2: needs --at-fpr F"),
+        (
+            ["--target-tpr", "0.005", "--at-fpr", "0.01"],
+            "bdpsim: error: --target-tpr = 0.005: must exceed --at-fpr = 0.01 (TPR = FPR",
+        ),
     ],
 )
 def test_flags_beside_a_target_are_refused(argv, first, capsys):
@@ -206,3 +212,25 @@ def test_a_target_whose_search_exceeds_the_budget_is_refused_before_the_work(cap
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("bdpsim: error: --transition = '16 states': the attack")
+
+
+def test_the_worst_value_of_the_calibrated_noise_carries_its_kind(capsys):
+    """The calibrated noise's worst value is printed and given in JSON with its kind (it was a bare
+    number): the advantage is exact; a worst TPR is exact where the attained value meets the bound
+    for every adversary, else that bound (``<=``); the group-privacy amount's value is a bound."""
+    from bdpsim.attack.calibrate import EXACT, GROUP_BOUND, UPPER_BOUND
+    from bdpsim.cli import main
+
+    small = MarkovChainModel(np.array([[0.8, 0.2], [0.3, 0.7]]), 4)
+    adv = calibrate_attack(small, mech(LaplaceNoise(1.0)), target_advantage=0.2, compare=False)
+    assert adv.kind == EXACT and adv.as_dict()["kind"] == "exact"
+    tpr = calibrate_attack(small, mech(LaplaceNoise(1.0)), target_tpr=0.05, at_fpr=0.01, compare=False)
+    w = worst_tpr(small, mech(LaplaceNoise(tpr.parameter)), 0.01)
+    assert tpr.value == w.upper and tpr.kind == (EXACT if w.certified else UPPER_BOUND)
+    low = calibrate_attack(small, mech(LaplaceNoise(1.0)), target_advantage=1e-300, compare=False)
+    assert low.kind == GROUP_BOUND
+    argv = ["calibrate", "markov", "--transition", "[[0.8,0.2],[0.3,0.7]]", "--n", "4"]
+    assert main([*argv, "--target-advantage", "0.2"]) == 0
+    assert f"worst advantage {adv.value:.6g}, exact)" in capsys.readouterr().out
+    assert main([*argv, "--target-advantage", "1e-300"]) == 0
+    assert "worst advantage <= " in capsys.readouterr().out

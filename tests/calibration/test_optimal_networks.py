@@ -226,7 +226,7 @@ def test_cli_all_table_and_pedigree(tmp_path, capsys):
     fam = _config(tmp_path, '[model]\nkind = "pedigree"\nfamily = "nuclear"\nsize = 3\n')
     assert main(["calibrate", "config", fam, "--epsilon", "1", "--counted", "2", "--method", "all"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("query: count of records in states [2] (from the flags)")  # issue 38: the query
+    assert out[0].startswith("query: count of records in states [2] (bb) (from the flags)")
     assert out[2].split()[:2] == ["method", "noise"] and max(map(len, out)) <= 80
     assert [ln.split()[:2] for ln in out if not ln.startswith(" ")][2:] == [
         ["optimal", "table"],

@@ -67,6 +67,19 @@ def test_report_json_and_plot(bdpsim_cli, tmp_path):
     assert "composed as if independent" in r.stdout
 
 
+def test_json_is_strict_json_with_an_unbounded_bdpl_as_null(bdpsim_cli, tmp_path):
+    """An infinite BDPL (Gaussian noise) was printed as ``Infinity``, which JSON does not have (a
+    strict parser refuses the document); it is ``null`` beside its kind ``exact (unbounded)``."""
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+
+    r = bdpsim_cli("account", write(tmp_path, GAUSS), "--alpha", "inf", "--json")
+    assert r.returncode == 0, r.stderr
+    (bdpl,) = json.loads(r.stdout, parse_constant=refuse)["rows"]
+    assert bdpl["kind"] == "exact (unbounded)" and bdpl["value"] is None and bdpl["width"] is None
+
+
 def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
     r = bdpsim_cli("account", write(tmp_path, CONFIG), "--epsilon", "1")
     assert r.returncode == 0, r.stderr
@@ -84,7 +97,36 @@ def test_mixed_list_is_monte_carlo_with_its_kind(bdpsim_cli, tmp_path):
         (GAUSS, ("--epsilon", "800"), "epsilon = 800.0: must be a finite number in [0, 100]"),
         (GAUSS, ("--alpha", "1"), "alpha = 1.0: must be > 1"),
         (GAUSS, ("--plot", "x.txt"), "--plot = "),
+        # refused before the work (was: the account computed, then a temporary file's name; and
+        # --plot "" wrote nothing and said nothing)
+        (GAUSS, ("--plot", "/proc/p.png"), "--plot = '/proc/p.png': cannot write in /proc"),
+        (GAUSS, ("--plot", ""), "--plot = '': must end in one of"),
+        (
+            GAUSS + "\n[account]\nsizes = [-1]\n",
+            (),
+            "account.sizes = [-1]: sizes must be in 0..n-1",
+        ),  # was run.known_sizes
         (GAUSS.replace('kind = "markov"', 'kind = "markov"\nbogus = 1'), (), "model.bogus = 1"),
+        # a [[release]] table's values named as release[j] (were mechanism.sigma, mechanism.noise)
+        (GAUSS.replace("sigma = 2.0", "sigma = -1.0"), (), "release[0].sigma = -1.0: must be"),
+        (GAUSS.replace('"gaussian"', '"laplce"'), (), "release[0].noise = 'laplce': must be one of"),
+        (
+            GAUSS + '\n[[release]]\nkind = "count"\nnoise = "laplace"\nepsilon = 1.0\ncounted_states = [5]\n',
+            (),
+            "release[1].counted_states = [5]",
+        ),
+        # too little noise: was NaN printed as a certified bracket (Laplace), a traceback (staircase)
+        (
+            GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "laplace"\nepsilon = 1e308'),
+            (),
+            "release[0].noise = 'count of 1 + laplace(scale = 1e-308)': leaves too little noise",
+        ),
+        (
+            GAUSS.replace('noise = "gaussian"\nsigma = 2.0', 'noise = "staircase"\nepsilon = 1e4'),
+            (),
+            "release[0].epsilon = 10000.0: must be at most 700",
+        ),
+        (GAUSS.split("[[release]]")[0], (), "[[release]] = None: is required: one [[release]] table"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(bdpsim_cli, tmp_path, text, args, message):
@@ -180,6 +222,11 @@ def test_a_local_release_in_process(tmp_path, capsys):
             'randomiser = "krr"\nepsilon = 1.0',
             'randomiser = "matrix"',
             "release[0].likelihoods = None: is required",
+        ),
+        (  # was "release[0].mechanism = 'list': must be 'krr', 'any', ...": a field not in the file
+            'randomiser = "krr"\nepsilon = 1.0',
+            'randomiser = "matrix"\nlikelihoods = [[0.8, 0.2, 0.0], [0.2, 0.8]]',
+            "release[0].likelihoods = [[0.8, 0.2, 0.0], [0.2, 0.8]]: must be a matrix of numbers",
         ),
         ("n = 5", "n = 3000", "3000 records: the bracket may take"),
         (
@@ -409,7 +456,7 @@ def test_a_per_record_count_is_accounted_and_a_chain_refuses_it_in_one_line(tmp_
     ):
         assert main(["account", cfg, "--epsilon", "0.5", "--delta", "0.01", "--alpha", "inf", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["releases"][1].startswith("per-record count of 1 + geometric"), rep["releases"]
+    assert rep["releases"][1].startswith("count of yes + geometric"), rep["releases"]
     d, e, bdpl = rep["rows"][:3]
     assert d["quantity"] == "delta(0.5)" and 0 < d["value"] < 1 and e["value"] > 0.5
     assert bdpl["quantity"] == "bdpl" and math.isfinite(bdpl["value"]) and "Rain" in bdpl["adversary"]
@@ -438,3 +485,39 @@ def test_a_release_s_bad_count_names_the_release_s_own_field(tmp_path, capsys, r
     assert main(["account", write(tmp_path, text), "--epsilon", "0.5"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_count_of_named_states_is_named_so(bdpsim_cli, tmp_path):
+    """A ``[[release]]`` counting a network's states by name is named by them (it was "count of
+    1"), and accounted though its values differ by record (it was a traceback)."""
+    pytest.importorskip("pgmpy")
+    from pathlib import Path
+
+    bif = Path(__file__).resolve().parents[1] / "data" / "weather.bif"
+    text = f"""[model]
+kind = "bayesnet"
+bif = "{bif}"
+
+[[release]]
+kind = "count"
+counted_states = ["yes"]
+noise = "geometric"
+epsilon = 1.0
+"""
+    r = bdpsim_cli("account", write(tmp_path, text))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "count of yes + geometric(epsilon = 1)" in r.stdout
+
+
+def test_the_help_teaches_a_config_that_runs(tmp_path, capsys):
+    """``bdpsim account --help`` shows the shape of an accountant config (the help named the
+    tables without their keys); the example as printed is a valid config."""
+    from bdpsim.cli import build_parser, main
+
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    text = sub.choices["account"].format_help()
+    shown = text.split("my.toml: ")[1].split("\nOr, alone")[0].splitlines()[1:]
+    toml = "\n".join(line[2:] for line in shown)
+    assert "[[release]]" in toml and "[account]" in toml
+    assert main(["account", write(tmp_path, toml), "--epsilon", "1"]) == 0
+    assert "delta(1)" in capsys.readouterr().out

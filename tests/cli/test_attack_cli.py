@@ -101,7 +101,7 @@ def test_calibrate_target_advantage_json(capsys):
             ["--target-advantage", "1.2"],
             "bdpsim: error: --target-advantage = 1.2: must be in the open interval (0, 1)",
         ),
-        (["--target-tpr", "0.2"], "bdpsim: error: --at-fpr = None: is required with target_tpr"),
+        (["--target-tpr", "0.2"], "bdpsim: error: --target-tpr = 0.2: needs --at-fpr F"),
         (
             ["--target-tpr", "0.2", "--at-fpr", "0"],
             "bdpsim: error: --at-fpr = 0.0: must be in the open interval",

@@ -166,3 +166,40 @@ def test_state_names_of_a_bif_network_read_as_run_reads_them(tmp_path, capsys, c
         if counted == ["yes"]:  # the attack target's eps-BDP comparison takes per-state values: one line
             assert main(["calibrate", "config", _write(tmp_path, text), "--target-advantage", "0.3"]) == 2
             assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+FAMILY = """[model]
+kind = "pedigree"
+family = "nuclear"
+size = 4
+allele_b = 0.3
+"""
+
+
+@pytest.mark.parametrize(
+    "mechanism, args, names",
+    [
+        ("", [], "[1] (Bb)"),  # the default count: was "states [1]", a number for a genotype
+        ('[mechanism]\nkind = "count"\nepsilon = 1.0\ncounted_states = [2]\n', [], "[2] (bb)"),
+        ("", ["--counted", "0", "bb"], "[0, 2] (BB, bb)"),  # was "(0, bb)": an index among names
+    ],
+)
+def test_a_pedigree_query_is_named_by_its_genotypes(tmp_path, capsys, mechanism, args, names):
+    """A pedigree's states are genotypes: the calibrated query names them whether they were given as
+    indices, names or not at all (the JSON keeps the indices beside them)."""
+    cfg = tmp_path / "family.toml"
+    cfg.write_text(FAMILY + mechanism)
+    assert main(["calibrate", "config", str(cfg), "--epsilon", "1", *args]) == 0
+    assert f"query: count of records in states {names} (" in capsys.readouterr().out
+    assert main(["calibrate", "config", str(cfg), "--epsilon", "1", *args, "--json"]) == 0
+    query = json.loads(capsys.readouterr().out)["query"]
+    assert query["description"] == f"count of records in states {names}"
+    assert query["counted_states"] == names.split("(")[1].rstrip(")").split(", ")
+
+
+def test_states_given_by_name_are_named_in_a_refusal(tmp_path, capsys):
+    """``--counted BB Bb bb`` (every state) is refused naming the genotypes as given (was
+    ``--counted = [0, 1, 2]``)."""
+    path = _write(tmp_path, FAMILY)
+    assert main(["calibrate", "config", path, "--epsilon", "1", "--counted", "BB", "Bb", "bb"]) == 2
+    assert "--counted = ['BB', 'Bb', 'bb']: counts every one of the 3 states" in capsys.readouterr().err

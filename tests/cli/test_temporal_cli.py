@@ -389,6 +389,8 @@ def test_csv_holds_the_table(tmp_path, capsys):
         (["--n", "1000000000", "--method", "cao"], "--n", "at most 1e+06 steps"),
         (["--json", "."], "--json", "is a directory"),
         (["--csv", "."], "--csv", "is a directory"),
+        (["--json", "/proc/t.json"], "--json", "cannot write in /proc"),  # was: after the work
+        (["--known-records", "0", "1", "2", "3", "4"], "--known-records", "every record is known"),
         (["--release", "laplace", "--state-values", "0", "1e308"], "--state-values", "at most 1e+12"),
         (
             ["--release", "laplace", "--state-values", "0", "1e100", "--epsilon", "700"],

@@ -553,3 +553,15 @@ def test_single_atom_and_negative_profile_epsilon():
         assert law.grid_delta([[1.0]], [[1.0]], 1.0, 0.0)[0] == 0.0
         # identical laws: delta(eps) = 1 - e^eps for eps < 0
         assert law.grid_delta([[1.0]], [[1.0]], 1.0, -0.5)[0] == pytest.approx(1 - math.exp(-0.5), abs=1e-12)
+
+
+def test_staircase_epsilon_past_overflow_is_refused_naming_it():
+    """Staircase noise of DP epsilon above 700 is refused when built (``e^eps`` overflows past
+    ~709.8): ``bdpsim attack markov --noise staircase --epsilon 10000`` was an ``OverflowError``
+    traceback from ``gamma* = 1/(1 + e^(eps/2))`` mid-search; 700 itself is still a law."""
+    from bdpsim.kernels.argcheck import ParameterError
+
+    for eps in (700.5, 1e4, 1e308):
+        with pytest.raises(ParameterError, match=r"^epsilon = .*: must be at most 700 \(e\^eps overflows"):
+            StaircaseNoise(eps)
+    assert 0.0 <= StaircaseNoise(700.0).g < 1e-150

@@ -54,6 +54,10 @@ def lattice(delta: float, J: int) -> np.ndarray:
 #: any mechanism worth asking about is 0 to double precision long before
 MAX_PROFILE_EPSILON = 100.0
 
+#: largest DP epsilon of a pure-DP noise law the exact computations take: ``e^eps`` overflows
+#: double precision past ~709.8 (a law that sharp leaves no noise: the records are released)
+MAX_DP_EPSILON = 700.0
+
 
 def profile_eps(epsilon) -> float:
     """The ``eps`` of a privacy profile ``delta(eps)``: a finite number with

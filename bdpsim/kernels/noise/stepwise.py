@@ -14,7 +14,16 @@ from ...core.schema import Key
 from ..argcheck import ParameterError, require
 from . import exp_kernels as ek
 from . import staircase as sc
-from .checks import AtomKernelLaw, NoiseParams, check_sensitivity, lattice, positive, profile_epsilons, rows
+from .checks import (
+    MAX_DP_EPSILON,
+    AtomKernelLaw,
+    NoiseParams,
+    check_sensitivity,
+    lattice,
+    positive,
+    profile_epsilons,
+    rows,
+)
 from .traits import GEOMETRIC, STAIRCASE, LawTraits
 
 # ----------------------------------------------------------------------------- geometric
@@ -205,6 +214,13 @@ class StaircaseNoise(AtomKernelLaw):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        require(
+            self.epsilon <= MAX_DP_EPSILON,
+            "epsilon",
+            self.epsilon,
+            f"must be at most {MAX_DP_EPSILON:g} (e^eps overflows double precision past ~709.8: "
+            "staircase noise that sharp leaves no noise)",
+        )
         object.__setattr__(self, "sensitivity", positive("sensitivity", self.sensitivity))
         if self.gamma is not None:
             g = self.gamma
