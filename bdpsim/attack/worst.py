@@ -430,7 +430,7 @@ class AttackRisk:
     def bdpl_kind(self) -> str:
         """How :attr:`bdpl_max` is known: ``"exact"``, or ``"certified bracket"`` where it is the
         upper end of the accountant's bracket (the histogram past the exact search's reach)."""
-        return getattr(self._state, "bdpl_kind", EXACT)
+        return self._state.bdpl_kind if isinstance(self._state, _Accounted) else EXACT
 
     @property
     def worst_advantage(self) -> WorstValue:
