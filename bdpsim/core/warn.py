@@ -6,9 +6,9 @@ inside bdpsim would show the user a line of ours. While a config file is read
 (:func:`config_file`: :func:`bdpsim.pipeline.config.parse_config`, the accountant's config), a
 warning that a key of it causes (:func:`warn_user`: ``[run] bootstrap`` read by no estimator, the
 records a count of a network's state names leaves out) is located at the first line setting that
-key (:func:`key_line`) with :func:`warnings.warn_explicit`; otherwise it is located at the first
+key (:func:`key_line`) with ``warnings.warn_explicit``; otherwise it is located at the first
 caller outside the package (:func:`outside_bdpsim`). Either way the interpreter's warning filters
-(``-W``, ``PYTHONWARNINGS``, :func:`warnings.filterwarnings`) decide whether it is shown, ignored
+(``-W``, ``PYTHONWARNINGS``, ``warnings.filterwarnings``) decide whether it is shown, ignored
 or raised.
 """
 
