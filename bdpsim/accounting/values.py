@@ -6,11 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-#: the kinds of number the accountant prints
-EXACT = "exact"
-BRACKET = "certified bracket"
-MONTE_CARLO = "Monte Carlo"
-UNBOUNDED = "exact (unbounded)"
+from ..core.number_kinds import BRACKET, EXACT, MONTE_CARLO, UNBOUNDED  # the kinds it prints
+
+__all__ = ["BRACKET", "EXACT", "MONTE_CARLO", "UNBOUNDED", "Value", "bracket", "exact"]
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..accounting.values import BRACKET, EXACT, MONTE_CARLO
 from ..adversary import Adversary, is_upward_closed, known_sizes
 from ..core.errors import ConfigError, NotAvailable
+from ..core.number_kinds import BRACKET, EXACT, MONTE_CARLO
 from ..kernels.noise.protocols import HasDeltaTable
 from ..mechanisms.histogram import NoisyHistogram
 from ..mechanisms.protocols import ReleasesEveryRecord

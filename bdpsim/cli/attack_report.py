@@ -171,7 +171,7 @@ def report(a, model, mech, risk, rows) -> int:
     print(f"  {describe_adversary(model, risk.adversary)}")
     print(f"  {known_words(model, risk.adversary)}")
     print(f"  its own BDPL {risk.adversary_bdpl:.6g} nats")
-    from ..accounting.values import EXACT
+    from ..core.number_kinds import EXACT
 
     kind = " (the middle of a certified bracket)" if risk.kind != EXACT else " (exact)"
     print(f"advantage (max TPR - FPR) {risk.advantage:.6g}{kind}")
@@ -189,7 +189,7 @@ def report(a, model, mech, risk, rows) -> int:
 def _report_drawn(model, risk, rows, e: float, pure_adv: float, pure_tpr) -> int:
     """The table of :func:`report` for a Monte Carlo attack (the Laplace histogram beyond the box
     brackets): each number an estimate with its interval and the confidence it holds at."""
-    from ..accounting.values import EXACT
+    from ..core.number_kinds import EXACT
     from ..models.base import describe_adversary
 
     conf = f"{risk.confidence:.0%}"
