@@ -112,15 +112,17 @@ class Account(Derived):
         closed form)."""
         return "closed form (Gaussian records)" if self.gaussian else self.plan.method
 
-    def pair(self, adversary: Adversary) -> JointPair:
+    def pair(self, adversary: Adversary, laws: list[np.ndarray] | None = None) -> JointPair:
         """The joint output laws of ``adversary`` (discrete records; kept for box brackets, whose
-        pair caches each bracket it computed)."""
+        pair caches each bracket it computed); ``laws``: its :meth:`_packed_laws` if already
+        computed."""
         if self.gaussian:
             raise NotAvailable("Gaussian records have a closed form, not a lattice pair")
         key = ("pair", adversary)
         if key in self._cache:
             return self._cache[key]
-        laws = self._packed_laws(adversary)
+        if laws is None:
+            laws = self._packed_laws(adversary)
         atoms = self.comps.decode(laws[0].size, self.model.n)
         pair = JointPair(self.plan, atoms, laws[0], laws[1], seed=self.seed)
         if self.plan.method == "boxes":
@@ -533,11 +535,12 @@ class Account(Derived):
         others' laws as the sweep reads them, with their adversaries (measured on fresh draws)."""
         sure, laws, drawn = [], [], []
         for cand in top:
-            pair = self.pair(cand.adversary)
+            w = None if ("pair", cand.adversary) in self._cache else self._packed_laws(cand.adversary)
+            pair = self.pair(cand.adversary, w)  # each window's laws over the whole chain once
             if pair.method not in drawn_methods:
                 sure.append((cand.adversary, pair))
                 continue
-            laws.append(sweep.pair_laws(*self._packed_laws(cand.adversary)))
+            laws.append(sweep.pair_laws(*(w if w is not None else self._packed_laws(cand.adversary))))
             drawn.append(cand.adversary)
         return sure, laws, drawn
 
